@@ -1,0 +1,60 @@
+package dev.fencing.annotation;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a method (or, on a type, each of its public instance methods) as a write to a fenced resource:
+ * the call runs only if the fencing token bound to the current thread for that resource passes the rule below,
+ * and the check and the method body are atomic per effective resource.
+ *
+ * <p>The rule, against {@code max_seen}, the highest token the resource has accepted:
+ * <ul>
+ *   <li>token &gt; max_seen: accepted, max_seen becomes the token (and its holder is remembered);</li>
+ *   <li>token = max_seen from the same holder: accepted (one lease carries its token on every operation);</li>
+ *   <li>token = max_seen from another holder: rejected (two clients with one token never both write);</li>
+ *   <li>token &lt; max_seen: rejected as stale;</li>
+ *   <li>no token bound for the resource: rejected. A missing token is never replaced by a fresh one.</li>
+ * </ul>
+ *
+ * <p>Found on the method, its class, and the interfaces and superclasses they extend, as Spring finds
+ * {@code @Transactional}; a method-level annotation wins over a type-level one. Under AspectJ weaving an
+ * annotation that appears only on an interface method is not visible to the weaver: repeat it on the
+ * implementation (Spring's {@code @EnableFencing(mode = ASPECTJ)} refuses to start otherwise).
+ */
+@Target({ElementType.METHOD, ElementType.TYPE})
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface Fenced {
+
+    /**
+     * The lock name: tokens are issued for it and checked against it. Required; blank is a startup error.
+     *
+     * @return the resource name, also the {@code resource} tag of the {@code fencing.checks} counter
+     */
+    String resource();
+
+    /**
+     * Optional SpEL expression over the method's arguments ({@code "#accountId"}, {@code "#order.customerId"},
+     * or by position {@code "#p0"}) narrowing the fence to one entity: the effective resource becomes
+     * {@code resource + ":" + key}. Parsed once per method; an expression that does not parse or names an
+     * unknown parameter is a startup error; a key that evaluates to {@code null} rejects the call.
+     *
+     * @return the key expression, empty for the whole resource
+     */
+    String key() default "";
+
+    /**
+     * Whether this method opens the critical section (client side). When {@code true} and no token is bound for
+     * the effective resource, a lease is acquired from the configured token issuer, its token bound for the
+     * duration of the call and the lease released afterwards; when one is bound it is propagated unchanged.
+     * The token is checked by the {@code @Fenced} methods the call reaches (resource side), not here.
+     * When {@code false} (the default, for repository methods) the method never acquires: it checks.
+     *
+     * @return {@code true} to acquire when no token is bound
+     */
+    boolean acquire() default false;
+}

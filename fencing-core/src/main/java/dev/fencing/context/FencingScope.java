@@ -1,0 +1,42 @@
+package dev.fencing.context;
+
+import dev.fencing.token.FencingToken;
+
+/**
+ * Tokens bound to the current thread by {@link FencingContext#bind}, until {@link #close()}. Scopes nest: an inner
+ * binding for the same resource hides the outer one and closing it brings the outer one back. Close on the thread
+ * that opened it, innermost first (try-with-resources does both); closing twice does nothing.
+ */
+public final class FencingScope implements AutoCloseable {
+
+    final FencingToken[] tokens;
+    final FencingScope parent;
+    final Thread owner;
+    boolean closed;
+
+    FencingScope(FencingToken[] tokens, FencingScope parent, Thread owner) {
+        this.tokens = tokens;
+        this.parent = parent;
+        this.owner = owner;
+    }
+
+    FencingToken find(String resource) {
+        for (FencingToken token : tokens) {
+            if (token.resource().equals(resource)) {
+                return token;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Unbinds this scope's tokens, restoring what was bound before it.
+     *
+     * @throws IllegalStateException when called from another thread, or when inner scopes were left open (they
+     *                               are closed too, so nothing leaks, and the error says so)
+     */
+    @Override
+    public void close() {
+        FencingContext.close(this);
+    }
+}

@@ -1,0 +1,156 @@
+package dev.fencing.guard;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.FencingException;
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
+import dev.fencing.context.MissingTokenException;
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.FencedCall;
+import dev.fencing.token.FencingToken;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The fence around one call, independent of how the call was intercepted (Spring proxy, AspectJ weaving, or a
+ * direct call in a test). A checking point takes the token bound for its effective resource and lets the store
+ * check it atomically with the call; an acquiring point binds a freshly acquired token when none is bound.
+ * Thread-safe; one instance serves every fenced method.
+ */
+public final class FenceGuard {
+
+    /** Acquire timeout used when none is configured. */
+    public static final Duration DEFAULT_ACQUIRE_TIMEOUT = Duration.ofSeconds(10);
+
+    private final FenceStore store;
+    private final TokenIssuer issuer;
+    private final Duration acquireTimeout;
+
+    /**
+     * @param store          where tokens are checked; required
+     * @param issuer         where acquiring points get tokens; {@code null} when no method acquires
+     * @param acquireTimeout how long an acquiring point waits for the lock
+     */
+    public FenceGuard(FenceStore store, TokenIssuer issuer, Duration acquireTimeout) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.issuer = issuer;
+        this.acquireTimeout = Objects.requireNonNull(acquireTimeout, "acquireTimeout");
+        if (acquireTimeout.isNegative()) {
+            throw new FencingConfigurationException("acquireTimeout must not be negative, was " + acquireTimeout);
+        }
+    }
+
+    /** A guard without an issuer: every point must check, none may acquire. */
+    public FenceGuard(FenceStore store) {
+        this(store, null, DEFAULT_ACQUIRE_TIMEOUT);
+    }
+
+    /**
+     * Fails when this guard cannot serve {@code point}; called once per point, at startup where possible.
+     *
+     * @throws FencingConfigurationException when the point acquires and no issuer is configured
+     */
+    public void validate(FencePoint point) {
+        if (point.acquire() && issuer == null) {
+            throw new FencingConfigurationException("@Fenced(acquire = true) on " + point.operation()
+                    + " needs a TokenIssuer to acquire locks for resource '" + point.resource()
+                    + "', and none is configured; provide a TokenIssuer bean (or pass one to the FenceGuard)");
+        }
+    }
+
+    /**
+     * Runs {@code call} under the fence described by {@code point}.
+     *
+     * @throws MissingTokenException when a checking point finds no token bound (the call does not run)
+     * @throws StaleTokenException   when the store rejects the token (the call does not run)
+     * @throws InvalidKeyException   when the key cannot be computed (the call does not run)
+     */
+    public <T> T invoke(FencePoint point, Object[] args, FencedCall<T> call) throws Throwable {
+        String resource;
+        try {
+            resource = point.effectiveResource(args);
+        } catch (FencingException e) {
+            FencingMetrics.increment(point.checks().missing());
+            throw e;
+        } catch (RuntimeException e) {
+            FencingMetrics.increment(point.checks().missing());
+            throw new InvalidKeyException(point.resource(), "Fencing key of " + point.operation()
+                    + " could not be evaluated: " + e.getMessage(), e);
+        }
+        return point.acquire() ? acquireOrPropagate(point, resource, call) : check(point, resource, call);
+    }
+
+    private <T> T check(FencePoint point, String resource, FencedCall<T> call) throws Throwable {
+        FencingToken token = FencingContext.current(resource);
+        if (token == null) {
+            FencingMetrics.increment(point.checks().missing());
+            throw new MissingTokenException(resource, point.operation());
+        }
+        T result;
+        try {
+            result = store.fence(resource, token, call);
+        } catch (StaleTokenException e) {
+            if (e.presented() != token || e.operation() != null) {
+                // raised by a nested fenced call; counted and named there; this check had accepted
+                FencingMetrics.increment(point.checks().accepted());
+                throw e;
+            }
+            FencingMetrics.increment(point.checks().rejected(e.verdict()));
+            throw e.at(point.operation());
+        } catch (Throwable t) {
+            // the store accepted and the call itself threw
+            FencingMetrics.increment(point.checks().accepted());
+            throw t;
+        }
+        FencingMetrics.increment(point.checks().accepted());
+        return result;
+    }
+
+    private <T> T acquireOrPropagate(FencePoint point, String resource, FencedCall<T> call) throws Throwable {
+        if (FencingContext.current(resource) != null) {
+            return call.proceed();
+        }
+        validate(point);
+        Lease lease;
+        try {
+            lease = issuer.acquire(resource, acquireTimeout);
+        } catch (RuntimeException e) {
+            FencingMetrics.increment(point.acquisitions().failed());
+            throw e;
+        }
+        FencingMetrics.increment(point.acquisitions().acquired());
+        Throwable failure = null;
+        try {
+            FencingToken token = lease.token();
+            if (token == null || !resource.equals(token.resource())) {
+                throw new FencingException("Token issuer returned " + token + " for a lock on resource '"
+                        + resource + "' in " + point.operation() + "; refusing to bind it");
+            }
+            try (FencingScope ignored = FencingContext.bind(token)) {
+                return call.proceed();
+            }
+        } catch (Throwable t) {
+            failure = t;
+            throw t;
+        } finally {
+            release(lease, failure);
+        }
+    }
+
+    private void release(Lease lease, Throwable failure) {
+        try {
+            issuer.release(lease);
+        } catch (RuntimeException e) {
+            if (failure != null) {
+                failure.addSuppressed(e);
+            } else {
+                throw e;
+            }
+        }
+    }
+}

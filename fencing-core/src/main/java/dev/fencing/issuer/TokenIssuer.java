@@ -1,0 +1,22 @@
+package dev.fencing.issuer;
+
+import java.time.Duration;
+
+/**
+ * The lock-service SPI: acquire a lock on a resource and get a fencing token strictly larger than any token
+ * issued for that resource before, also across restarts of the lock service; release it afterwards.
+ * Implementations derive tokens from a durable, ordered source (ZooKeeper czxid, etcd revision, a database
+ * sequence), never from a clock, a UUID or a counter that resets.
+ */
+public interface TokenIssuer {
+
+    /**
+     * Acquires the lock on {@code resource}, waiting at most {@code timeout}.
+     *
+     * @throws LockAcquisitionException when the lock is not obtained in time or the service cannot be reached
+     */
+    Lease acquire(String resource, Duration timeout);
+
+    /** Releases a lease obtained from this issuer. Releasing a lost or already released lease does nothing. */
+    void release(Lease lease);
+}

@@ -1,0 +1,66 @@
+package dev.fencing.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.noop.NoopCounter;
+
+/**
+ * Creates the library's counters, once per resource: {@code fencing.checks} (tags {@code resource}, {@code outcome}
+ * = accepted | stale | duplicate | missing) and {@code fencing.acquisitions} (tags {@code resource},
+ * {@code outcome} = acquired | failed). The {@code resource} tag is always the annotation's static name, never a
+ * per-entity key. Without a registry every counter is a no-op.
+ */
+public final class FencingMetrics {
+
+    public static final String CHECKS = "fencing.checks";
+    public static final String ACQUISITIONS = "fencing.acquisitions";
+
+    private static final FencingMetrics NOOP = new FencingMetrics(null);
+
+    private final MeterRegistry registry;
+
+    /** @param registry where counters are registered; {@code null} for no-op counters */
+    public FencingMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    /** Counters that record nothing. */
+    public static FencingMetrics noop() {
+        return NOOP;
+    }
+
+    /** The check counters of {@code resource}, registered now. */
+    public CheckCounters checks(String resource) {
+        return new CheckCounters(
+                counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, "accepted"),
+                counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, "stale"),
+                counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, "duplicate"),
+                counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, "missing"));
+    }
+
+    /** The acquisition counters of {@code resource}, registered now. */
+    public AcquisitionCounters acquisitions(String resource) {
+        return new AcquisitionCounters(
+                counter(ACQUISITIONS, "Locks acquired for fenced calls, by outcome", resource, "acquired"),
+                counter(ACQUISITIONS, "Locks acquired for fenced calls, by outcome", resource, "failed"));
+    }
+
+    private Counter counter(String name, String description, String resource, String outcome) {
+        Tags tags = Tags.of("resource", resource, "outcome", outcome);
+        if (registry == null) {
+            return new NoopCounter(new Meter.Id(name, tags, null, description, Meter.Type.COUNTER));
+        }
+        return Counter.builder(name).description(description).tags(tags).register(registry);
+    }
+
+    /** Increments {@code counter}; a failing meter never breaks the fenced call. */
+    public static void increment(Counter counter) {
+        try {
+            counter.increment();
+        } catch (RuntimeException ignored) {
+            // metrics are advisory; the verdict is what matters
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package dev.fencing.rule;
+
+/**
+ * The outcome of comparing a presented token with a resource's max_seen, one per row of the rule
+ * ({@link FenceRule}). {@link #outcome()} is the value of the {@code outcome} tag on the {@code fencing.checks}
+ * counter.
+ */
+public enum Verdict {
+
+    /** Larger than max_seen (or the first token the resource sees): accepted, max_seen advances. */
+    ACCEPT_NEWER(true, "accepted"),
+
+    /** Equal to max_seen and presented by the holder that advanced it: accepted, nothing changes. */
+    ACCEPT_SAME_HOLDER(true, "accepted"),
+
+    /** Smaller than max_seen: a newer holder has written, this one is a zombie. */
+    REJECT_STALE(false, "stale"),
+
+    /** Equal to max_seen but from another holder: two clients hold one token, neither may write after the first. */
+    REJECT_DUPLICATE(false, "duplicate");
+
+    private final boolean accepted;
+    private final String outcome;
+
+    Verdict(boolean accepted, String outcome) {
+        this.accepted = accepted;
+        this.outcome = outcome;
+    }
+
+    /** Whether the guarded write may run. */
+    public boolean accepted() {
+        return accepted;
+    }
+
+    /** The counter tag value: {@code accepted}, {@code stale} or {@code duplicate}. */
+    public String outcome() {
+        return outcome;
+    }
+}

@@ -1,0 +1,26 @@
+package dev.fencing.store;
+
+import dev.fencing.token.FencingToken;
+
+/**
+ * Where a resource remembers max_seen and enforces {@link dev.fencing.rule.FenceRule}. One method: check the token
+ * and advance max_seen, then run the write, atomically per resource: once a write with token 34 has been accepted,
+ * a write checked earlier with 33 must not be applied after it. Implementations get atomicity from a lock held
+ * through the write (in memory) or from the caller's transaction (a database).
+ */
+public interface FenceStore {
+
+    /**
+     * Checks {@code token} against max_seen of {@code resource}; when accepted, advances max_seen and runs
+     * {@code write} inside the same atomic unit, returning its result.
+     *
+     * @param resource the effective resource; must equal {@code token.resource()}
+     * @param token    the presented token
+     * @param write    the guarded write, run at most once and only when the token is accepted
+     * @throws dev.fencing.rule.StaleTokenException when rejected (created by this store, carrying this very
+     *                                              {@code token}); the write did not run and nothing changed
+     * @throws IllegalArgumentException             when the token was issued for another resource
+     * @throws Throwable                            whatever the write throws, unchanged
+     */
+    <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable;
+}

@@ -1,0 +1,99 @@
+package dev.fencing.store;
+
+import dev.fencing.rule.FenceRule;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.Verdict;
+import dev.fencing.token.FencingToken;
+
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A {@link FenceStore} in this JVM's memory: one slot (max_seen, its holder, a lock) per effective resource, so
+ * memory is O(number of resources). Guarded calls to one resource are serialized by the slot's lock (reentrant, so
+ * a fenced method may call another on the same resource); different resources do not contend. It protects writes
+ * made inside this process only and forgets everything on restart; max_seen stays advanced when the write throws,
+ * since nothing rolls the write back.
+ */
+public final class InMemoryFenceStore implements FenceStore {
+
+    private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
+
+    @Override
+    public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+        if (!resource.equals(token.resource())) {
+            throw new IllegalArgumentException("Token " + token + " was issued for resource '" + token.resource()
+                    + "', not for '" + resource + "'");
+        }
+        Slot slot = slots.computeIfAbsent(resource, Slot::new);
+        slot.lock();
+        try {
+            Verdict verdict = FenceRule.judge(slot.seen, slot.maxSeen, slot.holder, token);
+            if (!verdict.accepted()) {
+                throw new StaleTokenException(resource, token, slot.maxSeen, verdict);
+            }
+            if (verdict == Verdict.ACCEPT_NEWER) {
+                slot.seen = true;
+                slot.maxSeen = token.value();
+                slot.holder = token.holder();
+            }
+            return write.proceed();
+        } finally {
+            slot.unlock();
+        }
+    }
+
+    /** The current max_seen of {@code resource}, empty when it never accepted a token. */
+    public OptionalLong maxSeen(String resource) {
+        Slot slot = slots.get(resource);
+        if (slot == null) {
+            return OptionalLong.empty();
+        }
+        slot.lock();
+        try {
+            return slot.seen ? OptionalLong.of(slot.maxSeen) : OptionalLong.empty();
+        } finally {
+            slot.unlock();
+        }
+    }
+
+    /**
+     * Raises max_seen of {@code resource} to at least {@code value}, with no holder, so that tokens up to and
+     * including {@code value} are rejected. Never lowers it. For restoring a floor known from elsewhere.
+     */
+    public void raiseFloor(String resource, long value) {
+        if (resource == null || resource.isBlank()) {
+            throw new IllegalArgumentException("resource must not be blank");
+        }
+        if (value <= 0) {
+            throw new IllegalArgumentException("floor for resource '" + resource + "' must be positive, was " + value);
+        }
+        Slot slot = slots.computeIfAbsent(resource, Slot::new);
+        slot.lock();
+        try {
+            if (!slot.seen || value > slot.maxSeen) {
+                slot.seen = true;
+                slot.maxSeen = value;
+                slot.holder = null;
+            }
+        } finally {
+            slot.unlock();
+        }
+    }
+
+    /** How many resources this store remembers. */
+    public int size() {
+        return slots.size();
+    }
+
+    private static final class Slot extends ReentrantLock {
+        private static final long serialVersionUID = 1L;
+        boolean seen;
+        long maxSeen;
+        String holder;
+
+        Slot(String resource) {
+        }
+    }
+}

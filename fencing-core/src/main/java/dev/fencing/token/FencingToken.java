@@ -1,0 +1,212 @@
+package dev.fencing.token;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * A fencing token: the resource it was issued for, its value (a positive long, strictly larger than any earlier
+ * token of that resource) and its holder (an opaque id of the acquisition that produced it). Immutable; equal when
+ * all three are equal.
+ *
+ * <p>Text form, for headers and logs: {@code resource#value@holder}, for example {@code accounts:42#34@client-7}.
+ * Resource and holder are percent-encoded (UTF-8, upper-case hex) outside {@code A-Z a-z 0-9 - . _ ~ : /};
+ * {@link #parse(CharSequence)} accepts exactly the text {@link #toText()} produces and nothing else.
+ *
+ * @param resource the effective resource (lock name, possibly narrowed by a key), not blank
+ * @param value    the token value, greater than zero
+ * @param holder   the opaque id of the acquisition, not empty
+ */
+public record FencingToken(String resource, long value, String holder) {
+
+    /** Longest resource name or holder id, in chars. */
+    public static final int MAX_PART_LENGTH = 256;
+
+    /** Longest text {@link #parse(CharSequence)} looks at: two fully escaped parts, the value and two separators. */
+    public static final int MAX_TEXT_LENGTH = 2 * MAX_PART_LENGTH * 9 + 19 + 2;
+
+    public FencingToken {
+        checkPart("resource", resource);
+        checkPart("holder", holder);
+        if (resource.isBlank()) {
+            throw new IllegalArgumentException("Fencing token resource must not be blank");
+        }
+        if (value <= 0) {
+            throw new IllegalArgumentException(
+                    "Fencing token value must be positive, was " + value + " for resource '" + resource + "'");
+        }
+    }
+
+    /** Creates a token; same as the canonical constructor. */
+    public static FencingToken of(String resource, long value, String holder) {
+        return new FencingToken(resource, value, holder);
+    }
+
+    /** The compact text form {@code resource#value@holder}; {@link #parse(CharSequence)} reverses it exactly. */
+    public String toText() {
+        StringBuilder out = new StringBuilder(resource.length() + holder.length() + 22);
+        encode(resource, out);
+        out.append('#').append(value).append('@');
+        encode(holder, out);
+        return out.toString();
+    }
+
+    @Override
+    public String toString() {
+        return toText();
+    }
+
+    /**
+     * Parses the text form strictly.
+     *
+     * @throws TokenFormatException naming the offending text and position when it is not exactly a token's text
+     *                              form (also for non-canonical escapes, a value of zero, leading zeros, overflow)
+     */
+    public static FencingToken parse(CharSequence text) {
+        if (text == null) {
+            throw new TokenFormatException("Fencing token text is null");
+        }
+        if (text.length() > MAX_TEXT_LENGTH) {
+            throw new TokenFormatException("Fencing token text is " + text.length()
+                    + " chars long, longer than the " + MAX_TEXT_LENGTH + " allowed");
+        }
+        String s = text.toString();
+        int hash = s.indexOf('#');
+        if (hash < 0) {
+            throw malformed(s, "no '#' between resource and value");
+        }
+        int at = s.indexOf('@', hash + 1);
+        if (at < 0) {
+            throw malformed(s, "no '@' between value and holder");
+        }
+        String resource = decode(s, 0, hash, "resource");
+        long value = parseValue(s, hash + 1, at);
+        String holder = decode(s, at + 1, s.length(), "holder");
+        try {
+            return new FencingToken(resource, value, holder);
+        } catch (IllegalArgumentException e) {
+            throw new TokenFormatException("Malformed fencing token '" + s + "': " + e.getMessage(), e);
+        }
+    }
+
+    private static void checkPart(String what, String part) {
+        if (part == null || part.isEmpty()) {
+            throw new IllegalArgumentException("Fencing token " + what + " must not be empty");
+        }
+        if (part.length() > MAX_PART_LENGTH) {
+            throw new IllegalArgumentException("Fencing token " + what + " is " + part.length()
+                    + " chars long, longer than the " + MAX_PART_LENGTH + " allowed");
+        }
+        for (int i = 0; i < part.length(); i++) {
+            if (Character.isISOControl(part.charAt(i))) {
+                throw new IllegalArgumentException("Fencing token " + what + " contains a control character at index " + i);
+            }
+        }
+    }
+
+    private static boolean isSafe(int c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                || c == '-' || c == '.' || c == '_' || c == '~' || c == ':' || c == '/';
+    }
+
+    private static final char[] HEX = "0123456789ABCDEF".toCharArray();
+
+    private static void encode(String part, StringBuilder out) {
+        for (int i = 0; i < part.length(); i++) {
+            char c = part.charAt(i);
+            if (isSafe(c)) {
+                out.append(c);
+                continue;
+            }
+            int end = Character.isHighSurrogate(c) && i + 1 < part.length() ? i + 2 : i + 1;
+            for (byte b : part.substring(i, end).getBytes(StandardCharsets.UTF_8)) {
+                out.append('%').append(HEX[(b >> 4) & 0xF]).append(HEX[b & 0xF]);
+            }
+            i = end - 1;
+        }
+    }
+
+    private static String decode(String s, int from, int to, String what) {
+        if (from == to) {
+            throw malformed(s, "empty " + what);
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(to - from);
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c == '%') {
+                if (i + 2 >= to) {
+                    throw malformed(s, "truncated escape in " + what + " at index " + i);
+                }
+                int hi = hexDigit(s.charAt(i + 1));
+                int lo = hexDigit(s.charAt(i + 2));
+                if (hi < 0 || lo < 0) {
+                    throw malformed(s, "invalid escape '" + s.substring(i, i + 3) + "' in " + what + " at index " + i
+                            + " (two upper-case hex digits expected)");
+                }
+                int b = (hi << 4) | lo;
+                if (isSafe(b)) {
+                    throw malformed(s, "needless escape '" + s.substring(i, i + 3) + "' in " + what + " at index " + i);
+                }
+                bytes.write(b);
+                i += 2;
+            } else if (isSafe(c)) {
+                bytes.write(c);
+            } else {
+                throw malformed(s, "character '" + printable(c) + "' at index " + i + " must be percent-encoded in " + what);
+            }
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes.toByteArray()))
+                    .toString();
+        } catch (CharacterCodingException e) {
+            throw new TokenFormatException("Malformed fencing token '" + s + "': " + what + " is not valid UTF-8", e);
+        }
+    }
+
+    private static long parseValue(String s, int from, int to) {
+        if (from == to) {
+            throw malformed(s, "empty value");
+        }
+        if (s.charAt(from) == '0') {
+            throw malformed(s, "value must be a positive decimal without leading zeros");
+        }
+        long value = 0;
+        for (int i = from; i < to; i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                throw malformed(s, "value has '" + printable(c) + "' at index " + i + ", only digits are allowed");
+            }
+            int d = c - '0';
+            if (value > (Long.MAX_VALUE - d) / 10) {
+                throw malformed(s, "value exceeds " + Long.MAX_VALUE);
+            }
+            value = value * 10 + d;
+        }
+        return value;
+    }
+
+    private static int hexDigit(char c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'A' && c <= 'F') {
+            return c - 'A' + 10;
+        }
+        return -1;
+    }
+
+    private static String printable(char c) {
+        return Character.isISOControl(c) || Character.isWhitespace(c) ? String.format("\\u%04x", (int) c) : String.valueOf(c);
+    }
+
+    private static TokenFormatException malformed(String s, String why) {
+        String shown = s.length() > 200 ? s.substring(0, 200) + "..." : s;
+        return new TokenFormatException("Malformed fencing token '" + shown + "': " + why
+                + "; expected resource#value@holder");
+    }
+}

@@ -1,0 +1,351 @@
+package dev.fencing.guard;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
+import dev.fencing.context.MissingTokenException;
+import dev.fencing.issuer.InMemoryTokenIssuer;
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.Verdict;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static dev.fencing.guard.Bound.bound;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class FenceGuardTest {
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final FencingMetrics metrics = new FencingMetrics(registry);
+    private final InMemoryFenceStore store = new InMemoryFenceStore();
+
+    @AfterEach
+    void nothingLeaks() {
+        assertThat(FencingContext.isEmpty()).isTrue();
+    }
+
+    private double checks(String resource, String outcome) {
+        var c = registry.find("fencing.checks").tag("resource", resource).tag("outcome", outcome).counter();
+        return c == null ? 0 : c.count();
+    }
+
+    private double acquisitions(String resource, String outcome) {
+        var c = registry.find("fencing.acquisitions").tag("resource", resource).tag("outcome", outcome).counter();
+        return c == null ? 0 : c.count();
+    }
+
+    private FencePoint repo(String resource) {
+        return new FencePoint("Repo.write(String)", resource, null, null, false, metrics);
+    }
+
+    private FencePoint service(String resource) {
+        return new FencePoint("Service.transfer()", resource, null, null, true, metrics);
+    }
+
+    @Test
+    void theCanonicalRace() throws Throwable {
+        // t0 Client1 acquires 33 (max_seen 32); t1 Client1 pauses; t3 Client2 acquires 34;
+        // t4 Client2 writes with 34: ACCEPT, max_seen 34; t6 Client1 writes with 33: REJECT
+        store.raiseFloor("res", 32);
+        InMemoryTokenIssuer issuer = new InMemoryTokenIssuer(Duration.ofMillis(100), 32);
+        FenceGuard guard = new FenceGuard(store, issuer, Duration.ofSeconds(10));
+        FencePoint service = service("res");
+        FencePoint repo = repo("res");
+        AtomicReference<String> data = new AtomicReference<>("initial");
+        List<String> trace = new ArrayList<>();
+
+        CountDownLatch client1Acquired = new CountDownLatch(1);
+        CountDownLatch client1Wakes = new CountDownLatch(1);
+        CompletableFuture<Throwable> client1 = CompletableFuture.supplyAsync(() -> {
+            try {
+                guard.invoke(service, new Object[0], () -> {
+                    synchronized (trace) {
+                        trace.add("t0 client1 acquired " + FencingContext.current("res").value());
+                    }
+                    client1Acquired.countDown();
+                    client1Wakes.await(); // t1: the long GC pause; the lease expires meanwhile
+                    return guard.invoke(repo, new Object[] {"Y"}, () -> {
+                        data.set("Y");
+                        return null;
+                    });
+                });
+                return null;
+            } catch (Throwable t) {
+                return t;
+            }
+        });
+        assertThat(client1Acquired.await(10, TimeUnit.SECONDS)).isTrue();
+
+        // t3: Client2 waits until the lock service hands the lock over (lease of 33 expired), gets 34, writes X
+        guard.invoke(service, new Object[0], () -> {
+            FencingToken token = FencingContext.current("res");
+            synchronized (trace) {
+                trace.add("t3 client2 acquired " + token.value());
+            }
+            return guard.invoke(repo, new Object[] {"X"}, () -> {
+                data.set("X");
+                return null;
+            });
+        });
+        assertThat(store.maxSeen("res")).hasValue(34);
+
+        client1Wakes.countDown(); // t5: Client1 wakes, unaware
+        Throwable rejected = client1.get(10, TimeUnit.SECONDS);
+
+        assertThat(trace).containsExactly("t0 client1 acquired 33", "t3 client2 acquired 34");
+        assertThat(rejected).isInstanceOfSatisfying(StaleTokenException.class, e -> {
+            assertThat(e.presented().value()).isEqualTo(33);
+            assertThat(e.maxSeen()).isEqualTo(34);
+            assertThat(e.resource()).isEqualTo("res");
+            assertThat(e.verdict()).isEqualTo(Verdict.REJECT_STALE);
+            assertThat(e.operation()).isEqualTo("Repo.write(String)");
+            assertThat(e.getMessage()).contains("Repo.write(String)", "33", "34");
+        });
+        assertThat(data.get()).isEqualTo("X");
+        assertThat(checks("res", "accepted")).isEqualTo(1);
+        assertThat(checks("res", "stale")).isEqualTo(1);
+        assertThat(checks("res", "missing")).isZero();
+        assertThat(acquisitions("res", "acquired")).isEqualTo(2);
+    }
+
+    @Test
+    void everyRowOfTheRuleThroughTheGuard() throws Throwable {
+        FenceGuard guard = new FenceGuard(store);
+        FencePoint repo = repo("r");
+        List<String> applied = new ArrayList<>();
+        FencingToken t33 = new FencingToken("r", 33, "lease-a");
+        FencingToken t34 = new FencingToken("r", 34, "lease-b");
+        FencingToken t34other = new FencingToken("r", 34, "lease-c");
+
+        bound(t33, () -> guard.invoke(repo, new Object[0], () -> applied.add("33")));      // newer
+        bound(t34, () -> guard.invoke(repo, new Object[0], () -> applied.add("34")));      // newer
+        bound(t34, () -> guard.invoke(repo, new Object[0], () -> applied.add("34 again"))); // same holder
+        assertThatThrownBy(() -> bound(t34other,
+                () -> guard.invoke(repo, new Object[0], () -> applied.add("34 other"))))
+                .isInstanceOfSatisfying(StaleTokenException.class,
+                        e -> assertThat(e.verdict()).isEqualTo(Verdict.REJECT_DUPLICATE));          // duplicate
+        assertThatThrownBy(() -> bound(t33,
+                () -> guard.invoke(repo, new Object[0], () -> applied.add("33 zombie"))))
+                .isInstanceOf(StaleTokenException.class);                                          // stale
+        assertThatThrownBy(() -> guard.invoke(repo, new Object[0], () -> applied.add("no token")))
+                .isInstanceOfSatisfying(MissingTokenException.class, e -> {
+                    assertThat(e.resource()).isEqualTo("r");
+                    assertThat(e.getMessage()).contains("Repo.write(String)");
+                });                                                                                    // missing
+
+        assertThat(applied).containsExactly("33", "34", "34 again");
+        assertThat(checks("r", "accepted")).isEqualTo(3);
+        assertThat(checks("r", "duplicate")).isEqualTo(1);
+        assertThat(checks("r", "stale")).isEqualTo(1);
+        assertThat(checks("r", "missing")).isEqualTo(1);
+    }
+
+    @Test
+    void aTokenForAnotherResourceDoesNotCount() {
+        FenceGuard guard = new FenceGuard(store);
+        FencingContext.run(new FencingToken("other", 99, "h"), () ->
+                assertThatThrownBy(() -> guard.invoke(repo("r"), new Object[0], () -> "x"))
+                        .isInstanceOf(MissingTokenException.class));
+    }
+
+    @Test
+    void plainFencedNeverAcquiresEvenWithAnIssuer() {
+        CountingIssuer issuer = new CountingIssuer();
+        FenceGuard guard = new FenceGuard(store, issuer, Duration.ofSeconds(1));
+        assertThatThrownBy(() -> guard.invoke(repo("r"), new Object[0], () -> "x"))
+                .isInstanceOf(MissingTokenException.class);
+        assertThat(issuer.acquired).isZero();
+    }
+
+    @Test
+    void acquiringPointBindsForTheCallAndReleasesAfterwards() throws Throwable {
+        CountingIssuer issuer = new CountingIssuer();
+        FenceGuard guard = new FenceGuard(store, issuer, Duration.ofSeconds(1));
+        FencingToken inside = guard.invoke(service("r"), new Object[0], () -> FencingContext.current("r"));
+        assertThat(inside).isNotNull();
+        assertThat(inside.resource()).isEqualTo("r");
+        assertThat(issuer.acquired).isEqualTo(1);
+        assertThat(issuer.released).isEqualTo(1);
+        assertThat(FencingContext.current("r")).isNull();
+        assertThat(acquisitions("r", "acquired")).isEqualTo(1);
+    }
+
+    @Test
+    void acquiringPointPropagatesABoundToken() throws Throwable {
+        CountingIssuer issuer = new CountingIssuer();
+        FenceGuard guard = new FenceGuard(store, issuer, Duration.ofSeconds(1));
+        FencingToken outer = new FencingToken("r", 5, "outer");
+        FencingToken seen = bound(outer,
+                () -> guard.invoke(service("r"), new Object[0], () -> FencingContext.current("r")));
+        assertThat(seen).isSameAs(outer);
+        assertThat(issuer.acquired).isZero();
+    }
+
+    @Test
+    void exceptionInsideTheGuardedMethodReleasesAndUnbinds() {
+        CountingIssuer issuer = new CountingIssuer();
+        FenceGuard guard = new FenceGuard(store, issuer, Duration.ofSeconds(1));
+        IllegalStateException boom = new IllegalStateException("boom");
+        assertThatThrownBy(() -> guard.invoke(service("r"), new Object[0], () -> {
+            throw boom;
+        })).isSameAs(boom);
+        assertThat(issuer.released).isEqualTo(1);
+        assertThat(FencingContext.isEmpty()).isTrue();
+    }
+
+    @Test
+    void exceptionInsideACheckedMethodIsCountedAsAcceptedAndPassesThrough() {
+        FenceGuard guard = new FenceGuard(store);
+        IllegalStateException boom = new IllegalStateException("boom");
+        FencingContext.run(new FencingToken("r", 3, "h"), () ->
+                assertThatThrownBy(() -> guard.invoke(repo("r"), new Object[0], () -> {
+                    throw boom;
+                })).isSameAs(boom));
+        assertThat(checks("r", "accepted")).isEqualTo(1);
+        assertThat(store.maxSeen("r")).hasValue(3);
+    }
+
+    @Test
+    void aRejectionInANestedFenceIsCountedOnceWhereItHappened() {
+        FenceGuard guard = new FenceGuard(store);
+        store.raiseFloor("inner", 100);
+        FencingToken outer = new FencingToken("outer", 1, "h");
+        FencingToken inner = new FencingToken("inner", 50, "h");
+        try (FencingScope ignored = FencingContext.bind(outer, inner)) {
+            assertThatThrownBy(() -> guard.invoke(repo("outer"), new Object[0],
+                    () -> guard.invoke(repo("inner"), new Object[0], () -> "never")))
+                    .isInstanceOfSatisfying(StaleTokenException.class,
+                            e -> assertThat(e.resource()).isEqualTo("inner"));
+        }
+        assertThat(checks("inner", "stale")).isEqualTo(1);
+        assertThat(checks("outer", "stale")).isZero();
+        assertThat(checks("outer", "accepted")).isEqualTo(1);
+    }
+
+    @Test
+    void failedAcquireIsCountedAndNothingRuns() {
+        InMemoryTokenIssuer issuer = new InMemoryTokenIssuer(Duration.ofMinutes(1), 0);
+        Lease held = issuer.acquire("r", Duration.ZERO);
+        FenceGuard guard = new FenceGuard(store, issuer, Duration.ofMillis(20));
+        List<String> ran = new ArrayList<>();
+        assertThatThrownBy(() -> guard.invoke(service("r"), new Object[0], () -> ran.add("x")))
+                .isInstanceOf(LockAcquisitionException.class);
+        assertThat(ran).isEmpty();
+        assertThat(acquisitions("r", "failed")).isEqualTo(1);
+        issuer.release(held);
+    }
+
+    @Test
+    void acquiringWithoutAnIssuerIsAConfigurationError() {
+        FenceGuard guard = new FenceGuard(store);
+        FencePoint point = service("r");
+        assertThatThrownBy(() -> guard.validate(point))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Service.transfer()").hasMessageContaining("TokenIssuer");
+    }
+
+    @Test
+    void blankResourceIsAConfigurationErrorNamingTheMethod() {
+        assertThatThrownBy(() -> new FencePoint("Repo.save(Account)", " ", null, null, false, metrics))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Repo.save(Account)");
+    }
+
+    @Test
+    void keyNarrowsTheFenceToOneEntity() throws Throwable {
+        FenceGuard guard = new FenceGuard(store);
+        FencePoint point = new FencePoint("Repo.save(long)", "accounts", args -> args[0], "#id", false, metrics);
+        FencingToken t42 = new FencingToken("accounts:42", 7, "h");
+        String result = bound(t42, () -> guard.invoke(point, new Object[] {42L}, () -> "saved"));
+        assertThat(result).isEqualTo("saved");
+        assertThat(store.maxSeen("accounts:42")).hasValue(7);
+        assertThat(store.maxSeen("accounts")).isEmpty();
+        // a token for entity 42 does not open entity 43
+        assertThatThrownBy(() -> bound(t42, () -> guard.invoke(point, new Object[] {43L}, () -> "x")))
+                .isInstanceOf(MissingTokenException.class).hasMessageContaining("accounts:43");
+        // the counter is tagged with the static resource, never the entity
+        assertThat(checks("accounts", "accepted")).isEqualTo(1);
+        assertThat(registry.find("fencing.checks").tag("resource", "accounts:42").counter()).isNull();
+    }
+
+    @Test
+    void nullKeyRefusesTheCall() {
+        FenceGuard guard = new FenceGuard(store);
+        FencePoint point = new FencePoint("Repo.save(Long)", "accounts", args -> args[0], "#id", false, metrics);
+        assertThatThrownBy(() -> guard.invoke(point, new Object[] {null}, () -> "x"))
+                .isInstanceOf(InvalidKeyException.class)
+                .hasMessageContaining("#id").hasMessageContaining("Repo.save(Long)");
+        assertThat(checks("accounts", "missing")).isEqualTo(1);
+    }
+
+    @Test
+    void worksWithoutAMeterRegistry() throws Throwable {
+        FenceGuard guard = new FenceGuard(store);
+        FencePoint point = new FencePoint("Repo.x()", "r", null, null, false, FencingMetrics.noop());
+        assertThat(bound(new FencingToken("r", 1, "h"),
+                () -> guard.invoke(point, new Object[0], () -> "ok"))).isEqualTo("ok");
+    }
+
+    @Test
+    void issuerReturningATokenForAnotherResourceIsRefused() {
+        TokenIssuer liar = new TokenIssuer() {
+            @Override
+            public Lease acquire(String resource, Duration timeout) {
+                FencingToken wrong = new FencingToken("elsewhere", 1, "h");
+                return new Lease() {
+                    public FencingToken token() {
+                        return wrong;
+                    }
+
+                    public boolean isLost() {
+                        return false;
+                    }
+                };
+            }
+
+            @Override
+            public void release(Lease lease) {
+            }
+        };
+        FenceGuard guard = new FenceGuard(store, liar, Duration.ofSeconds(1));
+        List<String> ran = new ArrayList<>();
+        assertThatThrownBy(() -> guard.invoke(service("r"), new Object[0], () -> ran.add("x")))
+                .hasMessageContaining("elsewhere");
+        assertThat(ran).isEmpty();
+    }
+
+    /** Counts acquire and release calls around a real in-memory issuer. */
+    static final class CountingIssuer implements TokenIssuer {
+        final InMemoryTokenIssuer delegate = new InMemoryTokenIssuer();
+        int acquired;
+        int released;
+
+        @Override
+        public Lease acquire(String resource, Duration timeout) {
+            acquired++;
+            return delegate.acquire(resource, timeout);
+        }
+
+        @Override
+        public void release(Lease lease) {
+            released++;
+            delegate.release(lease);
+        }
+    }
+}
