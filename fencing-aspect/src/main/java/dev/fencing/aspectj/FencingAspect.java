@@ -1,0 +1,77 @@
+package dev.fencing.aspectj;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.attribute.FencePointSource;
+import dev.fencing.attribute.FencingSupport;
+import org.aspectj.lang.ProceedingJoinPoint;
+import org.aspectj.lang.annotation.Around;
+import org.aspectj.lang.annotation.Aspect;
+import org.aspectj.lang.annotation.DeclarePrecedence;
+import org.aspectj.lang.reflect.MethodSignature;
+
+import java.lang.reflect.Method;
+
+/**
+ * The fence for AspectJ weaving (compile-time with ajc, load-time with {@code -javaagent:aspectjweaver.jar}; the
+ * jar ships {@code META-INF/aop.xml} declaring it). A singleton aspect: configure it once with
+ * {@link #configure(FencingSupport)} ({@code @EnableFencing(mode = ASPECTJ)} does), until then every fenced call is
+ * refused. Woven code sees annotations on the executing method and on its type or supertypes, not on interface
+ * methods it implements: repeat such an annotation on the implementation.
+ *
+ * <p>Two advices, one for method-level and one for type-level {@code @Fenced}, that can never both match one join
+ * point; a woven transaction aspect (spring-aspects) runs outside this one, so the check joins its transaction.
+ */
+@Aspect
+@DeclarePrecedence("org.springframework.transaction.aspectj.*, dev.fencing.aspectj.FencingAspect")
+public class FencingAspect {
+
+    private volatile FencingSupport support;
+
+    /** For AspectJ's singleton instantiation; use {@code FencingAspect.aspectOf()} (woven code) to reach it. */
+    public FencingAspect() {
+    }
+
+    /** Connects the woven aspect to its store, issuer and counters. May be called again to replace them. */
+    public synchronized void configure(FencingSupport support) {
+        this.support = java.util.Objects.requireNonNull(support, "support");
+    }
+
+    /** Whether {@link #configure(FencingSupport)} was called. */
+    public boolean isConfigured() {
+        return support != null;
+    }
+
+    /**
+     * Detaches {@code expected} if it is still the configured support (context shutdown): fenced calls are refused
+     * until configured again. Another context's configuration is left alone.
+     */
+    public synchronized void detach(FencingSupport expected) {
+        if (support == expected) {
+            support = null;
+        }
+    }
+
+    @Around("execution(@dev.fencing.annotation.Fenced !static * *(..))")
+    public Object fencedMethod(ProceedingJoinPoint pjp) throws Throwable {
+        return fence(pjp);
+    }
+
+    @Around("execution(public !static * (@dev.fencing.annotation.Fenced *)+.*(..))"
+            + " && !execution(@dev.fencing.annotation.Fenced * *(..))")
+    public Object fencedType(ProceedingJoinPoint pjp) throws Throwable {
+        return fence(pjp);
+    }
+
+    private Object fence(ProceedingJoinPoint pjp) throws Throwable {
+        Method method = ((MethodSignature) pjp.getStaticPart().getSignature()).getMethod();
+        FencingSupport current = support;
+        if (current == null) {
+            throw new FencingConfigurationException("FencingAspect is woven into "
+                    + FencePointSource.describe(method.getDeclaringClass(), method)
+                    + " but not configured, so the call is refused; use @EnableFencing(mode = AdviceMode.ASPECTJ) or "
+                    + "call FencingAspect.aspectOf().configure(...) at startup. If this application also uses "
+                    + "@EnableFencing in PROXY mode, stop weaving: the fence must not run twice");
+        }
+        return current.invoke(method, method.getDeclaringClass(), pjp.getArgs(), pjp::proceed);
+    }
+}

@@ -1,0 +1,144 @@
+package dev.fencing.attribute;
+
+import dev.fencing.annotation.Fenced;
+import dev.fencing.guard.FenceGuard;
+import dev.fencing.guard.FencePoint;
+import dev.fencing.key.SpelKeyFunction;
+import dev.fencing.metrics.FencingMetrics;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+/**
+ * Finds {@code @Fenced} for a method invoked on a target class, as Spring finds {@code @Transactional}: on the
+ * most specific method and the methods it overrides or implements, then on the target class and its supertypes
+ * (public methods only). The result, a {@link FencePoint} with its key parsed and its counters created, is cached
+ * per target class and method, with a sentinel for methods that are not fenced: nothing is reflected, parsed or
+ * registered after the first call.
+ */
+public final class FencePointSource {
+
+    private static final Object NONE = new Object();
+
+    private final FencingMetrics metrics;
+    private final FenceGuard guard;
+    private final ClassValue<ConcurrentHashMap<Method, Object>> cache = new ClassValue<>() {
+        @Override
+        protected ConcurrentHashMap<Method, Object> computeValue(Class<?> type) {
+            return new ConcurrentHashMap<>();
+        }
+    };
+
+    /**
+     * @param metrics where each point's counters are created
+     * @param guard   validates each point against the configuration (an acquiring point needs an issuer)
+     */
+    public FencePointSource(FencingMetrics metrics, FenceGuard guard) {
+        this.metrics = metrics;
+        this.guard = guard;
+    }
+
+    /**
+     * The fence point for {@code method} invoked on {@code targetClass}, or {@code null} when it is not fenced.
+     *
+     * @param targetClass the class of the target object, or {@code null} to use the method's declaring class
+     * @throws dev.fencing.FencingConfigurationException when the annotation is invalid (thrown again on every call)
+     */
+    public FencePoint pointFor(Method method, Class<?> targetClass) {
+        Class<?> type = targetClass != null ? targetClass : method.getDeclaringClass();
+        ConcurrentHashMap<Method, Object> points = cache.get(type);
+        Object point = points.get(method);
+        if (point == null) {
+            Resolution found = resolve(method, type);
+            point = found == null ? NONE : build(found);
+            points.putIfAbsent(method, point);
+        }
+        return point == NONE ? null : (FencePoint) point;
+    }
+
+    /**
+     * Where {@code @Fenced} applies to {@code method} on {@code targetClass}, without building or caching anything;
+     * {@code null} when it does not apply. For startup validation.
+     */
+    public static Resolution resolve(Method method, Class<?> targetClass) {
+        if (Modifier.isStatic(method.getModifiers())) {
+            return null;
+        }
+        Class<?> userClass = ClassUtils.getUserClass(targetClass);
+        Method specific = AopUtils.getMostSpecificMethod(method, userClass);
+        MergedAnnotation<Fenced> onMethod = MergedAnnotations.from(specific, SearchStrategy.TYPE_HIERARCHY).get(Fenced.class);
+        if (!onMethod.isPresent() && specific != method) {
+            onMethod = MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).get(Fenced.class);
+        }
+        if (onMethod.isPresent()) {
+            return new Resolution(onMethod.synthesize(), specific, userClass, (Method) onMethod.getSource());
+        }
+        if (!Modifier.isPublic(specific.getModifiers()) || ReflectionUtils.isObjectMethod(specific)
+                || isObjectMethodOverride(specific)) {
+            return null;
+        }
+        MergedAnnotation<Fenced> onType = MergedAnnotations.from(userClass, SearchStrategy.TYPE_HIERARCHY).get(Fenced.class);
+        if (!onType.isPresent() && specific.getDeclaringClass() != userClass) {
+            onType = MergedAnnotations.from(specific.getDeclaringClass(), SearchStrategy.TYPE_HIERARCHY).get(Fenced.class);
+        }
+        return onType.isPresent() ? new Resolution(onType.synthesize(), specific, userClass, null) : null;
+    }
+
+    private FencePoint build(Resolution found) {
+        String operation = found.operation();
+        Fenced fenced = found.annotation();
+        String key = fenced.key();
+        FencePoint point;
+        if (key.isBlank()) {
+            point = new FencePoint(operation, fenced.resource(), null, null, fenced.acquire(), metrics);
+        } else {
+            Method names = found.annotatedMethod() != null ? found.annotatedMethod() : found.method();
+            SpelKeyFunction function = SpelKeyFunction.compile(key, names, operation);
+            point = new FencePoint(operation, fenced.resource(), function, key, fenced.acquire(), metrics);
+        }
+        guard.validate(point);
+        return point;
+    }
+
+    private static boolean isObjectMethodOverride(Method method) {
+        return ReflectionUtils.isEqualsMethod(method) || ReflectionUtils.isHashCodeMethod(method)
+                || ReflectionUtils.isToStringMethod(method);
+    }
+
+    /**
+     * Where {@code @Fenced} was found for one method.
+     *
+     * @param annotation      the annotation that applies
+     * @param method          the most specific method on the target class
+     * @param targetClass     the user class (not a proxy class)
+     * @param annotatedMethod the method declaring the annotation, or {@code null} when it came from a type
+     */
+    public record Resolution(Fenced annotation, Method method, Class<?> targetClass, Method annotatedMethod) {
+
+        /** The method as shown in messages and exceptions: {@code AccountRepository.save(Account)}. */
+        public String operation() {
+            return describe(targetClass, method);
+        }
+
+        /** Whether the annotation sits on a method other than the one that runs (an interface or overridden method). */
+        public boolean inheritedFromAnotherMethod() {
+            return annotatedMethod != null && !annotatedMethod.equals(method);
+        }
+    }
+
+    /** {@code SimpleClassName.method(ParamType, ...)}. */
+    public static String describe(Class<?> type, Method method) {
+        return ClassUtils.getShortName(ClassUtils.getUserClass(type)) + "." + method.getName()
+                + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName)
+                .collect(Collectors.joining(", ", "(", ")"));
+    }
+}

@@ -1,0 +1,123 @@
+package dev.fencing.key;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.guard.KeyFunction;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelCompilerMode;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.SpelParserConfiguration;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A {@code @Fenced} key written in SpEL, parsed and checked once per method: arguments are variables by name
+ * ({@code #accountId}), by position ({@code #p0}, {@code #a0}) and {@code #root} is the argument array. Evaluation
+ * is read-only (properties and instance methods, no types, beans or assignment) and, once warm, compiled to
+ * bytecode where SpEL can.
+ */
+public final class SpelKeyFunction implements KeyFunction {
+
+    private static final Pattern POSITIONAL = Pattern.compile("[pa](\\d+)");
+    private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
+
+    private final String source;
+    private final Expression expression;
+    private final Map<String, Integer> indexByName;
+
+    private SpelKeyFunction(String source, Expression expression, Map<String, Integer> indexByName) {
+        this.source = source;
+        this.expression = expression;
+        this.indexByName = indexByName;
+    }
+
+    /**
+     * Parses {@code key} for {@code method} and checks that every variable it names is a parameter.
+     *
+     * @param key       the expression as written in the annotation
+     * @param method    the method whose parameters the names refer to (the one carrying the annotation)
+     * @param operation the method as shown in messages
+     * @throws FencingConfigurationException naming the method, the key and the parameters when it does not parse
+     *                                       or names an unknown parameter
+     */
+    public static SpelKeyFunction compile(String key, Method method, String operation) {
+        Expression expression;
+        try {
+            SpelParserConfiguration config = new SpelParserConfiguration(SpelCompilerMode.MIXED,
+                    method.getDeclaringClass().getClassLoader());
+            expression = new SpelExpressionParser(config).parseExpression(key);
+        } catch (ParseException e) {
+            throw new FencingConfigurationException("@Fenced key '" + key + "' on " + operation
+                    + " is not a valid SpEL expression: " + e.getMessage(), e);
+        }
+        int count = method.getParameterCount();
+        String[] names = NAMES.getParameterNames(method);
+        Map<String, Integer> index = new HashMap<>();
+        for (int i = 0; i < count; i++) {
+            index.put("p" + i, i);
+            index.put("a" + i, i);
+        }
+        if (names != null) {
+            for (int i = 0; i < names.length; i++) {
+                index.put(names[i], i);
+            }
+        }
+        for (String variable : variables(expression)) {
+            if (variable.equals("root") || variable.equals("this") || index.containsKey(variable)) {
+                continue;
+            }
+            Matcher positional = POSITIONAL.matcher(variable);
+            String known = names == null
+                    ? "parameter names are not available (compile with -parameters, or use #p0..#p" + (count - 1) + ")"
+                    : "parameters are " + (count == 0 ? "none" : String.join(", ", names));
+            String why = positional.matches()
+                    ? "#" + variable + " is out of range, the method has " + count + " parameter(s)"
+                    : "#" + variable + " is not a parameter; " + known;
+            throw new FencingConfigurationException("@Fenced key '" + key + "' on " + operation + " names an unknown "
+                    + "parameter: " + why);
+        }
+        return new SpelKeyFunction(key, expression, Collections.unmodifiableMap(index));
+    }
+
+    @Override
+    public Object keyOf(Object[] args) {
+        return expression.getValue(new ArgumentsEvaluationContext(indexByName, args));
+    }
+
+    /** The expression as written. */
+    public String source() {
+        return source;
+    }
+
+    private static Set<String> variables(Expression expression) {
+        Set<String> found = new LinkedHashSet<>();
+        if (expression instanceof SpelExpression spel) {
+            List<SpelNode> pending = new ArrayList<>();
+            pending.add(spel.getAST());
+            while (!pending.isEmpty()) {
+                SpelNode node = pending.remove(pending.size() - 1);
+                if (node instanceof VariableReference) {
+                    found.add(node.toStringAST().substring(1));
+                }
+                for (int i = 0; i < node.getChildCount(); i++) {
+                    pending.add(node.getChild(i));
+                }
+            }
+        }
+        return found;
+    }
+}

@@ -1,0 +1,35 @@
+package dev.fencing.spring;
+
+import dev.fencing.aspectj.FencingAspect;
+import dev.fencing.attribute.FencingSupport;
+import org.aspectj.lang.Aspects;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Role;
+
+/**
+ * ASPECTJ mode: configures the woven {@link FencingAspect} singleton with this context's {@link FencingSupport}
+ * and detaches it when the context closes. No advisor, no proxy.
+ */
+@Configuration(proxyBeanMethods = false)
+@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+public class AspectJFencingConfiguration extends AbstractFencingConfiguration {
+
+    @Bean(name = "dev.fencing.internalFencingAspectBinding")
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    public AspectBinding fencingAspectBinding(FencingSupport fencingSupport) {
+        FencingAspect aspect = Aspects.aspectOf(FencingAspect.class);
+        aspect.configure(fencingSupport);
+        return new AspectBinding(aspect, fencingSupport);
+    }
+
+    /** Keeps the aspect bound to this context's support while the context lives. */
+    public record AspectBinding(FencingAspect aspect, FencingSupport support) implements DisposableBean {
+        @Override
+        public void destroy() {
+            aspect.detach(support);
+        }
+    }
+}

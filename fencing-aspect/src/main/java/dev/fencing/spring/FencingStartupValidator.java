@@ -1,0 +1,186 @@
+package dev.fencing.spring;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.annotation.Fenced;
+import dev.fencing.attribute.FencePointSource;
+import dev.fencing.attribute.FencingSupport;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.context.annotation.AdviceMode;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Checks every {@code @Fenced} method of every bean once all singletons exist, and fails the context refresh with
+ * one message listing each problem and its method: invalid annotations (blank resource, bad key, acquire without
+ * issuer), static methods, and methods the chosen mode would silently leave unfenced (private or final under
+ * proxies, a JDK proxy without the method, a class that was not woven, an annotation woven code cannot see, a
+ * fence ordered outside {@code @Transactional}).
+ */
+public final class FencingStartupValidator implements SmartInitializingSingleton, BeanFactoryAware {
+
+    private static final String TRANSACTIONAL = "org.springframework.transaction.annotation.Transactional";
+    private static final String TRANSACTION_ADVISOR =
+            "org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor";
+
+    private final FencingSupport support;
+    private final AdviceMode mode;
+    private final int order;
+    private ConfigurableListableBeanFactory beanFactory;
+
+    public FencingStartupValidator(FencingSupport support, AdviceMode mode, int order) {
+        this.support = support;
+        this.mode = mode;
+        this.order = order;
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
+        this.beanFactory = (ConfigurableListableBeanFactory) beanFactory;
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        Set<String> problems = new LinkedHashSet<>();
+        Integer transactionOrder = transactionAdvisorOrder();
+        for (String name : beanFactory.getBeanDefinitionNames()) {
+            Class<?> type = beanFactory.getType(name, false);
+            if (type == null) {
+                continue;
+            }
+            Object singleton = beanFactory.containsSingleton(name) ? beanFactory.getSingleton(name) : null;
+            Class<?> userClass = singleton != null ? AopProxyUtils.ultimateTargetClass(singleton) : ClassUtils.getUserClass(type);
+            if (Proxy.isProxyClass(userClass) || !AnnotationUtils.isCandidateClass(userClass, Fenced.class)) {
+                continue;
+            }
+            for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)) {
+                check(name, userClass, method, singleton, transactionOrder, problems);
+            }
+        }
+        if (!problems.isEmpty()) {
+            throw new FencingConfigurationException("Invalid @Fenced configuration (" + mode + " mode):\n  - "
+                    + String.join("\n  - ", problems));
+        }
+    }
+
+    private void check(String bean, Class<?> userClass, Method method, Object singleton, Integer transactionOrder,
+                       Set<String> problems) {
+        String operation = FencePointSource.describe(userClass, method);
+        int modifiers = method.getModifiers();
+        boolean annotatedHere = MergedAnnotations.from(method, SearchStrategy.DIRECT).isPresent(Fenced.class);
+        if (Modifier.isStatic(modifiers)) {
+            if (annotatedHere) {
+                problems.add(operation + " is static; @Fenced applies to instance methods only");
+            }
+            return;
+        }
+        FencePointSource.Resolution found = FencePointSource.resolve(method, userClass);
+        if (found == null) {
+            return;
+        }
+        try {
+            support.points().pointFor(method, userClass);
+        } catch (FencingConfigurationException e) {
+            problems.add(e.getMessage());
+            return;
+        }
+        if (mode == AdviceMode.PROXY) {
+            checkProxy(bean, operation, method, modifiers, singleton, transactionOrder, problems);
+        } else {
+            checkWoven(operation, method, found, problems);
+        }
+    }
+
+    private void checkProxy(String bean, String operation, Method method, int modifiers, Object singleton,
+                            Integer transactionOrder, Set<String> problems) {
+        if (Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers)) {
+            problems.add(operation + " is " + (Modifier.isPrivate(modifiers) ? "private" : "final")
+                    + ": Spring proxies cannot advise it, so it would run unfenced; make it public and non-final, "
+                    + "or use @EnableFencing(mode = AdviceMode.ASPECTJ) with weaving");
+            return;
+        }
+        if (singleton != null && AopUtils.isJdkDynamicProxy(singleton) && !onProxyInterface(singleton, method)) {
+            problems.add(operation + " is not declared on any interface of bean '" + bean + "', which is a JDK "
+                    + "interface proxy, so calls to it would run unfenced; declare it on the interface or use "
+                    + "@EnableFencing(proxyTargetClass = true)");
+        }
+        if (transactionOrder != null && order <= transactionOrder && isTransactional(method)) {
+            problems.add(operation + " is both @Transactional and @Fenced, but the fence advisor (order " + order
+                    + ") would run outside the transaction advisor (order " + transactionOrder + "); the check must "
+                    + "run inside the transaction: set @EnableTransactionManagement(order = ...) lower than "
+                    + "@EnableFencing(order = ...), e.g. @EnableTransactionManagement(order = 0)");
+        }
+    }
+
+    private static void checkWoven(String operation, Method method, FencePointSource.Resolution found,
+                                   Set<String> problems) {
+        if (found.inheritedFromAnotherMethod()) {
+            problems.add(operation + " inherits @Fenced from " + FencePointSource.describe(
+                    found.annotatedMethod().getDeclaringClass(), found.annotatedMethod())
+                    + ", which AspectJ weaving cannot see (method annotations are not inherited); repeat @Fenced "
+                    + "on the implementation or use PROXY mode");
+            return;
+        }
+        if (!isWoven(method)) {
+            problems.add(operation + " is @Fenced but " + method.getDeclaringClass().getName() + " was not woven "
+                    + "with FencingAspect, so it would run unfenced; weave it (aspectj-maven-plugin with "
+                    + "fencing-aspect as an aspect library, or -javaagent:aspectjweaver.jar) or use PROXY mode");
+        }
+    }
+
+    /** ajc moves the body of an around-advised method into {@code name_aroundBodyN}: its presence proves weaving. */
+    private static boolean isWoven(Method method) {
+        String prefix = method.getName() + "_aroundBody";
+        for (Method candidate : method.getDeclaringClass().getDeclaredMethods()) {
+            if (candidate.getName().startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean onProxyInterface(Object proxy, Method method) {
+        for (Class<?> iface : proxy.getClass().getInterfaces()) {
+            if (ClassUtils.hasMethod(iface, method.getName(), method.getParameterTypes())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isTransactional(Method method) {
+        return MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).isPresent(TRANSACTIONAL)
+                || MergedAnnotations.from(method.getDeclaringClass(), SearchStrategy.TYPE_HIERARCHY).isPresent(TRANSACTIONAL);
+    }
+
+    private Integer transactionAdvisorOrder() {
+        if (mode != AdviceMode.PROXY || !ClassUtils.isPresent(TRANSACTIONAL, beanFactory.getBeanClassLoader())) {
+            return null;
+        }
+        List<Integer> orders = new ArrayList<>();
+        beanFactory.getBeansOfType(Advisor.class, false, false).values().forEach(advisor -> {
+            if (advisor.getClass().getName().equals(TRANSACTION_ADVISOR)) {
+                orders.add(advisor instanceof Ordered ordered ? ordered.getOrder() : Ordered.LOWEST_PRECEDENCE);
+            }
+        });
+        return orders.stream().max(Integer::compare).orElse(null);
+    }
+}
