@@ -1,6 +1,7 @@
 package dev.fencing.spring;
 
 import dev.fencing.annotation.Fenced;
+import dev.fencing.attribute.FencePointSource;
 import dev.fencing.attribute.FencingSupport;
 import org.aopalliance.aop.Advice;
 import org.springframework.aop.ClassFilter;
@@ -24,7 +25,7 @@ public final class FencingAdvisor extends AbstractPointcutAdvisor {
 
     public FencingAdvisor(FencingSupport support) {
         this.interceptor = new FencingInterceptor(support);
-        this.pointcut = new FencedMethodPointcut(support);
+        this.pointcut = new FencedMethodPointcut();
     }
 
     @Override
@@ -38,16 +39,17 @@ public final class FencingAdvisor extends AbstractPointcutAdvisor {
     }
 
     private static final class FencedMethodPointcut extends StaticMethodMatcherPointcut {
-        private final FencingSupport support;
-
-        FencedMethodPointcut(FencingSupport support) {
-            this.support = support;
+        FencedMethodPointcut() {
             setClassFilter(new CandidateFilter());
         }
 
+        /**
+         * Matches every method {@code @Fenced} applies to, even one whose annotation is invalid: the startup
+         * validator reports all problems at once, and such a method refuses every call if it ever runs.
+         */
         @Override
         public boolean matches(Method method, Class<?> targetClass) {
-            return support.points().pointFor(method, targetClass) != null;
+            return FencePointSource.resolve(method, targetClass != null ? targetClass : method.getDeclaringClass()) != null;
         }
     }
 
