@@ -21,9 +21,10 @@ import java.lang.annotation.Target;
  * </ul>
  *
  * <p>Found on the method, its class, and the interfaces and superclasses they extend, as Spring finds
- * {@code @Transactional}; a method-level annotation wins over a type-level one. Under AspectJ weaving an
- * annotation that appears only on an interface method is not visible to the weaver: repeat it on the
- * implementation (Spring's {@code @EnableFencing(mode = ASPECTJ)} refuses to start otherwise).
+ * {@code @Transactional}; a method-level annotation wins over a type-level one. Under AspectJ weaving only an
+ * annotation on the executing method or on the class declaring it is visible: one found on an interface, an
+ * overridden method or another supertype must be repeated on the implementation (Spring's
+ * {@code @EnableFencing(mode = ASPECTJ)} refuses to start otherwise).
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)

@@ -15,8 +15,10 @@ import java.lang.reflect.Method;
  * The fence for AspectJ weaving (compile-time with ajc, load-time with {@code -javaagent:aspectjweaver.jar}; the
  * jar ships {@code META-INF/aop.xml} declaring it). A singleton aspect: configure it once with
  * {@link #configure(FencingSupport)} ({@code @EnableFencing(mode = ASPECTJ)} does), until then every fenced call is
- * refused. Woven code sees annotations on the executing method and on its type or supertypes, not on interface
- * methods it implements: repeat such an annotation on the implementation.
+ * refused. Weaving sees an annotation only where the woven code is: on the executing method itself, or on the class
+ * that declares it. Annotations on interfaces (their methods or the interface type), on overridden methods and on
+ * subclasses are invisible to it: repeat them on the implementation ({@code @EnableFencing(mode = ASPECTJ)} refuses
+ * to start otherwise).
  *
  * <p>Two advices, one for method-level and one for type-level {@code @Fenced}, that can never both match one join
  * point; a woven transaction aspect (spring-aspects) runs outside this one, so the check joins its transaction.
@@ -56,7 +58,7 @@ public class FencingAspect {
         return fence(pjp);
     }
 
-    @Around("execution(public !static * (@dev.fencing.annotation.Fenced *)+.*(..))"
+    @Around("@within(dev.fencing.annotation.Fenced) && execution(public !static * *(..))"
             + " && !execution(@dev.fencing.annotation.Fenced * *(..))")
     public Object fencedType(ProceedingJoinPoint pjp) throws Throwable {
         return fence(pjp);

@@ -80,7 +80,7 @@ public final class FencePointSource {
             onMethod = MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).get(Fenced.class);
         }
         if (onMethod.isPresent()) {
-            return new Resolution(onMethod.synthesize(), specific, userClass, (Method) onMethod.getSource());
+            return new Resolution(onMethod.synthesize(), specific, userClass, onMethod.getSource());
         }
         if (!Modifier.isPublic(specific.getModifiers()) || ReflectionUtils.isObjectMethod(specific)
                 || isObjectMethodOverride(specific)) {
@@ -90,7 +90,7 @@ public final class FencePointSource {
         if (!onType.isPresent() && specific.getDeclaringClass() != userClass) {
             onType = MergedAnnotations.from(specific.getDeclaringClass(), SearchStrategy.TYPE_HIERARCHY).get(Fenced.class);
         }
-        return onType.isPresent() ? new Resolution(onType.synthesize(), specific, userClass, null) : null;
+        return onType.isPresent() ? new Resolution(onType.synthesize(), specific, userClass, onType.getSource()) : null;
     }
 
     private FencePoint build(Resolution found) {
@@ -101,7 +101,7 @@ public final class FencePointSource {
         if (key.isBlank()) {
             point = new FencePoint(operation, fenced.resource(), null, null, fenced.acquire(), metrics);
         } else {
-            Method names = found.annotatedMethod() != null ? found.annotatedMethod() : found.method();
+            Method names = found.source() instanceof Method annotated ? annotated : found.method();
             SpelKeyFunction function = SpelKeyFunction.compile(key, names, operation);
             point = new FencePoint(operation, fenced.resource(), function, key, fenced.acquire(), metrics);
         }
@@ -117,21 +117,30 @@ public final class FencePointSource {
     /**
      * Where {@code @Fenced} was found for one method.
      *
-     * @param annotation      the annotation that applies
-     * @param method          the most specific method on the target class
-     * @param targetClass     the user class (not a proxy class)
-     * @param annotatedMethod the method declaring the annotation, or {@code null} when it came from a type
+     * @param annotation  the annotation that applies
+     * @param method      the most specific method on the target class
+     * @param targetClass the user class (not a proxy class)
+     * @param source      where the annotation is declared: a {@link Method}, or a {@link Class} for a type-level one
      */
-    public record Resolution(Fenced annotation, Method method, Class<?> targetClass, Method annotatedMethod) {
+    public record Resolution(Fenced annotation, Method method, Class<?> targetClass, Object source) {
 
         /** The method as shown in messages and exceptions: {@code AccountRepository.save(Account)}. */
         public String operation() {
             return describe(targetClass, method);
         }
 
-        /** Whether the annotation sits on a method other than the one that runs (an interface or overridden method). */
-        public boolean inheritedFromAnotherMethod() {
-            return annotatedMethod != null && !annotatedMethod.equals(method);
+        /**
+         * Whether AspectJ weaving cannot see the annotation: it sits neither on the method that runs nor on the class
+         * declaring that method (but on an interface, an overridden method, or another type in the hierarchy).
+         */
+        public boolean invisibleToWeaving() {
+            return source instanceof Method annotated ? !annotated.equals(method) : source != method.getDeclaringClass();
+        }
+
+        /** Where the annotation is declared, for messages. */
+        public String sourceDescription() {
+            return source instanceof Method annotated ? describe(annotated.getDeclaringClass(), annotated)
+                    : "type " + ((Class<?>) source).getName();
         }
     }
 

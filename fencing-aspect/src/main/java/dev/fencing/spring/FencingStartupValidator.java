@@ -132,11 +132,11 @@ public final class FencingStartupValidator implements SmartInitializingSingleton
 
     private static void checkWoven(String operation, Method method, FencePointSource.Resolution found,
                                    Set<String> problems) {
-        if (found.inheritedFromAnotherMethod()) {
-            problems.add(operation + " inherits @Fenced from " + FencePointSource.describe(
-                    found.annotatedMethod().getDeclaringClass(), found.annotatedMethod())
-                    + ", which AspectJ weaving cannot see (method annotations are not inherited); repeat @Fenced "
-                    + "on the implementation or use PROXY mode");
+        if (found.invisibleToWeaving()) {
+            problems.add(operation + " gets @Fenced from " + found.sourceDescription() + ", which AspectJ weaving "
+                    + "cannot see (it matches annotations on the executing method or its declaring class only); "
+                    + "repeat @Fenced on " + FencePointSource.describe(method.getDeclaringClass(), method)
+                    + " or use PROXY mode");
             return;
         }
         if (!isWoven(method)) {

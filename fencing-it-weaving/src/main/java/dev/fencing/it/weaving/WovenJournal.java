@@ -1,0 +1,19 @@
+package dev.fencing.it.weaving;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+public class WovenJournal implements FencedJournal {
+
+    public final List<String> lines = new CopyOnWriteArrayList<>();
+
+    @Override
+    public void record(String line) {
+        lines.add(line);
+    }
+
+    @Override
+    public String toString() {
+        return "WovenJournal" + lines;
+    }
+}
