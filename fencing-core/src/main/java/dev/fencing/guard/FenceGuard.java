@@ -10,6 +10,7 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.FenceStore;
+import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.FencedCall;
 import dev.fencing.token.FencingToken;
 
@@ -102,6 +103,9 @@ public final class FenceGuard {
             }
             FencingMetrics.increment(point.checks().rejected(e.verdict()));
             throw e.at(point.operation());
+        } catch (FenceStoreException e) {
+            FencingMetrics.increment(e.presented() == token ? point.checks().error() : point.checks().accepted());
+            throw e;
         } catch (Throwable t) {
             // the store accepted and the call itself threw
             FencingMetrics.increment(point.checks().accepted());

@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.Counter;
 /**
  * The {@code fencing.checks} counters of one resource, one per outcome, created once and reused on every call.
  */
-public record CheckCounters(Counter accepted, Counter stale, Counter duplicate, Counter missing) {
+public record CheckCounters(Counter accepted, Counter stale, Counter duplicate, Counter missing, Counter error) {
 
     /** The counter for a rejecting verdict. */
     public Counter rejected(Verdict verdict) {

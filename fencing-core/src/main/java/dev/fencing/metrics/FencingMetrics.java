@@ -8,9 +8,10 @@ import io.micrometer.core.instrument.noop.NoopCounter;
 
 /**
  * Creates the library's counters, once per resource: {@code fencing.checks} (tags {@code resource}, {@code outcome}
- * = accepted | stale | duplicate | missing) and {@code fencing.acquisitions} (tags {@code resource},
+ * = accepted | stale | duplicate | missing | error) and {@code fencing.acquisitions} (tags {@code resource},
  * {@code outcome} = acquired | failed). The {@code resource} tag is always the annotation's static name, never a
- * per-entity key. Without a registry every counter is a no-op.
+ * per-entity key. Without a registry every counter is a no-op. Outcome {@code error} counts checks the store could not
+ * decide (the call failed closed).
  */
 public final class FencingMetrics {
 
@@ -37,7 +38,8 @@ public final class FencingMetrics {
                 counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, "accepted"),
                 counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, "stale"),
                 counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, "duplicate"),
-                counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, "missing"));
+                counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, "missing"),
+                counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, "error"));
     }
 
     /** The acquisition counters of {@code resource}, registered now. */

@@ -19,6 +19,8 @@ public interface FenceStore {
      * @param write    the guarded write, run at most once and only when the token is accepted
      * @throws dev.fencing.rule.StaleTokenException when rejected (created by this store, carrying this very
      *                                              {@code token}); the write did not run and nothing changed
+     * @throws FenceStoreException                 when the store cannot reach a verdict (carrying this very
+     *                                              {@code token}); the write did not run
      * @throws IllegalArgumentException             when the token was issued for another resource
      * @throws Throwable                            whatever the write throws, unchanged
      */

@@ -330,6 +330,23 @@ class FenceGuardTest {
         assertThat(ran).isEmpty();
     }
 
+    @Test
+    void aStoreThatCannotDecideFailsClosedAndCountsAnError() {
+        FenceGuard guard = new FenceGuard(new dev.fencing.store.FenceStore() {
+            @Override
+            public <T> T fence(String resource, FencingToken token, dev.fencing.store.FencedCall<T> write) {
+                throw new dev.fencing.store.FenceStoreException(resource, token, "database unreachable", null);
+            }
+        });
+        List<String> ran = new ArrayList<>();
+        FencingContext.run(new FencingToken("r", 1, "h"), () ->
+                assertThatThrownBy(() -> guard.invoke(repo("r"), new Object[0], () -> ran.add("x")))
+                        .isInstanceOf(dev.fencing.store.FenceStoreException.class));
+        assertThat(ran).isEmpty();
+        assertThat(checks("r", "error")).isEqualTo(1);
+        assertThat(checks("r", "accepted")).isZero();
+    }
+
     /** Counts acquire and release calls around a real in-memory issuer. */
     static final class CountingIssuer implements TokenIssuer {
         final InMemoryTokenIssuer delegate = new InMemoryTokenIssuer();
