@@ -16,7 +16,14 @@ import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
@@ -223,13 +230,14 @@ public final class JdbcFenceStore implements FenceStore {
                 store.jdbc.execute(dialect.createTableSql(table));
             }
             store.probe();
+            store.requireUniqueResourceKey();
             return store;
         }
 
         private String productName() {
             try {
                 String name = new JdbcTemplate(dataSource).execute(
-                        (java.sql.Connection c) -> {
+                        (Connection c) -> {
                             DatabaseMetaData meta = c.getMetaData();
                             return meta.getDatabaseProductName() + " " + meta.getDatabaseProductVersion();
                         });
@@ -265,6 +273,46 @@ public final class JdbcFenceStore implements FenceStore {
                     + dialect.productName() + " (" + rootMessage(e) + "). Create it with the script "
                     + "classpath:" + dialect.schemaResource() + " (see the README), or build the store with "
                     + "createTableIfMissing(true)", e);
+        }
+    }
+
+    /**
+     * Without a unique key on {@code resource}, two first checks of one resource could both insert, and the fence
+     * would compare against the wrong row. The probe cannot see that on every database (H2's MERGE matches by its
+     * ON clause), so the key is also read from the metadata.
+     */
+    private void requireUniqueResourceKey() {
+        Boolean found = jdbc.execute((Connection c) -> {
+            DatabaseMetaData meta = c.getMetaData();
+            String schema = table.contains(".") ? table.substring(0, table.indexOf('.')) : null;
+            String name = table.contains(".") ? table.substring(table.indexOf('.') + 1) : table;
+            for (String candidate : new String[] {name, name.toLowerCase(Locale.ROOT),
+                    name.toUpperCase(Locale.ROOT)}) {
+                Map<String, List<String>> columnsByIndex = new HashMap<>();
+                for (String s : schema == null ? new String[] {null}
+                        : new String[] {schema, schema.toLowerCase(Locale.ROOT), schema.toUpperCase(Locale.ROOT)}) {
+                    try (ResultSet rs = meta.getIndexInfo(c.getCatalog(), s, candidate, true, false)) {
+                        while (rs.next()) {
+                            String index = rs.getString("INDEX_NAME");
+                            String column = rs.getString("COLUMN_NAME");
+                            if (index != null && column != null) {
+                                columnsByIndex.computeIfAbsent(index, k -> new ArrayList<>()).add(column);
+                            }
+                        }
+                    }
+                }
+                for (List<String> columns : columnsByIndex.values()) {
+                    if (columns.size() == 1 && columns.get(0).equalsIgnoreCase("resource")) {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        });
+        if (!Boolean.TRUE.equals(found)) {
+            throw new FencingConfigurationException("Fence table '" + table + "' has no primary key or unique index "
+                    + "on 'resource' alone, so two first checks of a resource could both insert; recreate it with "
+                    + "classpath:" + dialect.schemaResource());
         }
     }
 

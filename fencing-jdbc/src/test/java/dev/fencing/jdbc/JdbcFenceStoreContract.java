@@ -1,0 +1,238 @@
+package dev.fencing.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.FenceStoreContract;
+import dev.fencing.token.FencingToken;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The store contract on a real database, plus what only a database store must do: roll back with the write, join
+ * the caller's transaction, survive a restart, order concurrent writes by token, and refuse bad configuration.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class JdbcFenceStoreContract extends FenceStoreContract {
+
+    protected HikariDataSource dataSource;
+    protected JdbcTemplate jdbc;
+    protected DataSourceTransactionManager transactionManager;
+    protected String fenceTable;
+    protected String dataTable;
+    protected JdbcFenceStore store;
+
+    abstract Database database();
+
+    @BeforeAll
+    void createTables() {
+        dataSource = database().newPool(12);
+        jdbc = new JdbcTemplate(dataSource);
+        transactionManager = new DataSourceTransactionManager(dataSource);
+        fenceTable = Database.uniqueTable("fence");
+        dataTable = Database.uniqueTable("data");
+        jdbc.execute(database().createDataTable(dataTable));
+        store = JdbcFenceStore.builder(dataSource).transactionManager(transactionManager)
+                .table(fenceTable).createTableIfMissing(true).build();
+    }
+
+    @AfterAll
+    void dropTables() {
+        jdbc.execute("DROP TABLE IF EXISTS " + fenceTable);
+        jdbc.execute("DROP TABLE IF EXISTS " + dataTable);
+        dataSource.close();
+    }
+
+    @Override
+    protected FenceStore store() {
+        return store;
+    }
+
+    private void insert(String key, FencingToken token, String value) {
+        jdbc.update("INSERT INTO " + dataTable + " (k, token, v) VALUES (?, ?, ?)", key, token.value(), value);
+    }
+
+    private List<String> values(String key) {
+        return jdbc.queryForList("SELECT v FROM " + dataTable + " WHERE k = ? ORDER BY id", String.class, key);
+    }
+
+    @Test
+    void dialectIsDetected() {
+        assertThat(store.dialect()).isEqualTo(FenceDialect.valueOf(database().name()));
+    }
+
+    @Test
+    void maxSeenIsStoredInTheTable() throws Throwable {
+        String r = freshResource();
+        store.fence(r, token(r, 41, "h"), () -> null);
+        assertThat(jdbc.queryForObject("SELECT max_seen FROM " + fenceTable + " WHERE resource = ?", Long.class, r))
+                .isEqualTo(41);
+        assertThat(store.maxSeen(r)).hasValue(41);
+    }
+
+    @Test
+    void aFailedWriteRollsBackAndMaxSeenDoesNotAdvance() throws Throwable {
+        String r = freshResource();
+        store.fence(r, token(r, 10, "a"), () -> {
+            insert(r, token(r, 10, "a"), "ten");
+            return null;
+        });
+        FencingToken t11 = token(r, 11, "b");
+        assertThatThrownBy(() -> store.fence(r, t11, () -> {
+            insert(r, t11, "eleven");
+            throw new IllegalStateException("write failed");
+        })).hasMessage("write failed");
+        assertThat(store.maxSeen(r)).hasValue(10);
+        assertThat(values(r)).containsExactly("ten");
+        // since 11 never landed, the 11 holder may retry and it is accepted
+        store.fence(r, t11, () -> {
+            insert(r, t11, "eleven again");
+            return null;
+        });
+        assertThat(values(r)).containsExactly("ten", "eleven again");
+    }
+
+    @Test
+    void theCheckJoinsTheCallersTransaction() {
+        String r = freshResource();
+        TransactionTemplate outer = new TransactionTemplate(transactionManager);
+        outer.executeWithoutResult(status -> {
+            try {
+                store.fence(r, token(r, 5, "a"), () -> {
+                    insert(r, token(r, 5, "a"), "five");
+                    return null;
+                });
+            } catch (Throwable e) {
+                throw new AssertionError(e);
+            }
+            status.setRollbackOnly(); // the caller rolls back: the check rolls back with it
+        });
+        assertThat(store.maxSeen(r)).isEmpty();
+        assertThat(values(r)).isEmpty();
+    }
+
+    @Test
+    void aRejectionLeavesTheTableUnchanged() throws Throwable {
+        String r = freshResource();
+        store.fence(r, token(r, 20, "a"), () -> null);
+        Object before = jdbc.queryForMap("SELECT max_seen, holder, updated_at FROM " + fenceTable + " WHERE resource = ?", r);
+        assertThatThrownBy(() -> store.fence(r, token(r, 19, "z"), () -> null)).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> store.fence(r, token(r, 20, "z"), () -> null)).isInstanceOf(StaleTokenException.class);
+        assertThat(jdbc.queryForMap("SELECT max_seen, holder, updated_at FROM " + fenceTable + " WHERE resource = ?", r))
+                .isEqualTo(before);
+    }
+
+    @Test
+    void maxSeenSurvivesARestart() throws Throwable {
+        String r = freshResource();
+        store.fence(r, token(r, 34, "b"), () -> null);
+        try (HikariDataSource fresh = database().newPool(2)) {
+            JdbcFenceStore restarted = JdbcFenceStore.builder(fresh).table(fenceTable).build();
+            assertThat(restarted.maxSeen(r)).hasValue(34);
+            assertThatThrownBy(() -> restarted.fence(r, token(r, 33, "a"), () -> null))
+                    .isInstanceOf(StaleTokenException.class);
+        }
+    }
+
+    @Test
+    void committedOrderIsTokenOrderUnderConcurrency() throws Exception {
+        String r = freshResource();
+        int threads = 6;
+        int perThread = 25;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<Integer>> futures = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int offset = t;
+            futures.add(pool.submit(() -> {
+                start.await();
+                int accepted = 0;
+                for (int i = 0; i < perThread; i++) {
+                    FencingToken tok = token(r, 1 + (long) i * threads + offset, "h" + offset + "-" + i);
+                    try {
+                        store.fence(r, tok, () -> {
+                            insert(r, tok, "v");
+                            return null;
+                        });
+                        accepted++;
+                    } catch (StaleTokenException rejected) {
+                        // expected for tokens overtaken by a newer one
+                    } catch (Throwable e) {
+                        throw new AssertionError(e);
+                    }
+                }
+                return accepted;
+            }));
+        }
+        start.countDown();
+        int accepted = 0;
+        for (Future<Integer> f : futures) {
+            accepted += f.get(120, TimeUnit.SECONDS);
+        }
+        pool.shutdownNow();
+        List<Long> applied = jdbc.queryForList("SELECT token FROM " + dataTable + " WHERE k = ? ORDER BY id", Long.class, r);
+        assertThat(applied).hasSize(accepted).isSorted().doesNotHaveDuplicates();
+        assertThat(applied.get(applied.size() - 1)).isEqualTo((long) threads * perThread);
+        assertThat(store.maxSeen(r)).hasValue((long) threads * perThread);
+    }
+
+    @Test
+    void unknownTableFailsAtStartupSayingWhatToDo() {
+        assertThatThrownBy(() -> JdbcFenceStore.builder(dataSource).table(Database.uniqueTable("missing")).build())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("missing or unusable")
+                .hasMessageContaining("dev/fencing/jdbc/schema-")
+                .hasMessageContaining("createTableIfMissing(true)");
+    }
+
+    @Test
+    void wrongDialectFailsAtStartup() {
+        FenceDialect wrong = database() == Database.H2 ? FenceDialect.POSTGRESQL : FenceDialect.H2;
+        assertThatThrownBy(() -> JdbcFenceStore.builder(dataSource).dialect(wrong).table(fenceTable).build())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("dialect " + wrong + " does not match")
+                .hasMessageContaining("set dialect(" + database().name() + ")");
+    }
+
+    @Test
+    void tableWithoutAPrimaryKeyOnResourceFailsAtStartup() {
+        String bad = Database.uniqueTable("nokey");
+        String timestampType = database() == Database.MARIADB ? "TIMESTAMP(6)" : "TIMESTAMP WITH TIME ZONE";
+        jdbc.execute("CREATE TABLE " + bad + " (resource VARCHAR(256) NOT NULL, max_seen BIGINT NOT NULL, "
+                + "holder VARCHAR(256), updated_at " + timestampType + " NOT NULL)");
+        try {
+            assertThatThrownBy(() -> JdbcFenceStore.builder(dataSource).table(bad).build())
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining(bad);
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + bad, Long.class)).isZero();
+        } finally {
+            jdbc.execute("DROP TABLE " + bad);
+        }
+    }
+
+    @Test
+    void invalidTableNameIsRefusedBeforeAnySql() {
+        for (String name : new String[] {"fence; DROP TABLE x", "1abc", "a.b.c", "", "t-1", "x".repeat(64)}) {
+            assertThatThrownBy(() -> JdbcFenceStore.builder(dataSource).table(name).build())
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("table name '" + name + "' is invalid");
+        }
+    }
+}

@@ -1,0 +1,9 @@
+package dev.fencing.jdbc;
+
+/** The JDBC store contract on POSTGRESQL. */
+class PostgreSqlFenceStoreTest extends JdbcFenceStoreContract {
+    @Override
+    Database database() {
+        return Database.POSTGRESQL;
+    }
+}
