@@ -26,8 +26,17 @@ enum Database {
 
     /** A new connection pool of its own, as a separate application instance would have. */
     HikariDataSource newPool(int size) {
+        return newPool(size, url);
+    }
+
+    /** A pool on PostgreSQL whose connections work in {@code schema}. */
+    static HikariDataSource postgresInSchema(int size, String schema) {
+        return POSTGRESQL.newPool(size, POSTGRESQL.url + "?currentSchema=" + schema);
+    }
+
+    private HikariDataSource newPool(int size, String jdbcUrl) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(url);
+        config.setJdbcUrl(jdbcUrl);
         config.setUsername(user);
         config.setPassword("");
         config.setMaximumPoolSize(size);
