@@ -1,0 +1,145 @@
+package dev.fencing.benchmarks;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
+import dev.fencing.jdbc.FenceDialect;
+import dev.fencing.jdbc.JdbcFenceStore;
+import dev.fencing.spring.EnableFencing;
+import dev.fencing.token.FencingToken;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Fenced against unfenced transactions on PostgreSQL through the library: a Spring transaction around a repository
+ * call on a Spring proxy, JDBC via JdbcTemplate; 4 client threads, each fencing its own entity with one lease's
+ * token (the fence's upsert then hits one row per client, as in production where clients work on different
+ * entities). Shapes: a single-row insert, and read + two updates + insert.
+ *
+ * <p>Needs PostgreSQL on 127.0.0.1:5432, database {@code test} (override with {@code -Dbench.jdbcUrl=...}).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Threads(4)
+@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Warmup(iterations = 2, time = 5)
+@Measurement(iterations = 5, time = 10)
+public class JdbcFenceBenchmark {
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableFencing
+    static class Fencing {
+    }
+
+    private HikariDataSource pool;
+    private AnnotationConfigApplicationContext context;
+    private JdbcTemplate jdbc;
+    private String fenceTable;
+    private String rows;
+    private String accounts;
+    BenchRepository repository;
+    TransactionTemplate transactions;
+    final AtomicInteger clients = new AtomicInteger();
+
+    @Setup(Level.Trial)
+    public void start() {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(System.getProperty("bench.jdbcUrl", "jdbc:postgresql://127.0.0.1:5432/test"));
+        config.setUsername(System.getProperty("bench.user", "postgres"));
+        config.setMaximumPoolSize(8);
+        pool = new HikariDataSource(config);
+        jdbc = new JdbcTemplate(pool);
+        String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        fenceTable = "bench_fence_" + suffix;
+        rows = "bench_rows_" + suffix;
+        accounts = "bench_accounts_" + suffix;
+        jdbc.execute(FenceDialect.POSTGRESQL.createTableSql(fenceTable));
+        jdbc.execute("CREATE TABLE " + rows + " (id BIGSERIAL PRIMARY KEY, k VARCHAR(64) NOT NULL, v INT NOT NULL)");
+        jdbc.execute("CREATE TABLE " + accounts + " (id INT PRIMARY KEY, balance BIGINT NOT NULL)");
+        jdbc.update("INSERT INTO " + accounts + " SELECT g, 1000000 FROM generate_series(0, 63) g");
+
+        DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(pool);
+        context = new AnnotationConfigApplicationContext();
+        context.registerBean(DataSourceTransactionManager.class, () -> transactionManager);
+        context.registerBean(JdbcFenceStore.class, () -> JdbcFenceStore.builder(pool)
+                .transactionManager(transactionManager).table(fenceTable).build());
+        context.registerBean(BenchRepository.class, () -> new BenchRepository(jdbc, rows, accounts));
+        context.register(Fencing.class);
+        context.refresh();
+        repository = context.getBean(BenchRepository.class);
+        transactions = new TransactionTemplate(transactionManager);
+    }
+
+    @TearDown(Level.Trial)
+    public void stop() {
+        context.close();
+        jdbc.execute("DROP TABLE IF EXISTS " + fenceTable);
+        jdbc.execute("DROP TABLE IF EXISTS " + rows);
+        jdbc.execute("DROP TABLE IF EXISTS " + accounts);
+        pool.close();
+    }
+
+    /** One client: its entity, the token of its lease, and two accounts of its own. */
+    @State(Scope.Thread)
+    public static class Client {
+        String key;
+        FencingToken token;
+        int from;
+        int to;
+
+        @Setup(Level.Trial)
+        public void join(JdbcFenceBenchmark bench) {
+            int index = bench.clients.getAndIncrement();
+            key = "client-" + index;
+            token = new FencingToken("bench:" + key, 1, "lease-" + index);
+            from = index * 2;
+            to = index * 2 + 1;
+        }
+    }
+
+    @Benchmark
+    public void insertUnfenced(Client client) {
+        transactions.executeWithoutResult(status -> repository.insertPlain(client.key, 1));
+    }
+
+    @Benchmark
+    public void insertFenced(Client client) {
+        try (FencingScope ignored = FencingContext.bind(client.token)) {
+            transactions.executeWithoutResult(status -> repository.insertFenced(client.key, 1));
+        }
+    }
+
+    @Benchmark
+    public void fourStatementsUnfenced(Client client) {
+        transactions.executeWithoutResult(status -> repository.transferPlain(client.key, client.from, client.to));
+    }
+
+    @Benchmark
+    public void fourStatementsFenced(Client client) {
+        try (FencingScope ignored = FencingContext.bind(client.token)) {
+            transactions.executeWithoutResult(status -> repository.transferFenced(client.key, client.from, client.to));
+        }
+    }
+}
