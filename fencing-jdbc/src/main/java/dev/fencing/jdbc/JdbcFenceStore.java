@@ -19,6 +19,7 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -128,6 +129,25 @@ public final class JdbcFenceStore implements FenceStore {
         Long value = jdbc.query("SELECT max_seen FROM " + table + " WHERE resource = ?",
                 rs -> rs.next() ? rs.getLong(1) : null, resource);
         return value == null ? OptionalLong.empty() : OptionalLong.of(value);
+    }
+
+    /**
+     * Raises max_seen of {@code resource} to at least {@code value}, with no holder, so that tokens up to and
+     * including {@code value} are rejected; never lowers it. For restoring a floor known from elsewhere (for
+     * example the last token a previous lock service issued).
+     */
+    public void raiseFloor(String resource, long value) {
+        if (resource == null || resource.isBlank()) {
+            throw new IllegalArgumentException("resource must not be blank");
+        }
+        if (value <= 0) {
+            throw new IllegalArgumentException("floor for resource '" + resource + "' must be positive, was " + value);
+        }
+        transactions.executeWithoutResult(status -> jdbc.query(checkSql, ps -> {
+            ps.setString(1, resource);
+            ps.setLong(2, value);
+            ps.setNull(3, Types.VARCHAR);
+        }, rs -> null));
     }
 
     public FenceDialect dialect() {

@@ -88,6 +88,21 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
     }
 
     @Test
+    void floorRejectsTokensUpToItAndNeverLowers() throws Throwable {
+        String r = freshResource();
+        store.raiseFloor(r, 32);
+        store.raiseFloor(r, 10);
+        assertThat(store.maxSeen(r)).hasValue(32);
+        assertThatThrownBy(() -> store.fence(r, token(r, 32, "a"), () -> null))
+                .isInstanceOfSatisfying(StaleTokenException.class,
+                        e -> assertThat(e.verdict()).isEqualTo(dev.fencing.rule.Verdict.REJECT_DUPLICATE));
+        assertThat(store.fence(r, token(r, 33, "a"), () -> "ok")).isEqualTo("ok");
+        store.raiseFloor(r, 40);
+        assertThatThrownBy(() -> store.fence(r, token(r, 33, "a"), () -> null)).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> store.raiseFloor(r, 0)).hasMessageContaining("positive");
+    }
+
+    @Test
     void aFailedWriteRollsBackAndMaxSeenDoesNotAdvance() throws Throwable {
         String r = freshResource();
         store.fence(r, token(r, 10, "a"), () -> {

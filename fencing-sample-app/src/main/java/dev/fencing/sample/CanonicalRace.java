@@ -2,7 +2,7 @@ package dev.fencing.sample;
 
 import dev.fencing.context.FencingContext;
 import dev.fencing.rule.StaleTokenException;
-import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -44,8 +44,10 @@ public final class CanonicalRace {
     public Outcome run() throws Exception {
         AccountService service = context.getBean(AccountService.class);
         AccountRepository repository = context.getBean(AccountRepository.class);
-        context.getBean(InMemoryFenceStore.class).raiseFloor(RESOURCE, 32);
-        say("    ", "resource " + RESOURCE + ": max_seen = 32, lease time " + SampleConfiguration.LEASE.toMillis() + " ms");
+        JdbcFenceStore store = context.getBean(JdbcFenceStore.class);
+        store.raiseFloor(RESOURCE, 32);
+        say("    ", "resource " + RESOURCE + ": max_seen = " + store.maxSeen(RESOURCE).getAsLong() + " in table "
+                + store.table() + " (" + store.dialect() + "), lease time " + SampleConfiguration.LEASE.toMillis() + " ms");
 
         CountDownLatch client1Acquired = new CountDownLatch(1);
         CountDownLatch client1Wakes = new CountDownLatch(1);
@@ -98,6 +100,7 @@ public final class CanonicalRace {
         Outcome outcome = new Outcome(repository.read(ACCOUNT), tokens[0], tokens[1],
                 count(meters, "accepted"), count(meters, "stale"), rejected);
         out.println();
+        out.println("max_seen in the database: " + store.maxSeen(RESOURCE).getAsLong());
         out.println("stored data for account " + ACCOUNT + ": " + outcome.data()
                 + ("X".equals(outcome.data()) ? "  (client 2's write survived)" : "  (CORRUPTED by the zombie)"));
         out.printf("fencing.checks{resource=accounts, outcome=accepted} = %.0f%n", outcome.accepted());
