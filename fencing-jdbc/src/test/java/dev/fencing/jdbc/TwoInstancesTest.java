@@ -23,6 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Several application instances share one database: the instance holding the newer token writes, the zombie in
@@ -77,6 +78,45 @@ class TwoInstancesTest {
             assertThat(zombieApp.checks("stale")).isEqualTo(1);
             assertThat(newerApp.checks("accepted")).isEqualTo(1);
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void maxSeenSurvivesClosingEverything(Database database) {
+        tables(database);
+        FencingToken t33 = new FencingToken("notes:7", 33, "old-holder");
+        FencingToken t34 = new FencingToken("notes:7", 34, "new-holder");
+        try (AppInstance before = new AppInstance(database, fenceTable, dataTable)) {
+            FencingContext.run(t34, () -> before.notes().write("7", "X"));
+        }
+        try (AppInstance after = new AppInstance(database, fenceTable, dataTable)) {
+            assertThat(after.context.getBean(JdbcFenceStore.class).maxSeen("notes:7")).hasValue(34);
+            assertThatThrownBy(() -> FencingContext.run(t33, () -> after.notes().write("7", "Y")))
+                    .isInstanceOf(StaleTokenException.class);
+            FencingContext.run(t34, () -> after.notes().write("7", "X again")); // the 34 lease carries on
+        }
+        assertThat(rows()).extracting(r -> r.get("v")).containsExactly("X", "X again");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void anApplicationWithoutTheFenceTableDoesNotStart(Database database) {
+        tables(database);
+        String missing = Database.uniqueTable("absent");
+        assertThat(startupFailure(() -> new AppInstance(database, missing, dataTable).close()))
+                .contains(missing).contains("Create it with the script");
+        assertThat(startupFailure(() -> new AppInstance(database, "no_such_schema_x." + missing, dataTable).close()))
+                .contains("no_such_schema_x." + missing).contains("missing or unusable");
+    }
+
+    private static String startupFailure(Runnable start) {
+        Throwable thrown = catchThrowable(start::run);
+        for (Throwable t = thrown; t != null; t = t.getCause()) {
+            if (t instanceof dev.fencing.FencingConfigurationException) {
+                return t.getMessage();
+            }
+        }
+        throw new AssertionError("expected a FencingConfigurationException at startup", thrown);
     }
 
     @Test
