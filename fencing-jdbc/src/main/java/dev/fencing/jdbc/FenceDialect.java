@@ -98,6 +98,15 @@ public enum FenceDialect {
         return null;
     }
 
+    /**
+     * Whether two first checks of one resource can collide on the insert path with a duplicate key, leaving the
+     * transaction usable so that the statement can run again (H2's MERGE). PostgreSQL and MariaDB resolve that
+     * race inside the statement.
+     */
+    public boolean retriesFirstInsertRace() {
+        return this == H2;
+    }
+
     /** The database product this dialect speaks to, as its JDBC driver names it. */
     public String productName() {
         return productName;

@@ -8,6 +8,7 @@ import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.FencedCall;
 import dev.fencing.token.FencingToken;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -102,16 +103,28 @@ public final class JdbcFenceStore implements FenceStore {
     }
 
     private void check(String resource, FencingToken token) {
-        Row row;
-        try {
-            row = jdbc.query(checkSql, ps -> {
-                ps.setString(1, resource);
-                ps.setLong(2, token.value());
-                ps.setString(3, token.holder());
-            }, rs -> rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null);
-        } catch (DataAccessException e) {
-            throw new FenceStoreException(resource, token, "Fence check for resource '" + resource + "' in table '"
-                    + table + "' failed: " + e.getMessage(), e);
+        Row row = null;
+        for (int attempt = 1; row == null; attempt++) {
+            try {
+                row = jdbc.query(checkSql, ps -> {
+                    ps.setString(1, resource);
+                    ps.setLong(2, token.value());
+                    ps.setString(3, token.holder());
+                }, rs -> rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : NO_ROW);
+            } catch (DuplicateKeyException e) {
+                // another transaction inserted the resource's first row concurrently (H2's MERGE does not absorb
+                // that as ON CONFLICT does): the statement, run again, takes the update path and its row lock
+                if (!dialect.retriesFirstInsertRace() || attempt >= 3) {
+                    throw new FenceStoreException(resource, token, "Fence check for resource '" + resource
+                            + "' in table '" + table + "' failed: " + e.getMessage(), e);
+                }
+            } catch (DataAccessException e) {
+                throw new FenceStoreException(resource, token, "Fence check for resource '" + resource + "' in table '"
+                        + table + "' failed: " + e.getMessage(), e);
+            }
+        }
+        if (row == NO_ROW) {
+            row = null;
         }
         if (row == null) {
             throw new FenceStoreException(resource, token, "Fence check for resource '" + resource
@@ -160,6 +173,8 @@ public final class JdbcFenceStore implements FenceStore {
 
     private record Row(long maxSeen, String holder) {
     }
+
+    private static final Row NO_ROW = new Row(Long.MIN_VALUE, null);
 
     /** Carries the write's own unchecked exception through the transaction template, which rolls back on it. */
     private static final class WriteFailed extends RuntimeException {

@@ -209,6 +209,41 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
     }
 
     @Test
+    void concurrentFirstChecksOfANewResourceAllReachAVerdict() throws Exception {
+        int threads = 6;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            for (int round = 0; round < 20; round++) {
+                String r = freshResource();
+                java.util.concurrent.CyclicBarrier barrier = new java.util.concurrent.CyclicBarrier(threads);
+                List<Future<Boolean>> verdicts = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    FencingToken tok = token(r, t + 1, "h" + t);
+                    verdicts.add(pool.submit(() -> {
+                        barrier.await();
+                        try {
+                            store.fence(r, tok, () -> null);
+                            return true;
+                        } catch (StaleTokenException rejected) {
+                            return false;
+                        } catch (Throwable e) {
+                            throw new AssertionError("no verdict for " + tok, e);
+                        }
+                    }));
+                }
+                int accepted = 0;
+                for (Future<Boolean> verdict : verdicts) {
+                    accepted += verdict.get(60, TimeUnit.SECONDS) ? 1 : 0;
+                }
+                assertThat(accepted).isBetween(1, threads);
+                assertThat(store.maxSeen(r)).hasValue(threads);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void unknownTableFailsAtStartupSayingWhatToDo() {
         assertThatThrownBy(() -> JdbcFenceStore.builder(dataSource).table(Database.uniqueTable("missing")).build())
                 .isInstanceOf(FencingConfigurationException.class)
