@@ -15,7 +15,14 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class InMemoryTokenIssuerTest {
+class InMemoryTokenIssuerTest extends TokenIssuerContract {
+
+    private final InMemoryTokenIssuer shared = new InMemoryTokenIssuer();
+
+    @Override
+    protected TokenIssuer issuer() {
+        return shared;
+    }
 
     private final AtomicLong now = new AtomicLong();
     private final InMemoryTokenIssuer issuer = new InMemoryTokenIssuer(Duration.ofSeconds(5), 32, now::get);

@@ -1,0 +1,54 @@
+package dev.fencing.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.noop.NoopCounter;
+import io.micrometer.core.instrument.Meter;
+
+/**
+ * A token issuer's own counters, created once: {@code fencing.issuer.acquisitions} (tags {@code issuer},
+ * {@code outcome} = acquired | failed) and {@code fencing.issuer.leases.lost} (tag {@code issuer}): leases the lock
+ * service stopped honouring while they were held (session lost, lease expired). Tagged by issuer kind only, never by
+ * resource. No-ops without a registry.
+ */
+public final class IssuerMetrics {
+
+    public static final String ACQUISITIONS = "fencing.issuer.acquisitions";
+    public static final String LOST = "fencing.issuer.leases.lost";
+
+    private final Counter acquired;
+    private final Counter failed;
+    private final Counter lost;
+
+    /**
+     * @param registry where to register, or {@code null} for no-op counters
+     * @param issuer   the issuer kind for the {@code issuer} tag, e.g. {@code zookeeper}
+     */
+    public IssuerMetrics(MeterRegistry registry, String issuer) {
+        this.acquired = counter(registry, ACQUISITIONS, "Locks acquired from the lock service, by outcome",
+                Tags.of("issuer", issuer, "outcome", "acquired"));
+        this.failed = counter(registry, ACQUISITIONS, "Locks acquired from the lock service, by outcome",
+                Tags.of("issuer", issuer, "outcome", "failed"));
+        this.lost = counter(registry, LOST, "Leases lost while held", Tags.of("issuer", issuer));
+    }
+
+    public void acquired() {
+        FencingMetrics.increment(acquired);
+    }
+
+    public void failed() {
+        FencingMetrics.increment(failed);
+    }
+
+    public void lost() {
+        FencingMetrics.increment(lost);
+    }
+
+    private static Counter counter(MeterRegistry registry, String name, String description, Tags tags) {
+        if (registry == null) {
+            return new NoopCounter(new Meter.Id(name, tags, null, description, Meter.Type.COUNTER));
+        }
+        return Counter.builder(name).description(description).tags(tags).register(registry);
+    }
+}
