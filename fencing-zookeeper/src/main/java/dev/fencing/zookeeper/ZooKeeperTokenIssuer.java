@@ -1,0 +1,251 @@
+package dev.fencing.zookeeper;
+
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.metrics.IssuerMetrics;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.locks.InterProcessMutex;
+import org.apache.curator.framework.recipes.locks.StandardLockInternalsDriver;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
+import org.apache.curator.utils.PathUtils;
+import org.apache.curator.utils.ZKPaths;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A {@link TokenIssuer} on ZooKeeper through Curator's {@link InterProcessMutex}. The token is the <b>czxid</b> of
+ * the acquisition's lock znode: the id of the transaction that created it, ordered by Zab across the whole
+ * ensemble, so it grows across sessions, leader changes, restarts and recreated parents. (The sequential suffix of
+ * the node name is not used: it is a 32-bit counter per parent that wraps, and restarts when Curator's empty
+ * container parent is removed.) The holder is the lock node's path.
+ *
+ * <p>Connection state is watched: on {@code SUSPENDED} or {@code LOST} every lease held through this issuer is
+ * marked lost (and counted), since the session, and with it the ephemeral lock node, may be gone; the fence then
+ * protects the resource. Releasing a lost lease is quiet. Release from the thread that acquired.
+ */
+public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
+
+    /** Where lock nodes live unless configured otherwise. */
+    public static final String DEFAULT_BASE_PATH = "/fencing/locks";
+
+    private final CuratorFramework client;
+    private final String basePath;
+    private final IssuerMetrics metrics;
+    private final StatKeepingDriver driver = new StatKeepingDriver();
+    private final Set<ZooKeeperLease> held = ConcurrentHashMap.newKeySet();
+    private final ConnectionStateListener listener = this::onConnectionStateChange;
+
+    /**
+     * @param client   a started Curator client
+     * @param basePath the parent path of all lock nodes
+     * @param registry for the issuer's counters, or {@code null}
+     */
+    public ZooKeeperTokenIssuer(CuratorFramework client, String basePath, MeterRegistry registry) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.basePath = PathUtils.validatePath(Objects.requireNonNull(basePath, "basePath"));
+        this.metrics = new IssuerMetrics(registry, "zookeeper");
+        client.getConnectionStateListenable().addListener(listener);
+    }
+
+    public ZooKeeperTokenIssuer(CuratorFramework client) {
+        this(client, DEFAULT_BASE_PATH, null);
+    }
+
+    @Override
+    public Lease acquire(String resource, Duration timeout) {
+        if (resource == null || resource.isBlank()) {
+            throw new IllegalArgumentException("resource must not be blank");
+        }
+        if (timeout == null || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout for resource '" + resource + "' must not be negative, was " + timeout);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        try {
+            if (!client.getZookeeperClient().isConnected()
+                    && !client.blockUntilConnected((int) Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS)) {
+                throw new LockAcquisitionException(resource, "ZooKeeper at " + connectString() + " is not reachable: "
+                        + "no connection within " + timeout.toMillis() + " ms to lock resource '" + resource + "'");
+            }
+            Mutex mutex = new Mutex(client, ZKPaths.makePath(basePath, nodeName(resource)), driver);
+            long left = Math.max(0, deadline - System.nanoTime());
+            if (!mutex.acquire(left, TimeUnit.NANOSECONDS)) {
+                throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
+                        + " ms waiting for the ZooKeeper lock on resource '" + resource + "' (" + connectString() + ")");
+            }
+            String lockPath = mutex.lockPath();
+            ZooKeeperLease lease = new ZooKeeperLease(new FencingToken(resource, czxidOf(lockPath), lockPath), mutex);
+            held.add(lease);
+            metrics.acquired();
+            return lease;
+        } catch (LockAcquisitionException e) {
+            metrics.failed();
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            metrics.failed();
+            throw new LockAcquisitionException(resource, "Interrupted while locking resource '" + resource + "'", e);
+        } catch (Exception e) {
+            metrics.failed();
+            throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' on ZooKeeper at "
+                    + connectString() + ": " + e, e);
+        }
+    }
+
+    @Override
+    public void release(Lease lease) {
+        if (!(lease instanceof ZooKeeperLease zk) || zk.issuer() != this) {
+            throw new IllegalArgumentException("Lease " + lease + " was not issued by this ZooKeeperTokenIssuer");
+        }
+        if (zk.released) {
+            return;
+        }
+        zk.released = true;
+        held.remove(zk);
+        try {
+            if (zk.mutex.isOwnedByCurrentThread()) {
+                zk.mutex.release();
+            } else {
+                client.delete().guaranteed().forPath(zk.token.holder());
+            }
+        } catch (KeeperException.NoNodeException | IllegalMonitorStateException gone) {
+            // the session ended and took the ephemeral node with it: nothing left to release
+        } catch (Exception e) {
+            if (!zk.lost) {
+                throw new IllegalStateException("Could not release ZooKeeper lock " + zk.token.holder() + ": " + e, e);
+            }
+            // lost lease: the node is gone or will go with the session; releasing is best effort
+        }
+    }
+
+    /** Detaches from the client's connection events; leases still held are marked lost. */
+    @Override
+    public void close() {
+        client.getConnectionStateListenable().removeListener(listener);
+        for (ZooKeeperLease lease : held) {
+            lease.lost = true;
+        }
+    }
+
+    private void onConnectionStateChange(CuratorFramework source, ConnectionState state) {
+        if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
+            for (ZooKeeperLease lease : held) {
+                if (!lease.lost && !lease.released) {
+                    lease.lost = true;
+                    metrics.lost();
+                }
+            }
+        }
+    }
+
+    private long czxidOf(String lockPath) throws Exception {
+        Created created = driver.created.get();
+        driver.created.remove();
+        if (created != null && created.path().equals(lockPath) && created.czxid() > 0) {
+            return created.czxid();
+        }
+        Stat stat = client.checkExists().forPath(lockPath); // protected-mode recovery found the node: ask for it
+        if (stat == null) {
+            throw new IllegalStateException("lock node " + lockPath + " vanished right after it was acquired");
+        }
+        return stat.getCzxid();
+    }
+
+    private String connectString() {
+        return client.getZookeeperClient().getCurrentConnectionString();
+    }
+
+    /**
+     * One znode name per resource: the resource percent-encoded (UTF-8) outside {@code A-Z a-z 0-9 _ : -}, so no
+     * resource can escape the base path or collide with another.
+     */
+    static String nodeName(String resource) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (byte b : resource.getBytes(StandardCharsets.UTF_8)) {
+            int c = b & 0xFF;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || c == '_' || c == ':' || c == '-') {
+                out.write(c);
+            } else {
+                out.writeBytes(String.format("%%%02X", c).getBytes(StandardCharsets.US_ASCII));
+            }
+        }
+        return out.toString(StandardCharsets.US_ASCII);
+    }
+
+    /** Exposes the lock path Curator keeps per thread. */
+    private static final class Mutex extends InterProcessMutex {
+        Mutex(CuratorFramework client, String path, StatKeepingDriver driver) {
+            super(client, path, driver);
+        }
+
+        String lockPath() {
+            return getLockPath();
+        }
+    }
+
+    /**
+     * Curator's standard driver, creating the lock node with its {@link Stat} so the czxid comes with the create
+     * reply instead of costing another round trip.
+     */
+    private static final class StatKeepingDriver extends StandardLockInternalsDriver {
+        /** The create runs on the acquiring thread: its result waits there until the acquire returns. */
+        final ThreadLocal<Created> created = new ThreadLocal<>();
+
+        @Override
+        public String createsTheLock(CuratorFramework client, String path, byte[] lockNodeBytes) throws Exception {
+            Stat stat = new Stat();
+            String ourPath = client.create().storingStatIn(stat).creatingParentContainersIfNeeded().withProtection()
+                    .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
+                    .forPath(path, lockNodeBytes == null ? new byte[0] : lockNodeBytes);
+            created.set(new Created(ourPath, stat.getCzxid()));
+            return ourPath;
+        }
+    }
+
+    private record Created(String path, long czxid) {
+    }
+
+    private final class ZooKeeperLease implements Lease {
+        final FencingToken token;
+        final Mutex mutex;
+        volatile boolean lost;
+        volatile boolean released;
+
+        ZooKeeperLease(FencingToken token, Mutex mutex) {
+            this.token = token;
+            this.mutex = mutex;
+        }
+
+        ZooKeeperTokenIssuer issuer() {
+            return ZooKeeperTokenIssuer.this;
+        }
+
+        @Override
+        public FencingToken token() {
+            return token;
+        }
+
+        @Override
+        public boolean isLost() {
+            return lost || released;
+        }
+
+        @Override
+        public String toString() {
+            return "ZooKeeperLease[" + token + (isLost() ? ", lost" : "") + "]";
+        }
+    }
+}
