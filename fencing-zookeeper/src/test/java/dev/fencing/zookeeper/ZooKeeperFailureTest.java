@@ -1,0 +1,180 @@
+package dev.fencing.zookeeper;
+
+import dev.fencing.issuer.Lease;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingCluster;
+import org.apache.curator.test.TestingServer;
+import org.apache.curator.test.TestingZooKeeperServer;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Tokens stay monotonic through what real ZooKeeper deployments go through, and the fence stops the loser. */
+class ZooKeeperFailureTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    @Test
+    void monotonicAcrossARestartOfTheServer() throws Exception {
+        try (TestingServer server = new TestingServer(true)) {
+            long before;
+            try (CuratorFramework client = Clients.start(server.getConnectString());
+                 ZooKeeperTokenIssuer issuer = new ZooKeeperTokenIssuer(client)) {
+                Lease lease = issuer.acquire("restart", WAIT);
+                before = lease.token().value();
+                issuer.release(lease);
+            }
+            server.restart(); // same data directory, new process state
+            try (CuratorFramework client = Clients.start(server.getConnectString());
+                 ZooKeeperTokenIssuer issuer = new ZooKeeperTokenIssuer(client)) {
+                Lease lease = issuer.acquire("restart", WAIT);
+                assertThat(lease.token().value()).isGreaterThan(before);
+                issuer.release(lease);
+            }
+        }
+    }
+
+    @Test
+    void monotonicAcrossARestartOfTheWholeEnsembleAndAServerKill() throws Exception {
+        try (TestingCluster cluster = new TestingCluster(3)) {
+            cluster.start();
+            List<Long> tokens = new ArrayList<>();
+            try (CuratorFramework client = Clients.start(cluster.getConnectString());
+                 ZooKeeperTokenIssuer issuer = new ZooKeeperTokenIssuer(client)) {
+                tokens.add(acquireAndRelease(issuer));
+
+                // kill the server this client talks to: the client fails over, tokens keep growing
+                InstanceSpec connected = cluster.findConnectionInstance(client.getZookeeperClient().getZooKeeper());
+                assertThat(cluster.killServer(connected)).isTrue();
+                tokens.add(acquireAndRelease(issuer));
+            }
+            for (TestingZooKeeperServer member : cluster.getServers()) {
+                member.stop();               // the whole ensemble goes down ...
+            }
+            for (TestingZooKeeperServer member : cluster.getServers()) {
+                member.restart();            // ... and comes back on its data directories
+            }
+            try (CuratorFramework client = Clients.start(cluster.getConnectString());
+                 ZooKeeperTokenIssuer issuer = new ZooKeeperTokenIssuer(client)) {
+                tokens.add(acquireAndRelease(issuer));
+            }
+            assertThat(tokens).isSorted().doesNotHaveDuplicates();
+        }
+    }
+
+    @Test
+    void killingTheLeaderKeepsTokensMonotonic() throws Exception {
+        try (TestingCluster cluster = new TestingCluster(3)) {
+            cluster.start();
+            try (CuratorFramework client = Clients.start(cluster.getConnectString());
+                 ZooKeeperTokenIssuer issuer = new ZooKeeperTokenIssuer(client)) {
+                long before = acquireAndRelease(issuer);
+                InstanceSpec leader = cluster.getInstances().stream().filter(ZooKeeperFailureTest::isLeader)
+                        .findFirst().orElseThrow();
+                assertThat(cluster.killServer(leader)).isTrue();
+                long after = acquireAndRelease(issuer);
+                // a new leader means a new epoch: the high 32 bits of the zxid grew
+                assertThat(after).isGreaterThan(before);
+                assertThat(after >>> 32).isGreaterThan(before >>> 32);
+            }
+        }
+    }
+
+    @Test
+    void afterSessionExpiryTheNextHolderIsLargerAndTheExpiredHoldersWriteIsRejected() throws Throwable {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        InMemoryFenceStore store = new InMemoryFenceStore();
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework zombieClient = Clients.start(server.getConnectString());
+             CuratorFramework otherClient = Clients.start(server.getConnectString());
+             ZooKeeperTokenIssuer zombieIssuer = new ZooKeeperTokenIssuer(zombieClient, "/locks", registry);
+             ZooKeeperTokenIssuer otherIssuer = new ZooKeeperTokenIssuer(otherClient, "/locks", null)) {
+            Lease zombie = zombieIssuer.acquire("accounts", WAIT);
+            FencingToken zombieToken = zombie.token();
+            store.fence("accounts", zombieToken, () -> "first write");
+
+            // the zombie's session expires (a long pause): ZooKeeper deletes its ephemeral lock node
+            zombieClient.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+            Lease next = otherIssuer.acquire("accounts", WAIT);
+            assertThat(next.token().value()).isGreaterThan(zombieToken.value());
+            await(() -> zombie.isLost());
+            assertThat(registry.get("fencing.issuer.leases.lost").tag("issuer", "zookeeper").counter().count())
+                    .isEqualTo(1);
+
+            List<String> data = new ArrayList<>();
+            store.fence("accounts", next.token(), () -> data.add("X"));
+            assertThatThrownBy(() -> store.fence("accounts", zombieToken, () -> data.add("Y")))
+                    .isInstanceOf(StaleTokenException.class);
+            assertThat(data).containsExactly("X");
+
+            zombieIssuer.release(zombie); // releasing a lost lease is clean, and does not touch the new holder
+            assertThat(next.isLost()).isFalse();
+            assertThat(otherClient.checkExists().forPath(next.token().holder())).isNotNull();
+            otherIssuer.release(next);
+        }
+    }
+
+    @Test
+    void czxidKeepsGrowingWhenTheLockParentIsDeletedAndRecreated() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework client = Clients.start(server.getConnectString());
+             ZooKeeperTokenIssuer issuer = new ZooKeeperTokenIssuer(client, "/locks", null)) {
+            Lease first = issuer.acquire("orders", WAIT);
+            String firstNode = first.token().holder();
+            issuer.release(first);
+            client.delete().deletingChildrenIfNeeded().forPath("/locks/orders");
+            client.create().creatingParentsIfNeeded().forPath("/locks/orders");
+            Lease second = issuer.acquire("orders", WAIT);
+            try {
+                assertThat(second.token().value()).isGreaterThan(first.token().value());
+                // the sequential suffix started over with the new parent: it would have gone backwards as a token
+                assertThat(sequenceOf(second.token().holder())).isLessThanOrEqualTo(sequenceOf(firstNode));
+            } finally {
+                issuer.release(second);
+            }
+        }
+    }
+
+    /** Asks a member for its role with the {@code srvr} four-letter command (whitelisted by default). */
+    private static boolean isLeader(InstanceSpec member) {
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", member.getPort())) {
+            socket.getOutputStream().write("srvr".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+            String reply = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+            return reply.contains("Mode: leader");
+        } catch (java.io.IOException e) {
+            return false;
+        }
+    }
+
+    private static long sequenceOf(String lockPath) {
+        return Long.parseLong(lockPath.substring(lockPath.length() - 10));
+    }
+
+    private static long acquireAndRelease(ZooKeeperTokenIssuer issuer) {
+        Lease lease = issuer.acquire("cluster", WAIT);
+        issuer.release(lease);
+        return lease.token().value();
+    }
+
+    private static void await(java.util.function.BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within 30 s");
+            }
+            Thread.sleep(20);
+        }
+    }
+}
