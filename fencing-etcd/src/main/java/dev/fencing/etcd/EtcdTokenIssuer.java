@@ -1,0 +1,278 @@
+package dev.fencing.etcd;
+
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.metrics.IssuerMetrics;
+import dev.fencing.token.FencingToken;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.lock.LockResponse;
+import io.etcd.jetcd.support.CloseableClient;
+import io.grpc.stub.StreamObserver;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * A {@link TokenIssuer} on etcd through jetcd's lock API. Locks are bound to a session lease that this issuer keeps
+ * alive; the token is the <b>create revision</b> of the lock key, which Raft orders across the cluster, and which
+ * grows from each holder to the next (etcd grants the lock in create-revision order). The holder is the lock key and
+ * that revision ({@code /fencing/locks/accounts/694d7a1b2c3d4e5f@1234}), unique per acquisition.
+ *
+ * <p>etcd grants its lock per session lease, and all locks of this issuer share one session; so acquirers in this
+ * process first queue on a local fair semaphore per resource, and only one of them at a time asks etcd.
+ *
+ * <p>When the session lease can no longer be kept alive (expired, or the keep-alive stream failed), every lease held
+ * through it is marked lost and counted, and the next acquire starts a new session. Releasing a lost lease is quiet.
+ */
+public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
+
+    /** The key prefix of all locks unless configured otherwise. */
+    public static final String DEFAULT_PREFIX = "/fencing/locks/";
+
+    private final Client client;
+    private final String prefix;
+    private final long sessionTtlSeconds;
+    private final IssuerMetrics metrics;
+    private final String endpoints;
+    private final Object sessionLock = new Object();
+    private volatile Session session;
+    private final ConcurrentHashMap<String, Semaphore> local = new ConcurrentHashMap<>();
+
+    /**
+     * @param client     a jetcd client
+     * @param endpoints  the endpoints the client uses, for messages
+     * @param prefix     the key prefix of lock keys
+     * @param sessionTtl time-to-live of the session lease; a holder that cannot keep it alive that long loses its locks
+     * @param registry   for the issuer's counters, or {@code null}
+     */
+    public EtcdTokenIssuer(Client client, String endpoints, String prefix, Duration sessionTtl, MeterRegistry registry) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.endpoints = Objects.requireNonNull(endpoints, "endpoints");
+        this.prefix = Objects.requireNonNull(prefix, "prefix");
+        if (sessionTtl == null || sessionTtl.toSeconds() < 1) {
+            throw new IllegalArgumentException("sessionTtl must be at least one second, was " + sessionTtl);
+        }
+        this.sessionTtlSeconds = sessionTtl.toSeconds();
+        this.metrics = new IssuerMetrics(registry, "etcd");
+    }
+
+    @Override
+    public Lease acquire(String resource, Duration timeout) {
+        if (resource == null || resource.isBlank()) {
+            throw new IllegalArgumentException("resource must not be blank");
+        }
+        if (timeout == null || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout for resource '" + resource + "' must not be negative, was " + timeout);
+        }
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Semaphore turn = local.computeIfAbsent(resource, r -> new Semaphore(1, true));
+        boolean mine = false;
+        try {
+            if (!turn.tryAcquire(left(deadline), TimeUnit.NANOSECONDS)) {
+                throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
+                        + " ms waiting for the etcd lock on resource '" + resource + "', held in this process");
+            }
+            mine = true;
+            Session current = session(deadline);
+            ByteSequence name = ByteSequence.from(prefix + resource, StandardCharsets.UTF_8);
+            CompletableFuture<LockResponse> locking = client.getLockClient().lock(name, current.leaseId);
+            LockResponse locked;
+            try {
+                locked = locking.get(left(deadline), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                // the lock request may still succeed later: give the lock back as soon as it does
+                locking.thenAccept(late -> client.getLockClient().unlock(late.getKey()));
+                throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
+                        + " ms waiting for the etcd lock on resource '" + resource + "' (" + endpoints + ")");
+            }
+            List<KeyValue> kvs = client.getKVClient().get(locked.getKey()).get(left(deadline), TimeUnit.NANOSECONDS).getKvs();
+            if (kvs.isEmpty()) {
+                client.getLockClient().unlock(locked.getKey());
+                throw new LockAcquisitionException(resource, "etcd lock key for resource '" + resource
+                        + "' vanished right after it was granted (session lease expired?)");
+            }
+            long revision = kvs.get(0).getCreateRevision();
+            String holder = locked.getKey().toString(StandardCharsets.UTF_8) + "@" + revision;
+            EtcdLease lease = new EtcdLease(new FencingToken(resource, revision, holder),
+                    locked.getKey(), current, turn);
+            mine = false; // the lease owns the turn now
+            current.held.add(lease);
+            if (current.lost) {          // the session died while we were locking
+                lease.lost = true;
+            }
+            metrics.acquired();
+            return lease;
+        } catch (LockAcquisitionException e) {
+            metrics.failed();
+            throw e;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            metrics.failed();
+            throw new LockAcquisitionException(resource, "Interrupted while locking resource '" + resource + "'", e);
+        } catch (TimeoutException e) {
+            metrics.failed();
+            throw new LockAcquisitionException(resource, "etcd at " + endpoints + " did not answer within "
+                    + timeout.toMillis() + " ms while locking resource '" + resource + "'", e);
+        } catch (ExecutionException | RuntimeException e) {
+            metrics.failed();
+            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+            throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' on etcd at "
+                    + endpoints + ": " + cause, cause);
+        } finally {
+            if (mine) {
+                turn.release();
+            }
+        }
+    }
+
+    @Override
+    public void release(Lease lease) {
+        if (!(lease instanceof EtcdLease etcd) || etcd.issuer() != this) {
+            throw new IllegalArgumentException("Lease " + lease + " was not issued by this EtcdTokenIssuer");
+        }
+        if (etcd.released) {
+            return;
+        }
+        etcd.released = true;
+        etcd.session.held.remove(etcd);
+        try {
+            client.getLockClient().unlock(etcd.key).get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            if (!etcd.lost) {
+                throw new IllegalStateException("Could not release etcd lock " + etcd.token.holder() + ": " + e, e);
+            }
+            // lost lease: its key went with the session lease
+        } finally {
+            etcd.turn.release();
+        }
+    }
+
+    /** Stops keeping the session alive and revokes it: every lock still held is released by etcd. */
+    @Override
+    public void close() {
+        synchronized (sessionLock) {
+            Session current = session;
+            session = null;
+            if (current != null) {
+                current.markLost(false);
+                current.keepAlive.close();
+                client.getLeaseClient().revoke(current.leaseId);
+            }
+        }
+    }
+
+    private Session session(long deadline)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        Session current = session;
+        if (current != null && !current.lost) {
+            return current;
+        }
+        synchronized (sessionLock) {
+            current = session;
+            if (current != null && !current.lost) {
+                return current;
+            }
+            long leaseId = client.getLeaseClient().grant(sessionTtlSeconds).get(left(deadline), TimeUnit.NANOSECONDS).getID();
+            Session fresh = new Session(leaseId);
+            fresh.keepAlive = client.getLeaseClient().keepAlive(leaseId, fresh);
+            session = fresh;
+            return fresh;
+        }
+    }
+
+    private static long left(long deadline) {
+        return Math.max(1, deadline - System.nanoTime());
+    }
+
+    /** One session lease kept alive by a stream; when it fails, the locks bound to it are lost. */
+    private final class Session implements StreamObserver<LeaseKeepAliveResponse> {
+        final long leaseId;
+        final Set<EtcdLease> held = ConcurrentHashMap.newKeySet();
+        volatile CloseableClient keepAlive;
+        volatile boolean lost;
+
+        Session(long leaseId) {
+            this.leaseId = leaseId;
+        }
+
+        @Override
+        public void onNext(LeaseKeepAliveResponse response) {
+            if (response.getTTL() <= 0) {
+                markLost(true);
+            }
+        }
+
+        @Override
+        public void onError(Throwable error) {
+            markLost(true);
+        }
+
+        @Override
+        public void onCompleted() {
+            markLost(true);
+        }
+
+        void markLost(boolean count) {
+            lost = true;
+            for (EtcdLease lease : held) {
+                if (!lease.lost && !lease.released) {
+                    lease.lost = true;
+                    if (count) {
+                        metrics.lost();
+                    }
+                }
+            }
+        }
+    }
+
+    private final class EtcdLease implements Lease {
+        final FencingToken token;
+        final ByteSequence key;
+        final Session session;
+        final Semaphore turn;
+        volatile boolean lost;
+        volatile boolean released;
+
+        EtcdLease(FencingToken token, ByteSequence key, Session session, Semaphore turn) {
+            this.token = token;
+            this.key = key;
+            this.session = session;
+            this.turn = turn;
+        }
+
+        EtcdTokenIssuer issuer() {
+            return EtcdTokenIssuer.this;
+        }
+
+        @Override
+        public FencingToken token() {
+            return token;
+        }
+
+        @Override
+        public boolean isLost() {
+            return lost || released;
+        }
+
+        @Override
+        public String toString() {
+            return "EtcdLease[" + token + (isLost() ? ", lost" : "") + "]";
+        }
+    }
+}
