@@ -11,6 +11,8 @@ import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.etcd.jetcd.lock.LockResponse;
 import io.etcd.jetcd.support.CloseableClient;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -89,16 +91,7 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
             mine = true;
             Session current = session(deadline);
             ByteSequence name = ByteSequence.from(prefix + resource, StandardCharsets.UTF_8);
-            CompletableFuture<LockResponse> locking = client.getLockClient().lock(name, current.leaseId);
-            LockResponse locked;
-            try {
-                locked = locking.get(left(deadline), TimeUnit.NANOSECONDS);
-            } catch (TimeoutException e) {
-                // the lock request may still succeed later: give the lock back as soon as it does
-                locking.thenAccept(late -> client.getLockClient().unlock(late.getKey()));
-                throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
-                        + " ms waiting for the etcd lock on resource '" + resource + "' (" + endpoints + ")");
-            }
+            LockResponse locked = lockRetryingTransientErrors(resource, name, current, deadline, timeout);
             List<KeyValue> kvs = client.getKVClient().get(locked.getKey()).get(left(deadline), TimeUnit.NANOSECONDS).getKvs();
             if (kvs.isEmpty()) {
                 client.getLockClient().unlock(locked.getKey());
@@ -175,6 +168,43 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
                 client.getLeaseClient().revoke(current.leaseId);
             }
         }
+    }
+
+    /**
+     * Asks etcd for the lock, again after transient errors (a leader election in progress, an unavailable member),
+     * until the deadline. Retrying is safe: the lock key is named after the session lease, so a request that did
+     * reach the server is simply continued.
+     */
+    private LockResponse lockRetryingTransientErrors(String resource, ByteSequence name, Session current,
+                                                     long deadline, Duration timeout)
+            throws InterruptedException, ExecutionException {
+        while (true) {
+            CompletableFuture<LockResponse> locking = client.getLockClient().lock(name, current.leaseId);
+            try {
+                return locking.get(left(deadline), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                // the lock request may still succeed later: give the lock back as soon as it does
+                locking.thenAccept(late -> client.getLockClient().unlock(late.getKey()));
+                throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
+                        + " ms waiting for the etcd lock on resource '" + resource + "' (" + endpoints + ")");
+            } catch (ExecutionException e) {
+                if (!isTransient(e.getCause()) || deadline - System.nanoTime() < TimeUnit.MILLISECONDS.toNanos(100)) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    private static boolean isTransient(Throwable error) {
+        if (error instanceof StatusRuntimeException status) {
+            Status.Code code = status.getStatus().getCode();
+            String description = String.valueOf(status.getStatus().getDescription());
+            return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
+                    || description.contains("leader changed") || description.contains("request timed out")
+                    || description.contains("no leader");
+        }
+        return false;
     }
 
     private Session session(long deadline)
