@@ -6,6 +6,9 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.IssuerMetrics;
 import dev.fencing.token.FencingToken;
 import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.common.exception.ClosedClientException;
+import io.etcd.jetcd.common.exception.ErrorCode;
+import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
@@ -37,8 +40,10 @@ import java.util.concurrent.TimeoutException;
  * <p>etcd grants its lock per session lease, and all locks of this issuer share one session; so acquirers in this
  * process first queue on a local fair semaphore per resource, and only one of them at a time asks etcd.
  *
- * <p>When the session lease can no longer be kept alive (expired, or the keep-alive stream failed), every lease held
- * through it is marked lost and counted, and the next acquire starts a new session. Releasing a lost lease is quiet.
+ * <p>When the session lease is gone (etcd no longer knows it, no keep-alive succeeded within its TTL, or the client
+ * was closed), every lease held through it is marked lost and counted, and the next acquire starts a new session.
+ * A keep-alive stream that breaks and is reopened in time (a member restarting) is not a loss. Releasing a lost
+ * lease is quiet.
  */
 public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
 
@@ -248,9 +253,16 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
             }
         }
 
+        /**
+         * Terminal: etcd no longer knows the lease, or the client is closed. A stream error is not: jetcd reopens
+         * the keep-alive stream, and if it stays down past the lease's TTL, its deadline check completes the stream.
+         */
         @Override
         public void onError(Throwable error) {
-            markLost(true);
+            boolean leaseGone = error instanceof EtcdException etcd && etcd.getErrorCode() == ErrorCode.NOT_FOUND;
+            if (leaseGone || error instanceof ClosedClientException) {
+                markLost(true);
+            }
         }
 
         @Override

@@ -61,6 +61,33 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
     }
 
     @Test
+    void aRevokedSessionLeaseMarksItsLeasesLostAndANewSessionTakesOver() throws Exception {
+        String resource = freshResource();
+        Lease lease = issuer.acquire(resource, Duration.ofSeconds(10));
+        String key = lease.token().holder().substring(0, lease.token().holder().lastIndexOf('@'));
+        long sessionLease = Long.parseUnsignedLong(key.substring(key.lastIndexOf('/') + 1), 16);
+        double lostBefore = registry.get("fencing.issuer.leases.lost").tag("issuer", "etcd").counter().count();
+
+        client.getLeaseClient().revoke(sessionLease).get(10, TimeUnit.SECONDS); // etcd forgets the session
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!lease.isLost() && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+        }
+        assertThat(lease.isLost()).isTrue();
+        assertThat(registry.get("fencing.issuer.leases.lost").tag("issuer", "etcd").counter().count())
+                .isEqualTo(lostBefore + 1);
+
+        issuer.release(lease); // quiet: the key went with the lease
+        Lease next = issuer.acquire(resource, Duration.ofSeconds(10));
+        try {
+            assertThat(next.token().value()).isGreaterThan(lease.token().value());
+            assertThat(next.token().holder()).doesNotContain(Long.toHexString(sessionLease));
+        } finally {
+            issuer.release(next);
+        }
+    }
+
+    @Test
     void tokenIsTheCreateRevisionOfTheLockKey() throws Exception {
         Lease lease = issuer.acquire(freshResource(), Duration.ofSeconds(10));
         try {
