@@ -245,19 +245,7 @@ public final class JdbcFenceStore implements FenceStore {
                 throw new FencingConfigurationException("JdbcFenceStore table name '" + table + "' is invalid: use "
                         + "letters, digits and underscores, optionally schema-qualified (schema.table), at most 63 each");
             }
-            String product = productName();
-            FenceDialect detected = FenceDialect.forProductName(product);
-            if (dialect == null) {
-                if (detected == null) {
-                    throw new FencingConfigurationException("JdbcFenceStore does not support database '" + product
-                            + "'; supported: PostgreSQL, MariaDB, H2");
-                }
-                dialect = detected;
-            } else if (detected != dialect) {
-                throw new FencingConfigurationException("JdbcFenceStore dialect " + dialect + " does not match the "
-                        + "database, which is '" + product + "'; set dialect(" + (detected == null ? "..." : detected)
-                        + ") or leave the dialect unset to detect it");
-            }
+            dialect = Dialects.detect(dataSource, dialect, "JdbcFenceStore");
             PlatformTransactionManager tm = transactionManager != null ? transactionManager
                     : new DataSourceTransactionManager(dataSource);
             JdbcFenceStore store = new JdbcFenceStore(dataSource, tm, dialect, table);
@@ -267,20 +255,6 @@ public final class JdbcFenceStore implements FenceStore {
             store.probe();
             store.requireUniqueResourceKey();
             return store;
-        }
-
-        private String productName() {
-            try {
-                String name = new JdbcTemplate(dataSource).execute(
-                        (Connection c) -> {
-                            DatabaseMetaData meta = c.getMetaData();
-                            return meta.getDatabaseProductName() + " " + meta.getDatabaseProductVersion();
-                        });
-                return name == null ? "unknown" : name;
-            } catch (DataAccessException e) {
-                throw new FencingConfigurationException("JdbcFenceStore cannot connect to its data source: "
-                        + e.getMessage(), e);
-            }
         }
     }
 

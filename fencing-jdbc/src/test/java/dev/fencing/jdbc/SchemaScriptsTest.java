@@ -24,6 +24,20 @@ class SchemaScriptsTest {
         assertThat(normalize(statement)).isEqualTo(normalize(dialect.createTableSql(JdbcFenceStore.DEFAULT_TABLE) + ";"));
     }
 
+    @ParameterizedTest
+    @EnumSource(FenceDialect.class)
+    void leaseScriptMatchesTheIssuersDdl(FenceDialect dialect) throws IOException {
+        String resource = "dev/fencing/jdbc/lease-" + dialect.name().toLowerCase(java.util.Locale.ROOT) + ".sql";
+        String script;
+        try (InputStream in = getClass().getClassLoader().getResourceAsStream(resource)) {
+            assertThat(in).as(resource).isNotNull();
+            script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        String statement = script.lines().filter(l -> !l.startsWith("--")).reduce("", (a, b) -> a + b + "\n").trim();
+        assertThat(normalize(statement))
+                .isEqualTo(normalize(LeaseDialect.of(dialect).createTableSql(JdbcTokenIssuer.DEFAULT_TABLE) + ";"));
+    }
+
     private static String normalize(String sql) {
         return sql.replaceAll("\\s+", " ").trim();
     }

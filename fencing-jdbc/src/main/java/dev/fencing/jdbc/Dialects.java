@@ -1,0 +1,47 @@
+package dev.fencing.jdbc;
+
+import dev.fencing.FencingConfigurationException;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+
+/** Detects the database behind a data source and checks it against a configured dialect. */
+final class Dialects {
+
+    private Dialects() {
+    }
+
+    /**
+     * @param configured the dialect the user set, or {@code null} to detect
+     * @param who        the component asking, for messages
+     * @throws FencingConfigurationException when the database is unreachable, unsupported, or not {@code configured}
+     */
+    static FenceDialect detect(DataSource dataSource, FenceDialect configured, String who) {
+        String product;
+        try {
+            product = new JdbcTemplate(dataSource).execute((Connection c) -> {
+                DatabaseMetaData meta = c.getMetaData();
+                return meta.getDatabaseProductName() + " " + meta.getDatabaseProductVersion();
+            });
+        } catch (DataAccessException e) {
+            throw new FencingConfigurationException(who + " cannot connect to its data source: " + e.getMessage(), e);
+        }
+        FenceDialect detected = FenceDialect.forProductName(product);
+        if (configured == null) {
+            if (detected == null) {
+                throw new FencingConfigurationException(who + " does not support database '" + product
+                        + "'; supported: PostgreSQL, MariaDB, H2");
+            }
+            return detected;
+        }
+        if (detected != configured) {
+            throw new FencingConfigurationException(who + " dialect " + configured + " does not match the database, "
+                    + "which is '" + product + "'; set dialect(" + (detected == null ? "..." : detected)
+                    + ") or leave the dialect unset to detect it");
+        }
+        return configured;
+    }
+}

@@ -1,0 +1,280 @@
+package dev.fencing.jdbc;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.metrics.IssuerMetrics;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import javax.sql.DataSource;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+/**
+ * A {@link TokenIssuer} for applications that only have a database: a lease table with one row per resource
+ * (resource, holder, token, expires_at). Acquiring succeeds when the lease is free or expired, and advances the
+ * row's token in the same transaction, so tokens are durable, per resource, and strictly increasing across
+ * restarts. Works on PostgreSQL, MariaDB and H2; times come from the database's clock.
+ *
+ * <p><b>The trade-off:</b> this is a lease on wall-clock time with no keep-alive. A holder that runs longer than
+ * the lease (a pause, a slow call) loses it to the next acquirer without noticing, exactly the zombie case. What
+ * keeps the data safe is the fence (max_seen checked at the resource), not the lease: pair it with a fence store.
+ */
+public final class JdbcTokenIssuer implements TokenIssuer {
+
+    /** The default lease table. */
+    public static final String DEFAULT_TABLE = "fencing_lease";
+
+    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
+    private final JdbcTemplate jdbc;
+    private final TransactionTemplate transactions;
+    private final LeaseDialect dialect;
+    private final String table;
+    private final Duration leaseTime;
+    private final String name;
+    private final IssuerMetrics metrics;
+    private final String ensureRowSql;
+    private final String lockRowSql;
+    private final String takeSql;
+    private final String releaseSql;
+
+    private JdbcTokenIssuer(Builder b, LeaseDialect dialect) {
+        this.jdbc = new JdbcTemplate(b.dataSource);
+        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(b.dataSource));
+        this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        this.dialect = dialect;
+        this.table = b.table;
+        this.leaseTime = b.leaseTime;
+        this.name = b.name != null ? b.name : "the database behind " + b.dataSource;
+        this.metrics = new IssuerMetrics(b.registry, "jdbc");
+        this.ensureRowSql = dialect.ensureRowSql(table);
+        this.lockRowSql = dialect.lockRowSql(table);
+        this.takeSql = dialect.takeSql(table);
+        this.releaseSql = dialect.releaseSql(table);
+    }
+
+    /** Starts a builder for an issuer on {@code dataSource}. */
+    public static Builder builder(DataSource dataSource) {
+        return new Builder(dataSource);
+    }
+
+    @Override
+    public Lease acquire(String resource, Duration timeout) {
+        if (resource == null || resource.isBlank()) {
+            throw new IllegalArgumentException("resource must not be blank");
+        }
+        if (timeout == null || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout for resource '" + resource + "' must not be negative, was " + timeout);
+        }
+        FencingToken probe = new FencingToken(resource, 1, "probe"); // validates the resource as a token would
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String holder = "jdbc-" + UUID.randomUUID();
+        long pause = 20;
+        RuntimeException lastError = null;
+        while (true) {
+            long attemptStarted = System.nanoTime();
+            try {
+                Long token = tryTake(probe.resource(), holder);
+                if (token != null) {
+                    metrics.acquired();
+                    return new JdbcLease(new FencingToken(resource, token, holder), attemptStarted + leaseTime.toNanos());
+                }
+                lastError = null;
+            } catch (DataAccessException | TransactionException e) {
+                lastError = e; // unreachable or failing database: keep trying until the deadline
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                metrics.failed();
+                if (lastError != null) {
+                    throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' in "
+                            + name + " within " + timeout.toMillis() + " ms: " + lastError.getMessage(), lastError);
+                }
+                throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
+                        + " ms waiting for the database lease on resource '" + resource + "' (" + name + ")");
+            }
+            try {
+                Thread.sleep(Math.min(pause, TimeUnit.NANOSECONDS.toMillis(left) + 1));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                metrics.failed();
+                throw new LockAcquisitionException(resource, "Interrupted while locking resource '" + resource + "'", e);
+            }
+            pause = Math.min(pause * 2, 250);
+        }
+    }
+
+    /** One attempt, in its own transaction: the token if the lease was free or expired, else {@code null}. */
+    private Long tryTake(String resource, String holder) {
+        return transactions.execute(status -> {
+            try {
+                jdbc.update(ensureRowSql, resource);
+            } catch (DuplicateKeyException raced) {
+                // another transaction inserted the row first (H2's MERGE): it exists now, which is all we need
+            }
+            Object[] row = jdbc.queryForObject(lockRowSql, (rs, n) -> new Object[] {rs.getLong(1), rs.getInt(2)}, resource);
+            if (((Integer) row[1]) == 0) {
+                return null;
+            }
+            jdbc.update(takeSql, holder, dialect.ttlParameter(leaseTime.toMillis()), resource);
+            return (Long) row[0] + 1;
+        });
+    }
+
+    @Override
+    public void release(Lease lease) {
+        if (!(lease instanceof JdbcLease jdbcLease) || jdbcLease.issuer() != this) {
+            throw new IllegalArgumentException("Lease " + lease + " was not issued by this JdbcTokenIssuer");
+        }
+        if (jdbcLease.released) {
+            return;
+        }
+        jdbcLease.released = true;
+        // frees the row only if this acquisition still holds it: a lease that expired and was taken is left alone
+        jdbc.update(releaseSql, jdbcLease.token.resource(), jdbcLease.token.holder());
+    }
+
+    public String table() {
+        return table;
+    }
+
+    private final class JdbcLease implements Lease {
+        final FencingToken token;
+        final long expiresAtNanos;
+        volatile boolean released;
+
+        JdbcLease(FencingToken token, long expiresAtNanos) {
+            this.token = token;
+            this.expiresAtNanos = expiresAtNanos;
+        }
+
+        JdbcTokenIssuer issuer() {
+            return JdbcTokenIssuer.this;
+        }
+
+        @Override
+        public FencingToken token() {
+            return token;
+        }
+
+        /** Released, or past its lease time as measured from before the acquiring statement was sent. */
+        @Override
+        public boolean isLost() {
+            return released || System.nanoTime() - expiresAtNanos >= 0;
+        }
+
+        @Override
+        public String toString() {
+            return "JdbcLease[" + token + (isLost() ? ", lost" : "") + "]";
+        }
+    }
+
+    /**
+     * Configures a {@link JdbcTokenIssuer}. Defaults: table {@value #DEFAULT_TABLE}, leases of 30 seconds, dialect
+     * detected, table checked at build time.
+     */
+    public static final class Builder {
+        private final DataSource dataSource;
+        private FenceDialect dialect;
+        private String table = DEFAULT_TABLE;
+        private Duration leaseTime = Duration.ofSeconds(30);
+        private boolean createTable;
+        private boolean verify = true;
+        private String name;
+        private MeterRegistry registry;
+
+        private Builder(DataSource dataSource) {
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+        }
+
+        public Builder dialect(FenceDialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            return this;
+        }
+
+        /** The lease table, optionally schema-qualified: letters, digits and underscores only. */
+        public Builder table(String table) {
+            this.table = table;
+            return this;
+        }
+
+        /** How long a lease lasts; there is no keep-alive, choose it longer than the critical section. */
+        public Builder leaseTime(Duration leaseTime) {
+            this.leaseTime = Objects.requireNonNull(leaseTime, "leaseTime");
+            return this;
+        }
+
+        public Builder createTableIfMissing(boolean createTable) {
+            this.createTable = createTable;
+            return this;
+        }
+
+        /**
+         * Whether {@link #build()} checks the database now (default). Turn off only to start while the database may
+         * be down; then the dialect must be set, and the first acquire reports what is wrong.
+         */
+        public Builder verifyOnBuild(boolean verify) {
+            this.verify = verify;
+            return this;
+        }
+
+        /** How messages name the database (default: the data source's {@code toString()}). */
+        public Builder name(String name) {
+            this.name = name;
+            return this;
+        }
+
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.registry = registry;
+            return this;
+        }
+
+        /**
+         * @throws FencingConfigurationException when the table name or lease time is invalid, the database is
+         *                                       unsupported or not the configured dialect, or the table is unusable
+         */
+        public JdbcTokenIssuer build() {
+            if (table == null || !IDENTIFIER.matcher(table).matches()) {
+                throw new FencingConfigurationException("JdbcTokenIssuer table name '" + table + "' is invalid: use "
+                        + "letters, digits and underscores, optionally schema-qualified (schema.table), at most 63 each");
+            }
+            if (leaseTime.toMillis() < 1) {
+                throw new FencingConfigurationException("JdbcTokenIssuer leaseTime must be at least 1 ms, was " + leaseTime);
+            }
+            if (!verify) {
+                if (dialect == null) {
+                    throw new FencingConfigurationException("JdbcTokenIssuer.verifyOnBuild(false) needs an explicit dialect");
+                }
+                return new JdbcTokenIssuer(this, LeaseDialect.of(dialect));
+            }
+            FenceDialect detected = Dialects.detect(dataSource, dialect, "JdbcTokenIssuer");
+            JdbcTokenIssuer issuer = new JdbcTokenIssuer(this, LeaseDialect.of(detected));
+            if (createTable) {
+                issuer.jdbc.execute(issuer.dialect.createTableSql(table));
+            }
+            try {
+                issuer.transactions.executeWithoutResult(status ->
+                        issuer.jdbc.query(issuer.lockRowSql, rs -> null, "fencing-startup-probe"));
+            } catch (DataAccessException e) {
+                throw new FencingConfigurationException("Lease table '" + table + "' is missing or unusable ("
+                        + e.getMostSpecificCause().getMessage() + "). Create it with the script classpath:"
+                        + "dev/fencing/jdbc/lease-" + detected.name().toLowerCase(java.util.Locale.ROOT)
+                        + ".sql, or build the issuer with createTableIfMissing(true)", e);
+            }
+            return issuer;
+        }
+    }
+}

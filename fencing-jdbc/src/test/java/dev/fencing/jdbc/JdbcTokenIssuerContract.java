@@ -1,0 +1,140 @@
+package dev.fencing.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.RemoteTokenIssuerContract;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The issuer contract for the database lease, on a real database, plus what a lease on wall-clock time implies. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
+
+    private HikariDataSource pool;
+    private HikariDataSource unreachablePool;
+    private JdbcTemplate jdbc;
+    private String leaseTable;
+    private String fenceTable;
+    private JdbcTokenIssuer issuer;
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    abstract Database database();
+
+    @BeforeAll
+    void start() {
+        pool = database().newPool(10);
+        jdbc = new JdbcTemplate(pool);
+        leaseTable = Database.uniqueTable("lease");
+        fenceTable = Database.uniqueTable("fence");
+        issuer = JdbcTokenIssuer.builder(pool).table(leaseTable).createTableIfMissing(true).meterRegistry(registry).build();
+    }
+
+    @AfterAll
+    void stop() {
+        jdbc.execute("DROP TABLE IF EXISTS " + leaseTable);
+        jdbc.execute("DROP TABLE IF EXISTS " + fenceTable);
+        pool.close();
+        if (unreachablePool != null) {
+            unreachablePool.close();
+        }
+    }
+
+    @Override
+    protected TokenIssuer issuer() {
+        return issuer;
+    }
+
+    @Override
+    protected TokenIssuer unreachableIssuer() {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(database() == Database.MARIADB ? "jdbc:mariadb://127.0.0.1:1/test"
+                : "jdbc:postgresql://127.0.0.1:1/test");
+        config.setConnectionTimeout(500);
+        config.setInitializationFailTimeout(-1);
+        config.setPoolName("unreachable-db");
+        unreachablePool = new HikariDataSource(config);
+        return JdbcTokenIssuer.builder(unreachablePool).dialect(database() == Database.MARIADB
+                        ? FenceDialect.MARIADB : FenceDialect.POSTGRESQL)
+                .verifyOnBuild(false).name("unreachable-db").build();
+    }
+
+    @Override
+    protected String unreachableServiceName() {
+        return "unreachable-db";
+    }
+
+    @Test
+    void tokensSurviveARestart() {
+        String r = freshResource();
+        Lease first = issuer.acquire(r, Duration.ofSeconds(10));
+        issuer.release(first);
+        try (HikariDataSource fresh = database().newPool(2)) {
+            JdbcTokenIssuer restarted = JdbcTokenIssuer.builder(fresh).table(leaseTable).build();
+            Lease next = restarted.acquire(r, Duration.ofSeconds(10));
+            assertThat(next.token().value()).isEqualTo(first.token().value() + 1);
+            restarted.release(next);
+        }
+    }
+
+    @Test
+    void anExpiredLeaseIsTakenOverAndTheFenceStopsTheOldHolder() throws Throwable {
+        JdbcTokenIssuer shortLeases = JdbcTokenIssuer.builder(pool).table(leaseTable)
+                .leaseTime(Duration.ofMillis(300)).build();
+        JdbcFenceStore store = JdbcFenceStore.builder(pool).table(fenceTable).createTableIfMissing(true).build();
+        String r = freshResource();
+        List<String> data = new ArrayList<>();
+
+        Lease zombie = shortLeases.acquire(r, Duration.ofSeconds(10));
+        FencingToken zombieToken = zombie.token();
+        store.fence(r, zombieToken, () -> data.add("zombie before its pause"));
+        assertThatThrownBy(() -> shortLeases.acquire(r, Duration.ofMillis(50)))
+                .isInstanceOf(LockAcquisitionException.class);   // still held
+
+        Thread.sleep(400);                                          // the zombie pauses past its lease
+        assertThat(zombie.isLost()).isTrue();
+        Lease next = shortLeases.acquire(r, Duration.ofSeconds(10));
+        assertThat(next.token().value()).isEqualTo(zombieToken.value() + 1);
+        store.fence(r, next.token(), () -> data.add("X"));
+        assertThatThrownBy(() -> store.fence(r, zombieToken, () -> data.add("Y"))).isInstanceOf(StaleTokenException.class);
+        assertThat(data).containsExactly("zombie before its pause", "X");
+
+        shortLeases.release(zombie);   // must not free the new holder's lease
+        assertThat(jdbc.queryForObject("SELECT holder FROM " + leaseTable + " WHERE resource = ?", String.class, r))
+                .isEqualTo(next.token().holder());
+        shortLeases.release(next);
+    }
+
+    @Test
+    void missingTableFailsAtBuildSayingWhatToDo() {
+        assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool).table(Database.uniqueTable("nolease")).build())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("dev/fencing/jdbc/lease-").hasMessageContaining("createTableIfMissing(true)");
+        assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool).table("x; drop").build())
+                .isInstanceOf(FencingConfigurationException.class).hasMessageContaining("'x; drop' is invalid");
+    }
+
+    @Test
+    void countsAcquisitions() {
+        Lease lease = issuer.acquire(freshResource(), Duration.ofSeconds(10));
+        issuer.release(lease);
+        assertThat(registry.get("fencing.issuer.acquisitions").tag("issuer", "jdbc").tag("outcome", "acquired")
+                .counter().count()).isPositive();
+    }
+}
