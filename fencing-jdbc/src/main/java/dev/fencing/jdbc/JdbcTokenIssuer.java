@@ -143,8 +143,11 @@ public final class JdbcTokenIssuer implements TokenIssuer {
             return;
         }
         jdbcLease.released = true;
-        // frees the row only if this acquisition still holds it: a lease that expired and was taken is left alone
-        jdbc.update(releaseSql, jdbcLease.token.resource(), jdbcLease.token.holder());
+        // frees the row only if this acquisition still holds it: a lease that expired and was taken is left alone,
+        // and counted as lost
+        if (jdbc.update(releaseSql, jdbcLease.token.resource(), jdbcLease.token.holder()) == 0) {
+            metrics.lost();
+        }
     }
 
     public String table() {

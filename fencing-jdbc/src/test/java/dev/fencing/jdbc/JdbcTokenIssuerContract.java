@@ -95,8 +95,9 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
 
     @Test
     void anExpiredLeaseIsTakenOverAndTheFenceStopsTheOldHolder() throws Throwable {
+        SimpleMeterRegistry shortRegistry = new SimpleMeterRegistry();
         JdbcTokenIssuer shortLeases = JdbcTokenIssuer.builder(pool).table(leaseTable)
-                .leaseTime(Duration.ofMillis(300)).build();
+                .leaseTime(Duration.ofMillis(300)).meterRegistry(shortRegistry).build();
         JdbcFenceStore store = JdbcFenceStore.builder(pool).table(fenceTable).createTableIfMissing(true).build();
         String r = freshResource();
         List<String> data = new ArrayList<>();
@@ -115,9 +116,10 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
         assertThatThrownBy(() -> store.fence(r, zombieToken, () -> data.add("Y"))).isInstanceOf(StaleTokenException.class);
         assertThat(data).containsExactly("zombie before its pause", "X");
 
-        shortLeases.release(zombie);   // must not free the new holder's lease
+        shortLeases.release(zombie);   // must not free the new holder's lease, and counts the loss
         assertThat(jdbc.queryForObject("SELECT holder FROM " + leaseTable + " WHERE resource = ?", String.class, r))
                 .isEqualTo(next.token().holder());
+        assertThat(shortRegistry.get("fencing.issuer.leases.lost").tag("issuer", "jdbc").counter().count()).isEqualTo(1);
         shortLeases.release(next);
     }
 
