@@ -13,7 +13,8 @@ import java.util.concurrent.Callable;
  * The tokens bound to the current thread, per resource: what {@code @Fenced} methods check and what the client
  * side carries. Bindings are scoped ({@link #bind}, {@link #run}, {@link #call}) and nest; after the outermost scope
  * closes nothing remains on the thread (the thread-local is removed), also when the scope ends by an exception.
- * A thread that never had a binding sees none: tokens do not cross threads unless propagated explicitly.
+ * A thread that never had a binding sees none: tokens cross threads only when propagated, by
+ * {@link FencingPropagation} or by Micrometer's context-propagation (through {@link FencingThreadLocalAccessor}).
  */
 public final class FencingContext {
 
@@ -36,6 +37,11 @@ public final class FencingContext {
     public static FencingScope bind(FencingToken... tokens) {
         Objects.requireNonNull(tokens, "tokens");
         FencingToken[] copy = tokens.clone();
+        checkDistinct(copy);
+        return push(copy);
+    }
+
+    private static void checkDistinct(FencingToken[] copy) {
         for (int i = 0; i < copy.length; i++) {
             Objects.requireNonNull(copy[i], "tokens[" + i + "]");
             for (int j = 0; j < i; j++) {
@@ -45,7 +51,6 @@ public final class FencingContext {
                 }
             }
         }
-        return push(copy);
     }
 
     /** Same as {@link #bind(FencingToken...)}. */
@@ -74,6 +79,9 @@ public final class FencingContext {
             if (token != null) {
                 return token;
             }
+            if (scope.isolating) {
+                return null;
+            }
         }
         return null;
     }
@@ -89,8 +97,24 @@ public final class FencingContext {
             for (FencingToken token : scope.tokens) {
                 visible.putIfAbsent(token.resource(), token);
             }
+            if (scope.isolating) {
+                break;
+            }
         }
         return Collections.unmodifiableMap(visible);
+    }
+
+    /**
+     * Binds exactly {@code tokens} (typically captured on another thread with {@link #snapshot()}): bindings this
+     * thread already had are hidden until the scope closes, so a pooled thread never mixes its leftovers with the
+     * propagated context.
+     */
+    public static FencingScope bindOnly(Collection<FencingToken> tokens) {
+        FencingToken[] copy = tokens.toArray(FencingToken[]::new);
+        checkDistinct(copy);
+        FencingScope scope = new FencingScope(copy, TOP.get(), Thread.currentThread(), true);
+        TOP.set(scope);
+        return scope;
     }
 
     /** Whether nothing is bound on this thread. */
@@ -99,9 +123,18 @@ public final class FencingContext {
     }
 
     private static FencingScope push(FencingToken[] tokens) {
-        FencingScope scope = new FencingScope(tokens, TOP.get(), Thread.currentThread());
+        FencingScope scope = new FencingScope(tokens, TOP.get(), Thread.currentThread(), false);
         TOP.set(scope);
         return scope;
+    }
+
+    /** Closes {@code scope} and anything left open inside it, without throwing (for restoring pooled threads). */
+    static void closeQuietly(FencingScope scope) {
+        try {
+            close(scope);
+        } catch (IllegalStateException leakedInnerScopes) {
+            // already cleaned up by close(); the task that leaked them has finished
+        }
     }
 
     static void close(FencingScope scope) {

@@ -12,12 +12,15 @@ public final class FencingScope implements AutoCloseable {
     final FencingToken[] tokens;
     final FencingScope parent;
     final Thread owner;
+    /** Hides every binding below it: the thread sees exactly this scope's tokens (a propagated context). */
+    final boolean isolating;
     boolean closed;
 
-    FencingScope(FencingToken[] tokens, FencingScope parent, Thread owner) {
+    FencingScope(FencingToken[] tokens, FencingScope parent, Thread owner, boolean isolating) {
         this.tokens = tokens;
         this.parent = parent;
         this.owner = owner;
+        this.isolating = isolating;
     }
 
     FencingToken find(String resource) {

@@ -1,0 +1,131 @@
+package dev.fencing.context;
+
+import dev.fencing.guard.FenceGuard;
+import dev.fencing.guard.FencePoint;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.context.ContextRegistry;
+import io.micrometer.context.ContextSnapshotFactory;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class FencingPropagationTest {
+
+    private final FencingToken accounts = new FencingToken("accounts", 34, "lease-b");
+    private final FencingToken orders = new FencingToken("orders", 7, "lease-c");
+    private final ExecutorService pool = Executors.newSingleThreadExecutor();
+
+    @AfterEach
+    void stop() {
+        pool.shutdownNow();
+        assertThat(FencingContext.isEmpty()).isTrue();
+    }
+
+    private Map<String, FencingToken> seenOn(ExecutorService executor) throws Exception {
+        return executor.submit(FencingContext::snapshot).get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void theAccessorIsRegisteredWithContextPropagation() {
+        assertThat(ContextRegistry.getInstance().getThreadLocalAccessors())
+                .anySatisfy(accessor -> assertThat(accessor.key()).isEqualTo(FencingThreadLocalAccessor.KEY));
+    }
+
+    @Test
+    void withoutPropagationATokenStaysOnItsThread() throws Exception {
+        try (FencingScope ignored = FencingContext.bind(accounts)) {
+            assertThat(seenOn(pool)).isEmpty();
+        }
+    }
+
+    @Test
+    void wrappedTasksCarryEveryBoundTokenAndLeaveNothingBehind() throws Exception {
+        Runnable task;
+        Map<String, FencingToken>[] seen = new Map[1];
+        try (FencingScope ignored = FencingContext.bind(accounts, orders)) {
+            task = FencingPropagation.runnable(() -> seen[0] = FencingContext.snapshot());
+        }
+        pool.submit(task).get(10, TimeUnit.SECONDS);      // runs after the caller's scope closed: captured at wrap
+        assertThat(seen[0]).containsEntry("accounts", accounts).containsEntry("orders", orders);
+        assertThat(seenOn(pool)).isEmpty();               // the pool thread was restored: no stale token
+    }
+
+    @Test
+    void wrappedExecutorServiceCarriesTheSubmittersTokens() throws Exception {
+        ExecutorService wrapped = FencingPropagation.executorService(pool);
+        try (FencingScope ignored = FencingContext.bind(accounts)) {
+            assertThat(seenOn(wrapped)).containsExactlyEntriesOf(Map.of("accounts", accounts));
+        }
+        assertThat(seenOn(wrapped)).isEmpty();            // submitted without a token: the task sees none
+        assertThat(seenOn(pool)).isEmpty();
+    }
+
+    @Test
+    void completableFutureChainsKeepTheTokenThroughEveryAsyncStage() throws Exception {
+        var executor = FencingPropagation.executor(pool);
+        CompletableFuture<List<FencingToken>> chain;
+        try (FencingScope ignored = FencingContext.bind(accounts)) {
+            chain = CompletableFuture.supplyAsync(() -> FencingContext.current("accounts"), executor)
+                    .thenApplyAsync(first -> List.of(first, FencingContext.current("accounts")), executor);
+        }
+        assertThat(chain.get(10, TimeUnit.SECONDS)).containsExactly(accounts, accounts);
+    }
+
+    @Test
+    void contextPropagationSnapshotsCarryTheTokens() throws Exception {
+        Runnable task;
+        FencingToken[] seen = new FencingToken[1];
+        try (FencingScope ignored = FencingContext.bind(accounts)) {
+            task = ContextSnapshotFactory.builder().build().captureAll().wrap((Runnable) () -> seen[0] = FencingContext.current("accounts"));
+        }
+        pool.submit(task).get(10, TimeUnit.SECONDS);
+        assertThat(seen[0]).isEqualTo(accounts);
+    }
+
+    @Test
+    void aPropagatedContextHidesWhateverThePooledThreadHadBound() throws Exception {
+        FencingToken leaked = new FencingToken("accounts", 1, "leaked");
+        pool.submit(() -> FencingContext.bind(leaked)).get(10, TimeUnit.SECONDS); // a buggy task leaks a scope
+        Runnable withNothing = FencingPropagation.runnable(() -> assertThat(FencingContext.current("accounts")).isNull());
+        pool.submit(withNothing).get(10, TimeUnit.SECONDS);
+        Runnable withOrders;
+        try (FencingScope ignored = FencingContext.bind(orders)) {
+            withOrders = FencingPropagation.runnable(() -> assertThat(FencingContext.snapshot()).containsOnlyKeys("orders"));
+        }
+        pool.submit(withOrders).get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aLostPropagationIsRefusedAsMissingAndCounted() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        FenceGuard guard = new FenceGuard(new InMemoryFenceStore());
+        FencePoint repository = new FencePoint("Repo.save()", "accounts", null, null, false, new FencingMetrics(registry));
+        Throwable failure;
+        try (FencingScope ignored = FencingContext.bind(accounts)) {
+            failure = pool.submit(() -> {
+                try {
+                    guard.invoke(repository, new Object[0], () -> "written");
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            }).get(10, TimeUnit.SECONDS);
+        }
+        assertThat(failure).isInstanceOf(MissingTokenException.class);
+        assertThat(registry.get("fencing.checks").tag("outcome", "missing").counter().count()).isEqualTo(1);
+        assertThatThrownBy(() -> FencingContext.bindOnly(List.of(accounts, accounts)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+}
