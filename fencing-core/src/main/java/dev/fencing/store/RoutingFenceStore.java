@@ -1,0 +1,78 @@
+package dev.fencing.store;
+
+import dev.fencing.token.FencingToken;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Sends each resource to the store that guards it, when one application fences resources that live in different
+ * places (a database table and an in-memory cache, two databases). A route names a resource as written in
+ * {@code @Fenced(resource = ...)}; it covers that resource and its keyed forms ({@code accounts} and
+ * {@code accounts:42}). A resource with no route goes to the fallback, or is refused when there is none.
+ */
+public final class RoutingFenceStore implements FenceStore {
+
+    private final Map<String, FenceStore> routes;
+    private final FenceStore fallback;
+
+    private RoutingFenceStore(Map<String, FenceStore> routes, FenceStore fallback) {
+        this.routes = Map.copyOf(routes);
+        this.fallback = fallback;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+        return storeFor(resource).fence(resource, token, write);
+    }
+
+    /** The store that guards {@code resource}. */
+    public FenceStore storeFor(String resource) {
+        FenceStore store = routes.get(resource);
+        if (store == null) {
+            int colon = resource.indexOf(':');
+            while (store == null && colon > 0) {
+                store = routes.get(resource.substring(0, colon));
+                colon = resource.indexOf(':', colon + 1);
+            }
+        }
+        if (store == null) {
+            store = fallback;
+        }
+        if (store == null) {
+            throw new IllegalArgumentException("No fence store is routed for resource '" + resource
+                    + "' and there is no fallback; routes: " + routes.keySet());
+        }
+        return store;
+    }
+
+    /** Collects routes; each resource once. */
+    public static final class Builder {
+        private final Map<String, FenceStore> routes = new LinkedHashMap<>();
+        private FenceStore fallback;
+
+        public Builder route(String resource, FenceStore store) {
+            if (resource == null || resource.isBlank()) {
+                throw new IllegalArgumentException("route resource must not be blank");
+            }
+            if (routes.putIfAbsent(resource, Objects.requireNonNull(store, "store")) != null) {
+                throw new IllegalArgumentException("resource '" + resource + "' is routed twice");
+            }
+            return this;
+        }
+
+        public Builder fallback(FenceStore store) {
+            this.fallback = Objects.requireNonNull(store, "store");
+            return this;
+        }
+
+        public RoutingFenceStore build() {
+            return new RoutingFenceStore(routes, fallback);
+        }
+    }
+}
