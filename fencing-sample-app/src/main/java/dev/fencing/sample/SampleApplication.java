@@ -1,25 +1,48 @@
 package dev.fencing.sample;
 
-import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import java.io.PrintStream;
+import java.util.List;
 
 /**
- * Entry point: starts the Spring context on embedded defaults and runs the canonical race. Exits with 0 when the
- * fence blocked the zombie, 1 otherwise.
+ * Entry point. Default: the comparison table (exit 0 only if every fenced strategy blocked the zombie). With
+ * {@code --serve}: a running workload with a Prometheus endpoint. {@code --help} lists the options; a bad option
+ * exits with 2.
  */
 public final class SampleApplication {
 
     private SampleApplication() {
     }
 
-    public static void main(String[] args) throws Exception {
-        System.out.println("fencing sample: the canonical zombie race against a @Fenced repository");
-        System.out.println();
-        CanonicalRace.Outcome outcome;
-        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(SampleConfiguration.class)) {
-            outcome = new CanonicalRace(context, System.out).run();
+    public static void main(String[] args) throws Throwable {
+        System.exit(run(args, System.out, System.err));
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) throws Throwable {
+        Options options;
+        try {
+            options = Options.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("error: " + e.getMessage());
+            err.println();
+            err.print(Options.USAGE);
+            return 2;
         }
-        System.out.println();
-        System.out.println(outcome.fenced() ? "OK: the stale holder's write was blocked." : "FAILED: the zombie was not fenced.");
-        System.exit(outcome.fenced() ? 0 : 1);
+        if (options.help()) {
+            out.print(Options.USAGE);
+            return 0;
+        }
+        if (options.serve()) {
+            try (Dashboard dashboard = Dashboard.start(options, out)) {
+                dashboard.awaitEnd();
+            }
+            return 0;
+        }
+        out.println("fencing sample: the canonical zombie race under each locking strategy");
+        out.println();
+        List<Row> rows = ComparisonTable.run(options, out);
+        int code = ComparisonTable.exitCode(rows);
+        out.println(code == 0 ? "OK: every fenced strategy blocked the stale holder's write."
+                : "FAILED: a fenced strategy let the zombie through (or none could run).");
+        return code;
     }
 }
