@@ -9,6 +9,7 @@ import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.TransientDataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -117,21 +118,32 @@ public final class JdbcTokenIssuer implements TokenIssuer {
         }
     }
 
-    /** One attempt, in its own transaction: the token if the lease was free or expired, else {@code null}. */
+    /**
+     * One attempt, in its own transaction: the token if the lease was free or expired, else {@code null}. The row
+     * is locked first and created only when missing, so the common path takes no shared lock (on InnoDB an
+     * insert-if-absent on an existing row takes one, and two of them deadlock on the upgrade).
+     */
     private Long tryTake(String resource, String holder) {
         return transactions.execute(status -> {
-            try {
-                jdbc.update(ensureRowSql, resource);
-            } catch (DuplicateKeyException raced) {
-                // another transaction inserted the row first (H2's MERGE): it exists now, which is all we need
+            Object[] row = lockRow(resource);
+            if (row == null) {
+                try {
+                    jdbc.update(ensureRowSql, resource);
+                } catch (DuplicateKeyException raced) {
+                    // another transaction inserted the row first (H2's MERGE): it exists now, which is all we need
+                }
+                row = lockRow(resource);
             }
-            Object[] row = jdbc.queryForObject(lockRowSql, (rs, n) -> new Object[] {rs.getLong(1), rs.getInt(2)}, resource);
             if (((Integer) row[1]) == 0) {
                 return null;
             }
             jdbc.update(takeSql, holder, dialect.ttlParameter(leaseTime.toMillis()), resource);
             return (Long) row[0] + 1;
         });
+    }
+
+    private Object[] lockRow(String resource) {
+        return jdbc.query(lockRowSql, rs -> rs.next() ? new Object[] {rs.getLong(1), rs.getInt(2)} : null, resource);
     }
 
     @Override
@@ -145,8 +157,17 @@ public final class JdbcTokenIssuer implements TokenIssuer {
         jdbcLease.released = true;
         // frees the row only if this acquisition still holds it: a lease that expired and was taken is left alone,
         // and counted as lost
-        if (jdbc.update(releaseSql, jdbcLease.token.resource(), jdbcLease.token.holder()) == 0) {
-            metrics.lost();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                if (jdbc.update(releaseSql, jdbcLease.token.resource(), jdbcLease.token.holder()) == 0) {
+                    metrics.lost();
+                }
+                return;
+            } catch (TransientDataAccessException e) { // a deadlock victim or lock timeout: the update is safe to repeat
+                if (attempt == 5) {
+                    throw e;
+                }
+            }
         }
     }
 
@@ -269,8 +290,7 @@ public final class JdbcTokenIssuer implements TokenIssuer {
                 issuer.jdbc.execute(issuer.dialect.createTableSql(table));
             }
             try {
-                issuer.transactions.executeWithoutResult(status ->
-                        issuer.jdbc.query(issuer.lockRowSql, rs -> null, "fencing-startup-probe"));
+                issuer.transactions.executeWithoutResult(status -> issuer.lockRow("fencing-startup-probe"));
             } catch (DataAccessException e) {
                 throw new FencingConfigurationException("Lease table '" + table + "' is missing or unusable ("
                         + e.getMostSpecificCause().getMessage() + "). Create it with the script classpath:"
