@@ -3,6 +3,7 @@ package dev.fencing.aspectj;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.attribute.FencePointSource;
 import dev.fencing.attribute.FencingSupport;
+import dev.fencing.guard.FencePoint;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
@@ -26,6 +27,8 @@ import java.lang.reflect.Method;
 @Aspect
 @DeclarePrecedence("org.springframework.transaction.aspectj.*, dev.fencing.aspectj.FencingAspect")
 public class FencingAspect {
+
+    private static final Object[] NO_ARGS = {};
 
     private volatile FencingSupport support;
 
@@ -74,6 +77,11 @@ public class FencingAspect {
                     + "call FencingAspect.aspectOf().configure(...) at startup. If this application also uses "
                     + "@EnableFencing in PROXY mode, stop weaving: the fence must not run twice");
         }
-        return current.invoke(method, method.getDeclaringClass(), pjp.getArgs(), pjp::proceed);
+        FencePoint point = current.points().pointFor(method, method.getDeclaringClass());
+        if (point == null) {
+            return pjp.proceed();
+        }
+        // getArgs() copies the arguments: only a keyed point reads them
+        return current.guard().invoke(point, point.hasKey() ? pjp.getArgs() : NO_ARGS, pjp::proceed);
     }
 }

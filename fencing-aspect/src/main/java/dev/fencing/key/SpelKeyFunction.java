@@ -28,7 +28,7 @@ import java.util.regex.Pattern;
  * A {@code @Fenced} key written in SpEL, parsed and checked once per method: arguments are variables by name
  * ({@code #accountId}), by position ({@code #p0}, {@code #a0}) and {@code #root} is the argument array. Evaluation
  * is read-only (properties and instance methods, no types, beans or assignment) and, once warm, compiled to
- * bytecode where SpEL can.
+ * bytecode where SpEL can; a key that is a single argument skips evaluation altogether.
  */
 public final class SpelKeyFunction implements KeyFunction {
 
@@ -38,11 +38,13 @@ public final class SpelKeyFunction implements KeyFunction {
     private final String source;
     private final Expression expression;
     private final Map<String, Integer> indexByName;
+    private final int direct;
 
-    private SpelKeyFunction(String source, Expression expression, Map<String, Integer> indexByName) {
+    private SpelKeyFunction(String source, Expression expression, Map<String, Integer> indexByName, int direct) {
         this.source = source;
         this.expression = expression;
         this.indexByName = indexByName;
+        this.direct = direct;
     }
 
     /**
@@ -90,11 +92,24 @@ public final class SpelKeyFunction implements KeyFunction {
             throw new FencingConfigurationException("@Fenced key '" + key + "' on " + operation + " names an unknown "
                     + "parameter: " + why);
         }
-        return new SpelKeyFunction(key, expression, Collections.unmodifiableMap(index));
+        return new SpelKeyFunction(key, expression, Collections.unmodifiableMap(index), directIndex(expression, index));
     }
 
+    /** The argument index when the key is one variable ({@code #accountId}, {@code #p0}), else -1. */
+    private static int directIndex(Expression expression, Map<String, Integer> index) {
+        if (expression instanceof SpelExpression spel && spel.getAST() instanceof VariableReference variable) {
+            Integer position = index.get(variable.toStringAST().substring(1));
+            return position == null ? -1 : position;
+        }
+        return -1;
+    }
+
+    /** A key that is one argument is read straight from the arguments; anything else is evaluated by SpEL. */
     @Override
     public Object keyOf(Object[] args) {
+        if (direct >= 0) {
+            return direct < args.length ? args[direct] : null;
+        }
         return expression.getValue(new ArgumentsEvaluationContext(indexByName, args));
     }
 

@@ -3,7 +3,6 @@ package dev.fencing.spring;
 import dev.fencing.attribute.FencingSupport;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
-import org.springframework.aop.support.AopUtils;
 
 /**
  * The fence on the Spring proxy path: resolves the invoked method's fence point (cached) and runs the invocation
@@ -20,7 +19,8 @@ public final class FencingInterceptor implements MethodInterceptor {
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
-        Class<?> targetClass = target != null ? AopUtils.getTargetClass(target) : null;
+        // the target's own class: fence points are resolved against its user class once and cached per class
+        Class<?> targetClass = target != null ? target.getClass() : null;
         return support.invoke(invocation.getMethod(), targetClass, invocation.getArguments(), invocation::proceed);
     }
 }

@@ -26,7 +26,10 @@ public final class InMemoryFenceStore implements FenceStore {
             throw new IllegalArgumentException("Token " + token + " was issued for resource '" + token.resource()
                     + "', not for '" + resource + "'");
         }
-        Slot slot = slots.computeIfAbsent(resource, Slot::new);
+        Slot slot = slots.get(resource);
+        if (slot == null) {
+            slot = slots.computeIfAbsent(resource, Slot::new);
+        }
         slot.lock();
         try {
             Verdict verdict = FenceRule.judge(slot.seen, slot.maxSeen, slot.holder, token);

@@ -1,0 +1,112 @@
+package dev.fencing.benchmarks;
+
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
+import dev.fencing.spring.EnableFencing;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Threads;
+import org.openjdk.jmh.annotations.Warmup;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * {@code @Fenced} with a key through {@code @EnableFencing}, in-memory store, throughput: one thread; two threads on
+ * one resource (they serialize on its lock); two threads on different resources (they should not).
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 3)
+public class FenceContentionBenchmark {
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableFencing(proxyTargetClass = true)
+    static class Fencing {
+        @Bean
+        InMemoryFenceStore fenceStore() {
+            return new InMemoryFenceStore();
+        }
+
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+
+        @Bean
+        Target target() {
+            return new Target();
+        }
+    }
+
+    AnnotationConfigApplicationContext context;
+    Target target;
+    final AtomicInteger threads = new AtomicInteger();
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        context = new AnnotationConfigApplicationContext(Fencing.class);
+        target = context.getBean(Target.class);
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        context.close();
+    }
+
+    /** Each thread's account (its own, or account 0 for all) and its bound token. */
+    @State(Scope.Thread)
+    public static class Caller {
+        long ownAccount;
+        FencingScope scope;
+
+        @Setup(Level.Trial)
+        public void bind(FenceContentionBenchmark bench) {
+            ownAccount = 100 + bench.threads.getAndIncrement();
+            scope = FencingContext.bind(new FencingToken("bench:" + ownAccount, 1, "lease-" + ownAccount),
+                    new FencingToken("bench:0", 1, "shared-lease"));
+        }
+
+        @TearDown(Level.Trial)
+        public void unbind() {
+            scope.close();
+        }
+    }
+
+    @Benchmark
+    @Threads(1)
+    public long oneThread(Caller caller) {
+        return target.fencedWithKey(caller.ownAccount, 1);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public long twoThreadsOneResource(Caller caller) {
+        return target.fencedWithKey(0, 1);
+    }
+
+    @Benchmark
+    @Threads(2)
+    public long twoThreadsDifferentResources(Caller caller) {
+        return target.fencedWithKey(caller.ownAccount, 1);
+    }
+}

@@ -1,0 +1,174 @@
+package dev.fencing.benchmarks;
+
+import dev.fencing.aspectj.FencingAspect;
+import dev.fencing.attribute.FencingSupport;
+import dev.fencing.benchmarks.woven.WovenTarget;
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
+import dev.fencing.guard.FenceGuard;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.spring.EnableFencing;
+import dev.fencing.store.FencedCall;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.aop.CountedAspect;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aspectj.lang.Aspects;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.springframework.aop.aspectj.annotation.AspectJProxyFactory;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * What one call costs, single thread, against its baselines in the same run: a plain call, an AtomicLong CAS, the
+ * in-memory store's check alone, a CGLIB proxy with a no-op MethodInterceptor, a no-op {@code @Aspect}, Micrometer's
+ * {@code @Counted}, and {@code @Fenced} through {@code @EnableFencing} (with and without a SpEL key) and woven at
+ * compile time. Run with {@code -prof gc} for bytes allocated per call.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 3)
+public class FenceOverheadBenchmark {
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableFencing(proxyTargetClass = true)
+    static class Fencing {
+        @Bean
+        InMemoryFenceStore fenceStore() {
+            return new InMemoryFenceStore();
+        }
+
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+
+        @Bean
+        Target target() {
+            return new Target();
+        }
+    }
+
+    private final Target plainTarget = new Target();
+    private final AtomicLong atomic = new AtomicLong();
+    private final InMemoryFenceStore store = new InMemoryFenceStore();
+    private final FencingToken storeToken = new FencingToken("store", 1, "bench");
+    private final FencedCall<Long> constant = () -> 1L;
+    private final WovenTarget woven = new WovenTarget();
+    private Target interceptorProxy;
+    private Target aspectProxy;
+    private Target countedProxy;
+    private Target fencedProxy;
+    private AnnotationConfigApplicationContext context;
+    private FencingScope scope;
+    private FencingSupport wovenSupport;
+    private long value = 1;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        ProxyFactory interceptor = new ProxyFactory(new Target());
+        interceptor.setProxyTargetClass(true);
+        interceptor.addAdvice((MethodInterceptor) invocation -> invocation.proceed());
+        interceptorProxy = (Target) interceptor.getProxy();
+
+        AspectJProxyFactory aspect = new AspectJProxyFactory(new Target());
+        aspect.setProxyTargetClass(true);
+        aspect.addAspect(new NoOpAspect());
+        aspectProxy = aspect.getProxy();
+
+        AspectJProxyFactory counted = new AspectJProxyFactory(new Target());
+        counted.setProxyTargetClass(true);
+        counted.addAspect(new CountedAspect(new SimpleMeterRegistry()));
+        countedProxy = counted.getProxy();
+
+        context = new AnnotationConfigApplicationContext(Fencing.class);
+        fencedProxy = context.getBean(Target.class);
+
+        wovenSupport = new FencingSupport(new FenceGuard(new InMemoryFenceStore()), new FencingMetrics(new SimpleMeterRegistry()));
+        Aspects.aspectOf(FencingAspect.class).configure(wovenSupport);
+
+        // one lease's token for each fenced resource, bound for the whole trial (as a caller's scope would be)
+        scope = FencingContext.bind(new FencingToken("bench", 1, "lease"), new FencingToken("bench:7", 1, "lease"),
+                new FencingToken("bench-woven", 1, "lease"));
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        scope.close();
+        Aspects.aspectOf(FencingAspect.class).detach(wovenSupport);
+        context.close();
+    }
+
+    @Benchmark
+    public long plainCall() {
+        return plainTarget.plain(value);
+    }
+
+    @Benchmark
+    public long atomicLongCas() {
+        long current = atomic.get();
+        atomic.compareAndSet(current, current + value);
+        return current;
+    }
+
+    @Benchmark
+    public Long inMemoryStoreCheck() throws Throwable {
+        return store.fence("store", storeToken, constant);
+    }
+
+    @Benchmark
+    public long proxyNoOpMethodInterceptor() {
+        return interceptorProxy.plain(value);
+    }
+
+    @Benchmark
+    public long proxyNoOpAspect() {
+        return aspectProxy.plain(value);
+    }
+
+    @Benchmark
+    public long proxyCountedAspect() {
+        return countedProxy.counted(value);
+    }
+
+    @Benchmark
+    public long proxyFenced() {
+        return fencedProxy.fenced(value);
+    }
+
+    @Benchmark
+    public long proxyFencedWithSpelKey() {
+        return fencedProxy.fencedWithKey(7, value);
+    }
+
+    @Benchmark
+    public long wovenPlainCall() {
+        return woven.plain(value);
+    }
+
+    @Benchmark
+    public long wovenFenced() {
+        return woven.fenced(value);
+    }
+}

@@ -1,0 +1,36 @@
+package dev.fencing.benchmarks;
+
+import dev.fencing.annotation.Fenced;
+import io.micrometer.core.annotation.Counted;
+
+/**
+ * The method every subject calls: it adds to a field, so it cannot be optimised away, and it is annotated for each
+ * way of advising it. Proxies advise only what their advice matches, so one class serves all subjects.
+ */
+public class Target {
+
+    private long sum;
+
+    public long plain(long value) {
+        sum += value;
+        return sum;
+    }
+
+    @Fenced(resource = "bench")
+    public long fenced(long value) {
+        sum += value;
+        return sum;
+    }
+
+    @Fenced(resource = "bench", key = "#account")
+    public long fencedWithKey(long account, long value) {
+        sum += value;
+        return sum;
+    }
+
+    @Counted("bench.counted")
+    public long counted(long value) {
+        sum += value;
+        return sum;
+    }
+}

@@ -1,0 +1,20 @@
+package dev.fencing.benchmarks.woven;
+
+import dev.fencing.annotation.Fenced;
+
+/** Woven at compile time by ajc with FencingAspect (only this package is woven). */
+public class WovenTarget {
+
+    private long sum;
+
+    public long plain(long value) {
+        sum += value;
+        return sum;
+    }
+
+    @Fenced(resource = "bench-woven")
+    public long fenced(long value) {
+        sum += value;
+        return sum;
+    }
+}
