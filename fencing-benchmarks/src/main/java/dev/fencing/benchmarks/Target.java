@@ -28,6 +28,16 @@ public class Target {
         return sum;
     }
 
+    /** Touches no shared state, so that threads scale as far as the fence lets them. */
+    @Fenced(resource = "bench", key = "#account")
+    public long fencedPure(long account, long value) {
+        return account + value;
+    }
+
+    public long pure(long account, long value) {
+        return account + value;
+    }
+
     @Counted("bench.counted")
     public long counted(long value) {
         sum += value;
