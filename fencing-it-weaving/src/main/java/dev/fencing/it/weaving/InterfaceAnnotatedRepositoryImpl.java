@@ -3,6 +3,7 @@ package dev.fencing.it.weaving;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+/** Implements the interface-annotated repository; weaving leaves it unfenced (the documented limitation). */
 public class InterfaceAnnotatedRepositoryImpl implements InterfaceAnnotatedRepository {
 
     public final List<String> saved = new CopyOnWriteArrayList<>();

@@ -3,6 +3,7 @@ package dev.fencing.it.weaving;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+/** Implements the type-level annotated interface; weaving cannot see that annotation. */
 public class WovenJournal implements FencedJournal {
 
     public final List<String> lines = new CopyOnWriteArrayList<>();
