@@ -54,12 +54,7 @@ public final class InMemoryTokenIssuer implements TokenIssuer {
 
     @Override
     public Lease acquire(String resource, Duration timeout) {
-        if (resource == null || resource.isBlank()) {
-            throw new IllegalArgumentException("resource must not be blank");
-        }
-        if (timeout == null || timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout for resource '" + resource + "' must not be negative, was " + timeout);
-        }
+        TokenIssuer.checkAcquire(resource, timeout);
         Lock lock = locks.computeIfAbsent(resource, r -> new Lock(lastIssued));
         long deadline = nanoClock.getAsLong() + timeout.toNanos();
         lock.mutex.lock();

@@ -19,4 +19,18 @@ public interface TokenIssuer {
 
     /** Releases a lease obtained from this issuer. Releasing a lost or already released lease does nothing. */
     void release(Lease lease);
+
+    /**
+     * The argument check every implementation makes before contacting its lock service.
+     *
+     * @throws IllegalArgumentException naming the argument (and the resource) that is wrong
+     */
+    static void checkAcquire(String resource, Duration timeout) {
+        if (resource == null || resource.isBlank()) {
+            throw new IllegalArgumentException("resource must not be blank");
+        }
+        if (timeout == null || timeout.isNegative()) {
+            throw new IllegalArgumentException("timeout for resource '" + resource + "' must not be negative, was " + timeout);
+        }
+    }
 }

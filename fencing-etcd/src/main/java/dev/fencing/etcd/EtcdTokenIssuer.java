@@ -79,12 +79,7 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
 
     @Override
     public Lease acquire(String resource, Duration timeout) {
-        if (resource == null || resource.isBlank()) {
-            throw new IllegalArgumentException("resource must not be blank");
-        }
-        if (timeout == null || timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout for resource '" + resource + "' must not be negative, was " + timeout);
-        }
+        TokenIssuer.checkAcquire(resource, timeout);
         long deadline = System.nanoTime() + timeout.toNanos();
         Semaphore turn = local.computeIfAbsent(resource, r -> new Semaphore(1, true));
         boolean mine = false;

@@ -7,11 +7,27 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.util.regex.Pattern;
 
 /** Detects the database behind a data source and checks it against a configured dialect. */
 final class Dialects {
 
+    private static final Pattern TABLE = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
     private Dialects() {
+    }
+
+    /**
+     * Only plain identifiers reach SQL text: letters, digits and underscores, optionally schema-qualified.
+     *
+     * @throws FencingConfigurationException naming the component and the rejected name
+     */
+    static String requireTableName(String who, String table) {
+        if (table == null || !TABLE.matcher(table).matches()) {
+            throw new FencingConfigurationException(who + " table name '" + table + "' is invalid: use "
+                    + "letters, digits and underscores, optionally schema-qualified (schema.table), at most 63 each");
+        }
+        return table;
     }
 
     /**

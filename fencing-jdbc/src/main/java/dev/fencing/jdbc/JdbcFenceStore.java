@@ -28,7 +28,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
-import java.util.regex.Pattern;
 
 /**
  * A {@link FenceStore} in a relational database: max_seen lives in a table (one row per effective resource) and is
@@ -45,7 +44,6 @@ public final class JdbcFenceStore implements FenceStore {
     /** The default table name. */
     public static final String DEFAULT_TABLE = "fencing_max_seen";
 
-    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
@@ -241,10 +239,7 @@ public final class JdbcFenceStore implements FenceStore {
          *                                       missing or does not behave as a fence table
          */
         public JdbcFenceStore build() {
-            if (table == null || !IDENTIFIER.matcher(table).matches()) {
-                throw new FencingConfigurationException("JdbcFenceStore table name '" + table + "' is invalid: use "
-                        + "letters, digits and underscores, optionally schema-qualified (schema.table), at most 63 each");
-            }
+            Dialects.requireTableName("JdbcFenceStore", table);
             dialect = Dialects.detect(dataSource, dialect, "JdbcFenceStore");
             PlatformTransactionManager tm = transactionManager != null ? transactionManager
                     : new DataSourceTransactionManager(dataSource);

@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
 /**
  * A {@link TokenIssuer} for applications that only have a database: a lease table with one row per resource
@@ -38,7 +37,6 @@ public final class JdbcTokenIssuer implements TokenIssuer {
     /** The default lease table. */
     public static final String DEFAULT_TABLE = "fencing_lease";
 
-    private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
@@ -74,12 +72,7 @@ public final class JdbcTokenIssuer implements TokenIssuer {
 
     @Override
     public Lease acquire(String resource, Duration timeout) {
-        if (resource == null || resource.isBlank()) {
-            throw new IllegalArgumentException("resource must not be blank");
-        }
-        if (timeout == null || timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout for resource '" + resource + "' must not be negative, was " + timeout);
-        }
+        TokenIssuer.checkAcquire(resource, timeout);
         FencingToken probe = new FencingToken(resource, 1, "probe"); // validates the resource as a token would
         long deadline = System.nanoTime() + timeout.toNanos();
         String holder = "jdbc-" + UUID.randomUUID();
@@ -271,10 +264,7 @@ public final class JdbcTokenIssuer implements TokenIssuer {
          *                                       unsupported or not the configured dialect, or the table is unusable
          */
         public JdbcTokenIssuer build() {
-            if (table == null || !IDENTIFIER.matcher(table).matches()) {
-                throw new FencingConfigurationException("JdbcTokenIssuer table name '" + table + "' is invalid: use "
-                        + "letters, digits and underscores, optionally schema-qualified (schema.table), at most 63 each");
-            }
+            Dialects.requireTableName("JdbcTokenIssuer", table);
             if (leaseTime.toMillis() < 1) {
                 throw new FencingConfigurationException("JdbcTokenIssuer leaseTime must be at least 1 ms, was " + leaseTime);
             }
