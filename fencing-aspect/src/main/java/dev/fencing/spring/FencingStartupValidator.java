@@ -103,13 +103,13 @@ public final class FencingStartupValidator implements SmartInitializingSingleton
             return;
         }
         if (mode == AdviceMode.PROXY) {
-            checkProxy(bean, operation, method, modifiers, singleton, transactionOrder, problems);
+            checkProxy(bean, userClass, operation, method, modifiers, singleton, transactionOrder, problems);
         } else {
             checkWoven(operation, method, found, problems);
         }
     }
 
-    private void checkProxy(String bean, String operation, Method method, int modifiers, Object singleton,
+    private void checkProxy(String bean, Class<?> userClass, String operation, Method method, int modifiers, Object singleton,
                             Integer transactionOrder, Set<String> problems) {
         if (Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers)) {
             problems.add(operation + " is " + (Modifier.isPrivate(modifiers) ? "private" : "final")
@@ -122,7 +122,7 @@ public final class FencingStartupValidator implements SmartInitializingSingleton
                     + "interface proxy, so calls to it would run unfenced; declare it on the interface or use "
                     + "@EnableFencing(proxyTargetClass = true)");
         }
-        if (transactionOrder != null && order <= transactionOrder && isTransactional(method)) {
+        if (transactionOrder != null && order <= transactionOrder && isTransactional(method, userClass)) {
             problems.add(operation + " is both @Transactional and @Fenced, but the fence advisor (order " + order
                     + ") would run outside the transaction advisor (order " + transactionOrder + "); the check must "
                     + "run inside the transaction: set @EnableTransactionManagement(order = ...) lower than "
@@ -166,9 +166,9 @@ public final class FencingStartupValidator implements SmartInitializingSingleton
         return false;
     }
 
-    private static boolean isTransactional(Method method) {
+    private static boolean isTransactional(Method method, Class<?> userClass) {
         return MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).isPresent(TRANSACTIONAL)
-                || MergedAnnotations.from(method.getDeclaringClass(), SearchStrategy.TYPE_HIERARCHY).isPresent(TRANSACTIONAL);
+                || MergedAnnotations.from(userClass, SearchStrategy.TYPE_HIERARCHY).isPresent(TRANSACTIONAL);
     }
 
     private Integer transactionAdvisorOrder() {

@@ -1,5 +1,6 @@
 package dev.fencing.etcd;
 
+import dev.fencing.issuer.AbstractLease;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
@@ -105,7 +106,7 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
             mine = false; // the lease owns the turn now
             current.held.add(lease);
             if (current.lost) {          // the session died while we were locking
-                lease.lost = true;
+                lease.markLost();
             }
             metrics.acquired();
             return lease;
@@ -137,18 +138,17 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
         if (!(lease instanceof EtcdLease etcd) || etcd.issuer() != this) {
             throw new IllegalArgumentException("Lease " + lease + " was not issued by this EtcdTokenIssuer");
         }
-        if (etcd.released) {
+        if (!etcd.markReleased()) {
             return;
         }
-        etcd.released = true;
         etcd.session.held.remove(etcd);
         try {
             client.getLockClient().unlock(etcd.key).get(10, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
-            if (!etcd.lost) {
-                throw new IllegalStateException("Could not release etcd lock " + etcd.token.holder() + ": " + e, e);
+            if (!etcd.wasLost()) {
+                throw new IllegalStateException("Could not release etcd lock " + etcd.token().holder() + ": " + e, e);
             }
             // lost lease: its key went with the session lease
         } finally {
@@ -268,26 +268,20 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
         void markLost(boolean count) {
             lost = true;
             for (EtcdLease lease : held) {
-                if (!lease.lost && !lease.released) {
-                    lease.lost = true;
-                    if (count) {
-                        metrics.lost();
-                    }
+                if (lease.markLost() && count) {
+                    metrics.lost();
                 }
             }
         }
     }
 
-    private final class EtcdLease implements Lease {
-        final FencingToken token;
+    private final class EtcdLease extends AbstractLease {
         final ByteSequence key;
         final Session session;
         final Semaphore turn;
-        volatile boolean lost;
-        volatile boolean released;
 
         EtcdLease(FencingToken token, ByteSequence key, Session session, Semaphore turn) {
-            this.token = token;
+            super(token);
             this.key = key;
             this.session = session;
             this.turn = turn;
@@ -295,21 +289,6 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
 
         EtcdTokenIssuer issuer() {
             return EtcdTokenIssuer.this;
-        }
-
-        @Override
-        public FencingToken token() {
-            return token;
-        }
-
-        @Override
-        public boolean isLost() {
-            return lost || released;
-        }
-
-        @Override
-        public String toString() {
-            return "EtcdLease[" + token + (isLost() ? ", lost" : "") + "]";
         }
     }
 }

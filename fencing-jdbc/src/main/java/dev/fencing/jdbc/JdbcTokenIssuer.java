@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.issuer.AbstractLease;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
@@ -144,15 +145,14 @@ public final class JdbcTokenIssuer implements TokenIssuer {
         if (!(lease instanceof JdbcLease jdbcLease) || jdbcLease.issuer() != this) {
             throw new IllegalArgumentException("Lease " + lease + " was not issued by this JdbcTokenIssuer");
         }
-        if (jdbcLease.released) {
+        if (!jdbcLease.markReleased()) {
             return;
         }
-        jdbcLease.released = true;
         // frees the row only if this acquisition still holds it: a lease that expired and was taken is left alone,
         // and counted as lost
         for (int attempt = 1; ; attempt++) {
             try {
-                if (jdbc.update(releaseSql, jdbcLease.token.resource(), jdbcLease.token.holder()) == 0) {
+                if (jdbc.update(releaseSql, jdbcLease.token().resource(), jdbcLease.token().holder()) == 0) {
                     metrics.lost();
                 }
                 return;
@@ -168,13 +168,11 @@ public final class JdbcTokenIssuer implements TokenIssuer {
         return table;
     }
 
-    private final class JdbcLease implements Lease {
-        final FencingToken token;
+    private final class JdbcLease extends AbstractLease {
         final long expiresAtNanos;
-        volatile boolean released;
 
         JdbcLease(FencingToken token, long expiresAtNanos) {
-            this.token = token;
+            super(token);
             this.expiresAtNanos = expiresAtNanos;
         }
 
@@ -182,20 +180,10 @@ public final class JdbcTokenIssuer implements TokenIssuer {
             return JdbcTokenIssuer.this;
         }
 
-        @Override
-        public FencingToken token() {
-            return token;
-        }
-
         /** Released, or past its lease time as measured from before the acquiring statement was sent. */
         @Override
         public boolean isLost() {
-            return released || System.nanoTime() - expiresAtNanos >= 0;
-        }
-
-        @Override
-        public String toString() {
-            return "JdbcLease[" + token + (isLost() ? ", lost" : "") + "]";
+            return super.isLost() || System.nanoTime() - expiresAtNanos >= 0;
         }
     }
 

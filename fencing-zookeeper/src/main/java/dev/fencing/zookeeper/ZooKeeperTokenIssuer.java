@@ -1,5 +1,6 @@
 package dev.fencing.zookeeper;
 
+import dev.fencing.issuer.AbstractLease;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
@@ -104,22 +105,21 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
         if (!(lease instanceof ZooKeeperLease zk) || zk.issuer() != this) {
             throw new IllegalArgumentException("Lease " + lease + " was not issued by this ZooKeeperTokenIssuer");
         }
-        if (zk.released) {
+        if (!zk.markReleased()) {
             return;
         }
-        zk.released = true;
         held.remove(zk);
         try {
             if (zk.mutex.isOwnedByCurrentThread()) {
                 zk.mutex.release();
             } else {
-                client.delete().guaranteed().forPath(zk.token.holder());
+                client.delete().guaranteed().forPath(zk.token().holder());
             }
         } catch (KeeperException.NoNodeException | IllegalMonitorStateException gone) {
             // the session ended and took the ephemeral node with it: nothing left to release
         } catch (Exception e) {
-            if (!zk.lost) {
-                throw new IllegalStateException("Could not release ZooKeeper lock " + zk.token.holder() + ": " + e, e);
+            if (!zk.wasLost()) {
+                throw new IllegalStateException("Could not release ZooKeeper lock " + zk.token().holder() + ": " + e, e);
             }
             // lost lease: the node is gone or will go with the session; releasing is best effort
         }
@@ -130,15 +130,14 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
     public void close() {
         client.getConnectionStateListenable().removeListener(listener);
         for (ZooKeeperLease lease : held) {
-            lease.lost = true;
+            lease.markLost();
         }
     }
 
     private void onConnectionStateChange(CuratorFramework source, ConnectionState state) {
         if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
             for (ZooKeeperLease lease : held) {
-                if (!lease.lost && !lease.released) {
-                    lease.lost = true;
+                if (lease.markLost()) {
                     metrics.lost();
                 }
             }
@@ -213,34 +212,16 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
     private record Created(String path, long czxid) {
     }
 
-    private final class ZooKeeperLease implements Lease {
-        final FencingToken token;
+    private final class ZooKeeperLease extends AbstractLease {
         final Mutex mutex;
-        volatile boolean lost;
-        volatile boolean released;
 
         ZooKeeperLease(FencingToken token, Mutex mutex) {
-            this.token = token;
+            super(token);
             this.mutex = mutex;
         }
 
         ZooKeeperTokenIssuer issuer() {
             return ZooKeeperTokenIssuer.this;
-        }
-
-        @Override
-        public FencingToken token() {
-            return token;
-        }
-
-        @Override
-        public boolean isLost() {
-            return lost || released;
-        }
-
-        @Override
-        public String toString() {
-            return "ZooKeeperLease[" + token + (isLost() ? ", lost" : "") + "]";
         }
     }
 }
