@@ -12,6 +12,7 @@ import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.FencedCall;
+import dev.fencing.store.TransientFenceFailure;
 import dev.fencing.token.FencingToken;
 
 import java.time.Duration;
@@ -107,6 +108,11 @@ public final class FenceGuard {
             FencingMetrics.increment(e.presented() == token ? point.checks().error() : point.checks().accepted());
             throw e;
         } catch (Throwable t) {
+            if (t instanceof TransientFenceFailure transientFailure && transientFailure.presented() == token) {
+                // this check could not run (lock wait bound, serialization failure, deadlock): retryable
+                FencingMetrics.increment(point.checks().failed(transientFailure.reason()));
+                throw t;
+            }
             // the store accepted and the call itself threw
             FencingMetrics.increment(point.checks().accepted());
             throw t;

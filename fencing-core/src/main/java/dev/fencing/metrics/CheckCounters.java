@@ -1,15 +1,25 @@
 package dev.fencing.metrics;
 
 import dev.fencing.rule.Verdict;
+import dev.fencing.store.TransientFenceFailure;
 import io.micrometer.core.instrument.Counter;
 
 /**
  * The {@code fencing.checks} counters of one resource, one per outcome, created once and reused on every call.
+ * {@code invalid}: the key or resource could not name an entity (the call was refused before any check);
+ * {@code busy}: the store timed out waiting for the resource's fence lock; {@code conflict}: the database aborted the
+ * check as a serialization failure or deadlock (retryable); {@code error}: the store could not decide.
  */
-public record CheckCounters(Counter accepted, Counter stale, Counter duplicate, Counter missing, Counter error) {
+public record CheckCounters(Counter accepted, Counter stale, Counter duplicate, Counter missing, Counter invalid,
+                            Counter busy, Counter conflict, Counter error) {
 
     /** The counter for a rejecting verdict. */
     public Counter rejected(Verdict verdict) {
         return verdict == Verdict.REJECT_DUPLICATE ? duplicate : stale;
+    }
+
+    /** The counter for a transient store failure. */
+    public Counter failed(TransientFenceFailure.Reason reason) {
+        return reason == TransientFenceFailure.Reason.BUSY ? busy : conflict;
     }
 }

@@ -8,7 +8,7 @@ import io.micrometer.core.instrument.noop.NoopCounter;
 
 /**
  * Creates the library's counters, once per resource: {@code fencing.checks} (tags {@code resource}, {@code outcome}
- * = accepted | stale | duplicate | missing | error) and {@code fencing.acquisitions} (tags {@code resource},
+ * = accepted | stale | duplicate | missing | invalid | busy | conflict | error) and {@code fencing.acquisitions} (tags {@code resource},
  * {@code outcome} = acquired | failed). The {@code resource} tag is always the annotation's static name, never a
  * per-entity key. Without a registry every counter is a no-op. Outcome {@code error} counts checks the store could not
  * decide (the call failed closed).
@@ -34,12 +34,13 @@ public final class FencingMetrics {
 
     /** The check counters of {@code resource}, registered now. */
     public CheckCounters checks(String resource) {
-        return new CheckCounters(
-                counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, "accepted"),
-                counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, "stale"),
-                counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, "duplicate"),
-                counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, "missing"),
-                counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, "error"));
+        return new CheckCounters(check(resource, "accepted"), check(resource, "stale"), check(resource, "duplicate"),
+                check(resource, "missing"), check(resource, "invalid"), check(resource, "busy"),
+                check(resource, "conflict"), check(resource, "error"));
+    }
+
+    private Counter check(String resource, String outcome) {
+        return counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, outcome);
     }
 
     /** The acquisition counters of {@code resource}, registered now. */

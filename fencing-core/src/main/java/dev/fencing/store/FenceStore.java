@@ -25,4 +25,16 @@ public interface FenceStore {
      * @throws Throwable                            whatever the write throws, unchanged
      */
     <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable;
+
+    /**
+     * Checks that this store can fence every resource the library accepts (up to
+     * {@link FencingToken#MAX_PART_LENGTH} characters): for a database, that its table exists and has the columns,
+     * types, widths and keys the check needs. {@code @EnableFencing} calls it once the application context is
+     * complete, after the application's own database initialization; a store that was never verified verifies itself
+     * before its first check. Idempotent; the default checks nothing.
+     *
+     * @throws dev.fencing.FencingConfigurationException saying what is wrong and how to fix it
+     */
+    default void verify() {
+    }
 }

@@ -31,6 +31,15 @@ public final class RoutingFenceStore implements FenceStore {
         return storeFor(resource).fence(resource, token, write);
     }
 
+    /** Verifies every routed store and the fallback. */
+    @Override
+    public void verify() {
+        routes.values().forEach(FenceStore::verify);
+        if (fallback != null) {
+            fallback.verify();
+        }
+    }
+
     /** The store that guards {@code resource}. */
     public FenceStore storeFor(String resource) {
         FenceStore store = routes.get(resource);
