@@ -5,6 +5,7 @@ import dev.fencing.issuer.RemoteTokenIssuerContract;
 import dev.fencing.issuer.TokenIssuer;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -50,6 +51,22 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
     }
 
     @Override
+    protected void afterNextGrant(String resource, Runnable action) {
+        issuer.afterGrant = once(resource, action);
+    }
+
+    /** Revokes the session lease, as etcd does when no keep-alive arrived within its TTL. */
+    @Override
+    protected void expire(Lease lease) throws Exception {
+        client.getLeaseClient().revoke(EtcdTokenIssuer.sessionLeaseId(lease)).get(10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    protected MeterRegistry registry() {
+        return registry;
+    }
+
+    @Override
     protected TokenIssuer unreachableIssuer() {
         unreachableClient = Client.builder().endpoints("http://127.0.0.1:1").connectTimeout(Duration.ofSeconds(1)).build();
         return new EtcdTokenIssuer(unreachableClient, "http://127.0.0.1:1", "/fencing-test/", Duration.ofSeconds(5), null);
@@ -64,8 +81,8 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
     void aRevokedSessionLeaseMarksItsLeasesLostAndANewSessionTakesOver() throws Exception {
         String resource = freshResource();
         Lease lease = issuer.acquire(resource, Duration.ofSeconds(10));
-        String key = lease.token().holder().substring(0, lease.token().holder().lastIndexOf('@'));
-        long sessionLease = Long.parseUnsignedLong(key.substring(key.lastIndexOf('/') + 1), 16);
+        long sessionLease = EtcdTokenIssuer.sessionLeaseId(lease);
+        assertThat(lease.token().holder()).startsWith(Long.toHexString(sessionLease) + "@");
         double lostBefore = registry.get("fencing.issuer.leases.lost").tag("issuer", "etcd").counter().count();
 
         client.getLeaseClient().revoke(sessionLease).get(10, TimeUnit.SECONDS); // etcd forgets the session
@@ -89,15 +106,16 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
 
     @Test
     void tokenIsTheCreateRevisionOfTheLockKey() throws Exception {
-        Lease lease = issuer.acquire(freshResource(), Duration.ofSeconds(10));
+        String resource = freshResource();
+        Lease lease = issuer.acquire(resource, Duration.ofSeconds(10));
         try {
-            String key = lease.token().holder().substring(0, lease.token().holder().lastIndexOf('@'));
-            assertThat(lease.token().holder()).endsWith("@" + lease.token().value());
+            String lease16 = Long.toHexString(EtcdTokenIssuer.sessionLeaseId(lease));
+            assertThat(lease.token().holder()).isEqualTo(lease16 + "@" + lease.token().value());
+            String key = "/fencing-test/" + resource + "/" + lease16;
             var kvs = client.getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8))
                     .get(10, TimeUnit.SECONDS).getKvs();
             assertThat(kvs).hasSize(1);
             assertThat(kvs.get(0).getCreateRevision()).isEqualTo(lease.token().value());
-            assertThat(lease.token().holder()).startsWith("/fencing-test/");
         } finally {
             issuer.release(lease);
         }
