@@ -323,6 +323,22 @@ public abstract class TokenIssuerContract {
         }
     }
 
+    @Test
+    @Timeout(60)
+    void releaseOnAnInterruptedThreadFreesTheLockAndKeepsTheInterrupt() {
+        String r = freshResource();
+        Lease lease = issuer().acquire(r, Duration.ofSeconds(10));
+        Thread.currentThread().interrupt(); // a cancelled task releasing in its finally block
+        boolean interrupted;
+        try {
+            issuer().release(lease);
+        } finally {
+            interrupted = Thread.interrupted();
+        }
+        assertThat(interrupted).as("the interrupt is kept for the caller").isTrue();
+        assertFreeAtOnce(r);
+    }
+
     /** The lock on {@code r} is free: acquired well within a short timeout (a leaked lock would make it time out). */
     private void assertFreeAtOnce(String r) {
         Lease next = issuer().acquire(r, Duration.ofSeconds(2));

@@ -45,7 +45,8 @@ import java.util.function.Consumer;
  *
  * <p>Connection state is watched: on {@code SUSPENDED} or {@code LOST} every lease held through this issuer is
  * marked lost (and counted), since the session, and with it the ephemeral lock node, may be gone; the fence then
- * protects the resource. Releasing a lost lease is quiet. Release from the thread that acquired.
+ * protects the resource. Releasing a lost lease is quiet; an interrupt does not stop a release (the interrupt status
+ * is kept). Release from the thread that acquired.
  */
 public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
 
@@ -164,6 +165,7 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
             return;
         }
         held.remove(zk);
+        boolean interrupted = Thread.interrupted(); // an interrupt must not stop the delete: cleared, then kept
         try {
             if (zk.mutex.isOwnedByCurrentThread()) {
                 zk.mutex.release();
@@ -173,10 +175,17 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
         } catch (KeeperException.NoNodeException | IllegalMonitorStateException gone) {
             // the session ended and took the ephemeral node with it: nothing left to release
         } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                interrupted = true;
+            }
             if (!zk.wasLost()) {
                 throw new IllegalStateException("Could not release ZooKeeper lock " + zk.lockPath + ": " + e, e);
             }
             // lost lease: the node is gone or will go with the session; releasing is best effort
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
