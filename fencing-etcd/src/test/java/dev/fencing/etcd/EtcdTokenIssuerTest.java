@@ -26,6 +26,8 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
     private Client client;
     private EtcdTokenIssuer issuer;
     private Client unreachableClient;
+    private Client otherClient;
+    private EtcdTokenIssuer otherIssuer;
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     @BeforeAll
@@ -33,12 +35,16 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
         etcd = new EtcdCluster(1);
         client = etcd.client();
         issuer = new EtcdTokenIssuer(client, etcd.endpoints(), "/fencing-test/", Duration.ofSeconds(5), registry);
+        otherClient = etcd.client();
+        otherIssuer = new EtcdTokenIssuer(otherClient, etcd.endpoints(), "/fencing-test/", Duration.ofSeconds(5), null);
     }
 
     @AfterAll
     void stop() throws Exception {
         issuer.close();
         client.close();
+        otherIssuer.close();
+        otherClient.close();
         if (unreachableClient != null) {
             unreachableClient.close();
         }
@@ -48,6 +54,11 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
     @Override
     protected TokenIssuer issuer() {
         return issuer;
+    }
+
+    @Override
+    protected TokenIssuer otherIssuer() {
+        return otherIssuer;
     }
 
     @Override

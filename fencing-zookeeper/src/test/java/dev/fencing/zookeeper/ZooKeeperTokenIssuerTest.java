@@ -28,18 +28,24 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
     private ZooKeeperTokenIssuer issuer;
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private CuratorFramework unreachableClient;
+    private CuratorFramework otherClient;
+    private ZooKeeperTokenIssuer otherIssuer;
 
     @BeforeAll
     void start() throws Exception {
         server = new TestingServer(true);
         client = Clients.start(server.getConnectString());
         issuer = new ZooKeeperTokenIssuer(client, "/fencing-test", registry);
+        otherClient = Clients.start(server.getConnectString());
+        otherIssuer = new ZooKeeperTokenIssuer(otherClient, "/fencing-test", null);
     }
 
     @AfterAll
     void stop() throws Exception {
         issuer.close();
         client.close();
+        otherIssuer.close();
+        otherClient.close();
         if (unreachableClient != null) {
             unreachableClient.close();
         }
@@ -49,6 +55,11 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
     @Override
     protected TokenIssuer issuer() {
         return issuer;
+    }
+
+    @Override
+    protected TokenIssuer otherIssuer() {
+        return otherIssuer;
     }
 
     @Override
