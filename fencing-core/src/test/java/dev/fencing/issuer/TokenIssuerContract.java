@@ -169,6 +169,21 @@ public abstract class TokenIssuerContract {
     }
 
     @Test
+    @Timeout(60)
+    void aResourceIsIndependentOfTheResourcesItsNamePrefixes() throws Exception {
+        String parent = freshResource();
+        for (String child : List.of(parent + "/x", parent + "/", parent + ":x", parent + "%2Fx")) {
+            Lease onChild = otherIssuer().acquire(child, Duration.ofSeconds(10)); // held first, by another process
+            try {
+                Lease onParent = issuer().acquire(parent, Duration.ofSeconds(2));
+                issuer().release(onParent);
+            } finally {
+                otherIssuer().release(onChild);
+            }
+        }
+    }
+
+    @Test
     void releaseAndReacquireGivesALargerToken() {
         String r = freshResource();
         Lease first = issuer().acquire(r, Duration.ofSeconds(10));

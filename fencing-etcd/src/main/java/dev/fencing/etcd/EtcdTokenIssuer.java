@@ -39,7 +39,8 @@ import java.util.function.Consumer;
  * alive; the token is the <b>create revision</b> of the lock key, which Raft orders across the cluster, and which
  * grows from each holder to the next (etcd grants the lock in create-revision order). The holder is the session lease
  * (hex) and that revision ({@code 694d7a1b2c3d4e5f@1234}): unique per acquisition and at most 36 chars, whatever the
- * resource; the lock key itself is {@code prefix + resource + "/" + lease in hex}.
+ * resource; the lock key itself is {@code prefix + lockName(resource) + "/" + lease in hex}, where
+ * {@link #lockName(String)} encodes {@code %} and {@code /} so that resources stay independent of each other.
  *
  * <p>Any resource a {@link FencingToken} accepts can be locked. A failure after etcd granted the lock (the read of
  * the lock key timing out, building the token, an interrupt) deletes the lock key again before the exception
@@ -109,7 +110,7 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
             }
             mine = true;
             Session current = session(deadline);
-            ByteSequence name = ByteSequence.from(prefix + resource, StandardCharsets.UTF_8);
+            ByteSequence name = ByteSequence.from(prefix + lockName(resource), StandardCharsets.UTF_8);
             LockResponse locked = lockRetryingTransientErrors(resource, name, current, deadline, timeout);
             granted = locked.getKey(); // from here on, every failure gives the lock back
             List<KeyValue> kvs = client.getKVClient().get(locked.getKey()).get(left(deadline), TimeUnit.NANOSECONDS).getKvs();
@@ -149,6 +150,19 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
                 turn.release();
             }
         }
+    }
+
+    /**
+     * The resource as an etcd lock name: {@code %} and {@code /} percent-encoded, everything else as it is. etcd's
+     * lock waits on every key under {@code name + "/"}, so a raw {@code /} would make a holder of {@code a/b} block
+     * acquirers of {@code a}; encoded, no lock name is a prefix of another's keys. Names without either character
+     * are unchanged from earlier versions.
+     */
+    static String lockName(String resource) {
+        if (resource.indexOf('/') < 0 && resource.indexOf('%') < 0) {
+            return resource;
+        }
+        return resource.replace("%", "%25").replace("/", "%2F");
     }
 
     /**

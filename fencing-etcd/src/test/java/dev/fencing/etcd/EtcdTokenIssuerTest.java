@@ -116,6 +116,13 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
     }
 
     @Test
+    void lockNamesEncodeOnlyPercentAndSlash() {
+        assertThat(EtcdTokenIssuer.lockName("accounts:42 ü锁")).isEqualTo("accounts:42 ü锁"); // unchanged
+        assertThat(EtcdTokenIssuer.lockName("tenant/7%")).isEqualTo("tenant%2F7%25");
+        assertThat(EtcdTokenIssuer.lockName("a%2Fb")).isNotEqualTo(EtcdTokenIssuer.lockName("a/b"));
+    }
+
+    @Test
     void tokenIsTheCreateRevisionOfTheLockKey() throws Exception {
         String resource = freshResource();
         Lease lease = issuer.acquire(resource, Duration.ofSeconds(10));
