@@ -92,21 +92,27 @@ public final class JdbcTokenIssuer implements TokenIssuer {
         String holder = "jdbc-" + UUID.randomUUID();
         long pause = 20;
         RuntimeException lastError = null;
+        long leaseClock = 0;            // when the lease may have started: the first attempt that may have taken it
+        boolean uncertain = false;      // an attempt failed, and may have committed before its reply was lost
         while (true) {
             long attemptStarted = nanoClock.getAsLong();
+            if (!uncertain) {
+                leaseClock = attemptStarted;
+            }
             Long token;
             try {
                 token = tryTake(resource, holder);
                 lastError = null;
             } catch (DataAccessException | TransactionException e) {
                 lastError = e; // unreachable or failing database: keep trying until the deadline
+                uncertain = true;
                 token = null;
             }
             if (token != null) {
                 try { // the lease is ours in the database: any failure from here on frees it again
                     afterGrant.accept(resource);
                     JdbcLease lease = new JdbcLease(new FencingToken(resource, token, holder),
-                            attemptStarted + leaseTime.toNanos());
+                            leaseClock + leaseTime.toNanos());
                     metrics.acquired();
                     return lease;
                 } catch (RuntimeException | Error e) {
@@ -122,19 +128,27 @@ public final class JdbcTokenIssuer implements TokenIssuer {
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 metrics.failed();
-                if (lastError != null) {
-                    throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' in "
-                            + name + " within " + timeout.toMillis() + " ms: " + lastError.getMessage(), lastError);
+                LockAcquisitionException failure = lastError != null
+                        ? new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' in "
+                                + name + " within " + timeout.toMillis() + " ms: " + lastError.getMessage(), lastError)
+                        : new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
+                                + " ms waiting for the database lease on resource '" + resource + "' (" + name + ")");
+                if (uncertain) {
+                    freeQuietly(resource, holder, failure); // a failed attempt may have taken the lease after all
                 }
-                throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
-                        + " ms waiting for the database lease on resource '" + resource + "' (" + name + ")");
+                throw failure;
             }
             try {
                 Thread.sleep(Math.min(pause, TimeUnit.NANOSECONDS.toMillis(left) + 1));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 metrics.failed();
-                throw new LockAcquisitionException(resource, "Interrupted while locking resource '" + resource + "'", e);
+                LockAcquisitionException failure = new LockAcquisitionException(resource,
+                        "Interrupted while locking resource '" + resource + "'", e);
+                if (uncertain) {
+                    freeQuietly(resource, holder, failure);
+                }
+                throw failure;
             }
             pause = Math.min(pause * 2, 250);
         }
