@@ -15,6 +15,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
@@ -93,7 +94,7 @@ public final class JdbcTokenIssuer implements TokenIssuer {
         long pause = 20;
         RuntimeException lastError = null;
         long leaseClock = 0;            // when the lease may have started: the first attempt that may have taken it
-        boolean uncertain = false;      // an attempt failed, and may have committed before its reply was lost
+        boolean uncertain = false;      // a commit failed: it may have been applied and only its reply lost
         while (true) {
             long attemptStarted = nanoClock.getAsLong();
             if (!uncertain) {
@@ -105,7 +106,9 @@ public final class JdbcTokenIssuer implements TokenIssuer {
                 lastError = null;
             } catch (DataAccessException | TransactionException e) {
                 lastError = e; // unreachable or failing database: keep trying until the deadline
-                uncertain = true;
+                // only a failed commit leaves it open whether the lease was taken; no connection, a failed
+                // statement or a rollback took nothing
+                uncertain |= e instanceof TransactionSystemException;
                 token = null;
             }
             if (token != null) {
