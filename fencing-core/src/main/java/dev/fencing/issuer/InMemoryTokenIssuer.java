@@ -8,6 +8,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -25,6 +26,12 @@ public final class InMemoryTokenIssuer implements TokenIssuer {
     private final LongSupplier nanoClock;
     private final String instance = Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFFFFFFFFFL);
     private final ConcurrentHashMap<String, Lock> locks = new ConcurrentHashMap<>();
+
+    /**
+     * Test seam, package-private: runs with the resource right after the lock was granted and before the lease is
+     * returned, so a test can inject a failure there. Does nothing unless a test in this package sets it.
+     */
+    volatile Consumer<String> afterGrant = resource -> { };
 
     /** Leases of 30 seconds, first token 1. */
     public InMemoryTokenIssuer() {
@@ -77,6 +84,17 @@ public final class InMemoryTokenIssuer implements TokenIssuer {
                     new FencingToken(resource, value, "mem-" + instance + "-" + value),
                     nanoClock.getAsLong() + leaseTtl.toNanos());
             lock.current = lease;
+            try {
+                afterGrant.accept(resource);
+            } catch (RuntimeException | Error e) {
+                lease.released = true; // the lock was granted but the lease is not handed out: free it again
+                lock.current = null;
+                lock.released.signalAll();
+                if (e instanceof Error error) {
+                    throw error;
+                }
+                throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "': " + e, e);
+            }
             return lease;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

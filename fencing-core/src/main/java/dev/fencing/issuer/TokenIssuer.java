@@ -1,5 +1,7 @@
 package dev.fencing.issuer;
 
+import dev.fencing.token.FencingToken;
+
 import java.time.Duration;
 
 /**
@@ -11,8 +13,13 @@ import java.time.Duration;
 public interface TokenIssuer {
 
     /**
-     * Acquires the lock on {@code resource}, waiting at most {@code timeout}.
+     * Acquires the lock on {@code resource}, waiting at most {@code timeout}. Every resource a
+     * {@link FencingToken} accepts (up to {@link FencingToken#MAX_PART_LENGTH} UTF-16 chars, any Unicode) can be
+     * locked. A failure after the lock service granted the lock (reading the token, building the lease, an
+     * interrupt) releases the lock again before the exception is thrown: a failed acquire never leaves a lock held.
      *
+     * @throws IllegalArgumentException when the resource or timeout is invalid (see {@link #checkAcquire}); nothing
+     *                                  was locked
      * @throws LockAcquisitionException when the lock is not obtained in time or the service cannot be reached
      */
     Lease acquire(String resource, Duration timeout);
@@ -21,13 +28,25 @@ public interface TokenIssuer {
     void release(Lease lease);
 
     /**
-     * The argument check every implementation makes before contacting its lock service.
+     * The argument check every implementation makes before contacting its lock service: the resource must be one a
+     * {@link FencingToken} accepts (not blank, at most {@link FencingToken#MAX_PART_LENGTH} chars, no control
+     * characters), so that no lock is ever taken for a resource whose token could not be built.
      *
      * @throws IllegalArgumentException naming the argument (and the resource) that is wrong
      */
     static void checkAcquire(String resource, Duration timeout) {
         if (resource == null || resource.isBlank()) {
             throw new IllegalArgumentException("resource must not be blank");
+        }
+        if (resource.length() > FencingToken.MAX_PART_LENGTH) {
+            throw new IllegalArgumentException("resource '" + resource.substring(0, 64) + "...' is " + resource.length()
+                    + " chars long, longer than the " + FencingToken.MAX_PART_LENGTH
+                    + " a fencing token allows (FencingToken.MAX_PART_LENGTH)");
+        }
+        try {
+            new FencingToken(resource, 1, "-"); // the token's own rules, in one place
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("resource '" + resource + "' cannot be locked: " + e.getMessage(), e);
         }
         if (timeout == null || timeout.isNegative()) {
             throw new IllegalArgumentException("timeout for resource '" + resource + "' must not be negative, was " + timeout);

@@ -17,11 +17,23 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class InMemoryTokenIssuerTest extends TokenIssuerContract {
 
-    private final InMemoryTokenIssuer shared = new InMemoryTokenIssuer();
+    private final AtomicLong skew = new AtomicLong(); // moves the shared issuer's clock forward to expire its leases
+    private final InMemoryTokenIssuer shared = new InMemoryTokenIssuer(Duration.ofSeconds(30), 0,
+            () -> System.nanoTime() + skew.get());
 
     @Override
     protected TokenIssuer issuer() {
         return shared;
+    }
+
+    @Override
+    protected void afterNextGrant(String resource, Runnable action) {
+        shared.afterGrant = once(resource, action);
+    }
+
+    @Override
+    protected void expire(Lease lease) {
+        skew.addAndGet(Duration.ofSeconds(31).toNanos()); // the holder paused past its time-to-live
     }
 
     private final AtomicLong now = new AtomicLong();

@@ -1,7 +1,11 @@
 package dev.fencing.issuer;
 
+import dev.fencing.metrics.IssuerMetrics;
 import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -11,20 +15,66 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The behaviour every {@link TokenIssuer} must have, written once: strictly increasing tokens under concurrency,
- * independent resources, release and re-acquire, timeouts that return or throw in time. Extend it and implement
- * {@link #issuer()}.
+ * independent resources, release and re-acquire, timeouts that return or throw in time, every resource up to
+ * {@link FencingToken#MAX_PART_LENGTH} chars, no lock left held by a failed acquire, a larger token after a
+ * takeover and a quiet release of a lost lease. Extend it and implement {@link #issuer()},
+ * {@link #afterNextGrant(String, Runnable)} and {@link #expire(Lease)}.
  */
 public abstract class TokenIssuerContract {
 
     /** The issuer under test; may return the same instance every time. */
     protected abstract TokenIssuer issuer();
+
+    /**
+     * Makes the issuer run {@code action} once, in the next acquire of {@code resource}, right after the lock service
+     * granted the lock and before the lease is returned: the place where a failure used to leave the lock held.
+     * Implement it through the issuer's package-private test hook, e.g. with {@link #once(String, Runnable)}.
+     */
+    protected abstract void afterNextGrant(String resource, Runnable action);
+
+    /**
+     * Makes the lock service end {@code lease} the way it ends the lease of a holder that stopped renewing it (its
+     * session expires, its lease time runs out), so that another acquirer can take the lock over. Other leases held
+     * through the issuer at that moment may end too.
+     */
+    protected abstract void expire(Lease lease) throws Exception;
+
+    /**
+     * An issuer of the same kind on the same lock service but its own connection and session, as another process
+     * would have: it sees a lock left held by {@link #issuer()} (an issuer may re-enter its own session's lock, and
+     * so hide a leak from itself). Defaults to {@link #issuer()} for an issuer that has no session.
+     */
+    protected TokenIssuer otherIssuer() {
+        return issuer();
+    }
+
+    /** The registry the issuer counts in, or {@code null} when it counts nothing. */
+    protected MeterRegistry registry() {
+        return null;
+    }
+
+    /** A hook for {@link #afterNextGrant}: runs {@code action} the first time it is called with {@code resource}. */
+    protected static Consumer<String> once(String resource, Runnable action) {
+        AtomicBoolean done = new AtomicBoolean();
+        return r -> {
+            if (r.equals(resource) && done.compareAndSet(false, true)) {
+                action.run();
+            }
+        };
+    }
 
     /** A resource name no other test uses. */
     protected String freshResource() {
@@ -119,6 +169,21 @@ public abstract class TokenIssuerContract {
     }
 
     @Test
+    @Timeout(60)
+    void aResourceIsIndependentOfTheResourcesItsNamePrefixes() throws Exception {
+        String parent = freshResource();
+        for (String child : List.of(parent + "/x", parent + "/", parent + ":x", parent + "%2Fx")) {
+            Lease onChild = otherIssuer().acquire(child, Duration.ofSeconds(10)); // held first, by another process
+            try {
+                Lease onParent = issuer().acquire(parent, Duration.ofSeconds(2));
+                issuer().release(onParent);
+            } finally {
+                otherIssuer().release(onChild);
+            }
+        }
+    }
+
+    @Test
     void releaseAndReacquireGivesALargerToken() {
         String r = freshResource();
         Lease first = issuer().acquire(r, Duration.ofSeconds(10));
@@ -167,5 +232,180 @@ public abstract class TokenIssuerContract {
         assertThatThrownBy(() -> issuer().acquire(" ", Duration.ofSeconds(1))).hasMessageContaining("resource");
         assertThatThrownBy(() -> issuer().acquire(freshResource(), Duration.ofSeconds(-1)))
                 .hasMessageContaining("timeout");
+    }
+
+    @Test
+    @Timeout(120)
+    void resourcesOfTheMaximumLengthCanBeLockedInAnyScript() {
+        ThreadLocalRandom random = ThreadLocalRandom.current();
+        String unique = freshResource();
+        StringBuilder cjk = new StringBuilder();        // 256 BMP CJK ideographs, random so the test never repeats one
+        while (cjk.length() < FencingToken.MAX_PART_LENGTH) {
+            cjk.append((char) random.nextInt(0x4E00, 0x9FA0));
+        }
+        StringBuilder pairs = new StringBuilder();      // 128 supplementary CJK ideographs: 256 UTF-16 units
+        while (pairs.length() < FencingToken.MAX_PART_LENGTH) {
+            pairs.appendCodePoint(random.nextInt(0x20000, 0x2A6D0));
+        }
+        List<String> resources = List.of(
+                (unique + "-" + "a".repeat(FencingToken.MAX_PART_LENGTH)).substring(0, FencingToken.MAX_PART_LENGTH),
+                cjk.toString(), pairs.toString());
+        for (String r : resources) {
+            assertThat(r).hasSize(FencingToken.MAX_PART_LENGTH);
+            Lease first = issuer().acquire(r, Duration.ofSeconds(10));
+            long firstValue;
+            try {
+                assertThat(first.token().resource()).isEqualTo(r);
+                assertThat(first.token().holder().length()).isLessThanOrEqualTo(FencingToken.MAX_PART_LENGTH);
+                assertThat(FencingToken.parse(first.token().toText())).isEqualTo(first.token());
+                firstValue = first.token().value();
+            } finally {
+                issuer().release(first);
+            }
+            Lease second = issuer().acquire(r, Duration.ofSeconds(10));
+            try {
+                assertThat(second.token().value()).isGreaterThan(firstValue);
+                assertThat(second.token().holder()).isNotEqualTo(first.token().holder());
+            } finally {
+                issuer().release(second);
+            }
+        }
+    }
+
+    @Test
+    void aResourceLongerThanATokenAllowsIsRefusedBeforeLocking() {
+        String tooLong = freshResource() + "x".repeat(FencingToken.MAX_PART_LENGTH);
+        assertThatThrownBy(() -> issuer().acquire(tooLong, Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("resource").hasMessageContaining(String.valueOf(FencingToken.MAX_PART_LENGTH));
+        String pairTooMany = "\uD840\uDC00".repeat(FencingToken.MAX_PART_LENGTH / 2) + "x"; // 257 UTF-16 units
+        assertThatThrownBy(() -> issuer().acquire(pairTooMany, Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    @Timeout(60)
+    void aFailureAfterTheGrantReleasesTheLock() {
+        String r = freshResource();
+        RuntimeException injected = new IllegalStateException("injected after the grant");
+        afterNextGrant(r, () -> {
+            throw injected;
+        });
+        Throwable failure = catchThrowable(() -> issuer().acquire(r, Duration.ofSeconds(10)));
+        assertThat(failure).isInstanceOf(LockAcquisitionException.class).hasMessageContaining(r);
+        assertThat(causes(failure)).contains(injected);
+        assertFreeAtOnce(r);
+    }
+
+    @Test
+    @Timeout(60)
+    void aFailureAfterTheGrantOnAnInterruptedThreadReleasesTheLockAndKeepsTheInterrupt() {
+        String r = freshResource();
+        RuntimeException injected = new IllegalStateException("interrupted after the grant");
+        afterNextGrant(r, () -> {
+            Thread.currentThread().interrupt();
+            throw injected;
+        });
+        Throwable failure = catchThrowable(() -> issuer().acquire(r, Duration.ofSeconds(10)));
+        boolean interrupted = Thread.interrupted(); // read and clear before anything else waits
+        assertThat(interrupted).as("the interrupt is kept for the caller").isTrue();
+        assertThat(failure).isInstanceOf(LockAcquisitionException.class);
+        assertThat(causes(failure)).contains(injected);
+        assertFreeAtOnce(r);
+    }
+
+    @Test
+    @Timeout(120)
+    void aLostLeaseIsTakenOverWithALargerTokenAndItsReleaseIsQuiet() throws Exception {
+        String r = freshResource();
+        Lease zombie = issuer().acquire(r, Duration.ofSeconds(10));
+        double lostBefore = count(IssuerMetrics.LOST, null);
+        double failedBefore = count(IssuerMetrics.ACQUISITIONS, "failed");
+
+        expire(zombie);
+        await(zombie::isLost);
+        Lease next = issuer().acquire(r, Duration.ofSeconds(30)); // the lock service took the zombie's lock back
+        try {
+            assertThat(next.token().value()).isGreaterThan(zombie.token().value());
+            assertThat(next.token().holder()).isNotEqualTo(zombie.token().holder());
+            assertThat(next.isLost()).isFalse();
+
+            assertThatCode(() -> issuer().release(zombie)).doesNotThrowAnyException();
+            assertThatCode(() -> issuer().release(zombie)).doesNotThrowAnyException();
+            assertThat(zombie.isLost()).isTrue();
+            assertThat(next.isLost()).as("the zombie's release leaves the new holder's lock alone").isFalse();
+            if (registry() != null) {
+                // the loss is counted once: when the service reported it, or at the release for an issuer that
+                // learns of it only then; the release itself is no failure
+                assertThat(count(IssuerMetrics.LOST, null)).isEqualTo(lostBefore + 1);
+                assertThat(count(IssuerMetrics.ACQUISITIONS, "failed")).isEqualTo(failedBefore);
+            }
+            assertThatThrownBy(() -> issuer().acquire(r, Duration.ofMillis(300)))
+                    .as("the new holder still holds the lock").isInstanceOf(LockAcquisitionException.class);
+        } finally {
+            issuer().release(next);
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void releaseOnAnInterruptedThreadFreesTheLockAndKeepsTheInterrupt() {
+        String r = freshResource();
+        Lease lease = issuer().acquire(r, Duration.ofSeconds(10));
+        Thread.currentThread().interrupt(); // a cancelled task releasing in its finally block
+        boolean interrupted;
+        try {
+            issuer().release(lease);
+        } finally {
+            interrupted = Thread.interrupted();
+        }
+        assertThat(interrupted).as("the interrupt is kept for the caller").isTrue();
+        assertFreeAtOnce(r);
+    }
+
+    /**
+     * The lock on {@code r} is free: another process acquires it well within a short timeout (a leaked lock would
+     * make it time out), and so does this issuer afterwards.
+     */
+    private void assertFreeAtOnce(String r) {
+        for (TokenIssuer acquirer : List.of(otherIssuer(), issuer())) {
+            Lease next = acquirer.acquire(r, Duration.ofSeconds(2));
+            try {
+                assertThat(next.token().resource()).isEqualTo(r);
+                assertThat(next.isLost()).isFalse();
+            } finally {
+                acquirer.release(next);
+            }
+        }
+    }
+
+    private static List<Throwable> causes(Throwable failure) {
+        List<Throwable> chain = new ArrayList<>();
+        for (Throwable t = failure; t != null && !chain.contains(t); t = t.getCause()) {
+            chain.add(t);
+        }
+        return chain;
+    }
+
+    private double count(String name, String outcome) {
+        MeterRegistry registry = registry();
+        if (registry == null) {
+            return 0;
+        }
+        var search = registry.find(name);
+        if (outcome != null) {
+            search = search.tag("outcome", outcome);
+        }
+        return search.counters().stream().mapToDouble(Counter::count).sum();
+    }
+
+    private static void await(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within 30 s");
+            }
+            Thread.sleep(20);
+        }
     }
 }

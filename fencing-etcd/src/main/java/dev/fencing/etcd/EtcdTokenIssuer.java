@@ -31,15 +31,24 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 
 /**
  * A {@link TokenIssuer} on etcd through jetcd's lock API. Locks are bound to a session lease that this issuer keeps
  * alive; the token is the <b>create revision</b> of the lock key, which Raft orders across the cluster, and which
- * grows from each holder to the next (etcd grants the lock in create-revision order). The holder is the lock key and
- * that revision ({@code /fencing/locks/accounts/694d7a1b2c3d4e5f@1234}), unique per acquisition.
+ * grows from each holder to the next (etcd grants the lock in create-revision order). The holder is the session lease
+ * (hex) and that revision ({@code 694d7a1b2c3d4e5f@1234}): unique per acquisition and at most 36 chars, whatever the
+ * resource; the lock key itself is {@code prefix + lockName(resource) + "/" + lease in hex}, where
+ * {@link #lockName(String)} encodes {@code %} and {@code /} so that resources stay independent of each other.
+ *
+ * <p>Any resource a {@link FencingToken} accepts can be locked. A failure after etcd granted the lock (the read of
+ * the lock key timing out, building the token, an interrupt) deletes the lock key again before the exception
+ * reaches the caller; so does a lock request that is granted after its acquire gave up.
  *
  * <p>etcd grants its lock per session lease, and all locks of this issuer share one session; so acquirers in this
- * process first queue on a local fair semaphore per resource, and only one of them at a time asks etcd.
+ * process first queue on a local fair semaphore per resource, and only one of them at a time asks etcd. A lease
+ * hands its turn on when it is released or lost, whichever comes first.
  *
  * <p>When the session lease is gone (etcd no longer knows it, no keep-alive succeeded within its TTL, or the client
  * was closed), every lease held through it is marked lost and counted, and the next acquire starts a new session.
@@ -58,6 +67,15 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
     private final String endpoints;
     private final Object sessionLock = new Object();
     private volatile Session session;
+
+    /** How long releasing a lock waits for etcd. */
+    private static final Duration RELEASE_WAIT = Duration.ofSeconds(10);
+
+    /**
+     * Test seam, package-private: runs with the resource right after the lock was granted and before the lease is
+     * returned, so a test can inject a failure there. Does nothing unless a test in this package sets it.
+     */
+    volatile Consumer<String> afterGrant = resource -> { };
     private final ConcurrentHashMap<String, Semaphore> local = new ConcurrentHashMap<>();
 
     /**
@@ -84,6 +102,7 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
         long deadline = System.nanoTime() + timeout.toNanos();
         Semaphore turn = local.computeIfAbsent(resource, r -> new Semaphore(1, true));
         boolean mine = false;
+        ByteSequence granted = null;
         try {
             if (!turn.tryAcquire(left(deadline), TimeUnit.NANOSECONDS)) {
                 throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
@@ -91,18 +110,19 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
             }
             mine = true;
             Session current = session(deadline);
-            ByteSequence name = ByteSequence.from(prefix + resource, StandardCharsets.UTF_8);
+            ByteSequence name = ByteSequence.from(prefix + lockName(resource), StandardCharsets.UTF_8);
             LockResponse locked = lockRetryingTransientErrors(resource, name, current, deadline, timeout);
+            granted = locked.getKey(); // from here on, every failure gives the lock back
             List<KeyValue> kvs = client.getKVClient().get(locked.getKey()).get(left(deadline), TimeUnit.NANOSECONDS).getKvs();
             if (kvs.isEmpty()) {
-                client.getLockClient().unlock(locked.getKey());
                 throw new LockAcquisitionException(resource, "etcd lock key for resource '" + resource
                         + "' vanished right after it was granted (session lease expired?)");
             }
             long revision = kvs.get(0).getCreateRevision();
-            String holder = locked.getKey().toString(StandardCharsets.UTF_8) + "@" + revision;
-            EtcdLease lease = new EtcdLease(new FencingToken(resource, revision, holder),
+            afterGrant.accept(resource);
+            EtcdLease lease = new EtcdLease(new FencingToken(resource, revision, holder(current.leaseId, revision)),
                     locked.getKey(), current, turn);
+            granted = null;
             mine = false; // the lease owns the turn now
             current.held.add(lease);
             if (current.lost) {          // the session died while we were locking
@@ -111,24 +131,83 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
             metrics.acquired();
             return lease;
         } catch (LockAcquisitionException e) {
-            metrics.failed();
-            throw e;
+            throw failed(granted, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            metrics.failed();
-            throw new LockAcquisitionException(resource, "Interrupted while locking resource '" + resource + "'", e);
+            throw failed(granted, new LockAcquisitionException(resource,
+                    "Interrupted while locking resource '" + resource + "'", e));
         } catch (TimeoutException e) {
-            metrics.failed();
-            throw new LockAcquisitionException(resource, "etcd at " + endpoints + " did not answer within "
-                    + timeout.toMillis() + " ms while locking resource '" + resource + "'", e);
+            throw failed(granted, new LockAcquisitionException(resource, "etcd at " + endpoints
+                    + " did not answer within " + timeout.toMillis() + " ms while locking resource '" + resource + "'", e));
         } catch (ExecutionException | RuntimeException e) {
-            metrics.failed();
             Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' on etcd at "
-                    + endpoints + ": " + cause, cause);
+            throw failed(granted, new LockAcquisitionException(resource, "Could not lock resource '" + resource
+                    + "' on etcd at " + endpoints + ": " + cause, cause));
+        } catch (Error e) {
+            throw failed(granted, e);
         } finally {
             if (mine) {
                 turn.release();
+            }
+        }
+    }
+
+    /**
+     * The resource as an etcd lock name: {@code %} and {@code /} percent-encoded, everything else as it is. etcd's
+     * lock waits on every key under {@code name + "/"}, so a raw {@code /} would make a holder of {@code a/b} block
+     * acquirers of {@code a}; encoded, no lock name is a prefix of another's keys. Names without either character
+     * are unchanged from earlier versions.
+     */
+    static String lockName(String resource) {
+        if (resource.indexOf('/') < 0 && resource.indexOf('%') < 0) {
+            return resource;
+        }
+        return resource.replace("%", "%25").replace("/", "%2F");
+    }
+
+    /**
+     * The holder of a token: the session lease (hex) and the create revision of the lock key, e.g.
+     * {@code 694d7a1b2c3d4e5f@1234}. Unique per acquisition (etcd gives every created key its own revision) and at
+     * most 36 chars, whatever the resource and prefix.
+     */
+    static String holder(long sessionLeaseId, long revision) {
+        return Long.toHexString(sessionLeaseId) + "@" + revision;
+    }
+
+    /**
+     * Counts a failed acquire and, when the lock had been granted already, releases it quietly: the original failure
+     * is thrown, a failure to release is added to it as suppressed (and the unlock is sent once more without
+     * waiting). An interrupt does not stop the release: the thread's interrupt status is cleared for the unlock and
+     * set again afterwards.
+     */
+    private <T extends Throwable> T failed(ByteSequence granted, T failure) {
+        metrics.failed();
+        if (granted != null) {
+            try {
+                unlockQuietly(granted);
+            } catch (Exception e) {
+                failure.addSuppressed(e);
+                try {
+                    client.getLockClient().unlock(granted); // one more try, not waited for
+                } catch (RuntimeException again) {
+                    failure.addSuppressed(again);
+                }
+            }
+        }
+        return failure;
+    }
+
+    /** Deletes a lock key, waiting up to {@link #RELEASE_WAIT} even on an interrupted thread (the interrupt is kept). */
+    private void unlockQuietly(ByteSequence key) throws ExecutionException, TimeoutException {
+        boolean interrupted = Thread.interrupted();
+        try {
+            client.getLockClient().unlock(key).get(RELEASE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            interrupted = true;
+            throw new TimeoutException("interrupted again while unlocking " + key);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
@@ -143,17 +222,21 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
         }
         etcd.session.held.remove(etcd);
         try {
-            client.getLockClient().unlock(etcd.key).get(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            unlockQuietly(etcd.key);
         } catch (ExecutionException | TimeoutException e) {
             if (!etcd.wasLost()) {
-                throw new IllegalStateException("Could not release etcd lock " + etcd.token().holder() + ": " + e, e);
+                throw new IllegalStateException("Could not release etcd lock " + etcd.key.toString(StandardCharsets.UTF_8)
+                        + " (" + etcd.token().holder() + "): " + e, e);
             }
             // lost lease: its key went with the session lease
         } finally {
-            etcd.turn.release();
+            etcd.returnTurn();
         }
+    }
+
+    /** The session lease a lease of this issuer is bound to. */
+    static long sessionLeaseId(Lease lease) {
+        return ((EtcdLease) lease).session.leaseId;
     }
 
     /** Stops keeping the session alive and revokes it: every lock still held is released by etcd. */
@@ -182,6 +265,9 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
             CompletableFuture<LockResponse> locking = client.getLockClient().lock(name, current.leaseId);
             try {
                 return locking.get(left(deadline), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                locking.thenAccept(late -> client.getLockClient().unlock(late.getKey())); // granted after we left
+                throw e;
             } catch (TimeoutException e) {
                 // the lock request may still succeed later: give the lock back as soon as it does
                 locking.thenAccept(late -> client.getLockClient().unlock(late.getKey()));
@@ -280,11 +366,33 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
         final Session session;
         final Semaphore turn;
 
+        private final AtomicBoolean turnReturned = new AtomicBoolean();
+
         EtcdLease(FencingToken token, ByteSequence key, Session session, Semaphore turn) {
             super(token);
             this.key = key;
             this.session = session;
             this.turn = turn;
+        }
+
+        /**
+         * A lost lease gives this process's turn on the resource back at once: its session is dead, so the next
+         * acquire here starts a new session and waits in etcd, not behind a holder that may never release.
+         */
+        @Override
+        public boolean markLost() {
+            boolean first = super.markLost();
+            if (first) {
+                returnTurn();
+            }
+            return first;
+        }
+
+        /** Lets the next acquirer of this process ask etcd; once per lease, whether lost or released first. */
+        void returnTurn() {
+            if (turnReturned.compareAndSet(false, true)) {
+                turn.release();
+            }
         }
 
         EtcdTokenIssuer issuer() {

@@ -18,8 +18,9 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
- * Real etcd members (Debian's {@code etcd-server}, installed here with apt when missing and running as root),
- * started on free loopback ports with data under {@code target/}, stopped and deleted on close.
+ * Real etcd members (Debian's {@code etcd-server}, which must be installed: {@code apt-get install etcd-server}, as
+ * {@code .ci/run} does; a missing binary fails with that message), started on free loopback ports with data under
+ * {@code target/}, stopped and deleted on close, and also when the cluster fails to start.
  */
 final class EtcdCluster implements AutoCloseable {
 
@@ -44,8 +45,8 @@ final class EtcdCluster implements AutoCloseable {
             return "http://127.0.0.1:" + clientPort;
         }
 
-        void start(String initialCluster, String token) throws IOException {
-            List<String> command = List.of(binary(), "--name", name, "--data-dir", dataDir.toString(),
+        void start(String binary, String initialCluster, String token) throws IOException {
+            List<String> command = List.of(binary, "--name", name, "--data-dir", dataDir.toString(),
                     "--listen-client-urls", endpoint(), "--advertise-client-urls", endpoint(),
                     "--listen-peer-urls", "http://127.0.0.1:" + peerPort,
                     "--initial-advertise-peer-urls", "http://127.0.0.1:" + peerPort,
@@ -63,8 +64,22 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     EtcdCluster(int size) throws Exception {
+        String binary = binary(); // fails before anything starts
         root = Paths.get("target", "etcd-" + UUID.randomUUID()).toAbsolutePath();
         Files.createDirectories(root);
+        try {
+            start(size, binary);
+        } catch (Exception | Error e) {
+            try {
+                close();    // no member left running behind a failed start
+            } catch (Exception cleanup) {
+                e.addSuppressed(cleanup);
+            }
+            throw e;
+        }
+    }
+
+    private void start(int size, String binary) throws Exception {
         for (int i = 0; i < size; i++) {
             members.add(new Member("m" + i, freePort(), freePort()));
         }
@@ -72,7 +87,7 @@ final class EtcdCluster implements AutoCloseable {
                 .collect(Collectors.joining(","));
         String token = "fencing-" + UUID.randomUUID();
         for (Member member : members) {
-            member.start(initialCluster, token);
+            member.start(binary, initialCluster, token);
         }
         for (Member member : members) {
             awaitPort(member.clientPort);
@@ -149,29 +164,19 @@ final class EtcdCluster implements AutoCloseable {
         throw new IllegalStateException("etcd did not listen on port " + port);
     }
 
-    private static volatile String binary;
+    /** The etcd binary. Tests install nothing: a missing binary fails the test, saying what to install. */
+    static String binary() {
+        return binary("/usr/bin/etcd", "/usr/local/bin/etcd");
+    }
 
-    /** The etcd binary; installs Debian's etcd-server when it is missing and this process may. */
-    static synchronized String binary() throws IOException {
-        if (binary != null) {
-            return binary;
-        }
-        for (String candidate : new String[] {"/usr/bin/etcd", "/usr/local/bin/etcd"}) {
+    static String binary(String... candidates) {
+        for (String candidate : candidates) {
             if (new File(candidate).canExecute()) {
-                return binary = candidate;
+                return candidate;
             }
         }
-        try {
-            Process install = new ProcessBuilder("apt-get", "install", "-y", "-q", "etcd-server")
-                    .redirectErrorStream(true).start();
-            String output = new String(install.getInputStream().readAllBytes());
-            if (install.waitFor() != 0 || !new File("/usr/bin/etcd").canExecute()) {
-                throw new IllegalStateException("etcd is not installed and 'apt-get install etcd-server' failed:\n" + output);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException(e);
-        }
-        return binary = "/usr/bin/etcd";
+        throw new IllegalStateException("These tests run a real etcd server, and no etcd binary was found at "
+                + String.join(" or ", candidates) + ". Install it first: 'apt-get install etcd-server' on "
+                + "Debian/Ubuntu (.ci/run does), or put an etcd 3.4+ binary at /usr/local/bin/etcd.");
     }
 }

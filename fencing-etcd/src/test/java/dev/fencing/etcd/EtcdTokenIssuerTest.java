@@ -5,6 +5,7 @@ import dev.fencing.issuer.RemoteTokenIssuerContract;
 import dev.fencing.issuer.TokenIssuer;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,6 +26,8 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
     private Client client;
     private EtcdTokenIssuer issuer;
     private Client unreachableClient;
+    private Client otherClient;
+    private EtcdTokenIssuer otherIssuer;
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     @BeforeAll
@@ -32,12 +35,16 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
         etcd = new EtcdCluster(1);
         client = etcd.client();
         issuer = new EtcdTokenIssuer(client, etcd.endpoints(), "/fencing-test/", Duration.ofSeconds(5), registry);
+        otherClient = etcd.client();
+        otherIssuer = new EtcdTokenIssuer(otherClient, etcd.endpoints(), "/fencing-test/", Duration.ofSeconds(5), null);
     }
 
     @AfterAll
     void stop() throws Exception {
         issuer.close();
         client.close();
+        otherIssuer.close();
+        otherClient.close();
         if (unreachableClient != null) {
             unreachableClient.close();
         }
@@ -47,6 +54,27 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
     @Override
     protected TokenIssuer issuer() {
         return issuer;
+    }
+
+    @Override
+    protected TokenIssuer otherIssuer() {
+        return otherIssuer;
+    }
+
+    @Override
+    protected void afterNextGrant(String resource, Runnable action) {
+        issuer.afterGrant = once(resource, action);
+    }
+
+    /** Revokes the session lease, as etcd does when no keep-alive arrived within its TTL. */
+    @Override
+    protected void expire(Lease lease) throws Exception {
+        client.getLeaseClient().revoke(EtcdTokenIssuer.sessionLeaseId(lease)).get(10, TimeUnit.SECONDS);
+    }
+
+    @Override
+    protected MeterRegistry registry() {
+        return registry;
     }
 
     @Override
@@ -64,8 +92,8 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
     void aRevokedSessionLeaseMarksItsLeasesLostAndANewSessionTakesOver() throws Exception {
         String resource = freshResource();
         Lease lease = issuer.acquire(resource, Duration.ofSeconds(10));
-        String key = lease.token().holder().substring(0, lease.token().holder().lastIndexOf('@'));
-        long sessionLease = Long.parseUnsignedLong(key.substring(key.lastIndexOf('/') + 1), 16);
+        long sessionLease = EtcdTokenIssuer.sessionLeaseId(lease);
+        assertThat(lease.token().holder()).startsWith(Long.toHexString(sessionLease) + "@");
         double lostBefore = registry.get("fencing.issuer.leases.lost").tag("issuer", "etcd").counter().count();
 
         client.getLeaseClient().revoke(sessionLease).get(10, TimeUnit.SECONDS); // etcd forgets the session
@@ -88,16 +116,24 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
     }
 
     @Test
+    void lockNamesEncodeOnlyPercentAndSlash() {
+        assertThat(EtcdTokenIssuer.lockName("accounts:42 ü锁")).isEqualTo("accounts:42 ü锁"); // unchanged
+        assertThat(EtcdTokenIssuer.lockName("tenant/7%")).isEqualTo("tenant%2F7%25");
+        assertThat(EtcdTokenIssuer.lockName("a%2Fb")).isNotEqualTo(EtcdTokenIssuer.lockName("a/b"));
+    }
+
+    @Test
     void tokenIsTheCreateRevisionOfTheLockKey() throws Exception {
-        Lease lease = issuer.acquire(freshResource(), Duration.ofSeconds(10));
+        String resource = freshResource();
+        Lease lease = issuer.acquire(resource, Duration.ofSeconds(10));
         try {
-            String key = lease.token().holder().substring(0, lease.token().holder().lastIndexOf('@'));
-            assertThat(lease.token().holder()).endsWith("@" + lease.token().value());
+            String lease16 = Long.toHexString(EtcdTokenIssuer.sessionLeaseId(lease));
+            assertThat(lease.token().holder()).isEqualTo(lease16 + "@" + lease.token().value());
+            String key = "/fencing-test/" + resource + "/" + lease16;
             var kvs = client.getKVClient().get(ByteSequence.from(key, StandardCharsets.UTF_8))
                     .get(10, TimeUnit.SECONDS).getKvs();
             assertThat(kvs).hasSize(1);
             assertThat(kvs.get(0).getCreateRevision()).isEqualTo(lease.token().value());
-            assertThat(lease.token().holder()).startsWith("/fencing-test/");
         } finally {
             issuer.release(lease);
         }

@@ -15,6 +15,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
@@ -22,6 +23,8 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * A {@link TokenIssuer} for applications that only have a database: a lease table with one row per resource
@@ -32,6 +35,10 @@ import java.util.concurrent.TimeUnit;
  * <p><b>The trade-off:</b> this is a lease on wall-clock time with no keep-alive. A holder that runs longer than
  * the lease (a pause, a slow call) loses it to the next acquirer without noticing, exactly the zombie case. What
  * keeps the data safe is the fence (max_seen checked at the resource), not the lease: pair it with a fence store.
+ *
+ * <p>Any resource a {@link FencingToken} accepts (up to {@link FencingToken#MAX_PART_LENGTH} chars) can be locked;
+ * the holder is {@code jdbc-} and a random UUID. A failure after the lease was taken frees it again before the
+ * exception reaches the caller; an interrupt does not stop a release.
  */
 public final class JdbcTokenIssuer implements TokenIssuer {
 
@@ -50,6 +57,14 @@ public final class JdbcTokenIssuer implements TokenIssuer {
     private final String lockRowSql;
     private final String takeSql;
     private final String releaseSql;
+
+    /**
+     * Test seams, package-private: {@code afterGrant} runs with the resource right after the lease was taken and
+     * before it is returned, so a test can inject a failure there; {@code nanoClock} measures lease time, so a test
+     * can let a lease expire. Neither changes anything unless a test in this package sets it.
+     */
+    volatile Consumer<String> afterGrant = resource -> { };
+    volatile LongSupplier nanoClock = System::nanoTime;
 
     private JdbcTokenIssuer(Builder b, LeaseDialect dialect) {
         this.jdbc = new JdbcTemplate(b.dataSource);
@@ -74,48 +89,94 @@ public final class JdbcTokenIssuer implements TokenIssuer {
     @Override
     public Lease acquire(String resource, Duration timeout) {
         TokenIssuer.checkAcquire(resource, timeout);
-        FencingToken probe = new FencingToken(resource, 1, "probe"); // validates the resource as a token would
         long deadline = System.nanoTime() + timeout.toNanos();
         String holder = "jdbc-" + UUID.randomUUID();
         long pause = 20;
         RuntimeException lastError = null;
+        long leaseClock = 0;            // when the lease may have started: the first attempt that may have taken it
+        boolean uncertain = false;      // a commit failed: it may have been applied and only its reply lost
         while (true) {
-            long attemptStarted = System.nanoTime();
+            long attemptStarted = nanoClock.getAsLong();
+            if (!uncertain) {
+                leaseClock = attemptStarted;
+            }
+            Long token;
             try {
-                Long token = tryTake(probe.resource(), holder);
-                if (token != null) {
-                    metrics.acquired();
-                    return new JdbcLease(new FencingToken(resource, token, holder), attemptStarted + leaseTime.toNanos());
-                }
+                token = tryTake(resource, holder);
                 lastError = null;
             } catch (DataAccessException | TransactionException e) {
                 lastError = e; // unreachable or failing database: keep trying until the deadline
+                // only a failed commit leaves it open whether the lease was taken; no connection, a failed
+                // statement or a rollback took nothing
+                uncertain |= e instanceof TransactionSystemException;
+                token = null;
+            }
+            if (token != null) {
+                try { // the lease is ours in the database: any failure from here on frees it again
+                    afterGrant.accept(resource);
+                    JdbcLease lease = new JdbcLease(new FencingToken(resource, token, holder),
+                            leaseClock + leaseTime.toNanos());
+                    metrics.acquired();
+                    return lease;
+                } catch (RuntimeException | Error e) {
+                    metrics.failed();
+                    freeQuietly(resource, holder, e);
+                    if (e instanceof Error error) {
+                        throw error;
+                    }
+                    throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' in "
+                            + name + ": " + e, e);
+                }
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
                 metrics.failed();
-                if (lastError != null) {
-                    throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' in "
-                            + name + " within " + timeout.toMillis() + " ms: " + lastError.getMessage(), lastError);
+                LockAcquisitionException failure = lastError != null
+                        ? new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' in "
+                                + name + " within " + timeout.toMillis() + " ms: " + lastError.getMessage(), lastError)
+                        : new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
+                                + " ms waiting for the database lease on resource '" + resource + "' (" + name + ")");
+                if (uncertain) {
+                    freeQuietly(resource, holder, failure); // a failed attempt may have taken the lease after all
                 }
-                throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
-                        + " ms waiting for the database lease on resource '" + resource + "' (" + name + ")");
+                throw failure;
             }
             try {
                 Thread.sleep(Math.min(pause, TimeUnit.NANOSECONDS.toMillis(left) + 1));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 metrics.failed();
-                throw new LockAcquisitionException(resource, "Interrupted while locking resource '" + resource + "'", e);
+                LockAcquisitionException failure = new LockAcquisitionException(resource,
+                        "Interrupted while locking resource '" + resource + "'", e);
+                if (uncertain) {
+                    freeQuietly(resource, holder, failure);
+                }
+                throw failure;
             }
             pause = Math.min(pause * 2, 250);
+        }
+    }
+
+    /** Frees a lease this acquire took but does not hand out; a failure to do so is added to {@code failure}. */
+    private void freeQuietly(String resource, String holder, Throwable failure) {
+        boolean interrupted = Thread.interrupted(); // an interrupt must not stop the update: cleared, then kept
+        try {
+            jdbc.update(releaseSql, resource, holder);
+        } catch (RuntimeException e) {
+            failure.addSuppressed(e);
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
     /**
      * One attempt, in its own transaction: the token if the lease was free or expired, else {@code null}. The row
      * is locked first and created only when missing, so the common path takes no shared lock (on InnoDB an
-     * insert-if-absent on an existing row takes one, and two of them deadlock on the upgrade).
+     * insert-if-absent on an existing row takes one, and two of them deadlock on the upgrade). A row this very
+     * acquire already holds (an earlier attempt committed, but its reply was lost) is returned as taken, not waited
+     * on until it expires.
      */
     private Long tryTake(String resource, String holder) {
         return transactions.execute(status -> {
@@ -129,7 +190,7 @@ public final class JdbcTokenIssuer implements TokenIssuer {
                 row = lockRow(resource);
             }
             if (((Integer) row[1]) == 0) {
-                return null;
+                return holder.equals(row[2]) ? (Long) row[0] : null;
             }
             jdbc.update(takeSql, holder, dialect.ttlParameter(leaseTime.toMillis()), resource);
             return (Long) row[0] + 1;
@@ -137,7 +198,8 @@ public final class JdbcTokenIssuer implements TokenIssuer {
     }
 
     private Object[] lockRow(String resource) {
-        return jdbc.query(lockRowSql, rs -> rs.next() ? new Object[] {rs.getLong(1), rs.getInt(2)} : null, resource);
+        return jdbc.query(lockRowSql, rs -> rs.next() ? new Object[] {rs.getLong(1), rs.getInt(2), rs.getString(3)} : null,
+                resource);
     }
 
     @Override
@@ -150,16 +212,23 @@ public final class JdbcTokenIssuer implements TokenIssuer {
         }
         // frees the row only if this acquisition still holds it: a lease that expired and was taken is left alone,
         // and counted as lost
-        for (int attempt = 1; ; attempt++) {
-            try {
-                if (jdbc.update(releaseSql, jdbcLease.token().resource(), jdbcLease.token().holder()) == 0) {
-                    metrics.lost();
+        boolean interrupted = Thread.interrupted(); // an interrupt must not stop the update: cleared, then kept
+        try {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    if (jdbc.update(releaseSql, jdbcLease.token().resource(), jdbcLease.token().holder()) == 0) {
+                        metrics.lost();
+                    }
+                    return;
+                } catch (TransientDataAccessException e) { // a deadlock victim or lock timeout: safe to repeat
+                    if (attempt == 5) {
+                        throw e;
+                    }
                 }
-                return;
-            } catch (TransientDataAccessException e) { // a deadlock victim or lock timeout: the update is safe to repeat
-                if (attempt == 5) {
-                    throw e;
-                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
@@ -183,7 +252,7 @@ public final class JdbcTokenIssuer implements TokenIssuer {
         /** Released, or past its lease time as measured from before the acquiring statement was sent. */
         @Override
         public boolean isLost() {
-            return super.isLost() || System.nanoTime() - expiresAtNanos >= 0;
+            return super.isLost() || nanoClock.getAsLong() - expiresAtNanos >= 0;
         }
     }
 

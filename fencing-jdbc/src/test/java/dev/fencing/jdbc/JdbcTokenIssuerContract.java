@@ -9,6 +9,7 @@ import dev.fencing.issuer.RemoteTokenIssuerContract;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -19,6 +20,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -34,6 +36,7 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
     private String fenceTable;
     private JdbcTokenIssuer issuer;
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final AtomicLong skew = new AtomicLong(); // moves the issuer's lease clock forward, see expire
 
     abstract Database database();
 
@@ -44,6 +47,7 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
         leaseTable = Database.uniqueTable("lease");
         fenceTable = Database.uniqueTable("fence");
         issuer = JdbcTokenIssuer.builder(pool).table(leaseTable).createTableIfMissing(true).meterRegistry(registry).build();
+        issuer.nanoClock = () -> System.nanoTime() + skew.get();
     }
 
     @AfterAll
@@ -59,6 +63,27 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
     @Override
     protected TokenIssuer issuer() {
         return issuer;
+    }
+
+    @Override
+    protected void afterNextGrant(String resource, Runnable action) {
+        issuer.afterGrant = once(resource, action);
+    }
+
+    /**
+     * The lease runs out: its row expires now in the database, and the issuer's clock moves past the lease time
+     * (30 s), as for a holder paused that long.
+     */
+    @Override
+    protected void expire(Lease lease) {
+        jdbc.update("UPDATE " + leaseTable + " SET expires_at = CURRENT_TIMESTAMP WHERE resource = ?",
+                lease.token().resource());
+        skew.addAndGet(Duration.ofSeconds(31).toNanos());
+    }
+
+    @Override
+    protected MeterRegistry registry() {
+        return registry;
     }
 
     @Override

@@ -20,22 +20,33 @@ import org.apache.zookeeper.data.Stat;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.util.HexFormat;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * A {@link TokenIssuer} on ZooKeeper through Curator's {@link InterProcessMutex}. The token is the <b>czxid</b> of
  * the acquisition's lock znode: the id of the transaction that created it, ordered by Zab across the whole
  * ensemble, so it grows across sessions, leader changes, restarts and recreated parents. (The sequential suffix of
  * the node name is not used: it is a 32-bit counter per parent that wraps, and restarts when Curator's empty
- * container parent is removed.) The holder is the lock node's path.
+ * container parent is removed.) The holder is the lock node's name, e.g.
+ * {@code _c_0c5e9d1e-3f7b-4b8e-9a57-0d4a6c3e2f10-lock-0000000042}: unique per acquisition (Curator's protection id is
+ * a fresh UUID per lock node) and at most 55 chars, whatever the resource and base path; the node lives under
+ * {@code basePath/}{@link #nodeName(String) nodeName(resource)}.
+ *
+ * <p>Any resource a {@link FencingToken} accepts can be locked. A failure after the lock was granted (reading the
+ * czxid, building the token, an interrupt) releases the lock node before the exception reaches the caller.
  *
  * <p>Connection state is watched: on {@code SUSPENDED} or {@code LOST} every lease held through this issuer is
  * marked lost (and counted), since the session, and with it the ephemeral lock node, may be gone; the fence then
- * protects the resource. Releasing a lost lease is quiet. Release from the thread that acquired.
+ * protects the resource. Releasing a lost lease is quiet; an interrupt does not stop a release (the interrupt status
+ * is kept). Release from the thread that acquired.
  */
 public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
 
@@ -48,6 +59,12 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
     private final StatKeepingDriver driver = new StatKeepingDriver();
     private final Set<ZooKeeperLease> held = ConcurrentHashMap.newKeySet();
     private final ConnectionStateListener listener = this::onConnectionStateChange;
+
+    /**
+     * Test seam, package-private: runs with the resource right after the lock was granted and before the lease is
+     * returned, so a test can inject a failure there. Does nothing unless a test in this package sets it.
+     */
+    volatile Consumer<String> afterGrant = resource -> { };
 
     /**
      * @param client   a started Curator client
@@ -69,6 +86,7 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
     public Lease acquire(String resource, Duration timeout) {
         TokenIssuer.checkAcquire(resource, timeout);
         long deadline = System.nanoTime() + timeout.toNanos();
+        Mutex granted = null;
         try {
             if (!client.getZookeeperClient().isConnected()
                     && !client.blockUntilConnected((int) Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS)) {
@@ -77,27 +95,65 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
             }
             Mutex mutex = new Mutex(client, ZKPaths.makePath(basePath, nodeName(resource)), driver);
             long left = Math.max(0, deadline - System.nanoTime());
+            driver.created.remove();
             if (!mutex.acquire(left, TimeUnit.NANOSECONDS)) {
                 throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
                         + " ms waiting for the ZooKeeper lock on resource '" + resource + "' (" + connectString() + ")");
             }
+            granted = mutex; // from here on, every failure gives the lock back
             String lockPath = mutex.lockPath();
-            ZooKeeperLease lease = new ZooKeeperLease(new FencingToken(resource, czxidOf(lockPath), lockPath), mutex);
+            long czxid = czxidOf(lockPath);
+            afterGrant.accept(resource);
+            ZooKeeperLease lease = new ZooKeeperLease(
+                    new FencingToken(resource, czxid, ZKPaths.getNodeFromPath(lockPath)), mutex, lockPath);
             held.add(lease);
+            granted = null;
             metrics.acquired();
             return lease;
         } catch (LockAcquisitionException e) {
-            metrics.failed();
-            throw e;
+            throw failed(granted, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            metrics.failed();
-            throw new LockAcquisitionException(resource, "Interrupted while locking resource '" + resource + "'", e);
+            throw failed(granted, new LockAcquisitionException(resource,
+                    "Interrupted while locking resource '" + resource + "'", e));
         } catch (Exception e) {
-            metrics.failed();
-            throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' on ZooKeeper at "
-                    + connectString() + ": " + e, e);
+            throw failed(granted, new LockAcquisitionException(resource, "Could not lock resource '" + resource
+                    + "' on ZooKeeper at " + connectString() + ": " + e, e));
+        } catch (Error e) {
+            throw failed(granted, e);
+        } finally {
+            driver.created.remove();
         }
+    }
+
+    /**
+     * Counts a failed acquire and, when the lock had been granted already, releases it quietly: the original failure
+     * is thrown, a failure to release is added to it as suppressed. An interrupt does not stop the release (the
+     * thread's interrupt status is cleared for the delete and set again afterwards).
+     */
+    private <T extends Throwable> T failed(Mutex granted, T failure) {
+        metrics.failed();
+        if (granted != null) {
+            boolean interrupted = Thread.interrupted();
+            String lockPath = granted.lockPath();
+            try {
+                granted.release();
+            } catch (Exception e) {
+                failure.addSuppressed(e);
+                if (lockPath != null) {
+                    try { // Curator retries a guaranteed delete in the background until it succeeds or the session ends
+                        client.delete().guaranteed().inBackground().forPath(lockPath);
+                    } catch (Exception again) {
+                        failure.addSuppressed(again);
+                    }
+                }
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        return failure;
     }
 
     @Override
@@ -109,19 +165,27 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
             return;
         }
         held.remove(zk);
+        boolean interrupted = Thread.interrupted(); // an interrupt must not stop the delete: cleared, then kept
         try {
             if (zk.mutex.isOwnedByCurrentThread()) {
                 zk.mutex.release();
             } else {
-                client.delete().guaranteed().forPath(zk.token().holder());
+                client.delete().guaranteed().forPath(zk.lockPath);
             }
         } catch (KeeperException.NoNodeException | IllegalMonitorStateException gone) {
             // the session ended and took the ephemeral node with it: nothing left to release
         } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                interrupted = true;
+            }
             if (!zk.wasLost()) {
-                throw new IllegalStateException("Could not release ZooKeeper lock " + zk.token().holder() + ": " + e, e);
+                throw new IllegalStateException("Could not release ZooKeeper lock " + zk.lockPath + ": " + e, e);
             }
             // lost lease: the node is gone or will go with the session; releasing is best effort
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -146,7 +210,6 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
 
     private long czxidOf(String lockPath) throws Exception {
         Created created = driver.created.get();
-        driver.created.remove();
         if (created != null && created.path().equals(lockPath) && created.czxid() > 0) {
             return created.czxid();
         }
@@ -161,9 +224,15 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
         return client.getZookeeperClient().getCurrentConnectionString();
     }
 
+    /** Longest lock directory name: a longer escaped resource is shortened and completed by its hash. */
+    static final int MAX_NODE_NAME = 200;
+
     /**
      * One znode name per resource: the resource percent-encoded (UTF-8) outside {@code A-Z a-z 0-9 _ : -}, so no
-     * resource can escape the base path or collide with another.
+     * resource can escape the base path or collide with another. An encoded name longer than {@value #MAX_NODE_NAME}
+     * chars (a long resource, or one in a non-Latin script: up to 9 chars per UTF-16 unit) becomes its first 120
+     * chars, {@code ~} and the SHA-256 of the resource in hex: bounded, and still one name per resource ({@code ~}
+     * never appears in an encoded name). Names up to the bound are unchanged from earlier versions.
      */
     static String nodeName(String resource) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -176,7 +245,30 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
                 out.writeBytes(String.format("%%%02X", c).getBytes(StandardCharsets.US_ASCII));
             }
         }
-        return out.toString(StandardCharsets.US_ASCII);
+        String encoded = out.toString(StandardCharsets.US_ASCII);
+        if (encoded.length() <= MAX_NODE_NAME) {
+            return encoded;
+        }
+        int cut = 120;
+        if (encoded.charAt(cut - 1) == '%') {        // never cut an escape in two
+            cut -= 1;
+        } else if (encoded.charAt(cut - 2) == '%') {
+            cut -= 2;
+        }
+        return encoded.substring(0, cut) + "~" + HexFormat.of().formatHex(sha256(resource));
+    }
+
+    private static byte[] sha256(String resource) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(resource.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is missing from this JVM", e); // every JVM must have it
+        }
+    }
+
+    /** The full path of the lock node of a lease from this issuer. */
+    String lockPath(Lease lease) {
+        return ((ZooKeeperLease) lease).lockPath;
     }
 
     /** Exposes the lock path Curator keeps per thread. */
@@ -214,10 +306,12 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
 
     private final class ZooKeeperLease extends AbstractLease {
         final Mutex mutex;
+        final String lockPath;
 
-        ZooKeeperLease(FencingToken token, Mutex mutex) {
+        ZooKeeperLease(FencingToken token, Mutex mutex, String lockPath) {
             super(token);
             this.mutex = mutex;
+            this.lockPath = lockPath;
         }
 
         ZooKeeperTokenIssuer issuer() {

@@ -120,7 +120,7 @@ class ZooKeeperFailureTest {
 
             zombieIssuer.release(zombie); // releasing a lost lease is clean, and does not touch the new holder
             assertThat(next.isLost()).isFalse();
-            assertThat(otherClient.checkExists().forPath(next.token().holder())).isNotNull();
+            assertThat(otherClient.checkExists().forPath(otherIssuer.lockPath(next))).isNotNull();
             otherIssuer.release(next);
         }
     }

@@ -3,6 +3,8 @@ package dev.fencing.zookeeper;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.RemoteTokenIssuerContract;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -26,18 +28,24 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
     private ZooKeeperTokenIssuer issuer;
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private CuratorFramework unreachableClient;
+    private CuratorFramework otherClient;
+    private ZooKeeperTokenIssuer otherIssuer;
 
     @BeforeAll
     void start() throws Exception {
         server = new TestingServer(true);
         client = Clients.start(server.getConnectString());
         issuer = new ZooKeeperTokenIssuer(client, "/fencing-test", registry);
+        otherClient = Clients.start(server.getConnectString());
+        otherIssuer = new ZooKeeperTokenIssuer(otherClient, "/fencing-test", null);
     }
 
     @AfterAll
     void stop() throws Exception {
         issuer.close();
         client.close();
+        otherIssuer.close();
+        otherClient.close();
         if (unreachableClient != null) {
             unreachableClient.close();
         }
@@ -47,6 +55,27 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
     @Override
     protected TokenIssuer issuer() {
         return issuer;
+    }
+
+    @Override
+    protected TokenIssuer otherIssuer() {
+        return otherIssuer;
+    }
+
+    @Override
+    protected void afterNextGrant(String resource, Runnable action) {
+        issuer.afterGrant = once(resource, action);
+    }
+
+    /** Expires the client's session, as ZooKeeper does for a holder silent past its session timeout. */
+    @Override
+    protected void expire(Lease lease) throws Exception {
+        client.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
+    }
+
+    @Override
+    protected MeterRegistry registry() {
+        return registry;
     }
 
     @Override
@@ -64,15 +93,18 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
     }
 
     @Test
-    void tokenIsTheCzxidOfTheLockNodeAndHolderItsPath() throws Exception {
-        Lease lease = issuer.acquire(freshResource(), Duration.ofSeconds(10));
+    void tokenIsTheCzxidOfTheLockNodeAndHolderItsName() throws Exception {
+        String resource = freshResource();
+        Lease lease = issuer.acquire(resource, Duration.ofSeconds(10));
+        String lockPath = issuer.lockPath(lease);
         try {
-            assertThat(lease.token().holder()).startsWith("/fencing-test/");
-            assertThat(client.checkExists().forPath(lease.token().holder()).getCzxid()).isEqualTo(lease.token().value());
+            assertThat(lockPath).isEqualTo("/fencing-test/" + resource + "/" + lease.token().holder());
+            assertThat(lease.token().holder()).matches("_c_[0-9a-f-]{36}-lock-\\d{10}");
+            assertThat(client.checkExists().forPath(lockPath).getCzxid()).isEqualTo(lease.token().value());
         } finally {
             issuer.release(lease);
         }
-        assertThat(client.checkExists().forPath(lease.token().holder())).isNull();
+        assertThat(client.checkExists().forPath(lockPath)).isNull();
         assertThat(registry.get("fencing.issuer.acquisitions").tag("issuer", "zookeeper").tag("outcome", "acquired")
                 .counter().count()).isPositive();
     }
@@ -84,9 +116,32 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
         assertThat(ZooKeeperTokenIssuer.nodeName("a b%")).isEqualTo("a%20b%25");
         Lease lease = issuer.acquire("../../zookeeper", Duration.ofSeconds(10));
         try {
-            assertThat(lease.token().holder()).startsWith("/fencing-test/%2E%2E%2F%2E%2E%2Fzookeeper/");
+            assertThat(issuer.lockPath(lease)).startsWith("/fencing-test/%2E%2E%2F%2E%2E%2Fzookeeper/");
         } finally {
             issuer.release(lease);
+        }
+    }
+
+    @Test
+    void longResourceNamesAreBoundedAndStayDistinct() throws Exception {
+        String cjk = "锁".repeat(FencingToken.MAX_PART_LENGTH);               // 2304 chars once encoded
+        String almost = "锁".repeat(FencingToken.MAX_PART_LENGTH - 1) + "钥";  // same 120-char prefix
+        assertThat(ZooKeeperTokenIssuer.nodeName(cjk)).hasSizeLessThanOrEqualTo(ZooKeeperTokenIssuer.MAX_NODE_NAME)
+                .contains("~").isNotEqualTo(ZooKeeperTokenIssuer.nodeName(almost));
+        String ascii = "a".repeat(ZooKeeperTokenIssuer.MAX_NODE_NAME);           // at the bound: unchanged
+        assertThat(ZooKeeperTokenIssuer.nodeName(ascii)).isEqualTo(ascii);
+        assertThat(ZooKeeperTokenIssuer.nodeName(ascii + "b")).hasSize(120 + 1 + 64);
+        assertThat(ZooKeeperTokenIssuer.nodeName("a" + "%".repeat(100)))     // an escape is never cut in two
+                .startsWith("a" + "%25".repeat(39) + "~").hasSize(118 + 1 + 64);
+
+        Lease onCjk = issuer.acquire(cjk, Duration.ofSeconds(10));   // the two hold their locks independently
+        Lease onAlmost = issuer.acquire(almost, Duration.ofSeconds(2));
+        try {
+            assertThat(client.checkExists().forPath(issuer.lockPath(onCjk)).getCzxid())
+                    .isEqualTo(onCjk.token().value());
+        } finally {
+            issuer.release(onAlmost);
+            issuer.release(onCjk);
         }
     }
 }
