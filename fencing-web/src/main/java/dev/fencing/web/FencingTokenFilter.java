@@ -45,6 +45,8 @@ import java.util.function.Predicate;
  *       your service-to-service authentication accepted); it may then be mapped anywhere. A request the predicate
  *       does not trust that carries the header is refused with 403 and a problem-detail body before it runs.</li>
  * </ul>
+ * A filter without predicate whose {@code init} was never called (a {@code DelegatingFilterProxy} built around the
+ * instance, a hand-made chain) cannot know its mapping, so it trusts nobody: a request carrying the header gets 403.
  */
 public class FencingTokenFilter implements Filter {
 
@@ -52,6 +54,9 @@ public class FencingTokenFilter implements Filter {
     private static final Set<String> EVERYTHING = Set.of("/*", "/");
 
     private final Predicate<HttpServletRequest> trusted;
+
+    /** Set by {@link #init} once the mapping was checked; until then a filter without predicate trusts nobody. */
+    private volatile boolean scopeChecked;
 
     /**
      * A filter that trusts every request it sees; map it to explicit internal URL patterns only (it refuses to start
@@ -82,6 +87,7 @@ public class FencingTokenFilter implements Filter {
         if (trusted != null) {
             return;
         }
+        scopeChecked = false;
         String problem = unscopedMapping(config);
         if (problem != null) {
             throw new ServletException("FencingTokenFilter '" + config.getFilterName() + "' " + problem
@@ -90,6 +96,7 @@ public class FencingTokenFilter implements Filter {
                     + "construct it with a trust predicate: new FencingTokenFilter(request -> ...your "
                     + "service-to-service authentication...)");
         }
+        scopeChecked = true;
     }
 
     private static String unscopedMapping(FilterConfig config) {
@@ -140,8 +147,16 @@ public class FencingTokenFilter implements Filter {
             return;
         }
         List<String> fields = Collections.list(http.getHeaders(FencingHeader.NAME));
+        if (!fields.isEmpty() && trusted == null && !scopeChecked) {
+            // init(FilterConfig) never ran (a DelegatingFilterProxy without targetFilterLifecycle, a hand-built
+            // chain): the mapping is unknown, so no caller is trusted
+            refuse(httpResponse, "This FencingTokenFilter was not initialized, so its URL mapping was not checked "
+                    + "and it accepts no " + FencingHeader.NAME + " header: let the container call init(FilterConfig) "
+                    + "(DelegatingFilterProxy.setTargetFilterLifecycle(true)) or construct it with a trust predicate");
+            return;
+        }
         if (!fields.isEmpty() && trusted != null && !trusted.test(http)) {
-            refuseUntrusted(http, httpResponse);
+            refuse(httpResponse, "This caller may not send the " + FencingHeader.NAME + " header");
             return;
         }
         List<FencingToken> tokens;
@@ -156,10 +171,10 @@ public class FencingTokenFilter implements Filter {
         }
     }
 
-    /** 403 with an RFC 9457 problem-detail body; nothing of the request is echoed. */
-    private static void refuseUntrusted(HttpServletRequest request, HttpServletResponse response) throws IOException {
+    /** 403 with an RFC 9457 problem-detail body; {@code detail} is a constant text, nothing of the request is echoed. */
+    private static void refuse(HttpServletResponse response, String detail) throws IOException {
         byte[] body = ("{\"type\":\"about:blank\",\"title\":\"Untrusted fencing token\",\"status\":403,"
-                + "\"detail\":\"This caller may not send the " + FencingHeader.NAME + " header\"}")
+                + "\"detail\":\"" + detail.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}")
                 .getBytes(StandardCharsets.UTF_8);
         response.resetBuffer();
         response.setStatus(HttpServletResponse.SC_FORBIDDEN);

@@ -15,6 +15,7 @@ import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
 import org.springframework.scheduling.annotation.Async;
 import org.springframework.scheduling.annotation.EnableAsync;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.web.filter.DelegatingFilterProxy;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import java.io.IOException;
@@ -348,6 +349,19 @@ class HttpPropagationTest {
         everything.setFilterName("fencing");
         everything.addURLPattern("/*");
         trusted.addFilterMap(everything);
+
+        // a filter the container never initializes (DelegatingFilterProxy does not pass init on to an instance)
+        Context proxied = tomcat.addContext("/proxied", base.getAbsolutePath());
+        Tomcat.addServlet(proxied, "probe", new ProbeServlet());
+        proxied.addServletMappingDecoded("/", "probe");
+        FilterDef proxy = new FilterDef();
+        proxy.setFilterName("fencing");
+        proxy.setFilter(new DelegatingFilterProxy(new FencingTokenFilter()));
+        proxied.addFilterDef(proxy);
+        FilterMap internal = new FilterMap();
+        internal.setFilterName("fencing");
+        internal.addURLPattern("/internal/*");
+        proxied.addFilterMap(internal);
     }
 
     @AfterAll
@@ -487,6 +501,18 @@ class HttpPropagationTest {
                 Map.of(FencingHeader.NAME, "accounts:5#9@x", "X-Service-Auth", "s3cret"));
         assertThat(trusted.status()).isEqualTo(200);
         assertThat(trusted.body()).as("bound for checks, but not as a local lock").isEqualTo("current=accounts:5#9@x local=null");
+    }
+
+    @Test
+    void aFilterWhoseMappingWasNeverCheckedTrustsNobody() throws Exception {
+        int ranBefore = ProbeServlet.RAN.get();
+        Answer refused = exchange(plain, "GET", "/proxied/internal/probe", Map.of(FencingHeader.NAME, "accounts:5#9@x"));
+        assertThat(refused.status()).isEqualTo(403);
+        assertThat(JSON.readTree(refused.body()).get("detail").asString()).contains("was not initialized")
+                .contains("setTargetFilterLifecycle(true)");
+        assertThat(ProbeServlet.RAN.get()).isEqualTo(ranBefore);
+        assertThat(exchange(plain, "GET", "/proxied/internal/probe", Map.of()).body())
+                .isEqualTo("current=null local=null");
     }
 
     /** Starts one context per mapping on a fresh server and reports which came up, and the errors logged. */
