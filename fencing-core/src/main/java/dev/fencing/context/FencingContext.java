@@ -2,11 +2,12 @@ package dev.fencing.context;
 
 import dev.fencing.token.FencingToken;
 
+import java.util.Arrays;
 import java.util.Collection;
-import java.util.Collections;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
@@ -15,6 +16,13 @@ import java.util.concurrent.Callable;
  * closes nothing remains on the thread (the thread-local is removed), also when the scope ends by an exception.
  * A thread that never had a binding sees none: tokens cross threads only when propagated, by
  * {@link FencingPropagation} or by Micrometer's context-propagation (through {@link FencingThreadLocalAccessor}).
+ *
+ * <p>Each binding remembers its origin. Tokens bound with {@link #bindRemote} came from a remote carrier (the
+ * {@code Fencing-Token} header of an incoming request): they are checked like any other token ({@link #current}),
+ * but they are not a lock this process holds, so {@link #currentLocal} ignores them and an acquiring
+ * {@code @Fenced(acquire = true)} method takes its own lock instead of running under them. The origin travels with
+ * the token through {@link #snapshot()}, {@link #bindOnly(FencingSnapshot)}, {@link FencingPropagation} and
+ * Micrometer's context-propagation.
  */
 public final class FencingContext {
 
@@ -26,7 +34,7 @@ public final class FencingContext {
     /** Binds {@code token} for its resource until the returned scope is closed. */
     public static FencingScope bind(FencingToken token) {
         Objects.requireNonNull(token, "token");
-        return push(new FencingToken[] {token});
+        return push(new FencingToken[] {token}, new boolean[1]);
     }
 
     /**
@@ -38,7 +46,7 @@ public final class FencingContext {
         Objects.requireNonNull(tokens, "tokens");
         FencingToken[] copy = tokens.clone();
         checkDistinct(copy);
-        return push(copy);
+        return push(copy, new boolean[copy.length]);
     }
 
     private static void checkDistinct(FencingToken[] copy) {
@@ -72,12 +80,15 @@ public final class FencingContext {
         }
     }
 
-    /** The token bound for {@code resource} on this thread (innermost scope first), or {@code null}. */
+    /**
+     * The token bound for {@code resource} on this thread (innermost scope first), or {@code null}. Whatever its
+     * origin: this is the token a fenced write presents to its store.
+     */
     public static FencingToken current(String resource) {
         for (FencingScope scope = TOP.get(); scope != null; scope = scope.parent) {
-            FencingToken token = scope.find(resource);
-            if (token != null) {
-                return token;
+            int i = scope.indexOf(resource);
+            if (i >= 0) {
+                return scope.tokens[i];
             }
             if (scope.isolating) {
                 return null;
@@ -86,33 +97,92 @@ public final class FencingContext {
         return null;
     }
 
-    /** Every token visible on this thread, one per resource (the innermost binding wins). Unmodifiable. */
-    public static Map<String, FencingToken> snapshot() {
+    /**
+     * The token {@link #current} returns for {@code resource} when it was bound locally (acquired by this process
+     * or bound by application code), or {@code null} when none is bound or the visible one came from a remote
+     * carrier ({@link #bindRemote}). An acquiring method propagates only a local token: a token that arrived in a
+     * request header is not a lock this process holds.
+     */
+    public static FencingToken currentLocal(String resource) {
+        for (FencingScope scope = TOP.get(); scope != null; scope = scope.parent) {
+            int i = scope.indexOf(resource);
+            if (i >= 0) {
+                return scope.remote[i] ? null : scope.tokens[i];
+            }
+            if (scope.isolating) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Every token visible on this thread, one per resource (the innermost binding wins), with its origin; an
+     * immutable map from resource to token. Bind it elsewhere with {@link #bindOnly(FencingSnapshot)}.
+     */
+    public static FencingSnapshot snapshot() {
         FencingScope top = TOP.get();
         if (top == null) {
-            return Map.of();
+            return FencingSnapshot.EMPTY;
         }
-        Map<String, FencingToken> visible = new LinkedHashMap<>();
+        LinkedHashMap<String, FencingToken> visible = new LinkedHashMap<>();
+        Set<String> remote = new HashSet<>();
         for (FencingScope scope = top; scope != null; scope = scope.parent) {
-            for (FencingToken token : scope.tokens) {
-                visible.putIfAbsent(token.resource(), token);
+            for (int i = 0; i < scope.tokens.length; i++) {
+                FencingToken token = scope.tokens[i];
+                if (visible.putIfAbsent(token.resource(), token) == null && scope.remote[i]) {
+                    remote.add(token.resource());
+                }
             }
             if (scope.isolating) {
                 break;
             }
         }
-        return Collections.unmodifiableMap(visible);
+        return new FencingSnapshot(visible, remote);
     }
 
     /**
-     * Binds exactly {@code tokens} (typically captured on another thread with {@link #snapshot()}): bindings this
-     * thread already had are hidden until the scope closes, so a pooled thread never mixes its leftovers with the
-     * propagated context.
+     * Binds exactly {@code tokens}: bindings this thread already had are hidden until the scope closes, so a pooled
+     * thread never mixes its leftovers with the propagated context. Tokens are bound as local, except when
+     * {@code tokens} is the {@link FencingSnapshot#values() values} of a {@link #snapshot()}: then each keeps its
+     * origin, as with {@link #bindOnly(FencingSnapshot)}.
      */
     public static FencingScope bindOnly(Collection<FencingToken> tokens) {
+        if (tokens instanceof FencingSnapshot.Values values) {
+            return bindOnly(values.snapshot());
+        }
         FencingToken[] copy = tokens.toArray(FencingToken[]::new);
         checkDistinct(copy);
-        FencingScope scope = new FencingScope(copy, TOP.get(), Thread.currentThread(), true);
+        return pushIsolating(copy, new boolean[copy.length]);
+    }
+
+    /**
+     * Binds exactly the tokens of {@code snapshot} (typically captured on another thread with {@link #snapshot()}),
+     * each with the origin it had there; bindings this thread already had are hidden until the scope closes.
+     */
+    public static FencingScope bindOnly(FencingSnapshot snapshot) {
+        Objects.requireNonNull(snapshot, "snapshot");
+        return pushIsolating(snapshot.tokenArray(), snapshot.remoteArray());
+    }
+
+    /**
+     * Binds exactly {@code tokens}, received from a remote carrier (the {@code Fencing-Token} header of an
+     * incoming request), hiding what this thread had bound until the scope closes. They are presented to fenced
+     * checks like any token, but an acquiring method does not run under them: it acquires its own lock and binds
+     * its own token in an inner scope (see {@link #currentLocal}).
+     *
+     * @throws IllegalArgumentException when two tokens name the same resource (nothing is bound)
+     */
+    public static FencingScope bindRemote(Collection<FencingToken> tokens) {
+        FencingToken[] copy = tokens.toArray(FencingToken[]::new);
+        checkDistinct(copy);
+        boolean[] remote = new boolean[copy.length];
+        Arrays.fill(remote, true);
+        return pushIsolating(copy, remote);
+    }
+
+    private static FencingScope pushIsolating(FencingToken[] tokens, boolean[] remote) {
+        FencingScope scope = new FencingScope(tokens, remote, TOP.get(), Thread.currentThread(), true);
         TOP.set(scope);
         return scope;
     }
@@ -122,8 +192,8 @@ public final class FencingContext {
         return TOP.get() == null;
     }
 
-    private static FencingScope push(FencingToken[] tokens) {
-        FencingScope scope = new FencingScope(tokens, TOP.get(), Thread.currentThread(), false);
+    private static FencingScope push(FencingToken[] tokens, boolean[] remote) {
+        FencingScope scope = new FencingScope(tokens, remote, TOP.get(), Thread.currentThread(), false);
         TOP.set(scope);
         return scope;
     }

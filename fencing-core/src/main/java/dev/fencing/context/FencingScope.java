@@ -10,26 +10,30 @@ import dev.fencing.token.FencingToken;
 public final class FencingScope implements AutoCloseable {
 
     final FencingToken[] tokens;
+    /** Per token: bound from a remote carrier (an HTTP header, ...): good for checks, never for skipping a lock. */
+    final boolean[] remote;
     final FencingScope parent;
     final Thread owner;
     /** Hides every binding below it: the thread sees exactly this scope's tokens (a propagated context). */
     final boolean isolating;
     boolean closed;
 
-    FencingScope(FencingToken[] tokens, FencingScope parent, Thread owner, boolean isolating) {
+    FencingScope(FencingToken[] tokens, boolean[] remote, FencingScope parent, Thread owner, boolean isolating) {
         this.tokens = tokens;
+        this.remote = remote;
         this.parent = parent;
         this.owner = owner;
         this.isolating = isolating;
     }
 
-    FencingToken find(String resource) {
-        for (FencingToken token : tokens) {
-            if (token.resource().equals(resource)) {
-                return token;
+    /** The index of {@code resource}'s token in this scope, or -1. */
+    int indexOf(String resource) {
+        for (int i = 0; i < tokens.length; i++) {
+            if (tokens[i].resource().equals(resource)) {
+                return i;
             }
         }
-        return null;
+        return -1;
     }
 
     /**

@@ -1,21 +1,19 @@
 package dev.fencing.context;
 
-import dev.fencing.token.FencingToken;
 import io.micrometer.context.ThreadLocalAccessor;
 
 import java.util.ArrayDeque;
-import java.util.Collection;
 import java.util.Deque;
-import java.util.List;
 
 /**
  * Makes the bound tokens part of the context that Micrometer's context-propagation carries across threads
  * (Spring's {@code ContextPropagatingTaskDecorator}, Reactor's automatic propagation, {@code ContextSnapshot} and
  * {@code ContextExecutorService}). Registered through {@code META-INF/services}, so nothing needs configuring.
- * On the receiving thread the captured tokens are bound exactly (see {@link FencingContext#bindOnly}); when
- * nothing was captured, the thread sees no token at all; afterwards the thread is restored.
+ * On the receiving thread the captured tokens are bound exactly, each with its origin (see
+ * {@link FencingContext#bindOnly(FencingSnapshot)}: a token that arrived in a request header stays good for checks
+ * only); when nothing was captured, the thread sees no token at all; afterwards the thread is restored.
  */
-public final class FencingThreadLocalAccessor implements ThreadLocalAccessor<List<FencingToken>> {
+public final class FencingThreadLocalAccessor implements ThreadLocalAccessor<FencingSnapshot> {
 
     /** The key under which the tokens travel. */
     public static final String KEY = "dev.fencing.tokens";
@@ -29,28 +27,28 @@ public final class FencingThreadLocalAccessor implements ThreadLocalAccessor<Lis
     }
 
     /**
-     * The visible tokens; an empty list (never {@code null}) when none are bound, so that "no token" is captured too
-     * and a pooled thread's leftovers are hidden from the task even where missing values are not cleared.
+     * The visible tokens with their origins; an empty snapshot (never {@code null}) when none are bound, so that
+     * "no token" is captured too and a pooled thread's leftovers are hidden from the task even where missing values
+     * are not cleared.
      */
     @Override
-    public List<FencingToken> getValue() {
-        Collection<FencingToken> bound = FencingContext.snapshot().values();
-        return bound.isEmpty() ? List.of() : List.copyOf(bound);
+    public FencingSnapshot getValue() {
+        return FencingContext.snapshot();
     }
 
     @Override
-    public void setValue(List<FencingToken> tokens) {
+    public void setValue(FencingSnapshot tokens) {
         open(FencingContext.bindOnly(tokens));
     }
 
     /** Nothing was captured: the task must not see whatever this thread had bound. */
     @Override
     public void setValue() {
-        open(FencingContext.bindOnly(List.of()));
+        open(FencingContext.bindOnly(FencingSnapshot.EMPTY));
     }
 
     @Override
-    public void restore(List<FencingToken> previous) {
+    public void restore(FencingSnapshot previous) {
         close();
     }
 

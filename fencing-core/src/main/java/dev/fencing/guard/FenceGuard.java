@@ -122,7 +122,8 @@ public final class FenceGuard {
     }
 
     private <T> T acquireOrPropagate(FencePoint point, String resource, FencedCall<T> call) throws Throwable {
-        if (FencingContext.current(resource) != null) {
+        // only a lock this process holds is propagated; a token bound from a request header is for checks only
+        if (FencingContext.currentLocal(resource) != null) {
             return call.proceed();
         }
         validate(point);

@@ -10,7 +10,9 @@ import java.util.Objects;
  * Sends each resource to the store that guards it, when one application fences resources that live in different
  * places (a database table and an in-memory cache, two databases). A route names a resource as written in
  * {@code @Fenced(resource = ...)}; it covers that resource and its keyed forms ({@code accounts} and
- * {@code accounts:42}). A resource with no route goes to the fallback, or is refused when there is none.
+ * {@code accounts:42}). When several routes cover a resource the most specific (longest) one wins, whatever the
+ * order they were added in: with {@code ledger} and {@code ledger:eu}, {@code ledger:eu:7} goes to {@code ledger:eu}.
+ * A resource with no route goes to the fallback, or is refused when there is none.
  */
 public final class RoutingFenceStore implements FenceStore {
 
@@ -42,13 +44,12 @@ public final class RoutingFenceStore implements FenceStore {
 
     /** The store that guards {@code resource}. */
     public FenceStore storeFor(String resource) {
+        // the most specific route wins: the whole resource, then each shorter ':'-prefix, longest first
         FenceStore store = routes.get(resource);
-        if (store == null) {
-            int colon = resource.indexOf(':');
-            while (store == null && colon > 0) {
-                store = routes.get(resource.substring(0, colon));
-                colon = resource.indexOf(':', colon + 1);
-            }
+        int colon = resource.lastIndexOf(':');
+        while (store == null && colon > 0) {
+            store = routes.get(resource.substring(0, colon));
+            colon = resource.lastIndexOf(':', colon - 1);
         }
         if (store == null) {
             store = fallback;

@@ -15,6 +15,9 @@ import java.nio.charset.StandardCharsets;
  * Resource and holder are percent-encoded (UTF-8, upper-case hex) outside {@code A-Z a-z 0-9 - . _ ~ : /};
  * {@link #parse(CharSequence)} accepts exactly the text {@link #toText()} produces and nothing else.
  *
+ * <p>Resource and holder are at most {@link #MAX_PART_LENGTH} chars, without control characters and without unpaired
+ * UTF-16 surrogates (a lone surrogate has no UTF-8 form, so it could not survive the text form).
+ *
  * @param resource the effective resource (lock name, possibly narrowed by a key), not blank
  * @param value    the token value, greater than zero
  * @param holder   the opaque id of the acquisition, not empty
@@ -100,8 +103,16 @@ public record FencingToken(String resource, long value, String holder) {
                     + " chars long, longer than the " + MAX_PART_LENGTH + " allowed");
         }
         for (int i = 0; i < part.length(); i++) {
-            if (Character.isISOControl(part.charAt(i))) {
+            char c = part.charAt(i);
+            if (Character.isISOControl(c)) {
                 throw new IllegalArgumentException("Fencing token " + what + " contains a control character at index " + i);
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < part.length() && Character.isLowSurrogate(part.charAt(i + 1))) {
+                i++; // a proper pair: one supplementary character
+            } else if (Character.isSurrogate(c)) {
+                // would be encoded as '?', so two tokens would share one text and some texts would not parse back
+                throw new IllegalArgumentException("Fencing token " + what + " contains an unpaired UTF-16 surrogate "
+                        + String.format("\\u%04X", (int) c) + " at index " + i);
             }
         }
     }

@@ -29,6 +29,30 @@ class RoutingFenceStoreTest extends FenceStoreContract {
     }
 
     @Test
+    void theMostSpecificRouteWins() throws Throwable {
+        InMemoryFenceStore ledger = new InMemoryFenceStore();
+        InMemoryFenceStore ledgerEu = new InMemoryFenceStore();
+        InMemoryFenceStore ledgerEu7 = new InMemoryFenceStore();
+        // registration order must not matter: the general route first, then the specific ones, and the reverse
+        RoutingFenceStore generalFirst = RoutingFenceStore.builder()
+                .route("ledger", ledger).route("ledger:eu", ledgerEu).route("ledger:eu:7:x", ledgerEu7).build();
+        RoutingFenceStore specificFirst = RoutingFenceStore.builder()
+                .route("ledger:eu:7:x", ledgerEu7).route("ledger:eu", ledgerEu).route("ledger", ledger).build();
+        for (RoutingFenceStore routing : new RoutingFenceStore[] {generalFirst, specificFirst}) {
+            assertThat(routing.storeFor("ledger:eu:7")).isSameAs(ledgerEu);
+            assertThat(routing.storeFor("ledger:eu")).isSameAs(ledgerEu);
+            assertThat(routing.storeFor("ledger:eu:7:x")).isSameAs(ledgerEu7);
+            assertThat(routing.storeFor("ledger:eu:7:x:1")).isSameAs(ledgerEu7);
+            assertThat(routing.storeFor("ledger:us:7")).isSameAs(ledger);
+            assertThat(routing.storeFor("ledger")).isSameAs(ledger);
+            assertThat(routing.storeFor("ledger:eux")).isSameAs(ledger);
+        }
+        generalFirst.fence("ledger:eu:7", new FencingToken("ledger:eu:7", 5, "h"), () -> null);
+        assertThat(ledgerEu.maxSeen("ledger:eu:7")).hasValue(5);
+        assertThat(ledger.maxSeen("ledger:eu:7")).isEmpty();
+    }
+
+    @Test
     void withoutAFallbackAnUnroutedResourceIsRefused() {
         RoutingFenceStore strict = RoutingFenceStore.builder().route("accounts", accounts).build();
         assertThatThrownBy(() -> strict.fence("orders", new FencingToken("orders", 1, "h"), () -> null))

@@ -85,4 +85,97 @@ class FencingTokenTest {
         assertThatThrownBy(() -> new FencingToken("r".repeat(FencingToken.MAX_PART_LENGTH + 1), 1, "h"))
                 .hasMessageContaining("longer than");
     }
+
+    @Test
+    void unpairedSurrogatesAreRefusedNamingThePartAndIndex() {
+        assertThatThrownBy(() -> new FencingToken("ab\uD800", 1, "h"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("resource").hasMessageContaining("unpaired").hasMessageContaining("index 2");
+        assertThatThrownBy(() -> new FencingToken("r", 1, "\uDC00x"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("holder").hasMessageContaining("unpaired").hasMessageContaining("index 0");
+        // a high surrogate followed by something else than a low one, and two high ones in a row
+        assertThatThrownBy(() -> new FencingToken("\uD83Da", 1, "h")).hasMessageContaining("index 0");
+        assertThatThrownBy(() -> new FencingToken("x\uD83D\uD83D\uDE00", 1, "h")).hasMessageContaining("index 1");
+        // a proper pair is fine and round-trips
+        FencingToken smile = new FencingToken("\uD83D\uDE00", 1, "h\uD83D\uDE00");
+        assertThat(FencingToken.parse(smile.toText())).isEqualTo(smile);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {
+            "a\uD800#1@h", "a#1@\uDC00", "a%ED%A0%80#1@h", "a#1@%ED%B0%80", "a%F0%9F#1@h", "a%3F#1@%ED%A0%80"
+    })
+    void textWithSurrogatesThatAreNotAPairIsNotAToken(String text) {
+        assertThatThrownBy(() -> FencingToken.parse(text)).isInstanceOf(TokenFormatException.class);
+    }
+
+    /**
+     * Property: any string, including lone and misordered surrogates, is either refused as a resource or holder, or
+     * makes a token whose text parses back to an equal token; and two different tokens never share one text.
+     */
+    @Test
+    void everyStringIsRefusedOrRoundTripsAndTextsAreUnique() {
+        Random random = new Random(20261130);
+        java.util.Map<String, FencingToken> byText = new java.util.HashMap<>();
+        int refused = 0;
+        for (int i = 0; i < 20_000; i++) {
+            String resource = randomWithSurrogates(random);
+            String holder = randomWithSurrogates(random);
+            long value = 1 + random.nextInt(3);
+            FencingToken token;
+            try {
+                token = new FencingToken(resource, value, holder);
+            } catch (IllegalArgumentException e) {
+                refused++;
+                assertThat(hasUnpairedSurrogate(resource) || hasUnpairedSurrogate(holder) || resource.isBlank()
+                        || resource.chars().anyMatch(Character::isISOControl)
+                        || holder.chars().anyMatch(Character::isISOControl))
+                        .as("refused %s / %s: %s", escape(resource), escape(holder), e.getMessage()).isTrue();
+                continue;
+            }
+            assertThat(hasUnpairedSurrogate(resource) || hasUnpairedSurrogate(holder))
+                    .as("accepted unpaired surrogate in %s / %s", escape(resource), escape(holder)).isFalse();
+            String text = token.toText();
+            assertThat(FencingToken.parse(text)).as(escape(resource) + " / " + escape(holder)).isEqualTo(token);
+            FencingToken earlier = byText.putIfAbsent(text, token);
+            assertThat(earlier == null || earlier.equals(token)).as("%s and %s share the text %s", earlier, token, text).isTrue();
+        }
+        assertThat(refused).as("the generator produces lone surrogates").isGreaterThan(1_000);
+        assertThat(byText.size()).as("and valid tokens").isGreaterThan(1_000);
+    }
+
+    private static String randomWithSurrogates(Random random) {
+        int len = 1 + random.nextInt(4);
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < len; i++) {
+            switch (random.nextInt(6)) {
+                case 0 -> sb.append((char) ('a' + random.nextInt(3)));
+                case 1 -> sb.append('?');
+                case 2 -> sb.append((char) (0xD800 + random.nextInt(2)));         // high surrogate
+                case 3 -> sb.append((char) (0xDC00 + random.nextInt(2)));         // low surrogate
+                case 4 -> sb.appendCodePoint(0x10000 + random.nextInt(3));        // a proper pair
+                default -> sb.append((char) (0xE000 + random.nextInt(2)));         // next to the surrogate range
+            }
+        }
+        return sb.toString();
+    }
+
+    private static boolean hasUnpairedSurrogate(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static String escape(String s) {
+        StringBuilder sb = new StringBuilder();
+        s.chars().forEach(c -> sb.append(c < 0x80 ? String.valueOf((char) c) : String.format("\\u%04X", c)));
+        return sb.toString();
+    }
 }

@@ -12,7 +12,9 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 /**
  * Spring MVC answers for refused fenced writes, as RFC 9457 problem details: a stale or duplicate token is
  * 409 Conflict (with {@code resource}, {@code presented} and {@code maxSeen}), a missing token 428 Precondition
- * Required, an uncomputable key 400, a store that could not decide 503. Import it ({@code @Import}) to use it.
+ * Required (with {@code resource}), an uncomputable key 400 Bad Request (with the {@code resource} as declared), a
+ * store that could not decide 503 Service Unavailable (with {@code resource}); each with a title and the exception's
+ * message as detail. Import it ({@code @Import}) to use it.
  */
 @RestControllerAdvice
 public class FencingExceptionAdvice {
@@ -38,11 +40,17 @@ public class FencingExceptionAdvice {
 
     @ExceptionHandler(InvalidKeyException.class)
     public ProblemDetail invalidKey(InvalidKeyException e) {
-        return ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
+        problem.setTitle("Invalid fencing key");
+        problem.setProperty("resource", e.resource());
+        return problem;
     }
 
     @ExceptionHandler(FenceStoreException.class)
     public ProblemDetail storeFailed(FenceStoreException e) {
-        return ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
+        problem.setTitle("Fence store unavailable");
+        problem.setProperty("resource", e.resource());
+        return problem;
     }
 }

@@ -6,26 +6,138 @@ import dev.fencing.token.FencingToken;
 import dev.fencing.token.TokenFormatException;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
+import jakarta.servlet.FilterConfig;
+import jakarta.servlet.FilterRegistration;
+import jakarta.servlet.ServletContext;
 import jakarta.servlet.ServletException;
+import jakarta.servlet.ServletRegistration;
 import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Server side: binds the tokens of an incoming request's {@code Fencing-Token} header for the request's thread,
  * exactly (nothing the thread had bound stays visible), and unbinds them when the request is done, also when it
- * fails. A malformed header is answered with 400 and the request goes no further. Requests without the header run
- * with no token, so a fenced write they reach is refused as missing.
+ * fails. The tokens are bound as remote ({@link FencingContext#bindRemote}): fenced checks see them, but a
+ * {@code @Fenced(acquire = true)} method never runs under them; it acquires its own lock. A malformed header is
+ * answered with 400 and the request goes no further. Requests without the header run with no token, so a fenced
+ * write they reach is refused as missing.
  *
  * <p>Accept this header only from trusted callers: a forged, very large token would advance max_seen and lock out
- * the real holder. Put the filter behind your service-to-service authentication.
+ * the real holder. So the filter must be scoped, in one of two ways, or it refuses to start
+ * ({@link #init(FilterConfig)} throws and the web application does not come up):
+ * <ul>
+ *   <li>{@link #FencingTokenFilter()}: every request the filter sees is trusted, so it must be mapped to explicit
+ *       internal URL patterns (such as {@code /internal/*}); mapped to everything ({@code /*}, {@code /}, a servlet
+ *       mapped to those, or no mapping at all) it refuses to start;</li>
+ *   <li>{@link #FencingTokenFilter(Predicate)}: the predicate says which requests may carry tokens (for example those
+ *       your service-to-service authentication accepted); it may then be mapped anywhere. A request the predicate
+ *       does not trust that carries the header is refused with 403 and a problem-detail body before it runs.</li>
+ * </ul>
+ * A filter without predicate whose {@code init} was never called (a {@code DelegatingFilterProxy} built around the
+ * instance, a hand-made chain) cannot know its mapping, so it trusts nobody: a request carrying the header gets 403.
  */
 public class FencingTokenFilter implements Filter {
+
+    /** URL patterns that cover every request of the web application. */
+    private static final Set<String> EVERYTHING = Set.of("/*", "/");
+
+    private final Predicate<HttpServletRequest> trusted;
+
+    /** Set by {@link #init} once the mapping was checked; until then a filter without predicate trusts nobody. */
+    private volatile boolean scopeChecked;
+
+    /**
+     * A filter that trusts every request it sees; map it to explicit internal URL patterns only (it refuses to start
+     * when mapped to everything).
+     */
+    public FencingTokenFilter() {
+        this.trusted = null;
+    }
+
+    /**
+     * A filter that accepts the header only on requests {@code trusted} accepts; it may be mapped to every path.
+     * An untrusted request that carries the header is answered with 403 and does not run; one without the header
+     * runs with no token bound. The predicate runs on the request's thread before anything is bound.
+     */
+    public FencingTokenFilter(Predicate<HttpServletRequest> trusted) {
+        this.trusted = Objects.requireNonNull(trusted, "trusted");
+    }
+
+    /**
+     * Refuses to start an unscoped filter: without a trust predicate, the registration must name URL patterns (or
+     * servlets) that do not cover the whole application.
+     *
+     * @throws ServletException when the filter has no trust predicate and is mapped to everything, or its mapping
+     *                          cannot be read
+     */
+    @Override
+    public void init(FilterConfig config) throws ServletException {
+        if (trusted != null) {
+            return;
+        }
+        scopeChecked = false;
+        String problem = unscopedMapping(config);
+        if (problem != null) {
+            throw new ServletException("FencingTokenFilter '" + config.getFilterName() + "' " + problem
+                    + ": it would accept Fencing-Token headers from any caller, and a forged token opens the fence. "
+                    + "Map it to internal paths only (FilterRegistrationBean.addUrlPatterns(\"/internal/*\")), or "
+                    + "construct it with a trust predicate: new FencingTokenFilter(request -> ...your "
+                    + "service-to-service authentication...)");
+        }
+        scopeChecked = true;
+    }
+
+    private static String unscopedMapping(FilterConfig config) {
+        ServletContext servletContext = config.getServletContext();
+        FilterRegistration registration = servletContext == null ? null
+                : servletContext.getFilterRegistration(config.getFilterName());
+        if (registration == null) {
+            return "has no readable registration (its URL patterns cannot be checked)";
+        }
+        Collection<String> patterns = orEmpty(registration.getUrlPatternMappings());
+        Collection<String> servlets = orEmpty(registration.getServletNameMappings());
+        if (patterns.isEmpty() && servlets.isEmpty()) {
+            return "has no explicit URL patterns";
+        }
+        for (String pattern : patterns) {
+            if (EVERYTHING.contains(pattern.strip())) {
+                return "is mapped to '" + pattern + "', every request";
+            }
+        }
+        for (String servlet : servlets) {
+            if ("*".equals(servlet)) {
+                return "is mapped to every servlet";
+            }
+            ServletRegistration servletRegistration = servletContext.getServletRegistration(servlet);
+            Collection<String> mappings = servletRegistration == null ? List.of()
+                    : orEmpty(servletRegistration.getMappings());
+            if (mappings.isEmpty()) {
+                return "is mapped to servlet '" + servlet + "', whose URL patterns cannot be read";
+            }
+            for (String mapping : mappings) {
+                if (EVERYTHING.contains(mapping.strip())) {
+                    return "is mapped to servlet '" + servlet + "', which serves '" + mapping + "', every request";
+                }
+            }
+        }
+        return null;
+    }
+
+    private static Collection<String> orEmpty(Collection<String> values) {
+        return values == null ? List.of() : new ArrayList<>(values);
+    }
 
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
@@ -34,15 +146,41 @@ public class FencingTokenFilter implements Filter {
             chain.doFilter(request, response);
             return;
         }
+        List<String> fields = Collections.list(http.getHeaders(FencingHeader.NAME));
+        if (!fields.isEmpty() && trusted == null && !scopeChecked) {
+            // init(FilterConfig) never ran (a DelegatingFilterProxy without targetFilterLifecycle, a hand-built
+            // chain): the mapping is unknown, so no caller is trusted
+            refuse(httpResponse, "This FencingTokenFilter was not initialized, so its URL mapping was not checked "
+                    + "and it accepts no " + FencingHeader.NAME + " header: let the container call init(FilterConfig) "
+                    + "(DelegatingFilterProxy.setTargetFilterLifecycle(true)) or construct it with a trust predicate");
+            return;
+        }
+        if (!fields.isEmpty() && trusted != null && !trusted.test(http)) {
+            refuse(httpResponse, "This caller may not send the " + FencingHeader.NAME + " header");
+            return;
+        }
         List<FencingToken> tokens;
         try {
-            tokens = FencingHeader.parse(Collections.list(http.getHeaders(FencingHeader.NAME)));
+            tokens = FencingHeader.parse(fields);
         } catch (TokenFormatException e) {
             httpResponse.sendError(HttpServletResponse.SC_BAD_REQUEST, e.getMessage());
             return;
         }
-        try (FencingScope ignored = FencingContext.bindOnly(tokens)) {
+        try (FencingScope ignored = FencingContext.bindRemote(tokens)) {
             chain.doFilter(request, response);
         }
+    }
+
+    /** 403 with an RFC 9457 problem-detail body; {@code detail} is a constant text, nothing of the request is echoed. */
+    private static void refuse(HttpServletResponse response, String detail) throws IOException {
+        byte[] body = ("{\"type\":\"about:blank\",\"title\":\"Untrusted fencing token\",\"status\":403,"
+                + "\"detail\":\"" + detail.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}")
+                .getBytes(StandardCharsets.UTF_8);
+        response.resetBuffer();
+        response.setStatus(HttpServletResponse.SC_FORBIDDEN);
+        response.setContentType("application/problem+json");
+        response.setContentLength(body.length);
+        response.getOutputStream().write(body);
+        response.flushBuffer();
     }
 }

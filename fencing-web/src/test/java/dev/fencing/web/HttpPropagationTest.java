@@ -1,6 +1,33 @@
 package dev.fencing.web;
 
 import dev.fencing.annotation.Fenced;
+import dev.fencing.context.FencingContext;
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.FenceStoreException;
+import dev.fencing.store.FencedCall;
+import dev.fencing.store.RoutingFenceStore;
+import dev.fencing.token.FencingToken;
+import jakarta.servlet.http.HttpServlet;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.apache.catalina.LifecycleState;
+import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.scheduling.annotation.EnableAsync;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.web.filter.DelegatingFilterProxy;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.logging.Handler;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.spring.EnableFencing;
@@ -62,6 +89,48 @@ class HttpPropagationTest {
         public String read(String account) {
             return notes.getOrDefault(account, "");
         }
+
+        /** A key that cannot be computed for short accounts: 400. */
+        @Fenced(resource = "accounts", key = "#account.substring(10)")
+        public void writeBadKey(String account, String note) {
+            notes.put(account, note);
+        }
+
+        /** Routed to a store that cannot decide: 503. */
+        @Fenced(resource = "broken", key = "#account")
+        public void writeBroken(String account, String note) {
+            notes.put("broken:" + account, note);
+        }
+    }
+
+    /** B's own critical section: acquires the lock of the account, then writes through the checked repository. */
+    public static class Transfers {
+        private final NotesRepository repository;
+
+        public Transfers(NotesRepository repository) {
+            this.repository = repository;
+        }
+
+        @Fenced(resource = "accounts", key = "#account", acquire = true)
+        public String transfer(String account, String note) {
+            repository.write(account, note);
+            return "transferred under " + FencingContext.current("accounts:" + account).toText();
+        }
+    }
+
+    /** The same critical section, entered from an {@code @Async} thread that the request's context propagates to. */
+    public static class AsyncTransfers {
+        private final Transfers transfers;
+
+        public AsyncTransfers(Transfers transfers) {
+            this.transfers = transfers;
+        }
+
+        @Async
+        public CompletableFuture<String> transfer(String account, String note) {
+            boolean propagated = FencingContext.current("accounts:" + account) != null;
+            return CompletableFuture.completedFuture(transfers.transfer(account, note) + " propagated=" + propagated);
+        }
     }
 
     @RestController
@@ -82,16 +151,90 @@ class HttpPropagationTest {
         public String read(@PathVariable("account") String account) {
             return repository.read(account);
         }
+
+        @PostMapping("/accounts/{account}/bad-key-note")
+        public String writeBadKey(@PathVariable("account") String account, @RequestBody String note) {
+            repository.writeBadKey(account, note);
+            return "written";
+        }
+
+        @PostMapping("/broken/{account}/note")
+        public String writeBroken(@PathVariable("account") String account, @RequestBody String note) {
+            repository.writeBroken(account, note);
+            return "written";
+        }
+    }
+
+    @RestController
+    public static class TransfersController {
+        private final Transfers transfers;
+        private final AsyncTransfers asyncTransfers;
+
+        public TransfersController(Transfers transfers, AsyncTransfers asyncTransfers) {
+            this.transfers = transfers;
+            this.asyncTransfers = asyncTransfers;
+        }
+
+        @PostMapping("/accounts/{account}/transfer")
+        public String transfer(@PathVariable("account") String account, @RequestBody String note) {
+            return transfers.transfer(account, note);
+        }
+
+        @PostMapping("/accounts/{account}/transfer-async")
+        public String transferAsync(@PathVariable("account") String account, @RequestBody String note)
+                throws Exception {
+            return asyncTransfers.transfer(account, note).get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    /** A store that cannot reach a verdict. */
+    static class UnreachableStore implements FenceStore {
+        @Override
+        public <T> T fence(String resource, FencingToken token, FencedCall<T> write) {
+            throw new FenceStoreException(resource, token, "Fence store for '" + resource + "' is unreachable", null);
+        }
     }
 
     @Configuration
     @EnableWebMvc
+    @EnableAsync
     @EnableFencing(proxyTargetClass = true)
     @Import(FencingExceptionAdvice.class)
     static class ServiceB {
+        static final InMemoryFenceStore MEMORY = new InMemoryFenceStore();
+
         @Bean
-        InMemoryFenceStore fenceStore() {
-            return new InMemoryFenceStore();
+        FenceStore fenceStore() {
+            return RoutingFenceStore.builder().route("broken", new UnreachableStore()).fallback(MEMORY).build();
+        }
+
+        @Bean
+        TokenIssuer tokenIssuer() {
+            return new InMemoryTokenIssuer();
+        }
+
+        @Bean
+        ThreadPoolTaskExecutor taskExecutor() {
+            ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
+            executor.setCorePoolSize(1);
+            executor.setThreadNamePrefix("b-async-");
+            executor.setTaskDecorator(new ContextPropagatingTaskDecorator());
+            return executor;
+        }
+
+        @Bean
+        Transfers transfers(NotesRepository repository) {
+            return new Transfers(repository);
+        }
+
+        @Bean
+        AsyncTransfers asyncTransfers(Transfers transfers) {
+            return new AsyncTransfers(transfers);
+        }
+
+        @Bean
+        TransfersController transfersController(Transfers transfers, AsyncTransfers asyncTransfers) {
+            return new TransfersController(transfers, asyncTransfers);
         }
 
         @Bean
@@ -167,13 +310,58 @@ class HttpPropagationTest {
         context.addFilterDef(filter);
         FilterMap mapping = new FilterMap();
         mapping.setFilterName("fencing");
-        mapping.addURLPattern("/*");
+        mapping.addURLPattern("/accounts/*");   // explicit service-to-service paths: no predicate needed
+        mapping.addURLPattern("/broken/*");
         context.addFilterMap(mapping);
+        addTrustedContext(tomcat, base);
         tomcat.start();
+        assertThat(context.getState()).isEqualTo(LifecycleState.STARTED);
         String baseUrl = "http://127.0.0.1:" + tomcat.getConnector().getLocalPort();
         ServiceA.baseUrl = baseUrl;
         serviceA = new AnnotationConfigApplicationContext(ServiceA.class);
         plain = RestClient.builder().baseUrl(baseUrl).build();
+    }
+
+    /** Reports what a request sees; counts the requests that reached it. */
+    static class ProbeServlet extends HttpServlet {
+        static final AtomicInteger RAN = new AtomicInteger();
+
+        @Override
+        protected void doGet(HttpServletRequest request, HttpServletResponse response) throws IOException {
+            RAN.incrementAndGet();
+            FencingToken current = FencingContext.current("accounts:5");
+            FencingToken local = FencingContext.currentLocal("accounts:5");
+            response.setContentType("text/plain");
+            response.getWriter().write("current=" + current + " local=" + local);
+        }
+    }
+
+    /** A second application on the same server: the filter on every path, with a trust predicate. */
+    private static void addTrustedContext(Tomcat tomcat, File base) {
+        Context trusted = tomcat.addContext("/trusted", base.getAbsolutePath());
+        Tomcat.addServlet(trusted, "probe", new ProbeServlet());
+        trusted.addServletMappingDecoded("/", "probe");
+        FilterDef filter = new FilterDef();
+        filter.setFilterName("fencing");
+        filter.setFilter(new FencingTokenFilter(request -> "s3cret".equals(request.getHeader("X-Service-Auth"))));
+        trusted.addFilterDef(filter);
+        FilterMap everything = new FilterMap();
+        everything.setFilterName("fencing");
+        everything.addURLPattern("/*");
+        trusted.addFilterMap(everything);
+
+        // a filter the container never initializes (DelegatingFilterProxy does not pass init on to an instance)
+        Context proxied = tomcat.addContext("/proxied", base.getAbsolutePath());
+        Tomcat.addServlet(proxied, "probe", new ProbeServlet());
+        proxied.addServletMappingDecoded("/", "probe");
+        FilterDef proxy = new FilterDef();
+        proxy.setFilterName("fencing");
+        proxy.setFilter(new DelegatingFilterProxy(new FencingTokenFilter()));
+        proxied.addFilterDef(proxy);
+        FilterMap internal = new FilterMap();
+        internal.setFilterName("fencing");
+        internal.addURLPattern("/internal/*");
+        proxied.addFilterMap(internal);
     }
 
     @AfterAll
@@ -211,6 +399,7 @@ class HttpPropagationTest {
         });
         assertThat(acquired.await(10, TimeUnit.SECONDS)).isTrue();
         double acceptedBefore = checksOnB("accepted");
+        double staleBefore = checksOnB("stale");
         assertThat(writer.write("42", "X", () -> { })).isEqualTo("written"); // another A instance: 34, accepted
         wake.countDown();
 
@@ -218,7 +407,7 @@ class HttpPropagationTest {
                 e -> assertThat(e.getResponseBodyAsString()).contains("\"maxSeen\":34").contains("accounts:42#33"));
         assertThat(plain.get().uri("/accounts/42/note").retrieve().body(String.class)).isEqualTo("X");
         assertThat(checksOnB("accepted")).isEqualTo(acceptedBefore + 1);
-        assertThat(checksOnB("stale")).isEqualTo(1);
+        assertThat(checksOnB("stale")).isEqualTo(staleBefore + 1);
     }
 
     @Test
@@ -236,5 +425,247 @@ class HttpPropagationTest {
                 .isInstanceOfSatisfying(HttpClientErrorException.BadRequest.class,
                         e -> assertThat(e.getStatusCode().value()).isEqualTo(400));
         assertThat(plain.get().uri("/accounts/8/note").retrieve().body(String.class)).isNullOrEmpty();
+    }
+    // ---- a token from a header never opens a critical section (issue 10, item 6) ----
+
+    private double acquisitionsOnB(String outcome) {
+        var counter = serviceB.getBean(MeterRegistry.class).find("fencing.acquisitions")
+                .tag("resource", "accounts").tag("outcome", outcome).counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    private static final String EVIL = "accounts:3#1000000@evil";
+
+    @Test
+    void aHeaderTokenDoesNotLetAnAcquiringMethodSkipItsLock() {
+        double acquiredBefore = acquisitionsOnB("acquired");
+        double acceptedBefore = checksOnB("accepted");
+        String answer = plain.post().uri("/accounts/3/transfer").header(FencingHeader.NAME, EVIL)
+                .body("under attack").retrieve().body(String.class);
+
+        assertThat(acquisitionsOnB("acquired")).as("B acquired its own lock").isEqualTo(acquiredBefore + 1);
+        assertThat(answer).startsWith("transferred under accounts:3#").doesNotContain("evil").doesNotContain("1000000");
+        long acquired = FencingToken.parse(answer.substring("transferred under ".length())).value();
+        assertThat(ServiceB.MEMORY.maxSeen("accounts:3")).as("max_seen is what the real lock issued")
+                .hasValue(acquired);
+        assertThat(acquired).isLessThan(1_000_000);
+        assertThat(checksOnB("accepted")).as("the nested check ran with the acquired token").isEqualTo(acceptedBefore + 1);
+
+        // and the account stays writable by the next legitimate holder
+        assertThat(plain.post().uri("/accounts/3/transfer").body("legit").retrieve().body(String.class))
+                .startsWith("transferred under accounts:3#");
+        assertThat(plain.get().uri("/accounts/3/note").retrieve().body(String.class)).isEqualTo("legit");
+    }
+
+    @Test
+    void aHeaderTokenPropagatedToAnAsyncThreadDoesNotSkipTheLockEither() {
+        double acquiredBefore = acquisitionsOnB("acquired");
+        String answer = plain.post().uri("/accounts/4/transfer-async")
+                .header(FencingHeader.NAME, "accounts:4#1000000@evil").body("async attack").retrieve().body(String.class);
+
+        assertThat(answer).as("the header token reached the @Async thread").endsWith(" propagated=true");
+        assertThat(acquisitionsOnB("acquired")).isEqualTo(acquiredBefore + 1);
+        assertThat(answer).doesNotContain("evil");
+        assertThat(ServiceB.MEMORY.maxSeen("accounts:4").orElseThrow()).isLessThan(1_000_000);
+    }
+
+    private record Answer(int status, String contentType, String body) {
+    }
+
+    private Answer exchange(RestClient client, String method, String uri, Map<String, String> headers) {
+        return client.method(org.springframework.http.HttpMethod.valueOf(method)).uri(uri)
+                .headers(h -> headers.forEach(h::set))
+                .body("POST".equals(method) ? "a note" : "")
+                .exchange((request, response) -> new Answer(response.getStatusCode().value(),
+                        String.valueOf(response.getHeaders().getContentType()),
+                        new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8)), true);
+    }
+
+    @Test
+    void withATrustPredicateAnUntrustedRequestCarryingTheHeaderIsRefusedBeforeItRuns() throws Exception {
+        int ranBefore = ProbeServlet.RAN.get();
+        Answer refused = exchange(plain, "GET", "/trusted/probe", Map.of(FencingHeader.NAME, "accounts:5#9@x"));
+        assertThat(refused.status()).isEqualTo(403);
+        assertThat(refused.contentType()).startsWith("application/problem+json");
+        JsonNode problem = JSON.readTree(refused.body());
+        assertThat(problem.get("status").asInt()).isEqualTo(403);
+        assertThat(problem.get("title").asString()).isEqualTo("Untrusted fencing token");
+        assertThat(problem.get("detail").asString()).contains(FencingHeader.NAME);
+        assertThat(ProbeServlet.RAN.get()).as("the request did not run").isEqualTo(ranBefore);
+
+        Answer noHeader = exchange(plain, "GET", "/trusted/probe", Map.of());
+        assertThat(noHeader.status()).isEqualTo(200);
+        assertThat(noHeader.body()).isEqualTo("current=null local=null");
+
+        Answer trusted = exchange(plain, "GET", "/trusted/probe",
+                Map.of(FencingHeader.NAME, "accounts:5#9@x", "X-Service-Auth", "s3cret"));
+        assertThat(trusted.status()).isEqualTo(200);
+        assertThat(trusted.body()).as("bound for checks, but not as a local lock").isEqualTo("current=accounts:5#9@x local=null");
+    }
+
+    @Test
+    void aFilterWhoseMappingWasNeverCheckedTrustsNobody() throws Exception {
+        int ranBefore = ProbeServlet.RAN.get();
+        Answer refused = exchange(plain, "GET", "/proxied/internal/probe", Map.of(FencingHeader.NAME, "accounts:5#9@x"));
+        assertThat(refused.status()).isEqualTo(403);
+        assertThat(JSON.readTree(refused.body()).get("detail").asString()).contains("was not initialized")
+                .contains("setTargetFilterLifecycle(true)");
+        assertThat(ProbeServlet.RAN.get()).isEqualTo(ranBefore);
+        assertThat(exchange(plain, "GET", "/proxied/internal/probe", Map.of()).body())
+                .isEqualTo("current=null local=null");
+    }
+
+    /** Starts one context per mapping on a fresh server and reports which came up, and the errors logged. */
+    private static Map<String, LifecycleState> startWithFilterMappings(Map<String, Consumer<Context>> setups,
+                                                                       List<Throwable> logged) throws Exception {
+        File base = Files.createTempDirectory("fencing-tomcat-refusal").toFile();
+        Tomcat server = new Tomcat();
+        server.setBaseDir(base.getAbsolutePath());
+        server.setHostname("127.0.0.1");
+        server.setPort(0);
+        server.getConnector().setProperty("address", "127.0.0.1");
+        Map<String, Context> contexts = new LinkedHashMap<>();
+        setups.forEach((path, setup) -> {
+            Context context = server.addContext(path, base.getAbsolutePath());
+            Tomcat.addServlet(context, "app", new ProbeServlet());
+            context.addServletMappingDecoded("/", "app");
+            FilterDef filter = new FilterDef();
+            filter.setFilterName("fencing");
+            filter.setFilter(new FencingTokenFilter());
+            context.addFilterDef(filter);
+            setup.accept(context);
+            contexts.put(path, context);
+        });
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getThrown() != null) {
+                    logged.add(record.getThrown());
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger root = Logger.getLogger("");
+        root.addHandler(capture);
+        Map<String, LifecycleState> states = new LinkedHashMap<>();
+        try {
+            server.start();
+            contexts.forEach((path, context) -> states.put(path, context.getState()));
+        } finally {
+            root.removeHandler(capture);
+            server.stop();
+            server.destroy();
+        }
+        return states;
+    }
+
+    private static Consumer<Context> urlPatterns(String... patterns) {
+        return context -> {
+            FilterMap map = new FilterMap();
+            map.setFilterName("fencing");
+            for (String pattern : patterns) {
+                map.addURLPattern(pattern);
+            }
+            context.addFilterMap(map);
+        };
+    }
+
+    @Test
+    void withoutATrustPredicateAFilterMappedToEverythingRefusesToStart() throws Exception {
+        List<Throwable> logged = new CopyOnWriteArrayList<>();
+        Map<String, Consumer<Context>> setups = new LinkedHashMap<>();
+        setups.put("/star", urlPatterns("/*"));
+        setups.put("/slash", urlPatterns("/internal/*", "/"));
+        setups.put("/unmapped", context -> { });
+        setups.put("/by-servlet", context -> {
+            FilterMap map = new FilterMap();
+            map.setFilterName("fencing");
+            map.addServletName("app");                       // the servlet serves "/": every request
+            context.addFilterMap(map);
+        });
+        setups.put("/internal-only", urlPatterns("/internal/*"));
+        setups.put("/with-predicate", context -> {
+            context.findFilterDef("fencing").setFilter(new FencingTokenFilter(request -> false));
+            urlPatterns("/*").accept(context);
+        });
+
+        Map<String, LifecycleState> states = startWithFilterMappings(setups, logged);
+
+        assertThat(states.get("/internal-only")).isEqualTo(LifecycleState.STARTED);
+        assertThat(states.get("/with-predicate")).isEqualTo(LifecycleState.STARTED);
+        for (String refused : List.of("/star", "/slash", "/unmapped", "/by-servlet")) {
+            assertThat(states.get(refused)).as(refused).isNotEqualTo(LifecycleState.STARTED);
+        }
+        assertThat(logged).extracting(Throwable::getMessage)
+                .anySatisfy(m -> assertThat(m).contains("FencingTokenFilter 'fencing' is mapped to '/*'")
+                        .contains("addUrlPatterns(\"/internal/*\")").contains("new FencingTokenFilter(request ->"))
+                .anySatisfy(m -> assertThat(m).contains("is mapped to '/'"))
+                .anySatisfy(m -> assertThat(m).contains("has no explicit URL patterns"))
+                .anySatisfy(m -> assertThat(m).contains("servlet 'app'"));
+    }
+
+    // ---- FencingExceptionAdvice over HTTP: every answer, status and problem-detail fields (issue 10, item 22) ----
+
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private JsonNode problem(Answer answer, int status) throws Exception {
+        assertThat(answer.status()).as(answer.body()).isEqualTo(status);
+        assertThat(answer.contentType()).startsWith("application/problem+json");
+        JsonNode problem = JSON.readTree(answer.body());
+        assertThat(problem.get("status").asInt()).isEqualTo(status);
+        return problem;
+    }
+
+    @Test
+    void anUncomputableKeyIsABadRequestNamingTheMethod() throws Exception {
+        JsonNode problem = problem(exchange(plain, "POST", "/accounts/12/bad-key-note",
+                Map.of(FencingHeader.NAME, "accounts:12#1@h", "Content-Type", "text/plain")), 400);
+        assertThat(problem.get("title").asString()).isEqualTo("Invalid fencing key");
+        assertThat(problem.get("resource").asString()).isEqualTo("accounts");
+        assertThat(problem.get("detail").asString()).contains("NotesRepository.writeBadKey(String, String)");
+        assertThat(plain.get().uri("/accounts/12/note").retrieve().body(String.class)).isNullOrEmpty();
+    }
+
+    @Test
+    void aStoreThatCannotDecideIsServiceUnavailable() throws Exception {
+        double errorsBefore = serviceB.getBean(MeterRegistry.class).find("fencing.checks").tag("resource", "broken")
+                .tag("outcome", "error").counters().stream().mapToDouble(c -> c.count()).sum();
+        JsonNode problem = problem(exchange(plain, "POST", "/broken/1/note",
+                Map.of(FencingHeader.NAME, "broken:1#1@h", "Content-Type", "text/plain")), 503);
+        assertThat(problem.get("title").asString()).isEqualTo("Fence store unavailable");
+        assertThat(problem.get("resource").asString()).isEqualTo("broken:1");
+        assertThat(problem.get("detail").asString()).contains("unreachable");
+        double errorsAfter = serviceB.getBean(MeterRegistry.class).find("fencing.checks").tag("resource", "broken")
+                .tag("outcome", "error").counters().stream().mapToDouble(c -> c.count()).sum();
+        assertThat(errorsAfter).isEqualTo(errorsBefore + 1);
+    }
+
+    @Test
+    void aMissingTokenIsPreconditionRequiredNamingTheResource() throws Exception {
+        JsonNode problem = problem(exchange(plain, "POST", "/accounts/13/note", Map.of("Content-Type", "text/plain")),
+                428);
+        assertThat(problem.get("title").asString()).isEqualTo("Missing fencing token");
+        assertThat(problem.get("resource").asString()).isEqualTo("accounts:13");
+        assertThat(problem.get("detail").asString()).contains("accounts:13").contains("write");
+    }
+
+    @Test
+    void aStaleTokenIsAConflictWithTheVerdict() throws Exception {
+        assertThat(exchange(plain, "POST", "/accounts/14/note",
+                Map.of(FencingHeader.NAME, "accounts:14#5@new", "Content-Type", "text/plain")).status()).isEqualTo(200);
+        JsonNode problem = problem(exchange(plain, "POST", "/accounts/14/note",
+                Map.of(FencingHeader.NAME, "accounts:14#4@old", "Content-Type", "text/plain")), 409);
+        assertThat(problem.get("title").asString()).isEqualTo("Stale fencing token");
+        assertThat(problem.get("resource").asString()).isEqualTo("accounts:14");
+        assertThat(problem.get("presented").asString()).isEqualTo("accounts:14#4@old");
+        assertThat(problem.get("maxSeen").asLong()).isEqualTo(5);
+        assertThat(problem.get("verdict").asString()).isEqualTo("stale");
     }
 }

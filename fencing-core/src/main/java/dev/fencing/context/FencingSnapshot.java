@@ -1,0 +1,93 @@
+package dev.fencing.context;
+
+import dev.fencing.token.FencingToken;
+
+import java.util.AbstractCollection;
+import java.util.AbstractMap;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The tokens visible on a thread at one moment, one per resource, together with where each was bound from: locally
+ * (acquired, or bound by application code) or from a remote carrier such as an HTTP header
+ * ({@link FencingContext#bindRemote}). Immutable; read it as an unmodifiable map from resource to token, and bind it
+ * on another thread with {@link FencingContext#bindOnly(FencingSnapshot)} (or {@code bindOnly(snapshot.values())}),
+ * which keeps each token's origin, so a header token stays good for checks only wherever it travels.
+ */
+public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
+
+    static final FencingSnapshot EMPTY = new FencingSnapshot(new LinkedHashMap<>(), Set.of());
+
+    private final Map<String, FencingToken> tokens;
+    private final Set<String> remote;
+    private final Values values = new Values();
+
+    FencingSnapshot(LinkedHashMap<String, FencingToken> tokens, Set<String> remote) {
+        this.tokens = Collections.unmodifiableMap(tokens);
+        this.remote = Set.copyOf(remote);
+    }
+
+    /** Whether the token for {@code resource} in this snapshot was bound from a remote carrier. */
+    public boolean isRemote(String resource) {
+        return remote.contains(resource);
+    }
+
+    @Override
+    public Set<Entry<String, FencingToken>> entrySet() {
+        return tokens.entrySet();
+    }
+
+    @Override
+    public FencingToken get(Object resource) {
+        return tokens.get(resource);
+    }
+
+    @Override
+    public boolean containsKey(Object resource) {
+        return tokens.containsKey(resource);
+    }
+
+    @Override
+    public int size() {
+        return tokens.size();
+    }
+
+    /** The tokens; passed to {@link FencingContext#bindOnly(java.util.Collection)} they keep their origins. */
+    @Override
+    public java.util.Collection<FencingToken> values() {
+        return values;
+    }
+
+    FencingToken[] tokenArray() {
+        return tokens.values().toArray(FencingToken[]::new);
+    }
+
+    boolean[] remoteArray() {
+        boolean[] flags = new boolean[tokens.size()];
+        int i = 0;
+        for (String resource : tokens.keySet()) {
+            flags[i++] = remote.contains(resource);
+        }
+        return flags;
+    }
+
+    /** The values view, which remembers the snapshot it came from. */
+    final class Values extends AbstractCollection<FencingToken> {
+        @Override
+        public Iterator<FencingToken> iterator() {
+            return tokens.values().iterator();
+        }
+
+        @Override
+        public int size() {
+            return tokens.size();
+        }
+
+        FencingSnapshot snapshot() {
+            return FencingSnapshot.this;
+        }
+    }
+}

@@ -1,0 +1,209 @@
+package dev.fencing.context;
+
+import dev.fencing.guard.FenceGuard;
+import dev.fencing.guard.FencePoint;
+import dev.fencing.issuer.InMemoryTokenIssuer;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.context.ContextSnapshotFactory;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Tokens bound from a remote carrier (a request header) are presented to checks, but never stand in for a lock:
+ * an acquiring point acquires its own, on the thread that received them and on every thread they are propagated to.
+ */
+class RemoteBindingTest {
+
+    private static final String RESOURCE = "accounts:3";
+    private final FencingToken forged = new FencingToken(RESOURCE, 1_000_000, "evil");
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final FencingMetrics metrics = new FencingMetrics(registry);
+    private final InMemoryFenceStore store = new InMemoryFenceStore();
+    private final InMemoryTokenIssuer issuer = new InMemoryTokenIssuer();
+    private final FenceGuard guard = new FenceGuard(store, issuer, FenceGuard.DEFAULT_ACQUIRE_TIMEOUT);
+    private final FencePoint service = new FencePoint("Service.transfer()", RESOURCE, null, null, true, metrics);
+    private final FencePoint repository = new FencePoint("Repo.write()", RESOURCE, null, null, false, metrics);
+    private final ExecutorService pool = Executors.newSingleThreadExecutor();
+
+    @AfterEach
+    void nothingLeaks() {
+        pool.shutdownNow();
+        assertThat(FencingContext.isEmpty()).isTrue();
+    }
+
+    private double acquired() {
+        var c = registry.find("fencing.acquisitions").tag("outcome", "acquired").counter();
+        return c == null ? 0 : c.count();
+    }
+
+    /** A service method that acquires, calling a repository that checks; returns the token the check presented. */
+    private FencingToken transfer() throws Throwable {
+        return guard.invoke(service, new Object[0],
+                () -> guard.invoke(repository, new Object[0], () -> FencingContext.current(RESOURCE)));
+    }
+
+    private Callable<FencingToken> transferTask() {
+        return () -> {
+            try {
+                return transfer();
+            } catch (Exception | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        };
+    }
+
+    private void assertAcquiredItsOwnLock(FencingToken presented, double acquiredBefore) {
+        assertThat(acquired()).as("the acquiring method took a lock").isEqualTo(acquiredBefore + 1);
+        assertThat(presented).as("the nested check presented the acquired token").isNotEqualTo(forged);
+        assertThat(presented.holder()).isNotEqualTo("evil");
+        assertThat(store.maxSeen(RESOURCE)).hasValue(presented.value());
+        assertThat(presented.value()).isLessThan(forged.value());
+    }
+
+    @Test
+    void remoteBindingsAreCheckedButAreNotLocal() {
+        FencingToken local = new FencingToken(RESOURCE, 5, "lease");
+        try (FencingScope ignored = FencingContext.bindRemote(List.of(forged))) {
+            assertThat(FencingContext.current(RESOURCE)).isEqualTo(forged);
+            assertThat(FencingContext.currentLocal(RESOURCE)).isNull();
+            assertThat(FencingContext.snapshot().isRemote(RESOURCE)).isTrue();
+            try (FencingScope inner = FencingContext.bind(local)) {
+                assertThat(FencingContext.current(RESOURCE)).isEqualTo(local);
+                assertThat(FencingContext.currentLocal(RESOURCE)).isEqualTo(local);
+                assertThat(FencingContext.snapshot().isRemote(RESOURCE)).isFalse();
+            }
+            assertThat(FencingContext.currentLocal(RESOURCE)).isNull();
+        }
+        try (FencingScope outer = FencingContext.bind(local);
+             FencingScope remote = FencingContext.bindRemote(List.of())) {
+            // a remote binding is exact: what the thread had bound before is hidden, for checks and for acquiring
+            assertThat(FencingContext.current(RESOURCE)).isNull();
+            assertThat(FencingContext.currentLocal(RESOURCE)).isNull();
+        }
+        assertThatThrownBy(() -> FencingContext.bindRemote(List.of(forged, forged)))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void anAcquiringMethodTakesItsOwnLockUnderAHeaderToken() throws Throwable {
+        double before = acquired();
+        FencingToken presented;
+        try (FencingScope ignored = FencingContext.bindRemote(List.of(forged))) {
+            presented = transfer();
+            assertThat(FencingContext.current(RESOURCE)).as("the remote binding is back afterwards").isEqualTo(forged);
+        }
+        assertAcquiredItsOwnLock(presented, before);
+    }
+
+    @Test
+    void aLocalTokenIsStillPropagatedWithoutASecondLock() throws Throwable {
+        FencingToken held = issuer.acquire(RESOURCE, FenceGuard.DEFAULT_ACQUIRE_TIMEOUT).token();
+        double before = acquired();
+        try (FencingScope ignored = FencingContext.bind(held)) {
+            assertThat(transfer()).isEqualTo(held);
+        }
+        assertThat(acquired()).isEqualTo(before);
+    }
+
+    /** Every way the library carries a context to another thread; each is started while the header token is bound. */
+    private CompletableFuture<FencingToken> carry(String carrier, Callable<FencingToken> task) throws Exception {
+        return switch (carrier) {
+            case "runnable" -> {
+                CompletableFuture<FencingToken> result = new CompletableFuture<>();
+                Runnable wrapped = FencingPropagation.runnable(() -> {
+                    try {
+                        result.complete(task.call());
+                    } catch (Exception e) {
+                        result.completeExceptionally(e);
+                    }
+                });
+                pool.execute(wrapped);
+                yield result;
+            }
+            case "callable" -> CompletableFuture.completedFuture(
+                    pool.submit(FencingPropagation.callable(task)).get(10, TimeUnit.SECONDS));
+            case "supplier" -> CompletableFuture.supplyAsync(FencingPropagation.supplier(() -> call(task)), pool);
+            case "executor" -> CompletableFuture.supplyAsync(() -> call(task), FencingPropagation.executor(pool));
+            case "executorService" -> CompletableFuture.completedFuture(
+                    FencingPropagation.executorService(pool).submit(task).get(10, TimeUnit.SECONDS));
+            case "contextSnapshot" -> CompletableFuture.completedFuture(pool.submit(
+                    ContextSnapshotFactory.builder().build().captureAll().wrap(task)).get(10, TimeUnit.SECONDS));
+            case "snapshotAndBindOnly" -> {
+                FencingSnapshot captured = FencingContext.snapshot();
+                yield CompletableFuture.supplyAsync(() -> {
+                    try (FencingScope ignored = FencingContext.bindOnly(captured)) {
+                        return call(task);
+                    }
+                }, pool);
+            }
+            case "snapshotValuesAndBindOnly" -> {
+                var captured = FencingContext.snapshot().values();
+                yield CompletableFuture.supplyAsync(() -> {
+                    try (FencingScope ignored = FencingContext.bindOnly(captured)) {
+                        return call(task);
+                    }
+                }, pool);
+            }
+            default -> throw new IllegalArgumentException(carrier);
+        };
+    }
+
+    private static <T> T call(Callable<T> task) {
+        try {
+            return task.call();
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"runnable", "callable", "supplier", "executor", "executorService", "contextSnapshot",
+            "snapshotAndBindOnly", "snapshotValuesAndBindOnly"})
+    void aPropagatedHeaderTokenStillDoesNotOpenACriticalSection(String carrier) throws Exception {
+        double before = acquired();
+        CompletableFuture<FencingToken> onThePool;
+        CompletableFuture<Boolean> stillRemoteThere;
+        try (FencingScope ignored = FencingContext.bindRemote(List.of(forged))) {
+            stillRemoteThere = carry(carrier, () -> new FencingToken(RESOURCE,
+                    FencingContext.current(RESOURCE) == forged && FencingContext.currentLocal(RESOURCE) == null ? 1 : 2,
+                    "probe")).thenApply(t -> t.value() == 1);
+            onThePool = carry(carrier, transferTask());
+        }
+        assertThat(stillRemoteThere.get(10, TimeUnit.SECONDS)).as("propagated, and still remote").isTrue();
+        assertAcquiredItsOwnLock(onThePool.get(10, TimeUnit.SECONDS), before);
+        assertThat(pool.submit(() -> FencingContext.isEmpty()).get(10, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"runnable", "executorService", "contextSnapshot", "snapshotAndBindOnly"})
+    void aPropagatedLocalTokenStaysLocal(String carrier) throws Exception {
+        FencingToken held = issuer.acquire(RESOURCE, FenceGuard.DEFAULT_ACQUIRE_TIMEOUT).token();
+        double before = acquired();
+        CompletableFuture<FencingToken> onThePool;
+        try (FencingScope ignored = FencingContext.bind(held)) {
+            onThePool = carry(carrier, transferTask());
+        }
+        assertThat(onThePool.get(10, TimeUnit.SECONDS)).isEqualTo(held);
+        assertThat(acquired()).isEqualTo(before);
+    }
+}
