@@ -154,6 +154,11 @@ public final class SpelKeyFunction implements KeyFunction {
         return direct;
     }
 
+    /** The parsed expression, for tests. */
+    Expression expression() {
+        return expression;
+    }
+
     /** The expression as written. */
     public String source() {
         return source;

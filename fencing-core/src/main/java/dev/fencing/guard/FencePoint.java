@@ -109,6 +109,11 @@ public final class FencePoint {
         return resource;
     }
 
+    /** The key function, or {@code null} when the whole resource is fenced. */
+    public KeyFunction key() {
+        return key;
+    }
+
     public boolean hasKey() {
         return key != null;
     }
