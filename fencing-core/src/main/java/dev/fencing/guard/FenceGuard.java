@@ -100,14 +100,23 @@ public final class FenceGuard {
             FencingMetrics.increment(point.checks().missing());
             throw new MissingTokenException(resource, point.operation());
         }
-        StartedCall<T> write = new StartedCall<>(call);
+        WriteFrames.Frame write = WriteFrames.enter(call);
+        try {
+            return checkIn(point, resource, token, write);
+        } finally {
+            write.exit();
+        }
+    }
+
+    private <T> T checkIn(FencePoint point, String resource, FencingToken token, WriteFrames.Frame write)
+            throws Throwable {
         T result;
         try {
-            result = store.fence(resource, token, write);
+            result = store.fence(resource, token, write.typed());
         } catch (StaleTokenException e) {
-            if (write.started || e.presented() != token || e.operation() != null) {
+            if (write.started() || e.presented() != token || e.operation() != null) {
                 // raised by a nested fenced call; counted and named there; this check had accepted
-                FencingMetrics.increment(write.started ? point.checks().accepted() : point.checks().error());
+                FencingMetrics.increment(write.started() ? point.checks().accepted() : point.checks().error());
                 throw e;
             }
             FencingMetrics.increment(point.checks().rejected(e.verdict()));
@@ -122,7 +131,7 @@ public final class FenceGuard {
                 FencingMetrics.increment(point.checks().error()); // this check (or its commit) failed
                 throw t;
             }
-            if (write.started) {
+            if (write.started()) {
                 // the store accepted and the call itself (or a nested fenced call, counted there) threw
                 FencingMetrics.increment(point.checks().accepted());
                 throw t;
@@ -134,7 +143,7 @@ public final class FenceGuard {
             throw new FenceStoreException(resource, token, "Fence store failed before the write of "
                     + point.operation() + " started, for resource '" + resource + "': " + t, t);
         }
-        if (!write.started) {
+        if (!write.started()) {
             FencingMetrics.increment(point.checks().error());
             throw new FenceStoreException(resource, token, "Fence store returned without running the write of "
                     + point.operation() + " for resource '" + resource + "' and without a verdict; refusing", null);
@@ -187,22 +196,6 @@ public final class FenceGuard {
             } else {
                 throw e;
             }
-        }
-    }
-
-    /** The guarded call as handed to the store, remembering whether the store started it. */
-    private static final class StartedCall<T> implements FencedCall<T> {
-        private final FencedCall<T> call;
-        boolean started;
-
-        StartedCall(FencedCall<T> call) {
-            this.call = call;
-        }
-
-        @Override
-        public T proceed() throws Throwable {
-            started = true;
-            return call.proceed();
         }
     }
 }

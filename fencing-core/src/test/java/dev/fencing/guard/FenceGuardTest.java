@@ -444,6 +444,39 @@ class FenceGuardTest {
         assertThat(checks("r", "error") + checks("r", "accepted")).isZero();
     }
 
+    @Test
+    void deeplyNestedChecksEachCountTheirOwnVerdict() throws Throwable {
+        FenceGuard guard = new FenceGuard(store);
+        int depth = 9;
+        List<FencingToken> tokens = new ArrayList<>();
+        for (int i = 0; i < depth; i++) {
+            tokens.add(new FencingToken("n" + i, 1, "h"));
+        }
+        store.raiseFloor("n" + (depth - 1), 5); // the innermost check rejects
+        List<String> ran = new ArrayList<>();
+        try (FencingScope ignored = FencingContext.bind(tokens)) {
+            assertThatThrownBy(() -> nest(guard, 0, depth, ran)).isInstanceOfSatisfying(StaleTokenException.class,
+                    e -> assertThat(e.resource()).isEqualTo("n" + (depth - 1)));
+        }
+        assertThat(ran).hasSize(depth - 1);
+        for (int i = 0; i < depth - 1; i++) {
+            assertThat(checks("n" + i, "accepted")).as("n" + i).isEqualTo(1);
+            assertThat(checks("n" + i, "error") + checks("n" + i, "stale")).as("n" + i).isZero();
+        }
+        assertThat(checks("n" + (depth - 1), "stale")).isEqualTo(1);
+        // and the thread's frames are usable again afterwards
+        assertThat(bound(new FencingToken("after", 1, "h"), () -> guard.invoke(repo("after"), new Object[0],
+                () -> "ok"))).isEqualTo("ok");
+        assertThat(checks("after", "accepted")).isEqualTo(1);
+    }
+
+    private Object nest(FenceGuard guard, int level, int depth, List<String> ran) throws Throwable {
+        return guard.invoke(repo("n" + level), new Object[0], () -> {
+            ran.add("n" + level);
+            return level + 1 < depth ? nest(guard, level + 1, depth, ran) : "innermost";
+        });
+    }
+
     // ---- item 14: issuer failures name the method and resource
 
     @Test
