@@ -115,7 +115,8 @@ public final class FenceGuard {
             result = store.fence(resource, token, write.typed());
         } catch (StaleTokenException e) {
             if (write.started() || e.presented() != token || e.operation() != null) {
-                // raised by a nested fenced call; counted and named there; this check had accepted
+                // raised by a nested fenced call (counted and named there; this check had accepted), or a store
+                // that rejected a token other than the one presented before the write started: an error
                 FencingMetrics.increment(write.started() ? point.checks().accepted() : point.checks().error());
                 throw e;
             }

@@ -65,8 +65,16 @@ public final class FencePoint {
         if (key == null) {
             return resource;
         }
-        Object value = key.keyOf(args);
-        String text = KeyValues.textOf(value);
+        Object value;
+        String text;
+        try {
+            value = key.keyOf(args);
+            text = KeyValues.textOf(value);
+        } catch (RuntimeException e) {
+            throw new InvalidKeyException(resource, "Fencing key '" + keySource + "' of " + operation
+                    + " could not be evaluated (" + e + "): cannot tell which '" + resource
+                    + "' entity to fence, so the call is refused", e);
+        }
         if (text == null || text.isBlank()) {
             throw refused(value, text);
         }

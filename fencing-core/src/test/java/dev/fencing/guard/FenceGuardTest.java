@@ -309,7 +309,7 @@ class FenceGuardTest {
         List<String> ran = new ArrayList<>();
         assertThatThrownBy(() -> guard.invoke(point, new Object[] {"o"}, () -> ran.add("x")))
                 .isInstanceOf(InvalidKeyException.class).hasMessageContaining("Repo.save(Order)")
-                .hasMessageContaining("no property 'id'");
+                .hasMessageContaining("'#order.id'").hasMessageContaining("no property 'id'");
         assertThat(ran).isEmpty();
         assertThat(checks("accounts", "invalid")).isEqualTo(1);
         assertThat(checks("accounts", "missing")).isZero();
