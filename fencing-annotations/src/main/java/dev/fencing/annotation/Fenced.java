@@ -24,7 +24,8 @@ import java.lang.annotation.Target;
  * {@code @Transactional}; a method-level annotation wins over a type-level one. Under AspectJ weaving only an
  * annotation on the executing method or on the class declaring it is visible: one found on an interface, an
  * overridden method or another supertype must be repeated on the implementation (Spring's
- * {@code @EnableFencing(mode = ASPECTJ)} refuses to start otherwise).
+ * {@code @EnableFencing(mode = ASPECTJ)} refuses to start otherwise). A method returning a future or a reactive
+ * publisher cannot be fenced (its write happens after it returns) and is a startup error.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)
@@ -32,7 +33,8 @@ import java.lang.annotation.Target;
 public @interface Fenced {
 
     /**
-     * The lock name: tokens are issued for it and checked against it. Required; blank is a startup error.
+     * The lock name: tokens are issued for it and checked against it. Required; blank, or longer than 256
+     * characters, is a startup error.
      *
      * @return the resource name, also the {@code resource} tag of the {@code fencing.checks} counter
      */
@@ -41,8 +43,12 @@ public @interface Fenced {
     /**
      * Optional SpEL expression over the method's arguments ({@code "#accountId"}, {@code "#order.customerId"},
      * or by position {@code "#p0"}) narrowing the fence to one entity: the effective resource becomes
-     * {@code resource + ":" + key}. Parsed once per method; an expression that does not parse or names an
-     * unknown parameter is a startup error; a key that evaluates to {@code null} rejects the call.
+     * {@code resource + ":" + key}, at most 256 characters. Parsed once per method; an expression that does not
+     * parse, names an unknown parameter, or uses types, constructors, beans or assignment is a startup error. The
+     * value must have a stable text (strings, numbers, UUIDs, enums, {@code java.time} values, records, types that
+     * override {@code toString()}, or a {@link FencingKey}); a {@code null}, blank or identity-text value (an array,
+     * a collection, an entity without {@code toString()}) rejects the call, and so does a key that makes the
+     * effective resource longer than 256 characters.
      *
      * @return the key expression, empty for the whole resource
      */

@@ -1,8 +1,10 @@
 package dev.fencing.attribute;
 
 import dev.fencing.annotation.Fenced;
+import dev.fencing.guard.AsyncReturnTypes;
 import dev.fencing.guard.FenceGuard;
 import dev.fencing.guard.FencePoint;
+import dev.fencing.guard.KeyValues;
 import dev.fencing.key.SpelKeyFunction;
 import dev.fencing.metrics.FencingMetrics;
 import org.springframework.aop.support.AopUtils;
@@ -93,9 +95,14 @@ public final class FencePointSource {
         return onType.isPresent() ? new Resolution(onType.synthesize(), specific, userClass, onType.getSource()) : null;
     }
 
+    /**
+     * Builds and validates the point: besides the annotation itself, refuses asynchronous return types, and a key
+     * that reads a parameter whose declared type can never have a stable text.
+     */
     private FencePoint build(Resolution found) {
         String operation = found.operation();
         Fenced fenced = found.annotation();
+        AsyncReturnTypes.check(found.method().getReturnType(), operation);
         String key = fenced.key();
         FencePoint point;
         if (key.isBlank()) {
@@ -103,6 +110,10 @@ public final class FencePointSource {
         } else {
             Method names = found.source() instanceof Method annotated ? annotated : found.method();
             SpelKeyFunction function = SpelKeyFunction.compile(key, names, operation);
+            int parameter = function.parameterIndex();
+            if (parameter >= 0) {
+                KeyValues.checkParameterType(found.method().getParameterTypes()[parameter], operation, key);
+            }
             point = new FencePoint(operation, fenced.resource(), function, key, fenced.acquire(), metrics);
         }
         guard.validate(point);

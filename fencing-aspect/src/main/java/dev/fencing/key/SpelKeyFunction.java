@@ -9,6 +9,13 @@ import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelCompilerMode;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.SpelParserConfiguration;
+import org.springframework.expression.spel.ast.Assign;
+import org.springframework.expression.spel.ast.BeanReference;
+import org.springframework.expression.spel.ast.ConstructorReference;
+import org.springframework.expression.spel.ast.FunctionReference;
+import org.springframework.expression.spel.ast.OpDec;
+import org.springframework.expression.spel.ast.OpInc;
+import org.springframework.expression.spel.ast.TypeReference;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
@@ -27,8 +34,10 @@ import java.util.regex.Pattern;
 /**
  * A {@code @Fenced} key written in SpEL, parsed and checked once per method: arguments are variables by name
  * ({@code #accountId}), by position ({@code #p0}, {@code #a0}) and {@code #root} is the argument array. Evaluation
- * is read-only (properties and instance methods, no types, beans or assignment) and, once warm, compiled to
- * bytecode where SpEL can; a key that is a single argument skips evaluation altogether.
+ * is read-only (properties and instance methods): type references ({@code T(...)}), constructors ({@code new}),
+ * bean references ({@code @bean}), function references and assignment ({@code =}, {@code ++}, {@code --}) are refused
+ * when the key is compiled, and the evaluation context refuses them again. Once warm, the key is compiled to bytecode
+ * where SpEL can; a key that is a single argument skips evaluation altogether.
  */
 public final class SpelKeyFunction implements KeyFunction {
 
@@ -66,6 +75,7 @@ public final class SpelKeyFunction implements KeyFunction {
             throw new FencingConfigurationException("@Fenced key '" + key + "' on " + operation
                     + " is not a valid SpEL expression: " + e.getMessage(), e);
         }
+        refuseUnsafe(expression, key, operation);
         int count = method.getParameterCount();
         String[] names = NAMES.getParameterNames(method);
         Map<String, Integer> index = new HashMap<>();
@@ -95,6 +105,29 @@ public final class SpelKeyFunction implements KeyFunction {
         return new SpelKeyFunction(key, expression, Collections.unmodifiableMap(index), directIndex(expression, index));
     }
 
+    /** Refuses, before anything is evaluated, every construct that reaches beyond the arguments or changes state. */
+    private static void refuseUnsafe(Expression expression, String key, String operation) {
+        for (SpelNode node : nodes(expression)) {
+            String what = node instanceof TypeReference ? "a type reference (T(...))"
+                    : node instanceof ConstructorReference ? "a constructor call (new ...)"
+                    : node instanceof BeanReference ? "a bean reference (@...)"
+                    : node instanceof FunctionReference ? "a function call (#name(...))"
+                    : node instanceof Assign || node instanceof OpInc || node instanceof OpDec ? "an assignment"
+                    : null;
+            if (what != null) {
+                throw new FencingConfigurationException("@Fenced key '" + key + "' on " + operation + " contains "
+                        + what + " ('" + node.toStringAST() + "'); keys are read-only expressions over the arguments "
+                        + "(properties and instance methods only)");
+            }
+            if (node == ((SpelExpression) expression).getAST() && node instanceof VariableReference
+                    && (node.toStringAST().equals("#root") || node.toStringAST().equals("#this"))) {
+                throw new FencingConfigurationException("@Fenced key '" + key + "' on " + operation + " is the "
+                        + "argument array, whose text names the array instance, not an entity; key on one argument "
+                        + "(e.g. '#p0')");
+            }
+        }
+    }
+
     /** The argument index when the key is one variable ({@code #accountId}, {@code #p0}), else -1. */
     private static int directIndex(Expression expression, Map<String, Integer> index) {
         if (expression instanceof SpelExpression spel && spel.getAST() instanceof VariableReference variable) {
@@ -113,6 +146,19 @@ public final class SpelKeyFunction implements KeyFunction {
         return expression.getValue(new ArgumentsEvaluationContext(indexByName, args));
     }
 
+    /**
+     * The index of the parameter the key is, when it is one variable ({@code #accountId}, {@code #p0}) and so read
+     * straight from the arguments without evaluation; -1 when the key is evaluated by SpEL.
+     */
+    public int parameterIndex() {
+        return direct;
+    }
+
+    /** The parsed expression, for tests. */
+    Expression expression() {
+        return expression;
+    }
+
     /** The expression as written. */
     public String source() {
         return source;
@@ -120,19 +166,28 @@ public final class SpelKeyFunction implements KeyFunction {
 
     private static Set<String> variables(Expression expression) {
         Set<String> found = new LinkedHashSet<>();
+        for (SpelNode node : nodes(expression)) {
+            if (node instanceof VariableReference) {
+                found.add(node.toStringAST().substring(1));
+            }
+        }
+        return found;
+    }
+
+    /** Every node of the parsed expression. */
+    private static List<SpelNode> nodes(Expression expression) {
+        List<SpelNode> all = new ArrayList<>();
         if (expression instanceof SpelExpression spel) {
             List<SpelNode> pending = new ArrayList<>();
             pending.add(spel.getAST());
             while (!pending.isEmpty()) {
                 SpelNode node = pending.remove(pending.size() - 1);
-                if (node instanceof VariableReference) {
-                    found.add(node.toStringAST().substring(1));
-                }
+                all.add(node);
                 for (int i = 0; i < node.getChildCount(); i++) {
                     pending.add(node.getChild(i));
                 }
             }
         }
-        return found;
+        return all;
     }
 }

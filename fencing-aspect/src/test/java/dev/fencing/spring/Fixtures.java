@@ -26,6 +26,14 @@ final class Fixtures {
         @Fenced(resource = "accounts", key = "#p0")
         void close(long accountId);
 
+        /** A key SpEL must evaluate: a property and a method call, not one argument. */
+        @Fenced(resource = "invoices", key = "#invoice.region.toLowerCase() + '-' + #invoice.number")
+        void file(Invoice invoice);
+
+        /** A key whose type only the call can tell. */
+        @Fenced(resource = "accounts", key = "#customer")
+        void touch(Object customer);
+
         long balance(long accountId);
     }
 
@@ -49,6 +57,16 @@ final class Fixtures {
         }
 
         @Override
+        public void file(Invoice invoice) {
+            log.add("invoice " + invoice.getRegion() + " " + invoice.getNumber());
+        }
+
+        @Override
+        public void touch(Object customer) {
+            log.add("touched " + customer);
+        }
+
+        @Override
         public long balance(long accountId) {
             return balances.getOrDefault(accountId, 0L);
         }
@@ -63,6 +81,25 @@ final class Fixtures {
 
         public long getCustomerId() {
             return customerId;
+        }
+    }
+
+    /** A public argument type, so that SpEL can compile the key's property reads and method calls. */
+    public static final class Invoice {
+        private final String region;
+        private final String number;
+
+        public Invoice(String region, String number) {
+            this.region = region;
+            this.number = number;
+        }
+
+        public String getRegion() {
+            return region;
+        }
+
+        public String getNumber() {
+            return number;
         }
     }
 

@@ -1,6 +1,9 @@
 package dev.fencing.spring;
 
+import dev.fencing.attribute.FencingSupport;
 import dev.fencing.context.FencingContext;
+import dev.fencing.guard.FencePoint;
+import dev.fencing.guard.InvalidKeyException;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
@@ -17,7 +20,10 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.expression.spel.standard.SpelExpression;
 
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -221,15 +227,58 @@ class ProxyFencingTest {
     }
 
     @Test
-    void manyCallsWithAKeyStayCorrectOnceSpelCompiles() {
+    void manyCallsWithAnEvaluatedKeyStayCorrectOnceSpelCompiles() throws Exception {
         start(Config.class);
         Fixtures.AccountRepository repo = context.getBean(Fixtures.AccountRepository.class);
+        InMemoryFenceStore store = context.getBean(InMemoryFenceStore.class);
+        double acceptedBefore = checks("invoices", "accepted");
         for (long id = 1; id <= 300; id++) {
-            long account = id % 3;
-            FencingContext.run(new FencingToken("accounts:" + account, id, "h" + id), () -> repo.deposit(account, 1));
+            String region = id % 2 == 0 ? "EU" : "US";
+            String number = String.valueOf(id % 3);
+            // the effective resource is only right if SpEL evaluated the property reads and toLowerCase()
+            FencingToken token = new FencingToken("invoices:" + region.toLowerCase() + "-" + number, id, "h" + id);
+            FencingContext.run(token, () -> repo.file(new Fixtures.Invoice(region, number)));
         }
-        assertThat(repo.balance(0) + repo.balance(1) + repo.balance(2)).isEqualTo(300);
-        assertThat(context.getBean(InMemoryFenceStore.class).maxSeen("accounts:0")).hasValue(300);
+        assertThat(store.maxSeen("invoices:us-1")).hasValue(295); // the last odd id with id % 3 == 1
+        assertThat(store.maxSeen("invoices:eu-0")).hasValue(300);
+        assertThat(store.size()).isEqualTo(6);
+        assertThat(checks("invoices", "accepted") - acceptedBefore).isEqualTo(300);
+        // a token for another invoice's resource does not open this one
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("invoices:eu-1", 1000, "h"),
+                () -> repo.file(new Fixtures.Invoice("US", "1")))).isInstanceOf(MissingTokenException.class)
+                .hasMessageContaining("invoices:us-1");
+        // and past SpEL's warm-up the key runs as compiled bytecode
+        Method file = Fixtures.AccountRepository.class.getMethod("file", Fixtures.Invoice.class);
+        FencePoint point = context.getBean(FencingSupport.class).points()
+                .pointFor(file, Fixtures.MapAccountRepository.class);
+        assertThat(compiled(point.key())).isTrue();
+    }
+
+    /** Whether SpEL compiled the key's expression (SpelExpression keeps the compiled form privately). */
+    private static boolean compiled(Object keyFunction) throws ReflectiveOperationException {
+        Field expression = keyFunction.getClass().getDeclaredField("expression");
+        expression.setAccessible(true);
+        Field compiledAst = SpelExpression.class.getDeclaredField("compiledAst");
+        compiledAst.setAccessible(true);
+        return compiledAst.get(expression.get(keyFunction)) != null;
+    }
+
+    @Test
+    void aKeyValueWithoutAStableTextIsRefusedPerCallAndCountedInvalid() {
+        start(Config.class);
+        Fixtures.AccountRepository repo = context.getBean(Fixtures.AccountRepository.class);
+        Fixtures.MapAccountRepository target = (Fixtures.MapAccountRepository) AopProxyUtils.getSingletonTarget(repo);
+        double invalidBefore = checks("accounts", "invalid");
+        double missingBefore = checks("accounts", "missing");
+        Object entity = new Object();
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("accounts:" + entity, 1, "h"),
+                () -> repo.touch(entity))).isInstanceOf(InvalidKeyException.class)
+                .hasMessageContaining("AccountRepository.touch(Object)").hasMessageContaining("'#customer'")
+                .hasMessageContaining("java.lang.Object");
+        assertThat(checks("accounts", "invalid")).isEqualTo(invalidBefore + 1);
+        assertThat(checks("accounts", "missing")).isEqualTo(missingBefore);
+        FencingContext.run(new FencingToken("accounts:42", 1, "h"), () -> repo.touch(42L));
+        assertThat(target.log).containsExactly("touched 42");
     }
 
     @Test

@@ -6,6 +6,7 @@ import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.rule.StaleTokenException;
@@ -70,52 +71,83 @@ public final class FenceGuard {
      *
      * @throws MissingTokenException when a checking point finds no token bound (the call does not run)
      * @throws StaleTokenException   when the store rejects the token (the call does not run)
-     * @throws InvalidKeyException   when the key cannot be computed (the call does not run)
+     * @throws InvalidKeyException   when the key cannot be computed, has no stable text or makes the effective
+     *                               resource too long (the call does not run, no lock is taken)
+     * @throws FenceStoreException   when the store fails before the call starts (the call does not run)
      */
     public <T> T invoke(FencePoint point, Object[] args, FencedCall<T> call) throws Throwable {
         String resource;
         try {
             resource = point.effectiveResource(args);
         } catch (FencingException e) {
-            FencingMetrics.increment(point.checks().missing());
+            FencingMetrics.increment(point.checks().invalid());
             throw e;
         } catch (RuntimeException e) {
-            FencingMetrics.increment(point.checks().missing());
+            FencingMetrics.increment(point.checks().invalid());
             throw new InvalidKeyException(point.resource(), "Fencing key of " + point.operation()
                     + " could not be evaluated: " + e.getMessage(), e);
         }
         return point.acquire() ? acquireOrPropagate(point, resource, call) : check(point, resource, call);
     }
 
+    /**
+     * Lets the store check the bound token and run the call. {@code accepted} is counted only once the store has
+     * started the call; a failure before that is the store's ({@code error}, or {@code busy}/{@code conflict}).
+     */
     private <T> T check(FencePoint point, String resource, FencedCall<T> call) throws Throwable {
         FencingToken token = FencingContext.current(resource);
         if (token == null) {
             FencingMetrics.increment(point.checks().missing());
             throw new MissingTokenException(resource, point.operation());
         }
+        WriteFrames.Frame write = WriteFrames.enter(call);
+        try {
+            return checkIn(point, resource, token, write);
+        } finally {
+            write.exit();
+        }
+    }
+
+    private <T> T checkIn(FencePoint point, String resource, FencingToken token, WriteFrames.Frame write)
+            throws Throwable {
         T result;
         try {
-            result = store.fence(resource, token, call);
+            result = store.fence(resource, token, write.typed());
         } catch (StaleTokenException e) {
-            if (e.presented() != token || e.operation() != null) {
-                // raised by a nested fenced call; counted and named there; this check had accepted
-                FencingMetrics.increment(point.checks().accepted());
+            if (write.started() || e.presented() != token || e.operation() != null) {
+                // raised by a nested fenced call (counted and named there; this check had accepted), or a store
+                // that rejected a token other than the one presented before the write started: an error
+                FencingMetrics.increment(write.started() ? point.checks().accepted() : point.checks().error());
                 throw e;
             }
             FencingMetrics.increment(point.checks().rejected(e.verdict()));
             throw e.at(point.operation());
-        } catch (FenceStoreException e) {
-            FencingMetrics.increment(e.presented() == token ? point.checks().error() : point.checks().accepted());
-            throw e;
         } catch (Throwable t) {
             if (t instanceof TransientFenceFailure transientFailure && transientFailure.presented() == token) {
                 // this check could not run (lock wait bound, serialization failure, deadlock): retryable
                 FencingMetrics.increment(point.checks().failed(transientFailure.reason()));
                 throw t;
             }
-            // the store accepted and the call itself threw
-            FencingMetrics.increment(point.checks().accepted());
-            throw t;
+            if (t instanceof FenceStoreException e && e.presented() == token) {
+                FencingMetrics.increment(point.checks().error()); // this check (or its commit) failed
+                throw t;
+            }
+            if (write.started()) {
+                // the store accepted and the call itself (or a nested fenced call, counted there) threw
+                FencingMetrics.increment(point.checks().accepted());
+                throw t;
+            }
+            FencingMetrics.increment(point.checks().error());
+            if (t instanceof FencingException || !(t instanceof Exception)) {
+                throw t;
+            }
+            throw new FenceStoreException(resource, token, "Fence store failed before the write of "
+                    + point.operation() + " started, for resource '" + resource + "': " + t, t);
+        }
+        if (!write.started()) {
+            FencingMetrics.increment(point.checks().error());
+            throw new FenceStoreException(resource, token, "Fence store returned without running the write of "
+                    + point.operation() + " for resource '" + resource + "' and without a verdict; refusing", null);
         }
         FencingMetrics.increment(point.checks().accepted());
         return result;
@@ -132,7 +164,11 @@ public final class FenceGuard {
             lease = issuer.acquire(resource, acquireTimeout);
         } catch (RuntimeException e) {
             FencingMetrics.increment(point.acquisitions().failed());
-            throw e;
+            if (e instanceof FencingException) {
+                throw e;
+            }
+            throw new LockAcquisitionException(resource, "Could not acquire the lock on '" + resource + "' for "
+                    + point.operation() + ": " + e, e);
         }
         FencingMetrics.increment(point.acquisitions().acquired());
         Throwable failure = null;

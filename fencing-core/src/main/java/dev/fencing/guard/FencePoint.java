@@ -4,12 +4,15 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.metrics.AcquisitionCounters;
 import dev.fencing.metrics.CheckCounters;
 import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.token.FencingToken;
 
 import java.util.Objects;
 
 /**
  * Everything the guard needs about one fenced method, resolved once and cached by the adapter: the operation's
- * name for messages, the resource, the optional key, whether it acquires, and its counters.
+ * name for messages, the resource, the optional key, whether it acquires, and its counters. It computes the
+ * effective resource of each call and refuses keys without a stable text (see {@link KeyValues}) and effective
+ * resources longer than {@link FencingToken#MAX_PART_LENGTH}.
  */
 public final class FencePoint {
 
@@ -28,7 +31,7 @@ public final class FencePoint {
      * @param keySource the key as written (for messages), or {@code null}
      * @param acquire   whether this method acquires when no token is bound
      * @param metrics   where its counters come from
-     * @throws FencingConfigurationException when the resource is blank
+     * @throws FencingConfigurationException when the resource is blank or too long for an effective resource
      */
     public FencePoint(String operation, String resource, KeyFunction key, String keySource, boolean acquire,
                       FencingMetrics metrics) {
@@ -36,6 +39,13 @@ public final class FencePoint {
         if (resource == null || resource.isBlank()) {
             throw new FencingConfigurationException("@Fenced on " + operation + " has a blank resource; "
                     + "name the lock, e.g. @Fenced(resource = \"accounts\")");
+        }
+        int room = key == null ? resource.length() : resource.length() + 2; // ':' and at least one key character
+        if (room > FencingToken.MAX_PART_LENGTH) {
+            throw new FencingConfigurationException("@Fenced on " + operation + " has a resource of "
+                    + resource.length() + " characters" + (key == null ? "" : " plus a key") + ", longer than the "
+                    + FencingToken.MAX_PART_LENGTH + " an effective resource may have: '" + abbreviate(resource)
+                    + "'; use a shorter resource name");
         }
         this.resource = resource;
         this.key = key;
@@ -45,17 +55,58 @@ public final class FencePoint {
         this.acquisitions = metrics.acquisitions(resource);
     }
 
-    /** The effective resource for these arguments: the resource, or {@code resource:key}. */
+    /**
+     * The effective resource for these arguments: the resource, or {@code resource:key}.
+     *
+     * @throws InvalidKeyException when the key is {@code null}, blank, has no stable text, or makes the effective
+     *                             resource longer than {@link FencingToken#MAX_PART_LENGTH}
+     */
     public String effectiveResource(Object[] args) {
         if (key == null) {
             return resource;
         }
-        Object value = key.keyOf(args);
-        if (value == null) {
+        Object value;
+        String text;
+        try {
+            value = key.keyOf(args);
+            text = KeyValues.textOf(value);
+        } catch (RuntimeException e) {
             throw new InvalidKeyException(resource, "Fencing key '" + keySource + "' of " + operation
-                    + " evaluated to null: cannot tell which '" + resource + "' entity to fence, so the call is refused");
+                    + " could not be evaluated (" + e + "): cannot tell which '" + resource
+                    + "' entity to fence, so the call is refused", e);
         }
-        return resource + ':' + value;
+        if (text == null || text.isBlank()) {
+            throw refused(value, text);
+        }
+        int length = resource.length() + 1 + text.length();
+        if (length > FencingToken.MAX_PART_LENGTH) {
+            throw new InvalidKeyException(resource, "Fencing key '" + keySource + "' of " + operation
+                    + " makes the effective resource '" + resource + ":" + abbreviate(text) + "' " + length
+                    + " characters long, longer than the limit of " + FencingToken.MAX_PART_LENGTH
+                    + " characters; the call is refused");
+        }
+        return resource + ':' + text;
+    }
+
+    private InvalidKeyException refused(Object value, String text) {
+        String start = "Fencing key '" + keySource + "' of " + operation;
+        String end = ": cannot tell which '" + resource + "' entity to fence, so the call is refused";
+        if (value == null) {
+            return new InvalidKeyException(resource, start + " evaluated to null" + end);
+        }
+        String type = value.getClass().getTypeName();
+        String why = KeyValues.refusal(value.getClass());
+        if (why == null) { // a blank text, or a FencingKey whose fencingKey() returned null
+            return new InvalidKeyException(resource, start + " evaluated to a " + type + " whose key text is "
+                    + (text == null ? "null" : "blank") + end);
+        }
+        return new InvalidKeyException(resource, start + " evaluated to a " + type + ", " + why + end + ". Key on a value with a stable text (e.g. '" + keySource + ".id'), "
+                + "override toString(), or implement dev.fencing.annotation.FencingKey");
+    }
+
+    /** At most 64 characters of {@code text}, for messages. */
+    static String abbreviate(String text) {
+        return text.length() <= 64 ? text : text.substring(0, 61) + "...";
     }
 
     public String operation() {
@@ -64,6 +115,11 @@ public final class FencePoint {
 
     public String resource() {
         return resource;
+    }
+
+    /** The key function, or {@code null} when the whole resource is fenced. */
+    public KeyFunction key() {
+        return key;
     }
 
     public boolean hasKey() {

@@ -3,8 +3,9 @@ package dev.fencing.guard;
 import dev.fencing.FencingException;
 
 /**
- * A fenced call whose key could not be computed (it evaluated to {@code null} or failed): the entity to fence is
- * unknown, so the call is refused before anything runs.
+ * A fenced call whose key cannot name an entity: it failed to evaluate, evaluated to {@code null}, to a blank text or
+ * to a value without a stable text, or made the effective resource longer than the 256-character limit. The call is
+ * refused before any lock is taken or store statement runs, and counted with outcome {@code invalid}.
  */
 public class InvalidKeyException extends FencingException {
 

@@ -63,6 +63,38 @@ class FencingPropagationTest {
     }
 
     @Test
+    void wrappedCallablesCarryTheTokensToAnotherThreadAndLeaveNothingBehind() throws Exception {
+        java.util.concurrent.Callable<Map<String, FencingToken>> task;
+        try (FencingScope ignored = FencingContext.bind(accounts, orders)) {
+            task = FencingPropagation.callable(FencingContext::snapshot);
+        }
+        assertThat(pool.submit(task).get(10, TimeUnit.SECONDS))
+                .containsExactlyInAnyOrderEntriesOf(Map.of("accounts", accounts, "orders", orders));
+        assertThat(seenOn(pool)).isEmpty();               // the pool thread keeps nothing
+        assertThat(FencingContext.isEmpty()).isTrue();    // nor does the caller, whose scope closed
+    }
+
+    @Test
+    void wrappedSuppliersCarryTheTokensIntoAsyncStagesAndLeaveNothingBehind() throws Exception {
+        java.util.function.Supplier<FencingToken> task;
+        try (FencingScope ignored = FencingContext.bind(accounts)) {
+            task = FencingPropagation.supplier(() -> FencingContext.current("accounts"));
+        }
+        assertThat(CompletableFuture.supplyAsync(task, pool).get(10, TimeUnit.SECONDS)).isEqualTo(accounts);
+        assertThat(seenOn(pool)).isEmpty();
+        // a supplier that fails restores the pool thread too
+        java.util.function.Supplier<Object> failing;
+        try (FencingScope ignored = FencingContext.bind(orders)) {
+            failing = FencingPropagation.supplier(() -> {
+                throw new IllegalStateException("boom");
+            });
+        }
+        assertThatThrownBy(() -> CompletableFuture.supplyAsync(failing, pool).get(10, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(IllegalStateException.class);
+        assertThat(seenOn(pool)).isEmpty();
+    }
+
+    @Test
     void wrappedExecutorServiceCarriesTheSubmittersTokens() throws Exception {
         ExecutorService wrapped = FencingPropagation.executorService(pool);
         try (FencingScope ignored = FencingContext.bind(accounts)) {

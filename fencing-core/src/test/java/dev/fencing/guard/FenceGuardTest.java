@@ -11,7 +11,12 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.rule.Verdict;
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.FenceStoreException;
+import dev.fencing.store.FencedCall;
 import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.store.RoutingFenceStore;
+import dev.fencing.store.TransientFenceFailure;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
@@ -291,7 +296,212 @@ class FenceGuardTest {
         assertThatThrownBy(() -> guard.invoke(point, new Object[] {null}, () -> "x"))
                 .isInstanceOf(InvalidKeyException.class)
                 .hasMessageContaining("#id").hasMessageContaining("Repo.save(Long)");
-        assertThat(checks("accounts", "missing")).isEqualTo(1);
+        assertThat(checks("accounts", "invalid")).isEqualTo(1);
+        assertThat(checks("accounts", "missing")).isZero();
+    }
+
+    @Test
+    void aKeyThatCannotBeEvaluatedIsInvalidNotMissing() {
+        FenceGuard guard = new FenceGuard(store);
+        FencePoint point = new FencePoint("Repo.save(Order)", "accounts", args -> {
+            throw new IllegalStateException("no property 'id'");
+        }, "#order.id", false, metrics);
+        List<String> ran = new ArrayList<>();
+        assertThatThrownBy(() -> guard.invoke(point, new Object[] {"o"}, () -> ran.add("x")))
+                .isInstanceOf(InvalidKeyException.class).hasMessageContaining("Repo.save(Order)")
+                .hasMessageContaining("'#order.id'").hasMessageContaining("no property 'id'");
+        assertThat(ran).isEmpty();
+        assertThat(checks("accounts", "invalid")).isEqualTo(1);
+        assertThat(checks("accounts", "missing")).isZero();
+    }
+
+    // ---- item 2: the 256-character limit of an effective resource
+
+    @Test
+    void anEffectiveResourceAtTheLimitIsFencedOneCharacterMoreIsRefusedBeforeTheStore() throws Throwable {
+        FenceGuard guard = new FenceGuard(store);
+        FencePoint point = new FencePoint("Repo.save(String)", "accounts", args -> args[0], "#id", false, metrics);
+        String fits = "k".repeat(FencingToken.MAX_PART_LENGTH - "accounts:".length());
+        FencingToken token = new FencingToken("accounts:" + fits, 1, "h");
+        assertThat(bound(token, () -> guard.invoke(point, new Object[] {fits}, () -> "saved"))).isEqualTo("saved");
+
+        String tooLong = fits + "k";
+        List<String> ran = new ArrayList<>();
+        assertThatThrownBy(() -> guard.invoke(point, new Object[] {tooLong}, () -> ran.add("x")))
+                .isInstanceOf(InvalidKeyException.class)
+                .hasMessageContaining("Repo.save(String)").hasMessageContaining("'accounts:")
+                .hasMessageContaining(String.valueOf(FencingToken.MAX_PART_LENGTH + 1))
+                .hasMessageContaining(String.valueOf(FencingToken.MAX_PART_LENGTH))
+                .hasMessageNotContaining(tooLong);
+        assertThat(ran).isEmpty();
+        assertThat(store.size()).isEqualTo(1); // only the accepted resource: nothing reached the store
+        assertThat(checks("accounts", "invalid")).isEqualTo(1);
+    }
+
+    @Test
+    void anOversizedKeyWithAcquireNeverReachesTheIssuer() {
+        CountingIssuer issuer = new CountingIssuer();
+        FenceGuard guard = new FenceGuard(store, issuer, Duration.ofSeconds(1));
+        FencePoint point = new FencePoint("Service.open(String)", "accounts", args -> args[0], "#id", true, metrics);
+        String huge = "x".repeat(10_000);
+        List<String> ran = new ArrayList<>();
+        assertThatThrownBy(() -> guard.invoke(point, new Object[] {huge}, () -> ran.add("x")))
+                .isInstanceOfSatisfying(InvalidKeyException.class, e -> {
+                    assertThat(e.getMessage()).contains("Service.open(String)", "#id", "10009",
+                            String.valueOf(FencingToken.MAX_PART_LENGTH));
+                    assertThat(e.getMessage().length()).isLessThan(1_000); // the value is not dumped
+                });
+        assertThat(ran).isEmpty();
+        assertThat(issuer.acquired).isZero();
+        assertThat(checks("accounts", "invalid")).isEqualTo(1);
+        assertThat(acquisitions("accounts", "failed")).isZero();
+    }
+
+    @Test
+    void aResourceLongerThanTheLimitIsAConfigurationError() {
+        String limit = "r".repeat(FencingToken.MAX_PART_LENGTH);
+        assertThat(new FencePoint("Repo.x()", limit, null, null, false, metrics).resource()).isEqualTo(limit);
+        assertThatThrownBy(() -> new FencePoint("Repo.x()", limit + "r", null, null, false, metrics))
+                .isInstanceOf(FencingConfigurationException.class).hasMessageContaining("Repo.x()")
+                .hasMessageContaining(String.valueOf(FencingToken.MAX_PART_LENGTH + 1))
+                .hasMessageContaining(String.valueOf(FencingToken.MAX_PART_LENGTH));
+        // with a key, ':' and at least one key character must fit as well
+        assertThatThrownBy(() -> new FencePoint("Repo.y(long)", limit.substring(1), args -> args[0], "#id", false,
+                metrics)).isInstanceOf(FencingConfigurationException.class).hasMessageContaining("Repo.y(long)");
+    }
+
+    // ---- item 7: accepted only once the write started
+
+    @Test
+    void aRoutingStoreWithoutARouteIsAnErrorNamingTheMethodNotAnAcceptance() {
+        FenceGuard guard = new FenceGuard(RoutingFenceStore.builder().route("ledger", store).build());
+        List<String> ran = new ArrayList<>();
+        FencingContext.run(new FencingToken("accounts", 1, "h"), () ->
+                assertThatThrownBy(() -> guard.invoke(repo("accounts"), new Object[0], () -> ran.add("x")))
+                        .isInstanceOfSatisfying(FenceStoreException.class, e -> {
+                            assertThat(e.resource()).isEqualTo("accounts");
+                            assertThat(e.getMessage()).contains("Repo.write(String)", "'accounts'", "No fence store");
+                            assertThat(e.getCause()).isInstanceOf(IllegalArgumentException.class);
+                        }));
+        assertThat(ran).isEmpty();
+        assertThat(checks("accounts", "error")).isEqualTo(1);
+        assertThat(checks("accounts", "accepted")).isZero();
+    }
+
+    @Test
+    void aStoreThatReturnsWithoutRunningTheWriteFailsClosed() {
+        FenceGuard guard = new FenceGuard(new FenceStore() {
+            @Override
+            public <T> T fence(String resource, FencingToken token, FencedCall<T> write) {
+                return null; // forgot the write
+            }
+        });
+        FencingContext.run(new FencingToken("r", 1, "h"), () ->
+                assertThatThrownBy(() -> guard.invoke(repo("r"), new Object[0], () -> "written"))
+                        .isInstanceOf(FenceStoreException.class).hasMessageContaining("Repo.write(String)"));
+        assertThat(checks("r", "error")).isEqualTo(1);
+        assertThat(checks("r", "accepted")).isZero();
+    }
+
+    @Test
+    void aStoreFailureAfterTheWriteStartedThatIsNotAVerdictStaysAnAcceptance() {
+        // a store that runs the write and then fails in its own bookkeeping with a foreign exception: the write ran
+        IllegalStateException late = new IllegalStateException("after the write");
+        FenceGuard guard = new FenceGuard(new FenceStore() {
+            @Override
+            public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+                write.proceed();
+                throw late;
+            }
+        });
+        FencingContext.run(new FencingToken("r", 1, "h"), () ->
+                assertThatThrownBy(() -> guard.invoke(repo("r"), new Object[0], () -> "written")).isSameAs(late));
+        assertThat(checks("r", "accepted")).isEqualTo(1);
+        assertThat(checks("r", "error")).isZero();
+    }
+
+    @Test
+    void aTransientStoreFailureIsStillCountedBusyOrConflict() {
+        class Busy extends FenceStoreException implements TransientFenceFailure {
+            Busy(String resource, FencingToken token) {
+                super(resource, token, "lock wait bound", null);
+            }
+
+            @Override
+            public Reason reason() {
+                return Reason.BUSY;
+            }
+        }
+        FenceGuard guard = new FenceGuard(new FenceStore() {
+            @Override
+            public <T> T fence(String resource, FencingToken token, FencedCall<T> write) {
+                throw new Busy(resource, token);
+            }
+        });
+        FencingContext.run(new FencingToken("r", 1, "h"), () ->
+                assertThatThrownBy(() -> guard.invoke(repo("r"), new Object[0], () -> "x")).isInstanceOf(Busy.class));
+        assertThat(checks("r", "busy")).isEqualTo(1);
+        assertThat(checks("r", "error") + checks("r", "accepted")).isZero();
+    }
+
+    @Test
+    void deeplyNestedChecksEachCountTheirOwnVerdict() throws Throwable {
+        FenceGuard guard = new FenceGuard(store);
+        int depth = 9;
+        List<FencingToken> tokens = new ArrayList<>();
+        for (int i = 0; i < depth; i++) {
+            tokens.add(new FencingToken("n" + i, 1, "h"));
+        }
+        store.raiseFloor("n" + (depth - 1), 5); // the innermost check rejects
+        List<String> ran = new ArrayList<>();
+        try (FencingScope ignored = FencingContext.bind(tokens)) {
+            assertThatThrownBy(() -> nest(guard, 0, depth, ran)).isInstanceOfSatisfying(StaleTokenException.class,
+                    e -> assertThat(e.resource()).isEqualTo("n" + (depth - 1)));
+        }
+        assertThat(ran).hasSize(depth - 1);
+        for (int i = 0; i < depth - 1; i++) {
+            assertThat(checks("n" + i, "accepted")).as("n" + i).isEqualTo(1);
+            assertThat(checks("n" + i, "error") + checks("n" + i, "stale")).as("n" + i).isZero();
+        }
+        assertThat(checks("n" + (depth - 1), "stale")).isEqualTo(1);
+        // and the thread's frames are usable again afterwards
+        assertThat(bound(new FencingToken("after", 1, "h"), () -> guard.invoke(repo("after"), new Object[0],
+                () -> "ok"))).isEqualTo("ok");
+        assertThat(checks("after", "accepted")).isEqualTo(1);
+    }
+
+    private Object nest(FenceGuard guard, int level, int depth, List<String> ran) throws Throwable {
+        return guard.invoke(repo("n" + level), new Object[0], () -> {
+            ran.add("n" + level);
+            return level + 1 < depth ? nest(guard, level + 1, depth, ran) : "innermost";
+        });
+    }
+
+    // ---- item 14: issuer failures name the method and resource
+
+    @Test
+    void anIssuerFailureThatIsNotALibraryExceptionIsWrappedNamingMethodAndResource() {
+        IllegalArgumentException raw = new IllegalArgumentException("resource too long for the lock path");
+        TokenIssuer failing = new TokenIssuer() {
+            @Override
+            public Lease acquire(String resource, Duration timeout) {
+                throw raw;
+            }
+
+            @Override
+            public void release(Lease lease) {
+            }
+        };
+        FenceGuard guard = new FenceGuard(store, failing, Duration.ofSeconds(1));
+        List<String> ran = new ArrayList<>();
+        assertThatThrownBy(() -> guard.invoke(service("ledger"), new Object[0], () -> ran.add("x")))
+                .isInstanceOfSatisfying(LockAcquisitionException.class, e -> {
+                    assertThat(e.resource()).isEqualTo("ledger");
+                    assertThat(e.getMessage()).contains("Service.transfer()", "'ledger'", raw.getMessage());
+                    assertThat(e.getCause()).isSameAs(raw);
+                });
+        assertThat(ran).isEmpty();
+        assertThat(acquisitions("ledger", "failed")).isEqualTo(1);
     }
 
     @Test

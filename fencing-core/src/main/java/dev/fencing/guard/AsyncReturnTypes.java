@@ -1,0 +1,67 @@
+package dev.fencing.guard;
+
+import dev.fencing.FencingConfigurationException;
+
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * Recognizes return types whose work happens after the method returns: {@code Future}, {@code CompletionStage}, any
+ * Reactive Streams or {@code java.util.concurrent.Flow} {@code Publisher} (Reactor's {@code Mono} and {@code Flux},
+ * RxJava) and Kotlin's {@code Flow}, matched by name through the type hierarchy so no such library is needed. The
+ * fence checks the token when the method returns, so such a method's write would run outside the atomic unit; it is
+ * refused when its fence point is built.
+ */
+public final class AsyncReturnTypes {
+
+    private static final Set<String> DEFERRED = Set.of(
+            "java.util.concurrent.Future",
+            "java.util.concurrent.CompletionStage",
+            "java.util.concurrent.Flow$Publisher",
+            "org.reactivestreams.Publisher",
+            "kotlinx.coroutines.flow.Flow");
+
+    private AsyncReturnTypes() {
+    }
+
+    /** The deferred-result type {@code type} is or implements, or {@code null} when it is an ordinary type. */
+    public static String deferredType(Class<?> type) {
+        Deque<Class<?>> pending = new ArrayDeque<>();
+        Set<Class<?>> seen = new HashSet<>();
+        pending.add(type);
+        while (!pending.isEmpty()) {
+            Class<?> current = pending.poll();
+            if (!seen.add(current)) {
+                continue;
+            }
+            if (DEFERRED.contains(current.getName())) {
+                return current.getName().replace('$', '.');
+            }
+            if (current.getSuperclass() != null) {
+                pending.add(current.getSuperclass());
+            }
+            Collections.addAll(pending, current.getInterfaces());
+        }
+        return null;
+    }
+
+    /**
+     * Fails when a fenced method returning {@code returnType} would write after it returns.
+     *
+     * @throws FencingConfigurationException naming the method, the type and why
+     */
+    public static void check(Class<?> returnType, String operation) {
+        String deferred = deferredType(returnType);
+        if (deferred != null) {
+            throw new FencingConfigurationException("@Fenced on " + operation + " returns "
+                    + returnType.getTypeName() + (deferred.equals(returnType.getName()) ? "" : " (a " + deferred + ")")
+                    + ", an asynchronous result: its write happens after the method returns, outside the atomic unit "
+                    + "in which the fence checks the token, so a stale write could slip through. Fenced methods must "
+                    + "do their write before returning (return the result, not a future or publisher of it); "
+                    + "reactive support comes later");
+        }
+    }
+}

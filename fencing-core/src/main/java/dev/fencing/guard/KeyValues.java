@@ -1,0 +1,151 @@
+package dev.fencing.guard;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.annotation.FencingKey;
+
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalDouble;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+import java.util.UUID;
+
+/**
+ * Decides which key values have a stable text, i.e. the same entity always yields the same text: character
+ * sequences, primitives and their boxes, {@code BigInteger}/{@code BigDecimal}, {@code UUID}, enums, {@code java.time}
+ * values, records, classes that declare {@code toString()} themselves (or in a superclass other than
+ * {@code Object}), and {@link FencingKey} implementations (whose {@code fencingKey()} is used). Arrays, collections,
+ * maps, optionals, proxies and classes with identity text are refused. The decision is made once per class.
+ */
+public final class KeyValues {
+
+    /** How the text of a value of one class is obtained, or why it has none. */
+    enum Kind {
+        TEXT(null),
+        FENCING_KEY(null),
+        ARRAY("an array, whose text (such as [Ljava.lang.Object;@1b2c) names the array instance, not an entity"),
+        ELEMENTS("a collection, map or optional, whose text depends on its elements; key on one value instead"),
+        PROXY("a proxy, whose text comes from its invocation handler"),
+        IDENTITY("a class that does not override toString(), so its text (such as Order@1b2c) names the instance, "
+                + "not the entity");
+
+        final String refusal;
+
+        Kind(String refusal) {
+            this.refusal = refusal;
+        }
+    }
+
+    private static final ClassValue<Kind> KINDS = new ClassValue<>() {
+        @Override
+        protected Kind computeValue(Class<?> type) {
+            return classify(type);
+        }
+    };
+
+    private KeyValues() {
+    }
+
+    /**
+     * The text of {@code value} as a key, or {@code null} when it has none (null, or a type without a stable text).
+     * Blank texts are returned as they are; the caller refuses them.
+     */
+    public static String textOf(Object value) {
+        if (value instanceof String text) {
+            return text;
+        }
+        if (value == null) {
+            return null;
+        }
+        return switch (KINDS.get(value.getClass())) {
+            case TEXT -> value.toString();
+            case FENCING_KEY -> ((FencingKey) value).fencingKey();
+            default -> null;
+        };
+    }
+
+    /** Why a value of {@code type} has no stable text, or {@code null} when it has one. */
+    public static String refusal(Class<?> type) {
+        return KINDS.get(type).refusal;
+    }
+
+    /**
+     * Fails when no argument declared as {@code type} can have a stable text: an array, a collection, map or
+     * optional type, or a concrete class (other than {@code Object}) that has none. Interfaces, abstract classes and
+     * {@code Object} pass: their values are checked on each call.
+     *
+     * @param type      the declared type of the parameter the key reads
+     * @param operation the method, for the message
+     * @param keySource the key expression, for the message
+     * @throws FencingConfigurationException naming the method, the key and the type, and what to do
+     */
+    public static void checkParameterType(Class<?> type, String operation, String keySource) {
+        Kind kind = KINDS.get(type);
+        boolean alwaysRefused = kind == Kind.ARRAY || kind == Kind.ELEMENTS
+                || (kind.refusal != null && type != Object.class && !type.isInterface()
+                && !Modifier.isAbstract(type.getModifiers()));
+        if (alwaysRefused) {
+            throw new FencingConfigurationException("@Fenced key '" + keySource + "' on " + operation
+                    + " is a parameter of type " + type.getTypeName() + ", " + kind.refusal
+                    + ": every call would fence a different resource. Key on a value with a stable text (e.g. '"
+                    + keySource + ".id'), override toString(), or implement " + FencingKey.class.getName());
+        }
+    }
+
+    private static Kind classify(Class<?> type) {
+        if (FencingKey.class.isAssignableFrom(type)) {
+            return Kind.FENCING_KEY;
+        }
+        if (type.isArray()) {
+            return Kind.ARRAY;
+        }
+        if (Collection.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type) || type == Optional.class
+                || type == OptionalInt.class || type == OptionalLong.class || type == OptionalDouble.class) {
+            return Kind.ELEMENTS;
+        }
+        if (type.isPrimitive() || CharSequence.class.isAssignableFrom(type) || Number.class.isAssignableFrom(type)
+                && (type.getName().startsWith("java.lang.") || type == BigInteger.class || type == BigDecimal.class)
+                || type == Boolean.class || type == Character.class || type == UUID.class || type.isEnum()
+                || Enum.class.isAssignableFrom(type) || type.isRecord() || type.getName().startsWith("java.time.")) {
+            return Kind.TEXT;
+        }
+        if (Proxy.isProxyClass(type)) {
+            return Kind.PROXY;
+        }
+        return declaresToString(type) ? Kind.TEXT : Kind.IDENTITY;
+    }
+
+    /** Whether {@code type} or a superclass below {@code Object} declares toString(), skipping generated proxies. */
+    private static boolean declaresToString(Class<?> type) {
+        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            if (!isGenerated(c) && declares(c)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean declares(Class<?> c) {
+        try {
+            c.getDeclaredMethod("toString");
+            return true;
+        } catch (NoSuchMethodException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Runtime subclasses (CGLIB, ByteBuddy, Hibernate proxies) override toString() to delegate: their own
+     * declaration proves nothing about the entity's text.
+     */
+    private static boolean isGenerated(Class<?> c) {
+        String name = c.getName();
+        return c.isSynthetic() || name.contains("$$") || name.contains("$HibernateProxy$")
+                || name.contains("$ByteBuddy$");
+    }
+}

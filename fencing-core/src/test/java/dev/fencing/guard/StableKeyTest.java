@@ -1,0 +1,228 @@
+package dev.fencing.guard;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.annotation.FencingKey;
+import dev.fencing.context.FencingContext;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.lang.reflect.Proxy;
+import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static dev.fencing.guard.Bound.bound;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Item 1: only key values with a stable text name an entity; everything else is refused and counted invalid. */
+class StableKeyTest {
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final FencingMetrics metrics = new FencingMetrics(registry);
+    private final InMemoryFenceStore store = new InMemoryFenceStore();
+    private final FenceGuard guard = new FenceGuard(store);
+    private final FencePoint point = new FencePoint("Repo.save(Object)", "accounts", args -> args[0], "#entity",
+            false, metrics);
+
+    @AfterEach
+    void nothingLeaks() {
+        assertThat(FencingContext.isEmpty()).isTrue();
+    }
+
+    private double checks(String outcome) {
+        var c = registry.find("fencing.checks").tag("resource", "accounts").tag("outcome", outcome).counter();
+        return c == null ? 0 : c.count();
+    }
+
+    /** An entity that relies on Object's identity text. */
+    static class Account {
+        final long id;
+
+        Account(long id) {
+            this.id = id;
+        }
+    }
+
+    /** What a runtime proxy library generates for it: a subclass that declares toString() and delegates. */
+    static class Account$$Generated extends Account {
+        Account$$Generated(long id) {
+            super(id);
+        }
+
+        @Override
+        public String toString() {
+            return super.toString();
+        }
+    }
+
+    /** A value type with its own text, and a subclass that inherits it. */
+    static class Iban {
+        final String number;
+
+        Iban(String number) {
+            this.number = number;
+        }
+
+        @Override
+        public String toString() {
+            return number;
+        }
+    }
+
+    static final class DomesticIban extends Iban {
+        DomesticIban(String number) {
+            super(number);
+        }
+    }
+
+    /** An entity that names itself, and whose toString would be a poor key. */
+    static final class Customer implements FencingKey {
+        final long id;
+        final String name;
+
+        Customer(long id, String name) {
+            this.id = id;
+            this.name = name;
+        }
+
+        @Override
+        public String fencingKey() {
+            return "c" + id;
+        }
+
+        @Override
+        public String toString() {
+            return "Customer[" + name + ", visited " + System.nanoTime() + "]";
+        }
+    }
+
+    record Shipment(String warehouse, int parcel) {
+    }
+
+    enum Region { EU, US }
+
+    static Stream<Object[]> stable() {
+        UUID uuid = UUID.randomUUID();
+        return Stream.of(
+                new Object[] {"42", "42"},
+                new Object[] {42L, String.valueOf(42L)},
+                new Object[] {7, String.valueOf(7)},
+                new Object[] {'c', "c"},
+                new Object[] {true, String.valueOf(true)},
+                new Object[] {new BigDecimal("1.50"), new BigDecimal("1.50").toString()},
+                new Object[] {uuid, uuid.toString()},
+                new Object[] {Region.EU, Region.EU.toString()},
+                new Object[] {TimeUnit.SECONDS, TimeUnit.SECONDS.toString()},
+                new Object[] {LocalDate.of(2026, 1, 31), LocalDate.of(2026, 1, 31).toString()},
+                new Object[] {new Shipment("north", 11), new Shipment("north", 11).toString()},
+                new Object[] {new StringBuilder("sb"), "sb"},
+                new Object[] {new Iban("DE89"), "DE89"},
+                new Object[] {new DomesticIban("DE12"), "DE12"},
+                new Object[] {new Customer(5, "Ann"), "c5"});
+    }
+
+    @ParameterizedTest
+    @MethodSource("stable")
+    void aValueWithAStableTextNamesItsEntity(Object key, String text) throws Throwable {
+        FencingToken token = new FencingToken("accounts:" + text, 1, "h");
+        assertThat(bound(token, () -> guard.invoke(point, new Object[] {key}, () -> "saved"))).isEqualTo("saved");
+        assertThat(store.maxSeen("accounts:" + text)).hasValue(1);
+        assertThat(checks("accepted")).isEqualTo(1);
+    }
+
+    static Stream<Object[]> unstable() {
+        Object proxy = Proxy.newProxyInstance(StableKeyTest.class.getClassLoader(), new Class<?>[] {Runnable.class},
+                (p, m, a) -> m.getName().equals("toString") ? "proxy" : null);
+        return Stream.of(
+                new Object[] {new Object[] {1L, 2L}, "java.lang.Object[]"},
+                new Object[] {new long[] {1L}, "long[]"},
+                new Object[] {new Account(1), Account.class.getName()},
+                new Object[] {new Account$$Generated(1), Account$$Generated.class.getName()},
+                new Object[] {new Object(), "java.lang.Object"},
+                new Object[] {List.of(1L), List.of(1L).getClass().getName()},
+                new Object[] {new ArrayList<>(List.of(1L)), "java.util.ArrayList"},
+                new Object[] {Map.of("id", 1L), Map.of("id", 1L).getClass().getName()},
+                new Object[] {Optional.of(1L), "java.util.Optional"},
+                new Object[] {proxy, proxy.getClass().getName()},
+                new Object[] {(Runnable) () -> { }, "Lambda"});
+    }
+
+    @ParameterizedTest
+    @MethodSource("unstable")
+    void aValueWithoutAStableTextIsRefusedNamingMethodKeyAndType(Object key, String type) {
+        double before = checks("invalid");
+        List<String> ran = new ArrayList<>();
+        assertThatThrownBy(() -> guard.invoke(point, new Object[] {key}, () -> ran.add("x")))
+                .isInstanceOf(InvalidKeyException.class)
+                .hasMessageContaining("Repo.save(Object)").hasMessageContaining("'#entity'")
+                .hasMessageContaining(type).hasMessageContaining(FencingKey.class.getSimpleName());
+        assertThat(ran).isEmpty();
+        assertThat(store.size()).isZero();
+        assertThat(checks("invalid")).isEqualTo(before + 1);
+        assertThat(checks("missing") + checks("accepted")).isZero();
+    }
+
+    static Stream<Object> blank() {
+        return Stream.of("", "   ", new StringBuilder(" "), new BlankKey(null), new BlankKey(""), new Iban("\t"));
+    }
+
+    /** A FencingKey whose text is missing. */
+    record BlankKey(String key) implements FencingKey {
+        @Override
+        public String fencingKey() {
+            return key;
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("blank")
+    void aNullOrBlankKeyTextIsRefused(Object key) {
+        assertThatThrownBy(() -> guard.invoke(point, new Object[] {key}, () -> "x"))
+                .isInstanceOf(InvalidKeyException.class).hasMessageContaining("Repo.save(Object)")
+                .hasMessageContaining(key.getClass().getTypeName());
+        assertThat(checks("invalid")).isEqualTo(1);
+        assertThat(store.size()).isZero();
+    }
+
+    @Test
+    void aFencingKeyWinsOverToString() throws Throwable {
+        Customer ann = new Customer(5, "Ann");
+        FencingToken token = new FencingToken("accounts:" + ann.fencingKey(), 3, "h");
+        bound(token, () -> guard.invoke(point, new Object[] {ann}, () -> "a"));
+        bound(token, () -> guard.invoke(point, new Object[] {new Customer(5, "Ann, renamed")}, () -> "b"));
+        assertThat(checks("accepted")).isEqualTo(2);
+        assertThat(store.size()).isEqualTo(1); // one entity, one resource, whatever toString says
+    }
+
+    @Test
+    void declaredParameterTypesThatCanNeverHaveAStableTextFailAtStartup() {
+        for (Class<?> refused : List.of(Object[].class, long[].class, Account.class, List.class, ArrayList.class,
+                Map.class, Optional.class)) {
+            assertThatThrownBy(() -> KeyValues.checkParameterType(refused, "Repo.save(X)", "#x"))
+                    .as(refused.getTypeName())
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("Repo.save(X)").hasMessageContaining("'#x'")
+                    .hasMessageContaining(refused.getTypeName());
+        }
+        for (Class<?> open : List.of(long.class, Long.class, String.class, CharSequence.class, Object.class,
+                Runnable.class, Number.class, UUID.class, Region.class, Shipment.class, Iban.class, Customer.class,
+                LocalDate.class, FencingKey.class)) {
+            assertThatCode(() -> KeyValues.checkParameterType(open, "Repo.save(X)", "#x")).as(open.getTypeName())
+                    .doesNotThrowAnyException();
+        }
+    }
+}
