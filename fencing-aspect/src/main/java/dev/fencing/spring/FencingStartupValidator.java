@@ -188,9 +188,9 @@ public final class FencingStartupValidator implements SmartInitializingSingleton
     private static void checkWoven(String operation, Method method, FencePointSource.Resolution found,
                                    Set<String> problems) {
         if (found.targetClass().isInterface()) {
-            problems.add(operation + " is @Fenced on an interface implemented by a JDK proxy (a Spring Data "
-                    + "repository, say): no woven code runs for it, so it would run unfenced; use PROXY mode, or call "
-                    + "it from a woven @Fenced method of your own class");
+            problems.add(operation + " is @Fenced on an interface the bean is known by, such as a JDK proxy's (a "
+                    + "Spring Data repository, say): no woven code runs for it, so it would run unfenced; use PROXY "
+                    + "mode, or move @Fenced to a woven class of your own that makes the call");
             return;
         }
         if (found.invisibleToWeaving()) {

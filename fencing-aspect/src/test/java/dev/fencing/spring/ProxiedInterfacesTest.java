@@ -202,7 +202,7 @@ class ProxiedInterfacesTest {
         assertThatThrownBy(() -> new AnnotationConfigApplicationContext(WovenRepositories.class).close())
                 .isInstanceOf(FencingConfigurationException.class)
                 .hasMessageContaining("AccountRepository.withdraw(long, long)")
-                .hasMessageContaining("implemented by a JDK proxy")
+                .hasMessageContaining("such as a JDK proxy")
                 .hasMessageContaining("PROXY mode");
     }
 
