@@ -131,7 +131,7 @@ class ActuatorMetricsTest {
     void standardSeriesAndCommonTagsStayInThePrometheusScrape() {
         String scrape = context.getBean(PrometheusMeterRegistry.class).scrape();
         assertThat(scrape).contains("jvm_memory_used_bytes{").contains("jvm_threads_live_threads{")
-                .contains("process_cpu_usage{").contains("hikaricp_connections{")
+                .contains("process_cpu_usage{").contains("hikaricp_connections{").contains("jdbc_connections_max{")
                 .contains("application=\"fencing-it\"");
         assertThat(scrape.lines().filter(line -> line.startsWith("jvm_memory_used_bytes{")))
                 .isNotEmpty().allSatisfy(line -> assertThat(line).contains("application=\"fencing-it\""));
@@ -141,6 +141,7 @@ class ActuatorMetricsTest {
 
     @Test
     void noBeanIsCreatedTooEarlyForThePostProcessors() {
+        assertThat(logs.list).as("the capture works: Boot logs its startup").isNotEmpty();
         List<String> notEligible = logs.list.stream().map(ILoggingEvent::getFormattedMessage)
                 .filter(message -> message.contains(NOT_ELIGIBLE)).toList();
         assertThat(notEligible).isEmpty();
