@@ -105,6 +105,11 @@ class ProxiedInterfacesTest {
     }
 
     @Configuration
+    @EnableFencing(proxyTargetClass = true)
+    static class ClassProxiedRepositories extends RepositoryBeans {
+    }
+
+    @Configuration
     @EnableFencing
     static class SpringProxiedRepositories extends RepositoryBeans {
         @Override
@@ -195,6 +200,11 @@ class ProxiedInterfacesTest {
     @Test
     void errorsOfAProxyOfASpringJdkProxyNameTheInterfaceMethod() {
         assertNamesTheInterface(SpringProxiedRepositories.class);
+    }
+
+    @Test
+    void errorsNameTheInterfaceMethodWithProxyTargetClassToo() {
+        assertNamesTheInterface(ClassProxiedRepositories.class);
     }
 
     @Test
