@@ -128,11 +128,35 @@ class FenceStoreStartupTest {
     }
 
     @Test
-    void allowInMemoryStoreUsesAnInMemoryStore() {
+    void allowInMemoryStoreUsesAnInMemoryStoreAndWarns() {
+        // commons-logging writes to java.util.logging on this module's test classpath
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(AbstractFencingConfiguration.class.getName());
+        List<java.util.logging.LogRecord> records = new CopyOnWriteArrayList<>();
+        java.util.logging.Handler handler = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord logRecord) {
+                records.add(logRecord);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
         try (var ctx = new AnnotationConfigApplicationContext(InMemoryAllowed.class)) {
             assertFenced(ctx);
             assertThat(ctx.getBeansOfType(FenceStore.class)).isEmpty();
+        } finally {
+            logger.removeHandler(handler);
         }
+        assertThat(records).singleElement().satisfies(logRecord -> {
+            assertThat(logRecord.getLevel()).isEqualTo(java.util.logging.Level.WARNING);
+            assertThat(logRecord.getMessage()).contains("allowInMemoryStore = true").contains("inside this JVM only");
+        });
     }
 
     @Test
