@@ -16,6 +16,7 @@ import org.springframework.util.ReflectionUtils;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
@@ -75,7 +76,7 @@ public final class FencePointSource {
         if (Modifier.isStatic(method.getModifiers())) {
             return null;
         }
-        Class<?> userClass = ClassUtils.getUserClass(targetClass);
+        Class<?> userClass = userType(targetClass, method);
         Method specific = AopUtils.getMostSpecificMethod(method, userClass);
         MergedAnnotation<Fenced> onMethod = MergedAnnotations.from(specific, SearchStrategy.TYPE_HIERARCHY).get(Fenced.class);
         if (!onMethod.isPresent() && specific != method) {
@@ -120,6 +121,24 @@ public final class FencePointSource {
         return point;
     }
 
+    /**
+     * The type the user wrote for {@code method} invoked on {@code type}: the class behind a CGLIB subclass; for a
+     * JDK proxy class, the first of its interfaces (in declaration order, so the repository interface before
+     * Spring's marker interfaces) that declares or inherits the method, or the method's declaring class when none does.
+     */
+    private static Class<?> userType(Class<?> type, Method method) {
+        if (!Proxy.isProxyClass(type)) {
+            return ClassUtils.getUserClass(type);
+        }
+        Class<?> declaring = method.getDeclaringClass();
+        for (Class<?> candidate : type.getInterfaces()) {
+            if (declaring.isAssignableFrom(candidate)) {
+                return candidate;
+            }
+        }
+        return declaring;
+    }
+
     private static boolean isObjectMethodOverride(Method method) {
         return ReflectionUtils.isEqualsMethod(method) || ReflectionUtils.isHashCodeMethod(method)
                 || ReflectionUtils.isToStringMethod(method);
@@ -155,9 +174,13 @@ public final class FencePointSource {
         }
     }
 
-    /** {@code SimpleClassName.method(ParamType, ...)}. */
+    /**
+     * {@code SimpleClassName.method(ParamType, ...)}, naming the user's type: the class behind a CGLIB subclass, and
+     * for a JDK proxy class (a Spring Data repository, say) the proxied interface that declares or inherits the
+     * method, never {@code $Proxy98}.
+     */
     public static String describe(Class<?> type, Method method) {
-        return ClassUtils.getShortName(ClassUtils.getUserClass(type)) + "." + method.getName()
+        return ClassUtils.getShortName(userType(type, method)) + "." + method.getName()
                 + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName)
                 .collect(Collectors.joining(", ", "(", ")"));
     }

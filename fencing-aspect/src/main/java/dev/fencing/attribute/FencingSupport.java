@@ -2,41 +2,112 @@ package dev.fencing.attribute;
 
 import dev.fencing.guard.FenceGuard;
 import dev.fencing.guard.FencePoint;
+import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.store.FenceStore;
 import dev.fencing.store.FencedCall;
 
 import java.lang.reflect.Method;
+import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * What the Spring proxy interceptor and the woven AspectJ aspect share: find the fence point of the invoked method
  * (cached) and run the call through the guard, or straight through when the method is not fenced.
+ *
+ * <p>Its store, issuer and counters are either given up front or, with {@link #resolvedOnFirstUse}, looked up the
+ * first time they are needed and then cached, so a container can create this object while it is still registering
+ * its bean post-processors without creating the application's store, issuer or meter registry early. A lookup that
+ * fails is not cached: it fails again, with the same message, on the next use.
  */
 public final class FencingSupport {
 
-    private final FenceGuard guard;
-    private final FencePointSource points;
+    private final Supplier<Resolved> resolver;
+    private volatile Resolved resolved;
 
+    /** A support whose guard and counters are known now (plain Java, tests, benchmarks). */
     public FencingSupport(FenceGuard guard, FencingMetrics metrics) {
-        this.guard = Objects.requireNonNull(guard, "guard");
-        this.points = new FencePointSource(Objects.requireNonNull(metrics, "metrics"), guard);
+        Objects.requireNonNull(guard, "guard");
+        Objects.requireNonNull(metrics, "metrics");
+        this.resolved = new Resolved(guard, new FencePointSource(metrics, guard), null);
+        this.resolver = () -> resolved;
+    }
+
+    private FencingSupport(Supplier<Resolved> resolver) {
+        this.resolver = resolver;
+    }
+
+    /**
+     * A support that looks up its collaborators on first use ({@link #invoke}, {@link #points()}, {@link #guard()},
+     * {@link #verifyStore()}) and caches them; nothing is looked up here.
+     *
+     * @param store          the fence store; may throw {@link dev.fencing.FencingConfigurationException} when none
+     *                       is configured
+     * @param issuer         the token issuer, or a supplier of {@code null} when none is configured
+     * @param acquireTimeout how long an acquiring point waits for a lock
+     * @param metrics        where fence points create their counters
+     */
+    public static FencingSupport resolvedOnFirstUse(Supplier<? extends FenceStore> store,
+                                                    Supplier<? extends TokenIssuer> issuer, Duration acquireTimeout,
+                                                    Supplier<FencingMetrics> metrics) {
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(issuer, "issuer");
+        Objects.requireNonNull(acquireTimeout, "acquireTimeout");
+        Objects.requireNonNull(metrics, "metrics");
+        return new FencingSupport(() -> {
+            FenceStore fenceStore = Objects.requireNonNull(store.get(), "store");
+            FenceGuard guard = new FenceGuard(fenceStore, issuer.get(), acquireTimeout);
+            FencingMetrics counters = Objects.requireNonNull(metrics.get(), "metrics");
+            return new Resolved(guard, new FencePointSource(counters, guard), fenceStore);
+        });
     }
 
     /** Runs {@code call} under the fence of {@code method} on {@code targetClass} (if it has one). */
     public Object invoke(Method method, Class<?> targetClass, Object[] args, FencedCall<Object> call) throws Throwable {
-        FencePoint point = points.pointFor(method, targetClass);
+        Resolved current = resolved();
+        FencePoint point = current.points.pointFor(method, targetClass);
         if (point == null) {
             return call.proceed();
         }
-        return guard.invoke(point, args, call);
+        return current.guard.invoke(point, args, call);
     }
 
-    /** The cached fence points. */
+    /** The cached fence points (resolving the collaborators if not done yet). */
     public FencePointSource points() {
-        return points;
+        return resolved().points;
     }
 
+    /** The guard (resolving the collaborators if not done yet). */
     public FenceGuard guard() {
-        return guard;
+        return resolved().guard;
+    }
+
+    /**
+     * Resolves the collaborators if not done yet and runs {@link FenceStore#verify()} on the store when this support
+     * looked it up itself; a support built from a ready guard has no store to verify.
+     */
+    public void verifyStore() {
+        FenceStore store = resolved().store;
+        if (store != null) {
+            store.verify();
+        }
+    }
+
+    private Resolved resolved() {
+        Resolved current = resolved;
+        if (current == null) {
+            synchronized (this) {
+                current = resolved;
+                if (current == null) {
+                    current = resolver.get();
+                    resolved = current;
+                }
+            }
+        }
+        return current;
+    }
+
+    private record Resolved(FenceGuard guard, FencePointSource points, FenceStore store) {
     }
 }

@@ -2,7 +2,6 @@ package dev.fencing.spring;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.attribute.FencingSupport;
-import dev.fencing.guard.FenceGuard;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.store.FenceStore;
@@ -24,12 +23,28 @@ import java.time.Duration;
 
 /**
  * Beans both modes share: the {@link FencingSupport} (guard, fence points, counters) and the startup validator.
+ * Nothing here looks up the application's {@link FenceStore}, {@link TokenIssuer} or {@code MeterRegistry} while
+ * beans are being created: the support holds {@link ObjectProvider}s and resolves them on first use, which the
+ * startup validator forces once every singleton exists, so the host's beans keep all their post-processing.
  */
 @Configuration(proxyBeanMethods = false)
 @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 public abstract class AbstractFencingConfiguration implements ImportAware {
 
     private static final Log log = LogFactory.getLog(AbstractFencingConfiguration.class);
+
+    static final String NO_STORE_MESSAGE = """
+            @EnableFencing found no FenceStore bean. Tokens must be checked where the writes land, by every \
+            instance of the application, so fencing needs a shared store; define one, e.g. the database store of \
+            fencing-jdbc (its table is in the README):
+
+                @Bean
+                JdbcFenceStore fenceStore(DataSource dataSource, PlatformTransactionManager transactionManager) {
+                    return JdbcFenceStore.builder(dataSource).transactionManager(transactionManager).build();
+                }
+
+            For tests and demos in a single JVM only, declare an InMemoryFenceStore bean or use \
+            @EnableFencing(allowInMemoryStore = true).""";
 
     protected AnnotationAttributes enableFencing;
 
@@ -43,6 +58,7 @@ public abstract class AbstractFencingConfiguration implements ImportAware {
         }
     }
 
+    /** The shared support; its collaborators are resolved on first use, not here. */
     @Bean(name = "dev.fencing.internalFencingSupport")
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     public FencingSupport fencingSupport(ObjectProvider<FenceStore> store, ObjectProvider<TokenIssuer> issuer,
@@ -52,14 +68,26 @@ public abstract class AbstractFencingConfiguration implements ImportAware {
             throw new FencingConfigurationException("@EnableFencing(acquireTimeoutMillis = " + timeoutMillis
                     + ") must not be negative");
         }
-        FenceStore fenceStore = store.getIfAvailable(() -> {
-            log.warn("No FenceStore bean found: using an InMemoryFenceStore, which fences writes made inside this "
-                    + "JVM only. Define a FenceStore bean (e.g. the JDBC store) for resources shared by several instances.");
-            return new InMemoryFenceStore();
-        });
-        FenceGuard guard = new FenceGuard(fenceStore, issuer.getIfAvailable(), Duration.ofMillis(timeoutMillis));
-        MeterRegistry meters = registry.getIfAvailable();
-        return new FencingSupport(guard, meters == null ? FencingMetrics.noop() : new FencingMetrics(meters));
+        boolean allowInMemoryStore = enableFencing.getBoolean("allowInMemoryStore");
+        return FencingSupport.resolvedOnFirstUse(() -> fenceStore(store, allowInMemoryStore), issuer::getIfAvailable,
+                Duration.ofMillis(timeoutMillis), () -> {
+                    MeterRegistry meters = registry.getIfAvailable();
+                    return meters == null ? FencingMetrics.noop() : new FencingMetrics(meters);
+                });
+    }
+
+    private static FenceStore fenceStore(ObjectProvider<FenceStore> store, boolean allowInMemoryStore) {
+        FenceStore found = store.getIfAvailable();
+        if (found != null) {
+            return found;
+        }
+        if (!allowInMemoryStore) {
+            throw new FencingConfigurationException(NO_STORE_MESSAGE);
+        }
+        log.warn("No FenceStore bean and @EnableFencing(allowInMemoryStore = true): using an InMemoryFenceStore, "
+                + "which fences writes made inside this JVM only; for tests and demos, never for a resource shared "
+                + "by several instances");
+        return new InMemoryFenceStore();
     }
 
     @Bean(name = "dev.fencing.internalFencingStartupValidator")

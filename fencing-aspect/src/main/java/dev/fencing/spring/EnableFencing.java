@@ -12,9 +12,11 @@ import java.lang.annotation.Target;
 
 /**
  * Turns on {@code @Fenced} for the beans of this context. Uses the context's {@link dev.fencing.store.FenceStore}
- * bean (an in-memory store when there is none, which protects writes within this JVM only), its
+ * bean (required: startup fails without one unless {@link #allowInMemoryStore()} is set), its
  * {@link dev.fencing.issuer.TokenIssuer} bean for {@code @Fenced(acquire = true)}, and its {@code MeterRegistry}
- * when present. Every fenced method is checked at startup; misconfiguration fails the context refresh.
+ * when present. These are looked up once the context's singletons exist (or on the first fenced call, if earlier),
+ * never while bean post-processors are being registered. Every fenced method is checked at startup and the store's
+ * {@link dev.fencing.store.FenceStore#verify()} runs then; misconfiguration fails the context refresh.
  *
  * <p>{@link AdviceMode#PROXY} (default) advises beans through Spring proxies with one {@code MethodInterceptor},
  * registering only the infrastructure auto-proxy creator (no global {@code @Aspect} auto-proxying).
@@ -47,5 +49,13 @@ public @interface EnableFencing {
 
     /** How long {@code @Fenced(acquire = true)} waits for a lock, in milliseconds. */
     long acquireTimeoutMillis() default 10_000;
+
+    /**
+     * Whether to fall back to an {@link dev.fencing.store.InMemoryFenceStore} (with a warning) when the context has
+     * no {@code FenceStore} bean. For tests and demos only: an in-memory store fences writes made inside this JVM,
+     * so a second instance of the application is not fenced at all. Without it, a missing store fails startup.
+     * Declaring an {@code InMemoryFenceStore} bean has the same effect, without the warning.
+     */
+    boolean allowInMemoryStore() default false;
 
 }

@@ -6,7 +6,9 @@ import org.aopalliance.intercept.MethodInvocation;
 
 /**
  * The fence on the Spring proxy path: resolves the invoked method's fence point (cached) and runs the invocation
- * through the guard. No per-call reflection, parsing or meter lookup.
+ * through the guard. No per-call reflection, parsing or meter lookup. Holds the shared {@link FencingSupport} only,
+ * which looks up the store, issuer and meter registry on first use, so creating this interceptor (while bean
+ * post-processors are registered) creates none of the application's beans.
  */
 public final class FencingInterceptor implements MethodInterceptor {
 
@@ -19,7 +21,8 @@ public final class FencingInterceptor implements MethodInterceptor {
     @Override
     public Object invoke(MethodInvocation invocation) throws Throwable {
         Object target = invocation.getThis();
-        // the target's own class: fence points are resolved against its user class once and cached per class
+        // the target's own class: fence points are resolved against its user type once and cached per class; for a
+        // target that is itself a JDK proxy (a Spring Data repository) that is the proxied interface, not $ProxyNN
         Class<?> targetClass = target != null ? target.getClass() : null;
         return support.invoke(invocation.getMethod(), targetClass, invocation.getArguments(), invocation::proceed);
     }

@@ -4,7 +4,10 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
 import dev.fencing.attribute.FencePointSource;
 import dev.fencing.attribute.FencingSupport;
+import dev.fencing.store.FenceStore;
 import org.springframework.aop.Advisor;
+import org.springframework.aop.SpringProxy;
+import org.springframework.aop.framework.Advised;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
@@ -13,6 +16,7 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.annotation.AdviceMode;
+import org.springframework.core.DecoratingProxy;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.annotation.MergedAnnotations;
@@ -33,7 +37,12 @@ import java.util.Set;
  * one message listing each problem and its method: invalid annotations (blank resource, bad key, acquire without
  * issuer), static methods, and methods the chosen mode would silently leave unfenced (private or final under
  * proxies, a JDK proxy without the method, a class that was not woven, an annotation woven code cannot see, a
- * fence ordered outside {@code @Transactional}).
+ * fence ordered outside {@code @Transactional}). Beans made by a {@code FactoryBean} are checked by their product
+ * type, and JDK proxies (every Spring Data repository) by the interfaces they implement.
+ *
+ * <p>It is also where {@code @EnableFencing} first resolves its store, issuer and meter registry, after every
+ * singleton exists (so a missing store fails startup here), and where it runs {@link FenceStore#verify()}, after
+ * the application's own database initialization.
  */
 public final class FencingStartupValidator implements SmartInitializingSingleton, BeanFactoryAware {
 
@@ -59,25 +68,71 @@ public final class FencingStartupValidator implements SmartInitializingSingleton
 
     @Override
     public void afterSingletonsInstantiated() {
+        // resolves store, issuer and meter registry now that every singleton is fully post-processed; without a
+        // store (and without allowInMemoryStore) this fails with what to add
+        support.points();
         Set<String> problems = new LinkedHashSet<>();
         Integer transactionOrder = transactionAdvisorOrder();
         for (String name : beanFactory.getBeanDefinitionNames()) {
-            Class<?> type = beanFactory.getType(name, false);
-            if (type == null) {
-                continue;
+            Object singleton = beanFactory.isFactoryBean(name) || !beanFactory.containsSingleton(name)
+                    ? null : beanFactory.getSingleton(name);
+            for (Class<?> userType : typesToCheck(name, singleton)) {
+                if (!AnnotationUtils.isCandidateClass(userType, Fenced.class)) {
+                    continue;
+                }
+                for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userType, ReflectionUtils.USER_DECLARED_METHODS)) {
+                    check(name, userType, method, singleton, transactionOrder, problems);
+                }
             }
-            Object singleton = beanFactory.containsSingleton(name) ? beanFactory.getSingleton(name) : null;
-            Class<?> userClass = singleton != null ? AopProxyUtils.ultimateTargetClass(singleton) : ClassUtils.getUserClass(type);
-            if (Proxy.isProxyClass(userClass) || !AnnotationUtils.isCandidateClass(userClass, Fenced.class)) {
-                continue;
-            }
-            for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userClass, ReflectionUtils.USER_DECLARED_METHODS)) {
-                check(name, userClass, method, singleton, transactionOrder, problems);
-            }
+        }
+        try {
+            support.verifyStore();
+        } catch (FencingConfigurationException e) {
+            problems.add(e.getMessage());
         }
         if (!problems.isEmpty()) {
             throw new FencingConfigurationException("Invalid @Fenced configuration (" + mode + " mode):\n  - "
                     + String.join("\n  - ", problems));
+        }
+    }
+
+    /**
+     * The user's types behind a bean: its (ultimate target) class, and for a JDK proxy the interfaces it implements
+     * that this class does not; for a {@code FactoryBean} or a bean not created yet, its predicted type (the
+     * product type: {@code getObjectType()} or the definition's resolved type), or that proxy type's interfaces.
+     */
+    private List<Class<?>> typesToCheck(String name, Object singleton) {
+        List<Class<?>> types = new ArrayList<>();
+        if (singleton != null) {
+            Class<?> target = AopProxyUtils.ultimateTargetClass(singleton);
+            Class<?> checkedClass = Proxy.isProxyClass(target) ? null : target;
+            if (checkedClass != null) {
+                types.add(checkedClass);
+            }
+            if (Proxy.isProxyClass(singleton.getClass())) {
+                addUserInterfaces(singleton.getClass(), checkedClass, types);
+            }
+            return types;
+        }
+        Class<?> type = beanFactory.getType(name, false);
+        if (type == null) {
+            return types;
+        }
+        if (Proxy.isProxyClass(type)) {
+            addUserInterfaces(type, null, types);
+        } else {
+            types.add(ClassUtils.getUserClass(type));
+        }
+        return types;
+    }
+
+    /** The proxy's interfaces but Spring's own, and but those {@code checkedClass} (when not null) implements. */
+    private static void addUserInterfaces(Class<?> proxyClass, Class<?> checkedClass, List<Class<?>> types) {
+        for (Class<?> iface : proxyClass.getInterfaces()) {
+            if (iface != SpringProxy.class && iface != Advised.class && iface != DecoratingProxy.class
+                    && (checkedClass == null || !iface.isAssignableFrom(checkedClass))) {
+                types.add(iface);
+            }
         }
     }
 
@@ -132,6 +187,12 @@ public final class FencingStartupValidator implements SmartInitializingSingleton
 
     private static void checkWoven(String operation, Method method, FencePointSource.Resolution found,
                                    Set<String> problems) {
+        if (found.targetClass().isInterface()) {
+            problems.add(operation + " is @Fenced on an interface the bean is known by, such as a JDK proxy's (a "
+                    + "Spring Data repository, say): no woven code runs for it, so it would run unfenced; use PROXY "
+                    + "mode, or move @Fenced to a woven class of your own that makes the call");
+            return;
+        }
         if (found.invisibleToWeaving()) {
             problems.add(operation + " gets @Fenced from " + found.sourceDescription() + ", which AspectJ weaving "
                     + "cannot see (it matches annotations on the executing method or its declaring class only); "

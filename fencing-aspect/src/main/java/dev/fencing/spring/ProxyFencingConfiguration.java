@@ -6,7 +6,11 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 
-/** PROXY mode: one infrastructure advisor whose interceptor delegates to the shared {@link FencingSupport}. */
+/**
+ * PROXY mode: one infrastructure advisor whose interceptor delegates to the shared {@link FencingSupport}. The
+ * infrastructure auto-proxy creator creates the advisor while bean post-processors are still being registered; it
+ * depends on nothing of the application's (the support resolves its collaborators on first use).
+ */
 @Configuration(proxyBeanMethods = false)
 @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 public class ProxyFencingConfiguration extends AbstractFencingConfiguration {

@@ -298,7 +298,7 @@ class ProxyFencingTest {
     }
 
     @Configuration
-    @EnableFencing
+    @EnableFencing(allowInMemoryStore = true)
     static class NoStore {
         @Bean
         Fixtures.Ledger ledger() {
@@ -307,7 +307,7 @@ class ProxyFencingTest {
     }
 
     @Test
-    void inMemoryStoreIsTheDefaultWhenNoneIsDefined() {
+    void inMemoryStoreWhenAllowedAndNoneIsDefined() {
         context = new AnnotationConfigApplicationContext(NoStore.class);
         Fixtures.Ledger ledger = context.getBean(Fixtures.Ledger.class);
         FencingContext.run(new FencingToken("ledger", 2, "h"), () -> ledger.append("a"));

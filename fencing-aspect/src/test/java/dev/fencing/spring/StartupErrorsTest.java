@@ -122,12 +122,12 @@ class StartupErrorsTest {
     }
 
     @Configuration
-    @EnableFencing
+    @EnableFencing(allowInMemoryStore = true)
     static class ProxyConfig {
     }
 
     @Configuration
-    @EnableFencing(mode = AdviceMode.ASPECTJ)
+    @EnableFencing(mode = AdviceMode.ASPECTJ, allowInMemoryStore = true)
     static class AspectJConfig {
     }
 

@@ -69,6 +69,14 @@ class TransactionOrderTest {
         }
     }
 
+    /** {@code @Transactional} on the type, {@code @Fenced} on a method: the same ordering rule applies. */
+    @Transactional
+    static class TypeTransactionalRepository {
+        @Fenced(resource = "orders")
+        public void save() {
+        }
+    }
+
     static class PlainRepository {
         @Fenced(resource = "orders")
         public void save() {
@@ -122,6 +130,36 @@ class TransactionOrderTest {
     }
 
     @Configuration
+    @EnableTransactionManagement(order = 0)
+    @EnableFencing
+    static class OrderedTypeLevel extends Base {
+        @Bean
+        TypeTransactionalRepository repository() {
+            return new TypeTransactionalRepository();
+        }
+    }
+
+    @Configuration
+    @EnableTransactionManagement
+    @EnableFencing
+    static class UnorderedTypeLevel extends Base {
+        @Bean
+        TypeTransactionalRepository repository() {
+            return new TypeTransactionalRepository();
+        }
+    }
+
+    @Configuration
+    @EnableTransactionManagement(order = 10)
+    @EnableFencing(order = 5)
+    static class FenceOutsideTypeLevel extends Base {
+        @Bean
+        TypeTransactionalRepository repository() {
+            return new TypeTransactionalRepository();
+        }
+    }
+
+    @Configuration
     @EnableTransactionManagement
     @EnableFencing
     static class CallerTransaction extends Base {
@@ -150,6 +188,31 @@ class TransactionOrderTest {
                 .isInstanceOf(FencingConfigurationException.class)
                 .hasMessageContaining("TransactionalRepository.save()")
                 .hasMessageContaining("@EnableTransactionManagement(order = 0)");
+    }
+
+    @Test
+    void typeLevelTransactionalWithTheFenceOrderedInsideStartsAndChecksInTheTransaction() {
+        try (var ctx = new AnnotationConfigApplicationContext(OrderedTypeLevel.class)) {
+            FencingContext.run(new FencingToken("orders", 1, "h"),
+                    () -> ctx.getBean(TypeTransactionalRepository.class).save());
+            assertThat(ctx.getBean(RecordingStore.class).transactionActiveAtCheck).containsExactly(true);
+        }
+    }
+
+    @Test
+    void typeLevelTransactionalWithDefaultOrdersFailsAtStartup() {
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(UnorderedTypeLevel.class).close())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("TypeTransactionalRepository.save()")
+                .hasMessageContaining("@EnableTransactionManagement(order = 0)");
+    }
+
+    @Test
+    void typeLevelTransactionalWithTheFenceOrderedOutsideFailsAtStartup() {
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(FenceOutsideTypeLevel.class).close())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("TypeTransactionalRepository.save()")
+                .hasMessageContaining("fence advisor (order 5) would run outside the transaction advisor (order 10)");
     }
 
     @Test

@@ -270,7 +270,7 @@ class HttpPropagationTest {
     }
 
     @Configuration
-    @EnableFencing
+    @EnableFencing(allowInMemoryStore = true) // only acquires: every check happens in service B
     static class ServiceA {
         static String baseUrl;
 

@@ -145,7 +145,7 @@ public abstract class WeavingContract {
     }
 
     @Configuration
-    @EnableFencing(mode = AdviceMode.ASPECTJ)
+    @EnableFencing(mode = AdviceMode.ASPECTJ, allowInMemoryStore = true)
     static class InvisibleConfig {
         @Bean
         InterfaceAnnotatedRepositoryImpl repository() {
@@ -188,7 +188,7 @@ public abstract class WeavingContract {
     }
 
     @Configuration
-    @EnableFencing
+    @EnableFencing(allowInMemoryStore = true)
     static class ProxyConfig {
         @Bean
         WovenNotes notes() {
