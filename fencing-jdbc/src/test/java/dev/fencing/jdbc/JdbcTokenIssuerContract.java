@@ -124,8 +124,8 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
     }
 
     @Test
-    void missingTableFailsAtBuildSayingWhatToDo() {
-        assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool).table(Database.uniqueTable("nolease")).build())
+    void missingTableFailsAtVerifySayingWhatToDo() {
+        assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool).table(Database.uniqueTable("nolease")).build().verify())
                 .isInstanceOf(FencingConfigurationException.class)
                 .hasMessageContaining("dev/fencing/jdbc/lease-").hasMessageContaining("createTableIfMissing(true)");
         assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool).table("x; drop").build())
