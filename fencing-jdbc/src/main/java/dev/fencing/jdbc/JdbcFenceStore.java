@@ -66,6 +66,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
+    private final TransactionTemplate probeTransactions;
     private final FenceDialect dialect;
     private final String table;
     private final String checkSql;
@@ -80,6 +81,9 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         this.jdbc = new JdbcTemplate(dataSource);
         this.transactions = new TransactionTemplate(transactionManager);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
+        // the probe never joins (and never marks rollback-only) a caller's transaction when it runs lazily
+        this.probeTransactions = new TransactionTemplate(transactionManager);
+        this.probeTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
         this.dialect = dialect;
         this.table = table;
         this.lockTimeout = lockTimeout;
@@ -328,23 +332,24 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
             }
             if (createTable) {
                 try {
-                    jdbc.execute(dialect.createTableSql(table));
-                } catch (DataAccessException e) {
+                    probeTransactions.executeWithoutResult(status -> jdbc.execute(dialect.createTableSql(table)));
+                } catch (DataAccessException | TransactionException e) {
                     throw new FencingConfigurationException("Fence table '" + table + "' could not be created on "
                             + dialect.productName() + ": " + rootMessage(e), e);
                 }
             }
             try {
-                Dialects.requireColumns(jdbc, dialect, "Fence table", table, script(), Map.of(
-                        "resource", Dialects.ColumnNeed.TEXT,
-                        "max_seen", Dialects.ColumnNeed.BIGINT,
-                        "holder", Dialects.ColumnNeed.TEXT));
-            } catch (DataAccessException e) {
+                probeTransactions.executeWithoutResult(status -> Dialects.requireColumns(jdbc, dialect,
+                        "Fence table", table, script(), Map.of(
+                                "resource", Dialects.ColumnNeed.TEXT,
+                                "max_seen", Dialects.ColumnNeed.BIGINT,
+                                "holder", Dialects.ColumnNeed.TEXT)));
+            } catch (DataAccessException | TransactionException e) {
                 throw new FencingConfigurationException("Fence table '" + table + "' could not be inspected on "
                         + dialect.productName() + ": " + rootMessage(e), e);
             }
             probe();
-            requireUniqueResourceKey();
+            probeTransactions.executeWithoutResult(status -> requireUniqueResourceKey());
             verified = true;
         }
         log.info("JdbcFenceStore: table '" + table + "' on " + dialect.productName() + " verified; resources up to "
@@ -467,7 +472,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
      */
     private void probe() {
         try {
-            transactions.executeWithoutResult(status -> {
+            probeTransactions.executeWithoutResult(status -> {
                 status.setRollbackOnly();
                 check(PROBE, new FencingToken(PROBE, 2, "probe-a"));
                 try {
