@@ -15,6 +15,7 @@ import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -79,6 +80,8 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
     private JdbcFenceStore(DataSource dataSource, PlatformTransactionManager transactionManager, FenceDialect dialect,
                            String table, Duration lockTimeout, boolean createTable) {
         this.jdbc = new JdbcTemplate(dataSource);
+        // the per-database error codes (lock timeout, deadlock, serialization failure), not only SQLSTATE classes
+        this.jdbc.setExceptionTranslator(new SQLErrorCodeSQLExceptionTranslator(dialect.productName()));
         this.transactions = new TransactionTemplate(transactionManager);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
         // the probe never joins (and never marks rollback-only) a caller's transaction when it runs lazily
