@@ -162,7 +162,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
      */
     private RuntimeException commitFailed(String resource, FencingToken token, RuntimeException e) {
         DataAccessException translated = translate("commit", e);
-        if (translated instanceof ConcurrencyFailureException && !(translated instanceof CannotAcquireLockException)) {
+        if (translated instanceof ConcurrencyFailureException) { // no lock waits at commit: 40001, 40P01
             return new FenceConflictException(resource, token, "The fenced transaction of resource '" + resource
                     + "' (token " + token + ") was aborted at commit as a serialization failure or deadlock; "
                     + "neither the check nor the write persisted, and the operation may be retried: "
@@ -227,6 +227,27 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         }
     }
 
+    private static FenceConflictException conflict(String resource, FencingToken token, DataAccessException e) {
+        return new FenceConflictException(resource, token, "Fence check for resource '" + resource + "' (token "
+                + token + ") was aborted by the database as a serialization failure or deadlock; the write did not "
+                + "run, retry the transaction: " + e.getMessage(), e);
+    }
+
+    /**
+     * Whether the database rolled the statement's transaction back (SQLSTATE class 40: serialization failure,
+     * deadlock). Spring translates SQLSTATE 40001 without a vendor code (H2's deadlock) to
+     * {@link CannotAcquireLockException} too, which otherwise means a lock wait timeout (55P03, MariaDB 1205, H2
+     * 50200).
+     */
+    private static boolean rolledBack(DataAccessException e) {
+        for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql) {
+                return sql.getSQLState() != null && sql.getSQLState().startsWith("40");
+            }
+        }
+        return false;
+    }
+
     private Row runCheck(String resource, FencingToken token) {
         for (int attempt = 1; ; attempt++) {
             Row row;
@@ -245,14 +266,15 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
                 }
                 continue;
             } catch (CannotAcquireLockException e) {
+                if (rolledBack(e)) {
+                    throw conflict(resource, token, e);
+                }
                 throw new FenceBusyException(resource, token, "Fence check for resource '" + resource + "' (token "
                         + token + ") waited more than " + lockTimeout.toMillis() + " ms for the resource's fence "
                         + "row in table '" + table + "', held by another transaction (a writer still inside its "
                         + "fenced body, or a paused one); the write did not run, retry later: " + e.getMessage(), e);
             } catch (ConcurrencyFailureException e) {
-                throw new FenceConflictException(resource, token, "Fence check for resource '" + resource
-                        + "' (token " + token + ") was aborted by the database as a serialization failure or "
-                        + "deadlock; the write did not run, retry the transaction: " + e.getMessage(), e);
+                throw conflict(resource, token, e);
             } catch (DataAccessException e) {
                 throw new FenceStoreException(resource, token, "Fence check for resource '" + resource + "' in table '"
                         + table + "' failed: " + e.getMessage(), e);
