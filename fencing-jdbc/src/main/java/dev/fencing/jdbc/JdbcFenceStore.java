@@ -29,12 +29,13 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.OptionalLong;
 
 /**
@@ -545,21 +546,23 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
             String name = table.contains(".") ? table.substring(table.indexOf('.') + 1) : table;
             for (String candidate : new String[] {name, name.toLowerCase(Locale.ROOT),
                     name.toUpperCase(Locale.ROOT)}) {
-                Map<String, List<String>> columnsByIndex = new HashMap<>();
+                // a set per index: the schema spelled as given and in lower case may be one schema, read twice
+                Map<String, Set<String>> columnsByIndex = new HashMap<>();
                 for (String s : schema == null ? new String[] {null}
-                        : new String[] {schema, schema.toLowerCase(Locale.ROOT), schema.toUpperCase(Locale.ROOT)}) {
+                        : new LinkedHashSet<>(List.of(schema, schema.toLowerCase(Locale.ROOT),
+                                schema.toUpperCase(Locale.ROOT))).toArray(String[]::new)) {
                     try (ResultSet rs = meta.getIndexInfo(c.getCatalog(), s, candidate, true, false)) {
                         while (rs.next()) {
                             String index = rs.getString("INDEX_NAME");
                             String column = rs.getString("COLUMN_NAME");
                             if (index != null && column != null) {
-                                columnsByIndex.computeIfAbsent(index, k -> new ArrayList<>()).add(column);
+                                columnsByIndex.computeIfAbsent(index, k -> new LinkedHashSet<>()).add(column);
                             }
                         }
                     }
                 }
-                for (List<String> columns : columnsByIndex.values()) {
-                    if (columns.size() == 1 && columns.get(0).equalsIgnoreCase("resource")) {
+                for (Set<String> columns : columnsByIndex.values()) {
+                    if (columns.size() == 1 && columns.iterator().next().equalsIgnoreCase("resource")) {
                         return true;
                     }
                 }
