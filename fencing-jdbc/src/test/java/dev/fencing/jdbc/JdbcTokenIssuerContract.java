@@ -99,6 +99,7 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
         JdbcTokenIssuer shortLeases = JdbcTokenIssuer.builder(pool).table(leaseTable)
                 .leaseTime(Duration.ofMillis(300)).meterRegistry(shortRegistry).build();
         JdbcFenceStore store = JdbcFenceStore.builder(pool).table(fenceTable).createTableIfMissing(true).build();
+        store.verify(); // at startup, not inside the 300 ms lease below
         String r = freshResource();
         List<String> data = new ArrayList<>();
 
