@@ -152,6 +152,16 @@ public enum FenceDialect {
         };
     }
 
+    /**
+     * One query that sets the lock wait bound to {@code value} and returns the previous one (PostgreSQL evaluates
+     * the select list in order), saving a round trip per check; {@code null} where reading and setting are two
+     * statements ({@link #readLockTimeoutSql()}, then {@link #setLockTimeoutSql(String)}).
+     */
+    public String swapLockTimeoutSql(String value) {
+        return this == POSTGRESQL ? "SELECT current_setting('lock_timeout'), set_config('lock_timeout', '"
+                + value.replace("'", "''") + "', true)" : null;
+    }
+
     /** The lock wait bound to set before the check, as text {@link #setLockTimeoutSql(String)} accepts. */
     public String lockTimeoutValue(java.time.Duration lockTimeout) {
         return this == POSTGRESQL ? lockTimeout.toMillis() + "ms" : Long.toString(lockTimeout.toMillis());

@@ -75,6 +75,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
     private final Duration lockTimeout;
     private final String readLockTimeoutSql;
     private final String setLockTimeoutSql;
+    private final String swapLockTimeoutSql;
     private final boolean createTable;
     private volatile boolean verified;
 
@@ -95,6 +96,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         this.readLockTimeoutSql = dialect.readLockTimeoutSql();
         this.setLockTimeoutSql = readLockTimeoutSql == null ? null
                 : dialect.setLockTimeoutSql(dialect.lockTimeoutValue(lockTimeout));
+        this.swapLockTimeoutSql = dialect.swapLockTimeoutSql(dialect.lockTimeoutValue(lockTimeout));
         this.createTable = createTable;
     }
 
@@ -191,8 +193,12 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         String previousLockTimeout = null;
         if (readLockTimeoutSql != null) {
             try {
-                previousLockTimeout = jdbc.queryForObject(readLockTimeoutSql, String.class);
-                jdbc.execute(setLockTimeoutSql);
+                if (swapLockTimeoutSql != null) {
+                    previousLockTimeout = jdbc.queryForObject(swapLockTimeoutSql, (rs, n) -> rs.getString(1));
+                } else {
+                    previousLockTimeout = jdbc.queryForObject(readLockTimeoutSql, String.class);
+                    jdbc.execute(setLockTimeoutSql);
+                }
             } catch (DataAccessException e) {
                 throw new FenceStoreException(resource, token, "Fence check for resource '" + resource
                         + "' could not bound its lock wait: " + e.getMessage(), e);
