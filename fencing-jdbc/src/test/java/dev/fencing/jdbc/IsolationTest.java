@@ -134,6 +134,29 @@ class IsolationTest {
     }
 
     @Test
+    void onMariaDbRepeatableReadTheCheckReadsTheLatestRowAndANewerTokenIsAccepted() throws Throwable {
+        Setup s = setup(Database.MARIADB);
+        String r = "snapshot-" + System.nanoTime();
+        s.store.fence(r, new FencingToken(r, 30, "t0"), () -> null);
+        Guarded guarded = new Guarded(s.store, r);
+        AtomicReference<Throwable> outcome = new AtomicReference<>();
+        s.transaction(TransactionDefinition.ISOLATION_REPEATABLE_READ).executeWithoutResult(status -> {
+            assertThat(s.store.maxSeen(r)).hasValue(30);
+            CompletableFuture.runAsync(() -> {
+                try {
+                    s.store.fence(r, new FencingToken(r, 34, "t2"), () -> null);
+                } catch (Throwable e) {
+                    throw new AssertionError(e);
+                }
+            }).join();
+            outcome.set(catchThrowable(() -> guarded.call(new FencingToken(r, 35, "t1"), () -> null)));
+        });
+        assertThat(outcome.get()).isNull();
+        assertThat(guarded.checks("accepted")).isEqualTo(1);
+        assertThat(s.store.maxSeen(r)).hasValue(35);
+    }
+
+    @Test
     void onMariaDbSerializableAReaderThatThenChecksDeadlocksAndOneSideIsAConflict() throws Throwable {
         Setup s = setup(Database.MARIADB);
         String r = "serializable-" + System.nanoTime();

@@ -228,6 +228,42 @@ class TableChecksTest {
 
     @ParameterizedTest
     @EnumSource(Database.class)
+    void aStoreNeverVerifiedVerifiesBeforeItsFirstCheckFailingClosedUntilTheTableIsThere(Database database)
+            throws Throwable {
+        String table = table(database, "late");
+        JdbcFenceStore store = JdbcFenceStore.builder(pool(database)).table(table).build(); // no table yet: fine
+        String r = "late-" + System.nanoTime();
+        Guarded guarded = new Guarded(store, r);
+        FencingToken token = new FencingToken(r, 3, "a");
+        assertThatThrownBy(() -> guarded.call(token, () -> "written"))
+                .isInstanceOfSatisfying(dev.fencing.store.FenceStoreException.class,
+                        e -> assertThat(e.presented()).isSameAs(token))
+                .hasMessageContaining(table).hasMessageContaining("missing or unusable")
+                .hasCauseInstanceOf(FencingConfigurationException.class);
+        assertThat(guarded.checks("error")).isEqualTo(1);
+        assertThat(guarded.checks("accepted")).isZero();
+        jdbc(database).execute(FenceDialect.valueOf(database.name()).createTableSql(table)); // created later
+        assertThat(guarded.call(token, () -> "written")).isEqualTo("written");
+        assertThat(store.maxSeen(r)).hasValue(3);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void anIssuerNeverVerifiedChecksItsLeaseTableBeforeTheFirstAcquire(Database database) {
+        String table = table(database, "latelease");
+        JdbcTokenIssuer issuer = JdbcTokenIssuer.builder(pool(database)).table(table).build(); // no table yet: fine
+        assertThatThrownBy(() -> issuer.acquire("late", Duration.ofSeconds(1)))
+                .isInstanceOf(dev.fencing.issuer.LockAcquisitionException.class)
+                .hasMessageContaining("Lease table '" + table + "' is missing or unusable")
+                .hasCauseInstanceOf(FencingConfigurationException.class);
+        jdbc(database).execute(LeaseDialect.of(FenceDialect.valueOf(database.name())).createTableSql(table));
+        Lease lease = issuer.acquire("late", Duration.ofSeconds(5));
+        assertThat(lease.token().value()).isEqualTo(1);
+        issuer.release(lease);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
     void theShippedTableHoldsAMaximumLengthResourceAndA64BitToken(Database database) throws Throwable {
         String table = table(database, "fence");
         JdbcFenceStore store = JdbcFenceStore.builder(pool(database)).table(table).createTableIfMissing(true).build();
