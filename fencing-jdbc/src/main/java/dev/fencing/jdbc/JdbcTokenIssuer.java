@@ -33,6 +33,9 @@ import java.util.concurrent.TimeUnit;
  * <p><b>The trade-off:</b> this is a lease on wall-clock time with no keep-alive. A holder that runs longer than
  * the lease (a pause, a slow call) loses it to the next acquirer without noticing, exactly the zombie case. What
  * keeps the data safe is the fence (max_seen checked at the resource), not the lease: pair it with a fence store.
+ *
+ * <p>The lease table is checked by {@link #verify()} at the end of application context startup (after the
+ * application's database initialization), or before the first acquire outside a Spring context.
  */
 public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSingleton {
 
@@ -197,13 +200,15 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
             String script = "classpath:dev/fencing/jdbc/lease-" + dialect.name().toLowerCase(java.util.Locale.ROOT)
                     + ".sql";
             try {
+                // in transactions of their own (REQUIRES_NEW): a lazy first verify never joins the caller's
                 if (createTable) {
-                    jdbc.execute(dialect.createTableSql(table));
+                    transactions.executeWithoutResult(status -> jdbc.execute(dialect.createTableSql(table)));
                 }
-                Dialects.requireColumns(jdbc, fenceDialect, "Lease table", table, script, java.util.Map.of(
-                        "resource", Dialects.ColumnNeed.TEXT,
-                        "holder", Dialects.ColumnNeed.TEXT,
-                        "token", Dialects.ColumnNeed.BIGINT));
+                transactions.executeWithoutResult(status -> Dialects.requireColumns(jdbc, fenceDialect,
+                        "Lease table", table, script, java.util.Map.of(
+                                "resource", Dialects.ColumnNeed.TEXT,
+                                "holder", Dialects.ColumnNeed.TEXT,
+                                "token", Dialects.ColumnNeed.BIGINT)));
                 String probe = "fencing-startup-probe:Ab";
                 String merged = transactions.execute(status -> {
                     status.setRollbackOnly();
