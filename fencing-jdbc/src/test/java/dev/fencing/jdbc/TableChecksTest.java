@@ -155,13 +155,15 @@ class TableChecksTest {
         String collation = Database.uniqueTable("ci");
         jdbc.execute("CREATE COLLATION " + collation
                 + " (provider = icu, locale = 'und-u-ks-level2', deterministic = false)");
+        String table = Database.uniqueTable("fence");
         try {
-            String table = fenceTable(Database.POSTGRESQL, "VARCHAR(256) COLLATE " + collation, "BIGINT",
-                    "VARCHAR(256)");
+            jdbc.execute("CREATE TABLE " + table + " (resource VARCHAR(256) COLLATE " + collation + " NOT NULL "
+                    + "PRIMARY KEY, max_seen BIGINT NOT NULL, holder VARCHAR(256), "
+                    + "updated_at TIMESTAMP WITH TIME ZONE NOT NULL)");
             assertThat(refusal(Database.POSTGRESQL, table)).hasMessageContaining("column 'resource' compares")
                     .hasMessageContaining("ALTER TABLE " + table + " ALTER COLUMN resource TYPE VARCHAR(256)");
-            jdbc.execute("DROP TABLE " + table);
         } finally {
+            jdbc.execute("DROP TABLE IF EXISTS " + table); // before the collation it depends on
             jdbc.execute("DROP COLLATION IF EXISTS " + collation);
         }
     }
