@@ -31,14 +31,16 @@ public enum FenceDialect {
 
     /**
      * MariaDB 10.5+: {@code INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING}. Assignments run left to right and
-     * see the columns already assigned, so the conditions come before the columns they read are changed.
+     * see the columns already assigned, so the conditions come before the columns they read are changed. The text
+     * columns use {@code utf8mb4_nopad_bin}: the server default ({@code utf8mb4_general_ci}) would make
+     * {@code a}/{@code A}, {@code u}/{@code ü} and {@code x}/{@code "x "} one row.
      */
     MARIADB("MariaDB",
             """
             CREATE TABLE IF NOT EXISTS %1$s (
-                resource   VARCHAR(256) NOT NULL PRIMARY KEY,
+                resource   VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL PRIMARY KEY,
                 max_seen   BIGINT       NOT NULL,
-                holder     VARCHAR(256),
+                holder     VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin,
                 updated_at TIMESTAMP(6) NOT NULL
             )""",
             """
@@ -120,6 +122,89 @@ public enum FenceDialect {
     /** The check-and-advance statement; parameters: resource, token value, holder; returns (max_seen, holder). */
     public String checkSql(String table) {
         return check.formatted(table);
+    }
+
+    /**
+     * The check-and-advance statement bounded to wait at most {@code lockTimeout} for the resource's row lock, when
+     * the database can bound one statement by itself (MariaDB's {@code SET STATEMENT innodb_lock_wait_timeout=n
+     * FOR}, in whole seconds rounded up); otherwise the plain statement, bounded by {@link #readLockTimeoutSql()}
+     * and {@link #setLockTimeoutSql(String)} around it.
+     */
+    public String checkSql(String table, java.time.Duration lockTimeout) {
+        if (this == MARIADB) {
+            long seconds = Math.max(1, (lockTimeout.toMillis() + 999) / 1000);
+            return "SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + checkSql(table);
+        }
+        return checkSql(table);
+    }
+
+    /**
+     * A query returning the connection's current lock wait bound as text, or {@code null} when
+     * {@link #checkSql(String, java.time.Duration)} bounds the statement by itself. PostgreSQL's
+     * {@code lock_timeout} is set transaction-locally, H2's {@code LOCK_TIMEOUT} for the session: both are
+     * restored right after the statement, so the caller's own statements keep their setting.
+     */
+    public String readLockTimeoutSql() {
+        return switch (this) {
+            case POSTGRESQL -> "SELECT current_setting('lock_timeout')";
+            case H2 -> "SELECT CAST(LOCK_TIMEOUT() AS VARCHAR)";
+            case MARIADB -> null;
+        };
+    }
+
+    /**
+     * One query that sets the lock wait bound to {@code value} and returns the previous one (PostgreSQL evaluates
+     * the select list in order), saving a round trip per check; {@code null} where reading and setting are two
+     * statements ({@link #readLockTimeoutSql()}, then {@link #setLockTimeoutSql(String)}).
+     */
+    public String swapLockTimeoutSql(String value) {
+        return this == POSTGRESQL ? "SELECT current_setting('lock_timeout'), set_config('lock_timeout', '"
+                + value.replace("'", "''") + "', true)" : null;
+    }
+
+    /** The lock wait bound to set before the check, as text {@link #setLockTimeoutSql(String)} accepts. */
+    public String lockTimeoutValue(java.time.Duration lockTimeout) {
+        return this == POSTGRESQL ? lockTimeout.toMillis() + "ms" : Long.toString(lockTimeout.toMillis());
+    }
+
+    /**
+     * Sets the connection's lock wait bound to {@code value} (from {@link #lockTimeoutValue} or, to restore it, from
+     * {@link #readLockTimeoutSql()}); PostgreSQL: for the current transaction only.
+     */
+    public String setLockTimeoutSql(String value) {
+        return switch (this) {
+            case POSTGRESQL -> "SELECT set_config('lock_timeout', '" + value.replace("'", "''") + "', true)";
+            case H2 -> "SET LOCK_TIMEOUT " + Long.parseLong(value.trim());
+            case MARIADB -> throw new UnsupportedOperationException("MariaDB bounds the check statement itself");
+        };
+    }
+
+    /**
+     * Whether the lock wait bound must be restored after the check statement failed. PostgreSQL undoes a
+     * transaction-local setting with the failed transaction (or savepoint), and no statement may run in it before;
+     * H2's is a session setting and must be restored.
+     */
+    public boolean restoresLockTimeoutAfterFailure() {
+        return this == H2;
+    }
+
+    /**
+     * A statement that brings {@code column} of a table created by an older or hand-written DDL to the definition
+     * this library needs: {@code BIGINT} for {@code max_seen} and {@code token}, a 256-character variable-length
+     * text with exact (binary, no-pad) comparison for {@code resource} and {@code holder}. Shown in startup errors.
+     */
+    public String alterColumnSql(String table, String column) {
+        boolean number = column.equals("max_seen") || column.equals("token");
+        boolean notNull = number || column.equals("resource");
+        return switch (this) {
+            case POSTGRESQL -> "ALTER TABLE " + table + " ALTER COLUMN " + column + " TYPE "
+                    + (number ? "BIGINT" : "VARCHAR(256) COLLATE \"C\"");
+            case MARIADB -> "ALTER TABLE " + table + " MODIFY " + column + " "
+                    + (number ? "BIGINT" : "VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin")
+                    + (notNull ? " NOT NULL" : " NULL");
+            case H2 -> "ALTER TABLE " + table + " ALTER COLUMN " + column + " SET DATA TYPE "
+                    + (number ? "BIGINT" : "VARCHAR(256)");
+        };
     }
 
     /** The schema script shipped in the jar, with the default table name. */

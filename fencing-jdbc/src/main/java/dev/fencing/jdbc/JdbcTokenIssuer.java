@@ -8,6 +8,7 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.IssuerMetrics;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.TransientDataAccessException;
@@ -39,8 +40,11 @@ import java.util.function.LongSupplier;
  * <p>Any resource a {@link FencingToken} accepts (up to {@link FencingToken#MAX_PART_LENGTH} chars) can be locked;
  * the holder is {@code jdbc-} and a random UUID. A failure after the lease was taken frees it again before the
  * exception reaches the caller; an interrupt does not stop a release.
+ *
+ * <p>The lease table is checked by {@link #verify()} at the end of application context startup (after the
+ * application's database initialization), or before the first acquire outside a Spring context.
  */
-public final class JdbcTokenIssuer implements TokenIssuer {
+public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSingleton {
 
     /** The default lease table. */
     public static final String DEFAULT_TABLE = "fencing_lease";
@@ -57,6 +61,9 @@ public final class JdbcTokenIssuer implements TokenIssuer {
     private final String lockRowSql;
     private final String takeSql;
     private final String releaseSql;
+    private final boolean createTable;
+    private final boolean verifyAtStartup;
+    private volatile boolean verified;
 
     /**
      * Test seams, package-private: {@code afterGrant} runs with the resource right after the lease was taken and
@@ -79,6 +86,8 @@ public final class JdbcTokenIssuer implements TokenIssuer {
         this.lockRowSql = dialect.lockRowSql(table);
         this.takeSql = dialect.takeSql(table);
         this.releaseSql = dialect.releaseSql(table);
+        this.createTable = b.createTable;
+        this.verifyAtStartup = b.verify;
     }
 
     /** Starts a builder for an issuer on {@code dataSource}. */
@@ -89,6 +98,7 @@ public final class JdbcTokenIssuer implements TokenIssuer {
     @Override
     public Lease acquire(String resource, Duration timeout) {
         TokenIssuer.checkAcquire(resource, timeout);
+        ensureVerified(resource);
         long deadline = System.nanoTime() + timeout.toNanos();
         String holder = "jdbc-" + UUID.randomUUID();
         long pause = 20;
@@ -233,8 +243,88 @@ public final class JdbcTokenIssuer implements TokenIssuer {
         }
     }
 
+    /** The lease table name, as configured. */
     public String table() {
         return table;
+    }
+
+    /**
+     * Checks the lease table once: creates it first when configured to, checks the column types and widths, and
+     * locks probe rows inside a transaction it rolls back (the table exists, and resources differing only in case
+     * or trailing spaces stay distinct). Runs at the end of application context startup when the issuer is a Spring
+     * singleton built with {@code verifyOnBuild(true)} (the default), else before the first acquire. Idempotent; a
+     * failed verification is repeated on the next call.
+     *
+     * @throws FencingConfigurationException naming the table, the column and the fix
+     */
+    public void verify() {
+        if (verified) {
+            return;
+        }
+        synchronized (this) {
+            if (verified) {
+                return;
+            }
+            FenceDialect fenceDialect = FenceDialect.valueOf(dialect.name());
+            String script = "classpath:dev/fencing/jdbc/lease-" + dialect.name().toLowerCase(java.util.Locale.ROOT)
+                    + ".sql";
+            try {
+                // in transactions of their own (REQUIRES_NEW): a lazy first verify never joins the caller's
+                if (createTable) {
+                    transactions.executeWithoutResult(status -> jdbc.execute(dialect.createTableSql(table)));
+                }
+                transactions.executeWithoutResult(status -> Dialects.requireColumns(jdbc, fenceDialect,
+                        "Lease table", table, script, java.util.Map.of(
+                                "resource", Dialects.ColumnNeed.TEXT,
+                                "holder", Dialects.ColumnNeed.TEXT,
+                                "token", Dialects.ColumnNeed.BIGINT)));
+                String probe = "fencing-startup-probe:Ab";
+                String merged = transactions.execute(status -> {
+                    status.setRollbackOnly();
+                    lockRow(probe);
+                    jdbc.update(ensureRowSql, probe);
+                    for (String other : new String[] {"fencing-startup-probe:aB", probe + " "}) {
+                        if (lockRow(other) != null) {
+                            return other;
+                        }
+                    }
+                    return null;
+                });
+                if (merged != null) {
+                    throw new FencingConfigurationException("Lease table '" + table + "' column 'resource' "
+                            + "compares '" + probe + "' and '" + merged + "' as equal (case-insensitive or "
+                            + "space-padded), so distinct resources would share one lease; give it an exact "
+                            + "(binary, no-pad) comparison: " + fenceDialect.alterColumnSql(table, "resource")
+                            + " (and the same for 'holder'), or recreate the table with " + script);
+                }
+            } catch (DataAccessException | TransactionException e) {
+                throw new FencingConfigurationException("Lease table '" + table + "' is missing or unusable ("
+                        + (e instanceof DataAccessException dae ? dae.getMostSpecificCause().getMessage()
+                        : e.getMessage()) + "). Create it with the script " + script
+                        + ", or build the issuer with createTableIfMissing(true)", e);
+            }
+            verified = true;
+        }
+    }
+
+    /** Verifies the lease table once every singleton exists (after database initialization), unless disabled. */
+    @Override
+    public void afterSingletonsInstantiated() {
+        if (verifyAtStartup) {
+            verify();
+        }
+    }
+
+    private void ensureVerified(String resource) {
+        if (!verified) {
+            try {
+                verify();
+            } catch (FencingConfigurationException e) {
+                metrics.failed();
+                throw new LockAcquisitionException(resource, "Cannot lock resource '" + resource + "' in " + name
+                        + ": the lease table failed its check: " + e.getMessage(), e);
+            }
+        }
     }
 
     private final class JdbcLease extends AbstractLease {
@@ -258,7 +348,7 @@ public final class JdbcTokenIssuer implements TokenIssuer {
 
     /**
      * Configures a {@link JdbcTokenIssuer}. Defaults: table {@value #DEFAULT_TABLE}, leases of 30 seconds, dialect
-     * detected, table checked at build time.
+     * detected, table checked at the end of context startup (or before the first acquire).
      */
     public static final class Builder {
         private final DataSource dataSource;
@@ -297,8 +387,9 @@ public final class JdbcTokenIssuer implements TokenIssuer {
         }
 
         /**
-         * Whether {@link #build()} checks the database now (default). Turn off only to start while the database may
-         * be down; then the dialect must be set, and the first acquire reports what is wrong.
+         * Whether {@link #build()} connects to detect the dialect and the table is checked at the end of application
+         * context startup (default). Turn off only to start while the database may be down; then the dialect must be
+         * set, and the first acquire checks the table and reports what is wrong.
          */
         public Builder verifyOnBuild(boolean verify) {
             this.verify = verify;
@@ -317,8 +408,11 @@ public final class JdbcTokenIssuer implements TokenIssuer {
         }
 
         /**
-         * @throws FencingConfigurationException when the table name or lease time is invalid, the database is
-         *                                       unsupported or not the configured dialect, or the table is unusable
+         * Checks the table name and lease time, detects (or checks) the dialect and builds the issuer. The table is
+         * checked later, by {@link JdbcTokenIssuer#verify()}, so that database initialization can create it first.
+         *
+         * @throws FencingConfigurationException when the table name or lease time is invalid, or the database is
+         *                                       unreachable, unsupported or not the configured dialect
          */
         public JdbcTokenIssuer build() {
             Dialects.requireTableName("JdbcTokenIssuer", table);
@@ -333,17 +427,6 @@ public final class JdbcTokenIssuer implements TokenIssuer {
             }
             FenceDialect detected = Dialects.detect(dataSource, dialect, "JdbcTokenIssuer");
             JdbcTokenIssuer issuer = new JdbcTokenIssuer(this, LeaseDialect.of(detected));
-            if (createTable) {
-                issuer.jdbc.execute(issuer.dialect.createTableSql(table));
-            }
-            try {
-                issuer.transactions.executeWithoutResult(status -> issuer.lockRow("fencing-startup-probe"));
-            } catch (DataAccessException e) {
-                throw new FencingConfigurationException("Lease table '" + table + "' is missing or unusable ("
-                        + e.getMostSpecificCause().getMessage() + "). Create it with the script classpath:"
-                        + "dev/fencing/jdbc/lease-" + detected.name().toLowerCase(java.util.Locale.ROOT)
-                        + ".sql, or build the issuer with createTableIfMissing(true)", e);
-            }
             return issuer;
         }
     }

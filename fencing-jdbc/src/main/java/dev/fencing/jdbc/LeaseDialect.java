@@ -19,8 +19,8 @@ enum LeaseDialect {
 
     MARIADB("""
             CREATE TABLE IF NOT EXISTS %1$s (
-                resource   VARCHAR(256) NOT NULL PRIMARY KEY,
-                holder     VARCHAR(256),
+                resource   VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL PRIMARY KEY,
+                holder     VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin,
                 token      BIGINT       NOT NULL,
                 expires_at TIMESTAMP(6) NULL
             )""",

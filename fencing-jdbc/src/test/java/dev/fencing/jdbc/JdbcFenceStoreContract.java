@@ -245,7 +245,8 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
 
     @Test
     void unknownTableFailsAtStartupSayingWhatToDo() {
-        assertThatThrownBy(() -> JdbcFenceStore.builder(dataSource).table(Database.uniqueTable("missing")).build())
+        assertThatThrownBy(() -> JdbcFenceStore.builder(dataSource).table(Database.uniqueTable("missing")).build()
+                .verify())
                 .isInstanceOf(FencingConfigurationException.class)
                 .hasMessageContaining("missing or unusable")
                 .hasMessageContaining("dev/fencing/jdbc/schema-")
@@ -268,7 +269,7 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
         jdbc.execute("CREATE TABLE " + bad + " (resource VARCHAR(256) NOT NULL, max_seen BIGINT NOT NULL, "
                 + "holder VARCHAR(256), updated_at " + timestampType + " NOT NULL)");
         try {
-            assertThatThrownBy(() -> JdbcFenceStore.builder(dataSource).table(bad).build())
+            assertThatThrownBy(() -> JdbcFenceStore.builder(dataSource).table(bad).build().verify())
                     .isInstanceOf(FencingConfigurationException.class)
                     .hasMessageContaining(bad);
             assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + bad, Long.class)).isZero();

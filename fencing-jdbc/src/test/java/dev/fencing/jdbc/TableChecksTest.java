@@ -1,0 +1,280 @@
+package dev.fencing.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.issuer.Lease;
+import dev.fencing.token.FencingToken;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The table checks of {@link JdbcFenceStore#verify()}: distinct resources stay distinct on every database, and a
+ * table that would merge them (a case-insensitive or space-padding {@code resource} column) or fail at run time
+ * (too narrow a text column, a 32-bit {@code max_seen}) is refused at startup with the column and the fix.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(60)
+class TableChecksTest {
+
+    private final Map<Database, HikariDataSource> pools = new EnumMap<>(Database.class);
+    private final List<Runnable> cleanup = new ArrayList<>();
+
+    private HikariDataSource pool(Database database) {
+        return pools.computeIfAbsent(database, d -> d.newPool(4));
+    }
+
+    private JdbcTemplate jdbc(Database database) {
+        return new JdbcTemplate(pool(database));
+    }
+
+    @AfterAll
+    void close() {
+        cleanup.forEach(Runnable::run);
+        pools.values().forEach(HikariDataSource::close);
+    }
+
+    private String table(Database database, String prefix) {
+        String table = Database.uniqueTable(prefix);
+        cleanup.add(() -> jdbc(database).execute("DROP TABLE IF EXISTS " + table));
+        return table;
+    }
+
+    private static String timestamp(Database database) {
+        return database == Database.MARIADB ? "TIMESTAMP(6)" : "TIMESTAMP WITH TIME ZONE";
+    }
+
+    /** A fence table as a user might write it by hand, with the given resource, max_seen and holder types. */
+    private String fenceTable(Database database, String resourceType, String maxSeenType, String holderType) {
+        String table = table(database, "fence");
+        jdbc(database).execute("CREATE TABLE " + table + " (resource " + resourceType + " NOT NULL PRIMARY KEY, "
+                + "max_seen " + maxSeenType + " NOT NULL, holder " + holderType + ", updated_at "
+                + timestamp(database) + " NOT NULL)");
+        return table;
+    }
+
+    private FencingConfigurationException refusal(Database database, String table) {
+        Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(
+                () -> JdbcFenceStore.builder(pool(database)).table(table).build().verify());
+        assertThat(thrown).as("verify() of " + table).isInstanceOf(FencingConfigurationException.class);
+        return (FencingConfigurationException) thrown;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void resourcesDifferingInCaseAccentsOrTrailingSpacesStayDistinctInTheFenceTable(Database database)
+            throws Throwable {
+        String table = table(database, "fence");
+        JdbcFenceStore store = JdbcFenceStore.builder(pool(database)).table(table).createTableIfMissing(true).build();
+        String[][] pairs = {{"probe:Ab", "probe:aB"}, {"muller", "M\u00fcller"}, {"muller", "m\u00fcller"},
+                {"x", "x "}};
+        for (String[] pair : pairs) {
+            String first = pair[0] + "-" + System.nanoTime();
+            String second = pair[1] + "-" + first.substring(pair[0].length() + 1);
+            if (pair[1].endsWith(" ")) {
+                first = pair[0] + System.nanoTime();
+                second = first + " ";
+            }
+            String a = first;
+            String b = second;
+            store.fence(a, new FencingToken(a, 10, "h1"), () -> null);
+            // a merged row would hold max_seen 10 and refuse 5 as stale
+            assertThat(store.fence(b, new FencingToken(b, 5, "h2"), () -> "accepted")).as("'" + b + "' after '" + a + "'")
+                    .isEqualTo("accepted");
+            assertThat(store.maxSeen(a)).hasValue(10);
+            assertThat(store.maxSeen(b)).hasValue(5);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void resourcesDifferingInCaseOrTrailingSpacesGetLeasesOfTheirOwn(Database database) {
+        String table = table(database, "lease");
+        JdbcTokenIssuer issuer = JdbcTokenIssuer.builder(pool(database)).table(table).createTableIfMissing(true)
+                .build();
+        String base = "lease" + System.nanoTime();
+        for (String[] pair : new String[][] {{base + ":Ab", base + ":aB"}, {base + "x", base + "x "},
+                {base + "u", base + "\u00fc"}}) {
+            Lease first = issuer.acquire(pair[0], Duration.ofSeconds(5));
+            // a merged row would be held by the first lease: this acquire would time out
+            Lease second = issuer.acquire(pair[1], Duration.ofSeconds(2));
+            assertThat(second.token().resource()).isEqualTo(pair[1]);
+            issuer.release(second);
+            issuer.release(first);
+        }
+    }
+
+    @Test
+    void aMariaDbTableInTheServersDefaultCollationIsRefused() {
+        // the DDL shipped before: no collation, so the server's default (utf8mb4_general_ci)
+        String table = fenceTable(Database.MARIADB, "VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci",
+                "BIGINT", "VARCHAR(256)");
+        assertThat(refusal(Database.MARIADB, table)).hasMessageContaining(table)
+                .hasMessageContaining("column 'resource' compares case-insensitively")
+                .hasMessageContaining("ALTER TABLE " + table + " MODIFY resource VARCHAR(256) CHARACTER SET utf8mb4 "
+                        + "COLLATE utf8mb4_nopad_bin NOT NULL");
+    }
+
+    @Test
+    void aMariaDbTableThatPadsTrailingSpacesIsRefused() {
+        // utf8mb4_bin is case-sensitive but PAD SPACE: 'x' = 'x '
+        String table = fenceTable(Database.MARIADB, "VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin",
+                "BIGINT", "VARCHAR(256)");
+        assertThat(refusal(Database.MARIADB, table)).hasMessageContaining("column 'resource' ignores trailing spaces")
+                .hasMessageContaining("utf8mb4_nopad_bin");
+    }
+
+    @Test
+    void aMariaDbLeaseTableInTheServersDefaultCollationIsRefused() {
+        String table = table(Database.MARIADB, "lease");
+        jdbc(Database.MARIADB).execute("CREATE TABLE " + table + " (resource VARCHAR(256) CHARACTER SET utf8mb4 "
+                + "COLLATE utf8mb4_general_ci NOT NULL PRIMARY KEY, holder VARCHAR(256), token BIGINT NOT NULL, "
+                + "expires_at TIMESTAMP(6) NULL)");
+        assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool(Database.MARIADB)).table(table).build().verify())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Lease table '" + table + "' column 'resource'")
+                .hasMessageContaining("utf8mb4_nopad_bin");
+    }
+
+    @Test
+    void aPostgreSqlResourceColumnWithACaseInsensitiveCollationIsRefused() {
+        JdbcTemplate jdbc = jdbc(Database.POSTGRESQL);
+        String collation = Database.uniqueTable("ci");
+        jdbc.execute("CREATE COLLATION " + collation
+                + " (provider = icu, locale = 'und-u-ks-level2', deterministic = false)");
+        String table = Database.uniqueTable("fence");
+        try {
+            jdbc.execute("CREATE TABLE " + table + " (resource VARCHAR(256) COLLATE " + collation + " NOT NULL "
+                    + "PRIMARY KEY, max_seen BIGINT NOT NULL, holder VARCHAR(256), "
+                    + "updated_at TIMESTAMP WITH TIME ZONE NOT NULL)");
+            assertThat(refusal(Database.POSTGRESQL, table)).hasMessageContaining("column 'resource' compares")
+                    .hasMessageContaining("ALTER TABLE " + table + " ALTER COLUMN resource TYPE VARCHAR(256)");
+        } finally {
+            jdbc.execute("DROP TABLE IF EXISTS " + table); // before the collation it depends on
+            jdbc.execute("DROP COLLATION IF EXISTS " + collation);
+        }
+    }
+
+    @Test
+    void anH2IgnoreCaseResourceColumnIsRefused() {
+        String table = fenceTable(Database.H2, "VARCHAR_IGNORECASE(256)", "BIGINT", "VARCHAR(256)");
+        assertThat(refusal(Database.H2, table)).hasMessageContaining("column 'resource' compares case-insensitively");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Database.class, names = {"POSTGRESQL", "H2"}) // MariaDB's CHAR stops at 255
+    void aFixedLengthResourceColumnIsRefused(Database database) {
+        String table = fenceTable(database, "CHAR(256)", "BIGINT", "VARCHAR(256)");
+        assertThat(refusal(database, table)).hasMessageContaining("column 'resource'")
+                .hasMessageContaining("'x' and 'x ' would be one value");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void aNarrowResourceColumnIsRefusedNamingTheColumnAndTheFix(Database database) {
+        String table = fenceTable(database, "VARCHAR(32)", "BIGINT", "VARCHAR(256)");
+        FenceDialect dialect = FenceDialect.valueOf(database.name());
+        assertThat(refusal(database, table)).hasMessageContaining("Fence table '" + table + "' column 'resource'")
+                .hasMessageContaining("(32)").hasMessageContaining("256")
+                .hasMessageContaining(dialect.alterColumnSql(table, "resource"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void aNarrowHolderColumnIsRefused(Database database) {
+        String table = fenceTable(database, "VARCHAR(256)", "BIGINT", "VARCHAR(40)");
+        assertThat(refusal(database, table)).hasMessageContaining("column 'holder'").hasMessageContaining("(40)");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void aThirtyTwoBitMaxSeenIsRefusedNamingTheColumnAndTheFix(Database database) {
+        String table = fenceTable(database, "VARCHAR(256)", "INTEGER", "VARCHAR(256)");
+        FenceDialect dialect = FenceDialect.valueOf(database.name());
+        assertThat(refusal(database, table)).hasMessageContaining("column 'max_seen'")
+                .hasMessageContaining("need BIGINT")
+                .hasMessageContaining(dialect.alterColumnSql(table, "max_seen"));
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void aLeaseTableThatCannotHoldEveryResourceOrTokenIsRefused(Database database) {
+        String narrow = table(database, "lease");
+        String integer = table(database, "lease");
+        String ts = database == Database.MARIADB ? "TIMESTAMP(6) NULL" : "TIMESTAMP WITH TIME ZONE";
+        jdbc(database).execute("CREATE TABLE " + narrow + " (resource VARCHAR(32) NOT NULL PRIMARY KEY, "
+                + "holder VARCHAR(256), token BIGINT NOT NULL, expires_at " + ts + ")");
+        jdbc(database).execute("CREATE TABLE " + integer + " (resource VARCHAR(256) NOT NULL PRIMARY KEY, "
+                + "holder VARCHAR(256), token INTEGER NOT NULL, expires_at " + ts + ")");
+        assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool(database)).table(narrow).build().verify())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Lease table '" + narrow + "' column 'resource'").hasMessageContaining("(32)");
+        assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool(database)).table(integer).build().verify())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Lease table '" + integer + "' column 'token'")
+                .hasMessageContaining("BIGINT");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void aStoreNeverVerifiedVerifiesBeforeItsFirstCheckFailingClosedUntilTheTableIsThere(Database database)
+            throws Throwable {
+        String table = table(database, "late");
+        JdbcFenceStore store = JdbcFenceStore.builder(pool(database)).table(table).build(); // no table yet: fine
+        String r = "late-" + System.nanoTime();
+        Guarded guarded = new Guarded(store, r);
+        FencingToken token = new FencingToken(r, 3, "a");
+        assertThatThrownBy(() -> guarded.call(token, () -> "written"))
+                .isInstanceOfSatisfying(dev.fencing.store.FenceStoreException.class,
+                        e -> assertThat(e.presented()).isSameAs(token))
+                .hasMessageContaining(table).hasMessageContaining("missing or unusable")
+                .hasCauseInstanceOf(FencingConfigurationException.class);
+        assertThat(guarded.checks("error")).isEqualTo(1);
+        assertThat(guarded.checks("accepted")).isZero();
+        jdbc(database).execute(FenceDialect.valueOf(database.name()).createTableSql(table)); // created later
+        assertThat(guarded.call(token, () -> "written")).isEqualTo("written");
+        assertThat(store.maxSeen(r)).hasValue(3);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void anIssuerNeverVerifiedChecksItsLeaseTableBeforeTheFirstAcquire(Database database) {
+        String table = table(database, "latelease");
+        JdbcTokenIssuer issuer = JdbcTokenIssuer.builder(pool(database)).table(table).build(); // no table yet: fine
+        assertThatThrownBy(() -> issuer.acquire("late", Duration.ofSeconds(1)))
+                .isInstanceOf(dev.fencing.issuer.LockAcquisitionException.class)
+                .hasMessageContaining("Lease table '" + table + "' is missing or unusable")
+                .hasCauseInstanceOf(FencingConfigurationException.class);
+        jdbc(database).execute(LeaseDialect.of(FenceDialect.valueOf(database.name())).createTableSql(table));
+        Lease lease = issuer.acquire("late", Duration.ofSeconds(5));
+        assertThat(lease.token().value()).isEqualTo(1);
+        issuer.release(lease);
+    }
+
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void theShippedTableHoldsAMaximumLengthResourceAndA64BitToken(Database database) throws Throwable {
+        String table = table(database, "fence");
+        JdbcFenceStore store = JdbcFenceStore.builder(pool(database)).table(table).createTableIfMissing(true).build();
+        store.verify();
+        assertThat(store.maxResourceLength()).isEqualTo(FencingToken.MAX_PART_LENGTH);
+        String longest = "r".repeat(FencingToken.MAX_PART_LENGTH - 1) + "\u00fc";
+        String holder = "h".repeat(FencingToken.MAX_PART_LENGTH);
+        long czxid = (1L << 32) + 7;
+        assertThat(store.fence(longest, new FencingToken(longest, czxid, holder), () -> "ok")).isEqualTo("ok");
+        assertThat(store.maxSeen(longest)).hasValue(czxid);
+    }
+}
