@@ -159,12 +159,12 @@ class UnfenceableMethodsTest {
     }
 
     @Configuration
-    @EnableFencing
+    @EnableFencing(allowInMemoryStore = true)
     static class ProxyConfig {
     }
 
     @Configuration
-    @EnableFencing(mode = AdviceMode.ASPECTJ)
+    @EnableFencing(mode = AdviceMode.ASPECTJ, allowInMemoryStore = true)
     static class AspectJConfig {
     }
 
