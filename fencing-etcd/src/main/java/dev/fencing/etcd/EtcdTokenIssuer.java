@@ -29,6 +29,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -101,17 +102,17 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
         TokenIssuer.checkAcquire(resource, timeout);
         long deadline = System.nanoTime() + timeout.toNanos();
         Semaphore turn = local.computeIfAbsent(resource, r -> new Semaphore(1, true));
-        boolean mine = false;
+        AtomicBoolean mine = new AtomicBoolean();
         ByteSequence granted = null;
         try {
             if (!turn.tryAcquire(left(deadline), TimeUnit.NANOSECONDS)) {
                 throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
                         + " ms waiting for the etcd lock on resource '" + resource + "', held in this process");
             }
-            mine = true;
+            mine.set(true);
             Session current = session(deadline);
             ByteSequence name = ByteSequence.from(prefix + lockName(resource), StandardCharsets.UTF_8);
-            LockResponse locked = lockRetryingTransientErrors(resource, name, current, deadline, timeout);
+            LockResponse locked = lockRetryingTransientErrors(resource, name, current, deadline, timeout, turn, mine);
             granted = locked.getKey(); // from here on, every failure gives the lock back
             List<KeyValue> kvs = client.getKVClient().get(locked.getKey()).get(left(deadline), TimeUnit.NANOSECONDS).getKvs();
             if (kvs.isEmpty()) {
@@ -123,7 +124,7 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
             EtcdLease lease = new EtcdLease(new FencingToken(resource, revision, holder(current.leaseId, revision)),
                     locked.getKey(), current, turn);
             granted = null;
-            mine = false; // the lease owns the turn now
+            mine.set(false); // the lease owns the turn now
             current.held.add(lease);
             if (current.lost) {          // the session died while we were locking
                 lease.markLost();
@@ -146,7 +147,7 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
         } catch (Error e) {
             throw failed(granted, e);
         } finally {
-            if (mine) {
+            if (mine.get()) {
                 turn.release();
             }
         }
@@ -259,18 +260,18 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
      * reach the server is simply continued.
      */
     private LockResponse lockRetryingTransientErrors(String resource, ByteSequence name, Session current,
-                                                     long deadline, Duration timeout)
+                                                     long deadline, Duration timeout, Semaphore turn,
+                                                     AtomicBoolean ownsTurn)
             throws InterruptedException, ExecutionException {
         while (true) {
             CompletableFuture<LockResponse> locking = client.getLockClient().lock(name, current.leaseId);
             try {
                 return locking.get(left(deadline), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
-                locking.thenAccept(late -> client.getLockClient().unlock(late.getKey())); // granted after we left
+                giveBackWhenGranted(locking, turn, ownsTurn);
                 throw e;
             } catch (TimeoutException e) {
-                // the lock request may still succeed later: give the lock back as soon as it does
-                locking.thenAccept(late -> client.getLockClient().unlock(late.getKey()));
+                giveBackWhenGranted(locking, turn, ownsTurn);
                 throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
                         + " ms waiting for the etcd lock on resource '" + resource + "' (" + endpoints + ")");
             } catch (ExecutionException e) {
@@ -280,6 +281,27 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
                 Thread.sleep(100);
             }
         }
+    }
+
+    /**
+     * The lock request of an acquirer that gave up may still be granted later: give that lock back as soon as it is.
+     * The resource's turn in this process goes with the request until then, because the next acquirer here would ask
+     * for the very same key (it is named after the session lease) and could be handed the lock this give-back
+     * deletes.
+     */
+    private void giveBackWhenGranted(CompletableFuture<LockResponse> locking, Semaphore turn, AtomicBoolean ownsTurn) {
+        ownsTurn.set(false);
+        locking.whenComplete((late, error) -> {
+            if (late == null) {
+                turn.release();
+                return;
+            }
+            try {
+                client.getLockClient().unlock(late.getKey()).whenComplete((done, failed) -> turn.release());
+            } catch (RuntimeException closed) {
+                turn.release();
+            }
+        });
     }
 
     private static boolean isTransient(Throwable error) {

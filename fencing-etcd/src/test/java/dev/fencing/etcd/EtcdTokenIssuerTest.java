@@ -1,6 +1,7 @@
 package dev.fencing.etcd;
 
 import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.RemoteTokenIssuerContract;
 import dev.fencing.issuer.TokenIssuer;
 import io.etcd.jetcd.ByteSequence;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /** The issuer contract on one real etcd member. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -112,6 +114,32 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
             assertThat(next.token().holder()).doesNotContain(Long.toHexString(sessionLease));
         } finally {
             issuer.release(next);
+        }
+    }
+
+    /**
+     * A timed-out acquire leaves its lock request queued in etcd, under the key every acquire of this issuer's
+     * session asks for. When that request is granted late and given back, the next acquire here must not have been
+     * handed the same key in between (it would find it deleted, or hold a lock etcd no longer has).
+     */
+    @Test
+    void aLockGrantedAfterItsAcquirerGaveUpIsGivenBackWithoutTakingTheNextAcquirersLock() throws Exception {
+        for (int round = 0; round < 5; round++) {
+            String resource = freshResource();
+            Lease holder = otherIssuer.acquire(resource, Duration.ofSeconds(10));
+            assertThat(catchThrowable(() -> issuer.acquire(resource, Duration.ofMillis(200))))
+                    .isInstanceOf(LockAcquisitionException.class);
+            otherIssuer.release(holder);                 // the queued request is granted now, and given back
+            Lease next = issuer.acquire(resource, Duration.ofSeconds(10));
+            try {
+                assertThat(next.token().value()).isGreaterThan(holder.token().value());
+                assertThat(next.isLost()).isFalse();
+                assertThat(catchThrowable(() -> otherIssuer.acquire(resource, Duration.ofMillis(300))))
+                        .as("round %d: the lock is really held by the next acquirer", round)
+                        .isInstanceOf(LockAcquisitionException.class);
+            } finally {
+                issuer.release(next);
+            }
         }
     }
 
