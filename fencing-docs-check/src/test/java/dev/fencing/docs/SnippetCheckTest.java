@@ -50,6 +50,23 @@ class SnippetCheckTest {
     }
 
     @Test
+    void everyRelativeLinkInTheDocsNamesAFileThatExists() throws IOException {
+        Path root = repositoryRoot();
+        Pattern link = Pattern.compile("\\]\\(([^)#\\s]+)(?:#[^)\\s]*)?\\)");
+        List<String> broken = new ArrayList<>();
+        for (Path markdown : markdownFiles(root)) {
+            Matcher matcher = link.matcher(Files.readString(markdown));
+            while (matcher.find()) {
+                String target = matcher.group(1);
+                if (!target.matches("[a-z]+:.*") && !Files.exists(markdown.getParent().resolve(target))) {
+                    broken.add(root.relativize(markdown) + ": " + target);
+                }
+            }
+        }
+        assertThat(broken).as("links to files that do not exist").isEmpty();
+    }
+
+    @Test
     void aChangedLineFails() {
         Path root = repositoryRoot();
         String marker = "<!-- snippet: fencing-docs-check/src/test/java/dev/fencing/docs/usage/UsageExampleTest.java#bind -->";
