@@ -63,23 +63,22 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
     private final String swapLockTimeoutSql;
     private final TableVerifier verifier;
 
-    private JdbcFenceStore(TableSettings settings, PlatformTransactionManager transactionManager,
-                           Duration lockTimeout) {
-        this.dialect = settings.dialect();
-        this.table = settings.table();
-        this.jdbc = new JdbcTemplate(settings.dataSource());
+    private JdbcFenceStore(Builder b, PlatformTransactionManager transactionManager) {
+        this.dialect = b.configuredDialect();
+        this.table = b.tableName();
+        this.jdbc = new JdbcTemplate(b.dataSource());
         // the per-database error codes (lock timeout, deadlock, serialization failure), not only SQLSTATE classes
         this.jdbc.setExceptionTranslator(new SQLErrorCodeSQLExceptionTranslator(dialect.productName()));
         this.transactions = new TransactionTemplate(transactionManager);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
-        this.lockTimeout = lockTimeout;
+        this.lockTimeout = b.lockTimeout;
         this.checkSql = dialect.checkSql(table, lockTimeout);
         this.readLockTimeoutSql = dialect.readLockTimeoutSql();
         this.setLockTimeoutSql = readLockTimeoutSql == null ? null
                 : dialect.setLockTimeoutSql(dialect.lockTimeoutValue(lockTimeout));
         this.swapLockTimeoutSql = dialect.swapLockTimeoutSql(dialect.lockTimeoutValue(lockTimeout));
         // the probe runs the check itself, in a transaction of the verifier's own
-        this.verifier = settings.verifier(jdbc, transactionManager,
+        this.verifier = b.verifier(jdbc, transactionManager,
                 TableVerifier.fenceProbe(table, dialect, token -> check(token.resource(), token)),
                 () -> "; resources up to " + maxResourceLength() + " characters, lock wait bound "
                         + lockTimeout.toMillis() + " ms");
@@ -360,13 +359,12 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
      * connection, a {@link DataSourceTransactionManager} on the data source, a lock wait bound of 5 seconds, no table
      * creation.
      */
-    public static final class Builder {
-        private final TableSettings settings;
+    public static final class Builder extends AbstractTableBuilder<Builder> {
         private PlatformTransactionManager transactionManager;
         private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
 
         private Builder(DataSource dataSource) {
-            this.settings = new TableSettings(JdbcTable.FENCE, dataSource);
+            super(JdbcTable.FENCE, dataSource);
         }
 
         /**
@@ -375,27 +373,6 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
          */
         public Builder transactionManager(PlatformTransactionManager transactionManager) {
             this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager");
-            return this;
-        }
-
-        /** Forces the dialect; startup fails if the database is another product. Detected when not set. */
-        public Builder dialect(FenceDialect dialect) {
-            settings.dialect(dialect);
-            return this;
-        }
-
-        /** The table name, optionally schema-qualified: letters, digits and underscores only. */
-        public Builder table(String table) {
-            settings.table(table);
-            return this;
-        }
-
-        /**
-         * Whether {@link JdbcFenceStore#verify()} creates the table when it does not exist (default: no, use the
-         * schema script).
-         */
-        public Builder createTableIfMissing(boolean createTable) {
-            settings.createTable(createTable);
             return this;
         }
 
@@ -425,10 +402,10 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
          *                                       is unreachable, unsupported or not the configured dialect
          */
         public JdbcFenceStore build() {
-            settings.resolve();
+            resolve();
             PlatformTransactionManager tm = transactionManager != null ? transactionManager
-                    : new DataSourceTransactionManager(settings.dataSource());
-            return new JdbcFenceStore(settings, tm, lockTimeout);
+                    : new DataSourceTransactionManager(dataSource());
+            return new JdbcFenceStore(this, tm);
         }
     }
 }

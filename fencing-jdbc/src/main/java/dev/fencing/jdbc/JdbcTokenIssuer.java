@@ -73,15 +73,14 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
     volatile LongSupplier nanoClock = System::nanoTime;
 
     private JdbcTokenIssuer(Builder b) {
-        TableSettings settings = b.settings;
-        DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(settings.dataSource());
-        this.jdbc = new JdbcTemplate(settings.dataSource());
+        DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(b.dataSource());
+        this.jdbc = new JdbcTemplate(b.dataSource());
         this.transactions = new TransactionTemplate(transactionManager);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-        this.dialect = LeaseDialect.of(settings.dialect());
-        this.table = settings.table();
+        this.dialect = LeaseDialect.of(b.configuredDialect());
+        this.table = b.tableName();
         this.leaseTime = b.leaseTime;
-        this.name = b.name != null ? b.name : "the database behind " + settings.dataSource();
+        this.name = b.name != null ? b.name : "the database behind " + b.dataSource();
         this.metrics = new IssuerMetrics(b.registry, "jdbc");
         this.ensureRowSql = dialect.ensureRowSql(table);
         this.lockRowSql = dialect.lockRowSql(table);
@@ -89,7 +88,7 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
         this.releaseSql = dialect.releaseSql(table);
         this.verifyAtStartup = b.verify;
         // the probe locks and inserts rows with the issuer's own statements, in a transaction it rolls back
-        this.verifier = settings.verifier(jdbc, transactionManager, new TableVerifier.Probe() {
+        this.verifier = b.verifier(jdbc, transactionManager, new TableVerifier.Probe() {
             @Override
             public void write(String resource) {
                 lockRow(resource);
@@ -318,41 +317,19 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
      * Configures a {@link JdbcTokenIssuer}. Defaults: table {@value #DEFAULT_TABLE}, leases of 30 seconds, dialect
      * detected, table checked at the end of context startup (or before the first acquire).
      */
-    public static final class Builder {
-        private final TableSettings settings;
+    public static final class Builder extends AbstractTableBuilder<Builder> {
         private Duration leaseTime = Duration.ofSeconds(30);
         private boolean verify = true;
         private String name;
         private MeterRegistry registry;
 
         private Builder(DataSource dataSource) {
-            this.settings = new TableSettings(JdbcTable.LEASE, dataSource);
-        }
-
-        /** Forces the dialect; startup fails if the database is another product. Detected when not set. */
-        public Builder dialect(FenceDialect dialect) {
-            settings.dialect(dialect);
-            return this;
-        }
-
-        /** The lease table, optionally schema-qualified: letters, digits and underscores only. */
-        public Builder table(String table) {
-            settings.table(table);
-            return this;
+            super(JdbcTable.LEASE, dataSource);
         }
 
         /** How long a lease lasts; there is no keep-alive, choose it longer than the critical section. */
         public Builder leaseTime(Duration leaseTime) {
             this.leaseTime = Objects.requireNonNull(leaseTime, "leaseTime");
-            return this;
-        }
-
-        /**
-         * Whether {@link JdbcTokenIssuer#verify()} creates the table when it does not exist (default: no, use the
-         * lease script).
-         */
-        public Builder createTableIfMissing(boolean createTable) {
-            settings.createTable(createTable);
             return this;
         }
 
@@ -385,13 +362,13 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
          *                                       unreachable, unsupported or not the configured dialect
          */
         public JdbcTokenIssuer build() {
-            settings.checkName();
+            checkName();
             if (leaseTime.toMillis() < 1) {
                 throw new FencingConfigurationException("JdbcTokenIssuer leaseTime must be at least 1 ms, was " + leaseTime);
             }
             if (verify) {
-                settings.resolve();
-            } else if (settings.dialect() == null) {
+                resolve();
+            } else if (configuredDialect() == null) {
                 throw new FencingConfigurationException("JdbcTokenIssuer.verifyOnBuild(false) needs an explicit dialect");
             }
             return new JdbcTokenIssuer(this);

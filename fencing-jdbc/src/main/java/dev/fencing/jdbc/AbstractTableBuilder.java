@@ -12,11 +12,13 @@ import java.util.Objects;
 import java.util.function.Supplier;
 
 /**
- * What the builders of {@link JdbcFenceStore} and {@link JdbcTokenIssuer} share: the data source, the table name,
- * the dialect and whether to create the table; the one place that checks the name, detects the dialect and makes
- * the {@link TableVerifier} of the built store or issuer.
+ * The one builder path of {@link JdbcFenceStore} and {@link JdbcTokenIssuer}: the data source, the table name, the
+ * dialect and whether to create the table; the one place that checks the name, detects the dialect and makes the
+ * {@link TableVerifier} of what is built. Package-private: its public methods are part of each public builder.
+ *
+ * @param <B> the builder
  */
-final class TableSettings {
+abstract class AbstractTableBuilder<B extends AbstractTableBuilder<B>> {
 
     private final JdbcTable kind;
     private final DataSource dataSource;
@@ -24,35 +26,49 @@ final class TableSettings {
     private String table;
     private boolean createTable;
 
-    TableSettings(JdbcTable kind, DataSource dataSource) {
+    AbstractTableBuilder(JdbcTable kind, DataSource dataSource) {
         this.kind = kind;
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.table = kind.defaultName();
+    }
+
+    /** Forces the dialect; startup fails if the database is another product. Detected when not set. */
+    public B dialect(FenceDialect dialect) {
+        this.dialect = Objects.requireNonNull(dialect, "dialect");
+        return self();
+    }
+
+    /** The table name, optionally schema-qualified: letters, digits and underscores only. */
+    public B table(String table) {
+        this.table = table;
+        return self();
+    }
+
+    /**
+     * Whether {@code verify()} creates the table when it does not exist (default: no, create it with the script
+     * shipped in the jar, or with your migrations).
+     */
+    public B createTableIfMissing(boolean createTable) {
+        this.createTable = createTable;
+        return self();
+    }
+
+    @SuppressWarnings("unchecked")
+    private B self() {
+        return (B) this;
     }
 
     DataSource dataSource() {
         return dataSource;
     }
 
-    void dialect(FenceDialect dialect) {
-        this.dialect = Objects.requireNonNull(dialect, "dialect");
-    }
-
     /** The configured dialect, or after {@link #resolve()} the one detected; {@code null} before when unset. */
-    FenceDialect dialect() {
+    FenceDialect configuredDialect() {
         return dialect;
     }
 
-    void table(String table) {
-        this.table = table;
-    }
-
-    String table() {
+    String tableName() {
         return table;
-    }
-
-    void createTable(boolean createTable) {
-        this.createTable = createTable;
     }
 
     /**
@@ -71,7 +87,7 @@ final class TableSettings {
         kind.requireName(table);
     }
 
-    /** The verifier of the table these settings name; {@code probe} writes and reads probe rows through the owner. */
+    /** The verifier of the table; {@code probe} writes and reads probe rows with the built object's statements. */
     TableVerifier verifier(JdbcTemplate jdbc, PlatformTransactionManager tm, TableVerifier.Probe probe,
                            Supplier<String> verifiedDetail) {
         return new TableVerifier(kind, dialect, table, createTable, jdbc, tm, probe, verifiedDetail);
