@@ -18,20 +18,23 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.Arrays;
+import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Collectors;
 
 /**
  * Finds {@code @Fenced} for a method invoked on a target class, as Spring finds {@code @Transactional}: on the
  * most specific method and the methods it overrides or implements, then on the target class and its supertypes
- * (public methods only). The result, a {@link FencePoint} with its key parsed and its counters created, is cached
- * per target class and method, with a sentinel for methods that are not fenced: nothing is reflected, parsed or
- * registered after the first call.
+ * (public methods only). Where it applies is looked up once per target class and method by the shared
+ * {@link FenceResolutions} (which the PROXY-mode pointcut and the startup validator ask too); the result built from
+ * it, a {@link FencePoint} with its key parsed and its counters created, is cached here per target class and method,
+ * with a sentinel for methods that are not fenced: nothing is reflected, parsed or registered after the first call.
  */
 public final class FencePointSource {
 
     private static final Object NONE = new Object();
 
+    private final FenceResolutions resolutions;
     private final FencingMetrics metrics;
     private final FenceGuard guard;
     private final ClassValue<ConcurrentHashMap<Method, Object>> cache = new ClassValue<>() {
@@ -46,6 +49,16 @@ public final class FencePointSource {
      * @param guard   validates each point against the configuration (an acquiring point needs an issuer)
      */
     public FencePointSource(FencingMetrics metrics, FenceGuard guard) {
+        this(new FenceResolutions(), metrics, guard);
+    }
+
+    /**
+     * @param resolutions where {@code @Fenced} applies, looked up once and shared with the pointcut and the validator
+     * @param metrics     where each point's counters are created
+     * @param guard       validates each point against the configuration (an acquiring point needs an issuer)
+     */
+    public FencePointSource(FenceResolutions resolutions, FencingMetrics metrics, FenceGuard guard) {
+        this.resolutions = Objects.requireNonNull(resolutions, "resolutions");
         this.metrics = metrics;
         this.guard = guard;
     }
@@ -61,7 +74,7 @@ public final class FencePointSource {
         ConcurrentHashMap<Method, Object> points = cache.get(type);
         Object point = points.get(method);
         if (point == null) {
-            Resolution found = resolve(method, type);
+            Resolution found = resolutions.resolutionFor(method, type);
             point = found == null ? NONE : build(found);
             points.putIfAbsent(method, point);
         }
@@ -70,9 +83,10 @@ public final class FencePointSource {
 
     /**
      * Where {@code @Fenced} applies to {@code method} on {@code targetClass}, without building or caching anything;
-     * {@code null} when it does not apply. For startup validation.
+     * {@code null} when it does not apply. Only {@link FenceResolutions} calls it, once per class and method: everyone
+     * else asks that cache.
      */
-    public static Resolution resolve(Method method, Class<?> targetClass) {
+    static Resolution resolve(Method method, Class<?> targetClass) {
         if (Modifier.isStatic(method.getModifiers())) {
             return null;
         }

@@ -10,11 +10,15 @@ import dev.fencing.store.FencedCall;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * What the Spring proxy interceptor and the woven AspectJ aspect share: find the fence point of the invoked method
  * (cached) and run the call through the guard, or straight through when the method is not fenced.
+ *
+ * <p>Where {@code @Fenced} applies is looked up once per class and method, by {@link #resolutions()}, which needs
+ * none of the collaborators and is shared by the PROXY-mode pointcut, the startup validator and the fence points.
  *
  * <p>Its store, issuer and counters are either given up front or, with {@link #resolvedOnFirstUse}, looked up the
  * first time they are needed and then cached, so a container can create this object while it is still registering
@@ -23,18 +27,20 @@ import java.util.function.Supplier;
  */
 public final class FencingSupport {
 
-    private final Supplier<Resolved> resolver;
+    /** Where {@code @Fenced} applies: needs no collaborators, so it exists (and is shared) from the start. */
+    private final FenceResolutions resolutions = new FenceResolutions();
+    private final Function<FenceResolutions, Resolved> resolver;
     private volatile Resolved resolved;
 
     /** A support whose guard and counters are known now (plain Java, tests, benchmarks). */
     public FencingSupport(FenceGuard guard, FencingMetrics metrics) {
         Objects.requireNonNull(guard, "guard");
         Objects.requireNonNull(metrics, "metrics");
-        this.resolved = new Resolved(guard, new FencePointSource(metrics, guard), null);
-        this.resolver = () -> resolved;
+        this.resolved = new Resolved(guard, new FencePointSource(resolutions, metrics, guard), null);
+        this.resolver = shared -> resolved;
     }
 
-    private FencingSupport(Supplier<Resolved> resolver) {
+    private FencingSupport(Function<FenceResolutions, Resolved> resolver) {
         this.resolver = resolver;
     }
 
@@ -55,11 +61,11 @@ public final class FencingSupport {
         Objects.requireNonNull(issuer, "issuer");
         Objects.requireNonNull(acquireTimeout, "acquireTimeout");
         Objects.requireNonNull(metrics, "metrics");
-        return new FencingSupport(() -> {
+        return new FencingSupport(resolutions -> {
             FenceStore fenceStore = Objects.requireNonNull(store.get(), "store");
             FenceGuard guard = new FenceGuard(fenceStore, issuer.get(), acquireTimeout);
             FencingMetrics counters = Objects.requireNonNull(metrics.get(), "metrics");
-            return new Resolved(guard, new FencePointSource(counters, guard), fenceStore);
+            return new Resolved(guard, new FencePointSource(resolutions, counters, guard), fenceStore);
         });
     }
 
@@ -71,6 +77,14 @@ public final class FencingSupport {
             return call.proceed();
         }
         return current.guard.invoke(point, args, call);
+    }
+
+    /**
+     * Where {@code @Fenced} applies, per class and method, cached; the fence points are built from it. Never resolves
+     * the collaborators: the PROXY-mode pointcut asks it while bean post-processors are being registered.
+     */
+    public FenceResolutions resolutions() {
+        return resolutions;
     }
 
     /** The cached fence points (resolving the collaborators if not done yet). */
@@ -100,7 +114,7 @@ public final class FencingSupport {
             synchronized (this) {
                 current = resolved;
                 if (current == null) {
-                    current = resolver.get();
+                    current = resolver.apply(resolutions);
                     resolved = current;
                 }
             }

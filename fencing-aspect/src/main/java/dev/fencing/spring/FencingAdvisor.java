@@ -1,7 +1,7 @@
 package dev.fencing.spring;
 
 import dev.fencing.annotation.Fenced;
-import dev.fencing.attribute.FencePointSource;
+import dev.fencing.attribute.FenceResolutions;
 import dev.fencing.attribute.FencingSupport;
 import org.aopalliance.aop.Advice;
 import org.springframework.aop.ClassFilter;
@@ -13,7 +13,7 @@ import org.springframework.core.annotation.AnnotationUtils;
 import java.lang.reflect.Method;
 
 /**
- * The PROXY-mode advisor: matches methods that have a fence point (the same lookup the interceptor caches) and
+ * The PROXY-mode advisor: matches methods that have a fence point (the same cached lookup the interceptor uses) and
  * advises them with a {@link FencingInterceptor}.
  */
 public final class FencingAdvisor extends AbstractPointcutAdvisor {
@@ -25,7 +25,7 @@ public final class FencingAdvisor extends AbstractPointcutAdvisor {
 
     public FencingAdvisor(FencingSupport support) {
         this.interceptor = new FencingInterceptor(support);
-        this.pointcut = new FencedMethodPointcut();
+        this.pointcut = new FencedMethodPointcut(support.resolutions());
     }
 
     @Override
@@ -38,8 +38,16 @@ public final class FencingAdvisor extends AbstractPointcutAdvisor {
         return interceptor;
     }
 
+    /**
+     * Asks the support's {@link FenceResolutions}, the cache the interceptor's fence points and the startup validator
+     * use, so each method is looked up once; it needs no collaborators, so matching (while bean post-processors are
+     * registered) creates none of the application's beans.
+     */
     private static final class FencedMethodPointcut extends StaticMethodMatcherPointcut {
-        FencedMethodPointcut() {
+        private final FenceResolutions resolutions;
+
+        FencedMethodPointcut(FenceResolutions resolutions) {
+            this.resolutions = resolutions;
             setClassFilter(new CandidateFilter());
         }
 
@@ -49,7 +57,7 @@ public final class FencingAdvisor extends AbstractPointcutAdvisor {
          */
         @Override
         public boolean matches(Method method, Class<?> targetClass) {
-            return FencePointSource.resolve(method, targetClass != null ? targetClass : method.getDeclaringClass()) != null;
+            return resolutions.resolutionFor(method, targetClass) != null;
         }
     }
 

@@ -147,7 +147,7 @@ public final class FencingStartupValidator implements SmartInitializingSingleton
             }
             return;
         }
-        FencePointSource.Resolution found = FencePointSource.resolve(method, userClass);
+        FencePointSource.Resolution found = support.resolutions().resolutionFor(method, userClass);
         if (found == null) {
             return;
         }

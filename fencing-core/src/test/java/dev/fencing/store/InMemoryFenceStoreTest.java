@@ -12,14 +12,13 @@ import java.util.concurrent.atomic.AtomicReference;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class InMemoryFenceStoreTest extends FenceStoreContract {
+/**
+ * What only the in-memory store does (its floor, its per-resource lock); the behaviour every store shares is checked by
+ * {@code FenceStoreContract}, which fencing-test-support runs against this store ({@code InMemoryFenceStoreContractTest}).
+ */
+class InMemoryFenceStoreTest {
 
     private final InMemoryFenceStore store = new InMemoryFenceStore();
-
-    @Override
-    protected FenceStore store() {
-        return store;
-    }
 
     @Test
     void rememberedMaxSeenIsVisible() throws Throwable {

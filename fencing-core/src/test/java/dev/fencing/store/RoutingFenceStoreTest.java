@@ -6,17 +6,16 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class RoutingFenceStoreTest extends FenceStoreContract {
+/**
+ * The routing itself; the behaviour every store shares is checked by {@code FenceStoreContract}, which
+ * fencing-test-support runs against a routing store ({@code RoutingFenceStoreContractTest}).
+ */
+class RoutingFenceStoreTest {
 
     private final InMemoryFenceStore accounts = new InMemoryFenceStore();
     private final InMemoryFenceStore everythingElse = new InMemoryFenceStore();
     private final RoutingFenceStore store = RoutingFenceStore.builder()
             .route("accounts", accounts).fallback(everythingElse).build();
-
-    @Override
-    protected FenceStore store() {
-        return store;
-    }
 
     @Test
     void routesAResourceAndItsKeyedFormsToItsStore() throws Throwable {

@@ -2,8 +2,8 @@ package dev.fencing.etcd;
 
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
-import dev.fencing.issuer.RemoteTokenIssuerContract;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.testsupport.RemoteTokenIssuerContract;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.micrometer.core.instrument.MeterRegistry;

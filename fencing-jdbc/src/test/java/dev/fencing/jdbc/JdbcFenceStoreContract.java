@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.FenceStore;
-import dev.fencing.store.FenceStoreContract;
+import dev.fencing.testsupport.FenceStoreContract;
 import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

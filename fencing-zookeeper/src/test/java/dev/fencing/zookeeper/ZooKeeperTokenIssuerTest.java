@@ -1,8 +1,8 @@
 package dev.fencing.zookeeper;
 
 import dev.fencing.issuer.Lease;
-import dev.fencing.issuer.RemoteTokenIssuerContract;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.testsupport.RemoteTokenIssuerContract;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

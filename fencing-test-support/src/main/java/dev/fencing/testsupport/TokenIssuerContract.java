@@ -1,5 +1,8 @@
-package dev.fencing.issuer;
+package dev.fencing.testsupport;
 
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.IssuerMetrics;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.Counter;
@@ -30,8 +33,17 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * The behaviour every {@link TokenIssuer} must have, written once: strictly increasing tokens under concurrency,
  * independent resources, release and re-acquire, timeouts that return or throw in time, every resource up to
  * {@link FencingToken#MAX_PART_LENGTH} chars, no lock left held by a failed acquire, a larger token after a
- * takeover and a quiet release of a lost lease. Extend it and implement {@link #issuer()},
- * {@link #afterNextGrant(String, Runnable)} and {@link #expire(Lease)}.
+ * takeover and a quiet release of a lost lease. Extend it in a test class, with {@code fencing-test-support} as a
+ * test dependency; an issuer that talks to a lock service over the network extends
+ * {@link RemoteTokenIssuerContract} instead.
+ *
+ * <p>An implementation provides three methods: {@link #issuer()}, the issuer under test on a running lock service;
+ * {@link #afterNextGrant(String, Runnable)}, a way to inject a failure between the grant of a lock and the return of
+ * its lease (for example a package-private test hook in the issuer, set with {@link #once(String, Runnable)});
+ * and
+ * {@link #expire(Lease)}, which makes the lock service end a lease as if its holder had stopped renewing it. It may
+ * override {@link #otherIssuer()} (a second session, for issuers that have one), {@link #registry()} (to have the
+ * counters checked) and {@link #slack()}.
  */
 public abstract class TokenIssuerContract {
 

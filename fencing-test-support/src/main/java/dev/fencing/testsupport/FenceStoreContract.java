@@ -1,7 +1,8 @@
-package dev.fencing.store;
+package dev.fencing.testsupport;
 
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.rule.Verdict;
+import dev.fencing.store.FenceStore;
 import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.Test;
 
@@ -21,7 +22,23 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The behaviour every {@link FenceStore} must have, written once: each row of the rule, atomicity of check and
- * write, independence of resources. Extend it and implement {@link #store()}; a store that needs the write to run
+ * write, independence of resources. A store of your own passes it with a test class that extends this one, with
+ * {@code fencing-test-support} as a test dependency:
+ *
+ * <pre>{@code
+ * class MyFenceStoreTest extends FenceStoreContract {
+ *     private final MyFenceStore store = new MyFenceStore(...);
+ *
+ *     @Override
+ *     protected FenceStore store() {
+ *         return store;
+ *     }
+ * }
+ * }</pre>
+ *
+ * <p>An implementation provides {@link #store()} only: the store under test, ready to fence writes (its table or
+ * server set up), the same instance on every call or a fresh one over the same data. Resources are fresh per test
+ * ({@link #freshResource()}), so the store needs no cleaning between tests; a store that needs the write to run
  * inside a transaction does that in its own {@code fence} method.
  */
 public abstract class FenceStoreContract {

@@ -1,5 +1,7 @@
-package dev.fencing.issuer;
+package dev.fencing.testsupport;
 
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.TokenIssuer;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -11,6 +13,11 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * The contract for issuers that talk to a lock service over the network: on top of {@link TokenIssuerContract},
  * an unreachable service gives a clear error within the configured timeout.
+ *
+ * <p>An implementation provides, besides the methods {@link TokenIssuerContract} asks for,
+ * {@link #unreachableIssuer()}, an issuer of the same kind configured for an address where nothing listens (closed
+ * by the test when it is {@link AutoCloseable}), and {@link #unreachableServiceName()}, the text (such as that
+ * address) its error must contain to name the service it could not reach.
  */
 public abstract class RemoteTokenIssuerContract extends TokenIssuerContract {
 

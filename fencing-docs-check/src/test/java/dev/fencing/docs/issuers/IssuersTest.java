@@ -1,0 +1,72 @@
+package dev.fencing.docs.issuers;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.docs.Databases;
+import dev.fencing.etcd.EtcdTokenIssuer;
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.TokenIssuer;
+import io.etcd.jetcd.Client;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import javax.sql.DataSource;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+class IssuersTest {
+
+    @Configuration
+    static class Registry {
+        @Bean MeterRegistry meterRegistry() { return new SimpleMeterRegistry(); }
+    }
+
+    @Test
+    void theDocumentedZooKeeperIssuerHandsOutIncreasingTokens() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework curator = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100))) {
+            curator.start();
+            try (var context = new AnnotationConfigApplicationContext()) {
+                context.register(ZooKeeperIssuerConfig.class, Registry.class);
+                context.registerBean(CuratorFramework.class, () -> curator);
+                context.refresh();
+                assertIncreasing(context.getBean(TokenIssuer.class));
+            }
+        }
+    }
+
+    @Test
+    void theDocumentedDatabaseLeaseHandsOutIncreasingTokens() {
+        try (var context = new AnnotationConfigApplicationContext()) {
+            context.register(JdbcIssuerConfig.class, Registry.class);
+            context.registerBean(DataSource.class, () -> Databases.h2("issuers", "lease-h2.sql"));
+            context.refresh();
+            assertIncreasing(context.getBean(TokenIssuer.class));
+        }
+    }
+
+    @Test
+    void theDocumentedEtcdIssuerIsCreatedAndClosed() {
+        try (Client etcd = Client.builder().endpoints("http://127.0.0.1:1").build();
+             var context = new AnnotationConfigApplicationContext()) {
+            context.register(EtcdIssuerConfig.class, Registry.class);
+            context.registerBean(Client.class, () -> etcd);
+            context.refresh();
+            assertThat(context.getBean(TokenIssuer.class)).isInstanceOf(EtcdTokenIssuer.class);
+        }
+    }
+
+    private static void assertIncreasing(TokenIssuer issuer) {
+        Lease first = issuer.acquire("accounts:42", Duration.ofSeconds(10));
+        issuer.release(first);
+        Lease second = issuer.acquire("accounts:42", Duration.ofSeconds(10));
+        issuer.release(second);
+        assertThat(second.token().value()).isGreaterThan(first.token().value());
+    }
+}

@@ -1,0 +1,43 @@
+package dev.fencing.docs.stores;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.docs.Databases;
+import dev.fencing.jdbc.JdbcFenceStore;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.store.FencedCall;
+import dev.fencing.token.FencingToken;
+import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.PlatformTransactionManager;
+
+class StoresTest {
+
+    @Configuration
+    static class Database {
+        @Bean DataSource dataSource() { return Databases.h2("stores", "schema-h2.sql"); }
+        @Bean PlatformTransactionManager transactionManager(DataSource dataSource) {
+            return new DataSourceTransactionManager(dataSource);
+        }
+    }
+
+    @Test
+    void theDocumentedStoreStartsVerifiesAndFences() throws Throwable {
+        try (var context = new AnnotationConfigApplicationContext(JdbcStoreConfig.class, Database.class)) {
+            JdbcFenceStore store = context.getBean(JdbcFenceStore.class);
+            AtomicInteger writes = new AtomicInteger();
+            FencedCall<Integer> write = writes::incrementAndGet;
+
+            store.fence("accounts:42", new FencingToken("accounts:42", 34, "client-7"), write);
+            assertThatThrownBy(() -> store.fence("accounts:42", new FencingToken("accounts:42", 33, "client-6"), write))
+                    .isInstanceOf(StaleTokenException.class);
+            assertThat(writes).hasValue(1);
+        }
+    }
+}
