@@ -3,7 +3,8 @@ package dev.fencing.jdbc;
 import java.util.Locale;
 
 /**
- * The SQL of the fence table for one database: its DDL, and the single statement that checks a token against
+ * The SQL of the fence table for one database: its DDL (read from the schema script shipped in the jar), and the
+ * single statement that checks a token against
  * max_seen, advances it when the rule accepts, takes the row lock that serializes fenced writes to the resource
  * until commit, and returns the row as it now stands. Identifiers are validated before they reach these templates.
  */
@@ -11,13 +12,6 @@ public enum FenceDialect {
 
     /** PostgreSQL 9.5+: {@code INSERT ... ON CONFLICT DO UPDATE ... RETURNING}. */
     POSTGRESQL("PostgreSQL",
-            """
-            CREATE TABLE IF NOT EXISTS %1$s (
-                resource   VARCHAR(256) NOT NULL PRIMARY KEY,
-                max_seen   BIGINT       NOT NULL,
-                holder     VARCHAR(256),
-                updated_at TIMESTAMP WITH TIME ZONE NOT NULL
-            )""",
             """
             INSERT INTO %1$s AS f (resource, max_seen, holder, updated_at)
             VALUES (?, ?, ?, CURRENT_TIMESTAMP)
@@ -37,13 +31,6 @@ public enum FenceDialect {
      */
     MARIADB("MariaDB",
             """
-            CREATE TABLE IF NOT EXISTS %1$s (
-                resource   VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL PRIMARY KEY,
-                max_seen   BIGINT       NOT NULL,
-                holder     VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin,
-                updated_at TIMESTAMP(6) NOT NULL
-            )""",
-            """
             INSERT INTO %1$s (resource, max_seen, holder, updated_at)
             VALUES (?, ?, ?, CURRENT_TIMESTAMP(6))
             ON DUPLICATE KEY UPDATE
@@ -56,13 +43,6 @@ public enum FenceDialect {
 
     /** H2 2.x: {@code MERGE ... USING} read back through {@code FINAL TABLE}. */
     H2("H2",
-            """
-            CREATE TABLE IF NOT EXISTS %1$s (
-                resource   VARCHAR(256) NOT NULL PRIMARY KEY,
-                max_seen   BIGINT       NOT NULL,
-                holder     VARCHAR(256),
-                updated_at TIMESTAMP WITH TIME ZONE NOT NULL
-            )""",
             """
             SELECT max_seen, holder FROM FINAL TABLE (
                 MERGE INTO %1$s f
@@ -80,12 +60,10 @@ public enum FenceDialect {
             )""");
 
     private final String productName;
-    private final String createTable;
     private final String check;
 
-    FenceDialect(String productName, String createTable, String check) {
+    FenceDialect(String productName, String check) {
         this.productName = productName;
-        this.createTable = createTable;
         this.check = check;
     }
 
@@ -114,9 +92,17 @@ public enum FenceDialect {
         return productName;
     }
 
-    /** {@code CREATE TABLE IF NOT EXISTS} for the fence table. */
+    /**
+     * {@code CREATE TABLE IF NOT EXISTS} for the fence table: the statement of {@link #schemaResource()}, the script
+     * shipped in the jar, with {@code table} for its default table name.
+     */
     public String createTableSql(String table) {
-        return createTable.formatted(table);
+        return JdbcTable.FENCE.createTableSql(this, table);
+    }
+
+    /** The committed max_seen of a resource. Parameter: resource; returns (max_seen), no row when there is none. */
+    String maxSeenSql(String table) {
+        return "SELECT max_seen FROM " + table + " WHERE resource = ?";
     }
 
     /** The check-and-advance statement; parameters: resource, token value, holder; returns (max_seen, holder). */
@@ -207,8 +193,8 @@ public enum FenceDialect {
         };
     }
 
-    /** The schema script shipped in the jar, with the default table name. */
+    /** The schema script shipped in the jar, with the default table name: the one source of the fence table's DDL. */
     public String schemaResource() {
-        return "dev/fencing/jdbc/schema-" + name().toLowerCase(Locale.ROOT) + ".sql";
+        return JdbcTable.FENCE.resource(this);
     }
 }

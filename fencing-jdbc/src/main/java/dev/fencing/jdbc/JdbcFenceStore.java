@@ -7,8 +7,6 @@ import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.FencedCall;
 import dev.fencing.token.FencingToken;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.ConcurrencyFailureException;
@@ -23,20 +21,9 @@ import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
-import java.sql.Connection;
-import java.sql.DatabaseMetaData;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.LinkedHashSet;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
-import java.util.OptionalLong;
 
 /**
  * A {@link FenceStore} in a relational database: max_seen lives in a table (one row per effective resource) and is
@@ -49,7 +36,10 @@ import java.util.OptionalLong;
  * <p>Built with {@link #builder(DataSource)}; {@link Builder#build()} checks the table name and detects (or checks)
  * the dialect. The table itself is checked by {@link #verify()}: at the end of application context startup when the
  * store is a Spring singleton (after {@code spring.sql.init}, Flyway or Liquibase created it), else before the first
- * check.
+ * check; {@link TableVerifier} does the checking, the same way for the lease table of {@link JdbcTokenIssuer}.
+ *
+ * <p>The store only checks tokens. Reading a resource's max_seen and raising a floor are administrative tasks, done
+ * by a {@link JdbcFenceAdmin} on the store.
  */
 public final class JdbcFenceStore implements FenceStore, SmartInitializingSingleton {
 
@@ -62,13 +52,8 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
      */
     public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(5);
 
-    private static final Log log = LogFactory.getLog(JdbcFenceStore.class);
-
-    private static final String PROBE = "fencing-startup-probe:Ab";
-
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
-    private final TransactionTemplate probeTransactions;
     private final FenceDialect dialect;
     private final String table;
     private final String checkSql;
@@ -76,28 +61,27 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
     private final String readLockTimeoutSql;
     private final String setLockTimeoutSql;
     private final String swapLockTimeoutSql;
-    private final boolean createTable;
-    private volatile boolean verified;
+    private final TableVerifier verifier;
 
-    private JdbcFenceStore(DataSource dataSource, PlatformTransactionManager transactionManager, FenceDialect dialect,
-                           String table, Duration lockTimeout, boolean createTable) {
-        this.jdbc = new JdbcTemplate(dataSource);
+    private JdbcFenceStore(Builder b, PlatformTransactionManager transactionManager) {
+        this.dialect = b.configuredDialect();
+        this.table = b.tableName();
+        this.jdbc = new JdbcTemplate(b.dataSource());
         // the per-database error codes (lock timeout, deadlock, serialization failure), not only SQLSTATE classes
         this.jdbc.setExceptionTranslator(new SQLErrorCodeSQLExceptionTranslator(dialect.productName()));
         this.transactions = new TransactionTemplate(transactionManager);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
-        // the probe never joins (and never marks rollback-only) a caller's transaction when it runs lazily
-        this.probeTransactions = new TransactionTemplate(transactionManager);
-        this.probeTransactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-        this.dialect = dialect;
-        this.table = table;
-        this.lockTimeout = lockTimeout;
+        this.lockTimeout = b.lockTimeout;
         this.checkSql = dialect.checkSql(table, lockTimeout);
         this.readLockTimeoutSql = dialect.readLockTimeoutSql();
         this.setLockTimeoutSql = readLockTimeoutSql == null ? null
                 : dialect.setLockTimeoutSql(dialect.lockTimeoutValue(lockTimeout));
         this.swapLockTimeoutSql = dialect.swapLockTimeoutSql(dialect.lockTimeoutValue(lockTimeout));
-        this.createTable = createTable;
+        // the probe runs the check itself, in a transaction of the verifier's own
+        this.verifier = b.verifier(jdbc, transactionManager,
+                TableVerifier.fenceProbe(table, dialect, token -> check(token.resource(), token)),
+                () -> "; resources up to " + maxResourceLength() + " characters, lock wait bound "
+                        + lockTimeout.toMillis() + " ms");
     }
 
     /** Starts a builder for a store on {@code dataSource}. */
@@ -121,7 +105,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
             throw new IllegalArgumentException("Token " + token + " was issued for resource '" + token.resource()
                     + "', not for '" + resource + "'");
         }
-        if (!verified) {
+        if (!verifier.isVerified()) {
             try {
                 verify();
             } catch (FencingConfigurationException e) {
@@ -294,34 +278,6 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         }
     }
 
-    /** The committed max_seen of {@code resource}, empty when it never accepted a token. */
-    public OptionalLong maxSeen(String resource) {
-        verify();
-        Long value = jdbc.query("SELECT max_seen FROM " + table + " WHERE resource = ?",
-                rs -> rs.next() ? rs.getLong(1) : null, resource);
-        return value == null ? OptionalLong.empty() : OptionalLong.of(value);
-    }
-
-    /**
-     * Raises max_seen of {@code resource} to at least {@code value}, with no holder, so that tokens up to and
-     * including {@code value} are rejected; never lowers it. For restoring a floor known from elsewhere (for
-     * example the last token a previous lock service issued).
-     */
-    public void raiseFloor(String resource, long value) {
-        if (resource == null || resource.isBlank()) {
-            throw new IllegalArgumentException("resource must not be blank");
-        }
-        if (value <= 0) {
-            throw new IllegalArgumentException("floor for resource '" + resource + "' must be positive, was " + value);
-        }
-        verify();
-        transactions.executeWithoutResult(status -> jdbc.query(checkSql, ps -> {
-            ps.setString(1, resource);
-            ps.setLong(2, value);
-            ps.setNull(3, Types.VARCHAR);
-        }, rs -> null));
-    }
-
     /** The dialect detected (or configured) at build time. */
     public FenceDialect dialect() {
         return dialect;
@@ -349,53 +305,35 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
      * Checks the table once: creates it first when configured to, then checks the column types and widths, runs the
      * check on probe resources inside a transaction it rolls back (the table exists and behaves as a fence, and
      * resources differing only in case, accents or trailing spaces stay distinct), and reads the unique key on
-     * {@code resource}. Idempotent and thread-safe; a failed verification is repeated on the next call.
+     * {@code resource} (see {@link TableVerifier}). Idempotent and thread-safe; a failed verification is repeated on
+     * the next call.
      *
      * @throws FencingConfigurationException naming the table, the column and the fix
      */
     @Override
     public void verify() {
-        if (verified) {
-            return;
-        }
-        synchronized (this) {
-            if (verified) {
-                return;
-            }
-            if (createTable) {
-                try {
-                    probeTransactions.executeWithoutResult(status -> jdbc.execute(dialect.createTableSql(table)));
-                } catch (DataAccessException | TransactionException e) {
-                    throw new FencingConfigurationException("Fence table '" + table + "' could not be created on "
-                            + dialect.productName() + ": " + rootMessage(e), e);
-                }
-            }
-            try {
-                probeTransactions.executeWithoutResult(status -> Dialects.requireColumns(jdbc, dialect,
-                        "Fence table", table, script(), Map.of(
-                                "resource", Dialects.ColumnNeed.TEXT,
-                                "max_seen", Dialects.ColumnNeed.BIGINT,
-                                "holder", Dialects.ColumnNeed.TEXT)));
-            } catch (DataAccessException | TransactionException e) {
-                throw new FencingConfigurationException("Fence table '" + table + "' could not be inspected on "
-                        + dialect.productName() + ": " + rootMessage(e), e);
-            }
-            probe();
-            probeTransactions.executeWithoutResult(status -> requireUniqueResourceKey());
-            verified = true;
-        }
-        log.info("JdbcFenceStore: table '" + table + "' on " + dialect.productName() + " verified; resources up to "
-                + maxResourceLength() + " characters, lock wait bound " + lockTimeout.toMillis() + " ms");
+        verifier.verify();
+    }
+
+    /** The template the check runs on, for {@link JdbcFenceAdmin}. */
+    JdbcTemplate jdbc() {
+        return jdbc;
+    }
+
+    /** Transactions that join the caller's (or open one), for {@link JdbcFenceAdmin}. */
+    TransactionTemplate transactions() {
+        return transactions;
+    }
+
+    /** The check-and-advance statement with this store's lock wait bound, for {@link JdbcFenceAdmin}. */
+    String checkSql() {
+        return checkSql;
     }
 
     /** Verifies the table once every singleton of the application context exists, after database initialization. */
     @Override
     public void afterSingletonsInstantiated() {
         verify();
-    }
-
-    private String script() {
-        return "classpath:" + dialect.schemaResource();
     }
 
     private record Row(long maxSeen, String holder) {
@@ -421,16 +359,12 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
      * connection, a {@link DataSourceTransactionManager} on the data source, a lock wait bound of 5 seconds, no table
      * creation.
      */
-    public static final class Builder {
-        private final DataSource dataSource;
+    public static final class Builder extends AbstractTableBuilder<Builder> {
         private PlatformTransactionManager transactionManager;
-        private FenceDialect dialect;
-        private String table = DEFAULT_TABLE;
-        private boolean createTable;
         private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
 
         private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+            super(JdbcTable.FENCE, dataSource);
         }
 
         /**
@@ -439,27 +373,6 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
          */
         public Builder transactionManager(PlatformTransactionManager transactionManager) {
             this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager");
-            return this;
-        }
-
-        /** Forces the dialect; startup fails if the database is another product. Detected when not set. */
-        public Builder dialect(FenceDialect dialect) {
-            this.dialect = Objects.requireNonNull(dialect, "dialect");
-            return this;
-        }
-
-        /** The table name, optionally schema-qualified: letters, digits and underscores only. */
-        public Builder table(String table) {
-            this.table = table;
-            return this;
-        }
-
-        /**
-         * Whether {@link JdbcFenceStore#verify()} creates the table when it does not exist (default: no, use the
-         * schema script).
-         */
-        public Builder createTableIfMissing(boolean createTable) {
-            this.createTable = createTable;
             return this;
         }
 
@@ -489,104 +402,10 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
          *                                       is unreachable, unsupported or not the configured dialect
          */
         public JdbcFenceStore build() {
-            Dialects.requireTableName("JdbcFenceStore", table);
-            dialect = Dialects.detect(dataSource, dialect, "JdbcFenceStore");
+            resolve();
             PlatformTransactionManager tm = transactionManager != null ? transactionManager
-                    : new DataSourceTransactionManager(dataSource);
-            return new JdbcFenceStore(dataSource, tm, dialect, table, lockTimeout, createTable);
+                    : new DataSourceTransactionManager(dataSource());
+            return new JdbcFenceStore(this, tm);
         }
-    }
-
-    /**
-     * Runs the check on probe resources inside a transaction that is rolled back: a second, smaller token must be
-     * refused (the table exists, has the columns, and keys the rows by resource), and resources that differ only in
-     * case, accents or trailing spaces must get rows of their own (the resource column compares exactly).
-     */
-    private void probe() {
-        try {
-            probeTransactions.executeWithoutResult(status -> {
-                status.setRollbackOnly();
-                check(PROBE, new FencingToken(PROBE, 2, "probe-a"));
-                try {
-                    check(PROBE, new FencingToken(PROBE, 1, "probe-b"));
-                    throw new FencingConfigurationException("Fence table '" + table + "' accepted a smaller token "
-                            + "after a larger one: its 'resource' column must be the primary key; recreate it with "
-                            + script());
-                } catch (StaleTokenException expected) {
-                    // keyed by resource
-                }
-                requireDistinct(PROBE.replace("Ab", "aB"), "compares case-insensitively ('" + PROBE + "' and '"
-                        + PROBE.replace("Ab", "aB") + "' are one row)");
-                requireDistinct(PROBE + " ", "ignores trailing spaces (PAD SPACE: '" + PROBE + "' and '" + PROBE
-                        + " ' are one row)");
-                requireDistinct(PROBE.replace("Ab", "\u00c4b"), "compares accent-insensitively ('" + PROBE + "' and '"
-                        + PROBE.replace("Ab", "\u00c4b") + "' are one row)");
-            });
-        } catch (FenceStoreException | DataAccessException e) {
-            throw new FencingConfigurationException("Fence table '" + table + "' is missing or unusable on "
-                    + dialect.productName() + " (" + rootMessage(e) + "). Create it with the script "
-                    + script() + " (see the README), or build the store with createTableIfMissing(true)", e);
-        }
-    }
-
-    private void requireDistinct(String resource, String problem) {
-        try {
-            check(resource, new FencingToken(resource, 1, "probe-c"));
-        } catch (StaleTokenException merged) {
-            throw new FencingConfigurationException("Fence table '" + table + "' column 'resource' " + problem
-                    + ", so distinct resources would share one max_seen; give it an exact (binary, no-pad) "
-                    + "comparison: " + dialect.alterColumnSql(table, "resource") + " (and the same for 'holder'), "
-                    + "or recreate the table with " + script());
-        }
-    }
-
-    /**
-     * Without a unique key on {@code resource}, two first checks of one resource could both insert, and the fence
-     * would compare against the wrong row. The probe cannot see that on every database (H2's MERGE matches by its
-     * ON clause), so the key is also read from the metadata.
-     */
-    private void requireUniqueResourceKey() {
-        Boolean found = jdbc.execute((Connection c) -> {
-            DatabaseMetaData meta = c.getMetaData();
-            String schema = table.contains(".") ? table.substring(0, table.indexOf('.')) : null;
-            String name = table.contains(".") ? table.substring(table.indexOf('.') + 1) : table;
-            for (String candidate : new String[] {name, name.toLowerCase(Locale.ROOT),
-                    name.toUpperCase(Locale.ROOT)}) {
-                // a set per index: the schema spelled as given and in lower case may be one schema, read twice
-                Map<String, Set<String>> columnsByIndex = new HashMap<>();
-                for (String s : schema == null ? new String[] {null}
-                        : new LinkedHashSet<>(List.of(schema, schema.toLowerCase(Locale.ROOT),
-                                schema.toUpperCase(Locale.ROOT))).toArray(String[]::new)) {
-                    try (ResultSet rs = meta.getIndexInfo(c.getCatalog(), s, candidate, true, false)) {
-                        while (rs.next()) {
-                            String index = rs.getString("INDEX_NAME");
-                            String column = rs.getString("COLUMN_NAME");
-                            if (index != null && column != null) {
-                                columnsByIndex.computeIfAbsent(index, k -> new LinkedHashSet<>()).add(column);
-                            }
-                        }
-                    }
-                }
-                for (Set<String> columns : columnsByIndex.values()) {
-                    if (columns.size() == 1 && columns.iterator().next().equalsIgnoreCase("resource")) {
-                        return true;
-                    }
-                }
-            }
-            return false;
-        });
-        if (!Boolean.TRUE.equals(found)) {
-            throw new FencingConfigurationException("Fence table '" + table + "' has no primary key or unique index "
-                    + "on 'resource' alone, so two first checks of a resource could both insert; recreate it with "
-                    + "classpath:" + dialect.schemaResource());
-        }
-    }
-
-    private static String rootMessage(Throwable e) {
-        Throwable root = e;
-        while (root.getCause() != null) {
-            root = root.getCause();
-        }
-        return root.getMessage();
     }
 }

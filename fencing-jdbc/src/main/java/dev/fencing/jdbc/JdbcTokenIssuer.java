@@ -61,9 +61,8 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
     private final String lockRowSql;
     private final String takeSql;
     private final String releaseSql;
-    private final boolean createTable;
     private final boolean verifyAtStartup;
-    private volatile boolean verified;
+    private final TableVerifier verifier;
 
     /**
      * Test seams, package-private: {@code afterGrant} runs with the resource right after the lease was taken and
@@ -73,21 +72,34 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
     volatile Consumer<String> afterGrant = resource -> { };
     volatile LongSupplier nanoClock = System::nanoTime;
 
-    private JdbcTokenIssuer(Builder b, LeaseDialect dialect) {
-        this.jdbc = new JdbcTemplate(b.dataSource);
-        this.transactions = new TransactionTemplate(new DataSourceTransactionManager(b.dataSource));
+    private JdbcTokenIssuer(Builder b) {
+        DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(b.dataSource());
+        this.jdbc = new JdbcTemplate(b.dataSource());
+        this.transactions = new TransactionTemplate(transactionManager);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-        this.dialect = dialect;
-        this.table = b.table;
+        this.dialect = LeaseDialect.of(b.configuredDialect());
+        this.table = b.tableName();
         this.leaseTime = b.leaseTime;
-        this.name = b.name != null ? b.name : "the database behind " + b.dataSource;
+        this.name = b.name != null ? b.name : "the database behind " + b.dataSource();
         this.metrics = new IssuerMetrics(b.registry, "jdbc");
         this.ensureRowSql = dialect.ensureRowSql(table);
         this.lockRowSql = dialect.lockRowSql(table);
         this.takeSql = dialect.takeSql(table);
         this.releaseSql = dialect.releaseSql(table);
-        this.createTable = b.createTable;
         this.verifyAtStartup = b.verify;
+        // the probe locks and inserts rows with the issuer's own statements, in a transaction it rolls back
+        this.verifier = b.verifier(jdbc, transactionManager, new TableVerifier.Probe() {
+            @Override
+            public void write(String resource) {
+                lockRow(resource);
+                jdbc.update(ensureRowSql, resource);
+            }
+
+            @Override
+            public boolean sharesRow(String resource) {
+                return lockRow(resource) != null;
+            }
+        }, () -> "; leases of " + leaseTime.toMillis() + " ms");
     }
 
     /** Starts a builder for an issuer on {@code dataSource}. */
@@ -249,62 +261,17 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
     }
 
     /**
-     * Checks the lease table once: creates it first when configured to, checks the column types and widths, and
-     * locks probe rows inside a transaction it rolls back (the table exists, and resources differing only in case
-     * or trailing spaces stay distinct). Runs at the end of application context startup when the issuer is a Spring
-     * singleton built with {@code verifyOnBuild(true)} (the default), else before the first acquire. Idempotent; a
-     * failed verification is repeated on the next call.
+     * Checks the lease table once: creates it first when configured to, checks the column types and widths, locks
+     * and inserts probe rows inside a transaction it rolls back (the table exists, and resources differing only in
+     * case, accents or trailing spaces stay distinct), and reads the unique key on {@code resource}: the checks of
+     * {@link JdbcFenceStore#verify()}, by the same {@link TableVerifier}. Runs at the end of application context
+     * startup when the issuer is a Spring singleton built with {@code verifyOnBuild(true)} (the default), else before
+     * the first acquire. Idempotent; a failed verification is repeated on the next call.
      *
      * @throws FencingConfigurationException naming the table, the column and the fix
      */
     public void verify() {
-        if (verified) {
-            return;
-        }
-        synchronized (this) {
-            if (verified) {
-                return;
-            }
-            FenceDialect fenceDialect = FenceDialect.valueOf(dialect.name());
-            String script = "classpath:dev/fencing/jdbc/lease-" + dialect.name().toLowerCase(java.util.Locale.ROOT)
-                    + ".sql";
-            try {
-                // in transactions of their own (REQUIRES_NEW): a lazy first verify never joins the caller's
-                if (createTable) {
-                    transactions.executeWithoutResult(status -> jdbc.execute(dialect.createTableSql(table)));
-                }
-                transactions.executeWithoutResult(status -> Dialects.requireColumns(jdbc, fenceDialect,
-                        "Lease table", table, script, java.util.Map.of(
-                                "resource", Dialects.ColumnNeed.TEXT,
-                                "holder", Dialects.ColumnNeed.TEXT,
-                                "token", Dialects.ColumnNeed.BIGINT)));
-                String probe = "fencing-startup-probe:Ab";
-                String merged = transactions.execute(status -> {
-                    status.setRollbackOnly();
-                    lockRow(probe);
-                    jdbc.update(ensureRowSql, probe);
-                    for (String other : new String[] {"fencing-startup-probe:aB", probe + " "}) {
-                        if (lockRow(other) != null) {
-                            return other;
-                        }
-                    }
-                    return null;
-                });
-                if (merged != null) {
-                    throw new FencingConfigurationException("Lease table '" + table + "' column 'resource' "
-                            + "compares '" + probe + "' and '" + merged + "' as equal (case-insensitive or "
-                            + "space-padded), so distinct resources would share one lease; give it an exact "
-                            + "(binary, no-pad) comparison: " + fenceDialect.alterColumnSql(table, "resource")
-                            + " (and the same for 'holder'), or recreate the table with " + script);
-                }
-            } catch (DataAccessException | TransactionException e) {
-                throw new FencingConfigurationException("Lease table '" + table + "' is missing or unusable ("
-                        + (e instanceof DataAccessException dae ? dae.getMostSpecificCause().getMessage()
-                        : e.getMessage()) + "). Create it with the script " + script
-                        + ", or build the issuer with createTableIfMissing(true)", e);
-            }
-            verified = true;
-        }
+        verifier.verify();
     }
 
     /** Verifies the lease table once every singleton exists (after database initialization), unless disabled. */
@@ -316,7 +283,7 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
     }
 
     private void ensureVerified(String resource) {
-        if (!verified) {
+        if (!verifier.isVerified()) {
             try {
                 verify();
             } catch (FencingConfigurationException e) {
@@ -350,39 +317,19 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
      * Configures a {@link JdbcTokenIssuer}. Defaults: table {@value #DEFAULT_TABLE}, leases of 30 seconds, dialect
      * detected, table checked at the end of context startup (or before the first acquire).
      */
-    public static final class Builder {
-        private final DataSource dataSource;
-        private FenceDialect dialect;
-        private String table = DEFAULT_TABLE;
+    public static final class Builder extends AbstractTableBuilder<Builder> {
         private Duration leaseTime = Duration.ofSeconds(30);
-        private boolean createTable;
         private boolean verify = true;
         private String name;
         private MeterRegistry registry;
 
         private Builder(DataSource dataSource) {
-            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
-        }
-
-        public Builder dialect(FenceDialect dialect) {
-            this.dialect = Objects.requireNonNull(dialect, "dialect");
-            return this;
-        }
-
-        /** The lease table, optionally schema-qualified: letters, digits and underscores only. */
-        public Builder table(String table) {
-            this.table = table;
-            return this;
+            super(JdbcTable.LEASE, dataSource);
         }
 
         /** How long a lease lasts; there is no keep-alive, choose it longer than the critical section. */
         public Builder leaseTime(Duration leaseTime) {
             this.leaseTime = Objects.requireNonNull(leaseTime, "leaseTime");
-            return this;
-        }
-
-        public Builder createTableIfMissing(boolean createTable) {
-            this.createTable = createTable;
             return this;
         }
 
@@ -415,19 +362,16 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
          *                                       unreachable, unsupported or not the configured dialect
          */
         public JdbcTokenIssuer build() {
-            Dialects.requireTableName("JdbcTokenIssuer", table);
+            checkName();
             if (leaseTime.toMillis() < 1) {
                 throw new FencingConfigurationException("JdbcTokenIssuer leaseTime must be at least 1 ms, was " + leaseTime);
             }
-            if (!verify) {
-                if (dialect == null) {
-                    throw new FencingConfigurationException("JdbcTokenIssuer.verifyOnBuild(false) needs an explicit dialect");
-                }
-                return new JdbcTokenIssuer(this, LeaseDialect.of(dialect));
+            if (verify) {
+                resolve();
+            } else if (configuredDialect() == null) {
+                throw new FencingConfigurationException("JdbcTokenIssuer.verifyOnBuild(false) needs an explicit dialect");
             }
-            FenceDialect detected = Dialects.detect(dataSource, dialect, "JdbcTokenIssuer");
-            JdbcTokenIssuer issuer = new JdbcTokenIssuer(this, LeaseDialect.of(detected));
-            return issuer;
+            return new JdbcTokenIssuer(this);
         }
     }
 }

@@ -1,54 +1,35 @@
 package dev.fencing.jdbc;
 
 /**
- * The SQL of the lease table for one database. Times come from the database's clock, the one clock every instance
- * shares; identifiers are validated before they reach these templates.
+ * The SQL of the lease table for one database; its DDL is the script shipped in the jar ({@code lease-*.sql}, read
+ * by {@link JdbcTable#LEASE}). Times come from the database's clock, the one clock every instance shares; identifiers
+ * are validated before they reach these templates.
  */
 enum LeaseDialect {
 
-    POSTGRESQL("""
-            CREATE TABLE IF NOT EXISTS %1$s (
-                resource   VARCHAR(256) NOT NULL PRIMARY KEY,
-                holder     VARCHAR(256),
-                token      BIGINT       NOT NULL,
-                expires_at TIMESTAMP WITH TIME ZONE
-            )""",
+    POSTGRESQL(
             "INSERT INTO %1$s (resource, holder, token, expires_at) VALUES (?, NULL, 0, NULL) ON CONFLICT (resource) DO NOTHING",
             "CURRENT_TIMESTAMP",
             "CURRENT_TIMESTAMP + ? * INTERVAL '1 millisecond'", 1),
 
-    MARIADB("""
-            CREATE TABLE IF NOT EXISTS %1$s (
-                resource   VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL PRIMARY KEY,
-                holder     VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin,
-                token      BIGINT       NOT NULL,
-                expires_at TIMESTAMP(6) NULL
-            )""",
+    MARIADB(
             "INSERT IGNORE INTO %1$s (resource, holder, token, expires_at) VALUES (?, NULL, 0, NULL)",
             "CURRENT_TIMESTAMP(6)",
             "CURRENT_TIMESTAMP(6) + INTERVAL ? MICROSECOND", 1000),
 
-    H2("""
-            CREATE TABLE IF NOT EXISTS %1$s (
-                resource   VARCHAR(256) NOT NULL PRIMARY KEY,
-                holder     VARCHAR(256),
-                token      BIGINT       NOT NULL,
-                expires_at TIMESTAMP WITH TIME ZONE
-            )""",
+    H2(
             """
             MERGE INTO %1$s t USING (VALUES (CAST(? AS VARCHAR(256)))) s (resource) ON t.resource = s.resource
             WHEN NOT MATCHED THEN INSERT (resource, holder, token, expires_at) VALUES (s.resource, NULL, 0, NULL)""",
             "CURRENT_TIMESTAMP",
             "DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP)", 1);
 
-    private final String createTable;
     private final String ensureRow;
     private final String now;
     private final String nowPlus;
     private final long unitsPerMilli;
 
-    LeaseDialect(String createTable, String ensureRow, String now, String nowPlus, long unitsPerMilli) {
-        this.createTable = createTable;
+    LeaseDialect(String ensureRow, String now, String nowPlus, long unitsPerMilli) {
         this.ensureRow = ensureRow;
         this.now = now;
         this.nowPlus = nowPlus;
@@ -57,10 +38,6 @@ enum LeaseDialect {
 
     static LeaseDialect of(FenceDialect dialect) {
         return valueOf(dialect.name());
-    }
-
-    String createTableSql(String table) {
-        return createTable.formatted(table);
     }
 
     /** Inserts the resource's row (token 0, free) unless it exists. Parameter: resource. */

@@ -74,7 +74,7 @@ class CommitFailureTest {
             jdbc.update("INSERT INTO " + data + " (k, token, v) VALUES (?, 7, 'kept')", r);
             throw thrown;
         })).isSameAs(thrown);
-        assertThat(store.maxSeen(r)).hasValue(7);
+        assertThat(new JdbcFenceAdmin(store).maxSeen(r)).hasValue(7);
         assertThat(jdbc.queryForList("SELECT v FROM " + data + " WHERE k = ?", String.class, r)).containsExactly("kept");
         assertThat(guarded.checks("accepted")).isEqualTo(1);
     }
@@ -100,7 +100,7 @@ class CommitFailureTest {
         }).hasMessageContaining("resource '" + r + "'").hasMessageContaining("Commit");
         assertThat(guarded.checks("error")).isEqualTo(1);
         assertThat(guarded.checks("accepted")).isZero();
-        assertThat(store.maxSeen(r)).isEmpty();
+        assertThat(new JdbcFenceAdmin(store).maxSeen(r)).isEmpty();
         assertThat(jdbc.queryForList("SELECT v FROM " + data + " WHERE k = ?", String.class, r))
                 .containsExactly("first");
     }
@@ -128,7 +128,7 @@ class CommitFailureTest {
         assertThat(((TransientFenceFailure) failure).presented()).isSameAs(token);
         assertThat(guarded.checks("conflict")).isEqualTo(1);
         assertThat(guarded.checks("accepted") + guarded.checks("error")).isZero();
-        assertThat(store.maxSeen(r)).isEmpty();
+        assertThat(new JdbcFenceAdmin(store).maxSeen(r)).isEmpty();
     }
 
     @Test
@@ -151,7 +151,7 @@ class CommitFailureTest {
         }
         assertThat(guarded.checks("error")).isEqualTo(1);
         assertThat(guarded.checks("accepted")).isZero();
-        assertThat(store.maxSeen(r)).hasValue(39);
+        assertThat(new JdbcFenceAdmin(store).maxSeen(r)).hasValue(39);
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + data + " WHERE k = ?", Long.class, r)).isZero();
     }
 }

@@ -56,6 +56,10 @@ class IsolationTest {
             tt.setIsolationLevel(isolation);
             return tt;
         }
+
+        JdbcFenceAdmin admin() {
+            return new JdbcFenceAdmin(store);
+        }
     }
 
     private Setup setup(Database database) {
@@ -76,7 +80,7 @@ class IsolationTest {
     private Throwable presentAfterANewerCommit(Setup s, String r, int isolation, long presented, Guarded guarded) {
         AtomicReference<Throwable> outcome = new AtomicReference<>();
         s.transaction(isolation).executeWithoutResult(status -> {
-            assertThat(s.store.maxSeen(r)).hasValue(30);                       // the snapshot
+            assertThat(s.admin().maxSeen(r)).hasValue(30);                     // the snapshot
             CompletableFuture.runAsync(() -> {
                 try {
                     s.store.fence(r, new FencingToken(r, 34, "t2"), () -> null); // commits on its own
@@ -105,7 +109,7 @@ class IsolationTest {
             assertThat(t1).as("33 after 34 under isolation " + isolation).isNotNull()
                     .isInstanceOfAny(StaleTokenException.class, FenceConflictException.class);
             assertThat(guarded.checks("accepted") + guarded.checks("error")).isZero();
-            assertThat(s.store.maxSeen(r)).hasValue(34);
+            assertThat(s.admin().maxSeen(r)).hasValue(34);
         }
     }
 
@@ -129,7 +133,7 @@ class IsolationTest {
             assertThat(((TransientFenceFailure) t1).reason()).isEqualTo(TransientFenceFailure.Reason.CONFLICT);
             assertThat(guarded.checks("conflict")).isEqualTo(1);
             assertThat(guarded.checks("error")).isZero();
-            assertThat(s.store.maxSeen(r)).hasValue(34);
+            assertThat(s.admin().maxSeen(r)).hasValue(34);
         }
     }
 
@@ -141,7 +145,7 @@ class IsolationTest {
         Guarded guarded = new Guarded(s.store, r);
         AtomicReference<Throwable> outcome = new AtomicReference<>();
         s.transaction(TransactionDefinition.ISOLATION_REPEATABLE_READ).executeWithoutResult(status -> {
-            assertThat(s.store.maxSeen(r)).hasValue(30);
+            assertThat(s.admin().maxSeen(r)).hasValue(30);
             CompletableFuture.runAsync(() -> {
                 try {
                     s.store.fence(r, new FencingToken(r, 34, "t2"), () -> null);
@@ -153,7 +157,7 @@ class IsolationTest {
         });
         assertThat(outcome.get()).isNull();
         assertThat(guarded.checks("accepted")).isEqualTo(1);
-        assertThat(s.store.maxSeen(r)).hasValue(35);
+        assertThat(s.admin().maxSeen(r)).hasValue(35);
     }
 
     @Test
@@ -168,7 +172,7 @@ class IsolationTest {
         AtomicReference<Throwable> t2 = new AtomicReference<>();
         CompletableFuture<Void> readerTx = CompletableFuture.runAsync(() ->
                 s.transaction(TransactionDefinition.ISOLATION_SERIALIZABLE).executeWithoutResult(status -> {
-                    assertThat(s.store.maxSeen(r)).hasValue(30);     // SERIALIZABLE: a shared lock on the row
+                    assertThat(s.admin().maxSeen(r)).hasValue(30);   // SERIALIZABLE: a shared lock on the row
                     read.countDown();
                     sleep(500);                                      // T2 queues for the row behind it
                     t1.set(catchThrowable(() -> reader.call(new FencingToken(r, 33, "t1"), () -> null)));
@@ -191,7 +195,7 @@ class IsolationTest {
         assertThat(failures.get(0)).isInstanceOf(FenceConflictException.class);
         assertThat(reader.checks("conflict") + newer.checks("conflict")).isEqualTo(1);
         assertThat(reader.checks("error") + newer.checks("error")).isZero();
-        assertThat(s.store.maxSeen(r)).hasValue(t2.get() == null ? 34 : 33);
+        assertThat(s.admin().maxSeen(r)).hasValue(t2.get() == null ? 34 : 33);
     }
 
     private static void sleep(long millis) {

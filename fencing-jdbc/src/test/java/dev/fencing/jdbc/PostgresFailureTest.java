@@ -75,12 +75,12 @@ class PostgresFailureTest {
         Throwable failure = victim.get(30, TimeUnit.SECONDS);
 
         assertThat(failure).isNotNull().isNotInstanceOf(StaleTokenException.class);
-        assertThat(store.maxSeen(r)).hasValue(39);
+        assertThat(new JdbcFenceAdmin(store).maxSeen(r)).hasValue(39);
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + dataTable + " WHERE k = ?", Long.class, r)).isZero();
         // the database is consistent and usable: the 40 holder may write now, an older token may not
         store.fence(r, new FencingToken(r, 40, "victim"), () ->
                 jdbc.update("INSERT INTO " + dataTable + " (k, token, v) VALUES (?, 40, 'retried')", r));
-        assertThat(store.maxSeen(r)).hasValue(40);
+        assertThat(new JdbcFenceAdmin(store).maxSeen(r)).hasValue(40);
         assertThat(jdbc.queryForList("SELECT v FROM " + dataTable + " WHERE k = ?", String.class, r))
                 .containsExactly("retried");
     }

@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.docs.Databases;
+import dev.fencing.jdbc.JdbcFenceAdmin;
 import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.FencedCall;
 import dev.fencing.token.FencingToken;
+import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -38,6 +40,16 @@ class StoresTest {
             assertThatThrownBy(() -> store.fence("accounts:42", new FencingToken("accounts:42", 33, "client-6"), write))
                     .isInstanceOf(StaleTokenException.class);
             assertThat(writes).hasValue(1);
+
+            // tag::jdbc-admin[]
+            JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
+            admin.raiseFloor("accounts:42", 907);  // never lowers; joins the caller's transaction, or runs in one of its own
+            OptionalLong maxSeen = admin.maxSeen("accounts:42"); // empty when the resource never accepted a token
+            // end::jdbc-admin[]
+            assertThat(maxSeen).hasValue(907);
+            assertThatThrownBy(() -> store.fence("accounts:42", new FencingToken("accounts:42", 907, "client-8"), write))
+                    .isInstanceOf(StaleTokenException.class);
+            assertThat(admin.maxSeen("accounts:43")).isEmpty();
         }
     }
 }
