@@ -238,7 +238,11 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
         try {
             for (int attempt = 1; ; attempt++) {
                 try {
-                    if (jdbc.update(releaseSql, jdbcLease.token().resource(), jdbcLease.token().holder()) == 0) {
+                    // in a transaction of its own, never the caller's: a caller's transaction that rolls back (or,
+                    // on PostgreSQL, was aborted by a failed statement) must not take the release with it
+                    Integer freed = transactions.execute(status -> jdbc.update(releaseSql,
+                            jdbcLease.token().resource(), jdbcLease.token().holder()));
+                    if (freed == null || freed == 0) {
                         metrics.lost();
                     }
                     return;

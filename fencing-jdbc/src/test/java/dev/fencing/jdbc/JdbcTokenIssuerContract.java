@@ -14,6 +14,8 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.junit.jupiter.api.TestInstance;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -103,6 +105,29 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
     @Override
     protected String unreachableServiceName() {
         return "unreachable-db";
+    }
+
+    /**
+     * A lock taken and released inside the caller's transaction (an {@code @Fenced(acquire = true) @Transactional}
+     * method) stays released when that transaction rolls back, or was already aborted by a failed statement: the
+     * next acquirer gets it at once instead of waiting out the lease.
+     */
+    @Test
+    void aReleaseInsideACallersTransactionThatRollsBackStillFreesTheLock() {
+        TransactionTemplate caller = new TransactionTemplate(new DataSourceTransactionManager(pool));
+        for (boolean aborted : new boolean[] {false, true}) {
+            String resource = freshResource();
+            caller.executeWithoutResult(status -> {
+                Lease lease = issuer.acquire(resource, Duration.ofSeconds(5));
+                if (aborted) {
+                    assertThatThrownBy(() -> jdbc.queryForObject("SELECT 1 FROM fencing_no_such_table", Integer.class)); // aborts PostgreSQL's
+                }
+                issuer.release(lease);
+                status.setRollbackOnly();
+            });
+            Lease next = issuer.acquire(resource, Duration.ofMillis(500));
+            issuer.release(next);
+        }
     }
 
     @Test
