@@ -81,7 +81,9 @@ public class FencingAspect {
         if (point == null) {
             return pjp.proceed();
         }
-        // getArgs() copies the arguments: only a keyed point reads them
-        return current.guard().invoke(point, point.hasKey() ? pjp.getArgs() : NO_ARGS, pjp::proceed);
+        // getArgs() copies the arguments: only a keyed point reads them; an unbound method reference captures
+        // nothing, so no per-call lambda
+        return current.guard().invoke(point, point.hasKey() ? pjp.getArgs() : NO_ARGS, pjp,
+                ProceedingJoinPoint::proceed);
     }
 }

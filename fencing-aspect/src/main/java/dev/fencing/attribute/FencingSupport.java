@@ -71,12 +71,22 @@ public final class FencingSupport {
 
     /** Runs {@code call} under the fence of {@code method} on {@code targetClass} (if it has one). */
     public Object invoke(Method method, Class<?> targetClass, Object[] args, FencedCall<Object> call) throws Throwable {
+        return invoke(method, targetClass, args, call, FencedCall::proceed);
+    }
+
+    /**
+     * Runs {@code proceed.proceed(target)} under the fence of {@code method} on {@code targetClass} (if it has one);
+     * see {@link FenceGuard#invoke(FencePoint, Object[], Object, FenceGuard.Proceed)}: with a non-capturing
+     * {@code proceed} the fence allocates nothing per call.
+     */
+    public <C> Object invoke(Method method, Class<?> targetClass, Object[] args, C target,
+                             FenceGuard.Proceed<C, Object> proceed) throws Throwable {
         Resolved current = resolved();
         FencePoint point = current.points.pointFor(method, targetClass);
         if (point == null) {
-            return call.proceed();
+            return proceed.proceed(target);
         }
-        return current.guard.invoke(point, args, call);
+        return current.guard.invoke(point, args, target, proceed);
     }
 
     /**

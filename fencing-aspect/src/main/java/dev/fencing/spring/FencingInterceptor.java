@@ -24,6 +24,9 @@ public final class FencingInterceptor implements MethodInterceptor {
         // the target's own class: fence points are resolved against its user type once and cached per class; for a
         // target that is itself a JDK proxy (a Spring Data repository) that is the proxied interface, not $ProxyNN
         Class<?> targetClass = target != null ? target.getClass() : null;
-        return support.invoke(invocation.getMethod(), targetClass, invocation.getArguments(), invocation::proceed);
+        // an unbound method reference captures nothing: no per-call lambda (a captured invocation::proceed would
+        // not always be scalar-replaced)
+        return support.invoke(invocation.getMethod(), targetClass, invocation.getArguments(), invocation,
+                MethodInvocation::proceed);
     }
 }

@@ -477,6 +477,55 @@ class FenceGuardTest {
         });
     }
 
+    @Test
+    void aStoreThatKeptTheWriteCannotRunItAfterTheCheckReturned() throws Throwable {
+        List<FencedCall<?>> kept = new ArrayList<>();
+        List<String> ran = new ArrayList<>();
+        FenceGuard guard = new FenceGuard(new FenceStore() {
+            @Override
+            public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+                kept.add(write);
+                return "runs".equals(resource) ? write.proceed() : null;
+            }
+        });
+        // the first check's store ran the write and kept it; the second kept it without running it (fails closed)
+        assertThat(bound(new FencingToken("runs", 1, "h"),
+                () -> guard.invoke(repo("runs"), new Object[0], () -> ran.add("runs")))).isEqualTo(true);
+        FencingContext.run(new FencingToken("later", 1, "h"), () ->
+                assertThatThrownBy(() -> guard.invoke(repo("later"), new Object[0], () -> ran.add("later")))
+                        .isInstanceOf(FenceStoreException.class));
+        assertThat(ran).containsExactly("runs");
+        assertThat(kept).hasSize(2);
+        for (FencedCall<?> write : kept) {
+            assertThatThrownBy(write::proceed).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("after its check returned");
+        }
+        assertThat(ran).containsExactly("runs");
+        assertThat(checks("runs", "accepted")).isEqualTo(1);
+        assertThat(checks("later", "error")).isEqualTo(1);
+        assertThat(checks("later", "accepted")).isZero();
+    }
+
+    @Test
+    void theGuardKeepsNoPerThreadState() throws Exception {
+        // a ThreadLocal holding guard classes that outlives a fenced call pins the application's class loader on a
+        // container's pooled threads: the guard keeps its per-call state on the stack instead
+        java.net.URL classes = FenceGuard.class.getResource("FenceGuard.class");
+        assertThat(classes).isNotNull();
+        assertThat(classes.getProtocol()).as("tests run against target/classes").isEqualTo("file");
+        java.io.File[] files = new java.io.File(classes.toURI()).getParentFile()
+                .listFiles((dir, name) -> name.endsWith(".class"));
+        assertThat(files).isNotEmpty();
+        for (java.io.File file : files) {
+            String name = file.getName();
+            Class<?> type = Class.forName(FenceGuard.class.getPackageName() + "."
+                    + name.substring(0, name.length() - ".class".length()), false, FenceGuard.class.getClassLoader());
+            for (java.lang.reflect.Field field : type.getDeclaredFields()) {
+                assertThat(ThreadLocal.class.isAssignableFrom(field.getType())).as(field.toString()).isFalse();
+            }
+        }
+    }
+
     // ---- item 14: issuer failures name the method and resource
 
     @Test
