@@ -27,7 +27,7 @@ public final class JdbcFenceAdmin {
 
     /** The committed max_seen of {@code resource}, empty when it never accepted a token. */
     public OptionalLong maxSeen(String resource) {
-        store.verify();
+        store.verifyTable();
         Long value = store.jdbc().query(maxSeenSql, rs -> rs.next() ? rs.getLong(1) : null, resource);
         return value == null ? OptionalLong.empty() : OptionalLong.of(value);
     }
@@ -45,7 +45,7 @@ public final class JdbcFenceAdmin {
         if (value <= 0) {
             throw new IllegalArgumentException("floor for resource '" + resource + "' must be positive, was " + value);
         }
-        store.verify();
+        store.verifyTable();
         store.transactions().executeWithoutResult(status -> store.jdbc().query(store.checkSql(), ps -> {
             ps.setString(1, resource);
             ps.setLong(2, value);

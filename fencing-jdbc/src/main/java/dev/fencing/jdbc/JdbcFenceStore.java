@@ -7,7 +7,11 @@ import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.FencedCall;
 import dev.fencing.token.FencingToken;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextRefreshedEvent;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DataAccessException;
@@ -41,7 +45,8 @@ import java.util.Objects;
  * <p>The store only checks tokens. Reading a resource's max_seen and raising a floor are administrative tasks, done
  * by a {@link JdbcFenceAdmin} on the store.
  */
-public final class JdbcFenceStore implements FenceStore, SmartInitializingSingleton {
+public final class JdbcFenceStore implements FenceStore, SmartInitializingSingleton, BeanFactoryAware,
+        ApplicationListener<ContextRefreshedEvent> {
 
     /** The default table name. */
     public static final String DEFAULT_TABLE = "fencing_max_seen";
@@ -58,6 +63,9 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
     private final String table;
     private final String checkSql;
     private final Duration lockTimeout;
+    private BeanFactory beanFactory;
+    /** Whether the fencing infrastructure (or the application) verified this store: something checks through it. */
+    private volatile boolean guarded;
     private final String readLockTimeoutSql;
     private final String setLockTimeoutSql;
     private final String swapLockTimeoutSql;
@@ -107,7 +115,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         }
         if (!verifier.isVerified()) {
             try {
-                verify();
+                verifyTable();
             } catch (FencingConfigurationException e) {
                 throw new FenceStoreException(resource, token, "Fence check for resource '" + resource
                         + "' refused: the store's table failed its startup check: " + e.getMessage(), e);
@@ -312,6 +320,12 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
      */
     @Override
     public void verify() {
+        verifyTable();
+        guarded = true;
+    }
+
+    /** Checks the table without counting as a guard using the store (its own startup, first check, admin tasks). */
+    void verifyTable() {
         verifier.verify();
     }
 
@@ -333,7 +347,24 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
     /** Verifies the table once every singleton of the application context exists, after database initialization. */
     @Override
     public void afterSingletonsInstantiated() {
-        verify();
+        verifyTable();
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        this.beanFactory = beanFactory;
+    }
+
+    /**
+     * Fails the context's startup when it has beans with {@code @Fenced} methods but nothing verified this store, i.e.
+     * {@code @EnableFencing} (whose startup check verifies the store) is missing and those writes would run unchecked.
+     */
+    @Override
+    public void onApplicationEvent(ContextRefreshedEvent event) {
+        if (!guarded && beanFactory != null
+                && event.getApplicationContext().getAutowireCapableBeanFactory() == beanFactory) {
+            UnguardedStoreCheck.requireGuard(beanFactory, "JdbcFenceStore on table '" + table + "'");
+        }
     }
 
     private record Row(long maxSeen, String holder) {

@@ -1,0 +1,95 @@
+package dev.fencing.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.annotation.Fenced;
+import dev.fencing.spring.EnableFencing;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
+
+import javax.sql.DataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Forgetting {@code @EnableFencing} in a context that has a fence store and {@code @Fenced} beans would let every
+ * fenced write run unchecked: startup fails instead, naming a fenced method and the fix.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class UnguardedStoreTest {
+
+    private HikariDataSource pool;
+    private String table;
+
+    @BeforeAll
+    void start() {
+        pool = Database.H2.newPool(4);
+        table = Database.uniqueTable("fence");
+    }
+
+    @AfterAll
+    void stop() {
+        new JdbcTemplate(pool).execute("DROP TABLE IF EXISTS " + table);
+        pool.close();
+    }
+
+    @Test
+    void fencedBeansWithoutEnableFencingFailStartupNamingTheMethod() {
+        assertThatThrownBy(() -> start(StoreConfig.class, Repository.class))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Repository.write(..)")
+                .hasMessageContaining("Add @EnableFencing");
+    }
+
+    @Test
+    void withEnableFencingTheSameBeansStart() {
+        try (AnnotationConfigApplicationContext context = start(StoreConfig.class, Repository.class, Enabled.class)) {
+            assertThat(context.getBean(Repository.class)).isNotNull();
+        }
+    }
+
+    @Test
+    void aStoreUsedDirectlyWithoutFencedBeansStarts() {
+        try (AnnotationConfigApplicationContext context = start(StoreConfig.class)) {
+            assertThat(context.getBean(JdbcFenceStore.class).table()).isEqualTo(table);
+        }
+    }
+
+    private AnnotationConfigApplicationContext start(Class<?>... classes) {
+        AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+        context.registerBean(DataSource.class, () -> new DelegatingDataSource(pool)); // not closed with the context
+        context.registerBean("fenceTable", String.class, () -> table);
+        context.register(classes);
+        context.refresh();
+        return context;
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class StoreConfig {
+        @Bean
+        JdbcFenceStore fenceStore(DataSource dataSource, String fenceTable) {
+            return JdbcFenceStore.builder(dataSource).table(fenceTable).createTableIfMissing(true).build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableFencing
+    @Import(StoreConfig.class)
+    static class Enabled {
+    }
+
+    static class Repository {
+        @Fenced(resource = "notes", key = "#id")
+        public void write(long id) {
+        }
+    }
+}
