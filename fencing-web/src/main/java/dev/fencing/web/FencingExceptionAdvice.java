@@ -2,22 +2,57 @@ package dev.fencing.web;
 
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.guard.InvalidKeyException;
+import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.FenceStoreException;
+import org.springframework.context.annotation.Import;
+import org.springframework.context.annotation.ImportSelector;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
 /**
- * Spring MVC answers for refused fenced writes, as RFC 9457 problem details: a stale or duplicate token is
- * 409 Conflict (with {@code resource}, {@code presented} and {@code maxSeen}), a missing token 428 Precondition
- * Required (with {@code resource}), an uncomputable key 400 Bad Request (with the {@code resource} as declared), a
- * store that could not decide 503 Service Unavailable (with {@code resource}); each with a title and the exception's
- * message as detail. Import it ({@code @Import}) to use it.
+ * Spring MVC answers for refused fenced writes, as RFC 9457 problem details, each with a title and the exception's
+ * message as detail:
+ * <ul>
+ *   <li>400 Bad Request, "Invalid fencing key": the key could not be computed ({@code resource} as declared);</li>
+ *   <li>409 Conflict, "Stale fencing token": a stale or duplicate token ({@code resource}, {@code presented},
+ *       {@code maxSeen}, {@code verdict});</li>
+ *   <li>428 Precondition Required, "Missing fencing token": no token for the resource ({@code resource});</li>
+ *   <li>503 Service Unavailable, "Fence store unavailable": the store could not decide ({@code resource});</li>
+ *   <li>503 Service Unavailable with {@code Retry-After: 1}, "Lock not acquired": the lock was not acquired in time
+ *       or the lock service is unreachable ({@code resource}); nothing ran, the request may be retried;</li>
+ *   <li>503 Service Unavailable with {@code Retry-After: 1}, "Fence busy" / "Fence conflict": the store's check did
+ *       not run because the fence row stayed locked, or the database aborted it (a
+ *       {@link dev.fencing.store.TransientFenceFailure}, such as the JDBC store's {@code FenceBusyException} and
+ *       {@code FenceConflictException}; {@code resource}, {@code reason}, {@code presented}). Answered by
+ *       {@link FencingTransientFailureAdvice}, which this advice imports when spring-tx is on the classpath.</li>
+ * </ul>
+ * Two answers come from {@link FencingTokenFilter} before a request reaches Spring MVC: 400 "Malformed fencing token
+ * header" and 403 "Untrusted fencing token".
+ *
+ * <p>Register it with {@code @Import(FencingExceptionAdvice.class)} (or component scanning): that also registers
+ * {@link FencingTransientFailureAdvice} when spring-tx is present. Declared any other way (a {@code @Bean} method,
+ * MockMvc's {@code standaloneSetup(..).setControllerAdvice(..)}), add {@code FencingTransientFailureAdvice} too.
+ *
+ * <p>Both advices are ordered {@link Ordered#LOWEST_PRECEDENCE}: an application's own {@code @ControllerAdvice} with
+ * an {@code @Order}, or declared before them, is consulted first, and its handler wins for any exception it handles
+ * (also through a supertype such as {@code Exception}). Spring picks the first advice that has a matching handler.
  */
 @RestControllerAdvice
+@Order(Ordered.LOWEST_PRECEDENCE)
+@Import(FencingExceptionAdvice.TransientFailureAdviceSelector.class)
 public class FencingExceptionAdvice {
+
+    /** Seconds a client should wait before retrying a request that failed for a reason that passes. */
+    static final long RETRY_AFTER_SECONDS = 1;
 
     @ExceptionHandler(StaleTokenException.class)
     public ProblemDetail stale(StaleTokenException e) {
@@ -52,5 +87,37 @@ public class FencingExceptionAdvice {
         problem.setTitle("Fence store unavailable");
         problem.setProperty("resource", e.resource());
         return problem;
+    }
+
+    @ExceptionHandler(LockAcquisitionException.class)
+    public ResponseEntity<ProblemDetail> lockNotAcquired(LockAcquisitionException e) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
+        problem.setTitle("Lock not acquired");
+        problem.setProperty("resource", e.resource());
+        return retryLater(problem);
+    }
+
+    /** 503 with {@code Retry-After} and {@code problem} as body. */
+    static ResponseEntity<ProblemDetail> retryLater(ProblemDetail problem) {
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .header(HttpHeaders.RETRY_AFTER, Long.toString(RETRY_AFTER_SECONDS))
+                .body(problem);
+    }
+
+    /**
+     * Imports {@link FencingTransientFailureAdvice} only when spring-tx is present: its handler's signature names
+     * Spring's {@code ConcurrencyFailureException}, so introspecting that class without spring-tx would fail with a
+     * {@code NoClassDefFoundError}. Names the class as a string so that nothing here loads it.
+     */
+    static final class TransientFailureAdviceSelector implements ImportSelector {
+
+        static final String SPRING_TX_MARKER = "org.springframework.dao.ConcurrencyFailureException";
+
+        @Override
+        public String[] selectImports(AnnotationMetadata importingClassMetadata) {
+            return ClassUtils.isPresent(SPRING_TX_MARKER, TransientFailureAdviceSelector.class.getClassLoader())
+                    ? new String[] {"dev.fencing.web.FencingTransientFailureAdvice"}
+                    : new String[0];
+        }
     }
 }

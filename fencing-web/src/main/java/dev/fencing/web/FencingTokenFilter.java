@@ -31,8 +31,9 @@ import java.util.function.Predicate;
  * exactly (nothing the thread had bound stays visible), and unbinds them when the request is done, also when it
  * fails. The tokens are bound as remote ({@link FencingContext#bindRemote}): fenced checks see them, but a
  * {@code @Fenced(acquire = true)} method never runs under them; it acquires its own lock. A malformed header is
- * answered with 400 and the request goes no further. Requests without the header run with no token, so a fenced
- * write they reach is refused as missing.
+ * answered with 400 and an {@code application/problem+json} body (title "Malformed fencing token header", the parse
+ * error as detail, cut to {@value #MAX_DETAIL_LENGTH} characters) and the request goes no further. Requests
+ * without the header run with no token, so a fenced write they reach is refused as missing.
  *
  * <p>Accept this header only from trusted callers: a forged, very large token would advance max_seen and lock out
  * the real holder. So the filter must be scoped, in one of two ways, or it refuses to start
@@ -163,7 +164,8 @@ public class FencingTokenFilter implements Filter {
         try {
             tokens = FencingHeader.parse(fields);
         } catch (TokenFormatException e) {
-            httpResponse.sendError(HttpServletResponse.SC_BAD_REQUEST, e.getMessage());
+            problem(httpResponse, HttpServletResponse.SC_BAD_REQUEST, "Malformed fencing token header",
+                    capped(e.getMessage()));
             return;
         }
         try (FencingScope ignored = FencingContext.bindRemote(tokens)) {
@@ -171,16 +173,56 @@ public class FencingTokenFilter implements Filter {
         }
     }
 
-    /** 403 with an RFC 9457 problem-detail body; {@code detail} is a constant text, nothing of the request is echoed. */
+    /** 403 with a problem-detail body; {@code detail} is a constant text, nothing of the request is echoed. */
     private static void refuse(HttpServletResponse response, String detail) throws IOException {
-        byte[] body = ("{\"type\":\"about:blank\",\"title\":\"Untrusted fencing token\",\"status\":403,"
-                + "\"detail\":\"" + detail.replace("\\", "\\\\").replace("\"", "\\\"") + "\"}")
-                .getBytes(StandardCharsets.UTF_8);
+        problem(response, HttpServletResponse.SC_FORBIDDEN, "Untrusted fencing token", detail);
+    }
+
+    /** Most characters of a parse error's message that a 400 answer repeats. */
+    static final int MAX_DETAIL_LENGTH = 256;
+
+    /** {@code message} cut to {@link #MAX_DETAIL_LENGTH} characters, marked with "..." when cut. */
+    static String capped(String message) {
+        if (message == null) {
+            return "";
+        }
+        if (message.length() <= MAX_DETAIL_LENGTH) {
+            return message;
+        }
+        int end = Character.isHighSurrogate(message.charAt(MAX_DETAIL_LENGTH - 1)) ? MAX_DETAIL_LENGTH - 1
+                : MAX_DETAIL_LENGTH;
+        return message.substring(0, end) + "...";
+    }
+
+    /**
+     * Answers with an RFC 9457 problem-detail body ({@code application/problem+json}) written here: the request
+     * never reaches Spring MVC, and a container error page would not show the reason.
+     */
+    private static void problem(HttpServletResponse response, int status, String title, String detail)
+            throws IOException {
+        byte[] body = ("{\"type\":\"about:blank\",\"title\":\"" + json(title) + "\",\"status\":" + status
+                + ",\"detail\":\"" + json(detail) + "\"}").getBytes(StandardCharsets.UTF_8);
         response.resetBuffer();
-        response.setStatus(HttpServletResponse.SC_FORBIDDEN);
+        response.setStatus(status);
         response.setContentType("application/problem+json");
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
         response.flushBuffer();
+    }
+
+    /** {@code text} as the inside of a JSON string: quotes, backslashes and control characters escaped. */
+    private static String json(String text) {
+        StringBuilder out = new StringBuilder(text.length() + 16);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c < 0x20 || c == 0x7f || c == '\u2028' || c == '\u2029') {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
     }
 }

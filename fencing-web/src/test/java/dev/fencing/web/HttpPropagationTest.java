@@ -1,6 +1,17 @@
 package dev.fencing.web;
 
 import dev.fencing.annotation.Fenced;
+import dev.fencing.token.TokenFormatException;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.store.TransientFenceFailure;
+import org.springframework.core.annotation.Order;
+import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.dao.ConcurrencyFailureException;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.ResponseStatus;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
 import dev.fencing.context.FencingContext;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
@@ -68,6 +79,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Over real HTTP on loopback: service A acquires a token and calls service B, whose fenced repository checks it.
@@ -187,6 +199,118 @@ class HttpPropagationTest {
         }
     }
 
+    /** Stands in for the JDBC store's FenceBusyException (fencing-jdbc is not a dependency of this module). */
+    static class TestFenceBusy extends CannotAcquireLockException implements TransientFenceFailure {
+        private final String resource;
+        private final FencingToken presented;
+
+        TestFenceBusy(String resource, FencingToken presented) {
+            super("Fence row of '" + resource + "' stayed locked past the lock wait bound");
+            this.resource = resource;
+            this.presented = presented;
+        }
+
+        @Override
+        public Reason reason() {
+            return Reason.BUSY;
+        }
+
+        @Override
+        public String resource() {
+            return resource;
+        }
+
+        @Override
+        public FencingToken presented() {
+            return presented;
+        }
+    }
+
+    /** Stands in for the JDBC store's FenceConflictException. */
+    static class TestFenceConflict extends ConcurrencyFailureException implements TransientFenceFailure {
+        private final String resource;
+
+        TestFenceConflict(String resource) {
+            super("Fence check of '" + resource + "' was aborted as a serialization failure");
+            this.resource = resource;
+        }
+
+        @Override
+        public Reason reason() {
+            return Reason.CONFLICT;
+        }
+
+        @Override
+        public String resource() {
+            return resource;
+        }
+
+        @Override
+        public FencingToken presented() {
+            return null;
+        }
+    }
+
+    /** The application's own concurrency failure, which Spring answers through its @ResponseStatus. */
+    @ResponseStatus(HttpStatus.LOCKED)
+    static class AppLockedException extends ConcurrencyFailureException {
+        AppLockedException() {
+            super("the application's own optimistic locking failure");
+        }
+    }
+
+    /** A busy fence the application's own advice answers. */
+    static class AppOwnedBusy extends TestFenceBusy {
+        AppOwnedBusy(String resource) {
+            super(resource, null);
+        }
+    }
+
+    /** The application's own advice, ordered: it wins over FencingExceptionAdvice for what it handles. */
+    @RestControllerAdvice
+    @Order(0)
+    static class AppAdvice {
+        @ExceptionHandler(AppOwnedBusy.class)
+        ResponseEntity<String> appOwned(AppOwnedBusy e) {
+            return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS).body("app says later");
+        }
+    }
+
+    /** Failures that pass: the lock, the fence row, the database's conflict; and the application's own. */
+    @RestController
+    public static class RetryController {
+        @PostMapping("/accounts/{account}/lock-timeout")
+        public String lockTimeout(@PathVariable("account") String account) {
+            throw new LockAcquisitionException("accounts:" + account,
+                    "Lock of 'accounts:" + account + "' not acquired within 250ms");
+        }
+
+        @PostMapping("/accounts/{account}/busy")
+        public String busy(@PathVariable("account") String account) {
+            throw new TestFenceBusy("accounts:" + account, FencingToken.parse("accounts:" + account + "#7@h"));
+        }
+
+        @PostMapping("/accounts/{account}/conflict")
+        public String conflict(@PathVariable("account") String account) {
+            throw new TestFenceConflict("accounts:" + account);
+        }
+
+        @PostMapping("/accounts/{account}/app-concurrency")
+        public String appConcurrency(@PathVariable("account") String account) {
+            throw new ConcurrencyFailureException("not a fence: the application's own");
+        }
+
+        @PostMapping("/accounts/{account}/app-locked")
+        public String appLocked(@PathVariable("account") String account) {
+            throw new AppLockedException();
+        }
+
+        @PostMapping("/accounts/{account}/app-owned")
+        public String appOwned(@PathVariable("account") String account) {
+            throw new AppOwnedBusy("accounts:" + account);
+        }
+    }
+
     /** A store that cannot reach a verdict. */
     static class UnreachableStore implements FenceStore {
         @Override
@@ -199,7 +323,7 @@ class HttpPropagationTest {
     @EnableWebMvc
     @EnableAsync
     @EnableFencing(proxyTargetClass = true)
-    @Import(FencingExceptionAdvice.class)
+    @Import({FencingExceptionAdvice.class, AppAdvice.class, RetryController.class})
     static class ServiceB {
         static final InMemoryFenceStore MEMORY = new InMemoryFenceStore();
 
@@ -419,13 +543,39 @@ class HttpPropagationTest {
     }
 
     @Test
-    void aMalformedHeaderIsABadRequest() {
-        assertThatThrownBy(() -> plain.post().uri("/accounts/8/note").header(FencingHeader.NAME, "accounts:8#-1@x")
-                .body("forged").retrieve().body(String.class))
-                .isInstanceOfSatisfying(HttpClientErrorException.BadRequest.class,
-                        e -> assertThat(e.getStatusCode().value()).isEqualTo(400));
+    void aMalformedHeaderIsABadRequestSayingWhatIsWrong() throws Exception {
+        JsonNode problem = problem(exchange(plain, "POST", "/accounts/8/note",
+                Map.of(FencingHeader.NAME, "accounts:8#-1@x", "Content-Type", "text/plain")), 400);
+        assertThat(problem.get("title").asString()).isEqualTo("Malformed fencing token header");
+        assertThat(problem.get("detail").asString()).contains("Malformed fencing token").contains("accounts:8#-1@x");
         assertThat(plain.get().uri("/accounts/8/note").retrieve().body(String.class)).isNullOrEmpty();
     }
+
+    @Test
+    void twoEntriesForOneResourceAreABadRequestNamingTheResource() throws Exception {
+        JsonNode problem = problem(exchange(plain, "POST", "/accounts/9/note",
+                Map.of(FencingHeader.NAME, "accounts:9#1@a, accounts:9#2@b", "Content-Type", "text/plain")), 400);
+        assertThat(problem.get("title").asString()).isEqualTo("Malformed fencing token header");
+        assertThat(problem.get("detail").asString()).isEqualTo(
+                FencingHeader.NAME + " header has two entries for resource 'accounts:9'");
+        assertThat(plain.get().uri("/accounts/9/note").retrieve().body(String.class)).isNullOrEmpty();
+    }
+
+    @Test
+    void theDetailOfAMalformedHeaderIsCappedAndStaysValidJson() throws Exception {
+        // quotes, a backslash and a control character, then a resource longer than a token allows
+        String garbage = "q\"\\\t" + "x".repeat(400) + "#1@h";
+        Throwable parsed = catchThrowable(() -> FencingHeader.parse(List.of(garbage)));
+        assertThat(parsed).isInstanceOf(TokenFormatException.class);
+        String message = parsed.getMessage();
+        assertThat(message.length()).as("the parser's own message is longer than the cap").isGreaterThan(256);
+
+        JsonNode problem = problem(exchange(plain, "POST", "/accounts/10/note",
+                Map.of(FencingHeader.NAME, garbage, "Content-Type", "text/plain")), 400);
+        assertThat(problem.get("title").asString()).isEqualTo("Malformed fencing token header");
+        assertThat(problem.get("detail").asString()).isEqualTo(message.substring(0, 256) + "...");
+    }
+
     // ---- a token from a header never opens a critical section (issue 10, item 6) ----
 
     private double acquisitionsOnB(String outcome) {
@@ -469,7 +619,7 @@ class HttpPropagationTest {
         assertThat(ServiceB.MEMORY.maxSeen("accounts:4").orElseThrow()).isLessThan(1_000_000);
     }
 
-    private record Answer(int status, String contentType, String body) {
+    private record Answer(int status, String contentType, String body, String retryAfter) {
     }
 
     private Answer exchange(RestClient client, String method, String uri, Map<String, String> headers) {
@@ -478,7 +628,8 @@ class HttpPropagationTest {
                 .body("POST".equals(method) ? "a note" : "")
                 .exchange((request, response) -> new Answer(response.getStatusCode().value(),
                         String.valueOf(response.getHeaders().getContentType()),
-                        new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8)), true);
+                        new String(response.getBody().readAllBytes(), StandardCharsets.UTF_8),
+                        response.getHeaders().getFirst("Retry-After")), true);
     }
 
     @Test
@@ -667,5 +818,59 @@ class HttpPropagationTest {
         assertThat(problem.get("presented").asString()).isEqualTo("accounts:14#4@old");
         assertThat(problem.get("maxSeen").asLong()).isEqualTo(5);
         assertThat(problem.get("verdict").asString()).isEqualTo("stale");
+    }
+
+    // ---- failures that pass: 503 with Retry-After ----
+
+    @Test
+    void aLockNotAcquiredIsServiceUnavailableWithRetryAfter() throws Exception {
+        Answer answer = exchange(plain, "POST", "/accounts/15/lock-timeout", Map.of("Content-Type", "text/plain"));
+        JsonNode problem = problem(answer, 503);
+        assertThat(answer.retryAfter()).isEqualTo("1");
+        assertThat(problem.get("title").asString()).isEqualTo("Lock not acquired");
+        assertThat(problem.get("resource").asString()).isEqualTo("accounts:15");
+        assertThat(problem.get("detail").asString()).contains("not acquired within 250ms");
+    }
+
+    @Test
+    void aBusyFenceIsServiceUnavailableWithRetryAfter() throws Exception {
+        Answer answer = exchange(plain, "POST", "/accounts/16/busy", Map.of("Content-Type", "text/plain"));
+        JsonNode problem = problem(answer, 503);
+        assertThat(answer.retryAfter()).isEqualTo("1");
+        assertThat(problem.get("title").asString()).isEqualTo("Fence busy");
+        assertThat(problem.get("resource").asString()).isEqualTo("accounts:16");
+        assertThat(problem.get("reason").asString()).isEqualTo("busy");
+        assertThat(problem.get("presented").asString()).isEqualTo("accounts:16#7@h");
+        assertThat(problem.get("detail").asString()).contains("stayed locked");
+    }
+
+    @Test
+    void aConflictingFenceCheckIsServiceUnavailableWithRetryAfter() throws Exception {
+        Answer answer = exchange(plain, "POST", "/accounts/17/conflict", Map.of("Content-Type", "text/plain"));
+        JsonNode problem = problem(answer, 503);
+        assertThat(answer.retryAfter()).isEqualTo("1");
+        assertThat(problem.get("title").asString()).isEqualTo("Fence conflict");
+        assertThat(problem.get("resource").asString()).isEqualTo("accounts:17");
+        assertThat(problem.get("reason").asString()).isEqualTo("conflict");
+        assertThat(problem.has("presented")).isFalse();
+    }
+
+    @Test
+    void anApplicationsOwnConcurrencyFailureIsLeftToTheApplication() {
+        Answer unhandled = exchange(plain, "POST", "/accounts/18/app-concurrency", Map.of("Content-Type", "text/plain"));
+        assertThat(unhandled.status()).as("not turned into our 503").isEqualTo(500);
+        assertThat(unhandled.retryAfter()).isNull();
+        assertThat(unhandled.body()).doesNotContain("Fence");
+
+        Answer locked = exchange(plain, "POST", "/accounts/18/app-locked", Map.of("Content-Type", "text/plain"));
+        assertThat(locked.status()).as("Spring's next resolver (@ResponseStatus) still applies").isEqualTo(423);
+        assertThat(locked.retryAfter()).isNull();
+    }
+
+    @Test
+    void anApplicationsOwnAdviceWinsOverOurs() {
+        Answer answer = exchange(plain, "POST", "/accounts/19/app-owned", Map.of("Content-Type", "text/plain"));
+        assertThat(answer.status()).isEqualTo(429);
+        assertThat(answer.body()).isEqualTo("app says later");
     }
 }

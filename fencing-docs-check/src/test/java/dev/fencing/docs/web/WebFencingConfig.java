@@ -12,7 +12,7 @@ import org.springframework.web.client.RestClient;
 /** docs/propagation.md: tokens over HTTP, both sides. Started by WebFencingConfigTest. */
 // tag::http[]
 @Configuration
-@Import(FencingExceptionAdvice.class)   // 409 stale, 428 missing, 400 invalid key, 503 store unavailable: problem details
+@Import(FencingExceptionAdvice.class)   // refused calls as problem details: 400, 409, 428, 503 (listed below)
 public class WebFencingConfig {
 
     @Bean                                                                   // caller: sends the bound tokens

@@ -7,6 +7,7 @@ import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
 import dev.fencing.token.FencingToken;
 import dev.fencing.web.FencingExceptionAdvice;
+import dev.fencing.web.FencingTransientFailureAdvice;
 import dev.fencing.web.FencingTokenFilter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -30,6 +31,7 @@ class WebFencingConfigTest {
         server.start();
         try (var context = new AnnotationConfigApplicationContext(WebFencingConfig.class)) {
             assertThat(context.getBean(FencingExceptionAdvice.class)).isNotNull();
+            assertThat(context.getBean(FencingTransientFailureAdvice.class)).as("spring-tx is present").isNotNull();
             @SuppressWarnings("unchecked")
             FilterRegistrationBean<FencingTokenFilter> registration = context.getBean(FilterRegistrationBean.class);
             assertThat(registration.getUrlPatterns()).containsExactly("/internal/*");

@@ -1,0 +1,51 @@
+package dev.fencing.web;
+
+import dev.fencing.store.TransientFenceFailure;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.dao.ConcurrencyFailureException;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+import java.util.Locale;
+
+/**
+ * Answers a fence check that did not run for a reason that passes (a {@link TransientFenceFailure}: the JDBC store's
+ * {@code FenceBusyException} and {@code FenceConflictException}, which are Spring
+ * {@link ConcurrencyFailureException}s) with 503 Service Unavailable, {@code Retry-After: 1} and a problem detail:
+ * title "Fence busy" or "Fence conflict", the exception's message as detail, {@code resource}, {@code reason}
+ * ({@code busy} or {@code conflict}) and, when known, {@code presented}.
+ *
+ * <p>Any other {@code ConcurrencyFailureException} (the application's own optimistic locking, say) is rethrown
+ * unchanged: Spring MVC then treats it as if this advice had no handler for it, and its other exception resolvers
+ * ({@code @ResponseStatus}, the servlet container's error handling) apply. Ordered
+ * {@link Ordered#LOWEST_PRECEDENCE}, so an application's own ordered {@code @ControllerAdvice} handling
+ * {@code ConcurrencyFailureException} (or a supertype) comes first.
+ *
+ * <p>Needs spring-tx on the classpath (an optional dependency of this module). {@link FencingExceptionAdvice}
+ * imports it when spring-tx is present; register it yourself only where {@code FencingExceptionAdvice} is declared
+ * without {@code @Import} (a {@code @Bean} method, MockMvc's standalone setup).
+ */
+@RestControllerAdvice
+@Order(Ordered.LOWEST_PRECEDENCE)
+public class FencingTransientFailureAdvice {
+
+    @ExceptionHandler(ConcurrencyFailureException.class)
+    public ResponseEntity<ProblemDetail> transientFailure(ConcurrencyFailureException e) {
+        if (!(e instanceof TransientFenceFailure failure)) {
+            throw e;     // not a fence's: Spring MVC's other resolvers and the application's own handling apply
+        }
+        boolean busy = failure.reason() == TransientFenceFailure.Reason.BUSY;
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
+        problem.setTitle(busy ? "Fence busy" : "Fence conflict");
+        problem.setProperty("resource", failure.resource());
+        problem.setProperty("reason", failure.reason().name().toLowerCase(Locale.ROOT));
+        if (failure.presented() != null) {
+            problem.setProperty("presented", failure.presented().toText());
+        }
+        return FencingExceptionAdvice.retryLater(problem);
+    }
+}
