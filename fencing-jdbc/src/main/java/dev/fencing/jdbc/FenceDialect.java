@@ -177,14 +177,15 @@ public enum FenceDialect {
     /**
      * A statement that brings {@code column} of a table created by an older or hand-written DDL to the definition
      * this library needs: {@code BIGINT} for {@code max_seen} and {@code token}, a 256-character variable-length
-     * text with exact (binary, no-pad) comparison for {@code resource} and {@code holder}. Shown in startup errors.
+     * text with exact comparison for {@code resource} and {@code holder} (PostgreSQL: the database's default
+     * collation, always deterministic, as the shipped script has it; MariaDB: binary, no-pad). Shown in startup errors.
      */
     public String alterColumnSql(String table, String column) {
         boolean number = column.equals("max_seen") || column.equals("token");
         boolean notNull = number || column.equals("resource");
         return switch (this) {
             case POSTGRESQL -> "ALTER TABLE " + table + " ALTER COLUMN " + column + " TYPE "
-                    + (number ? "BIGINT" : "VARCHAR(256) COLLATE \"C\"");
+                    + (number ? "BIGINT" : "VARCHAR(256) COLLATE \"default\""); // as the shipped script
             case MARIADB -> "ALTER TABLE " + table + " MODIFY " + column + " "
                     + (number ? "BIGINT" : "VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin")
                     + (notNull ? " NOT NULL" : " NULL");
