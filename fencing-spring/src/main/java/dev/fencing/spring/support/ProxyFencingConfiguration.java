@@ -6,9 +6,10 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 
 /**
- * Internal: imported by {@code @EnableFencing} in PROXY mode, not for applications. PROXY mode: one infrastructure advisor whose interceptor delegates to the shared {@link FencingSupport}. The
- * infrastructure auto-proxy creator creates the advisor while bean post-processors are still being registered; it
- * depends on nothing of the application's (the support resolves its collaborators on first use).
+ * Internal: imported by {@code @EnableFencing} in PROXY mode, not for applications. One infrastructure advisor
+ * whose interceptor delegates to the shared {@link FencingSupport}. The infrastructure auto-proxy creator creates
+ * the advisor while bean post-processors are still being registered; it depends on nothing of the application's
+ * (the support resolves its collaborators on first use).
  */
 @Configuration(proxyBeanMethods = false)
 @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
