@@ -1,16 +1,18 @@
 package dev.fencing.aspectj;
 
 import dev.fencing.FencingConfigurationException;
-import dev.fencing.attribute.FencePointSource;
-import dev.fencing.attribute.FencingSupport;
-import dev.fencing.guard.FencePoint;
+import dev.fencing.spring.support.FencingSupport;
+import org.aspectj.lang.JoinPoint;
 import org.aspectj.lang.ProceedingJoinPoint;
 import org.aspectj.lang.annotation.Around;
 import org.aspectj.lang.annotation.Aspect;
 import org.aspectj.lang.annotation.DeclarePrecedence;
 import org.aspectj.lang.reflect.MethodSignature;
+import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.stream.Collectors;
 
 /**
  * The fence for AspectJ weaving (compile-time with ajc, load-time with {@code -javaagent:aspectjweaver.jar}; the
@@ -27,8 +29,6 @@ import java.lang.reflect.Method;
 @Aspect
 @DeclarePrecedence("org.springframework.transaction.aspectj.*, dev.fencing.aspectj.FencingAspect")
 public class FencingAspect {
-
-    private static final Object[] NO_ARGS = {};
 
     private volatile FencingSupport support;
 
@@ -72,18 +72,21 @@ public class FencingAspect {
         FencingSupport current = support;
         if (current == null) {
             throw new FencingConfigurationException("FencingAspect is woven into "
-                    + FencePointSource.describe(method.getDeclaringClass(), method)
+                    + describe(method)
                     + " but not configured, so the call is refused; use @EnableFencing(mode = AdviceMode.ASPECTJ) or "
                     + "call FencingAspect.aspectOf().configure(...) at startup. If this application also uses "
                     + "@EnableFencing in PROXY mode, stop weaving: the fence must not run twice");
         }
-        FencePoint point = current.points().pointFor(method, method.getDeclaringClass());
-        if (point == null) {
-            return pjp.proceed();
-        }
-        // getArgs() copies the arguments: only a keyed point reads them; an unbound method reference captures
+        // getArgs() copies the arguments: only a keyed point asks for them; unbound method references capture
         // nothing, so no per-call lambda
-        return current.guard().invoke(point, point.hasKey() ? pjp.getArgs() : NO_ARGS, pjp,
+        return current.invoke(method, method.getDeclaringClass(), pjp, JoinPoint::getArgs,
                 ProceedingJoinPoint::proceed);
+    }
+
+    /** {@code SimpleClassName.method(ParamType, ...)}: woven code runs in the user's own class, never a proxy. */
+    private static String describe(Method method) {
+        return ClassUtils.getShortName(method.getDeclaringClass()) + "." + method.getName()
+                + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName)
+                .collect(Collectors.joining(", ", "(", ")"));
     }
 }

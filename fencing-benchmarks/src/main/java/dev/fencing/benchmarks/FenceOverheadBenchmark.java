@@ -1,7 +1,7 @@
 package dev.fencing.benchmarks;
 
 import dev.fencing.aspectj.FencingAspect;
-import dev.fencing.attribute.FencingSupport;
+import dev.fencing.spring.support.FencingSupport;
 import dev.fencing.benchmarks.woven.WovenTarget;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;

@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
-import dev.fencing.jdbc.FenceDialect;
 import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.spring.EnableFencing;
 import dev.fencing.token.FencingToken;
@@ -75,7 +74,6 @@ public class JdbcFenceBenchmark {
         fenceTable = "bench_fence_" + suffix;
         rows = "bench_rows_" + suffix;
         accounts = "bench_accounts_" + suffix;
-        jdbc.execute(FenceDialect.POSTGRESQL.createTableSql(fenceTable));
         jdbc.execute("CREATE TABLE " + rows + " (id BIGSERIAL PRIMARY KEY, k VARCHAR(64) NOT NULL, v INT NOT NULL)");
         jdbc.execute("CREATE TABLE " + accounts + " (id INT PRIMARY KEY, balance BIGINT NOT NULL)");
         jdbc.update("INSERT INTO " + accounts + " SELECT g, 1000000 FROM generate_series(0, 63) g");
@@ -84,7 +82,7 @@ public class JdbcFenceBenchmark {
         context = new AnnotationConfigApplicationContext();
         context.registerBean(DataSourceTransactionManager.class, () -> transactionManager);
         context.registerBean(JdbcFenceStore.class, () -> JdbcFenceStore.builder(pool)
-                .transactionManager(transactionManager).table(fenceTable).build());
+                .transactionManager(transactionManager).table(fenceTable).createTableIfMissing(true).build());
         context.registerBean(BenchRepository.class, () -> new BenchRepository(jdbc, rows, accounts));
         context.register(Fencing.class);
         context.refresh();

@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.Set;
 
 /**
+ * Internal: public for the Spring and AspectJ adapters (fencing-spring), not for applications.
  * Recognizes return types whose work happens after the method returns: {@code Future}, {@code CompletionStage}, any
  * Reactive Streams or {@code java.util.concurrent.Flow} {@code Publisher} (Reactor's {@code Mono} and {@code Flux},
  * RxJava) and Kotlin's {@code Flow}, matched by name through the type hierarchy so no such library is needed. The

@@ -9,6 +9,7 @@ import dev.fencing.token.FencingToken;
 import java.util.Objects;
 
 /**
+ * Internal: public for the Spring and AspectJ adapters (fencing-spring), not for applications.
  * Everything the guard needs about one fenced method, resolved once and cached by the adapter: the operation's
  * name for messages, the resource, the optional key, whether it acquires, and its counters. It computes the
  * effective resource of each call and refuses keys without a stable text (see {@link KeyValues}) and effective

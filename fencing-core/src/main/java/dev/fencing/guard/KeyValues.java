@@ -16,6 +16,7 @@ import java.util.OptionalLong;
 import java.util.UUID;
 
 /**
+ * Internal: public for the Spring and AspectJ adapters (fencing-spring), not for applications.
  * Decides which key values have a stable text, i.e. the same entity always yields the same text: character
  * sequences, primitives and their boxes, {@code BigInteger}/{@code BigDecimal}, {@code UUID}, enums, {@code java.time}
  * values, records, classes that declare {@code toString()} themselves (or in a superclass other than

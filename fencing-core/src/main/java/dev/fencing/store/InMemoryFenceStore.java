@@ -28,7 +28,7 @@ public final class InMemoryFenceStore implements FenceStore {
         }
         Slot slot = slots.get(resource);
         if (slot == null) {
-            slot = slots.computeIfAbsent(resource, Slot::new);
+            slot = slots.computeIfAbsent(resource, unused -> new Slot());
         }
         slot.lock();
         try {
@@ -72,7 +72,7 @@ public final class InMemoryFenceStore implements FenceStore {
         if (value <= 0) {
             throw new IllegalArgumentException("floor for resource '" + resource + "' must be positive, was " + value);
         }
-        Slot slot = slots.computeIfAbsent(resource, Slot::new);
+        Slot slot = slots.computeIfAbsent(resource, unused -> new Slot());
         slot.lock();
         try {
             if (!slot.seen || value > slot.maxSeen) {
@@ -95,8 +95,5 @@ public final class InMemoryFenceStore implements FenceStore {
         boolean seen;
         long maxSeen;
         String holder;
-
-        Slot(String resource) {
-        }
     }
 }

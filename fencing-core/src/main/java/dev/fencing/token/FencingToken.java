@@ -42,11 +42,6 @@ public record FencingToken(String resource, long value, String holder) {
         }
     }
 
-    /** Creates a token; same as the canonical constructor. */
-    public static FencingToken of(String resource, long value, String holder) {
-        return new FencingToken(resource, value, holder);
-    }
-
     /** The compact text form {@code resource#value@holder}; {@link #parse(CharSequence)} reverses it exactly. */
     public String toText() {
         StringBuilder out = new StringBuilder(resource.length() + holder.length() + 22);

@@ -68,7 +68,7 @@ public enum FenceDialect {
     }
 
     /** The dialect for a JDBC {@code DatabaseMetaData.getDatabaseProductName()}, or {@code null} if unsupported. */
-    public static FenceDialect forProductName(String productName) {
+    static FenceDialect forProductName(String productName) {
         String name = productName == null ? "" : productName.toLowerCase(Locale.ROOT);
         for (FenceDialect dialect : values()) {
             if (name.contains(dialect.productName.toLowerCase(Locale.ROOT))) {
@@ -83,12 +83,12 @@ public enum FenceDialect {
      * transaction usable so that the statement can run again (H2's MERGE). PostgreSQL and MariaDB resolve that
      * race inside the statement.
      */
-    public boolean retriesFirstInsertRace() {
+    boolean retriesFirstInsertRace() {
         return this == H2;
     }
 
     /** The database product this dialect speaks to, as its JDBC driver names it. */
-    public String productName() {
+    String productName() {
         return productName;
     }
 
@@ -96,7 +96,7 @@ public enum FenceDialect {
      * {@code CREATE TABLE IF NOT EXISTS} for the fence table: the statement of {@link #schemaResource()}, the script
      * shipped in the jar, with {@code table} for its default table name.
      */
-    public String createTableSql(String table) {
+    String createTableSql(String table) {
         return JdbcTable.FENCE.createTableSql(this, table);
     }
 
@@ -106,7 +106,7 @@ public enum FenceDialect {
     }
 
     /** The check-and-advance statement; parameters: resource, token value, holder; returns (max_seen, holder). */
-    public String checkSql(String table) {
+    String checkSql(String table) {
         return check.formatted(table);
     }
 
@@ -116,7 +116,7 @@ public enum FenceDialect {
      * FOR}, in whole seconds rounded up); otherwise the plain statement, bounded by {@link #readLockTimeoutSql()}
      * and {@link #setLockTimeoutSql(String)} around it.
      */
-    public String checkSql(String table, java.time.Duration lockTimeout) {
+    String checkSql(String table, java.time.Duration lockTimeout) {
         if (this == MARIADB) {
             long seconds = Math.max(1, (lockTimeout.toMillis() + 999) / 1000);
             return "SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + checkSql(table);
@@ -130,7 +130,7 @@ public enum FenceDialect {
      * {@code lock_timeout} is set transaction-locally, H2's {@code LOCK_TIMEOUT} for the session: both are
      * restored right after the statement, so the caller's own statements keep their setting.
      */
-    public String readLockTimeoutSql() {
+    String readLockTimeoutSql() {
         return switch (this) {
             case POSTGRESQL -> "SELECT current_setting('lock_timeout')";
             case H2 -> "SELECT CAST(LOCK_TIMEOUT() AS VARCHAR)";
@@ -143,13 +143,13 @@ public enum FenceDialect {
      * the select list in order), saving a round trip per check; {@code null} where reading and setting are two
      * statements ({@link #readLockTimeoutSql()}, then {@link #setLockTimeoutSql(String)}).
      */
-    public String swapLockTimeoutSql(String value) {
+    String swapLockTimeoutSql(String value) {
         return this == POSTGRESQL ? "SELECT current_setting('lock_timeout'), set_config('lock_timeout', '"
                 + value.replace("'", "''") + "', true)" : null;
     }
 
     /** The lock wait bound to set before the check, as text {@link #setLockTimeoutSql(String)} accepts. */
-    public String lockTimeoutValue(java.time.Duration lockTimeout) {
+    String lockTimeoutValue(java.time.Duration lockTimeout) {
         return this == POSTGRESQL ? lockTimeout.toMillis() + "ms" : Long.toString(lockTimeout.toMillis());
     }
 
@@ -157,7 +157,7 @@ public enum FenceDialect {
      * Sets the connection's lock wait bound to {@code value} (from {@link #lockTimeoutValue} or, to restore it, from
      * {@link #readLockTimeoutSql()}); PostgreSQL: for the current transaction only.
      */
-    public String setLockTimeoutSql(String value) {
+    String setLockTimeoutSql(String value) {
         return switch (this) {
             case POSTGRESQL -> "SELECT set_config('lock_timeout', '" + value.replace("'", "''") + "', true)";
             case H2 -> "SET LOCK_TIMEOUT " + Long.parseLong(value.trim());
@@ -170,7 +170,7 @@ public enum FenceDialect {
      * transaction-local setting with the failed transaction (or savepoint), and no statement may run in it before;
      * H2's is a session setting and must be restored.
      */
-    public boolean restoresLockTimeoutAfterFailure() {
+    boolean restoresLockTimeoutAfterFailure() {
         return this == H2;
     }
 
@@ -180,7 +180,7 @@ public enum FenceDialect {
      * text with exact comparison for {@code resource} and {@code holder} (PostgreSQL: the database's default
      * collation, always deterministic, as the shipped script has it; MariaDB: binary, no-pad). Shown in startup errors.
      */
-    public String alterColumnSql(String table, String column) {
+    String alterColumnSql(String table, String column) {
         boolean number = column.equals("max_seen") || column.equals("token");
         boolean notNull = number || column.equals("resource");
         return switch (this) {
@@ -195,7 +195,7 @@ public enum FenceDialect {
     }
 
     /** The schema script shipped in the jar, with the default table name: the one source of the fence table's DDL. */
-    public String schemaResource() {
+    String schemaResource() {
         return JdbcTable.FENCE.resource(this);
     }
 }

@@ -2,7 +2,7 @@ package dev.fencing.it.weaving;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.aspectj.FencingAspect;
-import dev.fencing.attribute.FencingSupport;
+import dev.fencing.spring.support.FencingSupport;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.guard.FenceGuard;

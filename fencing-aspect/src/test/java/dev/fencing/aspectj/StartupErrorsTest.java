@@ -1,0 +1,241 @@
+package dev.fencing.aspectj;
+
+import dev.fencing.annotation.Fenced;
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.spring.EnableFencing;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.annotation.AdviceMode;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Each misconfiguration fails the context refresh with a message naming the method and what to change. */
+class StartupErrorsTest {
+
+    static class BlankResource {
+        @Fenced(resource = " ")
+        public void write() {
+        }
+    }
+
+    static class UnparsableKey {
+        @Fenced(resource = "accounts", key = "#id +")
+        public void write(long id) {
+        }
+    }
+
+    static class UnknownParameter {
+        @Fenced(resource = "accounts", key = "#accountId")
+        public void write(long id) {
+        }
+    }
+
+    static class PositionOutOfRange {
+        @Fenced(resource = "accounts", key = "#p3")
+        public void write(long id) {
+        }
+    }
+
+    static class PrivateMethod {
+        public void api() {
+            write();
+        }
+
+        @Fenced(resource = "accounts")
+        private void write() {
+        }
+    }
+
+    static class FinalMethod {
+        @Fenced(resource = "accounts")
+        public final void write() {
+        }
+    }
+
+    static class StaticMethod {
+        @Fenced(resource = "accounts")
+        public static void write() {
+        }
+    }
+
+    static class FinalMethodOfFencedType {
+        public void fine() {
+        }
+
+        public final void skipped() {
+        }
+    }
+
+    @Fenced(resource = "accounts")
+    static class FencedType extends FinalMethodOfFencedType {
+    }
+
+    static class Acquiring {
+        @Fenced(resource = "accounts", acquire = true)
+        public void open() {
+        }
+    }
+
+    interface Api {
+        void declared();
+    }
+
+    static class ImplementsApi implements Api {
+        @Override
+        public void declared() {
+        }
+
+        @Fenced(resource = "accounts")
+        public void notOnTheInterface() {
+        }
+    }
+
+    static class TwoProblems {
+        @Fenced(resource = "")
+        public void one() {
+        }
+
+        @Fenced(resource = "x", key = "#nope")
+        public void two(String yes) {
+        }
+    }
+
+    private static String startupFailure(Class<?> beanClass, AdviceMode mode) {
+        Class<?> config = mode == AdviceMode.PROXY ? ProxyConfig.class : AspectJConfig.class;
+        Throwable thrown = null;
+        try (AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext()) {
+            ctx.register(config);
+            ctx.registerBean("bean", beanClass);
+            ctx.refresh();
+        } catch (Throwable t) {
+            thrown = t;
+        }
+        assertThat(thrown).as("startup of " + beanClass.getSimpleName() + " must fail").isNotNull();
+        Throwable cause = thrown;
+        while (!(cause instanceof FencingConfigurationException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        assertThat(cause).isInstanceOf(FencingConfigurationException.class);
+        return cause.getMessage();
+    }
+
+    @Configuration
+    @EnableFencing(allowInMemoryStore = true)
+    static class ProxyConfig {
+    }
+
+    @Configuration
+    @EnableFencing(mode = AdviceMode.ASPECTJ, allowInMemoryStore = true)
+    static class AspectJConfig {
+    }
+
+    @Test
+    void blankResource() {
+        assertThat(startupFailure(BlankResource.class, AdviceMode.PROXY))
+                .contains("BlankResource.write()").contains("blank resource");
+    }
+
+    @Test
+    void keyThatDoesNotParse() {
+        assertThat(startupFailure(UnparsableKey.class, AdviceMode.PROXY))
+                .contains("UnparsableKey.write(long)").contains("'#id +'").contains("not a valid SpEL expression");
+    }
+
+    @Test
+    void keyNamingAnUnknownParameter() {
+        assertThat(startupFailure(UnknownParameter.class, AdviceMode.PROXY))
+                .contains("UnknownParameter.write(long)").contains("#accountId is not a parameter")
+                .contains("parameters are id");
+    }
+
+    @Test
+    void keyPositionOutOfRange() {
+        assertThat(startupFailure(PositionOutOfRange.class, AdviceMode.PROXY))
+                .contains("PositionOutOfRange.write(long)").contains("#p3 is out of range");
+    }
+
+    @Test
+    void privateMethodUnderProxies() {
+        assertThat(startupFailure(PrivateMethod.class, AdviceMode.PROXY))
+                .contains("PrivateMethod.write()").contains("is private").contains("ASPECTJ");
+    }
+
+    @Test
+    void finalMethodUnderProxies() {
+        assertThat(startupFailure(FinalMethod.class, AdviceMode.PROXY))
+                .contains("FinalMethod.write()").contains("is final");
+    }
+
+    @Test
+    void finalMethodReachedByATypeLevelAnnotation() {
+        String message = startupFailure(FencedType.class, AdviceMode.PROXY);
+        assertThat(message).contains("FencedType.skipped()").contains("is final").doesNotContain("fine()");
+    }
+
+    @Test
+    void staticMethod() {
+        assertThat(startupFailure(StaticMethod.class, AdviceMode.PROXY))
+                .contains("StaticMethod.write()").contains("static");
+    }
+
+    @Test
+    void acquireWithoutAnIssuer() {
+        assertThat(startupFailure(Acquiring.class, AdviceMode.PROXY))
+                .contains("Acquiring.open()").contains("TokenIssuer");
+    }
+
+    @Test
+    void methodMissingFromTheJdkProxyInterface() {
+        assertThat(startupFailure(ImplementsApi.class, AdviceMode.PROXY))
+                .contains("ImplementsApi.notOnTheInterface()").contains("JDK interface proxy")
+                .contains("proxyTargetClass = true");
+    }
+
+    @Test
+    void everyProblemIsListedAtOnce() {
+        assertThat(startupFailure(TwoProblems.class, AdviceMode.PROXY))
+                .contains("TwoProblems.one()").contains("TwoProblems.two(String)");
+    }
+
+    @Test
+    void aspectjModeRefusesClassesThatWereNotWoven() {
+        // these test classes are compiled by javac, not woven: in ASPECTJ mode they would run unfenced
+        assertThat(startupFailure(FinalMethod.class, AdviceMode.ASPECTJ))
+                .contains("FinalMethod.write()").contains("was not woven");
+    }
+
+    @Test
+    void aspectjModeRefusesAnnotationsOnlyOnAnInterfaceMethod() {
+        assertThat(startupFailure(MapAccountRepository.class, AdviceMode.ASPECTJ))
+                .contains("MapAccountRepository.deposit(long, long)")
+                .contains("AspectJ weaving cannot see");
+    }
+
+    @Test
+    void negativeAcquireTimeout() {
+        @SuppressWarnings("unused")
+        Class<?> unused = NegativeTimeout.class;
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(NegativeTimeout.class).close())
+                .rootCause().hasMessageContaining("acquireTimeoutMillis = -1");
+    }
+
+    @Configuration
+    @EnableFencing(acquireTimeoutMillis = -1)
+    static class NegativeTimeout {
+    }
+
+    /** A repository whose interface carries the annotation, as Spring Data repositories do. */
+    interface AccountRepository {
+        @Fenced(resource = "accounts", key = "#accountId")
+        void deposit(long accountId, long amount);
+    }
+
+    static class MapAccountRepository implements AccountRepository {
+        @Override
+        public void deposit(long accountId, long amount) {
+        }
+    }
+}

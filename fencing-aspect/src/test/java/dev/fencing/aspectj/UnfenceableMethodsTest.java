@@ -1,0 +1,255 @@
+package dev.fencing.aspectj;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.annotation.Fenced;
+import dev.fencing.annotation.FencingKey;
+import dev.fencing.token.FencingToken;
+import dev.fencing.spring.EnableFencing;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.context.annotation.AdviceMode;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Configuration;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Items 1-3 and 22 at startup: a fenced method that could never be fenced soundly (an asynchronous result, a key
+ * without a stable text, a resource over the length limit, a key that is not read-only) fails the context refresh,
+ * in PROXY and ASPECTJ mode alike, naming the method and why.
+ */
+class UnfenceableMethodsTest {
+
+    static class Entity {
+        long id;
+    }
+
+    static class ReturnsFuture {
+        @Fenced(resource = "accounts")
+        public CompletableFuture<Void> write() {
+            return CompletableFuture.completedFuture(null);
+        }
+    }
+
+    static class ReturnsPlainFuture {
+        @Fenced(resource = "accounts")
+        public Future<?> write() {
+            return CompletableFuture.completedFuture(null);
+        }
+    }
+
+    static class ReturnsMono {
+        @Fenced(resource = "accounts", key = "#id")
+        public Mono<Void> write(long id) {
+            return Mono.empty();
+        }
+    }
+
+    @Fenced(resource = "accounts")
+    static class FencedTypeReturningFlux {
+        public Flux<String> stream() {
+            return Flux.empty();
+        }
+    }
+
+    static class ArrayKey {
+        @Fenced(resource = "accounts", key = "#ids")
+        public void write(long[] ids) {
+        }
+    }
+
+    static class EntityKey {
+        @Fenced(resource = "accounts", key = "#p0")
+        public void write(Entity entity) {
+        }
+    }
+
+    static class ListKey {
+        @Fenced(resource = "accounts", key = "#ids")
+        public void write(List<Long> ids) {
+        }
+    }
+
+    static class ArgumentArrayKey {
+        @Fenced(resource = "accounts", key = "#root")
+        public void write(long id) {
+        }
+    }
+
+    static class LongResource {
+        @Fenced(resource = "r" + LONG)
+        public void write() {
+        }
+    }
+
+    static final String LONG = "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890"
+            + "12345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901"
+            + "23456789012345678901234567890123456789012345678901234567890123456789";
+
+    /** A key that is read from its declared type only per call: accepted at startup. */
+    static class Fine {
+        @Fenced(resource = "accounts", key = "#id")
+        public void byId(long id) {
+        }
+
+        @Fenced(resource = "accounts", key = "#customer")
+        public void byEntity(Named customer) {
+        }
+
+        @Fenced(resource = "accounts", key = "#anything")
+        public void byObject(Object anything) {
+        }
+    }
+
+    static final class Named implements FencingKey {
+        @Override
+        public String fencingKey() {
+            return "n";
+        }
+    }
+
+    public static final class Probe {
+        public static final AtomicInteger TOUCHED = new AtomicInteger();
+
+        public static long touch() {
+            return TOUCHED.incrementAndGet();
+        }
+
+        public long count() {
+            return TOUCHED.incrementAndGet();
+        }
+    }
+
+    static class TypeKey {
+        @Fenced(resource = "accounts", key = "T(dev.fencing.spring.UnfenceableMethodsTest$Probe).touch()")
+        public void write(long id) {
+        }
+    }
+
+    static class RuntimeKey {
+        @Fenced(resource = "accounts", key = "T(java.lang.Runtime).getRuntime().availableProcessors()")
+        public void write(long id) {
+        }
+    }
+
+    static class ConstructorKey {
+        @Fenced(resource = "accounts", key = "new java.io.File('x').getName()")
+        public void write(long id) {
+        }
+    }
+
+    static class BeanKey {
+        @Fenced(resource = "accounts", key = "@probe.count()")
+        public void write(long id) {
+        }
+    }
+
+    static class AssigningKey {
+        @Fenced(resource = "accounts", key = "#id = 5")
+        public void write(long id) {
+        }
+    }
+
+    @Configuration
+    @EnableFencing(allowInMemoryStore = true)
+    static class ProxyConfig {
+    }
+
+    @Configuration
+    @EnableFencing(mode = AdviceMode.ASPECTJ, allowInMemoryStore = true)
+    static class AspectJConfig {
+    }
+
+    @BeforeEach
+    void reset() {
+        Probe.TOUCHED.set(0);
+    }
+
+    private static String startupFailure(Class<?> beanClass, AdviceMode mode) {
+        Throwable thrown = null;
+        try (AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext()) {
+            ctx.register(mode == AdviceMode.PROXY ? ProxyConfig.class : AspectJConfig.class);
+            ctx.registerBean("probe", Probe.class);
+            ctx.registerBean("bean", beanClass);
+            ctx.refresh();
+        } catch (Throwable t) {
+            thrown = t;
+        }
+        assertThat(thrown).as("startup with " + beanClass.getSimpleName() + " must fail").isNotNull();
+        Throwable cause = thrown;
+        while (!(cause instanceof FencingConfigurationException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        assertThat(cause).isInstanceOf(FencingConfigurationException.class);
+        return cause.getMessage();
+    }
+
+    @ParameterizedTest
+    @EnumSource(AdviceMode.class)
+    void asynchronousResultsAreRefusedSayingWhy(AdviceMode mode) {
+        assertThat(startupFailure(ReturnsFuture.class, mode)).contains("ReturnsFuture.write()")
+                .contains(CompletableFuture.class.getName()).contains("after the method returns")
+                .contains("outside the atomic unit");
+        assertThat(startupFailure(ReturnsPlainFuture.class, mode)).contains("ReturnsPlainFuture.write()")
+                .contains(Future.class.getName());
+        assertThat(startupFailure(ReturnsMono.class, mode)).contains("ReturnsMono.write(long)")
+                .contains(Mono.class.getName()).contains("org.reactivestreams.Publisher")
+                .contains("reactive support");
+        assertThat(startupFailure(FencedTypeReturningFlux.class, mode)).contains("FencedTypeReturningFlux.stream()")
+                .contains(Flux.class.getName());
+    }
+
+    @ParameterizedTest
+    @EnumSource(AdviceMode.class)
+    void keyParametersThatCanNeverHaveAStableTextAreRefused(AdviceMode mode) {
+        assertThat(startupFailure(ArrayKey.class, mode)).contains("ArrayKey.write(long[])").contains("'#ids'")
+                .contains("long[]");
+        assertThat(startupFailure(EntityKey.class, mode)).contains("EntityKey.write(Entity)").contains("'#p0'")
+                .contains(Entity.class.getTypeName()).contains("toString()").contains(FencingKey.class.getName());
+        assertThat(startupFailure(ListKey.class, mode)).contains("ListKey.write(List)").contains("java.util.List");
+        assertThat(startupFailure(ArgumentArrayKey.class, mode)).contains("ArgumentArrayKey.write(long)")
+                .contains("argument array");
+    }
+
+    @Test
+    void aResourceLongerThanTheLimitIsRefused() {
+        assertThat(("r" + LONG).length()).isGreaterThan(FencingToken.MAX_PART_LENGTH);
+        assertThat(startupFailure(LongResource.class, AdviceMode.PROXY)).contains("LongResource.write()")
+                .contains(String.valueOf(("r" + LONG).length()))
+                .contains(String.valueOf(FencingToken.MAX_PART_LENGTH));
+    }
+
+    @Test
+    void keysThatAreNotReadOnlyAreRefusedAndNeverRun() {
+        assertThat(startupFailure(TypeKey.class, AdviceMode.PROXY)).contains("TypeKey.write(long)")
+                .contains("type reference");
+        assertThat(startupFailure(RuntimeKey.class, AdviceMode.PROXY)).contains("RuntimeKey.write(long)")
+                .contains("T(java.lang.Runtime)");
+        assertThat(startupFailure(ConstructorKey.class, AdviceMode.PROXY)).contains("ConstructorKey.write(long)")
+                .contains("constructor");
+        assertThat(startupFailure(BeanKey.class, AdviceMode.PROXY)).contains("BeanKey.write(long)")
+                .contains("bean reference");
+        assertThat(startupFailure(AssigningKey.class, AdviceMode.PROXY)).contains("AssigningKey.write(long)")
+                .contains("assignment");
+        assertThat(Probe.TOUCHED).hasValue(0);
+    }
+
+    @Test
+    void keysWhoseTypeOnlyACallCanTellStartFine() {
+        try (AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext()) {
+            ctx.register(ProxyConfig.class);
+            ctx.registerBean("bean", Fine.class);
+            ctx.refresh();
+            assertThat(ctx.getBean(Fine.class)).isNotNull();
+        }
+    }
+}

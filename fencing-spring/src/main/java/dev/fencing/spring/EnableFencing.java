@@ -1,0 +1,62 @@
+package dev.fencing.spring;
+
+import org.springframework.context.annotation.AdviceMode;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.Ordered;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Turns on {@code @Fenced} for the beans of this context. Uses the context's {@link dev.fencing.store.FenceStore}
+ * bean (required: startup fails without one unless {@link #allowInMemoryStore()} is set), its
+ * {@link dev.fencing.issuer.TokenIssuer} bean for {@code @Fenced(acquire = true)}, and its {@code MeterRegistry}
+ * when present. These are looked up once the context's singletons exist (or on the first fenced call, if earlier),
+ * never while bean post-processors are being registered. Every fenced method is checked at startup and the store's
+ * {@link dev.fencing.store.FenceStore#verify()} runs then; misconfiguration fails the context refresh.
+ *
+ * <p>{@link AdviceMode#PROXY} (default) advises beans through Spring proxies with one {@code MethodInterceptor},
+ * registering only the infrastructure auto-proxy creator (no global {@code @Aspect} auto-proxying).
+ * {@link AdviceMode#ASPECTJ} configures the woven {@code dev.fencing.aspectj.FencingAspect} instead and creates no
+ * proxy, so the fence never runs twice on one call; it needs the {@code fencing-aspect} module (startup fails
+ * naming it when it is missing), PROXY mode needs this module only and no AspectJ.
+ */
+@Target(ElementType.TYPE)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+@Import(FencingConfigurationSelector.class)
+public @interface EnableFencing {
+
+    /** How fenced methods are intercepted: Spring proxies, or AspectJ weaving (compile-time or load-time). */
+    AdviceMode mode() default AdviceMode.PROXY;
+
+    /**
+     * PROXY mode only: whether to proxy classes (CGLIB) rather than interfaces. When {@code false}, a bean that
+     * implements interfaces gets a JDK proxy, and a {@code @Fenced} method missing from those interfaces is a
+     * startup error. Applies to every bean the infrastructure auto-proxy creator proxies, as with
+     * {@code @EnableTransactionManagement}.
+     */
+    boolean proxyTargetClass() default false;
+
+    /**
+     * PROXY mode only: the order of the fence advisor. It must run inside {@code @Transactional}: when a method
+     * carries both, startup fails unless this order is greater than the transaction advisor's (for example
+     * {@code @EnableTransactionManagement(order = 0)}).
+     */
+    int order() default Ordered.LOWEST_PRECEDENCE;
+
+    /** How long {@code @Fenced(acquire = true)} waits for a lock, in milliseconds. */
+    long acquireTimeoutMillis() default 10_000;
+
+    /**
+     * Whether to fall back to an {@link dev.fencing.store.InMemoryFenceStore} (with a warning) when the context has
+     * no {@code FenceStore} bean. For tests and demos only: an in-memory store fences writes made inside this JVM,
+     * so a second instance of the application is not fenced at all. Without it, a missing store fails startup.
+     * Declaring an {@code InMemoryFenceStore} bean has the same effect, without the warning.
+     */
+    boolean allowInMemoryStore() default false;
+
+}

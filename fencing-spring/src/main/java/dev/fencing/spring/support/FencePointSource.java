@@ -1,0 +1,192 @@
+package dev.fencing.spring.support;
+
+import dev.fencing.annotation.Fenced;
+import dev.fencing.guard.AsyncReturnTypes;
+import dev.fencing.guard.FenceGuard;
+import dev.fencing.guard.FencePoint;
+import dev.fencing.guard.KeyValues;
+import dev.fencing.metrics.FencingMetrics;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+/**
+ * Finds {@code @Fenced} for a method invoked on a target class, as Spring finds {@code @Transactional}: on the
+ * most specific method and the methods it overrides or implements, then on the target class and its supertypes
+ * (public methods only). Where it applies is looked up once per target class and method by the shared
+ * {@link FenceResolutions} (which the PROXY-mode pointcut and the startup validator ask too); the result built from
+ * it, a {@link FencePoint} with its key parsed and its counters created, is cached here per target class and method,
+ * with a sentinel for methods that are not fenced: nothing is reflected, parsed or registered after the first call.
+ */
+final class FencePointSource {
+
+    private static final Object NONE = new Object();
+
+    private final FenceResolutions resolutions;
+    private final FencingMetrics metrics;
+    private final FenceGuard guard;
+    private final ClassValue<ConcurrentHashMap<Method, Object>> cache = new ClassValue<>() {
+        @Override
+        protected ConcurrentHashMap<Method, Object> computeValue(Class<?> type) {
+            return new ConcurrentHashMap<>();
+        }
+    };
+
+    /**
+     * @param resolutions where {@code @Fenced} applies, looked up once and shared with the pointcut and the validator
+     * @param metrics     where each point's counters are created
+     * @param guard       validates each point against the configuration (an acquiring point needs an issuer)
+     */
+    FencePointSource(FenceResolutions resolutions, FencingMetrics metrics, FenceGuard guard) {
+        this.resolutions = Objects.requireNonNull(resolutions, "resolutions");
+        this.metrics = metrics;
+        this.guard = guard;
+    }
+
+    /**
+     * The fence point for {@code method} invoked on {@code targetClass}, or {@code null} when it is not fenced.
+     *
+     * @param targetClass the class of the target object, or {@code null} to use the method's declaring class
+     * @throws dev.fencing.FencingConfigurationException when the annotation is invalid (thrown again on every call)
+     */
+    FencePoint pointFor(Method method, Class<?> targetClass) {
+        Class<?> type = targetClass != null ? targetClass : method.getDeclaringClass();
+        ConcurrentHashMap<Method, Object> points = cache.get(type);
+        Object point = points.get(method);
+        if (point == null) {
+            Resolution found = resolutions.resolutionFor(method, type);
+            point = found == null ? NONE : build(found);
+            points.putIfAbsent(method, point);
+        }
+        return point == NONE ? null : (FencePoint) point;
+    }
+
+    /**
+     * Where {@code @Fenced} applies to {@code method} on {@code targetClass}, without building or caching anything;
+     * {@code null} when it does not apply. Only {@link FenceResolutions} calls it, once per class and method: everyone
+     * else asks that cache.
+     */
+    static Resolution resolve(Method method, Class<?> targetClass) {
+        if (Modifier.isStatic(method.getModifiers())) {
+            return null;
+        }
+        Class<?> userClass = userType(targetClass, method);
+        Method specific = AopUtils.getMostSpecificMethod(method, userClass);
+        MergedAnnotation<Fenced> onMethod = MergedAnnotations.from(specific, SearchStrategy.TYPE_HIERARCHY).get(Fenced.class);
+        if (!onMethod.isPresent() && specific != method) {
+            onMethod = MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).get(Fenced.class);
+        }
+        if (onMethod.isPresent()) {
+            return new Resolution(onMethod.synthesize(), specific, userClass, onMethod.getSource());
+        }
+        if (!Modifier.isPublic(specific.getModifiers()) || ReflectionUtils.isObjectMethod(specific)
+                || isObjectMethodOverride(specific)) {
+            return null;
+        }
+        MergedAnnotation<Fenced> onType = MergedAnnotations.from(userClass, SearchStrategy.TYPE_HIERARCHY).get(Fenced.class);
+        if (!onType.isPresent() && specific.getDeclaringClass() != userClass) {
+            onType = MergedAnnotations.from(specific.getDeclaringClass(), SearchStrategy.TYPE_HIERARCHY).get(Fenced.class);
+        }
+        return onType.isPresent() ? new Resolution(onType.synthesize(), specific, userClass, onType.getSource()) : null;
+    }
+
+    /**
+     * Builds and validates the point: besides the annotation itself, refuses asynchronous return types, and a key
+     * that reads a parameter whose declared type can never have a stable text.
+     */
+    private FencePoint build(Resolution found) {
+        String operation = found.operation();
+        Fenced fenced = found.annotation();
+        AsyncReturnTypes.check(found.method().getReturnType(), operation);
+        String key = fenced.key();
+        FencePoint point;
+        if (key.isBlank()) {
+            point = new FencePoint(operation, fenced.resource(), null, null, fenced.acquire(), metrics);
+        } else {
+            Method names = found.source() instanceof Method annotated ? annotated : found.method();
+            SpelKeyFunction function = SpelKeyFunction.compile(key, names, operation);
+            int parameter = function.parameterIndex();
+            if (parameter >= 0) {
+                KeyValues.checkParameterType(found.method().getParameterTypes()[parameter], operation, key);
+            }
+            point = new FencePoint(operation, fenced.resource(), function, key, fenced.acquire(), metrics);
+        }
+        guard.validate(point);
+        return point;
+    }
+
+    /**
+     * The type the user wrote for {@code method} invoked on {@code type}: the class behind a CGLIB subclass; for a
+     * JDK proxy class, the first of its interfaces (in declaration order, so the repository interface before
+     * Spring's marker interfaces) that declares or inherits the method, or the method's declaring class when none does.
+     */
+    private static Class<?> userType(Class<?> type, Method method) {
+        if (!Proxy.isProxyClass(type)) {
+            return ClassUtils.getUserClass(type);
+        }
+        Class<?> declaring = method.getDeclaringClass();
+        for (Class<?> candidate : type.getInterfaces()) {
+            if (declaring.isAssignableFrom(candidate)) {
+                return candidate;
+            }
+        }
+        return declaring;
+    }
+
+    private static boolean isObjectMethodOverride(Method method) {
+        return ReflectionUtils.isEqualsMethod(method) || ReflectionUtils.isHashCodeMethod(method)
+                || ReflectionUtils.isToStringMethod(method);
+    }
+
+    /**
+     * Where {@code @Fenced} was found for one method.
+     *
+     * @param annotation  the annotation that applies
+     * @param method      the most specific method on the target class
+     * @param targetClass the user class (not a proxy class)
+     * @param source      where the annotation is declared: a {@link Method}, or a {@link Class} for a type-level one
+     */
+    record Resolution(Fenced annotation, Method method, Class<?> targetClass, Object source) {
+
+        /** The method as shown in messages and exceptions: {@code AccountRepository.save(Account)}. */
+        String operation() {
+            return describe(targetClass, method);
+        }
+
+        /**
+         * Whether AspectJ weaving cannot see the annotation: it sits neither on the method that runs nor on the class
+         * declaring that method (but on an interface, an overridden method, or another type in the hierarchy).
+         */
+        boolean invisibleToWeaving() {
+            return source instanceof Method annotated ? !annotated.equals(method) : source != method.getDeclaringClass();
+        }
+
+        /** Where the annotation is declared, for messages. */
+        String sourceDescription() {
+            return source instanceof Method annotated ? describe(annotated.getDeclaringClass(), annotated)
+                    : "type " + ((Class<?>) source).getName();
+        }
+    }
+
+    /**
+     * {@code SimpleClassName.method(ParamType, ...)}, naming the user's type: the class behind a CGLIB subclass, and
+     * for a JDK proxy class (a Spring Data repository, say) the proxied interface that declares or inherits the
+     * method, never {@code $Proxy98}.
+     */
+    static String describe(Class<?> type, Method method) {
+        return ClassUtils.getShortName(userType(type, method)) + "." + method.getName()
+                + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName)
+                .collect(Collectors.joining(", ", "(", ")"));
+    }
+}

@@ -1,0 +1,68 @@
+package dev.fencing.spring.support;
+
+import dev.fencing.annotation.Fenced;
+import org.aopalliance.aop.Advice;
+import org.springframework.aop.ClassFilter;
+import org.springframework.aop.Pointcut;
+import org.springframework.aop.support.AbstractPointcutAdvisor;
+import org.springframework.aop.support.StaticMethodMatcherPointcut;
+import org.springframework.core.annotation.AnnotationUtils;
+
+import java.lang.reflect.Method;
+
+/**
+ * The PROXY-mode advisor: matches methods that have a fence point (the same cached lookup the interceptor uses) and
+ * advises them with a {@link FencingInterceptor}.
+ */
+final class FencingAdvisor extends AbstractPointcutAdvisor {
+
+    private static final long serialVersionUID = 1L;
+
+    private final transient FencingInterceptor interceptor;
+    private final transient Pointcut pointcut;
+
+    FencingAdvisor(FencingSupport support) {
+        this.interceptor = new FencingInterceptor(support);
+        this.pointcut = new FencedMethodPointcut(support.resolutions());
+    }
+
+    @Override
+    public Pointcut getPointcut() {
+        return pointcut;
+    }
+
+    @Override
+    public Advice getAdvice() {
+        return interceptor;
+    }
+
+    /**
+     * Asks the support's {@link FenceResolutions}, the cache the interceptor's fence points and the startup validator
+     * use, so each method is looked up once; it needs no collaborators, so matching (while bean post-processors are
+     * registered) creates none of the application's beans.
+     */
+    private static final class FencedMethodPointcut extends StaticMethodMatcherPointcut {
+        private final FenceResolutions resolutions;
+
+        FencedMethodPointcut(FenceResolutions resolutions) {
+            this.resolutions = resolutions;
+            setClassFilter(new CandidateFilter());
+        }
+
+        /**
+         * Matches every method {@code @Fenced} applies to, even one whose annotation is invalid: the startup
+         * validator reports all problems at once, and such a method refuses every call if it ever runs.
+         */
+        @Override
+        public boolean matches(Method method, Class<?> targetClass) {
+            return resolutions.resolutionFor(method, targetClass) != null;
+        }
+    }
+
+    private static final class CandidateFilter implements ClassFilter {
+        @Override
+        public boolean matches(Class<?> clazz) {
+            return AnnotationUtils.isCandidateClass(clazz, Fenced.class);
+        }
+    }
+}

@@ -1,0 +1,245 @@
+package dev.fencing.spring.support;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.annotation.Fenced;
+import dev.fencing.store.FenceStore;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.SpringProxy;
+import org.springframework.aop.framework.Advised;
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.context.annotation.AdviceMode;
+import org.springframework.core.DecoratingProxy;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Checks every {@code @Fenced} method of every bean once all singletons exist, and fails the context refresh with
+ * one message listing each problem and its method: invalid annotations (blank resource, bad key, acquire without
+ * issuer), static methods, and methods the chosen mode would silently leave unfenced (private or final under
+ * proxies, a JDK proxy without the method, a class that was not woven, an annotation woven code cannot see, a
+ * fence ordered outside {@code @Transactional}). Beans made by a {@code FactoryBean} are checked by their product
+ * type, and JDK proxies (every Spring Data repository) by the interfaces they implement.
+ *
+ * <p>It is also where {@code @EnableFencing} first resolves its store, issuer and meter registry, after every
+ * singleton exists (so a missing store fails startup here), and where it runs {@link FenceStore#verify()}, after
+ * the application's own database initialization.
+ */
+final class FencingStartupValidator implements SmartInitializingSingleton, BeanFactoryAware {
+
+    private static final String TRANSACTIONAL = "org.springframework.transaction.annotation.Transactional";
+    private static final String TRANSACTION_ADVISOR =
+            "org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor";
+
+    private final FencingSupport support;
+    private final AdviceMode mode;
+    private final int order;
+    private ConfigurableListableBeanFactory beanFactory;
+
+    FencingStartupValidator(FencingSupport support, AdviceMode mode, int order) {
+        this.support = support;
+        this.mode = mode;
+        this.order = order;
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) throws BeansException {
+        this.beanFactory = (ConfigurableListableBeanFactory) beanFactory;
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        // resolves store, issuer and meter registry now that every singleton is fully post-processed; without a
+        // store (and without allowInMemoryStore) this fails with what to add
+        support.points();
+        Set<String> problems = new LinkedHashSet<>();
+        Integer transactionOrder = transactionAdvisorOrder();
+        for (String name : beanFactory.getBeanDefinitionNames()) {
+            Object singleton = beanFactory.isFactoryBean(name) || !beanFactory.containsSingleton(name)
+                    ? null : beanFactory.getSingleton(name);
+            for (Class<?> userType : typesToCheck(name, singleton)) {
+                if (!AnnotationUtils.isCandidateClass(userType, Fenced.class)) {
+                    continue;
+                }
+                for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userType, ReflectionUtils.USER_DECLARED_METHODS)) {
+                    check(name, userType, method, singleton, transactionOrder, problems);
+                }
+            }
+        }
+        try {
+            support.verifyStore();
+        } catch (FencingConfigurationException e) {
+            problems.add(e.getMessage());
+        }
+        if (!problems.isEmpty()) {
+            throw new FencingConfigurationException("Invalid @Fenced configuration (" + mode + " mode):\n  - "
+                    + String.join("\n  - ", problems));
+        }
+    }
+
+    /**
+     * The user's types behind a bean: its (ultimate target) class, and for a JDK proxy the interfaces it implements
+     * that this class does not; for a {@code FactoryBean} or a bean not created yet, its predicted type (the
+     * product type: {@code getObjectType()} or the definition's resolved type), or that proxy type's interfaces.
+     */
+    private List<Class<?>> typesToCheck(String name, Object singleton) {
+        List<Class<?>> types = new ArrayList<>();
+        if (singleton != null) {
+            Class<?> target = AopProxyUtils.ultimateTargetClass(singleton);
+            Class<?> checkedClass = Proxy.isProxyClass(target) ? null : target;
+            if (checkedClass != null) {
+                types.add(checkedClass);
+            }
+            if (Proxy.isProxyClass(singleton.getClass())) {
+                addUserInterfaces(singleton.getClass(), checkedClass, types);
+            }
+            return types;
+        }
+        Class<?> type = beanFactory.getType(name, false);
+        if (type == null) {
+            return types;
+        }
+        if (Proxy.isProxyClass(type)) {
+            addUserInterfaces(type, null, types);
+        } else {
+            types.add(ClassUtils.getUserClass(type));
+        }
+        return types;
+    }
+
+    /** The proxy's interfaces but Spring's own, and but those {@code checkedClass} (when not null) implements. */
+    private static void addUserInterfaces(Class<?> proxyClass, Class<?> checkedClass, List<Class<?>> types) {
+        for (Class<?> iface : proxyClass.getInterfaces()) {
+            if (iface != SpringProxy.class && iface != Advised.class && iface != DecoratingProxy.class
+                    && (checkedClass == null || !iface.isAssignableFrom(checkedClass))) {
+                types.add(iface);
+            }
+        }
+    }
+
+    private void check(String bean, Class<?> userClass, Method method, Object singleton, Integer transactionOrder,
+                       Set<String> problems) {
+        String operation = FencePointSource.describe(userClass, method);
+        int modifiers = method.getModifiers();
+        boolean annotatedHere = MergedAnnotations.from(method, SearchStrategy.DIRECT).isPresent(Fenced.class);
+        if (Modifier.isStatic(modifiers)) {
+            if (annotatedHere) {
+                problems.add(operation + " is static; @Fenced applies to instance methods only");
+            }
+            return;
+        }
+        FencePointSource.Resolution found = support.resolutions().resolutionFor(method, userClass);
+        if (found == null) {
+            return;
+        }
+        try {
+            support.points().pointFor(method, userClass);
+        } catch (FencingConfigurationException e) {
+            problems.add(e.getMessage());
+            return;
+        }
+        if (mode == AdviceMode.PROXY) {
+            checkProxy(bean, userClass, operation, method, modifiers, singleton, transactionOrder, problems);
+        } else {
+            checkWoven(operation, method, found, problems);
+        }
+    }
+
+    private void checkProxy(String bean, Class<?> userClass, String operation, Method method, int modifiers, Object singleton,
+                            Integer transactionOrder, Set<String> problems) {
+        if (Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers)) {
+            problems.add(operation + " is " + (Modifier.isPrivate(modifiers) ? "private" : "final")
+                    + ": Spring proxies cannot advise it, so it would run unfenced; make it public and non-final, "
+                    + "or use @EnableFencing(mode = AdviceMode.ASPECTJ) with weaving");
+            return;
+        }
+        if (singleton != null && AopUtils.isJdkDynamicProxy(singleton) && !onProxyInterface(singleton, method)) {
+            problems.add(operation + " is not declared on any interface of bean '" + bean + "', which is a JDK "
+                    + "interface proxy, so calls to it would run unfenced; declare it on the interface or use "
+                    + "@EnableFencing(proxyTargetClass = true)");
+        }
+        if (transactionOrder != null && order <= transactionOrder && isTransactional(method, userClass)) {
+            problems.add(operation + " is both @Transactional and @Fenced, but the fence advisor (order " + order
+                    + ") would run outside the transaction advisor (order " + transactionOrder + "); the check must "
+                    + "run inside the transaction: set @EnableTransactionManagement(order = ...) lower than "
+                    + "@EnableFencing(order = ...), e.g. @EnableTransactionManagement(order = 0)");
+        }
+    }
+
+    private static void checkWoven(String operation, Method method, FencePointSource.Resolution found,
+                                   Set<String> problems) {
+        if (found.targetClass().isInterface()) {
+            problems.add(operation + " is @Fenced on an interface the bean is known by, such as a JDK proxy's (a "
+                    + "Spring Data repository, say): no woven code runs for it, so it would run unfenced; use PROXY "
+                    + "mode, or move @Fenced to a woven class of your own that makes the call");
+            return;
+        }
+        if (found.invisibleToWeaving()) {
+            problems.add(operation + " gets @Fenced from " + found.sourceDescription() + ", which AspectJ weaving "
+                    + "cannot see (it matches annotations on the executing method or its declaring class only); "
+                    + "repeat @Fenced on " + FencePointSource.describe(method.getDeclaringClass(), method)
+                    + " or use PROXY mode");
+            return;
+        }
+        if (!isWoven(method)) {
+            problems.add(operation + " is @Fenced but " + method.getDeclaringClass().getName() + " was not woven "
+                    + "with FencingAspect, so it would run unfenced; weave it (aspectj-maven-plugin with "
+                    + "fencing-aspect as an aspect library, or -javaagent:aspectjweaver.jar) or use PROXY mode");
+        }
+    }
+
+    /** ajc moves the body of an around-advised method into {@code name_aroundBodyN}: its presence proves weaving. */
+    private static boolean isWoven(Method method) {
+        String prefix = method.getName() + "_aroundBody";
+        for (Method candidate : method.getDeclaringClass().getDeclaredMethods()) {
+            if (candidate.getName().startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean onProxyInterface(Object proxy, Method method) {
+        for (Class<?> iface : proxy.getClass().getInterfaces()) {
+            if (ClassUtils.hasMethod(iface, method.getName(), method.getParameterTypes())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static boolean isTransactional(Method method, Class<?> userClass) {
+        return MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).isPresent(TRANSACTIONAL)
+                || MergedAnnotations.from(userClass, SearchStrategy.TYPE_HIERARCHY).isPresent(TRANSACTIONAL);
+    }
+
+    private Integer transactionAdvisorOrder() {
+        if (mode != AdviceMode.PROXY || !ClassUtils.isPresent(TRANSACTIONAL, beanFactory.getBeanClassLoader())) {
+            return null;
+        }
+        List<Integer> orders = new ArrayList<>();
+        beanFactory.getBeansOfType(Advisor.class, false, false).values().forEach(advisor -> {
+            if (advisor.getClass().getName().equals(TRANSACTION_ADVISOR)) {
+                orders.add(advisor instanceof Ordered ordered ? ordered.getOrder() : Ordered.LOWEST_PRECEDENCE);
+            }
+        });
+        return orders.stream().max(Integer::compare).orElse(null);
+    }
+}

@@ -1,0 +1,146 @@
+package dev.fencing.spring.support;
+
+import dev.fencing.guard.FenceGuard;
+import dev.fencing.guard.FencePoint;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.store.FenceStore;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * What the Spring proxy interceptor and the woven AspectJ aspect share: find the fence point of the invoked method
+ * (cached) and run the call through the guard, or straight through when the method is not fenced. Applications
+ * meet it only to configure the woven aspect by hand ({@code FencingAspect.aspectOf().configure(new
+ * FencingSupport(guard, metrics))}); {@code @EnableFencing} creates and wires one per context.
+ *
+ * <p>Where {@code @Fenced} applies is looked up once per class and method, by {@link #resolutions()}, which needs
+ * none of the collaborators and is shared by the PROXY-mode pointcut, the startup validator and the fence points.
+ *
+ * <p>Its store, issuer and counters are either given up front or, with {@link #resolvedOnFirstUse}, looked up the
+ * first time they are needed and then cached, so a container can create this object while it is still registering
+ * its bean post-processors without creating the application's store, issuer or meter registry early. A lookup that
+ * fails is not cached: it fails again, with the same message, on the next use.
+ */
+public final class FencingSupport {
+
+    private static final Object[] NO_ARGS = {};
+
+    /** Where {@code @Fenced} applies: needs no collaborators, so it exists (and is shared) from the start. */
+    private final FenceResolutions resolutions = new FenceResolutions();
+    private final Function<FenceResolutions, Resolved> resolver;
+    private volatile Resolved resolved;
+
+    /** A support whose guard and counters are known now (the woven aspect without {@code @EnableFencing}, tests). */
+    public FencingSupport(FenceGuard guard, FencingMetrics metrics) {
+        Objects.requireNonNull(guard, "guard");
+        Objects.requireNonNull(metrics, "metrics");
+        this.resolved = new Resolved(guard, new FencePointSource(resolutions, metrics, guard), null);
+        this.resolver = shared -> resolved;
+    }
+
+    private FencingSupport(Function<FenceResolutions, Resolved> resolver) {
+        this.resolver = resolver;
+    }
+
+    /**
+     * A support that looks up its collaborators on first use ({@link #invoke}, {@link #points()},
+     * {@link #verifyStore()}) and caches them; nothing is looked up here.
+     *
+     * @param store          the fence store; may throw {@link dev.fencing.FencingConfigurationException} when none
+     *                       is configured
+     * @param issuer         the token issuer, or a supplier of {@code null} when none is configured
+     * @param acquireTimeout how long an acquiring point waits for a lock
+     * @param metrics        where fence points create their counters
+     */
+    static FencingSupport resolvedOnFirstUse(Supplier<? extends FenceStore> store,
+                                                    Supplier<? extends TokenIssuer> issuer, Duration acquireTimeout,
+                                                    Supplier<FencingMetrics> metrics) {
+        Objects.requireNonNull(store, "store");
+        Objects.requireNonNull(issuer, "issuer");
+        Objects.requireNonNull(acquireTimeout, "acquireTimeout");
+        Objects.requireNonNull(metrics, "metrics");
+        return new FencingSupport(resolutions -> {
+            FenceStore fenceStore = Objects.requireNonNull(store.get(), "store");
+            FenceGuard guard = new FenceGuard(fenceStore, issuer.get(), acquireTimeout);
+            FencingMetrics counters = Objects.requireNonNull(metrics.get(), "metrics");
+            return new Resolved(guard, new FencePointSource(resolutions, counters, guard), fenceStore);
+        });
+    }
+
+    /**
+     * Runs {@code proceed.proceed(target)} under the fence of {@code method} on {@code targetClass} (if it has one);
+     * see {@link FenceGuard#invoke(FencePoint, Object[], Object, FenceGuard.Proceed)}: with a non-capturing
+     * {@code proceed} the fence allocates nothing per call. The proxy interceptor's path.
+     */
+    <C> Object invoke(Method method, Class<?> targetClass, Object[] args, C target,
+                      FenceGuard.Proceed<C, Object> proceed) throws Throwable {
+        Resolved current = resolved();
+        FencePoint point = current.points.pointFor(method, targetClass);
+        if (point == null) {
+            return proceed.proceed(target);
+        }
+        return current.guard.invoke(point, args, target, proceed);
+    }
+
+    /**
+     * Runs {@code proceed.proceed(call)} under the fence of {@code method} on {@code targetClass} (if it has one),
+     * asking {@code arguments} for the call's arguments only when the fence point has a key (AspectJ's
+     * {@code getArgs()} copies them). With non-capturing {@code arguments} and {@code proceed} (method references
+     * such as {@code JoinPoint::getArgs}) the fence allocates nothing per call. The woven aspect's path; internal.
+     */
+    public <C> Object invoke(Method method, Class<?> targetClass, C call, Function<? super C, Object[]> arguments,
+                             FenceGuard.Proceed<C, Object> proceed) throws Throwable {
+        Resolved current = resolved();
+        FencePoint point = current.points.pointFor(method, targetClass);
+        if (point == null) {
+            return proceed.proceed(call);
+        }
+        return current.guard.invoke(point, point.hasKey() ? arguments.apply(call) : NO_ARGS, call, proceed);
+    }
+
+    /**
+     * Where {@code @Fenced} applies, per class and method, cached; the fence points are built from it. Never resolves
+     * the collaborators: the PROXY-mode pointcut asks it while bean post-processors are being registered.
+     */
+    FenceResolutions resolutions() {
+        return resolutions;
+    }
+
+    /** The cached fence points (resolving the collaborators if not done yet). */
+    FencePointSource points() {
+        return resolved().points;
+    }
+
+    /**
+     * Resolves the collaborators if not done yet and runs {@link FenceStore#verify()} on the store when this support
+     * looked it up itself; a support built from a ready guard has no store to verify.
+     */
+    void verifyStore() {
+        FenceStore store = resolved().store;
+        if (store != null) {
+            store.verify();
+        }
+    }
+
+    private Resolved resolved() {
+        Resolved current = resolved;
+        if (current == null) {
+            synchronized (this) {
+                current = resolved;
+                if (current == null) {
+                    current = resolver.apply(resolutions);
+                    resolved = current;
+                }
+            }
+        }
+        return current;
+    }
+
+    private record Resolved(FenceGuard guard, FencePointSource points, FenceStore store) {
+    }
+}

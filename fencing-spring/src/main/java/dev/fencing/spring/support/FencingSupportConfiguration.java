@@ -1,0 +1,100 @@
+package dev.fencing.spring.support;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.spring.EnableFencing;
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.InMemoryFenceStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.ImportAware;
+import org.springframework.context.annotation.Role;
+import org.springframework.core.annotation.AnnotationAttributes;
+import org.springframework.core.type.AnnotationMetadata;
+
+import java.time.Duration;
+
+/**
+ * Internal: imported by {@code @EnableFencing}, not for applications. Beans both modes share: the
+ * {@link FencingSupport} (guard, fence points, counters) and the startup validator; PROXY mode extends it with the
+ * advisor, ASPECTJ mode imports it beside fencing-aspect's configuration.
+ * Nothing here looks up the application's {@link FenceStore}, {@link TokenIssuer} or {@code MeterRegistry} while
+ * beans are being created: the support holds {@link ObjectProvider}s and resolves them on first use, which the
+ * startup validator forces once every singleton exists, so the host's beans keep all their post-processing.
+ */
+@Configuration(proxyBeanMethods = false)
+@Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+class FencingSupportConfiguration implements ImportAware {
+
+    private static final Log log = LogFactory.getLog(FencingSupportConfiguration.class);
+
+    static final String NO_STORE_MESSAGE = """
+            @EnableFencing found no FenceStore bean. Tokens must be checked where the writes land, by every \
+            instance of the application, so fencing needs a shared store; define one, e.g. the database store of \
+            fencing-jdbc (its table is in the README):
+
+                @Bean
+                JdbcFenceStore fenceStore(DataSource dataSource, PlatformTransactionManager transactionManager) {
+                    return JdbcFenceStore.builder(dataSource).transactionManager(transactionManager).build();
+                }
+
+            For tests and demos in a single JVM only, declare an InMemoryFenceStore bean or use \
+            @EnableFencing(allowInMemoryStore = true).""";
+
+    AnnotationAttributes enableFencing;
+
+    @Override
+    public void setImportMetadata(AnnotationMetadata importMetadata) {
+        this.enableFencing = AnnotationAttributes.fromMap(
+                importMetadata.getAnnotationAttributes(EnableFencing.class.getName()));
+        if (enableFencing == null) {
+            throw new FencingConfigurationException("@EnableFencing is not present on importing class "
+                    + importMetadata.getClassName());
+        }
+    }
+
+    /** The shared support; its collaborators are resolved on first use, not here. */
+    @Bean(name = "dev.fencing.internalFencingSupport")
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    FencingSupport fencingSupport(ObjectProvider<FenceStore> store, ObjectProvider<TokenIssuer> issuer,
+                                         ObjectProvider<MeterRegistry> registry) {
+        long timeoutMillis = enableFencing.getNumber("acquireTimeoutMillis").longValue();
+        if (timeoutMillis < 0) {
+            throw new FencingConfigurationException("@EnableFencing(acquireTimeoutMillis = " + timeoutMillis
+                    + ") must not be negative");
+        }
+        boolean allowInMemoryStore = enableFencing.getBoolean("allowInMemoryStore");
+        return FencingSupport.resolvedOnFirstUse(() -> fenceStore(store, allowInMemoryStore), issuer::getIfAvailable,
+                Duration.ofMillis(timeoutMillis), () -> {
+                    MeterRegistry meters = registry.getIfAvailable();
+                    return meters == null ? FencingMetrics.noop() : new FencingMetrics(meters);
+                });
+    }
+
+    private static FenceStore fenceStore(ObjectProvider<FenceStore> store, boolean allowInMemoryStore) {
+        FenceStore found = store.getIfAvailable();
+        if (found != null) {
+            return found;
+        }
+        if (!allowInMemoryStore) {
+            throw new FencingConfigurationException(NO_STORE_MESSAGE);
+        }
+        log.warn("No FenceStore bean and @EnableFencing(allowInMemoryStore = true): using an InMemoryFenceStore, "
+                + "which fences writes made inside this JVM only; for tests and demos, never for a resource shared "
+                + "by several instances");
+        return new InMemoryFenceStore();
+    }
+
+    @Bean(name = "dev.fencing.internalFencingStartupValidator")
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    FencingStartupValidator fencingStartupValidator(FencingSupport fencingSupport) {
+        return new FencingStartupValidator(fencingSupport, enableFencing.getEnum("mode"),
+                enableFencing.getNumber("order").intValue());
+    }
+}

@@ -1,0 +1,186 @@
+package dev.fencing.spring.support;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.guard.KeyFunction;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.Expression;
+import org.springframework.expression.ParseException;
+import org.springframework.expression.spel.SpelCompilerMode;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.SpelParserConfiguration;
+import org.springframework.expression.spel.ast.Assign;
+import org.springframework.expression.spel.ast.BeanReference;
+import org.springframework.expression.spel.ast.ConstructorReference;
+import org.springframework.expression.spel.ast.FunctionReference;
+import org.springframework.expression.spel.ast.OpDec;
+import org.springframework.expression.spel.ast.OpInc;
+import org.springframework.expression.spel.ast.TypeReference;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
+import org.springframework.expression.spel.standard.SpelExpressionParser;
+
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A {@code @Fenced} key written in SpEL, parsed and checked once per method: arguments are variables by name
+ * ({@code #accountId}), by position ({@code #p0}, {@code #a0}) and {@code #root} is the argument array. Evaluation
+ * is read-only (properties and instance methods): type references ({@code T(...)}), constructors ({@code new}),
+ * bean references ({@code @bean}), function references and assignment ({@code =}, {@code ++}, {@code --}) are refused
+ * when the key is compiled, and the evaluation context refuses them again. Once warm, the key is compiled to bytecode
+ * where SpEL can; a key that is a single argument skips evaluation altogether.
+ */
+final class SpelKeyFunction implements KeyFunction {
+
+    private static final Pattern POSITIONAL = Pattern.compile("[pa](\\d+)");
+    private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
+
+    private final Expression expression;
+    private final Map<String, Integer> indexByName;
+    private final int direct;
+
+    private SpelKeyFunction(Expression expression, Map<String, Integer> indexByName, int direct) {
+        this.expression = expression;
+        this.indexByName = indexByName;
+        this.direct = direct;
+    }
+
+    /**
+     * Parses {@code key} for {@code method} and checks that every variable it names is a parameter.
+     *
+     * @param key       the expression as written in the annotation
+     * @param method    the method whose parameters the names refer to (the one carrying the annotation)
+     * @param operation the method as shown in messages
+     * @throws FencingConfigurationException naming the method, the key and the parameters when it does not parse
+     *                                       or names an unknown parameter
+     */
+    static SpelKeyFunction compile(String key, Method method, String operation) {
+        Expression expression;
+        try {
+            SpelParserConfiguration config = new SpelParserConfiguration(SpelCompilerMode.MIXED,
+                    method.getDeclaringClass().getClassLoader());
+            expression = new SpelExpressionParser(config).parseExpression(key);
+        } catch (ParseException e) {
+            throw new FencingConfigurationException("@Fenced key '" + key + "' on " + operation
+                    + " is not a valid SpEL expression: " + e.getMessage(), e);
+        }
+        refuseUnsafe(expression, key, operation);
+        int count = method.getParameterCount();
+        String[] names = NAMES.getParameterNames(method);
+        Map<String, Integer> index = new HashMap<>();
+        for (int i = 0; i < count; i++) {
+            index.put("p" + i, i);
+            index.put("a" + i, i);
+        }
+        if (names != null) {
+            for (int i = 0; i < names.length; i++) {
+                index.put(names[i], i);
+            }
+        }
+        for (String variable : variables(expression)) {
+            if (variable.equals("root") || variable.equals("this") || index.containsKey(variable)) {
+                continue;
+            }
+            Matcher positional = POSITIONAL.matcher(variable);
+            String known = names == null
+                    ? "parameter names are not available (compile with -parameters, or use #p0..#p" + (count - 1) + ")"
+                    : "parameters are " + (count == 0 ? "none" : String.join(", ", names));
+            String why = positional.matches()
+                    ? "#" + variable + " is out of range, the method has " + count + " parameter(s)"
+                    : "#" + variable + " is not a parameter; " + known;
+            throw new FencingConfigurationException("@Fenced key '" + key + "' on " + operation + " names an unknown "
+                    + "parameter: " + why);
+        }
+        return new SpelKeyFunction(expression, Collections.unmodifiableMap(index), directIndex(expression, index));
+    }
+
+    /** Refuses, before anything is evaluated, every construct that reaches beyond the arguments or changes state. */
+    private static void refuseUnsafe(Expression expression, String key, String operation) {
+        for (SpelNode node : nodes(expression)) {
+            String what = node instanceof TypeReference ? "a type reference (T(...))"
+                    : node instanceof ConstructorReference ? "a constructor call (new ...)"
+                    : node instanceof BeanReference ? "a bean reference (@...)"
+                    : node instanceof FunctionReference ? "a function call (#name(...))"
+                    : node instanceof Assign || node instanceof OpInc || node instanceof OpDec ? "an assignment"
+                    : null;
+            if (what != null) {
+                throw new FencingConfigurationException("@Fenced key '" + key + "' on " + operation + " contains "
+                        + what + " ('" + node.toStringAST() + "'); keys are read-only expressions over the arguments "
+                        + "(properties and instance methods only)");
+            }
+            if (node == ((SpelExpression) expression).getAST() && node instanceof VariableReference
+                    && (node.toStringAST().equals("#root") || node.toStringAST().equals("#this"))) {
+                throw new FencingConfigurationException("@Fenced key '" + key + "' on " + operation + " is the "
+                        + "argument array, whose text names the array instance, not an entity; key on one argument "
+                        + "(e.g. '#p0')");
+            }
+        }
+    }
+
+    /** The argument index when the key is one variable ({@code #accountId}, {@code #p0}), else -1. */
+    private static int directIndex(Expression expression, Map<String, Integer> index) {
+        if (expression instanceof SpelExpression spel && spel.getAST() instanceof VariableReference variable) {
+            Integer position = index.get(variable.toStringAST().substring(1));
+            return position == null ? -1 : position;
+        }
+        return -1;
+    }
+
+    /** A key that is one argument is read straight from the arguments; anything else is evaluated by SpEL. */
+    @Override
+    public Object keyOf(Object[] args) {
+        if (direct >= 0) {
+            return direct < args.length ? args[direct] : null;
+        }
+        return expression.getValue(new ArgumentsEvaluationContext(indexByName, args));
+    }
+
+    /**
+     * The index of the parameter the key is, when it is one variable ({@code #accountId}, {@code #p0}) and so read
+     * straight from the arguments without evaluation; -1 when the key is evaluated by SpEL.
+     */
+    int parameterIndex() {
+        return direct;
+    }
+
+    /** The parsed expression, for tests. */
+    Expression expression() {
+        return expression;
+    }
+
+    private static Set<String> variables(Expression expression) {
+        Set<String> found = new LinkedHashSet<>();
+        for (SpelNode node : nodes(expression)) {
+            if (node instanceof VariableReference) {
+                found.add(node.toStringAST().substring(1));
+            }
+        }
+        return found;
+    }
+
+    /** Every node of the parsed expression. */
+    private static List<SpelNode> nodes(Expression expression) {
+        List<SpelNode> all = new ArrayList<>();
+        if (expression instanceof SpelExpression spel) {
+            List<SpelNode> pending = new ArrayList<>();
+            pending.add(spel.getAST());
+            while (!pending.isEmpty()) {
+                SpelNode node = pending.remove(pending.size() - 1);
+                all.add(node);
+                for (int i = 0; i < node.getChildCount(); i++) {
+                    pending.add(node.getChild(i));
+                }
+            }
+        }
+        return all;
+    }
+}
