@@ -4,7 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
-import dev.fencing.jdbc.FenceDialect;
+import dev.fencing.jdbc.JdbcDialect;
 import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.spring.EnableFencing;
 import dev.fencing.token.FencingToken;
@@ -75,7 +75,7 @@ public class JdbcFenceBenchmark {
         fenceTable = "bench_fence_" + suffix;
         rows = "bench_rows_" + suffix;
         accounts = "bench_accounts_" + suffix;
-        jdbc.execute(FenceDialect.POSTGRESQL.createTableSql(fenceTable));
+        jdbc.execute(JdbcDialect.POSTGRESQL.createTableSql(fenceTable));
         jdbc.execute("CREATE TABLE " + rows + " (id BIGSERIAL PRIMARY KEY, k VARCHAR(64) NOT NULL, v INT NOT NULL)");
         jdbc.execute("CREATE TABLE " + accounts + " (id INT PRIMARY KEY, balance BIGINT NOT NULL)");
         jdbc.update("INSERT INTO " + accounts + " SELECT g, 1000000 FROM generate_series(0, 63) g");

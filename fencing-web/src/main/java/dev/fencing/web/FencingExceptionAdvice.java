@@ -2,7 +2,7 @@ package dev.fencing.web;
 
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.guard.InvalidKeyException;
-import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.FenceStoreException;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
@@ -19,8 +19,8 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 @RestControllerAdvice
 public class FencingExceptionAdvice {
 
-    @ExceptionHandler(StaleTokenException.class)
-    public ProblemDetail stale(StaleTokenException e) {
+    @ExceptionHandler(TokenRejectedException.class)
+    public ProblemDetail stale(TokenRejectedException e) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
         problem.setTitle("Stale fencing token");
         problem.setProperty("resource", e.resource());
