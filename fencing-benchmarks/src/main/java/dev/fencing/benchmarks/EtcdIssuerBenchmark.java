@@ -115,7 +115,7 @@ public class EtcdIssuerBenchmark {
     @Benchmark
     public long etcdTokenIssuer() {
         Lease lease = issuer.acquire("resource", Duration.ofSeconds(10));
-        issuer.release(lease);
+        lease.close();
         return lease.token().value();
     }
 

@@ -67,7 +67,7 @@ public class ZooKeeperIssuerBenchmark {
     @Benchmark
     public long zooKeeperTokenIssuer() {
         Lease lease = issuer.acquire("resource", Duration.ofSeconds(10));
-        issuer.release(lease);
+        lease.close();
         return lease.token().value();
     }
 }

@@ -9,7 +9,7 @@ import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
-import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.FencedCall;
@@ -70,7 +70,7 @@ public final class FenceGuard {
      * Runs {@code call} under the fence described by {@code point}.
      *
      * @throws MissingTokenException when a checking point finds no token bound (the call does not run)
-     * @throws StaleTokenException   when the store rejects the token (the call does not run)
+     * @throws TokenRejectedException when the store rejects the token, as stale or duplicate (the call does not run)
      * @throws InvalidKeyException   when the key cannot be computed, has no stable text or makes the effective
      *                               resource too long (the call does not run, no lock is taken)
      * @throws FenceStoreException   when the store fails before the call starts (the call does not run)
@@ -87,7 +87,7 @@ public final class FenceGuard {
      * to the store, does not escape.
      *
      * @throws MissingTokenException when a checking point finds no token bound (the call does not run)
-     * @throws StaleTokenException   when the store rejects the token (the call does not run)
+     * @throws TokenRejectedException when the store rejects the token, as stale or duplicate (the call does not run)
      * @throws InvalidKeyException   when the key cannot be computed, has no stable text or makes the effective
      *                               resource too long (the call does not run, no lock is taken)
      * @throws FenceStoreException   when the store fails before the call starts (the call does not run)
@@ -134,9 +134,11 @@ public final class FenceGuard {
         }
         write.close();
         if (!write.started) {
-            FencingMetrics.increment(point.checks().error());
-            throw new FenceStoreException(resource, token, "Fence store returned without running the write of "
-                    + point.operation() + " for resource '" + resource + "' and without a verdict; refusing", null);
+            FenceStoreException refused = new FenceStoreException(resource, token, "Fence store returned without "
+                    + "running the write of " + point.operation() + " for resource '" + resource
+                    + "' and without a verdict; refusing", null);
+            point.checks().error().increment(refused);
+            throw refused;
         }
         FencingMetrics.increment(point.checks().accepted());
         return result;
@@ -145,11 +147,15 @@ public final class FenceGuard {
     /** Counts a check whose {@code store.fence} threw {@code t} and returns what to throw in its place. */
     private static Throwable failed(FencePoint point, String resource, FencingToken token, boolean started,
                                     Throwable t) {
-        if (t instanceof StaleTokenException e) {
+        if (t instanceof TokenRejectedException e) {
             if (started || e.presented() != token || e.operation() != null) {
                 // raised by a nested fenced call (counted and named there; this check had accepted), or a store
                 // that rejected a token other than the one presented before the write started: an error
-                FencingMetrics.increment(started ? point.checks().accepted() : point.checks().error());
+                if (started) {
+                    FencingMetrics.increment(point.checks().accepted());
+                } else {
+                    point.checks().error().increment(e);
+                }
                 return e;
             }
             FencingMetrics.increment(point.checks().rejected(e.verdict()));
@@ -161,7 +167,7 @@ public final class FenceGuard {
             return t;
         }
         if (t instanceof FenceStoreException e && e.presented() == token) {
-            FencingMetrics.increment(point.checks().error()); // this check (or its commit) failed
+            point.checks().error().increment(e); // this check (or its commit) failed
             return t;
         }
         if (started) {
@@ -169,7 +175,7 @@ public final class FenceGuard {
             FencingMetrics.increment(point.checks().accepted());
             return t;
         }
-        FencingMetrics.increment(point.checks().error());
+        point.checks().error().increment(t);
         if (t instanceof FencingException || !(t instanceof Exception)) {
             return t;
         }
@@ -188,7 +194,7 @@ public final class FenceGuard {
         try {
             lease = issuer.acquire(resource, acquireTimeout);
         } catch (RuntimeException e) {
-            FencingMetrics.increment(point.acquisitions().failed());
+            point.acquisitions().failed().increment(e);
             if (e instanceof FencingException) {
                 throw e;
             }
@@ -216,7 +222,7 @@ public final class FenceGuard {
 
     private void release(Lease lease, Throwable failure) {
         try {
-            issuer.release(lease);
+            lease.close();
         } catch (RuntimeException e) {
             if (failure != null) {
                 failure.addSuppressed(e);

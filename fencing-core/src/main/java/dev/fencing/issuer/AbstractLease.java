@@ -6,46 +6,70 @@ import java.util.Objects;
 
 /**
  * The bookkeeping every issuer's lease shares: its token, and whether it was released or reported lost. Each
- * transition happens once ({@link #markLost()} and {@link #markReleased()} say whether this call made it), so a loss
- * is counted once and a release is done once.
+ * transition happens once, so a loss is counted once and a release is done once. {@link #close()} hands the lease to
+ * its {@link AbstractTokenIssuer}, which releases it; the transitions are internal to the issuer, nobody else can
+ * mark a lease released or lost.
  */
 public abstract class AbstractLease implements Lease {
 
+    private final AbstractTokenIssuer<?> issuer;
     private final FencingToken token;
     private boolean lost;
     private boolean released;
 
-    protected AbstractLease(FencingToken token) {
+    /**
+     * @param issuer the issuer that granted the lock, and releases it on {@link #close()}
+     * @param token  the acquisition's token
+     */
+    protected AbstractLease(AbstractTokenIssuer<?> issuer, FencingToken token) {
+        this.issuer = Objects.requireNonNull(issuer, "issuer");
         this.token = Objects.requireNonNull(token, "token");
     }
 
     @Override
-    public FencingToken token() {
+    public final FencingToken token() {
         return token;
     }
 
-    /** Released, or reported lost by the lock service. */
+    /** Whether the lock service reported this lease lost, or its release found the lock taken over. */
     @Override
     public synchronized boolean isLost() {
-        return lost || released;
-    }
-
-    /** Whether the lock service reported this lease lost (release alone does not count). */
-    public synchronized boolean wasLost() {
         return lost;
     }
 
-    /** Records a loss; {@code true} only for the first loss of a lease that was not released. */
-    public synchronized boolean markLost() {
-        if (lost || released) {
-            return false;
+    @Override
+    public final synchronized boolean isReleased() {
+        return released;
+    }
+
+    /** Releases the lease through its issuer; see {@link Lease#close()}. */
+    @Override
+    public final void close() {
+        issuer.releaseLease(this);
+    }
+
+    /**
+     * Records a loss the lock service reported while the lease was held; {@code true} only for the first loss of a
+     * lease that was not released. Runs {@link #onLost()} on that first loss. Issuers call it through
+     * {@link AbstractTokenIssuer#markLost}.
+     */
+    final boolean markLost() {
+        synchronized (this) {
+            if (lost || released) {
+                return false;
+            }
+            lost = true;
         }
-        lost = true;
+        onLost();
         return true;
     }
 
+    /** Runs once, right after the lease was first marked lost; for an issuer that frees local state then. */
+    protected void onLost() {
+    }
+
     /** Records the release; {@code true} only the first time. */
-    public synchronized boolean markReleased() {
+    final synchronized boolean markReleased() {
         if (released) {
             return false;
         }
@@ -53,8 +77,23 @@ public abstract class AbstractLease implements Lease {
         return true;
     }
 
+    /** Records a loss found by the release itself (the lock was no longer this lease's); {@code true} the first time. */
+    final synchronized boolean markLostAtRelease() {
+        if (lost) {
+            return false;
+        }
+        lost = true;
+        return true;
+    }
+
+    /** Whether the loss flag is set, without the time-based checks an issuer may add to {@link #isLost()}. */
+    final synchronized boolean lostFlag() {
+        return lost;
+    }
+
     @Override
     public String toString() {
-        return getClass().getSimpleName() + "[" + token + (isLost() ? ", lost" : "") + "]";
+        return getClass().getSimpleName() + "[" + token + (isLost() ? ", lost" : "") + (isReleased() ? ", released" : "")
+                + "]";
     }
 }

@@ -1,6 +1,7 @@
 package dev.fencing.issuer;
 
 import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -18,8 +19,11 @@ import java.util.function.LongSupplier;
  *
  * <p><b>Not durable:</b> the counters live in memory and start again after a restart, so tokens repeat across
  * processes and restarts. Use a ZooKeeper, etcd or database issuer in production.
+ *
+ * <p>Counts in the same {@code fencing.issuer.*} counters as the other issuers, tagged {@code issuer=memory}; a lease
+ * is counted lost when another acquirer takes over its expired lock, or when its release finds it expired.
  */
-public final class InMemoryTokenIssuer implements TokenIssuer {
+public final class InMemoryTokenIssuer extends AbstractTokenIssuer<InMemoryTokenIssuer.MemoryLease> {
 
     private final Duration leaseTtl;
     private final long lastIssued;
@@ -43,10 +47,24 @@ public final class InMemoryTokenIssuer implements TokenIssuer {
      * @param lastIssued the value before the first token of every resource (first token is {@code lastIssued + 1})
      */
     public InMemoryTokenIssuer(Duration leaseTtl, long lastIssued) {
-        this(leaseTtl, lastIssued, System::nanoTime);
+        this(leaseTtl, lastIssued, System::nanoTime, null);
+    }
+
+    /**
+     * @param leaseTtl   how long a lease stays held without release
+     * @param lastIssued the value before the first token of every resource (first token is {@code lastIssued + 1})
+     * @param registry   for the issuer's counters ({@code issuer=memory}), or {@code null}
+     */
+    public InMemoryTokenIssuer(Duration leaseTtl, long lastIssued, MeterRegistry registry) {
+        this(leaseTtl, lastIssued, System::nanoTime, registry);
     }
 
     InMemoryTokenIssuer(Duration leaseTtl, long lastIssued, LongSupplier nanoClock) {
+        this(leaseTtl, lastIssued, nanoClock, null);
+    }
+
+    InMemoryTokenIssuer(Duration leaseTtl, long lastIssued, LongSupplier nanoClock, MeterRegistry registry) {
+        super(registry, "memory");
         Objects.requireNonNull(leaseTtl, "leaseTtl");
         if (leaseTtl.isNegative() || leaseTtl.isZero()) {
             throw new IllegalArgumentException("leaseTtl must be positive, was " + leaseTtl);
@@ -60,8 +78,7 @@ public final class InMemoryTokenIssuer implements TokenIssuer {
     }
 
     @Override
-    public Lease acquire(String resource, Duration timeout) {
-        TokenIssuer.checkAcquire(resource, timeout);
+    protected MemoryLease doAcquire(String resource, Duration timeout, Grant grant) throws InterruptedException {
         Lock lock = locks.computeIfAbsent(resource, r -> new Lock(lastIssued));
         long deadline = nanoClock.getAsLong() + timeout.toNanos();
         lock.mutex.lock();
@@ -72,51 +89,46 @@ public final class InMemoryTokenIssuer implements TokenIssuer {
                 if (left <= 0) {
                     throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
                             + " ms waiting for the lock on resource '" + resource + "', held by "
-                            + lock.current.token.holder());
+                            + lock.current.token().holder());
                 }
                 lock.released.awaitNanos(Math.min(left, lock.current.expiresAt - now));
             }
             if (lock.last == Long.MAX_VALUE) {
                 throw new LockAcquisitionException(resource, "Token counter of resource '" + resource + "' is exhausted");
             }
+            if (lock.current != null) {
+                markLost(lock.current, true); // its time ran out: taken over
+            }
             long value = ++lock.last;
-            MemoryLease lease = new MemoryLease(lock,
+            MemoryLease lease = new MemoryLease(this, lock,
                     new FencingToken(resource, value, "mem-" + instance + "-" + value),
                     nanoClock.getAsLong() + leaseTtl.toNanos());
             lock.current = lease;
-            try {
-                afterGrant.accept(resource);
-            } catch (RuntimeException | Error e) {
-                lease.released = true; // the lock was granted but the lease is not handed out: free it again
-                lock.current = null;
-                lock.released.signalAll();
-                if (e instanceof Error error) {
-                    throw error;
-                }
-                throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "': " + e, e);
-            }
+            grant.granted(() -> free(lease)); // the lock was granted: a failure from here on frees it again
+            afterGrant.accept(resource);
             return lease;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new LockAcquisitionException(resource, "Interrupted while waiting for the lock on resource '" + resource + "'", e);
         } finally {
             lock.mutex.unlock();
         }
     }
 
     @Override
-    public void release(Lease lease) {
-        if (!(lease instanceof MemoryLease mine) || mine.issuer() != this) {
-            throw new IllegalArgumentException("Lease " + lease + " was not issued by this InMemoryTokenIssuer");
-        }
-        Lock lock = mine.lock;
+    protected boolean doRelease(MemoryLease lease) {
+        return free(lease);
+    }
+
+    /** Frees the lock if {@code lease} still holds it; {@code false} when it had expired or was taken over. */
+    private boolean free(MemoryLease lease) {
+        Lock lock = lease.lock;
         lock.mutex.lock();
         try {
-            mine.released = true;
-            if (lock.current == mine) {
-                lock.current = null;
-                lock.released.signalAll();
+            if (lock.current != lease) {
+                return false;
             }
+            boolean expired = lease.expired();
+            lock.current = null;
+            lock.released.signalAll();
+            return !expired;
         } finally {
             lock.mutex.unlock();
         }
@@ -133,20 +145,17 @@ public final class InMemoryTokenIssuer implements TokenIssuer {
         }
     }
 
-    private final class MemoryLease implements Lease {
+    /** A lease of this issuer: lost once its time-to-live has passed or another acquirer took its lock over. */
+    static final class MemoryLease extends AbstractLease {
         final Lock lock;
-        final FencingToken token;
         final long expiresAt;
-        volatile boolean released;
+        private final LongSupplier nanoClock;
 
-        MemoryLease(Lock lock, FencingToken token, long expiresAt) {
+        MemoryLease(InMemoryTokenIssuer issuer, Lock lock, FencingToken token, long expiresAt) {
+            super(issuer, token);
             this.lock = lock;
-            this.token = token;
             this.expiresAt = expiresAt;
-        }
-
-        InMemoryTokenIssuer issuer() {
-            return InMemoryTokenIssuer.this;
+            this.nanoClock = issuer.nanoClock;
         }
 
         boolean expired() {
@@ -154,19 +163,8 @@ public final class InMemoryTokenIssuer implements TokenIssuer {
         }
 
         @Override
-        public FencingToken token() {
-            return token;
-        }
-
-        @Override
         public boolean isLost() {
-            return released || expired() || lock.current != this;
-        }
-
-        @Override
-        public String toString() {
-            return "Lease[" + token + (isLost() ? ", lost" : "") + "]";
+            return super.isLost() || (!isReleased() && (expired() || lock.current != this));
         }
     }
-
 }

@@ -9,6 +9,9 @@ import java.time.Duration;
  * issued for that resource before, also across restarts of the lock service; release it afterwards.
  * Implementations derive tokens from a durable, ordered source (ZooKeeper czxid, etcd revision, a database
  * sequence), never from a clock, a UUID or a counter that resets.
+ *
+ * <p>A lease releases itself ({@link Lease#close()}); implementations extend {@link AbstractTokenIssuer}, which
+ * counts, wraps and makes release safe in one place.
  */
 public interface TokenIssuer {
 
@@ -24,8 +27,15 @@ public interface TokenIssuer {
      */
     Lease acquire(String resource, Duration timeout);
 
-    /** Releases a lease obtained from this issuer. Releasing a lost or already released lease does nothing. */
-    void release(Lease lease);
+    /**
+     * Releases a lease obtained from this issuer: {@code lease.close()}.
+     *
+     * @deprecated a lease releases itself: call {@link Lease#close()} (or acquire in a try-with-resources block)
+     */
+    @Deprecated(since = "1.0", forRemoval = true)
+    default void release(Lease lease) {
+        lease.close();
+    }
 
     /**
      * The argument check every implementation makes before contacting its lock service: the resource must be one a

@@ -2,6 +2,9 @@ package dev.fencing.metrics;
 
 import io.micrometer.core.instrument.Counter;
 
-/** The {@code fencing.acquisitions} counters of one resource, created once and reused on every acquire. */
-public record AcquisitionCounters(Counter acquired, Counter failed) {
+/**
+ * The {@code fencing.acquisitions} counters of one resource, created once and reused on every acquire: {@code acquired}
+ * ({@code exception=none}) and {@code failed}, one counter per {@code exception} tag (see {@link FailureCounters}).
+ */
+public record AcquisitionCounters(Counter acquired, FailureCounters failed) {
 }

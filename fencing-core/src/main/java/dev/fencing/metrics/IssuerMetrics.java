@@ -1,16 +1,17 @@
 package dev.fencing.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.noop.NoopCounter;
-import io.micrometer.core.instrument.Meter;
 
 /**
  * A token issuer's own counters, created once: {@code fencing.issuer.acquisitions} (tags {@code issuer},
- * {@code outcome} = acquired | failed) and {@code fencing.issuer.leases.lost} (tag {@code issuer}): leases the lock
- * service stopped honouring while they were held (session lost, lease expired). Tagged by issuer kind only, never by
- * resource. No-ops without a registry.
+ * {@code outcome} = acquired | failed, {@code exception}: the simple class name of the exception behind a
+ * {@code failed} acquire, see {@link FailureCounters}, {@code none} for {@code acquired}) and
+ * {@code fencing.issuer.leases.lost} (tag {@code issuer}): leases the lock service stopped honouring while they were
+ * held (session lost, lease expired). Tagged by issuer kind only, never by resource. No-ops without a registry.
  */
 public final class IssuerMetrics {
 
@@ -18,7 +19,7 @@ public final class IssuerMetrics {
     public static final String LOST = "fencing.issuer.leases.lost";
 
     private final Counter acquired;
-    private final Counter failed;
+    private final FailureCounters failed;
     private final Counter lost;
 
     /**
@@ -27,9 +28,10 @@ public final class IssuerMetrics {
      */
     public IssuerMetrics(MeterRegistry registry, String issuer) {
         this.acquired = counter(registry, ACQUISITIONS, "Locks acquired from the lock service, by outcome",
-                Tags.of("issuer", issuer, "outcome", "acquired"));
-        this.failed = counter(registry, ACQUISITIONS, "Locks acquired from the lock service, by outcome",
-                Tags.of("issuer", issuer, "outcome", "failed"));
+                Tags.of("issuer", issuer, "outcome", "acquired", "exception", FencingMetrics.NONE));
+        this.failed = new FailureCounters(exception -> counter(registry, ACQUISITIONS,
+                "Locks acquired from the lock service, by outcome",
+                Tags.of("issuer", issuer, "outcome", "failed", "exception", exception)));
         this.lost = counter(registry, LOST, "Leases lost while held", Tags.of("issuer", issuer));
     }
 
@@ -37,8 +39,9 @@ public final class IssuerMetrics {
         FencingMetrics.increment(acquired);
     }
 
-    public void failed() {
-        FencingMetrics.increment(failed);
+    /** Counts a failed acquire, tagged with the exception behind {@code failure}. */
+    public void failed(Throwable failure) {
+        failed.increment(failure);
     }
 
     public void lost() {

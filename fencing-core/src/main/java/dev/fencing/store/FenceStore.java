@@ -17,7 +17,7 @@ public interface FenceStore {
      * @param resource the effective resource; must equal {@code token.resource()}
      * @param token    the presented token
      * @param write    the guarded write, run at most once and only when the token is accepted
-     * @throws dev.fencing.rule.StaleTokenException when rejected (created by this store, carrying this very
+     * @throws dev.fencing.rule.TokenRejectedException when rejected (created by this store, carrying this very
      *                                              {@code token}); the write did not run and nothing changed
      * @throws FenceStoreException                 when the store cannot reach a verdict (carrying this very
      *                                              {@code token}); the write did not run

@@ -1,7 +1,7 @@
 package dev.fencing.store;
 
 import dev.fencing.rule.FenceRule;
-import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
 import dev.fencing.token.FencingToken;
 
@@ -34,7 +34,7 @@ public final class InMemoryFenceStore implements FenceStore {
         try {
             Verdict verdict = FenceRule.judge(slot.seen, slot.maxSeen, slot.holder, token);
             if (!verdict.accepted()) {
-                throw new StaleTokenException(resource, token, slot.maxSeen, verdict);
+                throw TokenRejectedException.of(resource, token, slot.maxSeen, verdict);
             }
             if (verdict == Verdict.ACCEPT_NEWER) {
                 slot.seen = true;

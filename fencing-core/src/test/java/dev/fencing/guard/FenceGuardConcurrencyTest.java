@@ -2,7 +2,7 @@ package dev.fencing.guard;
 
 import dev.fencing.context.FencingContext;
 import dev.fencing.metrics.FencingMetrics;
-import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -42,7 +42,7 @@ class FenceGuardConcurrencyTest {
                     try {
                         bound(new FencingToken("log", value, "h" + value),
                                 () -> guard.invoke(repo, new Object[] {value}, () -> applied.add(value)));
-                    } catch (StaleTokenException e) {
+                    } catch (TokenRejectedException e) {
                         rejected++;
                     } catch (Throwable e) {
                         throw new AssertionError(e);

@@ -10,6 +10,7 @@ import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.Verdict;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
@@ -143,7 +144,7 @@ class FenceGuardTest {
         bound(t34, () -> guard.invoke(repo, new Object[0], () -> applied.add("34 again"))); // same holder
         assertThatThrownBy(() -> bound(t34other,
                 () -> guard.invoke(repo, new Object[0], () -> applied.add("34 other"))))
-                .isInstanceOfSatisfying(StaleTokenException.class,
+                .isInstanceOfSatisfying(DuplicateTokenException.class,
                         e -> assertThat(e.verdict()).isEqualTo(Verdict.REJECT_DUPLICATE));          // duplicate
         assertThatThrownBy(() -> bound(t33,
                 () -> guard.invoke(repo, new Object[0], () -> applied.add("33 zombie"))))
@@ -253,7 +254,7 @@ class FenceGuardTest {
                 .isInstanceOf(LockAcquisitionException.class);
         assertThat(ran).isEmpty();
         assertThat(acquisitions("r", "failed")).isEqualTo(1);
-        issuer.release(held);
+        held.close();
     }
 
     @Test
@@ -537,9 +538,6 @@ class FenceGuardTest {
                 throw raw;
             }
 
-            @Override
-            public void release(Lease lease) {
-            }
         };
         FenceGuard guard = new FenceGuard(store, failing, Duration.ofSeconds(1));
         List<String> ran = new ArrayList<>();
@@ -575,12 +573,16 @@ class FenceGuardTest {
                     public boolean isLost() {
                         return false;
                     }
+
+                    public boolean isReleased() {
+                        return false;
+                    }
+
+                    public void close() {
+                    }
                 };
             }
 
-            @Override
-            public void release(Lease lease) {
-            }
         };
         FenceGuard guard = new FenceGuard(store, liar, Duration.ofSeconds(1));
         List<String> ran = new ArrayList<>();
@@ -615,13 +617,29 @@ class FenceGuardTest {
         @Override
         public Lease acquire(String resource, Duration timeout) {
             acquired++;
-            return delegate.acquire(resource, timeout);
-        }
+            Lease lease = delegate.acquire(resource, timeout);
+            return new Lease() {
+                @Override
+                public FencingToken token() {
+                    return lease.token();
+                }
 
-        @Override
-        public void release(Lease lease) {
-            released++;
-            delegate.release(lease);
+                @Override
+                public boolean isLost() {
+                    return lease.isLost();
+                }
+
+                @Override
+                public boolean isReleased() {
+                    return lease.isReleased();
+                }
+
+                @Override
+                public void close() {
+                    released++;
+                    lease.close();
+                }
+            };
         }
     }
 }

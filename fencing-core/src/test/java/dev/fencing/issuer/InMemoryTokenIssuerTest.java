@@ -29,7 +29,7 @@ class InMemoryTokenIssuerTest {
     void tokensStartAfterTheGivenValueAndIncrease() {
         Lease first = issuer.acquire("r", Duration.ZERO);
         assertThat(first.token().value()).isEqualTo(33);
-        issuer.release(first);
+        first.close();
         Lease second = issuer.acquire("r", Duration.ZERO);
         assertThat(second.token().value()).isEqualTo(34);
         assertThat(second.token().holder()).isNotEqualTo(first.token().holder());
@@ -47,7 +47,7 @@ class InMemoryTokenIssuerTest {
         assertThat(first.isLost()).isTrue();
         Lease second = issuer.acquire("r", Duration.ZERO);
         assertThat(second.token().value()).isEqualTo(34);
-        issuer.release(first); // the zombie's release must not free the new holder's lock
+        first.close(); // the zombie's release must not free the new holder's lock
         assertThat(second.isLost()).isFalse();
         assertThatThrownBy(() -> issuer.acquire("r", Duration.ZERO)).isInstanceOf(LockAcquisitionException.class);
     }
@@ -61,9 +61,11 @@ class InMemoryTokenIssuerTest {
             Future<Lease> waiting = pool.submit(() -> real.acquire("r", Duration.ofSeconds(30)));
             Thread.sleep(50);
             assertThat(waiting).isNotDone();
-            real.release(first);
+            first.close();
             assertThat(waiting.get(10, TimeUnit.SECONDS).token().value()).isEqualTo(2);
-            assertThat(first.isLost()).isTrue();
+            assertThat(first.isReleased()).isTrue();
+            assertThat(first.isLost()).as("a normal release is no loss").isFalse();
+            assertThat(first.isHeld()).isFalse();
         } finally {
             pool.shutdownNow();
         }
@@ -81,7 +83,7 @@ class InMemoryTokenIssuerTest {
                     for (int j = 0; j < 100; j++) {
                         Lease lease = real.acquire("r", Duration.ofSeconds(30));
                         seen.add(lease.token().value());
-                        real.release(lease);
+                        lease.close();
                     }
                     return null;
                 }));
@@ -100,7 +102,5 @@ class InMemoryTokenIssuerTest {
         assertThatThrownBy(() -> issuer.acquire(" ", Duration.ZERO)).hasMessageContaining("resource");
         assertThatThrownBy(() -> issuer.acquire("r", Duration.ofSeconds(-1))).hasMessageContaining("'r'");
         assertThatThrownBy(() -> new InMemoryTokenIssuer(Duration.ZERO, 0)).hasMessageContaining("leaseTtl");
-        Lease foreign = new InMemoryTokenIssuer().acquire("r", Duration.ZERO);
-        assertThatThrownBy(() -> issuer.release(foreign)).isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -1,6 +1,6 @@
 package dev.fencing.store;
 
-import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.Verdict;
 import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.Test;
@@ -34,7 +34,7 @@ class InMemoryFenceStoreTest {
         store.raiseFloor("r", 10);
         assertThat(store.maxSeen("r")).hasValue(32);
         assertThatThrownBy(() -> store.fence("r", new FencingToken("r", 32, "a"), () -> null))
-                .isInstanceOfSatisfying(StaleTokenException.class,
+                .isInstanceOfSatisfying(DuplicateTokenException.class,
                         e -> assertThat(e.verdict()).isEqualTo(Verdict.REJECT_DUPLICATE));
         assertThat(store.fence("r", new FencingToken("r", 33, "a"), () -> "ok")).isEqualTo("ok");
         assertThatThrownBy(() -> store.raiseFloor("r", 0)).isInstanceOf(IllegalArgumentException.class);

@@ -1,10 +1,10 @@
 package dev.fencing.etcd;
 
 import dev.fencing.issuer.AbstractLease;
+import dev.fencing.issuer.AbstractTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
-import dev.fencing.metrics.IssuerMetrics;
 import dev.fencing.token.FencingToken;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.common.exception.ClosedClientException;
@@ -29,7 +29,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -56,7 +55,7 @@ import java.util.function.Consumer;
  * A keep-alive stream that breaks and is reopened in time (a member restarting) is not a loss. Releasing a lost
  * lease is quiet.
  */
-public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
+public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.EtcdLease> implements AutoCloseable {
 
     /** The key prefix of all locks unless configured otherwise. */
     public static final String DEFAULT_PREFIX = "/fencing/locks/";
@@ -64,7 +63,6 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
     private final Client client;
     private final String prefix;
     private final long sessionTtlSeconds;
-    private final IssuerMetrics metrics;
     private final String endpoints;
     private final Object sessionLock = new Object();
     private volatile Session session;
@@ -87,6 +85,7 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
      * @param registry   for the issuer's counters, or {@code null}
      */
     public EtcdTokenIssuer(Client client, String endpoints, String prefix, Duration sessionTtl, MeterRegistry registry) {
+        super(registry, "etcd");
         this.client = Objects.requireNonNull(client, "client");
         this.endpoints = Objects.requireNonNull(endpoints, "endpoints");
         this.prefix = Objects.requireNonNull(prefix, "prefix");
@@ -94,16 +93,13 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
             throw new IllegalArgumentException("sessionTtl must be at least one second, was " + sessionTtl);
         }
         this.sessionTtlSeconds = sessionTtl.toSeconds();
-        this.metrics = new IssuerMetrics(registry, "etcd");
     }
 
     @Override
-    public Lease acquire(String resource, Duration timeout) {
-        TokenIssuer.checkAcquire(resource, timeout);
+    protected EtcdLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         Semaphore turn = local.computeIfAbsent(resource, r -> new Semaphore(1, true));
         AtomicBoolean mine = new AtomicBoolean();
-        ByteSequence granted = null;
         try {
             if (!turn.tryAcquire(left(deadline), TimeUnit.NANOSECONDS)) {
                 throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
@@ -113,8 +109,11 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
             Session current = session(deadline);
             ByteSequence name = ByteSequence.from(prefix + lockName(resource), StandardCharsets.UTF_8);
             LockResponse locked = lockRetryingTransientErrors(resource, name, current, deadline, timeout, turn, mine);
-            granted = locked.getKey(); // from here on, every failure gives the lock back
-            List<KeyValue> kvs = client.getKVClient().get(locked.getKey()).get(left(deadline), TimeUnit.NANOSECONDS).getKvs();
+            ByteSequence key = locked.getKey();
+            // from here on, every failure gives the lock back, and only then this process's turn on the resource
+            mine.set(false);
+            grant.granted(() -> giveBack(key, turn));
+            List<KeyValue> kvs = client.getKVClient().get(key).get(left(deadline), TimeUnit.NANOSECONDS).getKvs();
             if (kvs.isEmpty()) {
                 throw new LockAcquisitionException(resource, "etcd lock key for resource '" + resource
                         + "' vanished right after it was granted (session lease expired?)");
@@ -122,35 +121,28 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
             long revision = kvs.get(0).getCreateRevision();
             afterGrant.accept(resource);
             EtcdLease lease = new EtcdLease(new FencingToken(resource, revision, holder(current.leaseId, revision)),
-                    locked.getKey(), current, turn);
-            granted = null;
-            mine.set(false); // the lease owns the turn now
+                    key, current, turn); // the lease owns the turn now
             current.held.add(lease);
             if (current.lost) {          // the session died while we were locking
-                lease.markLost();
+                markLost(lease, false);
             }
-            metrics.acquired();
             return lease;
-        } catch (LockAcquisitionException e) {
-            throw failed(granted, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw failed(granted, new LockAcquisitionException(resource,
-                    "Interrupted while locking resource '" + resource + "'", e));
-        } catch (TimeoutException e) {
-            throw failed(granted, new LockAcquisitionException(resource, "etcd at " + endpoints
-                    + " did not answer within " + timeout.toMillis() + " ms while locking resource '" + resource + "'", e));
-        } catch (ExecutionException | RuntimeException e) {
-            Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-            throw failed(granted, new LockAcquisitionException(resource, "Could not lock resource '" + resource
-                    + "' on etcd at " + endpoints + ": " + cause, cause));
-        } catch (Error e) {
-            throw failed(granted, e);
         } finally {
             if (mine.get()) {
                 turn.release();
             }
         }
+    }
+
+    @Override
+    protected LockAcquisitionException failure(String resource, Duration timeout, Exception e) {
+        if (e instanceof TimeoutException) {
+            return new LockAcquisitionException(resource, "etcd at " + endpoints + " did not answer within "
+                    + timeout.toMillis() + " ms while locking resource '" + resource + "'", e);
+        }
+        Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+        return new LockAcquisitionException(resource, "Could not lock resource '" + resource
+                + "' on etcd at " + endpoints + ": " + cause, cause);
     }
 
     /**
@@ -176,26 +168,22 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
     }
 
     /**
-     * Counts a failed acquire and, when the lock had been granted already, releases it quietly: the original failure
-     * is thrown, a failure to release is added to it as suppressed (and the unlock is sent once more without
-     * waiting). An interrupt does not stop the release: the thread's interrupt status is cleared for the unlock and
-     * set again afterwards.
+     * Gives back a lock that was granted and is not handed out, then this process's turn on the resource: on a
+     * failure to unlock, the unlock is sent once more without waiting, and the first failure thrown.
      */
-    private <T extends Throwable> T failed(ByteSequence granted, T failure) {
-        metrics.failed();
-        if (granted != null) {
+    private void giveBack(ByteSequence granted, Semaphore turn) throws Exception {
+        try {
+            unlockQuietly(granted);
+        } catch (Exception e) {
             try {
-                unlockQuietly(granted);
-            } catch (Exception e) {
-                failure.addSuppressed(e);
-                try {
-                    client.getLockClient().unlock(granted); // one more try, not waited for
-                } catch (RuntimeException again) {
-                    failure.addSuppressed(again);
-                }
+                client.getLockClient().unlock(granted); // one more try, not waited for
+            } catch (RuntimeException again) {
+                e.addSuppressed(again);
             }
+            throw e;
+        } finally {
+            turn.release();
         }
-        return failure;
     }
 
     /** Deletes a lock key, waiting up to {@link #RELEASE_WAIT} even on an interrupted thread (the interrupt is kept). */
@@ -213,23 +201,13 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
         }
     }
 
+    /** Deletes the lock key, then hands this process's turn on the resource on. */
     @Override
-    public void release(Lease lease) {
-        if (!(lease instanceof EtcdLease etcd) || etcd.issuer() != this) {
-            throw new IllegalArgumentException("Lease " + lease + " was not issued by this EtcdTokenIssuer");
-        }
-        if (!etcd.markReleased()) {
-            return;
-        }
+    protected boolean doRelease(EtcdLease etcd) throws Exception {
         etcd.session.held.remove(etcd);
         try {
             unlockQuietly(etcd.key);
-        } catch (ExecutionException | TimeoutException e) {
-            if (!etcd.wasLost()) {
-                throw new IllegalStateException("Could not release etcd lock " + etcd.key.toString(StandardCharsets.UTF_8)
-                        + " (" + etcd.token().holder() + "): " + e, e);
-            }
-            // lost lease: its key went with the session lease
+            return true;
         } finally {
             etcd.returnTurn();
         }
@@ -376,14 +354,13 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
         void markLost(boolean count) {
             lost = true;
             for (EtcdLease lease : held) {
-                if (lease.markLost() && count) {
-                    metrics.lost();
-                }
+                EtcdTokenIssuer.this.markLost(lease, count);
             }
         }
     }
 
-    private final class EtcdLease extends AbstractLease {
+    /** A lease of this issuer: its lock key, its session, and this process's turn on the resource. */
+    final class EtcdLease extends AbstractLease {
         final ByteSequence key;
         final Session session;
         final Semaphore turn;
@@ -391,7 +368,7 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
         private final AtomicBoolean turnReturned = new AtomicBoolean();
 
         EtcdLease(FencingToken token, ByteSequence key, Session session, Semaphore turn) {
-            super(token);
+            super(EtcdTokenIssuer.this, token);
             this.key = key;
             this.session = session;
             this.turn = turn;
@@ -402,12 +379,8 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
          * acquire here starts a new session and waits in etcd, not behind a holder that may never release.
          */
         @Override
-        public boolean markLost() {
-            boolean first = super.markLost();
-            if (first) {
-                returnTurn();
-            }
-            return first;
+        protected void onLost() {
+            returnTurn();
         }
 
         /** Lets the next acquirer of this process ask etcd; once per lease, whether lost or released first. */
@@ -415,10 +388,6 @@ public final class EtcdTokenIssuer implements TokenIssuer, AutoCloseable {
             if (turnReturned.compareAndSet(false, true)) {
                 turn.release();
             }
-        }
-
-        EtcdTokenIssuer issuer() {
-            return EtcdTokenIssuer.this;
         }
     }
 }

@@ -37,7 +37,7 @@ class EtcdFailoverTest {
 
             Lease warmup = otherIssuer.acquire("accounts", WAIT);
             long before = warmup.token().value();
-            otherIssuer.release(warmup);
+            warmup.close();
 
             Lease zombie = zombieIssuer.acquire("accounts", WAIT);
             FencingToken zombieToken = zombie.token();
@@ -58,12 +58,12 @@ class EtcdFailoverTest {
                     .isInstanceOf(StaleTokenException.class);
             assertThat(data).containsExactly("zombie before its pause", "X");
 
-            zombieIssuer.release(zombie);       // clean, and the new holder keeps its lock
+            zombie.close();       // clean, and the new holder keeps its lock
             assertThat(next.isLost()).isFalse();
-            otherIssuer.release(next);
+            next.close();
             Lease after = otherIssuer.acquire("accounts", WAIT);
             assertThat(after.token().value()).isGreaterThan(next.token().value());
-            otherIssuer.release(after);
+            after.close();
             otherIssuer.close();
         }
     }

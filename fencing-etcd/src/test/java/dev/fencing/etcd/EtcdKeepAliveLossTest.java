@@ -64,16 +64,16 @@ class EtcdKeepAliveLossTest {
                 assertThat(data).containsExactly("zombie before the partition", "X");
 
                 network.heal();
-                assertThatCode(() -> zombieIssuer.release(zombie)).doesNotThrowAnyException();
+                assertThatCode(() -> zombie.close()).doesNotThrowAnyException();
                 assertThat(registry.get("fencing.issuer.leases.lost").tag("issuer", "etcd").counter().count())
                         .isEqualTo(1);
                 assertThat(next.isLost()).isFalse();
                 assertThatThrownBy(() -> zombieIssuer.acquire("accounts", Duration.ofMillis(500)))
                         .as("the new holder still holds the lock");
-                otherIssuer.release(next);
+                next.close();
                 Lease again = zombieIssuer.acquire("accounts", WAIT); // the healed client starts a new session
                 assertThat(again.token().value()).isGreaterThan(next.token().value());
-                zombieIssuer.release(again);
+                again.close();
             } finally {
                 zombieIssuer.close();
                 otherIssuer.close();

@@ -107,13 +107,13 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
         assertThat(registry.get("fencing.issuer.leases.lost").tag("issuer", "etcd").counter().count())
                 .isEqualTo(lostBefore + 1);
 
-        issuer.release(lease); // quiet: the key went with the lease
+        lease.close(); // quiet: the key went with the lease
         Lease next = issuer.acquire(resource, Duration.ofSeconds(10));
         try {
             assertThat(next.token().value()).isGreaterThan(lease.token().value());
             assertThat(next.token().holder()).doesNotContain(Long.toHexString(sessionLease));
         } finally {
-            issuer.release(next);
+            next.close();
         }
     }
 
@@ -129,7 +129,7 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
             Lease holder = otherIssuer.acquire(resource, Duration.ofSeconds(10));
             assertThat(catchThrowable(() -> issuer.acquire(resource, Duration.ofMillis(200))))
                     .isInstanceOf(LockAcquisitionException.class);
-            otherIssuer.release(holder);                 // the queued request is granted now, and given back
+            holder.close();                 // the queued request is granted now, and given back
             Lease next = issuer.acquire(resource, Duration.ofSeconds(10));
             try {
                 assertThat(next.token().value()).isGreaterThan(holder.token().value());
@@ -138,7 +138,7 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
                         .as("round %d: the lock is really held by the next acquirer", round)
                         .isInstanceOf(LockAcquisitionException.class);
             } finally {
-                issuer.release(next);
+                next.close();
             }
         }
     }
@@ -163,7 +163,7 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
             assertThat(kvs).hasSize(1);
             assertThat(kvs.get(0).getCreateRevision()).isEqualTo(lease.token().value());
         } finally {
-            issuer.release(lease);
+            lease.close();
         }
         assertThat(registry.get("fencing.issuer.acquisitions").tag("issuer", "etcd").tag("outcome", "acquired")
                 .counter().count()).isPositive();

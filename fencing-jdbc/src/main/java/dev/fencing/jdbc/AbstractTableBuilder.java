@@ -22,7 +22,7 @@ abstract class AbstractTableBuilder<B extends AbstractTableBuilder<B>> {
 
     private final JdbcTable kind;
     private final DataSource dataSource;
-    private FenceDialect dialect;
+    private JdbcDialect dialect;
     private String table;
     private boolean createTable;
 
@@ -33,7 +33,7 @@ abstract class AbstractTableBuilder<B extends AbstractTableBuilder<B>> {
     }
 
     /** Forces the dialect; startup fails if the database is another product. Detected when not set. */
-    public B dialect(FenceDialect dialect) {
+    public B dialect(JdbcDialect dialect) {
         this.dialect = Objects.requireNonNull(dialect, "dialect");
         return self();
     }
@@ -63,7 +63,7 @@ abstract class AbstractTableBuilder<B extends AbstractTableBuilder<B>> {
     }
 
     /** The configured dialect, or after {@link #resolve()} the one detected; {@code null} before when unset. */
-    FenceDialect configuredDialect() {
+    JdbcDialect configuredDialect() {
         return dialect;
     }
 
@@ -93,7 +93,7 @@ abstract class AbstractTableBuilder<B extends AbstractTableBuilder<B>> {
         return new TableVerifier(kind, dialect, table, createTable, jdbc, tm, probe, verifiedDetail);
     }
 
-    private FenceDialect detect() {
+    private JdbcDialect detect() {
         String who = kind.owner();
         String product;
         try {
@@ -104,7 +104,7 @@ abstract class AbstractTableBuilder<B extends AbstractTableBuilder<B>> {
         } catch (DataAccessException e) {
             throw new FencingConfigurationException(who + " cannot connect to its data source: " + e.getMessage(), e);
         }
-        FenceDialect detected = FenceDialect.forProductName(product);
+        JdbcDialect detected = JdbcDialect.forProductName(product);
         if (dialect == null) {
             if (detected == null) {
                 throw new FencingConfigurationException(who + " does not support database '" + product

@@ -1,7 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfigurationException;
-import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
@@ -59,7 +59,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
-    private final FenceDialect dialect;
+    private final JdbcDialect dialect;
     private final String table;
     private final String checkSql;
     private final Duration lockTimeout;
@@ -210,7 +210,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
             return;
         }
         Verdict verdict = row.maxSeen > token.value() ? Verdict.REJECT_STALE : Verdict.REJECT_DUPLICATE;
-        throw new StaleTokenException(resource, token, row.maxSeen, verdict);
+        throw TokenRejectedException.of(resource, token, row.maxSeen, verdict);
     }
 
     /** Puts the caller's lock wait bound back, so that the statements after the check keep their own. */
@@ -287,7 +287,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
     }
 
     /** The dialect detected (or configured) at build time. */
-    public FenceDialect dialect() {
+    public JdbcDialect dialect() {
         return dialect;
     }
 

@@ -46,7 +46,7 @@ enum JdbcTable {
     private final String scriptPrefix;
     private final String sharedState;
     private final Map<String, ColumnNeed> columns;
-    private final Map<FenceDialect, String> ddl = new EnumMap<>(FenceDialect.class);
+    private final Map<JdbcDialect, String> ddl = new EnumMap<>(JdbcDialect.class);
 
     JdbcTable(String owner, String ownerNoun, String what, String defaultName, String scriptPrefix,
               String sharedState, Map<String, ColumnNeed> columns) {
@@ -90,12 +90,12 @@ enum JdbcTable {
     }
 
     /** The script shipped in the jar for {@code dialect}, as a class path resource. */
-    String resource(FenceDialect dialect) {
+    String resource(JdbcDialect dialect) {
         return "dev/fencing/jdbc/" + scriptPrefix + "-" + dialect.name().toLowerCase(Locale.ROOT) + ".sql";
     }
 
     /** The script, as messages name it: {@code classpath:dev/fencing/jdbc/schema-h2.sql}. */
-    String script(FenceDialect dialect) {
+    String script(JdbcDialect dialect) {
         return "classpath:" + resource(dialect);
     }
 
@@ -116,7 +116,7 @@ enum JdbcTable {
      * {@code CREATE TABLE IF NOT EXISTS} for a table of this kind named {@code table}: the shipped script's
      * statement, its default table name replaced.
      */
-    String createTableSql(FenceDialect dialect, String table) {
+    String createTableSql(JdbcDialect dialect, String table) {
         String columnsPart;
         synchronized (ddl) {
             columnsPart = ddl.computeIfAbsent(dialect, this::load);
@@ -128,7 +128,7 @@ enum JdbcTable {
      * The script's one statement, without its comment lines and the closing semicolon, from the opening parenthesis
      * on (what follows the table name).
      */
-    private String load(FenceDialect dialect) {
+    private String load(JdbcDialect dialect) {
         String resource = resource(dialect);
         String script;
         try (InputStream in = JdbcTable.class.getClassLoader().getResourceAsStream(resource)) {

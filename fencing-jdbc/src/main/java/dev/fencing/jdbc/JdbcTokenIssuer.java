@@ -2,10 +2,10 @@ package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.AbstractLease;
+import dev.fencing.issuer.AbstractTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
-import dev.fencing.metrics.IssuerMetrics;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -44,7 +44,8 @@ import java.util.function.LongSupplier;
  * <p>The lease table is checked by {@link #verify()} at the end of application context startup (after the
  * application's database initialization), or before the first acquire outside a Spring context.
  */
-public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSingleton {
+public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.JdbcLease>
+        implements SmartInitializingSingleton {
 
     /** The default lease table. */
     public static final String DEFAULT_TABLE = "fencing_lease";
@@ -56,7 +57,6 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
     private final String table;
     private final Duration leaseTime;
     private final String name;
-    private final IssuerMetrics metrics;
     private final String ensureRowSql;
     private final String lockRowSql;
     private final String takeSql;
@@ -73,6 +73,7 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
     volatile LongSupplier nanoClock = System::nanoTime;
 
     private JdbcTokenIssuer(Builder b) {
+        super(b.registry, "jdbc");
         DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(b.dataSource());
         this.jdbc = new JdbcTemplate(b.dataSource());
         this.transactions = new TransactionTemplate(transactionManager);
@@ -81,7 +82,6 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
         this.table = b.tableName();
         this.leaseTime = b.leaseTime;
         this.name = b.name != null ? b.name : "the database behind " + b.dataSource();
-        this.metrics = new IssuerMetrics(b.registry, "jdbc");
         this.ensureRowSql = dialect.ensureRowSql(table);
         this.lockRowSql = dialect.lockRowSql(table);
         this.takeSql = dialect.takeSql(table);
@@ -108,8 +108,7 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
     }
 
     @Override
-    public Lease acquire(String resource, Duration timeout) {
-        TokenIssuer.checkAcquire(resource, timeout);
+    protected JdbcLease doAcquire(String resource, Duration timeout, Grant grant) throws InterruptedException {
         ensureVerified(resource);
         long deadline = System.nanoTime() + timeout.toNanos();
         String holder = "jdbc-" + UUID.randomUUID();
@@ -130,67 +129,39 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
                 lastError = e; // unreachable or failing database: keep trying until the deadline
                 // only a failed commit leaves it open whether the lease was taken; no connection, a failed
                 // statement or a rollback took nothing
-                uncertain |= e instanceof TransactionSystemException;
+                if (e instanceof TransactionSystemException && !uncertain) {
+                    uncertain = true;
+                    grant.granted(() -> free(resource, holder)); // a failed attempt may have taken the lease after all
+                }
                 token = null;
             }
             if (token != null) {
-                try { // the lease is ours in the database: any failure from here on frees it again
-                    afterGrant.accept(resource);
-                    JdbcLease lease = new JdbcLease(new FencingToken(resource, token, holder),
-                            leaseClock + leaseTime.toNanos());
-                    metrics.acquired();
-                    return lease;
-                } catch (RuntimeException | Error e) {
-                    metrics.failed();
-                    freeQuietly(resource, holder, e);
-                    if (e instanceof Error error) {
-                        throw error;
-                    }
-                    throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' in "
-                            + name + ": " + e, e);
-                }
+                grant.granted(() -> free(resource, holder)); // the lease is ours: any failure from here on frees it
+                afterGrant.accept(resource);
+                return new JdbcLease(new FencingToken(resource, token, holder), leaseClock + leaseTime.toNanos());
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                metrics.failed();
-                LockAcquisitionException failure = lastError != null
+                throw lastError != null
                         ? new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' in "
                                 + name + " within " + timeout.toMillis() + " ms: " + lastError.getMessage(), lastError)
                         : new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
                                 + " ms waiting for the database lease on resource '" + resource + "' (" + name + ")");
-                if (uncertain) {
-                    freeQuietly(resource, holder, failure); // a failed attempt may have taken the lease after all
-                }
-                throw failure;
             }
-            try {
-                Thread.sleep(Math.min(pause, TimeUnit.NANOSECONDS.toMillis(left) + 1));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                metrics.failed();
-                LockAcquisitionException failure = new LockAcquisitionException(resource,
-                        "Interrupted while locking resource '" + resource + "'", e);
-                if (uncertain) {
-                    freeQuietly(resource, holder, failure);
-                }
-                throw failure;
-            }
+            Thread.sleep(Math.min(pause, TimeUnit.NANOSECONDS.toMillis(left) + 1));
             pause = Math.min(pause * 2, 250);
         }
     }
 
-    /** Frees a lease this acquire took but does not hand out; a failure to do so is added to {@code failure}. */
-    private void freeQuietly(String resource, String holder, Throwable failure) {
-        boolean interrupted = Thread.interrupted(); // an interrupt must not stop the update: cleared, then kept
-        try {
-            jdbc.update(releaseSql, resource, holder);
-        } catch (RuntimeException e) {
-            failure.addSuppressed(e);
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+    @Override
+    protected LockAcquisitionException failure(String resource, Duration timeout, Exception cause) {
+        return new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' in " + name + ": "
+                + cause, cause);
+    }
+
+    /** Frees a lease this acquire took but does not hand out. */
+    private void free(String resource, String holder) {
+        jdbc.update(releaseSql, resource, holder);
     }
 
     /**
@@ -224,37 +195,22 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
                 resource);
     }
 
+    /**
+     * Frees the row only if this acquisition still holds it: a lease that expired and was taken is left alone, and
+     * counted as lost. Runs in a transaction of its own, never the caller's: a caller's transaction that rolls back
+     * (or, on PostgreSQL, was aborted by a failed statement) must not take the release with it.
+     */
     @Override
-    public void release(Lease lease) {
-        if (!(lease instanceof JdbcLease jdbcLease) || jdbcLease.issuer() != this) {
-            throw new IllegalArgumentException("Lease " + lease + " was not issued by this JdbcTokenIssuer");
-        }
-        if (!jdbcLease.markReleased()) {
-            return;
-        }
-        // frees the row only if this acquisition still holds it: a lease that expired and was taken is left alone,
-        // and counted as lost
-        boolean interrupted = Thread.interrupted(); // an interrupt must not stop the update: cleared, then kept
-        try {
-            for (int attempt = 1; ; attempt++) {
-                try {
-                    // in a transaction of its own, never the caller's: a caller's transaction that rolls back (or,
-                    // on PostgreSQL, was aborted by a failed statement) must not take the release with it
-                    Integer freed = transactions.execute(status -> jdbc.update(releaseSql,
-                            jdbcLease.token().resource(), jdbcLease.token().holder()));
-                    if (freed == null || freed == 0) {
-                        metrics.lost();
-                    }
-                    return;
-                } catch (TransientDataAccessException e) { // a deadlock victim or lock timeout: safe to repeat
-                    if (attempt == 5) {
-                        throw e;
-                    }
+    protected boolean doRelease(JdbcLease lease) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                Integer freed = transactions.execute(status -> jdbc.update(releaseSql,
+                        lease.token().resource(), lease.token().holder()));
+                return freed != null && freed != 0;
+            } catch (TransientDataAccessException e) { // a deadlock victim or lock timeout: safe to repeat
+                if (attempt == 5) {
+                    throw e;
                 }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
             }
         }
     }
@@ -291,29 +247,28 @@ public final class JdbcTokenIssuer implements TokenIssuer, SmartInitializingSing
             try {
                 verify();
             } catch (FencingConfigurationException e) {
-                metrics.failed();
                 throw new LockAcquisitionException(resource, "Cannot lock resource '" + resource + "' in " + name
                         + ": the lease table failed its check: " + e.getMessage(), e);
             }
         }
     }
 
-    private final class JdbcLease extends AbstractLease {
+    /** A lease of this issuer: its row, held until the lease time ends. */
+    final class JdbcLease extends AbstractLease {
         final long expiresAtNanos;
 
         JdbcLease(FencingToken token, long expiresAtNanos) {
-            super(token);
+            super(JdbcTokenIssuer.this, token);
             this.expiresAtNanos = expiresAtNanos;
         }
 
-        JdbcTokenIssuer issuer() {
-            return JdbcTokenIssuer.this;
-        }
-
-        /** Released, or past its lease time as measured from before the acquiring statement was sent. */
+        /**
+         * Found lost by its release, or not released and past its lease time as measured from before the acquiring
+         * statement was sent (the row may be taken over from then on).
+         */
         @Override
         public boolean isLost() {
-            return super.isLost() || nanoClock.getAsLong() - expiresAtNanos >= 0;
+            return super.isLost() || (!isReleased() && nanoClock.getAsLong() - expiresAtNanos >= 0);
         }
     }
 

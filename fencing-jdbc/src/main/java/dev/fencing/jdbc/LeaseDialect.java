@@ -36,7 +36,7 @@ enum LeaseDialect {
         this.unitsPerMilli = unitsPerMilli;
     }
 
-    static LeaseDialect of(FenceDialect dialect) {
+    static LeaseDialect of(JdbcDialect dialect) {
         return valueOf(dialect.name());
     }
 

@@ -1,7 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfigurationException;
-import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.token.FencingToken;
 import org.apache.commons.logging.Log;
@@ -55,7 +55,7 @@ final class TableVerifier {
     }
 
     private final JdbcTable kind;
-    private final FenceDialect dialect;
+    private final JdbcDialect dialect;
     private final String table;
     private final boolean createTable;
     private final JdbcTemplate jdbc;
@@ -64,7 +64,7 @@ final class TableVerifier {
     private final Supplier<String> verifiedDetail;
     private volatile boolean verified;
 
-    TableVerifier(JdbcTable kind, FenceDialect dialect, String table, boolean createTable, JdbcTemplate jdbc,
+    TableVerifier(JdbcTable kind, JdbcDialect dialect, String table, boolean createTable, JdbcTemplate jdbc,
                   PlatformTransactionManager transactionManager, Probe probe, Supplier<String> verifiedDetail) {
         this.kind = kind;
         this.dialect = dialect;
@@ -82,9 +82,9 @@ final class TableVerifier {
      * one must be refused (the rows are keyed by resource), and a resource shares a row when its first token is
      * refused.
      *
-     * @param check runs the check of a token, throwing {@link StaleTokenException} on a refusal
+     * @param check runs the check of a token, throwing {@link TokenRejectedException} on a refusal
      */
-    static Probe fenceProbe(String table, FenceDialect dialect, Consumer<FencingToken> check) {
+    static Probe fenceProbe(String table, JdbcDialect dialect, Consumer<FencingToken> check) {
         return new Probe() {
             @Override
             public void write(String resource) {
@@ -105,7 +105,7 @@ final class TableVerifier {
                 try {
                     check.accept(token);
                     return false;
-                } catch (StaleTokenException refused) {
+                } catch (TokenRejectedException refused) {
                     return true;
                 }
             }
@@ -204,12 +204,12 @@ final class TableVerifier {
         Map<String, Column> columns = jdbc.execute((Connection c) -> {
             DatabaseMetaData meta = c.getMetaData();
             String catalog = c.getCatalog();
-            String schema = dialect == FenceDialect.MARIADB ? null : c.getSchema();
+            String schema = dialect == JdbcDialect.MARIADB ? null : c.getSchema();
             String name = table;
             int dot = table.indexOf('.');
             if (dot > 0) {
                 name = table.substring(dot + 1);
-                if (dialect == FenceDialect.MARIADB) {
+                if (dialect == JdbcDialect.MARIADB) {
                     catalog = table.substring(0, dot);
                 } else {
                     schema = table.substring(0, dot);

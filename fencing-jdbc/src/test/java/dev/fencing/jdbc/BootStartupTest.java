@@ -71,7 +71,7 @@ class BootStartupTest {
     /** The README's DDL (the script shipped in the jar) for {@code table}. */
     private static String readmeDdl(String table) throws IOException {
         try (InputStream in = BootStartupTest.class.getClassLoader()
-                .getResourceAsStream(FenceDialect.POSTGRESQL.schemaResource())) {
+                .getResourceAsStream(JdbcDialect.POSTGRESQL.schemaResource())) {
             return new String(in.readAllBytes(), StandardCharsets.UTF_8)
                     .replace(JdbcFenceStore.DEFAULT_TABLE, table);
         }

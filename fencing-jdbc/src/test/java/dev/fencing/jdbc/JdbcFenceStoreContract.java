@@ -3,6 +3,8 @@ package dev.fencing.jdbc;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.DuplicateTokenException;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.FenceStore;
 import dev.fencing.testsupport.FenceStoreContract;
 import dev.fencing.token.FencingToken;
@@ -77,7 +79,7 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
 
     @Test
     void dialectIsDetected() {
-        assertThat(store.dialect()).isEqualTo(FenceDialect.valueOf(database().name()));
+        assertThat(store.dialect()).isEqualTo(JdbcDialect.valueOf(database().name()));
     }
 
     @Test
@@ -96,7 +98,7 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
         admin.raiseFloor(r, 10);
         assertThat(admin.maxSeen(r)).hasValue(32);
         assertThatThrownBy(() -> store.fence(r, token(r, 32, "a"), () -> null))
-                .isInstanceOfSatisfying(StaleTokenException.class,
+                .isInstanceOfSatisfying(DuplicateTokenException.class,
                         e -> assertThat(e.verdict()).isEqualTo(dev.fencing.rule.Verdict.REJECT_DUPLICATE));
         assertThat(store.fence(r, token(r, 33, "a"), () -> "ok")).isEqualTo("ok");
         admin.raiseFloor(r, 40);
@@ -151,7 +153,7 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
         store.fence(r, token(r, 20, "a"), () -> null);
         Object before = jdbc.queryForMap("SELECT max_seen, holder, updated_at FROM " + fenceTable + " WHERE resource = ?", r);
         assertThatThrownBy(() -> store.fence(r, token(r, 19, "z"), () -> null)).isInstanceOf(StaleTokenException.class);
-        assertThatThrownBy(() -> store.fence(r, token(r, 20, "z"), () -> null)).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> store.fence(r, token(r, 20, "z"), () -> null)).isInstanceOf(DuplicateTokenException.class);
         assertThat(jdbc.queryForMap("SELECT max_seen, holder, updated_at FROM " + fenceTable + " WHERE resource = ?", r))
                 .isEqualTo(before);
     }
@@ -189,7 +191,7 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
                             return null;
                         });
                         accepted++;
-                    } catch (StaleTokenException rejected) {
+                    } catch (TokenRejectedException rejected) {
                         // expected for tokens overtaken by a newer one
                     } catch (Throwable e) {
                         throw new AssertionError(e);
@@ -226,7 +228,7 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
                         try {
                             store.fence(r, tok, () -> null);
                             return true;
-                        } catch (StaleTokenException rejected) {
+                        } catch (TokenRejectedException rejected) {
                             return false;
                         } catch (Throwable e) {
                             throw new AssertionError("no verdict for " + tok, e);
@@ -257,7 +259,7 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
 
     @Test
     void wrongDialectFailsAtStartup() {
-        FenceDialect wrong = database() == Database.H2 ? FenceDialect.POSTGRESQL : FenceDialect.H2;
+        JdbcDialect wrong = database() == Database.H2 ? JdbcDialect.POSTGRESQL : JdbcDialect.H2;
         assertThatThrownBy(() -> JdbcFenceStore.builder(dataSource).dialect(wrong).table(fenceTable).build())
                 .isInstanceOf(FencingConfigurationException.class)
                 .hasMessageContaining("dialect " + wrong + " does not match")

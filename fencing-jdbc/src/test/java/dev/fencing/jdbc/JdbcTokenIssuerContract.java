@@ -98,7 +98,7 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
         config.setPoolName("unreachable-db");
         unreachablePool = new HikariDataSource(config);
         return JdbcTokenIssuer.builder(unreachablePool).dialect(database() == Database.MARIADB
-                        ? FenceDialect.MARIADB : FenceDialect.POSTGRESQL)
+                        ? JdbcDialect.MARIADB : JdbcDialect.POSTGRESQL)
                 .verifyOnBuild(false).name("unreachable-db").build();
     }
 
@@ -122,11 +122,11 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
                 if (aborted) {
                     assertThatThrownBy(() -> jdbc.queryForObject("SELECT 1 FROM fencing_no_such_table", Integer.class)); // aborts PostgreSQL's
                 }
-                issuer.release(lease);
+                lease.close();
                 status.setRollbackOnly();
             });
             Lease next = issuer.acquire(resource, Duration.ofMillis(500));
-            issuer.release(next);
+            next.close();
         }
     }
 
@@ -134,12 +134,12 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
     void tokensSurviveARestart() {
         String r = freshResource();
         Lease first = issuer.acquire(r, Duration.ofSeconds(10));
-        issuer.release(first);
+        first.close();
         try (HikariDataSource fresh = database().newPool(2)) {
             JdbcTokenIssuer restarted = JdbcTokenIssuer.builder(fresh).table(leaseTable).build();
             Lease next = restarted.acquire(r, Duration.ofSeconds(10));
             assertThat(next.token().value()).isEqualTo(first.token().value() + 1);
-            restarted.release(next);
+            next.close();
         }
     }
 
@@ -167,11 +167,11 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
         assertThatThrownBy(() -> store.fence(r, zombieToken, () -> data.add("Y"))).isInstanceOf(StaleTokenException.class);
         assertThat(data).containsExactly("zombie before its pause", "X");
 
-        shortLeases.release(zombie);   // must not free the new holder's lease, and counts the loss
+        zombie.close();   // must not free the new holder's lease, and counts the loss
         assertThat(jdbc.queryForObject("SELECT holder FROM " + leaseTable + " WHERE resource = ?", String.class, r))
                 .isEqualTo(next.token().holder());
         assertThat(shortRegistry.get("fencing.issuer.leases.lost").tag("issuer", "jdbc").counter().count()).isEqualTo(1);
-        shortLeases.release(next);
+        next.close();
     }
 
     @Test
@@ -186,7 +186,7 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
     @Test
     void countsAcquisitions() {
         Lease lease = issuer.acquire(freshResource(), Duration.ofSeconds(10));
-        issuer.release(lease);
+        lease.close();
         assertThat(registry.get("fencing.issuer.acquisitions").tag("issuer", "jdbc").tag("outcome", "acquired")
                 .counter().count()).isPositive();
     }

@@ -34,7 +34,7 @@ class SchemaScriptsTest {
     @ParameterizedTest(name = "{1} on {0}")
     @MethodSource("scripts")
     void theShippedScriptCreatesATableThatPassesVerify(Database database, JdbcTable kind) throws IOException {
-        FenceDialect dialect = FenceDialect.valueOf(database.name());
+        JdbcDialect dialect = JdbcDialect.valueOf(database.name());
         String table = Database.uniqueTable("script");
         String script = read(kind.resource(dialect)).replace(kind.defaultName(), table);
         try (HikariDataSource pool = database.newPool(2)) {
@@ -58,8 +58,8 @@ class SchemaScriptsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(FenceDialect.class)
-    void createTableIfMissingRunsTheScriptsStatementUnderTheConfiguredName(FenceDialect dialect) throws IOException {
+    @EnumSource(JdbcDialect.class)
+    void createTableIfMissingRunsTheScriptsStatementUnderTheConfiguredName(JdbcDialect dialect) throws IOException {
         for (JdbcTable kind : JdbcTable.values()) {
             String statement = read(kind.resource(dialect)).lines().filter(l -> !l.startsWith("--"))
                     .reduce("", (a, b) -> a + b + "\n").trim();

@@ -107,7 +107,7 @@ class SpringDataJdbcStartupTest {
         }
         pool = Database.postgresInSchema(2, schema);
         JdbcTemplate jdbc = new JdbcTemplate(pool);
-        jdbc.execute(FenceDialect.POSTGRESQL.createTableSql(JdbcFenceStore.DEFAULT_TABLE));
+        jdbc.execute(JdbcDialect.POSTGRESQL.createTableSql(JdbcFenceStore.DEFAULT_TABLE));
         jdbc.execute("CREATE TABLE startup_note (id BIGSERIAL PRIMARY KEY, account VARCHAR(64) NOT NULL, "
                 + "text VARCHAR(16) NOT NULL)");
     }

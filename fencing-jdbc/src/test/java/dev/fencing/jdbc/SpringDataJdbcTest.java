@@ -123,7 +123,7 @@ class SpringDataJdbcTest {
         }
         pool = Database.postgresInSchema(4, schema);
         JdbcTemplate jdbc = new JdbcTemplate(pool);
-        jdbc.execute(FenceDialect.POSTGRESQL.createTableSql(JdbcFenceStore.DEFAULT_TABLE));
+        jdbc.execute(JdbcDialect.POSTGRESQL.createTableSql(JdbcFenceStore.DEFAULT_TABLE));
         jdbc.execute("CREATE TABLE account_note (id BIGSERIAL PRIMARY KEY, account VARCHAR(64) NOT NULL, "
                 + "token BIGINT NOT NULL, text VARCHAR(16) NOT NULL)");
         context = new AnnotationConfigApplicationContext();

@@ -112,8 +112,8 @@ class TableChecksTest {
             // a merged row would be held by the first lease: this acquire would time out
             Lease second = issuer.acquire(pair[1], Duration.ofSeconds(2));
             assertThat(second.token().resource()).isEqualTo(pair[1]);
-            issuer.release(second);
-            issuer.release(first);
+            second.close();
+            first.close();
         }
     }
 
@@ -186,7 +186,7 @@ class TableChecksTest {
     @EnumSource(Database.class)
     void aNarrowResourceColumnIsRefusedNamingTheColumnAndTheFix(Database database) {
         String table = fenceTable(database, "VARCHAR(32)", "BIGINT", "VARCHAR(256)");
-        FenceDialect dialect = FenceDialect.valueOf(database.name());
+        JdbcDialect dialect = JdbcDialect.valueOf(database.name());
         assertThat(refusal(database, table)).hasMessageContaining("Fence table '" + table + "' column 'resource'")
                 .hasMessageContaining("(32)").hasMessageContaining("256")
                 .hasMessageContaining(dialect.alterColumnSql(table, "resource"));
@@ -203,7 +203,7 @@ class TableChecksTest {
     @EnumSource(Database.class)
     void aThirtyTwoBitMaxSeenIsRefusedNamingTheColumnAndTheFix(Database database) {
         String table = fenceTable(database, "VARCHAR(256)", "INTEGER", "VARCHAR(256)");
-        FenceDialect dialect = FenceDialect.valueOf(database.name());
+        JdbcDialect dialect = JdbcDialect.valueOf(database.name());
         assertThat(refusal(database, table)).hasMessageContaining("column 'max_seen'")
                 .hasMessageContaining("need BIGINT")
                 .hasMessageContaining(dialect.alterColumnSql(table, "max_seen"));
@@ -261,7 +261,7 @@ class TableChecksTest {
                 .hasCauseInstanceOf(FencingConfigurationException.class);
         assertThat(guarded.checks("error")).isEqualTo(1);
         assertThat(guarded.checks("accepted")).isZero();
-        jdbc(database).execute(FenceDialect.valueOf(database.name()).createTableSql(table)); // created later
+        jdbc(database).execute(JdbcDialect.valueOf(database.name()).createTableSql(table)); // created later
         assertThat(guarded.call(token, () -> "written")).isEqualTo("written");
         assertThat(new JdbcFenceAdmin(store).maxSeen(r)).hasValue(3);
     }
@@ -275,10 +275,10 @@ class TableChecksTest {
                 .isInstanceOf(dev.fencing.issuer.LockAcquisitionException.class)
                 .hasMessageContaining("Lease table '" + table + "' is missing or unusable")
                 .hasCauseInstanceOf(FencingConfigurationException.class);
-        jdbc(database).execute(JdbcTable.LEASE.createTableSql(FenceDialect.valueOf(database.name()), table));
+        jdbc(database).execute(JdbcTable.LEASE.createTableSql(JdbcDialect.valueOf(database.name()), table));
         Lease lease = issuer.acquire("late", Duration.ofSeconds(5));
         assertThat(lease.token().value()).isEqualTo(1);
-        issuer.release(lease);
+        lease.close();
     }
 
     @ParameterizedTest

@@ -41,7 +41,7 @@ class TwoInstancesTest {
         jdbc = new JdbcTemplate(admin);
         fenceTable = Database.uniqueTable("fence");
         dataTable = Database.uniqueTable("data");
-        jdbc.execute(FenceDialect.valueOf(database.name()).createTableSql(fenceTable));
+        jdbc.execute(JdbcDialect.valueOf(database.name()).createTableSql(fenceTable));
         jdbc.execute(database.createDataTable(dataTable));
     }
 

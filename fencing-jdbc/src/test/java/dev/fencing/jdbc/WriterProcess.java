@@ -1,7 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.context.FencingContext;
-import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.token.FencingToken;
 
 import java.io.BufferedReader;
@@ -31,7 +31,7 @@ public final class WriterProcess {
             try {
                 FencingContext.run(token, () -> app.notes().write(key, args[6]));
                 System.out.println("ACCEPTED");
-            } catch (StaleTokenException e) {
+            } catch (TokenRejectedException e) {
                 System.out.println("REJECTED max_seen=" + e.maxSeen());
             }
         }

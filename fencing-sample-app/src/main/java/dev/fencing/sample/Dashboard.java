@@ -3,7 +3,7 @@ package dev.fencing.sample;
 import com.sun.net.httpserver.HttpServer;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
-import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -115,7 +115,7 @@ final class Dashboard implements AutoCloseable {
                 for (FencingToken zombie : oldTokens.values()) {
                     try (FencingScope ignored = FencingContext.bind(zombie)) {
                         repository.write(zombie.resource().substring("accounts:".length()), "zombie");
-                    } catch (StaleTokenException expected) {
+                    } catch (TokenRejectedException expected) {
                         // counted as fencing_checks_total{outcome="stale"}
                     } catch (RuntimeException ignored) {
                         // other failures are counted too

@@ -1,7 +1,7 @@
 package dev.fencing.sample;
 
 import dev.fencing.context.FencingContext;
-import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -63,8 +63,8 @@ final class FencedJdbcStrategy implements Strategy {
                 repository.write("42", "X");
             });
             Throwable zombie = client1.get(60, TimeUnit.SECONDS);
-            boolean blocked = zombie instanceof StaleTokenException;
-            if (zombie instanceof StaleTokenException stale) {
+            boolean blocked = zombie instanceof TokenRejectedException;
+            if (zombie instanceof TokenRejectedException stale) {
                 progress.say(name(), "client 1 wakes and writes Y with " + tokens[0] + ": REJECTED, max_seen is " + stale.maxSeen());
             } else if (zombie != null) {
                 throw new IllegalStateException("client 1 failed unexpectedly", zombie);

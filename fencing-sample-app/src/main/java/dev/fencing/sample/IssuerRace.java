@@ -2,7 +2,7 @@ package dev.fencing.sample;
 
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.TokenIssuer;
-import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.token.FencingToken;
 
 import java.time.Duration;
@@ -36,13 +36,13 @@ final class IssuerRace {
             db.writeFenced(t1, "Y");
             blocked = false;
             progress.say(name, "client 1 wakes and writes Y with " + t1.value() + ": ACCEPTED (the zombie got through)");
-        } catch (StaleTokenException e) {
+        } catch (TokenRejectedException e) {
             blocked = true;
             progress.say(name, "client 1 wakes and writes Y with " + t1.value() + ": REJECTED, max_seen is " + e.maxSeen());
         }
-        client2Issuer.release(client2);
+        client2.close();
         try {
-            client1Issuer.release(client1);
+            client1.close();
         } catch (RuntimeException alreadyGone) {
             // its session is gone
         }

@@ -24,8 +24,8 @@ final class LeaseTrustStrategy implements Strategy {
         db.writeUnfenced(key, "X");
         progress.say(name(), "client 1 wakes, still believing it holds the lease, and writes Y: nothing checks it");
         db.writeUnfenced(key, "Y");
-        leases.release(client2);
-        leases.release(client1);
+        client2.close();
+        client1.close();
         String data = db.read(key);
         return new Row("Lease + trust the client", false, "none", false, !"Y".equals(data), data, null);
     }

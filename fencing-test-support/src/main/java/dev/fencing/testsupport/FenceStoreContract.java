@@ -1,6 +1,8 @@
 package dev.fencing.testsupport;
 
 import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.DuplicateTokenException;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
 import dev.fencing.store.FenceStore;
 import dev.fencing.token.FencingToken;
@@ -99,7 +101,7 @@ public abstract class FenceStoreContract {
         write(r, token(r, 7, "lease-1"), log, "first");
         FencingToken other = token(r, 7, "lease-2");
         assertThatThrownBy(() -> write(r, other, log, "second"))
-                .isInstanceOfSatisfying(StaleTokenException.class, e -> {
+                .isInstanceOfSatisfying(DuplicateTokenException.class, e -> {
                     assertThat(e.verdict()).isEqualTo(Verdict.REJECT_DUPLICATE);
                     assertThat(e.presented()).isSameAs(other);
                     assertThat(e.maxSeen()).isEqualTo(7);
@@ -183,7 +185,7 @@ public abstract class FenceStoreContract {
                                 Thread.yield();
                                 return null;
                             });
-                        } catch (StaleTokenException e) {
+                        } catch (TokenRejectedException e) {
                             assertThat(e.maxSeen()).isGreaterThan(value);
                             rejected.incrementAndGet();
                         } catch (Throwable e) {

@@ -106,8 +106,10 @@ public abstract class TokenIssuerContract {
             assertThat(lease.token().resource()).isEqualTo(r);
             assertThat(lease.token().value()).isPositive();
             assertThat(lease.isLost()).isFalse();
+            assertThat(lease.isReleased()).isFalse();
+            assertThat(lease.isHeld()).isTrue();
         } finally {
-            issuer().release(lease);
+            lease.close();
         }
     }
 
@@ -130,7 +132,7 @@ public abstract class TokenIssuerContract {
                             inLockOrder.add(lease.token().value());
                         }
                     } finally {
-                        issuer().release(lease);
+                        lease.close();
                     }
                 }
                 return null;
@@ -156,11 +158,11 @@ public abstract class TokenIssuerContract {
             Future<Lease> second = pool.submit(() -> issuer().acquire(r, Duration.ofSeconds(30)));
             Thread.sleep(300);
             assertThat(second).isNotDone();
-            issuer().release(first);
+            first.close();
             Lease next = second.get(30, TimeUnit.SECONDS);
             assertThat(next.token().value()).isGreaterThan(first.token().value());
             assertThat(next.token().holder()).isNotEqualTo(first.token().holder());
-            pool.submit(() -> issuer().release(next)).get(30, TimeUnit.SECONDS);
+            pool.submit(() -> next.close()).get(30, TimeUnit.SECONDS);
         } finally {
             pool.shutdownNow();
         }
@@ -174,9 +176,9 @@ public abstract class TokenIssuerContract {
         try {
             Lease onB = issuer().acquire(b, Duration.ofSeconds(2));
             assertThat(onB.token().resource()).isEqualTo(b);
-            issuer().release(onB);
+            onB.close();
         } finally {
-            issuer().release(onA);
+            onA.close();
         }
     }
 
@@ -188,9 +190,9 @@ public abstract class TokenIssuerContract {
             Lease onChild = otherIssuer().acquire(child, Duration.ofSeconds(10)); // held first, by another process
             try {
                 Lease onParent = issuer().acquire(parent, Duration.ofSeconds(2));
-                issuer().release(onParent);
+                onParent.close();
             } finally {
-                otherIssuer().release(onChild);
+                onChild.close();
             }
         }
     }
@@ -200,14 +202,17 @@ public abstract class TokenIssuerContract {
         String r = freshResource();
         Lease first = issuer().acquire(r, Duration.ofSeconds(10));
         FencingToken firstToken = first.token();
-        issuer().release(first);
-        assertThat(first.isLost()).isTrue(); // released: no longer held
-        issuer().release(first);             // releasing twice does nothing
+        first.close();
+        assertThat(first.isReleased()).isTrue();
+        assertThat(first.isHeld()).isFalse();
+        assertThat(first.isLost()).as("a normal release is no loss").isFalse();
+        first.close();                       // releasing twice does nothing
+        assertThat(first.isLost()).isFalse();
         Lease second = issuer().acquire(r, Duration.ofSeconds(10));
         try {
             assertThat(second.token().value()).isGreaterThan(firstToken.value());
         } finally {
-            issuer().release(second);
+            second.close();
         }
     }
 
@@ -221,7 +226,7 @@ public abstract class TokenIssuerContract {
             long started = System.nanoTime();
             Future<Throwable> attempt = pool.submit(() -> {
                 try {
-                    issuer().release(issuer().acquire(r, timeout));
+                    issuer().acquire(r, timeout).close();
                     return null;
                 } catch (Throwable t) {
                     return t;
@@ -235,7 +240,7 @@ public abstract class TokenIssuerContract {
                     .isLessThanOrEqualTo(timeout.plus(slack()).toMillis());
         } finally {
             pool.shutdownNow();
-            issuer().release(held);
+            held.close();
         }
     }
 
@@ -272,14 +277,14 @@ public abstract class TokenIssuerContract {
                 assertThat(FencingToken.parse(first.token().toText())).isEqualTo(first.token());
                 firstValue = first.token().value();
             } finally {
-                issuer().release(first);
+                first.close();
             }
             Lease second = issuer().acquire(r, Duration.ofSeconds(10));
             try {
                 assertThat(second.token().value()).isGreaterThan(firstValue);
                 assertThat(second.token().holder()).isNotEqualTo(first.token().holder());
             } finally {
-                issuer().release(second);
+                second.close();
             }
         }
     }
@@ -303,9 +308,14 @@ public abstract class TokenIssuerContract {
         afterNextGrant(r, () -> {
             throw injected;
         });
+        double failedBefore = count(IssuerMetrics.ACQUISITIONS, "failed", "IllegalStateException");
         Throwable failure = catchThrowable(() -> issuer().acquire(r, Duration.ofSeconds(10)));
         assertThat(failure).isInstanceOf(LockAcquisitionException.class).hasMessageContaining(r);
         assertThat(causes(failure)).contains(injected);
+        if (registry() != null) {
+            assertThat(count(IssuerMetrics.ACQUISITIONS, "failed", "IllegalStateException"))
+                    .as("the failure is counted with the exception it wraps").isEqualTo(failedBefore + 1);
+        }
         assertFreeAtOnce(r);
     }
 
@@ -336,15 +346,18 @@ public abstract class TokenIssuerContract {
 
         expire(zombie);
         await(zombie::isLost);
+        assertThat(zombie.isHeld()).isFalse();
+        assertThat(zombie.isReleased()).isFalse();
         Lease next = issuer().acquire(r, Duration.ofSeconds(30)); // the lock service took the zombie's lock back
         try {
             assertThat(next.token().value()).isGreaterThan(zombie.token().value());
             assertThat(next.token().holder()).isNotEqualTo(zombie.token().holder());
             assertThat(next.isLost()).isFalse();
 
-            assertThatCode(() -> issuer().release(zombie)).doesNotThrowAnyException();
-            assertThatCode(() -> issuer().release(zombie)).doesNotThrowAnyException();
+            assertThatCode(zombie::close).doesNotThrowAnyException();
+            assertThatCode(zombie::close).doesNotThrowAnyException();
             assertThat(zombie.isLost()).isTrue();
+            assertThat(zombie.isReleased()).isTrue();
             assertThat(next.isLost()).as("the zombie's release leaves the new holder's lock alone").isFalse();
             if (registry() != null) {
                 // the loss is counted once: when the service reported it, or at the release for an issuer that
@@ -355,7 +368,7 @@ public abstract class TokenIssuerContract {
             assertThatThrownBy(() -> issuer().acquire(r, Duration.ofMillis(300)))
                     .as("the new holder still holds the lock").isInstanceOf(LockAcquisitionException.class);
         } finally {
-            issuer().release(next);
+            next.close();
         }
     }
 
@@ -367,7 +380,7 @@ public abstract class TokenIssuerContract {
         Thread.currentThread().interrupt(); // a cancelled task releasing in its finally block
         boolean interrupted;
         try {
-            issuer().release(lease);
+            lease.close();
         } finally {
             interrupted = Thread.interrupted();
         }
@@ -386,7 +399,7 @@ public abstract class TokenIssuerContract {
                 assertThat(next.token().resource()).isEqualTo(r);
                 assertThat(next.isLost()).isFalse();
             } finally {
-                acquirer.release(next);
+                next.close();
             }
         }
     }
@@ -400,6 +413,10 @@ public abstract class TokenIssuerContract {
     }
 
     private double count(String name, String outcome) {
+        return count(name, outcome, null);
+    }
+
+    private double count(String name, String outcome, String exception) {
         MeterRegistry registry = registry();
         if (registry == null) {
             return 0;
@@ -407,6 +424,9 @@ public abstract class TokenIssuerContract {
         var search = registry.find(name);
         if (outcome != null) {
             search = search.tag("outcome", outcome);
+        }
+        if (exception != null) {
+            search = search.tag("exception", exception);
         }
         return search.counters().stream().mapToDouble(Counter::count).sum();
     }

@@ -1,6 +1,8 @@
 package dev.fencing.issuer;
 
 import dev.fencing.testsupport.TokenIssuerContract;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -13,8 +15,14 @@ import java.util.concurrent.atomic.AtomicLong;
 class InMemoryTokenIssuerContractTest extends TokenIssuerContract {
 
     private final AtomicLong skew = new AtomicLong(); // moves the shared issuer's clock forward to expire its leases
+    private final MeterRegistry registry = new SimpleMeterRegistry();
     private final InMemoryTokenIssuer shared = new InMemoryTokenIssuer(Duration.ofSeconds(30), 0,
-            () -> System.nanoTime() + skew.get());
+            () -> System.nanoTime() + skew.get(), registry);
+
+    @Override
+    protected MeterRegistry registry() {
+        return registry;
+    }
 
     @Override
     protected TokenIssuer issuer() {

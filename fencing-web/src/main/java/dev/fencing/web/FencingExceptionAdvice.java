@@ -3,7 +3,8 @@ package dev.fencing.web;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.guard.InvalidKeyException;
 import dev.fencing.issuer.LockAcquisitionException;
-import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.DuplicateTokenException;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.FenceStoreException;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportSelector;
@@ -23,7 +24,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
  * message as detail:
  * <ul>
  *   <li>400 Bad Request, "Invalid fencing key": the key could not be computed ({@code resource} as declared);</li>
- *   <li>409 Conflict, "Stale fencing token": a stale or duplicate token ({@code resource}, {@code presented},
+ *   <li>409 Conflict, "Stale fencing token" or "Duplicate fencing token": a stale or duplicate token ({@code resource}, {@code presented},
  *       {@code maxSeen}, {@code verdict});</li>
  *   <li>428 Precondition Required, "Missing fencing token": no token for the resource ({@code resource});</li>
  *   <li>503 Service Unavailable, "Fence store unavailable": the store could not decide ({@code resource});</li>
@@ -54,10 +55,10 @@ public class FencingExceptionAdvice {
     /** Seconds a client should wait before retrying a request that failed for a reason that passes. */
     static final long RETRY_AFTER_SECONDS = 1;
 
-    @ExceptionHandler(StaleTokenException.class)
-    public ProblemDetail stale(StaleTokenException e) {
+    @ExceptionHandler(TokenRejectedException.class)
+    public ProblemDetail rejected(TokenRejectedException e) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
-        problem.setTitle("Stale fencing token");
+        problem.setTitle(e instanceof DuplicateTokenException ? "Duplicate fencing token" : "Stale fencing token");
         problem.setProperty("resource", e.resource());
         problem.setProperty("presented", e.presented().toText());
         problem.setProperty("maxSeen", e.maxSeen());

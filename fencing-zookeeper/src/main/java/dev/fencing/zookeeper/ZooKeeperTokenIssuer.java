@@ -1,10 +1,10 @@
 package dev.fencing.zookeeper;
 
 import dev.fencing.issuer.AbstractLease;
+import dev.fencing.issuer.AbstractTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
-import dev.fencing.metrics.IssuerMetrics;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.curator.framework.CuratorFramework;
@@ -48,14 +48,14 @@ import java.util.function.Consumer;
  * protects the resource. Releasing a lost lease is quiet; an interrupt does not stop a release (the interrupt status
  * is kept). Release from the thread that acquired.
  */
-public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
+public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTokenIssuer.ZooKeeperLease>
+        implements AutoCloseable {
 
     /** Where lock nodes live unless configured otherwise. */
     public static final String DEFAULT_BASE_PATH = "/fencing/locks";
 
     private final CuratorFramework client;
     private final String basePath;
-    private final IssuerMetrics metrics;
     private final StatKeepingDriver driver = new StatKeepingDriver();
     private final Set<ZooKeeperLease> held = ConcurrentHashMap.newKeySet();
     private final ConnectionStateListener listener = this::onConnectionStateChange;
@@ -72,9 +72,9 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
      * @param registry for the issuer's counters, or {@code null}
      */
     public ZooKeeperTokenIssuer(CuratorFramework client, String basePath, MeterRegistry registry) {
+        super(registry, "zookeeper");
         this.client = Objects.requireNonNull(client, "client");
         this.basePath = PathUtils.validatePath(Objects.requireNonNull(basePath, "basePath"));
-        this.metrics = new IssuerMetrics(registry, "zookeeper");
         client.getConnectionStateListenable().addListener(listener);
     }
 
@@ -83,10 +83,8 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
     }
 
     @Override
-    public Lease acquire(String resource, Duration timeout) {
-        TokenIssuer.checkAcquire(resource, timeout);
+    protected ZooKeeperLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
-        Mutex granted = null;
         try {
             if (!client.getZookeeperClient().isConnected()
                     && !client.blockUntilConnected((int) Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS)) {
@@ -100,92 +98,58 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
                 throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
                         + " ms waiting for the ZooKeeper lock on resource '" + resource + "' (" + connectString() + ")");
             }
-            granted = mutex; // from here on, every failure gives the lock back
+            grant.granted(() -> giveBack(mutex)); // from here on, every failure gives the lock back
             String lockPath = mutex.lockPath();
             long czxid = czxidOf(lockPath);
             afterGrant.accept(resource);
             ZooKeeperLease lease = new ZooKeeperLease(
                     new FencingToken(resource, czxid, ZKPaths.getNodeFromPath(lockPath)), mutex, lockPath);
             held.add(lease);
-            granted = null;
-            metrics.acquired();
             return lease;
-        } catch (LockAcquisitionException e) {
-            throw failed(granted, e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw failed(granted, new LockAcquisitionException(resource,
-                    "Interrupted while locking resource '" + resource + "'", e));
-        } catch (Exception e) {
-            throw failed(granted, new LockAcquisitionException(resource, "Could not lock resource '" + resource
-                    + "' on ZooKeeper at " + connectString() + ": " + e, e));
-        } catch (Error e) {
-            throw failed(granted, e);
         } finally {
             driver.created.remove();
         }
     }
 
-    /**
-     * Counts a failed acquire and, when the lock had been granted already, releases it quietly: the original failure
-     * is thrown, a failure to release is added to it as suppressed. An interrupt does not stop the release (the
-     * thread's interrupt status is cleared for the delete and set again afterwards).
-     */
-    private <T extends Throwable> T failed(Mutex granted, T failure) {
-        metrics.failed();
-        if (granted != null) {
-            boolean interrupted = Thread.interrupted();
-            String lockPath = granted.lockPath();
-            try {
-                granted.release();
-            } catch (Exception e) {
-                failure.addSuppressed(e);
-                if (lockPath != null) {
-                    try { // Curator retries a guaranteed delete in the background until it succeeds or the session ends
-                        client.delete().guaranteed().inBackground().forPath(lockPath);
-                    } catch (Exception again) {
-                        failure.addSuppressed(again);
-                    }
-                }
-            } finally {
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }
-        return failure;
+    @Override
+    protected LockAcquisitionException failure(String resource, Duration timeout, Exception cause) {
+        return new LockAcquisitionException(resource, "Could not lock resource '" + resource
+                + "' on ZooKeeper at " + connectString() + ": " + cause, cause);
     }
 
+    /**
+     * Releases a lock that was granted and is not handed out; when that fails, asks Curator for a guaranteed delete
+     * in the background (retried until it succeeds or the session ends) and throws the first failure.
+     */
+    private void giveBack(Mutex granted) throws Exception {
+        String lockPath = granted.lockPath();
+        try {
+            granted.release();
+        } catch (Exception e) {
+            if (lockPath != null) {
+                try {
+                    client.delete().guaranteed().inBackground().forPath(lockPath);
+                } catch (Exception again) {
+                    e.addSuppressed(again);
+                }
+            }
+            throw e;
+        }
+    }
+
+    /** Deletes the lock node; {@code false} when the session already took it with it. */
     @Override
-    public void release(Lease lease) {
-        if (!(lease instanceof ZooKeeperLease zk) || zk.issuer() != this) {
-            throw new IllegalArgumentException("Lease " + lease + " was not issued by this ZooKeeperTokenIssuer");
-        }
-        if (!zk.markReleased()) {
-            return;
-        }
+    protected boolean doRelease(ZooKeeperLease zk) throws Exception {
         held.remove(zk);
-        boolean interrupted = Thread.interrupted(); // an interrupt must not stop the delete: cleared, then kept
         try {
             if (zk.mutex.isOwnedByCurrentThread()) {
                 zk.mutex.release();
             } else {
                 client.delete().guaranteed().forPath(zk.lockPath);
             }
+            return true;
         } catch (KeeperException.NoNodeException | IllegalMonitorStateException gone) {
-            // the session ended and took the ephemeral node with it: nothing left to release
-        } catch (Exception e) {
-            if (e instanceof InterruptedException) {
-                interrupted = true;
-            }
-            if (!zk.wasLost()) {
-                throw new IllegalStateException("Could not release ZooKeeper lock " + zk.lockPath + ": " + e, e);
-            }
-            // lost lease: the node is gone or will go with the session; releasing is best effort
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+            return false; // the session ended and took the ephemeral node with it: nothing left to release
         }
     }
 
@@ -194,16 +158,14 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
     public void close() {
         client.getConnectionStateListenable().removeListener(listener);
         for (ZooKeeperLease lease : held) {
-            lease.markLost();
+            markLost(lease, false);
         }
     }
 
     private void onConnectionStateChange(CuratorFramework source, ConnectionState state) {
         if (state == ConnectionState.SUSPENDED || state == ConnectionState.LOST) {
             for (ZooKeeperLease lease : held) {
-                if (lease.markLost()) {
-                    metrics.lost();
-                }
+                markLost(lease, true);
             }
         }
     }
@@ -272,7 +234,7 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
     }
 
     /** Exposes the lock path Curator keeps per thread. */
-    private static final class Mutex extends InterProcessMutex {
+    static final class Mutex extends InterProcessMutex {
         Mutex(CuratorFramework client, String path, StatKeepingDriver driver) {
             super(client, path, driver);
         }
@@ -304,18 +266,15 @@ public final class ZooKeeperTokenIssuer implements TokenIssuer, AutoCloseable {
     private record Created(String path, long czxid) {
     }
 
-    private final class ZooKeeperLease extends AbstractLease {
+    /** A lease of this issuer: its lock node, and the mutex that created it. */
+    final class ZooKeeperLease extends AbstractLease {
         final Mutex mutex;
         final String lockPath;
 
         ZooKeeperLease(FencingToken token, Mutex mutex, String lockPath) {
-            super(token);
+            super(ZooKeeperTokenIssuer.this, token);
             this.mutex = mutex;
             this.lockPath = lockPath;
-        }
-
-        ZooKeeperTokenIssuer issuer() {
-            return ZooKeeperTokenIssuer.this;
         }
     }
 }

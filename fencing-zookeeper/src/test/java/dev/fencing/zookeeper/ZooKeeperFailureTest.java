@@ -33,14 +33,14 @@ class ZooKeeperFailureTest {
                  ZooKeeperTokenIssuer issuer = new ZooKeeperTokenIssuer(client)) {
                 Lease lease = issuer.acquire("restart", WAIT);
                 before = lease.token().value();
-                issuer.release(lease);
+                lease.close();
             }
             server.restart(); // same data directory, new process state
             try (CuratorFramework client = Clients.start(server.getConnectString());
                  ZooKeeperTokenIssuer issuer = new ZooKeeperTokenIssuer(client)) {
                 Lease lease = issuer.acquire("restart", WAIT);
                 assertThat(lease.token().value()).isGreaterThan(before);
-                issuer.release(lease);
+                lease.close();
             }
         }
     }
@@ -118,10 +118,10 @@ class ZooKeeperFailureTest {
                     .isInstanceOf(StaleTokenException.class);
             assertThat(data).containsExactly("X");
 
-            zombieIssuer.release(zombie); // releasing a lost lease is clean, and does not touch the new holder
+            zombie.close(); // releasing a lost lease is clean, and does not touch the new holder
             assertThat(next.isLost()).isFalse();
             assertThat(otherClient.checkExists().forPath(otherIssuer.lockPath(next))).isNotNull();
-            otherIssuer.release(next);
+            next.close();
         }
     }
 
@@ -132,7 +132,7 @@ class ZooKeeperFailureTest {
              ZooKeeperTokenIssuer issuer = new ZooKeeperTokenIssuer(client, "/locks", null)) {
             Lease first = issuer.acquire("orders", WAIT);
             String firstNode = first.token().holder();
-            issuer.release(first);
+            first.close();
             client.delete().deletingChildrenIfNeeded().forPath("/locks/orders");
             client.create().creatingParentsIfNeeded().forPath("/locks/orders");
             Lease second = issuer.acquire("orders", WAIT);
@@ -141,7 +141,7 @@ class ZooKeeperFailureTest {
                 // the sequential suffix started over with the new parent: it would have gone backwards as a token
                 assertThat(sequenceOf(second.token().holder())).isLessThanOrEqualTo(sequenceOf(firstNode));
             } finally {
-                issuer.release(second);
+                second.close();
             }
         }
     }
@@ -164,7 +164,7 @@ class ZooKeeperFailureTest {
 
     private static long acquireAndRelease(ZooKeeperTokenIssuer issuer) {
         Lease lease = issuer.acquire("cluster", WAIT);
-        issuer.release(lease);
+        lease.close();
         return lease.token().value();
     }
 

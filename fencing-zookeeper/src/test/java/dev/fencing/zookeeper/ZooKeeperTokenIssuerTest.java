@@ -102,7 +102,7 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
             assertThat(lease.token().holder()).matches("_c_[0-9a-f-]{36}-lock-\\d{10}");
             assertThat(client.checkExists().forPath(lockPath).getCzxid()).isEqualTo(lease.token().value());
         } finally {
-            issuer.release(lease);
+            lease.close();
         }
         assertThat(client.checkExists().forPath(lockPath)).isNull();
         assertThat(registry.get("fencing.issuer.acquisitions").tag("issuer", "zookeeper").tag("outcome", "acquired")
@@ -118,7 +118,7 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
         try {
             assertThat(issuer.lockPath(lease)).startsWith("/fencing-test/%2E%2E%2F%2E%2E%2Fzookeeper/");
         } finally {
-            issuer.release(lease);
+            lease.close();
         }
     }
 
@@ -140,8 +140,8 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
             assertThat(client.checkExists().forPath(issuer.lockPath(onCjk)).getCzxid())
                     .isEqualTo(onCjk.token().value());
         } finally {
-            issuer.release(onAlmost);
-            issuer.release(onCjk);
+            onAlmost.close();
+            onCjk.close();
         }
     }
 }

@@ -4,8 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.docs.Databases;
 import dev.fencing.etcd.EtcdTokenIssuer;
+import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.token.FencingToken;
+import java.util.ArrayList;
+import java.util.List;
 import io.etcd.jetcd.Client;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -62,11 +66,30 @@ class IssuersTest {
         }
     }
 
+    @Test
+    void aLeaseReleasesItselfAtTheEndOfItsBlock() {
+        TokenIssuer issuer = new InMemoryTokenIssuer();
+        List<Long> written = new ArrayList<>();
+        Lease held;
+        // tag::lease[]
+        try (Lease lease = issuer.acquire("accounts:42", Duration.ofSeconds(10))) {
+            FencingToken token = lease.token();      // send it with every write to the fenced resource
+            written.add(token.value());
+            held = lease;
+        }                                            // close() released the lock; a lost lease closes quietly
+        // end::lease[]
+        assertThat(held.isReleased()).isTrue();
+        assertThat(held.isLost()).isFalse();
+        assertThat(held.isHeld()).isFalse();
+        assertThat(written).hasSize(1);
+        issuer.acquire("accounts:42", Duration.ZERO).close(); // free at once
+    }
+
     private static void assertIncreasing(TokenIssuer issuer) {
         Lease first = issuer.acquire("accounts:42", Duration.ofSeconds(10));
-        issuer.release(first);
+        first.close();
         Lease second = issuer.acquire("accounts:42", Duration.ofSeconds(10));
-        issuer.release(second);
+        second.close();
         assertThat(second.token().value()).isGreaterThan(first.token().value());
     }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.fencing.docs.Databases;
 import dev.fencing.jdbc.JdbcFenceAdmin;
 import dev.fencing.jdbc.JdbcFenceStore;
+import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.FencedCall;
 import dev.fencing.token.FencingToken;
@@ -48,7 +49,7 @@ class StoresTest {
             // end::jdbc-admin[]
             assertThat(maxSeen).hasValue(907);
             assertThatThrownBy(() -> store.fence("accounts:42", new FencingToken("accounts:42", 907, "client-8"), write))
-                    .isInstanceOf(StaleTokenException.class);
+                    .isInstanceOf(DuplicateTokenException.class);
             assertThat(admin.maxSeen("accounts:43")).isEmpty();
         }
     }

@@ -85,7 +85,7 @@ class UsageExampleTest {
         TokenIssuer issuer = context.getBean(TokenIssuer.class);
         AccountRepository repository = context.getBean(AccountRepository.class);
         Lease older = issuer.acquire("accounts:42", Duration.ofSeconds(5));
-        issuer.release(older);
+        older.close();
         Lease lease = issuer.acquire("accounts:42", Duration.ofSeconds(5));
 
         // tag::bind[]
@@ -97,6 +97,6 @@ class UsageExampleTest {
         try (FencingScope scope = FencingContext.bind(older.token())) {
             assertThatThrownBy(() -> repository.deposit(42, 1)).isInstanceOf(StaleTokenException.class);
         }
-        issuer.release(lease);
+        lease.close();
     }
 }

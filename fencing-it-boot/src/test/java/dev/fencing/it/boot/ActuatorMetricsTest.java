@@ -153,7 +153,7 @@ class ActuatorMetricsTest {
         accounts.transfer(7, 100); // acquires; its inner deposit is a self-invocation, not checked
         FencingContext.run(new FencingToken("accounts:8", 5, "h"), () -> accounts.deposit(8, 1));
         assertThat(context.getBean(PrometheusMeterRegistry.class).scrape())
-                .contains("fencing_checks_total{application=\"fencing-it\",outcome=\"accepted\",resource=\"accounts\"} 1.0")
-                .contains("fencing_acquisitions_total{application=\"fencing-it\",outcome=\"acquired\",resource=\"accounts\"} 1.0");
+                .contains("fencing_checks_total{application=\"fencing-it\",exception=\"none\",outcome=\"accepted\",resource=\"accounts\"} 1.0")
+                .contains("fencing_acquisitions_total{application=\"fencing-it\",exception=\"none\",outcome=\"acquired\",resource=\"accounts\"} 1.0");
     }
 }

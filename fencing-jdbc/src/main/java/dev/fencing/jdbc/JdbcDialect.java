@@ -3,12 +3,15 @@ package dev.fencing.jdbc;
 import java.util.Locale;
 
 /**
- * The SQL of the fence table for one database: its DDL (read from the schema script shipped in the jar), and the
- * single statement that checks a token against
+ * The database a {@link JdbcFenceStore} and a {@link JdbcTokenIssuer} run on: chosen with the builders'
+ * {@code dialect(...)} or detected from the connection. It holds the SQL of the fence table (its DDL, read from the
+ * schema script shipped in the jar, and the single statement that checks a token against
  * max_seen, advances it when the rule accepts, takes the row lock that serializes fenced writes to the resource
- * until commit, and returns the row as it now stands. Identifiers are validated before they reach these templates.
+ * until commit, and returns the row as it now stands), and selects the lease table's SQL for the issuer (package-private
+ * {@code LeaseDialect}). Identifiers are validated before they reach these templates. Named {@code FenceDialect} before
+ * 1.0.
  */
-public enum FenceDialect {
+public enum JdbcDialect {
 
     /** PostgreSQL 9.5+: {@code INSERT ... ON CONFLICT DO UPDATE ... RETURNING}. */
     POSTGRESQL("PostgreSQL",
@@ -62,15 +65,15 @@ public enum FenceDialect {
     private final String productName;
     private final String check;
 
-    FenceDialect(String productName, String check) {
+    JdbcDialect(String productName, String check) {
         this.productName = productName;
         this.check = check;
     }
 
     /** The dialect for a JDBC {@code DatabaseMetaData.getDatabaseProductName()}, or {@code null} if unsupported. */
-    static FenceDialect forProductName(String productName) {
+    static JdbcDialect forProductName(String productName) {
         String name = productName == null ? "" : productName.toLowerCase(Locale.ROOT);
-        for (FenceDialect dialect : values()) {
+        for (JdbcDialect dialect : values()) {
             if (name.contains(dialect.productName.toLowerCase(Locale.ROOT))) {
                 return dialect;
             }

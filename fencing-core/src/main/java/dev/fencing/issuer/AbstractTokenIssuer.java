@@ -1,0 +1,179 @@
+package dev.fencing.issuer;
+
+import dev.fencing.FencingException;
+import dev.fencing.metrics.IssuerMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.time.Duration;
+
+/**
+ * The one place where every issuer's acquire and release are counted and made safe; an issuer implements only
+ * {@link #doAcquire} and {@link #doRelease}, talking to its lock service.
+ *
+ * <p><b>Acquire:</b> checks the arguments ({@link TokenIssuer#checkAcquire}), calls {@link #doAcquire}, and counts
+ * {@code acquired} or {@code failed} (tagged with the exception) in {@link IssuerMetrics}. A library exception passes
+ * through; an interrupt becomes a {@link LockAcquisitionException} with the thread's interrupt status set; any other
+ * exception is wrapped by {@link #failure}. When the lock had already been granted ({@link Grant#granted}), it is
+ * given back before the exception is thrown, even on an interrupted thread (the interrupt is kept); a failure to give
+ * it back is added to the exception as suppressed.
+ *
+ * <p><b>Release</b> ({@link Lease#close()}): once per lease; an interrupt does not stop it (cleared for
+ * {@link #doRelease}, set again afterwards); a release that finds the lock no longer this lease's counts the lease as
+ * lost (once, also when the lock service had reported the loss before); a failure to release a lease that was lost is
+ * quiet, a failure on a lease that was held is thrown.
+ *
+ * @param <L> the issuer's lease type
+ */
+public abstract class AbstractTokenIssuer<L extends AbstractLease> implements TokenIssuer {
+
+    /** This issuer's counters ({@code issuer} tag as given to the constructor). */
+    protected final IssuerMetrics metrics;
+
+    /**
+     * @param registry where the issuer's counters are registered, or {@code null} for none
+     * @param kind     the {@code issuer} tag, e.g. {@code zookeeper}
+     */
+    protected AbstractTokenIssuer(MeterRegistry registry, String kind) {
+        this.metrics = new IssuerMetrics(registry, kind);
+    }
+
+    /**
+     * Gets the lock from the lock service and builds its lease. Call {@link Grant#granted} as soon as the service has
+     * granted the lock, with the way to give it back: every failure after that (reading the token, building the
+     * lease, an interrupt) gives it back.
+     *
+     * @param resource a checked resource
+     * @param timeout  a checked, non-negative timeout
+     * @param grant    where to register the give-back once the lock is granted
+     * @throws LockAcquisitionException when the lock is not obtained in time, with a message naming the service
+     * @throws Exception                anything else; wrapped by {@link #failure}
+     */
+    protected abstract L doAcquire(String resource, Duration timeout, Grant grant) throws Exception;
+
+    /**
+     * Gives the lock of a lease back to the lock service; called once per lease, with the thread's interrupt status
+     * cleared.
+     *
+     * @return {@code false} when the lock was no longer this lease's (expired and taken over, its session gone): the
+     *         lease is then counted as lost
+     * @throws Exception when the lock service could not be told; quiet for a lost lease
+     */
+    protected abstract boolean doRelease(L lease) throws Exception;
+
+    /**
+     * The exception thrown for a failed acquire that {@link #doAcquire} did not describe itself (an exception of the
+     * lock service's client). Override to name the service and unwrap its client's wrappers.
+     */
+    protected LockAcquisitionException failure(String resource, Duration timeout, Exception cause) {
+        return new LockAcquisitionException(resource, "Could not lock resource '" + resource + "': " + cause, cause);
+    }
+
+    @Override
+    public final Lease acquire(String resource, Duration timeout) {
+        TokenIssuer.checkAcquire(resource, timeout);
+        Grant grant = new Grant();
+        try {
+            L lease = doAcquire(resource, timeout, grant);
+            grant.giveBack = null;
+            metrics.acquired();
+            return lease;
+        } catch (FencingException e) {
+            throw failed(grant, e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw failed(grant, new LockAcquisitionException(resource,
+                    "Interrupted while locking resource '" + resource + "'", e));
+        } catch (Exception e) {
+            throw failed(grant, failure(resource, timeout, e));
+        } catch (Error e) {
+            throw failed(grant, e);
+        }
+    }
+
+    /** Counts a failed acquire and gives a granted lock back; returns {@code failure} to be thrown. */
+    private <T extends Throwable> T failed(Grant grant, T failure) {
+        metrics.failed(failure);
+        GiveBack giveBack = grant.giveBack;
+        if (giveBack != null) {
+            grant.giveBack = null;
+            boolean interrupted = Thread.interrupted(); // an interrupt must not stop the give-back: cleared, then kept
+            try {
+                giveBack.run();
+            } catch (Exception | Error e) {
+                if (e instanceof InterruptedException) {
+                    interrupted = true;
+                }
+                failure.addSuppressed(e);
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        return failure;
+    }
+
+    /**
+     * Records that the lock service dropped {@code lease} while it was held (session lost, lease expired, lock taken
+     * over) and, when {@code count}, counts it in {@code fencing.issuer.leases.lost}: once per lease, and never for a
+     * lease that was released first.
+     *
+     * @return whether this call made the lease lost
+     */
+    protected final boolean markLost(L lease, boolean count) {
+        boolean first = lease.markLost();
+        if (first && count) {
+            metrics.lost();
+        }
+        return first;
+    }
+
+    /** Releases {@code lease}; called by {@link AbstractLease#close()}. */
+    final void releaseLease(AbstractLease lease) {
+        if (!lease.markReleased()) {
+            return;
+        }
+        @SuppressWarnings("unchecked")
+        L mine = (L) lease; // an AbstractLease is built for its own issuer only
+        boolean interrupted = Thread.interrupted(); // an interrupt must not stop the release: cleared, then kept
+        try {
+            if (!doRelease(mine) && lease.markLostAtRelease()) {
+                metrics.lost();
+            }
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                interrupted = true;
+            }
+            if (!lease.lostFlag()) {
+                if (e instanceof RuntimeException runtime) {
+                    throw runtime;
+                }
+                throw new IllegalStateException("Could not release " + lease + ": " + e, e);
+            }
+            // a lost lease: its lock is gone or goes with its session; releasing it is best effort
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** How to give back a lock that was granted and is not handed out. */
+    @FunctionalInterface
+    protected interface GiveBack {
+        void run() throws Exception;
+    }
+
+    /** Where {@link #doAcquire} registers how to give back a lock once it is granted. */
+    protected static final class Grant {
+        private GiveBack giveBack;
+
+        Grant() {
+        }
+
+        /** The lock service granted the lock: a failure from now on runs {@code giveBack}. */
+        public void granted(GiveBack giveBack) {
+            this.giveBack = giveBack;
+        }
+    }
+}

@@ -1,0 +1,85 @@
+package dev.fencing.rule;
+
+import dev.fencing.FencingException;
+import dev.fencing.token.FencingToken;
+
+/**
+ * A write refused because its token lost against max_seen, whatever the reason: {@link StaleTokenException} (smaller,
+ * {@link Verdict#REJECT_STALE}) or {@link DuplicateTokenException} (equal, from another holder,
+ * {@link Verdict#REJECT_DUPLICATE}). Carries the resource, the presented token, max_seen, the verdict and, once known,
+ * the fenced operation; the guarded method did not run and nothing changed. Catch this type to handle every
+ * rejection; {@link #of} builds the subclass a verdict calls for.
+ */
+public abstract sealed class TokenRejectedException extends FencingException
+        permits StaleTokenException, DuplicateTokenException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String resource;
+    private final FencingToken presented;
+    private final long maxSeen;
+    private final Verdict verdict;
+    private final String operation;
+
+    TokenRejectedException(String message, String resource, FencingToken presented, long maxSeen, Verdict verdict,
+                           String operation) {
+        super(message);
+        this.resource = resource;
+        this.presented = presented;
+        this.maxSeen = maxSeen;
+        this.verdict = verdict;
+        this.operation = operation;
+    }
+
+    /**
+     * The rejection for {@code verdict}: a {@link StaleTokenException} or a {@link DuplicateTokenException}.
+     *
+     * @throws IllegalArgumentException when {@code verdict} accepts
+     */
+    public static TokenRejectedException of(String resource, FencingToken presented, long maxSeen, Verdict verdict) {
+        return of(resource, presented, maxSeen, verdict, null);
+    }
+
+    /** {@link #of(String, FencingToken, long, Verdict)} naming the fenced operation. */
+    public static TokenRejectedException of(String resource, FencingToken presented, long maxSeen, Verdict verdict,
+                                            String operation) {
+        return switch (verdict) {
+            case REJECT_STALE -> new StaleTokenException(resource, presented, maxSeen, operation);
+            case REJECT_DUPLICATE -> new DuplicateTokenException(resource, presented, maxSeen, operation);
+            default -> throw new IllegalArgumentException("Verdict " + verdict + " is not a rejection");
+        };
+    }
+
+    /** The same rejection, naming the fenced operation (for example {@code AccountRepository.save(Account)}). */
+    public TokenRejectedException at(String operation) {
+        TokenRejectedException named = of(resource, presented, maxSeen, verdict, operation);
+        named.setStackTrace(getStackTrace());
+        return named;
+    }
+
+    public String resource() {
+        return resource;
+    }
+
+    public FencingToken presented() {
+        return presented;
+    }
+
+    public long maxSeen() {
+        return maxSeen;
+    }
+
+    /** Why the token was rejected: {@link Verdict#REJECT_STALE} or {@link Verdict#REJECT_DUPLICATE}. */
+    public Verdict verdict() {
+        return verdict;
+    }
+
+    /** The fenced operation, or {@code null} when the store was called directly. */
+    public String operation() {
+        return operation;
+    }
+
+    static String where(String operation) {
+        return operation == null ? "" : " in " + operation;
+    }
+}
