@@ -12,6 +12,7 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DataAccessException;
@@ -161,7 +162,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
             return new FenceConflictException(resource, token, "The fenced transaction of resource '" + resource
                     + "' (token " + token + ") was aborted at commit as a serialization failure or deadlock; "
                     + "neither the check nor the write persisted, and the operation may be retried: "
-                    + e.getMessage(), e);
+                    + databaseMessage(e), e);
         }
         return new FenceStoreException(resource, token, "Commit of the fenced transaction of resource '" + resource
                 + "' (token " + token + ", table '" + table + "') failed after the write ran; take the write as "
@@ -229,7 +230,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
     private static FenceConflictException conflict(String resource, FencingToken token, DataAccessException e) {
         return new FenceConflictException(resource, token, "Fence check for resource '" + resource + "' (token "
                 + token + ") was aborted by the database as a serialization failure or deadlock; the write did not "
-                + "run, retry the transaction: " + e.getMessage(), e);
+                + "run, retry the transaction: " + databaseMessage(e), e);
     }
 
     /**
@@ -271,7 +272,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
                 throw new FenceBusyException(resource, token, "Fence check for resource '" + resource + "' (token "
                         + token + ") waited more than " + lockTimeout.toMillis() + " ms for the resource's fence "
                         + "row in table '" + table + "', held by another transaction (a writer still inside its "
-                        + "fenced body, or a paused one); the write did not run, retry later: " + e.getMessage(), e);
+                        + "fenced body, or a paused one); the write did not run, retry later: " + databaseMessage(e), e);
             } catch (ConcurrencyFailureException e) {
                 throw conflict(resource, token, e);
             } catch (DataAccessException e) {
@@ -361,10 +362,18 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
      */
     @Override
     public void onApplicationEvent(ContextRefreshedEvent event) {
-        if (!guarded && beanFactory != null
+        if (!guarded && beanFactory != null && !UnguardedStoreCheck.fencingEnabled(beanFactory)
                 && event.getApplicationContext().getAutowireCapableBeanFactory() == beanFactory) {
             UnguardedStoreCheck.requireGuard(beanFactory, "JdbcFenceStore on table '" + table + "'");
         }
+    }
+
+    /**
+     * The database's own words for a failure, without the SQL text Spring's translated message carries: these
+     * messages travel to callers (HTTP problem details); the full exception stays the cause.
+     */
+    private static String databaseMessage(Throwable e) {
+        return NestedExceptionUtils.getMostSpecificCause(e).getMessage();
     }
 
     private record Row(long maxSeen, String holder) {

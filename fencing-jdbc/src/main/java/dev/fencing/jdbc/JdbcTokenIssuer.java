@@ -8,7 +8,11 @@ import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.event.ContextRefreshedEvent;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.TransientDataAccessException;
@@ -45,7 +49,7 @@ import java.util.function.LongSupplier;
  * application's database initialization), or before the first acquire outside a Spring context.
  */
 public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.JdbcLease>
-        implements SmartInitializingSingleton {
+        implements SmartInitializingSingleton, BeanFactoryAware, ApplicationListener<ContextRefreshedEvent> {
 
     /** The default lease table. */
     public static final String DEFAULT_TABLE = "fencing_lease";
@@ -63,6 +67,7 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     private final String releaseSql;
     private final boolean verifyAtStartup;
     private final TableVerifier verifier;
+    private BeanFactory beanFactory;
 
     /**
      * Test seams, package-private: {@code afterGrant} runs with the resource right after the lease was taken and
@@ -232,6 +237,23 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
      */
     public void verify() {
         verifier.verify();
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        this.beanFactory = beanFactory;
+    }
+
+    /**
+     * Fails the context's startup when it has beans with {@code @Fenced} methods but {@code @EnableFencing} is
+     * missing: nothing would take this issuer's locks or check a token (with or without a fence store bean).
+     */
+    @Override
+    public void onApplicationEvent(ContextRefreshedEvent event) {
+        if (beanFactory != null && !UnguardedStoreCheck.fencingEnabled(beanFactory)
+                && event.getApplicationContext().getAutowireCapableBeanFactory() == beanFactory) {
+            UnguardedStoreCheck.requireGuard(beanFactory, "JdbcTokenIssuer on table '" + table + "'");
+        }
     }
 
     /** Verifies the lease table once every singleton exists (after database initialization), unless disabled. */

@@ -27,11 +27,19 @@ final class UnguardedStoreCheck {
     private UnguardedStoreCheck() {
     }
 
+    /** The bean {@code @EnableFencing} registers (fencing-spring's shared support); its name is its contract. */
+    static final String FENCING_SUPPORT_BEAN = "dev.fencing.internalFencingSupport";
+
+    /** Whether {@code @EnableFencing} is on in this bean factory. */
+    static boolean fencingEnabled(BeanFactory beanFactory) {
+        return beanFactory.containsBean(FENCING_SUPPORT_BEAN);
+    }
+
     /**
      * @throws FencingConfigurationException naming the fenced methods, when {@code beanFactory} has beans with
      *                                       {@code @Fenced} methods (at most a few are named)
      */
-    static void requireGuard(BeanFactory beanFactory, String store) {
+    static void requireGuard(BeanFactory beanFactory, String who) {
         if (!(beanFactory instanceof ConfigurableListableBeanFactory factory)) {
             return;
         }
@@ -49,10 +57,11 @@ final class UnguardedStoreCheck {
             }
         }
         if (!fenced.isEmpty()) {
-            throw new FencingConfigurationException("@Fenced is on " + String.join(", ", fenced)
-                    + (fenced.size() >= 3 ? " (and maybe more)" : "") + ", but nothing in this application context "
-                    + "checks tokens through " + store + ": fencing is not enabled, so those writes would run unchecked. "
-                    + "Add @EnableFencing to a @Configuration class (mode = AdviceMode.ASPECTJ if you weave).");
+            throw new FencingConfigurationException("Beans of this application context have @Fenced methods (for "
+                    + "example " + String.join(", ", fenced) + (fenced.size() >= 3 ? ", and maybe more beans" : "")
+                    + "), but fencing is not enabled, so no lock is taken and no token checked for any of them: "
+                    + "their writes would run unchecked (seen by " + who + "). Add @EnableFencing to a "
+                    + "@Configuration class (mode = AdviceMode.ASPECTJ if you weave).");
         }
     }
 

@@ -39,6 +39,7 @@ class UnguardedStoreTest {
     @AfterAll
     void stop() {
         new JdbcTemplate(pool).execute("DROP TABLE IF EXISTS " + table);
+        new JdbcTemplate(pool).execute("DROP TABLE IF EXISTS " + table + "_lease");
         pool.close();
     }
 
@@ -48,6 +49,25 @@ class UnguardedStoreTest {
                 .isInstanceOf(FencingConfigurationException.class)
                 .hasMessageContaining("Repository.write(..)")
                 .hasMessageContaining("Add @EnableFencing");
+    }
+
+    /** No fence store either, only an issuer: nothing would lock or check, and the issuer says so. */
+    @Test
+    void fencedBeansWithOnlyAnIssuerAndNoEnableFencingFailStartup() {
+        assertThatThrownBy(() -> start(IssuerConfig.class, Repository.class))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Repository.write(..)")
+                .hasMessageContaining("JdbcTokenIssuer")
+                .hasMessageContaining("Add @EnableFencing");
+    }
+
+    /** The issuer's check recognises @EnableFencing (here with an in-memory store, which is no bean). */
+    @Test
+    void anIssuerWithEnableFencingStarts() {
+        try (AnnotationConfigApplicationContext context = start(IssuerConfig.class, Repository.class,
+                EnabledInMemory.class)) {
+            assertThat(context.getBean(JdbcTokenIssuer.class)).isNotNull();
+        }
     }
 
     @Test
@@ -85,6 +105,19 @@ class UnguardedStoreTest {
     @EnableFencing
     @Import(StoreConfig.class)
     static class Enabled {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class IssuerConfig {
+        @Bean
+        JdbcTokenIssuer tokenIssuer(DataSource dataSource, String fenceTable) {
+            return JdbcTokenIssuer.builder(dataSource).table(fenceTable + "_lease").createTableIfMissing(true).build();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableFencing(allowInMemoryStore = true)
+    static class EnabledInMemory {
     }
 
     static class Repository {
