@@ -178,7 +178,9 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         if (transactionOrder != null && isTransactional(method, userClass)
                 && fenceOutsideTransaction(singleton, transactionOrder)) {
             problems.add(operation + " is both @Transactional and @Fenced, but the fence advisor (order " + order
-                    + ") would run outside the transaction advisor (order " + transactionOrder + "); the check must "
+                    + ") would run outside the transaction advisor (order " + transactionOrder
+                    + (order == transactionOrder ? ", the same order, and the fence advisor comes first in the chain"
+                    : "") + "); the check must "
                     + "run inside the transaction: set @EnableTransactionManagement(order = ...) lower than "
                     + "@EnableFencing(order = ...), e.g. @EnableTransactionManagement(order = 0)");
         }
