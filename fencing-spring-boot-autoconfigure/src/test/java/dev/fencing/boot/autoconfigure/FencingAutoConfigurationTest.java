@@ -23,7 +23,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Test;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.aspectj.annotation.AnnotationAwareAspectJAutoProxyCreator;
+import org.springframework.aop.config.AopConfigUtils;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -242,6 +245,24 @@ class FencingAutoConfigurationTest {
                     FencingContext.run(new FencingToken("orders", 1, "h"),
                             () -> context.getBean(TypeTransactional.class).save());
                     assertThat(context.getBean(RecordingStore.class).transactionActiveAtCheck).containsExactly(true);
+                });
+    }
+
+    @Test
+    void withBootsAspectJAutoProxyingTheCheckStillRunsInsideTheTransaction() {
+        database.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class))
+                .withPropertyValues(h2("txaspectj")).withBean(RecordingStore.class)
+                .withBean(MethodTransactional.class).withBean(TypeTransactional.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME);
+                    assertThat(context.getBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME))
+                            .isInstanceOf(AnnotationAwareAspectJAutoProxyCreator.class);
+                    FencingContext.run(new FencingToken("orders", 1, "h"),
+                            () -> context.getBean(MethodTransactional.class).save());
+                    FencingContext.run(new FencingToken("orders", 2, "h"),
+                            () -> context.getBean(TypeTransactional.class).save());
+                    assertThat(context.getBean(RecordingStore.class).transactionActiveAtCheck)
+                            .containsExactly(true, true);
                 });
     }
 
