@@ -119,9 +119,10 @@ class TransactionOrderTest {
         }
     }
 
+    /** Equal orders with the fence advisor registered first (its annotation first): the fence would run outside. */
     @Configuration
-    @EnableTransactionManagement
     @EnableFencing
+    @EnableTransactionManagement
     static class UnorderedSameMethod extends Base {
         @Bean
         TransactionalRepository repository() {
@@ -139,9 +140,10 @@ class TransactionOrderTest {
         }
     }
 
+    /** Equal orders with the fence advisor registered first (its annotation first): the fence would run outside. */
     @Configuration
-    @EnableTransactionManagement
     @EnableFencing
+    @EnableTransactionManagement
     static class UnorderedTypeLevel extends Base {
         @Bean
         TypeTransactionalRepository repository() {
@@ -156,6 +158,17 @@ class TransactionOrderTest {
         @Bean
         TypeTransactionalRepository repository() {
             return new TypeTransactionalRepository();
+        }
+    }
+
+    /** Equal orders with the transaction advisor registered first, as in Spring Boot: the fence runs inside. */
+    @Configuration
+    @EnableTransactionManagement
+    @EnableFencing
+    static class EqualOrdersTransactionFirst extends Base {
+        @Bean
+        TransactionalRepository repository() {
+            return new TransactionalRepository();
         }
     }
 
@@ -177,6 +190,14 @@ class TransactionOrderTest {
     @Test
     void sameMethodWithTheFenceOrderedInsideRunsTheCheckInTheTransaction() {
         try (var ctx = new AnnotationConfigApplicationContext(OrderedSameMethod.class)) {
+            FencingContext.run(new FencingToken("orders", 1, "h"), () -> ctx.getBean(TransactionalRepository.class).save());
+            assertThat(ctx.getBean(RecordingStore.class).transactionActiveAtCheck).containsExactly(true);
+        }
+    }
+
+    @Test
+    void equalOrdersWithTheTransactionAdvisorRegisteredFirstStartAndCheckInTheTransaction() {
+        try (var ctx = new AnnotationConfigApplicationContext(EqualOrdersTransactionFirst.class)) {
             FencingContext.run(new FencingToken("orders", 1, "h"), () -> ctx.getBean(TransactionalRepository.class).save());
             assertThat(ctx.getBean(RecordingStore.class).transactionActiveAtCheck).containsExactly(true);
         }

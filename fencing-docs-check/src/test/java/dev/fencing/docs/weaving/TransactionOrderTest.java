@@ -32,9 +32,10 @@ class TransactionOrderTest {
         @Bean LedgerService ledgerService() { return new LedgerService(); }
     }
 
+    /** Equal orders, the fence advisor registered first: it would run outside the transaction. */
     @Configuration
-    @EnableTransactionManagement
     @EnableFencing
+    @EnableTransactionManagement
     static class Unordered {
     }
 

@@ -175,9 +175,12 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                     + "interface proxy, so calls to it would run unfenced; declare it on the interface or use "
                     + "@EnableFencing(proxyTargetClass = true)");
         }
-        if (transactionOrder != null && order <= transactionOrder && isTransactional(method, userClass)) {
+        if (transactionOrder != null && isTransactional(method, userClass)
+                && fenceOutsideTransaction(singleton, transactionOrder)) {
             problems.add(operation + " is both @Transactional and @Fenced, but the fence advisor (order " + order
-                    + ") would run outside the transaction advisor (order " + transactionOrder + "); the check must "
+                    + ") would run outside the transaction advisor (order " + transactionOrder
+                    + (order == transactionOrder ? ", the same order, and the fence advisor comes first in the chain"
+                    : "") + "); the check must "
                     + "run inside the transaction: set @EnableTransactionManagement(order = ...) lower than "
                     + "@EnableFencing(order = ...), e.g. @EnableTransactionManagement(order = 0)");
         }
@@ -223,6 +226,48 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             }
         }
         return false;
+    }
+
+    /**
+     * Whether the fence would run outside the transaction. A proxy already made answers by its advisor chain; else
+     * the orders decide, and equal orders (Spring Boot's transaction advisor and the fence advisor both default to
+     * the lowest precedence) keep the order in which the advisor beans were registered, as the auto-proxy creators
+     * sort them.
+     */
+    private boolean fenceOutsideTransaction(Object singleton, int transactionOrder) {
+        if (singleton instanceof Advised advised) {
+            int transaction = -1;
+            int fence = -1;
+            Advisor[] chain = advised.getAdvisors();
+            for (int i = 0; i < chain.length; i++) {
+                if (transaction < 0 && chain[i].getClass().getName().equals(TRANSACTION_ADVISOR)) {
+                    transaction = i;
+                } else if (fence < 0 && chain[i] instanceof FencingAdvisor) {
+                    fence = i;
+                }
+            }
+            if (transaction >= 0 && fence >= 0) {
+                return fence < transaction;
+            }
+        }
+        if (order != transactionOrder) {
+            return order < transactionOrder;
+        }
+        int transaction = -1;
+        int fence = -1;
+        String[] advisors = beanFactory.getBeanNamesForType(Advisor.class, true, false);
+        for (int i = 0; i < advisors.length; i++) {
+            Class<?> type = beanFactory.getType(advisors[i], false);
+            if (type == null) {
+                continue;
+            }
+            if (transaction < 0 && type.getName().equals(TRANSACTION_ADVISOR)) {
+                transaction = i;
+            } else if (fence < 0 && FencingAdvisor.class.isAssignableFrom(type)) {
+                fence = i;
+            }
+        }
+        return transaction < 0 || fence < 0 || fence < transaction;
     }
 
     private static boolean isTransactional(Method method, Class<?> userClass) {

@@ -60,13 +60,23 @@ public final class FencingSupport {
     static FencingSupport resolvedOnFirstUse(Supplier<? extends FenceStore> store,
                                                     Supplier<? extends TokenIssuer> issuer, Duration acquireTimeout,
                                                     Supplier<FencingMetrics> metrics) {
+        Objects.requireNonNull(acquireTimeout, "acquireTimeout");
+        return resolvedOnFirstUse(store, issuer, () -> acquireTimeout, metrics);
+    }
+
+    /** As {@link #resolvedOnFirstUse(Supplier, Supplier, Duration, Supplier)}, the timeout looked up on first use too. */
+    static FencingSupport resolvedOnFirstUse(Supplier<? extends FenceStore> store,
+                                                    Supplier<? extends TokenIssuer> issuer,
+                                                    Supplier<Duration> acquireTimeout,
+                                                    Supplier<FencingMetrics> metrics) {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(issuer, "issuer");
         Objects.requireNonNull(acquireTimeout, "acquireTimeout");
         Objects.requireNonNull(metrics, "metrics");
         return new FencingSupport(resolutions -> {
             FenceStore fenceStore = Objects.requireNonNull(store.get(), "store");
-            FenceGuard guard = new FenceGuard(fenceStore, issuer.get(), acquireTimeout);
+            FenceGuard guard = new FenceGuard(fenceStore, issuer.get(),
+                    Objects.requireNonNull(acquireTimeout.get(), "acquireTimeout"));
             FencingMetrics counters = Objects.requireNonNull(metrics.get(), "metrics");
             return new Resolved(guard, new FencePointSource(resolutions, counters, guard), fenceStore);
         });

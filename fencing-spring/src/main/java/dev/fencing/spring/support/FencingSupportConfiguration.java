@@ -4,6 +4,7 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.spring.EnableFencing;
+import dev.fencing.spring.FencingConfigurer;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.InMemoryFenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -63,27 +64,43 @@ class FencingSupportConfiguration implements ImportAware {
     @Bean(name = "dev.fencing.internalFencingSupport")
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     FencingSupport fencingSupport(ObjectProvider<FenceStore> store, ObjectProvider<TokenIssuer> issuer,
-                                         ObjectProvider<MeterRegistry> registry) {
+                                         ObjectProvider<MeterRegistry> registry,
+                                         ObjectProvider<FencingConfigurer> configurer) {
         long timeoutMillis = enableFencing.getNumber("acquireTimeoutMillis").longValue();
         if (timeoutMillis < 0) {
             throw new FencingConfigurationException("@EnableFencing(acquireTimeoutMillis = " + timeoutMillis
                     + ") must not be negative");
         }
         boolean allowInMemoryStore = enableFencing.getBoolean("allowInMemoryStore");
-        return FencingSupport.resolvedOnFirstUse(() -> fenceStore(store, allowInMemoryStore), issuer::getIfAvailable,
-                Duration.ofMillis(timeoutMillis), () -> {
+        return FencingSupport.resolvedOnFirstUse(() -> fenceStore(store, allowInMemoryStore, configurer),
+                issuer::getIfAvailable, () -> acquireTimeout(configurer, timeoutMillis), () -> {
                     MeterRegistry meters = registry.getIfAvailable();
                     return meters == null ? FencingMetrics.noop() : new FencingMetrics(meters);
                 });
     }
 
-    private static FenceStore fenceStore(ObjectProvider<FenceStore> store, boolean allowInMemoryStore) {
+    private static Duration acquireTimeout(ObjectProvider<FencingConfigurer> configurer, long timeoutMillis) {
+        FencingConfigurer settings = configurer.getIfUnique();
+        Duration configured = settings == null ? null : settings.acquireTimeout();
+        if (configured == null) {
+            return Duration.ofMillis(timeoutMillis);
+        }
+        if (configured.isNegative()) {
+            throw new FencingConfigurationException("The acquire timeout (" + configured + ") must not be negative");
+        }
+        return configured;
+    }
+
+    private static FenceStore fenceStore(ObjectProvider<FenceStore> store, boolean allowInMemoryStore,
+                                         ObjectProvider<FencingConfigurer> configurer) {
         FenceStore found = store.getIfAvailable();
         if (found != null) {
             return found;
         }
         if (!allowInMemoryStore) {
-            throw new FencingConfigurationException(NO_STORE_MESSAGE);
+            FencingConfigurer settings = configurer.getIfUnique();
+            String message = settings == null ? null : settings.missingStoreMessage();
+            throw new FencingConfigurationException(message != null ? message : NO_STORE_MESSAGE);
         }
         log.warn("No FenceStore bean and @EnableFencing(allowInMemoryStore = true): using an InMemoryFenceStore, "
                 + "which fences writes made inside this JVM only; for tests and demos, never for a resource shared "

@@ -1,0 +1,111 @@
+package dev.fencing.docs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.junit.jupiter.api.Test;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * README.md "Spring Boot": its coordinates are modules of this build at its version, the properties it shows are the
+ * starter's (as spring-boot-configuration-processor generated them), and it names every property the starter has.
+ */
+class SpringBootDocsTest {
+
+    private static final Pattern METADATA_NAME = Pattern.compile("\"name\"\\s*:\\s*\"(fencing\\.[^\"]+)\"");
+    private static final Pattern PROPERTY_LINE = Pattern.compile("^#?\\s*(fencing\\.[a-z0-9.\\-]+)\\s*=.*$");
+
+    @Test
+    void theCoordinatesAreModulesOfThisBuildAtItsVersion() throws Exception {
+        Path root = SnippetCheckTest.repositoryRoot();
+        Document parent = parse(Files.newInputStream(root.resolve("pom.xml")));
+        String version = childText(parent.getDocumentElement(), "version");
+        List<String> modules = new ArrayList<>();
+        NodeList moduleNodes = parent.getElementsByTagName("module");
+        for (int i = 0; i < moduleNodes.getLength(); i++) {
+            modules.add(moduleNodes.item(i).getTextContent().trim());
+        }
+        Document snippet = parse(SpringBootDocsTest.class.getResourceAsStream("spring-boot.xml"));
+        NodeList dependencies = snippet.getElementsByTagName("dependency");
+        assertThat(dependencies.getLength()).isEqualTo(4);
+        for (int i = 0; i < dependencies.getLength(); i++) {
+            Element dependency = (Element) dependencies.item(i);
+            String artifactId = childText(dependency, "artifactId");
+            assertThat(childText(dependency, "groupId")).isEqualTo("dev.fencing");
+            assertThat(modules).as("modules of the parent pom").contains(artifactId);
+            if (artifactId.equals("fencing-bom")) {
+                assertThat(childText(dependency, "version")).isEqualTo(version);
+                assertThat(Files.readString(root.resolve("fencing-bom/pom.xml"))).as("the BOM manages the others")
+                        .contains("<artifactId>fencing-spring-boot-starter</artifactId>",
+                                "<artifactId>fencing-jdbc</artifactId>", "<artifactId>fencing-web</artifactId>");
+            }
+        }
+    }
+
+    @Test
+    void theReadmeShowsExactlyTheStartersProperties() throws Exception {
+        TreeSet<String> metadata = metadataProperties();
+        assertThat(metadata).contains("fencing.enabled", "fencing.store.type");
+
+        TreeSet<String> shown = new TreeSet<>();
+        try (InputStream in = SpringBootDocsTest.class.getResourceAsStream("spring-boot.properties")) {
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                Matcher matcher = PROPERTY_LINE.matcher(line.trim());
+                if (matcher.matches()) {
+                    shown.add(matcher.group(1));
+                }
+            }
+        }
+        assertThat(shown).as("the properties README.md shows (spring-boot.properties) and the metadata")
+                .isEqualTo(metadata);
+
+        String readme = Files.readString(SnippetCheckTest.repositoryRoot().resolve("README.md"));
+        for (String property : metadata) {
+            assertThat(readme).as("README.md names " + property).contains(property);
+        }
+    }
+
+    private static TreeSet<String> metadataProperties() throws Exception {
+        try (InputStream in = SpringBootDocsTest.class.getClassLoader()
+                .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+            assertThat(in).as("the starter's generated metadata on the classpath").isNotNull();
+            String json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            int start = json.indexOf("\"properties\"");
+            int end = json.indexOf("\"hints\"", start);
+            String properties = json.substring(start, end < 0 ? json.length() : end);
+            TreeSet<String> names = new TreeSet<>();
+            Matcher matcher = METADATA_NAME.matcher(properties);
+            while (matcher.find()) {
+                names.add(matcher.group(1));
+            }
+            return names;
+        }
+    }
+
+    private static Document parse(InputStream in) throws Exception {
+        try (in) {
+            return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(in);
+        }
+    }
+
+    private static String childText(Element parent, String name) {
+        NodeList children = parent.getChildNodes();
+        for (int i = 0; i < children.getLength(); i++) {
+            if (children.item(i) instanceof Element child && child.getTagName().equals(name)) {
+                return child.getTextContent().trim();
+            }
+        }
+        throw new AssertionError("no <" + name + "> in <" + parent.getTagName() + ">");
+    }
+}

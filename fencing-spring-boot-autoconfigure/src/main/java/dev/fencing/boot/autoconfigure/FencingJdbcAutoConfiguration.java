@@ -1,0 +1,62 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.jdbc.JdbcFenceStore;
+import dev.fencing.jdbc.JdbcTokenIssuer;
+import dev.fencing.store.FenceStore;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.context.annotation.Bean;
+import org.springframework.transaction.PlatformTransactionManager;
+
+import javax.sql.DataSource;
+
+/**
+ * The database store and issuer of fencing-jdbc, when it is on the classpath and the application has a
+ * {@link DataSource}: a {@link JdbcFenceStore} on the application's transaction manager (unless
+ * {@code fencing.store.type=in-memory}), and with {@code fencing.issuer.type=jdbc} a {@link JdbcTokenIssuer}. Each
+ * backs off when the application defines its own {@link FenceStore} or {@link TokenIssuer}.
+ */
+@AutoConfiguration(before = FencingAutoConfiguration.class, afterName = {
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+        "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration"})
+@ConditionalOnClass(JdbcFenceStore.class)
+@ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(FencingProperties.class)
+public class FencingJdbcAutoConfiguration {
+
+    @Bean
+    @ConditionalOnBean(DataSource.class)
+    @ConditionalOnMissingBean(FenceStore.class)
+    @ConditionalOnProperty(name = "fencing.store.type", havingValue = "jdbc", matchIfMissing = true)
+    @DependsOnDatabaseInitialization
+    JdbcFenceStore fenceStore(DataSource dataSource, ObjectProvider<PlatformTransactionManager> transactionManager,
+                              FencingProperties properties) {
+        FencingProperties.JdbcStore jdbc = properties.getStore().getJdbc();
+        JdbcFenceStore.Builder builder = JdbcFenceStore.builder(dataSource).table(jdbc.getTable())
+                .lockTimeout(jdbc.getLockTimeout());
+        PlatformTransactionManager manager = transactionManager.getIfUnique();
+        if (manager != null) {
+            builder.transactionManager(manager);
+        }
+        return builder.build();
+    }
+
+    @Bean
+    @ConditionalOnBean(DataSource.class)
+    @ConditionalOnMissingBean(TokenIssuer.class)
+    @ConditionalOnProperty(name = "fencing.issuer.type", havingValue = "jdbc")
+    @DependsOnDatabaseInitialization
+    JdbcTokenIssuer tokenIssuer(DataSource dataSource, FencingProperties properties) {
+        FencingProperties.JdbcIssuer jdbc = properties.getIssuer().getJdbc();
+        return JdbcTokenIssuer.builder(dataSource).table(jdbc.getTable()).leaseTime(jdbc.getLeaseTime()).build();
+    }
+}

@@ -1,0 +1,199 @@
+package dev.fencing.boot.autoconfigure;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@code fencing.*} properties of the Spring Boot auto-configuration. Every property has a default that is safe:
+ * fencing is on, the store is the database's (never a silent in-memory one), no issuer, and no token is accepted from
+ * HTTP callers until {@code fencing.web.filter.url-patterns} names where.
+ */
+@ConfigurationProperties(prefix = "fencing")
+public class FencingProperties {
+
+    /**
+     * Whether fencing is on: {@code @Fenced} methods are advised and checked at startup. Off, they run unchecked.
+     */
+    private boolean enabled = true;
+
+    /** How long {@code @Fenced(acquire = true)} waits for a lock before failing. */
+    private Duration acquireTimeout = Duration.ofSeconds(10);
+
+    private final Store store = new Store();
+
+    private final Issuer issuer = new Issuer();
+
+    private final Web web = new Web();
+
+    public boolean isEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public Duration getAcquireTimeout() {
+        return acquireTimeout;
+    }
+
+    public void setAcquireTimeout(Duration acquireTimeout) {
+        this.acquireTimeout = acquireTimeout;
+    }
+
+    public Store getStore() {
+        return store;
+    }
+
+    public Issuer getIssuer() {
+        return issuer;
+    }
+
+    public Web getWeb() {
+        return web;
+    }
+
+    /** Where tokens are checked. */
+    public static class Store {
+
+        /**
+         * Which store: {@code jdbc} (default; needs a DataSource and fencing-jdbc) or {@code in-memory} (tests and
+         * demos in one JVM only: a second instance of the application is not fenced).
+         */
+        private StoreType type = StoreType.JDBC;
+
+        private final JdbcStore jdbc = new JdbcStore();
+
+        public StoreType getType() {
+            return type;
+        }
+
+        public void setType(StoreType type) {
+            this.type = type;
+        }
+
+        public JdbcStore getJdbc() {
+            return jdbc;
+        }
+    }
+
+    /** The database store. */
+    public static class JdbcStore {
+
+        /** The fence table (max_seen per resource); created by your schema scripts or migrations. */
+        private String table = "fencing_max_seen";
+
+        /** How long a check waits for a fence row another transaction holds before failing as busy. */
+        private Duration lockTimeout = Duration.ofSeconds(5);
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public Duration getLockTimeout() {
+            return lockTimeout;
+        }
+
+        public void setLockTimeout(Duration lockTimeout) {
+            this.lockTimeout = lockTimeout;
+        }
+    }
+
+    /** Which fence store the auto-configuration defines. */
+    public enum StoreType {
+        /** A {@code JdbcFenceStore} on the application's DataSource and transaction manager. */
+        JDBC,
+        /** An {@code InMemoryFenceStore}: fences one JVM only, for tests and demos. */
+        IN_MEMORY
+    }
+
+    /** Who hands out tokens for {@code @Fenced(acquire = true)}. */
+    public static class Issuer {
+
+        /** Which issuer: {@code none} (default: no acquiring fence points) or {@code jdbc} (a lease table). */
+        private IssuerType type = IssuerType.NONE;
+
+        private final JdbcIssuer jdbc = new JdbcIssuer();
+
+        public IssuerType getType() {
+            return type;
+        }
+
+        public void setType(IssuerType type) {
+            this.type = type;
+        }
+
+        public JdbcIssuer getJdbc() {
+            return jdbc;
+        }
+    }
+
+    /** The database issuer. */
+    public static class JdbcIssuer {
+
+        /** The lease table (one lease and counter per resource); created by your schema scripts or migrations. */
+        private String table = "fencing_lease";
+
+        /** How long a lease lasts; there is no keep-alive, so choose it longer than the critical section. */
+        private Duration leaseTime = Duration.ofSeconds(30);
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public Duration getLeaseTime() {
+            return leaseTime;
+        }
+
+        public void setLeaseTime(Duration leaseTime) {
+            this.leaseTime = leaseTime;
+        }
+    }
+
+    /** Which token issuer the auto-configuration defines. */
+    public enum IssuerType {
+        /** None: only fence points that check a caller's token work. */
+        NONE,
+        /** A {@code JdbcTokenIssuer} on the application's DataSource. */
+        JDBC
+    }
+
+    /** Tokens over HTTP. */
+    public static class Web {
+
+        private final Filter filter = new Filter();
+
+        public Filter getFilter() {
+            return filter;
+        }
+    }
+
+    /** The filter that binds the tokens callers send in the {@code Fencing-Token} header. */
+    public static class Filter {
+
+        /**
+         * The URL patterns where callers' tokens are accepted, e.g. {@code /internal/*}. No default: accepting tokens
+         * from callers is a trust decision, so without patterns there is no filter.
+         */
+        private List<String> urlPatterns = new ArrayList<>();
+
+        public List<String> getUrlPatterns() {
+            return urlPatterns;
+        }
+
+        public void setUrlPatterns(List<String> urlPatterns) {
+            this.urlPatterns = urlPatterns;
+        }
+    }
+}

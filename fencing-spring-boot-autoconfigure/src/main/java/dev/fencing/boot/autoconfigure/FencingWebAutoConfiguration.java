@@ -1,0 +1,71 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.web.FencingExceptionAdvice;
+import dev.fencing.web.FencingTokenFilter;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+import java.util.List;
+
+/**
+ * The HTTP parts of fencing-web in a servlet application: {@link FencingExceptionAdvice} (refused calls as problem
+ * details) unless the application registered it, and the {@link FencingTokenFilter} that binds callers' tokens only
+ * when {@code fencing.web.filter.url-patterns} names where callers are trusted (no default).
+ */
+@AutoConfiguration(after = FencingAutoConfiguration.class)
+@ConditionalOnClass(FencingExceptionAdvice.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(FencingProperties.class)
+public class FencingWebAutoConfiguration {
+
+    static final String URL_PATTERNS = "fencing.web.filter.url-patterns";
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingBean(FencingExceptionAdvice.class)
+    @Import(FencingExceptionAdvice.class)
+    static class ExceptionAdviceConfiguration {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(FilterRegistrationBean.class)
+    @Conditional(UrlPatternsSet.class)
+    static class TokenFilterConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "fencingTokenFilter")
+        FilterRegistrationBean<FencingTokenFilter> fencingTokenFilter(FencingProperties properties) {
+            FilterRegistrationBean<FencingTokenFilter> registration =
+                    new FilterRegistrationBean<>(new FencingTokenFilter());
+            registration.setUrlPatterns(properties.getWeb().getFilter().getUrlPatterns());
+            return registration;
+        }
+    }
+
+    /** {@code fencing.web.filter.url-patterns} holds at least one pattern (comma-separated or indexed). */
+    static final class UrlPatternsSet extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            List<String> patterns = Binder.get(context.getEnvironment())
+                    .bind(URL_PATTERNS, Bindable.listOf(String.class)).orElse(List.of());
+            return patterns.isEmpty()
+                    ? ConditionOutcome.noMatch(URL_PATTERNS + " is not set: callers' tokens are accepted nowhere")
+                    : ConditionOutcome.match(URL_PATTERNS + " is " + patterns);
+        }
+    }
+}

@@ -1,0 +1,298 @@
+package dev.fencing.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.annotation.Fenced;
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.MissingTokenException;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.jdbc.JdbcFenceStore;
+import dev.fencing.jdbc.JdbcTokenIssuer;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.spring.EnableFencing;
+import dev.fencing.spring.FencingConfigurer;
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.FencedCall;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import dev.fencing.web.FencingExceptionAdvice;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+import org.springframework.aop.Advisor;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.aop.aspectj.annotation.AnnotationAwareAspectJAutoProxyCreator;
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.aop.AopAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.annotation.Transactional;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+/** Each condition and property of the auto-configurations, on ApplicationContextRunner contexts. */
+class FencingAutoConfigurationTest {
+
+    private static final AutoConfigurations FENCING = AutoConfigurations.of(FencingAutoConfiguration.class,
+            FencingJdbcAutoConfiguration.class, FencingWebAutoConfiguration.class);
+
+    /** An H2 database with the default fence and lease tables (the scripts fencing-jdbc ships). */
+    private static String h2(String name) {
+        return "spring.datasource.url=jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;INIT=RUNSCRIPT FROM "
+                + "'classpath:dev/fencing/jdbc/schema-h2.sql'\\;RUNSCRIPT FROM 'classpath:dev/fencing/jdbc/lease-h2.sql'";
+    }
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(FENCING)
+            .withUserConfiguration(LedgerConfig.class);
+
+    private final ApplicationContextRunner database = runner.withConfiguration(AutoConfigurations.of(
+            DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
+            TransactionAutoConfiguration.class));
+
+    public static class Ledger {
+        @Fenced(resource = "ledger")
+        public String post() {
+            return "posted";
+        }
+    }
+
+    public static class AcquiringLedger {
+        @Fenced(resource = "ledger", acquire = true)
+        public String post() {
+            return "posted";
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class LedgerConfig {
+        @Bean
+        Ledger ledger() {
+            return new Ledger();
+        }
+    }
+
+    @Test
+    void fencingIsOnByDefaultWithoutEnableFencing() {
+        runner.withPropertyValues("fencing.store.type=in-memory").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(InMemoryFenceStore.class);
+            assertThat(fencingAdvisors(context)).hasSize(1);
+            Ledger ledger = context.getBean(Ledger.class);
+            assertThat(AopUtils.isAopProxy(ledger)).isTrue();
+            assertThatThrownBy(ledger::post).isInstanceOf(MissingTokenException.class);
+            assertThat(FencingContext.call(new FencingToken("ledger", 1, "a"), ledger::post)).isEqualTo("posted");
+            assertThatThrownBy(() -> FencingContext.call(new FencingToken("ledger", 1, "b"), ledger::post))
+                    .isInstanceOf(dev.fencing.rule.TokenRejectedException.class);
+        });
+    }
+
+    @Test
+    void fencingEnabledFalseTurnsEverythingOff() {
+        runner.withPropertyValues("fencing.enabled=false").run(context -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(FenceStore.class)
+                    .doesNotHaveBean(FencingConfigurer.class).doesNotHaveBean(FencingProperties.class);
+            assertThat(fencingAdvisors(context)).isEmpty();
+            assertThat(AopUtils.isAopProxy(context.getBean(Ledger.class))).isFalse();
+        });
+        database.withPropertyValues("fencing.enabled=false", h2("off")).run(context ->
+                assertThat(context).hasNotFailed().doesNotHaveBean(FenceStore.class));
+    }
+
+    @Test
+    void withoutDataSourceOrInMemoryStartupFailsSayingWhatToAdd() {
+        runner.run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .hasMessageContaining("no DataSource bean")
+                    .hasMessageContaining("spring.datasource.url")
+                    .hasMessageContaining("fencing.store.type=in-memory")
+                    .hasMessageContaining("fencing.enabled=false");
+        });
+    }
+
+    @Test
+    void theMessageWithoutFencingJdbcNamesTheDependency() {
+        assertThat(FencingAutoConfiguration.PropertiesConfigurer.missingStoreMessage(false))
+                .contains("dev.fencing:fencing-jdbc").contains("fencing-jdbc is not on the classpath");
+    }
+
+    @Test
+    void inMemoryStoreIsAnOptIn() {
+        database.withPropertyValues(h2("inmemory"), "fencing.store.type=in-memory").run(context ->
+                assertThat(context).hasNotFailed().hasSingleBean(FenceStore.class)
+                        .getBean(FenceStore.class).isExactlyInstanceOf(InMemoryFenceStore.class));
+    }
+
+    @Test
+    void aDataSourceGivesAJdbcStoreOnTheApplicationsTransactionManagerWithItsProperties() {
+        database.withPropertyValues(h2("store"), "fencing.store.jdbc.lock-timeout=2s").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(JdbcFenceStore.class).doesNotHaveBean(TokenIssuer.class);
+            JdbcFenceStore store = context.getBean(JdbcFenceStore.class);
+            assertThat(store.table()).isEqualTo("fencing_max_seen");
+            assertThat(store.lockTimeout()).isEqualTo(Duration.ofSeconds(2));
+        });
+        database.withPropertyValues(h2("storetable"), "fencing.store.jdbc.table=other_fence").run(context -> {
+            // the table is checked at startup: a name that does not exist fails, naming it
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("other_fence");
+        });
+    }
+
+    @Test
+    void theUsersStoreAndIssuerWin() {
+        database.withPropertyValues(h2("userbeans"), "fencing.issuer.type=jdbc")
+                .withBean("myStore", FenceStore.class, InMemoryFenceStore::new)
+                .withBean("myIssuer", TokenIssuer.class, dev.fencing.issuer.InMemoryTokenIssuer::new)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().doesNotHaveBean(JdbcFenceStore.class)
+                            .doesNotHaveBean(JdbcTokenIssuer.class);
+                    assertThat(context.getBeansOfType(FenceStore.class)).containsOnlyKeys("myStore");
+                    assertThat(context.getBeansOfType(TokenIssuer.class)).containsOnlyKeys("myIssuer");
+                });
+    }
+
+    @Test
+    void issuerTypeJdbcGivesAJdbcTokenIssuerWithItsProperties() {
+        database.withPropertyValues(h2("issuer"), "fencing.issuer.type=jdbc", "fencing.issuer.jdbc.lease-time=1m")
+                .withBean(AcquiringLedger.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(JdbcTokenIssuer.class);
+                    assertThat(context.getBean(JdbcTokenIssuer.class).table()).isEqualTo("fencing_lease");
+                    assertThat(context.getBean(AcquiringLedger.class).post()).isEqualTo("posted");
+                });
+        // without the issuer, an acquiring method fails startup (the startup check of fencing-spring)
+        database.withPropertyValues(h2("noissuer")).withBean(AcquiringLedger.class).run(context ->
+                assertThat(context).hasFailed());
+    }
+
+    @Test
+    void acquireTimeoutDefaultsToTenSecondsAndIsAProperty() {
+        runner.withPropertyValues("fencing.store.type=in-memory").run(context ->
+                assertThat(context.getBean(FencingConfigurer.class).acquireTimeout())
+                        .isEqualTo(Duration.ofSeconds(10)));
+        runner.withPropertyValues("fencing.store.type=in-memory", "fencing.acquire-timeout=250ms").run(context ->
+                assertThat(context.getBean(FencingConfigurer.class).acquireTimeout())
+                        .isEqualTo(Duration.ofMillis(250)));
+    }
+
+    @EnableFencing(allowInMemoryStore = true)
+    @Configuration(proxyBeanMethods = false)
+    static class UserEnabled {
+    }
+
+    @Test
+    void theUsersEnableFencingMakesTheAutoConfigurationBackOff() {
+        runner.withUserConfiguration(UserEnabled.class).withPropertyValues("fencing.acquire-timeout=1s").run(context -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(FencingConfigurer.class);
+            assertThat(fencingAdvisors(context)).hasSize(1);
+            Ledger ledger = context.getBean(Ledger.class);
+            assertThat(FencingContext.call(new FencingToken("ledger", 2, "a"), ledger::post)).isEqualTo("posted");
+            assertThatThrownBy(() -> FencingContext.call(new FencingToken("ledger", 1, "a"), ledger::post))
+                    .isInstanceOf(StaleTokenException.class);
+        });
+    }
+
+    /** Records whether a transaction was active when the check ran. */
+    static final class RecordingStore implements FenceStore {
+        final InMemoryFenceStore delegate = new InMemoryFenceStore();
+        final List<Boolean> transactionActiveAtCheck = new CopyOnWriteArrayList<>();
+
+        @Override
+        public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+            transactionActiveAtCheck.add(TransactionSynchronizationManager.isActualTransactionActive());
+            return delegate.fence(resource, token, write);
+        }
+    }
+
+    public static class MethodTransactional {
+        @Transactional
+        @Fenced(resource = "orders")
+        public void save() {
+        }
+    }
+
+    @Transactional
+    public static class TypeTransactional {
+        @Fenced(resource = "orders")
+        public void save() {
+        }
+    }
+
+    @Test
+    void transactionalAndFencedOnOneMethodRunTheCheckInsideBootsTransaction() {
+        database.withPropertyValues(h2("txmethod")).withBean(RecordingStore.class).withBean(MethodTransactional.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    FencingContext.run(new FencingToken("orders", 1, "h"),
+                            () -> context.getBean(MethodTransactional.class).save());
+                    assertThat(context.getBean(RecordingStore.class).transactionActiveAtCheck).containsExactly(true);
+                });
+    }
+
+    @Test
+    void classLevelTransactionalAndFencedRunTheCheckInsideBootsTransaction() {
+        database.withPropertyValues(h2("txtype")).withBean(RecordingStore.class).withBean(TypeTransactional.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    FencingContext.run(new FencingToken("orders", 1, "h"),
+                            () -> context.getBean(TypeTransactional.class).save());
+                    assertThat(context.getBean(RecordingStore.class).transactionActiveAtCheck).containsExactly(true);
+                });
+    }
+
+    @Test
+    void withBootsAspectJAutoProxyingTheCheckStillRunsInsideTheTransaction() {
+        database.withConfiguration(AutoConfigurations.of(AopAutoConfiguration.class))
+                .withPropertyValues(h2("txaspectj")).withBean(RecordingStore.class)
+                .withBean(MethodTransactional.class).withBean(TypeTransactional.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME);
+                    assertThat(context.getBean(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME))
+                            .isInstanceOf(AnnotationAwareAspectJAutoProxyCreator.class);
+                    FencingContext.run(new FencingToken("orders", 1, "h"),
+                            () -> context.getBean(MethodTransactional.class).save());
+                    FencingContext.run(new FencingToken("orders", 2, "h"),
+                            () -> context.getBean(TypeTransactional.class).save());
+                    assertThat(context.getBean(RecordingStore.class).transactionActiveAtCheck)
+                            .containsExactly(true, true);
+                });
+    }
+
+    private final WebApplicationContextRunner web = new WebApplicationContextRunner()
+            .withConfiguration(FENCING).withPropertyValues("fencing.store.type=in-memory");
+
+    @Test
+    void aServletApplicationGetsTheExceptionAdviceButNoFilterWithoutUrlPatterns() {
+        web.run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(FencingExceptionAdvice.class)
+                    .doesNotHaveBean(FilterRegistrationBean.class);
+        });
+        runner.withPropertyValues("fencing.store.type=in-memory", "fencing.web.filter.url-patterns=/internal/*")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FencingExceptionAdvice.class)
+                        .doesNotHaveBean(FilterRegistrationBean.class));
+    }
+
+    @Test
+    void theTokenFilterOnlyWithUrlPatterns() {
+        web.withPropertyValues("fencing.web.filter.url-patterns=/internal/*,/jobs/*").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(FilterRegistrationBean.class);
+            assertThat(context.getBean(FilterRegistrationBean.class).getUrlPatterns())
+                    .containsExactly("/internal/*", "/jobs/*");
+        });
+        web.withPropertyValues("fencing.web.filter.url-patterns[0]=/internal/*").run(context ->
+                assertThat(context).hasSingleBean(FilterRegistrationBean.class));
+    }
+
+    private static List<Advisor> fencingAdvisors(org.springframework.context.ApplicationContext context) {
+        return context.getBeansOfType(Advisor.class).values().stream()
+                .filter(advisor -> advisor.getClass().getSimpleName().equals("FencingAdvisor")).toList();
+    }
+}

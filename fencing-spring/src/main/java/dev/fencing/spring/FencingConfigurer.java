@@ -1,0 +1,29 @@
+package dev.fencing.spring;
+
+import java.time.Duration;
+
+/**
+ * Optional settings for {@code @EnableFencing} that come from outside the annotation, such as the Spring Boot
+ * auto-configuration's {@code fencing.*} properties. When the context holds one bean of this type, its non-null
+ * answers replace the annotation's; it is looked up on first use (when the context's singletons exist), never while
+ * bean post-processors are being registered.
+ */
+public interface FencingConfigurer {
+
+    /**
+     * How long {@code @Fenced(acquire = true)} waits for a lock; {@code null} (default) keeps
+     * {@link EnableFencing#acquireTimeoutMillis()}.
+     */
+    default Duration acquireTimeout() {
+        return null;
+    }
+
+    /**
+     * What the startup failure says when the context has no {@code FenceStore} bean (and no in-memory fallback was
+     * allowed): how to add one in this kind of application; {@code null} (default) keeps the message for plain Spring
+     * applications, which shows a store bean definition.
+     */
+    default String missingStoreMessage() {
+        return null;
+    }
+}
