@@ -174,8 +174,33 @@ public class FencingProperties {
 
         private final Filter filter = new Filter();
 
+        private final Client client = new Client();
+
         public Filter getFilter() {
             return filter;
+        }
+
+        public Client getClient() {
+            return client;
+        }
+    }
+
+    /** The {@code RestClient} interceptor that sends the bound tokens in the {@code Fencing-Token} header. */
+    public static class Client {
+
+        /**
+         * The hosts the application's {@code RestClient}s send the bound tokens to, e.g. {@code ledger.internal} (any
+         * port) or {@code billing:8443} (that port only). No default: tokens are sent only to services that check
+         * them, so without hosts no interceptor is added.
+         */
+        private List<String> propagateTo = new ArrayList<>();
+
+        public List<String> getPropagateTo() {
+            return propagateTo;
+        }
+
+        public void setPropagateTo(List<String> propagateTo) {
+            this.propagateTo = propagateTo;
         }
     }
 
