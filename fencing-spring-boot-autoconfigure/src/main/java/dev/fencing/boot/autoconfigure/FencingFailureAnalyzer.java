@@ -36,8 +36,9 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
                     + "methods unchecked: fencing.enabled=false.\n");
         }
         if (text.contains("acquire = true") && text.contains("TokenIssuer")) {
-            action.append("Configure an issuer for @Fenced(acquire = true): fencing.issuer.type=jdbc (with the lease "
-                    + "table) or a TokenIssuer bean of your own (ZooKeeper, etcd).\n");
+            action.append("Configure an issuer for @Fenced(acquire = true): fencing.issuer.type=jdbc (with the "
+                    + "lease table), fencing.issuer.type=zookeeper (with fencing.issuer.zookeeper.connect-string) or "
+                    + "a TokenIssuer bean of your own.\n");
         }
         if (action.isEmpty()) {
             action.append("Fix each problem the description names, as its line says (each names the method and what "

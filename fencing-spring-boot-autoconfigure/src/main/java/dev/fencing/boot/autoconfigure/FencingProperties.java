@@ -117,10 +117,15 @@ public class FencingProperties {
     /** Who hands out tokens for {@code @Fenced(acquire = true)}. */
     public static class Issuer {
 
-        /** Which issuer: {@code none} (default: no acquiring fence points) or {@code jdbc} (a lease table). */
+        /**
+         * Which issuer: {@code none} (default: no acquiring fence points), {@code jdbc} (a lease table) or
+         * {@code zookeeper} (Curator locks).
+         */
         private IssuerType type = IssuerType.NONE;
 
         private final JdbcIssuer jdbc = new JdbcIssuer();
+
+        private final ZooKeeperIssuer zookeeper = new ZooKeeperIssuer();
 
         public IssuerType getType() {
             return type;
@@ -132,6 +137,53 @@ public class FencingProperties {
 
         public JdbcIssuer getJdbc() {
             return jdbc;
+        }
+
+        public ZooKeeperIssuer getZookeeper() {
+            return zookeeper;
+        }
+    }
+
+    /** The ZooKeeper issuer (fencing-zookeeper): tokens are the lock nodes' creation zxids. */
+    public static class ZooKeeperIssuer {
+
+        /**
+         * The ZooKeeper ensemble, e.g. {@code zk1:2181,zk2:2181,zk3:2181}. No default: required unless the
+         * application has a (started) {@code CuratorFramework} bean, which is then used instead.
+         */
+        private String connectString;
+
+        /** The parent path of the lock nodes. */
+        private String lockPath = "/fencing/locks";
+
+        /**
+         * The ZooKeeper session timeout of the Curator client the starter creates (the server bounds it); when the
+         * session ends, the lock nodes go with it and leases held are marked lost.
+         */
+        private Duration sessionTimeout = Duration.ofSeconds(60);
+
+        public String getConnectString() {
+            return connectString;
+        }
+
+        public void setConnectString(String connectString) {
+            this.connectString = connectString;
+        }
+
+        public String getLockPath() {
+            return lockPath;
+        }
+
+        public void setLockPath(String lockPath) {
+            this.lockPath = lockPath;
+        }
+
+        public Duration getSessionTimeout() {
+            return sessionTimeout;
+        }
+
+        public void setSessionTimeout(Duration sessionTimeout) {
+            this.sessionTimeout = sessionTimeout;
         }
     }
 
@@ -166,7 +218,9 @@ public class FencingProperties {
         /** None: only fence points that check a caller's token work. */
         NONE,
         /** A {@code JdbcTokenIssuer} on the application's DataSource. */
-        JDBC
+        JDBC,
+        /** A {@code ZooKeeperTokenIssuer} (fencing-zookeeper), on a {@code CuratorFramework} bean or its own. */
+        ZOOKEEPER
     }
 
     /** Tokens over HTTP. */
