@@ -37,8 +37,9 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
         }
         if (text.contains("acquire = true") && text.contains("TokenIssuer")) {
             action.append("Configure an issuer for @Fenced(acquire = true): fencing.issuer.type=jdbc (with the "
-                    + "lease table), fencing.issuer.type=zookeeper (with fencing.issuer.zookeeper.connect-string) or "
-                    + "a TokenIssuer bean of your own.\n");
+                    + "lease table), fencing.issuer.type=zookeeper (with fencing.issuer.zookeeper.connect-string), "
+                    + "fencing.issuer.type=etcd (with fencing.issuer.etcd.endpoints) or a TokenIssuer bean of your "
+                    + "own.\n");
         }
         if (action.isEmpty()) {
             action.append("Fix each problem the description names, as its line says (each names the method and what "

@@ -118,14 +118,16 @@ public class FencingProperties {
     public static class Issuer {
 
         /**
-         * Which issuer: {@code none} (default: no acquiring fence points), {@code jdbc} (a lease table) or
-         * {@code zookeeper} (Curator locks).
+         * Which issuer: {@code none} (default: no acquiring fence points), {@code jdbc} (a lease table),
+         * {@code zookeeper} (Curator locks) or {@code etcd} (etcd locks).
          */
         private IssuerType type = IssuerType.NONE;
 
         private final JdbcIssuer jdbc = new JdbcIssuer();
 
         private final ZooKeeperIssuer zookeeper = new ZooKeeperIssuer();
+
+        private final EtcdIssuer etcd = new EtcdIssuer();
 
         public IssuerType getType() {
             return type;
@@ -141,6 +143,53 @@ public class FencingProperties {
 
         public ZooKeeperIssuer getZookeeper() {
             return zookeeper;
+        }
+
+        public EtcdIssuer getEtcd() {
+            return etcd;
+        }
+    }
+
+    /** The etcd issuer (fencing-etcd): tokens are the lock keys' creation revisions. */
+    public static class EtcdIssuer {
+
+        /**
+         * The etcd endpoints, e.g. {@code http://etcd1:2379,http://etcd2:2379}. No default: required unless the
+         * application has a jetcd {@code Client} bean, which is then used instead.
+         */
+        private List<String> endpoints = new ArrayList<>();
+
+        /** The key prefix of the lock keys. */
+        private String lockPrefix = "/fencing/locks/";
+
+        /**
+         * The time-to-live of the session lease, kept alive while the application runs (at least one second); a
+         * holder that cannot keep it alive that long loses its locks.
+         */
+        private Duration leaseTtl = Duration.ofSeconds(10);
+
+        public List<String> getEndpoints() {
+            return endpoints;
+        }
+
+        public void setEndpoints(List<String> endpoints) {
+            this.endpoints = endpoints;
+        }
+
+        public String getLockPrefix() {
+            return lockPrefix;
+        }
+
+        public void setLockPrefix(String lockPrefix) {
+            this.lockPrefix = lockPrefix;
+        }
+
+        public Duration getLeaseTtl() {
+            return leaseTtl;
+        }
+
+        public void setLeaseTtl(Duration leaseTtl) {
+            this.leaseTtl = leaseTtl;
         }
     }
 
@@ -220,7 +269,9 @@ public class FencingProperties {
         /** A {@code JdbcTokenIssuer} on the application's DataSource. */
         JDBC,
         /** A {@code ZooKeeperTokenIssuer} (fencing-zookeeper), on a {@code CuratorFramework} bean or its own. */
-        ZOOKEEPER
+        ZOOKEEPER,
+        /** An {@code EtcdTokenIssuer} (fencing-etcd), on a jetcd {@code Client} bean or its own. */
+        ETCD
     }
 
     /** Tokens over HTTP. */
