@@ -117,10 +117,17 @@ public class FencingProperties {
     /** Who hands out tokens for {@code @Fenced(acquire = true)}. */
     public static class Issuer {
 
-        /** Which issuer: {@code none} (default: no acquiring fence points) or {@code jdbc} (a lease table). */
+        /**
+         * Which issuer: {@code none} (default: no acquiring fence points), {@code jdbc} (a lease table),
+         * {@code zookeeper} (Curator locks) or {@code etcd} (etcd locks).
+         */
         private IssuerType type = IssuerType.NONE;
 
         private final JdbcIssuer jdbc = new JdbcIssuer();
+
+        private final ZooKeeperIssuer zookeeper = new ZooKeeperIssuer();
+
+        private final EtcdIssuer etcd = new EtcdIssuer();
 
         public IssuerType getType() {
             return type;
@@ -132,6 +139,100 @@ public class FencingProperties {
 
         public JdbcIssuer getJdbc() {
             return jdbc;
+        }
+
+        public ZooKeeperIssuer getZookeeper() {
+            return zookeeper;
+        }
+
+        public EtcdIssuer getEtcd() {
+            return etcd;
+        }
+    }
+
+    /** The etcd issuer (fencing-etcd): tokens are the lock keys' creation revisions. */
+    public static class EtcdIssuer {
+
+        /**
+         * The etcd endpoints, e.g. {@code http://etcd1:2379,http://etcd2:2379}. No default: required unless the
+         * application has a jetcd {@code Client} bean, which is then used instead.
+         */
+        private List<String> endpoints = new ArrayList<>();
+
+        /** The key prefix of the lock keys. */
+        private String lockPrefix = "/fencing/locks/";
+
+        /**
+         * The time-to-live of the session lease, kept alive while the application runs (at least one second); a
+         * holder that cannot keep it alive that long loses its locks.
+         */
+        private Duration leaseTtl = Duration.ofSeconds(10);
+
+        public List<String> getEndpoints() {
+            return endpoints;
+        }
+
+        public void setEndpoints(List<String> endpoints) {
+            this.endpoints = endpoints;
+        }
+
+        public String getLockPrefix() {
+            return lockPrefix;
+        }
+
+        public void setLockPrefix(String lockPrefix) {
+            this.lockPrefix = lockPrefix;
+        }
+
+        public Duration getLeaseTtl() {
+            return leaseTtl;
+        }
+
+        public void setLeaseTtl(Duration leaseTtl) {
+            this.leaseTtl = leaseTtl;
+        }
+    }
+
+    /** The ZooKeeper issuer (fencing-zookeeper): tokens are the lock nodes' creation zxids. */
+    public static class ZooKeeperIssuer {
+
+        /**
+         * The ZooKeeper ensemble, e.g. {@code zk1:2181,zk2:2181,zk3:2181}. No default: required unless the
+         * application has a (started) {@code CuratorFramework} bean, which is then used instead.
+         */
+        private String connectString;
+
+        /** The parent path of the lock nodes. */
+        private String lockPath = "/fencing/locks";
+
+        /**
+         * The ZooKeeper session timeout of the Curator client the starter creates (the server bounds it); when the
+         * session ends, the lock nodes go with it and leases held are marked lost.
+         */
+        private Duration sessionTimeout = Duration.ofSeconds(60);
+
+        public String getConnectString() {
+            return connectString;
+        }
+
+        public void setConnectString(String connectString) {
+            this.connectString = connectString;
+        }
+
+        public String getLockPath() {
+            return lockPath;
+        }
+
+        public void setLockPath(String lockPath) {
+            this.lockPath = lockPath;
+        }
+
+        public Duration getSessionTimeout() {
+            return sessionTimeout;
+        }
+
+        public void setSessionTimeout(Duration sessionTimeout) {
+            this.sessionTimeout = sessionTimeout;
         }
     }
 
@@ -166,7 +267,11 @@ public class FencingProperties {
         /** None: only fence points that check a caller's token work. */
         NONE,
         /** A {@code JdbcTokenIssuer} on the application's DataSource. */
-        JDBC
+        JDBC,
+        /** A {@code ZooKeeperTokenIssuer} (fencing-zookeeper), on a {@code CuratorFramework} bean or its own. */
+        ZOOKEEPER,
+        /** An {@code EtcdTokenIssuer} (fencing-etcd), on a jetcd {@code Client} bean or its own. */
+        ETCD
     }
 
     /** Tokens over HTTP. */
@@ -174,8 +279,33 @@ public class FencingProperties {
 
         private final Filter filter = new Filter();
 
+        private final Client client = new Client();
+
         public Filter getFilter() {
             return filter;
+        }
+
+        public Client getClient() {
+            return client;
+        }
+    }
+
+    /** The {@code RestClient} interceptor that sends the bound tokens in the {@code Fencing-Token} header. */
+    public static class Client {
+
+        /**
+         * The hosts the application's {@code RestClient}s send the bound tokens to, e.g. {@code ledger.internal} (any
+         * port) or {@code billing:8443} (that port only). No default: tokens are sent only to services that check
+         * them, so without hosts no interceptor is added.
+         */
+        private List<String> propagateTo = new ArrayList<>();
+
+        public List<String> getPropagateTo() {
+            return propagateTo;
+        }
+
+        public void setPropagateTo(List<String> propagateTo) {
+            this.propagateTo = propagateTo;
         }
     }
 

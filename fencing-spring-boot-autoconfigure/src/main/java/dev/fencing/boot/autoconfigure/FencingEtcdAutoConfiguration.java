@@ -1,0 +1,62 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.etcd.EtcdTokenIssuer;
+import dev.fencing.issuer.TokenIssuer;
+import io.etcd.jetcd.Client;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.util.List;
+
+/**
+ * With {@code fencing.issuer.type=etcd} and fencing-etcd on the classpath: an {@link EtcdTokenIssuer} on the
+ * application's jetcd {@link Client} bean when it has one, otherwise on a client the starter creates for
+ * {@code fencing.issuer.etcd.endpoints} (and closes on shutdown). Backs off when the application defines its own
+ * {@link TokenIssuer}.
+ */
+@AutoConfiguration(after = FencingAutoConfiguration.class)
+@ConditionalOnClass({EtcdTokenIssuer.class, Client.class})
+@ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
+@ConditionalOnProperty(name = "fencing.issuer.type", havingValue = "etcd")
+@EnableConfigurationProperties(FencingProperties.class)
+public class FencingEtcdAutoConfiguration {
+
+    static final String ENDPOINTS = "fencing.issuer.etcd.endpoints";
+
+    @Bean
+    @ConditionalOnMissingBean(TokenIssuer.class)
+    EtcdTokenIssuer tokenIssuer(Client etcd, FencingProperties properties, ObjectProvider<MeterRegistry> registry) {
+        FencingProperties.EtcdIssuer settings = properties.getIssuer().getEtcd();
+        String endpoints = settings.getEndpoints().isEmpty()
+                ? "the application's etcd Client" : String.join(",", settings.getEndpoints());
+        return new EtcdTokenIssuer(etcd, endpoints, settings.getLockPrefix(), settings.getLeaseTtl(),
+                registry.getIfUnique());
+    }
+
+    /** The jetcd client, when the application has none. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingBean(Client.class)
+    static class ClientConfiguration {
+
+        @Bean(destroyMethod = "close")
+        Client fencingEtcdClient(FencingProperties properties) {
+            List<String> endpoints = properties.getIssuer().getEtcd().getEndpoints().stream()
+                    .map(String::trim).filter(endpoint -> !endpoint.isEmpty()).toList();
+            if (endpoints.isEmpty()) {
+                throw new FencingConfigurationException("fencing.issuer.type=etcd needs the etcd endpoints: set "
+                        + ENDPOINTS + " (e.g. http://etcd1:2379,http://etcd2:2379), or define a jetcd Client bean, "
+                        + "which the issuer then uses");
+            }
+            return Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
+        }
+    }
+}

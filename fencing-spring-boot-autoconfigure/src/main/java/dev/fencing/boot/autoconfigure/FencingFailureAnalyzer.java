@@ -1,0 +1,50 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.FencingConfigurationException;
+import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+
+/**
+ * Startup failures of fencing as Spring Boot reports them: for a {@link FencingConfigurationException} anywhere in
+ * the cause chain, a Description (the exception's message, which names each method and what is wrong, and the bean
+ * whose creation failed) and an Action (the fix), instead of a stack trace under whichever bean happened to trigger
+ * the check. Registered in {@code META-INF/spring.factories}.
+ */
+public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfigurationException> {
+
+    static final String DOCS = "Every startup failure of fencing and its fix: docs/startup-checks.md (and the README's "
+            + "\"Spring Boot\" section).";
+
+    @Override
+    protected FailureAnalysis analyze(Throwable rootFailure, FencingConfigurationException cause) {
+        BeanCreationException creation = findCause(rootFailure, BeanCreationException.class);
+        String bean = creation != null && creation.getBeanName() != null
+                ? " (while creating bean '" + creation.getBeanName() + "')" : "";
+        String description = "Fencing refused to start" + bean + ":\n\n" + cause.getMessage();
+        return new FailureAnalysis(description, action(cause.getMessage()), cause);
+    }
+
+    /** The fix: the specific one for the failures the starter's properties solve, then where all are listed. */
+    static String action(String message) {
+        String text = message == null ? "" : message;
+        StringBuilder action = new StringBuilder();
+        if (text.contains("found no FenceStore")) {
+            action.append("Give fencing a shared store: a database (spring.datasource.url, with fencing-jdbc and the "
+                    + "fence table fencing_max_seen or the one fencing.store.jdbc.table names) or a FenceStore bean of "
+                    + "your own. For tests and demos in one JVM only: fencing.store.type=in-memory. To run @Fenced "
+                    + "methods unchecked: fencing.enabled=false.\n");
+        }
+        if (text.contains("acquire = true") && text.contains("TokenIssuer")) {
+            action.append("Configure an issuer for @Fenced(acquire = true): fencing.issuer.type=jdbc (with the "
+                    + "lease table), fencing.issuer.type=zookeeper (with fencing.issuer.zookeeper.connect-string), "
+                    + "fencing.issuer.type=etcd (with fencing.issuer.etcd.endpoints) or a TokenIssuer bean of your "
+                    + "own.\n");
+        }
+        if (action.isEmpty()) {
+            action.append("Fix each problem the description names, as its line says (each names the method and what "
+                    + "to change).\n");
+        }
+        return action.append(DOCS).toString();
+    }
+}

@@ -1,0 +1,55 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.web.FencingTokenClientInterceptor;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.restclient.RestClientCustomizer;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+import java.util.List;
+
+/**
+ * The client side of fencing-web: a {@link RestClientCustomizer} that adds a {@link FencingTokenClientInterceptor}
+ * to the {@code RestClient.Builder}s Boot builds, sending the bound tokens only to the hosts
+ * {@code fencing.web.client.propagate-to} names. No hosts, no customizer: a token tells whoever receives it which lock
+ * its holder has, so it goes only where it is checked.
+ */
+@AutoConfiguration(after = FencingAutoConfiguration.class)
+@ConditionalOnClass({FencingTokenClientInterceptor.class, RestClientCustomizer.class})
+@ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
+@Conditional(FencingRestClientAutoConfiguration.PropagateToSet.class)
+@EnableConfigurationProperties(FencingProperties.class)
+public class FencingRestClientAutoConfiguration {
+
+    static final String PROPAGATE_TO = "fencing.web.client.propagate-to";
+
+    @Bean
+    @ConditionalOnMissingBean(name = "fencingRestClientCustomizer")
+    RestClientCustomizer fencingRestClientCustomizer(FencingProperties properties) {
+        FencingTokenClientInterceptor interceptor =
+                FencingTokenClientInterceptor.forHosts(properties.getWeb().getClient().getPropagateTo());
+        return builder -> builder.requestInterceptor(interceptor);
+    }
+
+    /** {@code fencing.web.client.propagate-to} holds at least one host (comma-separated or indexed). */
+    static final class PropagateToSet extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            List<String> hosts = Binder.get(context.getEnvironment())
+                    .bind(PROPAGATE_TO, Bindable.listOf(String.class)).orElse(List.of());
+            return hosts.isEmpty()
+                    ? ConditionOutcome.noMatch(PROPAGATE_TO + " is not set: tokens are sent to no host")
+                    : ConditionOutcome.match(PROPAGATE_TO + " is " + hosts);
+        }
+    }
+}

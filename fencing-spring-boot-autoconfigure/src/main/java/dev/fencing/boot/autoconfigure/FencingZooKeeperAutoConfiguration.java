@@ -1,0 +1,66 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.zookeeper.ZooKeeperTokenIssuer;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * With {@code fencing.issuer.type=zookeeper} and fencing-zookeeper on the classpath: a {@link ZooKeeperTokenIssuer}
+ * on the application's {@link CuratorFramework} bean when it has one, otherwise on a Curator client the starter
+ * creates from {@code fencing.issuer.zookeeper.connect-string} (and closes on shutdown). Backs off when the
+ * application defines its own {@link TokenIssuer}.
+ */
+@AutoConfiguration(after = FencingAutoConfiguration.class)
+@ConditionalOnClass({ZooKeeperTokenIssuer.class, CuratorFramework.class})
+@ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
+@ConditionalOnProperty(name = "fencing.issuer.type", havingValue = "zookeeper")
+@EnableConfigurationProperties(FencingProperties.class)
+public class FencingZooKeeperAutoConfiguration {
+
+    static final String CONNECT_STRING = "fencing.issuer.zookeeper.connect-string";
+
+    @Bean
+    @ConditionalOnMissingBean(TokenIssuer.class)
+    ZooKeeperTokenIssuer tokenIssuer(CuratorFramework curator, FencingProperties properties,
+                                     ObjectProvider<MeterRegistry> registry) {
+        return new ZooKeeperTokenIssuer(curator, properties.getIssuer().getZookeeper().getLockPath(),
+                registry.getIfUnique());
+    }
+
+    /** The Curator client, when the application has none. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingBean(CuratorFramework.class)
+    static class CuratorConfiguration {
+
+        @Bean(destroyMethod = "close")
+        CuratorFramework fencingCuratorFramework(FencingProperties properties) {
+            FencingProperties.ZooKeeperIssuer zookeeper = properties.getIssuer().getZookeeper();
+            String connectString = zookeeper.getConnectString();
+            if (connectString == null || connectString.isBlank()) {
+                throw new FencingConfigurationException("fencing.issuer.type=zookeeper needs the ZooKeeper ensemble: "
+                        + "set " + CONNECT_STRING + " (e.g. zk1:2181,zk2:2181,zk3:2181), or define a started "
+                        + "CuratorFramework bean, which the issuer then uses");
+            }
+            CuratorFramework curator = CuratorFrameworkFactory.builder()
+                    .connectString(connectString)
+                    .sessionTimeoutMs(Math.toIntExact(zookeeper.getSessionTimeout().toMillis()))
+                    .retryPolicy(new ExponentialBackoffRetry(1000, 3))
+                    .build();
+            curator.start();
+            return curator;
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package dev.fencing.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.annotation.Fenced;
+import dev.fencing.context.FencingContext;
+import dev.fencing.etcd.EtcdTokenIssuer;
+import dev.fencing.issuer.InMemoryTokenIssuer;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.token.FencingToken;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.GetOption;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * {@code fencing.issuer.type=etcd}: the issuer on its own jetcd client or the application's, on a real etcd member
+ * (Debian's {@code etcd-server}, as fencing-etcd's tests use), started on a free loopback port.
+ */
+class FencingEtcdAutoConfigurationTest {
+
+    private static Process etcd;
+    private static String endpoint;
+
+    public static class AcquiringLedger {
+        final List<FencingToken> tokens = new CopyOnWriteArrayList<>();
+        final List<Long> lockKeys = new CopyOnWriteArrayList<>();
+
+        @Fenced(resource = "ledger", acquire = true)
+        public String post(Client client, String prefix) throws Exception {
+            tokens.add(FencingContext.current("ledger"));
+            ByteSequence key = ByteSequence.from(prefix, StandardCharsets.UTF_8);
+            lockKeys.add(client.getKVClient().get(key, GetOption.builder().isPrefix(true).build())
+                    .get(10, TimeUnit.SECONDS).getCount());
+            return "posted";
+        }
+
+        public List<FencingToken> tokens() {
+            return tokens;
+        }
+
+        public List<Long> lockKeys() {
+            return lockKeys;
+        }
+    }
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class, FencingEtcdAutoConfiguration.class))
+            .withBean(AcquiringLedger.class)
+            .withPropertyValues("fencing.store.type=in-memory", "fencing.issuer.type=etcd");
+
+    @BeforeAll
+    static void start() throws Exception {
+        int clientPort = freePort();
+        int peerPort = freePort();
+        endpoint = "http://127.0.0.1:" + clientPort;
+        Path data = Files.createTempDirectory(Path.of("target"), "etcd-");
+        etcd = new ProcessBuilder("etcd", "--name", "boot", "--data-dir", data.toString(),
+                "--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
+                "--listen-peer-urls", "http://127.0.0.1:" + peerPort,
+                "--initial-advertise-peer-urls", "http://127.0.0.1:" + peerPort,
+                "--initial-cluster", "boot=http://127.0.0.1:" + peerPort, "--log-level", "warn")
+                .redirectErrorStream(true).redirectOutput(data.resolve("etcd.log").toFile()).start();
+        try (Client client = Client.builder().endpoints(endpoint).build()) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (true) {
+                try {
+                    client.getKVClient().put(ByteSequence.from("/ready", StandardCharsets.UTF_8),
+                            ByteSequence.from("1", StandardCharsets.UTF_8)).get(2, TimeUnit.SECONDS);
+                    break;
+                } catch (Exception e) {
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("etcd did not become ready; log in " + data, e);
+                    }
+                    Thread.sleep(100);
+                }
+            }
+        }
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (etcd != null) {
+            etcd.destroyForcibly();
+            etcd.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    private static int freePort() throws Exception {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+
+    @Test
+    void anIssuerOnItsOwnClientFromTheProperties() {
+        runner.withPropertyValues("fencing.issuer.etcd.endpoints=" + endpoint,
+                "fencing.issuer.etcd.lock-prefix=/boot/locks/", "fencing.issuer.etcd.lease-ttl=5s").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(EtcdTokenIssuer.class).hasBean("fencingEtcdClient");
+            Client client = context.getBean(Client.class);
+            AcquiringLedger ledger = context.getBean(AcquiringLedger.class);
+            assertThat(ledger.post(client, "/boot/locks/")).isEqualTo("posted");
+            assertThat(ledger.post(client, "/boot/locks/")).isEqualTo("posted");
+            assertThat(ledger.lockKeys()).containsExactly(1L, 1L); // the lock key lives under the configured prefix
+            assertThat(ledger.tokens().get(1).value()).isGreaterThan(ledger.tokens().get(0).value());
+        });
+    }
+
+    @Test
+    void theApplicationsClientIsReusedAndNotClosed() throws Exception {
+        try (Client own = Client.builder().endpoints(endpoint).build()) {
+            runner.withBean("etcdClient", Client.class, () -> own, definition -> definition.setDestroyMethodName(""))
+                    .run(context -> {
+                        assertThat(context).hasNotFailed().hasSingleBean(Client.class)
+                                .doesNotHaveBean("fencingEtcdClient").hasSingleBean(EtcdTokenIssuer.class);
+                        assertThat(context.getBean(AcquiringLedger.class).post(own, EtcdTokenIssuer.DEFAULT_PREFIX))
+                                .isEqualTo("posted");
+                    });
+            // still usable after the context closed
+            own.getKVClient().get(ByteSequence.from("/ready", StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void withoutEndpointsOrClientBeanStartupFailsSayingWhatToSet() {
+        runner.run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("fencing.issuer.etcd.endpoints").hasMessageContaining("jetcd Client bean");
+        });
+    }
+
+    @Test
+    void aTokenIssuerOfTheApplicationWinsAndOtherIssuerTypesAddNothing() {
+        runner.withPropertyValues("fencing.issuer.etcd.endpoints=" + endpoint)
+                .withBean("ownIssuer", TokenIssuer.class, InMemoryTokenIssuer::new)
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(TokenIssuer.class)
+                        .doesNotHaveBean(EtcdTokenIssuer.class));
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
+                        FencingEtcdAutoConfiguration.class))
+                .withPropertyValues("fencing.store.type=in-memory", "fencing.issuer.etcd.endpoints=" + endpoint)
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(TokenIssuer.class)
+                        .doesNotHaveBean(Client.class));
+    }
+}

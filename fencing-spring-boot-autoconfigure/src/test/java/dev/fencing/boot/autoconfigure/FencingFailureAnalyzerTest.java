@@ -1,0 +1,101 @@
+package dev.fencing.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.annotation.Fenced;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.BeanCreationException;
+import org.springframework.boot.SpringApplication;
+import org.springframework.boot.WebApplicationType;
+import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.diagnostics.FailureAnalyzer;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+
+/** Fencing's startup failures through Boot's failure analysis: a Description naming the method, and an Action. */
+@ExtendWith(OutputCaptureExtension.class)
+class FencingFailureAnalyzerTest {
+
+    public static class Ledger {
+        @Fenced(resource = "ledger", key = "#acount")
+        public String post(long account) {
+            return "posted";
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration(FencingAutoConfiguration.class)
+    static class BadKeyApplication {
+        @Bean
+        Ledger ledger() {
+            return new Ledger();
+        }
+    }
+
+    private static Throwable start(Map<String, Object> properties) {
+        SpringApplication application = new SpringApplication(BadKeyApplication.class);
+        application.setWebApplicationType(WebApplicationType.NONE);
+        application.setDefaultProperties(properties);
+        return catchThrowable(application::run);
+    }
+
+    @Test
+    void theAnalyzerIsRegisteredForBoot() {
+        // Boot's own analyzers need its constructor arguments: only whether ours loads matters here
+        assertThat(SpringFactoriesLoader.forDefaultResourceLocation().load(FailureAnalyzer.class,
+                SpringFactoriesLoader.ArgumentResolver.none(), SpringFactoriesLoader.FailureHandler.handleMessage(
+                        (message, failure) -> { })))
+                .hasAtLeastOneElementOfType(FencingFailureAnalyzer.class);
+    }
+
+    @Test
+    void aBadKeyFailsTheApplicationWithADescriptionNamingTheMethodAndAnAction(CapturedOutput output) {
+        Throwable failure = start(Map.of("fencing.store.type", "in-memory", "spring.main.banner-mode", "off"));
+        assertThat(failure).isNotNull();
+
+        FailureAnalysis analysis = new FencingFailureAnalyzer().analyze(failure);
+        assertThat(analysis).isNotNull();
+        assertThat(analysis.getCause()).isInstanceOf(FencingConfigurationException.class);
+        assertThat(analysis.getDescription()).startsWith("Fencing refused to start")
+                .contains("Invalid @Fenced configuration").contains("#acount").contains("Ledger.post(long)");
+        assertThat(analysis.getAction()).contains("Fix each problem").endsWith(FencingFailureAnalyzer.DOCS);
+
+        // what Boot printed instead of a stack trace
+        assertThat(output).contains("APPLICATION FAILED TO START").contains("Fencing refused to start")
+                .contains("Ledger.post(long)").contains("docs/startup-checks.md");
+    }
+
+    @Test
+    void noStoreGetsTheStoreFix() {
+        Throwable failure = start(Map.of("spring.main.banner-mode", "off"));
+        FailureAnalysis analysis = new FencingFailureAnalyzer().analyze(failure);
+        assertThat(analysis).isNotNull();
+        assertThat(analysis.getDescription()).contains("found no FenceStore");
+        assertThat(analysis.getAction()).contains("spring.datasource.url").contains("fencing.store.type=in-memory")
+                .contains("fencing.enabled=false").endsWith(FencingFailureAnalyzer.DOCS);
+    }
+
+    @Test
+    void anywhereInTheCauseChainAndTheBeanIsNamed() {
+        FencingConfigurationException cause = new FencingConfigurationException("@Fenced(acquire = true) on "
+                + "Ledger.post(long) needs a TokenIssuer to acquire locks for resource 'ledger', and none is configured");
+        Throwable root = new IllegalStateException("wrapped", new BeanCreationException("ledgerService", "failed",
+                new RuntimeException(cause)));
+        FailureAnalysis analysis = new FencingFailureAnalyzer().analyze(root);
+        assertThat(analysis.getDescription()).contains("bean 'ledgerService'").contains("Ledger.post(long)");
+        assertThat(analysis.getAction()).contains("fencing.issuer.type=jdbc").contains("TokenIssuer bean");
+    }
+
+    @Test
+    void otherFailuresAreNotFencings() {
+        assertThat(new FencingFailureAnalyzer().analyze(new IllegalStateException("not ours"))).isNull();
+    }
+}

@@ -1,0 +1,122 @@
+package dev.fencing.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.annotation.Fenced;
+import dev.fencing.context.FencingContext;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.token.FencingToken;
+import dev.fencing.zookeeper.ZooKeeperTokenIssuer;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** {@code fencing.issuer.type=zookeeper}: the issuer on its own Curator client or the application's, on a real server. */
+class FencingZooKeeperAutoConfigurationTest {
+
+    private static TestingServer server;
+
+    public static class AcquiringLedger {
+        final List<String> lockNodes = new CopyOnWriteArrayList<>();
+        final List<FencingToken> tokens = new CopyOnWriteArrayList<>();
+
+        @Fenced(resource = "ledger", acquire = true)
+        public String post(CuratorFramework curator, String lockPath) throws Exception {
+            tokens.add(FencingContext.current("ledger"));
+            lockNodes.addAll(curator.getChildren().forPath(lockPath));
+            return "posted";
+        }
+
+        public List<String> lockNodes() {
+            return lockNodes;
+        }
+
+        public List<FencingToken> tokens() {
+            return tokens;
+        }
+    }
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
+                    FencingZooKeeperAutoConfiguration.class))
+            .withBean(AcquiringLedger.class)
+            .withPropertyValues("fencing.store.type=in-memory", "fencing.issuer.type=zookeeper");
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = new TestingServer(true);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        server.close();
+    }
+
+    @Test
+    void anIssuerOnItsOwnCuratorClientFromTheProperties() {
+        runner.withPropertyValues("fencing.issuer.zookeeper.connect-string=" + server.getConnectString(),
+                "fencing.issuer.zookeeper.lock-path=/boot/locks",
+                "fencing.issuer.zookeeper.session-timeout=20s").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(ZooKeeperTokenIssuer.class)
+                    .hasBean("fencingCuratorFramework");
+            CuratorFramework curator = context.getBean(CuratorFramework.class);
+            AcquiringLedger ledger = context.getBean(AcquiringLedger.class);
+            assertThat(ledger.post(curator, "/boot/locks")).isEqualTo("posted");
+            assertThat(ledger.post(curator, "/boot/locks")).isEqualTo("posted");
+            assertThat(ledger.lockNodes()).hasSize(2); // one lock node under the configured path per call
+            assertThat(ledger.tokens()).hasSize(2);
+            assertThat(ledger.tokens().get(1).value()).isGreaterThan(ledger.tokens().get(0).value());
+            assertThat(curator.getZookeeperClient().getLastNegotiatedSessionTimeoutMs()).isEqualTo(20_000);
+        });
+    }
+
+    @Test
+    void theApplicationsCuratorFrameworkIsReusedAndNotClosed() throws Exception {
+        try (CuratorFramework own = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100))) {
+            own.start();
+            runner.withBean("curator", CuratorFramework.class, () -> own, definition -> definition.setDestroyMethodName(""))
+                    .run(context -> {
+                        assertThat(context).hasNotFailed().hasSingleBean(CuratorFramework.class)
+                                .doesNotHaveBean("fencingCuratorFramework").hasSingleBean(ZooKeeperTokenIssuer.class);
+                        AcquiringLedger ledger = context.getBean(AcquiringLedger.class);
+                        assertThat(ledger.post(own, ZooKeeperTokenIssuer.DEFAULT_BASE_PATH)).isEqualTo("posted");
+                        assertThat(ledger.lockNodes()).hasSize(1);
+                    });
+            assertThat(own.getZookeeperClient().isConnected()).isTrue();
+        }
+    }
+
+    @Test
+    void withoutConnectStringOrCuratorBeanStartupFailsSayingWhatToSet() {
+        runner.run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("fencing.issuer.zookeeper.connect-string")
+                    .hasMessageContaining("CuratorFramework bean");
+        });
+    }
+
+    @Test
+    void aTokenIssuerOfTheApplicationWinsAndOtherIssuerTypesAddNothing() {
+        runner.withPropertyValues("fencing.issuer.zookeeper.connect-string=" + server.getConnectString())
+                .withBean("ownIssuer", TokenIssuer.class, () -> new dev.fencing.issuer.InMemoryTokenIssuer())
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(TokenIssuer.class)
+                        .doesNotHaveBean(ZooKeeperTokenIssuer.class));
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
+                        FencingZooKeeperAutoConfiguration.class))
+                .withPropertyValues("fencing.store.type=in-memory",
+                        "fencing.issuer.zookeeper.connect-string=" + server.getConnectString())
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(TokenIssuer.class)
+                        .doesNotHaveBean(CuratorFramework.class));
+    }
+}
