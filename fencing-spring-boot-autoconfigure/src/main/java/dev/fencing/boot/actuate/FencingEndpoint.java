@@ -19,7 +19,8 @@ import java.util.TreeMap;
 /**
  * {@code /actuator/fencing}: the configuration in effect (store and table, issuer, acquire timeout, lock timeout) and
  * the {@code fencing.checks} and {@code fencing.acquisitions} counts per resource and outcome, read from the
- * {@link MeterRegistry} on request (nothing is recorded for this endpoint on a fenced call).
+ * {@link MeterRegistry} on request (nothing is recorded for this endpoint on an accepted call), and the last
+ * rejections ({@link FencingRejections}).
  * {@code /actuator/fencing/{resource}}: one resource's counts and, with a {@code JdbcFenceStore}, its committed
  * max_seen. Read-only; exposed like every Boot endpoint ({@code management.endpoints.web.exposure.include}).
  */
@@ -30,6 +31,7 @@ public class FencingEndpoint {
     private final TokenIssuer issuer;
     private final Duration acquireTimeout;
     private final MeterRegistry registry;
+    private final FencingRejections rejections;
 
     /**
      * @param store          the application's fence store
@@ -38,6 +40,13 @@ public class FencingEndpoint {
      * @param registry       where the guard's counters are, {@code null} when the application has none
      */
     public FencingEndpoint(FenceStore store, TokenIssuer issuer, Duration acquireTimeout, MeterRegistry registry) {
+        this(store, issuer, acquireTimeout, registry, null);
+    }
+
+    /** As above, showing the last rejections {@code rejections} recorded ({@code null}: none shown). */
+    public FencingEndpoint(FenceStore store, TokenIssuer issuer, Duration acquireTimeout, MeterRegistry registry,
+                           FencingRejections rejections) {
+        this.rejections = rejections;
         this.store = Objects.requireNonNull(store, "store");
         this.issuer = issuer;
         this.acquireTimeout = acquireTimeout;
@@ -55,6 +64,9 @@ public class FencingEndpoint {
         }
         result.put("checks", counts(FencingMetrics.CHECKS, null));
         result.put("acquisitions", counts(FencingMetrics.ACQUISITIONS, null));
+        if (rejections != null) {
+            result.put("rejections", rejections.recent());
+        }
         return result;
     }
 

@@ -2,6 +2,7 @@ package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.boot.actuate.FencingEndpoint;
 import dev.fencing.boot.actuate.FencingHealthIndicator;
+import dev.fencing.boot.actuate.FencingRejections;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.store.FenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -49,14 +50,24 @@ public class FencingActuatorAutoConfiguration {
     @ConditionalOnAvailableEndpoint(FencingEndpoint.class)
     static class EndpointConfiguration {
 
+        /** Fed by the fence guard only when a check rejects (a {@code RejectionListener}). */
+        @Bean
+        @ConditionalOnMissingBean
+        FencingRejections fencingRejections(ObjectProvider<FencingProperties> properties) {
+            FencingProperties props = properties.getIfAvailable();
+            return new FencingRejections(FencingRejections.DEFAULT_CAPACITY,
+                    props != null && props.getActuator().isShowHolders());
+        }
+
         @Bean
         @ConditionalOnMissingBean
         FencingEndpoint fencingEndpoint(FenceStore store, ObjectProvider<TokenIssuer> issuer,
                                         ObjectProvider<FencingProperties> properties,
-                                        ObjectProvider<MeterRegistry> registry) {
+                                        ObjectProvider<MeterRegistry> registry,
+                                        ObjectProvider<FencingRejections> rejections) {
             FencingProperties props = properties.getIfAvailable();
             return new FencingEndpoint(store, issuer.getIfUnique(), props == null ? null : props.getAcquireTimeout(),
-                    registry.getIfUnique());
+                    registry.getIfUnique(), rejections.getIfUnique());
         }
     }
 }

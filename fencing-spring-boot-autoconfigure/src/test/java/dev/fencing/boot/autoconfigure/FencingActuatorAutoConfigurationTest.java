@@ -13,6 +13,7 @@ import dev.fencing.rule.StaleTokenException;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
@@ -137,6 +138,30 @@ class FencingActuatorAutoConfigurationTest {
             assertThat(one).containsEntry("resource", "ledger").containsEntry("maxSeen", 7L);
             assertThat((Map<String, Long>) one.get("checks")).containsEntry("stale", 1L);
             assertThat(endpoint.resource("never-used")).containsEntry("maxSeen", null);
+
+            // the last rejections, newest first; holder ids hidden by default
+            List<Map<String, Object>> rejections = (List<Map<String, Object>>) all.get("rejections");
+            assertThat(rejections).hasSize(1);
+            assertThat(rejections.get(0)).containsEntry("resource", "ledger").containsEntry("presented", 3L)
+                    .containsEntry("maxSeen", 7L).containsEntry("verdict", "stale")
+                    .containsEntry("method", "FencingAutoConfigurationTest.Ledger.post()")
+                    .containsKey("time").doesNotContainKey("holder");
+        });
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void holderIdsAreShownOnlyWhenAsked() {
+        runner.withPropertyValues(h2("holders"), "management.endpoints.web.exposure.include=fencing",
+                "fencing.actuator.show-holders=true").run(context -> {
+            Ledger ledger = context.getBean(Ledger.class);
+            FencingContext.call(new FencingToken("ledger", 7, "a"), ledger::post);
+            assertThatThrownBy(() -> FencingContext.call(new FencingToken("ledger", 7, "zombie"), ledger::post))
+                    .isInstanceOf(dev.fencing.rule.DuplicateTokenException.class);
+            List<Map<String, Object>> rejections =
+                    (List<Map<String, Object>>) context.getBean(FencingEndpoint.class).fencing().get("rejections");
+            assertThat(rejections).singleElement().satisfies(r -> assertThat(r)
+                    .containsEntry("holder", "zombie").containsEntry("verdict", "duplicate"));
         });
     }
 }
