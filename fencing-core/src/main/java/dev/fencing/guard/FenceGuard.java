@@ -33,6 +33,7 @@ public final class FenceGuard {
     private final FenceStore store;
     private final TokenIssuer issuer;
     private final Duration acquireTimeout;
+    private final RejectionListener rejections;
 
     /**
      * @param store          where tokens are checked; required
@@ -40,6 +41,17 @@ public final class FenceGuard {
      * @param acquireTimeout how long an acquiring point waits for the lock
      */
     public FenceGuard(FenceStore store, TokenIssuer issuer, Duration acquireTimeout) {
+        this(store, issuer, acquireTimeout, null);
+    }
+
+    /**
+     * As {@link #FenceGuard(FenceStore, TokenIssuer, Duration)}, telling {@code rejections} of each rejected token
+     * (called only when a check rejects, never on an accepted one).
+     *
+     * @param rejections told of each rejection; {@code null} for none
+     */
+    public FenceGuard(FenceStore store, TokenIssuer issuer, Duration acquireTimeout, RejectionListener rejections) {
+        this.rejections = rejections == null ? RejectionListener.NONE : rejections;
         this.store = Objects.requireNonNull(store, "store");
         this.issuer = issuer;
         this.acquireTimeout = Objects.requireNonNull(acquireTimeout, "acquireTimeout");
@@ -130,7 +142,7 @@ public final class FenceGuard {
         } catch (Throwable t) {
             write.close();
             // only the flag leaves this method: the wrapper stays where it can be scalar-replaced
-            throw failed(point, resource, token, write.started, t);
+            throw failed(point, resource, token, write.started, t, rejections);
         }
         write.close();
         if (!write.started) {
@@ -146,7 +158,7 @@ public final class FenceGuard {
 
     /** Counts a check whose {@code store.fence} threw {@code t} and returns what to throw in its place. */
     private static Throwable failed(FencePoint point, String resource, FencingToken token, boolean started,
-                                    Throwable t) {
+                                    Throwable t, RejectionListener rejections) {
         if (t instanceof TokenRejectedException e) {
             if (started || e.presented() != token || e.operation() != null) {
                 // raised by a nested fenced call (counted and named there; this check had accepted), or a store
@@ -159,7 +171,13 @@ public final class FenceGuard {
                 return e;
             }
             FencingMetrics.increment(point.checks().rejected(e.verdict()));
-            return e.at(point.operation());
+            TokenRejectedException named = e.at(point.operation());
+            try {
+                rejections.rejected(named);
+            } catch (RuntimeException ignored) {
+                // the listener is advisory; the rejection is what the caller gets
+            }
+            return named;
         }
         if (t instanceof TransientFenceFailure transientFailure && transientFailure.presented() == token) {
             // this check could not run (lock wait bound, serialization failure, deadlock): retryable

@@ -28,6 +28,8 @@ public class FencingProperties {
 
     private final Web web = new Web();
 
+    private final Actuator actuator = new Actuator();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -54,6 +56,25 @@ public class FencingProperties {
 
     public Web getWeb() {
         return web;
+    }
+
+    public Actuator getActuator() {
+        return actuator;
+    }
+
+    /** The actuator endpoint ({@code /actuator/fencing}). */
+    public static class Actuator {
+
+        /** Whether the endpoint's recent rejections show the presented token's holder id (hidden by default). */
+        private boolean showHolders = false;
+
+        public boolean isShowHolders() {
+            return showHolders;
+        }
+
+        public void setShowHolders(boolean showHolders) {
+            this.showHolders = showHolders;
+        }
     }
 
     /** Where tokens are checked. */

@@ -1,6 +1,7 @@
 package dev.fencing.spring.support;
 
 import dev.fencing.guard.FenceGuard;
+import dev.fencing.guard.RejectionListener;
 import dev.fencing.guard.FencePoint;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
@@ -69,6 +70,15 @@ public final class FencingSupport {
                                                     Supplier<? extends TokenIssuer> issuer,
                                                     Supplier<Duration> acquireTimeout,
                                                     Supplier<FencingMetrics> metrics) {
+        return resolvedOnFirstUse(store, issuer, acquireTimeout, metrics, () -> null);
+    }
+
+    /** As above, with the {@link RejectionListener} the guard tells of each rejection (a supplier of {@code null}: none). */
+    static FencingSupport resolvedOnFirstUse(Supplier<? extends FenceStore> store,
+                                                    Supplier<? extends TokenIssuer> issuer,
+                                                    Supplier<Duration> acquireTimeout,
+                                                    Supplier<FencingMetrics> metrics,
+                                                    Supplier<? extends RejectionListener> rejections) {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(issuer, "issuer");
         Objects.requireNonNull(acquireTimeout, "acquireTimeout");
@@ -76,7 +86,7 @@ public final class FencingSupport {
         return new FencingSupport(resolutions -> {
             FenceStore fenceStore = Objects.requireNonNull(store.get(), "store");
             FenceGuard guard = new FenceGuard(fenceStore, issuer.get(),
-                    Objects.requireNonNull(acquireTimeout.get(), "acquireTimeout"));
+                    Objects.requireNonNull(acquireTimeout.get(), "acquireTimeout"), rejections.get());
             FencingMetrics counters = Objects.requireNonNull(metrics.get(), "metrics");
             return new Resolved(guard, new FencePointSource(resolutions, counters, guard), fenceStore);
         });

@@ -7,6 +7,7 @@ import dev.fencing.spring.EnableFencing;
 import dev.fencing.spring.FencingConfigurer;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.guard.RejectionListener;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -65,7 +66,8 @@ class FencingSupportConfiguration implements ImportAware {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     FencingSupport fencingSupport(ObjectProvider<FenceStore> store, ObjectProvider<TokenIssuer> issuer,
                                          ObjectProvider<MeterRegistry> registry,
-                                         ObjectProvider<FencingConfigurer> configurer) {
+                                         ObjectProvider<FencingConfigurer> configurer,
+                                         ObjectProvider<RejectionListener> rejections) {
         long timeoutMillis = enableFencing.getNumber("acquireTimeoutMillis").longValue();
         if (timeoutMillis < 0) {
             throw new FencingConfigurationException("@EnableFencing(acquireTimeoutMillis = " + timeoutMillis
@@ -76,7 +78,7 @@ class FencingSupportConfiguration implements ImportAware {
                 issuer::getIfAvailable, () -> acquireTimeout(configurer, timeoutMillis), () -> {
                     MeterRegistry meters = registry.getIfAvailable();
                     return meters == null ? FencingMetrics.noop() : new FencingMetrics(meters);
-                });
+                }, rejections::getIfUnique);
     }
 
     private static Duration acquireTimeout(ObjectProvider<FencingConfigurer> configurer, long timeoutMillis) {

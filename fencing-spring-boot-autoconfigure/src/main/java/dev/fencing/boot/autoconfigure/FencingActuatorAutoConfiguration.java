@@ -1,0 +1,73 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.boot.actuate.FencingEndpoint;
+import dev.fencing.boot.actuate.FencingHealthIndicator;
+import dev.fencing.boot.actuate.FencingRejections;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.store.FenceStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The actuator parts, when Spring Boot's actuator is on the classpath: the {@code fencing} health indicator
+ * ({@code management.health.fencing.enabled}, on by default) and the {@code fencing} endpoint (available when exposed,
+ * as every endpoint: {@code management.endpoints.web.exposure.include=health,fencing}). Both need a {@link FenceStore}
+ * bean and back off when the application defines its own.
+ */
+@AutoConfiguration(after = {FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class}, afterName = {
+        "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+        "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration"})
+@ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
+public class FencingActuatorAutoConfiguration {
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(HealthIndicator.class)
+    @ConditionalOnBean(FenceStore.class)
+    @ConditionalOnEnabledHealthIndicator("fencing")
+    static class HealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "fencingHealthIndicator")
+        FencingHealthIndicator fencingHealthIndicator(FenceStore store, ObjectProvider<TokenIssuer> issuer) {
+            return new FencingHealthIndicator(store, issuer.getIfUnique());
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
+    @ConditionalOnBean(FenceStore.class)
+    @ConditionalOnAvailableEndpoint(FencingEndpoint.class)
+    static class EndpointConfiguration {
+
+        /** Fed by the fence guard only when a check rejects (a {@code RejectionListener}). */
+        @Bean
+        @ConditionalOnMissingBean
+        FencingRejections fencingRejections(ObjectProvider<FencingProperties> properties) {
+            FencingProperties props = properties.getIfAvailable();
+            return new FencingRejections(FencingRejections.DEFAULT_CAPACITY,
+                    props != null && props.getActuator().isShowHolders());
+        }
+
+        @Bean
+        @ConditionalOnMissingBean
+        FencingEndpoint fencingEndpoint(FenceStore store, ObjectProvider<TokenIssuer> issuer,
+                                        ObjectProvider<FencingProperties> properties,
+                                        ObjectProvider<MeterRegistry> registry,
+                                        ObjectProvider<FencingRejections> rejections) {
+            FencingProperties props = properties.getIfAvailable();
+            return new FencingEndpoint(store, issuer.getIfUnique(), props == null ? null : props.getAcquireTimeout(),
+                    registry.getIfUnique(), rejections.getIfUnique());
+        }
+    }
+}

@@ -1,0 +1,167 @@
+package dev.fencing.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.fencing.boot.actuate.FencingEndpoint;
+import dev.fencing.boot.actuate.FencingHealthIndicator;
+import dev.fencing.boot.autoconfigure.FencingAutoConfigurationTest.Ledger;
+import dev.fencing.context.FencingContext;
+import dev.fencing.jdbc.JdbcDialect;
+import dev.fencing.jdbc.JdbcTokenIssuer;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/** The fencing health indicator and the fencing endpoint, on ApplicationContextRunner contexts. */
+class FencingActuatorAutoConfigurationTest {
+
+    /** An H2 database with the default fence and lease tables (the scripts fencing-jdbc ships). */
+    private static String h2(String name) {
+        return "spring.datasource.url=jdbc:h2:mem:actuator-" + name + ";DB_CLOSE_DELAY=-1;INIT=RUNSCRIPT FROM "
+                + "'classpath:dev/fencing/jdbc/schema-h2.sql'\\;RUNSCRIPT FROM 'classpath:dev/fencing/jdbc/lease-h2.sql'";
+    }
+
+    private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
+                    FencingJdbcAutoConfiguration.class, FencingActuatorAutoConfiguration.class,
+                    DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
+                    TransactionAutoConfiguration.class))
+            .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+            .withBean(Ledger.class);
+
+    @Test
+    void healthIsUpWhileTheTableAnswersAndDownWithTheReasonOnceItIsGone() {
+        runner.withPropertyValues(h2("health"), "fencing.issuer.type=jdbc").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(FencingHealthIndicator.class);
+            Health up = context.getBean(FencingHealthIndicator.class).health();
+            assertThat(up.getStatus()).isEqualTo(Status.UP);
+            assertThat(up.getDetails()).containsEntry("store",
+                    Map.of("type", "JdbcFenceStore", "table", "fencing_max_seen", "lockTimeout", "PT5S"));
+            assertThat(up.getDetails()).containsEntry("issuer",
+                    Map.of("type", "JdbcTokenIssuer", "table", "fencing_lease"));
+
+            // verify() passed at startup and remembers it: the indicator's live read sees the table go
+            new JdbcTemplate(context.getBean(DataSource.class)).execute("DROP TABLE fencing_max_seen");
+            Health down = context.getBean(FencingHealthIndicator.class).health();
+            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+            assertThat((String) down.getDetails().get("error")).startsWith("fence store: ")
+                    .containsIgnoringCase("fencing_max_seen");
+            assertThat(down.getDetails()).containsKey("store");
+        });
+    }
+
+    @Test
+    void healthIsDownWithTheReasonWhenTheIssuersLeaseTableDoesNotVerify() {
+        runner.withPropertyValues(h2("issuerhealth")).withUserConfiguration(UncheckedIssuerConfig.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Health health = context.getBean(FencingHealthIndicator.class).health();
+                    assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+                    assertThat((String) health.getDetails().get("error")).startsWith("token issuer: ")
+                            .containsIgnoringCase("missing_lease");
+                    assertThat(health.getDetails()).containsEntry("issuer",
+                            Map.of("type", "JdbcTokenIssuer", "table", "missing_lease"));
+                });
+    }
+
+    /** An issuer whose table is checked only when asked (verifyOnBuild(false)), on a table that does not exist. */
+    @Configuration(proxyBeanMethods = false)
+    static class UncheckedIssuerConfig {
+        @Bean
+        JdbcTokenIssuer tokenIssuer(DataSource dataSource) {
+            return JdbcTokenIssuer.builder(dataSource).table("missing_lease").dialect(JdbcDialect.H2)
+                    .verifyOnBuild(false).build();
+        }
+    }
+
+    @Test
+    void theHealthIndicatorCanBeTurnedOffAndNeedsAStore() {
+        runner.withPropertyValues(h2("healthoff"), "management.health.fencing.enabled=false").run(context ->
+                assertThat(context).hasNotFailed().doesNotHaveBean(FencingHealthIndicator.class));
+        runner.withPropertyValues("fencing.enabled=false").run(context ->
+                assertThat(context).hasNotFailed().doesNotHaveBean(FencingHealthIndicator.class)
+                        .doesNotHaveBean(FencingEndpoint.class));
+        runner.withPropertyValues("fencing.store.type=in-memory").run(context -> {
+            assertThat(context).hasNotFailed();
+            Health health = context.getBean(FencingHealthIndicator.class).health();
+            assertThat(health.getStatus()).isEqualTo(Status.UP);
+            assertThat(health.getDetails()).containsEntry("store", Map.of("type", "InMemoryFenceStore"));
+        });
+    }
+
+    @Test
+    void theEndpointExistsOnlyWhenExposed() {
+        runner.withPropertyValues(h2("hidden")).run(context ->
+                assertThat(context).hasNotFailed().doesNotHaveBean(FencingEndpoint.class));
+        runner.withPropertyValues(h2("exposed"), "management.endpoints.web.exposure.include=health,fencing")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(FencingEndpoint.class));
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void theEndpointShowsTheConfigurationTheCountsAndMaxSeenAfterAStaleRejection() {
+        runner.withPropertyValues(h2("endpoint"), "management.endpoints.web.exposure.include=fencing",
+                "fencing.acquire-timeout=3s").run(context -> {
+            assertThat(context).hasNotFailed();
+            Ledger ledger = context.getBean(Ledger.class);
+            FencingContext.call(new FencingToken("ledger", 7, "a"), ledger::post);
+            assertThatThrownBy(() -> FencingContext.call(new FencingToken("ledger", 3, "b"), ledger::post))
+                    .isInstanceOf(StaleTokenException.class);
+
+            FencingEndpoint endpoint = context.getBean(FencingEndpoint.class);
+            Map<String, Object> all = endpoint.fencing();
+            assertThat(all).containsEntry("store",
+                    Map.of("type", "JdbcFenceStore", "table", "fencing_max_seen", "lockTimeout", "PT5S"));
+            assertThat(all).containsEntry("issuer", Map.of("type", "none"));
+            assertThat(all).containsEntry("acquireTimeout", "PT3S");
+            Map<String, Map<String, Long>> checks = (Map<String, Map<String, Long>>) all.get("checks");
+            assertThat(checks.get("ledger")).containsEntry("accepted", 1L).containsEntry("stale", 1L)
+                    .containsEntry("missing", 0L);
+
+            Map<String, Object> one = endpoint.resource("ledger");
+            assertThat(one).containsEntry("resource", "ledger").containsEntry("maxSeen", 7L);
+            assertThat((Map<String, Long>) one.get("checks")).containsEntry("stale", 1L);
+            assertThat(endpoint.resource("never-used")).containsEntry("maxSeen", null);
+
+            // the last rejections, newest first; holder ids hidden by default
+            List<Map<String, Object>> rejections = (List<Map<String, Object>>) all.get("rejections");
+            assertThat(rejections).hasSize(1);
+            assertThat(rejections.get(0)).containsEntry("resource", "ledger").containsEntry("presented", 3L)
+                    .containsEntry("maxSeen", 7L).containsEntry("verdict", "stale")
+                    .containsEntry("method", "FencingAutoConfigurationTest.Ledger.post()")
+                    .containsKey("time").doesNotContainKey("holder");
+        });
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
+    void holderIdsAreShownOnlyWhenAsked() {
+        runner.withPropertyValues(h2("holders"), "management.endpoints.web.exposure.include=fencing",
+                "fencing.actuator.show-holders=true").run(context -> {
+            Ledger ledger = context.getBean(Ledger.class);
+            FencingContext.call(new FencingToken("ledger", 7, "a"), ledger::post);
+            assertThatThrownBy(() -> FencingContext.call(new FencingToken("ledger", 7, "zombie"), ledger::post))
+                    .isInstanceOf(dev.fencing.rule.DuplicateTokenException.class);
+            List<Map<String, Object>> rejections =
+                    (List<Map<String, Object>>) context.getBean(FencingEndpoint.class).fencing().get("rejections");
+            assertThat(rejections).singleElement().satisfies(r -> assertThat(r)
+                    .containsEntry("holder", "zombie").containsEntry("verdict", "duplicate"));
+        });
+    }
+}
