@@ -19,42 +19,26 @@ class GettingItTest {
     @Test
     void theReadmeCoordinatesAreModulesOfThisBuildAtItsVersion() throws Exception {
         Path root = SnippetCheckTest.repositoryRoot();
-        Document parent = parse(Files.newInputStream(root.resolve("pom.xml")));
-        String version = childText(parent.getDocumentElement(), "version");
-        String groupId = childText(parent.getDocumentElement(), "groupId");
+        Document parent = PomXml.parse(Files.newInputStream(root.resolve("pom.xml")));
+        String version = PomXml.childText(parent.getDocumentElement(), "version");
+        String groupId = PomXml.childText(parent.getDocumentElement(), "groupId");
         List<String> modules = new ArrayList<>();
         NodeList moduleNodes = parent.getElementsByTagName("module");
         for (int i = 0; i < moduleNodes.getLength(); i++) {
             modules.add(moduleNodes.item(i).getTextContent().trim());
         }
 
-        Document snippet = parse(GettingItTest.class.getResourceAsStream("getting-it.xml"));
+        Document snippet = PomXml.parse(GettingItTest.class.getResourceAsStream("getting-it.xml"));
         NodeList dependencies = snippet.getElementsByTagName("dependency");
         assertThat(dependencies.getLength()).as("dependencies in getting-it.xml").isPositive();
         for (int i = 0; i < dependencies.getLength(); i++) {
             Element dependency = (Element) dependencies.item(i);
-            String artifactId = childText(dependency, "artifactId");
-            assertThat(childText(dependency, "groupId")).isEqualTo(groupId);
-            assertThat(childText(dependency, "version")).as(artifactId).isEqualTo(version);
+            String artifactId = PomXml.childText(dependency, "artifactId");
+            assertThat(PomXml.childText(dependency, "groupId")).isEqualTo(groupId);
+            assertThat(PomXml.childText(dependency, "version")).as(artifactId).isEqualTo(version);
             assertThat(modules).as("modules of the parent pom").contains(artifactId);
             String modulePom = Files.readString(root.resolve(artifactId).resolve("pom.xml"));
             assertThat(modulePom).as(artifactId + " is published").doesNotContain("<maven.deploy.skip>true");
         }
-    }
-
-    private static Document parse(InputStream in) throws Exception {
-        try (in) {
-            return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(in);
-        }
-    }
-
-    private static String childText(Element parent, String name) {
-        NodeList children = parent.getChildNodes();
-        for (int i = 0; i < children.getLength(); i++) {
-            if (children.item(i) instanceof Element child && child.getTagName().equals(name)) {
-                return child.getTextContent().trim();
-            }
-        }
-        throw new AssertionError("no <" + name + "> in <" + parent.getTagName() + ">");
     }
 }

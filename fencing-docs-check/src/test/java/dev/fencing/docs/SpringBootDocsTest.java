@@ -29,23 +29,23 @@ class SpringBootDocsTest {
     @Test
     void theCoordinatesAreModulesOfThisBuildAtItsVersion() throws Exception {
         Path root = SnippetCheckTest.repositoryRoot();
-        Document parent = parse(Files.newInputStream(root.resolve("pom.xml")));
-        String version = childText(parent.getDocumentElement(), "version");
+        Document parent = PomXml.parse(Files.newInputStream(root.resolve("pom.xml")));
+        String version = PomXml.childText(parent.getDocumentElement(), "version");
         List<String> modules = new ArrayList<>();
         NodeList moduleNodes = parent.getElementsByTagName("module");
         for (int i = 0; i < moduleNodes.getLength(); i++) {
             modules.add(moduleNodes.item(i).getTextContent().trim());
         }
-        Document snippet = parse(SpringBootDocsTest.class.getResourceAsStream("spring-boot.xml"));
+        Document snippet = PomXml.parse(SpringBootDocsTest.class.getResourceAsStream("spring-boot.xml"));
         NodeList dependencies = snippet.getElementsByTagName("dependency");
         assertThat(dependencies.getLength()).isEqualTo(4);
         for (int i = 0; i < dependencies.getLength(); i++) {
             Element dependency = (Element) dependencies.item(i);
-            String artifactId = childText(dependency, "artifactId");
-            assertThat(childText(dependency, "groupId")).isEqualTo("dev.fencing");
+            String artifactId = PomXml.childText(dependency, "artifactId");
+            assertThat(PomXml.childText(dependency, "groupId")).isEqualTo("dev.fencing");
             assertThat(modules).as("modules of the parent pom").contains(artifactId);
             if (artifactId.equals("fencing-bom")) {
-                assertThat(childText(dependency, "version")).isEqualTo(version);
+                assertThat(PomXml.childText(dependency, "version")).isEqualTo(version);
                 assertThat(Files.readString(root.resolve("fencing-bom/pom.xml"))).as("the BOM manages the others")
                         .contains("<artifactId>fencing-spring-boot-starter</artifactId>",
                                 "<artifactId>fencing-jdbc</artifactId>", "<artifactId>fencing-web</artifactId>");
@@ -91,21 +91,5 @@ class SpringBootDocsTest {
             }
             return names;
         }
-    }
-
-    private static Document parse(InputStream in) throws Exception {
-        try (in) {
-            return DocumentBuilderFactory.newInstance().newDocumentBuilder().parse(in);
-        }
-    }
-
-    private static String childText(Element parent, String name) {
-        NodeList children = parent.getChildNodes();
-        for (int i = 0; i < children.getLength(); i++) {
-            if (children.item(i) instanceof Element child && child.getTagName().equals(name)) {
-                return child.getTextContent().trim();
-            }
-        }
-        throw new AssertionError("no <" + name + "> in <" + parent.getTagName() + ">");
     }
 }
