@@ -41,6 +41,13 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
                     + "fencing.issuer.type=etcd (with fencing.issuer.etcd.endpoints) or a TokenIssuer bean of your "
                     + "own.\n");
         }
+        if (text.contains("createTableIfMissing(true)")) {
+            String property = text.startsWith("Lease table") ? "fencing.issuer.jdbc.initialize-schema"
+                    : "fencing.store.jdbc.initialize-schema";
+            action.append("Create the table with your schema migrations (Flyway, Liquibase or spring.sql.init; the "
+                    + "script the description names is the DDL to copy), or let the starter create it when it is "
+                    + "missing: " + property + "=always.\n");
+        }
         if (action.isEmpty()) {
             action.append("Fix each problem the description names, as its line says (each names the method and what "
                     + "to change).\n");

@@ -12,6 +12,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -28,7 +29,7 @@ import javax.sql.DataSource;
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
         "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
         "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration"})
-@ConditionalOnClass(JdbcFenceStore.class)
+@ConditionalOnClass({JdbcFenceStore.class, EmbeddedDatabaseConnection.class})
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FencingProperties.class)
 public class FencingJdbcAutoConfiguration {
@@ -42,7 +43,8 @@ public class FencingJdbcAutoConfiguration {
                               FencingProperties properties) {
         FencingProperties.JdbcStore jdbc = properties.getStore().getJdbc();
         JdbcFenceStore.Builder builder = JdbcFenceStore.builder(dataSource).table(jdbc.getTable())
-                .lockTimeout(jdbc.getLockTimeout());
+                .lockTimeout(jdbc.getLockTimeout())
+                .createTableIfMissing(createsTable(jdbc.getInitializeSchema(), dataSource));
         PlatformTransactionManager manager = transactionManager.getIfUnique();
         if (manager != null) {
             builder.transactionManager(manager);
@@ -57,6 +59,20 @@ public class FencingJdbcAutoConfiguration {
     @DependsOnDatabaseInitialization
     JdbcTokenIssuer tokenIssuer(DataSource dataSource, FencingProperties properties) {
         FencingProperties.JdbcIssuer jdbc = properties.getIssuer().getJdbc();
-        return JdbcTokenIssuer.builder(dataSource).table(jdbc.getTable()).leaseTime(jdbc.getLeaseTime()).build();
+        return JdbcTokenIssuer.builder(dataSource).table(jdbc.getTable()).leaseTime(jdbc.getLeaseTime())
+                .createTableIfMissing(createsTable(jdbc.getInitializeSchema(), dataSource)).build();
+    }
+
+    /**
+     * Whether a missing table is created, as {@code spring.sql.init.mode} decides for Boot's own scripts. The table is
+     * created (if missing) when the store or issuer verifies it at the end of startup, so after every database
+     * initializer this bean waits for ({@code @DependsOnDatabaseInitialization}: spring.sql.init, Flyway, Liquibase).
+     */
+    static boolean createsTable(FencingProperties.SchemaInitialization mode, DataSource dataSource) {
+        return switch (mode) {
+            case ALWAYS -> true;
+            case NEVER -> false;
+            case EMBEDDED -> EmbeddedDatabaseConnection.isEmbedded(dataSource);
+        };
     }
 }

@@ -104,8 +104,15 @@ public class FencingProperties {
     /** The database store. */
     public static class JdbcStore {
 
-        /** The fence table (max_seen per resource); created by your schema scripts or migrations. */
+        /** The fence table (max_seen per resource). */
         private String table = "fencing_max_seen";
+
+        /**
+         * When the starter creates the fence table if it is missing, from the script shipped in fencing-jdbc:
+         * {@code embedded} (only on an in-memory database), {@code always} or {@code never} (your migrations own it).
+         * Runs after spring.sql.init, Flyway and Liquibase, so a table they create is left as it is.
+         */
+        private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
 
         /** How long a check waits for a fence row another transaction holds before failing as busy. */
         private Duration lockTimeout = Duration.ofSeconds(5);
@@ -116,6 +123,14 @@ public class FencingProperties {
 
         public void setTable(String table) {
             this.table = table;
+        }
+
+        public SchemaInitialization getInitializeSchema() {
+            return initializeSchema;
+        }
+
+        public void setInitializeSchema(SchemaInitialization initializeSchema) {
+            this.initializeSchema = initializeSchema;
         }
 
         public Duration getLockTimeout() {
@@ -260,8 +275,15 @@ public class FencingProperties {
     /** The database issuer. */
     public static class JdbcIssuer {
 
-        /** The lease table (one lease and counter per resource); created by your schema scripts or migrations. */
+        /** The lease table (one lease and counter per resource). */
         private String table = "fencing_lease";
+
+        /**
+         * When the starter creates the lease table if it is missing, from the script shipped in fencing-jdbc:
+         * {@code embedded} (only on an in-memory database), {@code always} or {@code never} (your migrations own it).
+         * Runs after spring.sql.init, Flyway and Liquibase, so a table they create is left as it is.
+         */
+        private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
 
         /** How long a lease lasts; there is no keep-alive, so choose it longer than the critical section. */
         private Duration leaseTime = Duration.ofSeconds(30);
@@ -274,6 +296,14 @@ public class FencingProperties {
             this.table = table;
         }
 
+        public SchemaInitialization getInitializeSchema() {
+            return initializeSchema;
+        }
+
+        public void setInitializeSchema(SchemaInitialization initializeSchema) {
+            this.initializeSchema = initializeSchema;
+        }
+
         public Duration getLeaseTime() {
             return leaseTime;
         }
@@ -281,6 +311,20 @@ public class FencingProperties {
         public void setLeaseTime(Duration leaseTime) {
             this.leaseTime = leaseTime;
         }
+    }
+
+    /**
+     * When the starter creates a missing fencing table: the semantics of Spring Boot's
+     * {@code DatabaseInitializationMode} ({@code spring.sql.init.mode}). It creates a table only when it is missing
+     * ({@code CREATE TABLE IF NOT EXISTS}) and never alters one; the startup check still verifies what it finds.
+     */
+    public enum SchemaInitialization {
+        /** Only when the DataSource is an embedded, in-memory database (H2, HSQLDB, Derby). */
+        EMBEDDED,
+        /** On every database. */
+        ALWAYS,
+        /** Never: the application's schema scripts or migrations create the table. */
+        NEVER
     }
 
     /** Which token issuer the auto-configuration defines. */
