@@ -1,12 +1,17 @@
 package dev.fencing.boot.autoconfigure;
 
+import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
+import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.spring.EnableFencing;
 import dev.fencing.spring.FencingConfigurer;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.InMemoryFenceStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.BeanClassLoaderAware;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -18,6 +23,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.util.ClassUtils;
 
 import java.time.Duration;
+import java.util.Locale;
+import javax.sql.DataSource;
 
 /**
  * Turns fencing on in a Spring Boot application whenever {@code @Fenced} is on the classpath, as
@@ -54,6 +61,12 @@ public class FencingAutoConfiguration {
         return new InMemoryFenceStore();
     }
 
+    /** Fails startup when {@code fencing.issuer.type} names an issuer that no bean provides. */
+    @Bean
+    static IssuerTypeCheck fencingIssuerTypeCheck(FencingProperties properties, ListableBeanFactory beans) {
+        return new IssuerTypeCheck(properties.getIssuer().getType(), beans);
+    }
+
     /** What {@code @EnableFencing} imports, when the application did not declare it. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnMissingBean(name = FENCING_SUPPORT_BEAN)
@@ -63,6 +76,72 @@ public class FencingAutoConfiguration {
         @Bean
         FencingConfigurer fencingPropertiesConfigurer(FencingProperties properties) {
             return new PropertiesConfigurer(properties);
+        }
+    }
+
+    /**
+     * {@code fencing.issuer.type} set to an issuer whose module, classes or connection settings are missing would
+     * leave every {@code @Fenced(acquire = true)} method without locks (or, with none yet, fail on the first one):
+     * once every singleton exists, a set type without a {@link TokenIssuer} bean fails startup naming what to add.
+     */
+    static final class IssuerTypeCheck implements SmartInitializingSingleton, BeanClassLoaderAware {
+
+        private final FencingProperties.IssuerType type;
+        private final ListableBeanFactory beans;
+        private ClassLoader classLoader = FencingAutoConfiguration.class.getClassLoader();
+
+        IssuerTypeCheck(FencingProperties.IssuerType type, ListableBeanFactory beans) {
+            this.type = type;
+            this.beans = beans;
+        }
+
+        @Override
+        public void setBeanClassLoader(ClassLoader classLoader) {
+            this.classLoader = classLoader;
+        }
+
+        @Override
+        public void afterSingletonsInstantiated() {
+            if (type == FencingProperties.IssuerType.NONE
+                    || beans.getBeanNamesForType(TokenIssuer.class, true, false).length > 0) {
+                return;
+            }
+            throw new FencingConfigurationException(message(type, classLoader,
+                    beans.getBeanNamesForType(DataSource.class, true, false).length > 0));
+        }
+
+        static String message(FencingProperties.IssuerType type, ClassLoader classLoader, boolean hasDataSource) {
+            String property = "fencing.issuer.type=" + type.name().toLowerCase(Locale.ROOT);
+            String missing = switch (type) {
+                case ZOOKEEPER -> missingClasses(classLoader, "dev.fencing:fencing-zookeeper",
+                        "dev.fencing.zookeeper.ZooKeeperTokenIssuer", "org.apache.curator.framework.CuratorFramework");
+                case ETCD -> missingClasses(classLoader, "dev.fencing:fencing-etcd",
+                        "dev.fencing.etcd.EtcdTokenIssuer", "io.etcd.jetcd.Client");
+                case JDBC -> {
+                    String jdbc = missingClasses(classLoader, "dev.fencing:fencing-jdbc",
+                            "dev.fencing.jdbc.JdbcTokenIssuer", "org.springframework.boot.jdbc.EmbeddedDatabaseConnection");
+                    yield jdbc != null || hasDataSource ? jdbc
+                            : "the application has no DataSource bean: set spring.datasource.url (the lease table "
+                            + "lives in that database)";
+                }
+                case NONE -> null;
+            };
+            return property + " is set but no TokenIssuer bean exists, so @Fenced(acquire = true) methods could "
+                    + "not take locks: " + (missing != null ? missing
+                    : "the issuer's auto-configuration backed off (fencing.enabled or a condition); define a "
+                    + "TokenIssuer bean of your own")
+                    + ". Or remove " + property + " if no method acquires.";
+        }
+
+        /** What to add when one of {@code classNames} is not on the class path; {@code null} when all are. */
+        private static String missingClasses(ClassLoader classLoader, String dependency, String... classNames) {
+            for (String className : classNames) {
+                if (!ClassUtils.isPresent(className, classLoader)) {
+                    return className + " is not on the class path: add the dependency " + dependency
+                            + " (its version from the fencing-bom)";
+                }
+            }
+            return null;
         }
     }
 

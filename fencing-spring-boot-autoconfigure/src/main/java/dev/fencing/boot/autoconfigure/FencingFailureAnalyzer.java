@@ -35,7 +35,10 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
                     + "your own. For tests and demos in one JVM only: fencing.store.type=in-memory. To run @Fenced "
                     + "methods unchecked: fencing.enabled=false.\n");
         }
-        if (text.contains("acquire = true") && text.contains("TokenIssuer")) {
+        if (text.contains("is set but no TokenIssuer bean exists")) {
+            action.append("Add what the description names for the issuer type you set (its module, or the "
+                    + "database), or remove fencing.issuer.type.\n");
+        } else if (text.contains("acquire = true") && text.contains("TokenIssuer")) {
             action.append("Configure an issuer for @Fenced(acquire = true): fencing.issuer.type=jdbc (with the "
                     + "lease table), fencing.issuer.type=zookeeper (with fencing.issuer.zookeeper.connect-string), "
                     + "fencing.issuer.type=etcd (with fencing.issuer.etcd.endpoints) or a TokenIssuer bean of your "

@@ -1,0 +1,78 @@
+package dev.fencing.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.etcd.EtcdTokenIssuer;
+import dev.fencing.issuer.InMemoryTokenIssuer;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.jdbc.JdbcTokenIssuer;
+import dev.fencing.zookeeper.ZooKeeperTokenIssuer;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/** {@code fencing.issuer.type} naming an issuer that no bean provides fails startup, saying what to add. */
+class FencingIssuerTypeCheckTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
+                    FencingZooKeeperAutoConfiguration.class, FencingEtcdAutoConfiguration.class))
+            .withPropertyValues("fencing.store.type=in-memory");
+
+    @Test
+    void zookeeperWithoutFencingZookeeperFailsNamingTheDependency() {
+        runner.withClassLoader(new FilteredClassLoader(ZooKeeperTokenIssuer.class))
+                .withPropertyValues("fencing.issuer.type=zookeeper").run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = new FencingFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("fencing.issuer.type=zookeeper")
+                            .contains("dev.fencing.zookeeper.ZooKeeperTokenIssuer")
+                            .contains("dev.fencing:fencing-zookeeper");
+                    assertThat(analysis.getAction()).contains("remove fencing.issuer.type");
+                });
+    }
+
+    @Test
+    void etcdWithoutFencingEtcdFailsNamingTheDependency() {
+        runner.withClassLoader(new FilteredClassLoader(EtcdTokenIssuer.class))
+                .withPropertyValues("fencing.issuer.type=etcd").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasMessageContaining("fencing.issuer.type=etcd")
+                            .hasMessageContaining("dev.fencing:fencing-etcd");
+                });
+    }
+
+    @Test
+    void jdbcWithoutFencingJdbcOrWithoutADataSourceFailsSayingWhich() {
+        runner.withClassLoader(new FilteredClassLoader(JdbcTokenIssuer.class))
+                .withPropertyValues("fencing.issuer.type=jdbc").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasMessageContaining("dev.fencing:fencing-jdbc");
+                });
+        runner.withPropertyValues("fencing.issuer.type=jdbc").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasMessageContaining("fencing.issuer.type=jdbc")
+                    .hasMessageContaining("no DataSource bean").hasMessageContaining("spring.datasource.url");
+        });
+    }
+
+    @Test
+    void theUsersIssuerSatisfiesTheTypeAndNoTypeNeedsNoIssuer() {
+        runner.withClassLoader(new FilteredClassLoader(ZooKeeperTokenIssuer.class))
+                .withUserConfiguration(OwnIssuer.class).withPropertyValues("fencing.issuer.type=zookeeper")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(TokenIssuer.class));
+        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(TokenIssuer.class));
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnIssuer {
+        @Bean
+        InMemoryTokenIssuer tokenIssuer() {
+            return new InMemoryTokenIssuer();
+        }
+    }
+}
