@@ -38,6 +38,14 @@ public interface TokenIssuer {
     }
 
     /**
+     * Asks the lock service, now, whether it can hand out locks: for health checks. Takes no lock, caches nothing,
+     * and returns within a few seconds; throws a {@link RuntimeException} whose message names the service and why it
+     * cannot. The default does nothing (an issuer without a remote service, such as {@link InMemoryTokenIssuer}).
+     */
+    default void probe() {
+    }
+
+    /**
      * The argument check every implementation makes before contacting its lock service: the resource must be one a
      * {@link FencingToken} accepts (not blank, at most {@link FencingToken#MAX_PART_LENGTH} chars, no control
      * characters), so that no lock is ever taken for a resource whose token could not be built.

@@ -312,6 +312,33 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         }
     }
 
+    /** How long {@link #probe()} waits for etcd's answer. */
+    static final Duration PROBE_TIMEOUT = Duration.ofSeconds(3);
+
+    /**
+     * Fails unless etcd answers a linearizable read under the lock prefix (which needs a quorum and a leader) within
+     * {@link #PROBE_TIMEOUT}.
+     *
+     * @throws IllegalStateException naming the endpoints and what went wrong
+     */
+    @Override
+    public void probe() {
+        CompletableFuture<?> read = client.getKVClient()
+                .get(ByteSequence.from(prefix + "fencing.health.probe", StandardCharsets.UTF_8));
+        try {
+            read.get(PROBE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            read.cancel(true);
+            throw new IllegalStateException("etcd at " + endpoints + " did not answer a read within "
+                    + PROBE_TIMEOUT.toMillis() + " ms", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while reading from etcd at " + endpoints, e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("etcd at " + endpoints + " refused a read: " + e.getCause(), e.getCause());
+        }
+    }
+
     private static long left(long deadline) {
         return Math.max(1, deadline - System.nanoTime());
     }

@@ -55,6 +55,9 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     public static final String DEFAULT_TABLE = "fencing_lease";
 
 
+    /** The resource {@link #probe()} reads: never locked. */
+    static final String PROBE_RESOURCE = "fencing.health.probe";
+
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
     private final LeaseDialect dialect;
@@ -237,6 +240,23 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
      */
     public void verify() {
         verifier.verify();
+    }
+
+    /**
+     * {@link #verify()} (once), then a live read of the lease table, whatever the verification remembered: fails when
+     * the table is gone or the database does not answer.
+     *
+     * @throws IllegalStateException naming the table and the database (the issuer's name), with the cause
+     */
+    @Override
+    public void probe() {
+        try {
+            verify();
+            jdbc.queryForList("SELECT token FROM " + table + " WHERE resource = ?", Long.class, PROBE_RESOURCE);
+        } catch (RuntimeException e) {
+            throw new IllegalStateException("Lease table '" + table + "' on " + name + " does not answer: "
+                    + e.getMessage(), e);
+        }
     }
 
     @Override

@@ -17,7 +17,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
  * <p>An implementation provides, besides the methods {@link TokenIssuerContract} asks for,
  * {@link #unreachableIssuer()}, an issuer of the same kind configured for an address where nothing listens (closed
  * by the test when it is {@link AutoCloseable}), and {@link #unreachableServiceName()}, the text (such as that
- * address) its error must contain to name the service it could not reach.
+ * address) its error must contain to name the service it could not reach. {@link TokenIssuer#probe()}, the health
+ * check, answers while the service is up and fails naming the service, within seconds, when it cannot be reached.
  */
 public abstract class RemoteTokenIssuerContract extends TokenIssuerContract {
 
@@ -37,6 +38,30 @@ public abstract class RemoteTokenIssuerContract extends TokenIssuerContract {
         assertThat(failure).isInstanceOf(LockAcquisitionException.class)
                 .hasMessageContaining(unreachableServiceName());
         assertThat(elapsed).isLessThanOrEqualTo(timeout.plus(slack()).toMillis());
+        if (unreachable instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception ignored) {
+                // best effort
+            }
+        }
+    }
+
+    @Test
+    void probeAnswersWhileTheServiceIsUp() {
+        issuer().probe();
+        otherIssuer().probe();
+    }
+
+    @Test
+    void probeOfAnUnreachableServiceFailsNamingItWithinSeconds() {
+        TokenIssuer unreachable = unreachableIssuer();
+        long started = System.nanoTime();
+        Throwable failure = catchThrowable(unreachable::probe);
+        long elapsed = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        assertThat(failure).isInstanceOf(RuntimeException.class)
+                .hasMessageContaining(unreachableServiceName());
+        assertThat(elapsed).isLessThanOrEqualTo(Duration.ofSeconds(5).plus(slack()).toMillis());
         if (unreachable instanceof AutoCloseable closeable) {
             try {
                 closeable.close();

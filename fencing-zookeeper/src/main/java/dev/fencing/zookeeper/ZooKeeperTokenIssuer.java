@@ -8,6 +8,7 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
 import org.apache.curator.framework.recipes.locks.StandardLockInternalsDriver;
 import org.apache.curator.framework.state.ConnectionState;
@@ -134,6 +135,29 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
                 }
             }
             throw e;
+        }
+    }
+
+    /**
+     * Fails unless the Curator client is started and connected to ZooKeeper now, and the ensemble answers a read of
+     * the lock path's parent within the client's connection timeout.
+     *
+     * @throws IllegalStateException naming the connect string and the client's state
+     */
+    @Override
+    public void probe() {
+        if (client.getState() != CuratorFrameworkState.STARTED) {
+            throw new IllegalStateException("The Curator client for ZooKeeper at " + connectString() + " is "
+                    + client.getState() + ", not STARTED");
+        }
+        if (!client.getZookeeperClient().isConnected()) {
+            throw new IllegalStateException("Not connected to ZooKeeper at " + connectString()
+                    + ": new locks cannot be granted and held leases are marked lost");
+        }
+        try {
+            client.checkExists().forPath("/");
+        } catch (Exception e) {
+            throw new IllegalStateException("ZooKeeper at " + connectString() + " did not answer a read: " + e, e);
         }
     }
 

@@ -12,8 +12,9 @@ import java.util.Objects;
 /**
  * The {@code fencing} health component: UP when the fence store verifies ({@link FenceStore#verify()}) and, for a
  * {@code JdbcFenceStore}, its table answers a live read (verify() remembers its first success, so a table dropped
- * after startup would go unnoticed without it); and, when the issuer is a {@code JdbcTokenIssuer}, its lease table
- * verifies. DOWN with the failure's message otherwise. Details: the store's type and table, the issuer's type and
+ * after startup would go unnoticed without it); and the token issuer's lock service answers now
+ * ({@link TokenIssuer#probe()}: ZooKeeper connected and answering, etcd answering a quorum read, the JDBC lease table
+ * verified and answering a read). DOWN with the failure's message otherwise. Details: the store's type and table, the issuer's type and
  * table.
  */
 public class FencingHealthIndicator implements HealthIndicator {
@@ -46,9 +47,9 @@ public class FencingHealthIndicator implements HealthIndicator {
         } catch (RuntimeException e) {
             return Health.down().withDetails(details).withDetail("error", "fence store: " + message(e)).build();
         }
-        if (issuer != null && JdbcParts.isJdbc(issuer)) {
+        if (issuer != null) {
             try {
-                JdbcParts.verify(issuer);
+                issuer.probe();
             } catch (RuntimeException e) {
                 return Health.down().withDetails(details).withDetail("error", "token issuer: " + message(e)).build();
             }

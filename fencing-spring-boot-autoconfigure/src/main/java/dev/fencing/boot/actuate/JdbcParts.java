@@ -47,10 +47,6 @@ final class JdbcParts {
         Jdbc.maxSeen(store, PROBE_RESOURCE);
     }
 
-    static void verify(TokenIssuer issuer) {
-        Jdbc.verify(issuer);
-    }
-
     static OptionalLong maxSeen(FenceStore store, String resource) {
         return Jdbc.maxSeen(store, resource);
     }
@@ -74,10 +70,6 @@ final class JdbcParts {
 
         static void describe(TokenIssuer issuer, Map<String, Object> details) {
             details.put("table", ((JdbcTokenIssuer) issuer).table());
-        }
-
-        static void verify(TokenIssuer issuer) {
-            ((JdbcTokenIssuer) issuer).verify();
         }
 
         static OptionalLong maxSeen(FenceStore store, String resource) {

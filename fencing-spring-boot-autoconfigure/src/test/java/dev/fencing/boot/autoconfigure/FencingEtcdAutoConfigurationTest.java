@@ -1,5 +1,8 @@
 package dev.fencing.boot.autoconfigure;
 
+import dev.fencing.boot.actuate.FencingHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.FencingConfigurationException;
@@ -102,6 +105,24 @@ class FencingEtcdAutoConfigurationTest {
         try (ServerSocket socket = new ServerSocket(0)) {
             return socket.getLocalPort();
         }
+    }
+
+    @Test
+    void healthIsUpWhileEtcdAnswersAndDownNamingTheEndpointsWhenItDoesNot() {
+        runner.withConfiguration(AutoConfigurations.of(FencingActuatorAutoConfiguration.class))
+                .withPropertyValues("fencing.issuer.etcd.endpoints=" + endpoint).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Health health = context.getBean(FencingHealthIndicator.class).health();
+                    assertThat(health.getStatus()).as("%s", health.getDetails()).isEqualTo(Status.UP);
+                });
+        runner.withConfiguration(AutoConfigurations.of(FencingActuatorAutoConfiguration.class))
+                .withPropertyValues("fencing.issuer.etcd.endpoints=http://127.0.0.1:1").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Health health = context.getBean(FencingHealthIndicator.class).health();
+                    assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+                    assertThat((String) health.getDetails().get("error")).startsWith("token issuer: ")
+                            .contains("etcd at http://127.0.0.1:1");
+                });
     }
 
     @Test

@@ -14,6 +14,10 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
+import dev.fencing.boot.actuate.FencingHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -59,6 +63,36 @@ class FencingZooKeeperAutoConfigurationTest {
     @AfterAll
     static void stop() throws Exception {
         server.close();
+    }
+
+    @Test
+    void healthIsDownWhileZooKeeperIsUnreachableAndUpAgainAfter() throws Exception {
+        try (TestingServer own = new TestingServer(true)) {
+            runner.withConfiguration(AutoConfigurations.of(FencingActuatorAutoConfiguration.class))
+                    .withPropertyValues("fencing.issuer.zookeeper.connect-string=" + own.getConnectString(),
+                            "fencing.issuer.zookeeper.session-timeout=20s").run(context -> {
+                        assertThat(context).hasNotFailed();
+                        FencingHealthIndicator health = context.getBean(FencingHealthIndicator.class);
+                        awaitStatus(health, Status.UP); // DOWN until the client's first connection
+                        own.stop();
+                        Health down = awaitStatus(health, Status.DOWN);
+                        assertThat((String) down.getDetails().get("error")).startsWith("token issuer: ")
+                                .contains("ZooKeeper at " + own.getConnectString());
+                        own.restart();
+                        awaitStatus(health, Status.UP);
+                    });
+        }
+    }
+
+    static Health awaitStatus(FencingHealthIndicator indicator, Status status) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Health health = indicator.health();
+        while (!health.getStatus().equals(status) && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+            health = indicator.health();
+        }
+        assertThat(health.getStatus()).as("health %s", health.getDetails()).isEqualTo(status);
+        return health;
     }
 
     @Test
