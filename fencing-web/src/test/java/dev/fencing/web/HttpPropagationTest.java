@@ -1,6 +1,7 @@
 package dev.fencing.web;
 
 import dev.fencing.annotation.Fenced;
+import dev.fencing.rule.StaleTokenException;
 import dev.fencing.token.TokenFormatException;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.store.TransientFenceFailure;
@@ -527,8 +528,14 @@ class HttpPropagationTest {
         assertThat(writer.write("42", "X", () -> { })).isEqualTo("written"); // another A instance: 34, accepted
         wake.countDown();
 
-        assertThat(zombie.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(HttpClientErrorException.Conflict.class,
-                e -> assertThat(e.getResponseBodyAsString()).contains("\"maxSeen\":34").contains("accounts:42#33"));
+        // the caller's interceptor turns B's 409 into the library's exception, B's answer kept as its cause
+        assertThat(zombie.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(StaleTokenException.class, e -> {
+            assertThat(e.resource()).isEqualTo("accounts:42");
+            assertThat(e.presented().value()).isEqualTo(33);
+            assertThat(e.maxSeen()).isEqualTo(34);
+            assertThat(e.getCause()).isInstanceOfSatisfying(HttpClientErrorException.Conflict.class,
+                    c -> assertThat(c.getResponseBodyAsString()).contains("\"maxSeen\":34").contains("accounts:42#33"));
+        });
         assertThat(plain.get().uri("/accounts/42/note").retrieve().body(String.class)).isEqualTo("X");
         assertThat(checksOnB("accepted")).isEqualTo(acceptedBefore + 1);
         assertThat(checksOnB("stale")).isEqualTo(staleBefore + 1);
