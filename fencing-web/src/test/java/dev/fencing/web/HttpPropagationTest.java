@@ -810,6 +810,7 @@ class HttpPropagationTest {
         JsonNode problem = problem(exchange(plain, "POST", "/accounts/13/note", Map.of("Content-Type", "text/plain")),
                 428);
         assertThat(problem.get("title").asString()).isEqualTo("Missing fencing token");
+        assertThat(problem.get("type").asString()).isEqualTo(FencingExceptionAdvice.MISSING_TOKEN_TYPE.toString());
         assertThat(problem.get("resource").asString()).isEqualTo("accounts:13");
         assertThat(problem.get("detail").asString()).contains("accounts:13").contains("write");
     }
@@ -821,6 +822,7 @@ class HttpPropagationTest {
         JsonNode problem = problem(exchange(plain, "POST", "/accounts/14/note",
                 Map.of(FencingHeader.NAME, "accounts:14#4@old", "Content-Type", "text/plain")), 409);
         assertThat(problem.get("title").asString()).isEqualTo("Stale fencing token");
+        assertThat(problem.get("type").asString()).isEqualTo(FencingExceptionAdvice.STALE_TOKEN_TYPE.toString());
         assertThat(problem.get("resource").asString()).isEqualTo("accounts:14");
         assertThat(problem.get("presented").asString()).isEqualTo("accounts:14#4@old");
         assertThat(problem.get("maxSeen").asLong()).isEqualTo(5);
