@@ -19,14 +19,18 @@ import org.springframework.util.ClassUtils;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
+import java.net.URI;
+
 /**
  * Spring MVC answers for refused fenced writes, as RFC 9457 problem details, each with a title and the exception's
  * message as detail:
  * <ul>
  *   <li>400 Bad Request, "Invalid fencing key": the key could not be computed ({@code resource} as declared);</li>
  *   <li>409 Conflict, "Stale fencing token" or "Duplicate fencing token": a stale or duplicate token ({@code resource}, {@code presented},
- *       {@code maxSeen}, {@code verdict});</li>
- *   <li>428 Precondition Required, "Missing fencing token": no token for the resource ({@code resource});</li>
+ *       {@code maxSeen}, {@code verdict}; problem {@code type} {@link #STALE_TOKEN_TYPE} or
+ *       {@link #DUPLICATE_TOKEN_TYPE});</li>
+ *   <li>428 Precondition Required, "Missing fencing token": no token for the resource ({@code resource}; problem {@code type}
+ *       {@link #MISSING_TOKEN_TYPE});</li>
  *   <li>503 Service Unavailable, "Fence store unavailable": the store could not decide ({@code resource});</li>
  *   <li>503 Service Unavailable with {@code Retry-After: 1}, "Lock not acquired": the lock was not acquired in time
  *       or the lock service is unreachable ({@code resource}); nothing ran, the request may be retried;</li>
@@ -52,13 +56,27 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 @Import(FencingExceptionAdvice.TransientFailureAdviceSelector.class)
 public class FencingExceptionAdvice {
 
+    /**
+     * The problem {@code type} of a 409 for a stale token. A URI that identifies the problem (it need not resolve):
+     * {@link FencingTokenClientInterceptor} recognises the answer by it, never by the status alone.
+     */
+    public static final URI STALE_TOKEN_TYPE = URI.create("https://fencing.dev/problems/stale-token");
+
+    /** The problem {@code type} of a 409 for a duplicate token (an equal token from another holder). */
+    public static final URI DUPLICATE_TOKEN_TYPE = URI.create("https://fencing.dev/problems/duplicate-token");
+
+    /** The problem {@code type} of a 428 for a missing token (none bound for the resource). */
+    public static final URI MISSING_TOKEN_TYPE = URI.create("https://fencing.dev/problems/missing-token");
+
     /** Seconds a client should wait before retrying a request that failed for a reason that passes. */
     static final long RETRY_AFTER_SECONDS = 1;
 
     @ExceptionHandler(TokenRejectedException.class)
     public ProblemDetail rejected(TokenRejectedException e) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
-        problem.setTitle(e instanceof DuplicateTokenException ? "Duplicate fencing token" : "Stale fencing token");
+        boolean duplicate = e instanceof DuplicateTokenException;
+        problem.setType(duplicate ? DUPLICATE_TOKEN_TYPE : STALE_TOKEN_TYPE);
+        problem.setTitle(duplicate ? "Duplicate fencing token" : "Stale fencing token");
         problem.setProperty("resource", e.resource());
         problem.setProperty("presented", e.presented().toText());
         problem.setProperty("maxSeen", e.maxSeen());
@@ -69,6 +87,7 @@ public class FencingExceptionAdvice {
     @ExceptionHandler(MissingTokenException.class)
     public ProblemDetail missing(MissingTokenException e) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.PRECONDITION_REQUIRED, e.getMessage());
+        problem.setType(MISSING_TOKEN_TYPE);
         problem.setTitle("Missing fencing token");
         problem.setProperty("resource", e.resource());
         return problem;

@@ -1,6 +1,7 @@
 package dev.fencing.web;
 
 import dev.fencing.annotation.Fenced;
+import dev.fencing.rule.StaleTokenException;
 import dev.fencing.token.TokenFormatException;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.store.TransientFenceFailure;
@@ -527,8 +528,14 @@ class HttpPropagationTest {
         assertThat(writer.write("42", "X", () -> { })).isEqualTo("written"); // another A instance: 34, accepted
         wake.countDown();
 
-        assertThat(zombie.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(HttpClientErrorException.Conflict.class,
-                e -> assertThat(e.getResponseBodyAsString()).contains("\"maxSeen\":34").contains("accounts:42#33"));
+        // the caller's interceptor turns B's 409 into the library's exception, B's answer kept as its cause
+        assertThat(zombie.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(StaleTokenException.class, e -> {
+            assertThat(e.resource()).isEqualTo("accounts:42");
+            assertThat(e.presented().value()).isEqualTo(33);
+            assertThat(e.maxSeen()).isEqualTo(34);
+            assertThat(e.getCause()).isInstanceOfSatisfying(HttpClientErrorException.Conflict.class,
+                    c -> assertThat(c.getResponseBodyAsString()).contains("\"maxSeen\":34").contains("accounts:42#33"));
+        });
         assertThat(plain.get().uri("/accounts/42/note").retrieve().body(String.class)).isEqualTo("X");
         assertThat(checksOnB("accepted")).isEqualTo(acceptedBefore + 1);
         assertThat(checksOnB("stale")).isEqualTo(staleBefore + 1);
@@ -803,6 +810,7 @@ class HttpPropagationTest {
         JsonNode problem = problem(exchange(plain, "POST", "/accounts/13/note", Map.of("Content-Type", "text/plain")),
                 428);
         assertThat(problem.get("title").asString()).isEqualTo("Missing fencing token");
+        assertThat(problem.get("type").asString()).isEqualTo(FencingExceptionAdvice.MISSING_TOKEN_TYPE.toString());
         assertThat(problem.get("resource").asString()).isEqualTo("accounts:13");
         assertThat(problem.get("detail").asString()).contains("accounts:13").contains("write");
     }
@@ -814,6 +822,7 @@ class HttpPropagationTest {
         JsonNode problem = problem(exchange(plain, "POST", "/accounts/14/note",
                 Map.of(FencingHeader.NAME, "accounts:14#4@old", "Content-Type", "text/plain")), 409);
         assertThat(problem.get("title").asString()).isEqualTo("Stale fencing token");
+        assertThat(problem.get("type").asString()).isEqualTo(FencingExceptionAdvice.STALE_TOKEN_TYPE.toString());
         assertThat(problem.get("resource").asString()).isEqualTo("accounts:14");
         assertThat(problem.get("presented").asString()).isEqualTo("accounts:14#4@old");
         assertThat(problem.get("maxSeen").asLong()).isEqualTo(5);

@@ -1,6 +1,8 @@
 package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.web.FencingTokenClientInterceptor;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -23,6 +25,11 @@ import java.util.List;
  * to the {@code RestClient.Builder}s Boot builds, sending the bound tokens only to the hosts
  * {@code fencing.web.client.propagate-to} names. No hosts, no customizer: a token tells whoever receives it which lock
  * its holder has, so it goes only where it is checked.
+ *
+ * <p>On the requests to those hosts the interceptor also turns the remote service's fencing refusals (the problem
+ * details of {@code FencingExceptionAdvice}) into {@code StaleTokenException}, {@code DuplicateTokenException} or
+ * {@code MissingTokenException}, and counts them in {@code fencing.remote.rejections} on the application's
+ * {@link MeterRegistry} when it has one.
  */
 @AutoConfiguration(after = FencingAutoConfiguration.class)
 @ConditionalOnClass({FencingTokenClientInterceptor.class, RestClientCustomizer.class})
@@ -35,9 +42,11 @@ public class FencingRestClientAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(name = "fencingRestClientCustomizer")
-    RestClientCustomizer fencingRestClientCustomizer(FencingProperties properties) {
+    RestClientCustomizer fencingRestClientCustomizer(FencingProperties properties,
+                                                     ObjectProvider<MeterRegistry> registry) {
         FencingTokenClientInterceptor interceptor =
-                FencingTokenClientInterceptor.forHosts(properties.getWeb().getClient().getPropagateTo());
+                FencingTokenClientInterceptor.forHosts(properties.getWeb().getClient().getPropagateTo())
+                        .withMeterRegistry(registry.getIfUnique());
         return builder -> builder.requestInterceptor(interceptor);
     }
 

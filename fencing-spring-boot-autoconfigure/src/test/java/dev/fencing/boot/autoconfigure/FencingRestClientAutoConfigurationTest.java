@@ -1,11 +1,19 @@
 package dev.fencing.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 import com.sun.net.httpserver.HttpServer;
 import dev.fencing.context.FencingContext;
 import dev.fencing.token.FencingToken;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.web.FencingExceptionAdvice;
 import dev.fencing.web.FencingHeader;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
@@ -18,11 +26,15 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.restclient.RestClientCustomizer;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.http.ProblemDetail;
+import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.RestClient;
+import tools.jackson.databind.json.JsonMapper;
 
 /**
  * {@code fencing.web.client.propagate-to}: Boot's {@code RestClient.Builder} sends the bound tokens to the hosts named
- * and to no other; no hosts, no customizer. One local server answers as both {@code localhost} and {@code 127.0.0.1},
+ * and to no other, and turns their fencing refusals into the library's exceptions, counted on the context's
+ * {@code MeterRegistry}; no hosts, no customizer. One local server answers as both {@code localhost} and {@code 127.0.0.1},
  * so only the host name decides.
  */
 class FencingRestClientAutoConfigurationTest {
@@ -43,11 +55,36 @@ class FencingRestClientAutoConfigurationTest {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", exchange -> {
             String header = exchange.getRequestHeaders().getFirst(FencingHeader.NAME);
-            received.put(exchange.getRequestURI().getPath(), header == null ? "" : header);
-            exchange.sendResponseHeaders(204, -1);
+            String path = exchange.getRequestURI().getPath();
+            received.put(path, header == null ? "" : header);
+            if (path.equals("/stale")) {            // what a fenced service's FencingExceptionAdvice answers
+                byte[] body = adviceBody(new StaleTokenException("ledger:7", TOKEN, 9, "Ledger.write(long)"));
+                exchange.getResponseHeaders().set("Content-Type", "application/problem+json");
+                exchange.sendResponseHeaders(409, body.length);
+                exchange.getResponseBody().write(body);
+            } else if (path.equals("/plain-conflict")) {
+                byte[] body = "already booked".getBytes(StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().set("Content-Type", "text/plain");
+                exchange.sendResponseHeaders(409, body.length);
+                exchange.getResponseBody().write(body);
+            } else {
+                exchange.sendResponseHeaders(204, -1);
+            }
             exchange.close();
         });
         server.start();
+    }
+
+    /** The body the real advice answers {@code rejection} with: its problem detail, members at the top level. */
+    private static byte[] adviceBody(StaleTokenException rejection) {
+        ProblemDetail problem = new FencingExceptionAdvice().rejected(rejection);
+        Map<String, Object> members = new LinkedHashMap<>();
+        members.put("type", problem.getType().toString());
+        members.put("title", problem.getTitle());
+        members.put("status", problem.getStatus());
+        members.put("detail", problem.getDetail());
+        members.putAll(problem.getProperties());
+        return JsonMapper.builder().build().writeValueAsBytes(members);
     }
 
     @AfterEach
@@ -93,6 +130,64 @@ class FencingRestClientAutoConfigurationTest {
         });
         runner.withPropertyValues("fencing.web.client.propagate-to=").run(context ->
                 assertThat(context).hasNotFailed().doesNotHaveBean(RestClientCustomizer.class));
+    }
+
+    private Throwable callStale(RestClient client, String host) {
+        try (var ignored = FencingContext.bind(TOKEN)) {
+            return catchThrowable(() -> client.post().uri("http://" + host + ":" + server.getAddress().getPort()
+                    + "/stale").retrieve().toBodilessEntity());
+        }
+    }
+
+    private static double remoteRejections(MeterRegistry registry, String outcome) {
+        Counter counter = registry.find("fencing.remote.rejections").tag("resource", "ledger").tag("outcome", outcome)
+                .counter();
+        return counter == null ? 0 : counter.count();
+    }
+
+    @Test
+    void bootsRestClientMapsTheRemoteRefusalAndCountsItOnTheContextsRegistry() {
+        runner.withPropertyValues("fencing.web.client.propagate-to=localhost")
+                .withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+                    RestClient client = context.getBean(RestClient.Builder.class).build();
+                    MeterRegistry registry = context.getBean(MeterRegistry.class);
+
+                    assertThat(callStale(client, "localhost")).isInstanceOfSatisfying(StaleTokenException.class, e -> {
+                        assertThat(e.resource()).isEqualTo("ledger:7");
+                        assertThat(e.presented()).isEqualTo(TOKEN);
+                        assertThat(e.maxSeen()).isEqualTo(9);
+                        assertThat(e.getMessage()).contains("localhost:" + server.getAddress().getPort() + "/stale");
+                    });
+                    assertThat(remoteRejections(registry, "stale")).isEqualTo(1);
+                    assertThat(registry.find("fencing.remote.rejections").meters()).hasSize(1);
+
+                    assertThat(callStale(client, "127.0.0.1")).as("a host the tokens are not sent to: untouched")
+                            .isInstanceOf(HttpClientErrorException.Conflict.class);
+                    int port = server.getAddress().getPort();
+                    assertThat(catchThrowable(() -> client.post().uri("http://localhost:" + port + "/plain-conflict")
+                            .retrieve().toBodilessEntity())).as("an unrelated 409: untouched")
+                            .isInstanceOf(HttpClientErrorException.Conflict.class);
+                    assertThat(remoteRejections(registry, "stale")).isEqualTo(1);
+                });
+    }
+
+    @Test
+    void withoutAMeterRegistryTheRefusalIsStillMapped() {
+        runner.withPropertyValues("fencing.web.client.propagate-to=localhost").run(context -> {
+            assertThat(context).doesNotHaveBean(MeterRegistry.class);
+            assertThat(callStale(context.getBean(RestClient.Builder.class).build(), "localhost"))
+                    .isInstanceOf(StaleTokenException.class);
+        });
+    }
+
+    @Test
+    void noPropagateToNoMapping() {
+        runner.withBean(MeterRegistry.class, SimpleMeterRegistry::new).run(context -> {
+            assertThat(context).doesNotHaveBean(RestClientCustomizer.class);
+            assertThat(callStale(context.getBean(RestClient.Builder.class).build(), "localhost"))
+                    .isInstanceOf(HttpClientErrorException.Conflict.class);
+            assertThat(context.getBean(MeterRegistry.class).find("fencing.remote.rejections").meters()).isEmpty();
+        });
     }
 
     @Test
