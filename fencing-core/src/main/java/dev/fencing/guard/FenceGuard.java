@@ -10,11 +10,14 @@ import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.rule.Verdict;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.FencedCall;
 import dev.fencing.store.TransientFenceFailure;
 import dev.fencing.token.FencingToken;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -27,6 +30,9 @@ import java.util.Objects;
  */
 public final class FenceGuard {
 
+    /** The name of the observation of each check. */
+    public static final String OBSERVATION = "fencing.check";
+
     /** Acquire timeout used when none is configured. */
     public static final Duration DEFAULT_ACQUIRE_TIMEOUT = Duration.ofSeconds(10);
 
@@ -34,6 +40,7 @@ public final class FenceGuard {
     private final TokenIssuer issuer;
     private final Duration acquireTimeout;
     private final RejectionListener rejections;
+    private final ObservationRegistry observations;
 
     /**
      * @param store          where tokens are checked; required
@@ -51,6 +58,21 @@ public final class FenceGuard {
      * @param rejections told of each rejection; {@code null} for none
      */
     public FenceGuard(FenceStore store, TokenIssuer issuer, Duration acquireTimeout, RejectionListener rejections) {
+        this(store, issuer, acquireTimeout, rejections, null);
+    }
+
+    /**
+     * As {@link #FenceGuard(FenceStore, TokenIssuer, Duration, RejectionListener)}, making each check an
+     * {@link Observation} named {@value #OBSERVATION} in {@code observations}: a span when tracing is on, a timer
+     * when a meter handler is registered. Its low-cardinality key values are {@code resource} (the annotation's static
+     * name) and {@code outcome} (the {@code fencing.checks} outcome); the effective resource, the token's value and
+     * the method are high-cardinality ones (spans only). Holder ids are never recorded.
+     *
+     * @param observations where checks are observed; {@code null} or a no-op registry for none (no cost per call)
+     */
+    public FenceGuard(FenceStore store, TokenIssuer issuer, Duration acquireTimeout, RejectionListener rejections,
+                      ObservationRegistry observations) {
+        this.observations = observations == null || observations.isNoop() ? null : observations;
         this.rejections = rejections == null ? RejectionListener.NONE : rejections;
         this.store = Objects.requireNonNull(store, "store");
         this.issuer = issuer;
@@ -131,8 +153,45 @@ public final class FenceGuard {
      */
     private <C, T> T check(FencePoint point, String resource, C target, Proceed<C, T> proceed) throws Throwable {
         FencingToken token = FencingContext.current(resource);
+        if (observations != null) {
+            return observed(point, resource, token, target, proceed);
+        }
+        return check(point, resource, token, target, proceed, null);
+    }
+
+    /** {@link #check} as an {@link Observation}, its outcome set where the counter is. */
+    private <C, T> T observed(FencePoint point, String resource, FencingToken token, C target, Proceed<C, T> proceed)
+            throws Throwable {
+        Observation observation = Observation.createNotStarted(OBSERVATION, observations)
+                .contextualName("fence " + point.resource())
+                .lowCardinalityKeyValue("resource", point.resource())
+                .lowCardinalityKeyValue("outcome", "error")
+                .highCardinalityKeyValue("fencing.resource", resource)
+                .highCardinalityKeyValue("fencing.method", point.operation())
+                .highCardinalityKeyValue("fencing.token", token == null ? "none" : Long.toString(token.value()))
+                .start();
+        try (Observation.Scope ignored = observation.openScope()) {
+            return check(point, resource, token, target, proceed, observation);
+        } catch (Throwable t) {
+            observation.error(t);
+            throw t;
+        } finally {
+            observation.stop();
+        }
+    }
+
+    /** Sets the observed outcome, when the check is observed. */
+    private static void outcome(Observation observation, String outcome) {
+        if (observation != null) {
+            observation.lowCardinalityKeyValue("outcome", outcome);
+        }
+    }
+
+    private <C, T> T check(FencePoint point, String resource, FencingToken token, C target, Proceed<C, T> proceed,
+                           Observation observation) throws Throwable {
         if (token == null) {
             FencingMetrics.increment(point.checks().missing());
+            outcome(observation, "missing");
             throw new MissingTokenException(resource, point.operation());
         }
         StartedCall<C, T> write = new StartedCall<>(target, proceed);
@@ -142,7 +201,7 @@ public final class FenceGuard {
         } catch (Throwable t) {
             write.close();
             // only the flag leaves this method: the wrapper stays where it can be scalar-replaced
-            throw failed(point, resource, token, write.started, t, rejections);
+            throw failed(point, resource, token, write.started, t, rejections, observation);
         }
         write.close();
         if (!write.started) {
@@ -153,24 +212,27 @@ public final class FenceGuard {
             throw refused;
         }
         FencingMetrics.increment(point.checks().accepted());
+        outcome(observation, "accepted");
         return result;
     }
 
     /** Counts a check whose {@code store.fence} threw {@code t} and returns what to throw in its place. */
     private static Throwable failed(FencePoint point, String resource, FencingToken token, boolean started,
-                                    Throwable t, RejectionListener rejections) {
+                                    Throwable t, RejectionListener rejections, Observation observation) {
         if (t instanceof TokenRejectedException e) {
             if (started || e.presented() != token || e.operation() != null) {
                 // raised by a nested fenced call (counted and named there; this check had accepted), or a store
                 // that rejected a token other than the one presented before the write started: an error
                 if (started) {
                     FencingMetrics.increment(point.checks().accepted());
+                    outcome(observation, "accepted");
                 } else {
                     point.checks().error().increment(e);
                 }
                 return e;
             }
             FencingMetrics.increment(point.checks().rejected(e.verdict()));
+            outcome(observation, e.verdict() == Verdict.REJECT_DUPLICATE ? "duplicate" : "stale");
             TokenRejectedException named = e.at(point.operation());
             try {
                 rejections.rejected(named);
@@ -182,6 +244,7 @@ public final class FenceGuard {
         if (t instanceof TransientFenceFailure transientFailure && transientFailure.presented() == token) {
             // this check could not run (lock wait bound, serialization failure, deadlock): retryable
             FencingMetrics.increment(point.checks().failed(transientFailure.reason()));
+            outcome(observation, transientFailure.reason() == TransientFenceFailure.Reason.BUSY ? "busy" : "conflict");
             return t;
         }
         if (t instanceof FenceStoreException e && e.presented() == token) {
@@ -191,6 +254,7 @@ public final class FenceGuard {
         if (started) {
             // the store accepted and the call itself (or a nested fenced call, counted there) threw
             FencingMetrics.increment(point.checks().accepted());
+            outcome(observation, "accepted");
             return t;
         }
         point.checks().error().increment(t);

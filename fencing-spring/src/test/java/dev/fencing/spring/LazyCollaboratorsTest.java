@@ -8,13 +8,18 @@ import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ConcurrentHashMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -27,6 +32,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * binding of connection pools. They are resolved on first use, and at the latest once every singleton exists.
  */
 class LazyCollaboratorsTest {
+
+    /** What the ObservationRegistry bean's handler saw stop: name and outcome. */
+    static final List<String> OBSERVED = new CopyOnWriteArrayList<>();
 
     /** An ordinary (unordered) post-processor, registered after the auto-proxy creator: records what it saw. */
     static final class Recorder implements BeanPostProcessor {
@@ -63,6 +71,23 @@ class LazyCollaboratorsTest {
         }
 
         @Bean
+        ObservationRegistry observationRegistry() {
+            ObservationRegistry registry = ObservationRegistry.create();
+            registry.observationConfig().observationHandler(new ObservationHandler<>() {
+                @Override
+                public boolean supportsContext(Observation.Context context) {
+                    return true;
+                }
+
+                @Override
+                public void onStop(Observation.Context context) {
+                    OBSERVED.add(context.getName() + " " + context.getLowCardinalityKeyValue("outcome").getValue());
+                }
+            });
+            return registry;
+        }
+
+        @Bean
         Fixtures.Ledger ledger() {
             return new Fixtures.Ledger();
         }
@@ -85,9 +110,13 @@ class LazyCollaboratorsTest {
     @Test
     void storeIssuerAndMeterRegistryGetEveryPostProcessor() {
         try (var ctx = new AnnotationConfigApplicationContext(Config.class)) {
-            assertThat(ctx.getBean(Recorder.class).seen).contains("fenceStore", "tokenIssuer", "meterRegistry");
+            assertThat(ctx.getBean(Recorder.class).seen).contains("fenceStore", "tokenIssuer", "meterRegistry",
+                    "observationRegistry");
+            OBSERVED.clear();
             // and they are the ones in use
             FencingToken token = ctx.getBean(Fixtures.Bookkeeper.class).book("a");
+            assertThat(OBSERVED).as("each check observed in the ObservationRegistry bean").contains(
+                    "fencing.check accepted");
             assertThat(ctx.getBean(InMemoryFenceStore.class).maxSeen("ledger")).hasValue(token.value());
             assertThat(ctx.getBean(MeterRegistry.class).get("fencing.checks").tag("resource", "ledger")
                     .tag("outcome", "accepted").counter().count()).isEqualTo(1);

@@ -6,6 +6,7 @@ import dev.fencing.guard.FencePoint;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.store.FenceStore;
+import io.micrometer.observation.ObservationRegistry;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -79,6 +80,19 @@ public final class FencingSupport {
                                                     Supplier<Duration> acquireTimeout,
                                                     Supplier<FencingMetrics> metrics,
                                                     Supplier<? extends RejectionListener> rejections) {
+        return resolvedOnFirstUse(store, issuer, acquireTimeout, metrics, rejections, () -> null);
+    }
+
+    /**
+     * As above, with the {@link ObservationRegistry} in which each check is observed (a supplier of {@code null}:
+     * none).
+     */
+    static FencingSupport resolvedOnFirstUse(Supplier<? extends FenceStore> store,
+                                                    Supplier<? extends TokenIssuer> issuer,
+                                                    Supplier<Duration> acquireTimeout,
+                                                    Supplier<FencingMetrics> metrics,
+                                                    Supplier<? extends RejectionListener> rejections,
+                                                    Supplier<? extends ObservationRegistry> observations) {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(issuer, "issuer");
         Objects.requireNonNull(acquireTimeout, "acquireTimeout");
@@ -86,7 +100,8 @@ public final class FencingSupport {
         return new FencingSupport(resolutions -> {
             FenceStore fenceStore = Objects.requireNonNull(store.get(), "store");
             FenceGuard guard = new FenceGuard(fenceStore, issuer.get(),
-                    Objects.requireNonNull(acquireTimeout.get(), "acquireTimeout"), rejections.get());
+                    Objects.requireNonNull(acquireTimeout.get(), "acquireTimeout"), rejections.get(),
+                    observations.get());
             FencingMetrics counters = Objects.requireNonNull(metrics.get(), "metrics");
             return new Resolved(guard, new FencePointSource(resolutions, counters, guard), fenceStore);
         });

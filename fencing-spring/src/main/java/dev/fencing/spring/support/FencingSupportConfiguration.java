@@ -9,6 +9,7 @@ import dev.fencing.store.FenceStore;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.guard.RejectionListener;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -67,7 +68,8 @@ class FencingSupportConfiguration implements ImportAware {
     FencingSupport fencingSupport(ObjectProvider<FenceStore> store, ObjectProvider<TokenIssuer> issuer,
                                          ObjectProvider<MeterRegistry> registry,
                                          ObjectProvider<FencingConfigurer> configurer,
-                                         ObjectProvider<RejectionListener> rejections) {
+                                         ObjectProvider<RejectionListener> rejections,
+                                         ObjectProvider<ObservationRegistry> observations) {
         long timeoutMillis = enableFencing.getNumber("acquireTimeoutMillis").longValue();
         if (timeoutMillis < 0) {
             throw new FencingConfigurationException("@EnableFencing(acquireTimeoutMillis = " + timeoutMillis
@@ -78,7 +80,7 @@ class FencingSupportConfiguration implements ImportAware {
                 issuer::getIfAvailable, () -> acquireTimeout(configurer, timeoutMillis), () -> {
                     MeterRegistry meters = registry.getIfAvailable();
                     return meters == null ? FencingMetrics.noop() : new FencingMetrics(meters);
-                }, rejections::getIfUnique);
+                }, rejections::getIfUnique, observations::getIfUnique);
     }
 
     private static Duration acquireTimeout(ObjectProvider<FencingConfigurer> configurer, long timeoutMillis) {

@@ -1,0 +1,109 @@
+package dev.fencing.guard;
+
+import dev.fencing.context.MissingTokenException;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.rule.DuplicateTokenException;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.common.KeyValue;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.stream.Collectors;
+
+import static dev.fencing.guard.Bound.bound;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Each check is an Observation named {@code fencing.check}: low-cardinality resource and outcome (the counter's),
+ * the effective resource, method and token value as high-cardinality values, the error when it failed, and the
+ * observation current while the write runs (so a span of the write is its child).
+ */
+class ObservedCheckTest {
+
+    /** What a handler saw when an observation stopped. */
+    record Seen(String name, String contextualName, Map<String, String> low, Map<String, String> high,
+                Throwable error) {
+    }
+
+    private final List<Seen> seen = new CopyOnWriteArrayList<>();
+    private final ObservationRegistry observations = ObservationRegistry.create();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final FencePoint repo = new FencePoint("Repo.write(String)", "accounts", null, null, false,
+            new FencingMetrics(registry));
+
+    ObservedCheckTest() {
+        observations.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return true;
+            }
+
+            @Override
+            public void onStop(Observation.Context context) {
+                seen.add(new Seen(context.getName(), context.getContextualName(),
+                        context.getLowCardinalityKeyValues().stream()
+                                .collect(Collectors.toMap(KeyValue::getKey, KeyValue::getValue)),
+                        context.getHighCardinalityKeyValues().stream()
+                                .collect(Collectors.toMap(KeyValue::getKey, KeyValue::getValue)),
+                        context.getError()));
+            }
+        });
+    }
+
+    @Test
+    void everyOutcomeIsObservedWithTheCountersOutcome() throws Throwable {
+        FenceGuard guard = new FenceGuard(new InMemoryFenceStore(), null, Duration.ofSeconds(1), null, observations);
+        Observation[] current = new Observation[1];
+        bound(new FencingToken("accounts", 5, "a"), () -> guard.invoke(repo, new Object[0], () -> {
+            current[0] = observations.getCurrentObservation();
+            return "ok";
+        }));
+        assertThatThrownBy(() -> bound(new FencingToken("accounts", 3, "z"), () -> guard.invoke(repo,
+                new Object[0], () -> "stale"))).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> bound(new FencingToken("accounts", 5, "b"), () -> guard.invoke(repo,
+                new Object[0], () -> "duplicate"))).isInstanceOf(DuplicateTokenException.class);
+        assertThatThrownBy(() -> guard.invoke(repo, new Object[0], () -> "missing"))
+                .isInstanceOf(MissingTokenException.class);
+        IllegalStateException thrown = new IllegalStateException("the write failed");
+        assertThatThrownBy(() -> bound(new FencingToken("accounts", 6, "c"), () -> guard.invoke(repo,
+                new Object[0], () -> {
+                    throw thrown;
+                }))).isSameAs(thrown);
+
+        assertThat(current[0]).as("the check's observation is current while the write runs").isNotNull();
+        assertThat(seen).extracting(Seen::name).containsOnly(FenceGuard.OBSERVATION);
+        assertThat(seen).extracting(s -> s.low().get("outcome"))
+                .containsExactly("accepted", "stale", "duplicate", "missing", "accepted");
+        assertThat(seen).extracting(s -> s.low().keySet()).allSatisfy(keys ->
+                assertThat(keys).containsExactlyInAnyOrder("resource", "outcome"));
+        Seen accepted = seen.get(0);
+        assertThat(accepted.low()).containsEntry("resource", "accounts");
+        assertThat(accepted.contextualName()).isEqualTo("fence accounts");
+        assertThat(accepted.high()).containsEntry("fencing.resource", "accounts")
+                .containsEntry("fencing.method", "Repo.write(String)").containsEntry("fencing.token", "5")
+                .doesNotContainValue("a");
+        assertThat(accepted.error()).isNull();
+        assertThat(seen.get(1).error()).isInstanceOf(StaleTokenException.class);
+        assertThat(seen.get(3).high()).containsEntry("fencing.token", "none");
+        assertThat(seen.get(4).error()).isSameAs(thrown);
+        assertThat(registry.find("fencing.checks").tag("outcome", "accepted").counter().count()).isEqualTo(2);
+    }
+
+    @Test
+    void aNoopRegistryObservesNothing() throws Throwable {
+        FenceGuard guard = new FenceGuard(new InMemoryFenceStore(), null, Duration.ofSeconds(1), null,
+                ObservationRegistry.NOOP);
+        bound(new FencingToken("accounts", 5, "a"), () -> guard.invoke(repo, new Object[0], () -> "ok"));
+        assertThat(seen).isEmpty();
+    }
+}
