@@ -24,6 +24,7 @@ import org.w3c.dom.NodeList;
 class SpringBootDocsTest {
 
     private static final Pattern METADATA_NAME = Pattern.compile("\"name\"\\s*:\\s*\"(fencing\\.[^\"]+)\"");
+    private static final Pattern GRADLE_COORDINATE = Pattern.compile("\"dev\\.fencing:([a-z\\-]+)(?::([^\"]+))?\"");
     private static final Pattern PROPERTY_LINE = Pattern.compile("^#?\\s*(fencing\\.[a-z0-9.\\-]+)\\s*=.*$");
 
     @Test
@@ -50,6 +51,51 @@ class SpringBootDocsTest {
                         .contains("<artifactId>fencing-spring-boot-starter</artifactId>",
                                 "<artifactId>fencing-jdbc</artifactId>", "<artifactId>fencing-web</artifactId>");
             }
+        }
+    }
+
+    @Test
+    void theGradleCoordinatesAreTheMavenOnesWithTheBomAtTheBuildsVersion() throws Exception {
+        Path root = SnippetCheckTest.repositoryRoot();
+        String version = PomXml.childText(PomXml.parse(Files.newInputStream(root.resolve("pom.xml")))
+                .getDocumentElement(), "version");
+        Document snippet = PomXml.parse(SpringBootDocsTest.class.getResourceAsStream("spring-boot.xml"));
+        TreeSet<String> maven = new TreeSet<>();
+        NodeList artifactIds = snippet.getElementsByTagName("artifactId");
+        for (int i = 0; i < artifactIds.getLength(); i++) {
+            maven.add(artifactIds.item(i).getTextContent().trim());
+        }
+        TreeSet<String> gradle = new TreeSet<>();
+        String kts;
+        try (InputStream in = SpringBootDocsTest.class.getResourceAsStream("spring-boot.gradle.kts")) {
+            kts = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        Matcher matcher = GRADLE_COORDINATE.matcher(kts);
+        while (matcher.find()) {
+            gradle.add(matcher.group(1));
+            if (matcher.group(1).equals("fencing-bom")) {
+                assertThat(matcher.group(2)).as("the BOM's version in the Gradle snippet").isEqualTo(version);
+            } else {
+                assertThat(matcher.group(2)).as(matcher.group(1) + " takes its version from the BOM").isNull();
+            }
+        }
+        assertThat(gradle).as("the Gradle snippet's artifacts and the Maven snippet's").isEqualTo(maven);
+        assertThat(kts).contains("platform(\"dev.fencing:fencing-bom:");
+    }
+
+    @Test
+    void everyPropertyHasADescriptionInTheMetadata() throws Exception {
+        String json;
+        try (InputStream in = SpringBootDocsTest.class.getClassLoader()
+                .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+            json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        for (String property : metadataProperties()) {
+            int at = json.indexOf("\"name\": \"" + property + "\"");
+            assertThat(at).as(property + " in the metadata").isNotNegative();
+            int end = json.indexOf('}', at);
+            assertThat(json.substring(at, end)).as(property + " has a description (its field's Javadoc)")
+                    .contains("\"description\"");
         }
     }
 
