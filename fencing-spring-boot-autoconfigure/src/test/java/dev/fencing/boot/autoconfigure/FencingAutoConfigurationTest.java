@@ -227,6 +227,36 @@ class FencingAutoConfigurationTest {
         }
     }
 
+    /** The annotations in the other source order: the order of advisors, not of annotations, decides. */
+    public static class MethodFencedFirst {
+        @Fenced(resource = "orders")
+        @Transactional
+        public void save() {
+        }
+    }
+
+    @Fenced(resource = "orders")
+    public static class TypeFencedMethodTransactional {
+        @Transactional
+        public void save() {
+        }
+    }
+
+    @Test
+    void everyPlacementOfTheTwoAnnotationsRunsTheCheckInsideBootsTransaction() {
+        database.withPropertyValues(h2("txplacements")).withBean(RecordingStore.class)
+                .withBean(MethodFencedFirst.class).withBean(TypeFencedMethodTransactional.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    FencingContext.run(new FencingToken("orders", 1, "h"),
+                            () -> context.getBean(MethodFencedFirst.class).save());
+                    FencingContext.run(new FencingToken("orders", 2, "h"),
+                            () -> context.getBean(TypeFencedMethodTransactional.class).save());
+                    assertThat(context.getBean(RecordingStore.class).transactionActiveAtCheck)
+                            .containsExactly(true, true);
+                });
+    }
+
     @Test
     void transactionalAndFencedOnOneMethodRunTheCheckInsideBootsTransaction() {
         database.withPropertyValues(h2("txmethod")).withBean(RecordingStore.class).withBean(MethodTransactional.class)
