@@ -91,6 +91,7 @@ class BootApplicationTest {
                 .properties(
                         "server.port=0",
                         "spring.main.banner-mode=off",
+                        "spring.flyway.enabled=false", // Flyway is on this test class path for another test
                         "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test",
                         "spring.datasource.username=postgres",
                         "spring.sql.init.mode=always",
