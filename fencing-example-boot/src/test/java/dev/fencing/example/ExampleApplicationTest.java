@@ -1,8 +1,12 @@
 package dev.fencing.example;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
 import dev.fencing.issuer.Lease;
+import dev.fencing.rule.StaleTokenException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.token.FencingToken;
 import dev.fencing.web.FencingHeader;
@@ -167,6 +171,28 @@ class ExampleApplicationTest {
         // the public endpoints do not trust the header: the filter is mapped to /internal/* only
         assertThat(post("/transfers", transfer(account, other, 5), FencingHeader.format(List.of(zombie)))
                 .statusCode()).isEqualTo(200);
+    }
+
+    @Test
+    void aTransferWhoseSecondTokenIsStaleWritesNeitherAccount() throws Exception {
+        long from = createAccount("ivan", 1_000);
+        long to = createAccount("judy", 1_000);
+        TokenIssuer issuer = context.getBean(TokenIssuer.class);
+        FencingToken staleTo;
+        try (Lease lease = issuer.acquire("accounts:" + to, Duration.ofSeconds(10))) {
+            staleTo = lease.token();
+        }
+        assertThat(post("/transfers", transfer(to, from, 1)).statusCode()).isEqualTo(200);  // newer tokens, both
+
+        // a current token for the account it withdraws from, a stale one for the account it deposits to: the
+        // withdrawal passes its check and runs, the deposit's check refuses, and the transaction takes both back
+        Ledger ledger = context.getBean(Ledger.class);
+        try (Lease fresh = issuer.acquire("accounts:" + from, Duration.ofSeconds(10));
+             FencingScope scope = FencingContext.bind(fresh.token(), staleTo)) {
+            assertThatThrownBy(() -> ledger.move(from, to, 500)).isInstanceOf(StaleTokenException.class);
+        }
+        assertThat(balance(from)).isEqualTo(1_001);
+        assertThat(balance(to)).isEqualTo(999);
     }
 
     @Test
