@@ -9,8 +9,11 @@ import org.springframework.web.server.ResponseStatusException;
  * (1 to 2 and 2 to 1) queue instead of each holding one lock and waiting for the other. Then {@link Ledger#move}
  * writes both accounts in one transaction, each write checked against its own account's token.
  *
- * <p>The locks are taken outside the transaction, on purpose: the transaction commits while both are still held,
- * and no database connection is held while waiting for a lock.
+ * <p>The locks are taken outside the transaction, on purpose: the transaction commits while both are still held, so
+ * the next holder of either account never has to wait for this transfer's commit on the fence rows. (One method that
+ * is both {@code @Transactional} and {@code @Fenced(acquire = true)} would release its lock before its commit: still
+ * safe, the fence row lock makes the next writer wait, but for up to {@code fencing.store.jdbc.lock-timeout}.) And
+ * acquiring two locks takes two proxied calls, so this method cannot be one of them anyway.
  */
 @Service
 public class TransferService {
