@@ -41,6 +41,7 @@ public final class FenceGuard {
     private final Duration acquireTimeout;
     private final RejectionListener rejections;
     private final ObservationRegistry observations;
+    private final LeaseScope leaseScope;
 
     /**
      * @param store          where tokens are checked; required
@@ -58,21 +59,18 @@ public final class FenceGuard {
      * @param rejections told of each rejection; {@code null} for none
      */
     public FenceGuard(FenceStore store, TokenIssuer issuer, Duration acquireTimeout, RejectionListener rejections) {
-        this(store, issuer, acquireTimeout, rejections, null);
+        this(store, issuer, acquireTimeout, rejections, null, null);
     }
 
-    /**
-     * As {@link #FenceGuard(FenceStore, TokenIssuer, Duration, RejectionListener)}, making each check an
-     * {@link Observation} named {@value #OBSERVATION} in {@code observations}: a span when tracing is on, a timer
-     * when a meter handler is registered. Its low-cardinality key values are {@code resource} (the annotation's static
-     * name) and {@code outcome} (the {@code fencing.checks} outcome); the effective resource, the token's value and
-     * the method are high-cardinality ones (spans only). Holder ids are never recorded.
-     *
-     * @param observations where checks are observed; {@code null} or a no-op registry for none (no cost per call)
-     */
-    public FenceGuard(FenceStore store, TokenIssuer issuer, Duration acquireTimeout, RejectionListener rejections,
-                      ObservationRegistry observations) {
+    /** Starts a builder for a guard checking tokens in {@code store}: the way to set every collaborator. */
+    public static Builder builder(FenceStore store) {
+        return new Builder(store);
+    }
+
+    private FenceGuard(FenceStore store, TokenIssuer issuer, Duration acquireTimeout, RejectionListener rejections,
+                       ObservationRegistry observations, LeaseScope leaseScope) {
         this.observations = observations == null || observations.isNoop() ? null : observations;
+        this.leaseScope = leaseScope == null ? LeaseScope.IMMEDIATE : leaseScope;
         this.rejections = rejections == null ? RejectionListener.NONE : rejections;
         this.store = Objects.requireNonNull(store, "store");
         this.issuer = issuer;
@@ -272,6 +270,13 @@ public final class FenceGuard {
             return proceed.proceed(target);
         }
         validate(point);
+        Lease held = leaseScope.held(resource);
+        if (held != null) {
+            // this unit of work still holds the lock (its release waits for the commit): reuse it, never wait for it
+            try (FencingScope ignored = FencingContext.bind(held.token())) {
+                return proceed.proceed(target);
+            }
+        }
         Lease lease;
         try {
             lease = issuer.acquire(resource, acquireTimeout);
@@ -304,13 +309,72 @@ public final class FenceGuard {
 
     private void release(Lease lease, Throwable failure) {
         try {
-            lease.close();
+            leaseScope.release(lease);
         } catch (RuntimeException e) {
             if (failure != null) {
                 failure.addSuppressed(e);
             } else {
                 throw e;
             }
+        }
+    }
+
+    /**
+     * Builds a {@link FenceGuard}. Only the store is required; without an issuer no point may acquire.
+     */
+    public static final class Builder {
+        private final FenceStore store;
+        private TokenIssuer issuer;
+        private Duration acquireTimeout = DEFAULT_ACQUIRE_TIMEOUT;
+        private RejectionListener rejections;
+        private ObservationRegistry observations;
+        private LeaseScope leaseScope;
+
+        private Builder(FenceStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        /** Where acquiring points get tokens; {@code null} (the default) when no method acquires. */
+        public Builder issuer(TokenIssuer issuer) {
+            this.issuer = issuer;
+            return this;
+        }
+
+        /** How long an acquiring point waits for the lock; {@link #DEFAULT_ACQUIRE_TIMEOUT} by default. */
+        public Builder acquireTimeout(Duration acquireTimeout) {
+            this.acquireTimeout = Objects.requireNonNull(acquireTimeout, "acquireTimeout");
+            return this;
+        }
+
+        /** Told of each rejected token, never of an accepted one; none by default. */
+        public Builder rejectionListener(RejectionListener rejections) {
+            this.rejections = rejections;
+            return this;
+        }
+
+        /**
+         * Makes each check an {@link Observation} named {@value #OBSERVATION}: a span when tracing is on, a timer when
+         * a meter handler is registered. Its low-cardinality key values are {@code resource} (the annotation's static
+         * name) and {@code outcome} (the {@code fencing.checks} outcome); the effective resource, the token's value and
+         * the method are high-cardinality ones (spans only); holder ids are never recorded. {@code null} or a no-op
+         * registry (the default): nothing is created per call.
+         */
+        public Builder observations(ObservationRegistry observations) {
+            this.observations = observations;
+            return this;
+        }
+
+        /** When acquiring points give their locks back; {@link LeaseScope#IMMEDIATE} by default. */
+        public Builder leaseScope(LeaseScope leaseScope) {
+            this.leaseScope = leaseScope;
+            return this;
+        }
+
+        /**
+         * @throws FencingConfigurationException when the acquire timeout is negative
+         */
+        public FenceGuard build() {
+            return new FenceGuard(store, issuer, acquireTimeout, rejections, observations, leaseScope);
         }
     }
 

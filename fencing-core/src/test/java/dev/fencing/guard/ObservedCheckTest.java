@@ -13,7 +13,6 @@ import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -62,7 +61,7 @@ class ObservedCheckTest {
 
     @Test
     void everyOutcomeIsObservedWithTheCountersOutcome() throws Throwable {
-        FenceGuard guard = new FenceGuard(new InMemoryFenceStore(), null, Duration.ofSeconds(1), null, observations);
+        FenceGuard guard = FenceGuard.builder(new InMemoryFenceStore()).observations(observations).build();
         Observation[] current = new Observation[1];
         bound(new FencingToken("accounts", 5, "a"), () -> guard.invoke(repo, new Object[0], () -> {
             current[0] = observations.getCurrentObservation();
@@ -101,8 +100,8 @@ class ObservedCheckTest {
 
     @Test
     void aNoopRegistryObservesNothing() throws Throwable {
-        FenceGuard guard = new FenceGuard(new InMemoryFenceStore(), null, Duration.ofSeconds(1), null,
-                ObservationRegistry.NOOP);
+        FenceGuard guard = FenceGuard.builder(new InMemoryFenceStore())
+                .observations(ObservationRegistry.NOOP).build();
         bound(new FencingToken("accounts", 5, "a"), () -> guard.invoke(repo, new Object[0], () -> "ok"));
         assertThat(seen).isEmpty();
     }

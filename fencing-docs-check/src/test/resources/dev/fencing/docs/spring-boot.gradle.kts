@@ -3,8 +3,6 @@
 dependencies {
     // tag::gradle[]
     implementation(platform("dev.fencing:fencing-bom:0.1.0-SNAPSHOT")) // every fencing module at one version
-    implementation("dev.fencing:fencing-spring-boot-starter")         // fencing on, configured by fencing.* properties
-    implementation("dev.fencing:fencing-jdbc")                        // the database store (and issuer)
-    implementation("dev.fencing:fencing-web")                         // optional, web applications
+    implementation("dev.fencing:fencing-spring-boot-starter")         // brings fencing-jdbc and fencing-web
     // end::gradle[]
 }

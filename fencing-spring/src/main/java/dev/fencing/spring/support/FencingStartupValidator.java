@@ -149,14 +149,17 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         if (found == null) {
             return;
         }
+        boolean acquires;
         try {
-            support.points().pointFor(method, userClass);
+            acquires = support.points().pointFor(method, userClass).acquire();
         } catch (FencingConfigurationException e) {
             problems.add(e.getMessage());
             return;
         }
         if (mode == AdviceMode.PROXY) {
-            checkProxy(bean, userClass, operation, method, modifiers, singleton, transactionOrder, problems);
+            // an acquiring point checks nothing (its lock is held until the transaction completes, wherever it runs)
+            checkProxy(bean, userClass, operation, method, modifiers, singleton, acquires ? null : transactionOrder,
+                    problems);
         } else {
             checkWoven(operation, method, found, problems);
         }

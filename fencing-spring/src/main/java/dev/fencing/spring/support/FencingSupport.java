@@ -3,10 +3,12 @@ package dev.fencing.spring.support;
 import dev.fencing.guard.FenceGuard;
 import dev.fencing.guard.RejectionListener;
 import dev.fencing.guard.FencePoint;
+import dev.fencing.guard.LeaseScope;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.store.FenceStore;
 import io.micrometer.observation.ObservationRegistry;
+import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -99,13 +101,26 @@ public final class FencingSupport {
         Objects.requireNonNull(metrics, "metrics");
         return new FencingSupport(resolutions -> {
             FenceStore fenceStore = Objects.requireNonNull(store.get(), "store");
-            FenceGuard guard = new FenceGuard(fenceStore, issuer.get(),
-                    Objects.requireNonNull(acquireTimeout.get(), "acquireTimeout"), rejections.get(),
-                    observations.get());
+            FenceGuard guard = FenceGuard.builder(fenceStore).issuer(issuer.get())
+                    .acquireTimeout(Objects.requireNonNull(acquireTimeout.get(), "acquireTimeout"))
+                    .rejectionListener(rejections.get()).observations(observations.get())
+                    .leaseScope(leaseScope()).build();
             FencingMetrics counters = Objects.requireNonNull(metrics.get(), "metrics");
             return new Resolved(guard, new FencePointSource(resolutions, counters, guard), fenceStore);
         });
     }
+
+    /**
+     * With spring-tx on the class path, a lock taken inside a Spring transaction is held until it completes
+     * ({@link TransactionLeaseScope}); without it there are no Spring transactions to wait for.
+     */
+    private static LeaseScope leaseScope() {
+        return SPRING_TX ? TransactionLeaseScope.INSTANCE : LeaseScope.IMMEDIATE;
+    }
+
+    private static final boolean SPRING_TX = ClassUtils.isPresent(
+            "org.springframework.transaction.support.TransactionSynchronizationManager",
+            FencingSupport.class.getClassLoader());
 
     /**
      * Runs {@code proceed.proceed(target)} under the fence of {@code method} on {@code targetClass} (if it has one);

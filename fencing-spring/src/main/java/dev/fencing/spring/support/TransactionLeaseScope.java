@@ -1,0 +1,89 @@
+package dev.fencing.spring.support;
+
+import dev.fencing.guard.LeaseScope;
+import dev.fencing.issuer.Lease;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.core.Ordered;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Holds the lock an acquiring fence point took inside a Spring transaction until that transaction has completed: a
+ * lock given back before the commit lets the next holder read the data as it was before this holder's writes and
+ * overwrite them (a lost update the fence cannot see, since the next holder's token is larger). A later acquiring
+ * call for the same resource in the same transaction reuses the held lock. Outside a transaction (no synchronization
+ * active) a lease is released when its call returns.
+ */
+final class TransactionLeaseScope implements LeaseScope {
+
+    private static final Log log = LogFactory.getLog(TransactionLeaseScope.class);
+
+    static final TransactionLeaseScope INSTANCE = new TransactionLeaseScope();
+
+    private TransactionLeaseScope() {
+    }
+
+    @Override
+    public Lease held(String resource) {
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+            return null;
+        }
+        HeldLeases leases = current();
+        return leases == null ? null : leases.byResource.get(resource);
+    }
+
+    @Override
+    public void release(Lease lease) {
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+            lease.close();
+            return;
+        }
+        HeldLeases leases = current();
+        if (leases == null) {
+            leases = new HeldLeases();
+            TransactionSynchronizationManager.registerSynchronization(leases);
+        }
+        leases.byResource.putIfAbsent(lease.token().resource(), lease);
+    }
+
+    /** This transaction's leases: the synchronization registered with it, if any (not a suspended one's). */
+    private static HeldLeases current() {
+        for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
+            if (synchronization instanceof HeldLeases leases) {
+                return leases;
+            }
+        }
+        return null;
+    }
+
+    /** The leases one transaction holds, released in reverse order once it has committed or rolled back. */
+    private static final class HeldLeases implements TransactionSynchronization {
+        final Map<String, Lease> byResource = new LinkedHashMap<>();
+
+        @Override
+        public int getOrder() {
+            return Ordered.LOWEST_PRECEDENCE; // after every other synchronization has seen the completion
+        }
+
+        @Override
+        public void afterCompletion(int status) {
+            List<Lease> leases = new ArrayList<>(byResource.values());
+            byResource.clear();
+            for (int i = leases.size() - 1; i >= 0; i--) {
+                Lease lease = leases.get(i);
+                try {
+                    lease.close();
+                } catch (RuntimeException e) {
+                    log.warn("Could not release the lock on '" + lease.token().resource() + "' after the transaction "
+                            + "completed; it is freed when its lease expires: " + e, e);
+                }
+            }
+        }
+    }
+}
