@@ -70,7 +70,12 @@ public class FencingEndpoint {
         return result;
     }
 
-    /** One resource (the {@code @Fenced} resource name): its counts and, with a JDBC store, its max_seen. */
+    /**
+     * One resource: a {@code @Fenced} resource name ({@code accounts}) or an effective resource ({@code accounts:42}).
+     * Its committed max_seen with a JDBC store (an effective resource has one; a keyed name alone has none), and the
+     * counts of the name it is counted under ({@code countedAs}: counters are tagged with the static name only, so
+     * {@code accounts:42} shows the counts of {@code accounts}).
+     */
     @ReadOperation
     public Map<String, Object> resource(@Selector String resource) {
         Map<String, Object> result = new LinkedHashMap<>();
@@ -79,9 +84,28 @@ public class FencingEndpoint {
             OptionalLong maxSeen = JdbcParts.maxSeen(store, resource);
             result.put("maxSeen", maxSeen.isPresent() ? maxSeen.getAsLong() : null);
         }
-        result.put("checks", counts(FencingMetrics.CHECKS, resource).getOrDefault(resource, Map.of()));
-        result.put("acquisitions", counts(FencingMetrics.ACQUISITIONS, resource).getOrDefault(resource, Map.of()));
+        String countedAs = countedAs(resource);
+        result.put("countedAs", countedAs);
+        result.put("checks", counts(FencingMetrics.CHECKS, countedAs).getOrDefault(countedAs, Map.of()));
+        result.put("acquisitions", counts(FencingMetrics.ACQUISITIONS, countedAs).getOrDefault(countedAs, Map.of()));
         return result;
+    }
+
+    /** The longest of {@code resource} and its prefixes before a {@code ':'} that has counters; else itself. */
+    private String countedAs(String resource) {
+        String candidate = resource;
+        while (true) {
+            if (registry != null && !registry.find(FencingMetrics.CHECKS).tag("resource", candidate).counters().isEmpty()
+                    || registry != null && !registry.find(FencingMetrics.ACQUISITIONS).tag("resource", candidate)
+                    .counters().isEmpty()) {
+                return candidate;
+            }
+            int colon = candidate.lastIndexOf(':');
+            if (colon <= 0) {
+                return resource;
+            }
+            candidate = candidate.substring(0, colon);
+        }
     }
 
     /** resource → outcome → count, summed over the {@code exception} tag. */

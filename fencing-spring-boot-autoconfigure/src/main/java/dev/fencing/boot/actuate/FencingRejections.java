@@ -76,7 +76,7 @@ public class FencingRejections implements RejectionListener {
             Map<String, Object> map = new LinkedHashMap<>();
             map.put("time", time.toString());
             map.put("resource", resource);
-            map.put("presented", presented);
+            map.put("presentedValue", presented); // a number: the problem detail's "presented" is the token's text
             if (holder != null) {
                 map.put("holder", holder);
             }

@@ -137,12 +137,18 @@ class FencingActuatorAutoConfigurationTest {
             Map<String, Object> one = endpoint.resource("ledger");
             assertThat(one).containsEntry("resource", "ledger").containsEntry("maxSeen", 7L);
             assertThat((Map<String, Long>) one.get("checks")).containsEntry("stale", 1L);
-            assertThat(endpoint.resource("never-used")).containsEntry("maxSeen", null);
+            assertThat(endpoint.resource("never-used")).containsEntry("maxSeen", null)
+                    .containsEntry("countedAs", "never-used");
+            // an effective resource: its own max_seen, the counts of the name it is counted under
+            Map<String, Object> keyed = endpoint.resource("ledger:99");
+            assertThat(keyed).containsEntry("resource", "ledger:99").containsEntry("maxSeen", null)
+                    .containsEntry("countedAs", "ledger");
+            assertThat((Map<String, Long>) keyed.get("checks")).containsEntry("stale", 1L);
 
             // the last rejections, newest first; holder ids hidden by default
             List<Map<String, Object>> rejections = (List<Map<String, Object>>) all.get("rejections");
             assertThat(rejections).hasSize(1);
-            assertThat(rejections.get(0)).containsEntry("resource", "ledger").containsEntry("presented", 3L)
+            assertThat(rejections.get(0)).containsEntry("resource", "ledger").containsEntry("presentedValue", 3L)
                     .containsEntry("maxSeen", 7L).containsEntry("verdict", "stale")
                     .containsEntry("method", "FencingAutoConfigurationTest.Ledger.post()")
                     .containsKey("time").doesNotContainKey("holder");
