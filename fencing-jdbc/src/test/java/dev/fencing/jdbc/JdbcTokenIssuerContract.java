@@ -190,4 +190,42 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
         assertThat(registry.get("fencing.issuer.acquisitions").tag("issuer", "jdbc").tag("outcome", "acquired")
                 .counter().count()).isPositive();
     }
+
+    /**
+     * A lease is the issuer's own: acquiring and releasing one inside a caller's transaction whose connection is
+     * bound to the same DataSource the way {@code JpaTransactionManager} binds it (a {@code ConnectionHolder} for JDBC
+     * code, not marked as a {@code DataSourceTransactionManager} transaction) neither runs on that connection nor
+     * commits it: the caller's uncommitted write still rolls back. (Found by fencing-it-boot: with Boot's
+     * JpaTransactionManager, {@code @Fenced(acquire = true) @Transactional} committed the JPA transaction's work,
+     * fence row included, when the lease was released.)
+     */
+    @Test
+    void aLeaseNeverUsesOrCommitsTheConnectionOfTheCallersTransaction() throws Exception {
+        String callerTable = Database.uniqueTable("caller");
+        jdbc.execute("CREATE TABLE " + callerTable + " (id INT NOT NULL)");
+        try {
+            try (java.sql.Connection connection = pool.getConnection()) {
+                connection.setAutoCommit(false);
+                org.springframework.transaction.support.TransactionSynchronizationManager.initSynchronization();
+                org.springframework.transaction.support.TransactionSynchronizationManager.bindResource(pool,
+                        new org.springframework.jdbc.datasource.ConnectionHolder(connection));
+                try {
+                    jdbc.update("INSERT INTO " + callerTable + " (id) VALUES (1)"); // on the bound connection
+                    try (Lease lease = issuer.acquire("caller-transaction", Duration.ofSeconds(5))) {
+                        assertThat(lease.isHeld()).isTrue();
+                    }
+                } finally {
+                    org.springframework.transaction.support.TransactionSynchronizationManager.unbindResource(pool);
+                    org.springframework.transaction.support.TransactionSynchronizationManager.clearSynchronization();
+                }
+                assertThat(connection.getAutoCommit()).as("the caller's connection is left as it was").isFalse();
+                connection.rollback();
+            }
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + callerTable, Integer.class))
+                    .as("the caller's write rolled back: the issuer did not commit the caller's connection")
+                    .isZero();
+        } finally {
+            jdbc.execute("DROP TABLE " + callerTable);
+        }
+    }
 }
