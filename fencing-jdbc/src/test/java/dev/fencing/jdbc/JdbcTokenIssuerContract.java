@@ -18,7 +18,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.junit.jupiter.api.TestInstance;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -204,19 +207,20 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
         String callerTable = Database.uniqueTable("caller");
         jdbc.execute("CREATE TABLE " + callerTable + " (id INT NOT NULL)");
         try {
-            try (java.sql.Connection connection = pool.getConnection()) {
+            try (Connection connection = pool.getConnection()) {
                 connection.setAutoCommit(false);
-                org.springframework.transaction.support.TransactionSynchronizationManager.initSynchronization();
-                org.springframework.transaction.support.TransactionSynchronizationManager.bindResource(pool,
-                        new org.springframework.jdbc.datasource.ConnectionHolder(connection));
+                TransactionSynchronizationManager.initSynchronization();
+                TransactionSynchronizationManager.setActualTransactionActive(true);
+                TransactionSynchronizationManager.bindResource(pool,
+                        new ConnectionHolder(connection));
                 try {
                     jdbc.update("INSERT INTO " + callerTable + " (id) VALUES (1)"); // on the bound connection
                     try (Lease lease = issuer.acquire("caller-transaction", Duration.ofSeconds(5))) {
                         assertThat(lease.isHeld()).isTrue();
                     }
                 } finally {
-                    org.springframework.transaction.support.TransactionSynchronizationManager.unbindResource(pool);
-                    org.springframework.transaction.support.TransactionSynchronizationManager.clearSynchronization();
+                    TransactionSynchronizationManager.unbindResource(pool);
+                    TransactionSynchronizationManager.clear();
                 }
                 assertThat(connection.getAutoCommit()).as("the caller's connection is left as it was").isFalse();
                 connection.rollback();
