@@ -23,6 +23,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
@@ -409,7 +410,8 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
 
         /**
          * The transaction manager whose transactions the check joins (the one your repositories use). Must manage
-         * the same data source; defaults to a new {@link DataSourceTransactionManager} on it.
+         * the same data source; defaults to a new {@link DataSourceTransactionManager} on it, which also joins a
+         * transaction that another manager (JPA's, Hibernate's) runs on a connection of the data source.
          */
         public Builder transactionManager(PlatformTransactionManager transactionManager) {
             this.transactionManager = Objects.requireNonNull(transactionManager, "transactionManager");
@@ -444,8 +446,31 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         public JdbcFenceStore build() {
             resolve();
             PlatformTransactionManager tm = transactionManager != null ? transactionManager
-                    : new DataSourceTransactionManager(dataSource());
+                    : new JoiningDataSourceTransactionManager(dataSource());
             return new JdbcFenceStore(this, tm);
+        }
+    }
+
+    /**
+     * The default transaction manager: a {@link DataSourceTransactionManager} that also joins a transaction another
+     * manager runs on a connection of the data source. {@code JpaTransactionManager} (and
+     * {@code HibernateTransactionManager}) bind their transaction's connection to the data source for JDBC code
+     * without marking it as a {@code DataSourceTransactionManager} transaction; a plain one would take that bound
+     * connection for a transaction of its own and commit it at the end of the check, committing the caller's work
+     * (fence row included) before the caller decides.
+     */
+    private static final class JoiningDataSourceTransactionManager extends DataSourceTransactionManager {
+        private static final long serialVersionUID = 1L;
+
+        JoiningDataSourceTransactionManager(DataSource dataSource) {
+            super(dataSource);
+        }
+
+        @Override
+        protected boolean isExistingTransaction(Object transaction) {
+            return super.isExistingTransaction(transaction)
+                    || (TransactionSynchronizationManager.isActualTransactionActive()
+                    && TransactionSynchronizationManager.hasResource(obtainDataSource()));
         }
     }
 }

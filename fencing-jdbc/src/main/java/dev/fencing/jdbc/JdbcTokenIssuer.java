@@ -18,6 +18,7 @@ import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.TransientDataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.TransactionSystemException;
@@ -82,8 +83,14 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
 
     private JdbcTokenIssuer(Builder b) {
         super(b.registry, "jdbc");
-        DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(b.dataSource());
-        this.jdbc = new JdbcTemplate(b.dataSource());
+        // The lease transactions are the issuer's own, on connections of their own. Spring binds a transaction's
+        // connection by DataSource object, and a JpaTransactionManager (or HibernateTransactionManager) transaction
+        // binds its connection to the application's DataSource without marking it as a DataSourceTransactionManager
+        // transaction: REQUIRES_NEW on that DataSource would not suspend it but run on, and commit, the caller's
+        // connection. A DataSource of the issuer's own (same pool) is a key no caller's transaction uses.
+        DataSource own = new DelegatingDataSource(b.dataSource());
+        DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(own);
+        this.jdbc = new JdbcTemplate(own);
         this.transactions = new TransactionTemplate(transactionManager);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
         this.dialect = LeaseDialect.of(b.configuredDialect());

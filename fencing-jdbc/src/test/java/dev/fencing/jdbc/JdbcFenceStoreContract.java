@@ -13,9 +13,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -289,5 +292,41 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
                     .isInstanceOf(FencingConfigurationException.class)
                     .hasMessageContaining("table name '" + name + "' is invalid");
         }
+    }
+
+    /**
+     * The README's promise for a store built without {@code transactionManager(..)}: the check joins whatever
+     * transaction holds a connection of the DataSource, JpaTransactionManager's included. Such a transaction binds
+     * its connection to the DataSource for JDBC code without marking it as a DataSourceTransactionManager
+     * transaction; the check and the write must still run in it and roll back with it.
+     */
+    @Test
+    void withTheDefaultTransactionManagerTheCheckJoinsAJpaStyleTransactionAndRollsBackWithIt() throws Throwable {
+        JdbcFenceStore defaultStore = JdbcFenceStore.builder(dataSource).table(fenceTable)
+                .createTableIfMissing(true).build();
+        defaultStore.verify();
+        String resource = "jpa-style-" + System.nanoTime();
+        FencingToken token = new FencingToken(resource, 5, "h");
+        try (Connection connection = dataSource.getConnection()) {
+            connection.setAutoCommit(false);
+            TransactionSynchronizationManager.initSynchronization();
+            TransactionSynchronizationManager.setActualTransactionActive(true);
+            TransactionSynchronizationManager.bindResource(dataSource,
+                    new ConnectionHolder(connection));
+            try {
+                defaultStore.fence(resource, token, () -> {
+                    insert(resource, token, "written");
+                    return null;
+                });
+            } finally {
+                TransactionSynchronizationManager.unbindResource(dataSource);
+                TransactionSynchronizationManager.clear();
+            }
+            assertThat(connection.getAutoCommit()).isFalse();
+            connection.rollback();
+        }
+        assertThat(values(resource)).as("the write rolled back with the caller's transaction").isEmpty();
+        assertThat(jdbc.queryForList("SELECT max_seen FROM " + fenceTable + " WHERE resource = ?", Long.class,
+                resource)).as("max_seen rolled back with it").isEmpty();
     }
 }

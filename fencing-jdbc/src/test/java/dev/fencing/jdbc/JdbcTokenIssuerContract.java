@@ -18,7 +18,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.junit.jupiter.api.TestInstance;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -189,5 +192,44 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
         lease.close();
         assertThat(registry.get("fencing.issuer.acquisitions").tag("issuer", "jdbc").tag("outcome", "acquired")
                 .counter().count()).isPositive();
+    }
+
+    /**
+     * A lease is the issuer's own: acquiring and releasing one inside a caller's transaction whose connection is
+     * bound to the same DataSource the way {@code JpaTransactionManager} binds it (a {@code ConnectionHolder} for JDBC
+     * code, not marked as a {@code DataSourceTransactionManager} transaction) neither runs on that connection nor
+     * commits it: the caller's uncommitted write still rolls back. (Found by fencing-it-boot: with Boot's
+     * JpaTransactionManager, {@code @Fenced(acquire = true) @Transactional} committed the JPA transaction's work,
+     * fence row included, when the lease was released.)
+     */
+    @Test
+    void aLeaseNeverUsesOrCommitsTheConnectionOfTheCallersTransaction() throws Exception {
+        String callerTable = Database.uniqueTable("caller");
+        jdbc.execute("CREATE TABLE " + callerTable + " (id INT NOT NULL)");
+        try {
+            try (Connection connection = pool.getConnection()) {
+                connection.setAutoCommit(false);
+                TransactionSynchronizationManager.initSynchronization();
+                TransactionSynchronizationManager.setActualTransactionActive(true);
+                TransactionSynchronizationManager.bindResource(pool,
+                        new ConnectionHolder(connection));
+                try {
+                    jdbc.update("INSERT INTO " + callerTable + " (id) VALUES (1)"); // on the bound connection
+                    try (Lease lease = issuer.acquire("caller-transaction", Duration.ofSeconds(5))) {
+                        assertThat(lease.isHeld()).isTrue();
+                    }
+                } finally {
+                    TransactionSynchronizationManager.unbindResource(pool);
+                    TransactionSynchronizationManager.clear();
+                }
+                assertThat(connection.getAutoCommit()).as("the caller's connection is left as it was").isFalse();
+                connection.rollback();
+            }
+            assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + callerTable, Integer.class))
+                    .as("the caller's write rolled back: the issuer did not commit the caller's connection")
+                    .isZero();
+        } finally {
+            jdbc.execute("DROP TABLE " + callerTable);
+        }
     }
 }

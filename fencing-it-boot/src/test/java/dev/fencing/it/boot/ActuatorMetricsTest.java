@@ -104,7 +104,12 @@ class ActuatorMetricsTest {
                 .properties(Map.of(
                         "spring.datasource.url", "jdbc:h2:mem:fencing-it-boot;DB_CLOSE_DELAY=-1",
                         "management.metrics.tags.application", "fencing-it",
-                        "spring.main.banner-mode", "off"))
+                        "spring.main.banner-mode", "off",
+                        // this application has no repositories or migrations: the proof application's (package
+                        // app, below this one, with Spring Data and Flyway on the module's classpath) stay out
+                        "spring.data.jdbc.repositories.enabled", "false",
+                        "spring.data.jpa.repositories.enabled", "false",
+                        "spring.flyway.enabled", "false"))
                 // after Boot has initialized logging, before the context refreshes
                 .initializers(ctx -> captureLogs())
                 .run();
