@@ -176,7 +176,7 @@ abstract class AbstractProofTest {
         Map<String, Object> rejection = rejections.get(0);
         assertThat(rejection).containsEntry("resource", "accounts").containsEntry("verdict", "stale")
                 .containsKeys("time", "method").doesNotContainKey("holder");
-        assertThat(((Number) rejection.get("presented")).longValue()).isEqualTo(stale.value());
+        assertThat(((Number) rejection.get("presentedValue")).longValue()).isEqualTo(stale.value());
         assertThat(((Number) rejection.get("maxSeen")).longValue()).isEqualTo(maxSeen);
         assertThat((String) rejection.get("method")).contains("save");
 

@@ -7,6 +7,7 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.it.boot.app.AccountService;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -76,7 +77,7 @@ abstract class AbstractTwoProcessesProofTest {
     }
 
     @Test
-    void aPausedHoldersTokenIsRefusedWith409ByTheOtherInstanceAndCountedThere() throws Exception {
+    void aPausedHoldersTokenIsRefusedWith409ByTheOtherInstanceAndCountedOnBothSides() throws Exception {
         TokenIssuer issuerA = instanceA.getBean(TokenIssuer.class);
         AccountService accountsA = instanceA.getBean(AccountService.class);
         RestClient fromAToB = instanceA.getBean(RestClient.Builder.class)
@@ -106,21 +107,30 @@ abstract class AbstractTwoProcessesProofTest {
             double staleBefore = sample(scrapeBefore, "fencing_checks_total", tag, "resource=\"accounts\"",
                     "outcome=\"stale\"");
 
-            // A wakes and sends its write to B: Boot's RestClient in A carries the bound token to 127.0.0.1
+            // A wakes and sends its write to B: Boot's RestClient in A carries the bound token to 127.0.0.1, and
+            // maps B's 409 to the exception a local refusal throws, counted on A's side
+            MeterRegistry registryA = instanceA.getBean(MeterRegistry.class);
+            assertThat(registryA.find("fencing.remote.rejections").counters()).isEmpty();
             assertThatThrownBy(() -> fromAToB.post().uri("/internal/accounts/1/deposit/100").retrieve()
                     .toBodilessEntity())
-                    .isInstanceOfSatisfying(HttpClientErrorException.Conflict.class, conflict -> {
-                        Map<String, Object> problem = conflict.getResponseBodyAs(
-                                new ParameterizedTypeReference<Map<String, Object>>() {
+                    .isInstanceOfSatisfying(StaleTokenException.class, stale -> {
+                        assertThat(stale.resource()).isEqualTo("accounts");
+                        assertThat(stale.presented()).isEqualTo(tokenA);
+                        assertThat(stale.maxSeen()).isEqualTo(tokenB);
+                        assertThat(stale.getMessage()).contains("127.0.0.1:" + instanceB.port());
+                        assertThat(stale.getCause()).isInstanceOfSatisfying(HttpClientErrorException.Conflict.class,
+                                conflict -> {
+                                    Map<String, Object> problem = conflict.getResponseBodyAs(
+                                            new ParameterizedTypeReference<Map<String, Object>>() {
+                                            });
+                                    assertThat(problem).containsEntry("title", "Stale fencing token")
+                                            .containsEntry("resource", "accounts").containsEntry("verdict", "stale")
+                                            .containsEntry("presented", tokenA.toText());
+                                    assertThat(((Number) problem.get("maxSeen")).longValue()).isEqualTo(tokenB);
                                 });
-                        assertThat(problem).containsEntry("title", "Stale fencing token")
-                                .containsEntry("resource", "accounts").containsEntry("verdict", "stale")
-                                .containsEntry("presented", tokenA.toText());
-                        assertThat(((Number) problem.get("maxSeen")).longValue()).isEqualTo(tokenB);
                     });
-            // TODO(caller-side counter): fencing-web's caller-side mapping of a received 409 is being added on
-            //  another branch; after merging, assert here that A's call fails with StaleTokenException and that A's
-            //  caller-side counter counted it once (resource accounts, outcome stale).
+            assertThat(registryA.get("fencing.remote.rejections").tag("resource", "accounts")
+                    .tag("outcome", "stale").counter().count()).as("counted once on the caller's side").isEqualTo(1);
 
             // B, the server side: counted as stale (with the common tag), listed, nothing written
             String scrapeAfter = httpB.get().uri("/actuator/prometheus").retrieve().body(String.class);
@@ -130,7 +140,7 @@ abstract class AbstractTwoProcessesProofTest {
             List<Map<String, Object>> rejections = list(fencingB.get("rejections"));
             assertThat(rejections).isNotEmpty();
             assertThat(rejections.get(0)).containsEntry("resource", "accounts").containsEntry("verdict", "stale");
-            assertThat(((Number) rejections.get(0).get("presented")).longValue()).isEqualTo(tokenA.value());
+            assertThat(((Number) rejections.get(0).get("presentedValue")).longValue()).isEqualTo(tokenA.value());
             assertThat(((Number) rejections.get(0).get("maxSeen")).longValue()).isEqualTo(tokenB);
             assertThat(map(map(fencingB.get("checks")).get("accounts"))).containsEntry("stale", 1);
             Map<String, Object> accountsOnB = getJson(httpB, "/actuator/fencing/accounts");
