@@ -124,8 +124,22 @@ public abstract class AbstractTokenIssuer<L extends AbstractLease> implements To
         boolean first = lease.markLost();
         if (first && count) {
             metrics.lost();
+            warnLost(lease, "while it was held");
         }
         return first;
+    }
+
+    private static final System.Logger LOG = System.getLogger(AbstractTokenIssuer.class.getName());
+
+    /** A lost lease is the zombie case: said once per lease, at WARNING, besides the counter. */
+    private static void warnLost(AbstractLease lease, String when) {
+        try {
+            LOG.log(System.Logger.Level.WARNING, () -> "Lost the lock on '" + lease.token().resource() + "' (token "
+                    + lease.token().value() + ") " + when + ": another holder may have it now, and the fence refuses "
+                    + "this holder's writes with that token from here on");
+        } catch (RuntimeException ignored) {
+            // logging is advisory
+        }
     }
 
     /** Releases {@code lease}; called by {@link AbstractLease#close()}. */
@@ -139,6 +153,7 @@ public abstract class AbstractTokenIssuer<L extends AbstractLease> implements To
         try {
             if (!doRelease(mine) && lease.markLostAtRelease()) {
                 metrics.lost();
+                warnLost(lease, "before it was released (found at release)");
             }
         } catch (Exception e) {
             if (e instanceof InterruptedException) {

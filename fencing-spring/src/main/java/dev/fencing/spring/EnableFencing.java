@@ -48,6 +48,15 @@ public @interface EnableFencing {
      */
     int order() default Ordered.LOWEST_PRECEDENCE;
 
+    /**
+     * PROXY mode only: the order of the advisor of {@code @Fenced(acquire = true)} methods, which checks nothing and
+     * only takes, binds and gives back the lock. By default it runs before every other advisor, so the lock is taken
+     * before a {@code @Transactional} method's transaction begins and given back after it has ended: the next holder
+     * reads what this one committed, and a lease issuer on the same database never needs a second connection while
+     * the transaction holds one. (Inside a transaction, the lock is held until it completes, whatever the order.)
+     */
+    int acquireOrder() default Ordered.HIGHEST_PRECEDENCE;
+
     /** How long {@code @Fenced(acquire = true)} waits for a lock, in milliseconds. */
     long acquireTimeoutMillis() default 10_000;
 

@@ -5,6 +5,7 @@ import dev.fencing.context.FencingContext;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.Test;
@@ -38,7 +39,7 @@ class LockHeldUntilCommitTest {
     static class Transfers {
         final List<FencingToken> tokens = new CopyOnWriteArrayList<>();
         final List<Boolean> lockFreeBeforeCommit = new CopyOnWriteArrayList<>();
-        InMemoryTokenIssuer issuer;
+        TokenIssuer issuer;
 
         @Transactional
         @Fenced(resource = "accounts", key = "#id", acquire = true)
@@ -91,6 +92,48 @@ class LockHeldUntilCommitTest {
         }
     }
 
+    /** Records whether a transaction was active when a lock was taken and when it was given back. */
+    static final class RecordingIssuer implements TokenIssuer {
+        final TokenIssuer delegate;
+        final List<String> events = new CopyOnWriteArrayList<>();
+
+        RecordingIssuer(TokenIssuer delegate) {
+            this.delegate = delegate;
+        }
+
+        private String state() {
+            return TransactionSynchronizationManager.isActualTransactionActive() ? "in transaction" : "outside";
+        }
+
+        @Override
+        public Lease acquire(String resource, Duration timeout) {
+            events.add("acquire " + state());
+            Lease lease = delegate.acquire(resource, timeout);
+            return new Lease() {
+                @Override
+                public FencingToken token() {
+                    return lease.token();
+                }
+
+                @Override
+                public boolean isLost() {
+                    return lease.isLost();
+                }
+
+                @Override
+                public boolean isReleased() {
+                    return lease.isReleased();
+                }
+
+                @Override
+                public void close() {
+                    events.add("release " + state());
+                    lease.close();
+                }
+            };
+        }
+    }
+
     @Configuration
     @EnableFencing
     @EnableTransactionManagement
@@ -101,8 +144,8 @@ class LockHeldUntilCommitTest {
         }
 
         @Bean
-        InMemoryTokenIssuer tokenIssuer() {
-            return new InMemoryTokenIssuer();
+        RecordingIssuer tokenIssuer() {
+            return new RecordingIssuer(new InMemoryTokenIssuer());
         }
 
         @Bean
@@ -111,10 +154,20 @@ class LockHeldUntilCommitTest {
         }
 
         @Bean
-        Transfers transfers(InMemoryTokenIssuer issuer) {
+        Transfers transfers(RecordingIssuer issuer) {
             Transfers transfers = new Transfers();
-            transfers.issuer = issuer;
+            transfers.issuer = issuer.delegate; // the lock itself, unrecorded
             return transfers;
+        }
+    }
+
+    @Test
+    void aTransactionalAcquiringMethodTakesTheLockBeforeItsTransactionAndGivesItBackAfter() {
+        try (var ctx = new AnnotationConfigApplicationContext(Config.class)) {
+            ctx.getBean(Transfers.class).transfer(5);
+            assertThat(ctx.getBean(RecordingIssuer.class).events)
+                    .as("a lease issuer on the application's database never needs a second connection")
+                    .containsExactly("acquire outside", "release outside");
         }
     }
 

@@ -10,16 +10,17 @@ import dev.fencing.store.InMemoryFenceStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanClassLoaderAware;
-import org.springframework.beans.factory.ListableBeanFactory;
-import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 import java.time.Duration;
@@ -54,7 +55,7 @@ public class FencingAutoConfiguration {
     /** {@code fencing.store.type=in-memory}: one JVM only, said at startup. */
     @Bean
     @ConditionalOnMissingBean(FenceStore.class)
-    @ConditionalOnProperty(name = "fencing.store.type", havingValue = "in-memory")
+    @ConditionalOnFencingType(store = FencingProperties.StoreType.IN_MEMORY)
     InMemoryFenceStore fenceStore() {
         log.warn("fencing.store.type=in-memory: using an InMemoryFenceStore, which fences writes made inside this "
                 + "JVM only; for tests and demos, never for a resource shared by several instances");
@@ -63,8 +64,9 @@ public class FencingAutoConfiguration {
 
     /** Fails startup when {@code fencing.issuer.type} names an issuer that no bean provides. */
     @Bean
-    static IssuerTypeCheck fencingIssuerTypeCheck(FencingProperties properties, ListableBeanFactory beans) {
-        return new IssuerTypeCheck(properties.getIssuer().getType(), beans);
+    static IssuerTypeCheck fencingIssuerTypeCheck(Environment environment) {
+        return new IssuerTypeCheck(Binder.get(environment).bind(OnFencingTypeCondition.ISSUER_TYPE,
+                FencingProperties.IssuerType.class).orElse(FencingProperties.IssuerType.NONE));
     }
 
     /** What {@code @EnableFencing} imports, when the application did not declare it. */
@@ -82,17 +84,16 @@ public class FencingAutoConfiguration {
     /**
      * {@code fencing.issuer.type} set to an issuer whose module, classes or connection settings are missing would
      * leave every {@code @Fenced(acquire = true)} method without locks (or, with none yet, fail on the first one):
-     * once every singleton exists, a set type without a {@link TokenIssuer} bean fails startup naming what to add.
+     * once every bean is defined, and before any is created, a set type without a {@link TokenIssuer} bean fails
+     * startup naming what to add (before the startup checks of the methods, which could only say none is configured).
      */
-    static final class IssuerTypeCheck implements SmartInitializingSingleton, BeanClassLoaderAware {
+    static final class IssuerTypeCheck implements BeanFactoryPostProcessor, BeanClassLoaderAware {
 
         private final FencingProperties.IssuerType type;
-        private final ListableBeanFactory beans;
         private ClassLoader classLoader = FencingAutoConfiguration.class.getClassLoader();
 
-        IssuerTypeCheck(FencingProperties.IssuerType type, ListableBeanFactory beans) {
+        IssuerTypeCheck(FencingProperties.IssuerType type) {
             this.type = type;
-            this.beans = beans;
         }
 
         @Override
@@ -101,7 +102,7 @@ public class FencingAutoConfiguration {
         }
 
         @Override
-        public void afterSingletonsInstantiated() {
+        public void postProcessBeanFactory(ConfigurableListableBeanFactory beans) {
             if (type == FencingProperties.IssuerType.NONE
                     || beans.getBeanNamesForType(TokenIssuer.class, true, false).length > 0) {
                 return;

@@ -10,7 +10,6 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -26,7 +25,7 @@ import java.util.List;
 @AutoConfiguration(after = FencingAutoConfiguration.class)
 @ConditionalOnClass({EtcdTokenIssuer.class, Client.class})
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
-@ConditionalOnProperty(name = "fencing.issuer.type", havingValue = "etcd")
+@ConditionalOnFencingType(issuer = FencingProperties.IssuerType.ETCD)
 @EnableConfigurationProperties(FencingProperties.class)
 public class FencingEtcdAutoConfiguration {
 

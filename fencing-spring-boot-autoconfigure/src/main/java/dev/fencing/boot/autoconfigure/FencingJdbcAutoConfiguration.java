@@ -4,13 +4,13 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.jdbc.JdbcTokenIssuer;
 import dev.fencing.store.FenceStore;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.jdbc.EmbeddedDatabaseConnection;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
@@ -37,7 +37,7 @@ public class FencingJdbcAutoConfiguration {
     @Bean
     @ConditionalOnBean(DataSource.class)
     @ConditionalOnMissingBean(FenceStore.class)
-    @ConditionalOnProperty(name = "fencing.store.type", havingValue = "jdbc", matchIfMissing = true)
+    @ConditionalOnFencingType(store = FencingProperties.StoreType.JDBC)
     @DependsOnDatabaseInitialization
     JdbcFenceStore fenceStore(DataSource dataSource, ObjectProvider<PlatformTransactionManager> transactionManager,
                               FencingProperties properties) {
@@ -55,12 +55,14 @@ public class FencingJdbcAutoConfiguration {
     @Bean
     @ConditionalOnBean(DataSource.class)
     @ConditionalOnMissingBean(TokenIssuer.class)
-    @ConditionalOnProperty(name = "fencing.issuer.type", havingValue = "jdbc")
+    @ConditionalOnFencingType(issuer = FencingProperties.IssuerType.JDBC)
     @DependsOnDatabaseInitialization
-    JdbcTokenIssuer tokenIssuer(DataSource dataSource, FencingProperties properties) {
+    JdbcTokenIssuer tokenIssuer(DataSource dataSource, FencingProperties properties,
+                                ObjectProvider<MeterRegistry> registry) {
         FencingProperties.JdbcIssuer jdbc = properties.getIssuer().getJdbc();
         return JdbcTokenIssuer.builder(dataSource).table(jdbc.getTable()).leaseTime(jdbc.getLeaseTime())
-                .createTableIfMissing(createsTable(jdbc.getInitializeSchema(), dataSource)).build();
+                .createTableIfMissing(createsTable(jdbc.getInitializeSchema(), dataSource))
+                .meterRegistry(registry.getIfUnique()).build();
     }
 
     /**

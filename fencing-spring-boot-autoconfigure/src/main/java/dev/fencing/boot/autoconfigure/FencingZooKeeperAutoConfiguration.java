@@ -12,7 +12,6 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -26,7 +25,7 @@ import org.springframework.context.annotation.Configuration;
 @AutoConfiguration(after = FencingAutoConfiguration.class)
 @ConditionalOnClass({ZooKeeperTokenIssuer.class, CuratorFramework.class})
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
-@ConditionalOnProperty(name = "fencing.issuer.type", havingValue = "zookeeper")
+@ConditionalOnFencingType(issuer = FencingProperties.IssuerType.ZOOKEEPER)
 @EnableConfigurationProperties(FencingProperties.class)
 public class FencingZooKeeperAutoConfiguration {
 

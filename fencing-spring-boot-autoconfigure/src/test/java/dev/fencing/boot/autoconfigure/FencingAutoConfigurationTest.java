@@ -84,7 +84,7 @@ class FencingAutoConfigurationTest {
     void fencingIsOnByDefaultWithoutEnableFencing() {
         runner.withPropertyValues("fencing.store.type=in-memory").run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(InMemoryFenceStore.class);
-            assertThat(fencingAdvisors(context)).hasSize(1);
+            assertThat(fencingAdvisors(context)).as("the checking and the acquiring points' advisors").hasSize(2);
             Ledger ledger = context.getBean(Ledger.class);
             assertThat(AopUtils.isAopProxy(ledger)).isTrue();
             assertThatThrownBy(ledger::post).isInstanceOf(MissingTokenException.class);
@@ -193,7 +193,7 @@ class FencingAutoConfigurationTest {
     void theUsersEnableFencingMakesTheAutoConfigurationBackOff() {
         runner.withUserConfiguration(UserEnabled.class).withPropertyValues("fencing.acquire-timeout=1s").run(context -> {
             assertThat(context).hasNotFailed().doesNotHaveBean(FencingConfigurer.class);
-            assertThat(fencingAdvisors(context)).hasSize(1);
+            assertThat(fencingAdvisors(context)).as("the checking and the acquiring points' advisors").hasSize(2);
             Ledger ledger = context.getBean(Ledger.class);
             assertThat(FencingContext.call(new FencingToken("ledger", 2, "a"), ledger::post)).isEqualTo("posted");
             assertThatThrownBy(() -> FencingContext.call(new FencingToken("ledger", 1, "a"), ledger::post))

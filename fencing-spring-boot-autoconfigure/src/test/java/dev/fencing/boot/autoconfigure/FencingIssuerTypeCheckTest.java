@@ -2,12 +2,17 @@ package dev.fencing.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.fencing.annotation.Fenced;
 import dev.fencing.etcd.EtcdTokenIssuer;
+import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.jdbc.JdbcTokenIssuer;
 import dev.fencing.zookeeper.ZooKeeperTokenIssuer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -16,6 +21,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /** {@code fencing.issuer.type} naming an issuer that no bean provides fails startup, saying what to add. */
+@ExtendWith(OutputCaptureExtension.class)
 class FencingIssuerTypeCheckTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -34,6 +40,45 @@ class FencingIssuerTypeCheckTest {
                             .contains("dev.fencing:fencing-zookeeper");
                     assertThat(analysis.getAction()).contains("remove fencing.issuer.type");
                 });
+    }
+
+    public static class AcquiringLedger {
+        @Fenced(resource = "ledger", acquire = true)
+        public String post() {
+            return "posted";
+        }
+    }
+
+    @Test
+    void withAnAcquiringMethodTheMissingModuleIsNamedNotJustTheMissingIssuer() {
+        runner.withClassLoader(new FilteredClassLoader(ZooKeeperTokenIssuer.class)).withBean(AcquiringLedger.class)
+                .withPropertyValues("fencing.issuer.type=zookeeper").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasMessageContaining("dev.fencing:fencing-zookeeper");
+                });
+    }
+
+    @Test
+    void typeValuesBindAsThePropertiesDoSoConditionsNeverDisagreeWithThem() {
+        runner.withPropertyValues("fencing.store.type=inmemory").run(context ->
+                assertThat(context).hasNotFailed().hasSingleBean(InMemoryFenceStore.class));
+        runner.withPropertyValues("fencing.store.type=IN_MEMORY").run(context ->
+                assertThat(context).hasNotFailed().hasSingleBean(InMemoryFenceStore.class));
+        runner.withPropertyValues("fencing.issuer.type=ZooKeeper",
+                "fencing.issuer.zookeeper.connect-string=127.0.0.1:1").run(context ->
+                assertThat(context).hasNotFailed().hasSingleBean(ZooKeeperTokenIssuer.class));
+    }
+
+    @Test
+    void fencingEnabledFalseWarnsThatFencedMethodsRunUnchecked(CapturedOutput output) {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
+                        FencingDisabledAutoConfiguration.class)).withPropertyValues("fencing.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(
+                        FencingDisabledAutoConfiguration.class));
+        assertThat(output).contains(FencingDisabledAutoConfiguration.WARNING);
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(
+                FencingDisabledAutoConfiguration.class)).run(context ->
+                assertThat(context).doesNotHaveBean(FencingDisabledAutoConfiguration.class));
     }
 
     @Test

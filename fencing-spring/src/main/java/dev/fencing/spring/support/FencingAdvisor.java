@@ -11,8 +11,9 @@ import org.springframework.core.annotation.AnnotationUtils;
 import java.lang.reflect.Method;
 
 /**
- * The PROXY-mode advisor: matches methods that have a fence point (the same cached lookup the interceptor uses) and
- * advises them with a {@link FencingInterceptor}.
+ * A PROXY-mode advisor: matches methods that have a fence point (the same cached lookup the interceptor uses) that
+ * acquires, or one that checks, and advises them with a {@link FencingInterceptor}. Two are registered, so that
+ * acquiring points can run outside {@code @Transactional} and checking points inside it.
  */
 final class FencingAdvisor extends AbstractPointcutAdvisor {
 
@@ -20,10 +21,18 @@ final class FencingAdvisor extends AbstractPointcutAdvisor {
 
     private final transient FencingInterceptor interceptor;
     private final transient Pointcut pointcut;
+    private final boolean acquiring;
 
-    FencingAdvisor(FencingSupport support) {
+    /** @param acquiring whether this advisor takes the {@code acquire = true} points, or the checking ones */
+    FencingAdvisor(FencingSupport support, boolean acquiring) {
         this.interceptor = new FencingInterceptor(support);
-        this.pointcut = new FencedMethodPointcut(support.resolutions());
+        this.pointcut = new FencedMethodPointcut(support.resolutions(), acquiring);
+        this.acquiring = acquiring;
+    }
+
+    /** Whether this advisor takes the {@code acquire = true} points. */
+    boolean acquiring() {
+        return acquiring;
     }
 
     @Override
@@ -43,9 +52,11 @@ final class FencingAdvisor extends AbstractPointcutAdvisor {
      */
     private static final class FencedMethodPointcut extends StaticMethodMatcherPointcut {
         private final FenceResolutions resolutions;
+        private final boolean acquiring;
 
-        FencedMethodPointcut(FenceResolutions resolutions) {
+        FencedMethodPointcut(FenceResolutions resolutions, boolean acquiring) {
             this.resolutions = resolutions;
+            this.acquiring = acquiring;
             setClassFilter(new CandidateFilter());
         }
 
@@ -55,7 +66,8 @@ final class FencingAdvisor extends AbstractPointcutAdvisor {
          */
         @Override
         public boolean matches(Method method, Class<?> targetClass) {
-            return resolutions.resolutionFor(method, targetClass) != null;
+            FencePointSource.Resolution resolution = resolutions.resolutionFor(method, targetClass);
+            return resolution != null && resolution.annotation().acquire() == acquiring;
         }
     }
 

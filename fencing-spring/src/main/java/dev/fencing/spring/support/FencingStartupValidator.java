@@ -245,7 +245,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             for (int i = 0; i < chain.length; i++) {
                 if (transaction < 0 && chain[i].getClass().getName().equals(TRANSACTION_ADVISOR)) {
                     transaction = i;
-                } else if (fence < 0 && chain[i] instanceof FencingAdvisor) {
+                } else if (fence < 0 && chain[i] instanceof FencingAdvisor advisor && !advisor.acquiring()) {
                     fence = i;
                 }
             }
@@ -266,7 +266,8 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             }
             if (transaction < 0 && type.getName().equals(TRANSACTION_ADVISOR)) {
                 transaction = i;
-            } else if (fence < 0 && FencingAdvisor.class.isAssignableFrom(type)) {
+            } else if (fence < 0 && FencingAdvisor.class.isAssignableFrom(type)
+                    && !advisors[i].equals(ProxyFencingConfiguration.ACQUIRE_ADVISOR)) {
                 fence = i;
             }
         }

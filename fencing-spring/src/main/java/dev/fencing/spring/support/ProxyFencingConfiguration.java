@@ -6,8 +6,9 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
 
 /**
- * Internal: imported by {@code @EnableFencing} in PROXY mode, not for applications. One infrastructure advisor
- * whose interceptor delegates to the shared {@link FencingSupport}. The infrastructure auto-proxy creator creates
+ * Internal: imported by {@code @EnableFencing} in PROXY mode, not for applications. Two infrastructure advisors,
+ * one for checking and one for acquiring fence points, each ordered on its own, whose interceptors delegate to the
+ * shared {@link FencingSupport}. The infrastructure auto-proxy creator creates
  * the advisor while bean post-processors are still being registered; it depends on nothing of the application's
  * (the support resolves its collaborators on first use).
  */
@@ -15,11 +16,24 @@ import org.springframework.context.annotation.Role;
 @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 class ProxyFencingConfiguration extends FencingSupportConfiguration {
 
+    /** The bean name of the acquiring points' advisor. */
+    static final String ACQUIRE_ADVISOR = "dev.fencing.internalFencingAcquireAdvisor";
+
+    /** The checking points' advisor: inside {@code @Transactional}, so the check is atomic with the write. */
     @Bean(name = "dev.fencing.internalFencingAdvisor")
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     FencingAdvisor fencingAdvisor(FencingSupport fencingSupport) {
-        FencingAdvisor advisor = new FencingAdvisor(fencingSupport);
+        FencingAdvisor advisor = new FencingAdvisor(fencingSupport, false);
         advisor.setOrder(enableFencing.getNumber("order").intValue());
+        return advisor;
+    }
+
+    /** The acquiring points' advisor: outside {@code @Transactional} by default, so the lock spans the transaction. */
+    @Bean(name = ACQUIRE_ADVISOR)
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    FencingAdvisor fencingAcquireAdvisor(FencingSupport fencingSupport) {
+        FencingAdvisor advisor = new FencingAdvisor(fencingSupport, true);
+        advisor.setOrder(enableFencing.getNumber("acquireOrder").intValue());
         return advisor;
     }
 }
