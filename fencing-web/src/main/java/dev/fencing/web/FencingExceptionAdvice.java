@@ -6,6 +6,8 @@ import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.FenceStoreException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportSelector;
 import org.springframework.core.Ordered;
@@ -56,6 +58,8 @@ import java.net.URI;
 @Import(FencingExceptionAdvice.TransientFailureAdviceSelector.class)
 public class FencingExceptionAdvice {
 
+    private static final Log log = LogFactory.getLog(FencingExceptionAdvice.class);
+
     /**
      * The problem {@code type} of a 409 for a stale token. A URI that identifies the problem (it need not resolve):
      * {@link FencingTokenClientInterceptor} recognises the answer by it, never by the status alone.
@@ -101,17 +105,29 @@ public class FencingExceptionAdvice {
         return problem;
     }
 
+    /**
+     * 503. The detail names the resource only: the exception's message (SQL, table names, database errors) is
+     * logged here at WARN, never sent to the caller.
+     */
     @ExceptionHandler(FenceStoreException.class)
     public ProblemDetail storeFailed(FenceStoreException e) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
+        log.warn("Fence store failed for resource '" + e.resource() + "'; answering 503: " + e.getMessage(), e);
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The fence store "
+                + "could not check the token for resource '" + e.resource() + "'; the call did not run");
         problem.setTitle("Fence store unavailable");
         problem.setProperty("resource", e.resource());
         return problem;
     }
 
+    /**
+     * 503 with {@code Retry-After}. The detail names the resource only: the exception's message (lock service
+     * addresses, timeouts) is logged here at WARN, never sent to the caller.
+     */
     @ExceptionHandler(LockAcquisitionException.class)
     public ResponseEntity<ProblemDetail> lockNotAcquired(LockAcquisitionException e) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
+        log.warn("Lock not acquired for resource '" + e.resource() + "'; answering 503: " + e.getMessage());
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The lock on "
+                + "resource '" + e.resource() + "' was not acquired; the call did not run, retry later");
         problem.setTitle("Lock not acquired");
         problem.setProperty("resource", e.resource());
         return retryLater(problem);

@@ -1,6 +1,7 @@
 package dev.fencing.web;
 
 import dev.fencing.store.TransientFenceFailure;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.dao.ConcurrencyFailureException;
@@ -39,7 +40,13 @@ public class FencingTransientFailureAdvice {
             throw e;     // not a fence's: Spring MVC's other resolvers and the application's own handling apply
         }
         boolean busy = failure.reason() == TransientFenceFailure.Reason.BUSY;
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, e.getMessage());
+        // the message (database errors, SQL) stays in the server's log; the caller learns what to do
+        LogFactory.getLog(FencingTransientFailureAdvice.class).info("Fence " + (busy ? "busy" : "conflict")
+                + " for resource '" + failure.resource() + "'; answering 503: " + e.getMessage());
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, (busy
+                ? "The fence of resource '" + failure.resource() + "' is held by another transaction"
+                : "The database aborted the check of resource '" + failure.resource() + "' (serialization "
+                + "failure or deadlock)") + "; the call did not run, retry later");
         problem.setTitle(busy ? "Fence busy" : "Fence conflict");
         problem.setProperty("resource", failure.resource());
         problem.setProperty("reason", failure.reason().name().toLowerCase(Locale.ROOT));

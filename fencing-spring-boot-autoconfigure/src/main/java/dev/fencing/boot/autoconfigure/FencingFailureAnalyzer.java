@@ -44,6 +44,10 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
                     + "fencing.issuer.type=etcd (with fencing.issuer.etcd.endpoints) or a TokenIssuer bean of your "
                     + "own.\n");
         }
+        if (text.contains("FencingTokenFilter") && text.contains("every path")) {
+            action.append("Accepting callers' tokens is a trust decision: set fencing.web.filter.url-patterns to the "
+                    + "paths only trusted callers reach, for example /internal/*.\n");
+        }
         if (text.contains("createTableIfMissing(true)")) {
             String property = text.startsWith("Lease table") ? "fencing.issuer.jdbc.initialize-schema"
                     : "fencing.store.jdbc.initialize-schema";

@@ -1,5 +1,6 @@
 package dev.fencing.boot.autoconfigure;
 
+import dev.fencing.FencingConfigurationException;
 import dev.fencing.web.FencingExceptionAdvice;
 import dev.fencing.web.FencingTokenFilter;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -50,10 +51,33 @@ public class FencingWebAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "fencingTokenFilter")
         FilterRegistrationBean<FencingTokenFilter> fencingTokenFilter(FencingProperties properties) {
+            List<String> patterns = properties.getWeb().getFilter().getUrlPatterns();
+            for (String pattern : patterns) {
+                requireServletPattern(pattern);
+            }
             FilterRegistrationBean<FencingTokenFilter> registration =
                     new FilterRegistrationBean<>(new FencingTokenFilter());
-            registration.setUrlPatterns(properties.getWeb().getFilter().getUrlPatterns());
+            registration.setUrlPatterns(patterns);
             return registration;
+        }
+    }
+
+    /**
+     * The filter is mapped with servlet URL patterns, which know {@code /path/*}, {@code *.ext}, exact paths and
+     * {@code /}; anything else (Spring's {@code /internal/**}) would match nothing, or one path only, and callers'
+     * headers would be ignored everywhere: a startup failure instead, naming the value and the fix.
+     */
+    static void requireServletPattern(String pattern) {
+        String trimmed = pattern == null ? "" : pattern.trim();
+        boolean extension = trimmed.startsWith("*.") && trimmed.indexOf('*', 1) < 0 && trimmed.indexOf('/') < 0;
+        boolean prefix = trimmed.startsWith("/") && trimmed.endsWith("/*")
+                && trimmed.indexOf('*') == trimmed.length() - 1;
+        boolean exact = trimmed.startsWith("/") && trimmed.indexOf('*') < 0;
+        if (!(extension || prefix || exact)) {
+            throw new FencingConfigurationException(URL_PATTERNS + " holds '" + pattern + "', which is not a servlet "
+                    + "URL pattern, so the Fencing-Token filter would not run where you meant: use '/path/*' for a "
+                    + "path and everything below it (for example '/internal/*'; servlet patterns have no '**'), an "
+                    + "exact path such as '/internal/deposit', or '*.ext'");
         }
     }
 

@@ -320,6 +320,20 @@ class FencingAutoConfigurationTest {
         });
         web.withPropertyValues("fencing.web.filter.url-patterns[0]=/internal/*").run(context ->
                 assertThat(context).hasSingleBean(FilterRegistrationBean.class));
+        web.withPropertyValues("fencing.web.filter.url-patterns=/deposit,*.do").run(context ->
+                assertThat(context).hasNotFailed().hasSingleBean(FilterRegistrationBean.class));
+    }
+
+    @Test
+    void aUrlPatternServletsDoNotUnderstandFailsStartupNamingIt() {
+        for (String pattern : new String[] {"/internal/**", "internal/*", "/in*/x", "/**/*.do"}) {
+            web.withPropertyValues("fencing.web.filter.url-patterns=/jobs/*," + pattern).run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(context.getStartupFailure()).rootCause()
+                        .hasMessageContaining("fencing.web.filter.url-patterns holds '" + pattern + "'")
+                        .hasMessageContaining("'/internal/*'");
+            });
+        }
     }
 
     private static List<Advisor> fencingAdvisors(org.springframework.context.ApplicationContext context) {
