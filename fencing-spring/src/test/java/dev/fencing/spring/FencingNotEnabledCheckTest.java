@@ -1,0 +1,88 @@
+package dev.fencing.spring;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.spring.support.FencingNotEnabledCheck;
+import dev.fencing.store.InMemoryFenceStore;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.support.SpringFactoriesLoader;
+import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.StandardEnvironment;
+
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * A Spring Boot application (which applies the initializers of {@code spring.factories}) with {@code @Fenced} beans
+ * and no fencing enabled fails at startup, naming a method and the fix.
+ */
+class FencingNotEnabledCheckTest {
+
+    @Configuration
+    static class Unfenced {
+        @Bean
+        Fixtures.Ledger ledger() {
+            return new Fixtures.Ledger();
+        }
+    }
+
+    @Configuration
+    @EnableFencing
+    static class Fenced {
+        @Bean
+        Fixtures.Ledger ledger() {
+            return new Fixtures.Ledger();
+        }
+
+        @Bean
+        InMemoryFenceStore fenceStore() {
+            return new InMemoryFenceStore();
+        }
+    }
+
+    private static StandardEnvironment environment(Map<String, Object> properties) {
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().addFirst(new MapPropertySource("test", properties));
+        return environment;
+    }
+
+    private static AnnotationConfigApplicationContext context(Class<?> config, StandardEnvironment environment) {
+        AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+        context.setEnvironment(environment);
+        new FencingNotEnabledCheck().initialize(context);
+        context.register(config);
+        return context;
+    }
+
+    @Test
+    void fencedBeansWithoutFencingFailStartupNamingTheMethodAndTheStarter() {
+        AnnotationConfigApplicationContext context = context(Unfenced.class, environment(Map.of()));
+        assertThatThrownBy(context::refresh).isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Fixtures$Ledger")
+                .hasMessageContaining("dev.fencing:fencing-spring-boot-starter")
+                .hasMessageContaining("@EnableFencing");
+        assertThat(context.isActive()).isFalse();
+    }
+
+    @Test
+    void withFencingEnabledOrSwitchedOffOnPurposeItStarts() {
+        try (AnnotationConfigApplicationContext context = context(Fenced.class, environment(Map.of()))) {
+            context.refresh();
+        }
+        try (AnnotationConfigApplicationContext context = context(Unfenced.class,
+                environment(Map.of("fencing.enabled", "false")))) {
+            context.refresh();
+        }
+    }
+
+    @Test
+    void springBootFindsItInSpringFactories() {
+        assertThat(SpringFactoriesLoader.forDefaultResourceLocation().load(ApplicationContextInitializer.class))
+                .anyMatch(FencingNotEnabledCheck.class::isInstance);
+    }
+}
