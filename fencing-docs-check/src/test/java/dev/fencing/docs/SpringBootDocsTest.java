@@ -95,7 +95,8 @@ class SpringBootDocsTest {
             assertThat(at).as(property + " in the metadata").isNotNegative();
             int end = json.indexOf('}', at);
             assertThat(json.substring(at, end)).as(property + " has a description (its field's Javadoc)")
-                    .contains("\"description\"");
+                    .contains("\"description\"")
+                    .as(property + "'s description is plain text, as IDEs show it").doesNotContain("{@");
         }
     }
 

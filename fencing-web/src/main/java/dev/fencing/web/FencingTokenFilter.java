@@ -198,9 +198,16 @@ public class FencingTokenFilter implements Filter {
      * Answers with an RFC 9457 problem-detail body ({@code application/problem+json}) written here: the request
      * never reaches Spring MVC, and a container error page would not show the reason.
      */
+    /** The problem {@code type} of a 400 for a {@code Fencing-Token} header that does not parse. */
+    public static final String MALFORMED_TOKEN_TYPE = "https://fencing.dev/problems/malformed-token";
+
+    /** The problem {@code type} of a 403 for a {@code Fencing-Token} header from a caller that is not trusted. */
+    public static final String UNTRUSTED_TOKEN_TYPE = "https://fencing.dev/problems/untrusted-token";
+
     private static void problem(HttpServletResponse response, int status, String title, String detail)
             throws IOException {
-        byte[] body = ("{\"type\":\"about:blank\",\"title\":\"" + json(title) + "\",\"status\":" + status
+        String type = status == HttpServletResponse.SC_BAD_REQUEST ? MALFORMED_TOKEN_TYPE : UNTRUSTED_TOKEN_TYPE;
+        byte[] body = ("{\"type\":\"" + type + "\",\"title\":\"" + json(title) + "\",\"status\":" + status
                 + ",\"detail\":\"" + json(detail) + "\"}").getBytes(StandardCharsets.UTF_8);
         response.resetBuffer();
         response.setStatus(status);

@@ -554,6 +554,7 @@ class HttpPropagationTest {
         JsonNode problem = problem(exchange(plain, "POST", "/accounts/8/note",
                 Map.of(FencingHeader.NAME, "accounts:8#-1@x", "Content-Type", "text/plain")), 400);
         assertThat(problem.get("title").asString()).isEqualTo("Malformed fencing token header");
+        assertThat(problem.get("type").asString()).isEqualTo(FencingTokenFilter.MALFORMED_TOKEN_TYPE);
         assertThat(problem.get("detail").asString()).contains("Malformed fencing token").contains("accounts:8#-1@x");
         assertThat(plain.get().uri("/accounts/8/note").retrieve().body(String.class)).isNullOrEmpty();
     }
@@ -648,6 +649,7 @@ class HttpPropagationTest {
         JsonNode problem = JSON.readTree(refused.body());
         assertThat(problem.get("status").asInt()).isEqualTo(403);
         assertThat(problem.get("title").asString()).isEqualTo("Untrusted fencing token");
+        assertThat(problem.get("type").asString()).isEqualTo(FencingTokenFilter.UNTRUSTED_TOKEN_TYPE);
         assertThat(problem.get("detail").asString()).contains(FencingHeader.NAME);
         assertThat(ProbeServlet.RAN.get()).as("the request did not run").isEqualTo(ranBefore);
 

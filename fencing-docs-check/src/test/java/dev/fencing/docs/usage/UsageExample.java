@@ -1,5 +1,8 @@
 package dev.fencing.docs.usage;
 
+// The README's Usage example. UsageExampleTest starts it on H2 and runs a write through both sides.
+
+// tag::usage[]
 import dev.fencing.annotation.Fenced;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
@@ -10,9 +13,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.transaction.PlatformTransactionManager;
 
-// The README's Usage example. UsageExampleTest starts it on H2 and runs a write through both sides.
-
-// tag::usage[]
 @Configuration
 @EnableFencing                                   // Spring proxies; mode = ASPECTJ for woven code
 class FencingConfig {

@@ -18,7 +18,7 @@ class TransactionalFencingConfig {
 
 class LedgerService {
     @Transactional
-    @Fenced(resource = "ledger", key = "#entryId", acquire = true)
+    @Fenced(resource = "ledger", key = "#entryId")
     public void post(long entryId, long amount) { /* the fenced write, in the transaction */ }
 }
 // end::transaction-order[]

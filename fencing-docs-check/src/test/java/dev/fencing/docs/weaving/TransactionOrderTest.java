@@ -3,11 +3,13 @@ package dev.fencing.docs.weaving;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.fencing.context.FencingContext;
 import dev.fencing.docs.Databases;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.spring.EnableFencing;
+import dev.fencing.token.FencingToken;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -42,7 +44,8 @@ class TransactionOrderTest {
     @Test
     void orderedTheFenceRunsInsideTheTransaction() {
         try (var context = new AnnotationConfigApplicationContext(TransactionalFencingConfig.class, Beans.class)) {
-            context.getBean(LedgerService.class).post(7, 100);
+            FencingContext.run(new FencingToken("ledger:7", 1, "h"),
+                    () -> context.getBean(LedgerService.class).post(7, 100));
             assertThat(context.getBean(LedgerService.class)).isNotNull();
         }
     }

@@ -7,19 +7,19 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The {@code fencing.*} properties of the Spring Boot auto-configuration. Every property has a default that is safe:
+ * The fencing.* properties of the Spring Boot auto-configuration. Every property has a default that is safe:
  * fencing is on, the store is the database's (never a silent in-memory one), no issuer, and no token is accepted from
- * HTTP callers until {@code fencing.web.filter.url-patterns} names where.
+ * HTTP callers until fencing.web.filter.url-patterns names where.
  */
 @ConfigurationProperties(prefix = "fencing")
 public class FencingProperties {
 
     /**
-     * Whether fencing is on: {@code @Fenced} methods are advised and checked at startup. Off, they run unchecked.
+     * Whether fencing is on: @Fenced methods are advised and checked at startup. Off, they run unchecked.
      */
     private boolean enabled = true;
 
-    /** How long {@code @Fenced(acquire = true)} waits for a lock before failing. */
+    /** How long @Fenced(acquire = true) waits for a lock before failing. */
     private Duration acquireTimeout = Duration.ofSeconds(10);
 
     private final Store store = new Store();
@@ -62,7 +62,7 @@ public class FencingProperties {
         return actuator;
     }
 
-    /** The actuator endpoint ({@code /actuator/fencing}). */
+    /** The actuator endpoint (/actuator/fencing). */
     public static class Actuator {
 
         /** Whether the endpoint's recent rejections show the presented token's holder id (hidden by default). */
@@ -81,7 +81,7 @@ public class FencingProperties {
     public static class Store {
 
         /**
-         * Which store: {@code jdbc} (default; needs a DataSource and fencing-jdbc) or {@code in-memory} (tests and
+         * Which store: jdbc (default; needs a DataSource and fencing-jdbc) or in-memory (tests and
          * demos in one JVM only: a second instance of the application is not fenced).
          */
         private StoreType type = StoreType.JDBC;
@@ -109,7 +109,7 @@ public class FencingProperties {
 
         /**
          * When the starter creates the fence table if it is missing, from the script shipped in fencing-jdbc:
-         * {@code embedded} (only on an in-memory database), {@code always} or {@code never} (your migrations own it).
+         * embedded (only on an in-memory database), always or never (your migrations own it).
          * Runs after spring.sql.init, Flyway and Liquibase, so a table they create is left as it is.
          */
         private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
@@ -144,18 +144,18 @@ public class FencingProperties {
 
     /** Which fence store the auto-configuration defines. */
     public enum StoreType {
-        /** A {@code JdbcFenceStore} on the application's DataSource and transaction manager. */
+        /** A JdbcFenceStore on the application's DataSource and transaction manager. */
         JDBC,
-        /** An {@code InMemoryFenceStore}: fences one JVM only, for tests and demos. */
+        /** An InMemoryFenceStore: fences one JVM only, for tests and demos. */
         IN_MEMORY
     }
 
-    /** Who hands out tokens for {@code @Fenced(acquire = true)}. */
+    /** Who hands out tokens for @Fenced(acquire = true). */
     public static class Issuer {
 
         /**
-         * Which issuer: {@code none} (default: no acquiring fence points), {@code jdbc} (a lease table),
-         * {@code zookeeper} (Curator locks) or {@code etcd} (etcd locks).
+         * Which issuer: none (default: no acquiring fence points), jdbc (a lease table),
+         * zookeeper (Curator locks) or etcd (etcd locks).
          */
         private IssuerType type = IssuerType.NONE;
 
@@ -190,8 +190,8 @@ public class FencingProperties {
     public static class EtcdIssuer {
 
         /**
-         * The etcd endpoints, e.g. {@code http://etcd1:2379,http://etcd2:2379}. No default: required unless the
-         * application has a jetcd {@code Client} bean, which is then used instead.
+         * The etcd endpoints, e.g. http://etcd1:2379,http://etcd2:2379. No default: required unless the
+         * application has a jetcd Client bean, which is then used instead.
          */
         private List<String> endpoints = new ArrayList<>();
 
@@ -233,8 +233,8 @@ public class FencingProperties {
     public static class ZooKeeperIssuer {
 
         /**
-         * The ZooKeeper ensemble, e.g. {@code zk1:2181,zk2:2181,zk3:2181}. No default: required unless the
-         * application has a (started) {@code CuratorFramework} bean, which is then used instead.
+         * The ZooKeeper ensemble, e.g. zk1:2181,zk2:2181,zk3:2181. No default: required unless the
+         * application has a (started) CuratorFramework bean, which is then used instead.
          */
         private String connectString;
 
@@ -280,7 +280,7 @@ public class FencingProperties {
 
         /**
          * When the starter creates the lease table if it is missing, from the script shipped in fencing-jdbc:
-         * {@code embedded} (only on an in-memory database), {@code always} or {@code never} (your migrations own it).
+         * embedded (only on an in-memory database), always or never (your migrations own it).
          * Runs after spring.sql.init, Flyway and Liquibase, so a table they create is left as it is.
          */
         private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
@@ -315,8 +315,8 @@ public class FencingProperties {
 
     /**
      * When the starter creates a missing fencing table: the semantics of Spring Boot's
-     * {@code DatabaseInitializationMode} ({@code spring.sql.init.mode}). It creates a table only when it is missing
-     * ({@code CREATE TABLE IF NOT EXISTS}) and never alters one; the startup check still verifies what it finds.
+     * DatabaseInitializationMode (spring.sql.init.mode). It creates a table only when it is missing
+     * (CREATE TABLE IF NOT EXISTS) and never alters one; the startup check still verifies what it finds.
      */
     public enum SchemaInitialization {
         /** Only when the DataSource is an embedded, in-memory database (H2, HSQLDB, Derby). */
@@ -331,11 +331,11 @@ public class FencingProperties {
     public enum IssuerType {
         /** None: only fence points that check a caller's token work. */
         NONE,
-        /** A {@code JdbcTokenIssuer} on the application's DataSource. */
+        /** A JdbcTokenIssuer on the application's DataSource. */
         JDBC,
-        /** A {@code ZooKeeperTokenIssuer} (fencing-zookeeper), on a {@code CuratorFramework} bean or its own. */
+        /** A ZooKeeperTokenIssuer (fencing-zookeeper), on a CuratorFramework bean or its own. */
         ZOOKEEPER,
-        /** An {@code EtcdTokenIssuer} (fencing-etcd), on a jetcd {@code Client} bean or its own. */
+        /** An EtcdTokenIssuer (fencing-etcd), on a jetcd Client bean or its own. */
         ETCD
     }
 
@@ -355,12 +355,12 @@ public class FencingProperties {
         }
     }
 
-    /** The {@code RestClient} interceptor that sends the bound tokens in the {@code Fencing-Token} header. */
+    /** The RestClient interceptor that sends the bound tokens in the Fencing-Token header. */
     public static class Client {
 
         /**
-         * The hosts the application's {@code RestClient}s send the bound tokens to, e.g. {@code ledger.internal} (any
-         * port) or {@code billing:8443} (that port only). No default: tokens are sent only to services that check
+         * The hosts the application's RestClients send the bound tokens to, e.g. ledger.internal (any
+         * port) or billing:8443 (that port only). No default: tokens are sent only to services that check
          * them, so without hosts no interceptor is added.
          */
         private List<String> propagateTo = new ArrayList<>();
@@ -374,11 +374,11 @@ public class FencingProperties {
         }
     }
 
-    /** The filter that binds the tokens callers send in the {@code Fencing-Token} header. */
+    /** The filter that binds the tokens callers send in the Fencing-Token header. */
     public static class Filter {
 
         /**
-         * The URL patterns where callers' tokens are accepted, e.g. {@code /internal/*}. No default: accepting tokens
+         * The URL patterns where callers' tokens are accepted, e.g. /internal/*. No default: accepting tokens
          * from callers is a trust decision, so without patterns there is no filter.
          */
         private List<String> urlPatterns = new ArrayList<>();

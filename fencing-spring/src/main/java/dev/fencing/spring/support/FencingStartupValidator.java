@@ -78,8 +78,21 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                 if (!AnnotationUtils.isCandidateClass(userType, Fenced.class)) {
                     continue;
                 }
+                List<Method> fenced = new ArrayList<>();
                 for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userType, ReflectionUtils.USER_DECLARED_METHODS)) {
                     check(name, userType, method, singleton, transactionOrder, problems);
+                    if (!Modifier.isStatic(method.getModifiers())
+                            && support.resolutions().resolutionFor(method, userType) != null) {
+                        fenced.add(method);
+                    }
+                }
+                if (mode == AdviceMode.PROXY && !userType.isInterface() && !fenced.isEmpty()) {
+                    for (String call : SelfInvocations.find(userType, fenced)) {
+                        problems.add(call + " on the bean itself: a Spring proxy does not see a call from a bean "
+                                + "to its own method, so that call would run unfenced; make the call through "
+                                + "another bean (move the fenced method to a repository, say), or weave "
+                                + "(@EnableFencing(mode = AdviceMode.ASPECTJ)), which fences self-invocations");
+                    }
                 }
             }
         }

@@ -1,0 +1,256 @@
+package dev.fencing.spring.support;
+
+import org.springframework.asm.ClassReader;
+import org.springframework.asm.ClassVisitor;
+import org.springframework.asm.Handle;
+import org.springframework.asm.Label;
+import org.springframework.asm.MethodVisitor;
+import org.springframework.asm.Opcodes;
+import org.springframework.asm.SpringAsmInfo;
+import org.springframework.asm.Type;
+import org.springframework.util.ClassUtils;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.Method;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Finds, in a bean class's bytecode, calls from the bean to its own {@code @Fenced} methods: a Spring proxy never
+ * sees such a self-invocation, so the fence of the called method would not run for it. Reads each class file once
+ * with Spring's ASM; classes of the JDK and of Spring are not read. Only calls whose receiver is certainly
+ * {@code this} are reported: a call through an injected reference to the bean's own proxy ({@code self.save(..)},
+ * the usual remedy) is not, and where the operand stack cannot be followed (after a branch target) nothing is said.
+ */
+final class SelfInvocations {
+
+    private SelfInvocations() {
+    }
+
+    /** {@code "Caller.method(..) calls Callee.method(..)"} for each self-invocation of one of {@code fenced}. */
+    static Set<String> find(Class<?> type, Collection<Method> fenced) {
+        Map<String, Method> byNameAndDescriptor = new HashMap<>();
+        for (Method method : fenced) {
+            byNameAndDescriptor.put(method.getName() + Type.getMethodDescriptor(method), method);
+        }
+        Set<String> owners = new HashSet<>();
+        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            owners.add(Type.getInternalName(c));
+        }
+        Set<String> found = new LinkedHashSet<>();
+        for (Class<?> c = type; c != null && c != Object.class && readable(c); c = c.getSuperclass()) {
+            scan(c, owners, byNameAndDescriptor, found);
+        }
+        return found;
+    }
+
+    private static boolean readable(Class<?> c) {
+        String name = c.getName();
+        return !name.startsWith("java.") && !name.startsWith("javax.") && !name.startsWith("org.springframework.");
+    }
+
+    private static void scan(Class<?> c, Set<String> owners, Map<String, Method> fenced, Set<String> found) {
+        ClassLoader loader = c.getClassLoader() != null ? c.getClassLoader() : ClassUtils.getDefaultClassLoader();
+        if (loader == null) {
+            return;
+        }
+        try (InputStream in = loader.getResourceAsStream(ClassUtils.convertClassNameToResourcePath(c.getName())
+                + ClassUtils.CLASS_FILE_SUFFIX)) {
+            if (in == null) {
+                return; // generated at runtime: nothing to read
+            }
+            new ClassReader(in).accept(new ClassVisitor(SpringAsmInfo.ASM_VERSION) {
+                @Override
+                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                                 String[] exceptions) {
+                    if ((access & (Opcodes.ACC_STATIC | Opcodes.ACC_BRIDGE)) != 0) {
+                        return null; // no receiver of its own, or the compiler's forwarding to the real method
+                    }
+                    return new ReceiverTracking(found, c, name, owners, fenced);
+                }
+            }, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+        } catch (IOException | RuntimeException unreadable) {
+            // a class file ASM cannot read (a newer format) is not checked; the proxy still fences outside calls
+        }
+    }
+
+    private static String caller(String name) {
+        if (name.equals("<init>")) {
+            return "<init>(..) (the constructor)";
+        }
+        if (name.startsWith("lambda$")) {
+            String[] parts = name.split("\\$");
+            return (parts.length > 1 ? parts[1] : name) + "(..), in a lambda,";
+        }
+        return name + "(..)";
+    }
+
+    /**
+     * Follows which operand stack slots hold {@code this} (local 0 of an instance method), well enough to tell the
+     * receiver of a call: a linear walk that forgets what lies below whenever it meets an instruction it does not
+     * model or a branch target, so it only ever reports receivers it is sure of.
+     */
+    private static final class ReceiverTracking extends MethodVisitor {
+        private final Set<String> found;
+        private final Class<?> declaring;
+        private final String method;
+        private final Set<String> owners;
+        private final Map<String, Method> fenced;
+        private final ArrayList<Boolean> stack = new java.util.ArrayList<>();
+
+        ReceiverTracking(Set<String> found, Class<?> declaring, String method, Set<String> owners,
+                         Map<String, Method> fenced) {
+            super(SpringAsmInfo.ASM_VERSION);
+            this.found = found;
+            this.declaring = declaring;
+            this.method = method;
+            this.owners = owners;
+            this.fenced = fenced;
+        }
+
+        private void push(boolean isThis, int slots) {
+            for (int i = 0; i < slots; i++) {
+                stack.add(isThis);
+            }
+        }
+
+        private void pop(int slots) {
+            for (int i = 0; i < slots && !stack.isEmpty(); i++) {
+                stack.remove(stack.size() - 1);
+            }
+        }
+
+        private void forget() {
+            stack.clear();
+        }
+
+        @Override
+        public void visitVarInsn(int opcode, int varIndex) {
+            switch (opcode) {
+                case Opcodes.ALOAD -> push(varIndex == 0, 1);
+                case Opcodes.ILOAD, Opcodes.FLOAD -> push(false, 1);
+                case Opcodes.LLOAD, Opcodes.DLOAD -> push(false, 2);
+                case Opcodes.ISTORE, Opcodes.FSTORE, Opcodes.ASTORE -> pop(1);
+                case Opcodes.LSTORE, Opcodes.DSTORE -> pop(2);
+                default -> forget();
+            }
+        }
+
+        @Override
+        public void visitInsn(int opcode) {
+            if (opcode == Opcodes.ACONST_NULL || opcode >= Opcodes.ICONST_M1 && opcode <= Opcodes.ICONST_5
+                    || opcode >= Opcodes.FCONST_0 && opcode <= Opcodes.FCONST_2) {
+                push(false, 1);
+            } else if (opcode == Opcodes.LCONST_0 || opcode == Opcodes.LCONST_1 || opcode == Opcodes.DCONST_0
+                    || opcode == Opcodes.DCONST_1) {
+                push(false, 2);
+            } else if (opcode == Opcodes.POP) {
+                pop(1);
+            } else if (opcode == Opcodes.POP2) {
+                pop(2);
+            } else if (opcode == Opcodes.DUP && !stack.isEmpty()) {
+                stack.add(stack.get(stack.size() - 1));
+            } else {
+                forget();
+            }
+        }
+
+        @Override
+        public void visitIntInsn(int opcode, int operand) {
+            if (opcode == Opcodes.NEWARRAY) {
+                pop(1);
+            }
+            push(false, 1);
+        }
+
+        @Override
+        public void visitLdcInsn(Object value) {
+            push(false, value instanceof Long || value instanceof Double ? 2 : 1);
+        }
+
+        @Override
+        public void visitTypeInsn(int opcode, String type) {
+            if (opcode == Opcodes.CHECKCAST) {
+                return; // the same reference
+            }
+            if (opcode != Opcodes.NEW) {
+                pop(1); // ANEWARRAY, INSTANCEOF
+            }
+            push(false, 1);
+        }
+
+        @Override
+        public void visitFieldInsn(int opcode, String owner, String name, String descriptor) {
+            int size = Type.getType(descriptor).getSize();
+            switch (opcode) {
+                case Opcodes.GETFIELD -> {
+                    pop(1);
+                    push(false, size);
+                }
+                case Opcodes.GETSTATIC -> push(false, size);
+                case Opcodes.PUTFIELD -> pop(1 + size);
+                default -> pop(size);
+            }
+        }
+
+        @Override
+        public void visitMethodInsn(int opcode, String owner, String called, String descriptor, boolean isInterface) {
+            int sizes = Type.getArgumentsAndReturnSizes(descriptor);
+            int argumentSlots = (sizes >> 2) - 1; // the sizes count the receiver
+            int returnSlots = sizes & 0x03;
+            if (opcode != Opcodes.INVOKESTATIC && owners.contains(owner)) {
+                int receiver = stack.size() - argumentSlots - 1;
+                Method target = fenced.get(called + descriptor);
+                boolean superCallOfOverride = opcode == Opcodes.INVOKESPECIAL && called.equals(method);
+                if (target != null && !superCallOfOverride && receiver >= 0 && stack.get(receiver)) {
+                    found.add(ClassUtils.getShortName(declaring) + "." + caller(method) + " calls "
+                            + ClassUtils.getShortName(target.getDeclaringClass()) + "." + called + "(..)");
+                }
+            }
+            pop(argumentSlots + (opcode == Opcodes.INVOKESTATIC ? 0 : 1));
+            push(false, returnSlots);
+        }
+
+        @Override
+        public void visitInvokeDynamicInsn(String name, String descriptor, Handle handle,
+                                           Object... arguments) {
+            int sizes = Type.getArgumentsAndReturnSizes(descriptor);
+            pop((sizes >> 2) - 1);
+            push(false, sizes & 0x03);
+        }
+
+        @Override
+        public void visitJumpInsn(int opcode, Label label) {
+            forget();
+        }
+
+        @Override
+        public void visitLabel(Label label) {
+            forget(); // a branch target: what lies on the stack depends on the way in
+        }
+
+        @Override
+        public void visitTableSwitchInsn(int min, int max, Label dflt,
+                                         Label... labels) {
+            forget();
+        }
+
+        @Override
+        public void visitLookupSwitchInsn(Label dflt, int[] keys,
+                                          Label[] labels) {
+            forget();
+        }
+
+        @Override
+        public void visitMultiANewArrayInsn(String descriptor, int dimensions) {
+            pop(dimensions);
+            push(false, 1);
+        }
+    }
+}
