@@ -68,9 +68,18 @@ class ActuatorMetricsTest {
             deposits.add(amount);
         }
 
+    }
+
+    static class Transfers {
+        final Accounts accounts;
+
+        Transfers(Accounts accounts) {
+            this.accounts = accounts;
+        }
+
         @Fenced(resource = "accounts", key = "#accountId", acquire = true)
         public void transfer(long accountId, long amount) {
-            deposit(accountId, amount);
+            accounts.deposit(accountId, amount); // through the proxy: checked
         }
     }
 
@@ -91,6 +100,11 @@ class ActuatorMetricsTest {
         @Bean
         Accounts accounts() {
             return new Accounts();
+        }
+
+        @Bean
+        Transfers transfers(Accounts accounts) {
+            return new Transfers(accounts);
         }
     }
 
@@ -155,10 +169,10 @@ class ActuatorMetricsTest {
     @Test
     void theFenceWorksAndIsCountedWithTheCommonTag() {
         Accounts accounts = context.getBean(Accounts.class);
-        accounts.transfer(7, 100); // acquires; its inner deposit is a self-invocation, not checked
+        context.getBean(Transfers.class).transfer(7, 100); // acquires, and its deposit is checked
         FencingContext.run(new FencingToken("accounts:8", 5, "h"), () -> accounts.deposit(8, 1));
         assertThat(context.getBean(PrometheusMeterRegistry.class).scrape())
-                .contains("fencing_checks_total{application=\"fencing-it\",exception=\"none\",outcome=\"accepted\",resource=\"accounts\"} 1.0")
+                .contains("fencing_checks_total{application=\"fencing-it\",exception=\"none\",outcome=\"accepted\",resource=\"accounts\"} 2.0")
                 .contains("fencing_acquisitions_total{application=\"fencing-it\",exception=\"none\",outcome=\"acquired\",resource=\"accounts\"} 1.0");
     }
 }
