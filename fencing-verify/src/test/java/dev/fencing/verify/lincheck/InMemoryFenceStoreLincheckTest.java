@@ -31,10 +31,11 @@ public class InMemoryFenceStoreLincheckTest {
     public String write(@Param(gen = IntGen.class, conf = "1:2") int resource,
                         @Param(gen = IntGen.class, conf = "1:4") int token,
                         @Param(gen = IntGen.class, conf = "1:2") int holder) throws Throwable {
-        String name = "r" + resource;
+        String name = resource(resource);
+        long value = token(token);
         try {
-            return store.fence(name, new FencingToken(name, token, "h" + holder), () -> {
-                written.put(name, (long) token);
+            return store.fence(name, new FencingToken(name, value, holder(holder)), () -> {
+                written.put(name, value);
                 return "accepted";
             });
         } catch (StaleTokenException e) {
@@ -46,12 +47,27 @@ public class InMemoryFenceStoreLincheckTest {
 
     @Operation
     public long maxSeen(@Param(gen = IntGen.class, conf = "1:2") int resource) {
-        return store.maxSeen("r" + resource).orElse(0);
+        return store.maxSeen(resource(resource)).orElse(0);
     }
 
     @Operation
     public long lastWritten(@Param(gen = IntGen.class, conf = "1:2") int resource) {
-        return written.getOrDefault("r" + resource, 0L);
+        return written.getOrDefault(resource(resource), 0L);
+    }
+
+    // the domains, whatever the generators produce (Lincheck may widen a generator's range): 2 resources,
+    // tokens 1..4, 2 holders
+
+    static String resource(int resource) {
+        return "r" + Math.floorMod(resource, 2);
+    }
+
+    static long token(int token) {
+        return 1 + Math.floorMod(token - 1, 4);
+    }
+
+    static String holder(int holder) {
+        return "h" + Math.floorMod(holder, 2);
     }
 
     @Test
@@ -74,26 +90,27 @@ public class InMemoryFenceStoreLincheckTest {
         private final Map<String, Long> written = new HashMap<>();
 
         public String write(int resource, int token, int holder) {
-            String name = "r" + resource;
+            String name = resource(resource);
+            long value = token(token);
             Long seen = max.get(name);
-            if (seen == null || token > seen) {
-                max.put(name, (long) token);
-                holders.put(name, "h" + holder);
-            } else if (token == seen && !holders.get(name).equals("h" + holder)) {
+            if (seen == null || value > seen) {
+                max.put(name, value);
+                holders.put(name, holder(holder));
+            } else if (value == seen && !holders.get(name).equals(holder(holder))) {
                 return "duplicate";
-            } else if (token < seen) {
+            } else if (value < seen) {
                 return "stale";
             }
-            written.put(name, (long) token);
+            written.put(name, value);
             return "accepted";
         }
 
         public long maxSeen(int resource) {
-            return max.getOrDefault("r" + resource, 0L);
+            return max.getOrDefault(resource(resource), 0L);
         }
 
         public long lastWritten(int resource) {
-            return written.getOrDefault("r" + resource, 0L);
+            return written.getOrDefault(resource(resource), 0L);
         }
     }
 }
