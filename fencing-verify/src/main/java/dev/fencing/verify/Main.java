@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  * workload ({@code --workload ...}) is not implemented yet and exits 3. {@code --help} exits 0; a bad option or
  * value exits 2 with a message naming it.
  */
-@Command(name = "fencing-verify", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "fencing-verify", sortOptions = false,
         description = "Runs a workload against real lock services under faults and checks its history, "
                 + "or checks an existing history (--check).",
         exitCodeListHeading = "%nExit codes:%n",
@@ -48,6 +48,9 @@ public final class Main implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
+    boolean help;
 
     @Option(names = "--workload", paramLabel = "NAME", description = "lock-set, counter or append")
     String workload;

@@ -111,6 +111,7 @@ class FencingContextStressTest {
     }
 
     @Test
+    @SuppressWarnings("try")
     void aSnapshotCarriesTheTokensToAnotherThreadAndNoFurther() throws Exception {
         FencingToken token = new FencingToken("a", 7, "main");
         ExecutorService pool = Executors.newFixedThreadPool(4);
