@@ -6,7 +6,8 @@ import java.util.Objects;
 /**
  * An operation event of one client: the invocation of an operation or its completion, paired by
  * {@code (process, index)}. {@code value} is what the operation carries: the element added, the counter value read,
- * the set read (a {@code List<Long>}); it and {@code token} and {@code reason} may be null.
+ * the set read (a {@code List<Long>}); it and {@code token} and {@code reason} may be null. Integral values are
+ * kept as {@code Long}, whatever was passed, so an element added and the same element read compare equal.
  *
  * @param type     invoke, ok, fail or info
  * @param process  the client that ran it
@@ -25,9 +26,18 @@ public record Op(OpType type, int process, long index, String f, String resource
     public Op {
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(f, "f");
-        if (value instanceof List<?> list) {
-            value = List.copyOf(list);
+        value = normalize(value);
+    }
+
+    /** Integral numbers as Long (as the reader produces them), lists copied: equal values compare equal. */
+    private static Object normalize(Object value) {
+        if (value instanceof Integer || value instanceof Short || value instanceof Byte) {
+            return ((Number) value).longValue();
         }
+        if (value instanceof List<?> list) {
+            return list.stream().map(Op::normalize).toList();
+        }
+        return value;
     }
 
     @Override

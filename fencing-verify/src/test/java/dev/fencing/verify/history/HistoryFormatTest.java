@@ -36,6 +36,15 @@ class HistoryFormatTest {
     }
 
     @Test
+    void integralValuesAreLongsWhateverWasPassed() {
+        Op added = new Op(OpType.OK, 1, 0, "add", "set", 1L, 42, null, 1L, 2L);
+        Op read = new Op(OpType.OK, 2, 0, "read", "set", null, List.of(41, 42L), null, 1L, 2L);
+        assertThat(added.value()).isEqualTo(42L);
+        assertThat(read.value()).isEqualTo(List.of(41L, 42L));
+        assertThat(HistoryJson.fromLine(HistoryJson.toLine(read))).isEqualTo(read);
+    }
+
+    @Test
     void theLineFormatIsTheDocumentedOne() {
         Op ok = new Op(OpType.OK, 3, 17, "add", "set", 12L, 42L, null, 1_700_000_000_130L, 5_007_000_000L);
         assertThat(HistoryJson.toLine(ok)).isEqualTo("{\"type\":\"ok\",\"process\":3,\"index\":17,\"f\":\"add\","
