@@ -5,8 +5,10 @@ package dev.fencing.verify.checker;
  * the windows. An operation belongs to the stretch its completion (or, with none, its invocation) falls in.
  *
  * @param label   what the stretch is: {@code all}, {@code outside}, or {@code <nemesis> <target>}
- * @param fromMono start, System.nanoTime() (the window's start event, or the first event of the history)
- * @param toMono   end (the window's stop event, or the last event of the history when it never stopped)
+ * @param fromMono start, System.nanoTime() (the window's start event, or the first event of the history); 0 for
+ *                 {@code outside}
+ * @param toMono   end (the window's stop event, or the last event of the history when it never stopped); for
+ *                 {@code outside}, the nanoseconds of the run outside every window
  * @param ok       operations that completed ok
  * @param fail     operations that failed (did not take effect)
  * @param info     operations whose outcome is unknown (info, or never completed)
