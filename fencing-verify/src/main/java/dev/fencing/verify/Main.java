@@ -1,0 +1,194 @@
+package dev.fencing.verify;
+
+import dev.fencing.verify.checker.CheckResult;
+import dev.fencing.verify.checker.Checker;
+import dev.fencing.verify.checker.MarkdownSummary;
+import dev.fencing.verify.checker.SummaryJson;
+import dev.fencing.verify.history.History;
+import dev.fencing.verify.history.HistoryReader;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The command line of the verification harness. {@code --check <history.jsonl>} judges an existing history and
+ * writes {@code summary.json} and {@code summary.md}; exit 0 when valid, 1 when invalid, 4 when unknown. Running a
+ * workload ({@code --workload ...}) is not implemented yet and exits 3. {@code --help} exits 0; a bad option or
+ * value exits 2 with a message naming it.
+ */
+@Command(name = "fencing-verify", sortOptions = false,
+        description = "Runs a workload against real lock services under faults and checks its history, "
+                + "or checks an existing history (--check).",
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:valid (or --help)", "1:invalid: anomalies found", "2:bad option or value, unreadable history",
+                "3:workload runs are not implemented yet", "4:unknown: the history holds nothing to judge"})
+public final class Main implements Callable<Integer> {
+
+    static final List<String> WORKLOADS = List.of("lock-set", "counter", "append");
+    static final List<String> ISSUERS = List.of("zookeeper", "etcd", "jdbc-postgresql", "jdbc-mariadb");
+    static final List<String> STORES = List.of("postgresql", "mariadb");
+    static final List<String> NEMESES = List.of("none", "pause", "kill", "partition", "restart-lock-service",
+            "kill-backend");
+    private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)?");
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
+    boolean help;
+
+    @Option(names = "--workload", paramLabel = "NAME", description = "lock-set, counter or append")
+    String workload;
+
+    @Option(names = "--issuer", paramLabel = "NAME", defaultValue = "zookeeper",
+            description = "zookeeper, etcd, jdbc-postgresql or jdbc-mariadb (default: ${DEFAULT-VALUE})")
+    String issuer;
+
+    @Option(names = "--store", paramLabel = "NAME", defaultValue = "postgresql",
+            description = "postgresql or mariadb (default: ${DEFAULT-VALUE})")
+    String store;
+
+    @Option(names = "--nemesis", paramLabel = "LIST", split = ",", defaultValue = "pause",
+            description = "comma-separated faults: none, pause, kill, partition, restart-lock-service, kill-backend "
+                    + "(default: ${DEFAULT-VALUE})")
+    List<String> nemesis;
+
+    @Option(names = "--clients", paramLabel = "N", defaultValue = "8",
+            description = "client processes (default: ${DEFAULT-VALUE})")
+    int clients;
+
+    @Option(names = "--time-limit", paramLabel = "DURATION", defaultValue = "120s",
+            description = "how long the workload runs: 90s, 10m, 1h, 500ms (default: ${DEFAULT-VALUE})")
+    String timeLimit;
+
+    @Option(names = "--fence", paramLabel = "on|off", defaultValue = "on",
+            description = "on: writes go through the fenced store; off: locks only, the control run "
+                    + "(default: ${DEFAULT-VALUE})")
+    String fence;
+
+    @Option(names = "--out", paramLabel = "DIR",
+            description = "where reports go (default: target/verify/<run> for a run, the history's directory for "
+                    + "--check)")
+    Path out;
+
+    @Option(names = "--check", paramLabel = "HISTORY",
+            description = "check an existing history (one JSON event per line) and write summary.json and "
+                    + "summary.md; no workload runs")
+    Path check;
+
+    /** Parses {@code args}, runs and returns the exit code, printing to the given writers; never exits the JVM. */
+    public static int run(PrintWriter out, PrintWriter err, String... args) {
+        CommandLine line = new CommandLine(new Main());
+        line.setOut(out);
+        line.setErr(err);
+        int code = line.execute(args);
+        out.flush();
+        err.flush();
+        return code;
+    }
+
+    /** Runs with {@code args} and exits with the code {@link #run} returns. */
+    public static void main(String[] args) {
+        System.exit(run(new PrintWriter(System.out, true), new PrintWriter(System.err, true), args));
+    }
+
+    @Override
+    public Integer call() throws IOException {
+        if (check != null) {
+            if (workload != null) {
+                throw invalid("--check judges an existing history: give either --check or --workload, not both");
+            }
+            return check();
+        }
+        if (workload == null) {
+            throw invalid("Missing --workload (" + String.join(", ", WORKLOADS) + ") or --check HISTORY");
+        }
+        oneOf("--workload", workload, WORKLOADS);
+        oneOf("--issuer", issuer, ISSUERS);
+        oneOf("--store", store, STORES);
+        for (String n : nemesis) {
+            oneOf("--nemesis", n, NEMESES);
+        }
+        oneOf("--fence", fence, List.of("on", "off"));
+        if (clients < 1) {
+            throw invalid("Invalid value for option '--clients': " + clients + " (must be at least 1)");
+        }
+        Duration limit = duration(timeLimit);
+        spec.commandLine().getErr().println("fencing-verify: running a workload is not implemented yet ("
+                + workload + ", issuer " + issuer + ", store " + store + ", nemesis " + String.join(",", nemesis)
+                + ", " + clients + " clients, " + limit.toSeconds() + " s, fence " + fence + ")");
+        return 3;
+    }
+
+    private int check() throws IOException {
+        if (!Files.isRegularFile(check)) {
+            throw invalid("Invalid value for option '--check': no such file " + check);
+        }
+        History history;
+        try {
+            history = HistoryReader.read(check);
+        } catch (IllegalArgumentException e) {
+            throw invalid("Invalid value for option '--check': " + check + ": " + e.getMessage());
+        }
+        CheckResult result = Checker.standard().check(history);
+        Path dir = out != null ? out : check.toAbsolutePath().getParent();
+        Files.createDirectories(dir);
+        Map<String, Object> run = new LinkedHashMap<>();
+        run.put("history", check.toString());
+        SummaryJson.write(result, run, dir.resolve("summary.json"));
+        MarkdownSummary.write(result, run, dir.resolve("summary.md"));
+        PrintWriter stdout = spec.commandLine().getOut();
+        stdout.println(result.verdict().label() + ": " + result.anomalies().size() + " anomalies in "
+                + result.events() + " events; reports in " + dir);
+        return switch (result.verdict()) {
+            case VALID -> 0;
+            case INVALID -> 1;
+            case UNKNOWN -> 4;
+        };
+    }
+
+    private void oneOf(String option, String value, List<String> allowed) {
+        if (!allowed.contains(value)) {
+            throw invalid("Invalid value for option '" + option + "': '" + value + "' (expected one of "
+                    + String.join(", ", allowed) + ")");
+        }
+    }
+
+    private Duration duration(String text) {
+        Matcher m = DURATION.matcher(text);
+        if (!m.matches()) {
+            throw invalid("Invalid value for option '--time-limit': '" + text + "' (a number with ms, s, m or h)");
+        }
+        long n = Long.parseLong(m.group(1));
+        String unit = m.group(2) == null ? "s" : m.group(2);
+        Duration limit = switch (unit) {
+            case "ms" -> Duration.ofMillis(n);
+            case "m" -> Duration.ofMinutes(n);
+            case "h" -> Duration.ofHours(n);
+            default -> Duration.ofSeconds(n);
+        };
+        if (limit.isZero()) {
+            throw invalid("Invalid value for option '--time-limit': '" + text + "' (must be positive)");
+        }
+        return limit;
+    }
+
+    private ParameterException invalid(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+}

@@ -1,0 +1,27 @@
+package dev.fencing.verify.checker;
+
+import java.util.Locale;
+
+/**
+ * The anomalies the checker knows. Each one makes a history {@code invalid}; the JSON and Markdown reports name it
+ * by its lower-case, dashed form ({@code lost-write}).
+ */
+public enum AnomalyKind {
+    /** lock-set: an {@code add} that completed ok is missing from the final read of the set. */
+    LOST_WRITE,
+    /** counter: the final value is outside [acknowledged, acknowledged + unknown] increments. */
+    COUNTER_OUT_OF_RANGE,
+    /** store commit order: a write with a lower token was applied after one with a higher token. */
+    STALE_WRITE_APPLIED,
+    /** store commit order: two processes' writes were applied under the same token. */
+    DUPLICATE_WRITE_APPLIED,
+    /** issuer: two processes were granted the same token for one resource. */
+    DUPLICATE_GRANT,
+    /** issuer: a grant that began after another was acknowledged got a smaller token. */
+    TOKEN_REGRESSION;
+
+    /** The name used in reports, such as {@code lost-write}. */
+    public String label() {
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+}

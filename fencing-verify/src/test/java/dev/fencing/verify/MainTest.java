@@ -1,0 +1,104 @@
+package dev.fencing.verify;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class MainTest {
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        return Main.run(new PrintWriter(out), new PrintWriter(err), args);
+    }
+
+    @Test
+    void helpListsEveryOptionAndExitsZero() {
+        assertThat(run("--help")).isZero();
+        assertThat(out.toString()).contains("--workload", "--issuer", "--store", "--nemesis", "--clients",
+                "--time-limit", "--fence", "--out", "--check", "lock-set, counter or append", "Exit codes:");
+    }
+
+    @Test
+    void anUnknownOptionExitsTwoNamingIt() {
+        assertThat(run("--workload", "lock-set", "--bogus")).isEqualTo(2);
+        assertThat(err.toString()).contains("Unknown option: '--bogus'");
+    }
+
+    @Test
+    void aBadValueExitsTwoNamingTheOption() {
+        assertThat(run("--workload", "lock-sett")).isEqualTo(2);
+        assertThat(err.toString()).contains("'--workload': 'lock-sett' (expected one of lock-set, counter, append)");
+        assertBad("'--issuer'", "--workload", "counter", "--issuer", "redis");
+        assertBad("'--store'", "--workload", "counter", "--store", "h2");
+        assertBad("'--nemesis': 'sleep'", "--workload", "counter", "--nemesis", "pause,sleep");
+        assertBad("'--fence'", "--workload", "counter", "--fence", "maybe");
+        assertBad("'--clients': 0", "--workload", "counter", "--clients", "0");
+        assertBad("'--clients'", "--workload", "counter", "--clients", "eight");
+        assertBad("'--time-limit': '2 minutes'", "--workload", "counter", "--time-limit", "2 minutes");
+        assertBad("'--time-limit': '0s'", "--workload", "counter", "--time-limit", "0s");
+    }
+
+    @Test
+    void neitherAWorkloadNorACheckExitsTwo() {
+        assertThat(run()).isEqualTo(2);
+        assertThat(err.toString()).contains("Missing --workload");
+    }
+
+    @Test
+    void runningAWorkloadIsNotImplementedYet() {
+        assertThat(run("--workload", "lock-set", "--issuer", "etcd", "--store", "mariadb", "--nemesis",
+                "pause,kill,partition", "--clients", "12", "--time-limit", "10m", "--fence", "off")).isEqualTo(3);
+        assertThat(err.toString()).contains("not implemented yet").contains("12 clients, 600 s, fence off");
+    }
+
+    @Test
+    void checkingAFencedHistoryIsValidAndWritesBothReports(@TempDir Path dir) throws Exception {
+        assertThat(run("--check", history("lock-set-fenced.jsonl").toString(), "--out", dir.toString())).isZero();
+        assertThat(out.toString()).startsWith("valid: 0 anomalies in 12 events");
+        assertThat(Files.readString(dir.resolve("summary.json"))).contains("\"verdict\" : \"valid\"");
+        assertThat(Files.readString(dir.resolve("summary.md"))).contains("**Verdict: valid**");
+    }
+
+    @Test
+    void checkingTheUnfencedHistoryFindsTheLostWriteAndExitsOne(@TempDir Path dir) throws Exception {
+        assertThat(run("--check", history("lock-set-unfenced.jsonl").toString(), "--out", dir.toString()))
+                .isEqualTo(1);
+        assertThat(out.toString()).startsWith("invalid: 1 anomalies");
+        assertThat(Files.readString(dir.resolve("summary.md")))
+                .contains("- `lost-write` `set`: add 2 by process 2 (op 1) was acknowledged but is missing");
+    }
+
+    @Test
+    void checkingAnEmptyHistoryIsUnknown(@TempDir Path dir) throws Exception {
+        Path empty = Files.writeString(dir.resolve("history.jsonl"), "");
+        assertThat(run("--check", empty.toString())).isEqualTo(4);
+        assertThat(dir.resolve("summary.json")).exists();       // next to the history by default
+    }
+
+    @Test
+    void aMissingOrUnreadableHistoryExitsTwo(@TempDir Path dir) throws Exception {
+        assertBad("'--check': no such file", "--check", dir.resolve("none.jsonl").toString());
+        Path bad = Files.writeString(dir.resolve("bad.jsonl"), "{oops\n{}\n");
+        assertBad("history line 1", "--check", bad.toString());
+        assertBad("either --check or --workload", "--check", bad.toString(), "--workload", "counter");
+    }
+
+    private void assertBad(String message, String... args) {
+        err.getBuffer().setLength(0);
+        assertThat(run(args)).as(String.join(" ", args)).isEqualTo(2);
+        assertThat(err.toString()).as(String.join(" ", args)).contains(message);
+    }
+
+    private static Path history(String name) throws URISyntaxException {
+        return Path.of(MainTest.class.getResource("/histories/" + name).toURI());
+    }
+}

@@ -1,0 +1,57 @@
+package dev.fencing.verify.checker;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class CounterCheckTest {
+
+    private final CounterCheck check = new CounterCheck();
+
+    /** 3 acknowledged, 1 info, 1 never completed, 1 failed: the final value may be 3, 4 or 5. */
+    private static HistoryBuilder increments() {
+        return new HistoryBuilder()
+                .call(1, 0, "increment", "c", 1L, null)
+                .call(2, 0, "increment", "c", 2L, null)
+                .call(3, 0, "increment", "c", 3L, null)
+                .invoke(4, 0, "increment", "c", null).info(4, 0, "increment", "c", "connection lost")
+                .invoke(5, 0, "increment", "c", null)
+                .invoke(6, 0, "increment", "c", null).fail(6, 0, "increment", "c", "stale token");
+    }
+
+    @Test
+    void aFinalValueWithinTheRangeIsValid() {
+        for (long value = 3; value <= 5; value++) {
+            CheckReport report = check.check(increments().call(1, 1, "read", "c", null, value).build());
+            assertThat(report.status()).isEqualTo(CheckReport.Status.CHECKED);
+            assertThat(report.anomalies()).as("final " + value).isEmpty();
+        }
+    }
+
+    @Test
+    void aFinalValueBelowTheAcknowledgedIncrementsMeansLostIncrements() {
+        CheckReport report = check.check(increments().call(1, 1, "read", "c", null, 2L).build());
+        assertThat(report.anomalies()).singleElement().satisfies(a -> {
+            assertThat(a.kind()).isEqualTo(AnomalyKind.COUNTER_OUT_OF_RANGE);
+            assertThat(a.description()).contains("final value 2 outside [3, 5]").contains("1 acknowledged increments lost");
+            assertThat(a.events()).hasSize(1);
+        });
+    }
+
+    @Test
+    void aFinalValueAboveEveryPossibleIncrementIsAnAnomalyToo() {
+        CheckReport report = check.check(increments().call(1, 1, "read", "c", null, 6L).build());
+        assertThat(report.anomalies()).singleElement()
+                .satisfies(a -> assertThat(a.description()).contains("1 increments applied that were never made"));
+    }
+
+    @Test
+    void withoutAFinalReadTheCounterCannotBeJudged() {
+        assertThat(check.check(increments().build()).status()).isEqualTo(CheckReport.Status.UNKNOWN);
+    }
+
+    @Test
+    void aHistoryWithoutIncrementsIsNotApplicable() {
+        assertThat(check.check(new HistoryBuilder().build()).status()).isEqualTo(CheckReport.Status.NOT_APPLICABLE);
+    }
+}
