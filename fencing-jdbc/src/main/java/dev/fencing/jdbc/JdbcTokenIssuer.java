@@ -235,6 +235,11 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
         return table;
     }
 
+    /** How long a lease lasts before the lock may go to the next acquirer (there is no keep-alive). */
+    public Duration leaseTime() {
+        return leaseTime;
+    }
+
     /**
      * Checks the lease table once: creates it first when configured to, checks the column types and widths, locks
      * and inserts probe rows inside a transaction it rolls back (the table exists, and resources differing only in

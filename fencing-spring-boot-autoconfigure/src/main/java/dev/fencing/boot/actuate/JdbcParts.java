@@ -69,7 +69,9 @@ final class JdbcParts {
         }
 
         static void describe(TokenIssuer issuer, Map<String, Object> details) {
-            details.put("table", ((JdbcTokenIssuer) issuer).table());
+            JdbcTokenIssuer jdbc = (JdbcTokenIssuer) issuer;
+            details.put("table", jdbc.table());
+            details.put("leaseTime", String.valueOf(jdbc.leaseTime()));
         }
 
         static OptionalLong maxSeen(FenceStore store, String resource) {

@@ -54,7 +54,7 @@ class FencingActuatorAutoConfigurationTest {
             assertThat(up.getDetails()).containsEntry("store",
                     Map.of("type", "JdbcFenceStore", "table", "fencing_max_seen", "lockTimeout", "PT5S"));
             assertThat(up.getDetails()).containsEntry("issuer",
-                    Map.of("type", "JdbcTokenIssuer", "table", "fencing_lease"));
+                    Map.of("type", "JdbcTokenIssuer", "table", "fencing_lease", "leaseTime", "PT30S"));
 
             // verify() passed at startup and remembers it: the indicator's live read sees the table go
             new JdbcTemplate(context.getBean(DataSource.class)).execute("DROP TABLE fencing_max_seen");
@@ -76,7 +76,7 @@ class FencingActuatorAutoConfigurationTest {
                     assertThat((String) health.getDetails().get("error")).startsWith("token issuer: ")
                             .containsIgnoringCase("missing_lease");
                     assertThat(health.getDetails()).containsEntry("issuer",
-                            Map.of("type", "JdbcTokenIssuer", "table", "missing_lease"));
+                            Map.of("type", "JdbcTokenIssuer", "table", "missing_lease", "leaseTime", "PT30S"));
                 });
     }
 
