@@ -12,6 +12,7 @@ import java.util.Optional;
  * account its own fenced resource. A plain {@code Repository} rather than {@code JpaRepository}, so that no
  * inherited {@code save}/{@code delete*} can write around the fence.
  */
+// tag::repository[]
 public interface AccountRepository extends Repository<Account, Long> {
 
     Optional<Account> findById(Long id);
@@ -34,3 +35,4 @@ public interface AccountRepository extends Repository<Account, Long> {
     @Query("update Account a set a.balance = a.balance + :amount where a.id = :id")
     int deposit(Long id, long amount);
 }
+// end::repository[]
