@@ -20,6 +20,8 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.util.ClassUtils;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.WebRequest;
 
 import java.net.URI;
 
@@ -88,7 +90,23 @@ public class FencingExceptionAdvice {
         return problem;
     }
 
+    /**
+     * 428. When the request carried a {@code Fencing-Token} header that no {@link FencingTokenFilter} read (its URL
+     * patterns do not cover the path), the detail says so: the header was ignored, not refused.
+     */
     @ExceptionHandler(MissingTokenException.class)
+    public ProblemDetail missing(MissingTokenException e, WebRequest request) {
+        ProblemDetail problem = missing(e);
+        if (request != null && request.getHeader(FencingHeader.NAME) != null
+                && request.getAttribute(FencingTokenFilter.APPLIED_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST) == null) {
+            problem.setDetail(problem.getDetail() + ". The request's " + FencingHeader.NAME + " header was not read: "
+                    + "no FencingTokenFilter covers this path (with the Spring Boot starter: "
+                    + "fencing.web.filter.url-patterns)");
+        }
+        return problem;
+    }
+
+    /** 428 for {@code e}, without looking at the request. */
     public ProblemDetail missing(MissingTokenException e) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.PRECONDITION_REQUIRED, e.getMessage());
         problem.setType(MISSING_TOKEN_TYPE);

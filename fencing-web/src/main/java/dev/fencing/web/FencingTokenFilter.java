@@ -147,6 +147,7 @@ public class FencingTokenFilter implements Filter {
             chain.doFilter(request, response);
             return;
         }
+        http.setAttribute(APPLIED_ATTRIBUTE, Boolean.TRUE);
         List<String> fields = Collections.list(http.getHeaders(FencingHeader.NAME));
         if (!fields.isEmpty() && trusted == null && !scopeChecked) {
             // init(FilterConfig) never ran (a DelegatingFilterProxy without targetFilterLifecycle, a hand-built
@@ -198,6 +199,12 @@ public class FencingTokenFilter implements Filter {
      * Answers with an RFC 9457 problem-detail body ({@code application/problem+json}) written here: the request
      * never reaches Spring MVC, and a container error page would not show the reason.
      */
+    /**
+     * The request attribute this filter sets on every request it sees: {@link FencingExceptionAdvice} tells a caller
+     * whose {@code Fencing-Token} header was never read (the filter does not cover the path) why its token is missing.
+     */
+    public static final String APPLIED_ATTRIBUTE = FencingTokenFilter.class.getName() + ".APPLIED";
+
     /** The problem {@code type} of a 400 for a {@code Fencing-Token} header that does not parse. */
     public static final String MALFORMED_TOKEN_TYPE = "https://fencing.dev/problems/malformed-token";
 

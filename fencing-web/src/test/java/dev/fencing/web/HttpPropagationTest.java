@@ -160,6 +160,13 @@ class HttpPropagationTest {
             return "written";
         }
 
+        /** Outside the filter's patterns: a Fencing-Token header sent here is never read. */
+        @PostMapping("/uncovered/{account}/note")
+        public String writeUncovered(@PathVariable("account") String account, @RequestBody String note) {
+            repository.write(account, note);
+            return "written";
+        }
+
         @GetMapping("/accounts/{account}/note")
         public String read(@PathVariable("account") String account) {
             return repository.read(account);
@@ -815,7 +822,17 @@ class HttpPropagationTest {
         assertThat(problem.get("title").asString()).isEqualTo("Missing fencing token");
         assertThat(problem.get("type").asString()).isEqualTo(FencingExceptionAdvice.MISSING_TOKEN_TYPE.toString());
         assertThat(problem.get("resource").asString()).isEqualTo("accounts:13");
-        assertThat(problem.get("detail").asString()).contains("accounts:13").contains("write");
+        assertThat(problem.get("detail").asString()).contains("accounts:13").contains("write")
+                .doesNotContain("was not read");
+    }
+
+    @Test
+    void aHeaderOnAPathNoFilterCoversIsMissingSayingItWasNotRead() throws Exception {
+        JsonNode problem = problem(exchange(plain, "POST", "/uncovered/19/note",
+                Map.of(FencingHeader.NAME, "accounts:19#1@h", "Content-Type", "text/plain")), 428);
+        assertThat(problem.get("detail").asString()).contains("accounts:19")
+                .contains("header was not read: no FencingTokenFilter covers this path")
+                .contains("fencing.web.filter.url-patterns");
     }
 
     @Test
