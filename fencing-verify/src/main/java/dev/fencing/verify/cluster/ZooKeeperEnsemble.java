@@ -1,5 +1,6 @@
 package dev.fencing.verify.cluster;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -27,6 +28,15 @@ public final class ZooKeeperEnsemble extends AbstractLockService {
 
     /** The tick: sessions may last 2 to 120 ticks (1 s to 60 s), see {@link #config(Member)}. */
     static final int TICK_MILLIS = 500;
+
+    private static final String LOGBACK = """
+            <configuration>
+              <appender name="out" class="ch.qos.logback.core.ConsoleAppender">
+                <encoder><pattern>%d{HH:mm:ss.SSS} [%thread] %-5level %logger{36} - %msg%n</pattern></encoder>
+              </appender>
+              <root level="INFO"><appender-ref ref="out"/></root>
+            </configuration>
+            """;
 
     /** Three servers under {@code runDir/zk/}. */
     public ZooKeeperEnsemble(Path runDir) {
@@ -70,6 +80,8 @@ public final class ZooKeeperEnsemble extends AbstractLockService {
             Files.createDirectories(member.dir.resolve("data"));
             Files.writeString(member.dir.resolve("data").resolve("myid"), member.index + "\n", StandardCharsets.UTF_8);
             Files.writeString(member.dir.resolve("zoo.cfg"), config(member), StandardCharsets.UTF_8);
+            // used only if a Logback binding is on the class path (its default would be DEBUG)
+            Files.writeString(member.dir.resolve("logback.xml"), LOGBACK, StandardCharsets.UTF_8);
         }
     }
 
@@ -115,7 +127,9 @@ public final class ZooKeeperEnsemble extends AbstractLockService {
         }
         return new ArrayList<>(List.of(java, "-Xms32m", "-Xmx160m", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1", "-Xss512k", "-Djava.net.preferIPv4Stack=true",
-                "-Dzookeeper.admin.enableServer=false", "-Dfencing.verify.member=" + member.name, "@" + argFile,
+                "-Dzookeeper.admin.enableServer=false", "-Dfencing.verify.member=" + member.name,
+                "-Dlogback.configurationFile=" + member.dir.resolve("logback.xml"),
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "@" + argFile,
                 MAIN_CLASS, member.dir.resolve("zoo.cfg").toString()));
     }
 
@@ -124,7 +138,10 @@ public final class ZooKeeperEnsemble extends AbstractLockService {
      * class path, from the shaded jar the jar itself).
      */
     static String classPath() {
-        String classPath = System.getProperty("java.class.path", "");
+        // absolute: a server runs in its own directory, and java -jar gives a class path relative to where it ran
+        String classPath = java.util.Arrays.stream(System.getProperty("java.class.path", "").split(File.pathSeparator))
+                .filter(entry -> !entry.isEmpty()).map(entry -> Paths.get(entry).toAbsolutePath().toString())
+                .collect(Collectors.joining(File.pathSeparator));
         try {
             Class.forName(MAIN_CLASS, false, ZooKeeperEnsemble.class.getClassLoader());
         } catch (ClassNotFoundException e) {
