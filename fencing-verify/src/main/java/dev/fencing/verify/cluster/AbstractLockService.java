@@ -32,8 +32,22 @@ abstract class AbstractLockService implements LockService {
     private volatile boolean started;
     private volatile boolean closed;
 
-    AbstractLockService(Path directory) {
+    /** Whether client ports listen on every address (0.0.0.0) instead of loopback only. */
+    final boolean clientsOnAnyAddress;
+
+    AbstractLockService(Path directory, boolean clientsOnAnyAddress) {
         this.directory = directory.toAbsolutePath().normalize();
+        this.clientsOnAnyAddress = clientsOnAnyAddress;
+    }
+
+    /** The address client ports bind. */
+    final String clientBindAddress() {
+        return clientsOnAnyAddress ? "0.0.0.0" : Ports.LOOPBACK;
+    }
+
+    @Override
+    public final String clientAddress() {
+        return clientAddress(Ports.LOOPBACK);
     }
 
     /** A member: its name, directory and ports, and its process while it runs. */

@@ -37,11 +37,17 @@ public final class EtcdCluster extends AbstractLockService {
 
     /** Three members under {@code runDir/etcd/}. */
     public EtcdCluster(Path runDir) {
-        this(runDir, 3);
+        this(runDir, 3, false);
     }
 
-    public EtcdCluster(Path runDir, int size) {
-        super(runDir.resolve("etcd"));
+    /**
+     * @param runDir              the run's directory: the members live in {@code runDir/etcd/<n>/}
+     * @param size                how many members
+     * @param clientsOnAnyAddress client ports on every address ({@code 0.0.0.0}) instead of loopback only, for
+     *                            clients in other network namespaces; peer ports stay on loopback
+     */
+    public EtcdCluster(Path runDir, int size, boolean clientsOnAnyAddress) {
+        super(runDir.resolve("etcd"), clientsOnAnyAddress);
         if (size < 1) {
             throw new IllegalArgumentException("a cluster needs a member, asked for " + size);
         }
@@ -83,8 +89,9 @@ public final class EtcdCluster extends AbstractLockService {
     }
 
     @Override
-    public String clientAddress() {
-        return memberList().stream().map(EtcdCluster::endpoint).collect(Collectors.joining(","));
+    public String clientAddress(String host) {
+        return memberList().stream().map(m -> "http://" + host + ":" + m.ports.get(0))
+                .collect(Collectors.joining(","));
     }
 
     @Override
@@ -102,7 +109,8 @@ public final class EtcdCluster extends AbstractLockService {
                 .collect(Collectors.joining(","));
         return new ArrayList<>(List.of(binary, "--name", member.name,
                 "--data-dir", member.dir.resolve("data").toString(),
-                "--listen-client-urls", endpoint(member), "--advertise-client-urls", endpoint(member),
+                "--listen-client-urls", "http://" + clientBindAddress() + ":" + member.ports.get(0),
+                "--advertise-client-urls", endpoint(member),
                 "--listen-peer-urls", peerUrl(member), "--initial-advertise-peer-urls", peerUrl(member),
                 "--initial-cluster", initialCluster, "--initial-cluster-state", again ? "existing" : "new",
                 "--initial-cluster-token", token,

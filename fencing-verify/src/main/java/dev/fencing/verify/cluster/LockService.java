@@ -32,6 +32,14 @@ public interface LockService extends AutoCloseable {
      */
     String clientAddress();
 
+    /**
+     * The same with another host in place of {@code 127.0.0.1}: for a client in its own network namespace, which
+     * reaches this machine through a veth address. Only useful when the service was built to accept clients on
+     * every address (the {@code clientsOnAnyAddress} constructor argument); the members always talk to each other on
+     * loopback.
+     */
+    String clientAddress(String host);
+
     /** The members' names, in order: {@code zk-1..zk-3} or {@code etcd-1..etcd-3}. */
     List<String> members();
 

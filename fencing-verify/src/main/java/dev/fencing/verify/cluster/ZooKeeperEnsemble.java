@@ -40,11 +40,17 @@ public final class ZooKeeperEnsemble extends AbstractLockService {
 
     /** Three servers under {@code runDir/zk/}. */
     public ZooKeeperEnsemble(Path runDir) {
-        this(runDir, 3);
+        this(runDir, 3, false);
     }
 
-    public ZooKeeperEnsemble(Path runDir, int size) {
-        super(runDir.resolve("zk"));
+    /**
+     * @param runDir              the run's directory: the servers live in {@code runDir/zk/<n>/}
+     * @param size                how many servers
+     * @param clientsOnAnyAddress client ports on every address ({@code 0.0.0.0}) instead of loopback only, for
+     *                            clients in other network namespaces; quorum and election ports stay on loopback
+     */
+    public ZooKeeperEnsemble(Path runDir, int size, boolean clientsOnAnyAddress) {
+        super(runDir.resolve("zk"), clientsOnAnyAddress);
         if (size < 1) {
             throw new IllegalArgumentException("an ensemble needs a server, asked for " + size);
         }
@@ -70,8 +76,8 @@ public final class ZooKeeperEnsemble extends AbstractLockService {
     }
 
     @Override
-    public String clientAddress() {
-        return memberList().stream().map(m -> Ports.LOOPBACK + ":" + clientPort(m)).collect(Collectors.joining(","));
+    public String clientAddress(String host) {
+        return memberList().stream().map(m -> host + ":" + clientPort(m)).collect(Collectors.joining(","));
     }
 
     @Override
@@ -99,7 +105,7 @@ public final class ZooKeeperEnsemble extends AbstractLockService {
         cfg.append("minSessionTimeout=").append(2 * TICK_MILLIS).append('\n');
         cfg.append("maxSessionTimeout=").append(120 * TICK_MILLIS).append('\n');
         cfg.append("dataDir=").append(member.dir.resolve("data")).append('\n');
-        cfg.append("clientPortAddress=").append(Ports.LOOPBACK).append('\n');
+        cfg.append("clientPortAddress=").append(clientBindAddress()).append('\n');
         cfg.append("clientPort=").append(clientPort(member)).append('\n');
         cfg.append("admin.enableServer=false\n");
         cfg.append("4lw.commands.whitelist=srvr,mntr,ruok\n");
