@@ -3,12 +3,18 @@ package dev.fencing.verify.cluster;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.TokenIssuer;
 
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -68,6 +74,17 @@ final class LockServiceChecks {
         for (String member : service.members()) {
             assertThat(service.isRunning(member)).isFalse();
             assertThat(service.pid(member)).isEqualTo(-1);
+        }
+        deleteRun(service.directory().getParent()); // passed: its data is of no more use (etcd's is 120 MB a member)
+    }
+
+    /** Deletes a test's run directory; a failed test keeps its own, for reading. */
+    static void deleteRun(Path run) {
+        assertThat(run.toString()).contains("verify");
+        try (Stream<Path> files = Files.walk(run)) {
+            files.sorted(Comparator.reverseOrder()).map(Path::toFile).forEach(File::delete);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 }

@@ -67,5 +67,6 @@ class ShutdownHookTest {
                     .as("etcd member %d after the harness stopped", pid).isFalse();
         }
         assertThat(ports).hasSize(6).noneMatch(Ports::listening);
+        LockServiceChecks.deleteRun(run);
     }
 }
