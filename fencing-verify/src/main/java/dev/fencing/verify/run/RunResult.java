@@ -14,7 +14,8 @@ import java.time.Duration;
  * @param processesStarted how many client processes ran (replacements included)
  * @param nemesisStrikes   how many faults were injected
  * @param duration         from the first client start to the end of the check
+ * @param tablePrefix      the run's tables were {@code <tablePrefix>_fence}, {@code _lease} and {@code _set}
  */
 public record RunResult(String name, Path dir, CheckResult result, int processesStarted, int nemesisStrikes,
-                        Duration duration) {
+                        Duration duration, String tablePrefix) {
 }

@@ -81,7 +81,8 @@ public final class Runner {
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-" + id;
         Path dir = config.outDir() != null ? config.outDir() : config.outRoot().resolve(name);
         Files.createDirectories(dir);
-        LockSetTables tables = new LockSetTables(config.jdbcUrl(), config.user(), "verify_" + id);
+        String prefix = "verify_" + id;
+        LockSetTables tables = new LockSetTables(config.jdbcUrl(), config.user(), prefix);
         Signals signals = new Signals();
         ClientPool pool = new ClientPool(config, dir, tables, signals);
         Cleanup cleanup = new Cleanup(pool, tables, signals);
@@ -92,7 +93,7 @@ public final class Runner {
         try (HistoryWriter history = HistoryWriter.open(runnerHistory)) {
             tables.create();
             log.printf("run %s: %d clients, %s, nemesis %s, fence %s; tables %s_*%n", name, config.clients(),
-                    config.timeLimit(), config.nemeses(), config.fence() ? "on" : "off", "verify_" + id);
+                    config.timeLimit(), config.nemeses(), config.fence() ? "on" : "off", prefix);
             log.flush();
             List<ClientProcess> initial = new ArrayList<>();
             for (int i = 0; i < config.clients(); i++) {
@@ -153,7 +154,7 @@ public final class Runner {
         run.put("cpus", Runtime.getRuntime().availableProcessors());
         SummaryJson.write(result, run, dir.resolve("summary.json"));
         MarkdownSummary.write(result, run, dir.resolve("summary.md"));
-        return new RunResult(name, dir, result, pool.started(), strikes.get(), duration);
+        return new RunResult(name, dir, result, pool.started(), strikes.get(), duration, prefix);
     }
 
     private List<Nemesis> nemeses() {

@@ -28,6 +28,7 @@ final class Signals implements AutoCloseable {
         }
         in = new java.io.OutputStreamWriter(shell.getOutputStream(), StandardCharsets.US_ASCII);
         out = new BufferedReader(new InputStreamReader(shell.getInputStream(), StandardCharsets.US_ASCII));
+        send("0", ProcessHandle.current().pid());     // signal 0 checks only: the shell is up before the first pause
     }
 
     /** Sends {@code signal} (STOP, CONT) to {@code pid}; false when the process is gone. */
