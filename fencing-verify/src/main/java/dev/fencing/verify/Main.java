@@ -92,6 +92,11 @@ public final class Main implements Callable<Integer> {
                     + "(default: ${DEFAULT-VALUE})")
     String fence;
 
+    @Option(names = "--fence-reads", paramLabel = "on|off", defaultValue = "on",
+            description = "with --fence on: on fences the read of a read-modify-write as well as its write; off "
+                    + "fences the write alone (default: ${DEFAULT-VALUE})")
+    String fenceReads;
+
     @Option(names = "--out", paramLabel = "DIR",
             description = "where reports go (default: target/verify/<run> for a run, the history's directory for "
                     + "--check)")
@@ -136,6 +141,7 @@ public final class Main implements Callable<Integer> {
             oneOf("--nemesis", n, NEMESES);
         }
         oneOf("--fence", fence, List.of("on", "off"));
+        oneOf("--fence-reads", fenceReads, List.of("on", "off"));
         if (clients < 1) {
             throw invalid("Invalid value for option '--clients': " + clients + " (must be at least 1)");
         }
@@ -151,7 +157,8 @@ public final class Main implements Callable<Integer> {
                     + String.join(",", RUNNABLE_NEMESES));
             return 3;
         }
-        RunConfig config = RunConfig.lockSet(nemesis, clients, limit, fence.equals("on"));
+        RunConfig config = RunConfig.lockSet(nemesis, clients, limit, fence.equals("on"))
+                .withFenceReads(fenceReads.equals("on"));
         if (out != null) {
             config = config.withOutDir(out);
         }

@@ -62,7 +62,10 @@ public class ClientConfig {
     @Bean
     SetRows setRows(DataSource dataSource, ClientSettings settings) {
         JdbcSetRows plain = new JdbcSetRows(new JdbcTemplate(dataSource), settings.setTable());
-        return settings.fence() ? new FencedSetRows(plain) : plain;
+        if (!settings.fence()) {
+            return plain;
+        }
+        return settings.fenceReads() ? new FencedSetRows(plain) : new FencedSetRows.WritesOnly(plain);
     }
 
     @Bean

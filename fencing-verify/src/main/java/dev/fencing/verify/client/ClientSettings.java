@@ -20,10 +20,12 @@ import java.util.Map;
  * @param fence         whether the set row is read and written through the fence
  * @param maxSleep      the longest random pause between the read and the write
  * @param seed          the random seed of this client
+ * @param fenceReads    with the fence on: whether the read of the set is fenced too (else only the write)
  */
 public record ClientSettings(int process, Path history, String jdbcUrl, String user, String fenceTable,
                              String leaseTable, String setTable, Duration lease,
-                             boolean fence, Duration maxSleep, long seed) {
+                             boolean fence, Duration maxSleep, long seed,
+                             boolean fenceReads) {
 
     /** The arguments that make {@link #parse} give back these settings. */
     public String[] toArgs() {
@@ -31,7 +33,8 @@ public record ClientSettings(int process, Path history, String jdbcUrl, String u
                 "--jdbc-url", jdbcUrl, "--user", user, "--fence-table", fenceTable, "--lease-table", leaseTable,
                 "--set-table", setTable, "--lease-ms", Long.toString(lease.toMillis()),
                 "--fence", fence ? "on" : "off",
-                "--max-sleep-ms", Long.toString(maxSleep.toMillis()), "--seed", Long.toString(seed)};
+                "--max-sleep-ms", Long.toString(maxSleep.toMillis()), "--seed", Long.toString(seed),
+                "--fence-reads", fenceReads ? "on" : "off"};
     }
 
     /** The settings in {@code args}, as {@link #toArgs()} writes them. */
@@ -51,7 +54,7 @@ public record ClientSettings(int process, Path history, String jdbcUrl, String u
                 req(m, "set-table"), Duration.ofMillis(Long.parseLong(m.getOrDefault("lease-ms", "1000"))),
                 !"off".equals(m.getOrDefault("fence", "on")),
                 Duration.ofMillis(Long.parseLong(m.getOrDefault("max-sleep-ms", "30"))),
-                Long.parseLong(m.getOrDefault("seed", "0")));
+                Long.parseLong(m.getOrDefault("seed", "0")), !"off".equals(m.getOrDefault("fence-reads", "on")));
     }
 
     private static String req(Map<String, String> m, String name) {

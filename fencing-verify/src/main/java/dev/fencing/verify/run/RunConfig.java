@@ -28,11 +28,13 @@ import java.util.Objects;
  * @param intervalMax   the longest
  * @param maxSleep      the longest pause of a client between its read and its write
  * @param seed          the seed of the nemesis schedule and the run's name
+ * @param fenceReads    with the fence on: whether the clients' read of the set is fenced too (default) or only
+ *                      their write
  */
 public record RunConfig(String workload, String issuer, String store, List<String> nemeses, int clients,
                         Duration timeLimit, boolean fence, Path outRoot, Path outDir, String jdbcUrl, String user,
                         Duration lease, Duration pauseMin, Duration pauseMax, Duration intervalMin,
-                        Duration intervalMax, Duration maxSleep, long seed) {
+                        Duration intervalMax, Duration maxSleep, long seed, boolean fenceReads) {
 
     /** The PostgreSQL the test suite uses: 127.0.0.1:5432, database test, user postgres, trust auth. */
     public static final String DEFAULT_JDBC_URL = "jdbc:postgresql://127.0.0.1:5432/test";
@@ -50,13 +52,19 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         return new RunConfig("lock-set", "jdbc-postgresql", "postgresql", nemeses, clients, timeLimit, fence,
                 Path.of("target", "verify"), null, DEFAULT_JDBC_URL, "postgres", Duration.ofSeconds(1),
                 Duration.ofMillis(2_000), Duration.ofMillis(3_000), Duration.ofSeconds(1), Duration.ofSeconds(3),
-                Duration.ofMillis(30), System.nanoTime());
+                Duration.ofMillis(30), System.nanoTime(), true);
     }
 
     /** The same run writing into {@code dir}. */
     public RunConfig withOutDir(Path dir) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, dir, jdbcUrl, user,
-                lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed);
+                lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads);
+    }
+
+    /** The same run with the read of the set fenced or not. */
+    public RunConfig withFenceReads(boolean fenced) {
+        return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
+                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenced);
     }
 
     /** The parameters as the summary's {@code run} object shows them. */
@@ -69,6 +77,9 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         m.put("clients", clients);
         m.put("time-limit-s", timeLimit.toMillis() / 1000.0);
         m.put("fence", fence ? "on" : "off");
+        if (fence) {
+            m.put("fenced", fenceReads ? "read and write" : "write only");
+        }
         m.put("lease-ms", lease.toMillis());
         m.put("pause-ms", pauseMin.toMillis() + "-" + pauseMax.toMillis());
         m.put("nemesis-interval-ms", intervalMin.toMillis() + "-" + intervalMax.toMillis());

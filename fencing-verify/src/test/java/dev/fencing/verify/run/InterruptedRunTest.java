@@ -33,7 +33,7 @@ class InterruptedRunTest {
         RunConfig config = new RunConfig(base.workload(), base.issuer(), base.store(), base.nemeses(), 2,
                 base.timeLimit(), false, base.outRoot(), dir, base.jdbcUrl(), base.user(), base.lease(),
                 Duration.ofSeconds(20), Duration.ofSeconds(20), Duration.ofMillis(200), Duration.ofMillis(200),
-                base.maxSleep(), base.seed());
+                base.maxSleep(), base.seed(), true);
         StringWriter text = new StringWriter();
         PrintWriter log = new PrintWriter(text, true);
         AtomicReference<Thread> runner = new AtomicReference<>();
@@ -51,9 +51,9 @@ class InterruptedRunTest {
         }
         assertThat(text.toString()).contains("clients ready");
         Thread.sleep(2_000);                   // the pause nemesis has stopped a client by now
-        long paused = ProcessHandle.current().descendants().filter(p -> p.info().command().orElse("")
+        long running = ProcessHandle.current().descendants().filter(p -> p.info().command().orElse("")
                 .endsWith("java")).count();
-        assertThat(paused).as("client processes running").isEqualTo(2);
+        assertThat(running).as("client processes running").isEqualTo(2);
         runner.get().interrupt();
         assertThatThrownBy(() -> run.get(60, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .hasRootCauseInstanceOf(InterruptedException.class);

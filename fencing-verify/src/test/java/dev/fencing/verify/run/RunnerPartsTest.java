@@ -24,7 +24,7 @@ class RunnerPartsTest {
     @Test
     void clientSettingsSurviveTheCommandLine() {
         ClientSettings s = new ClientSettings(7, Path.of("target/x/client-7.jsonl"), "jdbc:postgresql://h/db", "u",
-                "f", "l", "s", Duration.ofMillis(1500), false, Duration.ofMillis(20), 42);
+                "f", "l", "s", Duration.ofMillis(1500), false, Duration.ofMillis(20), 42, false);
         assertThat(ClientSettings.parse(s.toArgs())).isEqualTo(s);
     }
 
