@@ -5,7 +5,11 @@ import dev.fencing.verify.checker.Checker;
 import dev.fencing.verify.checker.MarkdownSummary;
 import dev.fencing.verify.checker.SummaryJson;
 import dev.fencing.verify.history.History;
+import dev.fencing.verify.checker.WindowStats;
 import dev.fencing.verify.history.HistoryReader;
+import dev.fencing.verify.run.RunConfig;
+import dev.fencing.verify.run.RunResult;
+import dev.fencing.verify.run.Runner;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -17,18 +21,22 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * The command line of the verification harness. {@code --check <history.jsonl>} judges an existing history and
- * writes {@code summary.json} and {@code summary.md}; exit 0 when valid, 1 when invalid, 4 when unknown. Running a
- * workload ({@code --workload ...}) is not implemented yet and exits 3. {@code --help} exits 0; a bad option or
+ * writes {@code summary.json} and {@code summary.md}; exit 0 when valid, 1 when invalid, 4 when unknown.
+ * {@code --workload lock-set --issuer jdbc-postgresql --store postgresql} runs the workload with client processes
+ * and the pause and kill nemeses ({@link Runner}), checks its history and exits the same way; the other workloads,
+ * issuers, stores and nemeses exit 3 (not implemented yet), a failed run 5. {@code --help} exits 0; a bad option or
  * value exits 2 with a message naming it.
  */
 @Command(name = "fencing-verify", sortOptions = false,
@@ -36,7 +44,8 @@ import java.util.regex.Pattern;
                 + "or checks an existing history (--check).",
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:valid (or --help)", "1:invalid: anomalies found", "2:bad option or value, unreadable history",
-                "3:workload runs are not implemented yet", "4:unknown: the history holds nothing to judge"})
+                "3:this workload, issuer, store or nemesis does not run yet",
+                "4:unknown: the history holds nothing to judge", "5:the run failed (database error, interrupted)"})
 public final class Main implements Callable<Integer> {
 
     static final List<String> WORKLOADS = List.of("lock-set", "counter", "append");
@@ -44,6 +53,8 @@ public final class Main implements Callable<Integer> {
     static final List<String> STORES = List.of("postgresql", "mariadb");
     static final List<String> NEMESES = List.of("none", "pause", "kill", "partition", "restart-lock-service",
             "kill-backend");
+    /** The nemeses the runner implements so far. */
+    static final List<String> RUNNABLE_NEMESES = List.of("none", "pause", "kill");
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)?");
 
     @Spec
@@ -80,6 +91,11 @@ public final class Main implements Callable<Integer> {
             description = "on: writes go through the fenced store; off: locks only, the control run "
                     + "(default: ${DEFAULT-VALUE})")
     String fence;
+
+    @Option(names = "--fence-reads", paramLabel = "on|off", defaultValue = "on",
+            description = "with --fence on: on fences the read of a read-modify-write as well as its write; off "
+                    + "fences the write alone (default: ${DEFAULT-VALUE})")
+    String fenceReads;
 
     @Option(names = "--out", paramLabel = "DIR",
             description = "where reports go (default: target/verify/<run> for a run, the history's directory for "
@@ -125,14 +141,55 @@ public final class Main implements Callable<Integer> {
             oneOf("--nemesis", n, NEMESES);
         }
         oneOf("--fence", fence, List.of("on", "off"));
+        oneOf("--fence-reads", fenceReads, List.of("on", "off"));
         if (clients < 1) {
             throw invalid("Invalid value for option '--clients': " + clients + " (must be at least 1)");
         }
         Duration limit = duration(timeLimit);
-        spec.commandLine().getErr().println("fencing-verify: running a workload is not implemented yet ("
-                + workload + ", issuer " + issuer + ", store " + store + ", nemesis " + String.join(",", nemesis)
-                + ", " + clients + " clients, " + limit.toSeconds() + " s, fence " + fence + ")");
-        return 3;
+        PrintWriter stdout = spec.commandLine().getOut();
+        List<String> unsupported = nemesis.stream().filter(n -> !RUNNABLE_NEMESES.contains(n)).toList();
+        if (!workload.equals("lock-set") || !issuer.equals("jdbc-postgresql") || !store.equals("postgresql")
+                || !unsupported.isEmpty()) {
+            spec.commandLine().getErr().println("fencing-verify: running this workload is not implemented yet ("
+                    + workload + ", issuer " + issuer + ", store " + store + ", nemesis " + String.join(",", nemesis)
+                    + ", " + clients + " clients, " + limit.toSeconds() + " s, fence " + fence
+                    + "); what runs: --workload lock-set --issuer jdbc-postgresql --store postgresql --nemesis "
+                    + String.join(",", RUNNABLE_NEMESES));
+            return 3;
+        }
+        RunConfig config = RunConfig.lockSet(nemesis, clients, limit, fence.equals("on"))
+                .withFenceReads(fenceReads.equals("on"));
+        if (out != null) {
+            config = config.withOutDir(out);
+        }
+        RunResult run;
+        try {
+            run = new Runner(config, stdout).run();
+        } catch (SQLException e) {
+            spec.commandLine().getErr().println("fencing-verify: database error: " + e.getMessage());
+            return 5;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            spec.commandLine().getErr().println("fencing-verify: interrupted; processes stopped, tables dropped");
+            return 5;
+        }
+        CheckResult result = run.result();
+        Map<String, Integer> byKind = new TreeMap<>();
+        result.anomalies().forEach(a -> byKind.merge(a.kind().label(), 1, Integer::sum));
+        WindowStats all = result.availability().all();
+        stdout.printf("%s: %d anomalies %s in %d events; operations ok %d, fail %d, info %d; %d client processes, "
+                        + "%d nemesis strikes, %.1f s; reports in %s%n", result.verdict().label(),
+                result.anomalies().size(), byKind, result.events(), all.ok(), all.fail(), all.info(),
+                run.processesStarted(), run.nemesisStrikes(), run.duration().toMillis() / 1000.0, run.dir());
+        return exitCode(result);
+    }
+
+    private static int exitCode(CheckResult result) {
+        return switch (result.verdict()) {
+            case VALID -> 0;
+            case INVALID -> 1;
+            case UNKNOWN -> 4;
+        };
     }
 
     private int check() throws IOException {
@@ -155,11 +212,7 @@ public final class Main implements Callable<Integer> {
         PrintWriter stdout = spec.commandLine().getOut();
         stdout.println(result.verdict().label() + ": " + result.anomalies().size() + " anomalies in "
                 + result.events() + " events; reports in " + dir);
-        return switch (result.verdict()) {
-            case VALID -> 0;
-            case INVALID -> 1;
-            case UNKNOWN -> 4;
-        };
+        return exitCode(result);
     }
 
     private void oneOf(String option, String value, List<String> allowed) {

@@ -1,0 +1,67 @@
+package dev.fencing.verify.client;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * What one client process is told on its command line ({@code --name value} pairs): its process number, where its
+ * history goes, the database and the run's tables, the lease, and whether the set row is fenced.
+ *
+ * @param process       the client's process number in the history (a replacement gets a new one)
+ * @param history       the client's own history file
+ * @param jdbcUrl       the database of the store, the lease and the set
+ * @param user          the database user
+ * @param fenceTable    the run's fence table (max_seen)
+ * @param leaseTable    the run's lease table
+ * @param setTable      the run's set table (one row)
+ * @param lease         the lease time of the JDBC issuer
+ * @param fence         whether the set row is read and written through the fence
+ * @param maxSleep      the longest random pause between the read and the write
+ * @param seed          the random seed of this client
+ * @param fenceReads    with the fence on: whether the read of the set is fenced too (else only the write)
+ */
+public record ClientSettings(int process, Path history, String jdbcUrl, String user, String fenceTable,
+                             String leaseTable, String setTable, Duration lease,
+                             boolean fence, Duration maxSleep, long seed,
+                             boolean fenceReads) {
+
+    /** The arguments that make {@link #parse} give back these settings. */
+    public String[] toArgs() {
+        return new String[]{"--process", Integer.toString(process), "--history", history.toString(),
+                "--jdbc-url", jdbcUrl, "--user", user, "--fence-table", fenceTable, "--lease-table", leaseTable,
+                "--set-table", setTable, "--lease-ms", Long.toString(lease.toMillis()),
+                "--fence", fence ? "on" : "off",
+                "--max-sleep-ms", Long.toString(maxSleep.toMillis()), "--seed", Long.toString(seed),
+                "--fence-reads", fenceReads ? "on" : "off"};
+    }
+
+    /** The settings in {@code args}, as {@link #toArgs()} writes them. */
+    public static ClientSettings parse(String... args) {
+        Map<String, String> m = new HashMap<>();
+        for (int i = 0; i + 1 < args.length; i += 2) {
+            if (!args[i].startsWith("--")) {
+                throw new IllegalArgumentException("expected --name value pairs, got " + args[i]);
+            }
+            m.put(args[i].substring(2), args[i + 1]);
+        }
+        if (args.length % 2 != 0) {
+            throw new IllegalArgumentException("expected --name value pairs, " + args[args.length - 1] + " has none");
+        }
+        return new ClientSettings(Integer.parseInt(req(m, "process")), Path.of(req(m, "history")),
+                req(m, "jdbc-url"), m.getOrDefault("user", "postgres"), req(m, "fence-table"), req(m, "lease-table"),
+                req(m, "set-table"), Duration.ofMillis(Long.parseLong(m.getOrDefault("lease-ms", "1000"))),
+                !"off".equals(m.getOrDefault("fence", "on")),
+                Duration.ofMillis(Long.parseLong(m.getOrDefault("max-sleep-ms", "30"))),
+                Long.parseLong(m.getOrDefault("seed", "0")), !"off".equals(m.getOrDefault("fence-reads", "on")));
+    }
+
+    private static String req(Map<String, String> m, String name) {
+        String v = m.get(name);
+        if (v == null) {
+            throw new IllegalArgumentException("missing --" + name);
+        }
+        return v;
+    }
+}

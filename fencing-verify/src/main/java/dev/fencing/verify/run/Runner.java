@@ -1,0 +1,248 @@
+package dev.fencing.verify.run;
+
+import dev.fencing.verify.checker.CheckResult;
+import dev.fencing.verify.checker.Checker;
+import dev.fencing.verify.checker.MarkdownSummary;
+import dev.fencing.verify.checker.SummaryJson;
+import dev.fencing.verify.client.ClientMain;
+import dev.fencing.verify.history.History;
+import dev.fencing.verify.history.HistoryEvent;
+import dev.fencing.verify.history.HistoryReader;
+import dev.fencing.verify.history.HistoryWriter;
+import dev.fencing.verify.history.NemesisEvent;
+import dev.fencing.verify.history.Op;
+import dev.fencing.verify.history.OpType;
+import dev.fencing.verify.nemesis.KillNemesis;
+import dev.fencing.verify.nemesis.Nemesis;
+import dev.fencing.verify.nemesis.NemesisSchedule;
+import dev.fencing.verify.nemesis.PauseNemesis;
+import dev.fencing.verify.workload.LockSetTables;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Runs the lock-set workload on the JDBC lease (PostgreSQL) with client processes and nemeses, then checks it.
+ *
+ * <ol>
+ *   <li>creates the run's tables (fence, lease, set; named after the run) and its directory,</li>
+ *   <li>starts the clients and waits until each is ready,</li>
+ *   <li>runs the nemesis schedule for the time limit,</li>
+ *   <li>stops the clients (each finishes its operation in flight; then SIGTERM, SIGKILL),</li>
+ *   <li>reads the set once more (the final {@code read}, process 0),</li>
+ *   <li>merges the clients' histories and its own into {@code history.jsonl}, runs {@link Checker#standard()} and
+ *       writes {@code summary.json} and {@code summary.md}.</li>
+ * </ol>
+ *
+ * Nothing is left behind: every client process is destroyed and the tables are dropped in a finally block and,
+ * should the JVM be stopped during the run (Ctrl-C), by a shutdown hook.
+ */
+public final class Runner {
+
+    /** How long the clients get to start (8 JVMs starting at once on 2 loaded cores take a while). */
+    static final long START_TIMEOUT_MILLIS = 120_000;
+    /** How long the clients get to finish their operation in flight at the end. */
+    static final long STOP_GRACE_MILLIS = 10_000;
+
+    private final RunConfig config;
+    private final PrintWriter log;
+
+    public Runner(RunConfig config, PrintWriter log) {
+        this.config = config;
+        this.log = log;
+    }
+
+    /** Runs and checks; the result's directory holds the history and the reports. */
+    public RunResult run() throws IOException, SQLException, InterruptedException {
+        if (!config.workload().equals("lock-set") || !config.issuer().equals("jdbc-postgresql")
+                || !config.store().equals("postgresql")) {
+            throw new IllegalArgumentException("only the lock-set workload on jdbc-postgresql with the postgresql "
+                    + "store runs so far");
+        }
+        long started = System.nanoTime();
+        Random random = new Random(config.seed());
+        String id = HexFormat.of().toHexDigits(random.nextInt());
+        String name = config.workload() + "-" + config.issuer() + "-fence-" + (config.fence() ? "on" : "off") + "-"
+                + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-" + id;
+        Path dir = config.outDir() != null ? config.outDir() : config.outRoot().resolve(name);
+        Files.createDirectories(dir);
+        String prefix = "verify_" + id;
+        LockSetTables tables = new LockSetTables(config.jdbcUrl(), config.user(), prefix);
+        Signals signals = new Signals();
+        ClientPool pool = new ClientPool(config, dir, tables, signals);
+        Cleanup cleanup = new Cleanup(pool, tables, signals);
+        Thread hook = new Thread(cleanup::run, "fencing-verify-cleanup");
+        Runtime.getRuntime().addShutdownHook(hook);
+        AtomicInteger strikes = new AtomicInteger();
+        Path runnerHistory = dir.resolve("runner.jsonl");
+        try (HistoryWriter history = HistoryWriter.open(runnerHistory)) {
+            tables.create();
+            log.printf("run %s: %d clients, %s, nemesis %s, fence %s; tables %s_*%n", name, config.clients(),
+                    config.timeLimit(), config.nemeses(), config.fence() ? "on" : "off", prefix);
+            log.flush();
+            List<ClientProcess> initial = new ArrayList<>();
+            for (int i = 0; i < config.clients(); i++) {
+                initial.add(pool.start());
+            }
+            long readyBy = System.nanoTime() + START_TIMEOUT_MILLIS * 1_000_000;
+            for (ClientProcess c : initial) {
+                long left = Math.max(1, (readyBy - System.nanoTime()) / 1_000_000);
+                if (!c.awaitReady(left)) {
+                    throw new IllegalStateException("client " + c.processNumber() + " did not start within "
+                            + START_TIMEOUT_MILLIS / 1000 + " s: see " + dir.resolve("client-" + c.processNumber()
+                            + ".log"));
+                }
+            }
+            log.printf("  %d clients ready after %.1f s%n", config.clients(), (System.nanoTime() - started) / 1e9);
+            log.flush();
+
+            Thread nemesisThread = new Thread(new NemesisSchedule(nemeses(), pool, random, config.intervalMin(),
+                    config.intervalMax(), event -> {
+                        history.write(event);
+                        if (event.isStart()) {
+                            strikes.incrementAndGet();
+                        }
+                    }, e -> {
+                        log.println("  nemesis error: " + e);
+                        log.flush();
+                    }), "nemesis");
+            nemesisThread.start();
+            try {
+                Thread.sleep(config.timeLimit().toMillis());
+            } finally {
+                nemesisThread.interrupt();
+                nemesisThread.join(config.pauseMax().toMillis() + 30_000);
+            }
+            int alive = pool.stopAll(STOP_GRACE_MILLIS);
+            if (alive > 0) {
+                throw new IllegalStateException(alive + " client processes survived SIGKILL");
+            }
+            finalRead(history, tables);
+        } finally {
+            cleanup.run();
+            try {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            } catch (IllegalStateException ignored) {
+                // the JVM is shutting down: the hook runs (and finds the cleanup done)
+            }
+        }
+        History merged = merge(dir, pool.histories(), runnerHistory);
+        CheckResult result = Checker.standard().check(merged);
+        Duration duration = Duration.ofNanos(System.nanoTime() - started);
+        Map<String, Object> run = new LinkedHashMap<>();
+        run.put("name", name);
+        run.putAll(config.describe());
+        run.put("processes-started", pool.started());
+        run.put("nemesis-strikes", strikes.get());
+        run.put("duration-s", Math.round(duration.toMillis() / 100.0) / 10.0);
+        run.put("java", System.getProperty("java.version"));
+        run.put("cpus", Runtime.getRuntime().availableProcessors());
+        SummaryJson.write(result, run, dir.resolve("summary.json"));
+        MarkdownSummary.write(result, run, dir.resolve("summary.md"));
+        return new RunResult(name, dir, result, pool.started(), strikes.get(), duration, prefix);
+    }
+
+    private List<Nemesis> nemeses() {
+        List<Nemesis> list = new ArrayList<>();
+        for (String n : config.nemeses()) {
+            switch (n) {
+                case "pause" -> list.add(new PauseNemesis(config.pauseMin(), config.pauseMax(), Duration.ofSeconds(2)));
+                case "kill" -> list.add(new KillNemesis());
+                case "none" -> { }
+                default -> throw new IllegalArgumentException("nemesis " + n + " is not implemented yet");
+            }
+        }
+        return list;
+    }
+
+    private static void finalRead(HistoryWriter history, LockSetTables tables) {
+        history.write(new Op(OpType.INVOKE, 0, 0, "read", ClientMain.RESOURCE, null, null, null,
+                System.currentTimeMillis(), System.nanoTime()));
+        try {
+            List<Long> set = tables.readSet();
+            history.write(new Op(OpType.OK, 0, 0, "read", ClientMain.RESOURCE, null, set, null,
+                    System.currentTimeMillis(), System.nanoTime()));
+        } catch (SQLException e) {
+            history.write(new Op(OpType.FAIL, 0, 0, "read", ClientMain.RESOURCE, null, null, e.getMessage(),
+                    System.currentTimeMillis(), System.nanoTime()));
+        }
+    }
+
+    /** Every process's history and the runner's, ordered by monotonic time, written to history.jsonl. */
+    static History merge(Path dir, List<Path> clientHistories, Path runnerHistory) throws IOException {
+        List<HistoryEvent> events = new ArrayList<>();
+        int truncated = 0;
+        List<Path> files = new ArrayList<>(clientHistories);
+        files.add(runnerHistory);
+        for (Path file : files) {
+            if (!Files.exists(file)) {
+                continue;                   // a client killed before its first operation
+            }
+            History h = HistoryReader.read(file);
+            events.addAll(h.events());
+            truncated += h.truncatedLines();
+        }
+        events.sort(Comparator.comparingLong(Runner::mono));
+        Path out = dir.resolve("history.jsonl");
+        Files.deleteIfExists(out);
+        try (HistoryWriter writer = HistoryWriter.open(out)) {
+            events.forEach(writer::write);
+        }
+        return new History(events, truncated);
+    }
+
+    private static long mono(HistoryEvent e) {
+        if (e instanceof Op op) {
+            return op.mono();
+        }
+        if (e instanceof NemesisEvent n) {
+            return n.mono();
+        }
+        return Long.MAX_VALUE;
+    }
+
+    /** Destroys every client, closes the signal shell and drops the tables; once, whoever calls first. */
+    private static final class Cleanup implements Runnable {
+        private final ClientPool pool;
+        private final LockSetTables tables;
+        private final Signals signals;
+        private final AtomicBoolean done = new AtomicBoolean();
+
+        Cleanup(ClientPool pool, LockSetTables tables, Signals signals) {
+            this.pool = pool;
+            this.tables = tables;
+            this.signals = signals;
+        }
+
+        @Override
+        public void run() {
+            if (!done.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                pool.stopAll(2_000);
+            } finally {
+                signals.close();
+                SQLException e = tables.drop();
+                if (e != null) {
+                    System.err.println("fencing-verify: could not drop the run's tables: " + e.getMessage());
+                }
+            }
+        }
+    }
+}
