@@ -148,17 +148,17 @@ public final class Main implements Callable<Integer> {
         Duration limit = duration(timeLimit);
         PrintWriter stdout = spec.commandLine().getOut();
         List<String> unsupported = nemesis.stream().filter(n -> !RUNNABLE_NEMESES.contains(n)).toList();
-        if (!workload.equals("lock-set") || !issuer.equals("jdbc-postgresql") || !store.equals("postgresql")
+        if (!workload.equals("lock-set") || !Runner.ISSUERS.contains(issuer) || !store.equals("postgresql")
                 || !unsupported.isEmpty()) {
             spec.commandLine().getErr().println("fencing-verify: running this workload is not implemented yet ("
                     + workload + ", issuer " + issuer + ", store " + store + ", nemesis " + String.join(",", nemesis)
                     + ", " + clients + " clients, " + limit.toSeconds() + " s, fence " + fence
-                    + "); what runs: --workload lock-set --issuer jdbc-postgresql --store postgresql --nemesis "
+                    + "); what runs: --workload lock-set --issuer jdbc-postgresql|zookeeper --store postgresql --nemesis "
                     + String.join(",", RUNNABLE_NEMESES));
             return 3;
         }
         RunConfig config = RunConfig.lockSet(nemesis, clients, limit, fence.equals("on"))
-                .withFenceReads(fenceReads.equals("on"));
+                .withFenceReads(fenceReads.equals("on")).withIssuer(issuer);
         if (out != null) {
             config = config.withOutDir(out);
         }

@@ -7,6 +7,8 @@ import dev.fencing.jdbc.JdbcDialect;
 import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.jdbc.JdbcTokenIssuer;
 import dev.fencing.spring.EnableFencing;
+import dev.fencing.verify.cluster.Issuers;
+import dev.fencing.zookeeper.ZooKeeperTokenIssuer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -18,7 +20,7 @@ import javax.sql.DataSource;
 
 /**
  * The client's Spring context: a pooled PostgreSQL data source, its transaction manager, the JDBC fence store on
- * the run's fence table, the JDBC lease issuer on the run's lease table, and the lock-set service over a set
+ * the run's fence table, the run's issuer (the JDBC lease on the run's lease table, or ZooKeeper), and the lock-set service over a set
  * repository that is fenced or not ({@link ClientSettings#fence()}).
  */
 @Configuration(proxyBeanMethods = false)
@@ -53,10 +55,30 @@ public class ClientConfig {
                 .transactionManager(transactionManager).build();
     }
 
+    /** The run's issuer, closed with the context (for ZooKeeper: the issuer, then its Curator client). */
+    @Bean(destroyMethod = "close")
+    IssuerSource issuerSource(DataSource dataSource, ClientSettings settings) {
+        if (settings.issuer().equals("zookeeper")) {
+            // the session timeout plays the lease: a holder paused past it loses its lock node
+            Issuers.Handle<ZooKeeperTokenIssuer> handle = Issuers.zookeeper(settings.issuerAddress(), settings.lease());
+            return new IssuerSource(handle.issuer(), handle);
+        }
+        return new IssuerSource(JdbcTokenIssuer.builder(dataSource).dialect(JdbcDialect.POSTGRESQL)
+                .table(settings.leaseTable()).leaseTime(settings.lease())
+                .name("lease table " + settings.leaseTable()).build(), () -> { });
+    }
+
     @Bean
-    TokenIssuer tokenIssuer(DataSource dataSource, ClientSettings settings) {
-        return JdbcTokenIssuer.builder(dataSource).dialect(JdbcDialect.POSTGRESQL).table(settings.leaseTable())
-                .leaseTime(settings.lease()).name("lease table " + settings.leaseTable()).build();
+    TokenIssuer tokenIssuer(IssuerSource source) {
+        return source.issuer();
+    }
+
+    /** A token issuer and what closes it. */
+    record IssuerSource(TokenIssuer issuer, AutoCloseable closer) implements AutoCloseable {
+        @Override
+        public void close() throws Exception {
+            closer.close();
+        }
     }
 
     @Bean

@@ -21,11 +21,13 @@ import java.util.Map;
  * @param maxSleep      the longest random pause between the read and the write
  * @param seed          the random seed of this client
  * @param fenceReads    with the fence on: whether the read of the set is fenced too (else only the write)
+ * @param issuer        the token issuer: {@code jdbc-postgresql} (the lease table) or {@code zookeeper}
+ * @param issuerAddress the lock service's client address (the ZooKeeper connect string); empty for the JDBC lease
  */
 public record ClientSettings(int process, Path history, String jdbcUrl, String user, String fenceTable,
                              String leaseTable, String setTable, Duration lease,
                              boolean fence, Duration maxSleep, long seed,
-                             boolean fenceReads) {
+                             boolean fenceReads, String issuer, String issuerAddress) {
 
     /** The arguments that make {@link #parse} give back these settings. */
     public String[] toArgs() {
@@ -34,7 +36,8 @@ public record ClientSettings(int process, Path history, String jdbcUrl, String u
                 "--set-table", setTable, "--lease-ms", Long.toString(lease.toMillis()),
                 "--fence", fence ? "on" : "off",
                 "--max-sleep-ms", Long.toString(maxSleep.toMillis()), "--seed", Long.toString(seed),
-                "--fence-reads", fenceReads ? "on" : "off"};
+                "--fence-reads", fenceReads ? "on" : "off", "--issuer", issuer,
+                "--issuer-address", issuerAddress.isEmpty() ? "-" : issuerAddress};
     }
 
     /** The settings in {@code args}, as {@link #toArgs()} writes them. */
@@ -54,7 +57,9 @@ public record ClientSettings(int process, Path history, String jdbcUrl, String u
                 req(m, "set-table"), Duration.ofMillis(Long.parseLong(m.getOrDefault("lease-ms", "1000"))),
                 !"off".equals(m.getOrDefault("fence", "on")),
                 Duration.ofMillis(Long.parseLong(m.getOrDefault("max-sleep-ms", "30"))),
-                Long.parseLong(m.getOrDefault("seed", "0")), !"off".equals(m.getOrDefault("fence-reads", "on")));
+                Long.parseLong(m.getOrDefault("seed", "0")), !"off".equals(m.getOrDefault("fence-reads", "on")),
+                m.getOrDefault("issuer", "jdbc-postgresql"),
+                "-".equals(m.getOrDefault("issuer-address", "-")) ? "" : m.get("issuer-address"));
     }
 
     private static String req(Map<String, String> m, String name) {

@@ -21,12 +21,14 @@ final class ClientPool implements Targets {
     private final Path dir;
     private final LockSetTables tables;
     private final Signals signals;
+    private final String issuerAddress;
     private final List<ClientProcess> all = new ArrayList<>();
     private final List<ClientProcess> live = new ArrayList<>();
     private int nextProcess = 1;
     private boolean closed;
 
-    ClientPool(RunConfig config, Path dir, LockSetTables tables, Signals signals) {
+    ClientPool(RunConfig config, Path dir, LockSetTables tables, Signals signals, String issuerAddress) {
+        this.issuerAddress = issuerAddress;
         this.config = config;
         this.dir = dir;
         this.tables = tables;
@@ -41,7 +43,8 @@ final class ClientPool implements Targets {
         int process = nextProcess++;
         ClientSettings settings = new ClientSettings(process, dir.resolve("client-" + process + ".jsonl"),
                 config.jdbcUrl(), config.user(), tables.fence(), tables.lease(), tables.set(), config.lease(),
-                config.fence(), config.maxSleep(), config.seed() * 31 + process, config.fenceReads());
+                config.fence(), config.maxSleep(), config.seed() * 31 + process, config.fenceReads(), config.issuer(),
+                issuerAddress);
         try {
             ClientProcess client = ClientProcess.start(settings, dir.resolve("client-" + process + ".log"), signals);
             all.add(client);

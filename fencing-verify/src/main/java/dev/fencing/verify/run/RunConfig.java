@@ -61,6 +61,12 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
                 lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads);
     }
 
+    /** The same run with its tokens from {@code issuer}: {@code jdbc-postgresql} or {@code zookeeper}. */
+    public RunConfig withIssuer(String issuer) {
+        return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
+                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads);
+    }
+
     /** The same run with the read of the set fenced or not. */
     public RunConfig withFenceReads(boolean fenced) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,

@@ -5,6 +5,8 @@ import dev.fencing.verify.checker.Checker;
 import dev.fencing.verify.checker.MarkdownSummary;
 import dev.fencing.verify.checker.SummaryJson;
 import dev.fencing.verify.client.ClientMain;
+import dev.fencing.verify.cluster.LockService;
+import dev.fencing.verify.cluster.ZooKeeperEnsemble;
 import dev.fencing.verify.history.History;
 import dev.fencing.verify.history.HistoryEvent;
 import dev.fencing.verify.history.HistoryReader;
@@ -57,6 +59,9 @@ public final class Runner {
     /** How long the clients get to start (8 JVMs starting at once on 2 loaded cores take a while). */
     static final long START_TIMEOUT_MILLIS = 120_000;
     /** How long the clients get to finish their operation in flight at the end. */
+    /** The issuers a run can take its tokens from. */
+    public static final List<String> ISSUERS = List.of("jdbc-postgresql", "zookeeper");
+
     static final long STOP_GRACE_MILLIS = 10_000;
 
     private final RunConfig config;
@@ -69,9 +74,9 @@ public final class Runner {
 
     /** Runs and checks; the result's directory holds the history and the reports. */
     public RunResult run() throws IOException, SQLException, InterruptedException {
-        if (!config.workload().equals("lock-set") || !config.issuer().equals("jdbc-postgresql")
+        if (!config.workload().equals("lock-set") || !ISSUERS.contains(config.issuer())
                 || !config.store().equals("postgresql")) {
-            throw new IllegalArgumentException("only the lock-set workload on jdbc-postgresql with the postgresql "
+            throw new IllegalArgumentException("only the lock-set workload on " + ISSUERS + " with the postgresql "
                     + "store runs so far");
         }
         long started = System.nanoTime();
@@ -84,8 +89,16 @@ public final class Runner {
         String prefix = "verify_" + id;
         LockSetTables tables = new LockSetTables(config.jdbcUrl(), config.user(), prefix);
         Signals signals = new Signals();
-        ClientPool pool = new ClientPool(config, dir, tables, signals);
-        Cleanup cleanup = new Cleanup(pool, tables, signals);
+        // ZooKeeper: a 3-server ensemble of its own, started before the clients and closed after them
+        LockService lockService = config.issuer().equals("zookeeper") ? new ZooKeeperEnsemble(dir) : null;
+        if (lockService != null) {
+            lockService.start();
+            log.printf("  %s started: %s%n", lockService.name(), lockService.clientAddress());
+            log.flush();
+        }
+        ClientPool pool = new ClientPool(config, dir, tables, signals,
+                lockService == null ? "" : lockService.clientAddress());
+        Cleanup cleanup = new Cleanup(pool, tables, signals, lockService);
         Thread hook = new Thread(cleanup::run, "fencing-verify-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
         AtomicInteger strikes = new AtomicInteger();
@@ -221,12 +234,14 @@ public final class Runner {
         private final ClientPool pool;
         private final LockSetTables tables;
         private final Signals signals;
+        private final LockService lockService;
         private final AtomicBoolean done = new AtomicBoolean();
 
-        Cleanup(ClientPool pool, LockSetTables tables, Signals signals) {
+        Cleanup(ClientPool pool, LockSetTables tables, Signals signals, LockService lockService) {
             this.pool = pool;
             this.tables = tables;
             this.signals = signals;
+            this.lockService = lockService;
         }
 
         @Override
@@ -237,6 +252,13 @@ public final class Runner {
             try {
                 pool.stopAll(2_000);
             } finally {
+                if (lockService != null) {
+                    try {
+                        lockService.close();
+                    } catch (RuntimeException e) {
+                        System.err.println("fencing-verify: could not stop " + lockService.name() + ": " + e);
+                    }
+                }
                 signals.close();
                 SQLException e = tables.drop();
                 if (e != null) {

@@ -31,7 +31,7 @@ class LockSetControlTest {
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void withTheFenceNoAcknowledgedWriteIsLost() throws Exception {
-        RunResult run = run(true);
+        RunResult run = run(true, "jdbc-postgresql");
         CheckResult result = run.result();
         assertThat(result.anomalies()).as("anomalies in %s", run.dir()).isEmpty();
         assertThat(result.verdict()).isEqualTo(Verdict.VALID);
@@ -42,15 +42,33 @@ class LockSetControlTest {
     @Test
     @Timeout(value = 3, unit = TimeUnit.MINUTES)
     void withTheLockAloneAPausedHolderLosesAcknowledgedWrites() throws Exception {
-        RunResult run = run(false);
+        RunResult run = run(false, "jdbc-postgresql");
         CheckResult result = run.result();
         assertThat(result.verdict()).as("verdict of %s", run.dir()).isEqualTo(Verdict.INVALID);
         assertThat(result.anomalies()).as("lost writes in %s", run.dir())
                 .anyMatch(a -> a.kind() == AnomalyKind.LOST_WRITE);
     }
 
-    private static RunResult run(boolean fence) throws Exception {
-        RunConfig config = RunConfig.lockSet(List.of("pause", "kill"), 8, TIME_LIMIT, fence);
+    /** ZooKeeper: a 3-server ensemble of separate processes; a paused holder's session expires and its lock goes. */
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void onZooKeeperWithTheFenceNoAcknowledgedWriteIsLost() throws Exception {
+        RunResult run = run(true, "zookeeper");
+        assertThat(run.result().anomalies()).as("anomalies in %s", run.dir()).isEmpty();
+        assertThat(run.result().verdict()).isEqualTo(Verdict.VALID);
+        assertThat(run.result().availability().all().ok()).as("operations acknowledged").isGreaterThan(50);
+    }
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void onZooKeeperWithTheLockAloneAPausedHolderLosesAcknowledgedWrites() throws Exception {
+        RunResult run = run(false, "zookeeper");
+        assertThat(run.result().verdict()).as("verdict of %s", run.dir()).isEqualTo(Verdict.INVALID);
+        assertThat(run.result().anomalies()).anyMatch(a -> a.kind() == AnomalyKind.LOST_WRITE);
+    }
+
+    private static RunResult run(boolean fence, String issuer) throws Exception {
+        RunConfig config = RunConfig.lockSet(List.of("pause", "kill"), 8, TIME_LIMIT, fence).withIssuer(issuer);
         PrintWriter log = new PrintWriter(System.out, true);
         RunResult run = new Runner(config, log).run();
         log.printf("%s: %s, %d anomalies, ok %d, fail %d, info %d, %d processes, %d strikes, %.1f s%n", run.name(),
