@@ -26,9 +26,6 @@ import java.util.Set;
  */
 public class FencingNotEnabledCheck implements ApplicationContextInitializer<ConfigurableApplicationContext> {
 
-    /** The bean {@code @EnableFencing} registers in either mode. */
-    static final String FENCING_SUPPORT_BEAN = "dev.fencing.internalFencingSupport";
-
     @Override
     public void initialize(ConfigurableApplicationContext context) {
         context.addApplicationListener((ApplicationListener<ContextRefreshedEvent>) event -> {
@@ -43,7 +40,7 @@ public class FencingNotEnabledCheck implements ApplicationContextInitializer<Con
             return;
         }
         ConfigurableListableBeanFactory factory = context.getBeanFactory();
-        if (factory.containsBean(FENCING_SUPPORT_BEAN)) {
+        if (factory.containsBean(FencingSupportConfiguration.SUPPORT_BEAN)) {
             return;
         }
         Set<String> fenced = new LinkedHashSet<>();

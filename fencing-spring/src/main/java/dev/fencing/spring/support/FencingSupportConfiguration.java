@@ -35,6 +35,9 @@ import java.time.Duration;
 @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
 class FencingSupportConfiguration implements ImportAware {
 
+    /** The bean name of the shared support, registered in either mode: its presence means fencing is enabled. */
+    static final String SUPPORT_BEAN = "dev.fencing.internalFencingSupport";
+
     private static final Log log = LogFactory.getLog(FencingSupportConfiguration.class);
 
     static final String NO_STORE_MESSAGE = """
@@ -63,7 +66,7 @@ class FencingSupportConfiguration implements ImportAware {
     }
 
     /** The shared support; its collaborators are resolved on first use, not here. */
-    @Bean(name = "dev.fencing.internalFencingSupport")
+    @Bean(name = SUPPORT_BEAN)
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     FencingSupport fencingSupport(ObjectProvider<FenceStore> store, ObjectProvider<TokenIssuer> issuer,
                                          ObjectProvider<MeterRegistry> registry,
