@@ -89,7 +89,7 @@ public final class ClientMain {
         private final long element;
         private final PrintStream out;
         private Long token;
-        private boolean writing;
+        private boolean written;
 
         Operation(HistoryWriter history, int process, long index, long element, PrintStream out) {
             this.history = history;
@@ -114,7 +114,9 @@ public final class ClientMain {
                     history.write(event(certain ? OpType.FAIL : OpType.INFO, acquireIndex, "acquire", null, null,
                             reason(t)));
                 } else {
-                    OpType type = rejected(t) || !writing ? OpType.FAIL : OpType.INFO;
+                    // the transaction commits after the method returns: a failure before the write statement
+                    // returned (a killed connection included) rolled it back; one after it may have committed
+                    OpType type = rejected(t) || !written ? OpType.FAIL : OpType.INFO;
                     history.write(event(type, addIndex, "add", token, element, reason(t)));
                 }
             }
@@ -134,8 +136,12 @@ public final class ClientMain {
 
         @Override
         public void writing() {
-            writing = true;
             say(out, "write");
+        }
+
+        @Override
+        public void written() {
+            written = true;
         }
 
         private Op event(OpType type, long index, String f, Long token, Object value, String reason) {
