@@ -50,7 +50,8 @@ public final class RunPlots {
 
         Path timeline = dir.resolve(FILES.get(0));
         BitmapEncoder.saveBitmap(List.of(
-                TimelineChart.latency("latency of every operation (all clients)", ops, windows, origin, WIDTH, 400),
+                TimelineChart.latency("latency of every operation (all clients)", ops, windows, origin, last, WIDTH,
+                        400),
                 TimelineChart.throughput(ops, windows, origin, last, WIDTH, 400)), 2, 1, timeline.toString(),
                 BitmapEncoder.BitmapFormat.PNG);
         written.add(timeline);
@@ -59,10 +60,11 @@ public final class RunPlots {
                 .collect(Collectors.groupingBy(Timed::process)));
         List<XYChart> clientCharts = new ArrayList<>();
         byClient.entrySet().stream().limit(MAX_CLIENTS).forEach(e -> clientCharts.add(TimelineChart.latency(
-                "client-" + e.getKey(), e.getValue(), windowsOf(windows, "client-" + e.getKey()), origin, WIDTH / 2,
-                260)));
+                "client-" + e.getKey(), e.getValue(), windowsOf(windows, "client-" + e.getKey()), origin, last,
+                WIDTH / 2, 260)));
         if (clientCharts.isEmpty()) {
-            clientCharts.add(TimelineChart.latency("no client operations", List.of(), windows, origin, WIDTH / 2, 260));
+            clientCharts.add(TimelineChart.latency("no client operations", List.of(), windows, origin, last,
+                    WIDTH / 2, 260));
         }
         Path clients = dir.resolve(FILES.get(1));
         int cols = clientCharts.size() == 1 ? 1 : 2;

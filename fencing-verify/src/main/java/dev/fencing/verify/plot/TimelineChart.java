@@ -30,11 +30,12 @@ final class TimelineChart {
     }
 
     /** Latency of {@code ops} against time, titled {@code title}, with {@code windows} shaded. */
-    static XYChart latency(String title, List<Timed> ops, List<WindowStats> windows, long origin, int width,
-                           int height) {
+    static XYChart latency(String title, List<Timed> ops, List<WindowStats> windows, long origin, double lastSecond,
+                           int width, int height) {
         XYChart chart = new XYChartBuilder().width(width).height(height).title(title)
                 .xAxisTitle("seconds since start").yAxisTitle("latency (ms)").build();
         chart.getStyler().setMarkerSize(3);
+        span(chart, lastSecond);
         chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNE);
         double top = ops.stream().mapToDouble(Timed::latencyMs).max().orElse(1);
         shade(chart, windows, origin, top);
@@ -65,6 +66,7 @@ final class TimelineChart {
         XYChart chart = new XYChartBuilder().width(width).height(height).title("throughput: ok operations per second "
                 + "(lock acquisitions not counted)").xAxisTitle("seconds since start").yAxisTitle("ok ops/s").build();
         chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNE);
+        span(chart, lastSecond);
         int seconds = (int) Math.ceil(lastSecond) + 1;
         double[] x = new double[seconds];
         double[] y = new double[seconds];
@@ -89,6 +91,12 @@ final class TimelineChart {
         s.setMarker(SeriesMarkers.NONE);
         s.setLineColor(OK);
         return chart;
+    }
+
+    /** The same x range on every chart of a run, so that they line up: 0 to the last second. */
+    private static void span(XYChart chart, double lastSecond) {
+        chart.getStyler().setXAxisMin(0.0);
+        chart.getStyler().setXAxisMax(Math.max(1.0, Math.ceil(lastSecond)));
     }
 
     /** One area series per nemesis kind: a band from 0 to {@code top} over each of its windows. */

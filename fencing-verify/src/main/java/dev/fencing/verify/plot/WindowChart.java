@@ -42,7 +42,7 @@ final class WindowChart {
                 .yAxisTitle("operations").build();
         chart.getStyler().setStacked(true);
         chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
-        chart.getStyler().setXAxisLabelRotation(bars.size() > 6 ? 60 : 0);
+        chart.getStyler().setXAxisLabelRotation(bars.size() > 3 ? 45 : 0);
         chart.getStyler().setSeriesColors(new java.awt.Color[]{TimelineChart.OK, TimelineChart.FAIL,
                 TimelineChart.INFO});
         List<String> labels = new ArrayList<>(bars.keySet());

@@ -24,6 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(60)
 class RunPlotsTest {
 
+    private static final byte[] PNG_SIGNATURE = {(byte) 0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a};
+
     @TempDir
     Path dir;
 
@@ -77,7 +79,7 @@ class RunPlotsTest {
 
     private static void assertPng(Path file, int width, int height) throws Exception {
         byte[] bytes = Files.readAllBytes(file);
-        assertThat(java.util.Arrays.copyOf(bytes, 8)).containsExactly((byte) 0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a);
+        assertThat(java.util.Arrays.copyOf(bytes, 8)).as("PNG signature").containsExactly(PNG_SIGNATURE);
         BufferedImage image = ImageIO.read(file.toFile());
         assertThat(image).as(file.toString()).isNotNull();
         assertThat(image.getWidth()).as("width of " + file.getFileName()).isEqualTo(width);
