@@ -10,6 +10,7 @@ import dev.fencing.verify.history.HistoryWriter;
 import dev.fencing.verify.history.Op;
 import dev.fencing.verify.history.OpType;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.transaction.TransactionSystemException;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -157,6 +158,10 @@ public final class ClientMain {
     }
 
     private static String reason(Throwable t) {
+        if (t instanceof TransactionSystemException e && e.getApplicationException() != null) {
+            // the rollback failed too (a killed connection): name what failed first
+            return reason(e.getApplicationException()) + " (rollback failed)";
+        }
         String kind;
         if (find(t, StaleTokenException.class) != null) {
             kind = "stale";
