@@ -7,6 +7,8 @@ import dev.fencing.verify.checker.SummaryJson;
 import dev.fencing.verify.history.History;
 import dev.fencing.verify.checker.WindowStats;
 import dev.fencing.verify.history.HistoryReader;
+import dev.fencing.verify.nemesis.NemesisChoice;
+import dev.fencing.verify.plot.RunPlots;
 import dev.fencing.verify.run.RunConfig;
 import dev.fencing.verify.run.RunResult;
 import dev.fencing.verify.run.Runner;
@@ -35,7 +37,7 @@ import java.util.regex.Pattern;
  * The command line of the verification harness. {@code --check <history.jsonl>} judges an existing history and
  * writes {@code summary.json} and {@code summary.md}; exit 0 when valid, 1 when invalid, 4 when unknown.
  * {@code --workload lock-set --issuer jdbc-postgresql --store postgresql} runs the workload with client processes
- * and the pause and kill nemeses ({@link Runner}), checks its history and exits the same way; the other workloads,
+ * and the nemeses ({@link Runner}), checks its history and exits the same way; the other workloads,
  * issuers, stores and nemeses exit 3 (not implemented yet), a failed run 5. {@code --help} exits 0; a bad option or
  * value exits 2 with a message naming it.
  */
@@ -54,7 +56,8 @@ public final class Main implements Callable<Integer> {
     static final List<String> NEMESES = List.of("none", "pause", "kill", "partition", "restart-lock-service",
             "kill-backend");
     /** The nemeses the runner implements so far. */
-    static final List<String> RUNNABLE_NEMESES = List.of("none", "pause", "kill");
+    static final List<String> RUNNABLE_NEMESES = List.of("none", "pause", "kill", "restart-lock-service",
+            "kill-backend");
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)?");
 
     @Spec
@@ -75,8 +78,10 @@ public final class Main implements Callable<Integer> {
     String store;
 
     @Option(names = "--nemesis", paramLabel = "LIST", split = ",", defaultValue = "pause",
-            description = "comma-separated faults: none, pause, kill, partition, restart-lock-service, kill-backend "
-                    + "(default: ${DEFAULT-VALUE})")
+            description = "comma-separated faults: none, pause (SIGSTOP a lock holder past its lease), kill "
+                    + "(SIGKILL a client), partition, restart-lock-service (SIGKILL a ZooKeeper or etcd member, the "
+                    + "leader half the time, restart it after 2-5 s), kill-backend (pg_terminate_backend on one "
+                    + "client's connections) (default: ${DEFAULT-VALUE})")
     List<String> nemesis;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "8",
@@ -140,6 +145,11 @@ public final class Main implements Callable<Integer> {
         for (String n : nemesis) {
             oneOf("--nemesis", n, NEMESES);
         }
+        try {
+            NemesisChoice.requireLockServiceFor(nemesis, issuer);
+        } catch (IllegalArgumentException e) {
+            throw invalid("Invalid combination: " + e.getMessage());
+        }
         oneOf("--fence", fence, List.of("on", "off"));
         oneOf("--fence-reads", fenceReads, List.of("on", "off"));
         if (clients < 1) {
@@ -147,6 +157,12 @@ public final class Main implements Callable<Integer> {
         }
         Duration limit = duration(timeLimit);
         PrintWriter stdout = spec.commandLine().getOut();
+        if (nemesis.contains("kill-backend") && !store.equals("postgresql")) {
+            spec.commandLine().getErr().println("fencing-verify: --nemesis kill-backend is implemented for the "
+                    + "postgresql store only (MariaDB 10.11 shows no client-set session name without "
+                    + "performance_schema)");
+            return 3;
+        }
         List<String> unsupported = nemesis.stream().filter(n -> !RUNNABLE_NEMESES.contains(n)).toList();
         if (!workload.equals("lock-set") || !Runner.ISSUERS.contains(issuer) || !store.equals("postgresql")
                 || !unsupported.isEmpty()) {
@@ -210,6 +226,7 @@ public final class Main implements Callable<Integer> {
         SummaryJson.write(result, run, dir.resolve("summary.json"));
         MarkdownSummary.write(result, run, dir.resolve("summary.md"));
         PrintWriter stdout = spec.commandLine().getOut();
+        RunPlots.writeAndLink(history, result, dir, dir.resolve("summary.md"), spec.commandLine().getErr());
         stdout.println(result.verdict().label() + ": " + result.anomalies().size() + " anomalies in "
                 + result.events() + " events; reports in " + dir);
         return exitCode(result);

@@ -10,6 +10,7 @@ import dev.fencing.verify.history.HistoryWriter;
 import dev.fencing.verify.history.Op;
 import dev.fencing.verify.history.OpType;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.transaction.TransactionSystemException;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -89,7 +90,7 @@ public final class ClientMain {
         private final long element;
         private final PrintStream out;
         private Long token;
-        private boolean writing;
+        private boolean written;
 
         Operation(HistoryWriter history, int process, long index, long element, PrintStream out) {
             this.history = history;
@@ -114,7 +115,9 @@ public final class ClientMain {
                     history.write(event(certain ? OpType.FAIL : OpType.INFO, acquireIndex, "acquire", null, null,
                             reason(t)));
                 } else {
-                    OpType type = rejected(t) || !writing ? OpType.FAIL : OpType.INFO;
+                    // the transaction commits after the method returns: a failure before the write statement
+                    // returned (a killed connection included) rolled it back; one after it may have committed
+                    OpType type = rejected(t) || !written ? OpType.FAIL : OpType.INFO;
                     history.write(event(type, addIndex, "add", token, element, reason(t)));
                 }
             }
@@ -134,8 +137,12 @@ public final class ClientMain {
 
         @Override
         public void writing() {
-            writing = true;
             say(out, "write");
+        }
+
+        @Override
+        public void written() {
+            written = true;
         }
 
         private Op event(OpType type, long index, String f, Long token, Object value, String reason) {
@@ -151,6 +158,10 @@ public final class ClientMain {
     }
 
     private static String reason(Throwable t) {
+        if (t instanceof TransactionSystemException e && e.getApplicationException() != null) {
+            // the rollback failed too (a killed connection): name what failed first
+            return reason(e.getApplicationException()) + " (rollback failed)";
+        }
         String kind;
         if (find(t, StaleTokenException.class) != null) {
             kind = "stale";

@@ -25,8 +25,15 @@ public class LockSetService {
         /** The set was read; the write comes next (the window a pause turns into a zombie). */
         void read(List<Long> set);
 
-        /** The write is about to be sent: from here a failure leaves the outcome unknown. */
+        /** The write is about to be sent. */
         void writing();
+
+        /**
+         * The write statement returned; only the commit (and the lock's release) remain. A failure before this point
+         * rolled the transaction back; from here on the outcome of a failure is unknown.
+         */
+        default void written() {
+        }
     }
 
     private final SetRows rows;
@@ -50,5 +57,6 @@ public class LockSetService {
         set.add(element);
         steps.writing();
         rows.write(set);
+        steps.written();
     }
 }

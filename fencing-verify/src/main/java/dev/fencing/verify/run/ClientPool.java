@@ -1,6 +1,7 @@
 package dev.fencing.verify.run;
 
 import dev.fencing.verify.client.ClientSettings;
+import dev.fencing.verify.nemesis.PostgresConnectionKiller;
 import dev.fencing.verify.nemesis.Target;
 import dev.fencing.verify.nemesis.Targets;
 import dev.fencing.verify.workload.LockSetTables;
@@ -42,7 +43,7 @@ final class ClientPool implements Targets {
         }
         int process = nextProcess++;
         ClientSettings settings = new ClientSettings(process, dir.resolve("client-" + process + ".jsonl"),
-                config.jdbcUrl(), config.user(), tables.fence(), tables.lease(), tables.set(), config.lease(),
+                clientJdbcUrl(process), config.user(), tables.fence(), tables.lease(), tables.set(), config.lease(),
                 config.fence(), config.maxSleep(), config.seed() * 31 + process, config.fenceReads(), config.issuer(),
                 issuerAddress);
         try {
@@ -53,6 +54,13 @@ final class ClientPool implements Targets {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start client " + process, e);
         }
+    }
+
+    /** The store's URL with the client's session name on PostgreSQL, so the kill-backend nemesis can find it. */
+    private String clientJdbcUrl(int process) {
+        return config.jdbcUrl().startsWith("jdbc:postgresql:")
+                ? PostgresConnectionKiller.withApplicationName(config.jdbcUrl(), tables.prefix(), "client-" + process)
+                : config.jdbcUrl();
     }
 
     @Override

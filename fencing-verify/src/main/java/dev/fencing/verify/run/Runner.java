@@ -14,10 +14,15 @@ import dev.fencing.verify.history.HistoryWriter;
 import dev.fencing.verify.history.NemesisEvent;
 import dev.fencing.verify.history.Op;
 import dev.fencing.verify.history.OpType;
+import dev.fencing.verify.nemesis.KillBackendNemesis;
 import dev.fencing.verify.nemesis.KillNemesis;
+import dev.fencing.verify.nemesis.NemesisChoice;
 import dev.fencing.verify.nemesis.Nemesis;
 import dev.fencing.verify.nemesis.NemesisSchedule;
 import dev.fencing.verify.nemesis.PauseNemesis;
+import dev.fencing.verify.nemesis.PostgresConnectionKiller;
+import dev.fencing.verify.nemesis.RestartLockServiceNemesis;
+import dev.fencing.verify.plot.RunPlots;
 import dev.fencing.verify.workload.LockSetTables;
 
 import java.io.IOException;
@@ -66,6 +71,8 @@ public final class Runner {
 
     private final RunConfig config;
     private final PrintWriter log;
+    /** Database sessions the kill-backend nemesis terminated. */
+    private final AtomicInteger sessionsKilled = new AtomicInteger();
 
     public Runner(RunConfig config, PrintWriter log) {
         this.config = config;
@@ -79,6 +86,7 @@ public final class Runner {
             throw new IllegalArgumentException("only the lock-set workload on " + ISSUERS + " with the postgresql "
                     + "store runs so far");
         }
+        NemesisChoice.requireLockServiceFor(config.nemeses(), config.issuer());
         long started = System.nanoTime();
         Random random = new Random(config.seed());
         String id = HexFormat.of().toHexDigits(random.nextInt());
@@ -124,7 +132,7 @@ public final class Runner {
             log.printf("  %d clients ready after %.1f s%n", config.clients(), (System.nanoTime() - started) / 1e9);
             log.flush();
 
-            Thread nemesisThread = new Thread(new NemesisSchedule(nemeses(), pool, random, config.intervalMin(),
+            Thread nemesisThread = new Thread(new NemesisSchedule(nemeses(lockService, tables), pool, random, config.intervalMin(),
                     config.intervalMax(), event -> {
                         history.write(event);
                         if (event.isStart()) {
@@ -162,21 +170,29 @@ public final class Runner {
         run.putAll(config.describe());
         run.put("processes-started", pool.started());
         run.put("nemesis-strikes", strikes.get());
+        if (config.nemeses().contains(KillBackendNemesis.NAME)) {
+            run.put("sessions-terminated", sessionsKilled.get());
+        }
         run.put("duration-s", Math.round(duration.toMillis() / 100.0) / 10.0);
         run.put("java", System.getProperty("java.version"));
         run.put("cpus", Runtime.getRuntime().availableProcessors());
         SummaryJson.write(result, run, dir.resolve("summary.json"));
         MarkdownSummary.write(result, run, dir.resolve("summary.md"));
+        RunPlots.writeAndLink(merged, result, dir, dir.resolve("summary.md"), log);
         return new RunResult(name, dir, result, pool.started(), strikes.get(), duration, prefix);
     }
 
-    private List<Nemesis> nemeses() {
+    private List<Nemesis> nemeses(LockService lockService, LockSetTables tables) {
         List<Nemesis> list = new ArrayList<>();
         for (String n : config.nemeses()) {
             switch (n) {
                 case "pause" -> list.add(new PauseNemesis(config.pauseMin(), config.pauseMax(), Duration.ofSeconds(2)));
                 case "kill" -> list.add(new KillNemesis());
                 case "none" -> { }
+                case RestartLockServiceNemesis.NAME -> list.add(new RestartLockServiceNemesis(lockService,
+                        NemesisChoice.DOWN_MIN, NemesisChoice.DOWN_MAX));
+                case KillBackendNemesis.NAME -> list.add(new KillBackendNemesis(new PostgresConnectionKiller(
+                        config.jdbcUrl(), config.user(), tables.prefix()), sessionsKilled::addAndGet));
                 default -> throw new IllegalArgumentException("nemesis " + n + " is not implemented yet");
             }
         }

@@ -30,6 +30,11 @@ public final class LockSetTables {
         this.prefix = prefix;
     }
 
+    /** The run's prefix of every table name ({@code verify_<id>}), also naming its clients' database sessions. */
+    public String prefix() {
+        return prefix;
+    }
+
     public String fence() {
         return prefix + "_fence";
     }
