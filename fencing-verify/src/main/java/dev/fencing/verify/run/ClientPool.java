@@ -42,7 +42,8 @@ final class ClientPool implements Targets {
         }
         int process = nextProcess++;
         ClientSettings settings = new ClientSettings(process, dir.resolve("client-" + process + ".jsonl"),
-                config.jdbcUrl(), config.user(), tables.fence(), tables.lease(), tables.set(), config.lease(),
+                tables.storeDatabase().url(), tables.storeDatabase().user(), tables.fence(), tables.lease(),
+                tables.set(), config.lease(),
                 config.fence(), config.maxSleep(), config.seed() * 31 + process, config.fenceReads(), config.issuer(),
                 issuerAddress);
         try {
