@@ -38,10 +38,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs the lock-set workload on the JDBC lease (PostgreSQL) with client processes and nemeses, then checks it.
+ * Runs the lock-set workload with client processes and nemeses, then checks it. The tokens come from the JDBC
+ * lease (PostgreSQL or MariaDB), a ZooKeeper ensemble or an etcd cluster the run starts; the store is PostgreSQL or
+ * MariaDB.
  *
  * <ol>
- *   <li>creates the run's tables (fence, lease, set; named after the run) and its directory,</li>
+ *   <li>creates the run's tables (fence, lease, set; named after the run) and its directory, and starts the lock
+ *       service (ZooKeeper, etcd) if the issuer has one,</li>
  *   <li>starts the clients and waits until each is ready,</li>
  *   <li>runs the nemesis schedule for the time limit,</li>
  *   <li>stops the clients (each finishes its operation in flight; then SIGTERM, SIGKILL),</li>
@@ -50,8 +53,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       writes {@code summary.json} and {@code summary.md}.</li>
  * </ol>
  *
- * Nothing is left behind: every client process is destroyed and the tables are dropped in a finally block and,
- * should the JVM be stopped during the run (Ctrl-C), by a shutdown hook.
+ * Nothing is left behind: every client process and lock service member is destroyed and the tables are dropped in
+ * a finally block and, should the JVM be stopped during the run (Ctrl-C), by a shutdown hook.
  */
 public final class Runner {
 
