@@ -6,6 +6,7 @@ import dev.fencing.verify.checker.MarkdownSummary;
 import dev.fencing.verify.checker.SummaryJson;
 import dev.fencing.verify.history.History;
 import dev.fencing.verify.checker.WindowStats;
+import dev.fencing.verify.database.DatabaseKind;
 import dev.fencing.verify.history.HistoryReader;
 import dev.fencing.verify.nemesis.NemesisChoice;
 import dev.fencing.verify.plot.RunPlots;
@@ -36,9 +37,9 @@ import java.util.regex.Pattern;
 /**
  * The command line of the verification harness. {@code --check <history.jsonl>} judges an existing history and
  * writes {@code summary.json} and {@code summary.md}; exit 0 when valid, 1 when invalid, 4 when unknown.
- * {@code --workload lock-set --issuer jdbc-postgresql --store postgresql} runs the workload with client processes
- * and the nemeses ({@link Runner}), checks its history and exits the same way; the other workloads,
- * issuers, stores and nemeses exit 3 (not implemented yet), a failed run 5. {@code --help} exits 0; a bad option or
+ * {@code --workload lock-set --issuer jdbc-postgresql|jdbc-mariadb|zookeeper|etcd --store postgresql|mariadb} runs
+ * the workload with client processes and the nemeses ({@link Runner}), checks its history and exits
+ * the same way; the other workloads and nemeses exit 3 (not implemented yet), a failed run 5. {@code --help} exits 0; a bad option or
  * value exits 2 with a message naming it.
  */
 @Command(name = "fencing-verify", sortOptions = false,
@@ -102,6 +103,16 @@ public final class Main implements Callable<Integer> {
                     + "fences the write alone (default: ${DEFAULT-VALUE})")
     String fenceReads;
 
+    @Option(names = "--postgresql-url", paramLabel = "URL", defaultValue = RunConfig.DEFAULT_JDBC_URL,
+            description = "the PostgreSQL of --store postgresql and --issuer jdbc-postgresql; its user from "
+                    + "?user=..., else postgres (default: ${DEFAULT-VALUE})")
+    String postgresqlUrl;
+
+    @Option(names = "--mariadb-url", paramLabel = "URL", defaultValue = RunConfig.DEFAULT_MARIADB_URL,
+            description = "the MariaDB of --store mariadb and --issuer jdbc-mariadb; its user from ?user=..., "
+                    + "else root (default: ${DEFAULT-VALUE})")
+    String mariadbUrl;
+
     @Option(names = "--out", paramLabel = "DIR",
             description = "where reports go (default: target/verify/<run> for a run, the history's directory for "
                     + "--check)")
@@ -156,6 +167,8 @@ public final class Main implements Callable<Integer> {
             throw invalid("Invalid value for option '--clients': " + clients + " (must be at least 1)");
         }
         Duration limit = duration(timeLimit);
+        databaseUrl("--postgresql-url", postgresqlUrl, DatabaseKind.POSTGRESQL);
+        databaseUrl("--mariadb-url", mariadbUrl, DatabaseKind.MARIADB);
         PrintWriter stdout = spec.commandLine().getOut();
         if (nemesis.contains("kill-backend") && !store.equals("postgresql")) {
             spec.commandLine().getErr().println("fencing-verify: --nemesis kill-backend is implemented for the "
@@ -164,17 +177,18 @@ public final class Main implements Callable<Integer> {
             return 3;
         }
         List<String> unsupported = nemesis.stream().filter(n -> !RUNNABLE_NEMESES.contains(n)).toList();
-        if (!workload.equals("lock-set") || !Runner.ISSUERS.contains(issuer) || !store.equals("postgresql")
+        if (!workload.equals("lock-set") || !Runner.ISSUERS.contains(issuer) || !Runner.STORES.contains(store)
                 || !unsupported.isEmpty()) {
             spec.commandLine().getErr().println("fencing-verify: running this workload is not implemented yet ("
                     + workload + ", issuer " + issuer + ", store " + store + ", nemesis " + String.join(",", nemesis)
                     + ", " + clients + " clients, " + limit.toSeconds() + " s, fence " + fence
-                    + "); what runs: --workload lock-set --issuer jdbc-postgresql|zookeeper --store postgresql --nemesis "
-                    + String.join(",", RUNNABLE_NEMESES));
+                    + "); what runs: --workload lock-set --issuer " + String.join("|", Runner.ISSUERS) + " --store "
+                    + String.join("|", Runner.STORES) + " --nemesis " + String.join(",", RUNNABLE_NEMESES));
             return 3;
         }
         RunConfig config = RunConfig.lockSet(nemesis, clients, limit, fence.equals("on"))
-                .withFenceReads(fenceReads.equals("on")).withIssuer(issuer);
+                .withFenceReads(fenceReads.equals("on")).withIssuer(issuer).withStore(store)
+                .withDatabaseUrls(postgresqlUrl, mariadbUrl);
         if (out != null) {
             config = config.withOutDir(out);
         }
@@ -236,6 +250,19 @@ public final class Main implements Callable<Integer> {
         if (!allowed.contains(value)) {
             throw invalid("Invalid value for option '" + option + "': '" + value + "' (expected one of "
                     + String.join(", ", allowed) + ")");
+        }
+    }
+
+    private void databaseUrl(String option, String url, DatabaseKind kind) {
+        DatabaseKind given;
+        try {
+            given = DatabaseKind.ofUrl(url);
+        } catch (IllegalArgumentException e) {
+            throw invalid("Invalid value for option '" + option + "': " + e.getMessage());
+        }
+        if (given != kind) {
+            throw invalid("Invalid value for option '" + option + "': '" + url + "' is a " + given.label()
+                    + " URL, expected " + kind.label() + " (jdbc:" + kind.label() + "://host:port/database)");
         }
     }
 

@@ -24,7 +24,8 @@ class MainTest {
     void helpListsEveryOptionAndExitsZero() {
         assertThat(run("--help")).isZero();
         assertThat(out.toString()).contains("--workload", "--issuer", "--store", "--nemesis", "--clients",
-                "--time-limit", "--fence", "--out", "--check", "lock-set, counter or append", "Exit codes:");
+                "--time-limit", "--fence", "--out", "--check", "lock-set, counter or append", "Exit codes:",
+                "--postgresql-url", "--mariadb-url", "jdbc:mariadb://127.0.0.1:3306/test");
     }
 
     @Test
@@ -45,6 +46,14 @@ class MainTest {
         assertBad("'--clients'", "--workload", "counter", "--clients", "eight");
         assertBad("'--time-limit': '2 minutes'", "--workload", "counter", "--time-limit", "2 minutes");
         assertBad("'--time-limit': '0s'", "--workload", "counter", "--time-limit", "0s");
+        assertBad("'--issuer': 'jdbc-mysql' (expected one of zookeeper, etcd, jdbc-postgresql, jdbc-mariadb)",
+                "--workload", "lock-set", "--issuer", "jdbc-mysql");
+        assertBad("'--store': 'oracle' (expected one of postgresql, mariadb)", "--workload", "lock-set", "--store",
+                "oracle");
+        assertBad("'--mariadb-url': not a PostgreSQL or MariaDB JDBC URL", "--workload",
+                "lock-set", "--store", "mariadb", "--mariadb-url", "jdbc:mysql://h/db");
+        assertBad("'--postgresql-url': 'jdbc:mariadb://127.0.0.1:3306/test' is a mariadb URL, expected postgresql",
+                "--workload", "lock-set", "--postgresql-url", "jdbc:mariadb://127.0.0.1:3306/test");
     }
 
     @Test
@@ -54,11 +63,13 @@ class MainTest {
     }
 
     @Test
-    void onlyTheLockSetWorkloadOnTheJdbcLeaseOrZooKeeperWithPauseAndKillRunsSoFar() {
+    void onlyTheLockSetWorkloadWithPauseAndKillRunsSoFar() {
         assertThat(run("--workload", "lock-set", "--issuer", "jdbc-postgresql", "--nemesis", "pause,partition"))
                 .isEqualTo(3);
-        assertThat(err.toString()).contains("not implemented yet").contains("--issuer jdbc-postgresql|zookeeper");
-        assertThat(run("--workload", "lock-set", "--issuer", "etcd", "--nemesis", "pause")).isEqualTo(3);
+        assertThat(err.toString()).contains("not implemented yet")
+                .contains("--issuer jdbc-postgresql|jdbc-mariadb|zookeeper|etcd --store postgresql|mariadb");
+        assertThat(run("--workload", "lock-set", "--issuer", "etcd", "--store", "mariadb", "--nemesis",
+                "pause,restart-lock-service")).isEqualTo(3);
         assertThat(run("--workload", "counter", "--issuer", "jdbc-postgresql", "--nemesis", "kill")).isEqualTo(3);
     }
 

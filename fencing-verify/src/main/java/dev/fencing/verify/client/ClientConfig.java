@@ -3,11 +3,13 @@ package dev.fencing.verify.client;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.issuer.TokenIssuer;
-import dev.fencing.jdbc.JdbcDialect;
+import dev.fencing.etcd.EtcdTokenIssuer;
 import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.jdbc.JdbcTokenIssuer;
 import dev.fencing.spring.EnableFencing;
 import dev.fencing.verify.cluster.Issuers;
+import dev.fencing.verify.database.Database;
+import dev.fencing.verify.database.DatabaseKind;
 import dev.fencing.zookeeper.ZooKeeperTokenIssuer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -19,8 +21,9 @@ import org.springframework.transaction.annotation.EnableTransactionManagement;
 import javax.sql.DataSource;
 
 /**
- * The client's Spring context: a pooled PostgreSQL data source, its transaction manager, the JDBC fence store on
- * the run's fence table, the run's issuer (the JDBC lease on the run's lease table, or ZooKeeper), and the lock-set service over a set
+ * The client's Spring context: a pooled data source on the store's database (PostgreSQL or MariaDB, from its URL),
+ * its transaction manager, the JDBC fence store on the run's fence table, the run's issuer (the JDBC lease on the
+ * run's lease table, on the store's database or another one; ZooKeeper; etcd), and the lock-set service over a set
  * repository that is fenced or not ({@link ClientSettings#fence()}).
  */
 @Configuration(proxyBeanMethods = false)
@@ -34,12 +37,21 @@ public class ClientConfig {
     @Bean(destroyMethod = "close")
     HikariDataSource dataSource(ClientSettings settings) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(settings.jdbcUrl());
-        config.setUsername(settings.user());
-        config.setMaximumPoolSize(3);       // the operation's transaction and the issuer's own, one spare
+        return pool(Database.of(settings.jdbcUrl()).kind(), settings.jdbcUrl(), settings.user(), 3,
+                "client-" + settings.process());     // the operation's transaction and the issuer's own, one spare
+    }
+
+    private static HikariDataSource pool(DatabaseKind kind, String url, String user, int size, String name) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername(user);
+        config.setMaximumPoolSize(size);
         config.setMinimumIdle(1);
         config.setConnectionTimeout(5_000);
-        config.setPoolName("client-" + settings.process());
+        config.setPoolName(name);
+        if (kind == DatabaseKind.MARIADB) {
+            config.setDriverClassName("org.mariadb.jdbc.Driver");
+        }
         return new HikariDataSource(config);
     }
 
@@ -51,11 +63,15 @@ public class ClientConfig {
     @Bean
     JdbcFenceStore fenceStore(DataSource dataSource, PlatformTransactionManager transactionManager,
                               ClientSettings settings) {
-        return JdbcFenceStore.builder(dataSource).dialect(JdbcDialect.POSTGRESQL).table(settings.fenceTable())
+        return JdbcFenceStore.builder(dataSource).dialect(Database.of(settings.jdbcUrl()).kind().dialect())
+                .table(settings.fenceTable())
                 .transactionManager(transactionManager).build();
     }
 
-    /** The run's issuer, closed with the context (for ZooKeeper: the issuer, then its Curator client). */
+    /**
+     * The run's issuer, closed with the context (ZooKeeper, etcd: the issuer, then its client; a JDBC lease on
+     * another database than the store's: its own pool).
+     */
     @Bean(destroyMethod = "close")
     IssuerSource issuerSource(DataSource dataSource, ClientSettings settings) {
         if (settings.issuer().equals("zookeeper")) {
@@ -63,9 +79,25 @@ public class ClientConfig {
             Issuers.Handle<ZooKeeperTokenIssuer> handle = Issuers.zookeeper(settings.issuerAddress(), settings.lease());
             return new IssuerSource(handle.issuer(), handle);
         }
-        return new IssuerSource(JdbcTokenIssuer.builder(dataSource).dialect(JdbcDialect.POSTGRESQL)
+        if (settings.issuer().equals("etcd")) {
+            // the session lease's TTL plays the lease: a holder paused past it loses its lock key
+            Issuers.Handle<EtcdTokenIssuer> handle = Issuers.etcd(settings.issuerAddress(), settings.lease());
+            return new IssuerSource(handle.issuer(), handle);
+        }
+        // the JDBC lease: on the store's database unless the issuer address names another one
+        String leaseUrl = settings.issuerAddress().isEmpty() ? settings.jdbcUrl() : settings.issuerAddress();
+        Database lease = Database.of(leaseUrl);
+        DataSource leaseSource = dataSource;
+        AutoCloseable closer = () -> { };
+        if (!leaseUrl.equals(settings.jdbcUrl())) {
+            HikariDataSource own = pool(lease.kind(), lease.url(), lease.user(), 2,
+                    "client-" + settings.process() + "-lease");
+            leaseSource = own;
+            closer = own;
+        }
+        return new IssuerSource(JdbcTokenIssuer.builder(leaseSource).dialect(lease.kind().dialect())
                 .table(settings.leaseTable()).leaseTime(settings.lease())
-                .name("lease table " + settings.leaseTable()).build(), () -> { });
+                .name("lease table " + settings.leaseTable()).build(), closer);
     }
 
     @Bean

@@ -55,10 +55,7 @@ public final class ClientMain {
         stdinWatch.start();
 
         try (HistoryWriter history = HistoryWriter.open(settings.history());
-             AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
-            context.registerBean(ClientSettings.class, () -> settings);
-            context.register(ClientConfig.class);
-            context.refresh();
+             AnnotationConfigApplicationContext context = ClientContext.start(settings)) {
             LockSetService service = context.getBean(LockSetService.class);
             say(out, "ready");
             long index = 0;

@@ -21,8 +21,10 @@ import java.util.Map;
  * @param maxSleep      the longest random pause between the read and the write
  * @param seed          the random seed of this client
  * @param fenceReads    with the fence on: whether the read of the set is fenced too (else only the write)
- * @param issuer        the token issuer: {@code jdbc-postgresql} (the lease table) or {@code zookeeper}
- * @param issuerAddress the lock service's client address (the ZooKeeper connect string); empty for the JDBC lease
+ * @param issuer        the token issuer: {@code jdbc-postgresql}, {@code jdbc-mariadb} (the lease table),
+ *                      {@code zookeeper} or {@code etcd}
+ * @param issuerAddress the lock service's client address (the ZooKeeper connect string, the etcd endpoints), or the
+ *                      JDBC URL of the lease's database; empty for a JDBC lease on the store's database
  */
 public record ClientSettings(int process, Path history, String jdbcUrl, String user, String fenceTable,
                              String leaseTable, String setTable, Duration lease,

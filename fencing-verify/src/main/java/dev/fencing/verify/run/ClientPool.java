@@ -43,7 +43,8 @@ final class ClientPool implements Targets {
         }
         int process = nextProcess++;
         ClientSettings settings = new ClientSettings(process, dir.resolve("client-" + process + ".jsonl"),
-                clientJdbcUrl(process), config.user(), tables.fence(), tables.lease(), tables.set(), config.lease(),
+                clientJdbcUrl(process), tables.storeDatabase().user(), tables.fence(), tables.lease(),
+                tables.set(), config.lease(),
                 config.fence(), config.maxSleep(), config.seed() * 31 + process, config.fenceReads(), config.issuer(),
                 issuerAddress);
         try {
@@ -58,9 +59,10 @@ final class ClientPool implements Targets {
 
     /** The store's URL with the client's session name on PostgreSQL, so the kill-backend nemesis can find it. */
     private String clientJdbcUrl(int process) {
-        return config.jdbcUrl().startsWith("jdbc:postgresql:")
-                ? PostgresConnectionKiller.withApplicationName(config.jdbcUrl(), tables.prefix(), "client-" + process)
-                : config.jdbcUrl();
+        String url = tables.storeDatabase().url();
+        return url.startsWith("jdbc:postgresql:")
+                ? PostgresConnectionKiller.withApplicationName(url, tables.prefix(), "client-" + process)
+                : url;
     }
 
     @Override

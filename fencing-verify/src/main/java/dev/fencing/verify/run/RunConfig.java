@@ -1,5 +1,8 @@
 package dev.fencing.verify.run;
 
+import dev.fencing.verify.database.Database;
+import dev.fencing.verify.database.DatabaseKind;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -30,18 +33,25 @@ import java.util.Objects;
  * @param seed          the seed of the nemesis schedule and the run's name
  * @param fenceReads    with the fence on: whether the clients' read of the set is fenced too (default) or only
  *                      their write
+ * @param mariadbUrl    the MariaDB database (its user from the URL's {@code user=}, else root), for
+ *                      {@code --store mariadb} and {@code --issuer jdbc-mariadb}
  */
 public record RunConfig(String workload, String issuer, String store, List<String> nemeses, int clients,
                         Duration timeLimit, boolean fence, Path outRoot, Path outDir, String jdbcUrl, String user,
                         Duration lease, Duration pauseMin, Duration pauseMax, Duration intervalMin,
-                        Duration intervalMax, Duration maxSleep, long seed, boolean fenceReads) {
+                        Duration intervalMax, Duration maxSleep, long seed, boolean fenceReads,
+                        String mariadbUrl) {
 
     /** The PostgreSQL the test suite uses: 127.0.0.1:5432, database test, user postgres, trust auth. */
-    public static final String DEFAULT_JDBC_URL = "jdbc:postgresql://127.0.0.1:5432/test";
+    public static final String DEFAULT_JDBC_URL = Database.POSTGRESQL_TEST_URL;
+
+    /** The MariaDB the test suite uses: 127.0.0.1:3306, database test, user root, no password. */
+    public static final String DEFAULT_MARIADB_URL = Database.MARIADB_TEST_URL;
 
     public RunConfig {
         Objects.requireNonNull(workload, "workload");
         nemeses = List.copyOf(nemeses);
+        mariadbUrl = mariadbUrl == null ? DEFAULT_MARIADB_URL : mariadbUrl;
         if (clients < 1) {
             throw new IllegalArgumentException("clients must be at least 1");
         }
@@ -52,25 +62,71 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         return new RunConfig("lock-set", "jdbc-postgresql", "postgresql", nemeses, clients, timeLimit, fence,
                 Path.of("target", "verify"), null, DEFAULT_JDBC_URL, "postgres", Duration.ofSeconds(1),
                 Duration.ofMillis(2_000), Duration.ofMillis(3_000), Duration.ofSeconds(1), Duration.ofSeconds(3),
-                Duration.ofMillis(30), System.nanoTime(), true);
+                Duration.ofMillis(30), System.nanoTime(), true, DEFAULT_MARIADB_URL);
     }
 
     /** The same run writing into {@code dir}. */
     public RunConfig withOutDir(Path dir) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, dir, jdbcUrl, user,
-                lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads);
+                lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl);
     }
 
-    /** The same run with its tokens from {@code issuer}: {@code jdbc-postgresql} or {@code zookeeper}. */
+    /**
+     * The same run with its tokens from {@code issuer} ({@code jdbc-postgresql}, {@code jdbc-mariadb},
+     * {@code zookeeper} or {@code etcd}), with that issuer's lease and pause lengths ({@link IssuerTiming}).
+     */
     public RunConfig withIssuer(String issuer) {
+        IssuerTiming timing = IssuerTiming.of(issuer);
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
-                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads);
+                user, timing.lease(), timing.pauseMin(), timing.pauseMax(), intervalMin, intervalMax, maxSleep, seed,
+                fenceReads, mariadbUrl);
+    }
+
+    /** The same run with the fence and set tables on {@code store}: {@code postgresql} or {@code mariadb}. */
+    public RunConfig withStore(String store) {
+        return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
+                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl);
+    }
+
+    /**
+     * The same run on other database servers; a user given in a URL ({@code ?user=...}) replaces the default one.
+     *
+     * @throws IllegalArgumentException when a URL is not of its kind
+     */
+    public RunConfig withDatabaseUrls(String postgresqlUrl, String mariadbUrl) {
+        Database pg = Database.of(postgresqlUrl);
+        if (pg.kind() != DatabaseKind.POSTGRESQL || Database.of(mariadbUrl).kind() != DatabaseKind.MARIADB) {
+            throw new IllegalArgumentException("expected a PostgreSQL and a MariaDB URL, got " + postgresqlUrl
+                    + " and " + mariadbUrl);
+        }
+        return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, pg.url(),
+                pg.user(), lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads,
+                mariadbUrl);
+    }
+
+    /** The database of the fence and set tables ({@link #store()}). */
+    public Database storeDatabase() {
+        return database(store);
+    }
+
+    /** The database of the JDBC lease ({@code jdbc-postgresql}, {@code jdbc-mariadb}), or null for another issuer. */
+    public Database leaseDatabase() {
+        return issuer.startsWith("jdbc-") ? database(issuer.substring("jdbc-".length())) : null;
+    }
+
+    private Database database(String label) {
+        return switch (label) {
+            case "postgresql" -> new Database(DatabaseKind.POSTGRESQL, jdbcUrl, user);
+            case "mariadb" -> Database.of(mariadbUrl);
+            default -> throw new IllegalArgumentException("no database named '" + label
+                    + "' (expected postgresql or mariadb)");
+        };
     }
 
     /** The same run with the read of the set fenced or not. */
     public RunConfig withFenceReads(boolean fenced) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
-                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenced);
+                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenced, mariadbUrl);
     }
 
     /** The parameters as the summary's {@code run} object shows them. */
@@ -87,6 +143,8 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
             m.put("fenced", fenceReads ? "read and write" : "write only");
         }
         m.put("lease-ms", lease.toMillis());
+        Database leaseDb = leaseDatabase();
+        m.put("databases", "store " + storeDatabase().url() + (leaseDb == null ? "" : ", lease " + leaseDb.url()));
         m.put("pause-ms", pauseMin.toMillis() + "-" + pauseMax.toMillis());
         m.put("nemesis-interval-ms", intervalMin.toMillis() + "-" + intervalMax.toMillis());
         m.put("max-sleep-ms", maxSleep.toMillis());

@@ -6,7 +6,6 @@ import dev.fencing.verify.checker.MarkdownSummary;
 import dev.fencing.verify.checker.SummaryJson;
 import dev.fencing.verify.client.ClientMain;
 import dev.fencing.verify.cluster.LockService;
-import dev.fencing.verify.cluster.ZooKeeperEnsemble;
 import dev.fencing.verify.history.History;
 import dev.fencing.verify.history.HistoryEvent;
 import dev.fencing.verify.history.HistoryReader;
@@ -44,10 +43,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs the lock-set workload on the JDBC lease (PostgreSQL) with client processes and nemeses, then checks it.
+ * Runs the lock-set workload with client processes and nemeses, then checks it. The tokens come from the JDBC
+ * lease (PostgreSQL or MariaDB), a ZooKeeper ensemble or an etcd cluster the run starts; the store is PostgreSQL or
+ * MariaDB.
  *
  * <ol>
- *   <li>creates the run's tables (fence, lease, set; named after the run) and its directory,</li>
+ *   <li>creates the run's tables (fence, lease, set; named after the run) and its directory, and starts the lock
+ *       service (ZooKeeper, etcd) if the issuer has one,</li>
  *   <li>starts the clients and waits until each is ready,</li>
  *   <li>runs the nemesis schedule for the time limit,</li>
  *   <li>stops the clients (each finishes its operation in flight; then SIGTERM, SIGKILL),</li>
@@ -56,17 +58,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  *       writes {@code summary.json} and {@code summary.md}.</li>
  * </ol>
  *
- * Nothing is left behind: every client process is destroyed and the tables are dropped in a finally block and,
- * should the JVM be stopped during the run (Ctrl-C), by a shutdown hook.
+ * Nothing is left behind: every client process and lock service member is destroyed and the tables are dropped in
+ * a finally block and, should the JVM be stopped during the run (Ctrl-C), by a shutdown hook.
  */
 public final class Runner {
 
     /** How long the clients get to start (8 JVMs starting at once on 2 loaded cores take a while). */
     static final long START_TIMEOUT_MILLIS = 120_000;
-    /** How long the clients get to finish their operation in flight at the end. */
     /** The issuers a run can take its tokens from. */
-    public static final List<String> ISSUERS = List.of("jdbc-postgresql", "zookeeper");
+    public static final List<String> ISSUERS = List.of("jdbc-postgresql", "jdbc-mariadb", "zookeeper", "etcd");
 
+    /** The databases the fence store (and the set) can be on. */
+    public static final List<String> STORES = List.of("postgresql", "mariadb");
+
+    /** How long the clients get to finish their operation in flight at the end. */
     static final long STOP_GRACE_MILLIS = 10_000;
 
     private final RunConfig config;
@@ -82,30 +87,36 @@ public final class Runner {
     /** Runs and checks; the result's directory holds the history and the reports. */
     public RunResult run() throws IOException, SQLException, InterruptedException {
         if (!config.workload().equals("lock-set") || !ISSUERS.contains(config.issuer())
-                || !config.store().equals("postgresql")) {
-            throw new IllegalArgumentException("only the lock-set workload on " + ISSUERS + " with the postgresql "
-                    + "store runs so far");
+                || !STORES.contains(config.store())) {
+            throw new IllegalArgumentException("only the lock-set workload on " + ISSUERS + " with a store on "
+                    + STORES + " runs so far");
         }
         NemesisChoice.requireLockServiceFor(config.nemeses(), config.issuer());
         long started = System.nanoTime();
         Random random = new Random(config.seed());
         String id = HexFormat.of().toHexDigits(random.nextInt());
-        String name = config.workload() + "-" + config.issuer() + "-fence-" + (config.fence() ? "on" : "off") + "-"
+        String name = config.workload() + "-" + config.issuer() + "-" + config.store() + "-fence-" + (config.fence() ? "on" : "off") + "-"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-" + id;
         Path dir = config.outDir() != null ? config.outDir() : config.outRoot().resolve(name);
         Files.createDirectories(dir);
         String prefix = "verify_" + id;
-        LockSetTables tables = new LockSetTables(config.jdbcUrl(), config.user(), prefix);
+        LockSetTables tables = new LockSetTables(config.storeDatabase(), config.leaseDatabase(), prefix);
         Signals signals = new Signals();
-        // ZooKeeper: a 3-server ensemble of its own, started before the clients and closed after them
-        LockService lockService = config.issuer().equals("zookeeper") ? new ZooKeeperEnsemble(dir) : null;
+        // ZooKeeper, etcd: a 3-member service of its own, started before the clients and closed after them
+        LockService lockService = LockServices.forIssuer(config.issuer(), dir);
         if (lockService != null) {
-            lockService.start();
+            try {
+                lockService.start();
+            } catch (RuntimeException e) {
+                lockService.close();
+                signals.close();
+                throw e;
+            }
             log.printf("  %s started: %s%n", lockService.name(), lockService.clientAddress());
             log.flush();
         }
-        ClientPool pool = new ClientPool(config, dir, tables, signals,
-                lockService == null ? "" : lockService.clientAddress());
+        ClientPool pool = new ClientPool(config, dir, tables, signals, lockService != null
+                ? lockService.clientAddress() : config.leaseDatabase() != null ? config.leaseDatabase().url() : "");
         Cleanup cleanup = new Cleanup(pool, tables, signals, lockService);
         Thread hook = new Thread(cleanup::run, "fencing-verify-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);

@@ -1,0 +1,27 @@
+package dev.fencing.verify.run;
+
+import dev.fencing.verify.cluster.EtcdCluster;
+import dev.fencing.verify.cluster.LockService;
+import dev.fencing.verify.cluster.ZooKeeperEnsemble;
+
+import java.nio.file.Path;
+
+/**
+ * The lock service a run starts for its issuer: a 3-server ZooKeeper ensemble for {@code zookeeper}, a 3-member
+ * etcd cluster for {@code etcd}, none for the JDBC leases (their database is already running). Not started: the
+ * runner starts it before the clients and closes it after them.
+ */
+final class LockServices {
+
+    private LockServices() {
+    }
+
+    /** The service of {@code issuer} under {@code runDir}, not started; null when the issuer needs none. */
+    static LockService forIssuer(String issuer, Path runDir) {
+        return switch (issuer) {
+            case "zookeeper" -> new ZooKeeperEnsemble(runDir);
+            case "etcd" -> new EtcdCluster(runDir);
+            default -> null;
+        };
+    }
+}
