@@ -11,7 +11,7 @@ import dev.fencing.token.FencingToken;
  * rejection; {@link #of} builds the subclass a verdict calls for.
  */
 public abstract sealed class TokenRejectedException extends FencingException
-        permits StaleTokenException, DuplicateTokenException {
+        permits StaleTokenException, DuplicateTokenException, OutOfRangeTokenException {
 
     private static final long serialVersionUID = 1L;
 
@@ -32,7 +32,8 @@ public abstract sealed class TokenRejectedException extends FencingException
     }
 
     /**
-     * The rejection for {@code verdict}: a {@link StaleTokenException} or a {@link DuplicateTokenException}.
+     * The rejection for {@code verdict}: a {@link StaleTokenException}, a {@link DuplicateTokenException} or an
+     * {@link OutOfRangeTokenException}.
      *
      * @throws IllegalArgumentException when {@code verdict} accepts
      */
@@ -46,6 +47,7 @@ public abstract sealed class TokenRejectedException extends FencingException
         return switch (verdict) {
             case REJECT_STALE -> new StaleTokenException(resource, presented, maxSeen, operation);
             case REJECT_DUPLICATE -> new DuplicateTokenException(resource, presented, maxSeen, operation);
+            case REJECT_OUT_OF_RANGE -> new OutOfRangeTokenException(resource, presented, maxSeen, operation);
             default -> throw new IllegalArgumentException("Verdict " + verdict + " is not a rejection");
         };
     }
