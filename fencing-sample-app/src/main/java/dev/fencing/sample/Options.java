@@ -29,6 +29,9 @@ public record Options(boolean help, boolean serve, int port, Duration lease, Str
                                       and expose Prometheus metrics on loopback
               --port N                with --serve: the metrics port (default 9464; 0 picks a free one)
               --duration SECONDS      with --serve: stop after this long (default: run until interrupted)
+              --admin reset-floor RESOURCE ...
+                                      instead of the race, lower a resource's max_seen after a bad token
+                                      (see --admin --help)
             """;
 
     public static Options parse(String... args) {
