@@ -121,16 +121,16 @@ final class AdminCommand {
             for (int i = 3; i < args.length; i++) {
                 String arg = args[i];
                 switch (arg) {
-                    case "--jdbc-url" -> url = Options.parse(arg, value(args, i++)).jdbcUrl(); // its URL check
-                    case "--jdbc-user" -> user = value(args, i++);
-                    case "--jdbc-password" -> password = value(args, i++);
-                    case "--fence-table" -> fenceTable = value(args, i++);
-                    case "--lease-table" -> leaseTable = value(args, i++);
+                    case "--jdbc-url" -> url = Options.parse(arg, Options.value(args, i++)).jdbcUrl(); // its URL check
+                    case "--jdbc-user" -> user = Options.value(args, i++);
+                    case "--jdbc-password" -> password = Options.value(args, i++);
+                    case "--fence-table" -> fenceTable = Options.value(args, i++);
+                    case "--lease-table" -> leaseTable = Options.value(args, i++);
                     case "--no-lease" -> noLease = true;
-                    case "--to" -> to = number(arg, value(args, i++));
+                    case "--to" -> to = number(arg, Options.value(args, i++));
                     case "--override" -> override = true;
                     case "--force" -> force = true;
-                    case "--actor" -> actor = value(args, i++);
+                    case "--actor" -> actor = Options.value(args, i++);
                     default -> throw new IllegalArgumentException("unknown option '" + arg + "' for reset-floor");
                 }
             }
@@ -142,17 +142,10 @@ final class AdminCommand {
                         + "nothing tells what was issued");
             }
             if (user == null) {
-                user = url.startsWith("jdbc:postgresql:") ? "postgres" : url.startsWith("jdbc:mariadb:") ? "root" : "sa";
+                user = SampleDatabase.defaultUser(url);
             }
             return new Request(resource, url, user, password, fenceTable, leaseTable, noLease, to, override, force,
                     actor);
-        }
-
-        private static String value(String[] args, int i) {
-            if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
-                throw new IllegalArgumentException("option '" + args[i] + "' needs a value");
-            }
-            return args[i + 1];
         }
 
         private static long number(String option, String value) {

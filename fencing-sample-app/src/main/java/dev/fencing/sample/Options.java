@@ -66,7 +66,8 @@ public record Options(boolean help, boolean serve, int port, Duration lease, Str
         return new Options(help, serve, port, lease, zookeeper, etcd, redis, jdbcUrl, jdbcUser, jdbcPassword, duration);
     }
 
-    private static String value(String[] args, int i) {
+    /** The value after option {@code args[i]}; also for {@link AdminCommand}. */
+    static String value(String[] args, int i) {
         if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
             throw new IllegalArgumentException("option '" + args[i] + "' needs a value");
         }

@@ -14,7 +14,7 @@ import io.micrometer.core.instrument.MeterRegistry;
  * {@link FenceAdmin} (the in-memory store) or a {@code JdbcFenceAdmin} on a JDBC store, and the issuer when it is
  * {@link IssuedTokens}. A store without an admin is a configuration error, reported at startup.
  */
-public final class FenceAdmins {
+final class FenceAdmins {
 
     private FenceAdmins() {
     }
@@ -22,7 +22,7 @@ public final class FenceAdmins {
     /**
      * @throws FencingConfigurationException when {@code store} cannot be administered
      */
-    public static MaxSeenReset reset(FenceStore store, TokenIssuer issuer, MeterRegistry registry) {
+    static MaxSeenReset reset(FenceStore store, TokenIssuer issuer, MeterRegistry registry) {
         FenceAdmin admin;
         if (store instanceof FenceAdmin own) {
             admin = own;

@@ -1,8 +1,11 @@
 package dev.fencing.boot.actuate;
 
+import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.MaxSeenReset;
 import dev.fencing.recovery.ResetRefusedException;
 import dev.fencing.recovery.ResetResult;
+import dev.fencing.store.FenceStore;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
@@ -30,6 +33,17 @@ public class FencingAdminWebExtension {
     /** @param reset the reset this operation runs */
     public FencingAdminWebExtension(MaxSeenReset reset) {
         this.reset = Objects.requireNonNull(reset, "reset");
+    }
+
+    /**
+     * The operation for an application's store and issuer: the store's {@link dev.fencing.recovery.FenceAdmin}
+     * (the in-memory store itself, or a {@code JdbcFenceAdmin}), the issuer when it can tell what it issued, resets
+     * counted in {@code registry} (may be {@code null}).
+     *
+     * @throws dev.fencing.FencingConfigurationException when the store offers no administration
+     */
+    public static FencingAdminWebExtension of(FenceStore store, TokenIssuer issuer, MeterRegistry registry) {
+        return new FencingAdminWebExtension(FenceAdmins.reset(store, issuer, registry));
     }
 
     /** Lowers max_seen of {@code resource}; see the class comment for the body and the answers. */

@@ -1,6 +1,5 @@
 package dev.fencing.boot.autoconfigure;
 
-import dev.fencing.boot.actuate.FenceAdmins;
 import dev.fencing.boot.actuate.FencingAdminWebExtension;
 import dev.fencing.boot.actuate.FencingEndpoint;
 import dev.fencing.boot.actuate.FencingHealthIndicator;
@@ -79,8 +78,7 @@ public class FencingActuatorAutoConfiguration {
         @ConditionalOnMissingBean
         FencingAdminWebExtension fencingAdminWebExtension(FenceStore store, ObjectProvider<TokenIssuer> issuer,
                                                           ObjectProvider<MeterRegistry> registry) {
-            return new FencingAdminWebExtension(FenceAdmins.reset(store, issuer.getIfUnique(),
-                    registry.getIfUnique()));
+            return FencingAdminWebExtension.of(store, issuer.getIfUnique(), registry.getIfUnique());
         }
     }
 }
