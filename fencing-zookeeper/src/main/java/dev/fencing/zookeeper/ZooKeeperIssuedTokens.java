@@ -30,7 +30,7 @@ final class ZooKeeperIssuedTokens implements IssuedTokens {
     public long highestIssued(String resource) {
         try {
             Stat stat = new Stat();
-            String probe = client.create().creatingParentContainersIfNeeded().storingStatIn(stat)
+            String probe = client.create().storingStatIn(stat).creatingParentContainersIfNeeded()
                     .withMode(CreateMode.EPHEMERAL_SEQUENTIAL).forPath(ZKPaths.makePath(basePath, PROBE));
             client.delete().guaranteed().forPath(probe);
             return stat.getCzxid();
