@@ -45,8 +45,9 @@ import java.util.Objects;
  * store is a Spring singleton (after {@code spring.sql.init}, Flyway or Liquibase created it), else before the first
  * check; {@link TableVerifier} does the checking, the same way for the lease table of {@link JdbcTokenIssuer}.
  *
- * <p>The store only checks tokens. Reading a resource's max_seen and raising a floor are administrative tasks, done
- * by a {@link JdbcFenceAdmin} on the store.
+ * <p>The store only checks tokens, optionally bounding how far one token may move max_seen
+ * ({@link Builder#maxAdvance}). Reading a resource's max_seen, raising a floor and lowering max_seen after a bad
+ * token are administrative tasks, done by a {@link JdbcFenceAdmin} on the store.
  */
 public final class JdbcFenceStore implements FenceStore, SmartInitializingSingleton, BeanFactoryAware,
         ApplicationListener<ContextRefreshedEvent> {
@@ -413,7 +414,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
     /**
      * Configures a {@link JdbcFenceStore}. Defaults: table {@value #DEFAULT_TABLE}, dialect detected from the
      * connection, a {@link DataSourceTransactionManager} on the data source, a lock wait bound of 5 seconds, no table
-     * creation.
+     * creation, no bound on one advance.
      */
     public static final class Builder extends AbstractTableBuilder<Builder> {
         private PlatformTransactionManager transactionManager;
