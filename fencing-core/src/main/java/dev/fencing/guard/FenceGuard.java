@@ -10,7 +10,6 @@ import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.rule.TokenRejectedException;
-import dev.fencing.rule.Verdict;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.FencedCall;
@@ -230,7 +229,7 @@ public final class FenceGuard {
                 return e;
             }
             FencingMetrics.increment(point.checks().rejected(e.verdict()));
-            outcome(observation, e.verdict() == Verdict.REJECT_DUPLICATE ? "duplicate" : "stale");
+            outcome(observation, e.verdict().outcome());
             TokenRejectedException named = e.at(point.operation());
             try {
                 rejections.rejected(named);

@@ -1,5 +1,6 @@
 package dev.fencing.issuer;
 
+import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -21,9 +22,11 @@ import java.util.function.LongSupplier;
  * processes and restarts. Use a ZooKeeper, etcd or database issuer in production.
  *
  * <p>Counts in the same {@code fencing.issuer.*} counters as the other issuers, tagged {@code issuer=memory}; a lease
- * is counted lost when another acquirer takes over its expired lock, or when its release finds it expired.
+ * is counted lost when another acquirer takes over its expired lock, or when its release finds it expired. As
+ * {@link IssuedTokens}, its per-resource counter is the exact highest issued token.
  */
-public final class InMemoryTokenIssuer extends AbstractTokenIssuer<InMemoryTokenIssuer.MemoryLease> {
+public final class InMemoryTokenIssuer extends AbstractTokenIssuer<InMemoryTokenIssuer.MemoryLease>
+        implements IssuedTokens {
 
     private final Duration leaseTtl;
     private final long lastIssued;
@@ -132,6 +135,28 @@ public final class InMemoryTokenIssuer extends AbstractTokenIssuer<InMemoryToken
         } finally {
             lock.mutex.unlock();
         }
+    }
+
+    /** The resource's counter: its last token, or {@code lastIssued} from the constructor when none was issued. */
+    @Override
+    public long highestIssued(String resource) {
+        Lock lock = locks.get(resource);
+        if (lock == null) {
+            return lastIssued;
+        }
+        lock.mutex.lock();
+        try {
+            return lock.last;
+        } finally {
+            lock.mutex.unlock();
+        }
+    }
+
+    @Override
+    public boolean isHeld(String resource) {
+        Lock lock = locks.get(resource);
+        MemoryLease current = lock == null ? null : lock.current;
+        return current != null && !current.expired();
     }
 
     private static final class Lock {

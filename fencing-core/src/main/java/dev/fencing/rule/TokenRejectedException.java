@@ -5,13 +5,14 @@ import dev.fencing.token.FencingToken;
 
 /**
  * A write refused because its token lost against max_seen, whatever the reason: {@link StaleTokenException} (smaller,
- * {@link Verdict#REJECT_STALE}) or {@link DuplicateTokenException} (equal, from another holder,
- * {@link Verdict#REJECT_DUPLICATE}). Carries the resource, the presented token, max_seen, the verdict and, once known,
+ * {@link Verdict#REJECT_STALE}), {@link DuplicateTokenException} (equal, from another holder,
+ * {@link Verdict#REJECT_DUPLICATE}) or {@link OutOfRangeTokenException} (further above than the store's bound,
+ * {@link Verdict#REJECT_OUT_OF_RANGE}). Carries the resource, the presented token, max_seen, the verdict and, once known,
  * the fenced operation; the guarded method did not run and nothing changed. Catch this type to handle every
  * rejection; {@link #of} builds the subclass a verdict calls for.
  */
 public abstract sealed class TokenRejectedException extends FencingException
-        permits StaleTokenException, DuplicateTokenException {
+        permits StaleTokenException, DuplicateTokenException, OutOfRangeTokenException {
 
     private static final long serialVersionUID = 1L;
 
@@ -32,7 +33,8 @@ public abstract sealed class TokenRejectedException extends FencingException
     }
 
     /**
-     * The rejection for {@code verdict}: a {@link StaleTokenException} or a {@link DuplicateTokenException}.
+     * The rejection for {@code verdict}: a {@link StaleTokenException}, a {@link DuplicateTokenException} or an
+     * {@link OutOfRangeTokenException}.
      *
      * @throws IllegalArgumentException when {@code verdict} accepts
      */
@@ -46,6 +48,7 @@ public abstract sealed class TokenRejectedException extends FencingException
         return switch (verdict) {
             case REJECT_STALE -> new StaleTokenException(resource, presented, maxSeen, operation);
             case REJECT_DUPLICATE -> new DuplicateTokenException(resource, presented, maxSeen, operation);
+            case REJECT_OUT_OF_RANGE -> new OutOfRangeTokenException(resource, presented, maxSeen, operation);
             default -> throw new IllegalArgumentException("Verdict " + verdict + " is not a rejection");
         };
     }
@@ -69,7 +72,7 @@ public abstract sealed class TokenRejectedException extends FencingException
         return maxSeen;
     }
 
-    /** Why the token was rejected: {@link Verdict#REJECT_STALE} or {@link Verdict#REJECT_DUPLICATE}. */
+    /** Why the token was rejected: a verdict that does not accept. */
     public Verdict verdict() {
         return verdict;
     }

@@ -17,7 +17,13 @@ public enum Verdict {
     REJECT_STALE(false, "stale"),
 
     /** Equal to max_seen but from another holder: two clients hold one token, neither may write after the first. */
-    REJECT_DUPLICATE(false, "duplicate");
+    REJECT_DUPLICATE(false, "duplicate"),
+
+    /**
+     * Larger than max_seen by more than the store's bound on one advance ({@code maxAdvance}, off by default): no
+     * issuer hands out such a jump, so the token is taken as forged or corrupted and max_seen stays where it is.
+     */
+    REJECT_OUT_OF_RANGE(false, "out-of-range");
 
     private final boolean accepted;
     private final String outcome;
@@ -32,7 +38,7 @@ public enum Verdict {
         return accepted;
     }
 
-    /** The counter tag value: {@code accepted}, {@code stale} or {@code duplicate}. */
+    /** The counter tag value: {@code accepted}, {@code stale}, {@code duplicate} or {@code out-of-range}. */
     public String outcome() {
         return outcome;
     }

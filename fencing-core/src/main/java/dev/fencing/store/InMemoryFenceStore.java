@@ -1,5 +1,6 @@
 package dev.fencing.store;
 
+import dev.fencing.recovery.FenceAdmin;
 import dev.fencing.rule.FenceRule;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
@@ -14,11 +15,28 @@ import java.util.concurrent.locks.ReentrantLock;
  * memory is O(number of resources). Guarded calls to one resource are serialized by the slot's lock (reentrant, so
  * a fenced method may call another on the same resource); different resources do not contend. It protects writes
  * made inside this process only and forgets everything on restart; max_seen stays advanced when the write throws,
- * since nothing rolls the write back.
+ * since nothing rolls the write back. Optionally bounded: {@link #InMemoryFenceStore(long)} refuses a token further
+ * above max_seen than {@code maxAdvance}. Its own {@link FenceAdmin}: read, raise and lower max_seen.
  */
-public final class InMemoryFenceStore implements FenceStore {
+public final class InMemoryFenceStore implements FenceStore, FenceAdmin {
 
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
+    private final long maxAdvance;
+
+    /** A store without a bound on one advance. */
+    public InMemoryFenceStore() {
+        this.maxAdvance = FenceRule.UNBOUNDED;
+    }
+
+    /**
+     * A store that refuses, as {@link dev.fencing.rule.OutOfRangeTokenException}, a token more than
+     * {@code maxAdvance} above a resource's max_seen; a resource's first token is accepted whatever its value.
+     *
+     * @throws IllegalArgumentException when {@code maxAdvance} is below 1
+     */
+    public InMemoryFenceStore(long maxAdvance) {
+        this.maxAdvance = FenceRule.checkMaxAdvance("InMemoryFenceStore", maxAdvance);
+    }
 
     @Override
     public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
@@ -32,7 +50,7 @@ public final class InMemoryFenceStore implements FenceStore {
         }
         slot.lock();
         try {
-            Verdict verdict = FenceRule.judge(slot.seen, slot.maxSeen, slot.holder, token);
+            Verdict verdict = FenceRule.judge(slot.seen, slot.maxSeen, slot.holder, token, maxAdvance);
             if (!verdict.accepted()) {
                 throw TokenRejectedException.of(resource, token, slot.maxSeen, verdict);
             }
@@ -48,6 +66,7 @@ public final class InMemoryFenceStore implements FenceStore {
     }
 
     /** The current max_seen of {@code resource}, empty when it never accepted a token. */
+    @Override
     public OptionalLong maxSeen(String resource) {
         Slot slot = slots.get(resource);
         if (slot == null) {
@@ -65,6 +84,7 @@ public final class InMemoryFenceStore implements FenceStore {
      * Raises max_seen of {@code resource} to at least {@code value}, with no holder, so that tokens up to and
      * including {@code value} are rejected. Never lowers it. For restoring a floor known from elsewhere.
      */
+    @Override
     public void raiseFloor(String resource, long value) {
         if (resource == null || resource.isBlank()) {
             throw new IllegalArgumentException("resource must not be blank");
@@ -80,6 +100,31 @@ public final class InMemoryFenceStore implements FenceStore {
                 slot.maxSeen = value;
                 slot.holder = null;
             }
+        } finally {
+            slot.unlock();
+        }
+    }
+
+    @Override
+    public long lowerMaxSeen(String resource, long floor) {
+        FenceAdmin.checkLowering(resource, floor);
+        Slot slot = slots.get(resource);
+        if (slot == null) {
+            throw FenceAdmin.unknownResource(resource);
+        }
+        slot.lock();
+        try {
+            if (!slot.seen) {
+                throw FenceAdmin.unknownResource(resource);
+            }
+            long previous = slot.maxSeen;
+            if (floor > previous) {
+                throw FenceAdmin.notLowering(resource, floor, previous);
+            }
+            slot.seen = floor > 0;
+            slot.maxSeen = floor;
+            slot.holder = null;
+            return previous;
         } finally {
             slot.unlock();
         }

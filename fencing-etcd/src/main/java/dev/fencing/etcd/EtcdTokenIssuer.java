@@ -5,6 +5,7 @@ import dev.fencing.issuer.AbstractTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.token.FencingToken;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.common.exception.ClosedClientException;
@@ -54,14 +55,19 @@ import java.util.function.Consumer;
  * was closed), every lease held through it is marked lost and counted, and the next acquire starts a new session.
  * A keep-alive stream that breaks and is reopened in time (a member restarting) is not a loss. Releasing a lost
  * lease is quiet.
+ *
+ * <p>As {@link IssuedTokens}, for recovery: the cluster's revision now bounds every token issued, and a resource is
+ * held while it has a lock key (one read).
  */
-public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.EtcdLease> implements AutoCloseable {
+public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.EtcdLease>
+        implements IssuedTokens, AutoCloseable {
 
     /** The key prefix of all locks unless configured otherwise. */
     public static final String DEFAULT_PREFIX = "/fencing/locks/";
 
     private final Client client;
     private final String prefix;
+    private final IssuedTokens issued;
     private final long sessionTtlSeconds;
     private final String endpoints;
     private final Object sessionLock = new Object();
@@ -93,6 +99,18 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
             throw new IllegalArgumentException("sessionTtl must be at least one second, was " + sessionTtl);
         }
         this.sessionTtlSeconds = sessionTtl.toSeconds();
+        this.issued = new EtcdIssuedTokens(client, prefix);
+    }
+
+    /** The cluster's revision now: at or above the create revision of every lock key created before. */
+    @Override
+    public long highestIssued(String resource) {
+        return issued.highestIssued(resource);
+    }
+
+    @Override
+    public boolean isHeld(String resource) {
+        return issued.isHeld(resource);
     }
 
     @Override

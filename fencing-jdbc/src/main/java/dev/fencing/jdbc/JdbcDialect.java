@@ -19,12 +19,13 @@ public enum JdbcDialect {
             INSERT INTO %1$s AS f (resource, max_seen, holder, updated_at)
             VALUES (?, ?, ?, CURRENT_TIMESTAMP)
             ON CONFLICT (resource) DO UPDATE SET
-                updated_at = CASE WHEN f.max_seen < EXCLUDED.max_seen
+                updated_at = CASE WHEN (f.max_seen < EXCLUDED.max_seen%2$s)
                                     OR (f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder)
                                   THEN EXCLUDED.updated_at ELSE f.updated_at END,
-                holder     = CASE WHEN f.max_seen < EXCLUDED.max_seen THEN EXCLUDED.holder ELSE f.holder END,
-                max_seen   = GREATEST(f.max_seen, EXCLUDED.max_seen)
-            RETURNING max_seen, holder"""),
+                holder     = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.holder ELSE f.holder END,
+                max_seen   = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.max_seen ELSE f.max_seen END
+            RETURNING max_seen, holder""",
+            " AND EXCLUDED.max_seen - f.max_seen <= %d"),
 
     /**
      * MariaDB 10.5+: {@code INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING}. Assignments run left to right and
@@ -37,12 +38,13 @@ public enum JdbcDialect {
             INSERT INTO %1$s (resource, max_seen, holder, updated_at)
             VALUES (?, ?, ?, CURRENT_TIMESTAMP(6))
             ON DUPLICATE KEY UPDATE
-                updated_at = IF(max_seen < VALUES(max_seen)
+                updated_at = IF((max_seen < VALUES(max_seen)%2$s)
                                 OR (max_seen = VALUES(max_seen) AND holder = VALUES(holder)),
                                 VALUES(updated_at), updated_at),
-                holder     = IF(max_seen < VALUES(max_seen), VALUES(holder), holder),
-                max_seen   = GREATEST(max_seen, VALUES(max_seen))
-            RETURNING max_seen, holder"""),
+                holder     = IF(max_seen < VALUES(max_seen)%2$s, VALUES(holder), holder),
+                max_seen   = IF(max_seen < VALUES(max_seen)%2$s, VALUES(max_seen), max_seen)
+            RETURNING max_seen, holder""",
+            " AND VALUES(max_seen) - max_seen <= %d"),
 
     /** H2 2.x: {@code MERGE ... USING} read back through {@code FINAL TABLE}. */
     H2("H2",
@@ -53,21 +55,24 @@ public enum JdbcDialect {
                       s (resource, max_seen, holder)
                 ON f.resource = s.resource
                 WHEN MATCHED THEN UPDATE SET
-                    updated_at = CASE WHEN f.max_seen < s.max_seen
+                    updated_at = CASE WHEN (f.max_seen < s.max_seen%2$s)
                                         OR (f.max_seen = s.max_seen AND f.holder = s.holder)
                                       THEN CURRENT_TIMESTAMP ELSE f.updated_at END,
-                    holder     = CASE WHEN f.max_seen < s.max_seen THEN s.holder ELSE f.holder END,
-                    max_seen   = GREATEST(f.max_seen, s.max_seen)
+                    holder     = CASE WHEN f.max_seen < s.max_seen%2$s THEN s.holder ELSE f.holder END,
+                    max_seen   = CASE WHEN f.max_seen < s.max_seen%2$s THEN s.max_seen ELSE f.max_seen END
                 WHEN NOT MATCHED THEN INSERT (resource, max_seen, holder, updated_at)
                     VALUES (s.resource, s.max_seen, s.holder, CURRENT_TIMESTAMP)
-            )""");
+            )""",
+            " AND s.max_seen - f.max_seen <= %d");
 
     private final String productName;
     private final String check;
+    private final String advanceBound;
 
-    JdbcDialect(String productName, String check) {
+    JdbcDialect(String productName, String check, String advanceBound) {
         this.productName = productName;
         this.check = check;
+        this.advanceBound = advanceBound;
     }
 
     /** The dialect for a JDBC {@code DatabaseMetaData.getDatabaseProductName()}, or {@code null} if unsupported. */
@@ -110,7 +115,18 @@ public enum JdbcDialect {
 
     /** The check-and-advance statement; parameters: resource, token value, holder; returns (max_seen, holder). */
     String checkSql(String table) {
-        return check.formatted(table);
+        return checkSql(table, dev.fencing.rule.FenceRule.UNBOUNDED);
+    }
+
+    /**
+     * The check-and-advance statement with a bound on one advance, evaluated by the same statement: on an existing
+     * row, a token more than {@code maxAdvance} above max_seen leaves the row as it is (still locked), so the row
+     * returned has a max_seen below the token; a first token inserts its row whatever its value. No bound for
+     * {@link dev.fencing.rule.FenceRule#UNBOUNDED}.
+     */
+    String checkSql(String table, long maxAdvance) {
+        String bound = maxAdvance == dev.fencing.rule.FenceRule.UNBOUNDED ? "" : advanceBound.formatted(maxAdvance);
+        return check.formatted(table, bound);
     }
 
     /**
@@ -120,11 +136,32 @@ public enum JdbcDialect {
      * and {@link #setLockTimeoutSql(String)} around it.
      */
     String checkSql(String table, java.time.Duration lockTimeout) {
+        return checkSql(table, lockTimeout, dev.fencing.rule.FenceRule.UNBOUNDED);
+    }
+
+    /** {@link #checkSql(String, java.time.Duration)} with a bound on one advance ({@link #checkSql(String, long)}). */
+    String checkSql(String table, java.time.Duration lockTimeout, long maxAdvance) {
         if (this == MARIADB) {
             long seconds = Math.max(1, (lockTimeout.toMillis() + 999) / 1000);
-            return "SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + checkSql(table);
+            return "SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + checkSql(table, maxAdvance);
         }
-        return checkSql(table);
+        return checkSql(table, maxAdvance);
+    }
+
+    /** Locks a resource's fence row and reads max_seen. Parameter: resource; no row when there is none. */
+    String lockMaxSeenSql(String table) {
+        return maxSeenSql(table) + " FOR UPDATE";
+    }
+
+    /** Sets max_seen, with no holder. Parameters: max_seen, resource. */
+    String lowerSql(String table) {
+        return "UPDATE " + table + " SET max_seen = ?, holder = NULL, updated_at = CURRENT_TIMESTAMP"
+                + " WHERE resource = ?";
+    }
+
+    /** Forgets a resource (its next token is a first one). Parameter: resource. */
+    String forgetSql(String table) {
+        return "DELETE FROM " + table + " WHERE resource = ?";
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.rule.FenceRule;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
 import dev.fencing.store.FenceStore;
@@ -44,8 +45,9 @@ import java.util.Objects;
  * store is a Spring singleton (after {@code spring.sql.init}, Flyway or Liquibase created it), else before the first
  * check; {@link TableVerifier} does the checking, the same way for the lease table of {@link JdbcTokenIssuer}.
  *
- * <p>The store only checks tokens. Reading a resource's max_seen and raising a floor are administrative tasks, done
- * by a {@link JdbcFenceAdmin} on the store.
+ * <p>The store only checks tokens, optionally bounding how far one token may move max_seen
+ * ({@link Builder#maxAdvance}). Reading a resource's max_seen, raising a floor and lowering max_seen after a bad
+ * token are administrative tasks, done by a {@link JdbcFenceAdmin} on the store.
  */
 public final class JdbcFenceStore implements FenceStore, SmartInitializingSingleton, BeanFactoryAware,
         ApplicationListener<ContextRefreshedEvent> {
@@ -64,6 +66,8 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
     private final JdbcDialect dialect;
     private final String table;
     private final String checkSql;
+    private final String floorSql;
+    private final long maxAdvance;
     private final Duration lockTimeout;
     private BeanFactory beanFactory;
     /** Whether the fencing infrastructure (or the application) verified this store: something checks through it. */
@@ -82,7 +86,9 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         this.transactions = new TransactionTemplate(transactionManager);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
         this.lockTimeout = b.lockTimeout;
-        this.checkSql = dialect.checkSql(table, lockTimeout);
+        this.maxAdvance = b.maxAdvance;
+        this.checkSql = dialect.checkSql(table, lockTimeout, maxAdvance);
+        this.floorSql = dialect.checkSql(table, lockTimeout);
         this.readLockTimeoutSql = dialect.readLockTimeoutSql();
         this.setLockTimeoutSql = readLockTimeoutSql == null ? null
                 : dialect.setLockTimeoutSql(dialect.lockTimeoutValue(lockTimeout));
@@ -211,7 +217,9 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         if (row.maxSeen == token.value() && token.holder().equals(row.holder)) {
             return;
         }
-        Verdict verdict = row.maxSeen > token.value() ? Verdict.REJECT_STALE : Verdict.REJECT_DUPLICATE;
+        // the statement left max_seen below the token only when the bound refused it
+        Verdict verdict = row.maxSeen > token.value() ? Verdict.REJECT_STALE
+                : row.maxSeen < token.value() ? Verdict.REJECT_OUT_OF_RANGE : Verdict.REJECT_DUPLICATE;
         throw TokenRejectedException.of(resource, token, row.maxSeen, verdict);
     }
 
@@ -298,6 +306,11 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         return table;
     }
 
+    /** How far one token may move a resource's max_seen; {@link FenceRule#UNBOUNDED} when not bounded (default). */
+    public long maxAdvance() {
+        return maxAdvance;
+    }
+
     /** How long a check waits for a resource's fence row held by another transaction. */
     public Duration lockTimeout() {
         return lockTimeout;
@@ -341,9 +354,12 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         return transactions;
     }
 
-    /** The check-and-advance statement with this store's lock wait bound, for {@link JdbcFenceAdmin}. */
-    String checkSql() {
-        return checkSql;
+    /**
+     * The check-and-advance statement with this store's lock wait bound and without the bound on one advance, for
+     * {@link JdbcFenceAdmin#raiseFloor}.
+     */
+    String floorSql() {
+        return floorSql;
     }
 
     /** Verifies the table once every singleton of the application context exists, after database initialization. */
@@ -398,11 +414,12 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
     /**
      * Configures a {@link JdbcFenceStore}. Defaults: table {@value #DEFAULT_TABLE}, dialect detected from the
      * connection, a {@link DataSourceTransactionManager} on the data source, a lock wait bound of 5 seconds, no table
-     * creation.
+     * creation, no bound on one advance.
      */
     public static final class Builder extends AbstractTableBuilder<Builder> {
         private PlatformTransactionManager transactionManager;
         private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
+        private long maxAdvance = FenceRule.UNBOUNDED;
 
         private Builder(DataSource dataSource) {
             super(JdbcTable.FENCE, dataSource);
@@ -433,6 +450,24 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
                         + lockTimeout);
             }
             this.lockTimeout = lockTimeout;
+            return this;
+        }
+
+        /**
+         * Bounds how far one token may move a resource's max_seen (off by default): a token more than
+         * {@code maxAdvance} above max_seen is refused as {@link dev.fencing.rule.OutOfRangeTokenException} and
+         * max_seen stays, decided by the check statement itself. A resource's first token (no row yet) is accepted
+         * whatever its value. Size it from the issuer: for the JDBC lease, tokens grow by one per acquire; for
+         * ZooKeeper and etcd, by every write of the whole ensemble or cluster (see docs/operations.md).
+         *
+         * @throws FencingConfigurationException when {@code maxAdvance} is below 1
+         */
+        public Builder maxAdvance(long maxAdvance) {
+            try {
+                this.maxAdvance = FenceRule.checkMaxAdvance("JdbcFenceStore", maxAdvance);
+            } catch (IllegalArgumentException e) {
+                throw new FencingConfigurationException(e.getMessage());
+            }
             return this;
         }
 

@@ -6,6 +6,7 @@ import dev.fencing.issuer.AbstractTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.BeanFactory;
@@ -48,9 +49,12 @@ import java.util.function.LongSupplier;
  *
  * <p>The lease table is checked by {@link #verify()} at the end of application context startup (after the
  * application's database initialization), or before the first acquire outside a Spring context.
+ *
+ * <p>As {@link IssuedTokens} (for recovery), the lease row answers exactly: its token column is the highest token
+ * issued for the resource, its holder and expiry whether the lease is held.
  */
 public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.JdbcLease>
-        implements SmartInitializingSingleton, BeanFactoryAware, ApplicationListener<ContextRefreshedEvent> {
+        implements IssuedTokens, SmartInitializingSingleton, BeanFactoryAware, ApplicationListener<ContextRefreshedEvent> {
 
     /** The default lease table. */
     public static final String DEFAULT_TABLE = "fencing_lease";
@@ -69,6 +73,7 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     private final String lockRowSql;
     private final String takeSql;
     private final String releaseSql;
+    private final String stateSql;
     private final boolean verifyAtStartup;
     private final TableVerifier verifier;
     private BeanFactory beanFactory;
@@ -101,6 +106,7 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
         this.lockRowSql = dialect.lockRowSql(table);
         this.takeSql = dialect.takeSql(table);
         this.releaseSql = dialect.releaseSql(table);
+        this.stateSql = dialect.stateSql(table);
         this.verifyAtStartup = b.verify;
         // the probe locks and inserts rows with the issuer's own statements, in a transaction it rolls back
         this.verifier = b.verifier(jdbc, transactionManager, new TableVerifier.Probe() {
@@ -228,6 +234,25 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
                 }
             }
         }
+    }
+
+    /** The token column of the resource's lease row, committed now; 0 when the resource was never locked. */
+    @Override
+    public long highestIssued(String resource) {
+        long[] state = state(resource);
+        return state == null ? 0 : state[0];
+    }
+
+    /** Whether the resource's lease row has a holder and has not expired, by the database's clock. */
+    @Override
+    public boolean isHeld(String resource) {
+        long[] state = state(resource);
+        return state != null && state[1] == 1;
+    }
+
+    private long[] state(String resource) {
+        verify();
+        return jdbc.query(stateSql, rs -> rs.next() ? new long[] {rs.getLong(1), rs.getInt(2)} : null, resource);
     }
 
     /** The lease table name, as configured. */

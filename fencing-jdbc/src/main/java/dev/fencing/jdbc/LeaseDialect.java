@@ -51,6 +51,15 @@ enum LeaseDialect {
                 + table + " WHERE resource = ? FOR UPDATE";
     }
 
+    /**
+     * Reads (token, held now) without locking: the highest token issued for the resource and whether its lease is
+     * taken and unexpired. Parameter: resource; no row when the resource was never locked.
+     */
+    String stateSql(String table) {
+        return "SELECT token, CASE WHEN holder IS NOT NULL AND expires_at > " + now + " THEN 1 ELSE 0 END FROM "
+                + table + " WHERE resource = ?";
+    }
+
     /** Takes the lease and advances the token. Parameters: holder, ttl (see {@link #ttlParameter}), resource. */
     String takeSql(String table) {
         return "UPDATE " + table + " SET holder = ?, token = token + 1, expires_at = " + nowPlus + " WHERE resource = ?";

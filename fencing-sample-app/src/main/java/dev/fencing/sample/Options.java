@@ -29,6 +29,9 @@ public record Options(boolean help, boolean serve, int port, Duration lease, Str
                                       and expose Prometheus metrics on loopback
               --port N                with --serve: the metrics port (default 9464; 0 picks a free one)
               --duration SECONDS      with --serve: stop after this long (default: run until interrupted)
+              --admin reset-floor RESOURCE ...
+                                      instead of the race, lower a resource's max_seen after a bad token
+                                      (see --admin --help)
             """;
 
     public static Options parse(String... args) {
@@ -63,7 +66,8 @@ public record Options(boolean help, boolean serve, int port, Duration lease, Str
         return new Options(help, serve, port, lease, zookeeper, etcd, redis, jdbcUrl, jdbcUser, jdbcPassword, duration);
     }
 
-    private static String value(String[] args, int i) {
+    /** The value after option {@code args[i]}; also for {@link AdminCommand}. */
+    static String value(String[] args, int i) {
         if (i + 1 >= args.length || args[i + 1].startsWith("--")) {
             throw new IllegalArgumentException("option '" + args[i] + "' needs a value");
         }

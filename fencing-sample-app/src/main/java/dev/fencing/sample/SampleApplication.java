@@ -5,8 +5,9 @@ import java.util.List;
 
 /**
  * Entry point. Default: the comparison table (exit 0 only if every fenced strategy blocked the zombie). With
- * {@code --serve}: a running workload with a Prometheus endpoint. {@code --help} lists the options; a bad option
- * exits with 2.
+ * {@code --serve}: a running workload with a Prometheus endpoint. With {@code --admin reset-floor RESOURCE}: the
+ * recovery of a resource's max_seen ({@link AdminCommand}). {@code --help} lists the options; a bad option exits
+ * with 2.
  */
 public final class SampleApplication {
 
@@ -18,6 +19,9 @@ public final class SampleApplication {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) throws Throwable {
+        if (args.length > 0 && args[0].equals("--admin")) {
+            return AdminCommand.run(args, out, err);
+        }
         Options options;
         try {
             options = Options.parse(args);

@@ -31,8 +31,7 @@ final class SampleDatabase implements AutoCloseable {
     SampleDatabase(Options options) {
         String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
         String url = options.jdbcUrl() != null ? options.jdbcUrl() : "jdbc:h2:mem:fencing-sample-" + suffix + ";DB_CLOSE_DELAY=-1";
-        String user = options.jdbcUser() != null ? options.jdbcUser()
-                : url.startsWith("jdbc:postgresql:") ? "postgres" : url.startsWith("jdbc:mariadb:") ? "root" : "sa";
+        String user = options.jdbcUser() != null ? options.jdbcUser() : defaultUser(url);
         try {
             Driver driver = DriverManager.getDriver(url);
             this.dataSource = new SimpleDriverDataSource(driver, url, user, options.jdbcPassword());
@@ -48,6 +47,11 @@ final class SampleDatabase implements AutoCloseable {
         jdbc.execute("CREATE TABLE " + notes + " (k VARCHAR(128) NOT NULL PRIMARY KEY, v VARCHAR(64))");
         this.fence = JdbcFenceStore.builder(dataSource).transactionManager(transactions).table(fenceTable)
                 .createTableIfMissing(true).build();
+    }
+
+    /** The user when none is given: postgres for PostgreSQL, root for MariaDB, sa for H2. */
+    static String defaultUser(String url) {
+        return url.startsWith("jdbc:postgresql:") ? "postgres" : url.startsWith("jdbc:mariadb:") ? "root" : "sa";
     }
 
     /** A write that trusts its caller. */

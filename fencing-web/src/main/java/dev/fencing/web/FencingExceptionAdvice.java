@@ -3,7 +3,6 @@ package dev.fencing.web;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.guard.InvalidKeyException;
 import dev.fencing.issuer.LockAcquisitionException;
-import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.FenceStoreException;
 import org.apache.commons.logging.Log;
@@ -71,6 +70,12 @@ public class FencingExceptionAdvice {
     /** The problem {@code type} of a 409 for a duplicate token (an equal token from another holder). */
     public static final URI DUPLICATE_TOKEN_TYPE = URI.create("https://fencing.dev/problems/duplicate-token");
 
+    /**
+     * The problem {@code type} of a 409 for a token further above max_seen than the store's {@code maxAdvance}
+     * allows (taken as forged or corrupted).
+     */
+    public static final URI OUT_OF_RANGE_TOKEN_TYPE = URI.create("https://fencing.dev/problems/out-of-range-token");
+
     /** The problem {@code type} of a 428 for a missing token (none bound for the resource). */
     public static final URI MISSING_TOKEN_TYPE = URI.create("https://fencing.dev/problems/missing-token");
 
@@ -80,9 +85,20 @@ public class FencingExceptionAdvice {
     @ExceptionHandler(TokenRejectedException.class)
     public ProblemDetail rejected(TokenRejectedException e) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
-        boolean duplicate = e instanceof DuplicateTokenException;
-        problem.setType(duplicate ? DUPLICATE_TOKEN_TYPE : STALE_TOKEN_TYPE);
-        problem.setTitle(duplicate ? "Duplicate fencing token" : "Stale fencing token");
+        switch (e.verdict()) {
+            case REJECT_DUPLICATE -> {
+                problem.setType(DUPLICATE_TOKEN_TYPE);
+                problem.setTitle("Duplicate fencing token");
+            }
+            case REJECT_OUT_OF_RANGE -> {
+                problem.setType(OUT_OF_RANGE_TOKEN_TYPE);
+                problem.setTitle("Out-of-range fencing token");
+            }
+            default -> {
+                problem.setType(STALE_TOKEN_TYPE);
+                problem.setTitle("Stale fencing token");
+            }
+        }
         problem.setProperty("resource", e.resource());
         problem.setProperty("presented", e.presented().toText());
         problem.setProperty("maxSeen", e.maxSeen());

@@ -5,6 +5,7 @@ import dev.fencing.issuer.AbstractTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.curator.framework.CuratorFramework;
@@ -48,9 +49,12 @@ import java.util.function.Consumer;
  * marked lost (and counted), since the session, and with it the ephemeral lock node, may be gone; the fence then
  * protects the resource. Releasing a lost lease is quiet; an interrupt does not stop a release (the interrupt status
  * is kept). Release from the thread that acquired.
+ *
+ * <p>As {@link IssuedTokens}, for recovery: the ensemble's zxid now (one write) bounds every token issued, and a
+ * resource is held while its lock directory has a lock node.
  */
 public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTokenIssuer.ZooKeeperLease>
-        implements AutoCloseable {
+        implements IssuedTokens, AutoCloseable {
 
     /** Where lock nodes live unless configured otherwise. */
     public static final String DEFAULT_BASE_PATH = "/fencing/locks";
@@ -60,6 +64,7 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
     private final StatKeepingDriver driver = new StatKeepingDriver();
     private final Set<ZooKeeperLease> held = ConcurrentHashMap.newKeySet();
     private final ConnectionStateListener listener = this::onConnectionStateChange;
+    private final IssuedTokens issued;
 
     /**
      * Test seam, package-private: runs with the resource right after the lock was granted and before the lease is
@@ -76,6 +81,7 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
         super(registry, "zookeeper");
         this.client = Objects.requireNonNull(client, "client");
         this.basePath = PathUtils.validatePath(Objects.requireNonNull(basePath, "basePath"));
+        this.issued = new ZooKeeperIssuedTokens(client, this.basePath);
         client.getConnectionStateListenable().addListener(listener);
     }
 
@@ -159,6 +165,17 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
         } catch (Exception e) {
             throw new IllegalStateException("ZooKeeper at " + connectString() + " did not answer a read: " + e, e);
         }
+    }
+
+    /** The ensemble's zxid now: above the czxid of every lock node created before (one write to read it). */
+    @Override
+    public long highestIssued(String resource) {
+        return issued.highestIssued(resource);
+    }
+
+    @Override
+    public boolean isHeld(String resource) {
+        return issued.isHeld(resource);
     }
 
     /** Deletes the lock node; {@code false} when the session already took it with it. */

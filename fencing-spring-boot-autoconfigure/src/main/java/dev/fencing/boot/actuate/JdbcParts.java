@@ -4,6 +4,7 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.jdbc.JdbcFenceAdmin;
 import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.jdbc.JdbcTokenIssuer;
+import dev.fencing.recovery.FenceAdmin;
 import dev.fencing.store.FenceStore;
 import org.springframework.util.ClassUtils;
 
@@ -51,6 +52,11 @@ final class JdbcParts {
         return Jdbc.maxSeen(store, resource);
     }
 
+    /** The administrative side of a JDBC store. */
+    static FenceAdmin admin(FenceStore store) {
+        return Jdbc.admin(store);
+    }
+
     /** The code that links against fencing-jdbc. */
     private static final class Jdbc {
 
@@ -76,6 +82,10 @@ final class JdbcParts {
 
         static OptionalLong maxSeen(FenceStore store, String resource) {
             return new JdbcFenceAdmin((JdbcFenceStore) store).maxSeen(resource);
+        }
+
+        static FenceAdmin admin(FenceStore store) {
+            return new JdbcFenceAdmin((JdbcFenceStore) store);
         }
     }
 }

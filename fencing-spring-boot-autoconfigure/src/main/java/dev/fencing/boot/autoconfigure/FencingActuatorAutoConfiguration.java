@@ -1,5 +1,6 @@
 package dev.fencing.boot.autoconfigure;
 
+import dev.fencing.boot.actuate.FencingAdminWebExtension;
 import dev.fencing.boot.actuate.FencingEndpoint;
 import dev.fencing.boot.actuate.FencingHealthIndicator;
 import dev.fencing.boot.actuate.FencingRejections;
@@ -23,7 +24,8 @@ import org.springframework.context.annotation.Configuration;
  * The actuator parts, when Spring Boot's actuator is on the classpath: the {@code fencing} health indicator
  * ({@code management.health.fencing.enabled}, on by default) and the {@code fencing} endpoint (available when exposed,
  * as every endpoint: {@code management.endpoints.web.exposure.include=health,fencing}). Both need a {@link FenceStore}
- * bean and back off when the application defines its own.
+ * bean and back off when the application defines its own. The endpoint's write operation (lowering a resource's
+ * max_seen after a bad token, {@link FencingAdminWebExtension}) exists only with {@code fencing.admin.enabled=true}.
  */
 @AutoConfiguration(after = {FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class}, afterName = {
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
@@ -68,6 +70,15 @@ public class FencingActuatorAutoConfiguration {
             FencingProperties props = properties.getIfAvailable();
             return new FencingEndpoint(store, issuer.getIfUnique(), props == null ? null : props.getAcquireTimeout(),
                     registry.getIfUnique(), rejections.getIfUnique());
+        }
+
+        /** The write operation that lowers a resource's max_seen after a bad token: only when asked for. */
+        @Bean
+        @ConditionalOnBooleanProperty(name = "fencing.admin.enabled")
+        @ConditionalOnMissingBean
+        FencingAdminWebExtension fencingAdminWebExtension(FenceStore store, ObjectProvider<TokenIssuer> issuer,
+                                                          ObjectProvider<MeterRegistry> registry) {
+            return FencingAdminWebExtension.of(store, issuer.getIfUnique(), registry.getIfUnique());
         }
     }
 }

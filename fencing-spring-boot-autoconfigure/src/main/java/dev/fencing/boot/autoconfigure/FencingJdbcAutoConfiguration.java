@@ -45,6 +45,9 @@ public class FencingJdbcAutoConfiguration {
         JdbcFenceStore.Builder builder = JdbcFenceStore.builder(dataSource).table(jdbc.getTable())
                 .lockTimeout(jdbc.getLockTimeout())
                 .createTableIfMissing(createsTable(jdbc.getInitializeSchema(), dataSource));
+        if (jdbc.getMaxAdvance() != null) {
+            builder.maxAdvance(jdbc.getMaxAdvance());
+        }
         PlatformTransactionManager manager = transactionManager.getIfUnique();
         if (manager != null) {
             builder.transactionManager(manager);

@@ -29,6 +29,7 @@ public class FencingProperties {
     private final Web web = new Web();
 
     private final Actuator actuator = new Actuator();
+    private final Admin admin = new Admin();
 
     public boolean isEnabled() {
         return enabled;
@@ -60,6 +61,28 @@ public class FencingProperties {
 
     public Actuator getActuator() {
         return actuator;
+    }
+
+    public Admin getAdmin() {
+        return admin;
+    }
+
+    /** Administration of max_seen over the actuator endpoint. */
+    public static class Admin {
+
+        /**
+         * Whether /actuator/fencing/{resource} accepts POST, lowering the resource's max_seen to the issuer's highest
+         * issued token after a bad token (off by default; secure the endpoint before turning it on).
+         */
+        private boolean enabled = false;
+
+        public boolean isEnabled() {
+            return enabled;
+        }
+
+        public void setEnabled(boolean enabled) {
+            this.enabled = enabled;
+        }
     }
 
     /** The actuator endpoint (/actuator/fencing). */
@@ -116,6 +139,21 @@ public class FencingProperties {
 
         /** How long a check waits for a fence row another transaction holds before failing as busy. */
         private Duration lockTimeout = Duration.ofSeconds(5);
+
+        /**
+         * How far one token may move a resource's max_seen; a token further above is refused as out-of-range. Off
+         * when unset. Size it from the issuer's write rate (not for ZooKeeper or etcd without care: their tokens jump
+         * by every write of the ensemble).
+         */
+        private Long maxAdvance;
+
+        public Long getMaxAdvance() {
+            return maxAdvance;
+        }
+
+        public void setMaxAdvance(Long maxAdvance) {
+            this.maxAdvance = maxAdvance;
+        }
 
         public String getTable() {
             return table;

@@ -1,0 +1,55 @@
+package dev.fencing.recovery;
+
+import java.util.OptionalLong;
+
+/**
+ * The administrative side of a fence store: read a resource's max_seen, raise it to a floor, lower it. Each call is
+ * atomic per resource against the store's checks. Lowering is the raw step of a recovery; operators go through
+ * {@link MaxSeenReset}, which checks it against the issuer, logs it and counts it.
+ */
+public interface FenceAdmin {
+
+    /** The committed max_seen of {@code resource}, empty when it never accepted a token. */
+    OptionalLong maxSeen(String resource);
+
+    /**
+     * Raises max_seen of {@code resource} to at least {@code value}, with no holder, so that tokens up to and including
+     * {@code value} are refused; never lowers it.
+     *
+     * @throws IllegalArgumentException when the resource is blank or {@code value} is not positive
+     */
+    void raiseFloor(String resource, long value);
+
+    /**
+     * Lowers max_seen of {@code resource} to {@code floor}, with no holder, so that tokens up to and including
+     * {@code floor} stay refused and any larger one is accepted again; {@code floor} 0 forgets the resource (its next
+     * token is a first one). Returns max_seen as it was.
+     *
+     * @throws IllegalArgumentException when the resource is blank or has no max_seen, or {@code floor} is negative or
+     *                                  above the current max_seen; nothing changed
+     */
+    long lowerMaxSeen(String resource, long floor);
+
+    /** The argument check of {@link #lowerMaxSeen}, for implementations. */
+    static void checkLowering(String resource, long floor) {
+        if (resource == null || resource.isBlank()) {
+            throw new IllegalArgumentException("resource must not be blank");
+        }
+        if (floor < 0) {
+            throw new IllegalArgumentException("new max_seen for resource '" + resource
+                    + "' must not be negative, was " + floor);
+        }
+    }
+
+    /** The refusal of {@link #lowerMaxSeen} for a resource without max_seen, for implementations. */
+    static IllegalArgumentException unknownResource(String resource) {
+        return new IllegalArgumentException("resource '" + resource + "' has no max_seen in this store (never fenced, "
+                + "or the name is misspelt); nothing to lower");
+    }
+
+    /** The refusal of {@link #lowerMaxSeen} for a floor above max_seen, for implementations. */
+    static IllegalArgumentException notLowering(String resource, long floor, long maxSeen) {
+        return new IllegalArgumentException("new max_seen " + floor + " for resource '" + resource
+                + "' is above its current max_seen " + maxSeen + "; lowering cannot raise it (use raiseFloor)");
+    }
+}

@@ -1,0 +1,19 @@
+package dev.fencing.recovery;
+
+/**
+ * What a token issuer knows about a resource, for recovery: the highest token it ever issued for it and whether a
+ * lease on it is held now. A max_seen above the highest issued token did not come from the issuer, so lowering
+ * max_seen to that value (never below) lets the next holder in while every earlier token stays refused.
+ */
+public interface IssuedTokens {
+
+    /**
+     * An upper bound of every token this issuer has issued for {@code resource}, read now (0 when it never issued
+     * one). Exact for issuers with a per-resource counter; a lock service's current global counter is a valid, larger
+     * bound.
+     */
+    long highestIssued(String resource);
+
+    /** Whether a lease on {@code resource} is held now (taken, not released, not expired). */
+    boolean isHeld(String resource);
+}

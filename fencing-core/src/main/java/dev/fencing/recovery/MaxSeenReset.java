@@ -1,0 +1,125 @@
+package dev.fencing.recovery;
+
+import dev.fencing.metrics.AdminMetrics;
+
+import java.util.Objects;
+import java.util.OptionalLong;
+
+/**
+ * The way back after a bad token raised a resource's max_seen (a forged {@code Long.MAX_VALUE}, a bug): lowers it to
+ * the issuer's highest issued token for the resource, never below, so the next real holder is accepted while every
+ * token issued before stays refused (no zombie window). An explicit value needs an explicit override and is still
+ * never taken below the issuer's highest. Refuses while a lease on the resource is held unless forced; every reset
+ * and refusal is logged at WARNING (who, what, old, new) and counted ({@link AdminMetrics}).
+ */
+public final class MaxSeenReset {
+
+    private static final System.Logger LOG = System.getLogger(MaxSeenReset.class.getName());
+
+    private final FenceAdmin admin;
+    private final IssuedTokens issued;
+    private final AdminMetrics metrics;
+
+    /**
+     * @param admin   the store whose max_seen is lowered
+     * @param issued  the issuer of the store's tokens, or {@code null} when it cannot tell (then only an explicit
+     *                value with the override is accepted)
+     * @param metrics where resets are counted
+     */
+    public MaxSeenReset(FenceAdmin admin, IssuedTokens issued, AdminMetrics metrics) {
+        this.admin = Objects.requireNonNull(admin, "admin");
+        this.issued = issued;
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+    }
+
+    /**
+     * Lowers max_seen of {@code resource} to the issuer's highest issued token for it.
+     *
+     * @param actor who asks (an operator, a CLI user, an authenticated principal), for the log
+     * @param force reset even while a lease on the resource is held (its holder's next write is then refused too)
+     * @throws ResetRefusedException    when no issuer is known, or a lease is held and {@code force} is false
+     * @throws IllegalArgumentException when the resource or actor is blank, the resource has no max_seen, or max_seen
+     *                                  is not above the highest issued token (nothing to lower)
+     */
+    public ResetResult toHighestIssued(String resource, String actor, boolean force) {
+        check(resource, actor);
+        if (issued == null) {
+            throw refused(resource, actor, "Reset of resource '" + resource + "' refused: no issuer is known to "
+                    + "bound it; give an explicit value with the override");
+        }
+        checkNotHeld(resource, actor, force);
+        long highest = issued.highestIssued(resource);
+        return lower(resource, highest, highest, actor, "the issuer's highest issued token");
+    }
+
+    /**
+     * Lowers max_seen of {@code resource} to {@code value}, which the operator vouches for ({@code override}). When an
+     * issuer is known, {@code value} must not be below its highest issued token.
+     *
+     * @throws ResetRefusedException    when {@code override} is false, or a lease is held and {@code force} is false
+     * @throws IllegalArgumentException when the resource or actor is blank, {@code value} is negative, below the
+     *                                  issuer's highest issued token or not below max_seen, or the resource has no
+     *                                  max_seen
+     */
+    public ResetResult toValue(String resource, long value, String actor, boolean override, boolean force) {
+        check(resource, actor);
+        if (value < 0) {
+            throw new IllegalArgumentException("new max_seen for resource '" + resource + "' must not be negative, was "
+                    + value);
+        }
+        if (!override) {
+            throw refused(resource, actor, "Reset of resource '" + resource + "' to the explicit value " + value
+                    + " refused: an explicit value needs the override (the store cannot tell what was issued)");
+        }
+        long highest = -1;
+        if (issued != null) {
+            checkNotHeld(resource, actor, force);
+            highest = issued.highestIssued(resource);
+            if (value < highest) {
+                throw new IllegalArgumentException("new max_seen " + value + " for resource '" + resource
+                        + "' is below the issuer's highest issued token " + highest + "; a holder of a token up to "
+                        + highest + " could write again");
+            }
+        }
+        return lower(resource, value, highest, actor, "an explicit value");
+    }
+
+    private ResetResult lower(String resource, long target, long highest, String actor, String why) {
+        OptionalLong current = admin.maxSeen(resource);
+        if (current.isEmpty()) {
+            throw FenceAdmin.unknownResource(resource);
+        }
+        if (current.getAsLong() <= target) {
+            throw new IllegalArgumentException("max_seen of resource '" + resource + "' is " + current.getAsLong()
+                    + ", not above " + target + " (" + why + "); nothing to lower");
+        }
+        long previous = admin.lowerMaxSeen(resource, target);
+        metrics.lowered();
+        LOG.log(System.Logger.Level.WARNING, () -> "max_seen of resource '" + resource + "' lowered from " + previous
+                + " to " + target + " (" + why + ") by " + actor);
+        return new ResetResult(resource, previous, target, highest, actor);
+    }
+
+    private void checkNotHeld(String resource, String actor, boolean force) {
+        if (!force && issued.isHeld(resource)) {
+            throw refused(resource, actor, "Reset of resource '" + resource + "' refused: a lease on it is held now; "
+                    + "retry once it is released or expired, or force it (the holder's next write is then refused)");
+        }
+    }
+
+    private ResetRefusedException refused(String resource, String actor, String message) {
+        metrics.refused();
+        LOG.log(System.Logger.Level.WARNING, () -> message + " (asked by " + actor + ")");
+        return new ResetRefusedException(resource, message);
+    }
+
+    private static void check(String resource, String actor) {
+        if (resource == null || resource.isBlank()) {
+            throw new IllegalArgumentException("resource must not be blank");
+        }
+        if (actor == null || actor.isBlank()) {
+            throw new IllegalArgumentException("actor (who asks for the reset of '" + resource
+                    + "') must not be blank");
+        }
+    }
+}

@@ -1,0 +1,25 @@
+package dev.fencing.recovery;
+
+import dev.fencing.FencingException;
+
+/**
+ * A {@link MaxSeenReset} that was refused for a reason the operator can change: a lease on the resource is held (retry
+ * when it is released, or force), an explicit value was given without the override, or no issuer is known to bound
+ * the reset. Nothing changed.
+ */
+public final class ResetRefusedException extends FencingException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final String resource;
+
+    public ResetRefusedException(String resource, String message) {
+        super(message);
+        this.resource = resource;
+    }
+
+    /** The resource whose reset was refused. */
+    public String resource() {
+        return resource;
+    }
+}

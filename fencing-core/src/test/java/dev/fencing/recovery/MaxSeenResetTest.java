@@ -1,0 +1,169 @@
+package dev.fencing.recovery;
+
+import dev.fencing.issuer.InMemoryTokenIssuer;
+import dev.fencing.issuer.Lease;
+import dev.fencing.metrics.AdminMetrics;
+import dev.fencing.rule.DuplicateTokenException;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The way back on the in-memory store and issuer: lock-out, reset, no zombie window, and every refusal. */
+class MaxSeenResetTest {
+
+    private static final String R = "accounts:3";
+
+    private final InMemoryFenceStore store = new InMemoryFenceStore();
+    private final InMemoryTokenIssuer issuer = new InMemoryTokenIssuer();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final MaxSeenReset reset = new MaxSeenReset(store, issuer, new AdminMetrics(registry));
+
+    private String write(FencingToken token) throws Throwable {
+        return store.fence(token.resource(), token, () -> "written " + token.value());
+    }
+
+    private double count(String outcome) {
+        return registry.get(AdminMetrics.RESETS).tag("outcome", outcome).counter().count();
+    }
+
+    /** Two holders wrote with tokens 1 and 2, then a forged token locked the resource out. */
+    private FencingToken lockedOut() throws Throwable {
+        FencingToken zombie;
+        try (Lease first = issuer.acquire(R, Duration.ofSeconds(1))) {
+            zombie = first.token();
+            write(zombie);
+        }
+        try (Lease second = issuer.acquire(R, Duration.ofSeconds(1))) {
+            write(second.token());
+        }
+        write(new FencingToken(R, Long.MAX_VALUE, "evil"));
+        try (Lease third = issuer.acquire(R, Duration.ofSeconds(1))) {
+            FencingToken real = third.token();
+            assertThatThrownBy(() -> write(real)).isInstanceOf(StaleTokenException.class);
+        }
+        return zombie;
+    }
+
+    @Test
+    void resetToTheHighestIssuedLetsTheNextHolderInAndKeepsEveryIssuedTokenOut() throws Throwable {
+        FencingToken zombie = lockedOut();
+        List<LogRecord> logged = capture();
+
+        ResetResult result = reset.toHighestIssued(R, "ops:alice", false);
+
+        assertThat(result.previous()).isEqualTo(Long.MAX_VALUE);
+        assertThat(result.current()).isEqualTo(3).isEqualTo(issuer.highestIssued(R)).isEqualTo(result.highestIssued());
+        assertThat(store.maxSeen(R)).hasValue(3);
+        assertThat(count("lowered")).isEqualTo(1);
+        assertThat(logged).anySatisfy(r -> {
+            assertThat(r.getLevel()).isEqualTo(Level.WARNING);
+            assertThat(r.getMessage()).contains("'" + R + "'", String.valueOf(Long.MAX_VALUE), " to 3", "ops:alice");
+        });
+        // the zombie (token 1) and the holder whose lease ended (token 3) stay out; the next holder is in
+        assertThatThrownBy(() -> write(zombie)).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> write(new FencingToken(R, 3, "mem-any-3"))).isInstanceOf(DuplicateTokenException.class);
+        try (Lease next = issuer.acquire(R, Duration.ofSeconds(1))) {
+            assertThat(write(next.token())).isEqualTo("written 4");
+        }
+    }
+
+    @Test
+    void refusedWhileALeaseIsHeldUnlessForced() throws Throwable {
+        lockedOut();
+        try (Lease held = issuer.acquire(R, Duration.ofSeconds(1))) {
+            assertThatThrownBy(() -> reset.toHighestIssued(R, "ops", false))
+                    .isInstanceOf(ResetRefusedException.class).hasMessageContaining(R).hasMessageContaining("held");
+            assertThat(store.maxSeen(R)).hasValue(Long.MAX_VALUE);
+            assertThat(count("refused")).isEqualTo(1);
+
+            ResetResult forced = reset.toHighestIssued(R, "ops", true);
+            assertThat(forced.current()).isEqualTo(held.token().value());
+            // forced: the current holder's own token is refused too (equal, no holder); never a smaller one accepted
+            assertThatThrownBy(() -> write(held.token())).isInstanceOf(DuplicateTokenException.class);
+        }
+    }
+
+    @Test
+    void explicitValueNeedsTheOverrideAndIsNeverBelowTheHighestIssued() throws Throwable {
+        lockedOut();
+        assertThatThrownBy(() -> reset.toValue(R, 100, "ops", false, false))
+                .isInstanceOf(ResetRefusedException.class).hasMessageContaining("override");
+        assertThatThrownBy(() -> reset.toValue(R, 2, "ops", true, false))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("below the issuer's highest issued token 3");
+        assertThat(store.maxSeen(R)).hasValue(Long.MAX_VALUE);
+
+        assertThat(reset.toValue(R, 100, "ops", true, false).current()).isEqualTo(100);
+        assertThat(store.maxSeen(R)).hasValue(100);
+    }
+
+    @Test
+    void badInputIsRefusedNamingWhatAndNothingChanges() throws Throwable {
+        write(new FencingToken(R, 5, "a"));
+        assertThatThrownBy(() -> reset.toHighestIssued("accounts:unknown", "ops", false))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("accounts:unknown")
+                .hasMessageContaining("no max_seen");
+        assertThatThrownBy(() -> reset.toValue(R, -1, "ops", true, false))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("negative");
+        assertThatThrownBy(() -> store.lowerMaxSeen(R, 6))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("above its current max_seen 5");
+        assertThatThrownBy(() -> reset.toHighestIssued(R, " ", false))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("actor");
+        assertThatThrownBy(() -> reset.toValue(R, 7, "ops", true, false))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not above 7");
+        assertThat(store.maxSeen(R)).hasValue(5);
+        assertThat(count("lowered")).isZero();
+    }
+
+    @Test
+    void aResourceTheIssuerNeverLockedIsForgottenAndItsFirstRealTokenAccepted() throws Throwable {
+        write(new FencingToken(R, Long.MAX_VALUE, "evil"));
+        assertThat(reset.toHighestIssued(R, "ops", false).current()).isZero();
+        assertThat(store.maxSeen(R)).isEmpty();
+        try (Lease first = issuer.acquire(R, Duration.ofSeconds(1))) {
+            assertThat(write(first.token())).isEqualTo("written 1");
+        }
+    }
+
+    @Test
+    void withoutAnIssuerOnlyAnExplicitOverriddenValueIsAccepted() throws Throwable {
+        MaxSeenReset blind = new MaxSeenReset(store, null, new AdminMetrics(null));
+        write(new FencingToken(R, Long.MAX_VALUE, "evil"));
+        assertThatThrownBy(() -> blind.toHighestIssued(R, "ops", false))
+                .isInstanceOf(ResetRefusedException.class).hasMessageContaining("no issuer");
+        assertThat(blind.toValue(R, 40, "ops", true, false).highestIssued()).isEqualTo(-1);
+        assertThat(store.maxSeen(R)).hasValue(40);
+    }
+
+    private static List<LogRecord> capture() {
+        List<LogRecord> records = new ArrayList<>();
+        Logger logger = Logger.getLogger(MaxSeenReset.class.getName());
+        logger.addHandler(new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        });
+        return records;
+    }
+}

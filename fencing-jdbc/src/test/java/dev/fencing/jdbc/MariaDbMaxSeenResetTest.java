@@ -1,0 +1,9 @@
+package dev.fencing.jdbc;
+
+/** The way back on MARIADB. */
+class MariaDbMaxSeenResetTest extends JdbcMaxSeenResetContract {
+    @Override
+    Database database() {
+        return Database.MARIADB;
+    }
+}

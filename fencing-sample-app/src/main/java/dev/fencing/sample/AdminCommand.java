@@ -1,0 +1,159 @@
+package dev.fencing.sample;
+
+import dev.fencing.jdbc.JdbcFenceAdmin;
+import dev.fencing.jdbc.JdbcFenceStore;
+import dev.fencing.jdbc.JdbcTokenIssuer;
+import dev.fencing.metrics.AdminMetrics;
+import dev.fencing.recovery.MaxSeenReset;
+import dev.fencing.recovery.ResetRefusedException;
+import dev.fencing.recovery.ResetResult;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+
+import javax.sql.DataSource;
+import java.io.PrintStream;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+
+/**
+ * {@code --admin reset-floor RESOURCE}: the documented way back after a bad token raised a resource's max_seen in an
+ * application's JDBC fence table, through {@link MaxSeenReset} with the JDBC lease table as the issuer (or, with
+ * {@code --no-lease}, an explicit {@code --to} value and {@code --override}). Exit 0 when lowered, 1 when refused
+ * (a lease is held, nothing to lower), 2 on a bad option.
+ */
+final class AdminCommand {
+
+    static final String USAGE = """
+            usage: java -jar fencing-sample-app.jar --admin reset-floor RESOURCE --jdbc-url URL [options]
+
+            Lowers max_seen of RESOURCE in the fence table to the highest token the JDBC lease table issued for it
+            (never below), so that the next real holder is accepted again while every earlier token stays refused.
+            Logged at WARNING and refused while a lease on RESOURCE is held.
+
+              --jdbc-url URL          the application's database (jdbc:postgresql:, jdbc:mariadb:, jdbc:h2:)
+              --jdbc-user USER        database user (default: postgres, root or sa by URL)
+              --jdbc-password PASS    database password (default: empty)
+              --fence-table NAME      the fence table (default fencing_max_seen)
+              --lease-table NAME      the JDBC lease table that issued the tokens (default fencing_lease)
+              --no-lease              the tokens come from another issuer: needs --to and --override
+              --to N                  an explicit new max_seen (never below the lease table's highest token)
+              --override              required with --to: you vouch that nothing above N was issued
+              --force                 reset even while a lease on RESOURCE is held (its holder is refused too)
+              --actor NAME            who asks, for the log (default: the user.name system property)
+            """;
+
+    private AdminCommand() {
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        Request request;
+        try {
+            request = Request.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("error: " + e.getMessage());
+            err.println();
+            err.print(USAGE);
+            return 2;
+        }
+        if (request == null) {
+            out.print(USAGE);
+            return 0;
+        }
+        try {
+            DataSource dataSource = dataSource(request);
+            JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(request.fenceTable).build();
+            JdbcTokenIssuer issuer = request.noLease ? null
+                    : JdbcTokenIssuer.builder(dataSource).table(request.leaseTable).build();
+            MaxSeenReset reset = new MaxSeenReset(new JdbcFenceAdmin(store), issuer, new AdminMetrics(null));
+            ResetResult result = request.to == null
+                    ? reset.toHighestIssued(request.resource, request.actor, request.force)
+                    : reset.toValue(request.resource, request.to, request.actor, request.override, request.force);
+            out.println("max_seen of '" + result.resource() + "' lowered from " + result.previous() + " to "
+                    + result.current() + (result.highestIssued() >= 0
+                    ? " (highest issued token " + result.highestIssued() + ")" : "") + " by " + result.actor());
+            return 0;
+        } catch (ResetRefusedException | IllegalArgumentException e) {
+            err.println("refused: " + e.getMessage());
+            return e instanceof ResetRefusedException ? 1 : 2;
+        } catch (RuntimeException e) {
+            err.println("failed: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    private static DataSource dataSource(Request request) {
+        try {
+            return new SimpleDriverDataSource(DriverManager.getDriver(request.url), request.url, request.user,
+                    request.password);
+        } catch (SQLException e) {
+            throw new IllegalArgumentException("no JDBC driver for '" + request.url + "'", e);
+        }
+    }
+
+    /** The parsed command line; {@code null} from {@link #parse} means help. */
+    private record Request(String resource, String url, String user, String password, String fenceTable,
+                           String leaseTable, boolean noLease, Long to, boolean override, boolean force,
+                           String actor) {
+
+        static Request parse(String[] args) {
+            if (args.length < 2) {
+                throw new IllegalArgumentException("'--admin' needs a command: reset-floor RESOURCE");
+            }
+            if (args[1].equals("--help")) {
+                return null;
+            }
+            if (!args[1].equals("reset-floor")) {
+                throw new IllegalArgumentException("unknown admin command '" + args[1] + "'; known: reset-floor");
+            }
+            if (args.length < 3 || args[2].startsWith("--")) {
+                throw new IllegalArgumentException("'reset-floor' needs a RESOURCE, for example accounts:42");
+            }
+            String resource = args[2];
+            String url = null;
+            String user = null;
+            String password = "";
+            String fenceTable = JdbcFenceStore.DEFAULT_TABLE;
+            String leaseTable = JdbcTokenIssuer.DEFAULT_TABLE;
+            boolean noLease = false;
+            Long to = null;
+            boolean override = false;
+            boolean force = false;
+            String actor = System.getProperty("user.name", "unknown");
+            for (int i = 3; i < args.length; i++) {
+                String arg = args[i];
+                switch (arg) {
+                    case "--jdbc-url" -> url = Options.parse(arg, Options.value(args, i++)).jdbcUrl(); // its URL check
+                    case "--jdbc-user" -> user = Options.value(args, i++);
+                    case "--jdbc-password" -> password = Options.value(args, i++);
+                    case "--fence-table" -> fenceTable = Options.value(args, i++);
+                    case "--lease-table" -> leaseTable = Options.value(args, i++);
+                    case "--no-lease" -> noLease = true;
+                    case "--to" -> to = number(arg, Options.value(args, i++));
+                    case "--override" -> override = true;
+                    case "--force" -> force = true;
+                    case "--actor" -> actor = Options.value(args, i++);
+                    default -> throw new IllegalArgumentException("unknown option '" + arg + "' for reset-floor");
+                }
+            }
+            if (url == null) {
+                throw new IllegalArgumentException("reset-floor needs --jdbc-url: the database of the fence table");
+            }
+            if (noLease && to == null) {
+                throw new IllegalArgumentException("--no-lease needs --to N and --override: without the lease table "
+                        + "nothing tells what was issued");
+            }
+            if (user == null) {
+                user = SampleDatabase.defaultUser(url);
+            }
+            return new Request(resource, url, user, password, fenceTable, leaseTable, noLease, to, override, force,
+                    actor);
+        }
+
+        private static long number(String option, String value) {
+            try {
+                return Long.parseLong(value);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("option '" + option + "' needs a number, was '" + value + "'");
+            }
+        }
+    }
+}

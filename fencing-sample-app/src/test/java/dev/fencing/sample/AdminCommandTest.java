@@ -1,0 +1,101 @@
+package dev.fencing.sample;
+
+import dev.fencing.issuer.Lease;
+import dev.fencing.jdbc.JdbcFenceAdmin;
+import dev.fencing.jdbc.JdbcFenceStore;
+import dev.fencing.jdbc.JdbcTokenIssuer;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.token.FencingToken;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.DriverManager;
+import java.time.Duration;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** {@code --admin reset-floor} on PostgreSQL: a locked-out resource recovered from the command line, and refusals. */
+class AdminCommandTest {
+
+    private static final String URL = "jdbc:postgresql://127.0.0.1:5432/test";
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    private final String fenceTable = "admin_fence_" + suffix;
+    private final String leaseTable = "admin_lease_" + suffix;
+    private final String resource = "accounts:" + suffix;
+    private SimpleDriverDataSource dataSource;
+
+    private int run(String... args) throws Throwable {
+        return SampleApplication.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private int reset(String... extra) throws Throwable {
+        String[] base = {"--admin", "reset-floor", resource, "--jdbc-url", URL, "--fence-table", fenceTable,
+                "--lease-table", leaseTable, "--actor", "test-operator"};
+        String[] args = new String[base.length + extra.length];
+        System.arraycopy(base, 0, args, 0, base.length);
+        System.arraycopy(extra, 0, args, base.length, extra.length);
+        return run(args);
+    }
+
+    @AfterEach
+    void dropTables() {
+        if (dataSource != null) {
+            JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+            jdbc.execute("DROP TABLE IF EXISTS " + fenceTable);
+            jdbc.execute("DROP TABLE IF EXISTS " + leaseTable);
+        }
+    }
+
+    @Test
+    void resetFloorRecoversALockedOutResourceAndRefusesWhileALeaseIsHeld() throws Throwable {
+        dataSource = new SimpleDriverDataSource(DriverManager.getDriver(URL), URL, "postgres", "");
+        JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(fenceTable).createTableIfMissing(true).build();
+        JdbcTokenIssuer issuer = JdbcTokenIssuer.builder(dataSource).table(leaseTable).createTableIfMissing(true)
+                .build();
+        store.fence(resource, new FencingToken(resource, Long.MAX_VALUE, "evil"), () -> null);
+        try (Lease held = issuer.acquire(resource, Duration.ofSeconds(5))) {
+            FencingToken real = held.token();
+            assertThatThrownBy(() -> store.fence(resource, real, () -> null)).isInstanceOf(StaleTokenException.class);
+            assertThat(reset()).isEqualTo(1);
+            assertThat(err.toString(StandardCharsets.UTF_8)).contains("refused", resource, "held");
+        }
+        assertThat(new JdbcFenceAdmin(store).maxSeen(resource)).hasValue(Long.MAX_VALUE);
+
+        assertThat(reset()).isZero();
+
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("max_seen of '" + resource + "' lowered from "
+                + Long.MAX_VALUE + " to 1 (highest issued token 1) by test-operator");
+        try (Lease next = issuer.acquire(resource, Duration.ofSeconds(5))) {
+            assertThat(store.fence(resource, next.token(), () -> "written")).isEqualTo("written");
+        }
+    }
+
+    @Test
+    void badAdminCommandLinesExitWithTwoAndSayWhy() throws Throwable {
+        assertThat(run("--admin")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("needs a command");
+        err.reset();
+        assertThat(run("--admin", "reset-floor", "accounts:1")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("needs --jdbc-url");
+        err.reset();
+        assertThat(run("--admin", "reset-floor", "accounts:1", "--jdbc-url", URL, "--no-lease")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--no-lease needs --to N and --override");
+        err.reset();
+        assertThat(run("--admin", "reset-floor", "accounts:1", "--jdbc-url", URL, "--to", "ten")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("'--to' needs a number, was 'ten'");
+        err.reset();
+        assertThat(run("--admin", "--help")).isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("reset-floor", "--force", "--override", "--to");
+    }
+}

@@ -1,0 +1,86 @@
+package dev.fencing.boot.actuate;
+
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.recovery.MaxSeenReset;
+import dev.fencing.recovery.ResetRefusedException;
+import dev.fencing.recovery.ResetResult;
+import dev.fencing.store.FenceStore;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExtension;
+
+import java.security.Principal;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * {@code POST /actuator/fencing/{resource}}: the way back after a bad token raised a resource's max_seen, over HTTP.
+ * Lowers it to the issuer's highest issued token ({@link MaxSeenReset#toHighestIssued}), or with
+ * {@code {"to": N, "override": true}} to an explicit value; {@code "force": true} resets while a lease is held. The
+ * authenticated principal is logged as the actor. Registered only with {@code fencing.admin.enabled=true}; answers
+ * 200 with old and new max_seen, 400 for bad input and 409 when refused, nothing changed on either.
+ */
+@EndpointWebExtension(endpoint = FencingEndpoint.class)
+public class FencingAdminWebExtension {
+
+    private final MaxSeenReset reset;
+
+    /** @param reset the reset this operation runs */
+    public FencingAdminWebExtension(MaxSeenReset reset) {
+        this.reset = Objects.requireNonNull(reset, "reset");
+    }
+
+    /**
+     * The operation for an application's store and issuer: the store's {@link dev.fencing.recovery.FenceAdmin}
+     * (the in-memory store itself, or a {@code JdbcFenceAdmin}), the issuer when it can tell what it issued, resets
+     * counted in {@code registry} (may be {@code null}).
+     *
+     * @throws dev.fencing.FencingConfigurationException when the store offers no administration
+     */
+    public static FencingAdminWebExtension of(FenceStore store, TokenIssuer issuer, MeterRegistry registry) {
+        return new FencingAdminWebExtension(FenceAdmins.reset(store, issuer, registry));
+    }
+
+    /** Lowers max_seen of {@code resource}; see the class comment for the body and the answers. */
+    @WriteOperation
+    public WebEndpointResponse<Map<String, Object>> resetFloor(@Selector String resource, @Nullable Long to,
+                                                               @Nullable Boolean override, @Nullable Boolean force,
+                                                               SecurityContext security) {
+        String actor = actor(security);
+        try {
+            ResetResult result = to == null
+                    ? reset.toHighestIssued(resource, actor, Boolean.TRUE.equals(force))
+                    : reset.toValue(resource, to, actor, Boolean.TRUE.equals(override), Boolean.TRUE.equals(force));
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("resource", result.resource());
+            body.put("previousMaxSeen", result.previous());
+            body.put("maxSeen", result.current());
+            if (result.highestIssued() >= 0) {
+                body.put("highestIssued", result.highestIssued());
+            }
+            body.put("actor", result.actor());
+            return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_OK);
+        } catch (ResetRefusedException e) {
+            return error(resource, e.getMessage(), 409);
+        } catch (IllegalArgumentException e) {
+            return error(resource, e.getMessage(), WebEndpointResponse.STATUS_BAD_REQUEST);
+        }
+    }
+
+    private static String actor(SecurityContext security) {
+        Principal principal = security == null ? null : security.getPrincipal();
+        return principal == null ? "actuator (unauthenticated)" : "actuator user '" + principal.getName() + "'";
+    }
+
+    private static WebEndpointResponse<Map<String, Object>> error(String resource, String message, int status) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("resource", resource);
+        body.put("error", message);
+        return new WebEndpointResponse<>(body, status);
+    }
+}

@@ -1,0 +1,60 @@
+package dev.fencing.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.boot.actuate.FencingAdminWebExtension;
+import dev.fencing.boot.autoconfigure.FencingAutoConfigurationTest.Ledger;
+import dev.fencing.store.FenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+
+/**
+ * The actuator's reset operation: absent unless {@code fencing.admin.enabled=true}, present on a store that can be
+ * administered (counting in the application's registry), a startup failure naming the store on one that cannot.
+ */
+class FencingAdminAutoConfigurationTest {
+
+    private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
+                    FencingActuatorAutoConfiguration.class))
+            .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+            .withBean(Ledger.class)
+            .withPropertyValues("fencing.store.type=in-memory", "management.endpoints.web.exposure.include=fencing");
+
+    @Test
+    void theResetOperationExistsOnlyWhenEnabled() {
+        runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FencingAdminWebExtension.class));
+        runner.withPropertyValues("fencing.admin.enabled=false").run(context ->
+                assertThat(context).hasNotFailed().doesNotHaveBean(FencingAdminWebExtension.class));
+        runner.withPropertyValues("fencing.admin.enabled=true").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(FencingAdminWebExtension.class);
+            FenceStore store = context.getBean(FenceStore.class);
+            store.fence("accounts:1", new FencingToken("accounts:1", Long.MAX_VALUE, "evil"), () -> null);
+            var answer = context.getBean(FencingAdminWebExtension.class)
+                    .resetFloor("accounts:1", 5L, true, null, null);
+            assertThat(answer.getStatus()).isEqualTo(200);
+            assertThat(answer.getBody()).containsEntry("maxSeen", 5L).containsEntry("actor", "actuator (unauthenticated)");
+            assertThat(context.getBean(MeterRegistry.class).get("fencing.admin.resets").tag("outcome", "lowered")
+                    .counter().count()).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void aStoreWithoutAdministrationFailsStartupNamingIt() {
+        runner.withPropertyValues("fencing.admin.enabled=true")
+                .withBean("customStore", FenceStore.class, () -> new FenceStore() {
+                    @Override
+                    public <T> T fence(String resource, FencingToken token, dev.fencing.store.FencedCall<T> write)
+                            throws Throwable {
+                        return write.proceed();
+                    }
+                })
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("fencing.admin.enabled=true")
+                        .hasStackTraceContaining("offers no administration"));
+    }
+}

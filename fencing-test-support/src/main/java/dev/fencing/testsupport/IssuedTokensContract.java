@@ -1,0 +1,62 @@
+package dev.fencing.testsupport;
+
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.recovery.IssuedTokens;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What an issuer that is also {@link IssuedTokens} must answer for recovery: a bound at or above every token it
+ * issued for a resource and below the next one, and whether a lease on the resource is held now, resource by
+ * resource. An issuer passes it with a subclass whose {@link #issuer()} returns it, ready to lock.
+ */
+public abstract class IssuedTokensContract {
+
+    /** The issuer under test; must implement {@link IssuedTokens}. */
+    protected abstract TokenIssuer issuer();
+
+    private IssuedTokens issued() {
+        assertThat(issuer()).isInstanceOf(IssuedTokens.class);
+        return (IssuedTokens) issuer();
+    }
+
+    private static String fresh() {
+        return "issued-" + UUID.randomUUID();
+    }
+
+    @Test
+    void theBoundIsAtOrAboveEveryIssuedTokenAndBelowTheNext() {
+        String r = fresh();
+        long first;
+        try (Lease lease = issuer().acquire(r, Duration.ofSeconds(10))) {
+            first = lease.token().value();
+        }
+        long second;
+        try (Lease lease = issuer().acquire(r, Duration.ofSeconds(10))) {
+            second = lease.token().value();
+        }
+        long bound = issued().highestIssued(r);
+        assertThat(bound).isGreaterThanOrEqualTo(Math.max(first, second));
+        try (Lease next = issuer().acquire(r, Duration.ofSeconds(10))) {
+            assertThat(next.token().value()).isGreaterThan(bound);
+        }
+    }
+
+    @Test
+    void aResourceIsHeldWhileItsLeaseIsAndOthersAreNot() {
+        String r = fresh();
+        String other = fresh();
+        assertThat(issued().isHeld(r)).isFalse();
+        try (Lease lease = issuer().acquire(r, Duration.ofSeconds(10))) {
+            assertThat(issued().isHeld(r)).isTrue();
+            assertThat(issued().isHeld(other)).isFalse();
+            assertThat(issued().highestIssued(r)).isGreaterThanOrEqualTo(lease.token().value());
+        }
+        assertThat(issued().isHeld(r)).isFalse();
+    }
+}
