@@ -10,6 +10,7 @@ import dev.fencing.verify.history.HistoryReader;
 import dev.fencing.verify.run.RunConfig;
 import dev.fencing.verify.run.RunResult;
 import dev.fencing.verify.run.Runner;
+import dev.fencing.verify.workload.Resources;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -34,9 +35,9 @@ import java.util.regex.Pattern;
 /**
  * The command line of the verification harness. {@code --check <history.jsonl>} judges an existing history and
  * writes {@code summary.json} and {@code summary.md}; exit 0 when valid, 1 when invalid, 4 when unknown.
- * {@code --workload lock-set --issuer jdbc-postgresql --store postgresql} runs the workload with client processes
- * and the pause and kill nemeses ({@link Runner}), checks its history and exits the same way; the other workloads,
- * issuers, stores and nemeses exit 3 (not implemented yet), a failed run 5. {@code --help} exits 0; a bad option or
+ * {@code --workload lock-set|counter|append --issuer jdbc-postgresql --store postgresql [--resources N]} runs the
+ * workload with client processes and the pause and kill nemeses ({@link Runner}), checks its history and exits the
+ * same way; the other issuers, stores and nemeses exit 3 (not implemented yet), a failed run 5. {@code --help} exits 0; a bad option or
  * value exits 2 with a message naming it.
  */
 @Command(name = "fencing-verify", sortOptions = false,
@@ -63,8 +64,14 @@ public final class Main implements Callable<Integer> {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     boolean help;
 
-    @Option(names = "--workload", paramLabel = "NAME", description = "lock-set, counter or append")
+    @Option(names = "--workload", paramLabel = "NAME", description = "lock-set (read a set, add one element, write "
+            + "it back), counter (read, add 1, write back) or append (append one row numbered by the store)")
     String workload;
+
+    @Option(names = "--resources", paramLabel = "N", defaultValue = "1",
+            description = "resources (locks and rows) each operation picks one of at random, 1 to "
+                    + Resources.MAX + " (default: ${DEFAULT-VALUE})")
+    int resources;
 
     @Option(names = "--issuer", paramLabel = "NAME", defaultValue = "zookeeper",
             description = "zookeeper, etcd, jdbc-postgresql or jdbc-mariadb (default: ${DEFAULT-VALUE})")
@@ -145,20 +152,25 @@ public final class Main implements Callable<Integer> {
         if (clients < 1) {
             throw invalid("Invalid value for option '--clients': " + clients + " (must be at least 1)");
         }
+        if (resources < 1 || resources > Resources.MAX) {
+            throw invalid("Invalid value for option '--resources': " + resources + " (must be 1 to " + Resources.MAX
+                    + ")");
+        }
         Duration limit = duration(timeLimit);
         PrintWriter stdout = spec.commandLine().getOut();
         List<String> unsupported = nemesis.stream().filter(n -> !RUNNABLE_NEMESES.contains(n)).toList();
-        if (!workload.equals("lock-set") || !Runner.ISSUERS.contains(issuer) || !store.equals("postgresql")
+        if (!Runner.WORKLOADS.contains(workload) || !Runner.ISSUERS.contains(issuer) || !store.equals("postgresql")
                 || !unsupported.isEmpty()) {
             spec.commandLine().getErr().println("fencing-verify: running this workload is not implemented yet ("
                     + workload + ", issuer " + issuer + ", store " + store + ", nemesis " + String.join(",", nemesis)
                     + ", " + clients + " clients, " + limit.toSeconds() + " s, fence " + fence
-                    + "); what runs: --workload lock-set --issuer jdbc-postgresql|zookeeper --store postgresql --nemesis "
+                    + "); what runs: --workload lock-set|counter|append --issuer jdbc-postgresql|zookeeper --store postgresql --nemesis "
                     + String.join(",", RUNNABLE_NEMESES));
             return 3;
         }
         RunConfig config = RunConfig.lockSet(nemesis, clients, limit, fence.equals("on"))
-                .withFenceReads(fenceReads.equals("on")).withIssuer(issuer);
+                .withFenceReads(fenceReads.equals("on")).withIssuer(issuer).withWorkload(workload)
+                .withResources(resources);
         if (out != null) {
             config = config.withOutDir(out);
         }

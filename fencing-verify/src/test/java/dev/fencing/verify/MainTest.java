@@ -24,7 +24,8 @@ class MainTest {
     void helpListsEveryOptionAndExitsZero() {
         assertThat(run("--help")).isZero();
         assertThat(out.toString()).contains("--workload", "--issuer", "--store", "--nemesis", "--clients",
-                "--time-limit", "--fence", "--out", "--check", "lock-set, counter or append", "Exit codes:");
+                "--time-limit", "--fence", "--out", "--check", "lock-set (read a set", "counter (read, add 1",
+                "append (append one row", "--resources", "Exit codes:");
     }
 
     @Test
@@ -45,6 +46,9 @@ class MainTest {
         assertBad("'--clients'", "--workload", "counter", "--clients", "eight");
         assertBad("'--time-limit': '2 minutes'", "--workload", "counter", "--time-limit", "2 minutes");
         assertBad("'--time-limit': '0s'", "--workload", "counter", "--time-limit", "0s");
+        assertBad("'--resources': 0 (must be 1 to 1000)", "--workload", "append", "--resources", "0");
+        assertBad("'--resources': 1001", "--workload", "lock-set", "--resources", "1001");
+        assertBad("'--resources'", "--workload", "lock-set", "--resources", "many");
     }
 
     @Test
@@ -54,12 +58,13 @@ class MainTest {
     }
 
     @Test
-    void onlyTheLockSetWorkloadOnTheJdbcLeaseOrZooKeeperWithPauseAndKillRunsSoFar() {
+    void onlyTheJdbcLeaseOrZooKeeperWithPauseAndKillRunSoFar() {
         assertThat(run("--workload", "lock-set", "--issuer", "jdbc-postgresql", "--nemesis", "pause,partition"))
                 .isEqualTo(3);
         assertThat(err.toString()).contains("not implemented yet").contains("--issuer jdbc-postgresql|zookeeper");
         assertThat(run("--workload", "lock-set", "--issuer", "etcd", "--nemesis", "pause")).isEqualTo(3);
-        assertThat(run("--workload", "counter", "--issuer", "jdbc-postgresql", "--nemesis", "kill")).isEqualTo(3);
+        assertThat(run("--workload", "counter", "--issuer", "etcd", "--nemesis", "kill")).isEqualTo(3);
+        assertThat(run("--workload", "append", "--issuer", "jdbc-postgresql", "--store", "mariadb")).isEqualTo(3);
     }
 
     @Test

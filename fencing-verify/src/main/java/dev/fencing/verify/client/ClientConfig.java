@@ -11,7 +11,6 @@ import dev.fencing.verify.cluster.Issuers;
 import dev.fencing.zookeeper.ZooKeeperTokenIssuer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
@@ -20,8 +19,8 @@ import javax.sql.DataSource;
 
 /**
  * The client's Spring context: a pooled PostgreSQL data source, its transaction manager, the JDBC fence store on
- * the run's fence table, the run's issuer (the JDBC lease on the run's lease table, or ZooKeeper), and the lock-set service over a set
- * repository that is fenced or not ({@link ClientSettings#fence()}).
+ * the run's fence table and the run's issuer (the JDBC lease on the run's lease table, or ZooKeeper). The workload's
+ * own beans come from its configuration ({@link WorkloadDriver#configuration}).
  */
 @Configuration(proxyBeanMethods = false)
 @EnableTransactionManagement
@@ -79,19 +78,5 @@ public class ClientConfig {
         public void close() throws Exception {
             closer.close();
         }
-    }
-
-    @Bean
-    SetRows setRows(DataSource dataSource, ClientSettings settings) {
-        JdbcSetRows plain = new JdbcSetRows(new JdbcTemplate(dataSource), settings.setTable());
-        if (!settings.fence()) {
-            return plain;
-        }
-        return settings.fenceReads() ? new FencedSetRows(plain) : new FencedSetRows.WritesOnly(plain);
-    }
-
-    @Bean
-    LockSetService lockSetService(SetRows setRows, ClientSettings settings) {
-        return new LockSetService(setRows, settings.maxSleep().toMillis());
     }
 }

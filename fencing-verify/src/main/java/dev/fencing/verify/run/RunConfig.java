@@ -1,5 +1,7 @@
 package dev.fencing.verify.run;
 
+import dev.fencing.verify.workload.Resources;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -8,9 +10,10 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The parameters of one run. {@link #lockSet} gives the defaults of the lock-set workload on the JDBC lease.
+ * The parameters of one run. {@link #lockSet} gives the defaults of the lock-set workload on the JDBC lease over one
+ * resource; {@link #withWorkload} and {@link #withResources} change them.
  *
- * @param workload      the workload (lock-set)
+ * @param workload      the workload (lock-set, counter or append)
  * @param issuer        the token issuer (jdbc-postgresql)
  * @param store         the fence store's database (postgresql)
  * @param nemeses       the enabled nemeses (pause, kill; none or empty for no faults)
@@ -30,11 +33,14 @@ import java.util.Objects;
  * @param seed          the seed of the nemesis schedule and the run's name
  * @param fenceReads    with the fence on: whether the clients' read of the set is fenced too (default) or only
  *                      their write
+ * @param resources     how many resources the operations pick from at random (1 to
+ *                      {@link dev.fencing.verify.workload.Resources#MAX})
  */
 public record RunConfig(String workload, String issuer, String store, List<String> nemeses, int clients,
                         Duration timeLimit, boolean fence, Path outRoot, Path outDir, String jdbcUrl, String user,
                         Duration lease, Duration pauseMin, Duration pauseMax, Duration intervalMin,
-                        Duration intervalMax, Duration maxSleep, long seed, boolean fenceReads) {
+                        Duration intervalMax, Duration maxSleep, long seed, boolean fenceReads,
+                        int resources) {
 
     /** The PostgreSQL the test suite uses: 127.0.0.1:5432, database test, user postgres, trust auth. */
     public static final String DEFAULT_JDBC_URL = "jdbc:postgresql://127.0.0.1:5432/test";
@@ -45,6 +51,16 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         if (clients < 1) {
             throw new IllegalArgumentException("clients must be at least 1");
         }
+        Resources.check(resources);
+    }
+
+    /** A run over one resource (the parameters before {@code resources} existed). */
+    public RunConfig(String workload, String issuer, String store, List<String> nemeses, int clients,
+                     Duration timeLimit, boolean fence, Path outRoot, Path outDir, String jdbcUrl, String user,
+                     Duration lease, Duration pauseMin, Duration pauseMax, Duration intervalMin,
+                     Duration intervalMax, Duration maxSleep, long seed, boolean fenceReads) {
+        this(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl, user, lease,
+                pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, 1);
     }
 
     /** The lock-set workload on the JDBC lease and the PostgreSQL store, with a 1 s lease and 2–3 s pauses. */
@@ -52,25 +68,37 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         return new RunConfig("lock-set", "jdbc-postgresql", "postgresql", nemeses, clients, timeLimit, fence,
                 Path.of("target", "verify"), null, DEFAULT_JDBC_URL, "postgres", Duration.ofSeconds(1),
                 Duration.ofMillis(2_000), Duration.ofMillis(3_000), Duration.ofSeconds(1), Duration.ofSeconds(3),
-                Duration.ofMillis(30), System.nanoTime(), true);
+                Duration.ofMillis(30), System.nanoTime(), true, 1);
     }
 
     /** The same run writing into {@code dir}. */
     public RunConfig withOutDir(Path dir) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, dir, jdbcUrl, user,
-                lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads);
+                lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, resources);
     }
 
     /** The same run with its tokens from {@code issuer}: {@code jdbc-postgresql} or {@code zookeeper}. */
     public RunConfig withIssuer(String issuer) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
-                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads);
+                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, resources);
     }
 
     /** The same run with the read of the set fenced or not. */
     public RunConfig withFenceReads(boolean fenced) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
-                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenced);
+                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenced, resources);
+    }
+
+    /** The same run with the workload {@code workload}: lock-set, counter or append. */
+    public RunConfig withWorkload(String workload) {
+        return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
+                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, resources);
+    }
+
+    /** The same run over {@code resources} resources. */
+    public RunConfig withResources(int resources) {
+        return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
+                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, resources);
     }
 
     /** The parameters as the summary's {@code run} object shows them. */
@@ -81,6 +109,7 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         m.put("store", store);
         m.put("nemesis", String.join(",", nemeses));
         m.put("clients", clients);
+        m.put("resources", resources);
         m.put("time-limit-s", timeLimit.toMillis() / 1000.0);
         m.put("fence", fence ? "on" : "off");
         if (fence) {

@@ -4,7 +4,6 @@ import dev.fencing.verify.checker.CheckResult;
 import dev.fencing.verify.checker.Checker;
 import dev.fencing.verify.checker.MarkdownSummary;
 import dev.fencing.verify.checker.SummaryJson;
-import dev.fencing.verify.client.ClientMain;
 import dev.fencing.verify.cluster.LockService;
 import dev.fencing.verify.cluster.ZooKeeperEnsemble;
 import dev.fencing.verify.history.History;
@@ -13,11 +12,11 @@ import dev.fencing.verify.history.HistoryReader;
 import dev.fencing.verify.history.HistoryWriter;
 import dev.fencing.verify.history.NemesisEvent;
 import dev.fencing.verify.history.Op;
-import dev.fencing.verify.history.OpType;
 import dev.fencing.verify.nemesis.KillNemesis;
 import dev.fencing.verify.nemesis.Nemesis;
 import dev.fencing.verify.nemesis.NemesisSchedule;
 import dev.fencing.verify.nemesis.PauseNemesis;
+import dev.fencing.verify.workload.FinalReads;
 import dev.fencing.verify.workload.LockSetTables;
 
 import java.io.IOException;
@@ -39,14 +38,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs the lock-set workload on the JDBC lease (PostgreSQL) with client processes and nemeses, then checks it.
+ * Runs a workload (lock-set, counter, append) on the JDBC lease (PostgreSQL) or ZooKeeper with client processes and
+ * nemeses, then checks it.
  *
  * <ol>
- *   <li>creates the run's tables (fence, lease, set; named after the run) and its directory,</li>
+ *   <li>creates the run's tables (fence, lease, the workloads'; named after the run) and its directory,</li>
  *   <li>starts the clients and waits until each is ready,</li>
  *   <li>runs the nemesis schedule for the time limit,</li>
  *   <li>stops the clients (each finishes its operation in flight; then SIGTERM, SIGKILL),</li>
- *   <li>reads the set once more (the final {@code read}, process 0),</li>
+ *   <li>reads the store once more ({@link FinalReads}: every resource's final {@code read}, or the append log's
+ *       commit rows; process 0),</li>
  *   <li>merges the clients' histories and its own into {@code history.jsonl}, runs {@link Checker#standard()} and
  *       writes {@code summary.json} and {@code summary.md}.</li>
  * </ol>
@@ -61,6 +62,8 @@ public final class Runner {
     /** How long the clients get to finish their operation in flight at the end. */
     /** The issuers a run can take its tokens from. */
     public static final List<String> ISSUERS = List.of("jdbc-postgresql", "zookeeper");
+    /** The workloads a run can run. */
+    public static final List<String> WORKLOADS = List.of("lock-set", "counter", "append");
 
     static final long STOP_GRACE_MILLIS = 10_000;
 
@@ -74,10 +77,10 @@ public final class Runner {
 
     /** Runs and checks; the result's directory holds the history and the reports. */
     public RunResult run() throws IOException, SQLException, InterruptedException {
-        if (!config.workload().equals("lock-set") || !ISSUERS.contains(config.issuer())
+        if (!WORKLOADS.contains(config.workload()) || !ISSUERS.contains(config.issuer())
                 || !config.store().equals("postgresql")) {
-            throw new IllegalArgumentException("only the lock-set workload on " + ISSUERS + " with the postgresql "
-                    + "store runs so far");
+            throw new IllegalArgumentException("only the workloads " + WORKLOADS + " on " + ISSUERS
+                    + " with the postgresql store run so far");
         }
         long started = System.nanoTime();
         Random random = new Random(config.seed());
@@ -104,7 +107,7 @@ public final class Runner {
         AtomicInteger strikes = new AtomicInteger();
         Path runnerHistory = dir.resolve("runner.jsonl");
         try (HistoryWriter history = HistoryWriter.open(runnerHistory)) {
-            tables.create();
+            tables.create(config.resources());
             log.printf("run %s: %d clients, %s, nemesis %s, fence %s; tables %s_*%n", name, config.clients(),
                     config.timeLimit(), config.nemeses(), config.fence() ? "on" : "off", prefix);
             log.flush();
@@ -145,7 +148,7 @@ public final class Runner {
             if (alive > 0) {
                 throw new IllegalStateException(alive + " client processes survived SIGKILL");
             }
-            finalRead(history, tables);
+            FinalReads.record(config.workload(), config.resources(), tables, history);
         } finally {
             cleanup.run();
             try {
@@ -181,19 +184,6 @@ public final class Runner {
             }
         }
         return list;
-    }
-
-    private static void finalRead(HistoryWriter history, LockSetTables tables) {
-        history.write(new Op(OpType.INVOKE, 0, 0, "read", ClientMain.RESOURCE, null, null, null,
-                System.currentTimeMillis(), System.nanoTime()));
-        try {
-            List<Long> set = tables.readSet();
-            history.write(new Op(OpType.OK, 0, 0, "read", ClientMain.RESOURCE, null, set, null,
-                    System.currentTimeMillis(), System.nanoTime()));
-        } catch (SQLException e) {
-            history.write(new Op(OpType.FAIL, 0, 0, "read", ClientMain.RESOURCE, null, null, e.getMessage(),
-                    System.currentTimeMillis(), System.nanoTime()));
-        }
     }
 
     /** Every process's history and the runner's, ordered by monotonic time, written to history.jsonl. */
