@@ -115,9 +115,8 @@ public final class LockSetTables {
                      + " ORDER BY seq");
              ResultSet r = p.executeQuery()) {
             while (r.next()) {
-                long token = r.getLong(3);
-                rows.add(new CommitRow(r.getLong(1), r.getString(2), r.wasNull() ? null : token, r.getInt(4),
-                        r.getLong(5)));
+                Long token = r.getObject(3, Long.class);
+                rows.add(new CommitRow(r.getLong(1), r.getString(2), token, r.getInt(4), r.getLong(5)));
             }
         }
         return rows;
