@@ -37,8 +37,8 @@ import java.util.regex.Pattern;
  * writes {@code summary.json} and {@code summary.md}; exit 0 when valid, 1 when invalid, 4 when unknown.
  * {@code --workload lock-set|counter|append --issuer jdbc-postgresql --store postgresql [--resources N]} runs the
  * workload with client processes and the pause and kill nemeses ({@link Runner}), checks its history and exits the
- * same way; the other issuers, stores and nemeses exit 3 (not implemented yet), a failed run 5. {@code --help} exits 0; a bad option or
- * value exits 2 with a message naming it.
+ * same way; the other issuers, stores and nemeses exit 3 (not implemented yet), a failed run 5. {@code --help}
+ * exits 0; a bad option or value exits 2 with a message naming it.
  */
 @Command(name = "fencing-verify", sortOptions = false,
         description = "Runs a workload against real lock services under faults and checks its history, "
@@ -164,7 +164,8 @@ public final class Main implements Callable<Integer> {
             spec.commandLine().getErr().println("fencing-verify: running this workload is not implemented yet ("
                     + workload + ", issuer " + issuer + ", store " + store + ", nemesis " + String.join(",", nemesis)
                     + ", " + clients + " clients, " + limit.toSeconds() + " s, fence " + fence
-                    + "); what runs: --workload lock-set|counter|append --issuer jdbc-postgresql|zookeeper --store postgresql --nemesis "
+                    + "); what runs: --workload lock-set|counter|append --issuer jdbc-postgresql|zookeeper "
+                    + "--store postgresql --nemesis "
                     + String.join(",", RUNNABLE_NEMESES));
             return 3;
         }

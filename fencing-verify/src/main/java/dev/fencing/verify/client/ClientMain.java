@@ -22,7 +22,7 @@ import java.util.Random;
  */
 public final class ClientMain {
 
-    /** The lock and store resource of the workload. */
+    /** The lock-set workload's resource: its resource names' base and its {@code @Fenced} resource (key: the row). */
     public static final String RESOURCE = "set";
 
     /** Elements of one process are {@code process * ELEMENTS_PER_PROCESS + n}, n from 1. */

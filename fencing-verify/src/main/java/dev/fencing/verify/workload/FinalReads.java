@@ -31,7 +31,8 @@ public final class FinalReads {
             case "counter" -> {
                 for (int row = 0; row < resources; row++) {
                     int r = row;
-                    read(history, row, Resources.name(CounterService.RESOURCE, row, resources), () -> tables.readCounter(r));
+                    read(history, row, Resources.name(CounterService.RESOURCE, row, resources),
+                            () -> tables.readCounter(r));
                 }
             }
             case "append" -> {

@@ -32,7 +32,8 @@ class WorkloadControlTest {
     void counterWithTheFenceLosesNoIncrement() throws Exception {
         RunResult run = run("counter", 2, true);
         assertValid(run);
-        assertThat(run.result().checks()).anyMatch(c -> c.check().equals("counter") && c.status() == CheckReport.Status.CHECKED);
+        assertThat(run.result().checks())
+                .anyMatch(c -> c.check().equals("counter") && c.status() == CheckReport.Status.CHECKED);
     }
 
     @Test
@@ -49,7 +50,8 @@ class WorkloadControlTest {
     void appendWithTheFenceCommitsInTokenOrder() throws Exception {
         RunResult run = run("append", 1, true);
         assertValid(run);
-        assertThat(run.result().checks()).anyMatch(c -> c.check().equals("token-order") && c.status() == CheckReport.Status.CHECKED);
+        assertThat(run.result().checks())
+                .anyMatch(c -> c.check().equals("token-order") && c.status() == CheckReport.Status.CHECKED);
     }
 
     @Test
