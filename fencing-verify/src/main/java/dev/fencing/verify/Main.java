@@ -13,6 +13,7 @@ import dev.fencing.verify.plot.RunPlots;
 import dev.fencing.verify.run.RunConfig;
 import dev.fencing.verify.run.RunResult;
 import dev.fencing.verify.run.Runner;
+import dev.fencing.verify.workload.Resources;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,10 +38,10 @@ import java.util.regex.Pattern;
 /**
  * The command line of the verification harness. {@code --check <history.jsonl>} judges an existing history and
  * writes {@code summary.json} and {@code summary.md}; exit 0 when valid, 1 when invalid, 4 when unknown.
- * {@code --workload lock-set --issuer jdbc-postgresql|jdbc-mariadb|zookeeper|etcd --store postgresql|mariadb} runs
- * the workload with client processes and the nemeses ({@link Runner}), checks its history and exits
- * the same way; the other workloads and nemeses exit 3 (not implemented yet), a failed run 5. {@code --help} exits 0; a bad option or
- * value exits 2 with a message naming it.
+ * {@code --workload lock-set|counter|append --issuer jdbc-postgresql|jdbc-mariadb|zookeeper|etcd
+ * --store postgresql|mariadb [--resources N]} runs the workload with client processes and the nemeses
+ * ({@link Runner}), checks its history and exits the same way; nemeses that do not run yet exit 3, a failed run 5.
+ * {@code --help} exits 0; a bad option or value exits 2 with a message naming it.
  */
 @Command(name = "fencing-verify", sortOptions = false,
         description = "Runs a workload against real lock services under faults and checks its history, "
@@ -67,8 +68,14 @@ public final class Main implements Callable<Integer> {
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "show this help and exit")
     boolean help;
 
-    @Option(names = "--workload", paramLabel = "NAME", description = "lock-set, counter or append")
+    @Option(names = "--workload", paramLabel = "NAME", description = "lock-set (read a set, add one element, write "
+            + "it back), counter (read, add 1, write back) or append (append one row numbered by the store)")
     String workload;
+
+    @Option(names = "--resources", paramLabel = "N", defaultValue = "1",
+            description = "resources (locks and rows) each operation picks one of at random, 1 to "
+                    + Resources.MAX + " (default: ${DEFAULT-VALUE})")
+    int resources;
 
     @Option(names = "--issuer", paramLabel = "NAME", defaultValue = "zookeeper",
             description = "zookeeper, etcd, jdbc-postgresql or jdbc-mariadb (default: ${DEFAULT-VALUE})")
@@ -166,6 +173,10 @@ public final class Main implements Callable<Integer> {
         if (clients < 1) {
             throw invalid("Invalid value for option '--clients': " + clients + " (must be at least 1)");
         }
+        if (resources < 1 || resources > Resources.MAX) {
+            throw invalid("Invalid value for option '--resources': " + resources + " (must be 1 to " + Resources.MAX
+                    + ")");
+        }
         Duration limit = duration(timeLimit);
         databaseUrl("--postgresql-url", postgresqlUrl, DatabaseKind.POSTGRESQL);
         databaseUrl("--mariadb-url", mariadbUrl, DatabaseKind.MARIADB);
@@ -177,18 +188,20 @@ public final class Main implements Callable<Integer> {
             return 3;
         }
         List<String> unsupported = nemesis.stream().filter(n -> !RUNNABLE_NEMESES.contains(n)).toList();
-        if (!workload.equals("lock-set") || !Runner.ISSUERS.contains(issuer) || !Runner.STORES.contains(store)
+        if (!Runner.WORKLOADS.contains(workload) || !Runner.ISSUERS.contains(issuer)
+                || !Runner.STORES.contains(store)
                 || !unsupported.isEmpty()) {
             spec.commandLine().getErr().println("fencing-verify: running this workload is not implemented yet ("
                     + workload + ", issuer " + issuer + ", store " + store + ", nemesis " + String.join(",", nemesis)
                     + ", " + clients + " clients, " + limit.toSeconds() + " s, fence " + fence
-                    + "); what runs: --workload lock-set --issuer " + String.join("|", Runner.ISSUERS) + " --store "
-                    + String.join("|", Runner.STORES) + " --nemesis " + String.join(",", RUNNABLE_NEMESES));
+                    + "); what runs: --workload " + String.join("|", Runner.WORKLOADS) + " --issuer "
+                    + String.join("|", Runner.ISSUERS) + " --store " + String.join("|", Runner.STORES)
+                    + " --nemesis " + String.join(",", RUNNABLE_NEMESES));
             return 3;
         }
         RunConfig config = RunConfig.lockSet(nemesis, clients, limit, fence.equals("on"))
                 .withFenceReads(fenceReads.equals("on")).withIssuer(issuer).withStore(store)
-                .withDatabaseUrls(postgresqlUrl, mariadbUrl);
+                .withDatabaseUrls(postgresqlUrl, mariadbUrl).withWorkload(workload).withResources(resources);
         if (out != null) {
             config = config.withOutDir(out);
         }

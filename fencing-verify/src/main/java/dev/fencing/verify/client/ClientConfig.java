@@ -13,7 +13,6 @@ import dev.fencing.verify.database.DatabaseKind;
 import dev.fencing.zookeeper.ZooKeeperTokenIssuer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.annotation.EnableTransactionManagement;
@@ -22,9 +21,9 @@ import javax.sql.DataSource;
 
 /**
  * The client's Spring context: a pooled data source on the store's database (PostgreSQL or MariaDB, from its URL),
- * its transaction manager, the JDBC fence store on the run's fence table, the run's issuer (the JDBC lease on the
- * run's lease table, on the store's database or another one; ZooKeeper; etcd), and the lock-set service over a set
- * repository that is fenced or not ({@link ClientSettings#fence()}).
+ * its transaction manager, the JDBC fence store on the run's fence table and the run's issuer (the JDBC lease on the
+ * run's lease table, on the store's database or another one; ZooKeeper; etcd). The workload's own beans come from
+ * its configuration ({@link WorkloadDriver#configuration}).
  */
 @Configuration(proxyBeanMethods = false)
 @EnableTransactionManagement
@@ -111,19 +110,5 @@ public class ClientConfig {
         public void close() throws Exception {
             closer.close();
         }
-    }
-
-    @Bean
-    SetRows setRows(DataSource dataSource, ClientSettings settings) {
-        JdbcSetRows plain = new JdbcSetRows(new JdbcTemplate(dataSource), settings.setTable());
-        if (!settings.fence()) {
-            return plain;
-        }
-        return settings.fenceReads() ? new FencedSetRows(plain) : new FencedSetRows.WritesOnly(plain);
-    }
-
-    @Bean
-    LockSetService lockSetService(SetRows setRows, ClientSettings settings) {
-        return new LockSetService(setRows, settings.maxSleep().toMillis());
     }
 }

@@ -25,7 +25,7 @@ final class ClientContext {
             AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
             try {
                 context.registerBean(ClientSettings.class, () -> settings);
-                context.register(ClientConfig.class);
+                context.register(ClientConfig.class, WorkloadDriver.configuration(settings.workload()));
                 context.refresh();
                 return context;
             } catch (RuntimeException e) {

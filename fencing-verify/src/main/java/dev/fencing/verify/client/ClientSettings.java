@@ -1,5 +1,7 @@
 package dev.fencing.verify.client;
 
+import dev.fencing.verify.workload.Resources;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -15,7 +17,7 @@ import java.util.Map;
  * @param user          the database user
  * @param fenceTable    the run's fence table (max_seen)
  * @param leaseTable    the run's lease table
- * @param setTable      the run's set table (one row)
+ * @param setTable      the run's table of the workload (the set rows, the counter rows or the append log)
  * @param lease         the lease time of the JDBC issuer
  * @param fence         whether the set row is read and written through the fence
  * @param maxSleep      the longest random pause between the read and the write
@@ -25,11 +27,14 @@ import java.util.Map;
  *                      {@code zookeeper} or {@code etcd}
  * @param issuerAddress the lock service's client address (the ZooKeeper connect string, the etcd endpoints), or the
  *                      JDBC URL of the lease's database; empty for a JDBC lease on the store's database
+ * @param workload      the workload: {@code lock-set}, {@code counter} or {@code append}
+ * @param resources     how many resources the operations pick from (rows 0 to resources - 1)
  */
 public record ClientSettings(int process, Path history, String jdbcUrl, String user, String fenceTable,
                              String leaseTable, String setTable, Duration lease,
                              boolean fence, Duration maxSleep, long seed,
-                             boolean fenceReads, String issuer, String issuerAddress) {
+                             boolean fenceReads, String issuer, String issuerAddress,
+                             String workload, int resources) {
 
     /** The arguments that make {@link #parse} give back these settings. */
     public String[] toArgs() {
@@ -39,7 +44,8 @@ public record ClientSettings(int process, Path history, String jdbcUrl, String u
                 "--fence", fence ? "on" : "off",
                 "--max-sleep-ms", Long.toString(maxSleep.toMillis()), "--seed", Long.toString(seed),
                 "--fence-reads", fenceReads ? "on" : "off", "--issuer", issuer,
-                "--issuer-address", issuerAddress.isEmpty() ? "-" : issuerAddress};
+                "--issuer-address", issuerAddress.isEmpty() ? "-" : issuerAddress,
+                "--workload", workload, "--resources", Integer.toString(resources)};
     }
 
     /** The settings in {@code args}, as {@link #toArgs()} writes them. */
@@ -61,7 +67,9 @@ public record ClientSettings(int process, Path history, String jdbcUrl, String u
                 Duration.ofMillis(Long.parseLong(m.getOrDefault("max-sleep-ms", "30"))),
                 Long.parseLong(m.getOrDefault("seed", "0")), !"off".equals(m.getOrDefault("fence-reads", "on")),
                 m.getOrDefault("issuer", "jdbc-postgresql"),
-                "-".equals(m.getOrDefault("issuer-address", "-")) ? "" : m.get("issuer-address"));
+                "-".equals(m.getOrDefault("issuer-address", "-")) ? "" : m.get("issuer-address"),
+                m.getOrDefault("workload", "lock-set"),
+                Resources.check(Integer.parseInt(m.getOrDefault("resources", "1"))));
     }
 
     private static String req(Map<String, String> m, String name) {

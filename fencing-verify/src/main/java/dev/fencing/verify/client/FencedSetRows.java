@@ -5,11 +5,12 @@ import dev.fencing.annotation.Fenced;
 import java.util.List;
 
 /**
- * The set row behind the fence: every read and write checks the bound token in the store, atomically with the
- * statement and in the caller's transaction. The read is fenced too: its check takes the fence row's lock for the
- * rest of the transaction, so no holder with a smaller token can commit between this read and this write (a read
- * outside the fence could see the set before a zombie's accepted write and then overwrite it with a larger token).
- * {@link WritesOnly} fences the write alone, to measure that difference.
+ * The set rows behind the fence: every read and write checks the token bound for the row's resource
+ * ({@code set:<row>}) in the store, atomically with the statement and in the caller's transaction. The read is
+ * fenced too: its check takes the fence row's lock for the rest of the transaction, so no holder with a smaller
+ * token can commit between this read and this write (a read outside the fence could see the set before a zombie's
+ * accepted write and then overwrite it with a larger token). {@link WritesOnly} fences the write alone, to measure
+ * that difference.
  */
 public class FencedSetRows implements SetRows {
 
@@ -19,10 +20,16 @@ public class FencedSetRows implements SetRows {
         this.rows = rows;
     }
 
-    @Fenced(resource = ClientMain.RESOURCE)
+    @Fenced(resource = ClientMain.RESOURCE, key = "#row")
     @Override
-    public List<Long> read() {
-        return rows.read();
+    public List<Long> read(int row) {
+        return rows.read(row);
+    }
+
+    @Fenced(resource = ClientMain.RESOURCE, key = "#row")
+    @Override
+    public void write(int row, List<Long> elements) {
+        rows.write(row, elements);
     }
 
     /** The write fenced, the read not: the check comes only after the read. */
@@ -34,20 +41,14 @@ public class FencedSetRows implements SetRows {
         }
 
         @Override
-        public List<Long> read() {
-            return rows.read();
+        public List<Long> read(int row) {
+            return rows.read(row);
         }
 
-        @Fenced(resource = ClientMain.RESOURCE)
+        @Fenced(resource = ClientMain.RESOURCE, key = "#row")
         @Override
-        public void write(List<Long> elements) {
-            rows.write(elements);
+        public void write(int row, List<Long> elements) {
+            rows.write(row, elements);
         }
-    }
-
-    @Fenced(resource = ClientMain.RESOURCE)
-    @Override
-    public void write(List<Long> elements) {
-        rows.write(elements);
     }
 }

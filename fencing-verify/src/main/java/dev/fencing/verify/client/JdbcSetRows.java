@@ -5,7 +5,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import java.util.List;
 
-/** Reads and writes the set row with plain JDBC on the caller's transaction: no fence, the lock alone. */
+/** Reads and writes the set rows with plain JDBC on the caller's transaction: no fence, the lock alone. */
 public class JdbcSetRows implements SetRows {
 
     private final JdbcTemplate jdbc;
@@ -17,15 +17,16 @@ public class JdbcSetRows implements SetRows {
     }
 
     @Override
-    public List<Long> read() {
-        return SetCodec.decode(jdbc.queryForObject("SELECT elements FROM " + table + " WHERE id = 1", String.class));
+    public List<Long> read(int row) {
+        return SetCodec.decode(jdbc.queryForObject("SELECT elements FROM " + table + " WHERE id = ?", String.class,
+                row));
     }
 
     @Override
-    public void write(List<Long> elements) {
-        int rows = jdbc.update("UPDATE " + table + " SET elements = ? WHERE id = 1", SetCodec.encode(elements));
+    public void write(int row, List<Long> elements) {
+        int rows = jdbc.update("UPDATE " + table + " SET elements = ? WHERE id = ?", SetCodec.encode(elements), row);
         if (rows != 1) {
-            throw new IllegalStateException("the set row of " + table + " is missing");
+            throw new IllegalStateException("the set row " + row + " of " + table + " is missing");
         }
     }
 }

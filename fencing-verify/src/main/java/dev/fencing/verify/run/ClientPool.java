@@ -44,9 +44,9 @@ final class ClientPool implements Targets {
         int process = nextProcess++;
         ClientSettings settings = new ClientSettings(process, dir.resolve("client-" + process + ".jsonl"),
                 clientJdbcUrl(process), tables.storeDatabase().user(), tables.fence(), tables.lease(),
-                tables.set(), config.lease(),
-                config.fence(), config.maxSleep(), config.seed() * 31 + process, config.fenceReads(), config.issuer(),
-                issuerAddress);
+                tables.data(config.workload()), config.lease(), config.fence(), config.maxSleep(),
+                config.seed() * 31 + process, config.fenceReads(), config.issuer(), issuerAddress, config.workload(),
+                config.resources());
         try {
             ClientProcess client = ClientProcess.start(settings, dir.resolve("client-" + process + ".log"), signals);
             all.add(client);

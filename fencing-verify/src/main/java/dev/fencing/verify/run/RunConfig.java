@@ -2,6 +2,7 @@ package dev.fencing.verify.run;
 
 import dev.fencing.verify.database.Database;
 import dev.fencing.verify.database.DatabaseKind;
+import dev.fencing.verify.workload.Resources;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,12 +36,14 @@ import java.util.Objects;
  *                      their write
  * @param mariadbUrl    the MariaDB database (its user from the URL's {@code user=}, else root), for
  *                      {@code --store mariadb} and {@code --issuer jdbc-mariadb}
+ * @param resources     how many resources the operations pick from at random (1 to
+ *                      {@link dev.fencing.verify.workload.Resources#MAX})
  */
 public record RunConfig(String workload, String issuer, String store, List<String> nemeses, int clients,
                         Duration timeLimit, boolean fence, Path outRoot, Path outDir, String jdbcUrl, String user,
                         Duration lease, Duration pauseMin, Duration pauseMax, Duration intervalMin,
                         Duration intervalMax, Duration maxSleep, long seed, boolean fenceReads,
-                        String mariadbUrl) {
+                        String mariadbUrl, int resources) {
 
     /** The PostgreSQL the test suite uses: 127.0.0.1:5432, database test, user postgres, trust auth. */
     public static final String DEFAULT_JDBC_URL = Database.POSTGRESQL_TEST_URL;
@@ -55,6 +58,7 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         if (clients < 1) {
             throw new IllegalArgumentException("clients must be at least 1");
         }
+        Resources.check(resources);
     }
 
     /** The lock-set workload on the JDBC lease and the PostgreSQL store, with a 1 s lease and 2–3 s pauses. */
@@ -62,13 +66,14 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         return new RunConfig("lock-set", "jdbc-postgresql", "postgresql", nemeses, clients, timeLimit, fence,
                 Path.of("target", "verify"), null, DEFAULT_JDBC_URL, "postgres", Duration.ofSeconds(1),
                 Duration.ofMillis(2_000), Duration.ofMillis(3_000), Duration.ofSeconds(1), Duration.ofSeconds(3),
-                Duration.ofMillis(30), System.nanoTime(), true, DEFAULT_MARIADB_URL);
+                Duration.ofMillis(30), System.nanoTime(), true, DEFAULT_MARIADB_URL, 1);
     }
 
     /** The same run writing into {@code dir}. */
     public RunConfig withOutDir(Path dir) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, dir, jdbcUrl, user,
-                lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl);
+                lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl,
+                resources);
     }
 
     /**
@@ -79,13 +84,14 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         IssuerTiming timing = IssuerTiming.of(issuer);
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
                 user, timing.lease(), timing.pauseMin(), timing.pauseMax(), intervalMin, intervalMax, maxSleep, seed,
-                fenceReads, mariadbUrl);
+                fenceReads, mariadbUrl, resources);
     }
 
     /** The same run with the fence and set tables on {@code store}: {@code postgresql} or {@code mariadb}. */
     public RunConfig withStore(String store) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
-                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl);
+                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl,
+                resources);
     }
 
     /**
@@ -101,7 +107,7 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         }
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, pg.url(),
                 pg.user(), lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads,
-                mariadbUrl);
+                mariadbUrl, resources);
     }
 
     /** The database of the fence and set tables ({@link #store()}). */
@@ -126,7 +132,22 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
     /** The same run with the read of the set fenced or not. */
     public RunConfig withFenceReads(boolean fenced) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
-                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenced, mariadbUrl);
+                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenced, mariadbUrl,
+                resources);
+    }
+
+    /** The same run with the workload {@code workload}: lock-set, counter or append. */
+    public RunConfig withWorkload(String workload) {
+        return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
+                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl,
+                resources);
+    }
+
+    /** The same run over {@code resources} resources. */
+    public RunConfig withResources(int resources) {
+        return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
+                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl,
+                resources);
     }
 
     /** The parameters as the summary's {@code run} object shows them. */
@@ -137,6 +158,7 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         m.put("store", store);
         m.put("nemesis", String.join(",", nemeses));
         m.put("clients", clients);
+        m.put("resources", resources);
         m.put("time-limit-s", timeLimit.toMillis() / 1000.0);
         m.put("fence", fence ? "on" : "off");
         if (fence) {

@@ -4,7 +4,6 @@ import dev.fencing.verify.checker.CheckResult;
 import dev.fencing.verify.checker.Checker;
 import dev.fencing.verify.checker.MarkdownSummary;
 import dev.fencing.verify.checker.SummaryJson;
-import dev.fencing.verify.client.ClientMain;
 import dev.fencing.verify.cluster.LockService;
 import dev.fencing.verify.history.History;
 import dev.fencing.verify.history.HistoryEvent;
@@ -22,6 +21,7 @@ import dev.fencing.verify.nemesis.PauseNemesis;
 import dev.fencing.verify.nemesis.PostgresConnectionKiller;
 import dev.fencing.verify.nemesis.RestartLockServiceNemesis;
 import dev.fencing.verify.plot.RunPlots;
+import dev.fencing.verify.workload.FinalReads;
 import dev.fencing.verify.workload.LockSetTables;
 
 import java.io.IOException;
@@ -43,17 +43,18 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Runs the lock-set workload with client processes and nemeses, then checks it. The tokens come from the JDBC
- * lease (PostgreSQL or MariaDB), a ZooKeeper ensemble or an etcd cluster the run starts; the store is PostgreSQL or
- * MariaDB.
+ * Runs a workload (lock-set, counter, append) with client processes and nemeses, then checks it. The tokens come
+ * from the JDBC lease (PostgreSQL or MariaDB), a ZooKeeper ensemble or an etcd cluster the run starts; the store is
+ * PostgreSQL or MariaDB.
  *
  * <ol>
- *   <li>creates the run's tables (fence, lease, set; named after the run) and its directory, and starts the lock
- *       service (ZooKeeper, etcd) if the issuer has one,</li>
+ *   <li>creates the run's tables (fence, lease, the workloads'; named after the run) and its directory, and starts
+ *       the lock service (ZooKeeper, etcd) if the issuer has one,</li>
  *   <li>starts the clients and waits until each is ready,</li>
  *   <li>runs the nemesis schedule for the time limit,</li>
  *   <li>stops the clients (each finishes its operation in flight; then SIGTERM, SIGKILL),</li>
- *   <li>reads the set once more (the final {@code read}, process 0),</li>
+ *   <li>reads the store once more ({@link FinalReads}: every resource's final {@code read}, or the append log's
+ *       commit rows; process 0),</li>
  *   <li>merges the clients' histories and its own into {@code history.jsonl}, runs {@link Checker#standard()} and
  *       writes {@code summary.json} and {@code summary.md}.</li>
  * </ol>
@@ -67,6 +68,8 @@ public final class Runner {
     static final long START_TIMEOUT_MILLIS = 120_000;
     /** The issuers a run can take its tokens from. */
     public static final List<String> ISSUERS = List.of("jdbc-postgresql", "jdbc-mariadb", "zookeeper", "etcd");
+    /** The workloads a run can run. */
+    public static final List<String> WORKLOADS = List.of("lock-set", "counter", "append");
 
     /** The databases the fence store (and the set) can be on. */
     public static final List<String> STORES = List.of("postgresql", "mariadb");
@@ -86,10 +89,10 @@ public final class Runner {
 
     /** Runs and checks; the result's directory holds the history and the reports. */
     public RunResult run() throws IOException, SQLException, InterruptedException {
-        if (!config.workload().equals("lock-set") || !ISSUERS.contains(config.issuer())
+        if (!WORKLOADS.contains(config.workload()) || !ISSUERS.contains(config.issuer())
                 || !STORES.contains(config.store())) {
-            throw new IllegalArgumentException("only the lock-set workload on " + ISSUERS + " with a store on "
-                    + STORES + " runs so far");
+            throw new IllegalArgumentException("only the workloads " + WORKLOADS + " on " + ISSUERS
+                    + " with a store on " + STORES + " run so far");
         }
         NemesisChoice.requireLockServiceFor(config.nemeses(), config.issuer());
         long started = System.nanoTime();
@@ -123,7 +126,7 @@ public final class Runner {
         AtomicInteger strikes = new AtomicInteger();
         Path runnerHistory = dir.resolve("runner.jsonl");
         try (HistoryWriter history = HistoryWriter.open(runnerHistory)) {
-            tables.create();
+            tables.create(config.resources());
             log.printf("run %s: %d clients, %s, nemesis %s, fence %s; tables %s_*%n", name, config.clients(),
                     config.timeLimit(), config.nemeses(), config.fence() ? "on" : "off", prefix);
             log.flush();
@@ -164,7 +167,7 @@ public final class Runner {
             if (alive > 0) {
                 throw new IllegalStateException(alive + " client processes survived SIGKILL");
             }
-            finalRead(history, tables);
+            FinalReads.record(config.workload(), config.resources(), tables, history);
         } finally {
             cleanup.run();
             try {
@@ -208,19 +211,6 @@ public final class Runner {
             }
         }
         return list;
-    }
-
-    private static void finalRead(HistoryWriter history, LockSetTables tables) {
-        history.write(new Op(OpType.INVOKE, 0, 0, "read", ClientMain.RESOURCE, null, null, null,
-                System.currentTimeMillis(), System.nanoTime()));
-        try {
-            List<Long> set = tables.readSet();
-            history.write(new Op(OpType.OK, 0, 0, "read", ClientMain.RESOURCE, null, set, null,
-                    System.currentTimeMillis(), System.nanoTime()));
-        } catch (SQLException e) {
-            history.write(new Op(OpType.FAIL, 0, 0, "read", ClientMain.RESOURCE, null, null, e.getMessage(),
-                    System.currentTimeMillis(), System.nanoTime()));
-        }
     }
 
     /** Every process's history and the runner's, ordered by monotonic time, written to history.jsonl. */

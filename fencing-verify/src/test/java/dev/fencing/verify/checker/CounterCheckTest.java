@@ -54,4 +54,20 @@ class CounterCheckTest {
     void aHistoryWithoutIncrementsIsNotApplicable() {
         assertThat(check.check(new HistoryBuilder().build()).status()).isEqualTo(CheckReport.Status.NOT_APPLICABLE);
     }
+
+    @Test
+    void eachCounterIsJudgedOnItsOwn() {
+        // together 3 acknowledged and 2 unknown increments, final total 3: in range; per counter c-0 lost two
+        HistoryBuilder h = new HistoryBuilder()
+                .call(1, 1, "increment", "c-0", 1L, 1L).call(1, 2, "increment", "c-0", 2L, 2L)
+                .call(1, 3, "increment", "c-0", 3L, 3L)
+                .invoke(2, 1, "increment", "c-1", null).info(2, 1, "increment", "c-1", "killed")
+                .invoke(2, 2, "increment", "c-1", null).info(2, 2, "increment", "c-1", "killed")
+                .call(0, 0, "read", "c-0", null, 1L).call(0, 1, "read", "c-1", null, 2L);
+        CheckReport report = check.check(h.build());
+        assertThat(report.anomalies()).singleElement().satisfies(a -> {
+            assertThat(a.resource()).isEqualTo("c-0");
+            assertThat(a.description()).contains("final value 1 outside [3, 3]");
+        });
+    }
 }

@@ -30,8 +30,15 @@ class LockSetTablesTest {
         LockSetTables tables = new LockSetTables(MARIA, null, prefix);
         try {
             tables.create();
-            assertThat(TablesLeft.count(MARIA, prefix)).isEqualTo(3);
+            assertThat(TablesLeft.count(MARIA, prefix)).isEqualTo(5);
             assertThat(tables.readSet()).isEmpty();
+            assertThat(tables.readCounter(0)).isZero();
+            // the append log numbers its rows itself (AUTO_INCREMENT on MariaDB), read back in that order
+            try (Connection c = MARIA.connect(); Statement s = c.createStatement()) {
+                s.executeUpdate("INSERT INTO " + tables.append() + " (resource, token, process, op) VALUES "
+                        + "('set', 7, 1, 0), ('set', NULL, 2, 4)");
+            }
+            assertThat(tables.readAppends()).extracting(r -> r.token()).containsExactly(7L, null);
             // a set far larger than MariaDB's TEXT (64 KB) fits: the column is LONGTEXT
             List<Long> big = LongStream.rangeClosed(1, 20_000).map(n -> 9_000_000 + n).boxed().toList();
             try (Connection c = MARIA.connect(); Statement s = c.createStatement()) {
@@ -53,7 +60,7 @@ class LockSetTablesTest {
         LockSetTables tables = new LockSetTables(MARIA, PG, prefix);
         try {
             tables.create();
-            assertThat(TablesLeft.count(MARIA, prefix)).as("fence and set on MariaDB").isEqualTo(2);
+            assertThat(TablesLeft.count(MARIA, prefix)).as("fence, set, counter and append on MariaDB").isEqualTo(4);
             assertThat(TablesLeft.count(PG, prefix)).as("lease on PostgreSQL").isEqualTo(1);
             try (Connection c = PG.connect(); Statement s = c.createStatement()) {
                 s.executeQuery("SELECT resource, holder, token, expires_at FROM " + tables.lease()).close();
