@@ -54,7 +54,7 @@ public final class Main implements Callable<Integer> {
     static final List<String> NEMESES = List.of("none", "pause", "kill", "partition", "restart-lock-service",
             "kill-backend");
     /** The nemeses the runner implements so far. */
-    static final List<String> RUNNABLE_NEMESES = List.of("none", "pause", "kill");
+    static final List<String> RUNNABLE_NEMESES = List.of("none", "pause", "kill", "partition");
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)?");
 
     @Spec

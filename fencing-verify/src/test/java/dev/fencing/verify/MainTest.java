@@ -55,7 +55,7 @@ class MainTest {
 
     @Test
     void onlyTheLockSetWorkloadOnTheJdbcLeaseOrZooKeeperWithPauseAndKillRunsSoFar() {
-        assertThat(run("--workload", "lock-set", "--issuer", "jdbc-postgresql", "--nemesis", "pause,partition"))
+        assertThat(run("--workload", "lock-set", "--issuer", "jdbc-postgresql", "--nemesis", "pause,kill-backend"))
                 .isEqualTo(3);
         assertThat(err.toString()).contains("not implemented yet").contains("--issuer jdbc-postgresql|zookeeper");
         assertThat(run("--workload", "lock-set", "--issuer", "etcd", "--nemesis", "pause")).isEqualTo(3);

@@ -33,13 +33,17 @@ public class ClientConfig {
 
     @Bean(destroyMethod = "close")
     HikariDataSource dataSource(ClientSettings settings) {
+        return pool(settings.jdbcUrl(), settings.user(), "client-" + settings.process());
+    }
+
+    private static HikariDataSource pool(String url, String user, String name) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(settings.jdbcUrl());
-        config.setUsername(settings.user());
+        config.setJdbcUrl(url);
+        config.setUsername(user);
         config.setMaximumPoolSize(3);       // the operation's transaction and the issuer's own, one spare
         config.setMinimumIdle(1);
         config.setConnectionTimeout(5_000);
-        config.setPoolName("client-" + settings.process());
+        config.setPoolName(name);
         return new HikariDataSource(config);
     }
 
@@ -63,9 +67,17 @@ public class ClientConfig {
             Issuers.Handle<ZooKeeperTokenIssuer> handle = Issuers.zookeeper(settings.issuerAddress(), settings.lease());
             return new IssuerSource(handle.issuer(), handle);
         }
-        return new IssuerSource(JdbcTokenIssuer.builder(dataSource).dialect(JdbcDialect.POSTGRESQL)
-                .table(settings.leaseTable()).leaseTime(settings.lease())
-                .name("lease table " + settings.leaseTable()).build(), () -> { });
+        // an issuer address is the lease's own database URL (a client in a namespace reaches it on another address
+        // than the store, so that a partition cuts the lease and not the store)
+        HikariDataSource leaseSource = settings.issuerAddress().isEmpty() ? null
+                : pool(settings.issuerAddress(), settings.user(), "lease-" + settings.process());
+        return new IssuerSource(JdbcTokenIssuer.builder(leaseSource == null ? dataSource : leaseSource)
+                .dialect(JdbcDialect.POSTGRESQL).table(settings.leaseTable()).leaseTime(settings.lease())
+                .name("lease table " + settings.leaseTable()).build(), () -> {
+                    if (leaseSource != null) {
+                        leaseSource.close();
+                    }
+                });
     }
 
     @Bean

@@ -22,7 +22,8 @@ import java.util.Map;
  * @param seed          the random seed of this client
  * @param fenceReads    with the fence on: whether the read of the set is fenced too (else only the write)
  * @param issuer        the token issuer: {@code jdbc-postgresql} (the lease table) or {@code zookeeper}
- * @param issuerAddress the lock service's client address (the ZooKeeper connect string); empty for the JDBC lease
+ * @param issuerAddress the lock service's client address (the ZooKeeper connect string); for the JDBC lease its own
+ *                      database URL (a client in a namespace), or empty for the store's database
  */
 public record ClientSettings(int process, Path history, String jdbcUrl, String user, String fenceTable,
                              String leaseTable, String setTable, Duration lease,

@@ -17,6 +17,10 @@ import dev.fencing.verify.history.OpType;
 import dev.fencing.verify.nemesis.KillNemesis;
 import dev.fencing.verify.nemesis.Nemesis;
 import dev.fencing.verify.nemesis.NemesisSchedule;
+import dev.fencing.verify.nemesis.PartitionNemesis;
+import dev.fencing.verify.nemesis.Partitions;
+import dev.fencing.verify.network.Namespaces;
+import dev.fencing.verify.network.NetworkException;
 import dev.fencing.verify.nemesis.PauseNemesis;
 import dev.fencing.verify.workload.LockSetTables;
 
@@ -66,6 +70,8 @@ public final class Runner {
 
     private final RunConfig config;
     private final PrintWriter log;
+    /** What the partition nemesis cuts: the client pool, once it exists. */
+    private Partitions partitions;
 
     public Runner(RunConfig config, PrintWriter log) {
         this.config = config;
@@ -90,7 +96,10 @@ public final class Runner {
         LockSetTables tables = new LockSetTables(config.jdbcUrl(), config.user(), prefix);
         Signals signals = new Signals();
         // ZooKeeper: a 3-server ensemble of its own, started before the clients and closed after them
-        LockService lockService = config.issuer().equals("zookeeper") ? new ZooKeeperEnsemble(dir) : null;
+        boolean partition = config.nemeses().contains("partition");
+        sweepNamespaces();
+        LockService lockService = config.issuer().equals("zookeeper") ? new ZooKeeperEnsemble(dir, 3, partition)
+                : null;
         if (lockService != null) {
             lockService.start();
             log.printf("  %s started: %s%n", lockService.name(), lockService.clientAddress());
@@ -98,6 +107,10 @@ public final class Runner {
         }
         ClientPool pool = new ClientPool(config, dir, tables, signals,
                 lockService == null ? "" : lockService.clientAddress());
+        if (partition) {
+            pool.isolate(new ClientIsolation(config.jdbcUrl(), config.issuer(), lockService));
+        }
+        partitions = pool;
         Cleanup cleanup = new Cleanup(pool, tables, signals, lockService);
         Thread hook = new Thread(cleanup::run, "fencing-verify-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -176,11 +189,25 @@ public final class Runner {
             switch (n) {
                 case "pause" -> list.add(new PauseNemesis(config.pauseMin(), config.pauseMax(), Duration.ofSeconds(2)));
                 case "kill" -> list.add(new KillNemesis());
+                case "partition" -> list.add(new PartitionNemesis(config.pauseMin(), config.pauseMax(),
+                        Duration.ofSeconds(5), partitions));
                 case "none" -> { }
                 default -> throw new IllegalArgumentException("nemesis " + n + " is not implemented yet");
             }
         }
         return list;
+    }
+
+    /** Removes the namespaces a runner killed with SIGKILL left behind (it ran no shutdown hook). */
+    private void sweepNamespaces() {
+        try {
+            int removed = Namespaces.sweep();
+            if (removed > 0) {
+                log.printf("  removed %d namespaces and links left by runners that are gone%n", removed);
+            }
+        } catch (NetworkException e) {
+            log.println("  could not look for leftover namespaces: " + e.getMessage());
+        }
     }
 
     private static void finalRead(HistoryWriter history, LockSetTables tables) {

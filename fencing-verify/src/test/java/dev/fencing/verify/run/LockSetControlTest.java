@@ -84,7 +84,7 @@ class LockSetControlTest {
         return run;
     }
 
-    private static int tablesLeft(String url, String prefix) throws Exception {
+    static int tablesLeft(String url, String prefix) throws Exception {
         try (Connection c = DriverManager.getConnection(url, "postgres", "");
              PreparedStatement p = c.prepareStatement("SELECT count(*) FROM pg_tables WHERE tablename LIKE ?")) {
             p.setString(1, prefix + "\\_%");

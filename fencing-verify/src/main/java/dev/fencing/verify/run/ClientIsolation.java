@@ -1,0 +1,101 @@
+package dev.fencing.verify.run;
+
+import dev.fencing.verify.cluster.LockService;
+import dev.fencing.verify.network.ClientNetwork;
+import dev.fencing.verify.network.Namespaces;
+import dev.fencing.verify.network.TcpRelay;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Puts each client of a run with the partition nemesis in a network namespace of its own ({@link Namespaces}) and
+ * tells it where to reach its services from there: the store through a relay on the namespace's store address, the
+ * lock service on the namespace's lock address (a lock service listening on every address gives its connect string
+ * for that host; the JDBC lease gets a relay of its own to PostgreSQL, with socket timeouts so that a cut lease
+ * connection fails instead of hanging). Cutting the lock address thus cuts the lock service and leaves the store.
+ */
+final class ClientIsolation {
+
+    private static final Pattern JDBC_URL = Pattern.compile("(jdbc:[a-z]+://)([^/:?]+)(?::(\\d+))?(/.*)");
+
+    private final String jdbcUrl;
+    private final String issuer;
+    private final LockService lockService;
+
+    /**
+     * @param jdbcUrl     the store's database, e.g. {@code jdbc:postgresql://127.0.0.1:5432/test}
+     * @param issuer      the run's issuer ({@code jdbc-postgresql} or a lock service's name)
+     * @param lockService the lock service, or null for the JDBC lease
+     */
+    ClientIsolation(String jdbcUrl, String issuer, LockService lockService) {
+        if (!JDBC_URL.matcher(jdbcUrl).matches()) {
+            throw new IllegalArgumentException("cannot relay the database of " + jdbcUrl
+                    + ": expected jdbc:<driver>://<host>[:<port>]/<database>");
+        }
+        this.jdbcUrl = jdbcUrl;
+        this.issuer = issuer;
+        this.lockService = lockService;
+    }
+
+    /** One client's namespace, its relays, and the addresses its settings carry. */
+    record Isolated(ClientNetwork network, List<TcpRelay> relays, String jdbcUrl, String issuerAddress)
+            implements AutoCloseable {
+        @Override
+        public void close() {
+            relays.forEach(TcpRelay::close);
+            network.close();
+        }
+    }
+
+    /** Makes a namespace and its relays; on failure removes what it made. */
+    Isolated open() {
+        ClientNetwork network = Namespaces.create();
+        List<TcpRelay> relays = new ArrayList<>();
+        try {
+            InetSocketAddress database = database();
+            TcpRelay store = TcpRelay.start(network.storeAddress(), database);
+            relays.add(store);
+            String issuerAddress;
+            if (lockService != null) {
+                issuerAddress = lockService.clientAddress(network.lockAddress());
+            } else if (issuer.startsWith("jdbc-")) {
+                TcpRelay lease = TcpRelay.start(network.lockAddress(), database);
+                relays.add(lease);
+                issuerAddress = withTimeouts(at(network.lockAddress(), lease.port()));
+            } else {
+                throw new IllegalArgumentException("issuer " + issuer + " needs its lock service to be isolated");
+            }
+            return new Isolated(network, List.copyOf(relays), at(network.storeAddress(), store.port()), issuerAddress);
+        } catch (RuntimeException e) {
+            relays.forEach(TcpRelay::close);
+            network.close();
+            throw e;
+        }
+    }
+
+    private InetSocketAddress database() {
+        Matcher m = JDBC_URL.matcher(jdbcUrl);
+        m.matches();
+        int port = m.group(3) != null ? Integer.parseInt(m.group(3)) : jdbcUrl.startsWith("jdbc:postgresql") ? 5432 : 3306;
+        return new InetSocketAddress(m.group(2), port);
+    }
+
+    /** The run's JDBC URL with {@code host:port} in place of its own. */
+    String at(String host, int port) {
+        Matcher m = JDBC_URL.matcher(jdbcUrl);
+        m.matches();
+        return m.group(1) + host + ":" + port + m.group(4);
+    }
+
+    /** PostgreSQL: a cut connection fails after 5 s instead of waiting for TCP to give up (minutes). */
+    private static String withTimeouts(String url) {
+        if (!url.startsWith("jdbc:postgresql")) {
+            return url;
+        }
+        return url + (url.contains("?") ? "&" : "?") + "connectTimeout=5&socketTimeout=5";
+    }
+}
