@@ -97,6 +97,12 @@ public final class Main implements Callable<Integer> {
                     + "fences the write alone (default: ${DEFAULT-VALUE})")
     String fenceReads;
 
+    @Option(names = "--max-sleep", paramLabel = "MILLIS", defaultValue = "30",
+            description = "the longest random pause of a client inside its critical section, between its read and "
+                    + "its write, in ms; with the partition nemesis make it longer than the session "
+                    + "(default: ${DEFAULT-VALUE})")
+    long maxSleepMillis;
+
     @Option(names = "--out", paramLabel = "DIR",
             description = "where reports go (default: target/verify/<run> for a run, the history's directory for "
                     + "--check)")
@@ -145,6 +151,9 @@ public final class Main implements Callable<Integer> {
         if (clients < 1) {
             throw invalid("Invalid value for option '--clients': " + clients + " (must be at least 1)");
         }
+        if (maxSleepMillis < 0) {
+            throw invalid("Invalid value for option '--max-sleep': " + maxSleepMillis + " (must be 0 or more)");
+        }
         Duration limit = duration(timeLimit);
         PrintWriter stdout = spec.commandLine().getOut();
         List<String> unsupported = nemesis.stream().filter(n -> !RUNNABLE_NEMESES.contains(n)).toList();
@@ -158,7 +167,8 @@ public final class Main implements Callable<Integer> {
             return 3;
         }
         RunConfig config = RunConfig.lockSet(nemesis, clients, limit, fence.equals("on"))
-                .withFenceReads(fenceReads.equals("on")).withIssuer(issuer);
+                .withFenceReads(fenceReads.equals("on")).withIssuer(issuer)
+                .withMaxSleep(Duration.ofMillis(maxSleepMillis));
         if (out != null) {
             config = config.withOutDir(out);
         }
