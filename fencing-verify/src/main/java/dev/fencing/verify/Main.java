@@ -35,9 +35,9 @@ import java.util.regex.Pattern;
  * The command line of the verification harness. {@code --check <history.jsonl>} judges an existing history and
  * writes {@code summary.json} and {@code summary.md}; exit 0 when valid, 1 when invalid, 4 when unknown.
  * {@code --workload lock-set --issuer jdbc-postgresql --store postgresql} runs the workload with client processes
- * and the pause and kill nemeses ({@link Runner}), checks its history and exits the same way; the other workloads,
- * issuers, stores and nemeses exit 3 (not implemented yet), a failed run 5. {@code --help} exits 0; a bad option or
- * value exits 2 with a message naming it.
+ * and the pause, kill and partition nemeses ({@link Runner}), checks its history and exits the same way; the other
+ * workloads, issuers, stores and nemeses exit 3 (not implemented yet), a failed run 5. {@code --help} exits 0; a
+ * bad option or value exits 2 with a message naming it.
  */
 @Command(name = "fencing-verify", sortOptions = false,
         description = "Runs a workload against real lock services under faults and checks its history, "
