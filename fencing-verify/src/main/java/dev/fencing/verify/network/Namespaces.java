@@ -68,7 +68,7 @@ public final class Namespaces {
         }
         for (int i = 0; i < 50; i++) {
             int x = 200 + (int) ((pid + i) % 50);
-            if (!used.contains(" 10." + x + ".") && !used.contains("\n10." + x + ".") && !used.startsWith("10." + x + ".")) {
+            if (!Pattern.compile("(^|[^0-9])10\\." + x + "\\.", Pattern.MULTILINE).matcher(used).find()) {
                 return x;
             }
         }

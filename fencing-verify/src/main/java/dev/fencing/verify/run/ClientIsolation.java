@@ -80,7 +80,8 @@ final class ClientIsolation {
     private InetSocketAddress database() {
         Matcher m = JDBC_URL.matcher(jdbcUrl);
         m.matches();
-        int port = m.group(3) != null ? Integer.parseInt(m.group(3)) : jdbcUrl.startsWith("jdbc:postgresql") ? 5432 : 3306;
+        int defaultPort = jdbcUrl.startsWith("jdbc:postgresql") ? 5432 : 3306;
+        int port = m.group(3) != null ? Integer.parseInt(m.group(3)) : defaultPort;
         return new InetSocketAddress(m.group(2), port);
     }
 

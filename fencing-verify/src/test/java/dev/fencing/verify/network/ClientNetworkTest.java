@@ -65,7 +65,8 @@ class ClientNetworkTest {
         closeLater.add(net);
         ServerSocket echo = listen("127.0.0.1");
         Thread server = new Thread(() -> {
-            try (Socket s = echo.accept(); InputStream in = s.getInputStream(); OutputStream out = s.getOutputStream()) {
+            try (Socket s = echo.accept(); InputStream in = s.getInputStream();
+                 OutputStream out = s.getOutputStream()) {
                 out.write(in.readNBytes(5));
             } catch (IOException ignored) {
                 // the test fails on the reply
