@@ -58,8 +58,8 @@ public final class Main implements Callable<Integer> {
     static final List<String> NEMESES = List.of("none", "pause", "kill", "partition", "restart-lock-service",
             "kill-backend");
     /** The nemeses the runner implements so far. */
-    static final List<String> RUNNABLE_NEMESES = List.of("none", "pause", "kill", "restart-lock-service",
-            "kill-backend");
+    static final List<String> RUNNABLE_NEMESES = List.of("none", "pause", "kill", "partition",
+            "restart-lock-service", "kill-backend");
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)?");
 
     @Spec
@@ -120,6 +120,12 @@ public final class Main implements Callable<Integer> {
                     + "else root (default: ${DEFAULT-VALUE})")
     String mariadbUrl;
 
+    @Option(names = "--max-sleep", paramLabel = "MILLIS", defaultValue = "30",
+            description = "the longest random pause of a client inside its critical section, between its read and "
+                    + "its write, in ms; with the partition nemesis make it longer than the session "
+                    + "(default: ${DEFAULT-VALUE})")
+    long maxSleepMillis;
+
     @Option(names = "--out", paramLabel = "DIR",
             description = "where reports go (default: target/verify/<run> for a run, the history's directory for "
                     + "--check)")
@@ -177,6 +183,9 @@ public final class Main implements Callable<Integer> {
             throw invalid("Invalid value for option '--resources': " + resources + " (must be 1 to " + Resources.MAX
                     + ")");
         }
+        if (maxSleepMillis < 0) {
+            throw invalid("Invalid value for option '--max-sleep': " + maxSleepMillis + " (must be 0 or more)");
+        }
         Duration limit = duration(timeLimit);
         databaseUrl("--postgresql-url", postgresqlUrl, DatabaseKind.POSTGRESQL);
         databaseUrl("--mariadb-url", mariadbUrl, DatabaseKind.MARIADB);
@@ -201,7 +210,8 @@ public final class Main implements Callable<Integer> {
         }
         RunConfig config = RunConfig.lockSet(nemesis, clients, limit, fence.equals("on"))
                 .withFenceReads(fenceReads.equals("on")).withIssuer(issuer).withStore(store)
-                .withDatabaseUrls(postgresqlUrl, mariadbUrl).withWorkload(workload).withResources(resources);
+                .withDatabaseUrls(postgresqlUrl, mariadbUrl).withWorkload(workload).withResources(resources)
+                .withMaxSleep(Duration.ofMillis(maxSleepMillis));
         if (out != null) {
             config = config.withOutDir(out);
         }

@@ -67,21 +67,10 @@ class MainTest {
     }
 
     @Test
-    void nemesesThatDoNotRunYetExitThree() {
-        assertThat(run("--workload", "lock-set", "--issuer", "jdbc-postgresql", "--nemesis", "pause,partition"))
-                .isEqualTo(3);
-        assertThat(err.toString()).contains("not implemented yet")
-                .contains("--workload lock-set|counter|append --issuer jdbc-postgresql|jdbc-mariadb|zookeeper|etcd "
-                        + "--store postgresql|mariadb");
+    void killBackendOnMariaDbDoesNotRunYet() {
         assertThat(run("--workload", "counter", "--issuer", "zookeeper", "--store", "mariadb", "--nemesis",
                 "kill-backend")).isEqualTo(3);
-    }
-
-    @Test
-    void runningAWorkloadIsNotImplementedYet() {
-        assertThat(run("--workload", "lock-set", "--issuer", "etcd", "--store", "mariadb", "--nemesis",
-                "pause,kill,partition", "--clients", "12", "--time-limit", "10m", "--fence", "off")).isEqualTo(3);
-        assertThat(err.toString()).contains("not implemented yet").contains("12 clients, 600 s, fence off");
+        assertThat(err.toString()).contains("kill-backend is implemented for the postgresql store only");
     }
 
     @Test

@@ -35,7 +35,6 @@ public class ClientConfig {
 
     @Bean(destroyMethod = "close")
     HikariDataSource dataSource(ClientSettings settings) {
-        HikariConfig config = new HikariConfig();
         return pool(Database.of(settings.jdbcUrl()).kind(), settings.jdbcUrl(), settings.user(), 3,
                 "client-" + settings.process());     // the operation's transaction and the issuer's own, one spare
     }

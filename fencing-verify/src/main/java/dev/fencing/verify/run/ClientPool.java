@@ -2,6 +2,7 @@ package dev.fencing.verify.run;
 
 import dev.fencing.verify.client.ClientSettings;
 import dev.fencing.verify.nemesis.PostgresConnectionKiller;
+import dev.fencing.verify.nemesis.Partitions;
 import dev.fencing.verify.nemesis.Target;
 import dev.fencing.verify.nemesis.Targets;
 import dev.fencing.verify.workload.LockSetTables;
@@ -11,12 +12,14 @@ import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Every client process of a run, the killed ones included, so that none can be left behind: process numbers
  * count up from 1, a replacement gets the next one.
  */
-final class ClientPool implements Targets {
+final class ClientPool implements Targets, Partitions {
 
     private final RunConfig config;
     private final Path dir;
@@ -27,6 +30,9 @@ final class ClientPool implements Targets {
     private final List<ClientProcess> live = new ArrayList<>();
     private int nextProcess = 1;
     private boolean closed;
+    /** Null: every client runs in the host's network namespace. */
+    private ClientIsolation isolation;
+    private final Map<ClientProcess, ClientIsolation.Isolated> isolated = new ConcurrentHashMap<>();
 
     ClientPool(RunConfig config, Path dir, LockSetTables tables, Signals signals, String issuerAddress) {
         this.issuerAddress = issuerAddress;
@@ -36,33 +42,72 @@ final class ClientPool implements Targets {
         this.signals = signals;
     }
 
+    /** From now on every client starts in a network namespace of its own (for the partition nemesis). */
+    synchronized void isolate(ClientIsolation isolation) {
+        this.isolation = isolation;
+    }
+
     /** Starts one more client; null once the pool is closing. */
     synchronized ClientProcess start() {
         if (closed) {
             return null;
         }
         int process = nextProcess++;
+        ClientIsolation.Isolated net = isolation == null ? null : isolation.open();
         ClientSettings settings = new ClientSettings(process, dir.resolve("client-" + process + ".jsonl"),
-                clientJdbcUrl(process), tables.storeDatabase().user(), tables.fence(), tables.lease(),
+                clientJdbcUrl(process, net), tables.storeDatabase().user(), tables.fence(), tables.lease(),
                 tables.data(config.workload()), config.lease(), config.fence(), config.maxSleep(),
-                config.seed() * 31 + process, config.fenceReads(), config.issuer(), issuerAddress, config.workload(),
-                config.resources());
+                config.seed() * 31 + process, config.fenceReads(), config.issuer(),
+                net == null ? issuerAddress : net.issuerAddress(), config.workload(), config.resources());
         try {
-            ClientProcess client = ClientProcess.start(settings, dir.resolve("client-" + process + ".log"), signals);
+            ClientProcess client = ClientProcess.start(settings, dir.resolve("client-" + process + ".log"), signals,
+                    net == null ? List.of() : net.network().commandPrefix());
             all.add(client);
             live.add(client);
+            if (net != null) {
+                isolated.put(client, net);
+            }
             return client;
         } catch (IOException e) {
+            if (net != null) {
+                net.close();
+            }
             throw new UncheckedIOException("cannot start client " + process, e);
         }
     }
 
     /** The store's URL with the client's session name on PostgreSQL, so the kill-backend nemesis can find it. */
-    private String clientJdbcUrl(int process) {
-        String url = tables.storeDatabase().url();
+    private String clientJdbcUrl(int process, ClientIsolation.Isolated net) {
+        String url = net == null ? tables.storeDatabase().url() : net.jdbcUrl();
         return url.startsWith("jdbc:postgresql:")
                 ? PostgresConnectionKiller.withApplicationName(url, tables.prefix(), "client-" + process)
                 : url;
+    }
+
+    @Override
+    public boolean cut(Target target) {
+        ClientIsolation.Isolated net = isolated.get(target);
+        if (net == null || !target.isAlive()) {
+            return false;
+        }
+        net.network().cut();
+        return true;
+    }
+
+    @Override
+    public void heal(Target target) {
+        ClientIsolation.Isolated net = isolated.get(target);
+        if (net != null) {
+            net.network().heal();
+        }
+    }
+
+    /** Removes the namespace and relays of a client that is gone. */
+    private void release(ClientProcess client) {
+        ClientIsolation.Isolated net = isolated.remove(client);
+        if (net != null) {
+            net.close();
+        }
     }
 
     @Override
@@ -78,6 +123,7 @@ final class ClientPool implements Targets {
             live.remove(client);
         }
         client.kill();
+        release(client);
         start();
     }
 
@@ -115,6 +161,7 @@ final class ClientPool implements Targets {
             if (c.isAlive()) {
                 alive++;
             }
+            release(c);
         }
         return alive;
     }

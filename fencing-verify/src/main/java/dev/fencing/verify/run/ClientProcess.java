@@ -41,7 +41,13 @@ final class ClientProcess implements Target {
     }
 
     static ClientProcess start(ClientSettings settings, Path log, Signals signals) throws IOException {
-        List<String> command = new ArrayList<>();
+        return start(settings, log, signals, List.of());
+    }
+
+    /** The same, the command line run after {@code prefix} (e.g. {@code ip netns exec <namespace>}). */
+    static ClientProcess start(ClientSettings settings, Path log, Signals signals, List<String> prefix)
+            throws IOException {
+        List<String> command = new ArrayList<>(prefix);
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(JVM_FLAGS);
         command.add("-cp");

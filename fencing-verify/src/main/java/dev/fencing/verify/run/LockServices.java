@@ -16,11 +16,14 @@ final class LockServices {
     private LockServices() {
     }
 
-    /** The service of {@code issuer} under {@code runDir}, not started; null when the issuer needs none. */
-    static LockService forIssuer(String issuer, Path runDir) {
+    /**
+     * The service of {@code issuer} under {@code runDir}, not started; null when the issuer needs none. With
+     * {@code clientsOnAnyAddress} its client ports listen on every address (clients in network namespaces).
+     */
+    static LockService forIssuer(String issuer, Path runDir, boolean clientsOnAnyAddress) {
         return switch (issuer) {
-            case "zookeeper" -> new ZooKeeperEnsemble(runDir);
-            case "etcd" -> new EtcdCluster(runDir);
+            case "zookeeper" -> new ZooKeeperEnsemble(runDir, 3, clientsOnAnyAddress);
+            case "etcd" -> new EtcdCluster(runDir, 3, clientsOnAnyAddress);
             default -> null;
         };
     }

@@ -150,6 +150,13 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
                 resources);
     }
 
+    /** The same run with clients pausing up to {@code sleep} between their read and their write. */
+    public RunConfig withMaxSleep(Duration sleep) {
+        return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
+                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, sleep, seed, fenceReads, mariadbUrl,
+                resources);
+    }
+
     /** The parameters as the summary's {@code run} object shows them. */
     public Map<String, Object> describe() {
         Map<String, Object> m = new LinkedHashMap<>();

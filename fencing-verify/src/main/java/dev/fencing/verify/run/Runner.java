@@ -17,6 +17,10 @@ import dev.fencing.verify.nemesis.KillNemesis;
 import dev.fencing.verify.nemesis.NemesisChoice;
 import dev.fencing.verify.nemesis.Nemesis;
 import dev.fencing.verify.nemesis.NemesisSchedule;
+import dev.fencing.verify.nemesis.PartitionNemesis;
+import dev.fencing.verify.nemesis.Partitions;
+import dev.fencing.verify.network.Namespaces;
+import dev.fencing.verify.network.NetworkException;
 import dev.fencing.verify.nemesis.PauseNemesis;
 import dev.fencing.verify.nemesis.PostgresConnectionKiller;
 import dev.fencing.verify.nemesis.RestartLockServiceNemesis;
@@ -82,6 +86,9 @@ public final class Runner {
     /** Database sessions the kill-backend nemesis terminated. */
     private final AtomicInteger sessionsKilled = new AtomicInteger();
 
+    /** What the partition nemesis cuts: the client pool, once it exists. */
+    private Partitions partitions;
+
     public Runner(RunConfig config, PrintWriter log) {
         this.config = config;
         this.log = log;
@@ -105,8 +112,11 @@ public final class Runner {
         String prefix = "verify_" + id;
         LockSetTables tables = new LockSetTables(config.storeDatabase(), config.leaseDatabase(), prefix);
         Signals signals = new Signals();
-        // ZooKeeper, etcd: a 3-member service of its own, started before the clients and closed after them
-        LockService lockService = LockServices.forIssuer(config.issuer(), dir);
+        // ZooKeeper, etcd: a 3-member service of its own, started before the clients and closed after them; with
+        // the partition nemesis its client ports listen on every address, for clients in network namespaces
+        boolean partition = config.nemeses().contains("partition");
+        sweepNamespaces();
+        LockService lockService = LockServices.forIssuer(config.issuer(), dir, partition);
         if (lockService != null) {
             try {
                 lockService.start();
@@ -120,6 +130,11 @@ public final class Runner {
         }
         ClientPool pool = new ClientPool(config, dir, tables, signals, lockService != null
                 ? lockService.clientAddress() : config.leaseDatabase() != null ? config.leaseDatabase().url() : "");
+        if (partition) {
+            pool.isolate(new ClientIsolation(config.storeDatabase(), config.leaseDatabase(), config.issuer(),
+                    lockService));
+        }
+        partitions = pool;
         Cleanup cleanup = new Cleanup(pool, tables, signals, lockService);
         Thread hook = new Thread(cleanup::run, "fencing-verify-cleanup");
         Runtime.getRuntime().addShutdownHook(hook);
@@ -202,6 +217,8 @@ public final class Runner {
             switch (n) {
                 case "pause" -> list.add(new PauseNemesis(config.pauseMin(), config.pauseMax(), Duration.ofSeconds(2)));
                 case "kill" -> list.add(new KillNemesis());
+                case "partition" -> list.add(new PartitionNemesis(config.pauseMin(), config.pauseMax(),
+                        Duration.ofSeconds(5), partitions));
                 case "none" -> { }
                 case RestartLockServiceNemesis.NAME -> list.add(new RestartLockServiceNemesis(lockService,
                         NemesisChoice.DOWN_MIN, NemesisChoice.DOWN_MAX));
@@ -211,6 +228,18 @@ public final class Runner {
             }
         }
         return list;
+    }
+
+    /** Removes the namespaces a runner killed with SIGKILL left behind (it ran no shutdown hook). */
+    private void sweepNamespaces() {
+        try {
+            int removed = Namespaces.sweep();
+            if (removed > 0) {
+                log.printf("  removed %d namespaces and links left by runners that are gone%n", removed);
+            }
+        } catch (NetworkException e) {
+            log.println("  could not look for leftover namespaces: " + e.getMessage());
+        }
     }
 
     /** Every process's history and the runner's, ordered by monotonic time, written to history.jsonl. */

@@ -1,0 +1,78 @@
+package dev.fencing.verify.run;
+
+import dev.fencing.verify.database.TablesLeft;
+import dev.fencing.verify.checker.AnomalyKind;
+import dev.fencing.verify.checker.Verdict;
+import dev.fencing.verify.history.HistoryEvent;
+import dev.fencing.verify.history.HistoryReader;
+import dev.fencing.verify.history.NemesisEvent;
+import dev.fencing.verify.network.Namespaces;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The control with the partition nemesis alone, on ZooKeeper: each client runs in a network namespace of its own,
+ * and a strike cuts a lock holder off from the ensemble (not from the store) for 2-3 s, past its 1 s session. The
+ * clients pause up to 2 s in their critical section, so the cut holder is still inside when its session expires and
+ * the lock passes on: without the fence its write lands and loses the next holder's element; with it, the write is
+ * refused. Each run leaves no process, namespace, veth or table behind.
+ */
+class PartitionControlTest {
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void withTheLockAloneAPartitionedHolderLosesAcknowledgedWrites() throws Exception {
+        RunResult run = run(false);
+        assertThat(run.result().verdict()).as("verdict of %s", run.dir()).isEqualTo(Verdict.INVALID);
+        assertThat(run.result().anomalies()).anyMatch(a -> a.kind() == AnomalyKind.LOST_WRITE);
+    }
+
+    @Test
+    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    void withTheFenceAPartitionedHolderLosesNothing() throws Exception {
+        RunResult run = run(true);
+        assertThat(run.result().anomalies()).as("anomalies in %s", run.dir()).isEmpty();
+        assertThat(run.result().verdict()).isEqualTo(Verdict.VALID);
+        assertThat(run.result().availability().all().ok()).as("operations acknowledged").isGreaterThan(10);
+    }
+
+    /** The lock-set workload on ZooKeeper, 8 clients, partition only, 45 s, critical sections of up to 2 s. */
+    static RunConfig partitionOnly(boolean fence, Duration timeLimit) {
+        RunConfig base = RunConfig.lockSet(List.of("partition"), 8, timeLimit, fence).withIssuer("zookeeper");
+        return new RunConfig(base.workload(), base.issuer(), base.store(), base.nemeses(), base.clients(),
+                base.timeLimit(), fence, base.outRoot(), null, base.jdbcUrl(), base.user(), base.lease(),
+                Duration.ofSeconds(2), Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(3),
+                Duration.ofMillis(2_000), base.seed(), true, base.mariadbUrl(), base.resources());
+    }
+
+    private static RunResult run(boolean fence) throws Exception {
+        RunConfig config = partitionOnly(fence, Duration.ofSeconds(45));
+        PrintWriter log = new PrintWriter(System.out, true);
+        RunResult run = new Runner(config, log).run();
+        log.printf("%s: %s, %d anomalies, ok %d, fail %d, info %d, %d processes, %d strikes, %.1f s%n", run.name(),
+                run.result().verdict().label(), run.result().anomalies().size(),
+                run.result().availability().all().ok(), run.result().availability().all().fail(),
+                run.result().availability().all().info(), run.processesStarted(), run.nemesisStrikes(),
+                run.duration().toMillis() / 1000.0);
+        List<HistoryEvent> events = HistoryReader.read(run.dir().resolve("history.jsonl")).events();
+        assertThat(events).as("partition windows in the history")
+                .anyMatch(e -> e instanceof NemesisEvent n && n.nemesis().equals("partition")
+                        && n.f().equals("start") && n.target().startsWith("client-"));
+        assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).count())
+                .as("child processes left").isZero();
+        String mine = "fv-" + ProcessHandle.current().pid() + "-";
+        assertThat(Namespaces.list()).as("namespaces left").noneMatch(n -> n.startsWith(mine));
+        assertThat(Namespaces.links()).as("veth links left")
+                .noneMatch(l -> l.startsWith("fv" + ProcessHandle.current().pid() + "h"));
+        assertThat(Namespaces.open()).isEmpty();
+        assertThat(TablesLeft.count(config.storeDatabase(), run.tablePrefix())).as("tables left").isZero();
+        return run;
+    }
+}
