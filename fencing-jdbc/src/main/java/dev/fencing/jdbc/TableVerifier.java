@@ -41,8 +41,8 @@ import java.util.function.Supplier;
  *
  * <p>Several instances starting at once on one table must all pass: each verifier probes resources of its own (a
  * random number in {@link #probeResource(long)}), so no two instances write the same row, and a step the database
- * aborts as a lock conflict (deadlock, lock wait timeout, serialization failure: InnoDB's gap locks on a new table
- * still make concurrent probes of distinct rows collide under REPEATABLE READ) is run again, at most
+ * aborts as a lock conflict (deadlock, lock wait timeout, serialization failure: under REPEATABLE READ, InnoDB's gap
+ * and next-key locks can make transactions on distinct rows of one table collide) is run again, at most
  * {@value #LOCK_ATTEMPTS} times, after a short random pause; so is the creation of the table when another instance
  * created it at the same moment ({@link #isCreateConflict(Throwable)}). Any other failure fails at once.
  */
