@@ -108,12 +108,14 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
         this.releaseSql = dialect.releaseSql(table);
         this.stateSql = dialect.stateSql(table);
         this.verifyAtStartup = b.verify;
-        // the probe locks and inserts rows with the issuer's own statements, in a transaction it rolls back
+        // the probe inserts and locks rows with the issuer's own statements, in a transaction it rolls back; it
+        // inserts first: a locking read of a missing row takes a gap lock on InnoDB (REPEATABLE READ), and instances
+        // probing a new table at once would then deadlock on each other's gaps when they insert
         this.verifier = b.verifier(jdbc, transactionManager, new TableVerifier.Probe() {
             @Override
             public void write(String resource) {
-                lockRow(resource);
                 jdbc.update(ensureRowSql, resource);
+                lockRow(resource);
             }
 
             @Override
@@ -266,8 +268,8 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     }
 
     /**
-     * Checks the lease table once: creates it first when configured to, checks the column types and widths, locks
-     * and inserts probe rows inside a transaction it rolls back (the table exists, and resources differing only in
+     * Checks the lease table once: creates it first when configured to, checks the column types and widths, inserts
+     * and locks probe rows inside a transaction it rolls back (the table exists, and resources differing only in
      * case, accents or trailing spaces stay distinct), and reads the unique key on {@code resource}: the checks of
      * {@link JdbcFenceStore#verify()}, by the same {@link TableVerifier}. Runs at the end of application context
      * startup when the issuer is a Spring singleton built with {@code verifyOnBuild(true)} (the default), else before

@@ -6,6 +6,7 @@ import dev.fencing.store.FenceStoreException;
 import dev.fencing.token.FencingToken;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.PlatformTransactionManager;
@@ -16,6 +17,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.sql.Types;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -24,7 +26,10 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
+import java.util.function.LongConsumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -33,13 +38,31 @@ import java.util.function.Supplier;
  * resources differing only in case, accents or trailing spaces get rows of their own), and read the unique key on
  * {@code resource}. Once passed, it is not repeated; a failed check is repeated on the next call. Every probe runs in
  * a transaction of its own, so a lazy first check never joins (or marks rollback-only) a caller's transaction.
+ *
+ * <p>Several instances starting at once on one table must all pass: each verifier probes resources of its own (a
+ * random number in {@link #probeResource(long)}), so no two instances write the same row, and a step the database
+ * aborts as a lock conflict (deadlock, lock wait timeout, serialization failure: under REPEATABLE READ, InnoDB's gap
+ * and next-key locks can make transactions on distinct rows of one table collide) is run again, at most
+ * {@value #LOCK_ATTEMPTS} times, after a short random pause; so is the creation of the table when another instance
+ * created it at the same moment ({@link #isCreateConflict(Throwable)}). Any other failure fails at once.
  */
 final class TableVerifier {
 
     private static final Log log = LogFactory.getLog(TableVerifier.class);
 
-    /** The probe resource; its variants differ only in case, accents or a trailing space. */
-    static final String PROBE = "fencing-startup-probe:Ab";
+    /**
+     * The start of every probe resource: {@link #probeResource(long)} adds a number of the verifier's own and
+     * {@code ":Ab"}, whose variants differ only in case ({@code aB}), accents ({@code \u00c4b}) or a trailing space.
+     */
+    static final String PROBE = "fencing-startup-probe-";
+
+    /** How many times a step the database aborts as a lock conflict is run, in all. */
+    static final int LOCK_ATTEMPTS = 5;
+
+    /** The probe resource of a verifier numbered {@code unique}: {@code "Ab"} occurs once in it, at the end. */
+    static String probeResource(long unique) {
+        return PROBE + unique + ":Ab";
+    }
 
     /** How the owner of the table writes and reads probe rows, with its own statements. */
     interface Probe {
@@ -62,7 +85,12 @@ final class TableVerifier {
     private final TransactionTemplate probeTransactions;
     private final Probe probe;
     private final Supplier<String> verifiedDetail;
+    /** This verifier's probe resource: no other instance writes it, so concurrent probes share no row. */
+    private final String probeResource = probeResource(ThreadLocalRandom.current().nextLong(Long.MAX_VALUE));
     private volatile boolean verified;
+
+    /** Waits between attempts, the milliseconds given; a test seam, package-private. */
+    volatile LongConsumer pause = TableVerifier::sleep;
 
     TableVerifier(JdbcTable kind, JdbcDialect dialect, String table, boolean createTable, JdbcTemplate jdbc,
                   PlatformTransactionManager transactionManager, Probe probe, Supplier<String> verifiedDetail) {
@@ -132,8 +160,9 @@ final class TableVerifier {
             }
             if (createTable) {
                 try {
-                    probeTransactions.executeWithoutResult(status ->
-                            jdbc.execute(kind.createTableSql(dialect, table)));
+                    withRetries("creating it", TableVerifier::isCreateConflict, () ->
+                            probeTransactions.executeWithoutResult(status ->
+                                    jdbc.execute(kind.createTableSql(dialect, table))));
                 } catch (DataAccessException | TransactionException e) {
                     throw new FencingConfigurationException(kind.what() + " '" + table + "' could not be created on "
                             + dialect.productName() + ": " + rootMessage(e), e);
@@ -161,27 +190,121 @@ final class TableVerifier {
     /**
      * Writes probe rows inside a transaction that is rolled back: the table exists, has the columns and works, and
      * resources that differ only in case, accents or trailing spaces get rows of their own (the resource column
-     * compares exactly).
+     * compares exactly). The resources are this verifier's own ({@link #probeResource(long)}), so instances
+     * starting at once do not write one row.
      */
     private void probe() {
+        String resource = probeResource;
         try {
-            probeTransactions.executeWithoutResult(status -> {
-                status.setRollbackOnly();
-                probe.write(PROBE);
-                String otherCase = PROBE.replace("Ab", "aB");
-                requireDistinct(otherCase, "compares case-insensitively ('" + PROBE + "' and '" + otherCase
-                        + "' are one row)");
-                requireDistinct(PROBE + " ", "ignores trailing spaces (PAD SPACE: '" + PROBE + "' and '" + PROBE
-                        + " ' are one row)");
-                String accented = PROBE.replace("Ab", "\u00c4b");
-                requireDistinct(accented, "compares accent-insensitively ('" + PROBE + "' and '" + accented
-                        + "' are one row)");
-            });
+            withRetries("its probe", TableVerifier::isLockConflict, () ->
+                    probeTransactions.executeWithoutResult(status -> {
+                        status.setRollbackOnly();
+                        probe.write(resource);
+                        String otherCase = resource.replace("Ab", "aB");
+                        requireDistinct(otherCase, "compares case-insensitively ('" + resource + "' and '" + otherCase
+                                + "' are one row)");
+                        requireDistinct(resource + " ", "ignores trailing spaces (PAD SPACE: '" + resource + "' and '"
+                                + resource + " ' are one row)");
+                        String accented = resource.replace("Ab", "\u00c4b");
+                        requireDistinct(accented, "compares accent-insensitively ('" + resource + "' and '" + accented
+                                + "' are one row)");
+                    }));
         } catch (FenceStoreException | DataAccessException | TransactionException e) {
             throw new FencingConfigurationException(kind.what() + " '" + table + "' is missing or unusable on "
                     + dialect.productName() + " (" + rootMessage(e) + "). Create it with the script "
                     + kind.script(dialect) + " (see the README), or build the " + kind.ownerNoun()
                     + " with createTableIfMissing(true)", e);
+        }
+    }
+
+    /**
+     * Runs {@code step} (a transaction of its own), again after a lock conflict ({@code conflict}), at most
+     * {@value #LOCK_ATTEMPTS} times in all with a random pause of tens of milliseconds, growing, in between. Any
+     * other failure is thrown at once, as it is.
+     *
+     * @throws FencingConfigurationException naming the table, the database and the attempts, when every attempt was
+     *                                       a lock conflict
+     */
+    private void withRetries(String what, Predicate<Throwable> conflict, Runnable step) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                step.run();
+                return;
+            } catch (RuntimeException e) {
+                if (!conflict.test(e)) {
+                    throw e;
+                }
+                if (attempt >= LOCK_ATTEMPTS) {
+                    throw new FencingConfigurationException(kind.what() + " '" + table + "' on "
+                            + dialect.productName() + " could not be checked at startup: " + what + " failed on a "
+                            + "lock conflict with concurrent transactions after " + LOCK_ATTEMPTS + " attempts ("
+                            + rootMessage(e) + "); a long transaction may hold locks on the table, or many "
+                            + "instances are starting at once: start this one again", e);
+                }
+                long base = 20L << (attempt - 1);
+                long millis = ThreadLocalRandom.current().nextLong(base, 2 * base);
+                log.info(kind.owner() + ": the startup check of table '" + table + "' on " + dialect.productName()
+                        + " met a conflict with a concurrent transaction (attempt " + attempt + " of "
+                        + LOCK_ATTEMPTS + ", " + what + ": " + rootMessage(e) + "); running it again in " + millis
+                        + " ms");
+                pause.accept(millis);
+                if (Thread.currentThread().isInterrupted()) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * Whether the database aborted a statement or transaction as a lock conflict that running it again may not
+     * meet: a deadlock or serialization failure (SQLSTATE 40001, PostgreSQL 40P01, MariaDB/MySQL 1213) or a lock
+     * wait timeout (MariaDB/MySQL 1205, PostgreSQL 55P03), found anywhere in the cause chain, or as Spring
+     * translated it ({@link ConcurrencyFailureException}: {@code PessimisticLockingFailureException},
+     * {@code CannotAcquireLockException}, the store's {@link FenceConflictException} and {@link FenceBusyException}).
+     * Other transient failures (a lost connection, a query timeout) are not lock conflicts and fail at once.
+     */
+    static boolean isLockConflict(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof ConcurrencyFailureException) {
+                return true;
+            }
+            if (t instanceof SQLException sql) {
+                String state = sql.getSQLState();
+                int code = sql.getErrorCode();
+                if ("40001".equals(state) || "40P01".equals(state) || "55P03".equals(state)
+                        || code == 1213 || code == 1205) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
+     * {@link #isLockConflict(Throwable)}, or another instance creating the table at the same moment: PostgreSQL's
+     * {@code CREATE TABLE IF NOT EXISTS} checks for the table before it inserts the catalog rows, so of several
+     * instances creating one table at once all but one fail on the catalog's unique key (SQLSTATE 23505 on
+     * {@code pg_type_typname_nsp_index}), with 42P07 (the relation exists) or 42710 (its row type exists). Run again,
+     * the statement finds the table and does nothing.
+     */
+    static boolean isCreateConflict(Throwable failure) {
+        if (isLockConflict(failure)) {
+            return true;
+        }
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql && ("23505".equals(sql.getSQLState())
+                    || "42P07".equals(sql.getSQLState()) || "42710".equals(sql.getSQLState()))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
