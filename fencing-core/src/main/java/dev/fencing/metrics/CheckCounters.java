@@ -8,15 +8,16 @@ import io.micrometer.core.instrument.Counter;
  * The {@code fencing.checks} counters of one resource, one per outcome, created once and reused on every call.
  * {@code invalid}: the key or resource could not name an entity (the call was refused before any check);
  * {@code busy}: the store timed out waiting for the resource's fence lock; {@code conflict}: the database aborted the
- * check as a serialization failure or deadlock (retryable); {@code error}: the store could not decide, one counter per
+ * check as a serialization failure or deadlock (retryable); {@code forged}: the token failed signature verification
+ * and never reached the store; {@code error}: the store could not decide, one counter per
  * {@code exception} tag (see {@link FailureCounters}); every other outcome has {@code exception=none}.
  */
 public record CheckCounters(Counter accepted, Counter stale, Counter duplicate, Counter missing, Counter invalid,
-                            Counter busy, Counter conflict, FailureCounters error) {
+                            Counter busy, Counter conflict, FailureCounters error, Counter forged) {
 
     /** The counter for a rejecting verdict. */
     public Counter rejected(Verdict verdict) {
-        return verdict == Verdict.REJECT_DUPLICATE ? duplicate : stale;
+        return verdict == Verdict.REJECT_DUPLICATE ? duplicate : verdict == Verdict.REJECT_FORGED ? forged : stale;
     }
 
     /** The counter for a transient store failure. */

@@ -8,7 +8,7 @@ import io.micrometer.core.instrument.noop.NoopCounter;
 
 /**
  * Creates the library's counters, once per resource: {@code fencing.checks} (tags {@code resource}, {@code outcome}
- * = accepted | stale | duplicate | missing | invalid | busy | conflict | error, {@code exception}) and
+ * = accepted | stale | duplicate | forged | missing | invalid | busy | conflict | error, {@code exception}) and
  * {@code fencing.acquisitions} (tags {@code resource}, {@code outcome} = acquired | failed, {@code exception}). The
  * {@code resource} tag is always the annotation's static name, never a per-entity key. Outcome {@code error} counts
  * checks the store could not decide (the call failed closed). The {@code exception} tag names the simple class of the
@@ -42,7 +42,7 @@ public final class FencingMetrics {
         return new CheckCounters(check(resource, "accepted"), check(resource, "stale"), check(resource, "duplicate"),
                 check(resource, "missing"), check(resource, "invalid"), check(resource, "busy"),
                 check(resource, "conflict"),
-                new FailureCounters(exception -> check(resource, "error", exception)));
+                new FailureCounters(exception -> check(resource, "error", exception)), check(resource, "forged"));
     }
 
     private Counter check(String resource, String outcome) {

@@ -6,12 +6,13 @@ import dev.fencing.token.FencingToken;
 /**
  * A write refused because its token lost against max_seen, whatever the reason: {@link StaleTokenException} (smaller,
  * {@link Verdict#REJECT_STALE}) or {@link DuplicateTokenException} (equal, from another holder,
- * {@link Verdict#REJECT_DUPLICATE}). Carries the resource, the presented token, max_seen, the verdict and, once known,
+ * {@link Verdict#REJECT_DUPLICATE}), or {@link ForgedTokenException} (failed signature verification,
+ * {@link Verdict#REJECT_FORGED}, never compared with max_seen). Carries the resource, the presented token, max_seen, the verdict and, once known,
  * the fenced operation; the guarded method did not run and nothing changed. Catch this type to handle every
  * rejection; {@link #of} builds the subclass a verdict calls for.
  */
 public abstract sealed class TokenRejectedException extends FencingException
-        permits StaleTokenException, DuplicateTokenException {
+        permits StaleTokenException, DuplicateTokenException, ForgedTokenException {
 
     private static final long serialVersionUID = 1L;
 
@@ -46,6 +47,8 @@ public abstract sealed class TokenRejectedException extends FencingException
         return switch (verdict) {
             case REJECT_STALE -> new StaleTokenException(resource, presented, maxSeen, operation);
             case REJECT_DUPLICATE -> new DuplicateTokenException(resource, presented, maxSeen, operation);
+            case REJECT_FORGED -> throw new IllegalArgumentException("A forged token is never compared with max_seen: "
+                    + "build a ForgedTokenException with the reason instead");
             default -> throw new IllegalArgumentException("Verdict " + verdict + " is not a rejection");
         };
     }

@@ -17,7 +17,13 @@ public enum Verdict {
     REJECT_STALE(false, "stale"),
 
     /** Equal to max_seen but from another holder: two clients hold one token, neither may write after the first. */
-    REJECT_DUPLICATE(false, "duplicate");
+    REJECT_DUPLICATE(false, "duplicate"),
+
+    /**
+     * The token failed signature verification (unsigned, unknown or retired key, bad signature): refused before any
+     * store saw it, so never a result of {@link FenceRule#judge}; see {@link ForgedTokenException}.
+     */
+    REJECT_FORGED(false, "forged");
 
     private final boolean accepted;
     private final String outcome;
@@ -32,7 +38,7 @@ public enum Verdict {
         return accepted;
     }
 
-    /** The counter tag value: {@code accepted}, {@code stale} or {@code duplicate}. */
+    /** The counter tag value: {@code accepted}, {@code stale}, {@code duplicate} or {@code forged}. */
     public String outcome() {
         return outcome;
     }
