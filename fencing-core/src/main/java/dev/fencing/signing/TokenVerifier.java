@@ -5,6 +5,7 @@ import dev.fencing.token.FencingToken;
 import dev.fencing.token.TokenSignature;
 
 import java.util.Objects;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The resource side: verifies a token's signature with a {@link KeyRing} before the token is compared with max_seen.
@@ -24,6 +25,7 @@ public final class TokenVerifier {
     private final KeyRing ring;
     private final FencingToken[] verified;
     private final int mask;
+    private final LongAdder verifications = new LongAdder();
 
     /** A verifier with {@link #DEFAULT_CACHE_SIZE} cache slots. */
     public TokenVerifier(KeyRing ring) {
@@ -86,7 +88,13 @@ public final class TokenVerifier {
         return ring;
     }
 
+    /** How many verifications ran the cryptography (cache misses): for tests of the cache. */
+    long verificationsRun() {
+        return verifications.sum();
+    }
+
     private Verification verifyNow(FencingToken token) {
+        verifications.increment();
         TokenSignature signature = token.signature();
         if (signature == null) {
             return Verification.UNSIGNED;
