@@ -8,6 +8,7 @@ import dev.fencing.store.FenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -23,7 +24,8 @@ import org.springframework.context.annotation.Configuration;
  * The actuator parts, when Spring Boot's actuator is on the classpath: the {@code fencing} health indicator
  * ({@code management.health.fencing.enabled}, on by default) and the {@code fencing} endpoint (available when exposed,
  * as every endpoint: {@code management.endpoints.web.exposure.include=health,fencing}). Both need a {@link FenceStore}
- * bean and back off when the application defines its own.
+ * bean and back off when the application defines its own. A {@code SanitizingFunction} keeps the
+ * {@code fencing.signing.*} secrets masked in {@code /actuator/configprops} and {@code /actuator/env}.
  */
 @AutoConfiguration(after = {FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class}, afterName = {
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
@@ -41,6 +43,18 @@ public class FencingActuatorAutoConfiguration {
         @ConditionalOnMissingBean(name = "fencingHealthIndicator")
         FencingHealthIndicator fencingHealthIndicator(FenceStore store, ObjectProvider<TokenIssuer> issuer) {
             return new FencingHealthIndicator(store, issuer.getIfUnique());
+        }
+    }
+
+    /** Signing secrets stay masked in configprops and env, whatever show-values says. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(SanitizingFunction.class)
+    static class SanitizingConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "fencingSigningKeySanitizer")
+        SanitizingFunction fencingSigningKeySanitizer() {
+            return new SigningKeySanitizer();
         }
     }
 
