@@ -2,7 +2,10 @@ package dev.fencing.web;
 
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
+import dev.fencing.guard.RejectionListener;
+import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.signing.TokenVerifier;
+import dev.fencing.signing.Verification;
 import dev.fencing.token.FencingToken;
 import dev.fencing.token.TokenFormatException;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -63,6 +66,7 @@ public class FencingTokenFilter implements Filter {
     private final Predicate<HttpServletRequest> trusted;
     private final TokenVerifier verifier;
     private final ForgedTokenCounters forgedCounters;
+    private final RejectionListener rejections;
 
     /** Set by {@link #init} once the mapping was checked; until then a filter without predicate trusts nobody. */
     private volatile boolean scopeChecked;
@@ -72,14 +76,15 @@ public class FencingTokenFilter implements Filter {
      * when mapped to everything).
      */
     public FencingTokenFilter() {
-        this(null, null, ForgedTokenCounters.NONE);
+        this(null, null, ForgedTokenCounters.NONE, RejectionListener.NONE);
     }
 
     private FencingTokenFilter(Predicate<HttpServletRequest> trusted, TokenVerifier verifier,
-                               ForgedTokenCounters forgedCounters) {
+                               ForgedTokenCounters forgedCounters, RejectionListener rejections) {
         this.trusted = trusted;
         this.verifier = verifier;
         this.forgedCounters = forgedCounters;
+        this.rejections = rejections;
     }
 
     /**
@@ -88,7 +93,7 @@ public class FencingTokenFilter implements Filter {
      * runs with no token bound. The predicate runs on the request's thread before anything is bound.
      */
     public FencingTokenFilter(Predicate<HttpServletRequest> trusted) {
-        this(Objects.requireNonNull(trusted, "trusted"), null, ForgedTokenCounters.NONE);
+        this(Objects.requireNonNull(trusted, "trusted"), null, ForgedTokenCounters.NONE, RejectionListener.NONE);
     }
 
     /**
@@ -99,7 +104,8 @@ public class FencingTokenFilter implements Filter {
      * the fence's own verification of them is then a cache hit. Call it before the filter is registered.
      */
     public FencingTokenFilter verifying(TokenVerifier verifier) {
-        return new FencingTokenFilter(trusted, Objects.requireNonNull(verifier, "verifier"), forgedCounters);
+        return new FencingTokenFilter(trusted, Objects.requireNonNull(verifier, "verifier"), forgedCounters,
+                rejections);
     }
 
     /**
@@ -107,7 +113,17 @@ public class FencingTokenFilter implements Filter {
      * token's base resource as {@code resource}) on {@code registry}; {@code null}: counts nothing.
      */
     public FencingTokenFilter withMeterRegistry(MeterRegistry registry) {
-        return new FencingTokenFilter(trusted, verifier, new ForgedTokenCounters(registry));
+        return new FencingTokenFilter(trusted, verifier, new ForgedTokenCounters(registry), rejections);
+    }
+
+    /**
+     * This filter telling {@code listener} of each token it refuses as forged (a {@link ForgedTokenException} whose
+     * operation is the request's method and path), as the guard tells it of the rejections of its checks: the Spring
+     * Boot actuator's recent rejections list them. {@code null}: tells nobody. Anything the listener throws is ignored.
+     */
+    public FencingTokenFilter withRejectionListener(RejectionListener listener) {
+        return new FencingTokenFilter(trusted, verifier, forgedCounters,
+                listener == null ? RejectionListener.NONE : listener);
     }
 
     /**
@@ -205,8 +221,11 @@ public class FencingTokenFilter implements Filter {
         }
         if (verifier != null) {
             for (FencingToken token : tokens) {
-                if (!verifier.verify(token).valid()) {
+                Verification verification = verifier.verify(token);
+                if (!verification.valid()) {
                     forgedCounters.increment(token.resource());
+                    tell(new ForgedTokenException(token.resource(), token, verification.reason(token),
+                            http.getMethod() + " " + http.getRequestURI() + " (" + FencingHeader.NAME + " header)"));
                     problem(httpResponse, HttpServletResponse.SC_FORBIDDEN, FencingExceptionAdvice.FORGED_TOKEN_TYPE
                                     .toString(), ForgedTokenProblem.TITLE, ForgedTokenProblem.detail(token.resource()),
                             ForgedTokenProblem.properties(token.resource(), token));
@@ -216,6 +235,14 @@ public class FencingTokenFilter implements Filter {
         }
         try (FencingScope ignored = FencingContext.bindRemote(tokens)) {
             chain.doFilter(request, response);
+        }
+    }
+
+    private void tell(ForgedTokenException forged) {
+        try {
+            rejections.rejected(forged);
+        } catch (RuntimeException ignored) {
+            // the listener is advisory; the refusal is what the caller gets
         }
     }
 

@@ -4,6 +4,7 @@ import dev.fencing.annotation.Fenced;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
 import dev.fencing.rule.ForgedTokenException;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.signing.KeyRing;
 import dev.fencing.signing.TokenSigner;
 import dev.fencing.signing.TokenVerifier;
@@ -45,6 +46,7 @@ import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -70,6 +72,7 @@ class ForgedTokenHttpTest {
     static final TokenVerifier VERIFIER = new TokenVerifier(KeyRing.of(VerificationKey.hmac("k1", SECRET)));
     static final MeterRegistry FILTER_METERS = new SimpleMeterRegistry();
     static final AtomicInteger RAN = new AtomicInteger();
+    static final List<TokenRejectedException> TOLD = new CopyOnWriteArrayList<>();
 
     public static class Ledger {
         @Fenced(resource = "accounts", key = "#account")
@@ -146,7 +149,8 @@ class ForgedTokenHttpTest {
         service.register(Service.class);
         Tomcat.addServlet(context, "dispatcher", new DispatcherServlet(service)).setLoadOnStartup(1);
         context.addServletMappingDecoded("/", "dispatcher");
-        addFilter(context, "verifying", new FencingTokenFilter().verifying(VERIFIER).withMeterRegistry(FILTER_METERS),
+        addFilter(context, "verifying", new FencingTokenFilter().verifying(VERIFIER).withMeterRegistry(FILTER_METERS)
+                .withRejectionListener(TOLD::add),
                 "/accounts/*", "/echo");
         addFilter(context, "plain", new FencingTokenFilter(), "/unverified/*");
         tomcat.start();
@@ -178,6 +182,7 @@ class ForgedTokenHttpTest {
     @BeforeEach
     void reset() {
         RAN.set(0);
+        TOLD.clear();
     }
 
     private ResponseEntity<Map<String, Object>> post(String path, String header) {
@@ -224,6 +229,13 @@ class ForgedTokenHttpTest {
         assertThat(RAN).as("the request did not run").hasValue(0);
         assertThat(store().maxSeen("accounts:3")).as("max_seen untouched").isEmpty();
         assertThat(forgedCount()).as("counted as forged").isEqualTo(counted + 1);
+        assertThat(TOLD).singleElement().isInstanceOfSatisfying(ForgedTokenException.class, e -> {
+            assertThat(e.resource()).isEqualTo("accounts:3");
+            assertThat(e.presented()).isEqualTo(forged);
+            assertThat(e.maxSeen()).isEqualTo(ForgedTokenException.NOT_CONSULTED);
+            assertThat(e.operation()).isEqualTo("POST /accounts/3/deposit (Fencing-Token header)");
+            assertThat(e.reason()).contains("unsigned");
+        });
 
         FencingToken real = SIGNER.sign(new FencingToken("accounts:3", 1, "holder-1"));
         ResponseEntity<Map<String, Object>> accepted = post("/accounts/3/deposit", real.toText());

@@ -4,24 +4,16 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.signing.TokenSigner;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.token.FencingToken;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.Timeout;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.http.ResponseEntity;
-import org.springframework.web.client.RestClient;
 
 import java.security.KeyPair;
 import java.security.KeyPairGenerator;
 import java.security.GeneralSecurityException;
-import java.sql.SQLException;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 
-import static dev.fencing.it.boot.SigningProof.post;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -29,42 +21,22 @@ import static org.assertj.core.api.Assertions.assertThat;
  * public key only, it starts, verifies the issuer's tokens, refuses forged ones, and has no signer (there is no
  * private key to build one from).
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Timeout(120)
-class Ed25519ResourceProofTest {
+class Ed25519ResourceProofTest extends AbstractSigningProofTest {
 
     private KeyPair issuerKeys;
-    private ProofDatabase database;
-    private ConfigurableApplicationContext context;
-    private RestClient http;
 
-    @BeforeAll
-    void start() throws SQLException, GeneralSecurityException {
+    @Override
+    List<String> properties() throws GeneralSecurityException {
         issuerKeys = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
         String publicKey = "-----BEGIN PUBLIC KEY-----\n"
                 + Base64.getMimeEncoder().encodeToString(issuerKeys.getPublic().getEncoded())
                 + "\n-----END PUBLIC KEY-----\n";
-        database = ProofDatabase.postgres();
-        database.create();
-        context = SigningProof.start(database, List.of(
-                "proof.acquiring=false",           // a resource only: it checks, it takes no lock
+        return List.of(
+                "fencing.issuer.type=none",       // a resource only: it checks, it takes no lock
+                "proof.acquiring=false",
                 "fencing.signing.scheme=ed25519",
                 "fencing.signing.current-key-id=ed1",
-                "fencing.signing.keys.ed1.public-key=" + publicKey));
-        http = ProofApp.http(ProofApp.port(context));
-    }
-
-    @AfterAll
-    void stop() throws SQLException {
-        try {
-            if (context != null) {
-                context.close();
-            }
-        } finally {
-            if (database != null) {
-                database.drop();
-            }
-        }
+                "fencing.signing.keys.ed1.public-key=" + publicKey);
     }
 
     @Test
@@ -78,7 +50,7 @@ class Ed25519ResourceProofTest {
     void itAcceptsTheIssuersSignedTokensAndRefusesForgedOnes() throws Exception {
         TokenSigner issuer = TokenSigner.ed25519("ed1", issuerKeys.getPrivate());
         FencingToken signed = issuer.sign(new FencingToken("accounts:1", 10, "issuer-lease-1"));
-        ResponseEntity<Map<String, Object>> accepted = post(http, "/internal/accounts/1/deposit/3", signed.toText());
+        ResponseEntity<Map<String, Object>> accepted = post("/internal/accounts/1/deposit/3", signed.toText());
         assertThat(accepted.getStatusCode().value()).isEqualTo(200);
         assertThat(database.maxSeen("accounts:1")).hasValue(10);
 
@@ -86,9 +58,9 @@ class Ed25519ResourceProofTest {
         FencingToken otherKey = TokenSigner.ed25519("ed1", otherKeys.getPrivate())
                 .sign(new FencingToken("accounts:1", 11, "issuer-lease-2"));
         FencingToken hmac = TokenSigner.hmac("ed1", new byte[32]).sign(new FencingToken("accounts:1", 12, "x"));
-        for (String forged : List.of(SignedTokensProofTest.FORGED.replace("accounts:3", "accounts:1"),
+        for (String forged : List.of(FORGED.replace("accounts:3", "accounts:1"),
                 otherKey.toText(), hmac.toText())) {
-            ResponseEntity<Map<String, Object>> refused = post(http, "/internal/accounts/1/deposit/100", forged);
+            ResponseEntity<Map<String, Object>> refused = post("/internal/accounts/1/deposit/100", forged);
             assertThat(refused.getStatusCode().value()).as(forged).isEqualTo(403);
             assertThat(refused.getBody()).containsEntry("type", "https://fencing.dev/problems/forged-token");
         }

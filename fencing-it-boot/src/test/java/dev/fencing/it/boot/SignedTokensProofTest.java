@@ -5,23 +5,18 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.signing.SigningTokenIssuer;
 import dev.fencing.signing.TokenSigner;
 import dev.fencing.token.FencingToken;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.Timeout;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
-import org.springframework.web.client.RestClient;
 
+import java.security.SecureRandom;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 
 import static dev.fencing.it.boot.ProofApp.sample;
-import static dev.fencing.it.boot.SigningProof.post;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -31,43 +26,26 @@ import static org.assertj.core.api.Assertions.assertThat;
  * signed for one account cannot be replayed against another, and the secret shows nowhere, not even where the
  * application shows every configuration value.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Timeout(120)
-class SignedTokensProofTest {
+class SignedTokensProofTest extends AbstractSigningProofTest {
 
-    static final String FORGED = "accounts:3#9223372036854775807@evil";
-    static final String SECRET = SigningProof.hmacSecret();
+    static final String SECRET = hmacSecret();
 
-    private ProofDatabase database;
-    private ConfigurableApplicationContext context;
-    private RestClient http;
+    /** A fresh 256-bit HMAC secret in Base64. */
+    static String hmacSecret() {
+        byte[] secret = new byte[32];
+        new SecureRandom().nextBytes(secret);
+        return Base64.getEncoder().encodeToString(secret);
+    }
 
-    @BeforeAll
-    void start() throws SQLException {
-        database = ProofDatabase.postgres();
-        database.create();
-        context = SigningProof.start(database, List.of(
-                "fencing.issuer.type=jdbc",
+    @Override
+    List<String> properties() {
+        return List.of(
                 "fencing.signing.scheme=hmac-sha256",
                 "fencing.signing.current-key-id=k1",
                 "fencing.signing.keys.k1.secret=" + SECRET,
                 // an application that shows every value: the secret must still be masked
                 "management.endpoint.configprops.show-values=always",
-                "management.endpoint.env.show-values=always"));
-        http = ProofApp.http(ProofApp.port(context));
-    }
-
-    @AfterAll
-    void stop() throws SQLException {
-        try {
-            if (context != null) {
-                context.close();
-            }
-        } finally {
-            if (database != null) {
-                database.drop();
-            }
-        }
+                "management.endpoint.env.show-values=always");
     }
 
     /** A real holder outside the application: the issuer's lock, its token signed with the current key. */
@@ -88,26 +66,31 @@ class SignedTokensProofTest {
 
     @Test
     void theForgedMaxValueHeaderIsRefusedAndTheNextSignedHolderIsAccepted() throws SQLException {
-        ResponseEntity<Map<String, Object>> first = post(http, "/accounts/3/deposit/5", null);
+        ResponseEntity<Map<String, Object>> first = post("/accounts/3/deposit/5", null);
         assertThat(first.getStatusCode().value()).isEqualTo(200);
         long maxSeen = database.maxSeen("accounts:3").orElseThrow();
         long balance = database.balance(3).orElseThrow();
 
-        assertForged(post(http, "/internal/accounts/3/deposit/1000", FORGED), "accounts:3");
+        assertForged(post("/internal/accounts/3/deposit/1000", FORGED), "accounts:3");
         assertThat(database.maxSeen("accounts:3")).as("max_seen unchanged").hasValue(maxSeen);
         assertThat(database.balance(3)).as("nothing written").hasValue(balance);
+        List<Map<String, Object>> rejections = ProofApp.list(ProofApp.getJson(http, "/actuator/fencing")
+                .get("rejections"));
+        assertThat(rejections).as("listed among the recent rejections").anySatisfy(rejection -> assertThat(rejection)
+                .containsEntry("resource", "accounts:3").containsEntry("verdict", "forged")
+                .containsEntry("method", "POST /internal/accounts/3/deposit/1000 (Fencing-Token header)"));
 
         try (Lease lease = acquire("accounts:3")) {
             FencingToken token = lease.token();
             assertThat(token.isSigned()).isTrue();
-            ResponseEntity<Map<String, Object>> accepted = post(http, "/internal/accounts/3/deposit/7",
+            ResponseEntity<Map<String, Object>> accepted = post("/internal/accounts/3/deposit/7",
                     token.toText());
             assertThat(accepted.getStatusCode().value()).isEqualTo(200);
             assertThat(accepted.getBody()).containsEntry("body", Long.toString(token.value()));
             assertThat(database.maxSeen("accounts:3")).hasValue(token.value());
             assertThat(database.balance(3)).hasValue(balance + 7);
         }
-        ResponseEntity<Map<String, Object>> next = post(http, "/accounts/3/deposit/1", null);
+        ResponseEntity<Map<String, Object>> next = post("/accounts/3/deposit/1", null);
         assertThat(next.getStatusCode().value()).as("the application's own next lock, signed by the fence")
                 .isEqualTo(200);
         assertThat(database.balance(3)).hasValue(balance + 8);
@@ -122,9 +105,9 @@ class SignedTokensProofTest {
         try (Lease lease = acquire("accounts:1")) {
             String signed = lease.token().toText();
             String replayed = signed.replaceFirst("^accounts:1#", "accounts:2#");
-            assertForged(post(http, "/internal/accounts/2/deposit/50", replayed), "accounts:2");
+            assertForged(post("/internal/accounts/2/deposit/50", replayed), "accounts:2");
 
-            ResponseEntity<Map<String, Object>> asIs = post(http, "/internal/accounts/2/deposit/50", signed);
+            ResponseEntity<Map<String, Object>> asIs = post("/internal/accounts/2/deposit/50", signed);
             assertThat(asIs.getStatusCode().value()).as("a token for accounts:1 is no token for accounts:2")
                     .isEqualTo(428);
         }

@@ -1,19 +1,12 @@
 package dev.fencing.it.boot;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
-import org.junit.jupiter.api.Timeout;
-import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.http.ResponseEntity;
-import org.springframework.web.client.RestClient;
 
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
 
-import static dev.fencing.it.boot.SigningProof.post;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -21,49 +14,26 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code accounts:3#9223372036854775807@evil} header is accepted, max_seen becomes {@code Long.MAX_VALUE}, and every
  * real holder of the lock is refused as stale from then on.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
-@Timeout(120)
-class UnsignedLockOutProofTest {
+class UnsignedLockOutProofTest extends AbstractSigningProofTest {
 
-    private ProofDatabase database;
-    private ConfigurableApplicationContext context;
-    private RestClient http;
-
-    @BeforeAll
-    void start() throws SQLException {
-        database = ProofDatabase.postgres();
-        database.create();
-        context = SigningProof.start(database, List.of("fencing.issuer.type=jdbc"));
-        http = ProofApp.http(ProofApp.port(context));
-    }
-
-    @AfterAll
-    void stop() throws SQLException {
-        try {
-            if (context != null) {
-                context.close();
-            }
-        } finally {
-            if (database != null) {
-                database.drop();
-            }
-        }
+    @Override
+    List<String> properties() {
+        return List.of(); // no fencing.signing.*
     }
 
     @Test
     void oneForgedHeaderLocksEveryRealHolderOut() throws SQLException {
-        assertThat(post(http, "/accounts/3/deposit/5", null).getStatusCode().value()).isEqualTo(200);
+        assertThat(post("/accounts/3/deposit/5", null).getStatusCode().value()).isEqualTo(200);
         long balance = database.balance(3).orElseThrow();
 
-        ResponseEntity<Map<String, Object>> forged = post(http, "/internal/accounts/3/deposit/1000",
-                SignedTokensProofTest.FORGED);
+        ResponseEntity<Map<String, Object>> forged = post("/internal/accounts/3/deposit/1000", FORGED);
         assertThat(forged.getStatusCode().value()).as("accepted: nothing tells it from a real token")
                 .isEqualTo(200);
         assertThat(database.maxSeen("accounts:3")).hasValue(Long.MAX_VALUE);
         assertThat(database.balance(3)).hasValue(balance + 1000);
 
         for (int attempt = 0; attempt < 2; attempt++) {
-            ResponseEntity<Map<String, Object>> real = post(http, "/accounts/3/deposit/1", null);
+            ResponseEntity<Map<String, Object>> real = post("/accounts/3/deposit/1", null);
             assertThat(real.getStatusCode().value()).as("the real holder, locked out").isEqualTo(409);
             assertThat(real.getBody()).containsEntry("verdict", "stale");
         }

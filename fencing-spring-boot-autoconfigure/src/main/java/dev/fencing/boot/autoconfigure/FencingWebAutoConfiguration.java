@@ -1,6 +1,7 @@
 package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.guard.RejectionListener;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.web.FencingExceptionAdvice;
 import dev.fencing.web.FencingTokenFilter;
@@ -57,7 +58,8 @@ public class FencingWebAutoConfiguration {
         @ConditionalOnMissingBean(name = "fencingTokenFilter")
         FilterRegistrationBean<FencingTokenFilter> fencingTokenFilter(FencingProperties properties,
                                                                       ObjectProvider<TokenVerifier> verifier,
-                                                                      ObjectProvider<MeterRegistry> registry) {
+                                                                      ObjectProvider<MeterRegistry> registry,
+                                                                      ObjectProvider<RejectionListener> rejections) {
             List<String> patterns = properties.getWeb().getFilter().getUrlPatterns();
             for (String pattern : patterns) {
                 requireServletPattern(pattern);
@@ -66,7 +68,9 @@ public class FencingWebAutoConfiguration {
             TokenVerifier tokens = verifier.getIfUnique();
             if (tokens != null) {
                 // refuses forged headers before the request runs (403), counted in fencing.checks as forged
-                filter = filter.verifying(tokens).withMeterRegistry(registry.getIfUnique());
+                // and listed in the actuator's recent rejections
+                filter = filter.verifying(tokens).withMeterRegistry(registry.getIfUnique())
+                        .withRejectionListener(rejections.getIfUnique());
             }
             FilterRegistrationBean<FencingTokenFilter> registration = new FilterRegistrationBean<>(filter);
             registration.setUrlPatterns(patterns);

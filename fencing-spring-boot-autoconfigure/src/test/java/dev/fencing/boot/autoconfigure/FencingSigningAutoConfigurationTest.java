@@ -171,6 +171,20 @@ class FencingSigningAutoConfigurationTest {
     }
 
     @Test
+    void anApplicationsOwnSignerReplacesTheStartersAndMustSignWhatTheVerifierAccepts() {
+        runner.withUserConfiguration(Application.class)
+                .withBean(TokenSigner.class, () -> TokenSigner.hmac("k1", Base64.getDecoder().decode(base64(32))))
+                .withPropertyValues("fencing.signing.scheme=hmac-sha256", "fencing.signing.current-key-id=k1",
+                        "fencing.signing.keys.k1.secret=" + SECRET).run(context -> {
+                    assertThat(context).hasFailed();
+                    FailureAnalysis analysis = new FencingFailureAnalyzer().analyze(context.getStartupFailure());
+                    assertThat(analysis.getDescription()).contains("signs tokens the TokenVerifier refuses")
+                            .contains("key 'k1'").doesNotContain(SECRET);
+                    assertThat(analysis.getAction()).contains("same keys");
+                });
+    }
+
+    @Test
     void aTooShortSecretFailsStartupNamingThePropertyNotTheSecret(CapturedOutput output) {
         assertStartupFails(output, "fencing.signing.keys.k1.secret", "256 bits",
                 "fencing.signing.scheme=hmac-sha256", "fencing.signing.keys.k1.secret=" + SHORT_SECRET);
