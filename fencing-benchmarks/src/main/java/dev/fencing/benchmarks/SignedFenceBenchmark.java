@@ -19,6 +19,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -32,9 +33,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * What verifying a signed token adds to one check through the fence ({@link FenceGuard} with the in-memory store and
- * counters on, single thread, the token bound for the whole trial as a request's or a lease's token is): an unsigned
- * token without a verifier (the baseline), then HMAC-SHA256 and Ed25519 tokens through a verifier with its
- * per-instance cache and without it (every check verifies).
+ * counters on, single thread, one token bound for the whole trial as a request's or a lease's token is). One
+ * benchmark method, so every mode runs the same call site; {@code mode} picks the token and the guard: an unsigned
+ * token without a verifier (the baseline), HMAC-SHA256 or Ed25519 tokens through a verifier with its per-instance
+ * cache, and without it (every check verifies).
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -46,42 +48,36 @@ public class SignedFenceBenchmark {
 
     private static final Object[] NO_ARGS = new Object[0];
 
-    private final FencingMetrics metrics = new FencingMetrics(new SimpleMeterRegistry());
-    private FenceGuard unsignedGuard;
-    private FenceGuard hmacGuard;
-    private FenceGuard hmacUncachedGuard;
-    private FenceGuard ed25519Guard;
-    private FenceGuard ed25519UncachedGuard;
-    private FencePoint unsignedPoint;
-    private FencePoint hmacPoint;
-    private FencePoint ed25519Point;
+    @Param({"unsigned", "hmac", "hmac-uncached", "ed25519", "ed25519-uncached"})
+    public String mode;
+
+    private FenceGuard guard;
+    private FencePoint point;
     private FencingScope scope;
     private long value = 1;
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
-        byte[] secret = new byte[32];
-        new SecureRandom().nextBytes(secret);
-        KeyPair pair = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
-        KeyRing hmacRing = KeyRing.of(VerificationKey.hmac("k1", secret));
-        KeyRing ed25519Ring = KeyRing.of(VerificationKey.ed25519("k2", pair.getPublic()));
-
-        unsignedGuard = new FenceGuard(new InMemoryFenceStore());
-        hmacGuard = FenceGuard.builder(new InMemoryFenceStore()).verifier(new TokenVerifier(hmacRing)).build();
-        hmacUncachedGuard = FenceGuard.builder(new InMemoryFenceStore()).verifier(new TokenVerifier(hmacRing, 0))
-                .build();
-        ed25519Guard = FenceGuard.builder(new InMemoryFenceStore()).verifier(new TokenVerifier(ed25519Ring)).build();
-        ed25519UncachedGuard = FenceGuard.builder(new InMemoryFenceStore())
-                .verifier(new TokenVerifier(ed25519Ring, 0)).build();
-
-        unsignedPoint = new FencePoint("Bench.unsigned()", "unsigned", null, null, false, metrics);
-        hmacPoint = new FencePoint("Bench.hmac()", "hmac", null, null, false, metrics);
-        ed25519Point = new FencePoint("Bench.ed25519()", "ed25519", null, null, false, metrics);
-
-        // one lease's token per resource, bound for the whole trial; the same instance is checked on every call
-        scope = FencingContext.bind(new FencingToken("unsigned", 1, "lease"),
-                TokenSigner.hmac("k1", secret).sign(new FencingToken("hmac", 1, "lease")),
-                TokenSigner.ed25519("k2", pair.getPrivate()).sign(new FencingToken("ed25519", 1, "lease")));
+        FencingToken token = new FencingToken("bench", 1, "lease");
+        TokenVerifier verifier = null;
+        boolean cached = !mode.endsWith("-uncached");
+        if (mode.startsWith("hmac")) {
+            byte[] secret = new byte[32];
+            new SecureRandom().nextBytes(secret);
+            verifier = new TokenVerifier(KeyRing.of(VerificationKey.hmac("k1", secret)), cached ? 1024 : 0);
+            token = TokenSigner.hmac("k1", secret).sign(token);
+        } else if (mode.startsWith("ed25519")) {
+            KeyPair pair = KeyPairGenerator.getInstance("Ed25519").generateKeyPair();
+            verifier = new TokenVerifier(KeyRing.of(VerificationKey.ed25519("k1", pair.getPublic())),
+                    cached ? 1024 : 0);
+            token = TokenSigner.ed25519("k1", pair.getPrivate()).sign(token);
+        } else if (!mode.equals("unsigned")) {
+            throw new IllegalArgumentException("Unknown mode '" + mode + "'");
+        }
+        guard = FenceGuard.builder(new InMemoryFenceStore()).verifier(verifier).build();
+        point = new FencePoint("Bench.write()", "bench", null, null, false,
+                new FencingMetrics(new SimpleMeterRegistry()));
+        scope = FencingContext.bind(token); // the same instance is checked on every call
     }
 
     @TearDown(Level.Trial)
@@ -94,27 +90,7 @@ public class SignedFenceBenchmark {
     }
 
     @Benchmark
-    public long unsigned() throws Throwable {
-        return unsignedGuard.invoke(unsignedPoint, NO_ARGS, this, SignedFenceBenchmark::write);
-    }
-
-    @Benchmark
-    public long hmacCached() throws Throwable {
-        return hmacGuard.invoke(hmacPoint, NO_ARGS, this, SignedFenceBenchmark::write);
-    }
-
-    @Benchmark
-    public long hmacUncached() throws Throwable {
-        return hmacUncachedGuard.invoke(hmacPoint, NO_ARGS, this, SignedFenceBenchmark::write);
-    }
-
-    @Benchmark
-    public long ed25519Cached() throws Throwable {
-        return ed25519Guard.invoke(ed25519Point, NO_ARGS, this, SignedFenceBenchmark::write);
-    }
-
-    @Benchmark
-    public long ed25519Uncached() throws Throwable {
-        return ed25519UncachedGuard.invoke(ed25519Point, NO_ARGS, this, SignedFenceBenchmark::write);
+    public long check() throws Throwable {
+        return guard.invoke(point, NO_ARGS, this, SignedFenceBenchmark::write);
     }
 }

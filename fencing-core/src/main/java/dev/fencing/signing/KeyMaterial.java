@@ -78,6 +78,32 @@ public final class KeyMaterial {
         }
     }
 
+    /**
+     * The key a resource verifies {@code scheme}'s tokens with, from configuration text: for HMAC the Base64 secret,
+     * for Ed25519 the public key (PEM or Base64). For building a {@link KeyRing} from properties.
+     *
+     * @throws FencingConfigurationException as the parser for that scheme does
+     */
+    public static VerificationKey verificationKey(SignatureScheme scheme, String keyId, String text) {
+        return switch (scheme) {
+            case HMAC_SHA256 -> VerificationKey.hmac(keyId, hmacSecret(keyId, text));
+            case ED25519 -> VerificationKey.ed25519(keyId, ed25519PublicKey(keyId, text));
+        };
+    }
+
+    /**
+     * The signer of an issuer, from configuration text: for HMAC the Base64 secret, for Ed25519 the private key (PEM
+     * or Base64).
+     *
+     * @throws FencingConfigurationException as the parser for that scheme does
+     */
+    public static TokenSigner signer(SignatureScheme scheme, String keyId, String text) {
+        return switch (scheme) {
+            case HMAC_SHA256 -> TokenSigner.hmac(keyId, hmacSecret(keyId, text));
+            case ED25519 -> TokenSigner.ed25519(keyId, ed25519PrivateKey(keyId, text));
+        };
+    }
+
     /** Checks a key id, as a configuration error. */
     static String keyId(String keyId) {
         try {

@@ -119,7 +119,7 @@ public final class TokenSignature {
         for (int i = 0; i < encoded.length(); i++) {
             if (!isKeyIdChar(encoded.charAt(i))) { // the Base64url alphabet is the key id alphabet
                 throw new TokenFormatException("Token signature of key '" + keyId + "' has a character outside the "
-                        + "Base64url alphabet at index " + (dot + 1 + i));
+                        + "Base64url alphabet at index " + (dot + 1 + i) + " of the signature part");
             }
         }
         byte[] bytes;

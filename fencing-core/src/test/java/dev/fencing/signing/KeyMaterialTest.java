@@ -116,6 +116,33 @@ class KeyMaterialTest {
     }
 
     @Test
+    void signersAndVerificationKeysComeFromConfigurationTextPerScheme() {
+        String secret = Base64.getEncoder().encodeToString(Keys.secret());
+        KeyPair pair = Keys.ed25519();
+        String publicText = Base64.getEncoder().encodeToString(pair.getPublic().getEncoded());
+        String privateText = Base64.getEncoder().encodeToString(pair.getPrivate().getEncoded());
+        dev.fencing.token.FencingToken token = new dev.fencing.token.FencingToken("r", 1, "h");
+
+        TokenVerifier hmac = new TokenVerifier(KeyRing.of(
+                KeyMaterial.verificationKey(SignatureScheme.HMAC_SHA256, "h1", secret)));
+        assertThat(hmac.verify(KeyMaterial.signer(SignatureScheme.HMAC_SHA256, "h1", secret).sign(token)))
+                .isEqualTo(Verification.VALID);
+        TokenVerifier ed = new TokenVerifier(KeyRing.of(
+                KeyMaterial.verificationKey(SignatureScheme.ED25519, "e1", publicText)));
+        assertThat(ed.verify(KeyMaterial.signer(SignatureScheme.ED25519, "e1", privateText).sign(token)))
+                .isEqualTo(Verification.VALID);
+        // the public key is no signing key, and a 48-byte HMAC secret is no Ed25519 key (any 32 bytes would pass as
+        // a raw Ed25519 public key: nothing tells them apart, and such a key simply verifies nothing)
+        assertThatThrownBy(() -> KeyMaterial.signer(SignatureScheme.ED25519, "e1", publicText))
+                .isInstanceOf(FencingConfigurationException.class).hasMessageContaining("'e1'")
+                .message().doesNotContain(publicText.substring(0, 16));
+        String longSecret = Base64.getEncoder().encodeToString(new byte[48]);
+        assertThatThrownBy(() -> KeyMaterial.verificationKey(SignatureScheme.ED25519, "e1", longSecret))
+                .isInstanceOf(FencingConfigurationException.class).hasMessageContaining("48 bytes decoded")
+                .hasMessageContaining("raw 32-byte key");
+    }
+
+    @Test
     void noToStringShowsKeyMaterial() {
         byte[] secret = Keys.secret();
         String encoded = Base64.getEncoder().encodeToString(secret);

@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * both keys while they overlap and refuses the retired one after.
  */
 @AddLifecycleHook(PropertyTimeLimit.class)
-class SignedTokenProperties {
+class SignedTokenPropertiesTest {
 
     private static final Map<SignatureScheme, Keys.Pair> KEYS = new EnumMap<>(SignatureScheme.class);
 
