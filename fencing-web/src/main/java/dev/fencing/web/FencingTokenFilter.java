@@ -41,8 +41,9 @@ import java.util.function.Predicate;
  * error as detail, cut to {@value #MAX_DETAIL_LENGTH} characters) and the request goes no further. Requests
  * without the header run with no token, so a fenced write they reach is refused as missing.
  *
- * <p>Accept this header only from trusted callers: a forged, very large token would advance max_seen and lock out
- * the real holder. So the filter must be scoped, in one of two ways, or it refuses to start
+ * <p>Accept this header only from trusted callers: without signed tokens ({@link #verifying(TokenVerifier)}), a forged,
+ * very large token would advance max_seen and lock out the real holder. So the filter must be scoped, in one of two
+ * ways, or it refuses to start
  * ({@link #init(FilterConfig)} throws and the web application does not come up):
  * <ul>
  *   <li>{@link #FencingTokenFilter()}: every request the filter sees is trusted, so it must be mapped to explicit

@@ -35,12 +35,10 @@ final class SigningKeys {
             FencingProperties.Key key = entry.getValue();
             if (key.isRetired()) {
                 retired.add(id);
-            } else if (scheme == SignatureScheme.HMAC_SHA256) {
-                active.add(named(property(id, "secret"),
-                        () -> VerificationKey.hmac(id, KeyMaterial.hmacSecret(id, key.getSecret()))));
             } else {
-                active.add(named(property(id, "public-key"),
-                        () -> VerificationKey.ed25519(id, KeyMaterial.ed25519PublicKey(id, key.getPublicKey()))));
+                boolean hmac = scheme == SignatureScheme.HMAC_SHA256;
+                active.add(named(property(id, hmac ? "secret" : "public-key"),
+                        () -> KeyMaterial.verificationKey(scheme, id, hmac ? key.getSecret() : key.getPublicKey())));
             }
         }
         if (active.isEmpty()) {
@@ -62,10 +60,9 @@ final class SigningKeys {
             return null;
         }
         FencingProperties.Key key = signing.getKeys().get(id);
-        return scheme == SignatureScheme.HMAC_SHA256
-                ? named(property(id, "secret"), () -> TokenSigner.hmac(id, KeyMaterial.hmacSecret(id, key.getSecret())))
-                : named(property(id, "private-key"),
-                () -> TokenSigner.ed25519(id, KeyMaterial.ed25519PrivateKey(id, key.getPrivateKey())));
+        boolean hmac = scheme == SignatureScheme.HMAC_SHA256;
+        return named(property(id, hmac ? "secret" : "private-key"),
+                () -> KeyMaterial.signer(scheme, id, hmac ? key.getSecret() : key.getPrivateKey()));
     }
 
     /** Whether the properties make this application sign: a current key id whose key has a secret or private key. */
