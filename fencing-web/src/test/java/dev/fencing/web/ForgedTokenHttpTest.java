@@ -71,6 +71,7 @@ class ForgedTokenHttpTest {
     static final TokenSigner SIGNER = TokenSigner.hmac("k1", SECRET);
     static final TokenVerifier VERIFIER = new TokenVerifier(KeyRing.of(VerificationKey.hmac("k1", SECRET)));
     static final MeterRegistry FILTER_METERS = new SimpleMeterRegistry();
+    static final MeterRegistry CALLER_METERS = new SimpleMeterRegistry();
     static final AtomicInteger RAN = new AtomicInteger();
     static final List<TokenRejectedException> TOLD = new CopyOnWriteArrayList<>();
 
@@ -156,8 +157,8 @@ class ForgedTokenHttpTest {
         tomcat.start();
         String baseUrl = "http://127.0.0.1:" + tomcat.getConnector().getLocalPort();
         http = RestClient.create(baseUrl);
-        intercepted = RestClient.builder().baseUrl(baseUrl).requestInterceptor(new FencingTokenClientInterceptor())
-                .build();
+        intercepted = RestClient.builder().baseUrl(baseUrl)
+                .requestInterceptor(new FencingTokenClientInterceptor().withMeterRegistry(CALLER_METERS)).build();
     }
 
     private static void addFilter(Context context, String name, FencingTokenFilter filter, String... patterns) {
@@ -283,6 +284,8 @@ class ForgedTokenHttpTest {
         }
         assertThat(RAN).hasValue(0);
         assertThat(store().maxSeen("accounts:5")).isEmpty();
+        assertThat(CALLER_METERS.get(FencingTokenClientInterceptor.REMOTE_REJECTIONS).tag("resource", "accounts")
+                .tag("outcome", "forged").counter().count()).as("counted on the caller's side").isEqualTo(1.0);
     }
 
     @Test
