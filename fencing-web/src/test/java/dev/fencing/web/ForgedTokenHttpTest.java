@@ -30,6 +30,7 @@ import org.springframework.context.annotation.Import;
 import org.springframework.core.ParameterizedTypeReference;
 import org.springframework.http.MediaType;
 import org.springframework.http.ResponseEntity;
+import org.springframework.util.FileSystemUtils;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -133,13 +134,14 @@ class ForgedTokenHttpTest {
     }
 
     private Tomcat tomcat;
+    private File base;
     private AnnotationConfigWebApplicationContext service;
     private RestClient http;
     private RestClient intercepted;
 
     @BeforeAll
     void start() throws Exception {
-        File base = Files.createTempDirectory("fencing-tomcat").toFile();
+        base = Files.createTempDirectory("fencing-tomcat").toFile();
         tomcat = new Tomcat();
         tomcat.setBaseDir(base.getAbsolutePath());
         tomcat.setHostname("127.0.0.1");
@@ -176,8 +178,12 @@ class ForgedTokenHttpTest {
 
     @AfterAll
     void stop() throws Exception {
-        tomcat.stop();
-        tomcat.destroy();
+        try {
+            tomcat.stop();
+            tomcat.destroy();
+        } finally {
+            FileSystemUtils.deleteRecursively(base);
+        }
     }
 
     @BeforeEach
