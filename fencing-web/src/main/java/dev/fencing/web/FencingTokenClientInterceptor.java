@@ -4,6 +4,7 @@ import dev.fencing.FencingException;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.rule.DuplicateTokenException;
+import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -36,7 +37,7 @@ import java.util.stream.Collectors;
 /**
  * Client side, for {@code RestClient} and {@code RestTemplate}: sends the tokens bound on the calling thread in the
  * {@code Fencing-Token} header of the requests it is told to, replacing any value set by hand. Nothing is added when
- * no token is bound. Register it with {@code RestClient.builder().requestInterceptor(...)}.
+ * no token is bound. A signed token is sent in its signed text form, as bound. Register it with {@code RestClient.builder().requestInterceptor(...)}.
  *
  * <p>A token tells the receiver which lock its holder has: send it only to the services that check it.
  * {@link #forHosts(Collection)} sends it only to the hosts named; the no-argument constructor sends it with every
@@ -46,7 +47,8 @@ import java.util.stream.Collectors;
  * library's exceptions, thrown to the caller: a 409 whose {@code application/problem+json} body has the problem
  * {@code type} {@link FencingExceptionAdvice#STALE_TOKEN_TYPE} becomes a {@link StaleTokenException},
  * {@link FencingExceptionAdvice#DUPLICATE_TOKEN_TYPE} a {@link DuplicateTokenException}, and a 428 of type
- * {@link FencingExceptionAdvice#MISSING_TOKEN_TYPE} a {@link MissingTokenException}; each carries the remote
+ * {@link FencingExceptionAdvice#MISSING_TOKEN_TYPE} a {@link MissingTokenException}, and a 403 of type
+ * {@link FencingExceptionAdvice#FORGED_TOKEN_TYPE} a {@link ForgedTokenException}; each carries the remote
  * resource (and presented token and max_seen), names the remote call as its operation, and has the
  * {@link HttpClientErrorException} the client would otherwise have thrown as its cause. Every other response (another
  * status, another problem type, a body that is not such a problem) reaches the client untouched. With a registry
@@ -56,7 +58,7 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
 
     /**
      * The caller's counter of refused remote calls: tags {@code resource} (the base resource, as the remote
-     * {@code fencing.checks} counts it, never the entity key) and {@code outcome} = stale | duplicate | missing.
+     * {@code fencing.checks} counts it, never the entity key) and {@code outcome} = stale | duplicate | missing | forged.
      */
     public static final String REMOTE_REJECTIONS = "fencing.remote.rejections";
 
@@ -140,7 +142,8 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
      */
     private ClientHttpResponse mapRefusal(HttpRequest request, ClientHttpResponse response) throws IOException {
         HttpStatusCode status = response.getStatusCode();
-        if (status.value() != HttpStatus.CONFLICT.value() && status.value() != HttpStatus.PRECONDITION_REQUIRED.value()) {
+        if (status.value() != HttpStatus.CONFLICT.value() && status.value() != HttpStatus.PRECONDITION_REQUIRED.value()
+                && status.value() != HttpStatus.FORBIDDEN.value()) {
             return response;
         }
         MediaType contentType = response.getHeaders().getContentType();
@@ -178,6 +181,9 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
             counters.increment(resource, "missing");
             return new MissingTokenException(resource, call);
         }
+        if (status.value() == HttpStatus.FORBIDDEN.value()) {
+            return forged(problem, type, resource, call);
+        }
         boolean stale = FencingExceptionAdvice.STALE_TOKEN_TYPE.toString().equals(type);
         if (!stale && !FencingExceptionAdvice.DUPLICATE_TOKEN_TYPE.toString().equals(type)
                 || !(problem.get("presented") instanceof String presentedText)
@@ -195,6 +201,23 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
         counters.increment(resource, stale ? "stale" : "duplicate");
         return stale ? new StaleTokenException(resource, presented, maxSeen, call)
                 : new DuplicateTokenException(resource, presented, maxSeen, call);
+    }
+
+    /** A 403 of type {@link FencingExceptionAdvice#FORGED_TOKEN_TYPE} as a {@link ForgedTokenException}, counted. */
+    private FencingException forged(Map<String, Object> problem, String type, String resource, String call) {
+        if (!FencingExceptionAdvice.FORGED_TOKEN_TYPE.toString().equals(type)
+                || !(problem.get("presented") instanceof String presentedText)) {
+            return null;
+        }
+        FencingToken presented;
+        try {
+            presented = FencingToken.parse(presentedText);
+        } catch (RuntimeException e) {
+            return null;
+        }
+        counters.increment(resource, "forged");
+        return new ForgedTokenException(resource, presented, "the remote fence refused it as forged (its signature "
+                + "did not verify there)", call);
     }
 
     /** The remote call as an exception names it: method and URI without user info, query or fragment. */
