@@ -5,7 +5,10 @@ import dev.fencing.context.FencingContext;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.ForgedTokenException;
+import dev.fencing.rule.OutOfRangeTokenException;
 import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.rule.Verdict;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.http.HttpHeaders;
@@ -46,7 +49,8 @@ import java.util.stream.Collectors;
  * <p>On those same requests it turns the fencing refusals of a remote {@link FencingExceptionAdvice} into the
  * library's exceptions, thrown to the caller: a 409 whose {@code application/problem+json} body has the problem
  * {@code type} {@link FencingExceptionAdvice#STALE_TOKEN_TYPE} becomes a {@link StaleTokenException},
- * {@link FencingExceptionAdvice#DUPLICATE_TOKEN_TYPE} a {@link DuplicateTokenException}, and a 428 of type
+ * {@link FencingExceptionAdvice#DUPLICATE_TOKEN_TYPE} a {@link DuplicateTokenException},
+ * {@link FencingExceptionAdvice#OUT_OF_RANGE_TOKEN_TYPE} an {@link OutOfRangeTokenException}, and a 428 of type
  * {@link FencingExceptionAdvice#MISSING_TOKEN_TYPE} a {@link MissingTokenException}, and a 403 of type
  * {@link FencingExceptionAdvice#FORGED_TOKEN_TYPE} a {@link ForgedTokenException}; each carries the remote
  * resource (and presented token and max_seen), names the remote call as its operation, and has the
@@ -58,7 +62,8 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
 
     /**
      * The caller's counter of refused remote calls: tags {@code resource} (the base resource, as the remote
-     * {@code fencing.checks} counts it, never the entity key) and {@code outcome} = stale | duplicate | missing | forged.
+     * {@code fencing.checks} counts it, never the entity key) and {@code outcome} = stale | duplicate | out-of-range |
+     * missing | forged.
      */
     public static final String REMOTE_REJECTIONS = "fencing.remote.rejections";
 
@@ -184,8 +189,11 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
         if (status.value() == HttpStatus.FORBIDDEN.value()) {
             return forged(problem, type, resource, call);
         }
-        boolean stale = FencingExceptionAdvice.STALE_TOKEN_TYPE.toString().equals(type);
-        if (!stale && !FencingExceptionAdvice.DUPLICATE_TOKEN_TYPE.toString().equals(type)
+        Verdict verdict = FencingExceptionAdvice.STALE_TOKEN_TYPE.toString().equals(type) ? Verdict.REJECT_STALE
+                : FencingExceptionAdvice.DUPLICATE_TOKEN_TYPE.toString().equals(type) ? Verdict.REJECT_DUPLICATE
+                : FencingExceptionAdvice.OUT_OF_RANGE_TOKEN_TYPE.toString().equals(type) ? Verdict.REJECT_OUT_OF_RANGE
+                : null;
+        if (verdict == null
                 || !(problem.get("presented") instanceof String presentedText)
                 || !(problem.get("maxSeen") instanceof BigDecimal maxSeenNumber)) {
             return null;
@@ -198,9 +206,8 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
         } catch (RuntimeException e) {
             return null;
         }
-        counters.increment(resource, stale ? "stale" : "duplicate");
-        return stale ? new StaleTokenException(resource, presented, maxSeen, call)
-                : new DuplicateTokenException(resource, presented, maxSeen, call);
+        counters.increment(resource, verdict.outcome());
+        return TokenRejectedException.of(resource, presented, maxSeen, verdict, call);
     }
 
     /** A 403 of type {@link FencingExceptionAdvice#FORGED_TOKEN_TYPE} as a {@link ForgedTokenException}, counted. */
