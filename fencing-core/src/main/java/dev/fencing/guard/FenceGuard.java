@@ -9,7 +9,10 @@ import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.signing.TokenVerifier;
+import dev.fencing.signing.Verification;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.FencedCall;
@@ -24,7 +27,9 @@ import java.util.Objects;
 /**
  * The fence around one call, independent of how the call was intercepted (Spring proxy, AspectJ weaving, or a
  * direct call in a test). A checking point takes the token bound for its effective resource and lets the store
- * check it atomically with the call; an acquiring point binds a freshly acquired token when none is bound.
+ * check it atomically with the call; an acquiring point binds a freshly acquired token when none is bound. With a
+ * {@link TokenVerifier}, a checking point first verifies the token's signature, and a forged one never reaches the
+ * store.
  * Thread-safe; one instance serves every fenced method.
  */
 public final class FenceGuard {
@@ -41,6 +46,7 @@ public final class FenceGuard {
     private final RejectionListener rejections;
     private final ObservationRegistry observations;
     private final LeaseScope leaseScope;
+    private final TokenVerifier verifier;
 
     /**
      * @param store          where tokens are checked; required
@@ -58,7 +64,7 @@ public final class FenceGuard {
      * @param rejections told of each rejection; {@code null} for none
      */
     public FenceGuard(FenceStore store, TokenIssuer issuer, Duration acquireTimeout, RejectionListener rejections) {
-        this(store, issuer, acquireTimeout, rejections, null, null);
+        this(store, issuer, acquireTimeout, rejections, null, null, null);
     }
 
     /** Starts a builder for a guard checking tokens in {@code store}: the way to set every collaborator. */
@@ -67,7 +73,8 @@ public final class FenceGuard {
     }
 
     private FenceGuard(FenceStore store, TokenIssuer issuer, Duration acquireTimeout, RejectionListener rejections,
-                       ObservationRegistry observations, LeaseScope leaseScope) {
+                       ObservationRegistry observations, LeaseScope leaseScope, TokenVerifier verifier) {
+        this.verifier = verifier;
         this.observations = observations == null || observations.isNoop() ? null : observations;
         this.leaseScope = leaseScope == null ? LeaseScope.IMMEDIATE : leaseScope;
         this.rejections = rejections == null ? RejectionListener.NONE : rejections;
@@ -101,7 +108,8 @@ public final class FenceGuard {
      * Runs {@code call} under the fence described by {@code point}.
      *
      * @throws MissingTokenException when a checking point finds no token bound (the call does not run)
-     * @throws TokenRejectedException when the store rejects the token, as stale or duplicate (the call does not run)
+     * @throws TokenRejectedException when the store rejects the token, as stale, duplicate or out of range, or the
+     *                               verifier finds it forged ({@link ForgedTokenException}; the call does not run)
      * @throws InvalidKeyException   when the key cannot be computed, has no stable text or makes the effective
      *                               resource too long (the call does not run, no lock is taken)
      * @throws FenceStoreException   when the store fails before the call starts (the call does not run)
@@ -118,7 +126,8 @@ public final class FenceGuard {
      * to the store, does not escape.
      *
      * @throws MissingTokenException when a checking point finds no token bound (the call does not run)
-     * @throws TokenRejectedException when the store rejects the token, as stale or duplicate (the call does not run)
+     * @throws TokenRejectedException when the store rejects the token, as stale, duplicate or out of range, or the
+     *                               verifier finds it forged ({@link ForgedTokenException}; the call does not run)
      * @throws InvalidKeyException   when the key cannot be computed, has no stable text or makes the effective
      *                               resource too long (the call does not run, no lock is taken)
      * @throws FenceStoreException   when the store fails before the call starts (the call does not run)
@@ -191,6 +200,12 @@ public final class FenceGuard {
             outcome(observation, "missing");
             throw new MissingTokenException(resource, point.operation());
         }
+        if (verifier != null) {
+            Verification verification = verifier.verify(token); // cached per token instance
+            if (!verification.valid()) {
+                throw forged(point, resource, token, verification, observation);
+            }
+        }
         StartedCall<C, T> write = new StartedCall<>(target, proceed);
         T result;
         try {
@@ -211,6 +226,25 @@ public final class FenceGuard {
         FencingMetrics.increment(point.checks().accepted());
         outcome(observation, "accepted");
         return result;
+    }
+
+    /**
+     * Counts and reports a token that failed verification; the store never sees it. This is the one place the library
+     * verifies signatures in front of a store: the guard knows the operation, the counters and the listener, which a
+     * store decorator would not.
+     */
+    private ForgedTokenException forged(FencePoint point, String resource, FencingToken token,
+                                        Verification verification, Observation observation) {
+        ForgedTokenException forged = new ForgedTokenException(resource, token, verification.reason(token),
+                point.operation());
+        FencingMetrics.increment(point.checks().forged());
+        outcome(observation, "forged");
+        try {
+            rejections.rejected(forged);
+        } catch (RuntimeException ignored) {
+            // the listener is advisory; the rejection is what the caller gets
+        }
+        return forged;
     }
 
     /** Counts a check whose {@code store.fence} threw {@code t} and returns what to throw in its place. */
@@ -328,6 +362,7 @@ public final class FenceGuard {
         private RejectionListener rejections;
         private ObservationRegistry observations;
         private LeaseScope leaseScope;
+        private TokenVerifier verifier;
 
         private Builder(FenceStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -370,10 +405,22 @@ public final class FenceGuard {
         }
 
         /**
+         * Verifies each checked token's signature before the store sees it; {@code null} (the default): tokens are
+         * not verified. A token that is unsigned or fails verification is refused with a
+         * {@link ForgedTokenException}, counted as {@code forged} and reported to the rejection listener; max_seen is
+         * untouched. Acquiring points bind their lease's token unverified (sign it with a
+         * {@link dev.fencing.signing.SigningTokenIssuer} so the checks below them accept it).
+         */
+        public Builder verifier(TokenVerifier verifier) {
+            this.verifier = verifier;
+            return this;
+        }
+
+        /**
          * @throws FencingConfigurationException when the acquire timeout is negative
          */
         public FenceGuard build() {
-            return new FenceGuard(store, issuer, acquireTimeout, rejections, observations, leaseScope);
+            return new FenceGuard(store, issuer, acquireTimeout, rejections, observations, leaseScope, verifier);
         }
     }
 

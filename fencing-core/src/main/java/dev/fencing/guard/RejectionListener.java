@@ -3,7 +3,7 @@ package dev.fencing.guard;
 import dev.fencing.rule.TokenRejectedException;
 
 /**
- * Told of each token a {@link FenceGuard} check rejected (stale or duplicate), on the rejecting thread, after the
+ * Told of each token a {@link FenceGuard} check rejected (stale, duplicate or forged), on the rejecting thread, after the
  * rejection was counted and before it is thrown; never called for an accepted check or any other outcome. For a
  * record of recent rejections (the Spring Boot actuator endpoint keeps one); must be quick, and anything it throws is
  * ignored: the caller gets the rejection either way.

@@ -9,17 +9,20 @@ import io.micrometer.core.instrument.Counter;
  * {@code invalid}: the key or resource could not name an entity (the call was refused before any check);
  * {@code busy}: the store timed out waiting for the resource's fence lock; {@code conflict}: the database aborted the
  * check as a serialization failure or deadlock (retryable); {@code out-of-range}: the token was further above
- * max_seen than the store's {@code maxAdvance}; {@code error}: the store could not decide, one counter per
+ * max_seen than the store's {@code maxAdvance}; {@code forged}: the token failed signature verification and never
+ * reached the store; {@code error}: the store could not decide, one counter per
  * {@code exception} tag (see {@link FailureCounters}); every other outcome has {@code exception=none}.
  */
 public record CheckCounters(Counter accepted, Counter stale, Counter duplicate, Counter missing, Counter invalid,
-                            Counter busy, Counter conflict, FailureCounters error, Counter outOfRange) {
+                            Counter busy, Counter conflict, FailureCounters error, Counter outOfRange,
+                            Counter forged) {
 
     /** The counter for a rejecting verdict. */
     public Counter rejected(Verdict verdict) {
         return switch (verdict) {
             case REJECT_DUPLICATE -> duplicate;
             case REJECT_OUT_OF_RANGE -> outOfRange;
+            case REJECT_FORGED -> forged;
             default -> stale;
         };
     }

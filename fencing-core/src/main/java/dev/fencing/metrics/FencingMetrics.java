@@ -8,7 +8,7 @@ import io.micrometer.core.instrument.noop.NoopCounter;
 
 /**
  * Creates the library's counters, once per resource: {@code fencing.checks} (tags {@code resource}, {@code outcome}
- * = accepted | stale | duplicate | out-of-range | missing | invalid | busy | conflict | error,
+ * = accepted | stale | duplicate | out-of-range | forged | missing | invalid | busy | conflict | error,
  * {@code exception}) and
  * {@code fencing.acquisitions} (tags {@code resource}, {@code outcome} = acquired | failed, {@code exception}). The
  * {@code resource} tag is always the annotation's static name, never a per-entity key. Outcome {@code error} counts
@@ -44,7 +44,7 @@ public final class FencingMetrics {
                 check(resource, "missing"), check(resource, "invalid"), check(resource, "busy"),
                 check(resource, "conflict"),
                 new FailureCounters(exception -> check(resource, "error", exception)),
-                check(resource, "out-of-range"));
+                check(resource, "out-of-range"), check(resource, "forged"));
     }
 
     private Counter check(String resource, String outcome) {

@@ -6,13 +6,15 @@ import dev.fencing.token.FencingToken;
 /**
  * A write refused because its token lost against max_seen, whatever the reason: {@link StaleTokenException} (smaller,
  * {@link Verdict#REJECT_STALE}), {@link DuplicateTokenException} (equal, from another holder,
- * {@link Verdict#REJECT_DUPLICATE}) or {@link OutOfRangeTokenException} (further above than the store's bound,
- * {@link Verdict#REJECT_OUT_OF_RANGE}). Carries the resource, the presented token, max_seen, the verdict and, once known,
+ * {@link Verdict#REJECT_DUPLICATE}), {@link OutOfRangeTokenException} (further above than the store's bound,
+ * {@link Verdict#REJECT_OUT_OF_RANGE}) or {@link ForgedTokenException} (failed signature verification,
+ * {@link Verdict#REJECT_FORGED}, never compared with max_seen). Carries the resource, the presented token, max_seen,
+ * the verdict and, once known,
  * the fenced operation; the guarded method did not run and nothing changed. Catch this type to handle every
  * rejection; {@link #of} builds the subclass a verdict calls for.
  */
 public abstract sealed class TokenRejectedException extends FencingException
-        permits StaleTokenException, DuplicateTokenException, OutOfRangeTokenException {
+        permits StaleTokenException, DuplicateTokenException, OutOfRangeTokenException, ForgedTokenException {
 
     private static final long serialVersionUID = 1L;
 
@@ -49,6 +51,8 @@ public abstract sealed class TokenRejectedException extends FencingException
             case REJECT_STALE -> new StaleTokenException(resource, presented, maxSeen, operation);
             case REJECT_DUPLICATE -> new DuplicateTokenException(resource, presented, maxSeen, operation);
             case REJECT_OUT_OF_RANGE -> new OutOfRangeTokenException(resource, presented, maxSeen, operation);
+            case REJECT_FORGED -> throw new IllegalArgumentException("A forged token is never compared with max_seen: "
+                    + "build a ForgedTokenException with the reason instead");
             default -> throw new IllegalArgumentException("Verdict " + verdict + " is not a rejection");
         };
     }

@@ -23,7 +23,13 @@ public enum Verdict {
      * Larger than max_seen by more than the store's bound on one advance ({@code maxAdvance}, off by default): no
      * issuer hands out such a jump, so the token is taken as forged or corrupted and max_seen stays where it is.
      */
-    REJECT_OUT_OF_RANGE(false, "out-of-range");
+    REJECT_OUT_OF_RANGE(false, "out-of-range"),
+
+    /**
+     * The token failed signature verification (unsigned, unknown or retired key, bad signature): refused before any
+     * store saw it, so never a result of {@link FenceRule#judge}; see {@link ForgedTokenException}.
+     */
+    REJECT_FORGED(false, "forged");
 
     private final boolean accepted;
     private final String outcome;
@@ -38,7 +44,10 @@ public enum Verdict {
         return accepted;
     }
 
-    /** The counter tag value: {@code accepted}, {@code stale}, {@code duplicate} or {@code out-of-range}. */
+    /**
+     * The counter tag value: {@code accepted}, {@code stale}, {@code duplicate}, {@code out-of-range} or
+     * {@code forged}.
+     */
     public String outcome() {
         return outcome;
     }

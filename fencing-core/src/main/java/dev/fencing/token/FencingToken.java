@@ -8,27 +8,38 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * A fencing token: the resource it was issued for, its value (a positive long, strictly larger than any earlier
- * token of that resource) and its holder (an opaque id of the acquisition that produced it). Immutable; equal when
- * all three are equal.
+ * token of that resource) and its holder (an opaque id of the acquisition that produced it), optionally signed by the
+ * issuer ({@link TokenSignature}). Immutable; equal when all four are equal (equal tokens have equal text forms).
  *
  * <p>Text form, for headers and logs: {@code resource#value@holder}, for example {@code accounts:42#34@client-7}.
  * Resource and holder are percent-encoded (UTF-8, upper-case hex) outside {@code A-Z a-z 0-9 - . _ ~ : /};
- * {@link #parse(CharSequence)} accepts exactly the text {@link #toText()} produces and nothing else.
+ * {@link #parse(CharSequence)} accepts exactly the text {@link #toText()} produces and nothing else. A signed token
+ * appends {@code !} and its signature's text: {@code accounts:42#34@client-7!k1.<Base64url>} ({@code !} never occurs
+ * unescaped in a holder, so the split is unambiguous).
  *
  * <p>Resource and holder are at most {@link #MAX_PART_LENGTH} chars, without control characters and without unpaired
  * UTF-16 surrogates (a lone surrogate has no UTF-8 form, so it could not survive the text form).
  *
  * @param resource the effective resource (lock name, possibly narrowed by a key), not blank
  * @param value    the token value, greater than zero
- * @param holder   the opaque id of the acquisition, not empty
+ * @param holder    the opaque id of the acquisition, not empty
+ * @param signature the issuer's signature over key id, resource, value and holder, or {@code null} when unsigned
  */
-public record FencingToken(String resource, long value, String holder) {
+public record FencingToken(String resource, long value, String holder, TokenSignature signature) {
 
     /** Longest resource name or holder id, in chars. */
     public static final int MAX_PART_LENGTH = 256;
 
-    /** Longest text {@link #parse(CharSequence)} looks at: two fully escaped parts, the value and two separators. */
-    public static final int MAX_TEXT_LENGTH = 2 * MAX_PART_LENGTH * 9 + 19 + 2;
+    /**
+     * Longest text {@link #parse(CharSequence)} looks at: two fully escaped parts, the value, two separators and an
+     * optional signature part ({@code !} and {@link TokenSignature#MAX_TEXT_LENGTH}).
+     */
+    public static final int MAX_TEXT_LENGTH = 2 * MAX_PART_LENGTH * 9 + 19 + 2 + 1 + TokenSignature.MAX_TEXT_LENGTH;
+
+    /** An unsigned token. */
+    public FencingToken(String resource, long value, String holder) {
+        this(resource, value, holder, null);
+    }
 
     public FencingToken {
         checkPart("resource", resource);
@@ -42,13 +53,34 @@ public record FencingToken(String resource, long value, String holder) {
         }
     }
 
-    /** The compact text form {@code resource#value@holder}; {@link #parse(CharSequence)} reverses it exactly. */
+    /**
+     * The compact text form {@code resource#value@holder}, followed by {@code !keyId.signature} when signed;
+     * {@link #parse(CharSequence)} reverses it exactly.
+     */
     public String toText() {
         StringBuilder out = new StringBuilder(resource.length() + holder.length() + 22);
         encode(resource, out);
         out.append('#').append(value).append('@');
         encode(holder, out);
+        if (signature != null) {
+            out.append(SIGNATURE_SEPARATOR).append(signature.toText());
+        }
         return out.toString();
+    }
+
+    /** Whether the token carries a signature (not whether it is valid: that is a verifier's call). */
+    public boolean isSigned() {
+        return signature != null;
+    }
+
+    /** This token carrying {@code signature} instead of its own ({@code null}: unsigned). */
+    public FencingToken withSignature(TokenSignature signature) {
+        return new FencingToken(resource, value, holder, signature);
+    }
+
+    /** This token without its signature: what a signature covers, and what the rule compares. */
+    public FencingToken unsigned() {
+        return signature == null ? this : new FencingToken(resource, value, holder, null);
     }
 
     @Override
@@ -79,11 +111,23 @@ public record FencingToken(String resource, long value, String holder) {
         if (at < 0) {
             throw malformed(s, "no '@' between value and holder");
         }
+        int bang = s.indexOf(SIGNATURE_SEPARATOR, at + 1);
+        int holderEnd = bang < 0 ? s.length() : bang;
         String resource = decode(s, 0, hash, "resource");
         long value = parseValue(s, hash + 1, at);
-        String holder = decode(s, at + 1, s.length(), "holder");
+        String holder = decode(s, at + 1, holderEnd, "holder");
+        TokenSignature signature = null;
+        if (bang >= 0) {
+            try {
+                signature = TokenSignature.parse(s.substring(bang + 1));
+            } catch (TokenFormatException e) {
+                // the signature is left out of the message: it is no secret, but it is no use to a reader either
+                throw new TokenFormatException("Malformed fencing token '" + shorten(s.substring(0, bang))
+                        + "!...': " + e.getMessage(), e);
+            }
+        }
         try {
-            return new FencingToken(resource, value, holder);
+            return new FencingToken(resource, value, holder, signature);
         } catch (IllegalArgumentException e) {
             throw new TokenFormatException("Malformed fencing token '" + s + "': " + e.getMessage(), e);
         }
@@ -211,8 +255,13 @@ public record FencingToken(String resource, long value, String holder) {
     }
 
     private static TokenFormatException malformed(String s, String why) {
-        String shown = s.length() > 200 ? s.substring(0, 200) + "..." : s;
-        return new TokenFormatException("Malformed fencing token '" + shown + "': " + why
-                + "; expected resource#value@holder");
+        return new TokenFormatException("Malformed fencing token '" + shorten(s) + "': " + why
+                + "; expected resource#value@holder, optionally followed by !keyId.signature");
     }
+
+    private static String shorten(String s) {
+        return s.length() > 200 ? s.substring(0, 200) + "..." : s;
+    }
+
+    private static final char SIGNATURE_SEPARATOR = '!';
 }

@@ -110,7 +110,7 @@ class SpringBootDocsTest {
             for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
                 Matcher matcher = PROPERTY_LINE.matcher(line.trim());
                 if (matcher.matches()) {
-                    shown.add(matcher.group(1));
+                    shown.add(mapProperty(matcher.group(1), metadata));
                 }
             }
         }
@@ -121,6 +121,29 @@ class SpringBootDocsTest {
         for (String property : metadata) {
             assertThat(readme).as("README.md names " + property).contains(property);
         }
+    }
+
+    /**
+     * The metadata property {@code shown} sets: itself, or the map property it is an entry of
+     * ({@code fencing.signing.keys.ID.secret} sets {@code fencing.signing.keys}, a {@code java.util.Map}).
+     */
+    private static String mapProperty(String shown, TreeSet<String> metadata) throws Exception {
+        if (metadata.contains(shown)) {
+            return shown;
+        }
+        String json;
+        try (InputStream in = SpringBootDocsTest.class.getClassLoader()
+                .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+            json = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        for (String property : metadata) {
+            int at = json.indexOf("\"name\": \"" + property + "\"");
+            if (shown.startsWith(property + ".") && at >= 0
+                    && json.substring(at, json.indexOf('}', at)).contains("\"type\": \"java.util.Map<")) {
+                return property;
+            }
+        }
+        return shown;
     }
 
     private static TreeSet<String> metadataProperties() throws Exception {

@@ -3,6 +3,7 @@ package dev.fencing.web;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.guard.InvalidKeyException;
 import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.FenceStoreException;
 import org.apache.commons.logging.Log;
@@ -29,9 +30,13 @@ import java.net.URI;
  * message as detail:
  * <ul>
  *   <li>400 Bad Request, "Invalid fencing key": the key could not be computed ({@code resource} as declared);</li>
- *   <li>409 Conflict, "Stale fencing token" or "Duplicate fencing token": a stale or duplicate token ({@code resource}, {@code presented},
- *       {@code maxSeen}, {@code verdict}; problem {@code type} {@link #STALE_TOKEN_TYPE} or
- *       {@link #DUPLICATE_TOKEN_TYPE});</li>
+ *   <li>409 Conflict, "Stale fencing token", "Duplicate fencing token" or "Out-of-range fencing token": a stale,
+ *       duplicate or out-of-range token ({@code resource}, {@code presented}, {@code maxSeen}, {@code verdict};
+ *       problem {@code type} {@link #STALE_TOKEN_TYPE}, {@link #DUPLICATE_TOKEN_TYPE} or
+ *       {@link #OUT_OF_RANGE_TOKEN_TYPE});</li>
+ *   <li>403 Forbidden, "Forged fencing token": the token failed signature verification ({@code resource},
+ *       {@code presented} without its signature, {@code verdict}; problem {@code type} {@link #FORGED_TOKEN_TYPE});
+ *       also answered by a verifying {@link FencingTokenFilter} before the request runs;</li>
  *   <li>428 Precondition Required, "Missing fencing token": no token for the resource ({@code resource}; problem {@code type}
  *       {@link #MISSING_TOKEN_TYPE});</li>
  *   <li>503 Service Unavailable, "Fence store unavailable": the store could not decide ({@code resource});</li>
@@ -79,11 +84,22 @@ public class FencingExceptionAdvice {
     /** The problem {@code type} of a 428 for a missing token (none bound for the resource). */
     public static final URI MISSING_TOKEN_TYPE = URI.create("https://fencing.dev/problems/missing-token");
 
+    /**
+     * The problem {@code type} of a 403 for a token that failed signature verification (unsigned where signatures
+     * are required, an unknown or retired key, a signature that does not match): answered by
+     * {@link FencingTokenFilter} before the request runs, or here for a {@link ForgedTokenException} from a fenced
+     * call. Not a 409: the token is not outdated, it was never issued, and sending it again cannot succeed.
+     */
+    public static final URI FORGED_TOKEN_TYPE = URI.create("https://fencing.dev/problems/forged-token");
+
     /** Seconds a client should wait before retrying a request that failed for a reason that passes. */
     static final long RETRY_AFTER_SECONDS = 1;
 
     @ExceptionHandler(TokenRejectedException.class)
     public ProblemDetail rejected(TokenRejectedException e) {
+        if (e instanceof ForgedTokenException forged) {
+            return forged(forged); // Spring picks the more specific handler; this covers a direct call
+        }
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
         switch (e.verdict()) {
             case REJECT_DUPLICATE -> {
@@ -104,6 +120,16 @@ public class FencingExceptionAdvice {
         problem.setProperty("maxSeen", e.maxSeen());
         problem.setProperty("verdict", e.verdict().outcome());
         return problem;
+    }
+
+    /**
+     * 403, "Forged fencing token": the token failed signature verification and never reached the store. The detail
+     * names the resource only, never why verification failed or any key ({@code resource}, {@code presented} without
+     * its signature, {@code verdict}; problem {@code type} {@link #FORGED_TOKEN_TYPE}).
+     */
+    @ExceptionHandler(ForgedTokenException.class)
+    public ProblemDetail forged(ForgedTokenException e) {
+        return ForgedTokenProblem.of(e);
     }
 
     /**

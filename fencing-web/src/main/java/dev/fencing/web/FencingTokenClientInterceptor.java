@@ -4,7 +4,11 @@ import dev.fencing.FencingException;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.rule.DuplicateTokenException;
+import dev.fencing.rule.ForgedTokenException;
+import dev.fencing.rule.OutOfRangeTokenException;
 import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.rule.Verdict;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.http.HttpHeaders;
@@ -36,7 +40,7 @@ import java.util.stream.Collectors;
 /**
  * Client side, for {@code RestClient} and {@code RestTemplate}: sends the tokens bound on the calling thread in the
  * {@code Fencing-Token} header of the requests it is told to, replacing any value set by hand. Nothing is added when
- * no token is bound. Register it with {@code RestClient.builder().requestInterceptor(...)}.
+ * no token is bound. A signed token is sent in its signed text form, as bound. Register it with {@code RestClient.builder().requestInterceptor(...)}.
  *
  * <p>A token tells the receiver which lock its holder has: send it only to the services that check it.
  * {@link #forHosts(Collection)} sends it only to the hosts named; the no-argument constructor sends it with every
@@ -45,8 +49,10 @@ import java.util.stream.Collectors;
  * <p>On those same requests it turns the fencing refusals of a remote {@link FencingExceptionAdvice} into the
  * library's exceptions, thrown to the caller: a 409 whose {@code application/problem+json} body has the problem
  * {@code type} {@link FencingExceptionAdvice#STALE_TOKEN_TYPE} becomes a {@link StaleTokenException},
- * {@link FencingExceptionAdvice#DUPLICATE_TOKEN_TYPE} a {@link DuplicateTokenException}, and a 428 of type
- * {@link FencingExceptionAdvice#MISSING_TOKEN_TYPE} a {@link MissingTokenException}; each carries the remote
+ * {@link FencingExceptionAdvice#DUPLICATE_TOKEN_TYPE} a {@link DuplicateTokenException},
+ * {@link FencingExceptionAdvice#OUT_OF_RANGE_TOKEN_TYPE} an {@link OutOfRangeTokenException}, and a 428 of type
+ * {@link FencingExceptionAdvice#MISSING_TOKEN_TYPE} a {@link MissingTokenException}, and a 403 of type
+ * {@link FencingExceptionAdvice#FORGED_TOKEN_TYPE} a {@link ForgedTokenException}; each carries the remote
  * resource (and presented token and max_seen), names the remote call as its operation, and has the
  * {@link HttpClientErrorException} the client would otherwise have thrown as its cause. Every other response (another
  * status, another problem type, a body that is not such a problem) reaches the client untouched. With a registry
@@ -56,7 +62,8 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
 
     /**
      * The caller's counter of refused remote calls: tags {@code resource} (the base resource, as the remote
-     * {@code fencing.checks} counts it, never the entity key) and {@code outcome} = stale | duplicate | missing.
+     * {@code fencing.checks} counts it, never the entity key) and {@code outcome} = stale | duplicate | out-of-range |
+     * missing | forged.
      */
     public static final String REMOTE_REJECTIONS = "fencing.remote.rejections";
 
@@ -140,7 +147,8 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
      */
     private ClientHttpResponse mapRefusal(HttpRequest request, ClientHttpResponse response) throws IOException {
         HttpStatusCode status = response.getStatusCode();
-        if (status.value() != HttpStatus.CONFLICT.value() && status.value() != HttpStatus.PRECONDITION_REQUIRED.value()) {
+        if (status.value() != HttpStatus.CONFLICT.value() && status.value() != HttpStatus.PRECONDITION_REQUIRED.value()
+                && status.value() != HttpStatus.FORBIDDEN.value()) {
             return response;
         }
         MediaType contentType = response.getHeaders().getContentType();
@@ -178,8 +186,14 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
             counters.increment(resource, "missing");
             return new MissingTokenException(resource, call);
         }
-        boolean stale = FencingExceptionAdvice.STALE_TOKEN_TYPE.toString().equals(type);
-        if (!stale && !FencingExceptionAdvice.DUPLICATE_TOKEN_TYPE.toString().equals(type)
+        if (status.value() == HttpStatus.FORBIDDEN.value()) {
+            return forged(problem, type, resource, call);
+        }
+        Verdict verdict = FencingExceptionAdvice.STALE_TOKEN_TYPE.toString().equals(type) ? Verdict.REJECT_STALE
+                : FencingExceptionAdvice.DUPLICATE_TOKEN_TYPE.toString().equals(type) ? Verdict.REJECT_DUPLICATE
+                : FencingExceptionAdvice.OUT_OF_RANGE_TOKEN_TYPE.toString().equals(type) ? Verdict.REJECT_OUT_OF_RANGE
+                : null;
+        if (verdict == null
                 || !(problem.get("presented") instanceof String presentedText)
                 || !(problem.get("maxSeen") instanceof BigDecimal maxSeenNumber)) {
             return null;
@@ -192,9 +206,25 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
         } catch (RuntimeException e) {
             return null;
         }
-        counters.increment(resource, stale ? "stale" : "duplicate");
-        return stale ? new StaleTokenException(resource, presented, maxSeen, call)
-                : new DuplicateTokenException(resource, presented, maxSeen, call);
+        counters.increment(resource, verdict.outcome());
+        return TokenRejectedException.of(resource, presented, maxSeen, verdict, call);
+    }
+
+    /** A 403 of type {@link FencingExceptionAdvice#FORGED_TOKEN_TYPE} as a {@link ForgedTokenException}, counted. */
+    private FencingException forged(Map<String, Object> problem, String type, String resource, String call) {
+        if (!FencingExceptionAdvice.FORGED_TOKEN_TYPE.toString().equals(type)
+                || !(problem.get("presented") instanceof String presentedText)) {
+            return null;
+        }
+        FencingToken presented;
+        try {
+            presented = FencingToken.parse(presentedText);
+        } catch (RuntimeException e) {
+            return null;
+        }
+        counters.increment(resource, "forged");
+        return new ForgedTokenException(resource, presented, "the remote fence refused it as forged (its signature "
+                + "did not verify there)", call);
     }
 
     /** The remote call as an exception names it: method and URI without user info, query or fragment. */

@@ -2,8 +2,13 @@ package dev.fencing.web;
 
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
+import dev.fencing.guard.RejectionListener;
+import dev.fencing.rule.ForgedTokenException;
+import dev.fencing.signing.TokenVerifier;
+import dev.fencing.signing.Verification;
 import dev.fencing.token.FencingToken;
 import dev.fencing.token.TokenFormatException;
+import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
@@ -22,6 +27,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -35,8 +41,9 @@ import java.util.function.Predicate;
  * error as detail, cut to {@value #MAX_DETAIL_LENGTH} characters) and the request goes no further. Requests
  * without the header run with no token, so a fenced write they reach is refused as missing.
  *
- * <p>Accept this header only from trusted callers: a forged, very large token would advance max_seen and lock out
- * the real holder. So the filter must be scoped, in one of two ways, or it refuses to start
+ * <p>Accept this header only from trusted callers: without signed tokens ({@link #verifying(TokenVerifier)}), a forged,
+ * very large token would advance max_seen and lock out the real holder. So the filter must be scoped, in one of two
+ * ways, or it refuses to start
  * ({@link #init(FilterConfig)} throws and the web application does not come up):
  * <ul>
  *   <li>{@link #FencingTokenFilter()}: every request the filter sees is trusted, so it must be mapped to explicit
@@ -46,7 +53,10 @@ import java.util.function.Predicate;
  *       your service-to-service authentication accepted); it may then be mapped anywhere. A request the predicate
  *       does not trust that carries the header is refused with 403 and a problem-detail body before it runs.</li>
  * </ul>
- * A filter without predicate whose {@code init} was never called (a {@code DelegatingFilterProxy} built around the
+ * With {@link #verifying(TokenVerifier)} it also verifies each token's signature and answers a forged one with 403
+ * (problem type {@link FencingExceptionAdvice#FORGED_TOKEN_TYPE}) before the request runs.
+ *
+ * <p>A filter without predicate whose {@code init} was never called (a {@code DelegatingFilterProxy} built around the
  * instance, a hand-made chain) cannot know its mapping, so it trusts nobody: a request carrying the header gets 403.
  */
 public class FencingTokenFilter implements Filter {
@@ -55,6 +65,9 @@ public class FencingTokenFilter implements Filter {
     private static final Set<String> EVERYTHING = Set.of("/*", "/");
 
     private final Predicate<HttpServletRequest> trusted;
+    private final TokenVerifier verifier;
+    private final ForgedTokenCounters forgedCounters;
+    private final RejectionListener rejections;
 
     /** Set by {@link #init} once the mapping was checked; until then a filter without predicate trusts nobody. */
     private volatile boolean scopeChecked;
@@ -64,7 +77,15 @@ public class FencingTokenFilter implements Filter {
      * when mapped to everything).
      */
     public FencingTokenFilter() {
-        this.trusted = null;
+        this(null, null, ForgedTokenCounters.NONE, RejectionListener.NONE);
+    }
+
+    private FencingTokenFilter(Predicate<HttpServletRequest> trusted, TokenVerifier verifier,
+                               ForgedTokenCounters forgedCounters, RejectionListener rejections) {
+        this.trusted = trusted;
+        this.verifier = verifier;
+        this.forgedCounters = forgedCounters;
+        this.rejections = rejections;
     }
 
     /**
@@ -73,7 +94,37 @@ public class FencingTokenFilter implements Filter {
      * runs with no token bound. The predicate runs on the request's thread before anything is bound.
      */
     public FencingTokenFilter(Predicate<HttpServletRequest> trusted) {
-        this.trusted = Objects.requireNonNull(trusted, "trusted");
+        this(Objects.requireNonNull(trusted, "trusted"), null, ForgedTokenCounters.NONE, RejectionListener.NONE);
+    }
+
+    /**
+     * This filter, trusting the same requests, that also verifies the signature of every token in the header with
+     * {@code verifier} before anything is bound: a request carrying an unsigned or badly signed token is answered
+     * with 403 (problem type {@link FencingExceptionAdvice#FORGED_TOKEN_TYPE}, a generic detail naming the resource)
+     * and does not run, so no store sees the token. The tokens that pass are bound as they came, signature included;
+     * the fence's own verification of them is then a cache hit. Call it before the filter is registered.
+     */
+    public FencingTokenFilter verifying(TokenVerifier verifier) {
+        return new FencingTokenFilter(trusted, Objects.requireNonNull(verifier, "verifier"), forgedCounters,
+                rejections);
+    }
+
+    /**
+     * This filter counting each token it refuses as forged in {@code fencing.checks} ({@code outcome=forged}, the
+     * token's base resource as {@code resource}) on {@code registry}; {@code null}: counts nothing.
+     */
+    public FencingTokenFilter withMeterRegistry(MeterRegistry registry) {
+        return new FencingTokenFilter(trusted, verifier, new ForgedTokenCounters(registry), rejections);
+    }
+
+    /**
+     * This filter telling {@code listener} of each token it refuses as forged (a {@link ForgedTokenException} whose
+     * operation is the request's method and path), as the guard tells it of the rejections of its checks: the Spring
+     * Boot actuator's recent rejections list them. {@code null}: tells nobody. Anything the listener throws is ignored.
+     */
+    public FencingTokenFilter withRejectionListener(RejectionListener listener) {
+        return new FencingTokenFilter(trusted, verifier, forgedCounters,
+                listener == null ? RejectionListener.NONE : listener);
     }
 
     /**
@@ -169,8 +220,30 @@ public class FencingTokenFilter implements Filter {
                     capped(e.getMessage()));
             return;
         }
+        if (verifier != null) {
+            for (FencingToken token : tokens) {
+                Verification verification = verifier.verify(token);
+                if (!verification.valid()) {
+                    forgedCounters.increment(token.resource());
+                    tell(new ForgedTokenException(token.resource(), token, verification.reason(token),
+                            http.getMethod() + " " + http.getRequestURI() + " (" + FencingHeader.NAME + " header)"));
+                    problem(httpResponse, HttpServletResponse.SC_FORBIDDEN, FencingExceptionAdvice.FORGED_TOKEN_TYPE
+                                    .toString(), ForgedTokenProblem.TITLE, ForgedTokenProblem.detail(token.resource()),
+                            ForgedTokenProblem.properties(token.resource(), token));
+                    return;
+                }
+            }
+        }
         try (FencingScope ignored = FencingContext.bindRemote(tokens)) {
             chain.doFilter(request, response);
+        }
+    }
+
+    private void tell(ForgedTokenException forged) {
+        try {
+            rejections.rejected(forged);
+        } catch (RuntimeException ignored) {
+            // the listener is advisory; the refusal is what the caller gets
         }
     }
 
@@ -214,8 +287,18 @@ public class FencingTokenFilter implements Filter {
     private static void problem(HttpServletResponse response, int status, String title, String detail)
             throws IOException {
         String type = status == HttpServletResponse.SC_BAD_REQUEST ? MALFORMED_TOKEN_TYPE : UNTRUSTED_TOKEN_TYPE;
-        byte[] body = ("{\"type\":\"" + type + "\",\"title\":\"" + json(title) + "\",\"status\":" + status
-                + ",\"detail\":\"" + json(detail) + "\"}").getBytes(StandardCharsets.UTF_8);
+        problem(response, status, type, title, detail, Map.of());
+    }
+
+    /** A problem-detail answer with {@code properties} as further string members. */
+    private static void problem(HttpServletResponse response, int status, String type, String title, String detail,
+                                Map<String, String> properties) throws IOException {
+        StringBuilder json = new StringBuilder("{\"type\":\"").append(type).append("\",\"title\":\"")
+                .append(json(title)).append("\",\"status\":").append(status).append(",\"detail\":\"")
+                .append(json(detail)).append('"');
+        properties.forEach((name, value) -> json.append(",\"").append(name).append("\":\"").append(json(value))
+                .append('"'));
+        byte[] body = json.append('}').toString().getBytes(StandardCharsets.UTF_8);
         response.resetBuffer();
         response.setStatus(status);
         response.setContentType("application/problem+json");

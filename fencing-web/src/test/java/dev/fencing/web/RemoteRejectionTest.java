@@ -6,6 +6,7 @@ import dev.fencing.context.MissingTokenException;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.rule.DuplicateTokenException;
+import dev.fencing.rule.OutOfRangeTokenException;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
@@ -59,12 +60,15 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Over real HTTP on loopback, the caller's side of a refusal: a Spring MVC service whose fenced repository and real
- * {@link FencingExceptionAdvice} answer 409/428, and callers using RestClient and RestTemplate with
- * {@link FencingTokenClientInterceptor}. Fencing refusals come back as the library's exceptions and are counted in
+ * {@link FencingExceptionAdvice} answer 409/428 (its store bounds one advance, so out-of-range is among the 409s),
+ * and callers using RestClient and RestTemplate with {@link FencingTokenClientInterceptor}. Fencing refusals come back as the library's exceptions and are counted in
  * {@code fencing.remote.rejections} by base resource and outcome; every other answer passes through untouched.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RemoteRejectionTest {
+
+    /** The service's store refuses a token more than this far above max_seen as out-of-range. */
+    static final long MAX_ADVANCE = 1_000;
 
     public static class Ledger {
         final Map<String, String> entries = new ConcurrentHashMap<>();
@@ -134,7 +138,7 @@ class RemoteRejectionTest {
     static class Service {
         @Bean
         InMemoryFenceStore fenceStore() {
-            return new InMemoryFenceStore();
+            return new InMemoryFenceStore(MAX_ADVANCE); // bounded, so an out-of-range refusal can come back too
         }
 
         @Bean
@@ -249,6 +253,25 @@ class RemoteRejectionTest {
                     assertThat(e.maxSeen()).isEqualTo(5);
                 });
         assertThat(rejections(callerMeters, "accounts", "duplicate")).isEqualTo(before + 1);
+    }
+
+    @Test
+    void aTokenTooFarAboveMaxSeenComesBackAsOutOfRangeTokenException() {
+        write(caller, new FencingToken("accounts:50", 7, "real"), "50");
+        double before = rejections(callerMeters, "accounts", "out-of-range");
+
+        assertThatThrownBy(() -> write(caller, new FencingToken("accounts:50", 7 + MAX_ADVANCE + 1, "evil"), "50"))
+                .isInstanceOfSatisfying(OutOfRangeTokenException.class, e -> {
+                    assertThat(e.resource()).isEqualTo("accounts:50");
+                    assertThat(e.presented()).isEqualTo(new FencingToken("accounts:50", 7 + MAX_ADVANCE + 1, "evil"));
+                    assertThat(e.maxSeen()).isEqualTo(7);
+                    assertThat(e.verdict()).isEqualTo(Verdict.REJECT_OUT_OF_RANGE);
+                    assertThat(e.operation()).isEqualTo("POST " + baseUrl + "/accounts/50/entry (remote)");
+                    assertThat(e.getCause()).isInstanceOfSatisfying(HttpClientErrorException.Conflict.class,
+                            cause -> assertThat(cause.getResponseBodyAsString()).contains("out-of-range-token"));
+                });
+        assertThat(caller.get().uri("/accounts/50/entry").retrieve().body(String.class)).isEqualTo("entry 7");
+        assertThat(rejections(callerMeters, "accounts", "out-of-range")).isEqualTo(before + 1);
     }
 
     @Test

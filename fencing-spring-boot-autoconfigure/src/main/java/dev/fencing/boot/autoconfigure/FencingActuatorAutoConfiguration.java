@@ -9,6 +9,7 @@ import dev.fencing.store.FenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -26,6 +27,8 @@ import org.springframework.context.annotation.Configuration;
  * as every endpoint: {@code management.endpoints.web.exposure.include=health,fencing}). Both need a {@link FenceStore}
  * bean and back off when the application defines its own. The endpoint's write operation (lowering a resource's
  * max_seen after a bad token, {@link FencingAdminWebExtension}) exists only with {@code fencing.admin.enabled=true}.
+ * A {@code SanitizingFunction} keeps the {@code fencing.signing.*} secrets masked in {@code /actuator/configprops}
+ * and {@code /actuator/env}.
  */
 @AutoConfiguration(after = {FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class}, afterName = {
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
@@ -43,6 +46,18 @@ public class FencingActuatorAutoConfiguration {
         @ConditionalOnMissingBean(name = "fencingHealthIndicator")
         FencingHealthIndicator fencingHealthIndicator(FenceStore store, ObjectProvider<TokenIssuer> issuer) {
             return new FencingHealthIndicator(store, issuer.getIfUnique());
+        }
+    }
+
+    /** Signing secrets stay masked in configprops and env, whatever show-values says. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(SanitizingFunction.class)
+    static class SanitizingConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "fencingSigningKeySanitizer")
+        SanitizingFunction fencingSigningKeySanitizer() {
+            return new SigningKeySanitizer();
         }
     }
 

@@ -55,6 +55,14 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
                     + "script the description names is the DDL to copy), or let the starter create it when it is "
                     + "missing: " + property + "=always.\n");
         }
+        if (text.contains("fencing.signing")) {
+            action.append("Fix the fencing.signing property the description names (key material is never shown: "
+                    + "check the value where it is configured). An HMAC secret is at least 32 bytes in Base64 "
+                    + "(openssl rand -base64 32); Ed25519 keys are PEM or Base64 (openssl genpkey -algorithm ed25519).\n");
+        } else if (text.contains("TokenSigner") || text.contains("TokenVerifier")) {
+            action.append("Give the fence one TokenVerifier and at most one TokenSigner, with the same keys (with the "
+                    + "starter: the fencing.signing.* properties), or sign the issuer's tokens.\n");
+        }
         if (action.isEmpty()) {
             action.append("Fix each problem the description names, as its line says (each names the method and what "
                     + "to change).\n");

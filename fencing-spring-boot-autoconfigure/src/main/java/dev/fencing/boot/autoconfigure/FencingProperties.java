@@ -1,10 +1,13 @@
 package dev.fencing.boot.autoconfigure;
 
+import dev.fencing.signing.SignatureScheme;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The fencing.* properties of the Spring Boot auto-configuration. Every property has a default that is safe:
@@ -30,6 +33,8 @@ public class FencingProperties {
 
     private final Actuator actuator = new Actuator();
     private final Admin admin = new Admin();
+
+    private final Signing signing = new Signing();
 
     public boolean isEnabled() {
         return enabled;
@@ -82,6 +87,115 @@ public class FencingProperties {
 
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+    }
+
+    public Signing getSigning() {
+        return signing;
+    }
+
+    /**
+     * Signed tokens: with keys configured, every fenced check verifies the token's signature before the store sees
+     * it, the Fencing-Token filter refuses unsigned or badly signed headers, and an issuer holding the current key's
+     * secret or private key signs the tokens it hands out. Off (no keys) by default.
+     */
+    public static class Signing {
+
+        /**
+         * The signature scheme of every key: hmac-sha256 (one shared secret signs and verifies) or ed25519 (the
+         * private key signs on issuers, resources hold only the public key). Required when keys are set.
+         */
+        private SignatureScheme scheme;
+
+        /**
+         * The id of the key issuers sign with. Must name a key that is not retired; the key's secret (hmac-sha256)
+         * or private-key (ed25519) makes this application sign. Not needed on resources that only verify.
+         */
+        private String currentKeyId;
+
+        /**
+         * The keys by id (1 to 64 characters of A-Z a-z 0-9 _ -): keys.ID.secret, the HMAC secret in Base64 (at
+         * least 256 bits); keys.ID.public-key and keys.ID.private-key, Ed25519 keys as PEM or Base64 (the private
+         * key on issuers only); keys.ID.retired=true refuses the tokens signed with that key.
+         */
+        private Map<String, Key> keys = new LinkedHashMap<>();
+
+        public SignatureScheme getScheme() {
+            return scheme;
+        }
+
+        public void setScheme(SignatureScheme scheme) {
+            this.scheme = scheme;
+        }
+
+        public String getCurrentKeyId() {
+            return currentKeyId;
+        }
+
+        public void setCurrentKeyId(String currentKeyId) {
+            this.currentKeyId = currentKeyId;
+        }
+
+        public Map<String, Key> getKeys() {
+            return keys;
+        }
+
+        public void setKeys(Map<String, Key> keys) {
+            this.keys = keys;
+        }
+    }
+
+    /** One signing key (fencing.signing.keys.ID.*); its toString never shows key material. */
+    public static class Key {
+
+        /** The HMAC-SHA256 secret, Base64 (at least 32 bytes: openssl rand -base64 32). */
+        private String secret;
+
+        /** The Ed25519 public key: a PEM PUBLIC KEY block, its Base64, or the Base64 of the raw 32 bytes. */
+        private String publicKey;
+
+        /** The Ed25519 private key, on issuers only: a PEM PRIVATE KEY block (PKCS#8) or its Base64. */
+        private String privateKey;
+
+        /** Whether tokens signed with this key are refused (after rotation, once no lease can still hold one). */
+        private boolean retired;
+
+        public String getSecret() {
+            return secret;
+        }
+
+        public void setSecret(String secret) {
+            this.secret = secret;
+        }
+
+        public String getPublicKey() {
+            return publicKey;
+        }
+
+        public void setPublicKey(String publicKey) {
+            this.publicKey = publicKey;
+        }
+
+        public String getPrivateKey() {
+            return privateKey;
+        }
+
+        public void setPrivateKey(String privateKey) {
+            this.privateKey = privateKey;
+        }
+
+        public boolean isRetired() {
+            return retired;
+        }
+
+        public void setRetired(boolean retired) {
+            this.retired = retired;
+        }
+
+        @Override
+        public String toString() {
+            return "Key[secret=" + (secret == null ? "none" : "set") + ", public-key=" + (publicKey == null ? "none"
+                    : "set") + ", private-key=" + (privateKey == null ? "none" : "set") + ", retired=" + retired + "]";
         }
     }
 

@@ -1,8 +1,12 @@
 package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.guard.RejectionListener;
+import dev.fencing.signing.TokenVerifier;
 import dev.fencing.web.FencingExceptionAdvice;
 import dev.fencing.web.FencingTokenFilter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -26,7 +30,9 @@ import java.util.List;
 /**
  * The HTTP parts of fencing-web in a servlet application: {@link FencingExceptionAdvice} (refused calls as problem
  * details) unless the application registered it, and the {@link FencingTokenFilter} that binds callers' tokens only
- * when {@code fencing.web.filter.url-patterns} names where callers are trusted (no default).
+ * when {@code fencing.web.filter.url-patterns} names where callers are trusted (no default). With a
+ * {@link TokenVerifier} bean (the {@code fencing.signing.*} properties make one) the filter also refuses unsigned or
+ * badly signed tokens before the request runs.
  */
 @AutoConfiguration(after = FencingAutoConfiguration.class)
 @ConditionalOnClass(FencingExceptionAdvice.class)
@@ -50,13 +56,23 @@ public class FencingWebAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "fencingTokenFilter")
-        FilterRegistrationBean<FencingTokenFilter> fencingTokenFilter(FencingProperties properties) {
+        FilterRegistrationBean<FencingTokenFilter> fencingTokenFilter(FencingProperties properties,
+                                                                      ObjectProvider<TokenVerifier> verifier,
+                                                                      ObjectProvider<MeterRegistry> registry,
+                                                                      ObjectProvider<RejectionListener> rejections) {
             List<String> patterns = properties.getWeb().getFilter().getUrlPatterns();
             for (String pattern : patterns) {
                 requireServletPattern(pattern);
             }
-            FilterRegistrationBean<FencingTokenFilter> registration =
-                    new FilterRegistrationBean<>(new FencingTokenFilter());
+            FencingTokenFilter filter = new FencingTokenFilter();
+            TokenVerifier tokens = verifier.getIfUnique();
+            if (tokens != null) {
+                // refuses forged headers before the request runs (403), counted in fencing.checks as forged
+                // and listed in the actuator's recent rejections
+                filter = filter.verifying(tokens).withMeterRegistry(registry.getIfUnique())
+                        .withRejectionListener(rejections.getIfUnique());
+            }
+            FilterRegistrationBean<FencingTokenFilter> registration = new FilterRegistrationBean<>(filter);
             registration.setUrlPatterns(patterns);
             return registration;
         }

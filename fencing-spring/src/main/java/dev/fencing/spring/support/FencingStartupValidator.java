@@ -70,6 +70,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         // store (and without allowInMemoryStore) this fails with what to add
         support.points();
         Set<String> problems = new LinkedHashSet<>();
+        boolean acquiring = false;
         Integer transactionOrder = transactionAdvisorOrder();
         for (String name : beanFactory.getBeanDefinitionNames()) {
             Object singleton = beanFactory.isFactoryBean(name) || !beanFactory.containsSingleton(name)
@@ -84,6 +85,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                     if (!Modifier.isStatic(method.getModifiers())
                             && support.resolutions().resolutionFor(method, userType) != null) {
                         fenced.add(method);
+                        acquiring |= acquires(method, userType);
                     }
                 }
                 if (mode == AdviceMode.PROXY && !userType.isInterface() && !fenced.isEmpty()) {
@@ -96,6 +98,10 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                 }
             }
         }
+        String signingProblem = acquiring ? support.signingProblemOfAcquire() : null;
+        if (signingProblem != null) {
+            problems.add(signingProblem);
+        }
         try {
             support.verifyStore();
         } catch (FencingConfigurationException e) {
@@ -104,6 +110,16 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         if (!problems.isEmpty()) {
             throw new FencingConfigurationException("Invalid @Fenced configuration (" + mode + " mode):\n  - "
                     + String.join("\n  - ", problems));
+        }
+    }
+
+    /** Whether {@code method} is an acquiring fence point; one that cannot be built is reported by {@link #check}. */
+    private boolean acquires(Method method, Class<?> userType) {
+        try {
+            dev.fencing.guard.FencePoint point = support.points().pointFor(method, userType);
+            return point != null && point.acquire();
+        } catch (FencingConfigurationException e) {
+            return false;
         }
     }
 

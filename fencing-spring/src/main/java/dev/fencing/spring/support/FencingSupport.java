@@ -43,7 +43,7 @@ public final class FencingSupport {
     public FencingSupport(FenceGuard guard, FencingMetrics metrics) {
         Objects.requireNonNull(guard, "guard");
         Objects.requireNonNull(metrics, "metrics");
-        this.resolved = new Resolved(guard, new FencePointSource(resolutions, metrics, guard), null);
+        this.resolved = new Resolved(guard, new FencePointSource(resolutions, metrics, guard), null, null);
         this.resolver = shared -> resolved;
     }
 
@@ -95,18 +95,36 @@ public final class FencingSupport {
                                                     Supplier<FencingMetrics> metrics,
                                                     Supplier<? extends RejectionListener> rejections,
                                                     Supplier<? extends ObservationRegistry> observations) {
+        return resolvedOnFirstUse(store, issuer, acquireTimeout, metrics, rejections, observations,
+                () -> TokenSigning.NONE);
+    }
+
+    /**
+     * As above, with the {@link TokenSigning} beans: the guard signs what it acquires with the signer and verifies
+     * every checked token with the verifier.
+     */
+    static FencingSupport resolvedOnFirstUse(Supplier<? extends FenceStore> store,
+                                                    Supplier<? extends TokenIssuer> issuer,
+                                                    Supplier<Duration> acquireTimeout,
+                                                    Supplier<FencingMetrics> metrics,
+                                                    Supplier<? extends RejectionListener> rejections,
+                                                    Supplier<? extends ObservationRegistry> observations,
+                                                    Supplier<TokenSigning> signing) {
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(issuer, "issuer");
         Objects.requireNonNull(acquireTimeout, "acquireTimeout");
         Objects.requireNonNull(metrics, "metrics");
         return new FencingSupport(resolutions -> {
             FenceStore fenceStore = Objects.requireNonNull(store.get(), "store");
-            FenceGuard guard = FenceGuard.builder(fenceStore).issuer(issuer.get())
+            TokenSigning signatures = Objects.requireNonNull(signing.get(), "signing");
+            TokenIssuer tokenIssuer = signatures.issuer(issuer.get());
+            FenceGuard guard = FenceGuard.builder(fenceStore).issuer(tokenIssuer)
                     .acquireTimeout(Objects.requireNonNull(acquireTimeout.get(), "acquireTimeout"))
                     .rejectionListener(rejections.get()).observations(observations.get())
-                    .leaseScope(leaseScope()).build();
+                    .leaseScope(leaseScope()).verifier(signatures.verifier()).build();
             FencingMetrics counters = Objects.requireNonNull(metrics.get(), "metrics");
-            return new Resolved(guard, new FencePointSource(resolutions, counters, guard), fenceStore);
+            return new Resolved(guard, new FencePointSource(resolutions, counters, guard), fenceStore,
+                    signatures.acquireProblem(tokenIssuer));
         });
     }
 
@@ -191,6 +209,14 @@ public final class FencingSupport {
         return current;
     }
 
-    private record Resolved(FenceGuard guard, FencePointSource points, FenceStore store) {
+    /**
+     * Why {@code @Fenced(acquire = true)} cannot work with the configured signing beans (a verifier, and an issuer
+     * that does not sign), or {@code null}; resolves the collaborators if not done yet.
+     */
+    String signingProblemOfAcquire() {
+        return resolved().acquireProblem;
+    }
+
+    private record Resolved(FenceGuard guard, FencePointSource points, FenceStore store, String acquireProblem) {
     }
 }

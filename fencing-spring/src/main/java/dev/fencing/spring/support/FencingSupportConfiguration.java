@@ -3,6 +3,8 @@ package dev.fencing.spring.support;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.signing.TokenSigner;
+import dev.fencing.signing.TokenVerifier;
 import dev.fencing.spring.EnableFencing;
 import dev.fencing.spring.FencingConfigurer;
 import dev.fencing.store.FenceStore;
@@ -72,7 +74,9 @@ class FencingSupportConfiguration implements ImportAware {
                                          ObjectProvider<MeterRegistry> registry,
                                          ObjectProvider<FencingConfigurer> configurer,
                                          ObjectProvider<RejectionListener> rejections,
-                                         ObjectProvider<ObservationRegistry> observations) {
+                                         ObjectProvider<ObservationRegistry> observations,
+                                         ObjectProvider<TokenSigner> signer,
+                                         ObjectProvider<TokenVerifier> verifier) {
         long timeoutMillis = enableFencing.getNumber("acquireTimeoutMillis").longValue();
         if (timeoutMillis < 0) {
             throw new FencingConfigurationException("@EnableFencing(acquireTimeoutMillis = " + timeoutMillis
@@ -83,7 +87,7 @@ class FencingSupportConfiguration implements ImportAware {
                 issuer::getIfAvailable, () -> acquireTimeout(configurer, timeoutMillis), () -> {
                     MeterRegistry meters = registry.getIfAvailable();
                     return meters == null ? FencingMetrics.noop() : new FencingMetrics(meters);
-                }, rejections::getIfUnique, observations::getIfUnique);
+                }, rejections::getIfUnique, observations::getIfUnique, () -> TokenSigning.from(signer, verifier));
     }
 
     private static Duration acquireTimeout(ObjectProvider<FencingConfigurer> configurer, long timeoutMillis) {

@@ -1,0 +1,62 @@
+package dev.fencing.signing;
+
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.token.FencingToken;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A {@link TokenIssuer} whose leases carry signed tokens: it acquires from the issuer it decorates and signs the
+ * lease's token with a {@link TokenSigner}. Locking, release and loss are the decorated issuer's; only the token
+ * differs. If signing fails, the lock is released before the exception is thrown.
+ */
+public final class SigningTokenIssuer implements TokenIssuer {
+
+    private final TokenIssuer delegate;
+    private final TokenSigner signer;
+
+    public SigningTokenIssuer(TokenIssuer delegate, TokenSigner signer) {
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        this.signer = Objects.requireNonNull(signer, "signer");
+    }
+
+    @Override
+    public Lease acquire(String resource, Duration timeout) {
+        Lease lease = delegate.acquire(resource, timeout);
+        FencingToken signed;
+        try {
+            signed = signer.sign(lease.token());
+        } catch (RuntimeException e) {
+            try {
+                lease.close();
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw new LockAcquisitionException(resource, "Could not sign the token of the lock on '" + resource
+                    + "' with key '" + signer.keyId() + "'; the lock was released: " + e.getClass().getName(), e);
+        }
+        return new SignedLease(lease, signed);
+    }
+
+    @Override
+    public void probe() {
+        delegate.probe();
+    }
+
+    /** The issuer this one decorates. */
+    public TokenIssuer delegate() {
+        return delegate;
+    }
+
+    public TokenSigner signer() {
+        return signer;
+    }
+
+    @Override
+    public String toString() {
+        return "SigningTokenIssuer[" + delegate + ", " + signer + "]";
+    }
+}

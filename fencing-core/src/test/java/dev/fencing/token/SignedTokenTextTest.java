@@ -1,0 +1,69 @@
+package dev.fencing.token;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Arrays;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The optional signature part of the text form: round trip, and strictness. */
+class SignedTokenTextTest {
+
+    private static final byte[] BYTES = new byte[32];
+
+    static {
+        Arrays.fill(BYTES, (byte) 0xAB);
+    }
+
+    @Test
+    void aSignedTokenAppendsKeyIdAndBase64urlAndParsesBack() {
+        FencingToken token = new FencingToken("accounts:42", 34, "client 7!", TokenSignature.of("k-1_a", BYTES));
+        String text = token.toText();
+        assertThat(text).isEqualTo("accounts:42#34@client%207%21!k-1_a.q6urq6urq6urq6urq6urq6urq6urq6urq6urq6urq6s");
+        assertThat(FencingToken.parse(text)).isEqualTo(token);
+        assertThat(FencingToken.parse(text).signature().bytes()).isEqualTo(BYTES);
+        assertThat(token.unsigned().toText()).isEqualTo("accounts:42#34@client%207%21");
+        assertThat(token).isNotEqualTo(token.unsigned()).hasToString(text);
+    }
+
+    @Test
+    void theLongestSignedTokenFitsTheTextLimit() {
+        String part = "\u00e9".repeat(FencingToken.MAX_PART_LENGTH);
+        FencingToken token = new FencingToken(part, Long.MAX_VALUE, part,
+                TokenSignature.of("k".repeat(TokenSignature.MAX_KEY_ID_LENGTH), new byte[TokenSignature.MAX_SIGNATURE_BYTES]));
+        assertThat(token.toText().length()).isLessThanOrEqualTo(FencingToken.MAX_TEXT_LENGTH);
+        assertThat(FencingToken.parse(token.toText())).isEqualTo(token);
+    }
+
+    @Test
+    void aMalformedSignaturePartIsRefusedSayingWhat() {
+        String base = "accounts#34@h";
+        assertThatThrownBy(() -> FencingToken.parse(base + "!")).isInstanceOf(TokenFormatException.class)
+                .hasMessageContaining("no '.'");
+        assertThatThrownBy(() -> FencingToken.parse(base + "!.AAAA")).hasMessageContaining("key id must not be empty");
+        assertThatThrownBy(() -> FencingToken.parse(base + "!k1.")).hasMessageContaining("0 bytes");
+        assertThatThrownBy(() -> FencingToken.parse(base + "!k1.AB")).hasMessageContaining("not canonical");
+        assertThatThrownBy(() -> FencingToken.parse(base + "!k1.AA==")).hasMessageContaining("Base64url alphabet");
+        assertThatThrownBy(() -> FencingToken.parse(base + "!k1.AA!k2.AA")).hasMessageContaining("Base64url alphabet");
+        assertThatThrownBy(() -> FencingToken.parse(base + "!k1.A")).hasMessageContaining("not valid Base64url");
+        assertThatThrownBy(() -> FencingToken.parse(base + "!k:1.AA")).hasMessageContaining("index 1");
+        assertThatThrownBy(() -> FencingToken.parse(base + "!k1." + "A".repeat(88)))
+                .hasMessageContaining("66 bytes");
+        assertThat(FencingToken.parse(base + "!k1.AA").signature().bytes()).containsExactly(0);
+    }
+
+    @Test
+    void signaturesAreCheckedWhenBuilt() {
+        assertThatThrownBy(() -> TokenSignature.of("k1", new byte[0])).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("1 to 64 bytes");
+        assertThatThrownBy(() -> TokenSignature.of("k1", new byte[65])).hasMessageContaining("65 bytes");
+        assertThatThrownBy(() -> TokenSignature.of("k#1", BYTES)).hasMessageContaining("'k#1'");
+        byte[] bytes = BYTES.clone();
+        TokenSignature signature = TokenSignature.of("k1", bytes);
+        bytes[0] = 0;
+        assertThat(signature.bytes()).isEqualTo(BYTES);
+        assertThat(signature.matches(BYTES)).isTrue();
+        assertThat(signature.matches(Arrays.copyOf(BYTES, 31))).isFalse();
+    }
+}

@@ -1,0 +1,77 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.signing.TokenSigner;
+import dev.fencing.signing.TokenVerifier;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+import java.util.Map;
+
+/**
+ * Signed tokens from the {@code fencing.signing.*} properties: a {@link TokenVerifier} over the configured keys,
+ * and a {@link TokenSigner} when the current key's secret or private key is here. {@code @EnableFencing} (which the
+ * starter turns on) verifies every check with the verifier and signs the tokens its acquiring points take with the
+ * signer, whatever the {@code TokenIssuer} bean is (the starter's or the application's own, left as it is); the
+ * {@code Fencing-Token} filter refuses forged headers with it. Each bean backs off when the application defines one.
+ * A malformed or too short key, an unknown or retired current key fails startup naming the property.
+ */
+@AutoConfiguration(before = FencingAutoConfiguration.class)
+@ConditionalOnClass(TokenVerifier.class)
+@ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
+@Conditional(FencingSigningAutoConfiguration.SigningConfigured.class)
+@EnableConfigurationProperties(FencingProperties.class)
+public class FencingSigningAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean(TokenVerifier.class)
+    TokenVerifier fencingTokenVerifier(FencingProperties properties) {
+        return SigningKeys.verifier(properties.getSigning());
+    }
+
+    @Bean
+    @ConditionalOnMissingBean(TokenSigner.class)
+    @Conditional(SignerConfigured.class)
+    TokenSigner fencingTokenSigner(FencingProperties properties) {
+        return SigningKeys.signer(properties.getSigning());
+    }
+
+    /** {@code fencing.signing.keys} or {@code fencing.signing.scheme} is set. */
+    static final class SigningConfigured extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            Binder binder = Binder.get(context.getEnvironment());
+            boolean keys = !binder.bind(SigningKeys.PREFIX + ".keys", Bindable.mapOf(String.class, Object.class))
+                    .orElse(Map.of()).isEmpty();
+            boolean scheme = binder.bind(SigningKeys.PREFIX + ".scheme", String.class).isBound();
+            return keys || scheme ? ConditionOutcome.match(SigningKeys.PREFIX + " is configured")
+                    : ConditionOutcome.noMatch(SigningKeys.PREFIX + ".keys is not set: tokens are not signed");
+        }
+    }
+
+    /** {@code fencing.signing.current-key-id} names a key whose secret or private-key is set here. */
+    static final class SignerConfigured extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            Binder binder = Binder.get(context.getEnvironment());
+            String id = binder.bind(SigningKeys.PREFIX + ".current-key-id", String.class).orElse(null);
+            if (id == null || id.isBlank()) {
+                return ConditionOutcome.noMatch(SigningKeys.PREFIX + ".current-key-id is not set: verifies only");
+            }
+            boolean material = binder.bind(SigningKeys.property(id, "secret"), String.class).isBound()
+                    || binder.bind(SigningKeys.property(id, "private-key"), String.class).isBound();
+            return material ? ConditionOutcome.match("key '" + id + "' has signing material")
+                    : ConditionOutcome.noMatch("key '" + id + "' has no secret or private-key here: verifies only");
+        }
+    }
+}
