@@ -15,6 +15,9 @@ import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import dev.fencing.token.TokenSignature;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 
 import java.security.SecureRandom;
@@ -108,6 +111,32 @@ class ForgedTokenTest {
                 () -> both.invoke(repo, new Object[0], writes::incrementAndGet));
         assertThat(result).isEqualTo(1);
         assertThat(registry.get(FencingMetrics.CHECKS).tag("outcome", "accepted").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void anObservedCheckOfAForgedTokenHasOutcomeForgedAndTheError() {
+        List<Observation.Context> stopped = new ArrayList<>();
+        ObservationRegistry observations = ObservationRegistry.create();
+        observations.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return true;
+            }
+
+            @Override
+            public void onStop(Observation.Context context) {
+                stopped.add(context);
+            }
+        });
+        FenceGuard observed = FenceGuard.builder(store).verifier(verifier).observations(observations).build();
+        assertThatThrownBy(() -> bound(new FencingToken("accounts", 9, "evil"),
+                () -> observed.invoke(repo, new Object[0], writes::incrementAndGet)))
+                .isInstanceOf(ForgedTokenException.class);
+        assertThat(stopped).singleElement().satisfies(context -> {
+            assertThat(context.getLowCardinalityKeyValue("outcome").getValue()).isEqualTo("forged");
+            assertThat(context.getError()).isInstanceOf(ForgedTokenException.class);
+        });
+        assertThat(store.maxSeen("accounts")).isEmpty();
     }
 
     @Test

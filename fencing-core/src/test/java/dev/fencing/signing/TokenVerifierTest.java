@@ -12,6 +12,10 @@ import java.security.KeyPair;
 import java.security.PrivateKey;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -65,6 +69,40 @@ class TokenVerifierTest {
             assertThat(oneSlot.verify(forged)).isEqualTo(Verification.BAD_SIGNATURE);
         }
         assertThat(oneSlot.verificationsRun()).isEqualTo(9);
+    }
+
+    @Test
+    void threadsSharingAVerifierAndItsMacsGetEveryVerdictRight() throws Exception {
+        TokenVerifier shared = new TokenVerifier(KeyRing.of(hmac.key()), 8); // a small cache: many collisions
+        List<FencingToken> valid = new java.util.ArrayList<>();
+        List<FencingToken> forged = new java.util.ArrayList<>();
+        for (int i = 1; i <= 64; i++) {
+            FencingToken token = hmac.signer().sign(new FencingToken("r:" + i, i, "h" + i));
+            valid.add(token);
+            forged.add(new FencingToken(token.resource(), i + 1, token.holder(), token.signature()));
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Integer>> results = new java.util.ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                int offset = t;
+                results.add(pool.submit(() -> {
+                    int wrong = 0;
+                    for (int round = 0; round < 200; round++) {
+                        int i = (round * 7 + offset) % valid.size();
+                        wrong += shared.verify(valid.get(i)) == Verification.VALID ? 0 : 1;
+                        wrong += shared.verify(forged.get(i)) == Verification.BAD_SIGNATURE ? 0 : 1;
+                    }
+                    return wrong;
+                }));
+            }
+            for (Future<Integer> result : results) {
+                assertThat(result.get(30, TimeUnit.SECONDS)).isZero();
+            }
+        } finally {
+            pool.shutdownNow();
+            assertThat(pool.awaitTermination(10, TimeUnit.SECONDS)).isTrue();
+        }
     }
 
     @Test
