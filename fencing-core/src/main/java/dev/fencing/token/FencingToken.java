@@ -83,9 +83,17 @@ public record FencingToken(String resource, long value, String holder, TokenSign
         return signature == null ? this : new FencingToken(resource, value, holder, null);
     }
 
+    /**
+     * The text form for logs and messages: a signature is shown by its key id only ({@code !keyId.…}), never
+     * whole, because a valid signed token is a credential until a larger one is accepted. Use {@link #toText()} to
+     * send a token.
+     */
     @Override
     public String toString() {
-        return toText();
+        if (signature == null) {
+            return toText();
+        }
+        return unsigned().toText() + SIGNATURE_SEPARATOR + signature.keyId() + ".\u2026";
     }
 
     /**

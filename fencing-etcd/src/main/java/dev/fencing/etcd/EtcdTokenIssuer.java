@@ -126,7 +126,22 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
             mine.set(true);
             Session current = session(deadline);
             ByteSequence name = ByteSequence.from(prefix + lockName(resource), StandardCharsets.UTF_8);
-            LockResponse locked = lockRetryingTransientErrors(resource, name, current, deadline, timeout, turn, mine);
+            LockResponse locked;
+            while (true) {
+                try {
+                    locked = lockRetryingTransientErrors(resource, name, current, deadline, timeout, turn, mine);
+                    break;
+                } catch (ExecutionException e) {
+                    // etcd expired the session lease before its keep-alive stream told us (a leader change under
+                    // load, a long pause): its locks are gone, so are this process's leases on it; a new session
+                    // takes over, as it would on the next acquire
+                    if (!leaseNotFound(e.getCause()) || left(deadline) < TimeUnit.MILLISECONDS.toNanos(100)) {
+                        throw e;
+                    }
+                    current.markLost(true);
+                    current = session(deadline);
+                }
+            }
             ByteSequence key = locked.getKey();
             // from here on, every failure gives the lock back, and only then this process's turn on the resource
             mine.set(false);
@@ -298,6 +313,19 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
                 turn.release();
             }
         });
+    }
+
+    /** Whether etcd refused a request because it no longer knows the session lease it names. */
+    static boolean leaseNotFound(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof EtcdException etcd && etcd.getErrorCode() == ErrorCode.NOT_FOUND
+                    || t instanceof StatusRuntimeException status
+                            && status.getStatus().getCode() == Status.Code.NOT_FOUND
+                    || String.valueOf(t.getMessage()).contains("requested lease not found")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean isTransient(Throwable error) {

@@ -6,6 +6,7 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.testsupport.RemoteTokenIssuerContract;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.grpc.Status;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
@@ -88,6 +89,36 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
     @Override
     protected String unreachableServiceName() {
         return "http://127.0.0.1:1";
+    }
+
+    @Test
+    void anAcquireRightAfterEtcdDroppedTheSessionGetsANewSessionInsteadOfFailing() throws Exception {
+        // the keep-alive stream tells the issuer late (every third of the TTL): a lock request in between names a
+        // lease etcd no longer knows, and used to fail with "requested lease not found"
+        Lease first = issuer.acquire(freshResource(), Duration.ofSeconds(10));
+        long oldSession = EtcdTokenIssuer.sessionLeaseId(first);
+        client.getLeaseClient().revoke(oldSession).get(10, TimeUnit.SECONDS);
+        Lease next = issuer.acquire(freshResource(), Duration.ofSeconds(10));
+        try {
+            assertThat(EtcdTokenIssuer.sessionLeaseId(next)).isNotEqualTo(oldSession);
+            assertThat(next.token().value()).isGreaterThan(first.token().value());
+            assertThat(first.isLost()).isTrue();
+            assertThat(next.isLost()).isFalse();
+        } finally {
+            next.close();
+            first.close();
+        }
+    }
+
+    @Test
+    void leaseNotFoundIsRecognisedWhereverJetcdPutsIt() {
+        assertThat(EtcdTokenIssuer.leaseNotFound(new RuntimeException("wrapped",
+                Status.NOT_FOUND.withDescription("etcdserver: requested lease not found").asRuntimeException())))
+                .isTrue();
+        assertThat(EtcdTokenIssuer.leaseNotFound(new RuntimeException("etcdserver: requested lease not found")))
+                .isTrue();
+        assertThat(EtcdTokenIssuer.leaseNotFound(Status.UNAVAILABLE.asRuntimeException())).isFalse();
+        assertThat(EtcdTokenIssuer.leaseNotFound(new IllegalStateException("key not found"))).isFalse();
     }
 
     @Test

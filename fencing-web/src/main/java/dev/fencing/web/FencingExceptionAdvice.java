@@ -31,7 +31,8 @@ import java.net.URI;
  * <ul>
  *   <li>400 Bad Request, "Invalid fencing key": the key could not be computed ({@code resource} as declared);</li>
  *   <li>409 Conflict, "Stale fencing token", "Duplicate fencing token" or "Out-of-range fencing token": a stale,
- *       duplicate or out-of-range token ({@code resource}, {@code presented}, {@code maxSeen}, {@code verdict};
+ *       duplicate or out-of-range token ({@code resource}, {@code presented} without its signature, {@code maxSeen},
+ *       {@code verdict};
  *       problem {@code type} {@link #STALE_TOKEN_TYPE}, {@link #DUPLICATE_TOKEN_TYPE} or
  *       {@link #OUT_OF_RANGE_TOKEN_TYPE});</li>
  *   <li>403 Forbidden, "Forged fencing token": the token failed signature verification ({@code resource},
@@ -116,7 +117,7 @@ public class FencingExceptionAdvice {
             }
         }
         problem.setProperty("resource", e.resource());
-        problem.setProperty("presented", e.presented().toText());
+        problem.setProperty("presented", e.presented().unsigned().toText()); // never a usable signed token
         problem.setProperty("maxSeen", e.maxSeen());
         problem.setProperty("verdict", e.verdict().outcome());
         return problem;

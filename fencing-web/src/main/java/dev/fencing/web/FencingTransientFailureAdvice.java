@@ -18,7 +18,7 @@ import java.util.Locale;
  * {@code FenceBusyException} and {@code FenceConflictException}, which are Spring
  * {@link ConcurrencyFailureException}s) with 503 Service Unavailable, {@code Retry-After: 1} and a problem detail:
  * title "Fence busy" or "Fence conflict", the exception's message as detail, {@code resource}, {@code reason}
- * ({@code busy} or {@code conflict}) and, when known, {@code presented}.
+ * ({@code busy} or {@code conflict}) and, when known, {@code presented} (without its signature).
  *
  * <p>Any other {@code ConcurrencyFailureException} (the application's own optimistic locking, say) is rethrown
  * unchanged: Spring MVC then treats it as if this advice had no handler for it, and its other exception resolvers
@@ -51,7 +51,8 @@ public class FencingTransientFailureAdvice {
         problem.setProperty("resource", failure.resource());
         problem.setProperty("reason", failure.reason().name().toLowerCase(Locale.ROOT));
         if (failure.presented() != null) {
-            problem.setProperty("presented", failure.presented().toText());
+            // without its signature: a token refused as busy was never used, and may be above max_seen
+            problem.setProperty("presented", failure.presented().unsigned().toText());
         }
         return FencingExceptionAdvice.retryLater(problem);
     }

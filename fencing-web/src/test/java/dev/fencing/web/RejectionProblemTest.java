@@ -4,6 +4,7 @@ import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.OutOfRangeTokenException;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.token.FencingToken;
+import dev.fencing.token.TokenSignature;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.ProblemDetail;
 
@@ -27,5 +28,49 @@ class RejectionProblemTest {
                 .isEqualTo(FencingExceptionAdvice.STALE_TOKEN_TYPE);
         assertThat(advice.rejected(new DuplicateTokenException("accounts:3", token, 7)).getType())
                 .isEqualTo(FencingExceptionAdvice.DUPLICATE_TOKEN_TYPE);
+    }
+
+    @Test
+    void noProblemBodyCarriesAUsableSignedToken() {
+        // a token refused as busy was never used and may be above max_seen: with its signature it would be a
+        // credential handed to whoever made the request
+        FencingToken signed = new FencingToken("accounts:9", 8, "jdbc-1")
+                .withSignature(TokenSignature.of("2027-02", new byte[32]));
+        for (ProblemDetail problem : new ProblemDetail[] {
+                advice.rejected(new StaleTokenException("accounts:9", signed, 9)),
+                advice.rejected(new DuplicateTokenException("accounts:9", signed, 8)),
+                advice.rejected(new OutOfRangeTokenException("accounts:9", signed, 7, "Repo.save()")),
+                new FencingTransientFailureAdvice().transientFailure(new Busy(signed)).getBody()}) {
+            assertThat(problem.getProperties()).containsEntry("presented", "accounts:9#8@jdbc-1");
+            assertThat(String.valueOf(problem.getDetail())).doesNotContain("AAAAAAAAAA");
+        }
+        assertThat(signed.toString()).isEqualTo("accounts:9#8@jdbc-1!2027-02.\u2026")
+                .doesNotContain(signed.signature().toText().substring(8));
+    }
+
+    /** What a store throws when the fence row stays locked. */
+    private static final class Busy extends org.springframework.dao.PessimisticLockingFailureException
+            implements dev.fencing.store.TransientFenceFailure {
+        private final FencingToken presented;
+
+        Busy(FencingToken presented) {
+            super("lock wait timeout");
+            this.presented = presented;
+        }
+
+        @Override
+        public Reason reason() {
+            return Reason.BUSY;
+        }
+
+        @Override
+        public String resource() {
+            return presented.resource();
+        }
+
+        @Override
+        public FencingToken presented() {
+            return presented;
+        }
     }
 }

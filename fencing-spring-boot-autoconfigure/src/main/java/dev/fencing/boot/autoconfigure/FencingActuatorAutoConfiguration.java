@@ -11,6 +11,7 @@ import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -20,6 +21,9 @@ import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEn
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ClassUtils;
+
+import java.util.Set;
 
 /**
  * The actuator parts, when Spring Boot's actuator is on the classpath: the {@code fencing} health indicator
@@ -56,8 +60,11 @@ public class FencingActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "fencingSigningKeySanitizer")
-        SanitizingFunction fencingSigningKeySanitizer() {
-            return new SigningKeySanitizer();
+        SanitizingFunction fencingSigningKeySanitizer(ObjectProvider<FencingProperties> properties) {
+            return new SigningKeySanitizer(() -> {
+                FencingProperties props = properties.getIfAvailable();
+                return props == null ? Set.of() : SigningKeySanitizer.secretsOf(props.getSigning());
+            });
         }
     }
 
@@ -93,7 +100,16 @@ public class FencingActuatorAutoConfiguration {
         @ConditionalOnMissingBean
         FencingAdminWebExtension fencingAdminWebExtension(FenceStore store, ObjectProvider<TokenIssuer> issuer,
                                                           ObjectProvider<MeterRegistry> registry) {
+            if (!ClassUtils.isPresent(SPRING_SECURITY, FencingActuatorAutoConfiguration.class.getClassLoader())) {
+                // the library cannot tell whether the endpoint is secured; without Spring Security it is not
+                LogFactory.getLog(FencingActuatorAutoConfiguration.class).warn("fencing.admin.enabled=true and "
+                        + "Spring Security is not on the class path: POST /actuator/fencing/{resource} (lowering a "
+                        + "resource's max_seen, with force refusing the current holder) is open to every caller "
+                        + "that reaches the management port. Secure it, or keep it off.");
+            }
             return FencingAdminWebExtension.of(store, issuer.getIfUnique(), registry.getIfUnique());
         }
+
+        private static final String SPRING_SECURITY = "org.springframework.security.core.Authentication";
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencing.boot.autoconfigure;
 
+import dev.fencing.FencingConfigurationException;
 import dev.fencing.signing.TokenSigner;
 import dev.fencing.signing.TokenVerifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -14,9 +15,13 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * Signed tokens from the {@code fencing.signing.*} properties: a {@link TokenVerifier} over the configured keys,
@@ -35,8 +40,40 @@ public class FencingSigningAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean(TokenVerifier.class)
-    TokenVerifier fencingTokenVerifier(FencingProperties properties) {
+    TokenVerifier fencingTokenVerifier(FencingProperties properties, Environment environment) {
+        requireKnownKeyProperties(Binder.get(environment));
         return SigningKeys.verifier(properties.getSigning());
+    }
+
+    /** The properties a key may have; anything else under a key is a typo (a {@code retierd=true} retires nothing). */
+    static final Set<String> KEY_PROPERTIES = Set.of("secret", "public-key", "private-key", "retired");
+
+    /**
+     * Fails on a property under {@code fencing.signing.keys.<id>} that is not one of {@link #KEY_PROPERTIES}, naming
+     * it (never its value).
+     */
+    static void requireKnownKeyProperties(Binder binder) {
+        Map<String, Map<String, Object>> keys = binder.bind(SigningKeys.PREFIX + ".keys",
+                Bindable.mapOf(String.class, Object.class)).orElse(Map.of()).entrySet().stream()
+                .filter(e -> e.getValue() instanceof Map<?, ?>)
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> castMap(e.getValue())));
+        for (Map.Entry<String, Map<String, Object>> key : keys.entrySet()) {
+            for (String name : key.getValue().keySet()) {
+                String canonical = name.replaceAll("([a-z])([A-Z])", "$1-$2").replace('_', '-')
+                        .toLowerCase(Locale.ROOT);
+                if (!KEY_PROPERTIES.contains(canonical)) {
+                    throw new FencingConfigurationException(SigningKeys.property(key.getKey(), name)
+                            + " is not a property of a signing key (expected one of secret, public-key, private-key, "
+                            + "retired): a misspelt property is ignored silently otherwise, e.g. a retired key that "
+                            + "still verifies");
+                }
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> castMap(Object map) {
+        return (Map<String, Object>) map;
     }
 
     @Bean

@@ -9,8 +9,11 @@ import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 /**
  * The actuator's reset operation: absent unless {@code fencing.admin.enabled=true}, present on a store that can be
@@ -41,6 +44,17 @@ class FencingAdminAutoConfigurationTest {
             assertThat(context.getBean(MeterRegistry.class).get("fencing.admin.resets").tag("outcome", "lowered")
                     .counter().count()).isEqualTo(1);
         });
+    }
+
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void enablingItWithoutSpringSecurityWarnsThatTheEndpointIsOpen(CapturedOutput output) {
+        runner.withPropertyValues("fencing.admin.enabled=true").run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.getAll()).contains("Spring Security is not on the class path")
+                .contains("POST /actuator/fencing/{resource}");
+        int warned = output.getAll().length();
+        runner.run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.getAll().substring(warned)).doesNotContain("Spring Security is not on the class path");
     }
 
     @Test

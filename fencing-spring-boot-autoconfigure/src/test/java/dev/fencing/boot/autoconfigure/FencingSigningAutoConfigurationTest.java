@@ -191,6 +191,23 @@ class FencingSigningAutoConfigurationTest {
     }
 
     @Test
+    void aMisspeltKeyPropertyFailsStartupInsteadOfBeingIgnored(CapturedOutput output) {
+        // a rotation's last step, misspelt: the old key would go on verifying
+        assertStartupFails(output, "fencing.signing.keys.k1.retierd", "not a property of a signing key",
+                "fencing.signing.scheme=hmac-sha256", "fencing.signing.current-key-id=k2",
+                "fencing.signing.keys.k1.secret=" + SECRET, "fencing.signing.keys.k1.retierd=true",
+                "fencing.signing.keys.k2.secret=" + SECRET.replace('A', 'B'));
+    }
+
+    @Test
+    void everySpellingOfTheKnownKeyPropertiesIsAccepted() {
+        runner.withPropertyValues("fencing.signing.scheme=hmac-sha256", "fencing.signing.current-key-id=k2",
+                "fencing.signing.keys.k1.secret=" + SECRET, "fencing.signing.keys.k1.Retired=true",
+                "fencing.signing.keys.k2.secret=" + SECRET.replace('A', 'B'))
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
     void aSecretThatIsNotBase64FailsStartupNamingTheProperty(CapturedOutput output) {
         assertStartupFails(output, "fencing.signing.keys.k1.secret", "not valid Base64",
                 "fencing.signing.scheme=hmac-sha256", "fencing.signing.keys.k1.secret=" + SECRET + "!*");
@@ -267,5 +284,23 @@ class FencingSigningAutoConfigurationTest {
             assertThat(sanitizer.apply(new SanitizableData(null, key, "value")).getValue()).as(key)
                     .isEqualTo("value");
         }
+    }
+
+    @Test
+    void theSanitizerAlsoMasksWhereverTheConfiguredSecretAppears() {
+        // the README's setup: fencing.signing.keys.k1.secret=${FENCING_KEY_K1}; /actuator/env with show-values=always
+        // lists the environment variable under systemEnvironment, by a name the library cannot guess
+        FencingProperties properties = new FencingProperties();
+        FencingProperties.Key key = new FencingProperties.Key();
+        key.setSecret(SECRET);
+        properties.getSigning().getKeys().put("k1", key);
+        SigningKeySanitizer sanitizer = new SigningKeySanitizer(
+                () -> SigningKeySanitizer.secretsOf(properties.getSigning()));
+        assertThat(sanitizer.apply(new SanitizableData(null, "FENCING_KEY_K1", SECRET)).getValue())
+                .isEqualTo(SanitizableData.SANITIZED_VALUE);
+        assertThat(sanitizer.apply(new SanitizableData(null, "sun.java.command",
+                "app.jar --fencing.signing.keys.k1.secret=" + SECRET)).getValue())
+                .isEqualTo(SanitizableData.SANITIZED_VALUE);
+        assertThat(sanitizer.apply(new SanitizableData(null, "HOME", "/root")).getValue()).isEqualTo("/root");
     }
 }
