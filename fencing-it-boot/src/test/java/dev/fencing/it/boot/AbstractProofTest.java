@@ -157,7 +157,7 @@ abstract class AbstractProofTest {
         assertThat(refused.getStatusCode().value()).isEqualTo(409);
         assertThat(refused.getHeaders().getContentType()).isEqualTo(MediaType.APPLICATION_PROBLEM_JSON);
         assertThat(refused.getBody()).containsEntry("status", 409).containsEntry("title", "Stale fencing token")
-                .containsEntry("resource", "accounts").containsEntry("presented", stale.toText())
+                .containsEntry("resource", "accounts").containsEntry("presented", stale.unsigned().toText())
                 .containsEntry("verdict", "stale").containsKey("detail");
         assertThat(((Number) refused.getBody().get("maxSeen")).longValue()).isEqualTo(maxSeen);
         assertThat(database.balance(2)).as("nothing written").hasValue(balance);
