@@ -1,6 +1,7 @@
 package dev.fencing.verify.run;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.PrintWriter;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * A run interrupted in the middle (what a test timeout does), while a client is paused, stops every client process
  * and drops its tables before the interrupt reaches the caller.
  */
+@Isolated   // it counts every child process of this JVM: no run of a concurrent class may go on beside it
 class InterruptedRunTest {
 
     @Test

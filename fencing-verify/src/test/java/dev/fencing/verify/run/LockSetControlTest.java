@@ -7,6 +7,8 @@ import dev.fencing.verify.database.TablesLeft;
 import dev.fencing.verify.history.HistoryReader;
 import dev.fencing.verify.history.OpType;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.PrintWriter;
@@ -23,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * alone) it must find the lost writes a paused lock holder causes. A harness that cannot see the anomaly proves
  * nothing. Each run leaves no process and no table behind.
  */
+@Execution(ExecutionMode.CONCURRENT)   // two runs at a time: see junit-platform.properties
 class LockSetControlTest {
 
     private static final Duration TIME_LIMIT = Duration.ofSeconds(30);
@@ -119,8 +122,11 @@ class LockSetControlTest {
         assertThat(run.dir().resolve("history.jsonl")).exists();
         assertThat(Files.readString(run.dir().resolve("summary.json"))).contains("\"verdict\"");
         assertThat(run.dir().resolve("summary.md")).exists();
-        assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).count())
-                .as("child processes left").isZero();
+        // this run's processes (clients, lock-service members) name its directory: other runs go on beside it
+        String runName = run.dir().getFileName().toString();
+        assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().commandLine().orElse("").contains(runName)).count())
+                .as("processes of %s left", runName).isZero();
         assertThat(TablesLeft.count(config.storeDatabase(), run.tablePrefix())).as("tables left").isZero();
         if (config.leaseDatabase() != null) {
             assertThat(TablesLeft.count(config.leaseDatabase(), run.tablePrefix())).as("lease table left").isZero();

@@ -4,6 +4,7 @@ import dev.fencing.verify.Main;
 import dev.fencing.verify.network.Namespaces;
 import dev.fencing.verify.workload.LockSetTables;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * A run with the partition nemesis leaves no namespace and no veth behind when it is interrupted (a client cut off
  * at that moment), and what a runner killed with SIGKILL left is removed by the sweep the next run starts with.
  */
+@Isolated   // it counts every child process of this JVM: no run of a concurrent class may go on beside it
 class PartitionCleanupTest {
 
     @Test

@@ -8,6 +8,7 @@ import dev.fencing.verify.history.HistoryReader;
 import dev.fencing.verify.history.NemesisEvent;
 import dev.fencing.verify.network.Namespaces;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.PrintWriter;
@@ -24,6 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the lock passes on: without the fence its write lands and loses the next holder's element; with it, the write is
  * refused. Each run leaves no process, namespace, veth or table behind.
  */
+@Isolated   // it counts every child process of this JVM: no run of a concurrent class may go on beside it
 class PartitionControlTest {
 
     @Test

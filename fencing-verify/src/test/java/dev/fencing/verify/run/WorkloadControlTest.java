@@ -5,6 +5,8 @@ import dev.fencing.verify.checker.CheckReport;
 import dev.fencing.verify.checker.CheckResult;
 import dev.fencing.verify.checker.Verdict;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.PrintWriter;
@@ -22,6 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (counter) and a zombie's append with a lower token committed after a higher one (append). Each run leaves no
  * process and no table behind.
  */
+@Execution(ExecutionMode.CONCURRENT)   // two runs at a time: see junit-platform.properties
 class WorkloadControlTest {
 
     private static final Duration TIME_LIMIT = Duration.ofSeconds(20);
@@ -88,8 +91,11 @@ class WorkloadControlTest {
                 run.result().availability().all().fail(), run.result().availability().all().info(),
                 run.processesStarted(), run.nemesisStrikes(), run.duration().toMillis() / 1000.0);
         assertThat(run.dir().resolve("summary.json")).exists();
-        assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).count())
-                .as("child processes left").isZero();
+        // this run's processes (clients, lock-service members) name its directory: other runs go on beside it
+        String runName = run.dir().getFileName().toString();
+        assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().commandLine().orElse("").contains(runName)).count())
+                .as("processes of %s left", runName).isZero();
         assertThat(Leftovers.tables(config.jdbcUrl(), run.tablePrefix())).as("tables left").isZero();
         return run;
     }
