@@ -22,6 +22,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.util.ClassUtils;
+import org.springframework.util.function.SingletonSupplier;
 
 import java.util.Set;
 
@@ -61,10 +62,11 @@ public class FencingActuatorAutoConfiguration {
         @Bean
         @ConditionalOnMissingBean(name = "fencingSigningKeySanitizer")
         SanitizingFunction fencingSigningKeySanitizer(ObjectProvider<FencingProperties> properties) {
-            return new SigningKeySanitizer(() -> {
+            // the keys are bound once: read them on the first sanitized entry, not on every entry of every call
+            return new SigningKeySanitizer(SingletonSupplier.of(() -> {
                 FencingProperties props = properties.getIfAvailable();
-                return props == null ? Set.of() : SigningKeySanitizer.secretsOf(props.getSigning());
-            });
+                return props == null ? Set.<String>of() : SigningKeySanitizer.secretsOf(props.getSigning());
+            }));
         }
     }
 
