@@ -96,11 +96,15 @@ public class LeaderElectionConfig {
 
     /** The resource side. */
     public static class Reports {
-        final List<String> published = new CopyOnWriteArrayList<>();
+        private final List<String> published = new CopyOnWriteArrayList<>();
 
         @Fenced(resource = "leader", key = "'report-writer'")
         public void publish(String name) {
             published.add(name + "@" + FencingContext.current("leader:report-writer").value());
+        }
+
+        public List<String> published() {
+            return List.copyOf(published);
         }
     }
 }

@@ -25,7 +25,7 @@ class LeaderElectionConfigTest {
             }
             assertThat(writer.term).as("elected within 10 s").isNotNull();
             writer.term.get(10, TimeUnit.SECONDS);
-            assertThat(context.getBean(LeaderElectionConfig.Reports.class).published).containsExactly("daily@1");
+            assertThat(context.getBean(LeaderElectionConfig.Reports.class).published()).containsExactly("daily@1");
         }
     }
 }
