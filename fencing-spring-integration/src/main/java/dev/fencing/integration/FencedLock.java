@@ -221,7 +221,9 @@ public final class FencedLock implements Lock {
         Hold current = hold;
         hold = null;
         try {
-            current.end();
+            if (current != null) {
+                current.end();
+            }
         } finally {
             local.unlock();
         }
