@@ -316,7 +316,8 @@ public final class FencedLock implements Lock {
             } catch (IllegalStateException outOfOrder) {
                 failure = new IllegalStateException("Lock on resource '" + lease.token().resource()
                         + "' was unlocked while a lock taken after it on this thread was still held: unlock in reverse "
-                        + "order; the inner locks' tokens were unbound too (" + outOfOrder.getMessage() + ")", outOfOrder);
+                        + "order; the inner locks' tokens were unbound too (" + outOfOrder.getMessage() + ")",
+                        outOfOrder);
             }
             try {
                 lease.close();

@@ -64,7 +64,8 @@ class FencedCandidateTest {
 
     private LockRegistryLeaderInitiator start(FencedLockRegistry registry, String id, BlockingQueue<String> events,
                                               long busyWaitMillis) {
-        LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(registry, candidate(registry, id, events));
+        LockRegistryLeaderInitiator initiator =
+                new LockRegistryLeaderInitiator(registry, candidate(registry, id, events));
         initiator.setHeartBeatMillis(100);
         initiator.setBusyWaitMillis(busyWaitMillis);
         initiators.add(initiator);

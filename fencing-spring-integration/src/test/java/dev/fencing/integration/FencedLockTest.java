@@ -121,7 +121,8 @@ class FencedLockTest {
             long start = System.nanoTime();
             assertThat(lock.tryLock()).isFalse();
             assertThat(lock.tryLock(0, TimeUnit.MILLISECONDS)).isFalse();
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("no wait for the 30 s lease").isLessThan(Duration.ofSeconds(2));
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("no wait for the 30 s lease")
+                    .isLessThan(Duration.ofSeconds(2));
 
             start = System.nanoTime();
             assertThat(lock.tryLock(300, TimeUnit.MILLISECONDS)).isFalse();
@@ -299,7 +300,8 @@ class FencedLockTest {
                 .hasMessageContaining("java.lang.Object").hasMessageContaining("no stable text");
         assertThatThrownBy(() -> registry.obtain(1.5)).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("java.lang.Double");
-        assertThatThrownBy(() -> new FencedLockRegistry(issuer).obtain(" ")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new FencedLockRegistry(issuer).obtain(" "))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Lock key ' '");
         assertThatThrownBy(() -> registry.obtain("k".repeat(300))).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("longer than the 256");

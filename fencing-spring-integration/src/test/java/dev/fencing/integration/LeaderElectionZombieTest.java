@@ -171,7 +171,8 @@ class LeaderElectionZombieTest {
         return JdbcTokenIssuer.builder(pool).table(leaseTable).createTableIfMissing(true).leaseTime(LEASE).build();
     }
 
-    private LockRegistryLeaderInitiator initiator(FencedLockRegistry registry, FencedCandidate candidate, long busyWait) {
+    private LockRegistryLeaderInitiator initiator(FencedLockRegistry registry, FencedCandidate candidate,
+                                                  long busyWait) {
         LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(registry, candidate);
         initiator.setHeartBeatMillis(100);
         initiator.setBusyWaitMillis(busyWait);
