@@ -1,0 +1,56 @@
+package dev.fencing.integration;
+
+import dev.fencing.token.FencingToken;
+import org.springframework.integration.leader.AbstractCandidate;
+import org.springframework.integration.leader.Context;
+
+/**
+ * A leader-election {@code Candidate} for a {@code LockRegistryLeaderInitiator} over a {@link FencedLockRegistry}:
+ * each grant hands the leadership's token (the lease of the role's lock, held by the initiator's thread) to
+ * {@link #onGranted(Context, FencingToken)}. Bind that token where the leader's work runs; a deposed leader's work
+ * keeps the token it was given, the old epoch, and its writes are refused once the next leader has written.
+ */
+public abstract class FencedCandidate extends AbstractCandidate {
+
+    private final FencedLockRegistry registry;
+
+    /**
+     * @param registry the registry the initiator locks the role in (the same instance)
+     * @param id       this candidate's id
+     * @param role     the role, which is also the lock key
+     */
+    protected FencedCandidate(FencedLockRegistry registry, String id, String role) {
+        super(id, role);
+        if (registry == null) {
+            throw new IllegalArgumentException("FencedCandidate for role '" + role + "' needs its FencedLockRegistry");
+        }
+        registry.obtain(role); // the role must be a lock key the registry accepts: fail here, not at the first grant
+        this.registry = registry;
+    }
+
+    /**
+     * Reads the token of the role's lock on the initiator's thread, which holds it, and calls
+     * {@link #onGranted(Context, FencingToken)}.
+     *
+     * @throws IllegalMonitorStateException when the initiator's registry is not this candidate's
+     */
+    @Override
+    public final void onGranted(Context context) throws InterruptedException {
+        FencingToken token;
+        try {
+            token = registry.obtain(getRole()).token();
+        } catch (IllegalMonitorStateException e) {
+            throw new IllegalMonitorStateException("FencedCandidate '" + getId() + "' was granted role '" + getRole()
+                    + "' by a LockRegistryLeaderInitiator that does not lock it in this candidate's " + registry
+                    + ": give the initiator the same registry (" + e.getMessage() + ")");
+        }
+        onGranted(context, token);
+    }
+
+    /**
+     * Called on the initiator's thread when this candidate becomes leader, with the token of this leadership (also
+     * bound on this thread until leadership ends). Start the leader's work here and bind {@code token} for it; do not
+     * block for long, the initiator's heartbeat runs on this thread.
+     */
+    protected abstract void onGranted(Context context, FencingToken token) throws InterruptedException;
+}

@@ -1,0 +1,336 @@
+package dev.fencing.integration;
+
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.token.FencingToken;
+
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A {@link Lock} on one resource of a {@link TokenIssuer}, obtained from {@link FencedLockRegistry#obtain}: the first
+ * acquisition by a thread takes a lease from the issuer and binds its token in {@link FencingContext} on that thread,
+ * and the matching {@link #unlock()} unbinds it and releases the lease. Reentrant per thread (nested acquisitions
+ * share the lease and the token); only the holding thread may unlock, anyone else gets
+ * {@link IllegalMonitorStateException}.
+ *
+ * <p>A lease the lock service dropped while held (expired, session lost) is reported at the next reentrant
+ * acquisition by the holder: {@link #tryLock} returns {@code false} and {@link #lock} throws, and the thread no
+ * longer holds the lock (its token is unbound, the lease closed). This is how {@code LockRegistryLeaderInitiator}'s
+ * heartbeat notices a lost leadership. Writes made under the old token in the meantime are refused by the fence.
+ */
+public final class FencedLock implements Lock {
+
+    /** How long one issuer call of {@link #lock()} and {@link #lockInterruptibly()} waits before trying again. */
+    static final Duration ATTEMPT = Duration.ofSeconds(1);
+    /** The pause after an attempt that failed early (the lock service not answering), so the retry is no busy loop. */
+    private static final long RETRY_PAUSE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
+    private final String resource;
+    private final TokenIssuer issuer;
+    /** Exclusion and reentrancy between the threads of this JVM; the issuer excludes other processes. */
+    private final ReentrantLock local = new ReentrantLock();
+    /** The lease and binding of the holding thread; written only by that thread while it holds {@link #local}. */
+    private volatile Hold hold;
+    private volatile long lastUsedNanos = System.nanoTime();
+
+    FencedLock(String resource, TokenIssuer issuer) {
+        this.resource = resource;
+        this.issuer = issuer;
+    }
+
+    /** The issuer resource this lock takes leases on (the registry's prefix and the key's text). */
+    public String resource() {
+        return resource;
+    }
+
+    /**
+     * The fencing token of the lease the current thread holds: capture it where the lock is held (in
+     * {@code Candidate.onGranted}, for example) and bind it where the work runs.
+     *
+     * @throws IllegalMonitorStateException when the current thread does not hold this lock
+     */
+    public FencingToken token() {
+        Hold current = hold;
+        if (!local.isHeldByCurrentThread() || current == null) {
+            throw notHeld("read the token of");
+        }
+        return current.lease.token();
+    }
+
+    /** Whether the current thread holds this lock and, as far as this process knows, its lease. */
+    public boolean isHeldByCurrentThread() {
+        Hold current = hold;
+        return local.isHeldByCurrentThread() && current != null && current.lease.isHeld();
+    }
+
+    /**
+     * Acquires the lock, waiting as long as it takes; an interrupt does not stop the wait (it is kept for the caller).
+     *
+     * @throws LockAcquisitionException when this thread held the lock and its lease was lost (the hold is dropped)
+     */
+    @Override
+    public void lock() {
+        if (local.isHeldByCurrentThread()) {
+            reenter();
+            return;
+        }
+        boolean interrupted = false;
+        local.lock();
+        try {
+            while (true) {
+                try {
+                    acquire(ATTEMPT);
+                    return;
+                } catch (LockAcquisitionException notYet) {
+                    interrupted |= Thread.interrupted();
+                    pauseAfterFailure();
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            local.unlock();
+            throw e;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Acquires the lock unless the thread is interrupted, waiting as long as it takes.
+     *
+     * @throws InterruptedException     when interrupted before or while waiting; the lock is not held
+     * @throws LockAcquisitionException when this thread held the lock and its lease was lost (the hold is dropped)
+     */
+    @Override
+    public void lockInterruptibly() throws InterruptedException {
+        if (local.isHeldByCurrentThread()) {
+            reenter();
+            return;
+        }
+        local.lockInterruptibly();
+        try {
+            while (true) {
+                try {
+                    acquire(ATTEMPT);
+                    return;
+                } catch (LockAcquisitionException notYet) {
+                    if (Thread.interrupted()) {
+                        throw interrupted(notYet);
+                    }
+                    pauseAfterFailure();
+                }
+            }
+        } catch (InterruptedException | RuntimeException | Error e) {
+            local.unlock();
+            throw e;
+        }
+    }
+
+    /**
+     * Acquires the lock if it is free now: one issuer call with a zero wait (a round trip to the lock service, no
+     * waiting for a holder). {@code false} when it is held elsewhere or the service did not grant it, and when this
+     * thread held it and its lease was lost (the hold is then dropped).
+     */
+    @Override
+    public boolean tryLock() {
+        if (local.isHeldByCurrentThread()) {
+            return tryReenter();
+        }
+        if (!local.tryLock()) {
+            return false;
+        }
+        boolean interrupted = Thread.interrupted(); // tryLock() does not answer interrupts: cleared, then kept
+        try {
+            acquire(Duration.ZERO);
+            return true;
+        } catch (LockAcquisitionException notGranted) {
+            local.unlock();
+            return false;
+        } catch (RuntimeException | Error e) {
+            local.unlock();
+            throw e;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /**
+     * Acquires the lock if it becomes free within {@code time}. {@code false} when it did not (held elsewhere, or
+     * the lock service did not grant it in time), and when this thread held it and its lease was lost (the hold is
+     * then dropped).
+     *
+     * @throws InterruptedException when interrupted before or while waiting; the lock is not held
+     */
+    @Override
+    public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
+        if (Thread.interrupted()) {
+            throw new InterruptedException("Interrupted before locking resource '" + resource + "'");
+        }
+        if (local.isHeldByCurrentThread()) {
+            return tryReenter();
+        }
+        long deadline = System.nanoTime() + Math.max(0, unit.toNanos(time));
+        if (!local.tryLock(time, unit)) {
+            return false;
+        }
+        try {
+            acquire(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            return true;
+        } catch (LockAcquisitionException notGranted) {
+            local.unlock();
+            if (Thread.interrupted()) {
+                throw interrupted(notGranted);
+            }
+            return false;
+        } catch (RuntimeException | Error e) {
+            local.unlock();
+            throw e;
+        }
+    }
+
+    /**
+     * Releases one acquisition of this thread; the last one unbinds the token and releases the lease (quietly when the
+     * lease was lost: the fence refused whatever a stale write tried).
+     *
+     * @throws IllegalMonitorStateException when the current thread does not hold this lock
+     * @throws IllegalStateException        when locks were unlocked out of order on this thread (the inner locks'
+     *                                      tokens were unbound too), or the lease could not be released; this lock is
+     *                                      released locally either way
+     */
+    @Override
+    public void unlock() {
+        if (!local.isHeldByCurrentThread()) {
+            throw notHeld("unlock");
+        }
+        if (local.getHoldCount() > 1) {
+            local.unlock();
+            return;
+        }
+        lastUsedNanos = System.nanoTime();
+        Hold current = hold;
+        hold = null;
+        try {
+            if (current != null) {
+                current.end();
+            }
+        } finally {
+            local.unlock();
+        }
+    }
+
+    /** Not supported: a condition cannot wait on a lock held in a remote lock service. */
+    @Override
+    public Condition newCondition() {
+        throw new UnsupportedOperationException("FencedLock on '" + resource + "' does not support conditions");
+    }
+
+    /** Whether no thread holds this lock and it was last used before {@code nanoTime}. */
+    boolean isUnusedSince(long nanoTime) {
+        return !local.isLocked() && lastUsedNanos - nanoTime < 0;
+    }
+
+    @Override
+    public String toString() {
+        Hold current = hold;
+        return "FencedLock{" + resource + (current == null ? ", free" : ", held with " + current.lease.token()) + "}";
+    }
+
+    /** One issuer call; on success the lease is bound on this thread. Requires {@link #local} held once. */
+    private void acquire(Duration timeout) {
+        Lease lease = issuer.acquire(resource, timeout);
+        FencingScope scope;
+        try {
+            scope = FencingContext.bind(lease.token());
+        } catch (RuntimeException | Error e) {
+            lease.close();
+            throw e;
+        }
+        lastUsedNanos = System.nanoTime();
+        hold = new Hold(lease, scope);
+    }
+
+    private void reenter() {
+        if (!tryReenter()) {
+            throw new LockAcquisitionException(resource, "The lease on resource '" + resource
+                    + "' held by this thread was lost; its token is unbound and the thread no longer holds the lock");
+        }
+    }
+
+    /** A nested acquisition by the holder: counted while the lease is held, the hold dropped when it was lost. */
+    private boolean tryReenter() {
+        Hold current = hold;
+        if (current != null && current.lease.isHeld()) {
+            local.lock();
+            return true;
+        }
+        hold = null;
+        lastUsedNanos = System.nanoTime();
+        try {
+            if (current != null) {
+                current.end();
+            }
+        } catch (RuntimeException dropAnyway) {
+            // the hold is gone either way; the caller learns it from the false result
+        } finally {
+            while (local.isHeldByCurrentThread()) {
+                local.unlock();
+            }
+        }
+        return false;
+    }
+
+    private static void pauseAfterFailure() {
+        LockSupport.parkNanos(RETRY_PAUSE_NANOS);
+    }
+
+    private InterruptedException interrupted(LockAcquisitionException cause) {
+        InterruptedException e = new InterruptedException("Interrupted while locking resource '" + resource + "'");
+        e.initCause(cause);
+        return e;
+    }
+
+    private IllegalMonitorStateException notHeld(String what) {
+        return new IllegalMonitorStateException("Cannot " + what + " the lock on resource '" + resource
+                + "': the current thread (" + Thread.currentThread().getName() + ") does not hold it");
+    }
+
+    /** The lease of one holding and its binding on the holding thread. */
+    private record Hold(Lease lease, FencingScope scope) {
+
+        /** Unbinds, then releases, reporting the first failure after doing both. */
+        void end() {
+            RuntimeException failure = null;
+            try {
+                scope.close();
+            } catch (IllegalStateException outOfOrder) {
+                failure = new IllegalStateException("Lock on resource '" + lease.token().resource()
+                        + "' was unlocked while a lock taken after it on this thread was still held: unlock in reverse "
+                        + "order; the inner locks' tokens were unbound too (" + outOfOrder.getMessage() + ")",
+                        outOfOrder);
+            }
+            try {
+                lease.close();
+            } catch (RuntimeException e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+            if (failure != null) {
+                throw failure;
+            }
+        }
+    }
+}

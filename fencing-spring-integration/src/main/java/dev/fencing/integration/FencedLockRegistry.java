@@ -1,0 +1,132 @@
+package dev.fencing.integration;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.issuer.TokenIssuer;
+import org.springframework.beans.factory.InitializingBean;
+import org.springframework.integration.support.locks.ExpirableLockRegistry;
+
+import java.math.BigInteger;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+/**
+ * A Spring Integration {@code LockRegistry} backed by any {@link TokenIssuer}: {@link #obtain} returns the
+ * {@link FencedLock} of a key (one per key in this registry), whose holder has the lease's fencing token bound, so
+ * code written against {@code LockRegistry}, {@code LockRegistryLeaderInitiator} included, gets fenced writes. The
+ * issuer resource of a key is the registry's prefix followed by the key's text.
+ *
+ * <p>Keys must have a stable text: a {@link String}, an integral number ({@link Integer}, {@link Long},
+ * {@link Short}, {@link Byte}, {@link BigInteger}), a {@link UUID} or an enum constant (its name); any other key is
+ * refused with an {@link IllegalArgumentException}, as is a key whose resource a fencing token cannot carry. As a
+ * Spring bean it asks the issuer's lock service at startup ({@link #probe()}), so a wrong address fails the start.
+ */
+public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLock>, InitializingBean {
+
+    private final TokenIssuer issuer;
+    private final String resourcePrefix;
+    private final ConcurrentMap<String, FencedLock> locks = new ConcurrentHashMap<>();
+
+    /** A registry whose resources are the keys' texts. */
+    public FencedLockRegistry(TokenIssuer issuer) {
+        this(issuer, "");
+    }
+
+    /**
+     * @param issuer         where leases and tokens come from
+     * @param resourcePrefix put before every key's text to form the issuer resource (and the token's resource),
+     *                       e.g. {@code "leader:"}; may be empty
+     * @throws FencingConfigurationException when the issuer is missing or no token could carry the prefix
+     */
+    public FencedLockRegistry(TokenIssuer issuer, String resourcePrefix) {
+        if (issuer == null) {
+            throw new FencingConfigurationException("FencedLockRegistry needs a TokenIssuer, got null");
+        }
+        if (resourcePrefix == null) {
+            throw new FencingConfigurationException("FencedLockRegistry resourcePrefix must not be null (use \"\")");
+        }
+        try {
+            TokenIssuer.checkAcquire(resourcePrefix + "k", Duration.ZERO);
+        } catch (IllegalArgumentException e) {
+            throw new FencingConfigurationException("FencedLockRegistry resourcePrefix '" + resourcePrefix
+                    + "' cannot start a resource: " + e.getMessage(), e);
+        }
+        this.issuer = issuer;
+        this.resourcePrefix = resourcePrefix;
+    }
+
+    /**
+     * The lock for {@code key}: the same instance for equal keys until {@link #expireUnusedOlderThan} removes it.
+     *
+     * @throws IllegalArgumentException when the key has no stable text or its resource cannot be locked
+     */
+    @Override
+    public FencedLock obtain(Object key) {
+        String resource = resourcePrefix + text(key);
+        FencedLock lock = locks.get(resource);
+        if (lock != null) {
+            return lock;
+        }
+        try {
+            TokenIssuer.checkAcquire(resource, Duration.ZERO);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("Lock key '" + key + "' cannot be locked: " + e.getMessage(), e);
+        }
+        return locks.computeIfAbsent(resource, r -> new FencedLock(r, issuer));
+    }
+
+    /** Forgets the locks no thread holds that were last locked or unlocked more than {@code age} ms ago. */
+    @Override
+    public void expireUnusedOlderThan(long age) {
+        long before = System.nanoTime() - Duration.ofMillis(age).toNanos();
+        locks.values().removeIf(lock -> lock.isUnusedSince(before));
+    }
+
+    /**
+     * Asks the issuer's lock service whether it can grant locks now ({@link TokenIssuer#probe()}).
+     *
+     * @throws FencingConfigurationException naming this registry and the issuer's reason
+     */
+    public void probe() {
+        try {
+            issuer.probe();
+        } catch (RuntimeException e) {
+            throw new FencingConfigurationException("FencedLockRegistry cannot reach its lock service ("
+                    + issuer.getClass().getSimpleName() + "): " + e.getMessage(), e);
+        }
+    }
+
+    /** Probes the issuer when the registry is a Spring bean, so a misconfigured issuer fails the startup. */
+    @Override
+    public void afterPropertiesSet() {
+        probe();
+    }
+
+    /** The prefix of every resource of this registry. */
+    public String resourcePrefix() {
+        return resourcePrefix;
+    }
+
+    @Override
+    public String toString() {
+        return "FencedLockRegistry{issuer=" + issuer.getClass().getSimpleName() + ", prefix='" + resourcePrefix + "'}";
+    }
+
+    private static String text(Object key) {
+        Objects.requireNonNull(key, "lock key");
+        if (key instanceof String s) {
+            return s;
+        }
+        if (key instanceof Integer || key instanceof Long || key instanceof Short || key instanceof Byte
+                || key instanceof BigInteger || key instanceof UUID) {
+            return key.toString();
+        }
+        if (key instanceof Enum<?> e) {
+            return e.name();
+        }
+        throw new IllegalArgumentException("Lock key of type " + key.getClass().getName() + " has no stable text to "
+                + "name a resource: use a String, an integral number, a UUID or an enum constant");
+    }
+}

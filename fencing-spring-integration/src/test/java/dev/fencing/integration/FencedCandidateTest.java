@@ -1,0 +1,90 @@
+package dev.fencing.integration;
+
+import dev.fencing.context.FencingContext;
+import dev.fencing.issuer.InMemoryTokenIssuer;
+import dev.fencing.token.FencingToken;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.integration.leader.Context;
+import org.springframework.integration.support.leader.LockRegistryLeaderInitiator;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** {@link FencedCandidate} under {@link LockRegistryLeaderInitiator}: each term's token, and misuse. */
+@Timeout(30)
+class FencedCandidateTest {
+
+    private final InMemoryTokenIssuer issuer = new InMemoryTokenIssuer();
+    private final List<LockRegistryLeaderInitiator> initiators = new ArrayList<>();
+
+    @AfterEach
+    void stop() throws Exception {
+        for (LockRegistryLeaderInitiator initiator : initiators) {
+            initiator.destroy();
+        }
+    }
+
+    @Test
+    void eachTermHandsItsLeaderTheTokenBoundOnTheInitiatorsThread() throws Exception {
+        BlockingQueue<String> events = new LinkedBlockingQueue<>();
+        LockRegistryLeaderInitiator a = start(new FencedLockRegistry(issuer, "leader:"), "a", events, 30_000);
+        String first = events.poll(10, TimeUnit.SECONDS);
+        assertThat(first).isEqualTo("a granted leader:jobs#1 bound=true");
+
+        start(new FencedLockRegistry(issuer, "leader:"), "b", events, 50);
+        a.getContext().yield(); // A gives up its term and waits 30 s before competing: B is elected with the next token
+        assertThat(List.of(events.poll(10, TimeUnit.SECONDS), events.poll(10, TimeUnit.SECONDS)))
+                .containsExactlyInAnyOrder("a revoked", "b granted leader:jobs#2 bound=true");
+    }
+
+    @Test
+    void aCandidateUsedWithAnotherRegistryFailsOnItsGrantNamingTheMistake() {
+        FencedLockRegistry registry = new FencedLockRegistry(issuer, "leader:");
+        FencedCandidate candidate = candidate(registry, "c", new LinkedBlockingQueue<>());
+        assertThatThrownBy(() -> candidate.onGranted(() -> true)).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("'c'").hasMessageContaining("role 'jobs'").hasMessageContaining("same registry");
+        assertThatThrownBy(() -> new FencedCandidate(registry, "d", "bad\nrole") {
+            @Override
+            protected void onGranted(Context context, FencingToken token) {
+            }
+
+            @Override
+            public void onRevoked(Context context) {
+            }
+        }).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bad\nrole");
+    }
+
+    private LockRegistryLeaderInitiator start(FencedLockRegistry registry, String id, BlockingQueue<String> events,
+                                              long busyWaitMillis) {
+        LockRegistryLeaderInitiator initiator =
+                new LockRegistryLeaderInitiator(registry, candidate(registry, id, events));
+        initiator.setHeartBeatMillis(100);
+        initiator.setBusyWaitMillis(busyWaitMillis);
+        initiators.add(initiator);
+        initiator.start();
+        return initiator;
+    }
+
+    private static FencedCandidate candidate(FencedLockRegistry registry, String id, BlockingQueue<String> events) {
+        return new FencedCandidate(registry, id, "jobs") {
+            @Override
+            protected void onGranted(Context context, FencingToken token) {
+                boolean bound = token.equals(FencingContext.currentLocal("leader:jobs"));
+                events.add(id + " granted " + token.resource() + "#" + token.value() + " bound=" + bound);
+            }
+
+            @Override
+            public void onRevoked(Context context) {
+                events.add(id + " revoked");
+            }
+        };
+    }
+}
