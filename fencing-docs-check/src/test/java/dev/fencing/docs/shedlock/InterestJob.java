@@ -1,6 +1,9 @@
 package dev.fencing.docs.shedlock;
 
 import dev.fencing.annotation.Fenced;
+import dev.fencing.context.FencingContext;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
 import org.springframework.scheduling.annotation.Scheduled;
 
@@ -9,11 +12,16 @@ public class InterestJob {
 
     /** The repository side: refuses a write whose token is older than one it has accepted. */
     public static class Accounts {
-        final java.util.List<Long> tokens = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private final List<Long> tokens = new CopyOnWriteArrayList<>();
+
+        /** The tokens the writes were accepted with (a method: the bean is a proxy). */
+        public List<Long> tokens() {
+            return tokens;
+        }
 
         @Fenced(resource = "accounts")
         public void addInterest() {
-            tokens.add(dev.fencing.context.FencingContext.current("accounts").value());
+            tokens.add(FencingContext.current("accounts").value());
         }
     }
 

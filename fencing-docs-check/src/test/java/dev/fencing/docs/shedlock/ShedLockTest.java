@@ -45,10 +45,10 @@ class ShedLockTest {
             assertThat(context.getBean(LockProvider.class)).isInstanceOf(FencingLockProvider.class);
             InterestJob.Accounts accounts = context.getBean(InterestJob.Accounts.class);
             long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-            while (accounts.tokens.isEmpty() && System.nanoTime() < deadline) {
+            while (accounts.tokens().isEmpty() && System.nanoTime() < deadline) {
                 Thread.sleep(20);
             }
-            assertThat(accounts.tokens).isNotEmpty().first().isEqualTo(1L);
+            assertThat(accounts.tokens()).isNotEmpty().first().isEqualTo(1L);
         }
     }
 
