@@ -1,0 +1,150 @@
+package dev.fencing.shedlock;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.issuer.TokenIssuer;
+import net.javacrumbs.shedlock.core.LockProvider;
+import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.NoSuchBeanDefinitionException;
+import org.springframework.beans.factory.NoUniqueBeanDefinitionException;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Wraps each ShedLock {@link LockProvider} bean in a {@link FencingLockProvider} as it is created, and checks at the
+ * end of startup that the wrapping happened and that every {@code @SchedulerLock} name resolves to resources a
+ * token can carry (mapped ones only, when configured so). Registered by {@link EnableSchedulerLockFencing}.
+ */
+final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton {
+
+    private final String[] mappings;
+    private final boolean mappedOnly;
+    private final String acquireTimeout;
+    private ConfigurableListableBeanFactory beanFactory;
+    private final List<FencingLockProvider> wrapped = new ArrayList<>();
+
+    LockProviderFencer(String[] mappings, boolean mappedOnly, String acquireTimeout) {
+        this.mappings = mappings;
+        this.mappedOnly = mappedOnly;
+        this.acquireTimeout = acquireTimeout;
+    }
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        this.beanFactory = (ConfigurableListableBeanFactory) beanFactory;
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+        if (!(bean instanceof LockProvider provider) || bean instanceof FencingLockProvider) {
+            return bean;
+        }
+        FencingLockProvider.Builder builder = FencingLockProvider.builder(provider, issuer(beanName))
+                .mappedOnly(mappedOnly).acquireTimeout(timeout());
+        for (String mapping : mappings) {
+            addMapping(builder, beanFactory.resolveEmbeddedValue(mapping));
+        }
+        FencingLockProvider fenced = builder.build();
+        synchronized (wrapped) {
+            wrapped.add(fenced);
+        }
+        return fenced;
+    }
+
+    private TokenIssuer issuer(String lockProviderBean) {
+        try {
+            return beanFactory.getBean(TokenIssuer.class);
+        } catch (NoUniqueBeanDefinitionException e) {
+            throw new FencingConfigurationException("@EnableSchedulerLockFencing wraps LockProvider bean '"
+                    + lockProviderBean + "' with the TokenIssuer bean, but there are several: " + e.getMessage()
+                    + "; mark one @Primary", e);
+        } catch (NoSuchBeanDefinitionException e) {
+            throw new FencingConfigurationException("@EnableSchedulerLockFencing wraps LockProvider bean '"
+                    + lockProviderBean + "' but the context has no TokenIssuer bean: declare one (ZooKeeper, etcd or "
+                    + "JdbcTokenIssuer; the tokens of ShedLock jobs come from it)", e);
+        }
+    }
+
+    private Duration timeout() {
+        String text = beanFactory.resolveEmbeddedValue(acquireTimeout);
+        try {
+            return Duration.parse(text);
+        } catch (DateTimeParseException e) {
+            throw new FencingConfigurationException("@EnableSchedulerLockFencing(acquireTimeout = \"" + text
+                    + "\") is not a java.time.Duration such as PT5S", e);
+        }
+    }
+
+    private static void addMapping(FencingLockProvider.Builder builder, String mapping) {
+        int eq = mapping == null ? -1 : mapping.indexOf('=');
+        if (eq <= 0 || eq == mapping.length() - 1) {
+            throw new FencingConfigurationException("@EnableSchedulerLockFencing(resources = \"" + mapping
+                    + "\") is not lockName=resource[,resource...]");
+        }
+        String[] resources = mapping.substring(eq + 1).split(",");
+        for (int i = 0; i < resources.length; i++) {
+            resources[i] = resources[i].strip();
+        }
+        builder.resources(mapping.substring(0, eq).strip(), resources);
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        if (beanFactory.getBeanNamesForType(TokenIssuer.class).length == 0) {
+            throw new FencingConfigurationException("@EnableSchedulerLockFencing needs a TokenIssuer bean: the tokens of "
+                    + "ShedLock jobs come from it (ZooKeeper, etcd or JdbcTokenIssuer)");
+        }
+        List<FencingLockProvider> providers;
+        synchronized (wrapped) {
+            providers = List.copyOf(wrapped);
+        }
+        if (providers.isEmpty()) {
+            throw new FencingConfigurationException("@EnableSchedulerLockFencing found no ShedLock LockProvider bean to "
+                    + "fence: declare one (@Bean LockProvider lockProvider(...)) in this context");
+        }
+        Set<String> unmapped = new TreeSet<>();
+        for (String name : schedulerLockNames()) {
+            for (FencingLockProvider provider : providers) {
+                try {
+                    provider.resourcesFor(name);
+                } catch (FencingConfigurationException | IllegalArgumentException e) {
+                    unmapped.add("'" + name + "' (" + e.getMessage() + ")");
+                }
+            }
+        }
+        if (!unmapped.isEmpty()) {
+            throw new FencingConfigurationException("@SchedulerLock names that cannot be fenced: " + unmapped);
+        }
+    }
+
+    /** The names of every {@code @SchedulerLock} on a bean method, placeholders resolved; names with SpEL ({@code #}) depend on arguments and are skipped. */
+    private Set<String> schedulerLockNames() {
+        Set<String> names = new TreeSet<>();
+        for (String beanName : beanFactory.getBeanDefinitionNames()) {
+            Class<?> type = beanFactory.getType(beanName, false);
+            if (type == null) {
+                continue;
+            }
+            ReflectionUtils.doWithMethods(ClassUtils.getUserClass(type), method -> {
+                SchedulerLock lock = AnnotatedElementUtils.findMergedAnnotation(method, SchedulerLock.class);
+                if (lock != null && !lock.name().contains("#")) {
+                    names.add(beanFactory.resolveEmbeddedValue(lock.name()));
+                }
+            });
+        }
+        return names;
+    }
+}

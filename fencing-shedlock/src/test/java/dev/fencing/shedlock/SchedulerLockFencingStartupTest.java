@@ -1,0 +1,165 @@
+package dev.fencing.shedlock;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.context.FencingContext;
+import dev.fencing.issuer.InMemoryTokenIssuer;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.token.FencingToken;
+import net.javacrumbs.shedlock.core.LockProvider;
+import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
+import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.scheduling.annotation.EnableScheduling;
+import org.springframework.scheduling.annotation.Scheduled;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * {@link EnableSchedulerLockFencing} in a Spring context: the application's {@code LockProvider} bean is wrapped
+ * and a job gets its token under both ShedLock intercept modes; a misconfiguration stops startup with a message
+ * naming it.
+ */
+class SchedulerLockFencingStartupTest {
+
+    /** A job under a lock named "report", bound for what it saw on its thread. */
+    public static class ReportJob {
+        final CountDownLatch ran = new CountDownLatch(1);
+        final AtomicReference<FencingToken> seen = new AtomicReference<>();
+
+        public CountDownLatch ran() { // through the method proxy, a method: its fields are the target's
+            return ran;
+        }
+
+        public FencingToken seen() {
+            return seen.get();
+        }
+
+        @Scheduled(fixedDelay = 50)
+        @SchedulerLock(name = "report", lockAtMostFor = "PT10S")
+        public void run() {
+            if (ran.getCount() > 0) {
+                seen.set(FencingContext.current("reports"));
+                ran.countDown();
+            }
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Beans {
+        @Bean
+        LockProvider lockProvider() {
+            return new FakeLockProvider();
+        }
+
+        @Bean
+        ReportJob reportJob() {
+            return new ReportJob();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Issuer {
+        @Bean
+        TokenIssuer tokenIssuer() {
+            return new InMemoryTokenIssuer();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableScheduling
+    @EnableSchedulerLock(defaultLockAtMostFor = "PT10S")
+    @EnableSchedulerLockFencing(resources = "report=reports", mappedOnly = true)
+    static class MethodMode {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableScheduling
+    @EnableSchedulerLock(defaultLockAtMostFor = "PT10S", interceptMode = EnableSchedulerLock.InterceptMode.PROXY_SCHEDULER)
+    @EnableSchedulerLockFencing(resources = "${report.lock:report}=reports")
+    static class SchedulerMode {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableSchedulerLock(defaultLockAtMostFor = "PT10S")
+    @EnableSchedulerLockFencing(resources = "nightly=ledger", mappedOnly = true)
+    static class Unmapped {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableSchedulerLockFencing(resources = "report")
+    static class BadMapping {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableSchedulerLockFencing(acquireTimeout = "5 seconds")
+    static class BadTimeout {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableSchedulerLockFencing
+    static class Plain {
+    }
+
+    @Test
+    void methodProxiesRunTheJobWithItsTokenBound() throws Exception {
+        assertJobRunsFenced(MethodMode.class);
+    }
+
+    @Test
+    void schedulerProxiesRunTheJobWithItsTokenBound() throws Exception {
+        assertJobRunsFenced(SchedulerMode.class);
+    }
+
+    private static void assertJobRunsFenced(Class<?> mode) throws Exception {
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Beans.class,
+                Issuer.class, mode)) {
+            assertThat(context.getBean(LockProvider.class)).isInstanceOf(FencingLockProvider.class);
+            ReportJob job = context.getBean(ReportJob.class);
+            assertThat(job.ran().await(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(job.seen()).isNotNull();
+            assertThat(job.seen().resource()).isEqualTo("reports");
+        }
+    }
+
+    @Test
+    void withoutATokenIssuerStartupFails() {
+        assertThat(startupFailure(Beans.class, Plain.class)).contains("no TokenIssuer bean").contains("'lockProvider'");
+    }
+
+    @Test
+    void withoutALockProviderStartupFails() {
+        assertThat(startupFailure(Issuer.class, Plain.class)).contains("found no ShedLock LockProvider bean");
+    }
+
+    @Test
+    void anUnmappedSchedulerLockStopsStartupWhenOnlyMappedNamesAreAllowed() {
+        assertThat(startupFailure(Beans.class, Issuer.class, Unmapped.class))
+                .contains("'report'").contains("has no fencing resource mapped").contains("[nightly]");
+    }
+
+    @Test
+    void aMappingOrTimeoutThatDoesNotParseStopsStartup() {
+        assertThat(startupFailure(Beans.class, Issuer.class, BadMapping.class))
+                .contains("\"report\"").contains("lockName=resource");
+        assertThat(startupFailure(Beans.class, Issuer.class, BadTimeout.class))
+                .contains("\"5 seconds\"").contains("PT5S");
+    }
+
+    private static String startupFailure(Class<?>... configuration) {
+        Throwable thrown = catchThrowable(() -> new AnnotationConfigApplicationContext(configuration).close());
+        for (Throwable t = thrown; t != null; t = t.getCause()) {
+            if (t instanceof FencingConfigurationException) {
+                return t.getMessage();
+            }
+        }
+        throw new AssertionError("expected a FencingConfigurationException at startup", thrown);
+    }
+}
