@@ -299,7 +299,7 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while waiting for Redis at " + address, e);
         } catch (ExecutionException e) {
-            throw new IllegalStateException("Redis at " + address + " refused " + what + ": " + e.getCause(),
+            throw new IllegalStateException("Redis at " + address + " did not answer " + what + ": " + e.getCause(),
                     e.getCause());
         }
     }
@@ -348,6 +348,7 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         private Duration lossCheck = DEFAULT_LOSS_CHECK;
         private PersistenceCheck persistence = PersistenceCheck.REQUIRE_APPEND_ONLY;
         private MeterRegistry registry;
+        private boolean startupChecks = true;
 
         private Builder(RedissonClient redisson) {
             this.redisson = Objects.requireNonNull(redisson, "redisson");
@@ -400,11 +401,13 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         }
 
         /**
-         * Checks the client and Redis's persistence (one {@code CONFIG GET} per master) and builds the issuer.
+         * Checks the client, that Redis answers a read ({@link #probe()}) and its persistence (one
+         * {@code CONFIG GET} per master), and builds the issuer.
          *
          * @throws FencingConfigurationException saying what to do: the client is shut down or not a plain Redisson
-         *                                       client, or (with {@link PersistenceCheck#REQUIRE_APPEND_ONLY}) a
-         *                                       master has no {@code appendonly yes} or could not be asked
+         *                                       client, Redis does not answer (naming its address), or (with
+         *                                       {@link PersistenceCheck#REQUIRE_APPEND_ONLY}) a master has no
+         *                                       {@code appendonly yes} or could not be asked
          */
         public RedissonTokenIssuer build() {
             if (redisson.isShutdown()) {
@@ -418,6 +421,24 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
                         + sample.getClass().getName());
             }
             String address = RedisPersistence.describe(redisson);
+            RedissonTokenIssuer issuer = new RedissonTokenIssuer(this, address);
+            if (!startupChecks) {
+                return issuer;
+            }
+            try {
+                issuer.probe();
+                checkPersistence(address);
+            } catch (RuntimeException e) {
+                issuer.close();
+                if (e instanceof FencingConfigurationException configuration) {
+                    throw configuration;
+                }
+                throw new FencingConfigurationException("RedissonTokenIssuer cannot start: " + e.getMessage(), e);
+            }
+            return issuer;
+        }
+
+        private void checkPersistence(String address) {
             RedisPersistence.Finding finding = RedisPersistence.check(redisson);
             if (!finding.durable()) {
                 String what = "Redis at " + address + " may not keep the fencing token counters across a restart ("
@@ -434,7 +455,12 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
             for (String note : finding.notes()) {
                 LOG.log(System.Logger.Level.WARNING, "Redis at " + address + ": " + note);
             }
-            return new RedissonTokenIssuer(this, address);
+        }
+
+        /** Tests only: builds without contacting Redis (for an issuer on an address where nothing listens). */
+        Builder withoutStartupChecks() {
+            this.startupChecks = false;
+            return this;
         }
     }
 
