@@ -16,7 +16,9 @@ import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -59,6 +61,9 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
     /** How often held leases are checked unless configured otherwise. */
     public static final Duration DEFAULT_LOSS_CHECK = Duration.ofSeconds(1);
 
+    /** How much longer than the acquire timeout an acquire waits for Redis's answer. */
+    static final Duration LOCK_ANSWER_SLACK = Duration.ofSeconds(1);
+
     /** How long a release, a probe or a read waits for Redis. */
     static final Duration ANSWER_WAIT = Duration.ofSeconds(3);
 
@@ -99,7 +104,13 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
             return t;
         });
         long every = b.lossCheck.toMillis();
-        checker.scheduleWithFixedDelay(this::checkHeld, every, every, TimeUnit.MILLISECONDS);
+        checker.scheduleWithFixedDelay(() -> {
+            try {
+                checkHeld();
+            } catch (RuntimeException e) {
+                // a failed round (the client shutting down) must not end the check: the next round retries
+            }
+        }, every, every, TimeUnit.MILLISECONDS);
     }
 
     /** Starts a builder for an issuer on {@code redisson}, a started client. */
@@ -118,15 +129,17 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
                 owner);
         Long token;
         try {
-            // Redisson bounds the wait for the lock; this bounds the wait for Redis itself (retries, reconnects)
-            token = locking.get(left(deadline), TimeUnit.NANOSECONDS);
+            // Redisson bounds the wait for the lock (and answers null then); this bounds the wait for Redis itself
+            // (retries, reconnects), a little later so that a lock wait ending on time is reported as such
+            token = locking.get(left(deadline) + LOCK_ANSWER_SLACK.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException | InterruptedException e) {
             giveBackWhenGranted(locking, lock, owner);
             if (e instanceof InterruptedException) {
                 throw e;
             }
             throw new LockAcquisitionException(resource, "Redis at " + address + " did not answer within "
-                    + timeout.toMillis() + " ms while locking resource '" + resource + "' (key '" + key + "')", e);
+                    + (timeout.toMillis() + LOCK_ANSWER_SLACK.toMillis()) + " ms while locking resource '" + resource
+                    + "' (key '" + key + "')", e);
         } catch (ExecutionException e) {
             throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' on Redis at "
                     + address + ": " + e.getCause(), e.getCause());
@@ -207,32 +220,33 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
      * its owner, or that no check confirmed for a watchdog timeout is marked lost and counted (a WARNING once).
      */
     void checkHeld() {
-        for (RedissonLease lease : held) {
+        long asked = nanoClock.getAsLong();
+        Map<RedissonLease, CompletableFuture<Boolean>> answers = new HashMap<>();
+        for (RedissonLease lease : held) {        // every question first, then the answers: one round trip
+            if (lease.expired(asked)) {
+                lost(lease);
+            } else {
+                answers.put(lease, lease.lock.isHeldByThreadAsync(lease.owner).toCompletableFuture());
+            }
+        }
+        long deadline = asked + ANSWER_WAIT.toNanos();
+        for (Map.Entry<RedissonLease, CompletableFuture<Boolean>> answer : answers.entrySet()) {
+            RedissonLease lease = answer.getKey();
+            Boolean mine = null;
             try {
-                long now = nanoClock.getAsLong();
-                if (lease.expired(now)) {
-                    lost(lease);
-                    continue;
-                }
-                Boolean mine = null;
-                try {
-                    mine = lease.lock.isHeldByThreadAsync(lease.owner).toCompletableFuture()
-                            .get(ANSWER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-                } catch (ExecutionException | TimeoutException unanswered) {
-                    // no verdict from Redis; the watchdog bound below decides
-                }
-                if (Boolean.FALSE.equals(mine) && !lease.isReleased()) {
-                    lost(lease);
-                } else if (Boolean.TRUE.equals(mine)) {
-                    lease.confirmedAt = now;
-                } else if (now - lease.confirmedAt >= TimeUnit.MILLISECONDS.toNanos(watchdogMillis)) {
-                    lost(lease); // Redis may have let it expire: renewal cannot have reached it either
-                }
+                mine = answer.getValue().get(left(deadline), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
-            } catch (RuntimeException e) {
-                // the check must keep running; a failed round is retried at the next one
+            } catch (ExecutionException | TimeoutException | RuntimeException unanswered) {
+                // no verdict from Redis; the watchdog bound below decides
+            }
+            if (Boolean.FALSE.equals(mine)) {
+                lost(lease);                      // no-op for a lease released meanwhile
+            } else if (Boolean.TRUE.equals(mine)) {
+                lease.confirmedAt = asked;
+            } else if (asked - lease.confirmedAt >= TimeUnit.MILLISECONDS.toNanos(watchdogMillis)) {
+                lost(lease);                      // Redis may have let it expire: renewal cannot have reached it
             }
         }
     }
