@@ -11,7 +11,8 @@ import java.util.List;
 final class ComparisonTable {
 
     static final List<Strategy> STRATEGIES = List.of(new LeaseTrustStrategy(), new RedisStrategy(),
-            new ZooKeeperStrategy(), new EtcdStrategy(), new FencedJdbcStrategy());
+            new RedissonStrategy(false), new RedissonStrategy(true), new ZooKeeperStrategy(), new EtcdStrategy(),
+            new FencedJdbcStrategy());
 
     private ComparisonTable() {
     }

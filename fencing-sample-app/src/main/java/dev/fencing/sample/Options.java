@@ -20,7 +20,8 @@ public record Options(boolean help, boolean serve, int port, Duration lease, Str
               --lease-ms N            lease / session time the zombie pauses past (default 500)
               --zookeeper HOST:PORT   a ZooKeeper ensemble (default: an embedded server)
               --etcd URL              an etcd endpoint (default: http://127.0.0.1:2379 if it answers, else skipped)
-              --redis HOST:PORT       a Redis server (default: 127.0.0.1:6379 if it answers, else skipped)
+              --redis HOST:PORT       a Redis server for the Redis and Redisson rows (default: 127.0.0.1:6379 if
+                                      it answers, else skipped)
               --jdbc-url URL          the database holding data and fence (default: embedded H2 in memory);
                                       PostgreSQL and MariaDB work too
               --jdbc-user USER        database user (default: sa for H2, postgres for PostgreSQL, root for MariaDB)

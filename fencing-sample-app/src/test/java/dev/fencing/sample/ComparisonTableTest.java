@@ -23,7 +23,9 @@ class ComparisonTableTest {
             rows = ComparisonTable.run(Options.parse(), out);
         }
         String printed = buffer.toString(StandardCharsets.UTF_8);
-        Map<String, Row> byName = rows.stream().collect(Collectors.toMap(r -> r.strategy().split(" ")[0], Function.identity()));
+        // by first word, except the two Redisson rows, by their full names
+        Map<String, Row> byName = rows.stream().collect(Collectors.toMap(
+                r -> r.strategy().startsWith("Redisson") ? r.strategy() : r.strategy().split(" ")[0], Function.identity()));
 
         Row lease = byName.get("Lease");
         assertThat(lease.ran()).isTrue();
@@ -35,6 +37,18 @@ class ComparisonTableTest {
         assertThat(redis.monotonic()).isFalse();
         assertThat(redis.blocked()).isFalse();
         assertThat(redis.finalData()).isEqualTo("Y");
+
+        Row unchecked = byName.get("Redisson RFencedLock, token unchecked"); // the same Redis
+        assertThat(unchecked.ran()).as(unchecked.skipped()).isTrue();
+        assertThat(unchecked.monotonic()).as("Redisson's token is monotonic ...").isTrue();
+        assertThat(unchecked.blocked()).as("... but nobody checks it").isFalse();
+        assertThat(unchecked.finalData()).isEqualTo("Y");
+
+        Row redisson = byName.get("Redisson RFencedLock + fence");
+        assertThat(redisson.ran()).as(redisson.skipped()).isTrue();
+        assertThat(redisson.monotonic()).isTrue();
+        assertThat(redisson.blocked()).isTrue();
+        assertThat(redisson.finalData()).isEqualTo("X");
 
         Row zookeeper = byName.get("ZooKeeper");
         assertThat(zookeeper.ran()).as(zookeeper.skipped()).isTrue();

@@ -1,0 +1,510 @@
+package dev.fencing.redisson;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.issuer.AbstractLease;
+import dev.fencing.issuer.AbstractTokenIssuer;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.recovery.IssuedTokens;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.redisson.RedissonFencedLock;
+import org.redisson.api.RFencedLock;
+import org.redisson.api.RFuture;
+import org.redisson.api.RScript;
+import org.redisson.api.RedissonClient;
+import org.redisson.client.codec.StringCodec;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * A {@link TokenIssuer} on Redis through Redisson's {@link RFencedLock}: the token is the lock's counter, which
+ * Redisson increments in the same script that takes the lock, and this library checks it at the resource (Redisson
+ * leaves "token validity tracking" to the developer). Each acquisition locks under an owner id of its own, so a lease
+ * is not bound to the acquiring thread: {@link dev.fencing.issuer.Lease#close()} releases it from any thread, and two
+ * acquisitions in one thread never re-enter each other.
+ *
+ * <p><b>Lease:</b> with a {@link Builder#leaseTime lease time} Redis expires the lock after it, whatever the holder
+ * does; without one Redisson's watchdog keeps renewing it ({@code lockWatchdogTimeout}, 30 s by default) until it is
+ * released or renewal stops (the JVM paused, the network cut). A lease is reported lost (a WARNING once, the
+ * {@code fencing.issuer.leases.lost} counter) when a periodic check finds its lock no longer this owner's, when its
+ * lease time has run out, or when no check could confirm it for one watchdog timeout; see docs/issuers.md for what is
+ * and is not detected.
+ *
+ * <p><b>Counters:</b> one key per lock name, <code>redisson_lock_token:{prefix+resource}</code>, which nobody deletes
+ * (Redisson's issue 6510): deleting it, or a Redis restart without append-only persistence, starts the counter again
+ * at 1; the fence store then refuses the low tokens (fail closed) until the counter passes max_seen again, which
+ * {@link #raiseTokenFloor} does at once. {@link Builder#build()} refuses a Redis without {@code appendonly yes} unless
+ * told to {@link PersistenceCheck#WARN warn} instead.
+ */
+public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonTokenIssuer.RedissonLease>
+        implements IssuedTokens, AutoCloseable {
+
+    /** The key prefix of all locks unless configured otherwise. */
+    public static final String DEFAULT_PREFIX = "fencing:lock:";
+
+    /** How often held leases are checked unless configured otherwise. */
+    public static final Duration DEFAULT_LOSS_CHECK = Duration.ofSeconds(1);
+
+    /** How much longer than the acquire timeout an acquire waits for Redis's answer. */
+    static final Duration LOCK_ANSWER_SLACK = Duration.ofSeconds(1);
+
+    /** How long a release, a probe or a read waits for Redis. */
+    static final Duration ANSWER_WAIT = Duration.ofSeconds(3);
+
+    /**
+     * Owner ids of acquisitions: negative, so never the id of a real thread that locks through the same Redisson
+     * client with Redisson's own API (Redisson names the lock holder {@code clientId:threadId}).
+     */
+    private static final AtomicLong OWNERS = new AtomicLong();
+
+    private static final System.Logger LOG = System.getLogger(RedissonTokenIssuer.class.getName());
+
+    private final RedissonClient redisson;
+    private final String prefix;
+    private final long leaseMillis;             // -1: the watchdog renews
+    private final long watchdogMillis;
+    private final String address;
+    private final Set<RedissonLease> held = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService checker;
+    final LongSupplier nanoClock;
+
+    /**
+     * Test seam, package-private: runs with the resource right after Redis granted the lock and before the lease is
+     * returned, so a test can inject a failure there. Does nothing unless a test in this package sets it.
+     */
+    volatile Consumer<String> afterGrant = resource -> { };
+
+    private RedissonTokenIssuer(Builder b, String address) {
+        super(b.registry, "redisson");
+        this.redisson = b.redisson;
+        this.prefix = b.prefix;
+        this.leaseMillis = b.leaseTime == null ? -1 : b.leaseTime.toMillis();
+        this.watchdogMillis = redisson.getConfig().getLockWatchdogTimeout();
+        this.address = address;
+        this.nanoClock = System::nanoTime;
+        this.checker = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "fencing-redisson-lease-check");
+            t.setDaemon(true);
+            return t;
+        });
+        long every = b.lossCheck.toMillis();
+        checker.scheduleWithFixedDelay(() -> {
+            try {
+                checkHeld();
+            } catch (RuntimeException e) {
+                // a failed round (the client shutting down) must not end the check: the next round retries
+            }
+        }, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /** Starts a builder for an issuer on {@code redisson}, a started client. */
+    public static Builder builder(RedissonClient redisson) {
+        return new Builder(redisson);
+    }
+
+    @Override
+    protected RedissonLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
+        long deadline = nanoClock.getAsLong() + timeout.toNanos();
+        String key = RedisKeys.lockKey(prefix, resource);
+        RedissonFencedLock lock = fencedLock(key);
+        long owner = OWNERS.decrementAndGet();
+        long started = nanoClock.getAsLong();
+        RFuture<Long> locking = lock.tryLockAndGetTokenAsync(timeout.toMillis(), leaseMillis, TimeUnit.MILLISECONDS,
+                owner);
+        Long token;
+        try {
+            // Redisson bounds the wait for the lock (and answers null then); this bounds the wait for Redis itself
+            // (retries, reconnects), a little later so that a lock wait ending on time is reported as such
+            token = locking.get(left(deadline) + LOCK_ANSWER_SLACK.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | InterruptedException e) {
+            giveBackWhenGranted(locking, lock, owner);
+            if (e instanceof InterruptedException) {
+                throw e;
+            }
+            throw new LockAcquisitionException(resource, "Redis at " + address + " did not answer within "
+                    + (timeout.toMillis() + LOCK_ANSWER_SLACK.toMillis()) + " ms while locking resource '" + resource
+                    + "' (key '" + key + "')", e);
+        } catch (ExecutionException e) {
+            throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' on Redis at "
+                    + address + ": " + e.getCause(), e.getCause());
+        }
+        if (token == null) {
+            throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
+                    + " ms waiting for the Redisson lock on resource '" + resource + "' (key '" + key + "' on "
+                    + address + ")");
+        }
+        grant.granted(() -> unlock(lock, owner));
+        afterGrant.accept(resource);
+        RedissonLease lease = new RedissonLease(new FencingToken(resource, token, holder(owner)), lock, owner,
+                started);
+        held.add(lease);
+        return lease;
+    }
+
+    /** The holder of a token: the Redisson client's id and the acquisition's owner number, unique per acquisition. */
+    private String holder(long owner) {
+        return redisson.getId() + ":" + -owner;
+    }
+
+    /**
+     * The lock request of an acquirer that gave up may still be granted: cancelled, Redisson unlocks a lock it
+     * grants afterwards; and should it complete with a token all the same, the lock is given back then.
+     */
+    private static void giveBackWhenGranted(RFuture<Long> locking, RFencedLock lock, long owner) {
+        locking.cancel(false);
+        locking.whenComplete((late, error) -> {
+            if (late != null) {
+                lock.unlockAsync(owner);
+            }
+        });
+    }
+
+    @Override
+    protected boolean doRelease(RedissonLease lease) throws Exception {
+        held.remove(lease);
+        try {
+            unlock(lease.lock, lease.owner);
+            return true;
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof IllegalMonitorStateException) {
+                return false; // the lock expired, or another owner holds it now
+            }
+            throw e;
+        }
+    }
+
+    /** Unlocks, waiting up to {@link #ANSWER_WAIT}, also on an interrupted thread (the interrupt is kept). */
+    private static void unlock(RFencedLock lock, long owner) throws ExecutionException, TimeoutException {
+        boolean interrupted = Thread.interrupted();
+        CompletableFuture<Void> unlocking = lock.unlockAsync(owner).toCompletableFuture();
+        try {
+            while (true) {
+                try {
+                    unlocking.get(ANSWER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                    return;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Override
+    protected LockAcquisitionException failure(String resource, Duration timeout, Exception e) {
+        return new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' on Redis at "
+                + address + ": " + e, e);
+    }
+
+    /**
+     * One round of the loss check: each held lease whose lease time has run out, whose lock Redis no longer holds for
+     * its owner, or that no check confirmed for a watchdog timeout is marked lost and counted (a WARNING once).
+     */
+    void checkHeld() {
+        long asked = nanoClock.getAsLong();
+        Map<RedissonLease, CompletableFuture<Boolean>> answers = new HashMap<>();
+        for (RedissonLease lease : held) {        // every question first, then the answers: one round trip
+            if (lease.expired(asked)) {
+                lost(lease);
+            } else {
+                answers.put(lease, lease.lock.isHeldByThreadAsync(lease.owner).toCompletableFuture());
+            }
+        }
+        long deadline = asked + ANSWER_WAIT.toNanos();
+        for (Map.Entry<RedissonLease, CompletableFuture<Boolean>> answer : answers.entrySet()) {
+            RedissonLease lease = answer.getKey();
+            Boolean mine = null;
+            try {
+                mine = answer.getValue().get(left(deadline), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (ExecutionException | TimeoutException | RuntimeException unanswered) {
+                // no verdict from Redis; the watchdog bound below decides
+            }
+            if (Boolean.FALSE.equals(mine)) {
+                lost(lease);                      // no-op for a lease released meanwhile
+            } else if (Boolean.TRUE.equals(mine)) {
+                lease.confirmedAt = asked;
+            } else if (asked - lease.confirmedAt >= TimeUnit.MILLISECONDS.toNanos(watchdogMillis)) {
+                lost(lease);                      // Redis may have let it expire: renewal cannot have reached it
+            }
+        }
+    }
+
+    private void lost(RedissonLease lease) {
+        held.remove(lease);
+        markLost(lease, true);
+    }
+
+    /**
+     * Raises the counter of {@code resource} to at least {@code floor} (never lowers it) and returns its value now:
+     * the way back after a Redis restart or flush reset the counter. Pass the fence store's max_seen for the resource
+     * (for example {@code JdbcFenceAdmin.maxSeen}); the next token is then above it. Not for a Redisson client with a
+     * {@code NameMapper} (the counter key is computed here).
+     *
+     * @throws IllegalArgumentException when the resource is invalid or {@code floor} is negative
+     */
+    public long raiseTokenFloor(String resource, long floor) {
+        TokenIssuer.checkAcquire(resource, Duration.ZERO);
+        if (floor < 0) {
+            throw new IllegalArgumentException("floor for resource '" + resource + "' must not be negative, was "
+                    + floor);
+        }
+        String tokenKey = RedisKeys.tokenKey(RedisKeys.lockKey(prefix, resource));
+        Long now = redisson.getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE,
+                "local c = tonumber(redis.call('get', KEYS[1]) or '0'); local f = tonumber(ARGV[1]); "
+                        + "if c < f then redis.call('set', KEYS[1], ARGV[1]); return f; end; return c;",
+                RScript.ReturnType.INTEGER, List.of(tokenKey), Long.toString(floor));
+        return now;
+    }
+
+    /** The counter of {@code resource} now: the highest token issued for it (0 when none was). */
+    @Override
+    public long highestIssued(String resource) {
+        Long token = answer(fencedLock(RedisKeys.lockKey(prefix, resource)).getTokenAsync(), resource);
+        return token == null ? 0 : token;
+    }
+
+    /** Whether the lock key of {@code resource} exists now (held, by anyone). */
+    @Override
+    public boolean isHeld(String resource) {
+        return Boolean.TRUE.equals(answer(fencedLock(RedisKeys.lockKey(prefix, resource)).isLockedAsync(), resource));
+    }
+
+    /**
+     * Fails unless Redis answers a read under the key prefix within {@link #ANSWER_WAIT}.
+     *
+     * @throws IllegalStateException naming the Redis address and what went wrong
+     */
+    @Override
+    public void probe() {
+        answer(redisson.getBucket(prefix + "fencing.health.probe", StringCodec.INSTANCE).isExistsAsync(), null);
+    }
+
+    private <T> T answer(RFuture<T> request, String resource) {
+        String what = resource == null ? "a read" : "a read for resource '" + resource + "'";
+        try {
+            return request.toCompletableFuture().get(ANSWER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            request.cancel(false);
+            throw new IllegalStateException("Redis at " + address + " did not answer " + what + " within "
+                    + ANSWER_WAIT.toMillis() + " ms", e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while waiting for Redis at " + address, e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("Redis at " + address + " did not answer " + what + ": " + e.getCause(),
+                    e.getCause());
+        }
+    }
+
+    private RedissonFencedLock fencedLock(String key) {
+        return (RedissonFencedLock) redisson.getFencedLock(key);
+    }
+
+    /** The Redis addresses this issuer names in its messages. */
+    String address() {
+        return address;
+    }
+
+    /**
+     * Stops the loss check; the Redisson client stays open (it is the caller's). Leases still held keep their locks
+     * until released or expired.
+     */
+    @Override
+    public void close() {
+        checker.shutdownNow();
+    }
+
+    private long left(long deadline) {
+        return Math.max(1, deadline - nanoClock.getAsLong());
+    }
+
+    /** How {@link Builder#build()} treats a Redis whose counters would not survive a restart. */
+    public enum PersistenceCheck {
+        /** Refuse to build unless every master has {@code appendonly yes} (and can be asked). The default. */
+        REQUIRE_APPEND_ONLY,
+        /**
+         * Build anyway and log a WARNING saying what was found: for a Redis whose restart you accept as an outage
+         * of the fenced resources (tokens refused until the counters pass max_seen, see {@link #raiseTokenFloor}).
+         */
+        WARN
+    }
+
+    /**
+     * Configures a {@link RedissonTokenIssuer}. Defaults: prefix {@value #DEFAULT_PREFIX}, no lease time (Redisson's
+     * watchdog renews the lock), a loss check every second, persistence required, no counters.
+     */
+    public static final class Builder {
+        private final RedissonClient redisson;
+        private String prefix = DEFAULT_PREFIX;
+        private Duration leaseTime;
+        private Duration lossCheck = DEFAULT_LOSS_CHECK;
+        private PersistenceCheck persistence = PersistenceCheck.REQUIRE_APPEND_ONLY;
+        private MeterRegistry registry;
+        private boolean startupChecks = true;
+
+        private Builder(RedissonClient redisson) {
+            this.redisson = Objects.requireNonNull(redisson, "redisson");
+        }
+
+        /** The key prefix of lock keys (no braces, no control characters, at most 200 chars). */
+        public Builder prefix(String prefix) {
+            try {
+                this.prefix = RedisKeys.checkPrefix(prefix);
+            } catch (IllegalArgumentException e) {
+                throw new FencingConfigurationException(e.getMessage());
+            }
+            return this;
+        }
+
+        /**
+         * Redis expires each lock this long after it was taken, and it is then lost; {@code null} (the default)
+         * lets Redisson's watchdog renew it while this JVM runs. At least 1 ms.
+         */
+        public Builder leaseTime(Duration leaseTime) {
+            if (leaseTime != null && leaseTime.toMillis() < 1) {
+                throw new FencingConfigurationException("RedissonTokenIssuer leaseTime must be at least 1 ms, was "
+                        + leaseTime);
+            }
+            this.leaseTime = leaseTime;
+            return this;
+        }
+
+        /** How often held leases are checked for a loss; default 1 s, between 10 ms and 1 hour. */
+        public Builder lossCheckInterval(Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.toMillis() < 10 || interval.compareTo(Duration.ofHours(1)) > 0) {
+                throw new FencingConfigurationException("RedissonTokenIssuer lossCheckInterval must be between 10 ms "
+                        + "and 1 hour, was " + interval);
+            }
+            this.lossCheck = interval;
+            return this;
+        }
+
+        /** Whether a Redis without append-only persistence refuses the build (default) or only warns. */
+        public Builder persistenceCheck(PersistenceCheck persistence) {
+            this.persistence = Objects.requireNonNull(persistence, "persistence");
+            return this;
+        }
+
+        /** Where the issuer's counters are registered; none by default. */
+        public Builder meterRegistry(MeterRegistry registry) {
+            this.registry = registry;
+            return this;
+        }
+
+        /**
+         * Checks the client, that Redis answers a read ({@link #probe()}) and its persistence (one
+         * {@code CONFIG GET} per master), and builds the issuer.
+         *
+         * @throws FencingConfigurationException saying what to do: the client is shut down or not a plain Redisson
+         *                                       client, Redis does not answer (naming its address), or (with
+         *                                       {@link PersistenceCheck#REQUIRE_APPEND_ONLY}) a master has no
+         *                                       {@code appendonly yes} or could not be asked
+         */
+        public RedissonTokenIssuer build() {
+            if (redisson.isShutdown()) {
+                throw new FencingConfigurationException("RedissonTokenIssuer needs a running Redisson client; this "
+                        + "one is shut down");
+            }
+            RFencedLock sample = redisson.getFencedLock(prefix + "fencing.config.check");
+            if (!(sample instanceof RedissonFencedLock)) {
+                throw new FencingConfigurationException("RedissonTokenIssuer needs RedissonClient.getFencedLock to "
+                        + "return org.redisson.RedissonFencedLock (it locks under an owner id per acquisition), got "
+                        + sample.getClass().getName());
+            }
+            String address = RedisPersistence.describe(redisson);
+            RedissonTokenIssuer issuer = new RedissonTokenIssuer(this, address);
+            if (!startupChecks) {
+                return issuer;
+            }
+            try {
+                issuer.probe();
+                checkPersistence(address);
+            } catch (RuntimeException e) {
+                issuer.close();
+                if (e instanceof FencingConfigurationException configuration) {
+                    throw configuration;
+                }
+                throw new FencingConfigurationException("RedissonTokenIssuer cannot start: " + e.getMessage(), e);
+            }
+            return issuer;
+        }
+
+        private void checkPersistence(String address) {
+            RedisPersistence.Finding finding = RedisPersistence.check(redisson);
+            if (!finding.durable()) {
+                String what = "Redis at " + address + " may not keep the fencing token counters across a restart ("
+                        + String.join("; ", finding.problems()) + "): a restart or flush starts every counter again "
+                        + "at 1, and the fence refuses every lower token until the counters pass max_seen";
+                if (persistence == PersistenceCheck.REQUIRE_APPEND_ONLY) {
+                    throw new FencingConfigurationException(what + ". Turn on append-only persistence (appendonly "
+                            + "yes, appendfsync always for no loss at all), or accept the outage with "
+                            + "RedissonTokenIssuer.builder(...).persistenceCheck(PersistenceCheck.WARN)");
+                }
+                LOG.log(System.Logger.Level.WARNING, what + " (persistenceCheck WARN: starting anyway; after a "
+                        + "reset, raiseTokenFloor(resource, maxSeen) repairs a resource)");
+            }
+            for (String note : finding.notes()) {
+                LOG.log(System.Logger.Level.WARNING, "Redis at " + address + ": " + note);
+            }
+        }
+
+        /** Tests only: builds without contacting Redis (for an issuer on an address where nothing listens). */
+        Builder withoutStartupChecks() {
+            this.startupChecks = false;
+            return this;
+        }
+    }
+
+    /** A lease of this issuer: its lock object, owner id, and times (nanos) for the loss check. */
+    final class RedissonLease extends AbstractLease {
+        final RFencedLock lock;
+        final long owner;
+        final long acquiredAt;
+        volatile long confirmedAt;
+
+        RedissonLease(FencingToken token, RFencedLock lock, long owner, long acquiredAt) {
+            super(RedissonTokenIssuer.this, token);
+            this.lock = lock;
+            this.owner = owner;
+            this.acquiredAt = acquiredAt;
+            this.confirmedAt = acquiredAt;
+        }
+
+        /**
+         * Whether its lease time has run out at {@code now}: measured from before the lock request was sent, so
+         * never later than Redis's own expiry (clock rates aside). Never, without a lease time.
+         */
+        boolean expired(long now) {
+            return leaseMillis >= 0 && now - acquiredAt >= TimeUnit.MILLISECONDS.toNanos(leaseMillis);
+        }
+
+        /** Also lost, without asking Redis, once its lease time has run out. */
+        @Override
+        public boolean isLost() {
+            return super.isLost() || (!isReleased() && expired(nanoClock.getAsLong()));
+        }
+    }
+}
