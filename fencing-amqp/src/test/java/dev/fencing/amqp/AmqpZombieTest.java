@@ -20,6 +20,7 @@ import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.MapPropertySource;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -42,8 +43,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class AmqpZombieTest {
 
-    static String fencedQueue;
-    static String plainQueue;
 
     private static final FencingToken A = new FencingToken("accounts:42", 5, "producer-a");
     private static final FencingToken B = new FencingToken("accounts:42", 6, "producer-b");
@@ -56,6 +55,11 @@ class AmqpZombieTest {
         public void write(String account, String value) {
             data.put(account, value);
         }
+
+        /** The value of {@code account}; a method, since the bean is a class-based proxy whose own fields are empty. */
+        public String read(String account) {
+            return data.get(account);
+        }
     }
 
     /** The same account without the fence. */
@@ -64,6 +68,10 @@ class AmqpZombieTest {
 
         public void write(String account, String value) {
             data.put(account, value);
+        }
+
+        public String read(String account) {
+            return data.get(account);
         }
     }
 
@@ -79,7 +87,7 @@ class AmqpZombieTest {
             this.plain = plain;
         }
 
-        @RabbitListener(id = "fenced", queues = "#{T(dev.fencing.amqp.AmqpZombieTest).fencedQueue}",
+        @RabbitListener(id = "fenced", queues = "${fencing.test.fenced-queue}",
                 containerFactory = "fencedFactory", autoStartup = "false")
         public void fenced(Message message) {
             String producer = new String(message.getBody(), StandardCharsets.UTF_8);
@@ -93,7 +101,7 @@ class AmqpZombieTest {
             }
         }
 
-        @RabbitListener(id = "plain", queues = "#{T(dev.fencing.amqp.AmqpZombieTest).plainQueue}",
+        @RabbitListener(id = "plain", queues = "${fencing.test.plain-queue}",
                 containerFactory = "plainFactory", autoStartup = "false")
         public void plain(Message message) {
             String producer = new String(message.getBody(), StandardCharsets.UTF_8);
@@ -144,6 +152,8 @@ class AmqpZombieTest {
     }
 
     private static TestBroker broker;
+    private String fencedQueue;
+    private String plainQueue;
     private AnnotationConfigApplicationContext consumer;
     private Listeners listeners;
     private RabbitTemplate producers;
@@ -153,7 +163,11 @@ class AmqpZombieTest {
         broker = new TestBroker();
         fencedQueue = broker.queue("zombie-fenced");
         plainQueue = broker.queue("zombie-plain");
-        consumer = new AnnotationConfigApplicationContext(Consumer.class);
+        consumer = new AnnotationConfigApplicationContext();
+        consumer.getEnvironment().getPropertySources().addFirst(new MapPropertySource("queues",
+                Map.of("fencing.test.fenced-queue", fencedQueue, "fencing.test.plain-queue", plainQueue)));
+        consumer.register(Consumer.class);
+        consumer.refresh();
         listeners = consumer.getBean(Listeners.class);
         producers = broker.rawTemplate();
         producers.setBeforePublishPostProcessors(new FencingTokenMessagePostProcessor());
@@ -193,14 +207,14 @@ class AmqpZombieTest {
     @Test
     void withoutTheFenceTheZombiesStaleWriteLandsOverTheNewHolders() throws Exception {
         newHolderThenZombieSend(plainQueue, "plain");
-        assertThat(listeners.plain.data).containsEntry("42", "written by A");
+        assertThat(listeners.plain.read("42")).isEqualTo("written by A");
         assertThat(broker.depth(plainQueue + ".dlq")).isZero();
     }
 
     @Test
     void withTheFenceTheZombiesWriteIsRefusedAtTheRepositoryAndDeadLettered() throws Exception {
         newHolderThenZombieSend(fencedQueue, "fenced");
-        assertThat(listeners.fenced.data).containsEntry("42", "written by B");
+        assertThat(listeners.fenced.read("42")).isEqualTo("written by B");
         Throwable refusal = listeners.failures.poll(10, TimeUnit.SECONDS);
         assertThat(refusal).isInstanceOf(StaleTokenException.class);
         StaleTokenException stale = (StaleTokenException) refusal;
