@@ -68,9 +68,10 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
         try (FencingScope ignored = FencingContext.bindRemote(tokens)) {
             return invocation.proceed();
         } catch (Throwable failure) {
-            if (refusedForGood(failure)) {
+            Throwable refusal = refusal(failure);
+            if (refusal != null) {
                 throw new AmqpRejectAndDontRequeueException("The fence refused the listener call for the message "
-                        + "from queue '" + queue(messages) + "', rejected without requeue: " + failure.getMessage(),
+                        + "from queue '" + queue(messages) + "', rejected without requeue: " + refusal.getMessage(),
                         true, failure);
             }
             throw failure;
@@ -165,13 +166,14 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
         return new TokenFormatException(CARRIER + " is a " + value.getClass().getName() + ", not text");
     }
 
-    private static boolean refusedForGood(Throwable failure) {
+    /** The fence's refusal in {@code failure}'s cause chain, or {@code null} when it failed for another reason. */
+    private static Throwable refusal(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof TokenRejectedException || t instanceof MissingTokenException) {
-                return true;
+                return t;
             }
         }
-        return false;
+        return null;
     }
 
     private static String queue(List<Message> messages) {

@@ -3,6 +3,7 @@ package dev.fencing.amqp;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.token.FencingToken;
+import dev.fencing.token.TokenFormatException;
 import dev.fencing.token.TokenList;
 import org.springframework.amqp.core.Correlation;
 import org.springframework.amqp.core.Message;
@@ -16,8 +17,9 @@ import java.util.Set;
 
 /**
  * Producer side: writes the tokens bound on the sending thread ({@link FencingContext}) into the message's
- * {@value #HEADER} header, in the text form and within the limits of {@link TokenList} (the HTTP header's), replacing
- * a value set by hand. Signed tokens are sent in their signed text form, as bound. Register it with
+ * {@value #HEADER} header, in the text form of {@link TokenList} (the HTTP header's), in place of a value set by hand;
+ * more tokens than that form's limits allow fail the send ({@link TokenFormatException}) instead of making a message
+ * every consumer would reject. Signed tokens are sent in their signed text form, as bound. Register it with
  * {@code RabbitTemplate.setBeforePublishPostProcessors(...)}.
  *
  * <p>{@link #FencingTokenMessagePostProcessor()} sends every bound token and sends a message without the header when
@@ -79,9 +81,16 @@ public final class FencingTokenMessagePostProcessor implements MessagePostProces
 
     private Message write(Message message, String operation) {
         List<FencingToken> tokens = selected(FencingContext.snapshot().values(), operation);
-        if (!tokens.isEmpty()) {
-            message.getMessageProperties().setHeader(HEADER, TokenList.format(tokens));
+        if (tokens.isEmpty()) {
+            return message;
         }
+        String text = TokenList.format(tokens);
+        if (tokens.size() > TokenList.MAX_ENTRIES || text.length() > TokenList.MAX_LENGTH) {
+            throw new TokenFormatException("Cannot " + operation + ": the " + tokens.size() + " tokens bound make a "
+                    + HEADER + " header of " + text.length() + " characters, more than the " + TokenList.MAX_ENTRIES
+                    + " entries or " + TokenList.MAX_LENGTH + " characters a consumer accepts");
+        }
+        message.getMessageProperties().setHeader(HEADER, text);
         return message;
     }
 

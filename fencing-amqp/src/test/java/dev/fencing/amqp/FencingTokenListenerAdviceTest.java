@@ -104,7 +104,7 @@ class FencingTokenListenerAdviceTest {
         });
         assertThatThrownBy(() -> staleListener.invokeListener(null, message(ACCOUNTS.toText())))
                 .isInstanceOf(AmqpRejectAndDontRequeueException.class)
-                .hasMessageContaining("queue 'orders'")
+                .hasMessageContaining("queue 'orders'").hasMessageEndingWith(stale.getMessage())
                 .hasRootCauseInstanceOf(StaleTokenException.class)
                 .satisfies(e -> assertThat(((AmqpRejectAndDontRequeueException) e).isRejectManual()).isTrue());
         Delegate missingListener = advised(new FencingTokenListenerAdvice(), data -> {

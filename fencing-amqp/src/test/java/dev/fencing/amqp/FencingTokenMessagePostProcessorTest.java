@@ -5,6 +5,8 @@ import dev.fencing.context.FencingScope;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.signing.TokenSigner;
 import dev.fencing.token.FencingToken;
+import dev.fencing.token.TokenFormatException;
+import dev.fencing.token.TokenList;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
@@ -43,6 +45,21 @@ class FencingTokenMessagePostProcessorTest {
     @Test
     void sendsNoHeaderWhenNothingIsBound() {
         Message message = new FencingTokenMessagePostProcessor().postProcessMessage(message());
+        assertThat(header(message)).isNull();
+    }
+
+    @Test
+    void refusesToSendMoreTokensThanAConsumerAccepts() {
+        List<FencingToken> tooMany = new java.util.ArrayList<>();
+        for (int i = 0; i <= TokenList.MAX_ENTRIES; i++) {
+            tooMany.add(new FencingToken("r" + i, 1, "p"));
+        }
+        Message message = message();
+        try (FencingScope ignored = FencingContext.bind(tooMany)) {
+            assertThatThrownBy(() -> new FencingTokenMessagePostProcessor().postProcessMessage(message, null, "ex", "key"))
+                    .isInstanceOf(TokenFormatException.class)
+                    .hasMessageContaining("exchange 'ex'").hasMessageContaining("33 tokens");
+        }
         assertThat(header(message)).isNull();
     }
 
