@@ -1,0 +1,182 @@
+package dev.fencing.amqp;
+
+import com.rabbitmq.client.LongString;
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
+import dev.fencing.context.MissingTokenException;
+import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.token.FencingToken;
+import dev.fencing.token.TokenFormatException;
+import dev.fencing.token.TokenList;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.springframework.amqp.AmqpRejectAndDontRequeueException;
+import org.springframework.amqp.core.Message;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Predicate;
+
+/**
+ * Consumer side: an advice for a Spring AMQP listener container ({@code container.setAdviceChain(...)} or
+ * {@code SimpleRabbitListenerContainerFactory.setAdviceChain(...)}) that binds the tokens of a delivered message's
+ * {@value FencingTokenMessagePostProcessor#HEADER} header for the listener call, exactly (nothing the consumer thread
+ * had bound stays visible) and as remote ({@link FencingContext#bindRemote}: checks only, never a lock this process
+ * holds), and unbinds them when the listener returns or throws. A message without the header runs with no token
+ * bound, so a fenced write it reaches is refused as missing.
+ *
+ * <p>Refused for good, rejected without requeue ({@link AmqpRejectAndDontRequeueException}, so to the queue's
+ * dead-letter exchange when it has one, dropped otherwise), since redelivery cannot make them valid: a header that
+ * does not parse by {@link TokenList}'s rules (the listener does not run), a header on a message the trust predicate
+ * refuses (the listener does not run), and a listener call that failed because a fence refused its token
+ * ({@link TokenRejectedException}: stale, duplicate, out of range, forged) or found none ({@link MissingTokenException}).
+ * Any other failure is left to the container (requeued by default). Signed tokens are bound as they came; the fence
+ * verifies them.
+ *
+ * <p>It trusts every message delivered to the containers it is added to ({@link #FencingTokenListenerAdvice()}) or
+ * those its predicate accepts; containers without it ignore the header, and their fenced writes see no token.
+ */
+public final class FencingTokenListenerAdvice implements MethodInterceptor {
+
+    private static final String CARRIER = FencingTokenMessagePostProcessor.HEADER + " message header";
+
+    private final Predicate<Message> trusted;
+
+    /**
+     * An advice that accepts the header on every message its container receives: add it only to containers whose
+     * queues only trusted producers may publish to (RabbitMQ permissions), or use signed tokens.
+     */
+    public FencingTokenListenerAdvice() {
+        this.trusted = message -> true;
+    }
+
+    /**
+     * An advice that accepts the header only on messages {@code trusted} accepts (for example by the
+     * broker-validated {@code user_id} property, {@code message.getMessageProperties().getUserId()}); a message it
+     * refuses that carries the header is rejected without requeue and the listener does not run.
+     */
+    public FencingTokenListenerAdvice(Predicate<Message> trusted) {
+        this.trusted = Objects.requireNonNull(trusted, "trusted");
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        List<Message> messages = messages(invocation);
+        List<FencingToken> tokens = tokens(messages);
+        try (FencingScope ignored = FencingContext.bindRemote(tokens)) {
+            return invocation.proceed();
+        } catch (Throwable failure) {
+            Throwable refusal = refusal(failure);
+            if (refusal != null) {
+                throw new AmqpRejectAndDontRequeueException("The fence refused the listener call for the message "
+                        + "from queue '" + queue(messages) + "', rejected without requeue: " + refusal.getMessage(),
+                        true, failure);
+            }
+            throw failure;
+        }
+    }
+
+    /** The message (or batch) of a container's {@code invokeListener(Channel, Object)} call. */
+    @SuppressWarnings("unchecked")
+    private static List<Message> messages(MethodInvocation invocation) {
+        Object[] arguments = invocation.getArguments();
+        Object data = arguments.length == 2 ? arguments[1] : null;
+        if (data instanceof Message message) {
+            return List.of(message);
+        }
+        if (data instanceof List<?> list && !list.isEmpty() && list.stream().allMatch(Message.class::isInstance)) {
+            return (List<Message>) list;
+        }
+        throw new IllegalStateException("FencingTokenListenerAdvice advises a listener container's "
+                + "invokeListener(Channel, Object) through setAdviceChain, not " + invocation.getMethod());
+    }
+
+    /** The tokens to bind for {@code messages}; one batch binds one set, so its messages must carry the same. */
+    private List<FencingToken> tokens(List<Message> messages) {
+        List<FencingToken> first = null;
+        for (Message message : messages) {
+            List<FencingToken> tokens = tokens(message);
+            if (first == null) {
+                first = tokens;
+            } else if (!first.equals(tokens)) {
+                throw new AmqpRejectAndDontRequeueException("The messages of one batch from queue '"
+                        + queue(messages) + "' carry different " + CARRIER + "s; a batch listener runs under one "
+                        + "set of tokens: rejected without requeue", true, null);
+            }
+        }
+        return first;
+    }
+
+    private List<FencingToken> tokens(Message message) {
+        Object value = message.getMessageProperties().getHeader(FencingTokenMessagePostProcessor.HEADER);
+        if (value == null) {
+            return List.of();
+        }
+        if (!trusted.test(message)) {
+            throw new AmqpRejectAndDontRequeueException("A message from queue '" + queue(List.of(message))
+                    + "' carries a " + CARRIER + " but its sender is not trusted by this FencingTokenListenerAdvice:"
+                    + " rejected without requeue", true, null);
+        }
+        try {
+            return TokenList.parse(CARRIER, fields(value));
+        } catch (TokenFormatException e) {
+            throw new AmqpRejectAndDontRequeueException("Malformed " + CARRIER + " on a message from queue '"
+                    + queue(List.of(message)) + "', rejected without requeue: " + e.getMessage(), true, e);
+        }
+    }
+
+    /**
+     * The header's text: a string, or the forms the AMQP client delivers one in (a {@link LongString} past Spring
+     * AMQP's conversion limit, bytes), or a list of them as repeated fields.
+     */
+    static List<String> fields(Object value) {
+        if (value instanceof List<?> list) {
+            List<String> fields = new ArrayList<>(list.size());
+            for (Object element : list) {
+                if (element instanceof List<?>) {
+                    throw notText(element);
+                }
+                fields.addAll(fields(element));
+            }
+            return fields;
+        }
+        if (value instanceof String text) {
+            return List.of(text);
+        }
+        if (value instanceof LongString text) {
+            return List.of(decode(text.getBytes()));
+        }
+        if (value instanceof byte[] bytes) {
+            return List.of(decode(bytes));
+        }
+        throw notText(value);
+    }
+
+    private static String decode(byte[] bytes) {
+        if (bytes.length > 4L * TokenList.MAX_LENGTH) {
+            throw new TokenFormatException(CARRIER + " is " + bytes.length + " bytes long, more than the "
+                    + TokenList.MAX_LENGTH + " characters allowed");
+        }
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static TokenFormatException notText(Object value) {
+        return new TokenFormatException(CARRIER + " is a " + value.getClass().getName() + ", not text");
+    }
+
+    /** The fence's refusal in {@code failure}'s cause chain, or {@code null} when it failed for another reason. */
+    private static Throwable refusal(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof TokenRejectedException || t instanceof MissingTokenException) {
+                return t;
+            }
+        }
+        return null;
+    }
+
+    private static String queue(List<Message> messages) {
+        return String.valueOf(messages.get(0).getMessageProperties().getConsumerQueue());
+    }
+}

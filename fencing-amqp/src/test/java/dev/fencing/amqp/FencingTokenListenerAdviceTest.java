@@ -1,0 +1,176 @@
+package dev.fencing.amqp;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.impl.LongStringHelper;
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
+import dev.fencing.context.FencingSnapshot;
+import dev.fencing.context.MissingTokenException;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.rule.Verdict;
+import dev.fencing.token.FencingToken;
+import dev.fencing.token.TokenList;
+import org.junit.jupiter.api.Test;
+import org.springframework.amqp.AmqpRejectAndDontRequeueException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
+import org.springframework.aop.framework.ProxyFactory;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The advice as a listener container applies it (a proxy around {@code invokeListener(Channel, Object)}), without a
+ * broker: what it binds, when it unbinds, what it rejects without requeue and what it leaves to the container.
+ */
+class FencingTokenListenerAdviceTest {
+
+    /** The shape of the container's private ContainerDelegate. */
+    interface Delegate {
+        void invokeListener(Channel channel, Object data);
+    }
+
+    private static final FencingToken ACCOUNTS = new FencingToken("accounts:42", 7, "producer-a");
+    private static final FencingToken LEDGER = new FencingToken("ledger", 3, "producer-a");
+    private static final FencingToken LEFTOVER = new FencingToken("leftover", 1, "this-thread");
+
+    private static Delegate advised(FencingTokenListenerAdvice advice, Consumer<Object> listener) {
+        ProxyFactory factory = new ProxyFactory();
+        factory.addAdvice(advice);
+        factory.addInterface(Delegate.class);
+        factory.setTarget((Delegate) (channel, data) -> listener.accept(data));
+        return (Delegate) factory.getProxy();
+    }
+
+    private static Message message(Object header) {
+        MessageProperties properties = new MessageProperties();
+        properties.setConsumerQueue("orders");
+        if (header != null) {
+            properties.setHeader(FencingTokenMessagePostProcessor.HEADER, header);
+        }
+        return new Message(new byte[0], properties);
+    }
+
+    @Test
+    void bindsTheHeaderExactlyAsRemoteAndRestoresTheThreadAfterwards() {
+        List<FencingSnapshot> seen = new ArrayList<>();
+        Delegate delegate = advised(new FencingTokenListenerAdvice(), data -> seen.add(FencingContext.snapshot()));
+        try (FencingScope ignored = FencingContext.bind(LEFTOVER)) {
+            delegate.invokeListener(null, message(TokenList.format(List.of(ACCOUNTS, LEDGER))));
+            assertThat(FencingContext.current("leftover")).isEqualTo(LEFTOVER);
+            assertThat(FencingContext.current("accounts:42")).isNull();
+        }
+        FencingSnapshot snapshot = seen.get(0);
+        assertThat(snapshot).containsOnlyKeys("accounts:42", "ledger");
+        assertThat(snapshot.get("accounts:42")).isEqualTo(ACCOUNTS);
+        assertThat(snapshot.isRemote("accounts:42")).isTrue();
+        assertThat(snapshot.isRemote("ledger")).isTrue();
+    }
+
+    @Test
+    void aMessageWithoutTheHeaderRunsWithNothingBoundNotWithTheThreadsLeftovers() {
+        List<FencingSnapshot> seen = new ArrayList<>();
+        Delegate delegate = advised(new FencingTokenListenerAdvice(), data -> seen.add(FencingContext.snapshot()));
+        try (FencingScope ignored = FencingContext.bind(LEFTOVER)) {
+            delegate.invokeListener(null, message(null));
+        }
+        assertThat(seen.get(0)).isEmpty();
+    }
+
+    @Test
+    void unbindsWhenTheListenerThrowsAndLeavesOtherFailuresToTheContainer() {
+        Delegate delegate = advised(new FencingTokenListenerAdvice(), data -> {
+            throw new IllegalStateException("database down");
+        });
+        assertThatThrownBy(() -> delegate.invokeListener(null, message(ACCOUNTS.toText())))
+                .isExactlyInstanceOf(IllegalStateException.class);
+        assertThat(FencingContext.isEmpty()).isTrue();
+    }
+
+    @Test
+    void aFenceRefusalAnywhereInTheCauseChainIsRejectedWithoutRequeue() {
+        TokenRejectedException stale = TokenRejectedException.of("accounts:42", ACCOUNTS, 8, Verdict.REJECT_STALE);
+        Delegate staleListener = advised(new FencingTokenListenerAdvice(), data -> {
+            throw new RuntimeException("listener failed", stale);
+        });
+        assertThatThrownBy(() -> staleListener.invokeListener(null, message(ACCOUNTS.toText())))
+                .isInstanceOf(AmqpRejectAndDontRequeueException.class)
+                .hasMessageContaining("queue 'orders'").hasMessageEndingWith(stale.getMessage())
+                .hasRootCauseInstanceOf(StaleTokenException.class)
+                .satisfies(e -> assertThat(((AmqpRejectAndDontRequeueException) e).isRejectManual()).isTrue());
+        Delegate missingListener = advised(new FencingTokenListenerAdvice(), data -> {
+            throw new MissingTokenException("accounts:42", "write");
+        });
+        assertThatThrownBy(() -> missingListener.invokeListener(null, message(null)))
+                .isInstanceOf(AmqpRejectAndDontRequeueException.class)
+                .hasCauseInstanceOf(MissingTokenException.class);
+        assertThat(FencingContext.isEmpty()).isTrue();
+    }
+
+    @Test
+    void malformedHeadersAreRejectedWithoutRequeueBeforeTheListenerRuns() {
+        AtomicInteger calls = new AtomicInteger();
+        Delegate delegate = advised(new FencingTokenListenerAdvice(), data -> calls.incrementAndGet());
+        String tooMany = IntStream.rangeClosed(1, TokenList.MAX_ENTRIES + 1)
+                .mapToObj(i -> "r" + i + "#1@p").collect(Collectors.joining(","));
+        List<Object> malformed = List.of("accounts:42#x@p", "accounts:42#1@p,,ledger#1@p", "a#1@p, a#2@p", tooMany,
+                "r#1@" + "p".repeat(TokenList.MAX_LENGTH), 42, List.of(List.of("a#1@p")));
+        for (Object header : malformed) {
+            assertThatThrownBy(() -> delegate.invokeListener(null, message(header)))
+                    .as("header %s", header)
+                    .isInstanceOf(AmqpRejectAndDontRequeueException.class)
+                    .hasMessageContaining("Fencing-Token message header");
+        }
+        assertThat(calls).hasValue(0);
+    }
+
+    @Test
+    void readsTheFormsTheAmqpClientDeliversTextIn() {
+        List<FencingSnapshot> seen = new ArrayList<>();
+        Delegate delegate = advised(new FencingTokenListenerAdvice(), data -> seen.add(FencingContext.snapshot()));
+        delegate.invokeListener(null, message(LongStringHelper.asLongString(ACCOUNTS.toText())));
+        delegate.invokeListener(null, message(ACCOUNTS.toText().getBytes(StandardCharsets.UTF_8)));
+        delegate.invokeListener(null, message(List.of(ACCOUNTS.toText(), LongStringHelper.asLongString(LEDGER.toText()))));
+        assertThat(seen.get(0)).containsOnlyKeys("accounts:42");
+        assertThat(seen.get(1)).containsOnlyKeys("accounts:42");
+        assertThat(seen.get(2)).containsOnlyKeys("accounts:42", "ledger");
+    }
+
+    @Test
+    void aBatchRunsUnderItsOneSetOfTokensOrIsRejected() {
+        List<FencingSnapshot> seen = new ArrayList<>();
+        Delegate delegate = advised(new FencingTokenListenerAdvice(), data -> seen.add(FencingContext.snapshot()));
+        delegate.invokeListener(null, List.of(message(ACCOUNTS.toText()), message(ACCOUNTS.toText())));
+        assertThat(seen.get(0)).containsOnlyKeys("accounts:42");
+        assertThatThrownBy(() -> delegate.invokeListener(null, List.of(message(ACCOUNTS.toText()), message(null))))
+                .isInstanceOf(AmqpRejectAndDontRequeueException.class).hasMessageContaining("one batch");
+        assertThat(seen).hasSize(1);
+    }
+
+    @Test
+    void anUntrustedSenderWithTheHeaderIsRejectedOneWithoutItRuns() {
+        AtomicInteger calls = new AtomicInteger();
+        Delegate delegate = advised(new FencingTokenListenerAdvice(m -> "svc-a".equals(m.getMessageProperties().getUserId())),
+                data -> calls.incrementAndGet());
+        Message untrusted = message(ACCOUNTS.toText());
+        untrusted.getMessageProperties().setUserId("somebody");
+        assertThatThrownBy(() -> delegate.invokeListener(null, untrusted))
+                .isInstanceOf(AmqpRejectAndDontRequeueException.class).hasMessageContaining("not trusted");
+        Message trusted = message(ACCOUNTS.toText());
+        trusted.getMessageProperties().setUserId("svc-a");
+        delegate.invokeListener(null, trusted);
+        Message withoutHeader = message(null);
+        withoutHeader.getMessageProperties().setUserId("somebody");
+        delegate.invokeListener(null, withoutHeader);
+        assertThat(calls).hasValue(2);
+    }
+}
