@@ -214,26 +214,23 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     @Override
     public void probe() {
         CpSubsystemCheck.refuseUnsafeMode(hazelcast, service);
-        FencedLock lock;
-        try {
-            lock = hazelcast.getCPSubsystem().getLock(prefix + "probe");
-        } catch (RuntimeException e) {
-            throw new IllegalStateException("The CP Subsystem of " + service + " cannot be used: " + e, e);
-        }
-        CompletableFuture<Boolean> answer = CompletableFuture.supplyAsync(lock::isLocked, prober);
+        // both steps may wait for a majority: naming a lock the first time asks the METADATA group for the default
+        // group, reading it asks the default group
+        CompletableFuture<Boolean> answer = CompletableFuture.supplyAsync(
+                () -> hazelcast.getCPSubsystem().getLock(prefix + "probe").isLocked(), prober);
         try {
             answer.get(PROBE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             answer.cancel(true);
-            throw new IllegalStateException("The CP group '" + lock.getGroupId().getName() + "' of " + service
-                    + " did not answer within " + PROBE_WAIT.toMillis() + " ms: no majority of CP members, or "
-                    + "unreachable", e);
+            throw new IllegalStateException("The CP Subsystem of " + service + " did not answer within "
+                    + PROBE_WAIT.toMillis() + " ms: no majority of CP members in the CP group 'default' (or METADATA), "
+                    + "or unreachable", e);
         } catch (ExecutionException e) {
-            throw new IllegalStateException("The CP group of " + service + " cannot grant locks: " + e.getCause(),
+            throw new IllegalStateException("The CP Subsystem of " + service + " cannot grant locks: " + e.getCause(),
                     e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while probing the CP group of " + service, e);
+            throw new IllegalStateException("Interrupted while probing the CP Subsystem of " + service, e);
         }
     }
 
