@@ -31,7 +31,7 @@ final class CpGroup implements AutoCloseable {
     private static final Logger HAZELCAST_LOG = Logger.getLogger("com.hazelcast"); // kept: the level sticks
 
     static {
-        HAZELCAST_LOG.setLevel(Level.WARNING);
+        HAZELCAST_LOG.setLevel(Level.SEVERE);
         System.setProperty("hazelcast.phone.home.enabled", "false");
         System.setProperty("java.net.preferIPv4Stack", "true");
     }
