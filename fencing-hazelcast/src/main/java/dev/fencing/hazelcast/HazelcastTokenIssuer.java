@@ -62,6 +62,8 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     private final String service;
     private final String issuerId = String.format("%016x", ThreadLocalRandom.current().nextLong());
     private final Set<HazelcastLease> held = ConcurrentHashMap.newKeySet();
+    /** Fetching a proxy asks the METADATA CP group each time (Hazelcast says to keep them): one per lock name. */
+    private final ConcurrentHashMap<String, FencedLock> locks = new ConcurrentHashMap<>();
     private final ScheduledExecutorService watcher;
     private final ExecutorService prober;
 
@@ -132,7 +134,7 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
 
     @Override
     protected HazelcastLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
-        FencedLock lock = hazelcast.getCPSubsystem().getLock(lockName(prefix, resource));
+        FencedLock lock = lock(lockName(prefix, resource));
         long threadId = AsThread.current();
         long fence = lock.tryLockAndGetFence(timeout.toMillis(), TimeUnit.MILLISECONDS);
         if (fence == FencedLock.INVALID_FENCE) {
@@ -146,6 +148,16 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
                 lock, threadId);
         held.add(lease);
         return lease;
+    }
+
+    /** The kept proxy of a lock; fetched outside the map's lock, since fetching asks the CP group. */
+    private FencedLock lock(String name) {
+        FencedLock lock = locks.get(name);
+        if (lock == null) {
+            FencedLock fetched = hazelcast.getCPSubsystem().getLock(name);
+            lock = Objects.requireNonNullElse(locks.putIfAbsent(name, fetched), fetched);
+        }
+        return lock;
     }
 
     @Override
