@@ -167,13 +167,19 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     }
 
     /**
-     * Unlocks once, as the acquiring thread. {@code false} when the lock is no longer the lease's: its CP session
-     * ended ({@code LockOwnershipLostException}) or the lock is not held by that thread any more.
+     * Unlocks once, as the acquiring thread, if the lock is still this lease's: its thread holds it with this lease's
+     * fence. {@code false} when it is not: its CP session ended ({@code LockOwnershipLostException}), or the thread
+     * holds the lock again through a new session with a larger fence, which an unlock would wrongly release (to
+     * Hazelcast a lock belongs to a session and thread, not to an acquisition).
      */
     @Override
     protected boolean doRelease(HazelcastLease lease) {
         held.remove(lease);
         try {
+            long fence = AsThread.call(lease.threadId, lease.lock::getFence);
+            if (fence != lease.token().value()) {
+                return false;
+            }
             unlockAs(lease.lock, lease.threadId);
             return true;
         } catch (IllegalMonitorStateException notOwner) { // LockOwnershipLostException included

@@ -28,7 +28,7 @@ class HazelcastTokenIssuerTest extends RemoteTokenIssuerContract {
     void start() {
         group = CpGroup.shared();
         issuer = new HazelcastTokenIssuer(group.members.get(0), "fencing-test/", Duration.ofMillis(200), registry);
-        otherIssuer = new HazelcastTokenIssuer(group.members.get(1), registry);
+        otherIssuer = new HazelcastTokenIssuer(group.members.get(1), "fencing-test/", Duration.ofMillis(200), registry);
         unreachablePort = CpGroup.freePort();
     }
 
