@@ -19,7 +19,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -32,8 +31,8 @@ import java.util.function.Consumer;
  * refused here, since its fences do not survive a member failure.
  *
  * <p>A {@link FencedLock} is reentrant per CP session and thread: an acquire by a thread that already holds the lock
- * returns a new lease with the <em>same</em> token, holder included (the holder is this issuer's random id, the
- * thread and the fence), so a store accepts it as the same holder; any other thread or process has another holder
+ * returns a new lease with the <em>same</em> token, holder included (the holder is the instance's UUID, the thread and
+ * the fence), so a store accepts it as the same holder; any other thread or process has another holder
  * and, for one CP group, never the same fence. Each lease unlocks once when closed; the lock is free when every lease
  * of the thread is closed. A lease may be closed on any thread: the unlock is made on behalf of the thread that
  * acquired it.
@@ -60,7 +59,7 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     private final HazelcastInstance hazelcast;
     private final String prefix;
     private final String service;
-    private final String issuerId = String.format("%016x", ThreadLocalRandom.current().nextLong());
+    private final String instanceId;
     private final Set<HazelcastLease> held = ConcurrentHashMap.newKeySet();
     /** Fetching a proxy asks the METADATA CP group each time (Hazelcast says to keep them): one per lock name. */
     private final ConcurrentHashMap<String, FencedLock> locks = new ConcurrentHashMap<>();
@@ -106,6 +105,7 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
         }
         this.service = CpSubsystemCheck.describe(hazelcast);
         CpSubsystemCheck.refuseUnsafeMode(hazelcast, service);
+        this.instanceId = hazelcast.getLocalEndpoint().getUuid().toString().replace("-", "");
         this.watcher = Executors.newSingleThreadScheduledExecutor(daemon("fencing-hazelcast-watcher"));
         this.prober = Executors.newCachedThreadPool(daemon("fencing-hazelcast-probe"));
         long every = checkInterval.toMillis();
@@ -124,12 +124,14 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     }
 
     /**
-     * The holder of a token: this issuer's random id, the Hazelcast thread id of the acquiring thread and the fence,
-     * e.g. {@code 3f2a9c0d11e4b7a6/57@1234}. A reentrant acquire of the same thread gets the same fence and so the
-     * same holder; another thread or issuer never the same holder. At most 57 chars.
+     * The holder of a token: the UUID of the Hazelcast member or client (whose CP session holds the lock), the
+     * Hazelcast thread id of the acquiring thread and the fence, e.g.
+     * {@code 0f8e6c1a2b3d4e5f60718293a4b5c6d7/57@1234}: the lock's owner as the CP group sees it (session, thread) and
+     * the acquisition. A reentrant acquire of the same thread gets the same fence and so the same holder (also
+     * through another issuer on the same instance); another thread, member or client never. At most 72 chars.
      */
     String holder(long threadId, long fence) {
-        return issuerId + "/" + threadId + "@" + fence;
+        return instanceId + "/" + threadId + "@" + fence;
     }
 
     @Override

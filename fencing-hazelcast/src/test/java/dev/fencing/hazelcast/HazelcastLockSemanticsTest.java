@@ -71,6 +71,12 @@ class HazelcastLockSemanticsTest {
             assertThat(store.fence(r, outer.token(), () -> "outer")).isEqualTo("outer");
             assertThat(store.fence(r, inner.token(), () -> "inner"))
                     .as("an equal token from the same holder is accepted").isEqualTo("inner");
+            // the CP group's owner is the instance's session and the thread, whichever issuer asked
+            try (HazelcastTokenIssuer sameInstance = new HazelcastTokenIssuer(group.members.get(0), "semantics/",
+                    Duration.ofSeconds(1), null);
+                 Lease third = sameInstance.acquire(r, Duration.ofSeconds(10))) {
+                assertThat(third.token()).isEqualTo(outer.token());
+            }
         }
     }
 
