@@ -11,7 +11,7 @@ import java.util.List;
 final class ComparisonTable {
 
     static final List<Strategy> STRATEGIES = List.of(new LeaseTrustStrategy(), new RedisStrategy(),
-            new ZooKeeperStrategy(), new EtcdStrategy(), new FencedJdbcStrategy());
+            new ZooKeeperStrategy(), new EtcdStrategy(), new HazelcastStrategy(), new FencedJdbcStrategy());
 
     private ComparisonTable() {
     }
