@@ -12,7 +12,7 @@ final class ComparisonTable {
 
     static final List<Strategy> STRATEGIES = List.of(new LeaseTrustStrategy(), new RedisStrategy(),
             new RedissonStrategy(false), new RedissonStrategy(true), new ZooKeeperStrategy(), new EtcdStrategy(),
-            new FencedJdbcStrategy());
+            new HazelcastStrategy(), new FencedJdbcStrategy());
 
     private ComparisonTable() {
     }

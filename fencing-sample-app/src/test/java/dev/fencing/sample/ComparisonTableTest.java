@@ -64,6 +64,12 @@ class ComparisonTableTest {
             assertThat(etcd.skipped()).contains("no etcd at http://127.0.0.1:2379");
         }
 
+        Row hazelcast = byName.get("Hazelcast");
+        assertThat(hazelcast.ran()).as(hazelcast.skipped()).isTrue();
+        assertThat(hazelcast.monotonic()).isTrue();
+        assertThat(hazelcast.blocked()).isTrue();
+        assertThat(hazelcast.finalData()).isEqualTo("X");
+
         Row fenced = byName.get("Fencing");
         assertThat(fenced.ran()).as(fenced.skipped()).isTrue();
         assertThat(fenced.monotonic()).isTrue();

@@ -3,7 +3,11 @@ package dev.fencing.docs.issuers;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.docs.Databases;
+import com.hazelcast.client.HazelcastClient;
+import com.hazelcast.client.config.ClientConfig;
+import com.hazelcast.core.HazelcastInstance;
 import dev.fencing.etcd.EtcdTokenIssuer;
+import dev.fencing.hazelcast.HazelcastTokenIssuer;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.TokenIssuer;
@@ -64,6 +68,24 @@ class IssuersTest {
             context.refresh();
             assertThat(context.getBean(TokenIssuer.class)).isInstanceOf(EtcdTokenIssuer.class);
         }
+    }
+
+    @Test
+    void theDocumentedHazelcastIssuerIsCreatedAndClosed() {
+        ClientConfig config = new ClientConfig();
+        config.setProperty("hazelcast.phone.home.enabled", "false");
+        config.getNetworkConfig().addAddress("127.0.0.1:1");
+        config.getConnectionStrategyConfig().setAsyncStart(true); // created without a cluster
+        HazelcastInstance client = HazelcastClient.newHazelcastClient(config);
+        try (var context = new AnnotationConfigApplicationContext()) {
+            context.register(HazelcastIssuerConfig.class, Registry.class);
+            context.registerBean(HazelcastInstance.class, () -> client);
+            context.refresh();
+            assertThat(context.getBean(TokenIssuer.class)).isInstanceOf(HazelcastTokenIssuer.class);
+        } finally {
+            client.getLifecycleService().terminate();
+        }
+        assertThat(HazelcastIssuerConfig.memberConfig().getCPSubsystemConfig().getCPMemberCount()).isEqualTo(3);
     }
 
     @Test

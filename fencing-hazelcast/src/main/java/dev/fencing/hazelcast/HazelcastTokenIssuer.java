@@ -1,0 +1,292 @@
+package dev.fencing.hazelcast;
+
+import com.hazelcast.core.HazelcastInstance;
+import com.hazelcast.cp.lock.FencedLock;
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.issuer.AbstractLease;
+import dev.fencing.issuer.AbstractTokenIssuer;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * A {@link TokenIssuer} on the Hazelcast CP Subsystem: a {@link FencedLock} per resource, whose fence
+ * ({@link FencedLock#tryLockAndGetFence(long, TimeUnit)}) is the token. The fence is the Raft commit index of the
+ * acquisition in the CP group, so it grows from each holder to the next for every lock of the group; the CP
+ * Subsystem must run with CP members ({@code cp-member-count} at least 3): a member started in "unsafe mode" is
+ * refused here, since its fences do not survive a member failure.
+ *
+ * <p>A {@link FencedLock} is reentrant per CP session and thread: an acquire by a thread that already holds the lock
+ * returns a new lease with the <em>same</em> token, holder included (the holder is the instance's UUID, the thread and
+ * the fence), so a store accepts it as the same holder; any other thread or process has another holder
+ * and, for one CP group, never the same fence. Each lease unlocks once when closed; the lock is free when every lease
+ * of the thread is closed. A lease may be closed on any thread: the unlock is made on behalf of the thread that
+ * acquired it.
+ *
+ * <p>When this process's CP session ends (it stopped heartbeating longer than the session time-to-live: a pause, a
+ * partition, its member leaving), the CP group releases its locks and the next holder gets a larger fence. A
+ * watcher asks the CP group, every check interval, whether each held lease is still its thread's; a lease that is
+ * not is marked lost (a warning and {@code fencing.issuer.leases.lost}), and closing it is quiet.
+ */
+public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTokenIssuer.HazelcastLease>
+        implements AutoCloseable {
+
+    /** The lock name prefix unless configured otherwise. */
+    public static final String DEFAULT_PREFIX = "fencing/";
+
+    /** How often held leases are checked unless configured otherwise. */
+    public static final Duration DEFAULT_CHECK_INTERVAL = Duration.ofSeconds(1);
+
+    /** How long {@link #probe()} waits for the CP group. */
+    static final Duration PROBE_WAIT = Duration.ofSeconds(3);
+
+    private static final System.Logger LOG = System.getLogger(HazelcastTokenIssuer.class.getName());
+
+    private final HazelcastInstance hazelcast;
+    private final String prefix;
+    private final String service;
+    private final String instanceId;
+    private final Set<HazelcastLease> held = ConcurrentHashMap.newKeySet();
+    /** Fetching a proxy asks the METADATA CP group each time (Hazelcast says to keep them): one per lock name. */
+    private final ConcurrentHashMap<String, FencedLock> locks = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService watcher;
+    private final ExecutorService prober;
+
+    /**
+     * Test seam, package-private: runs with the resource right after the lock was granted and before the lease is
+     * returned. Does nothing unless a test in this package sets it.
+     */
+    volatile Consumer<String> afterGrant = resource -> { };
+
+    /**
+     * An issuer with the {@link #DEFAULT_PREFIX} and {@link #DEFAULT_CHECK_INTERVAL}.
+     *
+     * @see #HazelcastTokenIssuer(HazelcastInstance, String, Duration, MeterRegistry)
+     */
+    public HazelcastTokenIssuer(HazelcastInstance hazelcast, MeterRegistry registry) {
+        this(hazelcast, DEFAULT_PREFIX, DEFAULT_CHECK_INTERVAL, registry);
+    }
+
+    /**
+     * @param hazelcast     a started member or client of a cluster whose CP Subsystem is enabled (3 or more CP
+     *                      members); its CP session is this issuer's
+     * @param prefix        the start of every lock name; no {@code @} (Hazelcast reads what follows as a CP group)
+     * @param checkInterval how often held leases are checked for a lost CP session, at least 100 ms
+     * @param registry      for the issuer's counters, or {@code null}
+     * @throws FencingConfigurationException when the instance is a member in CP "unsafe mode"
+     *                                       ({@code cp-member-count} 0) or not running
+     * @throws IllegalArgumentException      when the prefix or interval is invalid
+     */
+    public HazelcastTokenIssuer(HazelcastInstance hazelcast, String prefix, Duration checkInterval,
+                                MeterRegistry registry) {
+        super(registry, "hazelcast");
+        this.hazelcast = Objects.requireNonNull(hazelcast, "hazelcast");
+        this.prefix = Objects.requireNonNull(prefix, "prefix");
+        if (prefix.indexOf('@') >= 0) {
+            throw new IllegalArgumentException("prefix '" + prefix + "' must not contain '@': Hazelcast reads what "
+                    + "follows it as a CP group name");
+        }
+        if (checkInterval == null || checkInterval.toMillis() < 100) {
+            throw new IllegalArgumentException("checkInterval must be at least 100 ms, was " + checkInterval);
+        }
+        this.service = CpSubsystemCheck.describe(hazelcast);
+        CpSubsystemCheck.refuseUnsafeMode(hazelcast, service);
+        this.instanceId = hazelcast.getLocalEndpoint().getUuid().toString().replace("-", "");
+        this.watcher = Executors.newSingleThreadScheduledExecutor(daemon("fencing-hazelcast-watcher"));
+        this.prober = Executors.newCachedThreadPool(daemon("fencing-hazelcast-probe"));
+        long every = checkInterval.toMillis();
+        watcher.scheduleWithFixedDelay(this::checkHeld, every, every, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * The lock name of a resource: the prefix and the resource with {@code %} and {@code @} percent-encoded, so that
+     * no resource selects a CP group ({@code name@group}) and distinct resources stay distinct locks.
+     */
+    static String lockName(String prefix, String resource) {
+        if (resource.indexOf('@') < 0 && resource.indexOf('%') < 0) {
+            return prefix + resource;
+        }
+        return prefix + resource.replace("%", "%25").replace("@", "%40");
+    }
+
+    /**
+     * The holder of a token: the UUID of the Hazelcast member or client (whose CP session holds the lock), the
+     * Hazelcast thread id of the acquiring thread and the fence, e.g.
+     * {@code 0f8e6c1a2b3d4e5f60718293a4b5c6d7/57@1234}: the lock's owner as the CP group sees it (session, thread) and
+     * the acquisition. A reentrant acquire of the same thread gets the same fence and so the same holder (also
+     * through another issuer on the same instance); another thread, member or client never. At most 72 chars.
+     */
+    String holder(long threadId, long fence) {
+        return instanceId + "/" + threadId + "@" + fence;
+    }
+
+    @Override
+    protected HazelcastLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
+        FencedLock lock = lock(lockName(prefix, resource));
+        long threadId = AsThread.current();
+        long fence = lock.tryLockAndGetFence(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (fence == FencedLock.INVALID_FENCE) {
+            throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
+                    + " ms waiting for the Hazelcast FencedLock '" + lock.getName() + "' on resource '" + resource
+                    + "' (" + service + "); or its lock-acquire-limit is reached for a reentrant acquire");
+        }
+        grant.granted(() -> unlockAs(lock, threadId));
+        afterGrant.accept(resource);
+        HazelcastLease lease = new HazelcastLease(this, new FencingToken(resource, fence, holder(threadId, fence)),
+                lock, threadId);
+        held.add(lease);
+        return lease;
+    }
+
+    /** The kept proxy of a lock; fetched outside the map's lock, since fetching asks the CP group. */
+    private FencedLock lock(String name) {
+        FencedLock lock = locks.get(name);
+        if (lock == null) {
+            FencedLock fetched = hazelcast.getCPSubsystem().getLock(name);
+            lock = Objects.requireNonNullElse(locks.putIfAbsent(name, fetched), fetched);
+        }
+        return lock;
+    }
+
+    @Override
+    protected LockAcquisitionException failure(String resource, Duration timeout, Exception cause) {
+        return new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' on " + service
+                + ": " + cause, cause);
+    }
+
+    /**
+     * Unlocks once, as the acquiring thread, if the lock is still this lease's: its thread holds it with this lease's
+     * fence. {@code false} when it is not: its CP session ended ({@code LockOwnershipLostException}), or the thread
+     * holds the lock again through a new session with a larger fence, which an unlock would wrongly release (to
+     * Hazelcast a lock belongs to a session and thread, not to an acquisition).
+     */
+    @Override
+    protected boolean doRelease(HazelcastLease lease) {
+        held.remove(lease);
+        try {
+            long fence = AsThread.call(lease.threadId, lease.lock::getFence);
+            if (fence != lease.token().value()) {
+                return false;
+            }
+            unlockAs(lease.lock, lease.threadId);
+            return true;
+        } catch (IllegalMonitorStateException notOwner) { // LockOwnershipLostException included
+            return false;
+        }
+    }
+
+    /** Runs {@code lock.unlock()} as the Hazelcast thread {@code threadId}, from whichever thread calls it. */
+    private static void unlockAs(FencedLock lock, long threadId) {
+        AsThread.run(threadId, lock::unlock);
+    }
+
+    /** The watcher's round: marks lost every held lease whose lock the CP group no longer gives its thread. */
+    private void checkHeld() {
+        for (HazelcastLease lease : held) {
+            if (lease.isReleased()) {
+                held.remove(lease);
+                continue;
+            }
+            if (!stillHeld(lease)) {
+                held.remove(lease);
+                markLost(lease, true);
+            }
+        }
+    }
+
+    /**
+     * Whether the CP group still gives the lease's lock to its thread with its fence; {@code true} when it cannot
+     * tell (no majority, a timeout): the fence protects the data either way, a loss is only reported.
+     */
+    private boolean stillHeld(HazelcastLease lease) {
+        if (!hazelcast.getLifecycleService().isRunning()) {
+            return false; // its member or client is gone, and its CP session with it
+        }
+        try {
+            long fence = AsThread.call(lease.threadId, lease.lock::getFence);
+            return fence == lease.token().value();
+        } catch (IllegalMonitorStateException notOwner) { // LockOwnershipLostException included
+            return false;
+        } catch (RuntimeException unknown) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "Could not check " + lease + " on " + service + ": " + unknown);
+            return true;
+        }
+    }
+
+    /**
+     * Asks the CP group, within 3 seconds, for the state of a lock: it answers only with a majority of its CP
+     * members and a leader. Throws naming the cluster and the reason; takes no lock.
+     */
+    @Override
+    public void probe() {
+        CpSubsystemCheck.refuseUnsafeMode(hazelcast, service);
+        // both steps may wait for a majority: naming a lock the first time asks the METADATA group for the default
+        // group, reading it asks the default group
+        CompletableFuture<Boolean> answer = CompletableFuture.supplyAsync(
+                () -> hazelcast.getCPSubsystem().getLock(prefix + "probe").isLocked(), prober);
+        try {
+            answer.get(PROBE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            answer.cancel(true);
+            throw new IllegalStateException("The CP Subsystem of " + service + " did not answer within "
+                    + PROBE_WAIT.toMillis() + " ms: no majority of CP members in the CP group 'default' (or METADATA), "
+                    + "or unreachable", e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("The CP Subsystem of " + service + " cannot grant locks: " + e.getCause(),
+                    e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while probing the CP Subsystem of " + service, e);
+        }
+    }
+
+    /** Stops the watcher; held leases stay held until closed. Does not shut the Hazelcast instance down. */
+    @Override
+    public void close() {
+        watcher.shutdownNow();
+        prober.shutdownNow();
+    }
+
+    /** For messages: the cluster and instance this issuer uses. */
+    String service() {
+        return service;
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        return runnable -> {
+            Thread thread = new Thread(runnable, name);
+            thread.setDaemon(true);
+            return thread;
+        };
+    }
+
+    /**
+     * One acquisition of a {@link FencedLock}: the lock, and the Hazelcast thread id that holds it (the unlock and
+     * the watcher act as that thread).
+     */
+    static final class HazelcastLease extends AbstractLease {
+
+        private final FencedLock lock;
+        private final long threadId;
+
+        HazelcastLease(HazelcastTokenIssuer issuer, FencingToken token, FencedLock lock, long threadId) {
+            super(issuer, token);
+            this.lock = lock;
+            this.threadId = threadId;
+        }
+    }
+}

@@ -1,0 +1,195 @@
+package dev.fencing.hazelcast;
+
+import com.hazelcast.core.HazelcastInstance;
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.rule.DuplicateTokenException;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What {@code FencedLock} adds to the contract: reentrancy per thread (the same token, accepted by a store as the
+ * same holder; one unlock per lease), leases closed on another thread, lock names that cannot select a CP group, and
+ * the startup checks.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(60)
+class HazelcastLockSemanticsTest {
+
+    private CpGroup group;
+    private HazelcastTokenIssuer issuer;
+    private HazelcastTokenIssuer otherIssuer;
+    private final ExecutorService pool = Executors.newCachedThreadPool();
+    private final List<Lease> toClose = new ArrayList<>();
+
+    @BeforeAll
+    void start() {
+        group = CpGroup.shared();
+        issuer = new HazelcastTokenIssuer(group.members.get(0), "semantics/", Duration.ofMillis(200), null);
+        otherIssuer = new HazelcastTokenIssuer(group.members.get(1), "semantics/", Duration.ofMillis(200), null);
+    }
+
+    @AfterAll
+    void stop() {
+        toClose.forEach(Lease::close);
+        pool.shutdownNow();
+        issuer.close();
+        otherIssuer.close();
+    }
+
+    private static String fresh() {
+        return "semantics-" + UUID.randomUUID();
+    }
+
+    @Test
+    void aReentrantAcquireGetsTheSameTokenAndTheStoreAcceptsItAsTheSameHolder() throws Throwable {
+        String r = fresh();
+        InMemoryFenceStore store = new InMemoryFenceStore();
+        try (Lease outer = issuer.acquire(r, Duration.ofSeconds(10));
+             Lease inner = issuer.acquire(r, Duration.ofSeconds(10))) {
+            assertThat(inner.token()).isEqualTo(outer.token());
+            assertThat(inner).isNotSameAs(outer);
+            assertThat(store.fence(r, outer.token(), () -> "outer")).isEqualTo("outer");
+            assertThat(store.fence(r, inner.token(), () -> "inner"))
+                    .as("an equal token from the same holder is accepted").isEqualTo("inner");
+            // the CP group's owner is the instance's session and the thread, whichever issuer asked
+            try (HazelcastTokenIssuer sameInstance = new HazelcastTokenIssuer(group.members.get(0), "semantics/",
+                    Duration.ofSeconds(1), null);
+                 Lease third = sameInstance.acquire(r, Duration.ofSeconds(10))) {
+                assertThat(third.token()).isEqualTo(outer.token());
+            }
+        }
+    }
+
+    @Test
+    void anotherThreadWaitsAndItsHolderDiffersSoAnEqualValueFromItIsRefused() throws Throwable {
+        String r = fresh();
+        InMemoryFenceStore store = new InMemoryFenceStore();
+        Lease first = issuer.acquire(r, Duration.ofSeconds(10));
+        try {
+            store.fence(r, first.token(), () -> null);
+            // another thread of the same process (same CP session) is not the holder: it waits, and times out
+            assertThatThrownBy(() -> pool.submit(() -> issuer.acquire(r, Duration.ofMillis(500))).get(10,
+                    TimeUnit.SECONDS)).hasCauseInstanceOf(LockAcquisitionException.class);
+            // were it to present the first holder's value, its holder would differ: refused as a duplicate
+            long otherThread = pool.submit(AsThread::current).get(10, TimeUnit.SECONDS);
+            FencingToken equalValue = new FencingToken(r, first.token().value(),
+                    issuer.holder(otherThread, first.token().value()));
+            assertThat(equalValue.holder()).isNotEqualTo(first.token().holder());
+            assertThatThrownBy(() -> store.fence(r, equalValue, () -> null)).isInstanceOf(DuplicateTokenException.class);
+            // and so would the same value from another issuer (another process) on the same thread id
+            FencingToken otherProcess = new FencingToken(r, first.token().value(),
+                    otherIssuer.holder(AsThread.current(), first.token().value()));
+            assertThatThrownBy(() -> store.fence(r, otherProcess, () -> null))
+                    .isInstanceOf(DuplicateTokenException.class);
+        } finally {
+            first.close();
+        }
+        Lease second = pool.submit(() -> issuer.acquire(r, Duration.ofSeconds(10))).get(20, TimeUnit.SECONDS);
+        try {
+            assertThat(second.token().value()).isGreaterThan(first.token().value());
+            assertThat(second.token().holder()).isNotEqualTo(first.token().holder());
+            store.fence(r, second.token(), () -> null);
+            assertThatThrownBy(() -> store.fence(r, first.token(), () -> null)).isInstanceOf(StaleTokenException.class);
+        } finally {
+            pool.submit(second::close).get(20, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void eachLeaseUnlocksOnceSoTheLockIsFreeWhenTheLastIsClosed() {
+        String r = fresh();
+        Lease outer = issuer.acquire(r, Duration.ofSeconds(10));
+        Lease inner = issuer.acquire(r, Duration.ofSeconds(10));
+        outer.close();                       // the outer one first: the inner acquisition still holds the lock
+        outer.close();                       // idempotent: no second unlock
+        assertThat(outer.isReleased()).isTrue();
+        assertThat(outer.isLost()).isFalse();
+        assertThat(inner.isHeld()).isTrue();
+        assertThatThrownBy(() -> otherIssuer.acquire(r, Duration.ofMillis(500)))
+                .as("still held by the inner lease").isInstanceOf(LockAcquisitionException.class);
+        inner.close();
+        try (Lease next = otherIssuer.acquire(r, Duration.ofSeconds(2))) {
+            assertThat(next.token().value()).isGreaterThan(inner.token().value());
+        }
+    }
+
+    @Test
+    void aLeaseClosedOnAnotherThreadReleasesTheLock() throws Exception {
+        String r = fresh();
+        HazelcastInstance member = group.members.get(0);
+        String lockName = HazelcastTokenIssuer.lockName("semantics/", r);
+        Lease lease = pool.submit(() -> issuer.acquire(r, Duration.ofSeconds(10))).get(20, TimeUnit.SECONDS);
+        assertThat(member.getCPSubsystem().getLock(lockName).isLockedByCurrentThread())
+                .as("FencedLock is thread-bound: the test thread does not own it").isFalse();
+        assertThatCode(lease::close).doesNotThrowAnyException();   // on the test thread, not the acquiring one
+        assertThat(lease.isReleased()).isTrue();
+        assertThat(lease.isLost()).isFalse();
+        assertThat(member.getCPSubsystem().getLock(lockName).isLocked()).isFalse();
+        try (Lease next = otherIssuer.acquire(r, Duration.ofSeconds(2))) {
+            assertThat(next.token().value()).isGreaterThan(lease.token().value());
+        }
+    }
+
+    @Test
+    void aResourceCannotSelectACpGroupAndStaysItsOwnLock() {
+        String base = fresh();
+        String withAt = base + "@metadata";
+        Lease at = issuer.acquire(withAt, Duration.ofSeconds(10));
+        try {
+            assertThat(HazelcastTokenIssuer.lockName("p/", withAt)).isEqualTo("p/" + base + "%40metadata");
+            try (Lease encoded = otherIssuer.acquire(base + "%40metadata", Duration.ofSeconds(2));
+                 Lease plain = otherIssuer.acquire(base, Duration.ofSeconds(2))) {
+                assertThat(encoded.token().resource()).isEqualTo(base + "%40metadata");
+                assertThat(plain.token().resource()).isEqualTo(base);
+            }
+        } finally {
+            at.close();
+        }
+    }
+
+    @Test
+    void badConstructorArgumentsAreRefusedWithTheirName() {
+        HazelcastInstance member = group.members.get(0);
+        assertThatThrownBy(() -> new HazelcastTokenIssuer(member, "locks@group", Duration.ofSeconds(1), null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("prefix");
+        assertThatThrownBy(() -> new HazelcastTokenIssuer(member, "p/", Duration.ofMillis(10), null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("checkInterval");
+        assertThatThrownBy(() -> new HazelcastTokenIssuer(null, null)).isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("hazelcast");
+    }
+
+    @Test
+    @Timeout(90)
+    void aMemberInUnsafeModeOrNotRunningIsRefusedAtStartup() {
+        try (CpGroup unsafe = new CpGroup(1, 0)) {
+            HazelcastInstance member = unsafe.members.get(0);
+            assertThatThrownBy(() -> new HazelcastTokenIssuer(member, null))
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("unsafe mode").hasMessageContaining("cp-member-count")
+                    .hasMessageContaining(unsafe.clusterName);
+            member.getLifecycleService().terminate();
+            assertThatThrownBy(() -> new HazelcastTokenIssuer(member, null))
+                    .isInstanceOf(FencingConfigurationException.class).hasMessageContaining("not running");
+        }
+    }
+}
