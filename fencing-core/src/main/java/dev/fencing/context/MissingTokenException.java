@@ -14,11 +14,28 @@ public class MissingTokenException extends FencingException {
     private final String operation;
 
     public MissingTokenException(String resource, String operation) {
+        this(resource, operation, java.util.Set.of());
+    }
+
+    /**
+     * As {@link #MissingTokenException(String, String)}, naming the resources that do have a token on the thread (at
+     * most 8), which points at a misspelt resource or a key prefix without its separator.
+     */
+    public MissingTokenException(String resource, String operation, java.util.Collection<String> boundResources) {
         super("No fencing token bound for resource '" + resource + "' in " + operation
                 + "; bind one with FencingContext.bind(...) or call it from a @Fenced(acquire = true) method, "
-                + "and propagate it when the call hops threads");
+                + "and propagate it when the call hops threads" + bound(boundResources));
         this.resource = resource;
         this.operation = operation;
+    }
+
+    private static String bound(java.util.Collection<String> resources) {
+        if (resources == null || resources.isEmpty()) {
+            return "";
+        }
+        return resources.stream().limit(8).map(r -> "'" + r + "'")
+                .collect(java.util.stream.Collectors.joining(", ", " (tokens are bound here only for ",
+                        resources.size() > 8 ? ", ...)" : ")"));
     }
 
     /** The effective resource that had no token. */

@@ -198,7 +198,7 @@ public final class FenceGuard {
         if (token == null) {
             FencingMetrics.increment(point.checks().missing());
             outcome(observation, "missing");
-            throw new MissingTokenException(resource, point.operation());
+            throw new MissingTokenException(resource, point.operation(), FencingContext.snapshot().keySet());
         }
         if (verifier != null) {
             Verification verification = verifier.verify(token); // cached per token instance

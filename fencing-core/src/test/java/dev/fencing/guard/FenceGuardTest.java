@@ -167,7 +167,10 @@ class FenceGuardTest {
         FenceGuard guard = new FenceGuard(store);
         FencingContext.run(new FencingToken("other", 99, "h"), () ->
                 assertThatThrownBy(() -> guard.invoke(repo("r"), new Object[0], () -> "x"))
-                        .isInstanceOf(MissingTokenException.class));
+                        .isInstanceOf(MissingTokenException.class)
+                        .hasMessageContaining("tokens are bound here only for 'other'")); // points at the typo
+        assertThatThrownBy(() -> guard.invoke(repo("r"), new Object[0], () -> "x"))
+                .isInstanceOf(MissingTokenException.class).message().doesNotContain("bound here");
     }
 
     @Test
