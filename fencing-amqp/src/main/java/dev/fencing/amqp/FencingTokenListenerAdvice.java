@@ -4,6 +4,7 @@ import com.rabbitmq.client.LongString;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
 import dev.fencing.context.MissingTokenException;
+import dev.fencing.guard.RemoteTokenSetAsideException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.token.FencingToken;
 import dev.fencing.token.TokenFormatException;
@@ -31,7 +32,8 @@ import java.util.function.Predicate;
  * dead-letter exchange when it has one, dropped otherwise), since redelivery cannot make them valid: a header that
  * does not parse by {@link TokenList}'s rules (the listener does not run), a header on a message the trust predicate
  * refuses (the listener does not run), and a listener call that failed because a fence refused its token
- * ({@link TokenRejectedException}: stale, duplicate, out of range, forged) or found none ({@link MissingTokenException}).
+ * ({@link TokenRejectedException}: stale, duplicate, out of range, forged), found none ({@link MissingTokenException})
+ * or refused to set the message's token aside ({@link RemoteTokenSetAsideException}).
  * Any other failure is left to the container (requeued by default). Signed tokens are bound as they came; the fence
  * verifies them.
  *
@@ -169,7 +171,8 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
     /** The fence's refusal in {@code failure}'s cause chain, or {@code null} when it failed for another reason. */
     private static Throwable refusal(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof TokenRejectedException || t instanceof MissingTokenException) {
+            if (t instanceof TokenRejectedException || t instanceof MissingTokenException
+                    || t instanceof RemoteTokenSetAsideException) {
                 return t;
             }
         }

@@ -302,6 +302,11 @@ public final class FenceGuard {
         if (FencingContext.currentLocal(resource) != null) {
             return proceed.proceed(target);
         }
+        FencingToken remote = FencingContext.current(resource);
+        if (remote != null) {
+            // a caller's token (header, message): acquiring would set it aside, and its stale request would land
+            throw new RemoteTokenSetAsideException(resource, point.operation(), remote.value());
+        }
         validate(point);
         Lease held = leaseScope.held(resource);
         if (held != null) {

@@ -74,7 +74,8 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
         } catch (NoSuchBeanDefinitionException e) {
             throw new FencingConfigurationException("@EnableSchedulerLockFencing wraps LockProvider bean '"
                     + lockProviderBean + "' but the context has no TokenIssuer bean: declare one (ZooKeeper, etcd or "
-                    + "JdbcTokenIssuer; the tokens of ShedLock jobs come from it)", e);
+                    + "JdbcTokenIssuer; the tokens of ShedLock jobs come from it), or with the Spring Boot starter set "
+                    + "fencing.issuer.type (jdbc, zookeeper or etcd)", e);
         }
     }
 
@@ -90,9 +91,10 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
 
     private static void addMapping(FencingLockProvider.Builder builder, String mapping) {
         int eq = mapping == null ? -1 : mapping.indexOf('=');
-        if (eq <= 0 || eq == mapping.length() - 1) {
+        if (eq <= 0 || eq == mapping.length() - 1 || mapping.indexOf('=', eq + 1) >= 0 || mapping.indexOf(';') >= 0) {
             throw new FencingConfigurationException("@EnableSchedulerLockFencing(resources = \"" + mapping
-                    + "\") is not lockName=resource[,resource...]");
+                    + "\") is not lockName=resource[,resource...] (one mapping per array element: resources = "
+                    + "{\"job-a=res1\", \"job-b=res2,res3\"})");
         }
         String[] resources = mapping.substring(eq + 1).split(",");
         for (int i = 0; i < resources.length; i++) {

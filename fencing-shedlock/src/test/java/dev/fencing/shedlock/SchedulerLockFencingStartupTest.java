@@ -99,6 +99,11 @@ class SchedulerLockFencingStartupTest {
     }
 
     @Configuration(proxyBeanMethods = false)
+    @EnableSchedulerLockFencing(resources = "nightly=accounts;report=ledger") // two mappings in one element
+    static class TwoMappingsInOne {
+    }
+
+    @Configuration(proxyBeanMethods = false)
     @EnableSchedulerLockFencing(acquireTimeout = "5 seconds")
     static class BadTimeout {
     }
@@ -149,6 +154,8 @@ class SchedulerLockFencingStartupTest {
     void aMappingOrTimeoutThatDoesNotParseStopsStartup() {
         assertThat(startupFailure(Beans.class, Issuer.class, BadMapping.class))
                 .contains("\"report\"").contains("lockName=resource");
+        assertThat(startupFailure(Beans.class, Issuer.class, TwoMappingsInOne.class))
+                .contains("nightly=accounts;report=ledger").contains("one mapping per array element");
         assertThat(startupFailure(Beans.class, Issuer.class, BadTimeout.class))
                 .contains("\"5 seconds\"").contains("PT5S");
     }

@@ -2,6 +2,7 @@ package dev.fencing.web;
 
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.guard.InvalidKeyException;
+import dev.fencing.guard.RemoteTokenSetAsideException;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
@@ -155,6 +156,16 @@ public class FencingExceptionAdvice {
         problem.setType(MISSING_TOKEN_TYPE);
         problem.setTitle("Missing fencing token");
         problem.setProperty("resource", e.resource());
+        return problem;
+    }
+
+    /** 409: the caller sent a token for a resource whose method acquires its own lock; nothing was locked or written. */
+    @ExceptionHandler(RemoteTokenSetAsideException.class)
+    public ProblemDetail remoteTokenSetAside(RemoteTokenSetAsideException e) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
+        problem.setTitle("Fencing token sent to a method that acquires its own lock");
+        problem.setProperty("resource", e.resource());
+        problem.setProperty("presentedValue", e.presentedValue());
         return problem;
     }
 

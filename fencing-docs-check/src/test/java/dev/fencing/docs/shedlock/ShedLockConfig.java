@@ -16,7 +16,7 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 @EnableScheduling
 @EnableSchedulerLock(defaultLockAtMostFor = "PT10M")
 @EnableSchedulerLockFencing(resources = "nightly-interest=accounts", mappedOnly = true)
-public class ShedLockConfig {                  // with @EnableFencing, a FenceStore and a TokenIssuer bean as usual
+public class ShedLockConfig {  // plus fencing as usual: the starter with fencing.issuer.type, or @EnableFencing
     @Bean
     LockProvider lockProvider(DataSource dataSource) {   // ShedLock's own provider, unchanged: it is wrapped
         return new JdbcTemplateLockProvider(JdbcTemplateLockProvider.Configuration.builder()
