@@ -117,6 +117,36 @@ class FencingTokenListenerAdviceTest {
     }
 
     @Test
+    void anAcquiringServiceNeverSetsTheProducersTokenAsideAndTheMessageIsRejected() {
+        // the trial's case: the listener calls a @Fenced(acquire = true) service for the resource the message's
+        // (old) token is for; taking a fresh lock there would apply the zombie producer's message
+        var metrics = new dev.fencing.metrics.FencingMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        var store = new dev.fencing.store.InMemoryFenceStore();
+        var issuer = new dev.fencing.issuer.InMemoryTokenIssuer();
+        var guard = new dev.fencing.guard.FenceGuard(store, issuer, java.time.Duration.ofSeconds(1));
+        var service = new dev.fencing.guard.FencePoint("Ledger.post()", "accounts:42", null, null, true, metrics);
+        AtomicInteger written = new AtomicInteger();
+        Delegate delegate = advised(new FencingTokenListenerAdvice(), data -> {
+            try {
+                guard.invoke(service, new Object[0], written::incrementAndGet);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        });
+        assertThatThrownBy(() -> delegate.invokeListener(null, message(ACCOUNTS.toText())))
+                .isInstanceOf(AmqpRejectAndDontRequeueException.class)
+                .hasCauseInstanceOf(dev.fencing.guard.RemoteTokenSetAsideException.class);
+        assertThat(written).hasValue(0);
+        assertThat(store.maxSeen("accounts:42")).isEmpty();
+        // a message that carries no token for it: the service takes its own lock and writes
+        delegate.invokeListener(null, message(null));
+        assertThat(written).hasValue(1);
+        assertThat(FencingContext.isEmpty()).isTrue();
+    }
+
+    @Test
     void malformedHeadersAreRejectedWithoutRequeueBeforeTheListenerRuns() {
         AtomicInteger calls = new AtomicInteger();
         Delegate delegate = advised(new FencingTokenListenerAdvice(), data -> calls.incrementAndGet());
