@@ -1,5 +1,7 @@
 package dev.fencing.etcd;
 
+import dev.fencing.testsupport.PartitionProxy;
+
 import dev.fencing.issuer.Lease;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.InMemoryFenceStore;

@@ -1,5 +1,7 @@
 package dev.fencing.redisson;
 
+import dev.fencing.testsupport.PartitionProxy;
+
 import dev.fencing.issuer.Lease;
 import dev.fencing.redisson.RedissonTokenIssuer.PersistenceCheck;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;

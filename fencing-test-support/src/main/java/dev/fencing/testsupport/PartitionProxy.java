@@ -1,4 +1,4 @@
-package dev.fencing.etcd;
+package dev.fencing.testsupport;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -17,7 +17,7 @@ import java.util.concurrent.Executors;
  * it and the server silently drops packets), so neither side notices anything but silence. {@link #heal()} closes
  * the connections it cut (their streams lost bytes) and forwards again. Closing stops every thread it started.
  */
-final class PartitionProxy implements AutoCloseable {
+public final class PartitionProxy implements AutoCloseable {
 
     private final ServerSocket server;
     private final int targetPort;
@@ -29,27 +29,30 @@ final class PartitionProxy implements AutoCloseable {
     });
     private volatile boolean partitioned;
 
-    PartitionProxy(int targetPort) throws IOException {
+    /** Starts forwarding from a free loopback port to {@code targetPort} on loopback. */
+    public PartitionProxy(int targetPort) throws IOException {
         this.targetPort = targetPort;
         this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         threads.execute(this::acceptLoop);
     }
 
-    int port() {
+    /** The loopback port clients connect to instead of the target's. */
+    public int port() {
         return server.getLocalPort();
     }
 
-    String endpoint() {
+    /** {@code http://127.0.0.1:<port>}, for clients configured with a URL. */
+    public String endpoint() {
         return "http://127.0.0.1:" + port();
     }
 
     /** Stops forwarding: bytes from either side are read and dropped, connections stay open. */
-    void partition() {
+    public void partition() {
         partitioned = true;
     }
 
     /** Forwards again, on fresh connections: the ones that lost bytes are closed. */
-    void heal() {
+    public void heal() {
         closeConnections();
         partitioned = false;
     }
