@@ -83,6 +83,14 @@ public class FencingExceptionAdvice {
      */
     public static final URI OUT_OF_RANGE_TOKEN_TYPE = URI.create("https://fencing.dev/problems/out-of-range-token");
 
+    /**
+     * The problem {@code type} of a 409 for a token sent to a {@code @Fenced(acquire = true)} method of its resource
+     * ({@link RemoteTokenSetAsideException}): a caller's mistake, not a verdict; {@link FencingTokenClientInterceptor}
+     * leaves it to the client as an {@code HttpClientErrorException}.
+     */
+    public static final URI REMOTE_TOKEN_SET_ASIDE_TYPE =
+            URI.create("https://fencing.dev/problems/remote-token-set-aside");
+
     /** The problem {@code type} of a 428 for a missing token (none bound for the resource). */
     public static final URI MISSING_TOKEN_TYPE = URI.create("https://fencing.dev/problems/missing-token");
 
@@ -163,6 +171,7 @@ public class FencingExceptionAdvice {
     @ExceptionHandler(RemoteTokenSetAsideException.class)
     public ProblemDetail remoteTokenSetAside(RemoteTokenSetAsideException e) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
+        problem.setType(REMOTE_TOKEN_SET_ASIDE_TYPE);
         problem.setTitle("Fencing token sent to a method that acquires its own lock");
         problem.setProperty("resource", e.resource());
         problem.setProperty("presentedValue", e.presentedValue());

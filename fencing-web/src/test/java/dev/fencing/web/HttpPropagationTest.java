@@ -611,7 +611,8 @@ class HttpPropagationTest {
         // taking B's own lock would fence the write with a fresh token and land a stale caller's request: refused
         assertThat(answer.status()).isEqualTo(409);
         assertThat(answer.body()).contains("Fencing token sent to a method that acquires its own lock")
-                .contains("remove acquire = true").contains("\"presentedValue\":1000000");
+                .contains("remove acquire = true").contains("\"presentedValue\":1000000")
+                .contains(FencingExceptionAdvice.REMOTE_TOKEN_SET_ASIDE_TYPE.toString());
         assertThat(acquisitionsOnB("acquired")).as("no lock taken").isEqualTo(acquiredBefore);
         assertThat(checksOnB("accepted")).as("nothing checked or written").isEqualTo(acceptedBefore);
         assertThat(ServiceB.MEMORY.maxSeen("accounts:3")).as("max_seen untouched").isEqualTo(before);
