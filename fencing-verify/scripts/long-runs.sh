@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # The long runs of docs/verification.md: each issuer with the PostgreSQL store (and the MariaDB pair), the lock-set
-# workload over 8 resources, 8 clients, pauses, kills and partitions, 10 minutes, fence off and on.
+# workload over 8 resources, 8 clients, pauses, kills and partitions, 20 minutes (TIME_LIMIT), fence off and on.
 #
 #   mvn -B -q -pl fencing-verify -am package -DskipTests
 #   fencing-verify/scripts/long-runs.sh [zookeeper etcd jdbc-postgresql jdbc-mariadb/mariadb ...]
 #   fencing-verify/scripts/long-runs-table.sh target/verify/long/*/summary.json
 #
-# Two runs go at once (fence off and on of one issuer); a pair takes about 12 minutes on a 2-core machine.
+# Two runs go at once (fence off and on of one issuer); a pair takes TIME_LIMIT and half a minute on a 2-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 jar=fencing-verify/target/fencing-verify.jar
 out=target/verify/long
-limit=${TIME_LIMIT:-10m}
+limit=${TIME_LIMIT:-20m}
 mkdir -p "$out"
 pairs=("$@")
 [ ${#pairs[@]} -gt 0 ] || pairs=(zookeeper etcd jdbc-postgresql jdbc-mariadb/mariadb)
