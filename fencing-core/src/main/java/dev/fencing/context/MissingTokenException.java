@@ -2,6 +2,10 @@ package dev.fencing.context;
 
 import dev.fencing.FencingException;
 
+import java.util.Collection;
+import java.util.Set;
+import java.util.stream.Collectors;
+
 /**
  * A fenced write with no token bound for its resource on the calling thread. Refused, never replaced by a fresh
  * token: a lost propagation must not turn a zombie's write into an accepted one.
@@ -14,14 +18,14 @@ public class MissingTokenException extends FencingException {
     private final String operation;
 
     public MissingTokenException(String resource, String operation) {
-        this(resource, operation, java.util.Set.of());
+        this(resource, operation, Set.of());
     }
 
     /**
      * As {@link #MissingTokenException(String, String)}, naming the resources that do have a token on the thread (at
      * most 8), which points at a misspelt resource or a key prefix without its separator.
      */
-    public MissingTokenException(String resource, String operation, java.util.Collection<String> boundResources) {
+    public MissingTokenException(String resource, String operation, Collection<String> boundResources) {
         super("No fencing token bound for resource '" + resource + "' in " + operation
                 + "; bind one with FencingContext.bind(...) or call it from a @Fenced(acquire = true) method, "
                 + "and propagate it when the call hops threads" + bound(boundResources));
@@ -29,12 +33,12 @@ public class MissingTokenException extends FencingException {
         this.operation = operation;
     }
 
-    private static String bound(java.util.Collection<String> resources) {
+    private static String bound(Collection<String> resources) {
         if (resources == null || resources.isEmpty()) {
             return "";
         }
         return resources.stream().limit(8).map(r -> "'" + r + "'")
-                .collect(java.util.stream.Collectors.joining(", ", " (tokens are bound here only for ",
+                .collect(Collectors.joining(", ", " (tokens are bound here only for ",
                         resources.size() > 8 ? ", ...)" : ")"));
     }
 
