@@ -4,10 +4,14 @@ import dev.fencing.token.FencingToken;
 
 import java.util.AbstractCollection;
 import java.util.AbstractMap;
+import java.util.Arrays;
+import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 
 /**
@@ -28,6 +32,67 @@ public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
     FencingSnapshot(LinkedHashMap<String, FencingToken> tokens, Set<String> remote) {
         this.tokens = Collections.unmodifiableMap(tokens);
         this.remote = Set.copyOf(remote);
+    }
+
+    /** A snapshot with no tokens. */
+    public static FencingSnapshot empty() {
+        return EMPTY;
+    }
+
+    /**
+     * A snapshot of exactly {@code tokens}, each bound locally (a lock this process holds, or bound by application
+     * code): what a reactive chain's context holds after {@code contextWrite} of an acquired token.
+     *
+     * @throws IllegalArgumentException when two tokens name the same resource
+     */
+    public static FencingSnapshot local(Collection<FencingToken> tokens) {
+        return of(tokens, false);
+    }
+
+    /**
+     * A snapshot of exactly {@code tokens}, each received from a remote carrier (a request or message header): good
+     * for checks, never a lock this process holds (see {@link FencingContext#bindRemote}).
+     *
+     * @throws IllegalArgumentException when two tokens name the same resource
+     */
+    public static FencingSnapshot remote(Collection<FencingToken> tokens) {
+        return of(tokens, true);
+    }
+
+    private static FencingSnapshot of(Collection<FencingToken> tokens, boolean remote) {
+        LinkedHashMap<String, FencingToken> map = new LinkedHashMap<>();
+        Set<String> remoteResources = new HashSet<>();
+        int i = 0;
+        for (FencingToken token : tokens) {
+            Objects.requireNonNull(token, "tokens[" + i++ + "]");
+            FencingToken previous = map.putIfAbsent(token.resource(), token);
+            if (previous != null) {
+                throw new IllegalArgumentException("Two tokens for resource '" + token.resource() + "': " + previous
+                        + " and " + token);
+            }
+            if (remote) {
+                remoteResources.add(token.resource());
+            }
+        }
+        return map.isEmpty() ? EMPTY : new FencingSnapshot(map, remoteResources);
+    }
+
+    /**
+     * This snapshot with {@code tokens} bound locally on top of it: a token for a resource this snapshot already has
+     * hides that one (an inner binding wins), the others stay with their origins.
+     *
+     * @throws IllegalArgumentException when two of {@code tokens} name the same resource
+     */
+    public FencingSnapshot withLocal(FencingToken... tokens) {
+        FencingSnapshot inner = local(Arrays.asList(tokens));
+        LinkedHashMap<String, FencingToken> map = new LinkedHashMap<>(inner.tokens);
+        Set<String> remoteResources = new HashSet<>();
+        for (Map.Entry<String, FencingToken> outer : this.tokens.entrySet()) {
+            if (map.putIfAbsent(outer.getKey(), outer.getValue()) == null && remote.contains(outer.getKey())) {
+                remoteResources.add(outer.getKey());
+            }
+        }
+        return new FencingSnapshot(map, remoteResources);
     }
 
     /** Whether the token for {@code resource} in this snapshot was bound from a remote carrier. */
@@ -57,7 +122,7 @@ public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
 
     /** The tokens; passed to {@link FencingContext#bindOnly(java.util.Collection)} they keep their origins. */
     @Override
-    public java.util.Collection<FencingToken> values() {
+    public Collection<FencingToken> values() {
         return values;
     }
 
