@@ -5,8 +5,10 @@ import dev.fencing.annotation.Fenced;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.reactive.InMemoryReactiveFenceStore;
+import dev.fencing.reactive.ReactiveFenceStore;
 import dev.fencing.reactive.ReactiveFencing;
 import dev.fencing.rule.StaleTokenException;
+import dev.fencing.spring.support.FencingSupport;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -21,6 +23,7 @@ import reactor.test.StepVerifier;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -53,6 +56,12 @@ class ReactiveFencedMethodsTest {
             return Flux.fromIterable(entries);
         }
 
+        @Fenced(resource = "ledger")
+        public Mono<String> failing() {
+            bodies.add("failing");
+            throw new IllegalStateException("the body failed before returning its Mono");
+        }
+
         @Fenced(resource = "ledger", acquire = true)
         public Mono<FencingToken> acquiring() {
             bodies.add("acquiring");
@@ -81,6 +90,55 @@ class ReactiveFencedMethodsTest {
         @Bean
         MeterRegistry meterRegistry() {
             return new SimpleMeterRegistry();
+        }
+    }
+
+    /** A reactive store that records its startup verification. */
+    static final class VerifiedReactiveStore implements ReactiveFenceStore {
+        final InMemoryReactiveFenceStore delegate = new InMemoryReactiveFenceStore();
+        final AtomicInteger verified = new AtomicInteger();
+
+        @Override
+        public <T> Flux<T> fence(String resource, FencingToken token, Flux<T> write) {
+            return delegate.fence(resource, token, write);
+        }
+
+        @Override
+        public void verify() {
+            verified.incrementAndGet();
+        }
+    }
+
+    @Configuration
+    @EnableFencing(allowInMemoryStore = true)
+    static class Verified {
+        @Bean
+        ReactiveLedger ledger() {
+            return new ReactiveLedger();
+        }
+
+        @Bean
+        VerifiedReactiveStore reactiveFenceStore() {
+            return new VerifiedReactiveStore();
+        }
+
+        @Bean
+        InMemoryTokenIssuer tokenIssuer() {
+            return new InMemoryTokenIssuer();
+        }
+    }
+
+    @Configuration
+    @EnableFencing(allowInMemoryStore = true)
+    static class NoIssuer {
+        @Bean
+        ReactiveLedger ledger() {
+            return new ReactiveLedger();
+        }
+
+        @Bean
+        InMemoryReactiveFenceStore reactiveFenceStore() {
+            return new InMemoryReactiveFenceStore();
         }
     }
 
@@ -191,6 +249,73 @@ class ReactiveFencedMethodsTest {
 
         assertThat(ledger.bodies()).containsExactly("write twice", "write twice");
         assertThat(checks("accepted")).isEqualTo(2);
+    }
+
+    /** What a woven call hands the aspect's path: the unproxied target and its arguments. */
+    record WovenCall(ReactiveLedger target, long id, String entry) {
+        Object[] args() {
+            return new Object[] {id, entry};
+        }
+
+        Object proceed() {
+            return target.write(id, entry);
+        }
+    }
+
+    /**
+     * The path the woven {@code FencingAspect} takes ({@code FencingSupport.invoke} with a join point, arguments
+     * asked for only when keyed): the same deferred body and error signals as the proxy's.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void theWovenAspectsPathFencesOnSubscriptionToo() throws Throwable {
+        ledger();
+        FencingSupport support = context.getBean(FencingSupport.class);
+        ReactiveLedger target = new ReactiveLedger();
+        var method = ReactiveLedger.class.getMethod("write", long.class, String.class);
+
+        Object result = support.invoke(method, ReactiveLedger.class, new WovenCall(target, 6, "woven"),
+                WovenCall::args, WovenCall::proceed);
+        assertThat(result).isInstanceOf(Mono.class);
+        assertThat(target.bodies()).isEmpty();
+
+        StepVerifier.create(((Mono<Object>) result).contextWrite(ReactiveFencing.bind(
+                new FencingToken("ledger:6", 3, "h")))).expectNext("woven").verifyComplete();
+        assertThat(target.bodies()).containsExactly("write woven");
+
+        Object stale = support.invoke(method, ReactiveLedger.class, new WovenCall(target, 6, "stale"),
+                WovenCall::args, WovenCall::proceed);
+        StepVerifier.create(((Mono<Object>) stale).contextWrite(ReactiveFencing.bind(
+                new FencingToken("ledger:6", 2, "h2")))).expectError(StaleTokenException.class).verify();
+        assertThat(target.bodies()).containsExactly("write woven");
+    }
+
+    @Test
+    void aBodyThatThrowsIsAnErrorSignalOnSubscription() {
+        ReactiveLedger ledger = ledger();
+
+        Mono<String> failing = ledger.failing(); // nothing thrown, nothing run
+        assertThat(ledger.bodies()).isEmpty();
+        StepVerifier.create(failing.contextWrite(ReactiveFencing.bind(new FencingToken("ledger", 1, "h"))))
+                .expectErrorMessage("the body failed before returning its Mono").verify();
+
+        assertThat(ledger.bodies()).containsExactly("failing");
+        assertThat(checks("accepted")).isEqualTo(1);
+    }
+
+    @Test
+    void theReactiveStoreIsVerifiedAtStartup() {
+        context = new AnnotationConfigApplicationContext(Verified.class);
+        assertThat(context.getBean(VerifiedReactiveStore.class).verified).hasValue(1);
+    }
+
+    @Test
+    void anAcquiringReactiveMethodWithoutAnIssuerFailsStartup() {
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(NoIssuer.class))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("ReactiveLedger.acquiring()")
+                .hasMessageContaining("ReactiveTokenIssuer")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("ReactiveLedger.write(long, String)"));
     }
 
     @Test
