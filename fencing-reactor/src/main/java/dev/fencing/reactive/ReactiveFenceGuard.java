@@ -35,7 +35,9 @@ import java.util.function.Supplier;
  *
  * <p>Every failure (missing, rejected or forged token, invalid key, store error, failed acquisition) is an error
  * signal of the returned publisher, never thrown from {@link #fence}; nothing runs, and nothing blocks, before it is
- * subscribed. Thread-safe; one instance serves every reactive fenced method.
+ * subscribed. Unlike the blocking guard it makes no Observation per check and has no
+ * {@link dev.fencing.guard.LeaseScope}: an acquired lock is given back when the publisher terminates or is cancelled.
+ * Thread-safe; one instance serves every reactive fenced method.
  */
 public final class ReactiveFenceGuard {
 
