@@ -25,9 +25,9 @@ import java.util.function.Supplier;
  * <p>Where {@code @Fenced} applies is looked up once per class and method, by {@link #resolutions()}, which needs
  * none of the collaborators and is shared by the PROXY-mode pointcut, the startup validator and the fence points.
  *
- * <p>A method returning a reactive type (one Spring's {@code ReactiveAdapterRegistry} adapts) runs through the reactive fence instead,
- * created from the same issuer, listener and verifier when the first such method is found; its classes, and Reactor,
- * are loaded only then, so blocking applications need neither.
+ * <p>A method returning a reactive type (one Spring's {@code ReactiveAdapterRegistry} adapts) runs through the
+ * reactive fence instead, created from the same issuer, listener and verifier when the first such method is found;
+ * its classes, and Reactor, are loaded only then, so blocking applications need neither.
  *
  * <p>Its store, issuer and counters are either given up front or, with {@link #resolvedOnFirstUse}, looked up the
  * first time they are needed and then cached, so a container can create this object while it is still registering
