@@ -102,13 +102,17 @@ final class FencePointSource {
     }
 
     /**
-     * Builds and validates the point: besides the annotation itself, refuses asynchronous return types, and a key
+     * Builds and validates the point: besides the annotation itself, refuses asynchronous return types (a future is
+     * allowed on an {@code @Async} method, whose body and fence run on the executor: {@link AsyncMethods}), and a key
      * that reads a parameter whose declared type can never have a stable text.
      */
     private FencePoint build(Resolution found) {
         String operation = found.operation();
         Fenced fenced = found.annotation();
-        AsyncReturnTypes.check(found.method().getReturnType(), operation);
+        AsyncMethods.checkFuture(found.method(), found.targetClass(), operation);
+        if (!AsyncMethods.isFuture(found.method().getReturnType())) {
+            AsyncReturnTypes.check(found.method().getReturnType(), operation);
+        }
         String key = fenced.key();
         FencePoint point;
         if (key.isBlank()) {
