@@ -1,4 +1,4 @@
-package dev.fencing.web;
+package dev.fencing.web.internal;
 
 import java.math.BigDecimal;
 import java.util.HashMap;
@@ -9,8 +9,9 @@ import java.util.Map;
  * numbers, {@code true}/{@code false}/{@code null} are kept (as {@link String}, {@link BigDecimal}, {@link Boolean},
  * {@code null}), nested objects and arrays are checked and skipped. Anything that is not one well-formed object
  * (or nests deeper than {@value #MAX_DEPTH}) yields {@code null}: the caller then leaves the response alone.
+ * Internal to fencing-web (shared by its servlet and WebFlux parts), not an API for applications.
  */
-final class ProblemJson {
+public final class ProblemJson {
 
     static final int MAX_DEPTH = 32;
 
@@ -24,7 +25,7 @@ final class ProblemJson {
     }
 
     /** The object's top-level members, or {@code null} when {@code text} is not one JSON object. */
-    static Map<String, Object> parse(String text) {
+    public static Map<String, Object> parse(String text) {
         try {
             ProblemJson reader = new ProblemJson(text);
             reader.space();
