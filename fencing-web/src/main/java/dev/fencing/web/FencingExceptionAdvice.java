@@ -122,12 +122,13 @@ public class FencingExceptionAdvice {
     public ProblemDetail missing(MissingTokenException e, WebRequest request) {
         boolean headerIgnored = request != null && request.getHeader(FencingHeader.NAME) != null
                 && request.getAttribute(FencingTokenFilter.APPLIED_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST) == null;
-        return FencingProblems.missing(e, headerIgnored);
+        return FencingProblems.missing(e, headerIgnored ? "no FencingTokenFilter covers this path (with the Spring "
+                + "Boot starter: fencing.web.filter.url-patterns)" : null);
     }
 
     /** 428 for {@code e}, without looking at the request. */
     public ProblemDetail missing(MissingTokenException e) {
-        return FencingProblems.missing(e, false);
+        return FencingProblems.missing(e, null);
     }
 
     /** 409: the caller sent a token for a resource whose method acquires its own lock; nothing was locked or written. */

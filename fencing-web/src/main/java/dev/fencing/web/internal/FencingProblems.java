@@ -74,10 +74,10 @@ public final class FencingProblems {
      * {@code e} is none of them. The same answers as the servlet advices, in the same precedence: forged before
      * the other rejections.
      *
-     * @param headerIgnored the request carried a {@code Fencing-Token} header that no filter read (only changes
-     *                      the detail of a 428)
+     * @param headerIgnored when the request carried a {@code Fencing-Token} header that no filter read, why (added to
+     *                      the detail of a 428); otherwise {@code null}
      */
-    public static ResponseEntity<ProblemDetail> of(Throwable e, boolean headerIgnored) {
+    public static ResponseEntity<ProblemDetail> of(Throwable e, String headerIgnored) {
         if (e instanceof ForgedTokenException forged) {
             return answer(forged(forged));
         }
@@ -155,18 +155,17 @@ public final class FencingProblems {
     }
 
     /**
-     * 428. {@code headerIgnored}: the request carried a {@code Fencing-Token} header that no filter read, and the
-     * detail says so.
+     * 428. {@code headerIgnored}, when not {@code null}: the request carried a {@code Fencing-Token} header that no
+     * filter read, and why; the detail says so.
      */
-    public static ProblemDetail missing(MissingTokenException e, boolean headerIgnored) {
+    public static ProblemDetail missing(MissingTokenException e, String headerIgnored) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.PRECONDITION_REQUIRED, e.getMessage());
         problem.setType(MISSING_TOKEN_TYPE);
         problem.setTitle("Missing fencing token");
         problem.setProperty("resource", e.resource());
-        if (headerIgnored) {
-            problem.setDetail(problem.getDetail() + ". The request's Fencing-Token header was not read: no "
-                    + "FencingTokenFilter covers this path (with the Spring Boot starter: "
-                    + "fencing.web.filter.url-patterns)");
+        if (headerIgnored != null) {
+            problem.setDetail(problem.getDetail() + ". The request's Fencing-Token header was not read: "
+                    + headerIgnored);
         }
         return problem;
     }
@@ -256,17 +255,20 @@ public final class FencingProblems {
     }
 
     /**
-     * {@code problem} as JSON text in UTF-8: {@code type}, {@code title}, {@code status}, {@code detail},
+     * {@code problem} as JSON text in UTF-8: {@code type} and {@code title} when set (no type means
+     * {@code about:blank}), {@code status}, {@code detail},
      * {@code instance} when set, then the properties in order (numbers and booleans as such, anything else as a
      * string). For answers written where no message converter runs (a filter).
      */
     public static byte[] json(ProblemDetail problem) {
-        StringBuilder json = new StringBuilder("{\"type\":\"").append(json(problem.getType().toString()))
-                .append('"');
-        if (problem.getTitle() != null) {
-            json.append(",\"title\":\"").append(json(problem.getTitle())).append('"');
+        StringBuilder json = new StringBuilder("{");
+        if (problem.getType() != null) {
+            json.append("\"type\":\"").append(json(problem.getType().toString())).append("\",");
         }
-        json.append(",\"status\":").append(problem.getStatus());
+        if (problem.getTitle() != null) {
+            json.append("\"title\":\"").append(json(problem.getTitle())).append("\",");
+        }
+        json.append("\"status\":").append(problem.getStatus());
         if (problem.getDetail() != null) {
             json.append(",\"detail\":\"").append(json(problem.getDetail())).append('"');
         }

@@ -40,7 +40,8 @@ public final class FencingWebExceptionHandler implements WebExceptionHandler, Or
     public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
         boolean headerIgnored = exchange.getRequest().getHeaders().containsHeader(FencingHeader.NAME)
                 && exchange.getAttribute(FencingTokenWebFilter.APPLIED_ATTRIBUTE) == null;
-        ResponseEntity<ProblemDetail> answer = FencingProblems.of(ex, headerIgnored);
+        ResponseEntity<ProblemDetail> answer = FencingProblems.of(ex, headerIgnored
+                ? "no FencingTokenWebFilter is registered in this application" : null);
         ServerHttpResponse response = exchange.getResponse();
         if (answer == null || answer.getBody() == null || response.isCommitted()) {
             return Mono.error(ex);
