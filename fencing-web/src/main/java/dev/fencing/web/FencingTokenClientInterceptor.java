@@ -11,7 +11,6 @@ import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.token.FencingToken;
 import dev.fencing.web.internal.Destinations;
 import dev.fencing.web.internal.RemoteRefusals;
-import dev.fencing.web.internal.RemoteRejectionCounters;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
@@ -60,7 +59,7 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
      * {@code fencing.checks} counts it, never the entity key) and {@code outcome} = stale | duplicate | out-of-range |
      * missing | forged.
      */
-    public static final String REMOTE_REJECTIONS = RemoteRejectionCounters.NAME;
+    public static final String REMOTE_REJECTIONS = RemoteRefusals.REMOTE_REJECTIONS;
 
     /** The longest problem body read; a longer body is passed on untouched. */
     static final int MAX_PROBLEM_BYTES = RemoteRefusals.MAX_PROBLEM_BYTES;
@@ -78,12 +77,12 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
      * (a {@code Fencing-Token} header set by hand on them is left as it is).
      */
     public FencingTokenClientInterceptor(Predicate<HttpRequest> sendTo) {
-        this(sendTo, new RemoteRejectionCounters(null));
+        this(sendTo, null);
     }
 
-    private FencingTokenClientInterceptor(Predicate<HttpRequest> sendTo, RemoteRejectionCounters counters) {
+    private FencingTokenClientInterceptor(Predicate<HttpRequest> sendTo, MeterRegistry registry) {
         this.sendTo = Objects.requireNonNull(sendTo, "sendTo");
-        this.refusals = new RemoteRefusals(counters);
+        this.refusals = new RemoteRefusals(registry);
     }
 
     /**
@@ -92,7 +91,7 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
      * resource's first refusal and reused; a failing meter never breaks the call.
      */
     public FencingTokenClientInterceptor withMeterRegistry(MeterRegistry registry) {
-        return new FencingTokenClientInterceptor(sendTo, new RemoteRejectionCounters(registry));
+        return new FencingTokenClientInterceptor(sendTo, registry);
     }
 
     /**

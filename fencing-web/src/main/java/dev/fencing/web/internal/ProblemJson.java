@@ -9,9 +9,8 @@ import java.util.Map;
  * numbers, {@code true}/{@code false}/{@code null} are kept (as {@link String}, {@link BigDecimal}, {@link Boolean},
  * {@code null}), nested objects and arrays are checked and skipped. Anything that is not one well-formed object
  * (or nests deeper than {@value #MAX_DEPTH}) yields {@code null}: the caller then leaves the response alone.
- * Internal to fencing-web (shared by its servlet and WebFlux parts), not an API for applications.
  */
-public final class ProblemJson {
+final class ProblemJson {
 
     static final int MAX_DEPTH = 32;
 
@@ -25,7 +24,7 @@ public final class ProblemJson {
     }
 
     /** The object's top-level members, or {@code null} when {@code text} is not one JSON object. */
-    public static Map<String, Object> parse(String text) {
+    static Map<String, Object> parse(String text) {
         try {
             ProblemJson reader = new ProblemJson(text);
             reader.space();

@@ -6,6 +6,7 @@ import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
 import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.MediaType;
@@ -25,13 +26,20 @@ import java.util.Map;
  */
 public final class RemoteRefusals {
 
+    /**
+     * The caller's counter of refused remote calls: tags {@code resource} (the base resource) and {@code outcome} =
+     * stale | duplicate | out-of-range | missing | forged.
+     */
+    public static final String REMOTE_REJECTIONS = "fencing.remote.rejections";
+
     /** The longest problem body read; a longer body is passed on untouched. */
     public static final int MAX_PROBLEM_BYTES = 64 * 1024;
 
     private final RemoteRejectionCounters counters;
 
-    public RemoteRefusals(RemoteRejectionCounters counters) {
-        this.counters = counters;
+    /** Refusals counted in {@value #REMOTE_REJECTIONS} on {@code registry}; {@code null}: counted nowhere. */
+    public RemoteRefusals(MeterRegistry registry) {
+        this.counters = new RemoteRejectionCounters(registry);
     }
 
     /**

@@ -6,18 +6,14 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The caller's {@value #NAME} counters, tags {@code resource} (the base
+ * The caller's {@value RemoteRefusals#REMOTE_REJECTIONS} counters, tags {@code resource} (the base
  * resource name, as the remote fence's {@code fencing.checks} counts it: the effective resource up to its first
  * {@code :}) and {@code outcome} = stale | duplicate | out-of-range | missing | forged. Each counter is registered on
  * the first rejection of its (resource, outcome) and kept in a map, so a repeated rejection builds nothing; nothing here runs on a call that
  * was not refused. The resource names come from remote answers, so past {@value #MAX_RESOURCES} distinct names
- * further ones share the tag {@value #OTHER}. A failing meter never breaks the call. Internal to fencing-web (shared
- * by its servlet and WebFlux clients), not an API for applications.
+ * further ones share the tag {@value #OTHER}. A failing meter never breaks the call.
  */
-public final class RemoteRejectionCounters {
-
-    /** The counter's name. */
-    public static final String NAME = "fencing.remote.rejections";
+final class RemoteRejectionCounters {
 
     /** How many distinct base resources get their own counters. */
     static final int MAX_RESOURCES = 64;
@@ -32,18 +28,18 @@ public final class RemoteRejectionCounters {
     private final ConcurrentHashMap<Key, Counter> counters = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Boolean> resources = new ConcurrentHashMap<>();
 
-    public RemoteRejectionCounters(MeterRegistry registry) {
+    RemoteRejectionCounters(MeterRegistry registry) {
         this.registry = registry;
     }
 
     /** The base resource of an effective resource: {@code accounts} for {@code accounts:42}. */
-    public static String baseResource(String effectiveResource) {
+    static String baseResource(String effectiveResource) {
         int colon = effectiveResource.indexOf(':');
         return colon < 0 ? effectiveResource : effectiveResource.substring(0, colon);
     }
 
     /** Counts one rejection of {@code effectiveResource} with {@code outcome}; never throws. */
-    public void increment(String effectiveResource, String outcome) {
+    void increment(String effectiveResource, String outcome) {
         if (registry == null) {
             return;
         }
@@ -57,7 +53,7 @@ public final class RemoteRejectionCounters {
                 }
             }
             counters.computeIfAbsent(new Key(resource, outcome), key -> Counter
-                    .builder(NAME)
+                    .builder(RemoteRefusals.REMOTE_REJECTIONS)
                     .description("Calls a remote service refused for their fencing token, by verdict")
                     .tag("resource", key.resource()).tag("outcome", key.outcome())
                     .register(registry)).increment();

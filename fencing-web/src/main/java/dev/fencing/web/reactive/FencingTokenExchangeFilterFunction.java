@@ -12,7 +12,6 @@ import dev.fencing.web.FencingHeader;
 import dev.fencing.web.FencingTokenClientInterceptor;
 import dev.fencing.web.internal.Destinations;
 import dev.fencing.web.internal.RemoteRefusals;
-import dev.fencing.web.internal.RemoteRejectionCounters;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
@@ -66,12 +65,12 @@ public final class FencingTokenExchangeFilterFunction implements ExchangeFilterF
      * {@code Fencing-Token} header set by hand on them is left as it is) and their answers are not mapped.
      */
     public FencingTokenExchangeFilterFunction(Predicate<ClientRequest> sendTo) {
-        this(sendTo, new RemoteRejectionCounters(null));
+        this(sendTo, null);
     }
 
-    private FencingTokenExchangeFilterFunction(Predicate<ClientRequest> sendTo, RemoteRejectionCounters counters) {
+    private FencingTokenExchangeFilterFunction(Predicate<ClientRequest> sendTo, MeterRegistry registry) {
         this.sendTo = Objects.requireNonNull(sendTo, "sendTo");
-        this.refusals = new RemoteRefusals(counters);
+        this.refusals = new RemoteRefusals(registry);
     }
 
     /**
@@ -89,7 +88,7 @@ public final class FencingTokenExchangeFilterFunction implements ExchangeFilterF
      * {@value FencingTokenClientInterceptor#REMOTE_REJECTIONS} on {@code registry} ({@code null}: counts nothing).
      */
     public FencingTokenExchangeFilterFunction withMeterRegistry(MeterRegistry registry) {
-        return new FencingTokenExchangeFilterFunction(sendTo, new RemoteRejectionCounters(registry));
+        return new FencingTokenExchangeFilterFunction(sendTo, registry);
     }
 
     @Override

@@ -1,9 +1,9 @@
 package dev.fencing.web.reactive;
 
-import dev.fencing.web.internal.ProblemJson;
 import org.springframework.http.HttpHeaders;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.WebClient;
+import tools.jackson.databind.json.JsonMapper;
 
 import java.time.Duration;
 import java.util.Map;
@@ -32,7 +32,8 @@ record Answer(int status, HttpHeaders headers, String body) {
         return headers.getContentType() == null ? null : headers.getContentType().toString();
     }
 
+    @SuppressWarnings("unchecked")
     Map<String, Object> problem() {
-        return ProblemJson.parse(body);
+        return JsonMapper.shared().readValue(body, Map.class);
     }
 }
