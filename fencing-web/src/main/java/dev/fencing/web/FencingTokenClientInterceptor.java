@@ -7,7 +7,6 @@ import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.OutOfRangeTokenException;
 import dev.fencing.rule.StaleTokenException;
-import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.token.FencingToken;
 import dev.fencing.web.internal.Destinations;
 import dev.fencing.web.internal.RemoteRefusals;
