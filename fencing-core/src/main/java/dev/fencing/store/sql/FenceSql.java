@@ -8,6 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.regex.Pattern;
 
 /**
  * Internal: for the store modules (fencing-jdbc, fencing-r2dbc); not an API, and it may change in any release. The
@@ -72,6 +73,17 @@ public enum FenceSql {
     public static final String DEFAULT_TABLE = "fencing_max_seen";
 
     private static final String CREATE = "CREATE TABLE IF NOT EXISTS ";
+
+    private static final Pattern TABLE_NAME = Pattern.compile(
+            "[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
+    /**
+     * Whether {@code table} may reach these templates: letters, digits and underscores, optionally schema-qualified
+     * ({@code schema.table}), at most 63 each.
+     */
+    public static boolean isValidTableName(String table) {
+        return table != null && TABLE_NAME.matcher(table).matches();
+    }
 
     private final String check;
     private final String advanceBound;
