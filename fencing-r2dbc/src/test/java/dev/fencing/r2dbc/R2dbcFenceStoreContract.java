@@ -239,6 +239,22 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
     }
 
     @Test
+    void verifyRefusesATableWithoutAKeyOnResource() {
+        String table = uniqueTable("nokey");
+        String script = dialect().sql().createTableSql(table);
+        assertThat(script).contains(" PRIMARY KEY");
+        db.sql(script.replace(" PRIMARY KEY", "")).then().block(Duration.ofSeconds(30));
+        try {
+            assertThatThrownBy(() -> R2dbcFenceStore.builder(pool).table(table).build().verify())
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("'" + table + "'")
+                    .hasMessageContaining(dialect().script());
+        } finally {
+            db.sql("DROP TABLE IF EXISTS " + table).then().block(Duration.ofSeconds(30));
+        }
+    }
+
+    @Test
     void anInvalidTableNameIsRefusedAtBuild() {
         assertThatThrownBy(() -> R2dbcFenceStore.builder(pool).table("fence; DROP TABLE x").build())
                 .isInstanceOf(FencingConfigurationException.class)
