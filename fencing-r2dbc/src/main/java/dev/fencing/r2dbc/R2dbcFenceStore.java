@@ -216,7 +216,10 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
             this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
         }
 
-        /** The fence table (letters, digits, underscores, optionally {@code schema.table}); default {@value #DEFAULT_TABLE}. */
+        /**
+         * The fence table (letters, digits, underscores, optionally {@code schema.table}); default
+         * {@value #DEFAULT_TABLE}.
+         */
         public Builder table(String table) {
             this.table = table;
             return this;
