@@ -24,10 +24,13 @@ import java.util.stream.Collectors;
  * to start otherwise).
  *
  * <p>Two advices, one for method-level and one for type-level {@code @Fenced}, that can never both match one join
- * point; a woven transaction aspect (spring-aspects) runs outside this one, so the check joins its transaction.
+ * point; a woven transaction aspect (spring-aspects) runs outside this one, so the check joins its transaction, and
+ * a woven {@code @Async} aspect runs outside both, so the check of an {@code @Async} method runs on the executor,
+ * where its write does.
  */
 @Aspect
-@DeclarePrecedence("org.springframework.transaction.aspectj.*, dev.fencing.aspectj.FencingAspect")
+@DeclarePrecedence("org.springframework.scheduling.aspectj.*, org.springframework.transaction.aspectj.*, "
+        + "dev.fencing.aspectj.FencingAspect")
 public class FencingAspect {
 
     private volatile FencingSupport support;

@@ -133,15 +133,17 @@ final class FencePointSource {
 
     /**
      * Builds and validates the point: besides the annotation itself, refuses asynchronous return types other than
-     * reactive ones, and a key that reads a parameter whose declared type can never have a stable text. A reactive
-     * method's point is validated by the reactive fence, which must exist (a reactive store is declared).
+     * reactive ones (a future is allowed on an {@code @Async} method, whose body and fence run on the executor:
+     * {@link AsyncMethods}), and a key that reads a parameter whose declared type can never have a stable text. A
+     * reactive method's point is validated by the reactive fence, which must exist (a reactive store is declared).
      */
     private Object build(Resolution found) {
         String operation = found.operation();
         Fenced fenced = found.annotation();
         Class<?> returnType = found.method().getReturnType();
         ReactiveAdapter adapter = ReactiveReturnTypes.adapterFor(returnType);
-        if (adapter == null) {
+        AsyncMethods.checkFuture(found.method(), found.targetClass(), operation);
+        if (adapter == null && !AsyncMethods.isFuture(returnType)) {
             AsyncReturnTypes.check(returnType, operation);
         }
         String key = fenced.key();

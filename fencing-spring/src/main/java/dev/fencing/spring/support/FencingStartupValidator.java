@@ -207,6 +207,13 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                     + "interface proxy, so calls to it would run unfenced; declare it on the interface or use "
                     + "@EnableFencing(proxyTargetClass = true)");
         }
+        if (singleton != null && AsyncMethods.isAsync(method, userClass) && AsyncMethods.fenceOutsideAsync(singleton)) {
+            problems.add(operation + " is both @Async and @Fenced, but on bean '" + bean + "' the fence advisor runs "
+                    + "before an asynchronous hand-off, so the write runs later on another thread, "
+                    + "outside the check; keep one proxy per bean (do not proxy it for @Async yourself: "
+                    + "@EnableAsync adds its advisor to the fenced proxy, ahead of the fence), or put @Fenced on "
+                    + "the synchronous method the asynchronous body calls");
+        }
         if (transactionOrder != null && isTransactional(method, userClass)
                 && fenceOutsideTransaction(singleton, transactionOrder)) {
             problems.add(operation + " is both @Transactional and @Fenced, but the fence advisor (order " + order

@@ -8,15 +8,18 @@ import org.springframework.util.ClassUtils;
 
 /**
  * Which fenced methods are reactive: those whose return type Spring's {@link ReactiveAdapterRegistry} adapts (Mono,
- * Flux, any Reactive Streams Publisher, RxJava types), except {@code Future}, {@code CompletionStage} and Kotlin's
- * {@code Flow}, which {@link AsyncReturnTypes} keeps refusing. Decides without loading Reactor, so it is safe on a
+ * Flux, any Reactive Streams Publisher, RxJava types), except {@code Future}, {@code CompletionStage}, Kotlin's
+ * {@code Flow} and {@code java.util.concurrent.Flow.Publisher}, which are left to {@link AsyncReturnTypes} and the
+ * {@code @Async} check. Decides without loading Reactor, so it is safe on a
  * blocking application's class path.
  */
 final class ReactiveReturnTypes {
 
     private static final ClassLoader LOADER = ReactiveReturnTypes.class.getClassLoader();
 
-    private static final boolean REACTIVE_STREAMS = ClassUtils.isPresent("org.reactivestreams.Publisher", LOADER);
+    private static final String REACTIVE_STREAMS_PUBLISHER = "org.reactivestreams.Publisher";
+
+    private static final boolean REACTIVE_STREAMS = ClassUtils.isPresent(REACTIVE_STREAMS_PUBLISHER, LOADER);
 
     /** Whether the reactive fence can be built: Reactor and fencing-reactor are both present. */
     static final boolean FENCING_REACTOR = REACTIVE_STREAMS
@@ -32,8 +35,8 @@ final class ReactiveReturnTypes {
             return null;
         }
         String deferred = AsyncReturnTypes.deferredType(returnType);
-        if (deferred != null && !deferred.endsWith("Publisher")) {
-            return null; // Future, CompletionStage, Kotlin Flow: refused at startup
+        if (deferred != null && !deferred.equals(REACTIVE_STREAMS_PUBLISHER)) {
+            return null; // Future, CompletionStage, Kotlin Flow, Flow.Publisher: refused at startup
         }
         return ReactiveAdapterRegistry.getSharedInstance().getAdapter(returnType);
     }

@@ -1,0 +1,182 @@
+package dev.fencing.spring;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.annotation.Fenced;
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.MissingTokenException;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
+import org.springframework.scheduling.annotation.Async;
+import org.springframework.scheduling.annotation.AsyncAnnotationAdvisor;
+import org.springframework.scheduling.annotation.EnableAsync;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@code @Fenced} on an {@code @Async} method that returns a future: the check runs in the asynchronous body, on the
+ * executor's thread, with the caller's token; a rejection completes the future exceptionally. A future-returning
+ * fenced method that is not {@code @Async}, and a proxy whose fence would run before the hand-off, fail at startup.
+ */
+class AsyncFencedMethodTest {
+
+    /** What each accepted write saw: the thread it ran on and the token bound there. */
+    static class Journal {
+        final List<String> writes = new CopyOnWriteArrayList<>();
+
+        @Async
+        @Fenced(resource = "journal")
+        public CompletableFuture<String> write(String entry) {
+            writes.add(entry + " on " + Thread.currentThread().getName() + " with "
+                    + FencingContext.current("journal").value());
+            return CompletableFuture.completedFuture(Thread.currentThread().getName());
+        }
+    }
+
+    static class NotAsyncJournal {
+        @Fenced(resource = "journal")
+        public CompletableFuture<String> write(String entry) {
+            return CompletableFuture.supplyAsync(() -> entry);
+        }
+    }
+
+    @Configuration
+    @EnableAsync
+    @EnableFencing
+    static class Base {
+        @Bean
+        InMemoryFenceStore fenceStore() {
+            return new InMemoryFenceStore();
+        }
+
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+
+        @Bean
+        ThreadPoolTaskExecutor taskExecutor() {
+            ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
+            executor.setCorePoolSize(1);
+            executor.setThreadNamePrefix("async-");
+            executor.setTaskDecorator(new ContextPropagatingTaskDecorator());
+            return executor;
+        }
+    }
+
+    @Configuration
+    static class WithJournal extends Base {
+        @Bean
+        Journal journal() {
+            return new Journal();
+        }
+    }
+
+    @Configuration
+    static class WithNotAsync extends Base {
+        @Bean
+        NotAsyncJournal journal() {
+            return new NotAsyncJournal();
+        }
+    }
+
+    /**
+     * The bean arrives already proxied for @Async: the auto-proxy creator wraps another proxy around it, whose fence
+     * (run on @EnableAsync's executor) comes before the inner proxy's hand-off to a second executor.
+     */
+    @Configuration
+    @EnableAsync
+    @EnableFencing(proxyTargetClass = true)
+    static class FenceOutside {
+        @Bean
+        InMemoryFenceStore fenceStore() {
+            return new InMemoryFenceStore();
+        }
+
+        @Bean
+        Journal journal() {
+            ProxyFactory factory = new ProxyFactory(new Journal());
+            factory.setProxyTargetClass(true);
+            factory.addAdvisor(new AsyncAnnotationAdvisor(Executors.newSingleThreadExecutor(), null));
+            return (Journal) factory.getProxy();
+        }
+    }
+
+    private AnnotationConfigApplicationContext context;
+
+    @AfterEach
+    void close() {
+        if (context != null) {
+            context.close();
+        }
+        assertThat(FencingContext.isEmpty()).isTrue();
+    }
+
+    @Test
+    void theCheckRunsInTheAsyncBodyWithTheCallersTokenAndAStaleOneFailsTheFuture() throws Exception {
+        context = new AnnotationConfigApplicationContext(WithJournal.class);
+        Journal journal = context.getBean(Journal.class);
+        Journal target = (Journal) AopProxyUtils.getSingletonTarget(journal);
+
+        String thread;
+        try (var ignored = FencingContext.bind(new FencingToken("journal", 5, "caller"))) {
+            thread = journal.write("first").get(10, TimeUnit.SECONDS);
+        }
+        assertThat(thread).startsWith("async-");
+        assertThat(target.writes).containsExactly("first on " + thread + " with 5");
+
+        CompletableFuture<String> zombie;
+        try (var ignored = FencingContext.bind(new FencingToken("journal", 4, "zombie"))) {
+            zombie = journal.write("zombie");
+        }
+        assertThatThrownBy(() -> zombie.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .hasCauseInstanceOf(StaleTokenException.class);
+        assertThat(target.writes).hasSize(1);
+
+        assertThatThrownBy(() -> journal.write("no token").get(10, TimeUnit.SECONDS))
+                .hasCauseInstanceOf(MissingTokenException.class);
+        MeterRegistry registry = context.getBean(MeterRegistry.class);
+        assertThat(registry.get("fencing.checks").tag("resource", "journal").tag("outcome", "accepted").counter()
+                .count()).isEqualTo(1);
+        assertThat(registry.get("fencing.checks").tag("resource", "journal").tag("outcome", "stale").counter()
+                .count()).isEqualTo(1);
+        assertThat(registry.get("fencing.checks").tag("resource", "journal").tag("outcome", "missing").counter()
+                .count()).isEqualTo(1);
+    }
+
+    @Test
+    void aFutureReturningFencedMethodThatIsNotAsyncFailsAtStartup() {
+        assertThatThrownBy(() -> context = new AnnotationConfigApplicationContext(WithNotAsync.class))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("NotAsyncJournal.write(String)")
+                .hasMessageContaining("CompletableFuture but is not @Async")
+                .hasMessageContaining("ContextPropagatingTaskDecorator");
+    }
+
+    @Test
+    void aFenceThatWouldRunBeforeTheAsyncHandOffFailsAtStartup() {
+        assertThatThrownBy(() -> context = new AnnotationConfigApplicationContext(FenceOutside.class))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Journal.write(String) is both @Async and @Fenced")
+                .hasMessageContaining("before an asynchronous hand-off");
+    }
+}
