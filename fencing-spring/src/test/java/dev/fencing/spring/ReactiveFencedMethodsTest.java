@@ -6,8 +6,12 @@ import dev.fencing.context.MissingTokenException;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.reactive.InMemoryReactiveFenceStore;
 import dev.fencing.reactive.ReactiveFenceStore;
+import dev.fencing.reactive.ReactiveTokenIssuer;
 import dev.fencing.reactive.ReactiveFencing;
 import dev.fencing.rule.StaleTokenException;
+import dev.fencing.signing.KeyRing;
+import dev.fencing.signing.TokenVerifier;
+import dev.fencing.signing.VerificationKey;
 import dev.fencing.spring.support.FencingSupport;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -185,6 +189,20 @@ class ReactiveFencedMethodsTest {
         @Bean
         BlockingLedger blockingLedger() {
             return new BlockingLedger();
+        }
+    }
+
+    /** Signed tokens, and a reactive issuer of the application's own that the signer cannot sign. */
+    @Configuration
+    static class SignedWithAReactiveIssuer extends Reactive {
+        @Bean
+        TokenVerifier tokenVerifier() {
+            return new TokenVerifier(KeyRing.of(VerificationKey.hmac("k1", SigningWiringTest.SECRET)));
+        }
+
+        @Bean
+        ReactiveTokenIssuer reactiveTokenIssuer(InMemoryTokenIssuer tokenIssuer) {
+            return ReactiveTokenIssuer.fromBlocking(tokenIssuer);
         }
     }
 
@@ -374,6 +392,14 @@ class ReactiveFencedMethodsTest {
                 .hasMessageContaining("BlockingLedger.write(String) is @Fenced and does not return a reactive type")
                 .hasMessageContaining("only a ReactiveFenceStore")
                 .hasMessageNotContaining("ReactiveLedger.write(long, String) is @Fenced");
+    }
+
+    @Test
+    void anUnsignedReactiveIssuerUnderSignedTokensFailsStartupForTheAcquiringMethod() {
+        assertThatThrownBy(() -> context = new AnnotationConfigApplicationContext(SignedWithAReactiveIssuer.class))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("@Fenced(acquire = true) on ReactiveFencedMethodsTest.ReactiveLedger.acquiring()")
+                .hasMessageContaining("ReactiveTokenIssuer bean is not signed");
     }
 
     @Test
