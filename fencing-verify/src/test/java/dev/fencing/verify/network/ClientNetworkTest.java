@@ -3,6 +3,7 @@ package dev.fencing.verify.network;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -84,6 +85,9 @@ class ClientNetworkTest {
 
     @Test
     @Timeout(value = 60, unit = TimeUnit.SECONDS)
+    // a control run starting beside it (WorkloadControlTest, LockSetControlTest) sweeps too and would take the planted
+    // leftovers first: the runs hold this lock shared
+    @ResourceLock("dev.fencing.verify.network.sweeps")
     void aSweepRemovesWhatADeadRunnerLeftAndKeepsWhatALiveOneHas() throws Exception {
         Process gone = new ProcessBuilder("true").start();
         gone.waitFor();

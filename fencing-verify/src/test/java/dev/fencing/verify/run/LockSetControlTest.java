@@ -9,6 +9,8 @@ import dev.fencing.verify.history.OpType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceAccessMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.PrintWriter;
@@ -26,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * nothing. Each run leaves no process and no table behind.
  */
 @Execution(ExecutionMode.CONCURRENT)   // two runs at a time: see junit-platform.properties
+@ResourceLock(value = "dev.fencing.verify.network.sweeps", mode = ResourceAccessMode.READ) // runs sweep namespaces
 class LockSetControlTest {
 
     private static final Duration TIME_LIMIT = Duration.ofSeconds(30);
