@@ -3,6 +3,8 @@ package dev.fencing.boot.autoconfigure;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.reactive.InMemoryReactiveFenceStore;
+import dev.fencing.reactive.ReactiveFenceStore;
 import dev.fencing.spring.EnableFencing;
 import dev.fencing.spring.FencingConfigurer;
 import dev.fencing.store.FenceStore;
@@ -60,6 +62,25 @@ public class FencingAutoConfiguration {
         log.warn("fencing.store.type=in-memory: using an InMemoryFenceStore, which fences writes made inside this "
                 + "JVM only; for tests and demos, never for a resource shared by several instances");
         return new InMemoryFenceStore();
+    }
+
+    /**
+     * {@code fencing.store.type=in-memory} with fencing-reactor on the classpath: the in-memory store of reactive
+     * {@code @Fenced} methods too, under the same opt-in and warning as the blocking one.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(InMemoryReactiveFenceStore.class)
+    @ConditionalOnFencingType(store = FencingProperties.StoreType.IN_MEMORY)
+    static class InMemoryReactiveStoreConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(ReactiveFenceStore.class)
+        InMemoryReactiveFenceStore reactiveFenceStore() {
+            log.warn("fencing.store.type=in-memory: using an InMemoryReactiveFenceStore for reactive @Fenced "
+                    + "methods, which fences writes made inside this JVM only; for tests and demos, never for a "
+                    + "resource shared by several instances");
+            return new InMemoryReactiveFenceStore();
+        }
     }
 
     /** Fails startup when {@code fencing.issuer.type} names an issuer that no bean provides. */
