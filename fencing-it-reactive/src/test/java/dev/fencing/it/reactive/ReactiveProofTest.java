@@ -78,6 +78,7 @@ class ReactiveProofTest {
                         "server.port", "0",
                         "spring.r2dbc.url", ProofDatabase.URL,
                         "spring.r2dbc.username", ProofDatabase.USER,
+                        "spring.r2dbc.pool.initial-size", "2",
                         "spring.r2dbc.pool.max-size", "8",
                         "fencing.store.r2dbc.table", database.fence,
                         "fencing.web.reactive.path-patterns", "/internal/**",
