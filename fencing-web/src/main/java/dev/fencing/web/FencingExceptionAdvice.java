@@ -7,15 +7,12 @@ import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.FenceStoreException;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
+import dev.fencing.web.internal.FencingProblems;
 import org.springframework.context.annotation.Import;
 import org.springframework.context.annotation.ImportSelector;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.core.type.AnnotationMetadata;
-import org.springframework.http.HttpHeaders;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.util.ClassUtils;
@@ -66,33 +63,30 @@ import java.net.URI;
 @Import(FencingExceptionAdvice.TransientFailureAdviceSelector.class)
 public class FencingExceptionAdvice {
 
-    private static final Log log = LogFactory.getLog(FencingExceptionAdvice.class);
-
     /**
      * The problem {@code type} of a 409 for a stale token. A URI that identifies the problem (it need not resolve):
      * {@link FencingTokenClientInterceptor} recognises the answer by it, never by the status alone.
      */
-    public static final URI STALE_TOKEN_TYPE = URI.create("https://fencing.dev/problems/stale-token");
+    public static final URI STALE_TOKEN_TYPE = FencingProblems.STALE_TOKEN_TYPE;
 
     /** The problem {@code type} of a 409 for a duplicate token (an equal token from another holder). */
-    public static final URI DUPLICATE_TOKEN_TYPE = URI.create("https://fencing.dev/problems/duplicate-token");
+    public static final URI DUPLICATE_TOKEN_TYPE = FencingProblems.DUPLICATE_TOKEN_TYPE;
 
     /**
      * The problem {@code type} of a 409 for a token further above max_seen than the store's {@code maxAdvance}
      * allows (taken as forged or corrupted).
      */
-    public static final URI OUT_OF_RANGE_TOKEN_TYPE = URI.create("https://fencing.dev/problems/out-of-range-token");
+    public static final URI OUT_OF_RANGE_TOKEN_TYPE = FencingProblems.OUT_OF_RANGE_TOKEN_TYPE;
 
     /**
      * The problem {@code type} of a 409 for a token sent to a {@code @Fenced(acquire = true)} method of its resource
      * ({@link RemoteTokenSetAsideException}): a caller's mistake, not a verdict; {@link FencingTokenClientInterceptor}
      * leaves it to the client as an {@code HttpClientErrorException}.
      */
-    public static final URI REMOTE_TOKEN_SET_ASIDE_TYPE =
-            URI.create("https://fencing.dev/problems/remote-token-set-aside");
+    public static final URI REMOTE_TOKEN_SET_ASIDE_TYPE = FencingProblems.REMOTE_TOKEN_SET_ASIDE_TYPE;
 
     /** The problem {@code type} of a 428 for a missing token (none bound for the resource). */
-    public static final URI MISSING_TOKEN_TYPE = URI.create("https://fencing.dev/problems/missing-token");
+    public static final URI MISSING_TOKEN_TYPE = FencingProblems.MISSING_TOKEN_TYPE;
 
     /**
      * The problem {@code type} of a 403 for a token that failed signature verification (unsigned where signatures
@@ -100,36 +94,14 @@ public class FencingExceptionAdvice {
      * {@link FencingTokenFilter} before the request runs, or here for a {@link ForgedTokenException} from a fenced
      * call. Not a 409: the token is not outdated, it was never issued, and sending it again cannot succeed.
      */
-    public static final URI FORGED_TOKEN_TYPE = URI.create("https://fencing.dev/problems/forged-token");
+    public static final URI FORGED_TOKEN_TYPE = FencingProblems.FORGED_TOKEN_TYPE;
 
     /** Seconds a client should wait before retrying a request that failed for a reason that passes. */
-    static final long RETRY_AFTER_SECONDS = 1;
+    static final long RETRY_AFTER_SECONDS = FencingProblems.RETRY_AFTER_SECONDS;
 
     @ExceptionHandler(TokenRejectedException.class)
     public ProblemDetail rejected(TokenRejectedException e) {
-        if (e instanceof ForgedTokenException forged) {
-            return forged(forged); // Spring picks the more specific handler; this covers a direct call
-        }
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
-        switch (e.verdict()) {
-            case REJECT_DUPLICATE -> {
-                problem.setType(DUPLICATE_TOKEN_TYPE);
-                problem.setTitle("Duplicate fencing token");
-            }
-            case REJECT_OUT_OF_RANGE -> {
-                problem.setType(OUT_OF_RANGE_TOKEN_TYPE);
-                problem.setTitle("Out-of-range fencing token");
-            }
-            default -> {
-                problem.setType(STALE_TOKEN_TYPE);
-                problem.setTitle("Stale fencing token");
-            }
-        }
-        problem.setProperty("resource", e.resource());
-        problem.setProperty("presented", e.presented().unsigned().toText()); // never a usable signed token
-        problem.setProperty("maxSeen", e.maxSeen());
-        problem.setProperty("verdict", e.verdict().outcome());
-        return problem;
+        return FencingProblems.rejected(e);
     }
 
     /**
@@ -139,7 +111,7 @@ public class FencingExceptionAdvice {
      */
     @ExceptionHandler(ForgedTokenException.class)
     public ProblemDetail forged(ForgedTokenException e) {
-        return ForgedTokenProblem.of(e);
+        return FencingProblems.forged(e);
     }
 
     /**
@@ -148,42 +120,26 @@ public class FencingExceptionAdvice {
      */
     @ExceptionHandler(MissingTokenException.class)
     public ProblemDetail missing(MissingTokenException e, WebRequest request) {
-        ProblemDetail problem = missing(e);
-        if (request != null && request.getHeader(FencingHeader.NAME) != null
-                && request.getAttribute(FencingTokenFilter.APPLIED_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST) == null) {
-            problem.setDetail(problem.getDetail() + ". The request's " + FencingHeader.NAME + " header was not read: "
-                    + "no FencingTokenFilter covers this path (with the Spring Boot starter: "
-                    + "fencing.web.filter.url-patterns)");
-        }
-        return problem;
+        boolean headerIgnored = request != null && request.getHeader(FencingHeader.NAME) != null
+                && request.getAttribute(FencingTokenFilter.APPLIED_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST) == null;
+        return FencingProblems.missing(e, headerIgnored ? "no FencingTokenFilter covers this path (with the Spring "
+                + "Boot starter: fencing.web.filter.url-patterns)" : null);
     }
 
     /** 428 for {@code e}, without looking at the request. */
     public ProblemDetail missing(MissingTokenException e) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.PRECONDITION_REQUIRED, e.getMessage());
-        problem.setType(MISSING_TOKEN_TYPE);
-        problem.setTitle("Missing fencing token");
-        problem.setProperty("resource", e.resource());
-        return problem;
+        return FencingProblems.missing(e, null);
     }
 
     /** 409: the caller sent a token for a resource whose method acquires its own lock; nothing was locked or written. */
     @ExceptionHandler(RemoteTokenSetAsideException.class)
     public ProblemDetail remoteTokenSetAside(RemoteTokenSetAsideException e) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
-        problem.setType(REMOTE_TOKEN_SET_ASIDE_TYPE);
-        problem.setTitle("Fencing token sent to a method that acquires its own lock");
-        problem.setProperty("resource", e.resource());
-        problem.setProperty("presentedValue", e.presentedValue());
-        return problem;
+        return FencingProblems.remoteTokenSetAside(e);
     }
 
     @ExceptionHandler(InvalidKeyException.class)
     public ProblemDetail invalidKey(InvalidKeyException e) {
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
-        problem.setTitle("Invalid fencing key");
-        problem.setProperty("resource", e.resource());
-        return problem;
+        return FencingProblems.invalidKey(e);
     }
 
     /**
@@ -192,12 +148,7 @@ public class FencingExceptionAdvice {
      */
     @ExceptionHandler(FenceStoreException.class)
     public ProblemDetail storeFailed(FenceStoreException e) {
-        log.warn("Fence store failed for resource '" + e.resource() + "'; answering 503: " + e.getMessage(), e);
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The fence store "
-                + "could not check the token for resource '" + e.resource() + "'; the call did not run");
-        problem.setTitle("Fence store unavailable");
-        problem.setProperty("resource", e.resource());
-        return problem;
+        return FencingProblems.storeFailed(e);
     }
 
     /**
@@ -206,19 +157,12 @@ public class FencingExceptionAdvice {
      */
     @ExceptionHandler(LockAcquisitionException.class)
     public ResponseEntity<ProblemDetail> lockNotAcquired(LockAcquisitionException e) {
-        log.warn("Lock not acquired for resource '" + e.resource() + "'; answering 503: " + e.getMessage());
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The lock on "
-                + "resource '" + e.resource() + "' was not acquired; the call did not run, retry later");
-        problem.setTitle("Lock not acquired");
-        problem.setProperty("resource", e.resource());
-        return retryLater(problem);
+        return FencingProblems.retryLater(FencingProblems.lockNotAcquired(e));
     }
 
     /** 503 with {@code Retry-After} and {@code problem} as body. */
     static ResponseEntity<ProblemDetail> retryLater(ProblemDetail problem) {
-        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
-                .header(HttpHeaders.RETRY_AFTER, Long.toString(RETRY_AFTER_SECONDS))
-                .body(problem);
+        return FencingProblems.retryLater(problem);
     }
 
     /**

@@ -7,13 +7,12 @@ import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.OutOfRangeTokenException;
 import dev.fencing.rule.StaleTokenException;
-import dev.fencing.rule.TokenRejectedException;
-import dev.fencing.rule.Verdict;
 import dev.fencing.token.FencingToken;
+import dev.fencing.web.internal.Destinations;
+import dev.fencing.web.internal.RemoteRefusals;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.HttpRequest;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.client.ClientHttpRequestExecution;
@@ -25,17 +24,11 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
-import java.math.BigDecimal;
 import java.net.URI;
 import java.nio.charset.Charset;
-import java.nio.charset.StandardCharsets;
 import java.util.Collection;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Predicate;
-import java.util.stream.Collectors;
 
 /**
  * Client side, for {@code RestClient} and {@code RestTemplate}: sends the tokens bound on the calling thread in the
@@ -65,13 +58,13 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
      * {@code fencing.checks} counts it, never the entity key) and {@code outcome} = stale | duplicate | out-of-range |
      * missing | forged.
      */
-    public static final String REMOTE_REJECTIONS = "fencing.remote.rejections";
+    public static final String REMOTE_REJECTIONS = RemoteRefusals.REMOTE_REJECTIONS;
 
     /** The longest problem body read; a longer body is passed on untouched. */
-    static final int MAX_PROBLEM_BYTES = 64 * 1024;
+    static final int MAX_PROBLEM_BYTES = RemoteRefusals.MAX_PROBLEM_BYTES;
 
     private final Predicate<HttpRequest> sendTo;
-    private final RemoteRejectionCounters counters;
+    private final RemoteRefusals refusals;
 
     /** Sends the bound tokens with every request of the client it is registered on. */
     public FencingTokenClientInterceptor() {
@@ -83,12 +76,12 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
      * (a {@code Fencing-Token} header set by hand on them is left as it is).
      */
     public FencingTokenClientInterceptor(Predicate<HttpRequest> sendTo) {
-        this(sendTo, new RemoteRejectionCounters(null));
+        this(sendTo, null);
     }
 
-    private FencingTokenClientInterceptor(Predicate<HttpRequest> sendTo, RemoteRejectionCounters counters) {
+    private FencingTokenClientInterceptor(Predicate<HttpRequest> sendTo, MeterRegistry registry) {
         this.sendTo = Objects.requireNonNull(sendTo, "sendTo");
-        this.counters = counters;
+        this.refusals = new RemoteRefusals(registry);
     }
 
     /**
@@ -97,7 +90,7 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
      * resource's first refusal and reused; a failing meter never breaks the call.
      */
     public FencingTokenClientInterceptor withMeterRegistry(MeterRegistry registry) {
-        return new FencingTokenClientInterceptor(sendTo, new RemoteRejectionCounters(registry));
+        return new FencingTokenClientInterceptor(sendTo, registry);
     }
 
     /**
@@ -106,25 +99,8 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
      * No host named: the tokens are sent nowhere.
      */
     public static FencingTokenClientInterceptor forHosts(Collection<String> hosts) {
-        Set<String> allowed = hosts.stream().map(String::trim).filter(host -> !host.isEmpty())
-                .map(host -> host.toLowerCase(Locale.ROOT)).collect(Collectors.toUnmodifiableSet());
-        return new FencingTokenClientInterceptor(request -> matches(allowed, request.getURI()));
-    }
-
-    private static boolean matches(Set<String> allowed, URI uri) {
-        String host = uri.getHost();
-        if (host == null) {
-            return false;
-        }
-        host = host.toLowerCase(Locale.ROOT);
-        if (allowed.contains(host)) {
-            return true;
-        }
-        int port = uri.getPort();
-        if (port == -1) {
-            port = "https".equalsIgnoreCase(uri.getScheme()) ? 443 : "http".equalsIgnoreCase(uri.getScheme()) ? 80 : -1;
-        }
-        return port != -1 && allowed.contains(host + ":" + port);
+        Predicate<URI> allowed = Destinations.hosts(hosts);
+        return new FencingTokenClientInterceptor(request -> allowed.test(request.getURI()));
     }
 
     @Override
@@ -147,12 +123,8 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
      */
     private ClientHttpResponse mapRefusal(HttpRequest request, ClientHttpResponse response) throws IOException {
         HttpStatusCode status = response.getStatusCode();
-        if (status.value() != HttpStatus.CONFLICT.value() && status.value() != HttpStatus.PRECONDITION_REQUIRED.value()
-                && status.value() != HttpStatus.FORBIDDEN.value()) {
-            return response;
-        }
         MediaType contentType = response.getHeaders().getContentType();
-        if (contentType == null || !MediaType.APPLICATION_PROBLEM_JSON.isCompatibleWith(contentType)) {
+        if (!RemoteRefusals.candidate(status.value(), contentType)) {
             return response;
         }
         InputStream in = response.getBody();
@@ -160,8 +132,8 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
         if (bytes.length > MAX_PROBLEM_BYTES) {
             return new BufferedResponse(response, new SequenceInputStream(new ByteArrayInputStream(bytes), in));
         }
-        Charset charset = contentType.getCharset() != null ? contentType.getCharset() : StandardCharsets.UTF_8;
-        FencingException refusal = refusal(request, status, ProblemJson.parse(new String(bytes, charset)));
+        Charset charset = RemoteRefusals.charset(contentType);
+        FencingException refusal = refusals.refusal(describe(request), status.value(), new String(bytes, charset));
         if (refusal == null) {
             return new BufferedResponse(response, new ByteArrayInputStream(bytes));
         }
@@ -171,79 +143,9 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
         throw refusal;
     }
 
-    /** The exception a problem of the remote advice stands for, counted; {@code null} for any other answer. */
-    private FencingException refusal(HttpRequest request, HttpStatusCode status, Map<String, Object> problem) {
-        if (problem == null || !(problem.get("type") instanceof String type)
-                || !(problem.get("resource") instanceof String resource) || resource.isBlank()
-                || resource.length() > FencingToken.MAX_PART_LENGTH) {
-            return null;
-        }
-        String call = describe(request);
-        if (status.value() == HttpStatus.PRECONDITION_REQUIRED.value()) {
-            if (!FencingExceptionAdvice.MISSING_TOKEN_TYPE.toString().equals(type)) {
-                return null;
-            }
-            counters.increment(resource, "missing");
-            return new MissingTokenException(resource, call);
-        }
-        if (status.value() == HttpStatus.FORBIDDEN.value()) {
-            return forged(problem, type, resource, call);
-        }
-        Verdict verdict = FencingExceptionAdvice.STALE_TOKEN_TYPE.toString().equals(type) ? Verdict.REJECT_STALE
-                : FencingExceptionAdvice.DUPLICATE_TOKEN_TYPE.toString().equals(type) ? Verdict.REJECT_DUPLICATE
-                : FencingExceptionAdvice.OUT_OF_RANGE_TOKEN_TYPE.toString().equals(type) ? Verdict.REJECT_OUT_OF_RANGE
-                : null;
-        if (verdict == null
-                || !(problem.get("presented") instanceof String presentedText)
-                || !(problem.get("maxSeen") instanceof BigDecimal maxSeenNumber)) {
-            return null;
-        }
-        FencingToken presented;
-        long maxSeen;
-        try {
-            presented = FencingToken.parse(presentedText);
-            maxSeen = maxSeenNumber.longValueExact();
-        } catch (RuntimeException e) {
-            return null;
-        }
-        counters.increment(resource, verdict.outcome());
-        return TokenRejectedException.of(resource, presented, maxSeen, verdict, call);
-    }
-
-    /** A 403 of type {@link FencingExceptionAdvice#FORGED_TOKEN_TYPE} as a {@link ForgedTokenException}, counted. */
-    private FencingException forged(Map<String, Object> problem, String type, String resource, String call) {
-        if (!FencingExceptionAdvice.FORGED_TOKEN_TYPE.toString().equals(type)
-                || !(problem.get("presented") instanceof String presentedText)) {
-            return null;
-        }
-        FencingToken presented;
-        try {
-            presented = FencingToken.parse(presentedText);
-        } catch (RuntimeException e) {
-            return null;
-        }
-        counters.increment(resource, "forged");
-        return new ForgedTokenException(resource, presented, "the remote fence refused it as forged (its signature "
-                + "did not verify there)", call);
-    }
-
     /** The remote call as an exception names it: method and URI without user info, query or fragment. */
     static String describe(HttpRequest request) {
-        URI uri = request.getURI();
-        StringBuilder out = new StringBuilder().append(request.getMethod().name()).append(' ');
-        if (uri.getScheme() != null) {
-            out.append(uri.getScheme()).append("://");
-        }
-        if (uri.getHost() != null) {
-            out.append(uri.getHost());
-            if (uri.getPort() != -1) {
-                out.append(':').append(uri.getPort());
-            }
-        }
-        if (uri.getRawPath() != null) {
-            out.append(uri.getRawPath());
-        }
-        return out.append(" (remote)").toString();
+        return RemoteRefusals.describe(request.getMethod(), request.getURI());
     }
 
     /** A response whose body is read from {@code body} (what was buffered, then what was left). */

@@ -5,9 +5,9 @@ import dev.fencing.context.FencingScope;
 import dev.fencing.guard.RejectionListener;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.signing.TokenVerifier;
-import dev.fencing.signing.Verification;
-import dev.fencing.token.FencingToken;
-import dev.fencing.token.TokenFormatException;
+import dev.fencing.web.internal.FencingProblems;
+import dev.fencing.web.internal.ForgedTokenCounters;
+import dev.fencing.web.internal.HeaderAdmission;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -20,14 +20,13 @@ import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.springframework.http.ProblemDetail;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -68,6 +67,7 @@ public class FencingTokenFilter implements Filter {
     private final TokenVerifier verifier;
     private final ForgedTokenCounters forgedCounters;
     private final RejectionListener rejections;
+    private final HeaderAdmission admission;
 
     /** Set by {@link #init} once the mapping was checked; until then a filter without predicate trusts nobody. */
     private volatile boolean scopeChecked;
@@ -86,6 +86,7 @@ public class FencingTokenFilter implements Filter {
         this.verifier = verifier;
         this.forgedCounters = forgedCounters;
         this.rejections = rejections;
+        this.admission = new HeaderAdmission(verifier, forgedCounters, rejections);
     }
 
     /**
@@ -200,78 +201,30 @@ public class FencingTokenFilter implements Filter {
         }
         http.setAttribute(APPLIED_ATTRIBUTE, Boolean.TRUE);
         List<String> fields = Collections.list(http.getHeaders(FencingHeader.NAME));
+        String untrusted = null;
         if (!fields.isEmpty() && trusted == null && !scopeChecked) {
             // init(FilterConfig) never ran (a DelegatingFilterProxy without targetFilterLifecycle, a hand-built
             // chain): the mapping is unknown, so no caller is trusted
-            refuse(httpResponse, "This FencingTokenFilter was not initialized, so its URL mapping was not checked "
+            untrusted = "This FencingTokenFilter was not initialized, so its URL mapping was not checked "
                     + "and it accepts no " + FencingHeader.NAME + " header: let the container call init(FilterConfig) "
-                    + "(DelegatingFilterProxy.setTargetFilterLifecycle(true)) or construct it with a trust predicate");
+                    + "(DelegatingFilterProxy.setTargetFilterLifecycle(true)) or construct it with a trust predicate";
+        } else if (!fields.isEmpty() && trusted != null && !trusted.test(http)) {
+            untrusted = "This caller may not send the " + FencingHeader.NAME + " header";
+        }
+        HeaderAdmission.Result admitted = admission.admit(fields, untrusted,
+                () -> http.getMethod() + " " + http.getRequestURI());
+        if (!admitted.admitted()) {
+            problem(httpResponse, admitted.refusal());
             return;
         }
-        if (!fields.isEmpty() && trusted != null && !trusted.test(http)) {
-            refuse(httpResponse, "This caller may not send the " + FencingHeader.NAME + " header");
-            return;
-        }
-        List<FencingToken> tokens;
-        try {
-            tokens = FencingHeader.parse(fields);
-        } catch (TokenFormatException e) {
-            problem(httpResponse, HttpServletResponse.SC_BAD_REQUEST, "Malformed fencing token header",
-                    capped(e.getMessage()));
-            return;
-        }
-        if (verifier != null) {
-            for (FencingToken token : tokens) {
-                Verification verification = verifier.verify(token);
-                if (!verification.valid()) {
-                    forgedCounters.increment(token.resource());
-                    tell(new ForgedTokenException(token.resource(), token, verification.reason(token),
-                            http.getMethod() + " " + http.getRequestURI() + " (" + FencingHeader.NAME + " header)"));
-                    problem(httpResponse, HttpServletResponse.SC_FORBIDDEN, FencingExceptionAdvice.FORGED_TOKEN_TYPE
-                                    .toString(), ForgedTokenProblem.TITLE, ForgedTokenProblem.detail(token.resource()),
-                            ForgedTokenProblem.properties(token.resource(), token));
-                    return;
-                }
-            }
-        }
-        try (FencingScope ignored = FencingContext.bindRemote(tokens)) {
+        try (FencingScope ignored = FencingContext.bindRemote(admitted.tokens())) {
             chain.doFilter(request, response);
         }
     }
 
-    private void tell(ForgedTokenException forged) {
-        try {
-            rejections.rejected(forged);
-        } catch (RuntimeException ignored) {
-            // the listener is advisory; the refusal is what the caller gets
-        }
-    }
-
-    /** 403 with a problem-detail body; {@code detail} is a constant text, nothing of the request is echoed. */
-    private static void refuse(HttpServletResponse response, String detail) throws IOException {
-        problem(response, HttpServletResponse.SC_FORBIDDEN, "Untrusted fencing token", detail);
-    }
-
     /** Most characters of a parse error's message that a 400 answer repeats. */
-    static final int MAX_DETAIL_LENGTH = 256;
+    static final int MAX_DETAIL_LENGTH = HeaderAdmission.MAX_DETAIL_LENGTH;
 
-    /** {@code message} cut to {@link #MAX_DETAIL_LENGTH} characters, marked with "..." when cut. */
-    static String capped(String message) {
-        if (message == null) {
-            return "";
-        }
-        if (message.length() <= MAX_DETAIL_LENGTH) {
-            return message;
-        }
-        int end = Character.isHighSurrogate(message.charAt(MAX_DETAIL_LENGTH - 1)) ? MAX_DETAIL_LENGTH - 1
-                : MAX_DETAIL_LENGTH;
-        return message.substring(0, end) + "...";
-    }
-
-    /**
-     * Answers with an RFC 9457 problem-detail body ({@code application/problem+json}) written here: the request
-     * never reaches Spring MVC, and a container error page would not show the reason.
-     */
     /**
      * The request attribute this filter sets on every request it sees: {@link FencingExceptionAdvice} tells a caller
      * whose {@code Fencing-Token} header was never read (the filter does not cover the path) why its token is missing.
@@ -279,47 +232,22 @@ public class FencingTokenFilter implements Filter {
     public static final String APPLIED_ATTRIBUTE = FencingTokenFilter.class.getName() + ".APPLIED";
 
     /** The problem {@code type} of a 400 for a {@code Fencing-Token} header that does not parse. */
-    public static final String MALFORMED_TOKEN_TYPE = "https://fencing.dev/problems/malformed-token";
+    public static final String MALFORMED_TOKEN_TYPE = FencingProblems.MALFORMED_TOKEN_TYPE;
 
     /** The problem {@code type} of a 403 for a {@code Fencing-Token} header from a caller that is not trusted. */
-    public static final String UNTRUSTED_TOKEN_TYPE = "https://fencing.dev/problems/untrusted-token";
+    public static final String UNTRUSTED_TOKEN_TYPE = FencingProblems.UNTRUSTED_TOKEN_TYPE;
 
-    private static void problem(HttpServletResponse response, int status, String title, String detail)
-            throws IOException {
-        String type = status == HttpServletResponse.SC_BAD_REQUEST ? MALFORMED_TOKEN_TYPE : UNTRUSTED_TOKEN_TYPE;
-        problem(response, status, type, title, detail, Map.of());
-    }
-
-    /** A problem-detail answer with {@code properties} as further string members. */
-    private static void problem(HttpServletResponse response, int status, String type, String title, String detail,
-                                Map<String, String> properties) throws IOException {
-        StringBuilder json = new StringBuilder("{\"type\":\"").append(type).append("\",\"title\":\"")
-                .append(json(title)).append("\",\"status\":").append(status).append(",\"detail\":\"")
-                .append(json(detail)).append('"');
-        properties.forEach((name, value) -> json.append(",\"").append(name).append("\":\"").append(json(value))
-                .append('"'));
-        byte[] body = json.append('}').toString().getBytes(StandardCharsets.UTF_8);
+    /**
+     * Answers with an RFC 9457 problem-detail body ({@code application/problem+json}) written here: the request
+     * never reaches Spring MVC, and a container error page would not show the reason.
+     */
+    private static void problem(HttpServletResponse response, ProblemDetail problem) throws IOException {
+        byte[] body = FencingProblems.json(problem);
         response.resetBuffer();
-        response.setStatus(status);
-        response.setContentType("application/problem+json");
+        response.setStatus(problem.getStatus());
+        response.setContentType(FencingProblems.PROBLEM_JSON);
         response.setContentLength(body.length);
         response.getOutputStream().write(body);
         response.flushBuffer();
-    }
-
-    /** {@code text} as the inside of a JSON string: quotes, backslashes and control characters escaped. */
-    private static String json(String text) {
-        StringBuilder out = new StringBuilder(text.length() + 16);
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '"' || c == '\\') {
-                out.append('\\').append(c);
-            } else if (c < 0x20 || c == 0x7f || c == '\u2028' || c == '\u2029') {
-                out.append(String.format("\\u%04x", (int) c));
-            } else {
-                out.append(c);
-            }
-        }
-        return out.toString();
     }
 }

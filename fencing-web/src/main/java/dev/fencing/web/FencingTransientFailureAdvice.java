@@ -1,17 +1,15 @@
 package dev.fencing.web;
 
 import dev.fencing.store.TransientFenceFailure;
-import org.apache.commons.logging.LogFactory;
+import dev.fencing.web.internal.FencingProblems;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.dao.ConcurrencyFailureException;
-import org.springframework.http.HttpStatus;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 
-import java.util.Locale;
 
 /**
  * Answers a fence check that did not run for a reason that passes (a {@link TransientFenceFailure}: the JDBC store's
@@ -39,21 +37,7 @@ public class FencingTransientFailureAdvice {
         if (!(e instanceof TransientFenceFailure failure)) {
             throw e;     // not a fence's: Spring MVC's other resolvers and the application's own handling apply
         }
-        boolean busy = failure.reason() == TransientFenceFailure.Reason.BUSY;
         // the message (database errors, SQL) stays in the server's log; the caller learns what to do
-        LogFactory.getLog(FencingTransientFailureAdvice.class).info("Fence " + (busy ? "busy" : "conflict")
-                + " for resource '" + failure.resource() + "'; answering 503: " + e.getMessage());
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, (busy
-                ? "The fence of resource '" + failure.resource() + "' is held by another transaction"
-                : "The database aborted the check of resource '" + failure.resource() + "' (serialization "
-                + "failure or deadlock)") + "; the call did not run, retry later");
-        problem.setTitle(busy ? "Fence busy" : "Fence conflict");
-        problem.setProperty("resource", failure.resource());
-        problem.setProperty("reason", failure.reason().name().toLowerCase(Locale.ROOT));
-        if (failure.presented() != null) {
-            // without its signature: a token refused as busy was never used, and may be above max_seen
-            problem.setProperty("presented", failure.presented().unsigned().toText());
-        }
-        return FencingExceptionAdvice.retryLater(problem);
+        return FencingProblems.retryLater(FencingProblems.transientFailure(failure, e.getMessage()));
     }
 }

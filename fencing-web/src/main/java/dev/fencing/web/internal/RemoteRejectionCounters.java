@@ -1,4 +1,4 @@
-package dev.fencing.web;
+package dev.fencing.web.internal;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -6,7 +6,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The caller's {@value FencingTokenClientInterceptor#REMOTE_REJECTIONS} counters, tags {@code resource} (the base
+ * The caller's {@value RemoteRefusals#REMOTE_REJECTIONS} counters, tags {@code resource} (the base
  * resource name, as the remote fence's {@code fencing.checks} counts it: the effective resource up to its first
  * {@code :}) and {@code outcome} = stale | duplicate | out-of-range | missing | forged. Each counter is registered on
  * the first rejection of its (resource, outcome) and kept in a map, so a repeated rejection builds nothing; nothing here runs on a call that
@@ -53,7 +53,7 @@ final class RemoteRejectionCounters {
                 }
             }
             counters.computeIfAbsent(new Key(resource, outcome), key -> Counter
-                    .builder(FencingTokenClientInterceptor.REMOTE_REJECTIONS)
+                    .builder(RemoteRefusals.REMOTE_REJECTIONS)
                     .description("Calls a remote service refused for their fencing token, by verdict")
                     .tag("resource", key.resource()).tag("outcome", key.outcome())
                     .register(registry)).increment();

@@ -1,4 +1,4 @@
-package dev.fencing.web;
+package dev.fencing.web.internal;
 
 import java.math.BigDecimal;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package dev.fencing.web;
+package dev.fencing.web.internal;
 
 import dev.fencing.metrics.FencingMetrics;
 import io.micrometer.core.instrument.Counter;
@@ -7,12 +7,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The {@code fencing.checks} counters with {@code outcome=forged} that {@link FencingTokenFilter} increments for the
+ * The {@code fencing.checks} counters with {@code outcome=forged} that the {@code Fencing-Token} header filters (servlet and WebFlux) increment for the
  * tokens it refuses, tagged with the token's base resource (up to its first {@code :}), as the guard tags its own.
  * The resource names come from the request, so past {@value #MAX_RESOURCES} distinct names further ones share the
- * tag {@value #OTHER}. Without a registry nothing is counted; a failing meter never breaks the answer.
+ * tag {@value #OTHER}. Without a registry nothing is counted; a failing meter never breaks the answer. Internal to
+ * fencing-web, not an API for applications.
  */
-final class ForgedTokenCounters {
+public final class ForgedTokenCounters {
 
     /** How many distinct base resources get their own counter. */
     static final int MAX_RESOURCES = 64;
@@ -20,17 +21,17 @@ final class ForgedTokenCounters {
     /** The {@code resource} tag of base resources past {@link #MAX_RESOURCES}. */
     static final String OTHER = "other";
 
-    static final ForgedTokenCounters NONE = new ForgedTokenCounters(null);
+    public static final ForgedTokenCounters NONE = new ForgedTokenCounters(null);
 
     private final FencingMetrics metrics;
     private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
 
-    ForgedTokenCounters(MeterRegistry registry) {
+    public ForgedTokenCounters(MeterRegistry registry) {
         this.metrics = registry == null ? null : new FencingMetrics(registry);
     }
 
     /** Counts one forged token presented for {@code effectiveResource}; never throws. */
-    void increment(String effectiveResource) {
+    public void increment(String effectiveResource) {
         if (metrics == null) {
             return;
         }

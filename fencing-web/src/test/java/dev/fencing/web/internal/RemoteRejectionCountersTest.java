@@ -1,5 +1,6 @@
-package dev.fencing.web;
+package dev.fencing.web.internal;
 
+import dev.fencing.web.FencingTokenClientInterceptor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;

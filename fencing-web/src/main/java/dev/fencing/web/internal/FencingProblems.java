@@ -1,0 +1,308 @@
+package dev.fencing.web.internal;
+
+import dev.fencing.context.MissingTokenException;
+import dev.fencing.guard.InvalidKeyException;
+import dev.fencing.guard.RemoteTokenSetAsideException;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.rule.ForgedTokenException;
+import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.store.FenceStoreException;
+import dev.fencing.store.TransientFenceFailure;
+import dev.fencing.token.FencingToken;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The one place that says how the library's exceptions and header refusals look over HTTP, for the servlet and the
+ * WebFlux parts alike: status, problem {@code type}, title, detail, properties and headers of each RFC 9457 answer, and
+ * its JSON text where no message converter writes it. Internal to fencing-web, not an API for applications: use
+ * {@code FencingExceptionAdvice} (servlet) or {@code FencingWebExceptionHandler} (WebFlux).
+ */
+public final class FencingProblems {
+
+    private static final Log log = LogFactory.getLog(FencingProblems.class);
+
+    /** The problem {@code type} of a 409 for a stale token. */
+    public static final URI STALE_TOKEN_TYPE = URI.create("https://fencing.dev/problems/stale-token");
+
+    /** The problem {@code type} of a 409 for a duplicate token. */
+    public static final URI DUPLICATE_TOKEN_TYPE = URI.create("https://fencing.dev/problems/duplicate-token");
+
+    /** The problem {@code type} of a 409 for an out-of-range token. */
+    public static final URI OUT_OF_RANGE_TOKEN_TYPE = URI.create("https://fencing.dev/problems/out-of-range-token");
+
+    /** The problem {@code type} of a 409 for a token sent to a method that acquires its own lock. */
+    public static final URI REMOTE_TOKEN_SET_ASIDE_TYPE =
+            URI.create("https://fencing.dev/problems/remote-token-set-aside");
+
+    /** The problem {@code type} of a 428 for a missing token. */
+    public static final URI MISSING_TOKEN_TYPE = URI.create("https://fencing.dev/problems/missing-token");
+
+    /** The problem {@code type} of a 403 for a token that failed signature verification. */
+    public static final URI FORGED_TOKEN_TYPE = URI.create("https://fencing.dev/problems/forged-token");
+
+    /** The problem {@code type} of a 400 for a {@code Fencing-Token} header that does not parse. */
+    public static final String MALFORMED_TOKEN_TYPE = "https://fencing.dev/problems/malformed-token";
+
+    /** The problem {@code type} of a 403 for a {@code Fencing-Token} header from a caller that is not trusted. */
+    public static final String UNTRUSTED_TOKEN_TYPE = "https://fencing.dev/problems/untrusted-token";
+
+    /** The title of the forged-token answer. */
+    public static final String FORGED_TITLE = "Forged fencing token";
+
+    /** Seconds a client should wait before retrying a request that failed for a reason that passes. */
+    public static final long RETRY_AFTER_SECONDS = 1;
+
+    /** The media type of every answer here. */
+    public static final String PROBLEM_JSON = "application/problem+json";
+
+    private FencingProblems() {
+    }
+
+    /**
+     * The answer to any of the library's exceptions ({@code e} itself, not its causes), or {@code null} when
+     * {@code e} is none of them. The same answers as the servlet advices, in the same precedence: forged before
+     * the other rejections.
+     *
+     * @param headerIgnored when the request carried a {@code Fencing-Token} header that no filter read, why (added to
+     *                      the detail of a 428); otherwise {@code null}
+     */
+    public static ResponseEntity<ProblemDetail> of(Throwable e, String headerIgnored) {
+        if (e instanceof ForgedTokenException forged) {
+            return answer(forged(forged));
+        }
+        if (e instanceof TokenRejectedException rejected) {
+            return answer(rejected(rejected));
+        }
+        if (e instanceof MissingTokenException missing) {
+            return answer(missing(missing, headerIgnored));
+        }
+        if (e instanceof RemoteTokenSetAsideException setAside) {
+            return answer(remoteTokenSetAside(setAside));
+        }
+        if (e instanceof InvalidKeyException invalidKey) {
+            return answer(invalidKey(invalidKey));
+        }
+        if (e instanceof FenceStoreException store) {
+            return answer(storeFailed(store));
+        }
+        if (e instanceof LockAcquisitionException lock) {
+            return retryLater(lockNotAcquired(lock));
+        }
+        if (e instanceof TransientFenceFailure failure) {
+            return retryLater(transientFailure(failure, e.getMessage()));
+        }
+        return null;
+    }
+
+    private static ResponseEntity<ProblemDetail> answer(ProblemDetail problem) {
+        return ResponseEntity.status(problem.getStatus()).body(problem);
+    }
+
+    /** 409 for a stale, duplicate or out-of-range token; a forged one gets {@link #forged}. */
+    public static ProblemDetail rejected(TokenRejectedException e) {
+        if (e instanceof ForgedTokenException forged) {
+            return forged(forged);
+        }
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
+        switch (e.verdict()) {
+            case REJECT_DUPLICATE -> {
+                problem.setType(DUPLICATE_TOKEN_TYPE);
+                problem.setTitle("Duplicate fencing token");
+            }
+            case REJECT_OUT_OF_RANGE -> {
+                problem.setType(OUT_OF_RANGE_TOKEN_TYPE);
+                problem.setTitle("Out-of-range fencing token");
+            }
+            default -> {
+                problem.setType(STALE_TOKEN_TYPE);
+                problem.setTitle("Stale fencing token");
+            }
+        }
+        problem.setProperty("resource", e.resource());
+        problem.setProperty("presented", e.presented().unsigned().toText()); // never a usable signed token
+        problem.setProperty("maxSeen", e.maxSeen());
+        problem.setProperty("verdict", e.verdict().outcome());
+        return problem;
+    }
+
+    /** 403 for a forged token: a generic detail naming the resource, never why verification failed. */
+    public static ProblemDetail forged(ForgedTokenException e) {
+        return forged(e.resource(), e.presented());
+    }
+
+    /** 403 for {@code presented}, which failed signature verification for {@code resource}. */
+    public static ProblemDetail forged(String resource, FencingToken presented) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.FORBIDDEN, "The fencing token for "
+                + "resource '" + resource + "' failed signature verification; the call did not run and max_seen is "
+                + "unchanged");
+        problem.setType(FORGED_TOKEN_TYPE);
+        problem.setTitle(FORGED_TITLE);
+        problem.setProperty("resource", resource);
+        problem.setProperty("presented", presented.unsigned().toText());
+        problem.setProperty("verdict", "forged");
+        return problem;
+    }
+
+    /**
+     * 428. {@code headerIgnored}, when not {@code null}: the request carried a {@code Fencing-Token} header that no
+     * filter read, and why; the detail says so.
+     */
+    public static ProblemDetail missing(MissingTokenException e, String headerIgnored) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.PRECONDITION_REQUIRED, e.getMessage());
+        problem.setType(MISSING_TOKEN_TYPE);
+        problem.setTitle("Missing fencing token");
+        problem.setProperty("resource", e.resource());
+        if (headerIgnored != null) {
+            problem.setDetail(problem.getDetail() + ". The request's Fencing-Token header was not read: "
+                    + headerIgnored);
+        }
+        return problem;
+    }
+
+    /** 409: a token sent to a method that acquires its own lock. */
+    public static ProblemDetail remoteTokenSetAside(RemoteTokenSetAsideException e) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.CONFLICT, e.getMessage());
+        problem.setType(REMOTE_TOKEN_SET_ASIDE_TYPE);
+        problem.setTitle("Fencing token sent to a method that acquires its own lock");
+        problem.setProperty("resource", e.resource());
+        problem.setProperty("presentedValue", e.presentedValue());
+        return problem;
+    }
+
+    /** 400: the key could not be computed. */
+    public static ProblemDetail invalidKey(InvalidKeyException e) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
+        problem.setTitle("Invalid fencing key");
+        problem.setProperty("resource", e.resource());
+        return problem;
+    }
+
+    /** 503; the exception's message is logged at WARN, never sent. */
+    public static ProblemDetail storeFailed(FenceStoreException e) {
+        log.warn("Fence store failed for resource '" + e.resource() + "'; answering 503: " + e.getMessage(), e);
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The fence store "
+                + "could not check the token for resource '" + e.resource() + "'; the call did not run");
+        problem.setTitle("Fence store unavailable");
+        problem.setProperty("resource", e.resource());
+        return problem;
+    }
+
+    /** 503 (send it with {@link #retryLater}); the exception's message is logged at WARN, never sent. */
+    public static ProblemDetail lockNotAcquired(LockAcquisitionException e) {
+        log.warn("Lock not acquired for resource '" + e.resource() + "'; answering 503: " + e.getMessage());
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The lock on "
+                + "resource '" + e.resource() + "' was not acquired; the call did not run, retry later");
+        problem.setTitle("Lock not acquired");
+        problem.setProperty("resource", e.resource());
+        return problem;
+    }
+
+    /**
+     * 503 "Fence busy" / "Fence conflict" (send it with {@link #retryLater}); {@code message}, the exception's, is
+     * logged at INFO, never sent.
+     */
+    public static ProblemDetail transientFailure(TransientFenceFailure failure, String message) {
+        boolean busy = failure.reason() == TransientFenceFailure.Reason.BUSY;
+        log.info("Fence " + (busy ? "busy" : "conflict") + " for resource '" + failure.resource()
+                + "'; answering 503: " + message);
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, (busy
+                ? "The fence of resource '" + failure.resource() + "' is held by another transaction"
+                : "The database aborted the check of resource '" + failure.resource() + "' (serialization "
+                + "failure or deadlock)") + "; the call did not run, retry later");
+        problem.setTitle(busy ? "Fence busy" : "Fence conflict");
+        problem.setProperty("resource", failure.resource());
+        problem.setProperty("reason", failure.reason().name().toLowerCase(Locale.ROOT));
+        if (failure.presented() != null) {
+            // without its signature: a token refused as busy was never used, and may be above max_seen
+            problem.setProperty("presented", failure.presented().unsigned().toText());
+        }
+        return problem;
+    }
+
+    /** 503 with {@code Retry-After} and {@code problem} as body. */
+    public static ResponseEntity<ProblemDetail> retryLater(ProblemDetail problem) {
+        return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE)
+                .header(HttpHeaders.RETRY_AFTER, Long.toString(RETRY_AFTER_SECONDS))
+                .body(problem);
+    }
+
+    /** 400 "Malformed fencing token header" with the parse error as detail. */
+    public static ProblemDetail malformedHeader(String detail) {
+        return header(HttpStatus.BAD_REQUEST, MALFORMED_TOKEN_TYPE, "Malformed fencing token header", detail);
+    }
+
+    /** 403 "Untrusted fencing token"; {@code detail} is a constant text, nothing of the request is echoed. */
+    public static ProblemDetail untrustedHeader(String detail) {
+        return header(HttpStatus.FORBIDDEN, UNTRUSTED_TOKEN_TYPE, "Untrusted fencing token", detail);
+    }
+
+    private static ProblemDetail header(HttpStatus status, String type, String title, String detail) {
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(status, detail);
+        problem.setType(URI.create(type));
+        problem.setTitle(title);
+        return problem;
+    }
+
+    /**
+     * {@code problem} as JSON text in UTF-8: {@code type} and {@code title} when set (no type means
+     * {@code about:blank}), {@code status}, {@code detail},
+     * {@code instance} when set, then the properties in order (numbers and booleans as such, anything else as a
+     * string). For answers written where no message converter runs (a filter).
+     */
+    public static byte[] json(ProblemDetail problem) {
+        StringBuilder json = new StringBuilder("{");
+        if (problem.getType() != null) {
+            json.append("\"type\":\"").append(json(problem.getType().toString())).append("\",");
+        }
+        if (problem.getTitle() != null) {
+            json.append("\"title\":\"").append(json(problem.getTitle())).append("\",");
+        }
+        json.append("\"status\":").append(problem.getStatus());
+        if (problem.getDetail() != null) {
+            json.append(",\"detail\":\"").append(json(problem.getDetail())).append('"');
+        }
+        if (problem.getInstance() != null) {
+            json.append(",\"instance\":\"").append(json(problem.getInstance().toString())).append('"');
+        }
+        Map<String, Object> properties = problem.getProperties() == null ? Map.of()
+                : new LinkedHashMap<>(problem.getProperties());
+        properties.forEach((name, value) -> {
+            json.append(",\"").append(json(name)).append("\":");
+            if (value instanceof Number || value instanceof Boolean) {
+                json.append(value);
+            } else if (value == null) {
+                json.append("null");
+            } else {
+                json.append('"').append(json(value.toString())).append('"');
+            }
+        });
+        return json.append('}').toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** {@code text} as the inside of a JSON string: quotes, backslashes and control characters escaped. */
+    private static String json(String text) {
+        StringBuilder out = new StringBuilder(text.length() + 16);
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '"' || c == '\\') {
+                out.append('\\').append(c);
+            } else if (c < 0x20 || c == 0x7f || c == '\u2028' || c == '\u2029') {
+                out.append(String.format("\\u%04x", (int) c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+}

@@ -1,0 +1,107 @@
+package dev.fencing.web.internal;
+
+import dev.fencing.guard.RejectionListener;
+import dev.fencing.rule.ForgedTokenException;
+import dev.fencing.signing.TokenVerifier;
+import dev.fencing.signing.Verification;
+import dev.fencing.token.FencingToken;
+import dev.fencing.token.TokenFormatException;
+import dev.fencing.web.FencingHeader;
+import org.springframework.http.ProblemDetail;
+
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * What a server does with the {@code Fencing-Token} fields of an incoming request, whatever its stack: refuses them
+ * from an untrusted caller (403), parses them strictly (400 on a malformed header), verifies their signatures when
+ * built with a verifier (403 forged, counted and told to the rejection listener), and otherwise admits the tokens for
+ * binding as remote. Immutable and thread-safe. Internal to fencing-web (shared by {@code FencingTokenFilter} and
+ * {@code FencingTokenWebFilter}), not an API for applications.
+ */
+public final class HeaderAdmission {
+
+    /** Most characters of a parse error's message that a 400 answer repeats. */
+    public static final int MAX_DETAIL_LENGTH = 256;
+
+    /** The outcome: the tokens to bind, or the answer that refuses the request (then {@code tokens} is empty). */
+    public record Result(List<FencingToken> tokens, ProblemDetail refusal) {
+
+        /** Whether the request may run with {@link #tokens()} bound. */
+        public boolean admitted() {
+            return refusal == null;
+        }
+    }
+
+    private final TokenVerifier verifier;
+    private final ForgedTokenCounters forgedCounters;
+    private final RejectionListener rejections;
+
+    /**
+     * @param verifier       verifies each token's signature; {@code null}: none is verified
+     * @param forgedCounters counts the tokens refused as forged
+     * @param rejections     told of each token refused as forged ({@code null}: nobody); what it throws is ignored
+     */
+    public HeaderAdmission(TokenVerifier verifier, ForgedTokenCounters forgedCounters, RejectionListener rejections) {
+        this.verifier = verifier;
+        this.forgedCounters = Objects.requireNonNull(forgedCounters, "forgedCounters");
+        this.rejections = rejections == null ? RejectionListener.NONE : rejections;
+    }
+
+    /**
+     * Decides on a request's {@code Fencing-Token} fields.
+     *
+     * @param fields         the field values in arrival order (none when the header is absent)
+     * @param untrustedDetail {@code null} when the caller may send the header; otherwise the constant detail of
+     *                       the 403 a request carrying it gets
+     * @param operation      the request as a forged-token exception names it (method and path), asked only then
+     */
+    public Result admit(List<String> fields, String untrustedDetail, Supplier<String> operation) {
+        if (fields.isEmpty()) {
+            return new Result(List.of(), null);
+        }
+        if (untrustedDetail != null) {
+            return new Result(List.of(), FencingProblems.untrustedHeader(untrustedDetail));
+        }
+        List<FencingToken> tokens;
+        try {
+            tokens = FencingHeader.parse(fields);
+        } catch (TokenFormatException e) {
+            return new Result(List.of(), FencingProblems.malformedHeader(capped(e.getMessage())));
+        }
+        if (verifier != null) {
+            for (FencingToken token : tokens) {
+                Verification verification = verifier.verify(token);
+                if (!verification.valid()) {
+                    forgedCounters.increment(token.resource());
+                    tell(new ForgedTokenException(token.resource(), token, verification.reason(token),
+                            operation.get() + " (" + FencingHeader.NAME + " header)"));
+                    return new Result(List.of(), FencingProblems.forged(token.resource(), token));
+                }
+            }
+        }
+        return new Result(tokens, null);
+    }
+
+    private void tell(ForgedTokenException forged) {
+        try {
+            rejections.rejected(forged);
+        } catch (RuntimeException ignored) {
+            // the listener is advisory; the refusal is what the caller gets
+        }
+    }
+
+    /** {@code message} cut to {@link #MAX_DETAIL_LENGTH} characters, marked with "..." when cut. */
+    public static String capped(String message) {
+        if (message == null) {
+            return "";
+        }
+        if (message.length() <= MAX_DETAIL_LENGTH) {
+            return message;
+        }
+        int end = Character.isHighSurrogate(message.charAt(MAX_DETAIL_LENGTH - 1)) ? MAX_DETAIL_LENGTH - 1
+                : MAX_DETAIL_LENGTH;
+        return message.substring(0, end) + "...";
+    }
+}

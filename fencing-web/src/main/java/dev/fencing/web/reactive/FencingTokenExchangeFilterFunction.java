@@ -1,0 +1,151 @@
+package dev.fencing.web.reactive;
+
+import dev.fencing.FencingException;
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingSnapshot;
+import dev.fencing.context.MissingTokenException;
+import dev.fencing.reactive.ReactiveFencing;
+import dev.fencing.rule.ForgedTokenException;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.token.FencingToken;
+import dev.fencing.web.FencingHeader;
+import dev.fencing.web.FencingTokenClientInterceptor;
+import dev.fencing.web.internal.Destinations;
+import dev.fencing.web.internal.RemoteRefusals;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.core.io.buffer.DataBuffer;
+import org.springframework.core.io.buffer.DataBufferUtils;
+import org.springframework.core.io.buffer.DefaultDataBufferFactory;
+import org.springframework.http.MediaType;
+import org.springframework.web.reactive.function.BodyExtractors;
+import org.springframework.web.reactive.function.client.ClientRequest;
+import org.springframework.web.reactive.function.client.ClientResponse;
+import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
+import org.springframework.web.reactive.function.client.ExchangeFunction;
+import org.springframework.web.reactive.function.client.WebClientResponseException;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.util.context.ContextView;
+
+import java.net.URI;
+import java.nio.charset.Charset;
+import java.util.Collection;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.function.Predicate;
+
+/**
+ * Client side, for {@code WebClient}: sends the tokens of the subscriber's Reactor Context
+ * ({@link ReactiveFencing#CONTEXT_KEY}) in the {@code Fencing-Token} header of the requests it is told to, replacing
+ * any value set by hand; when the context holds no tokens entry at all, the tokens bound on the subscribing thread
+ * ({@link FencingContext}) are sent instead. Nothing is added when there is no token. Tokens are read when the request
+ * is made (on subscription), never at assembly. Register it with {@code WebClient.builder().filter(...)}.
+ *
+ * <p>As {@link FencingTokenClientInterceptor} does for {@code RestClient}: {@link #forHosts(Collection)} sends the
+ * tokens only to the hosts named, the no-argument constructor to every request of the client; and on those requests a
+ * remote fence's refusal (409 stale/duplicate/out-of-range, 428 missing, 403 forged, with the library's problem types)
+ * becomes the library's exception ({@link StaleTokenException}, {@link MissingTokenException},
+ * {@link ForgedTokenException}, ...) as an error signal, with the {@link WebClientResponseException} the client would
+ * otherwise have produced as its cause. Every other response reaches the client untouched (a problem body that had to
+ * be read to tell is replayed). With a registry each mapped refusal is counted in
+ * {@value FencingTokenClientInterceptor#REMOTE_REJECTIONS}.
+ */
+public final class FencingTokenExchangeFilterFunction implements ExchangeFilterFunction {
+
+    private final Predicate<ClientRequest> sendTo;
+    private final RemoteRefusals refusals;
+
+    /** Sends the tokens with every request of the client it is registered on. */
+    public FencingTokenExchangeFilterFunction() {
+        this(request -> true);
+    }
+
+    /**
+     * Sends the tokens only with the requests {@code sendTo} accepts; the others go out without the header (a
+     * {@code Fencing-Token} header set by hand on them is left as it is) and their answers are not mapped.
+     */
+    public FencingTokenExchangeFilterFunction(Predicate<ClientRequest> sendTo) {
+        this(sendTo, null);
+    }
+
+    private FencingTokenExchangeFilterFunction(Predicate<ClientRequest> sendTo, MeterRegistry registry) {
+        this.sendTo = Objects.requireNonNull(sendTo, "sendTo");
+        this.refusals = new RemoteRefusals(registry);
+    }
+
+    /**
+     * Sends the tokens only to the hosts named, compared ignoring case: an entry {@code host} matches that host on any
+     * port, an entry {@code host:port} only that port (the scheme's default port when the URI has none). No host
+     * named: the tokens are sent nowhere.
+     */
+    public static FencingTokenExchangeFilterFunction forHosts(Collection<String> hosts) {
+        Predicate<URI> allowed = Destinations.hosts(hosts);
+        return new FencingTokenExchangeFilterFunction(request -> allowed.test(request.url()));
+    }
+
+    /**
+     * This filter function, sending to the same requests, that also counts each refusal it maps in
+     * {@value FencingTokenClientInterceptor#REMOTE_REJECTIONS} on {@code registry} ({@code null}: counts nothing).
+     */
+    public FencingTokenExchangeFilterFunction withMeterRegistry(MeterRegistry registry) {
+        return new FencingTokenExchangeFilterFunction(sendTo, registry);
+    }
+
+    @Override
+    public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
+        if (!sendTo.test(request)) {
+            return next.exchange(request);
+        }
+        return Mono.deferContextual(context -> {
+            Collection<FencingToken> tokens = tokens(context).values();
+            ClientRequest sent = tokens.isEmpty() ? request : ClientRequest.from(request)
+                    .headers(headers -> headers.set(FencingHeader.NAME, FencingHeader.format(tokens)))
+                    .build();
+            return next.exchange(sent).flatMap(response -> mapRefusal(sent, response));
+        });
+    }
+
+    /** The context's tokens; the subscribing thread's when the context has no tokens entry at all. */
+    private static FencingSnapshot tokens(ContextView context) {
+        return context.hasKey(ReactiveFencing.CONTEXT_KEY) ? ReactiveFencing.tokens(context)
+                : FencingContext.snapshot();
+    }
+
+    /** The response, or the library's exception as an error when it is a remote fence's refusal. */
+    private Mono<ClientResponse> mapRefusal(ClientRequest request, ClientResponse response) {
+        int status = response.statusCode().value();
+        MediaType contentType = response.headers().contentType().orElse(null);
+        if (!RemoteRefusals.candidate(status, contentType)) {
+            return Mono.just(response);
+        }
+        OptionalLong length = response.headers().contentLength();
+        if (length.isPresent() && length.getAsLong() > RemoteRefusals.MAX_PROBLEM_BYTES) {
+            return Mono.just(response);
+        }
+        return response.body(BodyExtractors.toDataBuffers()).collectList().flatMap(buffers -> {
+            int size = buffers.stream().mapToInt(DataBuffer::readableByteCount).sum();
+            if (size > RemoteRefusals.MAX_PROBLEM_BYTES) {
+                return Mono.just(response.mutate().body(Flux.fromIterable(buffers)).build());
+            }
+            byte[] bytes = new byte[size];
+            int at = 0;
+            for (DataBuffer buffer : buffers) {
+                int count = buffer.readableByteCount();
+                buffer.read(bytes, at, count);
+                at += count;
+                DataBufferUtils.release(buffer);
+            }
+            Charset charset = RemoteRefusals.charset(contentType);
+            FencingException refusal = refusals.refusal(RemoteRefusals.describe(request.method(), request.url()),
+                    status, new String(bytes, charset));
+            if (refusal == null) {
+                return Mono.just(response.mutate()
+                        .body(Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(bytes))))
+                        .build());
+            }
+            refusal.initCause(WebClientResponseException.create(response.statusCode(), "",
+                    response.headers().asHttpHeaders(), bytes, charset, response.request()));
+            return Mono.error(refusal);
+        });
+    }
+}

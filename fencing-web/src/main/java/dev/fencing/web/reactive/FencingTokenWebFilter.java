@@ -1,0 +1,179 @@
+package dev.fencing.web.reactive;
+
+import dev.fencing.guard.RejectionListener;
+import dev.fencing.reactive.ReactiveFencing;
+import dev.fencing.rule.ForgedTokenException;
+import dev.fencing.signing.TokenVerifier;
+import dev.fencing.web.FencingHeader;
+import dev.fencing.web.FencingTokenFilter;
+import dev.fencing.web.internal.FencingProblems;
+import dev.fencing.web.internal.ForgedTokenCounters;
+import dev.fencing.web.internal.HeaderAdmission;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.server.PathContainer;
+import org.springframework.http.server.reactive.ServerHttpRequest;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebFilter;
+import org.springframework.web.server.WebFilterChain;
+import org.springframework.web.util.pattern.PathPattern;
+import org.springframework.web.util.pattern.PathPatternParser;
+import org.springframework.web.util.pattern.PatternParseException;
+import reactor.core.publisher.Mono;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Predicate;
+
+/**
+ * Server side for WebFlux: binds the tokens of an incoming request's {@code Fencing-Token} header in the Reactor
+ * Context of the rest of the chain, as remote ({@link ReactiveFencing#bindRemote}): reactive fenced checks see them,
+ * but an acquiring method never runs under them. Exactly those tokens: a request without the header runs with an
+ * empty token set, whatever the context held. With Reactor's automatic context propagation on, blocking code inside
+ * the chain's operators sees them on its thread too ({@code FencingContext}), the context key being the one
+ * context-propagation uses. The parsing, the answers and the counters are those of the servlet
+ * {@link FencingTokenFilter}: a malformed header gets 400 (problem type {@link FencingTokenFilter#MALFORMED_TOKEN_TYPE})
+ * and the request goes no further.
+ *
+ * <p>Accept this header only from trusted callers, so the filter is built in one of two ways:
+ * {@link #FencingTokenWebFilter(Predicate)} (the predicate says which exchanges may carry tokens, for example those
+ * your service-to-service authentication accepted) or {@link #forPaths(String...)} (every request to those internal
+ * path patterns is trusted; patterns that together cover every path are refused when the filter is built). A request
+ * that is not trusted and carries the header gets 403 (problem type {@link FencingTokenFilter#UNTRUSTED_TOKEN_TYPE})
+ * before it runs. With {@link #verifying(TokenVerifier)} a forged token gets 403 (the forged-token problem) too.
+ */
+public final class FencingTokenWebFilter implements WebFilter {
+
+    /**
+     * The exchange attribute this filter sets on every request it sees: {@link FencingWebExceptionHandler} tells a
+     * caller whose {@code Fencing-Token} header was never read why its token is missing.
+     */
+    public static final String APPLIED_ATTRIBUTE = FencingTokenWebFilter.class.getName() + ".APPLIED";
+
+    /** Paths a pattern set that covers everything matches: the root, one segment, several. */
+    private static final List<PathContainer> PROBES = List.of(PathContainer.parsePath("/"),
+            PathContainer.parsePath("/fencing-probe"), PathContainer.parsePath("/fencing-probe/a/b.json"));
+
+    private final Predicate<ServerWebExchange> trusted;
+    private final String untrustedDetail;
+    private final TokenVerifier verifier;
+    private final ForgedTokenCounters forgedCounters;
+    private final RejectionListener rejections;
+    private final HeaderAdmission admission;
+
+    /**
+     * A filter that accepts the header only on exchanges {@code trusted} accepts; it may see every request. The
+     * predicate runs on the request's thread (it must not block), only for requests that carry the header.
+     */
+    public FencingTokenWebFilter(Predicate<ServerWebExchange> trusted) {
+        this(Objects.requireNonNull(trusted, "trusted"), "This caller may not send the " + FencingHeader.NAME
+                + " header", null, ForgedTokenCounters.NONE, RejectionListener.NONE);
+    }
+
+    private FencingTokenWebFilter(Predicate<ServerWebExchange> trusted, String untrustedDetail,
+                                  TokenVerifier verifier, ForgedTokenCounters forgedCounters,
+                                  RejectionListener rejections) {
+        this.trusted = trusted;
+        this.untrustedDetail = untrustedDetail;
+        this.verifier = verifier;
+        this.forgedCounters = forgedCounters;
+        this.rejections = rejections;
+        this.admission = new HeaderAdmission(verifier, forgedCounters, rejections);
+    }
+
+    /**
+     * A filter that trusts the requests whose path within the application matches one of {@code patterns} (Spring's
+     * {@link PathPattern} syntax, such as {@code "/internal/**"}); a request elsewhere that carries the header gets
+     * 403.
+     *
+     * @throws IllegalArgumentException when no pattern is given, one does not parse, or together they match every
+     *                                  path ({@code /**}, {@code /{*path}}, ...): such a filter would accept tokens
+     *                                  from any caller
+     */
+    public static FencingTokenWebFilter forPaths(String... patterns) {
+        Objects.requireNonNull(patterns, "patterns");
+        if (patterns.length == 0) {
+            throw new IllegalArgumentException("FencingTokenWebFilter.forPaths(): no path pattern given; name the "
+                    + "internal paths that may carry " + FencingHeader.NAME + " headers (\"/internal/**\"), or "
+                    + "construct it with a trust predicate");
+        }
+        List<PathPattern> parsed = new ArrayList<>();
+        for (String pattern : patterns) {
+            try {
+                parsed.add(PathPatternParser.defaultInstance.parse(Objects.requireNonNull(pattern, "pattern")));
+            } catch (PatternParseException e) {
+                throw new IllegalArgumentException("FencingTokenWebFilter.forPaths(): path pattern '" + pattern
+                        + "' does not parse: " + e.getMessage(), e);
+            }
+        }
+        if (PROBES.stream().allMatch(path -> parsed.stream().anyMatch(pattern -> pattern.matches(path)))) {
+            throw new IllegalArgumentException("FencingTokenWebFilter.forPaths(" + String.join(", ", patterns)
+                    + "): these patterns match every path, so the filter would accept " + FencingHeader.NAME
+                    + " headers from any caller, and a forged token opens the fence. Name internal paths only "
+                    + "(\"/internal/**\"), or construct it with a trust predicate: new FencingTokenWebFilter("
+                    + "exchange -> ...your service-to-service authentication...)");
+        }
+        List<PathPattern> internal = List.copyOf(parsed);
+        return new FencingTokenWebFilter(exchange -> {
+            PathContainer path = exchange.getRequest().getPath().pathWithinApplication();
+            return internal.stream().anyMatch(pattern -> pattern.matches(path));
+        }, "This path does not accept the " + FencingHeader.NAME + " header", null, ForgedTokenCounters.NONE,
+                RejectionListener.NONE);
+    }
+
+    /**
+     * This filter, trusting the same requests, that also verifies the signature of every token in the header with
+     * {@code verifier} before anything is bound: a request carrying an unsigned or badly signed token is answered
+     * with 403 (the forged-token problem, a generic detail naming the resource) and does not run.
+     */
+    public FencingTokenWebFilter verifying(TokenVerifier verifier) {
+        return new FencingTokenWebFilter(trusted, untrustedDetail, Objects.requireNonNull(verifier, "verifier"),
+                forgedCounters, rejections);
+    }
+
+    /**
+     * This filter counting each token it refuses as forged in {@code fencing.checks} ({@code outcome=forged}, the
+     * token's base resource as {@code resource}) on {@code registry}; {@code null}: counts nothing.
+     */
+    public FencingTokenWebFilter withMeterRegistry(MeterRegistry registry) {
+        return new FencingTokenWebFilter(trusted, untrustedDetail, verifier, new ForgedTokenCounters(registry),
+                rejections);
+    }
+
+    /**
+     * This filter telling {@code listener} of each token it refuses as forged (a {@link ForgedTokenException} whose
+     * operation is the request's method and path); {@code null}: tells nobody. Anything the listener throws is
+     * ignored.
+     */
+    public FencingTokenWebFilter withRejectionListener(RejectionListener listener) {
+        return new FencingTokenWebFilter(trusted, untrustedDetail, verifier, forgedCounters,
+                listener == null ? RejectionListener.NONE : listener);
+    }
+
+    @Override
+    public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
+        exchange.getAttributes().put(APPLIED_ATTRIBUTE, Boolean.TRUE);
+        ServerHttpRequest request = exchange.getRequest();
+        List<String> fields = request.getHeaders().getOrEmpty(FencingHeader.NAME);
+        String untrusted = !fields.isEmpty() && !trusted.test(exchange) ? untrustedDetail : null;
+        HeaderAdmission.Result admitted = admission.admit(fields, untrusted,
+                () -> request.getMethod().name() + " " + request.getPath().value());
+        if (!admitted.admitted()) {
+            return problem(exchange.getResponse(), admitted.refusal());
+        }
+        return chain.filter(exchange).contextWrite(ReactiveFencing.bindRemote(admitted.tokens()));
+    }
+
+    /** Answers with the problem-detail body written here; the chain does not run. */
+    private static Mono<Void> problem(ServerHttpResponse response, ProblemDetail problem) {
+        byte[] body = FencingProblems.json(problem);
+        response.setStatusCode(HttpStatus.valueOf(problem.getStatus()));
+        response.getHeaders().setContentType(MediaType.APPLICATION_PROBLEM_JSON);
+        response.getHeaders().setContentLength(body.length);
+        return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(body)));
+    }
+}

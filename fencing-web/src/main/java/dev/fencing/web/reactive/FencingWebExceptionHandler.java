@@ -1,0 +1,56 @@
+package dev.fencing.web.reactive;
+
+import dev.fencing.web.FencingExceptionAdvice;
+import dev.fencing.web.FencingHeader;
+import dev.fencing.web.internal.FencingProblems;
+import org.springframework.core.Ordered;
+import org.springframework.http.MediaType;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.server.ServerWebExchange;
+import org.springframework.web.server.WebExceptionHandler;
+import reactor.core.publisher.Mono;
+
+/**
+ * WebFlux answers for the library's exceptions, as RFC 9457 problem details ({@code application/problem+json}): the
+ * same statuses, problem types, titles, details, properties and {@code Retry-After} headers as the servlet
+ * {@link FencingExceptionAdvice} and {@code FencingTransientFailureAdvice} (409 stale, duplicate, out-of-range and
+ * remote-token-set-aside, 403 forged, 428 missing, 400 invalid key, 503 store failure, 503 lock not acquired and
+ * transient busy/conflict, these two with {@code Retry-After: 1}), for errors a reactive controller, router function
+ * or filter throws or signals. Any other error is passed on untouched, as is one whose response is already committed.
+ *
+ * <p>Register it with {@code @Import(FencingWebExceptionHandler.class)} or as a bean: WebFlux's
+ * {@code WebHttpHandlerBuilder.applicationContext(..)} picks up every {@link WebExceptionHandler} bean. It is ordered
+ * {@value #ORDER}, before Spring Boot's error handler (-1) and WebFlux's own (0); an application's
+ * {@code @ControllerAdvice} handling an exception for a controller runs earlier still, inside the dispatcher, and wins.
+ * A servlet application never calls a {@code WebExceptionHandler}, so importing it there changes nothing.
+ */
+public final class FencingWebExceptionHandler implements WebExceptionHandler, Ordered {
+
+    /** The order of this handler among the {@link WebExceptionHandler}s. */
+    public static final int ORDER = -2;
+
+    @Override
+    public int getOrder() {
+        return ORDER;
+    }
+
+    @Override
+    public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
+        boolean headerIgnored = exchange.getRequest().getHeaders().containsHeader(FencingHeader.NAME)
+                && exchange.getAttribute(FencingTokenWebFilter.APPLIED_ATTRIBUTE) == null;
+        ResponseEntity<ProblemDetail> answer = FencingProblems.of(ex, headerIgnored
+                ? "no FencingTokenWebFilter is registered in this application" : null);
+        ServerHttpResponse response = exchange.getResponse();
+        if (answer == null || answer.getBody() == null || response.isCommitted()) {
+            return Mono.error(ex);
+        }
+        byte[] body = FencingProblems.json(answer.getBody());
+        response.setStatusCode(answer.getStatusCode());
+        response.getHeaders().putAll(answer.getHeaders());
+        response.getHeaders().setContentType(MediaType.APPLICATION_PROBLEM_JSON);
+        response.getHeaders().setContentLength(body.length);
+        return response.writeWith(Mono.fromSupplier(() -> response.bufferFactory().wrap(body)));
+    }
+}
