@@ -21,10 +21,11 @@ final class EventLoopWatch {
 
     static synchronized void install() {
         if (!installed) {
-            BlockHound.builder().blockingMethodCallback(method -> {
+            // install(...) applies the integrations on the class path (ServiceLoader) as well as this one
+            BlockHound.install(builder -> builder.blockingMethodCallback(method -> {
                 CALLS.add(Thread.currentThread().getName() + ": " + method);
                 throw new BlockingOperationError(method);
-            }).install();
+            }));
             installed = true;
         }
     }

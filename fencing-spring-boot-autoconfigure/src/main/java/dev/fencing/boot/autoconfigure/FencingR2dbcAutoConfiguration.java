@@ -19,10 +19,8 @@ import org.springframework.context.annotation.Bean;
  * backs off when the application defines its own {@link ReactiveFenceStore}, and with
  * {@code fencing.store.type=in-memory} (then {@link FencingAutoConfiguration} defines an in-memory one).
  */
-@AutoConfiguration(before = FencingAutoConfiguration.class, afterName = {
-        "org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration",
-        "org.springframework.boot.r2dbc.autoconfigure.R2dbcTransactionManagerAutoConfiguration",
-        "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration"})
+@AutoConfiguration(before = FencingAutoConfiguration.class,
+        afterName = "org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration")
 @ConditionalOnClass({R2dbcFenceStore.class, ConnectionFactory.class})
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FencingProperties.class)

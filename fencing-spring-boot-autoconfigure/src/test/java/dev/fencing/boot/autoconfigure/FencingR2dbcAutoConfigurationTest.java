@@ -14,6 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration;
+import org.springframework.boot.r2dbc.autoconfigure.R2dbcTransactionManagerAutoConfiguration;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
@@ -54,6 +57,15 @@ class FencingR2dbcAutoConfigurationTest {
                     assertThat(store.table()).isEqualTo("ledger_fence");
                     assertThat(store.lockTimeout()).isEqualTo(Duration.ofMillis(750));
                 });
+    }
+
+    /** Ordered after Boot's R2DBC auto-configuration, so Boot's R2dbcTransactionManager is still defined. */
+    @Test
+    void bootsReactiveTransactionManagerIsStillDefined() {
+        r2dbc.withConfiguration(AutoConfigurations.of(FencingJdbcAutoConfiguration.class,
+                        R2dbcTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class))
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(R2dbcTransactionManager.class)
+                        .hasSingleBean(R2dbcFenceStore.class));
     }
 
     @Test
