@@ -1,12 +1,10 @@
 package dev.fencing.guard;
 
 import dev.fencing.FencingConfigurationException;
-import dev.fencing.FencingException;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.issuer.Lease;
-import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.rule.ForgedTokenException;
@@ -16,7 +14,6 @@ import dev.fencing.signing.Verification;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.FencedCall;
-import dev.fencing.store.TransientFenceFailure;
 import dev.fencing.token.FencingToken;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
@@ -136,13 +133,8 @@ public final class FenceGuard {
         String resource;
         try {
             resource = point.effectiveResource(args);
-        } catch (FencingException e) {
-            FencingMetrics.increment(point.checks().invalid());
-            throw e;
         } catch (RuntimeException e) {
-            FencingMetrics.increment(point.checks().invalid());
-            throw new InvalidKeyException(point.resource(), "Fencing key of " + point.operation()
-                    + " could not be evaluated: " + e.getMessage(), e);
+            throw CheckOutcomes.invalidKey(point, e);
         }
         return point.acquire() ? acquireOrPropagate(point, resource, target, proceed)
                 : check(point, resource, target, proceed);
@@ -186,24 +178,16 @@ public final class FenceGuard {
         }
     }
 
-    /** Sets the observed outcome, when the check is observed. */
-    private static void outcome(Observation observation, String outcome) {
-        if (observation != null) {
-            observation.lowCardinalityKeyValue("outcome", outcome);
-        }
-    }
-
     private <C, T> T check(FencePoint point, String resource, FencingToken token, C target, Proceed<C, T> proceed,
                            Observation observation) throws Throwable {
         if (token == null) {
-            FencingMetrics.increment(point.checks().missing());
-            outcome(observation, "missing");
+            CheckOutcomes.missing(point, observation);
             throw new MissingTokenException(resource, point.operation(), FencingContext.snapshot().keySet());
         }
         if (verifier != null) {
             Verification verification = verifier.verify(token); // cached per token instance
             if (!verification.valid()) {
-                throw forged(point, resource, token, verification, observation);
+                throw CheckOutcomes.forged(point, resource, token, verification, rejections, observation);
             }
         }
         StartedCall<C, T> write = new StartedCall<>(target, proceed);
@@ -213,87 +197,14 @@ public final class FenceGuard {
         } catch (Throwable t) {
             write.close();
             // only the flag leaves this method: the wrapper stays where it can be scalar-replaced
-            throw failed(point, resource, token, write.started, t, rejections, observation);
+            throw CheckOutcomes.failed(point, resource, token, write.started, t, rejections, observation);
         }
         write.close();
         if (!write.started) {
-            FenceStoreException refused = new FenceStoreException(resource, token, "Fence store returned without "
-                    + "running the write of " + point.operation() + " for resource '" + resource
-                    + "' and without a verdict; refusing", null);
-            point.checks().error().increment(refused);
-            throw refused;
+            throw CheckOutcomes.notStarted(point, resource, token);
         }
-        FencingMetrics.increment(point.checks().accepted());
-        outcome(observation, "accepted");
+        CheckOutcomes.accepted(point, observation);
         return result;
-    }
-
-    /**
-     * Counts and reports a token that failed verification; the store never sees it. This is the one place the library
-     * verifies signatures in front of a store: the guard knows the operation, the counters and the listener, which a
-     * store decorator would not.
-     */
-    private ForgedTokenException forged(FencePoint point, String resource, FencingToken token,
-                                        Verification verification, Observation observation) {
-        ForgedTokenException forged = new ForgedTokenException(resource, token, verification.reason(token),
-                point.operation());
-        FencingMetrics.increment(point.checks().forged());
-        outcome(observation, "forged");
-        try {
-            rejections.rejected(forged);
-        } catch (RuntimeException ignored) {
-            // the listener is advisory; the rejection is what the caller gets
-        }
-        return forged;
-    }
-
-    /** Counts a check whose {@code store.fence} threw {@code t} and returns what to throw in its place. */
-    private static Throwable failed(FencePoint point, String resource, FencingToken token, boolean started,
-                                    Throwable t, RejectionListener rejections, Observation observation) {
-        if (t instanceof TokenRejectedException e) {
-            if (started || e.presented() != token || e.operation() != null) {
-                // raised by a nested fenced call (counted and named there; this check had accepted), or a store
-                // that rejected a token other than the one presented before the write started: an error
-                if (started) {
-                    FencingMetrics.increment(point.checks().accepted());
-                    outcome(observation, "accepted");
-                } else {
-                    point.checks().error().increment(e);
-                }
-                return e;
-            }
-            FencingMetrics.increment(point.checks().rejected(e.verdict()));
-            outcome(observation, e.verdict().outcome());
-            TokenRejectedException named = e.at(point.operation());
-            try {
-                rejections.rejected(named);
-            } catch (RuntimeException ignored) {
-                // the listener is advisory; the rejection is what the caller gets
-            }
-            return named;
-        }
-        if (t instanceof TransientFenceFailure transientFailure && transientFailure.presented() == token) {
-            // this check could not run (lock wait bound, serialization failure, deadlock): retryable
-            FencingMetrics.increment(point.checks().failed(transientFailure.reason()));
-            outcome(observation, transientFailure.reason() == TransientFenceFailure.Reason.BUSY ? "busy" : "conflict");
-            return t;
-        }
-        if (t instanceof FenceStoreException e && e.presented() == token) {
-            point.checks().error().increment(e); // this check (or its commit) failed
-            return t;
-        }
-        if (started) {
-            // the store accepted and the call itself (or a nested fenced call, counted there) threw
-            FencingMetrics.increment(point.checks().accepted());
-            outcome(observation, "accepted");
-            return t;
-        }
-        point.checks().error().increment(t);
-        if (t instanceof FencingException || !(t instanceof Exception)) {
-            return t;
-        }
-        return new FenceStoreException(resource, token, "Fence store failed before the write of "
-                + point.operation() + " started, for resource '" + resource + "': " + t, t);
     }
 
     private <C, T> T acquireOrPropagate(FencePoint point, String resource, C target, Proceed<C, T> proceed)
@@ -319,21 +230,12 @@ public final class FenceGuard {
         try {
             lease = issuer.acquire(resource, acquireTimeout);
         } catch (RuntimeException e) {
-            point.acquisitions().failed().increment(e);
-            if (e instanceof FencingException) {
-                throw e;
-            }
-            throw new LockAcquisitionException(resource, "Could not acquire the lock on '" + resource + "' for "
-                    + point.operation() + ": " + e, e);
+            throw CheckOutcomes.acquireFailed(point, resource, e);
         }
         FencingMetrics.increment(point.acquisitions().acquired());
         Throwable failure = null;
         try {
-            FencingToken token = lease.token();
-            if (token == null || !resource.equals(token.resource())) {
-                throw new FencingException("Token issuer returned " + token + " for a lock on resource '"
-                        + resource + "' in " + point.operation() + "; refusing to bind it");
-            }
+            FencingToken token = CheckOutcomes.leaseToken(point, resource, lease);
             try (FencingScope ignored = FencingContext.bind(token)) {
                 return proceed.proceed(target);
             }

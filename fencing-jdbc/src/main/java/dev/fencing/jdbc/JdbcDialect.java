@@ -1,78 +1,40 @@
 package dev.fencing.jdbc;
 
+import dev.fencing.store.sql.FenceSql;
+
 import java.util.Locale;
 
 /**
  * The database a {@link JdbcFenceStore} and a {@link JdbcTokenIssuer} run on: chosen with the builders'
- * {@code dialect(...)} or detected from the connection. It holds the SQL of the fence table (its DDL, read from the
+ * {@code dialect(...)} or detected from the connection. It selects the SQL of the fence table (its DDL, read from the
  * schema script shipped in the jar, and the single statement that checks a token against
  * max_seen, advances it when the rule accepts, takes the row lock that serializes fenced writes to the resource
- * until commit, and returns the row as it now stands), and selects the lease table's SQL for the issuer (package-private
+ * until commit, and returns the row as it now stands; both written once in fencing-core, shared with the reactive
+ * store), and selects the lease table's SQL for the issuer (package-private
  * {@code LeaseDialect}). Identifiers are validated before they reach these templates. Named {@code FenceDialect} before
  * 1.0.
  */
 public enum JdbcDialect {
 
     /** PostgreSQL 9.5+: {@code INSERT ... ON CONFLICT DO UPDATE ... RETURNING}. */
-    POSTGRESQL("PostgreSQL",
-            """
-            INSERT INTO %1$s AS f (resource, max_seen, holder, updated_at)
-            VALUES (?, ?, ?, CURRENT_TIMESTAMP)
-            ON CONFLICT (resource) DO UPDATE SET
-                updated_at = CASE WHEN (f.max_seen < EXCLUDED.max_seen%2$s)
-                                    OR (f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder)
-                                  THEN EXCLUDED.updated_at ELSE f.updated_at END,
-                holder     = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.holder ELSE f.holder END,
-                max_seen   = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.max_seen ELSE f.max_seen END
-            RETURNING max_seen, holder""",
-            " AND EXCLUDED.max_seen - f.max_seen <= %d"),
+    POSTGRESQL("PostgreSQL", FenceSql.POSTGRESQL),
 
     /**
-     * MariaDB 10.5+: {@code INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING}. Assignments run left to right and
-     * see the columns already assigned, so the conditions come before the columns they read are changed. The text
-     * columns use {@code utf8mb4_nopad_bin}: the server default ({@code utf8mb4_general_ci}) would make
-     * {@code a}/{@code A}, {@code u}/{@code ü} and {@code x}/{@code "x "} one row.
+     * MariaDB 10.5+: {@code INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING}. The text columns use
+     * {@code utf8mb4_nopad_bin}: the server default ({@code utf8mb4_general_ci}) would make {@code a}/{@code A},
+     * {@code u}/{@code ü} and {@code x}/{@code "x "} one row.
      */
-    MARIADB("MariaDB",
-            """
-            INSERT INTO %1$s (resource, max_seen, holder, updated_at)
-            VALUES (?, ?, ?, CURRENT_TIMESTAMP(6))
-            ON DUPLICATE KEY UPDATE
-                updated_at = IF((max_seen < VALUES(max_seen)%2$s)
-                                OR (max_seen = VALUES(max_seen) AND holder = VALUES(holder)),
-                                VALUES(updated_at), updated_at),
-                holder     = IF(max_seen < VALUES(max_seen)%2$s, VALUES(holder), holder),
-                max_seen   = IF(max_seen < VALUES(max_seen)%2$s, VALUES(max_seen), max_seen)
-            RETURNING max_seen, holder""",
-            " AND VALUES(max_seen) - max_seen <= %d"),
+    MARIADB("MariaDB", FenceSql.MARIADB),
 
     /** H2 2.x: {@code MERGE ... USING} read back through {@code FINAL TABLE}. */
-    H2("H2",
-            """
-            SELECT max_seen, holder FROM FINAL TABLE (
-                MERGE INTO %1$s f
-                USING (VALUES (CAST(? AS VARCHAR(256)), CAST(? AS BIGINT), CAST(? AS VARCHAR(256))))
-                      s (resource, max_seen, holder)
-                ON f.resource = s.resource
-                WHEN MATCHED THEN UPDATE SET
-                    updated_at = CASE WHEN (f.max_seen < s.max_seen%2$s)
-                                        OR (f.max_seen = s.max_seen AND f.holder = s.holder)
-                                      THEN CURRENT_TIMESTAMP ELSE f.updated_at END,
-                    holder     = CASE WHEN f.max_seen < s.max_seen%2$s THEN s.holder ELSE f.holder END,
-                    max_seen   = CASE WHEN f.max_seen < s.max_seen%2$s THEN s.max_seen ELSE f.max_seen END
-                WHEN NOT MATCHED THEN INSERT (resource, max_seen, holder, updated_at)
-                    VALUES (s.resource, s.max_seen, s.holder, CURRENT_TIMESTAMP)
-            )""",
-            " AND s.max_seen - f.max_seen <= %d");
+    H2("H2", FenceSql.H2);
 
     private final String productName;
-    private final String check;
-    private final String advanceBound;
+    private final FenceSql sql;
 
-    JdbcDialect(String productName, String check, String advanceBound) {
+    JdbcDialect(String productName, FenceSql sql) {
         this.productName = productName;
-        this.check = check;
-        this.advanceBound = advanceBound;
+        this.sql = sql;
     }
 
     /** The dialect for a JDBC {@code DatabaseMetaData.getDatabaseProductName()}, or {@code null} if unsupported. */
@@ -125,8 +87,7 @@ public enum JdbcDialect {
      * {@link dev.fencing.rule.FenceRule#UNBOUNDED}.
      */
     String checkSql(String table, long maxAdvance) {
-        String bound = maxAdvance == dev.fencing.rule.FenceRule.UNBOUNDED ? "" : advanceBound.formatted(maxAdvance);
-        return check.formatted(table, bound);
+        return sql.checkSql(table, maxAdvance);
     }
 
     /**
@@ -141,11 +102,7 @@ public enum JdbcDialect {
 
     /** {@link #checkSql(String, java.time.Duration)} with a bound on one advance ({@link #checkSql(String, long)}). */
     String checkSql(String table, java.time.Duration lockTimeout, long maxAdvance) {
-        if (this == MARIADB) {
-            long seconds = Math.max(1, (lockTimeout.toMillis() + 999) / 1000);
-            return "SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + checkSql(table, maxAdvance);
-        }
-        return checkSql(table, maxAdvance);
+        return sql.checkSql(table, lockTimeout, maxAdvance);
     }
 
     /** Locks a resource's fence row and reads max_seen. Parameter: resource; no row when there is none. */
@@ -184,8 +141,7 @@ public enum JdbcDialect {
      * statements ({@link #readLockTimeoutSql()}, then {@link #setLockTimeoutSql(String)}).
      */
     String swapLockTimeoutSql(String value) {
-        return this == POSTGRESQL ? "SELECT current_setting('lock_timeout'), set_config('lock_timeout', '"
-                + value.replace("'", "''") + "', true)" : null;
+        return sql.swapLockTimeoutSql(value);
     }
 
     /** The lock wait bound to set before the check, as text {@link #setLockTimeoutSql(String)} accepts. */
@@ -199,7 +155,7 @@ public enum JdbcDialect {
      */
     String setLockTimeoutSql(String value) {
         return switch (this) {
-            case POSTGRESQL -> "SELECT set_config('lock_timeout', '" + value.replace("'", "''") + "', true)";
+            case POSTGRESQL -> sql.setLockTimeoutSql(value);
             case H2 -> "SET LOCK_TIMEOUT " + Long.parseLong(value.trim());
             case MARIADB -> throw new UnsupportedOperationException("MariaDB bounds the check statement itself");
         };

@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.store.sql.FenceSql;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -70,6 +71,16 @@ class SchemaScriptsTest {
                     .doesNotContain(kind.defaultName());
         }
         assertThat(dialect.createTableSql("t")).isEqualTo(JdbcTable.FENCE.createTableSql(dialect, "t"));
+    }
+
+    /** The jar's fence scripts are fencing-core's, copied at build time: one copy of the DDL for both stores. */
+    @ParameterizedTest
+    @EnumSource(JdbcDialect.class)
+    void theFenceScriptsAreTheCoreOnes(JdbcDialect dialect) throws IOException {
+        FenceSql core = FenceSql.valueOf(dialect.name());
+        assertThat(read(JdbcTable.FENCE.resource(dialect))).isEqualTo(read(core.schemaResource()));
+        assertThat(dialect.createTableSql("app.fence_2")).isEqualTo(core.createTableSql("app.fence_2"));
+        assertThat(dialect.checkSql("t", 5)).isEqualTo(core.checkSql("t", 5));
     }
 
     private static String read(String resource) throws IOException {

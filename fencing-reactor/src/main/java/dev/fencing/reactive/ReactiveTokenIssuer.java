@@ -1,7 +1,10 @@
 package dev.fencing.reactive;
 
 import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.TokenIssuer;
 import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
 
 import java.time.Duration;
 
@@ -21,4 +24,21 @@ public interface ReactiveTokenIssuer {
 
     /** Releases {@code lease}; completes when it is released (or signals why it could not be). */
     Mono<Void> release(Lease lease);
+
+    /**
+     * {@code issuer} made reactive: its blocking acquire and release run on {@link Schedulers#boundedElastic()},
+     * never on the subscribing (event-loop) thread. See {@link #fromBlocking(TokenIssuer, Scheduler)}.
+     */
+    static ReactiveTokenIssuer fromBlocking(TokenIssuer issuer) {
+        return fromBlocking(issuer, Schedulers.boundedElastic());
+    }
+
+    /**
+     * {@code issuer} made reactive: its blocking acquire and release run on {@code scheduler} (one that may block,
+     * such as a bounded elastic one). A subscription cancelled while the acquire is in flight interrupts it, and a
+     * lease it still obtains is released, so a cancellation never leaks a lock.
+     */
+    static ReactiveTokenIssuer fromBlocking(TokenIssuer issuer, Scheduler scheduler) {
+        return new BlockingIssuerAdapter(issuer, scheduler);
+    }
 }

@@ -9,6 +9,8 @@ import dev.fencing.guard.FenceGuard;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.reactive.InMemoryReactiveFenceStore;
+import dev.fencing.reactive.ReactiveFencing;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.spring.EnableFencing;
 import dev.fencing.store.InMemoryFenceStore;
@@ -23,6 +25,8 @@ import org.springframework.context.annotation.AdviceMode;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
@@ -247,6 +251,51 @@ public abstract class WeavingContract {
             MeterRegistry meters = ctx.getBean(MeterRegistry.class);
             assertThat(checks(meters, "woven-ledger", "accepted")).isEqualTo(1);
             assertThat(checks(meters, "woven-ledger", "stale")).isEqualTo(1);
+        }
+    }
+
+    @Configuration
+    @EnableFencing(mode = AdviceMode.ASPECTJ, allowInMemoryStore = true)
+    static class ReactiveConfig {
+        @Bean
+        InMemoryReactiveFenceStore reactiveFenceStore() {
+            return new InMemoryReactiveFenceStore();
+        }
+
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+
+        @Bean
+        WovenReactiveLedger reactiveLedger() {
+            return new WovenReactiveLedger();
+        }
+    }
+
+    @Test
+    void reactiveMethodsAreFencedOnEachSubscriptionUnderWeaving() {
+        try (var ctx = new AnnotationConfigApplicationContext(ReactiveConfig.class)) {
+            WovenReactiveLedger ledger = ctx.getBean(WovenReactiveLedger.class);
+            Mono<String> write = ledger.append(1, "a");
+            assertThat(ledger.bodies).isEmpty(); // the body runs when subscribed
+
+            StepVerifier.create(write.contextWrite(ReactiveFencing.bind(new FencingToken("woven-reactive:1", 5, "h5"))))
+                    .expectNext("a").verifyComplete();
+            StepVerifier.create(write.contextWrite(ReactiveFencing.bind(new FencingToken("woven-reactive:1", 4, "h4"))))
+                    .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(StaleTokenException.class)
+                            .hasMessageContaining("WovenReactiveLedger.append(long, String)"))
+                    .verify();
+            StepVerifier.create(write.contextWrite(ReactiveFencing.bind(new FencingToken("woven-reactive:1", 6, "h6"))))
+                    .expectNext("a").verifyComplete();
+            StepVerifier.create(ledger.append(2, "b")).expectError(MissingTokenException.class).verify();
+
+            assertThat(ledger.bodies).containsExactly("a", "a");
+            assertThat(ctx.getBean(InMemoryReactiveFenceStore.class).maxSeen("woven-reactive:1")).hasValue(6);
+            MeterRegistry meters = ctx.getBean(MeterRegistry.class);
+            assertThat(checks(meters, "woven-reactive", "accepted")).isEqualTo(2);
+            assertThat(checks(meters, "woven-reactive", "stale")).isEqualTo(1);
+            assertThat(checks(meters, "woven-reactive", "missing")).isEqualTo(1);
         }
     }
 

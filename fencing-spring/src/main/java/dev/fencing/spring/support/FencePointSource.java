@@ -1,5 +1,6 @@
 package dev.fencing.spring.support;
 
+import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
 import dev.fencing.guard.AsyncReturnTypes;
 import dev.fencing.guard.FenceGuard;
@@ -7,6 +8,7 @@ import dev.fencing.guard.FencePoint;
 import dev.fencing.guard.KeyValues;
 import dev.fencing.metrics.FencingMetrics;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
@@ -19,6 +21,7 @@ import java.lang.reflect.Proxy;
 import java.util.Arrays;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -28,6 +31,8 @@ import java.util.stream.Collectors;
  * {@link FenceResolutions} (which the PROXY-mode pointcut and the startup validator ask too); the result built from
  * it, a {@link FencePoint} with its key parsed and its counters created, is cached here per target class and method,
  * with a sentinel for methods that are not fenced: nothing is reflected, parsed or registered after the first call.
+ * A method returning a reactive type (see {@link ReactiveReturnTypes}) gets a {@link ReactivePoint}: its fence point
+ * with the adapter of its type and the reactive fence, created when the first such method is found.
  */
 final class FencePointSource {
 
@@ -36,6 +41,7 @@ final class FencePointSource {
     private final FenceResolutions resolutions;
     private final FencingMetrics metrics;
     private final FenceGuard guard;
+    private final Supplier<ReactiveFencer> reactive;
     private final ClassValue<ConcurrentHashMap<Method, Object>> cache = new ClassValue<>() {
         @Override
         protected ConcurrentHashMap<Method, Object> computeValue(Class<?> type) {
@@ -49,9 +55,22 @@ final class FencePointSource {
      * @param guard       validates each point against the configuration (an acquiring point needs an issuer)
      */
     FencePointSource(FenceResolutions resolutions, FencingMetrics metrics, FenceGuard guard) {
+        this(resolutions, metrics, guard, () -> {
+            throw new FencingConfigurationException("reactive @Fenced methods need @EnableFencing with a "
+                    + "ReactiveFenceStore bean; this FencingSupport was built from a blocking guard only");
+        });
+    }
+
+    /**
+     * @param reactive the reactive fence, asked for when the first reactive fenced method is found; it throws
+     *                 {@link FencingConfigurationException} saying what is missing
+     */
+    FencePointSource(FenceResolutions resolutions, FencingMetrics metrics, FenceGuard guard,
+                     Supplier<ReactiveFencer> reactive) {
         this.resolutions = Objects.requireNonNull(resolutions, "resolutions");
         this.metrics = metrics;
         this.guard = guard;
+        this.reactive = Objects.requireNonNull(reactive, "reactive");
     }
 
     /**
@@ -61,6 +80,17 @@ final class FencePointSource {
      * @throws dev.fencing.FencingConfigurationException when the annotation is invalid (thrown again on every call)
      */
     FencePoint pointFor(Method method, Class<?> targetClass) {
+        Object fence = fenceFor(method, targetClass);
+        return fence instanceof ReactivePoint reactivePoint ? reactivePoint.point() : (FencePoint) fence;
+    }
+
+    /**
+     * The fence of {@code method} invoked on {@code targetClass}: a {@link FencePoint}, a {@link ReactivePoint} for a
+     * method returning a reactive type, or {@code null} when it is not fenced.
+     *
+     * @throws dev.fencing.FencingConfigurationException when the annotation is invalid (thrown again on every call)
+     */
+    Object fenceFor(Method method, Class<?> targetClass) {
         Class<?> type = targetClass != null ? targetClass : method.getDeclaringClass();
         ConcurrentHashMap<Method, Object> points = cache.get(type);
         Object point = points.get(method);
@@ -69,7 +99,7 @@ final class FencePointSource {
             point = found == null ? NONE : build(found);
             points.putIfAbsent(method, point);
         }
-        return point == NONE ? null : (FencePoint) point;
+        return point == NONE ? null : point;
     }
 
     /**
@@ -102,16 +132,19 @@ final class FencePointSource {
     }
 
     /**
-     * Builds and validates the point: besides the annotation itself, refuses asynchronous return types (a future is
-     * allowed on an {@code @Async} method, whose body and fence run on the executor: {@link AsyncMethods}), and a key
-     * that reads a parameter whose declared type can never have a stable text.
+     * Builds and validates the point: besides the annotation itself, refuses asynchronous return types other than
+     * reactive ones (a future is allowed on an {@code @Async} method, whose body and fence run on the executor:
+     * {@link AsyncMethods}), and a key that reads a parameter whose declared type can never have a stable text. A
+     * reactive method's point is validated by the reactive fence, which must exist (a reactive store is declared).
      */
-    private FencePoint build(Resolution found) {
+    private Object build(Resolution found) {
         String operation = found.operation();
         Fenced fenced = found.annotation();
+        Class<?> returnType = found.method().getReturnType();
+        ReactiveAdapter adapter = ReactiveReturnTypes.adapterFor(returnType);
         AsyncMethods.checkFuture(found.method(), found.targetClass(), operation);
-        if (!AsyncMethods.isFuture(found.method().getReturnType())) {
-            AsyncReturnTypes.check(found.method().getReturnType(), operation);
+        if (adapter == null && !AsyncMethods.isFuture(returnType)) {
+            AsyncReturnTypes.check(returnType, operation);
         }
         String key = fenced.key();
         FencePoint point;
@@ -126,8 +159,29 @@ final class FencePointSource {
             }
             point = new FencePoint(operation, fenced.resource(), function, key, fenced.acquire(), metrics);
         }
-        guard.validate(point);
-        return point;
+        if (adapter == null) {
+            guard.validate(point);
+            return point;
+        }
+        ReactiveFencer fencer;
+        try {
+            fencer = reactive.get();
+        } catch (FencingConfigurationException e) {
+            throw new FencingConfigurationException("@Fenced on " + operation + " returns "
+                    + returnType.getSimpleName() + ", a reactive type, and " + e.getMessage(), e);
+        }
+        fencer.validate(point);
+        return new ReactivePoint(point, adapter, fencer);
+    }
+
+    /**
+     * The fence of a method returning a reactive type.
+     *
+     * @param point   its fence point
+     * @param adapter converts its return type to and from a Reactive Streams publisher
+     * @param fencer  the reactive fence that runs it
+     */
+    record ReactivePoint(FencePoint point, ReactiveAdapter adapter, ReactiveFencer fencer) {
     }
 
     /**

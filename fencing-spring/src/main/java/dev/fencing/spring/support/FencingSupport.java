@@ -25,6 +25,10 @@ import java.util.function.Supplier;
  * <p>Where {@code @Fenced} applies is looked up once per class and method, by {@link #resolutions()}, which needs
  * none of the collaborators and is shared by the PROXY-mode pointcut, the startup validator and the fence points.
  *
+ * <p>A method returning a reactive type (one Spring's {@code ReactiveAdapterRegistry} adapts) runs through the
+ * reactive fence instead, created from the same issuer, listener and verifier when the first such method is found;
+ * its classes, and Reactor, are loaded only then, so blocking applications need neither.
+ *
  * <p>Its store, issuer and counters are either given up front or, with {@link #resolvedOnFirstUse}, looked up the
  * first time they are needed and then cached, so a container can create this object while it is still registering
  * its bean post-processors without creating the application's store, issuer or meter registry early. A lookup that
@@ -43,7 +47,7 @@ public final class FencingSupport {
     public FencingSupport(FenceGuard guard, FencingMetrics metrics) {
         Objects.requireNonNull(guard, "guard");
         Objects.requireNonNull(metrics, "metrics");
-        this.resolved = new Resolved(guard, new FencePointSource(resolutions, metrics, guard), null, null);
+        this.resolved = new Resolved(guard, new FencePointSource(resolutions, metrics, guard), null, null, null);
         this.resolver = shared -> resolved;
     }
 
@@ -110,6 +114,23 @@ public final class FencingSupport {
                                                     Supplier<? extends RejectionListener> rejections,
                                                     Supplier<? extends ObservationRegistry> observations,
                                                     Supplier<TokenSigning> signing) {
+        return resolvedOnFirstUse(store, issuer, acquireTimeout, metrics, rejections, observations, signing,
+                ReactiveFencerFactory.ABSENT);
+    }
+
+    /**
+     * As above, with the factory of the reactive fence, asked (with the blocking guard's issuer, timeout, listener
+     * and verifier) when the first method returning a reactive type is found.
+     */
+    static FencingSupport resolvedOnFirstUse(Supplier<? extends FenceStore> store,
+                                                    Supplier<? extends TokenIssuer> issuer,
+                                                    Supplier<Duration> acquireTimeout,
+                                                    Supplier<FencingMetrics> metrics,
+                                                    Supplier<? extends RejectionListener> rejections,
+                                                    Supplier<? extends ObservationRegistry> observations,
+                                                    Supplier<TokenSigning> signing,
+                                                    ReactiveFencerFactory reactive) {
+        Objects.requireNonNull(reactive, "reactive");
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(issuer, "issuer");
         Objects.requireNonNull(acquireTimeout, "acquireTimeout");
@@ -118,13 +139,17 @@ public final class FencingSupport {
             FenceStore fenceStore = Objects.requireNonNull(store.get(), "store");
             TokenSigning signatures = Objects.requireNonNull(signing.get(), "signing");
             TokenIssuer tokenIssuer = signatures.issuer(issuer.get());
+            Duration timeout = Objects.requireNonNull(acquireTimeout.get(), "acquireTimeout");
+            RejectionListener listener = rejections.get();
             FenceGuard guard = FenceGuard.builder(fenceStore).issuer(tokenIssuer)
-                    .acquireTimeout(Objects.requireNonNull(acquireTimeout.get(), "acquireTimeout"))
-                    .rejectionListener(rejections.get()).observations(observations.get())
+                    .acquireTimeout(timeout)
+                    .rejectionListener(listener).observations(observations.get())
                     .leaseScope(leaseScope()).verifier(signatures.verifier()).build();
             FencingMetrics counters = Objects.requireNonNull(metrics.get(), "metrics");
-            return new Resolved(guard, new FencePointSource(resolutions, counters, guard), fenceStore,
-                    signatures.acquireProblem(tokenIssuer));
+            ReactiveSide reactiveSide = new ReactiveSide(
+                    () -> reactive.create(tokenIssuer, timeout, listener, signatures.verifier()));
+            return new Resolved(guard, new FencePointSource(resolutions, counters, guard, reactiveSide), fenceStore,
+                    signatures.acquireProblem(tokenIssuer), reactiveSide);
         });
     }
 
@@ -148,11 +173,15 @@ public final class FencingSupport {
     <C> Object invoke(Method method, Class<?> targetClass, Object[] args, C target,
                       FenceGuard.Proceed<C, Object> proceed) throws Throwable {
         Resolved current = resolved();
-        FencePoint point = current.points.pointFor(method, targetClass);
-        if (point == null) {
+        Object fence = current.points.fenceFor(method, targetClass);
+        if (fence == null) {
             return proceed.proceed(target);
         }
-        return current.guard.invoke(point, args, target, proceed);
+        if (fence instanceof FencePoint point) {
+            return current.guard.invoke(point, args, target, proceed);
+        }
+        FencePointSource.ReactivePoint reactive = (FencePointSource.ReactivePoint) fence;
+        return reactive.fencer().invoke(reactive.point(), reactive.adapter(), args, target, proceed);
     }
 
     /**
@@ -164,11 +193,17 @@ public final class FencingSupport {
     public <C> Object invoke(Method method, Class<?> targetClass, C call, Function<? super C, Object[]> arguments,
                              FenceGuard.Proceed<C, Object> proceed) throws Throwable {
         Resolved current = resolved();
-        FencePoint point = current.points.pointFor(method, targetClass);
-        if (point == null) {
+        Object fence = current.points.fenceFor(method, targetClass);
+        if (fence == null) {
             return proceed.proceed(call);
         }
-        return current.guard.invoke(point, point.hasKey() ? arguments.apply(call) : NO_ARGS, call, proceed);
+        if (fence instanceof FencePoint point) {
+            return current.guard.invoke(point, point.hasKey() ? arguments.apply(call) : NO_ARGS, call, proceed);
+        }
+        FencePointSource.ReactivePoint reactive = (FencePointSource.ReactivePoint) fence;
+        FencePoint point = reactive.point();
+        return reactive.fencer().invoke(point, reactive.adapter(), point.hasKey() ? arguments.apply(call) : NO_ARGS,
+                call, proceed);
     }
 
     /**
@@ -189,9 +224,13 @@ public final class FencingSupport {
      * looked it up itself; a support built from a ready guard has no store to verify.
      */
     void verifyStore() {
-        FenceStore store = resolved().store;
-        if (store != null) {
-            store.verify();
+        Resolved current = resolved();
+        if (current.store != null) {
+            current.store.verify();
+        }
+        ReactiveFencer reactive = current.reactive == null ? null : current.reactive.created();
+        if (reactive != null) {
+            reactive.verifyStore();
         }
     }
 
@@ -217,6 +256,40 @@ public final class FencingSupport {
         return resolved().acquireProblem;
     }
 
-    private record Resolved(FenceGuard guard, FencePointSource points, FenceStore store, String acquireProblem) {
+    private record Resolved(FenceGuard guard, FencePointSource points, FenceStore store, String acquireProblem,
+                            ReactiveSide reactive) {
+    }
+
+    /**
+     * The reactive fence, created the first time a reactive fenced method is found and then cached; a creation that
+     * fails is not cached (it fails again, with the same message, for the next method).
+     */
+    private static final class ReactiveSide implements Supplier<ReactiveFencer> {
+        private final Supplier<ReactiveFencer> factory;
+        private volatile ReactiveFencer fencer;
+
+        ReactiveSide(Supplier<ReactiveFencer> factory) {
+            this.factory = factory;
+        }
+
+        @Override
+        public ReactiveFencer get() {
+            ReactiveFencer current = fencer;
+            if (current == null) {
+                synchronized (this) {
+                    current = fencer;
+                    if (current == null) {
+                        current = Objects.requireNonNull(factory.get(), "reactive fencer");
+                        fencer = current;
+                    }
+                }
+            }
+            return current;
+        }
+
+        /** The fence if it was created, else {@code null}. */
+        ReactiveFencer created() {
+            return fencer;
+        }
     }
 }

@@ -14,6 +14,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.observation.ObservationRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.context.annotation.Bean;
@@ -76,7 +77,8 @@ class FencingSupportConfiguration implements ImportAware {
                                          ObjectProvider<RejectionListener> rejections,
                                          ObjectProvider<ObservationRegistry> observations,
                                          ObjectProvider<TokenSigner> signer,
-                                         ObjectProvider<TokenVerifier> verifier) {
+                                         ObjectProvider<TokenVerifier> verifier,
+                                         BeanFactory beanFactory) {
         long timeoutMillis = enableFencing.getNumber("acquireTimeoutMillis").longValue();
         if (timeoutMillis < 0) {
             throw new FencingConfigurationException("@EnableFencing(acquireTimeoutMillis = " + timeoutMillis
@@ -87,7 +89,8 @@ class FencingSupportConfiguration implements ImportAware {
                 issuer::getIfAvailable, () -> acquireTimeout(configurer, timeoutMillis), () -> {
                     MeterRegistry meters = registry.getIfAvailable();
                     return meters == null ? FencingMetrics.noop() : new FencingMetrics(meters);
-                }, rejections::getIfUnique, observations::getIfUnique, () -> TokenSigning.from(signer, verifier));
+                }, rejections::getIfUnique, observations::getIfUnique, () -> TokenSigning.from(signer, verifier),
+                ReactiveReturnTypes.factory(beanFactory));
     }
 
     private static Duration acquireTimeout(ObjectProvider<FencingConfigurer> configurer, long timeoutMillis) {

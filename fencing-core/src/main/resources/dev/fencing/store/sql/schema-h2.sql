@@ -1,5 +1,5 @@
 -- fencing: the max_seen table (h2). One row per effective resource.
--- JdbcFenceStore's default table name is fencing_max_seen; use your own name consistently.
+-- The default table name of JdbcFenceStore and R2dbcFenceStore is fencing_max_seen; use your own name consistently.
 CREATE TABLE IF NOT EXISTS fencing_max_seen (
     resource   VARCHAR(256) NOT NULL PRIMARY KEY,
     max_seen   BIGINT       NOT NULL,

@@ -1,6 +1,6 @@
 -- fencing: the max_seen table (mariadb). One row per effective resource.
 -- resource and holder compare exactly (binary, no padding): a/A, u/ü and 'x'/'x ' are distinct resources.
--- JdbcFenceStore's default table name is fencing_max_seen; use your own name consistently.
+-- The default table name of JdbcFenceStore and R2dbcFenceStore is fencing_max_seen; use your own name consistently.
 CREATE TABLE IF NOT EXISTS fencing_max_seen (
     resource   VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin NOT NULL PRIMARY KEY,
     max_seen   BIGINT       NOT NULL,

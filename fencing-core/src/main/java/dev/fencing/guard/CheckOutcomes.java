@@ -1,0 +1,168 @@
+package dev.fencing.guard;
+
+import dev.fencing.FencingException;
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.rule.ForgedTokenException;
+import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.signing.Verification;
+import dev.fencing.store.FenceStoreException;
+import dev.fencing.store.TransientFenceFailure;
+import dev.fencing.token.FencingToken;
+import io.micrometer.observation.Observation;
+
+/**
+ * Internal: public for the reactive guard (fencing-reactor), not for applications.
+ * What a check's outcome counts as, in one place for every guard: a failure of the store's fence is a rejection of
+ * the presented token (counted by verdict and told to the rejection listener), a transient failure, a store error,
+ * or, once the write has started, the write's own failure (the check accepted). The blocking {@link FenceGuard} and
+ * the reactive guard both classify through here, so they count and report alike.
+ */
+public final class CheckOutcomes {
+
+    private CheckOutcomes() {
+    }
+
+    /** Sets the observed outcome, when the check is observed ({@code observation} not {@code null}). */
+    public static void outcome(Observation observation, String outcome) {
+        if (observation != null) {
+            observation.lowCardinalityKeyValue("outcome", outcome);
+        }
+    }
+
+    /** Counts an accepted check. */
+    public static void accepted(FencePoint point, Observation observation) {
+        FencingMetrics.increment(point.checks().accepted());
+        outcome(observation, "accepted");
+    }
+
+    /** Counts a check that found no token bound. */
+    public static void missing(FencePoint point, Observation observation) {
+        FencingMetrics.increment(point.checks().missing());
+        outcome(observation, "missing");
+    }
+
+    /**
+     * Counts a key that could not name an entity and returns what to fail with: {@code e} itself when it is a library
+     * exception, else an {@link InvalidKeyException} around it.
+     */
+    public static RuntimeException invalidKey(FencePoint point, RuntimeException e) {
+        FencingMetrics.increment(point.checks().invalid());
+        if (e instanceof FencingException) {
+            return e;
+        }
+        return new InvalidKeyException(point.resource(), "Fencing key of " + point.operation()
+                + " could not be evaluated: " + e.getMessage(), e);
+    }
+
+    /**
+     * Counts a store that finished without starting the write and without a verdict, and returns the error to fail
+     * with (fail closed: the write did not run, so it is refused).
+     */
+    public static FenceStoreException notStarted(FencePoint point, String resource, FencingToken token) {
+        FenceStoreException refused = new FenceStoreException(resource, token, "Fence store returned without "
+                + "running the write of " + point.operation() + " for resource '" + resource
+                + "' and without a verdict; refusing", null);
+        point.checks().error().increment(refused);
+        return refused;
+    }
+
+    /**
+     * Counts and reports a token that failed verification; the store never sees it. The guard is the one place the
+     * library verifies signatures in front of a store: it knows the operation, the counters and the listener, which
+     * a store decorator would not.
+     */
+    public static ForgedTokenException forged(FencePoint point, String resource, FencingToken token,
+                                              Verification verification, RejectionListener rejections,
+                                              Observation observation) {
+        ForgedTokenException forged = new ForgedTokenException(resource, token, verification.reason(token),
+                point.operation());
+        FencingMetrics.increment(point.checks().forged());
+        outcome(observation, "forged");
+        tell(rejections, forged);
+        return forged;
+    }
+
+    /**
+     * Counts a check whose store fence failed with {@code t} and returns what to fail with in its place.
+     *
+     * @param started whether the store had started the write when {@code t} was raised
+     */
+    public static Throwable failed(FencePoint point, String resource, FencingToken token, boolean started,
+                                   Throwable t, RejectionListener rejections, Observation observation) {
+        if (t instanceof TokenRejectedException e) {
+            if (started || e.presented() != token || e.operation() != null) {
+                // raised by a nested fenced call (counted and named there; this check had accepted), or a store
+                // that rejected a token other than the one presented before the write started: an error
+                if (started) {
+                    accepted(point, observation);
+                } else {
+                    point.checks().error().increment(e);
+                }
+                return e;
+            }
+            FencingMetrics.increment(point.checks().rejected(e.verdict()));
+            outcome(observation, e.verdict().outcome());
+            TokenRejectedException named = e.at(point.operation());
+            tell(rejections, named);
+            return named;
+        }
+        if (t instanceof TransientFenceFailure transientFailure && transientFailure.presented() == token) {
+            // this check could not run (lock wait bound, serialization failure, deadlock): retryable
+            FencingMetrics.increment(point.checks().failed(transientFailure.reason()));
+            outcome(observation, transientFailure.reason() == TransientFenceFailure.Reason.BUSY ? "busy" : "conflict");
+            return t;
+        }
+        if (t instanceof FenceStoreException e && e.presented() == token) {
+            point.checks().error().increment(e); // this check (or its commit) failed
+            return t;
+        }
+        if (started) {
+            // the store accepted and the call itself (or a nested fenced call, counted there) threw
+            accepted(point, observation);
+            return t;
+        }
+        point.checks().error().increment(t);
+        if (t instanceof FencingException || !(t instanceof Exception)) {
+            return t;
+        }
+        return new FenceStoreException(resource, token, "Fence store failed before the write of "
+                + point.operation() + " started, for resource '" + resource + "': " + t, t);
+    }
+
+    /**
+     * Counts a failed acquisition and returns what to fail with: {@code e} itself when it is a library exception,
+     * else a {@link LockAcquisitionException} around it naming the resource and the method.
+     */
+    public static RuntimeException acquireFailed(FencePoint point, String resource, RuntimeException e) {
+        point.acquisitions().failed().increment(e);
+        if (e instanceof FencingException) {
+            return e;
+        }
+        return new LockAcquisitionException(resource, "Could not acquire the lock on '" + resource + "' for "
+                + point.operation() + ": " + e, e);
+    }
+
+    /**
+     * The token of {@code lease}, acquired for {@code resource}.
+     *
+     * @throws FencingException when the issuer returned no token, or one for another resource
+     */
+    public static FencingToken leaseToken(FencePoint point, String resource, Lease lease) {
+        FencingToken token = lease.token();
+        if (token == null || !resource.equals(token.resource())) {
+            throw new FencingException("Token issuer returned " + token + " for a lock on resource '"
+                    + resource + "' in " + point.operation() + "; refusing to bind it");
+        }
+        return token;
+    }
+
+    private static void tell(RejectionListener rejections, TokenRejectedException rejection) {
+        try {
+            rejections.rejected(rejection);
+        } catch (RuntimeException ignored) {
+            // the listener is advisory; the rejection is what the caller gets
+        }
+    }
+}

@@ -1,0 +1,183 @@
+package dev.fencing.store.sql;
+
+import dev.fencing.rule.FenceRule;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Pattern;
+
+/**
+ * Internal: for the store modules (fencing-jdbc, fencing-r2dbc); not an API, and it may change in any release. The
+ * SQL of the fence table, written once per database: the single statement that checks a token against max_seen,
+ * advances it when the rule accepts, takes the row lock that serializes fenced writes to the resource until commit,
+ * and returns the row as it now stands; and the schema script ({@code dev/fencing/store/sql/schema-<db>.sql}, one
+ * {@code CREATE TABLE IF NOT EXISTS} for the default table {@value #DEFAULT_TABLE}). Statements use {@code ?}
+ * markers; table names must be validated by the caller before they reach these templates.
+ */
+public enum FenceSql {
+
+    /** PostgreSQL 9.5+: {@code INSERT ... ON CONFLICT DO UPDATE ... RETURNING}. */
+    POSTGRESQL("""
+            INSERT INTO %1$s AS f (resource, max_seen, holder, updated_at)
+            VALUES (?, ?, ?, CURRENT_TIMESTAMP)
+            ON CONFLICT (resource) DO UPDATE SET
+                updated_at = CASE WHEN (f.max_seen < EXCLUDED.max_seen%2$s)
+                                    OR (f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder)
+                                  THEN EXCLUDED.updated_at ELSE f.updated_at END,
+                holder     = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.holder ELSE f.holder END,
+                max_seen   = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.max_seen ELSE f.max_seen END
+            RETURNING max_seen, holder""",
+            " AND EXCLUDED.max_seen - f.max_seen <= %d"),
+
+    /**
+     * MariaDB 10.5+: {@code INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING}. Assignments run left to right and
+     * see the columns already assigned, so the conditions come before the columns they read are changed. The text
+     * columns use {@code utf8mb4_nopad_bin}: the server default ({@code utf8mb4_general_ci}) would make
+     * {@code a}/{@code A}, {@code u}/{@code ü} and {@code x}/{@code "x "} one row.
+     */
+    MARIADB("""
+            INSERT INTO %1$s (resource, max_seen, holder, updated_at)
+            VALUES (?, ?, ?, CURRENT_TIMESTAMP(6))
+            ON DUPLICATE KEY UPDATE
+                updated_at = IF((max_seen < VALUES(max_seen)%2$s)
+                                OR (max_seen = VALUES(max_seen) AND holder = VALUES(holder)),
+                                VALUES(updated_at), updated_at),
+                holder     = IF(max_seen < VALUES(max_seen)%2$s, VALUES(holder), holder),
+                max_seen   = IF(max_seen < VALUES(max_seen)%2$s, VALUES(max_seen), max_seen)
+            RETURNING max_seen, holder""",
+            " AND VALUES(max_seen) - max_seen <= %d"),
+
+    /** H2 2.x: {@code MERGE ... USING} read back through {@code FINAL TABLE}. */
+    H2("""
+            SELECT max_seen, holder FROM FINAL TABLE (
+                MERGE INTO %1$s f
+                USING (VALUES (CAST(? AS VARCHAR(256)), CAST(? AS BIGINT), CAST(? AS VARCHAR(256))))
+                      s (resource, max_seen, holder)
+                ON f.resource = s.resource
+                WHEN MATCHED THEN UPDATE SET
+                    updated_at = CASE WHEN (f.max_seen < s.max_seen%2$s)
+                                        OR (f.max_seen = s.max_seen AND f.holder = s.holder)
+                                      THEN CURRENT_TIMESTAMP ELSE f.updated_at END,
+                    holder     = CASE WHEN f.max_seen < s.max_seen%2$s THEN s.holder ELSE f.holder END,
+                    max_seen   = CASE WHEN f.max_seen < s.max_seen%2$s THEN s.max_seen ELSE f.max_seen END
+                WHEN NOT MATCHED THEN INSERT (resource, max_seen, holder, updated_at)
+                    VALUES (s.resource, s.max_seen, s.holder, CURRENT_TIMESTAMP)
+            )""",
+            " AND s.max_seen - f.max_seen <= %d");
+
+    /** The table name the schema scripts create. */
+    public static final String DEFAULT_TABLE = "fencing_max_seen";
+
+    private static final String CREATE = "CREATE TABLE IF NOT EXISTS ";
+
+    private static final Pattern TABLE_NAME = Pattern.compile(
+            "[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
+
+    /**
+     * Whether {@code table} may reach these templates: letters, digits and underscores, optionally schema-qualified
+     * ({@code schema.table}), at most 63 each.
+     */
+    public static boolean isValidTableName(String table) {
+        return table != null && TABLE_NAME.matcher(table).matches();
+    }
+
+    private final String check;
+    private final String advanceBound;
+    private volatile String createStatement;
+
+    FenceSql(String check, String advanceBound) {
+        this.check = check;
+        this.advanceBound = advanceBound;
+    }
+
+    /**
+     * The check-and-advance statement on {@code table}; parameters: resource, token value, holder; returns one row
+     * (max_seen, holder). With a bound on one advance (not {@link FenceRule#UNBOUNDED}), evaluated by the same
+     * statement: on an existing row, a token more than {@code maxAdvance} above max_seen leaves the row as it is
+     * (still locked), so the row returned has a max_seen below the token; a first token inserts its row whatever
+     * its value.
+     */
+    public String checkSql(String table, long maxAdvance) {
+        String bound = maxAdvance == FenceRule.UNBOUNDED ? "" : advanceBound.formatted(maxAdvance);
+        return check.formatted(table, bound);
+    }
+
+    /**
+     * {@link #checkSql(String, long)} bounded to wait at most {@code lockTimeout} for the resource's row lock when
+     * the database can bound one statement by itself (MariaDB's {@code SET STATEMENT innodb_lock_wait_timeout=n
+     * FOR}, in whole seconds rounded up); otherwise the plain statement, bounded by
+     * {@link #swapLockTimeoutSql(String)} around it.
+     */
+    public String checkSql(String table, Duration lockTimeout, long maxAdvance) {
+        if (this == MARIADB) {
+            long seconds = Math.max(1, (lockTimeout.toMillis() + 999) / 1000);
+            return "SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + checkSql(table, maxAdvance);
+        }
+        return checkSql(table, maxAdvance);
+    }
+
+    /**
+     * PostgreSQL: one query that sets the transaction-local {@code lock_timeout} to {@code value} (for example
+     * {@code 5000ms}) and returns the previous one as its first column (the select list is evaluated in order);
+     * {@code null} for the other databases.
+     */
+    public String swapLockTimeoutSql(String value) {
+        return this == POSTGRESQL ? "SELECT current_setting('lock_timeout'), set_config('lock_timeout', '"
+                + value.replace("'", "''") + "', true)" : null;
+    }
+
+    /** PostgreSQL: sets the transaction-local {@code lock_timeout} to {@code value}; {@code null} elsewhere. */
+    public String setLockTimeoutSql(String value) {
+        return this == POSTGRESQL ? "SELECT set_config('lock_timeout', '" + value.replace("'", "''") + "', true)"
+                : null;
+    }
+
+    /** The schema script as a class path resource: {@code dev/fencing/store/sql/schema-postgresql.sql}. */
+    public String schemaResource() {
+        return "dev/fencing/store/sql/schema-" + name().toLowerCase(Locale.ROOT) + ".sql";
+    }
+
+    /**
+     * The schema script's one statement ({@code CREATE TABLE IF NOT EXISTS}), without its comments and closing
+     * semicolon, with {@code table} in place of {@value #DEFAULT_TABLE}.
+     *
+     * @throws IllegalStateException when the script is missing or not one statement
+     */
+    public String createTableSql(String table) {
+        String statement = createStatement;
+        if (statement == null) {
+            statement = loadCreateStatement();
+            createStatement = statement;
+        }
+        return CREATE + table + statement.substring((CREATE + DEFAULT_TABLE).length());
+    }
+
+    private String loadCreateStatement() {
+        String resource = schemaResource();
+        String script;
+        try (InputStream in = FenceSql.class.getClassLoader().getResourceAsStream(resource)) {
+            if (in == null) {
+                throw new IllegalStateException("The script " + resource + " is missing from the class path");
+            }
+            script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not read " + resource, e);
+        }
+        StringBuilder statement = new StringBuilder();
+        script.lines().filter(line -> !line.trim().startsWith("--"))
+                .forEach(line -> statement.append(line).append('\n'));
+        String sql = statement.toString().trim();
+        if (sql.endsWith(";")) {
+            sql = sql.substring(0, sql.length() - 1).trim();
+        }
+        if (!sql.startsWith(CREATE + DEFAULT_TABLE + " (") || sql.indexOf(';') >= 0) {
+            throw new IllegalStateException("The script " + resource + " must hold one statement, starting with '"
+                    + CREATE + DEFAULT_TABLE + " ('");
+        }
+        return sql;
+    }
+}

@@ -1,0 +1,275 @@
+package dev.fencing.r2dbc;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.reactive.ReactiveFenceStore;
+import dev.fencing.rule.FenceRule;
+import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.rule.Verdict;
+import dev.fencing.store.FenceStoreException;
+import dev.fencing.store.TransientFenceFailure.Reason;
+import dev.fencing.store.sql.FenceSql;
+import dev.fencing.token.FencingToken;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.R2dbcException;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.transaction.NoTransactionException;
+import org.springframework.transaction.reactive.TransactionSynchronizationManager;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A {@link ReactiveFenceStore} in a relational database over R2DBC: max_seen lives in a table (one row per effective
+ * resource) and is checked and advanced by one statement, the same as {@code JdbcFenceStore}'s, on the connection
+ * of the caller's reactive transaction (Spring's {@code R2dbcTransactionManager}, through a
+ * {@code TransactionalOperator} or {@code @Transactional} on a reactive method), so the check and the guarded write
+ * commit or roll back together. The row lock the statement takes serializes fenced writes to the resource until
+ * commit; a check waits for it at most {@link Builder#lockTimeout} and then fails as
+ * {@link R2dbcFenceTransientException} ({@code BUSY}). Without an active transaction on the store's connection
+ * factory the check and the write could not be atomic, so the store refuses (fails closed).
+ *
+ * <p>Built with {@link #builder(ConnectionFactory)}; the table is checked by {@link #verify()} at startup.
+ */
+public final class R2dbcFenceStore implements ReactiveFenceStore {
+
+    /** The default table name, the schema scripts' ({@value}). */
+    public static final String DEFAULT_TABLE = FenceSql.DEFAULT_TABLE;
+
+    /** How long a check waits by default for a resource's fence row that another transaction holds. */
+    public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(5);
+
+    private final ConnectionFactory connectionFactory;
+    private final DatabaseClient client;
+    private final R2dbcDialect dialect;
+    private final String table;
+    private final Duration lockTimeout;
+    private final String checkSql;
+    private final String swapLockTimeoutSql;
+    private final R2dbcTableVerifier verifier;
+
+    private R2dbcFenceStore(Builder b, R2dbcDialect dialect) {
+        this.connectionFactory = b.connectionFactory;
+        this.client = DatabaseClient.create(connectionFactory);
+        this.dialect = dialect;
+        this.table = b.table;
+        this.lockTimeout = b.lockTimeout;
+        FenceSql sql = dialect.sql();
+        this.checkSql = dialect.nativeMarkers(sql.checkSql(table, lockTimeout, FenceRule.UNBOUNDED));
+        this.swapLockTimeoutSql = sql.swapLockTimeoutSql(lockTimeout.toMillis() + "ms");
+        this.verifier = new R2dbcTableVerifier(connectionFactory, client, dialect, table,
+                token -> check(token.resource(), token));
+    }
+
+    /** Starts a builder for a store on {@code connectionFactory}. */
+    public static Builder builder(ConnectionFactory connectionFactory) {
+        return new Builder(connectionFactory);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Signals {@link FenceStoreException} without running the check when no reactive transaction of the store's
+     * connection factory is active; {@link R2dbcFenceTransientException} when the fence row stayed locked past the
+     * lock wait bound or the database aborted the check (serialization failure, deadlock). In both cases, and on
+     * any rejection, the caller's transaction should roll back (an error signal through a
+     * {@code TransactionalOperator} does).
+     */
+    @Override
+    public <T> Flux<T> fence(String resource, FencingToken token, Flux<T> write) {
+        Objects.requireNonNull(resource, "resource");
+        Objects.requireNonNull(token, "token");
+        Objects.requireNonNull(write, "write");
+        if (!resource.equals(token.resource())) {
+            throw new IllegalArgumentException("Token " + token + " was issued for resource '" + token.resource()
+                    + "', not for '" + resource + "'");
+        }
+        return requireTransaction(resource, token)
+                .then(Mono.defer(() -> check(resource, token)))
+                .flatMapMany(row -> {
+                    Verdict verdict = verdict(resource, token, row);
+                    if (!verdict.accepted()) {
+                        return Flux.error(TokenRejectedException.of(resource, token, row.maxSeen(), verdict));
+                    }
+                    return write;
+                });
+    }
+
+    /** Completes when a transaction of this store's connection factory is active, else signals the refusal. */
+    private Mono<Void> requireTransaction(String resource, FencingToken token) {
+        return TransactionSynchronizationManager.forCurrentTransaction()
+                .onErrorResume(NoTransactionException.class, e -> Mono.empty())
+                .filter(tx -> tx.isActualTransactionActive() && tx.hasResource(connectionFactory))
+                .switchIfEmpty(Mono.error(() -> new FenceStoreException(resource, token, "R2dbcFenceStore refused "
+                        + "the fence check of resource '" + resource + "' (token " + token + "): no reactive "
+                        + "transaction is active on the store's ConnectionFactory, so the check and the write could "
+                        + "not commit or roll back together. Subscribe the fenced publisher inside a transaction of an "
+                        + "R2dbcTransactionManager on the same ConnectionFactory (TransactionalOperator.transactional"
+                        + "(...) or @Transactional on the reactive method).", null)))
+                .then();
+    }
+
+    private static Verdict verdict(String resource, FencingToken token, Row row) {
+        if (row.maxSeen() < token.value()) {
+            // the statement only leaves max_seen below the token when a bound refuses it, and this store has none
+            throw new FenceStoreException(resource, token, "Fence check for resource '" + resource + "' (token "
+                    + token + ") left max_seen at " + row.maxSeen() + ", below the token: the table did not behave "
+                    + "as a fence; the write did not run", null);
+        }
+        // the row as the statement left it: the token's own when accepted, the newer or other holder's otherwise
+        return FenceRule.judge(true, row.maxSeen(), row.holder(), token);
+    }
+
+    /** Runs the check statement (within its lock wait bound) on the transaction's connection. */
+    private Mono<Row> check(String resource, FencingToken token) {
+        Mono<Row> statement = client.sql(checkSql)
+                .bind(0, resource)
+                .bind(1, token.value())
+                .bind(2, token.holder())
+                .map((row, meta) -> new Row(Objects.requireNonNull(row.get(0, Long.class), "max_seen"),
+                        row.get(1, String.class)))
+                .one()
+                .switchIfEmpty(Mono.error(() -> new FenceStoreException(resource, token, "Fence check for resource '"
+                        + resource + "' returned no row from table '" + table + "'", null)));
+        // PostgreSQL: lock_timeout for this statement, transaction-local, then the caller's again; after a failed
+        // statement the transaction is aborted and undoes the setting itself. MariaDB: bounded in the statement.
+        Mono<Row> bounded = swapLockTimeoutSql == null ? statement
+                : client.sql(swapLockTimeoutSql).map((row, meta) -> row.get(0, String.class)).one()
+                        .flatMap(previous -> withLockTimeoutRestored(statement, previous));
+        return bounded.onErrorMap(e -> !(e instanceof FenceStoreException), e -> failed(resource, token, e));
+    }
+
+    private Mono<Row> withLockTimeoutRestored(Mono<Row> statement, String previous) {
+        return statement.flatMap(row -> client.sql(dialect.sql().setLockTimeoutSql(previous)).then().thenReturn(row));
+    }
+
+    /** A failed statement as the store reports it: busy, conflict, or an error; carrying this very token. */
+    private FenceStoreException failed(String resource, FencingToken token, Throwable e) {
+        R2dbcException database = null;
+        for (Throwable t = e; t != null && database == null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof R2dbcException r) {
+                database = r;
+            }
+        }
+        String state = database == null ? null : database.getSqlState();
+        int code = database == null ? 0 : database.getErrorCode();
+        String said = database == null ? e.getMessage() : database.getMessage();
+        if ("55P03".equals(state) || code == 1205) {
+            return new R2dbcFenceTransientException(resource, token, Reason.BUSY, "Fence check for resource '"
+                    + resource + "' (token " + token + ") waited more than " + lockTimeout.toMillis() + " ms for the "
+                    + "resource's fence row in table '" + table + "', held by another transaction (a writer still "
+                    + "inside its fenced body, or a paused one); the write did not run, roll back and retry later: "
+                    + said, e);
+        }
+        if ("40001".equals(state) || "40P01".equals(state) || code == 1213) {
+            return new R2dbcFenceTransientException(resource, token, Reason.CONFLICT, "Fence check for resource '"
+                    + resource + "' (token " + token + ") was aborted by the database as a serialization failure or "
+                    + "deadlock; the write did not run, retry the transaction: " + said, e);
+        }
+        return new FenceStoreException(resource, token, "Fence check for resource '" + resource + "' in table '"
+                + table + "' failed: " + said, e);
+    }
+
+    /**
+     * Checks the table once, blocking (at startup, off any event loop): that it exists with the columns and types the
+     * check needs, that {@code resource} is its key, and that the check statement runs on it (in a transaction
+     * rolled back). Idempotent; a failed verification is repeated on the next call.
+     *
+     * @throws FencingConfigurationException naming the table, what is wrong and the script to create it with
+     */
+    @Override
+    public void verify() {
+        verifier.verify();
+    }
+
+    /** The dialect detected (or configured) at build time. */
+    public R2dbcDialect dialect() {
+        return dialect;
+    }
+
+    /** The table name, as configured. */
+    public String table() {
+        return table;
+    }
+
+    /** How long a check waits for a resource's fence row held by another transaction. */
+    public Duration lockTimeout() {
+        return lockTimeout;
+    }
+
+    /** A fence row as the check statement left it. */
+    record Row(long maxSeen, String holder) {
+    }
+
+    /**
+     * Configures an {@link R2dbcFenceStore}. Defaults: table {@value #DEFAULT_TABLE}, dialect detected from the
+     * connection factory's metadata, a lock wait bound of 5 seconds.
+     */
+    public static final class Builder {
+        private final ConnectionFactory connectionFactory;
+        private String table = DEFAULT_TABLE;
+        private R2dbcDialect dialect;
+        private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
+
+        private Builder(ConnectionFactory connectionFactory) {
+            this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
+        }
+
+        /**
+         * The fence table (letters, digits, underscores, optionally {@code schema.table}); default
+         * {@value #DEFAULT_TABLE}.
+         */
+        public Builder table(String table) {
+            this.table = table;
+            return this;
+        }
+
+        /** The database; detected from {@code ConnectionFactory.getMetadata().getName()} when not set. */
+        public Builder dialect(R2dbcDialect dialect) {
+            this.dialect = Objects.requireNonNull(dialect, "dialect");
+            return this;
+        }
+
+        /**
+         * How long a check waits for the fence row of a resource that another transaction holds before failing with
+         * {@link R2dbcFenceTransientException} ({@code BUSY}); default 5 seconds, at least 1 ms. PostgreSQL:
+         * {@code lock_timeout} for the check statement only; MariaDB: {@code innodb_lock_wait_timeout} for the check
+         * statement, in whole seconds rounded up.
+         */
+        public Builder lockTimeout(Duration lockTimeout) {
+            Objects.requireNonNull(lockTimeout, "lockTimeout");
+            if (lockTimeout.toMillis() < 1) {
+                throw new FencingConfigurationException("R2dbcFenceStore lockTimeout must be at least 1 ms, was "
+                        + lockTimeout);
+            }
+            this.lockTimeout = lockTimeout;
+            return this;
+        }
+
+        /**
+         * Checks the table name and detects the dialect (without connecting), and builds the store. The table is
+         * checked later, by {@link R2dbcFenceStore#verify()}.
+         *
+         * @throws FencingConfigurationException when the table name is invalid or the database is not supported
+         */
+        public R2dbcFenceStore build() {
+            if (!FenceSql.isValidTableName(table)) {
+                throw new FencingConfigurationException("R2dbcFenceStore table name '" + table + "' is invalid: use "
+                        + "letters, digits and underscores, optionally schema-qualified (schema.table), at most 63 "
+                        + "each");
+            }
+            R2dbcDialect resolved = dialect;
+            if (resolved == null) {
+                String name = connectionFactory.getMetadata().getName();
+                resolved = R2dbcDialect.forProductName(name);
+                if (resolved == null) {
+                    throw new FencingConfigurationException("R2dbcFenceStore supports PostgreSQL and MariaDB; the "
+                            + "connection factory reports '" + name + "'. Set .dialect(...) if it is one of them "
+                            + "behind a wrapper");
+                }
+            }
+            return new R2dbcFenceStore(this, resolved);
+        }
+    }
+}

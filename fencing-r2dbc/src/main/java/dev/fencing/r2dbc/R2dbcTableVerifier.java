@@ -1,0 +1,169 @@
+package dev.fencing.r2dbc;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.token.FencingToken;
+import io.r2dbc.spi.ConnectionFactory;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.transaction.reactive.TransactionalOperator;
+import reactor.core.publisher.Mono;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Function;
+
+/**
+ * The startup probe of an {@link R2dbcFenceStore}'s table, run blocking by {@link R2dbcFenceStore#verify()}: the
+ * table exists with {@code resource}, {@code holder} (text of at least {@value FencingToken#MAX_PART_LENGTH}
+ * characters), {@code max_seen} ({@code BIGINT}) and {@code updated_at}; on MariaDB, {@code resource} alone is its
+ * primary key or a unique key; and the check statement runs on it, in a transaction rolled back (on PostgreSQL its
+ * {@code ON CONFLICT (resource)} also proves the key). Every failure names the table and the script to run.
+ */
+final class R2dbcTableVerifier {
+
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    private final DatabaseClient client;
+    private final TransactionalOperator rolledBack;
+    private final R2dbcDialect dialect;
+    private final String table;
+    private final String schema;
+    private final String name;
+    private final Function<FencingToken, Mono<R2dbcFenceStore.Row>> check;
+    private volatile boolean verified;
+
+    R2dbcTableVerifier(ConnectionFactory connectionFactory, DatabaseClient client, R2dbcDialect dialect, String table,
+                       Function<FencingToken, Mono<R2dbcFenceStore.Row>> check) {
+        this.client = client;
+        this.rolledBack = TransactionalOperator.create(new R2dbcTransactionManager(connectionFactory));
+        this.dialect = dialect;
+        this.table = table;
+        int dot = table.indexOf('.');
+        String schemaPart = dot > 0 ? table.substring(0, dot) : null;
+        String namePart = dot > 0 ? table.substring(dot + 1) : table;
+        // PostgreSQL folds unquoted names to lower case; MariaDB keeps them (case-sensitive on Linux)
+        this.schema = dialect == R2dbcDialect.POSTGRESQL && schemaPart != null
+                ? schemaPart.toLowerCase(Locale.ROOT) : schemaPart;
+        this.name = dialect == R2dbcDialect.POSTGRESQL ? namePart.toLowerCase(Locale.ROOT) : namePart;
+        this.check = check;
+    }
+
+    void verify() {
+        if (verified) {
+            return;
+        }
+        Map<String, Column> columns = columns();
+        if (columns.isEmpty()) {
+            throw new FencingConfigurationException("Fence table '" + table + "' of R2dbcFenceStore does not exist "
+                    + "(or is not visible to the connection); create it with " + dialect.script() + ", with '"
+                    + R2dbcFenceStore.DEFAULT_TABLE + "' replaced by '" + table + "'");
+        }
+        requireColumn(columns, "resource", true);
+        requireColumn(columns, "holder", true);
+        requireColumn(columns, "max_seen", false);
+        if (!columns.containsKey("updated_at")) {
+            throw missing("updated_at");
+        }
+        if (dialect == R2dbcDialect.MARIADB && !resourceIsKey()) {
+            throw new FencingConfigurationException("Fence table '" + table + "' has no primary key or unique key on "
+                    + "'resource' alone, so two first uses of a resource could both insert a row; recreate it with "
+                    + dialect.script());
+        }
+        probe();
+        verified = true;
+    }
+
+    private FencingConfigurationException missing(String column) {
+        return new FencingConfigurationException("Fence table '" + table + "' has no column '" + column
+                + "'; recreate it with " + dialect.script());
+    }
+
+    private void requireColumn(Map<String, Column> columns, String column, boolean text) {
+        Column c = columns.get(column);
+        if (c == null) {
+            throw missing(column);
+        }
+        String problem;
+        if (text) {
+            boolean variable = c.type.equals("character varying") || c.type.equals("varchar")
+                    || c.type.equals("text");
+            problem = !variable ? "is " + c.type + ", not variable-length text of at least "
+                    + FencingToken.MAX_PART_LENGTH + " characters"
+                    : c.length != null && c.length < FencingToken.MAX_PART_LENGTH ? "is " + c.type + "(" + c.length
+                    + "), narrower than the " + FencingToken.MAX_PART_LENGTH + " characters a resource or holder may "
+                    + "have (FencingToken.MAX_PART_LENGTH)" : null;
+        } else {
+            problem = c.type.equals("bigint") ? null
+                    : "is " + c.type + ", but tokens are 64-bit values and need BIGINT";
+        }
+        if (problem != null) {
+            throw new FencingConfigurationException("Fence table '" + table + "' column '" + column + "' " + problem
+                    + "; recreate the table with " + dialect.script() + " (or alter the column to the script's "
+                    + "definition)");
+        }
+    }
+
+    private Map<String, Column> columns() {
+        String where = schema != null ? "table_schema = ?"
+                : dialect == R2dbcDialect.POSTGRESQL ? "table_schema = current_schema()" : "table_schema = DATABASE()";
+        DatabaseClient.GenericExecuteSpec spec = client.sql(dialect.nativeMarkers("SELECT column_name, data_type, "
+                + "character_maximum_length FROM information_schema.columns WHERE " + where + " AND table_name = ?"));
+        spec = schema != null ? spec.bind(0, schema).bind(1, name) : spec.bind(0, name);
+        Map<String, Column> columns = new LinkedHashMap<>();
+        try {
+            spec.map((row, meta) -> {
+                Number length = row.get(2, Number.class);
+                return Map.entry(row.get(0, String.class).toLowerCase(Locale.ROOT),
+                        new Column(row.get(1, String.class).toLowerCase(Locale.ROOT),
+                                length == null ? null : length.longValue()));
+            }).all().doOnNext(e -> columns.put(e.getKey(), e.getValue())).then().block(WAIT);
+        } catch (RuntimeException e) {
+            throw new FencingConfigurationException("Could not read the columns of fence table '" + table + "': "
+                    + e.getMessage(), e);
+        }
+        return columns;
+    }
+
+    private boolean resourceIsKey() {
+        String where = schema != null ? "s.table_schema = ?" : "s.table_schema = DATABASE()";
+        DatabaseClient.GenericExecuteSpec spec = client.sql("SELECT s.index_name FROM information_schema.statistics s "
+                + "WHERE " + where + " AND s.table_name = ? AND s.non_unique = 0 GROUP BY s.index_name "
+                + "HAVING COUNT(*) = 1 AND MAX(s.column_name) = 'resource'");
+        spec = schema != null ? spec.bind(0, schema).bind(1, name) : spec.bind(0, name);
+        try {
+            Long keys = spec.map((row, meta) -> row.get(0, String.class)).all().count().block(WAIT);
+            return keys != null && keys > 0;
+        } catch (RuntimeException e) {
+            throw new FencingConfigurationException("Could not read the keys of fence table '" + table + "': "
+                    + e.getMessage(), e);
+        }
+    }
+
+    /** Runs the check statement on a probe resource, in a transaction that is rolled back. */
+    private void probe() {
+        String resource = "fencing-probe-" + UUID.randomUUID();
+        FencingToken token = new FencingToken(resource, 1, "probe");
+        try {
+            R2dbcFenceStore.Row row = rolledBack.execute(status -> {
+                status.setRollbackOnly();
+                return check.apply(token);
+            }).single().block(WAIT);
+            if (row == null || row.maxSeen() != 1 || !"probe".equals(row.holder())) {
+                throw new FencingConfigurationException("Fence table '" + table + "' did not behave as a fence: the "
+                        + "check of a new resource with token 1 returned " + row + "; recreate it with "
+                        + dialect.script());
+            }
+        } catch (FencingConfigurationException e) {
+            throw e;
+        } catch (RuntimeException e) {
+            throw new FencingConfigurationException("The fence check statement failed on table '" + table + "' ("
+                    + e.getMessage() + "); recreate the table with " + dialect.script(), e);
+        }
+    }
+
+    private record Column(String type, Long length) {
+    }
+}

@@ -1,0 +1,263 @@
+package dev.fencing.r2dbc;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.reactive.ReactiveFenceStore;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.store.FenceStoreException;
+import dev.fencing.store.TransientFenceFailure;
+import dev.fencing.testsupport.ReactiveFenceStoreContract;
+import dev.fencing.token.FencingToken;
+import io.r2dbc.pool.ConnectionPool;
+import io.r2dbc.spi.ConnectionFactories;
+import io.r2dbc.spi.ConnectionFactory;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.transaction.reactive.TransactionalOperator;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The reactive store contract on a real database, each call in a {@link TransactionalOperator} transaction, plus
+ * what only a database store must do: roll back with the write, refuse without a transaction, keep a zombie out,
+ * bound its lock wait, and refuse a bad table at startup.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
+
+    protected ConnectionPool pool;
+    protected DatabaseClient db;
+    protected TransactionalOperator transactions;
+    protected String fenceTable;
+    protected R2dbcFenceStore store;
+
+    /** An R2DBC URL of the test database, without pool options. */
+    abstract String url();
+
+    abstract R2dbcDialect dialect();
+
+    /** A {@code CREATE TABLE} for a fence table whose {@code max_seen} is an {@code INTEGER}. */
+    abstract String createIntegerMaxSeenTable(String table);
+
+    static String uniqueTable(String prefix) {
+        return prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    }
+
+    @BeforeAll
+    void createTable() {
+        pool = (ConnectionPool) ConnectionFactories.get(url().replaceFirst("^r2dbc:", "r2dbc:pool:")
+                + "?maxSize=12&initialSize=2");
+        db = DatabaseClient.create(pool);
+        transactions = TransactionalOperator.create(new R2dbcTransactionManager(pool));
+        fenceTable = uniqueTable("r2fence");
+        // the shipped script's statement with the table name replaced, as the docs tell users
+        db.sql(dialect().sql().createTableSql(fenceTable)).then().block(Duration.ofSeconds(30));
+        store = R2dbcFenceStore.builder(pool).table(fenceTable).build();
+        store.verify();
+    }
+
+    @AfterAll
+    void dropTable() {
+        try {
+            db.sql("DROP TABLE IF EXISTS " + fenceTable).then().block(Duration.ofSeconds(30));
+        } finally {
+            pool.dispose();
+        }
+    }
+
+    @Override
+    protected ReactiveFenceStore store() {
+        return store;
+    }
+
+    @Override
+    protected <T> Flux<T> inUnitOfWork(Flux<T> work) {
+        return transactions.transactional(work);
+    }
+
+    /** The committed row of a resource: max_seen, holder, updated_at; empty when there is none. */
+    private Map<String, Object> committedRow(String resource) {
+        return db.sql(dialect().nativeMarkers("SELECT max_seen, holder, updated_at FROM " + fenceTable
+                        + " WHERE resource = ?")).bind(0, resource)
+                .map((row, meta) -> Map.<String, Object>of("max_seen", row.get(0, Long.class),
+                        "holder", row.get(1, String.class), "updated_at", String.valueOf(row.get(2))))
+                .one().defaultIfEmpty(Map.of()).block(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void dialectIsDetectedFromTheConnectionFactory() {
+        assertThat(store.dialect()).isEqualTo(dialect());
+    }
+
+    @Test
+    void rollbackTakesMaxSeenBack() {
+        String r = freshResource();
+        List<String> log = new ArrayList<>();
+        accepted(r, token(r, 5, "a"), log, "5");
+        IllegalStateException boom = new IllegalStateException("boom");
+        Flux<String> failing = inUnitOfWork(store.fence(r, token(r, 7, "b"),
+                Flux.defer(() -> {
+                    log.add("7 failing");
+                    return Flux.error(boom);
+                })));
+        StepVerifier.create(failing).expectErrorSatisfies(e -> assertThat(e).isSameAs(boom)).verify(STEP);
+        assertThat(committedRow(r)).containsEntry("max_seen", 5L).containsEntry("holder", "a");
+        // 7 was never committed: another holder's 7 is a first 7, not a duplicate
+        accepted(r, token(r, 7, "c"), log, "7 from c");
+        assertThat(committedRow(r)).containsEntry("max_seen", 7L).containsEntry("holder", "c");
+        assertThat(log).containsExactly("5", "7 failing", "7 from c");
+    }
+
+    @Test
+    void aZombieIsRefusedAndTheRowIsUntouched() {
+        String r = freshResource();
+        List<String> log = new ArrayList<>();
+        accepted(r, token(r, 34, "b"), log, "34");   // its own transaction, committed
+        Map<String, Object> before = committedRow(r);
+        FencingToken zombie = token(r, 33, "a");
+        StepVerifier.create(write(r, zombie, log, "33"))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(StaleTokenException.class, s -> {
+                    assertThat(s.presented()).isSameAs(zombie);
+                    assertThat(s.maxSeen()).isEqualTo(34);
+                }))
+                .verify(STEP);
+        assertThat(committedRow(r)).isEqualTo(before).containsEntry("max_seen", 34L);
+        assertThat(log).containsExactly("34");
+    }
+
+    @Test
+    void withoutATransactionTheCheckIsRefusedAndNothingRuns() {
+        String r = freshResource();
+        FencingToken t = token(r, 1, "a");
+        AtomicBoolean subscribed = new AtomicBoolean();
+        StepVerifier.create(store.fence(r, t, Flux.just("w").doOnSubscribe(s -> subscribed.set(true))))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(FenceStoreException.class, f -> {
+                    assertThat(f.presented()).isSameAs(t);
+                    assertThat(f).hasMessageContaining(r).hasMessageContaining("no reactive transaction")
+                            .hasMessageContaining("R2dbcTransactionManager");
+                }))
+                .verify(STEP);
+        assertThat(subscribed).isFalse();
+        assertThat(committedRow(r)).isEmpty();
+    }
+
+    @Test
+    void aTransactionOfAnotherConnectionFactoryDoesNotCount() {
+        String r = freshResource();
+        ConnectionFactory other = ConnectionFactories.get(url());
+        TransactionalOperator otherTransactions = TransactionalOperator.create(new R2dbcTransactionManager(other));
+        StepVerifier.create(otherTransactions.transactional(store.fence(r, token(r, 1, "a"), Flux.just("w"))))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(FenceStoreException.class)
+                        .hasMessageContaining("no reactive transaction"))
+                .verify(STEP);
+        assertThat(committedRow(r)).isEmpty();
+    }
+
+    @Test
+    void aCheckWaitsAtMostTheLockTimeoutForARowAnotherTransactionHolds() throws Exception {
+        String r = freshResource();
+        R2dbcFenceStore impatient = R2dbcFenceStore.builder(pool).table(fenceTable)
+                .lockTimeout(Duration.ofMillis(300)).build();
+        Sinks.Empty<Void> release = Sinks.empty();
+        CountDownLatch holding = new CountDownLatch(1);
+        // the first transaction checks 10 and stays inside its write, holding the fence row
+        var first = inUnitOfWork(store.fence(r, token(r, 10, "a"),
+                release.asMono().doOnSubscribe(s -> holding.countDown()).thenMany(Flux.just("10"))))
+                .collectList().toFuture();
+        assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+        FencingToken second = token(r, 11, "b");
+        StepVerifier.create(inUnitOfWork(impatient.fence(r, second, Flux.just("11"))))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(R2dbcFenceTransientException.class,
+                        busy -> {
+                            assertThat(busy.reason()).isEqualTo(TransientFenceFailure.Reason.BUSY);
+                            assertThat(busy.presented()).isSameAs(second);
+                            assertThat(busy).hasMessageContaining(r).hasMessageContaining("300 ms");
+                        }))
+                .verify(STEP);
+        release.tryEmitEmpty();
+        assertThat(first.get(30, TimeUnit.SECONDS)).containsExactly("10");
+        assertThat(committedRow(r)).containsEntry("max_seen", 10L).containsEntry("holder", "a");
+        // the caller's own lock wait bound is back after the check (PostgreSQL sets it per transaction)
+        accepted(r, token(r, 12, "b"), new ArrayList<>(), "12");
+    }
+
+    @Test
+    void theFenceRunsOnAParallelScheduler() {
+        String r = freshResource();
+        List<String> threads = new ArrayList<>();
+        Flux<String> onParallel = inUnitOfWork(store.fence(r, token(r, 1, "a"),
+                Flux.defer(() -> {
+                    threads.add(Thread.currentThread().getName());
+                    return Flux.just("done");
+                }))).subscribeOn(Schedulers.parallel());
+        StepVerifier.create(onParallel).expectNext("done").expectComplete().verify(STEP);
+        assertThat(threads).hasSize(1);
+        assertThat(committedRow(r)).containsEntry("max_seen", 1L);
+    }
+
+    @Test
+    void verifyRefusesAMissingTable() {
+        String missing = uniqueTable("missing");
+        assertThatThrownBy(() -> R2dbcFenceStore.builder(pool).table(missing).build().verify())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("'" + missing + "'")
+                .hasMessageContaining("does not exist")
+                .hasMessageContaining(dialect().script());
+    }
+
+    @Test
+    void verifyRefusesAnIntegerMaxSeen() {
+        String table = uniqueTable("narrow");
+        db.sql(createIntegerMaxSeenTable(table)).then().block(Duration.ofSeconds(30));
+        try {
+            assertThatThrownBy(() -> R2dbcFenceStore.builder(pool).table(table).build().verify())
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("'" + table + "' column 'max_seen'")
+                    .hasMessageContaining("BIGINT")
+                    .hasMessageContaining(dialect().script());
+        } finally {
+            db.sql("DROP TABLE IF EXISTS " + table).then().block(Duration.ofSeconds(30));
+        }
+    }
+
+    @Test
+    void verifyRefusesATableWithoutAKeyOnResource() {
+        String table = uniqueTable("nokey");
+        String script = dialect().sql().createTableSql(table);
+        assertThat(script).contains(" PRIMARY KEY");
+        db.sql(script.replace(" PRIMARY KEY", "")).then().block(Duration.ofSeconds(30));
+        try {
+            assertThatThrownBy(() -> R2dbcFenceStore.builder(pool).table(table).build().verify())
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("'" + table + "'")
+                    .hasMessageContaining(dialect().script());
+        } finally {
+            db.sql("DROP TABLE IF EXISTS " + table).then().block(Duration.ofSeconds(30));
+        }
+    }
+
+    @Test
+    void anInvalidTableNameIsRefusedAtBuild() {
+        assertThatThrownBy(() -> R2dbcFenceStore.builder(pool).table("fence; DROP TABLE x").build())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("fence; DROP TABLE x");
+    }
+}

@@ -1,0 +1,278 @@
+package dev.fencing.reactive;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingSnapshot;
+import dev.fencing.context.MissingTokenException;
+import dev.fencing.guard.CheckOutcomes;
+import dev.fencing.guard.FenceGuard;
+import dev.fencing.guard.FencePoint;
+import dev.fencing.guard.RejectionListener;
+import dev.fencing.guard.RemoteTokenSetAsideException;
+import dev.fencing.issuer.Lease;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.signing.TokenVerifier;
+import dev.fencing.signing.Verification;
+import dev.fencing.token.FencingToken;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+import reactor.util.context.ContextView;
+
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * The fence around a call whose work happens when its publisher is subscribed: the reactive form of
+ * {@link FenceGuard}, counting and reporting every outcome as it does. On each subscription a checking point takes
+ * the token for its effective resource from the Reactor {@link reactor.util.context.Context} (see
+ * {@link ReactiveFencing}), else the one bound on the assembling thread, and lets the {@link ReactiveFenceStore}
+ * check it atomically with the call, which is assembled and subscribed inside that unit; an acquiring point runs
+ * the call under a lock's token, acquired on subscription and released on complete, error and cancel.
+ *
+ * <p>Every failure (missing, rejected or forged token, invalid key, store error, failed acquisition) is an error
+ * signal of the returned publisher, never thrown from {@link #fence}; nothing runs, and nothing blocks, before it is
+ * subscribed. Unlike the blocking guard it makes no Observation per check and has no
+ * {@link dev.fencing.guard.LeaseScope}: an acquired lock is given back when the publisher terminates or is cancelled.
+ * Thread-safe; one instance serves every reactive fenced method.
+ */
+public final class ReactiveFenceGuard {
+
+    private final ReactiveFenceStore store;
+    private final ReactiveTokenIssuer issuer;
+    private final Duration acquireTimeout;
+    private final RejectionListener rejections;
+    private final TokenVerifier verifier;
+
+    private ReactiveFenceGuard(Builder builder) {
+        this.store = builder.store;
+        this.issuer = builder.issuer;
+        this.acquireTimeout = builder.acquireTimeout;
+        this.rejections = builder.rejections == null ? RejectionListener.NONE : builder.rejections;
+        this.verifier = builder.verifier;
+        if (acquireTimeout.isNegative()) {
+            throw new FencingConfigurationException("acquireTimeout must not be negative, was " + acquireTimeout);
+        }
+    }
+
+    /** Starts a builder for a guard checking tokens in {@code store}: the way to set every collaborator. */
+    public static Builder builder(ReactiveFenceStore store) {
+        return new Builder(store);
+    }
+
+    /**
+     * Fails when this guard cannot serve {@code point}; called once per point, at startup where possible.
+     *
+     * @throws FencingConfigurationException when the point acquires and no issuer is configured
+     */
+    public void validate(FencePoint point) {
+        if (point.acquire() && issuer == null) {
+            throw new FencingConfigurationException("@Fenced(acquire = true) on " + point.operation()
+                    + " needs a ReactiveTokenIssuer (or a TokenIssuer to adapt) to acquire locks for resource '"
+                    + point.resource() + "', and none is configured; provide a TokenIssuer or ReactiveTokenIssuer "
+                    + "bean (or pass one to the ReactiveFenceGuard)");
+        }
+    }
+
+    /**
+     * The publisher of {@code call} under the fence described by {@code point}. The tokens bound on the calling
+     * thread are captured now; everything else happens on each subscription: the effective resource is computed, the
+     * token taken from the subscriber's context (else the captured one), and {@code call} is invoked inside the
+     * store's atomic unit, so the method body runs when the write does, never before.
+     *
+     * @return the call's signals when the fence lets it run; otherwise an error signal, with {@code call} not
+     * invoked: {@link MissingTokenException}, a {@link dev.fencing.rule.TokenRejectedException} (stale, duplicate,
+     * out of range, or {@link dev.fencing.rule.ForgedTokenException}), {@link dev.fencing.guard.InvalidKeyException},
+     * {@link dev.fencing.store.FenceStoreException}, {@link RemoteTokenSetAsideException},
+     * {@link dev.fencing.issuer.LockAcquisitionException}
+     */
+    public <T> Flux<T> fence(FencePoint point, Object[] args, Supplier<? extends Publisher<T>> call) {
+        Objects.requireNonNull(point, "point");
+        Objects.requireNonNull(call, "call");
+        FencingSnapshot assembly = FencingContext.snapshot();
+        return Flux.deferContextual(context -> {
+            String resource;
+            try {
+                resource = point.effectiveResource(args);
+            } catch (RuntimeException e) {
+                return Flux.error(CheckOutcomes.invalidKey(point, e));
+            }
+            return point.acquire() ? acquireOrPropagate(point, resource, context, assembly, call)
+                    : check(point, resource, context, assembly, call);
+        });
+    }
+
+    private <T> Flux<T> check(FencePoint point, String resource, ContextView context, FencingSnapshot assembly,
+                              Supplier<? extends Publisher<T>> call) {
+        FencingSnapshot bound = ReactiveFencing.tokens(context);
+        FencingToken token = bound.get(resource);
+        if (token == null) {
+            token = assembly.get(resource);
+        }
+        if (token == null) {
+            CheckOutcomes.missing(point, null);
+            Set<String> resources = new LinkedHashSet<>(bound.keySet());
+            resources.addAll(assembly.keySet());
+            return Flux.error(new MissingTokenException(resource, point.operation(), resources));
+        }
+        if (verifier != null) {
+            Verification verification = verifier.verify(token);
+            if (!verification.valid()) {
+                return Flux.error(CheckOutcomes.forged(point, resource, token, verification, rejections, null));
+            }
+        }
+        Check check = new Check();
+        Flux<T> write = Flux.defer(() -> {
+            check.start();
+            return call.get();
+        });
+        FencingToken presented = token;
+        Flux<T> fenced;
+        try {
+            fenced = store.fence(resource, presented, write);
+        } catch (RuntimeException e) {
+            return Flux.error(CheckOutcomes.failed(point, resource, presented, false, e, rejections, null));
+        }
+        return fenced
+                .onErrorMap(t -> check.end()
+                        ? CheckOutcomes.failed(point, resource, presented, check.started(), t, rejections, null) : t)
+                .concatWith(Flux.defer(() -> {
+                    if (!check.end()) {
+                        return Flux.empty();
+                    }
+                    if (!check.started()) {
+                        return Flux.error(CheckOutcomes.notStarted(point, resource, presented));
+                    }
+                    CheckOutcomes.accepted(point, null);
+                    return Flux.empty();
+                }))
+                .doOnCancel(() -> {
+                    if (check.end() && check.started()) {
+                        CheckOutcomes.accepted(point, null); // the store accepted; the subscriber left during the write
+                    }
+                });
+    }
+
+    private <T> Flux<T> acquireOrPropagate(FencePoint point, String resource, ContextView context,
+                                           FencingSnapshot assembly, Supplier<? extends Publisher<T>> call) {
+        // only a lock this process holds is propagated; a token from a request or message is for checks only
+        FencingSnapshot bound = ReactiveFencing.tokens(context);
+        FencingToken token = bound.get(resource);
+        if (token != null) {
+            return bound.isRemote(resource) ? Flux.error(setAside(point, resource, token)) : Flux.defer(call);
+        }
+        token = assembly.get(resource);
+        if (token != null) {
+            return assembly.isRemote(resource) ? Flux.error(setAside(point, resource, token))
+                    : Flux.<T>defer(call).contextWrite(ReactiveFencing.bind(token));
+        }
+        try {
+            validate(point);
+        } catch (FencingConfigurationException e) {
+            return Flux.error(e);
+        }
+        return Flux.usingWhen(
+                issuer.acquire(resource, acquireTimeout)
+                        .onErrorMap(RuntimeException.class, e -> CheckOutcomes.acquireFailed(point, resource, e))
+                        .doOnNext(lease -> FencingMetrics.increment(point.acquisitions().acquired())),
+                lease -> underLease(point, resource, lease, call),
+                issuer::release,
+                (lease, error) -> issuer.release(lease),
+                issuer::release);
+    }
+
+    private static <T> Flux<T> underLease(FencePoint point, String resource, Lease lease,
+                                          Supplier<? extends Publisher<T>> call) {
+        FencingToken token;
+        try {
+            token = CheckOutcomes.leaseToken(point, resource, lease);
+        } catch (RuntimeException e) {
+            return Flux.error(e);
+        }
+        return Flux.<T>defer(call).contextWrite(ReactiveFencing.bind(token));
+    }
+
+    private static RemoteTokenSetAsideException setAside(FencePoint point, String resource, FencingToken remote) {
+        // a caller's token (header, message): acquiring would set it aside, and its stale request would land
+        return new RemoteTokenSetAsideException(resource, point.operation(), remote.value());
+    }
+
+    /**
+     * One subscription's check: whether the store started the write, and whether its outcome was counted (once,
+     * by whichever of error, completion and cancellation comes first).
+     */
+    private static final class Check {
+        private static final int STARTED = 1;
+        private static final int ENDED = 2;
+        private final AtomicInteger state = new AtomicInteger();
+
+        void start() {
+            state.getAndUpdate(s -> s | STARTED);
+        }
+
+        boolean started() {
+            return (state.get() & STARTED) != 0;
+        }
+
+        /** Marks the check ended; {@code true} for the first caller only, who counts the outcome. */
+        boolean end() {
+            int previous = state.getAndUpdate(s -> s | ENDED);
+            return (previous & ENDED) == 0;
+        }
+    }
+
+    /**
+     * Builds a {@link ReactiveFenceGuard}. Only the store is required; without an issuer no point may acquire.
+     */
+    public static final class Builder {
+        private final ReactiveFenceStore store;
+        private ReactiveTokenIssuer issuer;
+        private Duration acquireTimeout = FenceGuard.DEFAULT_ACQUIRE_TIMEOUT;
+        private RejectionListener rejections;
+        private TokenVerifier verifier;
+
+        private Builder(ReactiveFenceStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        /**
+         * Where acquiring points get tokens; {@code null} (the default) when no method acquires. For a blocking
+         * issuer, pass {@link ReactiveTokenIssuer#fromBlocking(dev.fencing.issuer.TokenIssuer)}.
+         */
+        public Builder issuer(ReactiveTokenIssuer issuer) {
+            this.issuer = issuer;
+            return this;
+        }
+
+        /** How long an acquiring point waits for the lock; {@link FenceGuard#DEFAULT_ACQUIRE_TIMEOUT} by default. */
+        public Builder acquireTimeout(Duration acquireTimeout) {
+            this.acquireTimeout = Objects.requireNonNull(acquireTimeout, "acquireTimeout");
+            return this;
+        }
+
+        /** Told of each rejected or forged token, never of an accepted one; none by default. */
+        public Builder rejectionListener(RejectionListener rejections) {
+            this.rejections = rejections;
+            return this;
+        }
+
+        /**
+         * Verifies each checked token's signature before the store sees it, as {@link FenceGuard.Builder#verifier}
+         * does; {@code null} (the default): tokens are not verified.
+         */
+        public Builder verifier(TokenVerifier verifier) {
+            this.verifier = verifier;
+            return this;
+        }
+
+        /**
+         * @throws FencingConfigurationException when the acquire timeout is negative
+         */
+        public ReactiveFenceGuard build() {
+            return new ReactiveFenceGuard(this);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package dev.fencing.spring.support;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.guard.FenceGuard;
+import dev.fencing.guard.FencePoint;
+import dev.fencing.reactive.ReactiveFenceGuard;
+import dev.fencing.reactive.ReactiveFenceStore;
+import dev.fencing.reactive.ReactiveTokenIssuer;
+import org.aopalliance.intercept.MethodInvocation;
+import org.reactivestreams.Publisher;
+import org.springframework.aop.ProxyMethodInvocation;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.NoUniqueBeanDefinitionException;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.ReactiveAdapter;
+import reactor.core.publisher.Flux;
+
+import java.util.function.Supplier;
+
+/**
+ * The {@link ReactiveFencer} on Project Reactor: runs a reactive fenced method through the {@link ReactiveFenceGuard},
+ * its body invoked on each subscription inside the store's atomic unit (as Spring's reactive transaction interceptor
+ * defers its body), and hands the result back as the method's own reactive type. Loaded only when Reactor and
+ * fencing-reactor are present ({@link ReactiveReturnTypes#FENCING_REACTOR}).
+ */
+final class ReactorFencer implements ReactiveFencer {
+
+    static final String NO_STORE_MESSAGE = "no ReactiveFenceStore bean: a reactive @Fenced method is checked by "
+            + "a reactive store, atomically with the write its publisher makes; declare a ReactiveFenceStore bean, "
+            + "e.g. the R2dbcFenceStore of fencing-r2dbc, or, for tests and demos in a single JVM, an "
+            + "InMemoryReactiveFenceStore";
+
+    private final ReactiveFenceGuard guard;
+    private final ReactiveFenceStore store;
+
+    ReactorFencer(ReactiveFenceGuard guard, ReactiveFenceStore store) {
+        this.guard = guard;
+        this.store = store;
+    }
+
+    /**
+     * The factory looking up, in {@code beanFactory}, the {@link ReactiveFenceStore} bean (required) and a
+     * {@link ReactiveTokenIssuer} bean, or else adapting the blocking issuer with
+     * {@link ReactiveTokenIssuer#fromBlocking}.
+     */
+    static ReactiveFencerFactory factory(BeanFactory beanFactory) {
+        return (issuer, acquireTimeout, rejections, verifier) -> {
+            ReactiveFenceStore store = unique(beanFactory.getBeanProvider(ReactiveFenceStore.class),
+                    ReactiveFenceStore.class);
+            if (store == null) {
+                throw new FencingConfigurationException(NO_STORE_MESSAGE);
+            }
+            ReactiveTokenIssuer reactiveIssuer = unique(beanFactory.getBeanProvider(ReactiveTokenIssuer.class),
+                    ReactiveTokenIssuer.class);
+            if (reactiveIssuer == null && issuer != null) {
+                reactiveIssuer = ReactiveTokenIssuer.fromBlocking(issuer);
+            }
+            ReactiveFenceGuard guard = ReactiveFenceGuard.builder(store).issuer(reactiveIssuer)
+                    .acquireTimeout(acquireTimeout).rejectionListener(rejections).verifier(verifier).build();
+            return new ReactorFencer(guard, store);
+        };
+    }
+
+    private static <T> T unique(ObjectProvider<T> provider, Class<T> type) {
+        try {
+            return provider.getIfAvailable();
+        } catch (NoUniqueBeanDefinitionException e) {
+            throw new FencingConfigurationException("@EnableFencing found " + e.getNumberOfBeansFound() + " "
+                    + type.getSimpleName() + " beans " + e.getBeanNamesFound() + "; the fence uses one: keep one, "
+                    + "or mark the one to use @Primary");
+        }
+    }
+
+    @Override
+    public void validate(FencePoint point) {
+        guard.validate(point);
+    }
+
+    @Override
+    public <C> Object invoke(FencePoint point, ReactiveAdapter adapter, Object[] args, C target,
+                             FenceGuard.Proceed<C, Object> proceed) {
+        Supplier<Publisher<Object>> body;
+        if (target instanceof ProxyMethodInvocation invocation) {
+            // the proxy's chain goes on later, once per subscription: from a copy made now, at this interceptor
+            MethodInvocation base = invocation.invocableClone();
+            body = body(point, adapter, base, ReactorFencer::proceedCopy);
+        } else {
+            body = body(point, adapter, target, proceed);
+        }
+        Flux<Object> fenced = guard.fence(point, args, body);
+        // a single-value type gets a publisher that completes (Mono.from would cancel after the value, and a
+        // transactional store would roll back on that cancel)
+        return adapter.fromPublisher(adapter.isMultiValue() ? fenced : fenced.singleOrEmpty());
+    }
+
+    private static Object proceedCopy(MethodInvocation base) throws Throwable {
+        return ((ProxyMethodInvocation) base).invocableClone().proceed();
+    }
+
+    private static <C> Supplier<Publisher<Object>> body(FencePoint point, ReactiveAdapter adapter, C target,
+                                                       FenceGuard.Proceed<C, Object> proceed) {
+        return () -> {
+            Object result;
+            try {
+                result = proceed.proceed(target);
+            } catch (Throwable t) {
+                return Flux.error(t);
+            }
+            if (result == null) {
+                return Flux.error(new IllegalStateException(point.operation() + " returned null instead of a "
+                        + adapter.getReactiveType().getSimpleName()));
+            }
+            return adapter.toPublisher(result);
+        };
+    }
+
+    @Override
+    public void verifyStore() {
+        store.verify();
+    }
+}
