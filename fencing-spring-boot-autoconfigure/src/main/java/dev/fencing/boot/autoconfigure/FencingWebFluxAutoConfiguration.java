@@ -13,6 +13,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -32,10 +33,11 @@ import java.util.List;
  * callers' tokens into the Reactor Context only when {@code fencing.web.reactive.path-patterns} names the internal
  * paths where callers are trusted (no default; patterns that together match every path fail startup). With a
  * {@link TokenVerifier} bean (the {@code fencing.signing.*} properties make one) the filter also refuses unsigned or
- * badly signed tokens before the request runs, counted and listed as the servlet filter's are.
+ * badly signed tokens before the request runs, counted and listed as the servlet filter's are. The filter needs
+ * fencing-reactor: patterns set without it fail startup saying so.
  */
 @AutoConfiguration(after = FencingAutoConfiguration.class)
-@ConditionalOnClass({FencingWebExceptionHandler.class, ReactiveFencing.class})
+@ConditionalOnClass(FencingWebExceptionHandler.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FencingProperties.class)
@@ -50,6 +52,7 @@ public class FencingWebFluxAutoConfiguration {
     }
 
     @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ReactiveFencing.class)
     @Conditional(PathPatternsSet.class)
     static class TokenWebFilterConfiguration {
 
@@ -68,6 +71,23 @@ public class FencingWebFluxAutoConfiguration {
                         .withRejectionListener(rejections.getIfUnique());
             }
             return filter;
+        }
+    }
+
+    /**
+     * {@code fencing.web.reactive.path-patterns} set without fencing-reactor, which the filter binds tokens with: a
+     * startup failure naming what to add, rather than a property silently ignored.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass("dev.fencing.reactive.ReactiveFencing")
+    @Conditional(PathPatternsSet.class)
+    static class TokenWebFilterWithoutReactor {
+
+        TokenWebFilterWithoutReactor() {
+            throw new FencingConfigurationException(PATH_PATTERNS + " is set, but the Fencing-Token WebFilter binds "
+                    + "tokens into the Reactor Context with fencing-reactor, which is not on the class path: add the "
+                    + "dependency dev.fencing:fencing-reactor (fencing-r2dbc brings it; its version from the "
+                    + "fencing-bom), or remove " + PATH_PATTERNS);
         }
     }
 

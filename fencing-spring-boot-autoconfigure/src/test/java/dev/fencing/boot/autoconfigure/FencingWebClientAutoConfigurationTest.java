@@ -19,8 +19,12 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.webclient.autoconfigure.WebClientAutoConfiguration;
 import org.springframework.web.reactive.function.client.WebClient;
 import reactor.core.publisher.Mono;
@@ -32,6 +36,7 @@ import reactor.test.StepVerifier;
  * exceptions as error signals, counted on the context's {@code MeterRegistry}; no hosts, no customizer. One local
  * server answers as both {@code localhost} and {@code 127.0.0.1}, so only the host name decides.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class FencingWebClientAutoConfigurationTest {
 
     private static final FencingToken TOKEN = new FencingToken("ledger", 7, "a");
@@ -102,6 +107,14 @@ class FencingWebClientAutoConfigurationTest {
                     assertThat(context.getBean(MeterRegistry.class).find("fencing.remote.rejections").counter())
                             .isNotNull().satisfies(counter -> assertThat(counter.count()).isEqualTo(1.0));
                 });
+    }
+
+    @Test
+    void withoutFencingReactorThereIsNoCustomizerAndAWarning(CapturedOutput output) {
+        runner.withPropertyValues("fencing.web.client.propagate-to=localhost")
+                .withClassLoader(new FilteredClassLoader(ReactiveFencing.class))
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("fencingWebClientCustomizer"));
+        assertThat(output).contains("Boot's WebClient.Builder sends no tokens").contains("dev.fencing:fencing-reactor");
     }
 
     @Test

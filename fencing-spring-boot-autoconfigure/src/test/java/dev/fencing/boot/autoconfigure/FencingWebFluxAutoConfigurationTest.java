@@ -143,6 +143,23 @@ class FencingWebFluxAutoConfigurationTest {
     }
 
     @Test
+    void withoutFencingReactorTheHandlerStaysAndPathPatternsFailStartupNamingIt() {
+        ReactiveWebApplicationContextRunner withoutReactor = runner.withUserConfiguration(Routes.class)
+                .withClassLoader(new FilteredClassLoader(ReactiveFencing.class));
+        withoutReactor.run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(FencingWebExceptionHandler.class)
+                    .doesNotHaveBean(FencingTokenWebFilter.class);
+            post(client(context), "/internal/stale", null).expectStatus().isEqualTo(409);
+        });
+        withoutReactor.withPropertyValues("fencing.web.reactive.path-patterns=/internal/**").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("fencing.web.reactive.path-patterns")
+                    .hasMessageContaining("dev.fencing:fencing-reactor");
+        });
+    }
+
+    @Test
     void theApplicationsHandlerWins() {
         runner.withBean("myHandler", FencingWebExceptionHandler.class, FencingWebExceptionHandler::new)
                 .run(context -> assertThat(context.getBeansOfType(FencingWebExceptionHandler.class))
@@ -150,7 +167,7 @@ class FencingWebFluxAutoConfigurationTest {
     }
 
     @Test
-    void nothingOutsideReactiveWebApplicationsWithoutFencingReactorOrWithFencingOff() {
+    void nothingOutsideReactiveWebApplicationsOrWithFencingOff() {
         new WebApplicationContextRunner().withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
                         FencingWebFluxAutoConfiguration.class))
                 .withPropertyValues("fencing.store.type=in-memory", "fencing.web.reactive.path-patterns=/internal/**")
@@ -158,10 +175,6 @@ class FencingWebFluxAutoConfigurationTest {
                         .doesNotHaveBean(FencingTokenWebFilter.class));
         new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(FencingWebFluxAutoConfiguration.class))
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FencingWebExceptionHandler.class));
-        runner.withClassLoader(new FilteredClassLoader(ReactiveFencing.class))
-                .withPropertyValues("fencing.web.reactive.path-patterns=/internal/**")
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FencingWebExceptionHandler.class)
-                        .doesNotHaveBean(FencingTokenWebFilter.class));
         runner.withPropertyValues("fencing.enabled=false", "fencing.web.reactive.path-patterns=/internal/**")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FencingWebExceptionHandler.class)
                         .doesNotHaveBean(FencingTokenWebFilter.class));
