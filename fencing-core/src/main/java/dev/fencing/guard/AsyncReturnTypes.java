@@ -13,8 +13,9 @@ import java.util.Set;
  * Recognizes return types whose work happens after the method returns: {@code Future}, {@code CompletionStage}, any
  * Reactive Streams or {@code java.util.concurrent.Flow} {@code Publisher} (Reactor's {@code Mono} and {@code Flux},
  * RxJava) and Kotlin's {@code Flow}, matched by name through the type hierarchy so no such library is needed. The
- * fence checks the token when the method returns, so such a method's write would run outside the atomic unit; it is
- * refused when its fence point is built.
+ * blocking fence checks the token when the method returns, so such a method's write would run outside the atomic
+ * unit. The Spring adapters route the types they can fence (reactive types on subscription, futures of
+ * {@code @Async} methods on the executor) elsewhere first and refuse the rest, at startup, with {@link #check}.
  */
 public final class AsyncReturnTypes {
 
@@ -61,8 +62,8 @@ public final class AsyncReturnTypes {
                     + returnType.getTypeName() + (deferred.equals(returnType.getName()) ? "" : " (a " + deferred + ")")
                     + ", an asynchronous result: its write happens after the method returns, outside the atomic unit "
                     + "in which the fence checks the token, so a stale write could slip through. Fenced methods must "
-                    + "do their write before returning (return the result, not a future or publisher of it); "
-                    + "reactive support comes later");
+                    + "do their write before returning, or return a Mono or Flux (fenced when subscribed, with a "
+                    + "ReactiveFenceStore), or be @Async if they return a future (fenced on the executor)");
         }
     }
 }

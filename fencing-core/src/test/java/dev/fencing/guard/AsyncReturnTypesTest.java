@@ -44,6 +44,6 @@ class AsyncReturnTypesTest {
         assertThatThrownBy(() -> AsyncReturnTypes.check(Mono.class, "Repo.save(Account)"))
                 .isInstanceOf(FencingConfigurationException.class)
                 .hasMessageContaining("Repo.save(Account)").hasMessageContaining(Mono.class.getName())
-                .hasMessageContaining("after the method returns").hasMessageContaining("reactive support");
+                .hasMessageContaining("after the method returns").hasMessageContaining("return a Mono or Flux");
     }
 }

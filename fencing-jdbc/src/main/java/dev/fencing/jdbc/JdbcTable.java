@@ -1,11 +1,8 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.store.sql.FenceSql;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -129,28 +126,8 @@ enum JdbcTable {
      * on (what follows the table name).
      */
     private String load(JdbcDialect dialect) {
-        String resource = resource(dialect);
-        String script;
-        try (InputStream in = JdbcTable.class.getClassLoader().getResourceAsStream(resource)) {
-            if (in == null) {
-                throw new IllegalStateException("The script " + resource + " is missing from the class path");
-            }
-            script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException("Could not read " + resource, e);
-        }
-        StringBuilder statement = new StringBuilder();
-        script.lines().filter(line -> !line.trim().startsWith("--"))
-                .forEach(line -> statement.append(line).append('\n'));
-        String sql = statement.toString().trim();
-        if (sql.endsWith(";")) {
-            sql = sql.substring(0, sql.length() - 1).trim();
-        }
         String createDefault = CREATE + defaultName + " (";
-        if (!sql.startsWith(createDefault) || sql.indexOf(';') >= 0) {
-            throw new IllegalStateException("The script " + resource + " must hold one statement, starting with '"
-                    + createDefault + "'");
-        }
+        String sql = FenceSql.scriptStatement(JdbcTable.class.getClassLoader(), resource(dialect), createDefault);
         return sql.substring(createDefault.length() - 2);
     }
 }

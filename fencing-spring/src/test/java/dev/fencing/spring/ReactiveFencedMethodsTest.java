@@ -6,8 +6,12 @@ import dev.fencing.context.MissingTokenException;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.reactive.InMemoryReactiveFenceStore;
 import dev.fencing.reactive.ReactiveFenceStore;
+import dev.fencing.reactive.ReactiveTokenIssuer;
 import dev.fencing.reactive.ReactiveFencing;
 import dev.fencing.rule.StaleTokenException;
+import dev.fencing.signing.KeyRing;
+import dev.fencing.signing.TokenVerifier;
+import dev.fencing.signing.VerificationKey;
 import dev.fencing.spring.support.FencingSupport;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -21,6 +25,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -148,6 +153,56 @@ class ReactiveFencedMethodsTest {
         @Bean
         ReactiveLedger ledger() {
             return new ReactiveLedger();
+        }
+    }
+
+    /** A WebFlux/R2DBC-shaped application: a reactive store, no blocking FenceStore, no in-memory fallback. */
+    @Configuration
+    @EnableFencing
+    static class ReactiveOnly {
+        @Bean
+        ReactiveLedger ledger() {
+            return new ReactiveLedger();
+        }
+
+        @Bean
+        InMemoryReactiveFenceStore reactiveFenceStore() {
+            return new InMemoryReactiveFenceStore();
+        }
+
+        @Bean
+        InMemoryTokenIssuer tokenIssuer() {
+            return new InMemoryTokenIssuer();
+        }
+    }
+
+    /** A blocking fenced method beside the reactive ones. */
+    static class BlockingLedger {
+        @Fenced(resource = "ledger")
+        public String write(String entry) {
+            return entry;
+        }
+    }
+
+    @Configuration
+    static class ReactiveOnlyWithABlockingMethod extends ReactiveOnly {
+        @Bean
+        BlockingLedger blockingLedger() {
+            return new BlockingLedger();
+        }
+    }
+
+    /** Signed tokens, and a reactive issuer of the application's own that the signer cannot sign. */
+    @Configuration
+    static class SignedWithAReactiveIssuer extends Reactive {
+        @Bean
+        TokenVerifier tokenVerifier() {
+            return new TokenVerifier(KeyRing.of(VerificationKey.hmac("k1", SigningWiringTest.SECRET)));
+        }
+
+        @Bean
+        ReactiveTokenIssuer reactiveTokenIssuer(InMemoryTokenIssuer tokenIssuer) {
+            return ReactiveTokenIssuer.fromBlocking(tokenIssuer);
         }
     }
 
@@ -316,6 +371,35 @@ class ReactiveFencedMethodsTest {
                 .hasMessageContaining("ReactiveLedger.acquiring()")
                 .hasMessageContaining("ReactiveTokenIssuer")
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain("ReactiveLedger.write(long, String)"));
+    }
+
+    @Test
+    void aReactiveApplicationNeedsNoBlockingFenceStore() {
+        context = new AnnotationConfigApplicationContext(ReactiveOnly.class);
+        ReactiveLedger ledger = context.getBean(ReactiveLedger.class);
+        FencingToken token = new FencingToken("ledger:1", 3, "holder");
+        StepVerifier.create(ledger.write(1, "a").contextWrite(ReactiveFencing.bind(token)))
+                .expectNext("a").verifyComplete();
+        StepVerifier.create(ledger.write(1, "zombie").contextWrite(ReactiveFencing.bind(
+                        new FencingToken("ledger:1", 2, "zombie"))))
+                .expectError(StaleTokenException.class).verify(Duration.ofSeconds(10));
+    }
+
+    @Test
+    void aBlockingFencedMethodWithOnlyAReactiveStoreFailsStartupNamingIt() {
+        assertThatThrownBy(() -> context = new AnnotationConfigApplicationContext(ReactiveOnlyWithABlockingMethod.class))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("BlockingLedger.write(String) is @Fenced and does not return a reactive type")
+                .hasMessageContaining("only a ReactiveFenceStore")
+                .hasMessageNotContaining("ReactiveLedger.write(long, String) is @Fenced");
+    }
+
+    @Test
+    void anUnsignedReactiveIssuerUnderSignedTokensFailsStartupForTheAcquiringMethod() {
+        assertThatThrownBy(() -> context = new AnnotationConfigApplicationContext(SignedWithAReactiveIssuer.class))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("@Fenced(acquire = true) on ReactiveFencedMethodsTest.ReactiveLedger.acquiring()")
+                .hasMessageContaining("ReactiveTokenIssuer bean is not signed");
     }
 
     @Test

@@ -157,9 +157,18 @@ public enum FenceSql {
     }
 
     private String loadCreateStatement() {
-        String resource = schemaResource();
+        return scriptStatement(FenceSql.class.getClassLoader(), schemaResource(), CREATE + DEFAULT_TABLE + " (");
+    }
+
+    /**
+     * The one statement of the SQL script {@code resource}: its comment lines and closing semicolon removed, checked to
+     * start with {@code expectedStart}. Internal: the JDBC module reads its lease scripts with it too.
+     *
+     * @throws IllegalStateException when the script is missing or is not one statement starting so
+     */
+    public static String scriptStatement(ClassLoader loader, String resource, String expectedStart) {
         String script;
-        try (InputStream in = FenceSql.class.getClassLoader().getResourceAsStream(resource)) {
+        try (InputStream in = loader.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("The script " + resource + " is missing from the class path");
             }
@@ -174,9 +183,9 @@ public enum FenceSql {
         if (sql.endsWith(";")) {
             sql = sql.substring(0, sql.length() - 1).trim();
         }
-        if (!sql.startsWith(CREATE + DEFAULT_TABLE + " (") || sql.indexOf(';') >= 0) {
+        if (!sql.startsWith(expectedStart) || sql.indexOf(';') >= 0) {
             throw new IllegalStateException("The script " + resource + " must hold one statement, starting with '"
-                    + CREATE + DEFAULT_TABLE + " ('");
+                    + expectedStart + "'");
         }
         return sql;
     }

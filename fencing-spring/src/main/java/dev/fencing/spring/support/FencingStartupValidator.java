@@ -180,6 +180,14 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         }
         boolean acquires;
         try {
+            Object fence = support.points().fenceFor(method, userClass);
+            if (!(fence instanceof FencePointSource.ReactivePoint)) {
+                String noBlockingStore = support.blockingStoreProblem(operation);
+                if (noBlockingStore != null) {
+                    problems.add(noBlockingStore);
+                    return;
+                }
+            }
             acquires = support.points().pointFor(method, userClass).acquire();
         } catch (FencingConfigurationException e) {
             problems.add(e.getMessage());

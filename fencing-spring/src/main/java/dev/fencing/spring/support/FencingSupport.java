@@ -270,6 +270,14 @@ public final class FencingSupport {
         return resolved().acquireProblem;
     }
 
+    /**
+     * The blocking store's refusal of {@code operation} when the application has only a reactive store, or
+     * {@code null}; resolves the collaborators if not done yet.
+     */
+    String blockingStoreProblem(String operation) {
+        return resolved().store instanceof ReactiveOnlyFenceStore reactiveOnly ? reactiveOnly.problem(operation) : null;
+    }
+
     private record Resolved(FenceGuard guard, FencePointSource points, FenceStore store, String acquireProblem,
                             ReactiveSide reactive) {
     }

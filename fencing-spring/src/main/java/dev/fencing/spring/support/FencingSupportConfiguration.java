@@ -85,7 +85,7 @@ class FencingSupportConfiguration implements ImportAware {
                     + ") must not be negative");
         }
         boolean allowInMemoryStore = enableFencing.getBoolean("allowInMemoryStore");
-        return FencingSupport.resolvedOnFirstUse(() -> fenceStore(store, allowInMemoryStore, configurer),
+        return FencingSupport.resolvedOnFirstUse(() -> fenceStore(store, allowInMemoryStore, configurer, beanFactory),
                 issuer::getIfAvailable, () -> acquireTimeout(configurer, timeoutMillis), () -> {
                     MeterRegistry meters = registry.getIfAvailable();
                     return meters == null ? FencingMetrics.noop() : new FencingMetrics(meters);
@@ -106,7 +106,7 @@ class FencingSupportConfiguration implements ImportAware {
     }
 
     private static FenceStore fenceStore(ObjectProvider<FenceStore> store, boolean allowInMemoryStore,
-                                         ObjectProvider<FencingConfigurer> configurer) {
+                                         ObjectProvider<FencingConfigurer> configurer, BeanFactory beanFactory) {
         FenceStore found = store.getIfAvailable();
         if (found != null) {
             return found;
@@ -114,7 +114,13 @@ class FencingSupportConfiguration implements ImportAware {
         if (!allowInMemoryStore) {
             FencingConfigurer settings = configurer.getIfUnique();
             String message = settings == null ? null : settings.missingStoreMessage();
-            throw new FencingConfigurationException(message != null ? message : NO_STORE_MESSAGE);
+            message = message != null ? message : NO_STORE_MESSAGE;
+            if (ReactiveReturnTypes.hasReactiveStore(beanFactory)) {
+                // a reactive application: its Mono/Flux methods are fenced by the reactive store; the startup
+                // validator refuses any blocking fenced method, which would need this one
+                return new ReactiveOnlyFenceStore(message);
+            }
+            throw new FencingConfigurationException(message);
         }
         log.warn("No FenceStore bean and @EnableFencing(allowInMemoryStore = true): using an InMemoryFenceStore, "
                 + "which fences writes made inside this JVM only; for tests and demos, never for a resource shared "

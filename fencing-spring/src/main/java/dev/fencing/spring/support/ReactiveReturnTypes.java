@@ -2,6 +2,7 @@ package dev.fencing.spring.support;
 
 import dev.fencing.guard.AsyncReturnTypes;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.ReactiveAdapterRegistry;
 import org.springframework.util.ClassUtils;
@@ -39,6 +40,15 @@ final class ReactiveReturnTypes {
             return null; // Future, CompletionStage, Kotlin Flow, Flow.Publisher: refused at startup
         }
         return ReactiveAdapterRegistry.getSharedInstance().getAdapter(returnType);
+    }
+
+    /** Whether {@code beanFactory} defines a {@code ReactiveFenceStore} bean (looked up by type, not created). */
+    static boolean hasReactiveStore(BeanFactory beanFactory) {
+        if (!FENCING_REACTOR || !(beanFactory instanceof ListableBeanFactory beans)) {
+            return false;
+        }
+        Class<?> store = ClassUtils.resolveClassName("dev.fencing.reactive.ReactiveFenceStore", LOADER);
+        return beans.getBeanNamesForType(store, true, false).length > 0;
     }
 
     /** The factory of the reactive fence: {@link ReactorFencer}'s when it can be built, else one that says why not. */

@@ -32,10 +32,13 @@ final class ReactorFencer implements ReactiveFencer {
 
     private final ReactiveFenceGuard guard;
     private final ReactiveFenceStore store;
+    /** Why acquiring points cannot work (a reactive issuer bean the signer cannot sign), or {@code null}. */
+    private final String acquireProblem;
 
-    ReactorFencer(ReactiveFenceGuard guard, ReactiveFenceStore store) {
+    ReactorFencer(ReactiveFenceGuard guard, ReactiveFenceStore store, String acquireProblem) {
         this.guard = guard;
         this.store = store;
+        this.acquireProblem = acquireProblem;
     }
 
     /**
@@ -52,12 +55,17 @@ final class ReactorFencer implements ReactiveFencer {
             }
             ReactiveTokenIssuer reactiveIssuer = unique(beanFactory.getBeanProvider(ReactiveTokenIssuer.class),
                     ReactiveTokenIssuer.class);
+            String acquireProblem = null;
             if (reactiveIssuer == null && issuer != null) {
-                reactiveIssuer = ReactiveTokenIssuer.fromBlocking(issuer);
+                reactiveIssuer = ReactiveTokenIssuer.fromBlocking(issuer); // signed, when signing is on
+            } else if (reactiveIssuer != null && verifier != null) {
+                acquireProblem = "tokens are verified (a TokenVerifier bean), but the ReactiveTokenIssuer bean is "
+                        + "not signed by the TokenSigner, so every token it issues would be refused as forged; "
+                        + "remove the ReactiveTokenIssuer bean (the TokenIssuer bean is then adapted and signed)";
             }
             ReactiveFenceGuard guard = ReactiveFenceGuard.builder(store).issuer(reactiveIssuer)
                     .acquireTimeout(acquireTimeout).rejectionListener(rejections).verifier(verifier).build();
-            return new ReactorFencer(guard, store);
+            return new ReactorFencer(guard, store, acquireProblem);
         };
     }
 
@@ -74,6 +82,10 @@ final class ReactorFencer implements ReactiveFencer {
     @Override
     public void validate(FencePoint point) {
         guard.validate(point);
+        if (point.acquire() && acquireProblem != null) {
+            throw new FencingConfigurationException("@Fenced(acquire = true) on " + point.operation() + ": "
+                    + acquireProblem);
+        }
     }
 
     @Override
