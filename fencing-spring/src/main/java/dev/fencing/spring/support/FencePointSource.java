@@ -42,8 +42,6 @@ final class FencePointSource {
     private final FencingMetrics metrics;
     private final FenceGuard guard;
     private final Supplier<ReactiveFencer> reactive;
-    /** The operation of the first blocking (not reactive) fence point built, which needs the blocking store. */
-    private volatile String blockingPoint;
     private final ClassValue<ConcurrentHashMap<Method, Object>> cache = new ClassValue<>() {
         @Override
         protected ConcurrentHashMap<Method, Object> computeValue(Class<?> type) {
@@ -73,11 +71,6 @@ final class FencePointSource {
         this.metrics = metrics;
         this.guard = guard;
         this.reactive = Objects.requireNonNull(reactive, "reactive");
-    }
-
-    /** The operation of the first blocking (not reactive) fence point built so far; {@code null} when none was. */
-    String blockingPoint() {
-        return blockingPoint;
     }
 
     /**
@@ -168,9 +161,6 @@ final class FencePointSource {
         }
         if (adapter == null) {
             guard.validate(point);
-            if (blockingPoint == null) {
-                blockingPoint = operation;
-            }
             return point;
         }
         ReactiveFencer fencer;

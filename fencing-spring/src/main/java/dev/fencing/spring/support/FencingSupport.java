@@ -1,6 +1,5 @@
 package dev.fencing.spring.support;
 
-import dev.fencing.FencingConfigurationException;
 import dev.fencing.guard.FenceGuard;
 import dev.fencing.guard.RejectionListener;
 import dev.fencing.guard.FencePoint;
@@ -137,26 +136,18 @@ public final class FencingSupport {
         Objects.requireNonNull(acquireTimeout, "acquireTimeout");
         Objects.requireNonNull(metrics, "metrics");
         return new FencingSupport(resolutions -> {
-            FenceStore found;
-            FencingConfigurationException missing = null;
-            try {
-                found = Objects.requireNonNull(store.get(), "store");
-            } catch (FencingConfigurationException e) {
-                found = null;
-                missing = e;
-            }
+            FenceStore fenceStore = Objects.requireNonNull(store.get(), "store");
             TokenSigning signatures = Objects.requireNonNull(signing.get(), "signing");
             TokenIssuer tokenIssuer = signatures.issuer(issuer.get());
             Duration timeout = Objects.requireNonNull(acquireTimeout.get(), "acquireTimeout");
             RejectionListener listener = rejections.get();
-            ReactiveSide reactiveSide = new ReactiveSide(
-                    () -> reactive.create(tokenIssuer, timeout, listener, signatures.verifier()));
-            FenceStore fenceStore = found != null ? found : AbsentFenceStore.unlessReactive(missing, reactiveSide);
             FenceGuard guard = FenceGuard.builder(fenceStore).issuer(tokenIssuer)
                     .acquireTimeout(timeout)
                     .rejectionListener(listener).observations(observations.get())
                     .leaseScope(leaseScope()).verifier(signatures.verifier()).build();
             FencingMetrics counters = Objects.requireNonNull(metrics.get(), "metrics");
+            ReactiveSide reactiveSide = new ReactiveSide(
+                    () -> reactive.create(tokenIssuer, timeout, listener, signatures.verifier()));
             return new Resolved(guard, new FencePointSource(resolutions, counters, guard, reactiveSide), fenceStore,
                     signatures.acquireProblem(tokenIssuer), reactiveSide);
         });
@@ -234,12 +225,7 @@ public final class FencingSupport {
      */
     void verifyStore() {
         Resolved current = resolved();
-        if (current.store instanceof AbsentFenceStore absent) {
-            String blocking = current.points.blockingPoint();
-            if (blocking != null) {
-                throw absent.failure(blocking);
-            }
-        } else if (current.store != null) {
+        if (current.store != null) {
             current.store.verify();
         }
         ReactiveFencer reactive = current.reactive == null ? null : current.reactive.created();
