@@ -10,13 +10,17 @@ import dev.fencing.store.FenceStore;
 import dev.fencing.store.sql.FenceSql;
 import dev.fencing.token.FencingToken;
 import io.r2dbc.spi.ConnectionFactories;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration;
+import org.springframework.boot.r2dbc.autoconfigure.R2dbcInitializationAutoConfiguration;
 import org.springframework.boot.r2dbc.autoconfigure.R2dbcTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
@@ -85,6 +89,29 @@ class FencingReactiveApplicationTest {
             assertThat(SQL.sql("SELECT max_seen FROM " + TABLE + " WHERE resource = :r").bind("r", "ledger:" + id)
                     .map(row -> row.get(0, Long.class)).one().block(TIMEOUT)).isEqualTo(5);
         });
+    }
+
+    /** The documented way to create the table without migrations: Boot's spring.sql.init runs on R2DBC first. */
+    @Test
+    void springSqlInitCreatesTheFenceTableBeforeTheStoreVerifiesIt(@TempDir Path directory) throws Exception {
+        String table = TABLE + "_init";
+        // the shipped script, with this run's table name
+        Path script = Files.writeString(directory.resolve("fence.sql"),
+                FenceSql.POSTGRESQL.createTableSql(table) + ";\n");
+        try {
+            runner.withConfiguration(AutoConfigurations.of(R2dbcInitializationAutoConfiguration.class))
+                    .withBean(ReactiveLedger.class)
+                    .withPropertyValues("fencing.store.r2dbc.table=" + table, "spring.sql.init.mode=always",
+                            "spring.sql.init.schema-locations=" + script.toUri())
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        long id = System.nanoTime();
+                        StepVerifier.create(post(context.getBean(ReactiveLedger.class), id, 1))
+                                .expectNext("posted " + id).expectComplete().verify(TIMEOUT);
+                    });
+        } finally {
+            SQL.sql("DROP TABLE IF EXISTS " + table).then().block(TIMEOUT);
+        }
     }
 
     @Test
