@@ -201,9 +201,9 @@ public class FencingAutoConfiguration {
                     + "a database (spring.datasource.url, with the fence table fencing_max_seen or the one "
                     + "fencing.store.jdbc.table names: see the README), or declare your own FenceStore bean. Reactive "
                     + "@Fenced methods (returning a Mono or Flux) are checked by a ReactiveFenceStore instead, which "
-                    + "the starter defines with dev.fencing:fencing-r2dbc and an R2DBC database (spring.r2dbc.url); an "
-                    + "application whose @Fenced methods are all reactive needs no FenceStore. For tests and demos in a "
-                    + "single JVM only: fencing.store.type=in-memory. To run @Fenced methods unchecked: "
+                    + "the starter defines with dev.fencing:fencing-r2dbc and an R2DBC database (spring.r2dbc.url); "
+                    + "an application whose @Fenced methods are all reactive needs no FenceStore. For tests and demos "
+                    + "in a single JVM only: fencing.store.type=in-memory. To run @Fenced methods unchecked: "
                     + "fencing.enabled=false.";
         }
     }

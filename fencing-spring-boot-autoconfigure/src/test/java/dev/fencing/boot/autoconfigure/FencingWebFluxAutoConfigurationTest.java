@@ -31,9 +31,10 @@ import reactor.core.publisher.Mono;
 
 /**
  * {@code FencingWebFluxAutoConfiguration} in reactive web contexts: the problem-detail handler always (unless the
- * application has one), the {@code Fencing-Token} WebFilter only on the paths {@code fencing.web.reactive.path-patterns}
- * names, verifying signatures when the context has a verifier, and a startup failure for patterns matching every
- * path. Requests go through the context's own WebFlux handler chain ({@code WebTestClient.bindToApplicationContext}).
+ * application has one), the {@code Fencing-Token} WebFilter only on the paths
+ * {@code fencing.web.reactive.path-patterns} names, verifying signatures when the context has a verifier, and a
+ * startup failure for patterns matching every path (or set without fencing-reactor). Requests go through the
+ * context's own WebFlux handler chain ({@code WebTestClient.bindToApplicationContext}).
  */
 class FencingWebFluxAutoConfigurationTest {
 

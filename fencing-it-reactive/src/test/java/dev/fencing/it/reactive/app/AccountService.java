@@ -25,7 +25,7 @@ public class AccountService {
         this.accounts = accounts;
     }
 
-    /** With the token of the caller (the {@code Fencing-Token} header, or {@code contextWrite(ReactiveFencing.bind(..))}). */
+    /** With the caller's token: the {@code Fencing-Token} header, or {@code contextWrite(ReactiveFencing.bind(..))}. */
     @Transactional
     public Mono<Deposit> deposit(long id, long amount) {
         return accounts.deposit(id, amount);
