@@ -3,6 +3,8 @@ package dev.fencing.boot.autoconfigure;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.reactive.InMemoryReactiveFenceStore;
+import dev.fencing.reactive.ReactiveFenceStore;
 import dev.fencing.spring.EnableFencing;
 import dev.fencing.spring.FencingConfigurer;
 import dev.fencing.store.FenceStore;
@@ -39,7 +41,11 @@ import javax.sql.DataSource;
 @AutoConfiguration(afterName = {
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
         "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
-        "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration"})
+        "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+        // Boot orders its R2dbcTransactionManagerAutoConfiguration after R2dbcAutoConfiguration by @AutoConfigureOrder
+        // only: being after TransactionAutoConfiguration (which that one precedes) without this would pull it ahead
+        // of the ConnectionFactory it needs, and a reactive application would have no R2dbcTransactionManager
+        "org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration"})
 @ConditionalOnClass({Fenced.class, EnableFencing.class})
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FencingProperties.class)
@@ -60,6 +66,25 @@ public class FencingAutoConfiguration {
         log.warn("fencing.store.type=in-memory: using an InMemoryFenceStore, which fences writes made inside this "
                 + "JVM only; for tests and demos, never for a resource shared by several instances");
         return new InMemoryFenceStore();
+    }
+
+    /**
+     * {@code fencing.store.type=in-memory} with fencing-reactor on the classpath: the in-memory store of reactive
+     * {@code @Fenced} methods too, under the same opt-in and warning as the blocking one.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(InMemoryReactiveFenceStore.class)
+    @ConditionalOnFencingType(store = FencingProperties.StoreType.IN_MEMORY)
+    static class InMemoryReactiveStoreConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(ReactiveFenceStore.class)
+        InMemoryReactiveFenceStore reactiveFenceStore() {
+            log.warn("fencing.store.type=in-memory: using an InMemoryReactiveFenceStore for reactive @Fenced "
+                    + "methods, which fences writes made inside this JVM only; for tests and demos, never for a "
+                    + "resource shared by several instances");
+            return new InMemoryReactiveFenceStore();
+        }
     }
 
     /** Fails startup when {@code fencing.issuer.type} names an issuer that no bean provides. */
@@ -174,8 +199,11 @@ public class FencingAutoConfiguration {
                     + "store. Add "
                     + (jdbcPresent ? "" : "the dependency dev.fencing:fencing-jdbc and ")
                     + "a database (spring.datasource.url, with the fence table fencing_max_seen or the one "
-                    + "fencing.store.jdbc.table names: see the README), or declare your own FenceStore bean. For tests "
-                    + "and demos in a single JVM only: fencing.store.type=in-memory. To run @Fenced methods unchecked: "
+                    + "fencing.store.jdbc.table names: see the README), or declare your own FenceStore bean. Reactive "
+                    + "@Fenced methods (returning a Mono or Flux) are checked by a ReactiveFenceStore instead, which "
+                    + "the starter defines with dev.fencing:fencing-r2dbc and an R2DBC database (spring.r2dbc.url); "
+                    + "an application whose @Fenced methods are all reactive needs no FenceStore. For tests and demos "
+                    + "in a single JVM only: fencing.store.type=in-memory. To run @Fenced methods unchecked: "
                     + "fencing.enabled=false.";
         }
     }

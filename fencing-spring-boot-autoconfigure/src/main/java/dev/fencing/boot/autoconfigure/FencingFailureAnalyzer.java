@@ -35,6 +35,17 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
                     + "your own. For tests and demos in one JVM only: fencing.store.type=in-memory. To run @Fenced "
                     + "methods unchecked: fencing.enabled=false.\n");
         }
+        if (text.contains("no ReactiveFenceStore bean")) {
+            action.append("Give the reactive @Fenced methods a reactive store: an R2DBC database (spring.r2dbc.url, "
+                    + "with fencing-r2dbc and the fence table fencing_max_seen or the one fencing.store.r2dbc.table "
+                    + "names) or a ReactiveFenceStore bean of your own. For tests and demos in one JVM only: "
+                    + "fencing.store.type=in-memory.\n");
+        }
+        if (text.contains("of R2dbcFenceStore does not exist")) {
+            action.append("Create the fence table with your schema migrations (Flyway, Liquibase or spring.sql.init "
+                    + "with spring.sql.init.schema-locations; the script the description names is the DDL to copy): "
+                    + "the R2DBC store does not create it.\n");
+        }
         if (text.contains("is set but no TokenIssuer bean exists")) {
             action.append("Add what the description names for the issuer type you set (its module, or the "
                     + "database), or remove fencing.issuer.type.\n");

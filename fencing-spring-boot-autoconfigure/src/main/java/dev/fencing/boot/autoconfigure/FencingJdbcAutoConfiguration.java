@@ -28,7 +28,11 @@ import javax.sql.DataSource;
 @AutoConfiguration(before = FencingAutoConfiguration.class, afterName = {
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
         "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
-        "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration"})
+        "org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration",
+        // Boot orders its R2dbcTransactionManagerAutoConfiguration after R2dbcAutoConfiguration by @AutoConfigureOrder
+        // only: being after TransactionAutoConfiguration (which that one precedes) without this would pull it ahead
+        // of the ConnectionFactory it needs, and a reactive application would have no R2dbcTransactionManager
+        "org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration"})
 @ConditionalOnClass({JdbcFenceStore.class, EmbeddedDatabaseConnection.class})
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(FencingProperties.class)

@@ -218,12 +218,15 @@ public class FencingProperties {
     public static class Store {
 
         /**
-         * Which store: jdbc (default; needs a DataSource and fencing-jdbc) or in-memory (tests and
-         * demos in one JVM only: a second instance of the application is not fenced).
+         * Which store: jdbc (default: the database, a JdbcFenceStore on the DataSource with fencing-jdbc and, for
+         * reactive @Fenced methods, an R2dbcFenceStore on the R2DBC ConnectionFactory with fencing-r2dbc) or
+         * in-memory (tests and demos in one JVM only: a second instance of the application is not fenced).
          */
         private StoreType type = StoreType.JDBC;
 
         private final JdbcStore jdbc = new JdbcStore();
+
+        private final R2dbcStore r2dbc = new R2dbcStore();
 
         public StoreType getType() {
             return type;
@@ -235,6 +238,39 @@ public class FencingProperties {
 
         public JdbcStore getJdbc() {
             return jdbc;
+        }
+
+        public R2dbcStore getR2dbc() {
+            return r2dbc;
+        }
+    }
+
+    /** The reactive database store (fencing-r2dbc), for @Fenced methods returning a Mono or Flux. */
+    public static class R2dbcStore {
+
+        /** The fence table (max_seen per resource); the JDBC store's by default, so both stacks share max_seen. */
+        private String table = "fencing_max_seen";
+
+        /**
+         * How long a check waits for a fence row another transaction holds before failing as busy (a transient
+         * failure: 503 with Retry-After over HTTP).
+         */
+        private Duration lockTimeout = Duration.ofSeconds(5);
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public Duration getLockTimeout() {
+            return lockTimeout;
+        }
+
+        public void setLockTimeout(Duration lockTimeout) {
+            this.lockTimeout = lockTimeout;
         }
     }
 
@@ -296,9 +332,12 @@ public class FencingProperties {
 
     /** Which fence store the auto-configuration defines. */
     public enum StoreType {
-        /** A JdbcFenceStore on the application's DataSource and transaction manager. */
+        /**
+         * The database: a JdbcFenceStore on the application's DataSource and transaction manager, and an
+         * R2dbcFenceStore on its R2DBC ConnectionFactory.
+         */
         JDBC,
-        /** An InMemoryFenceStore: fences one JVM only, for tests and demos. */
+        /** An InMemoryFenceStore (and an InMemoryReactiveFenceStore): fences one JVM only, for tests and demos. */
         IN_MEMORY
     }
 
@@ -498,8 +537,14 @@ public class FencingProperties {
 
         private final Client client = new Client();
 
+        private final Reactive reactive = new Reactive();
+
         public Filter getFilter() {
             return filter;
+        }
+
+        public Reactive getReactive() {
+            return reactive;
         }
 
         public Client getClient() {
@@ -507,13 +552,32 @@ public class FencingProperties {
         }
     }
 
+    /** The WebFlux filter that binds the tokens callers send in the Fencing-Token header into the Reactor Context. */
+    public static class Reactive {
+
+        /**
+         * The path patterns (Spring's PathPattern syntax) of the internal endpoints where callers' tokens are
+         * accepted, e.g. /internal/**. No default: accepting tokens from callers is a trust decision, so without
+         * patterns there is no filter; a pattern matching every path fails startup.
+         */
+        private List<String> pathPatterns = new ArrayList<>();
+
+        public List<String> getPathPatterns() {
+            return pathPatterns;
+        }
+
+        public void setPathPatterns(List<String> pathPatterns) {
+            this.pathPatterns = pathPatterns;
+        }
+    }
+
     /** The RestClient interceptor that sends the bound tokens in the Fencing-Token header. */
     public static class Client {
 
         /**
-         * The hosts the application's RestClients send the bound tokens to, e.g. ledger.internal (any
-         * port) or billing:8443 (that port only). No default: tokens are sent only to services that check
-         * them, so without hosts no interceptor is added.
+         * The hosts the application's RestClients and WebClients send the bound tokens to, e.g.
+         * ledger.internal (any port) or billing:8443 (that port only). No default: tokens are sent only to
+         * services that check them, so without hosts no interceptor or filter function is added.
          */
         private List<String> propagateTo = new ArrayList<>();
 

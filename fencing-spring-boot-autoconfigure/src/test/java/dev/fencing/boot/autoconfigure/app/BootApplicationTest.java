@@ -92,6 +92,10 @@ class BootApplicationTest {
                         "server.port=0",
                         "spring.main.banner-mode=off",
                         "spring.flyway.enabled=false", // Flyway is on this test class path for another test
+                        // an R2DBC driver is on this test class path for the reactive tests: Boot would define a
+                        // ConnectionFactory and then no DataSource
+                        "spring.autoconfigure.exclude="
+                                + "org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration",
                         "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test",
                         "spring.datasource.username=postgres",
                         "spring.sql.init.mode=always",

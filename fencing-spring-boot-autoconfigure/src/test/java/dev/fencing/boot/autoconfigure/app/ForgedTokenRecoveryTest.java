@@ -109,6 +109,10 @@ class ForgedTokenRecoveryTest {
                 "server.port=0",
                 "spring.main.banner-mode=off",
                 "spring.flyway.enabled=false",
+                // an R2DBC driver is on this test class path for the reactive tests: Boot would define a
+                // ConnectionFactory and then no DataSource
+                "spring.autoconfigure.exclude="
+                        + "org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration",
                 "spring.datasource.url=" + URL,
                 "spring.datasource.username=postgres",
                 "test.accounts-table=" + accountsTable,

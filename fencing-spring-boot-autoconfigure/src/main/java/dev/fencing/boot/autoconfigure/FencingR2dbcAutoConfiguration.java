@@ -1,0 +1,39 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.r2dbc.R2dbcFenceStore;
+import dev.fencing.reactive.ReactiveFenceStore;
+import io.r2dbc.spi.ConnectionFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The reactive database store of fencing-r2dbc, when it is on the classpath and the application has an R2DBC
+ * {@link ConnectionFactory} (Spring Boot's {@code spring.r2dbc.*}): an {@link R2dbcFenceStore} on the fence table
+ * {@code fencing.store.r2dbc.table}, which checks tokens on the connection of the caller's reactive transaction. It
+ * backs off when the application defines its own {@link ReactiveFenceStore}, and with
+ * {@code fencing.store.type=in-memory} (then {@link FencingAutoConfiguration} defines an in-memory one).
+ */
+@AutoConfiguration(before = FencingAutoConfiguration.class,
+        afterName = "org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration")
+@ConditionalOnClass({R2dbcFenceStore.class, ConnectionFactory.class})
+@ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(FencingProperties.class)
+public class FencingR2dbcAutoConfiguration {
+
+    @Bean
+    @ConditionalOnBean(ConnectionFactory.class)
+    @ConditionalOnMissingBean(ReactiveFenceStore.class)
+    @ConditionalOnFencingType(store = FencingProperties.StoreType.JDBC)
+    @DependsOnDatabaseInitialization
+    R2dbcFenceStore reactiveFenceStore(ConnectionFactory connectionFactory, FencingProperties properties) {
+        FencingProperties.R2dbcStore r2dbc = properties.getStore().getR2dbc();
+        return R2dbcFenceStore.builder(connectionFactory).table(r2dbc.getTable()).lockTimeout(r2dbc.getLockTimeout())
+                .build();
+    }
+}

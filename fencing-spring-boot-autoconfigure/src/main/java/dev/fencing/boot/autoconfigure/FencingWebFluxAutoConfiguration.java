@@ -1,0 +1,119 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.guard.RejectionListener;
+import dev.fencing.reactive.ReactiveFencing;
+import dev.fencing.signing.TokenVerifier;
+import dev.fencing.web.reactive.FencingTokenWebFilter;
+import dev.fencing.web.reactive.FencingWebExceptionHandler;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+import java.util.List;
+
+/**
+ * The WebFlux parts of fencing-web in a reactive web application: the {@link FencingWebExceptionHandler} (refused
+ * calls as problem details) unless the application registered one, and the {@link FencingTokenWebFilter} that binds
+ * callers' tokens into the Reactor Context only when {@code fencing.web.reactive.path-patterns} names the internal
+ * paths where callers are trusted (no default; patterns that together match every path fail startup). With a
+ * {@link TokenVerifier} bean (the {@code fencing.signing.*} properties make one) the filter also refuses unsigned or
+ * badly signed tokens before the request runs, counted and listed as the servlet filter's are. The filter needs
+ * fencing-reactor: patterns set without it fail startup saying so.
+ */
+@AutoConfiguration(after = FencingAutoConfiguration.class)
+@ConditionalOnClass(FencingWebExceptionHandler.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+@ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(FencingProperties.class)
+public class FencingWebFluxAutoConfiguration {
+
+    static final String PATH_PATTERNS = "fencing.web.reactive.path-patterns";
+
+    @Bean
+    @ConditionalOnMissingBean(FencingWebExceptionHandler.class)
+    FencingWebExceptionHandler fencingWebExceptionHandler() {
+        return new FencingWebExceptionHandler();
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ReactiveFencing.class)
+    @Conditional(PathPatternsSet.class)
+    static class TokenWebFilterConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(FencingTokenWebFilter.class)
+        FencingTokenWebFilter fencingTokenWebFilter(FencingProperties properties,
+                                                    ObjectProvider<TokenVerifier> verifier,
+                                                    ObjectProvider<MeterRegistry> registry,
+                                                    ObjectProvider<RejectionListener> rejections) {
+            FencingTokenWebFilter filter = forPaths(properties.getWeb().getReactive().getPathPatterns());
+            TokenVerifier tokens = verifier.getIfUnique();
+            if (tokens != null) {
+                // refuses forged headers before the request runs (403), counted in fencing.checks as forged
+                // and listed in the actuator's recent rejections
+                filter = filter.verifying(tokens).withMeterRegistry(registry.getIfUnique())
+                        .withRejectionListener(rejections.getIfUnique());
+            }
+            return filter;
+        }
+    }
+
+    /**
+     * {@code fencing.web.reactive.path-patterns} set without fencing-reactor, which the filter binds tokens with: a
+     * startup failure naming what to add, rather than a property silently ignored.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass("dev.fencing.reactive.ReactiveFencing")
+    @Conditional(PathPatternsSet.class)
+    static class TokenWebFilterWithoutReactor {
+
+        TokenWebFilterWithoutReactor() {
+            throw new FencingConfigurationException(PATH_PATTERNS + " is set, but the Fencing-Token WebFilter binds "
+                    + "tokens into the Reactor Context with fencing-reactor, which is not on the class path: add the "
+                    + "dependency dev.fencing:fencing-reactor (fencing-r2dbc brings it; its version from the "
+                    + "fencing-bom), or remove " + PATH_PATTERNS);
+        }
+    }
+
+    /**
+     * The filter on {@code patterns}; a pattern that does not parse, or patterns that together match every path (the
+     * header would be accepted from any caller), fail startup naming the property and its value.
+     */
+    static FencingTokenWebFilter forPaths(List<String> patterns) {
+        try {
+            return FencingTokenWebFilter.forPaths(patterns.toArray(String[]::new));
+        } catch (IllegalArgumentException e) {
+            throw new FencingConfigurationException(PATH_PATTERNS + " is " + patterns + ", which the Fencing-Token "
+                    + "WebFilter refuses: " + e.getMessage() + ". Name only the internal paths whose callers may "
+                    + "present tokens, for example /internal/**", e);
+        }
+    }
+
+    /** {@code fencing.web.reactive.path-patterns} holds at least one pattern (comma-separated or indexed). */
+    static final class PathPatternsSet extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            List<String> patterns = Binder.get(context.getEnvironment())
+                    .bind(PATH_PATTERNS, Bindable.listOf(String.class)).orElse(List.of());
+            return patterns.isEmpty()
+                    ? ConditionOutcome.noMatch(PATH_PATTERNS + " is not set: callers' tokens are accepted nowhere")
+                    : ConditionOutcome.match(PATH_PATTERNS + " is " + patterns);
+        }
+    }
+}

@@ -1,0 +1,146 @@
+package dev.fencing.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.annotation.Fenced;
+import dev.fencing.r2dbc.R2dbcFenceStore;
+import dev.fencing.reactive.ReactiveFencing;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.sql.FenceSql;
+import dev.fencing.token.FencingToken;
+import io.r2dbc.spi.ConnectionFactories;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration;
+import org.springframework.boot.r2dbc.autoconfigure.R2dbcInitializationAutoConfiguration;
+import org.springframework.boot.r2dbc.autoconfigure.R2dbcTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.transaction.annotation.Transactional;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+/**
+ * A reactive application as the starter sees it: R2DBC on the real PostgreSQL and no {@code DataSource}. Its reactive
+ * {@code @Fenced} methods are checked by the auto-configured {@code R2dbcFenceStore} in Boot's reactive transactions,
+ * with no blocking store; its fence table is verified at startup; a blocking {@code @Fenced} method beside them, or a
+ * reactive one without any reactive store, fails startup saying what to add.
+ */
+class FencingReactiveApplicationTest {
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+    private static final String TABLE = "boot_rx_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    private static final DatabaseClient SQL =
+            DatabaseClient.create(ConnectionFactories.get("r2dbc:postgresql://postgres@127.0.0.1:5432/test"));
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
+                    FencingR2dbcAutoConfiguration.class, R2dbcAutoConfiguration.class,
+                    R2dbcTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class))
+            .withPropertyValues("spring.r2dbc.url=r2dbc:postgresql://127.0.0.1:5432/test",
+                    "spring.r2dbc.username=postgres", "fencing.store.r2dbc.table=" + TABLE);
+
+    @BeforeAll
+    static void createTable() {
+        SQL.sql(FenceSql.POSTGRESQL.createTableSql(TABLE)).then().block(TIMEOUT);
+    }
+
+    @AfterAll
+    static void dropTable() {
+        SQL.sql("DROP TABLE IF EXISTS " + TABLE).then().block(TIMEOUT);
+    }
+
+    public static class ReactiveLedger {
+        @Fenced(resource = "ledger", key = "#id")
+        @Transactional
+        public Mono<String> post(long id) {
+            return Mono.just("posted " + id);
+        }
+    }
+
+    public static class BlockingLedger {
+        @Fenced(resource = "ledger")
+        public String post() {
+            return "posted";
+        }
+    }
+
+    private static Mono<String> post(ReactiveLedger ledger, long id, long token) {
+        return ledger.post(id).contextWrite(ReactiveFencing.bind(new FencingToken("ledger:" + id, token, "a")));
+    }
+
+    @Test
+    void reactiveMethodsAreCheckedInBootsReactiveTransactionsWithoutABlockingStore() {
+        runner.withBean(ReactiveLedger.class).run(context -> {
+            assertThat(context).hasNotFailed().doesNotHaveBean(FenceStore.class).hasSingleBean(R2dbcFenceStore.class);
+            ReactiveLedger ledger = context.getBean(ReactiveLedger.class);
+            long id = System.nanoTime();
+            StepVerifier.create(post(ledger, id, 5)).expectNext("posted " + id).expectComplete().verify(TIMEOUT);
+            StepVerifier.create(post(ledger, id, 4)).expectError(StaleTokenException.class).verify(TIMEOUT);
+            assertThat(SQL.sql("SELECT max_seen FROM " + TABLE + " WHERE resource = :r").bind("r", "ledger:" + id)
+                    .map(row -> row.get(0, Long.class)).one().block(TIMEOUT)).isEqualTo(5);
+        });
+    }
+
+    /** The documented way to create the table without migrations: Boot's spring.sql.init runs on R2DBC first. */
+    @Test
+    void springSqlInitCreatesTheFenceTableBeforeTheStoreVerifiesIt(@TempDir Path directory) throws Exception {
+        String table = TABLE + "_init";
+        // the shipped script, with this run's table name
+        Path script = Files.writeString(directory.resolve("fence.sql"),
+                FenceSql.POSTGRESQL.createTableSql(table) + ";\n");
+        try {
+            runner.withConfiguration(AutoConfigurations.of(R2dbcInitializationAutoConfiguration.class))
+                    .withBean(ReactiveLedger.class)
+                    .withPropertyValues("fencing.store.r2dbc.table=" + table, "spring.sql.init.mode=always",
+                            "spring.sql.init.schema-locations=" + script.toUri())
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        long id = System.nanoTime();
+                        StepVerifier.create(post(context.getBean(ReactiveLedger.class), id, 1))
+                                .expectNext("posted " + id).expectComplete().verify(TIMEOUT);
+                    });
+        } finally {
+            SQL.sql("DROP TABLE IF EXISTS " + table).then().block(TIMEOUT);
+        }
+    }
+
+    @Test
+    void aMissingFenceTableFailsStartupNamingIt() {
+        runner.withBean(ReactiveLedger.class).withPropertyValues("fencing.store.r2dbc.table=" + TABLE + "_missing")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasMessageContaining(TABLE + "_missing")
+                            .hasMessageContaining("schema-postgresql.sql");
+                });
+    }
+
+    @Test
+    void aBlockingFencedMethodBesideThemStillNeedsADatabaseStore() {
+        runner.withBean(ReactiveLedger.class).withBean(BlockingLedger.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasMessageContaining("BlockingLedger.post()")
+                    .hasMessageContaining("spring.datasource.url");
+        });
+    }
+
+    @Test
+    void aReactiveMethodWithoutAReactiveStoreFailsStartupNamingFencingR2dbc() {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
+                        FencingR2dbcAutoConfiguration.class))
+                .withBean(ReactiveLedger.class).run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasMessageContaining("fencing-r2dbc")
+                            .hasMessageContaining("spring.r2dbc.url");
+                });
+    }
+}
