@@ -6,6 +6,7 @@ import dev.fencing.rule.FenceRule;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
 import dev.fencing.store.FenceStoreException;
+import dev.fencing.store.OutsideTransactionException;
 import dev.fencing.store.TransientFenceFailure.Reason;
 import dev.fencing.store.sql.FenceSql;
 import dev.fencing.token.FencingToken;
@@ -70,8 +71,8 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
     /**
      * {@inheritDoc}
      *
-     * <p>Signals {@link FenceStoreException} without running the check when no reactive transaction of the store's
-     * connection factory is active; {@link R2dbcFenceTransientException} when the fence row stayed locked past the
+     * <p>Signals {@link OutsideTransactionException} without running the check when no reactive transaction of the
+     * store's connection factory is active; {@link R2dbcFenceTransientException} when the fence row stayed locked past the
      * lock wait bound or the database aborted the check (serialization failure, deadlock). In both cases, and on
      * any rejection, the caller's transaction should roll back (an error signal through a
      * {@code TransactionalOperator} does).
@@ -101,12 +102,13 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
         return TransactionSynchronizationManager.forCurrentTransaction()
                 .onErrorResume(NoTransactionException.class, e -> Mono.empty())
                 .filter(tx -> tx.isActualTransactionActive() && tx.hasResource(connectionFactory))
-                .switchIfEmpty(Mono.error(() -> new FenceStoreException(resource, token, "R2dbcFenceStore refused "
-                        + "the fence check of resource '" + resource + "' (token " + token + "): no reactive "
-                        + "transaction is active on the store's ConnectionFactory, so the check and the write could "
+                .switchIfEmpty(Mono.error(() -> new OutsideTransactionException(resource, token,
+                        "R2dbcFenceStore refused the fence check of resource '" + resource + "' (token " + token
+                        + "): no reactive transaction is active on the store's ConnectionFactory, so the check and "
+                        + "the write could "
                         + "not commit or roll back together. Subscribe the fenced publisher inside a transaction of an "
                         + "R2dbcTransactionManager on the same ConnectionFactory (TransactionalOperator.transactional"
-                        + "(...) or @Transactional on the reactive method).", null)))
+                        + "(...) or @Transactional on the reactive method).")))
                 .then();
     }
 

@@ -4,6 +4,7 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.reactive.ReactiveFenceStore;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.FenceStoreException;
+import dev.fencing.store.OutsideTransactionException;
 import dev.fencing.store.TransientFenceFailure;
 import dev.fencing.testsupport.ReactiveFenceStoreContract;
 import dev.fencing.token.FencingToken;
@@ -149,7 +150,7 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
         FencingToken t = token(r, 1, "a");
         AtomicBoolean subscribed = new AtomicBoolean();
         StepVerifier.create(store.fence(r, t, Flux.just("w").doOnSubscribe(s -> subscribed.set(true))))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(FenceStoreException.class, f -> {
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(OutsideTransactionException.class, f -> {
                     assertThat(f.presented()).isSameAs(t);
                     assertThat(f).hasMessageContaining(r).hasMessageContaining("no reactive transaction")
                             .hasMessageContaining("R2dbcTransactionManager");
@@ -165,7 +166,7 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
         ConnectionFactory other = ConnectionFactories.get(url());
         TransactionalOperator otherTransactions = TransactionalOperator.create(new R2dbcTransactionManager(other));
         StepVerifier.create(otherTransactions.transactional(store.fence(r, token(r, 1, "a"), Flux.just("w"))))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(FenceStoreException.class)
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(OutsideTransactionException.class)
                         .hasMessageContaining("no reactive transaction"))
                 .verify(STEP);
         assertThat(committedRow(r)).isEmpty();

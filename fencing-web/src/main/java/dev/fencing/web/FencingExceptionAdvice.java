@@ -143,12 +143,13 @@ public class FencingExceptionAdvice {
     }
 
     /**
-     * 503. The detail names the resource only: the exception's message (SQL, table names, database errors) is
-     * logged here at WARN, never sent to the caller.
+     * 503 (with {@code Retry-After} when the store was busy or in conflict), or 500 for a fenced write reached outside
+     * the transaction its store checks in. The detail names the resource only: the exception's message (SQL, table
+     * names, database errors) is logged here, never sent to the caller.
      */
     @ExceptionHandler(FenceStoreException.class)
-    public ProblemDetail storeFailed(FenceStoreException e) {
-        return FencingProblems.storeFailed(e);
+    public ResponseEntity<ProblemDetail> storeFailed(FenceStoreException e) {
+        return FencingProblems.storeRefused(e);
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.FenceStoreException;
+import dev.fencing.store.OutsideTransactionException;
 import dev.fencing.store.TransientFenceFailure;
 import dev.fencing.token.FencingToken;
 import org.apache.commons.logging.Log;
@@ -51,6 +52,9 @@ public final class FencingProblems {
     /** The problem {@code type} of a 403 for a token that failed signature verification. */
     public static final URI FORGED_TOKEN_TYPE = URI.create("https://fencing.dev/problems/forged-token");
 
+    /** The problem type of a fenced write reached outside the transaction its store checks in (500). */
+    public static final URI NO_TRANSACTION_TYPE = URI.create("https://fencing.dev/problems/no-transaction");
+
     /** The problem {@code type} of a 400 for a {@code Fencing-Token} header that does not parse. */
     public static final String MALFORMED_TOKEN_TYPE = "https://fencing.dev/problems/malformed-token";
 
@@ -94,7 +98,7 @@ public final class FencingProblems {
             return answer(invalidKey(invalidKey));
         }
         if (e instanceof FenceStoreException store) {
-            return answer(storeFailed(store));
+            return storeRefused(store);
         }
         if (e instanceof LockAcquisitionException lock) {
             return retryLater(lockNotAcquired(lock));
@@ -103,6 +107,36 @@ public final class FencingProblems {
             return retryLater(transientFailure(failure, e.getMessage()));
         }
         return null;
+    }
+
+    /**
+     * The answer to a store's refusal: a transient one (busy, conflict) is a 503 with {@code Retry-After}, a fenced
+     * write outside a transaction a 500 ({@link #noTransaction}), any other a 503 ({@link #storeFailed}).
+     */
+    public static ResponseEntity<ProblemDetail> storeRefused(FenceStoreException e) {
+        if (e instanceof TransientFenceFailure failure) {
+            return retryLater(transientFailure(failure, e.getMessage()));
+        }
+        if (e instanceof OutsideTransactionException noTransaction) {
+            return answer(noTransaction(noTransaction));
+        }
+        return answer(storeFailed(e));
+    }
+
+    /**
+     * 500: the application reached a fenced write outside the transaction its store checks in, a setup mistake that
+     * a retry does not fix; the exception's message (which names the fix) is logged at ERROR, never sent.
+     */
+    public static ProblemDetail noTransaction(OutsideTransactionException e) {
+        log.error("Fenced write outside a transaction for resource '" + e.resource() + "'; answering 500: "
+                + e.getMessage());
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, "The fenced write "
+                + "for resource '" + e.resource() + "' was reached outside a transaction, so its token could not be "
+                + "checked atomically with it; the call did not run");
+        problem.setType(NO_TRANSACTION_TYPE);
+        problem.setTitle("Fenced write outside a transaction");
+        problem.setProperty("resource", e.resource());
+        return problem;
     }
 
     private static ResponseEntity<ProblemDetail> answer(ProblemDetail problem) {

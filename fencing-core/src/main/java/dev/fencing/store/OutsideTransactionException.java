@@ -1,0 +1,17 @@
+package dev.fencing.store;
+
+import dev.fencing.token.FencingToken;
+
+/**
+ * A store that checks in the caller's transaction found none active, so the check could not be atomic with the
+ * write: a mistake in the application's setup (a fenced write reached without {@code @Transactional} around it), not
+ * an outage, and retrying does not help. Nothing was checked and the write did not run.
+ */
+public class OutsideTransactionException extends FenceStoreException {
+
+    private static final long serialVersionUID = 1L;
+
+    public OutsideTransactionException(String resource, FencingToken presented, String message) {
+        super(resource, presented, message, null);
+    }
+}

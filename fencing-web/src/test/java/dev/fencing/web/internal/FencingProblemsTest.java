@@ -1,0 +1,61 @@
+package dev.fencing.web.internal;
+
+import dev.fencing.store.FenceStoreException;
+import dev.fencing.store.OutsideTransactionException;
+import dev.fencing.store.TransientFenceFailure;
+import dev.fencing.token.FencingToken;
+import org.junit.jupiter.api.Test;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** How a store's refusals are answered: transient ones retryable, a missing transaction a setup error, others 503. */
+class FencingProblemsTest {
+
+    private static final FencingToken TOKEN = new FencingToken("accounts:1", 7, "a");
+
+    /** A store exception that is also transient, as the R2DBC store's busy and conflict refusals are. */
+    static final class BusyStore extends FenceStoreException implements TransientFenceFailure {
+        BusyStore() {
+            super("accounts:1", TOKEN, "lock wait of 5 s on fencing_max_seen exceeded", null);
+        }
+
+        @Override
+        public Reason reason() {
+            return Reason.BUSY;
+        }
+    }
+
+    @Test
+    void aTransientStoreRefusalIsRetryableWithRetryAfterWhicheverWayItIsReached() {
+        for (ResponseEntity<ProblemDetail> answer : new ResponseEntity[] {
+                FencingProblems.of(new BusyStore(), null), FencingProblems.storeRefused(new BusyStore())}) {
+            assertThat(answer.getStatusCode().value()).isEqualTo(503);
+            assertThat(answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
+            assertThat(answer.getBody().getTitle()).isEqualTo("Fence busy");
+            assertThat(answer.getBody().getDetail()).doesNotContain("fencing_max_seen");
+        }
+    }
+
+    @Test
+    void aWriteOutsideATransactionIsA500NamingTheResourceNotTheMessage() {
+        ResponseEntity<ProblemDetail> answer = FencingProblems.of(new OutsideTransactionException("accounts:1", TOKEN,
+                "R2dbcFenceStore refused: no reactive transaction on ConnectionFactory pool-7"), null);
+        assertThat(answer.getStatusCode().value()).isEqualTo(500);
+        assertThat(answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isNull();
+        assertThat(answer.getBody().getType()).isEqualTo(FencingProblems.NO_TRANSACTION_TYPE);
+        assertThat(answer.getBody().getTitle()).isEqualTo("Fenced write outside a transaction");
+        assertThat(answer.getBody().getDetail()).contains("accounts:1").doesNotContain("pool-7");
+    }
+
+    @Test
+    void anyOtherStoreFailureIsA503WithoutRetryAfter() {
+        ResponseEntity<ProblemDetail> answer = FencingProblems.of(
+                new FenceStoreException("accounts:1", TOKEN, "connection refused", null), null);
+        assertThat(answer.getStatusCode().value()).isEqualTo(503);
+        assertThat(answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isNull();
+        assertThat(answer.getBody().getTitle()).isEqualTo("Fence store unavailable");
+    }
+}
