@@ -24,8 +24,10 @@ import java.lang.annotation.Target;
  * {@code @Transactional}; a method-level annotation wins over a type-level one. Under AspectJ weaving only an
  * annotation on the executing method or on the class declaring it is visible: one found on an interface, an
  * overridden method or another supertype must be repeated on the implementation (Spring's
- * {@code @EnableFencing(mode = ASPECTJ)} refuses to start otherwise). A method returning a future or a reactive
- * publisher cannot be fenced (its write happens after it returns) and is a startup error.
+ * {@code @EnableFencing(mode = ASPECTJ)} refuses to start otherwise). A method returning a {@code Mono}, a
+ * {@code Flux} or another reactive type is fenced when it is subscribed, with the token from the Reactor Context; one
+ * returning a future must also be Spring's {@code @Async}, and is fenced on the executor until that future completes;
+ * any other asynchronous result (its write would happen after the check) is a startup error.
  */
 @Target({ElementType.METHOD, ElementType.TYPE})
 @Retention(RetentionPolicy.RUNTIME)
@@ -57,7 +59,9 @@ public @interface Fenced {
     /**
      * Whether this method opens the critical section (client side). When {@code true} and no token is bound for
      * the effective resource, a lease is acquired from the configured token issuer, its token bound for the
-     * duration of the call and the lease released afterwards; when one is bound it is propagated unchanged.
+     * duration of the call and the lease released afterwards (for a reactive method: acquired on subscription, its
+     * token in the Reactor Context, released on complete, error or cancel); when one is bound it is propagated
+     * unchanged.
      * The token is checked by the {@code @Fenced} methods the call reaches (resource side), not here.
      * When {@code false} (the default, for repository methods) the method never acquires: it checks.
      *

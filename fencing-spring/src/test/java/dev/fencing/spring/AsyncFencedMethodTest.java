@@ -25,8 +25,11 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -56,6 +59,46 @@ class AsyncFencedMethodTest {
         @Fenced(resource = "journal")
         public CompletableFuture<String> write(String entry) {
             return CompletableFuture.supplyAsync(() -> entry);
+        }
+    }
+
+    /** A body that hands its write to yet another thread and returns before it is done. */
+    static class HandOffJournal {
+        final List<Long> writes = new CopyOnWriteArrayList<>();
+        final CountDownLatch entered = new CountDownLatch(1);
+        final CountDownLatch release = new CountDownLatch(1);
+        final ExecutorService elsewhere = Executors.newCachedThreadPool();
+
+        @Async
+        @Fenced(resource = "journal")
+        public CompletableFuture<Long> write(long value, boolean hold) {
+            return CompletableFuture.supplyAsync(() -> {
+                if (hold) {
+                    entered.countDown();
+                    try {
+                        release.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                writes.add(value);
+                return value;
+            }, elsewhere);
+        }
+    }
+
+    /** Without @EnableAsync: @Async is inert, the body and its fence run on the caller's thread. */
+    @Configuration
+    @EnableFencing
+    static class HandOff {
+        @Bean
+        InMemoryFenceStore fenceStore() {
+            return new InMemoryFenceStore();
+        }
+
+        @Bean
+        HandOffJournal journal() {
+            return new HandOffJournal();
         }
     }
 
@@ -161,6 +204,31 @@ class AsyncFencedMethodTest {
                 .count()).isEqualTo(1);
         assertThat(registry.get("fencing.checks").tag("resource", "journal").tag("outcome", "missing").counter()
                 .count()).isEqualTo(1);
+    }
+
+    @Test
+    void theFenceHoldsUntilTheFutureTheBodyReturnsIsDoneSoALaterTokenWritesAfterIt() throws Exception {
+        context = new AnnotationConfigApplicationContext(HandOff.class);
+        HandOffJournal journal = context.getBean(HandOffJournal.class);
+        HandOffJournal target = (HandOffJournal) AopProxyUtils.getSingletonTarget(journal);
+        ExecutorService callers = Executors.newFixedThreadPool(2);
+        try {
+            Future<Long> zombie = callers.submit(() -> FencingContext.call(new FencingToken("journal", 5, "zombie"),
+                    () -> journal.write(5, true).get(10, TimeUnit.SECONDS)));
+            assertThat(target.entered.await(10, TimeUnit.SECONDS)).isTrue();
+            Future<Long> next = callers.submit(() -> FencingContext.call(new FencingToken("journal", 6, "next"),
+                    () -> journal.write(6, false).get(10, TimeUnit.SECONDS)));
+            // token 6's check waits for token 5's, which waits for its body's future
+            Thread.sleep(300);
+            assertThat(target.writes).isEmpty();
+            target.release.countDown();
+            assertThat(zombie.get(10, TimeUnit.SECONDS)).isEqualTo(5);
+            assertThat(next.get(10, TimeUnit.SECONDS)).isEqualTo(6);
+            assertThat(target.writes).containsExactly(5L, 6L);
+        } finally {
+            callers.shutdownNow();
+            target.elsewhere.shutdownNow();
+        }
     }
 
     @Test

@@ -13,6 +13,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 
 /**
@@ -42,6 +43,28 @@ final class AsyncMethods {
     }
 
     /**
+     * {@code result}, the future an {@code @Async} method's body returned, once it is complete: the fence waits for it
+     * inside the check, so a body that hands its write to another thread (returns {@code supplyAsync(...)} rather than
+     * {@code completedFuture(...)}) is still checked before a later token's write, as the store's lock or row lock is
+     * held until then. A future that completed exceptionally throws its cause, so the check's transaction rolls back.
+     *
+     * @throws InterruptedException when the waiting thread is interrupted (the call fails; the work may go on)
+     */
+    static Object awaited(Object result) throws Throwable {
+        Future<?> future = result instanceof Future<?> f ? f
+                : result instanceof CompletionStage<?> stage ? stage.toCompletableFuture() : null;
+        if (future == null) {
+            return result;
+        }
+        try {
+            future.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() != null ? e.getCause() : e;
+        }
+        return result;
+    }
+
+    /**
      * Fails when the fenced {@code method} returns a future and is not {@code @Async}; other deferred types are left
      * to {@link AsyncReturnTypes}.
      *
@@ -63,8 +86,8 @@ final class AsyncMethods {
     /**
      * Whether the fence of an {@code @Async} method on {@code proxy} would run before an asynchronous hand-off: its
      * advisor comes before an async advisor in the advice chain, counting proxies of proxies from the outside in, so
-     * the write would run on another thread after the check. {@code false} when either is absent (without {@code @EnableAsync} the body runs on the caller's
-     * thread, and so does its fence).
+     * the write would run on another thread after the check. {@code false} when either is absent (without
+     * {@code @EnableAsync} the body runs on the caller's thread, and so does its fence).
      */
     static boolean fenceOutsideAsync(Object proxy) {
         List<Advisor> chain = new ArrayList<>();

@@ -81,12 +81,16 @@ final class FencePointSource {
      */
     FencePoint pointFor(Method method, Class<?> targetClass) {
         Object fence = fenceFor(method, targetClass);
-        return fence instanceof ReactivePoint reactivePoint ? reactivePoint.point() : (FencePoint) fence;
+        if (fence instanceof ReactivePoint reactivePoint) {
+            return reactivePoint.point();
+        }
+        return fence instanceof FuturePoint futurePoint ? futurePoint.point() : (FencePoint) fence;
     }
 
     /**
      * The fence of {@code method} invoked on {@code targetClass}: a {@link FencePoint}, a {@link ReactivePoint} for a
-     * method returning a reactive type, or {@code null} when it is not fenced.
+     * method returning a reactive type, a {@link FuturePoint} for an {@code @Async} method returning a future, or
+     * {@code null} when it is not fenced.
      *
      * @throws dev.fencing.FencingConfigurationException when the annotation is invalid (thrown again on every call)
      */
@@ -161,7 +165,7 @@ final class FencePointSource {
         }
         if (adapter == null) {
             guard.validate(point);
-            return point;
+            return AsyncMethods.isFuture(returnType) ? new FuturePoint(point) : point;
         }
         ReactiveFencer fencer;
         try {
@@ -172,6 +176,15 @@ final class FencePointSource {
         }
         fencer.validate(point);
         return new ReactivePoint(point, adapter, fencer);
+    }
+
+    /**
+     * The fence of an {@code @Async} method returning a future: the check holds until the future its body returns
+     * is complete ({@link AsyncMethods#awaited}), so work the body hands to yet another thread is still inside it.
+     *
+     * @param point its fence point
+     */
+    record FuturePoint(FencePoint point) {
     }
 
     /**

@@ -180,6 +180,9 @@ public final class FencingSupport {
         if (fence instanceof FencePoint point) {
             return current.guard.invoke(point, args, target, proceed);
         }
+        if (fence instanceof FencePointSource.FuturePoint future) {
+            return current.guard.invoke(future.point(), args, target, awaiting(proceed));
+        }
         FencePointSource.ReactivePoint reactive = (FencePointSource.ReactivePoint) fence;
         return reactive.fencer().invoke(reactive.point(), reactive.adapter(), args, target, proceed);
     }
@@ -200,10 +203,20 @@ public final class FencingSupport {
         if (fence instanceof FencePoint point) {
             return current.guard.invoke(point, point.hasKey() ? arguments.apply(call) : NO_ARGS, call, proceed);
         }
+        if (fence instanceof FencePointSource.FuturePoint future) {
+            FencePoint point = future.point();
+            return current.guard.invoke(point, point.hasKey() ? arguments.apply(call) : NO_ARGS, call,
+                    awaiting(proceed));
+        }
         FencePointSource.ReactivePoint reactive = (FencePointSource.ReactivePoint) fence;
         FencePoint point = reactive.point();
         return reactive.fencer().invoke(point, reactive.adapter(), point.hasKey() ? arguments.apply(call) : NO_ARGS,
                 call, proceed);
+    }
+
+    /** {@code proceed}, then waiting for the future it returns ({@link AsyncMethods#awaited}). */
+    private static <C> FenceGuard.Proceed<C, Object> awaiting(FenceGuard.Proceed<C, Object> proceed) {
+        return target -> AsyncMethods.awaited(proceed.proceed(target));
     }
 
     /**
