@@ -6,6 +6,7 @@ import dev.fencing.guard.FencePoint;
 import dev.fencing.reactive.ReactiveFenceGuard;
 import dev.fencing.reactive.ReactiveFenceStore;
 import dev.fencing.reactive.ReactiveTokenIssuer;
+import dev.fencing.token.FencingToken;
 import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
@@ -30,6 +31,18 @@ final class ReactorFencer implements ReactiveFencer {
             + "e.g. the R2dbcFenceStore of fencing-r2dbc, or, for tests and demos in a single JVM, an "
             + "InMemoryReactiveFenceStore";
 
+    /**
+     * The guard's store when the application has none: only acquiring points are served then ({@link #validate}
+     * refuses checking ones at startup), and they never check, so this refuses anything that reaches it.
+     */
+    private static final ReactiveFenceStore NO_STORE = new ReactiveFenceStore() {
+        @Override
+        public <T> Flux<T> fence(String resource, FencingToken token, Flux<T> write) {
+            return Flux.error(new FencingConfigurationException("Resource '" + resource + "' (token " + token
+                    + ") reached a reactive check, and there is " + NO_STORE_MESSAGE));
+        }
+    };
+
     private final ReactiveFenceGuard guard;
     private final ReactiveFenceStore store;
     /** Why acquiring points cannot work (a reactive issuer bean the signer cannot sign), or {@code null}. */
@@ -50,9 +63,6 @@ final class ReactorFencer implements ReactiveFencer {
         return (issuer, acquireTimeout, rejections, verifier) -> {
             ReactiveFenceStore store = unique(beanFactory.getBeanProvider(ReactiveFenceStore.class),
                     ReactiveFenceStore.class);
-            if (store == null) {
-                throw new FencingConfigurationException(NO_STORE_MESSAGE);
-            }
             ReactiveTokenIssuer reactiveIssuer = unique(beanFactory.getBeanProvider(ReactiveTokenIssuer.class),
                     ReactiveTokenIssuer.class);
             String acquireProblem = null;
@@ -63,7 +73,9 @@ final class ReactorFencer implements ReactiveFencer {
                         + "not signed by the TokenSigner, so every token it issues would be refused as forged; "
                         + "remove the ReactiveTokenIssuer bean (the TokenIssuer bean is then adapted and signed)";
             }
-            ReactiveFenceGuard guard = ReactiveFenceGuard.builder(store).issuer(reactiveIssuer)
+            // without a store, only acquiring points (a caller of other services) can be served: they check nothing
+            ReactiveFenceGuard guard = ReactiveFenceGuard.builder(store != null ? store : NO_STORE)
+                    .issuer(reactiveIssuer)
                     .acquireTimeout(acquireTimeout).rejectionListener(rejections).verifier(verifier).build();
             return new ReactorFencer(guard, store, acquireProblem);
         };
@@ -81,6 +93,10 @@ final class ReactorFencer implements ReactiveFencer {
 
     @Override
     public void validate(FencePoint point) {
+        if (!point.acquire() && store == null) {
+            throw new FencingConfigurationException("@Fenced on " + point.operation() + " checks tokens for resource '"
+                    + point.resource() + "' when its publisher is subscribed, and there is " + NO_STORE_MESSAGE);
+        }
         guard.validate(point);
         if (point.acquire() && acquireProblem != null) {
             throw new FencingConfigurationException("@Fenced(acquire = true) on " + point.operation() + ": "
@@ -128,6 +144,8 @@ final class ReactorFencer implements ReactiveFencer {
 
     @Override
     public void verifyStore() {
-        store.verify();
+        if (store != null) {
+            store.verify();
+        }
     }
 }
