@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code --serve}: several clients keep writing through {@code @Fenced} with fresh leases, a zombie keeps trying
- * with tokens it held earlier, and the counters are served for Prometheus at {@code /metrics} on loopback.
+ * with tokens it held earlier (unless {@code --no-zombie}), and the counters are served for Prometheus at
+ * {@code /metrics} on loopback.
  */
 final class Dashboard implements AutoCloseable {
 
@@ -49,7 +50,7 @@ final class Dashboard implements AutoCloseable {
         this.context = new AnnotationConfigApplicationContext();
         context.registerBean(SampleDatabase.class, () -> db);
         context.registerBean(Options.class, () -> new Options(false, true, options.port(),
-                java.time.Duration.ofSeconds(5), null, null, null, null, null, "", null));
+                java.time.Duration.ofSeconds(5), null, null, null, null, null, "", null, options.zombie()));
         context.registerBean(MeterRegistry.class, () -> registry);
         context.register(SampleConfiguration.class);
         context.refresh();
@@ -63,8 +64,8 @@ final class Dashboard implements AutoCloseable {
             }
         });
         server.start();
-        out.println("fencing sample --serve: " + CLIENTS + " clients on " + ACCOUNTS + " accounts, a zombie every second ("
-                + db.description + ")");
+        out.println("fencing sample --serve: " + CLIENTS + " clients on " + ACCOUNTS + " accounts, "
+                + (options.zombie() ? "a zombie every second" : "no zombie") + " (" + db.description + ")");
         out.println("Prometheus metrics at " + url());
         out.flush();
     }
@@ -105,24 +106,30 @@ final class Dashboard implements AutoCloseable {
                 }
             });
         }
-        workers.submit(() -> {
-            while (running) {
-                try {
-                    Thread.sleep(1000);
-                } catch (InterruptedException e) {
-                    return;
-                }
-                for (FencingToken zombie : oldTokens.values()) {
-                    try (FencingScope ignored = FencingContext.bind(zombie)) {
-                        repository.write(zombie.resource().substring("accounts:".length()), "zombie");
-                    } catch (TokenRejectedException expected) {
-                        // counted as fencing_checks_total{outcome="stale"}
-                    } catch (RuntimeException ignored) {
-                        // other failures are counted too
-                    }
+        if (options.zombie()) {
+            workers.submit(this::zombie);
+        }
+    }
+
+    /** Every second, writes with the first token each account had; each write is refused as stale once it is old. */
+    private void zombie() {
+        AccountRepository repository = context.getBean(AccountRepository.class);
+        while (running) {
+            try {
+                Thread.sleep(1000);
+            } catch (InterruptedException e) {
+                return;
+            }
+            for (FencingToken zombie : oldTokens.values()) {
+                try (FencingScope ignored = FencingContext.bind(zombie)) {
+                    repository.write(zombie.resource().substring("accounts:".length()), "zombie");
+                } catch (TokenRejectedException expected) {
+                    // counted as fencing_checks_total{outcome="stale"}
+                } catch (RuntimeException ignored) {
+                    // other failures are counted too
                 }
             }
-        });
+        }
     }
 
     void awaitEnd() throws InterruptedException {

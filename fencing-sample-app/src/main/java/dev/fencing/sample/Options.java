@@ -8,7 +8,8 @@ import java.util.Locale;
  * {@link IllegalArgumentException} that says which (the application then exits with 2).
  */
 public record Options(boolean help, boolean serve, int port, Duration lease, String zookeeper, String etcd,
-                      String redis, String jdbcUrl, String jdbcUser, String jdbcPassword, Duration duration) {
+                      String redis, String jdbcUrl, String jdbcUser, String jdbcPassword, Duration duration,
+                      boolean zombie) {
 
     public static final String USAGE = """
             usage: java -jar fencing-sample-app.jar [options]
@@ -30,6 +31,8 @@ public record Options(boolean help, boolean serve, int port, Duration lease, Str
                                       and expose Prometheus metrics on loopback
               --port N                with --serve: the metrics port (default 9464; 0 picks a free one)
               --duration SECONDS      with --serve: stop after this long (default: run until interrupted)
+              --no-zombie             with --serve: the clients only, no zombie (a healthy workload: no alert
+                                      of docs/prometheus/fencing-alerts.yml fires)
               --admin reset-floor RESOURCE ...
                                       instead of the race, lower a resource's max_seen after a bad token
                                       (see --admin --help)
@@ -47,6 +50,7 @@ public record Options(boolean help, boolean serve, int port, Duration lease, Str
         String jdbcUser = null;
         String jdbcPassword = "";
         Duration duration = null;
+        boolean zombie = true;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             switch (arg) {
@@ -61,10 +65,12 @@ public record Options(boolean help, boolean serve, int port, Duration lease, Str
                 case "--jdbc-user" -> jdbcUser = value(args, i++);
                 case "--jdbc-password" -> jdbcPassword = value(args, i++);
                 case "--duration" -> duration = Duration.ofSeconds(intValue(arg, value(args, i++), 1, 86_400));
+                case "--no-zombie" -> zombie = false;
                 default -> throw new IllegalArgumentException("unknown option '" + arg + "'");
             }
         }
-        return new Options(help, serve, port, lease, zookeeper, etcd, redis, jdbcUrl, jdbcUser, jdbcPassword, duration);
+        return new Options(help, serve, port, lease, zookeeper, etcd, redis, jdbcUrl, jdbcUser, jdbcPassword, duration,
+                zombie);
     }
 
     /** The value after option {@code args[i]}; also for {@link AdminCommand}. */

@@ -22,7 +22,8 @@ class OptionsTest {
     void helpListsEveryOption() throws Throwable {
         assertThat(run("--help")).isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("--help", "--lease-ms", "--zookeeper", "--etcd",
-                "--redis", "--jdbc-url", "--jdbc-user", "--jdbc-password", "--serve", "--port", "--duration");
+                "--redis", "--jdbc-url", "--jdbc-user", "--jdbc-password", "--serve", "--port", "--duration",
+                "--no-zombie");
     }
 
     @Test
@@ -48,5 +49,7 @@ class OptionsTest {
         assertThat(options.zookeeper()).isNull();
         assertThat(options.lease().toMillis()).isEqualTo(500);
         assertThat(options.port()).isEqualTo(9464);
+        assertThat(options.zombie()).isTrue();
+        assertThat(Options.parse("--serve", "--no-zombie").zombie()).isFalse();
     }
 }
