@@ -12,6 +12,8 @@ import dev.fencing.store.sql.FenceSql;
 import dev.fencing.token.FencingToken;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.R2dbcException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.transaction.NoTransactionException;
 import org.springframework.transaction.reactive.TransactionSynchronizationManager;
@@ -37,6 +39,8 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
 
     /** The default table name, the schema scripts' ({@value}). */
     public static final String DEFAULT_TABLE = FenceSql.DEFAULT_TABLE;
+
+    private static final Log log = LogFactory.getLog(R2dbcFenceStore.class);
 
     /** How long a check waits by default for a resource's fence row that another transaction holds. */
     public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(5);
@@ -182,7 +186,9 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
      */
     @Override
     public void verify() {
-        verifier.verify();
+        if (verifier.verify()) {
+            log.info("R2dbcFenceStore: table '" + table + "' on " + dialect.productName() + " verified");
+        }
     }
 
     /** The dialect detected (or configured) at build time. */

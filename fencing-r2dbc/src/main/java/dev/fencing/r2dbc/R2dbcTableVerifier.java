@@ -51,9 +51,10 @@ final class R2dbcTableVerifier {
         this.check = check;
     }
 
-    void verify() {
+    /** Checks the table unless it passed before; {@code true} when this call found it good (it passed just now). */
+    boolean verify() {
         if (verified) {
-            return;
+            return false;
         }
         Map<String, Column> columns = columns();
         if (columns.isEmpty()) {
@@ -74,6 +75,7 @@ final class R2dbcTableVerifier {
         }
         probe();
         verified = true;
+        return true;
     }
 
     private FencingConfigurationException missing(String column) {

@@ -29,9 +29,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -260,5 +265,36 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
         assertThatThrownBy(() -> R2dbcFenceStore.builder(pool).table("fence; DROP TABLE x").build())
                 .isInstanceOf(FencingConfigurationException.class)
                 .hasMessageContaining("fence; DROP TABLE x");
+    }
+
+    @Test
+    void aTableThatChecksOutIsLoggedOnceAtInfoAsTheJdbcStoreDoes() {
+        Logger logger = Logger.getLogger(R2dbcFenceStore.class.getName());
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord logRecord) {
+                records.add(logRecord);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
+        try {
+            R2dbcFenceStore fresh = R2dbcFenceStore.builder(pool).table(fenceTable).build();
+            fresh.verify();
+            fresh.verify();
+        } finally {
+            logger.removeHandler(handler);
+        }
+        assertThat(records).filteredOn(r -> r.getLevel() == Level.INFO).extracting(LogRecord::getMessage)
+                .containsExactly("R2dbcFenceStore: table '" + fenceTable + "' on " + dialect().productName()
+                        + " verified");
     }
 }

@@ -63,7 +63,7 @@ class FencingTokenClientInterceptorTest {
     @Test
     void forHostsSendsOnlyToTheHostsNamed() throws Exception {
         FencingTokenClientInterceptor interceptor =
-                FencingTokenClientInterceptor.forHosts(List.of("Ledger.internal", " billing:8443 ", ""));
+                FencingTokenClientInterceptor.forHosts(List.of("Ledger.internal", " billing:8443 "));
         String header = FencingHeader.format(List.of(TOKEN));
         assertThat(sent(interceptor, "http://ledger.internal:8080/entries")).isEqualTo(header);
         assertThat(sent(interceptor, "https://LEDGER.internal/entries")).isEqualTo(header);

@@ -558,7 +558,8 @@ public class FencingProperties {
         /**
          * The path patterns (Spring's PathPattern syntax) of the internal endpoints where callers' tokens are
          * accepted, e.g. /internal/**. No default: accepting tokens from callers is a trust decision, so without
-         * patterns there is no filter; a pattern matching every path fails startup.
+         * patterns there is no filter; a pattern matching every path fails startup. Unlike a servlet pattern,
+         * /internal/* matches one path segment only (a warning at startup says so).
          */
         private List<String> pathPatterns = new ArrayList<>();
 
@@ -576,8 +577,9 @@ public class FencingProperties {
 
         /**
          * The hosts the application's RestClients and WebClients send the bound tokens to, e.g.
-         * ledger.internal (any port) or billing:8443 (that port only). No default: tokens are sent only to
-         * services that check them, so without hosts no interceptor or filter function is added.
+         * ledger.internal (any port) or billing:8443 (that port only); an entry with a scheme, a path, a query or
+         * user-info, or a blank one, fails startup. No default: tokens are sent only to services that check them,
+         * so without hosts no interceptor or filter function is added.
          */
         private List<String> propagateTo = new ArrayList<>();
 

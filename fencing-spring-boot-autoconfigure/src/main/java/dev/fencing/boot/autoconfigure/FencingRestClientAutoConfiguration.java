@@ -41,12 +41,16 @@ public class FencingRestClientAutoConfiguration {
     static final String PROPAGATE_TO = "fencing.web.client.propagate-to";
 
     @Bean
+    @ConditionalOnMissingBean
+    PropagateToHosts fencingPropagateToHosts(FencingProperties properties) {
+        return new PropagateToHosts(properties.getWeb().getClient().getPropagateTo());
+    }
+
+    @Bean
     @ConditionalOnMissingBean(name = "fencingRestClientCustomizer")
-    RestClientCustomizer fencingRestClientCustomizer(FencingProperties properties,
-                                                     ObjectProvider<MeterRegistry> registry) {
-        FencingTokenClientInterceptor interceptor =
-                FencingTokenClientInterceptor.forHosts(properties.getWeb().getClient().getPropagateTo())
-                        .withMeterRegistry(registry.getIfUnique());
+    RestClientCustomizer fencingRestClientCustomizer(PropagateToHosts hosts, ObjectProvider<MeterRegistry> registry) {
+        FencingTokenClientInterceptor interceptor = FencingTokenClientInterceptor.forHosts(hosts.hosts())
+                .withMeterRegistry(registry.getIfUnique());
         return builder -> builder.requestInterceptor(interceptor);
     }
 

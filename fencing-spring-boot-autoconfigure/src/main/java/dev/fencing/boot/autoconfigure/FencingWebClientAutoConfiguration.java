@@ -25,7 +25,7 @@ import org.springframework.context.annotation.Configuration;
  * library's exceptions as error signals, counted in {@code fencing.remote.rejections} on the application's
  * {@link MeterRegistry} when it has one. No hosts, no customizer. In servlet and reactive applications alike.
  */
-@AutoConfiguration(after = FencingAutoConfiguration.class)
+@AutoConfiguration(after = {FencingAutoConfiguration.class, FencingRestClientAutoConfiguration.class})
 @ConditionalOnClass({FencingTokenExchangeFilterFunction.class, WebClientCustomizer.class})
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @Conditional(FencingRestClientAutoConfiguration.PropagateToSet.class)
@@ -34,17 +34,21 @@ public class FencingWebClientAutoConfiguration {
 
     private static final Log log = LogFactory.getLog(FencingWebClientAutoConfiguration.class);
 
+    @Bean
+    @ConditionalOnMissingBean
+    PropagateToHosts fencingPropagateToHosts(FencingProperties properties) {
+        return new PropagateToHosts(properties.getWeb().getClient().getPropagateTo());
+    }
+
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(ReactiveFencing.class)
     static class CustomizerConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "fencingWebClientCustomizer")
-        WebClientCustomizer fencingWebClientCustomizer(FencingProperties properties,
-                                                       ObjectProvider<MeterRegistry> registry) {
-            FencingTokenExchangeFilterFunction filter =
-                    FencingTokenExchangeFilterFunction.forHosts(properties.getWeb().getClient().getPropagateTo())
-                            .withMeterRegistry(registry.getIfUnique());
+        WebClientCustomizer fencingWebClientCustomizer(PropagateToHosts hosts, ObjectProvider<MeterRegistry> registry) {
+            FencingTokenExchangeFilterFunction filter = FencingTokenExchangeFilterFunction.forHosts(hosts.hosts())
+                    .withMeterRegistry(registry.getIfUnique());
             return builder -> builder.filter(filter);
         }
     }

@@ -7,6 +7,8 @@ import dev.fencing.signing.TokenVerifier;
 import dev.fencing.web.reactive.FencingTokenWebFilter;
 import dev.fencing.web.reactive.FencingWebExceptionHandler;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
@@ -44,6 +46,8 @@ import java.util.List;
 public class FencingWebFluxAutoConfiguration {
 
     static final String PATH_PATTERNS = "fencing.web.reactive.path-patterns";
+
+    private static final Log log = LogFactory.getLog(FencingWebFluxAutoConfiguration.class);
 
     @Bean
     @ConditionalOnMissingBean(FencingWebExceptionHandler.class)
@@ -93,16 +97,29 @@ public class FencingWebFluxAutoConfiguration {
 
     /**
      * The filter on {@code patterns}; a pattern that does not parse, or patterns that together match every path (the
-     * header would be accepted from any caller), fail startup naming the property and its value.
+     * header would be accepted from any caller), fail startup naming the property and its value (the filter's message
+     * says what to name instead). A pattern ending in {@code /*}, servlet syntax copied over, is logged at WARN: in a
+     * {@code PathPattern} it matches one segment only.
      */
     static FencingTokenWebFilter forPaths(List<String> patterns) {
+        FencingTokenWebFilter filter;
         try {
-            return FencingTokenWebFilter.forPaths(patterns.toArray(String[]::new));
+            filter = FencingTokenWebFilter.forPaths(patterns.toArray(String[]::new));
         } catch (IllegalArgumentException e) {
             throw new FencingConfigurationException(PATH_PATTERNS + " is " + patterns + ", which the Fencing-Token "
-                    + "WebFilter refuses: " + e.getMessage() + ". Name only the internal paths whose callers may "
-                    + "present tokens, for example /internal/**", e);
+                    + "WebFilter refuses: " + e.getMessage(), e);
         }
+        for (String pattern : patterns) {
+            if (pattern.trim().endsWith("/*")) {
+                String prefix = pattern.trim().substring(0, pattern.trim().length() - 2);
+                log.warn(PATH_PATTERNS + " entry '" + pattern + "' matches one path segment only ('" + prefix
+                        + "/a' but not '" + prefix + "/a/b'): WebFlux path patterns are not servlet patterns; '"
+                        + prefix + "/**' matches everything below " + (prefix.isEmpty() ? "/" : prefix)
+                        + ", and a request on a path no pattern matches that carries the Fencing-Token header gets "
+                        + "403");
+            }
+        }
+        return filter;
     }
 
     /** {@code fencing.web.reactive.path-patterns} holds at least one pattern (comma-separated or indexed). */

@@ -195,4 +195,15 @@ class FencingRestClientAutoConfigurationTest {
         runner.withPropertyValues("fencing.enabled=false", "fencing.web.client.propagate-to=localhost")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("fencingRestClientCustomizer"));
     }
+
+    @Test
+    void anEntryWithAUserInfoOrAQueryFailsStartupNamingThePropertyAndTheValue() {
+        for (String entry : List.of("svc@ledger.internal", "ledger.internal?x=1")) {
+            runner.withPropertyValues("fencing.web.client.propagate-to=" + entry).run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(FencingWebClientAutoConfigurationTest.configurationFailure(context.getStartupFailure()))
+                        .hasMessageContaining("fencing.web.client.propagate-to entry '" + entry + "'");
+            });
+        }
+    }
 }

@@ -3,6 +3,7 @@ package dev.fencing.boot.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.fencing.FencingConfigurationException;
 import dev.fencing.reactive.ReactiveFencing;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.token.FencingToken;
@@ -127,5 +128,37 @@ class FencingWebClientAutoConfigurationTest {
         });
         runner.withPropertyValues("fencing.enabled=false", "fencing.web.client.propagate-to=localhost")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("fencingWebClientCustomizer"));
+    }
+
+    @Test
+    void anEntryThatCouldNeverMatchFailsStartupNamingThePropertyTheValueAndTheForm() {
+        for (String entry : List.of("http://127.0.0.1:18081", "127.0.0.1:18081/internal")) {
+            runner.withPropertyValues("fencing.web.client.propagate-to=localhost," + entry).run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(configurationFailure(context.getStartupFailure()))
+                        .hasMessageContaining("fencing.web.client.propagate-to entry '" + entry + "'")
+                        .hasMessageContaining("host:port");
+            });
+        }
+    }
+
+    @Test
+    void theHostsThatReceiveTokensAreLoggedOnceWithRestClientAndWebClientBothConfigured(CapturedOutput output) {
+        runner.withConfiguration(AutoConfigurations.of(FencingRestClientAutoConfiguration.class))
+                .withPropertyValues("fencing.web.client.propagate-to=ledger.internal, 127.0.0.1:18081")
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasBean("fencingWebClientCustomizer")
+                            .hasBean("fencingRestClientCustomizer");
+                    assertThat(output.toString().split("Fencing tokens will be sent to \\[ledger.internal, "
+                            + "127.0.0.1:18081\\]", -1)).hasSize(2);
+                });
+    }
+
+    static Throwable configurationFailure(Throwable failure) {
+        while (!(failure instanceof FencingConfigurationException) && failure.getCause() != null) {
+            failure = failure.getCause();
+        }
+        assertThat(failure).isInstanceOf(FencingConfigurationException.class);
+        return failure;
     }
 }

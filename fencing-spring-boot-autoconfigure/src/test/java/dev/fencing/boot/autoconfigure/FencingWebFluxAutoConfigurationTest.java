@@ -14,11 +14,14 @@ import dev.fencing.web.reactive.FencingWebExceptionHandler;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -36,6 +39,7 @@ import reactor.core.publisher.Mono;
  * startup failure for patterns matching every path (or set without fencing-reactor). Requests go through the
  * context's own WebFlux handler chain ({@code WebTestClient.bindToApplicationContext}).
  */
+@ExtendWith(OutputCaptureExtension.class)
 class FencingWebFluxAutoConfigurationTest {
 
     private static final FencingToken TOKEN = new FencingToken("ledger", 7, "a");
@@ -139,8 +143,20 @@ class FencingWebFluxAutoConfigurationTest {
                 assertThat(failure).isInstanceOf(FencingConfigurationException.class)
                         .hasMessageContaining("fencing.web.reactive.path-patterns")
                         .hasMessageContaining(everything);
+                // the advice once, not once from the filter and again from the auto-configuration
+                assertThat(failure.getMessage().split("internal paths", -1)).hasSize(2);
             });
         }
+    }
+
+    @Test
+    void aServletStylePatternEndingInSlashStarIsWarnedAboutAtStartup(CapturedOutput output) {
+        runner.withPropertyValues("fencing.web.reactive.path-patterns=/internal/*,/admin/**").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(output).contains("fencing.web.reactive.path-patterns entry '/internal/*' matches one path "
+                    + "segment only").contains("'/internal/**' matches everything below /internal")
+                    .doesNotContain("entry '/admin/**'");
+        });
     }
 
     @Test

@@ -82,6 +82,17 @@ public final class FencingProblems {
      *                      the detail of a 428); otherwise {@code null}
      */
     public static ResponseEntity<ProblemDetail> of(Throwable e, String headerIgnored) {
+        return of(e, headerIgnored, false);
+    }
+
+    /**
+     * As {@link #of(Throwable, String)}; {@code reactive}: the answer is for the WebFlux stack, whose 428 names the
+     * reactive ways to bind a token ({@link #missingReactive}).
+     */
+    public static ResponseEntity<ProblemDetail> of(Throwable e, String headerIgnored, boolean reactive) {
+        if (e instanceof MissingTokenException missing && reactive) {
+            return answer(missingReactive(missing, headerIgnored));
+        }
         if (e instanceof ForgedTokenException forged) {
             return answer(forged(forged));
         }
@@ -201,6 +212,26 @@ public final class FencingProblems {
             problem.setDetail(problem.getDetail() + ". The request's Fencing-Token header was not read: "
                     + headerIgnored);
         }
+        return problem;
+    }
+
+    /** The servlet advice of {@link MissingTokenException}'s message, replaced on the reactive stack. */
+    static final String SERVLET_ADVICE = "bind one with FencingContext.bind(...)";
+
+    /** What the WebFlux stack's 428 says instead of {@link #SERVLET_ADVICE}. */
+    static final String REACTIVE_ADVICE = "put one in the Reactor Context with contextWrite(ReactiveFencing.bind(token)), "
+            + "or send it in the Fencing-Token header on a path a FencingTokenWebFilter covers,";
+
+    /**
+     * 428 on the WebFlux stack: as {@link #missing}, its detail naming {@code contextWrite(ReactiveFencing.bind(token))}
+     * and the {@code FencingTokenWebFilter} instead of {@code FencingContext.bind(...)}, which binds nothing a
+     * reactive pipeline reads.
+     */
+    public static ProblemDetail missingReactive(MissingTokenException e, String headerIgnored) {
+        ProblemDetail problem = missing(e, headerIgnored);
+        String detail = problem.getDetail();
+        problem.setDetail(detail.contains(SERVLET_ADVICE) ? detail.replace(SERVLET_ADVICE, REACTIVE_ADVICE)
+                : detail + "; on the reactive stack, " + REACTIVE_ADVICE.substring(0, REACTIVE_ADVICE.length() - 1));
         return problem;
     }
 

@@ -77,6 +77,10 @@ public final class FencingTokenExchangeFilterFunction implements ExchangeFilterF
      * Sends the tokens only to the hosts named, compared ignoring case: an entry {@code host} matches that host on any
      * port, an entry {@code host:port} only that port (the scheme's default port when the URI has none). No host
      * named: the tokens are sent nowhere.
+     *
+     * @throws dev.fencing.FencingConfigurationException when an entry is not {@code host} or {@code host:port} (a
+     *                                                   scheme, a path, a query, user-info, or blank): it could never
+     *                                                   match, and no token would be sent
      */
     public static FencingTokenExchangeFilterFunction forHosts(Collection<String> hosts) {
         Predicate<URI> allowed = Destinations.hosts(hosts);

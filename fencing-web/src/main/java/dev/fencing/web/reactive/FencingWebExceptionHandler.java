@@ -41,7 +41,7 @@ public final class FencingWebExceptionHandler implements WebExceptionHandler, Or
         boolean headerIgnored = exchange.getRequest().getHeaders().containsHeader(FencingHeader.NAME)
                 && exchange.getAttribute(FencingTokenWebFilter.APPLIED_ATTRIBUTE) == null;
         ResponseEntity<ProblemDetail> answer = FencingProblems.of(ex, headerIgnored
-                ? "no FencingTokenWebFilter is registered in this application" : null);
+                ? "no FencingTokenWebFilter is registered in this application" : null, true);
         ServerHttpResponse response = exchange.getResponse();
         if (answer == null || answer.getBody() == null || response.isCommitted()) {
             return Mono.error(ex);

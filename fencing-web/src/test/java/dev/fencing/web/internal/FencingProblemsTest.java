@@ -1,5 +1,6 @@
 package dev.fencing.web.internal;
 
+import dev.fencing.context.MissingTokenException;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.OutsideTransactionException;
 import dev.fencing.store.TransientFenceFailure;
@@ -57,5 +58,17 @@ class FencingProblemsTest {
         assertThat(answer.getStatusCode().value()).isEqualTo(503);
         assertThat(answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isNull();
         assertThat(answer.getBody().getTitle()).isEqualTo("Fence store unavailable");
+    }
+
+    @Test
+    void theReactive428NamesContextWriteAndTheWebFilterWhileTheServletOneKeepsFencingContextBind() {
+        MissingTokenException missing = new MissingTokenException("accounts:1", "deposit");
+        String reactive = FencingProblems.of(missing, null, true).getBody().getDetail();
+        assertThat(reactive).contains("contextWrite(ReactiveFencing.bind(token))", "FencingTokenWebFilter",
+                "accounts:1").doesNotContain("FencingContext.bind");
+        assertThat(FencingProblems.of(missing, null).getBody().getDetail()).contains("FencingContext.bind(...)")
+                .doesNotContain("contextWrite");
+        assertThat(FencingProblems.of(missing, "no FencingTokenWebFilter is registered in this application", true)
+                .getBody().getDetail()).contains("header was not read: no FencingTokenWebFilter is registered");
     }
 }

@@ -218,7 +218,9 @@ class WebFluxHttpTest {
         assertThat(refused.status()).isEqualTo(403);
         assertThat(refused.problem()).containsEntry("type", FencingProblems.UNTRUSTED_TOKEN_TYPE);
         assertThat(missing.status()).isEqualTo(428);
-        assertThat((String) missing.problem().get("detail")).doesNotContain("header was not read");
+        assertThat((String) missing.problem().get("detail")).doesNotContain("header was not read")
+                .contains("contextWrite(ReactiveFencing.bind(token))", "FencingTokenWebFilter")
+                .doesNotContain("FencingContext.bind");
     }
 
     @Test
