@@ -5,6 +5,8 @@ import dev.fencing.annotation.Fenced;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.rule.StaleTokenException;
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.FencedCall;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,6 +33,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -85,6 +88,31 @@ class AsyncFencedMethodTest {
                 return value;
             }, elsewhere);
         }
+
+        @Async
+        @Fenced(resource = "journal")
+        public CompletableFuture<Long> writeThenFail(long value) {
+            return CompletableFuture.supplyAsync(() -> {
+                writes.add(value);
+                throw new IllegalStateException("failed after writing " + value);
+            }, elsewhere);
+        }
+    }
+
+    /** A store that, like a transactional one, sees the write's failure and would roll the check back on it. */
+    static final class RollingBackStore implements FenceStore {
+        final InMemoryFenceStore delegate = new InMemoryFenceStore();
+        final AtomicInteger rolledBack = new AtomicInteger();
+
+        @Override
+        public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+            try {
+                return delegate.fence(resource, token, write);
+            } catch (Throwable t) {
+                rolledBack.incrementAndGet();
+                throw t;
+            }
+        }
     }
 
     /** Without @EnableAsync: @Async is inert, the body and its fence run on the caller's thread. */
@@ -92,8 +120,8 @@ class AsyncFencedMethodTest {
     @EnableFencing
     static class HandOff {
         @Bean
-        InMemoryFenceStore fenceStore() {
-            return new InMemoryFenceStore();
+        RollingBackStore fenceStore() {
+            return new RollingBackStore();
         }
 
         @Bean
@@ -227,6 +255,28 @@ class AsyncFencedMethodTest {
             assertThat(target.writes).containsExactly(5L, 6L);
         } finally {
             callers.shutdownNow();
+            target.elsewhere.shutdownNow();
+        }
+    }
+
+    @Test
+    void aHandedOffWriteThatFailsAfterWritingLeavesTheCheckStandingSoAnOlderTokenStaysRefused() throws Exception {
+        context = new AnnotationConfigApplicationContext(HandOff.class);
+        HandOffJournal journal = context.getBean(HandOffJournal.class);
+        HandOffJournal target = (HandOffJournal) AopProxyUtils.getSingletonTarget(journal);
+        RollingBackStore store = context.getBean(RollingBackStore.class);
+        try {
+            CompletableFuture<Long> failed = FencingContext.call(new FencingToken("journal", 20, "a"),
+                    () -> journal.writeThenFail(20));
+            assertThatThrownBy(() -> failed.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                    .hasCauseInstanceOf(IllegalStateException.class);
+            assertThat(store.rolledBack).hasValue(0); // the check stands: its transaction would commit
+            assertThat(store.delegate.maxSeen("journal")).hasValue(20);
+            assertThatThrownBy(() -> FencingContext.call(new FencingToken("journal", 15, "b"),
+                    () -> journal.write(15, false)))
+                    .isInstanceOf(StaleTokenException.class);
+            assertThat(target.writes).containsExactly(20L);
+        } finally {
             target.elsewhere.shutdownNow();
         }
     }

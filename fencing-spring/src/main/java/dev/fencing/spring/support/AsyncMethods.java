@@ -12,6 +12,7 @@ import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
@@ -46,7 +47,10 @@ final class AsyncMethods {
      * {@code result}, the future an {@code @Async} method's body returned, once it is complete: the fence waits for it
      * inside the check, so a body that hands its write to another thread (returns {@code supplyAsync(...)} rather than
      * {@code completedFuture(...)}) is still checked before a later token's write, as the store's lock or row lock is
-     * held until then. A future that completed exceptionally throws its cause, so the check's transaction rolls back.
+     * held until then. A future that completed exceptionally is returned as it is, not thrown: the check stands
+     * (max_seen stays advanced), because work handed to another thread may have written before it failed, outside
+     * the check's transaction, and undoing the check would let an older token write after it. The caller still sees
+     * the failure, in the future.
      *
      * @throws InterruptedException when the waiting thread is interrupted (the call fails; the work may go on)
      */
@@ -58,8 +62,8 @@ final class AsyncMethods {
         }
         try {
             future.get();
-        } catch (ExecutionException e) {
-            throw e.getCause() != null ? e.getCause() : e;
+        } catch (ExecutionException | CancellationException e) {
+            // failed or cancelled: the future carries that to the caller; the check is not undone
         }
         return result;
     }
