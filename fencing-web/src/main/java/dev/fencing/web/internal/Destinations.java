@@ -81,6 +81,9 @@ public final class Destinations {
                 : uri.getHost() + ":" + uri.getPort())) {
             return "is not a host or host:port";
         }
+        if (uri.getPort() == 0 || uri.getPort() > 65_535) {
+            return "has port " + uri.getPort() + ", outside 1-65535";
+        }
         return null;
     }
 

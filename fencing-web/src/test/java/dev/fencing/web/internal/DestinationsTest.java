@@ -17,7 +17,8 @@ class DestinationsTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"http://127.0.0.1:18081", "127.0.0.1:18081/internal", "ledger.internal?x=1",
-            "user@ledger.internal", "", "  ", "ledger.internal#top", "https://ledger.internal"})
+            "user@ledger.internal", "", "  ", "ledger.internal#top", "https://ledger.internal", "127.0.0.1:99999",
+            "127.0.0.1:0"})
     void anEntryThatCanNeverMatchIsRefusedNamingWhereTheValueAndTheForm(String entry) {
         assertThatThrownBy(() -> Destinations.check(List.of("ok.internal", entry), "fencing.web.client.propagate-to"))
                 .isInstanceOf(FencingConfigurationException.class)
