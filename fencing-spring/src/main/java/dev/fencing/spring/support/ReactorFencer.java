@@ -11,8 +11,6 @@ import org.aopalliance.intercept.MethodInvocation;
 import org.reactivestreams.Publisher;
 import org.springframework.aop.ProxyMethodInvocation;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.beans.factory.NoUniqueBeanDefinitionException;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.ReactiveAdapter;
 import reactor.core.publisher.Flux;
 
@@ -61,10 +59,10 @@ final class ReactorFencer implements ReactiveFencer {
      */
     static ReactiveFencerFactory factory(BeanFactory beanFactory) {
         return (issuer, acquireTimeout, rejections, verifier) -> {
-            ReactiveFenceStore store = unique(beanFactory.getBeanProvider(ReactiveFenceStore.class),
+            ReactiveFenceStore store = TokenSigning.unique(beanFactory.getBeanProvider(ReactiveFenceStore.class),
                     ReactiveFenceStore.class);
-            ReactiveTokenIssuer reactiveIssuer = unique(beanFactory.getBeanProvider(ReactiveTokenIssuer.class),
-                    ReactiveTokenIssuer.class);
+            ReactiveTokenIssuer reactiveIssuer = TokenSigning.unique(
+                    beanFactory.getBeanProvider(ReactiveTokenIssuer.class), ReactiveTokenIssuer.class);
             String acquireProblem = null;
             if (reactiveIssuer == null && issuer != null) {
                 reactiveIssuer = ReactiveTokenIssuer.fromBlocking(issuer); // signed, when signing is on
@@ -79,16 +77,6 @@ final class ReactorFencer implements ReactiveFencer {
                     .acquireTimeout(acquireTimeout).rejectionListener(rejections).verifier(verifier).build();
             return new ReactorFencer(guard, store, acquireProblem);
         };
-    }
-
-    private static <T> T unique(ObjectProvider<T> provider, Class<T> type) {
-        try {
-            return provider.getIfAvailable();
-        } catch (NoUniqueBeanDefinitionException e) {
-            throw new FencingConfigurationException("@EnableFencing found " + e.getNumberOfBeansFound() + " "
-                    + type.getSimpleName() + " beans " + e.getBeanNamesFound() + "; the fence uses one: keep one, "
-                    + "or mark the one to use @Primary");
-        }
     }
 
     @Override

@@ -35,7 +35,8 @@ record TokenSigning(TokenSigner signer, TokenVerifier verifier) {
         return signing;
     }
 
-    private static <T> T unique(ObjectProvider<T> provider, Class<T> type) {
+    /** The one bean {@code provider} has, or {@code null}; several fail with the names and the fix. */
+    static <T> T unique(ObjectProvider<T> provider, Class<T> type) {
         try {
             return provider.getIfAvailable();
         } catch (NoUniqueBeanDefinitionException e) {
