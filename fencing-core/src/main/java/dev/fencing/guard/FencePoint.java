@@ -22,6 +22,8 @@ public final class FencePoint {
     private final KeyFunction key;
     private final String keySource;
     private final boolean acquire;
+    /** Whether every {@code long} key (at most 20 characters) fits in an effective resource after this resource. */
+    private final boolean numberFits;
     private final CheckCounters checks;
     private final AcquisitionCounters acquisitions;
 
@@ -52,6 +54,7 @@ public final class FencePoint {
         this.key = key;
         this.keySource = keySource;
         this.acquire = acquire;
+        this.numberFits = resource.length() + 1 + 20 <= FencingToken.MAX_PART_LENGTH;
         this.checks = metrics.checks(resource);
         this.acquisitions = metrics.acquisitions(resource);
     }
@@ -70,6 +73,10 @@ public final class FencePoint {
         String text;
         try {
             value = key.keyOf(args);
+            if (numberFits && (value instanceof Long || value instanceof Integer)) {
+                // an id: its text is never blank and always fits; one string built, not its text and then a second
+                return resource + ':' + ((Number) value).longValue();
+            }
             text = KeyValues.textOf(value);
         } catch (RuntimeException e) {
             throw new InvalidKeyException(resource, "Fencing key '" + keySource + "' of " + operation

@@ -121,6 +121,9 @@ class StableKeyTest {
                 new Object[] {"42", "42"},
                 new Object[] {42L, String.valueOf(42L)},
                 new Object[] {7, String.valueOf(7)},
+                new Object[] {-12, "-12"},
+                new Object[] {Long.MIN_VALUE, "-9223372036854775808"},
+                new Object[] {Integer.MAX_VALUE, "2147483647"},
                 new Object[] {'c', "c"},
                 new Object[] {true, String.valueOf(true)},
                 new Object[] {new BigDecimal("1.50"), new BigDecimal("1.50").toString()},
@@ -142,6 +145,18 @@ class StableKeyTest {
         assertThat(bound(token, () -> guard.invoke(point, new Object[] {key}, () -> "saved"))).isEqualTo("saved");
         assertThat(store.maxSeen("accounts:" + text)).hasValue(1);
         assertThat(checks("accepted")).isEqualTo(1);
+    }
+
+    @Test
+    void aNumberKeyThatMakesTheEffectiveResourceTooLongIsRefusedLikeAnyOtherKey() throws Throwable {
+        String resource = "r".repeat(FencingToken.MAX_PART_LENGTH - 6); // room for ':' and five digits
+        FencePoint near = new FencePoint("Repo.save(long)", resource, args -> args[0], "#id", false,
+                new dev.fencing.metrics.FencingMetrics(null));
+        assertThat(near.effectiveResource(new Object[] {12345L})).isEqualTo(resource + ":12345");
+        assertThat(near.effectiveResource(new Object[] {-1234})).isEqualTo(resource + ":-1234");
+        assertThatThrownBy(() -> near.effectiveResource(new Object[] {123456L}))
+                .isInstanceOf(InvalidKeyException.class)
+                .hasMessageContaining("Repo.save(long)").hasMessageContaining("longer than the limit of 256");
     }
 
     static Stream<Object[]> unstable() {

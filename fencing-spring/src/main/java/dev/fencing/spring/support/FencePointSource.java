@@ -42,12 +42,11 @@ final class FencePointSource {
     private final FencingMetrics metrics;
     private final FenceGuard guard;
     private final Supplier<ReactiveFencer> reactive;
-    private final ClassValue<ConcurrentHashMap<Method, Object>> cache = new ClassValue<>() {
-        @Override
-        protected ConcurrentHashMap<Method, Object> computeValue(Class<?> type) {
-            return new ConcurrentHashMap<>();
-        }
-    };
+    /**
+     * Per method, its fence for the target class it is invoked on: a {@link OneType} while only one class was seen
+     * (the usual case: one call is one map hit and one reference comparison), a map by class once several were.
+     */
+    private final ConcurrentHashMap<Method, Object> cache = new ConcurrentHashMap<>();
 
     /**
      * @param resolutions where {@code @Fenced} applies, looked up once and shared with the pointcut and the validator
@@ -96,14 +95,48 @@ final class FencePointSource {
      */
     Object fenceFor(Method method, Class<?> targetClass) {
         Class<?> type = targetClass != null ? targetClass : method.getDeclaringClass();
-        ConcurrentHashMap<Method, Object> points = cache.get(type);
-        Object point = points.get(method);
-        if (point == null) {
-            Resolution found = resolutions.resolutionFor(method, type);
-            point = found == null ? NONE : build(found);
-            points.putIfAbsent(method, point);
+        Object cached = cache.get(method);
+        Object fence;
+        if (cached instanceof OneType one && one.type == type) {
+            fence = one.fence;
+        } else if (cached instanceof ConcurrentHashMap<?, ?> byType && (fence = byType.get(type)) != null) {
+            // found for this class among several
+        } else {
+            fence = cached(method, type);
         }
-        return point == NONE ? null : point;
+        return fence == NONE ? null : fence;
+    }
+
+    /**
+     * Builds the fence of {@code method} on {@code type} and caches it; when another thread cached one first, that
+     * one is returned, so every call sees one point (and one set of counters). A build that fails is not cached.
+     */
+    private Object cached(Method method, Class<?> type) {
+        Resolution found = resolutions.resolutionFor(method, type);
+        Object built = found == null ? NONE : build(found);
+        Object entry = cache.compute(method, (m, current) -> {
+            if (current == null) {
+                return new OneType(type, built);
+            }
+            if (current instanceof OneType one) {
+                if (one.type == type) {
+                    return current;
+                }
+                ConcurrentHashMap<Class<?>, Object> byType = new ConcurrentHashMap<>();
+                byType.put(one.type, one.fence);
+                byType.put(type, built);
+                return byType;
+            }
+            @SuppressWarnings("unchecked")
+            ConcurrentHashMap<Class<?>, Object> byType = (ConcurrentHashMap<Class<?>, Object>) current;
+            byType.putIfAbsent(type, built);
+            return current;
+        });
+        return entry instanceof OneType one ? one.fence : ((ConcurrentHashMap<?, ?>) entry).get(type);
+    }
+
+    /** The fence of a method for the one target class it was invoked on so far. */
+    private record OneType(Class<?> type, Object fence) {
     }
 
     /**

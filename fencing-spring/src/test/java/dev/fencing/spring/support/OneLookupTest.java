@@ -118,4 +118,42 @@ class OneLookupTest {
         assertThat(pulled).hasValue(3);
         assertThat(support.resolutions().lookups.sum()).isEqualTo(2);
     }
+
+    /** A method inherited by two classes whose type-level annotations name different resources. */
+    static class Base {
+        public String save(String line) {
+            return line;
+        }
+    }
+
+    @Fenced(resource = "orders")
+    static class Orders extends Base {
+    }
+
+    @Fenced(resource = "invoices")
+    static class Invoices extends Base {
+    }
+
+    static class Plain extends Base {
+    }
+
+    @Test
+    void oneMethodInvokedOnSeveralTargetClassesHasEachClasssFenceCachedApart() throws Exception {
+        FencingSupport support = new FencingSupport(new dev.fencing.guard.FenceGuard(new InMemoryFenceStore()),
+                FencingMetrics.noop());
+        Method save = Base.class.getMethod("save", String.class);
+        FencePointSource points = support.points();
+
+        FencePoint orders = points.pointFor(save, Orders.class);
+        assertThat(orders.resource()).isEqualTo("orders");
+        // a second class moves the method's entry from one class to a map by class; the first keeps its point
+        FencePoint invoices = points.pointFor(save, Invoices.class);
+        assertThat(invoices.resource()).isEqualTo("invoices");
+        assertThat(points.pointFor(save, Plain.class)).isNull();
+        for (int i = 0; i < 2; i++) {
+            assertThat(points.pointFor(save, Orders.class)).isSameAs(orders);
+            assertThat(points.pointFor(save, Invoices.class)).isSameAs(invoices);
+            assertThat(points.pointFor(save, Plain.class)).isNull();
+        }
+    }
 }
