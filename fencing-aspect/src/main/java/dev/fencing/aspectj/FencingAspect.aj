@@ -101,12 +101,125 @@ public aspect FencingAspect {
             || (@within(Fenced) && !within(@Fenced(key = "") *) && execution(public !static * *(..))
                 && !execution(@Fenced * *(..)));
 
-    /**
-     * Routes an unkeyed call: a bracket fence runs here around the inlined {@code proceed()}; a callback fence is left
-     * to the next advice (which alone builds a closure); a join point that is not fenced runs straight through.
-     * Refers to nothing but {@code thisJoinPointStaticPart}, so ajc builds no join point for it.
+    /*
+     * The routing advice of an unkeyed call, one per return type that would be boxed (an Object-returning advice boxes
+     * a primitive result, and Long.valueOf & co. are not scalar-replaced): a bracket fence runs here around the
+     * inlined proceed(); a callback fence is left to the advice after these (which alone builds a closure); a join
+     * point that is not fenced runs straight through. They refer to nothing but thisJoinPointStaticPart, so ajc builds
+     * no join point for them, and their return types split the unkeyed join points among them without overlap.
      */
-    Object around(): unkeyed() {
+
+    int around(): unkeyed() && execution(int *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at);
+        if (route instanceof FenceBracket) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token();
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            int result;
+            try {
+                result = proceed();
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed();
+        }
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed();
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    long around(): unkeyed() && execution(long *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at);
+        if (route instanceof FenceBracket) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token();
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            long result;
+            try {
+                result = proceed();
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed();
+        }
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed();
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    float around(): unkeyed() && execution(float *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at);
+        if (route instanceof FenceBracket) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token();
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            float result;
+            try {
+                result = proceed();
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed();
+        }
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed();
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    double around(): unkeyed() && execution(double *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at);
+        if (route instanceof FenceBracket) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token();
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            double result;
+            try {
+                result = proceed();
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed();
+        }
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed();
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    /** Every other return type: a reference, void, or a primitive whose boxes are cached or rare. */
+    Object around(): unkeyed() && !execution(int *(..)) && !execution(long *(..))
+            && !execution(float *(..)) && !execution(double *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at);
         if (route instanceof FenceBracket) {
@@ -125,19 +238,11 @@ public aspect FencingAspect {
         if (route == PLAIN) {
             return proceed();
         }
-        if (!callbacks) {
-            callbacks = true;
-        }
-        JoinPoint.StaticPart previous = CALLBACK_PENDING.get();
-        CALLBACK_PENDING.set(at);
+        JoinPoint.StaticPart previous = pend(at);
         try {
             return proceed();
         } finally {
-            if (previous == null) {
-                CALLBACK_PENDING.remove();
-            } else {
-                CALLBACK_PENDING.set(previous);
-            }
+            unpend(previous);
         }
     }
 
@@ -183,6 +288,28 @@ public aspect FencingAspect {
         }
         Object route = current.routes.get(at);
         return route != null ? route : current.decide(at);
+    }
+
+    /** Marks {@code at} as routed to the callback advice, on this thread; returns what to restore afterwards. */
+    private static JoinPoint.StaticPart pend(JoinPoint.StaticPart at) {
+        if (!callbacks) {
+            callbacks = true;
+        }
+        JoinPoint.StaticPart previous = CALLBACK_PENDING.get();
+        CALLBACK_PENDING.set(at);
+        return previous;
+    }
+
+    /**
+     * Restores what {@link #pend} replaced: the mark of an enclosing routing advice whose callback advice has not run
+     * yet (an unrelated advice between the two made a fenced call of its own), or nothing.
+     */
+    private static void unpend(JoinPoint.StaticPart previous) {
+        if (previous == null) {
+            CALLBACK_PENDING.remove();
+        } else {
+            CALLBACK_PENDING.set(previous);
+        }
     }
 
     /** Whether the routing advice sent {@code at} to the callback advice, just now, on this thread. */
