@@ -29,7 +29,8 @@ import java.util.stream.Collectors;
  *
  * <p>A code-style aspect, so that ajc inlines the advice that fences an unkeyed method: with a store that fences a
  * write its caller runs ({@link BracketFenceStore}, the in-memory store), the check, the method's own body and the
- * release run in the woven method itself, and a fenced call allocates nothing (no closure, no join point). Every
+ * release run in the woven method itself, and a fenced call allocates nothing (no closure, no join point, no box for
+ * an {@code int}, {@code long}, {@code float} or {@code double} result: each has a routing advice of its own). Every
  * other fence (a key, an acquiring, future or reactive method, a database store, observed checks) runs through
  * {@link FencingSupport#invoke} as a callback, as before. Method-level and type-level {@code @Fenced}, keyed and
  * unkeyed, are split by pointcuts that can never both match one join point, so the fence runs once per call; a woven
@@ -59,9 +60,9 @@ public aspect FencingAspect {
 
     /** What an unkeyed point asks for its arguments: none, so asking means the weaving split failed; fail closed. */
     private static final Function<Object, Object[]> NO_ARGUMENTS = unused -> {
-        throw new FencingConfigurationException("A @Fenced method with a key was woven as one without: its "
-                + "arguments are not available, so the call is refused. Put @Fenced(key = ...) on the method, or on "
-                + "the class declaring it (not on an enclosing class)");
+        throw new FencingConfigurationException("A @Fenced method with a key was woven by the advice for methods "
+                + "without one (the annotation weaving saw has no key, the one the fence resolved has): its arguments "
+                + "are not available there, so the call is refused; put @Fenced with its key on the method itself");
     };
 
     private volatile Routes routes;
@@ -91,15 +92,23 @@ public aspect FencingAspect {
         }
     }
 
-    /** A method-level or type-level {@code @Fenced} without a key (its arguments are never needed). */
-    pointcut unkeyed(): execution(@Fenced(key = "") !static * *(..))
-            || (@within(Fenced) && within(@Fenced(key = "") *) && execution(public !static * *(..))
-                && !execution(@Fenced * *(..)));
+    /** A method carrying {@code @Fenced}. */
+    pointcut fencedMethod(): execution(@Fenced !static * *(..));
 
-    /** A method-level or type-level {@code @Fenced} with a key: the rest of what the fence applies to. */
-    pointcut keyed(): (execution(@Fenced !static * *(..)) && !execution(@Fenced(key = "") * *(..)))
-            || (@within(Fenced) && !within(@Fenced(key = "") *) && execution(public !static * *(..))
-                && !execution(@Fenced * *(..)));
+    /** A public method of a class carrying {@code @Fenced}, where the method itself does not. */
+    pointcut fencedType(): @within(Fenced) && execution(public !static * *(..)) && !execution(@Fenced * *(..));
+
+    /**
+     * The declaring class's {@code @Fenced} has no key: {@code within} alone is lexical (it would see an enclosing
+     * class's annotation), the declaring type of the signature alone would see a superclass's; both must agree.
+     */
+    pointcut unkeyedType(): within(@Fenced(key = "") *) && execution(* (@Fenced(key = "") *).*(..));
+
+    /** A fenced method whose {@code @Fenced} has no key: its arguments are never needed. */
+    pointcut unkeyed(): (fencedMethod() && execution(@Fenced(key = "") * *(..))) || (fencedType() && unkeyedType());
+
+    /** Every other fenced method: the complement of {@code unkeyed()}, so exactly one of them matches a join point. */
+    pointcut keyed(): (fencedMethod() && !execution(@Fenced(key = "") * *(..))) || (fencedType() && !unkeyedType());
 
     /*
      * The routing advice of an unkeyed call, one per return type that would be boxed (an Object-returning advice boxes

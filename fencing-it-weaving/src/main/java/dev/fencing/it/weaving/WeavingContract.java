@@ -345,6 +345,21 @@ public abstract class WeavingContract {
     }
 
     @Test
+    void aKeyedClassNestedInAnUnkeyedOneKeepsItsKeyUnderWeaving() {
+        configureWithoutSpring(null);
+        WovenShelves shelves = new WovenShelves();
+        WovenShelves.Shelf shelf = new WovenShelves.Shelf();
+        FencingContext.run(new FencingToken("woven-shelves", 1, "h"), () -> shelves.label("top"));
+        FencingContext.run(new FencingToken("woven-shelf:a", 1, "h"), () -> shelf.put("a"));
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-shelf:a", 1, "h"), () -> shelf.put("b")))
+                .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-shelf:b");
+        assertThat(shelves.labels).containsExactly("top");
+        assertThat(shelf.items).containsExactly("a");
+        assertThat(checks(registry, "woven-shelf", "accepted")).isEqualTo(1);
+        assertThat(checks(registry, "woven-shelves", "accepted")).isEqualTo(1);
+    }
+
+    @Test
     @Timeout(60)
     void aBodyThatThrowsKeepsItsExceptionCountsAcceptedAndReleasesTheResource() throws Exception {
         configureWithoutSpring(null);
