@@ -110,7 +110,7 @@ public class FenceOverheadBenchmark {
 
         // one lease's token for each fenced resource, bound for the whole trial (as a caller's scope would be)
         scope = FencingContext.bind(new FencingToken("bench", 1, "lease"), new FencingToken("bench:7", 1, "lease"),
-                new FencingToken("bench-woven", 1, "lease"));
+                new FencingToken("bench-woven", 1, "lease"), new FencingToken("bench-woven:7", 1, "lease"));
     }
 
     @TearDown(Level.Trial)
@@ -170,5 +170,10 @@ public class FenceOverheadBenchmark {
     @Benchmark
     public long wovenFenced() {
         return woven.fenced(value);
+    }
+
+    @Benchmark
+    public long wovenFencedWithSpelKey() {
+        return woven.fencedWithKey(7, value);
     }
 }

@@ -102,6 +102,20 @@ public final class FenceGuard {
     }
 
     /**
+     * The fence of {@code point} as a bracket around a body its caller runs itself ({@link FenceBracket}: the woven
+     * aspect's path, allocating nothing), or {@code null} when only {@link #invoke} can fence it: the store is not a
+     * {@link dev.fencing.store.BracketFenceStore}, checks are observed, or the point has a key or acquires. Call once
+     * per point and keep the result.
+     */
+    public FenceBracket bracket(FencePoint point) {
+        if (store instanceof dev.fencing.store.BracketFenceStore brackets && observations == null && !point.hasKey()
+                && !point.acquire()) {
+            return new FenceBracket(point, brackets, rejections, verifier);
+        }
+        return null;
+    }
+
+    /**
      * Runs {@code call} under the fence described by {@code point}.
      *
      * @throws MissingTokenException when a checking point finds no token bound (the call does not run)

@@ -16,9 +16,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * a fenced method may call another on the same resource); different resources do not contend. It protects writes
  * made inside this process only and forgets everything on restart; max_seen stays advanced when the write throws,
  * since nothing rolls the write back. Optionally bounded: {@link #InMemoryFenceStore(long)} refuses a token further
- * above max_seen than {@code maxAdvance}. Its own {@link FenceAdmin}: read, raise and lower max_seen.
+ * above max_seen than {@code maxAdvance}. Its own {@link FenceAdmin}: read, raise and lower max_seen. As a
+ * {@link BracketFenceStore} it also fences a write run by its caller: the entry is the resource's slot, held by its
+ * lock from {@link #enter} to {@link Entry#exit()}, so entering allocates nothing.
  */
-public final class InMemoryFenceStore implements FenceStore, FenceAdmin {
+public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin {
 
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
     private final long maxAdvance;
@@ -62,6 +64,41 @@ public final class InMemoryFenceStore implements FenceStore, FenceAdmin {
             return write.proceed();
         } finally {
             slot.unlock();
+        }
+    }
+
+    /**
+     * {@inheritDoc} The slot's lock is held from here to {@link Entry#exit()}: the same check and advance as
+     * {@link #fence}, the write run by the caller in between.
+     */
+    @Override
+    public Entry enter(String resource, FencingToken token) {
+        if (!resource.equals(token.resource())) {
+            throw new IllegalArgumentException("Token " + token + " was issued for resource '" + token.resource()
+                    + "', not for '" + resource + "'");
+        }
+        Slot slot = slots.get(resource);
+        if (slot == null) {
+            slot = slots.computeIfAbsent(resource, unused -> new Slot());
+        }
+        slot.lock();
+        boolean held = false;
+        try {
+            Verdict verdict = FenceRule.judge(slot.seen, slot.maxSeen, slot.holder, token, maxAdvance);
+            if (!verdict.accepted()) {
+                throw TokenRejectedException.of(resource, token, slot.maxSeen, verdict);
+            }
+            if (verdict == Verdict.ACCEPT_NEWER) {
+                slot.seen = true;
+                slot.maxSeen = token.value();
+                slot.holder = token.holder();
+            }
+            held = true;
+            return slot;
+        } finally {
+            if (!held) {
+                slot.unlock();
+            }
         }
     }
 
@@ -135,10 +172,16 @@ public final class InMemoryFenceStore implements FenceStore, FenceAdmin {
         return slots.size();
     }
 
-    private static final class Slot extends ReentrantLock {
+    private static final class Slot extends ReentrantLock implements Entry {
         private static final long serialVersionUID = 1L;
         boolean seen;
         long maxSeen;
         String holder;
+
+        /** Unlocks; a thread that does not hold the slot gets an {@link IllegalMonitorStateException}. */
+        @Override
+        public void exit() {
+            unlock();
+        }
     }
 }

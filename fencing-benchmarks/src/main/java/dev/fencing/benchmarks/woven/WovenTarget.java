@@ -17,4 +17,11 @@ public class WovenTarget {
         sum += value;
         return sum;
     }
+
+    /** Keyed: the woven aspect's callback path (a join point for the arguments, a closure for the body). */
+    @Fenced(resource = "bench-woven", key = "#p0")
+    public long fencedWithKey(long id, long value) {
+        sum += value;
+        return sum;
+    }
 }

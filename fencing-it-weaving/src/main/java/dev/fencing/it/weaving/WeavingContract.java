@@ -4,6 +4,14 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.aspectj.FencingAspect;
 import dev.fencing.spring.support.FencingSupport;
 import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
+import dev.fencing.store.BracketFenceStore;
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.FencedCall;
+import org.junit.jupiter.api.Timeout;
+import java.io.IOException;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.guard.FenceGuard;
 import dev.fencing.issuer.InMemoryTokenIssuer;
@@ -297,6 +305,172 @@ public abstract class WeavingContract {
             assertThat(checks(meters, "woven-reactive", "stale")).isEqualTo(1);
             assertThat(checks(meters, "woven-reactive", "missing")).isEqualTo(1);
         }
+    }
+
+    @Test
+    void unkeyedFencesOfEveryReturnTypeReturnWhatTheBodyReturns() {
+        configureWithoutSpring(null);
+        WovenCounter counter = new WovenCounter();
+        assertThatThrownBy(() -> counter.addLong(1)).isInstanceOf(MissingTokenException.class)
+                .hasMessageContaining("WovenCounter.addLong(long)");
+        FencingContext.run(new FencingToken("woven-counter", 3, "h"), () -> {
+            assertThat(counter.addInt(2)).isEqualTo(2);
+            assertThat(counter.addLong(40_000_000_000L)).isEqualTo(40_000_000_002L);
+            assertThat(counter.half(3f)).isEqualTo(1.5f);
+            assertThat(counter.twice(1.25)).isEqualTo(2.5);
+            assertThat(counter.initial("xyz")).isEqualTo('x');
+            assertThat(counter.describe()).isEqualTo("total 40000000002");
+            counter.reset();
+        });
+        assertThat(counter.total()).isZero();
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-counter", 2, "h"),
+                () -> counter.addInt(1))).isInstanceOf(StaleTokenException.class)
+                .hasMessageContaining("WovenCounter.addInt(int)");
+        assertThat(counter.total()).isZero();
+        assertThat(checks(registry, "woven-counter", "accepted")).isEqualTo(7);
+        assertThat(checks(registry, "woven-counter", "missing")).isEqualTo(1);
+        assertThat(checks(registry, "woven-counter", "stale")).isEqualTo(1);
+    }
+
+    @Test
+    void aKeyedMethodReturningAPrimitiveUnderWeaving() {
+        configureWithoutSpring(null);
+        WovenCounter counter = new WovenCounter();
+        FencingContext.run(new FencingToken("woven-slots:3", 1, "h"), () -> assertThat(counter.addTo(3, 5)).isEqualTo(5));
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-slots:3", 1, "h"),
+                () -> counter.addTo(4, 5))).isInstanceOf(MissingTokenException.class)
+                .hasMessageContaining("woven-slots:4");
+        assertThat(counter.total()).isEqualTo(5);
+        assertThat(checks(registry, "woven-slots", "accepted")).isEqualTo(1);
+    }
+
+    @Test
+    void aKeyedClassNestedInAnUnkeyedOneKeepsItsKeyUnderWeaving() {
+        configureWithoutSpring(null);
+        WovenShelves shelves = new WovenShelves();
+        WovenShelves.Shelf shelf = new WovenShelves.Shelf();
+        FencingContext.run(new FencingToken("woven-shelves", 1, "h"), () -> shelves.label("top"));
+        FencingContext.run(new FencingToken("woven-shelf:a", 1, "h"), () -> shelf.put("a"));
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-shelf:a", 1, "h"), () -> shelf.put("b")))
+                .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-shelf:b");
+        assertThat(shelves.labels).containsExactly("top");
+        assertThat(shelf.items).containsExactly("a");
+        assertThat(checks(registry, "woven-shelf", "accepted")).isEqualTo(1);
+        assertThat(checks(registry, "woven-shelves", "accepted")).isEqualTo(1);
+    }
+
+    @Test
+    @Timeout(60)
+    void aBodyThatThrowsKeepsItsExceptionCountsAcceptedAndReleasesTheResource() throws Exception {
+        configureWithoutSpring(null);
+        WovenCounter counter = new WovenCounter();
+        IOException failure = new IOException("disk full");
+        try (FencingScope ignored = FencingContext.bind(new FencingToken("woven-counter", 5, "h5"))) {
+            assertThatThrownBy(() -> counter.failWith(failure)).isSameAs(failure);
+        }
+        assertThat(checks(registry, "woven-counter", "accepted")).isEqualTo(1);
+        CompletableFuture<Long> other = CompletableFuture.supplyAsync(() -> {
+            try (FencingScope ignored = FencingContext.bind(new FencingToken("woven-counter", 6, "h6"))) {
+                return counter.addLong(10);
+            }
+        });
+        assertThat(other.get(10, TimeUnit.SECONDS)).isEqualTo(11); // another thread took the resource after the throw
+        assertThat(store.maxSeen("woven-counter")).hasValue(6);
+    }
+
+    @Test
+    @Timeout(60)
+    void theResourceIsHeldForTheWholeBodyAndAFencedCallInsideItReentersIt() throws Exception {
+        configureWithoutSpring(null);
+        WovenCounter counter = new WovenCounter();
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch leave = new CountDownLatch(1);
+        CompletableFuture<Long> holder = CompletableFuture.supplyAsync(() -> {
+            try (FencingScope ignored = FencingContext.bind(new FencingToken("woven-counter", 7, "h7"))) {
+                return counter.inside(() -> {
+                    long after = counter.addLong(1); // the same resource, already held by this thread
+                    inside.countDown();
+                    assertThat(leave.await(10, TimeUnit.SECONDS)).isTrue();
+                    return after;
+                });
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<Long> waiting = CompletableFuture.supplyAsync(() -> {
+            try (FencingScope ignored = FencingContext.bind(new FencingToken("woven-counter", 8, "h8"))) {
+                return counter.addLong(100);
+            }
+        });
+        assertThatThrownBy(() -> waiting.get(300, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+        leave.countDown();
+        assertThat(holder.get(10, TimeUnit.SECONDS)).isEqualTo(1);
+        assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo(101);
+        assertThat(checks(registry, "woven-counter", "accepted")).isEqualTo(3);
+    }
+
+    @Test
+    void anUnkeyedCallEntersABracketStoreAndAKeyedOneHandsItTheBody() {
+        AtomicInteger entered = new AtomicInteger();
+        AtomicInteger fenced = new AtomicInteger();
+        BracketFenceStore counting = new BracketFenceStore() {
+            @Override
+            public Entry enter(String resource, FencingToken token) {
+                entered.incrementAndGet();
+                return store.enter(resource, token);
+            }
+
+            @Override
+            public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+                fenced.incrementAndGet();
+                return store.fence(resource, token, write);
+            }
+        };
+        support = new FencingSupport(new FenceGuard(counting, null, Duration.ofSeconds(10)),
+                new FencingMetrics(registry));
+        aspect.configure(support);
+        WovenCounter counter = new WovenCounter();
+        FencingContext.run(new FencingToken("woven-counter", 1, "h"), () -> {
+            counter.addLong(1);
+            counter.describe();
+        });
+        assertThat(entered).hasValue(2);
+        assertThat(fenced).hasValue(0);
+        FencingContext.run(new FencingToken("woven-slots:1", 1, "h"), () -> counter.addTo(1, 1));
+        assertThat(entered).hasValue(2);
+        assertThat(fenced).hasValue(1);
+    }
+
+    @Test
+    void aStoreThatOnlyRunsCallbacksFencesWovenCallsThroughItEvenAfterABracketConfiguration() throws Exception {
+        configureWithoutSpring(null);
+        WovenCounter counter = new WovenCounter();
+        FencingContext.run(new FencingToken("woven-counter", 2, "h"), () -> counter.addLong(1)); // routes cached
+        aspect.detach(support);
+        AtomicInteger fences = new AtomicInteger();
+        FenceStore callbacksOnly = new FenceStore() {
+            @Override
+            public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+                fences.incrementAndGet();
+                return store.fence(resource, token, write);
+            }
+        };
+        support = new FencingSupport(new FenceGuard(callbacksOnly, null, Duration.ofSeconds(10)),
+                new FencingMetrics(registry));
+        aspect.configure(support);
+        try (FencingScope ignored = FencingContext.bind(new FencingToken("woven-counter", 3, "h3"))) {
+            assertThat(counter.addLong(5)).isEqualTo(6);
+            assertThat(counter.inside(() -> counter.addInt(1))).isEqualTo(7); // a callback fence inside another
+            IOException failure = new IOException("disk full");
+            assertThatThrownBy(() -> counter.failWith(failure)).isSameAs(failure);
+        }
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-counter", 2, "h"), () -> counter.addLong(1)))
+                .isInstanceOf(StaleTokenException.class);
+        assertThat(fences).hasValue(5);
+        assertThat(counter.total()).isEqualTo(8);
+        assertThat(checks(registry, "woven-counter", "accepted")).isEqualTo(5);
+        assertThat(checks(registry, "woven-counter", "stale")).isEqualTo(1);
     }
 
     @Test

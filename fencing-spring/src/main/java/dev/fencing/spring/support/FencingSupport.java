@@ -1,5 +1,6 @@
 package dev.fencing.spring.support;
 
+import dev.fencing.guard.FenceBracket;
 import dev.fencing.guard.FenceGuard;
 import dev.fencing.guard.RejectionListener;
 import dev.fencing.guard.FencePoint;
@@ -212,6 +213,30 @@ public final class FencingSupport {
         FencePoint point = reactive.point();
         return reactive.fencer().invoke(point, reactive.adapter(), point.hasKey() ? arguments.apply(call) : NO_ARGS,
                 call, proceed);
+    }
+
+    /**
+     * The fence of {@code method} on {@code targetClass} as a bracket the woven aspect runs around its own inlined
+     * {@code proceed()} ({@link FenceGuard#bracket}), or {@code null} when it is not fenced or only {@link #invoke}
+     * can fence it (a key, an acquiring, future or reactive point, a store without brackets, observed checks). Asked
+     * once per join point; internal.
+     *
+     * @throws dev.fencing.FencingConfigurationException when the annotation is invalid or a collaborator is missing
+     */
+    public FenceBracket bracketFor(Method method, Class<?> targetClass) {
+        Resolved current = resolved();
+        return current.points.fenceFor(method, targetClass) instanceof FencePoint point
+                ? current.guard.bracket(point) : null;
+    }
+
+    /**
+     * Whether {@code method} on {@code targetClass} is fenced at all (a woven join point that is not runs straight
+     * through). Internal.
+     *
+     * @throws dev.fencing.FencingConfigurationException when the annotation is invalid or a collaborator is missing
+     */
+    public boolean fences(Method method, Class<?> targetClass) {
+        return resolved().points.fenceFor(method, targetClass) != null;
     }
 
     /** {@code proceed}, then waiting for the future it returns ({@link AsyncMethods#awaited}). */

@@ -1,0 +1,400 @@
+package dev.fencing.aspectj;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.annotation.Fenced;
+import dev.fencing.guard.FenceBracket;
+import dev.fencing.guard.FenceGuard;
+import dev.fencing.spring.support.FencingSupport;
+import dev.fencing.store.BracketFenceStore;
+import dev.fencing.token.FencingToken;
+import org.aspectj.lang.JoinPoint;
+import org.aspectj.lang.reflect.MethodSignature;
+import org.springframework.util.ClassUtils;
+
+import java.lang.reflect.Method;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * The fence for AspectJ weaving (compile-time with ajc, load-time with {@code -javaagent:aspectjweaver.jar}; the
+ * jar ships {@code META-INF/aop.xml} declaring it). A singleton aspect: configure it once with
+ * {@link #configure(FencingSupport)} ({@code @EnableFencing(mode = ASPECTJ)} does), until then every fenced call is
+ * refused. Weaving sees an annotation only where the woven code is: on the executing method itself, or on the class
+ * that declares it. Annotations on interfaces (their methods or the interface type), on overridden methods and on
+ * subclasses are invisible to it: repeat them on the implementation ({@code @EnableFencing(mode = ASPECTJ)} refuses
+ * to start otherwise).
+ *
+ * <p>A code-style aspect, so that ajc inlines the advice that fences an unkeyed method: with a store that fences a
+ * write its caller runs ({@link BracketFenceStore}, the in-memory store), the check, the method's own body and the
+ * release run in the woven method itself, and a fenced call allocates nothing (no closure, no join point, no box for
+ * an {@code int}, {@code long}, {@code float} or {@code double} result: each has a routing advice of its own). Every
+ * other fence (a key, an acquiring, future or reactive method, a database store, observed checks) runs through
+ * {@link FencingSupport#invoke} as a callback, as before. Method-level and type-level {@code @Fenced}, keyed and
+ * unkeyed, are split by pointcuts that can never both match one join point, so the fence runs once per call; a woven
+ * transaction aspect (spring-aspects) runs outside this one, so the check joins its transaction, and a woven
+ * {@code @Async} aspect runs outside both, so the check of an {@code @Async} method runs on the executor, where its
+ * write does.
+ */
+public aspect FencingAspect {
+
+    declare precedence: org.springframework.scheduling.aspectj.*, org.springframework.transaction.aspectj.*,
+            dev.fencing.aspectj.FencingAspect;
+
+    /** The route of a join point that is not fenced (a type-level {@code @Fenced} does not apply to it). */
+    private static final Object PLAIN = new Object();
+
+    /** The route of a join point fenced through {@link FencingSupport#invoke}. */
+    private static final Object CALLBACK = new Object();
+
+    /**
+     * The join point whose callback fence the advice below the routing one must run: set by the routing advice just
+     * before its {@code proceed()}, taken by that advice's test at once. Never left set after a call.
+     */
+    private static final ThreadLocal<JoinPoint.StaticPart> CALLBACK_PENDING = new ThreadLocal<>();
+
+    /** Whether any join point ever took the callback route: until then the test of the callback advice reads this. */
+    private static volatile boolean callbacks;
+
+    /** What an unkeyed point asks for its arguments: none, so asking means the weaving split failed; fail closed. */
+    private static final Function<Object, Object[]> NO_ARGUMENTS = unused -> {
+        throw new FencingConfigurationException("A @Fenced method with a key was woven by the advice for methods "
+                + "without one (the annotation weaving saw has no key, the one the fence resolved has): its arguments "
+                + "are not available there, so the call is refused; put @Fenced with its key on the method itself");
+    };
+
+    private volatile Routes routes;
+
+    /** For AspectJ's singleton instantiation; use {@code FencingAspect.aspectOf()} (woven code) to reach it. */
+    public FencingAspect() {
+    }
+
+    /** Connects the woven aspect to its store, issuer and counters. May be called again to replace them. */
+    public synchronized void configure(FencingSupport support) {
+        this.routes = new Routes(Objects.requireNonNull(support, "support"));
+    }
+
+    /** Whether {@link #configure(FencingSupport)} was called. */
+    public boolean isConfigured() {
+        return routes != null;
+    }
+
+    /**
+     * Detaches {@code expected} if it is still the configured support (context shutdown): fenced calls are refused
+     * until configured again. Another context's configuration is left alone.
+     */
+    public synchronized void detach(FencingSupport expected) {
+        Routes current = routes;
+        if (current != null && current.support == expected) {
+            routes = null;
+        }
+    }
+
+    /** A method carrying {@code @Fenced}. */
+    pointcut fencedMethod(): execution(@Fenced !static * *(..));
+
+    /** A public method of a class carrying {@code @Fenced}, where the method itself does not. */
+    pointcut fencedType(): @within(Fenced) && execution(public !static * *(..)) && !execution(@Fenced * *(..));
+
+    /**
+     * The declaring class's {@code @Fenced} has no key: {@code within} alone is lexical (it would see an enclosing
+     * class's annotation), the declaring type of the signature alone would see a superclass's; both must agree.
+     */
+    pointcut unkeyedType(): within(@Fenced(key = "") *) && execution(* (@Fenced(key = "") *).*(..));
+
+    /** A fenced method whose {@code @Fenced} has no key: its arguments are never needed. */
+    pointcut unkeyed(): (fencedMethod() && execution(@Fenced(key = "") * *(..))) || (fencedType() && unkeyedType());
+
+    /** Every other fenced method: the complement of {@code unkeyed()}, so exactly one of them matches a join point. */
+    pointcut keyed(): (fencedMethod() && !execution(@Fenced(key = "") * *(..))) || (fencedType() && !unkeyedType());
+
+    /*
+     * The routing advice of an unkeyed call, one per return type that would be boxed (an Object-returning advice boxes
+     * a primitive result, and Long.valueOf & co. are not scalar-replaced): a bracket fence runs here around the
+     * inlined proceed(); a callback fence is left to the advice after these (which alone builds a closure); a join
+     * point that is not fenced runs straight through. They refer to nothing but thisJoinPointStaticPart, so ajc builds
+     * no join point for them, and their return types split the unkeyed join points among them without overlap.
+     */
+
+    int around(): unkeyed() && execution(int *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at);
+        if (route instanceof FenceBracket) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token();
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            int result;
+            try {
+                result = proceed();
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed();
+        }
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed();
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    long around(): unkeyed() && execution(long *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at);
+        if (route instanceof FenceBracket) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token();
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            long result;
+            try {
+                result = proceed();
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed();
+        }
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed();
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    float around(): unkeyed() && execution(float *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at);
+        if (route instanceof FenceBracket) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token();
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            float result;
+            try {
+                result = proceed();
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed();
+        }
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed();
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    double around(): unkeyed() && execution(double *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at);
+        if (route instanceof FenceBracket) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token();
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            double result;
+            try {
+                result = proceed();
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed();
+        }
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed();
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    /** Every other return type: a reference, void, or a primitive whose boxes are cached or rare. */
+    Object around(): unkeyed() && !execution(int *(..)) && !execution(long *(..))
+            && !execution(float *(..)) && !execution(double *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at);
+        if (route instanceof FenceBracket) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token();
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            Object result;
+            try {
+                result = proceed();
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed();
+        }
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed();
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    /** The callback fence of an unkeyed call the advice above routed here. */
+    Object around(): unkeyed() && if(callbackPending(thisJoinPointStaticPart)) {
+        CALLBACK_PENDING.remove();
+        Method method = methodOf(thisJoinPointStaticPart);
+        FencingSupport current = supportFor(method);
+        try {
+            return current.invoke(method, method.getDeclaringClass(), null, NO_ARGUMENTS, new Body<Object>() {
+                @Override
+                Object run() throws Throwable {
+                    return proceed();
+                }
+            });
+        } catch (Throwable t) {
+            throw FencingAspect.<RuntimeException>rethrow(t);
+        }
+    }
+
+    /** The fence of a keyed call: its arguments come from the join point, the body is a closure. */
+    Object around(): keyed() {
+        Method method = methodOf(thisJoinPointStaticPart);
+        FencingSupport current = supportFor(method);
+        JoinPoint call = thisJoinPoint;
+        try {
+            return current.invoke(method, method.getDeclaringClass(), call, JoinPoint::getArgs, new Body<JoinPoint>() {
+                @Override
+                Object run() throws Throwable {
+                    return proceed();
+                }
+            });
+        } catch (Throwable t) {
+            throw FencingAspect.<RuntimeException>rethrow(t);
+        }
+    }
+
+    /** The route of {@code at} with the current configuration: cached, except when it cannot be decided now. */
+    private Object route(JoinPoint.StaticPart at) {
+        Routes current = routes;
+        if (current == null) {
+            return CALLBACK; // refused there, with the message saying how to configure
+        }
+        Object route = current.routes.get(at);
+        return route != null ? route : current.decide(at);
+    }
+
+    /** Marks {@code at} as routed to the callback advice, on this thread; returns what to restore afterwards. */
+    private static JoinPoint.StaticPart pend(JoinPoint.StaticPart at) {
+        if (!callbacks) {
+            callbacks = true;
+        }
+        JoinPoint.StaticPart previous = CALLBACK_PENDING.get();
+        CALLBACK_PENDING.set(at);
+        return previous;
+    }
+
+    /**
+     * Restores what {@link #pend} replaced: the mark of an enclosing routing advice whose callback advice has not run
+     * yet (an unrelated advice between the two made a fenced call of its own), or nothing.
+     */
+    private static void unpend(JoinPoint.StaticPart previous) {
+        if (previous == null) {
+            CALLBACK_PENDING.remove();
+        } else {
+            CALLBACK_PENDING.set(previous);
+        }
+    }
+
+    /** Whether the routing advice sent {@code at} to the callback advice, just now, on this thread. */
+    static boolean callbackPending(JoinPoint.StaticPart at) {
+        return callbacks && CALLBACK_PENDING.get() == at;
+    }
+
+    private static Method methodOf(JoinPoint.StaticPart at) {
+        return ((MethodSignature) at.getSignature()).getMethod();
+    }
+
+    private FencingSupport supportFor(Method method) {
+        Routes current = routes;
+        if (current == null) {
+            throw new FencingConfigurationException("FencingAspect is woven into "
+                    + describe(method)
+                    + " but not configured, so the call is refused; use @EnableFencing(mode = AdviceMode.ASPECTJ) or "
+                    + "call FencingAspect.aspectOf().configure(...) at startup. If this application also uses "
+                    + "@EnableFencing in PROXY mode, stop weaving: the fence must not run twice");
+        }
+        return current.support;
+    }
+
+    /** {@code SimpleClassName.method(ParamType, ...)}: woven code runs in the user's own class, never a proxy. */
+    private static String describe(Method method) {
+        return ClassUtils.getShortName(method.getDeclaringClass()) + "." + method.getName()
+                + Arrays.stream(method.getParameterTypes()).map(Class::getSimpleName)
+                .collect(Collectors.joining(", ", "(", ")"));
+    }
+
+    /** Throws {@code t} unchanged, checked or not: the woven method may declare it, the advice cannot. */
+    @SuppressWarnings("unchecked")
+    private static <E extends Throwable> E rethrow(Throwable t) throws E {
+        throw (E) t;
+    }
+
+    /** The woven body as the guard's callback; the advice's anonymous subclasses call {@code proceed()}. */
+    private abstract static class Body<C> implements FenceGuard.Proceed<C, Object> {
+
+        abstract Object run() throws Throwable;
+
+        @Override
+        public final Object proceed(C ignored) throws Throwable {
+            return run();
+        }
+    }
+
+    /**
+     * One configuration's routes, per join point (a join point's static part is one object per woven method, so the
+     * map compares identities). A configuration replaced by {@link #configure} takes its routes with it.
+     */
+    private static final class Routes {
+        final FencingSupport support;
+        final ConcurrentHashMap<JoinPoint.StaticPart, Object> routes = new ConcurrentHashMap<>();
+
+        Routes(FencingSupport support) {
+            this.support = support;
+        }
+
+        /**
+         * A bracket when the support has one for the method, straight through when it is not fenced, else the
+         * callback; a failure (an invalid annotation, a missing collaborator) is not cached: the callback raises it
+         * again on every call.
+         */
+        Object decide(JoinPoint.StaticPart at) {
+            Method method = methodOf(at);
+            Object route;
+            try {
+                Class<?> type = method.getDeclaringClass();
+                FenceBracket bracket = support.bracketFor(method, type);
+                route = bracket != null ? bracket : support.fences(method, type) ? CALLBACK : PLAIN;
+            } catch (RuntimeException e) {
+                return CALLBACK;
+            }
+            Object raced = routes.putIfAbsent(at, route);
+            return raced != null ? raced : route;
+        }
+    }
+}

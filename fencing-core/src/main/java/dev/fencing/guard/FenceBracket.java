@@ -1,0 +1,119 @@
+package dev.fencing.guard;
+
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.MissingTokenException;
+import dev.fencing.signing.TokenVerifier;
+import dev.fencing.signing.Verification;
+import dev.fencing.store.BracketFenceStore;
+import dev.fencing.token.FencingToken;
+
+/**
+ * Internal: public for the woven aspect (fencing-aspect), not for applications.
+ * The fence of one checking, unkeyed {@link FencePoint} as a bracket around a body its caller runs itself, for a
+ * {@link BracketFenceStore}: {@link #token()}, {@link #enter(FencingToken)}, the body, then {@link #exit} or
+ * {@link #failed}. It counts, names and reports every outcome exactly as {@link FenceGuard#invoke} does (through
+ * {@link CheckOutcomes}), and allocates nothing on an accepted call. Created once per point by
+ * {@link FenceGuard#bracket(FencePoint)}; thread-safe.
+ *
+ * <p>The protocol, which the caller must keep (the resource stays held otherwise):
+ * <pre>{@code
+ * FencingToken token = bracket.token();               // throws when none is bound or it is forged
+ * BracketFenceStore.Entry entry = bracket.enter(token); // throws when rejected; nothing is held then
+ * Object result;
+ * try {
+ *     result = body();
+ * } catch (Throwable t) {
+ *     throw bracket.failed(entry, token, t);           // releases, counts, returns t
+ * }
+ * bracket.exit(entry);                                 // releases, counts accepted
+ * return result;
+ * }</pre>
+ */
+public final class FenceBracket {
+
+    private final FencePoint point;
+    private final String resource;
+    private final BracketFenceStore store;
+    private final RejectionListener rejections;
+    private final TokenVerifier verifier;
+
+    FenceBracket(FencePoint point, BracketFenceStore store, RejectionListener rejections, TokenVerifier verifier) {
+        if (point.hasKey() || point.acquire()) {
+            throw new IllegalArgumentException("A bracket fences a checking, unkeyed point only, not " + point);
+        }
+        this.point = point;
+        this.resource = point.resource();
+        this.store = store;
+        this.rejections = rejections;
+        this.verifier = verifier;
+    }
+
+    /** The point this bracket fences. */
+    public FencePoint point() {
+        return point;
+    }
+
+    /**
+     * The token bound for the point's resource, verified when the guard has a verifier.
+     *
+     * @throws MissingTokenException                 when none is bound (counted {@code missing})
+     * @throws dev.fencing.rule.ForgedTokenException when it fails verification (counted {@code forged}, reported)
+     */
+    public FencingToken token() {
+        FencingToken token = FencingContext.current(resource);
+        if (token == null) {
+            CheckOutcomes.missing(point, null);
+            throw new MissingTokenException(resource, point.operation(), FencingContext.snapshot().keySet());
+        }
+        if (verifier != null) {
+            Verification verification = verifier.verify(token); // cached per token instance
+            if (!verification.valid()) {
+                throw CheckOutcomes.forged(point, resource, token, verification, rejections, null);
+            }
+        }
+        return token;
+    }
+
+    /**
+     * Checks {@code token} in the store and holds the resource; on failure nothing is held and the failure is
+     * counted as {@link FenceGuard#invoke} counts a failure before the write started.
+     *
+     * @throws dev.fencing.rule.TokenRejectedException when rejected (named after the point's operation, reported)
+     * @throws dev.fencing.store.FenceStoreException   when the store failed without a verdict
+     */
+    public BracketFenceStore.Entry enter(FencingToken token) {
+        try {
+            return store.enter(resource, token);
+        } catch (RuntimeException | Error t) {
+            Throwable failure = CheckOutcomes.failed(point, resource, token, false, t, rejections, null);
+            if (failure instanceof RuntimeException unchecked) {
+                throw unchecked;
+            }
+            throw (Error) failure; // an unchecked failure is returned as itself or as a FencingException
+        }
+    }
+
+    /** Ends an accepted call whose body returned: releases the resource, then counts {@code accepted}. */
+    public void exit(BracketFenceStore.Entry entry) {
+        entry.exit();
+        CheckOutcomes.accepted(point, null);
+    }
+
+    /**
+     * Ends an accepted call whose body threw {@code t}: releases the resource, counts as {@link FenceGuard#invoke}
+     * counts a failure once the write started (the body's own, so {@code accepted}), and returns what to throw.
+     */
+    public Throwable failed(BracketFenceStore.Entry entry, FencingToken token, Throwable t) {
+        try {
+            entry.exit();
+        } catch (RuntimeException e) {
+            t.addSuppressed(e);
+        }
+        return CheckOutcomes.failed(point, resource, token, true, t, rejections, null);
+    }
+
+    @Override
+    public String toString() {
+        return "FenceBracket[" + point + "]";
+    }
+}

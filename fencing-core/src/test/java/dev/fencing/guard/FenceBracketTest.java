@@ -1,0 +1,355 @@
+package dev.fencing.guard;
+
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
+import dev.fencing.issuer.InMemoryTokenIssuer;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.signing.KeyRing;
+import dev.fencing.signing.TokenSigner;
+import dev.fencing.signing.TokenVerifier;
+import dev.fencing.signing.VerificationKey;
+import dev.fencing.store.BracketFenceStore;
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.FencedCall;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The bracket form of the guard ({@link FenceBracket}, the woven aspect's path) against its callback form
+ * ({@link FenceGuard#invoke}): every outcome must be thrown, counted, reported and stored alike, and the resource
+ * released on every exit.
+ */
+class FenceBracketTest {
+
+    private static final byte[] SECRET = "0123456789abcdef0123456789abcdef".getBytes();
+
+    @AfterEach
+    void nothingStaysBound() {
+        assertThat(FencingContext.isEmpty()).isTrue();
+    }
+
+    /** The body of a fenced method in one scenario. */
+    interface Body {
+        Object run(Fixture fixture) throws Throwable;
+    }
+
+    /** How the fence is run: the two paths under comparison. */
+    enum Path {
+        CALLBACK {
+            @Override
+            Object run(Fixture f, FencePoint point, FencedCall<Object> body) throws Throwable {
+                return f.guard.invoke(point, new Object[0], body);
+            }
+        },
+        BRACKET {
+            @Override
+            Object run(Fixture f, FencePoint point, FencedCall<Object> body) throws Throwable {
+                FenceBracket bracket = f.guard.bracket(point);
+                assertThat(bracket).as("bracket of " + point).isNotNull();
+                FencingToken token = bracket.token();
+                BracketFenceStore.Entry entry = bracket.enter(token);
+                Object result;
+                try {
+                    result = body.proceed();
+                } catch (Throwable t) {
+                    throw bracket.failed(entry, token, t);
+                }
+                bracket.exit(entry);
+                return result;
+            }
+        };
+
+        abstract Object run(Fixture f, FencePoint point, FencedCall<Object> body) throws Throwable;
+    }
+
+    /** One guard, store, registry and listener; fresh per scenario and path. */
+    static final class Fixture {
+        final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        final FencingMetrics metrics = new FencingMetrics(registry);
+        final InMemoryFenceStore store;
+        final List<TokenRejectedException> heard = new ArrayList<>();
+        final FenceGuard guard;
+        final FencePoint point;
+        final FencePoint nested;
+        final Path path;
+        int writes;
+
+        Fixture(Path path, InMemoryFenceStore store, TokenVerifier verifier) {
+            this.path = path;
+            this.store = store;
+            this.guard = FenceGuard.builder(store).verifier(verifier).rejectionListener(heard::add).build();
+            this.point = new FencePoint("Repo.write(String)", "docs", null, null, false, metrics);
+            this.nested = new FencePoint("Audit.log(String)", "audit", null, null, false, metrics);
+        }
+
+        Object fenced(Body body) throws Throwable {
+            return path.run(this, point, () -> body.run(this));
+        }
+
+        /** Counters, listener, store and writes after the scenario, for comparison. */
+        String state() {
+            Map<String, Double> counts = new TreeMap<>();
+            registry.getMeters().stream().filter(m -> m.getId().getName().equals(FencingMetrics.CHECKS))
+                    .forEach(m -> counts.put(m.getId().getTag("resource") + "/" + m.getId().getTag("outcome"),
+                            ((Counter) m).count()));
+            counts.values().removeIf(v -> v == 0);
+            List<String> told = heard.stream().map(e -> e.getClass().getSimpleName() + " " + e.verdict() + " "
+                    + e.operation() + " " + e.presented()).toList();
+            return "checks=" + counts + " heard=" + told + " maxSeen=" + store.maxSeen("docs") + "/"
+                    + store.maxSeen("audit") + " writes=" + writes;
+        }
+    }
+
+    /** The scenarios: how the store and verifier are prepared, what is bound, what the body does. */
+    enum Scenario {
+        ACCEPTED(token(5), f -> ++f.writes),
+        STALE(token(5), f -> ++f.writes) {
+            @Override
+            void prepare(InMemoryFenceStore store) {
+                store.raiseFloor("docs", 10);
+            }
+        },
+        DUPLICATE(token(7), f -> ++f.writes) {
+            @Override
+            void prepare(InMemoryFenceStore store) throws Throwable {
+                FencingToken other = new FencingToken("docs", 7, "another-holder");
+                store.fence("docs", other, () -> null);
+            }
+        },
+        OUT_OF_RANGE(token(1_000), f -> ++f.writes) {
+            @Override
+            InMemoryFenceStore store() {
+                InMemoryFenceStore bounded = new InMemoryFenceStore(10);
+                bounded.raiseFloor("docs", 1);
+                return bounded;
+            }
+        },
+        MISSING(null, f -> ++f.writes),
+        FORGED(token(5), f -> ++f.writes) {
+            @Override
+            TokenVerifier verifier() {
+                return new TokenVerifier(KeyRing.of(VerificationKey.hmac("k1", SECRET)));
+            }
+        },
+        SIGNED(TokenSigner.hmac("k1", SECRET).sign(token(5)), f -> ++f.writes) {
+            @Override
+            TokenVerifier verifier() {
+                return new TokenVerifier(KeyRing.of(VerificationKey.hmac("k1", SECRET)));
+            }
+        },
+        BODY_THROWS_UNCHECKED(token(5), f -> {
+            f.writes++;
+            throw new IllegalStateException("the write failed");
+        }),
+        BODY_THROWS_CHECKED(token(5), f -> {
+            f.writes++;
+            throw new IOException("disk full");
+        }),
+        BODY_THROWS_ERROR(token(5), f -> {
+            f.writes++;
+            throw new StackOverflowError("deep");
+        }),
+        NESTED_CALL_REJECTED(token(5), f -> {
+            f.writes++;
+            // a nested fenced call on another resource, refused there: counted there, this check accepted
+            try (FencingScope ignored = FencingContext.bind(new FencingToken("audit", 1, "client"))) {
+                return f.path.run(f, f.nested, () -> ++f.writes);
+            }
+        }) {
+            @Override
+            void prepare(InMemoryFenceStore store) {
+                store.raiseFloor("audit", 3);
+            }
+        },
+        NESTED_CALL_SAME_RESOURCE(token(5), f -> {
+            f.writes++;
+            FencePoint again = new FencePoint("Repo.append(String)", "docs", null, null, false, f.metrics);
+            return f.path.run(f, again, () -> ++f.writes);
+        });
+
+        final FencingToken bound;
+        final Body body;
+
+        Scenario(FencingToken bound, Body body) {
+            this.bound = bound;
+            this.body = body;
+        }
+
+        void prepare(InMemoryFenceStore store) throws Throwable {
+        }
+
+        InMemoryFenceStore store() {
+            return new InMemoryFenceStore();
+        }
+
+        TokenVerifier verifier() {
+            return null;
+        }
+
+        /** Runs the scenario on {@code path}: what it returned or threw, then the state it left. */
+        String outcome(Path path) throws Throwable {
+            InMemoryFenceStore store = store();
+            prepare(store);
+            Fixture fixture = new Fixture(path, store, verifier());
+            String result;
+            try (FencingScope ignored = bound == null ? FencingContext.bind(List.of()) : FencingContext.bind(bound)) {
+                result = "returned " + fixture.fenced(body);
+            } catch (Throwable t) {
+                result = "threw " + t.getClass().getName() + ": " + t.getMessage();
+            }
+            assertThat(released(store, "docs")).as("docs released").isTrue();
+            return result + " | " + fixture.state();
+        }
+    }
+
+    private static FencingToken token(long value) {
+        return new FencingToken("docs", value, "client");
+    }
+
+    @ParameterizedTest
+    @EnumSource(Scenario.class)
+    void theBracketThrowsCountsReportsAndStoresExactlyAsTheCallback(Scenario scenario) throws Throwable {
+        String callback = scenario.outcome(Path.CALLBACK);
+        String bracket = scenario.outcome(Path.BRACKET);
+        assertThat(bracket).isEqualTo(callback);
+    }
+
+    @Test
+    void theScenariosReallyDiffer() throws Throwable {
+        // guards the comparison above against a state() that sees nothing
+        assertThat(Scenario.ACCEPTED.outcome(Path.BRACKET))
+                .contains("returned 1").contains("docs/accepted=1.0").contains("maxSeen=OptionalLong[5]");
+        assertThat(Scenario.STALE.outcome(Path.BRACKET)).contains("StaleTokenException").contains("docs/stale=1.0")
+                .contains("heard=[StaleTokenException REJECT_STALE Repo.write(String)").contains("writes=0");
+        assertThat(Scenario.MISSING.outcome(Path.BRACKET)).contains("MissingTokenException")
+                .contains("docs/missing=1.0");
+        assertThat(Scenario.FORGED.outcome(Path.BRACKET)).contains("ForgedTokenException")
+                .contains("docs/forged=1.0");
+        assertThat(Scenario.BODY_THROWS_CHECKED.outcome(Path.BRACKET)).contains("threw java.io.IOException: disk full")
+                .contains("docs/accepted=1.0").contains("writes=1");
+        assertThat(Scenario.NESTED_CALL_REJECTED.outcome(Path.BRACKET)).contains("audit/stale=1.0")
+                .contains("docs/accepted=1.0");
+        assertThat(Scenario.NESTED_CALL_SAME_RESOURCE.outcome(Path.BRACKET)).contains("returned 2")
+                .contains("docs/accepted=2.0");
+    }
+
+    @Test
+    @Timeout(30)
+    void theResourceIsHeldUntilExitAndReleasedAfterTheBodyThrew() throws Throwable {
+        Fixture fixture = new Fixture(Path.BRACKET, new InMemoryFenceStore(), null);
+        FenceBracket bracket = fixture.guard.bracket(fixture.point);
+        CountDownLatch entered = new CountDownLatch(1);
+        CountDownLatch finish = new CountDownLatch(1);
+        CompletableFuture<Throwable> first = CompletableFuture.supplyAsync(() -> {
+            try (FencingScope ignored = FencingContext.bind(token(5))) {
+                FencingToken token = bracket.token();
+                BracketFenceStore.Entry entry = bracket.enter(token);
+                try {
+                    entered.countDown();
+                    finish.await();
+                    throw new IllegalStateException("body failed");
+                } catch (Throwable t) {
+                    return bracket.failed(entry, token, t);
+                }
+            }
+        });
+        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+        CompletableFuture<Object> second = CompletableFuture.supplyAsync(() -> {
+            try (FencingScope ignored = FencingContext.bind(token(6))) {
+                return Path.BRACKET.run(fixture, fixture.point, () -> "second");
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        });
+        // held by the first caller: the second waits
+        assertThatThrownBy(() -> second.get(300, TimeUnit.MILLISECONDS)).isInstanceOf(TimeoutException.class);
+        finish.countDown();
+        assertThat(first.get(10, TimeUnit.SECONDS)).hasMessage("body failed");
+        assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo("second");
+        assertThat(fixture.store.maxSeen("docs")).hasValue(6);
+        assertThat(released(fixture.store, "docs")).isTrue();
+        assertThat(fixture.registry.get(FencingMetrics.CHECKS).tag("resource", "docs").tag("outcome", "accepted")
+                .counter().count())
+                .isEqualTo(2);
+    }
+
+    @Test
+    void aRejectedEnterHoldsNothing() {
+        Fixture fixture = new Fixture(Path.BRACKET, new InMemoryFenceStore(), null);
+        fixture.store.raiseFloor("docs", 9);
+        FenceBracket bracket = fixture.guard.bracket(fixture.point);
+        assertThatThrownBy(() -> bracket.enter(token(3))).isInstanceOf(TokenRejectedException.class)
+                .hasMessageContaining("Repo.write(String)");
+        assertThat(released(fixture.store, "docs")).isTrue();
+    }
+
+    @Test
+    void theStoreRefusesATokenOfAnotherResourceAndHoldsNothing() {
+        InMemoryFenceStore store = new InMemoryFenceStore();
+        assertThatThrownBy(() -> store.enter("docs", new FencingToken("other", 1, "h")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'other'")
+                .hasMessageContaining("'docs'");
+        assertThat(store.size()).isZero();
+    }
+
+    @Test
+    void onlyACheckingUnkeyedPointOnABracketStoreWithoutObservationsGetsABracket() {
+        FencingMetrics metrics = new FencingMetrics(new SimpleMeterRegistry());
+        FencePoint plain = new FencePoint("Repo.write(String)", "docs", null, null, false, metrics);
+        FencePoint keyed = new FencePoint("Repo.write(String)", "docs", args -> args[0], "#p0", false, metrics);
+        FencePoint acquiring = new FencePoint("Repo.write(String)", "docs", null, null, true, metrics);
+        FenceGuard guard = FenceGuard.builder(new InMemoryFenceStore()).issuer(new InMemoryTokenIssuer()).build();
+        assertThat(guard.bracket(plain)).isNotNull().extracting(FenceBracket::point).isSameAs(plain);
+        assertThat(guard.bracket(keyed)).isNull();
+        assertThat(guard.bracket(acquiring)).isNull();
+
+        ObservationRegistry observations = ObservationRegistry.create();
+        observations.observationConfig().observationHandler(context -> true);
+        assertThat(FenceGuard.builder(new InMemoryFenceStore()).observations(observations).build().bracket(plain))
+                .isNull();
+        FenceStore callbackOnly = new FenceStore() {
+            @Override
+            public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+                return write.proceed();
+            }
+        };
+        assertThat(new FenceGuard(callbackOnly, null, Duration.ofSeconds(1)).bracket(plain)).isNull();
+        assertThatThrownBy(() -> new FenceBracket(keyed, new InMemoryFenceStore(), RejectionListener.NONE, null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unkeyed");
+    }
+
+    /** Whether another thread can take {@code resource} now (nobody holds it): reading max_seen takes its lock. */
+    private static boolean released(InMemoryFenceStore store, String resource) {
+        try {
+            CompletableFuture.supplyAsync(() -> store.maxSeen(resource)).get(5, TimeUnit.SECONDS);
+            return true;
+        } catch (TimeoutException e) {
+            return false;
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+}
