@@ -42,28 +42,11 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin {
 
     @Override
     public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
-        if (!resource.equals(token.resource())) {
-            throw new IllegalArgumentException("Token " + token + " was issued for resource '" + token.resource()
-                    + "', not for '" + resource + "'");
-        }
-        Slot slot = slots.get(resource);
-        if (slot == null) {
-            slot = slots.computeIfAbsent(resource, unused -> new Slot());
-        }
-        slot.lock();
+        Entry entry = enter(resource, token);
         try {
-            Verdict verdict = FenceRule.judge(slot.seen, slot.maxSeen, slot.holder, token, maxAdvance);
-            if (!verdict.accepted()) {
-                throw TokenRejectedException.of(resource, token, slot.maxSeen, verdict);
-            }
-            if (verdict == Verdict.ACCEPT_NEWER) {
-                slot.seen = true;
-                slot.maxSeen = token.value();
-                slot.holder = token.holder();
-            }
             return write.proceed();
         } finally {
-            slot.unlock();
+            entry.exit();
         }
     }
 
