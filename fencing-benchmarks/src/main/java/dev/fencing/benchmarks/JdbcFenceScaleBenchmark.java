@@ -37,8 +37,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * table is also a colder one. Two checks: {@code checkNewerToken} presents a token above every max_seen (a global
  * sequence, so each check advances the row, as a new lease's first write does); {@code recheckSameHolder} presents
  * the seeded token again (the accepted re-check of a lease still held). Both update the row (the statement always
- * writes {@code updated_at}), so both leave a dead tuple. The table's rows and sizes are printed after the fill and
- * at tear-down; the table is dropped at tear-down.
+ * writes {@code updated_at}), so both leave a dead tuple. Each runs with {@code synchronous_commit} on and off (see
+ * {@link #synchronousCommit}). The table's rows and sizes are printed after the fill and at tear-down; the table is
+ * dropped at tear-down.
  *
  * <p>Needs PostgreSQL on 127.0.0.1:5432, database {@code test} (override with {@code -Dbench.jdbcUrl=...} and
  * {@code -Dbench.user=...}).
@@ -56,6 +57,14 @@ public class JdbcFenceScaleBenchmark {
     @Param({"1000", "1000000"})
     public int rows;
 
+    /**
+     * The session's {@code synchronous_commit}: {@code on} is what an application has (each commit waits for its WAL
+     * flush, which dominates the latency on a slow disk); {@code off} leaves out the flush, so that what the table's
+     * size changes (finding the row in the index and heap) is not hidden under it.
+     */
+    @Param({"on", "off"})
+    public String synchronousCommit;
+
     private HikariDataSource pool;
     private JdbcTemplate jdbc;
     private String table;
@@ -70,10 +79,15 @@ public class JdbcFenceScaleBenchmark {
         if (rows < 1) {
             throw new IllegalArgumentException("JdbcFenceScaleBenchmark: rows must be at least 1, was " + rows);
         }
+        if (!synchronousCommit.equals("on") && !synchronousCommit.equals("off")) {
+            throw new IllegalArgumentException("JdbcFenceScaleBenchmark: synchronousCommit must be on or off, was '"
+                    + synchronousCommit + "'");
+        }
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(System.getProperty("bench.jdbcUrl", "jdbc:postgresql://127.0.0.1:5432/test"));
         config.setUsername(System.getProperty("bench.user", "postgres"));
         config.setMaximumPoolSize(8);
+        config.setConnectionInitSql("SET synchronous_commit = " + synchronousCommit);
         pool = new HikariDataSource(config);
         jdbc = new JdbcTemplate(pool);
         table = "bench_scale_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
@@ -88,7 +102,8 @@ public class JdbcFenceScaleBenchmark {
                     + ", expected " + rows);
         }
         jdbc.execute("ANALYZE " + table);
-        report("after fill + ANALYZE (" + (System.nanoTime() - started) / 1_000_000 + " ms)");
+        report("synchronous_commit=" + synchronousCommit + ", after fill + ANALYZE ("
+                + (System.nanoTime() - started) / 1_000_000 + " ms)");
     }
 
     @TearDown(Level.Trial)
