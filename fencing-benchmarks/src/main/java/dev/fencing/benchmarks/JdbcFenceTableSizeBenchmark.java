@@ -51,7 +51,7 @@ import java.util.concurrent.atomic.AtomicLong;
 @Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
 @Warmup(iterations = 3, time = 5)
 @Measurement(iterations = 5, time = 10)
-public class JdbcFenceScaleBenchmark {
+public class JdbcFenceTableSizeBenchmark {
 
     /** Resources in the fence table when the measurement starts. */
     @Param({"1000", "1000000"})
@@ -77,10 +77,10 @@ public class JdbcFenceScaleBenchmark {
     @Setup(Level.Trial)
     public void start() {
         if (rows < 1) {
-            throw new IllegalArgumentException("JdbcFenceScaleBenchmark: rows must be at least 1, was " + rows);
+            throw new IllegalArgumentException("JdbcFenceTableSizeBenchmark: rows must be at least 1, was " + rows);
         }
         if (!synchronousCommit.equals("on") && !synchronousCommit.equals("off")) {
-            throw new IllegalArgumentException("JdbcFenceScaleBenchmark: synchronousCommit must be on or off, was '"
+            throw new IllegalArgumentException("JdbcFenceTableSizeBenchmark: synchronousCommit must be on or off, was '"
                     + synchronousCommit + "'");
         }
         HikariConfig config = new HikariConfig();
@@ -98,7 +98,7 @@ public class JdbcFenceScaleBenchmark {
         int inserted = jdbc.update("INSERT INTO " + table + " (resource, max_seen, holder, updated_at) "
                 + "SELECT 'accounts:' || g, 1, 'seed', CURRENT_TIMESTAMP FROM generate_series(0, ?) g", rows - 1);
         if (inserted != rows) {
-            throw new IllegalStateException("JdbcFenceScaleBenchmark: inserted " + inserted + " rows into " + table
+            throw new IllegalStateException("JdbcFenceTableSizeBenchmark: inserted " + inserted + " rows into " + table
                     + ", expected " + rows);
         }
         jdbc.execute("ANALYZE " + table);
@@ -139,7 +139,7 @@ public class JdbcFenceScaleBenchmark {
         String holder;
 
         @Setup(Level.Trial)
-        public void join(JdbcFenceScaleBenchmark bench) {
+        public void join(JdbcFenceTableSizeBenchmark bench) {
             holder = "lease-" + bench.clients.getAndIncrement();
         }
     }
