@@ -19,6 +19,7 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.infra.BenchmarkParams;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
@@ -38,8 +39,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * sequence, so each check advances the row, as a new lease's first write does); {@code recheckSameHolder} presents
  * the seeded token again (the accepted re-check of a lease still held). Both update the row (the statement always
  * writes {@code updated_at}), so both leave a dead tuple. Each runs with {@code synchronous_commit} on and off (see
- * {@link #synchronousCommit}). The table's rows and sizes are printed after the fill and at tear-down; the table is
- * dropped at tear-down.
+ * {@link #synchronousCommit}). One client thread by default; with {@code -t N} each thread advances only its own
+ * share of the resources (see {@link Client}). The table's rows and sizes are printed after the fill and at
+ * tear-down; the table is dropped at tear-down.
  *
  * <p>Needs PostgreSQL on 127.0.0.1:5432, database {@code test} (override with {@code -Dbench.jdbcUrl=...} and
  * {@code -Dbench.user=...}).
@@ -133,17 +135,37 @@ public class JdbcFenceTableSizeBenchmark {
                 indexes / (double) count, total, total / (double) count);
     }
 
-    /** One client thread: the holder of the newer tokens it presents. */
+    /**
+     * One client thread: the holder of the newer tokens it presents, and its share of the resources (those whose
+     * number is its index modulo the thread count), so that two threads never race newer tokens on one resource (the
+     * later value could commit first and the earlier one be refused as stale).
+     */
     @State(Scope.Thread)
     public static class Client {
         String holder;
+        int index;
+        int stride;
+        int share;
 
         @Setup(Level.Trial)
-        public void join(JdbcFenceTableSizeBenchmark bench) {
-            holder = "lease-" + bench.clients.getAndIncrement();
+        public void join(JdbcFenceTableSizeBenchmark bench, BenchmarkParams params) {
+            index = bench.clients.getAndIncrement();
+            stride = params.getThreads();
+            if (bench.rows < stride) {
+                throw new IllegalArgumentException("JdbcFenceTableSizeBenchmark: rows (" + bench.rows
+                        + ") must be at least the thread count (" + stride + ")");
+            }
+            share = (bench.rows - index + stride - 1) / stride;
+            holder = "lease-" + index;
+        }
+
+        /** One of this thread's resources, drawn uniformly. */
+        String ownResource() {
+            return "accounts:" + (index + (long) stride * ThreadLocalRandom.current().nextInt(share));
         }
     }
 
+    /** Any resource, drawn uniformly from all rows. */
     private String anyResource() {
         return "accounts:" + ThreadLocalRandom.current().nextInt(rows);
     }
@@ -151,7 +173,7 @@ public class JdbcFenceTableSizeBenchmark {
     /** A token above the row's max_seen: the check advances it. */
     @Benchmark
     public Long checkNewerToken(Client client) throws Throwable {
-        String resource = anyResource();
+        String resource = client.ownResource();
         return store.fence(resource, new FencingToken(resource, sequence.incrementAndGet(), client.holder), emptyWrite);
     }
 
