@@ -8,7 +8,7 @@ import dev.fencing.token.FencingToken;
 
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.ReentrantLock;
+import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 
 /**
  * A {@link FenceStore} in this JVM's memory: one slot (max_seen, its holder, a lock) per effective resource, so
@@ -155,16 +155,73 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin {
         return slots.size();
     }
 
-    private static final class Slot extends ReentrantLock implements Entry {
+    /**
+     * One resource's max_seen, its holder, and the reentrant, non-fair lock that serializes its writes: the slot is
+     * its own synchronizer (as {@link java.util.concurrent.locks.ReentrantLock} is, without the separate object it
+     * keeps), which saves about 32 bytes per resource and one dependent load per check.
+     */
+    private static final class Slot extends AbstractQueuedSynchronizer implements Entry {
         private static final long serialVersionUID = 1L;
         boolean seen;
         long maxSeen;
         String holder;
 
+        void lock() {
+            if (!compareAndSetState(0, 1)) {
+                acquire(1);
+            } else {
+                setExclusiveOwnerThread(Thread.currentThread());
+            }
+        }
+
+        void unlock() {
+            release(1);
+        }
+
         /** Unlocks; a thread that does not hold the slot gets an {@link IllegalMonitorStateException}. */
         @Override
         public void exit() {
-            unlock();
+            release(1);
+        }
+
+        @Override
+        protected boolean tryAcquire(int acquires) {
+            Thread current = Thread.currentThread();
+            int held = getState();
+            if (held == 0) {
+                if (compareAndSetState(0, acquires)) {
+                    setExclusiveOwnerThread(current);
+                    return true;
+                }
+                return false;
+            }
+            if (getExclusiveOwnerThread() == current) {
+                if (held + acquires < 0) {
+                    throw new Error("Maximum lock count exceeded");
+                }
+                setState(held + acquires); // reentry: only the holder writes the count
+                return true;
+            }
+            return false;
+        }
+
+        @Override
+        protected boolean tryRelease(int releases) {
+            if (getExclusiveOwnerThread() != Thread.currentThread()) {
+                throw new IllegalMonitorStateException("The fence slot is not held by this thread");
+            }
+            int held = getState() - releases;
+            boolean free = held == 0;
+            if (free) {
+                setExclusiveOwnerThread(null);
+            }
+            setState(held);
+            return free;
+        }
+
+        @Override
+        protected boolean isHeldExclusively() {
+            return getExclusiveOwnerThread() == Thread.currentThread();
         }
     }
 }
