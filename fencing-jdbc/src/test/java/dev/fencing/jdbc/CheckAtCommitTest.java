@@ -516,6 +516,50 @@ class CheckAtCommitTest {
     }
 
     @Test
+    void aFencedCallInsideAJpaTransactionIsRefusedBeforeItsBody() {
+        String r = fresh();
+        Object key = new Object();
+        AtomicBoolean ran = new AtomicBoolean();
+        assertThatThrownBy(() -> transaction().executeWithoutResult(s -> {
+            TransactionSynchronizationManager.bindResource(key, new EntityManagerHolder());
+            try {
+                fence(store, r, new FencingToken(r, 1, "a"), () -> ran.set(true));
+            } finally {
+                TransactionSynchronizationManager.unbindResource(key);
+            }
+        })).isInstanceOf(dev.fencing.store.FenceStoreException.class).hasMessageContaining("JPA or Hibernate")
+                .hasMessageContaining(r);
+        assertThat(ran).isFalse();
+        assertThat(admin.maxSeen(r)).isEmpty();
+    }
+
+    /**
+     * Under REPEATABLE READ a check at commit whose snapshot predates another transaction's committed check of the
+     * resource is a serialization failure: {@code conflict}, retryable, nothing persisted, as in the default mode.
+     */
+    @Test
+    void underRepeatableReadAStaleSnapshotAtCommitIsAConflict() {
+        for (long presented : new long[] {33, 35}) {
+            String r = fresh();
+            fencedInsert(store, r, new FencingToken(r, 30, "first"));
+            TransactionTemplate rr = transaction();
+            rr.setIsolationLevel(TransactionDefinition.ISOLATION_REPEATABLE_READ);
+            FencingToken token = new FencingToken(r, presented, "late");
+            Throwable thrown = catchThrowable(() -> rr.executeWithoutResult(s -> {
+                tokens(r); // takes the snapshot
+                TransactionTemplate other = transaction();
+                other.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+                FencingToken t34 = new FencingToken(r, 34, "b");
+                other.executeWithoutResult(x -> fence(store, r, t34, () -> insert(r, t34, "34"))); // commits now
+                fence(store, r, token, () -> insert(r, token, "late"));
+            }));
+            assertThat(thrown).as("token " + presented).isInstanceOf(FenceConflictException.class);
+            assertThat(tokens(r)).containsExactly(30L, 34L);
+            assertThat(admin.maxSeen(r)).hasValue(34);
+        }
+    }
+
+    @Test
     void theOptionIsRefusedWhereItCannotKeepTheGuarantee() {
         try (HikariDataSource h2 = Database.H2.newPool(1)) {
             assertThatThrownBy(() -> JdbcFenceStore.builder(h2).table(Database.uniqueTable("f")).checkAtCommit(true)
