@@ -56,6 +56,11 @@ import java.util.Objects;
  * store is a Spring singleton (after {@code spring.sql.init}, Flyway or Liquibase created it), else before the first
  * check; {@link TableVerifier} does the checking, the same way for the lease table of {@link JdbcTokenIssuer}.
  *
+ * <p>With {@link Builder#checkAtCommit(boolean)} (PostgreSQL only, off by default) the check moves to the round trip
+ * of the transaction's {@code COMMIT}: the method body runs first and the verdict comes at commit, so only the
+ * body's database writes in that transaction are fenced; a rejected check aborts the transaction before its
+ * {@code COMMIT} runs, and the commit fails with the {@link TokenRejectedException}.
+ *
  * <p>The store only checks tokens, optionally bounding how far one token may move max_seen
  * ({@link Builder#maxAdvance}). Reading a resource's max_seen, raising a floor and lowering max_seen after a bad
  * token are administrative tasks, done by a {@link JdbcFenceAdmin} on the store.
@@ -135,7 +140,11 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
      *                                store opened, as a serialization failure or deadlock
      * @throws FenceStoreException    when the table failed {@link #verify()}, the check could not run, or the commit
      *                                of the transaction this store opened failed (the write must be taken as not
-     *                                done)
+     *                                done); when checking at commit, also when the transaction is a JPA or
+     *                                Hibernate one or has no transaction synchronization (the write did not run)
+     * @throws TokenRejectedException when checking at commit and this store opened the transaction: the rejection,
+     *                                raised by its commit after the write ran (nothing of it persisted); with the
+     *                                caller's transaction, the caller's commit raises it instead
      */
     @Override
     public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
@@ -276,6 +285,8 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
     private static final class CommitChecks implements TransactionSynchronization {
         private final JdbcFenceStore store;
         private final List<Pending> pending = new ArrayList<>(2);
+        /** Whether the checks went without COMMIT: their verdict is reported once the transaction commits. */
+        private boolean acceptedAtCommit;
 
         CommitChecks(JdbcFenceStore store) {
             this.store = store;
@@ -304,6 +315,22 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
             // one order of row locks for every transaction checking at commit: no deadlock among them
             pending.sort(Comparator.comparing(Pending::resource));
             store.sendChecks(pending, last);
+            if (last) {
+                acceptedAtCommit = false;
+                accepted();                        // COMMIT ran in the same round trip
+            } else {
+                acceptedAtCommit = true;           // the transaction's own commit is still to come
+            }
+        }
+
+        @Override
+        public void afterCommit() {
+            if (acceptedAtCommit) {
+                accepted();
+            }
+        }
+
+        private void accepted() {
             for (Pending check : pending) {
                 check.verdict.accepted();
             }
