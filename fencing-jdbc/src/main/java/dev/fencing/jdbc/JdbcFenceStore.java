@@ -216,7 +216,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
             });
         } catch (WriteFailed e) {
             throw e.getCause();
-        } catch (FencingException e) {
+        } catch (FencingException | FenceBusyException | FenceConflictException e) {
             throw e;                               // refused before the write, or this transaction's verdict
         } catch (DataAccessException | TransactionException e) {
             if (outcome.writeStarted) {

@@ -357,6 +357,10 @@ class CheckAtCommitTest {
             assertThatThrownBy(() -> fencedInsert(quick, r, new FencingToken(r, 2, "b")))
                     .isInstanceOf(FenceBusyException.class).hasMessageContaining("300 ms");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
+            // the same when the store opened the transaction itself: busy, not turned into a commit failure
+            FencingToken t3 = new FencingToken(r, 3, "c");
+            assertThatThrownBy(() -> fence(quick, r, t3, () -> insert(r, t3, "own transaction")))
+                    .isInstanceOf(FenceBusyException.class).hasMessageContaining("300 ms");
         } finally {
             release.countDown();
             holder.get(30, TimeUnit.SECONDS);
