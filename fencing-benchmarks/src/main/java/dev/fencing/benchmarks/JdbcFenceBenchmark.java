@@ -34,7 +34,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Fenced against unfenced transactions on PostgreSQL through the library: a Spring transaction around a repository
  * call on a Spring proxy, JDBC via JdbcTemplate; 4 client threads, each fencing its own entity with one lease's
  * token (the fence's upsert then hits one row per client, as in production where clients work on different
- * entities). Shapes: a single-row insert, and read + two updates + insert.
+ * entities). Shapes: a single-row insert, and read + two updates + insert. The {@code ...FencedAtCommit} methods
+ * run the same repository in a second application context whose store checks at commit
+ * ({@code JdbcFenceStore.Builder#checkAtCommit}), on a fence table of its own, so that both modes' ratios to the
+ * unfenced transactions come from one run.
  *
  * <p>Needs PostgreSQL on 127.0.0.1:5432, database {@code test} (override with {@code -Dbench.jdbcUrl=...}).
  */
@@ -54,11 +57,14 @@ public class JdbcFenceBenchmark {
 
     private HikariDataSource pool;
     private AnnotationConfigApplicationContext context;
+    private AnnotationConfigApplicationContext atCommitContext;
+    private String atCommitFenceTable;
     private JdbcTemplate jdbc;
     private String fenceTable;
     private String rows;
     private String accounts;
     BenchRepository repository;
+    BenchRepository atCommitRepository;
     TransactionTemplate transactions;
     final AtomicInteger clients = new AtomicInteger();
 
@@ -72,6 +78,7 @@ public class JdbcFenceBenchmark {
         jdbc = new JdbcTemplate(pool);
         String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
         fenceTable = "bench_fence_" + suffix;
+        atCommitFenceTable = "bench_fence_commit_" + suffix;
         rows = "bench_rows_" + suffix;
         accounts = "bench_accounts_" + suffix;
         jdbc.execute("CREATE TABLE " + rows + " (id BIGSERIAL PRIMARY KEY, k VARCHAR(64) NOT NULL, v INT NOT NULL)");
@@ -87,13 +94,24 @@ public class JdbcFenceBenchmark {
         context.register(Fencing.class);
         context.refresh();
         repository = context.getBean(BenchRepository.class);
+        atCommitContext = new AnnotationConfigApplicationContext();
+        atCommitContext.registerBean(DataSourceTransactionManager.class, () -> transactionManager);
+        atCommitContext.registerBean(JdbcFenceStore.class, () -> JdbcFenceStore.builder(pool)
+                .transactionManager(transactionManager).table(atCommitFenceTable).createTableIfMissing(true)
+                .checkAtCommit(true).build());
+        atCommitContext.registerBean(BenchRepository.class, () -> new BenchRepository(jdbc, rows, accounts));
+        atCommitContext.register(Fencing.class);
+        atCommitContext.refresh();
+        atCommitRepository = atCommitContext.getBean(BenchRepository.class);
         transactions = new TransactionTemplate(transactionManager);
     }
 
     @TearDown(Level.Trial)
     public void stop() {
         context.close();
+        atCommitContext.close();
         jdbc.execute("DROP TABLE IF EXISTS " + fenceTable);
+        jdbc.execute("DROP TABLE IF EXISTS " + atCommitFenceTable);
         jdbc.execute("DROP TABLE IF EXISTS " + rows);
         jdbc.execute("DROP TABLE IF EXISTS " + accounts);
         pool.close();
@@ -130,6 +148,13 @@ public class JdbcFenceBenchmark {
     }
 
     @Benchmark
+    public void insertFencedAtCommit(Client client) {
+        try (FencingScope ignored = FencingContext.bind(client.token)) {
+            transactions.executeWithoutResult(status -> atCommitRepository.insertFenced(client.key, 1));
+        }
+    }
+
+    @Benchmark
     public void fourStatementsUnfenced(Client client) {
         transactions.executeWithoutResult(status -> repository.transferPlain(client.key, client.from, client.to));
     }
@@ -138,6 +163,14 @@ public class JdbcFenceBenchmark {
     public void fourStatementsFenced(Client client) {
         try (FencingScope ignored = FencingContext.bind(client.token)) {
             transactions.executeWithoutResult(status -> repository.transferFenced(client.key, client.from, client.to));
+        }
+    }
+
+    @Benchmark
+    public void fourStatementsFencedAtCommit(Client client) {
+        try (FencingScope ignored = FencingContext.bind(client.token)) {
+            transactions.executeWithoutResult(status -> atCommitRepository.transferFenced(client.key, client.from,
+                    client.to));
         }
     }
 }

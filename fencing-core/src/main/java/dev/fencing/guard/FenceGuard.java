@@ -11,6 +11,7 @@ import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.signing.Verification;
+import dev.fencing.store.DeferredVerdict;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.FencedCall;
@@ -33,6 +34,12 @@ public final class FenceGuard {
 
     /** The name of the observation of each check. */
     public static final String OBSERVATION = "fencing.check";
+
+    /**
+     * The observed outcome of a check whose store judges at commit ({@link FencedCall#deferVerdict()}): the
+     * {@code fencing.checks} counter gets the verdict later, when the store reaches it.
+     */
+    public static final String DEFERRED = "deferred";
 
     /** Acquire timeout used when none is configured. */
     public static final Duration DEFAULT_ACQUIRE_TIMEOUT = Duration.ofSeconds(10);
@@ -204,16 +211,25 @@ public final class FenceGuard {
                 throw CheckOutcomes.forged(point, resource, token, verification, rejections, observation);
             }
         }
-        StartedCall<C, T> write = new StartedCall<>(target, proceed);
+        StartedCall<C, T> write = new StartedCall<>(target, proceed, point, resource, token, rejections);
         T result;
         try {
             result = store.fence(resource, token, write);
         } catch (Throwable t) {
             write.close();
+            if (write.deferred) {
+                // the verdict is the store's to report (it counted this failure, or none comes: the body failed)
+                CheckOutcomes.outcome(observation, DEFERRED);
+                throw t;
+            }
             // only the flag leaves this method: the wrapper stays where it can be scalar-replaced
             throw CheckOutcomes.failed(point, resource, token, write.started, t, rejections, observation);
         }
         write.close();
+        if (write.deferred) {
+            CheckOutcomes.outcome(observation, DEFERRED); // counted when the store reaches its verdict
+            return result;
+        }
         if (!write.started) {
             throw CheckOutcomes.notStarted(point, resource, token);
         }
@@ -367,11 +383,31 @@ public final class FenceGuard {
     private static final class StartedCall<C, T> implements FencedCall<T> {
         private C target;
         private Proceed<C, T> proceed;
+        private final FencePoint point;
+        private final String resource;
+        private final FencingToken token;
+        private final RejectionListener rejections;
         boolean started;
+        boolean deferred;
 
-        StartedCall(C target, Proceed<C, T> proceed) {
+        StartedCall(C target, Proceed<C, T> proceed, FencePoint point, String resource, FencingToken token,
+                    RejectionListener rejections) {
             this.target = target;
             this.proceed = proceed;
+            this.point = point;
+            this.resource = resource;
+            this.token = token;
+            this.rejections = rejections;
+        }
+
+        /** The store judges after returning: the verdict object, allocated only then, counts the check. */
+        @Override
+        public DeferredVerdict deferVerdict() {
+            if (proceed == null) {
+                throw new IllegalStateException("The fence store deferred its verdict after its check returned");
+            }
+            deferred = true;
+            return new GuardVerdict(point, resource, token, rejections);
         }
 
         @Override
@@ -391,6 +427,43 @@ public final class FenceGuard {
          */
         void close() {
             proceed = null;
+        }
+    }
+
+    /**
+     * A verdict reached after the guard returned (at commit), counted and reported as the guard would have: once,
+     * the first outcome reported wins.
+     */
+    private static final class GuardVerdict implements DeferredVerdict {
+        private final FencePoint point;
+        private final String resource;
+        private final FencingToken token;
+        private final RejectionListener rejections;
+        private boolean reported;
+
+        GuardVerdict(FencePoint point, String resource, FencingToken token, RejectionListener rejections) {
+            this.point = point;
+            this.resource = resource;
+            this.token = token;
+            this.rejections = rejections;
+        }
+
+        @Override
+        public synchronized void accepted() {
+            if (!reported) {
+                reported = true;
+                CheckOutcomes.accepted(point, null);
+            }
+        }
+
+        @Override
+        public synchronized RuntimeException failed(RuntimeException failure) {
+            if (reported) {
+                return failure;
+            }
+            reported = true;
+            Throwable named = CheckOutcomes.failed(point, resource, token, false, failure, rejections, null);
+            return named instanceof RuntimeException runtime ? runtime : failure;
         }
     }
 }

@@ -57,6 +57,11 @@ public enum JdbcDialect {
         return this == H2;
     }
 
+    /** The fence table's SQL, written once in fencing-core. */
+    FenceSql fenceSql() {
+        return sql;
+    }
+
     /** The database product this dialect speaks to, as its JDBC driver names it. */
     String productName() {
         return productName;

@@ -1,12 +1,15 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.FencingException;
 import dev.fencing.rule.FenceRule;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
+import dev.fencing.store.DeferredVerdict;
 import dev.fencing.store.FencedCall;
+import dev.fencing.store.sql.FenceSql;
 import dev.fencing.token.FencingToken;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -18,17 +21,25 @@ import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.core.Ordered;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -44,6 +55,11 @@ import java.util.Objects;
  * the dialect. The table itself is checked by {@link #verify()}: at the end of application context startup when the
  * store is a Spring singleton (after {@code spring.sql.init}, Flyway or Liquibase created it), else before the first
  * check; {@link TableVerifier} does the checking, the same way for the lease table of {@link JdbcTokenIssuer}.
+ *
+ * <p>With {@link Builder#checkAtCommit(boolean)} (PostgreSQL only, off by default) the check moves to the round trip
+ * of the transaction's {@code COMMIT}: the method body runs first and the verdict comes at commit, so only the
+ * body's database writes in that transaction are fenced; a rejected check aborts the transaction before its
+ * {@code COMMIT} runs, and the commit fails with the {@link TokenRejectedException}.
  *
  * <p>The store only checks tokens, optionally bounding how far one token may move max_seen
  * ({@link Builder#maxAdvance}). Reading a resource's max_seen, raising a floor and lowering max_seen after a bad
@@ -76,6 +92,10 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
     private final String setLockTimeoutSql;
     private final String swapLockTimeoutSql;
     private final TableVerifier verifier;
+    private final boolean checkAtCommit;
+    /** The checks-and-COMMIT texts for 1..{@value #CACHED_BATCHES} checks, when checking at commit. */
+    private final String[] atCommitSql;
+    private static final int CACHED_BATCHES = 8;
 
     private JdbcFenceStore(Builder b, PlatformTransactionManager transactionManager) {
         this.dialect = b.configuredDialect();
@@ -93,6 +113,13 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         this.setLockTimeoutSql = readLockTimeoutSql == null ? null
                 : dialect.setLockTimeoutSql(dialect.lockTimeoutValue(lockTimeout));
         this.swapLockTimeoutSql = dialect.swapLockTimeoutSql(dialect.lockTimeoutValue(lockTimeout));
+        this.checkAtCommit = b.checkAtCommit;
+        this.atCommitSql = new String[CACHED_BATCHES + 1];
+        if (checkAtCommit) {
+            for (int n = 1; n <= CACHED_BATCHES; n++) {
+                atCommitSql[n] = atCommitSql(n, true);
+            }
+        }
         // the probe runs the check itself, in a transaction of the verifier's own
         this.verifier = b.verifier(jdbc, transactionManager,
                 TableVerifier.fenceProbe(table, dialect, token -> check(token.resource(), token)),
@@ -113,7 +140,11 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
      *                                store opened, as a serialization failure or deadlock
      * @throws FenceStoreException    when the table failed {@link #verify()}, the check could not run, or the commit
      *                                of the transaction this store opened failed (the write must be taken as not
-     *                                done)
+     *                                done); when checking at commit, also when the transaction is a JPA or
+     *                                Hibernate one or has no transaction synchronization (the write did not run)
+     * @throws TokenRejectedException when checking at commit and this store opened the transaction: the rejection,
+     *                                raised by its commit after the write ran (nothing of it persisted); with the
+     *                                caller's transaction, the caller's commit raises it instead
      */
     @Override
     public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
@@ -128,6 +159,9 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
                 throw new FenceStoreException(resource, token, "Fence check for resource '" + resource
                         + "' refused: the store's table failed its startup check: " + e.getMessage(), e);
             }
+        }
+        if (checkAtCommit) {
+            return fenceAtCommit(resource, token, write);
         }
         Outcome<T> outcome = new Outcome<>();
         try {
@@ -157,6 +191,209 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
             throw outcome.checked;
         }
         return outcome.value;
+    }
+
+    /**
+     * {@link Builder#checkAtCommit(boolean)}: runs the write at once in the transaction (the caller's, or one of its
+     * own) and queues the check for that transaction's commit, where {@link CommitChecks} sends it with
+     * {@code COMMIT}. The verdict is reported through the write's {@link FencedCall#deferVerdict()}.
+     */
+    private <T> T fenceAtCommit(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+        Outcome<T> outcome = new Outcome<>();
+        try {
+            transactions.executeWithoutResult(status -> {
+                CommitChecks checks = commitChecks(resource, token);
+                DeferredVerdict verdict = write.deferVerdict();
+                checks.add(resource, token, verdict);
+                outcome.writeStarted = true;
+                try {
+                    outcome.value = write.proceed();
+                } catch (RuntimeException | Error e) {
+                    throw new WriteFailed(e);      // rolls back the write; no check is sent
+                } catch (Throwable checked) {
+                    outcome.checked = checked;     // Spring's default rule: a checked exception commits
+                }
+            });
+        } catch (WriteFailed e) {
+            throw e.getCause();
+        } catch (FencingException | FenceBusyException | FenceConflictException e) {
+            throw e;                               // refused before the write, or this transaction's verdict
+        } catch (DataAccessException | TransactionException e) {
+            if (outcome.writeStarted) {
+                throw commitFailed(resource, token, e);
+            }
+            throw new FenceStoreException(resource, token, "Fence check for resource '" + resource + "' in table '"
+                    + table + "' could not run: " + e.getMessage(), e);
+        }
+        if (outcome.checked != null) {
+            throw outcome.checked;
+        }
+        return outcome.value;
+    }
+
+    /**
+     * This store's checks of the current transaction, registered with it on the first fenced call. Found among the
+     * transaction's synchronizations (not bound as a resource), so that a transaction suspended by
+     * {@code REQUIRES_NEW} keeps its own.
+     */
+    private CommitChecks commitChecks(String resource, FencingToken token) {
+        if (!TransactionSynchronizationManager.isSynchronizationActive()
+                || !TransactionSynchronizationManager.isActualTransactionActive()) {
+            throw new FenceStoreException(resource, token, "Fence check at commit for resource '" + resource
+                    + "' refused: the transaction has no transaction synchronization, so the check cannot be sent "
+                    + "with its commit; the write did not run", null);
+        }
+        for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
+            if (synchronization instanceof CommitChecks checks && checks.store() == this) {
+                return checks;
+            }
+        }
+        for (Object held : TransactionSynchronizationManager.getResourceMap().values()) {
+            String type = held.getClass().getName();
+            if (type.endsWith(".EntityManagerHolder") || type.endsWith(".SessionHolder")) {
+                // JPA/Hibernate flush at their commit, after the synchronizations: those writes would follow COMMIT
+                throw new FenceStoreException(resource, token, "Fence check at commit for resource '" + resource
+                        + "' refused: the transaction is a JPA or Hibernate one (" + type + "), whose pending "
+                        + "writes are flushed after the check would have committed; use the default mode "
+                        + "(checkAtCommit(false)) with JPA. The write did not run", null);
+            }
+        }
+        CommitChecks checks = new CommitChecks(this);
+        TransactionSynchronizationManager.registerSynchronization(checks);
+        return checks;
+    }
+
+    private String atCommitSql(int checks, boolean commit) {
+        if (commit && checks <= CACHED_BATCHES && atCommitSql[checks] != null) {
+            return atCommitSql[checks];
+        }
+        return dialect.fenceSql().checksAtCommitSql(table, dialect.lockTimeoutValue(lockTimeout), maxAdvance,
+                checks, commit);
+    }
+
+    /** Whether this store checks tokens at commit ({@link Builder#checkAtCommit(boolean)}). */
+    public boolean checksAtCommit() {
+        return checkAtCommit;
+    }
+
+    /**
+     * Sends the checks of one transaction, in one round trip with its {@code COMMIT}, as the transaction's last
+     * {@code beforeCommit}. Ordered last; when another synchronization still follows it (it may write in its own
+     * {@code beforeCommit}), the checks go without {@code COMMIT} and the transaction commits as usual, one round
+     * trip later.
+     */
+    private static final class CommitChecks implements TransactionSynchronization {
+        private final JdbcFenceStore store;
+        private final List<Pending> pending = new ArrayList<>(2);
+        /** Whether the checks went without COMMIT: their verdict is reported once the transaction commits. */
+        private boolean acceptedAtCommit;
+
+        CommitChecks(JdbcFenceStore store) {
+            this.store = store;
+        }
+
+        JdbcFenceStore store() {
+            return store;
+        }
+
+        void add(String resource, FencingToken token, DeferredVerdict verdict) {
+            pending.add(new Pending(resource, token, verdict));
+        }
+
+        @Override
+        public int getOrder() {
+            return Ordered.LOWEST_PRECEDENCE;
+        }
+
+        @Override
+        public void beforeCommit(boolean readOnly) {
+            if (pending.isEmpty()) {
+                return;
+            }
+            List<TransactionSynchronization> all = TransactionSynchronizationManager.getSynchronizations();
+            boolean last = all.get(all.size() - 1) == this;
+            // one order of row locks for every transaction checking at commit: no deadlock among them
+            pending.sort(Comparator.comparing(Pending::resource));
+            store.sendChecks(pending, last);
+            if (last) {
+                acceptedAtCommit = false;
+                accepted();                        // COMMIT ran in the same round trip
+            } else {
+                acceptedAtCommit = true;           // the transaction's own commit is still to come
+            }
+        }
+
+        @Override
+        public void afterCommit() {
+            if (acceptedAtCommit) {
+                accepted();
+            }
+        }
+
+        private void accepted() {
+            for (Pending check : pending) {
+                check.verdict.accepted();
+            }
+        }
+    }
+
+    private record Pending(String resource, FencingToken token, DeferredVerdict verdict) {
+    }
+
+    /** Sends {@code checks} (and {@code COMMIT} when {@code commit}) in one statement text, one round trip. */
+    private void sendChecks(List<Pending> checks, boolean commit) {
+        DataSource dataSource = Objects.requireNonNull(jdbc.getDataSource());
+        Connection connection = DataSourceUtils.getConnection(dataSource);
+        try (PreparedStatement ps = connection.prepareStatement(atCommitSql(checks.size(), commit))) {
+            int p = 1;
+            for (Pending check : checks) {
+                ps.setString(p++, check.resource());
+                ps.setLong(p++, check.token().value());
+                ps.setString(p++, check.token().holder());
+            }
+            ps.execute();
+        } catch (SQLException e) {
+            throw checksFailed(checks, e);
+        } finally {
+            DataSourceUtils.releaseConnection(connection, dataSource);
+        }
+    }
+
+    /**
+     * What the failed batch of checks means: a rejection (the check that raised it names its place and max_seen),
+     * a lock wait or a serialization failure/deadlock (counted on the first check, the database does not say which
+     * one waited), or another failure of the transaction at commit (not a verdict: Spring's translation, as a
+     * commit failure would be). Either way the transaction is aborted and rolls back.
+     */
+    private RuntimeException checksFailed(List<Pending> checks, SQLException e) {
+        long[] rejected = FenceSql.rejectedAtCommit(e.getMessage());
+        if (rejected != null && rejected[0] < checks.size()) {
+            Pending check = checks.get((int) rejected[0]);
+            long maxSeen = rejected[1];
+            long value = check.token().value();
+            Verdict verdict = maxSeen > value ? Verdict.REJECT_STALE
+                    : maxSeen < value ? Verdict.REJECT_OUT_OF_RANGE : Verdict.REJECT_DUPLICATE;
+            return check.verdict().failed(TokenRejectedException.of(check.resource(), check.token(), maxSeen,
+                    verdict));
+        }
+        Pending first = checks.get(0);
+        String state = e.getSQLState() == null ? "" : e.getSQLState();
+        if (state.equals("55P03")) {
+            return first.verdict().failed(new FenceBusyException(first.resource(), first.token(), "Fence check at "
+                    + "commit for resource '" + first.resource() + "' (token " + first.token() + ") waited more than "
+                    + lockTimeout.toMillis() + " ms for a fence row in table '" + table + "' held by another "
+                    + "transaction; the transaction rolled back, retry later: " + e.getMessage(), e));
+        }
+        if (state.startsWith("40")) {
+            return first.verdict().failed(new FenceConflictException(first.resource(), first.token(), "Fence check "
+                    + "at commit for resource '" + first.resource() + "' (token " + first.token() + ") was aborted "
+                    + "by the database as a serialization failure or deadlock; the transaction rolled back, retry "
+                    + "it: " + e.getMessage(), e));
+        }
+        DataAccessException translated = jdbc.getExceptionTranslator().translate("fence checks at commit", null, e);
+        return translated != null ? translated : new FenceStoreException(first.resource(), first.token(),
+                "Fence checks at commit in table '" + table + "' failed; the transaction rolled back: "
+                        + e.getMessage(), e);
     }
 
     /**
@@ -420,6 +657,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         private PlatformTransactionManager transactionManager;
         private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
         private long maxAdvance = FenceRule.UNBOUNDED;
+        private boolean checkAtCommit;
 
         private Builder(DataSource dataSource) {
             super(JdbcTable.FENCE, dataSource);
@@ -472,14 +710,45 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         }
 
         /**
+         * Sends each check in the round trip of its transaction's {@code COMMIT} instead of one of its own before the
+         * write (off by default; PostgreSQL only). The fenced method's body runs first and the verdict comes at
+         * commit: effects outside the database (HTTP calls, messages, files) happen even for a stale token, and only
+         * the database writes of the same transaction are fenced. A rejected check aborts the transaction in the
+         * server before its {@code COMMIT} runs, so nothing of it persists, and the caller's commit fails with the
+         * {@link TokenRejectedException}. Needs Spring-managed JDBC transactions (a {@link DataSourceTransactionManager}
+         * or {@code JdbcTransactionManager}); JPA and Hibernate transactions are refused. See docs/stores.md.
+         */
+        public Builder checkAtCommit(boolean checkAtCommit) {
+            this.checkAtCommit = checkAtCommit;
+            return this;
+        }
+
+        /**
          * Checks the table name, detects (or checks) the dialect and builds the store. The table is checked later,
          * by {@link JdbcFenceStore#verify()}, so that the application's database initialization can create it first.
          *
          * @throws FencingConfigurationException saying what to do, when the table name is invalid, or the database
-         *                                       is unreachable, unsupported or not the configured dialect
+         *                                       is unreachable, unsupported or not the configured dialect, or
+         *                                       {@link #checkAtCommit(boolean)} is set for a database or
+         *                                       transaction manager it does not support
          */
         public JdbcFenceStore build() {
             resolve();
+            if (checkAtCommit) {
+                JdbcDialect dialect = configuredDialect();
+                if (!dialect.fenceSql().checksAtCommit()) {
+                    throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) is supported on "
+                            + "PostgreSQL only, and the database is " + dialect.productName() + " (dialect "
+                            + dialect + "); remove checkAtCommit (fencing.store.jdbc.check-at-commit)");
+                }
+                if (transactionManager != null && !(transactionManager instanceof DataSourceTransactionManager)) {
+                    throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) needs JDBC "
+                            + "transactions (a DataSourceTransactionManager or JdbcTransactionManager), and the "
+                            + "transaction manager is a " + transactionManager.getClass().getName() + ", whose "
+                            + "writes may be flushed after the check's COMMIT; remove checkAtCommit "
+                            + "(fencing.store.jdbc.check-at-commit)");
+                }
+            }
             PlatformTransactionManager tm = transactionManager != null ? transactionManager
                     : new JoiningDataSourceTransactionManager(dataSource());
             return new JdbcFenceStore(this, tm);

@@ -69,6 +69,31 @@ public enum FenceSql {
             )""",
             " AND s.max_seen - f.max_seen <= %d");
 
+    /**
+     * PostgreSQL: the check-and-advance statement for a check sent with {@code COMMIT}
+     * ({@link #checksAtCommitSql}); as {@link #POSTGRESQL}'s, but a rejection raises an error instead of returning
+     * the row, so that the transaction aborts inside the server before the {@code COMMIT} after it runs. The error is
+     * a failed cast (SQLSTATE 22P02) of a text carrying {@value #REJECTED_AT_COMMIT}, the statement's place in the
+     * batch and max_seen: it reads the row, so it is never folded at plan time. %3$d is the place.
+     */
+    private static final String POSTGRESQL_AT_COMMIT = """
+            INSERT INTO %1$s AS f (resource, max_seen, holder, updated_at)
+            VALUES (?, ?, ?, CURRENT_TIMESTAMP)
+            ON CONFLICT (resource) DO UPDATE SET
+                updated_at = CASE WHEN (f.max_seen < EXCLUDED.max_seen%2$s)
+                                    OR (f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder)
+                                  THEN EXCLUDED.updated_at ELSE f.updated_at END,
+                holder     = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.holder ELSE f.holder END,
+                max_seen   = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.max_seen
+                                  WHEN f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder THEN f.max_seen
+                                  ELSE CAST('fencing-rejected check=%3$d max_seen=' || f.max_seen AS BIGINT) END""";
+
+    /** The marker in the error a rejected check at commit raises ({@link #rejectedAtCommit(String)} reads it). */
+    public static final String REJECTED_AT_COMMIT = "fencing-rejected";
+
+    private static final Pattern REJECTION = Pattern.compile(
+            REJECTED_AT_COMMIT + " check=(\\d+) max_seen=(-?\\d+)");
+
     /** The table name the schema scripts create. */
     public static final String DEFAULT_TABLE = "fencing_max_seen";
 
@@ -118,6 +143,62 @@ public enum FenceSql {
             return "SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + checkSql(table, maxAdvance);
         }
         return checkSql(table, maxAdvance);
+    }
+
+    /**
+     * Whether this database can send its checks in the round trip of {@code COMMIT} ({@link #checksAtCommitSql}):
+     * PostgreSQL only.
+     */
+    public boolean checksAtCommit() {
+        return this == POSTGRESQL;
+    }
+
+    /**
+     * PostgreSQL: one text of {@code checks} check-and-advance statements followed by {@code COMMIT}, preceded by
+     * {@code SET LOCAL lock_timeout} to {@code lockTimeout} (for example {@code 5000ms}) so that each check waits at
+     * most that long for its row. Parameters: resource, token value, holder, for each check in turn. A rejected check
+     * raises an error ({@link #rejectedAtCommit(String)} reads which check and max_seen from its message): the
+     * statements after it, {@code COMMIT} included, do not run, and the transaction is left aborted.
+     *
+     * @throws UnsupportedOperationException for another database
+     */
+    public String checksAtCommitSql(String table, String lockTimeout, long maxAdvance, int checks) {
+        return checksAtCommitSql(table, lockTimeout, maxAdvance, checks, true);
+    }
+
+    /**
+     * {@link #checksAtCommitSql(String, String, long, int)}, or with {@code commit} false the same checks without
+     * {@code COMMIT}, the connection's lock wait bound put back after them (for a transaction that commits later).
+     */
+    public String checksAtCommitSql(String table, String lockTimeout, long maxAdvance, int checks, boolean commit) {
+        if (this != POSTGRESQL) {
+            throw new UnsupportedOperationException(this + " cannot check at commit");
+        }
+        if (checks < 1) {
+            throw new IllegalArgumentException("checks must be at least 1, was " + checks);
+        }
+        String bound = maxAdvance == FenceRule.UNBOUNDED ? "" : advanceBound.formatted(maxAdvance);
+        String value = lockTimeout.replace("'", "''");
+        StringBuilder sql = new StringBuilder(commit ? "SET LOCAL lock_timeout = '" + value + "';\n"
+                : "SELECT set_config('fencing.lock_timeout', current_setting('lock_timeout'), true), "
+                + "set_config('lock_timeout', '" + value + "', true);\n");
+        for (int i = 0; i < checks; i++) {
+            sql.append(POSTGRESQL_AT_COMMIT.formatted(table, bound, i)).append(";\n");
+        }
+        return sql.append(commit ? "COMMIT"
+                : "SELECT set_config('lock_timeout', current_setting('fencing.lock_timeout'), true)").toString();
+    }
+
+    /**
+     * The place in the batch and max_seen of the check that {@code message} (a database error's message) reports
+     * rejected at commit, as {@code {place, maxSeen}}; {@code null} when the message is not such a rejection.
+     */
+    public static long[] rejectedAtCommit(String message) {
+        if (message == null) {
+            return null;
+        }
+        java.util.regex.Matcher m = REJECTION.matcher(message);
+        return m.find() ? new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2))} : null;
     }
 
     /**

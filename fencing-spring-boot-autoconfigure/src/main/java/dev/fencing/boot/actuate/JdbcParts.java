@@ -72,6 +72,9 @@ final class JdbcParts {
             JdbcFenceStore jdbc = (JdbcFenceStore) store;
             details.put("table", jdbc.table());
             details.put("lockTimeout", String.valueOf(jdbc.lockTimeout()));
+            if (jdbc.checksAtCommit()) {
+                details.put("checkAtCommit", true);
+            }
         }
 
         static void describe(TokenIssuer issuer, Map<String, Object> details) {

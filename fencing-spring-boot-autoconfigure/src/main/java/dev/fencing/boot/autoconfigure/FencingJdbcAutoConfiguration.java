@@ -47,7 +47,7 @@ public class FencingJdbcAutoConfiguration {
                               FencingProperties properties) {
         FencingProperties.JdbcStore jdbc = properties.getStore().getJdbc();
         JdbcFenceStore.Builder builder = JdbcFenceStore.builder(dataSource).table(jdbc.getTable())
-                .lockTimeout(jdbc.getLockTimeout())
+                .lockTimeout(jdbc.getLockTimeout()).checkAtCommit(jdbc.isCheckAtCommit())
                 .createTableIfMissing(createsTable(jdbc.getInitializeSchema(), dataSource));
         if (jdbc.getMaxAdvance() != null) {
             builder.maxAdvance(jdbc.getMaxAdvance());

@@ -132,6 +132,35 @@ class FencingAutoConfigurationTest {
     }
 
     @Test
+    void checkAtCommitIsSetOnPostgreSqlAndRefusedElsewhereNamingTheDatabase() {
+        database.withPropertyValues(h2("atcommit"), "fencing.store.jdbc.check-at-commit=true").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("PostgreSQL only")
+                    .hasMessageContaining("H2").hasMessageContaining("fencing.store.jdbc.check-at-commit");
+        });
+        String table = "fence_atcommit_" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        try {
+            database.withPropertyValues("spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test",
+                    "spring.datasource.username=postgres", "fencing.store.jdbc.table=" + table,
+                    "fencing.store.jdbc.initialize-schema=always", "fencing.store.jdbc.check-at-commit=true")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        assertThat(context.getBean(JdbcFenceStore.class).checksAtCommit()).isTrue();
+                    });
+        } finally {
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+                    "jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+                 java.sql.Statement st = c.createStatement()) {
+                st.execute("DROP TABLE IF EXISTS " + table);
+            } catch (java.sql.SQLException e) {
+                throw new AssertionError(e);
+            }
+        }
+        database.withPropertyValues(h2("notatcommit")).run(context ->
+                assertThat(context.getBean(JdbcFenceStore.class).checksAtCommit()).isFalse());
+    }
+
+    @Test
     void aDataSourceGivesAJdbcStoreOnTheApplicationsTransactionManagerWithItsProperties() {
         database.withPropertyValues(h2("store"), "fencing.store.jdbc.lock-timeout=2s").run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(JdbcFenceStore.class).doesNotHaveBean(TokenIssuer.class);
