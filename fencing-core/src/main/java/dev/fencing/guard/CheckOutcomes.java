@@ -6,7 +6,10 @@ import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.signing.TokenVerifier;
 import dev.fencing.signing.Verification;
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.MissingTokenException;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.TransientFenceFailure;
 import dev.fencing.token.FencingToken;
@@ -41,6 +44,28 @@ public final class CheckOutcomes {
     public static void missing(FencePoint point, Observation observation) {
         FencingMetrics.increment(point.checks().missing());
         outcome(observation, "missing");
+    }
+
+    /**
+     * Refuses a checking point's presented {@code token} when it is missing or, with a {@code verifier}, fails
+     * verification (counted and reported); returns normally when the store may judge it. The blocking guard and the
+     * bracket both start a check here.
+     *
+     * @throws MissingTokenException when no token is bound
+     * @throws ForgedTokenException  when the token fails verification
+     */
+    static void presented(FencePoint point, String resource, FencingToken token, TokenVerifier verifier,
+                          RejectionListener rejections, Observation observation) {
+        if (token == null) {
+            missing(point, observation);
+            throw new MissingTokenException(resource, point.operation(), FencingContext.snapshot().keySet());
+        }
+        if (verifier != null) {
+            Verification verification = verifier.verify(token); // cached per token instance
+            if (!verification.valid()) {
+                throw forged(point, resource, token, verification, rejections, observation);
+            }
+        }
     }
 
     /**

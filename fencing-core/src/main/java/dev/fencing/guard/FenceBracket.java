@@ -3,7 +3,6 @@ package dev.fencing.guard;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.signing.TokenVerifier;
-import dev.fencing.signing.Verification;
 import dev.fencing.store.BracketFenceStore;
 import dev.fencing.token.FencingToken;
 
@@ -61,16 +60,7 @@ public final class FenceBracket {
      */
     public FencingToken token() {
         FencingToken token = FencingContext.current(resource);
-        if (token == null) {
-            CheckOutcomes.missing(point, null);
-            throw new MissingTokenException(resource, point.operation(), FencingContext.snapshot().keySet());
-        }
-        if (verifier != null) {
-            Verification verification = verifier.verify(token); // cached per token instance
-            if (!verification.valid()) {
-                throw CheckOutcomes.forged(point, resource, token, verification, rejections, null);
-            }
-        }
+        CheckOutcomes.presented(point, resource, token, verifier, rejections, null);
         return token;
     }
 

@@ -10,7 +10,6 @@ import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.signing.TokenVerifier;
-import dev.fencing.signing.Verification;
 import dev.fencing.store.DeferredVerdict;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
@@ -201,16 +200,7 @@ public final class FenceGuard {
 
     private <C, T> T check(FencePoint point, String resource, FencingToken token, C target, Proceed<C, T> proceed,
                            Observation observation) throws Throwable {
-        if (token == null) {
-            CheckOutcomes.missing(point, observation);
-            throw new MissingTokenException(resource, point.operation(), FencingContext.snapshot().keySet());
-        }
-        if (verifier != null) {
-            Verification verification = verifier.verify(token); // cached per token instance
-            if (!verification.valid()) {
-                throw CheckOutcomes.forged(point, resource, token, verification, rejections, observation);
-            }
-        }
+        CheckOutcomes.presented(point, resource, token, verifier, rejections, observation);
         StartedCall<C, T> write = new StartedCall<>(target, proceed, point, resource, token, rejections);
         T result;
         try {
