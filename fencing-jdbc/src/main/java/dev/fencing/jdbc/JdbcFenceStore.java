@@ -23,6 +23,7 @@ import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.core.Ordered;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.PreparedStatementCallback;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -36,6 +37,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -91,6 +93,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
     private final String readLockTimeoutSql;
     private final String setLockTimeoutSql;
     private final String swapLockTimeoutSql;
+    private final String boundedCheckSql;
     private final TableVerifier verifier;
     private final boolean checkAtCommit;
     /** The checks-and-COMMIT texts for 1..{@value #CACHED_BATCHES} checks, when checking at commit. */
@@ -113,6 +116,9 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         this.setLockTimeoutSql = readLockTimeoutSql == null ? null
                 : dialect.setLockTimeoutSql(dialect.lockTimeoutValue(lockTimeout));
         this.swapLockTimeoutSql = dialect.swapLockTimeoutSql(dialect.lockTimeoutValue(lockTimeout));
+        // PostgreSQL: bound, check and the caller's bound put back, in one round trip
+        this.boundedCheckSql = dialect.fenceSql() == FenceSql.POSTGRESQL
+                ? FenceSql.POSTGRESQL.boundedCheckSql(table, dialect.lockTimeoutValue(lockTimeout), maxAdvance) : null;
         this.checkAtCommit = b.checkAtCommit;
         this.atCommitSql = new String[CACHED_BATCHES + 1];
         if (checkAtCommit) {
@@ -428,7 +434,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
 
     private void check(String resource, FencingToken token) {
         String previousLockTimeout = null;
-        if (readLockTimeoutSql != null) {
+        if (readLockTimeoutSql != null && boundedCheckSql == null) {
             try {
                 if (swapLockTimeoutSql != null) {
                     previousLockTimeout = jdbc.queryForObject(swapLockTimeoutSql, (rs, n) -> rs.getString(1));
@@ -498,7 +504,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         for (int attempt = 1; ; attempt++) {
             Row row;
             try {
-                row = jdbc.query(checkSql, ps -> {
+                row = boundedCheckSql != null ? boundedCheck(resource, token) : jdbc.query(checkSql, ps -> {
                     ps.setString(1, resource);
                     ps.setLong(2, token.value());
                     ps.setString(3, token.holder());
@@ -531,6 +537,25 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
             }
             return row;
         }
+    }
+
+    /**
+     * PostgreSQL: the check between setting its lock wait bound and putting the caller's back, sent as one text in
+     * one round trip ({@link FenceSql#boundedCheckSql}); the check's row is the second result.
+     */
+    private Row boundedCheck(String resource, FencingToken token) {
+        return jdbc.execute(boundedCheckSql, (PreparedStatementCallback<Row>) ps -> {
+            ps.setString(1, resource);
+            ps.setLong(2, token.value());
+            ps.setString(3, token.holder());
+            ps.execute();
+            if (!ps.getMoreResults()) {
+                return null;
+            }
+            try (ResultSet rs = ps.getResultSet()) {
+                return rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null;
+            }
+        });
     }
 
     /** The dialect detected (or configured) at build time. */

@@ -180,14 +180,39 @@ public enum FenceSql {
         String bound = maxAdvance == FenceRule.UNBOUNDED ? "" : advanceBound.formatted(maxAdvance);
         String value = lockTimeout.replace("'", "''");
         StringBuilder sql = new StringBuilder(commit ? "SET LOCAL lock_timeout = '" + value + "';\n"
-                : "SELECT set_config('fencing.lock_timeout', current_setting('lock_timeout'), true), "
-                + "set_config('lock_timeout', '" + value + "', true);\n");
+                : swapInLockTimeout(lockTimeout));
         for (int i = 0; i < checks; i++) {
             sql.append(POSTGRESQL_AT_COMMIT.formatted(table, bound, i)).append(";\n");
         }
-        return sql.append(commit ? "COMMIT"
-                : "SELECT set_config('lock_timeout', current_setting('fencing.lock_timeout'), true)").toString();
+        return sql.append(commit ? "COMMIT" : PUT_BACK_LOCK_TIMEOUT).toString();
     }
+
+    /**
+     * PostgreSQL: {@link #checkSql(String, long)} bounded to wait at most {@code lockTimeout} (for example
+     * {@code 5000ms}) for the resource's row lock, in one text sent in one round trip: a query that sets the
+     * transaction-local {@code lock_timeout} (keeping the caller's in {@code fencing.lock_timeout}), the check, and a
+     * query that puts the caller's back. Parameters as the check's; its row is the <em>second</em> result. When the
+     * check fails the rest does not run and the transaction is aborted (its settings with it).
+     *
+     * @throws UnsupportedOperationException for another database (they bound the statement by themselves, or
+     *                                       around it)
+     */
+    public String boundedCheckSql(String table, String lockTimeout, long maxAdvance) {
+        if (this != POSTGRESQL) {
+            throw new UnsupportedOperationException(this + " bounds its check's lock wait otherwise");
+        }
+        return swapInLockTimeout(lockTimeout) + checkSql(table, maxAdvance) + ";\n" + PUT_BACK_LOCK_TIMEOUT;
+    }
+
+    /** PostgreSQL: keeps the caller's lock_timeout in a custom setting and sets {@code lockTimeout}; one query. */
+    private static String swapInLockTimeout(String lockTimeout) {
+        return "SELECT set_config('fencing.lock_timeout', current_setting('lock_timeout'), true), "
+                + "set_config('lock_timeout', '" + lockTimeout.replace("'", "''") + "', true);\n";
+    }
+
+    /** PostgreSQL: puts back the lock_timeout {@link #swapInLockTimeout} kept. */
+    private static final String PUT_BACK_LOCK_TIMEOUT =
+            "SELECT set_config('lock_timeout', current_setting('fencing.lock_timeout'), true)";
 
     /**
      * The place in the batch and max_seen of the check that {@code message} (a database error's message) reports

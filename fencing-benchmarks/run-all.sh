@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every benchmark behind docs/benchmarks.md, one after the other, and writes the JSON results beside that page
+# (docs/benchmarks/*.json) and each run's text output and the machine's load average to target/bench-logs/.
+# Build first: mvn -q -B -pl fencing-benchmarks -am -DskipTests package
+# Needs PostgreSQL on 127.0.0.1:5432, database test (JDBC, scale and whole-request runs) and etcd on the PATH (issuers).
+# Usage: fencing-benchmarks/run-all.sh [step ...]   (steps: percall signed contention scale footprint jdbc tablesize
+#        request issuers reactive; default: all but issuers and reactive, whose figures are from earlier runs)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jar=fencing-benchmarks/target/benchmarks.jar
+out=docs/benchmarks
+logs=fencing-benchmarks/target/bench-logs
+mkdir -p "$logs"
+[ -f "$jar" ] || { echo "Build first: mvn -q -B -pl fencing-benchmarks -am -DskipTests package" >&2; exit 1; }
+
+run() { # name, then JMH arguments
+  local name=$1; shift
+  echo "== $name: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$logs/load.txt"
+  java -jar "$jar" "$@" -rf json -rff "$out/$name.json" > "$logs/$name.txt" 2>&1
+  grep -E '^[A-Z][A-Za-z]+Benchmark\.' "$logs/$name.txt" | grep -v ':gc\.\(count\|time\|alloc\.rate \)' || true
+}
+
+steps=("$@")
+[ ${#steps[@]} -gt 0 ] || steps=(percall signed contention scale footprint jdbc tablesize request)
+for step in "${steps[@]}"; do
+  case $step in
+    percall)    run fence-overhead FenceOverheadBenchmark -prof gc -f 1 -wi 3 -w 2 -i 5 -r 3
+                run fence-anatomy FenceAnatomyBenchmark -prof gc -f 1 -wi 3 -w 2 -i 5 -r 3 ;;
+    signed)     run signed-fence SignedFenceBenchmark -prof gc -f 1 -wi 3 -w 1 -i 5 -r 2 ;;
+    contention) run fence-contention FenceContentionBenchmark -f 1 -wi 3 -w 2 -i 5 -r 2 ;;
+    scale)      for t in 1 2 4 8; do
+                  run scale-threads-t$t FenceScaleBenchmark -t $t -f 1 -wi 2 -w 1 -i 3 -r 2
+                done ;;
+    footprint)  echo "== footprint: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$logs/load.txt"
+                java -Xmx3g -Djdk.attach.allowAttachSelf=true -cp "$jar" dev.fencing.benchmarks.InMemoryFootprint 1000000 \
+                  | tee "$logs/footprint.txt" ;;
+    jdbc)       run jdbc-postgresql JdbcFenceBenchmark -f 1 -wi 2 -w 5 -i 4 -r 10 ;;
+    tablesize)  run scale-jdbc-postgresql JdbcFenceTableSizeBenchmark -f 1 -wi 1 -w 5 -i 3 -r 5 ;;
+    request)    run whole-request WholeRequestBenchmark -f 1 -wi 1 -w 10 -i 3 -r 10 ;;
+    issuers)    run issuers IssuerBenchmark ;;
+    reactive)   run reactive-fence ReactiveFenceBenchmark -prof gc -f 1 -wi 3 -i 5 -w 2 -r 2 ;;
+    *)          echo "unknown step: $step" >&2; exit 2 ;;
+  esac
+done
