@@ -10,7 +10,6 @@ import dev.fencing.spring.support.FencingSupport;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -28,8 +27,6 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -54,25 +51,6 @@ import java.util.concurrent.locks.ReentrantLock;
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 2)
 public class FenceAnatomyBenchmark {
-
-    @Configuration(proxyBeanMethods = false)
-    @EnableFencing(proxyTargetClass = true)
-    static class Fencing {
-        @Bean
-        InMemoryFenceStore fenceStore() {
-            return new InMemoryFenceStore();
-        }
-
-        @Bean
-        MeterRegistry meterRegistry() {
-            return new SimpleMeterRegistry();
-        }
-
-        @Bean
-        Target target() {
-            return new Target();
-        }
-    }
 
     private static final String RESOURCE = "bench";
 
@@ -121,7 +99,7 @@ public class FenceAnatomyBenchmark {
         });
         guarded = proxy(invocation -> guard.invoke(point, invocation.getArguments(), invocation,
                 MethodInvocation::proceed));
-        spring = new AnnotationConfigApplicationContext(Fencing.class);
+        spring = new AnnotationConfigApplicationContext(InMemoryFencing.class);
         fenced = spring.getBean(Target.class);
         map.put(RESOURCE, new Object());
         scope = FencingContext.bind(token);

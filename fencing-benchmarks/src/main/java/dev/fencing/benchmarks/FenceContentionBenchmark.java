@@ -3,10 +3,7 @@ package dev.fencing.benchmarks;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
 import dev.fencing.spring.EnableFencing;
-import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
-import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -21,8 +18,6 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -40,25 +35,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 @Measurement(iterations = 5, time = 3)
 public class FenceContentionBenchmark {
 
-    @Configuration(proxyBeanMethods = false)
-    @EnableFencing(proxyTargetClass = true)
-    static class Fencing {
-        @Bean
-        InMemoryFenceStore fenceStore() {
-            return new InMemoryFenceStore();
-        }
-
-        @Bean
-        MeterRegistry meterRegistry() {
-            return new SimpleMeterRegistry();
-        }
-
-        @Bean
-        Target target() {
-            return new Target();
-        }
-    }
-
     AnnotationConfigApplicationContext context;
     Target target;
     Target interceptorProxy;
@@ -66,7 +42,7 @@ public class FenceContentionBenchmark {
 
     @Setup(Level.Trial)
     public void setUp() {
-        context = new AnnotationConfigApplicationContext(Fencing.class);
+        context = new AnnotationConfigApplicationContext(InMemoryFencing.class);
         target = context.getBean(Target.class);
         org.springframework.aop.framework.ProxyFactory factory = new org.springframework.aop.framework.ProxyFactory(new Target());
         factory.setProxyTargetClass(true);

@@ -12,7 +12,6 @@ import dev.fencing.store.FencedCall;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.aop.CountedAspect;
-import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aspectj.lang.Aspects;
@@ -31,8 +30,6 @@ import org.openjdk.jmh.annotations.Warmup;
 import org.springframework.aop.aspectj.annotation.AspectJProxyFactory;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -50,25 +47,6 @@ import java.util.concurrent.atomic.AtomicLong;
 @Warmup(iterations = 3, time = 2)
 @Measurement(iterations = 5, time = 3)
 public class FenceOverheadBenchmark {
-
-    @Configuration(proxyBeanMethods = false)
-    @EnableFencing(proxyTargetClass = true)
-    static class Fencing {
-        @Bean
-        InMemoryFenceStore fenceStore() {
-            return new InMemoryFenceStore();
-        }
-
-        @Bean
-        MeterRegistry meterRegistry() {
-            return new SimpleMeterRegistry();
-        }
-
-        @Bean
-        Target target() {
-            return new Target();
-        }
-    }
 
     private final Target plainTarget = new Target();
     private final AtomicLong atomic = new AtomicLong();
@@ -102,7 +80,7 @@ public class FenceOverheadBenchmark {
         counted.addAspect(new CountedAspect(new SimpleMeterRegistry()));
         countedProxy = counted.getProxy();
 
-        context = new AnnotationConfigApplicationContext(Fencing.class);
+        context = new AnnotationConfigApplicationContext(InMemoryFencing.class);
         fencedProxy = context.getBean(Target.class);
 
         wovenSupport = new FencingSupport(new FenceGuard(new InMemoryFenceStore()), new FencingMetrics(new SimpleMeterRegistry()));

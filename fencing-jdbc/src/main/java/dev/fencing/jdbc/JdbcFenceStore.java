@@ -130,7 +130,8 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
         this.verifier = b.verifier(jdbc, transactionManager,
                 TableVerifier.fenceProbe(table, dialect, token -> check(token.resource(), token)),
                 () -> "; resources up to " + maxResourceLength() + " characters, lock wait bound "
-                        + lockTimeout.toMillis() + " ms");
+                        + lockTimeout.toMillis() + " ms"
+                        + (checkAtCommit ? ", checks sent with COMMIT (check-at-commit)" : ""));
     }
 
     /** Starts a builder for a store on {@code dataSource}. */
@@ -166,56 +167,29 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
                         + "' refused: the store's table failed its startup check: " + e.getMessage(), e);
             }
         }
-        if (checkAtCommit) {
-            return fenceAtCommit(resource, token, write);
-        }
-        Outcome<T> outcome = new Outcome<>();
-        try {
-            transactions.executeWithoutResult(status -> {
-                check(resource, token);
-                outcome.writeStarted = true;
-                try {
-                    outcome.value = write.proceed();
-                } catch (RuntimeException | Error e) {
-                    throw new WriteFailed(e);      // rolls back check and write together
-                } catch (Throwable checked) {
-                    outcome.checked = checked;     // Spring's default rule: a checked exception commits
-                }
-            });
-        } catch (WriteFailed e) {
-            throw e.getCause();
-        } catch (FenceBusyException | FenceConflictException e) {
-            throw e;                               // from the check; the transaction rolled back
-        } catch (DataAccessException | TransactionException e) {
-            if (outcome.writeStarted) {
-                throw commitFailed(resource, token, e);
-            }
-            throw new FenceStoreException(resource, token, "Fence check for resource '" + resource + "' in table '"
-                    + table + "' could not run: " + e.getMessage(), e);
-        }
-        if (outcome.checked != null) {
-            throw outcome.checked;
-        }
-        return outcome.value;
+        return inTransaction(resource, token, write);
     }
 
     /**
-     * {@link Builder#checkAtCommit(boolean)}: runs the write at once in the transaction (the caller's, or one of its
-     * own) and queues the check for that transaction's commit, where {@link CommitChecks} sends it with
-     * {@code COMMIT}. The verdict is reported through the write's {@link FencedCall#deferVerdict()}.
+     * Runs the check and the write in one transaction (the caller's, or one of its own): the check first, or with
+     * {@link Builder#checkAtCommit(boolean)} the write at once and the check queued for that transaction's commit,
+     * where {@link CommitChecks} sends it with {@code COMMIT} (the verdict reported through the write's
+     * {@link FencedCall#deferVerdict()}).
      */
-    private <T> T fenceAtCommit(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+    private <T> T inTransaction(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
         Outcome<T> outcome = new Outcome<>();
         try {
             transactions.executeWithoutResult(status -> {
-                CommitChecks checks = commitChecks(resource, token);
-                DeferredVerdict verdict = write.deferVerdict();
-                checks.add(resource, token, verdict);
+                if (checkAtCommit) {
+                    commitChecks(resource, token).add(resource, token, write.deferVerdict());
+                } else {
+                    check(resource, token);
+                }
                 outcome.writeStarted = true;
                 try {
                     outcome.value = write.proceed();
                 } catch (RuntimeException | Error e) {
-                    throw new WriteFailed(e);      // rolls back the write; no check is sent
+                    throw new WriteFailed(e);      // rolls back the check (or drops the queued one) with the write
                 } catch (Throwable checked) {
                     outcome.checked = checked;     // Spring's default rule: a checked exception commits
                 }
@@ -764,14 +738,16 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
                 if (!dialect.fenceSql().checksAtCommit()) {
                     throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) is supported on "
                             + "PostgreSQL only, and the database is " + dialect.productName() + " (dialect "
-                            + dialect + "); remove checkAtCommit (fencing.store.jdbc.check-at-commit)");
+                            + dialect + "); remove checkAtCommit (fencing.store.jdbc.check-at-commit) to check "
+                            + "before the method body, which works on every database");
                 }
                 if (transactionManager != null && !(transactionManager instanceof DataSourceTransactionManager)) {
                     throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) needs JDBC "
                             + "transactions (a DataSourceTransactionManager or JdbcTransactionManager), and the "
-                            + "transaction manager is a " + transactionManager.getClass().getName() + ", whose "
-                            + "writes may be flushed after the check's COMMIT; remove checkAtCommit "
-                            + "(fencing.store.jdbc.check-at-commit)");
+                            + "transaction manager is " + transactionManager.getClass().getName() + ", whose "
+                            + "writes may be flushed after the check's COMMIT; write through JdbcTemplate or Spring "
+                            + "Data JDBC with a DataSourceTransactionManager, or remove checkAtCommit "
+                            + "(fencing.store.jdbc.check-at-commit) to check before the method body");
                 }
             }
             PlatformTransactionManager tm = transactionManager != null ? transactionManager

@@ -74,8 +74,13 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
             action.append("Give the fence one TokenVerifier and at most one TokenSigner, with the same keys (with the "
                     + "starter: the fencing.signing.* properties), or sign the issuer's tokens.\n");
         }
+        if (text.contains("checkAtCommit(true)")) {
+            action.append("Checking at commit needs PostgreSQL and JDBC transactions (JdbcTemplate or Spring Data "
+                    + "JDBC with a DataSourceTransactionManager); otherwise leave fencing.store.jdbc.check-at-commit "
+                    + "unset (false), and the check runs before the method body, on every database.\n");
+        }
         if (action.isEmpty()) {
-            action.append("Fix each problem the description names, as its line says (each names the method and what "
+            action.append("Fix each problem the description names, as its line says (what is wrong, where, and what "
                     + "to change).\n");
         }
         return action.append(DOCS).toString();

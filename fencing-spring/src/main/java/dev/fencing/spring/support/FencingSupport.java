@@ -175,12 +175,15 @@ public final class FencingSupport {
                       FenceGuard.Proceed<C, Object> proceed) throws Throwable {
         Resolved current = resolved();
         Object fence = current.points.fenceFor(method, targetClass);
-        if (fence == null) {
-            return proceed.proceed(target);
-        }
         if (fence instanceof FencePoint point) {
             return current.guard.invoke(point, args, target, proceed);
         }
+        return fence == null ? proceed.proceed(target) : invokeAsync(current, fence, args, target, proceed);
+    }
+
+    /** The fence of a method returning a future or a reactive type: kept out of the blocking call's path. */
+    private static <C> Object invokeAsync(Resolved current, Object fence, Object[] args, C target,
+                                          FenceGuard.Proceed<C, Object> proceed) throws Throwable {
         if (fence instanceof FencePointSource.FuturePoint future) {
             return current.guard.invoke(future.point(), args, target, awaiting(proceed));
         }
