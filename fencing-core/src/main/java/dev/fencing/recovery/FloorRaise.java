@@ -89,10 +89,12 @@ public final class FloorRaise {
     /** Raises one resource; {@code true} when its max_seen was below the target. */
     private boolean raise(String resource, long atLeast) {
         long target = atLeast;
+        boolean belowHolder = false;
         if (issued != null) {
             long highest = issued.highestIssued(resource);
             if (highest > 0 && issued.isHeld(resource)) {
                 highest--; // the current holder's token is the highest one: it stays acceptable
+                belowHolder = highest >= atLeast;
             }
             target = Math.max(target, highest);
         }
@@ -100,6 +102,15 @@ public final class FloorRaise {
             return false;
         }
         OptionalLong current = admin.maxSeen(resource);
+        if (current.isPresent() && current.getAsLong() == target && belowHolder) {
+            // a token just below the holder's got in after the restore: forget its holder, so it is refused too
+            long kept = target;
+            admin.lowerMaxSeen(resource, kept);
+            metrics.raised();
+            LOG.log(System.Logger.Level.INFO, () -> "max_seen of resource '" + resource + "' kept at " + kept
+                    + " without its holder (a token below the current lease's)");
+            return true;
+        }
         if (current.isPresent() && current.getAsLong() >= target) {
             return false;
         }
