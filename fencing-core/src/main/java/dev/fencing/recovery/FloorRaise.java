@@ -2,9 +2,11 @@ package dev.fencing.recovery;
 
 import dev.fencing.metrics.AdminMetrics;
 
+import java.util.Collection;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.TreeSet;
 
 /**
  * The step after restoring an older backup of the fence table, before traffic resumes: a restore lowers max_seen, so
@@ -51,6 +53,23 @@ public final class FloorRaise {
      *                                  an issuer nor a positive {@code atLeast} (nothing to raise to); nothing changed
      */
     public FloorRaiseResult raiseAll(long atLeast, String actor) {
+        return raiseAll(atLeast, actor, List.of());
+    }
+
+    /**
+     * {@link #raiseAll(long, String)}, and also the resources named in {@code alsoResources} whether the store holds
+     * them or not: resources created after the backup, which the restored table does not list (a resource without a
+     * row gets one at its floor).
+     *
+     * @throws IllegalArgumentException as {@link #raiseAll(long, String)}, or when a named resource is blank; nothing
+     *                                  changed
+     */
+    public FloorRaiseResult raiseAll(long atLeast, String actor, Collection<String> alsoResources) {
+        for (String resource : alsoResources) {
+            if (resource == null || resource.isBlank()) {
+                throw new IllegalArgumentException("a resource named for the floor raise is blank");
+            }
+        }
         if (actor == null || actor.isBlank()) {
             throw new IllegalArgumentException("actor (who asks for the floor raise) must not be blank");
         }
@@ -77,6 +96,14 @@ public final class FloorRaise {
                 break;
             }
             after = page.get(page.size() - 1);
+        }
+        for (String resource : new TreeSet<>(alsoResources)) {
+            if (admin.maxSeen(resource).isEmpty()) { // a listed one was raised above already
+                examined++;
+                if (raise(resource, atLeast)) {
+                    raised++;
+                }
+            }
         }
         long done = raised;
         long seen = examined;

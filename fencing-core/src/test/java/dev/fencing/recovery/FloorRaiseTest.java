@@ -100,6 +100,19 @@ class FloorRaiseTest {
     }
 
     @Test
+    void resourcesCreatedAfterTheBackupAreRaisedWhenNamed() throws Throwable {
+        write(new FencingToken("a", 5, "h"));
+        FloorRaiseResult result = raise(null).raiseAll(20, "ops", java.util.List.of("new:1", "a"));
+        assertThat(result.examined()).isEqualTo(2);
+        assertThat(result.raised()).isEqualTo(2);
+        assertThat(store.maxSeen("new:1")).hasValue(20);
+        assertThatThrownBy(() -> write(new FencingToken("new:1", 19, "zombie")))
+                .isInstanceOf(TokenRejectedException.class);
+        assertThatThrownBy(() -> raise(null).raiseAll(20, "ops", java.util.List.of(" ")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+    }
+
+    @Test
     void aSecondRunChangesNothing() throws Throwable {
         write(new FencingToken("a", 5, "h"));
         raise(null).raiseAll(20, "ops");

@@ -12,6 +12,8 @@ import javax.sql.DataSource;
 import java.io.PrintStream;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * {@code --admin raise-floors}: the step after restoring an older backup of an application's JDBC fence table, before
@@ -38,6 +40,8 @@ final class RaiseFloorsCommand {
               --at-least N            a floor for every resource: above every token issued before the restore
                                       (the lease table was restored too, the issuer is another service, or
                                       resources were created after the backup)
+              --resource NAME         also raise NAME, which the restored table may lack (created after the
+                                      backup); repeatable
               --actor NAME            who asks, for the log (default: the user.name system property)
             """;
 
@@ -66,7 +70,7 @@ final class RaiseFloorsCommand {
                     : JdbcTokenIssuer.builder(dataSource).table(request.leaseTable).build();
             JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
             FloorRaiseResult result = new FloorRaise(admin, admin, issuer, new AdminMetrics(null))
-                    .raiseAll(request.atLeast, request.actor);
+                    .raiseAll(request.atLeast, request.actor, request.resources);
             out.println("raised max_seen of " + result.raised() + " of " + result.examined() + " resources in "
                     + request.fenceTable + " (to the lease table's highest tokens"
                     + (request.atLeast > 0 ? ", at least " + request.atLeast : "") + ") by " + result.actor());
@@ -85,7 +89,7 @@ final class RaiseFloorsCommand {
 
     /** The parsed command line; {@code null} from {@link #parse} means help. */
     private record Request(String url, String user, String password, String fenceTable, String leaseTable,
-                           boolean noLease, long atLeast, String actor) {
+                           boolean noLease, long atLeast, String actor, List<String> resources) {
 
         static Request parse(String[] args) {
             String url = null;
@@ -96,6 +100,7 @@ final class RaiseFloorsCommand {
             boolean noLease = false;
             long atLeast = 0;
             String actor = System.getProperty("user.name", "unknown");
+            List<String> resources = new ArrayList<>();
             for (int i = 2; i < args.length; i++) {
                 String arg = args[i];
                 switch (arg) {
@@ -110,6 +115,7 @@ final class RaiseFloorsCommand {
                     case "--no-lease" -> noLease = true;
                     case "--at-least" -> atLeast = positive(arg, Options.value(args, i++));
                     case "--actor" -> actor = Options.value(args, i++);
+                    case "--resource" -> resources.add(Options.value(args, i++));
                     default -> throw new IllegalArgumentException("unknown option '" + arg + "' for raise-floors");
                 }
             }
@@ -121,7 +127,7 @@ final class RaiseFloorsCommand {
                         + "tells what was issued");
             }
             return new Request(url, user == null ? SampleDatabase.defaultUser(url) : user, password, fenceTable,
-                    leaseTable, noLease, atLeast, actor);
+                    leaseTable, noLease, atLeast, actor, List.copyOf(resources));
         }
 
         private static long positive(String option, String value) {

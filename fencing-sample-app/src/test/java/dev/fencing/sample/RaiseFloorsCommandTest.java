@@ -106,11 +106,17 @@ class RaiseFloorsCommandTest {
         jdbc.execute("CREATE TABLE " + backupTable + " AS SELECT * FROM " + fenceTable);
         zombie = new FencingToken(resource, 9, "zombie"); // issued since the backup, by an issuer restored too
         store.fence(resource, zombie, () -> null);
-        restoreBackup();
 
-        assertThat(run("--no-lease", "--at-least", "9")).isZero();
+        String created = resource + ":created-after-the-backup";
+        store.fence(created, new FencingToken(created, 8, "zombie"), () -> null);
+        restoreBackup(); // the restored table has no row for it
+
+        assertThat(run("--no-lease", "--at-least", "9", "--resource", created)).isZero();
 
         assertThat(new JdbcFenceAdmin(store).maxSeen(resource)).hasValue(9);
+        assertThat(new JdbcFenceAdmin(store).maxSeen(created)).hasValue(9);
+        assertThatThrownBy(() -> store.fence(created, new FencingToken(created, 8, "zombie"), () -> null))
+                .isInstanceOf(TokenRejectedException.class);
         assertThatThrownBy(() -> store.fence(resource, zombie, () -> null))
                 .isInstanceOf(TokenRejectedException.class);
         assertThat(store.fence(resource, new FencingToken(resource, 10, "next"), () -> "written"))
