@@ -3,6 +3,7 @@ package dev.fencing.boot.autoconfigure;
 import dev.fencing.boot.actuate.FencingAdminWebExtension;
 import dev.fencing.boot.autoconfigure.FencingAutoConfigurationTest.Ledger;
 import dev.fencing.issuer.InMemoryIssuerBase;
+import dev.fencing.jdbc.JdbcIssuerBase;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.IssuerBase;
 import dev.fencing.issuer.Lease;
@@ -17,8 +18,12 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import javax.sql.DataSource;
 
 import java.time.Duration;
+import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -100,6 +105,27 @@ class FencingIssuerOffsetAutoConfigurationTest {
                 .withPropertyValues("fencing.issuer.offset.base=100")
                 .run(context -> assertThat(context).hasFailed().getFailure()
                         .hasStackTraceContaining("nowhere durable to store it"));
+    }
+
+    @Test
+    void withoutAnIssuerBaseBeanTheBaseGoesToTheTableOnTheDataSource() {
+        DriverManagerDataSource dataSource = new DriverManagerDataSource(
+                "jdbc:h2:mem:offset-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "");
+        new JdbcIssuerBase(dataSource, "migration_bases", true); // created by the application's migrations
+        runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new).withBean(DataSource.class, () -> dataSource)
+                .withPropertyValues("fencing.issuer.offset.base=4000", "fencing.issuer.offset.name=to-etcd",
+                        "fencing.issuer.offset.table=migration_bases")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(new JdbcIssuerBase(dataSource, "migration_bases").stored("to-etcd")).hasValue(4000);
+        runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new).withBean(DataSource.class, () -> dataSource)
+                .withPropertyValues("fencing.issuer.offset.base=400", "fencing.issuer.offset.name=to-etcd",
+                        "fencing.issuer.offset.table=migration_bases")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("differs from the stored base 4000"));
+        runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new).withBean(DataSource.class, () -> dataSource)
+                .withPropertyValues("fencing.issuer.offset.base=4000", "fencing.issuer.offset.table=no_such_table")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("Issuer base table 'no_such_table' is missing"));
     }
 
     /** An issuer whose container callbacks are recorded: the wrapper must forward its close. */
