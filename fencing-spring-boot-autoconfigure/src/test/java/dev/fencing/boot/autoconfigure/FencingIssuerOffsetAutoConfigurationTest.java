@@ -1,6 +1,7 @@
 package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.boot.actuate.FencingAdminWebExtension;
+import dev.fencing.boot.actuate.FencingEndpoint;
 import dev.fencing.boot.autoconfigure.FencingAutoConfigurationTest.Ledger;
 import dev.fencing.issuer.InMemoryIssuerBase;
 import dev.fencing.jdbc.JdbcIssuerBase;
@@ -23,6 +24,7 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import javax.sql.DataSource;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -63,6 +65,11 @@ class FencingIssuerOffsetAutoConfigurationTest {
                         assertThat(lease.token().value()).isEqualTo(1001);
                     }
                     assertThat(bases.stored("to-zk")).hasValue(1000);
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> described = (Map<String, Object>) context.getBean(FencingEndpoint.class)
+                            .fencing().get("issuer");
+                    assertThat(described).containsEntry("offsetBase", 1000L)
+                            .containsEntry("type", "InMemoryTokenIssuer");
                 });
     }
 
