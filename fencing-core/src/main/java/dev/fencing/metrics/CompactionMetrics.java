@@ -1,0 +1,55 @@
+package dev.fencing.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.noop.NoopCounter;
+
+/**
+ * The counters of fence-state compaction, created once: {@code fencing.compaction.runs} with tag {@code outcome} =
+ * ok | failed, and {@code fencing.compaction.folded}, the resources whose state was folded into a family floor.
+ * Never tagged by resource or family. No-ops without a registry.
+ */
+public final class CompactionMetrics {
+
+    public static final String RUNS = "fencing.compaction.runs";
+    public static final String FOLDED = "fencing.compaction.folded";
+
+    private final Counter ok;
+    private final Counter failed;
+    private final Counter folded;
+
+    /** @param registry where to register, or {@code null} for no-op counters */
+    public CompactionMetrics(MeterRegistry registry) {
+        this.ok = counter(registry, RUNS, Tags.of("outcome", "ok"), "Compaction runs of the fence state, by outcome");
+        this.failed = counter(registry, RUNS, Tags.of("outcome", "failed"),
+                "Compaction runs of the fence state, by outcome");
+        this.folded = counter(registry, FOLDED, Tags.empty(),
+                "Resources whose fence state was folded into their family's floor");
+    }
+
+    /** A run that completed, having folded {@code resources}. */
+    public void ok(long resources) {
+        FencingMetrics.increment(ok);
+        if (resources > 0) {
+            try {
+                folded.increment(resources);
+            } catch (RuntimeException ignored) {
+                // a metric never breaks the run it counts
+            }
+        }
+    }
+
+    /** A run that failed. */
+    public void failed() {
+        FencingMetrics.increment(failed);
+    }
+
+    private static Counter counter(MeterRegistry registry, String name, Tags tags, String description) {
+        if (registry == null) {
+            return new NoopCounter(new Meter.Id(name, tags, null, description, Meter.Type.COUNTER));
+        }
+        return Counter.builder(name).description(description).tags(tags).register(registry);
+    }
+}

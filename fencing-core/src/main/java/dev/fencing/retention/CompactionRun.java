@@ -1,0 +1,92 @@
+package dev.fencing.retention;
+
+import dev.fencing.metrics.CompactionMetrics;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * One configured compaction of a fence store: which store, which issuer's floors, how idle a resource must be and
+ * how many resources go in one atomic unit. {@link #runOnce()} compacts and reports (the command-line and actuator
+ * form); {@link #run()} is the scheduled form, which logs and counts a failure instead of throwing so the schedule
+ * goes on. Every run is logged (folded resources at INFO, failures at WARNING) and counted
+ * ({@link CompactionMetrics}).
+ */
+public final class CompactionRun implements Runnable {
+
+    private static final System.Logger LOG = System.getLogger(CompactionRun.class.getName());
+
+    private final FenceCompaction store;
+    private final IssuerFloors issuer;
+    private final Duration idleFor;
+    private final int batchSize;
+    private final CompactionMetrics metrics;
+
+    /**
+     * @param store     the store to compact
+     * @param issuer    the issuer of the store's tokens, told of each floor before the store raises it
+     *                  ({@link IssuerFloors#ONE_SEQUENCE} for an issuer with one sequence for every resource)
+     * @param idleFor   how long a resource must have gone without an accepted token to be folded; positive
+     * @param batchSize resources per atomic unit; at least 1
+     * @param metrics   where runs are counted
+     * @throws IllegalArgumentException naming the value, when {@code idleFor} is not positive or {@code batchSize}
+     *                                  is below 1
+     */
+    public CompactionRun(FenceCompaction store, IssuerFloors issuer, Duration idleFor, int batchSize,
+                         CompactionMetrics metrics) {
+        this.store = Objects.requireNonNull(store, "store");
+        this.issuer = Objects.requireNonNull(issuer, "issuer (IssuerFloors.ONE_SEQUENCE for a one-sequence issuer)");
+        this.idleFor = Objects.requireNonNull(idleFor, "idleFor");
+        if (idleFor.isNegative() || idleFor.isZero()) {
+            throw new IllegalArgumentException("compaction idle time must be positive, was " + idleFor);
+        }
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("compaction batch size must be at least 1, was " + batchSize);
+        }
+        this.batchSize = batchSize;
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+    }
+
+    /**
+     * Compacts now, once.
+     *
+     * @throws RuntimeException whatever the store throws (counted as a failed run); what it committed stays committed
+     */
+    public CompactionResult runOnce() {
+        CompactionResult result;
+        try {
+            result = store.compact(idleFor, batchSize, issuer);
+        } catch (RuntimeException | Error e) {
+            metrics.failed();
+            throw e;
+        }
+        metrics.ok(result.folded());
+        if (result.folded() > 0) {
+            LOG.log(System.Logger.Level.INFO, () -> "Compaction folded " + result.folded() + " resources idle for over "
+                    + idleFor + " into the floors of " + result.families() + " families, in " + result.batches()
+                    + " transactions");
+        }
+        return result;
+    }
+
+    /** Compacts once, logging a failure at WARNING instead of throwing it (for a scheduler). */
+    @Override
+    public void run() {
+        try {
+            runOnce();
+        } catch (RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "Compaction of the fence state failed; it runs again at its next "
+                    + "time, and nothing it had not committed changed", e);
+        }
+    }
+
+    /** How long a resource must have gone without an accepted token to be folded. */
+    public Duration idleFor() {
+        return idleFor;
+    }
+
+    /** Resources per atomic unit. */
+    public int batchSize() {
+        return batchSize;
+    }
+}

@@ -1,0 +1,75 @@
+package dev.fencing.retention;
+
+import dev.fencing.metrics.CompactionMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class CompactionRunTest {
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final AtomicInteger calls = new AtomicInteger();
+
+    private FenceCompaction store(RuntimeException failure) {
+        return new FenceCompaction() {
+            @Override
+            public CompactionResult compact(Duration idleFor, int batchSize, IssuerFloors issuer) {
+                calls.incrementAndGet();
+                if (failure != null) {
+                    throw failure;
+                }
+                return new CompactionResult(batchSize + 1, 2, 1);
+            }
+
+            @Override
+            public OptionalLong familyFloor(String family) {
+                return OptionalLong.empty();
+            }
+        };
+    }
+
+    @Test
+    void runOnceReturnsTheStoresResultAndCountsWhatWasFolded() {
+        CompactionRun run = new CompactionRun(store(null), IssuerFloors.ONE_SEQUENCE, Duration.ofDays(1), 10,
+                new CompactionMetrics(registry));
+        assertThat(run.runOnce()).isEqualTo(new CompactionResult(11, 2, 1));
+        assertThat(registry.get(CompactionMetrics.RUNS).tag("outcome", "ok").counter().count()).isEqualTo(1);
+        assertThat(registry.get(CompactionMetrics.FOLDED).counter().count()).isEqualTo(11);
+    }
+
+    @Test
+    void aFailureIsCountedAndThrownByRunOnceButOnlyLoggedByRun() {
+        IllegalStateException down = new IllegalStateException("database down");
+        CompactionRun run = new CompactionRun(store(down), IssuerFloors.ONE_SEQUENCE, Duration.ofDays(1), 10,
+                new CompactionMetrics(registry));
+        assertThatThrownBy(run::runOnce).isSameAs(down);
+        run.run();
+        assertThat(calls).hasValue(2);
+        assertThat(registry.get(CompactionMetrics.RUNS).tag("outcome", "failed").counter().count()).isEqualTo(2);
+        assertThat(registry.get(CompactionMetrics.RUNS).tag("outcome", "ok").counter().count()).isZero();
+    }
+
+    @Test
+    void badAgeOrBatchIsRefusedNamingTheValue() {
+        CompactionMetrics metrics = new CompactionMetrics(null);
+        assertThatThrownBy(() -> new CompactionRun(store(null), IssuerFloors.ONE_SEQUENCE, Duration.ZERO, 10, metrics))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must be positive, was PT0S");
+        assertThatThrownBy(() -> new CompactionRun(store(null), IssuerFloors.ONE_SEQUENCE, Duration.ofDays(1), 0,
+                metrics)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1, was 0");
+        assertThat(calls).hasValue(0);
+    }
+
+    @Test
+    void familiesAreTheTextBeforeTheLastColon() {
+        assertThat(ResourceFamily.of("accounts:42")).isEqualTo("accounts");
+        assertThat(ResourceFamily.of("orders:eu:7")).isEqualTo("orders:eu");
+        assertThat(ResourceFamily.of("ledger")).isNull();
+        assertThat(ResourceFamily.of(":42")).isNull();
+    }
+}

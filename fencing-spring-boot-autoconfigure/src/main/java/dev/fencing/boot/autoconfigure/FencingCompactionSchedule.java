@@ -1,0 +1,96 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.retention.CompactionRun;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+import org.springframework.scheduling.support.CronExpression;
+import org.springframework.scheduling.support.CronTrigger;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Runs a {@link CompactionRun} on its own single thread ({@code fencing-compaction}), never on the application's
+ * scheduler, so turning compaction on schedules nothing else: on a cron expression when
+ * {@code fencing.compaction.cron} is set, otherwise with a fixed delay after an initial delay. Started and stopped
+ * with the application context; a run in progress at shutdown is interrupted, and what it committed stays.
+ */
+public final class FencingCompactionSchedule implements SmartLifecycle {
+
+    private final CompactionRun run;
+    private final CronTrigger cron;
+    private final Duration interval;
+    private final Duration initialDelay;
+    private ThreadPoolTaskScheduler scheduler;
+
+    FencingCompactionSchedule(CompactionRun run, FencingCompactionProperties properties) {
+        this.run = run;
+        String expression = properties.getCron();
+        if (expression != null && !expression.isBlank()) {
+            try {
+                CronExpression.parse(expression);
+            } catch (IllegalArgumentException e) {
+                throw new FencingConfigurationException("fencing.compaction.cron '" + expression + "' is not a "
+                        + "Spring cron expression (six fields: second minute hour day month weekday, e.g. "
+                        + "'0 30 3 * * *'): " + e.getMessage());
+            }
+            this.cron = new CronTrigger(expression);
+        } else {
+            this.cron = null;
+        }
+        this.interval = positive("fencing.compaction.interval", properties.getInterval());
+        Duration delay = properties.getInitialDelay();
+        if (delay == null || delay.isNegative()) {
+            throw new FencingConfigurationException("fencing.compaction.initial-delay must not be negative, was "
+                    + delay);
+        }
+        this.initialDelay = delay;
+    }
+
+    private static Duration positive(String property, Duration value) {
+        if (value == null || value.isNegative() || value.isZero()) {
+            throw new FencingConfigurationException(property + " must be positive, was " + value);
+        }
+        return value;
+    }
+
+    @Override
+    public synchronized void start() {
+        if (scheduler != null) {
+            return;
+        }
+        ThreadPoolTaskScheduler started = new ThreadPoolTaskScheduler();
+        started.setPoolSize(1);
+        started.setThreadNamePrefix("fencing-compaction-");
+        started.setDaemon(true);
+        started.setWaitForTasksToCompleteOnShutdown(false);
+        started.initialize();
+        if (cron != null) {
+            started.schedule(run, cron);
+        } else {
+            started.scheduleWithFixedDelay(run, Instant.now().plus(initialDelay), interval);
+        }
+        scheduler = started;
+    }
+
+    @Override
+    public synchronized void stop() {
+        if (scheduler != null) {
+            scheduler.shutdown();
+            scheduler = null;
+        }
+    }
+
+    @Override
+    public synchronized boolean isRunning() {
+        return scheduler != null;
+    }
+
+    /** The schedule, for the startup log and the actuator: a cron expression or the fixed delay. */
+    @Override
+    public String toString() {
+        return cron != null ? "cron '" + cron.getExpression() + "'"
+                : "every " + interval + " after " + initialDelay;
+    }
+}
