@@ -16,6 +16,8 @@ import java.util.TreeSet;
  * changes nothing the second time. A resource whose lease is held now is raised to one below the issuer's highest
  * token, so that the current holder's token (the highest, with an exact issuer) is still accepted; every other token
  * stays refused. Each raise is counted ({@link AdminMetrics}, outcome {@code raised}) and the run is logged at WARNING.
+ * Run it with the writers stopped: a token that got in between the restore and the raise keeps its row's holder, and
+ * its holder could write again if its token is the target itself.
  */
 public final class FloorRaise {
 
@@ -116,12 +118,10 @@ public final class FloorRaise {
     /** Raises one resource; {@code true} when its max_seen was below the target. */
     private boolean raise(String resource, long atLeast) {
         long target = atLeast;
-        boolean belowHolder = false;
         if (issued != null) {
             long highest = issued.highestIssued(resource);
             if (highest > 0 && issued.isHeld(resource)) {
                 highest--; // the current holder's token is the highest one: it stays acceptable
-                belowHolder = highest >= atLeast;
             }
             target = Math.max(target, highest);
         }
@@ -129,15 +129,6 @@ public final class FloorRaise {
             return false;
         }
         OptionalLong current = admin.maxSeen(resource);
-        if (current.isPresent() && current.getAsLong() == target && belowHolder) {
-            // a token just below the holder's got in after the restore: forget its holder, so it is refused too
-            long kept = target;
-            admin.lowerMaxSeen(resource, kept);
-            metrics.raised();
-            LOG.log(System.Logger.Level.INFO, () -> "max_seen of resource '" + resource + "' kept at " + kept
-                    + " without its holder (a token below the current lease's)");
-            return true;
-        }
         if (current.isPresent() && current.getAsLong() >= target) {
             return false;
         }
