@@ -8,7 +8,8 @@ import io.micrometer.core.instrument.noop.NoopCounter;
 
 /**
  * The counters of administrative resets of max_seen, created once: {@code fencing.admin.resets} with tag
- * {@code outcome} = lowered | refused. Never tagged by resource (resets name entities). No-ops without a registry.
+ * {@code outcome} = lowered | refused | raised (a floor raised after a restore). Never tagged by resource (resets name
+ * entities). No-ops without a registry.
  */
 public final class AdminMetrics {
 
@@ -16,11 +17,13 @@ public final class AdminMetrics {
 
     private final Counter lowered;
     private final Counter refused;
+    private final Counter raised;
 
     /** @param registry where to register, or {@code null} for no-op counters */
     public AdminMetrics(MeterRegistry registry) {
         this.lowered = counter(registry, "lowered");
         this.refused = counter(registry, "refused");
+        this.raised = counter(registry, "raised");
     }
 
     public void lowered() {
@@ -29,6 +32,11 @@ public final class AdminMetrics {
 
     public void refused() {
         FencingMetrics.increment(refused);
+    }
+
+    /** Counts one resource whose max_seen a floor raise after a restore raised. */
+    public void raised() {
+        FencingMetrics.increment(raised);
     }
 
     private static Counter counter(MeterRegistry registry, String outcome) {

@@ -1,11 +1,14 @@
 package dev.fencing.store;
 
 import dev.fencing.recovery.FenceAdmin;
+import dev.fencing.recovery.FenceInventory;
 import dev.fencing.rule.FenceRule;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
 import dev.fencing.token.FencingToken;
 
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
@@ -20,7 +23,7 @@ import java.util.concurrent.locks.AbstractQueuedSynchronizer;
  * {@link BracketFenceStore} it also fences a write run by its caller: the entry is the resource's slot, held by its
  * lock from {@link #enter} to {@link Entry#exit()}, so entering allocates nothing.
  */
-public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin {
+public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, FenceInventory {
 
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
     private final long maxAdvance;
@@ -148,6 +151,25 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin {
         } finally {
             slot.unlock();
         }
+    }
+
+    /** {@inheritDoc} In {@link String#compareTo} order; sorts the store's keys on each call (an admin read). */
+    @Override
+    public List<String> resources(String after, int limit) {
+        FenceInventory.checkLimit(limit);
+        return slots.entrySet().stream()
+                .filter(e -> after == null || e.getKey().compareTo(after) > 0)
+                .filter(e -> maxSeen(e.getKey()).isPresent())
+                .map(Map.Entry::getKey)
+                .sorted()
+                .limit(limit)
+                .toList();
+    }
+
+    @Override
+    public OptionalLong highestMaxSeen() {
+        return slots.keySet().stream().map(this::maxSeen).filter(OptionalLong::isPresent)
+                .mapToLong(OptionalLong::getAsLong).max();
     }
 
     /** How many resources this store remembers. */

@@ -80,6 +80,20 @@ public enum JdbcDialect {
         return "SELECT max_seen FROM " + table + " WHERE resource = ?";
     }
 
+    /**
+     * A page of resources with a max_seen, in the table's order of resource names, after a given one. Parameter:
+     * the resource to start after (without {@code after}: none); returns (resource).
+     */
+    String resourcesSql(String table, boolean after, int limit) {
+        return "SELECT resource FROM " + table + (after ? " WHERE resource > ?" : "") + " ORDER BY resource LIMIT "
+                + limit;
+    }
+
+    /** The highest max_seen of the table; returns (max), NULL when the table is empty. */
+    String highestMaxSeenSql(String table) {
+        return "SELECT MAX(max_seen) FROM " + table;
+    }
+
     /** The check-and-advance statement; parameters: resource, token value, holder; returns (max_seen, holder). */
     String checkSql(String table) {
         return checkSql(table, dev.fencing.rule.FenceRule.UNBOUNDED);

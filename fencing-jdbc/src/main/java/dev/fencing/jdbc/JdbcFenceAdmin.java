@@ -1,14 +1,17 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.recovery.FenceAdmin;
+import dev.fencing.recovery.FenceInventory;
 
 import java.sql.Types;
+import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 
 /**
  * Administrative tasks on the table of a {@link JdbcFenceStore}: reading a resource's committed max_seen, raising
- * it to a floor known from elsewhere, and lowering it (the raw step of {@link dev.fencing.recovery.MaxSeenReset},
+ * it to a floor known from elsewhere, listing the resources and the highest max_seen ({@link FenceInventory}, for
+ * the floor raise after a restore and the issuer offset's startup check), and lowering it (the raw step of {@link dev.fencing.recovery.MaxSeenReset},
  * which operators use). Works on the store's table, data source and transaction manager, and verifies
  * the table first as the store does; the store itself only checks tokens.
  *
@@ -17,7 +20,7 @@ import java.util.OptionalLong;
  * admin.raiseFloor("accounts:42", lastTokenOfTheOldLockService);
  * }</pre>
  */
-public final class JdbcFenceAdmin implements FenceAdmin {
+public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory {
 
     private final JdbcFenceStore store;
     private final String maxSeenSql;
@@ -33,6 +36,24 @@ public final class JdbcFenceAdmin implements FenceAdmin {
     public OptionalLong maxSeen(String resource) {
         store.verifyTable();
         Long value = store.jdbc().query(maxSeenSql, rs -> rs.next() ? rs.getLong(1) : null, resource);
+        return value == null ? OptionalLong.empty() : OptionalLong.of(value);
+    }
+
+    /** {@inheritDoc} Keyset pages ({@code resource > ?}) in the database's order of the resource column. */
+    @Override
+    public List<String> resources(String after, int limit) {
+        FenceInventory.checkLimit(limit);
+        store.verifyTable();
+        JdbcDialect dialect = store.dialect();
+        String sql = dialect.resourcesSql(store.table(), after != null, limit);
+        return after == null ? store.jdbc().queryForList(sql, String.class)
+                : store.jdbc().queryForList(sql, String.class, after);
+    }
+
+    @Override
+    public OptionalLong highestMaxSeen() {
+        store.verifyTable();
+        Long value = store.jdbc().queryForObject(store.dialect().highestMaxSeenSql(store.table()), Long.class);
         return value == null ? OptionalLong.empty() : OptionalLong.of(value);
     }
 

@@ -18,7 +18,7 @@ import java.sql.SQLException;
  * {@code --admin reset-floor RESOURCE}: the documented way back after a bad token raised a resource's max_seen in an
  * application's JDBC fence table, through {@link MaxSeenReset} with the JDBC lease table as the issuer (or, with
  * {@code --no-lease}, an explicit {@code --to} value and {@code --override}). Exit 0 when lowered, 1 when refused
- * (a lease is held, nothing to lower), 2 on a bad option.
+ * (a lease is held, nothing to lower), 2 on a bad option. {@code --admin raise-floors}: {@link RaiseFloorsCommand}.
  */
 final class AdminCommand {
 
@@ -45,6 +45,9 @@ final class AdminCommand {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
+        if (args.length > 1 && args[1].equals("raise-floors")) {
+            return RaiseFloorsCommand.run(args, out, err);
+        }
         Request request;
         try {
             request = Request.parse(args);
@@ -96,13 +99,15 @@ final class AdminCommand {
 
         static Request parse(String[] args) {
             if (args.length < 2) {
-                throw new IllegalArgumentException("'--admin' needs a command: reset-floor RESOURCE");
+                throw new IllegalArgumentException("'--admin' needs a command: reset-floor RESOURCE, or "
+                        + "raise-floors");
             }
             if (args[1].equals("--help")) {
                 return null;
             }
             if (!args[1].equals("reset-floor")) {
-                throw new IllegalArgumentException("unknown admin command '" + args[1] + "'; known: reset-floor");
+                throw new IllegalArgumentException("unknown admin command '" + args[1]
+                        + "'; known: reset-floor, raise-floors");
             }
             if (args.length < 3 || args[2].startsWith("--")) {
                 throw new IllegalArgumentException("'reset-floor' needs a RESOURCE, for example accounts:42");

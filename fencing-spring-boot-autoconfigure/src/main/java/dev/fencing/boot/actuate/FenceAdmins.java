@@ -4,13 +4,15 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.AdminMetrics;
 import dev.fencing.recovery.FenceAdmin;
+import dev.fencing.recovery.FenceInventory;
+import dev.fencing.recovery.FloorRaise;
 import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.recovery.MaxSeenReset;
 import dev.fencing.store.FenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
- * Builds the {@link MaxSeenReset} of an application's store and issuer for the actuator: the store's own
+ * Builds the {@link MaxSeenReset} and the {@link FloorRaise} of an application's store and issuer for the actuator: the store's own
  * {@link FenceAdmin} (the in-memory store) or a {@code JdbcFenceAdmin} on a JDBC store, and the issuer when it is
  * {@link IssuedTokens}. A store without an admin is a configuration error, reported at startup.
  */
@@ -23,6 +25,28 @@ final class FenceAdmins {
      * @throws FencingConfigurationException when {@code store} cannot be administered
      */
     static MaxSeenReset reset(FenceStore store, TokenIssuer issuer, MeterRegistry registry) {
+        return new MaxSeenReset(admin(store), issued(issuer), new AdminMetrics(registry));
+    }
+
+    /**
+     * The floor raise after a restore on the same store and issuer, {@code null} when the store cannot list its
+     * resources ({@link FenceInventory}).
+     *
+     * @throws FencingConfigurationException when {@code store} cannot be administered
+     */
+    static FloorRaise floorRaise(FenceStore store, TokenIssuer issuer, MeterRegistry registry) {
+        FenceAdmin admin = admin(store);
+        if (!(admin instanceof FenceInventory inventory)) {
+            return null;
+        }
+        return new FloorRaise(admin, inventory, issued(issuer), new AdminMetrics(registry));
+    }
+
+    private static IssuedTokens issued(TokenIssuer issuer) {
+        return issuer instanceof IssuedTokens tokens ? tokens : null;
+    }
+
+    private static FenceAdmin admin(FenceStore store) {
         FenceAdmin admin;
         if (store instanceof FenceAdmin own) {
             admin = own;
@@ -33,7 +57,6 @@ final class FenceAdmins {
                     + store.getClass().getName() + " offers no administration (FenceAdmin); use a JDBC or in-memory "
                     + "store, or turn fencing.admin.enabled off");
         }
-        IssuedTokens issued = issuer instanceof IssuedTokens tokens ? tokens : null;
-        return new MaxSeenReset(admin, issued, new AdminMetrics(registry));
+        return admin;
     }
 }

@@ -1,6 +1,8 @@
 package dev.fencing.boot.actuate;
 
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.recovery.FloorRaise;
+import dev.fencing.recovery.FloorRaiseResult;
 import dev.fencing.recovery.MaxSeenReset;
 import dev.fencing.recovery.ResetRefusedException;
 import dev.fencing.recovery.ResetResult;
@@ -24,15 +26,27 @@ import java.util.Objects;
  * {@code {"to": N, "override": true}} to an explicit value; {@code "force": true} resets while a lease is held. The
  * authenticated principal is logged as the actor. Registered only with {@code fencing.admin.enabled=true}; answers
  * 200 with old and new max_seen, 400 for bad input and 409 when refused, nothing changed on either.
+ * {@code POST /actuator/fencing} with {@code {"afterRestore": true}}: the floor raise after restoring a backup of the
+ * fence table ({@link #raiseFloors}).
  */
 @EndpointWebExtension(endpoint = FencingEndpoint.class)
 public class FencingAdminWebExtension {
 
     private final MaxSeenReset reset;
+    private final FloorRaise floorRaise;
 
     /** @param reset the reset this operation runs */
     public FencingAdminWebExtension(MaxSeenReset reset) {
+        this(reset, null);
+    }
+
+    /**
+     * @param reset      the reset {@code POST /actuator/fencing/{resource}} runs
+     * @param floorRaise the floor raise {@code POST /actuator/fencing} runs, {@code null} for none (answers 404)
+     */
+    public FencingAdminWebExtension(MaxSeenReset reset, FloorRaise floorRaise) {
         this.reset = Objects.requireNonNull(reset, "reset");
+        this.floorRaise = floorRaise;
     }
 
     /**
@@ -43,7 +57,37 @@ public class FencingAdminWebExtension {
      * @throws dev.fencing.FencingConfigurationException when the store offers no administration
      */
     public static FencingAdminWebExtension of(FenceStore store, TokenIssuer issuer, MeterRegistry registry) {
-        return new FencingAdminWebExtension(FenceAdmins.reset(store, issuer, registry));
+        return new FencingAdminWebExtension(FenceAdmins.reset(store, issuer, registry),
+                FenceAdmins.floorRaise(store, issuer, registry));
+    }
+
+    /**
+     * {@code POST /actuator/fencing} with {@code {"afterRestore": true}} (and optionally {@code "atLeast": N}): after
+     * restoring an older backup of the fence table, raises max_seen of every resource to at least the issuer's
+     * highest issued token and {@code N} ({@link FloorRaise}). Answers 200 with how many resources were examined and
+     * raised, 400 for bad input (nothing changed), 404 when the store cannot be listed.
+     */
+    @WriteOperation
+    public WebEndpointResponse<Map<String, Object>> raiseFloors(@Nullable Boolean afterRestore,
+                                                                @Nullable Long atLeast, SecurityContext security) {
+        if (floorRaise == null) {
+            return error(null, "the floor raise is not available for this fence store", 404);
+        }
+        if (!Boolean.TRUE.equals(afterRestore)) {
+            return error(null, "POST /actuator/fencing raises every resource's max_seen after a restore: send "
+                    + "{\"afterRestore\": true} (and \"atLeast\": N for a floor of your own)", 400);
+        }
+        try {
+            FloorRaiseResult result = floorRaise.raiseAll(atLeast == null ? 0 : atLeast, actor(security));
+            Map<String, Object> body = new LinkedHashMap<>();
+            body.put("examined", result.examined());
+            body.put("raised", result.raised());
+            body.put("atLeast", result.atLeast());
+            body.put("actor", result.actor());
+            return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_OK);
+        } catch (IllegalArgumentException e) {
+            return error(null, e.getMessage(), WebEndpointResponse.STATUS_BAD_REQUEST);
+        }
     }
 
     /** Lowers max_seen of {@code resource}; see the class comment for the body and the answers. */
@@ -79,7 +123,9 @@ public class FencingAdminWebExtension {
 
     private static WebEndpointResponse<Map<String, Object>> error(String resource, String message, int status) {
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("resource", resource);
+        if (resource != null) {
+            body.put("resource", resource);
+        }
         body.put("error", message);
         return new WebEndpointResponse<>(body, status);
     }

@@ -1,5 +1,6 @@
 package dev.fencing.boot.actuate;
 
+import dev.fencing.issuer.OffsetTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.store.FenceStore;
@@ -138,6 +139,10 @@ public class FencingEndpoint {
 
     static Map<String, Object> describe(TokenIssuer issuer) {
         Map<String, Object> details = new LinkedHashMap<>();
+        if (issuer instanceof OffsetTokenIssuer offset) { // a migration: the issuer behind it, and the base
+            details.put("offsetBase", offset.base());
+            issuer = offset.delegate();
+        }
         details.put("type", issuer.getClass().getSimpleName());
         if (JdbcParts.isJdbc(issuer)) {
             JdbcParts.describe(issuer, details);

@@ -372,6 +372,12 @@ public class FencingProperties {
 
         private final EtcdIssuer etcd = new EtcdIssuer();
 
+        private final Offset offset = new Offset();
+
+        public Offset getOffset() {
+            return offset;
+        }
+
         public IssuerType getType() {
             return type;
         }
@@ -390,6 +396,60 @@ public class FencingProperties {
 
         public EtcdIssuer getEtcd() {
             return etcd;
+        }
+    }
+
+    /**
+     * The offset of a migration to another issuer: every token of the application's TokenIssuer bean plus
+     * {@code base}, stored durably under {@code name} (see docs/issuers.md, "Moving to another issuer").
+     */
+    public static class Offset {
+
+        /**
+         * Added to every token of the TokenIssuer bean; positive, above every token the previous issuer issued. Unset
+         * (default): no offset. Must equal the base stored under the name once one is.
+         */
+        private Long base;
+
+        /** The migration's name: the key its base is stored under (one row of the issuer base table). */
+        private String name = "default";
+
+        /** The issuer base table (fencing-jdbc's JdbcIssuerBase), unless the application has an IssuerBase bean. */
+        private String table = "fencing_issuer_base";
+
+        /** Whether the first start checks that the base is above the fence store's highest max_seen. */
+        private boolean checkFenceStore = true;
+
+        public Long getBase() {
+            return base;
+        }
+
+        public void setBase(Long base) {
+            this.base = base;
+        }
+
+        public String getName() {
+            return name;
+        }
+
+        public void setName(String name) {
+            this.name = name;
+        }
+
+        public String getTable() {
+            return table;
+        }
+
+        public void setTable(String table) {
+            this.table = table;
+        }
+
+        public boolean isCheckFenceStore() {
+            return checkFenceStore;
+        }
+
+        public void setCheckFenceStore(boolean checkFenceStore) {
+            this.checkFenceStore = checkFenceStore;
         }
     }
 

@@ -1,0 +1,259 @@
+package dev.fencing.issuer;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.recovery.FenceInventory;
+import dev.fencing.recovery.IssuedTokens;
+import dev.fencing.retention.IssuerFloors;
+import dev.fencing.token.FencingToken;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.OptionalLong;
+
+/**
+ * The issuer of a migration from lock service A to lock service B: it acquires from B (the decorated issuer) and
+ * issues B's token value plus a fixed base, chosen once above every token A issued, so that every token of B is
+ * larger than every token of A and no write becomes stale at the cut-over. Locking, release, loss and the counters
+ * stay the decorated issuer's; a sum that overflows a {@code long} fails the acquire and leaves no lock held.
+ *
+ * <p>Build it with {@link #of} (a known base) or {@link #establish} (the base stored durably in an
+ * {@link IssuerBase} first: a configured base that differs from the stored one refuses to start). What the decorated
+ * issuer offers beside locking stays offered, shifted by the base: {@link IssuedTokens} when it is one (an instance
+ * of this class is then {@code IssuedTokens} too), {@link IssuerFloors} likewise.
+ */
+public class OffsetTokenIssuer implements TokenIssuer {
+
+    private static final System.Logger LOG = System.getLogger(OffsetTokenIssuer.class.getName());
+
+    private final TokenIssuer delegate;
+    private final long base;
+
+    private OffsetTokenIssuer(TokenIssuer delegate, long base) {
+        this.delegate = Objects.requireNonNull(delegate, "delegate");
+        this.base = checkBase(base);
+        if (delegate instanceof OffsetTokenIssuer) {
+            throw new IllegalArgumentException("OffsetTokenIssuer: " + delegate + " is already offset; add the two "
+                    + "bases into one instead of nesting offsets");
+        }
+        if (delegate instanceof dev.fencing.signing.SigningTokenIssuer) {
+            throw new IllegalArgumentException("OffsetTokenIssuer: " + delegate + " signs its tokens, and a shifted "
+                    + "token would carry a signature of another value; offset first, then sign: "
+                    + "new SigningTokenIssuer(OffsetTokenIssuer.of(issuer, base), signer)");
+        }
+    }
+
+    /**
+     * An offset issuer over {@code delegate} with {@code base}: {@code IssuedTokens} and/or {@code IssuerFloors} when
+     * {@code delegate} is.
+     *
+     * @throws IllegalArgumentException when {@code base} is not positive or {@code delegate} is already offset
+     */
+    public static OffsetTokenIssuer of(TokenIssuer delegate, long base) {
+        boolean issued = delegate instanceof IssuedTokens;
+        boolean floors = delegate instanceof IssuerFloors;
+        if (issued && floors) {
+            return new TrackedWithFloors(delegate, base);
+        }
+        if (issued) {
+            return new Tracked(delegate, base);
+        }
+        if (floors) {
+            return new WithFloors(delegate, base);
+        }
+        return new OffsetTokenIssuer(delegate, base);
+    }
+
+    /**
+     * An offset issuer whose base is stored durably under {@code name}: the first start stores {@code base} (after
+     * checking, when {@code fences} is given, that it is above the highest max_seen of the fence store); every later
+     * start must be configured with the same base.
+     *
+     * @param fences the fence store's inventory, or {@code null} to skip the check of a first start
+     * @throws FencingConfigurationException when the stored base differs from {@code base}, or a first base is not
+     *                                       above the fence store's highest max_seen; nothing was stored
+     * @throws IllegalArgumentException      when {@code base} is not positive or {@code name} is blank
+     */
+    public static OffsetTokenIssuer establish(TokenIssuer delegate, IssuerBase store, String name, long base,
+                                              FenceInventory fences) {
+        Objects.requireNonNull(store, "store");
+        checkBase(base);
+        IssuerBase.checkName(name);
+        OptionalLong stored = store.stored(name);
+        if (stored.isEmpty()) {
+            if (fences != null) {
+                OptionalLong highest = fences.highestMaxSeen();
+                if (highest.isPresent() && highest.getAsLong() >= base) {
+                    throw new FencingConfigurationException("Issuer offset '" + name + "': base " + base + " is not "
+                            + "above the fence store's highest max_seen " + highest.getAsLong() + "; tokens of the "
+                            + "new issuer would be refused as stale. Choose a base above it, with headroom for the "
+                            + "tokens the old issuer issues while the deploy rolls (see docs/issuers.md)");
+                }
+            }
+            long established = store.establish(name, base);
+            requireSame(name, base, established);
+            LOG.log(System.Logger.Level.INFO, () -> "Issuer offset '" + name + "' stored with base " + base);
+        } else {
+            requireSame(name, base, stored.getAsLong());
+        }
+        return of(delegate, base);
+    }
+
+    private static void requireSame(String name, long configured, long stored) {
+        if (stored != configured) {
+            throw new FencingConfigurationException("Issuer offset '" + name + "': the configured base " + configured
+                    + " differs from the stored base " + stored + "; a base is chosen once and never changed (a lower "
+                    + "one would make every token stale, a typo must not do that). Configure " + stored
+                    + ", or use a new migration name for a new migration");
+        }
+    }
+
+    private static long checkBase(long base) {
+        if (base <= 0) {
+            throw new IllegalArgumentException("OffsetTokenIssuer base must be positive, was " + base);
+        }
+        return base;
+    }
+
+    /**
+     * Acquires from the decorated issuer and returns its lease with the token value plus the base.
+     *
+     * @throws LockAcquisitionException when the sum overflows a {@code long} (the lock is released first), or as the
+     *                                  decorated issuer throws
+     */
+    @Override
+    public Lease acquire(String resource, Duration timeout) {
+        TokenIssuer.checkAcquire(resource, timeout);
+        Lease lease = delegate.acquire(resource, timeout);
+        FencingToken shifted;
+        try {
+            FencingToken token = lease.token();
+            shifted = new FencingToken(token.resource(), shift(token.value()), token.holder());
+        } catch (RuntimeException e) {
+            try {
+                lease.close();
+            } catch (RuntimeException closing) {
+                e.addSuppressed(closing);
+            }
+            throw new LockAcquisitionException(resource, "Could not offset the token of the lock on '" + resource
+                    + "' by base " + base + "; the lock was released: " + e.getMessage(), e);
+        }
+        return new OffsetLease(lease, shifted);
+    }
+
+    /** {@code value + base}, failing with a message naming both when it overflows. */
+    long shift(long value) {
+        try {
+            return Math.addExact(value, base);
+        } catch (ArithmeticException e) {
+            throw new ArithmeticException("token " + value + " plus base " + base + " overflows a long");
+        }
+    }
+
+    @Override
+    public void probe() {
+        delegate.probe();
+    }
+
+    /** The issuer this one decorates. */
+    public TokenIssuer delegate() {
+        return delegate;
+    }
+
+    /** What is added to every token of the decorated issuer. */
+    public long base() {
+        return base;
+    }
+
+    @Override
+    public String toString() {
+        return "OffsetTokenIssuer[" + delegate + ", base " + base + "]";
+    }
+
+    /** A lease of the decorated issuer presenting the shifted token; everything else is the decorated lease's. */
+    private static final class OffsetLease implements Lease {
+        private final Lease delegate;
+        private final FencingToken token;
+
+        OffsetLease(Lease delegate, FencingToken token) {
+            this.delegate = delegate;
+            this.token = token;
+        }
+
+        @Override
+        public FencingToken token() {
+            return token;
+        }
+
+        @Override
+        public boolean isLost() {
+            return delegate.isLost();
+        }
+
+        @Override
+        public boolean isReleased() {
+            return delegate.isReleased();
+        }
+
+        @Override
+        public void close() {
+            delegate.close();
+        }
+
+        @Override
+        public String toString() {
+            return "OffsetLease[" + delegate + ", token " + token.value() + "]";
+        }
+    }
+
+    /** Over an {@link IssuedTokens} issuer: its highest issued token plus the base. */
+    private static class Tracked extends OffsetTokenIssuer implements IssuedTokens {
+        Tracked(TokenIssuer delegate, long base) {
+            super(delegate, base);
+        }
+
+        @Override
+        public long highestIssued(String resource) {
+            return shift(((IssuedTokens) delegate()).highestIssued(resource));
+        }
+
+        @Override
+        public boolean isHeld(String resource) {
+            return ((IssuedTokens) delegate()).isHeld(resource);
+        }
+    }
+
+    /** Over an {@link IssuerFloors} issuer. */
+    private static final class WithFloors extends OffsetTokenIssuer implements IssuerFloors {
+        WithFloors(TokenIssuer delegate, long base) {
+            super(delegate, base);
+        }
+
+        @Override
+        public void raiseFamilyFloor(String family, long floor) {
+            raiseShifted(this, family, floor);
+        }
+    }
+
+    /** Over an issuer that is both. */
+    private static final class TrackedWithFloors extends Tracked implements IssuerFloors {
+        TrackedWithFloors(TokenIssuer delegate, long base) {
+            super(delegate, base);
+        }
+
+        @Override
+        public void raiseFamilyFloor(String family, long floor) {
+            raiseShifted(this, family, floor);
+        }
+    }
+
+    /** A floor for this issuer's tokens is {@code floor - base} for the decorated one's (never below 0). */
+    private static void raiseShifted(OffsetTokenIssuer issuer, String family, long floor) {
+        if (family == null || family.isBlank()) {
+            throw new IllegalArgumentException("family must not be blank");
+        }
+        if (floor < 0) {
+            throw new IllegalArgumentException("floor of family '" + family + "' must not be negative, was " + floor);
+        }
+        ((IssuerFloors) issuer.delegate()).raiseFamilyFloor(family, Math.max(0, floor - issuer.base()));
+    }
+}

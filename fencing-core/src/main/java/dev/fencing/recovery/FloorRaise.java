@@ -1,0 +1,143 @@
+package dev.fencing.recovery;
+
+import dev.fencing.metrics.AdminMetrics;
+
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalLong;
+import java.util.TreeSet;
+
+/**
+ * The step after restoring an older backup of the fence table, before traffic resumes: a restore lowers max_seen, so
+ * tokens issued since the backup (some held by zombies) would be accepted again. It raises max_seen of every resource
+ * in the store to at least the issuer's highest issued token for it, and to at least a value the operator gives (for
+ * an issuer restored too, or resources created after the backup); it never lowers anything, so running it twice
+ * changes nothing the second time. A resource whose lease is held now is raised to one below the issuer's highest
+ * token, so that the current holder's token (the highest, with an exact issuer) is still accepted; every other token
+ * stays refused. Each raise is counted ({@link AdminMetrics}, outcome {@code raised}) and the run is logged at WARNING.
+ * Run it with the writers stopped: a token that got in between the restore and the raise keeps its row's holder, and
+ * its holder could write again if its token is the target itself.
+ */
+public final class FloorRaise {
+
+    private static final System.Logger LOG = System.getLogger(FloorRaise.class.getName());
+
+    /** How many resources one page of the listing holds. */
+    static final int PAGE = 500;
+
+    private final FenceAdmin admin;
+    private final FenceInventory inventory;
+    private final IssuedTokens issued;
+    private final AdminMetrics metrics;
+
+    /**
+     * @param admin     the store whose max_seen is raised
+     * @param inventory the same store's listing
+     * @param issued    the issuer of the store's tokens, or {@code null} when it cannot tell (then only an explicit
+     *                  value is raised to)
+     * @param metrics   where raises are counted
+     */
+    public FloorRaise(FenceAdmin admin, FenceInventory inventory, IssuedTokens issued, AdminMetrics metrics) {
+        this.admin = Objects.requireNonNull(admin, "admin");
+        this.inventory = Objects.requireNonNull(inventory, "inventory");
+        this.issued = issued;
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+    }
+
+    /**
+     * Raises every resource's max_seen to at least the issuer's highest issued token for it (one below it while a
+     * lease on it is held) and at least {@code atLeast}.
+     *
+     * @param atLeast a floor for every resource, 0 for none
+     * @param actor   who asks, for the log
+     * @throws IllegalArgumentException when {@code actor} is blank, {@code atLeast} is negative, or there is neither
+     *                                  an issuer nor a positive {@code atLeast} (nothing to raise to); nothing changed
+     */
+    public FloorRaiseResult raiseAll(long atLeast, String actor) {
+        return raiseAll(atLeast, actor, List.of());
+    }
+
+    /**
+     * {@link #raiseAll(long, String)}, and also the resources named in {@code alsoResources} whether the store holds
+     * them or not: resources created after the backup, which the restored table does not list (a resource without a
+     * row gets one at its floor).
+     *
+     * @throws IllegalArgumentException as {@link #raiseAll(long, String)}, or when a named resource is blank; nothing
+     *                                  changed
+     */
+    public FloorRaiseResult raiseAll(long atLeast, String actor, Collection<String> alsoResources) {
+        for (String resource : alsoResources) {
+            if (resource == null || resource.isBlank()) {
+                throw new IllegalArgumentException("a resource named for the floor raise is blank");
+            }
+        }
+        if (actor == null || actor.isBlank()) {
+            throw new IllegalArgumentException("actor (who asks for the floor raise) must not be blank");
+        }
+        if (atLeast < 0) {
+            throw new IllegalArgumentException("the floor to raise every resource to must not be negative, was "
+                    + atLeast);
+        }
+        if (issued == null && atLeast == 0) {
+            throw new IllegalArgumentException("floor raise asked by " + actor + " has nothing to raise to: no issuer "
+                    + "is known to tell its highest tokens, and no value was given");
+        }
+        long examined = 0;
+        long raised = 0;
+        String after = null;
+        while (true) {
+            List<String> page = inventory.resources(after, PAGE);
+            for (String resource : page) {
+                examined++;
+                if (raise(resource, atLeast)) {
+                    raised++;
+                }
+            }
+            if (page.size() < PAGE) {
+                break;
+            }
+            after = page.get(page.size() - 1);
+        }
+        for (String resource : new TreeSet<>(alsoResources)) {
+            if (admin.maxSeen(resource).isEmpty()) { // a listed one was raised above already
+                examined++;
+                if (raise(resource, atLeast)) {
+                    raised++;
+                }
+            }
+        }
+        long done = raised;
+        long seen = examined;
+        LOG.log(System.Logger.Level.WARNING, () -> "Floor raise after restore by " + actor + ": " + done + " of "
+                + seen + " resources raised (to the issuer's highest tokens" + (atLeast > 0 ? ", at least " + atLeast
+                : "") + ")");
+        return new FloorRaiseResult(examined, raised, atLeast, actor);
+    }
+
+    /** Raises one resource; {@code true} when its max_seen was below the target. */
+    private boolean raise(String resource, long atLeast) {
+        long target = atLeast;
+        if (issued != null) {
+            long highest = issued.highestIssued(resource);
+            if (highest > 0 && issued.isHeld(resource)) {
+                highest--; // the current holder's token is the highest one: it stays acceptable
+            }
+            target = Math.max(target, highest);
+        }
+        if (target <= 0) {
+            return false;
+        }
+        OptionalLong current = admin.maxSeen(resource);
+        if (current.isPresent() && current.getAsLong() >= target) {
+            return false;
+        }
+        admin.raiseFloor(resource, target);
+        metrics.raised();
+        long was = current.orElse(0);
+        long to = target;
+        LOG.log(System.Logger.Level.INFO, () -> "max_seen of resource '" + resource + "' raised from " + was + " to "
+                + to);
+        return true;
+    }
+}

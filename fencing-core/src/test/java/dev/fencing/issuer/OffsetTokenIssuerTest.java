@@ -1,0 +1,167 @@
+package dev.fencing.issuer;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.recovery.IssuedTokens;
+import dev.fencing.retention.IssuerFloors;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The offset decorator: B's token plus the base, the lock and its release B's, overflow refused with the lock given
+ * back, {@link IssuedTokens} and {@link IssuerFloors} shifted by the base, and the stored base checked at startup.
+ */
+class OffsetTokenIssuerTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(1);
+
+    @Test
+    void issuesTheDecoratedTokenPlusTheBaseAndKeepsItsHolder() {
+        InMemoryTokenIssuer b = new InMemoryTokenIssuer(Duration.ofSeconds(30), 6);
+        OffsetTokenIssuer offset = OffsetTokenIssuer.of(b, 1_000);
+        try (Lease lease = offset.acquire("ledger", WAIT)) {
+            assertThat(lease.token().value()).isEqualTo(1_007);
+            assertThat(lease.token().resource()).isEqualTo("ledger");
+            assertThat(b.highestIssued("ledger")).isEqualTo(7);
+            assertThat(lease.isHeld()).isTrue();
+            // the lock is B's: B itself cannot take it now
+            assertThatThrownBy(() -> b.acquire("ledger", Duration.ZERO)).isInstanceOf(LockAcquisitionException.class);
+        }
+        try (Lease next = offset.acquire("ledger", WAIT)) {
+            assertThat(next.token().value()).isEqualTo(1_008);
+        }
+    }
+
+    @Test
+    void releaseAndLossAreTheDecoratedLeases() {
+        InMemoryTokenIssuer b = new InMemoryTokenIssuer();
+        OffsetTokenIssuer offset = OffsetTokenIssuer.of(b, 50);
+        Lease lease = offset.acquire("r", WAIT);
+        lease.close();
+        assertThat(lease.isReleased()).isTrue();
+        assertThat(lease.isHeld()).isFalse();
+        assertThat(((IssuedTokens) offset).isHeld("r")).isFalse();
+        try (Lease again = b.acquire("r", Duration.ZERO)) {
+            assertThat(again.isHeld()).as("released through the decorator, free for B").isTrue();
+        }
+        Lease held = offset.acquire("r", WAIT);
+        assertThat(held.isLost()).isFalse();
+        held.close();
+        held.close(); // idempotent as B's lease is
+        assertThat(held.isLost()).isFalse();
+    }
+
+    @Test
+    void overflowIsAClearErrorAndLeavesNoLockHeld() {
+        InMemoryTokenIssuer b = new InMemoryTokenIssuer(Duration.ofSeconds(30), Long.MAX_VALUE - 10);
+        OffsetTokenIssuer offset = OffsetTokenIssuer.of(b, 100);
+        assertThatThrownBy(() -> offset.acquire("accounts:9", WAIT))
+                .isInstanceOf(LockAcquisitionException.class)
+                .hasMessageContaining("'accounts:9'").hasMessageContaining("base 100")
+                .hasMessageContaining("overflows").hasMessageContaining("released");
+        assertThat(b.isHeld("accounts:9")).isFalse();
+        try (Lease free = b.acquire("accounts:9", Duration.ZERO)) {
+            assertThat(free.token().value()).isEqualTo(Long.MAX_VALUE - 8);
+        }
+    }
+
+    @Test
+    void badArgumentsAreRefusedBeforeAnyLock() {
+        InMemoryTokenIssuer b = new InMemoryTokenIssuer();
+        assertThatThrownBy(() -> OffsetTokenIssuer.of(b, 0)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("positive").hasMessageContaining("0");
+        assertThatThrownBy(() -> OffsetTokenIssuer.of(b, -5)).hasMessageContaining("-5");
+        OffsetTokenIssuer offset = OffsetTokenIssuer.of(b, 5);
+        assertThatThrownBy(() -> OffsetTokenIssuer.of(offset, 5)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("already offset");
+        assertThatThrownBy(() -> offset.acquire(" ", WAIT)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(b.highestIssued(" ")).isZero();
+    }
+
+    @Test
+    void issuedTokensAreShiftedByTheBaseWhenTheDelegateTracksThem() {
+        InMemoryTokenIssuer b = new InMemoryTokenIssuer();
+        OffsetTokenIssuer offset = OffsetTokenIssuer.of(b, 900);
+        assertThat(offset).isInstanceOf(IssuedTokens.class).isNotInstanceOf(IssuerFloors.class);
+        IssuedTokens issued = (IssuedTokens) offset;
+        assertThat(issued.highestIssued("never")).isEqualTo(900);
+        try (Lease lease = offset.acquire("x", WAIT)) {
+            assertThat(issued.highestIssued("x")).isEqualTo(lease.token().value()).isEqualTo(901);
+            assertThat(issued.isHeld("x")).isTrue();
+        }
+        assertThat(issued.isHeld("x")).isFalse();
+
+        TokenIssuer plain = (resource, timeout) -> b.acquire(resource, timeout);
+        assertThat(OffsetTokenIssuer.of(plain, 1)).isNotInstanceOf(IssuedTokens.class);
+    }
+
+    @Test
+    void familyFloorsAreForwardedLessTheBase() {
+        List<String> raised = new ArrayList<>();
+        class Floored implements TokenIssuer, IssuerFloors {
+            final InMemoryTokenIssuer inner = new InMemoryTokenIssuer();
+
+            @Override
+            public Lease acquire(String resource, Duration timeout) {
+                return inner.acquire(resource, timeout);
+            }
+
+            @Override
+            public void raiseFamilyFloor(String family, long floor) {
+                raised.add(family + "=" + floor);
+            }
+        }
+        OffsetTokenIssuer offset = OffsetTokenIssuer.of(new Floored(), 1_000);
+        assertThat(offset).isInstanceOf(IssuerFloors.class).isNotInstanceOf(IssuedTokens.class);
+        IssuerFloors floors = (IssuerFloors) offset;
+        floors.raiseFamilyFloor("accounts", 1_250);
+        floors.raiseFamilyFloor("orders", 400); // below the base: B's floor 0, every B token is above it already
+        assertThat(raised).containsExactly("accounts=250", "orders=0");
+        assertThatThrownBy(() -> floors.raiseFamilyFloor("accounts", -1)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("accounts").hasMessageContaining("-1");
+        assertThatThrownBy(() -> floors.raiseFamilyFloor(" ", 5)).isInstanceOf(IllegalArgumentException.class);
+        assertThat(raised).hasSize(2);
+    }
+
+    @Test
+    void theBaseIsStoredOnceAndADifferentOneRefusesToStart() {
+        InMemoryIssuerBase bases = new InMemoryIssuerBase();
+        InMemoryTokenIssuer b = new InMemoryTokenIssuer();
+        OffsetTokenIssuer first = OffsetTokenIssuer.establish(b, bases, "zk-2026", 10_000, null);
+        assertThat(first.base()).isEqualTo(10_000);
+        assertThat(bases.stored("zk-2026")).hasValue(10_000);
+        assertThat(OffsetTokenIssuer.establish(b, bases, "zk-2026", 10_000, null).base()).isEqualTo(10_000);
+        assertThatThrownBy(() -> OffsetTokenIssuer.establish(b, bases, "zk-2026", 1_000, null))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("zk-2026").hasMessageContaining("1000").hasMessageContaining("10000");
+        assertThat(bases.stored("zk-2026")).as("never lowered").hasValue(10_000);
+        assertThat(bases.establish("zk-2026", 5)).isEqualTo(10_000);
+    }
+
+    @Test
+    void aFirstBaseAtOrBelowTheStoresHighestMaxSeenIsRefusedAndNotStored() throws Throwable {
+        InMemoryFenceStore store = new InMemoryFenceStore();
+        store.fence("a", new FencingToken("a", 9, "h"), () -> null);
+        store.fence("b", new FencingToken("b", 4, "h"), () -> null);
+        InMemoryIssuerBase bases = new InMemoryIssuerBase();
+        InMemoryTokenIssuer b = new InMemoryTokenIssuer();
+        assertThatThrownBy(() -> OffsetTokenIssuer.establish(b, bases, "m", 9, store))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("base 9").hasMessageContaining("highest max_seen 9");
+        assertThat(bases.stored("m")).isEmpty();
+        OffsetTokenIssuer offset = OffsetTokenIssuer.establish(b, bases, "m", 10, store);
+        try (Lease lease = offset.acquire("a", WAIT)) {
+            store.fence("a", lease.token(), () -> null); // B's first token is above A's last: accepted
+            assertThat(store.maxSeen("a")).hasValue(11);
+        }
+        // a restart after the migration: max_seen is above the base now, and that is fine
+        assertThat(OffsetTokenIssuer.establish(b, bases, "m", 10, store).base()).isEqualTo(10);
+    }
+}

@@ -1,0 +1,162 @@
+package dev.fencing.recovery;
+
+import dev.fencing.issuer.InMemoryTokenIssuer;
+import dev.fencing.issuer.Lease;
+import dev.fencing.metrics.AdminMetrics;
+import dev.fencing.rule.DuplicateTokenException;
+import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The floor raise after a restore, on the in-memory store: max_seen goes up to the issuer's highest token (one below
+ * it while a lease is held, so the holder keeps writing), to an explicit value, never down, and a second run changes
+ * nothing.
+ */
+class FloorRaiseTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(1);
+
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private final InMemoryFenceStore store = new InMemoryFenceStore();
+    private final InMemoryTokenIssuer issuer = new InMemoryTokenIssuer();
+
+    private FloorRaise raise(IssuedTokens issued) {
+        return new FloorRaise(store, store, issued, new AdminMetrics(registry));
+    }
+
+    private double raisedCount() {
+        return registry.get(AdminMetrics.RESETS).tag("outcome", "raised").counter().count();
+    }
+
+    private void write(FencingToken token) throws Throwable {
+        store.fence(token.resource(), token, () -> null);
+    }
+
+    /** A restore: max_seen of {@code resource} back to {@code value}, as the older backup had it. */
+    private void restore(String resource, long value) {
+        store.lowerMaxSeen(resource, value);
+    }
+
+    @Test
+    void afterARestoreTheZombieIsRefusedAndTheCurrentHolderAccepted() throws Throwable {
+        FencingToken old;
+        try (Lease first = issuer.acquire("ledger", WAIT)) {
+            old = first.token();
+            write(old);
+        } // the backup is taken here: max_seen 1
+        Lease zombieLease = issuer.acquire("ledger", WAIT);
+        FencingToken zombie = zombieLease.token();
+        write(zombie);
+        zombieLease.close(); // its holder paused; the lease is gone, the token is not
+        Lease current = issuer.acquire("ledger", WAIT);
+        write(current.token());
+        restore("ledger", old.value());
+
+        FloorRaiseResult result = raise(issuer).raiseAll(0, "ops");
+
+        assertThat(result.examined()).isEqualTo(1);
+        assertThat(result.raised()).isEqualTo(1);
+        assertThat(raisedCount()).isEqualTo(1);
+        assertThatThrownBy(() -> write(zombie)).isInstanceOf(TokenRejectedException.class);
+        write(current.token()); // the holder's token is the issuer's highest, and its lease is held: accepted
+        current.close();
+        assertThat(store.maxSeen("ledger")).hasValue(current.token().value());
+    }
+
+    @Test
+    void aResourceWithoutAHeldLeaseIsRaisedToTheHighestItself() throws Throwable {
+        FencingToken last;
+        try (Lease a = issuer.acquire("r", WAIT)) {
+            write(a.token());
+        }
+        try (Lease b = issuer.acquire("r", WAIT)) {
+            last = b.token();
+            write(last);
+        }
+        restore("r", 1);
+        raise(issuer).raiseAll(0, "ops");
+        assertThat(store.maxSeen("r")).hasValue(last.value());
+        assertThatThrownBy(() -> write(new FencingToken("r", last.value(), "someone-else")))
+                .isInstanceOf(DuplicateTokenException.class);
+    }
+
+    @Test
+    void anExplicitValueRaisesEveryResourceAndNothingIsLowered() throws Throwable {
+        write(new FencingToken("a", 5, "h"));
+        write(new FencingToken("b", 50, "h"));
+        FloorRaiseResult result = raise(null).raiseAll(20, "ops");
+        assertThat(result.examined()).isEqualTo(2);
+        assertThat(result.raised()).isEqualTo(1);
+        assertThat(store.maxSeen("a")).hasValue(20);
+        assertThat(store.maxSeen("b")).hasValue(50);
+    }
+
+    @Test
+    void resourcesCreatedAfterTheBackupAreRaisedWhenNamed() throws Throwable {
+        write(new FencingToken("a", 5, "h"));
+        FloorRaiseResult result = raise(null).raiseAll(20, "ops", java.util.List.of("new:1", "a"));
+        assertThat(result.examined()).isEqualTo(2);
+        assertThat(result.raised()).isEqualTo(2);
+        assertThat(store.maxSeen("new:1")).hasValue(20);
+        assertThatThrownBy(() -> write(new FencingToken("new:1", 19, "zombie")))
+                .isInstanceOf(TokenRejectedException.class);
+        assertThatThrownBy(() -> raise(null).raiseAll(20, "ops", java.util.List.of(" ")))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("blank");
+    }
+
+    @Test
+    void aSecondRunChangesNothing() throws Throwable {
+        write(new FencingToken("a", 5, "h"));
+        raise(null).raiseAll(20, "ops");
+        FloorRaiseResult again = raise(null).raiseAll(20, "ops");
+        assertThat(again.raised()).isZero();
+        assertThat(raisedCount()).isEqualTo(1);
+        assertThat(store.maxSeen("a")).hasValue(20);
+    }
+
+    @Test
+    void manyResourcesArePagedThroughEveryOne() throws Throwable {
+        int count = FloorRaise.PAGE * 2 + 7;
+        for (int i = 0; i < count; i++) {
+            write(new FencingToken("accounts:" + i, 1, "h"));
+        }
+        FloorRaiseResult result = raise(null).raiseAll(3, "ops");
+        assertThat(result.examined()).isEqualTo(count);
+        assertThat(result.raised()).isEqualTo(count);
+        for (int i = 0; i < count; i++) {
+            assertThat(store.maxSeen("accounts:" + i)).hasValue(3);
+        }
+    }
+
+    @Test
+    void nothingToRaiseToOrBadArgumentsChangeNothing() throws Throwable {
+        write(new FencingToken("a", 5, "h"));
+        assertThatThrownBy(() -> raise(null).raiseAll(0, "ops")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("nothing to raise to");
+        assertThatThrownBy(() -> raise(null).raiseAll(-1, "ops")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("-1");
+        assertThatThrownBy(() -> raise(null).raiseAll(9, " ")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("actor");
+        assertThat(store.maxSeen("a")).hasValue(5);
+    }
+
+    @Test
+    void theInventoryListsInOrderAndKnowsTheHighest() throws Throwable {
+        assertThat(store.highestMaxSeen()).isEmpty();
+        write(new FencingToken("c", 3, "h"));
+        write(new FencingToken("a", 9, "h"));
+        write(new FencingToken("b", 4, "h"));
+        assertThat(store.resources(null, 10)).containsExactly("a", "b", "c");
+        assertThat(store.resources("a", 1)).containsExactly("b");
+        assertThat(store.highestMaxSeen()).hasValue(9);
+        assertThatThrownBy(() -> store.resources(null, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+}

@@ -1,0 +1,146 @@
+package dev.fencing.sample;
+
+import dev.fencing.jdbc.JdbcFenceAdmin;
+import dev.fencing.jdbc.JdbcFenceStore;
+import dev.fencing.jdbc.JdbcTokenIssuer;
+import dev.fencing.metrics.AdminMetrics;
+import dev.fencing.recovery.FloorRaise;
+import dev.fencing.recovery.FloorRaiseResult;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+
+import javax.sql.DataSource;
+import java.io.PrintStream;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * {@code --admin raise-floors}: the step after restoring an older backup of an application's JDBC fence table, before
+ * traffic resumes, through {@link FloorRaise}: every resource's max_seen goes up to at least the JDBC lease table's
+ * highest token for it and to at least {@code --at-least N}. Exit 0 when done (also when nothing needed raising), 2 on
+ * a bad option, 1 on a failure.
+ */
+final class RaiseFloorsCommand {
+
+    static final String USAGE = """
+            usage: java -jar fencing-sample-app.jar --admin raise-floors --jdbc-url URL [options]
+
+            After restoring an older backup of the fence table, and before traffic resumes: raises max_seen of every
+            resource in the fence table to at least the highest token the JDBC lease table issued for it (one below
+            it while a lease is held, so the current holder keeps writing) and to at least N. Never lowers anything;
+            running it twice changes nothing. Logged at WARNING.
+
+              --jdbc-url URL          the application's database (jdbc:postgresql:, jdbc:mariadb:, jdbc:h2:)
+              --jdbc-user USER        database user (default: postgres, root or sa by URL)
+              --jdbc-password PASS    database password (default: empty)
+              --fence-table NAME      the fence table (default fencing_max_seen)
+              --lease-table NAME      the JDBC lease table that issues the tokens (default fencing_lease)
+              --no-lease              the tokens come from another issuer: needs --at-least
+              --at-least N            a floor for every resource: above every token issued before the restore
+                                      (the lease table was restored too, the issuer is another service, or
+                                      resources were created after the backup)
+              --resource NAME         also raise NAME, which the restored table may lack (created after the
+                                      backup); repeatable
+              --actor NAME            who asks, for the log (default: the user.name system property)
+            """;
+
+    private RaiseFloorsCommand() {
+    }
+
+    static int run(String[] args, PrintStream out, PrintStream err) {
+        Request request;
+        try {
+            request = Request.parse(args);
+        } catch (IllegalArgumentException e) {
+            err.println("error: " + e.getMessage());
+            err.println();
+            err.print(USAGE);
+            return 2;
+        }
+        if (request == null) {
+            out.print(USAGE);
+            return 0;
+        }
+        try {
+            DataSource dataSource = new SimpleDriverDataSource(DriverManager.getDriver(request.url), request.url,
+                    request.user, request.password);
+            JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(request.fenceTable).build();
+            JdbcTokenIssuer issuer = request.noLease ? null
+                    : JdbcTokenIssuer.builder(dataSource).table(request.leaseTable).build();
+            JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
+            FloorRaiseResult result = new FloorRaise(admin, admin, issuer, new AdminMetrics(null))
+                    .raiseAll(request.atLeast, request.actor, request.resources);
+            out.println("raised max_seen of " + result.raised() + " of " + result.examined() + " resources in "
+                    + request.fenceTable + " (to the lease table's highest tokens"
+                    + (request.atLeast > 0 ? ", at least " + request.atLeast : "") + ") by " + result.actor());
+            return 0;
+        } catch (SQLException e) {
+            err.println("error: no JDBC driver for '" + request.url + "'");
+            return 2;
+        } catch (IllegalArgumentException e) {
+            err.println("refused: " + e.getMessage());
+            return 2;
+        } catch (RuntimeException e) {
+            err.println("failed: " + e.getMessage());
+            return 1;
+        }
+    }
+
+    /** The parsed command line; {@code null} from {@link #parse} means help. */
+    private record Request(String url, String user, String password, String fenceTable, String leaseTable,
+                           boolean noLease, long atLeast, String actor, List<String> resources) {
+
+        static Request parse(String[] args) {
+            String url = null;
+            String user = null;
+            String password = "";
+            String fenceTable = JdbcFenceStore.DEFAULT_TABLE;
+            String leaseTable = JdbcTokenIssuer.DEFAULT_TABLE;
+            boolean noLease = false;
+            long atLeast = 0;
+            String actor = System.getProperty("user.name", "unknown");
+            List<String> resources = new ArrayList<>();
+            for (int i = 2; i < args.length; i++) {
+                String arg = args[i];
+                switch (arg) {
+                    case "--help" -> {
+                        return null;
+                    }
+                    case "--jdbc-url" -> url = Options.parse(arg, Options.value(args, i++)).jdbcUrl();
+                    case "--jdbc-user" -> user = Options.value(args, i++);
+                    case "--jdbc-password" -> password = Options.value(args, i++);
+                    case "--fence-table" -> fenceTable = Options.value(args, i++);
+                    case "--lease-table" -> leaseTable = Options.value(args, i++);
+                    case "--no-lease" -> noLease = true;
+                    case "--at-least" -> atLeast = positive(arg, Options.value(args, i++));
+                    case "--actor" -> actor = Options.value(args, i++);
+                    case "--resource" -> resources.add(Options.value(args, i++));
+                    default -> throw new IllegalArgumentException("unknown option '" + arg + "' for raise-floors");
+                }
+            }
+            if (url == null) {
+                throw new IllegalArgumentException("raise-floors needs --jdbc-url: the database of the fence table");
+            }
+            if (noLease && atLeast == 0) {
+                throw new IllegalArgumentException("--no-lease needs --at-least N: without the lease table nothing "
+                        + "tells what was issued");
+            }
+            return new Request(url, user == null ? SampleDatabase.defaultUser(url) : user, password, fenceTable,
+                    leaseTable, noLease, atLeast, actor, List.copyOf(resources));
+        }
+
+        private static long positive(String option, String value) {
+            long number;
+            try {
+                number = Long.parseLong(value);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("option '" + option + "' needs a number, was '" + value + "'");
+            }
+            if (number <= 0) {
+                throw new IllegalArgumentException("option '" + option + "' needs a positive number, was " + number);
+            }
+            return number;
+        }
+    }
+}

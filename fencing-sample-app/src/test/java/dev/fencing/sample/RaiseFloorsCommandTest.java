@@ -1,0 +1,137 @@
+package dev.fencing.sample;
+
+import dev.fencing.issuer.Lease;
+import dev.fencing.jdbc.JdbcFenceAdmin;
+import dev.fencing.jdbc.JdbcFenceStore;
+import dev.fencing.jdbc.JdbcTokenIssuer;
+import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.token.FencingToken;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.SimpleDriverDataSource;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.DriverManager;
+import java.time.Duration;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@code --admin raise-floors} on PostgreSQL: restore a copy of the fence table taken before some writes, run the
+ * command, and the zombie's newer token is refused while the current holder's is accepted.
+ */
+class RaiseFloorsCommandTest {
+
+    private static final String URL = "jdbc:postgresql://127.0.0.1:5432/test";
+
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+    private final String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+    private final String fenceTable = "raise_fence_" + suffix;
+    private final String backupTable = "raise_backup_" + suffix;
+    private final String leaseTable = "raise_lease_" + suffix;
+    private final String resource = "accounts:" + suffix;
+    private SimpleDriverDataSource dataSource;
+    private JdbcTemplate jdbc;
+    private JdbcFenceStore store;
+    private JdbcTokenIssuer issuer;
+
+    @BeforeEach
+    void tables() throws Exception {
+        dataSource = new SimpleDriverDataSource(DriverManager.getDriver(URL), URL, "postgres", "");
+        jdbc = new JdbcTemplate(dataSource);
+        store = JdbcFenceStore.builder(dataSource).table(fenceTable).createTableIfMissing(true).build();
+        issuer = JdbcTokenIssuer.builder(dataSource).table(leaseTable).createTableIfMissing(true)
+                .leaseTime(Duration.ofSeconds(30)).build();
+    }
+
+    @AfterEach
+    void dropTables() {
+        for (String table : new String[] {fenceTable, backupTable, leaseTable}) {
+            jdbc.execute("DROP TABLE IF EXISTS " + table);
+        }
+    }
+
+    private int run(String... extra) throws Throwable {
+        String[] base = {"--admin", "raise-floors", "--jdbc-url", URL, "--fence-table", fenceTable};
+        String[] args = new String[base.length + extra.length];
+        System.arraycopy(base, 0, args, 0, base.length);
+        System.arraycopy(extra, 0, args, base.length, extra.length);
+        return SampleApplication.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    private void restoreBackup() {
+        jdbc.execute("DELETE FROM " + fenceTable);
+        jdbc.execute("INSERT INTO " + fenceTable + " SELECT * FROM " + backupTable);
+    }
+
+    @Test
+    void afterARestoreTheCommandRefusesTheZombieAndKeepsTheCurrentHolder() throws Throwable {
+        try (Lease first = issuer.acquire(resource, Duration.ofSeconds(5))) {
+            store.fence(resource, first.token(), () -> null);
+        }
+        jdbc.execute("CREATE TABLE " + backupTable + " AS SELECT * FROM " + fenceTable);
+        FencingToken zombie;
+        try (Lease second = issuer.acquire(resource, Duration.ofSeconds(5))) {
+            zombie = second.token();
+            store.fence(resource, zombie, () -> null);
+        }
+        try (Lease current = issuer.acquire(resource, Duration.ofSeconds(5))) {
+            store.fence(resource, current.token(), () -> null);
+            restoreBackup();
+
+            assertThat(run("--lease-table", leaseTable, "--actor", "test-operator")).isZero();
+
+            assertThat(out.toString(StandardCharsets.UTF_8))
+                    .contains("raised max_seen of 1 of 1 resources in " + fenceTable).contains("test-operator");
+            assertThatThrownBy(() -> store.fence(resource, zombie, () -> null))
+                    .isInstanceOf(TokenRejectedException.class);
+            assertThat(store.fence(resource, current.token(), () -> "written")).isEqualTo("written");
+        }
+        assertThat(run("--lease-table", leaseTable)).as("a second run").isZero();
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("raised max_seen of 0 of 1 resources");
+    }
+
+    @Test
+    void anExplicitFloorCoversARestoredLeaseTableToo() throws Throwable {
+        FencingToken zombie;
+        store.fence(resource, new FencingToken(resource, 3, "old"), () -> null);
+        jdbc.execute("CREATE TABLE " + backupTable + " AS SELECT * FROM " + fenceTable);
+        zombie = new FencingToken(resource, 9, "zombie"); // issued since the backup, by an issuer restored too
+        store.fence(resource, zombie, () -> null);
+
+        String created = resource + ":created-after-the-backup";
+        store.fence(created, new FencingToken(created, 8, "zombie"), () -> null);
+        restoreBackup(); // the restored table has no row for it
+
+        assertThat(run("--no-lease", "--at-least", "9", "--resource", created)).isZero();
+
+        assertThat(new JdbcFenceAdmin(store).maxSeen(resource)).hasValue(9);
+        assertThat(new JdbcFenceAdmin(store).maxSeen(created)).hasValue(9);
+        assertThatThrownBy(() -> store.fence(created, new FencingToken(created, 8, "zombie"), () -> null))
+                .isInstanceOf(TokenRejectedException.class);
+        assertThatThrownBy(() -> store.fence(resource, zombie, () -> null))
+                .isInstanceOf(TokenRejectedException.class);
+        assertThat(store.fence(resource, new FencingToken(resource, 10, "next"), () -> "written"))
+                .isEqualTo("written");
+    }
+
+    @Test
+    void badOptionsExitTwoAndChangeNothing() throws Throwable {
+        store.fence(resource, new FencingToken(resource, 3, "h"), () -> null);
+        assertThat(run("--no-lease")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--no-lease needs --at-least");
+        assertThat(run("--at-least", "-4")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("positive number, was -4");
+        assertThat(run("--bogus")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("unknown option '--bogus'");
+        assertThat(new JdbcFenceAdmin(store).maxSeen(resource)).hasValue(3);
+    }
+}

@@ -1,0 +1,163 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.issuer.IssuerBase;
+import dev.fencing.issuer.OffsetTokenIssuer;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.recovery.FenceInventory;
+import dev.fencing.signing.SigningTokenIssuer;
+import dev.fencing.store.FenceStore;
+import org.springframework.beans.BeansException;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.DestructionAwareBeanPostProcessor;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.ApplicationEvent;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.context.event.GenericApplicationListenerAdapter;
+import org.springframework.core.ResolvableType;
+import org.springframework.core.env.Environment;
+
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Wraps every {@link TokenIssuer} bean in an {@link OffsetTokenIssuer} (under a signing issuer, the issuer it signs:
+ * the signature must cover the shifted value) with the base of {@code fencing.issuer.offset.*}; once every singleton
+ * exists, stores that base in the durable {@link IssuerBase} or checks it against the stored one (and, on the first
+ * start, against the fence store's highest max_seen), failing startup on a mismatch. The wrapped issuer's own container callbacks (its startup check after every singleton,
+ * its context-refresh listener, its close) are forwarded to it, since the container now sees the wrapper.
+ */
+final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcessor, BeanFactoryAware,
+        EnvironmentAware, SmartInitializingSingleton, ApplicationListener<ContextRefreshedEvent> {
+
+    static final String PREFIX = "fencing.issuer.offset";
+
+    private final Map<String, TokenIssuer> wrapped = new ConcurrentHashMap<>();
+    /** Per wrapped bean: establish the stored base and check it, once every singleton exists. */
+    private final Map<String, Runnable> checks = new ConcurrentHashMap<>();
+    private BeanFactory beanFactory;
+    private Environment environment;
+
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        this.beanFactory = beanFactory;
+    }
+
+    @Override
+    public void setEnvironment(Environment environment) {
+        this.environment = environment;
+    }
+
+    @Override
+    public Object postProcessAfterInitialization(Object bean, String beanName) throws BeansException {
+        if (!(bean instanceof TokenIssuer issuer) || bean instanceof OffsetTokenIssuer) {
+            return bean;
+        }
+        if (issuer instanceof SigningTokenIssuer signing) {
+            if (signing.delegate() instanceof OffsetTokenIssuer) {
+                return bean;
+            }
+            wrapped.put(beanName, signing.delegate());
+            return new SigningTokenIssuer(offset(signing.delegate(), beanName), signing.signer());
+        }
+        wrapped.put(beanName, issuer);
+        return offset(issuer, beanName);
+    }
+
+    private OffsetTokenIssuer offset(TokenIssuer issuer, String beanName) {
+        FencingProperties.Offset properties = Binder.get(environment).bind(PREFIX, FencingProperties.Offset.class)
+                .orElseGet(FencingProperties.Offset::new);
+        Long base = properties.getBase();
+        if (base == null || base <= 0) {
+            throw new FencingConfigurationException(PREFIX + ".base must be a positive number above every token the "
+                    + "previous issuer issued, was " + base + " (TokenIssuer bean '" + beanName + "')");
+        }
+        String name = properties.getName();
+        try {
+            IssuerBase.checkName(name);
+        } catch (IllegalArgumentException e) {
+            throw new FencingConfigurationException(PREFIX + ".name: " + e.getMessage(), e);
+        }
+        checks.put(beanName, () -> OffsetTokenIssuer.establish(issuer, issuerBase(properties), name, base,
+                properties.isCheckFenceStore() ? inventory() : null));
+        return OffsetTokenIssuer.of(issuer, base);
+    }
+
+    /** The application's {@link IssuerBase} bean, or a table through fencing-jdbc on its data source. */
+    private IssuerBase issuerBase(FencingProperties.Offset properties) {
+        IssuerBase own = beanFactory.getBeanProvider(IssuerBase.class).getIfUnique();
+        if (own != null) {
+            return own;
+        }
+        IssuerBase jdbc = JdbcOffsetParts.PRESENT ? JdbcOffsetParts.issuerBase(beanFactory, properties.getTable())
+                : null;
+        if (jdbc == null) {
+            throw new FencingConfigurationException(PREFIX + ".base is set, but there is nowhere durable to store it: "
+                    + "add fencing-jdbc and a DataSource (the table " + properties.getTable() + ", created with "
+                    + "classpath:dev/fencing/jdbc/issuer-base-<database>.sql), or define an IssuerBase bean");
+        }
+        return jdbc;
+    }
+
+    /** The fence store's listing, for the first start's check; {@code null} when the store offers none. */
+    private FenceInventory inventory() {
+        FenceStore store = beanFactory.getBeanProvider(FenceStore.class).getIfUnique();
+        if (store instanceof FenceInventory own) {
+            return own;
+        }
+        return store != null && JdbcOffsetParts.PRESENT ? JdbcOffsetParts.inventory(store) : null;
+    }
+
+    @Override
+    public boolean requiresDestruction(Object bean) {
+        return bean instanceof OffsetTokenIssuer
+                || bean instanceof SigningTokenIssuer signing && signing.delegate() instanceof OffsetTokenIssuer;
+    }
+
+    @Override
+    public void postProcessBeforeDestruction(Object bean, String beanName) throws BeansException {
+        TokenIssuer issuer = wrapped.remove(beanName);
+        try {
+            if (issuer instanceof DisposableBean disposable) {
+                disposable.destroy();
+            } else if (issuer instanceof AutoCloseable closeable) {
+                closeable.close();
+            }
+        } catch (Exception e) {
+            throw new IllegalStateException("Could not close the TokenIssuer bean '" + beanName + "': " + e, e);
+        }
+    }
+
+    /**
+     * Runs the wrapped issuers' own startup checks, then stores or checks each base: after every singleton exists, so
+     * that database initialization (spring.sql.init, Flyway) has created the base table. A failure fails startup.
+     */
+    @Override
+    public void afterSingletonsInstantiated() {
+        for (TokenIssuer issuer : wrapped.values()) {
+            if (issuer instanceof SmartInitializingSingleton singleton) {
+                singleton.afterSingletonsInstantiated();
+            }
+        }
+        for (Runnable check : checks.values()) {
+            check.run();
+        }
+        checks.clear();
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public void onApplicationEvent(ContextRefreshedEvent event) {
+        for (TokenIssuer issuer : wrapped.values()) {
+            if (issuer instanceof ApplicationListener<?> listener && new GenericApplicationListenerAdapter(listener)
+                    .supportsEventType(ResolvableType.forInstance(event))) {
+                ((ApplicationListener<ApplicationEvent>) listener).onApplicationEvent(event);
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.boot.actuate.FencingAdminWebExtension;
+import dev.fencing.boot.actuate.FencingEndpoint;
+import dev.fencing.boot.autoconfigure.FencingAutoConfigurationTest.Ledger;
+import dev.fencing.issuer.InMemoryIssuerBase;
+import dev.fencing.jdbc.JdbcIssuerBase;
+import dev.fencing.issuer.InMemoryTokenIssuer;
+import dev.fencing.issuer.IssuerBase;
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.OffsetTokenIssuer;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.recovery.IssuedTokens;
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import javax.sql.DataSource;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code fencing.issuer.offset.*}: the application's TokenIssuer bean issues its tokens plus the base, stored once;
+ * a base that is not positive, differs from the stored one, or is not above the store's highest max_seen fails
+ * startup. Also the actuator's floor raise after a restore ({@code POST /actuator/fencing}).
+ */
+class FencingIssuerOffsetAutoConfigurationTest {
+
+    private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(FencingIssuerOffsetAutoConfiguration.class,
+                    FencingAutoConfiguration.class, FencingActuatorAutoConfiguration.class))
+            .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
+            .withBean(Ledger.class)
+            .withPropertyValues("fencing.store.type=in-memory", "management.endpoints.web.exposure.include=fencing");
+
+    @Test
+    void withoutTheBasePropertyTheIssuerIsLeftAlone() {
+        runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(TokenIssuer.class)).isInstanceOf(InMemoryTokenIssuer.class);
+        });
+    }
+
+    @Test
+    void theIssuerBeanIssuesItsTokensPlusTheStoredBase() {
+        InMemoryIssuerBase bases = new InMemoryIssuerBase();
+        runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new).withBean(IssuerBase.class, () -> bases)
+                .withPropertyValues("fencing.issuer.offset.base=1000", "fencing.issuer.offset.name=to-zk")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    TokenIssuer issuer = context.getBean(TokenIssuer.class);
+                    assertThat(issuer).isInstanceOf(OffsetTokenIssuer.class).isInstanceOf(IssuedTokens.class);
+                    try (Lease lease = issuer.acquire("ledger", Duration.ofSeconds(1))) {
+                        assertThat(lease.token().value()).isEqualTo(1001);
+                    }
+                    assertThat(bases.stored("to-zk")).hasValue(1000);
+                    @SuppressWarnings("unchecked")
+                    Map<String, Object> described = (Map<String, Object>) context.getBean(FencingEndpoint.class)
+                            .fencing().get("issuer");
+                    assertThat(described).containsEntry("offsetBase", 1000L)
+                            .containsEntry("type", "InMemoryTokenIssuer");
+                });
+    }
+
+    @Test
+    void aBaseThatIsNotPositiveFailsStartupNamingTheProperty() {
+        runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
+                .withBean(IssuerBase.class, InMemoryIssuerBase::new)
+                .withPropertyValues("fencing.issuer.offset.base=0")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("fencing.issuer.offset.base must be a positive number"));
+    }
+
+    @Test
+    void aBaseThatDiffersFromTheStoredOneFailsStartup() {
+        InMemoryIssuerBase bases = new InMemoryIssuerBase();
+        bases.establish("default", 5_000);
+        runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new).withBean(IssuerBase.class, () -> bases)
+                .withPropertyValues("fencing.issuer.offset.base=500")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("configured base 500 differs from the stored base 5000"));
+        assertThat(bases.stored("default")).hasValue(5_000);
+    }
+
+    @Test
+    void aFirstBaseNotAboveTheStoresHighestMaxSeenFailsStartupAndIsNotStored() throws Throwable {
+        InMemoryFenceStore store = new InMemoryFenceStore();
+        store.fence("accounts:1", new FencingToken("accounts:1", 700, "old"), () -> null);
+        InMemoryIssuerBase bases = new InMemoryIssuerBase();
+        runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new).withBean(IssuerBase.class, () -> bases)
+                .withBean(FenceStore.class, () -> store)
+                .withPropertyValues("fencing.issuer.offset.base=600")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("base 600 is not above the fence store's highest max_seen 700"));
+        assertThat(bases.stored("default")).isEmpty();
+    }
+
+    @Test
+    void withoutADurablePlaceForTheBaseStartupFails() {
+        runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
+                .withPropertyValues("fencing.issuer.offset.base=100")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("nowhere durable to store it"));
+    }
+
+    @Test
+    void withoutAnIssuerBaseBeanTheBaseGoesToTheTableOnTheDataSource() {
+        DriverManagerDataSource dataSource = new DriverManagerDataSource(
+                "jdbc:h2:mem:offset-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "");
+        new JdbcIssuerBase(dataSource, "migration_bases", true); // created by the application's migrations
+        runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new).withBean(DataSource.class, () -> dataSource)
+                .withPropertyValues("fencing.issuer.offset.base=4000", "fencing.issuer.offset.name=to-etcd",
+                        "fencing.issuer.offset.table=migration_bases")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(new JdbcIssuerBase(dataSource, "migration_bases").stored("to-etcd")).hasValue(4000);
+        runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new).withBean(DataSource.class, () -> dataSource)
+                .withPropertyValues("fencing.issuer.offset.base=400", "fencing.issuer.offset.name=to-etcd",
+                        "fencing.issuer.offset.table=migration_bases")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("differs from the stored base 4000"));
+        runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new).withBean(DataSource.class, () -> dataSource)
+                .withPropertyValues("fencing.issuer.offset.base=4000", "fencing.issuer.offset.table=no_such_table")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("Issuer base table 'no_such_table' is missing"));
+    }
+
+    /** An issuer whose container callbacks are recorded: the wrapper must forward its close. */
+    static final class ClosingIssuer implements TokenIssuer, AutoCloseable {
+        final InMemoryTokenIssuer inner = new InMemoryTokenIssuer();
+        final AtomicBoolean closed = new AtomicBoolean();
+
+        @Override
+        public Lease acquire(String resource, Duration timeout) {
+            return inner.acquire(resource, timeout);
+        }
+
+        @Override
+        public void close() {
+            closed.set(true);
+        }
+    }
+
+    @Test
+    void theWrappedIssuerIsStillClosedWithTheContext() {
+        ClosingIssuer raw = new ClosingIssuer();
+        runner.withBean(TokenIssuer.class, () -> raw).withBean(IssuerBase.class, InMemoryIssuerBase::new)
+                .withPropertyValues("fencing.issuer.offset.base=100")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(TokenIssuer.class)).isInstanceOf(OffsetTokenIssuer.class);
+                    assertThat(raw.closed).isFalse();
+                });
+        assertThat(raw.closed).isTrue();
+    }
+
+    @Test
+    void theActuatorRaisesEveryFloorAfterARestore() {
+        runner.withPropertyValues("fencing.admin.enabled=true").run(context -> {
+            assertThat(context).hasNotFailed();
+            FenceStore store = context.getBean(FenceStore.class);
+            store.fence("a", new FencingToken("a", 5, "h"), () -> null);
+            store.fence("b", new FencingToken("b", 50, "h"), () -> null);
+            FencingAdminWebExtension admin = context.getBean(FencingAdminWebExtension.class);
+            assertThat(admin.raiseFloors(null, 20L, null).getStatus()).as("needs afterRestore").isEqualTo(400);
+            var answer = admin.raiseFloors(true, 20L, null);
+            assertThat(answer.getStatus()).isEqualTo(200);
+            assertThat(answer.getBody()).containsEntry("examined", 2L).containsEntry("raised", 1L);
+            assertThat(((InMemoryFenceStore) store).maxSeen("a")).hasValue(20);
+            assertThat(context.getBean(MeterRegistry.class).get("fencing.admin.resets").tag("outcome", "raised")
+                    .counter().count()).isEqualTo(1);
+            assertThat(admin.raiseFloors(true, null, null).getStatus()).as("no issuer, no value").isEqualTo(400);
+        });
+    }
+}
