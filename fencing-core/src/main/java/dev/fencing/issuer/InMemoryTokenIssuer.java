@@ -162,14 +162,7 @@ public final class InMemoryTokenIssuer extends AbstractTokenIssuer<InMemoryToken
      */
     @Override
     public void raiseFamilyFloor(String family, long floor) {
-        if (family == null || family.isBlank()) {
-            throw new IllegalArgumentException("InMemoryTokenIssuer.raiseFamilyFloor: family must not be blank, was "
-                    + (family == null ? null : "'" + family + "'"));
-        }
-        if (floor < 0) {
-            throw new IllegalArgumentException("InMemoryTokenIssuer.raiseFamilyFloor: floor of family '" + family
-                    + "' must not be negative, was " + floor);
-        }
+        IssuerFloors.checkArguments("InMemoryTokenIssuer.raiseFamilyFloor", family, floor);
         floors.merge(family, floor, Math::max);
     }
 

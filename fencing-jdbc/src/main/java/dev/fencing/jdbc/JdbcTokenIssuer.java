@@ -343,10 +343,7 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     }
 
     private void checkFamily(String method, String family, long floor) {
-        if (family == null || family.isBlank()) {
-            throw new IllegalArgumentException("JdbcTokenIssuer." + method + " on table '" + table
-                    + "': family must not be blank, was " + (family == null ? null : "'" + family + "'"));
-        }
+        IssuerFloors.checkArguments("JdbcTokenIssuer." + method + " on table '" + table + "'", family, floor);
         if (family.length() > LeaseFloors.MAX_FAMILY_LENGTH) {
             throw new IllegalArgumentException("JdbcTokenIssuer." + method + " on table '" + table + "': family '"
                     + family.substring(0, 64) + "...' is " + family.length() + " chars long, longer than the "
@@ -355,10 +352,6 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
         if (family.chars().anyMatch(Character::isISOControl)) {
             throw new IllegalArgumentException("JdbcTokenIssuer." + method + " on table '" + table + "': family '"
                     + family + "' contains a control character; no resource has such a family");
-        }
-        if (floor < 0) {
-            throw new IllegalArgumentException("JdbcTokenIssuer." + method + " on table '" + table + "': floor of "
-                    + "family '" + family + "' must not be negative, was " + floor);
         }
     }
 
