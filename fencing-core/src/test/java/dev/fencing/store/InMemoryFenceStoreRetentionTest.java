@@ -167,8 +167,8 @@ class InMemoryFenceStoreRetentionTest {
      * Writers fence a few resources of one family with the issuer's tokens, zombies present tokens of leases that
      * ended long ago, while compaction loops with no age and the bound (smaller than the number of resources)
      * evicts: slots are folded while threads wait on their locks. Every resource's accepted writes, in the order
-     * they ran under its lock, have strictly increasing tokens, and every zombie token older than an accepted one
-     * is refused.
+     * they ran under its lock, never go back to an older token (an equal one is the same holder's token again, which
+     * the rule accepts), so every zombie token older than an accepted one was refused.
      */
     @Test
     void acceptedTokensStayStrictlyIncreasingWhileSlotsAreFoldedUnderConcurrentChecks() throws Exception {
@@ -236,7 +236,8 @@ class InMemoryFenceStoreRetentionTest {
         assertThat(store.size()).isLessThanOrEqualTo(4 + 4);
         accepted.forEach((resource, tokens) -> {
             for (int i = 1; i < tokens.size(); i++) {
-                assertThat(tokens.get(i)).as("write %d of %s", i, resource).isGreaterThan(tokens.get(i - 1));
+                // equal is the same token (its holder is derived from its value) presented again: accepted by the rule
+                assertThat(tokens.get(i)).as("write %d of %s", i, resource).isGreaterThanOrEqualTo(tokens.get(i - 1));
             }
         });
     }
