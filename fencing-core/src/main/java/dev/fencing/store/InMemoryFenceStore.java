@@ -362,6 +362,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             return this;
         }
 
+        /** Builds the store; the arguments were checked as they were set. */
         public InMemoryFenceStore build() {
             return new InMemoryFenceStore(this);
         }

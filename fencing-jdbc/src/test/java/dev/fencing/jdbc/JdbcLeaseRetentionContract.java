@@ -139,6 +139,19 @@ abstract class JdbcLeaseRetentionContract {
     }
 
     @Test
+    void floorRowsAreNeverFoldedAlsoForFamiliesWithAColon() {
+        String family = family() + ":eu"; // its floor row's key has a family of its own: the filter, not the family, keeps it
+        assertThat(take(family + ":1")).isEqualTo(1);
+        issuer.raiseFamilyFloor(family, 5);
+
+        issuer.compact(Duration.ZERO, 100);
+        issuer.compact(Duration.ZERO, 100);
+
+        assertThat(issuer.familyFloor(family)).hasValue(5);
+        assertThat(take(family + ":1")).isEqualTo(6);
+    }
+
+    @Test
     void anExpiredLeaseIsFoldedAndItsHolderFindsItLost() {
         String family = family();
         Lease zombie = issuer.acquire(family + ":1", WAIT);
