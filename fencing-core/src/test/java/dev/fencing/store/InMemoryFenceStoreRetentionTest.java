@@ -134,6 +134,29 @@ class InMemoryFenceStoreRetentionTest {
         assertThatThrownBy(() -> write(store, "accounts:5", 1)).isInstanceOf(TokenRejectedException.class);
     }
 
+    /** The check of a resource that has a slot allocates nothing in a bounded store either (allocation counted). */
+    @Test
+    void checkingAnExistingSlotOfABoundedStoreAllocatesNothing() {
+        InMemoryFenceStore store = InMemoryFenceStore.builder().maxResources(8, recording).build();
+        int n = 20_000;
+        FencingToken[] tokens = new FencingToken[2 * n];
+        for (int i = 0; i < tokens.length; i++) {
+            tokens[i] = token("accounts:1", i + 1);
+        }
+        for (int i = 0; i < n; i++) { // warm up
+            store.enter("accounts:1", tokens[i]).exit();
+        }
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        long before = threads.getThreadAllocatedBytes(Thread.currentThread().getId());
+        for (int i = n; i < 2 * n; i++) {
+            store.enter("accounts:1", tokens[i]).exit();
+        }
+        long allocated = threads.getThreadAllocatedBytes(Thread.currentThread().getId()) - before;
+        assertThat(allocated).as("bytes allocated by %d checks", n).isLessThan(1024);
+        assertThat(store.maxSeen("accounts:1")).hasValue(2L * n);
+    }
+
     @Test
     void whenNoSlotCanBeFoldedANewResourceFailsClosedAndNothingIsDropped() throws Throwable {
         InMemoryFenceStore store = InMemoryFenceStore.builder().maxResources(2, recording).build();
