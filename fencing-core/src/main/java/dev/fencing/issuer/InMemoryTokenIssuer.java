@@ -1,6 +1,8 @@
 package dev.fencing.issuer;
 
 import dev.fencing.recovery.IssuedTokens;
+import dev.fencing.retention.IssuerFloors;
+import dev.fencing.retention.ResourceFamily;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -24,15 +26,19 @@ import java.util.function.LongSupplier;
  * <p>Counts in the same {@code fencing.issuer.*} counters as the other issuers, tagged {@code issuer=memory}; a lease
  * is counted lost when another acquirer takes over its expired lock, or when its release finds it expired. As
  * {@link IssuedTokens}, its per-resource counter is the exact highest issued token.
+ *
+ * <p>As {@link IssuerFloors}: a resource with a family ({@link ResourceFamily}) is issued {@code max(its counter,
+ * its family's floor) + 1}, so a fence store that folded the family into a floor keeps accepting its tokens.
  */
 public final class InMemoryTokenIssuer extends AbstractTokenIssuer<InMemoryTokenIssuer.MemoryLease>
-        implements IssuedTokens {
+        implements IssuedTokens, IssuerFloors {
 
     private final Duration leaseTtl;
     private final long lastIssued;
     private final LongSupplier nanoClock;
     private final String instance = Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xFFFFFFFFFFL);
     private final ConcurrentHashMap<String, Lock> locks = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Long> floors = new ConcurrentHashMap<>();
 
     /**
      * Test seam, package-private: runs with the resource right after the lock was granted and before the lease is
@@ -96,13 +102,15 @@ public final class InMemoryTokenIssuer extends AbstractTokenIssuer<InMemoryToken
                 }
                 lock.released.awaitNanos(Math.min(left, lock.current.expiresAt - now));
             }
-            if (lock.last == Long.MAX_VALUE) {
+            long last = Math.max(lock.last, floorOf(resource));
+            if (last == Long.MAX_VALUE) {
                 throw new LockAcquisitionException(resource, "Token counter of resource '" + resource + "' is exhausted");
             }
             if (lock.current != null) {
                 markLost(lock.current, true); // its time ran out: taken over
             }
-            long value = ++lock.last;
+            long value = last + 1;
+            lock.last = value;
             MemoryLease lease = new MemoryLease(this, lock,
                     new FencingToken(resource, value, "mem-" + instance + "-" + value),
                     nanoClock.getAsLong() + leaseTtl.toNanos());
@@ -137,12 +145,36 @@ public final class InMemoryTokenIssuer extends AbstractTokenIssuer<InMemoryToken
         }
     }
 
-    /** The resource's counter: its last token, or {@code lastIssued} from the constructor when none was issued. */
+    private long floorOf(String resource) {
+        if (floors.isEmpty()) {
+            return 0;
+        }
+        String family = ResourceFamily.of(resource);
+        Long floor = family == null ? null : floors.get(family);
+        return floor == null ? 0 : floor;
+    }
+
+    /**
+     * Makes every token issued from now on for a resource of {@code family} larger than {@code floor}; never lowers
+     * it. An acquire already past reading the floor when this is called may still return a token at or below it.
+     *
+     * @throws IllegalArgumentException naming the family and floor when the family is blank or the floor negative
+     */
+    @Override
+    public void raiseFamilyFloor(String family, long floor) {
+        IssuerFloors.checkArguments("InMemoryTokenIssuer.raiseFamilyFloor", family, floor);
+        floors.merge(family, floor, Math::max);
+    }
+
+    /**
+     * The resource's counter: its last token, or {@code lastIssued} from the constructor when none was issued; at
+     * least its family's floor when the resource has no counter yet.
+     */
     @Override
     public long highestIssued(String resource) {
         Lock lock = locks.get(resource);
         if (lock == null) {
-            return lastIssued;
+            return Math.max(lastIssued, floorOf(resource));
         }
         lock.mutex.lock();
         try {

@@ -23,4 +23,22 @@ public interface IssuerFloors {
      * @throws IllegalArgumentException when {@code family} is blank or {@code floor} is negative
      */
     void raiseFamilyFloor(String family, long floor);
+
+    /**
+     * The argument check every implementation makes before raising anything: {@code family} not blank,
+     * {@code floor} not negative.
+     *
+     * @param owner how the message names the caller, such as {@code ZooKeeperTokenIssuer.raiseFamilyFloor}
+     * @throws IllegalArgumentException naming the owner, the family and the floor
+     */
+    static void checkArguments(String owner, String family, long floor) {
+        if (family == null || family.isBlank()) {
+            throw new IllegalArgumentException(owner + ": family must not be blank, was "
+                    + (family == null ? null : "'" + family + "'"));
+        }
+        if (floor < 0) {
+            throw new IllegalArgumentException(owner + ": floor of family '" + family + "' must not be negative, was "
+                    + floor);
+        }
+    }
 }

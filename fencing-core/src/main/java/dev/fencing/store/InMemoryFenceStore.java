@@ -2,16 +2,23 @@ package dev.fencing.store;
 
 import dev.fencing.recovery.FenceAdmin;
 import dev.fencing.recovery.FenceInventory;
+import dev.fencing.retention.CompactionResult;
+import dev.fencing.retention.FenceCompaction;
+import dev.fencing.retention.IssuerFloors;
+import dev.fencing.retention.ResourceFamily;
 import dev.fencing.rule.FenceRule;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
 import dev.fencing.token.FencingToken;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
+import java.util.function.Function;
+import java.util.function.LongSupplier;
 
 /**
  * A {@link FenceStore} in this JVM's memory: one slot (max_seen, its holder, a lock) per effective resource, so
@@ -22,15 +29,41 @@ import java.util.concurrent.locks.AbstractQueuedSynchronizer;
  * above max_seen than {@code maxAdvance}. Its own {@link FenceAdmin}: read, raise and lower max_seen. As a
  * {@link BracketFenceStore} it also fences a write run by its caller: the entry is the resource's slot, held by its
  * lock from {@link #enter} to {@link Entry#exit()}, so entering allocates nothing.
+ *
+ * <p><b>Retention</b> ({@link FenceCompaction}): {@link #compact} folds the slots of resources not advanced for an
+ * age into their family's floor ({@link ResourceFamily}), and a store built with {@link Builder#maxResources} folds
+ * the least recently advanced slots whenever a new resource would pass the bound. A resource without a slot is
+ * judged against its family's floor: its new slot starts at the floor, with no holder. A slot is folded only under
+ * its lock, not held by any thread: it is marked retired, the floor raised, then it leaves the map, and a thread that
+ * was waiting on its lock finds it retired and looks the resource up again.
  */
-public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, FenceInventory {
+public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, FenceInventory, FenceCompaction {
 
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Long> floors = new ConcurrentHashMap<>();
     private final long maxAdvance;
+    private final int maxResources;
+    private final IssuerFloors boundIssuer;
+    private final LongSupplier nanoClock;
+    private final Function<String, Slot> newSlot = this::newSlot;
+    private final SlotFolding folding;
 
     /** A store without a bound on one advance. */
     public InMemoryFenceStore() {
-        this.maxAdvance = FenceRule.UNBOUNDED;
+        this(new Builder());
+    }
+
+    private InMemoryFenceStore(Builder b) {
+        this.maxAdvance = b.maxAdvance;
+        this.maxResources = b.maxResources;
+        this.boundIssuer = b.issuerFloors;
+        this.nanoClock = b.nanoClock;
+        this.folding = new SlotFolding(this);
+    }
+
+    /** Starts a builder: no bound on one advance, no bound on the number of resources. */
+    public static Builder builder() {
+        return new Builder();
     }
 
     /**
@@ -40,7 +73,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
      * @throws IllegalArgumentException when {@code maxAdvance} is below 1
      */
     public InMemoryFenceStore(long maxAdvance) {
-        this.maxAdvance = FenceRule.checkMaxAdvance("InMemoryFenceStore", maxAdvance);
+        this(new Builder().maxAdvance(maxAdvance));
     }
 
     @Override
@@ -63,11 +96,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             throw new IllegalArgumentException("Token " + token + " was issued for resource '" + token.resource()
                     + "', not for '" + resource + "'");
         }
-        Slot slot = slots.get(resource);
-        if (slot == null) {
-            slot = slots.computeIfAbsent(resource, unused -> new Slot());
-        }
-        slot.lock();
+        Slot slot = lockedSlot(resource, token);
         boolean held = false;
         try {
             Verdict verdict = FenceRule.judge(slot.seen, slot.maxSeen, slot.holder, token, maxAdvance);
@@ -78,6 +107,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
                 slot.seen = true;
                 slot.maxSeen = token.value();
                 slot.holder = token.holder();
+                slot.advancedAt = nanoClock.getAsLong();
             }
             held = true;
             return slot;
@@ -88,14 +118,66 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         }
     }
 
-    /** The current max_seen of {@code resource}, empty when it never accepted a token. */
+    /**
+     * The resource's slot, locked and current (not retired), created when missing (starting at its family's floor).
+     * Allocates nothing when the slot exists.
+     *
+     * @throws FenceStoreException when the store is at {@link Builder#maxResources} and no slot can be folded
+     */
+    private Slot lockedSlot(String resource, FencingToken token) {
+        while (true) {
+            Slot slot = slots.get(resource);
+            if (slot == null) {
+                slot = maxResources != Integer.MAX_VALUE && slots.size() >= maxResources
+                        ? folding.admit(resource, token)
+                        : slots.computeIfAbsent(resource, newSlot);
+            }
+            slot.lock();
+            if (!slot.retired) {
+                return slot;
+            }
+            slot.unlock(); // folded while this thread waited on its lock: its state is in the floor now
+        }
+    }
+
+    /** The resource's existing slot, locked and current, or {@code null} when it has none. */
+    private Slot lockedExisting(String resource) {
+        while (true) {
+            Slot slot = slots.get(resource);
+            if (slot == null) {
+                return null;
+            }
+            slot.lock();
+            if (!slot.retired) {
+                return slot;
+            }
+            slot.unlock();
+        }
+    }
+
+    private Slot newSlot(String resource) {
+        Slot slot = new Slot();
+        String family = ResourceFamily.of(resource);
+        Long floor = family == null ? null : floors.get(family);
+        if (floor != null) {
+            slot.seen = true;
+            slot.maxSeen = floor;
+        }
+        slot.advancedAt = nanoClock.getAsLong();
+        return slot;
+    }
+
+    /**
+     * The current max_seen of {@code resource}, empty when it never accepted a token; for a resource without a slot
+     * (never seen, or folded), its family's floor.
+     */
     @Override
     public OptionalLong maxSeen(String resource) {
-        Slot slot = slots.get(resource);
+        Slot slot = lockedExisting(resource);
         if (slot == null) {
-            return OptionalLong.empty();
+            String family = ResourceFamily.of(resource);
+            return family == null ? OptionalLong.empty() : familyFloor(family);
         }
-        slot.lock();
         try {
             return slot.seen ? OptionalLong.of(slot.maxSeen) : OptionalLong.empty();
         } finally {
@@ -115,13 +197,13 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         if (value <= 0) {
             throw new IllegalArgumentException("floor for resource '" + resource + "' must be positive, was " + value);
         }
-        Slot slot = slots.computeIfAbsent(resource, unused -> new Slot());
-        slot.lock();
+        Slot slot = lockedSlot(resource, null);
         try {
             if (!slot.seen || value > slot.maxSeen) {
                 slot.seen = true;
                 slot.maxSeen = value;
                 slot.holder = null;
+                slot.advancedAt = nanoClock.getAsLong();
             }
         } finally {
             slot.unlock();
@@ -131,11 +213,14 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
     @Override
     public long lowerMaxSeen(String resource, long floor) {
         FenceAdmin.checkLowering(resource, floor);
-        Slot slot = slots.get(resource);
+        Slot slot = lockedExisting(resource);
         if (slot == null) {
-            throw FenceAdmin.unknownResource(resource);
+            String family = ResourceFamily.of(resource);
+            if (family == null || familyFloor(family).isEmpty()) {
+                throw FenceAdmin.unknownResource(resource);
+            }
+            slot = lockedSlot(resource, null); // folded: lowered from its family's floor, in a slot of its own
         }
-        slot.lock();
         try {
             if (!slot.seen) {
                 throw FenceAdmin.unknownResource(resource);
@@ -147,6 +232,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             slot.seen = floor > 0;
             slot.maxSeen = floor;
             slot.holder = null;
+            slot.advancedAt = nanoClock.getAsLong();
             return previous;
         } finally {
             slot.unlock();
@@ -166,15 +252,148 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
                 .toList();
     }
 
+    /** {@inheritDoc} Family floors count: a folded resource's max_seen lives on in its family's floor. */
     @Override
     public OptionalLong highestMaxSeen() {
-        return slots.keySet().stream().map(this::maxSeen).filter(OptionalLong::isPresent)
+        OptionalLong slotsMax = slots.keySet().stream().map(this::maxSeen).filter(OptionalLong::isPresent)
                 .mapToLong(OptionalLong::getAsLong).max();
+        OptionalLong floorsMax = floors.values().stream().mapToLong(Long::longValue).max();
+        if (slotsMax.isEmpty()) {
+            return floorsMax;
+        }
+        return floorsMax.isEmpty() ? slotsMax : OptionalLong.of(Math.max(slotsMax.getAsLong(), floorsMax.getAsLong()));
     }
 
-    /** How many resources this store remembers. */
+    /** How many resources this store keeps a slot for (folded resources have none). */
     public int size() {
         return slots.size();
+    }
+
+    /** The bound on {@link #size()} this store was built with; {@link Integer#MAX_VALUE} when unbounded. */
+    public int maxResources() {
+        return maxResources;
+    }
+
+    /**
+     * {@inheritDoc} Idle means not advanced (nor raised or lowered) for {@code idleFor} by this JVM's monotonic
+     * clock. A slot held by a thread (a fenced write in progress) is skipped, as is one that advanced since it was
+     * chosen.
+     */
+    @Override
+    public CompactionResult compact(Duration idleFor, int batchSize, IssuerFloors issuer) {
+        if (idleFor == null || idleFor.isNegative()) {
+            throw new IllegalArgumentException("InMemoryFenceStore.compact: idleFor must not be negative, was " + idleFor);
+        }
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("InMemoryFenceStore.compact: batchSize must be at least 1, was " + batchSize);
+        }
+        if (issuer == null) {
+            throw new IllegalArgumentException("InMemoryFenceStore.compact: issuer must not be null (use "
+                    + "IssuerFloors.ONE_SEQUENCE when tokens come from one sequence for every resource)");
+        }
+        return folding.compact(idleFor.toNanos(), batchSize, issuer);
+    }
+
+    @Override
+    public OptionalLong familyFloor(String family) {
+        Long floor = family == null ? null : floors.get(family);
+        return floor == null ? OptionalLong.empty() : OptionalLong.of(floor);
+    }
+
+    // --- for SlotFolding, the one class that folds slots ---
+
+    ConcurrentHashMap<String, Slot> slots() {
+        return slots;
+    }
+
+    /** The resource's slot, created when missing from its family's floor as it is now. */
+    Slot slotOf(String resource) {
+        return slots.computeIfAbsent(resource, newSlot);
+    }
+
+    long now() {
+        return nanoClock.getAsLong();
+    }
+
+    int bound() {
+        return maxResources;
+    }
+
+    IssuerFloors boundIssuer() {
+        return boundIssuer;
+    }
+
+    /**
+     * Folds a slot the caller holds exclusively (locked once, by {@link Slot#tryLockFree()}): raises its family's
+     * floor to its max_seen, marks it retired and removes it. The caller unlocks it afterwards.
+     */
+    void retire(String resource, String family, Slot slot) {
+        if (slot.seen) {
+            floors.merge(family, slot.maxSeen, Math::max);
+        }
+        slot.retired = true;
+        slots.remove(resource, slot);
+    }
+
+    /**
+     * Configures an {@link InMemoryFenceStore}. Defaults: no bound on one advance, no bound on the number of
+     * resources.
+     */
+    public static final class Builder {
+        private long maxAdvance = FenceRule.UNBOUNDED;
+        private int maxResources = Integer.MAX_VALUE;
+        private IssuerFloors issuerFloors;
+        private LongSupplier nanoClock = System::nanoTime;
+
+        private Builder() {
+        }
+
+        /**
+         * Refuses, as {@link dev.fencing.rule.OutOfRangeTokenException}, a token more than {@code maxAdvance} above
+         * a resource's max_seen.
+         *
+         * @throws IllegalArgumentException when {@code maxAdvance} is below 1
+         */
+        public Builder maxAdvance(long maxAdvance) {
+            this.maxAdvance = FenceRule.checkMaxAdvance("InMemoryFenceStore", maxAdvance);
+            return this;
+        }
+
+        /**
+         * Keeps at most about {@code maxResources} slots (one more per thread creating a slot at the same moment):
+         * a new resource past the bound first folds the least recently advanced slots (a sixteenth of the bound at
+         * a time) that no thread holds into their family's floor, telling {@code issuer} first. Resources without a
+         * family are never folded; when no slot can be folded, the new resource's check fails closed with a
+         * {@link FenceStoreException} and nothing is dropped.
+         *
+         * @param issuer the issuer of this store's tokens, told each family's new floor before the store raises it;
+         *               {@link IssuerFloors#ONE_SEQUENCE} when its tokens come from one sequence for every resource
+         * @throws IllegalArgumentException when {@code maxResources} is below 1 or {@code issuer} is null
+         */
+        public Builder maxResources(int maxResources, IssuerFloors issuer) {
+            if (maxResources < 1) {
+                throw new IllegalArgumentException("InMemoryFenceStore maxResources must be at least 1, was "
+                        + maxResources);
+            }
+            if (issuer == null) {
+                throw new IllegalArgumentException("InMemoryFenceStore maxResources(" + maxResources + ", issuer): "
+                        + "issuer must not be null (IssuerFloors.ONE_SEQUENCE when tokens come from one sequence)");
+            }
+            this.maxResources = maxResources;
+            this.issuerFloors = issuer;
+            return this;
+        }
+
+        /** Test seam: the clock idle times are measured with. */
+        Builder nanoClock(LongSupplier nanoClock) {
+            this.nanoClock = nanoClock;
+            return this;
+        }
+
+        /** Builds the store; the arguments were checked as they were set. */
+        public InMemoryFenceStore build() {
+            return new InMemoryFenceStore(this);
+        }
     }
 
     /**
@@ -182,10 +401,14 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
      * its own synchronizer (as {@link java.util.concurrent.locks.ReentrantLock} is, without the separate object it
      * keeps), which saves 16 bytes per resource and one dependent load per check.
      */
-    private static final class Slot extends AbstractQueuedSynchronizer implements Entry {
+    static final class Slot extends AbstractQueuedSynchronizer implements Entry {
         private static final long serialVersionUID = 1L;
         boolean seen;
+        /** Folded into its family's floor and out of the map: a thread that locks it looks the resource up again. */
+        boolean retired;
         long maxSeen;
+        /** When it last advanced (or was raised, lowered, created), by the store's monotonic clock. */
+        long advancedAt;
         String holder;
 
         void lock() {
@@ -198,6 +421,20 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
         void unlock() {
             release(1);
+        }
+
+        /** Whether no thread holds it now (a hint: {@link #tryLockFree()} decides). */
+        boolean free() {
+            return getState() == 0;
+        }
+
+        /** Locks it only when no thread holds it, this one included (a fenced call in progress is never folded). */
+        boolean tryLockFree() {
+            if (compareAndSetState(0, 1)) {
+                setExclusiveOwnerThread(Thread.currentThread());
+                return true;
+            }
+            return false;
         }
 
         /** Unlocks; a thread that does not hold the slot gets an {@link IllegalMonitorStateException}. */

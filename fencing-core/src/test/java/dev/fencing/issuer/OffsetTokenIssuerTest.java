@@ -89,7 +89,7 @@ class OffsetTokenIssuerTest {
     void issuedTokensAreShiftedByTheBaseWhenTheDelegateTracksThem() {
         InMemoryTokenIssuer b = new InMemoryTokenIssuer();
         OffsetTokenIssuer offset = OffsetTokenIssuer.of(b, 900);
-        assertThat(offset).isInstanceOf(IssuedTokens.class).isNotInstanceOf(IssuerFloors.class);
+        assertThat(offset).isInstanceOf(IssuedTokens.class).isInstanceOf(IssuerFloors.class);
         IssuedTokens issued = (IssuedTokens) offset;
         assertThat(issued.highestIssued("never")).isEqualTo(900);
         try (Lease lease = offset.acquire("x", WAIT)) {

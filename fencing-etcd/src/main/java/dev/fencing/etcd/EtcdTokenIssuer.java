@@ -6,6 +6,7 @@ import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.IssuedTokens;
+import dev.fencing.retention.IssuerFloors;
 import dev.fencing.token.FencingToken;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.common.exception.ClosedClientException;
@@ -60,7 +61,7 @@ import java.util.function.Consumer;
  * held while it has a lock key (one read).
  */
 public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.EtcdLease>
-        implements IssuedTokens, AutoCloseable {
+        implements IssuedTokens, IssuerFloors, AutoCloseable {
 
     /** The key prefix of all locks unless configured otherwise. */
     public static final String DEFAULT_PREFIX = "/fencing/locks/";
@@ -106,6 +107,19 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     @Override
     public long highestIssued(String resource) {
         return issued.highestIssued(resource);
+    }
+
+    /**
+     * A checked no-op: every token comes from one sequence for all resources, the
+     * revision (the cluster's one revision counter), so every token issued from now on is larger than every token
+     * issued before, for any resource, whatever floor a fence store folded a family into (as
+     * {@link IssuerFloors#ONE_SEQUENCE}). A fence store's compaction may be given this issuer directly.
+     *
+     * @throws IllegalArgumentException when {@code family} is blank or {@code floor} negative
+     */
+    @Override
+    public void raiseFamilyFloor(String family, long floor) {
+        IssuerFloors.checkArguments("EtcdTokenIssuer.raiseFamilyFloor", family, floor);
     }
 
     @Override

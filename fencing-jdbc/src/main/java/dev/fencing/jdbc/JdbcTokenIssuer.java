@@ -7,6 +7,9 @@ import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.IssuedTokens;
+import dev.fencing.retention.CompactionResult;
+import dev.fencing.retention.IssuerFloors;
+import dev.fencing.retention.ResourceFamily;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.BeanFactory;
@@ -27,7 +30,9 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -52,9 +57,16 @@ import java.util.function.LongSupplier;
  *
  * <p>As {@link IssuedTokens} (for recovery), the lease row answers exactly: its token column is the highest token
  * issued for the resource, its holder and expiry whether the lease is held.
+ *
+ * <p><b>Retention</b> ({@link IssuerFloors}, {@link #compact}): a resource with a family ({@code accounts:42} is of
+ * {@code accounts}, see {@link ResourceFamily}) is issued {@code max(its row's token, its family's floor) + 1}, and a
+ * resource without a row starts above its family's floor. {@link #compact} folds free rows idle for longer than an
+ * age into that floor, so per-entity resources do not keep a row each for ever. The floors are rows of the lease
+ * table itself, keyed by a control character and the family (no lockable resource can take such a key): no second
+ * table, no schema change, and one row lock order for leases and floors.
  */
 public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.JdbcLease>
-        implements IssuedTokens, SmartInitializingSingleton, BeanFactoryAware, ApplicationListener<ContextRefreshedEvent> {
+        implements IssuedTokens, IssuerFloors, SmartInitializingSingleton, BeanFactoryAware, ApplicationListener<ContextRefreshedEvent> {
 
     /** The default lease table. */
     public static final String DEFAULT_TABLE = "fencing_lease";
@@ -76,6 +88,8 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     private final String stateSql;
     private final boolean verifyAtStartup;
     private final TableVerifier verifier;
+    private final LeaseFloors floors;
+    private final LeaseCompaction compaction;
     private BeanFactory beanFactory;
 
     /**
@@ -108,6 +122,8 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
         this.releaseSql = dialect.releaseSql(table);
         this.stateSql = dialect.stateSql(table);
         this.verifyAtStartup = b.verify;
+        this.floors = new LeaseFloors(jdbc, dialect, table);
+        this.compaction = new LeaseCompaction(jdbc, transactions, dialect, table, floors);
         // the probe inserts and locks rows with the issuer's own statements, in a transaction it rolls back; it
         // inserts first: a locking read of a missing row takes a gap lock on InnoDB (REPEATABLE READ), and instances
         // probing a new table at once would then deadlock on each other's gaps when they insert
@@ -192,25 +208,43 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
      * is locked first and created only when missing, so the common path takes no shared lock (on InnoDB an
      * insert-if-absent on an existing row takes one, and two of them deadlock on the upgrade). A row this very
      * acquire already holds (an earlier attempt committed, but its reply was lost) is returned as taken, not waited
-     * on until it expires.
+     * on until it expires. The family floor is read only once the row is locked: a compaction that folded the row
+     * (and raised the floor) committed before this transaction could lock it, so the floor read here covers every
+     * token the folded row issued.
      */
     private Long tryTake(String resource, String holder) {
         return transactions.execute(status -> {
             Object[] row = lockRow(resource);
-            if (row == null) {
+            for (int tries = 0; row == null && tries < 3; tries++) {
                 try {
                     jdbc.update(ensureRowSql, resource);
                 } catch (DuplicateKeyException raced) {
                     // another transaction inserted the row first (H2's MERGE): it exists now, which is all we need
                 }
+                // still missing when a compaction deleted the row between the insert-if-absent (which saw it) and
+                // this lock (H2's MERGE does not wait for the deleting transaction): insert again
                 row = lockRow(resource);
+            }
+            if (row == null) {
+                return null; // folded away three times in a row: the next attempt starts over
             }
             if (((Integer) row[1]) == 0) {
                 return holder.equals(row[2]) ? (Long) row[0] : null;
             }
-            jdbc.update(takeSql, holder, dialect.ttlParameter(leaseTime.toMillis()), resource);
-            return (Long) row[0] + 1;
+            long last = Math.max((Long) row[0], lockedFloor(resource));
+            if (last == Long.MAX_VALUE) {
+                throw new LockAcquisitionException(resource, "Token counter of resource '" + resource + "' in "
+                        + name + " is exhausted (" + last + ")");
+            }
+            jdbc.update(takeSql, holder, last + 1, dialect.ttlParameter(leaseTime.toMillis()), resource);
+            return last + 1;
         });
+    }
+
+    /** The floor of the resource's family, read under a lock in the current transaction; 0 without a family. */
+    private long lockedFloor(String resource) {
+        String family = ResourceFamily.of(resource);
+        return family == null ? 0 : floors.read(family);
     }
 
     private Object[] lockRow(String resource) {
@@ -238,11 +272,87 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
         }
     }
 
-    /** The token column of the resource's lease row, committed now; 0 when the resource was never locked. */
+    /**
+     * The token column of the resource's lease row, committed now; for a resource without a row (never locked, or
+     * folded by {@link #compact}) its family's floor, 0 when it has none.
+     */
     @Override
     public long highestIssued(String resource) {
         long[] state = state(resource);
-        return state == null ? 0 : state[0];
+        if (state != null) {
+            return state[0];
+        }
+        String family = ResourceFamily.of(resource);
+        return family == null ? 0 : familyFloor(family).orElse(0);
+    }
+
+    /** The committed floor of {@code family}, empty when none was ever raised. */
+    public OptionalLong familyFloor(String family) {
+        checkFamily("familyFloor", family, 0);
+        verify();
+        List<Long> floor = jdbc.queryForList("SELECT token FROM " + table + " WHERE resource = ?", Long.class,
+                LeaseFloors.key(family));
+        return floor.isEmpty() ? OptionalLong.empty() : OptionalLong.of(floor.get(0));
+    }
+
+    /**
+     * Makes every token issued from now on for a resource of {@code family} larger than {@code floor}: raises the
+     * family's floor row (creating it), durably, in a transaction of its own. Idempotent; never lowers the floor.
+     *
+     * @throws IllegalArgumentException naming the family and floor when the family is blank, longer than 255
+     *                                  chars or has a control character, or the floor is negative; nothing changed
+     */
+    @Override
+    public void raiseFamilyFloor(String family, long floor) {
+        checkFamily("raiseFamilyFloor", family, floor);
+        verify();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                transactions.executeWithoutResult(status -> floors.raise(family, floor));
+                return;
+            } catch (TransientDataAccessException e) { // a deadlock victim or lock timeout: safe to repeat
+                if (attempt == 5) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
+     * Folds every lease row that is free (released, or expired) and whose lease ended longer than {@code idleFor}
+     * ago into its family's floor, {@code batchSize} rows per transaction, and deletes it; rows of resources without
+     * a family are kept. Safe while acquires run: a row is folded only after it was locked and found still free and
+     * idle, in the same transaction that raised its family's floor to at least its token, and an acquire of a
+     * resource without a row issues above that floor, so no resource is ever issued a token at or below one it was
+     * issued before. A row released by an earlier version of this library (no end time) counts as idle.
+     *
+     * @throws IllegalArgumentException when {@code idleFor} is null or negative, or {@code batchSize} below 1;
+     *                                  nothing changed
+     */
+    public CompactionResult compact(Duration idleFor, int batchSize) {
+        if (idleFor == null || idleFor.isNegative()) {
+            throw new IllegalArgumentException("JdbcTokenIssuer.compact on table '" + table + "': idleFor must not "
+                    + "be negative, was " + idleFor);
+        }
+        if (batchSize < 1) {
+            throw new IllegalArgumentException("JdbcTokenIssuer.compact on table '" + table + "': batchSize must be "
+                    + "at least 1, was " + batchSize);
+        }
+        verify();
+        return compaction.compact(idleFor, batchSize);
+    }
+
+    private void checkFamily(String method, String family, long floor) {
+        IssuerFloors.checkArguments("JdbcTokenIssuer." + method + " on table '" + table + "'", family, floor);
+        if (family.length() > LeaseFloors.MAX_FAMILY_LENGTH) {
+            throw new IllegalArgumentException("JdbcTokenIssuer." + method + " on table '" + table + "': family '"
+                    + family.substring(0, 64) + "...' is " + family.length() + " chars long, longer than the "
+                    + LeaseFloors.MAX_FAMILY_LENGTH + " a resource's family can be");
+        }
+        if (family.chars().anyMatch(Character::isISOControl)) {
+            throw new IllegalArgumentException("JdbcTokenIssuer." + method + " on table '" + table + "': family '"
+                    + family + "' contains a control character; no resource has such a family");
+        }
     }
 
     /** Whether the resource's lease row has a holder and has not expired, by the database's clock. */

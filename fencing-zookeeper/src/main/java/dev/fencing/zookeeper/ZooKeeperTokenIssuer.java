@@ -6,6 +6,7 @@ import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.IssuedTokens;
+import dev.fencing.retention.IssuerFloors;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.curator.framework.CuratorFramework;
@@ -54,7 +55,7 @@ import java.util.function.Consumer;
  * resource is held while its lock directory has a lock node.
  */
 public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTokenIssuer.ZooKeeperLease>
-        implements IssuedTokens, AutoCloseable {
+        implements IssuedTokens, IssuerFloors, AutoCloseable {
 
     /** Where lock nodes live unless configured otherwise. */
     public static final String DEFAULT_BASE_PATH = "/fencing/locks";
@@ -171,6 +172,19 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
     @Override
     public long highestIssued(String resource) {
         return issued.highestIssued(resource);
+    }
+
+    /**
+     * A checked no-op: every token comes from one sequence for all resources, the
+     * czxid (the ensemble's transaction id when the lock node was created), so every token issued from now on is larger than every token
+     * issued before, for any resource, whatever floor a fence store folded a family into (as
+     * {@link IssuerFloors#ONE_SEQUENCE}). A fence store's compaction may be given this issuer directly.
+     *
+     * @throws IllegalArgumentException when {@code family} is blank or {@code floor} negative
+     */
+    @Override
+    public void raiseFamilyFloor(String family, long floor) {
+        IssuerFloors.checkArguments("ZooKeeperTokenIssuer.raiseFamilyFloor", family, floor);
     }
 
     @Override

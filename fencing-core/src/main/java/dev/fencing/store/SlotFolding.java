@@ -1,0 +1,180 @@
+package dev.fencing.store;
+
+import dev.fencing.retention.CompactionResult;
+import dev.fencing.retention.IssuerFloors;
+import dev.fencing.retention.ResourceFamily;
+import dev.fencing.token.FencingToken;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Folds slots of an {@link InMemoryFenceStore} into their family's floor: the idle ones ({@link #compact}), or the
+ * least recently advanced ones when a new resource would pass the store's bound ({@link #makeRoom}). A batch first
+ * reads each family's highest max_seen, tells the issuer that floor, then retires each slot under its lock if it is
+ * still free, unchanged above that floor and (for compaction) still idle. Never waits on a slot's lock.
+ */
+final class SlotFolding {
+
+    /** A slot chosen for folding, with the time it last advanced when chosen. */
+    private record Candidate(String resource, InMemoryFenceStore.Slot slot, long advancedAt) {
+    }
+
+    private final InMemoryFenceStore store;
+    private final ReentrantLock room = new ReentrantLock();
+
+    SlotFolding(InMemoryFenceStore store) {
+        this.store = store;
+    }
+
+    /** Folds every slot of a family idle for {@code idleNanos} or longer, {@code batchSize} per batch. */
+    CompactionResult compact(long idleNanos, int batchSize, IssuerFloors issuer) {
+        long folded = 0;
+        int batches = 0;
+        Set<String> families = new HashSet<>();
+        List<Candidate> batch = new ArrayList<>(Math.min(batchSize, 1024));
+        long now = store.now();
+        for (Map.Entry<String, InMemoryFenceStore.Slot> e : store.slots().entrySet()) {
+            InMemoryFenceStore.Slot slot = e.getValue();
+            long advancedAt = slot.advancedAt;
+            if (hasFamily(e.getKey()) && now - advancedAt >= idleNanos) {
+                batch.add(new Candidate(e.getKey(), slot, advancedAt));
+                if (batch.size() == batchSize) {
+                    int n = fold(batch, issuer, idleNanos, families);
+                    folded += n;
+                    batches += n > 0 ? 1 : 0;
+                    batch.clear();
+                }
+            }
+        }
+        if (!batch.isEmpty()) {
+            int n = fold(batch, issuer, idleNanos, families);
+            folded += n;
+            batches += n > 0 ? 1 : 0;
+        }
+        return folded == 0 ? CompactionResult.NONE : new CompactionResult(folded, batches, families.size());
+    }
+
+    /**
+     * The slot of a resource that had none, in a store at its bound: creates it first, from its family's floor as
+     * it is now (so a token issued before the folding below raises that floor is still judged against the floor it
+     * was issued above), then folds the least recently advanced free slots with a family, other than this one, down
+     * to the bound less a sixteenth of it. One thread at a time; the others wait here.
+     *
+     * @throws FenceStoreException naming the resource and the bound when no slot could be folded; the new slot is
+     *                             folded again (it holds nothing but the floor), every other slot is kept
+     */
+    InMemoryFenceStore.Slot admit(String resource, FencingToken token) {
+        room.lock();
+        try {
+            InMemoryFenceStore.Slot slot = store.slotOf(resource);
+            int bound = store.bound();
+            int size = store.slots().size();
+            if (size <= bound) {
+                return slot; // another thread made room meanwhile, or created this slot
+            }
+            int want = size - bound + Math.max(1, bound / 16);
+            fold(oldest(want, slot), store.boundIssuer(), -1, new HashSet<>());
+            if (store.slots().size() > bound) {
+                if (slot.tryLockFree()) {
+                    try {
+                        if (!slot.retired) {
+                            String family = ResourceFamily.of(resource);
+                            if (family != null) {
+                                store.retire(resource, family, slot);
+                            } else {
+                                slot.retired = true;
+                                store.slots().remove(resource, slot);
+                            }
+                        }
+                    } finally {
+                        slot.unlock();
+                    }
+                }
+                throw new FenceStoreException(resource, token, "InMemoryFenceStore is full: it keeps "
+                        + store.slots().size() + " resources, maxResources is " + bound + ", and none can be folded "
+                        + "(each is held by a fenced call in progress or has no family, as resources without ':' have); "
+                        + "refusing resource '" + resource + "' rather than dropping state", null);
+            }
+            return slot;
+        } finally {
+            room.unlock();
+        }
+    }
+
+    /** The {@code n} least recently advanced slots that have a family and are free now, {@code except} aside. */
+    private List<Candidate> oldest(int n, InMemoryFenceStore.Slot except) {
+        PriorityQueue<Candidate> newestFirst = new PriorityQueue<>(n,
+                Comparator.comparingLong(Candidate::advancedAt).reversed());
+        for (Map.Entry<String, InMemoryFenceStore.Slot> e : store.slots().entrySet()) {
+            InMemoryFenceStore.Slot slot = e.getValue();
+            long advancedAt = slot.advancedAt;
+            if (slot == except || !hasFamily(e.getKey()) || !slot.free()) {
+                continue;
+            }
+            if (newestFirst.size() < n) {
+                newestFirst.add(new Candidate(e.getKey(), slot, advancedAt));
+            } else if (advancedAt - newestFirst.peek().advancedAt() < 0) {
+                newestFirst.poll();
+                newestFirst.add(new Candidate(e.getKey(), slot, advancedAt));
+            }
+        }
+        return new ArrayList<>(newestFirst);
+    }
+
+    /**
+     * One batch: reads each family's highest max_seen among the batch, raises the issuer's floor to it, then folds
+     * each slot still free, not retired, at or below that floor and (when {@code idleNanos >= 0}) still idle.
+     * Adds the families whose floor it raised to {@code families}; answers how many slots it folded.
+     */
+    private int fold(List<Candidate> batch, IssuerFloors issuer, long idleNanos, Set<String> families) {
+        Map<String, Long> highest = new HashMap<>();
+        for (Candidate c : batch) {
+            if (c.slot().tryLockFree()) {
+                try {
+                    if (!c.slot().retired && c.slot().seen) {
+                        highest.merge(ResourceFamily.of(c.resource()), c.slot().maxSeen, Math::max);
+                    }
+                } finally {
+                    c.slot().unlock();
+                }
+            }
+        }
+        highest.forEach(issuer::raiseFamilyFloor); // before the store's floor: the issuer issues above it first
+        long now = store.now();
+        int folded = 0;
+        for (Candidate c : batch) {
+            InMemoryFenceStore.Slot slot = c.slot();
+            if (!slot.tryLockFree()) {
+                continue; // a fenced call holds it now: not idle
+            }
+            try {
+                String family = ResourceFamily.of(c.resource());
+                Long told = highest.get(family);
+                boolean unchanged = !slot.seen || (told != null && slot.maxSeen <= told);
+                boolean idle = idleNanos < 0 ? slot.advancedAt == c.advancedAt() : now - slot.advancedAt >= idleNanos;
+                if (!slot.retired && unchanged && idle) {
+                    store.retire(c.resource(), family, slot);
+                    if (slot.seen) {
+                        families.add(family);
+                    }
+                    folded++;
+                }
+            } finally {
+                slot.unlock();
+            }
+        }
+        return folded;
+    }
+
+    private static boolean hasFamily(String resource) {
+        return ResourceFamily.of(resource) != null;
+    }
+}

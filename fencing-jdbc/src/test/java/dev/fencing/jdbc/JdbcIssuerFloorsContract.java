@@ -1,0 +1,38 @@
+package dev.fencing.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.testsupport.IssuerFloorsContract;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/** The database lease passes the shared {@link IssuerFloorsContract}, on a table of its own. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class JdbcIssuerFloorsContract extends IssuerFloorsContract {
+
+    private HikariDataSource pool;
+    private String table;
+    private JdbcTokenIssuer issuer;
+
+    abstract Database database();
+
+    @BeforeAll
+    void start() {
+        pool = database().newPool(4);
+        table = Database.uniqueTable("lease");
+        issuer = JdbcTokenIssuer.builder(pool).table(table).createTableIfMissing(true).build();
+    }
+
+    @AfterAll
+    void stop() {
+        new JdbcTemplate(pool).execute("DROP TABLE IF EXISTS " + table);
+        pool.close();
+    }
+
+    @Override
+    protected TokenIssuer issuer() {
+        return issuer;
+    }
+}
