@@ -8,7 +8,8 @@ import io.micrometer.core.instrument.noop.NoopCounter;
 
 /**
  * The counters of fence-state compaction, created once: {@code fencing.compaction.runs} with tag {@code outcome} =
- * ok | failed, and {@code fencing.compaction.folded}, the resources whose state was folded into a family floor.
+ * ok | failed, and {@code fencing.compaction.folded}, the resources whose state was folded into a family floor, with
+ * tag {@code state} = fence (the fence store's) | issuer (the issuer's, such as the JDBC lease table).
  * Never tagged by resource or family. No-ops without a registry.
  */
 public final class CompactionMetrics {
@@ -19,22 +20,30 @@ public final class CompactionMetrics {
     private final Counter ok;
     private final Counter failed;
     private final Counter folded;
+    private final Counter issuerFolded;
 
     /** @param registry where to register, or {@code null} for no-op counters */
     public CompactionMetrics(MeterRegistry registry) {
         this.ok = counter(registry, RUNS, Tags.of("outcome", "ok"), "Compaction runs of the fence state, by outcome");
         this.failed = counter(registry, RUNS, Tags.of("outcome", "failed"),
                 "Compaction runs of the fence state, by outcome");
-        this.folded = counter(registry, FOLDED, Tags.empty(),
-                "Resources whose fence state was folded into their family's floor");
+        this.folded = counter(registry, FOLDED, Tags.of("state", "fence"),
+                "Resources whose state was folded into their family's floor, by where the state was");
+        this.issuerFolded = counter(registry, FOLDED, Tags.of("state", "issuer"),
+                "Resources whose state was folded into their family's floor, by where the state was");
     }
 
-    /** A run that completed, having folded {@code resources}. */
-    public void ok(long resources) {
+    /** A run that completed, having folded {@code fence} resources of the store and {@code issuer} of the issuer. */
+    public void ok(long fence, long issuer) {
         FencingMetrics.increment(ok);
-        if (resources > 0) {
+        add(folded, fence);
+        add(issuerFolded, issuer);
+    }
+
+    private static void add(Counter counter, long amount) {
+        if (amount > 0) {
             try {
-                folded.increment(resources);
+                counter.increment(amount);
             } catch (RuntimeException ignored) {
                 // a metric never breaks the run it counts
             }

@@ -6,8 +6,8 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * One configured compaction of a fence store: which store, which issuer's floors, how idle a resource must be and
- * how many resources go in one atomic unit. {@link #runOnce()} compacts and reports (the command-line and actuator
+ * One configured compaction of a fence store (and of its issuer's per-resource state, where it keeps one): which
+ * store, which issuer's floors, how idle a resource must be and how many resources go in one atomic unit. {@link #runOnce()} compacts and reports (the command-line and actuator
  * form); {@link #run()} is the scheduled form, which logs and counts a failure instead of throwing so the schedule
  * goes on. Every run is logged (folded resources at INFO, failures at WARNING) and counted
  * ({@link CompactionMetrics}).
@@ -21,6 +21,7 @@ public final class CompactionRun implements Runnable {
     private final Duration idleFor;
     private final int batchSize;
     private final CompactionMetrics metrics;
+    private final IssuerCompaction issuerState;
 
     /**
      * @param store     the store to compact
@@ -34,6 +35,18 @@ public final class CompactionRun implements Runnable {
      */
     public CompactionRun(FenceCompaction store, IssuerFloors issuer, Duration idleFor, int batchSize,
                          CompactionMetrics metrics) {
+        this(store, issuer, null, idleFor, batchSize, metrics);
+    }
+
+    /**
+     * As {@link #CompactionRun(FenceCompaction, IssuerFloors, Duration, int, CompactionMetrics)}, also folding the
+     * issuer's own per-resource state (the JDBC lease table) after the store's, with the same age and batch size.
+     *
+     * @param issuerState the issuer's retention side, or {@code null} when it keeps nothing per resource
+     */
+    public CompactionRun(FenceCompaction store, IssuerFloors issuer, IssuerCompaction issuerState, Duration idleFor,
+                         int batchSize, CompactionMetrics metrics) {
+        this.issuerState = issuerState;
         this.store = Objects.requireNonNull(store, "store");
         this.issuer = Objects.requireNonNull(issuer, "issuer (IssuerFloors.ONE_SEQUENCE for a one-sequence issuer)");
         this.idleFor = Objects.requireNonNull(idleFor, "idleFor");
@@ -54,19 +67,32 @@ public final class CompactionRun implements Runnable {
      */
     public CompactionResult runOnce() {
         CompactionResult result;
+        CompactionResult issued = CompactionResult.NONE;
         try {
             result = store.compact(idleFor, batchSize, issuer);
+            log("fence", result);
+            if (issuerState != null) {
+                issued = issuerState.compact(idleFor, batchSize);
+                log("issuer", issued);
+            }
         } catch (RuntimeException | Error e) {
             metrics.failed();
             throw e;
         }
-        metrics.ok(result.folded());
-        if (result.folded() > 0) {
-            LOG.log(System.Logger.Level.INFO, () -> "Compaction folded " + result.folded() + " resources idle for over "
-                    + idleFor + " into the floors of " + result.families() + " families, in " + result.batches()
-                    + " transactions");
-        }
+        metrics.ok(result.folded(), issued.folded());
         return result;
+    }
+
+    /**
+     * What the last part of {@link #runOnce()} reports about the issuer's state is logged and counted
+     * ({@code fencing.compaction.folded{state=issuer}}); the returned result is the fence store's.
+     */
+    private void log(String state, CompactionResult result) {
+        if (result.folded() > 0) {
+            LOG.log(System.Logger.Level.INFO, () -> "Compaction folded the " + state + " state of " + result.folded()
+                    + " resources idle for over " + idleFor + " into the floors of " + result.families()
+                    + " families, in " + result.batches() + " transactions");
+        }
     }
 
     /** Compacts once, logging a failure at WARNING instead of throwing it (for a scheduler). */

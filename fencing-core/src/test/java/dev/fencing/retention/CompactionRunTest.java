@@ -40,7 +40,34 @@ class CompactionRunTest {
                 new CompactionMetrics(registry));
         assertThat(run.runOnce()).isEqualTo(new CompactionResult(11, 2, 1));
         assertThat(registry.get(CompactionMetrics.RUNS).tag("outcome", "ok").counter().count()).isEqualTo(1);
-        assertThat(registry.get(CompactionMetrics.FOLDED).counter().count()).isEqualTo(11);
+        assertThat(registry.get(CompactionMetrics.FOLDED).tag("state", "fence").counter().count()).isEqualTo(11);
+    }
+
+    @Test
+    void theIssuersStateIsFoldedAfterTheStoresWithTheSameAgeAndBatch() {
+        StringBuilder order = new StringBuilder();
+        FenceCompaction fence = new FenceCompaction() {
+            @Override
+            public CompactionResult compact(Duration idleFor, int batchSize, IssuerFloors issuer) {
+                order.append("fence;");
+                return new CompactionResult(4, 1, 1);
+            }
+
+            @Override
+            public OptionalLong familyFloor(String family) {
+                return OptionalLong.empty();
+            }
+        };
+        IssuerCompaction leases = (idleFor, batchSize) -> {
+            order.append("issuer ").append(idleFor).append(' ').append(batchSize).append(';');
+            return new CompactionResult(7, 1, 2);
+        };
+        CompactionRun run = new CompactionRun(fence, IssuerFloors.ONE_SEQUENCE, leases, Duration.ofHours(2), 50,
+                new CompactionMetrics(registry));
+        assertThat(run.runOnce()).isEqualTo(new CompactionResult(4, 1, 1));
+        assertThat(order).hasToString("fence;issuer PT2H 50;");
+        assertThat(registry.get(CompactionMetrics.FOLDED).tag("state", "fence").counter().count()).isEqualTo(4);
+        assertThat(registry.get(CompactionMetrics.FOLDED).tag("state", "issuer").counter().count()).isEqualTo(7);
     }
 
     @Test

@@ -8,6 +8,7 @@ import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.retention.CompactionResult;
+import dev.fencing.retention.IssuerCompaction;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.retention.ResourceFamily;
 import dev.fencing.token.FencingToken;
@@ -66,7 +67,7 @@ import java.util.function.LongSupplier;
  * table, no schema change, and one row lock order for leases and floors.
  */
 public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.JdbcLease>
-        implements IssuedTokens, IssuerFloors, SmartInitializingSingleton, BeanFactoryAware, ApplicationListener<ContextRefreshedEvent> {
+        implements IssuedTokens, IssuerFloors, IssuerCompaction, SmartInitializingSingleton, BeanFactoryAware, ApplicationListener<ContextRefreshedEvent> {
 
     /** The default lease table. */
     public static final String DEFAULT_TABLE = "fencing_lease";
@@ -329,6 +330,7 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
      * @throws IllegalArgumentException when {@code idleFor} is null or negative, or {@code batchSize} below 1;
      *                                  nothing changed
      */
+    @Override
     public CompactionResult compact(Duration idleFor, int batchSize) {
         if (idleFor == null || idleFor.isNegative()) {
             throw new IllegalArgumentException("JdbcTokenIssuer.compact on table '" + table + "': idleFor must not "

@@ -5,6 +5,7 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.CompactionMetrics;
 import dev.fencing.retention.CompactionRun;
 import dev.fencing.retention.FenceCompaction;
+import dev.fencing.retention.IssuerCompaction;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.store.FenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -18,7 +19,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * The scheduled compaction of the fence state ({@code fencing.compaction.enabled=true}): a {@link CompactionRun} over
- * the application's {@link FenceStore}, run by a thread of its own ({@link FencingCompactionSchedule}). Every
+ * the application's {@link FenceStore} (and the issuer's own table when it keeps one, {@link IssuerCompaction}: the
+ * JDBC lease), run by a thread of its own ({@link FencingCompactionSchedule}). Every
  * mistake fails at startup: a store that cannot compact, an issuer that cannot keep its tokens above a family floor
  * (unless {@code fencing.compaction.issuer-tokens=one-sequence} says the tokens come from one sequence), a
  * non-positive age, interval or batch size, a malformed cron expression.
@@ -48,10 +50,11 @@ public class FencingCompactionAutoConfiguration {
                     + store.getClass().getName() + ") cannot compact (it does not implement FenceCompaction); "
                     + "the JDBC and in-memory stores can");
         }
-        IssuerFloors floors = floors(issuers.getIfUnique(), properties.getIssuerTokens());
+        TokenIssuer issuer = issuers.getIfUnique();
+        IssuerFloors floors = floors(issuer, properties.getIssuerTokens());
         try {
-            return new CompactionRun(compaction, floors, properties.getIdleFor(), properties.getBatchSize(),
-                    new CompactionMetrics(registry.getIfUnique()));
+            return new CompactionRun(compaction, floors, issuer instanceof IssuerCompaction state ? state : null,
+                    properties.getIdleFor(), properties.getBatchSize(), new CompactionMetrics(registry.getIfUnique()));
         } catch (IllegalArgumentException | NullPointerException e) {
             throw new FencingConfigurationException("fencing.compaction.idle-for / batch-size: " + e.getMessage());
         }

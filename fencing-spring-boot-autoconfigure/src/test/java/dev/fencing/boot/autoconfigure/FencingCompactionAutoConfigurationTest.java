@@ -6,6 +6,7 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.retention.CompactionResult;
 import dev.fencing.retention.CompactionRun;
 import dev.fencing.retention.FenceCompaction;
+import dev.fencing.retention.IssuerCompaction;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FencedCall;
@@ -58,7 +59,12 @@ class FencingCompactionAutoConfigurationTest {
                     SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
                     assertThat(registry.get("fencing.compaction.runs").tag("outcome", "ok").counter().count())
                             .isGreaterThanOrEqualTo(2);
-                    assertThat(registry.get("fencing.compaction.folded").counter().count()).isGreaterThanOrEqualTo(6);
+                    assertThat(registry.get("fencing.compaction.folded").tag("state", "fence").counter().count())
+                            .isGreaterThanOrEqualTo(6);
+                    FloorsIssuer issuer = context.getBean(FloorsIssuer.class);
+                    assertThat(issuer.compactions.get()).isGreaterThanOrEqualTo(2);
+                    assertThat(registry.get("fencing.compaction.folded").tag("state", "issuer").counter().count())
+                            .isGreaterThanOrEqualTo(10);
                     assertThat(context.getBean(FencingCompactionSchedule.class).isRunning()).isTrue();
                 });
     }
@@ -197,8 +203,17 @@ class FencingCompactionAutoConfigurationTest {
         }
     }
 
-    /** An issuer that can raise family floors (never asked to acquire here). */
-    static final class FloorsIssuer implements TokenIssuer, IssuerFloors {
+    /** An issuer that can raise family floors and keeps state per resource (never asked to acquire here). */
+    static final class FloorsIssuer implements TokenIssuer, IssuerFloors, IssuerCompaction {
+
+        final java.util.concurrent.atomic.AtomicInteger compactions = new java.util.concurrent.atomic.AtomicInteger();
+
+        @Override
+        public CompactionResult compact(Duration idleFor, int batchSize) {
+            compactions.incrementAndGet();
+            return new CompactionResult(5, 1, 1);
+        }
+
         @Override
         public Lease acquire(String resource, Duration timeout) {
             throw new UnsupportedOperationException("not acquired in this test");
