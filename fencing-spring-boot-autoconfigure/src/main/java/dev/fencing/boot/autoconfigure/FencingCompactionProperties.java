@@ -28,7 +28,7 @@ public class FencingCompactionProperties {
     /** Time from startup to the first run (ignored when a cron expression is set). */
     private Duration initialDelay = Duration.ofMinutes(5);
 
-    /** A Spring cron expression (six fields, e.g. {@code 0 30 3 * * *}) for the runs, in the server's time zone. */
+    /** A Spring cron expression (six fields, such as 0 30 3 * * *) for the runs, in the server's time zone. */
     private String cron;
 
     /** Where the tokens come from, which decides how floors are kept issuable. */
