@@ -130,8 +130,8 @@ public final class FenceModes {
         String refused = refusal(snapshot);
         if (refused != null) {
             throw new FencingConfigurationException("Observe mode is configured where it cannot work: " + refused
-                    + "; set that resource to enforce (fencing.modes.<resource>=enforce, or remove it from "
-                    + "@EnableFencing(observe = ...))");
+                    + "; set it to enforce (the starter: fencing.mode=enforce or fencing.modes.<resource>=enforce; "
+                    + "@EnableFencing: defaultFenceMode = ENFORCE, the resource removed from observe)");
         }
     }
 

@@ -10,10 +10,10 @@ import dev.fencing.mode.FenceMode;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.mode.ObservedCalls;
 import org.jspecify.annotations.Nullable;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
@@ -115,39 +115,44 @@ public class FencingEndpoint {
 
     /**
      * Switches the mode of {@code resource} ({@code null}: the default of every resource without its own) to
-     * {@code mode}, logged at WARNING with the caller. Answers the modes now in effect.
-     *
-     * @throws InvalidEndpointRequestException (400) when the mode is unknown, observe is not allowed here, or the
-     *                                         fence of the resource cannot observe (a store checking at commit, a
-     *                                         reactive point); nothing changes then
+     * {@code mode}, logged at WARNING with the caller. Answers 200 with the modes now in effect, or 400 with
+     * {@code error} saying why nothing changed: the mode is unknown, observe is not allowed here
+     * ({@code fencing.admin.enabled}), or the fence of the resource cannot observe (a store checking at commit, a
+     * reactive point).
      */
     @WriteOperation
-    public Map<String, Object> switchMode(@Nullable String resource, String mode, SecurityContext security) {
+    public WebEndpointResponse<Map<String, Object>> switchMode(@Nullable String resource, String mode,
+                                                               SecurityContext security) {
         if (modes == null) {
-            throw new InvalidEndpointRequestException("Fencing is not enabled in this application: no fence modes to "
-                    + "switch", "no fence modes");
+            return refused(resource, "Fencing is not enabled in this application: there are no fence modes to switch");
         }
         FenceMode target;
         try {
             target = FenceMode.parse(mode, "the 'mode' of POST /actuator/fencing");
         } catch (FencingConfigurationException e) {
-            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+            return refused(resource, e.getMessage());
         }
         if (target == FenceMode.OBSERVE && !observeAllowed) {
-            String message = "Switching to observe lets refused writes run; it needs fencing.admin.enabled=true "
-                    + "(and a secured endpoint). Switching to enforce is always allowed";
-            throw new InvalidEndpointRequestException(message, message);
+            return refused(resource, "Switching to observe lets refused writes run, so it needs "
+                    + "fencing.admin.enabled=true (and a secured endpoint); switching to enforce is always allowed");
         }
         Principal principal = security == null ? null : security.getPrincipal();
         String who = principal == null ? "actuator (unauthenticated)" : "actuator user '" + principal.getName() + "'";
         try {
             modes.set(resource == null || resource.isBlank() ? null : resource, target, who);
         } catch (FencingConfigurationException e) {
-            throw new InvalidEndpointRequestException(e.getMessage(), e.getMessage());
+            return refused(resource, e.getMessage());
         }
         Map<String, Object> result = modes();
         result.put("actor", who);
-        return result;
+        return new WebEndpointResponse<>(result, WebEndpointResponse.STATUS_OK);
+    }
+
+    private static WebEndpointResponse<Map<String, Object>> refused(String resource, String message) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("resource", resource);
+        body.put("error", message);
+        return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 
     /**
