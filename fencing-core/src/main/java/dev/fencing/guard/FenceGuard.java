@@ -29,7 +29,10 @@ import java.util.Objects;
  * direct call in a test). A checking point takes the token bound for its effective resource and lets the store
  * check it atomically with the call; an acquiring point binds a freshly acquired token when none is bound. With a
  * {@link TokenVerifier}, a checking point first verifies the token's signature, and a forged one never reaches the
- * store.
+ * store. Each checking point follows the {@link FenceModes} of its resource: in
+ * {@link dev.fencing.mode.FenceMode#OBSERVE} a missing, forged or rejected token is counted ({@code enforced=false}),
+ * recorded and logged, and the call runs anyway, a rejected one outside the store's fence; enforcing everywhere (the
+ * default) costs one volatile read per call.
  * Thread-safe; one instance serves every fenced method.
  */
 public final class FenceGuard {
@@ -139,7 +142,8 @@ public final class FenceGuard {
     }
 
     /**
-     * Runs {@code call} under the fence described by {@code point}.
+     * Runs {@code call} under the fence described by {@code point}. In observe mode (see {@link Builder#modes}) the
+     * missing, forged and rejected tokens below are counted and the call runs instead.
      *
      * @throws MissingTokenException when a checking point finds no token bound (the call does not run)
      * @throws TokenRejectedException when the store rejects the token, as stale, duplicate or out of range, or the
