@@ -96,8 +96,8 @@ public final class CheckOutcomes {
     }
 
     /** As {@link #notStarted(FencePoint, String, FencingToken)}, counted in {@code checks}. */
-    static FenceStoreException notStarted(FencePoint point, CheckCounters checks, String resource,
-                                          FencingToken token) {
+    public static FenceStoreException notStarted(FencePoint point, CheckCounters checks, String resource,
+                                                 FencingToken token) {
         FenceStoreException refused = new FenceStoreException(resource, token, "Fence store returned without "
                 + "running the write of " + point.operation() + " for resource '" + resource
                 + "' and without a verdict; refusing", null);
@@ -133,8 +133,9 @@ public final class CheckOutcomes {
 
     /** As {@link #failed(FencePoint, String, FencingToken, boolean, Throwable, RejectionListener, Observation)},
      * counted in {@code checks} (enforced or observed). */
-    static Throwable failed(FencePoint point, CheckCounters checks, String resource, FencingToken token,
-                            boolean started, Throwable t, RejectionListener rejections, Observation observation) {
+    public static Throwable failed(FencePoint point, CheckCounters checks, String resource, FencingToken token,
+                                   boolean started, Throwable t, RejectionListener rejections,
+                                   Observation observation) {
         if (t instanceof TokenRejectedException e) {
             if (started || e.presented() != token || e.operation() != null) {
                 // raised by a nested fenced call (counted and named there; this check had accepted), or a store

@@ -1,6 +1,5 @@
 package dev.fencing.spring;
 
-import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.MissingTokenException;
@@ -17,6 +16,7 @@ import org.springframework.context.annotation.AnnotationConfigApplicationContext
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
 
 import java.util.List;
 import java.util.Map;
@@ -27,8 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@code @EnableFencing(observe = ...)} and a {@link FencingConfigurer}'s modes reach the proxy's guard through the
- * {@link FenceModes} bean, whose switches the next call sees; a reactive checking point refuses observe mode at
- * startup (its fence always enforces).
+ * {@link FenceModes} bean, whose switches the next call sees, on blocking and reactive points alike.
  */
 class ObserveModeWiringTest {
 
@@ -155,9 +154,11 @@ class ObserveModeWiringTest {
     }
 
     @Test
-    void aReactiveCheckingPointRefusesObserveModeAtStartup() {
-        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(ReactiveObserving.class))
-                .isInstanceOf(FencingConfigurationException.class)
-                .hasMessageContaining("resource 'notes'").hasMessageContaining("reactive");
+    void aReactiveCheckingPointObservesToo() {
+        context = new AnnotationConfigApplicationContext(ReactiveObserving.class);
+        ReactiveNotes notes = context.getBean(ReactiveNotes.class);
+        StepVerifier.create(notes.write("no token")).expectNext("no token").verifyComplete();
+        context.getBean(FenceModes.class).set("notes", FenceMode.ENFORCE, "test");
+        StepVerifier.create(notes.write("refused")).expectError(MissingTokenException.class).verify();
     }
 }

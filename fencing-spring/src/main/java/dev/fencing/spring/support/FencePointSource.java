@@ -208,13 +208,6 @@ final class FencePointSource {
                     + returnType.getSimpleName() + ", a reactive type, and " + e.getMessage(), e);
         }
         fencer.validate(point);
-        if (!point.acquire()) {
-            // the reactive guard enforces every check: observing its resource would be a promise it cannot keep
-            guard.modes().refuseObserve(point.resource(), "@Fenced on " + operation + " returns "
-                    + returnType.getSimpleName() + ", a reactive type, whose fence does not support observe mode "
-                    + "yet (it always enforces)");
-            guard.modes().validate();
-        }
         return new ReactivePoint(point, adapter, fencer);
     }
 

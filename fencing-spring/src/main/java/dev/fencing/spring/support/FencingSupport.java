@@ -161,14 +161,15 @@ public final class FencingSupport {
             TokenIssuer tokenIssuer = signatures.issuer(issuer.get());
             Duration timeout = Objects.requireNonNull(acquireTimeout.get(), "acquireTimeout");
             RejectionListener listener = rejections.get();
+            FenceModes fenceModes = Objects.requireNonNull(modes.get(), "modes");
             FenceGuard guard = FenceGuard.builder(fenceStore).issuer(tokenIssuer)
                     .acquireTimeout(timeout)
                     .rejectionListener(listener).observations(observations.get())
                     .leaseScope(leaseScope()).verifier(signatures.verifier())
-                    .modes(Objects.requireNonNull(modes.get(), "modes")).build();
+                    .modes(fenceModes).build();
             FencingMetrics counters = Objects.requireNonNull(metrics.get(), "metrics");
             ReactiveSide reactiveSide = new ReactiveSide(
-                    () -> reactive.create(tokenIssuer, timeout, listener, signatures.verifier()));
+                    () -> reactive.create(tokenIssuer, timeout, listener, signatures.verifier(), fenceModes));
             return new Resolved(guard, new FencePointSource(resolutions, counters, guard, reactiveSide), fenceStore,
                     signatures.acquireProblem(tokenIssuer), reactiveSide);
         });
