@@ -31,7 +31,8 @@ import java.util.stream.Collectors;
  * write its caller runs ({@link BracketFenceStore}, the in-memory store), the check, the method's own body and the
  * release run in the woven method itself, and a fenced call allocates nothing (no closure, no join point, no box for
  * an {@code int}, {@code long}, {@code float} or {@code double} result: each has a routing advice of its own). Every
- * other fence (a key, an acquiring, future or reactive method, a database store, observed checks) runs through
+ * other fence (a key, an acquiring, future or reactive method, a database store, observed checks, a resource in
+ * observe mode, asked of the cached bracket on every call) runs through
  * {@link FencingSupport#invoke} as a callback, as before. Method-level and type-level {@code @Fenced}, keyed and
  * unkeyed, are split by pointcuts that can never both match one join point, so the fence runs once per call; a woven
  * transaction aspect (spring-aspects) runs outside this one, so the check joins its transaction, and a woven
@@ -121,7 +122,7 @@ public aspect FencingAspect {
     int around(): unkeyed() && execution(int *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at);
-        if (route instanceof FenceBracket) {
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
             FencingToken token = bracket.token();
             BracketFenceStore.Entry entry = bracket.enter(token);
@@ -137,6 +138,7 @@ public aspect FencingAspect {
         if (route == PLAIN) {
             return proceed();
         }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
         JoinPoint.StaticPart previous = pend(at);
         try {
             return proceed();
@@ -148,7 +150,7 @@ public aspect FencingAspect {
     long around(): unkeyed() && execution(long *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at);
-        if (route instanceof FenceBracket) {
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
             FencingToken token = bracket.token();
             BracketFenceStore.Entry entry = bracket.enter(token);
@@ -164,6 +166,7 @@ public aspect FencingAspect {
         if (route == PLAIN) {
             return proceed();
         }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
         JoinPoint.StaticPart previous = pend(at);
         try {
             return proceed();
@@ -175,7 +178,7 @@ public aspect FencingAspect {
     float around(): unkeyed() && execution(float *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at);
-        if (route instanceof FenceBracket) {
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
             FencingToken token = bracket.token();
             BracketFenceStore.Entry entry = bracket.enter(token);
@@ -191,6 +194,7 @@ public aspect FencingAspect {
         if (route == PLAIN) {
             return proceed();
         }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
         JoinPoint.StaticPart previous = pend(at);
         try {
             return proceed();
@@ -202,7 +206,7 @@ public aspect FencingAspect {
     double around(): unkeyed() && execution(double *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at);
-        if (route instanceof FenceBracket) {
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
             FencingToken token = bracket.token();
             BracketFenceStore.Entry entry = bracket.enter(token);
@@ -218,6 +222,7 @@ public aspect FencingAspect {
         if (route == PLAIN) {
             return proceed();
         }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
         JoinPoint.StaticPart previous = pend(at);
         try {
             return proceed();
@@ -231,7 +236,7 @@ public aspect FencingAspect {
             && !execution(float *(..)) && !execution(double *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at);
-        if (route instanceof FenceBracket) {
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
             FencingToken token = bracket.token();
             BracketFenceStore.Entry entry = bracket.enter(token);
@@ -247,6 +252,7 @@ public aspect FencingAspect {
         if (route == PLAIN) {
             return proceed();
         }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
         JoinPoint.StaticPart previous = pend(at);
         try {
             return proceed();

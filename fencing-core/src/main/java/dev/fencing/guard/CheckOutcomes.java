@@ -3,6 +3,7 @@ package dev.fencing.guard;
 import dev.fencing.FencingException;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.metrics.CheckCounters;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
@@ -36,7 +37,12 @@ public final class CheckOutcomes {
 
     /** Counts an accepted check. */
     public static void accepted(FencePoint point, Observation observation) {
-        FencingMetrics.increment(point.checks().accepted());
+        accepted(point.checks(), observation);
+    }
+
+    /** Counts an accepted check in {@code checks} (enforced or observed). */
+    public static void accepted(CheckCounters checks, Observation observation) {
+        FencingMetrics.increment(checks.accepted());
         outcome(observation, "accepted");
     }
 
@@ -86,10 +92,16 @@ public final class CheckOutcomes {
      * with (fail closed: the write did not run, so it is refused).
      */
     public static FenceStoreException notStarted(FencePoint point, String resource, FencingToken token) {
+        return notStarted(point, point.checks(), resource, token);
+    }
+
+    /** As {@link #notStarted(FencePoint, String, FencingToken)}, counted in {@code checks}. */
+    public static FenceStoreException notStarted(FencePoint point, CheckCounters checks, String resource,
+                                                 FencingToken token) {
         FenceStoreException refused = new FenceStoreException(resource, token, "Fence store returned without "
                 + "running the write of " + point.operation() + " for resource '" + resource
                 + "' and without a verdict; refusing", null);
-        point.checks().error().increment(refused);
+        checks.error().increment(refused);
         return refused;
     }
 
@@ -116,18 +128,26 @@ public final class CheckOutcomes {
      */
     public static Throwable failed(FencePoint point, String resource, FencingToken token, boolean started,
                                    Throwable t, RejectionListener rejections, Observation observation) {
+        return failed(point, point.checks(), resource, token, started, t, rejections, observation);
+    }
+
+    /** As {@link #failed(FencePoint, String, FencingToken, boolean, Throwable, RejectionListener, Observation)},
+     * counted in {@code checks} (enforced or observed). */
+    public static Throwable failed(FencePoint point, CheckCounters checks, String resource, FencingToken token,
+                                   boolean started, Throwable t, RejectionListener rejections,
+                                   Observation observation) {
         if (t instanceof TokenRejectedException e) {
             if (started || e.presented() != token || e.operation() != null) {
                 // raised by a nested fenced call (counted and named there; this check had accepted), or a store
                 // that rejected a token other than the one presented before the write started: an error
                 if (started) {
-                    accepted(point, observation);
+                    accepted(checks, observation);
                 } else {
-                    point.checks().error().increment(e);
+                    checks.error().increment(e);
                 }
                 return e;
             }
-            FencingMetrics.increment(point.checks().rejected(e.verdict()));
+            FencingMetrics.increment(checks.rejected(e.verdict()));
             outcome(observation, e.verdict().outcome());
             TokenRejectedException named = e.at(point.operation());
             tell(rejections, named);
@@ -135,20 +155,20 @@ public final class CheckOutcomes {
         }
         if (t instanceof TransientFenceFailure transientFailure && transientFailure.presented() == token) {
             // this check could not run (lock wait bound, serialization failure, deadlock): retryable
-            FencingMetrics.increment(point.checks().failed(transientFailure.reason()));
+            FencingMetrics.increment(checks.failed(transientFailure.reason()));
             outcome(observation, transientFailure.reason() == TransientFenceFailure.Reason.BUSY ? "busy" : "conflict");
             return t;
         }
         if (t instanceof FenceStoreException e && e.presented() == token) {
-            point.checks().error().increment(e); // this check (or its commit) failed
+            checks.error().increment(e); // this check (or its commit) failed
             return t;
         }
         if (started) {
             // the store accepted and the call itself (or a nested fenced call, counted there) threw
-            accepted(point, observation);
+            accepted(checks, observation);
             return t;
         }
-        point.checks().error().increment(t);
+        checks.error().increment(t);
         if (t instanceof FencingException || !(t instanceof Exception)) {
             return t;
         }

@@ -1,6 +1,7 @@
 package dev.fencing.guard;
 
 import dev.fencing.context.FencingContext;
+import dev.fencing.mode.FenceModes;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.store.BracketFenceStore;
@@ -16,6 +17,9 @@ import dev.fencing.token.FencingToken;
  *
  * <p>The protocol, which the caller must keep (the resource stays held otherwise):
  * <pre>{@code
+ * if (!bracket.enforcing()) {                          // the point's resource is in observe mode now
+ *     return guard.invoke(...);                       // the callback path judges, counts and lets the call run
+ * }
  * FencingToken token = bracket.token();               // throws when none is bound or it is forged
  * BracketFenceStore.Entry entry = bracket.enter(token); // throws when rejected; nothing is held then
  * Object result;
@@ -35,8 +39,10 @@ public final class FenceBracket {
     private final BracketFenceStore store;
     private final RejectionListener rejections;
     private final TokenVerifier verifier;
+    private final FenceModes modes;
 
-    FenceBracket(FencePoint point, BracketFenceStore store, RejectionListener rejections, TokenVerifier verifier) {
+    FenceBracket(FencePoint point, BracketFenceStore store, RejectionListener rejections, TokenVerifier verifier,
+                 FenceModes modes) {
         if (point.hasKey() || point.acquire()) {
             throw new IllegalArgumentException("A bracket fences a checking, unkeyed point only, not " + point);
         }
@@ -45,6 +51,16 @@ public final class FenceBracket {
         this.store = store;
         this.rejections = rejections;
         this.verifier = verifier;
+        this.modes = modes;
+    }
+
+    /**
+     * Whether the point's resource is enforced now: read on every call (one volatile read), so a mode switched at
+     * runtime reaches a bracket cached per point. When {@code false} the caller must fence the call through
+     * {@link FenceGuard#invoke} instead, which observes; the methods below always enforce (fail closed).
+     */
+    public boolean enforcing() {
+        return !modes.observes(resource);
     }
 
     /** The point this bracket fences. */

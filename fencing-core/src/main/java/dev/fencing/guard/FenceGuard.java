@@ -6,7 +6,10 @@ import dev.fencing.context.FencingScope;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.metrics.CheckCounters;
 import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.mode.FenceModes;
+import dev.fencing.mode.ObservedCalls;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.signing.TokenVerifier;
@@ -26,7 +29,10 @@ import java.util.Objects;
  * direct call in a test). A checking point takes the token bound for its effective resource and lets the store
  * check it atomically with the call; an acquiring point binds a freshly acquired token when none is bound. With a
  * {@link TokenVerifier}, a checking point first verifies the token's signature, and a forged one never reaches the
- * store.
+ * store. Each checking point follows the {@link FenceModes} of its resource: in
+ * {@link dev.fencing.mode.FenceMode#OBSERVE} a missing, forged or rejected token is counted ({@code enforced=false}),
+ * recorded and logged, and the call runs anyway, a rejected one outside the store's fence; enforcing everywhere (the
+ * default) costs one volatile read per call.
  * Thread-safe; one instance serves every fenced method.
  */
 public final class FenceGuard {
@@ -50,6 +56,7 @@ public final class FenceGuard {
     private final ObservationRegistry observations;
     private final LeaseScope leaseScope;
     private final TokenVerifier verifier;
+    private final FenceModes modes;
 
     /**
      * @param store          where tokens are checked; required
@@ -67,7 +74,7 @@ public final class FenceGuard {
      * @param rejections told of each rejection; {@code null} for none
      */
     public FenceGuard(FenceStore store, TokenIssuer issuer, Duration acquireTimeout, RejectionListener rejections) {
-        this(store, issuer, acquireTimeout, rejections, null, null, null);
+        this(store, issuer, acquireTimeout, rejections, null, null, null, null);
     }
 
     /** Starts a builder for a guard checking tokens in {@code store}: the way to set every collaborator. */
@@ -76,8 +83,10 @@ public final class FenceGuard {
     }
 
     private FenceGuard(FenceStore store, TokenIssuer issuer, Duration acquireTimeout, RejectionListener rejections,
-                       ObservationRegistry observations, LeaseScope leaseScope, TokenVerifier verifier) {
+                       ObservationRegistry observations, LeaseScope leaseScope, TokenVerifier verifier,
+                       FenceModes modes) {
         this.verifier = verifier;
+        this.modes = modes == null ? FenceModes.enforcing() : modes;
         this.observations = observations == null || observations.isNoop() ? null : observations;
         this.leaseScope = leaseScope == null ? LeaseScope.IMMEDIATE : leaseScope;
         this.rejections = rejections == null ? RejectionListener.NONE : rejections;
@@ -87,11 +96,22 @@ public final class FenceGuard {
         if (acquireTimeout.isNegative()) {
             throw new FencingConfigurationException("acquireTimeout must not be negative, was " + acquireTimeout);
         }
+        if (this.store.judgesAtCommit()) {
+            this.modes.refuseObserve(null, "the fence store " + store.getClass().getName() + " judges tokens at "
+                    + "commit (check-at-commit), after the write ran, so it cannot let a refused call through; "
+                    + "observe mode needs the default mode of the store (fencing.store.jdbc.check-at-commit=false)");
+            this.modes.validate();
+        }
     }
 
     /** A guard without an issuer: every point must check, none may acquire. */
     public FenceGuard(FenceStore store) {
         this(store, null, DEFAULT_ACQUIRE_TIMEOUT);
+    }
+
+    /** The modes this guard checks in (enforce everywhere unless {@link Builder#modes} set others). */
+    public FenceModes modes() {
+        return modes;
     }
 
     /**
@@ -116,13 +136,14 @@ public final class FenceGuard {
     public FenceBracket bracket(FencePoint point) {
         if (store instanceof dev.fencing.store.BracketFenceStore brackets && observations == null && !point.hasKey()
                 && !point.acquire()) {
-            return new FenceBracket(point, brackets, rejections, verifier);
+            return new FenceBracket(point, brackets, rejections, verifier, modes);
         }
         return null;
     }
 
     /**
-     * Runs {@code call} under the fence described by {@code point}.
+     * Runs {@code call} under the fence described by {@code point}. In observe mode (see {@link Builder#modes}) the
+     * missing, forged and rejected tokens below are counted and the call runs instead.
      *
      * @throws MissingTokenException when a checking point finds no token bound (the call does not run)
      * @throws TokenRejectedException when the store rejects the token, as stale, duplicate or out of range, or the
@@ -171,6 +192,9 @@ public final class FenceGuard {
      */
     private <C, T> T check(FencePoint point, String resource, C target, Proceed<C, T> proceed) throws Throwable {
         FencingToken token = FencingContext.current(resource);
+        if (modes.observes(point.resource())) {
+            return observing(point, resource, token, target, proceed);
+        }
         if (observations != null) {
             return observed(point, resource, token, target, proceed);
         }
@@ -201,7 +225,7 @@ public final class FenceGuard {
     private <C, T> T check(FencePoint point, String resource, FencingToken token, C target, Proceed<C, T> proceed,
                            Observation observation) throws Throwable {
         CheckOutcomes.presented(point, resource, token, verifier, rejections, observation);
-        StartedCall<C, T> write = new StartedCall<>(target, proceed, point, resource, token, rejections);
+        StartedCall<C, T> write = new StartedCall<>(target, proceed, point, resource, token, rejections, false);
         T result;
         try {
             result = store.fence(resource, token, write);
@@ -224,6 +248,53 @@ public final class FenceGuard {
             throw CheckOutcomes.notStarted(point, resource, token);
         }
         CheckOutcomes.accepted(point, observation);
+        return result;
+    }
+
+    /**
+     * A check in observe mode: judged as in enforce mode and counted with {@code enforced=false}; a missing, forged or
+     * rejected token is recorded, logged (rate-limited) and the call runs anyway, outside the store's fence (max_seen
+     * is not advanced). A store failure is no verdict: it is thrown as in enforce mode, since the library cannot tell
+     * whether the write would have been safe and a failing store is not what observe mode is there to find.
+     */
+    private <C, T> T observing(FencePoint point, String resource, FencingToken token, C target, Proceed<C, T> proceed)
+            throws Throwable {
+        CheckCounters checks = point.observedChecks();
+        ObservedCalls record = modes.observed();
+        if (token == null) {
+            FencingMetrics.increment(checks.missing());
+            record.record(point.operation(), point.resource(), "missing", true, resource, null, null);
+            return proceed.proceed(target);
+        }
+        if (verifier != null && !verifier.verify(token).valid()) {
+            FencingMetrics.increment(checks.forged());
+            record.record(point.operation(), point.resource(), "forged", true, resource, token, null);
+            return proceed.proceed(target);
+        }
+        StartedCall<C, T> write = new StartedCall<>(target, proceed, point, resource, token, rejections, true);
+        T result;
+        try {
+            result = store.fence(resource, token, write);
+        } catch (Throwable t) {
+            write.close();
+            if (!write.started && t instanceof TokenRejectedException e && e.presented() == token
+                    && e.operation() == null) {
+                FencingMetrics.increment(checks.rejected(e.verdict()));
+                record.record(point.operation(), point.resource(), e.verdict().outcome(), true, resource, token,
+                        e.maxSeen());
+                return proceed.proceed(target); // outside the store's fence: max_seen stays where it was
+            }
+            if (write.started) {
+                record.record(point.operation(), point.resource(), "accepted", false, resource, token, null);
+            }
+            throw CheckOutcomes.failed(point, checks, resource, token, write.started, t, rejections, null);
+        }
+        write.close();
+        if (!write.started) {
+            throw CheckOutcomes.notStarted(point, checks, resource, token);
+        }
+        CheckOutcomes.accepted(checks, null);
+        record.record(point.operation(), point.resource(), "accepted", false, resource, token, null);
         return result;
     }
 
@@ -290,6 +361,7 @@ public final class FenceGuard {
         private ObservationRegistry observations;
         private LeaseScope leaseScope;
         private TokenVerifier verifier;
+        private FenceModes modes;
 
         private Builder(FenceStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -344,10 +416,24 @@ public final class FenceGuard {
         }
 
         /**
-         * @throws FencingConfigurationException when the acquire timeout is negative
+         * The mode of each resource's checks, switchable at runtime through the same object; {@code null} (the
+         * default): enforce everywhere. In {@link dev.fencing.mode.FenceMode#OBSERVE} a checking point judges as in
+         * enforce mode, counts with {@code enforced=false}, records the call in {@link FenceModes#observed()} and lets
+         * it run even when the token is missing, forged or rejected (then outside the store's fence, max_seen
+         * untouched). Acquiring points are not affected.
+         */
+        public Builder modes(FenceModes modes) {
+            this.modes = modes;
+            return this;
+        }
+
+        /**
+         * @throws FencingConfigurationException when the acquire timeout is negative, or the modes observe a resource
+         *                                       and the store judges at commit ({@link FenceStore#judgesAtCommit()})
          */
         public FenceGuard build() {
-            return new FenceGuard(store, issuer, acquireTimeout, rejections, observations, leaseScope, verifier);
+            return new FenceGuard(store, issuer, acquireTimeout, rejections, observations, leaseScope, verifier,
+                    modes);
         }
     }
 
@@ -377,11 +463,13 @@ public final class FenceGuard {
         private final String resource;
         private final FencingToken token;
         private final RejectionListener rejections;
+        private final boolean observing;
         boolean started;
         boolean deferred;
 
         StartedCall(C target, Proceed<C, T> proceed, FencePoint point, String resource, FencingToken token,
-                    RejectionListener rejections) {
+                    RejectionListener rejections, boolean observing) {
+            this.observing = observing;
             this.target = target;
             this.proceed = proceed;
             this.point = point;
@@ -396,8 +484,19 @@ public final class FenceGuard {
             if (proceed == null) {
                 throw new IllegalStateException("The fence store deferred its verdict after its check returned");
             }
+            if (observing) {
+                // fail closed: the write would run before a verdict that could not let it through
+                throw new FenceStoreException(resource, token, "The fence store of resource '" + resource
+                        + "' judges at commit, which observe mode cannot work with; " + point.operation()
+                        + " did not run. Set resource '" + point.resource() + "' to enforce", null);
+            }
             deferred = true;
             return new GuardVerdict(point, resource, token, rejections);
+        }
+
+        @Override
+        public boolean continuesAfterRejection() {
+            return observing;
         }
 
         @Override

@@ -26,6 +26,9 @@ public final class FencePoint {
     private final boolean numberFits;
     private final CheckCounters checks;
     private final AcquisitionCounters acquisitions;
+    private final FencingMetrics metrics;
+    /** The counters of observed checks ({@code enforced=false}), registered on the first one. */
+    private volatile CheckCounters observedChecks;
 
     /**
      * @param operation human-readable method name, e.g. {@code AccountRepository.save(Account)}
@@ -55,6 +58,7 @@ public final class FencePoint {
         this.keySource = keySource;
         this.acquire = acquire;
         this.numberFits = resource.length() + 1 + 20 <= FencingToken.MAX_PART_LENGTH;
+        this.metrics = metrics;
         this.checks = metrics.checks(resource);
         this.acquisitions = metrics.acquisitions(resource);
     }
@@ -140,6 +144,29 @@ public final class FencePoint {
 
     public CheckCounters checks() {
         return checks;
+    }
+
+    /**
+     * The counters of this point's checks in observe mode ({@code enforced=false}): registered on the first observed
+     * check and reused after, so a point never observed adds no meter.
+     */
+    public CheckCounters observedChecks() {
+        CheckCounters current = observedChecks;
+        if (current == null) {
+            synchronized (this) {
+                current = observedChecks;
+                if (current == null) {
+                    current = metrics.checks(resource, false);
+                    observedChecks = current;
+                }
+            }
+        }
+        return current;
+    }
+
+    /** The counters of a check: {@link #checks()} when enforced, {@link #observedChecks()} when observed. */
+    public CheckCounters checks(boolean enforced) {
+        return enforced ? checks : observedChecks();
     }
 
     public AcquisitionCounters acquisitions() {

@@ -5,7 +5,8 @@ import dev.fencing.store.TransientFenceFailure;
 import io.micrometer.core.instrument.Counter;
 
 /**
- * The {@code fencing.checks} counters of one resource, one per outcome, created once and reused on every call.
+ * The {@code fencing.checks} counters of one resource, one per outcome, created once and reused on every call: either
+ * its enforced verdicts ({@code enforced=true}) or its observed ones ({@code enforced=false}, observe mode).
  * {@code invalid}: the key or resource could not name an entity (the call was refused before any check);
  * {@code busy}: the store timed out waiting for the resource's fence lock; {@code conflict}: the database aborted the
  * check as a serialization failure or deadlock (retryable); {@code out-of-range}: the token was further above

@@ -9,17 +9,22 @@ import io.micrometer.core.instrument.noop.NoopCounter;
 /**
  * Creates the library's counters, once per resource: {@code fencing.checks} (tags {@code resource}, {@code outcome}
  * = accepted | stale | duplicate | out-of-range | forged | missing | invalid | busy | conflict | error,
- * {@code exception}) and
+ * {@code exception}, {@code enforced} = true | false) and
  * {@code fencing.acquisitions} (tags {@code resource}, {@code outcome} = acquired | failed, {@code exception}). The
  * {@code resource} tag is always the annotation's static name, never a per-entity key. Outcome {@code error} counts
  * checks the store could not decide (the call failed closed). The {@code exception} tag names the simple class of the
  * exception behind an {@code error} or {@code failed} outcome (see {@link FailureCounters}), and is {@value #NONE} on
- * every other outcome. Without a registry every counter is a no-op.
+ * every other outcome. The {@code enforced} tag is {@code false} on the checks of a resource in observe mode
+ * ({@link dev.fencing.mode.FenceMode#OBSERVE}: the verdict was counted and the call ran anyway), {@code true} on every
+ * other count. Without a registry every counter is a no-op.
  */
 public final class FencingMetrics {
 
     public static final String CHECKS = "fencing.checks";
     public static final String ACQUISITIONS = "fencing.acquisitions";
+
+    /** The tag saying whether the counted verdict was enforced ({@code true}) or only observed ({@code false}). */
+    public static final String ENFORCED = "enforced";
 
     /** The {@code exception} tag of every outcome that is no failure. */
     public static final String NONE = "none";
@@ -38,21 +43,31 @@ public final class FencingMetrics {
         return NOOP;
     }
 
-    /** The check counters of {@code resource}, registered now. */
+    /** The check counters of {@code resource} for enforced verdicts ({@code enforced=true}), registered now. */
     public CheckCounters checks(String resource) {
-        return new CheckCounters(check(resource, "accepted"), check(resource, "stale"), check(resource, "duplicate"),
-                check(resource, "missing"), check(resource, "invalid"), check(resource, "busy"),
-                check(resource, "conflict"),
-                new FailureCounters(exception -> check(resource, "error", exception)),
-                check(resource, "out-of-range"), check(resource, "forged"));
+        return checks(resource, true);
     }
 
-    private Counter check(String resource, String outcome) {
-        return check(resource, outcome, NONE);
+    /**
+     * The check counters of {@code resource}, registered now: {@code enforced=true} for enforced verdicts,
+     * {@code false} for verdicts observed and not enforced.
+     */
+    public CheckCounters checks(String resource, boolean enforced) {
+        String tag = Boolean.toString(enforced);
+        return new CheckCounters(check(resource, "accepted", tag), check(resource, "stale", tag),
+                check(resource, "duplicate", tag), check(resource, "missing", tag), check(resource, "invalid", tag),
+                check(resource, "busy", tag), check(resource, "conflict", tag),
+                new FailureCounters(exception -> check(resource, "error", exception, tag)),
+                check(resource, "out-of-range", tag), check(resource, "forged", tag));
     }
 
-    private Counter check(String resource, String outcome, String exception) {
-        return counter(CHECKS, "Fenced calls checked against max_seen, by verdict", resource, outcome, exception);
+    private Counter check(String resource, String outcome, String enforced) {
+        return check(resource, outcome, NONE, enforced);
+    }
+
+    private Counter check(String resource, String outcome, String exception, String enforced) {
+        return counter(CHECKS, "Fenced calls checked against max_seen, by verdict",
+                Tags.of("resource", resource, "outcome", outcome, "exception", exception, ENFORCED, enforced));
     }
 
     /** The acquisition counters of {@code resource}, registered now. */
@@ -64,7 +79,10 @@ public final class FencingMetrics {
     }
 
     private Counter counter(String name, String description, String resource, String outcome, String exception) {
-        Tags tags = Tags.of("resource", resource, "outcome", outcome, "exception", exception);
+        return counter(name, description, Tags.of("resource", resource, "outcome", outcome, "exception", exception));
+    }
+
+    private Counter counter(String name, String description, Tags tags) {
         if (registry == null) {
             return new NoopCounter(new Meter.Id(name, tags, null, description, Meter.Type.COUNTER));
         }

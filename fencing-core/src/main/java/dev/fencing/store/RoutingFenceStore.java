@@ -33,6 +33,13 @@ public final class RoutingFenceStore implements FenceStore {
         return storeFor(resource).fence(resource, token, write);
     }
 
+    /** Whether any of the stores it routes to judges at commit. */
+    @Override
+    public boolean judgesAtCommit() {
+        return routes.values().stream().anyMatch(FenceStore::judgesAtCommit)
+                || (fallback != null && fallback.judgesAtCommit());
+    }
+
     /** Verifies every routed store and the fallback. */
     @Override
     public void verify() {

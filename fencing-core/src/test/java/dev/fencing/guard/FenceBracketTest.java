@@ -337,7 +337,8 @@ class FenceBracketTest {
             }
         };
         assertThat(new FenceGuard(callbackOnly, null, Duration.ofSeconds(1)).bracket(plain)).isNull();
-        assertThatThrownBy(() -> new FenceBracket(keyed, new InMemoryFenceStore(), RejectionListener.NONE, null))
+        assertThatThrownBy(() -> new FenceBracket(keyed, new InMemoryFenceStore(), RejectionListener.NONE, null,
+                dev.fencing.mode.FenceModes.enforcing()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unkeyed");
     }
 

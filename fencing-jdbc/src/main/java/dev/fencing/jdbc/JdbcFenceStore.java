@@ -183,7 +183,17 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
                 if (checkAtCommit) {
                     commitChecks(resource, token).add(resource, token, write.deferVerdict());
                 } else {
-                    check(resource, token);
+                    try {
+                        check(resource, token);
+                    } catch (TokenRejectedException rejected) {
+                        if (!write.continuesAfterRejection()) {
+                            throw rejected;
+                        }
+                        // observe mode: the caller runs the write in this same transaction, so it must stay usable
+                        // (a rejection thrown from here would mark it rollback-only); the check changed nothing
+                        outcome.rejected = rejected;
+                        return;
+                    }
                 }
                 outcome.writeStarted = true;
                 try {
@@ -204,6 +214,9 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
             }
             throw new FenceStoreException(resource, token, "Fence check for resource '" + resource + "' in table '"
                     + table + "' could not run: " + e.getMessage(), e);
+        }
+        if (outcome.rejected != null) {
+            throw outcome.rejected;
         }
         if (outcome.checked != null) {
             throw outcome.checked;
@@ -253,6 +266,12 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
 
     /** Whether this store checks tokens at commit ({@link Builder#checkAtCommit(boolean)}). */
     public boolean checksAtCommit() {
+        return checkAtCommit;
+    }
+
+    /** {@code true} when checking at commit: observe mode is then refused at startup. */
+    @Override
+    public boolean judgesAtCommit() {
         return checkAtCommit;
     }
 
@@ -644,6 +663,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
     private static final class Outcome<T> {
         T value;
         Throwable checked;
+        TokenRejectedException rejected;
         boolean writeStarted;
     }
 

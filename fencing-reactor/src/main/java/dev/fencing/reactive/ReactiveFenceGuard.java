@@ -1,5 +1,9 @@
 package dev.fencing.reactive;
 
+import dev.fencing.metrics.CheckCounters;
+import dev.fencing.mode.FenceModes;
+import dev.fencing.mode.ObservedCalls;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingSnapshot;
@@ -35,7 +39,8 @@ import java.util.function.Supplier;
  *
  * <p>Every failure (missing, rejected or forged token, invalid key, store error, failed acquisition) is an error
  * signal of the returned publisher, never thrown from {@link #fence}; nothing runs, and nothing blocks, before it is
- * subscribed. Unlike the blocking guard it makes no Observation per check and has no
+ * subscribed (in observe mode, see {@link Builder#modes}, a missing, forged or rejected token is counted and the call
+ * runs instead). Unlike the blocking guard it makes no Observation per check and has no
  * {@link dev.fencing.guard.LeaseScope}: an acquired lock is given back when the publisher terminates or is cancelled.
  * Thread-safe; one instance serves every reactive fenced method.
  */
@@ -46,8 +51,10 @@ public final class ReactiveFenceGuard {
     private final Duration acquireTimeout;
     private final RejectionListener rejections;
     private final TokenVerifier verifier;
+    private final FenceModes modes;
 
     private ReactiveFenceGuard(Builder builder) {
+        this.modes = builder.modes == null ? FenceModes.enforcing() : builder.modes;
         this.store = builder.store;
         this.issuer = builder.issuer;
         this.acquireTimeout = builder.acquireTimeout;
@@ -112,6 +119,9 @@ public final class ReactiveFenceGuard {
         if (token == null) {
             token = assembly.get(resource);
         }
+        if (modes.observes(point.resource())) {
+            return observing(point, resource, token, call);
+        }
         if (token == null) {
             CheckOutcomes.missing(point, null);
             Set<String> resources = new LinkedHashSet<>(bound.keySet());
@@ -152,6 +162,67 @@ public final class ReactiveFenceGuard {
                 .doOnCancel(() -> {
                     if (check.end() && check.started()) {
                         CheckOutcomes.accepted(point, null); // the store accepted; the subscriber left during the write
+                    }
+                });
+    }
+
+    /**
+     * A check in observe mode, as {@link FenceGuard}'s: counted with {@code enforced=false} and recorded; a missing,
+     * forged or rejected token lets the call run (a rejected one after the store's fence signalled the rejection, so
+     * outside it, max_seen untouched); a store failure is signalled as in enforce mode.
+     */
+    private <T> Flux<T> observing(FencePoint point, String resource, FencingToken token,
+                                  Supplier<? extends Publisher<T>> call) {
+        CheckCounters checks = point.observedChecks();
+        ObservedCalls record = modes.observed();
+        if (token == null) {
+            FencingMetrics.increment(checks.missing());
+            record.record(point.operation(), point.resource(), "missing", true, resource, null, null);
+            return Flux.defer(call);
+        }
+        if (verifier != null && !verifier.verify(token).valid()) {
+            FencingMetrics.increment(checks.forged());
+            record.record(point.operation(), point.resource(), "forged", true, resource, token, null);
+            return Flux.defer(call);
+        }
+        Check check = new Check();
+        Flux<T> write = Flux.defer(() -> {
+            check.start();
+            return call.get();
+        });
+        Flux<T> fenced;
+        try {
+            fenced = store.fence(resource, token, write);
+        } catch (RuntimeException e) {
+            return Flux.error(CheckOutcomes.failed(point, checks, resource, token, false, e, rejections, null));
+        }
+        return fenced
+                .onErrorResume(t -> {
+                    if (!check.started() && t instanceof TokenRejectedException e && e.presented() == token
+                            && e.operation() == null && check.end()) {
+                        FencingMetrics.increment(checks.rejected(e.verdict()));
+                        record.record(point.operation(), point.resource(), e.verdict().outcome(), true, resource,
+                                token, e.maxSeen());
+                        return Flux.defer(call); // outside the store's fence: max_seen stays where it was
+                    }
+                    return Flux.error(check.end()
+                            ? CheckOutcomes.failed(point, checks, resource, token, check.started(), t, rejections, null)
+                            : t);
+                })
+                .concatWith(Flux.defer(() -> {
+                    if (!check.end()) {
+                        return Flux.empty();
+                    }
+                    if (!check.started()) {
+                        return Flux.error(CheckOutcomes.notStarted(point, checks, resource, token));
+                    }
+                    CheckOutcomes.accepted(checks, null);
+                    record.record(point.operation(), point.resource(), "accepted", false, resource, token, null);
+                    return Flux.empty();
+                }))
+                .doOnCancel(() -> {
+                    if (check.end() && check.started()) {
+                        CheckOutcomes.accepted(checks, null);
                     }
                 });
     }
@@ -233,6 +304,7 @@ public final class ReactiveFenceGuard {
         private Duration acquireTimeout = FenceGuard.DEFAULT_ACQUIRE_TIMEOUT;
         private RejectionListener rejections;
         private TokenVerifier verifier;
+        private FenceModes modes;
 
         private Builder(ReactiveFenceStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -265,6 +337,15 @@ public final class ReactiveFenceGuard {
          */
         public Builder verifier(TokenVerifier verifier) {
             this.verifier = verifier;
+            return this;
+        }
+
+        /**
+         * The mode of each resource's checks, as {@link FenceGuard.Builder#modes} (share the blocking guard's object
+         * so that one switch reaches both); {@code null} (the default): enforce everywhere.
+         */
+        public Builder modes(FenceModes modes) {
+            this.modes = modes;
             return this;
         }
 

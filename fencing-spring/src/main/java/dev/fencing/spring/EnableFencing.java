@@ -1,5 +1,6 @@
 package dev.fencing.spring;
 
+import dev.fencing.mode.FenceMode;
 import org.springframework.context.annotation.AdviceMode;
 import org.springframework.context.annotation.Import;
 import org.springframework.core.Ordered;
@@ -70,5 +71,20 @@ public @interface EnableFencing {
      * Declaring an {@code InMemoryFenceStore} bean has the same effect, without the warning.
      */
     boolean allowInMemoryStore() default false;
+
+    /**
+     * The mode of the checks of every resource not named in {@link #observe()}: {@link FenceMode#ENFORCE} (default)
+     * refuses a missing, forged or rejected token; {@link FenceMode#OBSERVE} counts it
+     * ({@code fencing.checks{enforced="false"}}), logs it (rate-limited) and lets the call run, for rolling fencing
+     * out. Switchable at runtime through the {@link dev.fencing.mode.FenceModes} bean (the starter's actuator
+     * endpoint does). A store checking at commit cannot observe: startup fails then.
+     */
+    FenceMode defaultFenceMode() default FenceMode.ENFORCE;
+
+    /**
+     * Declared resources ({@code @Fenced(resource = ...)}) whose checks start in {@link FenceMode#OBSERVE}; see
+     * {@link #defaultFenceMode()}.
+     */
+    String[] observe() default {};
 
 }

@@ -1,6 +1,9 @@
 package dev.fencing.spring;
 
+import dev.fencing.mode.FenceMode;
+
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * Optional settings for {@code @EnableFencing} that come from outside the annotation, such as the Spring Boot
@@ -25,5 +28,21 @@ public interface FencingConfigurer {
      */
     default String missingStoreMessage() {
         return null;
+    }
+
+    /**
+     * The mode of every resource without one of its own; {@code null} (default) keeps
+     * {@link EnableFencing#defaultFenceMode()}.
+     */
+    default FenceMode defaultFenceMode() {
+        return null;
+    }
+
+    /**
+     * Modes per declared resource, added to (and replacing) those of {@link EnableFencing#observe()}; empty by
+     * default.
+     */
+    default Map<String, FenceMode> fenceModes() {
+        return Map.of();
     }
 }

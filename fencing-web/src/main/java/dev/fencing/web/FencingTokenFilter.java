@@ -7,6 +7,7 @@ import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.web.internal.FencingProblems;
 import dev.fencing.web.internal.ForgedTokenCounters;
+import dev.fencing.mode.FenceModes;
 import dev.fencing.web.internal.HeaderAdmission;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.Filter;
@@ -67,6 +68,7 @@ public class FencingTokenFilter implements Filter {
     private final TokenVerifier verifier;
     private final ForgedTokenCounters forgedCounters;
     private final RejectionListener rejections;
+    private final FenceModes modes;
     private final HeaderAdmission admission;
 
     /** Set by {@link #init} once the mapping was checked; until then a filter without predicate trusts nobody. */
@@ -77,16 +79,17 @@ public class FencingTokenFilter implements Filter {
      * when mapped to everything).
      */
     public FencingTokenFilter() {
-        this(null, null, ForgedTokenCounters.NONE, RejectionListener.NONE);
+        this(null, null, ForgedTokenCounters.NONE, RejectionListener.NONE, null);
     }
 
     private FencingTokenFilter(Predicate<HttpServletRequest> trusted, TokenVerifier verifier,
-                               ForgedTokenCounters forgedCounters, RejectionListener rejections) {
+                               ForgedTokenCounters forgedCounters, RejectionListener rejections, FenceModes modes) {
         this.trusted = trusted;
         this.verifier = verifier;
         this.forgedCounters = forgedCounters;
         this.rejections = rejections;
-        this.admission = new HeaderAdmission(verifier, forgedCounters, rejections);
+        this.modes = modes;
+        this.admission = new HeaderAdmission(verifier, forgedCounters, rejections, modes);
     }
 
     /**
@@ -95,7 +98,8 @@ public class FencingTokenFilter implements Filter {
      * runs with no token bound. The predicate runs on the request's thread before anything is bound.
      */
     public FencingTokenFilter(Predicate<HttpServletRequest> trusted) {
-        this(Objects.requireNonNull(trusted, "trusted"), null, ForgedTokenCounters.NONE, RejectionListener.NONE);
+        this(Objects.requireNonNull(trusted, "trusted"), null, ForgedTokenCounters.NONE, RejectionListener.NONE,
+                null);
     }
 
     /**
@@ -107,7 +111,7 @@ public class FencingTokenFilter implements Filter {
      */
     public FencingTokenFilter verifying(TokenVerifier verifier) {
         return new FencingTokenFilter(trusted, Objects.requireNonNull(verifier, "verifier"), forgedCounters,
-                rejections);
+                rejections, modes);
     }
 
     /**
@@ -115,7 +119,7 @@ public class FencingTokenFilter implements Filter {
      * token's base resource as {@code resource}) on {@code registry}; {@code null}: counts nothing.
      */
     public FencingTokenFilter withMeterRegistry(MeterRegistry registry) {
-        return new FencingTokenFilter(trusted, verifier, new ForgedTokenCounters(registry), rejections);
+        return new FencingTokenFilter(trusted, verifier, new ForgedTokenCounters(registry), rejections, modes);
     }
 
     /**
@@ -125,7 +129,16 @@ public class FencingTokenFilter implements Filter {
      */
     public FencingTokenFilter withRejectionListener(RejectionListener listener) {
         return new FencingTokenFilter(trusted, verifier, forgedCounters,
-                listener == null ? RejectionListener.NONE : listener);
+                listener == null ? RejectionListener.NONE : listener, modes);
+    }
+
+    /**
+     * This filter admitting a forged token (instead of answering 403) when {@code modes} observes its base resource:
+     * the fence's check then counts it ({@code forged}, {@code enforced=false}) and lets the call run, as observe
+     * mode promises. Read on every request, so a switch reaches the filter too; {@code null}: refuse every forged one.
+     */
+    public FencingTokenFilter withModes(FenceModes modes) {
+        return new FencingTokenFilter(trusted, verifier, forgedCounters, rejections, modes);
     }
 
     /**

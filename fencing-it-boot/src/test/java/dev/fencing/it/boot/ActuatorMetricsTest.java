@@ -172,7 +172,7 @@ class ActuatorMetricsTest {
         context.getBean(Transfers.class).transfer(7, 100); // acquires, and its deposit is checked
         FencingContext.run(new FencingToken("accounts:8", 5, "h"), () -> accounts.deposit(8, 1));
         assertThat(context.getBean(PrometheusMeterRegistry.class).scrape())
-                .contains("fencing_checks_total{application=\"fencing-it\",exception=\"none\",outcome=\"accepted\",resource=\"accounts\"} 2.0")
+                .contains("fencing_checks_total{application=\"fencing-it\",enforced=\"true\",exception=\"none\",outcome=\"accepted\",resource=\"accounts\"} 2.0")
                 .contains("fencing_acquisitions_total{application=\"fencing-it\",exception=\"none\",outcome=\"acquired\",resource=\"accounts\"} 1.0");
     }
 }

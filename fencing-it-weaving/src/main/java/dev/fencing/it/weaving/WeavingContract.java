@@ -17,6 +17,8 @@ import dev.fencing.guard.FenceGuard;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.mode.FenceMode;
+import dev.fencing.mode.FenceModes;
 import dev.fencing.reactive.InMemoryReactiveFenceStore;
 import dev.fencing.reactive.ReactiveFencing;
 import dev.fencing.rule.StaleTokenException;
@@ -408,6 +410,47 @@ public abstract class WeavingContract {
         assertThat(holder.get(10, TimeUnit.SECONDS)).isEqualTo(1);
         assertThat(waiting.get(10, TimeUnit.SECONDS)).isEqualTo(101);
         assertThat(checks(registry, "woven-counter", "accepted")).isEqualTo(3);
+    }
+
+    @Test
+    void aModeSwitchedAtRuntimeReachesTheCachedBracketOfAWovenMethod() {
+        FenceModes modes = FenceModes.enforcing();
+        support = new FencingSupport(FenceGuard.builder(store).modes(modes).build(), new FencingMetrics(registry));
+        aspect.configure(support);
+        WovenLedger ledger = new WovenLedger();
+        WovenCounter counter = new WovenCounter();
+        FencingContext.run(new FencingToken("woven-ledger", 5, "h"), () -> ledger.append("first"));
+        FencingContext.run(new FencingToken("woven-counter", 5, "h"), () -> counter.addLong(1));
+        assertThat(support.bracketFor(ReflectionMethods.append(), WovenLedger.class)).isNotNull();
+        assertThatThrownBy(() -> ledger.append("refused")).isInstanceOf(MissingTokenException.class);
+
+        modes.set(null, FenceMode.OBSERVE, "test");
+        ledger.append("without a token");
+        FencingContext.run(new FencingToken("woven-ledger", 3, "zombie"), () -> ledger.append("stale"));
+        assertThat(counter.addLong(2)).as("the long advice's callback returns the body's result").isEqualTo(3);
+        assertThat(ledger.entries).containsExactly("first", "without a token", "stale");
+        assertThat(store.maxSeen("woven-ledger")).hasValue(5);
+        assertThat(registry.find("fencing.checks").tag("resource", "woven-ledger").tag("enforced", "false")
+                .tag("outcome", "missing").counter().count()).isEqualTo(1);
+        assertThat(registry.find("fencing.checks").tag("resource", "woven-ledger").tag("enforced", "false")
+                .tag("outcome", "stale").counter().count()).isEqualTo(1);
+
+        modes.set(null, FenceMode.ENFORCE, "test");
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-ledger", 4, "zombie"),
+                () -> ledger.append("stale again"))).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> counter.addLong(3)).isInstanceOf(MissingTokenException.class);
+        assertThat(ledger.entries).containsExactly("first", "without a token", "stale");
+    }
+
+    /** The woven methods the tests look up. */
+    private static final class ReflectionMethods {
+        static java.lang.reflect.Method append() {
+            try {
+                return WovenLedger.class.getMethod("append", String.class);
+            } catch (NoSuchMethodException e) {
+                throw new IllegalStateException(e);
+            }
+        }
     }
 
     @Test

@@ -6,10 +6,19 @@ import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.store.FenceStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.mode.FenceMode;
+import dev.fencing.mode.FenceModes;
+import dev.fencing.mode.ObservedCalls;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 
+import java.security.Principal;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -21,7 +30,12 @@ import java.util.TreeMap;
  * {@code /actuator/fencing}: the configuration in effect (store and table, issuer, acquire timeout, lock timeout) and
  * the {@code fencing.checks} and {@code fencing.acquisitions} counts per resource and outcome, read from the
  * {@link MeterRegistry} on request (nothing is recorded for this endpoint on an accepted call), and the last
- * rejections ({@link FencingRejections}).
+ * rejections ({@link FencingRejections}); with {@link FenceModes}, the mode of each resource and the report of observed
+ * calls ({@code observed}: per method, its checks per outcome and when it last ran; {@code withoutToken}: the methods
+ * that ran without a token, the code paths to fix before enforcing).
+ * {@code POST /actuator/fencing} with {@code mode} ({@code enforce} or {@code observe}) and optionally {@code resource}
+ * (none: the default of every resource without its own) switches a mode without a restart, logged with the caller;
+ * switching to observe needs {@code fencing.admin.enabled=true}, and is refused with a store checking at commit.
  * {@code /actuator/fencing/{resource}}: one resource's counts and, with a {@code JdbcFenceStore}, its committed
  * max_seen. Read-only; exposed like every Boot endpoint ({@code management.endpoints.web.exposure.include}).
  */
@@ -33,6 +47,8 @@ public class FencingEndpoint {
     private final Duration acquireTimeout;
     private final MeterRegistry registry;
     private final FencingRejections rejections;
+    private final FenceModes modes;
+    private final boolean observeAllowed;
 
     /**
      * @param store          the application's fence store
@@ -47,6 +63,17 @@ public class FencingEndpoint {
     /** As above, showing the last rejections {@code rejections} recorded ({@code null}: none shown). */
     public FencingEndpoint(FenceStore store, TokenIssuer issuer, Duration acquireTimeout, MeterRegistry registry,
                            FencingRejections rejections) {
+        this(store, issuer, acquireTimeout, registry, rejections, null, false);
+    }
+
+    /**
+     * As above, with the modes the guard checks in ({@code null}: none shown, none switched) and whether a caller may
+     * switch a resource to observe ({@code fencing.admin.enabled}; switching to enforce is always allowed).
+     */
+    public FencingEndpoint(FenceStore store, TokenIssuer issuer, Duration acquireTimeout, MeterRegistry registry,
+                           FencingRejections rejections, FenceModes modes, boolean observeAllowed) {
+        this.modes = modes;
+        this.observeAllowed = observeAllowed;
         this.rejections = rejections;
         this.store = Objects.requireNonNull(store, "store");
         this.issuer = issuer;
@@ -68,7 +95,65 @@ public class FencingEndpoint {
         if (rejections != null) {
             result.put("rejections", rejections.recent());
         }
+        if (modes != null) {
+            result.put("modes", modes());
+            result.put("observedChecks", counts(FencingMetrics.CHECKS, null, "false"));
+            result.put("observed", modes.observed().calls());
+            result.put("withoutToken", modes.observed().withoutToken().stream()
+                    .map(ObservedCalls.ObservedCall::operation).toList());
+        }
         return result;
+    }
+
+    private Map<String, Object> modes() {
+        Map<String, Object> result = new LinkedHashMap<>();
+        result.put("default", modes.defaultMode().value());
+        Map<String, String> resources = new TreeMap<>();
+        modes.resources().forEach((resource, mode) -> resources.put(resource, mode.value()));
+        result.put("resources", resources);
+        return result;
+    }
+
+    /**
+     * Switches the mode of {@code resource} ({@code null}: the default of every resource without its own) to
+     * {@code mode}, logged at WARNING with the caller. Answers 200 with the modes now in effect, or 400 with
+     * {@code error} saying why nothing changed: the mode is unknown, observe is not allowed here
+     * ({@code fencing.admin.enabled}), or the fence of the resource cannot observe (a store checking at commit, a
+     * reactive point).
+     */
+    @WriteOperation
+    public WebEndpointResponse<Map<String, Object>> switchMode(@Nullable String resource, String mode,
+                                                               SecurityContext security) {
+        if (modes == null) {
+            return refused(resource, "Fencing is not enabled in this application: there are no fence modes to switch");
+        }
+        FenceMode target;
+        try {
+            target = FenceMode.parse(mode, "the 'mode' of POST /actuator/fencing");
+        } catch (FencingConfigurationException e) {
+            return refused(resource, e.getMessage());
+        }
+        if (target == FenceMode.OBSERVE && !observeAllowed) {
+            return refused(resource, "Switching to observe lets refused writes run, so it needs "
+                    + "fencing.admin.enabled=true (and a secured endpoint); switching to enforce is always allowed");
+        }
+        Principal principal = security == null ? null : security.getPrincipal();
+        String who = principal == null ? "actuator (unauthenticated)" : "actuator user '" + principal.getName() + "'";
+        try {
+            modes.set(resource == null || resource.isBlank() ? null : resource, target, who);
+        } catch (FencingConfigurationException e) {
+            return refused(resource, e.getMessage());
+        }
+        Map<String, Object> result = modes();
+        result.put("actor", who);
+        return new WebEndpointResponse<>(result, WebEndpointResponse.STATUS_OK);
+    }
+
+    private static WebEndpointResponse<Map<String, Object>> refused(String resource, String message) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("resource", resource);
+        body.put("error", message);
+        return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_BAD_REQUEST);
     }
 
     /**
@@ -88,6 +173,11 @@ public class FencingEndpoint {
         String countedAs = countedAs(resource);
         result.put("countedAs", countedAs);
         result.put("checks", counts(FencingMetrics.CHECKS, countedAs).getOrDefault(countedAs, Map.of()));
+        if (modes != null) {
+            result.put("mode", modes.mode(countedAs).value());
+            result.put("observedChecks", counts(FencingMetrics.CHECKS, countedAs, "false")
+                    .getOrDefault(countedAs, Map.of()));
+        }
         result.put("acquisitions", counts(FencingMetrics.ACQUISITIONS, countedAs).getOrDefault(countedAs, Map.of()));
         return result;
     }
@@ -109,13 +199,21 @@ public class FencingEndpoint {
         }
     }
 
-    /** resource → outcome → count, summed over the {@code exception} tag. */
+    /** resource → outcome → count, summed over the {@code exception} and {@code enforced} tags. */
     private Map<String, Map<String, Long>> counts(String name, String onlyResource) {
+        return counts(name, onlyResource, null);
+    }
+
+    /** resource → outcome → count of the counters whose {@code enforced} tag is {@code enforced} (null: any). */
+    private Map<String, Map<String, Long>> counts(String name, String onlyResource, String enforced) {
         Map<String, Map<String, Long>> counts = new TreeMap<>();
         if (registry == null) {
             return counts;
         }
         var search = onlyResource == null ? registry.find(name) : registry.find(name).tag("resource", onlyResource);
+        if (enforced != null) {
+            search = search.tag(FencingMetrics.ENFORCED, enforced);
+        }
         for (Counter counter : search.counters()) {
             String resource = counter.getId().getTag("resource");
             String outcome = counter.getId().getTag("outcome");

@@ -2,6 +2,7 @@ package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.boot.actuate.FencingAdminWebExtension;
 import dev.fencing.boot.actuate.FencingEndpoint;
+import dev.fencing.mode.FenceModes;
 import dev.fencing.boot.actuate.FencingHealthIndicator;
 import dev.fencing.boot.actuate.FencingRejections;
 import dev.fencing.issuer.TokenIssuer;
@@ -90,10 +91,12 @@ public class FencingActuatorAutoConfiguration {
         FencingEndpoint fencingEndpoint(FenceStore store, ObjectProvider<TokenIssuer> issuer,
                                         ObjectProvider<FencingProperties> properties,
                                         ObjectProvider<MeterRegistry> registry,
-                                        ObjectProvider<FencingRejections> rejections) {
+                                        ObjectProvider<FencingRejections> rejections,
+                                        ObjectProvider<FenceModes> modes) {
             FencingProperties props = properties.getIfAvailable();
             return new FencingEndpoint(store, issuer.getIfUnique(), props == null ? null : props.getAcquireTimeout(),
-                    registry.getIfUnique(), rejections.getIfUnique());
+                    registry.getIfUnique(), rejections.getIfUnique(), modes.getIfUnique(),
+                    props != null && props.getAdmin().isEnabled());
         }
 
         /** The write operation that lowers a resource's max_seen after a bad token: only when asked for. */

@@ -5,6 +5,7 @@ import dev.fencing.annotation.Fenced;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.reactive.InMemoryReactiveFenceStore;
 import dev.fencing.reactive.ReactiveFenceStore;
+import dev.fencing.mode.FenceMode;
 import dev.fencing.spring.EnableFencing;
 import dev.fencing.spring.FencingConfigurer;
 import dev.fencing.store.FenceStore;
@@ -26,6 +27,8 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Locale;
 import javax.sql.DataSource;
 
@@ -183,6 +186,19 @@ public class FencingAutoConfiguration {
         @Override
         public Duration acquireTimeout() {
             return properties.getAcquireTimeout();
+        }
+
+        @Override
+        public FenceMode defaultFenceMode() {
+            return FenceMode.parse(properties.getMode(), "fencing.mode");
+        }
+
+        @Override
+        public Map<String, FenceMode> fenceModes() {
+            Map<String, FenceMode> modes = new LinkedHashMap<>();
+            properties.getModes().forEach((resource, mode) ->
+                    modes.put(resource, FenceMode.parse(mode, "fencing.modes." + resource)));
+            return modes;
         }
 
         @Override

@@ -25,6 +25,19 @@ public class FencingProperties {
     /** How long @Fenced(acquire = true) waits for a lock before failing. */
     private Duration acquireTimeout = Duration.ofSeconds(10);
 
+    /**
+     * The mode of the checks of every resource without one in fencing.modes: enforce (the default: a missing, forged
+     * or stale token is refused) or observe (it is counted with enforced=false, logged, and the call runs; for rolling
+     * fencing out). Switchable without a restart by POST /actuator/fencing.
+     */
+    private String mode = "enforce";
+
+    /**
+     * The mode of each declared resource (@Fenced(resource = ...)): fencing.modes.accounts=observe. Unknown values
+     * fail startup naming the property.
+     */
+    private Map<String, String> modes = new LinkedHashMap<>();
+
     private final Store store = new Store();
 
     private final Issuer issuer = new Issuer();
@@ -50,6 +63,22 @@ public class FencingProperties {
 
     public void setAcquireTimeout(Duration acquireTimeout) {
         this.acquireTimeout = acquireTimeout;
+    }
+
+    public String getMode() {
+        return mode;
+    }
+
+    public void setMode(String mode) {
+        this.mode = mode;
+    }
+
+    public Map<String, String> getModes() {
+        return modes;
+    }
+
+    public void setModes(Map<String, String> modes) {
+        this.modes = modes;
     }
 
     public Store getStore() {

@@ -2,6 +2,7 @@ package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.guard.RejectionListener;
+import dev.fencing.mode.FenceModes;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.web.FencingExceptionAdvice;
 import dev.fencing.web.FencingTokenFilter;
@@ -59,7 +60,8 @@ public class FencingWebAutoConfiguration {
         FilterRegistrationBean<FencingTokenFilter> fencingTokenFilter(FencingProperties properties,
                                                                       ObjectProvider<TokenVerifier> verifier,
                                                                       ObjectProvider<MeterRegistry> registry,
-                                                                      ObjectProvider<RejectionListener> rejections) {
+                                                                      ObjectProvider<RejectionListener> rejections,
+                                                                      ObjectProvider<FenceModes> modes) {
             List<String> patterns = properties.getWeb().getFilter().getUrlPatterns();
             for (String pattern : patterns) {
                 requireServletPattern(pattern);
@@ -70,7 +72,7 @@ public class FencingWebAutoConfiguration {
                 // refuses forged headers before the request runs (403), counted in fencing.checks as forged
                 // and listed in the actuator's recent rejections
                 filter = filter.verifying(tokens).withMeterRegistry(registry.getIfUnique())
-                        .withRejectionListener(rejections.getIfUnique());
+                        .withRejectionListener(rejections.getIfUnique()).withModes(modes.getIfUnique());
             }
             FilterRegistrationBean<FencingTokenFilter> registration = new FilterRegistrationBean<>(filter);
             registration.setUrlPatterns(patterns);

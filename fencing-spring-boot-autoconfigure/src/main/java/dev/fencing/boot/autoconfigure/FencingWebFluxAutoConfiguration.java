@@ -2,6 +2,7 @@ package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.guard.RejectionListener;
+import dev.fencing.mode.FenceModes;
 import dev.fencing.reactive.ReactiveFencing;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.web.reactive.FencingTokenWebFilter;
@@ -65,14 +66,15 @@ public class FencingWebFluxAutoConfiguration {
         FencingTokenWebFilter fencingTokenWebFilter(FencingProperties properties,
                                                     ObjectProvider<TokenVerifier> verifier,
                                                     ObjectProvider<MeterRegistry> registry,
-                                                    ObjectProvider<RejectionListener> rejections) {
+                                                    ObjectProvider<RejectionListener> rejections,
+                                                    ObjectProvider<FenceModes> modes) {
             FencingTokenWebFilter filter = forPaths(properties.getWeb().getReactive().getPathPatterns());
             TokenVerifier tokens = verifier.getIfUnique();
             if (tokens != null) {
                 // refuses forged headers before the request runs (403), counted in fencing.checks as forged
                 // and listed in the actuator's recent rejections
                 filter = filter.verifying(tokens).withMeterRegistry(registry.getIfUnique())
-                        .withRejectionListener(rejections.getIfUnique());
+                        .withRejectionListener(rejections.getIfUnique()).withModes(modes.getIfUnique());
             }
             return filter;
         }

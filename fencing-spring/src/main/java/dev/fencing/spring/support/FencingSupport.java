@@ -5,6 +5,7 @@ import dev.fencing.guard.FenceGuard;
 import dev.fencing.guard.RejectionListener;
 import dev.fencing.guard.FencePoint;
 import dev.fencing.guard.LeaseScope;
+import dev.fencing.mode.FenceModes;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.store.FenceStore;
@@ -131,6 +132,24 @@ public final class FencingSupport {
                                                     Supplier<? extends ObservationRegistry> observations,
                                                     Supplier<TokenSigning> signing,
                                                     ReactiveFencerFactory reactive) {
+        return resolvedOnFirstUse(store, issuer, acquireTimeout, metrics, rejections, observations, signing, reactive,
+                FenceModes::enforcing);
+    }
+
+    /**
+     * As above, with the mode of each resource's checks ({@link FenceModes}, switchable at runtime): enforce
+     * everywhere unless it says otherwise.
+     */
+    static FencingSupport resolvedOnFirstUse(Supplier<? extends FenceStore> store,
+                                                    Supplier<? extends TokenIssuer> issuer,
+                                                    Supplier<Duration> acquireTimeout,
+                                                    Supplier<FencingMetrics> metrics,
+                                                    Supplier<? extends RejectionListener> rejections,
+                                                    Supplier<? extends ObservationRegistry> observations,
+                                                    Supplier<TokenSigning> signing,
+                                                    ReactiveFencerFactory reactive,
+                                                    Supplier<FenceModes> modes) {
+        Objects.requireNonNull(modes, "modes");
         Objects.requireNonNull(reactive, "reactive");
         Objects.requireNonNull(store, "store");
         Objects.requireNonNull(issuer, "issuer");
@@ -142,13 +161,15 @@ public final class FencingSupport {
             TokenIssuer tokenIssuer = signatures.issuer(issuer.get());
             Duration timeout = Objects.requireNonNull(acquireTimeout.get(), "acquireTimeout");
             RejectionListener listener = rejections.get();
+            FenceModes fenceModes = Objects.requireNonNull(modes.get(), "modes");
             FenceGuard guard = FenceGuard.builder(fenceStore).issuer(tokenIssuer)
                     .acquireTimeout(timeout)
                     .rejectionListener(listener).observations(observations.get())
-                    .leaseScope(leaseScope()).verifier(signatures.verifier()).build();
+                    .leaseScope(leaseScope()).verifier(signatures.verifier())
+                    .modes(fenceModes).build();
             FencingMetrics counters = Objects.requireNonNull(metrics.get(), "metrics");
             ReactiveSide reactiveSide = new ReactiveSide(
-                    () -> reactive.create(tokenIssuer, timeout, listener, signatures.verifier()));
+                    () -> reactive.create(tokenIssuer, timeout, listener, signatures.verifier(), fenceModes));
             return new Resolved(guard, new FencePointSource(resolutions, counters, guard, reactiveSide), fenceStore,
                     signatures.acquireProblem(tokenIssuer), reactiveSide);
         });
@@ -253,6 +274,11 @@ public final class FencingSupport {
      */
     FenceResolutions resolutions() {
         return resolutions;
+    }
+
+    /** The modes of the guard's checks (resolving the collaborators if not done yet). */
+    public FenceModes modes() {
+        return resolved().guard.modes();
     }
 
     /** The cached fence points (resolving the collaborators if not done yet). */

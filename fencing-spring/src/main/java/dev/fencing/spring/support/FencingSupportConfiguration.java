@@ -3,6 +3,8 @@ package dev.fencing.spring.support;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.mode.FenceMode;
+import dev.fencing.mode.FenceModes;
 import dev.fencing.signing.TokenSigner;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.spring.EnableFencing;
@@ -25,6 +27,8 @@ import org.springframework.core.annotation.AnnotationAttributes;
 import org.springframework.core.type.AnnotationMetadata;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 
 /**
  * Internal: imported by {@code @EnableFencing}, not for applications. Beans both modes share: the
@@ -40,6 +44,9 @@ class FencingSupportConfiguration implements ImportAware {
 
     /** The bean name of the shared support, registered in either mode: its presence means fencing is enabled. */
     static final String SUPPORT_BEAN = "dev.fencing.internalFencingSupport";
+
+    /** The bean name of the {@link FenceModes} the guard checks in (the actuator endpoint switches them). */
+    public static final String MODES_BEAN = "dev.fencing.internalFenceModes";
 
     private static final Log log = LogFactory.getLog(FencingSupportConfiguration.class);
 
@@ -90,7 +97,35 @@ class FencingSupportConfiguration implements ImportAware {
                     MeterRegistry meters = registry.getIfAvailable();
                     return meters == null ? FencingMetrics.noop() : new FencingMetrics(meters);
                 }, rejections::getIfUnique, observations::getIfUnique, () -> TokenSigning.from(signer, verifier),
-                ReactiveReturnTypes.factory(beanFactory));
+                ReactiveReturnTypes.factory(beanFactory), () -> beanFactory.getBean(MODES_BEAN, FenceModes.class));
+    }
+
+    /**
+     * The mode of each resource's checks: {@code @EnableFencing(defaultFenceMode, observe)}, replaced by a
+     * {@link FencingConfigurer}'s non-null answers (the starter's {@code fencing.mode} and {@code fencing.modes.*}).
+     */
+    @Bean(name = MODES_BEAN)
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    FenceModes fenceModes(ObjectProvider<FencingConfigurer> configurer) {
+        FenceMode defaultMode = enableFencing.getEnum("defaultFenceMode");
+        Map<String, FenceMode> resources = new LinkedHashMap<>();
+        for (String resource : enableFencing.getStringArray("observe")) {
+            resources.put(resource, FenceMode.OBSERVE);
+        }
+        FencingConfigurer settings = configurer.getIfUnique();
+        if (settings != null) {
+            if (settings.defaultFenceMode() != null) {
+                defaultMode = settings.defaultFenceMode();
+            }
+            resources.putAll(settings.fenceModes());
+        }
+        FenceModes modes = new FenceModes(defaultMode, resources);
+        if (modes.defaultMode() == FenceMode.OBSERVE || resources.containsValue(FenceMode.OBSERVE)) {
+            log.warn("Fencing starts in observe mode for " + modes + ": refused tokens are counted "
+                    + "(fencing.checks{enforced=\"false\"}) and logged, and the calls run; switch to enforce once "
+                    + "the counts say so");
+        }
+        return modes;
     }
 
     private static Duration acquireTimeout(ObjectProvider<FencingConfigurer> configurer, long timeoutMillis) {

@@ -5,6 +5,8 @@ import dev.fencing.guard.RejectionListener;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.signing.TokenVerifier;
 
+import dev.fencing.mode.FenceModes;
+
 import java.time.Duration;
 
 /**
@@ -15,7 +17,7 @@ import java.time.Duration;
 interface ReactiveFencerFactory {
 
     /** Without Reactor or fencing-reactor on the class path: every reactive fenced method fails startup. */
-    ReactiveFencerFactory ABSENT = (issuer, timeout, rejections, verifier) -> {
+    ReactiveFencerFactory ABSENT = (issuer, timeout, rejections, verifier, modes) -> {
         throw new FencingConfigurationException("reactive @Fenced methods need dev.fencing:fencing-reactor and "
                 + "io.projectreactor:reactor-core on the class path; add fencing-reactor");
     };
@@ -25,5 +27,5 @@ interface ReactiveFencerFactory {
      *                                       to add
      */
     ReactiveFencer create(TokenIssuer issuer, Duration acquireTimeout, RejectionListener rejections,
-                          TokenVerifier verifier);
+                          TokenVerifier verifier, FenceModes modes);
 }

@@ -58,7 +58,7 @@ final class ReactorFencer implements ReactiveFencer {
      * {@link ReactiveTokenIssuer#fromBlocking}.
      */
     static ReactiveFencerFactory factory(BeanFactory beanFactory) {
-        return (issuer, acquireTimeout, rejections, verifier) -> {
+        return (issuer, acquireTimeout, rejections, verifier, modes) -> {
             ReactiveFenceStore store = TokenSigning.unique(beanFactory.getBeanProvider(ReactiveFenceStore.class),
                     ReactiveFenceStore.class);
             ReactiveTokenIssuer reactiveIssuer = TokenSigning.unique(
@@ -74,7 +74,8 @@ final class ReactorFencer implements ReactiveFencer {
             // without a store, only acquiring points (a caller of other services) can be served: they check nothing
             ReactiveFenceGuard guard = ReactiveFenceGuard.builder(store != null ? store : NO_STORE)
                     .issuer(reactiveIssuer)
-                    .acquireTimeout(acquireTimeout).rejectionListener(rejections).verifier(verifier).build();
+                    .acquireTimeout(acquireTimeout).rejectionListener(rejections).verifier(verifier)
+                    .modes(modes).build();
             return new ReactorFencer(guard, store, acquireProblem);
         };
     }

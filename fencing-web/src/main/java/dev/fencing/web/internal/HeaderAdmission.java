@@ -1,5 +1,6 @@
 package dev.fencing.web.internal;
 
+import dev.fencing.mode.FenceModes;
 import dev.fencing.guard.RejectionListener;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.signing.TokenVerifier;
@@ -37,6 +38,7 @@ public final class HeaderAdmission {
     private final TokenVerifier verifier;
     private final ForgedTokenCounters forgedCounters;
     private final RejectionListener rejections;
+    private final FenceModes modes;
 
     /**
      * @param verifier       verifies each token's signature; {@code null}: none is verified
@@ -44,6 +46,17 @@ public final class HeaderAdmission {
      * @param rejections     told of each token refused as forged ({@code null}: nobody); what it throws is ignored
      */
     public HeaderAdmission(TokenVerifier verifier, ForgedTokenCounters forgedCounters, RejectionListener rejections) {
+        this(verifier, forgedCounters, rejections, null);
+    }
+
+    /**
+     * As above; a forged token whose base resource {@code modes} observes is admitted instead of refused, so that the
+     * fence's own check counts it ({@code forged}, {@code enforced=false}) and lets the call run, as observe mode
+     * promises ({@code null}: every resource enforced).
+     */
+    public HeaderAdmission(TokenVerifier verifier, ForgedTokenCounters forgedCounters, RejectionListener rejections,
+                           FenceModes modes) {
+        this.modes = modes;
         this.verifier = verifier;
         this.forgedCounters = Objects.requireNonNull(forgedCounters, "forgedCounters");
         this.rejections = rejections == null ? RejectionListener.NONE : rejections;
@@ -74,6 +87,9 @@ public final class HeaderAdmission {
             for (FencingToken token : tokens) {
                 Verification verification = verifier.verify(token);
                 if (!verification.valid()) {
+                    if (modes != null && modes.observes(RemoteRejectionCounters.baseResource(token.resource()))) {
+                        continue; // observe mode: the fence judges it (counted there) and the call runs
+                    }
                     forgedCounters.increment(token.resource());
                     tell(new ForgedTokenException(token.resource(), token, verification.reason(token),
                             operation.get() + " (" + FencingHeader.NAME + " header)"));

@@ -8,6 +8,7 @@ import dev.fencing.web.FencingHeader;
 import dev.fencing.web.FencingTokenFilter;
 import dev.fencing.web.internal.FencingProblems;
 import dev.fencing.web.internal.ForgedTokenCounters;
+import dev.fencing.mode.FenceModes;
 import dev.fencing.web.internal.HeaderAdmission;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.http.HttpStatus;
@@ -63,6 +64,7 @@ public final class FencingTokenWebFilter implements WebFilter {
     private final TokenVerifier verifier;
     private final ForgedTokenCounters forgedCounters;
     private final RejectionListener rejections;
+    private final FenceModes modes;
     private final HeaderAdmission admission;
 
     /**
@@ -71,18 +73,19 @@ public final class FencingTokenWebFilter implements WebFilter {
      */
     public FencingTokenWebFilter(Predicate<ServerWebExchange> trusted) {
         this(Objects.requireNonNull(trusted, "trusted"), "This caller may not send the " + FencingHeader.NAME
-                + " header", null, ForgedTokenCounters.NONE, RejectionListener.NONE);
+                + " header", null, ForgedTokenCounters.NONE, RejectionListener.NONE, null);
     }
 
     private FencingTokenWebFilter(Predicate<ServerWebExchange> trusted, String untrustedDetail,
                                   TokenVerifier verifier, ForgedTokenCounters forgedCounters,
-                                  RejectionListener rejections) {
+                                  RejectionListener rejections, FenceModes modes) {
         this.trusted = trusted;
         this.untrustedDetail = untrustedDetail;
         this.verifier = verifier;
         this.forgedCounters = forgedCounters;
         this.rejections = rejections;
-        this.admission = new HeaderAdmission(verifier, forgedCounters, rejections);
+        this.modes = modes;
+        this.admission = new HeaderAdmission(verifier, forgedCounters, rejections, modes);
     }
 
     /**
@@ -122,7 +125,7 @@ public final class FencingTokenWebFilter implements WebFilter {
             PathContainer path = exchange.getRequest().getPath().pathWithinApplication();
             return internal.stream().anyMatch(pattern -> pattern.matches(path));
         }, "This path does not accept the " + FencingHeader.NAME + " header", null, ForgedTokenCounters.NONE,
-                RejectionListener.NONE);
+                RejectionListener.NONE, null);
     }
 
     /**
@@ -132,7 +135,7 @@ public final class FencingTokenWebFilter implements WebFilter {
      */
     public FencingTokenWebFilter verifying(TokenVerifier verifier) {
         return new FencingTokenWebFilter(trusted, untrustedDetail, Objects.requireNonNull(verifier, "verifier"),
-                forgedCounters, rejections);
+                forgedCounters, rejections, modes);
     }
 
     /**
@@ -141,7 +144,7 @@ public final class FencingTokenWebFilter implements WebFilter {
      */
     public FencingTokenWebFilter withMeterRegistry(MeterRegistry registry) {
         return new FencingTokenWebFilter(trusted, untrustedDetail, verifier, new ForgedTokenCounters(registry),
-                rejections);
+                rejections, modes);
     }
 
     /**
@@ -151,7 +154,16 @@ public final class FencingTokenWebFilter implements WebFilter {
      */
     public FencingTokenWebFilter withRejectionListener(RejectionListener listener) {
         return new FencingTokenWebFilter(trusted, untrustedDetail, verifier, forgedCounters,
-                listener == null ? RejectionListener.NONE : listener);
+                listener == null ? RejectionListener.NONE : listener, modes);
+    }
+
+    /**
+     * This filter admitting a forged token (instead of answering 403) when {@code modes} observes its base resource:
+     * the fence's check then counts it ({@code forged}, {@code enforced=false}) and lets the call run, as observe
+     * mode promises. Read on every request, so a switch reaches the filter too; {@code null}: refuse every forged one.
+     */
+    public FencingTokenWebFilter withModes(FenceModes modes) {
+        return new FencingTokenWebFilter(trusted, untrustedDetail, verifier, forgedCounters, rejections, modes);
     }
 
     @Override

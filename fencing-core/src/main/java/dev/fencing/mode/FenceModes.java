@@ -1,0 +1,195 @@
+package dev.fencing.mode;
+
+import dev.fencing.FencingConfigurationException;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.TreeMap;
+
+/**
+ * The {@link FenceMode} of each declared resource ({@code @Fenced(resource = ...)}, never a per-entity key) plus a
+ * default for every other one, switchable at runtime: an immutable snapshot behind a volatile field, so a check reads
+ * its mode with one volatile read and nothing is allocated per call. Every switch is logged at WARNING with who asked.
+ * A fence that cannot let a refused call through (a store that judges at commit, a reactive point) registers a
+ * refusal: observing what it fences then fails, at startup ({@link #validate()}) and at runtime ({@link #set}).
+ * Thread-safe.
+ */
+public final class FenceModes {
+
+    private static final System.Logger LOG = System.getLogger(FenceModes.class.getName());
+
+    /** What every resource is set to when no mode is configured: enforce everywhere. */
+    public static FenceModes enforcing() {
+        return new FenceModes(FenceMode.ENFORCE, Map.of());
+    }
+
+    private volatile Snapshot snapshot;
+    /** Why a resource (key {@code null}: every resource) cannot be observed; guarded by {@code this}. */
+    private final Map<String, String> refusals = new LinkedHashMap<>();
+    private final ObservedCalls observed = new ObservedCalls();
+
+    /**
+     * @param defaultMode the mode of every resource without one of its own
+     * @param resources   modes per declared resource
+     * @throws FencingConfigurationException when a resource name is blank or a mode is {@code null}
+     */
+    public FenceModes(FenceMode defaultMode, Map<String, FenceMode> resources) {
+        this.snapshot = Snapshot.of(Objects.requireNonNull(defaultMode, "defaultMode"), check(resources));
+    }
+
+    private static Map<String, FenceMode> check(Map<String, FenceMode> resources) {
+        Map<String, FenceMode> copy = new TreeMap<>();
+        resources.forEach((resource, mode) -> {
+            if (resource == null || resource.isBlank()) {
+                throw new FencingConfigurationException("A fence mode was given for a blank resource name ("
+                        + resources + "); name the resource as in @Fenced(resource = ...)");
+            }
+            if (mode == null) {
+                throw new FencingConfigurationException("No fence mode given for resource '" + resource + "'");
+            }
+            copy.put(resource, mode);
+        });
+        return copy;
+    }
+
+    /** Whether checks of {@code resource} are observed, not enforced: one volatile read, no allocation. */
+    public boolean observes(String resource) {
+        return snapshot.observes(resource);
+    }
+
+    /** The mode of {@code resource} now. */
+    public FenceMode mode(String resource) {
+        return snapshot.observes(resource) ? FenceMode.OBSERVE : FenceMode.ENFORCE;
+    }
+
+    /** The mode of resources without one of their own. */
+    public FenceMode defaultMode() {
+        return snapshot.defaultMode;
+    }
+
+    /** The modes set per resource (sorted by resource; an immutable copy). */
+    public Map<String, FenceMode> resources() {
+        return snapshot.resources;
+    }
+
+    /** The record of observed calls (which methods ran without a token, or would have been refused). */
+    public ObservedCalls observed() {
+        return observed;
+    }
+
+    /**
+     * Sets the mode of {@code resource} ({@code null}: the default of every resource without its own), logged at
+     * WARNING naming {@code who}.
+     *
+     * @throws FencingConfigurationException when {@code mode} is OBSERVE and the fence of that resource cannot let a
+     *                                       refused call through (nothing changes then), or an argument is blank
+     */
+    public synchronized void set(String resource, FenceMode mode, String who) {
+        Objects.requireNonNull(mode, "mode");
+        if (resource != null && resource.isBlank()) {
+            throw new FencingConfigurationException("Cannot set the fence mode of a blank resource name (asked by "
+                    + who + "); name the resource as in @Fenced(resource = ...), or none for the default");
+        }
+        Snapshot current = snapshot;
+        Snapshot next;
+        if (resource == null) {
+            next = Snapshot.of(mode, current.resources);
+        } else {
+            Map<String, FenceMode> resources = new TreeMap<>(current.resources);
+            resources.put(resource, mode);
+            next = Snapshot.of(current.defaultMode, resources);
+        }
+        String refused = refusal(next);
+        if (refused != null) {
+            throw new FencingConfigurationException("Cannot switch " + (resource == null ? "the default fence mode"
+                    : "the fence mode of resource '" + resource + "'") + " to " + mode.value() + " (asked by " + who
+                    + "): " + refused + "; the mode is unchanged");
+        }
+        snapshot = next;
+        LOG.log(System.Logger.Level.WARNING, "Fence mode of {0} switched to {1} by {2} (default {3}, per resource {4})",
+                resource == null ? "every resource without its own mode" : "resource '" + resource + "'",
+                mode.value(), who, next.defaultMode.value(), next.resources);
+    }
+
+    /**
+     * Records that the fence of {@code resource} ({@code null}: of every resource) cannot be observed, and why; a mode
+     * set later that observes it is refused with {@code reason}.
+     */
+    public synchronized void refuseObserve(String resource, String reason) {
+        refusals.merge(resource, Objects.requireNonNull(reason, "reason"), (a, b) -> a);
+    }
+
+    /**
+     * Checks the current modes against the refusals: called once every fence is known, at startup.
+     *
+     * @throws FencingConfigurationException naming the resource that is observed and why it cannot be
+     */
+    public synchronized void validate() {
+        String refused = refusal(snapshot);
+        if (refused != null) {
+            throw new FencingConfigurationException("Observe mode is configured where it cannot work: " + refused
+                    + "; set it to enforce (the starter: fencing.mode=enforce or fencing.modes.<resource>=enforce; "
+                    + "@EnableFencing: defaultFenceMode = ENFORCE, the resource removed from observe)");
+        }
+    }
+
+    private String refusal(Snapshot modes) {
+        for (Map.Entry<String, String> refusal : refusals.entrySet()) {
+            String resource = refusal.getKey();
+            if (resource == null ? modes.anyObserved : modes.observes(resource)) {
+                return (resource == null ? modes.observedText() : "resource '" + resource + "'") + ": "
+                        + refusal.getValue();
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public String toString() {
+        Snapshot current = snapshot;
+        return "FenceModes[default=" + current.defaultMode.value() + ", resources=" + current.resources + "]";
+    }
+
+    /** One immutable state of the modes. */
+    private static final class Snapshot {
+        final FenceMode defaultMode;
+        final Map<String, FenceMode> resources;
+        /** The same modes in a hash map, for the lookup of each check. */
+        private final Map<String, FenceMode> lookup;
+        /** Whether any resource observes: when not, {@link #observes} answers without a lookup. */
+        final boolean anyObserved;
+        final boolean observeByDefault;
+
+        private Snapshot(FenceMode defaultMode, Map<String, FenceMode> resources) {
+            this.defaultMode = defaultMode;
+            this.resources = resources;
+            this.lookup = Map.copyOf(resources);
+            this.observeByDefault = defaultMode == FenceMode.OBSERVE;
+            this.anyObserved = observeByDefault || resources.containsValue(FenceMode.OBSERVE);
+        }
+
+        static Snapshot of(FenceMode defaultMode, Map<String, FenceMode> resources) {
+            return new Snapshot(defaultMode, Collections.unmodifiableMap(new TreeMap<>(resources)));
+        }
+
+        /** Which resources observe, for messages. */
+        String observedText() {
+            String named = resources.entrySet().stream().filter(e -> e.getValue() == FenceMode.OBSERVE)
+                    .map(e -> "resource '" + e.getKey() + "'").collect(java.util.stream.Collectors.joining(", "));
+            if (observeByDefault) {
+                return named.isEmpty() ? "the default mode (observe)" : "the default mode (observe) and " + named;
+            }
+            return named;
+        }
+
+        boolean observes(String resource) {
+            if (!anyObserved) {
+                return false;
+            }
+            FenceMode own = lookup.get(resource);
+            return own == null ? observeByDefault : own == FenceMode.OBSERVE;
+        }
+    }
+}

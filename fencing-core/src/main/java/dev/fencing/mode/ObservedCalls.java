@@ -1,0 +1,143 @@
+package dev.fencing.mode;
+
+import dev.fencing.token.FencingToken;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The record of calls checked in {@link FenceMode#OBSERVE}: per fenced method, how many checks ended with each
+ * outcome ({@code accepted}, {@code missing}, {@code stale}, ...) and when the last one ran, so a team rolling fencing
+ * out can read which methods still run without a token before switching to enforce. Bounded: at most
+ * {@value #MAX_METHODS} methods are recorded (fenced methods are declared in code; past the bound the calls are only
+ * counted in {@link #dropped()}). Also rate-limits the log line of each would-be refusal: at most one per method per
+ * {@link #LOG_INTERVAL_MILLIS}. Thread-safe.
+ */
+public final class ObservedCalls {
+
+    /** How many fenced methods are recorded at most. */
+    public static final int MAX_METHODS = 1024;
+
+    /** At most one log line per method in this many milliseconds. */
+    public static final long LOG_INTERVAL_MILLIS = 60_000;
+
+    private static final System.Logger LOG = System.getLogger(ObservedCalls.class.getName());
+
+    private final ConcurrentHashMap<String, Method> methods = new ConcurrentHashMap<>();
+    private final LongAdder dropped = new LongAdder();
+
+    /**
+     * Records one observed check of {@code operation} on {@code resource} (the declared one) ending with
+     * {@code outcome}; for an outcome the fence would have refused, logs (rate-limited) the method, the effective
+     * resource, the token and max_seen.
+     *
+     * @param refused   whether enforce mode would have refused the call
+     * @param effective the effective resource checked
+     * @param token     the presented token, or {@code null} when none was bound
+     * @param maxSeen   the store's max_seen when it rejected the token, else {@code null}
+     */
+    public void record(String operation, String resource, String outcome, boolean refused, String effective,
+                       FencingToken token, Long maxSeen) {
+        Method method = methods.get(operation);
+        if (method == null) {
+            if (methods.size() >= MAX_METHODS) {
+                dropped.increment();
+                return;
+            }
+            method = methods.computeIfAbsent(operation, op -> new Method(op, resource));
+        }
+        long now = System.currentTimeMillis();
+        method.count(outcome, now);
+        if (refused && method.mayLog(now)) {
+            LOG.log(System.Logger.Level.WARNING, "Observe mode: {0} would have been refused ({1}) on resource ''{2}'' "
+                            + "(token {3}, max_seen {4}); it ran. At most one such line per method per minute; "
+                            + "see fencing.checks'{'enforced=\"false\"'}' and the actuator endpoint for every count",
+                    operation, outcome, effective, token == null ? "none" : Long.toString(token.value()),
+                    maxSeen == null ? "unknown" : maxSeen.toString());
+        }
+    }
+
+    /** Every recorded method, sorted by resource then method. */
+    public List<ObservedCall> calls() {
+        List<ObservedCall> calls = new ArrayList<>(methods.size());
+        for (Method method : methods.values()) {
+            calls.add(method.view());
+        }
+        calls.sort(Comparator.comparing(ObservedCall::resource).thenComparing(ObservedCall::operation));
+        return calls;
+    }
+
+    /** The methods that ran at least once without a token, sorted: the code paths that do not carry one yet. */
+    public List<ObservedCall> withoutToken() {
+        return calls().stream().filter(call -> call.count("missing") > 0).toList();
+    }
+
+    /** How many observed calls were not recorded because {@value #MAX_METHODS} methods already were. */
+    public long dropped() {
+        return dropped.sum();
+    }
+
+    /** Forgets every record (after a switch to enforce, or to start a fresh observation). */
+    public void clear() {
+        methods.clear();
+        dropped.reset();
+    }
+
+    /**
+     * What was recorded of one fenced method.
+     *
+     * @param operation   the method, as in the library's messages ({@code AccountRepository.save(Account)})
+     * @param resource    its declared resource
+     * @param outcomes    the number of observed checks per outcome
+     * @param lastSeen    when the last observed check ran
+     * @param lastOutcome the outcome of that check
+     */
+    public record ObservedCall(String operation, String resource, Map<String, Long> outcomes, Instant lastSeen,
+                               String lastOutcome) {
+
+        /** The number of checks that ended with {@code outcome}. */
+        public long count(String outcome) {
+            return outcomes.getOrDefault(outcome, 0L);
+        }
+    }
+
+    private static final class Method {
+        final String operation;
+        final String resource;
+        final ConcurrentHashMap<String, LongAdder> counts = new ConcurrentHashMap<>();
+        volatile long lastSeen;
+        volatile String lastOutcome;
+        final AtomicLong lastLogged = new AtomicLong(Long.MIN_VALUE);
+
+        Method(String operation, String resource) {
+            this.operation = operation;
+            this.resource = resource;
+        }
+
+        void count(String outcome, long now) {
+            counts.computeIfAbsent(outcome, o -> new LongAdder()).increment();
+            lastSeen = now;
+            lastOutcome = outcome;
+        }
+
+        boolean mayLog(long now) {
+            long last = lastLogged.get();
+            return (last == Long.MIN_VALUE || now - last >= LOG_INTERVAL_MILLIS) && lastLogged.compareAndSet(last, now);
+        }
+
+        ObservedCall view() {
+            Map<String, Long> outcomes = new TreeMap<>();
+            counts.forEach((outcome, count) -> outcomes.put(outcome, count.sum()));
+            return new ObservedCall(operation, resource, Collections.unmodifiableMap(outcomes), Instant.ofEpochMilli(lastSeen),
+                    lastOutcome);
+        }
+    }
+}

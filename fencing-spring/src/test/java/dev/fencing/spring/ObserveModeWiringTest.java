@@ -1,0 +1,164 @@
+package dev.fencing.spring;
+
+import dev.fencing.annotation.Fenced;
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.MissingTokenException;
+import dev.fencing.mode.FenceMode;
+import dev.fencing.mode.FenceModes;
+import dev.fencing.reactive.InMemoryReactiveFenceStore;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * {@code @EnableFencing(observe = ...)} and a {@link FencingConfigurer}'s modes reach the proxy's guard through the
+ * {@link FenceModes} bean, whose switches the next call sees, on blocking and reactive points alike.
+ */
+class ObserveModeWiringTest {
+
+    private AnnotationConfigApplicationContext context;
+
+    @AfterEach
+    void close() {
+        if (context != null) {
+            context.close();
+        }
+    }
+
+    static class Notes {
+        private final List<String> written = new CopyOnWriteArrayList<>();
+
+        /** What was written (read through the proxy, which has no state of its own). */
+        public List<String> written() {
+            return written;
+        }
+
+        @Fenced(resource = "notes")
+        public void write(String note) {
+            written.add(note);
+        }
+
+        @Fenced(resource = "drafts")
+        public void draft(String note) {
+            written.add("draft " + note);
+        }
+    }
+
+    static class ReactiveNotes {
+        @Fenced(resource = "notes")
+        public Mono<String> write(String note) {
+            return Mono.just(note);
+        }
+    }
+
+    @Configuration
+    @EnableFencing(observe = "notes")
+    static class Observing {
+        @Bean
+        Notes notes() {
+            return new Notes();
+        }
+
+        @Bean
+        InMemoryFenceStore fenceStore() {
+            return new InMemoryFenceStore();
+        }
+
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+    }
+
+    @Configuration
+    @EnableFencing(defaultFenceMode = FenceMode.OBSERVE)
+    static class ConfiguredOutside {
+        @Bean
+        Notes notes() {
+            return new Notes();
+        }
+
+        @Bean
+        InMemoryFenceStore fenceStore() {
+            return new InMemoryFenceStore();
+        }
+
+        @Bean
+        FencingConfigurer configurer() {
+            return new FencingConfigurer() {
+                @Override
+                public Map<String, FenceMode> fenceModes() {
+                    return Map.of("drafts", FenceMode.ENFORCE);
+                }
+            };
+        }
+    }
+
+    @Configuration
+    @EnableFencing(observe = "notes", allowInMemoryStore = true)
+    static class ReactiveObserving {
+        @Bean
+        ReactiveNotes notes() {
+            return new ReactiveNotes();
+        }
+
+        @Bean
+        InMemoryReactiveFenceStore reactiveFenceStore() {
+            return new InMemoryReactiveFenceStore();
+        }
+    }
+
+    @Test
+    void anObservedResourceRunsWithoutATokenAndASwitchReachesTheNextCall() {
+        context = new AnnotationConfigApplicationContext(Observing.class);
+        Notes notes = context.getBean(Notes.class);
+        MeterRegistry registry = context.getBean(MeterRegistry.class);
+
+        notes.write("no token");
+        assertThatThrownBy(() -> notes.draft("no token")).isInstanceOf(MissingTokenException.class);
+        assertThat(notes.written()).containsExactly("no token");
+        assertThat(registry.find("fencing.checks").tag("resource", "notes").tag("outcome", "missing")
+                .tag("enforced", "false").counter().count()).isEqualTo(1);
+
+        FenceModes modes = context.getBean(FenceModes.class);
+        assertThat(modes.observed().withoutToken()).singleElement()
+                .satisfies(call -> assertThat(call.operation()).contains("Notes.write(String)"));
+        modes.set("notes", FenceMode.ENFORCE, "test");
+        assertThatThrownBy(() -> notes.write("refused")).isInstanceOf(MissingTokenException.class);
+        FencingContext.run(new FencingToken("notes", 1, "h"), () -> notes.write("with a token"));
+        assertThat(notes.written()).containsExactly("no token", "with a token");
+    }
+
+    @Test
+    void aConfigurersModesJoinTheAnnotations() {
+        context = new AnnotationConfigApplicationContext(ConfiguredOutside.class);
+        Notes notes = context.getBean(Notes.class);
+        notes.write("observed by default");
+        assertThatThrownBy(() -> notes.draft("enforced by the configurer")).isInstanceOf(MissingTokenException.class);
+        assertThat(context.getBean(FenceModes.class).resources()).containsExactly(Map.entry("drafts", FenceMode.ENFORCE));
+    }
+
+    @Test
+    void aReactiveCheckingPointObservesToo() {
+        context = new AnnotationConfigApplicationContext(ReactiveObserving.class);
+        ReactiveNotes notes = context.getBean(ReactiveNotes.class);
+        StepVerifier.create(notes.write("no token")).expectNext("no token").verifyComplete();
+        context.getBean(FenceModes.class).set("notes", FenceMode.ENFORCE, "test");
+        StepVerifier.create(notes.write("refused")).expectError(MissingTokenException.class).verify();
+    }
+}
