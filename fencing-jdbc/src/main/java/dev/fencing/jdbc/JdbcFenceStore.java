@@ -330,6 +330,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
                 ps.setString(p++, check.resource());
                 ps.setLong(p++, check.token().value());
                 ps.setString(p++, check.token().holder());
+                ps.setString(p++, FenceSql.floorKeyOf(check.resource()));
             }
             ps.execute();
         } catch (SQLException e) {
@@ -482,6 +483,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
                     ps.setString(1, resource);
                     ps.setLong(2, token.value());
                     ps.setString(3, token.holder());
+                    ps.setString(4, FenceSql.floorKeyOf(resource));
                 }, rs -> rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null);
             } catch (DuplicateKeyException e) {
                 // another transaction inserted the resource's first row concurrently (H2's MERGE does not absorb
@@ -522,6 +524,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
             ps.setString(1, resource);
             ps.setLong(2, token.value());
             ps.setString(3, token.holder());
+            ps.setString(4, FenceSql.floorKeyOf(resource));
             ps.execute();
             if (!ps.getMoreResults()) {
                 return null;
