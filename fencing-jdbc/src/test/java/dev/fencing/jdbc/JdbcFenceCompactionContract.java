@@ -1,0 +1,74 @@
+package dev.fencing.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.store.sql.FenceSql;
+import dev.fencing.testsupport.FenceCompactionContract;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The compaction contract on a real database, a table of its own per test; plus what only the table shows: the
+ * floor is a row of the same table, keyed by its family and U+001F, and no resource row of a folded family is left.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class JdbcFenceCompactionContract extends FenceCompactionContract {
+
+    private HikariDataSource dataSource;
+    private JdbcTemplate jdbc;
+
+    abstract Database database();
+
+    @BeforeAll
+    void openPool() {
+        dataSource = database().newPool(10);
+        jdbc = new JdbcTemplate(dataSource);
+    }
+
+    @AfterAll
+    void closePool() {
+        dataSource.close();
+    }
+
+    @Override
+    protected Subject newSubject() {
+        JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(Database.uniqueTable("compact"))
+                .createTableIfMissing(true).lockTimeout(Duration.ofSeconds(2)).build();
+        store.verify();
+        return new Subject(store, new JdbcFenceAdmin(store));
+    }
+
+    @Override
+    protected void closeSubject(Subject subject) {
+        jdbc.execute("DROP TABLE IF EXISTS " + ((JdbcFenceStore) subject.store()).table());
+    }
+
+    @Test
+    void theFloorIsARowOfTheSameTableAndTheFoldedRowsAreGone() throws Throwable {
+        Subject s = newSubject();
+        try {
+            String table = ((JdbcFenceStore) s.store()).table();
+            for (int i = 0; i < 3; i++) {
+                String r = "orders:eu:" + i;
+                s.store().fence(r, new dev.fencing.token.FencingToken(r, 5 + i, "h"), () -> null);
+            }
+            Thread.sleep(20);
+            assertThat(s.compaction().compact(Duration.ZERO, 2, dev.fencing.retention.IssuerFloors.ONE_SEQUENCE)
+                    .folded()).isEqualTo(3);
+            List<String> rows = jdbc.queryForList("SELECT resource FROM " + table, String.class);
+            assertThat(rows).containsExactly("orders:eu" + FenceSql.FLOOR_MARKER);
+            assertThat(jdbc.queryForObject("SELECT max_seen FROM " + table, Long.class)).isEqualTo(7);
+            assertThat(s.compaction().familyFloor("orders:eu")).hasValue(7);
+            assertThat(s.compaction().familyFloor("orders")).isEmpty();
+        } finally {
+            closeSubject(s);
+        }
+    }
+}
