@@ -38,6 +38,17 @@ import java.util.concurrent.ThreadLocalRandom;
  * snapshot after its locks). When the lock is not granted within its bound (a fenced transaction stays open), the
  * batch changes nothing and is tried again, a few times, and then the compaction stops with
  * {@link CannotAcquireLockException}; checks never wait on a compaction for longer than that bound.
+ *
+ * <p>Why a table lock and not less: a check that read the family floor before the batch committed, and then waited
+ * for the row the batch deletes, would insert the resource's row judged against the old floor (PostgreSQL retries
+ * an {@code INSERT ... ON CONFLICT} with the values it computed first; InnoDB and H2 alike). Re-checking the row in
+ * the {@code DELETE} cannot see that check; a locking read of the floor on the insert path does not stop it either
+ * for a family folded the first time (no floor row to lock). H2 has no table lock statement: it raises the floors
+ * in a transaction first, waits the store's lock wait bound (the longest a check statement that read the old floor
+ * can still be waiting for a row), then deletes in a second one, keeping only rows still idle and not above the
+ * floor. A transaction in REPEATABLE READ or SERIALIZABLE whose snapshot predates a batch reads the old floor
+ * without waiting on the lock, so on PostgreSQL and H2 compaction is safe for checks in READ COMMITTED (the
+ * default); MariaDB reads the floor in a locking read, current whatever the isolation.
  */
 final class JdbcFenceCompactor {
 
@@ -141,8 +152,29 @@ final class JdbcFenceCompactor {
         return highest;
     }
 
-    /** One batch in one transaction, after the table lock; tried again when the lock is not granted in time. */
+    /**
+     * One batch in one transaction, after the table lock; tried again when the lock is not granted in time. On H2,
+     * which has no table lock statement, the floors are raised and committed first, then the batch waits out every
+     * check statement that could still judge against the old floors (each waits at most the store's lock wait bound
+     * for a row), then deletes in a second transaction.
+     */
     private Batch foldBatch(List<Fold> candidates, Map<String, Long> told, Object cutoff, long foldedSoFar) {
+        boolean tableLock = !sql.lockForCompactionSql(table, LOCK_TIMEOUT).isEmpty();
+        if (!tableLock) {
+            inTransaction(c -> raiseFloors(c, told), foldedSoFar);
+            sleep(store.lockTimeout().toMillis() + GRACE_MILLIS);
+        }
+        return inTransaction(c -> fold(c, candidates, told, cutoff, tableLock), foldedSoFar);
+    }
+
+    /** Extra wait, on H2, beyond the lock wait bound of the check statements that may have read the old floors. */
+    private static final long GRACE_MILLIS = 100;
+
+    private interface Work<T> {
+        T run(Connection c) throws SQLException;
+    }
+
+    private <T> T inTransaction(Work<T> work, long foldedSoFar) {
         DataSource dataSource = Objects.requireNonNull(store.jdbc().getDataSource(), "data source");
         SQLException last = null;
         for (int attempt = 1; attempt <= LOCK_ATTEMPTS; attempt++) {
@@ -150,9 +182,9 @@ final class JdbcFenceCompactor {
                 boolean autoCommit = c.getAutoCommit();
                 c.setAutoCommit(false);
                 try {
-                    Batch batch = foldLocked(c, candidates, told, cutoff);
+                    T done = work.run(c);
                     c.commit();
-                    return batch;
+                    return done;
                 } catch (SQLException e) {
                     c.rollback();
                     if (!lockNotGranted(e)) {
@@ -176,15 +208,17 @@ final class JdbcFenceCompactor {
         }
         throw new CannotAcquireLockException("Compaction of table '" + table + "' stopped: the table lock was not "
                 + "granted within " + LOCK_TIMEOUT.toMillis() + " ms in " + LOCK_ATTEMPTS + " attempts (a fenced "
-                + "transaction stayed open that long); this batch changed nothing, " + foldedSoFar
+                + "transaction stayed open that long); this batch deleted nothing, " + foldedSoFar
                 + " resources were folded before it; run the compaction again later", last);
     }
 
-    private Batch foldLocked(Connection c, List<Fold> candidates, Map<String, Long> told, Object cutoff)
+    private Batch fold(Connection c, List<Fold> candidates, Map<String, Long> told, Object cutoff, boolean tableLock)
             throws SQLException {
-        try (Statement s = c.createStatement()) {
-            for (String lock : sql.lockForCompactionSql(table, LOCK_TIMEOUT)) {
-                s.execute(lock);
+        if (tableLock) {
+            try (Statement s = c.createStatement()) {
+                for (String lock : sql.lockForCompactionSql(table, LOCK_TIMEOUT)) {
+                    s.execute(lock);
+                }
             }
         }
         List<Fold> fold = new ArrayList<>();
@@ -213,14 +247,21 @@ final class JdbcFenceCompactor {
             }
             ps.executeUpdate();
         }
+        if (tableLock) {
+            raiseFloors(c, highestPerFamily(fold));
+        }
+        return new Batch(fold);
+    }
+
+    private Void raiseFloors(Connection c, Map<String, Long> floors) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.raiseFloorRowSql(table))) {
-            for (Map.Entry<String, Long> floor : highestPerFamily(fold).entrySet()) {
+            for (Map.Entry<String, Long> floor : floors.entrySet()) {
                 ps.setString(1, FenceSql.familyFloorKey(floor.getKey()));
                 ps.setLong(2, floor.getValue());
                 ps.executeUpdate();
             }
         }
-        return new Batch(fold);
+        return null;
     }
 
     /**

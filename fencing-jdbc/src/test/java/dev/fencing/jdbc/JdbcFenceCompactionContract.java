@@ -37,10 +37,15 @@ abstract class JdbcFenceCompactionContract extends FenceCompactionContract {
         dataSource.close();
     }
 
+    /** The stores' lock wait bound. */
+    Duration lockTimeout() {
+        return Duration.ofMillis(500);
+    }
+
     @Override
     protected Subject newSubject() {
         JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(Database.uniqueTable("compact"))
-                .createTableIfMissing(true).lockTimeout(Duration.ofSeconds(2)).build();
+                .createTableIfMissing(true).lockTimeout(lockTimeout()).build();
         store.verify();
         return new Subject(store, new JdbcFenceAdmin(store));
     }
