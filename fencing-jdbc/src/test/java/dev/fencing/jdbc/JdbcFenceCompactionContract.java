@@ -1,6 +1,8 @@
 package dev.fencing.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.retention.CompactionResult;
+import dev.fencing.retention.IssuerFloors;
 import dev.fencing.store.sql.FenceSql;
 import dev.fencing.testsupport.FenceCompactionContract;
 import org.junit.jupiter.api.AfterAll;
@@ -11,6 +13,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,6 +56,24 @@ abstract class JdbcFenceCompactionContract extends FenceCompactionContract {
     @Override
     protected void closeSubject(Subject subject) {
         jdbc.execute("DROP TABLE IF EXISTS " + ((JdbcFenceStore) subject.store()).table());
+    }
+
+    /** The example of docs/stores.md, run: nothing idle for 30 days in a fresh table, no floor. */
+    @Test
+    void theDocsExampleRuns() {
+        Subject s = newSubject();
+        JdbcFenceStore store = (JdbcFenceStore) s.store();
+        try {
+            // tag::compact[]
+            JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
+            CompactionResult done = admin.compact(Duration.ofDays(30), 1000, IssuerFloors.ONE_SEQUENCE); // ZooKeeper, etcd
+            OptionalLong floor = admin.familyFloor("accounts");   // empty until a resource of the family was folded
+            // end::compact[]
+            assertThat(done).isEqualTo(CompactionResult.NONE);
+            assertThat(floor).isEmpty();
+        } finally {
+            closeSubject(s);
+        }
     }
 
     @Test

@@ -11,6 +11,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import java.util.EnumMap;
 import java.util.Map;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -26,6 +27,15 @@ class RetentionSchemaTest {
     @AfterAll
     void close() {
         pools.values().forEach(HikariDataSource::close);
+    }
+
+    /** docs/stores.md gives the migration statements for the default table: the ones the startup error shows. */
+    @ParameterizedTest
+    @EnumSource(JdbcDialect.class)
+    void theDocsShowTheStatementTheStartupErrorShows(JdbcDialect dialect) throws java.io.IOException {
+        java.nio.file.Path docs = java.nio.file.Path.of("..", "docs", "stores.md");
+        assertThat(java.nio.file.Files.readString(docs))
+                .contains(dialect.addColumnSql(JdbcFenceStore.DEFAULT_TABLE, "updated_at") + ";");
     }
 
     @ParameterizedTest
