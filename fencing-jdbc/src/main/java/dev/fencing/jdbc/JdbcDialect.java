@@ -121,7 +121,10 @@ public enum JdbcDialect {
                 + " WHERE resource = ?";
     }
 
-    /** Forgets a resource (its next token is a first one). Parameter: resource. */
+    /**
+     * Forgets a resource: its next token is a first one, or, in a family that was compacted, judged against the
+     * family floor. Parameter: resource.
+     */
     String forgetSql(String table) {
         return "DELETE FROM " + table + " WHERE resource = ?";
     }

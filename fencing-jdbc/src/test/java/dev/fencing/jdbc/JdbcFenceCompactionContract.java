@@ -40,6 +40,11 @@ abstract class JdbcFenceCompactionContract extends FenceCompactionContract {
         dataSource.close();
     }
 
+    /** Further configuration of the stores; none by default. */
+    JdbcFenceStore.Builder configure(JdbcFenceStore.Builder builder) {
+        return builder;
+    }
+
     /** The stores' lock wait bound. */
     Duration lockTimeout() {
         return Duration.ofMillis(500);
@@ -47,8 +52,8 @@ abstract class JdbcFenceCompactionContract extends FenceCompactionContract {
 
     @Override
     protected Subject newSubject() {
-        JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(Database.uniqueTable("compact"))
-                .createTableIfMissing(true).lockTimeout(lockTimeout()).build();
+        JdbcFenceStore store = configure(JdbcFenceStore.builder(dataSource).table(Database.uniqueTable("compact"))
+                .createTableIfMissing(true).lockTimeout(lockTimeout())).build();
         store.verify();
         return new Subject(store, new JdbcFenceAdmin(store));
     }
