@@ -63,6 +63,33 @@ abstract class JdbcFenceCompactionContract extends FenceCompactionContract {
         jdbc.execute("DROP TABLE IF EXISTS " + ((JdbcFenceStore) subject.store()).table());
     }
 
+    /**
+     * With a bound on one advance, a resource without a row is bounded from its family floor, by the same statement,
+     * in either mode: a token more than the bound above the floor is out of range, one within it accepted.
+     */
+    @Test
+    void theBoundOnOneAdvanceAppliesFromTheFloor() throws Throwable {
+        Subject plain = newSubject();
+        String table = ((JdbcFenceStore) plain.store()).table();
+        try {
+            String r = "bounded:1";
+            plain.store().fence(r, new dev.fencing.token.FencingToken(r, 500, "h"), () -> null);
+            Thread.sleep(20);
+            assertThat(plain.compaction().compact(Duration.ZERO, 10, IssuerFloors.ONE_SEQUENCE).folded())
+                    .isEqualTo(1);
+            JdbcFenceStore bounded = configure(JdbcFenceStore.builder(dataSource).table(table).maxAdvance(100))
+                    .build();
+            String other = "bounded:2";
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> bounded.fence(other,
+                            new dev.fencing.token.FencingToken(other, 601, "h"), () -> null))
+                    .isInstanceOf(dev.fencing.rule.OutOfRangeTokenException.class);
+            assertThat(bounded.fence(other, new dev.fencing.token.FencingToken(other, 600, "h"), () -> "ok"))
+                    .isEqualTo("ok");
+        } finally {
+            closeSubject(plain);
+        }
+    }
+
     /** The example of docs/stores.md, run: nothing idle for 30 days in a fresh table, no floor. */
     @Test
     void theDocsExampleRuns() {
