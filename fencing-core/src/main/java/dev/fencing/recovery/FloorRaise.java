@@ -1,6 +1,8 @@
 package dev.fencing.recovery;
 
+import dev.fencing.store.sql.FenceSql;
 import dev.fencing.metrics.AdminMetrics;
+import dev.fencing.store.sql.FenceSql;
 
 import java.util.Collection;
 import java.util.List;
@@ -16,6 +18,8 @@ import java.util.TreeSet;
  * changes nothing the second time. A resource whose lease is held now is raised to one below the issuer's highest
  * token, so that the current holder's token (the highest, with an exact issuer) is still accepted; every other token
  * stays refused. Each raise is counted ({@link AdminMetrics}, outcome {@code raised}) and the run is logged at WARNING.
+ * A family's floor (the state of folded resources, {@link dev.fencing.retention.FenceCompaction}) is raised to at
+ * least what the issuer issues to a resource of the family that has no state of its own.
  * Run it with the writers stopped: a token that got in between the restore and the raise keeps its row's holder, and
  * its holder could write again if its token is the target itself.
  */
@@ -118,7 +122,11 @@ public final class FloorRaise {
     /** Raises one resource; {@code true} when its max_seen was below the target. */
     private boolean raise(String resource, long atLeast) {
         long target = atLeast;
-        if (issued != null) {
+        if (issued != null && FenceSql.isFloorKey(resource)) {
+            // a family's floor (compaction): at least what the issuer issues to a resource of the family without state
+            String family = resource.substring(0, resource.length() - 1);
+            target = Math.max(target, issued.highestIssued(family + ":"));
+        } else if (issued != null) {
             long highest = issued.highestIssued(resource);
             if (highest > 0 && issued.isHeld(resource)) {
                 highest--; // the current holder's token is the highest one: it stays acceptable

@@ -135,7 +135,10 @@ public enum JdbcDialect {
                 + " WHERE resource = ?";
     }
 
-    /** Forgets a resource (its next token is a first one). Parameter: resource. */
+    /**
+     * Forgets a resource: its next token is a first one, or, in a family that was compacted, judged against the
+     * family floor. Parameter: resource.
+     */
     String forgetSql(String table) {
         return "DELETE FROM " + table + " WHERE resource = ?";
     }
@@ -196,6 +199,13 @@ public enum JdbcDialect {
      * collation, always deterministic, as the shipped script has it; MariaDB: binary, no-pad). Shown in startup errors.
      */
     String alterColumnSql(String table, String column) {
+        if (column.equals("updated_at")) {
+            return switch (this) {
+                case POSTGRESQL -> "ALTER TABLE " + table + " ALTER COLUMN updated_at TYPE TIMESTAMP WITH TIME ZONE";
+                case MARIADB -> "ALTER TABLE " + table + " MODIFY updated_at TIMESTAMP(6) NOT NULL";
+                case H2 -> "ALTER TABLE " + table + " ALTER COLUMN updated_at SET DATA TYPE TIMESTAMP WITH TIME ZONE";
+            };
+        }
         boolean number = column.equals("max_seen") || column.equals("token");
         boolean notNull = number || column.equals("resource");
         return switch (this) {
@@ -206,6 +216,24 @@ public enum JdbcDialect {
                     + (notNull ? " NOT NULL" : " NULL");
             case H2 -> "ALTER TABLE " + table + " ALTER COLUMN " + column + " SET DATA TYPE "
                     + (number ? "BIGINT" : "VARCHAR(256)");
+        };
+    }
+
+    /**
+     * A statement that adds a missing {@code column} to a table created by an older or hand-written DDL, or
+     * {@code null} when the column cannot simply be added (the table must be recreated). Shown in startup errors.
+     */
+    String addColumnSql(String table, String column) {
+        if (!column.equals("updated_at")) {
+            return null;
+        }
+        return switch (this) {
+            case POSTGRESQL -> "ALTER TABLE " + table
+                    + " ADD COLUMN updated_at TIMESTAMP WITH TIME ZONE NOT NULL DEFAULT CURRENT_TIMESTAMP";
+            case MARIADB -> "ALTER TABLE " + table
+                    + " ADD COLUMN updated_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)";
+            case H2 -> "ALTER TABLE " + table
+                    + " ADD COLUMN updated_at TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP NOT NULL";
         };
     }
 

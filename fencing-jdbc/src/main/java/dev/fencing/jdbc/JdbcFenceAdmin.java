@@ -2,8 +2,13 @@ package dev.fencing.jdbc;
 
 import dev.fencing.recovery.FenceAdmin;
 import dev.fencing.recovery.FenceInventory;
+import dev.fencing.retention.CompactionResult;
+import dev.fencing.retention.FenceCompaction;
+import dev.fencing.retention.IssuerFloors;
+import dev.fencing.store.sql.FenceSql;
 
 import java.sql.Types;
+import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -11,24 +16,58 @@ import java.util.OptionalLong;
 /**
  * Administrative tasks on the table of a {@link JdbcFenceStore}: reading a resource's committed max_seen, raising
  * it to a floor known from elsewhere, listing the resources and the highest max_seen ({@link FenceInventory}, for
- * the floor raise after a restore and the issuer offset's startup check), and lowering it (the raw step of {@link dev.fencing.recovery.MaxSeenReset},
- * which operators use). Works on the store's table, data source and transaction manager, and verifies
+ * the floor raise after a restore and the issuer offset's startup check), lowering it (the raw step of
+ * {@link dev.fencing.recovery.MaxSeenReset}, which operators use), and compacting the table ({@link #compact}: idle
+ * per-entity rows folded into family floors). Works on the store's table, data source and transaction manager, and
+ * verifies
  * the table first as the store does; the store itself only checks tokens.
  *
  * <pre>{@code
  * JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
  * admin.raiseFloor("accounts:42", lastTokenOfTheOldLockService);
+ * admin.compact(Duration.ofDays(30), 1000, IssuerFloors.ONE_SEQUENCE);   // ZooKeeper or etcd tokens
  * }</pre>
  */
-public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory {
+public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCompaction {
 
     private final JdbcFenceStore store;
     private final String maxSeenSql;
+    private final JdbcFenceCompactor compactor;
 
     /** Administers the table of {@code store}. */
     public JdbcFenceAdmin(JdbcFenceStore store) {
         this.store = Objects.requireNonNull(store, "store");
         this.maxSeenSql = store.dialect().maxSeenSql(store.table());
+        this.compactor = new JdbcFenceCompactor(store);
+    }
+
+    /**
+     * {@inheritDoc}
+     *
+     * <p>Idle means not advanced (column {@code updated_at}, stamped by the database's clock) for longer than
+     * {@code idleFor}, measured from the start of this call by the database's clock. A family floor is a row of the
+     * same table, keyed {@code family + U+001F} (no resource has a control character). Each batch runs in a
+     * transaction of its own on a connection of the store's data source, never the caller's, and first locks the table
+     * against checks: on PostgreSQL {@code LOCK TABLE ... IN SHARE ROW EXCLUSIVE MODE}, on MariaDB
+     * {@code LOCK TABLES ... WRITE} (the user needs the {@code LOCK TABLES} privilege), each waiting at most
+     * 200 ms (MariaDB: 1 s) for fenced transactions in progress, while new checks wait behind it; the batch itself
+     * takes milliseconds. Not granted in time, the batch changes nothing and is tried again, up to 5 times.
+     *
+     * @throws org.springframework.dao.CannotAcquireLockException when a batch could not lock the table in 5 attempts
+     *                                                            (what earlier batches folded stays folded)
+     */
+    @Override
+    public CompactionResult compact(Duration idleFor, int batchSize, IssuerFloors issuer) {
+        return compactor.compact(idleFor, batchSize, issuer);
+    }
+
+    /** {@inheritDoc} Read from the family's floor row ({@link FenceSql#familyFloorKey}). */
+    @Override
+    public OptionalLong familyFloor(String family) {
+        if (family == null || family.isBlank()) {
+            throw new IllegalArgumentException("familyFloor: family must not be blank, was '" + family + "'");
+        }
+        return maxSeen(FenceSql.familyFloorKey(family));
     }
 
     /** The committed max_seen of {@code resource}, empty when it never accepted a token. */
@@ -76,6 +115,7 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory {
             ps.setString(1, resource);
             ps.setLong(2, value);
             ps.setNull(3, Types.VARCHAR);
+            ps.setString(4, FenceSql.floorKeyOf(resource));
         }, rs -> null));
     }
 

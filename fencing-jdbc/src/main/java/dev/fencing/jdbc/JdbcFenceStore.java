@@ -5,6 +5,9 @@ import dev.fencing.FencingException;
 import dev.fencing.rule.FenceRule;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
+import dev.fencing.retention.CompactionResult;
+import dev.fencing.retention.FenceCompaction;
+import dev.fencing.retention.IssuerFloors;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.DeferredVerdict;
@@ -44,6 +47,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.OptionalLong;
 
 /**
  * A {@link FenceStore} in a relational database: max_seen lives in a table (one row per effective resource) and is
@@ -67,8 +71,8 @@ import java.util.Objects;
  * ({@link Builder#maxAdvance}). Reading a resource's max_seen, raising a floor and lowering max_seen after a bad
  * token are administrative tasks, done by a {@link JdbcFenceAdmin} on the store.
  */
-public final class JdbcFenceStore implements FenceStore, SmartInitializingSingleton, BeanFactoryAware,
-        ApplicationListener<ContextRefreshedEvent> {
+public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartInitializingSingleton,
+        BeanFactoryAware, ApplicationListener<ContextRefreshedEvent> {
 
     /** The default table name. */
     public static final String DEFAULT_TABLE = "fencing_max_seen";
@@ -153,6 +157,21 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
      *                                raised by its commit after the write ran (nothing of it persisted); with the
      *                                caller's transaction, the caller's commit raises it instead
      */
+    /**
+     * {@inheritDoc} The work of {@link JdbcFenceAdmin#compact}, on this store's table: so the application's store
+     * bean is what a scheduled compaction runs on.
+     */
+    @Override
+    public CompactionResult compact(Duration idleFor, int batchSize, IssuerFloors issuer) {
+        return new JdbcFenceAdmin(this).compact(idleFor, batchSize, issuer);
+    }
+
+    /** {@inheritDoc} As {@link JdbcFenceAdmin#familyFloor}. */
+    @Override
+    public OptionalLong familyFloor(String family) {
+        return new JdbcFenceAdmin(this).familyFloor(family);
+    }
+
     @Override
     public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
         if (!resource.equals(token.resource())) {
@@ -349,6 +368,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
                 ps.setString(p++, check.resource());
                 ps.setLong(p++, check.token().value());
                 ps.setString(p++, check.token().holder());
+                ps.setString(p++, FenceSql.floorKeyOf(check.resource()));
             }
             ps.execute();
         } catch (SQLException e) {
@@ -501,6 +521,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
                     ps.setString(1, resource);
                     ps.setLong(2, token.value());
                     ps.setString(3, token.holder());
+                    ps.setString(4, FenceSql.floorKeyOf(resource));
                 }, rs -> rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null);
             } catch (DuplicateKeyException e) {
                 // another transaction inserted the resource's first row concurrently (H2's MERGE does not absorb
@@ -541,6 +562,7 @@ public final class JdbcFenceStore implements FenceStore, SmartInitializingSingle
             ps.setString(1, resource);
             ps.setLong(2, token.value());
             ps.setString(3, token.holder());
+            ps.setString(4, FenceSql.floorKeyOf(resource));
             ps.execute();
             if (!ps.getMoreResults()) {
                 return null;

@@ -18,7 +18,8 @@ import java.util.regex.Pattern;
 enum JdbcTable {
 
     FENCE("JdbcFenceStore", "store", "Fence table", JdbcFenceStore.DEFAULT_TABLE, "schema", "max_seen",
-            Map.of("resource", ColumnNeed.TEXT, "max_seen", ColumnNeed.BIGINT, "holder", ColumnNeed.TEXT)),
+            Map.of("resource", ColumnNeed.TEXT, "max_seen", ColumnNeed.BIGINT, "holder", ColumnNeed.TEXT,
+                    "updated_at", ColumnNeed.TIMESTAMP)),
 
     LEASE("JdbcTokenIssuer", "issuer", "Lease table", JdbcTokenIssuer.DEFAULT_TABLE, "lease", "lease",
             Map.of("resource", ColumnNeed.TEXT, "holder", ColumnNeed.TEXT, "token", ColumnNeed.BIGINT));
@@ -28,7 +29,12 @@ enum JdbcTable {
         /** A 64-bit integer: tokens are {@code long}s (a ZooKeeper czxid passes 2^32 after one leader election). */
         BIGINT,
         /** Variable-length text of at least {@link dev.fencing.token.FencingToken#MAX_PART_LENGTH} characters. */
-        TEXT
+        TEXT,
+        /**
+         * A point in time from the database's clock: when the row last advanced, which compaction reads to find idle
+         * rows ({@link JdbcFenceAdmin#compact}).
+         */
+        TIMESTAMP
     }
 
     private static final String CREATE = "CREATE TABLE IF NOT EXISTS ";

@@ -362,8 +362,10 @@ final class TableVerifier {
             String name = need.getKey();
             Column column = columns.get(name);
             if (column == null) {
+                String add = dialect.addColumnSql(table, name);
                 throw new FencingConfigurationException(kind.what() + " '" + table + "' has no column '" + name
-                        + "'; recreate it with " + script);
+                        + "'; " + (add != null ? "add it with: " + add + " (or recreate the table with " + script
+                        + ")" : "recreate it with " + script));
             }
             String problem = switch (need.getValue()) {
                 case BIGINT -> column.type == Types.BIGINT ? null
@@ -379,6 +381,9 @@ final class TableVerifier {
                     default -> "is " + column.describe() + ", not variable-length text of at least "
                             + FencingToken.MAX_PART_LENGTH + " characters";
                 };
+                case TIMESTAMP -> column.type == Types.TIMESTAMP || column.type == Types.TIMESTAMP_WITH_TIMEZONE
+                        ? null : "is " + column.describe() + ", but it holds when the row last advanced (compaction "
+                        + "reads it) and needs a timestamp";
             };
             if (problem != null) {
                 throw new FencingConfigurationException(kind.what() + " '" + table + "' column '" + name + "' "

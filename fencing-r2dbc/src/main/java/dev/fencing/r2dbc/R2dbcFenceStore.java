@@ -129,10 +129,14 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
 
     /** Runs the check statement (within its lock wait bound) on the transaction's connection. */
     private Mono<Row> check(String resource, FencingToken token) {
-        Mono<Row> statement = client.sql(checkSql)
+        String floorKey = FenceSql.floorKeyOf(resource);
+        DatabaseClient.GenericExecuteSpec spec = client.sql(checkSql)
                 .bind(0, resource)
                 .bind(1, token.value())
-                .bind(2, token.holder())
+                .bind(2, token.holder());
+        // the family floor a resource without a row is judged against (fence-state retention)
+        spec = floorKey == null ? spec.bindNull(3, String.class) : spec.bind(3, floorKey);
+        Mono<Row> statement = spec
                 .map((row, meta) -> new Row(Objects.requireNonNull(row.get(0, Long.class), "max_seen"),
                         row.get(1, String.class)))
                 .one()

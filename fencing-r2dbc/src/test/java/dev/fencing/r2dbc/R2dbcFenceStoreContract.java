@@ -108,6 +108,27 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
                 .one().defaultIfEmpty(Map.of()).block(Duration.ofSeconds(30));
     }
 
+    /**
+     * A resource without a row is judged against its family's floor row (written by the JDBC store's compaction, the
+     * same table and SQL): below it stale, equal duplicate, above it accepted with a row of its own.
+     */
+    @Test
+    void aResourceWithoutARowIsJudgedAgainstItsFamilyFloor() {
+        String family = "fam" + UUID.randomUUID().toString().substring(0, 8);
+        db.sql(dialect().nativeMarkers("INSERT INTO " + fenceTable + " (resource, max_seen, holder, updated_at) "
+                        + "VALUES (?, 50, NULL, CURRENT_TIMESTAMP)"))
+                .bind(0, dev.fencing.store.sql.FenceSql.familyFloorKey(family)).then().block(STEP);
+        String r = family + ":7";
+        List<String> log = new ArrayList<>();
+        StepVerifier.create(write(r, token(r, 49, "a"), log, "49")).expectError(StaleTokenException.class)
+                .verify(STEP);
+        StepVerifier.create(write(r, token(r, 50, "a"), log, "50"))
+                .expectError(dev.fencing.rule.DuplicateTokenException.class).verify(STEP);
+        accepted(r, token(r, 51, "a"), log, "51");
+        assertThat(log).containsExactly("51");
+        assertThat(committedRow(r)).containsEntry("max_seen", 51L).containsEntry("holder", "a");
+    }
+
     @Test
     void dialectIsDetectedFromTheConnectionFactory() {
         assertThat(store.dialect()).isEqualTo(dialect());

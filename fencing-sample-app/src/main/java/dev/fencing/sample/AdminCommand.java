@@ -18,7 +18,8 @@ import java.sql.SQLException;
  * {@code --admin reset-floor RESOURCE}: the documented way back after a bad token raised a resource's max_seen in an
  * application's JDBC fence table, through {@link MaxSeenReset} with the JDBC lease table as the issuer (or, with
  * {@code --no-lease}, an explicit {@code --to} value and {@code --override}). Exit 0 when lowered, 1 when refused
- * (a lease is held, nothing to lower), 2 on a bad option. {@code --admin raise-floors}: {@link RaiseFloorsCommand}.
+ * (a lease is held, nothing to lower), 2 on a bad option. {@code --admin raise-floors}: {@link RaiseFloorsCommand};
+ * {@code --admin compact}: {@link CompactCommand}.
  */
 final class AdminCommand {
 
@@ -47,6 +48,9 @@ final class AdminCommand {
     static int run(String[] args, PrintStream out, PrintStream err) {
         if (args.length > 1 && args[1].equals("raise-floors")) {
             return RaiseFloorsCommand.run(args, out, err);
+        }
+        if (args.length > 1 && args[1].equals("compact")) {
+            return CompactCommand.run(args, out, err);
         }
         Request request;
         try {
@@ -99,15 +103,15 @@ final class AdminCommand {
 
         static Request parse(String[] args) {
             if (args.length < 2) {
-                throw new IllegalArgumentException("'--admin' needs a command: reset-floor RESOURCE, or "
-                        + "raise-floors");
+                throw new IllegalArgumentException("'--admin' needs a command: reset-floor RESOURCE, "
+                        + "raise-floors or compact");
             }
             if (args[1].equals("--help")) {
                 return null;
             }
             if (!args[1].equals("reset-floor")) {
                 throw new IllegalArgumentException("unknown admin command '" + args[1]
-                        + "'; known: reset-floor, raise-floors");
+                        + "'; known: reset-floor, raise-floors, compact");
             }
             if (args.length < 3 || args[2].startsWith("--")) {
                 throw new IllegalArgumentException("'reset-floor' needs a RESOURCE, for example accounts:42");

@@ -36,6 +36,11 @@ public record Options(boolean help, boolean serve, int port, Duration lease, Str
               --admin reset-floor RESOURCE ...
                                       instead of the race, lower a resource's max_seen after a bad token
                                       (see --admin --help)
+              --admin raise-floors ...
+                                      raise every resource's max_seen after restoring the fence table
+                                      (see --admin raise-floors --help)
+              --admin compact ...     fold idle per-entity resources into their family's floor
+                                      (see --admin compact --help)
             """;
 
     public static Options parse(String... args) {

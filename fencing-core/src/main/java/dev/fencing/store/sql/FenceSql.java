@@ -1,5 +1,6 @@
 package dev.fencing.store.sql;
 
+import dev.fencing.retention.ResourceFamily;
 import dev.fencing.rule.FenceRule;
 
 import java.io.IOException;
@@ -20,73 +21,140 @@ import java.util.regex.Pattern;
  */
 public enum FenceSql {
 
-    /** PostgreSQL 9.5+: {@code INSERT ... ON CONFLICT DO UPDATE ... RETURNING}. */
+    /**
+     * PostgreSQL 9.5+: {@code INSERT ... ON CONFLICT DO UPDATE ... RETURNING}. The presented values are a CTE, so that
+     * the update path compares the token itself while the insert path (a resource without a row) inserts the token
+     * judged against the family floor row (joined by its key, the fourth parameter).
+     */
     POSTGRESQL("""
+            WITH v (resource, token, holder, floor_key) AS (
+                VALUES (CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT)))
             INSERT INTO %1$s AS f (resource, max_seen, holder, updated_at)
-            VALUES (?, ?, ?, CURRENT_TIMESTAMP)
+            SELECT v.resource,
+                   CASE WHEN fl.max_seen IS NULL OR (v.token > fl.max_seen%4$s) THEN v.token ELSE fl.max_seen END,
+                   CASE WHEN fl.max_seen IS NULL OR (v.token > fl.max_seen%4$s) THEN v.holder END,
+                   CURRENT_TIMESTAMP
+            FROM v LEFT JOIN %1$s fl ON fl.resource = v.floor_key
             ON CONFLICT (resource) DO UPDATE SET
-                updated_at = CASE WHEN (f.max_seen < EXCLUDED.max_seen%2$s)
-                                    OR (f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder)
+                updated_at = CASE WHEN (f.max_seen < (SELECT token FROM v)%2$s)
+                                    OR (f.max_seen = (SELECT token FROM v) AND f.holder = (SELECT holder FROM v))
                                   THEN EXCLUDED.updated_at ELSE f.updated_at END,
-                holder     = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.holder ELSE f.holder END,
-                max_seen   = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.max_seen ELSE f.max_seen END
+                holder     = CASE WHEN f.max_seen < (SELECT token FROM v)%2$s THEN (SELECT holder FROM v)
+                                  ELSE f.holder END,
+                max_seen   = CASE WHEN f.max_seen < (SELECT token FROM v)%2$s THEN (SELECT token FROM v)
+                                  ELSE f.max_seen END
             RETURNING max_seen, holder""",
-            " AND EXCLUDED.max_seen - f.max_seen <= %d"),
+            " AND (SELECT token FROM v) - f.max_seen <= %2$d", " AND v.token - fl.max_seen <= %2$d"),
 
     /**
-     * MariaDB 10.5+: {@code INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING}. Assignments run left to right and
-     * see the columns already assigned, so the conditions come before the columns they read are changed. The text
-     * columns use {@code utf8mb4_nopad_bin}: the server default ({@code utf8mb4_general_ci}) would make
-     * {@code a}/{@code A}, {@code u}/{@code ü} and {@code x}/{@code "x "} one row.
+     * MariaDB 10.5+: {@code INSERT ... SELECT ... ON DUPLICATE KEY UPDATE ... RETURNING}. The presented values are a
+     * derived table the update path reads (the insert path inserts the token judged against the family floor row).
+     * Assignments run left to right and see the columns already assigned, so the conditions come before the columns
+     * they read are changed. The text columns use {@code utf8mb4_nopad_bin}: the server default
+     * ({@code utf8mb4_general_ci}) would make {@code a}/{@code A}, {@code u}/{@code ü} and {@code x}/{@code "x "} one
+     * row.
      */
     MARIADB("""
             INSERT INTO %1$s (resource, max_seen, holder, updated_at)
-            VALUES (?, ?, ?, CURRENT_TIMESTAMP(6))
+            SELECT v.fence_resource,
+                   IF(fl.max_seen IS NULL OR (v.fence_token > fl.max_seen%4$s), v.fence_token, fl.max_seen),
+                   IF(fl.max_seen IS NULL OR (v.fence_token > fl.max_seen%4$s), v.fence_holder, NULL),
+                   CURRENT_TIMESTAMP(6)
+            FROM (SELECT ? AS fence_resource, CAST(? AS SIGNED) AS fence_token, ? AS fence_holder,
+                         ? AS fence_floor) v
+            LEFT JOIN %1$s fl ON fl.resource = v.fence_floor
             ON DUPLICATE KEY UPDATE
-                updated_at = IF((max_seen < VALUES(max_seen)%2$s)
-                                OR (max_seen = VALUES(max_seen) AND holder = VALUES(holder)),
-                                VALUES(updated_at), updated_at),
-                holder     = IF(max_seen < VALUES(max_seen)%2$s, VALUES(holder), holder),
-                max_seen   = IF(max_seen < VALUES(max_seen)%2$s, VALUES(max_seen), max_seen)
-            RETURNING max_seen, holder""",
-            " AND VALUES(max_seen) - max_seen <= %d"),
+                updated_at = IF((%1$s.max_seen < v.fence_token%2$s)
+                                OR (%1$s.max_seen = v.fence_token AND %1$s.holder = v.fence_holder),
+                                VALUES(updated_at), %1$s.updated_at),
+                holder     = IF(%1$s.max_seen < v.fence_token%2$s, v.fence_holder, %1$s.holder),
+                max_seen   = IF(%1$s.max_seen < v.fence_token%2$s, v.fence_token, %1$s.max_seen)
+            RETURNING %1$s.max_seen, %1$s.holder""",
+            " AND v.fence_token - %1$s.max_seen <= %2$d", " AND v.fence_token - fl.max_seen <= %2$d"),
 
-    /** H2 2.x: {@code MERGE ... USING} read back through {@code FINAL TABLE}. */
+    /** H2 2.x: {@code MERGE ... USING} read back through {@code FINAL TABLE}; the source carries the family floor. */
     H2("""
             SELECT max_seen, holder FROM FINAL TABLE (
                 MERGE INTO %1$s f
-                USING (VALUES (CAST(? AS VARCHAR(256)), CAST(? AS BIGINT), CAST(? AS VARCHAR(256))))
-                      s (resource, max_seen, holder)
+                USING (SELECT v.resource, v.token, v.holder, fl.max_seen AS floor
+                       FROM (VALUES (CAST(? AS VARCHAR(256)), CAST(? AS BIGINT), CAST(? AS VARCHAR(256)),
+                                     CAST(? AS VARCHAR(256)))) v (resource, token, holder, floor_key)
+                       LEFT JOIN %1$s fl ON fl.resource = v.floor_key) s
                 ON f.resource = s.resource
                 WHEN MATCHED THEN UPDATE SET
-                    updated_at = CASE WHEN (f.max_seen < s.max_seen%2$s)
-                                        OR (f.max_seen = s.max_seen AND f.holder = s.holder)
+                    updated_at = CASE WHEN (f.max_seen < s.token%2$s)
+                                        OR (f.max_seen = s.token AND f.holder = s.holder)
                                       THEN CURRENT_TIMESTAMP ELSE f.updated_at END,
-                    holder     = CASE WHEN f.max_seen < s.max_seen%2$s THEN s.holder ELSE f.holder END,
-                    max_seen   = CASE WHEN f.max_seen < s.max_seen%2$s THEN s.max_seen ELSE f.max_seen END
+                    holder     = CASE WHEN f.max_seen < s.token%2$s THEN s.holder ELSE f.holder END,
+                    max_seen   = CASE WHEN f.max_seen < s.token%2$s THEN s.token ELSE f.max_seen END
                 WHEN NOT MATCHED THEN INSERT (resource, max_seen, holder, updated_at)
-                    VALUES (s.resource, s.max_seen, s.holder, CURRENT_TIMESTAMP)
+                    VALUES (s.resource,
+                            CASE WHEN s.floor IS NULL OR (s.token > s.floor%4$s) THEN s.token ELSE s.floor END,
+                            CASE WHEN s.floor IS NULL OR (s.token > s.floor%4$s) THEN s.holder END,
+                            CURRENT_TIMESTAMP)
             )""",
-            " AND s.max_seen - f.max_seen <= %d");
+            " AND s.token - f.max_seen <= %2$d", " AND s.token - s.floor <= %2$d");
 
     /**
      * PostgreSQL: the check-and-advance statement for a check sent with {@code COMMIT}
      * ({@link #checksAtCommitSql}); as {@link #POSTGRESQL}'s, but a rejection raises an error instead of returning
      * the row, so that the transaction aborts inside the server before the {@code COMMIT} after it runs. The error is
      * a failed cast (SQLSTATE 22P02) of a text carrying {@value #REJECTED_AT_COMMIT}, the statement's place in the
-     * batch and max_seen: it reads the row, so it is never folded at plan time. %3$d is the place.
+     * batch and max_seen (for a resource without a row, its family floor): it reads a row, so it is never folded at
+     * plan time. %3$d is the place. The insert path raises only when the resource has no row ({@code e}): with one,
+     * the update path judges.
      */
     private static final String POSTGRESQL_AT_COMMIT = """
+            WITH v (resource, token, holder, floor_key) AS (
+                VALUES (CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT)))
             INSERT INTO %1$s AS f (resource, max_seen, holder, updated_at)
-            VALUES (?, ?, ?, CURRENT_TIMESTAMP)
+            SELECT v.resource,
+                   CASE WHEN fl.max_seen IS NULL OR (v.token > fl.max_seen%4$s) OR e.resource IS NOT NULL
+                        THEN v.token
+                        ELSE CAST('fencing-rejected check=%3$d max_seen=' || fl.max_seen AS BIGINT) END,
+                   v.holder,
+                   CURRENT_TIMESTAMP
+            FROM v LEFT JOIN %1$s fl ON fl.resource = v.floor_key
+                   LEFT JOIN %1$s e ON e.resource = v.resource
             ON CONFLICT (resource) DO UPDATE SET
-                updated_at = CASE WHEN (f.max_seen < EXCLUDED.max_seen%2$s)
-                                    OR (f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder)
+                updated_at = CASE WHEN (f.max_seen < (SELECT token FROM v)%2$s)
+                                    OR (f.max_seen = (SELECT token FROM v) AND f.holder = (SELECT holder FROM v))
                                   THEN EXCLUDED.updated_at ELSE f.updated_at END,
-                holder     = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.holder ELSE f.holder END,
-                max_seen   = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.max_seen
-                                  WHEN f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder THEN f.max_seen
+                holder     = CASE WHEN f.max_seen < (SELECT token FROM v)%2$s THEN (SELECT holder FROM v)
+                                  ELSE f.holder END,
+                max_seen   = CASE WHEN f.max_seen < (SELECT token FROM v)%2$s THEN (SELECT token FROM v)
+                                  WHEN f.max_seen = (SELECT token FROM v) AND f.holder = (SELECT holder FROM v)
+                                  THEN f.max_seen
                                   ELSE CAST('fencing-rejected check=%3$d max_seen=' || f.max_seen AS BIGINT) END""";
+
+    /**
+     * What no resource contains (resources have no control characters): the last character of a family floor row's
+     * key, {@code family + U+001F} ({@link #familyFloorKey(String)}).
+     */
+    public static final char FLOOR_MARKER = '\u001f';
+
+    /**
+     * The key of {@code family}'s floor row in the fence table: the family followed by {@link #FLOOR_MARKER}. The floor
+     * rows live in the fence table itself (max_seen is the floor, no holder), so the highest token the table ever saw
+     * is still its highest max_seen, and a backup or lock of the table covers them.
+     */
+    public static String familyFloorKey(String family) {
+        return family + FLOOR_MARKER;
+    }
+
+    /**
+     * The fourth parameter of the check for {@code resource}: the key of its family's floor row, or {@code null} when
+     * it has no family ({@link ResourceFamily}).
+     */
+    public static String floorKeyOf(String resource) {
+        String family = ResourceFamily.of(resource);
+        return family == null ? null : familyFloorKey(family);
+    }
+
+    /** Whether {@code resource} is the key of a family floor row, not a resource. */
+    public static boolean isFloorKey(String resource) {
+        return !resource.isEmpty() && resource.charAt(resource.length() - 1) == FLOOR_MARKER;
+    }
 
     /** The marker in the error a rejected check at commit raises ({@link #rejectedAtCommit(String)} reads it). */
     public static final String REJECTED_AT_COMMIT = "fencing-rejected";
@@ -112,23 +180,32 @@ public enum FenceSql {
 
     private final String check;
     private final String advanceBound;
+    private final String floorBound;
     private volatile String createStatement;
 
-    FenceSql(String check, String advanceBound) {
+    FenceSql(String check, String advanceBound, String floorBound) {
         this.check = check;
         this.advanceBound = advanceBound;
+        this.floorBound = floorBound;
+    }
+
+    private String bound(String template, String table, long maxAdvance) {
+        return maxAdvance == FenceRule.UNBOUNDED ? "" : template.formatted(table, maxAdvance);
     }
 
     /**
-     * The check-and-advance statement on {@code table}; parameters: resource, token value, holder; returns one row
-     * (max_seen, holder). With a bound on one advance (not {@link FenceRule#UNBOUNDED}), evaluated by the same
-     * statement: on an existing row, a token more than {@code maxAdvance} above max_seen leaves the row as it is
-     * (still locked), so the row returned has a max_seen below the token; a first token inserts its row whatever
-     * its value.
+     * The check-and-advance statement on {@code table}; parameters: resource, token value, holder, the key of the
+     * resource's family floor ({@link #floorKeyOf(String)}, {@code null} without a family); returns one row
+     * (max_seen, holder). A resource without a row is judged against its family's floor row as if that were its
+     * own with no holder: a token above it inserts the resource's row, any other inserts a row holding the floor
+     * and no holder (locked until commit like any row), which the caller's rule refuses; without a floor the token
+     * inserts its row whatever its value. With a bound on one advance (not {@link FenceRule#UNBOUNDED}), evaluated
+     * by the same statement: a token more than {@code maxAdvance} above max_seen (or above the floor) leaves
+     * max_seen as it is, so the row returned has a max_seen below the token.
      */
     public String checkSql(String table, long maxAdvance) {
-        String bound = maxAdvance == FenceRule.UNBOUNDED ? "" : advanceBound.formatted(maxAdvance);
-        return check.formatted(table, bound);
+        return check.formatted(table, bound(advanceBound, table, maxAdvance), 0,
+                bound(floorBound, table, maxAdvance));
     }
 
     /**
@@ -156,7 +233,7 @@ public enum FenceSql {
     /**
      * PostgreSQL: one text of {@code checks} check-and-advance statements followed by {@code COMMIT}, preceded by
      * {@code SET LOCAL lock_timeout} to {@code lockTimeout} (for example {@code 5000ms}) so that each check waits at
-     * most that long for its row. Parameters: resource, token value, holder, for each check in turn. A rejected check
+     * most that long for its row. Parameters: resource, token value, holder, floor key, for each check in turn. A rejected check
      * raises an error ({@link #rejectedAtCommit(String)} reads which check and max_seen from its message): the
      * statements after it, {@code COMMIT} included, do not run, and the transaction is left aborted.
      *
@@ -177,12 +254,13 @@ public enum FenceSql {
         if (checks < 1) {
             throw new IllegalArgumentException("checks must be at least 1, was " + checks);
         }
-        String bound = maxAdvance == FenceRule.UNBOUNDED ? "" : advanceBound.formatted(maxAdvance);
+        String bound = bound(advanceBound, table, maxAdvance);
+        String floor = bound(floorBound, table, maxAdvance);
         String value = lockTimeout.replace("'", "''");
         StringBuilder sql = new StringBuilder(commit ? "SET LOCAL lock_timeout = '" + value + "';\n"
                 : swapInLockTimeout(lockTimeout));
         for (int i = 0; i < checks; i++) {
-            sql.append(POSTGRESQL_AT_COMMIT.formatted(table, bound, i)).append(";\n");
+            sql.append(POSTGRESQL_AT_COMMIT.formatted(table, bound, i, floor)).append(";\n");
         }
         return sql.append(commit ? "COMMIT" : PUT_BACK_LOCK_TIMEOUT).toString();
     }
@@ -240,6 +318,93 @@ public enum FenceSql {
     public String setLockTimeoutSql(String value) {
         return this == POSTGRESQL ? "SELECT set_config('lock_timeout', '" + value.replace("'", "''") + "', true)"
                 : null;
+    }
+
+    /**
+     * Compaction: the database's current time, one column; the cutoff of a compaction is computed from it, so rows
+     * are judged idle by the clock that stamped them ({@code updated_at}).
+     */
+    public String nowSql() {
+        return this == MARIADB ? "SELECT CURRENT_TIMESTAMP(6)" : "SELECT CURRENT_TIMESTAMP";
+    }
+
+    /**
+     * Compaction: at most {@code limit} rows of resources with a family ({@code resource LIKE '_%:%'}, the same set
+     * {@link ResourceFamily#of} gives one) last advanced before a cutoff, floor rows excluded. Parameters: cutoff,
+     * {@code '%' + FLOOR_MARKER}; returns (resource, max_seen). No index on {@code updated_at} on purpose (it would make
+     * every advance maintain one): the query scans until it has {@code limit} rows.
+     */
+    public String idleRowsSql(String table, int limit) {
+        String where = "SELECT resource, max_seen FROM " + table
+                + " WHERE updated_at < ? AND resource LIKE '_%:%' AND resource NOT LIKE ?";
+        return this == MARIADB ? where + " LIMIT " + limit : where + " FETCH FIRST " + limit + " ROWS ONLY";
+    }
+
+    /**
+     * Compaction: the rows among {@code count} resources still last advanced before the cutoff. Parameters: cutoff,
+     * then the resources; returns (resource, max_seen).
+     */
+    public String stillIdleSql(String table, int count) {
+        return "SELECT resource, max_seen FROM " + table + " WHERE updated_at < ? AND resource IN ("
+                + markers(count) + ")";
+    }
+
+    /** Compaction: deletes the rows of {@code count} resources. Parameters: the resources. */
+    public String deleteRowsSql(String table, int count) {
+        return "DELETE FROM " + table + " WHERE resource IN (" + markers(count) + ")";
+    }
+
+    /**
+     * Compaction: raises a family floor row to at least a value, creating it when missing; never lowers it.
+     * Parameters: floor key ({@link #familyFloorKey}), value.
+     */
+    public String raiseFloorRowSql(String table) {
+        return switch (this) {
+            case POSTGRESQL -> "INSERT INTO " + table + " AS f (resource, max_seen, holder, updated_at)"
+                    + " VALUES (?, ?, NULL, CURRENT_TIMESTAMP) ON CONFLICT (resource) DO UPDATE SET"
+                    + " max_seen = GREATEST(f.max_seen, EXCLUDED.max_seen), updated_at = EXCLUDED.updated_at";
+            case MARIADB -> "INSERT INTO " + table + " (resource, max_seen, holder, updated_at)"
+                    + " VALUES (?, ?, NULL, CURRENT_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE"
+                    + " max_seen = GREATEST(max_seen, VALUES(max_seen)), updated_at = VALUES(updated_at)";
+            case H2 -> "MERGE INTO " + table + " f USING (VALUES (CAST(? AS VARCHAR(256)), CAST(? AS BIGINT)))"
+                    + " s (resource, floor) ON f.resource = s.resource"
+                    + " WHEN MATCHED THEN UPDATE SET max_seen = GREATEST(f.max_seen, s.floor),"
+                    + " updated_at = CURRENT_TIMESTAMP"
+                    + " WHEN NOT MATCHED THEN INSERT (resource, max_seen, holder, updated_at)"
+                    + " VALUES (s.resource, s.floor, NULL, CURRENT_TIMESTAMP)";
+        };
+    }
+
+    /**
+     * Compaction: the statements, run first in a batch's transaction, that keep every check off the table until the
+     * batch commits, waiting at most {@code lockTimeout} for the fenced transactions already in it. PostgreSQL:
+     * {@code LOCK TABLE ... IN SHARE ROW EXCLUSIVE MODE} (conflicts with the {@code ROW EXCLUSIVE} lock every check
+     * takes and holds to its commit; a check queued behind it takes its snapshot after the batch committed) under a
+     * transaction-local {@code lock_timeout}. MariaDB: {@code LOCK TABLES ... WRITE WAIT n} (the metadata lock every
+     * transaction that used the table holds to its end; whole seconds, rounded up), with autocommit off, released by
+     * {@link #unlockSql()} after the commit. H2 has no table lock statement: none (see the compaction's Javadoc).
+     */
+    public java.util.List<String> lockForCompactionSql(String table, Duration lockTimeout) {
+        return switch (this) {
+            case POSTGRESQL -> java.util.List.of(
+                    "SET LOCAL lock_timeout = '" + Math.max(1, lockTimeout.toMillis()) + "ms'",
+                    "LOCK TABLE " + table + " IN SHARE ROW EXCLUSIVE MODE");
+            case MARIADB -> java.util.List.of("LOCK TABLES " + table + " WRITE WAIT "
+                    + Math.max(1, (lockTimeout.toMillis() + 999) / 1000));
+            case H2 -> java.util.List.of();
+        };
+    }
+
+    /** Compaction, MariaDB: releases {@link #lockForCompactionSql}'s lock after the commit; {@code null} elsewhere. */
+    public String unlockSql() {
+        return this == MARIADB ? "UNLOCK TABLES" : null;
+    }
+
+    private static String markers(int count) {
+        if (count < 1) {
+            throw new IllegalArgumentException("count must be at least 1, was " + count);
+        }
+        return "?" + ", ?".repeat(count - 1);
     }
 
     /** The schema script as a class path resource: {@code dev/fencing/store/sql/schema-postgresql.sql}. */

@@ -1,4 +1,5 @@
--- fencing: the max_seen table (postgresql). One row per effective resource.
+-- fencing: the max_seen table (postgresql). One row per effective resource, and one per compacted resource family
+-- (its floor, keyed family + U+001F); updated_at is when the row last advanced (the database's clock).
 -- The default table name of JdbcFenceStore and R2dbcFenceStore is fencing_max_seen; use your own name consistently.
 CREATE TABLE IF NOT EXISTS fencing_max_seen (
     resource   VARCHAR(256) NOT NULL PRIMARY KEY,

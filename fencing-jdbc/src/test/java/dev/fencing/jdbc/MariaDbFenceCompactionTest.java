@@ -1,0 +1,10 @@
+package dev.fencing.jdbc;
+
+/** {@link JdbcFenceCompactionContract} on MariaDb. */
+class MariaDbFenceCompactionTest extends JdbcFenceCompactionContract {
+
+    @Override
+    Database database() {
+        return Database.MARIADB;
+    }
+}
