@@ -44,4 +44,13 @@ public interface Lease extends AutoCloseable {
      */
     @Override
     void close();
+
+    /**
+     * {@code lease} presenting {@code token} instead of its own: what an issuer that decorates another (one that
+     * signs or shifts its tokens) hands out. Released, lost and held are {@code lease}'s, and closing it releases
+     * {@code lease}.
+     */
+    static Lease presenting(Lease lease, FencingToken token) {
+        return new PresentedLease(lease, token);
+    }
 }

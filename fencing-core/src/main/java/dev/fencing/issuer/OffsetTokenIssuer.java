@@ -137,7 +137,7 @@ public class OffsetTokenIssuer implements TokenIssuer {
             throw new LockAcquisitionException(resource, "Could not offset the token of the lock on '" + resource
                     + "' by base " + base + "; the lock was released: " + e.getMessage(), e);
         }
-        return new OffsetLease(lease, shifted);
+        return Lease.presenting(lease, shifted);
     }
 
     /** {@code value + base}, failing with a message naming both when it overflows. */
@@ -167,42 +167,6 @@ public class OffsetTokenIssuer implements TokenIssuer {
     @Override
     public String toString() {
         return "OffsetTokenIssuer[" + delegate + ", base " + base + "]";
-    }
-
-    /** A lease of the decorated issuer presenting the shifted token; everything else is the decorated lease's. */
-    private static final class OffsetLease implements Lease {
-        private final Lease delegate;
-        private final FencingToken token;
-
-        OffsetLease(Lease delegate, FencingToken token) {
-            this.delegate = delegate;
-            this.token = token;
-        }
-
-        @Override
-        public FencingToken token() {
-            return token;
-        }
-
-        @Override
-        public boolean isLost() {
-            return delegate.isLost();
-        }
-
-        @Override
-        public boolean isReleased() {
-            return delegate.isReleased();
-        }
-
-        @Override
-        public void close() {
-            delegate.close();
-        }
-
-        @Override
-        public String toString() {
-            return "OffsetLease[" + delegate + ", token " + token.value() + "]";
-        }
     }
 
     /** Over an {@link IssuedTokens} issuer: its highest issued token plus the base. */

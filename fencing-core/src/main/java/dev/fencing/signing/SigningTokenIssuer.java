@@ -38,7 +38,7 @@ public final class SigningTokenIssuer implements TokenIssuer {
             throw new LockAcquisitionException(resource, "Could not sign the token of the lock on '" + resource
                     + "' with key '" + signer.keyId() + "'; the lock was released: " + e.getClass().getName(), e);
         }
-        return new SignedLease(lease, signed);
+        return Lease.presenting(lease, signed);
     }
 
     @Override

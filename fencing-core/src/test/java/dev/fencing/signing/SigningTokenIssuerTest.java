@@ -43,7 +43,7 @@ class SigningTokenIssuerTest {
         InMemoryTokenIssuer plain = new InMemoryTokenIssuer();
         TokenIssuer failing = new SigningTokenIssuer((resource, timeout) -> {
             Lease lease = plain.acquire(resource, timeout);
-            return new SignedLease(lease, null); // a token the signer cannot take
+            return Lease.presenting(lease, null); // a token the signer cannot take
         }, keys.signer());
         assertThatThrownBy(() -> failing.acquire("r", Duration.ofSeconds(1)))
                 .isInstanceOf(LockAcquisitionException.class).hasMessageContaining("'r'")

@@ -45,9 +45,9 @@ class LockSetControlTest {
     }
 
     @Test
-    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void withTheLockAloneAPausedHolderLosesAcknowledgedWrites() throws Exception {
-        RunResult run = run(false, "jdbc-postgresql");
+        RunResult run = unfencedUntilInvalid("jdbc-postgresql");
         CheckResult result = run.result();
         assertThat(result.verdict()).as("verdict of %s", run.dir()).isEqualTo(Verdict.INVALID);
         assertThat(result.anomalies()).as("lost writes in %s", run.dir())
@@ -65,9 +65,9 @@ class LockSetControlTest {
     }
 
     @Test
-    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void onZooKeeperWithTheLockAloneAPausedHolderLosesAcknowledgedWrites() throws Exception {
-        RunResult run = run(false, "zookeeper");
+        RunResult run = unfencedUntilInvalid("zookeeper");
         assertThat(run.result().verdict()).as("verdict of %s", run.dir()).isEqualTo(Verdict.INVALID);
         assertThat(run.result().anomalies()).anyMatch(a -> a.kind() == AnomalyKind.LOST_WRITE);
     }
@@ -89,12 +89,28 @@ class LockSetControlTest {
     }
 
     @Test
-    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void onEtcdWithTheLockAloneAPausedHolderLosesAcknowledgedWrites() throws Exception {
-        RunResult run = run(false, "etcd");
+        RunResult run = unfencedUntilInvalid("etcd");
         assertThat(run.result().verdict()).as("verdict of %s", run.dir()).isEqualTo(Verdict.INVALID);
         assertThat(run.result().anomalies()).anyMatch(a -> a.kind() == AnomalyKind.LOST_WRITE);
         deleteEtcdData(run);
+    }
+
+    /**
+     * A control run without the fence, repeated once when it finds nothing: the control shows that the faults can
+     * lose acknowledged writes, and on a loaded machine one run may acknowledge too few writes (a handful) for a
+     * pause to land on one. A second valid run fails the test.
+     */
+    private static RunResult unfencedUntilInvalid(String issuer) throws Exception {
+        RunResult first = run(false, issuer);
+        if (first.result().verdict() == Verdict.INVALID) {
+            return first;
+        }
+        if (issuer.equals("etcd")) {
+            deleteEtcdData(first);
+        }
+        return run(false, issuer);
     }
 
     /** The members' data (some 120 MB each, preallocated write-ahead logs); the history and reports stay. */

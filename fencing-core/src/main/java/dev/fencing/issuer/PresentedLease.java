@@ -1,15 +1,14 @@
-package dev.fencing.signing;
+package dev.fencing.issuer;
 
-import dev.fencing.issuer.Lease;
 import dev.fencing.token.FencingToken;
 
-/** A lease of the decorated issuer, presenting the signed token; everything else is the decorated lease's. */
-final class SignedLease implements Lease {
+/** A lease presenting another token than its own ({@link Lease#presenting}); everything else is the lease's. */
+final class PresentedLease implements Lease {
 
     private final Lease delegate;
     private final FencingToken token;
 
-    SignedLease(Lease delegate, FencingToken token) {
+    PresentedLease(Lease delegate, FencingToken token) {
         this.delegate = delegate;
         this.token = token;
     }
@@ -36,6 +35,6 @@ final class SignedLease implements Lease {
 
     @Override
     public String toString() {
-        return "SignedLease[" + delegate + "]";
+        return delegate + " presenting " + (token == null ? "no token" : "token " + token.value());
     }
 }
