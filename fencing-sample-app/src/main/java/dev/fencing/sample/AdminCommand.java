@@ -5,13 +5,10 @@ import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.jdbc.JdbcTokenIssuer;
 import dev.fencing.metrics.AdminMetrics;
 import dev.fencing.recovery.MaxSeenReset;
-import dev.fencing.recovery.ResetRefusedException;
 import dev.fencing.recovery.ResetResult;
-import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 import javax.sql.DataSource;
 import java.io.PrintStream;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 
 /**
@@ -52,54 +49,26 @@ final class AdminCommand {
         if (args.length > 1 && args[1].equals("compact")) {
             return CompactCommand.run(args, out, err);
         }
-        Request request;
-        try {
-            request = Request.parse(args);
-        } catch (IllegalArgumentException e) {
-            err.println("error: " + e.getMessage());
-            err.println();
-            err.print(USAGE);
-            return 2;
-        }
-        if (request == null) {
-            out.print(USAGE);
-            return 0;
-        }
-        try {
-            DataSource dataSource = dataSource(request);
-            JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(request.fenceTable).build();
-            JdbcTokenIssuer issuer = request.noLease ? null
-                    : JdbcTokenIssuer.builder(dataSource).table(request.leaseTable).build();
-            MaxSeenReset reset = new MaxSeenReset(new JdbcFenceAdmin(store), issuer, new AdminMetrics(null));
-            ResetResult result = request.to == null
-                    ? reset.toHighestIssued(request.resource, request.actor, request.force)
-                    : reset.toValue(request.resource, request.to, request.actor, request.override, request.force);
-            out.println("max_seen of '" + result.resource() + "' lowered from " + result.previous() + " to "
-                    + result.current() + (result.highestIssued() >= 0
-                    ? " (highest issued token " + result.highestIssued() + ")" : "") + " by " + result.actor());
-            return 0;
-        } catch (ResetRefusedException | IllegalArgumentException e) {
-            err.println("refused: " + e.getMessage());
-            return e instanceof ResetRefusedException ? 1 : 2;
-        } catch (RuntimeException e) {
-            err.println("failed: " + e.getMessage());
-            return 1;
-        }
+        return AdminCli.run(USAGE, args, out, err, Request::parse, AdminCommand::execute);
     }
 
-    private static DataSource dataSource(Request request) {
-        try {
-            return new SimpleDriverDataSource(DriverManager.getDriver(request.url), request.url, request.user,
-                    request.password);
-        } catch (SQLException e) {
-            throw new IllegalArgumentException("no JDBC driver for '" + request.url + "'", e);
-        }
+    private static void execute(Request request, PrintStream out) throws SQLException {
+        DataSource dataSource = request.database.dataSource();
+        JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(request.database.fenceTable()).build();
+        JdbcTokenIssuer issuer = request.noLease ? null
+                : JdbcTokenIssuer.builder(dataSource).table(request.database.leaseTable()).build();
+        MaxSeenReset reset = new MaxSeenReset(new JdbcFenceAdmin(store), issuer, new AdminMetrics(null));
+        ResetResult result = request.to == null
+                ? reset.toHighestIssued(request.resource, request.actor, request.force)
+                : reset.toValue(request.resource, request.to, request.actor, request.override, request.force);
+        out.println("max_seen of '" + result.resource() + "' lowered from " + result.previous() + " to "
+                + result.current() + (result.highestIssued() >= 0
+                ? " (highest issued token " + result.highestIssued() + ")" : "") + " by " + result.actor());
     }
 
     /** The parsed command line; {@code null} from {@link #parse} means help. */
-    private record Request(String resource, String url, String user, String password, String fenceTable,
-                           String leaseTable, boolean noLease, Long to, boolean override, boolean force,
-                           String actor) {
+    private record Request(String resource, AdminCli.Database database, boolean noLease, Long to, boolean override,
+                           boolean force, String actor) {
 
         static Request parse(String[] args) {
             if (args.length < 2) {
@@ -117,24 +86,20 @@ final class AdminCommand {
                 throw new IllegalArgumentException("'reset-floor' needs a RESOURCE, for example accounts:42");
             }
             String resource = args[2];
-            String url = null;
-            String user = null;
-            String password = "";
-            String fenceTable = JdbcFenceStore.DEFAULT_TABLE;
-            String leaseTable = JdbcTokenIssuer.DEFAULT_TABLE;
+            AdminCli.Database database = new AdminCli.Database();
             boolean noLease = false;
             Long to = null;
             boolean override = false;
             boolean force = false;
             String actor = System.getProperty("user.name", "unknown");
             for (int i = 3; i < args.length; i++) {
+                int taken = database.accept(args, i);
+                if (taken >= 0) {
+                    i = taken;
+                    continue;
+                }
                 String arg = args[i];
                 switch (arg) {
-                    case "--jdbc-url" -> url = Options.parse(arg, Options.value(args, i++)).jdbcUrl(); // its URL check
-                    case "--jdbc-user" -> user = Options.value(args, i++);
-                    case "--jdbc-password" -> password = Options.value(args, i++);
-                    case "--fence-table" -> fenceTable = Options.value(args, i++);
-                    case "--lease-table" -> leaseTable = Options.value(args, i++);
                     case "--no-lease" -> noLease = true;
                     case "--to" -> to = number(arg, Options.value(args, i++));
                     case "--override" -> override = true;
@@ -143,18 +108,12 @@ final class AdminCommand {
                     default -> throw new IllegalArgumentException("unknown option '" + arg + "' for reset-floor");
                 }
             }
-            if (url == null) {
-                throw new IllegalArgumentException("reset-floor needs --jdbc-url: the database of the fence table");
-            }
+            database.require("reset-floor");
             if (noLease && to == null) {
                 throw new IllegalArgumentException("--no-lease needs --to N and --override: without the lease table "
                         + "nothing tells what was issued");
             }
-            if (user == null) {
-                user = SampleDatabase.defaultUser(url);
-            }
-            return new Request(resource, url, user, password, fenceTable, leaseTable, noLease, to, override, force,
-                    actor);
+            return new Request(resource, database, noLease, to, override, force, actor);
         }
 
         private static long number(String option, String value) {

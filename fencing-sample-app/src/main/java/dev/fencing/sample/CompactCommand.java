@@ -7,11 +7,9 @@ import dev.fencing.metrics.CompactionMetrics;
 import dev.fencing.retention.CompactionResult;
 import dev.fencing.retention.CompactionRun;
 import dev.fencing.retention.IssuerFloors;
-import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 import javax.sql.DataSource;
 import java.io.PrintStream;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
@@ -47,85 +45,54 @@ final class CompactCommand {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        Request request;
-        try {
-            request = Request.parse(args);
-        } catch (IllegalArgumentException e) {
-            err.println("error: " + e.getMessage());
-            err.println();
-            err.print(USAGE);
-            return 2;
-        }
-        if (request == null) {
-            out.print(USAGE);
-            return 0;
-        }
-        try {
-            DataSource dataSource = new SimpleDriverDataSource(DriverManager.getDriver(request.url), request.url,
-                    request.user, request.password);
-            JdbcFenceAdmin admin = new JdbcFenceAdmin(JdbcFenceStore.builder(dataSource).table(request.fenceTable)
-                    .build());
-            JdbcTokenIssuer issuer = request.oneSequence ? null
-                    : JdbcTokenIssuer.builder(dataSource).table(request.leaseTable).build();
-            CompactionRun run = new CompactionRun(admin, issuer == null ? IssuerFloors.ONE_SEQUENCE : issuer, issuer,
-                    request.idleFor, request.batchSize, new CompactionMetrics(null));
-            CompactionResult result = run.runOnce();
-            out.println("folded " + result.folded() + " resources of " + request.fenceTable + " idle for over "
-                    + request.idleFor + " into the floors of " + result.families() + " families, in "
-                    + result.batches() + " transactions" + (issuer == null ? "" : "; lease table " + request.leaseTable
-                    + " compacted too"));
-            return 0;
-        } catch (SQLException e) {
-            err.println("error: no JDBC driver for '" + request.url + "'");
-            return 2;
-        } catch (IllegalArgumentException e) {
-            err.println("refused: " + e.getMessage());
-            return 2;
-        } catch (RuntimeException e) {
-            err.println("failed: " + e.getMessage());
-            return 1;
-        }
+        return AdminCli.run(USAGE, args, out, err, Request::parse, CompactCommand::execute);
+    }
+
+    private static void execute(Request request, PrintStream out) throws SQLException {
+        DataSource dataSource = request.database.dataSource();
+        String fenceTable = request.database.fenceTable();
+        JdbcFenceAdmin admin = new JdbcFenceAdmin(JdbcFenceStore.builder(dataSource).table(fenceTable).build());
+        JdbcTokenIssuer issuer = request.oneSequence ? null
+                : JdbcTokenIssuer.builder(dataSource).table(request.database.leaseTable()).build();
+        CompactionRun run = new CompactionRun(admin, issuer == null ? IssuerFloors.ONE_SEQUENCE : issuer, issuer,
+                request.idleFor, request.batchSize, new CompactionMetrics(null));
+        CompactionResult result = run.runOnce();
+        out.println("folded " + result.folded() + " resources of " + fenceTable + " idle for over " + request.idleFor
+                + " into the floors of " + result.families() + " families, in " + result.batches() + " transactions"
+                + (issuer == null ? "" : "; lease table " + request.database.leaseTable() + " compacted too"));
     }
 
     /** The parsed command line; {@code null} from {@link #parse} means help. */
-    private record Request(String url, String user, String password, String fenceTable, String leaseTable,
-                           boolean oneSequence, Duration idleFor, int batchSize) {
+    private record Request(AdminCli.Database database, boolean oneSequence, Duration idleFor, int batchSize) {
 
         static Request parse(String[] args) {
-            String url = null;
-            String user = null;
-            String password = "";
-            String fenceTable = JdbcFenceStore.DEFAULT_TABLE;
-            String leaseTable = JdbcTokenIssuer.DEFAULT_TABLE;
+            AdminCli.Database database = new AdminCli.Database();
             boolean oneSequence = false;
             Duration idleFor = null;
             int batchSize = 1000;
             for (int i = 2; i < args.length; i++) {
+                int taken = database.accept(args, i);
+                if (taken >= 0) {
+                    i = taken;
+                    continue;
+                }
                 String arg = args[i];
                 switch (arg) {
                     case "--help" -> {
                         return null;
                     }
-                    case "--jdbc-url" -> url = Options.parse(arg, Options.value(args, i++)).jdbcUrl();
-                    case "--jdbc-user" -> user = Options.value(args, i++);
-                    case "--jdbc-password" -> password = Options.value(args, i++);
-                    case "--fence-table" -> fenceTable = Options.value(args, i++);
-                    case "--lease-table" -> leaseTable = Options.value(args, i++);
                     case "--one-sequence" -> oneSequence = true;
                     case "--idle-for" -> idleFor = duration(arg, Options.value(args, i++));
                     case "--batch-size" -> batchSize = positive(arg, Options.value(args, i++));
                     default -> throw new IllegalArgumentException("unknown option '" + arg + "' for compact");
                 }
             }
-            if (url == null) {
-                throw new IllegalArgumentException("compact needs --jdbc-url: the database of the fence table");
-            }
+            database.require("compact");
             if (idleFor == null) {
                 throw new IllegalArgumentException("compact needs --idle-for: how long a resource must have been "
                         + "idle (for example 30d); there is no default, so that nothing is folded by surprise");
             }
-            return new Request(url, user == null ? SampleDatabase.defaultUser(url) : user, password, fenceTable,
-                    leaseTable, oneSequence, idleFor, batchSize);
+            return new Request(database, oneSequence, idleFor, batchSize);
         }
 
         /** 30d, 12h, 90m, 45s or an ISO-8601 duration; positive. */

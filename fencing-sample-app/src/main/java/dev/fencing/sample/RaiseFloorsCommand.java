@@ -6,11 +6,9 @@ import dev.fencing.jdbc.JdbcTokenIssuer;
 import dev.fencing.metrics.AdminMetrics;
 import dev.fencing.recovery.FloorRaise;
 import dev.fencing.recovery.FloorRaiseResult;
-import org.springframework.jdbc.datasource.SimpleDriverDataSource;
 
 import javax.sql.DataSource;
 import java.io.PrintStream;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
@@ -49,69 +47,43 @@ final class RaiseFloorsCommand {
     }
 
     static int run(String[] args, PrintStream out, PrintStream err) {
-        Request request;
-        try {
-            request = Request.parse(args);
-        } catch (IllegalArgumentException e) {
-            err.println("error: " + e.getMessage());
-            err.println();
-            err.print(USAGE);
-            return 2;
-        }
-        if (request == null) {
-            out.print(USAGE);
-            return 0;
-        }
-        try {
-            DataSource dataSource = new SimpleDriverDataSource(DriverManager.getDriver(request.url), request.url,
-                    request.user, request.password);
-            JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(request.fenceTable).build();
-            JdbcTokenIssuer issuer = request.noLease ? null
-                    : JdbcTokenIssuer.builder(dataSource).table(request.leaseTable).build();
-            JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
-            FloorRaiseResult result = new FloorRaise(admin, admin, issuer, new AdminMetrics(null))
-                    .raiseAll(request.atLeast, request.actor, request.resources);
-            out.println("raised max_seen of " + result.raised() + " of " + result.examined() + " resources in "
-                    + request.fenceTable + " (to the lease table's highest tokens"
-                    + (request.atLeast > 0 ? ", at least " + request.atLeast : "") + ") by " + result.actor());
-            return 0;
-        } catch (SQLException e) {
-            err.println("error: no JDBC driver for '" + request.url + "'");
-            return 2;
-        } catch (IllegalArgumentException e) {
-            err.println("refused: " + e.getMessage());
-            return 2;
-        } catch (RuntimeException e) {
-            err.println("failed: " + e.getMessage());
-            return 1;
-        }
+        return AdminCli.run(USAGE, args, out, err, Request::parse, RaiseFloorsCommand::execute);
+    }
+
+    private static void execute(Request request, PrintStream out) throws SQLException {
+        DataSource dataSource = request.database.dataSource();
+        JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(request.database.fenceTable()).build();
+        JdbcTokenIssuer issuer = request.noLease ? null
+                : JdbcTokenIssuer.builder(dataSource).table(request.database.leaseTable()).build();
+        JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
+        FloorRaiseResult result = new FloorRaise(admin, admin, issuer, new AdminMetrics(null))
+                .raiseAll(request.atLeast, request.actor, request.resources);
+        out.println("raised max_seen of " + result.raised() + " of " + result.examined() + " resources in "
+                + request.database.fenceTable() + " (to the lease table's highest tokens"
+                + (request.atLeast > 0 ? ", at least " + request.atLeast : "") + ") by " + result.actor());
     }
 
     /** The parsed command line; {@code null} from {@link #parse} means help. */
-    private record Request(String url, String user, String password, String fenceTable, String leaseTable,
-                           boolean noLease, long atLeast, String actor, List<String> resources) {
+    private record Request(AdminCli.Database database, boolean noLease, long atLeast, String actor,
+                           List<String> resources) {
 
         static Request parse(String[] args) {
-            String url = null;
-            String user = null;
-            String password = "";
-            String fenceTable = JdbcFenceStore.DEFAULT_TABLE;
-            String leaseTable = JdbcTokenIssuer.DEFAULT_TABLE;
+            AdminCli.Database database = new AdminCli.Database();
             boolean noLease = false;
             long atLeast = 0;
             String actor = System.getProperty("user.name", "unknown");
             List<String> resources = new ArrayList<>();
             for (int i = 2; i < args.length; i++) {
+                int taken = database.accept(args, i);
+                if (taken >= 0) {
+                    i = taken;
+                    continue;
+                }
                 String arg = args[i];
                 switch (arg) {
                     case "--help" -> {
                         return null;
                     }
-                    case "--jdbc-url" -> url = Options.parse(arg, Options.value(args, i++)).jdbcUrl();
-                    case "--jdbc-user" -> user = Options.value(args, i++);
-                    case "--jdbc-password" -> password = Options.value(args, i++);
-                    case "--fence-table" -> fenceTable = Options.value(args, i++);
-                    case "--lease-table" -> leaseTable = Options.value(args, i++);
                     case "--no-lease" -> noLease = true;
                     case "--at-least" -> atLeast = positive(arg, Options.value(args, i++));
                     case "--actor" -> actor = Options.value(args, i++);
@@ -119,15 +91,12 @@ final class RaiseFloorsCommand {
                     default -> throw new IllegalArgumentException("unknown option '" + arg + "' for raise-floors");
                 }
             }
-            if (url == null) {
-                throw new IllegalArgumentException("raise-floors needs --jdbc-url: the database of the fence table");
-            }
+            database.require("raise-floors");
             if (noLease && atLeast == 0) {
                 throw new IllegalArgumentException("--no-lease needs --at-least N: without the lease table nothing "
                         + "tells what was issued");
             }
-            return new Request(url, user == null ? SampleDatabase.defaultUser(url) : user, password, fenceTable,
-                    leaseTable, noLease, atLeast, actor, List.copyOf(resources));
+            return new Request(database, noLease, atLeast, actor, List.copyOf(resources));
         }
 
         private static long positive(String option, String value) {
