@@ -18,6 +18,8 @@ import java.util.TreeSet;
  * changes nothing the second time. A resource whose lease is held now is raised to one below the issuer's highest
  * token, so that the current holder's token (the highest, with an exact issuer) is still accepted; every other token
  * stays refused. Each raise is counted ({@link AdminMetrics}, outcome {@code raised}) and the run is logged at WARNING.
+ * When the issuer lists what it issued for ({@link IssuedResources}: the JDBC lease table), resources the restored
+ * store lacks are raised too.
  * A family's floor (the state of folded resources, {@link dev.fencing.retention.FenceCompaction}) is raised to at
  * least what the issuer issues to a resource of the family that has no state of its own.
  * Run it with the writers stopped: a token that got in between the restore and the raise keeps its row's holder, and
@@ -102,6 +104,25 @@ public final class FloorRaise {
                 break;
             }
             after = page.get(page.size() - 1);
+        }
+        if (issued instanceof IssuedResources known) {
+            // resources the issuer knows and the restored table may lack (created after the backup)
+            String afterIssued = null;
+            while (true) {
+                List<String> page = known.issuedResources(afterIssued, PAGE);
+                for (String resource : page) {
+                    if (admin.maxSeen(resource).isEmpty()) { // one the store holds was raised above already
+                        examined++;
+                        if (raise(resource, atLeast)) {
+                            raised++;
+                        }
+                    }
+                }
+                if (page.size() < PAGE) {
+                    break;
+                }
+                afterIssued = page.get(page.size() - 1);
+            }
         }
         for (String resource : new TreeSet<>(alsoResources)) {
             if (admin.maxSeen(resource).isEmpty()) { // a listed one was raised above already

@@ -6,6 +6,7 @@ import dev.fencing.issuer.AbstractTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.recovery.IssuedResources;
 import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.retention.CompactionResult;
 import dev.fencing.retention.IssuerCompaction;
@@ -67,7 +68,7 @@ import java.util.function.LongSupplier;
  * table, no schema change, and one row lock order for leases and floors.
  */
 public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.JdbcLease>
-        implements IssuedTokens, IssuerFloors, IssuerCompaction, SmartInitializingSingleton, BeanFactoryAware, ApplicationListener<ContextRefreshedEvent> {
+        implements IssuedTokens, IssuedResources, IssuerFloors, IssuerCompaction, SmartInitializingSingleton, BeanFactoryAware, ApplicationListener<ContextRefreshedEvent> {
 
     /** The default lease table. */
     public static final String DEFAULT_TABLE = "fencing_lease";
@@ -285,6 +286,20 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
         }
         String family = ResourceFamily.of(resource);
         return family == null ? 0 : familyFloor(family).orElse(0);
+    }
+
+    /** {@inheritDoc} The lease table's rows, without the family floor rows. */
+    @Override
+    public List<String> issuedResources(String after, int limit) {
+        if (limit < 1) {
+            throw new IllegalArgumentException("JdbcTokenIssuer.issuedResources on table '" + table
+                    + "': limit must be at least 1, was " + limit);
+        }
+        verify();
+        String sql = "SELECT resource FROM " + table + " WHERE SUBSTR(resource, 1, 1) <> ?"
+                + (after == null ? "" : " AND resource > ?") + " ORDER BY resource LIMIT " + limit;
+        return after == null ? jdbc.queryForList(sql, String.class, LeaseFloors.KEY_PREFIX)
+                : jdbc.queryForList(sql, String.class, LeaseFloors.KEY_PREFIX, after);
     }
 
     /** The committed floor of {@code family}, empty when none was ever raised. */

@@ -100,6 +100,30 @@ class RaiseFloorsCommandTest {
     }
 
     @Test
+    void aResourceCreatedAfterTheBackupIsRaisedFromTheLeaseTableWithoutNamingIt() throws Throwable {
+        try (Lease first = issuer.acquire(resource, Duration.ofSeconds(5))) {
+            store.fence(resource, first.token(), () -> null);
+        }
+        jdbc.execute("CREATE TABLE " + backupTable + " AS SELECT * FROM " + fenceTable);
+        String created = resource + ":created-after-the-backup";
+        FencingToken zombie;
+        try (Lease lease = issuer.acquire(created, Duration.ofSeconds(5))) {
+            zombie = lease.token();
+            store.fence(created, zombie, () -> null);
+        }
+        restoreBackup(); // no row for it any more: its zombie's token would be a first one
+
+        assertThat(run("--lease-table", leaseTable)).isZero();
+
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("raised max_seen of 1 of 2 resources");
+        assertThatThrownBy(() -> store.fence(created, zombie, () -> null))
+                .isInstanceOf(TokenRejectedException.class);
+        try (Lease next = issuer.acquire(created, Duration.ofSeconds(5))) {
+            assertThat(store.fence(created, next.token(), () -> "written")).isEqualTo("written");
+        }
+    }
+
+    @Test
     void anExplicitFloorCoversARestoredLeaseTableToo() throws Throwable {
         FencingToken zombie;
         store.fence(resource, new FencingToken(resource, 3, "old"), () -> null);
