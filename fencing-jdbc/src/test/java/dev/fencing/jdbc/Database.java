@@ -30,7 +30,7 @@ enum Database {
     }
 
     /** A pool of its own whose JDBC URL carries {@code properties} (for example {@code allowMultiQueries=true}). */
-    HikariDataSource newPool(int size, String properties) {
+    HikariDataSource newPoolWith(int size, String properties) {
         return newPool(size, url + (url.contains("?") ? "&" : "?") + properties);
     }
 

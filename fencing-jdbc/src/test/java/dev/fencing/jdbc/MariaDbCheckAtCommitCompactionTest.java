@@ -16,7 +16,7 @@ class MariaDbCheckAtCommitCompactionTest extends JdbcFenceCompactionContract {
 
     @Override
     HikariDataSource newPool(int size) {
-        return Database.MARIADB.newPool(size, MariaDbCheckAtCommitTest.MULTI_QUERIES);
+        return Database.MARIADB.newPoolWith(size, MariaDbCheckAtCommitTest.MULTI_QUERIES);
     }
 
     @Override

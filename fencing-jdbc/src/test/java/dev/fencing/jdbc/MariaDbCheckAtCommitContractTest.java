@@ -17,6 +17,6 @@ class MariaDbCheckAtCommitContractTest extends PostgreSqlCheckAtCommitContractTe
 
     @Override
     HikariDataSource newPool(int size) {
-        return Database.MARIADB.newPool(size, MariaDbCheckAtCommitTest.MULTI_QUERIES);
+        return Database.MARIADB.newPoolWith(size, MariaDbCheckAtCommitTest.MULTI_QUERIES);
     }
 }

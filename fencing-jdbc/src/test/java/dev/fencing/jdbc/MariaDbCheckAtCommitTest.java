@@ -52,7 +52,7 @@ class MariaDbCheckAtCommitTest {
 
     @BeforeAll
     void setUp() {
-        pool = Database.MARIADB.newPool(6, MULTI_QUERIES);
+        pool = Database.MARIADB.newPoolWith(6, MULTI_QUERIES);
         jdbc = new JdbcTemplate(pool);
         tm = new DataSourceTransactionManager(pool);
         fenceTable = Database.uniqueTable("fence");
