@@ -804,29 +804,41 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         }
 
         /**
-         * MariaDB: proves that the driver sends several statements, with parameters, as one text (the checks and
-         * {@code COMMIT} of a transaction travel so); Connector/J does only with {@code allowMultiQueries=true} and
-         * client-side prepared statements (its default).
+         * MariaDB: proves that the driver sends several statements, with parameters, as one text in one request (the
+         * checks and {@code COMMIT} of a transaction travel so). Connector/J does only with
+         * {@code allowMultiQueries=true} and client-side prepared statements (its default): with
+         * {@code useServerPrepStmts=true} it first asks the server to prepare the text, which MariaDB refuses for
+         * several statements, and then resends it as a query, a round trip of its own on every commit.
          */
         private void requireMultiStatements(JdbcDialect dialect) {
             String probe = dialect.fenceSql().multiStatementProbeSql();
             if (probe == null) {
                 return;
             }
+            String statementType;
             try {
-                new JdbcTemplate(dataSource()).execute(probe, (PreparedStatementCallback<Void>) ps -> {
+                JdbcTemplate jdbc = new JdbcTemplate(dataSource());
+                statementType = jdbc.execute(probe, (PreparedStatementCallback<String>) ps -> {
                     ps.setInt(1, 1);
                     ps.setInt(2, 2);
                     ps.execute();
-                    return null;
+                    return ps.unwrap(PreparedStatement.class).getClass().getName();
                 });
             } catch (DataAccessException e) {
                 throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) on MariaDB sends a "
                         + "transaction's checks and its COMMIT as one text of several statements, and the data "
                         + "source's driver refused one (" + databaseMessage(e) + "); add allowMultiQueries=true "
-                        + "to the JDBC URL (for example jdbc:mariadb://host:3306/db?allowMultiQueries=true) and do "
-                        + "not set useServerPrepStmts=true, or remove checkAtCommit "
+                        + "to the JDBC URL (for example jdbc:mariadb://host:3306/db?allowMultiQueries=true), or remove "
+                        + "checkAtCommit "
                         + "(fencing.store.jdbc.check-at-commit) to check before the method body", e);
+            }
+            if (statementType != null && statementType.contains("ServerPrepared")) {
+                throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) on MariaDB sends a "
+                        + "transaction's checks and its COMMIT as one text in one round trip, and the data source's "
+                        + "driver prepares statements on the server (" + statementType + "), which costs that text "
+                        + "a round trip of its own on every commit; remove useServerPrepStmts=true from the JDBC URL "
+                        + "or the data source properties, or remove checkAtCommit (fencing.store.jdbc.check-at-commit) "
+                        + "to check before the method body");
             }
         }
     }
