@@ -14,6 +14,8 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import java.time.Duration;
@@ -32,7 +34,8 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * {@code checkAtCommit(true)} on MariaDB beyond the contract: the driver property the mode needs is checked at build
  * time; a refused token (stale, duplicate, out of range) leaves nothing of its transaction and is told apart; the
- * lock wait bound applies at commit; and on the wire the checks and {@code COMMIT} are one command of the driver,
+ * lock wait bound applies at commit; a synchronization registered after the first check keeps its writes fenced;
+ * and on the wire the checks and {@code COMMIT} are one command of the driver,
  * so a fenced transaction takes as many round trips as the same one unfenced.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -167,6 +170,39 @@ class MariaDbCheckAtCommitTest {
         assertThat(tokens(r3)).isEmpty();
         assertThat(fenceRow(r2)).isEqualTo(before2);
         assertThat(admin.maxSeen(r3)).isEmpty();
+    }
+
+    /**
+     * A synchronization registered after the first fenced call may write in its own {@code beforeCommit}: the checks
+     * then go without COMMIT (each still bounded by its own statement) and the transaction commits as usual, so
+     * that synchronization's writes stay fenced.
+     */
+    @Test
+    void aLaterSynchronizationsWritesStayInsideTheFencedTransaction() {
+        for (long presented : new long[] {6, 3}) {
+            String r = fresh();
+            fencedInsert(store, r, new FencingToken(r, 4, "before"));
+            FencingToken token = new FencingToken(r, presented, "h" + presented);
+            Throwable thrown = catchThrowable(() -> new TransactionTemplate(tm).executeWithoutResult(s -> {
+                fence(store, r, token, () -> insert(jdbc, r, token, "body"));
+                TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                    @Override
+                    public void beforeCommit(boolean readOnly) {
+                        insert(jdbc, r, token, "outbox");
+                    }
+                });
+            }));
+            if (presented > 4) {
+                assertThat(thrown).isNull();
+                assertThat(tokens(r)).containsExactly(4L, presented, presented);
+                assertThat(admin.maxSeen(r)).hasValue(presented);
+            } else {
+                assertThat(thrown).isInstanceOfSatisfying(StaleTokenException.class,
+                        e -> assertThat(e.maxSeen()).isEqualTo(4));
+                assertThat(tokens(r)).containsExactly(4L);
+                assertThat(admin.maxSeen(r)).hasValue(4);
+            }
+        }
     }
 
     @Test
