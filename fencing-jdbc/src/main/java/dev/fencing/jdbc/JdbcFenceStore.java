@@ -755,12 +755,11 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         /**
          * Sends each check in the round trip of its transaction's {@code COMMIT} instead of one of its own before the
          * write (off by default; PostgreSQL, and MariaDB with {@code allowMultiQueries=true} in the JDBC URL, which
-         * {@link #build()} checks). The fenced method's body runs first and the verdict comes at
-         * commit: effects outside the database (HTTP calls, messages, files) happen even for a stale token, and only
-         * the database writes of the same transaction are fenced. A rejected check fails in the server before the
-         * {@code COMMIT} sent with it runs, the transaction rolls back, so nothing of it persists, and the caller's
-         * commit fails with the
-         * {@link TokenRejectedException}. Needs Spring-managed JDBC transactions (a {@link DataSourceTransactionManager}
+         * {@link #build()} checks). The fenced method's body runs first and the verdict comes at commit: effects
+         * outside the database (HTTP calls, messages, files) happen even for a stale token, and only the database
+         * writes of the same transaction are fenced. A rejected check fails in the server before the {@code COMMIT}
+         * sent with it runs, the transaction rolls back, so nothing of it persists, and the caller's commit fails
+         * with the {@link TokenRejectedException}. Needs Spring-managed JDBC transactions (a {@link DataSourceTransactionManager}
          * or {@code JdbcTransactionManager}); JPA and Hibernate transactions are refused. See docs/stores.md.
          */
         public Builder checkAtCommit(boolean checkAtCommit) {
@@ -775,7 +774,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
          * @throws FencingConfigurationException saying what to do, when the table name is invalid, or the database
          *                                       is unreachable, unsupported or not the configured dialect, or
          *                                       {@link #checkAtCommit(boolean)} is set for a database,
-         *                                       driver setting (MariaDB without {@code allowMultiQueries=true}) or
+         *                                       driver setting (MariaDB without {@code allowMultiQueries=true}, or
+         *                                       with {@code useServerPrepStmts=true}) or
          *                                       transaction manager it does not support
          */
         public JdbcFenceStore build() {
@@ -829,8 +829,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                         + "transaction's checks and its COMMIT as one text of several statements, and the data "
                         + "source's driver refused one (" + databaseMessage(e) + "); add allowMultiQueries=true "
                         + "to the JDBC URL (for example jdbc:mariadb://host:3306/db?allowMultiQueries=true), or remove "
-                        + "checkAtCommit "
-                        + "(fencing.store.jdbc.check-at-commit) to check before the method body", e);
+                        + "checkAtCommit (fencing.store.jdbc.check-at-commit) to check before the method body", e);
             }
             if (statementType != null && statementType.contains("ServerPrepared")) {
                 throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) on MariaDB sends a "
