@@ -62,10 +62,10 @@ import java.util.OptionalLong;
  * store is a Spring singleton (after {@code spring.sql.init}, Flyway or Liquibase created it), else before the first
  * check; {@link TableVerifier} does the checking, the same way for the lease table of {@link JdbcTokenIssuer}.
  *
- * <p>With {@link Builder#checkAtCommit(boolean)} (PostgreSQL only, off by default) the check moves to the round trip
- * of the transaction's {@code COMMIT}: the method body runs first and the verdict comes at commit, so only the
- * body's database writes in that transaction are fenced; a rejected check aborts the transaction before its
- * {@code COMMIT} runs, and the commit fails with the {@link TokenRejectedException}.
+ * <p>With {@link Builder#checkAtCommit(boolean)} (PostgreSQL and MariaDB, off by default) the check moves to the
+ * round trip of the transaction's {@code COMMIT}: the method body runs first and the verdict comes at commit, so only
+ * the body's database writes in that transaction are fenced; a rejected check fails before its {@code COMMIT} runs,
+ * the transaction rolls back, and the commit fails with the {@link TokenRejectedException}.
  *
  * <p>The store only checks tokens, optionally bounding how far one token may move max_seen
  * ({@link Builder#maxAdvance}). Reading a resource's max_seen, raising a floor and lowering max_seen after a bad
@@ -103,6 +103,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     /** The checks-and-COMMIT texts for 1..{@value #CACHED_BATCHES} checks, when checking at commit. */
     private final String[] atCommitSql;
     private static final int CACHED_BATCHES = 8;
+    /** MariaDB's error code for a lock wait timeout (SQLSTATE HY000, so told by its code). */
+    private static final int MARIADB_LOCK_WAIT = 1205;
 
     private JdbcFenceStore(Builder b, PlatformTransactionManager transactionManager) {
         this.dialect = b.configuredDialect();
@@ -365,10 +367,10 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         try (PreparedStatement ps = connection.prepareStatement(atCommitSql(checks.size(), commit))) {
             int p = 1;
             for (Pending check : checks) {
-                ps.setString(p++, check.resource());
-                ps.setLong(p++, check.token().value());
-                ps.setString(p++, check.token().holder());
-                ps.setString(p++, FenceSql.floorKeyOf(check.resource()));
+                for (Object value : dialect.fenceSql().atCommitParameters(check.resource(), check.token().value(),
+                        check.token().holder())) {
+                    ps.setObject(p++, value);
+                }
             }
             ps.execute();
         } catch (SQLException e) {
@@ -397,7 +399,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         }
         Pending first = checks.get(0);
         String state = e.getSQLState() == null ? "" : e.getSQLState();
-        if (state.equals("55P03")) {
+        if (state.equals("55P03") || (dialect == JdbcDialect.MARIADB && e.getErrorCode() == MARIADB_LOCK_WAIT)) {
             return first.verdict().failed(new FenceBusyException(first.resource(), first.token(), "Fence check at "
                     + "commit for resource '" + first.resource() + "' (token " + first.token() + ") waited more than "
                     + lockTimeout.toMillis() + " ms for a fence row in table '" + table + "' held by another "
@@ -752,11 +754,12 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
 
         /**
          * Sends each check in the round trip of its transaction's {@code COMMIT} instead of one of its own before the
-         * write (off by default; PostgreSQL only). The fenced method's body runs first and the verdict comes at
-         * commit: effects outside the database (HTTP calls, messages, files) happen even for a stale token, and only
-         * the database writes of the same transaction are fenced. A rejected check aborts the transaction in the
-         * server before its {@code COMMIT} runs, so nothing of it persists, and the caller's commit fails with the
-         * {@link TokenRejectedException}. Needs Spring-managed JDBC transactions (a {@link DataSourceTransactionManager}
+         * write (off by default; PostgreSQL, and MariaDB with {@code allowMultiQueries=true} in the JDBC URL, which
+         * {@link #build()} checks). The fenced method's body runs first and the verdict comes at commit: effects
+         * outside the database (HTTP calls, messages, files) happen even for a stale token, and only the database
+         * writes of the same transaction are fenced. A rejected check fails in the server before the {@code COMMIT}
+         * sent with it runs, the transaction rolls back, so nothing of it persists, and the caller's commit fails
+         * with the {@link TokenRejectedException}. Needs Spring-managed JDBC transactions (a {@link DataSourceTransactionManager}
          * or {@code JdbcTransactionManager}); JPA and Hibernate transactions are refused. See docs/stores.md.
          */
         public Builder checkAtCommit(boolean checkAtCommit) {
@@ -770,7 +773,9 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
          *
          * @throws FencingConfigurationException saying what to do, when the table name is invalid, or the database
          *                                       is unreachable, unsupported or not the configured dialect, or
-         *                                       {@link #checkAtCommit(boolean)} is set for a database or
+         *                                       {@link #checkAtCommit(boolean)} is set for a database,
+         *                                       driver setting (MariaDB without {@code allowMultiQueries=true}, or
+         *                                       with {@code useServerPrepStmts=true}) or
          *                                       transaction manager it does not support
          */
         public JdbcFenceStore build() {
@@ -779,10 +784,11 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                 JdbcDialect dialect = configuredDialect();
                 if (!dialect.fenceSql().checksAtCommit()) {
                     throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) is supported on "
-                            + "PostgreSQL only, and the database is " + dialect.productName() + " (dialect "
-                            + dialect + "); remove checkAtCommit (fencing.store.jdbc.check-at-commit) to check "
-                            + "before the method body, which works on every database");
+                            + "PostgreSQL and MariaDB only, and the database is " + dialect.productName()
+                            + " (dialect " + dialect + "); remove checkAtCommit (fencing.store.jdbc.check-at-commit) "
+                            + "to check before the method body, which works on every database");
                 }
+                requireMultiStatements(dialect);
                 if (transactionManager != null && !(transactionManager instanceof DataSourceTransactionManager)) {
                     throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) needs JDBC "
                             + "transactions (a DataSourceTransactionManager or JdbcTransactionManager), and the "
@@ -795,6 +801,44 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
             PlatformTransactionManager tm = transactionManager != null ? transactionManager
                     : new JoiningDataSourceTransactionManager(dataSource());
             return new JdbcFenceStore(this, tm);
+        }
+
+        /**
+         * MariaDB: proves that the driver sends several statements, with parameters, as one text in one request (the
+         * checks and {@code COMMIT} of a transaction travel so). Connector/J does only with
+         * {@code allowMultiQueries=true} and client-side prepared statements (its default): with
+         * {@code useServerPrepStmts=true} it first asks the server to prepare the text, which MariaDB refuses for
+         * several statements, and then resends it as a query, a round trip of its own on every commit.
+         */
+        private void requireMultiStatements(JdbcDialect dialect) {
+            String probe = dialect.fenceSql().multiStatementProbeSql();
+            if (probe == null) {
+                return;
+            }
+            String statementType;
+            try {
+                JdbcTemplate jdbc = new JdbcTemplate(dataSource());
+                statementType = jdbc.execute(probe, (PreparedStatementCallback<String>) ps -> {
+                    ps.setInt(1, 1);
+                    ps.setInt(2, 2);
+                    ps.execute();
+                    return ps.unwrap(PreparedStatement.class).getClass().getName();
+                });
+            } catch (DataAccessException e) {
+                throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) on MariaDB sends a "
+                        + "transaction's checks and its COMMIT as one text of several statements, and the data "
+                        + "source's driver refused one (" + databaseMessage(e) + "); add allowMultiQueries=true "
+                        + "to the JDBC URL (for example jdbc:mariadb://host:3306/db?allowMultiQueries=true), or remove "
+                        + "checkAtCommit (fencing.store.jdbc.check-at-commit) to check before the method body", e);
+            }
+            if (statementType != null && statementType.contains("ServerPrepared")) {
+                throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) on MariaDB sends a "
+                        + "transaction's checks and its COMMIT as one text in one round trip, and the data source's "
+                        + "driver prepares statements on the server (" + statementType + "), which costs that text "
+                        + "a round trip of its own on every commit; remove useServerPrepStmts=true from the JDBC URL "
+                        + "or the data source properties, or remove checkAtCommit (fencing.store.jdbc.check-at-commit) "
+                        + "to check before the method body");
+            }
         }
     }
 

@@ -29,6 +29,11 @@ enum Database {
         return newPool(size, url);
     }
 
+    /** A pool of its own whose JDBC URL carries {@code properties} (for example {@code allowMultiQueries=true}). */
+    HikariDataSource newPoolWith(int size, String properties) {
+        return newPool(size, url + (url.contains("?") ? "&" : "?") + properties);
+    }
+
     /** A pool on PostgreSQL whose connections work in {@code schema}. */
     static HikariDataSource postgresInSchema(int size, String schema) {
         return POSTGRESQL.newPool(size, POSTGRESQL.url + "?currentSchema=" + schema);

@@ -29,9 +29,14 @@ abstract class JdbcFenceCompactionContract extends FenceCompactionContract {
 
     abstract Database database();
 
+    /** The pool the stores under test run on: the database's own, unless a mode needs a connection property. */
+    HikariDataSource newPool(int size) {
+        return database().newPool(size);
+    }
+
     @BeforeAll
     void openPool() {
-        dataSource = database().newPool(10);
+        dataSource = newPool(10);
         jdbc = new JdbcTemplate(dataSource);
     }
 

@@ -47,9 +47,14 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
 
     abstract Database database();
 
+    /** The pool the stores under test run on: the database's own, unless a mode needs a connection property. */
+    HikariDataSource newPool(int size) {
+        return database().newPool(size);
+    }
+
     @BeforeAll
     void createTables() {
-        dataSource = database().newPool(12);
+        dataSource = newPool(12);
         jdbc = new JdbcTemplate(dataSource);
         transactionManager = new DataSourceTransactionManager(dataSource);
         fenceTable = Database.uniqueTable("fence");

@@ -16,7 +16,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * protocol, pgjdbc's default) or is a simple Query; the {@code BEGIN} pgjdbc puts in front of a transaction's first
  * statement is a simple Query sent in the same write as that statement, so it rides with it and is not counted.
  * (Timing the bytes instead miscounts: the driver's buffered writes can reach the server in pieces, and the server
- * answers the {@code BEGIN} before the rest arrives.) One client connection; relay threads are daemons.
+ * answers the {@code BEGIN} before the rest arrives.) With {@link #mariaDb}, the relay reads the MariaDB protocol
+ * instead: every command the client sends (a packet with sequence number 0) is a request it waits on, and the text of
+ * each {@code COM_QUERY} is kept ({@link #queries()}). One client connection; relay threads are daemons.
  */
 final class RoundTripProxy implements AutoCloseable {
 
@@ -29,6 +31,19 @@ final class RoundTripProxy implements AutoCloseable {
     private volatile Socket upstream;
 
     RoundTripProxy(String host, int port) throws IOException {
+        this(host, port, false);
+    }
+
+    /** A relay to a MariaDB server: counts the client's commands. */
+    static RoundTripProxy mariaDb(String host, int port) throws IOException {
+        return new RoundTripProxy(host, port, true);
+    }
+
+    private final boolean mariaDbProtocol;
+    private final java.util.List<String> queries = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    private RoundTripProxy(String host, int port, boolean mariaDbProtocol) throws IOException {
+        this.mariaDbProtocol = mariaDbProtocol;
         server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(() -> {
             try {
@@ -57,17 +72,25 @@ final class RoundTripProxy implements AutoCloseable {
 
     void reset() {
         roundTrips.set(0);
+        queries.clear();
+    }
+
+    /** MariaDB: the texts of the {@code COM_QUERY} commands since the last {@link #reset()}, in order. */
+    java.util.List<String> queries() {
+        return java.util.List.copyOf(queries);
     }
 
     private void relay(InputStream in, OutputStream out, boolean fromClient) {
         Thread t = new Thread(() -> {
             byte[] buffer = new byte[65536];
-            ClientMessages messages = fromClient ? new ClientMessages() : null;
+            Object messages = !fromClient ? null : mariaDbProtocol ? new MariaDbCommands() : new ClientMessages();
             try {
                 int n;
                 while ((n = in.read(buffer)) >= 0) {
-                    if (messages != null) {
-                        messages.feed(buffer, n);
+                    if (messages instanceof ClientMessages pg) {
+                        pg.feed(buffer, n);
+                    } else if (messages instanceof MariaDbCommands maria) {
+                        maria.feed(buffer, n);
                     }
                     out.write(buffer, 0, n);
                     out.flush();
@@ -120,6 +143,35 @@ final class RoundTripProxy implements AutoCloseable {
                     }
                 }
                 at += 1 + length;
+            }
+            pending.reset();
+            pending.write(bytes, at, bytes.length - at);
+        }
+    }
+
+    /**
+     * Splits the client's bytes into MariaDB packets (3-byte little-endian length, sequence number, payload) and
+     * counts the commands: packets with sequence number 0 (handshake and authentication replies have other numbers).
+     */
+    private final class MariaDbCommands {
+        private final ByteArrayOutputStream pending = new ByteArrayOutputStream();
+
+        void feed(byte[] buffer, int n) {
+            pending.write(buffer, 0, n);
+            byte[] bytes = pending.toByteArray();
+            int at = 0;
+            while (bytes.length - at >= 4) {
+                int length = (bytes[at] & 0xff) | ((bytes[at + 1] & 0xff) << 8) | ((bytes[at + 2] & 0xff) << 16);
+                if (bytes.length - at < 4 + length) {
+                    break;
+                }
+                if (bytes[at + 3] == 0 && length > 0) {
+                    roundTrips.incrementAndGet();
+                    if (bytes[at + 4] == 0x03) { // COM_QUERY
+                        queries.add(new String(bytes, at + 5, length - 1, StandardCharsets.UTF_8));
+                    }
+                }
+                at += 4 + length;
             }
             pending.reset();
             pending.write(bytes, at, bytes.length - at);
