@@ -71,6 +71,7 @@ final class AdminCli {
         private String password = "";
         private String fenceTable = JdbcFenceStore.DEFAULT_TABLE;
         private String leaseTable = JdbcTokenIssuer.DEFAULT_TABLE;
+        private boolean leaseTableGiven;
 
         /**
          * Takes {@code args[i]} (and its value) when it is a database option.
@@ -84,7 +85,10 @@ final class AdminCli {
                 case "--jdbc-user" -> user = Options.value(args, i);
                 case "--jdbc-password" -> password = Options.value(args, i);
                 case "--fence-table" -> fenceTable = Options.value(args, i);
-                case "--lease-table" -> leaseTable = Options.value(args, i);
+                case "--lease-table" -> {
+                    leaseTable = Options.value(args, i);
+                    leaseTableGiven = true;
+                }
                 default -> {
                     return -1;
                 }
@@ -113,6 +117,11 @@ final class AdminCli {
 
         String leaseTable() {
             return leaseTable;
+        }
+
+        /** Whether {@code --lease-table} was given (not the default). */
+        boolean leaseTableGiven() {
+            return leaseTableGiven;
         }
     }
 }

@@ -8,6 +8,9 @@ import dev.fencing.retention.CompactionResult;
 import dev.fencing.retention.CompactionRun;
 import dev.fencing.retention.IssuerFloors;
 
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+
 import javax.sql.DataSource;
 import java.io.PrintStream;
 import java.sql.SQLException;
@@ -52,6 +55,9 @@ final class CompactCommand {
         DataSource dataSource = request.database.dataSource();
         String fenceTable = request.database.fenceTable();
         JdbcFenceAdmin admin = new JdbcFenceAdmin(JdbcFenceStore.builder(dataSource).table(fenceTable).build());
+        if (request.oneSequence) {
+            refuseLeases(dataSource, request.database.leaseTable());
+        }
         JdbcTokenIssuer issuer = request.oneSequence ? null
                 : JdbcTokenIssuer.builder(dataSource).table(request.database.leaseTable()).build();
         CompactionRun run = new CompactionRun(admin, issuer == null ? IssuerFloors.ONE_SEQUENCE : issuer, issuer,
@@ -60,6 +66,26 @@ final class CompactCommand {
         out.println("folded " + result.folded() + " resources of " + fenceTable + " idle for over " + request.idleFor
                 + " into the floors of " + result.families() + " families, in " + result.batches() + " transactions"
                 + (issuer == null ? "" : "; lease table " + request.database.leaseTable() + " compacted too"));
+    }
+
+    /**
+     * {@code --one-sequence} claims no lease table issues the tokens: a lease table with leases in it says otherwise,
+     * and folding without raising its floors would refuse every later token of the folded families.
+     */
+    private static void refuseLeases(DataSource dataSource, String leaseTable) {
+        Long leases;
+        try {
+            leases = new JdbcTemplate(dataSource).queryForObject("SELECT COUNT(*) FROM " + leaseTable
+                    + " WHERE SUBSTR(resource, 1, 1) <> ?", Long.class, "\u0001");
+        } catch (DataAccessException noSuchTable) {
+            return; // no lease table: the tokens come from elsewhere, as claimed
+        }
+        if (leases != null && leases > 0) {
+            throw new IllegalArgumentException("--one-sequence says the tokens come from one sequence (ZooKeeper, "
+                    + "etcd), but the lease table " + leaseTable + " holds " + leases + " leases: its tokens are "
+                    + "counted per resource, and folding without raising its floors would refuse them; drop "
+                    + "--one-sequence (nothing was changed)");
+        }
     }
 
     /** The parsed command line; {@code null} from {@link #parse} means help. */
@@ -88,6 +114,10 @@ final class CompactCommand {
                 }
             }
             database.require("compact");
+            if (oneSequence && database.leaseTableGiven()) {
+                throw new IllegalArgumentException("--one-sequence and --lease-table contradict each other: with a "
+                        + "lease table the tokens are counted per resource, not one sequence");
+            }
             if (idleFor == null) {
                 throw new IllegalArgumentException("compact needs --idle-for: how long a resource must have been "
                         + "idle (for example 30d); there is no default, so that nothing is folded by surprise");

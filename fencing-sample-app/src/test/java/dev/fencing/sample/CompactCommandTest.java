@@ -149,6 +149,9 @@ class CompactCommandTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("was 'soon'");
         assertThat(run("compact", "--idle-for", "1d", "--batch-size", "0")).isEqualTo(2);
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("positive number, was 0");
+        assertThat(run("compact", "--idle-for", "1d", "--one-sequence", "--lease-table", leaseTable)).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8))
+                .contains("--one-sequence and --lease-table contradict each other");
         assertThat(rows(fenceTable)).isEqualTo(2);
         assertThat(rows(leaseTable)).isEqualTo(2);
     }
