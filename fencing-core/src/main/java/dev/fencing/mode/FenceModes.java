@@ -26,6 +26,9 @@ public final class FenceModes {
     }
 
     private volatile Snapshot snapshot;
+    /** The resources {@code @Fenced} methods declare, once known ({@link #declare}); {@code null} before. */
+    private java.util.Set<String> declared;
+
     /** Why a resource (key {@code null}: every resource) cannot be observed; guarded by {@code this}. */
     private final Map<String, String> refusals = new LinkedHashMap<>();
     private final ObservedCalls observed = new ObservedCalls();
@@ -92,6 +95,10 @@ public final class FenceModes {
             throw new FencingConfigurationException("Cannot set the fence mode of a blank resource name (asked by "
                     + who + "); name the resource as in @Fenced(resource = ...), or none for the default");
         }
+        if (resource != null && declared != null && !declared.contains(resource)) {
+            throw new FencingConfigurationException("Cannot set the fence mode of resource '" + resource + "' (asked by "
+                    + who + "): no @Fenced method declares it (declared: " + declared + "); the mode is unchanged");
+        }
         Snapshot current = snapshot;
         Snapshot next;
         if (resource == null) {
@@ -119,6 +126,19 @@ public final class FenceModes {
      */
     public synchronized void refuseObserve(String resource, String reason) {
         refusals.merge(resource, Objects.requireNonNull(reason, "reason"), (a, b) -> a);
+    }
+
+    /**
+     * Records every resource a {@code @Fenced} method declares, once all are known (at startup, where every fenced
+     * method is a bean's): from then on a mode for another resource is refused, since a misspelt name would leave
+     * the resource meant in its old mode. Returns the configured resources that no method declares, for the startup
+     * check to report.
+     */
+    public synchronized java.util.Set<String> declare(java.util.Set<String> resources) {
+        declared = java.util.Collections.unmodifiableSet(new java.util.TreeSet<>(resources));
+        java.util.Set<String> unknown = new java.util.TreeSet<>(snapshot.resources.keySet());
+        unknown.removeAll(declared);
+        return unknown;
     }
 
     /**

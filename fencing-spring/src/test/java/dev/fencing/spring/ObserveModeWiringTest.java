@@ -153,6 +153,33 @@ class ObserveModeWiringTest {
         assertThat(context.getBean(FenceModes.class).resources()).containsExactly(Map.entry("drafts", FenceMode.ENFORCE));
     }
 
+    @Configuration
+    @EnableFencing(observe = "nots")
+    static class Misspelt {
+        @Bean
+        Notes notes() {
+            return new Notes();
+        }
+
+        @Bean
+        InMemoryFenceStore fenceStore() {
+            return new InMemoryFenceStore();
+        }
+    }
+
+    @Test
+    void aModeForAResourceNoMethodDeclaresFailsStartupAndIsRefusedAtRuntime() {
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(Misspelt.class))
+                .hasMessageContaining("a fence mode is set for resource 'nots', which no @Fenced method declares")
+                .hasMessageContaining("declared: [drafts, notes]");
+
+        context = new AnnotationConfigApplicationContext(Observing.class);
+        FenceModes modes = context.getBean(FenceModes.class);
+        assertThatThrownBy(() -> modes.set("nots", FenceMode.ENFORCE, "ops"))
+                .hasMessageContaining("no @Fenced method declares it");
+        assertThat(modes.mode("notes")).isEqualTo(FenceMode.OBSERVE);
+    }
+
     @Test
     void aReactiveCheckingPointObservesToo() {
         context = new AnnotationConfigApplicationContext(ReactiveObserving.class);

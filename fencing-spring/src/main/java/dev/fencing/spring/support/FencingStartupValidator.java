@@ -71,6 +71,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         support.points();
         Set<String> problems = new LinkedHashSet<>();
         boolean acquiring = false;
+        Set<String> declared = new java.util.TreeSet<>();
         Integer transactionOrder = transactionAdvisorOrder();
         for (String name : beanFactory.getBeanDefinitionNames()) {
             Object singleton = beanFactory.isFactoryBean(name) || !beanFactory.containsSingleton(name)
@@ -86,6 +87,10 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                             && support.resolutions().resolutionFor(method, userType) != null) {
                         fenced.add(method);
                         acquiring |= acquires(method, userType);
+                        String resource = resource(method, userType);
+                        if (resource != null) {
+                            declared.add(resource);
+                        }
                     }
                 }
                 if (mode == AdviceMode.PROXY && !userType.isInterface() && !fenced.isEmpty()) {
@@ -96,6 +101,15 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                                 + "(@EnableFencing(mode = AdviceMode.ASPECTJ)), which fences self-invocations");
                     }
                 }
+            }
+        }
+        if (mode == AdviceMode.PROXY) {
+            // every fenced method is a bean's here (woven classes may not be beans: no such check in ASPECTJ mode)
+            for (String unknown : support.modes().declare(declared)) {
+                problems.add("a fence mode is set for resource '" + unknown + "', which no @Fenced method declares "
+                        + "(declared: " + declared + "); a misspelt name leaves the resource meant in the default "
+                        + "mode: fix fencing.modes.<resource> (a name with ':' needs brackets: "
+                        + "fencing.modes.[orders:eu]) or @EnableFencing(observe)");
             }
         }
         String signingProblem = acquiring ? support.signingProblemOfAcquire() : null;
@@ -110,6 +124,16 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         if (!problems.isEmpty()) {
             throw new FencingConfigurationException("Invalid @Fenced configuration (" + mode + " mode):\n  - "
                     + String.join("\n  - ", problems));
+        }
+    }
+
+    /** The declared resource of {@code method}'s fence point; {@code null} when it cannot be built. */
+    private String resource(Method method, Class<?> userType) {
+        try {
+            dev.fencing.guard.FencePoint point = support.points().pointFor(method, userType);
+            return point == null ? null : point.resource();
+        } catch (FencingConfigurationException e) {
+            return null;
         }
     }
 
