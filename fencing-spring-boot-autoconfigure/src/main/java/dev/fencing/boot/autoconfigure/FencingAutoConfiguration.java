@@ -97,6 +97,12 @@ public class FencingAutoConfiguration {
                 FencingProperties.IssuerType.class).orElse(FencingProperties.IssuerType.NONE));
     }
 
+    /** Fails startup on a {@code fencing.*} property the starter does not know (a misspelt key). */
+    @Bean
+    static PropertyNamesCheck fencingPropertyNamesCheck(Environment environment) {
+        return new PropertyNamesCheck(environment, FencingAutoConfiguration.class.getClassLoader());
+    }
+
     /** What {@code @EnableFencing} imports, when the application did not declare it. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnMissingBean(name = FENCING_SUPPORT_BEAN)

@@ -57,14 +57,15 @@ class FencingCompactionAutoConfigurationTest {
                     assertThat(first.batchSize()).isEqualTo(250);
                     assertThat(first.issuer()).isSameAs(context.getBean(TokenIssuer.class));
                     SimpleMeterRegistry registry = context.getBean(SimpleMeterRegistry.class);
+                    // the second run has begun, so the first one (same thread) has been counted in full
                     assertThat(registry.get("fencing.compaction.runs").tag("outcome", "ok").counter().count())
-                            .isGreaterThanOrEqualTo(2);
+                            .isGreaterThanOrEqualTo(1);
                     assertThat(registry.get("fencing.compaction.folded").tag("state", "fence").counter().count())
-                            .isGreaterThanOrEqualTo(6);
+                            .isGreaterThanOrEqualTo(3);
                     FloorsIssuer issuer = context.getBean(FloorsIssuer.class);
-                    assertThat(issuer.compactions.get()).isGreaterThanOrEqualTo(2);
+                    assertThat(issuer.compactions.get()).isGreaterThanOrEqualTo(1);
                     assertThat(registry.get("fencing.compaction.folded").tag("state", "issuer").counter().count())
-                            .isGreaterThanOrEqualTo(10);
+                            .isGreaterThanOrEqualTo(5);
                     assertThat(context.getBean(FencingCompactionSchedule.class).isRunning()).isTrue();
                 });
     }
@@ -80,7 +81,7 @@ class FencingCompactionAutoConfigurationTest {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(CompactingStore.class).twoRuns.await(10, TimeUnit.SECONDS)).isTrue();
                     assertThat(context.getBean(SimpleMeterRegistry.class).get("fencing.compaction.runs")
-                            .tag("outcome", "failed").counter().count()).isGreaterThanOrEqualTo(2);
+                            .tag("outcome", "failed").counter().count()).isGreaterThanOrEqualTo(1);
                 });
     }
 

@@ -1,0 +1,174 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.FencingConfigurationException;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.IterableConfigurationPropertySource;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.Environment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Fails startup on a {@code fencing.*} property the starter does not know ({@code fencing.compaction.idel-for},
+ * {@code fencing.issuer.ofset.base}): Spring Boot ignores unknown keys, and a misspelt one here silently leaves a
+ * safety setting at its default (an issuer without its offset refuses every write; a mode meant to enforce stays
+ * observing). Known names come from the starter's configuration metadata; under a map or list property
+ * ({@code fencing.modes.*}, {@code fencing.signing.keys.*}) any key is accepted. Environment variables are not checked
+ * (their names cannot be told apart from other programs'), nor is anything when the metadata is missing.
+ */
+final class PropertyNamesCheck implements BeanFactoryPostProcessor {
+
+    private static final String METADATA = "META-INF/spring-configuration-metadata.json";
+    private static final Pattern PROPERTY = Pattern.compile(
+            "\"name\"\\s*:\\s*\"(fencing\\.[^\"]+)\"\\s*,\\s*\"type\"\\s*:\\s*\"([^\"]+)\"");
+
+    private final Environment environment;
+    private final ClassLoader classLoader;
+
+    PropertyNamesCheck(Environment environment, ClassLoader classLoader) {
+        this.environment = environment;
+        this.classLoader = classLoader;
+    }
+
+    @Override
+    public void postProcessBeanFactory(ConfigurableListableBeanFactory beans) {
+        if (!(environment instanceof ConfigurableEnvironment configurable)) {
+            return;
+        }
+        Map<String, Boolean> known = known(classLoader); // name -> takes keys below it (a map or a list)
+        if (known.isEmpty()) {
+            return;
+        }
+        List<String> problems = new ArrayList<>();
+        for (ConfigurationPropertySource source : ConfigurationPropertySources.get(configurable)) {
+            if (!(source instanceof IterableConfigurationPropertySource iterable)
+                    || source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource) {
+                continue;
+            }
+            iterable.stream().filter(name -> name.getNumberOfElements() > 0 && name.getElement(0,
+                    ConfigurationPropertyName.Form.UNIFORM).equals("fencing")).forEach(name -> {
+                        String problem = check(name, known);
+                        if (problem != null && !problems.contains(problem)) {
+                            problems.add(problem);
+                        }
+                    });
+        }
+        if (!problems.isEmpty()) {
+            throw new FencingConfigurationException("Unknown fencing properties (a misspelt key is ignored by Spring "
+                    + "Boot and leaves its setting at the default):\n  - " + String.join("\n  - ", problems)
+                    + "\nThe properties are listed in the README's \"Spring Boot\" section.");
+        }
+    }
+
+    /**
+     * A problem with {@code name}, or {@code null} when it is one of {@code known} or under a map or list of it.
+     * Compared in Boot's uniform form (no dashes, lower case), so relaxed spellings ({@code acquireTimeout}) pass.
+     */
+    static String check(ConfigurationPropertyName name, Map<String, Boolean> known) {
+        Map<String, Boolean> uniform = new TreeMap<>();
+        Map<String, String> original = new TreeMap<>();
+        known.forEach((key, container) -> {
+            uniform.put(uniform(key), container);
+            original.put(uniform(key), key);
+        });
+        StringBuilder prefix = new StringBuilder();
+        StringBuilder dashed = new StringBuilder();
+        for (int i = 0; i < name.getNumberOfElements(); i++) {
+            if (name.isNumericIndex(i) || i > 0 && name.getElement(i, ConfigurationPropertyName.Form.ORIGINAL)
+                    .startsWith("[")) {
+                break;
+            }
+            if (i > 0) {
+                prefix.append('.');
+                dashed.append('.');
+            }
+            prefix.append(name.getElement(i, ConfigurationPropertyName.Form.UNIFORM));
+            dashed.append(name.getElement(i, ConfigurationPropertyName.Form.DASHED));
+            Boolean container = uniform.get(prefix.toString());
+            if (container != null && (container || i == name.getNumberOfElements() - 1)) {
+                return null;
+            }
+        }
+        String text = name.toString();
+        String nearest = nearest(dashed.toString(), known);
+        return "'" + text + "'" + (nearest == null ? "" : ": did you mean '" + nearest + "'?");
+    }
+
+    private static String uniform(String name) {
+        return name.replace("-", "").toLowerCase(java.util.Locale.ROOT);
+    }
+
+    private static String nearest(String name, Map<String, Boolean> known) {
+        String best = null;
+        int bestDistance = Integer.MAX_VALUE;
+        for (String candidate : known.keySet()) {
+            int distance = distance(name, candidate);
+            if (distance < bestDistance) {
+                bestDistance = distance;
+                best = candidate;
+            }
+        }
+        return bestDistance <= Math.max(3, name.length() / 4) ? best : null;
+    }
+
+    private static int distance(String a, String b) {
+        int[] previous = new int[b.length() + 1];
+        int[] current = new int[b.length() + 1];
+        for (int j = 0; j <= b.length(); j++) {
+            previous[j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            current[0] = i;
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                current[j] = Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
+            }
+            int[] swap = previous;
+            previous = current;
+            current = swap;
+        }
+        return previous[b.length()];
+    }
+
+    /** The {@code fencing.*} property names of every configuration metadata file on the class path. */
+    static Map<String, Boolean> known(ClassLoader classLoader) {
+        Map<String, Boolean> known = new TreeMap<>();
+        try {
+            Enumeration<URL> files = classLoader.getResources(METADATA);
+            while (files.hasMoreElements()) {
+                try (InputStream in = files.nextElement().openStream()) {
+                    Matcher matcher = PROPERTY.matcher(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                    while (matcher.find()) {
+                        String type = matcher.group(2);
+                        known.put(matcher.group(1), type.startsWith("java.util.Map") || type.startsWith("java.util.List"));
+                    }
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("Could not read " + METADATA, e);
+        }
+        return known;
+    }
+
+    /** For tests: the names known on this class loader. */
+    static TreeSet<String> knownNames(ClassLoader classLoader) {
+        return new TreeSet<>(known(classLoader).keySet());
+    }
+}

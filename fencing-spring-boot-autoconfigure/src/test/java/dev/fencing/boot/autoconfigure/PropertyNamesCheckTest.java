@@ -1,0 +1,52 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.store.InMemoryFenceStore;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A misspelt fencing.* key fails startup naming it and the key meant; known keys, map and list keys pass. */
+class PropertyNamesCheckTest {
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class))
+            .withBean(InMemoryFenceStore.class, () -> new InMemoryFenceStore());
+
+    @Test
+    void theMetadataIsReadAndKnowsTheStartersProperties() {
+        assertThat(PropertyNamesCheck.knownNames(getClass().getClassLoader()))
+                .contains("fencing.compaction.idle-for", "fencing.issuer.offset.base", "fencing.modes");
+    }
+
+    @Test
+    void misspeltKeysFailStartupNamingEachAndTheKeyMeant() {
+        runner.withPropertyValues("fencing.compaction.idel-for=1d", "fencing.issuer.ofset.base=1000",
+                        "fencing.modez.accounts=observe")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .isInstanceOf(FencingConfigurationException.class)
+                        .hasMessageContaining("'fencing.compaction.idel-for': did you mean 'fencing.compaction.idle-for'?")
+                        .hasMessageContaining("'fencing.issuer.ofset.base': did you mean 'fencing.issuer.offset.base'?")
+                        .hasMessageContaining("'fencing.modez.accounts'"));
+    }
+
+    @Test
+    void knownKeysMapKeysListIndexesAndRelaxedSpellingsStart() {
+        runner.withPropertyValues("fencing.acquire-timeout=5s", "fencing.acquireTimeout=5s",
+                        "fencing.modes.accounts=observe", "fencing.modes.[orders:eu]=enforce",
+                        "fencing.web.client.propagate-to[0]=ledger.internal",
+                        "fencing.signing.keys.k1.secret=c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA==",
+                        "fencing.compaction.enabled=false")
+                .run(context -> assertThat(context.getStartupFailure() == null ? null
+                        : context.getStartupFailure().getMessage()).doesNotContain("Unknown fencing properties"));
+    }
+
+    @Test
+    void aKeyBelowAPlainPropertyIsUnknown() {
+        runner.withPropertyValues("fencing.enabled.really=true")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasMessageContaining("'fencing.enabled.really'"));
+    }
+}
