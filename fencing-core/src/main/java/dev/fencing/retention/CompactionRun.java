@@ -91,7 +91,7 @@ public final class CompactionRun implements Runnable {
         if (result.folded() > 0) {
             LOG.log(System.Logger.Level.INFO, () -> "Compaction folded the " + state + " state of " + result.folded()
                     + " resources idle for over " + idleFor + " into the floors of " + result.families()
-                    + " families, in " + result.batches() + " transactions");
+                    + " families, in " + result.batches() + (result.batches() == 1 ? " transaction" : " transactions"));
         }
     }
 

@@ -158,7 +158,8 @@ public class FencingEndpoint {
 
     /**
      * One resource: a {@code @Fenced} resource name ({@code accounts}) or an effective resource ({@code accounts:42}).
-     * Its committed max_seen with a JDBC store (an effective resource has one; a keyed name alone has none), and the
+     * Its committed max_seen with a JDBC store (an effective resource has one; a keyed name alone has none), its
+     * family's floor with a store that compacts (what a resource without max_seen is judged against), and the
      * counts of the name it is counted under ({@code countedAs}: counters are tagged with the static name only, so
      * {@code accounts:42} shows the counts of {@code accounts}).
      */
@@ -169,6 +170,12 @@ public class FencingEndpoint {
         if (JdbcParts.isJdbc(store)) {
             OptionalLong maxSeen = JdbcParts.maxSeen(store, resource);
             result.put("maxSeen", maxSeen.isPresent() ? maxSeen.getAsLong() : null);
+        }
+        String family = dev.fencing.retention.ResourceFamily.of(resource);
+        if (family != null && store instanceof dev.fencing.retention.FenceCompaction compaction) {
+            // a folded resource has no max_seen of its own: it is judged against its family's floor
+            OptionalLong floor = compaction.familyFloor(family);
+            result.put("familyFloor", floor.isPresent() ? floor.getAsLong() : null);
         }
         String countedAs = countedAs(resource);
         result.put("countedAs", countedAs);

@@ -142,8 +142,13 @@ class FencingActuatorAutoConfigurationTest {
             // an effective resource: its own max_seen, the counts of the name it is counted under
             Map<String, Object> keyed = endpoint.resource("ledger:99");
             assertThat(keyed).containsEntry("resource", "ledger:99").containsEntry("maxSeen", null)
-                    .containsEntry("countedAs", "ledger");
+                    .containsEntry("countedAs", "ledger").containsEntry("familyFloor", null);
             assertThat((Map<String, Long>) keyed.get("checks")).containsEntry("stale", 1L);
+            // folded by compaction: no max_seen of its own, judged against the family's floor, which is shown
+            new dev.fencing.jdbc.JdbcFenceAdmin(context.getBean(dev.fencing.jdbc.JdbcFenceStore.class))
+                    .raiseFloor(dev.fencing.store.sql.FenceSql.familyFloorKey("ledger"), 42);
+            assertThat(endpoint.resource("ledger:99")).containsEntry("familyFloor", 42L);
+            assertThat(endpoint.resource("ledger")).doesNotContainKey("familyFloor");
 
             // the last rejections, newest first; holder ids hidden by default
             List<Map<String, Object>> rejections = (List<Map<String, Object>>) all.get("rejections");
