@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.TreeSet;
+import java.util.function.BiFunction;
 
 /**
  * The step after restoring an older backup of the fence table, before traffic resumes: a restore lowers max_seen, so
@@ -89,55 +90,55 @@ public final class FloorRaise {
             throw new IllegalArgumentException("floor raise asked by " + actor + " has nothing to raise to: no issuer "
                     + "is known to tell its highest tokens, and no value was given");
         }
-        long examined = 0;
-        long raised = 0;
+        Tally tally = new Tally();
+        walk(inventory::resources, false, atLeast, tally);
+        if (issued instanceof IssuedResources known) {
+            // resources the issuer knows and the restored table may lack (created after the backup)
+            walk(known::issuedResources, true, atLeast, tally);
+        }
+        raiseEach(new TreeSet<>(alsoResources), true, atLeast, tally);
+        long raised = tally.raised;
+        long examined = tally.examined;
+        LOG.log(System.Logger.Level.WARNING, () -> "Floor raise after restore by " + actor + ": " + raised + " of "
+                + examined + " resources raised (to the issuer's highest tokens" + (atLeast > 0 ? ", at least " + atLeast
+                : "") + ")");
+        return new FloorRaiseResult(examined, raised, atLeast, actor);
+    }
+
+    /** How many resources were looked at and how many raised. */
+    private static final class Tally {
+        long examined;
+        long raised;
+    }
+
+    /** Raises every resource of {@code pages}, page by page ({@code resources(after, limit)}). */
+    private void walk(BiFunction<String, Integer, List<String>> pages, boolean onlyWithoutMaxSeen, long atLeast,
+                      Tally tally) {
         String after = null;
         while (true) {
-            List<String> page = inventory.resources(after, PAGE);
-            for (String resource : page) {
-                examined++;
-                if (raise(resource, atLeast)) {
-                    raised++;
-                }
-            }
+            List<String> page = pages.apply(after, PAGE);
+            raiseEach(page, onlyWithoutMaxSeen, atLeast, tally);
             if (page.size() < PAGE) {
-                break;
+                return;
             }
             after = page.get(page.size() - 1);
         }
-        if (issued instanceof IssuedResources known) {
-            // resources the issuer knows and the restored table may lack (created after the backup)
-            String afterIssued = null;
-            while (true) {
-                List<String> page = known.issuedResources(afterIssued, PAGE);
-                for (String resource : page) {
-                    if (admin.maxSeen(resource).isEmpty()) { // one the store holds was raised above already
-                        examined++;
-                        if (raise(resource, atLeast)) {
-                            raised++;
-                        }
-                    }
-                }
-                if (page.size() < PAGE) {
-                    break;
-                }
-                afterIssued = page.get(page.size() - 1);
+    }
+
+    /**
+     * Raises each of {@code resources}; with {@code onlyWithoutMaxSeen}, only those the store holds no max_seen for
+     * (one it holds was raised from its own listing already).
+     */
+    private void raiseEach(Collection<String> resources, boolean onlyWithoutMaxSeen, long atLeast, Tally tally) {
+        for (String resource : resources) {
+            if (onlyWithoutMaxSeen && admin.maxSeen(resource).isPresent()) {
+                continue;
+            }
+            tally.examined++;
+            if (raise(resource, atLeast)) {
+                tally.raised++;
             }
         }
-        for (String resource : new TreeSet<>(alsoResources)) {
-            if (admin.maxSeen(resource).isEmpty()) { // a listed one was raised above already
-                examined++;
-                if (raise(resource, atLeast)) {
-                    raised++;
-                }
-            }
-        }
-        long done = raised;
-        long seen = examined;
-        LOG.log(System.Logger.Level.WARNING, () -> "Floor raise after restore by " + actor + ": " + done + " of "
-                + seen + " resources raised (to the issuer's highest tokens" + (atLeast > 0 ? ", at least " + atLeast
-                : "") + ")");
-        return new FloorRaiseResult(examined, raised, atLeast, actor);
     }
 
     /** Raises one resource; {@code true} when its max_seen was below the target. */

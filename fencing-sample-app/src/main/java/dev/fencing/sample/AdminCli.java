@@ -63,6 +63,24 @@ final class AdminCli {
         }
     }
 
+    /** The value of {@code option} as a positive number, or a refusal naming the option and the value. */
+    static long positive(String option, String value, long max) {
+        long number;
+        try {
+            number = Long.parseLong(value);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("option '" + option + "' needs a number, was '" + value + "'");
+        }
+        if (number <= 0) {
+            throw new IllegalArgumentException("option '" + option + "' needs a positive number, was " + number);
+        }
+        if (number > max) {
+            throw new IllegalArgumentException("option '" + option + "' needs a number up to " + max + ", was "
+                    + number);
+        }
+        return number;
+    }
+
     /** The database options every command takes: where the fence table (and the lease table) are. */
     static final class Database {
 

@@ -1,5 +1,6 @@
 package dev.fencing.sample;
 
+import dev.fencing.FencingConfigurationException;
 import dev.fencing.jdbc.JdbcFenceAdmin;
 import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.jdbc.JdbcTokenIssuer;
@@ -9,13 +10,13 @@ import dev.fencing.retention.CompactionRun;
 import dev.fencing.retention.IssuerFloors;
 
 import org.springframework.dao.DataAccessException;
-import org.springframework.jdbc.core.JdbcTemplate;
 
 import javax.sql.DataSource;
 import java.io.PrintStream;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 
 /**
  * {@code --admin compact}: the command-line form of the starter's scheduled compaction, through {@link CompactionRun}
@@ -73,18 +74,17 @@ final class CompactCommand {
      * and folding without raising its floors would refuse every later token of the folded families.
      */
     private static void refuseLeases(DataSource dataSource, String leaseTable) {
-        Long leases;
+        List<String> leases;
         try {
-            leases = new JdbcTemplate(dataSource).queryForObject("SELECT COUNT(*) FROM " + leaseTable
-                    + " WHERE SUBSTR(resource, 1, 1) <> ?", Long.class, "\u0001");
-        } catch (DataAccessException noSuchTable) {
+            leases = JdbcTokenIssuer.builder(dataSource).table(leaseTable).build().issuedResources(null, 1);
+        } catch (FencingConfigurationException | DataAccessException noSuchTable) {
             return; // no lease table: the tokens come from elsewhere, as claimed
         }
-        if (leases != null && leases > 0) {
+        if (!leases.isEmpty()) {
             throw new IllegalArgumentException("--one-sequence says the tokens come from one sequence (ZooKeeper, "
-                    + "etcd), but the lease table " + leaseTable + " holds " + leases + " leases: its tokens are "
-                    + "counted per resource, and folding without raising its floors would refuse them; drop "
-                    + "--one-sequence (nothing was changed)");
+                    + "etcd), but the lease table " + leaseTable + " holds leases (" + leases.get(0) + ", ...): its "
+                    + "tokens are counted per resource, and folding without raising its floors would refuse them; "
+                    + "drop --one-sequence (nothing was changed)");
         }
     }
 
@@ -109,7 +109,8 @@ final class CompactCommand {
                     }
                     case "--one-sequence" -> oneSequence = true;
                     case "--idle-for" -> idleFor = duration(arg, Options.value(args, i++));
-                    case "--batch-size" -> batchSize = positive(arg, Options.value(args, i++));
+                    case "--batch-size" -> batchSize = (int) AdminCli.positive(arg, Options.value(args, i++),
+                            Integer.MAX_VALUE);
                     default -> throw new IllegalArgumentException("unknown option '" + arg + "' for compact");
                 }
             }
@@ -149,19 +150,6 @@ final class CompactCommand {
                         + "'");
             }
             return parsed;
-        }
-
-        private static int positive(String option, String value) {
-            int number;
-            try {
-                number = Integer.parseInt(value);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("option '" + option + "' needs a number, was '" + value + "'");
-            }
-            if (number <= 0) {
-                throw new IllegalArgumentException("option '" + option + "' needs a positive number, was " + number);
-            }
-            return number;
         }
     }
 }

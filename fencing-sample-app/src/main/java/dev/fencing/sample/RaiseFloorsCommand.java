@@ -85,7 +85,7 @@ final class RaiseFloorsCommand {
                         return null;
                     }
                     case "--no-lease" -> noLease = true;
-                    case "--at-least" -> atLeast = positive(arg, Options.value(args, i++));
+                    case "--at-least" -> atLeast = AdminCli.positive(arg, Options.value(args, i++), Long.MAX_VALUE);
                     case "--actor" -> actor = Options.value(args, i++);
                     case "--resource" -> resources.add(Options.value(args, i++));
                     default -> throw new IllegalArgumentException("unknown option '" + arg + "' for raise-floors");
@@ -97,19 +97,6 @@ final class RaiseFloorsCommand {
                         + "tells what was issued");
             }
             return new Request(database, noLease, atLeast, actor, List.copyOf(resources));
-        }
-
-        private static long positive(String option, String value) {
-            long number;
-            try {
-                number = Long.parseLong(value);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("option '" + option + "' needs a number, was '" + value + "'");
-            }
-            if (number <= 0) {
-                throw new IllegalArgumentException("option '" + option + "' needs a positive number, was " + number);
-            }
-            return number;
         }
     }
 }
