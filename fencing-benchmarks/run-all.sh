@@ -20,12 +20,30 @@ run() { # name, then JMH arguments
   grep -E '^[A-Z][A-Za-z]+Benchmark\.' "$logs/$name.txt" | grep -v ':gc\.\(count\|time\|alloc\.rate \)' || true
 }
 
+rounds() { # name, rounds, JMH arguments; then RoundRatios's --ratio/--diff specs from the array RATIOS
+  local name=$1 count=$2; shift 2
+  local files=() r
+  for r in $(seq 1 "$count"); do
+    echo "== $name round $r/$count: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$logs/load.txt"
+    java -jar "$jar" "$@" -rf json -rff "$logs/$name-r$r.json" > "$logs/$name-r$r.txt" 2>&1
+    files+=("$logs/$name-r$r.json")
+  done
+  java -cp "$jar" dev.fencing.benchmarks.RoundRatios --merged "$out/$name.json" "${RATIOS[@]}" "${files[@]}" \
+    | tee "$logs/$name-ratios.txt"
+}
+
 steps=("$@")
 [ ${#steps[@]} -gt 0 ] || steps=(percall signed contention scale footprint jdbc tablesize request)
 for step in "${steps[@]}"; do
   case $step in
-    percall)    run fence-overhead FenceOverheadBenchmark -prof gc -f 1 -wi 3 -w 2 -i 5 -r 3
-                run fence-anatomy FenceAnatomyBenchmark -prof gc -f 1 -wi 3 -w 2 -i 5 -r 3 ;;
+    percall)    RATIOS=(--ratio proxyFenced/proxyNoOpMethodInterceptor --ratio proxyFencedWithSpelKey/proxyFenced
+                        --diff wovenFenced-wovenPlainCall --diff wovenFencedWithSpelKey-wovenFenced
+                        --diff 'proxyFenced#alloc-proxyNoOpMethodInterceptor#alloc'
+                        --diff 'wovenFenced#alloc-wovenPlainCall#alloc')
+                rounds fence-overhead 6 FenceOverheadBenchmark -prof gc -f 1 -wi 2 -w 1 -i 3 -r 1
+                RATIOS=(--ratio proxyPrimitivesFloor/proxyNoOp --ratio proxyFenced/proxyNoOp
+                        --ratio proxyGuard/proxyNoOp --diff proxyFenced-proxyPrimitivesFloor)
+                rounds fence-anatomy 3 FenceAnatomyBenchmark -prof gc -f 1 -wi 2 -w 1 -i 3 -r 1 ;;
     signed)     run signed-fence SignedFenceBenchmark -prof gc -f 1 -wi 3 -w 1 -i 5 -r 2 ;;
     contention) run fence-contention FenceContentionBenchmark -f 1 -wi 3 -w 2 -i 5 -r 2 ;;
     scale)      for t in 1 2 4 8; do

@@ -76,6 +76,7 @@ public class FenceAnatomyBenchmark {
     private Target counted;
     private Target guarded;
     private Target fenced;
+    private Target floor;
     private AnnotationConfigApplicationContext spring;
     private FencingScope scope;
     private long value = 1;
@@ -99,6 +100,21 @@ public class FenceAnatomyBenchmark {
         });
         guarded = proxy(invocation -> guard.invoke(point, invocation.getArguments(), invocation,
                 MethodInvocation::proceed));
+        // the floor: what any fence on a proxy must do, as bare primitives (no guard, store, rule or context classes)
+        floor = proxy(invocation -> {
+            Object result;
+            if (map.get(RESOURCE) == null || threadLocal.get() == null || map.get(RESOURCE) == null) {
+                throw new IllegalStateException("not set up");
+            }
+            lock.lock();
+            try {
+                result = invocation.proceed();
+            } finally {
+                lock.unlock();
+            }
+            counter.increment();
+            return result;
+        });
         spring = new AnnotationConfigApplicationContext(InMemoryFencing.class);
         fenced = spring.getBean(Target.class);
         map.put(RESOURCE, new Object());
@@ -152,6 +168,33 @@ public class FenceAnatomyBenchmark {
     @Benchmark
     public long proxyFenced() {
         return fenced.fenced(value);
+    }
+
+    /**
+     * The floor of any fence on a proxy: the no-op interceptor plus the primitives the fence cannot do without, in
+     * sequence (a map hit for the method's point, a thread-local read for the token, a map hit for the resource's
+     * lock, lock and unlock around the call, a counter increment), with none of the library's classes.
+     */
+    @Benchmark
+    public long proxyPrimitivesFloor() {
+        return floor.plain(value);
+    }
+
+    /** The same primitives in sequence without a proxy. */
+    @Benchmark
+    public long primitivesInSequence() {
+        if (map.get(RESOURCE) == null || threadLocal.get() == null || map.get(RESOURCE) == null) {
+            throw new IllegalStateException("not set up");
+        }
+        long result;
+        lock.lock();
+        try {
+            result = value;
+        } finally {
+            lock.unlock();
+        }
+        counter.increment();
+        return result;
     }
 
     @Benchmark
