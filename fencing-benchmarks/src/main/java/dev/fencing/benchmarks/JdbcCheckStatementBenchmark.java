@@ -28,15 +28,16 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The cost of the family-floor probe in the check statement: the statement alone, over one plain JDBC connection
- * (no pool, no Spring, no lock wait bound around it), autocommit off and {@code ROLLBACK} after each check, so that
- * what is measured is one round trip of the statement (parse or prepared execution, the row lookups, the row lock
- * and the update) and no commit: no log flush (fsync) is in the figures. Three shapes in one run, each on a resource
- * whose row is in the table (the update path, a lease's steady state) with max_seen 1, presented token 2 (accepted,
- * and put back by the rollback, so every call is accepted): {@link #floorProbeHit} the current statement for a keyed
- * resource whose family has a floor row (the probe finds it); {@link #noFamily} the current statement for an
- * unkeyed resource (floor key {@code null}, the probe finds nothing); {@link #previousRelease} the statement of the
- * release before the floor join ({@link #PREVIOUS_POSTGRESQL}, {@link #PREVIOUS_MARIADB}). The first two differ by
- * the probe; the last two by the whole rewrite the join brought (on PostgreSQL the presented values became a CTE).
+ * (no pool, no Spring, no lock wait bound around it), autocommit off. Each call is one execution of the prepared
+ * statement (one round trip: the row lookups, the row lock, the update, the returned row); a {@code ROLLBACK} after
+ * each call, outside the timed part (a {@link Level#Invocation} tear-down), puts the row back, so that no commit and
+ * no log flush (fsync) is in the figures, and the same token is accepted every time. Three shapes in one run, each
+ * on a resource whose row is in the table (the update path, a lease's steady state) with max_seen 1, presented token
+ * 2: {@link #floorProbeHit} the current statement for a keyed resource whose family has a floor row (the probe finds
+ * it); {@link #noFamily} the current statement for an unkeyed resource (floor key {@code null}, the probe finds
+ * nothing); {@link #previousRelease} the statement of the release before the floor join ({@link #PREVIOUS_POSTGRESQL},
+ * {@link #PREVIOUS_MARIADB}). The first two differ by the probe; the last two by the whole rewrite the join brought
+ * (on PostgreSQL the presented values became a CTE).
  * The setup asserts that each shape returns (2, holder), and every call checks max_seen again, so a failing
  * statement cannot be measured quietly. The table (the shipped schema under a random name) is dropped at tear-down.
  *
@@ -187,13 +188,17 @@ public class JdbcCheckStatementBenchmark {
         return check(previous, PREVIOUS, null);
     }
 
-    /** Runs one check and rolls it back; returns max_seen, which must be the presented token. */
+    /** Puts back the row the call's check advanced; not timed. */
+    @TearDown(Level.Invocation)
+    public void rollback() throws SQLException {
+        connection.rollback();
+    }
+
+    /** Runs one check (the caller's tear-down rolls it back); returns max_seen, which must be the presented token. */
     private long check(PreparedStatement statement, String resource, String floorKey) throws SQLException {
         long maxSeen;
         try (ResultSet rs = execute(statement, resource, floorKey)) {
             maxSeen = rs.next() ? rs.getLong(1) : -1;
-        } finally {
-            connection.rollback();
         }
         if (maxSeen != PRESENTED) {
             throw new IllegalStateException("JdbcCheckStatementBenchmark (" + database + "): the check of '" + resource
