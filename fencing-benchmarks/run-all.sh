@@ -2,9 +2,12 @@
 # Runs every benchmark behind docs/benchmarks.md, one after the other, and writes the JSON results beside that page
 # (docs/benchmarks/*.json) and each run's text output and the machine's load average to target/bench-logs/.
 # Build first: mvn -q -B -pl fencing-benchmarks -am -DskipTests package
-# Needs PostgreSQL on 127.0.0.1:5432, database test (JDBC, scale and whole-request runs) and etcd on the PATH (issuers).
-# Usage: fencing-benchmarks/run-all.sh [step ...]   (steps: percall signed contention scale footprint jdbc tablesize
-#        request issuers reactive; default: all but issuers and reactive, whose figures are from earlier runs)
+# Needs PostgreSQL on 127.0.0.1:5432, database test (JDBC, check statement, scale, pgbench and whole-request runs),
+# MariaDB on 127.0.0.1:3306, database test, user root without a password (JDBC and check statement runs), pgbench 14+
+# on the PATH (pgbench) and etcd on the PATH (issuers).
+# Usage: fencing-benchmarks/run-all.sh [step ...]   (steps: percall signed contention scale footprint jdbc checkstmt
+#        tablesize pgbench request issuers reactive; default: all but issuers and reactive, whose figures are from
+#        earlier runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jar=fencing-benchmarks/target/benchmarks.jar
@@ -33,7 +36,7 @@ rounds() { # name, rounds, JMH arguments; then RoundRatios's --ratio/--diff spec
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(percall signed contention scale footprint jdbc tablesize request)
+[ ${#steps[@]} -gt 0 ] || steps=(percall signed contention scale footprint jdbc checkstmt tablesize pgbench request)
 for step in "${steps[@]}"; do
   case $step in
     percall)    RATIOS=(--ratio proxyFenced/proxyNoOpMethodInterceptor --ratio proxyFencedWithSpelKey/proxyFenced
@@ -52,8 +55,12 @@ for step in "${steps[@]}"; do
     footprint)  echo "== footprint: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$logs/load.txt"
                 java -Xmx3g -Djdk.attach.allowAttachSelf=true -cp "$jar" dev.fencing.benchmarks.InMemoryFootprint 1000000 \
                   | tee "$logs/footprint.txt" ;;
-    jdbc)       run jdbc-postgresql JdbcFenceBenchmark -f 1 -wi 2 -w 5 -i 4 -r 10 ;;
+    jdbc)       run jdbc JdbcFenceBenchmark -f 1 -wi 2 -w 5 -i 4 -r 10 ;; # PostgreSQL and MariaDB (param database)
+    checkstmt)  run jdbc-check-statement JdbcCheckStatementBenchmark -f 1 -wi 2 -w 2 -i 5 -r 2 ;;
     tablesize)  run scale-jdbc-postgresql JdbcFenceTableSizeBenchmark -f 1 -wi 1 -w 5 -i 3 -r 5 ;;
+    pgbench)    echo "== pgbench: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" \
+                  | tee -a "$logs/load.txt"
+                fencing-benchmarks/pgbench/run.sh 20 | tee "$logs/pgbench.txt" "$out/pgbench.txt" ;;
     request)    run whole-request WholeRequestBenchmark -f 1 -wi 1 -w 10 -i 3 -r 10 ;;
     issuers)    run issuers IssuerBenchmark ;;
     reactive)   run reactive-fence ReactiveFenceBenchmark -prof gc -f 1 -wi 3 -i 5 -w 2 -r 2 ;;

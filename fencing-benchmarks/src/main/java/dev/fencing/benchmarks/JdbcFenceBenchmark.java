@@ -14,6 +14,7 @@ import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -31,15 +32,22 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Fenced against unfenced transactions on PostgreSQL through the library: a Spring transaction around a repository
- * call on a Spring proxy, JDBC via JdbcTemplate; 4 client threads, each fencing its own entity with one lease's
- * token (the fence's upsert then hits one row per client, as in production where clients work on different
- * entities). Shapes: a single-row insert, and read + two updates + insert. The {@code ...FencedAtCommit} methods
- * run the same repository in a second application context whose store checks at commit
- * ({@code JdbcFenceStore.Builder#checkAtCommit}), on a fence table of its own, so that both modes' ratios to the
- * unfenced transactions come from one run.
+ * Fenced against unfenced transactions on PostgreSQL and on MariaDB (the {@link #database} parameter; both by default,
+ * so one run gives both tables) through the library: a Spring transaction around a repository call on a Spring proxy,
+ * JDBC via JdbcTemplate; 4 client threads, each fencing its own entity with one lease's token (the fence's upsert then
+ * hits one row per client, as in production where clients work on different entities). Measured: committed
+ * transactions per second, commit (and its log flush, as the server is configured) included. Shapes: a
+ * single-row insert, and read + two updates + insert. The {@code ...FencedAtCommit} methods run the same repository
+ * in a second application context whose store checks at commit ({@code JdbcFenceStore.Builder#checkAtCommit}: the
+ * check travels with {@code COMMIT} in one round trip), on a fence table of its own, so that both modes' ratios to
+ * the unfenced transactions come from one run. Every trial creates its tables under a random suffix and drops them
+ * at tear-down.
  *
- * <p>Needs PostgreSQL on 127.0.0.1:5432, database {@code test} (override with {@code -Dbench.jdbcUrl=...}).
+ * <p>Needs PostgreSQL on 127.0.0.1:5432, database {@code test}, user {@code postgres} (override with
+ * {@code -Dbench.jdbcUrl=...}, {@code -Dbench.user=...}, {@code -Dbench.password=...}), and MariaDB on
+ * 127.0.0.1:3306, database {@code test}, user {@code root} without a password (override with
+ * {@code -Dbench.mariadb.jdbcUrl=...} and so on, see {@link BenchDatabase}; the URL needs
+ * {@code allowMultiQueries=true} for the checks at commit). One database only: {@code -p database=postgresql}.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -54,6 +62,10 @@ public class JdbcFenceBenchmark {
     @EnableFencing
     static class Fencing {
     }
+
+    /** {@code postgresql} or {@code mariadb} ({@link BenchDatabase}). */
+    @Param({"postgresql", "mariadb"})
+    public String database;
 
     private HikariDataSource pool;
     private AnnotationConfigApplicationContext context;
@@ -70,9 +82,8 @@ public class JdbcFenceBenchmark {
 
     @Setup(Level.Trial)
     public void start() {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(System.getProperty("bench.jdbcUrl", "jdbc:postgresql://127.0.0.1:5432/test"));
-        config.setUsername(System.getProperty("bench.user", "postgres"));
+        BenchDatabase db = BenchDatabase.of("JdbcFenceBenchmark", database);
+        HikariConfig config = db.poolConfig();
         config.setMaximumPoolSize(8);
         pool = new HikariDataSource(config);
         jdbc = new JdbcTemplate(pool);
@@ -81,9 +92,15 @@ public class JdbcFenceBenchmark {
         atCommitFenceTable = "bench_fence_commit_" + suffix;
         rows = "bench_rows_" + suffix;
         accounts = "bench_accounts_" + suffix;
-        jdbc.execute("CREATE TABLE " + rows + " (id BIGSERIAL PRIMARY KEY, k VARCHAR(64) NOT NULL, v INT NOT NULL)");
+        jdbc.execute("CREATE TABLE " + rows + " (id " + db.generatedKey()
+                + ", k VARCHAR(64) NOT NULL, v INT NOT NULL)");
         jdbc.execute("CREATE TABLE " + accounts + " (id INT PRIMARY KEY, balance BIGINT NOT NULL)");
-        jdbc.update("INSERT INTO " + accounts + " SELECT g, 1000000 FROM generate_series(0, 63) g");
+        int filled = jdbc.update("INSERT INTO " + accounts + " (id, balance) SELECT g.n, 1000000 FROM "
+                + db.numbers(63));
+        if (filled != 64) {
+            throw new IllegalStateException("JdbcFenceBenchmark (" + database + "): inserted " + filled
+                    + " accounts into " + accounts + ", expected 64");
+        }
 
         DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(pool);
         context = new AnnotationConfigApplicationContext();

@@ -1,0 +1,37 @@
+-- pgbench script (see run.sh): the single-row insert fenced in the commit's round trip, as
+-- JdbcFenceStore.Builder.checkAtCommit(true) does: the insert, then the check and COMMIT sent together. pgbench sends
+-- each ';'-terminated statement in a round trip of its own, so the two are put in a pipeline (the startpipeline
+-- and endpipeline meta-commands, pgbench 14+, extended protocol only: run.sh uses -M prepared): both statements go
+-- out before one Sync and their results come back together, as the JDBC driver sends the store's multi-statement
+-- text. A rejected check raises an error, and the server then skips the COMMIT after it up to the Sync. The check is
+-- the one FenceSql.POSTGRESQL.checksAtCommitSql(table, lockTimeout, FenceRule.UNBOUNDED, 1) builds (its text also
+-- starts with SET LOCAL lock_timeout, left out here), parameters as in insert-fenced.sql. Keep it in step with
+-- FenceSql. run.sh puts the run's tables in place of @ROWS@ and @FENCE@.
+BEGIN;
+INSERT INTO @ROWS@ (k, v) VALUES ('client-' || CAST(:client_id AS TEXT), 1);
+\startpipeline
+WITH v (resource, token, holder, floor_key) AS (
+    VALUES (CAST('bench' || chr(58) || 'client-' || CAST(:client_id AS TEXT) AS TEXT),
+            CAST(1 AS BIGINT),
+            CAST('lease-' || CAST(:client_id AS TEXT) AS TEXT), CAST('bench' || chr(31) AS TEXT)))
+INSERT INTO @FENCE@ AS f (resource, max_seen, holder, updated_at)
+SELECT v.resource,
+       CASE WHEN fl.max_seen IS NULL OR (v.token > fl.max_seen) OR e.resource IS NOT NULL
+            THEN v.token
+            ELSE CAST('fencing-rejected check=0 max_seen=' || fl.max_seen AS BIGINT) END,
+       v.holder,
+       CURRENT_TIMESTAMP
+FROM v LEFT JOIN @FENCE@ fl ON fl.resource = v.floor_key
+       LEFT JOIN @FENCE@ e ON e.resource = v.resource
+ON CONFLICT (resource) DO UPDATE SET
+    updated_at = CASE WHEN (f.max_seen < (SELECT token FROM v))
+                        OR (f.max_seen = (SELECT token FROM v) AND f.holder = (SELECT holder FROM v))
+                      THEN EXCLUDED.updated_at ELSE f.updated_at END,
+    holder     = CASE WHEN f.max_seen < (SELECT token FROM v) THEN (SELECT holder FROM v)
+                      ELSE f.holder END,
+    max_seen   = CASE WHEN f.max_seen < (SELECT token FROM v) THEN (SELECT token FROM v)
+                      WHEN f.max_seen = (SELECT token FROM v) AND f.holder = (SELECT holder FROM v)
+                      THEN f.max_seen
+                      ELSE CAST('fencing-rejected check=0 max_seen=' || f.max_seen AS BIGINT) END;
+COMMIT;
+\endpipeline
