@@ -55,13 +55,32 @@ for step in "${steps[@]}"; do
     footprint)  echo "== footprint: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$logs/load.txt"
                 java -Xmx3g -Djdk.attach.allowAttachSelf=true -cp "$jar" dev.fencing.benchmarks.InMemoryFootprint 1000000 \
                   | tee "$logs/footprint.txt" ;;
-    jdbc)       run jdbc JdbcFenceBenchmark -f 1 -wi 2 -w 5 -i 4 -r 10 ;; # PostgreSQL and MariaDB (param database)
-    checkstmt)  run jdbc-check-statement JdbcCheckStatementBenchmark -f 1 -wi 2 -w 2 -i 5 -r 2 ;;
+    jdbc)       RATIOS=() # PostgreSQL and MariaDB (param database), each shape and mode against its unfenced one
+                for db in postgresql mariadb; do
+                  for shape in insert fourStatements; do
+                    for mode in Fenced FencedAtCommit; do
+                      RATIOS+=(--ratio "$shape$mode[database=$db]/${shape}Unfenced[database=$db]")
+                    done
+                  done
+                done
+                rounds jdbc 4 JdbcFenceBenchmark -f 1 -wi 1 -w 3 -i 2 -r 4 ;;
+    checkstmt)  RATIOS=()
+                for db in postgresql mariadb; do
+                  RATIOS+=(--ratio "floorProbeHit[database=$db]#p50/noFamily[database=$db]#p50"
+                           --ratio "noFamily[database=$db]#p50/previousRelease[database=$db]#p50")
+                done
+                rounds jdbc-check-statement 3 JdbcCheckStatementBenchmark -f 1 -wi 1 -w 2 -i 2 -r 2 ;;
     tablesize)  run scale-jdbc-postgresql JdbcFenceTableSizeBenchmark -f 1 -wi 1 -w 5 -i 3 -r 5 ;;
     pgbench)    echo "== pgbench: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" \
                   | tee -a "$logs/load.txt"
                 fencing-benchmarks/pgbench/run.sh 20 | tee "$logs/pgbench.txt" "$out/pgbench.txt" ;;
-    request)    run whole-request WholeRequestBenchmark -f 1 -wi 1 -w 10 -i 3 -r 10 ;;
+    request)    RATIOS=()
+                for mode in default check-at-commit; do
+                  RATIOS+=(--ratio "fencedThroughput[storeMode=$mode]/unfencedThroughput[storeMode=$mode]"
+                           --ratio "fencedLatency[storeMode=$mode]#p50/unfencedLatency[storeMode=$mode]#p50"
+                           --ratio "fencedLatency[storeMode=$mode]#p99/unfencedLatency[storeMode=$mode]#p99")
+                done
+                rounds whole-request 4 WholeRequestBenchmark -f 1 -wi 1 -w 5 -i 2 -r 5 ;;
     issuers)    run issuers IssuerBenchmark ;;
     reactive)   run reactive-fence ReactiveFenceBenchmark -prof gc -f 1 -wi 3 -i 5 -w 2 -r 2 ;;
     *)          echo "unknown step: $step" >&2; exit 2 ;;

@@ -143,7 +143,7 @@ public final class RoundRatios {
                 case "score" -> primary.path("score");
                 case "p50" -> primary.path("scorePercentiles").path("50.0");
                 case "p99" -> primary.path("scorePercentiles").path("99.0");
-                case "alloc" -> entry.path("secondaryMetrics").path("·gc.alloc.rate.norm").path("score");
+                case "alloc" -> entry.path("secondaryMetrics").path("gc.alloc.rate.norm").path("score");
                 default -> throw new IllegalArgumentException("Unknown metric '#" + metric + "' in '" + spec
                         + "': expected #p50, #p99 or #alloc");
             };

@@ -42,8 +42,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * updates it and inserts a line on PostgreSQL (HikariCP, {@code JdbcTemplate}). The fenced path adds everything the
  * library does in a real application: the servlet filter parsing and binding the header (the starter's
  * {@code fencing.web.filter.url-patterns=/fenced/*}), the {@code @Fenced(resource = "orders", key = "#id")} proxy
- * with its SpEL key, and the {@code JdbcFenceStore} check in the service's transaction (on PostgreSQL three round
- * trips: swap the lock wait bound, the upsert, restore the bound).
+ * with its SpEL key, and the {@code JdbcFenceStore} check in the service's transaction (one round trip of its own
+ * on PostgreSQL: the lock wait bound, the upsert and the bound's restore sent as one text; none with
+ * {@code check-at-commit}, where it goes with COMMIT).
  *
  * <p>Shape: one application per trial (started in {@link #start}, its tables unique to the trial and dropped in
  * {@link #stop}); 4 client threads, each with its own {@link HttpClient} (HTTP/1.1, one kept-alive connection, as it
