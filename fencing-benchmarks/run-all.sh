@@ -6,7 +6,7 @@
 # MariaDB on 127.0.0.1:3306, database test, user root without a password (JDBC and check statement runs), pgbench 14+
 # on the PATH (pgbench) and etcd on the PATH (issuers).
 # Usage: fencing-benchmarks/run-all.sh [step ...]   (steps: percall signed contention scale footprint jdbc checkstmt
-#        tablesize pgbench request issuers reactive; default: all but issuers and reactive, whose figures are from
+#        tablesize pgbench request profile issuers reactive; default: all but issuers and reactive, whose figures are from
 #        earlier runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,17 +36,17 @@ rounds() { # name, rounds, JMH arguments; then RoundRatios's --ratio/--diff spec
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(percall signed contention scale footprint jdbc checkstmt tablesize pgbench request)
+[ ${#steps[@]} -gt 0 ] || steps=(percall profile signed contention scale footprint jdbc checkstmt tablesize pgbench request)
 for step in "${steps[@]}"; do
   case $step in
-    percall)    RATIOS=(--ratio proxyFenced/proxyNoOpMethodInterceptor --ratio proxyFencedWithSpelKey/proxyFenced
-                        --diff wovenFenced-wovenPlainCall --diff wovenFencedWithSpelKey-wovenFenced
+    percall)    RATIOS=(--ratio proxyFenced/proxyNoOpMethodInterceptor --ratio proxyPrimitivesFloor/proxyNoOpMethodInterceptor
+                        --diff proxyFenced-proxyPrimitivesFloor --ratio proxyFencedWithSpelKey/proxyFenced
+                        --diff wovenFenced-wovenPlainCall --diff primitivesFloor-plainCall
+                        --diff wovenFenced-primitivesFloor --diff wovenFencedWithSpelKey-wovenFenced
                         --diff 'proxyFenced#alloc-proxyNoOpMethodInterceptor#alloc'
                         --diff 'wovenFenced#alloc-wovenPlainCall#alloc')
                 rounds fence-overhead 6 FenceOverheadBenchmark -prof gc -f 1 -wi 2 -w 1 -i 3 -r 1
-                RATIOS=(--ratio proxyPrimitivesFloor/proxyNoOp --ratio proxyFenced/proxyNoOp
-                        --ratio proxyGuard/proxyNoOp --diff proxyFenced-proxyPrimitivesFloor)
-                rounds fence-anatomy 3 FenceAnatomyBenchmark -prof gc -f 1 -wi 2 -w 1 -i 3 -r 1 ;;
+                run fence-anatomy FenceAnatomyBenchmark -prof gc -f 1 -wi 3 -w 2 -i 5 -r 2 ;;
     signed)     run signed-fence SignedFenceBenchmark -prof gc -f 1 -wi 3 -w 1 -i 5 -r 2 ;;
     contention) run fence-contention FenceContentionBenchmark -f 1 -wi 3 -w 2 -i 5 -r 2 ;;
     scale)      for t in 1 2 4 8; do
@@ -81,6 +81,22 @@ for step in "${steps[@]}"; do
                            --ratio "fencedLatency[storeMode=$mode]#p99/unfencedLatency[storeMode=$mode]#p99")
                 done
                 rounds whole-request 4 WholeRequestBenchmark -f 1 -wi 1 -w 5 -i 2 -r 5 ;;
+    profile)    # where the time of one call goes: async-profiler (Maven Central, tools.profiler:async-profiler), itimer
+                # sampling (no perf events needed), collapsed stacks summed by part of the call (ProfileSummary)
+                ap=fencing-benchmarks/target/async-profiler
+                if [ ! -f "$ap/linux-x64/libasyncProfiler.so" ]; then
+                  mvn -q -B dependency:copy -Dartifact=tools.profiler:async-profiler:4.2:jar:linux-x64 \
+                    -DoutputDirectory="$ap" >/dev/null
+                  (cd "$ap" && unzip -q -o async-profiler-4.2-linux-x64.jar)
+                fi
+                echo "== profile: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$logs/load.txt"
+                rm -rf "$logs/profile"
+                java -jar "$jar" 'FenceOverheadBenchmark.(proxyFenced|proxyNoOpMethodInterceptor|wovenFenced)$' \
+                  -f 1 -wi 2 -w 2 -i 3 -r 3 \
+                  -prof "async:libPath=$PWD/$ap/linux-x64/libasyncProfiler.so;event=itimer;interval=100000;output=collapsed;dir=$logs/profile" \
+                  > "$logs/profile.txt" 2>&1
+                java -cp "$jar" dev.fencing.benchmarks.ProfileSummary "$logs"/profile/*/collapsed-itimer.csv \
+                  | sed "s|$logs/profile/dev.fencing.benchmarks.||" | tee "$out/profile.txt" ;;
     issuers)    run issuers IssuerBenchmark ;;
     reactive)   run reactive-fence ReactiveFenceBenchmark -prof gc -f 1 -wi 3 -i 5 -w 2 -r 2 ;;
     *)          echo "unknown step: $step" >&2; exit 2 ;;

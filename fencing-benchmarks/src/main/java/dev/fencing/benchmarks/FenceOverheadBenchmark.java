@@ -12,6 +12,7 @@ import dev.fencing.store.FencedCall;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.aop.CountedAspect;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aspectj.lang.Aspects;
@@ -31,7 +32,9 @@ import org.springframework.aop.aspectj.annotation.AspectJProxyFactory;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -58,10 +61,16 @@ public class FenceOverheadBenchmark {
     private Target aspectProxy;
     private Target countedProxy;
     private Target fencedProxy;
+    private Target floorProxy;
     private AnnotationConfigApplicationContext context;
     private FencingScope scope;
     private FencingSupport wovenSupport;
     private long value = 1;
+    private final ConcurrentHashMap<Object, Object> points = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Object> slots = new ConcurrentHashMap<>();
+    private final ThreadLocal<Object> threadLocal = ThreadLocal.withInitial(Object::new);
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Counter counter = Counter.builder("bench.floor").register(new SimpleMeterRegistry());
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -69,6 +78,24 @@ public class FenceOverheadBenchmark {
         interceptor.setProxyTargetClass(true);
         interceptor.addAdvice((MethodInterceptor) invocation -> invocation.proceed());
         interceptorProxy = (Target) interceptor.getProxy();
+
+        ProxyFactory floor = new ProxyFactory(new Target());
+        floor.setProxyTargetClass(true);
+        floor.addAdvice((MethodInterceptor) invocation -> {
+            if (points.get(this) == null || threadLocal.get() == null || slots.get("bench") == null) {
+                throw new IllegalStateException("not set up");
+            }
+            Object result;
+            lock.lock();
+            try {
+                result = invocation.proceed();
+            } finally {
+                lock.unlock();
+            }
+            counter.increment();
+            return result;
+        });
+        floorProxy = (Target) floor.getProxy();
 
         AspectJProxyFactory aspect = new AspectJProxyFactory(new Target());
         aspect.setProxyTargetClass(true);
@@ -86,6 +113,8 @@ public class FenceOverheadBenchmark {
         wovenSupport = new FencingSupport(new FenceGuard(new InMemoryFenceStore()), new FencingMetrics(new SimpleMeterRegistry()));
         Aspects.aspectOf(FencingAspect.class).configure(wovenSupport);
 
+        points.put(this, Boolean.TRUE);
+        slots.put("bench", Boolean.TRUE);
         // one lease's token for each fenced resource, bound for the whole trial (as a caller's scope would be)
         scope = FencingContext.bind(new FencingToken("bench", 1, "lease"), new FencingToken("bench:7", 1, "lease"),
                 new FencingToken("bench-woven", 1, "lease"), new FencingToken("bench-woven:7", 1, "lease"));
@@ -120,6 +149,12 @@ public class FenceOverheadBenchmark {
         return interceptorProxy.plain(value);
     }
 
+    /** The floor of any fence on a proxy: the no-op interceptor plus the primitives of {@link #primitivesFloor}. */
+    @Benchmark
+    public long proxyPrimitivesFloor() {
+        return floorProxy.plain(value);
+    }
+
     @Benchmark
     public long proxyNoOpAspect() {
         return aspectProxy.plain(value);
@@ -138,6 +173,28 @@ public class FenceOverheadBenchmark {
     @Benchmark
     public long proxyFencedWithSpelKey() {
         return fencedProxy.fencedWithKey(7, value);
+    }
+
+    /**
+     * The floor of any fence around a plain call: the primitives it cannot do without, in sequence (a map hit for
+     * the method's point, a thread-local read for the token, a map hit for the resource's lock, lock and unlock
+     * around the call, a counter increment), with none of the library's classes. The woven fence's cost is read
+     * against it.
+     */
+    @Benchmark
+    public long primitivesFloor() {
+        if (points.get(this) == null || threadLocal.get() == null || slots.get("bench") == null) {
+            throw new IllegalStateException("not set up");
+        }
+        long result;
+        lock.lock();
+        try {
+            result = plainTarget.plain(value);
+        } finally {
+            lock.unlock();
+        }
+        counter.increment();
+        return result;
     }
 
     @Benchmark
