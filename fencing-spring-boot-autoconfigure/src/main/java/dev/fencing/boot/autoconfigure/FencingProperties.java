@@ -403,8 +403,24 @@ public class FencingProperties {
 
         private final Offset offset = new Offset();
 
+        /**
+         * Whether startup fails when a one-sequence issuer's counter (ZooKeeper's zxid, etcd's revision, plus any
+         * offset base) is below the fence store's highest max_seen: every write to that resource would be refused as
+         * stale, as after a move to a new issuer without fencing.issuer.offset.base. Turn it off only for a fence
+         * table shared with another application whose issuer counts higher.
+         */
+        private boolean checkFenceStore = true;
+
         public Offset getOffset() {
             return offset;
+        }
+
+        public boolean isCheckFenceStore() {
+            return checkFenceStore;
+        }
+
+        public void setCheckFenceStore(boolean checkFenceStore) {
+            this.checkFenceStore = checkFenceStore;
         }
 
         public IssuerType getType() {

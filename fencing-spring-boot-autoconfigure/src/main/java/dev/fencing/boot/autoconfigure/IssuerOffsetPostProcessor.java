@@ -106,11 +106,7 @@ final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcess
 
     /** The fence store's listing, for the first start's check; {@code null} when the store offers none. */
     private FenceInventory inventory() {
-        FenceStore store = beanFactory.getBeanProvider(FenceStore.class).getIfUnique();
-        if (store instanceof FenceInventory own) {
-            return own;
-        }
-        return store != null && JdbcOffsetParts.PRESENT ? JdbcOffsetParts.inventory(store) : null;
+        return FenceStoreInventory.of(beanFactory.getBeanProvider(FenceStore.class).getIfUnique());
     }
 
     @Override
