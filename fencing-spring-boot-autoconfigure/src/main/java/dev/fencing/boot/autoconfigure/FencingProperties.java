@@ -465,6 +465,21 @@ public class FencingProperties {
         /** Whether the first start checks that the base is above the fence store's highest max_seen. */
         private boolean checkFenceStore = true;
 
+        /**
+         * When the starter creates the issuer base table if it is missing, from the script shipped in fencing-jdbc:
+         * never (default: your migrations own it), embedded (only on an in-memory database) or always.
+         * Runs after spring.sql.init, Flyway and Liquibase, so a table they create is left as it is.
+         */
+        private SchemaInitialization initializeSchema = SchemaInitialization.NEVER;
+
+        public SchemaInitialization getInitializeSchema() {
+            return initializeSchema;
+        }
+
+        public void setInitializeSchema(SchemaInitialization initializeSchema) {
+            this.initializeSchema = initializeSchema;
+        }
+
         public Long getBase() {
             return base;
         }

@@ -94,12 +94,13 @@ final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcess
         if (own != null) {
             return own;
         }
-        IssuerBase jdbc = JdbcOffsetParts.PRESENT ? JdbcOffsetParts.issuerBase(beanFactory, properties.getTable())
-                : null;
+        IssuerBase jdbc = JdbcOffsetParts.PRESENT ? JdbcOffsetParts.issuerBase(beanFactory, properties.getTable(),
+                properties.getInitializeSchema()) : null;
         if (jdbc == null) {
             throw new FencingConfigurationException(PREFIX + ".base is set, but there is nowhere durable to store it: "
                     + "add fencing-jdbc and a DataSource (the table " + properties.getTable() + ", created with "
-                    + "classpath:dev/fencing/jdbc/issuer-base-<database>.sql), or define an IssuerBase bean");
+                    + "classpath:dev/fencing/jdbc/issuer-base-<database>.sql or by " + PREFIX
+                    + ".initialize-schema=always), or define an IssuerBase bean");
         }
         return jdbc;
     }
