@@ -79,17 +79,19 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
 
     private static String message(TokenIssuer issuer, long counter, long highest) {
         TokenIssuer counted = issuer instanceof SigningTokenIssuer signing ? signing.delegate() : issuer;
-        String offset = counted instanceof OffsetTokenIssuer shifted
-                ? " (with fencing.issuer.offset.base=" + shifted.base() + ", too low)"
-                : "";
-        String name = (counted instanceof OffsetTokenIssuer shifted ? shifted.delegate() : counted)
-                .getClass().getSimpleName();
-        return "The token issuer's counter is " + counter + offset + " (" + name + ": one sequence for every "
-                + "resource), below the fence store's highest max_seen " + highest + ": every write to the resource "
-                + "whose max_seen is " + highest + " would be refused as stale, until the issuer counts past it. This "
-                + "is what a move to a new issuer (a JDBC lease table to ZooKeeper, an old ensemble to a new one) "
+        OffsetTokenIssuer offset = counted instanceof OffsetTokenIssuer shifted ? shifted : null;
+        String name = (offset != null ? offset.delegate() : counted).getClass().getSimpleName();
+        String fix = offset == null
+                ? "This is what a move to a new issuer (a JDBC lease table to ZooKeeper, an old ensemble to a new one) "
                 + "without fencing.issuer.offset.base looks like: set fencing.issuer.offset.base above " + highest
-                + ", with headroom (see docs/issuers.md, \"Moving to another issuer\"). If the fence table is shared "
-                + "with another application whose issuer counts higher, set " + PROPERTY + "=false";
+                + ", with headroom"
+                : "The offset base " + offset.base() + " is too low for this fence store: choose one above "
+                + highest + ", with headroom, under a new fencing.issuer.offset.name (a stored base never changes)";
+        return "The token issuer's counter is " + counter + (offset != null ? " (with fencing.issuer.offset.base="
+                + offset.base() + ")" : "") + " (" + name + ": one sequence for every resource), below the fence "
+                + "store's highest max_seen " + highest + ": every write to the resource whose max_seen is " + highest
+                + " would be refused as stale, until the issuer counts past it. " + fix + " (see docs/issuers.md, "
+                + "\"Moving to another issuer\"). If the fence table is shared with another application whose issuer "
+                + "counts higher, set " + PROPERTY + "=false";
     }
 }

@@ -95,7 +95,9 @@ class IssuerCounterCheckTest {
                 .withBean(IssuerBase.class, InMemoryIssuerBase::new)
                 .withPropertyValues("fencing.issuer.offset.base=100", "fencing.issuer.offset.check-fence-store=false")
                 .run(context -> assertThat(context).hasFailed().getFailure()
-                        .hasStackTraceContaining("counter is 600 (with fencing.issuer.offset.base=100, too low)"));
+                        .hasStackTraceContaining("counter is 600 (with fencing.issuer.offset.base=100)")
+                        .hasStackTraceContaining("The offset base 100 is too low for this fence store: choose one "
+                                + "above 700"));
     }
 
     @Test
