@@ -184,6 +184,11 @@ public class OffsetTokenIssuer implements TokenIssuer {
         public boolean isHeld(String resource) {
             return ((IssuedTokens) delegate()).isHeld(resource);
         }
+
+        @Override
+        public boolean oneSequence() {
+            return ((IssuedTokens) delegate()).oneSequence();
+        }
     }
 
     /** Over an {@link IssuerFloors} issuer. */

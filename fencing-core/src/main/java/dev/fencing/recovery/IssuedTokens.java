@@ -16,4 +16,14 @@ public interface IssuedTokens {
 
     /** Whether a lease on {@code resource} is held now (taken, not released, not expired). */
     boolean isHeld(String resource);
+
+    /**
+     * Whether this issuer's tokens come from one sequence for every resource (ZooKeeper's zxid, etcd's revision):
+     * {@link #highestIssued} is then that sequence's current value whatever the resource, an upper bound of every
+     * token issued for any resource, and a fence store's max_seen above it cannot have come from this issuer.
+     * {@code false} (the default) for an issuer with a counter per resource (the JDBC lease, in-memory).
+     */
+    default boolean oneSequence() {
+        return false;
+    }
 }

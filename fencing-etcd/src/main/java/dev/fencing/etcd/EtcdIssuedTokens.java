@@ -34,6 +34,11 @@ final class EtcdIssuedTokens implements IssuedTokens {
     }
 
     @Override
+    public boolean oneSequence() {
+        return true;
+    }
+
+    @Override
     public boolean isHeld(String resource) {
         return read(resource).getCount() > 0;
     }

@@ -127,6 +127,12 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         return issued.isHeld(resource);
     }
 
+    /** {@code true}: every token comes from one sequence for all resources, the cluster's revision. */
+    @Override
+    public boolean oneSequence() {
+        return true;
+    }
+
     @Override
     protected EtcdLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();

@@ -99,6 +99,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     private final String swapLockTimeoutSql;
     private final String boundedCheckSql;
     private final TableVerifier verifier;
+    /** The administration of this store's table, built once: {@link #compact} and {@link #familyFloor} reuse it. */
+    private final JdbcFenceAdmin admin;
     private final boolean checkAtCommit;
     /** The checks-and-COMMIT texts for 1..{@value #CACHED_BATCHES} checks, when checking at commit. */
     private final String[] atCommitSql;
@@ -138,6 +140,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                 () -> "; resources up to " + maxResourceLength() + " characters, lock wait bound "
                         + lockTimeout.toMillis() + " ms"
                         + (checkAtCommit ? ", checks sent with COMMIT (check-at-commit)" : ""));
+        // last: the admin reads the dialect and table assigned above, and keeps no other state of this store
+        this.admin = new JdbcFenceAdmin(this);
     }
 
     /** Starts a builder for a store on {@code dataSource}. */
@@ -165,13 +169,13 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      */
     @Override
     public CompactionResult compact(Duration idleFor, int batchSize, IssuerFloors issuer) {
-        return new JdbcFenceAdmin(this).compact(idleFor, batchSize, issuer);
+        return admin.compact(idleFor, batchSize, issuer);
     }
 
     /** {@inheritDoc} As {@link JdbcFenceAdmin#familyFloor}. */
     @Override
     public OptionalLong familyFloor(String family) {
-        return new JdbcFenceAdmin(this).familyFloor(family);
+        return admin.familyFloor(family);
     }
 
     @Override
@@ -621,6 +625,11 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     /** Checks the table without counting as a guard using the store (its own startup, first check, admin tasks). */
     void verifyTable() {
         verifier.verify();
+    }
+
+    /** The admin {@link #compact} and {@link #familyFloor} delegate to: one per store, built with it. */
+    JdbcFenceAdmin admin() {
+        return admin;
     }
 
     /** The template the check runs on, for {@link JdbcFenceAdmin}. */

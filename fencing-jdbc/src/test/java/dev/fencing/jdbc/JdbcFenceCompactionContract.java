@@ -95,6 +95,28 @@ abstract class JdbcFenceCompactionContract extends FenceCompactionContract {
         }
     }
 
+    /**
+     * The store's own compaction (what the starter schedules) goes through one admin built with the store, not a new
+     * one per call, and folds and reports the floor as that admin does.
+     */
+    @Test
+    void theStoreCompactsThroughTheOneAdminBuiltWithIt() throws Throwable {
+        Subject s = newSubject();
+        JdbcFenceStore store = (JdbcFenceStore) s.store();
+        try {
+            JdbcFenceAdmin admin = store.admin();
+            String r = "once:1";
+            store.fence(r, new dev.fencing.token.FencingToken(r, 77, "h"), () -> null);
+            Thread.sleep(20);
+            assertThat(store.compact(Duration.ZERO, 10, IssuerFloors.ONE_SEQUENCE).folded()).isEqualTo(1);
+            assertThat(store.familyFloor("once")).hasValue(77);
+            assertThat(store.admin()).isSameAs(admin);
+            assertThat(admin.familyFloor("once")).hasValue(77);
+        } finally {
+            closeSubject(s);
+        }
+    }
+
     /** The example of docs/stores.md, run: nothing idle for 30 days in a fresh table, no floor. */
     @Test
     void theDocsExampleRuns() {

@@ -41,6 +41,11 @@ final class ZooKeeperIssuedTokens implements IssuedTokens {
     }
 
     @Override
+    public boolean oneSequence() {
+        return true;
+    }
+
+    @Override
     public boolean isHeld(String resource) {
         String directory = ZKPaths.makePath(basePath, ZooKeeperTokenIssuer.nodeName(resource));
         try {

@@ -192,6 +192,12 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
         return issued.isHeld(resource);
     }
 
+    /** {@code true}: every token comes from one sequence for all resources, the ensemble's zxid. */
+    @Override
+    public boolean oneSequence() {
+        return true;
+    }
+
     /** Deletes the lock node; {@code false} when the session already took it with it. */
     @Override
     protected boolean doRelease(ZooKeeperLease zk) throws Exception {

@@ -15,7 +15,13 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * The scheduled compaction of the fence state ({@code fencing.compaction.enabled=true}): a {@link CompactionRun} over
@@ -23,7 +29,8 @@ import org.springframework.context.annotation.Bean;
  * JDBC lease), run by a thread of its own ({@link FencingCompactionSchedule}). Every
  * mistake fails at startup: a store that cannot compact, an issuer that cannot keep its tokens above a family floor
  * (unless {@code fencing.compaction.issuer-tokens=one-sequence} says the tokens come from one sequence), a
- * non-positive age, interval or batch size, a malformed cron expression.
+ * non-positive age, interval or batch size, a malformed cron expression, a cron expression set together with an
+ * interval or initial delay.
  */
 @AutoConfiguration(after = {FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
         FencingZooKeeperAutoConfiguration.class, FencingEtcdAutoConfiguration.class}, afterName = {
@@ -34,6 +41,8 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnBooleanProperty(name = "fencing.compaction.enabled")
 @EnableConfigurationProperties(FencingCompactionProperties.class)
 public class FencingCompactionAutoConfiguration {
+
+    private static final String PREFIX = "fencing.compaction";
 
     @Bean
     @ConditionalOnMissingBean
@@ -61,8 +70,33 @@ public class FencingCompactionAutoConfiguration {
     }
 
     @Bean
-    FencingCompactionSchedule fencingCompactionSchedule(CompactionRun run, FencingCompactionProperties properties) {
+    FencingCompactionSchedule fencingCompactionSchedule(CompactionRun run, FencingCompactionProperties properties,
+                                                        Environment environment) {
+        requireOneSchedule(properties, environment);
         return new FencingCompactionSchedule(run, properties);
+    }
+
+    /**
+     * A cron expression decides every run by itself: an interval or initial delay set beside it (in any property
+     * source, relaxed names included; their defaults do not count) would be silently ignored, so it fails startup.
+     *
+     * @throws FencingConfigurationException naming the cron property and each one set beside it
+     */
+    static void requireOneSchedule(FencingCompactionProperties properties, Environment environment) {
+        String cron = properties.getCron();
+        if (cron == null || cron.isBlank()) {
+            return;
+        }
+        Binder binder = Binder.get(environment);
+        List<String> alsoSet = Stream.of(PREFIX + ".interval", PREFIX + ".initial-delay")
+                .filter(name -> binder.bind(name, Duration.class).isBound())
+                .toList();
+        if (!alsoSet.isEmpty()) {
+            throw new FencingConfigurationException(PREFIX + ".cron ('" + cron + "') and " + String.join(" and ",
+                    alsoSet) + " are both set, but a cron expression decides every run by itself and the other would "
+                    + "be ignored: remove " + String.join(" and ", alsoSet) + " to run on the cron expression, or "
+                    + PREFIX + ".cron to run a fixed delay apart");
+        }
     }
 
     static IssuerFloors floors(TokenIssuer issuer, FencingCompactionProperties.IssuerTokens tokens) {

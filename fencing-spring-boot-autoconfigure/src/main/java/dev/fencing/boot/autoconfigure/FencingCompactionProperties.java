@@ -8,7 +8,7 @@ import java.time.Duration;
  * The scheduled compaction of the fence state ({@code fencing.compaction.*}), off by default: resources (per-entity
  * keys such as {@code accounts:42}) that accepted no token for {@link #getIdleFor() idle-for} are folded into their
  * family's floor. Runs every {@link #getInterval() interval}, or on a {@link #getCron() cron} expression when one is
- * set.
+ * set (an interval or initial delay set beside it fails startup).
  */
 @ConfigurationProperties("fencing.compaction")
 public class FencingCompactionProperties {
@@ -22,10 +22,10 @@ public class FencingCompactionProperties {
     /** Resources folded per transaction. */
     private int batchSize = 1000;
 
-    /** Time between the end of one run and the start of the next (ignored when a cron expression is set). */
+    /** Time between the end of one run and the start of the next; setting it together with cron fails startup. */
     private Duration interval = Duration.ofHours(1);
 
-    /** Time from startup to the first run (ignored when a cron expression is set). */
+    /** Time from startup to the first run; setting it together with cron fails startup. */
     private Duration initialDelay = Duration.ofMinutes(5);
 
     /** A Spring cron expression (six fields, such as 0 30 3 * * *) for the runs, in the server's time zone. */

@@ -403,8 +403,24 @@ public class FencingProperties {
 
         private final Offset offset = new Offset();
 
+        /**
+         * Whether startup fails when a one-sequence issuer's counter (ZooKeeper's zxid, etcd's revision, plus any
+         * offset base) is below the fence store's highest max_seen: every write to that resource would be refused as
+         * stale, as after a move to a new issuer without fencing.issuer.offset.base. Turn it off only for a fence
+         * table shared with another application whose issuer counts higher.
+         */
+        private boolean checkFenceStore = true;
+
         public Offset getOffset() {
             return offset;
+        }
+
+        public boolean isCheckFenceStore() {
+            return checkFenceStore;
+        }
+
+        public void setCheckFenceStore(boolean checkFenceStore) {
+            this.checkFenceStore = checkFenceStore;
         }
 
         public IssuerType getType() {
@@ -448,6 +464,21 @@ public class FencingProperties {
 
         /** Whether the first start checks that the base is above the fence store's highest max_seen. */
         private boolean checkFenceStore = true;
+
+        /**
+         * When the starter creates the issuer base table if it is missing, from the script shipped in fencing-jdbc:
+         * never (default: your migrations own it), embedded (only on an in-memory database) or always.
+         * Runs after spring.sql.init, Flyway and Liquibase, so a table they create is left as it is.
+         */
+        private SchemaInitialization initializeSchema = SchemaInitialization.NEVER;
+
+        public SchemaInitialization getInitializeSchema() {
+            return initializeSchema;
+        }
+
+        public void setInitializeSchema(SchemaInitialization initializeSchema) {
+            this.initializeSchema = initializeSchema;
+        }
 
         public Long getBase() {
             return base;

@@ -94,23 +94,20 @@ final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcess
         if (own != null) {
             return own;
         }
-        IssuerBase jdbc = JdbcOffsetParts.PRESENT ? JdbcOffsetParts.issuerBase(beanFactory, properties.getTable())
-                : null;
+        IssuerBase jdbc = JdbcOffsetParts.PRESENT ? JdbcOffsetParts.issuerBase(beanFactory, properties.getTable(),
+                properties.getInitializeSchema()) : null;
         if (jdbc == null) {
             throw new FencingConfigurationException(PREFIX + ".base is set, but there is nowhere durable to store it: "
                     + "add fencing-jdbc and a DataSource (the table " + properties.getTable() + ", created with "
-                    + "classpath:dev/fencing/jdbc/issuer-base-<database>.sql), or define an IssuerBase bean");
+                    + "classpath:dev/fencing/jdbc/issuer-base-<database>.sql or by " + PREFIX
+                    + ".initialize-schema=always), or define an IssuerBase bean");
         }
         return jdbc;
     }
 
     /** The fence store's listing, for the first start's check; {@code null} when the store offers none. */
     private FenceInventory inventory() {
-        FenceStore store = beanFactory.getBeanProvider(FenceStore.class).getIfUnique();
-        if (store instanceof FenceInventory own) {
-            return own;
-        }
-        return store != null && JdbcOffsetParts.PRESENT ? JdbcOffsetParts.inventory(store) : null;
+        return FenceStoreInventory.of(beanFactory.getBeanProvider(FenceStore.class).getIfUnique());
     }
 
     @Override

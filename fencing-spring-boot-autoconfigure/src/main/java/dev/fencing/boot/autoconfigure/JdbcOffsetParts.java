@@ -1,5 +1,6 @@
 package dev.fencing.boot.autoconfigure;
 
+import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.IssuerBase;
 import dev.fencing.jdbc.JdbcFenceAdmin;
 import dev.fencing.jdbc.JdbcFenceStore;
@@ -10,22 +11,36 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.util.ClassUtils;
 
 import javax.sql.DataSource;
+import java.util.Locale;
 
 /**
- * What the issuer offset reads from fencing-jdbc: the base table on the application's data source and the JDBC fence
- * table's listing. Loaded only when fencing-jdbc is on the classpath ({@link #PRESENT}).
+ * What the issuer offset reads from fencing-jdbc: the base table on the application's data source (created when
+ * {@code fencing.issuer.offset.initialize-schema} says so) and the JDBC fence table's listing. Loaded only when fencing-jdbc is on the classpath ({@link #PRESENT}).
  */
 final class JdbcOffsetParts {
 
     static final boolean PRESENT = ClassUtils.isPresent("dev.fencing.jdbc.JdbcIssuerBase",
             JdbcOffsetParts.class.getClassLoader());
 
+    static final String INITIALIZE_SCHEMA = IssuerOffsetPostProcessor.PREFIX + ".initialize-schema";
+
+    private static final boolean EMBEDDED_DETECTABLE = ClassUtils.isPresent(
+            "org.springframework.boot.jdbc.EmbeddedDatabaseConnection", JdbcOffsetParts.class.getClassLoader());
+
     private JdbcOffsetParts() {
     }
 
-    /** The base table on the unique {@link DataSource} bean, or {@code null} when there is none. */
-    static IssuerBase issuerBase(BeanFactory beanFactory, String table) {
-        return Jdbc.issuerBase(beanFactory, table);
+    /**
+     * The base table on the unique {@link DataSource} bean, created first when {@code initializeSchema} says so (as
+     * {@code fencing.store.jdbc.initialize-schema} does for the fence table); {@code null} when there is no
+     * DataSource.
+     *
+     * @throws FencingConfigurationException when the table is missing or wrong, naming
+     *                                       {@code fencing.issuer.offset.initialize-schema} when it was not created
+     */
+    static IssuerBase issuerBase(BeanFactory beanFactory, String table,
+                                 FencingProperties.SchemaInitialization initializeSchema) {
+        return Jdbc.issuerBase(beanFactory, table, initializeSchema);
     }
 
     static FenceInventory inventory(FenceStore store) {
@@ -35,9 +50,33 @@ final class JdbcOffsetParts {
     /** The code that links against fencing-jdbc. */
     private static final class Jdbc {
 
-        static IssuerBase issuerBase(BeanFactory beanFactory, String table) {
+        static IssuerBase issuerBase(BeanFactory beanFactory, String table,
+                                     FencingProperties.SchemaInitialization initializeSchema) {
             DataSource dataSource = beanFactory.getBeanProvider(DataSource.class).getIfUnique();
-            return dataSource == null ? null : new JdbcIssuerBase(dataSource, table);
+            if (dataSource == null) {
+                return null;
+            }
+            boolean create = createsTable(initializeSchema, dataSource);
+            try {
+                return new JdbcIssuerBase(dataSource, table, create);
+            } catch (FencingConfigurationException e) {
+                if (create || e.getMessage() == null || !e.getMessage().startsWith("Issuer base table '")) {
+                    throw e;
+                }
+                throw new FencingConfigurationException(e.getMessage() + ". Or let the starter create it when it is "
+                        + "missing: " + INITIALIZE_SCHEMA + "=always (it is " + initializeSchema.name()
+                        .toLowerCase(Locale.ROOT) + ")", e);
+            }
+        }
+
+        /** As {@link FencingJdbcAutoConfiguration#createsTable}, without spring-boot-jdbc unless embedded is asked. */
+        private static boolean createsTable(FencingProperties.SchemaInitialization mode, DataSource dataSource) {
+            if (mode == FencingProperties.SchemaInitialization.EMBEDDED && !EMBEDDED_DETECTABLE) {
+                throw new FencingConfigurationException(INITIALIZE_SCHEMA + "=embedded needs spring-boot-jdbc to "
+                        + "tell an in-memory database (org.springframework.boot.jdbc.EmbeddedDatabaseConnection is "
+                        + "not on the class path); use always or never");
+            }
+            return FencingJdbcAutoConfiguration.createsTable(mode, dataSource);
         }
 
         static FenceInventory inventory(FenceStore store) {

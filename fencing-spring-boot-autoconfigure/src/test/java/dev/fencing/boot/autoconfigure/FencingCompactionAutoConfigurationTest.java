@@ -149,6 +149,29 @@ class FencingCompactionAutoConfigurationTest {
     }
 
     @Test
+    void aCronExpressionWithAnExplicitIntervalOrInitialDelayFailsStartupNamingBoth() {
+        ApplicationContextRunner cron = runner.withUserConfiguration(CompactingStoreConfig.class,
+                FloorsIssuerConfig.class).withPropertyValues("fencing.compaction.enabled=true",
+                "fencing.compaction.cron=0 30 3 * * *");
+        cron.withPropertyValues("fencing.compaction.interval=1h") // the default value, set explicitly
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("fencing.compaction.cron ('0 30 3 * * *') and "
+                                + "fencing.compaction.interval are both set")
+                        .hasMessageNotContaining("initial-delay"));
+        cron.withPropertyValues("fencing.compaction.initialDelay=0s") // a relaxed name
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("fencing.compaction.cron ('0 30 3 * * *') and "
+                                + "fencing.compaction.initial-delay are both set"));
+        cron.withPropertyValues("fencing.compaction.interval=2h", "fencing.compaction.initial-delay=1m")
+                .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageContaining("fencing.compaction.interval and fencing.compaction.initial-delay "
+                                + "are both set"));
+        cron.withPropertyValues("fencing.compaction.cron=", "fencing.compaction.interval=2h")
+                .run(context -> assertThat(context).hasNotFailed()
+                        .getBean(FencingCompactionSchedule.class).hasToString("every PT2H after PT5M"));
+    }
+
+    @Test
     void aCronExpressionIsAccepted() {
         runner.withUserConfiguration(CompactingStoreConfig.class, FloorsIssuerConfig.class)
                 .withPropertyValues("fencing.compaction.enabled=true", "fencing.compaction.cron=0 30 3 * * *")

@@ -19,11 +19,13 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import javax.sql.DataSource;
 
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -133,6 +135,43 @@ class FencingIssuerOffsetAutoConfigurationTest {
                 .withPropertyValues("fencing.issuer.offset.base=4000", "fencing.issuer.offset.table=no_such_table")
                 .run(context -> assertThat(context).hasFailed().getFailure()
                         .hasStackTraceContaining("Issuer base table 'no_such_table' is missing"));
+    }
+
+    @Test
+    void theBaseTableIsCreatedOnlyWhenInitializeSchemaSaysSoAndAMissingOneNamesTheProperty() {
+        DriverManagerDataSource h2 = new DriverManagerDataSource(
+                "jdbc:h2:mem:offset-init-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "");
+        WebApplicationContextRunner offset = runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
+                .withBean(DataSource.class, () -> h2)
+                .withPropertyValues("fencing.issuer.offset.base=4000", "fencing.issuer.offset.table=init_bases");
+        offset.run(context -> assertThat(context).hasFailed().getFailure()
+                .hasStackTraceContaining("Issuer base table 'init_bases' is missing")
+                .hasStackTraceContaining("fencing.issuer.offset.initialize-schema=always (it is never)"));
+        offset.withPropertyValues("fencing.issuer.offset.initialize-schema=embedded")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(new JdbcIssuerBase(h2, "init_bases").stored("default")).hasValue(4000);
+    }
+
+    @Test
+    void onPostgresqlEmbeddedLeavesTheBaseTableMissingAndAlwaysCreatesIt() {
+        String table = "fit_offset_base_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10)
+                .toLowerCase(Locale.ROOT);
+        DriverManagerDataSource postgres = new DriverManagerDataSource(
+                "jdbc:postgresql://127.0.0.1:5432/test?user=postgres");
+        WebApplicationContextRunner offset = runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
+                .withBean(DataSource.class, () -> postgres)
+                .withPropertyValues("fencing.issuer.offset.base=4000", "fencing.issuer.offset.table=" + table);
+        try {
+            offset.withPropertyValues("fencing.issuer.offset.initialize-schema=embedded")
+                    .run(context -> assertThat(context).hasFailed().getFailure()
+                            .hasStackTraceContaining("Issuer base table '" + table + "' is missing")
+                            .hasStackTraceContaining("initialize-schema=always (it is embedded)"));
+            offset.withPropertyValues("fencing.issuer.offset.initialize-schema=always")
+                    .run(context -> assertThat(context).hasNotFailed());
+            assertThat(new JdbcIssuerBase(postgres, table).stored("default")).hasValue(4000);
+        } finally {
+            new JdbcTemplate(postgres).execute("DROP TABLE IF EXISTS " + table);
+        }
     }
 
     /** An issuer whose container callbacks are recorded: the wrapper must forward its close. */

@@ -1,0 +1,182 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.issuer.InMemoryIssuerBase;
+import dev.fencing.issuer.InMemoryTokenIssuer;
+import dev.fencing.issuer.IssuerBase;
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.jdbc.JdbcFenceAdmin;
+import dev.fencing.jdbc.JdbcFenceStore;
+import dev.fencing.jdbc.JdbcIssuerBase;
+import dev.fencing.recovery.IssuedTokens;
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+import javax.sql.DataSource;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code fencing.issuer.check-fence-store}: a one-sequence issuer (ZooKeeper, etcd) counting below the fence store's
+ * highest max_seen fails startup, the sign of a move to a new issuer without {@code fencing.issuer.offset.base};
+ * per-resource issuers are not checked.
+ */
+@Timeout(90)
+class IssuerCounterCheckTest {
+
+    private static final String POSTGRES = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(FencingIssuerCheckAutoConfiguration.class,
+                    FencingIssuerOffsetAutoConfiguration.class, FencingAutoConfiguration.class));
+
+    /** An in-memory store whose highest max_seen is {@code maxSeen}, on resource accounts:1. */
+    private static InMemoryFenceStore storeAt(long maxSeen) throws Throwable {
+        InMemoryFenceStore store = new InMemoryFenceStore();
+        store.fence("accounts:1", new FencingToken("accounts:1", maxSeen, "old-issuer"), () -> null);
+        return store;
+    }
+
+    @Test
+    void aOneSequenceCounterBelowTheHighestMaxSeenFailsStartupSayingWhatToDo() throws Throwable {
+        InMemoryFenceStore store = storeAt(700);
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, () -> new OneSequence(500))
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("counter is 500 (OneSequence: one sequence for every resource), "
+                                + "below the fence store's highest max_seen 700")
+                        .hasStackTraceContaining("would be refused as stale")
+                        .hasStackTraceContaining("without fencing.issuer.offset.base")
+                        .hasStackTraceContaining("docs/issuers.md")
+                        .hasStackTraceContaining("set fencing.issuer.check-fence-store=false"));
+    }
+
+    @Test
+    void theCheckCanBeTurnedOffForAFenceTableSharedWithAnotherIssuer() throws Throwable {
+        InMemoryFenceStore store = storeAt(700);
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, () -> new OneSequence(500))
+                .withPropertyValues("fencing.issuer.check-fence-store=false")
+                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(IssuerCounterCheck.class));
+    }
+
+    @Test
+    void aCounterAtOrAboveTheHighestMaxSeenStarts() throws Throwable {
+        InMemoryFenceStore store = storeAt(700);
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, () -> new OneSequence(700))
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(IssuerCounterCheck.class));
+    }
+
+    @Test
+    void aPerResourceIssuerIsNotCheckedSinceItsCountersArePerResource() throws Throwable {
+        InMemoryFenceStore store = storeAt(700);
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void theOffsetBaseIsCountedAndATooLowOneIsNamed() throws Throwable {
+        InMemoryFenceStore store = storeAt(700);
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, () -> new OneSequence(500))
+                .withBean(IssuerBase.class, InMemoryIssuerBase::new)
+                .withPropertyValues("fencing.issuer.offset.base=1000")
+                .run(context -> assertThat(context).hasNotFailed());
+        // the offset's own first-start check off: this check still catches the base that is too low
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, () -> new OneSequence(500))
+                .withBean(IssuerBase.class, InMemoryIssuerBase::new)
+                .withPropertyValues("fencing.issuer.offset.base=100", "fencing.issuer.offset.check-fence-store=false")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("counter is 600 (with fencing.issuer.offset.base=100)")
+                        .hasStackTraceContaining("The offset base 100 is too low for this fence store: choose one "
+                                + "above 700"));
+    }
+
+    @Test
+    void anEmptyStoreOrACounterThatCannotBeReadLetsStartupGoOn() throws Throwable {
+        runner.withBean(FenceStore.class, InMemoryFenceStore::new).withBean(TokenIssuer.class, () -> new OneSequence(1))
+                .run(context -> assertThat(context).hasNotFailed());
+        InMemoryFenceStore store = storeAt(700);
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, () -> new OneSequence(-1))
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Test
+    void aRealZooKeeperEnsembleBelowAPostgresFenceTableFailsUntilTheOffsetIsSet() throws Exception {
+        String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10).toLowerCase(Locale.ROOT);
+        String fenceTable = "fit_counter_fence_" + suffix;
+        String baseTable = "fit_counter_base_" + suffix;
+        DataSource dataSource = new DriverManagerDataSource(POSTGRES); // a new connection per use: nothing to close
+        try (TestingServer zookeeper = new TestingServer(true)) {
+            JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(fenceTable).createTableIfMissing(true)
+                    .build();
+            store.verify();
+            new JdbcFenceAdmin(store).raiseFloor("ledger", 5_000_000); // the old lease table's tokens
+            new JdbcIssuerBase(dataSource, baseTable, true);
+            ApplicationContextRunner moved = new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(FencingIssuerCheckAutoConfiguration.class,
+                            FencingIssuerOffsetAutoConfiguration.class, FencingAutoConfiguration.class,
+                            FencingJdbcAutoConfiguration.class, FencingZooKeeperAutoConfiguration.class))
+                    .withBean(DataSource.class, () -> dataSource)
+                    .withPropertyValues("fencing.store.jdbc.table=" + fenceTable, "fencing.issuer.type=zookeeper",
+                            "fencing.issuer.zookeeper.connect-string=" + zookeeper.getConnectString(),
+                            "fencing.issuer.offset.table=" + baseTable);
+            moved.run(context -> assertThat(context).hasFailed().getFailure()
+                    .hasStackTraceContaining("(ZooKeeperTokenIssuer: one sequence for every resource), below the "
+                            + "fence store's highest max_seen 5000000"));
+            moved.withPropertyValues("fencing.issuer.offset.base=6000000").run(context -> {
+                assertThat(context).hasNotFailed();
+                try (Lease lease = context.getBean(TokenIssuer.class).acquire("ledger", Duration.ofSeconds(10))) {
+                    assertThat(lease.token().value()).isGreaterThan(6_000_000);
+                }
+            });
+        } finally {
+            JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+            jdbc.execute("DROP TABLE IF EXISTS " + fenceTable);
+            jdbc.execute("DROP TABLE IF EXISTS " + baseTable);
+        }
+    }
+
+    /**
+     * A fake one-sequence issuer (as ZooKeeper's and etcd's are) whose counter is fixed; a negative counter fails to
+     * be read.
+     */
+    static final class OneSequence implements TokenIssuer, IssuedTokens {
+        private final long counter;
+
+        OneSequence(long counter) {
+            this.counter = counter;
+        }
+
+        @Override
+        public Lease acquire(String resource, Duration timeout) {
+            throw new UnsupportedOperationException("not acquired in these tests");
+        }
+
+        @Override
+        public long highestIssued(String resource) {
+            if (counter < 0) {
+                throw new IllegalStateException("the lock service is unreachable");
+            }
+            return counter;
+        }
+
+        @Override
+        public boolean isHeld(String resource) {
+            return false;
+        }
+
+        @Override
+        public boolean oneSequence() {
+            return true;
+        }
+    }
+}
