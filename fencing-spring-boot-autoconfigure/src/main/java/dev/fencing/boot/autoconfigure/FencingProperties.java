@@ -467,10 +467,11 @@ public class FencingProperties {
 
         /**
          * When the starter creates the issuer base table if it is missing, from the script shipped in fencing-jdbc:
-         * never (default: your migrations own it), embedded (only on an in-memory database) or always.
-         * Runs after spring.sql.init, Flyway and Liquibase, so a table they create is left as it is.
+         * never (your migrations own it), embedded (default: only on an in-memory database, as for the fence and
+         * lease tables) or always. Runs after spring.sql.init, Flyway and Liquibase, so a table they create is left
+         * as it is.
          */
-        private SchemaInitialization initializeSchema = SchemaInitialization.NEVER;
+        private SchemaInitialization initializeSchema = SchemaInitialization.EMBEDDED;
 
         public SchemaInitialization getInitializeSchema() {
             return initializeSchema;

@@ -132,7 +132,8 @@ class FencingIssuerOffsetAutoConfigurationTest {
                 .run(context -> assertThat(context).hasFailed().getFailure()
                         .hasStackTraceContaining("differs from the stored base 4000"));
         runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new).withBean(DataSource.class, () -> dataSource)
-                .withPropertyValues("fencing.issuer.offset.base=4000", "fencing.issuer.offset.table=no_such_table")
+                .withPropertyValues("fencing.issuer.offset.base=4000", "fencing.issuer.offset.table=no_such_table",
+                        "fencing.issuer.offset.initialize-schema=never")
                 .run(context -> assertThat(context).hasFailed().getFailure()
                         .hasStackTraceContaining("Issuer base table 'no_such_table' is missing"));
     }
@@ -144,11 +145,11 @@ class FencingIssuerOffsetAutoConfigurationTest {
         WebApplicationContextRunner offset = runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
                 .withBean(DataSource.class, () -> h2)
                 .withPropertyValues("fencing.issuer.offset.base=4000", "fencing.issuer.offset.table=init_bases");
-        offset.run(context -> assertThat(context).hasFailed().getFailure()
-                .hasStackTraceContaining("Issuer base table 'init_bases' is missing")
-                .hasStackTraceContaining("fencing.issuer.offset.initialize-schema=always (it is never)"));
-        offset.withPropertyValues("fencing.issuer.offset.initialize-schema=embedded")
-                .run(context -> assertThat(context).hasNotFailed());
+        offset.withPropertyValues("fencing.issuer.offset.initialize-schema=never")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("Issuer base table 'init_bases' is missing")
+                        .hasStackTraceContaining("fencing.issuer.offset.initialize-schema=always (it is never)"));
+        offset.run(context -> assertThat(context).hasNotFailed()); // embedded by default: H2 in memory
         assertThat(new JdbcIssuerBase(h2, "init_bases").stored("default")).hasValue(4000);
     }
 
