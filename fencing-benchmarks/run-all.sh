@@ -55,15 +55,15 @@ for step in "${steps[@]}"; do
     footprint)  echo "== footprint: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$logs/load.txt"
                 java -Xmx3g -Djdk.attach.allowAttachSelf=true -cp "$jar" dev.fencing.benchmarks.InMemoryFootprint 1000000 \
                   | tee "$logs/footprint.txt" ;;
-    jdbc)       RATIOS=() # PostgreSQL and MariaDB (param database), each shape and mode against its unfenced one
-                for db in postgresql mariadb; do
+    jdbc)       for db in ${DATABASES:-postgresql mariadb}; do # each shape and mode against its unfenced one, one database a run
+                  RATIOS=()
                   for shape in insert fourStatements; do
                     for mode in Fenced FencedAtCommit; do
                       RATIOS+=(--ratio "$shape$mode[database=$db]/${shape}Unfenced[database=$db]")
                     done
                   done
-                done
-                rounds jdbc 4 JdbcFenceBenchmark -f 1 -wi 1 -w 3 -i 2 -r 4 ;;
+                  rounds jdbc-$db 4 JdbcFenceBenchmark -p database=$db -f 1 -wi 1 -w 3 -i 2 -r 4
+                done ;;
     checkstmt)  RATIOS=()
                 for db in postgresql mariadb; do
                   RATIOS+=(--ratio "floorProbeHit[database=$db]#p50/noFamily[database=$db]#p50"
@@ -80,7 +80,7 @@ for step in "${steps[@]}"; do
                            --ratio "fencedLatency[storeMode=$mode]#p50/unfencedLatency[storeMode=$mode]#p50"
                            --ratio "fencedLatency[storeMode=$mode]#p99/unfencedLatency[storeMode=$mode]#p99")
                 done
-                rounds whole-request 4 WholeRequestBenchmark -f 1 -wi 1 -w 5 -i 2 -r 5 ;;
+                rounds whole-request 3 WholeRequestBenchmark -f 1 -wi 1 -w 3 -i 2 -r 3 ;;
     profile)    # where the time of one call goes: async-profiler (Maven Central, tools.profiler:async-profiler), itimer
                 # sampling (no perf events needed), collapsed stacks summed by part of the call (ProfileSummary)
                 ap=fencing-benchmarks/target/async-profiler

@@ -20,7 +20,9 @@ import java.util.Map;
  * same benchmarks (rounds, run one after the other), it takes each round's ratio (or difference) of two benchmarks
  * and reports their mean with a 99.9% Student-t interval over the rounds. A slow minute of this VM then moves both
  * figures of the round it falls in, instead of one benchmark of a single long run; the interval is over rounds, so
- * it is wide with few rounds. It also merges the rounds into one JSON file (each entry marked with its round).
+ * it is wide with few rounds. Also printed: the median of the rounds' figures, and the figure of the best rounds (each
+ * benchmark's best score over the rounds, the one the VM disturbed least). It also merges the rounds into one JSON
+ * file (each entry marked with its round).
  *
  * <p>Usage: {@code RoundRatios --merged out.json [--ratio A/B]... [--diff A-B]... round1.json round2.json ...},
  * where A and B name a benchmark method, optionally with JMH parameters and a metric:
@@ -72,13 +74,35 @@ public final class RoundRatios {
         printScores(results);
         for (String[] spec : specs) {
             double[] values = new double[results.size()];
+            double bestA = Double.NaN;
+            double bestB = Double.NaN;
             for (int r = 0; r < results.size(); r++) {
-                double a = value(results.get(r), spec[1], rounds.get(r));
-                double b = value(results.get(r), spec[2], rounds.get(r));
-                values[r] = spec[0].equals("ratio") ? a / b : a - b;
+                Figure a = figure(results.get(r), spec[1], rounds.get(r));
+                Figure b = figure(results.get(r), spec[2], rounds.get(r));
+                values[r] = spec[0].equals("ratio") ? a.value / b.value : a.value - b.value;
+                bestA = r == 0 ? a.value : a.better(bestA);
+                bestB = r == 0 ? b.value : b.better(bestB);
             }
-            System.out.println(describe(spec, values));
+            double bestOfRounds = spec[0].equals("ratio") ? bestA / bestB : bestA - bestB;
+            System.out.println(describe(spec, values) + String.format(Locale.ROOT, "; median %.3f; best of rounds %.3f",
+                    median(values), bestOfRounds));
         }
+    }
+
+    /** One benchmark's figure in one round, and whether a higher one is better (a throughput). */
+    private record Figure(double value, boolean higherIsBetter) {
+
+        /** The better of this figure and {@code other}: the round the VM disturbed least. */
+        double better(double other) {
+            return higherIsBetter ? Math.max(value, other) : Math.min(value, other);
+        }
+    }
+
+    private static double median(double[] values) {
+        double[] sorted = values.clone();
+        java.util.Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 
     private static String[] split(String spec, char operator, String kind) {
@@ -130,7 +154,7 @@ public final class RoundRatios {
         return name.append(']').toString();
     }
 
-    private static double value(JsonNode round, String spec, Path file) {
+    private static Figure figure(JsonNode round, String spec, Path file) {
         int hash = spec.indexOf('#');
         String wanted = hash < 0 ? spec : spec.substring(0, hash);
         String metric = hash < 0 ? "score" : spec.substring(hash + 1);
@@ -150,7 +174,8 @@ public final class RoundRatios {
             if (found.isMissingNode()) {
                 throw new IllegalArgumentException("'" + spec + "' has no " + metric + " in " + file);
             }
-            return found.asDouble();
+            boolean throughput = entry.path("mode").asString().equals("thrpt") && metric.equals("score");
+            return new Figure(found.asDouble(), throughput);
         }
         throw new IllegalArgumentException("No benchmark '" + wanted + "' in " + file);
     }

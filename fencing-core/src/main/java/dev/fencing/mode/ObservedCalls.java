@@ -18,15 +18,16 @@ import java.util.concurrent.atomic.LongAdder;
  * outcome ({@code accepted}, {@code missing}, {@code stale}, ...) and when the last one ran, so a team rolling fencing
  * out can read which methods still run without a token before switching to enforce. Bounded: at most
  * {@value #MAX_METHODS} methods are recorded (fenced methods are declared in code; past the bound the calls are only
- * counted in {@link #dropped()}). Also rate-limits the log line of each would-be refusal: at most one per method per
- * {@link #LOG_INTERVAL_MILLIS}. Thread-safe.
+ * counted in {@link #dropped()}). Also rate-limits the log line of each would-be refusal: at most one per method and
+ * outcome per {@link #LOG_INTERVAL_MILLIS}, so a flood of stale tokens does not hide that the same method also runs
+ * without one. Thread-safe.
  */
 public final class ObservedCalls {
 
     /** How many fenced methods are recorded at most. */
     public static final int MAX_METHODS = 1024;
 
-    /** At most one log line per method in this many milliseconds. */
+    /** At most one log line per method and outcome in this many milliseconds. */
     public static final long LOG_INTERVAL_MILLIS = 60_000;
 
     private static final System.Logger LOG = System.getLogger(ObservedCalls.class.getName());
@@ -56,9 +57,9 @@ public final class ObservedCalls {
         }
         long now = System.currentTimeMillis();
         method.count(outcome, now);
-        if (refused && method.mayLog(now)) {
+        if (refused && method.mayLog(outcome, now)) {
             LOG.log(System.Logger.Level.WARNING, "Observe mode: {0} would have been refused ({1}) on resource ''{2}'' "
-                            + "(token {3}, max_seen {4}); it ran. At most one such line per method per minute; "
+                            + "(token {3}, max_seen {4}); it ran. At most one such line per method and outcome per minute; "
                             + "see fencing.checks'{'enforced=\"false\"'}' and the actuator endpoint for every count",
                     operation, outcome, effective, token == null ? "none" : Long.toString(token.value()),
                     maxSeen == null ? "unknown" : maxSeen.toString());
@@ -115,7 +116,8 @@ public final class ObservedCalls {
         final ConcurrentHashMap<String, LongAdder> counts = new ConcurrentHashMap<>();
         volatile long lastSeen;
         volatile String lastOutcome;
-        final AtomicLong lastLogged = new AtomicLong(Long.MIN_VALUE);
+        /** Per outcome, when its last line was logged. */
+        final ConcurrentHashMap<String, AtomicLong> lastLogged = new ConcurrentHashMap<>();
 
         Method(String operation, String resource) {
             this.operation = operation;
@@ -128,9 +130,10 @@ public final class ObservedCalls {
             lastOutcome = outcome;
         }
 
-        boolean mayLog(long now) {
-            long last = lastLogged.get();
-            return (last == Long.MIN_VALUE || now - last >= LOG_INTERVAL_MILLIS) && lastLogged.compareAndSet(last, now);
+        boolean mayLog(String outcome, long now) {
+            AtomicLong logged = lastLogged.computeIfAbsent(outcome, o -> new AtomicLong(Long.MIN_VALUE));
+            long last = logged.get();
+            return (last == Long.MIN_VALUE || now - last >= LOG_INTERVAL_MILLIS) && logged.compareAndSet(last, now);
         }
 
         ObservedCall view() {

@@ -64,18 +64,23 @@ class ObservedCallsTest {
     }
 
     @Test
-    void logsAtMostOneLinePerMethodPerIntervalAndNeverAnAcceptedCall() {
+    void logsAtMostOneLinePerMethodAndOutcomePerIntervalAndNeverAnAcceptedCall() {
         ObservedCalls calls = new ObservedCalls();
         FencingToken token = new FencingToken("accounts", 6, "h");
         calls.record("Accounts.save()", "accounts", "accepted", false, "accounts", token, null);
         for (int i = 0; i < 5; i++) {
             calls.record("Accounts.save()", "accounts", "stale", true, "accounts:42", token, 9L);
         }
+        // a flood of stale tokens does not hide that the same method also runs without one
+        calls.record("Accounts.save()", "accounts", "missing", true, "accounts:43", null, null);
+        calls.record("Accounts.save()", "accounts", "missing", true, "accounts:44", null, null);
         calls.record("Jobs.run()", "accounts", "missing", true, "accounts", null, null);
 
-        assertThat(logged).hasSize(2);
+        assertThat(logged).hasSize(3);
         String first = java.text.MessageFormat.format(logged.get(0).getMessage(), logged.get(0).getParameters());
         assertThat(first).contains("Accounts.save()", "stale", "accounts:42", "token 6", "max_seen 9");
+        String second = java.text.MessageFormat.format(logged.get(1).getMessage(), logged.get(1).getParameters());
+        assertThat(second).contains("Accounts.save()", "missing", "accounts:43", "token none");
     }
 
     @Test
