@@ -9,10 +9,19 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.context.ApplicationContextInitializer;
+import org.springframework.context.ApplicationListener;
+import org.springframework.context.PayloadApplicationEvent;
+import org.springframework.context.event.ContextClosedEvent;
+import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.context.event.GenericApplicationListenerAdapter;
+import org.springframework.core.ResolvableType;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
 
+import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -78,6 +87,22 @@ class FencingNotEnabledCheckTest {
                 environment(Map.of("fencing.enabled", "false")))) {
             context.refresh();
         }
+    }
+
+    @Test
+    void itsListenerTakesRefreshEventsOnlyNotEveryEventOfTheApplication() {
+        AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+        Set<ApplicationListener<?>> before = new HashSet<>(context.getApplicationListeners());
+        new FencingNotEnabledCheck().initialize(context);
+        List<ApplicationListener<?>> added = context.getApplicationListeners().stream()
+                .filter(listener -> !before.contains(listener)).toList();
+        assertThat(added).hasSize(1);
+        // what the event multicaster asks before calling a listener: a listener whose event type it cannot read
+        // (a lambda) is called with every event, a web request's ServletRequestHandledEvent included
+        GenericApplicationListenerAdapter adapter = new GenericApplicationListenerAdapter(added.get(0));
+        assertThat(adapter.supportsEventType(ResolvableType.forClass(ContextRefreshedEvent.class))).isTrue();
+        assertThat(adapter.supportsEventType(ResolvableType.forClass(PayloadApplicationEvent.class))).isFalse();
+        assertThat(adapter.supportsEventType(ResolvableType.forClass(ContextClosedEvent.class))).isFalse();
     }
 
     @Test

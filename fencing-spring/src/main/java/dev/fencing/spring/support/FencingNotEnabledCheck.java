@@ -28,11 +28,28 @@ public class FencingNotEnabledCheck implements ApplicationContextInitializer<Con
 
     @Override
     public void initialize(ConfigurableApplicationContext context) {
-        context.addApplicationListener((ApplicationListener<ContextRefreshedEvent>) event -> {
+        context.addApplicationListener(new RefreshListener(context));
+    }
+
+    /**
+     * Runs the check when {@code context} is refreshed. A class, not a lambda: Spring reads the event type from its
+     * generic interface and hands it refresh events only. A lambda's type is erased, so Spring would call it with every
+     * event (one {@code ServletRequestHandledEvent} per web request) and swallow the {@link ClassCastException} of
+     * each, a stack trace filled per request.
+     */
+    static final class RefreshListener implements ApplicationListener<ContextRefreshedEvent> {
+        private final ConfigurableApplicationContext context;
+
+        RefreshListener(ConfigurableApplicationContext context) {
+            this.context = context;
+        }
+
+        @Override
+        public void onApplicationEvent(ContextRefreshedEvent event) {
             if (event.getApplicationContext() == context) {
                 check(context);
             }
-        });
+        }
     }
 
     private static void check(ConfigurableApplicationContext context) {
