@@ -1,5 +1,8 @@
 package dev.fencing.issuer;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -22,5 +25,15 @@ public final class InMemoryIssuerBase implements IssuerBase {
         IssuerBase.checkName(name);
         IssuerBase.checkBase(name, base);
         return bases.computeIfAbsent(name, unused -> base);
+    }
+
+    /** {@inheritDoc} This store does not keep when each was stored: in order of base, then name. */
+    @Override
+    public Map<String, Long> storedBases() {
+        Map<String, Long> sorted = new LinkedHashMap<>();
+        bases.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().thenComparing(Map.Entry.comparingByKey()))
+                .forEach(e -> sorted.put(e.getKey(), e.getValue()));
+        return Collections.unmodifiableMap(sorted);
     }
 }

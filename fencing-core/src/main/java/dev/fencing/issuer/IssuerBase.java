@@ -1,5 +1,6 @@
 package dev.fencing.issuer;
 
+import java.util.Map;
 import java.util.OptionalLong;
 
 /**
@@ -19,6 +20,15 @@ public interface IssuerBase {
      * @throws IllegalArgumentException when {@code name} is blank or too long, or {@code base} is not positive
      */
     long establish(String name, long base);
+
+    /**
+     * Every stored base by migration name, oldest first where the store knows when each was stored, for messages
+     * and operators (a startup check names them when an instance runs without its offset). Empty when none is
+     * stored, or when the store cannot list them (the default).
+     */
+    default Map<String, Long> storedBases() {
+        return Map.of();
+    }
 
     /**
      * The argument check of every implementation: a name of 1 to 128 characters, not blank, no control characters.

@@ -92,6 +92,9 @@ public final class CompactionRun implements Runnable {
             LOG.log(System.Logger.Level.INFO, () -> "Compaction folded the " + state + " state of " + result.folded()
                     + " resources idle for over " + idleFor + " into the floors of " + result.families()
                     + " families, in " + result.batches() + (result.batches() == 1 ? " transaction" : " transactions"));
+        } else {
+            LOG.log(System.Logger.Level.DEBUG, () -> "Compaction found no " + state + " state idle for over "
+                    + idleFor);
         }
     }
 

@@ -10,7 +10,10 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.regex.Pattern;
@@ -94,7 +97,8 @@ public final class JdbcIssuerBase implements IssuerBase {
         } catch (DataAccessException e) {
             throw new FencingConfigurationException("Issuer base table '" + table + "' is missing or lacks the "
                     + "columns name, base, created_at; create it with classpath:" + dialect.script() + " (its "
-                    + "default name " + DEFAULT_TABLE + " replaced by yours): " + e.getMostSpecificCause(), e);
+                    + "default name " + DEFAULT_TABLE + " replaced by yours): "
+                    + String.valueOf(e.getMostSpecificCause()).strip().replaceAll("\\s*\\R\\s*", "; "), e);
         }
     }
 
@@ -134,6 +138,17 @@ public final class JdbcIssuerBase implements IssuerBase {
         }
         return stored(name).orElseThrow(() -> new IllegalStateException("Issuer base table '" + table
                 + "' did not keep the base of '" + name + "'"));
+    }
+
+    /** {@inheritDoc} Oldest first, by the time each row was stored. */
+    @Override
+    public Map<String, Long> storedBases() {
+        Map<String, Long> stored = new LinkedHashMap<>();
+        jdbc.query("SELECT name, base FROM " + table + " ORDER BY created_at, name",
+                rs -> {
+                    stored.put(rs.getString(1), rs.getLong(2));
+                });
+        return Collections.unmodifiableMap(stored);
     }
 
     @Override

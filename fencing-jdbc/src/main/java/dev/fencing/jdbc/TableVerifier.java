@@ -440,7 +440,9 @@ final class TableVerifier {
         while (root.getCause() != null) {
             root = root.getCause();
         }
-        return root.getMessage();
+        String message = root.getMessage();
+        // one line: PostgreSQL's messages carry their detail on lines of their own ("\n  Position: 15")
+        return message == null ? null : message.strip().replaceAll("\\s*\\R\\s*", "; ");
     }
 
     private static String lower(String s) {

@@ -18,6 +18,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -80,6 +81,18 @@ abstract class JdbcIssuerBaseContract {
                 .hasValue(5_000);
         assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + baseTable + " WHERE name = ?", Integer.class, name))
                 .isEqualTo(1);
+    }
+
+    @Test
+    void everyStoredBaseIsListedOldestFirst() throws InterruptedException {
+        JdbcIssuerBase listed = new JdbcIssuerBase(dataSource, table("base_list"), true);
+        assertThat(listed.storedBases()).isEmpty();
+        listed.establish("z-first", 9_000);
+        Thread.sleep(20); // a later created_at than the first row's, at the columns' microsecond precision
+        listed.establish("a-second", 2_000);
+        listed.establish("z-first", 1); // already stored: unchanged, still first
+        assertThat(new JdbcIssuerBase(dataSource, listed.table()).storedBases())
+                .containsExactly(Map.entry("z-first", 9_000L), Map.entry("a-second", 2_000L));
     }
 
     @Test

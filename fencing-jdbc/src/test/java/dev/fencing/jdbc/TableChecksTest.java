@@ -274,7 +274,9 @@ class TableChecksTest {
         assertThatThrownBy(() -> issuer.acquire("late", Duration.ofSeconds(1)))
                 .isInstanceOf(dev.fencing.issuer.LockAcquisitionException.class)
                 .hasMessageContaining("Lease table '" + table + "' is missing or unusable")
-                .hasCauseInstanceOf(FencingConfigurationException.class);
+                .hasCauseInstanceOf(FencingConfigurationException.class)
+                .cause().as("one line, also where the database's message has several (PostgreSQL's Position)")
+                .hasMessageNotContaining("\n");
         jdbc(database).execute(JdbcTable.LEASE.createTableSql(JdbcDialect.valueOf(database.name()), table));
         Lease lease = issuer.acquire("late", Duration.ofSeconds(5));
         assertThat(lease.token().value()).isEqualTo(1);

@@ -9,6 +9,9 @@ import com.hazelcast.core.HazelcastInstance;
 import dev.fencing.etcd.EtcdTokenIssuer;
 import dev.fencing.hazelcast.HazelcastTokenIssuer;
 import dev.fencing.issuer.InMemoryTokenIssuer;
+import dev.fencing.issuer.OffsetTokenIssuer;
+import dev.fencing.jdbc.JdbcFenceStore;
+import dev.fencing.jdbc.JdbcIssuerBase;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.token.FencingToken;
@@ -46,6 +49,31 @@ class IssuersTest {
                 context.refresh();
                 assertIncreasing(context.getBean(TokenIssuer.class));
             }
+        }
+    }
+
+    @Test
+    void theDocumentedOffsetIssuerAddsItsBaseAndStoresItOnce() throws Exception {
+        DataSource h2 = Databases.h2("offset", "issuer-base-h2.sql");
+        JdbcFenceStore fences = JdbcFenceStore.builder(h2).createTableIfMissing(true).build();
+        fences.verify();
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework curator = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100))) {
+            curator.start();
+            try (var context = new AnnotationConfigApplicationContext()) {
+                context.register(OffsetIssuerConfig.class, Registry.class);
+                context.registerBean(CuratorFramework.class, () -> curator);
+                context.registerBean(DataSource.class, () -> h2);
+                context.registerBean(JdbcFenceStore.class, () -> fences);
+                context.refresh();
+                TokenIssuer issuer = context.getBean(TokenIssuer.class); // the @Primary one
+                assertThat(issuer).isInstanceOf(OffsetTokenIssuer.class);
+                try (Lease lease = issuer.acquire("ledger", Duration.ofSeconds(10))) {
+                    assertThat(lease.token().value()).isGreaterThan(1_000_000_000L);
+                }
+                assertIncreasing(issuer);
+            }
+            assertThat(new JdbcIssuerBase(h2, "fencing_issuer_base").stored("zk-2026")).hasValue(1_000_000_000L);
         }
     }
 

@@ -65,7 +65,9 @@ public class FencingCompactionAutoConfiguration {
             return new CompactionRun(compaction, floors, issuer instanceof IssuerCompaction state ? state : null,
                     properties.getIdleFor(), properties.getBatchSize(), new CompactionMetrics(registry.getIfUnique()));
         } catch (IllegalArgumentException | NullPointerException e) {
-            throw new FencingConfigurationException("fencing.compaction.idle-for / batch-size: " + e.getMessage());
+            String property = String.valueOf(e.getMessage()).contains("batch size") ? "fencing.compaction.batch-size"
+                    : "fencing.compaction.idle-for";
+            throw new FencingConfigurationException(property + ": " + e.getMessage());
         }
     }
 

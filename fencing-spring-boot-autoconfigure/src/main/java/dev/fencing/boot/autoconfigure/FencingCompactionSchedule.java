@@ -2,6 +2,8 @@ package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.retention.CompactionRun;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.scheduling.support.CronExpression;
@@ -17,6 +19,8 @@ import java.time.Instant;
  * with the application context; a run in progress at shutdown is interrupted, and what it committed stays.
  */
 public final class FencingCompactionSchedule implements SmartLifecycle {
+
+    private static final Log log = LogFactory.getLog(FencingCompactionSchedule.class);
 
     private final CompactionRun run;
     private final CronTrigger cron;
@@ -72,6 +76,7 @@ public final class FencingCompactionSchedule implements SmartLifecycle {
             started.scheduleWithFixedDelay(run, Instant.now().plus(initialDelay), interval);
         }
         scheduler = started;
+        log.info("Fence compaction scheduled " + this + ", on its own thread");
     }
 
     @Override

@@ -2,16 +2,18 @@ package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.store.FenceStore;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * {@code fencing.issuer.check-fence-store} (on by default): startup fails when the application's one-sequence issuer
  * (ZooKeeper, etcd) counts below the fence store's highest max_seen, the sign of a move to a new issuer without
- * {@code fencing.issuer.offset.base}. Ordered after the store and issuer auto-configurations, so it runs after the
+ * {@code fencing.issuer.offset.base}; turned off, the same finding is a warning in the log. Ordered after the store and issuer auto-configurations, so it runs after the
  * fence table was verified (or created).
  */
 @AutoConfiguration(after = {FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
@@ -19,12 +21,13 @@ import org.springframework.context.annotation.Bean;
         FencingIssuerOffsetAutoConfiguration.class})
 @ConditionalOnClass(TokenIssuer.class)
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
-@ConditionalOnBooleanProperty(name = IssuerCounterCheck.PROPERTY, matchIfMissing = true)
 public class FencingIssuerCheckAutoConfiguration {
 
     @Bean
     IssuerCounterCheck fencingIssuerCounterCheck(ObjectProvider<TokenIssuer> issuers,
-                                                 ObjectProvider<FenceStore> stores) {
-        return new IssuerCounterCheck(issuers, stores);
+                                                 ObjectProvider<FenceStore> stores, BeanFactory beanFactory,
+                                                 Environment environment) {
+        return new IssuerCounterCheck(issuers, stores, new StoredOffsets(beanFactory, environment),
+                environment.getProperty(IssuerCounterCheck.PROPERTY, Boolean.class, true));
     }
 }

@@ -406,8 +406,10 @@ public class FencingProperties {
         /**
          * Whether startup fails when a one-sequence issuer's counter (ZooKeeper's zxid, etcd's revision, plus any
          * offset base) is below the fence store's highest max_seen: every write to that resource would be refused as
-         * stale, as after a move to a new issuer without fencing.issuer.offset.base. Turn it off only for a fence
-         * table shared with another application whose issuer counts higher.
+         * stale, as after a move to a new issuer without fencing.issuer.offset.base. The message names the offsets
+         * stored for earlier moves. Turn it off only for a fence table shared with another application whose issuer
+         * counts higher: off, the finding is only a warning in the log, and a forgotten offset shows as every write
+         * refused as stale.
          */
         private boolean checkFenceStore = true;
 
@@ -462,7 +464,10 @@ public class FencingProperties {
         /** The issuer base table (fencing-jdbc's JdbcIssuerBase), unless the application has an IssuerBase bean. */
         private String table = "fencing_issuer_base";
 
-        /** Whether the first start checks that the base is above the fence store's highest max_seen. */
+        /**
+         * Whether the first start of a migration also checks that its base is above the fence store's highest
+         * max_seen, before storing it (fencing.issuer.check-fence-store compares the counter plus the base).
+         */
         private boolean checkFenceStore = true;
 
         /**

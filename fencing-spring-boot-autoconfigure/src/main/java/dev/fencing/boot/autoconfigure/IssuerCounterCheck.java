@@ -12,13 +12,19 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.OptionalLong;
+import java.util.function.Supplier;
 
 /**
  * Once every singleton exists: fails startup when the application's one-sequence issuer (ZooKeeper, etcd:
  * {@link IssuedTokens#oneSequence()}) counts below the fence store's highest max_seen, since every write to that
- * resource would then be refused as stale (a move to a new issuer without {@code fencing.issuer.offset.base}).
- * Issuers with a counter per resource, and stores without a listing, are not checked; a read that fails is logged.
+ * resource would then be refused as stale (a move to a new issuer without {@code fencing.issuer.offset.base}). The
+ * message names the issuer offsets already stored, so that an instance of a move other instances made is configured as
+ * they are rather than given a base of its own. With {@code fencing.issuer.check-fence-store=false} the same finding
+ * is logged as a warning. Issuers with a counter per resource, and stores without a listing, are not checked; a read
+ * that fails is logged.
  */
 final class IssuerCounterCheck implements SmartInitializingSingleton {
 
@@ -31,15 +37,28 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
 
     private final ObjectProvider<TokenIssuer> issuers;
     private final ObjectProvider<FenceStore> stores;
+    private final Supplier<Map<String, Long>> storedOffsets;
+    private final boolean enforced;
 
-    IssuerCounterCheck(ObjectProvider<TokenIssuer> issuers, ObjectProvider<FenceStore> stores) {
+    IssuerCounterCheck(ObjectProvider<TokenIssuer> issuers, ObjectProvider<FenceStore> stores,
+                       Supplier<Map<String, Long>> storedOffsets, boolean enforced) {
         this.issuers = issuers;
         this.stores = stores;
+        this.storedOffsets = storedOffsets;
+        this.enforced = enforced;
     }
 
     @Override
     public void afterSingletonsInstantiated() {
-        check(issuers.getIfUnique(), FenceStoreInventory.of(stores.getIfUnique()));
+        TokenIssuer issuer = issuers.getIfUnique();
+        String problem = problem(issuer, FenceStoreInventory.of(stores.getIfUnique()), storedOffsets);
+        if (problem == null) {
+            return;
+        }
+        if (enforced) {
+            throw new FencingConfigurationException(problem);
+        }
+        log.warn(problem + ". The check is off (" + PROPERTY + "=false), so this application starts anyway");
     }
 
     /**
@@ -47,51 +66,79 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
      *
      * @throws FencingConfigurationException when the issuer is a one-sequence issuer whose counter is below it
      */
-    static void check(TokenIssuer issuer, FenceInventory fences) {
-        IssuedTokens tokens = oneSequence(issuer);
-        if (tokens == null || fences == null) {
-            return;
+    static void check(TokenIssuer issuer, FenceInventory fences, Supplier<Map<String, Long>> storedOffsets) {
+        String problem = problem(issuer, fences, storedOffsets);
+        if (problem != null) {
+            throw new FencingConfigurationException(problem);
+        }
+    }
+
+    /** What is wrong when a one-sequence {@code issuer} counts below the highest max_seen of {@code fences}. */
+    private static String problem(TokenIssuer issuer, FenceInventory fences,
+                                  Supplier<Map<String, Long>> storedOffsets) {
+        TokenIssuer counted = issuer instanceof SigningTokenIssuer signing ? signing.delegate() : issuer;
+        if (!(counted instanceof IssuedTokens tokens && tokens.oneSequence()) || fences == null) {
+            return null;
         }
         long highest;
         long counter;
         try {
             OptionalLong maxSeen = fences.highestMaxSeen();
             if (maxSeen.isEmpty()) {
-                return;
+                return null;
             }
             highest = maxSeen.getAsLong();
             counter = tokens.highestIssued(PROBE_RESOURCE);
         } catch (RuntimeException e) {
             log.warn("Could not compare the token issuer's counter with the fence store's highest max_seen at "
                     + "startup (" + PROPERTY + "), the check is skipped: " + e);
-            return;
+            return null;
         }
-        if (counter < highest) {
-            throw new FencingConfigurationException(message(issuer, counter, highest));
-        }
+        return counter < highest ? message(counted, counter, highest, storedOffsets.get()) : null;
     }
 
-    /** The issuer's {@link IssuedTokens} (under a signing issuer, the signed one's) when it counts one sequence. */
-    static IssuedTokens oneSequence(TokenIssuer issuer) {
-        TokenIssuer counted = issuer instanceof SigningTokenIssuer signing ? signing.delegate() : issuer;
-        return counted instanceof IssuedTokens tokens && tokens.oneSequence() ? tokens : null;
-    }
-
-    private static String message(TokenIssuer issuer, long counter, long highest) {
-        TokenIssuer counted = issuer instanceof SigningTokenIssuer signing ? signing.delegate() : issuer;
+    private static String message(TokenIssuer counted, long counter, long highest, Map<String, Long> stored) {
         OffsetTokenIssuer offset = counted instanceof OffsetTokenIssuer shifted ? shifted : null;
+        long base = offset != null ? offset.base() : 0;
         String name = (offset != null ? offset.delegate() : counted).getClass().getSimpleName();
-        String fix = offset == null
-                ? "This is what a move to a new issuer (a JDBC lease table to ZooKeeper, an old ensemble to a new one) "
-                + "without fencing.issuer.offset.base looks like: set fencing.issuer.offset.base above " + highest
-                + ", with headroom"
-                : "The offset base " + offset.base() + " is too low for this fence store: choose one above "
-                + highest + ", with headroom, under a new fencing.issuer.offset.name (a stored base never changes)";
+        // the stored offsets with which this issuer would count past max_seen (its own counter plus that base)
+        Map<String, Long> enough = new LinkedHashMap<>();
+        stored.forEach((migration, storedBase) -> {
+            if (storedBase != base && counter - base + storedBase >= highest) {
+                enough.put(migration, storedBase);
+            }
+        });
+        String fix;
+        if (!enough.isEmpty()) {
+            Map.Entry<String, Long> first = enough.entrySet().iterator().next();
+            fix = "Issuer offsets are stored that would put it past max_seen: " + list(enough) + ". If this instance "
+                    + "belongs to that move, configure it as the instances that stored it are: "
+                    + IssuerOffsetPostProcessor.PREFIX + ".name=" + first.getKey() + " and "
+                    + IssuerOffsetPostProcessor.PREFIX + ".base=" + first.getValue() + " (instances with different "
+                    + "offsets issue tokens in different ranges, and the lower ones are refused). Do not choose a "
+                    + "base of your own for it: a higher one would leave the other instances below it in turn";
+        } else if (offset == null) {
+            fix = "This is what a move to a new issuer (a JDBC lease table to ZooKeeper, an old ensemble to a new "
+                    + "one) without fencing.issuer.offset.base looks like: set fencing.issuer.offset.base above "
+                    + highest + ", with headroom, under a fencing.issuer.offset.name of its own, on every instance"
+                    + (stored.isEmpty() ? "" : " (offsets stored so far, none high enough: " + list(stored) + ")");
+        } else {
+            fix = "The offset base " + base + " is too low for this fence store: choose one above " + highest
+                    + ", with headroom, under a new fencing.issuer.offset.name (a stored base never changes), on "
+                    + "every instance" + (stored.isEmpty() ? "" : " (offsets stored so far: " + list(stored) + ")");
+        }
         return "The token issuer's counter is " + counter + (offset != null ? " (with fencing.issuer.offset.base="
-                + offset.base() + ")" : "") + " (" + name + ": one sequence for every resource), below the fence "
-                + "store's highest max_seen " + highest + ": every write to the resource whose max_seen is " + highest
+                + base + ")" : "") + " (" + name + ": one sequence for every resource), below the fence store's "
+                + "highest max_seen " + highest + ": every write to a resource whose max_seen is above " + counter
                 + " would be refused as stale, until the issuer counts past it. " + fix + " (see docs/issuers.md, "
                 + "\"Moving to another issuer\"). If the fence table is shared with another application whose issuer "
                 + "counts higher, set " + PROPERTY + "=false";
+    }
+
+    private static String list(Map<String, Long> offsets) {
+        StringBuilder text = new StringBuilder();
+        offsets.forEach((migration, base) -> text.append(text.isEmpty() ? "" : ", ").append("'").append(migration)
+                .append("'=").append(base));
+        return text.toString();
     }
 }

@@ -83,9 +83,17 @@ final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcess
         } catch (IllegalArgumentException e) {
             throw new FencingConfigurationException(PREFIX + ".name: " + e.getMessage(), e);
         }
-        checks.put(beanName, () -> OffsetTokenIssuer.establish(issuer, issuerBase(properties), name, base,
-                properties.isCheckFenceStore() ? inventory() : null));
-        return OffsetTokenIssuer.of(issuer, base);
+        OffsetTokenIssuer shifted = OffsetTokenIssuer.of(issuer, base);
+        checks.put(beanName, () -> {
+            if (environment.getProperty(IssuerCounterCheck.PROPERTY, Boolean.class, true)) {
+                // the counter check that would fail startup after the base was stored: run first, so a base it
+                // refuses is not stored (a stored base never changes)
+                IssuerCounterCheck.check(shifted, inventory(), new StoredOffsets(beanFactory, environment));
+            }
+            OffsetTokenIssuer.establish(issuer, issuerBase(properties), name, base,
+                    properties.isCheckFenceStore() ? inventory() : null);
+        });
+        return shifted;
     }
 
     /** The application's {@link IssuerBase} bean, or a table through fencing-jdbc on its data source. */

@@ -12,6 +12,7 @@ import org.springframework.util.ClassUtils;
 
 import javax.sql.DataSource;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What the issuer offset reads from fencing-jdbc: the base table on the application's data source (created when
@@ -45,6 +46,14 @@ final class JdbcOffsetParts {
 
     static FenceInventory inventory(FenceStore store) {
         return Jdbc.inventory(store);
+    }
+
+    /**
+     * The bases stored in {@code table} on the unique {@link DataSource} bean, never creating it: empty when there is
+     * no DataSource or no such table.
+     */
+    static Map<String, Long> storedBases(BeanFactory beanFactory, String table) {
+        return Jdbc.storedBases(beanFactory, table);
     }
 
     /** The code that links against fencing-jdbc. */
@@ -81,6 +90,18 @@ final class JdbcOffsetParts {
 
         static FenceInventory inventory(FenceStore store) {
             return store instanceof JdbcFenceStore jdbc ? new JdbcFenceAdmin(jdbc) : null;
+        }
+
+        static Map<String, Long> storedBases(BeanFactory beanFactory, String table) {
+            DataSource dataSource = beanFactory.getBeanProvider(DataSource.class).getIfUnique();
+            if (dataSource == null) {
+                return Map.of();
+            }
+            try {
+                return new JdbcIssuerBase(dataSource, table, false).storedBases();
+            } catch (FencingConfigurationException missing) {
+                return Map.of(); // no base table: nothing was ever stored in it
+            }
         }
     }
 }

@@ -1,6 +1,8 @@
 package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.FencingConfigurationException;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
@@ -20,6 +22,7 @@ import java.util.ArrayList;
 import java.util.Enumeration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -31,13 +34,19 @@ import java.util.regex.Pattern;
  * safety setting at its default (an issuer without its offset refuses every write; a mode meant to enforce stays
  * observing). Known names come from the starter's configuration metadata; under a map or list property
  * ({@code fencing.modes.*}, {@code fencing.signing.keys.*}) any key is accepted. Environment variables are not checked
- * (their names cannot be told apart from other programs'), nor is anything when the metadata is missing.
+ * (their names cannot be told apart from other programs'), nor is anything when the metadata is missing. Compaction
+ * settings without {@code fencing.compaction.enabled=true} are logged as a warning: nothing runs on them.
  */
 final class PropertyNamesCheck implements BeanFactoryPostProcessor {
 
     private static final String METADATA = "META-INF/spring-configuration-metadata.json";
     private static final Pattern PROPERTY = Pattern.compile(
             "\"name\"\\s*:\\s*\"(fencing\\.[^\"]+)\"\\s*,\\s*\"type\"\\s*:\\s*\"([^\"]+)\"");
+
+    private static final Log log = LogFactory.getLog(PropertyNamesCheck.class);
+    private static final ConfigurationPropertyName COMPACTION = ConfigurationPropertyName.of("fencing.compaction");
+    private static final ConfigurationPropertyName COMPACTION_ENABLED =
+            ConfigurationPropertyName.of("fencing.compaction.enabled");
 
     private final Environment environment;
     private final ClassLoader classLoader;
@@ -57,6 +66,7 @@ final class PropertyNamesCheck implements BeanFactoryPostProcessor {
             return;
         }
         List<String> problems = new ArrayList<>();
+        Set<String> compaction = new TreeSet<>();
         for (ConfigurationPropertySource source : ConfigurationPropertySources.get(configurable)) {
             if (!(source instanceof IterableConfigurationPropertySource iterable)
                     || source.getUnderlyingSource() instanceof SystemEnvironmentPropertySource) {
@@ -68,7 +78,14 @@ final class PropertyNamesCheck implements BeanFactoryPostProcessor {
                         if (problem != null && !problems.contains(problem)) {
                             problems.add(problem);
                         }
+                        if (COMPACTION.isAncestorOf(name) && !COMPACTION_ENABLED.equals(name)) {
+                            compaction.add(name.toString());
+                        }
                     });
+        }
+        if (!compaction.isEmpty() && !environment.getProperty(COMPACTION_ENABLED.toString(), Boolean.class, false)) {
+            log.warn(String.join(", ", compaction) + (compaction.size() == 1 ? " is" : " are") + " set, but "
+                    + COMPACTION_ENABLED + " is not true: no compaction is scheduled");
         }
         if (!problems.isEmpty()) {
             throw new FencingConfigurationException("Unknown fencing properties (a misspelt key is ignored by Spring "

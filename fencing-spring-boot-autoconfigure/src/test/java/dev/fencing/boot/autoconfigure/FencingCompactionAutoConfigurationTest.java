@@ -14,8 +14,11 @@ import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -29,6 +32,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The scheduled compaction: off by default, every mistake refused at startup, runs with what was configured. */
+@ExtendWith(OutputCaptureExtension.class)
 class FencingCompactionAutoConfigurationTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -139,9 +143,10 @@ class FencingCompactionAutoConfigurationTest {
                         .hasMessageContaining("fencing.compaction.cron 'every night'"));
         enabled.withPropertyValues("fencing.compaction.idle-for=-1d")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
-                        .hasMessageContaining("fencing.compaction.idle-for").hasMessageContaining("PT-24H"));
+                        .hasMessageStartingWith("fencing.compaction.idle-for: ").hasMessageContaining("PT-24H"));
         enabled.withPropertyValues("fencing.compaction.batch-size=0")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessageStartingWith("fencing.compaction.batch-size: ")
                         .hasMessageContaining("batch size must be at least 1, was 0"));
         enabled.withPropertyValues("fencing.compaction.interval=0s")
                 .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
@@ -172,7 +177,7 @@ class FencingCompactionAutoConfigurationTest {
     }
 
     @Test
-    void aCronExpressionIsAccepted() {
+    void aCronExpressionIsAcceptedAndTheScheduleLoggedAtStartup(CapturedOutput output) {
         runner.withUserConfiguration(CompactingStoreConfig.class, FloorsIssuerConfig.class)
                 .withPropertyValues("fencing.compaction.enabled=true", "fencing.compaction.cron=0 30 3 * * *")
                 .run(context -> {
@@ -180,6 +185,7 @@ class FencingCompactionAutoConfigurationTest {
                     assertThat(context.getBean(FencingCompactionSchedule.class)).hasToString("cron '0 30 3 * * *'");
                     assertThat(context.getBean(CompactingStore.class).calls).isEmpty();
                 });
+        assertThat(output).contains("Fence compaction scheduled cron '0 30 3 * * *'");
     }
 
     record Call(Duration idleFor, int batchSize, IssuerFloors issuer) {

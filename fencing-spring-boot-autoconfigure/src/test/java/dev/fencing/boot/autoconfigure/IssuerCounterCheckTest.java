@@ -15,8 +15,11 @@ import dev.fencing.token.FencingToken;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
@@ -33,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * per-resource issuers are not checked.
  */
 @Timeout(90)
+@ExtendWith(OutputCaptureExtension.class)
 class IssuerCounterCheckTest {
 
     private static final String POSTGRES = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres";
@@ -62,11 +66,53 @@ class IssuerCounterCheckTest {
     }
 
     @Test
-    void theCheckCanBeTurnedOffForAFenceTableSharedWithAnotherIssuer() throws Throwable {
+    void turnedOffForAFenceTableSharedWithAnotherIssuerItStartsAndWarns(CapturedOutput output) throws Throwable {
         InMemoryFenceStore store = storeAt(700);
         runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, () -> new OneSequence(500))
                 .withPropertyValues("fencing.issuer.check-fence-store=false")
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(IssuerCounterCheck.class));
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("counter is 500 (OneSequence: one sequence for every resource), below the fence "
+                + "store's highest max_seen 700").contains("The check is off (fencing.issuer.check-fence-store=false), "
+                + "so this application starts anyway");
+    }
+
+    @Test
+    void anInstanceMissingTheOffsetOfAMoveAlreadyMadeIsToldThatOffsetNotANewOne() throws Throwable {
+        InMemoryFenceStore store = storeAt(1_200); // written by the instances that have the offset
+        InMemoryIssuerBase bases = new InMemoryIssuerBase();
+        bases.establish("too-low", 100);
+        bases.establish("zk-2026", 1_000);
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, () -> new OneSequence(500))
+                .withBean(IssuerBase.class, () -> bases)
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("Issuer offsets are stored that would put it past max_seen: "
+                                + "'zk-2026'=1000. If this instance belongs to that move, configure it as the "
+                                + "instances that stored it are: fencing.issuer.offset.name=zk-2026 and "
+                                + "fencing.issuer.offset.base=1000")
+                        .hasStackTraceContaining("Do not choose a base of your own"));
+        InMemoryIssuerBase low = new InMemoryIssuerBase();
+        low.establish("too-low", 100);
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, () -> new OneSequence(500))
+                .withBean(IssuerBase.class, () -> low)
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("set fencing.issuer.offset.base above 1200")
+                        .hasStackTraceContaining("offsets stored so far, none high enough: 'too-low'=100"));
+    }
+
+    @Test
+    void anInstanceOnALowerOffsetThanAnotherMoveIsToldTheOneThatGetsItPastMaxSeen() throws Throwable {
+        InMemoryFenceStore store = storeAt(2_300); // written by instances of the 'default' move
+        InMemoryIssuerBase bases = new InMemoryIssuerBase();
+        bases.establish("zk-2026", 1_000);
+        bases.establish("default", 2_000);
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, () -> new OneSequence(500))
+                .withBean(IssuerBase.class, () -> bases)
+                .withPropertyValues("fencing.issuer.offset.base=1000", "fencing.issuer.offset.name=zk-2026")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("counter is 1500 (with fencing.issuer.offset.base=1000)")
+                        .hasStackTraceContaining("'default'=2000. If this instance belongs to that move")
+                        .hasStackTraceContaining("fencing.issuer.offset.name=default and "
+                                + "fencing.issuer.offset.base=2000"));
     }
 
     @Test
@@ -90,14 +136,17 @@ class IssuerCounterCheckTest {
                 .withBean(IssuerBase.class, InMemoryIssuerBase::new)
                 .withPropertyValues("fencing.issuer.offset.base=1000")
                 .run(context -> assertThat(context).hasNotFailed());
-        // the offset's own first-start check off: this check still catches the base that is too low
+        // the offset's own first-start check off: this check still catches the base that is too low, before the
+        // base is stored (a stored base never changes)
+        InMemoryIssuerBase bases = new InMemoryIssuerBase();
         runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, () -> new OneSequence(500))
-                .withBean(IssuerBase.class, InMemoryIssuerBase::new)
+                .withBean(IssuerBase.class, () -> bases)
                 .withPropertyValues("fencing.issuer.offset.base=100", "fencing.issuer.offset.check-fence-store=false")
                 .run(context -> assertThat(context).hasFailed().getFailure()
                         .hasStackTraceContaining("counter is 600 (with fencing.issuer.offset.base=100)")
                         .hasStackTraceContaining("The offset base 100 is too low for this fence store: choose one "
                                 + "above 700"));
+        assertThat(bases.storedBases()).as("the refused base was not stored").isEmpty();
     }
 
     @Test

@@ -3,12 +3,16 @@ package dev.fencing.boot.autoconfigure;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.store.InMemoryFenceStore;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** A misspelt fencing.* key fails startup naming it and the key meant; known keys, map and list keys pass. */
+@ExtendWith(OutputCaptureExtension.class)
 class PropertyNamesCheckTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -41,6 +45,22 @@ class PropertyNamesCheckTest {
                         "fencing.compaction.enabled=false")
                 .run(context -> assertThat(context.getStartupFailure() == null ? null
                         : context.getStartupFailure().getMessage()).doesNotContain("Unknown fencing properties"));
+    }
+
+    @Test
+    void compactionSettingsWithoutCompactionEnabledAreAWarning(CapturedOutput output) {
+        runner.withPropertyValues("fencing.compaction.cron=0 30 3 * * *", "fencing.compaction.idle-for=2d")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("fencing.compaction.cron, fencing.compaction.idle-for are set, but "
+                + "fencing.compaction.enabled is not true: no compaction is scheduled");
+    }
+
+    @Test
+    void compactionSettingsWithCompactionEnabledOrNoneAtAllAreNoWarning(CapturedOutput output) {
+        runner.withPropertyValues("fencing.compaction.enabled=false").run(context -> assertThat(context)
+                .hasNotFailed());
+        runner.run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).doesNotContain("no compaction is scheduled");
     }
 
     @Test
