@@ -190,8 +190,11 @@ public final class FenceGuard {
      * {@code store.fence} is inlined (the in-memory store is) it does not escape and the JIT scalar-replaces it. It is
      * closed when the check ends, so a store that kept it cannot run the write afterwards.
      */
-    private <C, T> T check(FencePoint point, String resource, C target, Proceed<C, T> proceed) throws Throwable {
-        FencingToken token = FencingContext.current(resource);
+    private <C, T> T check(FencePoint point, String effective, C target, Proceed<C, T> proceed) throws Throwable {
+        FencingToken token = FencingContext.current(effective);
+        // from here on the token's own instance of the same text: its hash is cached (a keyed resource is a new
+        // string per call), and the store's comparison of resource and token is one reference check
+        String resource = token != null ? token.resource() : effective;
         if (modes.observes(point.resource())) {
             return observing(point, resource, token, target, proceed);
         }
