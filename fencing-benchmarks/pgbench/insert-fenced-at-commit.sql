@@ -5,8 +5,8 @@
 -- out before one Sync and their results come back together, as the JDBC driver sends the store's multi-statement
 -- text. A rejected check raises an error, and the server then skips the COMMIT after it up to the Sync. The check is
 -- the one FenceSql.POSTGRESQL.checksAtCommitSql(table, lockTimeout, FenceRule.UNBOUNDED, 1) builds (its text also
--- starts with SET LOCAL lock_timeout, left out here), parameters as in insert-fenced.sql. Keep it in step with
--- FenceSql. run.sh puts the run's tables in place of @ROWS@ and @FENCE@.
+-- starts with SET LOCAL lock_timeout, left out here), parameters as in insert-fenced.sql; PgbenchScriptsTest
+-- (fencing-docs-check) checks that it is FenceSql's. run.sh puts the run's tables in place of @ROWS@ and @FENCE@.
 BEGIN;
 INSERT INTO @ROWS@ (k, v) VALUES ('client-' || CAST(:client_id AS TEXT), 1);
 \startpipeline

@@ -3,9 +3,9 @@
 -- statement JdbcFenceStore sends; it also sets and puts back lock_timeout in the same round trip, left out here),
 -- copied with its four parameters written out: resource client-N of family bench (N = client_id), token 1, holder
 -- lease-N (the same token each time: the accepted re-check of a held lease, as in JdbcFenceBenchmark), floor key
--- 'bench' || U+001F (FenceSql.floorKeyOf; no floor row exists, so the probe finds nothing). Keep it in step with
--- FenceSql. chr(58) is the colon of the resource: pgbench reads a colon followed by a name as a variable, even
--- inside a string. run.sh puts the run's tables in place of @ROWS@ and @FENCE@.
+-- 'bench' || U+001F (FenceSql.floorKeyOf; no floor row exists, so the probe finds nothing). PgbenchScriptsTest
+-- (fencing-docs-check) checks it is FenceSql's. chr(58) is the colon of the resource: pgbench reads a colon
+-- followed by a name as a variable, even inside a string. run.sh puts the run's tables in place of @ROWS@ and @FENCE@.
 BEGIN;
 WITH v (resource, token, holder, floor_key) AS (
     VALUES (CAST('bench' || chr(58) || 'client-' || CAST(:client_id AS TEXT) AS TEXT),

@@ -91,11 +91,36 @@ public class OffsetTokenIssuer implements TokenIssuer {
             }
             long established = store.establish(name, base);
             requireSame(name, base, established);
-            LOG.log(System.Logger.Level.INFO, () -> "Issuer offset '" + name + "' stored with base " + base);
+            String others = otherMigrations(store, name);
+            if (others == null) {
+                LOG.log(System.Logger.Level.INFO, () -> "Issuer offset '" + name + "' stored with base " + base);
+            } else {
+                LOG.log(System.Logger.Level.WARNING, () -> "Issuer offset '" + name + "' stored with base " + base
+                        + ", while offsets of other migrations are stored: " + others + ". Instances still configured "
+                        + "with one of them issue other tokens, and the lower ones are refused as stale on every "
+                        + "resource a higher one wrote: configure every instance with the same migration name and "
+                        + "base (docs/issuers.md, \"Moving to another issuer\")");
+            }
         } else {
             requireSame(name, base, stored.getAsLong());
         }
         return of(delegate, base);
+    }
+
+    /** The stored bases of migrations other than {@code name}, as text, or {@code null} when there are none. */
+    private static String otherMigrations(IssuerBase store, String name) {
+        StringBuilder others = new StringBuilder();
+        try {
+            store.storedBases().forEach((migration, stored) -> {
+                if (!migration.equals(name)) {
+                    others.append(others.isEmpty() ? "" : ", ").append('\'').append(migration).append("'=")
+                            .append(stored);
+                }
+            });
+        } catch (RuntimeException e) {
+            return null; // a listing for a log line: its failure changes nothing stored
+        }
+        return others.isEmpty() ? null : others.toString();
     }
 
     private static void requireSame(String name, long configured, long stored) {

@@ -10,6 +10,10 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -143,6 +147,41 @@ class OffsetTokenIssuerTest {
                 .hasMessageContaining("zk-2026").hasMessageContaining("1000").hasMessageContaining("10000");
         assertThat(bases.stored("zk-2026")).as("never lowered").hasValue(10_000);
         assertThat(bases.establish("zk-2026", 5)).isEqualTo(10_000);
+    }
+
+    @Test
+    void storingANewMigrationWhileOthersAreStoredIsAWarningNamingThem() {
+        Logger logger = Logger.getLogger(OffsetTokenIssuer.class.getName());
+        List<LogRecord> records = new ArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(capture);
+        try {
+            InMemoryIssuerBase bases = new InMemoryIssuerBase();
+            InMemoryTokenIssuer b = new InMemoryTokenIssuer();
+            OffsetTokenIssuer.establish(b, bases, "zk-2026", 1_000, null);
+            OffsetTokenIssuer.establish(b, bases, "zk-2026", 1_000, null); // a restart: stores nothing
+            OffsetTokenIssuer.establish(b, bases, "default", 2_000, null);
+            assertThat(records).extracting(LogRecord::getLevel)
+                    .containsExactly(Level.INFO, Level.WARNING);
+            assertThat(records.get(1).getMessage()).startsWith("Issuer offset 'default' stored with base 2000, while "
+                    + "offsets of other migrations are stored: 'zk-2026'=1000.")
+                    .contains("configure every instance with the same migration name and base");
+        } finally {
+            logger.removeHandler(capture);
+        }
     }
 
     @Test

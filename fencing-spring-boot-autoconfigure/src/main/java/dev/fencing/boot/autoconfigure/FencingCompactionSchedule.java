@@ -11,6 +11,7 @@ import org.springframework.scheduling.support.CronTrigger;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZonedDateTime;
 
 /**
  * Runs a {@link CompactionRun} on its own single thread ({@code fencing-compaction}), never on the application's
@@ -26,6 +27,8 @@ public final class FencingCompactionSchedule implements SmartLifecycle {
     private final CronTrigger cron;
     private final Duration interval;
     private final Duration initialDelay;
+    private final Duration idleFor;
+    private final int batchSize;
     private ThreadPoolTaskScheduler scheduler;
 
     FencingCompactionSchedule(CompactionRun run, FencingCompactionProperties properties) {
@@ -50,6 +53,8 @@ public final class FencingCompactionSchedule implements SmartLifecycle {
                     + delay);
         }
         this.initialDelay = delay;
+        this.idleFor = properties.getIdleFor();
+        this.batchSize = properties.getBatchSize();
     }
 
     private static Duration positive(String property, Duration value) {
@@ -76,7 +81,11 @@ public final class FencingCompactionSchedule implements SmartLifecycle {
             started.scheduleWithFixedDelay(run, Instant.now().plus(initialDelay), interval);
         }
         scheduler = started;
-        log.info("Fence compaction scheduled " + this + ", on its own thread");
+        log.info("Fence compaction scheduled " + (cron != null ? "on cron '" + cron.getExpression() + "' (next run "
+                + CronExpression.parse(cron.getExpression()).next(ZonedDateTime.now()) + ")"
+                : "every " + readable(interval) + ", the first in " + readable(initialDelay)) + ": resources idle for "
+                + "over " + readable(idleFor) + " are folded into their family's floor, " + batchSize + " per "
+                + "transaction, on a thread of its own");
     }
 
     @Override
@@ -92,7 +101,17 @@ public final class FencingCompactionSchedule implements SmartLifecycle {
         return scheduler != null;
     }
 
-    /** The schedule, for the startup log and the actuator: a cron expression or the fixed delay. */
+    /** {@code 30d}, {@code 1h}, {@code 5m}, {@code 10s}, or ISO-8601 for what is not a whole number of one unit. */
+    static String readable(Duration duration) {
+        long seconds = duration.getSeconds();
+        if (duration.getNano() != 0 || seconds == 0) {
+            return duration.toString();
+        }
+        return seconds % 86_400 == 0 ? seconds / 86_400 + "d" : seconds % 3_600 == 0 ? seconds / 3_600 + "h"
+                : seconds % 60 == 0 ? seconds / 60 + "m" : seconds + "s";
+    }
+
+    /** The schedule, for the actuator: a cron expression or the fixed delay. */
     @Override
     public String toString() {
         return cron != null ? "cron '" + cron.getExpression() + "'"

@@ -35,6 +35,10 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
 
     private static final Log log = LogFactory.getLog(IssuerCounterCheck.class);
 
+    /** The end of a failure's message: the one case the check is to be turned off for. */
+    private static final String SHARED_TABLE = ". If the fence table is shared with another application whose issuer "
+            + "counts higher, set " + PROPERTY + "=false";
+
     private final ObjectProvider<TokenIssuer> issuers;
     private final ObjectProvider<FenceStore> stores;
     private final Supplier<Map<String, Long>> storedOffsets;
@@ -56,7 +60,7 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
             return;
         }
         if (enforced) {
-            throw new FencingConfigurationException(problem);
+            throw new FencingConfigurationException(problem + SHARED_TABLE);
         }
         log.warn(problem + ". The check is off (" + PROPERTY + "=false), so this application starts anyway");
     }
@@ -69,7 +73,7 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
     static void check(TokenIssuer issuer, FenceInventory fences, Supplier<Map<String, Long>> storedOffsets) {
         String problem = problem(issuer, fences, storedOffsets);
         if (problem != null) {
-            throw new FencingConfigurationException(problem);
+            throw new FencingConfigurationException(problem + SHARED_TABLE);
         }
     }
 
@@ -131,8 +135,7 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
                 + base + ")" : "") + " (" + name + ": one sequence for every resource), below the fence store's "
                 + "highest max_seen " + highest + ": every write to a resource whose max_seen is above " + counter
                 + " would be refused as stale, until the issuer counts past it. " + fix + " (see docs/issuers.md, "
-                + "\"Moving to another issuer\"). If the fence table is shared with another application whose issuer "
-                + "counts higher, set " + PROPERTY + "=false";
+                + "\"Moving to another issuer\")";
     }
 
     private static String list(Map<String, Long> offsets) {

@@ -78,10 +78,16 @@ final class PropertyNamesCheck implements BeanFactoryPostProcessor {
                         if (problem != null && !problems.contains(problem)) {
                             problems.add(problem);
                         }
-                        if (COMPACTION.isAncestorOf(name) && !COMPACTION_ENABLED.equals(name)) {
+                        if (problem == null && COMPACTION.isAncestorOf(name) && !COMPACTION_ENABLED.equals(name)) {
                             compaction.add(name.toString());
                         }
                     });
+        }
+        for (String name : known.keySet()) { // environment variables too (FENCING_COMPACTION_CRON), not listed above
+            if (name.startsWith(COMPACTION + ".") && !name.equals(COMPACTION_ENABLED.toString())
+                    && environment.containsProperty(name)) {
+                compaction.add(name);
+            }
         }
         if (!compaction.isEmpty() && !environment.getProperty(COMPACTION_ENABLED.toString(), Boolean.class, false)) {
             log.warn(String.join(", ", compaction) + (compaction.size() == 1 ? " is" : " are") + " set, but "

@@ -185,7 +185,13 @@ class FencingCompactionAutoConfigurationTest {
                     assertThat(context.getBean(FencingCompactionSchedule.class)).hasToString("cron '0 30 3 * * *'");
                     assertThat(context.getBean(CompactingStore.class).calls).isEmpty();
                 });
-        assertThat(output).contains("Fence compaction scheduled cron '0 30 3 * * *'");
+        assertThat(output).containsPattern("Fence compaction scheduled on cron '0 30 3 \\* \\* \\*' \\(next run "
+                + "\\d{4}-\\d\\d-\\d\\dT03:30.*\\): resources idle for over 30d are folded into their family's floor, "
+                + "1000 per transaction");
+        assertThat(FencingCompactionSchedule.readable(Duration.ofDays(30))).isEqualTo("30d");
+        assertThat(FencingCompactionSchedule.readable(Duration.ofHours(1))).isEqualTo("1h");
+        assertThat(FencingCompactionSchedule.readable(Duration.ofSeconds(90))).isEqualTo("90s");
+        assertThat(FencingCompactionSchedule.readable(Duration.ofMillis(1500))).isEqualTo("PT1.5S");
     }
 
     record Call(Duration idleFor, int batchSize, IssuerFloors issuer) {

@@ -73,7 +73,7 @@ class IssuerCounterCheckTest {
                 .run(context -> assertThat(context).hasNotFailed());
         assertThat(output).contains("counter is 500 (OneSequence: one sequence for every resource), below the fence "
                 + "store's highest max_seen 700").contains("The check is off (fencing.issuer.check-fence-store=false), "
-                + "so this application starts anyway");
+                + "so this application starts anyway").doesNotContain("set fencing.issuer.check-fence-store=false");
     }
 
     @Test

@@ -4,10 +4,16 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.store.InMemoryFenceStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.env.SystemEnvironmentPropertySource;
+
+import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -53,6 +59,17 @@ class PropertyNamesCheckTest {
                 .run(context -> assertThat(context).hasNotFailed());
         assertThat(output).contains("fencing.compaction.cron, fencing.compaction.idle-for are set, but "
                 + "fencing.compaction.enabled is not true: no compaction is scheduled");
+    }
+
+    @Test
+    void compactionSettingsFromEnvironmentVariablesWithoutCompactionEnabledAreAWarningToo(CapturedOutput output) {
+        StandardEnvironment environment = new StandardEnvironment();
+        environment.getPropertySources().addFirst(new SystemEnvironmentPropertySource("env",
+                Map.of("FENCING_COMPACTION_CRON", "0 30 3 * * *")));
+        ConfigurationPropertySources.attach(environment);
+        new PropertyNamesCheck(environment, getClass().getClassLoader())
+                .postProcessBeanFactory(new DefaultListableBeanFactory());
+        assertThat(output).contains("fencing.compaction.cron is set, but fencing.compaction.enabled is not true");
     }
 
     @Test
