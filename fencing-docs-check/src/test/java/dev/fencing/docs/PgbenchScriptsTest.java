@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PgbenchScriptsTest {
 
-    /** The parameters as the scripts write them (resource, token, holder, floor key), and the markers they stand for. */
+    /** The parameters as the scripts write them (resource, token, holder, floor key), and the markers they are. */
     private static final Map<String, String> PARAMETERS = new LinkedHashMap<>();
 
     static {

@@ -58,7 +58,8 @@ class IssuersTest {
         JdbcFenceStore fences = JdbcFenceStore.builder(h2).createTableIfMissing(true).build();
         fences.verify();
         try (TestingServer server = new TestingServer(true);
-             CuratorFramework curator = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100))) {
+             CuratorFramework curator = CuratorFrameworkFactory.newClient(server.getConnectString(),
+                     new RetryOneTime(100))) {
             curator.start();
             try (var context = new AnnotationConfigApplicationContext()) {
                 context.register(OffsetIssuerConfig.class, Registry.class);

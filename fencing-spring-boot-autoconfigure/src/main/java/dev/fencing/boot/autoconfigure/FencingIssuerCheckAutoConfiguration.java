@@ -13,8 +13,8 @@ import org.springframework.core.env.Environment;
 /**
  * {@code fencing.issuer.check-fence-store} (on by default): startup fails when the application's one-sequence issuer
  * (ZooKeeper, etcd) counts below the fence store's highest max_seen, the sign of a move to a new issuer without
- * {@code fencing.issuer.offset.base}; turned off, the same finding is a warning in the log. Ordered after the store and issuer auto-configurations, so it runs after the
- * fence table was verified (or created).
+ * {@code fencing.issuer.offset.base}; turned off, the same finding is a warning in the log. Ordered after the store
+ * and issuer auto-configurations, so it runs after the fence table was verified (or created).
  */
 @AutoConfiguration(after = {FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
         FencingZooKeeperAutoConfiguration.class, FencingEtcdAutoConfiguration.class,

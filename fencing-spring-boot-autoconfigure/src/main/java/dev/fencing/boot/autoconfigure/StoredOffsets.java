@@ -37,7 +37,8 @@ final class StoredOffsets implements Supplier<Map<String, Long>> {
             if (!JdbcOffsetParts.PRESENT) {
                 return Map.of();
             }
-            String table = Binder.get(environment).bind(IssuerOffsetPostProcessor.PREFIX, FencingProperties.Offset.class)
+            String table = Binder.get(environment)
+                    .bind(IssuerOffsetPostProcessor.PREFIX, FencingProperties.Offset.class)
                     .orElseGet(FencingProperties.Offset::new).getTable();
             return JdbcOffsetParts.storedBases(beanFactory, table);
         } catch (RuntimeException e) {
