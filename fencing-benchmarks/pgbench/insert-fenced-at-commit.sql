@@ -10,10 +10,6 @@
 BEGIN;
 INSERT INTO @ROWS@ (k, v) VALUES ('client-' || CAST(:client_id AS TEXT), 1);
 \startpipeline
-WITH v (resource, token, holder, floor_key) AS (
-    VALUES (CAST('bench' || chr(58) || 'client-' || CAST(:client_id AS TEXT) AS TEXT),
-            CAST(1 AS BIGINT),
-            CAST('lease-' || CAST(:client_id AS TEXT) AS TEXT), CAST('bench' || chr(31) AS TEXT)))
 INSERT INTO @FENCE@ AS f (resource, max_seen, holder, updated_at)
 SELECT v.resource,
        CASE WHEN fl.max_seen IS NULL OR (v.token > fl.max_seen) OR e.resource IS NOT NULL
@@ -21,16 +17,20 @@ SELECT v.resource,
             ELSE CAST('fencing-rejected check=0 max_seen=' || fl.max_seen AS BIGINT) END,
        v.holder,
        CURRENT_TIMESTAMP
-FROM v LEFT JOIN @FENCE@ fl ON fl.resource = v.floor_key
+FROM (VALUES (CAST('bench' || chr(58) || 'client-' || CAST(:client_id AS TEXT) AS TEXT),
+              CAST(1 AS BIGINT),
+              CAST('lease-' || CAST(:client_id AS TEXT) AS TEXT), CAST('bench' || chr(31) AS TEXT)))
+         AS v (resource, token, holder, floor_key)
+       LEFT JOIN @FENCE@ fl ON fl.resource = v.floor_key
        LEFT JOIN @FENCE@ e ON e.resource = v.resource
 ON CONFLICT (resource) DO UPDATE SET
-    updated_at = CASE WHEN (f.max_seen < (SELECT token FROM v))
-                        OR (f.max_seen = (SELECT token FROM v) AND f.holder = (SELECT holder FROM v))
+    updated_at = CASE WHEN (f.max_seen < EXCLUDED.max_seen)
+                        OR (f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder)
                       THEN EXCLUDED.updated_at ELSE f.updated_at END,
-    holder     = CASE WHEN f.max_seen < (SELECT token FROM v) THEN (SELECT holder FROM v)
+    holder     = CASE WHEN f.max_seen < EXCLUDED.max_seen THEN EXCLUDED.holder
                       ELSE f.holder END,
-    max_seen   = CASE WHEN f.max_seen < (SELECT token FROM v) THEN (SELECT token FROM v)
-                      WHEN f.max_seen = (SELECT token FROM v) AND f.holder = (SELECT holder FROM v)
+    max_seen   = CASE WHEN f.max_seen < EXCLUDED.max_seen THEN EXCLUDED.max_seen
+                      WHEN f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder
                       THEN f.max_seen
                       ELSE CAST('fencing-rejected check=0 max_seen=' || f.max_seen AS BIGINT) END;
 COMMIT;

@@ -8,6 +8,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -48,12 +49,21 @@ class PgbenchScriptsTest {
         assertThat(checkIn("insert-fenced-at-commit.sql")).isEqualTo(normalized(statements[1]));
     }
 
-    /** The check statement of a script: from its {@code WITH v} line to the line ending in ';', markers put back. */
+    /**
+     * The check statement of a script: from its line starting {@code WITH v} or {@code INSERT INTO @FENCE@} to the
+     * line ending in ';', markers put back.
+     */
     private static String checkIn(String script) throws IOException {
         Path file = SnippetCheckTest.repositoryRoot().resolve("fencing-benchmarks/pgbench").resolve(script);
         String lines = Files.readAllLines(file).stream().filter(line -> !line.startsWith("--"))
                 .collect(Collectors.joining("\n"));
-        int start = lines.indexOf("WITH v ");
+        int start = -1;
+        for (String first : List.of("WITH v ", "INSERT INTO " + TABLE)) { // the first line of a check statement
+            int at = lines.indexOf("\n" + first);
+            if (at >= 0 && (start < 0 || at + 1 < start)) {
+                start = at + 1;
+            }
+        }
         assertThat(start).as("%s has a check statement", script).isNotNegative();
         int end = lines.indexOf(";\n", start);
         String check = lines.substring(start, end);
