@@ -1,6 +1,7 @@
 package dev.fencing.issuer;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.LogCapture;
 import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.store.InMemoryFenceStore;
@@ -10,10 +11,8 @@ import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -151,36 +150,17 @@ class OffsetTokenIssuerTest {
 
     @Test
     void storingANewMigrationWhileOthersAreStoredIsAWarningNamingThem() {
-        Logger logger = Logger.getLogger(OffsetTokenIssuer.class.getName());
-        List<LogRecord> records = new ArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                records.add(record);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        logger.addHandler(capture);
-        try {
+        try (LogCapture log = LogCapture.of(OffsetTokenIssuer.class)) {
             InMemoryIssuerBase bases = new InMemoryIssuerBase();
             InMemoryTokenIssuer b = new InMemoryTokenIssuer();
             OffsetTokenIssuer.establish(b, bases, "zk-2026", 1_000, null);
             OffsetTokenIssuer.establish(b, bases, "zk-2026", 1_000, null); // a restart: stores nothing
             OffsetTokenIssuer.establish(b, bases, "default", 2_000, null);
-            assertThat(records).extracting(LogRecord::getLevel)
+            assertThat(log.records()).extracting(LogRecord::getLevel)
                     .containsExactly(Level.INFO, Level.WARNING);
-            assertThat(records.get(1).getMessage()).startsWith("Issuer offset 'default' stored with base 2000, while "
-                    + "offsets of other migrations are stored: 'zk-2026'=1000.")
+            assertThat(log.records().get(1).getMessage()).startsWith("Issuer offset 'default' stored with base "
+                    + "2000, while offsets of other migrations are stored: 'zk-2026'=1000.")
                     .contains("configure every instance with the same migration name and base");
-        } finally {
-            logger.removeHandler(capture);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.fencing.recovery;
 
+import dev.fencing.LogCapture;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.metrics.AdminMetrics;
@@ -11,12 +12,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -147,23 +145,8 @@ class MaxSeenResetTest {
         assertThat(store.maxSeen(R)).hasValue(40);
     }
 
+    /** What MaxSeenReset logs from here to the end of the test run (the handler stays, as before). */
     private static List<LogRecord> capture() {
-        List<LogRecord> records = new ArrayList<>();
-        Logger logger = Logger.getLogger(MaxSeenReset.class.getName());
-        logger.addHandler(new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                records.add(record);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        });
-        return records;
+        return LogCapture.of(MaxSeenReset.class).records();
     }
 }

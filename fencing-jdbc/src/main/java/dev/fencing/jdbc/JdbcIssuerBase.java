@@ -98,7 +98,7 @@ public final class JdbcIssuerBase implements IssuerBase {
             throw new FencingConfigurationException("Issuer base table '" + table + "' is missing or lacks the "
                     + "columns name, base, created_at; create it with classpath:" + dialect.script() + " (its "
                     + "default name " + DEFAULT_TABLE + " replaced by yours): "
-                    + String.valueOf(e.getMostSpecificCause()).strip().replaceAll("\\s*\\R\\s*", "; "), e);
+                    + TableVerifier.oneLine(String.valueOf(e.getMostSpecificCause())), e);
         }
     }
 

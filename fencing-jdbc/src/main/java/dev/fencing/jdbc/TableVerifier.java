@@ -440,8 +440,14 @@ final class TableVerifier {
         while (root.getCause() != null) {
             root = root.getCause();
         }
-        String message = root.getMessage();
-        // one line: PostgreSQL's messages carry their detail on lines of their own ("\n  Position: 15")
+        return oneLine(root.getMessage());
+    }
+
+    /**
+     * {@code message} on one line, for a sentence of ours around it: PostgreSQL's messages carry their detail on
+     * lines of their own ({@code "\n  Position: 15"}); {@code null} stays {@code null}.
+     */
+    static String oneLine(String message) {
         return message == null ? null : message.strip().replaceAll("\\s*\\R\\s*", "; ");
     }
 

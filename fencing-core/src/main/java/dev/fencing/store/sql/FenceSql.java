@@ -298,9 +298,9 @@ public enum FenceSql {
         String value = lockTimeout.replace("'", "''");
         StringBuilder sql = new StringBuilder(commit ? "SET LOCAL lock_timeout = '" + value + "';\n"
                 : swapInLockTimeout(lockTimeout));
+        String bound = bound(POSTGRESQL_AT_COMMIT_BOUND, table, maxAdvance);
         for (int i = 0; i < checks; i++) {
-            sql.append(POSTGRESQL_AT_COMMIT.formatted(table, bound(POSTGRESQL_AT_COMMIT_BOUND, table, maxAdvance), i,
-                    floor)).append(";\n");
+            sql.append(POSTGRESQL_AT_COMMIT.formatted(table, bound, i, floor)).append(";\n");
         }
         return sql.append(commit ? "COMMIT" : PUT_BACK_LOCK_TIMEOUT).toString();
     }

@@ -70,8 +70,7 @@ final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcess
     }
 
     private OffsetTokenIssuer offset(TokenIssuer issuer, String beanName) {
-        FencingProperties.Offset properties = Binder.get(environment).bind(PREFIX, FencingProperties.Offset.class)
-                .orElseGet(FencingProperties.Offset::new);
+        FencingProperties.Offset properties = properties(environment);
         Long base = properties.getBase();
         if (base == null || base <= 0) {
             throw new FencingConfigurationException(PREFIX + ".base must be a positive number above every token the "
@@ -85,15 +84,22 @@ final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcess
         }
         OffsetTokenIssuer shifted = OffsetTokenIssuer.of(issuer, base);
         checks.put(beanName, () -> {
+            FenceInventory fences = inventory();
             if (environment.getProperty(IssuerCounterCheck.PROPERTY, Boolean.class, true)) {
                 // the counter check that would fail startup after the base was stored: run first, so a base it
                 // refuses is not stored (a stored base never changes)
-                IssuerCounterCheck.check(shifted, inventory(), new StoredOffsets(beanFactory, environment));
+                IssuerCounterCheck.check(shifted, fences, new StoredOffsets(beanFactory, environment));
             }
             OffsetTokenIssuer.establish(issuer, issuerBase(properties), name, base,
-                    properties.isCheckFenceStore() ? inventory() : null);
+                    properties.isCheckFenceStore() ? fences : null);
         });
         return shifted;
+    }
+
+    /** The {@code fencing.issuer.offset.*} properties, bound now (defaults where unset). */
+    static FencingProperties.Offset properties(Environment environment) {
+        return Binder.get(environment).bind(PREFIX, FencingProperties.Offset.class)
+                .orElseGet(FencingProperties.Offset::new);
     }
 
     /** The application's {@link IssuerBase} bean, or a table through fencing-jdbc on its data source. */

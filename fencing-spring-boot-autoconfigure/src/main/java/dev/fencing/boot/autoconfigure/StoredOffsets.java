@@ -4,7 +4,6 @@ import dev.fencing.issuer.IssuerBase;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanFactory;
-import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
 
 import java.util.Map;
@@ -37,10 +36,8 @@ final class StoredOffsets implements Supplier<Map<String, Long>> {
             if (!JdbcOffsetParts.PRESENT) {
                 return Map.of();
             }
-            String table = Binder.get(environment)
-                    .bind(IssuerOffsetPostProcessor.PREFIX, FencingProperties.Offset.class)
-                    .orElseGet(FencingProperties.Offset::new).getTable();
-            return JdbcOffsetParts.storedBases(beanFactory, table);
+            return JdbcOffsetParts.storedBases(beanFactory,
+                    IssuerOffsetPostProcessor.properties(environment).getTable());
         } catch (RuntimeException e) {
             log.debug("Could not read the stored issuer offsets for a startup message: " + e);
             return Map.of();
