@@ -7,6 +7,10 @@ import dev.fencing.retention.FenceCompaction;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.store.sql.FenceSql;
 
+import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+
 import java.sql.Types;
 import java.time.Duration;
 import java.util.List;
@@ -122,7 +126,14 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
     /**
      * {@inheritDoc} Locks the resource's fence row ({@code SELECT ... FOR UPDATE}, waiting for a fenced transaction
      * that holds it), then updates it (or, for 0, deletes it), in the caller's transaction on the store's transaction
-     * manager or in one of its own.
+     * manager or in one of its own. On PostgreSQL a row is deleted as compaction deletes rows: under the table lock
+     * that keeps checks out ({@link FenceSql#lockForCompactionSql}), taken first and waited for at most
+     * {@value #FORGET_LOCK_MILLIS} ms (its checks read whether the resource has a row, and a check that read it
+     * before the delete committed would insert its token unjudged against the family floor); when it is not
+     * granted in time nothing changes.
+     *
+     * @throws org.springframework.dao.CannotAcquireLockException PostgreSQL, 0: the table lock was not granted in
+     *                                                            time (a fenced transaction stayed open that long)
      */
     @Override
     public long lowerMaxSeen(String resource, long floor) {
@@ -131,6 +142,9 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
         JdbcDialect dialect = store.dialect();
         String table = store.table();
         Long previous = store.transactions().execute(status -> {
+            if (floor == 0 && dialect.fenceSql() == FenceSql.POSTGRESQL) {
+                lockOutChecks(resource);
+            }
             Long current = store.jdbc().query(dialect.lockMaxSeenSql(table),
                     rs -> rs.next() ? rs.getLong(1) : null, resource);
             if (current == null) {
@@ -147,5 +161,29 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
             return current;
         });
         return previous;
+    }
+
+    /** How long forgetting a resource on PostgreSQL waits for the table lock that keeps checks out. */
+    static final long FORGET_LOCK_MILLIS = 1000;
+
+    /**
+     * PostgreSQL: takes compaction's table lock in the current transaction, waiting at most
+     * {@link #FORGET_LOCK_MILLIS}, and puts the transaction's lock wait bound back once it is held.
+     */
+    private void lockOutChecks(String resource) {
+        JdbcTemplate jdbc = store.jdbc();
+        String table = store.table();
+        FenceSql sql = FenceSql.POSTGRESQL;
+        String previous = jdbc.queryForObject(sql.swapLockTimeoutSql(FORGET_LOCK_MILLIS + "ms"),
+                (rs, n) -> rs.getString(1));
+        try {
+            jdbc.execute(sql.lockOutChecksSql(table));
+        } catch (DataAccessException e) {
+            throw new CannotAcquireLockException("lowerMaxSeen('" + resource + "', 0) on table '" + table
+                    + "': the table lock that keeps checks out while the row is deleted was not granted within "
+                    + FORGET_LOCK_MILLIS + " ms (a fenced transaction stayed open that long); nothing changed, try "
+                    + "again: " + e.getMessage(), e);
+        }
+        jdbc.queryForObject(sql.setLockTimeoutSql(previous), String.class);
     }
 }

@@ -447,11 +447,21 @@ public enum FenceSql {
         return switch (this) {
             case POSTGRESQL -> java.util.List.of(
                     "SET LOCAL lock_timeout = '" + Math.max(1, lockTimeout.toMillis()) + "ms'",
-                    "LOCK TABLE " + table + " IN SHARE ROW EXCLUSIVE MODE");
+                    lockOutChecksSql(table));
             case MARIADB -> java.util.List.of("LOCK TABLES " + table + " WRITE WAIT "
                     + Math.max(1, (lockTimeout.toMillis() + 999) / 1000));
             case H2 -> java.util.List.of();
         };
+    }
+
+    /**
+     * PostgreSQL: the table lock that keeps every check off the table until the transaction taking it ends
+     * ({@code LOCK TABLE ... IN SHARE ROW EXCLUSIVE MODE}, see {@link #lockForCompactionSql}), without a bound of its
+     * own; rows leave the table only under it, since PostgreSQL's checks read whether the resource has a row.
+     * {@code null} elsewhere.
+     */
+    public String lockOutChecksSql(String table) {
+        return this == POSTGRESQL ? "LOCK TABLE " + table + " IN SHARE ROW EXCLUSIVE MODE" : null;
     }
 
     /** Compaction, MariaDB: releases {@link #lockForCompactionSql}'s lock after the commit; {@code null} elsewhere. */

@@ -1,0 +1,192 @@
+package dev.fencing.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.retention.IssuerFloors;
+import dev.fencing.rule.StaleTokenException;
+import dev.fencing.token.FencingToken;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * Forgetting a resource ({@code lowerMaxSeen(resource, 0)} deletes its row) while a check on it is in flight, on
+ * PostgreSQL: the check must end judged against the family floor, as a check after the forget is. Both modes' check
+ * statements read whether the resource has a row in their snapshot and, when it has, propose the token itself for
+ * the insert path; a forget that deleted the row between that snapshot and the insert would let a token at or below
+ * the floor insert the row, accepted. Rows leave the table only under the table lock that keeps checks out (as
+ * compaction's do), so the check waits for the forget to commit and reads the table after it.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(60)
+class PostgreSqlForgetRaceTest {
+
+    private HikariDataSource pool;
+    private JdbcTemplate jdbc;
+    private HikariDataSource monitorPool;
+    private JdbcTemplate monitor;
+    private DataSourceTransactionManager tm;
+    /** The table of the running test: one per test, so that a compaction folds only what the test made. */
+    private String table;
+
+    @BeforeAll
+    void setUp() {
+        pool = Database.POSTGRESQL.newPool(6);
+        jdbc = new JdbcTemplate(pool);
+        tm = new DataSourceTransactionManager(pool);
+        monitorPool = Database.POSTGRESQL.newPool(1);
+        monitor = new JdbcTemplate(monitorPool);
+    }
+
+    @AfterEach
+    void dropTable() {
+        jdbc.execute("DROP TABLE IF EXISTS " + table);
+    }
+
+    @AfterAll
+    void tearDown() {
+        pool.close();
+        monitorPool.close();
+    }
+
+    private JdbcFenceStore store(boolean atCommit) {
+        table = Database.uniqueTable("forget");
+        JdbcFenceStore store = JdbcFenceStore.builder(pool).transactionManager(tm).table(table)
+                .createTableIfMissing(true).checkAtCommit(atCommit).build();
+        store.verify();
+        return store;
+    }
+
+    private void fenced(JdbcFenceStore store, String resource, long token) {
+        new TransactionTemplate(tm).executeWithoutResult(status -> {
+            try {
+                store.fence(resource, new FencingToken(resource, token, "h-" + token), () -> null);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        });
+    }
+
+    @ParameterizedTest(name = "checkAtCommit={0}")
+    @ValueSource(booleans = {false, true})
+    void aCheckOnARowBeingForgottenIsJudgedAgainstTheFamilyFloor(boolean atCommit) throws Exception {
+        JdbcFenceStore store = store(atCommit);
+        JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
+        String family = "forget" + UUID.randomUUID().toString().replace("-", "");
+        // the family floor: 900, from a folded resource
+        fenced(store, family + ":old", 900);
+        Thread.sleep(20);
+        assertThat(admin.compact(Duration.ZERO, 10, IssuerFloors.ONE_SEQUENCE).folded()).isEqualTo(1);
+        assertThat(admin.familyFloor(family)).hasValue(900);
+        // the resource's own row, lowered to 100: 500 is above it and below the floor
+        String r = family + ":1";
+        fenced(store, r, 950);
+        admin.lowerMaxSeen(r, 100);
+
+        CompletableFuture<Throwable> zombie = new CompletableFuture<>();
+        new TransactionTemplate(tm).executeWithoutResult(status -> {
+            admin.lowerMaxSeen(r, 0); // forgets r: deleted in this transaction, not committed yet
+            Thread check = new Thread(() -> zombie.complete(catchThrowable(() -> fenced(store, r, 500))));
+            check.setDaemon(true);
+            check.start();
+            waitForALockWaiter();
+        });
+
+        Throwable outcome = zombie.get(30, TimeUnit.SECONDS);
+        // after the forget r is judged against its family's floor: 500 is stale, and no row holds it
+        assertThat(outcome).isInstanceOf(StaleTokenException.class);
+        assertThat(jdbc.queryForList("SELECT max_seen FROM " + table + " WHERE resource = ?", Long.class, r))
+                .doesNotContain(500L);
+    }
+
+    /**
+     * The table lock is waited for a bounded time: a fenced transaction open on another resource of the table keeps
+     * the forget out, which changes nothing and says why; in the caller's transaction, the caller's lock wait bound
+     * is put back once the lock is held.
+     */
+    @Test
+    void aForgetThatCannotLockOutTheChecksChangesNothing() throws Exception {
+        JdbcFenceStore store = store(false);
+        JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
+        String r = "forget:1";
+        fenced(store, r, 10);
+        CountDownLatch inBody = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(1);
+        Thread holder = new Thread(() -> new TransactionTemplate(tm).executeWithoutResult(status -> {
+            try {
+                store.fence("forget:2", new FencingToken("forget:2", 5, "h"), () -> {
+                    inBody.countDown();
+                    return done.await(30, TimeUnit.SECONDS);
+                });
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        }));
+        holder.setDaemon(true);
+        holder.start();
+        try {
+            assertThat(inBody.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThatThrownBy(() -> admin.lowerMaxSeen(r, 0))
+                    .isInstanceOf(CannotAcquireLockException.class)
+                    .hasMessageContaining("lowerMaxSeen('forget:1', 0) on table '" + table + "'")
+                    .hasMessageContaining("not granted within " + JdbcFenceAdmin.FORGET_LOCK_MILLIS + " ms")
+                    .hasMessageContaining("nothing changed");
+            assertThat(jdbc.queryForObject("SELECT max_seen FROM " + table + " WHERE resource = ?", Long.class, r))
+                    .isEqualTo(10L);
+        } finally {
+            done.countDown();
+            holder.join(10_000);
+        }
+
+        String kept = new TransactionTemplate(tm).execute(status -> {
+            jdbc.execute("SET LOCAL lock_timeout = '4321ms'");
+            assertThat(admin.lowerMaxSeen(r, 0)).isEqualTo(10L);
+            return jdbc.queryForObject("SHOW lock_timeout", String.class);
+        });
+        assertThat(kept).isEqualTo("4321ms");
+        assertThat(jdbc.queryForList("SELECT max_seen FROM " + table + " WHERE resource = ?", Long.class, r))
+                .isEmpty();
+    }
+
+    /**
+     * Until the check waits on a lock held by the forgetting transaction. Asked outside that transaction, on a
+     * connection of its own: inside one, PostgreSQL answers from the statistics snapshot of its first read.
+     */
+    private void waitForALockWaiter() {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            Long waiting = monitor.queryForObject("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+                    + " AND query LIKE ?", Long.class, "%INSERT INTO " + table + "%");
+            if (waiting != null && waiting >= 1) {
+                return;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            }
+        }
+        throw new AssertionError("the check never waited on the forgotten row");
+    }
+}
