@@ -3,28 +3,32 @@
 -- statement JdbcFenceStore sends; it also sets and puts back lock_timeout in the same round trip, left out here),
 -- copied with its four parameters written out: resource client-N of family bench (N = client_id), token 1, holder
 -- lease-N (the same token each time: the accepted re-check of a held lease, as in JdbcFenceBenchmark), floor key
--- 'bench' || U+001F (FenceSql.floorKeyOf; no floor row exists, so the probe finds nothing). PgbenchScriptsTest
--- (fencing-docs-check) checks it is FenceSql's. chr(58) is the colon of the resource: pgbench reads a colon
--- followed by a name as a variable, even inside a string. run.sh puts the run's tables in place of @ROWS@ and @FENCE@.
+-- 'bench' || U+001F (FenceSql.floorKeyOf; no floor row exists, so the probe finds nothing; the probe of the
+-- resource's own row finds it from the second transaction on). PgbenchScriptsTest (fencing-docs-check) checks it is
+-- FenceSql's. chr(58) is the colon of the resource: pgbench reads a colon followed by a name as a variable, even
+-- inside a string. run.sh puts the run's tables in place of @ROWS@ and @FENCE@.
 BEGIN;
-WITH v (resource, token, holder, floor_key) AS (
-    VALUES (CAST('bench' || chr(58) || 'client-' || CAST(:client_id AS TEXT) AS TEXT),
-            CAST(1 AS BIGINT),
-            CAST('lease-' || CAST(:client_id AS TEXT) AS TEXT), CAST('bench' || chr(31) AS TEXT)))
 INSERT INTO @FENCE@ AS f (resource, max_seen, holder, updated_at)
 SELECT v.resource,
-       CASE WHEN fl.max_seen IS NULL OR (v.token > fl.max_seen) THEN v.token ELSE fl.max_seen END,
-       CASE WHEN fl.max_seen IS NULL OR (v.token > fl.max_seen) THEN v.holder END,
+       CASE WHEN e.resource IS NOT NULL OR fl.max_seen IS NULL OR (v.token > fl.max_seen)
+            THEN v.token ELSE fl.max_seen END,
+       CASE WHEN e.resource IS NOT NULL OR fl.max_seen IS NULL OR (v.token > fl.max_seen)
+            THEN v.holder END,
        CURRENT_TIMESTAMP
-FROM v LEFT JOIN @FENCE@ fl ON fl.resource = v.floor_key
+FROM (VALUES (CAST('bench' || chr(58) || 'client-' || CAST(:client_id AS TEXT) AS TEXT),
+              CAST(1 AS BIGINT),
+              CAST('lease-' || CAST(:client_id AS TEXT) AS TEXT), CAST('bench' || chr(31) AS TEXT)))
+         AS v (resource, token, holder, floor_key)
+       LEFT JOIN @FENCE@ fl ON fl.resource = v.floor_key
+       LEFT JOIN @FENCE@ e ON e.resource = v.resource
 ON CONFLICT (resource) DO UPDATE SET
-    updated_at = CASE WHEN (f.max_seen < (SELECT token FROM v))
-                        OR (f.max_seen = (SELECT token FROM v) AND f.holder = (SELECT holder FROM v))
+    updated_at = CASE WHEN (f.max_seen < EXCLUDED.max_seen)
+                        OR (f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder)
                       THEN EXCLUDED.updated_at ELSE f.updated_at END,
-    holder     = CASE WHEN f.max_seen < (SELECT token FROM v) THEN (SELECT holder FROM v)
-                      ELSE f.holder END,
-    max_seen   = CASE WHEN f.max_seen < (SELECT token FROM v) THEN (SELECT token FROM v)
-                      ELSE f.max_seen END
+    holder     = CASE WHEN f.max_seen < EXCLUDED.max_seen
+                      THEN EXCLUDED.holder ELSE f.holder END,
+    max_seen   = CASE WHEN f.max_seen < EXCLUDED.max_seen
+                      THEN EXCLUDED.max_seen ELSE f.max_seen END
 RETURNING max_seen, holder;
 INSERT INTO @ROWS@ (k, v) VALUES ('client-' || CAST(:client_id AS TEXT), 1);
 COMMIT;
