@@ -127,13 +127,12 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
      * {@inheritDoc} Locks the resource's fence row ({@code SELECT ... FOR UPDATE}, waiting for a fenced transaction
      * that holds it), then updates it (or, for 0, deletes it), in the caller's transaction on the store's transaction
      * manager or in one of its own. On PostgreSQL a row is deleted as compaction deletes rows: under the table lock
-     * that keeps checks out ({@link FenceSql#lockForCompactionSql}), taken first and waited for at most
-     * {@value #FORGET_LOCK_MILLIS} ms (its checks read whether the resource has a row, and a check that read it
-     * before the delete committed would insert its token unjudged against the family floor); when it is not
-     * granted in time nothing changes.
+     * that keeps checks out ({@link FenceSql#lockOutChecksSql}), taken first and waited for at most 1 s (its
+     * checks read whether the resource has a row, and a check that read it before the delete committed would insert
+     * its token unjudged against the family floor); when it is not granted in time nothing changes.
      *
-     * @throws org.springframework.dao.CannotAcquireLockException PostgreSQL, 0: the table lock was not granted in
-     *                                                            time (a fenced transaction stayed open that long)
+     * @throws CannotAcquireLockException PostgreSQL, 0: the table lock was not granted in time (a fenced transaction
+     *                                    stayed open that long)
      */
     @Override
     public long lowerMaxSeen(String resource, long floor) {

@@ -139,7 +139,6 @@ public enum FenceSql {
                                   THEN f.max_seen
                                   ELSE CAST('fencing-rejected check=%3$d max_seen=' || f.max_seen AS BIGINT) END""";
 
-
     /**
      * MariaDB: the statement after a check sent with {@code COMMIT} ({@link #checksAtCommitSql}) that turns a
      * rejection into an error, so that the statements after it in the same text, {@code COMMIT} included, do not
