@@ -27,6 +27,8 @@ public interface FenceAdmin {
      *
      * @throws IllegalArgumentException when the resource is blank or has no max_seen, or {@code floor} is negative or
      *                                  above the current max_seen; nothing changed
+     * @throws ResetRefusedException    when the store must keep its checks out to forget a resource ({@code floor}
+     *                                  0) and could not in time; nothing changed, retry
      */
     long lowerMaxSeen(String resource, long floor);
 

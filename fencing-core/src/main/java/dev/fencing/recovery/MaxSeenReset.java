@@ -93,7 +93,12 @@ public final class MaxSeenReset {
             throw new IllegalArgumentException("max_seen of resource '" + resource + "' is " + current.getAsLong()
                     + ", not above " + target + " (" + why + "); nothing to lower");
         }
-        long previous = admin.lowerMaxSeen(resource, target);
+        long previous;
+        try {
+            previous = admin.lowerMaxSeen(resource, target);
+        } catch (ResetRefusedException e) {
+            throw refused(actor, e);
+        }
         metrics.lowered();
         LOG.log(System.Logger.Level.WARNING, () -> "max_seen of resource '" + resource + "' lowered from " + previous
                 + " to " + target + " (" + why + ") by " + actor);
@@ -105,6 +110,13 @@ public final class MaxSeenReset {
             throw refused(resource, actor, "Reset of resource '" + resource + "' refused: a lease on it is held now; "
                     + "retry once it is released or expired, or force it (the holder's next write is then refused)");
         }
+    }
+
+    /** A refusal of the store's (it could not forget the resource in time): counted and logged as this class's. */
+    private ResetRefusedException refused(String actor, ResetRefusedException e) {
+        metrics.refused();
+        LOG.log(System.Logger.Level.WARNING, () -> e.getMessage() + " (asked by " + actor + ")");
+        return e;
     }
 
     private ResetRefusedException refused(String resource, String actor, String message) {

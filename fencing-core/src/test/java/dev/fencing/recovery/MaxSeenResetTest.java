@@ -13,6 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 
@@ -133,6 +134,34 @@ class MaxSeenResetTest {
         try (Lease first = issuer.acquire(R, Duration.ofSeconds(1))) {
             assertThat(write(first.token())).isEqualTo("written 1");
         }
+    }
+
+    /** A store that cannot forget in time (PostgreSQL's table lock) refuses: counted and logged as a refusal. */
+    @Test
+    void aStoreThatCannotForgetInTimeRefusesTheReset() throws Throwable {
+        FenceAdmin busy = new FenceAdmin() {
+            @Override
+            public OptionalLong maxSeen(String resource) {
+                return store.maxSeen(resource);
+            }
+
+            @Override
+            public void raiseFloor(String resource, long value) {
+                store.raiseFloor(resource, value);
+            }
+
+            @Override
+            public long lowerMaxSeen(String resource, long floor) {
+                throw new ResetRefusedException(resource, "lowerMaxSeen('" + resource + "', 0): busy; nothing changed");
+            }
+        };
+        write(new FencingToken(R, Long.MAX_VALUE, "evil"));
+        List<LogRecord> logged = capture();
+        assertThatThrownBy(() -> new MaxSeenReset(busy, issuer, new AdminMetrics(registry)).toHighestIssued(R, "ops",
+                false)).isInstanceOf(ResetRefusedException.class).hasMessageContaining("busy");
+        assertThat(count("refused")).isEqualTo(1);
+        assertThat(logged).anySatisfy(r -> assertThat(r.getMessage()).contains("busy").contains("asked by ops"));
+        assertThat(store.maxSeen(R)).hasValue(Long.MAX_VALUE);
     }
 
     @Test

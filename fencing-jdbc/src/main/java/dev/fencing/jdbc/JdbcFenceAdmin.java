@@ -2,12 +2,12 @@ package dev.fencing.jdbc;
 
 import dev.fencing.recovery.FenceAdmin;
 import dev.fencing.recovery.FenceInventory;
+import dev.fencing.recovery.ResetRefusedException;
 import dev.fencing.retention.CompactionResult;
 import dev.fencing.retention.FenceCompaction;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.store.sql.FenceSql;
 
-import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -131,8 +131,8 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
      * checks read whether the resource has a row, and a check that read it before the delete committed would insert
      * its token unjudged against the family floor); when it is not granted in time nothing changes.
      *
-     * @throws CannotAcquireLockException PostgreSQL, 0: the table lock was not granted in time (a fenced transaction
-     *                                    stayed open that long)
+     * @throws ResetRefusedException PostgreSQL, 0: the table lock was not granted in time (a fenced transaction
+     *                               stayed open that long)
      */
     @Override
     public long lowerMaxSeen(String resource, long floor) {
@@ -178,7 +178,7 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
         try {
             jdbc.execute(sql.lockOutChecksSql(table));
         } catch (DataAccessException e) {
-            throw new CannotAcquireLockException("lowerMaxSeen('" + resource + "', 0) on table '" + table
+            throw new ResetRefusedException(resource, "lowerMaxSeen('" + resource + "', 0) on table '" + table
                     + "': the table lock that keeps checks out while the row is deleted was not granted within "
                     + FORGET_LOCK_MILLIS + " ms (a fenced transaction stayed open that long); nothing changed, try "
                     + "again: " + e.getMessage(), e);

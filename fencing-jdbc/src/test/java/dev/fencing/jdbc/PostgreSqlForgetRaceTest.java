@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.recovery.ResetRefusedException;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.token.FencingToken;
@@ -12,7 +13,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -147,7 +147,7 @@ class PostgreSqlForgetRaceTest {
         try {
             assertThat(inBody.await(10, TimeUnit.SECONDS)).isTrue();
             assertThatThrownBy(() -> admin.lowerMaxSeen(r, 0))
-                    .isInstanceOf(CannotAcquireLockException.class)
+                    .isInstanceOf(ResetRefusedException.class)
                     .hasMessageContaining("lowerMaxSeen('forget:1', 0) on table '" + table + "'")
                     .hasMessageContaining("not granted within " + JdbcFenceAdmin.FORGET_LOCK_MILLIS + " ms")
                     .hasMessageContaining("nothing changed");
