@@ -27,8 +27,9 @@ public class MissingTokenException extends FencingException {
      */
     public MissingTokenException(String resource, String operation, Collection<String> boundResources) {
         super("No fencing token bound for resource '" + resource + "' in " + operation
-                + "; bind one with FencingContext.bind(...) or call it from a @Fenced(acquire = true) method, "
-                + "and propagate it when the call hops threads" + bound(boundResources));
+                + "; bind one with FencingContext.bind(...) or call it from a @Fenced(acquire = true) method "
+                + "(from another process: send it with the request, e.g. in the Fencing-Token header fencing-web "
+                + "reads), and propagate it when the call hops threads" + bound(boundResources));
         this.resource = resource;
         this.operation = operation;
     }

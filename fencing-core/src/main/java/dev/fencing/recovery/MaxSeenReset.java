@@ -100,8 +100,12 @@ public final class MaxSeenReset {
             throw refused(actor, e);
         }
         metrics.lowered();
-        LOG.log(System.Logger.Level.WARNING, () -> "max_seen of resource '" + resource + "' lowered from " + previous
-                + " to " + target + " (" + why + ") by " + actor);
+        LOG.log(System.Logger.Level.WARNING, () -> target == 0
+                ? "Resource '" + resource + "' forgotten (max_seen was " + previous + "; " + why + " is 0): its fence "
+                + "state is removed and its next token is a first one, in a compacted family judged against the "
+                + "family's floor; by " + actor
+                : "max_seen of resource '" + resource + "' lowered from " + previous + " to " + target + " (" + why
+                + ") by " + actor);
         return new ResetResult(resource, previous, target, highest, actor);
     }
 

@@ -170,7 +170,9 @@ class FenceGuardTest {
                         .isInstanceOf(MissingTokenException.class)
                         .hasMessageContaining("tokens are bound here only for 'other'")); // points at the typo
         assertThatThrownBy(() -> guard.invoke(repo("r"), new Object[0], () -> "x"))
-                .isInstanceOf(MissingTokenException.class).message().doesNotContain("bound here");
+                .isInstanceOf(MissingTokenException.class).message().doesNotContain("bound here")
+                // every way to bind one: in process, and from a caller in another process
+                .contains("FencingContext.bind(...)", "@Fenced(acquire = true)", "Fencing-Token header");
     }
 
     @Test

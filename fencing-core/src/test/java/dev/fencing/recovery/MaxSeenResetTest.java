@@ -129,8 +129,11 @@ class MaxSeenResetTest {
     @Test
     void aResourceTheIssuerNeverLockedIsForgottenAndItsFirstRealTokenAccepted() throws Throwable {
         write(new FencingToken(R, Long.MAX_VALUE, "evil"));
+        List<LogRecord> logged = capture();
         assertThat(reset.toHighestIssued(R, "ops", false).current()).isZero();
         assertThat(store.maxSeen(R)).isEmpty();
+        assertThat(logged).anySatisfy(r -> assertThat(r.getMessage()).contains("'" + R + "' forgotten")
+                .contains("next token is a first one").contains("by ops"));
         try (Lease first = issuer.acquire(R, Duration.ofSeconds(1))) {
             assertThat(write(first.token())).isEqualTo("written 1");
         }

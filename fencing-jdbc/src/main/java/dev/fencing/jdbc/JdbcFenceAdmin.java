@@ -178,10 +178,12 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
         try {
             jdbc.execute(sql.lockOutChecksSql(table));
         } catch (DataAccessException e) {
-            throw new ResetRefusedException(resource, "lowerMaxSeen('" + resource + "', 0) on table '" + table
-                    + "': the table lock that keeps checks out while the row is deleted was not granted within "
-                    + FORGET_LOCK_MILLIS + " ms (a fenced transaction stayed open that long); nothing changed, try "
-                    + "again: " + e.getMessage(), e);
+            // the database's text stays in the cause (logs), out of the message an HTTP client may see
+            throw new ResetRefusedException(resource, "Reset of resource '" + resource + "' to 0 refused: forgetting "
+                    + "a resource deletes its fence row under the lock that keeps checks off table '" + table
+                    + "', which was not granted within " + FORGET_LOCK_MILLIS + " ms (a fenced transaction on the "
+                    + "table stayed open that long); nothing changed, try again (a reset to a value above 0 needs "
+                    + "no such lock)", e);
         }
         jdbc.queryForObject(sql.setLockTimeoutSql(previous), String.class);
     }

@@ -148,9 +148,12 @@ class PostgreSqlForgetRaceTest {
             assertThat(inBody.await(10, TimeUnit.SECONDS)).isTrue();
             assertThatThrownBy(() -> admin.lowerMaxSeen(r, 0))
                     .isInstanceOf(ResetRefusedException.class)
-                    .hasMessageContaining("lowerMaxSeen('forget:1', 0) on table '" + table + "'")
+                    .hasMessageContaining("Reset of resource 'forget:1' to 0 refused")
+                    .hasMessageContaining("table '" + table + "'")
                     .hasMessageContaining("not granted within " + JdbcFenceAdmin.FORGET_LOCK_MILLIS + " ms")
-                    .hasMessageContaining("nothing changed");
+                    .hasMessageContaining("nothing changed")
+                    .hasMessageNotContaining("LOCK TABLE")
+                    .cause().isNotNull();
             assertThat(jdbc.queryForObject("SELECT max_seen FROM " + table + " WHERE resource = ?", Long.class, r))
                     .isEqualTo(10L);
         } finally {
