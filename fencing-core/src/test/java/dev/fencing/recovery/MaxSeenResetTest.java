@@ -9,6 +9,7 @@ import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -177,8 +178,17 @@ class MaxSeenResetTest {
         assertThat(store.maxSeen(R)).hasValue(40);
     }
 
-    /** What MaxSeenReset logs from here to the end of the test run (the handler stays, as before). */
-    private static List<LogRecord> capture() {
-        return LogCapture.of(MaxSeenReset.class).records();
+    /** What MaxSeenReset logs in this test; the handler comes off after it ({@link #stopCapturing()}). */
+    private final LogCapture log = LogCapture.of(MaxSeenReset.class);
+
+    @AfterEach
+    void stopCapturing() {
+        log.close();
+    }
+
+    /** What MaxSeenReset logs from here to the end of this test. */
+    private List<LogRecord> capture() {
+        log.records().clear();
+        return log.records();
     }
 }
