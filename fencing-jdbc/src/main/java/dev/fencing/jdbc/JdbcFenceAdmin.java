@@ -142,6 +142,9 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
         String table = store.table();
         Long previous = store.transactions().execute(status -> {
             if (floor == 0 && dialect.fenceSql() == FenceSql.POSTGRESQL) {
+                if (maxSeen(resource).isEmpty()) {
+                    throw FenceAdmin.unknownResource(resource); // a misspelt name does not hold up the table's checks
+                }
                 lockOutChecks(resource);
             }
             Long current = store.jdbc().query(dialect.lockMaxSeenSql(table),

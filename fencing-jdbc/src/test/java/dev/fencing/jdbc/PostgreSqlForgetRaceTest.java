@@ -156,6 +156,9 @@ class PostgreSqlForgetRaceTest {
                     .cause().isNotNull();
             assertThat(jdbc.queryForObject("SELECT max_seen FROM " + table + " WHERE resource = ?", Long.class, r))
                     .isEqualTo(10L);
+            // a resource without a row is bad input, said at once: the table lock is not even asked for
+            assertThatThrownBy(() -> admin.lowerMaxSeen("forget:misspelt", 0))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'forget:misspelt'");
         } finally {
             done.countDown();
             holder.join(10_000);
