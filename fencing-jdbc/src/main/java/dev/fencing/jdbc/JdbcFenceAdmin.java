@@ -145,7 +145,7 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
                 if (maxSeen(resource).isEmpty()) {
                     throw FenceAdmin.unknownResource(resource); // a misspelt name does not hold up the table's checks
                 }
-                lockOutChecks(resource);
+                return forgetWithChecksLockedOut(resource, status.isNewTransaction());
             }
             Long current = store.jdbc().query(dialect.lockMaxSeenSql(table),
                     rs -> rs.next() ? rs.getLong(1) : null, resource);
@@ -169,25 +169,54 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
     static final long FORGET_LOCK_MILLIS = 1000;
 
     /**
-     * PostgreSQL: takes compaction's table lock in the current transaction, waiting at most
-     * {@link #FORGET_LOCK_MILLIS}, and puts the transaction's lock wait bound back once it is held.
+     * PostgreSQL: deletes the resource's row under compaction's table lock, taken first, with every wait in it (the
+     * table lock, the row, the delete) bounded by {@link #FORGET_LOCK_MILLIS}: while it is held every check on the
+     * table waits, so nothing in it may wait longer. The transaction's lock wait bound is put back afterwards.
      */
-    private void lockOutChecks(String resource) {
+    private long forgetWithChecksLockedOut(String resource, boolean ownTransaction) {
         JdbcTemplate jdbc = store.jdbc();
+        JdbcDialect dialect = store.dialect();
         String table = store.table();
         FenceSql sql = FenceSql.POSTGRESQL;
         String previous = jdbc.queryForObject(sql.swapLockTimeoutSql(FORGET_LOCK_MILLIS + "ms"),
                 (rs, n) -> rs.getString(1));
+        boolean failed = false;
         try {
             jdbc.execute(sql.lockOutChecksSql(table));
+            Long current = jdbc.query(dialect.lockMaxSeenSql(table), rs -> rs.next() ? rs.getLong(1) : null,
+                    resource);
+            if (current == null) {
+                throw FenceAdmin.unknownResource(resource);
+            }
+            jdbc.update(dialect.forgetSql(table), resource);
+            return current;
         } catch (DataAccessException e) {
+            failed = true;
+            if (!lockNotGranted(e)) {
+                throw e;
+            }
             // the database's text stays in the cause (logs), out of the message an HTTP client may see
             throw new ResetRefusedException(resource, "Reset of resource '" + resource + "' to 0 refused: forgetting "
                     + "a resource deletes its fence row under the lock that keeps checks off table '" + table
-                    + "', which was not granted within " + FORGET_LOCK_MILLIS + " ms (a fenced transaction on the "
-                    + "table stayed open that long); nothing changed, try again (a reset to a value above 0 needs "
-                    + "no such lock)", e);
+                    + "', and that lock or the row was not granted within " + FORGET_LOCK_MILLIS + " ms (a fenced "
+                    + "transaction on the table, or another change of this row, stayed open that long); "
+                    + (ownTransaction ? "nothing changed, try again"
+                    : "nothing changed, but PostgreSQL aborted the transaction the reset joined: roll it back and "
+                    + "try again") + " (a reset to a value above 0 needs no such lock)", e);
+        } finally {
+            if (!failed) {
+                jdbc.queryForObject(sql.setLockTimeoutSql(previous), String.class);
+            }
         }
-        jdbc.queryForObject(sql.setLockTimeoutSql(previous), String.class);
+    }
+
+    /** Whether PostgreSQL gave up waiting for a lock ({@code lock_timeout}, SQLSTATE 55P03). */
+    private static boolean lockNotGranted(DataAccessException e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.sql.SQLException sql && sql.getSQLState() != null) {
+                return "55P03".equals(sql.getSQLState());
+            }
+        }
+        return false;
     }
 }

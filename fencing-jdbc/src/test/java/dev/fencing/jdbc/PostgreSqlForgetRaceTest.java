@@ -175,6 +175,45 @@ class PostgreSqlForgetRaceTest {
     }
 
     /**
+     * Under the table lock every check on the table waits, so the forget's own wait for the row is bounded too: a
+     * transaction holding the row ({@code SELECT ... FOR UPDATE}, which the table lock does not keep out) makes the
+     * forget refuse within the bound instead of holding every check until that transaction ends.
+     */
+    @Test
+    void aForgetWaitingForItsRowUnderTheTableLockIsBoundedToo() throws Exception {
+        JdbcFenceStore store = store(false);
+        JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
+        String r = "forget:held";
+        fenced(store, r, 10);
+        CountDownLatch locked = new CountDownLatch(1);
+        CountDownLatch done = new CountDownLatch(1);
+        Thread holder = new Thread(() -> new TransactionTemplate(tm).executeWithoutResult(status -> {
+            jdbc.queryForObject("SELECT max_seen FROM " + table + " WHERE resource = ? FOR UPDATE", Long.class, r);
+            locked.countDown();
+            try {
+                done.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        holder.setDaemon(true);
+        holder.start();
+        try {
+            assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
+            assertThatThrownBy(() -> admin.lowerMaxSeen(r, 0))
+                    .isInstanceOf(ResetRefusedException.class)
+                    .hasMessageContaining("not granted within " + JdbcFenceAdmin.FORGET_LOCK_MILLIS + " ms")
+                    .hasMessageContaining("nothing changed, try again");
+            assertThat(jdbc.queryForObject("SELECT max_seen FROM " + table + " WHERE resource = ?", Long.class, r))
+                    .isEqualTo(10L);
+        } finally {
+            done.countDown();
+            holder.join(10_000);
+        }
+        assertThat(admin.lowerMaxSeen(r, 0)).isEqualTo(10L);
+    }
+
+    /**
      * Until the check waits on a lock held by the forgetting transaction. Asked outside that transaction, on a
      * connection of its own: inside one, PostgreSQL answers from the statistics snapshot of its first read.
      */
