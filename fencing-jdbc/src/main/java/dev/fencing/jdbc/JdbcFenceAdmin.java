@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.function.LongSupplier;
 
 /**
  * Administrative tasks on the table of a {@link JdbcFenceStore}: reading a resource's committed max_seen, raising
@@ -127,55 +128,59 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
      * {@inheritDoc} Locks the resource's fence row ({@code SELECT ... FOR UPDATE}, waiting for a fenced transaction
      * that holds it), then updates it (or, for 0, deletes it), in the caller's transaction on the store's transaction
      * manager or in one of its own. On PostgreSQL a row is deleted as compaction deletes rows: under the table lock
-     * that keeps checks out ({@link FenceSql#lockOutChecksSql}), taken first and waited for at most 1 s (its
+     * that keeps checks out ({@link FenceSql#lockOutChecksSql}), taken first, every wait under it bounded by 1 s (its
      * checks read whether the resource has a row, and a check that read it before the delete committed would insert
-     * its token unjudged against the family floor); when it is not granted in time nothing changes.
+     * its token unjudged against the family floor); when a wait runs out nothing changes.
      *
-     * @throws ResetRefusedException PostgreSQL, 0: the table lock was not granted in time (a fenced transaction
-     *                               stayed open that long)
+     * @throws ResetRefusedException PostgreSQL, 0: the table lock or the row was not granted in time (a fenced
+     *                               transaction, or another change of the row, stayed open that long)
      */
     @Override
     public long lowerMaxSeen(String resource, long floor) {
         FenceAdmin.checkLowering(resource, floor);
         store.verifyTable();
-        JdbcDialect dialect = store.dialect();
-        String table = store.table();
-        Long previous = store.transactions().execute(status -> {
-            if (floor == 0 && dialect.fenceSql() == FenceSql.POSTGRESQL) {
+        return store.transactions().execute(status -> {
+            if (floor == 0 && store.dialect().fenceSql() == FenceSql.POSTGRESQL) {
                 if (maxSeen(resource).isEmpty()) {
                     throw FenceAdmin.unknownResource(resource); // a misspelt name does not hold up the table's checks
                 }
-                return forgetWithChecksLockedOut(resource, status.isNewTransaction());
+                return withChecksLockedOut(resource, status.isNewTransaction(), () -> lower(resource, floor));
             }
-            Long current = store.jdbc().query(dialect.lockMaxSeenSql(table),
-                    rs -> rs.next() ? rs.getLong(1) : null, resource);
-            if (current == null) {
-                throw FenceAdmin.unknownResource(resource);
-            }
-            if (floor > current) {
-                throw FenceAdmin.notLowering(resource, floor, current);
-            }
-            if (floor == 0) {
-                store.jdbc().update(dialect.forgetSql(table), resource);
-            } else {
-                store.jdbc().update(dialect.lowerSql(table), floor, resource);
-            }
-            return current;
+            return lower(resource, floor);
         });
-        return previous;
+    }
+
+    /** Locks the resource's row, then updates or (0) deletes it; returns max_seen as it was. */
+    private long lower(String resource, long floor) {
+        JdbcDialect dialect = store.dialect();
+        String table = store.table();
+        Long current = store.jdbc().query(dialect.lockMaxSeenSql(table), rs -> rs.next() ? rs.getLong(1) : null,
+                resource);
+        if (current == null) {
+            throw FenceAdmin.unknownResource(resource);
+        }
+        if (floor > current) {
+            throw FenceAdmin.notLowering(resource, floor, current);
+        }
+        if (floor == 0) {
+            store.jdbc().update(dialect.forgetSql(table), resource);
+        } else {
+            store.jdbc().update(dialect.lowerSql(table), floor, resource);
+        }
+        return current;
     }
 
     /** How long forgetting a resource on PostgreSQL waits for the table lock that keeps checks out. */
     static final long FORGET_LOCK_MILLIS = 1000;
 
     /**
-     * PostgreSQL: deletes the resource's row under compaction's table lock, taken first, with every wait in it (the
-     * table lock, the row, the delete) bounded by {@link #FORGET_LOCK_MILLIS}: while it is held every check on the
-     * table waits, so nothing in it may wait longer. The transaction's lock wait bound is put back afterwards.
+     * PostgreSQL: runs {@code forget} under compaction's table lock, taken first, with every wait (the table lock,
+     * then those of {@code forget}: the row, the delete) bounded by {@link #FORGET_LOCK_MILLIS}: while the lock is
+     * held every check on the table waits, so nothing under it may wait longer. The transaction's lock wait bound is
+     * put back afterwards.
      */
-    private long forgetWithChecksLockedOut(String resource, boolean ownTransaction) {
+    private long withChecksLockedOut(String resource, boolean ownTransaction, LongSupplier forget) {
         JdbcTemplate jdbc = store.jdbc();
-        JdbcDialect dialect = store.dialect();
         String table = store.table();
         FenceSql sql = FenceSql.POSTGRESQL;
         String previous = jdbc.queryForObject(sql.swapLockTimeoutSql(FORGET_LOCK_MILLIS + "ms"),
@@ -183,13 +188,7 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
         boolean failed = false;
         try {
             jdbc.execute(sql.lockOutChecksSql(table));
-            Long current = jdbc.query(dialect.lockMaxSeenSql(table), rs -> rs.next() ? rs.getLong(1) : null,
-                    resource);
-            if (current == null) {
-                throw FenceAdmin.unknownResource(resource);
-            }
-            jdbc.update(dialect.forgetSql(table), resource);
-            return current;
+            return forget.getAsLong();
         } catch (DataAccessException e) {
             failed = true;
             if (!lockNotGranted(e)) {

@@ -130,22 +130,7 @@ class PostgreSqlForgetRaceTest {
         JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
         String r = "forget:1";
         fenced(store, r, 10);
-        CountDownLatch inBody = new CountDownLatch(1);
-        CountDownLatch done = new CountDownLatch(1);
-        Thread holder = new Thread(() -> new TransactionTemplate(tm).executeWithoutResult(status -> {
-            try {
-                store.fence("forget:2", new FencingToken("forget:2", 5, "h"), () -> {
-                    inBody.countDown();
-                    return done.await(30, TimeUnit.SECONDS);
-                });
-            } catch (Throwable t) {
-                throw new IllegalStateException(t);
-            }
-        }));
-        holder.setDaemon(true);
-        holder.start();
-        try {
-            assertThat(inBody.await(10, TimeUnit.SECONDS)).isTrue();
+        try (AutoCloseable fencedElsewhere = openTransaction(() -> fenced(store, "forget:2", 5))) {
             assertThatThrownBy(() -> admin.lowerMaxSeen(r, 0))
                     .isInstanceOf(ResetRefusedException.class)
                     .hasMessageContaining("Reset of resource 'forget:1' to 0 refused")
@@ -159,9 +144,6 @@ class PostgreSqlForgetRaceTest {
             // a resource without a row is bad input, said at once: the table lock is not even asked for
             assertThatThrownBy(() -> admin.lowerMaxSeen("forget:misspelt", 0))
                     .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'forget:misspelt'");
-        } finally {
-            done.countDown();
-            holder.join(10_000);
         }
 
         String kept = new TransactionTemplate(tm).execute(status -> {
@@ -185,32 +167,41 @@ class PostgreSqlForgetRaceTest {
         JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
         String r = "forget:held";
         fenced(store, r, 10);
-        CountDownLatch locked = new CountDownLatch(1);
-        CountDownLatch done = new CountDownLatch(1);
-        Thread holder = new Thread(() -> new TransactionTemplate(tm).executeWithoutResult(status -> {
-            jdbc.queryForObject("SELECT max_seen FROM " + table + " WHERE resource = ? FOR UPDATE", Long.class, r);
-            locked.countDown();
-            try {
-                done.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }));
-        holder.setDaemon(true);
-        holder.start();
-        try {
-            assertThat(locked.await(10, TimeUnit.SECONDS)).isTrue();
+        try (AutoCloseable rowHeld = openTransaction(() -> jdbc.queryForObject("SELECT max_seen FROM " + table
+                + " WHERE resource = ? FOR UPDATE", Long.class, r))) {
             assertThatThrownBy(() -> admin.lowerMaxSeen(r, 0))
                     .isInstanceOf(ResetRefusedException.class)
                     .hasMessageContaining("not granted within " + JdbcFenceAdmin.FORGET_LOCK_MILLIS + " ms")
                     .hasMessageContaining("nothing changed, try again");
             assertThat(jdbc.queryForObject("SELECT max_seen FROM " + table + " WHERE resource = ?", Long.class, r))
                     .isEqualTo(10L);
-        } finally {
-            done.countDown();
-            holder.join(10_000);
         }
         assertThat(admin.lowerMaxSeen(r, 0)).isEqualTo(10L);
+    }
+
+    /**
+     * A transaction on another thread that ran {@code takeLocks} and stays open, holding what it locked, until the
+     * returned handle is closed.
+     */
+    private AutoCloseable openTransaction(Runnable takeLocks) throws InterruptedException {
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread holder = new Thread(() -> new TransactionTemplate(tm).executeWithoutResult(status -> {
+            takeLocks.run();
+            holding.countDown();
+            try {
+                release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        holder.setDaemon(true);
+        holder.start();
+        assertThat(holding.await(10, TimeUnit.SECONDS)).as("the other transaction holds its locks").isTrue();
+        return () -> {
+            release.countDown();
+            holder.join(10_000);
+        };
     }
 
     /**
