@@ -12,26 +12,23 @@ INSERT INTO @ROWS@ (k, v) VALUES ('client-' || CAST(:client_id AS TEXT), 1);
 \startpipeline
 INSERT INTO @FENCE@ AS f (resource, max_seen, holder, updated_at)
 SELECT v.resource,
-       CASE WHEN fl.max_seen IS NULL OR (v.token > fl.max_seen) OR e.resource IS NOT NULL
-            THEN v.token
-            ELSE CAST('fencing-rejected check=0 max_seen=' || fl.max_seen AS BIGINT) END,
-       v.holder,
+       CASE WHEN fl.max_seen IS NULL OR (v.token > fl.max_seen) THEN v.token ELSE fl.max_seen END,
+       CASE WHEN fl.max_seen IS NULL OR (v.token > fl.max_seen) THEN v.holder END,
        CURRENT_TIMESTAMP
 FROM (VALUES (CAST('bench' || chr(58) || 'client-' || CAST(:client_id AS TEXT) AS TEXT),
               CAST(1 AS BIGINT),
               CAST('lease-' || CAST(:client_id AS TEXT) AS TEXT), CAST('bench' || chr(31) AS TEXT)))
          AS v (resource, token, holder, floor_key)
        LEFT JOIN @FENCE@ fl ON fl.resource = v.floor_key
-       LEFT JOIN @FENCE@ e ON e.resource = v.resource
-ON CONFLICT (resource) DO UPDATE SET
-    updated_at = CASE WHEN (f.max_seen < EXCLUDED.max_seen)
-                        OR (f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder)
-                      THEN EXCLUDED.updated_at ELSE f.updated_at END,
-    holder     = CASE WHEN f.max_seen < EXCLUDED.max_seen THEN EXCLUDED.holder
-                      ELSE f.holder END,
-    max_seen   = CASE WHEN f.max_seen < EXCLUDED.max_seen THEN EXCLUDED.max_seen
-                      WHEN f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder
-                      THEN f.max_seen
-                      ELSE CAST('fencing-rejected check=0 max_seen=' || f.max_seen AS BIGINT) END;
+ON CONFLICT (resource) DO UPDATE SET (updated_at, holder, max_seen) = (
+    SELECT CASE WHEN (f.max_seen < p.token) OR (f.max_seen = p.token AND f.holder = p.holder)
+                THEN EXCLUDED.updated_at ELSE f.updated_at END,
+           CASE WHEN f.max_seen < p.token THEN p.holder ELSE f.holder END,
+           CASE WHEN f.max_seen < p.token THEN p.token
+                WHEN f.max_seen = p.token AND f.holder = p.holder THEN f.max_seen
+                ELSE CAST('fencing-rejected check=0 max_seen=' || f.max_seen AS BIGINT) END
+    FROM (VALUES (CAST(1 AS BIGINT), CAST('lease-' || CAST(:client_id AS TEXT) AS TEXT))) AS p (token, holder))
+RETURNING CASE WHEN f.holder IS NULL
+               THEN CAST('fencing-rejected check=0 max_seen=' || f.max_seen AS BIGINT) END;
 COMMIT;
 \endpipeline

@@ -101,8 +101,12 @@ public class JdbcCheckStatementBenchmark {
     private String table;
     private PreparedStatement current;
     private PreparedStatement previous;
-    /** {@link #FLOORED}'s floor key, computed once so that no call measures it. */
+    /** {@link #FLOORED}'s floor key. */
     private String flooredKey;
+    /** Each shape's parameters ({@link FenceSql#checkParameters} for the current statement), computed once. */
+    private Object[] flooredParameters;
+    private Object[] unkeyedParameters;
+    private Object[] previousParameters;
 
     @Setup(Level.Trial)
     public void start() throws SQLException {
@@ -132,14 +136,17 @@ public class JdbcCheckStatementBenchmark {
         previous = connection.prepareStatement((db == BenchDatabase.MARIADB ? PREVIOUS_MARIADB : PREVIOUS_POSTGRESQL)
                 .formatted(table, ""));
         flooredKey = FenceSql.floorKeyOf(FLOORED);
+        flooredParameters = sql.checkParameters(FLOORED, PRESENTED, HOLDER);
+        unkeyedParameters = sql.checkParameters(UNKEYED, PRESENTED, HOLDER);
+        previousParameters = new Object[] {PREVIOUS, PRESENTED, HOLDER};
         if (FenceSql.floorKeyOf(UNKEYED) != null) {
             throw new IllegalStateException("JdbcCheckStatementBenchmark: '" + UNKEYED
                     + "' has a family, expected none");
         }
         assertFloorRow();
-        assertShape("floorProbeHit", current, FLOORED, flooredKey);
-        assertShape("noFamily", current, UNKEYED, null);
-        assertShape("previousRelease", previous, PREVIOUS, null);
+        assertShape("floorProbeHit", current, flooredParameters);
+        assertShape("noFamily", current, unkeyedParameters);
+        assertShape("previousRelease", previous, previousParameters);
     }
 
     /** Fails unless the floor key of {@link #FLOORED} names a row holding {@link #FLOOR}: the probe must hit. */
@@ -173,19 +180,19 @@ public class JdbcCheckStatementBenchmark {
     /** The current statement for a keyed resource whose family has a floor row. */
     @Benchmark
     public long floorProbeHit() throws SQLException {
-        return check(current, FLOORED, flooredKey);
+        return check(current, flooredParameters);
     }
 
     /** The current statement for a resource without a family: floor key null. */
     @Benchmark
     public long noFamily() throws SQLException {
-        return check(current, UNKEYED, null);
+        return check(current, unkeyedParameters);
     }
 
     /** The previous release's statement, without the floor join. */
     @Benchmark
     public long previousRelease() throws SQLException {
-        return check(previous, PREVIOUS, null);
+        return check(previous, previousParameters);
     }
 
     /** Puts back the row the call's check advanced; not timed. */
@@ -195,22 +202,22 @@ public class JdbcCheckStatementBenchmark {
     }
 
     /** Runs one check (the caller's tear-down rolls it back); returns max_seen, which must be the presented token. */
-    private long check(PreparedStatement statement, String resource, String floorKey) throws SQLException {
+    private long check(PreparedStatement statement, Object[] parameters) throws SQLException {
         long maxSeen;
-        try (ResultSet rs = execute(statement, resource, floorKey)) {
+        try (ResultSet rs = execute(statement, parameters)) {
             maxSeen = rs.next() ? rs.getLong(1) : -1;
         }
         if (maxSeen != PRESENTED) {
-            throw new IllegalStateException("JdbcCheckStatementBenchmark (" + database + "): the check of '" + resource
-                    + "' returned max_seen " + maxSeen + " (-1: no row), expected the presented token " + PRESENTED);
+            throw new IllegalStateException("JdbcCheckStatementBenchmark (" + database + "): the check of '"
+                    + parameters[0] + "' returned max_seen " + maxSeen + " (-1: no row), expected the presented token " + PRESENTED);
         }
         return maxSeen;
     }
 
     /** Fails unless one execution of a shape returns the row it must: (presented token, {@link #HOLDER}). */
-    private void assertShape(String shape, PreparedStatement statement, String resource, String floorKey)
-            throws SQLException {
-        try (ResultSet rs = execute(statement, resource, floorKey)) {
+    private void assertShape(String shape, PreparedStatement statement, Object[] parameters) throws SQLException {
+        Object resource = parameters[0];
+        try (ResultSet rs = execute(statement, parameters)) {
             if (!rs.next()) {
                 throw new IllegalStateException("JdbcCheckStatementBenchmark (" + database + "), shape " + shape
                         + ": the check of '" + resource + "' returned no row from " + table);
@@ -227,13 +234,14 @@ public class JdbcCheckStatementBenchmark {
         }
     }
 
-    /** Binds resource, token, holder and (for the current statement, which has a fourth) the floor key. */
-    private ResultSet execute(PreparedStatement statement, String resource, String floorKey) throws SQLException {
-        statement.setString(1, resource);
-        statement.setLong(2, PRESENTED);
-        statement.setString(3, HOLDER);
-        if (statement == current) {
-            statement.setString(4, floorKey);
+    /** Binds {@code parameters} (texts, some null, and longs) in order, typed, and runs the statement. */
+    private static ResultSet execute(PreparedStatement statement, Object[] parameters) throws SQLException {
+        for (int i = 0; i < parameters.length; i++) {
+            if (parameters[i] instanceof Long value) {
+                statement.setLong(i + 1, value);
+            } else {
+                statement.setString(i + 1, (String) parameters[i]);
+            }
         }
         return statement.executeQuery();
     }

@@ -27,8 +27,9 @@ public interface FenceAdmin {
      *
      * @throws IllegalArgumentException when the resource is blank or has no max_seen, or {@code floor} is negative or
      *                                  above the current max_seen; nothing changed
-     * @throws ResetRefusedException    when the store must keep its checks out to forget a resource ({@code floor}
-     *                                  0) and could not in time; nothing changed, retry
+     * @throws ResetRefusedException    when the store refuses the change for now (for example a lock it needs was
+     *                                  not granted in time; the built-in stores wait for the resource's row only);
+     *                                  nothing changed, retry
      */
     long lowerMaxSeen(String resource, long floor);
 

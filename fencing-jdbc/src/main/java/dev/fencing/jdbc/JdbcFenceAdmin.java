@@ -2,21 +2,15 @@ package dev.fencing.jdbc;
 
 import dev.fencing.recovery.FenceAdmin;
 import dev.fencing.recovery.FenceInventory;
-import dev.fencing.recovery.ResetRefusedException;
 import dev.fencing.retention.CompactionResult;
 import dev.fencing.retention.FenceCompaction;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.store.sql.FenceSql;
 
-import org.springframework.dao.DataAccessException;
-import org.springframework.jdbc.core.JdbcTemplate;
-
-import java.sql.Types;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
-import java.util.function.LongSupplier;
 
 /**
  * Administrative tasks on the table of a {@link JdbcFenceStore}: reading a resource's committed max_seen, raising
@@ -117,105 +111,37 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
         }
         store.verifyTable();
         store.transactions().executeWithoutResult(status -> store.jdbc().query(store.floorSql(), ps -> {
-            ps.setString(1, resource);
-            ps.setLong(2, value);
-            ps.setNull(3, Types.VARCHAR);
-            ps.setString(4, FenceSql.floorKeyOf(resource));
+            JdbcFenceStore.bind(ps, store.dialect().fenceSql().checkParameters(resource, value, null));
         }, rs -> null));
     }
 
     /**
      * {@inheritDoc} Locks the resource's fence row ({@code SELECT ... FOR UPDATE}, waiting for a fenced transaction
      * that holds it), then updates it (or, for 0, deletes it), in the caller's transaction on the store's transaction
-     * manager or in one of its own. On PostgreSQL a row is deleted as compaction deletes rows: under the table lock
-     * that keeps checks out ({@link FenceSql#lockOutChecksSql}), taken first, every wait under it bounded by 1 s (its
-     * checks read whether the resource has a row, and a check that read it before the delete committed would insert
-     * its token unjudged against the family floor); when a wait runs out nothing changes.
-     *
-     * @throws ResetRefusedException PostgreSQL, 0: the table lock or the row was not granted in time (a fenced
-     *                               transaction, or another change of the row, stayed open that long)
+     * manager or in one of its own. A check waiting for the row meanwhile is judged after this transaction ends,
+     * against the row as it then stands or, when it was deleted, against the resource's family floor.
      */
     @Override
     public long lowerMaxSeen(String resource, long floor) {
         FenceAdmin.checkLowering(resource, floor);
         store.verifyTable();
-        return store.transactions().execute(status -> {
-            if (floor == 0 && store.dialect().fenceSql() == FenceSql.POSTGRESQL) {
-                if (maxSeen(resource).isEmpty()) {
-                    throw FenceAdmin.unknownResource(resource); // a misspelt name does not hold up the table's checks
-                }
-                return withChecksLockedOut(resource, status.isNewTransaction(), () -> lower(resource, floor));
-            }
-            return lower(resource, floor);
-        });
-    }
-
-    /** Locks the resource's row, then updates or (0) deletes it; returns max_seen as it was. */
-    private long lower(String resource, long floor) {
         JdbcDialect dialect = store.dialect();
         String table = store.table();
-        Long current = store.jdbc().query(dialect.lockMaxSeenSql(table), rs -> rs.next() ? rs.getLong(1) : null,
-                resource);
-        if (current == null) {
-            throw FenceAdmin.unknownResource(resource);
-        }
-        if (floor > current) {
-            throw FenceAdmin.notLowering(resource, floor, current);
-        }
-        if (floor == 0) {
-            store.jdbc().update(dialect.forgetSql(table), resource);
-        } else {
-            store.jdbc().update(dialect.lowerSql(table), floor, resource);
-        }
-        return current;
-    }
-
-    /** How long forgetting a resource on PostgreSQL waits for the table lock that keeps checks out. */
-    static final long FORGET_LOCK_MILLIS = 1000;
-
-    /**
-     * PostgreSQL: runs {@code forget} under compaction's table lock, taken first, with every wait (the table lock,
-     * then those of {@code forget}: the row, the delete) bounded by {@link #FORGET_LOCK_MILLIS}: while the lock is
-     * held every check on the table waits, so nothing under it may wait longer. The transaction's lock wait bound is
-     * put back afterwards.
-     */
-    private long withChecksLockedOut(String resource, boolean ownTransaction, LongSupplier forget) {
-        JdbcTemplate jdbc = store.jdbc();
-        String table = store.table();
-        FenceSql sql = FenceSql.POSTGRESQL;
-        String previous = jdbc.queryForObject(sql.swapLockTimeoutSql(FORGET_LOCK_MILLIS + "ms"),
-                (rs, n) -> rs.getString(1));
-        boolean failed = false;
-        try {
-            jdbc.execute(sql.lockOutChecksSql(table));
-            return forget.getAsLong();
-        } catch (DataAccessException e) {
-            failed = true;
-            if (!lockNotGranted(e)) {
-                throw e;
+        return store.transactions().execute(status -> {
+            Long current = store.jdbc().query(dialect.lockMaxSeenSql(table),
+                    rs -> rs.next() ? rs.getLong(1) : null, resource);
+            if (current == null) {
+                throw FenceAdmin.unknownResource(resource);
             }
-            // the database's text stays in the cause (logs), out of the message an HTTP client may see
-            throw new ResetRefusedException(resource, "Reset of resource '" + resource + "' to 0 refused: forgetting "
-                    + "a resource deletes its fence row under the lock that keeps checks off table '" + table
-                    + "', and that lock or the row was not granted within " + FORGET_LOCK_MILLIS + " ms (a fenced "
-                    + "transaction on the table, or another change of this row, stayed open that long); "
-                    + (ownTransaction ? "nothing changed, try again"
-                    : "nothing changed, but PostgreSQL aborted the transaction the reset joined: roll it back and "
-                    + "try again") + " (a reset to a value above 0 needs no such lock)", e);
-        } finally {
-            if (!failed) {
-                jdbc.queryForObject(sql.setLockTimeoutSql(previous), String.class);
+            if (floor > current) {
+                throw FenceAdmin.notLowering(resource, floor, current);
             }
-        }
-    }
-
-    /** Whether PostgreSQL gave up waiting for a lock ({@code lock_timeout}, SQLSTATE 55P03). */
-    private static boolean lockNotGranted(DataAccessException e) {
-        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
-            if (cause instanceof java.sql.SQLException sql && sql.getSQLState() != null) {
-                return "55P03".equals(sql.getSQLState());
+            if (floor == 0) {
+                store.jdbc().update(dialect.forgetSql(table), resource);
+            } else {
+                store.jdbc().update(dialect.lowerSql(table), floor, resource);
             }
-        }
-        return false;
+            return current;
+        });
     }
 }

@@ -369,12 +369,10 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         DataSource dataSource = Objects.requireNonNull(jdbc.getDataSource());
         Connection connection = DataSourceUtils.getConnection(dataSource);
         try (PreparedStatement ps = connection.prepareStatement(atCommitSql(checks.size(), commit))) {
-            int p = 1;
+            int next = 1;
             for (Pending check : checks) {
-                for (Object value : dialect.fenceSql().atCommitParameters(check.resource(), check.token().value(),
-                        check.token().holder())) {
-                    ps.setObject(p++, value);
-                }
+                next = bind(ps, next, dialect.fenceSql().atCommitParameters(check.resource(), check.token().value(),
+                        check.token().holder()));
             }
             ps.execute();
         } catch (SQLException e) {
@@ -523,12 +521,9 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         for (int attempt = 1; ; attempt++) {
             Row row;
             try {
-                row = boundedCheckSql != null ? boundedCheck(resource, token) : jdbc.query(checkSql, ps -> {
-                    ps.setString(1, resource);
-                    ps.setLong(2, token.value());
-                    ps.setString(3, token.holder());
-                    ps.setString(4, FenceSql.floorKeyOf(resource));
-                }, rs -> rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null);
+                row = boundedCheckSql != null ? boundedCheck(resource, token) : jdbc.query(checkSql,
+                        ps -> bind(ps, checkParameters(resource, token)),
+                        rs -> rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null);
             } catch (DuplicateKeyException e) {
                 // another transaction inserted the resource's first row concurrently (H2's MERGE does not absorb
                 // that as ON CONFLICT does): the statement, run again, takes the update path and its row lock
@@ -565,10 +560,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      */
     private Row boundedCheck(String resource, FencingToken token) {
         return jdbc.execute(boundedCheckSql, (PreparedStatementCallback<Row>) ps -> {
-            ps.setString(1, resource);
-            ps.setLong(2, token.value());
-            ps.setString(3, token.holder());
-            ps.setString(4, FenceSql.floorKeyOf(resource));
+            bind(ps, checkParameters(resource, token));
             ps.execute();
             if (!ps.getMoreResults()) {
                 return null;
@@ -577,6 +569,28 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                 return rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null;
             }
         });
+    }
+
+    private Object[] checkParameters(String resource, FencingToken token) {
+        return dialect.fenceSql().checkParameters(resource, token.value(), token.holder());
+    }
+
+    /** Binds {@code parameters} ({@link FenceSql#checkParameters}: texts, some null, and longs) in order, typed. */
+    static void bind(PreparedStatement ps, Object[] parameters) throws SQLException {
+        bind(ps, 1, parameters);
+    }
+
+    /** {@link #bind(PreparedStatement, Object[])} from the parameter at {@code first}; returns the one after them. */
+    private static int bind(PreparedStatement ps, int first, Object[] parameters) throws SQLException {
+        int next = first;
+        for (Object parameter : parameters) {
+            if (parameter instanceof Long value) {
+                ps.setLong(next++, value);
+            } else {
+                ps.setString(next++, (String) parameter);
+            }
+        }
+        return next;
     }
 
     /** The dialect detected (or configured) at build time. */

@@ -1,7 +1,6 @@
 package dev.fencing.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.fencing.recovery.ResetRefusedException;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.token.FencingToken;
@@ -12,6 +11,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -29,11 +29,11 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * Forgetting a resource ({@code lowerMaxSeen(resource, 0)} deletes its row) while a check on it is in flight, on
- * PostgreSQL: the check must end judged against the family floor, as a check after the forget is. Both modes' check
- * statements read whether the resource has a row in their snapshot and, when it has, propose the token itself for
- * the insert path; a forget that deleted the row between that snapshot and the insert would let a token at or below
- * the floor insert the row, accepted. Rows leave the table only under the table lock that keeps checks out (as
- * compaction's do), so the check waits for the forget to commit and reads the table after it.
+ * PostgreSQL: the check must end judged against the family floor, as a check after the forget is, whatever it read
+ * before the delete. The check statement reads the family floor, never whether the resource has a row: which path it
+ * takes (the row's own max_seen, or the floor) is decided by the unique index when it inserts. So the forget needs
+ * no lock beyond the row's, and a check waiting for the row, or one whose snapshot predates the forget (REPEATABLE
+ * READ, SERIALIZABLE), is judged against the floor once the row is gone.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(60)
@@ -120,63 +120,64 @@ class PostgreSqlForgetRaceTest {
     }
 
     /**
-     * The table lock is waited for a bounded time: a fenced transaction open on another resource of the table keeps
-     * the forget out, which changes nothing and says why; in the caller's transaction, the caller's lock wait bound
-     * is put back once the lock is held.
+     * A check in a transaction whose snapshot was taken before the forget committed still sees the forgotten row in
+     * its reads; it must not take that as the row's being there.
+     */
+    @ParameterizedTest(name = "checkAtCommit={0}, isolation={1}")
+    @CsvSource({"false, REPEATABLE_READ", "true, REPEATABLE_READ", "false, SERIALIZABLE", "true, SERIALIZABLE"})
+    void aCheckWhoseSnapshotPredatesTheForgetIsJudgedAgainstTheFamilyFloor(boolean atCommit, String isolation)
+            throws Exception {
+        JdbcFenceStore store = store(atCommit);
+        JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
+        String family = "forget" + UUID.randomUUID().toString().replace("-", "");
+        fenced(store, family + ":old", 900);
+        Thread.sleep(20);
+        assertThat(admin.compact(Duration.ZERO, 10, IssuerFloors.ONE_SEQUENCE).folded()).isEqualTo(1);
+        String r = family + ":1";
+        fenced(store, r, 950);
+        admin.lowerMaxSeen(r, 100);
+
+        TransactionTemplate snapshotFirst = new TransactionTemplate(tm);
+        snapshotFirst.setIsolationLevelName("ISOLATION_" + isolation);
+        Throwable outcome = catchThrowable(() -> snapshotFirst.executeWithoutResult(status -> {
+            // the transaction's snapshot, taken by its first query: r has its row, lowered to 100
+            assertThat(jdbc.queryForObject("SELECT max_seen FROM " + table + " WHERE resource = ?", Long.class, r))
+                    .isEqualTo(100L);
+            // forgotten and committed by another transaction
+            assertThat(CompletableFuture.supplyAsync(() -> admin.lowerMaxSeen(r, 0)).join()).isEqualTo(100L);
+            try {
+                store.fence(r, new FencingToken(r, 500, "h-500"), () -> null);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        }));
+
+        // a zombie's 500 is stale against the floor of 900
+        assertThat(outcome).isInstanceOf(StaleTokenException.class);
+        assertThat(jdbc.queryForList("SELECT max_seen FROM " + table + " WHERE resource = ?", Long.class, r))
+                .doesNotContain(500L);
+    }
+
+    /**
+     * A reset to 0 waits only for the resource's own row: a fenced transaction on another resource of the table,
+     * open meanwhile, neither holds it up nor is held up by it.
      */
     @Test
-    void aForgetThatCannotLockOutTheChecksChangesNothing() throws Exception {
+    void aForgetDoesNotWaitForFencedTransactionsOnOtherResources() throws Exception {
         JdbcFenceStore store = store(false);
         JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
         String r = "forget:1";
         fenced(store, r, 10);
         try (AutoCloseable fencedElsewhere = openTransaction(() -> fenced(store, "forget:2", 5))) {
-            assertThatThrownBy(() -> admin.lowerMaxSeen(r, 0))
-                    .isInstanceOf(ResetRefusedException.class)
-                    .hasMessageContaining("Reset of resource 'forget:1' to 0 refused")
-                    .hasMessageContaining("table '" + table + "'")
-                    .hasMessageContaining("not granted within " + JdbcFenceAdmin.FORGET_LOCK_MILLIS + " ms")
-                    .hasMessageContaining("nothing changed")
-                    .hasMessageNotContaining("LOCK TABLE")
-                    .cause().isNotNull();
-            assertThat(jdbc.queryForObject("SELECT max_seen FROM " + table + " WHERE resource = ?", Long.class, r))
+            assertThat(CompletableFuture.supplyAsync(() -> admin.lowerMaxSeen(r, 0)).get(10, TimeUnit.SECONDS))
                     .isEqualTo(10L);
-            // a resource without a row is bad input, said at once: the table lock is not even asked for
-            assertThatThrownBy(() -> admin.lowerMaxSeen("forget:misspelt", 0))
-                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'forget:misspelt'");
+            assertThat(jdbc.queryForList("SELECT max_seen FROM " + table + " WHERE resource = ?", Long.class, r))
+                    .isEmpty();
         }
-
-        String kept = new TransactionTemplate(tm).execute(status -> {
-            jdbc.execute("SET LOCAL lock_timeout = '4321ms'");
-            assertThat(admin.lowerMaxSeen(r, 0)).isEqualTo(10L);
-            return jdbc.queryForObject("SHOW lock_timeout", String.class);
-        });
-        assertThat(kept).isEqualTo("4321ms");
-        assertThat(jdbc.queryForList("SELECT max_seen FROM " + table + " WHERE resource = ?", Long.class, r))
-                .isEmpty();
-    }
-
-    /**
-     * Under the table lock every check on the table waits, so the forget's own wait for the row is bounded too: a
-     * transaction holding the row ({@code SELECT ... FOR UPDATE}, which the table lock does not keep out) makes the
-     * forget refuse within the bound instead of holding every check until that transaction ends.
-     */
-    @Test
-    void aForgetWaitingForItsRowUnderTheTableLockIsBoundedToo() throws Exception {
-        JdbcFenceStore store = store(false);
-        JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
-        String r = "forget:held";
-        fenced(store, r, 10);
-        try (AutoCloseable rowHeld = openTransaction(() -> jdbc.queryForObject("SELECT max_seen FROM " + table
-                + " WHERE resource = ? FOR UPDATE", Long.class, r))) {
-            assertThatThrownBy(() -> admin.lowerMaxSeen(r, 0))
-                    .isInstanceOf(ResetRefusedException.class)
-                    .hasMessageContaining("not granted within " + JdbcFenceAdmin.FORGET_LOCK_MILLIS + " ms")
-                    .hasMessageContaining("nothing changed, try again");
-            assertThat(jdbc.queryForObject("SELECT max_seen FROM " + table + " WHERE resource = ?", Long.class, r))
-                    .isEqualTo(10L);
-        }
-        assertThat(admin.lowerMaxSeen(r, 0)).isEqualTo(10L);
+        assertThatThrownBy(() -> admin.lowerMaxSeen("forget:misspelt", 0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'forget:misspelt'");
     }
 
     /**

@@ -129,13 +129,13 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
 
     /** Runs the check statement (within its lock wait bound) on the transaction's connection. */
     private Mono<Row> check(String resource, FencingToken token) {
-        String floorKey = FenceSql.floorKeyOf(resource);
-        DatabaseClient.GenericExecuteSpec spec = client.sql(checkSql)
-                .bind(0, resource)
-                .bind(1, token.value())
-                .bind(2, token.holder());
-        // the family floor a resource without a row is judged against (fence-state retention)
-        spec = floorKey == null ? spec.bindNull(3, String.class) : spec.bind(3, floorKey);
+        DatabaseClient.GenericExecuteSpec spec = client.sql(checkSql);
+        // FenceSql's parameters: resource, token, holder, the family floor key a resource without a row is judged
+        // against (fence-state retention, null without a family), and on PostgreSQL token and holder again
+        Object[] parameters = dialect.sql().checkParameters(resource, token.value(), token.holder());
+        for (int i = 0; i < parameters.length; i++) {
+            spec = parameters[i] == null ? spec.bindNull(i, String.class) : spec.bind(i, parameters[i]);
+        }
         Mono<Row> statement = spec
                 .map((row, meta) -> new Row(Objects.requireNonNull(row.get(0, Long.class), "max_seen"),
                         row.get(1, String.class)))

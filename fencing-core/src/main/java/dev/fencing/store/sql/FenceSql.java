@@ -22,39 +22,33 @@ import java.util.regex.Pattern;
 public enum FenceSql {
 
     /**
-     * PostgreSQL 9.5+: {@code INSERT ... ON CONFLICT DO UPDATE ... RETURNING}. The insert path (a resource without a
-     * row) inserts the token judged against the family floor row (joined by its key, the fourth parameter); a
-     * resource that has a row ({@code e}) proposes the token itself, so that whenever the update path runs on a row
-     * the statement saw, the row proposed for insertion holds the presented token and holder, and the update path
-     * reads them as {@code EXCLUDED} (no subqueries over the presented values; measured with pgbench, see
-     * docs/benchmarks.md). A resource without a row in the statement's snapshot reaches the update path only when
-     * another statement inserted the row meanwhile, judged against the same floor (floors change only under
-     * {@link #lockOutChecksSql}), so that row is not below the floor the proposed row may hold, and is returned as it
-     * is for the caller's rule. Rows leave the table only under the same lock: the row the statement saw is still
-     * there when it inserts. A {@code null} holder (a raised floor) advances max_seen as a token does.
+     * PostgreSQL 9.5+: {@code INSERT ... ON CONFLICT DO UPDATE ... RETURNING}. The insert path (the resource has no
+     * row when the statement inserts) inserts the token judged against the family floor row (joined by its key, the
+     * fourth parameter); the update path (it has one) judges the token against the row's own max_seen, reading the
+     * presented token and holder from a one-row sub-select of its own (the fifth and sixth parameters, the token and
+     * holder again: the row proposed for insertion holds the floor when the floor refused the token, so it cannot
+     * carry the token to the update path). Which path runs is decided by the unique index, never by what the
+     * statement's snapshot read: a row deleted meanwhile (a reset to 0, compaction) leaves a check on the insert path,
+     * judged against the floor, whatever the isolation level. A {@code null} holder (a raised floor) advances
+     * max_seen as a token does.
      */
     POSTGRESQL("""
             INSERT INTO %1$s AS f (resource, max_seen, holder, updated_at)
             SELECT v.resource,
-                   CASE WHEN e.resource IS NOT NULL OR fl.max_seen IS NULL OR (v.token > fl.max_seen%4$s)
-                        THEN v.token ELSE fl.max_seen END,
-                   CASE WHEN e.resource IS NOT NULL OR fl.max_seen IS NULL OR (v.token > fl.max_seen%4$s)
-                        THEN v.holder END,
+                   CASE WHEN fl.max_seen IS NULL OR (v.token > fl.max_seen%4$s) THEN v.token ELSE fl.max_seen END,
+                   CASE WHEN fl.max_seen IS NULL OR (v.token > fl.max_seen%4$s) THEN v.holder END,
                    CURRENT_TIMESTAMP
             FROM (VALUES (CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT)))
                      AS v (resource, token, holder, floor_key)
                    LEFT JOIN %1$s fl ON fl.resource = v.floor_key
-                   LEFT JOIN %1$s e ON e.resource = v.resource
-            ON CONFLICT (resource) DO UPDATE SET
-                updated_at = CASE WHEN (f.max_seen < EXCLUDED.max_seen%2$s)
-                                    OR (f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder)
-                                  THEN EXCLUDED.updated_at ELSE f.updated_at END,
-                holder     = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s
-                                  THEN EXCLUDED.holder ELSE f.holder END,
-                max_seen   = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s
-                                  THEN EXCLUDED.max_seen ELSE f.max_seen END
+            ON CONFLICT (resource) DO UPDATE SET (updated_at, holder, max_seen) = (
+                SELECT CASE WHEN (f.max_seen < p.token%2$s) OR (f.max_seen = p.token AND f.holder = p.holder)
+                            THEN EXCLUDED.updated_at ELSE f.updated_at END,
+                       CASE WHEN f.max_seen < p.token%2$s THEN p.holder ELSE f.holder END,
+                       CASE WHEN f.max_seen < p.token%2$s THEN p.token ELSE f.max_seen END
+                FROM (VALUES (CAST(? AS BIGINT), CAST(? AS TEXT))) AS p (token, holder))
             RETURNING max_seen, holder""",
-            " AND EXCLUDED.max_seen - f.max_seen <= %2$d", " AND v.token - fl.max_seen <= %2$d"),
+            " AND p.token - f.max_seen <= %2$d", " AND v.token - fl.max_seen <= %2$d"),
 
     /**
      * MariaDB 10.5+: {@code INSERT ... SELECT ... ON DUPLICATE KEY UPDATE ... RETURNING}. The presented values are a
@@ -107,37 +101,34 @@ public enum FenceSql {
 
     /**
      * PostgreSQL: the check-and-advance statement for a check sent with {@code COMMIT}
-     * ({@link #checksAtCommitSql}); as {@link #POSTGRESQL}'s, but a rejection raises an error instead of returning
-     * the row, so that the transaction aborts inside the server before the {@code COMMIT} after it runs. The error is
-     * a failed cast (SQLSTATE 22P02) of a text carrying {@value #REJECTED_AT_COMMIT}, the statement's place in the
-     * batch and max_seen (for a resource without a row, its family floor): it reads a row, so it is never folded at
-     * plan time. %3$d is the place. The insert path raises only when the resource has no row ({@code e}): with one,
-     * the update path judges. So whenever the update path runs, the row proposed for insertion holds the presented
-     * token and holder, and the update path reads them as {@code EXCLUDED} (no subqueries over the presented values:
-     * measured with pgbench, some 11 µs less per check than reading them from a CTE).
+     * ({@link #checksAtCommitSql}); {@link #POSTGRESQL}'s, but a rejection raises an error instead of returning the
+     * row, so that the transaction aborts inside the server before the {@code COMMIT} after it runs. The error is a
+     * failed cast (SQLSTATE 22P02) of a text carrying {@value #REJECTED_AT_COMMIT}, the statement's place in the
+     * batch (%3$d) and max_seen (for a resource without a row, its family floor): it reads a row, so it is never
+     * folded at plan time. The update path raises in its assignment; the insert path cannot (the row proposed for
+     * insertion is computed before the unique index decides the path), so a refused insert, the row holding the
+     * floor and no holder, raises in {@code RETURNING}: a row a check leaves has no holder only then, since every
+     * token has one.
      */
     private static final String POSTGRESQL_AT_COMMIT = """
             INSERT INTO %1$s AS f (resource, max_seen, holder, updated_at)
             SELECT v.resource,
-                   CASE WHEN fl.max_seen IS NULL OR (v.token > fl.max_seen%4$s) OR e.resource IS NOT NULL
-                        THEN v.token
-                        ELSE CAST('fencing-rejected check=%3$d max_seen=' || fl.max_seen AS BIGINT) END,
-                   v.holder,
+                   CASE WHEN fl.max_seen IS NULL OR (v.token > fl.max_seen%4$s) THEN v.token ELSE fl.max_seen END,
+                   CASE WHEN fl.max_seen IS NULL OR (v.token > fl.max_seen%4$s) THEN v.holder END,
                    CURRENT_TIMESTAMP
             FROM (VALUES (CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT)))
                      AS v (resource, token, holder, floor_key)
                    LEFT JOIN %1$s fl ON fl.resource = v.floor_key
-                   LEFT JOIN %1$s e ON e.resource = v.resource
-            ON CONFLICT (resource) DO UPDATE SET
-                updated_at = CASE WHEN (f.max_seen < EXCLUDED.max_seen%2$s)
-                                    OR (f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder)
-                                  THEN EXCLUDED.updated_at ELSE f.updated_at END,
-                holder     = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.holder
-                                  ELSE f.holder END,
-                max_seen   = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.max_seen
-                                  WHEN f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder
-                                  THEN f.max_seen
-                                  ELSE CAST('fencing-rejected check=%3$d max_seen=' || f.max_seen AS BIGINT) END""";
+            ON CONFLICT (resource) DO UPDATE SET (updated_at, holder, max_seen) = (
+                SELECT CASE WHEN (f.max_seen < p.token%2$s) OR (f.max_seen = p.token AND f.holder = p.holder)
+                            THEN EXCLUDED.updated_at ELSE f.updated_at END,
+                       CASE WHEN f.max_seen < p.token%2$s THEN p.holder ELSE f.holder END,
+                       CASE WHEN f.max_seen < p.token%2$s THEN p.token
+                            WHEN f.max_seen = p.token AND f.holder = p.holder THEN f.max_seen
+                            ELSE CAST('fencing-rejected check=%3$d max_seen=' || f.max_seen AS BIGINT) END
+                FROM (VALUES (CAST(? AS BIGINT), CAST(? AS TEXT))) AS p (token, holder))
+            RETURNING CASE WHEN f.holder IS NULL
+                           THEN CAST('fencing-rejected check=%3$d max_seen=' || f.max_seen AS BIGINT) END""";
 
     /**
      * MariaDB: the statement after a check sent with {@code COMMIT} ({@link #checksAtCommitSql}) that turns a
@@ -225,9 +216,9 @@ public enum FenceSql {
     }
 
     /**
-     * The check-and-advance statement on {@code table}; parameters: resource, token value, holder, the key of the
-     * resource's family floor ({@link #floorKeyOf(String)}, {@code null} without a family); returns one row
-     * (max_seen, holder). A resource without a row is judged against its family's floor row as if that were its
+     * The check-and-advance statement on {@code table}; parameters: those of {@link #checkParameters} (resource,
+     * token value, holder, the key of the resource's family floor, and on PostgreSQL token and holder again);
+     * returns one row (max_seen, holder). A resource without a row is judged against its family's floor row as if that were its
      * own with no holder: a token above it inserts the resource's row, any other inserts a row holding the floor
      * and no holder (locked until commit like any row), which the caller's rule refuses; without a floor the token
      * inserts its row whatever its value. With a bound on one advance (not {@link FenceRule#UNBOUNDED}), evaluated
@@ -313,13 +304,24 @@ public enum FenceSql {
     }
 
     /**
-     * The parameters of one check in {@link #checksAtCommitSql}, in order: resource, token value, holder, floor key
-     * ({@link #floorKeyOf(String)}); MariaDB then token value, holder and resource again, for its verdict statement.
+     * The parameters of {@link #checkSql}, in order: resource, token value, holder ({@code null} for a raised
+     * floor), the key of the resource's family floor ({@link #floorKeyOf(String)}, {@code null} without a family);
+     * PostgreSQL then token value and holder again, for its update path.
+     */
+    public Object[] checkParameters(String resource, long token, String holder) {
+        String floorKey = floorKeyOf(resource);
+        return this == POSTGRESQL ? new Object[] {resource, token, holder, floorKey, token, holder}
+                : new Object[] {resource, token, holder, floorKey};
+    }
+
+    /**
+     * The parameters of one check in {@link #checksAtCommitSql}, in order: those of {@link #checkParameters};
+     * MariaDB then token value, holder and resource again, for its verdict statement.
      */
     public Object[] atCommitParameters(String resource, long token, String holder) {
         String floorKey = floorKeyOf(resource);
         return this == MARIADB ? new Object[] {resource, token, holder, floorKey, token, holder, resource}
-                : new Object[] {resource, token, holder, floorKey};
+                : checkParameters(resource, token, holder);
     }
 
     /**
@@ -454,21 +456,11 @@ public enum FenceSql {
         return switch (this) {
             case POSTGRESQL -> java.util.List.of(
                     "SET LOCAL lock_timeout = '" + Math.max(1, lockTimeout.toMillis()) + "ms'",
-                    lockOutChecksSql(table));
+                    "LOCK TABLE " + table + " IN SHARE ROW EXCLUSIVE MODE");
             case MARIADB -> java.util.List.of("LOCK TABLES " + table + " WRITE WAIT "
                     + Math.max(1, (lockTimeout.toMillis() + 999) / 1000));
             case H2 -> java.util.List.of();
         };
-    }
-
-    /**
-     * PostgreSQL: the table lock that keeps every check off the table until the transaction taking it ends
-     * ({@code LOCK TABLE ... IN SHARE ROW EXCLUSIVE MODE}, see {@link #lockForCompactionSql}), without a bound of its
-     * own; rows leave the table only under it, since PostgreSQL's checks read whether the resource has a row.
-     * {@code null} elsewhere.
-     */
-    public String lockOutChecksSql(String table) {
-        return this == POSTGRESQL ? "LOCK TABLE " + table + " IN SHARE ROW EXCLUSIVE MODE" : null;
     }
 
     /** Compaction, MariaDB: releases {@link #lockForCompactionSql}'s lock after the commit; {@code null} elsewhere. */
