@@ -88,6 +88,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     private final JdbcDialect dialect;
     private final String table;
     private final String checkSql;
+    /** The check of a resource without a family, which reads no floor ({@link FenceSql#familylessCheckSql}). */
+    private final String familylessCheckSql;
     private final String floorSql;
     private final long maxAdvance;
     private final Duration lockTimeout;
@@ -98,6 +100,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     private final String setLockTimeoutSql;
     private final String swapLockTimeoutSql;
     private final String boundedCheckSql;
+    private final String familylessBoundedCheckSql;
     private final TableVerifier verifier;
     /** The administration of this store's table, built once: {@link #compact} and {@link #familyFloor} reuse it. */
     private final JdbcFenceAdmin admin;
@@ -119,14 +122,19 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         this.lockTimeout = b.lockTimeout;
         this.maxAdvance = b.maxAdvance;
         this.checkSql = dialect.checkSql(table, lockTimeout, maxAdvance);
+        this.familylessCheckSql = dialect.fenceSql().familylessCheckSql(table, lockTimeout, maxAdvance);
         this.floorSql = dialect.checkSql(table, lockTimeout);
         this.readLockTimeoutSql = dialect.readLockTimeoutSql();
         this.setLockTimeoutSql = readLockTimeoutSql == null ? null
                 : dialect.setLockTimeoutSql(dialect.lockTimeoutValue(lockTimeout));
         this.swapLockTimeoutSql = dialect.swapLockTimeoutSql(dialect.lockTimeoutValue(lockTimeout));
         // PostgreSQL: bound, check and the caller's bound put back, in one round trip
-        this.boundedCheckSql = dialect.fenceSql() == FenceSql.POSTGRESQL
-                ? FenceSql.POSTGRESQL.boundedCheckSql(table, dialect.lockTimeoutValue(lockTimeout), maxAdvance) : null;
+        boolean postgresql = dialect.fenceSql() == FenceSql.POSTGRESQL;
+        String lockTimeoutValue = dialect.lockTimeoutValue(lockTimeout);
+        this.boundedCheckSql = postgresql
+                ? FenceSql.POSTGRESQL.boundedCheckSql(table, lockTimeoutValue, maxAdvance) : null;
+        this.familylessBoundedCheckSql = postgresql
+                ? FenceSql.POSTGRESQL.familylessBoundedCheckSql(table, lockTimeoutValue, maxAdvance) : null;
         this.checkAtCommit = b.checkAtCommit;
         this.atCommitSql = new String[CACHED_BATCHES + 1];
         if (checkAtCommit) {
@@ -518,12 +526,18 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     }
 
     private Row runCheck(String resource, FencingToken token) {
+        // a resource without a family has no floor: its check reads none
+        boolean family = FenceSql.floorKeyOf(resource) != null;
+        Object[] parameters = family
+                ? dialect.fenceSql().checkParameters(resource, token.value(), token.holder())
+                : FenceSql.familylessCheckParameters(resource, token.value(), token.holder());
         for (int attempt = 1; ; attempt++) {
             Row row;
             try {
-                row = boundedCheckSql != null ? boundedCheck(resource, token) : jdbc.query(checkSql,
-                        ps -> bind(ps, checkParameters(resource, token)),
-                        rs -> rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null);
+                row = boundedCheckSql != null
+                        ? boundedCheck(family ? boundedCheckSql : familylessBoundedCheckSql, parameters)
+                        : jdbc.query(family ? checkSql : familylessCheckSql, ps -> bind(ps, parameters),
+                                rs -> rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null);
             } catch (DuplicateKeyException e) {
                 // another transaction inserted the resource's first row concurrently (H2's MERGE does not absorb
                 // that as ON CONFLICT does): the statement, run again, takes the update path and its row lock
@@ -558,9 +572,9 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      * PostgreSQL: the check between setting its lock wait bound and putting the caller's back, sent as one text in
      * one round trip ({@link FenceSql#boundedCheckSql}); the check's row is the second result.
      */
-    private Row boundedCheck(String resource, FencingToken token) {
-        return jdbc.execute(boundedCheckSql, (PreparedStatementCallback<Row>) ps -> {
-            bind(ps, checkParameters(resource, token));
+    private Row boundedCheck(String sql, Object[] parameters) {
+        return jdbc.execute(sql, (PreparedStatementCallback<Row>) ps -> {
+            bind(ps, parameters);
             ps.execute();
             if (!ps.getMoreResults()) {
                 return null;
@@ -569,10 +583,6 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                 return rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null;
             }
         });
-    }
-
-    private Object[] checkParameters(String resource, FencingToken token) {
-        return dialect.fenceSql().checkParameters(resource, token.value(), token.holder());
     }
 
     /** Binds {@code parameters} ({@link FenceSql#checkParameters}: texts, some null, and longs) in order, typed. */

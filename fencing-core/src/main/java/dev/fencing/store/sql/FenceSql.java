@@ -28,9 +28,10 @@ public enum FenceSql {
      * presented token and holder from a one-row sub-select of its own (the fifth and sixth parameters, the token and
      * holder again: the row proposed for insertion holds the floor when the floor refused the token, so it cannot
      * carry the token to the update path). Which path runs is decided by the unique index, never by what the
-     * statement's snapshot read: a row deleted meanwhile (a reset to 0, compaction) leaves a check on the insert path,
-     * judged against the floor, whatever the isolation level. A {@code null} holder (a raised floor) advances
-     * max_seen as a token does.
+     * statement's snapshot read: a row deleted meanwhile leaves a check on the insert path, judged against the floor
+     * its snapshot read. After a reset to 0, which changes no floor, that is the floor at any isolation level; after
+     * compaction, which raises floors, only in READ COMMITTED (a check queued behind compaction's table lock takes its
+     * snapshot after it). A {@code null} holder (a raised floor) advances max_seen as a token does.
      */
     POSTGRESQL("""
             INSERT INTO %1$s AS f (resource, max_seen, holder, updated_at)
@@ -48,7 +49,16 @@ public enum FenceSql {
                        CASE WHEN f.max_seen < p.token%2$s THEN p.token ELSE f.max_seen END
                 FROM (VALUES (CAST(? AS BIGINT), CAST(? AS TEXT))) AS p (token, holder))
             RETURNING max_seen, holder""",
-            " AND p.token - f.max_seen <= %2$d", " AND v.token - fl.max_seen <= %2$d"),
+            " AND p.token - f.max_seen <= %2$d", " AND v.token - fl.max_seen <= %2$d", """
+            INSERT INTO %1$s AS f (resource, max_seen, holder, updated_at)
+            VALUES (CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CURRENT_TIMESTAMP)
+            ON CONFLICT (resource) DO UPDATE SET
+                updated_at = CASE WHEN (f.max_seen < EXCLUDED.max_seen%2$s)
+                                    OR (f.max_seen = EXCLUDED.max_seen AND f.holder = EXCLUDED.holder)
+                                  THEN EXCLUDED.updated_at ELSE f.updated_at END,
+                holder     = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.holder ELSE f.holder END,
+                max_seen   = CASE WHEN f.max_seen < EXCLUDED.max_seen%2$s THEN EXCLUDED.max_seen ELSE f.max_seen END
+            RETURNING max_seen, holder""", " AND EXCLUDED.max_seen - f.max_seen <= %2$d"),
 
     /**
      * MariaDB 10.5+: {@code INSERT ... SELECT ... ON DUPLICATE KEY UPDATE ... RETURNING}. The presented values are a
@@ -74,7 +84,16 @@ public enum FenceSql {
                 holder     = IF(%1$s.max_seen < v.fence_token%2$s, v.fence_holder, %1$s.holder),
                 max_seen   = IF(%1$s.max_seen < v.fence_token%2$s, v.fence_token, %1$s.max_seen)
             RETURNING %1$s.max_seen, %1$s.holder""",
-            " AND v.fence_token - %1$s.max_seen <= %2$d", " AND v.fence_token - fl.max_seen <= %2$d"),
+            " AND v.fence_token - %1$s.max_seen <= %2$d", " AND v.fence_token - fl.max_seen <= %2$d", """
+            INSERT INTO %1$s (resource, max_seen, holder, updated_at)
+            VALUES (?, ?, ?, CURRENT_TIMESTAMP(6))
+            ON DUPLICATE KEY UPDATE
+                updated_at = IF((max_seen < VALUES(max_seen)%2$s)
+                                OR (max_seen = VALUES(max_seen) AND holder = VALUES(holder)),
+                                VALUES(updated_at), updated_at),
+                holder     = IF(max_seen < VALUES(max_seen)%2$s, VALUES(holder), holder),
+                max_seen   = IF(max_seen < VALUES(max_seen)%2$s, VALUES(max_seen), max_seen)
+            RETURNING max_seen, holder""", " AND VALUES(max_seen) - max_seen <= %2$d"),
 
     /** H2 2.x: {@code MERGE ... USING} read back through {@code FINAL TABLE}; the source carries the family floor. */
     H2("""
@@ -97,7 +116,21 @@ public enum FenceSql {
                             CASE WHEN s.floor IS NULL OR (s.token > s.floor%4$s) THEN s.holder END,
                             CURRENT_TIMESTAMP)
             )""",
-            " AND s.token - f.max_seen <= %2$d", " AND s.token - s.floor <= %2$d");
+            " AND s.token - f.max_seen <= %2$d", " AND s.token - s.floor <= %2$d", """
+            SELECT max_seen, holder FROM FINAL TABLE (
+                MERGE INTO %1$s f
+                USING (VALUES (CAST(? AS VARCHAR(256)), CAST(? AS BIGINT), CAST(? AS VARCHAR(256))))
+                      s (resource, token, holder)
+                ON f.resource = s.resource
+                WHEN MATCHED THEN UPDATE SET
+                    updated_at = CASE WHEN (f.max_seen < s.token%2$s)
+                                        OR (f.max_seen = s.token AND f.holder = s.holder)
+                                      THEN CURRENT_TIMESTAMP ELSE f.updated_at END,
+                    holder     = CASE WHEN f.max_seen < s.token%2$s THEN s.holder ELSE f.holder END,
+                    max_seen   = CASE WHEN f.max_seen < s.token%2$s THEN s.token ELSE f.max_seen END
+                WHEN NOT MATCHED THEN INSERT (resource, max_seen, holder, updated_at)
+                    VALUES (s.resource, s.token, s.holder, CURRENT_TIMESTAMP)
+            )""", " AND s.token - f.max_seen <= %2$d");
 
     /**
      * PostgreSQL: the check-and-advance statement for a check sent with {@code COMMIT}
@@ -203,12 +236,16 @@ public enum FenceSql {
     private final String check;
     private final String advanceBound;
     private final String floorBound;
+    private final String familylessCheck;
+    private final String familylessBound;
     private volatile String createStatement;
 
-    FenceSql(String check, String advanceBound, String floorBound) {
+    FenceSql(String check, String advanceBound, String floorBound, String familylessCheck, String familylessBound) {
         this.check = check;
         this.advanceBound = advanceBound;
         this.floorBound = floorBound;
+        this.familylessCheck = familylessCheck;
+        this.familylessBound = familylessBound;
     }
 
     private String bound(String template, String table, long maxAdvance) {
@@ -237,11 +274,43 @@ public enum FenceSql {
      * {@link #swapLockTimeoutSql(String)} around it.
      */
     public String checkSql(String table, Duration lockTimeout, long maxAdvance) {
+        return boundedByItself(checkSql(table, maxAdvance), lockTimeout);
+    }
+
+    /**
+     * The check-and-advance statement for a resource without a family ({@link #floorKeyOf(String)} is
+     * {@code null}): {@link #checkSql(String, long)}'s verdicts without reading the table for a floor, since such a
+     * resource has none (a resource without a row inserts its token, whatever its value). Parameters:
+     * {@link #familylessCheckParameters}; returns one row (max_seen, holder).
+     */
+    public String familylessCheckSql(String table, long maxAdvance) {
+        return familylessCheck.formatted(table, bound(familylessBound, table, maxAdvance));
+    }
+
+    /** {@link #familylessCheckSql(String, long)}, bounded as {@link #checkSql(String, Duration, long)} is. */
+    public String familylessCheckSql(String table, Duration lockTimeout, long maxAdvance) {
+        return boundedByItself(familylessCheckSql(table, maxAdvance), lockTimeout);
+    }
+
+    private String boundedByItself(String check, Duration lockTimeout) {
         if (this == MARIADB) {
             long seconds = Math.max(1, (lockTimeout.toMillis() + 999) / 1000);
-            return "SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + checkSql(table, maxAdvance);
+            return "SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + check;
         }
-        return checkSql(table, maxAdvance);
+        return check;
+    }
+
+    /**
+     * The parameters of {@link #familylessCheckSql}: resource, token value, holder.
+     *
+     * @throws IllegalArgumentException when {@code resource} has a family: its check must read the family's floor
+     */
+    public static Object[] familylessCheckParameters(String resource, long token, String holder) {
+        if (floorKeyOf(resource) != null) {
+            throw new IllegalArgumentException("Resource '" + resource + "' has a family (" + ResourceFamily.of(resource)
+                    + "): its check must read the family's floor, use checkSql");
+        }
+        return new Object[] {resource, token, holder};
     }
 
     /**
@@ -344,10 +413,19 @@ public enum FenceSql {
      *                                       around it)
      */
     public String boundedCheckSql(String table, String lockTimeout, long maxAdvance) {
+        return bounded(checkSql(table, maxAdvance), lockTimeout);
+    }
+
+    /** {@link #boundedCheckSql}, of {@link #familylessCheckSql(String, long)}. */
+    public String familylessBoundedCheckSql(String table, String lockTimeout, long maxAdvance) {
+        return bounded(familylessCheckSql(table, maxAdvance), lockTimeout);
+    }
+
+    private String bounded(String check, String lockTimeout) {
         if (this != POSTGRESQL) {
             throw new UnsupportedOperationException(this + " bounds its check's lock wait otherwise");
         }
-        return swapInLockTimeout(lockTimeout) + checkSql(table, maxAdvance) + ";\n" + PUT_BACK_LOCK_TIMEOUT;
+        return swapInLockTimeout(lockTimeout) + check + ";\n" + PUT_BACK_LOCK_TIMEOUT;
     }
 
     /** PostgreSQL: keeps the caller's lock_timeout in a custom setting and sets {@code lockTimeout}; one query. */

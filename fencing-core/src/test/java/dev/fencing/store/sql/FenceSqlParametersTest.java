@@ -1,0 +1,54 @@
+package dev.fencing.store.sql;
+
+import dev.fencing.rule.FenceRule;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Each check statement's parameters match its markers, and the statement that reads no family floor cannot be given a
+ * resource that has a family (its floor would go unread).
+ */
+@Timeout(10)
+class FenceSqlParametersTest {
+
+    @ParameterizedTest
+    @EnumSource(FenceSql.class)
+    void everyStatementHasAParameterForEachMarker(FenceSql sql) {
+        assertThat(markers(sql.checkSql("t", FenceRule.UNBOUNDED)))
+                .isEqualTo(markers(sql.checkSql("t", 10)))
+                .isEqualTo(sql.checkParameters("orders:1", 5, "h").length)
+                .isEqualTo(sql.checkParameters("orders", 5, "h").length);
+        assertThat(markers(sql.familylessCheckSql("t", FenceRule.UNBOUNDED)))
+                .isEqualTo(markers(sql.familylessCheckSql("t", 10)))
+                .isEqualTo(FenceSql.familylessCheckParameters("orders", 5, "h").length);
+        if (sql.checksAtCommit()) {
+            assertThat(markers(sql.checksAtCommitSql("t", "5000", 10, 2)))
+                    .isEqualTo(2 * sql.atCommitParameters("orders:1", 5, "h").length);
+        }
+    }
+
+    @Test
+    void theCheckWithoutAFloorRefusesAResourceWithAFamily() {
+        assertThat(FenceSql.familylessCheckParameters("orders", 5, "h")).containsExactly("orders", 5L, "h");
+        assertThatThrownBy(() -> FenceSql.familylessCheckParameters("orders:1", 5, "h"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'orders:1'").hasMessageContaining("orders");
+    }
+
+    @Test
+    void postgresqlsUpdatePathIsGivenTheTokenAndHolderAgain() {
+        assertThat(FenceSql.POSTGRESQL.checkParameters("orders:1", 5, "h"))
+                .containsExactly("orders:1", 5L, "h", FenceSql.floorKeyOf("orders:1"), 5L, "h");
+        assertThat(FenceSql.MARIADB.checkParameters("orders", 5, null))
+                .containsExactly("orders", 5L, null, null);
+    }
+
+    private static int markers(String sql) {
+        return (int) sql.chars().filter(c -> c == '?').count();
+    }
+}
