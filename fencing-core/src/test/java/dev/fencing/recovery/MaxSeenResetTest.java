@@ -140,7 +140,7 @@ class MaxSeenResetTest {
         }
     }
 
-    /** A store that cannot forget in time (PostgreSQL's table lock) refuses: counted and logged as a refusal. */
+    /** A store that refuses the change for now (a lock not granted in time) refuses the reset: counted and logged. */
     @Test
     void aStoreThatCannotForgetInTimeRefusesTheReset() throws Throwable {
         FenceAdmin busy = new FenceAdmin() {

@@ -129,6 +129,17 @@ public enum JdbcDialect {
         return maxSeenSql(table) + " FOR UPDATE";
     }
 
+    /**
+     * {@link #lockMaxSeenSql(String)} bounded to wait at most {@code lockTimeout} when the database bounds one
+     * statement by itself (MariaDB: {@code SET STATEMENT innodb_lock_wait_timeout=n FOR}, whole seconds rounded up);
+     * elsewhere the plain statement, bounded around it ({@link #readLockTimeoutSql()}).
+     */
+    String boundedLockMaxSeenSql(String table, java.time.Duration lockTimeout) {
+        return this == MARIADB ? "SET STATEMENT innodb_lock_wait_timeout="
+                + Math.max(1, (lockTimeout.toMillis() + 999) / 1000) + " FOR " + lockMaxSeenSql(table)
+                : lockMaxSeenSql(table);
+    }
+
     /** Sets max_seen, with no holder. Parameters: max_seen, resource. */
     String lowerSql(String table) {
         return "UPDATE " + table + " SET max_seen = ?, holder = NULL, updated_at = CURRENT_TIMESTAMP"

@@ -2,10 +2,14 @@ package dev.fencing.jdbc;
 
 import dev.fencing.recovery.FenceAdmin;
 import dev.fencing.recovery.FenceInventory;
+import dev.fencing.recovery.ResetRefusedException;
 import dev.fencing.retention.CompactionResult;
 import dev.fencing.retention.FenceCompaction;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.store.sql.FenceSql;
+
+import org.springframework.dao.CannotAcquireLockException;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import java.time.Duration;
 import java.util.List;
@@ -116,10 +120,13 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
     }
 
     /**
-     * {@inheritDoc} Locks the resource's fence row ({@code SELECT ... FOR UPDATE}, waiting for a fenced transaction
-     * that holds it), then updates it (or, for 0, deletes it), in the caller's transaction on the store's transaction
-     * manager or in one of its own. A check waiting for the row meanwhile is judged after this transaction ends,
-     * against the row as it then stands or, when it was deleted, against the resource's family floor.
+     * {@inheritDoc} Locks the resource's fence row ({@code SELECT ... FOR UPDATE}, waiting at most the store's
+     * {@code lockTimeout} for a fenced transaction that holds it), then updates it (or, for 0, deletes it), in the
+     * caller's transaction on the store's transaction manager or in one of its own. A check waiting for the row
+     * meanwhile is judged after this transaction ends, against the row as it then stands or, when it was deleted,
+     * against the resource's family floor.
+     *
+     * @throws ResetRefusedException the row stayed held longer than the store's {@code lockTimeout}; nothing changed
      */
     @Override
     public long lowerMaxSeen(String resource, long floor) {
@@ -128,8 +135,7 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
         JdbcDialect dialect = store.dialect();
         String table = store.table();
         return store.transactions().execute(status -> {
-            Long current = store.jdbc().query(dialect.lockMaxSeenSql(table),
-                    rs -> rs.next() ? rs.getLong(1) : null, resource);
+            Long current = lockRow(resource, status.isNewTransaction());
             if (current == null) {
                 throw FenceAdmin.unknownResource(resource);
             }
@@ -143,5 +149,59 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
             }
             return current;
         });
+    }
+
+    /**
+     * Locks the resource's row, waiting at most the store's lock wait bound as a check does (the connection's bound
+     * put back afterwards); returns its max_seen, {@code null} without a row.
+     */
+    private Long lockRow(String resource, boolean ownTransaction) {
+        JdbcDialect dialect = store.dialect();
+        JdbcTemplate jdbc = store.jdbc();
+        String value = dialect.lockTimeoutValue(store.lockTimeout());
+        String lock = dialect.boundedLockMaxSeenSql(store.table(), store.lockTimeout());
+        String previous = null;
+        boolean failed = false;
+        try {
+            if (dialect.readLockTimeoutSql() != null) { // bounded around the statement: PostgreSQL, H2
+                String swap = dialect.swapLockTimeoutSql(value);
+                if (swap != null) {
+                    previous = jdbc.queryForObject(swap, (rs, n) -> rs.getString(1));
+                } else {
+                    previous = jdbc.queryForObject(dialect.readLockTimeoutSql(), String.class);
+                    jdbc.execute(dialect.setLockTimeoutSql(value));
+                }
+            }
+            return jdbc.query(lock, rs -> rs.next() ? rs.getLong(1) : null, resource);
+        } catch (CannotAcquireLockException e) {
+            failed = true;
+            if (rolledBack(e)) {
+                throw e;
+            }
+            // the database's text stays in the cause (logs), out of the message an HTTP client may see
+            throw new ResetRefusedException(resource, "Reset of resource '" + resource + "' refused: its fence row in "
+                    + "table '" + store.table() + "' stayed held by another transaction (a fenced writer, or a "
+                    + "paused one) for more than the store's lock timeout of " + store.lockTimeout().toMillis()
+                    + " ms; " + (ownTransaction ? "nothing changed, try again"
+                    : "the reset changed nothing, but the transaction it joined may be aborted (PostgreSQL aborts "
+                    + "it): roll it back and try again"), e);
+        } catch (RuntimeException e) {
+            failed = true;
+            throw e;
+        } finally {
+            if (previous != null && !failed) {
+                jdbc.execute(dialect.setLockTimeoutSql(previous));
+            }
+        }
+    }
+
+    /** Whether the database rolled back the transaction (SQLSTATE class 40: deadlock, serialization failure). */
+    private static boolean rolledBack(CannotAcquireLockException e) {
+        for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.sql.SQLException sql) {
+                return sql.getSQLState() != null && sql.getSQLState().startsWith("40");
+            }
+        }
+        return false;
     }
 }

@@ -225,6 +225,15 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
         assertThat(admin.maxSeen(r)).hasValue((long) threads * perThread);
     }
 
+    /**
+     * Whether a check may end in {@link FenceConflictException} (the database aborted it as a deadlock) when its
+     * resource's first checks run concurrently: MariaDB in REPEATABLE READ, for a resource with a family, whose
+     * floor read takes a shared gap lock (see stores.md). Fail closed either way: never two accepted.
+     */
+    boolean concurrentFirstChecksMayConflict() {
+        return false;
+    }
+
     @Test
     void concurrentFirstChecksOfANewResourceAllReachAVerdict() throws Exception {
         int threads = 6;
@@ -233,27 +242,38 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
             for (int round = 0; round < 20; round++) {
                 String r = freshResource();
                 java.util.concurrent.CyclicBarrier barrier = new java.util.concurrent.CyclicBarrier(threads);
-                List<Future<Boolean>> verdicts = new ArrayList<>();
+                List<Future<Long>> verdicts = new ArrayList<>();
                 for (int t = 0; t < threads; t++) {
                     FencingToken tok = token(r, t + 1, "h" + t);
                     verdicts.add(pool.submit(() -> {
                         barrier.await();
                         try {
                             store.fence(r, tok, () -> null);
-                            return true;
+                            return tok.value();
                         } catch (TokenRejectedException rejected) {
-                            return false;
+                            return 0L;
+                        } catch (FenceConflictException conflict) {
+                            if (concurrentFirstChecksMayConflict()) {
+                                return -1L;
+                            }
+                            throw new AssertionError("no verdict for " + tok, conflict);
                         } catch (Throwable e) {
                             throw new AssertionError("no verdict for " + tok, e);
                         }
                     }));
                 }
+                long highestAccepted = 0;
                 int accepted = 0;
-                for (Future<Boolean> verdict : verdicts) {
-                    accepted += verdict.get(60, TimeUnit.SECONDS) ? 1 : 0;
+                for (Future<Long> verdict : verdicts) {
+                    long value = verdict.get(60, TimeUnit.SECONDS);
+                    accepted += value > 0 ? 1 : 0;
+                    highestAccepted = Math.max(highestAccepted, value);
                 }
                 assertThat(accepted).isBetween(1, threads);
-                assertThat(admin.maxSeen(r)).hasValue(threads);
+                assertThat(admin.maxSeen(r)).hasValue(highestAccepted);
+                if (!concurrentFirstChecksMayConflict()) {
+                    assertThat(highestAccepted).isEqualTo(threads);
+                }
             }
         } finally {
             pool.shutdownNow();

@@ -14,10 +14,18 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -136,5 +144,53 @@ abstract class JdbcMaxSeenResetContract {
         assertThat(admin.maxSeen(r)).isEmpty();
         assertThat(write(new FencingToken(r, 1, "b"))).isEqualTo("written 1");
         assertThat(issuer.highestIssued(r)).isZero();
+    }
+
+    /**
+     * A reset waits for the resource's row as a check does, at most the store's lock timeout: a transaction that
+     * holds the row longer (a paused writer) makes it refuse, changing nothing, instead of queueing every later check
+     * of the resource behind it for as long; the connection's own bound is put back on success.
+     */
+    @ParameterizedTest(name = "to {0}")
+    @ValueSource(longs = {0, 3})
+    @Timeout(30)
+    void aResetWaitsForAHeldRowAtMostTheStoresLockTimeout(long target) throws Throwable {
+        JdbcFenceStore quick = JdbcFenceStore.builder(dataSource).table(fenceTable).lockTimeout(Duration.ofMillis(300))
+                .build();
+        JdbcFenceAdmin quickAdmin = new JdbcFenceAdmin(quick);
+        String r = fresh();
+        write(new FencingToken(r, 10, "a"));
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        TransactionTemplate tx = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+        Thread holder = new Thread(() -> tx.executeWithoutResult(status -> {
+            new JdbcTemplate(dataSource).queryForObject("SELECT max_seen FROM " + fenceTable
+                    + " WHERE resource = ? FOR UPDATE", Long.class, r);
+            holding.countDown();
+            try {
+                release.await(20, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        holder.setDaemon(true);
+        holder.start();
+        try {
+            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> quickAdmin.lowerMaxSeen(r, target))
+                    .isInstanceOf(ResetRefusedException.class)
+                    .hasMessageContaining("Reset of resource '" + r + "' refused")
+                    .hasMessageContaining("lock timeout of 300 ms")
+                    .hasMessageContaining("nothing changed, try again")
+                    .cause().isNotNull();
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+        } finally {
+            release.countDown();
+            holder.join(10_000);
+        }
+        assertThat(admin.maxSeen(r)).hasValue(10);
+        assertThat(quickAdmin.lowerMaxSeen(r, target)).isEqualTo(10);
+        assertThat(admin.maxSeen(r)).isEqualTo(target == 0 ? OptionalLong.empty() : OptionalLong.of(target));
     }
 }

@@ -162,7 +162,8 @@ class PostgreSqlForgetRaceTest {
 
     /**
      * A reset to 0 waits only for the resource's own row: a fenced transaction on another resource of the table,
-     * open meanwhile, neither holds it up nor is held up by it.
+     * open meanwhile, neither holds it up nor is held up by it. Run in the caller's transaction, it puts back the
+     * caller's lock wait bound.
      */
     @Test
     void aForgetDoesNotWaitForFencedTransactionsOnOtherResources() throws Exception {
@@ -178,6 +179,15 @@ class PostgreSqlForgetRaceTest {
         }
         assertThatThrownBy(() -> admin.lowerMaxSeen("forget:misspelt", 0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("'forget:misspelt'");
+
+        // in the caller's transaction, the reset's bound on its wait for the row is put back afterwards
+        fenced(store, r, 20);
+        String kept = new TransactionTemplate(tm).execute(status -> {
+            jdbc.execute("SET LOCAL lock_timeout = '4321ms'");
+            assertThat(admin.lowerMaxSeen(r, 0)).isEqualTo(20L);
+            return jdbc.queryForObject("SHOW lock_timeout", String.class);
+        });
+        assertThat(kept).isEqualTo("4321ms");
     }
 
     /**
