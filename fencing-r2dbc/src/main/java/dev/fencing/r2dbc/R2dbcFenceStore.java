@@ -51,6 +51,8 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
     private final String table;
     private final Duration lockTimeout;
     private final String checkSql;
+    /** The check of a resource without a family, which reads no floor ({@link FenceSql#familylessCheckSql}). */
+    private final String familylessCheckSql;
     private final String swapLockTimeoutSql;
     private final R2dbcTableVerifier verifier;
 
@@ -62,6 +64,8 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
         this.lockTimeout = b.lockTimeout;
         FenceSql sql = dialect.sql();
         this.checkSql = dialect.nativeMarkers(sql.checkSql(table, lockTimeout, FenceRule.UNBOUNDED));
+        this.familylessCheckSql = dialect.nativeMarkers(sql.familylessCheckSql(table, lockTimeout,
+                FenceRule.UNBOUNDED));
         this.swapLockTimeoutSql = sql.swapLockTimeoutSql(lockTimeout.toMillis() + "ms");
         this.verifier = new R2dbcTableVerifier(connectionFactory, client, dialect, table,
                 token -> check(token.resource(), token));
@@ -129,10 +133,13 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
 
     /** Runs the check statement (within its lock wait bound) on the transaction's connection. */
     private Mono<Row> check(String resource, FencingToken token) {
-        DatabaseClient.GenericExecuteSpec spec = client.sql(checkSql);
         // FenceSql's parameters: resource, token, holder, the family floor key a resource without a row is judged
-        // against (fence-state retention, null without a family), and on PostgreSQL token and holder again
-        Object[] parameters = dialect.sql().checkParameters(resource, token.value(), token.holder());
+        // against (fence-state retention), and on PostgreSQL token and holder again; a resource without a family
+        // has no floor, and its check reads none
+        boolean family = FenceSql.floorKeyOf(resource) != null;
+        DatabaseClient.GenericExecuteSpec spec = client.sql(family ? checkSql : familylessCheckSql);
+        Object[] parameters = family ? dialect.sql().checkParameters(resource, token.value(), token.holder())
+                : FenceSql.familylessCheckParameters(resource, token.value(), token.holder());
         for (int i = 0; i < parameters.length; i++) {
             spec = parameters[i] == null ? spec.bindNull(i, String.class) : spec.bind(i, parameters[i]);
         }
