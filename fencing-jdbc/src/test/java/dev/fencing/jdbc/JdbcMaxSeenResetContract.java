@@ -19,13 +19,10 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import java.time.Duration;
 import java.util.OptionalLong;
 import java.util.UUID;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -160,23 +157,9 @@ abstract class JdbcMaxSeenResetContract {
         JdbcFenceAdmin quickAdmin = new JdbcFenceAdmin(quick);
         String r = fresh();
         write(new FencingToken(r, 10, "a"));
-        CountDownLatch holding = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        TransactionTemplate tx = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-        Thread holder = new Thread(() -> tx.executeWithoutResult(status -> {
-            new JdbcTemplate(dataSource).queryForObject("SELECT max_seen FROM " + fenceTable
-                    + " WHERE resource = ? FOR UPDATE", Long.class, r);
-            holding.countDown();
-            try {
-                release.await(20, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }));
-        holder.setDaemon(true);
-        holder.start();
-        try {
-            assertThat(holding.await(10, TimeUnit.SECONDS)).isTrue();
+        try (HeldTransaction rowHeld = HeldTransaction.open(new DataSourceTransactionManager(dataSource),
+                () -> new JdbcTemplate(dataSource).queryForObject("SELECT max_seen FROM " + fenceTable
+                        + " WHERE resource = ? FOR UPDATE", Long.class, r))) {
             long started = System.nanoTime();
             assertThatThrownBy(() -> quickAdmin.lowerMaxSeen(r, target))
                     .isInstanceOf(ResetRefusedException.class)
@@ -185,9 +168,6 @@ abstract class JdbcMaxSeenResetContract {
                     .hasMessageContaining("nothing changed, try again")
                     .cause().isNotNull();
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
-        } finally {
-            release.countDown();
-            holder.join(10_000);
         }
         assertThat(admin.maxSeen(r)).hasValue(10);
         assertThat(quickAdmin.lowerMaxSeen(r, target)).isEqualTo(10);

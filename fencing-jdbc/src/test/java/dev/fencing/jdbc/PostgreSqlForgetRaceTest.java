@@ -20,7 +20,6 @@ import org.springframework.transaction.support.TransactionTemplate;
 import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -171,7 +170,7 @@ class PostgreSqlForgetRaceTest {
         JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
         String r = "forget:1";
         fenced(store, r, 10);
-        try (AutoCloseable fencedElsewhere = openTransaction(() -> fenced(store, "forget:2", 5))) {
+        try (HeldTransaction fencedElsewhere = HeldTransaction.open(tm, () -> fenced(store, "forget:2", 5))) {
             assertThat(CompletableFuture.supplyAsync(() -> admin.lowerMaxSeen(r, 0)).get(10, TimeUnit.SECONDS))
                     .isEqualTo(10L);
             assertThat(jdbc.queryForList("SELECT max_seen FROM " + table + " WHERE resource = ?", Long.class, r))
@@ -188,31 +187,6 @@ class PostgreSqlForgetRaceTest {
             return jdbc.queryForObject("SHOW lock_timeout", String.class);
         });
         assertThat(kept).isEqualTo("4321ms");
-    }
-
-    /**
-     * A transaction on another thread that ran {@code takeLocks} and stays open, holding what it locked, until the
-     * returned handle is closed.
-     */
-    private AutoCloseable openTransaction(Runnable takeLocks) throws InterruptedException {
-        CountDownLatch holding = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        Thread holder = new Thread(() -> new TransactionTemplate(tm).executeWithoutResult(status -> {
-            takeLocks.run();
-            holding.countDown();
-            try {
-                release.await(30, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }));
-        holder.setDaemon(true);
-        holder.start();
-        assertThat(holding.await(10, TimeUnit.SECONDS)).as("the other transaction holds its locks").isTrue();
-        return () -> {
-            release.countDown();
-            holder.join(10_000);
-        };
     }
 
     /**
