@@ -17,4 +17,9 @@ public final class ResourceFamily {
         int colon = resource.lastIndexOf(':');
         return colon <= 0 ? null : resource.substring(0, colon);
     }
+
+    /** Whether {@code resource} has a family ({@link #of(String)} is not {@code null}), without building it. */
+    public static boolean has(String resource) {
+        return resource.lastIndexOf(':') > 0;
+    }
 }

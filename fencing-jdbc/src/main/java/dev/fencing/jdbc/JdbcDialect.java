@@ -135,9 +135,7 @@ public enum JdbcDialect {
      * elsewhere the plain statement, bounded around it ({@link #readLockTimeoutSql()}).
      */
     String boundedLockMaxSeenSql(String table, java.time.Duration lockTimeout) {
-        return this == MARIADB ? "SET STATEMENT innodb_lock_wait_timeout="
-                + Math.max(1, (lockTimeout.toMillis() + 999) / 1000) + " FOR " + lockMaxSeenSql(table)
-                : lockMaxSeenSql(table);
+        return sql.boundedByItself(lockMaxSeenSql(table), lockTimeout);
     }
 
     /** Sets max_seen, with no holder. Parameters: max_seen, resource. */

@@ -158,21 +158,12 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
     private Long lockRow(String resource, boolean ownTransaction) {
         JdbcDialect dialect = store.dialect();
         JdbcTemplate jdbc = store.jdbc();
-        String value = dialect.lockTimeoutValue(store.lockTimeout());
-        String lock = dialect.boundedLockMaxSeenSql(store.table(), store.lockTimeout());
         String previous = null;
         boolean failed = false;
         try {
-            if (dialect.readLockTimeoutSql() != null) { // bounded around the statement: PostgreSQL, H2
-                String swap = dialect.swapLockTimeoutSql(value);
-                if (swap != null) {
-                    previous = jdbc.queryForObject(swap, (rs, n) -> rs.getString(1));
-                } else {
-                    previous = jdbc.queryForObject(dialect.readLockTimeoutSql(), String.class);
-                    jdbc.execute(dialect.setLockTimeoutSql(value));
-                }
-            }
-            return jdbc.query(lock, rs -> rs.next() ? rs.getLong(1) : null, resource);
+            previous = store.swapInLockTimeout();
+            return jdbc.query(dialect.boundedLockMaxSeenSql(store.table(), store.lockTimeout()),
+                    rs -> rs.next() ? rs.getLong(1) : null, resource);
         } catch (CannotAcquireLockException e) {
             failed = true;
             if (rolledBack(e)) {
@@ -189,8 +180,19 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
             failed = true;
             throw e;
         } finally {
-            if (previous != null && !failed) {
-                jdbc.execute(dialect.setLockTimeoutSql(previous));
+            if (previous != null && (!failed || dialect.restoresLockTimeoutAfterFailure())) {
+                putBack(jdbc, dialect.setLockTimeoutSql(previous), failed);
+            }
+        }
+    }
+
+    /** Puts the connection's lock wait bound back; after a failure, the failure is the one to report. */
+    private static void putBack(JdbcTemplate jdbc, String setLockTimeout, boolean failed) {
+        try {
+            jdbc.execute(setLockTimeout);
+        } catch (RuntimeException e) {
+            if (!failed) {
+                throw e;
             }
         }
     }

@@ -8,6 +8,7 @@ import dev.fencing.rule.Verdict;
 import dev.fencing.retention.CompactionResult;
 import dev.fencing.retention.FenceCompaction;
 import dev.fencing.retention.IssuerFloors;
+import dev.fencing.retention.ResourceFamily;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.DeferredVerdict;
@@ -459,14 +460,9 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
 
     private void check(String resource, FencingToken token) {
         String previousLockTimeout = null;
-        if (readLockTimeoutSql != null && boundedCheckSql == null) {
+        if (boundedCheckSql == null) {
             try {
-                if (swapLockTimeoutSql != null) {
-                    previousLockTimeout = jdbc.queryForObject(swapLockTimeoutSql, (rs, n) -> rs.getString(1));
-                } else {
-                    previousLockTimeout = jdbc.queryForObject(readLockTimeoutSql, String.class);
-                    jdbc.execute(setLockTimeoutSql);
-                }
+                previousLockTimeout = swapInLockTimeout();
             } catch (DataAccessException e) {
                 throw new FenceStoreException(resource, token, "Fence check for resource '" + resource
                         + "' could not bound its lock wait: " + e.getMessage(), e);
@@ -489,6 +485,25 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         Verdict verdict = row.maxSeen > token.value() ? Verdict.REJECT_STALE
                 : row.maxSeen < token.value() ? Verdict.REJECT_OUT_OF_RANGE : Verdict.REJECT_DUPLICATE;
         throw TokenRejectedException.of(resource, token, row.maxSeen, verdict);
+    }
+
+    /**
+     * Sets the connection's lock wait bound to this store's {@code lockTimeout} where the database bounds locks around
+     * statements (PostgreSQL, transaction-local; H2, the session's); returns the bound it replaced, to put back with
+     * {@link JdbcDialect#setLockTimeoutSql(String)} (after a failed statement too where
+     * {@link JdbcDialect#restoresLockTimeoutAfterFailure()}), or {@code null} where the statement bounds itself
+     * (MariaDB).
+     */
+    String swapInLockTimeout() {
+        if (readLockTimeoutSql == null) {
+            return null;
+        }
+        if (swapLockTimeoutSql != null) {
+            return jdbc.queryForObject(swapLockTimeoutSql, (rs, n) -> rs.getString(1));
+        }
+        String previous = jdbc.queryForObject(readLockTimeoutSql, String.class);
+        jdbc.execute(setLockTimeoutSql);
+        return previous;
     }
 
     /** Puts the caller's lock wait bound back, so that the statements after the check keep their own. */
@@ -527,7 +542,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
 
     private Row runCheck(String resource, FencingToken token) {
         // a resource without a family has no floor: its check reads none
-        boolean family = FenceSql.floorKeyOf(resource) != null;
+        boolean family = ResourceFamily.has(resource);
         Object[] parameters = family
                 ? dialect.fenceSql().checkParameters(resource, token.value(), token.holder())
                 : FenceSql.familylessCheckParameters(resource, token.value(), token.holder());

@@ -2,6 +2,7 @@ package dev.fencing.r2dbc;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.reactive.ReactiveFenceStore;
+import dev.fencing.retention.ResourceFamily;
 import dev.fencing.rule.FenceRule;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
@@ -136,7 +137,7 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
         // FenceSql's parameters: resource, token, holder, the family floor key a resource without a row is judged
         // against (fence-state retention), and on PostgreSQL token and holder again; a resource without a family
         // has no floor, and its check reads none
-        boolean family = FenceSql.floorKeyOf(resource) != null;
+        boolean family = ResourceFamily.has(resource);
         DatabaseClient.GenericExecuteSpec spec = client.sql(family ? checkSql : familylessCheckSql);
         Object[] parameters = family ? dialect.sql().checkParameters(resource, token.value(), token.holder())
                 : FenceSql.familylessCheckParameters(resource, token.value(), token.holder());

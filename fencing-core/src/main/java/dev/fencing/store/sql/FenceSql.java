@@ -292,12 +292,17 @@ public enum FenceSql {
         return boundedByItself(familylessCheckSql(table, maxAdvance), lockTimeout);
     }
 
-    private String boundedByItself(String check, Duration lockTimeout) {
+    /**
+     * {@code statement} bounded to wait at most {@code lockTimeout} for the locks it takes when the database can bound
+     * one statement by itself (MariaDB: {@code SET STATEMENT innodb_lock_wait_timeout=n FOR}, in whole seconds
+     * rounded up); elsewhere {@code statement} as it is, to be bounded around it.
+     */
+    public String boundedByItself(String statement, Duration lockTimeout) {
         if (this == MARIADB) {
             long seconds = Math.max(1, (lockTimeout.toMillis() + 999) / 1000);
-            return "SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + check;
+            return "SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + statement;
         }
-        return check;
+        return statement;
     }
 
     /**
@@ -306,7 +311,7 @@ public enum FenceSql {
      * @throws IllegalArgumentException when {@code resource} has a family: its check must read the family's floor
      */
     public static Object[] familylessCheckParameters(String resource, long token, String holder) {
-        if (floorKeyOf(resource) != null) {
+        if (ResourceFamily.has(resource)) {
             throw new IllegalArgumentException("Resource '" + resource + "' has a family (" + ResourceFamily.of(resource)
                     + "): its check must read the family's floor, use checkSql");
         }
