@@ -28,10 +28,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Isolated   // it counts every child process of this JVM: no run of a concurrent class may go on beside it
 class PartitionControlTest {
 
+    /**
+     * Run again once when the first run finds nothing, as {@code LockSetControlTest}'s controls are: a strike lands on a
+     * random fresh holder, and on a loaded machine (a CI run that also downloads) none of a run's 8 strikes may cut
+     * one off while it is still inside its critical section (seen once: 47 adds, 8 strikes, 0 lost). A second valid run
+     * fails the test.
+     */
     @Test
-    @Timeout(value = 3, unit = TimeUnit.MINUTES)
+    @Timeout(value = 5, unit = TimeUnit.MINUTES)
     void withTheLockAloneAPartitionedHolderLosesAcknowledgedWrites() throws Exception {
         RunResult run = run(false);
+        if (run.result().verdict() != Verdict.INVALID) {
+            run = run(false);
+        }
         assertThat(run.result().verdict()).as("verdict of %s", run.dir()).isEqualTo(Verdict.INVALID);
         assertThat(run.result().anomalies()).anyMatch(a -> a.kind() == AnomalyKind.LOST_WRITE);
     }
