@@ -81,12 +81,13 @@ public enum JdbcDialect {
     }
 
     /**
-     * A page of resources with a max_seen, in the table's order of resource names, after a given one. Parameter:
-     * the resource to start after (without {@code after}: none); returns (resource).
+     * A page of resources with a max_seen, in the table's order of resource names, after a given one; without the
+     * floor rows holding 0, which are no floor ({@link FenceSql#familyFloorKey}). Parameter: the resource to start
+     * after (without {@code after}: none); returns (resource).
      */
     String resourcesSql(String table, boolean after, int limit) {
-        return "SELECT resource FROM " + table + (after ? " WHERE resource > ?" : "") + " ORDER BY resource LIMIT "
-                + limit;
+        return "SELECT resource FROM " + table + " WHERE max_seen > 0" + (after ? " AND resource > ?" : "")
+                + " ORDER BY resource LIMIT " + limit;
     }
 
     /** The highest max_seen of the table; returns (max), NULL when the table is empty. */

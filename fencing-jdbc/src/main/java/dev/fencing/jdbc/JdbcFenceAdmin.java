@@ -64,13 +64,17 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
         return compactor.compact(idleFor, batchSize, issuer);
     }
 
-    /** {@inheritDoc} Read from the family's floor row ({@link FenceSql#familyFloorKey}). */
+    /**
+     * {@inheritDoc} Read from the family's floor row ({@link FenceSql#familyFloorKey}); a row holding 0 (which a
+     * MariaDB store creates for each family it checks) is no floor.
+     */
     @Override
     public OptionalLong familyFloor(String family) {
         if (family == null || family.isBlank()) {
             throw new IllegalArgumentException("familyFloor: family must not be blank, was '" + family + "'");
         }
-        return maxSeen(FenceSql.familyFloorKey(family));
+        OptionalLong floor = maxSeen(FenceSql.familyFloorKey(family));
+        return floor.isPresent() && floor.getAsLong() == 0 ? OptionalLong.empty() : floor; // 0: no floor
     }
 
     /** The committed max_seen of {@code resource}, empty when it never accepted a token. */

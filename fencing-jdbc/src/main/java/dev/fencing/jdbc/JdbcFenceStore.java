@@ -14,6 +14,7 @@ import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.DeferredVerdict;
 import dev.fencing.store.FencedCall;
 import dev.fencing.store.sql.FenceSql;
+import dev.fencing.store.sql.FloorRows;
 import dev.fencing.token.FencingToken;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -106,6 +107,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     /** The administration of this store's table, built once: {@link #compact} and {@link #familyFloor} reuse it. */
     private final JdbcFenceAdmin admin;
     private final boolean checkAtCommit;
+    /** MariaDB: has the floor row of each family checked created ({@link FloorRows}); {@code null} elsewhere. */
+    private final FloorRows floorRows;
     /** The checks-and-COMMIT texts for 1..{@value #CACHED_BATCHES} checks, when checking at commit. */
     private final String[] atCommitSql;
     private static final int CACHED_BATCHES = 8;
@@ -137,6 +140,9 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         this.familylessBoundedCheckSql = postgresql
                 ? FenceSql.POSTGRESQL.familylessBoundedCheckSql(table, lockTimeoutValue, maxAdvance) : null;
         this.checkAtCommit = b.checkAtCommit;
+        String floorRowSql = dialect.fenceSql().floorRowSql(table, lockTimeout);
+        this.floorRows = floorRowSql == null ? null
+                : new FloorRows(table, new FloorRowInserts(jdbc, transactions, floorRowSql, table));
         this.atCommitSql = new String[CACHED_BATCHES + 1];
         if (checkAtCommit) {
             for (int n = 1; n <= CACHED_BATCHES; n++) {
@@ -145,7 +151,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         }
         // the probe runs the check itself, in a transaction of the verifier's own
         this.verifier = b.verifier(jdbc, transactionManager,
-                TableVerifier.fenceProbe(table, dialect, token -> check(token.resource(), token)),
+                TableVerifier.fenceProbe(table, dialect, token -> check(token.resource(), token, true)),
                 () -> "; resources up to " + maxResourceLength() + " characters, lock wait bound "
                         + lockTimeout.toMillis() + " ms"
                         + (checkAtCommit ? ", checks sent with COMMIT (check-at-commit)" : ""));
@@ -218,7 +224,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                     commitChecks(resource, token).add(resource, token, write.deferVerdict());
                 } else {
                     try {
-                        check(resource, token);
+                        check(resource, token, false);
                     } catch (TokenRejectedException rejected) {
                         if (!write.continuesAfterRejection()) {
                             throw rejected;
@@ -380,8 +386,10 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         try (PreparedStatement ps = connection.prepareStatement(atCommitSql(checks.size(), commit))) {
             int next = 1;
             for (Pending check : checks) {
-                next = bind(ps, next, dialect.fenceSql().atCommitParameters(check.resource(), check.token().value(),
-                        check.token().holder()));
+                Object[] parameters = dialect.fenceSql().atCommitParameters(check.resource(), check.token().value(),
+                        check.token().holder());
+                ensureFloorRow(parameters);
+                next = bind(ps, next, parameters);
             }
             ps.execute();
         } catch (SQLException e) {
@@ -458,7 +466,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         return null;
     }
 
-    private void check(String resource, FencingToken token) {
+    /** Checks {@code token}; a {@code probe} (the table verifier's, rolled back) leaves no floor row behind. */
+    private void check(String resource, FencingToken token, boolean probe) {
         String previousLockTimeout = null;
         if (boundedCheckSql == null) {
             try {
@@ -471,7 +480,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         Row row;
         boolean ran = false;
         try {
-            row = runCheck(resource, token);
+            row = runCheck(resource, token, probe);
             ran = true;
         } finally {
             if (previousLockTimeout != null && (ran || dialect.restoresLockTimeoutAfterFailure())) {
@@ -540,12 +549,15 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         return false;
     }
 
-    private Row runCheck(String resource, FencingToken token) {
+    private Row runCheck(String resource, FencingToken token, boolean probe) {
         // a resource without a family has no floor: its check reads none
         boolean family = ResourceFamily.has(resource);
         Object[] parameters = family
                 ? dialect.fenceSql().checkParameters(resource, token.value(), token.holder())
                 : FenceSql.familylessCheckParameters(resource, token.value(), token.holder());
+        if (family && !probe) {
+            ensureFloorRow(parameters);
+        }
         for (int attempt = 1; ; attempt++) {
             Row row;
             try {
@@ -581,6 +593,18 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
             }
             return row;
         }
+    }
+
+    /** MariaDB: has the floor row of the family whose key is the check's fourth parameter created, if it has one. */
+    private void ensureFloorRow(Object[] checkParameters) {
+        if (floorRows != null && checkParameters[3] != null) {
+            floorRows.ensure((String) checkParameters[3]);
+        }
+    }
+
+    /** MariaDB: whether this store created or found the floor row of {@code family} (for tests). */
+    boolean hasFloorRow(String family) {
+        return floorRows != null && floorRows.exists(FenceSql.familyFloorKey(family));
     }
 
     /**

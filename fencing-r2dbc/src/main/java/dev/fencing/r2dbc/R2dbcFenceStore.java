@@ -10,6 +10,7 @@ import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.OutsideTransactionException;
 import dev.fencing.store.TransientFenceFailure.Reason;
 import dev.fencing.store.sql.FenceSql;
+import dev.fencing.store.sql.FloorRows;
 import dev.fencing.token.FencingToken;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.R2dbcException;
@@ -56,6 +57,8 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
     private final String familylessCheckSql;
     private final String swapLockTimeoutSql;
     private final R2dbcTableVerifier verifier;
+    /** MariaDB: has the floor row of each family checked created ({@link FloorRows}); {@code null} elsewhere. */
+    private final FloorRows floorRows;
 
     private R2dbcFenceStore(Builder b, R2dbcDialect dialect) {
         this.connectionFactory = b.connectionFactory;
@@ -69,7 +72,12 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
                 FenceRule.UNBOUNDED));
         this.swapLockTimeoutSql = sql.swapLockTimeoutSql(lockTimeout.toMillis() + "ms");
         this.verifier = new R2dbcTableVerifier(connectionFactory, client, dialect, table,
-                token -> check(token.resource(), token));
+                token -> check(token.resource(), token, true));
+        String floorRowSql = sql.floorRowSql(table, lockTimeout);
+        // outside any transaction (subscribed apart from the check's chain): a connection of its own, autocommit
+        this.floorRows = floorRowSql == null ? null : new FloorRows(table, (floorKey, created, failed) ->
+                client.sql(dialect.nativeMarkers(floorRowSql)).bind(0, floorKey).then()
+                        .subscribe(null, failed, created));
     }
 
     /** Starts a builder for a store on {@code connectionFactory}. */
@@ -96,7 +104,7 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
                     + "', not for '" + resource + "'");
         }
         return requireTransaction(resource, token)
-                .then(Mono.defer(() -> check(resource, token)))
+                .then(Mono.defer(() -> check(resource, token, false)))
                 .flatMapMany(row -> {
                     Verdict verdict = verdict(resource, token, row);
                     if (!verdict.accepted()) {
@@ -132,8 +140,16 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
         return FenceRule.judge(true, row.maxSeen(), row.holder(), token);
     }
 
-    /** Runs the check statement (within its lock wait bound) on the transaction's connection. */
-    private Mono<Row> check(String resource, FencingToken token) {
+    /** MariaDB: whether this store created or found the floor row of {@code family} (for tests). */
+    boolean hasFloorRow(String family) {
+        return floorRows != null && floorRows.exists(FenceSql.familyFloorKey(family));
+    }
+
+    /**
+     * Runs the check statement (within its lock wait bound) on the transaction's connection; a {@code probe} (the
+     * table verifier's, rolled back) leaves no floor row behind.
+     */
+    private Mono<Row> check(String resource, FencingToken token, boolean probe) {
         // FenceSql's parameters: resource, token, holder, the family floor key a resource without a row is judged
         // against (fence-state retention), and on PostgreSQL token and holder again; a resource without a family
         // has no floor, and its check reads none
@@ -141,6 +157,9 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
         DatabaseClient.GenericExecuteSpec spec = client.sql(family ? checkSql : familylessCheckSql);
         Object[] parameters = family ? dialect.sql().checkParameters(resource, token.value(), token.holder())
                 : FenceSql.familylessCheckParameters(resource, token.value(), token.holder());
+        if (family && floorRows != null && !probe) {
+            floorRows.ensure((String) parameters[3]);
+        }
         for (int i = 0; i < parameters.length; i++) {
             spec = parameters[i] == null ? spec.bindNull(i, String.class) : spec.bind(i, parameters[i]);
         }

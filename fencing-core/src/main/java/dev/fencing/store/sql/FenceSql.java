@@ -49,7 +49,7 @@ public enum FenceSql {
                        CASE WHEN f.max_seen < p.token%2$s THEN p.token ELSE f.max_seen END
                 FROM (VALUES (CAST(? AS BIGINT), CAST(? AS TEXT))) AS p (token, holder))
             RETURNING max_seen, holder""",
-            " AND p.token - f.max_seen <= %2$d", " AND v.token - fl.max_seen <= %2$d", """
+            " AND p.token - f.max_seen <= %2$d", " AND (fl.max_seen = 0 OR v.token - fl.max_seen <= %2$d)", """
             INSERT INTO %1$s AS f (resource, max_seen, holder, updated_at)
             VALUES (CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CURRENT_TIMESTAMP)
             ON CONFLICT (resource) DO UPDATE SET
@@ -84,7 +84,8 @@ public enum FenceSql {
                 holder     = IF(%1$s.max_seen < v.fence_token%2$s, v.fence_holder, %1$s.holder),
                 max_seen   = IF(%1$s.max_seen < v.fence_token%2$s, v.fence_token, %1$s.max_seen)
             RETURNING %1$s.max_seen, %1$s.holder""",
-            " AND v.fence_token - %1$s.max_seen <= %2$d", " AND v.fence_token - fl.max_seen <= %2$d", """
+            " AND v.fence_token - %1$s.max_seen <= %2$d",
+            " AND (fl.max_seen = 0 OR v.fence_token - fl.max_seen <= %2$d)", """
             INSERT INTO %1$s (resource, max_seen, holder, updated_at)
             VALUES (?, ?, ?, CURRENT_TIMESTAMP(6))
             ON DUPLICATE KEY UPDATE
@@ -116,7 +117,7 @@ public enum FenceSql {
                             CASE WHEN s.floor IS NULL OR (s.token > s.floor%4$s) THEN s.holder END,
                             CURRENT_TIMESTAMP)
             )""",
-            " AND s.token - f.max_seen <= %2$d", " AND s.token - s.floor <= %2$d", """
+            " AND s.token - f.max_seen <= %2$d", " AND (s.floor = 0 OR s.token - s.floor <= %2$d)", """
             SELECT max_seen, holder FROM FINAL TABLE (
                 MERGE INTO %1$s f
                 USING (VALUES (CAST(? AS VARCHAR(256)), CAST(? AS BIGINT), CAST(? AS VARCHAR(256))))
@@ -191,7 +192,9 @@ public enum FenceSql {
     /**
      * The key of {@code family}'s floor row in the fence table: the family followed by {@link #FLOOR_MARKER}. The floor
      * rows live in the fence table itself (max_seen is the floor, no holder), so the highest token the table ever saw
-     * is still its highest max_seen, and a backup or lock of the table covers them.
+     * is still its highest max_seen, and a backup or lock of the table covers them. A floor row holding 0 is no floor
+     * (tokens are positive; a bound on one advance does not apply to it either): MariaDB's stores create one for each
+     * family they check ({@link #floorRowSql}).
      */
     public static String familyFloorKey(String family) {
         return family + FLOOR_MARKER;
@@ -503,6 +506,25 @@ public enum FenceSql {
     /** Compaction: deletes the rows of {@code count} resources. Parameters: the resources. */
     public String deleteRowsSql(String table, int count) {
         return "DELETE FROM " + table + " WHERE resource IN (" + markers(count) + ")";
+    }
+
+    /**
+     * MariaDB: creates the floor row of a family, holding 0 (no floor), unless it exists; {@code null} elsewhere.
+     * Parameter: floor key ({@link #familyFloorKey}). Run in a transaction of its own, it waits at most
+     * {@code lockTimeout} for a lock (in whole seconds, rounded up), the table's metadata lock included. The check's
+     * locking read of a missing floor row (REPEATABLE READ, where {@code INSERT ... SELECT} locks what it reads) takes
+     * a shared lock on the gap before the family's first resource, and two first checks of resources in that gap then
+     * deadlock; of an existing row, it locks that row only. {@code INSERT IGNORE} of an existing row takes a shared
+     * lock, which the checks' own shared locks do not block.
+     */
+    public String floorRowSql(String table, Duration lockTimeout) {
+        if (this != MARIADB) {
+            return null;
+        }
+        long seconds = Math.max(1, (lockTimeout.toMillis() + 999) / 1000);
+        return "SET STATEMENT innodb_lock_wait_timeout=" + seconds + ", lock_wait_timeout=" + seconds + " FOR "
+                + "INSERT IGNORE INTO " + table + " (resource, max_seen, holder, updated_at)"
+                + " VALUES (?, 0, NULL, CURRENT_TIMESTAMP(6))";
     }
 
     /**

@@ -1,0 +1,98 @@
+package dev.fencing.store.sql;
+
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+/**
+ * Internal: for the store modules (fencing-jdbc, fencing-r2dbc); not an API. MariaDB: has the floor row of each family
+ * a store checks created ({@link FenceSql#floorRowSql}, holding 0: no floor) unless it is known to exist. A check's
+ * locking read of a missing floor row takes a shared lock on the gap before the family's first resource (REPEATABLE
+ * READ), and two first checks of new resources in that gap then deadlock; once the row exists the read locks that row
+ * only. The row is created asynchronously, in a transaction of its own, so that a check neither waits for it nor
+ * takes a second connection while it holds one: a family's first checks in a table run as before, every later one
+ * (in any process) without the gap lock. A failed creation is logged and tried again by a check at least
+ * {@link #RETRY_NANOS} later.
+ */
+public final class FloorRows {
+
+    private static final System.Logger LOG = System.getLogger(FloorRows.class.getName());
+
+    /** How many floor keys are remembered before starting over (a family then costs one no-op insert again). */
+    public static final int REMEMBERED = 10_000;
+
+    /** A failed creation is tried again at most this often (10 s), by the next check of the family after that. */
+    public static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    /**
+     * Starts creating one floor row without waiting for it, and reports the end: {@code created} or {@code failed},
+     * exactly once, from any thread.
+     */
+    @FunctionalInterface
+    public interface Creator {
+        void start(String floorKey, Runnable created, Consumer<Throwable> failed);
+    }
+
+    private static final Object DONE = new Object();
+    private static final Object PENDING = new Object();
+
+    private final Creator creator;
+    private final String table;
+    private final long retryNanos;
+    /**
+     * Floor keys whose row exists ({@link #DONE}), is being created ({@link #PENDING}), or could not be created (the
+     * {@code System.nanoTime()} of the failure, a {@code Long}).
+     */
+    private final ConcurrentHashMap<String, Object> floorKeys = new ConcurrentHashMap<>();
+
+    /** Floor rows of {@code table} (named in the log), created by {@code creator}. */
+    public FloorRows(String table, Creator creator) {
+        this(table, creator, RETRY_NANOS);
+    }
+
+    FloorRows(String table, Creator creator, long retryNanos) {
+        this.table = Objects.requireNonNull(table, "table");
+        this.creator = Objects.requireNonNull(creator, "creator");
+        this.retryNanos = retryNanos;
+    }
+
+    /**
+     * Has the floor row {@code floorKey} ({@link FenceSql#floorKeyOf}) created unless it is known to exist, is being
+     * created, or failed less than {@link #RETRY_NANOS} ago. Never blocks and never throws.
+     */
+    public void ensure(String floorKey) {
+        Object state = floorKeys.get(floorKey);
+        if (state == DONE || state == PENDING) {
+            return;
+        }
+        if (state == null) {
+            if (floorKeys.size() >= REMEMBERED) {
+                floorKeys.clear();
+            }
+            if (floorKeys.putIfAbsent(floorKey, PENDING) != null) {
+                return;
+            }
+        } else if (System.nanoTime() - (Long) state < retryNanos || !floorKeys.replace(floorKey, state, PENDING)) {
+            return;
+        }
+        try {
+            creator.start(floorKey, () -> floorKeys.put(floorKey, DONE), e -> failed(floorKey, e));
+        } catch (RuntimeException e) {
+            failed(floorKey, e);
+        }
+    }
+
+    /** Whether the row {@code floorKey} is known to exist (created, or found existing, by this store). */
+    public boolean exists(String floorKey) {
+        return floorKeys.get(floorKey) == DONE;
+    }
+
+    private void failed(String floorKey, Throwable e) {
+        floorKeys.replace(floorKey, PENDING, System.nanoTime());
+        LOG.log(System.Logger.Level.WARNING, () -> "Could not create the floor row of family '"
+                + floorKey.substring(0, floorKey.length() - 1) + "' in fence table '" + table + "' (a check of the "
+                + "family at least 10 s later tries again; until then concurrent first checks of its resources may "
+                + "end in a retryable deadlock): " + e);
+    }
+}
