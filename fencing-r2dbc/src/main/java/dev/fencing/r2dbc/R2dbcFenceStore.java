@@ -55,7 +55,6 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
     private final String checkSql;
     /** The check of a resource without a family, which reads no floor ({@link FenceSql#familylessCheckSql}). */
     private final String familylessCheckSql;
-    private final String swapLockTimeoutSql;
     private final R2dbcTableVerifier verifier;
     /** MariaDB: has the floor row of each family checked created ({@link FloorRows}); {@code null} elsewhere. */
     private final FloorRows floorRows;
@@ -67,10 +66,16 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
         this.table = b.table;
         this.lockTimeout = b.lockTimeout;
         FenceSql sql = dialect.sql();
-        this.checkSql = dialect.nativeMarkers(sql.checkSql(table, lockTimeout, FenceRule.UNBOUNDED));
-        this.familylessCheckSql = dialect.nativeMarkers(sql.familylessCheckSql(table, lockTimeout,
-                FenceRule.UNBOUNDED));
-        this.swapLockTimeoutSql = sql.swapLockTimeoutSql(lockTimeout.toMillis() + "ms");
+        // one statement per check, bounded by itself: PostgreSQL sets and puts back its lock_timeout inside it,
+        // MariaDB bounds it with SET STATEMENT
+        boolean postgresql = sql == FenceSql.POSTGRESQL;
+        String bound = lockTimeout.toMillis() + "ms";
+        this.checkSql = dialect.nativeMarkers(postgresql
+                ? sql.selfBoundedCheckSql(table, bound, FenceRule.UNBOUNDED)
+                : sql.checkSql(table, lockTimeout, FenceRule.UNBOUNDED));
+        this.familylessCheckSql = dialect.nativeMarkers(postgresql
+                ? sql.selfBoundedFamilylessCheckSql(table, bound, FenceRule.UNBOUNDED)
+                : sql.familylessCheckSql(table, lockTimeout, FenceRule.UNBOUNDED));
         this.verifier = new R2dbcTableVerifier(connectionFactory, client, dialect, table,
                 token -> check(token.resource(), token, true));
         String floorRowSql = sql.floorRowSql(table, lockTimeout);
@@ -169,16 +174,9 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
                 .one()
                 .switchIfEmpty(Mono.error(() -> new FenceStoreException(resource, token, "Fence check for resource '"
                         + resource + "' returned no row from table '" + table + "'", null)));
-        // PostgreSQL: lock_timeout for this statement, transaction-local, then the caller's again; after a failed
-        // statement the transaction is aborted and undoes the setting itself. MariaDB: bounded in the statement.
-        Mono<Row> bounded = swapLockTimeoutSql == null ? statement
-                : client.sql(swapLockTimeoutSql).map((row, meta) -> row.get(0, String.class)).one()
-                        .flatMap(previous -> withLockTimeoutRestored(statement, previous));
-        return bounded.onErrorMap(e -> !(e instanceof FenceStoreException), e -> failed(resource, token, e));
-    }
-
-    private Mono<Row> withLockTimeoutRestored(Mono<Row> statement, String previous) {
-        return statement.flatMap(row -> client.sql(dialect.sql().setLockTimeoutSql(previous)).then().thenReturn(row));
+        // bounded within the statement (PostgreSQL: after a failed statement the transaction or savepoint is rolled
+        // back, the statement's lock_timeout with it)
+        return statement.onErrorMap(e -> !(e instanceof FenceStoreException), e -> failed(resource, token, e));
     }
 
     /** A failed statement as the store reports it: busy, conflict, or an error; carrying this very token. */

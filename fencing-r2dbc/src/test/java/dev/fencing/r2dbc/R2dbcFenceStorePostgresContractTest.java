@@ -1,8 +1,22 @@
 package dev.fencing.r2dbc;
 
+import dev.fencing.rule.StaleTokenException;
+import io.r2dbc.spi.Connection;
+import io.r2dbc.spi.ConnectionFactory;
+import io.r2dbc.spi.ConnectionFactoryMetadata;
 import org.junit.jupiter.api.Test;
+import org.reactivestreams.Publisher;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+import org.springframework.transaction.reactive.TransactionalOperator;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** {@link R2dbcFenceStoreContract} on the PostgreSQL server at 127.0.0.1:5432 ({@code r2dbc-postgresql}). */
 class R2dbcFenceStorePostgresContractTest extends R2dbcFenceStoreContract {
@@ -23,14 +37,66 @@ class R2dbcFenceStorePostgresContractTest extends R2dbcFenceStoreContract {
                 + "holder VARCHAR(256), updated_at TIMESTAMP WITH TIME ZONE NOT NULL)";
     }
 
-    /** PostgreSQL bounds the check with a transaction-local lock_timeout and gives the caller's back after it. */
+    /**
+     * PostgreSQL bounds the check with a transaction-local lock_timeout and gives the caller's back after it: on the
+     * insert path, on the update path, and after a rejection (the statement returns the row either way).
+     */
     @Test
     void theCallersLockTimeoutIsBackAfterTheCheck() {
         String r = freshResource();
-        Flux<String> setting = db.sql("SELECT set_config('lock_timeout', '7s', true)").then()
-                .thenMany(store.fence(r, token(r, 1, "a"),
+        StepVerifier.create(transactions.transactional(settingAfter(r, 2))).expectNext("7s").expectComplete()
+                .verify(STEP);
+        StepVerifier.create(transactions.transactional(settingAfter(r, 3))).expectNext("7s").expectComplete()
+                .verify(STEP);
+        Flux<String> stale = settingAfter(r, 1).onErrorResume(StaleTokenException.class,
+                e -> db.sql("SELECT current_setting('lock_timeout')").map((row, m) -> row.get(0, String.class)).all());
+        StepVerifier.create(transactions.transactional(stale)).expectNext("7s").expectComplete().verify(STEP);
+    }
+
+    private Flux<String> settingAfter(String r, long token) {
+        return db.sql("SELECT set_config('lock_timeout', '7s', true)").then()
+                .thenMany(store.fence(r, token(r, token, "a"),
                         db.sql("SELECT current_setting('lock_timeout')").map((row, m) -> row.get(0, String.class))
                                 .all()));
-        StepVerifier.create(transactions.transactional(setting)).expectNext("7s").expectComplete().verify(STEP);
+    }
+
+    /** The check is one statement, one round trip: its lock wait bound is set and put back inside it. */
+    @Test
+    void aCheckIsOneStatement() {
+        AtomicInteger statements = new AtomicInteger();
+        ConnectionFactory counting = countingStatements(pool, statements);
+        R2dbcFenceStore counted = R2dbcFenceStore.builder(counting).table(fenceTable).build();
+        TransactionalOperator tx = TransactionalOperator.create(new R2dbcTransactionManager(counting));
+        String r = freshResource();
+        StepVerifier.create(tx.transactional(counted.fence(r, token(r, 1, "a"), Flux.just("w")))).expectNext("w")
+                .expectComplete().verify(STEP);
+        StepVerifier.create(tx.transactional(counted.fence(r, token(r, 2, "a"), Flux.just("w")))).expectNext("w")
+                .expectComplete().verify(STEP);
+        assertThat(statements).hasValue(2);
+    }
+
+    /** {@code factory}, its connections counting the statements created on them. */
+    private static ConnectionFactory countingStatements(ConnectionFactory factory, AtomicInteger statements) {
+        return new ConnectionFactory() {
+            @Override
+            public Publisher<? extends Connection> create() {
+                return Mono.from(factory.create()).map(c -> (Connection) Proxy.newProxyInstance(
+                        Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                            if (method.getName().equals("createStatement")) {
+                                statements.incrementAndGet();
+                            }
+                            try {
+                                return method.invoke(c, args);
+                            } catch (InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        }));
+            }
+
+            @Override
+            public ConnectionFactoryMetadata getMetadata() {
+                return factory.getMetadata();
+            }
+        };
     }
 }

@@ -436,6 +436,51 @@ public enum FenceSql {
         return swapInLockTimeout(lockTimeout) + check + ";\n" + PUT_BACK_LOCK_TIMEOUT;
     }
 
+    /**
+     * PostgreSQL: {@link #checkSql(String, long)} bounded to wait at most {@code lockTimeout} (for example
+     * {@code 5000ms}) for the resource's row lock within the statement itself, for a driver that sends one statement
+     * per round trip with parameters (R2DBC): the statement's source row joins a one-row sub-select that keeps the
+     * caller's {@code lock_timeout} in {@code fencing.lock_timeout} and sets {@code lockTimeout}, transaction-local,
+     * before the insert or its conflict takes or waits for a lock; its {@code RETURNING} puts the caller's back, after
+     * the lock was taken. Parameters as the check's; returns (max_seen, holder, the restored setting). When the
+     * statement fails, the transaction (or the savepoint) is rolled back, its settings with it.
+     *
+     * @throws UnsupportedOperationException for another database
+     */
+    public String selfBoundedCheckSql(String table, String lockTimeout, long maxAdvance) {
+        return boundedInside(checkSql(table, maxAdvance), lockTimeout,
+                "AS v (resource, token, holder, floor_key)\n", "AS v (resource, token, holder, floor_key)\n");
+    }
+
+    /**
+     * {@link #selfBoundedCheckSql}, of {@link #familylessCheckSql(String, long)}: its {@code VALUES} written as a
+     * source row, with the same parameters and verdicts.
+     */
+    public String selfBoundedFamilylessCheckSql(String table, String lockTimeout, long maxAdvance) {
+        return boundedInside(familylessCheckSql(table, maxAdvance), lockTimeout,
+                "VALUES (CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CURRENT_TIMESTAMP)\n", """
+                        SELECT v.resource, v.token, v.holder, CURRENT_TIMESTAMP
+                        FROM (VALUES (CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT)))
+                                 AS v (resource, token, holder)
+                        """);
+    }
+
+    private String boundedInside(String check, String lockTimeout, String source, String sourceRow) {
+        if (this != POSTGRESQL) {
+            throw new UnsupportedOperationException(this + " bounds its check's lock wait otherwise");
+        }
+        String returning = "RETURNING max_seen, holder";
+        if (!check.contains(source) || !check.endsWith(returning)) {
+            throw new IllegalStateException("The PostgreSQL check statement no longer has the shape to bound inside");
+        }
+        String swap = "       CROSS JOIN (SELECT set_config('fencing.lock_timeout', current_setting('lock_timeout'), "
+                + "true),\n                          set_config('lock_timeout', '" + lockTimeout.replace("'", "''")
+                + "', true)) AS b (kept, bound)\n";
+        String bounded = check.replace(source, sourceRow + swap);
+        return bounded.substring(0, bounded.length() - returning.length()) + returning
+                + ", set_config('lock_timeout', current_setting('fencing.lock_timeout'), true)";
+    }
+
     /** PostgreSQL: keeps the caller's lock_timeout in a custom setting and sets {@code lockTimeout}; one query. */
     private static String swapInLockTimeout(String lockTimeout) {
         return "SELECT set_config('fencing.lock_timeout', current_setting('lock_timeout'), true), "

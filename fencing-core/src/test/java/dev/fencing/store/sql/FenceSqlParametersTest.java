@@ -33,6 +33,24 @@ class FenceSqlParametersTest {
     }
 
     @Test
+    void postgresqlsSelfBoundedStatementsKeepTheParametersAndPutTheBoundBack() {
+        FenceSql sql = FenceSql.POSTGRESQL;
+        String keyed = sql.selfBoundedCheckSql("t", "5000ms", 10);
+        String familyless = sql.selfBoundedFamilylessCheckSql("t", "5000ms", 10);
+        assertThat(markers(keyed)).isEqualTo(sql.checkParameters("orders:1", 5, "h").length);
+        assertThat(markers(familyless)).isEqualTo(FenceSql.familylessCheckParameters("orders", 5, "h").length);
+        for (String statement : new String[] {keyed, familyless}) {
+            assertThat(statement).contains("set_config('lock_timeout', '5000ms', true)")
+                    .endsWith("RETURNING max_seen, holder, "
+                            + "set_config('lock_timeout', current_setting('fencing.lock_timeout'), true)")
+                    .contains("- f.max_seen <= 10");
+        }
+        assertThat(sql.selfBoundedCheckSql("t", "1'; DROP TABLE t; --", 10)).contains("'1''; DROP TABLE t; --'");
+        assertThatThrownBy(() -> FenceSql.MARIADB.selfBoundedCheckSql("t", "5000ms", 10))
+                .isInstanceOf(UnsupportedOperationException.class);
+    }
+
+    @Test
     void theCheckWithoutAFloorRefusesAResourceWithAFamily() {
         assertThat(FenceSql.familylessCheckParameters("orders", 5, "h")).containsExactly("orders", 5L, "h");
         assertThatThrownBy(() -> FenceSql.familylessCheckParameters("orders:1", 5, "h"))
