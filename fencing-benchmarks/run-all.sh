@@ -6,7 +6,7 @@
 # MariaDB on 127.0.0.1:3306, database test, user root without a password (JDBC and check statement runs), pgbench 14+
 # on the PATH (pgbench) and etcd on the PATH (issuers).
 # Usage: fencing-benchmarks/run-all.sh [step ...]   (steps: percall signed contention scale footprint jdbc checkstmt
-#        tablesize pgbench request profile issuers reactive; default: all but issuers and reactive, whose figures are from
+#        r2dbc tablesize pgbench request profile issuers reactive; default: all but issuers and reactive, whose figures are from
 #        earlier runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -36,7 +36,7 @@ rounds() { # name, rounds, JMH arguments; then RoundRatios's --ratio/--diff spec
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(percall profile signed contention scale footprint jdbc checkstmt tablesize pgbench request)
+[ ${#steps[@]} -gt 0 ] || steps=(percall profile signed contention scale footprint jdbc checkstmt r2dbc tablesize pgbench request)
 for step in "${steps[@]}"; do
   case $step in
     percall)    RATIOS=(--ratio proxyFenced/proxyNoOpMethodInterceptor --ratio proxyPrimitivesFloor/proxyNoOpMethodInterceptor
@@ -70,6 +70,9 @@ for step in "${steps[@]}"; do
                            --ratio "noFamily[database=$db]#p50/previousRelease[database=$db]#p50")
                 done
                 rounds jdbc-check-statement 3 JdbcCheckStatementBenchmark -f 1 -wi 1 -w 2 -i 2 -r 2 ;;
+    r2dbc)      RATIOS=(--ratio "r2dbcOneStatement#p50/r2dbcThreeStatements#p50"
+                        --ratio "jdbcOneStatement#p50/jdbcThreeStatementsOneText#p50")
+                rounds r2dbc-check 3 '(R2dbcCheckBenchmark|JdbcBoundedCheckBenchmark)' -f 1 -wi 1 -w 2 -i 2 -r 3 ;;
     tablesize)  run scale-jdbc-postgresql JdbcFenceTableSizeBenchmark -f 1 -wi 1 -w 5 -i 3 -r 5 ;;
     pgbench)    echo "== pgbench: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" \
                   | tee -a "$logs/load.txt"
