@@ -205,42 +205,56 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
         jdbc.update(releaseSql, resource, holder);
     }
 
+    /** What {@link #takeLocked} returns when the resource has no row yet. */
+    private static final Object NO_ROW = new Object();
+
     /**
-     * One attempt, in its own transaction: the token if the lease was free or expired, else {@code null}. The row
-     * is locked first and created only when missing, so the common path takes no shared lock (on InnoDB an
-     * insert-if-absent on an existing row takes one, and two of them deadlock on the upgrade). A row this very
-     * acquire already holds (an earlier attempt committed, but its reply was lost) is returned as taken, not waited
-     * on until it expires. The family floor is read only once the row is locked: a compaction that folded the row
-     * (and raised the floor) committed before this transaction could lock it, so the floor read here covers every
-     * token the folded row issued.
+     * One attempt: the token if the lease was free or expired, else {@code null}. The row is locked first, in a
+     * transaction of the attempt's own, so the common path takes no shared lock (on InnoDB an insert-if-absent on an
+     * existing row takes one, and two of them deadlock on the upgrade). A resource without a row gets one in a
+     * transaction of its own, holding no lock while it inserts, before the attempt locks it again: in REPEATABLE
+     * READ a locking read of a missing row locks the gap where it would go, and two first acquisitions that each
+     * held such a gap and then inserted into it deadlocked (the database rolled one back, the attempt was repeated,
+     * and MariaDB's driver logged each at WARN). Three times without a row (a compaction deleting it each time in
+     * between): {@code null}, and the next attempt starts over.
      */
     private Long tryTake(String resource, String holder) {
-        return transactions.execute(status -> {
-            Object[] row = lockRow(resource);
-            for (int tries = 0; row == null && tries < 3; tries++) {
-                try {
-                    jdbc.update(ensureRowSql, resource);
-                } catch (DuplicateKeyException raced) {
-                    // another transaction inserted the row first (H2's MERGE): it exists now, which is all we need
-                }
-                // still missing when a compaction deleted the row between the insert-if-absent (which saw it) and
-                // this lock (H2's MERGE does not wait for the deleting transaction): insert again
-                row = lockRow(resource);
+        for (int tries = 0; tries < 3; tries++) {
+            Object taken = transactions.execute(status -> takeLocked(resource, holder));
+            if (taken != NO_ROW) {
+                return (Long) taken;
             }
-            if (row == null) {
-                return null; // folded away three times in a row: the next attempt starts over
+            try {
+                transactions.executeWithoutResult(status -> jdbc.update(ensureRowSql, resource));
+            } catch (DuplicateKeyException raced) {
+                // another transaction inserted the row first (H2's MERGE): it exists now, which is all we need
             }
-            if (((Integer) row[1]) == 0) {
-                return holder.equals(row[2]) ? (Long) row[0] : null;
-            }
-            long last = Math.max((Long) row[0], lockedFloor(resource));
-            if (last == Long.MAX_VALUE) {
-                throw new LockAcquisitionException(resource, "Token counter of resource '" + resource + "' in "
-                        + name + " is exhausted (" + last + ")");
-            }
-            jdbc.update(takeSql, holder, last + 1, dialect.ttlParameter(leaseTime.toMillis()), resource);
-            return last + 1;
-        });
+        }
+        return null;
+    }
+
+    /**
+     * In the attempt's transaction: locks the resource's row and takes the lease when it is free or expired (the
+     * token), or {@code null} when it is held, or {@link #NO_ROW}. A row this very acquire already holds (an earlier
+     * attempt committed, but its reply was lost) is returned as taken, not waited on until it expires. The family
+     * floor is read only once the row is locked: a compaction that folded the row (and raised the floor) committed
+     * before this transaction could lock it, so the floor read here covers every token the folded row issued.
+     */
+    private Object takeLocked(String resource, String holder) {
+        Object[] row = lockRow(resource);
+        if (row == null) {
+            return NO_ROW;
+        }
+        if (((Integer) row[1]) == 0) {
+            return holder.equals(row[2]) ? row[0] : null;
+        }
+        long last = Math.max((Long) row[0], lockedFloor(resource));
+        if (last == Long.MAX_VALUE) {
+            throw new LockAcquisitionException(resource, "Token counter of resource '" + resource + "' in "
+                    + name + " is exhausted (" + last + ")");
+        }
+        jdbc.update(takeSql, holder, last + 1, dialect.ttlParameter(leaseTime.toMillis()), resource);
+        return last + 1;
     }
 
     /** The floor of the resource's family, read under a lock in the current transaction; 0 without a family. */
