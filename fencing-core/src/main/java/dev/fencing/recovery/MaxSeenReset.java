@@ -133,6 +133,13 @@ public final class MaxSeenReset {
         if (resource == null || resource.isBlank()) {
             throw new IllegalArgumentException("resource must not be blank");
         }
+        for (int i = 0; i < resource.length(); i++) {
+            if (Character.isISOControl(resource.charAt(i))) {
+                throw new IllegalArgumentException("resource '" + resource + "' contains a control character at index "
+                        + i + ": no token names such a resource (a key ending in U+001F is a family's floor row, "
+                        + "which only compaction changes)");
+            }
+        }
         if (actor == null || actor.isBlank()) {
             throw new IllegalArgumentException("actor (who asks for the reset of '" + resource
                     + "') must not be blank");

@@ -123,6 +123,9 @@ class MaxSeenResetTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("actor");
         assertThatThrownBy(() -> reset.toValue(R, 7, "ops", true, false))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not above 7");
+        // a family's floor row is not a resource
+        assertThatThrownBy(() -> reset.toValue("accounts\u001f", 0, "ops", true, false))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("control character at index 8");
         assertThat(store.maxSeen(R)).hasValue(5);
         assertThat(count("lowered")).isZero();
     }

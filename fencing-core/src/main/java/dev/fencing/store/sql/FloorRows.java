@@ -13,7 +13,8 @@ import java.util.function.Consumer;
  * only. The row is created asynchronously, in a transaction of its own, so that a check neither waits for it nor
  * takes a second connection while it holds one: a family's first checks in a table run as before, every later one
  * (in any process) without the gap lock. A failed creation is logged and tried again by a check at least
- * {@link #RETRY_NANOS} later.
+ * {@link #RETRY_NANOS} later; a row known to exist is made sure of again every {@link #REFRESH_NANOS}, so that one
+ * deleted by hand (a truncated table between tests) comes back without a restart.
  */
 public final class FloorRows {
 
@@ -34,36 +35,46 @@ public final class FloorRows {
         void start(String floorKey, Runnable created, Consumer<Throwable> failed);
     }
 
-    private static final Object DONE = new Object();
+    /** A floor row known to exist is made sure of again after this long (10 min): a no-op insert when it does. */
+    public static final long REFRESH_NANOS = TimeUnit.MINUTES.toNanos(10);
+
     private static final Object PENDING = new Object();
+
+    /** The row existed, or was created, at {@code nanoTime}. */
+    private record Done(long nanoTime) {
+    }
+
+    /** The creation failed at {@code nanoTime}. */
+    private record Failed(long nanoTime) {
+    }
 
     private final Creator creator;
     private final String table;
     private final long retryNanos;
-    /**
-     * Floor keys whose row exists ({@link #DONE}), is being created ({@link #PENDING}), or could not be created (the
-     * {@code System.nanoTime()} of the failure, a {@code Long}).
-     */
+    private final long refreshNanos;
+    /** Each floor key's state: {@link Done}, {@link #PENDING} or {@link Failed}. */
     private final ConcurrentHashMap<String, Object> floorKeys = new ConcurrentHashMap<>();
 
     /** Floor rows of {@code table} (named in the log), created by {@code creator}. */
     public FloorRows(String table, Creator creator) {
-        this(table, creator, RETRY_NANOS);
+        this(table, creator, RETRY_NANOS, REFRESH_NANOS);
     }
 
-    FloorRows(String table, Creator creator, long retryNanos) {
+    FloorRows(String table, Creator creator, long retryNanos, long refreshNanos) {
         this.table = Objects.requireNonNull(table, "table");
         this.creator = Objects.requireNonNull(creator, "creator");
         this.retryNanos = retryNanos;
+        this.refreshNanos = refreshNanos;
     }
 
     /**
-     * Has the floor row {@code floorKey} ({@link FenceSql#floorKeyOf}) created unless it is known to exist, is being
-     * created, or failed less than {@link #RETRY_NANOS} ago. Never blocks and never throws.
+     * Has the floor row {@code floorKey} ({@link FenceSql#floorKeyOf}) created unless it is being created, failed
+     * less than {@link #RETRY_NANOS} ago, or was known to exist less than {@link #REFRESH_NANOS} ago (so that a row
+     * deleted by hand comes back). Never blocks and never throws.
      */
     public void ensure(String floorKey) {
         Object state = floorKeys.get(floorKey);
-        if (state == DONE || state == PENDING) {
+        if (state == PENDING) {
             return;
         }
         if (state == null) {
@@ -73,11 +84,16 @@ public final class FloorRows {
             if (floorKeys.putIfAbsent(floorKey, PENDING) != null) {
                 return;
             }
-        } else if (System.nanoTime() - (Long) state < retryNanos || !floorKeys.replace(floorKey, state, PENDING)) {
-            return;
+        } else {
+            long at = state instanceof Done done ? done.nanoTime() : ((Failed) state).nanoTime();
+            long wait = state instanceof Done ? refreshNanos : retryNanos;
+            if (System.nanoTime() - at < wait || !floorKeys.replace(floorKey, state, PENDING)) {
+                return;
+            }
         }
         try {
-            creator.start(floorKey, () -> floorKeys.put(floorKey, DONE), e -> failed(floorKey, e));
+            creator.start(floorKey, () -> floorKeys.put(floorKey, new Done(System.nanoTime())),
+                    e -> failed(floorKey, e));
         } catch (RuntimeException e) {
             failed(floorKey, e);
         }
@@ -85,11 +101,11 @@ public final class FloorRows {
 
     /** Whether the row {@code floorKey} is known to exist (created, or found existing, by this store). */
     public boolean exists(String floorKey) {
-        return floorKeys.get(floorKey) == DONE;
+        return floorKeys.get(floorKey) instanceof Done;
     }
 
     private void failed(String floorKey, Throwable e) {
-        floorKeys.replace(floorKey, PENDING, System.nanoTime());
+        floorKeys.replace(floorKey, PENDING, new Failed(System.nanoTime()));
         LOG.log(System.Logger.Level.WARNING, () -> "Could not create the floor row of family '"
                 + floorKey.substring(0, floorKey.length() - 1) + "' in fence table '" + table + "' (a check of the "
                 + "family at least 10 s later tries again; until then concurrent first checks of its resources may "

@@ -1,5 +1,7 @@
--- fencing: the max_seen table (mariadb). One row per effective resource, and one per compacted resource family
--- (its floor, keyed family + U+001F); updated_at is when the row last advanced (the database's clock).
+-- fencing: the max_seen table (mariadb). One row per effective resource, and one per resource family checked (its
+-- floor, keyed family + U+001F: max_seen 0, no floor, until compaction raises it; the store creates it so that the
+-- check locks that row rather than a gap; do not delete it); updated_at is when the row last advanced or was created
+-- (the database's clock).
 -- resource and holder compare exactly (binary, no padding): a/A, u/ü and 'x'/'x ' are distinct resources.
 -- The default table name of JdbcFenceStore and R2dbcFenceStore is fencing_max_seen; use your own name consistently.
 CREATE TABLE IF NOT EXISTS fencing_max_seen (

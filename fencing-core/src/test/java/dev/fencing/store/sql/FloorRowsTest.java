@@ -22,8 +22,12 @@ class FloorRowsTest {
     }
 
     private FloorRows rows(long retryNanos) {
+        return rows(retryNanos, FloorRows.REFRESH_NANOS);
+    }
+
+    private FloorRows rows(long retryNanos, long refreshNanos) {
         return new FloorRows("t", (key, created, failed) -> started.add(new Started(key, created, failed)),
-                retryNanos);
+                retryNanos, refreshNanos);
     }
 
     @Test
@@ -61,10 +65,22 @@ class FloorRowsTest {
     }
 
     @Test
+    void aRowKnownToExistIsMadeSureOfAgainAfterTheRefreshDelay() {
+        FloorRows rows = rows(FloorRows.RETRY_NANOS, 0);
+        rows.ensure("orders\u001f");
+        started.get(0).created().run();
+        rows.ensure("orders\u001f"); // refresh 0: due again at once (a row deleted by hand comes back)
+        assertThat(started).hasSize(2);
+        assertThat(rows.exists("orders\u001f")).as("pending again").isFalse();
+        started.get(1).created().run();
+        assertThat(rows.exists("orders\u001f")).isTrue();
+    }
+
+    @Test
     void aCreatorThatThrowsLeavesTheCheckAlone() {
         FloorRows rows = new FloorRows("t", (key, created, failed) -> {
             throw new IllegalStateException("executor gone");
-        }, 0);
+        }, 0, 0);
         assertThatCode(() -> rows.ensure("orders\u001f")).doesNotThrowAnyException();
         assertThat(rows.exists("orders\u001f")).isFalse();
     }

@@ -13,6 +13,7 @@ import dev.fencing.mode.ObservedCalls;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
@@ -165,6 +166,14 @@ public class FencingEndpoint {
      */
     @ReadOperation
     public Map<String, Object> resource(@Selector String resource) {
+        for (int i = 0; i < resource.length(); i++) {
+            if (Character.isISOControl(resource.charAt(i))) {
+                throw new InvalidEndpointRequestException("resource '" + resource + "' contains a control character "
+                        + "at index " + i + ": no token names such a resource (a key ending in U+001F is a family's "
+                        + "floor row: ask for a resource of the family, whose answer shows familyFloor)",
+                        "a resource has no control characters");
+            }
+        }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("resource", resource);
         if (JdbcParts.isJdbc(store)) {

@@ -149,6 +149,10 @@ class FencingActuatorAutoConfigurationTest {
                     .raiseFloor(dev.fencing.store.sql.FenceSql.familyFloorKey("ledger"), 42);
             assertThat(endpoint.resource("ledger:99")).containsEntry("familyFloor", 42L);
             assertThat(endpoint.resource("ledger")).doesNotContainKey("familyFloor");
+            // the floor row's own key is not a resource: refused (400), not shown as one
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> endpoint.resource("ledger\u001f"))
+                    .isInstanceOf(org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException.class)
+                    .hasMessageContaining("control character at index 6");
 
             // the last rejections, newest first; holder ids hidden by default
             List<Map<String, Object>> rejections = (List<Map<String, Object>>) all.get("rejections");
