@@ -28,11 +28,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * The JDBC store's check on PostgreSQL with its lock wait bound, two shapes of one round trip each, over one plain
  * pgjdbc connection (autocommit off, a {@code ROLLBACK} after each call outside the timed part, as in
- * {@link JdbcCheckStatementBenchmark}): {@link #jdbcThreeStatementsOneText} the store's text
- * ({@link FenceSql#boundedCheckSql}: a query that swaps in the bound, the check, a query that puts the caller's back,
- * sent as one batch of protocol messages; the check's row is the second result) and {@link #jdbcOneStatement} the check
- * that sets and puts back the bound inside itself ({@link FenceSql#selfBoundedCheckSql}, the R2DBC store's). What the
- * two extra statements cost the server, with the round trip the same. Both on a keyed resource whose row holds
+ * {@link JdbcCheckStatementBenchmark}): {@link #jdbcThreeStatementsOneText} the previous release's text, frozen here
+ * ({@link #previousText}: a query that swaps in the bound, the check, a query that puts the caller's back, sent as one
+ * batch of protocol messages; the check's row is the second result) and {@link #jdbcOneStatement} this release's check,
+ * which sets and puts back the bound inside itself ({@link FenceSql#selfBoundedCheckSql}, the R2DBC store's too).
+ * What the two extra statements cost the server, with the round trip the same. Both on a keyed resource whose row holds
  * max_seen 1, presented token 2; each call asserts the row it got back.
  */
 @State(Scope.Benchmark)
@@ -66,13 +66,23 @@ public class JdbcBoundedCheckBenchmark {
                     + "', 1, '" + HOLDER + "', CURRENT_TIMESTAMP)");
         }
         connection.setAutoCommit(false);
-        text = connection.prepareStatement(sql.boundedCheckSql(table, "5000ms", FenceRule.UNBOUNDED));
+        text = connection.prepareStatement(previousText(sql.checkSql(table, FenceRule.UNBOUNDED), "5000ms"));
         one = connection.prepareStatement(sql.selfBoundedCheckSql(table, "5000ms", FenceRule.UNBOUNDED));
         parameters = sql.checkParameters(RESOURCE, PRESENTED, HOLDER);
         jdbcThreeStatementsOneText();
         connection.rollback();
         jdbcOneStatement();
         connection.rollback();
+    }
+
+    /**
+     * The previous release's bounded check ({@code FenceSql.boundedCheckSql} as of commit d4169ab): the bound swapped
+     * in, the check, the caller's bound put back, as one text.
+     */
+    static String previousText(String check, String lockTimeout) {
+        return "SELECT set_config('fencing.lock_timeout', current_setting('lock_timeout'), true), "
+                + "set_config('lock_timeout', '" + lockTimeout + "', true);\n" + check + ";\n"
+                + "SELECT set_config('lock_timeout', current_setting('fencing.lock_timeout'), true)";
     }
 
     @TearDown(Level.Invocation)

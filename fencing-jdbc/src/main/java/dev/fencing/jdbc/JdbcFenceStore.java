@@ -101,8 +101,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     private final String readLockTimeoutSql;
     private final String setLockTimeoutSql;
     private final String swapLockTimeoutSql;
-    private final String boundedCheckSql;
-    private final String familylessBoundedCheckSql;
+    /** Whether the check statement bounds its own lock wait (PostgreSQL, MariaDB), or the store around it (H2). */
+    private final boolean checkBoundsItself;
     private final TableVerifier verifier;
     /** The administration of this store's table, built once: {@link #compact} and {@link #familyFloor} reuse it. */
     private final JdbcFenceAdmin admin;
@@ -125,20 +125,20 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
         this.lockTimeout = b.lockTimeout;
         this.maxAdvance = b.maxAdvance;
-        this.checkSql = dialect.checkSql(table, lockTimeout, maxAdvance);
-        this.familylessCheckSql = dialect.fenceSql().familylessCheckSql(table, lockTimeout, maxAdvance);
+        // PostgreSQL and MariaDB bound the check's lock wait within the statement (one round trip); H2 around it
+        boolean postgresql = dialect.fenceSql() == FenceSql.POSTGRESQL;
+        String lockTimeoutValue = dialect.lockTimeoutValue(lockTimeout);
+        this.checkSql = postgresql ? FenceSql.POSTGRESQL.selfBoundedCheckSql(table, lockTimeoutValue, maxAdvance)
+                : dialect.checkSql(table, lockTimeout, maxAdvance);
+        this.familylessCheckSql = postgresql
+                ? FenceSql.POSTGRESQL.selfBoundedFamilylessCheckSql(table, lockTimeoutValue, maxAdvance)
+                : dialect.fenceSql().familylessCheckSql(table, lockTimeout, maxAdvance);
         this.floorSql = dialect.checkSql(table, lockTimeout);
         this.readLockTimeoutSql = dialect.readLockTimeoutSql();
         this.setLockTimeoutSql = readLockTimeoutSql == null ? null
                 : dialect.setLockTimeoutSql(dialect.lockTimeoutValue(lockTimeout));
-        this.swapLockTimeoutSql = dialect.swapLockTimeoutSql(dialect.lockTimeoutValue(lockTimeout));
-        // PostgreSQL: bound, check and the caller's bound put back, in one round trip
-        boolean postgresql = dialect.fenceSql() == FenceSql.POSTGRESQL;
-        String lockTimeoutValue = dialect.lockTimeoutValue(lockTimeout);
-        this.boundedCheckSql = postgresql
-                ? FenceSql.POSTGRESQL.boundedCheckSql(table, lockTimeoutValue, maxAdvance) : null;
-        this.familylessBoundedCheckSql = postgresql
-                ? FenceSql.POSTGRESQL.familylessBoundedCheckSql(table, lockTimeoutValue, maxAdvance) : null;
+        this.swapLockTimeoutSql = dialect.swapLockTimeoutSql(lockTimeoutValue);
+        this.checkBoundsItself = postgresql || readLockTimeoutSql == null;
         this.checkAtCommit = b.checkAtCommit;
         String floorRowSql = dialect.fenceSql().floorRowSql(table, lockTimeout);
         this.floorRows = floorRowSql == null ? null
@@ -469,7 +469,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     /** Checks {@code token}; a {@code probe} (the table verifier's, rolled back) leaves no floor row behind. */
     private void check(String resource, FencingToken token, boolean probe) {
         String previousLockTimeout = null;
-        if (boundedCheckSql == null) {
+        if (!checkBoundsItself) {
             try {
                 previousLockTimeout = swapInLockTimeout();
             } catch (DataAccessException e) {
@@ -561,10 +561,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         for (int attempt = 1; ; attempt++) {
             Row row;
             try {
-                row = boundedCheckSql != null
-                        ? boundedCheck(family ? boundedCheckSql : familylessBoundedCheckSql, parameters)
-                        : jdbc.query(family ? checkSql : familylessCheckSql, ps -> bind(ps, parameters),
-                                rs -> rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null);
+                row = jdbc.query(family ? checkSql : familylessCheckSql, ps -> bind(ps, parameters),
+                        rs -> rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null);
             } catch (DuplicateKeyException e) {
                 // another transaction inserted the resource's first row concurrently (H2's MERGE does not absorb
                 // that as ON CONFLICT does): the statement, run again, takes the update path and its row lock
@@ -605,23 +603,6 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     /** MariaDB: whether this store created or found the floor row of {@code family} (for tests). */
     boolean hasFloorRow(String family) {
         return floorRows != null && floorRows.exists(FenceSql.familyFloorKey(family));
-    }
-
-    /**
-     * PostgreSQL: the check between setting its lock wait bound and putting the caller's back, sent as one text in
-     * one round trip ({@link FenceSql#boundedCheckSql}); the check's row is the second result.
-     */
-    private Row boundedCheck(String sql, Object[] parameters) {
-        return jdbc.execute(sql, (PreparedStatementCallback<Row>) ps -> {
-            bind(ps, parameters);
-            ps.execute();
-            if (!ps.getMoreResults()) {
-                return null;
-            }
-            try (ResultSet rs = ps.getResultSet()) {
-                return rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null;
-            }
-        });
     }
 
     /** Binds {@code parameters} ({@link FenceSql#checkParameters}: texts, some null, and longs) in order, typed. */

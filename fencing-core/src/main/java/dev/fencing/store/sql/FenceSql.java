@@ -412,34 +412,9 @@ public enum FenceSql {
 
     /**
      * PostgreSQL: {@link #checkSql(String, long)} bounded to wait at most {@code lockTimeout} (for example
-     * {@code 5000ms}) for the resource's row lock, in one text sent in one round trip: a query that sets the
-     * transaction-local {@code lock_timeout} (keeping the caller's in {@code fencing.lock_timeout}), the check, and a
-     * query that puts the caller's back. Parameters as the check's; its row is the <em>second</em> result. When the
-     * check fails the rest does not run and the transaction is aborted (its settings with it).
-     *
-     * @throws UnsupportedOperationException for another database (they bound the statement by themselves, or
-     *                                       around it)
-     */
-    public String boundedCheckSql(String table, String lockTimeout, long maxAdvance) {
-        return bounded(checkSql(table, maxAdvance), lockTimeout);
-    }
-
-    /** {@link #boundedCheckSql}, of {@link #familylessCheckSql(String, long)}. */
-    public String familylessBoundedCheckSql(String table, String lockTimeout, long maxAdvance) {
-        return bounded(familylessCheckSql(table, maxAdvance), lockTimeout);
-    }
-
-    private String bounded(String check, String lockTimeout) {
-        if (this != POSTGRESQL) {
-            throw new UnsupportedOperationException(this + " bounds its check's lock wait otherwise");
-        }
-        return swapInLockTimeout(lockTimeout) + check + ";\n" + PUT_BACK_LOCK_TIMEOUT;
-    }
-
-    /**
-     * PostgreSQL: {@link #checkSql(String, long)} bounded to wait at most {@code lockTimeout} (for example
      * {@code 5000ms}) for the resource's row lock within the statement itself, for a driver that sends one statement
-     * per round trip with parameters (R2DBC): the statement's source row joins a one-row sub-select that keeps the
+     * per round trip with parameters (R2DBC) as for one that sends several (JDBC, where it costs the server less than
+     * three statements): the statement's source row joins a one-row sub-select that keeps the
      * caller's {@code lock_timeout} in {@code fencing.lock_timeout} and sets {@code lockTimeout}, transaction-local,
      * before the insert or its conflict takes or waits for a lock; its {@code RETURNING} puts the caller's back, after
      * the lock was taken. Parameters as the check's; returns (max_seen, holder, the restored setting). When the
