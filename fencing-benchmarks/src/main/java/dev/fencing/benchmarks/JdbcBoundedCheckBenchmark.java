@@ -92,15 +92,7 @@ public class JdbcBoundedCheckBenchmark {
 
     @TearDown(Level.Trial)
     public void stop() throws SQLException {
-        try {
-            connection.rollback();
-            connection.setAutoCommit(true);
-            try (Statement ddl = connection.createStatement()) {
-                ddl.execute("DROP TABLE IF EXISTS " + table);
-            }
-        } finally {
-            connection.close();
-        }
+        JdbcCheckStatementBenchmark.dropAndClose(connection, table);
     }
 
     @Benchmark
@@ -124,13 +116,7 @@ public class JdbcBoundedCheckBenchmark {
     }
 
     private void bind(PreparedStatement statement) throws SQLException {
-        for (int i = 0; i < parameters.length; i++) {
-            if (parameters[i] instanceof Long value) {
-                statement.setLong(i + 1, value);
-            } else {
-                statement.setString(i + 1, (String) parameters[i]);
-            }
-        }
+        JdbcCheckStatementBenchmark.bind(statement, parameters);
     }
 
     private static long expect(ResultSet rs) throws SQLException {

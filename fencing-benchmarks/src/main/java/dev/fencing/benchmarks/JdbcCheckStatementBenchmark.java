@@ -169,15 +169,7 @@ public class JdbcCheckStatementBenchmark {
 
     @TearDown(Level.Trial)
     public void stop() throws SQLException {
-        try {
-            connection.rollback();
-            connection.setAutoCommit(true);
-            try (Statement ddl = connection.createStatement()) {
-                ddl.execute("DROP TABLE IF EXISTS " + table);
-            }
-        } finally {
-            connection.close();
-        }
+        dropAndClose(connection, table);
     }
 
     /** The current statement for a keyed resource whose family has a floor row. */
@@ -239,6 +231,12 @@ public class JdbcCheckStatementBenchmark {
 
     /** Binds {@code parameters} (texts, some null, and longs) in order, typed, and runs the statement. */
     private static ResultSet execute(PreparedStatement statement, Object[] parameters) throws SQLException {
+        bind(statement, parameters);
+        return statement.executeQuery();
+    }
+
+    /** Binds {@code parameters} (texts, some null, and longs) in order, typed. */
+    static void bind(PreparedStatement statement, Object[] parameters) throws SQLException {
         for (int i = 0; i < parameters.length; i++) {
             if (parameters[i] instanceof Long value) {
                 statement.setLong(i + 1, value);
@@ -246,6 +244,18 @@ public class JdbcCheckStatementBenchmark {
                 statement.setString(i + 1, (String) parameters[i]);
             }
         }
-        return statement.executeQuery();
+    }
+
+    /** Rolls back, drops {@code table} and closes {@code connection} (a trial's tear-down). */
+    static void dropAndClose(Connection connection, String table) throws SQLException {
+        try {
+            connection.rollback();
+            connection.setAutoCommit(true);
+            try (Statement ddl = connection.createStatement()) {
+                ddl.execute("DROP TABLE IF EXISTS " + table);
+            }
+        } finally {
+            connection.close();
+        }
     }
 }
