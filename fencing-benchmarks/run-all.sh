@@ -70,8 +70,8 @@ for step in "${steps[@]}"; do
                            --ratio "noFamily[database=$db]#p50/previousRelease[database=$db]#p50")
                 done
                 rounds jdbc-check-statement 3 JdbcCheckStatementBenchmark -f 1 -wi 1 -w 2 -i 2 -r 2 ;;
-    r2dbc)      RATIOS=(--ratio "r2dbcOneStatement#p50/r2dbcThreeStatements#p50"
-                        --ratio "jdbcOneStatement#p50/jdbcThreeStatementsOneText#p50")
+    r2dbc)      RATIOS=(--ratio "r2dbcTwoStatements#p50/r2dbcThreeStatements#p50"
+                        --ratio "jdbcTwoStatementsOneText#p50/jdbcThreeStatementsOneText#p50")
                 rounds r2dbc-check 3 '(R2dbcCheckBenchmark|JdbcBoundedCheckBenchmark)' -f 1 -wi 1 -w 2 -i 2 -r 3 ;;
     tablesize)  run scale-jdbc-postgresql JdbcFenceTableSizeBenchmark -f 1 -wi 1 -w 5 -i 3 -r 5 ;;
     pgbench)    echo "== pgbench: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" \

@@ -30,9 +30,10 @@ import java.util.concurrent.TimeUnit;
  * pgjdbc connection (autocommit off, a {@code ROLLBACK} after each call outside the timed part, as in
  * {@link JdbcCheckStatementBenchmark}): {@link #jdbcThreeStatementsOneText} the previous release's text, frozen here
  * ({@link #previousText}: a query that swaps in the bound, the check, a query that puts the caller's back, sent as one
- * batch of protocol messages; the check's row is the second result) and {@link #jdbcOneStatement} this release's check,
- * which sets and puts back the bound inside itself ({@link FenceSql#selfBoundedCheckSql}, the R2DBC store's too).
- * What the two extra statements cost the server, with the round trip the same. Both on a keyed resource whose row holds
+ * batch of protocol messages; the check's row is the second result) and {@link #jdbcTwoStatementsOneText} this
+ * release's: the query that swaps in the bound ({@link FenceSql#swapInLockTimeoutSql}) and the check whose
+ * {@code RETURNING} puts the caller's back ({@link FenceSql#restoringCheckSql}), one text. What the third statement
+ * costs the server, with the round trip the same. Both on a keyed resource whose row holds
  * max_seen 1, presented token 2; each call asserts the row it got back.
  */
 @State(Scope.Benchmark)
@@ -51,7 +52,7 @@ public class JdbcBoundedCheckBenchmark {
     private Connection connection;
     private String table;
     private PreparedStatement text;
-    private PreparedStatement one;
+    private PreparedStatement two;
     private Object[] parameters;
 
     @Setup(Level.Trial)
@@ -67,11 +68,12 @@ public class JdbcBoundedCheckBenchmark {
         }
         connection.setAutoCommit(false);
         text = connection.prepareStatement(previousText(sql.checkSql(table, FenceRule.UNBOUNDED), "5000ms"));
-        one = connection.prepareStatement(sql.selfBoundedCheckSql(table, "5000ms", FenceRule.UNBOUNDED));
+        two = connection.prepareStatement(sql.swapInLockTimeoutSql("5000ms") + ";\n"
+                + sql.restoringCheckSql(table, FenceRule.UNBOUNDED));
         parameters = sql.checkParameters(RESOURCE, PRESENTED, HOLDER);
         jdbcThreeStatementsOneText();
         connection.rollback();
-        jdbcOneStatement();
+        jdbcTwoStatementsOneText();
         connection.rollback();
     }
 
@@ -97,20 +99,21 @@ public class JdbcBoundedCheckBenchmark {
 
     @Benchmark
     public long jdbcThreeStatementsOneText() throws SQLException {
-        bind(text);
-        text.execute();
-        if (!text.getMoreResults()) {
-            throw new IllegalStateException("the bounded text returned no second result");
-        }
-        try (ResultSet rs = text.getResultSet()) {
-            return expect(rs);
-        }
+        return secondResult(text);
     }
 
     @Benchmark
-    public long jdbcOneStatement() throws SQLException {
-        bind(one);
-        try (ResultSet rs = one.executeQuery()) {
+    public long jdbcTwoStatementsOneText() throws SQLException {
+        return secondResult(two);
+    }
+
+    private long secondResult(PreparedStatement statement) throws SQLException {
+        bind(statement);
+        statement.execute();
+        if (!statement.getMoreResults()) {
+            throw new IllegalStateException("the bounded text returned no second result");
+        }
+        try (ResultSet rs = statement.getResultSet()) {
             return expect(rs);
         }
     }

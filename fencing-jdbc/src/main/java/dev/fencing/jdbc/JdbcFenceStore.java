@@ -101,8 +101,10 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     private final String readLockTimeoutSql;
     private final String setLockTimeoutSql;
     private final String swapLockTimeoutSql;
-    /** Whether the check statement bounds its own lock wait (PostgreSQL, MariaDB), or the store around it (H2). */
+    /** Whether the check's text bounds its own lock wait (PostgreSQL, MariaDB), or the store around it (H2). */
     private final boolean checkBoundsItself;
+    /** PostgreSQL: the check's text is the bound's query, then the check; its row is the second result. */
+    private final boolean checkIsSecondResult;
     private final TableVerifier verifier;
     /** The administration of this store's table, built once: {@link #compact} and {@link #familyFloor} reuse it. */
     private final JdbcFenceAdmin admin;
@@ -125,14 +127,17 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
         this.lockTimeout = b.lockTimeout;
         this.maxAdvance = b.maxAdvance;
-        // PostgreSQL and MariaDB bound the check's lock wait within the statement (one round trip); H2 around it
+        // PostgreSQL: the bound swapped in and the check that puts it back, one text in one round trip (the check's
+        // row the second result); MariaDB: bounded by the statement itself; H2: around it
         boolean postgresql = dialect.fenceSql() == FenceSql.POSTGRESQL;
         String lockTimeoutValue = dialect.lockTimeoutValue(lockTimeout);
-        this.checkSql = postgresql ? FenceSql.POSTGRESQL.selfBoundedCheckSql(table, lockTimeoutValue, maxAdvance)
+        String swap = postgresql ? FenceSql.POSTGRESQL.swapInLockTimeoutSql(lockTimeoutValue) + ";\n" : null;
+        this.checkSql = postgresql ? swap + FenceSql.POSTGRESQL.restoringCheckSql(table, maxAdvance)
                 : dialect.checkSql(table, lockTimeout, maxAdvance);
         this.familylessCheckSql = postgresql
-                ? FenceSql.POSTGRESQL.selfBoundedFamilylessCheckSql(table, lockTimeoutValue, maxAdvance)
+                ? swap + FenceSql.POSTGRESQL.restoringFamilylessCheckSql(table, maxAdvance)
                 : dialect.fenceSql().familylessCheckSql(table, lockTimeout, maxAdvance);
+        this.checkIsSecondResult = postgresql;
         this.floorSql = dialect.checkSql(table, lockTimeout);
         this.readLockTimeoutSql = dialect.readLockTimeoutSql();
         this.setLockTimeoutSql = readLockTimeoutSql == null ? null
@@ -561,8 +566,10 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         for (int attempt = 1; ; attempt++) {
             Row row;
             try {
-                row = jdbc.query(family ? checkSql : familylessCheckSql, ps -> bind(ps, parameters),
-                        rs -> rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null);
+                String sql = family ? checkSql : familylessCheckSql;
+                row = checkIsSecondResult ? secondResult(sql, parameters)
+                        : jdbc.query(sql, ps -> bind(ps, parameters),
+                                rs -> rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null);
             } catch (DuplicateKeyException e) {
                 // another transaction inserted the resource's first row concurrently (H2's MERGE does not absorb
                 // that as ON CONFLICT does): the statement, run again, takes the update path and its row lock
@@ -603,6 +610,20 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     /** MariaDB: whether this store created or found the floor row of {@code family} (for tests). */
     boolean hasFloorRow(String family) {
         return floorRows != null && floorRows.exists(FenceSql.familyFloorKey(family));
+    }
+
+    /** PostgreSQL: runs the bound's query and the check as one text; the check's row is the second result. */
+    private Row secondResult(String sql, Object[] parameters) {
+        return jdbc.execute(sql, (PreparedStatementCallback<Row>) ps -> {
+            bind(ps, parameters);
+            ps.execute();
+            if (!ps.getMoreResults()) {
+                return null;
+            }
+            try (ResultSet rs = ps.getResultSet()) {
+                return rs.next() ? new Row(rs.getLong(1), rs.getString(2)) : null;
+            }
+        });
     }
 
     /** Binds {@code parameters} ({@link FenceSql#checkParameters}: texts, some null, and longs) in order, typed. */

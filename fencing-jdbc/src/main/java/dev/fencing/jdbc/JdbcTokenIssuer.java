@@ -290,12 +290,15 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
 
     /**
      * The token column of the resource's lease row, committed now; for a resource without a row (never locked, or
-     * folded by {@link #compact}) its family's floor, 0 when it has none.
+     * folded by {@link #compact}), or whose row an acquisition has inserted but not yet taken (in a transaction of its
+     * own, {@link #tryTake}: it holds 0, while a token up to the floor may have been issued for the resource before it
+     * was folded), its family's floor, 0 when it has none. A row that issued a token holds the highest one issued for
+     * the resource: it was taken above the floor of its time, and a row folded since is gone.
      */
     @Override
     public long highestIssued(String resource) {
         long[] state = state(resource);
-        if (state != null) {
+        if (state != null && state[0] > 0) {
             return state[0];
         }
         String family = ResourceFamily.of(resource);

@@ -103,6 +103,28 @@ abstract class JdbcLeaseRetentionContract {
         assertThat(issuer.highestIssued(family + ":1")).isEqualTo(51);
     }
 
+    /**
+     * An acquisition of a folded resource inserts its row (token 0) in a transaction of its own before it takes it: a
+     * reader meanwhile, or after an acquisition that stopped between the two, sees that row. The highest token issued
+     * for the resource is still the family's floor: a reset to a lower value would let a token issued before the fold
+     * through.
+     */
+    @Test
+    void aRowInsertedButNotYetTakenReportsTheFamilysFloorAsHighestIssued() {
+        String family = family();
+        take(family + ":a");
+        take(family + ":a");
+        issuer.compact(Duration.ZERO, 100);
+        assertThat(issuer.familyFloor(family)).hasValue(2);
+        jdbc.update("INSERT INTO " + table + " (resource, holder, token, expires_at) VALUES (?, NULL, 0, NULL)",
+                family + ":a");
+        assertThat(issuer.highestIssued(family + ":a")).isEqualTo(2);
+        try (Lease next = issuer.acquire(family + ":a", WAIT)) {
+            assertThat(next.token().value()).isEqualTo(3);
+        }
+        assertThat(issuer.highestIssued(family + ":a")).isEqualTo(3);
+    }
+
     @Test
     void compactionFoldsFreeIdleRowsOfAFamilyAndKeepsHeldAndUnkeyedOnes() {
         String family = family();

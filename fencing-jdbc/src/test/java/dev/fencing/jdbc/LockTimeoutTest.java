@@ -122,6 +122,47 @@ class LockTimeoutTest {
         assertThat(waited).isLessThan(4_000L);
     }
 
+    /**
+     * The bound covers the wait for the table's lock too, which the check takes before it runs (PostgreSQL: when it is
+     * parsed, behind a DDL's or an operator's {@code LOCK TABLE}; MariaDB: the metadata lock, behind
+     * {@code LOCK TABLES ... WRITE} or a DDL, bounded by {@code lock_wait_timeout}), though the caller's own bound
+     * would wait for ever (PostgreSQL) or a day (MariaDB). H2 has no table lock a check waits for.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Database.class, names = {"POSTGRESQL", "MARIADB"})
+    void theBoundCoversTheWaitForTheTablesLock(Database database) throws Throwable {
+        JdbcFenceStore store = storeBuilder(database).lockTimeout(Duration.ofMillis(1000)).build();
+        store.verify();
+        String r = "orders:" + System.nanoTime();
+        Throwable failure;
+        long waited;
+        try (java.sql.Connection locker = pool(database).getConnection();
+             java.sql.Statement lock = locker.createStatement()) {
+            if (database == Database.POSTGRESQL) {
+                locker.setAutoCommit(false);
+                lock.execute("LOCK TABLE " + store.table() + " IN SHARE ROW EXCLUSIVE MODE");
+            } else {
+                lock.execute("LOCK TABLES " + store.table() + " WRITE");
+            }
+            try {
+                long started = System.nanoTime();
+                failure = catchThrowable(() -> store.fence(r, new FencingToken(r, 1, "w"), () -> null));
+                waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+            } finally {
+                if (database == Database.POSTGRESQL) {
+                    locker.rollback();
+                    locker.setAutoCommit(true);
+                } else {
+                    lock.execute("UNLOCK TABLES");
+                }
+            }
+        }
+        assertThat(failure).isInstanceOf(FenceBusyException.class).hasMessageContaining("resource '" + r + "'");
+        assertThat(waited).isBetween(900L, 10_000L);
+        // the table is free again: the same token is a first one
+        store.fence(r, new FencingToken(r, 1, "w"), () -> null);
+    }
+
     @ParameterizedTest
     @EnumSource(Database.class)
     void theCallersOwnLockWaitSettingIsBackAfterTheCheck(Database database) {

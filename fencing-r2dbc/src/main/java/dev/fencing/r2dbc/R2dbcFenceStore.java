@@ -55,6 +55,8 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
     private final String checkSql;
     /** The check of a resource without a family, which reads no floor ({@link FenceSql#familylessCheckSql}). */
     private final String familylessCheckSql;
+    /** PostgreSQL: the query before the check that swaps in its lock wait bound; {@code null} elsewhere. */
+    private final String swapSql;
     private final R2dbcTableVerifier verifier;
     /** MariaDB: has the floor row of each family checked created ({@link FloorRows}); {@code null} elsewhere. */
     private final FloorRows floorRows;
@@ -66,15 +68,15 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
         this.table = b.table;
         this.lockTimeout = b.lockTimeout;
         FenceSql sql = dialect.sql();
-        // one statement per check, bounded by itself: PostgreSQL sets and puts back its lock_timeout inside it,
-        // MariaDB bounds it with SET STATEMENT
+        // PostgreSQL: the bound swapped in by a query of its own (a statement takes its table lock before anything
+        // in it runs), then the check, whose RETURNING puts the caller's back: two round trips. MariaDB: one
+        // statement bounded by SET STATEMENT
         boolean postgresql = sql == FenceSql.POSTGRESQL;
-        String bound = lockTimeout.toMillis() + "ms";
-        this.checkSql = dialect.nativeMarkers(postgresql
-                ? sql.selfBoundedCheckSql(table, bound, FenceRule.UNBOUNDED)
+        this.swapSql = postgresql ? sql.swapInLockTimeoutSql(lockTimeout.toMillis() + "ms") : null;
+        this.checkSql = dialect.nativeMarkers(postgresql ? sql.restoringCheckSql(table, FenceRule.UNBOUNDED)
                 : sql.checkSql(table, lockTimeout, FenceRule.UNBOUNDED));
         this.familylessCheckSql = dialect.nativeMarkers(postgresql
-                ? sql.selfBoundedFamilylessCheckSql(table, bound, FenceRule.UNBOUNDED)
+                ? sql.restoringFamilylessCheckSql(table, FenceRule.UNBOUNDED)
                 : sql.familylessCheckSql(table, lockTimeout, FenceRule.UNBOUNDED));
         this.verifier = new R2dbcTableVerifier(connectionFactory, client, dialect, table,
                 token -> check(token.resource(), token, true));
@@ -174,9 +176,9 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
                 .one()
                 .switchIfEmpty(Mono.error(() -> new FenceStoreException(resource, token, "Fence check for resource '"
                         + resource + "' returned no row from table '" + table + "'", null)));
-        // bounded within the statement (PostgreSQL: after a failed statement the transaction or savepoint is rolled
-        // back, the statement's lock_timeout with it)
-        return statement.onErrorMap(e -> !(e instanceof FenceStoreException), e -> failed(resource, token, e));
+        // PostgreSQL: after a failed statement the transaction or savepoint is rolled back, the bound with it
+        Mono<Row> bounded = swapSql == null ? statement : client.sql(swapSql).then().then(statement);
+        return bounded.onErrorMap(e -> !(e instanceof FenceStoreException), e -> failed(resource, token, e));
     }
 
     /** A failed statement as the store reports it: busy, conflict, or an error; carrying this very token. */

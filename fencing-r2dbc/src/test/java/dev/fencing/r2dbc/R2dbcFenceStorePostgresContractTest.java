@@ -1,6 +1,7 @@
 package dev.fencing.r2dbc;
 
 import dev.fencing.rule.StaleTokenException;
+import dev.fencing.store.TransientFenceFailure;
 import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.ConnectionFactoryMetadata;
@@ -13,6 +14,7 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 import java.lang.reflect.InvocationTargetException;
+import java.time.Duration;
 import java.lang.reflect.Proxy;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -60,9 +62,13 @@ class R2dbcFenceStorePostgresContractTest extends R2dbcFenceStoreContract {
                                 .all()));
     }
 
-    /** The check is one statement, one round trip: its lock wait bound is set and put back inside it. */
+    /**
+     * The check is two statements, two round trips: the query that swaps in its lock wait bound (a statement of its own:
+     * the check takes its table lock before anything in it runs), and the check, whose RETURNING puts the caller's
+     * bound back (it was three: a query of its own for that).
+     */
     @Test
-    void aCheckIsOneStatement() {
+    void aCheckIsTwoStatements() {
         AtomicInteger statements = new AtomicInteger();
         ConnectionFactory counting = countingStatements(pool, statements);
         R2dbcFenceStore counted = R2dbcFenceStore.builder(counting).table(fenceTable).build();
@@ -72,7 +78,31 @@ class R2dbcFenceStorePostgresContractTest extends R2dbcFenceStoreContract {
                 .expectComplete().verify(STEP);
         StepVerifier.create(tx.transactional(counted.fence(r, token(r, 2, "a"), Flux.just("w")))).expectNext("w")
                 .expectComplete().verify(STEP);
-        assertThat(statements).hasValue(2);
+        assertThat(statements).hasValue(4);
+    }
+
+    /** The bound covers the wait for the table's lock (taken when the check is parsed), behind a LOCK TABLE. */
+    @Test
+    void theBoundCoversTheWaitForTheTablesLock() throws Exception {
+        R2dbcFenceStore impatient = R2dbcFenceStore.builder(pool).table(fenceTable)
+                .lockTimeout(Duration.ofMillis(500)).build();
+        String r = freshResource();
+        Connection locker = Mono.from(pool.create()).block(STEP);
+        try {
+            Mono.from(locker.beginTransaction()).block(STEP);
+            Flux.from(locker.createStatement("LOCK TABLE " + fenceTable + " IN SHARE ROW EXCLUSIVE MODE").execute())
+                    .flatMap(result -> result.getRowsUpdated()).blockLast(STEP);
+            long started = System.nanoTime();
+            StepVerifier.create(transactions.transactional(impatient.fence(r, token(r, 1, "a"), Flux.just("w"))))
+                    .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(R2dbcFenceTransientException.class,
+                            busy -> assertThat(busy.reason()).isEqualTo(TransientFenceFailure.Reason.BUSY)))
+                    .verify(STEP);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isBetween(Duration.ofMillis(400),
+                    Duration.ofSeconds(10));
+        } finally {
+            Mono.from(locker.rollbackTransaction()).block(STEP);
+            Mono.from(locker.close()).block(STEP);
+        }
     }
 
     /** {@code factory}, its connections counting the statements created on them. */

@@ -297,13 +297,15 @@ public enum FenceSql {
 
     /**
      * {@code statement} bounded to wait at most {@code lockTimeout} for the locks it takes when the database can bound
-     * one statement by itself (MariaDB: {@code SET STATEMENT innodb_lock_wait_timeout=n FOR}, in whole seconds
-     * rounded up); elsewhere {@code statement} as it is, to be bounded around it.
+     * one statement by itself (MariaDB: {@code SET STATEMENT innodb_lock_wait_timeout=n, lock_wait_timeout=n FOR}, in
+     * whole seconds rounded up: row locks, and the table's metadata lock behind {@code LOCK TABLES} or a DDL);
+     * elsewhere {@code statement} as it is, to be bounded around it.
      */
     public String boundedByItself(String statement, Duration lockTimeout) {
         if (this == MARIADB) {
             long seconds = Math.max(1, (lockTimeout.toMillis() + 999) / 1000);
-            return "SET STATEMENT innodb_lock_wait_timeout=" + seconds + " FOR " + statement;
+            return "SET STATEMENT innodb_lock_wait_timeout=" + seconds + ", lock_wait_timeout=" + seconds + " FOR "
+                    + statement;
         }
         return statement;
     }
@@ -411,49 +413,52 @@ public enum FenceSql {
     }
 
     /**
-     * PostgreSQL: {@link #checkSql(String, long)} bounded to wait at most {@code lockTimeout} (for example
-     * {@code 5000ms}) for the resource's row lock within the statement itself, for a driver that sends one statement
-     * per round trip with parameters (R2DBC) as for one that sends several (JDBC, where it costs the server less than
-     * three statements): the statement's source row joins a one-row sub-select that keeps the
-     * caller's {@code lock_timeout} in {@code fencing.lock_timeout} and sets {@code lockTimeout}, transaction-local,
-     * before the insert or its conflict takes or waits for a lock; its {@code RETURNING} puts the caller's back, after
-     * the lock was taken. Parameters as the check's; returns (max_seen, holder, the restored setting). When the
-     * statement fails, the transaction (or the savepoint) is rolled back, its settings with it.
+     * PostgreSQL: the query that keeps the caller's {@code lock_timeout} in {@code fencing.lock_timeout} and sets
+     * {@code lockTimeout} (for example {@code 5000ms}), both transaction-local; the statement before
+     * {@link #restoringCheckSql}. It must be a statement of its own: a statement takes its table lock when it is
+     * parsed, before any function in it runs, so a bound set inside the check would not bound the wait for the table
+     * lock (behind compaction's, a DDL's or an operator's {@code LOCK TABLE}).
      *
      * @throws UnsupportedOperationException for another database
      */
-    public String selfBoundedCheckSql(String table, String lockTimeout, long maxAdvance) {
-        return boundedInside(checkSql(table, maxAdvance), lockTimeout,
-                "AS v (resource, token, holder, floor_key)\n", "AS v (resource, token, holder, floor_key)\n");
+    public String swapInLockTimeoutSql(String lockTimeout) {
+        requirePostgreSql();
+        String swap = swapInLockTimeout(lockTimeout);
+        return swap.substring(0, swap.length() - 2); // without ";\n"
     }
 
     /**
-     * {@link #selfBoundedCheckSql}, of {@link #familylessCheckSql(String, long)}: its {@code VALUES} written as a
-     * source row, with the same parameters and verdicts.
+     * PostgreSQL: {@link #checkSql(String, long)} whose {@code RETURNING} also puts back the caller's
+     * {@code lock_timeout} kept by {@link #swapInLockTimeoutSql} (the statement before it), once the row lock is
+     * taken: the check and the restore are one statement, the bound's two statements one fewer than a restore of its
+     * own (one round trip fewer on R2DBC, one statement execution fewer on JDBC, which sends both as one text).
+     * Parameters as the check's; returns (max_seen, holder, the restored setting). When the check fails, the
+     * transaction (or savepoint) is rolled back, and the settings with it.
+     *
+     * @throws UnsupportedOperationException for another database
      */
-    public String selfBoundedFamilylessCheckSql(String table, String lockTimeout, long maxAdvance) {
-        return boundedInside(familylessCheckSql(table, maxAdvance), lockTimeout,
-                "VALUES (CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CURRENT_TIMESTAMP)\n", """
-                        SELECT v.resource, v.token, v.holder, CURRENT_TIMESTAMP
-                        FROM (VALUES (CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT)))
-                                 AS v (resource, token, holder)
-                        """);
+    public String restoringCheckSql(String table, long maxAdvance) {
+        return restoring(checkSql(table, maxAdvance));
     }
 
-    private String boundedInside(String check, String lockTimeout, String source, String sourceRow) {
+    /** {@link #restoringCheckSql}, of {@link #familylessCheckSql(String, long)}. */
+    public String restoringFamilylessCheckSql(String table, long maxAdvance) {
+        return restoring(familylessCheckSql(table, maxAdvance));
+    }
+
+    private String restoring(String check) {
+        requirePostgreSql();
+        String returning = "RETURNING max_seen, holder";
+        if (!check.endsWith(returning)) {
+            throw new IllegalStateException("The PostgreSQL check statement no longer ends with '" + returning + "'");
+        }
+        return check + ", set_config('lock_timeout', current_setting('fencing.lock_timeout'), true)";
+    }
+
+    private void requirePostgreSql() {
         if (this != POSTGRESQL) {
             throw new UnsupportedOperationException(this + " bounds its check's lock wait otherwise");
         }
-        String returning = "RETURNING max_seen, holder";
-        if (!check.contains(source) || !check.endsWith(returning)) {
-            throw new IllegalStateException("The PostgreSQL check statement no longer has the shape to bound inside");
-        }
-        String swap = "       CROSS JOIN (SELECT set_config('fencing.lock_timeout', current_setting('lock_timeout'), "
-                + "true),\n                          set_config('lock_timeout', '" + lockTimeout.replace("'", "''")
-                + "', true)) AS b (kept, bound)\n";
-        String bounded = check.replace(source, sourceRow + swap);
-        return bounded.substring(0, bounded.length() - returning.length()) + returning
-                + ", set_config('lock_timeout', current_setting('fencing.lock_timeout'), true)";
     }
 
     /** PostgreSQL: keeps the caller's lock_timeout in a custom setting and sets {@code lockTimeout}; one query. */

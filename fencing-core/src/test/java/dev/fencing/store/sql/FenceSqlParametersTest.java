@@ -33,21 +33,24 @@ class FenceSqlParametersTest {
     }
 
     @Test
-    void postgresqlsSelfBoundedStatementsKeepTheParametersAndPutTheBoundBack() {
+    void postgresqlsRestoringChecksKeepTheParametersAndPutTheBoundBack() {
         FenceSql sql = FenceSql.POSTGRESQL;
-        String keyed = sql.selfBoundedCheckSql("t", "5000ms", 10);
-        String familyless = sql.selfBoundedFamilylessCheckSql("t", "5000ms", 10);
+        String keyed = sql.restoringCheckSql("t", 10);
+        String familyless = sql.restoringFamilylessCheckSql("t", 10);
         assertThat(markers(keyed)).isEqualTo(sql.checkParameters("orders:1", 5, "h").length);
         assertThat(markers(familyless)).isEqualTo(FenceSql.familylessCheckParameters("orders", 5, "h").length);
         for (String statement : new String[] {keyed, familyless}) {
-            assertThat(statement).contains("set_config('lock_timeout', '5000ms', true)")
-                    .endsWith("RETURNING max_seen, holder, "
-                            + "set_config('lock_timeout', current_setting('fencing.lock_timeout'), true)")
-                    .contains("- f.max_seen <= 10");
+            assertThat(statement).endsWith("RETURNING max_seen, holder, "
+                    + "set_config('lock_timeout', current_setting('fencing.lock_timeout'), true)")
+                    .contains("- f.max_seen <= 10").doesNotContain(";");
         }
-        assertThat(sql.selfBoundedCheckSql("t", "1'; DROP TABLE t; --", 10)).contains("'1''; DROP TABLE t; --'");
-        assertThatThrownBy(() -> FenceSql.MARIADB.selfBoundedCheckSql("t", "5000ms", 10))
+        assertThat(sql.swapInLockTimeoutSql("5000ms")).isEqualTo("SELECT set_config('fencing.lock_timeout', "
+                + "current_setting('lock_timeout'), true), set_config('lock_timeout', '5000ms', true)");
+        assertThat(sql.swapInLockTimeoutSql("1'; DROP TABLE t; --")).contains("'1''; DROP TABLE t; --'");
+        assertThatThrownBy(() -> FenceSql.MARIADB.restoringCheckSql("t", 10))
                 .isInstanceOf(UnsupportedOperationException.class);
+        assertThat(FenceSql.MARIADB.checkSql("t", java.time.Duration.ofMillis(1500), 10))
+                .startsWith("SET STATEMENT innodb_lock_wait_timeout=2, lock_wait_timeout=2 FOR INSERT");
     }
 
     @Test
