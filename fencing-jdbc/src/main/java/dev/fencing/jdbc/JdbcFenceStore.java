@@ -116,6 +116,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     private static final int CACHED_BATCHES = 8;
     /** MariaDB's error code for a lock wait timeout (SQLSTATE HY000, so told by its code). */
     private static final int MARIADB_LOCK_WAIT = 1205;
+    /** MariaDB's error code for a statement stopped by {@code max_statement_time}. */
+    private static final int MARIADB_STATEMENT_TIMEOUT = 1969;
 
     private JdbcFenceStore(Builder b, PlatformTransactionManager transactionManager) {
         this.dialect = b.configuredDialect();
@@ -540,6 +542,20 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     }
 
     /**
+     * Whether the statement was cancelled by the connection's statement timeout: PostgreSQL's {@code statement_timeout}
+     * (SQLSTATE 57014, which a cancel request also raises), MariaDB's {@code max_statement_time} (error 1969). A wait
+     * the caller bounded below the check's own, or a slow database: retryable either way, never a verdict.
+     */
+    private static boolean statementTimedOut(DataAccessException e) {
+        for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql) {
+                return "57014".equals(sql.getSQLState()) || sql.getErrorCode() == MARIADB_STATEMENT_TIMEOUT;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Whether the database rolled the statement's transaction back (SQLSTATE class 40: serialization failure,
      * deadlock). Spring translates SQLSTATE 40001 without a vendor code (H2's deadlock) to
      * {@link CannotAcquireLockException} too, which otherwise means a lock wait timeout (55P03, MariaDB 1205, H2
@@ -589,6 +605,13 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
             } catch (ConcurrencyFailureException e) {
                 throw conflict(resource, token, e);
             } catch (DataAccessException e) {
+                if (statementTimedOut(e)) {
+                    throw new FenceBusyException(resource, token, "Fence check for resource '" + resource + "' (token "
+                            + token + ") was cancelled by the connection's statement timeout (PostgreSQL "
+                            + "statement_timeout, MariaDB max_statement_time), shorter than the check's lock wait "
+                            + "bound of " + lockTimeout.toMillis() + " ms or the database's answer; the write did not "
+                            + "run, retry later: " + databaseMessage(e), e);
+                }
                 throw new FenceStoreException(resource, token, "Fence check for resource '" + resource + "' in table '"
                         + table + "' failed: " + e.getMessage(), e);
             }

@@ -163,6 +163,46 @@ class LockTimeoutTest {
         store.fence(r, new FencingToken(r, 1, "w"), () -> null);
     }
 
+    /**
+     * The caller's statement timeout, shorter than the check's bound, cancels a check waiting for a held row: that is
+     * {@code busy} (retry later), not a store failure, which would page whoever watches {@code error}.
+     */
+    @ParameterizedTest
+    @EnumSource(value = Database.class, names = {"POSTGRESQL", "MARIADB"})
+    void theCallersStatementTimeoutEndsAWaitingCheckAsBusy(Database database) throws Throwable {
+        JdbcFenceStore store = storeBuilder(database).build(); // the 5 s default bound
+        DataSourceTransactionManager tm = new DataSourceTransactionManager(pool(database));
+        JdbcFenceStore joined = JdbcFenceStore.builder(pool(database)).transactionManager(tm).table(store.table())
+                .build();
+        JdbcTemplate jdbc = new JdbcTemplate(pool(database));
+        String r = "timeout-" + System.nanoTime();
+        CompletableFuture<Void> holder = new CompletableFuture<>();
+        CountDownLatch release = holdTheFenceRow(store, r, holder);
+        long started = System.nanoTime();
+        Throwable failure = catchThrowable(() -> new TransactionTemplate(tm).executeWithoutResult(status -> {
+            jdbc.execute(database == Database.POSTGRESQL ? "SET LOCAL statement_timeout = '500ms'"
+                    : "SET SESSION max_statement_time = 0.5");
+            try {
+                joined.fence(r, new FencingToken(r, 35, "w"), () -> null);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new AssertionError(e);
+            } finally {
+                if (database == Database.MARIADB) {
+                    jdbc.execute("SET SESSION max_statement_time = DEFAULT");
+                }
+            }
+        }));
+        long waited = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        release.countDown();
+        holder.get(30, TimeUnit.SECONDS);
+        assertThat(failure).isInstanceOfSatisfying(FenceBusyException.class,
+                e -> assertThat(e.reason()).isEqualTo(TransientFenceFailure.Reason.BUSY))
+                .hasMessageContaining("resource '" + r + "'").hasMessageContaining("statement timeout");
+        assertThat(waited).isBetween(400L, 4_000L);
+    }
+
     @ParameterizedTest
     @EnumSource(Database.class)
     void theCallersOwnLockWaitSettingIsBackAfterTheCheck(Database database) {
