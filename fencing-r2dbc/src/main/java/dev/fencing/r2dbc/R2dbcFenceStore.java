@@ -199,6 +199,13 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
                     + "inside its fenced body, or a paused one); the write did not run, roll back and retry later: "
                     + said, e);
         }
+        if ("57014".equals(state) || code == 1969) {
+            return new R2dbcFenceTransientException(resource, token, Reason.BUSY, "Fence check for resource '"
+                    + resource + "' (token " + token + ") was cancelled by the connection's statement timeout "
+                    + "(PostgreSQL statement_timeout, MariaDB max_statement_time), shorter than the check's lock wait "
+                    + "bound of " + lockTimeout.toMillis() + " ms or the database's answer; the write did not run, roll "
+                    + "back and retry later: " + said, e);
+        }
         if ("40001".equals(state) || "40P01".equals(state) || code == 1213) {
             return new R2dbcFenceTransientException(resource, token, Reason.CONFLICT, "Fence check for resource '"
                     + resource + "' (token " + token + ") was aborted by the database as a serialization failure or "

@@ -11,6 +11,7 @@ import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.transaction.reactive.TransactionalOperator;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 
 import java.lang.reflect.InvocationTargetException;
@@ -103,6 +104,27 @@ class R2dbcFenceStorePostgresContractTest extends R2dbcFenceStoreContract {
             Mono.from(locker.rollbackTransaction()).block(STEP);
             Mono.from(locker.close()).block(STEP);
         }
+    }
+
+    /** The caller's statement_timeout, shorter than the check's bound, ends a waiting check as busy, not an error. */
+    @Test
+    void theCallersStatementTimeoutEndsAWaitingCheckAsBusy() throws Exception {
+        String r = freshResource();
+        Sinks.Empty<Void> release = Sinks.empty();
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+        var first = transactions.transactional(store.fence(r, token(r, 10, "a"),
+                release.asMono().doOnSubscribe(s -> holding.countDown()).thenMany(Flux.just("10"))))
+                .collectList().toFuture();
+        assertThat(holding.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        Flux<String> impatient = db.sql("SET LOCAL statement_timeout = '300ms'").then()
+                .thenMany(store.fence(r, token(r, 11, "b"), Flux.just("11")));
+        StepVerifier.create(transactions.transactional(impatient))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(R2dbcFenceTransientException.class,
+                        busy -> assertThat(busy.reason()).isEqualTo(TransientFenceFailure.Reason.BUSY))
+                        .hasMessageContaining("statement timeout"))
+                .verify(STEP);
+        release.tryEmitEmpty();
+        assertThat(first.get(30, java.util.concurrent.TimeUnit.SECONDS)).containsExactly("10");
     }
 
     /** {@code factory}, its connections counting the statements created on them. */
