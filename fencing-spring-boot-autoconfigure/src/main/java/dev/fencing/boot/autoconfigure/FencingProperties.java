@@ -299,7 +299,7 @@ public class FencingProperties {
         }
 
         public void setLockTimeout(Duration lockTimeout) {
-            this.lockTimeout = lockTimeout;
+            this.lockTimeout = positiveLockTimeout("fencing.store.r2dbc.lock-timeout", lockTimeout);
         }
     }
 
@@ -371,7 +371,7 @@ public class FencingProperties {
         }
 
         public void setLockTimeout(Duration lockTimeout) {
-            this.lockTimeout = lockTimeout;
+            this.lockTimeout = positiveLockTimeout("fencing.store.jdbc.lock-timeout", lockTimeout);
         }
     }
 
@@ -750,5 +750,16 @@ public class FencingProperties {
         public void setUrlPatterns(List<String> urlPatterns) {
             this.urlPatterns = urlPatterns;
         }
+    }
+
+    /**
+     * A store's lock wait bound as bound from a property: refused below 1 ms, so that the binding failure names the
+     * property (a bound of 0 would mean "wait for ever" to some databases, "never wait" to others).
+     */
+    static Duration positiveLockTimeout(String property, Duration lockTimeout) {
+        if (lockTimeout == null || lockTimeout.toMillis() < 1) {
+            throw new IllegalArgumentException(property + " must be at least 1ms, was " + lockTimeout);
+        }
+        return lockTimeout;
     }
 }

@@ -177,6 +177,15 @@ class FencingAutoConfigurationTest {
     }
 
     @Test
+    void aLockTimeoutBelowOneMillisecondFailsStartupNamingTheProperty() {
+        database.withPropertyValues(h2("zerobound"), "fencing.store.jdbc.lock-timeout=0s").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .hasMessage("fencing.store.jdbc.lock-timeout must be at least 1ms, was PT0S");
+        });
+    }
+
+    @Test
     void theUsersStoreAndIssuerWin() {
         database.withPropertyValues(h2("userbeans"), "fencing.issuer.type=jdbc")
                 .withBean("myStore", FenceStore.class, InMemoryFenceStore::new)
