@@ -84,6 +84,8 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
         // outside any transaction (subscribed apart from the check's chain): a connection of its own, autocommit
         this.floorRows = floorRowSql == null ? null : new FloorRows(table, (floorKey, created, failed) ->
                 client.sql(dialect.nativeMarkers(floorRowSql)).bind(0, floorKey).then()
+                        // a pool that never hands out a connection must not leave the family pending for ever
+                        .timeout(lockTimeout.plusSeconds(30))
                         .subscribe(null, failed, created));
     }
 
