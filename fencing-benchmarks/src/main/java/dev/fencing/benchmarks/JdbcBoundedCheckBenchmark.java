@@ -30,10 +30,11 @@ import java.util.concurrent.TimeUnit;
  * pgjdbc connection (autocommit off, a {@code ROLLBACK} after each call outside the timed part, as in
  * {@link JdbcCheckStatementBenchmark}): {@link #jdbcThreeStatementsOneText} the previous release's text, frozen here
  * ({@link #previousText}: a query that swaps in the bound, the check, a query that puts the caller's back, sent as one
- * batch of protocol messages; the check's row is the second result) and {@link #jdbcTwoStatementsOneText} this
- * release's: the query that swaps in the bound ({@link FenceSql#swapInLockTimeoutSql}) and the check whose
- * {@code RETURNING} puts the caller's back ({@link FenceSql#restoringCheckSql}), one text. What the third statement
- * costs the server, with the round trip the same. Both on a keyed resource whose row holds
+ * batch of protocol messages; the check's row is the second result; the JDBC store still sends it) and
+ * {@link #jdbcTwoStatementsOneText}: the R2DBC store's two statements ({@link FenceSql#swapInLockTimeoutSql}, then
+ * the check whose {@code RETURNING} puts the caller's back, {@link FenceSql#restoringCheckSql}) as one text. What the
+ * third statement costs the server, with the round trip the same: nothing measurable, so the JDBC store keeps three
+ * (the two-statement text also fails under pgjdbc's {@code prepareThreshold=-1}). Both on a keyed resource whose row holds
  * max_seen 1, presented token 2; each call asserts the row it got back.
  */
 @State(Scope.Benchmark)

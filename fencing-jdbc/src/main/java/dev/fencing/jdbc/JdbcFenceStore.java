@@ -103,7 +103,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     private final String swapLockTimeoutSql;
     /** Whether the check's text bounds its own lock wait (PostgreSQL, MariaDB), or the store around it (H2). */
     private final boolean checkBoundsItself;
-    /** PostgreSQL: the check's text is the bound's query, then the check; its row is the second result. */
+    /** PostgreSQL: the check's text is the bound's query, the check, the restore; its row is the second result. */
     private final boolean checkIsSecondResult;
     private final TableVerifier verifier;
     /** The administration of this store's table, built once: {@link #compact} and {@link #familyFloor} reuse it. */
@@ -129,15 +129,14 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
         this.lockTimeout = b.lockTimeout;
         this.maxAdvance = b.maxAdvance;
-        // PostgreSQL: the bound swapped in and the check that puts it back, one text in one round trip (the check's
-        // row the second result); MariaDB: bounded by the statement itself; H2: around it
+        // PostgreSQL: the bound swapped in, the check, the caller's bound put back, one text in one round trip (the
+        // check's row the second result); MariaDB: bounded by the statement itself; H2: around it
         boolean postgresql = dialect.fenceSql() == FenceSql.POSTGRESQL;
         String lockTimeoutValue = dialect.lockTimeoutValue(lockTimeout);
-        String swap = postgresql ? FenceSql.POSTGRESQL.swapInLockTimeoutSql(lockTimeoutValue) + ";\n" : null;
-        this.checkSql = postgresql ? swap + FenceSql.POSTGRESQL.restoringCheckSql(table, maxAdvance)
+        this.checkSql = postgresql ? FenceSql.POSTGRESQL.boundedCheckSql(table, lockTimeoutValue, maxAdvance)
                 : dialect.checkSql(table, lockTimeout, maxAdvance);
         this.familylessCheckSql = postgresql
-                ? swap + FenceSql.POSTGRESQL.restoringFamilylessCheckSql(table, maxAdvance)
+                ? FenceSql.POSTGRESQL.familylessBoundedCheckSql(table, lockTimeoutValue, maxAdvance)
                 : dialect.fenceSql().familylessCheckSql(table, lockTimeout, maxAdvance);
         this.checkIsSecondResult = postgresql;
         this.floorSql = dialect.checkSql(table, lockTimeout);
@@ -635,7 +634,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         return floorRows != null && floorRows.exists(FenceSql.familyFloorKey(family));
     }
 
-    /** PostgreSQL: runs the bound's query and the check as one text; the check's row is the second result. */
+    /** PostgreSQL: runs the bound's query, the check and the restore as one text; the check's row is the second. */
     private Row secondResult(String sql, Object[] parameters) {
         return jdbc.execute(sql, (PreparedStatementCallback<Row>) ps -> {
             bind(ps, parameters);

@@ -413,6 +413,31 @@ public enum FenceSql {
     }
 
     /**
+     * PostgreSQL, for a driver that sends several statements as one text (JDBC): the query that swaps in
+     * {@code lockTimeout} ({@link #swapInLockTimeoutSql}), {@link #checkSql(String, long)}, and a query that puts the
+     * caller's {@code lock_timeout} back, in one text sent in one round trip; the check's row is the <em>second</em>
+     * result. Three statements rather than {@link #restoringCheckSql}'s two: pgjdbc with {@code prepareThreshold=-1}
+     * (binary results from the first execution) sends the last statement's result formats for every statement of the
+     * text, which the server refuses unless their column counts match or the last has one column. When the check
+     * fails, the rest does not run and the transaction is aborted (its settings with it).
+     *
+     * @throws UnsupportedOperationException for another database
+     */
+    public String boundedCheckSql(String table, String lockTimeout, long maxAdvance) {
+        return bounded(checkSql(table, maxAdvance), lockTimeout);
+    }
+
+    /** {@link #boundedCheckSql}, of {@link #familylessCheckSql(String, long)}. */
+    public String familylessBoundedCheckSql(String table, String lockTimeout, long maxAdvance) {
+        return bounded(familylessCheckSql(table, maxAdvance), lockTimeout);
+    }
+
+    private String bounded(String check, String lockTimeout) {
+        requirePostgreSql();
+        return swapInLockTimeout(lockTimeout) + check + ";\n" + PUT_BACK_LOCK_TIMEOUT;
+    }
+
+    /**
      * PostgreSQL: the query that keeps the caller's {@code lock_timeout} in {@code fencing.lock_timeout} and sets
      * {@code lockTimeout} (for example {@code 5000ms}), both transaction-local; the statement before
      * {@link #restoringCheckSql}. It must be a statement of its own: a statement takes its table lock when it is
@@ -431,7 +456,7 @@ public enum FenceSql {
      * PostgreSQL: {@link #checkSql(String, long)} whose {@code RETURNING} also puts back the caller's
      * {@code lock_timeout} kept by {@link #swapInLockTimeoutSql} (the statement before it), once the row lock is
      * taken: the check and the restore are one statement, the bound's two statements one fewer than a restore of its
-     * own (one round trip fewer on R2DBC, one statement execution fewer on JDBC, which sends both as one text).
+     * own (one round trip fewer on R2DBC, whose drivers send one statement with parameters at a time).
      * Parameters as the check's; returns (max_seen, holder, the restored setting). When the check fails, the
      * transaction (or savepoint) is rolled back, and the settings with it.
      *
