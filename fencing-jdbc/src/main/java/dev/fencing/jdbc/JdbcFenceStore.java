@@ -464,12 +464,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         if (e instanceof DataAccessException dae) {
             return dae;
         }
-        for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql) {
-                return jdbc.getExceptionTranslator().translate(task, null, sql);
-            }
-        }
-        return null;
+        SQLException sql = sqlCause(e);
+        return sql == null ? null : jdbc.getExceptionTranslator().translate(task, null, sql);
     }
 
     /** Checks {@code token}; a {@code probe} (the table verifier's, rolled back) leaves no floor row behind. */
@@ -546,12 +542,18 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      * the caller bounded below the check's own, or a slow database: retryable either way, never a verdict.
      */
     private static boolean statementTimedOut(DataAccessException e) {
+        SQLException sql = sqlCause(e);
+        return sql != null && ("57014".equals(sql.getSQLState()) || sql.getErrorCode() == MARIADB_STATEMENT_TIMEOUT);
+    }
+
+    /** The driver's exception behind {@code e}: the first {@link SQLException} among its causes, or {@code null}. */
+    private static SQLException sqlCause(RuntimeException e) {
         for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
             if (cause instanceof SQLException sql) {
-                return "57014".equals(sql.getSQLState()) || sql.getErrorCode() == MARIADB_STATEMENT_TIMEOUT;
+                return sql;
             }
         }
-        return false;
+        return null;
     }
 
     /**
@@ -561,12 +563,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      * 50200).
      */
     private static boolean rolledBack(DataAccessException e) {
-        for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql) {
-                return sql.getSQLState() != null && sql.getSQLState().startsWith("40");
-            }
-        }
-        return false;
+        SQLException sql = sqlCause(e);
+        return sql != null && sql.getSQLState() != null && sql.getSQLState().startsWith("40");
     }
 
     private Row runCheck(String resource, FencingToken token, boolean probe) {

@@ -571,10 +571,8 @@ public enum FenceSql {
         if (this != MARIADB) {
             return null;
         }
-        long seconds = Math.max(1, (lockTimeout.toMillis() + 999) / 1000);
-        return "SET STATEMENT innodb_lock_wait_timeout=" + seconds + ", lock_wait_timeout=" + seconds + " FOR "
-                + "INSERT IGNORE INTO " + table + " (resource, max_seen, holder, updated_at)"
-                + " VALUES (?, 0, NULL, CURRENT_TIMESTAMP(6))";
+        return boundedByItself("INSERT IGNORE INTO " + table + " (resource, max_seen, holder, updated_at)"
+                + " VALUES (?, 0, NULL, CURRENT_TIMESTAMP(6))", lockTimeout);
     }
 
     /**
