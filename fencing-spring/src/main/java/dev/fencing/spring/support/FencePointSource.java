@@ -3,6 +3,7 @@ package dev.fencing.spring.support;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
 import dev.fencing.guard.AsyncReturnTypes;
+import dev.fencing.guard.FenceBracket;
 import dev.fencing.guard.FenceGuard;
 import dev.fencing.guard.FencePoint;
 import dev.fencing.guard.KeyValues;
@@ -31,6 +32,8 @@ import java.util.stream.Collectors;
  * {@link FenceResolutions} (which the PROXY-mode pointcut and the startup validator ask too); the result built from
  * it, a {@link FencePoint} with its key parsed and its counters created, is cached here per target class and method,
  * with a sentinel for methods that are not fenced: nothing is reflected, parsed or registered after the first call.
+ * A point the guard can fence as a bracket (unkeyed, checking, a store that fences a write its caller runs) is
+ * cached as its {@link FenceBracket}, so the proxy interceptor and the woven aspect run the target inside it.
  * A method returning a reactive type (see {@link ReactiveReturnTypes}) gets a {@link ReactivePoint}: its fence point
  * with the adapter of its type and the reactive fence, created when the first such method is found.
  */
@@ -83,13 +86,17 @@ final class FencePointSource {
         if (fence instanceof ReactivePoint reactivePoint) {
             return reactivePoint.point();
         }
+        if (fence instanceof FenceBracket bracket) {
+            return bracket.point();
+        }
         return fence instanceof FuturePoint futurePoint ? futurePoint.point() : (FencePoint) fence;
     }
 
     /**
-     * The fence of {@code method} invoked on {@code targetClass}: a {@link FencePoint}, a {@link ReactivePoint} for a
-     * method returning a reactive type, a {@link FuturePoint} for an {@code @Async} method returning a future, or
-     * {@code null} when it is not fenced.
+     * The fence of {@code method} invoked on {@code targetClass}: a {@link FenceBracket} when the guard can fence the
+     * point as a bracket around a body its caller runs ({@link FenceGuard#bracket}), else a {@link FencePoint}, a
+     * {@link ReactivePoint} for a method returning a reactive type, a {@link FuturePoint} for an {@code @Async} method
+     * returning a future, or {@code null} when it is not fenced.
      *
      * @throws dev.fencing.FencingConfigurationException when the annotation is invalid (thrown again on every call)
      */
@@ -198,7 +205,11 @@ final class FencePointSource {
         }
         if (adapter == null) {
             guard.validate(point);
-            return AsyncMethods.isFuture(returnType) ? new FuturePoint(point) : point;
+            if (AsyncMethods.isFuture(returnType)) {
+                return new FuturePoint(point);
+            }
+            FenceBracket bracket = guard.bracket(point);
+            return bracket != null ? bracket : point;
         }
         ReactiveFencer fencer;
         try {

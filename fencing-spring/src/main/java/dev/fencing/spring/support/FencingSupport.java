@@ -188,18 +188,27 @@ public final class FencingSupport {
             FencingSupport.class.getClassLoader());
 
     /**
-     * Runs {@code proceed.proceed(target)} under the fence of {@code method} on {@code targetClass} (if it has one);
-     * see {@link FenceGuard#invoke(FencePoint, Object[], Object, FenceGuard.Proceed)}: with a non-capturing
-     * {@code proceed} the fence allocates nothing per call. The proxy interceptor's path.
+     * The cached fence of {@code method} on {@code targetClass} (see {@link FencePointSource#fenceFor}): the proxy
+     * interceptor runs a {@link FenceBracket} that {@link FenceBracket#enforcing() enforces} itself, around its own
+     * {@code proceed()}, and hands every other fence to {@link #invoke(Object, Object[], Object, FenceGuard.Proceed)}.
      */
-    <C> Object invoke(Method method, Class<?> targetClass, Object[] args, C target,
-                      FenceGuard.Proceed<C, Object> proceed) throws Throwable {
-        Resolved current = resolved();
-        Object fence = current.points.fenceFor(method, targetClass);
-        if (fence instanceof FencePoint point) {
-            return current.guard.invoke(point, args, target, proceed);
+    Object fenceFor(Method method, Class<?> targetClass) {
+        return resolved().points.fenceFor(method, targetClass);
+    }
+
+    /**
+     * Runs {@code proceed.proceed(target)} under {@code fence}, one {@link #fenceFor} returned (straight through for
+     * {@code null}); see {@link FenceGuard#invoke(FencePoint, Object[], Object, FenceGuard.Proceed)}: with a
+     * non-capturing {@code proceed} the fence allocates nothing per call. The proxy interceptor's path.
+     */
+    <C> Object invoke(Object fence, Object[] args, C target, FenceGuard.Proceed<C, Object> proceed) throws Throwable {
+        if (fence instanceof FenceBracket bracket) {
+            return resolved().guard.invoke(bracket.point(), args, target, proceed); // its resource is observed now
         }
-        return fence == null ? proceed.proceed(target) : invokeAsync(current, fence, args, target, proceed);
+        if (fence instanceof FencePoint point) {
+            return resolved().guard.invoke(point, args, target, proceed);
+        }
+        return fence == null ? proceed.proceed(target) : invokeAsync(resolved(), fence, args, target, proceed);
     }
 
     /** The fence of a method returning a future or a reactive type: kept out of the blocking call's path. */
@@ -225,6 +234,9 @@ public final class FencingSupport {
         if (fence == null) {
             return proceed.proceed(call);
         }
+        if (fence instanceof FenceBracket bracket) {
+            return current.guard.invoke(bracket.point(), NO_ARGS, call, proceed); // unkeyed
+        }
         if (fence instanceof FencePoint point) {
             return current.guard.invoke(point, point.hasKey() ? arguments.apply(call) : NO_ARGS, call, proceed);
         }
@@ -249,8 +261,7 @@ public final class FencingSupport {
      */
     public FenceBracket bracketFor(Method method, Class<?> targetClass) {
         Resolved current = resolved();
-        return current.points.fenceFor(method, targetClass) instanceof FencePoint point
-                ? current.guard.bracket(point) : null;
+        return current.points.fenceFor(method, targetClass) instanceof FenceBracket bracket ? bracket : null;
     }
 
     /**
