@@ -9,18 +9,18 @@ import dev.fencing.token.FencingToken;
 
 /**
  * Internal: public for the woven aspect (fencing-aspect), not for applications.
- * The fence of one checking, unkeyed {@link FencePoint} as a bracket around a body its caller runs itself, for a
- * {@link BracketFenceStore}: {@link #token()}, {@link #enter(FencingToken)}, the body, then {@link #exit} or
- * {@link #failed}. It counts, names and reports every outcome exactly as {@link FenceGuard#invoke} does (through
- * {@link CheckOutcomes}), and allocates nothing on an accepted call. Created once per point by
- * {@link FenceGuard#bracket(FencePoint)}; thread-safe.
+ * The fence of one checking {@link FencePoint} as a bracket around a body its caller runs itself, for a
+ * {@link BracketFenceStore}: {@link #token()} (or {@link #token(Object[])} for a point with a key),
+ * {@link #enter(FencingToken)}, the body, then {@link #exit} or {@link #failed}. It counts, names and reports every
+ * outcome exactly as {@link FenceGuard#invoke} does (through {@link CheckOutcomes}), and an unkeyed point's accepted
+ * call allocates nothing. Created once per point by {@link FenceGuard#bracket(FencePoint)}; thread-safe.
  *
  * <p>The protocol, which the caller must keep (the resource stays held otherwise):
  * <pre>{@code
  * if (!bracket.enforcing()) {                          // the point's resource is in observe mode now
  *     return guard.invoke(...);                       // the callback path judges, counts and lets the call run
  * }
- * FencingToken token = bracket.token();               // throws when none is bound or it is forged
+ * FencingToken token = bracket.token(args);           // throws when the key is invalid, none is bound, or forged
  * BracketFenceStore.Entry entry = bracket.enter(token); // throws when rejected; nothing is held then
  * Object result;
  * try {
@@ -43,8 +43,8 @@ public final class FenceBracket {
 
     FenceBracket(FencePoint point, BracketFenceStore store, RejectionListener rejections, TokenVerifier verifier,
                  FenceModes modes) {
-        if (point.hasKey() || point.acquire()) {
-            throw new IllegalArgumentException("A bracket fences a checking, unkeyed point only, not " + point);
+        if (point.acquire()) {
+            throw new IllegalArgumentException("A bracket fences a checking point only, not " + point);
         }
         this.point = point;
         this.resource = point.resource();
@@ -69,14 +69,42 @@ public final class FenceBracket {
     }
 
     /**
-     * The token bound for the point's resource, verified when the guard has a verifier.
+     * The token bound for the resource of an unkeyed point, verified when the guard has a verifier.
      *
      * @throws MissingTokenException                 when none is bound (counted {@code missing})
      * @throws dev.fencing.rule.ForgedTokenException when it fails verification (counted {@code forged}, reported)
+     * @throws IllegalStateException                 when the point has a key: use {@link #token(Object[])}
      */
     public FencingToken token() {
+        if (point.hasKey()) {
+            throw new IllegalStateException(point + " has a key: its token depends on the call's arguments");
+        }
         FencingToken token = FencingContext.current(resource);
         CheckOutcomes.presented(point, resource, token, verifier, rejections, null);
+        return token;
+    }
+
+    /**
+     * The token bound for the effective resource of a call with {@code args} (the point's resource for an unkeyed
+     * point, which never reads them), verified when the guard has a verifier.
+     *
+     * @throws InvalidKeyException                   when the key cannot be computed or has no stable text (counted
+     *                                               {@code invalid})
+     * @throws MissingTokenException                 when none is bound (counted {@code missing})
+     * @throws dev.fencing.rule.ForgedTokenException when it fails verification (counted {@code forged}, reported)
+     */
+    public FencingToken token(Object[] args) {
+        if (!point.hasKey()) {
+            return token();
+        }
+        String effective;
+        try {
+            effective = point.effectiveResource(args);
+        } catch (RuntimeException e) {
+            throw CheckOutcomes.invalidKey(point, e);
+        }
+        FencingToken token = FencingContext.current(effective);
+        CheckOutcomes.presented(point, effective, token, verifier, rejections, null);
         return token;
     }
 
@@ -88,10 +116,13 @@ public final class FenceBracket {
      * @throws dev.fencing.store.FenceStoreException   when the store failed without a verdict
      */
     public BracketFenceStore.Entry enter(FencingToken token) {
+        // the token's own instance of the (effective) resource's text: its hash is cached, and the store compares
+        // resource and token by reference
+        String effective = token.resource();
         try {
-            return store.enter(resource, token);
+            return store.enter(effective, token);
         } catch (RuntimeException | Error t) {
-            Throwable failure = CheckOutcomes.failed(point, resource, token, false, t, rejections, null);
+            Throwable failure = CheckOutcomes.failed(point, effective, token, false, t, rejections, null);
             if (failure instanceof RuntimeException unchecked) {
                 throw unchecked;
             }
@@ -115,7 +146,7 @@ public final class FenceBracket {
         } catch (RuntimeException e) {
             t.addSuppressed(e);
         }
-        return CheckOutcomes.failed(point, resource, token, true, t, rejections, null);
+        return CheckOutcomes.failed(point, token.resource(), token, true, t, rejections, null);
     }
 
     @Override

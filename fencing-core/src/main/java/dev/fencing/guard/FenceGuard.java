@@ -130,11 +130,11 @@ public final class FenceGuard {
     /**
      * The fence of {@code point} as a bracket around a body its caller runs itself ({@link FenceBracket}: the woven
      * aspect's path, allocating nothing), or {@code null} when only {@link #invoke} can fence it: the store is not a
-     * {@link dev.fencing.store.BracketFenceStore}, checks are observed, or the point has a key or acquires. Call once
-     * per point and keep the result.
+     * {@link dev.fencing.store.BracketFenceStore}, checks are observed, or the point acquires. Call once per point and
+     * keep the result.
      */
     public FenceBracket bracket(FencePoint point) {
-        if (store instanceof dev.fencing.store.BracketFenceStore brackets && observations == null && !point.hasKey()
+        if (store instanceof dev.fencing.store.BracketFenceStore brackets && observations == null
                 && !point.acquire()) {
             return new FenceBracket(point, brackets, rejections, verifier, modes);
         }

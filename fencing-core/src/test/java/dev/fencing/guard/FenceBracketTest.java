@@ -60,16 +60,16 @@ class FenceBracketTest {
     enum Path {
         CALLBACK {
             @Override
-            Object run(Fixture f, FencePoint point, FencedCall<Object> body) throws Throwable {
-                return f.guard.invoke(point, new Object[0], body);
+            Object run(Fixture f, FencePoint point, Object[] args, FencedCall<Object> body) throws Throwable {
+                return f.guard.invoke(point, args, body);
             }
         },
         BRACKET {
             @Override
-            Object run(Fixture f, FencePoint point, FencedCall<Object> body) throws Throwable {
+            Object run(Fixture f, FencePoint point, Object[] args, FencedCall<Object> body) throws Throwable {
                 FenceBracket bracket = f.guard.bracket(point);
                 assertThat(bracket).as("bracket of " + point).isNotNull();
-                FencingToken token = bracket.token();
+                FencingToken token = bracket.token(args);
                 BracketFenceStore.Entry entry = bracket.enter(token);
                 Object result;
                 try {
@@ -82,7 +82,11 @@ class FenceBracketTest {
             }
         };
 
-        abstract Object run(Fixture f, FencePoint point, FencedCall<Object> body) throws Throwable;
+        abstract Object run(Fixture f, FencePoint point, Object[] args, FencedCall<Object> body) throws Throwable;
+
+        Object run(Fixture f, FencePoint point, FencedCall<Object> body) throws Throwable {
+            return run(f, point, new Object[0], body);
+        }
     }
 
     /** One guard, store, registry and listener; fresh per scenario and path. */
@@ -229,6 +233,78 @@ class FenceBracketTest {
         return new FencingToken("docs", value, "client");
     }
 
+    /** Scenarios of a point with a key ({@code docs:<first argument>}), the proxy interceptor's keyed bracket. */
+    enum KeyedScenario {
+        ACCEPTED(new FencingToken("docs:7", 5, "client"), "7", null),
+        STALE(new FencingToken("docs:7", 5, "client"), "7", null) {
+            @Override
+            void prepare(InMemoryFenceStore store) {
+                store.raiseFloor("docs:7", 10);
+            }
+        },
+        ANOTHER_KEYS_TOKEN(new FencingToken("docs:8", 5, "client"), "7", null),
+        NO_KEY(new FencingToken("docs:7", 5, "client"), null, null),
+        BLANK_KEY(new FencingToken("docs:7", 5, "client"), " ", null),
+        BODY_THROWS(new FencingToken("docs:7", 5, "client"), "7", new IOException("disk full"));
+
+        final FencingToken bound;
+        final Object key;
+        final Throwable thrown;
+
+        KeyedScenario(FencingToken bound, Object key, Throwable thrown) {
+            this.bound = bound;
+            this.key = key;
+            this.thrown = thrown;
+        }
+
+        void prepare(InMemoryFenceStore store) {
+        }
+
+        String outcome(Path path) throws Throwable {
+            InMemoryFenceStore store = new InMemoryFenceStore();
+            prepare(store);
+            Fixture f = new Fixture(path, store, null);
+            FencePoint keyed = new FencePoint("Repo.write(String)", "docs", args -> args[0], "#p0", false, f.metrics);
+            String result;
+            try (FencingScope ignored = FencingContext.bind(bound)) {
+                result = "returned " + path.run(f, keyed, new Object[] {key}, () -> {
+                    f.writes++;
+                    if (thrown != null) {
+                        throw thrown;
+                    }
+                    return f.writes;
+                });
+            } catch (Throwable t) {
+                result = "threw " + t.getClass().getName() + ": " + t.getMessage();
+            }
+            assertThat(released(store, "docs:7")).as("docs:7 released").isTrue();
+            return result + " | " + f.state() + " docs:7=" + store.maxSeen("docs:7");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(KeyedScenario.class)
+    void aKeyedBracketThrowsCountsReportsAndStoresExactlyAsTheCallback(KeyedScenario scenario) throws Throwable {
+        assertThat(scenario.outcome(Path.BRACKET)).isEqualTo(scenario.outcome(Path.CALLBACK));
+    }
+
+    @Test
+    void theKeyedScenariosReallyDiffer() throws Throwable {
+        assertThat(KeyedScenario.ACCEPTED.outcome(Path.BRACKET)).contains("returned 1").contains("docs/accepted=1.0")
+                .contains("docs:7=OptionalLong[5]");
+        assertThat(KeyedScenario.STALE.outcome(Path.BRACKET)).contains("StaleTokenException")
+                .contains("docs/stale=1.0").contains("writes=0");
+        assertThat(KeyedScenario.ANOTHER_KEYS_TOKEN.outcome(Path.BRACKET)).contains("MissingTokenException")
+                .contains("docs:7").contains("docs/missing=1.0");
+        assertThat(KeyedScenario.NO_KEY.outcome(Path.BRACKET)).contains("InvalidKeyException")
+                .contains("docs/invalid=1.0").contains("writes=0");
+        assertThat(KeyedScenario.BODY_THROWS.outcome(Path.BRACKET)).contains("threw java.io.IOException: disk full")
+                .contains("docs/accepted=1.0").contains("writes=1");
+        FenceBracket bracket = FenceGuard.builder(new InMemoryFenceStore()).build().bracket(new FencePoint(
+                "Repo.write(String)", "docs", args -> args[0], "#p0", false, FencingMetrics.noop()));
+        assertThatThrownBy(bracket::token).isInstanceOf(IllegalStateException.class).hasMessageContaining("has a key");
+    }
+
     @ParameterizedTest
     @EnumSource(Scenario.class)
     void theBracketThrowsCountsReportsAndStoresExactlyAsTheCallback(Scenario scenario) throws Throwable {
@@ -316,14 +392,14 @@ class FenceBracketTest {
     }
 
     @Test
-    void onlyACheckingUnkeyedPointOnABracketStoreWithoutObservationsGetsABracket() {
+    void onlyACheckingPointOnABracketStoreWithoutObservationsGetsABracket() {
         FencingMetrics metrics = new FencingMetrics(new SimpleMeterRegistry());
         FencePoint plain = new FencePoint("Repo.write(String)", "docs", null, null, false, metrics);
         FencePoint keyed = new FencePoint("Repo.write(String)", "docs", args -> args[0], "#p0", false, metrics);
         FencePoint acquiring = new FencePoint("Repo.write(String)", "docs", null, null, true, metrics);
         FenceGuard guard = FenceGuard.builder(new InMemoryFenceStore()).issuer(new InMemoryTokenIssuer()).build();
         assertThat(guard.bracket(plain)).isNotNull().extracting(FenceBracket::point).isSameAs(plain);
-        assertThat(guard.bracket(keyed)).isNull();
+        assertThat(guard.bracket(keyed)).isNotNull().extracting(FenceBracket::point).isSameAs(keyed);
         assertThat(guard.bracket(acquiring)).isNull();
 
         ObservationRegistry observations = ObservationRegistry.create();
@@ -337,9 +413,9 @@ class FenceBracketTest {
             }
         };
         assertThat(new FenceGuard(callbackOnly, null, Duration.ofSeconds(1)).bracket(plain)).isNull();
-        assertThatThrownBy(() -> new FenceBracket(keyed, new InMemoryFenceStore(), RejectionListener.NONE, null,
+        assertThatThrownBy(() -> new FenceBracket(acquiring, new InMemoryFenceStore(), RejectionListener.NONE, null,
                 dev.fencing.mode.FenceModes.enforcing()))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unkeyed");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("checking point only");
     }
 
     /** Whether another thread can take {@code resource} now (nobody holds it): reading max_seen takes its lock. */

@@ -32,7 +32,7 @@ import java.util.stream.Collectors;
  * {@link FenceResolutions} (which the PROXY-mode pointcut and the startup validator ask too); the result built from
  * it, a {@link FencePoint} with its key parsed and its counters created, is cached here per target class and method,
  * with a sentinel for methods that are not fenced: nothing is reflected, parsed or registered after the first call.
- * A point the guard can fence as a bracket (unkeyed, checking, a store that fences a write its caller runs) is
+ * A point the guard can fence as a bracket (a checking point, a store that fences a write its caller runs) is
  * cached as its {@link FenceBracket}, so the proxy interceptor and the woven aspect run the target inside it.
  * A method returning a reactive type (see {@link ReactiveReturnTypes}) gets a {@link ReactivePoint}: its fence point
  * with the adapter of its type and the reactive fence, created when the first such method is found.

@@ -8,8 +8,8 @@ import org.aopalliance.intercept.MethodInvocation;
 
 /**
  * The fence on the Spring proxy path: resolves the invoked method's fence (cached) and runs the invocation inside
- * it. A fence the guard offers as a {@link FenceBracket} (an unkeyed checking point on a store that fences a write its
- * caller runs, such as the in-memory store) is run here around this interceptor's own {@code proceed()}, as the woven
+ * it. A fence the guard offers as a {@link FenceBracket} (a checking point on a store that fences a write its caller
+ * runs, such as the in-memory store) is run here around this interceptor's own {@code proceed()}, as the woven
  * aspect runs it; every other fence goes through the guard with the invocation as its callback. No per-call
  * reflection, parsing or meter lookup. Holds the shared {@link FencingSupport} only, which looks up the store, issuer
  * and meter registry on first use, so creating this interceptor (while bean post-processors are registered) creates
@@ -32,7 +32,7 @@ final class FencingInterceptor implements MethodInterceptor {
         Object fence = support.fenceFor(invocation.getMethod(), targetClass);
         if (fence instanceof FenceBracket bracket && bracket.enforcing()) {
             // the protocol of FenceBracket: the target runs in this frame, as it does through a no-op interceptor
-            FencingToken token = bracket.token();
+            FencingToken token = bracket.token(invocation.getArguments());
             BracketFenceStore.Entry entry = bracket.enter(token);
             Object result;
             try {

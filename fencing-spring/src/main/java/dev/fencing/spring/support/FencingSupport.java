@@ -235,7 +235,8 @@ public final class FencingSupport {
             return proceed.proceed(call);
         }
         if (fence instanceof FenceBracket bracket) {
-            return current.guard.invoke(bracket.point(), NO_ARGS, call, proceed); // unkeyed
+            FencePoint point = bracket.point();
+            return current.guard.invoke(point, point.hasKey() ? arguments.apply(call) : NO_ARGS, call, proceed);
         }
         if (fence instanceof FencePoint point) {
             return current.guard.invoke(point, point.hasKey() ? arguments.apply(call) : NO_ARGS, call, proceed);
@@ -254,14 +255,15 @@ public final class FencingSupport {
     /**
      * The fence of {@code method} on {@code targetClass} as a bracket the woven aspect runs around its own inlined
      * {@code proceed()} ({@link FenceGuard#bracket}), or {@code null} when it is not fenced or only {@link #invoke}
-     * can fence it (a key, an acquiring, future or reactive point, a store without brackets, observed checks). Asked
-     * once per join point; internal.
+     * can fence it (a key, whose arguments only a join point has, an acquiring, future or reactive point, a store
+     * without brackets, observed checks). Asked once per join point; internal.
      *
      * @throws dev.fencing.FencingConfigurationException when the annotation is invalid or a collaborator is missing
      */
     public FenceBracket bracketFor(Method method, Class<?> targetClass) {
         Resolved current = resolved();
-        return current.points.fenceFor(method, targetClass) instanceof FenceBracket bracket ? bracket : null;
+        return current.points.fenceFor(method, targetClass) instanceof FenceBracket bracket && !bracket.point().hasKey()
+                ? bracket : null;
     }
 
     /**

@@ -6,6 +6,7 @@ import dev.fencing.context.FencingScope;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.guard.FenceBracket;
 import dev.fencing.guard.FencePoint;
+import dev.fencing.guard.InvalidKeyException;
 import dev.fencing.mode.FenceMode;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.rule.StaleTokenException;
@@ -78,8 +79,14 @@ class ProxyBracketTest {
         }
 
         @Fenced(resource = "accounts", key = "#id")
-        public void credit(long id) {
+        public long credit(long id) {
             lines.add("credit " + id);
+            return id;
+        }
+
+        @Fenced(resource = "docs", key = "#name")
+        public void edit(String name) {
+            lines.add("edit " + name);
         }
     }
 
@@ -140,16 +147,18 @@ class ProxyBracketTest {
     }
 
     @Test
-    void anUnkeyedPointOnTheInMemoryStoreIsABracketAndAKeyedOneAPoint() throws Exception {
+    void aCheckingPointOnTheInMemoryStoreIsABracket() throws Exception {
         context = new AnnotationConfigApplicationContext(Config.class);
         assertThat(AopUtils.isCglibProxy(context.getBean(Ledger.class))).isTrue();
         assertThat(fenceOf("append", String.class)).isInstanceOf(FenceBracket.class);
         assertThat(fenceOf("append", String.class)).as("cached").isSameAs(fenceOf("append", String.class));
-        assertThat(fenceOf("credit", long.class)).isInstanceOf(FencePoint.class);
+        assertThat(fenceOf("credit", long.class)).isInstanceOf(FenceBracket.class);
         FencingSupport support = context.getBean(FencingSupport.class);
         Method append = Ledger.class.getMethod("append", String.class);
         assertThat(support.bracketFor(append, Ledger.class)).as("the woven aspect gets the same bracket")
                 .isSameAs(fenceOf("append", String.class));
+        assertThat(support.bracketFor(Ledger.class.getMethod("credit", long.class), Ledger.class))
+                .as("not for a key: the woven aspect's bracket advice has no arguments").isNull();
         assertThat(support.points().pointFor(append, Ledger.class))
                 .isSameAs(((FenceBracket) fenceOf("append", String.class)).point());
     }
@@ -190,6 +199,30 @@ class ProxyBracketTest {
         assertThat(store.maxSeen("ledger")).hasValue(6);
         String seventh = CompletableFuture.supplyAsync(() -> appendWith(ledger, 7, "seven")).get(10, TimeUnit.SECONDS);
         assertThat(seventh).as("another thread enters: the failed call released the resource").isEqualTo("#3");
+    }
+
+    @Test
+    void aKeyedBracketChecksTheKeysOwnResource() throws Exception {
+        context = new AnnotationConfigApplicationContext(Config.class);
+        Ledger ledger = context.getBean(Ledger.class);
+        InMemoryFenceStore store = context.getBean(InMemoryFenceStore.class);
+        assertThat(FencingContext.call(new FencingToken("accounts:7", 3, "h"), () -> ledger.credit(7))).isEqualTo(7);
+        assertThat(store.maxSeen("accounts:7")).hasValue(3);
+        assertThatThrownBy(() -> FencingContext.call(new FencingToken("accounts:7", 2, "zombie"),
+                () -> ledger.credit(7))).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> FencingContext.call(new FencingToken("accounts:8", 9, "h"), () -> ledger.credit(7)))
+                .isInstanceOf(MissingTokenException.class).hasMessageContaining("accounts:7");
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("docs:a", 1, "h"), () -> ledger.edit(null)))
+                .isInstanceOf(InvalidKeyException.class).hasMessageContaining("Ledger.edit(String)");
+        assertThat(ledger.lines()).containsExactly("credit 7");
+        MeterRegistry registry = context.getBean(MeterRegistry.class);
+        assertThat(registry.get("fencing.checks").tag("resource", "accounts").tag("outcome", "accepted").counter()
+                .count()).isEqualTo(1);
+        assertThat(registry.get("fencing.checks").tag("resource", "accounts").tag("outcome", "stale").counter()
+                .count()).isEqualTo(1);
+        assertThat(registry.get("fencing.checks").tag("resource", "docs").tag("outcome", "invalid").counter()
+                .count()).isEqualTo(1);
+        assertThat(store.maxSeen("docs:a")).isEmpty();
     }
 
     @Test
