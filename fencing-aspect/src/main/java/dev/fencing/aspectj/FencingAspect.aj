@@ -27,13 +27,13 @@ import java.util.stream.Collectors;
  * subclasses are invisible to it: repeat them on the implementation ({@code @EnableFencing(mode = ASPECTJ)} refuses
  * to start otherwise).
  *
- * <p>A code-style aspect, so that ajc inlines the advice that fences an unkeyed method: with a store that fences a
- * write its caller runs ({@link BracketFenceStore}, the in-memory store), the check, the method's own body and the
- * release run in the woven method itself, and a fenced call allocates nothing (no closure, no join point, no box for
- * an {@code int}, {@code long}, {@code float} or {@code double} result: each has a routing advice of its own). Every
- * other fence (a key, an acquiring, future or reactive method, a database store, observed checks, a resource in
- * observe mode, asked of the cached bracket on every call) runs through
- * {@link FencingSupport#invoke} as a callback, as before. Method-level and type-level {@code @Fenced}, keyed and
+ * <p>A code-style aspect, so that ajc inlines the advice that fences a method: with a store that fences a write its
+ * caller runs ({@link BracketFenceStore}, the in-memory store), the check, the method's own body and the release run
+ * in the woven method itself, and an unkeyed fenced call allocates nothing (no closure, no join point, no box for an
+ * {@code int}, {@code long}, {@code float} or {@code double} result: each has a routing advice of its own); a keyed
+ * one allocates its join point, its arguments and its effective resource, no closure. Every other fence (an
+ * acquiring, future or reactive method, a database store, observed checks, a resource in observe mode, asked of the
+ * cached bracket on every call) runs through {@link FencingSupport#invoke} as a callback. Method-level and type-level {@code @Fenced}, keyed and
  * unkeyed, are split by pointcuts that can never both match one join point, so the fence runs once per call; a woven
  * transaction aspect (spring-aspects) runs outside this one, so the check joins its transaction, and a woven
  * {@code @Async} aspect runs outside both, so the check of an {@code @Async} method runs on the executor, where its
@@ -121,7 +121,7 @@ public aspect FencingAspect {
 
     int around(): unkeyed() && execution(int *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
-        Object route = route(at);
+        Object route = route(at, false);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
             FencingToken token = bracket.token();
@@ -149,7 +149,7 @@ public aspect FencingAspect {
 
     long around(): unkeyed() && execution(long *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
-        Object route = route(at);
+        Object route = route(at, false);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
             FencingToken token = bracket.token();
@@ -177,7 +177,7 @@ public aspect FencingAspect {
 
     float around(): unkeyed() && execution(float *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
-        Object route = route(at);
+        Object route = route(at, false);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
             FencingToken token = bracket.token();
@@ -205,7 +205,7 @@ public aspect FencingAspect {
 
     double around(): unkeyed() && execution(double *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
-        Object route = route(at);
+        Object route = route(at, false);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
             FencingToken token = bracket.token();
@@ -235,7 +235,7 @@ public aspect FencingAspect {
     Object around(): unkeyed() && !execution(int *(..)) && !execution(long *(..))
             && !execution(float *(..)) && !execution(double *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
-        Object route = route(at);
+        Object route = route(at, false);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
             FencingToken token = bracket.token();
@@ -278,8 +278,157 @@ public aspect FencingAspect {
         }
     }
 
-    /** The fence of a keyed call: its arguments come from the join point, the body is a closure. */
-    Object around(): keyed() {
+    /*
+     * The routing advice of a keyed call, as the unkeyed one above: a bracket fence computes the effective resource from
+     * the join point's arguments (so ajc builds a join point for these), then runs around the inlined proceed(); a
+     * callback fence is left to the keyed advice after these.
+     */
+
+    int around(): keyed() && execution(int *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(thisJoinPoint.getArgs());
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            int result;
+            try {
+                result = proceed();
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed();
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed();
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    long around(): keyed() && execution(long *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(thisJoinPoint.getArgs());
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            long result;
+            try {
+                result = proceed();
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed();
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed();
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    float around(): keyed() && execution(float *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(thisJoinPoint.getArgs());
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            float result;
+            try {
+                result = proceed();
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed();
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed();
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    double around(): keyed() && execution(double *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(thisJoinPoint.getArgs());
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            double result;
+            try {
+                result = proceed();
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed();
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed();
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    /** Every other return type: a reference, void, or a primitive whose boxes are cached or rare. */
+    Object around(): keyed() && !execution(int *(..)) && !execution(long *(..))
+            && !execution(float *(..)) && !execution(double *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(thisJoinPoint.getArgs());
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            Object result;
+            try {
+                result = proceed();
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed();
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed();
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    /** The callback fence of a keyed call the advice above routed here: its arguments come from the join point. */
+    Object around(): keyed() && if(callbackPending(thisJoinPointStaticPart)) {
+        CALLBACK_PENDING.remove();
         Method method = methodOf(thisJoinPointStaticPart);
         FencingSupport current = supportFor(method);
         JoinPoint call = thisJoinPoint;
@@ -295,14 +444,17 @@ public aspect FencingAspect {
         }
     }
 
-    /** The route of {@code at} with the current configuration: cached, except when it cannot be decided now. */
-    private Object route(JoinPoint.StaticPart at) {
+    /**
+     * The route of {@code at} with the current configuration: cached, except when it cannot be decided now. A keyed
+     * bracket is a route only for the keyed advice ({@code withArguments}), which has the call's arguments.
+     */
+    private Object route(JoinPoint.StaticPart at, boolean withArguments) {
         Routes current = routes;
         if (current == null) {
             return CALLBACK; // refused there, with the message saying how to configure
         }
         Object route = current.routes.get(at);
-        return route != null ? route : current.decide(at);
+        return route != null ? route : current.decide(at, withArguments);
     }
 
     /** Marks {@code at} as routed to the callback advice, on this thread; returns what to restore afterwards. */
@@ -385,16 +537,20 @@ public aspect FencingAspect {
         }
 
         /**
-         * A bracket when the support has one for the method, straight through when it is not fenced, else the
-         * callback; a failure (an invalid annotation, a missing collaborator) is not cached: the callback raises it
-         * again on every call.
+         * A bracket when the support has one for the method (a keyed one only {@code withArguments}: a join point is
+         * matched by the keyed advice or the unkeyed one, never both, so one advice decides each route), straight
+         * through when it is not fenced, else the callback; a failure (an invalid annotation, a missing collaborator)
+         * is not cached: the callback raises it again on every call.
          */
-        Object decide(JoinPoint.StaticPart at) {
+        Object decide(JoinPoint.StaticPart at, boolean withArguments) {
             Method method = methodOf(at);
             Object route;
             try {
                 Class<?> type = method.getDeclaringClass();
                 FenceBracket bracket = support.bracketFor(method, type);
+                if (bracket != null && bracket.point().hasKey() && !withArguments) {
+                    bracket = null; // the weaving split saw no key, the fence has one: the callback refuses the call
+                }
                 route = bracket != null ? bracket : support.fences(method, type) ? CALLBACK : PLAIN;
             } catch (RuntimeException e) {
                 return CALLBACK;

@@ -14,6 +14,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.guard.FenceGuard;
+import dev.fencing.guard.InvalidKeyException;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
@@ -39,6 +40,7 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -335,6 +337,38 @@ public abstract class WeavingContract {
     }
 
     @Test
+    void keyedFencesOfEveryReturnTypeReturnWhatTheBodyReturns() {
+        configureWithoutSpring(null);
+        WovenCounter counter = new WovenCounter();
+        assertThatThrownBy(() -> counter.addIntTo(1, 1)).isInstanceOf(MissingTokenException.class)
+                .hasMessageContaining("WovenCounter.addIntTo(int, int)").hasMessageContaining("woven-slots:1");
+        try (FencingScope ignored = FencingContext.bind(new FencingToken("woven-slots:1", 3, "h"),
+                new FencingToken("woven-slots:one", 3, "h"))) {
+            assertThat(counter.addIntTo(1, 2)).isEqualTo(2);
+            assertThat(counter.addTo(1, 40_000_000_000L)).isEqualTo(40_000_000_002L);
+            assertThat(counter.halfOf(1, 3f)).isEqualTo(1.5f);
+            assertThat(counter.twiceOf(1, 1.25)).isEqualTo(2.5);
+            assertThat(counter.describe("one")).isEqualTo("one total 40000000002");
+            IOException failure = new IOException("disk full");
+            assertThatThrownBy(() -> counter.failAt(1, failure)).isSameAs(failure);
+            assertThatThrownBy(() -> counter.describe(null)).isInstanceOf(InvalidKeyException.class)
+                    .hasMessageContaining("WovenCounter.describe(String)");
+            assertThat(Arrays.stream(counter.stackAt(1)).map(StackTraceElement::getClassName))
+                    .as("the fence runs in the woven method, not as the guard's callback")
+                    .doesNotContain(FenceGuard.class.getName());
+        }
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-slots:1", 2, "h"),
+                () -> counter.addIntTo(1, 1))).isInstanceOf(StaleTokenException.class)
+                .hasMessageContaining("WovenCounter.addIntTo(int, int)");
+        assertThat(counter.total()).isEqualTo(40_000_000_003L);
+        assertThat(store.maxSeen("woven-slots:1")).hasValue(3);
+        assertThat(checks(registry, "woven-slots", "accepted")).isEqualTo(7);
+        assertThat(checks(registry, "woven-slots", "missing")).isEqualTo(1);
+        assertThat(checks(registry, "woven-slots", "invalid")).isEqualTo(1);
+        assertThat(checks(registry, "woven-slots", "stale")).isEqualTo(1);
+    }
+
+    @Test
     void aKeyedMethodReturningAPrimitiveUnderWeaving() {
         configureWithoutSpring(null);
         WovenCounter counter = new WovenCounter();
@@ -454,7 +488,7 @@ public abstract class WeavingContract {
     }
 
     @Test
-    void anUnkeyedCallEntersABracketStoreAndAKeyedOneHandsItTheBody() {
+    void keyedAndUnkeyedCallsEnterABracketStoreAndAnObservedOneHandsItTheBody() {
         AtomicInteger entered = new AtomicInteger();
         AtomicInteger fenced = new AtomicInteger();
         BracketFenceStore counting = new BracketFenceStore() {
@@ -481,8 +515,15 @@ public abstract class WeavingContract {
         assertThat(entered).hasValue(2);
         assertThat(fenced).hasValue(0);
         FencingContext.run(new FencingToken("woven-slots:1", 1, "h"), () -> counter.addTo(1, 1));
-        assertThat(entered).hasValue(2);
+        assertThat(entered).hasValue(3);
+        assertThat(fenced).hasValue(0);
+        support.modes().set("woven-slots", FenceMode.OBSERVE, "test");
+        FencingContext.run(new FencingToken("woven-slots:1", 2, "h"), () -> counter.addTo(1, 1));
+        assertThat(Arrays.stream(counter.stackAt(1)).map(StackTraceElement::getClassName))
+                .as("observed: the guard's callback").contains(FenceGuard.class.getName());
+        assertThat(entered).hasValue(3);
         assertThat(fenced).hasValue(1);
+        assertThat(store.maxSeen("woven-slots:1")).hasValue(2);
     }
 
     @Test

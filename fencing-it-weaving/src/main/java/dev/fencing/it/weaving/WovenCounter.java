@@ -8,7 +8,7 @@ import java.util.concurrent.Callable;
 /**
  * Unkeyed fences of every return type the woven aspect routes separately (int, long, float, double, the rest), a
  * body that throws a checked exception, one that runs a callback (to hold the resource, or to call another fenced
- * method on it), and a keyed method returning a primitive.
+ * method on it), and keyed methods of every return type.
  */
 public class WovenCounter {
 
@@ -64,6 +64,38 @@ public class WovenCounter {
     @Fenced(resource = "woven-slots", key = "#slot")
     public long addTo(int slot, long value) {
         return total += value;
+    }
+
+    @Fenced(resource = "woven-slots", key = "#slot")
+    public int addIntTo(int slot, int value) {
+        return (int) (total += value);
+    }
+
+    @Fenced(resource = "woven-slots", key = "#slot")
+    public float halfOf(int slot, float value) {
+        return value / 2;
+    }
+
+    @Fenced(resource = "woven-slots", key = "#slot")
+    public double twiceOf(int slot, double value) {
+        return value * 2;
+    }
+
+    @Fenced(resource = "woven-slots", key = "#slot")
+    public String describe(String slot) {
+        return slot + " total " + total;
+    }
+
+    @Fenced(resource = "woven-slots", key = "#slot")
+    public long failAt(int slot, IOException failure) throws IOException {
+        total++;
+        throw failure;
+    }
+
+    /** The stack its body runs on, to tell the bracket (the fence in this frame) from the guard's callback. */
+    @Fenced(resource = "woven-slots", key = "#slot")
+    public StackTraceElement[] stackAt(int slot) {
+        return new Throwable().getStackTrace();
     }
 
     /** Not fenced. */

@@ -254,16 +254,16 @@ public final class FencingSupport {
 
     /**
      * The fence of {@code method} on {@code targetClass} as a bracket the woven aspect runs around its own inlined
-     * {@code proceed()} ({@link FenceGuard#bracket}), or {@code null} when it is not fenced or only {@link #invoke}
-     * can fence it (a key, whose arguments only a join point has, an acquiring, future or reactive point, a store
-     * without brackets, observed checks). Asked once per join point; internal.
+     * {@code proceed()} ({@link FenceGuard#bracket}; one with a key needs the call's arguments,
+     * {@link FenceBracket#token(Object[])}), or {@code null} when it is not fenced or only {@link #invoke} can fence
+     * it (an acquiring, future or reactive point, a store without brackets, observed checks). Asked once per join
+     * point; internal.
      *
      * @throws dev.fencing.FencingConfigurationException when the annotation is invalid or a collaborator is missing
      */
     public FenceBracket bracketFor(Method method, Class<?> targetClass) {
         Resolved current = resolved();
-        return current.points.fenceFor(method, targetClass) instanceof FenceBracket bracket && !bracket.point().hasKey()
-                ? bracket : null;
+        return current.points.fenceFor(method, targetClass) instanceof FenceBracket bracket ? bracket : null;
     }
 
     /**

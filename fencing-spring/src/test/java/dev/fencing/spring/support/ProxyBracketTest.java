@@ -5,6 +5,7 @@ import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.guard.FenceBracket;
+import dev.fencing.guard.FenceGuard;
 import dev.fencing.guard.FencePoint;
 import dev.fencing.guard.InvalidKeyException;
 import dev.fencing.mode.FenceMode;
@@ -26,6 +27,7 @@ import org.springframework.context.annotation.Configuration;
 
 import java.io.IOException;
 import java.lang.reflect.Method;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -87,6 +89,12 @@ class ProxyBracketTest {
         @Fenced(resource = "docs", key = "#name")
         public void edit(String name) {
             lines.add("edit " + name);
+        }
+
+        /** The stack the body runs on: the bracket runs it from the interceptor, the guard from its callback. */
+        @Fenced(resource = "docs", key = "#name")
+        public List<String> stack(String name) {
+            return Arrays.stream(new Throwable().getStackTrace()).map(StackTraceElement::getClassName).toList();
         }
     }
 
@@ -153,12 +161,15 @@ class ProxyBracketTest {
         assertThat(fenceOf("append", String.class)).isInstanceOf(FenceBracket.class);
         assertThat(fenceOf("append", String.class)).as("cached").isSameAs(fenceOf("append", String.class));
         assertThat(fenceOf("credit", long.class)).isInstanceOf(FenceBracket.class);
+        Ledger ledger = context.getBean(Ledger.class);
+        assertThat(FencingContext.call(new FencingToken("docs:x", 1, "h"), () -> ledger.stack("x")))
+                .contains(FencingInterceptor.class.getName()).doesNotContain(FenceGuard.class.getName());
         FencingSupport support = context.getBean(FencingSupport.class);
         Method append = Ledger.class.getMethod("append", String.class);
         assertThat(support.bracketFor(append, Ledger.class)).as("the woven aspect gets the same bracket")
                 .isSameAs(fenceOf("append", String.class));
         assertThat(support.bracketFor(Ledger.class.getMethod("credit", long.class), Ledger.class))
-                .as("not for a key: the woven aspect's bracket advice has no arguments").isNull();
+                .isSameAs(fenceOf("credit", long.class));
         assertThat(support.points().pointFor(append, Ledger.class))
                 .isSameAs(((FenceBracket) fenceOf("append", String.class)).point());
     }
@@ -168,6 +179,8 @@ class ProxyBracketTest {
         context = new AnnotationConfigApplicationContext(Observed.class);
         assertThat(fenceOf("append", String.class)).isInstanceOf(FencePoint.class);
         Ledger ledger = context.getBean(Ledger.class);
+        assertThat(FencingContext.call(new FencingToken("docs:x", 1, "h"), () -> ledger.stack("x")))
+                .contains(FenceGuard.class.getName());
         assertThat(FencingContext.call(new FencingToken("ledger", 1, "h"), () -> ledger.append("one"))).isEqualTo("#1");
         assertThat(checks("accepted", "true")).isEqualTo(1);
     }
