@@ -15,6 +15,7 @@ import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.lock.LockResponse;
 import io.etcd.jetcd.support.CloseableClient;
 import io.grpc.Status;
@@ -166,7 +167,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
             // from here on, every failure gives the lock back, and only then this process's turn on the resource
             mine.set(false);
             grant.granted(() -> giveBack(key, turn));
-            List<KeyValue> kvs = client.getKVClient().get(key).get(left(deadline), TimeUnit.NANOSECONDS).getKvs();
+            List<KeyValue> kvs = getRetryingTransientErrors(key, deadline).getKvs();
             if (kvs.isEmpty()) {
                 throw new LockAcquisitionException(resource, "etcd lock key for resource '" + resource
                         + "' vanished right after it was granted (session lease expired?)");
@@ -314,6 +315,21 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         }
     }
 
+    /** Reads {@code key}, again after transient errors until the deadline (a read changes nothing). */
+    private GetResponse getRetryingTransientErrors(ByteSequence key, long deadline)
+            throws InterruptedException, ExecutionException, TimeoutException {
+        while (true) {
+            try {
+                return client.getKVClient().get(key).get(left(deadline), TimeUnit.NANOSECONDS);
+            } catch (ExecutionException e) {
+                if (!isTransient(e.getCause()) || deadline - System.nanoTime() < TimeUnit.MILLISECONDS.toNanos(100)) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
     /**
      * The lock request of an acquirer that gave up may still be granted later: give that lock back as soon as it is.
      * The resource's turn in this process goes with the request until then, because the next acquirer here would ask
@@ -348,11 +364,17 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         return false;
     }
 
-    private static boolean isTransient(Throwable error) {
+    /**
+     * Whether a request failed for a reason another attempt can get past: a leader election in progress, an
+     * unavailable member, or the connection to a member closing under the request (the member stopped; gRPC reports
+     * {@code UNKNOWN: channel closed}, and the client reconnects to another).
+     */
+    static boolean isTransient(Throwable error) {
         if (error instanceof StatusRuntimeException status) {
             Status.Code code = status.getStatus().getCode();
             String description = String.valueOf(status.getStatus().getDescription());
             return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
+                    || code == Status.Code.UNKNOWN && description.contains("channel closed")
                     || description.contains("leader changed") || description.contains("request timed out")
                     || description.contains("no leader");
         }

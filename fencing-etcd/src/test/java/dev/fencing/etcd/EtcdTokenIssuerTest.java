@@ -111,6 +111,18 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
     }
 
     @Test
+    void aClosedChannelAndAnUnavailableMemberAreTransientAnInvalidRequestIsNot() {
+        // a member stopping under a request: gRPC closes the channel, jetcd reconnects to another member
+        assertThat(EtcdTokenIssuer.isTransient(Status.UNKNOWN.withDescription("channel closed").asRuntimeException()))
+                .isTrue();
+        assertThat(EtcdTokenIssuer.isTransient(Status.UNAVAILABLE.asRuntimeException())).isTrue();
+        assertThat(EtcdTokenIssuer.isTransient(Status.UNKNOWN.withDescription("something else").asRuntimeException()))
+                .isFalse();
+        assertThat(EtcdTokenIssuer.isTransient(Status.INVALID_ARGUMENT.asRuntimeException())).isFalse();
+        assertThat(EtcdTokenIssuer.isTransient(new IllegalStateException("channel closed"))).isFalse();
+    }
+
+    @Test
     void leaseNotFoundIsRecognisedWhereverJetcdPutsIt() {
         assertThat(EtcdTokenIssuer.leaseNotFound(new RuntimeException("wrapped",
                 Status.NOT_FOUND.withDescription("etcdserver: requested lease not found").asRuntimeException())))
