@@ -6,8 +6,8 @@
 # MariaDB on 127.0.0.1:3306, database test, user root without a password (JDBC and check statement runs), pgbench 14+
 # on the PATH (pgbench) and etcd on the PATH (issuers).
 # Usage: fencing-benchmarks/run-all.sh [step ...]   (steps: percall signed contention scale footprint jdbc checkstmt
-#        r2dbc tablesize pgbench request profile issuers reactive; default: all but issuers and reactive, whose figures are from
-#        earlier runs)
+#        r2dbc tablesize pgbench request paired profile issuers reactive; default: all but issuers and reactive,
+#        whose figures are from earlier runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jar=fencing-benchmarks/target/benchmarks.jar
@@ -36,7 +36,7 @@ rounds() { # name, rounds, JMH arguments; then RoundRatios's --ratio/--diff spec
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(percall profile signed contention scale footprint jdbc checkstmt r2dbc tablesize pgbench request)
+[ ${#steps[@]} -gt 0 ] || steps=(percall profile signed contention scale footprint jdbc checkstmt r2dbc tablesize pgbench request paired)
 for step in "${steps[@]}"; do
   case $step in
     percall)    RATIOS=(--ratio proxyFenced/proxyNoOpMethodInterceptor --ratio proxyPrimitivesFloor/proxyNoOpMethodInterceptor
@@ -83,7 +83,14 @@ for step in "${steps[@]}"; do
                            --ratio "fencedLatency[storeMode=$mode]#p50/unfencedLatency[storeMode=$mode]#p50"
                            --ratio "fencedLatency[storeMode=$mode]#p99/unfencedLatency[storeMode=$mode]#p99")
                 done
-                rounds whole-request 3 WholeRequestBenchmark -f 1 -wi 1 -w 3 -i 2 -r 3 ;;
+                rounds whole-request 3 'WholeRequestBenchmark\.(un)?fenced' -f 1 -wi 1 -w 3 -i 2 -r 3 ;;
+    paired)     RATIOS=() # fenced and unfenced clients at once, in one application (JMH groups)
+                for mode in default check-at-commit; do
+                  RATIOS+=(--ratio "pairedFencedThroughput[storeMode=$mode]/pairedUnfencedThroughput[storeMode=$mode]"
+                           --ratio "pairedFencedLatency[storeMode=$mode]#p50/pairedUnfencedLatency[storeMode=$mode]#p50"
+                           --ratio "pairedFencedLatency[storeMode=$mode]#p99/pairedUnfencedLatency[storeMode=$mode]#p99")
+                done
+                rounds whole-request-paired 5 'WholeRequestBenchmark\.paired' -f 1 -wi 1 -w 3 -i 2 -r 3 ;;
     profile)    # where the time of one call goes: async-profiler (Maven Central, tools.profiler:async-profiler), itimer
                 # sampling (no perf events needed), collapsed stacks summed by part of the call (ProfileSummary)
                 ap=fencing-benchmarks/target/async-profiler

@@ -27,7 +27,8 @@ import java.util.Map;
  * <p>Usage: {@code RoundRatios --merged out.json [--ratio A/B]... [--diff A-B]... round1.json round2.json ...},
  * where A and B name a benchmark method, optionally with JMH parameters and a metric:
  * {@code insertFenced[database=mariadb]#p99}; the metric is the score by default, {@code #p50}/{@code #p99} a
- * percentile of a sample-time benchmark, {@code #alloc} the bytes allocated per operation ({@code -prof gc}).
+ * percentile of a sample-time benchmark, {@code #alloc} the bytes allocated per operation ({@code -prof gc}). A
+ * member method of a JMH group ({@code @Group}) is named as a benchmark of its own.
  */
 public final class RoundRatios {
 
@@ -136,8 +137,7 @@ public final class RoundRatios {
     }
 
     private static String name(JsonNode entry) {
-        String benchmark = entry.path("benchmark").asString();
-        String method = benchmark.substring(benchmark.lastIndexOf('.') + 1);
+        String method = method(entry);
         JsonNode params = entry.path("params");
         if (params.isMissingNode() || params.isEmpty()) {
             return method;
@@ -159,10 +159,10 @@ public final class RoundRatios {
         String wanted = hash < 0 ? spec : spec.substring(0, hash);
         String metric = hash < 0 ? "score" : spec.substring(hash + 1);
         for (JsonNode entry : round) {
-            if (!name(entry).equals(wanted)) {
+            JsonNode primary = scoreOf(entry, wanted);
+            if (primary == null) {
                 continue;
             }
-            JsonNode primary = entry.path("primaryMetric");
             JsonNode found = switch (metric) {
                 case "score" -> primary.path("score");
                 case "p50" -> primary.path("scorePercentiles").path("50.0");
@@ -178,6 +178,31 @@ public final class RoundRatios {
             return new Figure(found.asDouble(), throughput);
         }
         throw new IllegalArgumentException("No benchmark '" + wanted + "' in " + file);
+    }
+
+    /**
+     * The metric of {@code entry} named {@code wanted}: its primary metric when the entry is that benchmark, or the
+     * secondary metric of that name when the entry is a JMH group ({@code @Group}) whose member method it is (JMH
+     * reports each member's score, with its percentiles, as a secondary metric named after the method), with the
+     * same parameters; {@code null} when neither.
+     */
+    private static JsonNode scoreOf(JsonNode entry, String wanted) {
+        String name = name(entry);
+        if (name.equals(wanted)) {
+            return entry.path("primaryMetric");
+        }
+        String method = method(entry);
+        String parameters = name.substring(method.length());
+        if (!wanted.endsWith(parameters)) {
+            return null;
+        }
+        JsonNode member = entry.path("secondaryMetrics").path(wanted.substring(0, wanted.length() - parameters.length()));
+        return member.isMissingNode() || member.path("scorePercentiles").isMissingNode() ? null : member;
+    }
+
+    private static String method(JsonNode entry) {
+        String benchmark = entry.path("benchmark").asString();
+        return benchmark.substring(benchmark.lastIndexOf('.') + 1);
     }
 
     private static String describe(String[] spec, double[] values) {

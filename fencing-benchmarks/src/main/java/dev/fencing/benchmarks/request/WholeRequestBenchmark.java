@@ -5,6 +5,8 @@ import dev.fencing.web.FencingHeader;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Group;
+import org.openjdk.jmh.annotations.GroupThreads;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
@@ -273,5 +275,49 @@ public class WholeRequestBenchmark {
     @OutputTimeUnit(TimeUnit.MICROSECONDS)
     public String fencedLatency(Client client) throws Exception {
         return client.send(client.fenced);
+    }
+
+    /*
+     * Paired: fenced and unfenced requests at the same time, two clients each, in one application (a JMH group), so a
+     * slow window of the machine falls on both alike and their ratio within a round does not move with it. Each
+     * member's score is its own clients' requests (a secondary result named after the method). Under the shared load
+     * a fenced request's extra work slows the unfenced ones too, so the throughput ratio reads the cost per request,
+     * not a fully fenced application's total; the methods above measure that, one variant per fork.
+     */
+
+    @Benchmark
+    @Group("pairedThroughput")
+    @GroupThreads(2)
+    @BenchmarkMode(Mode.Throughput)
+    @OutputTimeUnit(TimeUnit.SECONDS)
+    public String pairedFencedThroughput(Client client) throws Exception {
+        return client.send(client.fenced);
+    }
+
+    @Benchmark
+    @Group("pairedThroughput")
+    @GroupThreads(2)
+    @BenchmarkMode(Mode.Throughput)
+    @OutputTimeUnit(TimeUnit.SECONDS)
+    public String pairedUnfencedThroughput(Client client) throws Exception {
+        return client.send(client.unfenced);
+    }
+
+    @Benchmark
+    @Group("pairedLatency")
+    @GroupThreads(2)
+    @BenchmarkMode(Mode.SampleTime)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    public String pairedFencedLatency(Client client) throws Exception {
+        return client.send(client.fenced);
+    }
+
+    @Benchmark
+    @Group("pairedLatency")
+    @GroupThreads(2)
+    @BenchmarkMode(Mode.SampleTime)
+    @OutputTimeUnit(TimeUnit.MICROSECONDS)
+    public String pairedUnfencedLatency(Client client) throws Exception {
+        return client.send(client.unfenced);
     }
 }
