@@ -8,7 +8,8 @@ import dev.fencing.store.BracketFenceStore;
 import dev.fencing.token.FencingToken;
 
 /**
- * Internal: public for the woven aspect (fencing-aspect), not for applications.
+ * Internal: public for the proxy interceptor (fencing-spring) and the woven aspect (fencing-aspect), not for
+ * applications.
  * The fence of one checking {@link FencePoint} as a bracket around a body its caller runs itself, for a
  * {@link BracketFenceStore}: {@link #token()} (or {@link #token(Object[])} for a point with a key),
  * {@link #enter(FencingToken)}, the body, then {@link #exit} or {@link #failed}. It counts, names and reports every

@@ -128,8 +128,9 @@ public final class FenceGuard {
     }
 
     /**
-     * The fence of {@code point} as a bracket around a body its caller runs itself ({@link FenceBracket}: the woven
-     * aspect's path, allocating nothing), or {@code null} when only {@link #invoke} can fence it: the store is not a
+     * The fence of {@code point} as a bracket around a body its caller runs itself ({@link FenceBracket}: the path of
+     * the proxy interceptor and the woven aspect, allocating nothing for an unkeyed point), or {@code null} when only
+     * {@link #invoke} can fence it: the store is not a
      * {@link dev.fencing.store.BracketFenceStore}, checks are observed, or the point acquires. Call once per point and
      * keep the result.
      */

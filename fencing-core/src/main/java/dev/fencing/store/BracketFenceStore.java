@@ -7,8 +7,8 @@ import dev.fencing.token.FencingToken;
  * max_seen and takes whatever serializes the resource's writes, the caller runs the write on the same thread, then
  * calls {@link Entry#exit()} exactly once, whatever the write's outcome. Internal: implemented by
  * {@link InMemoryFenceStore} for the woven aspect, whose body cannot be handed over as a callback without allocating
- * one; a store that needs to run the write inside its own unit of work (a database transaction) offers only
- * {@link #fence}.
+ * one, and the proxy interceptor, which runs the target from its own frame; a store that needs to run the write inside
+ * its own unit of work (a database transaction) offers only {@link #fence}.
  */
 public interface BracketFenceStore extends FenceStore {
 

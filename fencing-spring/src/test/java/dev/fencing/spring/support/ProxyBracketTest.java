@@ -39,9 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The proxy interceptor runs an unkeyed checking point on the in-memory store as a bracket around its own
+ * The proxy interceptor runs a checking point on the in-memory store, keyed or not, as a bracket around its own
  * {@code proceed()} (as the woven aspect does): the same verdicts, counters, exceptions, serialization and mode
- * switches as the guard's callback path, which every other point (a key, observed checks) still takes.
+ * switches as the guard's callback path, which every other point (observed checks, observe mode) still takes.
  */
 @Timeout(60)
 class ProxyBracketTest {
