@@ -46,6 +46,10 @@ for step in "${steps[@]}"; do
                         --diff 'proxyFenced#alloc-proxyNoOpMethodInterceptor#alloc'
                         --diff 'wovenFenced#alloc-wovenPlainCall#alloc')
                 rounds fence-overhead 6 FenceOverheadBenchmark -prof gc -f 1 -wi 2 -w 1 -i 3 -r 1
+                # the proxy's bracket against the guard's callback, same point and store, paired by round
+                RATIOS=(--ratio proxyBracket/proxyGuard --diff proxyGuard-proxyBracket --ratio proxyBracket/proxyNoOp
+                        --ratio proxyGuard/proxyNoOp)
+                rounds proxy-bracket 10 'FenceAnatomyBenchmark\.(proxyNoOp|proxyGuard|proxyBracket)$' -f 1 -wi 3 -w 1 -i 5 -r 1
                 run fence-anatomy FenceAnatomyBenchmark -prof gc -f 1 -wi 3 -w 2 -i 5 -r 2 ;;
     signed)     run signed-fence SignedFenceBenchmark -prof gc -f 1 -wi 3 -w 1 -i 5 -r 2 ;;
     contention) run fence-contention FenceContentionBenchmark -f 1 -wi 3 -w 2 -i 5 -r 2 ;;

@@ -2,11 +2,13 @@ package dev.fencing.benchmarks;
 
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
+import dev.fencing.guard.FenceBracket;
 import dev.fencing.guard.FenceGuard;
 import dev.fencing.guard.FencePoint;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.spring.EnableFencing;
 import dev.fencing.spring.support.FencingSupport;
+import dev.fencing.store.BracketFenceStore;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.Counter;
@@ -75,6 +77,7 @@ public class FenceAnatomyBenchmark {
     private Target storeCheck;
     private Target counted;
     private Target guarded;
+    private Target bracketed;
     private Target fenced;
     private Target floor;
     private AnnotationConfigApplicationContext spring;
@@ -100,6 +103,20 @@ public class FenceAnatomyBenchmark {
         });
         guarded = proxy(invocation -> guard.invoke(point, invocation.getArguments(), invocation,
                 MethodInvocation::proceed));
+        // the same point and store as a bracket run around the interceptor's own proceed() (the proxy's path now)
+        FenceBracket bracket = guard.bracket(point);
+        bracketed = proxy(invocation -> {
+            FencingToken presented = bracket.token(invocation.getArguments());
+            BracketFenceStore.Entry entry = bracket.enter(presented);
+            Object result;
+            try {
+                result = invocation.proceed();
+            } catch (Throwable t) {
+                throw bracket.failed(entry, presented, t);
+            }
+            bracket.exit(entry);
+            return result;
+        });
         // the floor: what any fence on a proxy must do, as bare primitives (no guard, store, rule or context classes)
         floor = proxy(invocation -> {
             Object result;
@@ -163,6 +180,12 @@ public class FenceAnatomyBenchmark {
     @Benchmark
     public long proxyGuard() {
         return guarded.plain(value);
+    }
+
+    /** {@link #proxyGuard}'s point and store as a bracket: the guard's callback against the interceptor's own frame. */
+    @Benchmark
+    public long proxyBracket() {
+        return bracketed.plain(value);
     }
 
     @Benchmark
