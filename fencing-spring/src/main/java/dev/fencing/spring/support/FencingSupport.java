@@ -202,13 +202,23 @@ public final class FencingSupport {
      * non-capturing {@code proceed} the fence allocates nothing per call. The proxy interceptor's path.
      */
     <C> Object invoke(Object fence, Object[] args, C target, FenceGuard.Proceed<C, Object> proceed) throws Throwable {
-        if (fence instanceof FenceBracket bracket) {
-            return resolved().guard.invoke(bracket.point(), args, target, proceed); // its resource is observed now
-        }
-        if (fence instanceof FencePoint point) {
+        FencePoint point = blockingPoint(fence);
+        if (point != null) {
             return resolved().guard.invoke(point, args, target, proceed);
         }
         return fence == null ? proceed.proceed(target) : invokeAsync(resolved(), fence, args, target, proceed);
+    }
+
+    /**
+     * The point of a blocking method's fence, which the guard runs as a callback: a plain point, or a bracket whose
+     * caller could not run it itself (its resource is observed now, or the caller has no frame to run the body in);
+     * {@code null} for any other fence.
+     */
+    private static FencePoint blockingPoint(Object fence) {
+        if (fence instanceof FenceBracket bracket) {
+            return bracket.point();
+        }
+        return fence instanceof FencePoint point ? point : null;
     }
 
     /** The fence of a method returning a future or a reactive type: kept out of the blocking call's path. */
@@ -234,12 +244,9 @@ public final class FencingSupport {
         if (fence == null) {
             return proceed.proceed(call);
         }
-        if (fence instanceof FenceBracket bracket) {
-            FencePoint point = bracket.point();
-            return current.guard.invoke(point, point.hasKey() ? arguments.apply(call) : NO_ARGS, call, proceed);
-        }
-        if (fence instanceof FencePoint point) {
-            return current.guard.invoke(point, point.hasKey() ? arguments.apply(call) : NO_ARGS, call, proceed);
+        FencePoint blocking = blockingPoint(fence);
+        if (blocking != null) {
+            return current.guard.invoke(blocking, blocking.hasKey() ? arguments.apply(call) : NO_ARGS, call, proceed);
         }
         if (fence instanceof FencePointSource.FuturePoint future) {
             FencePoint point = future.point();
