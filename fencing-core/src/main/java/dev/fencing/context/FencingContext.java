@@ -98,6 +98,30 @@ public final class FencingContext {
     }
 
     /**
+     * The token {@link #current(String)} returns for the keyed resource {@code resource:key}, found without building
+     * that text: what a keyed fence looks up on every call.
+     *
+     * @param key a {@link String}, or a {@link Long} or {@link Integer} standing for its decimal text
+     * @throws IllegalArgumentException when {@code key} is of another type (nothing is looked up)
+     */
+    public static FencingToken current(String resource, Object key) {
+        if (!(key instanceof String || key instanceof Long || key instanceof Integer)) {
+            throw new IllegalArgumentException("The key of resource '" + resource + "' must be a String, Long or "
+                    + "Integer, not " + (key == null ? "null" : key.getClass().getName()));
+        }
+        for (FencingScope scope = TOP.get(); scope != null; scope = scope.parent) {
+            int i = scope.indexOf(resource, key);
+            if (i >= 0) {
+                return scope.tokens[i];
+            }
+            if (scope.isolating) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /**
      * The token {@link #current} returns for {@code resource} when it was bound locally (acquired by this process
      * or bound by application code), or {@code null} when none is bound or the visible one came from a remote
      * carrier ({@link #bindRemote}). An acquiring method propagates only a local token: a token that arrived in a

@@ -36,6 +36,16 @@ public final class FencingScope implements AutoCloseable {
         return -1;
     }
 
+    /** The index of the token for {@code resource:key} in this scope, or -1 ({@link KeyedResources#matches}). */
+    int indexOf(String resource, Object key) {
+        for (int i = 0; i < tokens.length; i++) {
+            if (KeyedResources.matches(tokens[i].resource(), resource, key)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     /**
      * Unbinds this scope's tokens, restoring what was bound before it.
      *

@@ -98,13 +98,15 @@ public final class FenceBracket {
         if (!point.hasKey()) {
             return token();
         }
-        String effective;
+        Object key;
         try {
-            effective = point.effectiveResource(args);
+            key = point.keyOf(args);
         } catch (RuntimeException e) {
             throw CheckOutcomes.invalidKey(point, e);
         }
-        FencingToken token = FencingContext.current(effective);
+        FencingToken token = point.current(key);
+        // the effective resource's text is built only for the message of a missing token
+        String effective = token != null ? token.resource() : point.resourceOf(key);
         CheckOutcomes.presented(point, effective, token, verifier, rejections, null);
         return token;
     }

@@ -172,14 +172,14 @@ public final class FenceGuard {
      * @throws FenceStoreException   when the store fails before the call starts (the call does not run)
      */
     public <C, T> T invoke(FencePoint point, Object[] args, C target, Proceed<C, T> proceed) throws Throwable {
-        String resource;
+        Object key;
         try {
-            resource = point.effectiveResource(args);
+            key = point.keyOf(args);
         } catch (RuntimeException e) {
             throw CheckOutcomes.invalidKey(point, e);
         }
-        return point.acquire() ? acquireOrPropagate(point, resource, target, proceed)
-                : check(point, resource, target, proceed);
+        return point.acquire() ? acquireOrPropagate(point, point.resourceOf(key), target, proceed)
+                : check(point, key, target, proceed);
     }
 
     /**
@@ -191,11 +191,12 @@ public final class FenceGuard {
      * {@code store.fence} is inlined (the in-memory store is) it does not escape and the JIT scalar-replaces it. It is
      * closed when the check ends, so a store that kept it cannot run the write afterwards.
      */
-    private <C, T> T check(FencePoint point, String effective, C target, Proceed<C, T> proceed) throws Throwable {
-        FencingToken token = FencingContext.current(effective);
-        // from here on the token's own instance of the same text: its hash is cached (a keyed resource is a new
-        // string per call), and the store's comparison of resource and token is one reference check
-        String resource = token != null ? token.resource() : effective;
+    private <C, T> T check(FencePoint point, Object key, C target, Proceed<C, T> proceed) throws Throwable {
+        FencingToken token = point.current(key);
+        // from here on the token's own instance of the effective resource's text, found without building it: its
+        // hash is cached and the store's comparison of resource and token is one reference check; the text is built
+        // only when no token is bound, for the message
+        String resource = token != null ? token.resource() : point.resourceOf(key);
         if (modes.observes(point.resource())) {
             return observing(point, resource, token, target, proceed);
         }

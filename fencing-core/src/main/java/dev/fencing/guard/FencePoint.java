@@ -1,6 +1,7 @@
 package dev.fencing.guard;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.context.FencingContext;
 import dev.fencing.metrics.AcquisitionCounters;
 import dev.fencing.metrics.CheckCounters;
 import dev.fencing.metrics.FencingMetrics;
@@ -70,16 +71,26 @@ public final class FencePoint {
      *                             resource longer than {@link FencingToken#MAX_PART_LENGTH}
      */
     public String effectiveResource(Object[] args) {
+        return key == null ? resource : resourceOf(keyOf(args));
+    }
+
+    /**
+     * The key of a call with these arguments, checked, as the effective resource appends it: a {@link Long} or
+     * {@link Integer} (its decimal text always fits), else the key's text; {@code null} for an unkeyed point.
+     *
+     * @throws InvalidKeyException when the key is {@code null}, blank, has no stable text, or makes the effective
+     *                             resource longer than {@link FencingToken#MAX_PART_LENGTH}
+     */
+    public Object keyOf(Object[] args) {
         if (key == null) {
-            return resource;
+            return null;
         }
         Object value;
         String text;
         try {
             value = key.keyOf(args);
             if (numberFits && (value instanceof Long || value instanceof Integer)) {
-                // an id: its text is never blank and always fits; one string built, not its text and then a second
-                return resource + ':' + ((Number) value).longValue();
+                return value; // an id: its text is never blank and always fits
             }
             text = KeyValues.textOf(value);
         } catch (RuntimeException e) {
@@ -97,7 +108,23 @@ public final class FencePoint {
                     + " characters long, longer than the limit of " + FencingToken.MAX_PART_LENGTH
                     + " characters; the call is refused");
         }
-        return resource + ':' + text;
+        return text;
+    }
+
+    /** The effective resource for a key from {@link #keyOf}: the resource, or {@code resource:key}. */
+    public String resourceOf(Object key) {
+        if (key == null) {
+            return resource;
+        }
+        return key instanceof String text ? resource + ':' + text : resource + ':' + ((Number) key).longValue();
+    }
+
+    /**
+     * The token bound on this thread for the effective resource of a key from {@link #keyOf}, or {@code null}: for
+     * a key, found without building the effective resource's text (the token's resource is that text).
+     */
+    public FencingToken current(Object key) {
+        return key == null ? FencingContext.current(resource) : FencingContext.current(resource, key);
     }
 
     private InvalidKeyException refused(Object value, String text) {

@@ -1,0 +1,75 @@
+package dev.fencing.benchmarks;
+
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
+import dev.fencing.guard.FencePoint;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The token lookup of a keyed fence, alone, single thread: the thread's token for {@code bench:42} found by building
+ * that text and comparing it ({@link #builtText}, what a keyed call did before) against finding it by matching the
+ * bound tokens' resources to the resource and the key without building anything ({@link #matched}); the unkeyed
+ * lookup of {@code bench} is the baseline. The key is a {@code Long} or a {@code String} ({@link #key}), evaluated by
+ * the point as a call would; two other keys' tokens are bound beside it.
+ */
+@State(Scope.Thread)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.NANOSECONDS)
+@Fork(value = 1, jvmArgsAppend = {"-Xms1g", "-Xmx1g"})
+@Warmup(iterations = 3, time = 1)
+@Measurement(iterations = 5, time = 1)
+public class KeyedLookupBenchmark {
+
+    @Param({"long", "string"})
+    public String key;
+
+    private final FencingMetrics metrics = new FencingMetrics(new SimpleMeterRegistry());
+    private final FencePoint point = new FencePoint("Target.fenced(long)", "bench", args -> args[0], "#p0", false,
+            metrics);
+    private Object[] args;
+    private FencingScope scope;
+
+    @Setup(Level.Trial)
+    public void setUp() {
+        args = new Object[] {"long".equals(key) ? (Object) 42L : "42"};
+        scope = FencingContext.bind(new FencingToken("bench", 1, "lease"), new FencingToken("bench:41", 1, "lease"),
+                new FencingToken("bench:420", 1, "lease"), new FencingToken("bench:42", 1, "lease"));
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+        scope.close();
+    }
+
+    @Benchmark
+    public FencingToken unkeyed() {
+        return FencingContext.current("bench");
+    }
+
+    @Benchmark
+    public FencingToken builtText() {
+        return FencingContext.current(point.resourceOf(point.keyOf(args)));
+    }
+
+    @Benchmark
+    public FencingToken matched() {
+        return point.current(point.keyOf(args));
+    }
+}

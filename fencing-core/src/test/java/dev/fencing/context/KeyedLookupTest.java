@@ -1,0 +1,109 @@
+package dev.fencing.context;
+
+import dev.fencing.token.FencingToken;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.SplittableRandom;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** {@link FencingContext#current(String, Object)}: the keyed lookup finds exactly what the built text would. */
+class KeyedLookupTest {
+
+    @AfterEach
+    void nothingLeaks() {
+        assertThat(FencingContext.isEmpty()).isTrue();
+    }
+
+    @Test
+    void findsTheTokenOfTheKeyedResourceByNumberAndByText() {
+        FencingToken a42 = new FencingToken("accounts:42", 7, "h");
+        FencingToken other = new FencingToken("accounts:4", 8, "h");
+        try (FencingScope ignored = FencingContext.bind(other, a42)) {
+            assertThat(FencingContext.current("accounts", 42L)).isSameAs(a42);
+            assertThat(FencingContext.current("accounts", 42)).isSameAs(a42);
+            assertThat(FencingContext.current("accounts", "42")).isSameAs(a42);
+            assertThat(FencingContext.current("accounts", 4L)).isSameAs(other);
+            assertThat(FencingContext.current("accounts", 420L)).isNull();
+            assertThat(FencingContext.current("accounts", -42L)).isNull();
+            assertThat(FencingContext.current("account", "s:42")).isNull(); // the colon is the resource's own
+            assertThat(FencingContext.current("accounts:4", 2L)).isNull();
+        }
+    }
+
+    @Test
+    void innerBindingsHideOuterOnesAndAnIsolatingScopeHidesEverythingBelow() {
+        FencingToken outer = new FencingToken("orders:1", 1, "h");
+        FencingToken inner = new FencingToken("orders:1", 2, "h");
+        try (FencingScope o = FencingContext.bind(outer)) {
+            try (FencingScope i = FencingContext.bind(inner)) {
+                assertThat(FencingContext.current("orders", 1L)).isSameAs(inner);
+            }
+            try (FencingScope isolated = FencingContext.bindOnly(List.of(new FencingToken("other", 1, "h")))) {
+                assertThat(FencingContext.current("orders", 1L)).isNull();
+            }
+            assertThat(FencingContext.current("orders", 1L)).isSameAs(outer);
+        }
+        assertThat(FencingContext.current("orders", 1L)).isNull();
+    }
+
+    @Test
+    void refusesAKeyOfAnotherTypeNamingTheResourceAndTheType() {
+        assertThatThrownBy(() -> FencingContext.current("accounts", 4.2d))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("'accounts'").hasMessageContaining("java.lang.Double");
+        assertThatThrownBy(() -> FencingContext.current("accounts", (Object) null))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("null");
+    }
+
+    @Test
+    void numbersMatchTheirDecimalTextAtTheEdges() {
+        long[] edges = {0, 1, -1, 9, 10, -10, 99, 100, Integer.MAX_VALUE, Integer.MIN_VALUE, Long.MAX_VALUE,
+                Long.MIN_VALUE, Long.MIN_VALUE + 1, Long.MAX_VALUE - 1};
+        for (long value : edges) {
+            for (long candidate : edges) {
+                assertThat(KeyedResources.matches("r:" + candidate, "r", value))
+                        .as("r:%d against key %d", candidate, value).isEqualTo(candidate == value);
+            }
+            assertThat(KeyedResources.matches("r:0" + value, "r", value)).as("leading zero, %d", value).isFalse();
+            assertThat(KeyedResources.matches("r:+" + value, "r", value)).as("plus sign, %d", value).isFalse();
+            assertThat(KeyedResources.matches("r:" + value + " ", "r", value)).as("trailing space, %d", value)
+                    .isFalse();
+            assertThat(KeyedResources.matches("r" + value, "r", value)).as("no colon, %d", value).isFalse();
+        }
+        assertThat(KeyedResources.matches("r:-", "r", 0L)).isFalse();
+        assertThat(KeyedResources.matches("r:", "r", "")).isFalse();
+        assertThat(KeyedResources.matches("r:", "r", 0L)).isFalse();
+    }
+
+    @Test
+    void agreesWithTheBuiltTextOnRandomResourcesAndKeys() {
+        SplittableRandom random = new SplittableRandom(20261201L);
+        String alphabet = "ab:1-0";
+        for (int n = 0; n < 200_000; n++) {
+            String resource = text(random, alphabet, 1 + random.nextInt(4));
+            String effective = text(random, alphabet, 1 + random.nextInt(9));
+            Object key = switch (random.nextInt(3)) {
+                case 0 -> text(random, alphabet, 1 + random.nextInt(4));
+                case 1 -> (long) random.nextInt(-1200, 1200);
+                default -> random.nextInt(-1200, 1200);
+            };
+            boolean expected = effective.equals(resource + ":" + key);
+            assertThat(KeyedResources.matches(effective, resource, key))
+                    .as("'%s' against '%s' + ':' + %s", effective, resource, key).isEqualTo(expected);
+            // and once with the text it should match, which the random one rarely is
+            assertThat(KeyedResources.matches(resource + ":" + key, resource, key)).isTrue();
+        }
+    }
+
+    private static String text(SplittableRandom random, String alphabet, int length) {
+        StringBuilder text = new StringBuilder(length);
+        for (int i = 0; i < length; i++) {
+            text.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        return text.toString();
+    }
+}
