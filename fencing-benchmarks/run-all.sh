@@ -5,7 +5,7 @@
 # Needs PostgreSQL on 127.0.0.1:5432, database test (JDBC, check statement, scale, pgbench and whole-request runs),
 # MariaDB on 127.0.0.1:3306, database test, user root without a password (JDBC and check statement runs), pgbench 14+
 # on the PATH (pgbench) and etcd on the PATH (issuers).
-# Usage: fencing-benchmarks/run-all.sh [step ...]   (steps: percall signed contention scale footprint jdbc checkstmt
+# Usage: fencing-benchmarks/run-all.sh [step ...]   (steps: percall keyed signed contention scale footprint jdbc checkstmt
 #        r2dbc tablesize pgbench request paired profile issuers reactive; default: all but issuers and reactive,
 #        whose figures are from earlier runs)
 set -euo pipefail
@@ -36,7 +36,7 @@ rounds() { # name, rounds, JMH arguments; then RoundRatios's --ratio/--diff spec
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(percall profile signed contention scale footprint jdbc checkstmt r2dbc tablesize pgbench request paired)
+[ ${#steps[@]} -gt 0 ] || steps=(percall keyed profile signed contention scale footprint jdbc checkstmt r2dbc tablesize pgbench request paired)
 for step in "${steps[@]}"; do
   case $step in
     percall)    RATIOS=(--ratio proxyFenced/proxyNoOpMethodInterceptor --ratio proxyPrimitivesFloor/proxyNoOpMethodInterceptor
@@ -51,6 +51,12 @@ for step in "${steps[@]}"; do
                         --ratio proxyGuard/proxyNoOp)
                 rounds proxy-bracket 10 'FenceAnatomyBenchmark\.(proxyNoOp|proxyGuard|proxyBracket)$' -f 1 -wi 3 -w 1 -i 5 -r 1
                 run fence-anatomy FenceAnatomyBenchmark -prof gc -f 1 -wi 3 -w 2 -i 5 -r 2 ;;
+    keyed)      RATIOS=()
+                for key in long string; do for others in true false; do
+                  RATIOS+=(--ratio "matched[key=$key,others=$others]/builtText[key=$key,others=$others]"
+                           --diff "matched[key=$key,others=$others]-builtText[key=$key,others=$others]")
+                done; done
+                rounds keyed-lookup 6 'KeyedLookupBenchmark\.(builtText|matched|unkeyed)$' -prof gc -f 1 -wi 3 -w 1 -i 3 -r 1 ;;
     signed)     run signed-fence SignedFenceBenchmark -prof gc -f 1 -wi 3 -w 1 -i 5 -r 2 ;;
     contention) run fence-contention FenceContentionBenchmark -f 1 -wi 3 -w 2 -i 5 -r 2 ;;
     scale)      for t in 1 2 4 8; do

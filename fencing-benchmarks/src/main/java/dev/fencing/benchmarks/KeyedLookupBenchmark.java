@@ -40,6 +40,10 @@ public class KeyedLookupBenchmark {
     @Param({"long", "string"})
     public String key;
 
+    /** Whether the tokens of {@code bench}, {@code bench:41} and {@code bench:420} are bound before {@code bench:42}. */
+    @Param({"true", "false"})
+    public boolean others;
+
     private final FencingMetrics metrics = new FencingMetrics(new SimpleMeterRegistry());
     private final FencePoint point = new FencePoint("Target.fenced(long)", "bench", args -> args[0], "#p0", false,
             metrics);
@@ -49,8 +53,10 @@ public class KeyedLookupBenchmark {
     @Setup(Level.Trial)
     public void setUp() {
         args = new Object[] {"long".equals(key) ? (Object) 42L : "42"};
-        scope = FencingContext.bind(new FencingToken("bench", 1, "lease"), new FencingToken("bench:41", 1, "lease"),
-                new FencingToken("bench:420", 1, "lease"), new FencingToken("bench:42", 1, "lease"));
+        FencingToken bound = new FencingToken("bench:42", 1, "lease");
+        scope = others ? FencingContext.bind(new FencingToken("bench", 1, "lease"),
+                new FencingToken("bench:41", 1, "lease"), new FencingToken("bench:420", 1, "lease"), bound)
+                : FencingContext.bind(new FencingToken("bench", 1, "lease"), bound);
     }
 
     @TearDown(Level.Trial)
@@ -61,6 +67,16 @@ public class KeyedLookupBenchmark {
     @Benchmark
     public FencingToken unkeyed() {
         return FencingContext.current("bench");
+    }
+
+    @Benchmark
+    public Object keyOnly() {
+        return point.keyOf(args);
+    }
+
+    @Benchmark
+    public String textOnly() {
+        return point.resourceOf(point.keyOf(args));
     }
 
     @Benchmark

@@ -10,23 +10,53 @@ final class KeyedResources {
     }
 
     /**
-     * Whether {@code effective} equals {@code resource + ':' + key}.
+     * Whether {@code effective} equals {@code resource + ':' + key}: the length first, then the key's part (where
+     * the tokens of one resource's entities differ), the colon and the resource last.
      *
      * @param key a {@link String}, or a {@link Long} or {@link Integer} (its decimal text)
      */
     static boolean matches(String effective, String resource, Object key) {
         int prefix = resource.length();
-        if (effective.length() <= prefix + 1 || effective.charAt(prefix) != ':' || !effective.startsWith(resource)) {
-            return false;
-        }
+        int from = prefix + 1;
         if (key instanceof String text) {
-            return effective.length() == prefix + 1 + text.length() && effective.startsWith(text, prefix + 1);
+            if (effective.length() != from + text.length() || !effective.startsWith(text, from)) {
+                return false;
+            }
+        } else {
+            long value = ((Number) key).longValue();
+            if (effective.length() != from + decimalLength(value) || !endsWithDecimal(effective, from, value)) {
+                return false;
+            }
         }
-        return endsWithDecimal(effective, prefix + 1, ((Number) key).longValue());
+        return effective.charAt(prefix) == ':' && effective.startsWith(resource);
     }
 
-    /** Whether {@code text} from {@code from} on is exactly {@code Long.toString(value)}. */
+    /** The length of {@code Long.toString(value)}. */
+    static int decimalLength(long value) {
+        int sign = 0;
+        long rest = value;
+        if (rest < 0) {
+            sign = 1;
+            rest = rest == Long.MIN_VALUE ? Long.MAX_VALUE : -rest; // both have 19 digits
+        }
+        long bound = 10;
+        for (int digits = 1; digits < 19; digits++) {
+            if (rest < bound) {
+                return sign + digits;
+            }
+            bound *= 10;
+        }
+        return sign + 19;
+    }
+
+    /**
+     * Whether {@code text} from {@code from} on is exactly {@code Long.toString(value)}, compared from the last
+     * digit (the one ids differ in most often).
+     */
     static boolean endsWithDecimal(String text, int from, long value) {
+        if (value >= 0 && value <= Integer.MAX_VALUE) {
+            return endsWithDecimal(text, from, (int) value); // an id, most often: int division is cheaper
+        }
         int i = text.length();
         long rest = value < 0 ? value : -value; // on the negative side, where Long.MIN_VALUE fits too
         do {
@@ -39,6 +69,20 @@ final class KeyedResources {
         if (value < 0 && (i <= from || text.charAt(--i) != '-')) {
             return false;
         }
+        return i == from;
+    }
+
+    /** As {@link #endsWithDecimal(String, int, long)} for a value that is not negative. */
+    private static boolean endsWithDecimal(String text, int from, int value) {
+        int i = text.length();
+        int rest = value;
+        do {
+            char digit = (char) ('0' + rest % 10);
+            rest /= 10;
+            if (i <= from || text.charAt(--i) != digit) {
+                return false;
+            }
+        } while (rest != 0);
         return i == from;
     }
 }

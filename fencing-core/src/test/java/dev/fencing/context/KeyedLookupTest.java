@@ -75,8 +75,47 @@ class KeyedLookupTest {
             assertThat(KeyedResources.matches("r" + value, "r", value)).as("no colon, %d", value).isFalse();
         }
         assertThat(KeyedResources.matches("r:-", "r", 0L)).isFalse();
-        assertThat(KeyedResources.matches("r:", "r", "")).isFalse();
+        assertThat(KeyedResources.matches("r:", "r", "")).isTrue(); // what the text would be (keys are never blank)
+        assertThat(KeyedResources.matches("r:", "r", "x")).isFalse();
         assertThat(KeyedResources.matches("r:", "r", 0L)).isFalse();
+    }
+
+    @Test
+    void aNumberMatchesItsOwnTextOnlyAtEveryMagnitude() {
+        SplittableRandom random = new SplittableRandom(7);
+        for (int n = 0; n < 100_000; n++) {
+            long value = random.nextLong() >> random.nextInt(64); // every magnitude, both signs
+            long other = random.nextBoolean() ? value + 1 - 2L * random.nextInt(2) : value * 10;
+            assertThat(KeyedResources.endsWithDecimal("r:" + value, 2, value)).as("%d", value).isTrue();
+            assertThat(KeyedResources.endsWithDecimal("r:" + other, 2, value)).as("%d against %d", other, value)
+                    .isEqualTo(other == value);
+            assertThat(KeyedResources.endsWithDecimal("r:" + value, 2, other)).as("%d against %d", value, other)
+                    .isEqualTo(other == value);
+        }
+        for (String text : new String[] {"", "-", "-0", "00", "01", "+1", "1 ", " 1", "1a", "--1", "0-1",
+                "0000000000000000001", "-0000000000000000001", "99999999999999999999"}) {
+            for (long value : new long[] {0, 1, -1, 1000000000000000000L}) {
+                assertThat(KeyedResources.endsWithDecimal("r:" + text, 2, value)).as("'%s' against %d", text, value)
+                        .isFalse();
+            }
+        }
+    }
+
+    @Test
+    void decimalLengthIsTheLengthOfTheText() {
+        SplittableRandom random = new SplittableRandom(11);
+        for (int n = 0; n < 100_000; n++) {
+            long value = random.nextLong() >> random.nextInt(64);
+            assertThat(KeyedResources.decimalLength(value)).as("%d", value).isEqualTo(Long.toString(value).length());
+        }
+        for (long power = 1, i = 0; i < 19; i++, power *= 10) {
+            for (long value : new long[] {power, power - 1, -power, 1 - power}) {
+                assertThat(KeyedResources.decimalLength(value)).as("%d", value)
+                        .isEqualTo(Long.toString(value).length());
+            }
+        }
+        assertThat(KeyedResources.decimalLength(Long.MIN_VALUE)).isEqualTo(20);
+        assertThat(KeyedResources.decimalLength(Long.MAX_VALUE)).isEqualTo(19);
     }
 
     @Test
