@@ -46,6 +46,11 @@ for step in "${steps[@]}"; do
                         --diff 'proxyFenced#alloc-proxyNoOpMethodInterceptor#alloc'
                         --diff 'wovenFenced#alloc-wovenPlainCall#alloc')
                 rounds fence-overhead 6 FenceOverheadBenchmark -prof gc -f 1 -wi 2 -w 1 -i 3 -r 1
+                # the key's cost on the proxy alone, in more and shorter rounds than the whole table
+                RATIOS=(--ratio proxyFencedWithSpelKey/proxyFenced --diff proxyFencedWithSpelKey-proxyFenced
+                        --ratio proxyFenced/proxyNoOpMethodInterceptor)
+                rounds proxy-key 10 'FenceOverheadBenchmark\.(proxyNoOpMethodInterceptor|proxyFenced|proxyFencedWithSpelKey)$' \
+                  -f 1 -wi 3 -w 1 -i 5 -r 1
                 # the proxy's bracket against the guard's callback, same point and store, paired by round
                 RATIOS=(--ratio proxyBracket/proxyGuard --diff proxyGuard-proxyBracket --ratio proxyBracket/proxyNoOp
                         --ratio proxyGuard/proxyNoOp)

@@ -105,12 +105,14 @@ public final class FencingContext {
      * @throws IllegalArgumentException when {@code key} is of another type (nothing is looked up)
      */
     public static FencingToken current(String resource, Object key) {
+        Objects.requireNonNull(resource, "resource");
         if (!(key instanceof String || key instanceof Long || key instanceof Integer)) {
             throw new IllegalArgumentException("The key of resource '" + resource + "' must be a String, Long or "
                     + "Integer, not " + (key == null ? "null" : key.getClass().getName()));
         }
+        int length = KeyedResources.lengthOf(resource, key);
         for (FencingScope scope = TOP.get(); scope != null; scope = scope.parent) {
-            int i = scope.indexOf(resource, key);
+            int i = scope.indexOf(resource, key, length);
             if (i >= 0) {
                 return scope.tokens[i];
             }

@@ -36,10 +36,13 @@ public final class FencingScope implements AutoCloseable {
         return -1;
     }
 
-    /** The index of the token for {@code resource:key} in this scope, or -1 ({@link KeyedResources#matches}). */
-    int indexOf(String resource, Object key) {
+    /**
+     * The index of the token for {@code resource:key}, whose text is {@code length} long, in this scope, or -1
+     * ({@link KeyedResources#matches}).
+     */
+    int indexOf(String resource, Object key, int length) {
         for (int i = 0; i < tokens.length; i++) {
-            if (KeyedResources.matches(tokens[i].resource(), resource, key)) {
+            if (KeyedResources.matches(tokens[i].resource(), resource, key, length)) {
                 return i;
             }
         }

@@ -9,26 +9,32 @@ final class KeyedResources {
     private KeyedResources() {
     }
 
+    /** The length of {@code resource + ':' + key}, computed once per lookup ({@link #matches}). */
+    static int lengthOf(String resource, Object key) {
+        int keyLength = key instanceof String text ? text.length() : decimalLength(((Number) key).longValue());
+        return resource.length() + 1 + keyLength;
+    }
+
     /**
-     * Whether {@code effective} equals {@code resource + ':' + key}: the length first, then the key's part (where
-     * the tokens of one resource's entities differ), the colon and the resource last.
+     * Whether {@code effective} equals {@code resource + ':' + key}, whose length is {@code length}
+     * ({@link #lengthOf}): the length first, then the key's part (where the tokens of one resource's entities
+     * differ), the colon and the resource last.
      *
      * @param key a {@link String}, or a {@link Long} or {@link Integer} (its decimal text)
      */
-    static boolean matches(String effective, String resource, Object key) {
-        int prefix = resource.length();
-        int from = prefix + 1;
-        if (key instanceof String text) {
-            if (effective.length() != from + text.length() || !effective.startsWith(text, from)) {
-                return false;
-            }
-        } else {
-            long value = ((Number) key).longValue();
-            if (effective.length() != from + decimalLength(value) || !endsWithDecimal(effective, from, value)) {
-                return false;
-            }
+    static boolean matches(String effective, String resource, Object key, int length) {
+        if (effective.length() != length) {
+            return false;
         }
-        return effective.charAt(prefix) == ':' && effective.startsWith(resource);
+        int prefix = resource.length();
+        boolean keyMatches = key instanceof String text ? effective.startsWith(text, prefix + 1)
+                : endsWithDecimal(effective, prefix + 1, ((Number) key).longValue());
+        return keyMatches && effective.charAt(prefix) == ':' && effective.startsWith(resource);
+    }
+
+    /** As {@link #matches(String, String, Object, int)}, the length computed here. */
+    static boolean matches(String effective, String resource, Object key) {
+        return matches(effective, resource, key, lengthOf(resource, key));
     }
 
     /** The length of {@code Long.toString(value)}. */

@@ -35,6 +35,19 @@ class KeyedLookupTest {
     }
 
     @Test
+    void textsOutsideLatin1MatchAsTheirBuiltTextWould() {
+        FencingToken euro = new FencingToken("konto€:é", 1, "h");
+        FencingToken latin = new FencingToken("konto:é", 2, "h");
+        try (FencingScope ignored = FencingContext.bind(euro, latin)) {
+            assertThat(FencingContext.current("konto€", "é")).isSameAs(euro);
+            assertThat(FencingContext.current("konto", "é")).isSameAs(latin);
+            assertThat(FencingContext.current("konto€", "e")).isNull();
+            assertThat(FencingContext.current("konto", "e")).isNull();
+            assertThat(FencingContext.current("konto€", 1L)).isNull();
+        }
+    }
+
+    @Test
     void innerBindingsHideOuterOnesAndAnIsolatingScopeHidesEverythingBelow() {
         FencingToken outer = new FencingToken("orders:1", 1, "h");
         FencingToken inner = new FencingToken("orders:1", 2, "h");
@@ -121,13 +134,14 @@ class KeyedLookupTest {
     @Test
     void agreesWithTheBuiltTextOnRandomResourcesAndKeys() {
         SplittableRandom random = new SplittableRandom(20261201L);
-        String alphabet = "ab:1-0";
+        String alphabet = "ab:1-0€";
         for (int n = 0; n < 200_000; n++) {
             String resource = text(random, alphabet, 1 + random.nextInt(4));
             String effective = text(random, alphabet, 1 + random.nextInt(9));
             Object key = switch (random.nextInt(3)) {
                 case 0 -> text(random, alphabet, 1 + random.nextInt(4));
-                case 1 -> (long) random.nextInt(-1200, 1200);
+                case 1 -> random.nextBoolean() ? (long) random.nextInt(-1200, 1200)
+                        : random.nextLong() >> random.nextInt(64);
                 default -> random.nextInt(-1200, 1200);
             };
             boolean expected = effective.equals(resource + ":" + key);

@@ -159,6 +159,39 @@ class StableKeyTest {
                 .hasMessageContaining("Repo.save(long)").hasMessageContaining("longer than the limit of 256");
     }
 
+    @Test
+    void aNumberKeyOfAResourceWithoutRoomForEveryNumberIsMatchedAsItsText() throws Throwable {
+        String resource = "r".repeat(FencingToken.MAX_PART_LENGTH - 6);
+        FencePoint near = new FencePoint("Repo.save(long)", resource, args -> args[0], "#id", false, metrics);
+        FencingToken token = new FencingToken(resource + ":12345", 3, "h");
+        assertThat(bound(token, () -> guard.invoke(near, new Object[] {12345L}, () -> "saved"))).isEqualTo("saved");
+        assertThat(bound(token, () -> guard.invoke(near, new Object[] {12345}, () -> "saved"))).isEqualTo("saved");
+        assertThatThrownBy(() -> bound(token, () -> guard.invoke(near, new Object[] {12346L}, () -> "saved")))
+                .isInstanceOf(dev.fencing.context.MissingTokenException.class).hasMessageContaining(":12346");
+        assertThat(store.maxSeen(resource + ":12345")).hasValue(3);
+    }
+
+    @Test
+    void theKeyIsComputedOncePerCallOnTheGuardAndTheBracketAlsoWhenNoTokenIsBound() throws Throwable {
+        java.util.concurrent.atomic.AtomicInteger evaluations = new java.util.concurrent.atomic.AtomicInteger();
+        FencePoint counting = new FencePoint("Repo.save(long)", "accounts", args -> {
+            evaluations.incrementAndGet();
+            return args[0];
+        }, "#id", false, metrics);
+        FencingToken token = new FencingToken("accounts:7", 1, "h");
+        bound(token, () -> guard.invoke(counting, new Object[] {7L}, () -> "saved"));
+        assertThat(evaluations).hasValue(1);
+        assertThatThrownBy(() -> guard.invoke(counting, new Object[] {7L}, () -> "saved"))
+                .isInstanceOf(dev.fencing.context.MissingTokenException.class).hasMessageContaining("accounts:7");
+        assertThat(evaluations).hasValue(2);
+        FenceBracket bracket = guard.bracket(counting);
+        assertThat(bound(token, () -> bracket.token(new Object[] {7L}))).isSameAs(token);
+        assertThat(evaluations).hasValue(3);
+        assertThatThrownBy(() -> bracket.token(new Object[] {8L}))
+                .isInstanceOf(dev.fencing.context.MissingTokenException.class).hasMessageContaining("accounts:8");
+        assertThat(evaluations).hasValue(4);
+    }
+
     static Stream<Object[]> unstable() {
         Object proxy = Proxy.newProxyInstance(StableKeyTest.class.getClassLoader(), new Class<?>[] {Runnable.class},
                 (p, m, a) -> m.getName().equals("toString") ? "proxy" : null);
