@@ -5,7 +5,7 @@
 # Needs PostgreSQL on 127.0.0.1:5432, database test (JDBC, check statement, scale, pgbench and whole-request runs),
 # MariaDB on 127.0.0.1:3306, database test, user root without a password (JDBC and check statement runs), pgbench 14+
 # on the PATH (pgbench) and etcd on the PATH (issuers).
-# Usage: fencing-benchmarks/run-all.sh [step ...]   (steps: percall keyed signed contention scale footprint jdbc checkstmt
+# Usage: fencing-benchmarks/run-all.sh [step ...]   (steps: percall proxykey keyed signed contention scale footprint jdbc checkstmt
 #        r2dbc tablesize pgbench request paired profile issuers reactive; default: all but issuers and reactive,
 #        whose figures are from earlier runs)
 set -euo pipefail
@@ -46,16 +46,16 @@ for step in "${steps[@]}"; do
                         --diff 'proxyFenced#alloc-proxyNoOpMethodInterceptor#alloc'
                         --diff 'wovenFenced#alloc-wovenPlainCall#alloc')
                 rounds fence-overhead 6 FenceOverheadBenchmark -prof gc -f 1 -wi 2 -w 1 -i 3 -r 1
-                # the key's cost on the proxy alone, in more and shorter rounds than the whole table
-                RATIOS=(--ratio proxyFencedWithSpelKey/proxyFenced --diff proxyFencedWithSpelKey-proxyFenced
-                        --ratio proxyFenced/proxyNoOpMethodInterceptor)
-                rounds proxy-key 10 'FenceOverheadBenchmark\.(proxyNoOpMethodInterceptor|proxyFenced|proxyFencedWithSpelKey)$' \
-                  -f 1 -wi 3 -w 1 -i 5 -r 1
                 # the proxy's bracket against the guard's callback, same point and store, paired by round
                 RATIOS=(--ratio proxyBracket/proxyGuard --diff proxyGuard-proxyBracket --ratio proxyBracket/proxyNoOp
                         --ratio proxyGuard/proxyNoOp)
                 rounds proxy-bracket 10 'FenceAnatomyBenchmark\.(proxyNoOp|proxyGuard|proxyBracket)$' -f 1 -wi 3 -w 1 -i 5 -r 1
-                run fence-anatomy FenceAnatomyBenchmark -prof gc -f 1 -wi 3 -w 2 -i 5 -r 2 ;;
+                run fence-anatomy FenceAnatomyBenchmark -prof gc -f 1 -wi 3 -w 2 -i 5 -r 2 ;&
+    proxykey)   # the key's cost on the proxy alone, in more and shorter rounds than the whole table (percall runs it too)
+                RATIOS=(--ratio proxyFencedWithSpelKey/proxyFenced --diff proxyFencedWithSpelKey-proxyFenced
+                        --ratio proxyFenced/proxyNoOpMethodInterceptor)
+                rounds proxy-key 10 'FenceOverheadBenchmark\.(proxyNoOpMethodInterceptor|proxyFenced|proxyFencedWithSpelKey)$' \
+                  -f 1 -wi 3 -w 1 -i 5 -r 1 ;;
     keyed)      RATIOS=()
                 for key in long string; do for others in true false; do
                   RATIOS+=(--ratio "matched[key=$key,others=$others]/builtText[key=$key,others=$others]"
