@@ -32,11 +32,6 @@ final class KeyedResources {
         return keyMatches && effective.charAt(prefix) == ':' && effective.startsWith(resource);
     }
 
-    /** As {@link #matches(String, String, Object, int)}, the length computed here. */
-    static boolean matches(String effective, String resource, Object key) {
-        return matches(effective, resource, key, lengthOf(resource, key));
-    }
-
     /** The length of {@code Long.toString(value)}. */
     static int decimalLength(long value) {
         int sign = 0;

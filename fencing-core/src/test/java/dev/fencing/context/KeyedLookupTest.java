@@ -78,19 +78,19 @@ class KeyedLookupTest {
                 Long.MIN_VALUE, Long.MIN_VALUE + 1, Long.MAX_VALUE - 1};
         for (long value : edges) {
             for (long candidate : edges) {
-                assertThat(KeyedResources.matches("r:" + candidate, "r", value))
+                assertThat(matches("r:" + candidate, "r", value))
                         .as("r:%d against key %d", candidate, value).isEqualTo(candidate == value);
             }
-            assertThat(KeyedResources.matches("r:0" + value, "r", value)).as("leading zero, %d", value).isFalse();
-            assertThat(KeyedResources.matches("r:+" + value, "r", value)).as("plus sign, %d", value).isFalse();
-            assertThat(KeyedResources.matches("r:" + value + " ", "r", value)).as("trailing space, %d", value)
+            assertThat(matches("r:0" + value, "r", value)).as("leading zero, %d", value).isFalse();
+            assertThat(matches("r:+" + value, "r", value)).as("plus sign, %d", value).isFalse();
+            assertThat(matches("r:" + value + " ", "r", value)).as("trailing space, %d", value)
                     .isFalse();
-            assertThat(KeyedResources.matches("r" + value, "r", value)).as("no colon, %d", value).isFalse();
+            assertThat(matches("r" + value, "r", value)).as("no colon, %d", value).isFalse();
         }
-        assertThat(KeyedResources.matches("r:-", "r", 0L)).isFalse();
-        assertThat(KeyedResources.matches("r:", "r", "")).isTrue(); // what the text would be (keys are never blank)
-        assertThat(KeyedResources.matches("r:", "r", "x")).isFalse();
-        assertThat(KeyedResources.matches("r:", "r", 0L)).isFalse();
+        assertThat(matches("r:-", "r", 0L)).isFalse();
+        assertThat(matches("r:", "r", "")).isTrue(); // what the text would be (keys are never blank)
+        assertThat(matches("r:", "r", "x")).isFalse();
+        assertThat(matches("r:", "r", 0L)).isFalse();
     }
 
     @Test
@@ -145,11 +145,16 @@ class KeyedLookupTest {
                 default -> random.nextInt(-1200, 1200);
             };
             boolean expected = effective.equals(resource + ":" + key);
-            assertThat(KeyedResources.matches(effective, resource, key))
+            assertThat(matches(effective, resource, key))
                     .as("'%s' against '%s' + ':' + %s", effective, resource, key).isEqualTo(expected);
             // and once with the text it should match, which the random one rarely is
-            assertThat(KeyedResources.matches(resource + ":" + key, resource, key)).isTrue();
+            assertThat(matches(resource + ":" + key, resource, key)).isTrue();
         }
+    }
+
+    /** What {@link FencingContext#current(String, Object)} asks of each bound token. */
+    private static boolean matches(String effective, String resource, Object key) {
+        return KeyedResources.matches(effective, resource, key, KeyedResources.lengthOf(resource, key));
     }
 
     private static String text(SplittableRandom random, String alphabet, int length) {
