@@ -14,10 +14,18 @@ import io.etcd.jetcd.common.exception.ErrorCode;
 import io.etcd.jetcd.common.exception.EtcdException;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.lock.LockResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.support.CloseableClient;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
@@ -58,6 +66,13 @@ import java.util.function.Consumer;
  * A keep-alive stream that breaks and is reopened in time (a member restarting) is not a loss. Releasing a lost
  * lease is quiet.
  *
+ * <p>Releasing deletes the lease's own lock key only, the key whose create revision is its token, in one
+ * transaction; a key found gone or replaced at release counts the lease as lost. A lease whose lock request had to be
+ * sent again after a transient error (a member stopping under it, a broken connection) also watches its key while it
+ * is held: etcd's lock handler deletes the requester's key when its request is cancelled, and the handler of the
+ * failed request may do so after the retry was granted the same key. Such a deletion marks the lease lost and counts
+ * it, within a moment; the fencing token of the next holder fences the lost one's writes either way.
+ *
  * <p>As {@link IssuedTokens}, for recovery: the cluster's revision now bounds every token issued, and a resource is
  * held while it has a lock key (one read).
  */
@@ -83,6 +98,21 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
      * returned, so a test can inject a failure there. Does nothing unless a test in this package sets it.
      */
     volatile Consumer<String> afterGrant = resource -> { };
+
+    /**
+     * Test seam, package-private: sends one lock request, so that a test can make an attempt fail after it reached
+     * etcd, as a member stopping under it does.
+     */
+    volatile LockCall lockCall;
+
+    /** One lock request to etcd. */
+    @FunctionalInterface
+    interface LockCall {
+        CompletableFuture<LockResponse> lock(ByteSequence name, long leaseId);
+    }
+
+    /** How long a lease whose key watch ended waits before reading its key again after a failed read. */
+    private static final long RECHECK_DELAY_MILLIS = 500;
     private final ConcurrentHashMap<String, Semaphore> local = new ConcurrentHashMap<>();
 
     /**
@@ -95,6 +125,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     public EtcdTokenIssuer(Client client, String endpoints, String prefix, Duration sessionTtl, MeterRegistry registry) {
         super(registry, "etcd");
         this.client = Objects.requireNonNull(client, "client");
+        this.lockCall = (name, leaseId) -> client.getLockClient().lock(name, leaseId);
         this.endpoints = Objects.requireNonNull(endpoints, "endpoints");
         this.prefix = Objects.requireNonNull(prefix, "prefix");
         if (sessionTtl == null || sessionTtl.toSeconds() < 1) {
@@ -147,7 +178,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
             mine.set(true);
             Session current = session(deadline);
             ByteSequence name = ByteSequence.from(prefix + lockName(resource), StandardCharsets.UTF_8);
-            LockResponse locked;
+            Locked locked;
             while (true) {
                 try {
                     locked = lockRetryingTransientErrors(resource, name, current, deadline, timeout, turn, mine);
@@ -163,11 +194,12 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
                     current = session(deadline);
                 }
             }
-            ByteSequence key = locked.getKey();
+            ByteSequence key = locked.response().getKey();
             // from here on, every failure gives the lock back, and only then this process's turn on the resource
             mine.set(false);
             grant.granted(() -> giveBack(key, turn));
-            List<KeyValue> kvs = getRetryingTransientErrors(key, deadline).getKvs();
+            GetResponse read = getRetryingTransientErrors(key, deadline);
+            List<KeyValue> kvs = read.getKvs();
             if (kvs.isEmpty()) {
                 throw new LockAcquisitionException(resource, "etcd lock key for resource '" + resource
                         + "' vanished right after it was granted (session lease expired?)");
@@ -179,6 +211,9 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
             current.held.add(lease);
             if (current.lost) {          // the session died while we were locking
                 markLost(lease, false);
+            }
+            if (locked.retried()) {      // a failed attempt's handler may still delete the key: watch it from here on
+                lease.watchKey(read.getHeader().getRevision() + 1);
             }
             return lease;
         } finally {
@@ -242,9 +277,15 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
 
     /** Deletes a lock key, waiting up to {@link #RELEASE_WAIT} even on an interrupted thread (the interrupt is kept). */
     private void unlockQuietly(ByteSequence key) throws ExecutionException, TimeoutException {
+        awaitRelease(client.getLockClient().unlock(key), key);
+    }
+
+    /** Waits up to {@link #RELEASE_WAIT} for a release request, even on an interrupted thread (the interrupt is kept). */
+    private static <T> T awaitRelease(CompletableFuture<T> request, ByteSequence key)
+            throws ExecutionException, TimeoutException {
         boolean interrupted = Thread.interrupted();
         try {
-            client.getLockClient().unlock(key).get(RELEASE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            return request.get(RELEASE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             interrupted = true;
             throw new TimeoutException("interrupted again while unlocking " + key);
@@ -255,16 +296,31 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         }
     }
 
-    /** Deletes the lock key, then hands this process's turn on the resource on. */
+    /**
+     * Deletes the lease's own lock key (the one whose create revision is its token), then hands this process's turn
+     * on the resource on; {@code false} when the key was gone or replaced: the lock was no longer this lease's.
+     */
     @Override
     protected boolean doRelease(EtcdLease etcd) throws Exception {
         etcd.session.held.remove(etcd);
+        etcd.stopWatching();
         try {
-            unlockQuietly(etcd.key);
-            return true;
+            return deleteOwnKey(etcd.key, etcd.token().value());
         } finally {
             etcd.returnTurn();
         }
+    }
+
+    /**
+     * Deletes {@code key} if its create revision is still {@code revision}, waiting up to {@link #RELEASE_WAIT} even on
+     * an interrupted thread (the interrupt is kept); whether it did. Never deletes a key created after it by another
+     * lease of the same session.
+     */
+    private boolean deleteOwnKey(ByteSequence key, long revision) throws ExecutionException, TimeoutException {
+        return awaitRelease(client.getKVClient().txn()
+                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                .Then(Op.delete(key, DeleteOption.DEFAULT))
+                .commit(), key).isSucceeded();
     }
 
     /** The session lease a lease of this issuer is bound to. */
@@ -286,19 +342,25 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         }
     }
 
+    /** A granted lock request, and whether it had to be sent more than once. */
+    private record Locked(LockResponse response, boolean retried) {
+    }
+
     /**
      * Asks etcd for the lock, again after transient errors (a leader election in progress, an unavailable member),
      * until the deadline. Retrying is safe: the lock key is named after the session lease, so a request that did
-     * reach the server is simply continued.
+     * reach the server is simply continued. But the handler of the failed request may delete that key when it learns
+     * of the failure, even after the retry was granted: the caller watches the key of a retried grant.
      */
-    private LockResponse lockRetryingTransientErrors(String resource, ByteSequence name, Session current,
+    private Locked lockRetryingTransientErrors(String resource, ByteSequence name, Session current,
                                                      long deadline, Duration timeout, Semaphore turn,
                                                      AtomicBoolean ownsTurn)
             throws InterruptedException, ExecutionException {
+        boolean retried = false;
         while (true) {
-            CompletableFuture<LockResponse> locking = client.getLockClient().lock(name, current.leaseId);
+            CompletableFuture<LockResponse> locking = lockCall.lock(name, current.leaseId);
             try {
-                return locking.get(left(deadline), TimeUnit.NANOSECONDS);
+                return new Locked(locking.get(left(deadline), TimeUnit.NANOSECONDS), retried);
             } catch (InterruptedException e) {
                 giveBackWhenGranted(locking, turn, ownsTurn);
                 throw e;
@@ -310,6 +372,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
                 if (!isTransient(e.getCause()) || deadline - System.nanoTime() < TimeUnit.MILLISECONDS.toNanos(100)) {
                     throw e;
                 }
+                retried = true;
                 Thread.sleep(100);
             }
         }
@@ -474,13 +537,21 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         }
     }
 
-    /** A lease of this issuer: its lock key, its session, and this process's turn on the resource. */
+    /**
+     * A lease of this issuer: its lock key, its session, this process's turn on the resource, and, for a lease whose
+     * lock request was retried, the watch on its key.
+     */
     final class EtcdLease extends AbstractLease {
         final ByteSequence key;
         final Session session;
         final Semaphore turn;
 
         private final AtomicBoolean turnReturned = new AtomicBoolean();
+        private final Object watchLock = new Object();
+        /** The watch on the key now, if any; package-private for tests. */
+        Watch.Watcher watcher;
+        private KeyWatch watching;
+        private boolean unwatched;
 
         EtcdLease(FencingToken token, ByteSequence key, Session session, Semaphore turn) {
             super(EtcdTokenIssuer.this, token);
@@ -495,7 +566,113 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
          */
         @Override
         protected void onLost() {
+            stopWatching();
             returnTurn();
+        }
+
+        /**
+         * Watches the key for its deletion from {@code revision} on (no event before it is missed): a deletion while
+         * the lease is held marks it lost. A watch that ends on its own (etcd compacted past it, no leader) is
+         * replaced after a read of the key, which finds a deletion in between.
+         */
+        void watchKey(long revision) {
+            KeyWatch next = new KeyWatch();
+            synchronized (watchLock) {
+                if (unwatched) {
+                    return;
+                }
+                watching = next;
+            }
+            // jetcd calls a listener back under its own lock: never call jetcd while holding watchLock
+            Watch.Watcher started;
+            try {
+                started = client.getWatchClient().watch(key,
+                        WatchOption.builder().withRevision(revision).withNoPut(true).build(), next);
+            } catch (RuntimeException closed) {
+                return; // the client is closed: the session reports the loss
+            }
+            boolean stale;
+            synchronized (watchLock) {
+                stale = unwatched || watching != next;
+                if (!stale) {
+                    watcher = started;
+                }
+            }
+            if (stale) {
+                started.close();
+            }
+        }
+
+        /** Stops the watch for good; on release and on loss. */
+        void stopWatching() {
+            Watch.Watcher last;
+            synchronized (watchLock) {
+                unwatched = true;
+                watching = null;
+                last = watcher;
+            }
+            if (last != null) {
+                last.close();
+            }
+        }
+
+        /** Reads the key: gone or replaced, the lease is lost; there, it is watched again from the read on. */
+        private void recheck() {
+            CompletableFuture<GetResponse> read;
+            try {
+                read = client.getKVClient().get(key);
+            } catch (RuntimeException closed) {
+                return; // the client is closed: the session reports the loss
+            }
+            read.whenComplete((response, error) -> {
+                synchronized (watchLock) {
+                    if (unwatched) {
+                        return;
+                    }
+                }
+                if (error != null) {
+                    if (!(error instanceof ClosedClientException || error.getCause() instanceof ClosedClientException)) {
+                        CompletableFuture.runAsync(this::recheck, CompletableFuture.delayedExecutor(
+                                RECHECK_DELAY_MILLIS, TimeUnit.MILLISECONDS));
+                    }
+                    return;
+                }
+                List<KeyValue> kvs = response.getKvs();
+                if (kvs.isEmpty() || kvs.get(0).getCreateRevision() != token().value()) {
+                    markLost(this, true);
+                } else {
+                    watchKey(response.getHeader().getRevision() + 1);
+                }
+            });
+        }
+
+        /** The listener of one watch on the key. */
+        private final class KeyWatch implements Watch.Listener {
+            @Override
+            public void onNext(WatchResponse response) {
+                for (WatchEvent event : response.getEvents()) {
+                    if (event.getEventType() == WatchEvent.EventType.DELETE) {
+                        markLost(EtcdLease.this, true);
+                        return;
+                    }
+                }
+            }
+
+            /** jetcd resumes the watch after a transient error, or ends it ({@link #onCompleted()}). */
+            @Override
+            public void onError(Throwable error) {
+            }
+
+            @Override
+            public void onCompleted() {
+                synchronized (watchLock) {
+                    if (unwatched || watching != this) {
+                        return; // stopped, or already replaced
+                    }
+                    watching = null;
+                }
+                recheck();
+            }
         }
 
         /** Lets the next acquirer of this process ask etcd; once per lease, whether lost or released first. */

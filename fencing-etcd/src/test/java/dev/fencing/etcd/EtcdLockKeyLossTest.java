@@ -1,0 +1,192 @@
+package dev.fencing.etcd;
+
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.lock.LockResponse;
+import io.grpc.Status;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+/**
+ * A lock key that disappears while its lease is held. etcd's lock handler deletes the requester's key when the
+ * request is cancelled (its member stopping, its connection breaking); when the issuer sent that request again and
+ * the retry was granted the same key, the first handler's delete can come after the grant. The issuer must then mark
+ * the lease lost (a retried grant is watched), and its release must never delete a key created later by another lease
+ * of the same session.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(60)
+class EtcdLockKeyLossTest {
+
+    private static final Duration WAIT = Duration.ofSeconds(10);
+    private static final String PREFIX = "/fencing-key-loss/";
+
+    private EtcdCluster etcd;
+    private Client client;
+    private Client otherClient;
+    private EtcdTokenIssuer issuer;
+    private EtcdTokenIssuer otherIssuer;
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+    @BeforeAll
+    void start() throws Exception {
+        etcd = new EtcdCluster(1);
+        client = etcd.client();
+        otherClient = etcd.client();
+        issuer = new EtcdTokenIssuer(client, etcd.endpoints(), PREFIX, Duration.ofSeconds(5), registry);
+        otherIssuer = new EtcdTokenIssuer(otherClient, etcd.endpoints(), PREFIX, Duration.ofSeconds(5), null);
+    }
+
+    @AfterEach
+    void realLockRequests() {
+        issuer.lockCall = (name, leaseId) -> client.getLockClient().lock(name, leaseId);
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        issuer.close();
+        otherIssuer.close();
+        client.close();
+        otherClient.close();
+        etcd.close();
+    }
+
+    @Test
+    void aRetriedGrantWhoseKeyIsDeletedLateIsLostAndItsReleaseSparesTheNextHoldersKey() throws Exception {
+        String resource = "late-delete-" + UUID.randomUUID();
+        AtomicInteger attempts = failFirstAttemptAfterItReachedEtcd();
+        Lease first = issuer.acquire(resource, WAIT);
+        assertThat(attempts).as("the lock request was sent again").hasValue(2);
+        assertThat(keyOf(first)).as("the retry continued the first request's key")
+                .extracting(KeyValue::getCreateRevision).isEqualTo(first.token().value());
+        double lostBefore = lostCount();
+
+        delete(first);                        // the failed request's handler deletes the key, after the grant
+        await(first::isLost);
+        await(() -> lostCount() == lostBefore + 1);
+
+        // the lock is free in etcd, and this process's turn was handed on: the next local acquirer gets the same key
+        // name (same session) with a new create revision
+        Lease next = issuer.acquire(resource, WAIT);
+        try {
+            assertThat(next.token().value()).isGreaterThan(first.token().value());
+            first.close();                    // must delete its own key only, not the next holder's
+            assertThat(keyOf(next)).as("the next holder's key survives the lost lease's release")
+                    .extracting(KeyValue::getCreateRevision).isEqualTo(next.token().value());
+            assertThat(next.isLost()).isFalse();
+            assertThat(catchThrowable(() -> otherIssuer.acquire(resource, Duration.ofMillis(300))))
+                    .as("the next holder really holds the lock").isInstanceOf(LockAcquisitionException.class);
+            assertThat(lostCount()).as("counted once").isEqualTo(lostBefore + 1);
+        } finally {
+            next.close();
+        }
+        assertThat(keyOf(next)).as("released").isNull();
+    }
+
+    @Test
+    void aWatchThatEndsOnItsOwnIsReplacedAndStillSeesTheKeyGo() throws Exception {
+        String resource = "watch-ended-" + UUID.randomUUID();
+        failFirstAttemptAfterItReachedEtcd();
+        EtcdTokenIssuer.EtcdLease lease = (EtcdTokenIssuer.EtcdLease) issuer.acquire(resource, WAIT);
+        try {
+            var ended = lease.watcher;
+            assertThat(ended).isNotNull();
+            ended.close();                    // as jetcd ends a watch that etcd compacted past, or lost its leader
+            await(() -> lease.watcher != ended);
+            assertThat(lease.isLost()).as("the key is still there").isFalse();
+
+            delete(lease);
+            await(lease::isLost);
+        } finally {
+            lease.close();
+        }
+    }
+
+    @Test
+    void releasingARetriedGrantStopsItsWatchAndIsNotALoss() throws Exception {
+        String resource = "watch-released-" + UUID.randomUUID();
+        failFirstAttemptAfterItReachedEtcd();
+        EtcdTokenIssuer.EtcdLease lease = (EtcdTokenIssuer.EtcdLease) issuer.acquire(resource, WAIT);
+        double lostBefore = lostCount();
+        lease.close();
+        assertThat(lease.watcher.isClosed()).isTrue();
+        assertThat(lease.isLost()).isFalse();
+        Thread.sleep(300);                    // a delete event mistaken for a loss would be counted by now
+        assertThat(lostCount()).isEqualTo(lostBefore);
+        assertThat(keyOf(lease)).isNull();
+    }
+
+    @Test
+    void aReleaseThatFindsItsKeyGoneCountsTheLeaseLost() throws Exception {
+        String resource = "gone-at-release-" + UUID.randomUUID();
+        Lease lease = issuer.acquire(resource, WAIT);
+        assertThat(((EtcdTokenIssuer.EtcdLease) lease).watcher).as("a first-time grant is not watched").isNull();
+        double lostBefore = lostCount();
+        delete(lease);                        // an operator's etcdctl del, or a late delete nobody watched
+        lease.close();
+        assertThat(lease.isLost()).isTrue();
+        assertThat(lostCount()).isEqualTo(lostBefore + 1);
+    }
+
+    /** Makes the next lock request reach etcd and then fail as a member stopping under it does. */
+    private AtomicInteger failFirstAttemptAfterItReachedEtcd() {
+        AtomicInteger attempts = new AtomicInteger();
+        issuer.lockCall = (name, leaseId) -> {
+            CompletableFuture<LockResponse> sent = client.getLockClient().lock(name, leaseId);
+            if (attempts.incrementAndGet() > 1) {
+                return sent;
+            }
+            return sent.thenCompose(granted -> CompletableFuture.failedFuture(
+                    Status.UNKNOWN.withDescription("channel closed").asRuntimeException()));
+        };
+        return attempts;
+    }
+
+    private ByteSequence key(Lease lease) {
+        return ((EtcdTokenIssuer.EtcdLease) lease).key;
+    }
+
+    private KeyValue keyOf(Lease lease) throws Exception {
+        List<KeyValue> kvs = client.getKVClient().get(key(lease)).get(10, TimeUnit.SECONDS).getKvs();
+        return kvs.isEmpty() ? null : kvs.get(0);
+    }
+
+    private void delete(Lease lease) throws Exception {
+        assertThat(otherClient.getKVClient().delete(key(lease)).get(10, TimeUnit.SECONDS).getDeleted())
+                .as("deleted %s", key(lease).toString(StandardCharsets.UTF_8)).isEqualTo(1);
+    }
+
+    private double lostCount() {
+        return registry.get("fencing.issuer.leases.lost").tag("issuer", "etcd").counter().count();
+    }
+
+    private static void await(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("condition not met within 15 s");
+            }
+            Thread.sleep(20);
+        }
+    }
+}
