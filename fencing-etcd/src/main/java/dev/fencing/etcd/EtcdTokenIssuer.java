@@ -202,7 +202,10 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
             List<KeyValue> kvs = read.getKvs();
             if (kvs.isEmpty()) {
                 throw new LockAcquisitionException(resource, "etcd lock key for resource '" + resource
-                        + "' vanished right after it was granted (session lease expired?)");
+                        + "' vanished right after it was granted (" + (locked.retried()
+                        ? "the lock request was sent again after a transient error, and the failed request's handler"
+                                + " deleted the key; the lock is not held, try again"
+                        : "session lease expired?") + ")");
             }
             long revision = kvs.get(0).getCreateRevision();
             afterGrant.accept(resource);

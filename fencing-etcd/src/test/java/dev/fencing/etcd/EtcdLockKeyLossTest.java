@@ -148,6 +148,34 @@ class EtcdLockKeyLossTest {
         assertThat(lostCount()).isEqualTo(lostBefore + 1);
     }
 
+    @Test
+    void aRetriedGrantWhoseKeyIsDeletedBeforeItIsReadFailsTheAcquireAndLeavesNothingHeld() throws Exception {
+        String resource = "deleted-before-read-" + UUID.randomUUID();
+        AtomicInteger attempts = new AtomicInteger();
+        issuer.lockCall = (name, leaseId) -> {
+            CompletableFuture<LockResponse> sent = client.getLockClient().lock(name, leaseId);
+            if (attempts.incrementAndGet() == 1) {
+                return sent.thenCompose(granted -> CompletableFuture.failedFuture(
+                        Status.UNAVAILABLE.withDescription("connection reset").asRuntimeException()));
+            }
+            // the failed request's handler deletes the key between the retry's grant and the issuer's read
+            return sent.thenCompose(granted -> otherClient.getKVClient().delete(granted.getKey())
+                    .thenApply(deleted -> granted));
+        };
+        Throwable failure = catchThrowable(() -> issuer.acquire(resource, WAIT));
+        assertThat(failure).isInstanceOf(LockAcquisitionException.class)
+                .hasMessageContaining("vanished right after it was granted")
+                .hasMessageContaining("sent again after a transient error");
+        realLockRequests();
+        Lease next = issuer.acquire(resource, WAIT);    // nothing held: neither this process's turn nor etcd's lock
+        try {
+            assertThat(next.isLost()).isFalse();
+            assertThat(((EtcdTokenIssuer.EtcdLease) next).watcher).isNull();
+        } finally {
+            next.close();
+        }
+    }
+
     /** Makes the next lock request reach etcd and then fail as a member stopping under it does. */
     private AtomicInteger failFirstAttemptAfterItReachedEtcd() {
         AtomicInteger attempts = new AtomicInteger();
