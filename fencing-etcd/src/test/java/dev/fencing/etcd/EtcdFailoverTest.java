@@ -1,5 +1,6 @@
 package dev.fencing.etcd;
 
+import dev.fencing.testsupport.Await;
 import dev.fencing.issuer.Lease;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.InMemoryFenceStore;
@@ -12,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -50,7 +50,7 @@ class EtcdFailoverTest {
 
             Lease next = otherIssuer.acquire("accounts", WAIT); // granted once the zombie's lease is gone
             assertThat(next.token().value()).isGreaterThan(zombieToken.value());
-            await(zombie::isLost);
+            Await.until(zombie::isLost);
             assertThat(registry.get("fencing.issuer.leases.lost").tag("issuer", "etcd").counter().count()).isEqualTo(1);
 
             store.fence("accounts", next.token(), () -> data.add("X"));
@@ -65,16 +65,6 @@ class EtcdFailoverTest {
             assertThat(after.token().value()).isGreaterThan(next.token().value());
             after.close();
             otherIssuer.close();
-        }
-    }
-
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 30 s");
-            }
-            Thread.sleep(20);
         }
     }
 }

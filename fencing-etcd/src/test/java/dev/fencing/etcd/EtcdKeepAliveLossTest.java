@@ -1,5 +1,6 @@
 package dev.fencing.etcd;
 
+import dev.fencing.testsupport.Await;
 import dev.fencing.testsupport.PartitionProxy;
 
 import dev.fencing.issuer.Lease;
@@ -14,7 +15,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -56,7 +56,7 @@ class EtcdKeepAliveLossTest {
                 assertThat(next.token().value()).isGreaterThan(zombie.token().value());
                 assertThat(takenOverAfter).as("etcd waited for the TTL").isGreaterThanOrEqualTo(TTL.toMillis() / 2);
 
-                await(zombie::isLost);                          // the zombie learns it from the silence alone
+                Await.until(zombie::isLost);                          // the zombie learns it from the silence alone
                 assertThat(registry.get("fencing.issuer.leases.lost").tag("issuer", "etcd").counter().count())
                         .isEqualTo(1);
 
@@ -80,16 +80,6 @@ class EtcdKeepAliveLossTest {
                 zombieIssuer.close();
                 otherIssuer.close();
             }
-        }
-    }
-
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 30 s");
-            }
-            Thread.sleep(20);
         }
     }
 }

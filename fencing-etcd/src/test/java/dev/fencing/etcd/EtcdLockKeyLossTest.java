@@ -1,5 +1,6 @@
 package dev.fencing.etcd;
 
+import dev.fencing.testsupport.Await;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import io.etcd.jetcd.ByteSequence;
@@ -22,7 +23,6 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
@@ -82,8 +82,8 @@ class EtcdLockKeyLossTest {
         double lostBefore = lostCount();
 
         delete(first);                        // the failed request's handler deletes the key, after the grant
-        await(first::isLost);
-        await(() -> lostCount() == lostBefore + 1);
+        Await.until(first::isLost);
+        Await.until(() -> lostCount() == lostBefore + 1);
 
         // the lock is free in etcd, and this process's turn was handed on: the next local acquirer gets the same key
         // name (same session) with a new create revision
@@ -112,11 +112,11 @@ class EtcdLockKeyLossTest {
             var ended = lease.watcher;
             assertThat(ended).isNotNull();
             ended.close();                    // as jetcd ends a watch that etcd compacted past, or lost its leader
-            await(() -> lease.watcher != ended);
+            Await.until(() -> lease.watcher != ended);
             assertThat(lease.isLost()).as("the key is still there").isFalse();
 
             delete(lease);
-            await(lease::isLost);
+            Await.until(lease::isLost);
         } finally {
             lease.close();
         }
@@ -206,15 +206,5 @@ class EtcdLockKeyLossTest {
 
     private double lostCount() {
         return registry.get("fencing.issuer.leases.lost").tag("issuer", "etcd").counter().count();
-    }
-
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 15 s");
-            }
-            Thread.sleep(20);
-        }
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencing.redisson;
 
+import dev.fencing.testsupport.Await;
 import dev.fencing.testsupport.PartitionProxy;
 
 import dev.fencing.issuer.Lease;
@@ -13,7 +14,6 @@ import org.redisson.config.Config;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
@@ -52,8 +52,8 @@ class RedissonPartitionTest {
 
                 proxy.partition();
                 long cut = System.nanoTime();
-                await(() -> direct.getKeys().countExists(key) == 0); // Redis expired it: no renewal got through
-                await(lease::isLost);
+                Await.until(() -> direct.getKeys().countExists(key) == 0); // Redis expired it: no renewal got through
+                Await.until(lease::isLost);
                 assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cut))
                         .as("not before the watchdog timeout").isGreaterThanOrEqualTo(WATCHDOG_MS);
                 assertThat(registry.get("fencing.issuer.leases.lost").tag("issuer", "redisson").counter().count())
@@ -69,16 +69,6 @@ class RedissonPartitionTest {
         } finally {
             Redis.deleteAll(direct, prefix);
             Redis.shutdown(direct);
-        }
-    }
-
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 20 s");
-            }
-            Thread.sleep(20);
         }
     }
 }

@@ -21,7 +21,6 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -345,7 +344,7 @@ public abstract class TokenIssuerContract {
         double failedBefore = count(IssuerMetrics.ACQUISITIONS, "failed");
 
         expire(zombie);
-        await(zombie::isLost);
+        Await.until(zombie::isLost);
         assertThat(zombie.isHeld()).isFalse();
         assertThat(zombie.isReleased()).isFalse();
         Lease next = issuer().acquire(r, Duration.ofSeconds(30)); // the lock service took the zombie's lock back
@@ -431,15 +430,5 @@ public abstract class TokenIssuerContract {
             search = search.tag("exception", exception);
         }
         return search.counters().stream().mapToDouble(Counter::count).sum();
-    }
-
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not met within 30 s");
-            }
-            Thread.sleep(20);
-        }
     }
 }
