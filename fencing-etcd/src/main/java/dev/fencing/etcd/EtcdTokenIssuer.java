@@ -44,6 +44,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * A {@link TokenIssuer} on etcd through jetcd's lock API. Locks are bound to a session lease that this issuer keeps
@@ -71,7 +72,9 @@ import java.util.function.Consumer;
  * sent again after a transient error (a member stopping under it, a broken connection) also watches its key while it
  * is held: etcd's lock handler deletes the requester's key when its request is cancelled, and the handler of the
  * failed request may do so after the retry was granted the same key. Such a deletion marks the lease lost and counts
- * it, within a moment; the fencing token of the next holder fences the lost one's writes either way.
+ * it, within a moment; the fencing token of the next holder fences the lost one's writes either way. jetcd retries an
+ * {@code UNAVAILABLE} lock request itself unless its client was built with {@code retryMaxAttempts(0)}; this issuer
+ * does not see those retries, and a grant after one is not watched.
  *
  * <p>As {@link IssuedTokens}, for recovery: the cluster's revision now bounds every token issued, and a resource is
  * held while it has a lock key (one read).
@@ -384,9 +387,18 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     /** Reads {@code key}, again after transient errors until the deadline (a read changes nothing). */
     private GetResponse getRetryingTransientErrors(ByteSequence key, long deadline)
             throws InterruptedException, ExecutionException, TimeoutException {
+        return retryingTransientErrors(() -> client.getKVClient().get(key), deadline);
+    }
+
+    /**
+     * Sends a request, again after transient errors until the deadline: for requests that change nothing, or whose
+     * duplicate does no harm (a second session lease granted to nobody expires unused after its TTL).
+     */
+    private static <T> T retryingTransientErrors(Supplier<CompletableFuture<T>> request, long deadline)
+            throws InterruptedException, ExecutionException, TimeoutException {
         while (true) {
             try {
-                return client.getKVClient().get(key).get(left(deadline), TimeUnit.NANOSECONDS);
+                return request.get().get(left(deadline), TimeUnit.NANOSECONDS);
             } catch (ExecutionException e) {
                 if (!isTransient(e.getCause()) || deadline - System.nanoTime() < TimeUnit.MILLISECONDS.toNanos(100)) {
                     throw e;
@@ -458,7 +470,8 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
             if (current != null && !current.lost) {
                 return current;
             }
-            long leaseId = client.getLeaseClient().grant(sessionTtlSeconds).get(left(deadline), TimeUnit.NANOSECONDS).getID();
+            long leaseId = retryingTransientErrors(() -> client.getLeaseClient().grant(sessionTtlSeconds), deadline)
+                    .getID();
             Session fresh = new Session(leaseId);
             fresh.keepAlive = client.getLeaseClient().keepAlive(leaseId, fresh);
             session = fresh;

@@ -1,12 +1,14 @@
 package dev.fencing.etcd;
 
 import dev.fencing.testsupport.Await;
+import dev.fencing.testsupport.PartitionProxy;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.lock.LockResponse;
+import io.etcd.jetcd.options.GetOption;
 import io.grpc.Status;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
@@ -173,6 +175,53 @@ class EtcdLockKeyLossTest {
             assertThat(((EtcdTokenIssuer.EtcdLease) next).watcher).isNull();
         } finally {
             next.close();
+        }
+    }
+
+    /**
+     * The same path over a real network: a lock request waiting in etcd loses its connection (the proxy drops bytes,
+     * then closes the connections that lost some). With jetcd's own retries off, the issuer sees the failure, sends
+     * the request again, and watches the grant.
+     */
+    @Test
+    void aLockRequestWhoseConnectionBreaksIsSentAgainAndItsGrantWatched() throws Exception {
+        String resource = "connection-broken-" + UUID.randomUUID();
+        try (PartitionProxy network = new PartitionProxy(etcd.members.get(0).clientPort);
+             Client viaProxy = Client.builder().endpoints(network.endpoint()).retryMaxAttempts(0)
+                     .connectTimeout(Duration.ofSeconds(2)).build()) {
+            EtcdTokenIssuer cutOff = new EtcdTokenIssuer(viaProxy, network.endpoint(), PREFIX, Duration.ofSeconds(3),
+                    null);
+            Lease holder = otherIssuer.acquire(resource, WAIT);
+            CompletableFuture<Lease> waiting = CompletableFuture.supplyAsync(() -> cutOff.acquire(resource, WAIT));
+            try {
+                Await.until(() -> keysUnder(resource) == 2);   // the request is queued in etcd behind the holder
+                network.partition();
+                Thread.sleep(1_500);                           // the session's keep-alives are dropped meanwhile
+                network.heal();                                // and the connections that lost them closed
+                Thread.sleep(500);
+                holder.close();
+                EtcdTokenIssuer.EtcdLease lease = (EtcdTokenIssuer.EtcdLease) waiting.get(20, TimeUnit.SECONDS);
+                try {
+                    assertThat(lease.watcher).as("a retried grant is watched").isNotNull();
+                    assertThat(lease.token().value()).isGreaterThan(holder.token().value());
+                    assertThat(keyOf(lease)).extracting(KeyValue::getCreateRevision).isEqualTo(lease.token().value());
+                    assertThat(lease.isLost()).isFalse();
+                } finally {
+                    lease.close();
+                }
+            } finally {
+                waiting.cancel(true);
+                cutOff.close();
+            }
+        }
+    }
+
+    private long keysUnder(String resource) {
+        try {
+            return client.getKVClient().get(ByteSequence.from(PREFIX + resource + "/", StandardCharsets.UTF_8),
+                    GetOption.builder().isPrefix(true).withCountOnly(true).build()).get(10, TimeUnit.SECONDS).getCount();
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
         }
     }
 
