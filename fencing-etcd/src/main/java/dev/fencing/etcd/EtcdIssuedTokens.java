@@ -22,10 +22,12 @@ final class EtcdIssuedTokens implements IssuedTokens {
 
     private final Client client;
     private final String prefix;
+    private final String endpoints;
 
-    EtcdIssuedTokens(Client client, String prefix) {
+    EtcdIssuedTokens(Client client, String prefix, String endpoints) {
         this.client = client;
         this.prefix = prefix;
+        this.endpoints = endpoints;
     }
 
     @Override
@@ -52,14 +54,15 @@ final class EtcdIssuedTokens implements IssuedTokens {
             return read.get(EtcdTokenIssuer.PROBE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             read.cancel(true);
-            throw new IllegalStateException("etcd did not answer the read of resource '" + resource + "' within "
-                    + EtcdTokenIssuer.PROBE_TIMEOUT.toMillis() + " ms", e);
+            throw new IllegalStateException("etcd at " + endpoints + " did not answer the read of resource '"
+                    + resource + "' within " + EtcdTokenIssuer.PROBE_TIMEOUT.toMillis() + " ms", e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while reading resource '" + resource + "' from etcd", e);
+            throw new IllegalStateException("Interrupted while reading resource '" + resource + "' from etcd at "
+                    + endpoints, e);
         } catch (ExecutionException e) {
-            throw new IllegalStateException("etcd refused the read of resource '" + resource + "': " + e.getCause(),
-                    e.getCause());
+            throw new IllegalStateException("etcd at " + endpoints + " refused the read of resource '" + resource
+                    + "': " + e.getCause(), e.getCause());
         }
     }
 }

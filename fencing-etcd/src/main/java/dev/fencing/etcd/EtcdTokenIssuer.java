@@ -122,7 +122,8 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
      * @param client     a jetcd client
      * @param endpoints  the endpoints the client uses, for messages
      * @param prefix     the key prefix of lock keys
-     * @param sessionTtl time-to-live of the session lease; a holder that cannot keep it alive that long loses its locks
+     * @param sessionTtl time-to-live of the session lease, whole seconds, at least one; a holder that cannot keep it
+     *                   alive that long loses its locks
      * @param registry   for the issuer's counters, or {@code null}
      */
     public EtcdTokenIssuer(Client client, String endpoints, String prefix, Duration sessionTtl, MeterRegistry registry) {
@@ -131,11 +132,12 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         this.lockCall = (name, leaseId) -> client.getLockClient().lock(name, leaseId);
         this.endpoints = Objects.requireNonNull(endpoints, "endpoints");
         this.prefix = Objects.requireNonNull(prefix, "prefix");
-        if (sessionTtl == null || sessionTtl.toSeconds() < 1) {
-            throw new IllegalArgumentException("sessionTtl must be at least one second, was " + sessionTtl);
+        if (sessionTtl == null || sessionTtl.toSeconds() < 1 || sessionTtl.toNanosPart() != 0) {
+            throw new IllegalArgumentException("sessionTtl must be a whole number of seconds, at least one (etcd "
+                    + "counts leases in seconds), was " + sessionTtl);
         }
         this.sessionTtlSeconds = sessionTtl.toSeconds();
-        this.issued = new EtcdIssuedTokens(client, prefix);
+        this.issued = new EtcdIssuedTokens(client, prefix, endpoints);
     }
 
     /** The cluster's revision now: at or above the create revision of every lock key created before. */

@@ -192,6 +192,29 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
     }
 
     @Test
+    void aSessionTtlEtcdCannotKeepIsRefusedNotTruncated() {
+        for (Duration ttl : new Duration[] {Duration.ofMillis(1_500), Duration.ofMillis(999), Duration.ZERO}) {
+            assertThat(catchThrowable(() -> new EtcdTokenIssuer(client, etcd.endpoints(), "/fencing-test/", ttl, null)))
+                    .as("%s", ttl).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessage("sessionTtl must be a whole number of seconds, at least one (etcd counts leases in "
+                            + "seconds), was " + ttl);
+        }
+    }
+
+    @Test
+    void aReadOfWhatWasIssuedThatEtcdDoesNotAnswerNamesTheEndpoints() throws Exception {
+        try (Client nowhere = Client.builder().endpoints("http://127.0.0.1:1").connectTimeout(Duration.ofSeconds(1))
+                .build()) {
+            EtcdTokenIssuer unreachable = new EtcdTokenIssuer(nowhere, "http://127.0.0.1:1", "/fencing-test/",
+                    Duration.ofSeconds(5), null);
+            assertThat(catchThrowable(() -> unreachable.highestIssued("accounts")))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageStartingWith("etcd at http://127.0.0.1:1 ")
+                    .hasMessageContaining("resource 'accounts'");
+        }
+    }
+
+    @Test
     void lockNamesEncodeOnlyPercentAndSlash() {
         assertThat(EtcdTokenIssuer.lockName("accounts:42 ü锁")).isEqualTo("accounts:42 ü锁"); // unchanged
         assertThat(EtcdTokenIssuer.lockName("tenant/7%")).isEqualTo("tenant%2F7%25");

@@ -29,7 +29,7 @@ import java.util.List;
 @EnableConfigurationProperties(FencingProperties.class)
 public class FencingEtcdAutoConfiguration {
 
-    static final String ENDPOINTS = "fencing.issuer.etcd.endpoints";
+    static final String ENDPOINTS = FencingProperties.ETCD_ENDPOINTS;
 
     @Bean
     @ConditionalOnMissingBean(TokenIssuer.class)

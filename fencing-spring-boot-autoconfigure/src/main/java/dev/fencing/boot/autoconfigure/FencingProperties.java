@@ -3,6 +3,8 @@ package dev.fencing.boot.autoconfigure;
 import dev.fencing.signing.SignatureScheme;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -16,6 +18,8 @@ import java.util.Map;
  */
 @ConfigurationProperties(prefix = "fencing")
 public class FencingProperties {
+
+    static final String ETCD_ENDPOINTS = "fencing.issuer.etcd.endpoints";
 
     /**
      * Whether fencing is on: @Fenced methods are advised and checked at startup. Off, they run unchecked.
@@ -532,8 +536,9 @@ public class FencingProperties {
         private String lockPrefix = "/fencing/locks/";
 
         /**
-         * The time-to-live of the session lease, kept alive while the application runs (at least one second); a
-         * holder that cannot keep it alive that long loses its locks.
+         * The time-to-live of the session lease, kept alive while the application runs: whole seconds, at least one
+         * (etcd counts leases in seconds, and may raise a short one to its own minimum); a holder that cannot keep it
+         * alive that long loses its locks.
          */
         private Duration leaseTtl = Duration.ofSeconds(10);
 
@@ -541,7 +546,27 @@ public class FencingProperties {
             return endpoints;
         }
 
+        /**
+         * Refuses, naming the property, an endpoint that is not a URL with a scheme and a host
+         * ({@code http://etcd1:2379}): jetcd would fail on it with a bare {@code URISyntaxException}.
+         */
         public void setEndpoints(List<String> endpoints) {
+            for (String endpoint : endpoints) {
+                String trimmed = endpoint == null ? "" : endpoint.trim();
+                if (trimmed.isEmpty()) {
+                    continue; // an empty entry (a trailing comma) is dropped where the client is built
+                }
+                URI uri;
+                try {
+                    uri = new URI(trimmed);
+                } catch (URISyntaxException e) {
+                    uri = null;
+                }
+                if (uri == null || uri.getScheme() == null || uri.getHost() == null) {
+                    throw new IllegalArgumentException(ETCD_ENDPOINTS + " must list URLs with a scheme and a host, "
+                            + "e.g. http://etcd1:2379,http://etcd2:2379; was '" + trimmed + "'");
+                }
+            }
             this.endpoints = endpoints;
         }
 
@@ -557,7 +582,12 @@ public class FencingProperties {
             return leaseTtl;
         }
 
+        /** Refuses, naming the property, a TTL below one second or with a fraction of a second. */
         public void setLeaseTtl(Duration leaseTtl) {
+            if (leaseTtl == null || leaseTtl.toSeconds() < 1 || leaseTtl.toNanosPart() != 0) {
+                throw new IllegalArgumentException("fencing.issuer.etcd.lease-ttl must be a whole number of seconds, "
+                        + "at least 1s (etcd counts leases in seconds), was " + leaseTtl);
+            }
             this.leaseTtl = leaseTtl;
         }
     }

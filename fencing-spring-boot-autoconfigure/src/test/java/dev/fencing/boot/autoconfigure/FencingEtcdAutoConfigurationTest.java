@@ -164,6 +164,36 @@ class FencingEtcdAutoConfigurationTest {
     }
 
     @Test
+    void aLeaseTtlEtcdCannotKeepFailsStartupNamingTheProperty() {
+        for (String ttl : new String[] {"500ms", "1500ms", "0s"}) {
+            runner.withPropertyValues("fencing.issuer.etcd.endpoints=" + endpoint, "fencing.issuer.etcd.lease-ttl=" + ttl)
+                    .run(context -> {
+                        assertThat(context).as(ttl).hasFailed();
+                        assertThat(context.getStartupFailure()).rootCause().as(ttl)
+                                .hasMessageStartingWith("fencing.issuer.etcd.lease-ttl must be a whole number of "
+                                        + "seconds, at least 1s")
+                                .hasMessageEndingWith("was " + java.time.Duration.parse(
+                                        ttl.equals("0s") ? "PT0S" : ttl.equals("500ms") ? "PT0.5S" : "PT1.5S"));
+                    });
+        }
+        runner.withPropertyValues("fencing.issuer.etcd.endpoints=" + endpoint, "fencing.issuer.etcd.lease-ttl=2s")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(EtcdTokenIssuer.class));
+    }
+
+    @Test
+    void anEndpointWithoutSchemeFailsStartupNamingThePropertyAndTheEntry() {
+        for (String endpoints : new String[] {"127.0.0.1:2379", endpoint + ",etcd2:2379", "http://", "http://a b:1"}) {
+            runner.withPropertyValues("fencing.issuer.etcd.endpoints=" + endpoints).run(context -> {
+                assertThat(context).as(endpoints).hasFailed();
+                assertThat(context.getStartupFailure()).rootCause().as(endpoints)
+                        .isInstanceOf(IllegalArgumentException.class)
+                        .hasMessageStartingWith("fencing.issuer.etcd.endpoints must list URLs with a scheme and a host")
+                        .hasMessageContaining("was '" + endpoints.substring(endpoints.lastIndexOf(',') + 1) + "'");
+            });
+        }
+    }
+
+    @Test
     void aTokenIssuerOfTheApplicationWinsAndOtherIssuerTypesAddNothing() {
         runner.withPropertyValues("fencing.issuer.etcd.endpoints=" + endpoint)
                 .withBean("ownIssuer", TokenIssuer.class, InMemoryTokenIssuer::new)
