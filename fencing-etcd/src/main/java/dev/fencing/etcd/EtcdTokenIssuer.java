@@ -567,7 +567,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         private final AtomicBoolean turnReturned = new AtomicBoolean();
         private final Object watchLock = new Object();
         /** The watch on the key now, if any; package-private for tests. */
-        Watch.Watcher watcher;
+        volatile Watch.Watcher watcher;
         private KeyWatch watching;
         private boolean unwatched;
 
@@ -579,8 +579,9 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         }
 
         /**
-         * A lost lease gives this process's turn on the resource back at once: its session is dead, so the next
-         * acquire here starts a new session and waits in etcd, not behind a holder that may never release.
+         * A lost lease stops watching its key and gives this process's turn on the resource back at once: its lock is
+         * gone (with its session, or its key was deleted), so the next acquire here asks etcd (on a new session if
+         * the old one died), not behind a holder that may never release.
          */
         @Override
         protected void onLost() {
