@@ -606,7 +606,8 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
             Watch.Watcher started;
             try {
                 started = client.getWatchClient().watch(key,
-                        WatchOption.builder().withRevision(revision).withNoPut(true).build(), next);
+                        WatchOption.builder().withRevision(revision).withNoPut(true).withRequireLeader(true)
+                                .build(), next);
             } catch (RuntimeException closed) {
                 return; // the client is closed: the session reports the loss
             }
@@ -637,6 +638,14 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
 
         /** Reads the key: gone or replaced, the lease is lost; there, it is watched again from the read on. */
         private void recheck() {
+            readKey(response -> watchKey(response.getHeader().getRevision() + 1));
+        }
+
+        /**
+         * Reads the key, again every {@link #RECHECK_DELAY_MILLIS} while the read fails and the lease is watched:
+         * gone or replaced, the lease is lost; there, {@code present} runs with the read.
+         */
+        private void readKey(Consumer<GetResponse> present) {
             CompletableFuture<GetResponse> read;
             try {
                 read = client.getKVClient().get(key);
@@ -650,17 +659,15 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
                     }
                 }
                 if (error != null) {
-                    if (!(error instanceof ClosedClientException || error.getCause() instanceof ClosedClientException)) {
-                        CompletableFuture.runAsync(this::recheck, CompletableFuture.delayedExecutor(
-                                RECHECK_DELAY_MILLIS, TimeUnit.MILLISECONDS));
-                    }
+                    CompletableFuture.runAsync(() -> readKey(present), CompletableFuture.delayedExecutor(
+                            RECHECK_DELAY_MILLIS, TimeUnit.MILLISECONDS));
                     return;
                 }
                 List<KeyValue> kvs = response.getKvs();
                 if (kvs.isEmpty() || kvs.get(0).getCreateRevision() != token().value()) {
                     markLost(this, true);
                 } else {
-                    watchKey(response.getHeader().getRevision() + 1);
+                    present.accept(response);
                 }
             });
         }
@@ -677,9 +684,20 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
                 }
             }
 
-            /** jetcd resumes the watch after a transient error, or ends it ({@link #onCompleted()}). */
+            /**
+             * jetcd resumes the watch after a transient error (or ends it: {@link #onCompleted()}), but from the
+             * revision of the broken stream's "created" answer, so a deletion etcd had not yet sent on it would be
+             * skipped: a read of the key finds it instead. The watch jetcd resumes stays.
+             */
             @Override
             public void onError(Throwable error) {
+                boolean current;
+                synchronized (watchLock) {
+                    current = !unwatched && watching == this;
+                }
+                if (current) {
+                    readKey(response -> { });
+                }
             }
 
             @Override

@@ -8,6 +8,7 @@ import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.lock.LockResponse;
+import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.GetOption;
 import io.grpc.Status;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -212,6 +213,48 @@ class EtcdLockKeyLossTest {
             } finally {
                 waiting.cancel(true);
                 cutOff.close();
+            }
+        }
+    }
+
+    /**
+     * The key is deleted between the issuer's read and the watch's creation, and the watch's stream breaks right after
+     * etcd answered "created", before it sent the deletion: jetcd resumes the watch from the revision of that answer,
+     * past the deletion, so only the read the issuer makes on the stream's error finds it.
+     */
+    @Test
+    void aDeletionAWatchResumedPastItNeverDeliversIsFoundByTheReadOnTheStreamsError() throws Exception {
+        String resource = "resumed-past-" + UUID.randomUUID();
+        try (WatchBreakingProxy proxy = new WatchBreakingProxy(etcd.members.get(0).clientPort);
+             Client viaProxy = Client.builder().endpoints("http://127.0.0.1:" + proxy.port()).retryMaxAttempts(0)
+                     .build()) {
+            EtcdTokenIssuer issuer = new EtcdTokenIssuer(viaProxy, "proxy", PREFIX, Duration.ofSeconds(5), null);
+            AtomicInteger attempts = new AtomicInteger();
+            issuer.lockCall = (name, leaseId) -> {
+                CompletableFuture<LockResponse> sent = viaProxy.getLockClient().lock(name, leaseId);
+                return attempts.incrementAndGet() > 1 ? sent : sent.thenCompose(granted -> CompletableFuture
+                        .failedFuture(Status.UNKNOWN.withDescription("channel closed").asRuntimeException()));
+            };
+            ByteSequence keys = ByteSequence.from(PREFIX + resource + "/", StandardCharsets.UTF_8);
+            issuer.afterGrant = granted -> {
+                try {   // the failed attempt's handler deletes the key after the issuer's read; then another write
+                    assertThat(otherClient.getKVClient().delete(keys, DeleteOption.builder().isPrefix(true).build())
+                            .get(5, TimeUnit.SECONDS).getDeleted()).isEqualTo(1);
+                    otherClient.getKVClient().put(ByteSequence.from(PREFIX + "elsewhere", StandardCharsets.UTF_8),
+                            ByteSequence.from("x", StandardCharsets.UTF_8)).get(5, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                proxy.breakNextWatch.set(true);
+            };
+            try {
+                Lease lease = issuer.acquire(resource, WAIT);
+                assertThat(((EtcdTokenIssuer.EtcdLease) lease).watcher).isNotNull();
+                Await.until(proxy.broke::get);
+                Await.until(lease::isLost);
+                lease.close();
+            } finally {
+                issuer.close();
             }
         }
     }
