@@ -291,9 +291,15 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     /** Waits up to {@link #RELEASE_WAIT} for a release request, even on an interrupted thread (the interrupt is kept). */
     private static <T> T awaitRelease(CompletableFuture<T> request, ByteSequence key)
             throws ExecutionException, TimeoutException {
+        return awaitRelease(request, key, System.nanoTime() + RELEASE_WAIT.toNanos());
+    }
+
+    /** Waits until {@code deadline} for a release request, even on an interrupted thread (the interrupt is kept). */
+    private static <T> T awaitRelease(CompletableFuture<T> request, ByteSequence key, long deadline)
+            throws ExecutionException, TimeoutException {
         boolean interrupted = Thread.interrupted();
         try {
-            return request.get(RELEASE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            return request.get(left(deadline), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             interrupted = true;
             throw new TimeoutException("interrupted again while unlocking " + key);
@@ -320,15 +326,30 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     }
 
     /**
-     * Deletes {@code key} if its create revision is still {@code revision}, waiting up to {@link #RELEASE_WAIT} even on
-     * an interrupted thread (the interrupt is kept); whether it did. Never deletes a key created after it by another
-     * lease of the same session.
+     * Deletes {@code key} if its create revision is still {@code revision}, again after transient errors, for up to
+     * {@link #RELEASE_WAIT} even on an interrupted thread (the interrupt is kept); whether it did. Never deletes a key
+     * created after it by another lease of the same session. A compare that fails after an attempt whose answer was
+     * lost counts as deleted: that attempt may have deleted the key itself.
      */
     private boolean deleteOwnKey(ByteSequence key, long revision) throws ExecutionException, TimeoutException {
-        return awaitRelease(client.getKVClient().txn()
-                .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
-                .Then(Op.delete(key, DeleteOption.DEFAULT))
-                .commit(), key).isSucceeded();
+        long deadline = System.nanoTime() + RELEASE_WAIT.toNanos();
+        boolean sentBefore = false;
+        while (true) {
+            try {
+                boolean deleted = awaitRelease(client.getKVClient().txn()
+                        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                        .Then(Op.delete(key, DeleteOption.DEFAULT))
+                        .commit(), key, deadline).isSucceeded();
+                return deleted || sentBefore;
+            } catch (ExecutionException e) {
+                if (!isTransient(e.getCause()) || deadline - System.nanoTime() < TimeUnit.MILLISECONDS.toNanos(100)) {
+                    throw e;
+                }
+                sentBefore = true;
+                awaitRelease(CompletableFuture.runAsync(() -> { },
+                        CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS)), key, deadline);
+            }
+        }
     }
 
     /** The session lease a lease of this issuer is bound to. */

@@ -259,6 +259,33 @@ class EtcdLockKeyLossTest {
         }
     }
 
+    /**
+     * A release whose request is lost with its connection (the proxy drops it, then closes the connection) is sent
+     * again and deletes the key: jetcd does not retry a transaction itself.
+     */
+    @Test
+    void aReleaseWhoseConnectionBreaksIsSentAgain() throws Exception {
+        String resource = "release-broken-" + UUID.randomUUID();
+        try (PartitionProxy network = new PartitionProxy(etcd.members.get(0).clientPort);
+             Client viaProxy = Client.builder().endpoints(network.endpoint()).connectTimeout(Duration.ofSeconds(2))
+                     .build()) {
+            EtcdTokenIssuer cutOff = new EtcdTokenIssuer(viaProxy, network.endpoint(), PREFIX, Duration.ofSeconds(5),
+                    null);
+            try {
+                Lease lease = cutOff.acquire(resource, WAIT);
+                network.partition();
+                CompletableFuture<Void> releasing = CompletableFuture.runAsync(lease::close);
+                Thread.sleep(1_000);                   // the release's request is dropped meanwhile
+                network.heal();                        // and its connection closed
+                releasing.get(15, TimeUnit.SECONDS);   // sent again: no "Could not release"
+                assertThat(keyOf(lease)).as("the key is deleted").isNull();
+                assertThat(lease.isLost()).isFalse();
+            } finally {
+                cutOff.close();
+            }
+        }
+    }
+
     private long keysUnder(String resource) {
         try {
             return client.getKVClient().get(ByteSequence.from(PREFIX + resource + "/", StandardCharsets.UTF_8),
