@@ -4,6 +4,7 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.etcd.EtcdTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -55,7 +56,17 @@ public class FencingEtcdAutoConfiguration {
                         + ENDPOINTS + " (e.g. http://etcd1:2379,http://etcd2:2379), or define a jetcd Client bean, "
                         + "which the issuer then uses");
             }
-            return Client.builder().endpoints(endpoints.toArray(String[]::new)).build();
+            return clientBuilder(endpoints).build();
+        }
+
+        /**
+         * A client whose failed requests are retried by the issuer, not by jetcd ({@code retryMaxAttempts(0)}): the
+         * issuer retries transient errors of its session grant, lock requests and reads until the acquire's timeout,
+         * and watches the key of a lock it had to request again (a late delete by the failed request's handler marks
+         * the lease lost); a retry inside jetcd would be invisible to it.
+         */
+        static ClientBuilder clientBuilder(List<String> endpoints) {
+            return Client.builder().endpoints(endpoints.toArray(String[]::new)).retryMaxAttempts(0);
         }
     }
 }

@@ -164,6 +164,13 @@ class FencingEtcdAutoConfigurationTest {
     }
 
     @Test
+    void theClientItBuildsLeavesRetriesToTheIssuer() {
+        assertThat(FencingEtcdAutoConfiguration.ClientConfiguration.clientBuilder(List.of(endpoint)).retryMaxAttempts())
+                .as("jetcd's own retries are invisible to the issuer, which then cannot watch a retried grant")
+                .isZero();
+    }
+
+    @Test
     void aLeaseTtlEtcdCannotKeepFailsStartupNamingTheProperty() {
         for (String ttl : new String[] {"500ms", "1500ms", "0s"}) {
             runner.withPropertyValues("fencing.issuer.etcd.endpoints=" + endpoint, "fencing.issuer.etcd.lease-ttl=" + ttl)
