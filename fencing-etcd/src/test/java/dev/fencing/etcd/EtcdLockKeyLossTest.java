@@ -138,6 +138,32 @@ class EtcdLockKeyLossTest {
     }
 
     @Test
+    void closingTheIssuerOrItsClientStopsTheWatch() throws Exception {
+        for (boolean closeIssuer : new boolean[] {true, false}) {
+            Client own = etcd.client();
+            EtcdTokenIssuer closing = new EtcdTokenIssuer(own, etcd.endpoints(), PREFIX, Duration.ofSeconds(5), null);
+            AtomicInteger attempts = new AtomicInteger();
+            closing.lockCall = (name, leaseId) -> {
+                CompletableFuture<LockResponse> sent = own.getLockClient().lock(name, leaseId);
+                return attempts.incrementAndGet() > 1 ? sent : sent.thenCompose(granted -> CompletableFuture
+                        .failedFuture(Status.UNAVAILABLE.asRuntimeException()));
+            };
+            EtcdTokenIssuer.EtcdLease lease = (EtcdTokenIssuer.EtcdLease) closing.acquire(
+                    "closing-" + UUID.randomUUID(), WAIT);
+            assertThat(lease.watcher.isClosed()).isFalse();
+            if (closeIssuer) {
+                closing.close();
+                own.close();
+            } else {
+                own.close();
+                closing.close();
+            }
+            Await.until(lease.watcher::isClosed);
+            Await.until(lease::isLost);
+        }
+    }
+
+    @Test
     void aReleaseThatFindsItsKeyGoneCountsTheLeaseLost() throws Exception {
         String resource = "gone-at-release-" + UUID.randomUUID();
         Lease lease = issuer.acquire(resource, WAIT);
