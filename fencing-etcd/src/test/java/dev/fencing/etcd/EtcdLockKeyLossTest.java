@@ -142,12 +142,7 @@ class EtcdLockKeyLossTest {
         for (boolean closeIssuer : new boolean[] {true, false}) {
             Client own = etcd.client();
             EtcdTokenIssuer closing = new EtcdTokenIssuer(own, etcd.endpoints(), PREFIX, Duration.ofSeconds(5), null);
-            AtomicInteger attempts = new AtomicInteger();
-            closing.lockCall = (name, leaseId) -> {
-                CompletableFuture<LockResponse> sent = own.getLockClient().lock(name, leaseId);
-                return attempts.incrementAndGet() > 1 ? sent : sent.thenCompose(granted -> CompletableFuture
-                        .failedFuture(Status.UNAVAILABLE.asRuntimeException()));
-            };
+            failFirstAttemptAfterItReachedEtcd(closing, own);
             EtcdTokenIssuer.EtcdLease lease = (EtcdTokenIssuer.EtcdLease) closing.acquire(
                     "closing-" + UUID.randomUUID(), WAIT);
             assertThat(lease.watcher.isClosed()).isFalse();
@@ -253,12 +248,7 @@ class EtcdLockKeyLossTest {
              Client viaProxy = Client.builder().endpoints("http://127.0.0.1:" + proxy.port()).retryMaxAttempts(0)
                      .build()) {
             EtcdTokenIssuer issuer = new EtcdTokenIssuer(viaProxy, "proxy", PREFIX, Duration.ofSeconds(5), null);
-            AtomicInteger attempts = new AtomicInteger();
-            issuer.lockCall = (name, leaseId) -> {
-                CompletableFuture<LockResponse> sent = viaProxy.getLockClient().lock(name, leaseId);
-                return attempts.incrementAndGet() > 1 ? sent : sent.thenCompose(granted -> CompletableFuture
-                        .failedFuture(Status.UNKNOWN.withDescription("channel closed").asRuntimeException()));
-            };
+            failFirstAttemptAfterItReachedEtcd(issuer, viaProxy);
             ByteSequence keys = ByteSequence.from(PREFIX + resource + "/", StandardCharsets.UTF_8);
             issuer.afterGrant = granted -> {
                 try {   // the failed attempt's handler deletes the key after the issuer's read; then another write
@@ -319,11 +309,16 @@ class EtcdLockKeyLossTest {
         }
     }
 
-    /** Makes the next lock request reach etcd and then fail as a member stopping under it does. */
+    /** Makes the next lock request of {@link #issuer} reach etcd and then fail as a member stopping under it does. */
     private AtomicInteger failFirstAttemptAfterItReachedEtcd() {
+        return failFirstAttemptAfterItReachedEtcd(issuer, client);
+    }
+
+    /** Makes the next lock request of {@code target} (on {@code via}) reach etcd and then fail. */
+    private static AtomicInteger failFirstAttemptAfterItReachedEtcd(EtcdTokenIssuer target, Client via) {
         AtomicInteger attempts = new AtomicInteger();
-        issuer.lockCall = (name, leaseId) -> {
-            CompletableFuture<LockResponse> sent = client.getLockClient().lock(name, leaseId);
+        target.lockCall = (name, leaseId) -> {
+            CompletableFuture<LockResponse> sent = via.getLockClient().lock(name, leaseId);
             if (attempts.incrementAndGet() > 1) {
                 return sent;
             }
