@@ -54,6 +54,23 @@ class RejectionListenerTest {
     }
 
     @Test
+    void allTellsEachListenerInOrderAndOneThatThrowsDoesNotStopTheNext() {
+        List<String> heard = new ArrayList<>();
+        RejectionListener first = rejection -> heard.add("first " + rejection.presented().value());
+        RejectionListener broken = rejection -> {
+            throw new IllegalStateException("listener broke");
+        };
+        RejectionListener last = rejection -> heard.add("last " + rejection.presented().value());
+        TokenRejectedException stale = TokenRejectedException.of("r", new FencingToken("r", 3, "z"), 5,
+                Verdict.REJECT_STALE);
+
+        RejectionListener.all(List.of(first, broken, last)).rejected(stale);
+        assertThat(heard).containsExactly("first 3", "last 3");
+        assertThat(RejectionListener.all(List.of())).isSameAs(RejectionListener.NONE);
+        assertThat(RejectionListener.all(List.of(last))).isSameAs(last);
+    }
+
+    @Test
     void aFailingListenerDoesNotChangeWhatTheCallerGets() {
         FenceGuard guard = new FenceGuard(new InMemoryFenceStore(), null, Duration.ofSeconds(1), rejection -> {
             throw new IllegalStateException("listener broke");

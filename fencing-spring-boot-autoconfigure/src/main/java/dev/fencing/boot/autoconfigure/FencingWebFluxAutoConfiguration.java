@@ -74,7 +74,8 @@ public class FencingWebFluxAutoConfiguration {
                 // refuses forged headers before the request runs (403), counted in fencing.checks as forged
                 // and listed in the actuator's recent rejections
                 filter = filter.verifying(tokens).withMeterRegistry(registry.getIfUnique())
-                        .withRejectionListener(rejections.getIfUnique()).withModes(modes.getIfUnique());
+                        .withRejectionListener(RejectionListener.all(rejections.orderedStream().toList()))
+                        .withModes(modes.getIfUnique());
             }
             return filter;
         }

@@ -166,6 +166,26 @@ class FencingActuatorAutoConfigurationTest {
 
     @Test
     @SuppressWarnings("unchecked")
+    void aRejectionListenerOfTheApplicationIsToldAndTheEndpointStillRecordsTheRejection() {
+        List<dev.fencing.rule.TokenRejectedException> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
+        runner.withPropertyValues(h2("listener"), "management.endpoints.web.exposure.include=fencing")
+                .withBean("auditListener", dev.fencing.guard.RejectionListener.class, () -> heard::add)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Ledger ledger = context.getBean(Ledger.class);
+                    FencingContext.call(new FencingToken("ledger", 7, "a"), ledger::post);
+                    assertThatThrownBy(() -> FencingContext.call(new FencingToken("ledger", 3, "b"), ledger::post))
+                            .isInstanceOf(StaleTokenException.class);
+                    assertThat(heard).singleElement().satisfies(r -> assertThat(r.presented().value()).isEqualTo(3));
+                    List<Map<String, Object>> rejections = (List<Map<String, Object>>) context
+                            .getBean(FencingEndpoint.class).fencing().get("rejections");
+                    assertThat(rejections).singleElement().satisfies(r -> assertThat(r)
+                            .containsEntry("presentedValue", 3L).containsEntry("verdict", "stale"));
+                });
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
     void holderIdsAreShownOnlyWhenAsked() {
         runner.withPropertyValues(h2("holders"), "management.endpoints.web.exposure.include=fencing",
                 "fencing.actuator.show-holders=true").run(context -> {

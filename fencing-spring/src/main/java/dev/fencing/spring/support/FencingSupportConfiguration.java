@@ -27,6 +27,7 @@ import org.springframework.core.annotation.AnnotationAttributes;
 import org.springframework.core.type.AnnotationMetadata;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -96,7 +97,7 @@ class FencingSupportConfiguration implements ImportAware {
                 issuer::getIfAvailable, () -> acquireTimeout(configurer, timeoutMillis), () -> {
                     MeterRegistry meters = registry.getIfAvailable();
                     return meters == null ? FencingMetrics.noop() : new FencingMetrics(meters);
-                }, rejections::getIfUnique, observations::getIfUnique, () -> TokenSigning.from(signer, verifier),
+                }, () -> allOrNull(rejections), observations::getIfUnique, () -> TokenSigning.from(signer, verifier),
                 ReactiveReturnTypes.factory(beanFactory), () -> beanFactory.getBean(MODES_BEAN, FenceModes.class));
     }
 
@@ -168,5 +169,14 @@ class FencingSupportConfiguration implements ImportAware {
     FencingStartupValidator fencingStartupValidator(FencingSupport fencingSupport) {
         return new FencingStartupValidator(fencingSupport, enableFencing.getEnum("mode"),
                 enableFencing.getNumber("order").intValue());
+    }
+
+    /**
+     * Every {@link RejectionListener} bean (the actuator's record of recent rejections and the application's own) as
+     * one, in their order; {@code null} when there is none.
+     */
+    static RejectionListener allOrNull(ObjectProvider<RejectionListener> rejections) {
+        List<RejectionListener> all = rejections.orderedStream().toList();
+        return all.isEmpty() ? null : RejectionListener.all(all);
     }
 }
