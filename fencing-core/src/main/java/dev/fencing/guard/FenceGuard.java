@@ -37,6 +37,8 @@ import java.util.Objects;
  */
 public final class FenceGuard {
 
+    private static final System.Logger LOG = System.getLogger(FenceGuard.class.getName());
+
     /** The name of the observation of each check. */
     public static final String OBSERVATION = "fencing.check";
 
@@ -343,6 +345,12 @@ public final class FenceGuard {
         }
     }
 
+    /**
+     * Releases the lease of an acquiring call. A release that fails after the call returned is logged at WARNING, not
+     * thrown: the call's write is done (committed, when it ran in its own transaction), and an exception now would
+     * tell the caller it failed; the lock service frees the lock when the lease expires. After a failed call it is
+     * added to that call's exception.
+     */
     private void release(Lease lease, Throwable failure) {
         try {
             leaseScope.release(lease);
@@ -350,7 +358,9 @@ public final class FenceGuard {
             if (failure != null) {
                 failure.addSuppressed(e);
             } else {
-                throw e;
+                LOG.log(System.Logger.Level.WARNING, () -> "Could not release the lock on '"
+                        + lease.token().resource() + "' after its fenced call returned (the call's result stands); "
+                        + "the lock service frees it when the lease expires: " + e, e);
             }
         }
     }

@@ -613,11 +613,30 @@ class FenceGuardTest {
         assertThat(checks("r", "accepted")).isZero();
     }
 
+    @Test
+    void aReleaseThatFailsAfterTheCallReturnedLeavesTheResultAndAfterAFailureIsSuppressed() throws Throwable {
+        CountingIssuer issuer = new CountingIssuer();
+        issuer.releaseFailure = new IllegalStateException("Could not release: etcd did not answer");
+        FenceGuard guard = new FenceGuard(store, issuer, Duration.ofSeconds(1));
+
+        // the write is done: the caller gets its result, not an exception that says it failed
+        assertThat(guard.invoke(service("r"), new Object[0], () -> "written")).isEqualTo("written");
+        assertThat(issuer.released).isEqualTo(1);
+        assertThat(FencingContext.current("r")).isNull();
+
+        IllegalStateException boom = new IllegalStateException("boom");
+        assertThatThrownBy(() -> guard.invoke(service("r2"), new Object[0], () -> {
+            throw boom;
+        })).isSameAs(boom);
+        assertThat(boom.getSuppressed()).containsExactly(issuer.releaseFailure);
+    }
+
     /** Counts acquire and release calls around a real in-memory issuer. */
     static final class CountingIssuer implements TokenIssuer {
         final InMemoryTokenIssuer delegate = new InMemoryTokenIssuer();
         int acquired;
         int released;
+        RuntimeException releaseFailure;
 
         @Override
         public Lease acquire(String resource, Duration timeout) {
@@ -643,6 +662,9 @@ class FenceGuardTest {
                 public void close() {
                     released++;
                     lease.close();
+                    if (releaseFailure != null) {
+                        throw releaseFailure;
+                    }
                 }
             };
         }
