@@ -360,7 +360,7 @@ public final class FenceGuard {
             } else {
                 LOG.log(System.Logger.Level.WARNING, () -> "Could not release the lock on '"
                         + lease.token().resource() + "' after its fenced call returned (the call's result stands); "
-                        + "the lock service frees it when the lease expires: " + e, e);
+                        + "the lock service frees it when the lease expires: " + e); // expected in an outage: no trace
             }
         }
     }
