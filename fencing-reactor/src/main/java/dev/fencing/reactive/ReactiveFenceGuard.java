@@ -20,6 +20,7 @@ import dev.fencing.signing.Verification;
 import dev.fencing.token.FencingToken;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.util.context.ContextView;
 
 import java.time.Duration;
@@ -42,9 +43,12 @@ import java.util.function.Supplier;
  * subscribed (in observe mode, see {@link Builder#modes}, a missing, forged or rejected token is counted and the call
  * runs instead). Unlike the blocking guard it makes no Observation per check and has no
  * {@link dev.fencing.guard.LeaseScope}: an acquired lock is given back when the publisher terminates or is cancelled.
- * Thread-safe; one instance serves every reactive fenced method.
+ * As in the blocking guard, a release that fails after the call completed (or was cancelled) is logged at WARNING and
+ * the call's signals stand; after the call failed, it is added to the call's error as suppressed. Thread-safe; one instance serves every reactive fenced method.
  */
 public final class ReactiveFenceGuard {
+
+    private static final System.Logger LOG = System.getLogger(ReactiveFenceGuard.class.getName());
 
     private final ReactiveFenceStore store;
     private final ReactiveTokenIssuer issuer;
@@ -250,9 +254,26 @@ public final class ReactiveFenceGuard {
                         .onErrorMap(RuntimeException.class, e -> CheckOutcomes.acquireFailed(point, resource, e))
                         .doOnNext(lease -> FencingMetrics.increment(point.acquisitions().acquired())),
                 lease -> underLease(point, resource, lease, call),
-                issuer::release,
-                (lease, error) -> issuer.release(lease),
-                issuer::release);
+                lease -> releaseAfter(lease, "completed"),
+                (lease, error) -> issuer.release(lease).onErrorResume(Exception.class, e -> {
+                    error.addSuppressed(e); // the call's error is what the subscriber hears of
+                    return Mono.empty();
+                }),
+                lease -> releaseAfter(lease, "was cancelled"));
+    }
+
+    /**
+     * Releases the lease of a call that completed or was cancelled. A release that fails is logged at WARNING, not
+     * signalled: the call's write is done, and an error now would tell the subscriber it failed; the lock service
+     * frees the lock when the lease expires.
+     */
+    private Mono<Void> releaseAfter(Lease lease, String ending) {
+        return issuer.release(lease).onErrorResume(Exception.class, e -> {
+            LOG.log(System.Logger.Level.WARNING, () -> "Could not release the lock on '" + lease.token().resource()
+                    + "' after its fenced call " + ending + " (the call's signals stand); the lock service frees it "
+                    + "when the lease expires: " + e); // expected in an outage: no trace
+            return Mono.empty();
+        });
     }
 
     private static <T> Flux<T> underLease(FencePoint point, String resource, Lease lease,

@@ -19,6 +19,10 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -146,6 +150,95 @@ class ReactiveAcquireTest {
         Polling.until(() -> leases.size() == 1 && leases.get(0).isReleased());
         assertThat(issuer.isHeld("accounts")).isFalse();
         assertThat(ran).isEmpty();
+    }
+
+    @Test
+    void aReleaseThatFailsAfterTheCallCompletedLeavesItsValueAndAfterAFailureIsSuppressed() {
+        IllegalStateException releaseFailure = new IllegalStateException("Could not release: etcd did not answer");
+        List<Lease> leases = new CopyOnWriteArrayList<>();
+        ReactiveFenceGuard failingRelease = ReactiveFenceGuard.builder(store)
+                .issuer(ReactiveTokenIssuer.fromBlocking(failingRelease(leases, releaseFailure))).build();
+
+        // the write is done: the subscriber gets its value and completion, not an error that says it failed
+        StepVerifier.create(failingRelease.fence(transfer, new Object[0], () -> Mono.just("written")))
+                .expectNext("written").verifyComplete();
+        assertThat(leases).hasSize(1);
+        assertThat(leases.get(0).isReleased()).isTrue();
+
+        IllegalStateException boom = new IllegalStateException("boom");
+        StepVerifier.create(failingRelease.fence(transfer, new Object[0], () -> Mono.error(boom)))
+                .expectErrorSatisfies(e -> assertThat(e).isSameAs(boom)).verify();
+        assertThat(boom.getSuppressed()).containsExactly(releaseFailure);
+    }
+
+    @Test
+    void aReleaseThatFailsAfterACancellationIsLoggedByTheGuardNamingTheResource() {
+        List<LogRecord> logged = new CopyOnWriteArrayList<>();
+        Logger logger = Logger.getLogger(ReactiveFenceGuard.class.getName());
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                logged.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
+        try {
+            List<Lease> leases = new CopyOnWriteArrayList<>();
+            ReactiveFenceGuard failingRelease = ReactiveFenceGuard.builder(store).issuer(ReactiveTokenIssuer
+                    .fromBlocking(failingRelease(leases, new IllegalStateException("etcd did not answer")))).build();
+            CountDownLatch running = new CountDownLatch(1);
+
+            StepVerifier.create(failingRelease.fence(transfer, new Object[0],
+                    () -> Mono.<String>never().doOnSubscribe(s -> running.countDown())))
+                    .then(() -> awaitLatch(running)).thenCancel().verify();
+
+            // Reactor would log its own "Async resource cleanup failed", naming no lock; the guard names it
+            Polling.until(() -> !logged.isEmpty());
+            assertThat(logged).singleElement().satisfies(record -> {
+                assertThat(record.getLevel()).isEqualTo(Level.WARNING);
+                assertThat(record.getMessage()).contains("'accounts'", "was cancelled", "etcd did not answer");
+            });
+        } finally {
+            logger.removeHandler(handler);
+        }
+    }
+
+    /** The in-memory issuer, whose leases release their lock and then report that they could not. */
+    private TokenIssuer failingRelease(List<Lease> leases, RuntimeException failure) {
+        return (resource, timeout) -> {
+            Lease lease = issuer.acquire(resource, timeout);
+            leases.add(lease);
+            return new Lease() {
+                @Override
+                public FencingToken token() {
+                    return lease.token();
+                }
+
+                @Override
+                public boolean isLost() {
+                    return lease.isLost();
+                }
+
+                @Override
+                public boolean isReleased() {
+                    return lease.isReleased();
+                }
+
+                @Override
+                public void close() {
+                    lease.close();
+                    throw failure;
+                }
+            };
+        };
     }
 
     private static void awaitLatch(CountDownLatch latch) {
