@@ -200,6 +200,9 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
                 }
             }
             ByteSequence key = locked.response().getKey();
+            if (locked.retried()) {
+                current.exposed.add(resource);
+            }
             // from here on, every failure gives the lock back, and only then this process's turn on the resource
             mine.set(false);
             grant.granted(() -> giveBack(key, turn));
@@ -220,7 +223,9 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
             if (current.lost) {          // the session died while we were locking
                 markLost(lease, false);
             }
-            if (locked.retried()) {      // a failed attempt's handler may still delete the key: watch it from here on
+            if (current.exposed.contains(resource)) {
+                // a failed attempt's handler may still delete the key, this grant's or, since every lease of the
+                // session on the resource gets the same key name, a later one's: watch it from here on
                 lease.watchKey(read.getHeader().getRevision() + 1);
             }
             return lease;
@@ -537,6 +542,12 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     private final class Session implements StreamObserver<LeaseKeepAliveResponse> {
         final long leaseId;
         final Set<EtcdLease> held = ConcurrentHashMap.newKeySet();
+        /**
+         * The resources whose lock request was sent again on this session. The failed request's handler in etcd may
+         * delete the key at any later time, and the key's name is the same for every lease of this session on the
+         * resource; so every later grant of it on this session is watched too. Gone with the session.
+         */
+        final Set<String> exposed = ConcurrentHashMap.newKeySet();
         volatile CloseableClient keepAlive;
         volatile boolean lost;
 

@@ -159,6 +159,31 @@ class EtcdLockKeyLossTest {
     }
 
     @Test
+    void aLaterGrantOfAKeyNameARetryExposedIsWatchedToo() throws Exception {
+        String resource = "exposed-later-" + UUID.randomUUID();
+        failFirstAttemptAfterItReachedEtcd();
+        Lease retried = issuer.acquire(resource, WAIT);
+        retried.close();
+        realLockRequests();
+
+        // granted at the first request, but with the key name the failed request's handler may still delete
+        EtcdTokenIssuer.EtcdLease later = (EtcdTokenIssuer.EtcdLease) issuer.acquire(resource, WAIT);
+        EtcdTokenIssuer.EtcdLease unrelated = (EtcdTokenIssuer.EtcdLease) issuer.acquire(
+                "never-retried-" + UUID.randomUUID(), WAIT);
+        try {
+            assertThat(unrelated.watcher).as("a resource never retried on this session is not watched").isNull();
+            assertThat(later.watcher).isNotNull();
+            double lostBefore = lostCount();
+            delete(later);                    // the late delete, under a lease that was never retried itself
+            Await.until(later::isLost);
+            Await.until(() -> lostCount() == lostBefore + 1);
+        } finally {
+            later.close();
+            unrelated.close();
+        }
+    }
+
+    @Test
     void aReleaseThatFindsItsKeyGoneCountsTheLeaseLost() throws Exception {
         String resource = "gone-at-release-" + UUID.randomUUID();
         Lease lease = issuer.acquire(resource, WAIT);
@@ -192,7 +217,9 @@ class EtcdLockKeyLossTest {
         Lease next = issuer.acquire(resource, WAIT);    // nothing held: neither this process's turn nor etcd's lock
         try {
             assertThat(next.isLost()).isFalse();
-            assertThat(((EtcdTokenIssuer.EtcdLease) next).watcher).isNull();
+            assertThat(((EtcdTokenIssuer.EtcdLease) next).watcher)
+                    .as("the retry exposed the session's key name for the resource: later grants are watched too")
+                    .isNotNull();
         } finally {
             next.close();
         }
