@@ -40,8 +40,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * What one call costs, single thread, against its baselines in the same run: a plain call, an AtomicLong CAS, the
  * in-memory store's check alone, a CGLIB proxy with a no-op MethodInterceptor, a no-op {@code @Aspect}, Micrometer's
- * {@code @Counted}, and {@code @Fenced} through {@code @EnableFencing} (with and without a SpEL key) and woven at
- * compile time. Run with {@code -prof gc} for bytes allocated per call.
+ * {@code @Counted}, and {@code @Fenced} through {@code @EnableFencing} (without a key, with a key that is one
+ * argument, one that is an argument's getter, one SpEL evaluates, compiled or interpreted) and woven at compile
+ * time. Run with {@code -prof gc} for bytes allocated per call.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -66,6 +67,8 @@ public class FenceOverheadBenchmark {
     private FencingScope scope;
     private FencingSupport wovenSupport;
     private long value = 1;
+    private final BenchOrder order = new BenchOrder("7");
+    private final HiddenOrder hiddenOrder = new HiddenOrder("7");
     private final ConcurrentHashMap<Object, Object> points = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Object> slots = new ConcurrentHashMap<>();
     private final ThreadLocal<Object> threadLocal = ThreadLocal.withInitial(Object::new);
@@ -195,6 +198,24 @@ public class FenceOverheadBenchmark {
         }
         counter.increment();
         return result;
+    }
+
+    /** A key that is an argument's getter ({@code #order.account}): read through a method handle. */
+    @Benchmark
+    public long proxyFencedWithPropertyKey() {
+        return fencedProxy.fencedWithPropertyKey(order, value);
+    }
+
+    /** A key SpEL evaluates ({@code #order.account.toString()}, on a public type), compiled once warm. */
+    @Benchmark
+    public long proxyFencedWithEvaluatedKey() {
+        return fencedProxy.fencedWithEvaluatedKey(order, value);
+    }
+
+    /** The same key on a package-private argument type, which SpEL cannot compile. */
+    @Benchmark
+    public long proxyFencedWithInterpretedKey() {
+        return fencedProxy.fencedWithInterpretedKey(hiddenOrder, value);
     }
 
     @Benchmark

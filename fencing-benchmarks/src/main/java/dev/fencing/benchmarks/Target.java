@@ -28,6 +28,27 @@ public class Target {
         return sum;
     }
 
+    /** A key that is a getter of an argument: read through a method handle, no SpEL on the call. */
+    @Fenced(resource = "bench", key = "#order.account")
+    public long fencedWithPropertyKey(BenchOrder order, long value) {
+        sum += value;
+        return sum;
+    }
+
+    /** A key SpEL evaluates (a method call), on a public type: compiled to bytecode by SpEL once warm. */
+    @Fenced(resource = "bench", key = "#order.account.toString()")
+    public long fencedWithEvaluatedKey(BenchOrder order, long value) {
+        sum += value;
+        return sum;
+    }
+
+    /** The same key on a package-private argument type, which SpEL cannot compile: interpreted on every call. */
+    @Fenced(resource = "bench", key = "#order.account.toString()")
+    public long fencedWithInterpretedKey(HiddenOrder order, long value) {
+        sum += value;
+        return sum;
+    }
+
     /** Touches no shared state, so that threads scale as far as the fence lets them. */
     @Fenced(resource = "bench", key = "#account")
     public long fencedPure(long account, long value) {

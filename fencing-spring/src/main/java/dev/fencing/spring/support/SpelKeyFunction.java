@@ -37,7 +37,8 @@ import java.util.regex.Pattern;
  * is read-only (properties and instance methods): type references ({@code T(...)}), constructors ({@code new}),
  * bean references ({@code @bean}), function references and assignment ({@code =}, {@code ++}, {@code --}) are refused
  * when the key is compiled, and the evaluation context refuses them again. Once warm, the key is compiled to bytecode
- * where SpEL can; a key that is a single argument skips evaluation altogether.
+ * where SpEL can; a key that is a single argument skips evaluation altogether, and one that is a chain of getters
+ * over an argument ({@code #order.customer.id}) is read through method handles ({@link PropertyPathKey}).
  */
 final class SpelKeyFunction implements KeyFunction {
 
@@ -47,11 +48,13 @@ final class SpelKeyFunction implements KeyFunction {
     private final Expression expression;
     private final Map<String, Integer> indexByName;
     private final int direct;
+    private final PropertyPathKey path;
 
-    private SpelKeyFunction(Expression expression, Map<String, Integer> indexByName, int direct) {
+    private SpelKeyFunction(Expression expression, Map<String, Integer> indexByName, int direct, PropertyPathKey path) {
         this.expression = expression;
         this.indexByName = indexByName;
         this.direct = direct;
+        this.path = path;
     }
 
     /**
@@ -100,7 +103,9 @@ final class SpelKeyFunction implements KeyFunction {
             throw new FencingConfigurationException("@Fenced key '" + key + "' on " + operation + " names an unknown "
                     + "parameter: " + why);
         }
-        return new SpelKeyFunction(expression, Collections.unmodifiableMap(index), directIndex(expression, index));
+        int direct = directIndex(expression, index);
+        return new SpelKeyFunction(expression, Collections.unmodifiableMap(index), direct,
+                direct >= 0 ? null : PropertyPathKey.of(expression, method, index));
     }
 
     /** Refuses, before anything is evaluated, every construct that reaches beyond the arguments or changes state. */
@@ -135,13 +140,27 @@ final class SpelKeyFunction implements KeyFunction {
         return -1;
     }
 
-    /** A key that is one argument is read straight from the arguments; anything else is evaluated by SpEL. */
+    /**
+     * A key that is one argument is read straight from the arguments, a chain of getters over one argument through
+     * method handles ({@link PropertyPathKey}); anything else is evaluated by SpEL.
+     */
     @Override
     public Object keyOf(Object[] args) {
         if (direct >= 0) {
             return direct < args.length ? args[direct] : null;
         }
+        if (path != null) {
+            Object key = path.read(args);
+            if (key != PropertyPathKey.UNRESOLVED) {
+                return key;
+            }
+        }
         return expression.getValue(new ArgumentsEvaluationContext(indexByName, args));
+    }
+
+    /** Whether the key is read as a chain of getters over one argument, without SpEL on the common path. */
+    boolean readsPropertyPath() {
+        return path != null;
     }
 
     /**

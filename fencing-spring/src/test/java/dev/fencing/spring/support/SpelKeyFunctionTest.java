@@ -130,6 +130,106 @@ class SpelKeyFunctionTest {
         assertThat(compiled(key)).as("SpEL compiled the key after its interpreted warm-up").isTrue();
     }
 
+    public record Customer(String id, boolean active) {
+    }
+
+    public record Order(Customer customer, long amount) {
+    }
+
+    /** Not public: SpEL cannot compile a read of it; the path reads it all the same. */
+    static final class HiddenAccount {
+        public String getNumber() {
+            return "hidden-7";
+        }
+    }
+
+    public interface Keyed {
+        String getKey();
+    }
+
+    public static class Base {
+        public String getCode() {
+            return "base";
+        }
+    }
+
+    public static class Derived extends Base {
+        @Override
+        public String getCode() {
+            return "derived";
+        }
+    }
+
+    public static class Flag {
+        public boolean isActive() {
+            return true;
+        }
+    }
+
+    /** Read on its own class, SpEL finds {@code getActive()} before the declared type's {@code isActive()}. */
+    public static class FlagWithGetter extends Flag {
+        public boolean getActive() {
+            return false;
+        }
+    }
+
+    @SuppressWarnings("unused")
+    public void paths(Order order, HiddenAccount account, Keyed keyed, Base base, Flag flag, Object any) {
+    }
+
+    private static Method paths() throws NoSuchMethodException {
+        return SpelKeyFunctionTest.class.getMethod("paths", Order.class, HiddenAccount.class, Keyed.class,
+                Base.class, Flag.class, Object.class);
+    }
+
+    private static final Map<String, Integer> PATH_PARAMETERS =
+            Map.of("order", 0, "p0", 0, "account", 1, "keyed", 2, "base", 3, "flag", 4, "any", 5);
+
+    @ParameterizedTest
+    @ValueSource(strings = {"#order.customer.id", "#p0.customer.id", "#order.customer.active", "#order.amount",
+            "#account.number", "#keyed.key", "#base.code", "#flag.active", "#order.customer.id.length"})
+    void aChainOfGettersIsReadWithoutSpelAndReadsWhatSpelReads(String key) throws Exception {
+        SpelKeyFunction function = SpelKeyFunction.compile(key, paths(), "Repo.paths(..)");
+        assertThat(function.readsPropertyPath()).isTrue();
+        Keyed keyed = () -> "k-1";
+        for (Object[] args : new Object[][] {
+                {new Order(new Customer("c-1", true), 300L), new HiddenAccount(), keyed, new Base(), new Flag(), 1},
+                {new Order(new Customer("c-2", false), 7L), new HiddenAccount(), keyed, new Derived(),
+                        new FlagWithGetter(), 1}}) {
+            for (int i = 0; i < 3; i++) { // the second read of a class comes from the verified cache
+                Object read = function.keyOf(args);
+                Object spel = function.expression().getValue(new ArgumentsEvaluationContext(PATH_PARAMETERS, args));
+                assertThat(read).as(key).isEqualTo(spel);
+            }
+        }
+        Object[] derived = {null, null, null, new Derived(), new FlagWithGetter(), null};
+        if (key.equals("#base.code")) {
+            assertThat(function.keyOf(derived)).as("the override, as SpEL calls it").isEqualTo("derived");
+        }
+        if (key.equals("#flag.active")) {
+            assertThat(function.keyOf(derived)).as("getActive() on the runtime class, as SpEL finds it")
+                    .isEqualTo(false);
+        }
+    }
+
+    @Test
+    void aNullPartOfAPathIsRefusedNamingIt() throws Exception {
+        SpelKeyFunction function = SpelKeyFunction.compile("#order.customer.id", paths(), "Repo.paths(..)");
+        assertThatThrownBy(() -> function.keyOf(new Object[] {new Order(null, 1L), null, null, null, null, null}))
+                .hasMessageContaining("'#order.customer' is null").hasMessageContaining("'id'");
+        assertThatThrownBy(() -> function.keyOf(new Object[] {null, null, null, null, null, null}))
+                .hasMessageContaining("'#order' is null").hasMessageContaining("'customer'");
+        assertThat(function.keyOf(new Object[] {new Order(new Customer(null, true), 1L), null, null, null, null,
+                null})).as("a null key is the fence point's to refuse").isNull();
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"#any.class", "#any.foo", "#order?.customer", "#order.customer.id()",
+            "#order.amount + 1", "#order.customer.nothing", "#order.Customer", "#root[0].amount"})
+    void anythingButAChainOfGettersIsLeftToSpel(String key) throws Exception {
+        assertThat(SpelKeyFunction.compile(key, paths(), "Repo.paths(..)").readsPropertyPath()).as(key).isFalse();
+    }
+
     private static boolean compiled(SpelKeyFunction key) throws ReflectiveOperationException {
         Field compiledAst = SpelExpression.class.getDeclaredField("compiledAst");
         compiledAst.setAccessible(true);

@@ -1,0 +1,160 @@
+package dev.fencing.spring.support;
+
+import org.springframework.expression.Expression;
+import org.springframework.expression.spel.SpelNode;
+import org.springframework.expression.spel.ast.CompoundExpression;
+import org.springframework.expression.spel.ast.PropertyOrFieldReference;
+import org.springframework.expression.spel.ast.VariableReference;
+import org.springframework.expression.spel.standard.SpelExpression;
+
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.UndeclaredThrowableException;
+import java.util.Arrays;
+import java.util.Map;
+
+/**
+ * A key that is a chain of getters over one argument ({@code #order.id}, {@code #p0.customer.id}), read through
+ * method handles resolved once from the parameter's declared type, without an evaluation context per call. It reads
+ * what SpEL's read-only data binding would: for each property {@code name}, the first public instance method
+ * {@code getName()}, {@code isName()} returning a boolean, or {@code name()} (a record component). An object of a
+ * class other than the declared type is read the same way only once that class is found to resolve the property to
+ * a method of the same name (the handle then dispatches to it, as SpEL would call it); otherwise the call is left to
+ * SpEL ({@link #UNRESOLVED}). Any other expression, or a getter in a class this library cannot access, stays with
+ * SpEL altogether.
+ */
+final class PropertyPathKey {
+
+    /** What {@link #read} returns when an object's class reads the path differently: evaluate with SpEL. */
+    static final Object UNRESOLVED = new Object();
+
+    private static final MethodType OBJECT_TO_OBJECT = MethodType.methodType(Object.class, Object.class);
+
+    private final int argument;
+    private final String[] parts;
+    private final MethodHandle[] getters;
+    private final String[] getterNames;
+    /** Per step, the last class found to read it with the same getter (racy on purpose: a stale one is re-checked). */
+    private final Class<?>[] verified;
+
+    private PropertyPathKey(int argument, String[] parts, MethodHandle[] getters, String[] getterNames,
+                            Class<?>[] declared) {
+        this.argument = argument;
+        this.parts = parts;
+        this.getters = getters;
+        this.getterNames = getterNames;
+        this.verified = declared;
+    }
+
+    /** The path {@code expression} is over {@code method}'s parameters, or {@code null} when it is not one. */
+    static PropertyPathKey of(Expression expression, Method method, Map<String, Integer> indexByName) {
+        if (!(expression instanceof SpelExpression spel) || !(spel.getAST() instanceof CompoundExpression compound)
+                || !(compound.getChild(0) instanceof VariableReference variable)) {
+            return null;
+        }
+        String name = variable.toStringAST().substring(1);
+        Integer argument = indexByName.get(name);
+        if (argument == null || argument >= method.getParameterCount()) {
+            return null;
+        }
+        int length = compound.getChildCount() - 1;
+        String[] parts = new String[length + 1];
+        MethodHandle[] getters = new MethodHandle[length];
+        String[] getterNames = new String[length];
+        Class<?>[] declared = new Class<?>[length];
+        parts[0] = "#" + name;
+        Class<?> type = method.getParameterTypes()[argument];
+        for (int i = 0; i < length; i++) {
+            SpelNode node = compound.getChild(i + 1);
+            if (!(node instanceof PropertyOrFieldReference property) || property.isNullSafe()) {
+                return null;
+            }
+            Method getter = getter(type, property.getName());
+            MethodHandle handle = getter == null ? null : handle(getter);
+            if (handle == null) {
+                return null;
+            }
+            parts[i + 1] = property.getName();
+            getters[i] = handle;
+            getterNames[i] = getter.getName();
+            declared[i] = type;
+            type = getter.getReturnType();
+        }
+        return new PropertyPathKey(argument, parts, getters, getterNames, declared);
+    }
+
+    /**
+     * Reads the path from the call's arguments; an intermediate {@code null} is refused naming the part.
+     * {@link #UNRESOLVED} when an object on the path is of a class that reads its property with another getter.
+     */
+    Object read(Object[] args) {
+        Object value = argument < args.length ? args[argument] : null;
+        for (int i = 0; i < getters.length; i++) {
+            if (value == null) {
+                throw new IllegalArgumentException("'" + String.join(".", Arrays.copyOf(parts, i + 1))
+                        + "' is null, so its property '" + parts[i + 1] + "' cannot be read");
+            }
+            Class<?> type = value.getClass();
+            if (type != verified[i]) {
+                Method getter = getter(type, parts[i + 1]);
+                if (getter == null || !getter.getName().equals(getterNames[i])) {
+                    return UNRESOLVED;
+                }
+                verified[i] = type;
+            }
+            try {
+                value = (Object) getters[i].invokeExact(value);
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Throwable checked) {
+                throw new UndeclaredThrowableException(checked);
+            }
+        }
+        return value;
+    }
+
+    /** The getter SpEL's read-only data binding finds for {@code name} on {@code type}, when it is a method. */
+    private static Method getter(Class<?> type, String name) {
+        if (name.isEmpty() || !Character.isLowerCase(name.charAt(0))
+                || name.length() > 1 && Character.isUpperCase(name.charAt(1))) {
+            return null; // SpEL tries more spellings for these: leave them to it
+        }
+        String suffix = Character.toUpperCase(name.charAt(0)) + name.substring(1);
+        Method found = method(type, "get" + suffix);
+        if (found == null) {
+            found = method(type, "is" + suffix);
+            if (found != null && found.getReturnType() != boolean.class && found.getReturnType() != Boolean.class) {
+                found = null;
+            }
+        }
+        return found != null ? found : method(type, name);
+    }
+
+    private static Method method(Class<?> type, String name) {
+        try {
+            Method method = type.getMethod(name);
+            Class<?> declaring = method.getDeclaringClass();
+            boolean candidate = !Modifier.isStatic(method.getModifiers()) && method.getReturnType() != void.class
+                    && declaring != Object.class && declaring != Class.class
+                    && !ClassLoader.class.isAssignableFrom(type);
+            return candidate ? method : null;
+        } catch (NoSuchMethodException e) {
+            return null;
+        }
+    }
+
+    /** A handle of type {@code (Object)Object} on {@code getter}, or {@code null} when this library cannot access it. */
+    private static MethodHandle handle(Method getter) {
+        try {
+            if (!getter.trySetAccessible()) {
+                return null; // a public method of a class in a module that does not open it to us
+            }
+            return MethodHandles.lookup().unreflect(getter).asType(OBJECT_TO_OBJECT);
+        } catch (IllegalAccessException | SecurityException e) {
+            return null;
+        }
+    }
+}
