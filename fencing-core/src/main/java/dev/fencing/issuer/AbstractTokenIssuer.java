@@ -129,6 +129,18 @@ public abstract class AbstractTokenIssuer<L extends AbstractLease> implements To
         return first;
     }
 
+    /**
+     * Records that the release of {@code lease} found its lock no longer this lease's, and counts it in
+     * {@code fencing.issuer.leases.lost} unless the loss was counted before: what a {@link #doRelease} returning
+     * {@code false} does, for an issuer that finishes a release in the background.
+     */
+    protected final void lostAtRelease(L lease) {
+        if (lease.markLostAtRelease()) {
+            metrics.lost();
+            warnLost(lease, "before it was released (found at release)");
+        }
+    }
+
     private static final System.Logger LOG = System.getLogger(AbstractTokenIssuer.class.getName());
 
     /** A lost lease is the zombie case: said once per lease, at WARNING, besides the counter. */
@@ -152,9 +164,8 @@ public abstract class AbstractTokenIssuer<L extends AbstractLease> implements To
         L mine = (L) lease; // an AbstractLease is built for its own issuer only
         boolean interrupted = Thread.interrupted(); // an interrupt must not stop the release: cleared, then kept
         try {
-            if (!doRelease(mine) && lease.markLostAtRelease()) {
-                metrics.lost();
-                warnLost(lease, "before it was released (found at release)");
+            if (!doRelease(mine)) {
+                lostAtRelease(mine);
             }
         } catch (Exception e) {
             if (e instanceof InterruptedException) {

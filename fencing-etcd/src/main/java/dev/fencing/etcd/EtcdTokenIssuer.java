@@ -17,6 +17,7 @@ import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.lock.LockResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
@@ -95,6 +96,14 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
 
     /** How long releasing a lock waits for etcd. */
     private static final Duration RELEASE_WAIT = Duration.ofSeconds(10);
+
+    /**
+     * How long the caller of a release waits for etcd; a release still unanswered then goes on in the background, up
+     * to {@link #RELEASE_WAIT}, and keeps this process's turn on the resource until it ends.
+     */
+    static final Duration RELEASE_IN_FOREGROUND = Duration.ofSeconds(1);
+
+    private static final System.Logger LOG = System.getLogger(EtcdTokenIssuer.class.getName());
 
     /**
      * Test seam, package-private: runs with the resource right after the lock was granted and before the lease is
@@ -317,44 +326,84 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
 
     /**
      * Deletes the lease's own lock key (the one whose create revision is its token), then hands this process's turn
-     * on the resource on; {@code false} when the key was gone or replaced: the lock was no longer this lease's.
+     * on the resource on; {@code false} when the key was gone or replaced: the lock was no longer this lease's. Waits
+     * up to {@link #RELEASE_IN_FOREGROUND}: a release etcd has not answered by then (no quorum, a leader election, a
+     * broken connection) goes on in the background, up to {@link #RELEASE_WAIT}, so that the call that held the lock
+     * is not held up by an outage after its write is done. This process's turn stays taken until the delete ends:
+     * the next acquirer here would ask for the same key name and could be handed the key the delete removes. A
+     * background release that finds the key gone counts the lease lost then; one that fails is logged at WARNING.
      */
     @Override
     protected boolean doRelease(EtcdLease etcd) throws Exception {
         etcd.session.held.remove(etcd);
         etcd.stopWatching();
+        CompletableFuture<Boolean> deleting;
         try {
-            return deleteOwnKey(etcd.key, etcd.token().value());
-        } finally {
+            deleting = deleteOwnKey(etcd.key, etcd.token().value());
+        } catch (RuntimeException closed) {
             etcd.returnTurn();
+            throw closed;
+        }
+        deleting.whenComplete((deleted, error) -> etcd.returnTurn());
+        try {
+            return awaitRelease(deleting, etcd.key, System.nanoTime() + RELEASE_IN_FOREGROUND.toNanos());
+        } catch (TimeoutException slow) {
+            deleting.whenComplete((deleted, error) -> {
+                if (error != null) {
+                    LOG.log(System.Logger.Level.WARNING, () -> "Could not release the etcd lock on '"
+                            + etcd.token().resource() + "' (token " + etcd.token().value() + ") at " + endpoints
+                            + " within " + RELEASE_WAIT.toSeconds() + " s; it goes when the session lease expires, or "
+                            + "at once if the delete was applied after all: " + unwrap(error));
+                } else if (!deleted) {
+                    lostAtRelease(etcd);
+                }
+            });
+            return true; // released as far as the caller can tell; the outcome is reported when it is known
         }
     }
 
     /**
-     * Deletes {@code key} if its create revision is still {@code revision}, again after transient errors, for up to
-     * {@link #RELEASE_WAIT} even on an interrupted thread (the interrupt is kept); whether it did. Never deletes a key
-     * created after it by another lease of the same session. A compare that fails after an attempt whose answer was
-     * lost counts as deleted: that attempt may have deleted the key itself.
+     * Deletes {@code key} if its create revision is still {@code revision}, again after transient errors, until
+     * {@link #RELEASE_WAIT} has passed; completes with whether it did. Never deletes a key created after it by another
+     * lease of the same session. A compare that fails after an attempt whose answer was lost counts as deleted: that
+     * attempt may have deleted the key itself.
      */
-    private boolean deleteOwnKey(ByteSequence key, long revision) throws ExecutionException, TimeoutException {
-        long deadline = System.nanoTime() + RELEASE_WAIT.toNanos();
-        boolean sentBefore = false;
-        while (true) {
-            try {
-                boolean deleted = awaitRelease(client.getKVClient().txn()
-                        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
-                        .Then(Op.delete(key, DeleteOption.DEFAULT))
-                        .commit(), key, deadline).isSucceeded();
-                return deleted || sentBefore;
-            } catch (ExecutionException e) {
-                if (!isTransient(e.getCause()) || deadline - System.nanoTime() < TimeUnit.MILLISECONDS.toNanos(100)) {
-                    throw e;
-                }
-                sentBefore = true;
-                awaitRelease(CompletableFuture.runAsync(() -> { },
-                        CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS)), key, deadline);
-            }
+    private CompletableFuture<Boolean> deleteOwnKey(ByteSequence key, long revision) {
+        CompletableFuture<Boolean> result = new CompletableFuture<>();
+        attemptDelete(key, revision, System.nanoTime() + RELEASE_WAIT.toNanos(), false, result);
+        return result;
+    }
+
+    private void attemptDelete(ByteSequence key, long revision, long deadline, boolean sentBefore,
+                               CompletableFuture<Boolean> result) {
+        CompletableFuture<TxnResponse> sent;
+        try {
+            sent = client.getKVClient().txn()
+                    .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision)))
+                    .Then(Op.delete(key, DeleteOption.DEFAULT))
+                    .commit();
+        } catch (RuntimeException closed) {
+            result.completeExceptionally(closed);
+            return;
         }
+        sent.orTimeout(left(deadline), TimeUnit.NANOSECONDS).whenComplete((response, error) -> {
+            if (error == null) {
+                result.complete(response.isSucceeded() || sentBefore);
+                return;
+            }
+            Throwable cause = unwrap(error);
+            if (!isTransient(cause) || deadline - System.nanoTime() < TimeUnit.MILLISECONDS.toNanos(100)) {
+                result.completeExceptionally(cause);
+                return;
+            }
+            CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS)
+                    .execute(() -> attemptDelete(key, revision, deadline, true, result));
+        });
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                ? error.getCause() : error;
     }
 
     /** The session lease a lease of this issuer is bound to. */
