@@ -255,9 +255,9 @@ class ProxyFencingTest {
         assertThat(compiled(point.key())).isTrue();
     }
 
-    /** Whether SpEL compiled the key's expression (SpelExpression keeps the compiled form privately). */
+    /** Whether SpEL compiled the key's expression as evaluated (SpelExpression keeps the compiled form privately). */
     private static boolean compiled(Object keyFunction) throws ReflectiveOperationException {
-        Field expression = keyFunction.getClass().getDeclaredField("expression");
+        Field expression = keyFunction.getClass().getDeclaredField("evaluated");
         expression.setAccessible(true);
         Field compiledAst = SpelExpression.class.getDeclaredField("compiledAst");
         compiledAst.setAccessible(true);

@@ -23,8 +23,9 @@ import java.util.Map;
  * {@code getName()}, {@code isName()} returning a boolean, or {@code name()} (a record component). An object of a
  * class other than the declared type is read the same way only once that class is found to resolve the property to
  * a method of the same name (the handle then dispatches to it, as SpEL would call it); otherwise the call is left to
- * SpEL ({@link #UNRESOLVED}). Any other expression, or a getter in a class this library cannot access, stays with
- * SpEL altogether.
+ * SpEL ({@link #UNRESOLVED}), which then reads the whole path again (a getter before that step runs twice). Any other
+ * expression, a getter SpEL treats its own way (static, void), or one in a class this library cannot access stays
+ * with SpEL altogether.
  */
 final class PropertyPathKey {
 
@@ -57,7 +58,7 @@ final class PropertyPathKey {
         }
         String name = variable.toStringAST().substring(1);
         Integer argument = indexByName.get(name);
-        if (argument == null || argument >= method.getParameterCount()) {
+        if (argument == null || argument >= method.getParameterCount() || SpelKeyFunction.RESERVED.contains(name)) {
             return null;
         }
         int length = compound.getChildCount() - 1;
@@ -107,16 +108,22 @@ final class PropertyPathKey {
             }
             try {
                 value = (Object) getters[i].invokeExact(value);
-            } catch (RuntimeException | Error e) {
+            } catch (RuntimeException e) {
                 throw e;
-            } catch (Throwable checked) {
-                throw new UndeclaredThrowableException(checked);
+            } catch (Throwable e) { // an Error too: SpEL's reflective call reported it as a failed evaluation
+                throw new UndeclaredThrowableException(e, "'" + String.join(".", Arrays.copyOf(parts, i + 2))
+                        + "' threw " + e);
             }
         }
         return value;
     }
 
-    /** The getter SpEL's read-only data binding finds for {@code name} on {@code type}, when it is a method. */
+    /**
+     * The getter SpEL's read-only data binding finds for {@code name} on {@code type}: the first of
+     * {@code getName()}, {@code isName()} returning a boolean, {@code name()}; {@code null} when there is none, or
+     * when the one SpEL would take is one it treats its own way (static, void, declared by {@code Object}): those are
+     * left to SpEL.
+     */
     private static Method getter(Class<?> type, String name) {
         if (name.isEmpty() || !Character.isLowerCase(name.charAt(0))
                 || name.length() > 1 && Character.isUpperCase(name.charAt(1))) {
@@ -127,23 +134,28 @@ final class PropertyPathKey {
         if (found == null) {
             found = method(type, "is" + suffix);
             if (found != null && found.getReturnType() != boolean.class && found.getReturnType() != Boolean.class) {
-                found = null;
+                found = null; // not a boolean: SpEL looks further
             }
         }
-        return found != null ? found : method(type, name);
+        if (found == null) {
+            found = method(type, name);
+        }
+        return found != null && plain(found, type) ? found : null;
     }
 
     private static Method method(Class<?> type, String name) {
         try {
-            Method method = type.getMethod(name);
-            Class<?> declaring = method.getDeclaringClass();
-            boolean candidate = !Modifier.isStatic(method.getModifiers()) && method.getReturnType() != void.class
-                    && declaring != Object.class && declaring != Class.class
-                    && !ClassLoader.class.isAssignableFrom(type);
-            return candidate ? method : null;
+            return type.getMethod(name);
         } catch (NoSuchMethodException e) {
             return null;
         }
+    }
+
+    /** An instance method returning a value, not {@code Object}'s or {@code Class}'s, on a type not a class loader. */
+    private static boolean plain(Method method, Class<?> type) {
+        Class<?> declaring = method.getDeclaringClass();
+        return !Modifier.isStatic(method.getModifiers()) && method.getReturnType() != void.class
+                && declaring != Object.class && declaring != Class.class && !ClassLoader.class.isAssignableFrom(type);
     }
 
     /** A handle of type {@code (Object)Object} on {@code getter}, or {@code null} when this library cannot access it. */

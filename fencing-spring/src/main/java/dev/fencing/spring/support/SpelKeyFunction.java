@@ -4,6 +4,7 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.guard.KeyFunction;
 import org.springframework.core.DefaultParameterNameDiscoverer;
 import org.springframework.core.ParameterNameDiscoverer;
+import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.expression.ParseException;
 import org.springframework.expression.spel.SpelCompilerMode;
@@ -19,10 +20,10 @@ import org.springframework.expression.spel.ast.TypeReference;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
+import org.springframework.expression.spel.support.SimpleEvaluationContext;
 
 import java.lang.reflect.Method;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -36,23 +37,35 @@ import java.util.regex.Pattern;
  * ({@code #accountId}), by position ({@code #p0}, {@code #a0}) and {@code #root} is the argument array. Evaluation
  * is read-only (properties and instance methods): type references ({@code T(...)}), constructors ({@code new}),
  * bean references ({@code @bean}), function references and assignment ({@code =}, {@code ++}, {@code --}) are refused
- * when the key is compiled, and the evaluation context refuses them again. Once warm, the key is compiled to bytecode
- * where SpEL can; a key that is a single argument skips evaluation altogether, and one that is a chain of getters
- * over an argument ({@code #order.customer.id}) is read through method handles ({@link PropertyPathKey}).
+ * when the key is compiled, and the shared evaluation context ({@link #READ_ONLY}) refuses them again. A key that
+ * is a single argument skips evaluation altogether, one that is a chain of getters over an argument
+ * ({@code #order.customer.id}) is read through method handles ({@link PropertyPathKey}); any other is evaluated with
+ * its parameters read by position from the argument array, no context per call, and compiled to bytecode once warm
+ * where SpEL can.
  */
 final class SpelKeyFunction implements KeyFunction {
+
+    /**
+     * What every key is evaluated in: read-only property access and instance methods, no types, constructors, beans
+     * or assignment; shared, it holds no variables (parameters are read by position from the root array).
+     */
+    static final EvaluationContext READ_ONLY =
+            SimpleEvaluationContext.forReadOnlyDataBinding().withInstanceMethods().build();
+
+    /** Variables SpEL itself defines ({@code #root}, the argument array; {@code #this}), whatever a parameter is named. */
+    static final Set<String> RESERVED = Set.of("root", "this");
 
     private static final Pattern POSITIONAL = Pattern.compile("[pa](\\d+)");
     private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
 
     private final Expression expression;
-    private final Map<String, Integer> indexByName;
+    private final Expression evaluated;
     private final int direct;
     private final PropertyPathKey path;
 
-    private SpelKeyFunction(Expression expression, Map<String, Integer> indexByName, int direct, PropertyPathKey path) {
+    private SpelKeyFunction(Expression expression, Expression evaluated, int direct, PropertyPathKey path) {
         this.expression = expression;
-        this.indexByName = indexByName;
+        this.evaluated = evaluated;
         this.direct = direct;
         this.path = path;
     }
@@ -68,10 +81,10 @@ final class SpelKeyFunction implements KeyFunction {
      */
     static SpelKeyFunction compile(String key, Method method, String operation) {
         Expression expression;
+        SpelExpressionParser parser = new SpelExpressionParser(new SpelParserConfiguration(SpelCompilerMode.MIXED,
+                method.getDeclaringClass().getClassLoader()));
         try {
-            SpelParserConfiguration config = new SpelParserConfiguration(SpelCompilerMode.MIXED,
-                    method.getDeclaringClass().getClassLoader());
-            expression = new SpelExpressionParser(config).parseExpression(key);
+            expression = parser.parseExpression(key);
         } catch (ParseException e) {
             throw new FencingConfigurationException("@Fenced key '" + key + "' on " + operation
                     + " is not a valid SpEL expression: " + e.getMessage(), e);
@@ -104,8 +117,31 @@ final class SpelKeyFunction implements KeyFunction {
                     + "parameter: " + why);
         }
         int direct = directIndex(expression, index);
-        return new SpelKeyFunction(expression, Collections.unmodifiableMap(index), direct,
+        return new SpelKeyFunction(expression, positional(parser, key, expression, index), direct,
                 direct >= 0 ? null : PropertyPathKey.of(expression, method, index));
+    }
+
+    /**
+     * The expression as evaluated: each parameter variable rewritten to its place in the argument array, the root
+     * object ({@code #order} as {@code #root[1]}), so that an evaluation needs no context of its own, only the
+     * shared read-only one, and the compiled expression reads arguments by index rather than by name.
+     */
+    private static Expression positional(SpelExpressionParser parser, String key, Expression parsed,
+                                         Map<String, Integer> index) {
+        List<SpelNode> variables = new ArrayList<>();
+        for (SpelNode node : nodes(parsed)) {
+            String name = node instanceof VariableReference ? node.toStringAST().substring(1) : null;
+            if (name != null && !RESERVED.contains(name) && index.containsKey(name)) {
+                variables.add(node);
+            }
+        }
+        variables.sort((a, b) -> Integer.compare(b.getStartPosition(), a.getStartPosition()));
+        StringBuilder text = new StringBuilder(key);
+        for (SpelNode variable : variables) {
+            text.replace(variable.getStartPosition(), variable.getEndPosition(),
+                    "#root[" + index.get(variable.toStringAST().substring(1)) + "]");
+        }
+        return parser.parseExpression(text.toString());
     }
 
     /** Refuses, before anything is evaluated, every construct that reaches beyond the arguments or changes state. */
@@ -155,7 +191,7 @@ final class SpelKeyFunction implements KeyFunction {
                 return key;
             }
         }
-        return expression.getValue(new ArgumentsEvaluationContext(indexByName, args));
+        return evaluated.getValue(READ_ONLY, args);
     }
 
     /** Whether the key is read as a chain of getters over one argument, without SpEL on the common path. */
@@ -174,6 +210,11 @@ final class SpelKeyFunction implements KeyFunction {
     /** The parsed expression, for tests. */
     Expression expression() {
         return expression;
+    }
+
+    /** The expression as evaluated, parameters read by position from the root array, for tests. */
+    Expression evaluated() {
+        return evaluated;
     }
 
     private static Set<String> variables(Expression expression) {

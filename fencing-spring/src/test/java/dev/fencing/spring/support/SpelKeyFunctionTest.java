@@ -95,8 +95,7 @@ class SpelKeyFunctionTest {
     void theEvaluationContextRefusesThemAgain(String key) {
         // defence in depth: even an expression that skipped the compile-time check cannot run them
         var expression = new SpelExpressionParser().parseExpression(key);
-        var context = new ArgumentsEvaluationContext(Map.of("id", 0), new Object[] {1L});
-        assertThatThrownBy(() -> expression.getValue(context))
+        assertThatThrownBy(() -> expression.getValue(SpelKeyFunction.READ_ONLY, new Object[] {1L}))
                 .isInstanceOfAny(SpelEvaluationException.class, UnsupportedOperationException.class);
         assertThat(Probe.TOUCHED).hasValue(0);
     }
@@ -230,9 +229,115 @@ class SpelKeyFunctionTest {
         assertThat(SpelKeyFunction.compile(key, paths(), "Repo.paths(..)").readsPropertyPath()).as(key).isFalse();
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"#invoice.region + ':' + #id", "#p1.number + '-' + #a0 + #invoice.region",
+            "#invoice.number.length() > 2 ? #invoice.number : #invoice.region", "#root[1].number + #id",
+            "#invoice.region.toLowerCase()", "{#id, #p0}[1]"})
+    void anEvaluatedKeyReadsItsParametersByPositionAndReadsWhatTheKeyTextSays(String key) throws Exception {
+        SpelKeyFunction function = SpelKeyFunction.compile(key, write(), "Repo.write(long, Invoice)");
+        assertThat(function.evaluated().getExpressionString()).doesNotContain("#id", "#invoice", "#p", "#a");
+        Map<String, Integer> byName = Map.of("id", 0, "p0", 0, "a0", 0, "invoice", 1, "p1", 1, "a1", 1);
+        for (int i = 0; i < 300; i++) { // interpreted, then compiled where SpEL can
+            Object[] args = {(long) i, new Invoice(i % 2 == 0 ? "EU" : "US", "n-" + i)};
+            assertThat(function.keyOf(args)).as(key)
+                    .isEqualTo(function.expression().getValue(new ArgumentsEvaluationContext(byName, args)));
+        }
+    }
+
+    /** SpEL takes a static {@code getId()} as the getter, before the record-style {@code id()}. */
+    public static final class StaticId {
+        private final String id;
+
+        public StaticId(String id) {
+            this.id = id;
+        }
+
+        public static String getId() {
+            return "STATIC";
+        }
+
+        public String id() {
+            return id;
+        }
+    }
+
+    public static class WithId {
+        public String id() {
+            return "instance";
+        }
+    }
+
+    public static class WithStaticGetId extends WithId {
+        public static String getId() {
+            return "STATIC";
+        }
+    }
+
+    /** SpEL stops at a void {@code getId()} (and fails), it does not go on to {@code id()}. */
+    public static final class VoidGetter {
+        public void getId() {
+        }
+
+        public String id() {
+            return "viaId()";
+        }
+    }
+
+    public static final class Tree {
+        public String getId() {
+            return "t1";
+        }
+    }
+
+    public static final class Thrower {
+        public String getId() {
+            throw new AssertionError("boom");
+        }
+    }
+
+    @SuppressWarnings("unused")
+    public void odd(StaticId statics, WithId withId, VoidGetter voids, Tree root, Thrower thrower) {
+    }
+
+    @Test
+    void whatSpelReadsItsOwnWayIsLeftToIt() throws Exception {
+        Method odd = SpelKeyFunctionTest.class.getMethod("odd", StaticId.class, WithId.class, VoidGetter.class,
+                Tree.class, Thrower.class);
+        Map<String, Integer> byName = Map.of("statics", 0, "withId", 1, "voids", 2, "root", 3, "thrower", 4);
+        Object[] args = {new StaticId("e1"), new WithStaticGetId(), new VoidGetter(), new Tree(), new Thrower()};
+
+        SpelKeyFunction statics = SpelKeyFunction.compile("#statics.id", odd, "Repo.odd(..)");
+        assertThat(statics.readsPropertyPath()).as("a static getter is SpEL's").isFalse();
+        assertThat(statics.keyOf(args)).isEqualTo("STATIC");
+
+        SpelKeyFunction subclass = SpelKeyFunction.compile("#withId.id", odd, "Repo.odd(..)");
+        assertThat(subclass.readsPropertyPath()).isTrue();
+        assertThat(subclass.keyOf(new Object[] {null, new WithId(), null, null, null})).isEqualTo("instance");
+        assertThat(subclass.keyOf(args)).as("a subclass whose getter SpEL finds first is read by SpEL")
+                .isEqualTo("STATIC")
+                .isEqualTo(subclass.expression().getValue(new ArgumentsEvaluationContext(byName, args)));
+
+        SpelKeyFunction voids = SpelKeyFunction.compile("#voids.id", odd, "Repo.odd(..)");
+        assertThat(voids.readsPropertyPath()).isFalse();
+        assertThatThrownBy(() -> voids.keyOf(args)).as("SpEL fails on the void getter")
+                .isInstanceOf(SpelEvaluationException.class);
+
+        SpelKeyFunction root = SpelKeyFunction.compile("#root.id", odd, "Repo.odd(..)");
+        assertThat(root.readsPropertyPath()).as("#root is the argument array, even with a parameter named root")
+                .isFalse();
+        assertThat(root.evaluated().getExpressionString()).isEqualTo("#root.id");
+        assertThatThrownBy(() -> root.keyOf(args)).isInstanceOf(SpelEvaluationException.class);
+
+        SpelKeyFunction thrower = SpelKeyFunction.compile("#thrower.id", odd, "Repo.odd(..)");
+        assertThat(thrower.readsPropertyPath()).isTrue();
+        assertThatThrownBy(() -> thrower.keyOf(args)).as("an Error from a getter is a failed key, as in SpEL")
+                .isInstanceOf(RuntimeException.class).hasMessageContaining("'#thrower.id' threw")
+                .hasRootCauseInstanceOf(AssertionError.class);
+    }
+
     private static boolean compiled(SpelKeyFunction key) throws ReflectiveOperationException {
         Field compiledAst = SpelExpression.class.getDeclaredField("compiledAst");
         compiledAst.setAccessible(true);
-        return compiledAst.get(key.expression()) != null;
+        return compiledAst.get(key.evaluated()) != null;
     }
 }

@@ -11,22 +11,19 @@ import org.springframework.expression.TypeComparator;
 import org.springframework.expression.TypeConverter;
 import org.springframework.expression.TypeLocator;
 import org.springframework.expression.TypedValue;
-import org.springframework.expression.spel.support.SimpleEvaluationContext;
 
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * A per-call, read-only evaluation context over one call's arguments: variables resolve to arguments through an
- * index precomputed per method, everything else comes from one shared read-only {@link SimpleEvaluationContext}.
- * Costs one small object per call instead of a full context.
+ * For tests: a per-call evaluation context over one call's arguments, variables resolved by name, everything else
+ * from the key's shared read-only context ({@link SpelKeyFunction#READ_ONLY}): how the original key text reads, to
+ * compare with what the key function returns.
  */
 final class ArgumentsEvaluationContext implements EvaluationContext {
 
-    /** Read-only property access and instance methods; no types, constructors, beans or assignment. */
-    static final SimpleEvaluationContext SHARED =
-            SimpleEvaluationContext.forReadOnlyDataBinding().withInstanceMethods().build();
+    private static final EvaluationContext SHARED = SpelKeyFunction.READ_ONLY;
 
     private final Map<String, Integer> indexByName;
     private final Object[] args;
