@@ -41,7 +41,7 @@ import java.util.regex.Pattern;
  * is a single argument skips evaluation altogether, one that is a chain of getters over an argument
  * ({@code #order.customer.id}) is read through method handles ({@link PropertyPathKey}); any other is evaluated with
  * its parameters read by position from the argument array, no context per call, and compiled to bytecode once warm
- * where SpEL can.
+ * where SpEL can (where it cannot, the key text is interpreted with its variables by name, which costs less).
  */
 final class SpelKeyFunction implements KeyFunction {
 
@@ -58,14 +58,25 @@ final class SpelKeyFunction implements KeyFunction {
     private static final Pattern POSITIONAL = Pattern.compile("[pa](\\d+)");
     private static final ParameterNameDiscoverer NAMES = new DefaultParameterNameDiscoverer();
 
+    /** Evaluations of the positional form after which it should have been compiled (SpEL tries after 100). */
+    private static final int SETTLE_AFTER = 300;
+
     private final Expression expression;
     private final Expression evaluated;
+    private final Map<String, Integer> indexByName;
     private final int direct;
     private final PropertyPathKey path;
+    /** Racy on purpose: counts toward {@link #SETTLE_AFTER}, no further once settled. */
+    private int positionalCalls;
+    private volatile boolean settled;
+    /** SpEL could not compile the positional form: the key text is interpreted with its variables by name. */
+    private volatile boolean byName;
 
-    private SpelKeyFunction(Expression expression, Expression evaluated, int direct, PropertyPathKey path) {
+    private SpelKeyFunction(Expression expression, Expression evaluated, Map<String, Integer> indexByName, int direct,
+                            PropertyPathKey path) {
         this.expression = expression;
         this.evaluated = evaluated;
+        this.indexByName = indexByName;
         this.direct = direct;
         this.path = path;
     }
@@ -117,7 +128,7 @@ final class SpelKeyFunction implements KeyFunction {
                     + "parameter: " + why);
         }
         int direct = directIndex(expression, index);
-        return new SpelKeyFunction(expression, positional(parser, key, expression, index), direct,
+        return new SpelKeyFunction(expression, positional(parser, key, expression, index), Map.copyOf(index), direct,
                 direct >= 0 ? null : PropertyPathKey.of(expression, method, index));
     }
 
@@ -191,7 +202,30 @@ final class SpelKeyFunction implements KeyFunction {
                 return key;
             }
         }
-        return evaluated.getValue(READ_ONLY, args);
+        if (byName) {
+            return expression.getValue(new ArgumentsEvaluationContext(indexByName, args));
+        }
+        Object key = evaluated.getValue(READ_ONLY, args);
+        if (!settled && ++positionalCalls >= SETTLE_AFTER) {
+            settle();
+        }
+        return key;
+    }
+
+    /**
+     * Once warm: a positional form SpEL compiled stays; one it could not compile (a type the key reads is not
+     * public) gives way to the key text with its variables by name, which SpEL interprets at about half the cost.
+     */
+    private synchronized void settle() {
+        if (!settled) {
+            byName = !((SpelExpression) evaluated).compileExpression();
+            settled = true;
+        }
+    }
+
+    /** Whether the key is now interpreted by name, SpEL having failed to compile it; for tests. */
+    boolean readsByName() {
+        return byName;
     }
 
     /** Whether the key is read as a chain of getters over one argument, without SpEL on the common path. */

@@ -335,6 +335,22 @@ class SpelKeyFunctionTest {
                 .hasRootCauseInstanceOf(AssertionError.class);
     }
 
+    @Test
+    void aKeySpelCannotCompileIsInterpretedByNameOnceWarm() throws Exception {
+        // HiddenAccount is not public: SpEL cannot compile an expression that reads it
+        SpelKeyFunction hidden = SpelKeyFunction.compile("#account.number + ':' + #order.amount", paths(), "op");
+        SpelKeyFunction open = SpelKeyFunction.compile("#order.customer.id.toUpperCase() + ':' + #order.customer.id",
+                paths(), "op");
+        for (long i = 0; i < 400; i++) {
+            Object[] args = {new Order(new Customer("c-" + i, true), i), new HiddenAccount(), null, null, null, null};
+            assertThat(hidden.keyOf(args)).isEqualTo("hidden-7:" + i);
+            assertThat(open.keyOf(args)).isEqualTo("C-" + i + ":c-" + i);
+        }
+        assertThat(hidden.readsByName()).as("left to SpEL's interpreter, variables by name").isTrue();
+        assertThat(open.readsByName()).isFalse();
+        assertThat(compiled(open)).isTrue();
+    }
+
     private static boolean compiled(SpelKeyFunction key) throws ReflectiveOperationException {
         Field compiledAst = SpelExpression.class.getDeclaredField("compiledAst");
         compiledAst.setAccessible(true);

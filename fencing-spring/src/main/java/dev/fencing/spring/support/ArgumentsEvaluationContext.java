@@ -17,9 +17,9 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * For tests: a per-call evaluation context over one call's arguments, variables resolved by name, everything else
- * from the key's shared read-only context ({@link SpelKeyFunction#READ_ONLY}): how the original key text reads, to
- * compare with what the key function returns.
+ * A per-call evaluation context over one call's arguments, variables resolved by name through an index precomputed
+ * per method, everything else from the key's shared read-only context ({@link SpelKeyFunction#READ_ONLY}). For a key
+ * SpEL cannot compile: interpreted, it reads variables by name faster than it indexes the argument array.
  */
 final class ArgumentsEvaluationContext implements EvaluationContext {
 
