@@ -3,6 +3,7 @@ package dev.fencing.issuer;
 import dev.fencing.token.FencingToken;
 
 import java.time.Duration;
+import java.util.Map;
 
 /**
  * The lock-service SPI: acquire a lock on a resource and get a fencing token strictly larger than any token
@@ -43,6 +44,15 @@ public interface TokenIssuer {
      * cannot. The default does nothing (an issuer without a remote service, such as {@link InMemoryTokenIssuer}).
      */
     default void probe() {
+    }
+
+    /**
+     * What an operator should see of this issuer's configuration on {@code /actuator/fencing} and the health
+     * details, beside its type: where its lock service is, its key prefix, its lease time. Never secrets. The default
+     * says nothing more.
+     */
+    default Map<String, Object> describe() {
+        return Map.of();
     }
 
     /**

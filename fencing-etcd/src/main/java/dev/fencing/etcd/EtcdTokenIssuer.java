@@ -34,7 +34,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -404,6 +406,16 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     private static Throwable unwrap(Throwable error) {
         return error instanceof java.util.concurrent.CompletionException && error.getCause() != null
                 ? error.getCause() : error;
+    }
+
+    /** Its endpoints, lock key prefix and session lease TTL. */
+    @Override
+    public Map<String, Object> describe() {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("endpoints", endpoints);
+        details.put("prefix", prefix);
+        details.put("sessionTtl", Duration.ofSeconds(sessionTtlSeconds).toString());
+        return details;
     }
 
     /** The session lease a lease of this issuer is bound to. */

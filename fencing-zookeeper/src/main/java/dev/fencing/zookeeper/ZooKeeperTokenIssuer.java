@@ -27,6 +27,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -166,6 +168,15 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
         } catch (Exception e) {
             throw new IllegalStateException("ZooKeeper at " + connectString() + " did not answer a read: " + e, e);
         }
+    }
+
+    /** Its ensemble (the client's connect string) and the parent path of its lock nodes. */
+    @Override
+    public Map<String, Object> describe() {
+        Map<String, Object> details = new LinkedHashMap<>();
+        details.put("connectString", connectString());
+        details.put("basePath", basePath);
+        return details;
     }
 
     /** The ensemble's zxid now: above the czxid of every lock node created before (one write to read it). */

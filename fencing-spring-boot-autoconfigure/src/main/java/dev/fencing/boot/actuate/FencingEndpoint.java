@@ -261,6 +261,7 @@ public class FencingEndpoint {
         if (JdbcParts.isJdbc(issuer)) {
             JdbcParts.describe(issuer, details);
         }
+        issuer.describe().forEach(details::putIfAbsent);
         return details;
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencing.boot.autoconfigure;
 
+import dev.fencing.boot.actuate.FencingEndpoint;
 import dev.fencing.boot.actuate.FencingHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -11,6 +12,7 @@ import dev.fencing.context.FencingContext;
 import dev.fencing.etcd.EtcdTokenIssuer;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.store.FenceStore;
 import dev.fencing.token.FencingToken;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -20,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -114,6 +117,12 @@ class FencingEtcdAutoConfigurationTest {
                     assertThat(context).hasNotFailed();
                     Health health = context.getBean(FencingHealthIndicator.class).health();
                     assertThat(health.getStatus()).as("%s", health.getDetails()).isEqualTo(Status.UP);
+                    // where the locks are, for an operator: on the health details and /actuator/fencing alike
+                    assertThat(health.getDetails()).containsEntry("issuer", Map.of("type", "EtcdTokenIssuer",
+                            "endpoints", endpoint, "prefix", EtcdTokenIssuer.DEFAULT_PREFIX, "sessionTtl", "PT10S"));
+                    assertThat(new FencingEndpoint(context.getBean(FenceStore.class),
+                            context.getBean(TokenIssuer.class), null, null).fencing().get("issuer"))
+                            .isEqualTo(health.getDetails().get("issuer"));
                 });
         runner.withConfiguration(AutoConfigurations.of(FencingActuatorAutoConfiguration.class))
                 .withPropertyValues("fencing.issuer.etcd.endpoints=http://127.0.0.1:1").run(context -> {

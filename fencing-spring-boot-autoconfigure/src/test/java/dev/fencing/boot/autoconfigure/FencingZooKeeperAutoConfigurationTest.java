@@ -14,6 +14,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
 import org.apache.curator.test.TestingServer;
+import java.util.Map;
 import dev.fencing.boot.actuate.FencingHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -73,7 +74,10 @@ class FencingZooKeeperAutoConfigurationTest {
                             "fencing.issuer.zookeeper.session-timeout=20s").run(context -> {
                         assertThat(context).hasNotFailed();
                         FencingHealthIndicator health = context.getBean(FencingHealthIndicator.class);
-                        awaitStatus(health, Status.UP); // DOWN until the client's first connection
+                        Health up = awaitStatus(health, Status.UP); // DOWN until the client's first connection
+                        assertThat(up.getDetails()).containsEntry("issuer", Map.of("type", "ZooKeeperTokenIssuer",
+                                "connectString", own.getConnectString(),
+                                "basePath", ZooKeeperTokenIssuer.DEFAULT_BASE_PATH));
                         own.stop();
                         Health down = awaitStatus(health, Status.DOWN);
                         assertThat((String) down.getDetails().get("error")).startsWith("token issuer: ")
