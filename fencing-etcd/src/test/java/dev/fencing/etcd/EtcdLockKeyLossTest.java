@@ -307,24 +307,16 @@ class EtcdLockKeyLossTest {
     @Test
     void aReleaseWhoseConnectionBreaksIsSentAgain() throws Exception {
         String resource = "release-broken-" + UUID.randomUUID();
-        try (PartitionProxy network = new PartitionProxy(etcd.members.get(0).clientPort);
-             Client viaProxy = Client.builder().endpoints(network.endpoint()).connectTimeout(Duration.ofSeconds(2))
-                     .build()) {
-            EtcdTokenIssuer cutOff = new EtcdTokenIssuer(viaProxy, network.endpoint(), PREFIX, Duration.ofSeconds(5),
-                    null);
-            try {
-                Lease lease = cutOff.acquire(resource, WAIT);
-                network.partition();
-                CompletableFuture<Void> releasing = CompletableFuture.runAsync(lease::close);
-                Thread.sleep(1_000);                   // the release's request is dropped meanwhile
-                network.heal();                        // and its connection closed
-                releasing.get(15, TimeUnit.SECONDS);   // no "Could not release"
-                Await.until(() -> keyGone(lease)); // sent again (maybe in the background): the key is deleted
-                assertThat(lease.isLost()).isFalse();
-            } finally {
-                cutOff.close();
-            }
-        }
+        throughProxy((network, cutOff) -> {
+            Lease lease = cutOff.acquire(resource, WAIT);
+            network.partition();
+            CompletableFuture<Void> releasing = CompletableFuture.runAsync(lease::close);
+            Thread.sleep(1_000);                   // the release's request is dropped meanwhile
+            network.heal();                        // and its connection closed
+            releasing.get(15, TimeUnit.SECONDS);   // no "Could not release"
+            Await.until(() -> keyGone(lease));     // sent again (maybe in the background): the key is deleted
+            assertThat(lease.isLost()).isFalse();
+        });
     }
 
     /**
@@ -335,31 +327,43 @@ class EtcdLockKeyLossTest {
     @Test
     void aReleaseEtcdDoesNotAnswerReturnsAndFinishesInTheBackgroundKeepingTheTurn() throws Exception {
         String resource = "release-background-" + UUID.randomUUID();
+        throughProxy((network, cutOff) -> {
+            Lease lease = cutOff.acquire(resource, WAIT);
+            network.partition();
+            CompletableFuture<Void> releasing = CompletableFuture.runAsync(lease::close);
+            // returns while etcd is still unreachable (the whole release may take up to 10 s)
+            releasing.get(4, TimeUnit.SECONDS);
+            assertThat(keyOf(lease)).as("not deleted yet: the request is still in flight").isNotNull();
+            assertThat(catchThrowable(() -> cutOff.acquire(resource, Duration.ofMillis(300))))
+                    .as("the turn is still the release's").isInstanceOf(LockAcquisitionException.class)
+                    .hasMessageContaining("held in this process");
+
+            network.heal();
+            Await.until(() -> keyGone(lease));
+            Lease next = cutOff.acquire(resource, WAIT);
+            try {
+                assertThat(next.token().value()).isGreaterThan(lease.token().value());
+                assertThat(lease.isLost()).isFalse();
+            } finally {
+                next.close();
+            }
+        });
+    }
+
+    /** What a test does with an issuer whose client reaches etcd through a proxy it can partition. */
+    @FunctionalInterface
+    private interface ProxiedIssuerTest {
+        void run(PartitionProxy network, EtcdTokenIssuer issuer) throws Exception;
+    }
+
+    private void throughProxy(ProxiedIssuerTest test) throws Exception {
         try (PartitionProxy network = new PartitionProxy(etcd.members.get(0).clientPort);
              Client viaProxy = Client.builder().endpoints(network.endpoint()).connectTimeout(Duration.ofSeconds(2))
                      .build()) {
             EtcdTokenIssuer cutOff = new EtcdTokenIssuer(viaProxy, network.endpoint(), PREFIX, Duration.ofSeconds(5),
                     null);
             try {
-                Lease lease = cutOff.acquire(resource, WAIT);
-                network.partition();
-                CompletableFuture<Void> releasing = CompletableFuture.runAsync(lease::close);
-                // returns while etcd is still unreachable (the whole release may take up to 10 s)
-                releasing.get(4, TimeUnit.SECONDS);
-                assertThat(keyOf(lease)).as("not deleted yet: the request is still in flight").isNotNull();
-                assertThat(catchThrowable(() -> cutOff.acquire(resource, Duration.ofMillis(300))))
-                        .as("the turn is still the release's").isInstanceOf(LockAcquisitionException.class)
-                        .hasMessageContaining("held in this process");
-
-                network.heal();
-                Await.until(() -> keyGone(lease));
-                Lease next = cutOff.acquire(resource, WAIT);
-                try {
-                    assertThat(next.token().value()).isGreaterThan(lease.token().value());
-                    assertThat(lease.isLost()).isFalse();
-                } finally {
-                    next.close();
-                }
+                test.run(network, cutOff);
             } finally {
                 cutOff.close();
             }
