@@ -356,7 +356,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
                             + etcd.token().resource() + "' (token " + etcd.token().value() + ") at " + endpoints
                             + " within " + RELEASE_WAIT.toSeconds() + " s; it goes when the session lease expires, or "
                             + "at once if the delete was applied after all: " + unwrap(error));
-                } else if (!deleted) {
+                } else if (!deleted && session != null) { // closing the issuer revoked the session: not a loss
                     lostAtRelease(etcd);
                 }
             });
