@@ -146,7 +146,7 @@ final class PropertyPathKey {
     private static Method method(Class<?> type, String name) {
         try {
             return type.getMethod(name);
-        } catch (NoSuchMethodException e) {
+        } catch (NoSuchMethodException | LinkageError e) { // a signature naming a missing class: SpEL's to report
             return null;
         }
     }
