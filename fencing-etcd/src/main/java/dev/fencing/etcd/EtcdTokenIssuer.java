@@ -564,7 +564,25 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
             Session fresh = new Session(leaseId);
             fresh.keepAlive = client.getLeaseClient().keepAlive(leaseId, fresh);
             session = fresh;
+            if (current != null) {
+                retire(current);
+            }
             return fresh;
+        }
+    }
+
+    /**
+     * A session given up for lost: stops keeping it alive and revokes it, so that etcd drops its keys now rather than
+     * after its TTL. etcd may still count it alive (a new leader renews every lease), and its keys, of leases this
+     * process already counts lost, would make the new session's requests for the same resources wait. Best effort:
+     * a lease etcd expired already answers NOT_FOUND, and one it cannot revoke now expires after its TTL.
+     */
+    private void retire(Session lost) {
+        try {
+            lost.keepAlive.close();
+            client.getLeaseClient().revoke(lost.leaseId);
+        } catch (RuntimeException closed) {
+            // the client is closed: etcd drops the lease after its TTL
         }
     }
 
@@ -600,7 +618,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     }
 
     /** One session lease kept alive by a stream; when it fails, the locks bound to it are lost. */
-    private final class Session implements StreamObserver<LeaseKeepAliveResponse> {
+    final class Session implements StreamObserver<LeaseKeepAliveResponse> {
         final long leaseId;
         final Set<EtcdLease> held = ConcurrentHashMap.newKeySet();
         /**

@@ -183,6 +183,30 @@ class EtcdLockKeyLossTest {
         }
     }
 
+    /**
+     * A session this process gave up for lost while etcd still kept it (a new leader renews every lease, so after an
+     * outage the old session can outlive its TTL there) is revoked when the new one starts: its keys do not make the
+     * new session's request for the same resource wait.
+     */
+    @Test
+    void aSessionGivenUpForLostIsRevokedSoItsKeysDoNotHoldUpTheNext() throws Exception {
+        String resource = "session-retired-" + UUID.randomUUID();
+        EtcdTokenIssuer.EtcdLease before = (EtcdTokenIssuer.EtcdLease) issuer.acquire(resource, WAIT);
+        before.session.markLost(true);        // as when the keep-alive stream failed; etcd keeps the lease alive
+        assertThat(before.isLost()).isTrue();
+        assertThat(keyOf(before)).as("etcd still has the old session's key").isNotNull();
+
+        Lease after = issuer.acquire(resource, Duration.ofSeconds(3)); // a new session, not queued behind the old
+        try {
+            assertThat(EtcdTokenIssuer.sessionLeaseId(after)).isNotEqualTo(before.session.leaseId);
+            assertThat(after.token().value()).isGreaterThan(before.token().value());
+            assertThat(keyOf(before)).as("revoked with its session").isNull();
+        } finally {
+            after.close();
+            before.close();
+        }
+    }
+
     @Test
     void aReleaseThatFindsItsKeyGoneCountsTheLeaseLost() throws Exception {
         String resource = "gone-at-release-" + UUID.randomUUID();
