@@ -224,7 +224,7 @@ class SpelKeyFunctionTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"#any.class", "#any.foo", "#order?.customer", "#order.customer.id()",
-            "#order.amount + 1", "#order.customer.nothing", "#order.Customer", "#root[0].amount"})
+            "#order.amount + 1", "#base.nothing", "#order.Customer", "#root[0].amount"})
     void anythingButAChainOfGettersIsLeftToSpel(String key) throws Exception {
         assertThat(SpelKeyFunction.compile(key, paths(), "Repo.paths(..)").readsPropertyPath()).as(key).isFalse();
     }
@@ -297,6 +297,26 @@ class SpelKeyFunctionTest {
 
     @SuppressWarnings("unused")
     public void odd(StaticId statics, WithId withId, VoidGetter voids, Tree root, Thrower thrower) {
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"#order.custmer.id", "#order.customer.idd", "#p0.customer.idd.length"})
+    void aPropertyAFinalTypeDoesNotHaveFailsStartupNamingIt(String key) {
+        String missing = key.contains("custmer") ? "custmer" : "idd";
+        String owner = key.contains("custmer") ? Order.class.getName() : Customer.class.getName();
+        assertThatThrownBy(() -> SpelKeyFunction.compile(key, paths(), "Repo.paths(..)"))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Repo.paths(..)").hasMessageContaining("'" + key + "'")
+                .hasMessageContaining("'" + missing + "'").hasMessageContaining(owner)
+                .hasMessageContaining("every call would be refused");
+    }
+
+    @Test
+    void aPropertyOnlyASubclassMayHaveIsLeftToEachCall() throws Exception {
+        // Base is not final: a subclass could have getNothing(), so the key is SpEL's to read per call
+        SpelKeyFunction key = SpelKeyFunction.compile("#base.nothing", paths(), "Repo.paths(..)");
+        assertThatThrownBy(() -> key.keyOf(new Object[] {null, null, null, new Base(), null, null}))
+                .isInstanceOf(SpelEvaluationException.class);
     }
 
     @Test
