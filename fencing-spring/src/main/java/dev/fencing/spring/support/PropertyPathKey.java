@@ -1,5 +1,6 @@
 package dev.fencing.spring.support;
 
+import dev.fencing.FencingConfigurationException;
 import org.springframework.expression.Expression;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.CompoundExpression;
@@ -25,7 +26,7 @@ import java.util.Map;
  * a method of the same name (the handle then dispatches to it, as SpEL would call it); otherwise the call is left to
  * SpEL ({@link #UNRESOLVED}), which then reads the whole path again (a getter before that step runs twice). Any other
  * expression, a getter SpEL treats its own way (static, void), or one in a class this library cannot access stays
- * with SpEL altogether.
+ * with SpEL altogether. Also checks at startup that such a chain over a final type names properties it has.
  */
 final class PropertyPathKey {
 
@@ -52,15 +53,12 @@ final class PropertyPathKey {
 
     /** The path {@code expression} is over {@code method}'s parameters, or {@code null} when it is not one. */
     static PropertyPathKey of(Expression expression, Method method, Map<String, Integer> indexByName) {
-        if (!(expression instanceof SpelExpression spel) || !(spel.getAST() instanceof CompoundExpression compound)
-                || !(compound.getChild(0) instanceof VariableReference variable)) {
+        CompoundExpression compound = chain(expression);
+        int argument = compound == null ? -1 : start(compound, method, indexByName);
+        if (argument < 0) {
             return null;
         }
-        String name = variable.toStringAST().substring(1);
-        Integer argument = indexByName.get(name);
-        if (argument == null || argument >= method.getParameterCount() || SpelKeyFunction.RESERVED.contains(name)) {
-            return null;
-        }
+        String name = compound.getChild(0).toStringAST().substring(1);
         int length = compound.getChildCount() - 1;
         String[] parts = new String[length + 1];
         MethodHandle[] getters = new MethodHandle[length];
@@ -85,6 +83,89 @@ final class PropertyPathKey {
             type = getter.getReturnType();
         }
         return new PropertyPathKey(argument, parts, getters, getterNames, declared);
+    }
+
+    /**
+     * Refuses a chain of properties over one argument ({@code #cmd.account.id}) that names a property a final type
+     * on the chain (a record, a final class) does not have: no argument can ever have it, so every call would be
+     * refused. Stops at the first type that is not final: a subclass may have the property.
+     */
+    static void refuseUnknownProperties(Expression expression, Method method, Map<String, Integer> indexByName,
+                                        String key, String operation) {
+        CompoundExpression compound = chain(expression);
+        int argument = compound == null ? -1 : start(compound, method, indexByName);
+        if (argument < 0) {
+            return;
+        }
+        String name = compound.getChild(0).toStringAST().substring(1);
+        Class<?> type = method.getParameterTypes()[argument];
+        String path = "#" + name;
+        for (int i = 1; i < compound.getChildCount(); i++) {
+            if (!(compound.getChild(i) instanceof PropertyOrFieldReference property)
+                    || !Modifier.isFinal(type.getModifiers()) || type.isInterface() || type.isArray()
+                    || type.isPrimitive()) {
+                return;
+            }
+            Class<?> next = propertyType(type, property.getName());
+            if (next == null) {
+                throw new FencingConfigurationException("@Fenced key '" + key + "' on " + operation + " reads '"
+                        + property.getName() + "' of " + path + ", a " + type.getName() + ", which has no such "
+                        + "property (no public get/is/" + property.getName() + "() method or field); the class is "
+                        + "final, so no argument can have it and every call would be refused");
+            }
+            path = path + "." + property.getName();
+            type = next;
+        }
+    }
+
+    /**
+     * The type of property {@code name} of {@code type} as SpEL could read it (a public getter, is-method,
+     * record-style method or field), {@code Object} when its spelling is one SpEL resolves more ways than this
+     * checks, or {@code null} when {@code type} has none.
+     */
+    private static Class<?> propertyType(Class<?> type, String name) {
+        String[] spellings = spellings(name);
+        if (spellings == null) {
+            return Object.class;
+        }
+        for (String candidate : spellings) {
+            Method method = method(type, candidate);
+            if (method != null) {
+                return method.getReturnType();
+            }
+        }
+        try {
+            return type.getField(name).getType();
+        } catch (NoSuchFieldException | LinkageError e) {
+            return null;
+        }
+    }
+
+    /** The chain of properties {@code expression} is when it starts from a variable ({@code #cmd.a.b}), else null. */
+    private static CompoundExpression chain(Expression expression) {
+        return expression instanceof SpelExpression spel && spel.getAST() instanceof CompoundExpression compound
+                && compound.getChild(0) instanceof VariableReference ? compound : null;
+    }
+
+    /** The parameter a chain starts from, or -1 when its variable is none ({@code #root}, {@code #this}). */
+    private static int start(CompoundExpression chain, Method method, Map<String, Integer> indexByName) {
+        String name = chain.getChild(0).toStringAST().substring(1);
+        Integer argument = indexByName.get(name);
+        return argument == null || argument >= method.getParameterCount() || SpelKeyFunction.RESERVED.contains(name)
+                ? -1 : argument;
+    }
+
+    /**
+     * The method names SpEL's data binding tries for property {@code name}, in its order ({@code getName},
+     * {@code isName}, {@code name}); {@code null} for a spelling it resolves more ways than these.
+     */
+    private static String[] spellings(String name) {
+        if (name.isEmpty() || !Character.isLowerCase(name.charAt(0))
+                || name.length() > 1 && Character.isUpperCase(name.charAt(1))) {
+            return null;
+        }
+        String suffix = Character.toUpperCase(name.charAt(0)) + name.substring(1);
+        return new String[] {"get" + suffix, "is" + suffix, name};
     }
 
     /**
@@ -125,20 +206,19 @@ final class PropertyPathKey {
      * left to SpEL.
      */
     private static Method getter(Class<?> type, String name) {
-        if (name.isEmpty() || !Character.isLowerCase(name.charAt(0))
-                || name.length() > 1 && Character.isUpperCase(name.charAt(1))) {
+        String[] spellings = spellings(name);
+        if (spellings == null) {
             return null; // SpEL tries more spellings for these: leave them to it
         }
-        String suffix = Character.toUpperCase(name.charAt(0)) + name.substring(1);
-        Method found = method(type, "get" + suffix);
+        Method found = method(type, spellings[0]);
         if (found == null) {
-            found = method(type, "is" + suffix);
+            found = method(type, spellings[1]);
             if (found != null && found.getReturnType() != boolean.class && found.getReturnType() != Boolean.class) {
                 found = null; // not a boolean: SpEL looks further
             }
         }
         if (found == null) {
-            found = method(type, name);
+            found = method(type, spellings[2]);
         }
         return found != null && plain(found, type) ? found : null;
     }

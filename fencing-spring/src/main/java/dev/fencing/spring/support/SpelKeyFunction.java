@@ -12,12 +12,10 @@ import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.SpelParserConfiguration;
 import org.springframework.expression.spel.ast.Assign;
 import org.springframework.expression.spel.ast.BeanReference;
-import org.springframework.expression.spel.ast.CompoundExpression;
 import org.springframework.expression.spel.ast.ConstructorReference;
 import org.springframework.expression.spel.ast.FunctionReference;
 import org.springframework.expression.spel.ast.OpDec;
 import org.springframework.expression.spel.ast.OpInc;
-import org.springframework.expression.spel.ast.PropertyOrFieldReference;
 import org.springframework.expression.spel.ast.TypeReference;
 import org.springframework.expression.spel.ast.VariableReference;
 import org.springframework.expression.spel.standard.SpelExpression;
@@ -25,7 +23,6 @@ import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
 
 import java.lang.reflect.Method;
-import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -130,7 +127,7 @@ final class SpelKeyFunction implements KeyFunction {
             throw new FencingConfigurationException("@Fenced key '" + key + "' on " + operation + " names an unknown "
                     + "parameter: " + why);
         }
-        refuseUnknownProperties(expression, method, index, key, operation);
+        PropertyPathKey.refuseUnknownProperties(expression, method, index, key, operation);
         int direct = directIndex(expression, index);
         return new SpelKeyFunction(expression, positional(parser, key, expression, index), Map.copyOf(index), direct,
                 direct >= 0 ? null : PropertyPathKey.of(expression, method, index));
@@ -157,67 +154,6 @@ final class SpelKeyFunction implements KeyFunction {
                     "#root[" + index.get(variable.toStringAST().substring(1)) + "]");
         }
         return parser.parseExpression(text.toString());
-    }
-
-    /**
-     * Refuses a chain of properties over one argument ({@code #cmd.account.id}) that names a property a final type
-     * on the chain (a record, a final class) does not have: no argument can ever have it, so every call would be
-     * refused. Stops at the first type that is not final: a subclass may have the property.
-     */
-    private static void refuseUnknownProperties(Expression expression, Method method, Map<String, Integer> index,
-                                                String key, String operation) {
-        if (!(expression instanceof SpelExpression spel) || !(spel.getAST() instanceof CompoundExpression compound)
-                || !(compound.getChild(0) instanceof VariableReference variable)) {
-            return;
-        }
-        String name = variable.toStringAST().substring(1);
-        Integer argument = index.get(name);
-        if (argument == null || RESERVED.contains(name)) {
-            return;
-        }
-        Class<?> type = method.getParameterTypes()[argument];
-        String path = "#" + name;
-        for (int i = 1; i < compound.getChildCount(); i++) {
-            if (!(compound.getChild(i) instanceof PropertyOrFieldReference property)
-                    || !Modifier.isFinal(type.getModifiers()) || type.isInterface() || type.isArray()
-                    || type.isPrimitive()) {
-                return;
-            }
-            Class<?> next = propertyType(type, property.getName());
-            if (next == null) {
-                throw new FencingConfigurationException("@Fenced key '" + key + "' on " + operation + " reads '"
-                        + property.getName() + "' of " + path + ", a " + type.getName() + ", which has no such "
-                        + "property (no public get/is/" + property.getName() + "() method or field); the class is "
-                        + "final, so no argument can have it and every call would be refused");
-            }
-            path = path + "." + property.getName();
-            type = next;
-        }
-    }
-
-    /**
-     * The type of property {@code name} of {@code type} as SpEL could read it (a public getter, is-method,
-     * record-style method or field), {@code Object} when its spelling is one SpEL resolves more ways than this
-     * checks, or {@code null} when {@code type} has none.
-     */
-    private static Class<?> propertyType(Class<?> type, String name) {
-        if (name.isEmpty() || !Character.isLowerCase(name.charAt(0))
-                || name.length() > 1 && Character.isUpperCase(name.charAt(1))) {
-            return Object.class;
-        }
-        String suffix = Character.toUpperCase(name.charAt(0)) + name.substring(1);
-        for (String candidate : new String[] {"get" + suffix, "is" + suffix, name}) {
-            try {
-                return type.getMethod(candidate).getReturnType();
-            } catch (NoSuchMethodException | LinkageError e) {
-                // the next spelling
-            }
-        }
-        try {
-            return type.getField(name).getType();
-        } catch (NoSuchFieldException | LinkageError e) {
-            return null;
-        }
     }
 
     /** Refuses, before anything is evaluated, every construct that reaches beyond the arguments or changes state. */
