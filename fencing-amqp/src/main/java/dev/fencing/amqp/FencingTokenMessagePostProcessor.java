@@ -1,6 +1,7 @@
 package dev.fencing.amqp;
 
 import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingSnapshot;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.token.FencingToken;
 import dev.fencing.token.TokenFormatException;
@@ -80,7 +81,8 @@ public final class FencingTokenMessagePostProcessor implements MessagePostProces
     }
 
     private Message write(Message message, String operation) {
-        List<FencingToken> tokens = selected(FencingContext.snapshot().values(), operation);
+        FencingSnapshot snapshot = FencingContext.snapshot();
+        List<FencingToken> tokens = selected(snapshot.values(), operation);
         if (tokens.isEmpty()) {
             return message;
         }
@@ -91,6 +93,7 @@ public final class FencingTokenMessagePostProcessor implements MessagePostProces
                     + " entries or " + TokenList.MAX_LENGTH + " characters a consumer accepts");
         }
         message.getMessageProperties().setHeader(HEADER, text);
+        snapshot.markSent(tokens);
         return message;
     }
 

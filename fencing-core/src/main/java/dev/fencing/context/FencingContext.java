@@ -4,8 +4,10 @@ import dev.fencing.token.FencingToken;
 
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -35,6 +37,20 @@ public final class FencingContext {
     public static FencingScope bind(FencingToken token) {
         Objects.requireNonNull(token, "token");
         return push(new FencingToken[] {token}, new boolean[1]);
+    }
+
+    /**
+     * Binds the token of a lock this process acquired for the duration of one call, with the {@link TokenUse} that
+     * records whether a check presented it (or a carrier sent it) while the lock was held: what an acquiring
+     * {@code @Fenced} method binds. The use travels with the token wherever the binding is propagated.
+     */
+    public static FencingScope bindAcquired(FencingToken token, TokenUse use) {
+        Objects.requireNonNull(token, "token");
+        Objects.requireNonNull(use, "use");
+        FencingScope scope = new FencingScope(new FencingToken[] {token}, new boolean[1], new TokenUse[] {use},
+                TOP.get(), Thread.currentThread(), false);
+        TOP.set(scope);
+        return scope;
     }
 
     /**
@@ -82,13 +98,14 @@ public final class FencingContext {
 
     /**
      * The token bound for {@code resource} on this thread (innermost scope first), or {@code null}. Whatever its
-     * origin: this is the token a fenced write presents to its store.
+     * origin: this is the token a fenced write presents to its store. Reading it counts as presenting it: when it is
+     * the token of an acquired lock ({@link #bindAcquired}), that lock's {@link TokenUse} is marked.
      */
     public static FencingToken current(String resource) {
         for (FencingScope scope = TOP.get(); scope != null; scope = scope.parent) {
             int i = scope.indexOf(resource);
             if (i >= 0) {
-                return scope.tokens[i];
+                return scope.present(i);
             }
             if (scope.isolating) {
                 return null;
@@ -114,7 +131,7 @@ public final class FencingContext {
         for (FencingScope scope = TOP.get(); scope != null; scope = scope.parent) {
             int i = scope.indexOf(resource, key, length);
             if (i >= 0) {
-                return scope.tokens[i];
+                return scope.present(i);
             }
             if (scope.isolating) {
                 return null;
@@ -153,18 +170,24 @@ public final class FencingContext {
         }
         LinkedHashMap<String, FencingToken> visible = new LinkedHashMap<>();
         Set<String> remote = new HashSet<>();
+        Map<String, TokenUse> uses = new HashMap<>();
         for (FencingScope scope = top; scope != null; scope = scope.parent) {
             for (int i = 0; i < scope.tokens.length; i++) {
                 FencingToken token = scope.tokens[i];
-                if (visible.putIfAbsent(token.resource(), token) == null && scope.remote[i]) {
-                    remote.add(token.resource());
+                if (visible.putIfAbsent(token.resource(), token) == null) {
+                    if (scope.remote[i]) {
+                        remote.add(token.resource());
+                    }
+                    if (scope.uses != null && scope.uses[i] != null) {
+                        uses.put(token.resource(), scope.uses[i]);
+                    }
                 }
             }
             if (scope.isolating) {
                 break;
             }
         }
-        return new FencingSnapshot(visible, remote);
+        return new FencingSnapshot(visible, remote, uses);
     }
 
     /**
@@ -179,7 +202,7 @@ public final class FencingContext {
         }
         FencingToken[] copy = tokens.toArray(FencingToken[]::new);
         checkDistinct(copy);
-        return pushIsolating(copy, new boolean[copy.length]);
+        return pushIsolating(copy, new boolean[copy.length], null);
     }
 
     /**
@@ -188,7 +211,7 @@ public final class FencingContext {
      */
     public static FencingScope bindOnly(FencingSnapshot snapshot) {
         Objects.requireNonNull(snapshot, "snapshot");
-        return pushIsolating(snapshot.tokenArray(), snapshot.remoteArray());
+        return pushIsolating(snapshot.tokenArray(), snapshot.remoteArray(), snapshot.useArray());
     }
 
     /**
@@ -204,11 +227,11 @@ public final class FencingContext {
         checkDistinct(copy);
         boolean[] remote = new boolean[copy.length];
         Arrays.fill(remote, true);
-        return pushIsolating(copy, remote);
+        return pushIsolating(copy, remote, null);
     }
 
-    private static FencingScope pushIsolating(FencingToken[] tokens, boolean[] remote) {
-        FencingScope scope = new FencingScope(tokens, remote, TOP.get(), Thread.currentThread(), true);
+    private static FencingScope pushIsolating(FencingToken[] tokens, boolean[] remote, TokenUse[] uses) {
+        FencingScope scope = new FencingScope(tokens, remote, uses, TOP.get(), Thread.currentThread(), true);
         TOP.set(scope);
         return scope;
     }
@@ -219,7 +242,7 @@ public final class FencingContext {
     }
 
     private static FencingScope push(FencingToken[] tokens, boolean[] remote) {
-        FencingScope scope = new FencingScope(tokens, remote, TOP.get(), Thread.currentThread(), false);
+        FencingScope scope = new FencingScope(tokens, remote, null, TOP.get(), Thread.currentThread(), false);
         TOP.set(scope);
         return scope;
     }

@@ -12,15 +12,19 @@ public final class FencingScope implements AutoCloseable {
     final FencingToken[] tokens;
     /** Per token: bound from a remote carrier (an HTTP header, ...): good for checks, never for skipping a lock. */
     final boolean[] remote;
+    /** Per token: the use of the acquired lock it belongs to, marked when a check reads it; {@code null}: none. */
+    final TokenUse[] uses;
     final FencingScope parent;
     final Thread owner;
     /** Hides every binding below it: the thread sees exactly this scope's tokens (a propagated context). */
     final boolean isolating;
     boolean closed;
 
-    FencingScope(FencingToken[] tokens, boolean[] remote, FencingScope parent, Thread owner, boolean isolating) {
+    FencingScope(FencingToken[] tokens, boolean[] remote, TokenUse[] uses, FencingScope parent, Thread owner,
+                 boolean isolating) {
         this.tokens = tokens;
         this.remote = remote;
+        this.uses = uses;
         this.parent = parent;
         this.owner = owner;
         this.isolating = isolating;
@@ -47,6 +51,15 @@ public final class FencingScope implements AutoCloseable {
             }
         }
         return -1;
+    }
+
+    /** The token at {@code i}, as a check presents it: its lock's use, if it has one, is marked. */
+    FencingToken present(int i) {
+        TokenUse[] u = uses;
+        if (u != null && u[i] != null) {
+            u[i].markUsed();
+        }
+        return tokens[i];
     }
 
     /**

@@ -7,9 +7,11 @@ import java.util.AbstractMap;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -23,15 +25,18 @@ import java.util.Set;
  */
 public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
 
-    static final FencingSnapshot EMPTY = new FencingSnapshot(new LinkedHashMap<>(), Set.of());
+    static final FencingSnapshot EMPTY = new FencingSnapshot(new LinkedHashMap<>(), Set.of(), Map.of());
 
     private final Map<String, FencingToken> tokens;
     private final Set<String> remote;
+    /** The {@link TokenUse} of each token of an acquired lock, by resource. */
+    private final Map<String, TokenUse> uses;
     private final Values values = new Values();
 
-    FencingSnapshot(LinkedHashMap<String, FencingToken> tokens, Set<String> remote) {
+    FencingSnapshot(LinkedHashMap<String, FencingToken> tokens, Set<String> remote, Map<String, TokenUse> uses) {
         this.tokens = Collections.unmodifiableMap(tokens);
         this.remote = Set.copyOf(remote);
+        this.uses = Map.copyOf(uses);
     }
 
     /** A snapshot with no tokens. */
@@ -74,7 +79,7 @@ public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
                 remoteResources.add(token.resource());
             }
         }
-        return map.isEmpty() ? EMPTY : new FencingSnapshot(map, remoteResources);
+        return map.isEmpty() ? EMPTY : new FencingSnapshot(map, remoteResources, Map.of());
     }
 
     /**
@@ -84,15 +89,78 @@ public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
      * @throws IllegalArgumentException when two of {@code tokens} name the same resource
      */
     public FencingSnapshot withLocal(FencingToken... tokens) {
-        FencingSnapshot inner = local(Arrays.asList(tokens));
+        return with(local(Arrays.asList(tokens)), Map.of());
+    }
+
+    /**
+     * This snapshot with the token of a lock this process acquired bound locally on top of it, with the
+     * {@link TokenUse} that records whether a check presented it: what a reactive acquiring call writes into its
+     * context (see {@link FencingContext#bindAcquired}).
+     */
+    public FencingSnapshot withAcquired(FencingToken token, TokenUse use) {
+        Objects.requireNonNull(use, "use");
+        return with(local(List.of(token)), Map.of(token.resource(), use));
+    }
+
+    private FencingSnapshot with(FencingSnapshot inner, Map<String, TokenUse> innerUses) {
         LinkedHashMap<String, FencingToken> map = new LinkedHashMap<>(inner.tokens);
         Set<String> remoteResources = new HashSet<>();
+        Map<String, TokenUse> allUses = new HashMap<>(innerUses);
         for (Map.Entry<String, FencingToken> outer : this.tokens.entrySet()) {
-            if (map.putIfAbsent(outer.getKey(), outer.getValue()) == null && remote.contains(outer.getKey())) {
-                remoteResources.add(outer.getKey());
+            String resource = outer.getKey();
+            if (map.putIfAbsent(resource, outer.getValue()) == null) {
+                if (remote.contains(resource)) {
+                    remoteResources.add(resource);
+                }
+                TokenUse use = uses.get(resource);
+                if (use != null) {
+                    allUses.put(resource, use);
+                }
             }
         }
-        return new FencingSnapshot(map, remoteResources);
+        return new FencingSnapshot(map, remoteResources, allUses);
+    }
+
+    /**
+     * The token for {@code resource}, or {@code null}, as a check presents it: when it is the token of an acquired
+     * lock, that lock's {@link TokenUse} is marked (as {@link FencingContext#current} does). {@link #get} reads
+     * without marking.
+     */
+    public FencingToken present(String resource) {
+        FencingToken token = tokens.get(resource);
+        if (token != null) {
+            TokenUse use = uses.get(resource);
+            if (use != null) {
+                use.markUsed();
+            }
+        }
+        return token;
+    }
+
+    /**
+     * The {@link TokenUse} of the acquired lock whose token this snapshot holds for {@code resource}, or {@code null}
+     * when that token was not bound by an acquiring call: for an adapter that binds the token again elsewhere and
+     * must keep its use ({@link #withAcquired}).
+     */
+    public TokenUse useOf(String resource) {
+        return uses.get(resource);
+    }
+
+    /**
+     * Records that {@code sent}, tokens of this snapshot, were sent to another process (a request or message
+     * header), whose fenced checks present them there: the acquired locks they belong to count as used. What the
+     * library's carriers call; a carrier of your own calls it too. Tokens this snapshot does not hold are ignored.
+     */
+    public void markSent(Collection<FencingToken> sent) {
+        if (uses.isEmpty()) {
+            return;
+        }
+        for (FencingToken token : sent) {
+            TokenUse use = uses.get(token.resource());
+            if (use != null && token.equals(tokens.get(token.resource()))) {
+                use.markUsed();
+            }
+        }
     }
 
     /** Whether the token for {@code resource} in this snapshot was bound from a remote carrier. */
@@ -128,6 +196,19 @@ public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
 
     FencingToken[] tokenArray() {
         return tokens.values().toArray(FencingToken[]::new);
+    }
+
+    /** Per token, in {@link #tokenArray()}'s order, its acquired lock's use; {@code null} when none has one. */
+    TokenUse[] useArray() {
+        if (uses.isEmpty()) {
+            return null;
+        }
+        TokenUse[] array = new TokenUse[tokens.size()];
+        int i = 0;
+        for (String resource : tokens.keySet()) {
+            array[i++] = uses.get(resource);
+        }
+        return array;
     }
 
     boolean[] remoteArray() {

@@ -320,9 +320,7 @@ public final class FenceGuard {
         Lease held = leaseScope.held(resource);
         if (held != null) {
             // this unit of work still holds the lock (its release waits for the commit): reuse it, never wait for it
-            try (FencingScope ignored = FencingContext.bind(held.token())) {
-                return proceed.proceed(target);
-            }
+            return underLease(held, held instanceof TrackedLease tracked ? tracked : null, target, proceed);
         }
         Lease lease;
         try {
@@ -332,17 +330,36 @@ public final class FenceGuard {
         }
         FencingMetrics.increment(point.acquisitions().acquired());
         Throwable failure = null;
+        Lease released = lease;
         try {
-            FencingToken token = CheckOutcomes.leaseToken(point, resource, lease);
-            try (FencingScope ignored = FencingContext.bind(token)) {
-                return proceed.proceed(target);
-            }
+            TrackedLease tracked = new TrackedLease(lease, point, CheckOutcomes.leaseToken(point, resource, lease));
+            released = tracked;
+            return underLease(tracked, tracked, target, proceed);
         } catch (Throwable t) {
             failure = t;
             throw t;
         } finally {
-            release(lease, failure);
+            release(released, failure);
         }
+    }
+
+    /**
+     * Runs the call with {@code lease}'s token bound; with {@code tracked}, bound with its {@link TrackedLease#use},
+     * so the checks below mark it, and marked as returned when the call returns normally.
+     */
+    private static <C, T> T underLease(Lease lease, TrackedLease tracked, C target, Proceed<C, T> proceed)
+            throws Throwable {
+        if (tracked == null) {
+            try (FencingScope ignored = FencingContext.bind(lease.token())) {
+                return proceed.proceed(target);
+            }
+        }
+        T result;
+        try (FencingScope ignored = FencingContext.bindAcquired(tracked.token(), tracked.use)) {
+            result = proceed.proceed(target);
+        }
+        tracked.returned();
+        return result;
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.token.FencingToken;
 
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Internal: public for the Spring and AspectJ adapters (fencing-spring), not for applications.
@@ -28,6 +29,8 @@ public final class FencePoint {
     private final CheckCounters checks;
     private final AcquisitionCounters acquisitions;
     private final FencingMetrics metrics;
+    /** Whether an unchecked acquiring call of this point was logged ({@link UncheckedLeases}). */
+    private final AtomicBoolean uncheckedLogged = new AtomicBoolean();
     /** The counters of observed checks ({@code enforced=false}), registered on the first one. */
     private volatile CheckCounters observedChecks;
 
@@ -198,6 +201,11 @@ public final class FencePoint {
 
     public AcquisitionCounters acquisitions() {
         return acquisitions;
+    }
+
+    /** True exactly once: for the first unchecked acquiring call of this point, which is logged. */
+    boolean firstUncheckedLease() {
+        return !uncheckedLogged.get() && uncheckedLogged.compareAndSet(false, true);
     }
 
     @Override

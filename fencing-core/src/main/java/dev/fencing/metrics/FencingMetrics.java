@@ -10,7 +10,8 @@ import io.micrometer.core.instrument.noop.NoopCounter;
  * Creates the library's counters, once per resource: {@code fencing.checks} (tags {@code resource}, {@code outcome}
  * = accepted | stale | duplicate | out-of-range | forged | missing | invalid | busy | conflict | error,
  * {@code exception}, {@code enforced} = true | false) and
- * {@code fencing.acquisitions} (tags {@code resource}, {@code outcome} = acquired | failed, {@code exception}). The
+ * {@code fencing.acquisitions} (tags {@code resource}, {@code outcome} = acquired | failed, {@code exception}) and
+ * {@code fencing.leases.unchecked} (tag {@code resource}). The
  * {@code resource} tag is always the annotation's static name, never a per-entity key. Outcome {@code error} counts
  * checks the store could not decide (the call failed closed). The {@code exception} tag names the simple class of the
  * exception behind an {@code error} or {@code failed} outcome (see {@link FailureCounters}), and is {@value #NONE} on
@@ -22,6 +23,12 @@ public final class FencingMetrics {
 
     public static final String CHECKS = "fencing.checks";
     public static final String ACQUISITIONS = "fencing.acquisitions";
+
+    /**
+     * Acquiring calls that returned and gave their lock back while no check had presented its token (and no
+     * carrier had sent it): what they wrote was not fenced. Tag {@code resource}.
+     */
+    public static final String UNCHECKED_LEASES = "fencing.leases.unchecked";
 
     /** The tag saying whether the counted verdict was enforced ({@code true}) or only observed ({@code false}). */
     public static final String ENFORCED = "enforced";
@@ -75,7 +82,9 @@ public final class FencingMetrics {
         return new AcquisitionCounters(
                 counter(ACQUISITIONS, "Locks acquired for fenced calls, by outcome", resource, "acquired", NONE),
                 new FailureCounters(exception -> counter(ACQUISITIONS, "Locks acquired for fenced calls, by outcome",
-                        resource, "failed", exception)));
+                        resource, "failed", exception)),
+                counter(UNCHECKED_LEASES, "Acquiring calls that returned with no fenced check of their token",
+                        Tags.of("resource", resource)));
     }
 
     private Counter counter(String name, String description, String resource, String outcome, String exception) {

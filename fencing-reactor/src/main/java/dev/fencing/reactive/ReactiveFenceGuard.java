@@ -7,12 +7,14 @@ import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingSnapshot;
+import dev.fencing.context.TokenUse;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.guard.CheckOutcomes;
 import dev.fencing.guard.FenceGuard;
 import dev.fencing.guard.FencePoint;
 import dev.fencing.guard.RejectionListener;
 import dev.fencing.guard.RemoteTokenSetAsideException;
+import dev.fencing.guard.UncheckedLeases;
 import dev.fencing.issuer.Lease;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.signing.TokenVerifier;
@@ -119,9 +121,9 @@ public final class ReactiveFenceGuard {
     private <T> Flux<T> check(FencePoint point, String resource, ContextView context, FencingSnapshot assembly,
                               Supplier<? extends Publisher<T>> call) {
         FencingSnapshot bound = ReactiveFencing.tokens(context);
-        FencingToken token = bound.get(resource);
+        FencingToken token = bound.present(resource);
         if (token == null) {
-            token = assembly.get(resource);
+            token = assembly.present(resource);
         }
         if (modes.observes(point.resource())) {
             return observing(point, resource, token, call);
@@ -241,8 +243,14 @@ public final class ReactiveFenceGuard {
         }
         token = assembly.get(resource);
         if (token != null) {
-            return assembly.isRemote(resource) ? Flux.error(setAside(point, resource, token))
-                    : Flux.<T>defer(call).contextWrite(ReactiveFencing.bind(token));
+            if (assembly.isRemote(resource)) {
+                return Flux.error(setAside(point, resource, token));
+            }
+            // the thread's lock, with its use if an acquiring call bound it, so the checks below still mark it
+            FencingToken local = token;
+            TokenUse use = assembly.useOf(resource);
+            return Flux.<T>defer(call).contextWrite(use == null ? ReactiveFencing.bind(local)
+                    : ReactiveFencing.bindAcquired(local, use));
         }
         try {
             validate(point);
@@ -252,14 +260,31 @@ public final class ReactiveFenceGuard {
         return Flux.usingWhen(
                 issuer.acquire(resource, acquireTimeout)
                         .onErrorMap(RuntimeException.class, e -> CheckOutcomes.acquireFailed(point, resource, e))
-                        .doOnNext(lease -> FencingMetrics.increment(point.acquisitions().acquired())),
-                lease -> underLease(point, resource, lease, call),
-                lease -> releaseAfter(lease, "completed"),
-                (lease, error) -> issuer.release(lease).onErrorResume(Exception.class, e -> {
+                        .doOnNext(lease -> FencingMetrics.increment(point.acquisitions().acquired()))
+                        .map(Acquired::new),
+                acquired -> underLease(point, resource, acquired, call),
+                acquired -> releaseAfter(acquired.lease, "completed").then(Mono.fromRunnable(() -> {
+                    if (acquired.token != null && !acquired.use.isUsed()) {
+                        UncheckedLeases.report(point, acquired.token);
+                    }
+                })),
+                (acquired, error) -> issuer.release(acquired.lease).onErrorResume(Exception.class, e -> {
                     error.addSuppressed(e); // the call's error is what the subscriber hears of
                     return Mono.empty();
                 }),
-                lease -> releaseAfter(lease, "was cancelled"));
+                acquired -> releaseAfter(acquired.lease, "was cancelled"));
+    }
+
+    /** One subscription's lease, with the use its token's binding carries to the checks below it. */
+    private static final class Acquired {
+        final Lease lease;
+        final TokenUse use = new TokenUse();
+        /** Set once the lease's token is bound. */
+        volatile FencingToken token;
+
+        Acquired(Lease lease) {
+            this.lease = lease;
+        }
     }
 
     /**
@@ -276,15 +301,16 @@ public final class ReactiveFenceGuard {
         });
     }
 
-    private static <T> Flux<T> underLease(FencePoint point, String resource, Lease lease,
+    private static <T> Flux<T> underLease(FencePoint point, String resource, Acquired acquired,
                                           Supplier<? extends Publisher<T>> call) {
         FencingToken token;
         try {
-            token = CheckOutcomes.leaseToken(point, resource, lease);
+            token = CheckOutcomes.leaseToken(point, resource, acquired.lease);
         } catch (RuntimeException e) {
             return Flux.error(e);
         }
-        return Flux.<T>defer(call).contextWrite(ReactiveFencing.bind(token));
+        acquired.token = token;
+        return Flux.<T>defer(call).contextWrite(ReactiveFencing.bindAcquired(token, acquired.use));
     }
 
     private static RemoteTokenSetAsideException setAside(FencePoint point, String resource, FencingToken remote) {

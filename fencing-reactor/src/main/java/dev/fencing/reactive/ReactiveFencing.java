@@ -2,6 +2,7 @@ package dev.fencing.reactive;
 
 import dev.fencing.context.FencingSnapshot;
 import dev.fencing.context.FencingThreadLocalAccessor;
+import dev.fencing.context.TokenUse;
 import dev.fencing.token.FencingToken;
 import reactor.util.context.Context;
 import reactor.util.context.ContextView;
@@ -39,6 +40,11 @@ public final class ReactiveFencing {
         return context -> context.put(CONTEXT_KEY, tokens(context).withLocal(copy));
     }
 
+    /** Binds the token of a lock an acquiring call holds, with its use (see {@link FencingSnapshot#withAcquired}). */
+    static Function<Context, Context> bindAcquired(FencingToken token, TokenUse use) {
+        return context -> context.put(CONTEXT_KEY, tokens(context).withAcquired(token, use));
+    }
+
     /**
      * Replaces the tokens in the context with exactly {@code tokens}, received from a remote carrier (a request or
      * message header): checked like any token, but never a lock this process holds, so an acquiring method takes its
@@ -57,8 +63,11 @@ public final class ReactiveFencing {
         return value instanceof FencingSnapshot snapshot ? snapshot : FencingSnapshot.empty();
     }
 
-    /** The token for {@code resource} in {@code context}, whatever its origin, or {@code null}. */
+    /**
+     * The token for {@code resource} in {@code context}, whatever its origin, or {@code null}. Reading it counts as
+     * presenting it, as with {@link dev.fencing.context.FencingContext#current}: an acquired lock's use is marked.
+     */
     public static FencingToken current(ContextView context, String resource) {
-        return tokens(context).get(resource);
+        return tokens(context).present(resource);
     }
 }

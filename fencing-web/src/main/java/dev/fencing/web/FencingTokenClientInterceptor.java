@@ -2,6 +2,7 @@ package dev.fencing.web;
 
 import dev.fencing.FencingException;
 import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingSnapshot;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.ForgedTokenException;
@@ -113,9 +114,11 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
         if (!sendTo.test(request)) {
             return execution.execute(request, body);
         }
-        Collection<FencingToken> tokens = FencingContext.snapshot().values();
+        FencingSnapshot snapshot = FencingContext.snapshot();
+        Collection<FencingToken> tokens = snapshot.values();
         if (!tokens.isEmpty()) {
             request.getHeaders().set(FencingHeader.NAME, FencingHeader.format(tokens));
+            snapshot.markSent(tokens);
         }
         ClientHttpResponse response = execution.execute(request, body);
         return response == null ? null : mapRefusal(request, response);

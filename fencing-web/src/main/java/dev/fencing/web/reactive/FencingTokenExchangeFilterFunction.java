@@ -101,10 +101,12 @@ public final class FencingTokenExchangeFilterFunction implements ExchangeFilterF
             return next.exchange(request);
         }
         return Mono.deferContextual(context -> {
-            Collection<FencingToken> tokens = tokens(context).values();
+            FencingSnapshot snapshot = tokens(context);
+            Collection<FencingToken> tokens = snapshot.values();
             ClientRequest sent = tokens.isEmpty() ? request : ClientRequest.from(request)
                     .headers(headers -> headers.set(FencingHeader.NAME, FencingHeader.format(tokens)))
                     .build();
+            snapshot.markSent(tokens);
             return next.exchange(sent).flatMap(response -> mapRefusal(sent, response));
         });
     }

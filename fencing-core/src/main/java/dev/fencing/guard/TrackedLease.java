@@ -1,0 +1,62 @@
+package dev.fencing.guard;
+
+import dev.fencing.context.TokenUse;
+import dev.fencing.issuer.Lease;
+import dev.fencing.token.FencingToken;
+
+/**
+ * The lease of one acquiring call, with the {@link TokenUse} its binding carries: when it is released after the call
+ * returned and nothing used the token, the call is {@linkplain UncheckedLeases#report reported}. A lease scope that
+ * holds it until a transaction ends hands this object to later acquiring calls, which share its use.
+ */
+final class TrackedLease implements Lease {
+
+    private final Lease lease;
+    private final FencePoint point;
+    private final FencingToken token;
+    final TokenUse use = new TokenUse();
+    private volatile boolean returned;
+
+    TrackedLease(Lease lease, FencePoint point, FencingToken token) {
+        this.lease = lease;
+        this.point = point;
+        this.token = token;
+    }
+
+    /** An acquiring call under this lease returned normally. */
+    void returned() {
+        returned = true;
+    }
+
+    @Override
+    public FencingToken token() {
+        return token;
+    }
+
+    @Override
+    public boolean isLost() {
+        return lease.isLost();
+    }
+
+    @Override
+    public boolean isReleased() {
+        return lease.isReleased();
+    }
+
+    @Override
+    public void close() {
+        boolean first = !lease.isReleased();
+        try {
+            lease.close();
+        } finally {
+            if (first && returned && !use.isUsed()) {
+                UncheckedLeases.report(point, token);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return lease.toString();
+    }
+}
