@@ -2,6 +2,7 @@ package dev.fencing.amqp;
 
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
+import dev.fencing.context.TokenUse;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.signing.TokenSigner;
 import dev.fencing.token.FencingToken;
@@ -40,6 +41,21 @@ class FencingTokenMessagePostProcessorTest {
             new FencingTokenMessagePostProcessor().postProcessMessage(message, null, "ex", "key");
         }
         assertThat(header(message)).isEqualTo(signed.toText() + ", " + LEDGER.toText());
+    }
+
+    @Test
+    void sendingAnAcquiredLocksTokenCountsAsPresentingIt() {
+        TokenUse accounts = new TokenUse();
+        TokenUse ledger = new TokenUse();
+        Message message = message();
+        try (FencingScope outer = FencingContext.bindAcquired(LEDGER, ledger);
+             FencingScope inner = FencingContext.bindAcquired(ACCOUNTS, accounts)) {
+            FencingTokenMessagePostProcessor.forResources(List.of("accounts")).postProcessMessage(message, null, "ex",
+                    "key");
+        }
+        assertThat(header(message)).isEqualTo(ACCOUNTS.toText());
+        assertThat(accounts.isUsed()).isTrue();
+        assertThat(ledger.isUsed()).as("a token the message did not carry").isFalse();
     }
 
     @Test

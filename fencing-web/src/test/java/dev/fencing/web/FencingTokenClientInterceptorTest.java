@@ -1,6 +1,8 @@
 package dev.fencing.web;
 
 import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
+import dev.fencing.context.TokenUse;
 import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpHeaders;
@@ -12,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -22,6 +25,11 @@ class FencingTokenClientInterceptorTest {
 
     /** The Fencing-Token header the request went out with, {@code null} for none. */
     private static String sent(FencingTokenClientInterceptor interceptor, String uri) throws Exception {
+        return sent(interceptor, uri, () -> FencingContext.bind(TOKEN));
+    }
+
+    private static String sent(FencingTokenClientInterceptor interceptor, String uri, Supplier<FencingScope> binding)
+            throws Exception {
         HttpHeaders headers = new HttpHeaders();
         HttpRequest request = new HttpRequest() {
             @Override
@@ -45,13 +53,26 @@ class FencingTokenClientInterceptorTest {
             }
         };
         AtomicReference<String> header = new AtomicReference<>();
-        try (var ignored = FencingContext.bind(TOKEN)) {
+        try (var ignored = binding.get()) {
             interceptor.intercept(request, new byte[0], (req, body) -> {
                 header.set(req.getHeaders().getFirst(FencingHeader.NAME));
                 return null;
             });
         }
         return header.get();
+    }
+
+    @Test
+    void sendingAnAcquiredLocksTokenCountsAsPresentingIt() throws Exception {
+        TokenUse sentTo = new TokenUse();
+        assertThat(sent(new FencingTokenClientInterceptor(), "https://ledger.internal/x",
+                () -> FencingContext.bindAcquired(TOKEN, sentTo))).isNotNull();
+        assertThat(sentTo.isUsed()).isTrue();
+
+        TokenUse keptBack = new TokenUse();
+        assertThat(sent(FencingTokenClientInterceptor.forHosts(List.of("ledger.internal")), "https://partner/x",
+                () -> FencingContext.bindAcquired(TOKEN, keptBack))).isNull();
+        assertThat(keptBack.isUsed()).isFalse();
     }
 
     @Test

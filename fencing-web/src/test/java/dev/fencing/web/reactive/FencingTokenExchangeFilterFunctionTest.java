@@ -2,6 +2,8 @@ package dev.fencing.web.reactive;
 
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
+import dev.fencing.context.FencingSnapshot;
+import dev.fencing.context.TokenUse;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.reactive.ReactiveFencing;
 import dev.fencing.rule.ForgedTokenException;
@@ -69,6 +71,27 @@ class FencingTokenExchangeFilterFunctionTest {
 
         assertThat(sentTokens()).containsExactlyInAnyOrder(ACCOUNTS, ORDERS);
         assertThat(sent.get().headers().get(FencingHeader.NAME)).hasSize(1);
+    }
+
+    @Test
+    void sendingAnAcquiredLocksTokenCountsAsPresentingIt() {
+        TokenUse fromContext = new TokenUse();
+        new FencingTokenExchangeFilterFunction().filter(post("http://ledger.internal/pay"), ok())
+                .contextWrite(context -> context.put(ReactiveFencing.CONTEXT_KEY,
+                        FencingSnapshot.empty().withAcquired(ACCOUNTS, fromContext)))
+                .block(Duration.ofSeconds(10));
+        assertThat(sentTokens()).containsExactly(ACCOUNTS);
+        assertThat(fromContext.isUsed()).isTrue();
+
+        TokenUse fromThread = new TokenUse();
+        try (FencingScope ignored = FencingContext.bindAcquired(ORDERS, fromThread)) {
+            FencingTokenExchangeFilterFunction.forHosts(List.of("ledger.internal"))
+                    .filter(post("http://partner.example/hook"), ok()).block(Duration.ofSeconds(10));
+            assertThat(fromThread.isUsed()).isFalse(); // not sent there
+            new FencingTokenExchangeFilterFunction().filter(post("http://ledger.internal/pay"), ok())
+                    .block(Duration.ofSeconds(10));
+        }
+        assertThat(fromThread.isUsed()).isTrue();
     }
 
     @Test
