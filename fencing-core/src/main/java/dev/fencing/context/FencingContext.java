@@ -7,6 +7,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -49,6 +50,29 @@ public final class FencingContext {
         Objects.requireNonNull(use, "use");
         FencingScope scope = new FencingScope(new FencingToken[] {token}, new boolean[1], new TokenUse[] {use},
                 TOP.get(), Thread.currentThread(), false);
+        TOP.set(scope);
+        return scope;
+    }
+
+    /**
+     * Binds the tokens of several locks this process acquired, one per resource, each with its {@link TokenUse}:
+     * {@link #bindAcquired(FencingToken, TokenUse)} for an operation that took several locks at once.
+     *
+     * @throws IllegalArgumentException when two tokens name the same resource, or the lists differ in size (nothing
+     *                                  is bound)
+     */
+    public static FencingScope bindAcquired(List<FencingToken> tokens, List<TokenUse> uses) {
+        FencingToken[] copy = tokens.toArray(FencingToken[]::new);
+        TokenUse[] useCopy = uses.toArray(TokenUse[]::new);
+        if (copy.length != useCopy.length) {
+            throw new IllegalArgumentException(copy.length + " tokens and " + useCopy.length + " uses: one use per token");
+        }
+        checkDistinct(copy);
+        for (int i = 0; i < useCopy.length; i++) {
+            Objects.requireNonNull(useCopy[i], "uses[" + i + "]");
+        }
+        FencingScope scope = new FencingScope(copy, new boolean[copy.length], useCopy, TOP.get(),
+                Thread.currentThread(), false);
         TOP.set(scope);
         return scope;
     }

@@ -1,31 +1,45 @@
 package dev.fencing.shedlock;
 
 import dev.fencing.context.FencingScope;
+import dev.fencing.context.TokenUse;
 import dev.fencing.issuer.Lease;
 import net.javacrumbs.shedlock.core.SimpleLock;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A ShedLock lock granted with fencing tokens bound: {@link #unlock()} closes the binding, releases the issuer's
  * leases and unlocks the wrapped lock, in that order, each step also when an earlier one failed. {@link #extend}
- * extends the wrapped lock and hands the binding and leases on to the lock it returns; this one is then spent.
+ * extends the wrapped lock and hands the binding and leases on to the lock it returns; this one is then spent. A
+ * token that no {@code @Fenced} check presented while the job held the lock (and no carrier sent) is logged at
+ * WARNING at the unlock, the first time for each lock name and resource: the job's writes under it were not fenced.
  */
 final class FencedLock implements SimpleLock {
+
+    private static final System.Logger LOG = System.getLogger(FencedLock.class.getName());
+
+    /** The lock name and resource pairs whose unchecked token was logged: one line each. */
+    private static final Set<String> REPORTED = ConcurrentHashMap.newKeySet();
 
     private final String name;
     private final SimpleLock delegate;
     private final List<Lease> leases;
+    /** Per lease, in order: whether a check presented its token. */
+    private final List<TokenUse> uses;
     private final FencingScope scope;
     private final Thread owner;
     private boolean spent;
 
-    FencedLock(String name, SimpleLock delegate, List<Lease> leases, FencingScope scope, Thread owner) {
+    FencedLock(String name, SimpleLock delegate, List<Lease> leases, List<TokenUse> uses, FencingScope scope,
+               Thread owner) {
         this.name = name;
         this.delegate = delegate;
         this.leases = leases;
+        this.uses = uses;
         this.scope = scope;
         this.owner = owner;
     }
@@ -55,8 +69,22 @@ final class FencedLock implements SimpleLock {
         } catch (RuntimeException e) {
             failure = addTo(failure, e);
         }
+        reportUnchecked();
         if (failure != null) {
             throw failure;
+        }
+    }
+
+    private void reportUnchecked() {
+        for (int i = 0; i < leases.size(); i++) {
+            String resource = leases.get(i).token().resource();
+            if (!uses.get(i).isUsed() && REPORTED.add(name + '\n' + resource)) {
+                LOG.log(System.Logger.Level.WARNING, () -> "The job under ShedLock lock '" + name + "' held the "
+                        + "fencing token of resource '" + resource + "' and no @Fenced check presented it, nor did "
+                        + "a carrier send it: nothing fenced what the job wrote (unless it failed before writing), so "
+                        + "a run that overran lockAtMostFor could have written over the next one. Write through "
+                        + "@Fenced(resource = \"" + resource + "\") methods; logged once per lock name and resource");
+            }
         }
     }
 
@@ -68,7 +96,7 @@ final class FencedLock implements SimpleLock {
             return Optional.empty();
         }
         spent = true;
-        return Optional.of(new FencedLock(name, extended.get(), leases, scope, owner));
+        return Optional.of(new FencedLock(name, extended.get(), leases, uses, scope, owner));
     }
 
     private void checkNotSpent(String operation) {

@@ -3,6 +3,7 @@ package dev.fencing.shedlock;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
+import dev.fencing.context.TokenUse;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.token.FencingToken;
@@ -76,15 +77,17 @@ public final class FencingLockProvider implements LockProvider {
         List<Lease> leases = new ArrayList<>(toFence.size());
         try {
             List<FencingToken> tokens = new ArrayList<>(toFence.size());
+            List<TokenUse> uses = new ArrayList<>(toFence.size());
             for (String resource : toFence) {
                 if (FencingContext.currentLocal(resource) == null) {
                     Lease lease = issuer.acquire(resource, acquireTimeout);
                     leases.add(lease);
                     tokens.add(lease.token());
+                    uses.add(new TokenUse());
                 }
             }
-            FencingScope scope = tokens.isEmpty() ? null : FencingContext.bind(tokens);
-            return Optional.of(new FencedLock(name, granted.get(), leases, scope, Thread.currentThread()));
+            FencingScope scope = tokens.isEmpty() ? null : FencingContext.bindAcquired(tokens, uses);
+            return Optional.of(new FencedLock(name, granted.get(), leases, uses, scope, Thread.currentThread()));
         } catch (RuntimeException | Error e) {
             FencedLock.releaseAll(leases, e);
             try {

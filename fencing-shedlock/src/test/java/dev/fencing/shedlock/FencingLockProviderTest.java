@@ -18,7 +18,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -46,6 +51,42 @@ class FencingLockProviderTest {
         assertThat(FencingContext.isEmpty()).isTrue();
         assertThat(issuer.isHeld("nightly")).isFalse();
         assertThat(shedlock.events).containsExactly("locked nightly", "unlocked nightly");
+    }
+
+    @Test
+    void aJobWhoseTokenNoCheckPresentedIsLoggedOncePerLockNameAndResource() {
+        FencingLockProvider provider = FencingLockProvider.builder(shedlock, issuer)
+                .resources("report-unchecked", "unchecked-ledger", "unchecked-accounts").build();
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger logger = Logger.getLogger(FencedLock.class.getName());
+        logger.addHandler(capture);
+        try {
+            for (int run = 0; run < 2; run++) {
+                SimpleLock lock = provider.lock(config("report-unchecked")).orElseThrow();
+                FencingContext.current("unchecked-accounts"); // a check presents this one; the ledger's is not
+                lock.unlock();
+            }
+        } finally {
+            logger.removeHandler(capture);
+        }
+        assertThat(records).hasSize(1);
+        assertThat(records.get(0).getLevel()).isEqualTo(Level.WARNING);
+        assertThat(records.get(0).getMessage()).contains("'report-unchecked'", "'unchecked-ledger'",
+                "@Fenced(resource = \"unchecked-ledger\")").doesNotContain("unchecked-accounts");
     }
 
     @Test
