@@ -68,4 +68,15 @@ public @interface Fenced {
      * @return {@code true} to acquire when no token is bound
      */
     boolean acquire() default false;
+
+    /**
+     * For an acquiring method: whether its lock is reported when no {@code @Fenced} check presented the lock's token
+     * while it was held, and no carrier sent it to another service (counted in {@code fencing.leases.unchecked},
+     * logged at WARNING once per method): what the call wrote was then not fenced. Set {@code false} on a method
+     * that takes the lock only to read, or that writes on some of its paths only. {@code false} on a method that
+     * does not acquire is a startup error.
+     *
+     * @return {@code false} to take the lock without reporting it when no check used its token
+     */
+    boolean reportUnchecked() default true;
 }

@@ -86,6 +86,6 @@ public class KeyedLookupBenchmark {
 
     @Benchmark
     public FencingToken matched() {
-        return point.current(point.keyOf(args));
+        return point.present(point.keyOf(args));
     }
 }

@@ -37,7 +37,23 @@ public final class FencingContext {
     /** Binds {@code token} for its resource until the returned scope is closed. */
     public static FencingScope bind(FencingToken token) {
         Objects.requireNonNull(token, "token");
-        return push(new FencingToken[] {token}, new boolean[1]);
+        FencingToken[] tokens = {token};
+        return push(tokens, new boolean[1], usesOf(tokens));
+    }
+
+    /** The open {@link TokenUse} of each token (a lock this process holds, handed over by hand), or {@code null}. */
+    private static TokenUse[] usesOf(FencingToken[] tokens) {
+        TokenUse[] uses = null;
+        for (int i = 0; i < tokens.length; i++) {
+            TokenUse use = TokenUse.of(tokens[i]);
+            if (use != null) {
+                if (uses == null) {
+                    uses = new TokenUse[tokens.length];
+                }
+                uses[i] = use;
+            }
+        }
+        return uses;
     }
 
     /**
@@ -86,7 +102,7 @@ public final class FencingContext {
         Objects.requireNonNull(tokens, "tokens");
         FencingToken[] copy = tokens.clone();
         checkDistinct(copy);
-        return push(copy, new boolean[copy.length]);
+        return push(copy, new boolean[copy.length], usesOf(copy));
     }
 
     private static void checkDistinct(FencingToken[] copy) {
@@ -122,14 +138,28 @@ public final class FencingContext {
 
     /**
      * The token bound for {@code resource} on this thread (innermost scope first), or {@code null}. Whatever its
-     * origin: this is the token a fenced write presents to its store. Reading it counts as presenting it: when it is
-     * the token of an acquired lock ({@link #bindAcquired}), that lock's {@link TokenUse} is marked.
+     * origin: this is the token a fenced write presents to its store. A read only: to present it to a check of your
+     * own, use {@link #present(String)}.
      */
     public static FencingToken current(String resource) {
+        return find(resource, false);
+    }
+
+    /**
+     * The token {@link #current(String)} returns, as a check presents it: when it is the token of an acquired lock
+     * ({@link #bindAcquired}), that lock's {@link TokenUse} is marked, so the acquiring call is not reported as
+     * unchecked. What every {@code @Fenced} check reads; a check of your own (a statement that compares the token
+     * itself) reads the token with this.
+     */
+    public static FencingToken present(String resource) {
+        return find(resource, true);
+    }
+
+    private static FencingToken find(String resource, boolean present) {
         for (FencingScope scope = TOP.get(); scope != null; scope = scope.parent) {
             int i = scope.indexOf(resource);
             if (i >= 0) {
-                return scope.present(i);
+                return present ? scope.present(i) : scope.tokens[i];
             }
             if (scope.isolating) {
                 return null;
@@ -146,6 +176,19 @@ public final class FencingContext {
      * @throws IllegalArgumentException when {@code key} is of another type (nothing is looked up)
      */
     public static FencingToken current(String resource, Object key) {
+        return find(resource, key, false);
+    }
+
+    /**
+     * {@link #current(String, Object)} as a check presents the token (see {@link #present(String)}).
+     *
+     * @throws IllegalArgumentException when {@code key} is not a {@link String}, {@link Long} or {@link Integer}
+     */
+    public static FencingToken present(String resource, Object key) {
+        return find(resource, key, true);
+    }
+
+    private static FencingToken find(String resource, Object key, boolean present) {
         Objects.requireNonNull(resource, "resource");
         if (!(key instanceof String || key instanceof Long || key instanceof Integer)) {
             throw new IllegalArgumentException("The key of resource '" + resource + "' must be a String, Long or "
@@ -155,7 +198,7 @@ public final class FencingContext {
         for (FencingScope scope = TOP.get(); scope != null; scope = scope.parent) {
             int i = scope.indexOf(resource, key, length);
             if (i >= 0) {
-                return scope.present(i);
+                return present ? scope.present(i) : scope.tokens[i];
             }
             if (scope.isolating) {
                 return null;
@@ -226,7 +269,7 @@ public final class FencingContext {
         }
         FencingToken[] copy = tokens.toArray(FencingToken[]::new);
         checkDistinct(copy);
-        return pushIsolating(copy, new boolean[copy.length], null);
+        return pushIsolating(copy, new boolean[copy.length], usesOf(copy));
     }
 
     /**
@@ -265,8 +308,8 @@ public final class FencingContext {
         return TOP.get() == null;
     }
 
-    private static FencingScope push(FencingToken[] tokens, boolean[] remote) {
-        FencingScope scope = new FencingScope(tokens, remote, null, TOP.get(), Thread.currentThread(), false);
+    private static FencingScope push(FencingToken[] tokens, boolean[] remote, TokenUse[] uses) {
+        FencingScope scope = new FencingScope(tokens, remote, uses, TOP.get(), Thread.currentThread(), false);
         TOP.set(scope);
         return scope;
     }

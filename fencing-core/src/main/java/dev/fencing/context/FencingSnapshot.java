@@ -123,7 +123,7 @@ public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
 
     /**
      * The token for {@code resource}, or {@code null}, as a check presents it: when it is the token of an acquired
-     * lock, that lock's {@link TokenUse} is marked (as {@link FencingContext#current} does). {@link #get} reads
+     * lock, that lock's {@link TokenUse} is marked (as {@link FencingContext#present} does). {@link #get} reads
      * without marking.
      */
     public FencingToken present(String resource) {

@@ -80,7 +80,7 @@ public final class FenceBracket {
         if (point.hasKey()) {
             throw new IllegalStateException(point + " has a key: its token depends on the call's arguments");
         }
-        FencingToken token = FencingContext.current(resource);
+        FencingToken token = FencingContext.present(resource);
         CheckOutcomes.presented(point, resource, token, verifier, rejections, null);
         return token;
     }
@@ -104,7 +104,7 @@ public final class FenceBracket {
         } catch (RuntimeException e) {
             throw CheckOutcomes.invalidKey(point, e);
         }
-        FencingToken token = point.current(key);
+        FencingToken token = point.present(key);
         // the effective resource's text is built only for the message of a missing token
         String effective = token != null ? token.resource() : point.resourceOf(key);
         CheckOutcomes.presented(point, effective, token, verifier, rejections, null);

@@ -194,7 +194,7 @@ public final class FenceGuard {
      * closed when the check ends, so a store that kept it cannot run the write afterwards.
      */
     private <C, T> T check(FencePoint point, Object key, C target, Proceed<C, T> proceed) throws Throwable {
-        FencingToken token = point.current(key);
+        FencingToken token = point.present(key);
         // from here on the token's own instance of the effective resource's text, found without building it: its
         // hash is cached and the store's comparison of resource and token is one reference check; the text is built
         // only when no token is bound, for the message
@@ -320,7 +320,7 @@ public final class FenceGuard {
         Lease held = leaseScope.held(resource);
         if (held != null) {
             // this unit of work still holds the lock (its release waits for the commit): reuse it, never wait for it
-            return underLease(held, held instanceof TrackedLease tracked ? tracked : null, target, proceed);
+            return underLease(point, held, held instanceof TrackedLease tracked ? tracked : null, target, proceed);
         }
         Lease lease;
         try {
@@ -332,9 +332,9 @@ public final class FenceGuard {
         Throwable failure = null;
         Lease released = lease;
         try {
-            TrackedLease tracked = new TrackedLease(lease, point, CheckOutcomes.leaseToken(point, resource, lease));
+            TrackedLease tracked = new TrackedLease(lease, CheckOutcomes.leaseToken(point, resource, lease));
             released = tracked;
-            return underLease(tracked, tracked, target, proceed);
+            return underLease(point, tracked, tracked, target, proceed);
         } catch (Throwable t) {
             failure = t;
             throw t;
@@ -347,8 +347,8 @@ public final class FenceGuard {
      * Runs the call with {@code lease}'s token bound; with {@code tracked}, bound with its {@link TrackedLease#use},
      * so the checks below mark it, and marked as returned when the call returns normally.
      */
-    private static <C, T> T underLease(Lease lease, TrackedLease tracked, C target, Proceed<C, T> proceed)
-            throws Throwable {
+    private static <C, T> T underLease(FencePoint point, Lease lease, TrackedLease tracked, C target,
+                                       Proceed<C, T> proceed) throws Throwable {
         if (tracked == null) {
             try (FencingScope ignored = FencingContext.bind(lease.token())) {
                 return proceed.proceed(target);
@@ -358,7 +358,7 @@ public final class FenceGuard {
         try (FencingScope ignored = FencingContext.bindAcquired(tracked.token(), tracked.use)) {
             result = proceed.proceed(target);
         }
-        tracked.returned();
+        tracked.returned(point);
         return result;
     }
 

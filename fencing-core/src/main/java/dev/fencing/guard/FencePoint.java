@@ -24,6 +24,7 @@ public final class FencePoint {
     private final KeyFunction key;
     private final String keySource;
     private final boolean acquire;
+    private final boolean reportUnchecked;
     /** Whether every {@code long} key (at most 20 characters) fits in an effective resource after this resource. */
     private final boolean numberFits;
     private final CheckCounters checks;
@@ -45,6 +46,26 @@ public final class FencePoint {
      */
     public FencePoint(String operation, String resource, KeyFunction key, String keySource, boolean acquire,
                       FencingMetrics metrics) {
+        this(operation, resource, key, keySource, acquire, true, metrics);
+    }
+
+    /**
+     * As {@link #FencePoint(String, String, KeyFunction, String, boolean, FencingMetrics)}, saying whether an
+     * acquiring call is reported when no check presented its lock's token ({@link UncheckedLeases}).
+     *
+     * @param reportUnchecked {@code false} for an acquiring method that may return without a check (it only reads,
+     *                        or writes on some paths only)
+     * @throws FencingConfigurationException as that constructor, and when {@code reportUnchecked} is {@code false}
+     *                                       on a point that does not acquire
+     */
+    public FencePoint(String operation, String resource, KeyFunction key, String keySource, boolean acquire,
+                      boolean reportUnchecked, FencingMetrics metrics) {
+        if (!reportUnchecked && !acquire) {
+            throw new FencingConfigurationException("@Fenced(reportUnchecked = false) on " + operation
+                    + " applies to acquiring methods only; it does not acquire (add acquire = true, or remove "
+                    + "reportUnchecked)");
+        }
+        this.reportUnchecked = reportUnchecked;
         this.operation = Objects.requireNonNull(operation, "operation");
         if (resource == null || resource.isBlank()) {
             throw new FencingConfigurationException("@Fenced on " + operation + " has a blank resource; "
@@ -130,6 +151,14 @@ public final class FencePoint {
         return key == null ? FencingContext.current(resource) : FencingContext.current(resource, key);
     }
 
+    /**
+     * {@link #current(Object)} as this point's check presents the token: an acquired lock's use is marked
+     * ({@link FencingContext#present(String)}).
+     */
+    public FencingToken present(Object key) {
+        return key == null ? FencingContext.present(resource) : FencingContext.present(resource, key);
+    }
+
     private InvalidKeyException refused(Object value, String text) {
         String start = "Fencing key '" + keySource + "' of " + operation;
         String end = ": cannot tell which '" + resource + "' entity to fence, so the call is refused";
@@ -201,6 +230,16 @@ public final class FencePoint {
 
     public AcquisitionCounters acquisitions() {
         return acquisitions;
+    }
+
+    /** Whether an acquiring call of this point is reported when no check presented its lock's token. */
+    public boolean reportUnchecked() {
+        return reportUnchecked;
+    }
+
+    /** The key as written, or {@code null} for a point without a key. */
+    public String keySource() {
+        return keySource;
     }
 
     /** True exactly once: for the first unchecked acquiring call of this point, which is logged. */

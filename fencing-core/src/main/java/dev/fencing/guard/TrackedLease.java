@@ -4,6 +4,9 @@ import dev.fencing.context.TokenUse;
 import dev.fencing.issuer.Lease;
 import dev.fencing.token.FencingToken;
 
+import java.util.ArrayList;
+import java.util.List;
+
 /**
  * The lease of one acquiring call, with the {@link TokenUse} its binding carries: when it is released after the call
  * returned and nothing used the token, the call is {@linkplain UncheckedLeases#report reported}. A lease scope that
@@ -12,20 +15,26 @@ import dev.fencing.token.FencingToken;
 final class TrackedLease implements Lease {
 
     private final Lease lease;
-    private final FencePoint point;
     private final FencingToken token;
-    final TokenUse use = new TokenUse();
-    private volatile boolean returned;
+    final TokenUse use;
+    /** The points whose calls under this lease returned normally, in order, each once. */
+    private final List<FencePoint> returned = new ArrayList<>(1);
 
-    TrackedLease(Lease lease, FencePoint point, FencingToken token) {
+    TrackedLease(Lease lease, FencingToken token) {
         this.lease = lease;
-        this.point = point;
         this.token = token;
+        this.use = TokenUse.open(token);
     }
 
-    /** An acquiring call under this lease returned normally. */
-    void returned() {
-        returned = true;
+    /** An acquiring call of {@code point} under this lease returned normally. */
+    synchronized void returned(FencePoint point) {
+        if (!returned.contains(point)) {
+            returned.add(point);
+        }
+    }
+
+    private synchronized List<FencePoint> returnedPoints() {
+        return List.copyOf(returned);
     }
 
     @Override
@@ -49,8 +58,12 @@ final class TrackedLease implements Lease {
         try {
             lease.close();
         } finally {
-            if (first && returned && !use.isUsed()) {
-                UncheckedLeases.report(point, token);
+            use.close();
+            if (first && !use.isUsed()) {
+                List<FencePoint> points = returnedPoints();
+                if (!points.isEmpty()) {
+                    UncheckedLeases.report(points, token);
+                }
             }
         }
     }

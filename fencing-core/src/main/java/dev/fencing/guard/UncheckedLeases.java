@@ -3,11 +3,15 @@ package dev.fencing.guard;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.token.FencingToken;
 
+import java.util.List;
+import java.util.stream.Collectors;
+
 /**
- * Reports an acquiring call that returned while no check had presented its lock's token and no carrier had sent it
- * (see {@link dev.fencing.context.TokenUse}): whatever the call wrote, no fence compared its token, so a paused holder
- * could have written over a newer one. Counted in {@code fencing.leases.unchecked} every time, and logged at WARNING
- * the first time for each method. Used by the blocking and the reactive guard.
+ * Reports a lock that acquiring calls held and gave back while no check presented its token and no carrier sent it
+ * (see {@link dev.fencing.context.TokenUse}): whatever those calls wrote, no fence compared its token, so a holder
+ * paused past its lease could have written over a newer one. Counted in {@code fencing.leases.unchecked} once per
+ * lock, and logged at WARNING the first time for each method. Points with
+ * {@link FencePoint#reportUnchecked()} {@code false} are left out. Used by the blocking and the reactive guard.
  */
 public final class UncheckedLeases {
 
@@ -16,22 +20,43 @@ public final class UncheckedLeases {
     private UncheckedLeases() {
     }
 
-    /** Counts the unchecked call of {@code point} under {@code token}, and logs it if it is the point's first. */
+    /** Reports the lock of {@code token} that {@code point}'s call held and gave back unchecked. */
     public static void report(FencePoint point, FencingToken token) {
-        FencingMetrics.increment(point.acquisitions().unchecked());
-        if (point.firstUncheckedLease()) {
-            LOG.log(System.Logger.Level.WARNING, () -> message(point, token));
+        report(List.of(point), token);
+    }
+
+    /**
+     * Reports the lock of {@code token}, held by calls of {@code points} (in the order they ran: several when a
+     * transaction held it across acquiring calls) and given back unchecked; nothing when none of them reports.
+     */
+    public static void report(List<FencePoint> points, FencingToken token) {
+        List<FencePoint> reporting = points.stream().filter(FencePoint::reportUnchecked).toList();
+        if (reporting.isEmpty()) {
+            return;
+        }
+        FencingMetrics.increment(reporting.get(0).acquisitions().unchecked());
+        boolean first = false;
+        for (FencePoint point : reporting) {
+            first |= point.firstUncheckedLease();
+        }
+        if (first) {
+            LOG.log(System.Logger.Level.WARNING, () -> message(reporting, token));
         }
     }
 
-    static String message(FencePoint point, FencingToken token) {
-        return "@Fenced(acquire = true) on " + point.operation() + " returned and gave its lock on '"
-                + token.resource() + "' back, and no @Fenced check presented its token (" + token.value()
-                + ") while it held the lock, nor did a carrier send the token to another service: nothing fenced "
-                + "what this call wrote, so a holder paused past its lease could have written over a newer one. "
-                + "Put @Fenced(resource = \"" + point.resource() + "\") (and the same key) on the method that "
-                + "writes, such as a repository method; when the check runs in another service, send the token "
-                + "with fencing-web's or fencing-amqp's carrier (a carrier of your own calls "
-                + "FencingSnapshot.markSent). Counted in fencing.leases.unchecked; logged once per method";
+    static String message(List<FencePoint> points, FencingToken token) {
+        FencePoint point = points.get(0);
+        String methods = points.stream().map(FencePoint::operation).collect(Collectors.joining(", "));
+        String annotation = "@Fenced(resource = \"" + point.resource() + "\""
+                + (point.keySource() == null ? "" : ", key = \"" + point.keySource() + "\"") + ")";
+        return "@Fenced(acquire = true) on " + methods + " held the lock on '" + token.resource() + "' (token "
+                + token.value() + ") and gave it back, and no @Fenced check presented its token while it was held, "
+                + "nor did a carrier send it to another service: nothing fenced what "
+                + (points.size() == 1 ? "the call" : "those calls") + " wrote, so a holder paused past its lease "
+                + "could have written over a newer one. Write through a method with " + annotation + " (a "
+                + "repository); wait for a write handed to another thread before returning; when the check runs in "
+                + "another service, send the token with fencing-web's or fencing-amqp's carrier. If the method "
+                + "only reads, or writes on some paths only, set reportUnchecked = false on its @Fenced. Counted "
+                + "in fencing.leases.unchecked; logged once per method";
     }
 }

@@ -78,7 +78,7 @@ class UncheckedLeaseTest {
         assertThat(log.records().get(0).getLevel()).isEqualTo(Level.WARNING);
         assertThat(log.records().get(0).getMessage())
                 .contains("Service.transfer()", "'ledger'", "@Fenced(resource = \"ledger\")",
-                        "fencing.leases.unchecked", "FencingSnapshot.markSent");
+                        "fencing.leases.unchecked", "reportUnchecked = false");
     }
 
     @Test
@@ -146,6 +146,44 @@ class UncheckedLeaseTest {
     }
 
     @Test
+    void aTokenHandedToAnotherThreadByAPlainBindStillCountsForItsLock() throws Throwable {
+        List<Throwable> failures = new ArrayList<>();
+        FencingToken[] handed = new FencingToken[1];
+        guard.invoke(service, new Object[0], () -> {
+            handed[0] = FencingContext.snapshot().get("ledger"); // what MissingTokenException's message suggests
+            Thread worker = new Thread(() -> {
+                try (FencingScope ignored = FencingContext.bind(handed[0])) {
+                    write();
+                } catch (Throwable t) {
+                    failures.add(t);
+                }
+            });
+            worker.start();
+            worker.join(10_000);
+            return null;
+        });
+        assertThat(failures).isEmpty();
+        assertThat(unchecked()).isZero();
+
+        // once the lock is given back, binding its token finds no use: nothing marks a lock already judged
+        try (FencingScope ignored = FencingContext.bind(handed[0])) {
+            assertThat(FencingContext.snapshot().useOf("ledger")).isNull();
+        }
+    }
+
+    @Test
+    void aMethodThatMayReturnWithoutACheckOptsOut() throws Throwable {
+        FencePoint readsOnly = new FencePoint("Service.audit()", "ledger", null, null, true, false, metrics);
+        guard.invoke(readsOnly, new Object[0], () -> "read under the lock");
+        assertThat(unchecked()).isZero();
+        assertThat(log.records()).isEmpty();
+
+        assertThatThrownBy(() -> new FencePoint("Repo.append()", "ledger", null, null, false, false, metrics))
+                .isInstanceOf(dev.fencing.FencingConfigurationException.class)
+                .hasMessageContaining("Repo.append()").hasMessageContaining("acquiring methods only");
+    }
+
+    @Test
     void aCarrierThatSentTheTokenCounts() throws Throwable {
         guard.invoke(service, new Object[0], () -> {
             FencingSnapshot snapshot = FencingContext.snapshot();
@@ -180,6 +218,7 @@ class UncheckedLeaseTest {
             assertThat(snapshot.get("ledger")).isNotNull();
             assertThat(snapshot.useOf("ledger")).isNotNull();
             assertThat(FencingContext.currentLocal("ledger")).isNotNull();
+            assertThat(FencingContext.current("ledger")).isNotNull(); // for a log line: a read, not a check
             return null;
         });
         assertThat(unchecked()).isEqualTo(1);
@@ -204,6 +243,32 @@ class UncheckedLeaseTest {
         assertThat(unchecked()).isZero();
         unit.end();
         assertThat(unchecked()).isEqualTo(1); // one lock, one report
+    }
+
+    @Test
+    void aLockHeldAcrossAcquiringCallsNamesEachMethodThatRanUnderItAndLeavesOutThoseThatOptedOut() throws Throwable {
+        UnitOfWork unit = new UnitOfWork();
+        FenceGuard transactional = FenceGuard.builder(store).issuer(issuer).leaseScope(unit).build();
+        FencePoint conditional = new FencePoint("Service.maybeWrite(boolean)", "ledger", null, null, true, metrics);
+        FencePoint readsOnly = new FencePoint("Service.audit()", "ledger", null, null, true, false, metrics);
+
+        transactional.invoke(conditional, new Object[0], () -> "decided not to write");
+        transactional.invoke(service, new Object[0], () -> "wrote around the fence");
+        unit.end();
+        assertThat(unchecked()).isEqualTo(1);
+        assertThat(log.records()).hasSize(1);
+        assertThat(log.records().get(0).getMessage())
+                .contains("on Service.maybeWrite(boolean), Service.transfer() held the lock on 'ledger'");
+
+        transactional.invoke(readsOnly, new Object[0], () -> "read");
+        transactional.invoke(service, new Object[0], () -> "wrote around the fence again");
+        unit.end();
+        assertThat(unchecked()).isEqualTo(2);
+        assertThat(log.records()).hasSize(1); // both methods were logged already
+
+        transactional.invoke(readsOnly, new Object[0], () -> "read only");
+        unit.end();
+        assertThat(unchecked()).isEqualTo(2);
     }
 
     /** Holds each lease until {@link #end()}, handing it to later acquiring calls: a transaction's lease scope. */

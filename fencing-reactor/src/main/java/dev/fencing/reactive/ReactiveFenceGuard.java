@@ -264,26 +264,35 @@ public final class ReactiveFenceGuard {
                         .map(Acquired::new),
                 acquired -> underLease(point, resource, acquired, call),
                 acquired -> releaseAfter(acquired.lease, "completed").then(Mono.fromRunnable(() -> {
-                    if (acquired.token != null && !acquired.use.isUsed()) {
-                        UncheckedLeases.report(point, acquired.token);
+                    TokenUse use = acquired.closeUse();
+                    if (use != null && !use.isUsed()) {
+                        UncheckedLeases.report(point, acquired.lease.token());
                     }
                 })),
                 (acquired, error) -> issuer.release(acquired.lease).onErrorResume(Exception.class, e -> {
                     error.addSuppressed(e); // the call's error is what the subscriber hears of
                     return Mono.empty();
-                }),
-                acquired -> releaseAfter(acquired.lease, "was cancelled"));
+                }).doFinally(signal -> acquired.closeUse()),
+                acquired -> releaseAfter(acquired.lease, "was cancelled").doFinally(signal -> acquired.closeUse()));
     }
 
     /** One subscription's lease, with the use its token's binding carries to the checks below it. */
     private static final class Acquired {
         final Lease lease;
-        final TokenUse use = new TokenUse();
-        /** Set once the lease's token is bound. */
-        volatile FencingToken token;
+        /** Opened once the lease's token is bound. */
+        volatile TokenUse use;
 
         Acquired(Lease lease) {
             this.lease = lease;
+        }
+
+        /** Closes the use, if one was opened, and returns it. */
+        TokenUse closeUse() {
+            TokenUse opened = use;
+            if (opened != null) {
+                opened.close();
+            }
+            return opened;
         }
     }
 
@@ -309,8 +318,9 @@ public final class ReactiveFenceGuard {
         } catch (RuntimeException e) {
             return Flux.error(e);
         }
-        acquired.token = token;
-        return Flux.<T>defer(call).contextWrite(ReactiveFencing.bindAcquired(token, acquired.use));
+        TokenUse use = TokenUse.open(token);
+        acquired.use = use;
+        return Flux.<T>defer(call).contextWrite(ReactiveFencing.bindAcquired(token, use));
     }
 
     private static RemoteTokenSetAsideException setAside(FencePoint point, String resource, FencingToken remote) {

@@ -64,10 +64,11 @@ public final class ReactiveFencing {
     }
 
     /**
-     * The token for {@code resource} in {@code context}, whatever its origin, or {@code null}. Reading it counts as
-     * presenting it, as with {@link dev.fencing.context.FencingContext#current}: an acquired lock's use is marked.
+     * The token for {@code resource} in {@code context}, whatever its origin, or {@code null}. A read only: a check
+     * of your own presents it with {@code tokens(context).present(resource)}
+     * ({@link FencingSnapshot#present}), so the acquired lock it belongs to counts as checked.
      */
     public static FencingToken current(ContextView context, String resource) {
-        return tokens(context).present(resource);
+        return tokens(context).get(resource);
     }
 }

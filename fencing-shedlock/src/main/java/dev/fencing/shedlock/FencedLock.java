@@ -76,6 +76,7 @@ final class FencedLock implements SimpleLock {
     }
 
     private void reportUnchecked() {
+        uses.forEach(TokenUse::close);
         for (int i = 0; i < leases.size(); i++) {
             String resource = leases.get(i).token().resource();
             if (!uses.get(i).isUsed() && REPORTED.add(name + '\n' + resource)) {

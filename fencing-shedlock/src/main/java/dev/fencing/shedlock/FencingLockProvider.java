@@ -75,20 +75,21 @@ public final class FencingLockProvider implements LockProvider {
             return granted;
         }
         List<Lease> leases = new ArrayList<>(toFence.size());
+        List<TokenUse> uses = new ArrayList<>(toFence.size());
         try {
             List<FencingToken> tokens = new ArrayList<>(toFence.size());
-            List<TokenUse> uses = new ArrayList<>(toFence.size());
             for (String resource : toFence) {
                 if (FencingContext.currentLocal(resource) == null) {
                     Lease lease = issuer.acquire(resource, acquireTimeout);
                     leases.add(lease);
                     tokens.add(lease.token());
-                    uses.add(new TokenUse());
+                    uses.add(TokenUse.open(lease.token()));
                 }
             }
             FencingScope scope = tokens.isEmpty() ? null : FencingContext.bindAcquired(tokens, uses);
             return Optional.of(new FencedLock(name, granted.get(), leases, uses, scope, Thread.currentThread()));
         } catch (RuntimeException | Error e) {
+            uses.forEach(TokenUse::close);
             FencedLock.releaseAll(leases, e);
             try {
                 granted.get().unlock();

@@ -77,7 +77,7 @@ class FencingLockProviderTest {
         try {
             for (int run = 0; run < 2; run++) {
                 SimpleLock lock = provider.lock(config("report-unchecked")).orElseThrow();
-                FencingContext.current("unchecked-accounts"); // a check presents this one; the ledger's is not
+                FencingContext.present("unchecked-accounts"); // a check presents this one; the ledger's is not
                 lock.unlock();
             }
         } finally {

@@ -22,6 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Through Spring's proxies and transactions: an {@code @Fenced(acquire = true)} method that writes around the
@@ -131,6 +132,41 @@ class UncheckedLeaseWiringTest {
         accounts.depositThroughTheRepository(2);
         assertThat(context.getBean(Fixtures.AccountRepository.class).balance(2)).isEqualTo(1);
         assertThat(unchecked()).isZero();
+    }
+
+    static class ReadsUnderTheLock {
+        @Fenced(resource = "accounts", key = "#id", acquire = true, reportUnchecked = false)
+        public long balance(long id) {
+            return 0;
+        }
+    }
+
+    @Test
+    void anAcquiringMethodThatOnlyReadsOptsOut() {
+        try (var reads = new AnnotationConfigApplicationContext()) {
+            reads.register(Config.class);
+            reads.registerBean(ReadsUnderTheLock.class);
+            reads.refresh();
+            reads.getBean(ReadsUnderTheLock.class).balance(5);
+            assertThat(reads.getBean(MeterRegistry.class).get(FencingMetrics.UNCHECKED_LEASES)
+                    .tag("resource", "accounts").counter().count()).isZero();
+        }
+    }
+
+    static class MisplacedOptOut {
+        @Fenced(resource = "accounts", key = "#id", reportUnchecked = false)
+        public void deposit(long id) {
+        }
+    }
+
+    @Test
+    void anOptOutOnAMethodThatDoesNotAcquireFailsStartup() {
+        var misplaced = new AnnotationConfigApplicationContext();
+        misplaced.register(Config.class);
+        misplaced.registerBean(MisplacedOptOut.class);
+        assertThatThrownBy(misplaced::refresh).hasStackTraceContaining("MisplacedOptOut.deposit(long)")
+                .hasStackTraceContaining("reportUnchecked = false");
+        misplaced.close();
     }
 
     @Test

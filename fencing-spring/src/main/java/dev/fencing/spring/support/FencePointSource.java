@@ -193,7 +193,8 @@ final class FencePointSource {
         String key = fenced.key();
         FencePoint point;
         if (key.isBlank()) {
-            point = new FencePoint(operation, fenced.resource(), null, null, fenced.acquire(), metrics);
+            point = new FencePoint(operation, fenced.resource(), null, null, fenced.acquire(), fenced.reportUnchecked(),
+                    metrics);
         } else {
             Method names = found.source() instanceof Method annotated ? annotated : found.method();
             SpelKeyFunction function = SpelKeyFunction.compile(key, names, operation);
@@ -201,7 +202,8 @@ final class FencePointSource {
             if (parameter >= 0) {
                 KeyValues.checkParameterType(found.method().getParameterTypes()[parameter], operation, key);
             }
-            point = new FencePoint(operation, fenced.resource(), function, key, fenced.acquire(), metrics);
+            point = new FencePoint(operation, fenced.resource(), function, key, fenced.acquire(),
+                    fenced.reportUnchecked(), metrics);
         }
         if (adapter == null) {
             guard.validate(point);
