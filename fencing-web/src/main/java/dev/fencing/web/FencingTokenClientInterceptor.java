@@ -118,9 +118,9 @@ public class FencingTokenClientInterceptor implements ClientHttpRequestIntercept
         Collection<FencingToken> tokens = snapshot.values();
         if (!tokens.isEmpty()) {
             request.getHeaders().set(FencingHeader.NAME, FencingHeader.format(tokens));
-            snapshot.markSent(tokens);
         }
         ClientHttpResponse response = execution.execute(request, body);
+        snapshot.markSent(tokens); // answered: the service had the tokens (a request that failed to go out did not)
         return response == null ? null : mapRefusal(request, response);
     }
 

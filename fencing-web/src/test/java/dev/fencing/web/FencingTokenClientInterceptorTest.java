@@ -17,6 +17,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Which requests carry the bound tokens: every one by default, only the hosts named with {@code forHosts}. */
 class FencingTokenClientInterceptorTest {
@@ -30,8 +31,20 @@ class FencingTokenClientInterceptorTest {
 
     private static String sent(FencingTokenClientInterceptor interceptor, String uri, Supplier<FencingScope> binding)
             throws Exception {
+        HttpRequest request = request(uri);
+        AtomicReference<String> header = new AtomicReference<>();
+        try (var ignored = binding.get()) {
+            interceptor.intercept(request, new byte[0], (req, body) -> {
+                header.set(req.getHeaders().getFirst(FencingHeader.NAME));
+                return null;
+            });
+        }
+        return header.get();
+    }
+
+    private static HttpRequest request(String uri) {
         HttpHeaders headers = new HttpHeaders();
-        HttpRequest request = new HttpRequest() {
+        return new HttpRequest() {
             @Override
             public HttpMethod getMethod() {
                 return HttpMethod.POST;
@@ -52,14 +65,6 @@ class FencingTokenClientInterceptorTest {
                 return headers;
             }
         };
-        AtomicReference<String> header = new AtomicReference<>();
-        try (var ignored = binding.get()) {
-            interceptor.intercept(request, new byte[0], (req, body) -> {
-                header.set(req.getHeaders().getFirst(FencingHeader.NAME));
-                return null;
-            });
-        }
-        return header.get();
     }
 
     @Test
@@ -68,6 +73,15 @@ class FencingTokenClientInterceptorTest {
         assertThat(sent(new FencingTokenClientInterceptor(), "https://ledger.internal/x",
                 () -> FencingContext.bindAcquired(TOKEN, sentTo))).isNotNull();
         assertThat(sentTo.isUsed()).isTrue();
+
+        TokenUse unanswered = new TokenUse();
+        try (var ignored = FencingContext.bindAcquired(TOKEN, unanswered)) {
+            assertThatThrownBy(() -> new FencingTokenClientInterceptor().intercept(request("https://ledger.internal/x"),
+                    new byte[0], (req, body) -> {
+                        throw new java.net.ConnectException("Connection refused");
+                    })).isInstanceOf(java.net.ConnectException.class);
+        }
+        assertThat(unanswered.isUsed()).as("a request that never reached the service").isFalse();
 
         TokenUse keptBack = new TokenUse();
         assertThat(sent(FencingTokenClientInterceptor.forHosts(List.of("ledger.internal")), "https://partner/x",

@@ -106,8 +106,9 @@ public final class FencingTokenExchangeFilterFunction implements ExchangeFilterF
             ClientRequest sent = tokens.isEmpty() ? request : ClientRequest.from(request)
                     .headers(headers -> headers.set(FencingHeader.NAME, FencingHeader.format(tokens)))
                     .build();
-            snapshot.markSent(tokens);
-            return next.exchange(sent).flatMap(response -> mapRefusal(sent, response));
+            return next.exchange(sent)
+                    .doOnNext(answered -> snapshot.markSent(tokens)) // a request that failed to go out did not
+                    .flatMap(response -> mapRefusal(sent, response));
         });
     }
 

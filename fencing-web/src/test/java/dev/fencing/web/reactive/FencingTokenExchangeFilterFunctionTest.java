@@ -28,6 +28,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * {@link FencingTokenExchangeFilterFunction} against a stub exchange: which tokens it sends (the Reactor Context's,
@@ -92,6 +93,15 @@ class FencingTokenExchangeFilterFunctionTest {
                     .block(Duration.ofSeconds(10));
         }
         assertThat(fromThread.isUsed()).isTrue();
+
+        TokenUse unanswered = new TokenUse();
+        Mono<ClientResponse> refused = new FencingTokenExchangeFilterFunction().filter(post("http://ledger.internal/pay"),
+                request -> Mono.error(new java.net.ConnectException("Connection refused")));
+        try (FencingScope ignored = FencingContext.bindAcquired(ORDERS, unanswered)) {
+            assertThatThrownBy(() -> refused.block(Duration.ofSeconds(10))).hasRootCauseInstanceOf(
+                    java.net.ConnectException.class);
+        }
+        assertThat(unanswered.isUsed()).as("a request that never reached the service").isFalse();
     }
 
     @Test
