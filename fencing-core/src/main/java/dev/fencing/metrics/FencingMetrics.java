@@ -25,8 +25,8 @@ public final class FencingMetrics {
     public static final String ACQUISITIONS = "fencing.acquisitions";
 
     /**
-     * Acquiring calls that returned and gave their lock back while no check had presented its token (and no
-     * carrier had sent it): what they wrote was not fenced. Tag {@code resource}.
+     * Locks of acquiring calls given back, after a call returned, while no check had presented their token (and no
+     * carrier had sent it): what those calls wrote was not fenced. One per lock; tag {@code resource}.
      */
     public static final String UNCHECKED_LEASES = "fencing.leases.unchecked";
 
@@ -83,7 +83,7 @@ public final class FencingMetrics {
                 counter(ACQUISITIONS, "Locks acquired for fenced calls, by outcome", resource, "acquired", NONE),
                 new FailureCounters(exception -> counter(ACQUISITIONS, "Locks acquired for fenced calls, by outcome",
                         resource, "failed", exception)),
-                counter(UNCHECKED_LEASES, "Acquiring calls that returned with no fenced check of their token",
+                counter(UNCHECKED_LEASES, "Locks of acquiring calls given back with no fenced check of their token",
                         Tags.of("resource", resource)));
     }
 
