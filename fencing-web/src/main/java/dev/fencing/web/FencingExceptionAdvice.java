@@ -37,7 +37,9 @@ import java.net.URI;
  *       {@code presented} without its signature, {@code verdict}; problem {@code type} {@link #FORGED_TOKEN_TYPE});
  *       also answered by a verifying {@link FencingTokenFilter} before the request runs;</li>
  *   <li>428 Precondition Required, "Missing fencing token": no token for the resource ({@code resource}; problem {@code type}
- *       {@link #MISSING_TOKEN_TYPE});</li>
+ *       {@link #MISSING_TOKEN_TYPE}), on a request that carried a {@code Fencing-Token} header or passed a
+ *       {@link FencingTokenFilter}; on any other request the token was the service's own: 500, "Fencing token lost"
+ *       ({@code resource}; problem {@code type} {@link #LOST_TOKEN_TYPE});</li>
  *   <li>503 Service Unavailable, "Fence store unavailable": the store could not decide ({@code resource});</li>
  *   <li>503 Service Unavailable with {@code Retry-After: 1}, "Lock not acquired": the lock was not acquired in time
  *       or the lock service is unreachable ({@code resource}); nothing ran, the request may be retried;</li>
@@ -88,6 +90,9 @@ public class FencingExceptionAdvice {
     /** The problem {@code type} of a 428 for a missing token (none bound for the resource). */
     public static final URI MISSING_TOKEN_TYPE = FencingProblems.MISSING_TOKEN_TYPE;
 
+    /** The problem {@code type} of a 500 for a token the service lost (a request that sent none, filtered by none). */
+    public static final URI LOST_TOKEN_TYPE = FencingProblems.LOST_TOKEN_TYPE;
+
     /**
      * The problem {@code type} of a 403 for a token that failed signature verification (unsigned where signatures
      * are required, an unknown or retired key, a signature that does not match): answered by
@@ -116,12 +121,19 @@ public class FencingExceptionAdvice {
 
     /**
      * 428. When the request carried a {@code Fencing-Token} header that no {@link FencingTokenFilter} read (its URL
-     * patterns do not cover the path), the detail says so: the header was ignored, not refused.
+     * patterns do not cover the path), the detail says so: the header was ignored, not refused. When it carried none
+     * and no filter covered it, the token was the service's own and it lost it: 500 "Fencing token lost", the
+     * exception's message (which names the method) logged at ERROR, not sent.
      */
     @ExceptionHandler(MissingTokenException.class)
     public ProblemDetail missing(MissingTokenException e, WebRequest request) {
-        boolean headerIgnored = request != null && request.getHeader(FencingHeader.NAME) != null
-                && request.getAttribute(FencingTokenFilter.APPLIED_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST) == null;
+        boolean header = request != null && request.getHeader(FencingHeader.NAME) != null;
+        boolean filtered = request != null
+                && request.getAttribute(FencingTokenFilter.APPLIED_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST) != null;
+        if (request != null && !header && !filtered) {
+            return FencingProblems.lost(e); // the service's own token, lost: no precondition of the caller
+        }
+        boolean headerIgnored = header && !filtered;
         return FencingProblems.missing(e, headerIgnored ? "no FencingTokenFilter covers this path (with the Spring "
                 + "Boot starter: fencing.web.filter.url-patterns)" : null);
     }

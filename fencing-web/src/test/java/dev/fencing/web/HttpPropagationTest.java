@@ -830,6 +830,17 @@ class HttpPropagationTest {
     }
 
     @Test
+    void noHeaderOnAPathNoFilterCoversIsTheServicesOwnLostToken() throws Exception {
+        JsonNode problem = problem(exchange(plain, "POST", "/uncovered/21/note", Map.of("Content-Type", "text/plain")),
+                500);
+        assertThat(problem.get("title").asString()).isEqualTo("Fencing token lost");
+        assertThat(problem.get("type").asString()).isEqualTo(FencingExceptionAdvice.LOST_TOKEN_TYPE.toString());
+        assertThat(problem.get("resource").asString()).isEqualTo("accounts:21");
+        assertThat(problem.get("detail").asString()).contains("accounts:21").doesNotContain("FencingContext.bind")
+                .doesNotContain("(long");   // no method signature of the service leaves it
+    }
+
+    @Test
     void aHeaderOnAPathNoFilterCoversIsMissingSayingItWasNotRead() throws Exception {
         JsonNode problem = problem(exchange(plain, "POST", "/uncovered/19/note",
                 Map.of(FencingHeader.NAME, "accounts:19#1@h", "Content-Type", "text/plain")), 428);

@@ -215,6 +215,28 @@ public final class FencingProblems {
         return problem;
     }
 
+    /** The problem {@code type} of a 500 for a token lost inside the service. */
+    public static final URI LOST_TOKEN_TYPE = URI.create("https://fencing.dev/problems/token-lost");
+
+    /**
+     * 500: a fenced write found no token on a request that neither carried a {@code Fencing-Token} header nor passed a
+     * token filter, so the token was this service's own to bind (its acquiring method, a propagation it lost): a
+     * defect of the service, not a precondition of the caller. The exception's message (which names the method and
+     * the fix) is logged at ERROR, never sent; the detail names the resource only.
+     */
+    public static ProblemDetail lost(MissingTokenException e) {
+        log.error("Fenced write found no token for resource '" + e.resource() + "' on a request that sent none and "
+                + "passed no token filter; answering 500: " + e.getMessage());
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, "The fenced write "
+                + "of resource '" + e.resource() + "' found no fencing token bound: the service lost it (a thread "
+                + "hop without propagation, or a write outside the method that acquires the lock). Nothing was "
+                + "written; the service's log says where");
+        problem.setType(LOST_TOKEN_TYPE);
+        problem.setTitle("Fencing token lost");
+        problem.setProperty("resource", e.resource());
+        return problem;
+    }
+
     /** The servlet advice of {@link MissingTokenException}'s message, replaced on the reactive stack. */
     static final String SERVLET_ADVICE = "bind one with FencingContext.bind(...)";
 

@@ -1,5 +1,6 @@
 package dev.fencing.web.reactive;
 
+import dev.fencing.context.MissingTokenException;
 import dev.fencing.web.FencingExceptionAdvice;
 import dev.fencing.web.FencingHeader;
 import dev.fencing.web.internal.FencingProblems;
@@ -38,10 +39,12 @@ public final class FencingWebExceptionHandler implements WebExceptionHandler, Or
 
     @Override
     public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
-        boolean headerIgnored = exchange.getRequest().getHeaders().containsHeader(FencingHeader.NAME)
-                && exchange.getAttribute(FencingTokenWebFilter.APPLIED_ATTRIBUTE) == null;
-        ResponseEntity<ProblemDetail> answer = FencingProblems.of(ex, headerIgnored
-                ? "no FencingTokenWebFilter is registered in this application" : null, true);
+        boolean header = exchange.getRequest().getHeaders().containsHeader(FencingHeader.NAME);
+        boolean filtered = exchange.getAttribute(FencingTokenWebFilter.APPLIED_ATTRIBUTE) != null;
+        ResponseEntity<ProblemDetail> answer = ex instanceof MissingTokenException missing && !header && !filtered
+                ? ResponseEntity.status(500).body(FencingProblems.lost(missing)) // the service's own token, lost
+                : FencingProblems.of(ex, header && !filtered
+                        ? "no FencingTokenWebFilter is registered in this application" : null, true);
         ServerHttpResponse response = exchange.getResponse();
         if (answer == null || answer.getBody() == null || response.isCommitted()) {
             return Mono.error(ex);

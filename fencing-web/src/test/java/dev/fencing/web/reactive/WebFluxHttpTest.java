@@ -224,7 +224,7 @@ class WebFluxHttpTest {
     }
 
     @Test
-    void withoutAnyFencingFilterAMissingTokenSaysTheHeaderWasNotRead() {
+    void withoutAnyFencingFilterAMissingTokenSaysTheHeaderWasNotReadOrThatTheServiceLostIt() {
         RouterFunction<ServerResponse> routes = RouterFunctions.route()
                 .GET("/pay", request -> Mono.error(new MissingTokenException("accounts:1", "Ledger.pay"))).build();
         try (LoopbackServer bare = new LoopbackServer(WebHttpHandlerBuilder
@@ -236,8 +236,12 @@ class WebFluxHttpTest {
             assertThat(ignored.status()).isEqualTo(428);
             assertThat((String) ignored.problem().get("detail")).contains("header was not read: no "
                     + "FencingTokenWebFilter is registered");
-            assertThat(without.problem()).containsEntry("type", FencingProblems.MISSING_TOKEN_TYPE.toString());
-            assertThat((String) without.problem().get("detail")).doesNotContain("header was not read");
+            // no header and no filter: the token was the service's own to bind, and it lost it
+            assertThat(without.status()).isEqualTo(500);
+            assertThat(without.problem()).containsEntry("type", FencingProblems.LOST_TOKEN_TYPE.toString())
+                    .containsEntry("resource", "accounts:1");
+            assertThat((String) without.problem().get("detail")).contains("accounts:1")
+                    .doesNotContain("Ledger.pay").doesNotContain("header was not read");
         }
     }
 
