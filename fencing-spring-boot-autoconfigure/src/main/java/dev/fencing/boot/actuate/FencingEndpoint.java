@@ -29,8 +29,9 @@ import java.util.TreeMap;
 
 /**
  * {@code /actuator/fencing}: the configuration in effect (store and table, issuer, acquire timeout, lock timeout) and
- * the {@code fencing.checks} and {@code fencing.acquisitions} counts per resource and outcome, read from the
- * {@link MeterRegistry} on request (nothing is recorded for this endpoint on an accepted call), and the last
+ * the {@code fencing.checks} and {@code fencing.acquisitions} counts per resource and outcome, and the
+ * {@code fencing.leases.unchecked} count per resource ({@code uncheckedLeases}), read from the {@link MeterRegistry} on
+ * request (nothing is recorded for this endpoint on an accepted call), and the last
  * rejections ({@link FencingRejections}); with {@link FenceModes}, the mode of each resource and the report of observed
  * calls ({@code observed}: per method, its checks per outcome and when it last ran; {@code withoutToken}: the methods
  * that ran without a token, the code paths to fix before enforcing).
@@ -93,6 +94,7 @@ public class FencingEndpoint {
         }
         result.put("checks", counts(FencingMetrics.CHECKS, null));
         result.put("acquisitions", counts(FencingMetrics.ACQUISITIONS, null));
+        result.put("uncheckedLeases", uncheckedLeases(null));
         if (rejections != null) {
             result.put("rejections", rejections.recent());
         }
@@ -195,6 +197,7 @@ public class FencingEndpoint {
                     .getOrDefault(countedAs, Map.of()));
         }
         result.put("acquisitions", counts(FencingMetrics.ACQUISITIONS, countedAs).getOrDefault(countedAs, Map.of()));
+        result.put("uncheckedLeases", uncheckedLeases(countedAs).getOrDefault(countedAs, 0L));
         return result;
     }
 
@@ -238,6 +241,26 @@ public class FencingEndpoint {
             }
             counts.computeIfAbsent(resource, r -> new TreeMap<>())
                     .merge(outcome, (long) counter.count(), Long::sum);
+        }
+        return counts;
+    }
+
+    /**
+     * resource → locks given back with no check of their token ({@code fencing.leases.unchecked}); resources with none
+     * are left out. The methods are named in the log ({@code dev.fencing.guard.UncheckedLeases}).
+     */
+    private Map<String, Long> uncheckedLeases(String onlyResource) {
+        Map<String, Long> counts = new TreeMap<>();
+        if (registry == null) {
+            return counts;
+        }
+        var search = onlyResource == null ? registry.find(FencingMetrics.UNCHECKED_LEASES)
+                : registry.find(FencingMetrics.UNCHECKED_LEASES).tag("resource", onlyResource);
+        for (Counter counter : search.counters()) {
+            String resource = counter.getId().getTag("resource");
+            if (resource != null && counter.count() > 0) {
+                counts.merge(resource, (long) counter.count(), Long::sum);
+            }
         }
         return counts;
     }

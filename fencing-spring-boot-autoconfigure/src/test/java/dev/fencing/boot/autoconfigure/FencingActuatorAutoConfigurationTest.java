@@ -166,6 +166,28 @@ class FencingActuatorAutoConfigurationTest {
 
     @Test
     @SuppressWarnings("unchecked")
+    void theEndpointCountsTheLocksNoCheckSawPerResource() {
+        runner.withPropertyValues(h2("unchecked"), "management.endpoints.web.exposure.include=fencing",
+                "fencing.issuer.type=jdbc").withBean(FencingAutoConfigurationTest.AcquiringLedger.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    FencingEndpoint endpoint = context.getBean(FencingEndpoint.class);
+                    assertThat((Map<String, Long>) endpoint.fencing().get("uncheckedLeases")).isEmpty();
+
+                    // the acquiring method writes nothing through a @Fenced check: its lock went unchecked, twice
+                    FencingAutoConfigurationTest.AcquiringLedger acquiring =
+                            context.getBean(FencingAutoConfigurationTest.AcquiringLedger.class);
+                    acquiring.post();
+                    acquiring.post();
+                    assertThat((Map<String, Long>) endpoint.fencing().get("uncheckedLeases"))
+                            .containsExactly(Map.entry("ledger", 2L));
+                    assertThat(endpoint.resource("ledger")).containsEntry("uncheckedLeases", 2L);
+                    assertThat(endpoint.resource("other")).containsEntry("uncheckedLeases", 0L);
+                });
+    }
+
+    @Test
+    @SuppressWarnings("unchecked")
     void aRejectionListenerOfTheApplicationIsToldAndTheEndpointStillRecordsTheRejection() {
         List<dev.fencing.rule.TokenRejectedException> heard = new java.util.concurrent.CopyOnWriteArrayList<>();
         runner.withPropertyValues(h2("listener"), "management.endpoints.web.exposure.include=fencing")
