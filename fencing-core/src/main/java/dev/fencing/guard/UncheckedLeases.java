@@ -49,14 +49,12 @@ public final class UncheckedLeases {
         String methods = points.stream().map(FencePoint::operation).collect(Collectors.joining(", "));
         String annotation = "@Fenced(resource = \"" + point.resource() + "\""
                 + (point.keySource() == null ? "" : ", key = \"" + point.keySource() + "\"") + ")";
+        boolean one = points.size() == 1;
         return "@Fenced(acquire = true) on " + methods + " held the lock on '" + token.resource() + "' (token "
-                + token.value() + ") and gave it back, and no @Fenced check presented its token while it was held, "
-                + "nor did a carrier send it to another service: nothing fenced what "
-                + (points.size() == 1 ? "the call" : "those calls") + " wrote, so a holder paused past its lease "
-                + "could have written over a newer one. Write through a method with " + annotation + " (a "
-                + "repository); wait for a write handed to another thread before returning; when the check runs in "
-                + "another service, send the token with fencing-web's or fencing-amqp's carrier. If the method "
-                + "only reads, or writes on some paths only, set reportUnchecked = false on its @Fenced. Counted "
-                + "in fencing.leases.unchecked; logged once per method";
+                + token.value() + ") and no @Fenced check presented its token, nor did a carrier send it: whatever "
+                + (one ? "the call" : "those calls") + " wrote was not fenced. Write through a method with "
+                + annotation + ", and wait for writes handed to other threads. " + (one ? "If the method"
+                : "A method that") + " only reads, or writes on some paths only, takes reportUnchecked = false. "
+                + "Counted in fencing.leases.unchecked; logged once per method";
     }
 }

@@ -37,9 +37,9 @@ import java.net.URI;
  *       {@code presented} without its signature, {@code verdict}; problem {@code type} {@link #FORGED_TOKEN_TYPE});
  *       also answered by a verifying {@link FencingTokenFilter} before the request runs;</li>
  *   <li>428 Precondition Required, "Missing fencing token": no token for the resource ({@code resource}; problem {@code type}
- *       {@link #MISSING_TOKEN_TYPE}), on a request that carried a {@code Fencing-Token} header or passed a
- *       {@link FencingTokenFilter}; on any other request the token was the service's own: 500, "Fencing token lost"
- *       ({@code resource}; problem {@code type} {@link #LOST_TOKEN_TYPE});</li>
+ *       {@link #MISSING_TOKEN_TYPE}), on a request a {@link FencingTokenFilter} covered; on any other request the
+ *       token was the service's own (or its header was never read): 500, "Fencing token lost" ({@code resource};
+ *       problem {@code type} {@link #LOST_TOKEN_TYPE});</li>
  *   <li>503 Service Unavailable, "Fence store unavailable": the store could not decide ({@code resource});</li>
  *   <li>503 Service Unavailable with {@code Retry-After: 1}, "Lock not acquired": the lock was not acquired in time
  *       or the lock service is unreachable ({@code resource}); nothing ran, the request may be retried;</li>
@@ -120,22 +120,22 @@ public class FencingExceptionAdvice {
     }
 
     /**
-     * 428. When the request carried a {@code Fencing-Token} header that no {@link FencingTokenFilter} read (its URL
-     * patterns do not cover the path), the detail says so: the header was ignored, not refused. When it carried none
-     * and no filter covered it, the token was the service's own and it lost it: 500 "Fencing token lost", the
-     * exception's message (which names the method) logged at ERROR, not sent.
+     * 428 on a request a {@link FencingTokenFilter} covered: the caller's token was missing. On any other request the
+     * token was the service's own and it lost it, or a header the caller sent was never read (the filter's URL
+     * patterns do not cover the path, and the detail says so): 500 "Fencing token lost", the exception's message
+     * (which names the method) logged at ERROR, not sent.
      */
     @ExceptionHandler(MissingTokenException.class)
     public ProblemDetail missing(MissingTokenException e, WebRequest request) {
         boolean header = request != null && request.getHeader(FencingHeader.NAME) != null;
         boolean filtered = request != null
                 && request.getAttribute(FencingTokenFilter.APPLIED_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST) != null;
-        if (request != null && !header && !filtered) {
-            return FencingProblems.lost(e); // the service's own token, lost: no precondition of the caller
+        if (request != null && !filtered) {
+            // the service's own token, lost, or a header no filter read: no precondition of the caller
+            return FencingProblems.lost(e, header ? "no FencingTokenFilter covers this path (with the Spring Boot "
+                    + "starter: fencing.web.filter.url-patterns)" : null);
         }
-        boolean headerIgnored = header && !filtered;
-        return FencingProblems.missing(e, headerIgnored ? "no FencingTokenFilter covers this path (with the Spring "
-                + "Boot starter: fencing.web.filter.url-patterns)" : null);
+        return FencingProblems.missing(e, null);
     }
 
     /** 428 for {@code e}, without looking at the request. */

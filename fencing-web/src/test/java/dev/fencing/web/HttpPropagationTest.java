@@ -841,12 +841,13 @@ class HttpPropagationTest {
     }
 
     @Test
-    void aHeaderOnAPathNoFilterCoversIsMissingSayingItWasNotRead() throws Exception {
+    void aHeaderOnAPathNoFilterCoversIsTheServicesFaultSayingItWasNotRead() throws Exception {
         JsonNode problem = problem(exchange(plain, "POST", "/uncovered/19/note",
-                Map.of(FencingHeader.NAME, "accounts:19#1@h", "Content-Type", "text/plain")), 428);
+                Map.of(FencingHeader.NAME, "accounts:19#1@h", "Content-Type", "text/plain")), 500);
+        assertThat(problem.get("type").asString()).isEqualTo(FencingExceptionAdvice.LOST_TOKEN_TYPE.toString());
         assertThat(problem.get("detail").asString()).contains("accounts:19")
                 .contains("header was not read: no FencingTokenFilter covers this path")
-                .contains("fencing.web.filter.url-patterns");
+                .contains("fencing.web.filter.url-patterns").doesNotContain("(long");
     }
 
     @Test

@@ -219,18 +219,21 @@ public final class FencingProblems {
     public static final URI LOST_TOKEN_TYPE = URI.create("https://fencing.dev/problems/token-lost");
 
     /**
-     * 500: a fenced write found no token on a request that neither carried a {@code Fencing-Token} header nor passed a
-     * token filter, so the token was this service's own to bind (its acquiring method, a propagation it lost): a
-     * defect of the service, not a precondition of the caller. The exception's message (which names the method and
-     * the fix) is logged at ERROR, never sent; the detail names the resource only.
+     * 500: a fenced write found no token on a request that passed no token filter, so the token was this service's own
+     * to bind (its acquiring method, a propagation it lost), or a header the caller sent was never read (no filter
+     * covers the path): a defect of the service, not a precondition of the caller. The exception's message (which
+     * names the method and the fix) is logged at ERROR, never sent; the detail names the resource only, and says so
+     * when {@code headerIgnored} (why the header was not read) is not {@code null}.
      */
-    public static ProblemDetail lost(MissingTokenException e) {
-        log.error("Fenced write found no token for resource '" + e.resource() + "' on a request that sent none and "
-                + "passed no token filter; answering 500: " + e.getMessage());
+    public static ProblemDetail lost(MissingTokenException e, String headerIgnored) {
+        log.error("Fenced write found no token for resource '" + e.resource() + "' on a request that passed no token "
+                + "filter" + (headerIgnored == null ? "" : " (its Fencing-Token header was not read: "
+                + headerIgnored + ")") + "; answering 500: " + e.getMessage());
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, "The fenced write "
                 + "of resource '" + e.resource() + "' found no fencing token bound: the service lost it (a thread "
-                + "hop without propagation, or a write outside the method that acquires the lock). Nothing was "
-                + "written; the service's log says where");
+                + "hop without propagation, or a write outside the method that acquires the lock). The fenced write "
+                + "did not run; the service's log says where"
+                + (headerIgnored == null ? "" : ". The request's Fencing-Token header was not read: " + headerIgnored));
         problem.setType(LOST_TOKEN_TYPE);
         problem.setTitle("Fencing token lost");
         problem.setProperty("resource", e.resource());

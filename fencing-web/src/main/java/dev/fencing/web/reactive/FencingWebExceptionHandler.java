@@ -41,10 +41,11 @@ public final class FencingWebExceptionHandler implements WebExceptionHandler, Or
     public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
         boolean header = exchange.getRequest().getHeaders().containsHeader(FencingHeader.NAME);
         boolean filtered = exchange.getAttribute(FencingTokenWebFilter.APPLIED_ATTRIBUTE) != null;
-        ResponseEntity<ProblemDetail> answer = ex instanceof MissingTokenException missing && !header && !filtered
-                ? ResponseEntity.status(500).body(FencingProblems.lost(missing)) // the service's own token, lost
-                : FencingProblems.of(ex, header && !filtered
-                        ? "no FencingTokenWebFilter is registered in this application" : null, true);
+        // a missing token no filter could have bound: the service's own, lost, or a header nothing read
+        ResponseEntity<ProblemDetail> answer = ex instanceof MissingTokenException missing && !filtered
+                ? ResponseEntity.status(500).body(FencingProblems.lost(missing,
+                        header ? "no FencingTokenWebFilter is registered in this application" : null))
+                : FencingProblems.of(ex, null, true);
         ServerHttpResponse response = exchange.getResponse();
         if (answer == null || answer.getBody() == null || response.isCommitted()) {
             return Mono.error(ex);
