@@ -75,7 +75,7 @@ class AlertsEndToEndTest {
             }
             assertThat(prometheus.query("fencing_checks_total{outcome=\"stale\"} > 0")).isEmpty();
             assertThat(prometheus.query("increase(fencing_checks_total{outcome=\"accepted\"}[10s]) > 0")).isNotEmpty();
-            assertThat(evaluatedRules(prometheus)).isEqualTo(5);
+            assertThat(evaluatedRules(prometheus)).isEqualTo(6);
         }
     }
 
@@ -105,7 +105,7 @@ class AlertsEndToEndTest {
     private static boolean heldWindow(PrometheusServer prometheus) throws Exception {
         return !prometheus.query("count_over_time(fencing_checks_total{outcome=\"accepted\"}[12s]) >= 11").isEmpty()
                 && !prometheus.query("increase(fencing_checks_total{outcome=\"accepted\"}[10s]) > 0").isEmpty()
-                && evaluatedRules(prometheus) == 5;
+                && evaluatedRules(prometheus) == 6;
     }
 
     private static Set<String> metricsIn(Path rules) throws Exception {
