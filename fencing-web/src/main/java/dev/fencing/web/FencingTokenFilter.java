@@ -212,7 +212,9 @@ public class FencingTokenFilter implements Filter {
             chain.doFilter(request, response);
             return;
         }
-        http.setAttribute(APPLIED_ATTRIBUTE, Boolean.TRUE);
+        if (trusted == null ? scopeChecked : trusted.test(http)) {
+            http.setAttribute(APPLIED_ATTRIBUTE, Boolean.TRUE); // callers may send tokens here
+        }
         List<String> fields = Collections.list(http.getHeaders(FencingHeader.NAME));
         String untrusted = null;
         if (!fields.isEmpty() && trusted == null && !scopeChecked) {
@@ -239,8 +241,10 @@ public class FencingTokenFilter implements Filter {
     static final int MAX_DETAIL_LENGTH = HeaderAdmission.MAX_DETAIL_LENGTH;
 
     /**
-     * The request attribute this filter sets on every request it sees: {@link FencingExceptionAdvice} tells a caller
-     * whose {@code Fencing-Token} header was never read (the filter does not cover the path) why its token is missing.
+     * The request attribute this filter sets on every request whose caller may send tokens (its mapping covers the
+     * path, or its trust predicate accepts the request): {@link FencingExceptionAdvice} answers a missing token there
+     * with 428 (the caller's), and on any other request with 500 (the service's own, lost). Code that binds callers'
+     * tokens from a carrier of its own sets it too.
      */
     public static final String APPLIED_ATTRIBUTE = FencingTokenFilter.class.getName() + ".APPLIED";
 

@@ -464,7 +464,9 @@ class HttpPropagationTest {
             FencingToken current = FencingContext.current("accounts:5");
             FencingToken local = FencingContext.currentLocal("accounts:5");
             response.setContentType("text/plain");
-            response.getWriter().write("current=" + current + " local=" + local);
+            response.getWriter().write("current=" + current + " local=" + local
+                    + (request.getParameter("applied") == null ? ""
+                    : " applied=" + (request.getAttribute(FencingTokenFilter.APPLIED_ATTRIBUTE) != null)));
         }
     }
 
@@ -671,6 +673,11 @@ class HttpPropagationTest {
                 Map.of(FencingHeader.NAME, "accounts:5#9@x", "X-Service-Auth", "s3cret"));
         assertThat(trusted.status()).isEqualTo(200);
         assertThat(trusted.body()).as("bound for checks, but not as a local lock").isEqualTo("current=accounts:5#9@x local=null");
+
+        // only a request whose caller may send tokens is marked so: a missing token elsewhere is the service's own
+        assertThat(exchange(plain, "GET", "/trusted/probe?applied", Map.of()).body()).endsWith("applied=false");
+        assertThat(exchange(plain, "GET", "/trusted/probe?applied", Map.of("X-Service-Auth", "s3cret")).body())
+                .endsWith("applied=true");
     }
 
     @Test

@@ -50,8 +50,10 @@ import java.util.function.Predicate;
 public final class FencingTokenWebFilter implements WebFilter {
 
     /**
-     * The exchange attribute this filter sets on every request it sees: {@link FencingWebExceptionHandler} tells a
-     * caller whose {@code Fencing-Token} header was never read why its token is missing.
+     * The exchange attribute this filter sets on every request whose caller may send tokens (its trust predicate or
+     * path patterns accept it): {@link FencingWebExceptionHandler} answers a missing token there with 428 (the
+     * caller's), and on any other request with 500 (the service's own, lost). Code that binds callers' tokens from a
+     * carrier of its own sets it too.
      */
     public static final String APPLIED_ATTRIBUTE = FencingTokenWebFilter.class.getName() + ".APPLIED";
 
@@ -168,7 +170,9 @@ public final class FencingTokenWebFilter implements WebFilter {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        exchange.getAttributes().put(APPLIED_ATTRIBUTE, Boolean.TRUE);
+        if (trusted.test(exchange)) {
+            exchange.getAttributes().put(APPLIED_ATTRIBUTE, Boolean.TRUE); // callers may send tokens here
+        }
         ServerHttpRequest request = exchange.getRequest();
         List<String> fields = request.getHeaders().getOrEmpty(FencingHeader.NAME);
         String untrusted = !fields.isEmpty() && !trusted.test(exchange) ? untrustedDetail : null;

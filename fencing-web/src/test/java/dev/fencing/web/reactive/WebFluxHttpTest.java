@@ -217,9 +217,10 @@ class WebFluxHttpTest {
 
         assertThat(refused.status()).isEqualTo(403);
         assertThat(refused.problem()).containsEntry("type", FencingProblems.UNTRUSTED_TOKEN_TYPE);
-        assertThat(missing.status()).isEqualTo(428);
+        // no header on a path whose callers may not send one: the token was the service's own to bind
+        assertThat(missing.status()).isEqualTo(500);
+        assertThat(missing.problem()).containsEntry("type", FencingProblems.LOST_TOKEN_TYPE.toString());
         assertThat((String) missing.problem().get("detail")).doesNotContain("header was not read")
-                .contains("contextWrite(ReactiveFencing.bind(token))", "FencingTokenWebFilter")
                 .doesNotContain("FencingContext.bind");
     }
 
@@ -242,6 +243,30 @@ class WebFluxHttpTest {
                     .containsEntry("resource", "accounts:1");
             assertThat((String) without.problem().get("detail")).contains("accounts:1")
                     .doesNotContain("Ledger.pay").doesNotContain("header was not read");
+        }
+    }
+
+    @Test
+    void withTheFilterOnInternalPathsAPublicPathsMissingTokenIsTheServicesOwn() {
+        RouterFunction<ServerResponse> routes = RouterFunctions.route()
+                .GET("/pay", request -> Mono.error(new MissingTokenException("accounts:1", "Ledger.pay(long)")))
+                .GET("/internal/pay", request -> Mono.error(new MissingTokenException("accounts:1", "Ledger.pay(long)")))
+                .build();
+        try (LoopbackServer server = new LoopbackServer(WebHttpHandlerBuilder
+                .webHandler(RouterFunctions.toWebHandler(routes))
+                .filter(FencingTokenWebFilter.forPaths("/internal/**"))   // as the Boot starter registers it
+                .exceptionHandler(new FencingWebExceptionHandler()).build())) {
+            Answer lost = Answer.get(server.client(), "/pay");
+            assertThat(lost.status()).isEqualTo(500);
+            assertThat(lost.problem()).containsEntry("type", FencingProblems.LOST_TOKEN_TYPE.toString());
+            assertThat((String) lost.problem().get("detail")).doesNotContain("Ledger.pay");
+
+            Answer missing = Answer.get(server.client(), "/internal/pay"); // the caller's token: 428
+            assertThat(missing.status()).isEqualTo(428);
+            assertThat(missing.problem()).containsEntry("type", FencingProblems.MISSING_TOKEN_TYPE.toString());
+            assertThat((String) missing.problem().get("detail"))
+                    .contains("contextWrite(ReactiveFencing.bind(token))", "FencingTokenWebFilter")
+                    .doesNotContain("FencingContext.bind");
         }
     }
 
