@@ -84,12 +84,20 @@ public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
 
     /**
      * This snapshot with {@code tokens} bound locally on top of it: a token for a resource this snapshot already has
-     * hides that one (an inner binding wins), the others stay with their origins.
+     * hides that one (an inner binding wins), the others stay with their origins. A token of a lock this process holds
+     * ({@link TokenUse#open}) keeps its use, as with {@link FencingContext#bind}.
      *
      * @throws IllegalArgumentException when two of {@code tokens} name the same resource
      */
     public FencingSnapshot withLocal(FencingToken... tokens) {
-        return with(local(Arrays.asList(tokens)), Map.of());
+        Map<String, TokenUse> uses = new HashMap<>();
+        for (FencingToken token : tokens) {
+            TokenUse use = token == null ? null : TokenUse.of(token); // a held lock's token bound by hand keeps its use
+            if (use != null) {
+                uses.put(token.resource(), use);
+            }
+        }
+        return with(local(Arrays.asList(tokens)), uses);
     }
 
     /**

@@ -263,17 +263,22 @@ public final class ReactiveFenceGuard {
                         .doOnNext(lease -> FencingMetrics.increment(point.acquisitions().acquired()))
                         .map(Acquired::new),
                 acquired -> underLease(point, resource, acquired, call),
-                acquired -> releaseAfter(acquired.lease, "completed").then(Mono.fromRunnable(() -> {
-                    TokenUse use = acquired.closeUse();
-                    if (use != null && !use.isUsed()) {
-                        UncheckedLeases.report(point, acquired.lease.token());
-                    }
-                })),
-                (acquired, error) -> issuer.release(acquired.lease).onErrorResume(Exception.class, e -> {
-                    error.addSuppressed(e); // the call's error is what the subscriber hears of
-                    return Mono.empty();
-                }).doFinally(signal -> acquired.closeUse()),
-                acquired -> releaseAfter(acquired.lease, "was cancelled").doFinally(signal -> acquired.closeUse()));
+                // each release is deferred, so a release that throws instead of signalling still closes the use
+                // and, after a completed or cancelled call, is logged rather than signalled
+                acquired -> releaseAfter(acquired.lease, "completed")
+                        .doFinally(signal -> {
+                            TokenUse use = acquired.closeUse();
+                            if (use != null && !use.isUsed()) {
+                                UncheckedLeases.report(point, acquired.lease.token());
+                            }
+                        }),
+                (acquired, error) -> Mono.defer(() -> issuer.release(acquired.lease))
+                        .onErrorResume(Exception.class, e -> {
+                            error.addSuppressed(e); // the call's error is what the subscriber hears of
+                            return Mono.empty();
+                        }).doFinally(signal -> acquired.closeUse()),
+                acquired -> releaseAfter(acquired.lease, "was cancelled")
+                        .doFinally(signal -> acquired.closeUse()));
     }
 
     /** One subscription's lease, with the use its token's binding carries to the checks below it. */
@@ -302,7 +307,8 @@ public final class ReactiveFenceGuard {
      * frees the lock when the lease expires.
      */
     private Mono<Void> releaseAfter(Lease lease, String ending) {
-        return issuer.release(lease).onErrorResume(Exception.class, e -> {
+        // deferred: a release that throws instead of signalling is logged the same way
+        return Mono.defer(() -> issuer.release(lease)).onErrorResume(Exception.class, e -> {
             LOG.log(System.Logger.Level.WARNING, () -> "Could not release the lock on '" + lease.token().resource()
                     + "' after its fenced call " + ending + " (the call's signals stand); the lock service frees it "
                     + "when the lease expires: " + e); // expected in an outage: no trace

@@ -66,6 +66,52 @@ class ReactiveUncheckedLeaseTest {
     }
 
     @Test
+    void theAcquiredTokenBoundByHandIntoTheContextKeepsItsUse() {
+        StepVerifier.create(guard.fence(transfer, new Object[0], () -> Mono.deferContextual(context -> {
+                    FencingToken mine = ReactiveFencing.current(context, "accounts");
+                    return Mono.from(guard.fence(save, new Object[0], () -> Mono.just("saved")))
+                            .contextWrite(ReactiveFencing.bind(mine)); // the README's way to bind a token
+                }))).expectNext("saved").verifyComplete();
+        Polling.until(() -> !issuer.isHeld("accounts"));
+        assertThat(unchecked()).isZero();
+    }
+
+    @Test
+    void aReleaseThatThrowsStillClosesTheUse() {
+        ReactiveTokenIssuer base = ReactiveTokenIssuer.fromBlocking(issuer);
+        ReactiveTokenIssuer throwing = new ReactiveTokenIssuer() {
+            @Override
+            public Mono<dev.fencing.issuer.Lease> acquire(String resource, Duration timeout) {
+                return base.acquire(resource, timeout);
+            }
+
+            @Override
+            public Mono<Void> release(dev.fencing.issuer.Lease lease) {
+                lease.close();
+                throw new IllegalStateException("a release that throws instead of signalling");
+            }
+        };
+        ReactiveFenceGuard throwingGuard = ReactiveFenceGuard.builder(store).issuer(throwing)
+                .acquireTimeout(Duration.ofSeconds(5)).build();
+        java.util.List<FencingToken> tokens = new java.util.concurrent.CopyOnWriteArrayList<>();
+        StepVerifier.create(throwingGuard.fence(transfer, new Object[0], () -> Mono.deferContextual(context -> {
+            tokens.add(ReactiveFencing.current(context, "accounts"));
+            return Mono.just("done");
+        }))).expectNext("done").verifyComplete();
+        StepVerifier.create(throwingGuard.fence(transfer, new Object[0], () -> Mono.deferContextual(context -> {
+            tokens.add(ReactiveFencing.current(context, "accounts"));
+            return Mono.error(new IllegalStateException("boom"));
+        }))).expectErrorMessage("boom").verify();
+
+        assertThat(tokens).hasSize(2);
+        for (FencingToken token : tokens) {   // a plain bind of the token finds no open use: the registry let go
+            try (FencingScope ignored = FencingContext.bind(token)) {
+                assertThat(FencingContext.snapshot().useOf("accounts")).as("use of %s", token).isNull();
+            }
+        }
+    }
+
+    @Test
     void aThreadBoundLockPropagatedIntoAReactiveChainIsMarkedByItsCheck() {
         TokenUse use = new TokenUse();
         try (FencingScope ignored = FencingContext.bindAcquired(new FencingToken("accounts", 1, "h"), use)) {
