@@ -21,9 +21,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -125,44 +127,45 @@ class UncheckedLeaseTest {
         assertThat(unchecked()).isZero();
     }
 
+    /** Writes through the repository on a new thread under the binding {@code bind} opens there, and waits. */
+    private static void writeOnAnotherThread(Supplier<FencingScope> bind, Callable<?> write) throws Exception {
+        List<Throwable> failures = new ArrayList<>();
+        Thread worker = new Thread(() -> {
+            try (FencingScope ignored = bind.get()) {
+                write.call();
+            } catch (Throwable t) {
+                failures.add(t);
+            }
+        });
+        worker.start();
+        worker.join(10_000);
+        assertThat(failures).isEmpty();
+    }
+
     @Test
     void aSnapshotBoundElsewhereCarriesTheUse() throws Throwable {
-        List<Throwable> failures = new ArrayList<>();
         guard.invoke(service, new Object[0], () -> {
             FencingSnapshot snapshot = FencingContext.snapshot();
-            Thread worker = new Thread(() -> {
-                try (FencingScope ignored = FencingContext.bindOnly(snapshot.values())) {
-                    write();
-                } catch (Throwable t) {
-                    failures.add(t);
-                }
+            writeOnAnotherThread(() -> FencingContext.bindOnly(snapshot.values()), () -> {
+                write();
+                return null;
             });
-            worker.start();
-            worker.join(10_000);
             return null;
         });
-        assertThat(failures).isEmpty();
         assertThat(unchecked()).isZero();
     }
 
     @Test
     void aTokenHandedToAnotherThreadByAPlainBindStillCountsForItsLock() throws Throwable {
-        List<Throwable> failures = new ArrayList<>();
         FencingToken[] handed = new FencingToken[1];
         guard.invoke(service, new Object[0], () -> {
             handed[0] = FencingContext.snapshot().get("ledger"); // what MissingTokenException's message suggests
-            Thread worker = new Thread(() -> {
-                try (FencingScope ignored = FencingContext.bind(handed[0])) {
-                    write();
-                } catch (Throwable t) {
-                    failures.add(t);
-                }
+            writeOnAnotherThread(() -> FencingContext.bind(handed[0]), () -> {
+                write();
+                return null;
             });
-            worker.start();
-            worker.join(10_000);
             return null;
         });
-        assertThat(failures).isEmpty();
         assertThat(unchecked()).isZero();
 
         // once the lock is given back, binding its token finds no use: nothing marks a lock already judged
