@@ -104,7 +104,21 @@ public class FencingExceptionAdvice {
     /** Seconds a client should wait before retrying a request that failed for a reason that passes. */
     static final long RETRY_AFTER_SECONDS = FencingProblems.RETRY_AFTER_SECONDS;
 
+    /**
+     * 409. On a request no {@link FencingTokenFilter} covered, the refused token was the service's own lock's, not
+     * the caller's: the detail then names neither the method nor the holder id, and {@code presented} is left out.
+     */
     @ExceptionHandler(TokenRejectedException.class)
+    public ProblemDetail rejected(TokenRejectedException e, WebRequest request) {
+        ProblemDetail problem = FencingProblems.rejected(e);
+        if (request != null && !(e instanceof ForgedTokenException)
+                && request.getAttribute(FencingTokenFilter.APPLIED_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST) == null) {
+            return FencingProblems.ownTokenRejected(problem, e);
+        }
+        return problem;
+    }
+
+    /** 409 for {@code e}, without looking at the request. */
     public ProblemDetail rejected(TokenRejectedException e) {
         return FencingProblems.rejected(e);
     }

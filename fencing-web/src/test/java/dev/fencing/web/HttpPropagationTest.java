@@ -160,6 +160,13 @@ class HttpPropagationTest {
             return "written";
         }
 
+        /** Outside the filter's patterns: the service's own lock's token, refused as stale. */
+        @PostMapping("/uncovered/{account}/stale")
+        public String staleOwnToken(@PathVariable("account") String account) {
+            throw new StaleTokenException("accounts:" + account, new FencingToken("accounts:" + account, 3,
+                    "host-7/lease-42"), 9, "NotesService.write(String)");
+        }
+
         /** Outside the filter's patterns: a Fencing-Token header sent here is never read. */
         @PostMapping("/uncovered/{account}/note")
         public String writeUncovered(@PathVariable("account") String account, @RequestBody String note) {
@@ -834,6 +841,18 @@ class HttpPropagationTest {
         assertThat(problem.get("resource").asString()).isEqualTo("accounts:13");
         assertThat(problem.get("detail").asString()).contains("accounts:13").contains("write")
                 .doesNotContain("was not read");
+    }
+
+    @Test
+    void theServicesOwnStaleTokenOnAPathNoFilterCoversNamesNeitherMethodNorHolder() throws Exception {
+        JsonNode problem = problem(exchange(plain, "POST", "/uncovered/23/stale", Map.of("Content-Type", "text/plain")),
+                409);
+        assertThat(problem.get("title").asString()).isEqualTo("Stale fencing token");
+        assertThat(problem.get("resource").asString()).isEqualTo("accounts:23");
+        assertThat(problem.get("maxSeen").asLong()).isEqualTo(9);
+        assertThat(problem.has("presented")).isFalse();
+        assertThat(problem.get("detail").asString()).contains("accounts:23").doesNotContain("NotesService")
+                .doesNotContain("host-7");
     }
 
     @Test

@@ -181,6 +181,22 @@ public final class FencingProblems {
         return problem;
     }
 
+    /**
+     * {@code problem}, the answer to {@code e}, for a request whose caller could not have sent the refused token (no
+     * token filter covered it): the token was the service's own lock's, so the detail says what happened without the
+     * method or the holder id, and {@code presented} is left out. Status, type, title, resource, max_seen and verdict
+     * stay.
+     */
+    public static ProblemDetail ownTokenRejected(ProblemDetail problem, TokenRejectedException e) {
+        problem.setDetail("The write of resource '" + e.resource() + "' was refused: the token of the service's lock ("
+                + e.presented().value() + ") was not accepted, max_seen is " + e.maxSeen() + " (verdict "
+                + e.verdict().outcome() + "); a newer holder may have written. Nothing was written by the refused call");
+        if (problem.getProperties() != null) {
+            problem.getProperties().remove("presented");
+        }
+        return problem;
+    }
+
     /** 403 for a forged token: a generic detail naming the resource, never why verification failed. */
     public static ProblemDetail forged(ForgedTokenException e) {
         return forged(e.resource(), e.presented());

@@ -46,6 +46,11 @@ public final class FencingWebExceptionHandler implements WebExceptionHandler, Or
                 ? ResponseEntity.status(500).body(FencingProblems.lost(missing,
                         header ? "no FencingTokenWebFilter is registered in this application" : null))
                 : FencingProblems.of(ex, null, true);
+        if (!filtered && ex instanceof dev.fencing.rule.TokenRejectedException rejected
+                && !(ex instanceof dev.fencing.rule.ForgedTokenException) && answer != null
+                && answer.getBody() != null) {
+            FencingProblems.ownTokenRejected(answer.getBody(), rejected); // the service's own lock's token
+        }
         ServerHttpResponse response = exchange.getResponse();
         if (answer == null || answer.getBody() == null || response.isCommitted()) {
             return Mono.error(ex);

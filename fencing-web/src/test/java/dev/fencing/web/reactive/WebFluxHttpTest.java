@@ -251,6 +251,10 @@ class WebFluxHttpTest {
         RouterFunction<ServerResponse> routes = RouterFunctions.route()
                 .GET("/pay", request -> Mono.error(new MissingTokenException("accounts:1", "Ledger.pay(long)")))
                 .GET("/internal/pay", request -> Mono.error(new MissingTokenException("accounts:1", "Ledger.pay(long)")))
+                .GET("/stale", request -> Mono.error(new dev.fencing.rule.StaleTokenException("accounts:1",
+                        new dev.fencing.token.FencingToken("accounts:1", 3, "host-7/lease-42"), 9, "Ledger.pay(long)")))
+                .GET("/internal/stale", request -> Mono.error(new dev.fencing.rule.StaleTokenException("accounts:1",
+                        new dev.fencing.token.FencingToken("accounts:1", 3, "host-7/lease-42"), 9, "Ledger.pay(long)")))
                 .build();
         try (LoopbackServer server = new LoopbackServer(WebHttpHandlerBuilder
                 .webHandler(RouterFunctions.toWebHandler(routes))
@@ -267,6 +271,15 @@ class WebFluxHttpTest {
             assertThat((String) missing.problem().get("detail"))
                     .contains("contextWrite(ReactiveFencing.bind(token))", "FencingTokenWebFilter")
                     .doesNotContain("FencingContext.bind");
+
+            // the service's own stale token on a public path: neither method nor holder; the caller's: all of it
+            Answer own = Answer.get(server.client(), "/stale");
+            assertThat(own.status()).isEqualTo(409);
+            assertThat(own.problem()).doesNotContainKey("presented").containsEntry("verdict", "stale");
+            assertThat((String) own.problem().get("detail")).doesNotContain("Ledger.pay").doesNotContain("host-7");
+            Answer callers = Answer.get(server.client(), "/internal/stale");
+            assertThat(callers.status()).isEqualTo(409);
+            assertThat(callers.problem()).containsEntry("presented", "accounts:1#3@host-7/lease-42");
         }
     }
 
