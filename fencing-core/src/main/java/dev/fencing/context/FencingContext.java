@@ -64,10 +64,7 @@ public final class FencingContext {
     public static FencingScope bindAcquired(FencingToken token, TokenUse use) {
         Objects.requireNonNull(token, "token");
         Objects.requireNonNull(use, "use");
-        FencingScope scope = new FencingScope(new FencingToken[] {token}, new boolean[1], new TokenUse[] {use},
-                TOP.get(), Thread.currentThread(), false);
-        TOP.set(scope);
-        return scope;
+        return push(new FencingToken[] {token}, new boolean[1], new TokenUse[] {use});
     }
 
     /**
@@ -87,10 +84,7 @@ public final class FencingContext {
         for (int i = 0; i < useCopy.length; i++) {
             Objects.requireNonNull(useCopy[i], "uses[" + i + "]");
         }
-        FencingScope scope = new FencingScope(copy, new boolean[copy.length], useCopy, TOP.get(),
-                Thread.currentThread(), false);
-        TOP.set(scope);
-        return scope;
+        return push(copy, new boolean[copy.length], useCopy);
     }
 
     /**

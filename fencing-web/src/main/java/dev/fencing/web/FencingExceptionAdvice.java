@@ -110,12 +110,12 @@ public class FencingExceptionAdvice {
      */
     @ExceptionHandler(TokenRejectedException.class)
     public ProblemDetail rejected(TokenRejectedException e, WebRequest request) {
-        ProblemDetail problem = FencingProblems.rejected(e);
-        if (request != null && !(e instanceof ForgedTokenException)
-                && request.getAttribute(FencingTokenFilter.APPLIED_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST) == null) {
-            return FencingProblems.ownTokenRejected(problem, e);
-        }
-        return problem;
+        return FencingProblems.rejected(e, request == null || callerMaySend(request));
+    }
+
+    /** Whether a {@link FencingTokenFilter} marked {@code request} as one whose caller may send tokens. */
+    private static boolean callerMaySend(WebRequest request) {
+        return request.getAttribute(FencingTokenFilter.APPLIED_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST) != null;
     }
 
     /** 409 for {@code e}, without looking at the request. */
@@ -141,15 +141,12 @@ public class FencingExceptionAdvice {
      */
     @ExceptionHandler(MissingTokenException.class)
     public ProblemDetail missing(MissingTokenException e, WebRequest request) {
-        boolean header = request != null && request.getHeader(FencingHeader.NAME) != null;
-        boolean filtered = request != null
-                && request.getAttribute(FencingTokenFilter.APPLIED_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST) != null;
-        if (request != null && !filtered) {
-            // the service's own token, lost, or a header no filter read: no precondition of the caller
-            return FencingProblems.lost(e, header ? "no FencingTokenFilter covers this path (with the Spring Boot "
-                    + "starter: fencing.web.filter.url-patterns)" : null);
+        if (request == null) {
+            return FencingProblems.missing(e, null);
         }
-        return FencingProblems.missing(e, null);
+        boolean header = request.getHeader(FencingHeader.NAME) != null;
+        return FencingProblems.missing(e, callerMaySend(request), header ? "no FencingTokenFilter covers this path "
+                + "(with the Spring Boot starter: fencing.web.filter.url-patterns)" : null, false);
     }
 
     /** 428 for {@code e}, without looking at the request. */

@@ -182,6 +182,28 @@ public final class FencingProblems {
     }
 
     /**
+     * The answer to a missing token: 428 when the request's caller may send tokens ({@code callerMaySend}: a token
+     * filter marked it), the caller's token was missing; otherwise 500 ({@link #lost}), the service's own, and
+     * {@code headerIgnored} says why a header the caller sent was not read. {@code reactive}: the WebFlux 428.
+     */
+    public static ProblemDetail missing(MissingTokenException e, boolean callerMaySend, String headerIgnored,
+                                        boolean reactive) {
+        if (!callerMaySend) {
+            return lost(e, headerIgnored);
+        }
+        return reactive ? missingReactive(e, null) : missing(e, null);
+    }
+
+    /**
+     * The answer to a refused token: {@link #rejected(TokenRejectedException)}, and when the request's caller may not
+     * send tokens ({@code callerMaySend} false) the token was the service's own lock's: {@link #ownTokenRejected}.
+     */
+    public static ProblemDetail rejected(TokenRejectedException e, boolean callerMaySend) {
+        ProblemDetail problem = rejected(e);
+        return callerMaySend || e instanceof ForgedTokenException ? problem : ownTokenRejected(problem, e);
+    }
+
+    /**
      * {@code problem}, the answer to {@code e}, for a request whose caller could not have sent the refused token (no
      * token filter covered it): the token was the service's own lock's, so the detail says what happened without the
      * method or the holder id, and {@code presented} is left out. Status, type, title, resource, max_seen and verdict

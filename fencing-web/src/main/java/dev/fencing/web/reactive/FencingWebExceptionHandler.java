@@ -1,6 +1,7 @@
 package dev.fencing.web.reactive;
 
 import dev.fencing.context.MissingTokenException;
+import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.web.FencingExceptionAdvice;
 import dev.fencing.web.FencingHeader;
 import dev.fencing.web.internal.FencingProblems;
@@ -40,16 +41,17 @@ public final class FencingWebExceptionHandler implements WebExceptionHandler, Or
     @Override
     public Mono<Void> handle(ServerWebExchange exchange, Throwable ex) {
         boolean header = exchange.getRequest().getHeaders().containsHeader(FencingHeader.NAME);
-        boolean filtered = exchange.getAttribute(FencingTokenWebFilter.APPLIED_ATTRIBUTE) != null;
-        // a missing token no filter could have bound: the service's own, lost, or a header nothing read
-        ResponseEntity<ProblemDetail> answer = ex instanceof MissingTokenException missing && !filtered
-                ? ResponseEntity.status(500).body(FencingProblems.lost(missing,
-                        header ? "no FencingTokenWebFilter is registered in this application" : null))
-                : FencingProblems.of(ex, null, true);
-        if (!filtered && ex instanceof dev.fencing.rule.TokenRejectedException rejected
-                && !(ex instanceof dev.fencing.rule.ForgedTokenException) && answer != null
-                && answer.getBody() != null) {
-            FencingProblems.ownTokenRejected(answer.getBody(), rejected); // the service's own lock's token
+        boolean callerMaySend = exchange.getAttribute(FencingTokenWebFilter.APPLIED_ATTRIBUTE) != null;
+        ResponseEntity<ProblemDetail> answer;
+        if (ex instanceof MissingTokenException missing) {
+            ProblemDetail problem = FencingProblems.missing(missing, callerMaySend,
+                    header ? "no FencingTokenWebFilter is registered in this application" : null, true);
+            answer = ResponseEntity.status(problem.getStatus()).body(problem);
+        } else if (ex instanceof TokenRejectedException rejected) {
+            ProblemDetail problem = FencingProblems.rejected(rejected, callerMaySend);
+            answer = ResponseEntity.status(problem.getStatus()).body(problem);
+        } else {
+            answer = FencingProblems.of(ex, null, true);
         }
         ServerHttpResponse response = exchange.getResponse();
         if (answer == null || answer.getBody() == null || response.isCommitted()) {
