@@ -30,6 +30,7 @@ import java.util.LinkedHashSet;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
@@ -264,19 +265,20 @@ public final class ReactiveFenceGuard {
                         .map(Acquired::new),
                 acquired -> underLease(point, resource, acquired, call),
                 // each release is deferred, so a release that throws instead of signalling still closes the use
-                // and, after a completed or cancelled call, is logged rather than signalled
+                // and, after a completed or cancelled call, is logged rather than signalled; the use is closed
+                // before the subscriber hears the call's end (and, should the cleanup itself be cancelled, then)
                 acquired -> releaseAfter(acquired.lease, "completed")
-                        .doFinally(signal -> {
+                        .then(Mono.fromRunnable(() -> {
                             TokenUse use = acquired.closeUse();
                             if (use != null && !use.isUsed()) {
                                 UncheckedLeases.report(point, acquired.lease.token());
                             }
-                        }),
+                        })).doFinally(signal -> acquired.closeUse()),
                 (acquired, error) -> Mono.defer(() -> issuer.release(acquired.lease))
                         .onErrorResume(Exception.class, e -> {
                             error.addSuppressed(e); // the call's error is what the subscriber hears of
                             return Mono.empty();
-                        }).doFinally(signal -> acquired.closeUse()),
+                        }).then(Mono.fromRunnable(acquired::closeUse)).doFinally(signal -> acquired.closeUse()),
                 acquired -> releaseAfter(acquired.lease, "was cancelled")
                         .doFinally(signal -> acquired.closeUse()));
     }
@@ -284,16 +286,20 @@ public final class ReactiveFenceGuard {
     /** One subscription's lease, with the use its token's binding carries to the checks below it. */
     private static final class Acquired {
         final Lease lease;
-        /** Opened once the lease's token is bound. */
-        volatile TokenUse use;
+        /** Opened once the lease's token is bound; taken (set to null) by the one close. */
+        private final AtomicReference<TokenUse> use = new AtomicReference<>();
 
         Acquired(Lease lease) {
             this.lease = lease;
         }
 
-        /** Closes the use, if one was opened, and returns it. */
+        void opened(TokenUse opened) {
+            use.set(opened);
+        }
+
+        /** Closes the use, if one was opened and not yet closed, and returns it; {@code null} after the first call. */
         TokenUse closeUse() {
-            TokenUse opened = use;
+            TokenUse opened = use.getAndSet(null);
             if (opened != null) {
                 opened.close();
             }
@@ -325,7 +331,7 @@ public final class ReactiveFenceGuard {
             return Flux.error(e);
         }
         TokenUse use = TokenUse.open(token);
-        acquired.use = use;
+        acquired.opened(use);
         return Flux.<T>defer(call).contextWrite(ReactiveFencing.bindAcquired(token, use));
     }
 
