@@ -1,7 +1,9 @@
 package dev.fencing.spring.support;
 
 import dev.fencing.FencingConfigurationException;
+import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
+import org.springframework.expression.ExpressionParser;
 import org.springframework.expression.spel.SpelNode;
 import org.springframework.expression.spel.ast.CompoundExpression;
 import org.springframework.expression.spel.ast.PropertyOrFieldReference;
@@ -23,15 +25,12 @@ import java.util.Map;
  * what SpEL's read-only data binding would: for each property {@code name}, the first public instance method
  * {@code getName()}, {@code isName()} returning a boolean, or {@code name()} (a record component). An object of a
  * class other than the declared type is read the same way only once that class is found to resolve the property to
- * a method of the same name (the handle then dispatches to it, as SpEL would call it); otherwise the call is left to
- * SpEL ({@link #UNRESOLVED}), which then reads the whole path again (a getter before that step runs twice). Any other
+ * a method of the same name (the handle then dispatches to it, as SpEL would call it); otherwise SpEL reads the rest
+ * of the path from the object reached so far, so no getter runs twice. Any other
  * expression, a getter SpEL treats its own way (static, void), or one in a class this library cannot access stays
  * with SpEL altogether. Also checks at startup that such a chain over a final type names properties it has.
  */
 final class PropertyPathKey {
-
-    /** What {@link #read} returns when an object's class reads the path differently: evaluate with SpEL. */
-    static final Object UNRESOLVED = new Object();
 
     private static final MethodType OBJECT_TO_OBJECT = MethodType.methodType(Object.class, Object.class);
 
@@ -41,18 +40,22 @@ final class PropertyPathKey {
     private final String[] getterNames;
     /** Per step, the last class found to read it with the same getter (racy on purpose: a stale one is re-checked). */
     private final Class<?>[] verified;
+    /** Per step, the rest of the path from that step on ({@code customer.id}), for SpEL over the object reached. */
+    private final Expression[] rests;
 
     private PropertyPathKey(int argument, String[] parts, MethodHandle[] getters, String[] getterNames,
-                            Class<?>[] declared) {
+                            Class<?>[] declared, Expression[] rests) {
         this.argument = argument;
         this.parts = parts;
         this.getters = getters;
         this.getterNames = getterNames;
         this.verified = declared;
+        this.rests = rests;
     }
 
     /** The path {@code expression} is over {@code method}'s parameters, or {@code null} when it is not one. */
-    static PropertyPathKey of(Expression expression, Method method, Map<String, Integer> indexByName) {
+    static PropertyPathKey of(Expression expression, Method method, Map<String, Integer> indexByName,
+                              ExpressionParser parser) {
         CompoundExpression compound = chain(expression);
         int argument = compound == null ? -1 : start(compound, method, indexByName);
         if (argument < 0) {
@@ -82,7 +85,11 @@ final class PropertyPathKey {
             declared[i] = type;
             type = getter.getReturnType();
         }
-        return new PropertyPathKey(argument, parts, getters, getterNames, declared);
+        Expression[] rests = new Expression[length];
+        for (int i = 0; i < length; i++) {
+            rests[i] = parser.parseExpression(String.join(".", Arrays.copyOfRange(parts, i + 1, parts.length)));
+        }
+        return new PropertyPathKey(argument, parts, getters, getterNames, declared, rests);
     }
 
     /**
@@ -169,10 +176,11 @@ final class PropertyPathKey {
     }
 
     /**
-     * Reads the path from the call's arguments; an intermediate {@code null} is refused naming the part.
-     * {@link #UNRESOLVED} when an object on the path is of a class that reads its property with another getter.
+     * Reads the path from the call's arguments; an intermediate {@code null} is refused naming the part. From an
+     * object on the path whose class reads its property with another getter, SpEL reads the rest of the path (in
+     * {@code context}, as it would have read the whole of it), so each getter before it runs once.
      */
-    Object read(Object[] args) {
+    Object read(Object[] args, EvaluationContext context) {
         Object value = argument < args.length ? args[argument] : null;
         for (int i = 0; i < getters.length; i++) {
             if (value == null) {
@@ -183,7 +191,7 @@ final class PropertyPathKey {
             if (type != verified[i]) {
                 Method getter = getter(type, parts[i + 1]);
                 if (getter == null || !getter.getName().equals(getterNames[i])) {
-                    return UNRESOLVED;
+                    return rests[i].getValue(context, value);
                 }
                 verified[i] = type;
             }

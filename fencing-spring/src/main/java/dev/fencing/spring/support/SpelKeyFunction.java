@@ -130,7 +130,7 @@ final class SpelKeyFunction implements KeyFunction {
         PropertyPathKey.refuseUnknownProperties(expression, method, index, key, operation);
         int direct = directIndex(expression, index);
         return new SpelKeyFunction(expression, positional(parser, key, expression, index), Map.copyOf(index), direct,
-                direct >= 0 ? null : PropertyPathKey.of(expression, method, index));
+                direct >= 0 ? null : PropertyPathKey.of(expression, method, index, parser));
     }
 
     /**
@@ -198,10 +198,7 @@ final class SpelKeyFunction implements KeyFunction {
             return direct < args.length ? args[direct] : null;
         }
         if (path != null) {
-            Object key = path.read(args);
-            if (key != PropertyPathKey.UNRESOLVED) {
-                return key;
-            }
+            return path.read(args, READ_ONLY);
         }
         if (byName) {
             return expression.getValue(new ArgumentsEvaluationContext(indexByName, args));

@@ -355,6 +355,46 @@ class SpelKeyFunctionTest {
                 .hasRootCauseInstanceOf(AssertionError.class);
     }
 
+    /** Counts the reads of its getter: a key must read each getter on its path once per call. */
+    public static class Holder {
+        private final WithId inner;
+        int reads;
+
+        public Holder(WithId inner) {
+            this.inner = inner;
+        }
+
+        public WithId getInner() {
+            reads++;
+            return inner;
+        }
+    }
+
+    @SuppressWarnings("unused")
+    public void held(Holder holder) {
+    }
+
+    @Test
+    void aStepSpelReadsItsOwnWayIsReadFromWhereTheHandlesStoppedSoNoGetterRunsTwice() throws Exception {
+        SpelKeyFunction key = SpelKeyFunction.compile("#holder.inner.id",
+                SpelKeyFunctionTest.class.getMethod("held", Holder.class), "Repo.held(..)");
+        assertThat(key.readsPropertyPath()).isTrue();
+
+        Holder plain = new Holder(new WithId());
+        assertThat(key.keyOf(new Object[] {plain})).isEqualTo("instance");
+        assertThat(plain.reads).isEqualTo(1);
+
+        Holder odd = new Holder(new WithStaticGetId()); // SpEL takes its static getId(), not the handle's id()
+        assertThat(key.keyOf(new Object[] {odd})).as("what SpEL reads of the whole path").isEqualTo("STATIC")
+                .isEqualTo(key.expression().getValue(new ArgumentsEvaluationContext(Map.of("holder", 0),
+                        new Object[] {new Holder(new WithStaticGetId())})));
+        assertThat(odd.reads).as("getInner() runs once for the call").isEqualTo(1);
+
+        Holder none = new Holder(null);
+        assertThatThrownBy(() -> key.keyOf(new Object[] {none})).hasMessageContaining("'#holder.inner' is null");
+        assertThat(none.reads).isEqualTo(1);
+    }
+
     @Test
     void aKeySpelCannotCompileIsInterpretedByNameOnceWarm() throws Exception {
         // HiddenAccount is not public: SpEL cannot compile an expression that reads it
