@@ -37,6 +37,8 @@ import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -51,8 +53,14 @@ import java.util.function.LongSupplier;
  * keeps the data safe is the fence (max_seen checked at the resource), not the lease: pair it with a fence store.
  *
  * <p>Any resource a {@link FencingToken} accepts (up to {@link FencingToken#MAX_PART_LENGTH} chars) can be locked;
- * the holder is {@code jdbc-} and a random UUID. A failure after the lease was taken frees it again before the
- * exception reaches the caller; an interrupt does not stop a release.
+ * the holder is {@code jdbc-}, a random UUID drawn once per issuer, and a sequence number. A failure after the lease
+ * was taken frees it again before the exception reaches the caller; an interrupt does not stop a release.
+ *
+ * <p><b>Waiting.</b> The acquirers of one issuer waiting for a resource queue in arrival order: only the first polls
+ * the lease row (pausing 20 ms, then twice as long each time, up to 250 ms), and a release by this issuer wakes it
+ * at once, so a lease freed here is taken next by the longest waiter here, not by a newcomer, and is not left idle
+ * while waiters sleep. Acquirers of different issuers (other instances) are not queued with each other: the first
+ * to try after a release elsewhere, or after a lease expired, takes it.
  *
  * <p>The lease table is checked by {@link #verify()} at the end of application context startup (after the
  * application's database initialization), or before the first acquire outside a Spring context.
@@ -97,10 +105,21 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     /**
      * Test seams, package-private: {@code afterGrant} runs with the resource right after the lease was taken and
      * before it is returned, so a test can inject a failure there; {@code nanoClock} measures lease time, so a test
-     * can let a lease expire. Neither changes anything unless a test in this package sets it.
+     * can let a lease expire; the pauses of a waiter, so a test can tell a wake-up from a poll. None changes anything
+     * unless a test in this package sets it.
      */
     volatile Consumer<String> afterGrant = resource -> { };
     volatile LongSupplier nanoClock = System::nanoTime;
+    /** The first waiter's first pause between tries, doubled after each try up to {@link #maxPauseMillis}. */
+    volatile long firstPauseMillis = 20;
+    /** The longest pause between two tries of the first waiter, and the longest park of the others. */
+    volatile long maxPauseMillis = 250;
+
+    /** This issuer's waiters per resource: only the first polls, and this issuer's releases wake it. */
+    private final LeaseQueue queue = new LeaseQueue();
+    /** Holder ids: drawn once per issuer (a random UUID), then a sequence: unique without a random draw per acquire. */
+    private final String holderPrefix = "jdbc-" + UUID.randomUUID() + "-";
+    private final AtomicLong holders = new AtomicLong();
 
     private JdbcTokenIssuer(Builder b) {
         super(b.registry, "jdbc");
@@ -152,46 +171,84 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     protected JdbcLease doAcquire(String resource, Duration timeout, Grant grant) throws InterruptedException {
         ensureVerified(resource);
         long deadline = System.nanoTime() + timeout.toNanos();
-        String holder = "jdbc-" + UUID.randomUUID();
-        long pause = 20;
+        String holder = holderPrefix + holders.incrementAndGet();
+        long pause = firstPauseMillis;
         RuntimeException lastError = null;
         long leaseClock = 0;            // when the lease may have started: the first attempt that may have taken it
         boolean uncertain = false;      // a commit failed: it may have been applied and only its reply lost
-        while (true) {
-            long attemptStarted = nanoClock.getAsLong();
-            if (!uncertain) {
-                leaseClock = attemptStarted;
-            }
-            Long token;
-            try {
-                token = tryTake(resource, holder);
-                lastError = null;
-            } catch (DataAccessException | TransactionException e) {
-                lastError = e; // unreachable or failing database: keep trying until the deadline
-                // only a failed commit leaves it open whether the lease was taken; no connection, a failed
-                // statement or a rollback took nothing
-                if (e instanceof TransactionSystemException && !uncertain) {
-                    uncertain = true;
-                    grant.granted(() -> free(resource, holder)); // a failed attempt may have taken the lease after all
+        // a newcomer queues behind this issuer's waiters for the resource instead of overtaking them; one that does
+        // not wait (a zero timeout) still tries once, as a fair lock's tryLock() does
+        boolean queued = !timeout.isZero() && queue.waiting(resource);
+        boolean first = !queued || queue.join(resource);
+        try {
+            while (true) {
+                if (first) {
+                    long attemptStarted = nanoClock.getAsLong();
+                    if (!uncertain) {
+                        leaseClock = attemptStarted;
+                    }
+                    Long token;
+                    try {
+                        token = tryTake(resource, holder);
+                        lastError = null;
+                    } catch (DataAccessException | TransactionException e) {
+                        lastError = e; // unreachable or failing database: keep trying until the deadline
+                        // only a failed commit leaves it open whether the lease was taken; no connection, a failed
+                        // statement or a rollback took nothing
+                        if (e instanceof TransactionSystemException && !uncertain) {
+                            uncertain = true;
+                            grant.granted(() -> free(resource, holder)); // a failed attempt may have taken it after all
+                        }
+                        token = null;
+                    }
+                    if (token != null) {
+                        grant.granted(() -> free(resource, holder)); // the lease is ours: any failure from here frees it
+                        afterGrant.accept(resource);
+                        return new JdbcLease(new FencingToken(resource, token, holder),
+                                leaseClock + leaseTime.toNanos());
+                    }
                 }
-                token = null;
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw lastError != null
+                            ? new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' in "
+                                    + name + " within " + timeout.toMillis() + " ms: " + lastError.getMessage(),
+                                    lastError)
+                            : new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
+                                    + " ms waiting for the database lease on resource '" + resource + "' (" + name
+                                    + ")");
+                }
+                if (!queued) {
+                    queued = true;
+                    first = queue.join(resource);
+                }
+                // the first polls, pausing longer each time (a holder elsewhere frees the lease unannounced); every
+                // waiter is woken at once when this issuer frees the lease or the first ahead of it leaves the line
+                long park = TimeUnit.MILLISECONDS.toNanos(first ? pause : maxPauseMillis);
+                LockSupport.parkNanos(this, Math.min(park, left));
+                if (Thread.interrupted()) {
+                    throw new InterruptedException("interrupted while waiting for the database lease on '"
+                            + resource + "'");
+                }
+                boolean wasFirst = first;
+                first = queue.first(resource);
+                pause = wasFirst ? Math.min(pause * 2, maxPauseMillis) : firstPauseMillis;
             }
-            if (token != null) {
-                grant.granted(() -> free(resource, holder)); // the lease is ours: any failure from here on frees it
-                afterGrant.accept(resource);
-                return new JdbcLease(new FencingToken(resource, token, holder), leaseClock + leaseTime.toNanos());
+        } finally {
+            if (queued) {
+                queue.leave(resource);
             }
-            long left = deadline - System.nanoTime();
-            if (left <= 0) {
-                throw lastError != null
-                        ? new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' in "
-                                + name + " within " + timeout.toMillis() + " ms: " + lastError.getMessage(), lastError)
-                        : new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
-                                + " ms waiting for the database lease on resource '" + resource + "' (" + name + ")");
-            }
-            Thread.sleep(Math.min(pause, TimeUnit.NANOSECONDS.toMillis(left) + 1));
-            pause = Math.min(pause * 2, 250);
         }
+    }
+
+    /** How many of this issuer's acquirers wait for {@code resource}'s lease; for tests. */
+    int waiting(String resource) {
+        return queue.waiters(resource);
+    }
+
+    /** Whether {@code resource} has a line of waiters; for tests (none once nobody waits). */
+    boolean hasLine(String resource) {
+        return queue.waiting(resource);
     }
 
     @Override
@@ -202,7 +259,11 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
 
     /** Frees a lease this acquire took but does not hand out. */
     private void free(String resource, String holder) {
-        jdbc.update(releaseSql, resource, holder);
+        try {
+            jdbc.update(releaseSql, resource, holder);
+        } finally {
+            queue.freed(resource);
+        }
     }
 
     /** What {@link #takeLocked} returns when the resource has no row yet. */
@@ -275,6 +336,14 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
      */
     @Override
     protected boolean doRelease(JdbcLease lease) {
+        try {
+            return releaseRow(lease);
+        } finally {
+            queue.freed(lease.token().resource()); // the first waiter here tries at once rather than after its pause
+        }
+    }
+
+    private boolean releaseRow(JdbcLease lease) {
         for (int attempt = 1; ; attempt++) {
             try {
                 Integer freed = transactions.execute(status -> jdbc.update(releaseSql,

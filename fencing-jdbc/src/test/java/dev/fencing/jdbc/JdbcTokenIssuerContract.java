@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -184,6 +185,106 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
                 .hasMessageContaining("dev/fencing/jdbc/lease-").hasMessageContaining("createTableIfMissing(true)");
         assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool).table("x; drop").build())
                 .isInstanceOf(FencingConfigurationException.class).hasMessageContaining("'x; drop' is invalid");
+    }
+
+    /** Waits until {@code count} of the issuer's acquirers wait in {@code resource}'s line. */
+    private void awaitWaiting(String resource, int count) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (issuer.waiting(resource) != count) {
+            assertThat(System.nanoTime()).as("%s waiting for '%s'", count, resource).isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+
+    /** Acquires {@code resource} on a thread of its own, records its name once the lease is taken, then releases. */
+    private Thread acquirer(String name, String resource, Duration timeout, List<String> order, List<Throwable> failed) {
+        Thread thread = new Thread(() -> {
+            try (Lease ignored = issuer.acquire(resource, timeout)) {
+                synchronized (order) {
+                    order.add(name);
+                }
+            } catch (Throwable t) {
+                synchronized (failed) {
+                    failed.add(t);
+                }
+            }
+        }, name);
+        thread.start();
+        return thread;
+    }
+
+    @Test
+    @Timeout(60)
+    void waitersOfOneIssuerTakeAFreedLeaseInTheOrderTheyCame() throws Exception {
+        String r = freshResource();
+        List<String> order = new ArrayList<>();
+        List<Throwable> failed = new ArrayList<>();
+        // held by another instance: its release wakes nobody here, so the waiters' polling decides who is next
+        JdbcTokenIssuer elsewhere = JdbcTokenIssuer.builder(pool).table(leaseTable).build();
+        Lease held = elsewhere.acquire(r, Duration.ofSeconds(5));
+        List<Thread> threads = new ArrayList<>();
+        for (String name : List.of("first", "second", "third")) {
+            threads.add(acquirer(name, r, Duration.ofSeconds(30), order, failed));
+            awaitWaiting(r, threads.size());
+            Thread.sleep(name.equals("first") ? 700 : 20); // the first now polls at its longest pause, a newcomer at once
+        }
+        held.close();
+        for (Thread thread : threads) {
+            thread.join(30_000);
+        }
+        assertThat(failed).isEmpty();
+        assertThat(order).containsExactly("first", "second", "third");
+        assertThat(issuer.hasLine(r)).as("a line is removed with its last waiter").isFalse();
+    }
+
+    @Test
+    @Timeout(60)
+    void aReleaseHereWakesTheFirstWaiterAtOnceRatherThanAtItsNextPoll() throws Exception {
+        String r = freshResource();
+        long firstPause = issuer.firstPauseMillis;
+        long maxPause = issuer.maxPauseMillis;
+        issuer.firstPauseMillis = 120_000; // a poll would come after the test's timeout: only a wake-up lets it in
+        issuer.maxPauseMillis = 120_000;
+        try {
+            List<String> order = new ArrayList<>();
+            List<Throwable> failed = new ArrayList<>();
+            Lease held = issuer.acquire(r, Duration.ofSeconds(5));
+            Thread waiter = acquirer("waiter", r, Duration.ofSeconds(100), order, failed);
+            awaitWaiting(r, 1);
+            held.close();
+            waiter.join(30_000);
+            assertThat(failed).isEmpty();
+            assertThat(order).containsExactly("waiter");
+        } finally {
+            issuer.firstPauseMillis = firstPause;
+            issuer.maxPauseMillis = maxPause;
+        }
+    }
+
+    @Test
+    @Timeout(60)
+    void aWaiterThatGivesUpOrIsInterruptedLeavesTheLineToTheNext() throws Exception {
+        String r = freshResource();
+        List<String> order = new ArrayList<>();
+        List<Throwable> failed = new ArrayList<>();
+        Lease held = issuer.acquire(r, Duration.ofSeconds(5));
+        Thread impatient = acquirer("impatient", r, Duration.ofMillis(400), order, failed);
+        awaitWaiting(r, 1);
+        Thread interrupted = acquirer("interrupted", r, Duration.ofSeconds(30), order, failed);
+        awaitWaiting(r, 2);
+        Thread patient = acquirer("patient", r, Duration.ofSeconds(30), order, failed);
+        awaitWaiting(r, 3);
+        impatient.join(30_000);
+        interrupted.interrupt();
+        interrupted.join(30_000);
+        awaitWaiting(r, 1);
+        held.close();
+        patient.join(30_000);
+        assertThat(order).containsExactly("patient");
+        assertThat(failed).hasSize(2).allSatisfy(e -> assertThat(e).isInstanceOf(LockAcquisitionException.class));
+        assertThat(failed).anySatisfy(e -> assertThat(e).hasMessageContaining("Timed out after 400 ms"))
+                .anySatisfy(e -> assertThat(e).hasMessageContaining("Interrupted"));
+        assertThat(issuer.hasLine(r)).isFalse();
     }
 
     @Test
