@@ -202,6 +202,24 @@ public final class FencingContext {
     }
 
     /**
+     * The {@link TokenUse} of the lock whose token {@link #current(String)} returns for {@code resource}, or
+     * {@code null} when none is bound or its binding carries none (a remote token, one bound by hand with no open
+     * lock). Marks nothing.
+     */
+    public static TokenUse useOf(String resource) {
+        for (FencingScope scope = TOP.get(); scope != null; scope = scope.parent) {
+            int i = scope.indexOf(resource);
+            if (i >= 0) {
+                return scope.uses == null ? null : scope.uses[i];
+            }
+            if (scope.isolating) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /**
      * The token {@link #current} returns for {@code resource} when it was bound locally (acquired by this process
      * or bound by application code), or {@code null} when none is bound or the visible one came from a remote
      * carrier ({@link #bindRemote}). An acquiring method propagates only a local token: a token that arrived in a

@@ -2,6 +2,8 @@ package dev.fencing.context;
 
 import dev.fencing.token.FencingToken;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -14,6 +16,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>A use {@linkplain #open opened} for a token is also found by a plain {@link FencingContext#bind} of an equal
  * token until it is {@linkplain #close closed}: a token handed to another thread by hand still counts for its lock.
+ * It also records the acquiring calls that ran under the lock ({@link #ranUnder}), the outermost and the nested ones,
+ * so that a report names them all.
  */
 public final class TokenUse {
 
@@ -22,6 +26,8 @@ public final class TokenUse {
 
     private final FencingToken token;
     private volatile boolean used;
+    /** Guarded by this. */
+    private final List<Object> callers = new ArrayList<>(1);
 
     /** A use not registered for any token: only the bindings given it carry it. */
     public TokenUse() {
@@ -38,8 +44,9 @@ public final class TokenUse {
      */
     public static TokenUse open(FencingToken token) {
         TokenUse use = new TokenUse(java.util.Objects.requireNonNull(token, "token"));
-        OPEN.put(token, use);
-        return use;
+        // an equal token's lock is open already (an issuer that hands a re-entrant acquire the same token): that one
+        // stays what plain binds find, and this one's close cannot unregister it
+        return OPEN.putIfAbsent(token, use) == null ? use : new TokenUse();
     }
 
     /** The open use of a token equal to {@code token}, or {@code null}. */
@@ -64,5 +71,21 @@ public final class TokenUse {
     /** Whether {@link #markUsed()} was called. */
     public boolean isUsed() {
         return used;
+    }
+
+    /**
+     * Records that an acquiring call, {@code caller} (the guard passes its fence point), ran under this lock and
+     * returned: the lock's own acquiring call or one nested in it that found the lock held. Each caller once.
+     */
+    public synchronized void ranUnder(Object caller) {
+        java.util.Objects.requireNonNull(caller, "caller");
+        if (!callers.contains(caller)) {
+            callers.add(caller);
+        }
+    }
+
+    /** The callers {@link #ranUnder} recorded, in the order they first returned. */
+    public synchronized List<Object> callers() {
+        return List.copyOf(callers);
     }
 }

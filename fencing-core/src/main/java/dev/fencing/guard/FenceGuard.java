@@ -2,6 +2,7 @@ package dev.fencing.guard;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.context.FencingContext;
+import dev.fencing.context.TokenUse;
 import dev.fencing.context.FencingScope;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.issuer.Lease;
@@ -309,7 +310,12 @@ public final class FenceGuard {
             throws Throwable {
         // only a lock this process holds is propagated; a token bound from a request header is for checks only
         if (FencingContext.currentLocal(resource) != null) {
-            return proceed.proceed(target);
+            T result = proceed.proceed(target);
+            TokenUse use = FencingContext.useOf(resource);
+            if (use != null) {
+                use.ranUnder(point); // nested under a lock held here: named, and judged, with the lock
+            }
+            return result;
         }
         FencingToken remote = FencingContext.current(resource);
         if (remote != null) {

@@ -4,9 +4,6 @@ import dev.fencing.context.TokenUse;
 import dev.fencing.issuer.Lease;
 import dev.fencing.token.FencingToken;
 
-import java.util.ArrayList;
-import java.util.List;
-
 /**
  * The lease of one acquiring call, with the {@link TokenUse} its binding carries: when it is released after the call
  * returned and nothing used the token, the call is {@linkplain UncheckedLeases#report reported}. A lease scope that
@@ -17,8 +14,6 @@ final class TrackedLease implements Lease {
     private final Lease lease;
     private final FencingToken token;
     final TokenUse use;
-    /** The points whose calls under this lease returned normally, in order, each once. */
-    private final List<FencePoint> returned = new ArrayList<>(1);
 
     TrackedLease(Lease lease, FencingToken token) {
         this.lease = lease;
@@ -27,14 +22,8 @@ final class TrackedLease implements Lease {
     }
 
     /** An acquiring call of {@code point} under this lease returned normally. */
-    synchronized void returned(FencePoint point) {
-        if (!returned.contains(point)) {
-            returned.add(point);
-        }
-    }
-
-    private synchronized List<FencePoint> returnedPoints() {
-        return List.copyOf(returned);
+    void returned(FencePoint point) {
+        use.ranUnder(point);
     }
 
     @Override
@@ -60,10 +49,7 @@ final class TrackedLease implements Lease {
         } finally {
             use.close();
             if (first && !use.isUsed()) {
-                List<FencePoint> points = returnedPoints();
-                if (!points.isEmpty()) {
-                    UncheckedLeases.report(points, token);
-                }
+                UncheckedLeases.reportCallers(use, token);
             }
         }
     }

@@ -1,8 +1,10 @@
 package dev.fencing.guard;
 
+import dev.fencing.context.TokenUse;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.token.FencingToken;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -41,6 +43,22 @@ public final class UncheckedLeases {
         }
         if (first) {
             LOG.log(System.Logger.Level.WARNING, () -> message(reporting, token));
+        }
+    }
+
+    /**
+     * Reports the lock of {@code token}, given back unchecked, for the acquiring calls {@code use} recorded as having
+     * run under it ({@link TokenUse#ranUnder}); nothing when none ran, or none reports.
+     */
+    public static void reportCallers(TokenUse use, FencingToken token) {
+        List<FencePoint> points = new ArrayList<>();
+        for (Object caller : use.callers()) {
+            if (caller instanceof FencePoint point) {
+                points.add(point);
+            }
+        }
+        if (!points.isEmpty()) {
+            report(points, token);
         }
     }
 

@@ -240,7 +240,12 @@ public final class ReactiveFenceGuard {
         FencingSnapshot bound = ReactiveFencing.tokens(context);
         FencingToken token = bound.get(resource);
         if (token != null) {
-            return bound.isRemote(resource) ? Flux.error(setAside(point, resource, token)) : Flux.defer(call);
+            if (bound.isRemote(resource)) {
+                return Flux.error(setAside(point, resource, token));
+            }
+            TokenUse held = bound.useOf(resource);
+            // nested under a lock held in the chain: named, and judged, with that lock once this call completes
+            return held == null ? Flux.defer(call) : Flux.<T>defer(call).doOnComplete(() -> held.ranUnder(point));
         }
         token = assembly.get(resource);
         if (token != null) {
@@ -250,8 +255,9 @@ public final class ReactiveFenceGuard {
             // the thread's lock, with its use if an acquiring call bound it, so the checks below still mark it
             FencingToken local = token;
             TokenUse use = assembly.useOf(resource);
-            return Flux.<T>defer(call).contextWrite(use == null ? ReactiveFencing.bind(local)
-                    : ReactiveFencing.bindAcquired(local, use));
+            return use == null ? Flux.<T>defer(call).contextWrite(ReactiveFencing.bind(local))
+                    : Flux.<T>defer(call).doOnComplete(() -> use.ranUnder(point))
+                            .contextWrite(ReactiveFencing.bindAcquired(local, use));
         }
         try {
             validate(point);
@@ -270,8 +276,11 @@ public final class ReactiveFenceGuard {
                 acquired -> releaseAfter(acquired.lease, "completed")
                         .then(Mono.fromRunnable(() -> {
                             TokenUse use = acquired.closeUse();
-                            if (use != null && !use.isUsed()) {
-                                UncheckedLeases.report(point, acquired.lease.token());
+                            if (use != null) {
+                                use.ranUnder(point);
+                                if (!use.isUsed()) {
+                                    UncheckedLeases.reportCallers(use, acquired.lease.token());
+                                }
                             }
                         })).doFinally(signal -> acquired.closeUse()),
                 (acquired, error) -> Mono.defer(() -> issuer.release(acquired.lease))

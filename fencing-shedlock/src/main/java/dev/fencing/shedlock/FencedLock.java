@@ -2,28 +2,29 @@ package dev.fencing.shedlock;
 
 import dev.fencing.context.FencingScope;
 import dev.fencing.context.TokenUse;
+import dev.fencing.guard.UncheckedLeases;
 import dev.fencing.issuer.Lease;
 import net.javacrumbs.shedlock.core.SimpleLock;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A ShedLock lock granted with fencing tokens bound: {@link #unlock()} closes the binding, releases the issuer's
  * leases and unlocks the wrapped lock, in that order, each step also when an earlier one failed. {@link #extend}
  * extends the wrapped lock and hands the binding and leases on to the lock it returns; this one is then spent. A
- * token that no {@code @Fenced} check presented while the job held the lock (and no carrier sent) is logged at
- * WARNING at the unlock, the first time for each lock name and resource: the job's writes under it were not fenced.
+ * token that no {@code @Fenced} check presented while the job held the lock (and no carrier sent) is reported at the
+ * unlock: when acquiring {@code @Fenced} methods ran under it, as their own unchecked lock would be (counted in
+ * {@code fencing.leases.unchecked}, named in a WARNING); else logged at WARNING the first time for each lock name and
+ * resource, up to 1,000 of them: the job's writes under it were not fenced.
  */
 final class FencedLock implements SimpleLock {
 
     private static final System.Logger LOG = System.getLogger(FencedLock.class.getName());
 
-    /** The lock name and resource pairs whose unchecked token was logged: one line each. */
-    private static final Set<String> REPORTED = ConcurrentHashMap.newKeySet();
+    /** The lock name and resource pairs whose unchecked token was logged: one line each, up to a bound. */
+    static final OncePerKey REPORTED = new OncePerKey(1_000);
 
     private final String name;
     private final SimpleLock delegate;
@@ -78,13 +79,24 @@ final class FencedLock implements SimpleLock {
     private void reportUnchecked() {
         uses.forEach(TokenUse::close);
         for (int i = 0; i < leases.size(); i++) {
+            TokenUse use = uses.get(i);
+            if (use.isUsed()) {
+                continue;
+            }
+            if (!use.callers().isEmpty()) {
+                // acquiring methods ran under the job's token: counted and named like their own unchecked locks
+                UncheckedLeases.reportCallers(use, leases.get(i).token());
+                continue;
+            }
             String resource = leases.get(i).token().resource();
-            if (!uses.get(i).isUsed() && REPORTED.add(name + '\n' + resource)) {
+            String last = REPORTED.first(name + '\n' + resource);
+            if (last != null) {
                 LOG.log(System.Logger.Level.WARNING, () -> "The job under ShedLock lock '" + name + "' held the "
                         + "fencing token of resource '" + resource + "' and no @Fenced check presented it, nor did "
                         + "a carrier send it: nothing fenced what the job wrote (unless it failed before writing), so "
                         + "a run that overran lockAtMostFor could have written over the next one. Write through "
-                        + "@Fenced(resource = \"" + resource + "\") methods; logged once per lock name and resource");
+                        + "@Fenced(resource = \"" + resource + "\") methods; logged once per lock name and resource"
+                        + last);
             }
         }
     }
