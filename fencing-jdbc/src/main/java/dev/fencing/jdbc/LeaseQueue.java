@@ -36,13 +36,17 @@ final class LeaseQueue {
 
     /** Whether the current thread is first in {@code resource}'s line. */
     boolean first(String resource) {
-        Thread me = Thread.currentThread();
-        boolean[] first = new boolean[1];
+        return head(resource) == Thread.currentThread();
+    }
+
+    /** The first of {@code resource}'s line, or {@code null}; read under the map's lock of the key, as lines change. */
+    private Thread head(String resource) {
+        Thread[] head = new Thread[1];
         lines.computeIfPresent(resource, (r, line) -> {
-            first[0] = line.peekFirst() == me;
+            head[0] = line.peekFirst();
             return line;
         });
-        return first[0];
+        return head[0];
     }
 
     /** Takes the current thread out of {@code resource}'s line; the next first, if any, is woken to try. */
@@ -64,13 +68,9 @@ final class LeaseQueue {
 
     /** Wakes the first waiter for {@code resource}, if any: this issuer just freed its lease. */
     void freed(String resource) {
-        Thread[] first = new Thread[1];
-        lines.computeIfPresent(resource, (r, line) -> {
-            first[0] = line.peekFirst();
-            return line;
-        });
-        if (first[0] != null) {
-            LockSupport.unpark(first[0]);
+        Thread first = head(resource);
+        if (first != null) {
+            LockSupport.unpark(first);
         }
     }
 
