@@ -133,6 +133,7 @@ for step in "${steps[@]}"; do
                   | sed "s|$logs/profile/dev.fencing.benchmarks.||" | tee "$out/profile.txt" ;;
     issuers)    run issuers IssuerBenchmark ;;
     reactive)   run reactive-fence ReactiveFenceBenchmark -prof gc -f 1 -wi 3 -i 5 -w 2 -r 2 ;;
+    leasequeue) run jdbc-issuer-contention JdbcIssuerContentionBenchmark ;; # eight threads on one database lease (PostgreSQL)
     *)          echo "unknown step: $step" >&2; exit 2 ;;
   esac
 done
