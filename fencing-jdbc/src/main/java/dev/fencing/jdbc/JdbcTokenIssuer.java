@@ -222,8 +222,8 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
                     queued = true;
                     first = queue.join(resource);
                 }
-                // the first polls, pausing longer each time (a holder elsewhere frees the lease unannounced); every
-                // waiter is woken at once when this issuer frees the lease or the first ahead of it leaves the line
+                // the first polls, pausing longer each time (a holder elsewhere frees the lease unannounced), and is
+                // woken at once when this issuer frees the lease; the next is woken when the first leaves the line
                 long park = TimeUnit.MILLISECONDS.toNanos(first ? pause : maxPauseMillis);
                 LockSupport.parkNanos(this, Math.min(park, left));
                 if (Thread.interrupted()) {
