@@ -276,8 +276,9 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
      * transaction of its own, holding no lock while it inserts, before the attempt locks it again: in REPEATABLE
      * READ a locking read of a missing row locks the gap where it would go, and two first acquisitions that each
      * held such a gap and then inserted into it deadlocked (the database rolled one back, the attempt was repeated,
-     * and MariaDB's driver logged each at WARN). Three times without a row (a compaction deleting it each time in
-     * between): {@code null}, and the next attempt starts over.
+     * and MariaDB's driver logged each at WARN). On PostgreSQL, which locks no gaps, the attempt that finds no row
+     * inserts it and takes the lease in its own transaction: one commit for a new resource, not three. Three times
+     * without a row (a compaction deleting it each time in between): {@code null}, and the next attempt starts over.
      */
     private Long tryTake(String resource, String holder) {
         for (int tries = 0; tries < 3; tries++) {
@@ -303,6 +304,12 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
      */
     private Object takeLocked(String resource, String holder) {
         Object[] row = lockRow(resource);
+        if (row == null && dialect.insertsInAttempt()) {
+            // PostgreSQL: the new row, inserted here, stays locked by this transaction until it commits, so a new
+            // resource's lease is taken in this one transaction instead of three (see LeaseDialect)
+            jdbc.update(ensureRowSql, resource);
+            row = lockRow(resource);
+        }
         if (row == null) {
             return NO_ROW;
         }

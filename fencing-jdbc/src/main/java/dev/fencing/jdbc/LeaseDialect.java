@@ -10,32 +10,46 @@ enum LeaseDialect {
     POSTGRESQL(
             "INSERT INTO %1$s (resource, holder, token, expires_at) VALUES (?, NULL, 0, NULL) ON CONFLICT (resource) DO NOTHING",
             "CURRENT_TIMESTAMP",
-            "CURRENT_TIMESTAMP + ? * INTERVAL '1 millisecond'", 1, " FOR SHARE"),
+            "CURRENT_TIMESTAMP + ? * INTERVAL '1 millisecond'", 1, " FOR SHARE", true),
 
     MARIADB(
             "INSERT IGNORE INTO %1$s (resource, holder, token, expires_at) VALUES (?, NULL, 0, NULL)",
             "CURRENT_TIMESTAMP(6)",
-            "CURRENT_TIMESTAMP(6) + INTERVAL ? MICROSECOND", 1000, " LOCK IN SHARE MODE"),
+            "CURRENT_TIMESTAMP(6) + INTERVAL ? MICROSECOND", 1000, " LOCK IN SHARE MODE", false),
 
     H2(
             """
             MERGE INTO %1$s t USING (VALUES (CAST(? AS VARCHAR(256)))) s (resource) ON t.resource = s.resource
             WHEN NOT MATCHED THEN INSERT (resource, holder, token, expires_at) VALUES (s.resource, NULL, 0, NULL)""",
             "CURRENT_TIMESTAMP",
-            "DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP)", 1, " FOR UPDATE");
+            "DATEADD(MILLISECOND, ?, CURRENT_TIMESTAMP)", 1, " FOR UPDATE", false);
 
     private final String ensureRow;
     private final String now;
     private final String nowPlus;
     private final long unitsPerMilli;
     private final String shareLock;
+    private final boolean insertsInAttempt;
 
-    LeaseDialect(String ensureRow, String now, String nowPlus, long unitsPerMilli, String shareLock) {
+    LeaseDialect(String ensureRow, String now, String nowPlus, long unitsPerMilli, String shareLock,
+                 boolean insertsInAttempt) {
         this.ensureRow = ensureRow;
         this.now = now;
         this.nowPlus = nowPlus;
         this.unitsPerMilli = unitsPerMilli;
         this.shareLock = shareLock;
+        this.insertsInAttempt = insertsInAttempt;
+    }
+
+    /**
+     * Whether an attempt that finds no row inserts it and takes the lease in its own transaction. PostgreSQL locks
+     * no gaps: a concurrent insert of the same resource waits for this one's transaction, then does nothing and
+     * locks the row. InnoDB's REPEATABLE READ locks the gap a missing row would go in, and two first acquisitions that
+     * each held such a gap and then inserted into it deadlock; there, and on H2, the insert runs in a transaction of
+     * its own.
+     */
+    boolean insertsInAttempt() {
+        return insertsInAttempt;
     }
 
     static LeaseDialect of(JdbcDialect dialect) {
