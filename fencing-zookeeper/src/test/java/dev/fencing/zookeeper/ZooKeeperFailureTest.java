@@ -83,7 +83,10 @@ class ZooKeeperFailureTest {
                 InstanceSpec leader = cluster.getInstances().stream().filter(ZooKeeperFailureTest::isLeader)
                         .findFirst().orElseThrow();
                 assertThat(cluster.killServer(leader)).isTrue();
-                long after = acquireAndRelease(issuer);
+                // the two left elect a leader; until then (and until the client reconnects) an acquire fails, loudly
+                await(() -> cluster.getInstances().stream().filter(spec -> !spec.equals(leader))
+                        .anyMatch(ZooKeeperFailureTest::isLeader));
+                long after = acquireAndReleaseOnceServing(issuer);
                 // a new leader means a new epoch: the high 32 bits of the zxid grew
                 assertThat(after).isGreaterThan(before);
                 assertThat(after >>> 32).isGreaterThan(before >>> 32);
@@ -160,6 +163,25 @@ class ZooKeeperFailureTest {
 
     private static long sequenceOf(String lockPath) {
         return Long.parseLong(lockPath.substring(lockPath.length() - 10));
+    }
+
+    /**
+     * {@link #acquireAndRelease}, tried again for up to 30 s while the ensemble still answers with a connection loss
+     * (a client whose server was killed reconnects after the election): that is an acquire refused, not a token.
+     */
+    private static long acquireAndReleaseOnceServing(ZooKeeperTokenIssuer issuer) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (true) {
+            try {
+                return acquireAndRelease(issuer);
+            } catch (dev.fencing.issuer.LockAcquisitionException e) {
+                if (!(e.getCause() instanceof org.apache.zookeeper.KeeperException.ConnectionLossException)
+                        || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(200);
+            }
+        }
     }
 
     private static long acquireAndRelease(ZooKeeperTokenIssuer issuer) {
