@@ -103,17 +103,55 @@ class StartupErrorsTest {
         }
     }
 
+    /** Writes every order: one lock for all of them. */
+    static class OrderBatch {
+        @Fenced(resource = "orders")
+        public void repriceAll() {
+        }
+    }
+
+    /** Writes one order: a lock per order, the same resource name. */
+    static class OrderRepository {
+        @Fenced(resource = "orders", key = "#id")
+        public void save(long id) {
+        }
+
+        @Fenced(resource = "orders", key = "#id")
+        public void delete(long id) {
+        }
+    }
+
+    /** The same resource without a key, from a type-level annotation. */
+    @Fenced(resource = "orders")
+    static class OrderArchive {
+        public void archive(long id) {
+        }
+    }
+
+    /** An unkeyed resource of its own next to the keyed one: no mix. */
+    static class OrderTotals {
+        @Fenced(resource = "orders-totals")
+        public void recompute() {
+        }
+    }
+
     private static String startupFailure(Class<?> beanClass, AdviceMode mode) {
+        return startupFailure(mode, beanClass);
+    }
+
+    private static String startupFailure(AdviceMode mode, Class<?>... beanClasses) {
         Class<?> config = mode == AdviceMode.PROXY ? ProxyConfig.class : AspectJConfig.class;
         Throwable thrown = null;
         try (AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext()) {
             ctx.register(config);
-            ctx.registerBean("bean", beanClass);
+            for (Class<?> beanClass : beanClasses) {
+                ctx.registerBean(beanClass.getSimpleName(), beanClass);
+            }
             ctx.refresh();
         } catch (Throwable t) {
             thrown = t;
         }
-        assertThat(thrown).as("startup of " + beanClass.getSimpleName() + " must fail").isNotNull();
+        assertThat(thrown).as("startup of " + java.util.Arrays.toString(beanClasses) + " must fail").isNotNull();
         Throwable cause = thrown;
         while (!(cause instanceof FencingConfigurationException) && cause.getCause() != null) {
             cause = cause.getCause();
@@ -192,6 +230,29 @@ class StartupErrorsTest {
         assertThat(startupFailure(ImplementsApi.class, AdviceMode.PROXY))
                 .contains("ImplementsApi.notOnTheInterface()").contains("JDK interface proxy")
                 .contains("proxyTargetClass = true");
+    }
+
+    @Test
+    void oneResourceFencedWithAndWithoutAKey() {
+        String message = startupFailure(AdviceMode.PROXY, OrderBatch.class, OrderRepository.class, OrderArchive.class);
+        assertThat(message)
+                .contains("resource 'orders' is fenced without a key by StartupErrorsTest.OrderArchive.archive(long), "
+                        + "StartupErrorsTest.OrderBatch.repriceAll() and with a key by "
+                        + "StartupErrorsTest.OrderRepository.delete(long), StartupErrorsTest.OrderRepository.save(long)")
+                .contains("'orders' and 'orders:<key>' are separate resources")
+                .contains("resource = \"orders-all\"");
+        assertThat(message.split("resource 'orders' is fenced")).as("one problem for the resource").hasSize(2);
+    }
+
+    @Test
+    void keyedResourceBesideAnUnkeyedOneOfAnotherNameStarts() {
+        try (AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext()) {
+            ctx.register(ProxyConfig.class);
+            ctx.registerBean("repository", OrderRepository.class);
+            ctx.registerBean("totals", OrderTotals.class);
+            ctx.refresh();
+            assertThat(ctx.getBean(OrderRepository.class)).isNotNull();
+        }
     }
 
     @Test

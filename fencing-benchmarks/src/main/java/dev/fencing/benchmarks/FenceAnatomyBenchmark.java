@@ -54,7 +54,7 @@ import java.util.concurrent.locks.ReentrantLock;
 @Measurement(iterations = 5, time = 2)
 public class FenceAnatomyBenchmark {
 
-    private static final String RESOURCE = "bench";
+    private static final String RESOURCE = "total";
 
     private final FencingToken token = new FencingToken(RESOURCE, 1, "lease");
     private final InMemoryFenceStore store = new InMemoryFenceStore();

@@ -119,8 +119,8 @@ public class FenceOverheadBenchmark {
         points.put(this, Boolean.TRUE);
         slots.put("bench", Boolean.TRUE);
         // one lease's token for each fenced resource, bound for the whole trial (as a caller's scope would be)
-        scope = FencingContext.bind(new FencingToken("bench", 1, "lease"), new FencingToken("bench:7", 1, "lease"),
-                new FencingToken("bench-woven", 1, "lease"), new FencingToken("bench-woven:7", 1, "lease"));
+        scope = FencingContext.bind(new FencingToken("total", 1, "lease"), new FencingToken("bench:7", 1, "lease"),
+                new FencingToken("total-woven", 1, "lease"), new FencingToken("bench-woven:7", 1, "lease"));
     }
 
     @TearDown(Level.Trial)

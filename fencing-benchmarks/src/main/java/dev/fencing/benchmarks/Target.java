@@ -16,7 +16,7 @@ public class Target {
         return sum;
     }
 
-    @Fenced(resource = "bench")
+    @Fenced(resource = "total")
     public long fenced(long value) {
         sum += value;
         return sum;

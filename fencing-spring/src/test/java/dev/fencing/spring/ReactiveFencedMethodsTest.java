@@ -49,7 +49,7 @@ class ReactiveFencedMethodsTest {
             return bodies;
         }
 
-        @Fenced(resource = "ledger", key = "#id")
+        @Fenced(resource = "entries", key = "#id")
         public Mono<String> write(long id, String entry) {
             bodies.add("write " + entry);
             return Mono.fromSupplier(() -> entry);
@@ -242,8 +242,13 @@ class ReactiveFencedMethodsTest {
         return context.getBean(ReactiveLedger.class);
     }
 
+    /** Checks of the unkeyed resource {@code ledger}. */
     private double checks(String outcome) {
-        var counter = context.getBean(MeterRegistry.class).find("fencing.checks").tag("resource", "ledger")
+        return checks("ledger", outcome);
+    }
+
+    private double checks(String resource, String outcome) {
+        var counter = context.getBean(MeterRegistry.class).find("fencing.checks").tag("resource", resource)
                 .tag("outcome", outcome).counter();
         return counter == null ? 0 : counter.count();
     }
@@ -256,12 +261,12 @@ class ReactiveFencedMethodsTest {
         assertThat(result).isInstanceOf(Mono.class);
         assertThat(ledger.bodies()).isEmpty();
 
-        StepVerifier.create(((Mono<Object>) result).contextWrite(ReactiveFencing.bind(new FencingToken("ledger:1", 5, "h"))))
+        StepVerifier.create(((Mono<Object>) result).contextWrite(ReactiveFencing.bind(new FencingToken("entries:1", 5, "h"))))
                 .expectNext("a").verifyComplete();
 
         assertThat(ledger.bodies()).containsExactly("write a");
-        assertThat(context.getBean(InMemoryReactiveFenceStore.class).maxSeen("ledger:1")).hasValue(5);
-        assertThat(checks("accepted")).isEqualTo(1);
+        assertThat(context.getBean(InMemoryReactiveFenceStore.class).maxSeen("entries:1")).hasValue(5);
+        assertThat(checks("entries", "accepted")).isEqualTo(1);
     }
 
     @Test
@@ -277,17 +282,17 @@ class ReactiveFencedMethodsTest {
     @Test
     void aStaleTokenIsAnErrorSignalNotAnException() {
         ReactiveLedger ledger = ledger();
-        ledger.write(1, "new").contextWrite(ReactiveFencing.bind(new FencingToken("ledger:1", 9, "h9"))).block();
+        ledger.write(1, "new").contextWrite(ReactiveFencing.bind(new FencingToken("entries:1", 9, "h9"))).block();
         ledger.bodies().clear();
 
         Mono<String> stale = ledger.write(1, "old"); // nothing thrown here
-        StepVerifier.create(stale.contextWrite(ReactiveFencing.bind(new FencingToken("ledger:1", 8, "h8"))))
+        StepVerifier.create(stale.contextWrite(ReactiveFencing.bind(new FencingToken("entries:1", 8, "h8"))))
                 .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(StaleTokenException.class)
                         .hasMessageContaining("ReactiveLedger.write(long, String)"))
                 .verify();
 
         assertThat(ledger.bodies()).isEmpty();
-        assertThat(checks("stale")).isEqualTo(1);
+        assertThat(checks("entries", "stale")).isEqualTo(1);
     }
 
     @Test
@@ -297,7 +302,7 @@ class ReactiveFencedMethodsTest {
         StepVerifier.create(ledger.write(3, "x")).expectError(MissingTokenException.class).verify();
 
         assertThat(ledger.bodies()).isEmpty();
-        assertThat(checks("missing")).isEqualTo(1);
+        assertThat(checks("entries", "missing")).isEqualTo(1);
     }
 
     @Test
@@ -321,11 +326,11 @@ class ReactiveFencedMethodsTest {
         ReactiveLedger ledger = ledger();
         Mono<String> write = ledger.write(4, "twice");
 
-        write.contextWrite(ReactiveFencing.bind(new FencingToken("ledger:4", 1, "h1"))).block();
-        write.contextWrite(ReactiveFencing.bind(new FencingToken("ledger:4", 2, "h2"))).block();
+        write.contextWrite(ReactiveFencing.bind(new FencingToken("entries:4", 1, "h1"))).block();
+        write.contextWrite(ReactiveFencing.bind(new FencingToken("entries:4", 2, "h2"))).block();
 
         assertThat(ledger.bodies()).containsExactly("write twice", "write twice");
-        assertThat(checks("accepted")).isEqualTo(2);
+        assertThat(checks("entries", "accepted")).isEqualTo(2);
     }
 
     /** What a woven call hands the aspect's path: the unproxied target and its arguments. */
@@ -357,13 +362,13 @@ class ReactiveFencedMethodsTest {
         assertThat(target.bodies()).isEmpty();
 
         StepVerifier.create(((Mono<Object>) result).contextWrite(ReactiveFencing.bind(
-                new FencingToken("ledger:6", 3, "h")))).expectNext("woven").verifyComplete();
+                new FencingToken("entries:6", 3, "h")))).expectNext("woven").verifyComplete();
         assertThat(target.bodies()).containsExactly("write woven");
 
         Object stale = support.invoke(method, ReactiveLedger.class, new WovenCall(target, 6, "stale"),
                 WovenCall::args, WovenCall::proceed);
         StepVerifier.create(((Mono<Object>) stale).contextWrite(ReactiveFencing.bind(
-                new FencingToken("ledger:6", 2, "h2")))).expectError(StaleTokenException.class).verify();
+                new FencingToken("entries:6", 2, "h2")))).expectError(StaleTokenException.class).verify();
         assertThat(target.bodies()).containsExactly("write woven");
     }
 
@@ -399,11 +404,11 @@ class ReactiveFencedMethodsTest {
     void aReactiveApplicationNeedsNoBlockingFenceStore() {
         context = new AnnotationConfigApplicationContext(ReactiveOnly.class);
         ReactiveLedger ledger = context.getBean(ReactiveLedger.class);
-        FencingToken token = new FencingToken("ledger:1", 3, "holder");
+        FencingToken token = new FencingToken("entries:1", 3, "holder");
         StepVerifier.create(ledger.write(1, "a").contextWrite(ReactiveFencing.bind(token)))
                 .expectNext("a").verifyComplete();
         StepVerifier.create(ledger.write(1, "zombie").contextWrite(ReactiveFencing.bind(
-                        new FencingToken("ledger:1", 2, "zombie"))))
+                        new FencingToken("entries:1", 2, "zombie"))))
                 .expectError(StaleTokenException.class).verify(Duration.ofSeconds(10));
     }
 

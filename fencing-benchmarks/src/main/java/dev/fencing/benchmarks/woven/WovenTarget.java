@@ -12,7 +12,7 @@ public class WovenTarget {
         return sum;
     }
 
-    @Fenced(resource = "bench-woven")
+    @Fenced(resource = "total-woven")
     public long fenced(long value) {
         sum += value;
         return sum;

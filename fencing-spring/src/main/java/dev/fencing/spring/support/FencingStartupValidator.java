@@ -28,15 +28,18 @@ import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * Checks every {@code @Fenced} method of every bean once all singletons exist, and fails the context refresh with
  * one message listing each problem and its method: invalid annotations (blank resource, bad key, acquire without
  * issuer), static methods, and methods the chosen mode would silently leave unfenced (private or final under
  * proxies, a JDK proxy without the method, a class that was not woven, an annotation woven code cannot see, a
- * fence ordered outside {@code @Transactional}). Beans made by a {@code FactoryBean} are checked by their product
- * type, and JDK proxies (every Spring Data repository) by the interfaces they implement.
+ * fence ordered outside {@code @Transactional}), and one resource fenced both with and without a key. Beans made
+ * by a {@code FactoryBean} are checked by their product type, and JDK proxies (every Spring Data repository) by the
+ * interfaces they implement.
  *
  * <p>It is also where {@code @EnableFencing} first resolves its store, issuer and meter registry, after every
  * singleton exists (so a missing store fails startup here), and where it runs {@link FenceStore#verify()}, after
@@ -72,6 +75,8 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         Set<String> problems = new LinkedHashSet<>();
         boolean acquiring = false;
         Set<String> declared = new java.util.TreeSet<>();
+        Map<String, Set<String>> unkeyed = new TreeMap<>();
+        Map<String, Set<String>> keyed = new TreeMap<>();
         Integer transactionOrder = transactionAdvisorOrder();
         for (String name : beanFactory.getBeanDefinitionNames()) {
             Object singleton = beanFactory.isFactoryBean(name) || !beanFactory.containsSingleton(name)
@@ -87,9 +92,11 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                             && support.resolutions().resolutionFor(method, userType) != null) {
                         fenced.add(method);
                         acquiring |= acquires(method, userType);
-                        String resource = resource(method, userType);
-                        if (resource != null) {
-                            declared.add(resource);
+                        dev.fencing.guard.FencePoint point = point(method, userType);
+                        if (point != null) {
+                            declared.add(point.resource());
+                            (point.hasKey() ? keyed : unkeyed).computeIfAbsent(point.resource(),
+                                    r -> new java.util.TreeSet<>()).add(FencePointSource.describe(userType, method));
                         }
                     }
                 }
@@ -103,6 +110,12 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                 }
             }
         }
+        unkeyed.forEach((resource, methods) -> {
+            Set<String> withKey = keyed.get(resource);
+            if (withKey != null) {
+                problems.add(mixedKeys(resource, methods, withKey));
+            }
+        });
         if (mode == AdviceMode.PROXY) {
             // every fenced method is a bean's here (woven classes may not be beans: no such check in ASPECTJ mode)
             for (String unknown : support.modes().declare(declared)) {
@@ -127,24 +140,34 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         }
     }
 
-    /** The declared resource of {@code method}'s fence point; {@code null} when it cannot be built. */
-    private String resource(Method method, Class<?> userType) {
+    /** {@code method}'s fence point; {@code null} when it cannot be built ({@link #check} reports why). */
+    private dev.fencing.guard.FencePoint point(Method method, Class<?> userType) {
         try {
-            dev.fencing.guard.FencePoint point = support.points().pointFor(method, userType);
-            return point == null ? null : point.resource();
+            return support.points().pointFor(method, userType);
         } catch (FencingConfigurationException e) {
             return null;
         }
     }
 
+    /**
+     * One resource fenced both without a key and with one: {@code orders} and {@code orders:<key>} are separate
+     * resources (a lock and a max_seen each), so a holder of either never excludes nor fences out a holder of the
+     * other, and the two can write the same data at once.
+     */
+    private static String mixedKeys(String resource, Set<String> unkeyed, Set<String> keyed) {
+        return "resource '" + resource + "' is fenced without a key by " + String.join(", ", unkeyed)
+                + " and with a key by " + String.join(", ", keyed) + ": '" + resource + "' and '" + resource
+                + ":<key>' are separate resources, each with its own lock and max_seen, so a call holding one is "
+                + "neither excluded nor fenced out by a call holding the other, and both can write the same data at "
+                + "once; fence the resource one way in every method (all keyed: a lock per entity; or all "
+                + "unkeyed: one lock for all of it), or, when the unkeyed method writes other data, give it a "
+                + "resource of its own (resource = \"" + resource + "-all\")";
+    }
+
     /** Whether {@code method} is an acquiring fence point; one that cannot be built is reported by {@link #check}. */
     private boolean acquires(Method method, Class<?> userType) {
-        try {
-            dev.fencing.guard.FencePoint point = support.points().pointFor(method, userType);
-            return point != null && point.acquire();
-        } catch (FencingConfigurationException e) {
-            return false;
-        }
+        dev.fencing.guard.FencePoint point = point(method, userType);
+        return point != null && point.acquire();
     }
 
     /**
