@@ -30,10 +30,16 @@ public final class FencingScope implements AutoCloseable {
         this.isolating = isolating;
     }
 
-    /** The index of {@code resource}'s token in this scope, or -1. */
+    /**
+     * The index of {@code resource}'s token in this scope, or -1. The same instance matches at once (a fence point's
+     * resource is interned, as are the literals tokens are made with); another resource is told apart by its cached
+     * hash, so its text is compared only when the hashes are equal.
+     */
     int indexOf(String resource) {
+        int hash = resource.hashCode();
         for (int i = 0; i < tokens.length; i++) {
-            if (tokens[i].resource().equals(resource)) {
+            String bound = tokens[i].resource();
+            if (bound == resource || bound.hashCode() == hash && bound.equals(resource)) {
                 return i;
             }
         }

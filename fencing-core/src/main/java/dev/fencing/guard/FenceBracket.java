@@ -41,6 +41,8 @@ public final class FenceBracket {
     private final RejectionListener rejections;
     private final TokenVerifier verifier;
     private final FenceModes modes;
+    /** The store's way into the resource of an unkeyed point (it may keep the resource's slot); {@code null} when keyed. */
+    private final BracketFenceStore.Lane lane;
 
     FenceBracket(FencePoint point, BracketFenceStore store, RejectionListener rejections, TokenVerifier verifier,
                  FenceModes modes) {
@@ -53,6 +55,7 @@ public final class FenceBracket {
         this.rejections = rejections;
         this.verifier = verifier;
         this.modes = modes;
+        this.lane = point.hasKey() ? null : store.lane(resource);
     }
 
     /**
@@ -123,7 +126,7 @@ public final class FenceBracket {
         // resource and token by reference
         String effective = token.resource();
         try {
-            return store.enter(effective, token);
+            return lane != null ? lane.enter(token) : store.enter(effective, token);
         } catch (RuntimeException | Error t) {
             Throwable failure = CheckOutcomes.failed(point, effective, token, false, t, rejections, null);
             if (failure instanceof RuntimeException unchecked) {

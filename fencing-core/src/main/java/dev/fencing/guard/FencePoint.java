@@ -78,7 +78,9 @@ public final class FencePoint {
                     + FencingToken.MAX_PART_LENGTH + " an effective resource may have: '" + abbreviate(resource)
                     + "'; use a shorter resource name");
         }
-        this.resource = resource;
+        // interned: the tokens this point acquires carry this instance, as do those made from a literal, so finding
+        // the bound token and the store's slot compares references, not text
+        this.resource = resource.intern();
         this.key = key;
         this.keySource = keySource;
         this.acquire = acquire;

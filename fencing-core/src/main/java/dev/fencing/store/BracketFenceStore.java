@@ -26,6 +26,29 @@ public interface BracketFenceStore extends FenceStore {
     Entry enter(String resource, FencingToken token);
 
     /**
+     * The way into one fixed resource, for a caller that enters the same resource on every call (an unkeyed fence
+     * point): {@link Lane#enter} is {@link #enter} with that resource, and may keep what it looked up (the in-memory
+     * store keeps the resource's slot, checked on every call for having been folded). This default keeps nothing.
+     *
+     * @param resource the resource every call of the lane enters
+     */
+    default Lane lane(String resource) {
+        java.util.Objects.requireNonNull(resource, "resource");
+        return token -> enter(resource, token);
+    }
+
+    /** {@link #enter} for one resource; thread-safe. */
+    interface Lane {
+
+        /**
+         * {@link BracketFenceStore#enter} with the lane's resource: the same rule, exceptions and obligation to exit.
+         *
+         * @throws IllegalArgumentException when the token was issued for another resource
+         */
+        Entry enter(FencingToken token);
+    }
+
+    /**
      * A resource held by {@link #enter}; reentrant, so a write may enter the same resource again (a fenced method
      * calling another) and exit it before its own exit.
      */

@@ -14,6 +14,7 @@ import dev.fencing.token.FencingToken;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
@@ -96,7 +97,20 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             throw new IllegalArgumentException("Token " + token + " was issued for resource '" + token.resource()
                     + "', not for '" + resource + "'");
         }
-        Slot slot = lockedSlot(resource, token);
+        return judged(lockedSlot(resource, token), resource, token);
+    }
+
+    /**
+     * {@inheritDoc} This store's lane keeps the resource's slot: one map lookup fewer per call, and a slot found
+     * folded (retired) once locked is looked up again, as {@link #enter} does.
+     */
+    @Override
+    public Lane lane(String resource) {
+        return new SlotLane(this, Objects.requireNonNull(resource, "resource"));
+    }
+
+    /** Judges {@code token} on {@code slot}, which this thread holds: kept held when accepted, released otherwise. */
+    private Entry judged(Slot slot, String resource, FencingToken token) {
         boolean held = false;
         try {
             Verdict verdict = FenceRule.judge(slot.seen, slot.maxSeen, slot.holder, token, maxAdvance);
@@ -137,6 +151,44 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
                 return slot;
             }
             slot.unlock(); // folded while this thread waited on its lock: its state is in the floor now
+        }
+    }
+
+    /** The lane of one resource: its slot, kept from the last call, locked and checked for having been folded. */
+    private static final class SlotLane implements Lane {
+        private final InMemoryFenceStore store;
+        private final String resource;
+        /** The slot found last; volatile, so a thread that reads it sees the slot as it was published. */
+        private volatile Slot slot;
+
+        SlotLane(InMemoryFenceStore store, String resource) {
+            this.store = store;
+            this.resource = resource;
+        }
+
+        @Override
+        public Entry enter(FencingToken token) {
+            String issuedFor = token.resource();
+            if (issuedFor != resource && !resource.equals(issuedFor)) {
+                throw new IllegalArgumentException("Token " + token + " was issued for resource '" + issuedFor
+                        + "', not for '" + resource + "'");
+            }
+            Slot kept = slot;
+            if (kept != null) {
+                kept.lock();
+                if (!kept.retired) {
+                    return store.judged(kept, resource, token);
+                }
+                kept.unlock(); // folded since: its state is in the floor, and a new slot is made on demand
+            }
+            Slot found = store.lockedSlot(resource, token);
+            slot = found;
+            return store.judged(found, resource, token);
+        }
+
+        @Override
+        public String toString() {
+            return "InMemoryFenceStore.Lane[" + resource + "]";
         }
     }
 
