@@ -135,6 +135,79 @@ class StartupErrorsTest {
         }
     }
 
+    /** Checks one order under its own key. */
+    public static class KeyedOrders {
+        final java.util.List<Long> saved = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        @Fenced(resource = "orders", key = "#id")
+        public void save(long id) {
+            saved.add(id);
+        }
+
+        public java.util.List<Long> saved() {
+            return saved; // read through the proxy, which has no state of its own
+        }
+    }
+
+    /** Locks one order, then saves it. */
+    public static class OrderLocks {
+        private final KeyedOrders orders;
+
+        public OrderLocks(KeyedOrders orders) {
+            this.orders = orders;
+        }
+
+        @Fenced(resource = "orders", key = "#id", acquire = true)
+        public void reprice(long id) {
+            orders.save(id);
+        }
+    }
+
+    /** One batch at a time: an unkeyed lock that checks nothing, above the keyed ones. */
+    public static class RepriceBatch {
+        private final OrderLocks locks;
+
+        public RepriceBatch(OrderLocks locks) {
+            this.locks = locks;
+        }
+
+        @Fenced(resource = "orders", acquire = true, reportUnchecked = false)
+        public void repriceAll() {
+            for (long id = 1; id <= 3; id++) {
+                locks.reprice(id);
+            }
+        }
+    }
+
+    @Configuration
+    @EnableFencing
+    static class HierarchicalLocks {
+        @Bean
+        dev.fencing.store.InMemoryFenceStore store() {
+            return new dev.fencing.store.InMemoryFenceStore();
+        }
+
+        @Bean
+        dev.fencing.issuer.InMemoryTokenIssuer issuer() {
+            return new dev.fencing.issuer.InMemoryTokenIssuer();
+        }
+
+        @Bean
+        KeyedOrders keyedOrders() {
+            return new KeyedOrders();
+        }
+
+        @Bean
+        OrderLocks orderLocks(KeyedOrders orders) {
+            return new OrderLocks(orders);
+        }
+
+        @Bean
+        RepriceBatch repriceBatch(OrderLocks locks) {
+            return new RepriceBatch(locks);
+        }
+    }
+
     private static String startupFailure(Class<?> beanClass, AdviceMode mode) {
         return startupFailure(mode, beanClass);
     }
@@ -236,12 +309,25 @@ class StartupErrorsTest {
     void oneResourceFencedWithAndWithoutAKey() {
         String message = startupFailure(AdviceMode.PROXY, OrderBatch.class, OrderRepository.class, OrderArchive.class);
         assertThat(message)
-                .contains("resource 'orders' is fenced without a key by StartupErrorsTest.OrderArchive.archive(long), "
+                .contains("resource 'orders' is checked without a key by StartupErrorsTest.OrderArchive.archive(long), "
                         + "StartupErrorsTest.OrderBatch.repriceAll() and with a key by "
                         + "StartupErrorsTest.OrderRepository.delete(long), StartupErrorsTest.OrderRepository.save(long)")
                 .contains("'orders' and 'orders:<key>' are separate resources")
-                .contains("resource = \"orders-all\"");
-        assertThat(message.split("resource 'orders' is fenced")).as("one problem for the resource").hasSize(2);
+                .contains("resource = \"orders-totals\"");
+        assertThat(message.split("resource 'orders' is checked")).as("one problem for the resource").hasSize(2);
+    }
+
+    /** An unkeyed lock that only acquires, above keyed checks: every write is checked under its own key. */
+    @Test
+    void anUnkeyedLockAboveKeyedChecksStartsAndRuns() {
+        try (AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext(HierarchicalLocks.class)) {
+            ctx.getBean(RepriceBatch.class).repriceAll();
+            assertThat(ctx.getBean(KeyedOrders.class).saved()).containsExactly(1L, 2L, 3L);
+            dev.fencing.store.InMemoryFenceStore store = ctx.getBean(dev.fencing.store.InMemoryFenceStore.class);
+            assertThat(store.maxSeen("orders:1")).isPresent();
+            assertThat(store.maxSeen("orders:3")).isPresent();
+            assertThat(store.maxSeen("orders")).as("the batch's lock checks nothing").isEmpty();
+        }
     }
 
     @Test

@@ -36,6 +36,9 @@ public final class FencingScope implements AutoCloseable {
      * hash, so its text is compared only when the hashes are equal.
      */
     int indexOf(String resource) {
+        if (resource == null) {
+            return -1; // no token is bound for no resource
+        }
         int hash = resource.hashCode();
         for (int i = 0; i < tokens.length; i++) {
             String bound = tokens[i].resource();

@@ -74,6 +74,10 @@ final class SlotFolding {
     InMemoryFenceStore.Slot admit(String resource, FencingToken token) {
         room.lock();
         try {
+            InMemoryFenceStore.Slot existing = store.slots().get(resource);
+            if (existing != null) {
+                return existing; // made meanwhile (by a thread that found room, or admitted before): nothing added here
+            }
             InMemoryFenceStore.Slot slot = store.slotOf(resource);
             int bound = store.bound();
             int size = store.slots().size();
@@ -88,9 +92,11 @@ final class SlotFolding {
                         if (!slot.retired) {
                             String family = ResourceFamily.of(resource);
                             if (family != null) {
-                                store.retire(resource, family, slot);
+                                store.retire(resource, family, slot); // its state lives on in the family's floor
+                            } else if (slot.seen) {
+                                return slot; // advanced by another thread since it was made here: keep its state
                             } else {
-                                slot.retired = true;
+                                slot.retired = true; // holds nothing: dropping it loses nothing
                                 store.slots().remove(resource, slot);
                             }
                         }

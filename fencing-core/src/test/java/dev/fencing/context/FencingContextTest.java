@@ -23,6 +23,19 @@ class FencingContextTest {
         assertThat(FencingContext.isEmpty()).isTrue();
     }
 
+    /** A bound token is found by its resource's text, whatever the instance; no resource finds nothing. */
+    @Test
+    void aTokenIsFoundByEqualTextAndNoResourceFindsNothing() {
+        try (FencingScope ignored = FencingContext.bind(new FencingToken("orders", 1, "h"),
+                new FencingToken("ledger", 2, "h"))) {
+            String copy = new String("ledger".toCharArray()); // another instance, the same text
+            assertThat(FencingContext.current(copy)).extracting(FencingToken::value).isEqualTo(2L);
+            assertThat(FencingContext.current("ledgers")).isNull();
+            assertThat(FencingContext.current(null)).isNull();
+            assertThat(FencingContext.present(null)).isNull();
+        }
+    }
+
     @Test
     void bindsForTheScopeOnly() {
         assertThat(FencingContext.current("a")).isNull();

@@ -377,4 +377,25 @@ class InMemoryFenceStoreRetentionTest {
         long highest = accepted.stream().mapToLong(Long::longValue).max().orElseThrow();
         assertThat(store.maxSeen("orders:eu")).hasValue(highest);
     }
+
+    /**
+     * A thread found no slot for a resource without a family, then another made it and advanced it, and the store is
+     * over its bound (a racing creator passed it): admitting the resource must return the slot with its state, not
+     * drop it without a floor (a token older than its max_seen would then be accepted).
+     */
+    @Test
+    void admittingAResourceThatAnotherThreadMadeMeanwhileKeepsItsState() throws Throwable {
+        InMemoryFenceStore store = InMemoryFenceStore.builder().maxResources(3, recording).build();
+        write(store, "a", 1);
+        write(store, "b", 1);
+        write(store, "c", 5); // no family: never folded
+        store.slotOf("d"); // made past the bound by a racing creator
+        assertThat(store.size()).isEqualTo(4);
+
+        InMemoryFenceStore.Slot admitted = new SlotFolding(store).admit("c", token("c", 6));
+
+        assertThat(admitted).isSameAs(store.slots().get("c"));
+        assertThat(store.maxSeen("c")).hasValue(5);
+        assertThatThrownBy(() -> write(store, "c", 4)).isInstanceOf(TokenRejectedException.class);
+    }
 }

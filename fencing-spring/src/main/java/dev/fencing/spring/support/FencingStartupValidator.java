@@ -37,7 +37,7 @@ import java.util.TreeMap;
  * one message listing each problem and its method: invalid annotations (blank resource, bad key, acquire without
  * issuer), static methods, and methods the chosen mode would silently leave unfenced (private or final under
  * proxies, a JDK proxy without the method, a class that was not woven, an annotation woven code cannot see, a
- * fence ordered outside {@code @Transactional}), and one resource fenced both with and without a key. Beans made
+ * fence ordered outside {@code @Transactional}), and one resource checked both with and without a key. Beans made
  * by a {@code FactoryBean} are checked by their product type, and JDK proxies (every Spring Data repository) by the
  * interfaces they implement.
  *
@@ -95,6 +95,10 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                         dev.fencing.guard.FencePoint point = point(method, userType);
                         if (point != null) {
                             declared.add(point.resource());
+                        }
+                        if (point != null && !point.acquire()) {
+                            // checks only: an acquiring point checks nothing, so an unkeyed lock held above keyed
+                            // ones (one batch at a time, each entity checked under its own key) mixes nothing
                             (point.hasKey() ? keyed : unkeyed).computeIfAbsent(point.resource(),
                                     r -> new java.util.TreeSet<>()).add(FencePointSource.describe(userType, method));
                         }
@@ -150,18 +154,19 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
     }
 
     /**
-     * One resource fenced both without a key and with one: {@code orders} and {@code orders:<key>} are separate
+     * One resource checked both without a key and with one: {@code orders} and {@code orders:<key>} are separate
      * resources (a lock and a max_seen each), so a holder of either never excludes nor fences out a holder of the
      * other, and the two can write the same data at once.
      */
     private static String mixedKeys(String resource, Set<String> unkeyed, Set<String> keyed) {
-        return "resource '" + resource + "' is fenced without a key by " + String.join(", ", unkeyed)
-                + " and with a key by " + String.join(", ", keyed) + ": '" + resource + "' and '" + resource
-                + ":<key>' are separate resources, each with its own lock and max_seen, so a call holding one is "
-                + "neither excluded nor fenced out by a call holding the other, and both can write the same data at "
-                + "once; fence the resource one way in every method (all keyed: a lock per entity; or all "
-                + "unkeyed: one lock for all of it), or, when the unkeyed method writes other data, give it a "
-                + "resource of its own (resource = \"" + resource + "-all\")";
+        return "resource '" + resource + "' is checked without a key by " + String.join(", ", unkeyed)
+                + " and with a key by " + String.join(", ", keyed) + " (@Fenced on the method, its class or an "
+                + "interface): '" + resource + "' and '" + resource + ":<key>' are separate resources, each with "
+                + "its own lock and max_seen, so a call holding one is neither excluded nor fenced out by a call "
+                + "holding the other, and both can write the same data at once; check the resource one way in "
+                + "every method (all keyed: a lock per entity; or all unkeyed: one lock for all of it). Only when "
+                + "the unkeyed method writes data no keyed method writes (a summary row, say) give it a resource "
+                + "of its own, named after that data (resource = \"" + resource + "-totals\")";
     }
 
     /** Whether {@code method} is an acquiring fence point; one that cannot be built is reported by {@link #check}. */
