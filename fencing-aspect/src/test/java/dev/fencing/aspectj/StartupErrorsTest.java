@@ -128,6 +128,20 @@ class StartupErrorsTest {
         }
     }
 
+    /** The keyed resource spelt with a capital letter. */
+    static class CapitalOrders {
+        @Fenced(resource = "Orders")
+        public void repriceAll() {
+        }
+    }
+
+    /** An unkeyed resource inside the keyed one's keys. */
+    static class EuOrders {
+        @Fenced(resource = "orders:eu")
+        public void shipAll() {
+        }
+    }
+
     /** An unkeyed resource of its own next to the keyed one: no mix. */
     static class OrderTotals {
         @Fenced(resource = "orders-totals")
@@ -313,8 +327,24 @@ class StartupErrorsTest {
                         + "StartupErrorsTest.OrderBatch.repriceAll() and with a key by "
                         + "StartupErrorsTest.OrderRepository.delete(long), StartupErrorsTest.OrderRepository.save(long)")
                 .contains("'orders' and 'orders:<key>' are separate resources")
+                .contains("hold an unkeyed lock that checks nothing (acquire = true) and call a keyed method per entity")
                 .contains("resource = \"orders-totals\"");
         assertThat(message.split("resource 'orders' is checked")).as("one problem for the resource").hasSize(2);
+    }
+
+    @Test
+    void resourceNamesThatDifferInCaseOnly() {
+        String message = startupFailure(AdviceMode.PROXY, CapitalOrders.class, OrderRepository.class);
+        assertThat(message).contains("resources 'Orders' (StartupErrorsTest.CapitalOrders.repriceAll()) and "
+                + "'orders' (StartupErrorsTest.OrderRepository.delete(long), StartupErrorsTest.OrderRepository.save(long)) "
+                + "differ in letter case only");
+    }
+
+    @Test
+    void anUnkeyedResourceInsideAKeyedOnesKeys() {
+        String message = startupFailure(AdviceMode.PROXY, EuOrders.class, OrderRepository.class);
+        assertThat(message).contains("resource 'orders:eu', checked without a key by StartupErrorsTest.EuOrders.shipAll()"
+                + ", lies inside the keys of resource 'orders'").contains("a key whose text is 'eu'");
     }
 
     /** An unkeyed lock that only acquires, above keyed checks: every write is checked under its own key. */

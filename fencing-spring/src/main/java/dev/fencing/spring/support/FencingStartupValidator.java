@@ -37,7 +37,8 @@ import java.util.TreeMap;
  * one message listing each problem and its method: invalid annotations (blank resource, bad key, acquire without
  * issuer), static methods, and methods the chosen mode would silently leave unfenced (private or final under
  * proxies, a JDK proxy without the method, a class that was not woven, an annotation woven code cannot see, a
- * fence ordered outside {@code @Transactional}), and one resource checked both with and without a key. Beans made
+ * fence ordered outside {@code @Transactional}), and resource names that look like one
+ * resource but are several ({@link ResourceNames}). Beans made
  * by a {@code FactoryBean} are checked by their product type, and JDK proxies (every Spring Data repository) by the
  * interfaces they implement.
  *
@@ -114,12 +115,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                 }
             }
         }
-        unkeyed.forEach((resource, methods) -> {
-            Set<String> withKey = keyed.get(resource);
-            if (withKey != null) {
-                problems.add(mixedKeys(resource, methods, withKey));
-            }
-        });
+        ResourceNames.overlaps(unkeyed, keyed, problems);
         if (mode == AdviceMode.PROXY) {
             // every fenced method is a bean's here (woven classes may not be beans: no such check in ASPECTJ mode)
             for (String unknown : support.modes().declare(declared)) {
@@ -153,21 +149,6 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         }
     }
 
-    /**
-     * One resource checked both without a key and with one: {@code orders} and {@code orders:<key>} are separate
-     * resources (a lock and a max_seen each), so a holder of either never excludes nor fences out a holder of the
-     * other, and the two can write the same data at once.
-     */
-    private static String mixedKeys(String resource, Set<String> unkeyed, Set<String> keyed) {
-        return "resource '" + resource + "' is checked without a key by " + String.join(", ", unkeyed)
-                + " and with a key by " + String.join(", ", keyed) + " (@Fenced on the method, its class or an "
-                + "interface): '" + resource + "' and '" + resource + ":<key>' are separate resources, each with "
-                + "its own lock and max_seen, so a call holding one is neither excluded nor fenced out by a call "
-                + "holding the other, and both can write the same data at once; check the resource one way in "
-                + "every method (all keyed: a lock per entity; or all unkeyed: one lock for all of it). Only when "
-                + "the unkeyed method writes data no keyed method writes (a summary row, say) give it a resource "
-                + "of its own, named after that data (resource = \"" + resource + "-totals\")";
-    }
 
     /** Whether {@code method} is an acquiring fence point; one that cannot be built is reported by {@link #check}. */
     private boolean acquires(Method method, Class<?> userType) {
