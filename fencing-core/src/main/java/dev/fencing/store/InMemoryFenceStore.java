@@ -93,11 +93,17 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
      */
     @Override
     public Entry enter(String resource, FencingToken token) {
-        if (!resource.equals(token.resource())) {
-            throw new IllegalArgumentException("Token " + token + " was issued for resource '" + token.resource()
+        requireIssuedFor(resource, token);
+        return judged(lockedSlot(resource, token), resource, token);
+    }
+
+    /** Refuses a token issued for another resource than {@code resource} (the same instance is one comparison). */
+    private static void requireIssuedFor(String resource, FencingToken token) {
+        String issuedFor = token.resource();
+        if (issuedFor != resource && !resource.equals(issuedFor)) {
+            throw new IllegalArgumentException("Token " + token + " was issued for resource '" + issuedFor
                     + "', not for '" + resource + "'");
         }
-        return judged(lockedSlot(resource, token), resource, token);
     }
 
     /**
@@ -168,11 +174,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
         @Override
         public Entry enter(FencingToken token) {
-            String issuedFor = token.resource();
-            if (issuedFor != resource && !resource.equals(issuedFor)) {
-                throw new IllegalArgumentException("Token " + token + " was issued for resource '" + issuedFor
-                        + "', not for '" + resource + "'");
-            }
+            requireIssuedFor(resource, token);
             Slot kept = slot;
             if (kept != null) {
                 kept.lock();

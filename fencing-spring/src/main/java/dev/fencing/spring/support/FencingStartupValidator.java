@@ -2,6 +2,7 @@ package dev.fencing.spring.support;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
+import dev.fencing.guard.FencePoint;
 import dev.fencing.store.FenceStore;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.SpringProxy;
@@ -31,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Checks every {@code @Fenced} method of every bean once all singletons exist, and fails the context refresh with
@@ -75,7 +77,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         support.points();
         Set<String> problems = new LinkedHashSet<>();
         boolean acquiring = false;
-        Set<String> declared = new java.util.TreeSet<>();
+        Set<String> declared = new TreeSet<>();
         Map<String, Set<String>> unkeyed = new TreeMap<>();
         Map<String, Set<String>> keyed = new TreeMap<>();
         Integer transactionOrder = transactionAdvisorOrder();
@@ -92,16 +94,18 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                     if (!Modifier.isStatic(method.getModifiers())
                             && support.resolutions().resolutionFor(method, userType) != null) {
                         fenced.add(method);
-                        acquiring |= acquires(method, userType);
-                        dev.fencing.guard.FencePoint point = point(method, userType);
-                        if (point != null) {
-                            declared.add(point.resource());
+                        FencePoint point = point(method, userType);
+                        if (point == null) {
+                            continue;
                         }
-                        if (point != null && !point.acquire()) {
-                            // checks only: an acquiring point checks nothing, so an unkeyed lock held above keyed
-                            // ones (one batch at a time, each entity checked under its own key) mixes nothing
-                            (point.hasKey() ? keyed : unkeyed).computeIfAbsent(point.resource(),
-                                    r -> new java.util.TreeSet<>()).add(FencePointSource.describe(userType, method));
+                        declared.add(point.resource());
+                        if (point.acquire()) {
+                            // an acquiring point checks nothing, so an unkeyed lock held above keyed ones (one batch at
+                            // a time, each entity checked under its own key) mixes no names
+                            acquiring = true;
+                        } else {
+                            (point.hasKey() ? keyed : unkeyed).computeIfAbsent(point.resource(), r -> new TreeSet<>())
+                                    .add(FencePointSource.describe(userType, method));
                         }
                     }
                 }
@@ -141,7 +145,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
     }
 
     /** {@code method}'s fence point; {@code null} when it cannot be built ({@link #check} reports why). */
-    private dev.fencing.guard.FencePoint point(Method method, Class<?> userType) {
+    private FencePoint point(Method method, Class<?> userType) {
         try {
             return support.points().pointFor(method, userType);
         } catch (FencingConfigurationException e) {
@@ -149,12 +153,6 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         }
     }
 
-
-    /** Whether {@code method} is an acquiring fence point; one that cannot be built is reported by {@link #check}. */
-    private boolean acquires(Method method, Class<?> userType) {
-        dev.fencing.guard.FencePoint point = point(method, userType);
-        return point != null && point.acquire();
-    }
 
     /**
      * The user's types behind a bean: its (ultimate target) class, and for a JDK proxy the interfaces it implements
