@@ -31,7 +31,8 @@ import java.util.stream.Collectors;
  * (public methods only). Where it applies is looked up once per target class and method by the shared
  * {@link FenceResolutions} (which the PROXY-mode pointcut and the startup validator ask too); the result built from
  * it, a {@link FencePoint} with its key parsed and its counters created, is cached here per target class and method,
- * with a sentinel for methods that are not fenced: nothing is reflected, parsed or registered after the first call.
+ * with a sentinel for methods that are not fenced, and found on each call first by the identity of the invoked
+ * {@code Method} instance ({@link FenceTable}): nothing is reflected, parsed or registered after the first call.
  * A point the guard can fence as a bracket (a checking point, a store that fences a write its caller runs) is
  * cached as its {@link FenceBracket}, so the proxy interceptor and the woven aspect run the target inside it.
  * A method returning a reactive type (see {@link ReactiveReturnTypes}) gets a {@link ReactivePoint}: its fence point
@@ -50,6 +51,8 @@ final class FencePointSource {
      * (the usual case: one call is one map hit and one reference comparison), a map by class once several were.
      */
     private final ConcurrentHashMap<Method, Object> cache = new ConcurrentHashMap<>();
+    /** The same fences by the identity of the {@code Method} instance and class: what a call looks up first. */
+    private final FenceTable table = new FenceTable();
 
     /**
      * @param resolutions where {@code @Fenced} applies, looked up once and shared with the pointcut and the validator
@@ -102,6 +105,15 @@ final class FencePointSource {
      */
     Object fenceFor(Method method, Class<?> targetClass) {
         Class<?> type = targetClass != null ? targetClass : method.getDeclaringClass();
+        Object fence = table.find(method, type);
+        if (fence == FenceTable.MISS) {
+            fence = looked(method, type);
+        }
+        return fence == NONE ? null : fence;
+    }
+
+    /** {@link #fenceFor} when the table has no entry for this {@code Method} instance: kept out of the hot path. */
+    private Object looked(Method method, Class<?> type) {
         Object cached = cache.get(method);
         Object fence;
         if (cached instanceof OneType one && one.type == type) {
@@ -111,7 +123,8 @@ final class FencePointSource {
         } else {
             fence = cached(method, type);
         }
-        return fence == NONE ? null : fence;
+        table.put(method, type, fence);
+        return fence;
     }
 
     /**

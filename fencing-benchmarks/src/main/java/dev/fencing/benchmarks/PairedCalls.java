@@ -1,0 +1,179 @@
+package dev.fencing.benchmarks;
+
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.aopalliance.intercept.MethodInterceptor;
+import org.springframework.aop.framework.ProxyFactory;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The per-call ratios of {@link FenceOverheadBenchmark}'s proxy calls, measured so that a slow window of the host
+ * falls on the call and its baseline alike: the calls run in blocks of a few milliseconds, one block of each after
+ * the other in a rotating order, and each ratio is taken between the blocks of one turn. On a VM whose speed changes
+ * from one second to the next, JMH's runs of one benchmark after another (seconds apart) cannot tell a difference of
+ * a few nanoseconds; the median of a thousand paired blocks can. Complements JMH, which stays the source of the
+ * figures per call and of allocation.
+ *
+ * <p>{@code java -cp fencing-benchmarks/target/benchmarks.jar dev.fencing.benchmarks.PairedCalls [seconds]}
+ */
+public final class PairedCalls {
+
+    private static final String[] NAMES = {"noop", "floor", "fenced", "keyed"};
+    private static final int CALLS_PER_BLOCK = 20_000;
+
+    private final Target noop;
+    private final Target floor;
+    private final Target fenced;
+    private long sink;
+    private long value = 1;
+
+    private PairedCalls(Target noop, Target floor, Target fenced) {
+        this.noop = noop;
+        this.floor = floor;
+        this.fenced = fenced;
+    }
+
+    public static void main(String[] args) {
+        double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 40;
+        ConcurrentHashMap<Object, Object> points = new ConcurrentHashMap<>();
+        ConcurrentHashMap<String, Object> slots = new ConcurrentHashMap<>();
+        ThreadLocal<Object> threadLocal = ThreadLocal.withInitial(Object::new);
+        ReentrantLock lock = new ReentrantLock();
+        Counter counter = Counter.builder("bench.floor").register(new SimpleMeterRegistry());
+        Object self = new Object();
+        points.put(self, Boolean.TRUE);
+        slots.put("bench", Boolean.TRUE);
+        Target noop = proxy(invocation -> invocation.proceed());
+        // the same floor as FenceOverheadBenchmark's proxyPrimitivesFloor
+        Target floor = proxy(invocation -> {
+            if (points.get(self) == null || threadLocal.get() == null || slots.get("bench") == null) {
+                throw new IllegalStateException("not set up");
+            }
+            Object result;
+            lock.lock();
+            try {
+                result = invocation.proceed();
+            } finally {
+                lock.unlock();
+            }
+            counter.increment();
+            return result;
+        });
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(InMemoryFencing.class);
+             FencingScope scope = FencingContext.bind(new FencingToken("total", 1, "lease"),
+                     new FencingToken("bench:7", 1, "lease"))) {
+            new PairedCalls(noop, floor, context.getBean(Target.class)).measure(seconds);
+        }
+    }
+
+    private static Target proxy(MethodInterceptor interceptor) {
+        ProxyFactory factory = new ProxyFactory(new Target());
+        factory.setProxyTargetClass(true);
+        factory.addAdvice(interceptor);
+        return (Target) factory.getProxy();
+    }
+
+    private void measure(double seconds) {
+        long warmUntil = System.nanoTime() + 10_000_000_000L;
+        int turn = 0;
+        while (System.nanoTime() < warmUntil) {
+            block(turn++ % NAMES.length);
+        }
+        List<double[]> turns = new ArrayList<>();
+        long until = System.nanoTime() + (long) (seconds * 1e9);
+        while (System.nanoTime() < until) {
+            double[] perCall = new double[NAMES.length];
+            int first = turns.size() % NAMES.length;
+            for (int i = 0; i < NAMES.length; i++) {
+                int variant = (first + i) % NAMES.length;
+                perCall[variant] = block(variant);
+            }
+            turns.add(perCall);
+        }
+        System.out.printf(Locale.ROOT, "%d turns of %d calls per variant (sink %d)%n", turns.size(), CALLS_PER_BLOCK,
+                sink);
+        for (int v = 0; v < NAMES.length; v++) {
+            int variant = v;
+            System.out.printf(Locale.ROOT, "%-7s ns/call median %7.2f  q1 %7.2f  q3 %7.2f%n", NAMES[v],
+                    quantile(turns, t -> t[variant], 0.5), quantile(turns, t -> t[variant], 0.25),
+                    quantile(turns, t -> t[variant], 0.75));
+        }
+        ratio(turns, "fenced / noop", 2, 0);
+        ratio(turns, "floor / noop", 1, 0);
+        ratio(turns, "keyed / fenced", 3, 2);
+        ratio(turns, "fenced - floor, ns", 2, 1, true);
+        ratio(turns, "keyed - fenced, ns", 3, 2, true);
+    }
+
+    private static void ratio(List<double[]> turns, String name, int a, int b) {
+        ratio(turns, name, a, b, false);
+    }
+
+    private static void ratio(List<double[]> turns, String name, int a, int b, boolean difference) {
+        java.util.function.ToDoubleFunction<double[]> f = difference ? t -> t[a] - t[b] : t -> t[a] / t[b];
+        System.out.printf(Locale.ROOT, "%-20s median %7.3f  q1 %7.3f  q3 %7.3f%n", name, quantile(turns, f, 0.5),
+                quantile(turns, f, 0.25), quantile(turns, f, 0.75));
+    }
+
+    private static double quantile(List<double[]> turns, java.util.function.ToDoubleFunction<double[]> f, double q) {
+        double[] values = turns.stream().mapToDouble(f).toArray();
+        Arrays.sort(values);
+        return values[(int) Math.min(values.length - 1, Math.round(q * (values.length - 1)))];
+    }
+
+    /** One block of calls of one variant; ns per call. Each variant has its own loop, so each call site sees one type. */
+    private double block(int variant) {
+        long start = System.nanoTime();
+        long result = switch (variant) {
+            case 0 -> noopLoop();
+            case 1 -> floorLoop();
+            case 2 -> fencedLoop();
+            default -> keyedLoop();
+        };
+        long elapsed = System.nanoTime() - start;
+        sink += result;
+        return (double) elapsed / CALLS_PER_BLOCK;
+    }
+
+    private long noopLoop() {
+        long sum = 0;
+        for (int i = 0; i < CALLS_PER_BLOCK; i++) {
+            sum += noop.plain(value);
+        }
+        return sum;
+    }
+
+    private long floorLoop() {
+        long sum = 0;
+        for (int i = 0; i < CALLS_PER_BLOCK; i++) {
+            sum += floor.plain(value);
+        }
+        return sum;
+    }
+
+    private long fencedLoop() {
+        long sum = 0;
+        for (int i = 0; i < CALLS_PER_BLOCK; i++) {
+            sum += fenced.fenced(value);
+        }
+        return sum;
+    }
+
+    private long keyedLoop() {
+        long sum = 0;
+        for (int i = 0; i < CALLS_PER_BLOCK; i++) {
+            sum += fenced.fencedWithKey(7, value);
+        }
+        return sum;
+    }
+}
