@@ -5,7 +5,7 @@
 # Needs PostgreSQL on 127.0.0.1:5432, database test (JDBC, check statement, scale, pgbench and whole-request runs),
 # MariaDB on 127.0.0.1:3306, database test, user root without a password (JDBC and check statement runs), pgbench 14+
 # on the PATH (pgbench) and etcd on the PATH (issuers).
-# Usage: fencing-benchmarks/run-all.sh [step ...]   (steps: percall proxykey keys keyed signed contention scale footprint jdbc checkstmt
+# Usage: fencing-benchmarks/run-all.sh [step ...]   (steps: percall interleaved proxykey keys keyed signed contention scale footprint jdbc checkstmt
 #        r2dbc tablesize pgbench request paired profile issuers reactive; default: all but issuers and reactive,
 #        whose figures are from earlier runs)
 set -euo pipefail
@@ -36,7 +36,7 @@ rounds() { # name, rounds, JMH arguments; then RoundRatios's --ratio/--diff spec
 }
 
 steps=("$@")
-[ ${#steps[@]} -gt 0 ] || steps=(percall keys keyed profile signed contention scale footprint jdbc checkstmt r2dbc tablesize pgbench request paired)
+[ ${#steps[@]} -gt 0 ] || steps=(percall interleaved keys keyed profile signed contention scale footprint jdbc checkstmt r2dbc tablesize pgbench request paired)
 for step in "${steps[@]}"; do
   case $step in
     percall)    RATIOS=(--ratio proxyFenced/proxyNoOpMethodInterceptor --ratio proxyPrimitivesFloor/proxyNoOpMethodInterceptor
@@ -56,6 +56,9 @@ for step in "${steps[@]}"; do
                         --ratio proxyFenced/proxyNoOpMethodInterceptor)
                 rounds proxy-key 10 'FenceOverheadBenchmark\.(proxyNoOpMethodInterceptor|proxyFenced|proxyFencedWithSpelKey)$' \
                   -f 1 -wi 3 -w 1 -i 5 -r 1 ;;
+    interleaved) # the proxy's ratios from interleaved blocks of calls (InterleavedCalls): robust to the host's slow windows
+                echo "== interleaved: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$logs/load.txt"
+                java -cp "$jar" dev.fencing.benchmarks.InterleavedCalls 60 2>/dev/null | tee "$out/interleaved-calls.txt" ;;
     keys)       # each kind of key against the unkeyed fence, on the proxy: one argument, an argument's getter (a method
                 # handle), an expression SpEL compiles, one it cannot compile (a package-private argument type)
                 RATIOS=()

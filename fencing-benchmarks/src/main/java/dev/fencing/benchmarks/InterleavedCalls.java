@@ -1,11 +1,18 @@
 package dev.fencing.benchmarks;
 
+import dev.fencing.aspectj.FencingAspect;
+import dev.fencing.benchmarks.woven.WovenTarget;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
+import dev.fencing.guard.FenceGuard;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.spring.support.FencingSupport;
+import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
+import org.aspectj.lang.Aspects;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
@@ -17,30 +24,53 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The per-call ratios of {@link FenceOverheadBenchmark}'s proxy calls, measured so that a slow window of the host
+ * The per-call ratios and differences of {@link FenceOverheadBenchmark}'s proxy and woven calls, measured so that a slow window of the host
  * falls on the call and its baseline alike: the calls run in blocks of a few milliseconds, one block of each after
  * the other in a rotating order, and each ratio is taken between the blocks of one turn. On a VM whose speed changes
  * from one second to the next, JMH's runs of one benchmark after another (seconds apart) cannot tell a difference of
  * a few nanoseconds; the median of a thousand paired blocks can. Complements JMH, which stays the source of the
  * figures per call and of allocation.
  *
- * <p>{@code java -cp fencing-benchmarks/target/benchmarks.jar dev.fencing.benchmarks.PairedCalls [seconds]}
+ * <p>{@code java -cp fencing-benchmarks/target/benchmarks.jar dev.fencing.benchmarks.InterleavedCalls [seconds]}
  */
-public final class PairedCalls {
+public final class InterleavedCalls {
 
-    private static final String[] NAMES = {"noop", "floor", "fenced", "keyed"};
+    private static final String[] NAMES = {"noop", "floor", "fenced", "keyed", "plain", "plainFloor", "woven"};
     private static final int CALLS_PER_BLOCK = 20_000;
 
     private final Target noop;
     private final Target floor;
     private final Target fenced;
+    private final WovenTarget woven = new WovenTarget();
+    private final Primitives primitives;
     private long sink;
     private long value = 1;
 
-    private PairedCalls(Target noop, Target floor, Target fenced) {
+    private InterleavedCalls(Target noop, Target floor, Target fenced, Primitives primitives) {
         this.noop = noop;
         this.floor = floor;
         this.fenced = fenced;
+        this.primitives = primitives;
+    }
+
+    /** The floor's primitives around a plain call, as {@link FenceOverheadBenchmark#primitivesFloor}. */
+    private record Primitives(ConcurrentHashMap<Object, Object> points, ConcurrentHashMap<String, Object> slots,
+                              ThreadLocal<Object> threadLocal, ReentrantLock lock, Counter counter, Object self,
+                              Target target) {
+        long call(long value) {
+            if (points.get(self) == null || threadLocal.get() == null || slots.get("bench") == null) {
+                throw new IllegalStateException("not set up");
+            }
+            long result;
+            lock.lock();
+            try {
+                result = target.plain(value);
+            } finally {
+                lock.unlock();
+            }
+            counter.increment();
+            return result;
+        }
     }
 
     public static void main(String[] args) {
@@ -69,10 +99,16 @@ public final class PairedCalls {
             counter.increment();
             return result;
         });
+        Primitives primitives = new Primitives(points, slots, threadLocal, lock, counter, self, new Target());
+        FencingSupport wovenSupport = new FencingSupport(new FenceGuard(new InMemoryFenceStore()),
+                new FencingMetrics(new SimpleMeterRegistry()));
+        Aspects.aspectOf(FencingAspect.class).configure(wovenSupport);
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(InMemoryFencing.class);
              FencingScope scope = FencingContext.bind(new FencingToken("total", 1, "lease"),
-                     new FencingToken("bench:7", 1, "lease"))) {
-            new PairedCalls(noop, floor, context.getBean(Target.class)).measure(seconds);
+                     new FencingToken("bench:7", 1, "lease"), new FencingToken("total-woven", 1, "lease"))) {
+            new InterleavedCalls(noop, floor, context.getBean(Target.class), primitives).measure(seconds);
+        } finally {
+            Aspects.aspectOf(FencingAspect.class).detach(wovenSupport);
         }
     }
 
@@ -113,6 +149,9 @@ public final class PairedCalls {
         ratio(turns, "keyed / fenced", 3, 2);
         ratio(turns, "fenced - floor, ns", 2, 1, true);
         ratio(turns, "keyed - fenced, ns", 3, 2, true);
+        ratio(turns, "woven - plain, ns", 6, 4, true);
+        ratio(turns, "plainFloor - plain, ns", 5, 4, true);
+        ratio(turns, "woven - plainFloor, ns", 6, 5, true);
     }
 
     private static void ratio(List<double[]> turns, String name, int a, int b) {
@@ -138,7 +177,10 @@ public final class PairedCalls {
             case 0 -> noopLoop();
             case 1 -> floorLoop();
             case 2 -> fencedLoop();
-            default -> keyedLoop();
+            case 3 -> keyedLoop();
+            case 4 -> plainLoop();
+            case 5 -> plainFloorLoop();
+            default -> wovenLoop();
         };
         long elapsed = System.nanoTime() - start;
         sink += result;
@@ -173,6 +215,30 @@ public final class PairedCalls {
         long sum = 0;
         for (int i = 0; i < CALLS_PER_BLOCK; i++) {
             sum += fenced.fencedWithKey(7, value);
+        }
+        return sum;
+    }
+
+    private long plainLoop() {
+        long sum = 0;
+        for (int i = 0; i < CALLS_PER_BLOCK; i++) {
+            sum += woven.plain(value);
+        }
+        return sum;
+    }
+
+    private long plainFloorLoop() {
+        long sum = 0;
+        for (int i = 0; i < CALLS_PER_BLOCK; i++) {
+            sum += primitives.call(value);
+        }
+        return sum;
+    }
+
+    private long wovenLoop() {
+        long sum = 0;
+        for (int i = 0; i < CALLS_PER_BLOCK; i++) {
+            sum += woven.fenced(value);
         }
         return sum;
     }
