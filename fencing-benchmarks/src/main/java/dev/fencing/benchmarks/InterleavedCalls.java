@@ -4,15 +4,18 @@ import dev.fencing.aspectj.FencingAspect;
 import dev.fencing.benchmarks.woven.WovenTarget;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
+import dev.fencing.guard.FenceBracket;
 import dev.fencing.guard.FenceGuard;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.spring.support.FencingSupport;
+import dev.fencing.store.BracketFenceStore;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aspectj.lang.Aspects;
+import org.springframework.aop.Advisor;
 import org.springframework.aop.framework.ProxyFactory;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 
@@ -24,18 +27,21 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The per-call ratios and differences of {@link FenceOverheadBenchmark}'s proxy and woven calls, measured so that a slow window of the host
- * falls on the call and its baseline alike: the calls run in blocks of a few milliseconds, one block of each after
- * the other in a rotating order, and each ratio is taken between the blocks of one turn. On a VM whose speed changes
- * from one second to the next, JMH's runs of one benchmark after another (seconds apart) cannot tell a difference of
- * a few nanoseconds; the median of a thousand paired blocks can. Complements JMH, which stays the source of the
- * figures per call and of allocation.
+ * The per-call ratios and differences of {@link FenceOverheadBenchmark}'s proxy and woven calls, measured so that a
+ * slow window of the host falls on a call and its baseline alike: the calls run in blocks of a few milliseconds, one
+ * block of each after the other in a rotating order, and each ratio is taken between the blocks of one turn. On a VM
+ * whose speed changes from one second to the next, JMH's runs of one benchmark after another (seconds apart) cannot
+ * tell a difference of a few nanoseconds; the median of a thousand turns can. Complements JMH, which stays the source
+ * of allocation figures. Besides {@code FenceOverheadBenchmark}'s calls: the application's fencing interceptor on a
+ * proxy built like the no-op one ({@code advised}), and the fenced method's own bracket run by a lambda interceptor
+ * that found it once ({@code bracket}: the fence without its per-call lookup).
  *
  * <p>{@code java -cp fencing-benchmarks/target/benchmarks.jar dev.fencing.benchmarks.InterleavedCalls [seconds]}
  */
 public final class InterleavedCalls {
 
-    private static final String[] NAMES = {"noop", "floor", "fenced", "keyed", "plain", "plainFloor", "woven"};
+    private static final String[] NAMES = {"noop", "floor", "fenced", "keyed", "plain", "plainFloor", "woven", "advised",
+        "bracket"};
     private static final int CALLS_PER_BLOCK = 20_000;
 
     private final Target noop;
@@ -43,6 +49,8 @@ public final class InterleavedCalls {
     private final Target fenced;
     private final WovenTarget woven = new WovenTarget();
     private final Primitives primitives;
+    private Target advised;
+    private Target bracketed;
     private long sink;
     private long value = 1;
 
@@ -73,7 +81,7 @@ public final class InterleavedCalls {
         }
     }
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws NoSuchMethodException {
         double seconds = args.length > 0 ? Double.parseDouble(args[0]) : 40;
         ConcurrentHashMap<Object, Object> points = new ConcurrentHashMap<>();
         ConcurrentHashMap<String, Object> slots = new ConcurrentHashMap<>();
@@ -106,7 +114,26 @@ public final class InterleavedCalls {
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(InMemoryFencing.class);
              FencingScope scope = FencingContext.bind(new FencingToken("total", 1, "lease"),
                      new FencingToken("bench:7", 1, "lease"), new FencingToken("total-woven", 1, "lease"))) {
-            new InterleavedCalls(noop, floor, context.getBean(Target.class), primitives).measure(seconds);
+            InterleavedCalls calls = new InterleavedCalls(noop, floor, context.getBean(Target.class), primitives);
+            // the application's own fencing interceptor on a proxy built like the no-op one's
+            calls.advised = proxy((MethodInterceptor) context.getBean("dev.fencing.internalFencingAdvisor",
+                    Advisor.class).getAdvice());
+            // the same bracket the fenced method runs, found once, run by a lambda interceptor: no lookup per call
+            FenceBracket bracket = context.getBean(FencingSupport.class)
+                    .bracketFor(Target.class.getMethod("fenced", long.class), Target.class);
+            calls.bracketed = proxy(invocation -> {
+                FencingToken presented = bracket.token(invocation.getArguments());
+                BracketFenceStore.Entry entry = bracket.enter(presented);
+                Object result;
+                try {
+                    result = invocation.proceed();
+                } catch (Throwable t) {
+                    throw bracket.failed(entry, presented, t);
+                }
+                bracket.exit(entry);
+                return result;
+            });
+            calls.measure(seconds);
         } finally {
             Aspects.aspectOf(FencingAspect.class).detach(wovenSupport);
         }
@@ -152,6 +179,10 @@ public final class InterleavedCalls {
         ratio(turns, "woven - plain, ns", 6, 4, true);
         ratio(turns, "plainFloor - plain, ns", 5, 4, true);
         ratio(turns, "woven - plainFloor, ns", 6, 5, true);
+        ratio(turns, "advised - floor, ns", 7, 1, true);
+        ratio(turns, "fenced - advised, ns", 2, 7, true);
+        ratio(turns, "bracket - floor, ns", 8, 1, true);
+        ratio(turns, "fenced - bracket, ns", 2, 8, true);
     }
 
     private static void ratio(List<double[]> turns, String name, int a, int b) {
@@ -180,7 +211,9 @@ public final class InterleavedCalls {
             case 3 -> keyedLoop();
             case 4 -> plainLoop();
             case 5 -> plainFloorLoop();
-            default -> wovenLoop();
+            case 6 -> wovenLoop();
+            case 7 -> advisedLoop();
+            default -> bracketLoop();
         };
         long elapsed = System.nanoTime() - start;
         sink += result;
@@ -239,6 +272,22 @@ public final class InterleavedCalls {
         long sum = 0;
         for (int i = 0; i < CALLS_PER_BLOCK; i++) {
             sum += woven.fenced(value);
+        }
+        return sum;
+    }
+
+    private long advisedLoop() {
+        long sum = 0;
+        for (int i = 0; i < CALLS_PER_BLOCK; i++) {
+            sum += advised.fenced(value);
+        }
+        return sum;
+    }
+
+    private long bracketLoop() {
+        long sum = 0;
+        for (int i = 0; i < CALLS_PER_BLOCK; i++) {
+            sum += bracketed.fenced(value);
         }
         return sum;
     }
