@@ -48,7 +48,7 @@ final class FencePointSource {
     private final Supplier<ReactiveFencer> reactive;
     /**
      * Per method, its fence for the target class it is invoked on: a {@link OneType} while only one class was seen
-     * (the usual case: one call is one map hit and one reference comparison), a map by class once several were.
+     * (then a miss of the table is one map hit and one reference comparison), a map by class once several were.
      */
     private final ConcurrentHashMap<Method, Object> cache = new ConcurrentHashMap<>();
     /** The same fences by the identity of the {@code Method} instance and class: what a call looks up first. */
@@ -110,6 +110,11 @@ final class FencePointSource {
             fence = looked(method, type);
         }
         return fence == NONE ? null : fence;
+    }
+
+    /** The identity-keyed table; for tests. */
+    FenceTable table() {
+        return table;
     }
 
     /** {@link #fenceFor} when the table has no entry for this {@code Method} instance: kept out of the hot path. */

@@ -58,34 +58,72 @@ class FenceTableTest {
         assertThat(table.size()).isEqualTo(1);
     }
 
+    /** Distinct methods and classes: each public method of a few JDK types, paired with each of three classes. */
+    private static List<Object[]> distinctPairs() {
+        List<Object[]> pairs = new ArrayList<>();
+        for (Class<?> owner : List.of(String.class, ArrayList.class, java.util.HashMap.class, StringBuilder.class)) {
+            for (Method method : owner.getMethods()) {
+                for (Class<?> type : List.of(Account.class, SavingsAccount.class, Object.class)) {
+                    pairs.add(new Object[]{method, type});
+                }
+            }
+        }
+        return pairs;
+    }
+
     @Test
-    void growsWithoutLosingAnEntryAndStopsAtItsBound() throws Exception {
-        FenceTable table = new FenceTable();
-        List<Method> methods = new ArrayList<>();
+    void growsWithoutLosingAnEntryAndStopsAtItsBound() {
+        List<Object[]> pairs = distinctPairs();
+        int bound = 256;
+        assertThat(pairs).hasSizeGreaterThan(bound + 10);
+        FenceTable table = new FenceTable(bound);
         List<Object> fences = new ArrayList<>();
-        for (int i = 0; i < FenceTable.MAX_ENTRIES + 10; i++) {
-            // a new Method instance every time: getMethod returns a copy
-            methods.add(Account.class.getMethod(i % 2 == 0 ? "debit" : "audit", i % 2 == 0 ? new Class<?>[]{long.class} : new Class<?>[0]));
-            fences.add(new Object());
-            table.put(methods.get(i), Account.class, fences.get(i));
+        for (Object[] pair : pairs) {
+            Object fence = new Object();
+            fences.add(fence);
+            table.put((Method) pair[0], (Class<?>) pair[1], fence);
         }
-        assertThat(table.size()).isEqualTo(FenceTable.MAX_ENTRIES);
-        for (int i = 0; i < FenceTable.MAX_ENTRIES; i++) {
-            assertThat(table.find(methods.get(i), Account.class)).as("entry %d", i).isSameAs(fences.get(i));
+        assertThat(table.size()).isEqualTo(bound);
+        for (int i = 0; i < pairs.size(); i++) {
+            Object found = table.find((Method) pairs.get(i)[0], (Class<?>) pairs.get(i)[1]);
+            assertThat(found).as("pair %d", i).isSameAs(i < bound ? fences.get(i) : FenceTable.MISS);
         }
-        for (int i = FenceTable.MAX_ENTRIES; i < methods.size(); i++) {
-            assertThat(table.find(methods.get(i), Account.class)).isSameAs(FenceTable.MISS);
+    }
+
+    @Test
+    void newCopiesOfOneMethodTakeAFewEntriesAndLeaveRoomForOthers() throws Exception {
+        FenceTable table = new FenceTable(16);
+        List<Method> copies = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            Method copy = Account.class.getMethod("debit", long.class); // a new instance every time
+            copies.add(copy);
+            table.put(copy, Account.class, "debit");
         }
+        assertThat(table.size()).isEqualTo(FenceTable.INSTANCES_PER_METHOD);
+        for (int i = 0; i < copies.size(); i++) {
+            assertThat(table.find(copies.get(i), Account.class))
+                    .isSameAs(i < FenceTable.INSTANCES_PER_METHOD ? "debit" : FenceTable.MISS);
+        }
+        // the same method on another class, and another method, still get in
+        table.put(copies.get(9_999), SavingsAccount.class, "savings");
+        Method audit = Account.class.getMethod("audit");
+        table.put(audit, Account.class, "audit");
+        assertThat(table.find(copies.get(9_999), SavingsAccount.class)).isEqualTo("savings");
+        assertThat(table.find(audit, Account.class)).isEqualTo("audit");
+        assertThat(table.size()).isEqualTo(FenceTable.INSTANCES_PER_METHOD + 2);
     }
 
     @Test
     void readersRacingWritersFindEveryEntryOncePut() throws Exception {
         FenceTable table = new FenceTable();
-        int count = 2_000;
+        List<Object[]> pairs = distinctPairs();
+        int count = pairs.size();
         Method[] methods = new Method[count];
+        Class<?>[] types = new Class<?>[count];
         Object[] fences = new Object[count];
         for (int i = 0; i < count; i++) {
-            methods[i] = Account.class.getMethod("debit", long.class);
+            methods[i] = (Method) pairs.get(i)[0];
+            types[i] = (Class<?>) pairs.get(i)[1];
             fences[i] = new Object();
         }
         ExecutorService pool = Executors.newFixedThreadPool(3);
@@ -94,7 +132,7 @@ class FenceTableTest {
             Future<?> writer = pool.submit(() -> {
                 start.await();
                 for (int i = 0; i < count; i++) {
-                    table.put(methods[i], Account.class, fences[i]);
+                    table.put(methods[i], types[i], fences[i]);
                 }
                 return null;
             });
@@ -105,7 +143,7 @@ class FenceTableTest {
                     int wrong = 0;
                     while (!writer.isDone()) {
                         for (int i = 0; i < count; i++) {
-                            Object found = table.find(methods[i], Account.class);
+                            Object found = table.find(methods[i], types[i]);
                             if (found != FenceTable.MISS && found != fences[i]) {
                                 wrong++;
                             }
@@ -119,8 +157,9 @@ class FenceTableTest {
             for (Future<Integer> reader : readers) {
                 assertThat(reader.get(20, TimeUnit.SECONDS)).as("a fence found for another method").isZero();
             }
+            assertThat(table.size()).isEqualTo(count);
             for (int i = 0; i < count; i++) {
-                assertThat(table.find(methods[i], Account.class)).isSameAs(fences[i]);
+                assertThat(table.find(methods[i], types[i])).isSameAs(fences[i]);
             }
         } finally {
             pool.shutdownNow();
@@ -140,6 +179,9 @@ class FenceTableTest {
         assertThat(points.fenceFor(debit, Account.class)).isSameAs(fence);
         assertThat(points.fenceFor(copy, Account.class)).as("another Method instance, the same point").isSameAs(fence);
         assertThat(points.fenceFor(copy, Account.class)).isSameAs(fence);
+        // the startup check's copy came first; the proxy's own instance is remembered beside it
+        assertThat(points.table().find(debit, Account.class)).isSameAs(fence);
+        assertThat(points.table().find(copy, Account.class)).isSameAs(fence);
         assertThat(points.fenceFor(debit, SavingsAccount.class)).as("its own point per target class")
                 .isNotNull().isNotSameAs(fence);
         Method audit = Account.class.getMethod("audit");
