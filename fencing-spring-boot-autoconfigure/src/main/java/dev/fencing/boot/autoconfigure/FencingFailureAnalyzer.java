@@ -80,6 +80,13 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
                     + "DataSourceTransactionManager); otherwise leave fencing.store.jdbc.check-at-commit "
                     + "unset (false), and the check runs before the method body, on every database.\n");
         }
+        if (text.contains(" with a key by ") || text.contains("differ in letter case only")) {
+            action.append("Check each resource one way in every method that checks it: keyed everywhere (a lock per "
+                    + "entity) or nowhere (one lock for all of it), spelt the same way. A method that writes many "
+                    + "entities holds an unkeyed @Fenced(acquire = true) lock and calls a keyed method per entity. "
+                    + "Rename a resource only when its methods write other data than the keyed ones (a summary "
+                    + "row): renaming the unkeyed method of the same data only hides the problem.\n");
+        }
         if (action.isEmpty()) {
             action.append("Fix each problem the description names, as its line says (what is wrong, where, and what "
                     + "to change).\n");

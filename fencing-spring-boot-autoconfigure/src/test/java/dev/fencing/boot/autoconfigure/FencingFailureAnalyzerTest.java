@@ -40,8 +40,31 @@ class FencingFailureAnalyzerTest {
         }
     }
 
+    public static class Orders {
+        @Fenced(resource = "orders-analyzer", key = "#id")
+        public void ship(long id) {
+        }
+
+        @Fenced(resource = "orders-analyzer")
+        public void reprice() {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ImportAutoConfiguration(FencingAutoConfiguration.class)
+    static class MixedKeyApplication {
+        @Bean
+        Orders orders() {
+            return new Orders();
+        }
+    }
+
     private static Throwable start(Map<String, Object> properties) {
-        SpringApplication application = new SpringApplication(BadKeyApplication.class);
+        return start(BadKeyApplication.class, properties);
+    }
+
+    private static Throwable start(Class<?> source, Map<String, Object> properties) {
+        SpringApplication application = new SpringApplication(source);
         application.setWebApplicationType(WebApplicationType.NONE);
         application.setDefaultProperties(properties);
         return catchThrowable(application::run);
@@ -81,6 +104,21 @@ class FencingFailureAnalyzerTest {
         assertThat(analysis.getDescription()).contains("found no FenceStore");
         assertThat(analysis.getAction()).contains("spring.datasource.url").contains("fencing.store.type=in-memory")
                 .contains("fencing.enabled=false").endsWith(FencingFailureAnalyzer.DOCS);
+    }
+
+    @Test
+    void oneResourceCheckedWithAndWithoutAKeyGetsItsOwnAction() {
+        Throwable failure = start(MixedKeyApplication.class,
+                Map.of("fencing.store.type", "in-memory", "spring.main.banner-mode", "off"));
+        assertThat(failure).isNotNull();
+
+        FailureAnalysis analysis = new FencingFailureAnalyzer().analyze(failure);
+        assertThat(analysis).isNotNull();
+        assertThat(analysis.getDescription()).contains("Orders.ship(long)").contains("Orders.reprice()");
+        assertThat(analysis.getAction()).contains("keyed everywhere").contains("@Fenced(acquire = true)")
+                .doesNotContain("Fix each problem").endsWith(FencingFailureAnalyzer.DOCS);
+        assertThat(FencingFailureAnalyzer.action("resources 'Orders' (A.a()) and 'orders' (B.b()) differ in letter "
+                + "case only: ...")).contains("spelt the same way");
     }
 
     @Test
