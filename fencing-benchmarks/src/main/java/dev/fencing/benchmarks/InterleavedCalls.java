@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The per-call ratios and differences of {@link FenceOverheadBenchmark}'s proxy and woven calls, measured so that a
@@ -40,8 +41,8 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class InterleavedCalls {
 
-    private static final String[] NAMES = {"noop", "floor", "fenced", "keyed", "plain", "plainFloor", "woven", "advised",
-        "bracket"};
+    private static final String[] NAMES = {"noop", "floor", "fenced", "keyed", "plain", "plainFloor", "woven",
+        "advised", "bracket"};
     private static final int CALLS_PER_BLOCK = 20_000;
 
     private final Target noop;
@@ -190,18 +191,18 @@ public final class InterleavedCalls {
     }
 
     private static void ratio(List<double[]> turns, String name, int a, int b, boolean difference) {
-        java.util.function.ToDoubleFunction<double[]> f = difference ? t -> t[a] - t[b] : t -> t[a] / t[b];
+        ToDoubleFunction<double[]> f = difference ? t -> t[a] - t[b] : t -> t[a] / t[b];
         System.out.printf(Locale.ROOT, "%-20s median %7.3f  q1 %7.3f  q3 %7.3f%n", name, quantile(turns, f, 0.5),
                 quantile(turns, f, 0.25), quantile(turns, f, 0.75));
     }
 
-    private static double quantile(List<double[]> turns, java.util.function.ToDoubleFunction<double[]> f, double q) {
+    private static double quantile(List<double[]> turns, ToDoubleFunction<double[]> f, double q) {
         double[] values = turns.stream().mapToDouble(f).toArray();
         Arrays.sort(values);
         return values[(int) Math.min(values.length - 1, Math.round(q * (values.length - 1)))];
     }
 
-    /** One block of calls of one variant; ns per call. Each variant has its own loop, so each call site sees one type. */
+    /** One block of one variant's calls, in ns per call; each variant has its own loop (one type per call site). */
     private double block(int variant) {
         long start = System.nanoTime();
         long result = switch (variant) {

@@ -4,7 +4,6 @@ import org.springframework.core.MethodClassKey;
 
 import java.lang.reflect.Method;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The fences already built, found by the identity of the invoked {@link Method} instance and target class: a proxy
@@ -31,7 +30,7 @@ final class FenceTable {
     /** Written under the lock; read without it, so that a full table costs a miss no lock. */
     private volatile int size;
     /** Per method (by equality) and class, how many of its instances the table holds; written under the lock. */
-    private final ConcurrentHashMap<MethodClassKey, AtomicInteger> instances = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<MethodClassKey, Integer> instances = new ConcurrentHashMap<>();
 
     FenceTable() {
         this(MAX_ENTRIES);
@@ -59,8 +58,8 @@ final class FenceTable {
 
     /**
      * Remembers {@code fence} for this {@code Method} instance and class, unless it is there already (the first entry
-     * stays), {@value #INSTANCES_PER_METHOD} instances of an equal method are there for the class, or the table is full. Takes the
-     * lock only when it adds.
+     * stays), {@value #INSTANCES_PER_METHOD} instances of an equal method are there for the class, or the table is
+     * full. Takes the lock only when it adds.
      */
     void put(Method method, Class<?> type, Object fence) {
         if (size < maxEntries && held(method, type) < INSTANCES_PER_METHOD) {
@@ -69,8 +68,7 @@ final class FenceTable {
     }
 
     private int held(Method method, Class<?> type) {
-        AtomicInteger count = instances.get(new MethodClassKey(method, type));
-        return count == null ? 0 : count.get();
+        return instances.getOrDefault(new MethodClassKey(method, type), 0);
     }
 
     private synchronized void insert(Method method, Class<?> type, Object fence) {
@@ -86,7 +84,7 @@ final class FenceTable {
             }
         }
         place(copy, new Entry(method, type, fence));
-        instances.computeIfAbsent(new MethodClassKey(method, type), key -> new AtomicInteger()).incrementAndGet();
+        instances.merge(new MethodClassKey(method, type), 1, Integer::sum);
         size++;
         entries = copy;
     }
