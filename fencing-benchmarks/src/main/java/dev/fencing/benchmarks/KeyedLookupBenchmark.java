@@ -27,7 +27,10 @@ import java.util.concurrent.TimeUnit;
  * that text and comparing it ({@link #builtText}, what a keyed call did before) against finding it by matching the
  * bound tokens' resources to the resource and the key without building anything ({@link #matched}); the unkeyed
  * lookup of {@code bench} is the baseline. The key is a {@code Long} or a {@code String} ({@link #key}), evaluated by
- * the point as a call would; two other keys' tokens are bound beside it.
+ * the point as a call would; the tokens of {@code bench:43} and, with {@link #others}, of two more keys are bound
+ * beside it. A scope remembers its last keyed lookup, so {@link #matched} (the same key on every call, as a method
+ * called again for one entity) is answered from that memory, and {@link #matchedOtherKey} (two keys in turn, each
+ * call the first of its key) matches text every time.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -40,7 +43,7 @@ public class KeyedLookupBenchmark {
     @Param({"long", "string"})
     public String key;
 
-    /** Whether the tokens of {@code bench}, {@code bench:41} and {@code bench:420} are bound before {@code bench:42}. */
+    /** Whether the tokens of {@code bench:41} and {@code bench:420} are bound before {@code bench:42}. */
     @Param({"true", "false"})
     public boolean others;
 
@@ -48,15 +51,19 @@ public class KeyedLookupBenchmark {
     private final FencePoint point = new FencePoint("Target.fenced(long)", "bench", args -> args[0], "#p0", false,
             metrics);
     private Object[] args;
+    private Object[] otherArgs;
+    private boolean turn;
     private FencingScope scope;
 
     @Setup(Level.Trial)
     public void setUp() {
         args = new Object[] {"long".equals(key) ? (Object) 42L : "42"};
+        otherArgs = new Object[] {"long".equals(key) ? (Object) 43L : "43"};
         FencingToken bound = new FencingToken("bench:42", 1, "lease");
+        FencingToken other = new FencingToken("bench:43", 1, "lease");
         scope = others ? FencingContext.bind(new FencingToken("bench", 1, "lease"),
-                new FencingToken("bench:41", 1, "lease"), new FencingToken("bench:420", 1, "lease"), bound)
-                : FencingContext.bind(new FencingToken("bench", 1, "lease"), bound);
+                new FencingToken("bench:41", 1, "lease"), new FencingToken("bench:420", 1, "lease"), bound, other)
+                : FencingContext.bind(new FencingToken("bench", 1, "lease"), bound, other);
     }
 
     @TearDown(Level.Trial)
@@ -87,5 +94,11 @@ public class KeyedLookupBenchmark {
     @Benchmark
     public FencingToken matched() {
         return point.present(point.keyOf(args));
+    }
+
+    @Benchmark
+    public FencingToken matchedOtherKey() {
+        turn = !turn;
+        return point.present(point.keyOf(turn ? args : otherArgs));
     }
 }

@@ -188,9 +188,8 @@ public final class FencingContext {
             throw new IllegalArgumentException("The key of resource '" + resource + "' must be a String, Long or "
                     + "Integer, not " + (key == null ? "null" : key.getClass().getName()));
         }
-        int length = KeyedResources.lengthOf(resource, key);
         for (FencingScope scope = TOP.get(); scope != null; scope = scope.parent) {
-            int i = scope.indexOf(resource, key, length);
+            int i = scope.indexOf(resource, key);
             if (i >= 0) {
                 return present ? scope.present(i) : scope.tokens[i];
             }

@@ -19,6 +19,10 @@ public final class FencingScope implements AutoCloseable {
     /** Hides every binding below it: the thread sees exactly this scope's tokens (a propagated context). */
     final boolean isolating;
     boolean closed;
+    /** The last keyed lookup ({@link #indexOf(String, Object)}): its resource, its key and what it found. */
+    private String lookedUpResource;
+    private Object lookedUpKey;
+    private int lookedUpIndex;
 
     FencingScope(FencingToken[] tokens, boolean[] remote, TokenUse[] uses, FencingScope parent, Thread owner,
                  boolean isolating) {
@@ -50,16 +54,27 @@ public final class FencingScope implements AutoCloseable {
     }
 
     /**
-     * The index of the token for {@code resource:key}, whose text is {@code length} long, in this scope, or -1
-     * ({@link KeyedResources#matches}).
+     * The index of the token for {@code resource:key} in this scope, or -1 ({@link KeyedResources#matches}). The
+     * last keyed lookup is remembered: asked again for the same resource instance (a fence point's, interned) and an
+     * equal key, as a fenced method called again for the same entity in one scope asks, the scope answers without
+     * matching text. The memory is this scope's, and a scope is read on its own thread only.
      */
-    int indexOf(String resource, Object key, int length) {
+    int indexOf(String resource, Object key) {
+        if (lookedUpResource == resource && key.equals(lookedUpKey)) {
+            return lookedUpIndex;
+        }
+        int length = KeyedResources.lengthOf(resource, key);
+        int found = -1;
         for (int i = 0; i < tokens.length; i++) {
             if (KeyedResources.matches(tokens[i].resource(), resource, key, length)) {
-                return i;
+                found = i;
+                break;
             }
         }
-        return -1;
+        lookedUpResource = resource;
+        lookedUpKey = key;
+        lookedUpIndex = found;
+        return found;
     }
 
     /** The token at {@code i}, as a check presents it: its lock's use, if it has one, is marked. */

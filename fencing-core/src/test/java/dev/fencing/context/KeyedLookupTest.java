@@ -64,6 +64,65 @@ class KeyedLookupTest {
     }
 
     @Test
+    void aRepeatedLookupAnswersAsTheFirstDidAndAnyOtherKeyOrResourceIsMatchedAgain() {
+        FencingToken a42 = new FencingToken("accounts:42", 7, "h");
+        FencingToken a43 = new FencingToken("accounts:43", 8, "h");
+        FencingToken big = new FencingToken("accounts:1000042", 9, "h");
+        FencingToken o42 = new FencingToken("orders:42", 10, "h");
+        try (FencingScope ignored = FencingContext.bind(a42, a43, big, o42)) {
+            for (int round = 0; round < 3; round++) {
+                assertThat(FencingContext.current("accounts", 42L)).isSameAs(a42);
+                assertThat(FencingContext.current("accounts", 42L)).isSameAs(a42);
+                assertThat(FencingContext.current("accounts", 43L)).isSameAs(a43);
+                assertThat(FencingContext.current("orders", 42L)).isSameAs(o42);
+                assertThat(FencingContext.current(new String("accounts"), 42L)).isSameAs(a42);
+                assertThat(FencingContext.current(new String("orders"), 43L)).isNull();
+                assertThat(FencingContext.current("accounts", 44L)).isNull();
+                assertThat(FencingContext.current("accounts", 44L)).isNull();
+                assertThat(FencingContext.current("accounts", "43")).isSameAs(a43);
+                assertThat(FencingContext.current("accounts", new String("43"))).isSameAs(a43);
+                assertThat(FencingContext.current("accounts", "42")).isSameAs(a42);
+                assertThat(FencingContext.current("accounts", 42)).isSameAs(a42);
+                // boxed anew on every call, as a proxy boxes a long argument beyond Long's cache
+                assertThat(FencingContext.current("accounts", Long.valueOf(1_000_042L))).isSameAs(big);
+                assertThat(FencingContext.current("accounts", Long.valueOf(1_000_042L))).isSameAs(big);
+                assertThat(FencingContext.current("accounts", Long.valueOf(1_000_043L))).isNull();
+            }
+        }
+    }
+
+    @Test
+    void whatAnOuterScopeRememberedNeverHidesAnInnerBinding() {
+        FencingToken outer42 = new FencingToken("accounts:42", 1, "h");
+        FencingToken inner42 = new FencingToken("accounts:42", 2, "h");
+        FencingToken inner43 = new FencingToken("accounts:43", 3, "h");
+        try (FencingScope o = FencingContext.bind(outer42)) {
+            assertThat(FencingContext.current("accounts", 42L)).isSameAs(outer42);
+            assertThat(FencingContext.current("accounts", 43L)).isNull();
+            try (FencingScope i = FencingContext.bind(inner42, inner43)) {
+                assertThat(FencingContext.current("accounts", 43L)).isSameAs(inner43);
+                assertThat(FencingContext.current("accounts", 42L)).isSameAs(inner42);
+                assertThat(FencingContext.current("accounts", 42L)).isSameAs(inner42);
+            }
+            assertThat(FencingContext.current("accounts", 42L)).isSameAs(outer42);
+            assertThat(FencingContext.current("accounts", 43L)).isNull();
+        }
+    }
+
+    @Test
+    void aRepeatedLookupThatPresentsStillMarksTheAcquiredLock() {
+        FencingToken token = new FencingToken("accounts:42", 1, "h");
+        TokenUse use = new TokenUse();
+        try (FencingScope ignored = FencingContext.bindAcquired(token, use)) {
+            assertThat(FencingContext.current("accounts", 42L)).isSameAs(token);
+            assertThat(FencingContext.current("accounts", 42L)).isSameAs(token);
+            assertThat(use.isUsed()).isFalse();
+            assertThat(FencingContext.present("accounts", 42L)).isSameAs(token);
+            assertThat(use.isUsed()).isTrue();
+        }
+    }
+
+    @Test
     void refusesAKeyOfAnotherTypeNamingTheResourceAndTheType() {
         assertThatThrownBy(() -> FencingContext.current("accounts", 4.2d))
                 .isInstanceOf(IllegalArgumentException.class)
