@@ -35,14 +35,15 @@ import java.util.function.ToDoubleFunction;
  * tell a difference of a few nanoseconds; the median of a thousand turns can. Complements JMH, which stays the source
  * of allocation figures. Besides {@code FenceOverheadBenchmark}'s calls: the application's fencing interceptor on a
  * proxy built like the no-op one ({@code advised}), and the fenced method's own bracket run by a lambda interceptor
- * that found it once ({@code bracket}: the fence without its per-call lookup).
+ * that found it once ({@code bracket}: the fence without its per-call lookup), and the keyed method for two entities
+ * in turn ({@code keyedOther}: every call the first on its entity, so the token is found by matching text).
  *
  * <p>{@code java -cp fencing-benchmarks/target/benchmarks.jar dev.fencing.benchmarks.InterleavedCalls [seconds]}
  */
 public final class InterleavedCalls {
 
     private static final String[] NAMES = {"noop", "floor", "fenced", "keyed", "plain", "plainFloor", "woven",
-        "advised", "bracket"};
+        "advised", "bracket", "keyedOther"};
     private static final int CALLS_PER_BLOCK = 20_000;
 
     private final Target noop;
@@ -114,7 +115,8 @@ public final class InterleavedCalls {
         Aspects.aspectOf(FencingAspect.class).configure(wovenSupport);
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(InMemoryFencing.class);
              FencingScope scope = FencingContext.bind(new FencingToken("total", 1, "lease"),
-                     new FencingToken("bench:7", 1, "lease"), new FencingToken("total-woven", 1, "lease"))) {
+                     new FencingToken("bench:7", 1, "lease"), new FencingToken("total-woven", 1, "lease"),
+                     new FencingToken("bench:8", 1, "lease"))) {
             InterleavedCalls calls = new InterleavedCalls(noop, floor, context.getBean(Target.class), primitives);
             // the application's own fencing interceptor on a proxy built like the no-op one's
             calls.advised = proxy((MethodInterceptor) context.getBean("dev.fencing.internalFencingAdvisor",
@@ -177,6 +179,8 @@ public final class InterleavedCalls {
         ratio(turns, "keyed / fenced", 3, 2);
         ratio(turns, "fenced - floor, ns", 2, 1, true);
         ratio(turns, "keyed - fenced, ns", 3, 2, true);
+        ratio(turns, "keyedOther / fenced", 9, 2);
+        ratio(turns, "keyedOther - fenced, ns", 9, 2, true);
         ratio(turns, "woven - plain, ns", 6, 4, true);
         ratio(turns, "plainFloor - plain, ns", 5, 4, true);
         ratio(turns, "woven - plainFloor, ns", 6, 5, true);
@@ -214,7 +218,8 @@ public final class InterleavedCalls {
             case 5 -> plainFloorLoop();
             case 6 -> wovenLoop();
             case 7 -> advisedLoop();
-            default -> bracketLoop();
+            case 8 -> bracketLoop();
+            default -> keyedOtherLoop();
         };
         long elapsed = System.nanoTime() - start;
         sink += result;
@@ -241,6 +246,18 @@ public final class InterleavedCalls {
         long sum = 0;
         for (int i = 0; i < CALLS_PER_BLOCK; i++) {
             sum += fenced.fenced(value);
+        }
+        return sum;
+    }
+
+    /**
+     * The keyed method for entities 7 and 8 in turn: each call's key differs from the last, so the scope's memory of
+     * its last keyed lookup never answers and the token is found by matching text (the first call on an entity).
+     */
+    private long keyedOtherLoop() {
+        long sum = 0;
+        for (int i = 0; i < CALLS_PER_BLOCK; i++) {
+            sum += fenced.fencedWithKey(7 + (i & 1), value);
         }
         return sum;
     }
