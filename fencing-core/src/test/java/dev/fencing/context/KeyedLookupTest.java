@@ -4,7 +4,11 @@ import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -106,6 +110,52 @@ class KeyedLookupTest {
             }
             assertThat(FencingContext.current("accounts", 42L)).isSameAs(outer42);
             assertThat(FencingContext.current("accounts", 43L)).isNull();
+        }
+    }
+
+    /**
+     * Random binds (plain, isolating, remote), closes and lookups, each lookup's answer compared with the lookup of
+     * the built text, which remembers nothing: whatever a scope remembered must never change an answer.
+     */
+    @Test
+    void whatScopesRememberNeverChangesAnAnswerOverRandomBindsClosesAndLookups() {
+        SplittableRandom random = new SplittableRandom(20261203L);
+        String[] resources = {"a", "b", "ab"};
+        Deque<FencingScope> open = new ArrayDeque<>();
+        try {
+            for (int step = 0; step < 200_000; step++) {
+                int action = random.nextInt(10);
+                if (action == 0 && open.size() < 6) {
+                    Map<String, FencingToken> tokens = new LinkedHashMap<>();
+                    for (int n = random.nextInt(4); n > 0; n--) {
+                        String resource = resources[random.nextInt(3)] + ":" + random.nextInt(4);
+                        tokens.putIfAbsent(resource, new FencingToken(resource, 1 + random.nextInt(9), "h"));
+                    }
+                    List<FencingToken> bound = List.copyOf(tokens.values());
+                    open.push(switch (random.nextInt(3)) {
+                        case 0 -> FencingContext.bind(bound);
+                        case 1 -> FencingContext.bindOnly(bound);
+                        default -> FencingContext.bindRemote(bound);
+                    });
+                } else if (action == 1 && !open.isEmpty()) {
+                    open.pop().close();
+                } else {
+                    String text = resources[random.nextInt(3)];
+                    String resource = random.nextBoolean() ? text : new String(text);
+                    int id = random.nextInt(4);
+                    Object key = switch (random.nextInt(3)) {
+                        case 0 -> (long) id;
+                        case 1 -> id;
+                        default -> String.valueOf(id);
+                    };
+                    assertThat(FencingContext.current(resource, key)).as("step %d: %s:%s", step, resource, key)
+                            .isSameAs(FencingContext.current(resource + ":" + key));
+                }
+            }
+        } finally {
+            while (!open.isEmpty()) {
+                open.pop().close();
+            }
         }
     }
 
