@@ -31,10 +31,10 @@ import java.util.stream.Collectors;
  * caller runs ({@link BracketFenceStore}, the in-memory store), the check, the method's own body and the release run
  * in the woven method itself, and an unkeyed fenced call allocates nothing (no closure, no join point, no box for an
  * {@code int}, {@code long}, {@code float} or {@code double} result: each has a routing advice of its own); a keyed
- * one allocates its join point, its arguments and its effective resource, no closure. Every other fence (an
- * acquiring, future or reactive method, a database store, observed checks, a resource in observe mode, asked of the
- * cached bracket on every call) runs through {@link FencingSupport#invoke} as a callback. Method-level and type-level {@code @Fenced}, keyed and
- * unkeyed, are split by pointcuts that can never both match one join point, so the fence runs once per call; a woven
+ * one allocates AspectJ's join point and its arguments (boxed, and copied by {@code getArgs()}), no closure. Every
+ * other fence (an acquiring, future or reactive method, a database store, observed checks, a resource in observe
+ * mode, asked of the cached bracket on every call) runs through {@link FencingSupport#invoke} as a callback.
+ * Method-level and type-level {@code @Fenced}, keyed and unkeyed, are split by pointcuts that can never both match one join point, so the fence runs once per call; a woven
  * transaction aspect (spring-aspects) runs outside this one, so the check joins its transaction, and a woven
  * {@code @Async} aspect runs outside both, so the check of an {@code @Async} method runs on the executor, where its
  * write does.
