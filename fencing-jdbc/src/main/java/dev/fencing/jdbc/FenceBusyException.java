@@ -7,8 +7,8 @@ import org.springframework.dao.CannotAcquireLockException;
 /**
  * The fence check of a resource waited longer than the store's lock wait bound
  * ({@link JdbcFenceStore.Builder#lockTimeout}) for the resource's fence row, which another transaction holds (a
- * writer still inside its fenced body, or a paused zombie). The check did not run, the write did not run, and
- * nothing changed; the operation may be retried. A Spring {@link CannotAcquireLockException} (so a
+ * writer still inside its fenced body, or a paused zombie). The check did not run and nothing changed; the operation
+ * may be retried. The fenced body did not run either, unless the check was sent with COMMIT ({@link #afterBody()}). A Spring {@link CannotAcquireLockException} (so a
  * {@code TransientDataAccessException}, which retry policies match), counted by the guard under outcome
  * {@code busy}.
  */
@@ -18,6 +18,7 @@ public class FenceBusyException extends CannotAcquireLockException implements Tr
 
     private final String resource;
     private final transient FencingToken presented;
+    private final boolean afterBody;
 
     /**
      * @param resource  the effective resource whose fence row was locked
@@ -26,9 +27,19 @@ public class FenceBusyException extends CannotAcquireLockException implements Tr
      * @param cause     the database's lock timeout error
      */
     public FenceBusyException(String resource, FencingToken presented, String message, Throwable cause) {
+        this(resource, presented, message, cause, false);
+    }
+
+    /**
+     * @param afterBody whether the fenced method's body had run ({@link #afterBody()}): a check sent with COMMIT, or
+     *                  the commit of a transaction the store opened
+     */
+    public FenceBusyException(String resource, FencingToken presented, String message, Throwable cause,
+            boolean afterBody) {
         super(message, cause);
         this.resource = resource;
         this.presented = presented;
+        this.afterBody = afterBody;
     }
 
     @Override
@@ -44,5 +55,10 @@ public class FenceBusyException extends CannotAcquireLockException implements Tr
     @Override
     public FencingToken presented() {
         return presented;
+    }
+
+    @Override
+    public boolean afterBody() {
+        return afterBody;
     }
 }

@@ -428,13 +428,13 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
             return first.verdict().failed(new FenceBusyException(first.resource(), first.token(), "Fence check at "
                     + "commit for resource '" + first.resource() + "' (token " + first.token() + ") waited more than "
                     + lockTimeout.toMillis() + " ms for a fence row in table '" + table + "' held by another "
-                    + "transaction; the transaction rolled back, retry later: " + e.getMessage(), e));
+                    + "transaction; the transaction rolled back, retry later: " + e.getMessage(), e, true));
         }
         if (state.startsWith("40")) {
             return first.verdict().failed(new FenceConflictException(first.resource(), first.token(), "Fence check "
                     + "at commit for resource '" + first.resource() + "' (token " + first.token() + ") was aborted "
                     + "by the database as a serialization failure or deadlock; the transaction rolled back, retry "
-                    + "it: " + e.getMessage(), e));
+                    + "it: " + e.getMessage(), e, true));
         }
         DataAccessException translated = jdbc.getExceptionTranslator().translate("fence checks at commit", null, e);
         return translated != null ? translated : new FenceStoreException(first.resource(), first.token(),
@@ -452,7 +452,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
             return new FenceConflictException(resource, token, "The fenced transaction of resource '" + resource
                     + "' (token " + token + ") was aborted at commit as a serialization failure or deadlock; "
                     + "neither the check nor the write persisted, and the operation may be retried: "
-                    + databaseMessage(e), e);
+                    + databaseMessage(e), e, true);
         }
         return new FenceStoreException(resource, token, "Commit of the fenced transaction of resource '" + resource
                 + "' (token " + token + ", table '" + table + "') failed after the write ran; take the write as "

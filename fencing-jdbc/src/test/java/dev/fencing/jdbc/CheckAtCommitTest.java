@@ -355,7 +355,9 @@ class CheckAtCommitTest {
         long start = System.nanoTime();
         try {
             assertThatThrownBy(() -> fencedInsert(quick, r, new FencingToken(r, 2, "b")))
-                    .isInstanceOf(FenceBusyException.class).hasMessageContaining("300 ms");
+                    .isInstanceOf(FenceBusyException.class).hasMessageContaining("300 ms")
+                    .satisfies(e -> assertThat(((FenceBusyException) e).afterBody())
+                            .as("waited at COMMIT, after the body ran").isTrue());
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(4));
             // the same when the store opened the transaction itself: busy, not turned into a commit failure
             FencingToken t3 = new FencingToken(r, 3, "c");
@@ -557,6 +559,8 @@ class CheckAtCommitTest {
                 fence(store, r, token, () -> insert(r, token, "late"));
             }));
             assertThat(thrown).as("token " + presented).isInstanceOf(FenceConflictException.class);
+            assertThat(((FenceConflictException) thrown).afterBody()).as("aborted at COMMIT, after the body ran")
+                    .isTrue();
             assertThat(tokens(r)).containsExactly(30L, 34L);
             assertThat(admin.maxSeen(r)).hasValue(34);
         }

@@ -116,6 +116,7 @@ class LockTimeoutTest {
             assertThat(e.resource()).isEqualTo(r);
             assertThat(e.presented().value()).isEqualTo(35);
             assertThat(e.reason()).isEqualTo(TransientFenceFailure.Reason.BUSY);
+            assertThat(e.afterBody()).as("the check waited before the body ran").isFalse();
         }).hasMessageContaining("resource '" + r + "'").hasMessageContaining("300 ms")
                 .as("the message travels to callers: no SQL text").hasMessageNotContaining("SQL [");
         // MariaDB bounds in whole seconds: 1 s

@@ -48,14 +48,40 @@ class RejectionProblemTest {
                 .doesNotContain(signed.signature().toText().substring(8));
     }
 
+    @Test
+    void aFailureAfterTheBodyRanDoesNotSayTheCallDidNotRun() {
+        FencingToken presented = new FencingToken("accounts:9", 8, "jdbc-1");
+        ProblemDetail before = new FencingTransientFailureAdvice().transientFailure(new Busy(presented, false))
+                .getBody();
+        assertThat(before.getDetail()).contains("the call did not run");
+        assertThat(before.getProperties()).containsEntry("afterBody", false);
+
+        ProblemDetail after = new FencingTransientFailureAdvice().transientFailure(new Busy(presented, true)).getBody();
+        assertThat(after.getStatus()).isEqualTo(503);
+        assertThat(after.getDetail()).doesNotContain("did not run").contains("the call had run")
+                .contains("outside the database happened");
+        assertThat(after.getProperties()).containsEntry("afterBody", true);
+    }
+
     /** What a store throws when the fence row stays locked. */
     private static final class Busy extends org.springframework.dao.PessimisticLockingFailureException
             implements dev.fencing.store.TransientFenceFailure {
         private final FencingToken presented;
+        private final boolean afterBody;
 
         Busy(FencingToken presented) {
+            this(presented, false);
+        }
+
+        Busy(FencingToken presented, boolean afterBody) {
             super("lock wait timeout");
             this.presented = presented;
+            this.afterBody = afterBody;
+        }
+
+        @Override
+        public boolean afterBody() {
+            return afterBody;
         }
 
         @Override

@@ -26,27 +26,33 @@ import java.util.Objects;
  * {@code {"to": N, "override": true}} to an explicit value; {@code "force": true} resets while a lease is held. The
  * authenticated principal is logged as the actor. Registered only with {@code fencing.admin.enabled=true}; answers
  * 200 with old and new max_seen, 400 for bad input and 409 when refused, nothing changed on either.
- * {@code POST /actuator/fencing} with {@code {"afterRestore": true}}: the floor raise after restoring a backup of the
- * fence table ({@link #raiseFloors}).
+ * {@code POST /actuator/fencing} ({@link #write}) answers both shapes that path takes: {@code {"mode": ...}} switches a
+ * mode as {@link FencingEndpoint#switchMode} does (an extension's operation replaces the endpoint's own on the same
+ * path, so this one must serve it), and {@code {"afterRestore": true}} raises the floors after restoring a backup of
+ * the fence table ({@link #raiseFloors}).
  */
 @EndpointWebExtension(endpoint = FencingEndpoint.class)
 public class FencingAdminWebExtension {
 
     private final MaxSeenReset reset;
     private final FloorRaise floorRaise;
+    private final FencingEndpoint endpoint;
 
     /** @param reset the reset this operation runs */
     public FencingAdminWebExtension(MaxSeenReset reset) {
-        this(reset, null);
+        this(reset, null, null);
     }
 
     /**
      * @param reset      the reset {@code POST /actuator/fencing/{resource}} runs
      * @param floorRaise the floor raise {@code POST /actuator/fencing} runs, {@code null} for none (answers 404)
+     * @param endpoint   the endpoint whose mode switch {@code POST /actuator/fencing} with a {@code mode} runs,
+     *                   {@code null} for none (answers 404)
      */
-    public FencingAdminWebExtension(MaxSeenReset reset, FloorRaise floorRaise) {
+    public FencingAdminWebExtension(MaxSeenReset reset, FloorRaise floorRaise, FencingEndpoint endpoint) {
         this.reset = Objects.requireNonNull(reset, "reset");
         this.floorRaise = floorRaise;
+        this.endpoint = endpoint;
     }
 
     /**
@@ -56,9 +62,39 @@ public class FencingAdminWebExtension {
      *
      * @throws dev.fencing.FencingConfigurationException when the store offers no administration
      */
-    public static FencingAdminWebExtension of(FenceStore store, TokenIssuer issuer, MeterRegistry registry) {
+    public static FencingAdminWebExtension of(FenceStore store, TokenIssuer issuer, MeterRegistry registry,
+                                              FencingEndpoint endpoint) {
         return new FencingAdminWebExtension(FenceAdmins.reset(store, issuer, registry),
-                FenceAdmins.floorRaise(store, issuer, registry));
+                FenceAdmins.floorRaise(store, issuer, registry), endpoint);
+    }
+
+    /**
+     * {@code POST /actuator/fencing}: with {@code mode} (and optionally {@code resource}), the endpoint's mode switch
+     * ({@link FencingEndpoint#switchMode}); with {@code afterRestore} (and optionally {@code atLeast}), the floor
+     * raise ({@link #raiseFloors}). Both at once, or neither, answer 400 naming the two shapes; nothing changes.
+     */
+    @WriteOperation
+    public WebEndpointResponse<Map<String, Object>> write(@Nullable String mode, @Nullable String resource,
+                                                          @Nullable Boolean afterRestore, @Nullable Long atLeast,
+                                                          SecurityContext security) {
+        boolean switching = mode != null || resource != null;
+        boolean raising = afterRestore != null || atLeast != null;
+        if (switching && raising) {
+            return error(resource, "POST /actuator/fencing takes either {\"mode\": \"enforce\"|\"observe\"} (and "
+                    + "\"resource\") to switch a mode, or {\"afterRestore\": true} (and \"atLeast\") to raise every "
+                    + "resource's max_seen after a restore, not both in one request", 400);
+        }
+        if (!switching) {
+            return raiseFloors(afterRestore, atLeast, security);
+        }
+        if (endpoint == null) {
+            return error(resource, "switching modes is not available here", 404);
+        }
+        if (mode == null) {
+            return error(resource, "POST /actuator/fencing with a \"resource\" needs the \"mode\" to switch it to "
+                    + "(\"enforce\" or \"observe\")", 400);
+        }
+        return endpoint.switchMode(resource, mode, security);
     }
 
     /**
@@ -67,15 +103,15 @@ public class FencingAdminWebExtension {
      * highest issued token and {@code N} ({@link FloorRaise}). Answers 200 with how many resources were examined and
      * raised, 400 for bad input (nothing changed), 404 when the store cannot be listed.
      */
-    @WriteOperation
     public WebEndpointResponse<Map<String, Object>> raiseFloors(@Nullable Boolean afterRestore,
                                                                 @Nullable Long atLeast, SecurityContext security) {
         if (floorRaise == null) {
             return error(null, "the floor raise is not available for this fence store", 404);
         }
         if (!Boolean.TRUE.equals(afterRestore)) {
-            return error(null, "POST /actuator/fencing raises every resource's max_seen after a restore: send "
-                    + "{\"afterRestore\": true} (and \"atLeast\": N for a floor of your own)", 400);
+            return error(null, "POST /actuator/fencing switches a mode ({\"mode\": \"enforce\"|\"observe\"}, and "
+                    + "\"resource\") or, after a restore, raises every resource's max_seen: send {\"afterRestore\": true} "
+                    + "(and \"atLeast\": N for a floor of your own)", 400);
         }
         try {
             FloorRaiseResult result = floorRaise.raiseAll(atLeast == null ? 0 : atLeast, actor(security));

@@ -104,7 +104,8 @@ public class FencingActuatorAutoConfiguration {
         @ConditionalOnBooleanProperty(name = "fencing.admin.enabled")
         @ConditionalOnMissingBean
         FencingAdminWebExtension fencingAdminWebExtension(FenceStore store, ObjectProvider<TokenIssuer> issuer,
-                                                          ObjectProvider<MeterRegistry> registry) {
+                                                          ObjectProvider<MeterRegistry> registry,
+                                                          ObjectProvider<FencingEndpoint> endpoint) {
             if (!ClassUtils.isPresent(SPRING_SECURITY, FencingActuatorAutoConfiguration.class.getClassLoader())) {
                 // the library cannot tell whether the endpoint is secured; without Spring Security it is not
                 LogFactory.getLog(FencingActuatorAutoConfiguration.class).warn("fencing.admin.enabled=true and "
@@ -112,7 +113,9 @@ public class FencingActuatorAutoConfiguration {
                         + "resource's max_seen, with force refusing the current holder) is open to every caller "
                         + "that reaches the management port. Secure it, or keep it off.");
             }
-            return FencingAdminWebExtension.of(store, issuer.getIfUnique(), registry.getIfUnique());
+            // the extension's POST /actuator/fencing replaces the endpoint's, so it serves the mode switch too
+            return FencingAdminWebExtension.of(store, issuer.getIfUnique(), registry.getIfUnique(),
+                    endpoint.getIfUnique());
         }
 
         private static final String SPRING_SECURITY = "org.springframework.security.core.Authentication";

@@ -344,13 +344,18 @@ public final class FencingProblems {
         boolean busy = failure.reason() == TransientFenceFailure.Reason.BUSY;
         log.info("Fence " + (busy ? "busy" : "conflict") + " for resource '" + failure.resource()
                 + "'; answering 503: " + message);
+        boolean afterBody = failure.afterBody();
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, (busy
                 ? "The fence of resource '" + failure.resource() + "' is held by another transaction"
                 : "The database aborted the check of resource '" + failure.resource() + "' (serialization "
-                + "failure or deadlock)") + "; the call did not run, retry later");
+                + "failure or deadlock)") + (afterBody
+                ? "; its database writes rolled back, but the call had run (this came at commit): what it did outside "
+                + "the database happened. Retry if that is safe to repeat"
+                : "; the call did not run, retry later"));
         problem.setTitle(busy ? "Fence busy" : "Fence conflict");
         problem.setProperty("resource", failure.resource());
         problem.setProperty("reason", failure.reason().name().toLowerCase(Locale.ROOT));
+        problem.setProperty("afterBody", afterBody);
         if (failure.presented() != null) {
             // without its signature: a token refused as busy was never used, and may be above max_seen
             problem.setProperty("presented", failure.presented().unsigned().toText());

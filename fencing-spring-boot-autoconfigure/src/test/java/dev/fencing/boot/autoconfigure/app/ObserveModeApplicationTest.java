@@ -182,6 +182,51 @@ class ObserveModeApplicationTest {
         }
     }
 
+    /**
+     * With {@code fencing.admin.enabled=true} the admin extension's {@code POST /actuator/fencing} replaces the
+     * endpoint's own, so it must switch modes too (it once answered every mode switch with the floor raise's 400).
+     */
+    @Test
+    void withAdminEnabledTheSamePostSwitchesModesAndRaisesFloors() throws Exception {
+        try (ConfigurableApplicationContext context = start("fencing.admin.enabled=true")) {
+            int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+            Deposits deposits = context.getBean(Deposits.class);
+            Ledger ledger = context.getBean(Ledger.class);
+            deposits.deposit(10);                                      // token 1
+            deposits.deposit(10);                                      // token 2
+            FencingToken zombie = new FencingToken("accounts", 1, "zombie");
+            assertThat(deposit(port, zombie).statusCode()).isEqualTo(409);
+
+            HttpResponse<String> toObserve = switchMode(port, "{\"resource\":\"accounts\",\"mode\":\"observe\"}");
+            assertThat(toObserve.statusCode()).as(toObserve.body()).isEqualTo(200);
+            assertThat(toObserve.body()).contains("\"accounts\":\"observe\"");
+            assertThat(deposit(port, zombie).statusCode()).as("observed, so it runs").isEqualTo(200);
+            assertThat(ledger.balance()).isEqualTo(10 + 10 + 100);
+
+            HttpResponse<String> toEnforce = switchMode(port, "{\"resource\":\"accounts\",\"mode\":\"enforce\"}");
+            assertThat(toEnforce.statusCode()).as(toEnforce.body()).isEqualTo(200);
+            assertThat(toEnforce.body()).contains("\"accounts\":\"enforce\"");
+            assertThat(deposit(port, zombie).statusCode()).isEqualTo(409);
+            assertThat(ledger.balance()).isEqualTo(120);
+
+            HttpResponse<String> unknown = switchMode(port, "{\"resource\":\"accounts\",\"mode\":\"watch\"}");
+            assertThat(unknown.statusCode()).isEqualTo(400);
+            assertThat(unknown.body()).contains("watch");
+            HttpResponse<String> both = switchMode(port, "{\"mode\":\"enforce\",\"afterRestore\":true}");
+            assertThat(both.statusCode()).isEqualTo(400);
+            assertThat(both.body()).contains("not both");
+            HttpResponse<String> neither = switchMode(port, "{}");
+            assertThat(neither.statusCode()).isEqualTo(400);
+            assertThat(neither.body()).contains("mode", "afterRestore");
+            assertThat(maxSeen()).as("no refused request changed max_seen").isEqualTo(2);
+
+            HttpResponse<String> raised = switchMode(port, "{\"afterRestore\":true,\"atLeast\":7}");
+            assertThat(raised.statusCode()).as(raised.body()).isEqualTo(200);
+            assertThat(raised.body()).contains("\"examined\"", "\"atLeast\":7");
+            assertThat(maxSeen()).isEqualTo(7);
+        }
+    }
+
     @Test
     void anUnknownModeFailsStartupNamingTheProperty() {
         assertThatThrownBy(() -> start("fencing.modes.accounts=watch").close())
