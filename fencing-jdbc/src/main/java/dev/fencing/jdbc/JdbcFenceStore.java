@@ -315,6 +315,27 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         return checkAtCommit;
     }
 
+    /**
+     * Why this store cannot check at commit in an application whose transactions {@code applicationManager} runs, or
+     * {@code null} when it can (or does not check at commit). A store given no transaction manager of its own joins
+     * whatever transaction runs on its data source, and under a JPA or Hibernate manager, whose writes are flushed
+     * after the check's COMMIT, it refuses every fenced call; asked once at startup (the Spring Boot starter does), so
+     * that this fails there. A store given a {@link DataSourceTransactionManager} has nothing to answer here.
+     */
+    public String atCommitProblem(PlatformTransactionManager applicationManager) {
+        if (!checkAtCommit || applicationManager == null || applicationManager instanceof DataSourceTransactionManager
+                || !(transactions.getTransactionManager() instanceof JoiningDataSourceTransactionManager)) {
+            return null;
+        }
+        return "JdbcFenceStore checkAtCommit(true) on table '" + table + "' needs JDBC transactions, and the "
+                + "application's transaction manager is " + applicationManager.getClass().getName() + ", whose writes "
+                + "may be flushed after the check's COMMIT: every fenced call in its transactions would be refused. "
+                + "Write through JdbcTemplate or Spring Data JDBC with a DataSourceTransactionManager, or remove "
+                + "checkAtCommit (fencing.store.jdbc.check-at-commit) to check before the method body; when the fenced "
+                + "methods run in transactions of a DataSourceTransactionManager that is not the primary one, give it "
+                + "to JdbcFenceStore.builder(..).transactionManager(..)";
+    }
+
     /** {@code true} when checking at commit: observe mode is then refused at startup. */
     @Override
     public boolean judgesAtCommit() {

@@ -1,11 +1,13 @@
 package dev.fencing.boot.autoconfigure;
 
+import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.jdbc.JdbcTokenIssuer;
 import dev.fencing.store.FenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -57,6 +59,22 @@ public class FencingJdbcAutoConfiguration {
             builder.transactionManager(manager);
         }
         return builder.build();
+    }
+
+    /**
+     * Once every singleton exists: fails startup when a {@link JdbcFenceStore} checking at commit, the starter's or
+     * the application's own, would refuse every fenced call under the application's transaction manager (JPA's,
+     * Hibernate's), instead of answering each call as a store failure.
+     */
+    @Bean
+    static SmartInitializingSingleton fencingCheckAtCommitTransactionCheck(ObjectProvider<JdbcFenceStore> stores,
+            ObjectProvider<PlatformTransactionManager> transactionManagers) {
+        return () -> stores.orderedStream().forEach(store -> {
+            String problem = store.atCommitProblem(transactionManagers.getIfUnique());
+            if (problem != null) {
+                throw new FencingConfigurationException(problem);
+            }
+        });
     }
 
     @Bean

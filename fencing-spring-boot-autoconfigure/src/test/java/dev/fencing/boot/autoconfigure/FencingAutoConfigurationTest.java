@@ -160,6 +160,81 @@ class FencingAutoConfigurationTest {
                 assertThat(context.getBean(JdbcFenceStore.class).checksAtCommit()).isFalse());
     }
 
+    /** A transaction manager that is not a JDBC one, as JPA's and Hibernate's are not. */
+    static final class NotJdbcTransactionManager
+            extends org.springframework.transaction.support.AbstractPlatformTransactionManager {
+        @Override
+        protected Object doGetTransaction() {
+            return new Object();
+        }
+
+        @Override
+        protected void doBegin(Object transaction, org.springframework.transaction.TransactionDefinition definition) {
+        }
+
+        @Override
+        protected void doCommit(org.springframework.transaction.support.DefaultTransactionStatus status) {
+        }
+
+        @Override
+        protected void doRollback(org.springframework.transaction.support.DefaultTransactionStatus status) {
+        }
+    }
+
+    /**
+     * An application's own store checking at commit, built without a transaction manager, under a transaction manager
+     * that is not a JDBC one: it would refuse every call, so startup fails naming the manager; the same store under
+     * a JDBC manager, or given one of its own, starts.
+     */
+    @Test
+    void anOwnStoreCheckingAtCommitUnderANonJdbcTransactionManagerFailsStartup() {
+        String table = "fence_own_atcommit_" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        ApplicationContextRunner postgresql = database.withPropertyValues(
+                "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test", "spring.datasource.username=postgres");
+        try {
+            postgresql.withUserConfiguration(OwnAtCommitStore.class).withPropertyValues("test.table=" + table)
+                    .withBean(NotJdbcTransactionManager.class).run(context -> {
+                        assertThat(context).hasFailed();
+                        assertThat(context.getStartupFailure())
+                                .hasStackTraceContaining("checkAtCommit(true) on table '" + table + "'")
+                                .hasStackTraceContaining(NotJdbcTransactionManager.class.getName())
+                                .hasStackTraceContaining("transactionManager(..)");
+                    });
+            postgresql.withUserConfiguration(OwnAtCommitStore.class).withPropertyValues("test.table=" + table)
+                    .run(context -> {
+                        assertThat(context).as("under Boot's DataSourceTransactionManager").hasNotFailed();
+                        assertThat(context.getBean(JdbcFenceStore.class).checksAtCommit()).isTrue();
+                    });
+            postgresql.withUserConfiguration(OwnAtCommitStore.class)
+                    .withPropertyValues("test.table=" + table, "test.own-manager=true")
+                    .withBean(NotJdbcTransactionManager.class).run(context ->
+                            assertThat(context).as("given a JDBC manager of its own").hasNotFailed());
+        } finally {
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+                    "jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+                 java.sql.Statement st = c.createStatement()) {
+                st.execute("DROP TABLE IF EXISTS " + table);
+            } catch (java.sql.SQLException e) {
+                throw new AssertionError(e);
+            }
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnAtCommitStore {
+        @Bean
+        FenceStore fenceStore(javax.sql.DataSource dataSource, org.springframework.core.env.Environment environment) {
+            JdbcFenceStore.Builder builder = JdbcFenceStore.builder(dataSource)
+                    .table(environment.getRequiredProperty("test.table")).createTableIfMissing(true)
+                    .checkAtCommit(true);
+            if (environment.getProperty("test.own-manager", Boolean.class, false)) {
+                builder.transactionManager(
+                        new org.springframework.jdbc.support.JdbcTransactionManager(dataSource));
+            }
+            return builder.build();
+        }
+    }
+
     @Test
     void aDataSourceGivesAJdbcStoreOnTheApplicationsTransactionManagerWithItsProperties() {
         database.withPropertyValues(h2("store"), "fencing.store.jdbc.lock-timeout=2s").run(context -> {
