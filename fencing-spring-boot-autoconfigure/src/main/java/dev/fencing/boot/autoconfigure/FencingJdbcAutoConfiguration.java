@@ -6,6 +6,12 @@ import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.jdbc.JdbcTokenIssuer;
 import dev.fencing.store.FenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.env.Environment;
+import java.util.Arrays;
+import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -75,6 +81,41 @@ public class FencingJdbcAutoConfiguration {
                 throw new FencingConfigurationException(problem);
             }
         });
+    }
+
+    /**
+     * Once every singleton exists: warns when {@code fencing.store.jdbc.*} properties are set but the application's
+     * fence store is a bean of its own, which the starter neither builds nor configures, so they have no effect (a
+     * {@code check-at-commit=true} that would silently check before the body instead).
+     */
+    @Bean
+    static SmartInitializingSingleton fencingIgnoredStorePropertiesWarning(ConfigurableListableBeanFactory beanFactory,
+                                                                           Environment environment) {
+        return () -> {
+            List<String> set = STORE_PROPERTIES.stream().filter(environment::containsProperty).toList();
+            String[] stores = beanFactory.getBeanNamesForType(FenceStore.class, true, false);
+            if (set.isEmpty() || stores.length == 0 || Arrays.stream(stores).anyMatch(name -> starters(beanFactory, name))) {
+                return;
+            }
+            LogFactory.getLog(FencingJdbcAutoConfiguration.class).warn(String.join(", ", set) + " set, but the "
+                    + "application defines its own fence store (" + String.join(", ", stores) + "), which the "
+                    + "starter does not build: these properties have no effect. Set them on your store's builder "
+                    + "(JdbcFenceStore.builder(..).checkAtCommit(..), .table(..), .lockTimeout(..), .maxAdvance(..)), "
+                    + "or remove your bean to let the starter build the store from them");
+        };
+    }
+
+    /** The {@code fencing.store.jdbc.*} properties the starter's store is built from. */
+    static final List<String> STORE_PROPERTIES = List.of("fencing.store.jdbc.table",
+            "fencing.store.jdbc.lock-timeout", "fencing.store.jdbc.check-at-commit", "fencing.store.jdbc.max-advance",
+            "fencing.store.jdbc.initialize-schema");
+
+    private static boolean starters(ConfigurableListableBeanFactory beanFactory, String name) {
+        return beanFactory.containsBeanDefinition(name)
+                && beanFactory.getBeanDefinition(name) instanceof AnnotatedBeanDefinition definition
+                && definition.getFactoryMethodMetadata() != null
+                && definition.getFactoryMethodMetadata().getDeclaringClassName()
+                        .startsWith("dev.fencing.boot.autoconfigure.");
     }
 
     @Bean

@@ -41,11 +41,11 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 /** Each condition and property of the auto-configurations, on ApplicationContextRunner contexts. */
 class FencingAutoConfigurationTest {
 
-    private static final AutoConfigurations FENCING = AutoConfigurations.of(FencingAutoConfiguration.class,
+    static final AutoConfigurations FENCING = AutoConfigurations.of(FencingAutoConfiguration.class,
             FencingJdbcAutoConfiguration.class, FencingWebAutoConfiguration.class);
 
     /** An H2 database with the default fence and lease tables (the scripts fencing-jdbc ships). */
-    private static String h2(String name) {
+    static String h2(String name) {
         return "spring.datasource.url=jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;INIT=RUNSCRIPT FROM "
                 + "'classpath:dev/fencing/jdbc/schema-h2.sql'\\;RUNSCRIPT FROM 'classpath:dev/fencing/jdbc/lease-h2.sql'";
     }

@@ -1,0 +1,52 @@
+package dev.fencing.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.InMemoryFenceStore;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+
+/**
+ * {@code fencing.store.jdbc.*} properties are read by the starter's store only: with a fence store bean of the
+ * application's own they have no effect, and startup says so (a {@code check-at-commit=true} that would otherwise
+ * check before the body without a word). Nothing is said when the starter builds the store, or when none is set.
+ */
+@Timeout(60)
+@ExtendWith(OutputCaptureExtension.class)
+class IgnoredStorePropertiesTest {
+
+    private static final String WARNING = "which the starter does not build: these properties have no effect";
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(FencingAutoConfigurationTest.FENCING)
+            .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                    DataSourceTransactionManagerAutoConfiguration.class, TransactionAutoConfiguration.class))
+            .withPropertyValues(FencingAutoConfigurationTest.h2("ignored"));
+
+    @Test
+    void propertiesSetForAStoreOfTheApplicationsOwnAreNamedInAWarning(CapturedOutput output) {
+        runner.withBean("myFenceStore", FenceStore.class, InMemoryFenceStore::new)
+                .withPropertyValues("fencing.store.jdbc.check-at-commit=true", "fencing.store.jdbc.lock-timeout=2s")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains(WARNING).contains("fencing.store.jdbc.lock-timeout, "
+                + "fencing.store.jdbc.check-at-commit set").contains("(myFenceStore)");
+    }
+
+    @Test
+    void nothingIsSaidWhenTheStarterBuildsTheStoreOrNothingIsSet(CapturedOutput output) {
+        runner.withPropertyValues("fencing.store.jdbc.lock-timeout=2s")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(FenceStore.class));
+        runner.withBean("myFenceStore", FenceStore.class, InMemoryFenceStore::new)
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).doesNotContain(WARNING);
+    }
+}
