@@ -148,13 +148,7 @@ class FencingAutoConfigurationTest {
                         assertThat(context.getBean(JdbcFenceStore.class).checksAtCommit()).isTrue();
                     });
         } finally {
-            try (java.sql.Connection c = java.sql.DriverManager.getConnection(
-                    "jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
-                 java.sql.Statement st = c.createStatement()) {
-                st.execute("DROP TABLE IF EXISTS " + table);
-            } catch (java.sql.SQLException e) {
-                throw new AssertionError(e);
-            }
+            dropPostgreSqlTable(table);
         }
         database.withPropertyValues(h2("notatcommit")).run(context ->
                 assertThat(context.getBean(JdbcFenceStore.class).checksAtCommit()).isFalse());
@@ -210,13 +204,17 @@ class FencingAutoConfigurationTest {
                     .withBean(NotJdbcTransactionManager.class).run(context ->
                             assertThat(context).as("given a JDBC manager of its own").hasNotFailed());
         } finally {
-            try (java.sql.Connection c = java.sql.DriverManager.getConnection(
-                    "jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
-                 java.sql.Statement st = c.createStatement()) {
-                st.execute("DROP TABLE IF EXISTS " + table);
-            } catch (java.sql.SQLException e) {
-                throw new AssertionError(e);
-            }
+            dropPostgreSqlTable(table);
+        }
+    }
+
+    private static void dropPostgreSqlTable(String table) {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(
+                "jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+             java.sql.Statement st = c.createStatement()) {
+            st.execute("DROP TABLE IF EXISTS " + table);
+        } catch (java.sql.SQLException e) {
+            throw new AssertionError(e);
         }
     }
 
