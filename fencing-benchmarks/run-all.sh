@@ -44,7 +44,7 @@ for step in "${steps[@]}"; do
                         --diff wovenFenced-wovenPlainCall --diff primitivesFloor-plainCall
                         --diff wovenFenced-primitivesFloor --diff wovenFencedWithSpelKey-wovenFenced
                         --diff 'proxyFenced#alloc-proxyNoOpMethodInterceptor#alloc'
-                        --diff 'wovenFenced#alloc-wovenPlainCall#alloc')
+                        --diff 'wovenFenced#alloc-wovenPlainCall#alloc' --diff 'wovenFencedWithLargeKey#alloc-wovenPlainCall#alloc')
                 rounds fence-overhead 6 FenceOverheadBenchmark -prof gc -f 1 -wi 2 -w 1 -i 3 -r 1
                 # the proxy's bracket against the guard's callback, same point and store, paired by round
                 RATIOS=(--ratio proxyBracket/proxyGuard --diff proxyGuard-proxyBracket --ratio proxyBracket/proxyNoOp

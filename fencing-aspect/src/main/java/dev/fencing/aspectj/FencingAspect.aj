@@ -30,8 +30,11 @@ import java.util.stream.Collectors;
  * <p>A code-style aspect, so that ajc inlines the advice that fences a method: with a store that fences a write its
  * caller runs ({@link BracketFenceStore}, the in-memory store), the check, the method's own body and the release run
  * in the woven method itself, and an unkeyed fenced call allocates nothing (no closure, no join point, no box for an
- * {@code int}, {@code long}, {@code float} or {@code double} result: each has a routing advice of its own); a keyed
- * one allocates AspectJ's join point and its arguments (boxed, and copied by {@code getArgs()}), no closure. Every
+ * {@code int}, {@code long}, {@code float} or {@code double} result: each has a routing advice of its own). A keyed method of
+ * one, two or three parameters has its arguments bound by the advice and handed to the bracket one by one: no join
+ * point, no array, no closure, only the boxes of primitive arguments outside the small-value caches, which C2 often removes; one of no parameter or
+ * more than three takes them from AspectJ's join point (built per call, its argument array copied by
+ * {@code getArgs()}). Every
  * other fence (an acquiring, future or reactive method, a database store, observed checks, a resource in observe
  * mode, asked of the cached bracket on every call) runs through {@link FencingSupport#invoke} as a callback.
  * Method-level and type-level {@code @Fenced}, keyed and unkeyed, are split by pointcuts that can never both match one join point, so the fence runs once per call; a woven
@@ -65,6 +68,9 @@ public aspect FencingAspect {
                 + "without one (the annotation weaving saw has no key, the one the fence resolved has): its arguments "
                 + "are not available there, so the call is refused; put @Fenced with its key on the method itself");
     };
+
+    /** What a keyed callback asks for its arguments: the array it was given. */
+    private static final Function<Object[], Object[]> ARGUMENTS = args -> args;
 
     private volatile Routes routes;
 
@@ -110,6 +116,24 @@ public aspect FencingAspect {
 
     /** Every other fenced method: the complement of {@code unkeyed()}, so exactly one of them matches a join point. */
     pointcut keyed(): (fencedMethod() && !execution(@Fenced(key = "") * *(..))) || (fencedType() && !unkeyedType());
+
+    /*
+     * The keyed methods by their number of parameters, which execution() tells from the signature alone: those of one,
+     * two and three bind them (args() of Object matches any declared type, boxes a primitive and binds null as it is),
+     * every other one (none, or more than three) is keyedOther(). Exactly one of the four matches a keyed join point.
+     */
+
+    pointcut keyed1(Object a0): keyed() && execution(* *(*)) && args(a0);
+
+    pointcut keyed2(Object a0, Object a1): keyed() && execution(* *(*, *)) && args(a0, a1);
+
+    pointcut keyed3(Object a0, Object a1, Object a2): keyed() && execution(* *(*, *, *)) && args(a0, a1, a2);
+
+    pointcut keyedOther(): keyed() && !execution(* *(*)) && !execution(* *(*, *)) && !execution(* *(*, *, *));
+
+    /** A method returning anything but {@code int}, {@code long}, {@code float} or {@code double}. */
+    pointcut returnsOther(): !execution(int *(..)) && !execution(long *(..)) && !execution(float *(..))
+            && !execution(double *(..));
 
     /*
      * The routing advice of an unkeyed call, one per return type that would be boxed (an Object-returning advice boxes
@@ -279,12 +303,435 @@ public aspect FencingAspect {
     }
 
     /*
-     * The routing advice of a keyed call, as the unkeyed one above: a bracket fence computes the effective resource from
-     * the join point's arguments (so ajc builds a join point for these), then runs around the inlined proceed(); a
-     * callback fence is left to the keyed advice after these.
+     * The routing advice of a keyed call, as the unkeyed one above, one per return type for each of four groups of
+     * join points: methods of one, two and three parameters bind them (a primitive boxed) and pass them to the bracket
+     * one by one, so no join point is built and, when the key reads one argument, no array; a method of no parameter
+     * or more than three takes its arguments from the join point (ajc builds one for it). The parameter counts and the
+     * return types split the keyed join points among these advices without overlap; a callback fence is left to the
+     * keyed advices after these.
      */
 
-    int around(): keyed() && execution(int *(..)) {
+    int around(Object a0): keyed1(a0) && execution(int *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(1, a0, null, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            int result;
+            try {
+                result = proceed(a0);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    long around(Object a0): keyed1(a0) && execution(long *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(1, a0, null, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            long result;
+            try {
+                result = proceed(a0);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    float around(Object a0): keyed1(a0) && execution(float *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(1, a0, null, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            float result;
+            try {
+                result = proceed(a0);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    double around(Object a0): keyed1(a0) && execution(double *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(1, a0, null, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            double result;
+            try {
+                result = proceed(a0);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    Object around(Object a0): keyed1(a0) && returnsOther() {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(1, a0, null, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            Object result;
+            try {
+                result = proceed(a0);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    int around(Object a0, Object a1): keyed2(a0, a1) && execution(int *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(2, a0, a1, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            int result;
+            try {
+                result = proceed(a0, a1);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    long around(Object a0, Object a1): keyed2(a0, a1) && execution(long *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(2, a0, a1, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            long result;
+            try {
+                result = proceed(a0, a1);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    float around(Object a0, Object a1): keyed2(a0, a1) && execution(float *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(2, a0, a1, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            float result;
+            try {
+                result = proceed(a0, a1);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    double around(Object a0, Object a1): keyed2(a0, a1) && execution(double *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(2, a0, a1, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            double result;
+            try {
+                result = proceed(a0, a1);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    Object around(Object a0, Object a1): keyed2(a0, a1) && returnsOther() {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(2, a0, a1, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            Object result;
+            try {
+                result = proceed(a0, a1);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    int around(Object a0, Object a1, Object a2): keyed3(a0, a1, a2) && execution(int *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(3, a0, a1, a2);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            int result;
+            try {
+                result = proceed(a0, a1, a2);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    long around(Object a0, Object a1, Object a2): keyed3(a0, a1, a2) && execution(long *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(3, a0, a1, a2);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            long result;
+            try {
+                result = proceed(a0, a1, a2);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    float around(Object a0, Object a1, Object a2): keyed3(a0, a1, a2) && execution(float *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(3, a0, a1, a2);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            float result;
+            try {
+                result = proceed(a0, a1, a2);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    double around(Object a0, Object a1, Object a2): keyed3(a0, a1, a2) && execution(double *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(3, a0, a1, a2);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            double result;
+            try {
+                result = proceed(a0, a1, a2);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    Object around(Object a0, Object a1, Object a2): keyed3(a0, a1, a2) && returnsOther() {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(3, a0, a1, a2);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            Object result;
+            try {
+                result = proceed(a0, a1, a2);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    int around(): keyedOther() && execution(int *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, true);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
@@ -312,7 +759,7 @@ public aspect FencingAspect {
         }
     }
 
-    long around(): keyed() && execution(long *(..)) {
+    long around(): keyedOther() && execution(long *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, true);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
@@ -340,7 +787,7 @@ public aspect FencingAspect {
         }
     }
 
-    float around(): keyed() && execution(float *(..)) {
+    float around(): keyedOther() && execution(float *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, true);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
@@ -368,7 +815,7 @@ public aspect FencingAspect {
         }
     }
 
-    double around(): keyed() && execution(double *(..)) {
+    double around(): keyedOther() && execution(double *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, true);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
@@ -396,9 +843,7 @@ public aspect FencingAspect {
         }
     }
 
-    /** Every other return type: a reference, void, or a primitive whose boxes are cached or rare. */
-    Object around(): keyed() && !execution(int *(..)) && !execution(long *(..))
-            && !execution(float *(..)) && !execution(double *(..)) {
+    Object around(): keyedOther() && returnsOther() {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, true);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
@@ -426,19 +871,55 @@ public aspect FencingAspect {
         }
     }
 
-    /** The callback fence of a keyed call the advice above routed here: its arguments come from the join point. */
-    Object around(): keyed() && if(callbackPending(thisJoinPointStaticPart)) {
+    /*
+     * The callback fence of a keyed call the advices above routed here, one per group: the bound arguments, or the
+     * join point's, go to the guard as the call's argument array.
+     */
+
+    Object around(Object a0): keyed1(a0) && if(callbackPending(thisJoinPointStaticPart)) {
+        return keyedCallback(thisJoinPointStaticPart, new Object[] {a0}, new Body<Object[]>() {
+            @Override
+            Object run() throws Throwable {
+                return proceed(a0);
+            }
+        });
+    }
+
+    Object around(Object a0, Object a1): keyed2(a0, a1) && if(callbackPending(thisJoinPointStaticPart)) {
+        return keyedCallback(thisJoinPointStaticPart, new Object[] {a0, a1}, new Body<Object[]>() {
+            @Override
+            Object run() throws Throwable {
+                return proceed(a0, a1);
+            }
+        });
+    }
+
+    Object around(Object a0, Object a1, Object a2): keyed3(a0, a1, a2) && if(callbackPending(thisJoinPointStaticPart)) {
+        return keyedCallback(thisJoinPointStaticPart, new Object[] {a0, a1, a2}, new Body<Object[]>() {
+            @Override
+            Object run() throws Throwable {
+                return proceed(a0, a1, a2);
+            }
+        });
+    }
+
+    Object around(): keyedOther() && if(callbackPending(thisJoinPointStaticPart)) {
+        return keyedCallback(thisJoinPointStaticPart, thisJoinPoint.getArgs(), new Body<Object[]>() {
+            @Override
+            Object run() throws Throwable {
+                return proceed();
+            }
+        });
+    }
+
+
+    /** The callback fence of the keyed call at {@code at} with these arguments, its body {@code body}. */
+    private Object keyedCallback(JoinPoint.StaticPart at, Object[] args, Body<Object[]> body) {
         CALLBACK_PENDING.remove();
-        Method method = methodOf(thisJoinPointStaticPart);
+        Method method = methodOf(at);
         FencingSupport current = supportFor(method);
-        JoinPoint call = thisJoinPoint;
         try {
-            return current.invoke(method, method.getDeclaringClass(), call, JoinPoint::getArgs, new Body<JoinPoint>() {
-                @Override
-                Object run() throws Throwable {
-                    return proceed();
-                }
-            });
+            return current.invoke(method, method.getDeclaringClass(), args, ARGUMENTS, body);
         } catch (Throwable t) {
             throw FencingAspect.<RuntimeException>rethrow(t);
         }

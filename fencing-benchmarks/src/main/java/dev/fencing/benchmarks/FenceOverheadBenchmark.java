@@ -67,6 +67,7 @@ public class FenceOverheadBenchmark {
     private FencingScope scope;
     private FencingSupport wovenSupport;
     private long value = 1;
+    private long largeId = 4_000_000_123L;
     private final BenchOrder order = new BenchOrder("7");
     private final HiddenOrder hiddenOrder = new HiddenOrder("7");
     private final ConcurrentHashMap<Object, Object> points = new ConcurrentHashMap<>();
@@ -120,7 +121,8 @@ public class FenceOverheadBenchmark {
         slots.put("bench", Boolean.TRUE);
         // one lease's token for each fenced resource, bound for the whole trial (as a caller's scope would be)
         scope = FencingContext.bind(new FencingToken("total", 1, "lease"), new FencingToken("bench:7", 1, "lease"),
-                new FencingToken("total-woven", 1, "lease"), new FencingToken("bench-woven:7", 1, "lease"));
+                new FencingToken("total-woven", 1, "lease"), new FencingToken("bench-woven:7", 1, "lease"),
+                new FencingToken("bench-woven:4000000123", 1, "lease"));
     }
 
     @TearDown(Level.Trial)
@@ -231,5 +233,11 @@ public class FenceOverheadBenchmark {
     @Benchmark
     public long wovenFencedWithSpelKey() {
         return woven.fencedWithKey(7, value);
+    }
+
+    /** The same keyed call with an id and a value outside the small {@code Long} cache, as real ids are. */
+    @Benchmark
+    public long wovenFencedWithLargeKey() {
+        return woven.fencedWithKey(largeId, largeId);
     }
 }

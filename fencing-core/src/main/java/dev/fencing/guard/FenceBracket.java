@@ -7,6 +7,8 @@ import dev.fencing.signing.TokenVerifier;
 import dev.fencing.store.BracketFenceStore;
 import dev.fencing.token.FencingToken;
 
+import java.util.Arrays;
+
 /**
  * Internal: public for the proxy interceptor (fencing-spring) and the woven aspect (fencing-aspect), not for
  * applications.
@@ -107,6 +109,38 @@ public final class FenceBracket {
         } catch (RuntimeException e) {
             throw CheckOutcomes.invalidKey(point, e);
         }
+        return presented(key);
+    }
+
+    /**
+     * {@link #token(Object[])} for a call of {@code count} (at most three) arguments given one by one, those past
+     * {@code count} {@code null}: when the key reads one argument alone no array is built, so a caller that has the
+     * arguments apart (the woven aspect binds them) allocates nothing for them.
+     *
+     * @throws IllegalArgumentException when {@code count} is not 0 to 3
+     * @throws InvalidKeyException      as {@link #token(Object[])}
+     * @throws MissingTokenException    as {@link #token(Object[])}
+     */
+    public FencingToken token(int count, Object a0, Object a1, Object a2) {
+        if (count < 0 || count > 3) {
+            throw new IllegalArgumentException("A call of 0 to 3 arguments, not " + count + ", for " + point);
+        }
+        int at = point.keyArgument();
+        if (at < 0 || at >= count) {
+            Object[] args = {a0, a1, a2};
+            return token(count == 3 ? args : Arrays.copyOf(args, count));
+        }
+        Object key;
+        try {
+            key = point.keyOfArgument(at == 0 ? a0 : at == 1 ? a1 : a2);
+        } catch (RuntimeException e) {
+            throw CheckOutcomes.invalidKey(point, e);
+        }
+        return presented(key);
+    }
+
+    /** The token bound for the effective resource of a checked {@code key}, verified and counted as presented. */
+    private FencingToken presented(Object key) {
         FencingToken token = point.present(key);
         // the effective resource's text is built only for the message of a missing token
         String effective = token != null ? token.resource() : point.resourceOf(key);

@@ -22,6 +22,8 @@ public final class FencePoint {
     private final String operation;
     private final String resource;
     private final KeyFunction key;
+    /** {@link KeyFunction#argument()} of the key, asked once; -1 without a key. */
+    private final int keyArgument;
     private final String keySource;
     private final boolean acquire;
     private final boolean reportUnchecked;
@@ -82,6 +84,7 @@ public final class FencePoint {
         // the bound token and the store's slot compares references, not text
         this.resource = resource.intern();
         this.key = key;
+        this.keyArgument = key == null ? -1 : key.argument();
         this.keySource = keySource;
         this.acquire = acquire;
         this.numberFits = resource.length() + 1 + 20 <= FencingToken.MAX_PART_LENGTH;
@@ -108,13 +111,37 @@ public final class FencePoint {
      *                             resource longer than {@link FencingToken#MAX_PART_LENGTH}
      */
     public Object keyOf(Object[] args) {
-        if (key == null) {
-            return null;
+        return key == null ? null : checkedKey(args, null);
+    }
+
+    /**
+     * {@link #keyOf(Object[])} for a call whose argument at {@link #keyArgument()} is {@code argument}, its other
+     * arguments unread.
+     *
+     * @throws InvalidKeyException as {@link #keyOf(Object[])}, and when the key does not read one argument alone
+     */
+    public Object keyOfArgument(Object argument) {
+        if (keyArgument < 0) {
+            throw new InvalidKeyException(resource, "Fencing key '" + keySource + "' of " + operation + " does not "
+                    + "read one argument alone, so it cannot be computed from one; the call is refused");
         }
+        return checkedKey(null, argument);
+    }
+
+    /**
+     * The index of the one argument this point's key is computed from, or -1: no key, or one that may read several
+     * ({@link KeyFunction#argument()}).
+     */
+    public int keyArgument() {
+        return keyArgument;
+    }
+
+    /** The checked key from {@code args}, or from the one {@code argument} when {@code args} is {@code null}. */
+    private Object checkedKey(Object[] args, Object argument) {
         Object value;
         String text;
         try {
-            value = key.keyOf(args);
+            value = args != null ? key.keyOf(args) : key.keyOfArgument(argument);
             if (numberFits && (value instanceof Long || value instanceof Integer)) {
                 return value; // an id: its text is never blank and always fits
             }

@@ -2,6 +2,7 @@ package dev.fencing.guard;
 
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
+import dev.fencing.context.MissingTokenException;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.rule.TokenRejectedException;
@@ -26,6 +27,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -70,6 +72,24 @@ class FenceBracketTest {
                 FenceBracket bracket = f.guard.bracket(point);
                 assertThat(bracket).as("bracket of " + point).isNotNull();
                 FencingToken token = bracket.token(args);
+                BracketFenceStore.Entry entry = bracket.enter(token);
+                Object result;
+                try {
+                    result = body.proceed();
+                } catch (Throwable t) {
+                    throw bracket.failed(entry, token, t);
+                }
+                bracket.exit(entry);
+                return result;
+            }
+        },
+        /** The bracket given the arguments one by one, as the woven aspect's advices for one to three parameters. */
+        BRACKET_BY_ARGUMENT {
+            @Override
+            Object run(Fixture f, FencePoint point, Object[] args, FencedCall<Object> body) throws Throwable {
+                FenceBracket bracket = f.guard.bracket(point);
+                Object[] three = Arrays.copyOf(args, 3);
+                FencingToken token = bracket.token(args.length, three[0], three[1], three[2]);
                 BracketFenceStore.Entry entry = bracket.enter(token);
                 Object result;
                 try {
@@ -264,7 +284,7 @@ class FenceBracketTest {
             InMemoryFenceStore store = new InMemoryFenceStore();
             prepare(store);
             Fixture f = new Fixture(path, store, null);
-            FencePoint keyed = new FencePoint("Repo.write(String)", "docs", args -> args[0], "#p0", false, f.metrics);
+            FencePoint keyed = new FencePoint("Repo.write(String)", "docs", new ArgumentKey(0), "#p0", false, f.metrics);
             String result;
             try (FencingScope ignored = FencingContext.bind(bound)) {
                 result = "returned " + path.run(f, keyed, new Object[] {key}, () -> {
@@ -285,7 +305,52 @@ class FenceBracketTest {
     @ParameterizedTest
     @EnumSource(KeyedScenario.class)
     void aKeyedBracketThrowsCountsReportsAndStoresExactlyAsTheCallback(KeyedScenario scenario) throws Throwable {
-        assertThat(scenario.outcome(Path.BRACKET)).isEqualTo(scenario.outcome(Path.CALLBACK));
+        String callback = scenario.outcome(Path.CALLBACK);
+        assertThat(scenario.outcome(Path.BRACKET)).isEqualTo(callback);
+        assertThat(scenario.outcome(Path.BRACKET_BY_ARGUMENT)).isEqualTo(callback);
+    }
+
+    /** A key that is one argument and says which, as a SpEL key such as {@code #id} does. */
+    record ArgumentKey(int argument) implements KeyFunction {
+        @Override
+        public Object keyOf(Object[] args) {
+            return args[argument];
+        }
+
+        @Override
+        public Object keyOfArgument(Object value) {
+            return value;
+        }
+    }
+
+    @Test
+    void argumentsGivenOneByOneAreKeyedByTheArgumentTheKeyNamesAndOtherwiseAsAnArray() {
+        FenceGuard guard = FenceGuard.builder(new InMemoryFenceStore()).build();
+        FenceBracket third = guard.bracket(new FencePoint("Repo.write(String, String, long)", "docs",
+                new ArgumentKey(2), "#id", false, FencingMetrics.noop()));
+        List<Object[]> seen = new ArrayList<>();
+        FenceBracket joined = guard.bracket(new FencePoint("Repo.write(String, String)", "docs", args -> {
+            seen.add(args);
+            return args[0] + "-" + args[1];
+        }, "#a + '-' + #b", false, FencingMetrics.noop()));
+        try (FencingScope ignored = FencingContext.bind(new FencingToken("docs:7", 1, "h"),
+                new FencingToken("docs:a-b", 1, "h"))) {
+            assertThat(third.token(3, "8", "9", 7L).resource()).isEqualTo("docs:7");
+            assertThatThrownBy(() -> third.token(3, 7L, 7L, 8L)).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("docs:8");
+            assertThat(joined.token(2, "a", "b", null).resource()).isEqualTo("docs:a-b");
+            assertThat(seen).hasSize(1);
+            assertThat(seen.get(0)).containsExactly("a", "b"); // the call's own count, not three
+            assertThatThrownBy(() -> third.token(4, 1, 2, 3)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("not 4");
+            assertThatThrownBy(() -> third.token(2, "8", "9", 7L)).as("the key's argument is past the count")
+                    .isInstanceOf(InvalidKeyException.class);
+        }
+        FencePoint several = new FencePoint("Repo.write(String, String)", "docs", args -> args[0], "#p0", false,
+                FencingMetrics.noop());
+        assertThat(several.keyArgument()).isEqualTo(-1);
+        assertThatThrownBy(() -> several.keyOfArgument("7")).isInstanceOf(InvalidKeyException.class)
+                .hasMessageContaining("does not read one argument alone").hasMessageContaining("Repo.write");
     }
 
     @Test

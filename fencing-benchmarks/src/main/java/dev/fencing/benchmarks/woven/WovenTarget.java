@@ -18,7 +18,7 @@ public class WovenTarget {
         return sum;
     }
 
-    /** Keyed: the woven aspect's keyed bracket (a join point for the arguments, no closure). */
+    /** Keyed: the woven aspect's keyed bracket for two parameters (bound one by one: no join point, no closure). */
     @Fenced(resource = "bench-woven", key = "#p0")
     public long fencedWithKey(long id, long value) {
         sum += value;

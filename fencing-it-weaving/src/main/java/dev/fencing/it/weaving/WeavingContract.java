@@ -369,6 +369,99 @@ public abstract class WeavingContract {
     }
 
     @Test
+    void keyedMethodsOfEveryParameterCountFenceTheEntityTheirKeyNames() {
+        configureWithoutSpring(null);
+        WovenArities arities = new WovenArities();
+        try (FencingScope ignored = bindEveryArityKey()) {
+            callEveryArity(arities);
+            // a key read from the wrong argument would find a bound token ('7') and let these through
+            assertThatThrownBy(() -> arities.one(8)).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("woven-arity:8").hasMessageContaining("WovenArities.one(long)");
+            assertThatThrownBy(() -> arities.secondOfTwo(7, 8)).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.nameOfTwo("7", "bob")).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("woven-arity:bob");
+            assertThatThrownBy(() -> arities.pathOfTwo("7", new WovenArities.Order("o-2")))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:o-2");
+            assertThatThrownBy(() -> arities.spelOverTwo("l", "x")).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("woven-arity:l-x");
+            assertThatThrownBy(() -> arities.firstOfThree(8, "7", 7)).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.secondOfThree("7", 8, 7)).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.thirdOfThree("7", 7, 8)).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.fourthOfFour("7", "7", "7", 8)).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("woven-arity:8");
+            // a null argument is bound as it is: its key is refused, the call never runs unfenced
+            assertThatThrownBy(() -> arities.nameOfTwo("hi", null)).isInstanceOf(InvalidKeyException.class)
+                    .hasMessageContaining("WovenArities.nameOfTwo(String, String)").hasMessageContaining("null");
+            assertThatThrownBy(() -> arities.pathOfTwo("hi", null)).isInstanceOf(InvalidKeyException.class)
+                    .hasMessageContaining("'#order' is null");
+        }
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:7", 2, "zombie"),
+                () -> arities.thirdOfThree("x", 1, 7))).isInstanceOf(StaleTokenException.class)
+                .hasMessageContaining("WovenArities.thirdOfThree(String, float, long)");
+        assertThat(arities.writes).hasSize(10);
+        assertThat(store.maxSeen("woven-arity:7")).hasValue(3);
+        assertThat(store.maxSeen("woven-arity:l-r")).hasValue(3);
+        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(10);
+        assertThat(checks(registry, "woven-arity", "missing")).isEqualTo(9);
+        assertThat(checks(registry, "woven-arity", "invalid")).isEqualTo(2);
+        assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(1);
+    }
+
+    @Test
+    void keyedMethodsOfEveryParameterCountRunAsTheCallbackOfAStoreWithoutBrackets() {
+        AtomicInteger fences = new AtomicInteger();
+        FenceStore callbacksOnly = new FenceStore() {
+            @Override
+            public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+                fences.incrementAndGet();
+                return store.fence(resource, token, write);
+            }
+        };
+        support = new FencingSupport(new FenceGuard(callbacksOnly, null, Duration.ofSeconds(10)),
+                new FencingMetrics(registry));
+        aspect.configure(support);
+        WovenArities arities = new WovenArities();
+        try (FencingScope ignored = bindEveryArityKey()) {
+            callEveryArity(arities);
+            assertThatThrownBy(() -> arities.secondOfThree("7", 8, 7)).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.nameOfTwo("hi", null)).isInstanceOf(InvalidKeyException.class);
+        }
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:7", 2, "zombie"),
+                () -> arities.firstOfThree(7, "x", 1))).isInstanceOf(StaleTokenException.class);
+        assertThat(fences).hasValue(11);
+        assertThat(arities.writes).hasSize(10);
+        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(10);
+        assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(1);
+    }
+
+    private static FencingScope bindEveryArityKey() {
+        return FencingContext.bind(new FencingToken("woven-arity:7", 3, "h"), new FencingToken("woven-arity:ann", 3, "h"),
+                new FencingToken("woven-arity:o-1", 3, "h"), new FencingToken("woven-arity:l-r", 3, "h"),
+                new FencingToken("woven-arity:all", 3, "h"));
+    }
+
+    /** One accepted call of each {@link WovenArities} method, checking what each returns. */
+    private static void callEveryArity(WovenArities arities) {
+        assertThat(arities.one(7)).isEqualTo("one 7");
+        assertThat(arities.secondOfTwo(3, 7)).isEqualTo(4.5f);
+        assertThat(arities.nameOfTwo("hi", "ann")).isEqualTo("hi ann");
+        assertThat(arities.pathOfTwo("hi", new WovenArities.Order("o-1"))).isEqualTo("hi o-1");
+        arities.spelOverTwo("l", "r");
+        assertThat(arities.firstOfThree(7, "abc", 2.9)).isEqualTo(5);
+        assertThat(arities.secondOfThree("abc", 7, 2.9f)).isEqualTo(12);
+        assertThat(arities.thirdOfThree("abc", 0.5f, 7)).isEqualTo(10.5);
+        assertThat(arities.fourthOfFour("a", "b", "c", 7)).isEqualTo("abc7");
+        assertThat(arities.none()).isEqualTo(10);
+        assertThat(arities.writes).containsExactly("one 7", "secondOfTwo 7", "nameOfTwo ann", "pathOfTwo o-1",
+                "spelOverTwo l-r", "firstOfThree 7", "secondOfThree 7", "thirdOfThree 7", "fourthOfFour 7", "none");
+    }
+
+    @Test
     void aKeyedMethodReturningAPrimitiveUnderWeaving() {
         configureWithoutSpring(null);
         WovenCounter counter = new WovenCounter();

@@ -175,13 +175,23 @@ final class PropertyPathKey {
         return new String[] {"get" + suffix, "is" + suffix, name};
     }
 
+    /** The index of the argument the path starts at. */
+    int argument() {
+        return argument;
+    }
+
     /**
      * Reads the path from the call's arguments; an intermediate {@code null} is refused naming the part. From an
      * object on the path whose class reads its property with another getter, SpEL reads the rest of the path (in
      * {@code context}, as it would have read the whole of it), so each getter before it runs once.
      */
     Object read(Object[] args, EvaluationContext context) {
-        Object value = argument < args.length ? args[argument] : null;
+        return readFrom(argument < args.length ? args[argument] : null, context);
+    }
+
+    /** {@link #read} from the value of the argument the path starts at. */
+    Object readFrom(Object argument, EvaluationContext context) {
+        Object value = argument;
         for (int i = 0; i < getters.length; i++) {
             if (value == null) {
                 throw new IllegalArgumentException("'" + String.join(".", Arrays.copyOf(parts, i + 1))

@@ -210,6 +210,23 @@ final class SpelKeyFunction implements KeyFunction {
         return key;
     }
 
+    /** The argument a key that is one argument, or a chain of getters over one, reads; else -1. */
+    @Override
+    public int argument() {
+        return direct >= 0 ? direct : path != null ? path.argument() : -1;
+    }
+
+    @Override
+    public Object keyOfArgument(Object argument) {
+        if (direct >= 0) {
+            return argument;
+        }
+        if (path != null) {
+            return path.readFrom(argument, READ_ONLY);
+        }
+        throw new UnsupportedOperationException("the key is evaluated by SpEL over every argument");
+    }
+
     /**
      * Once warm: a positional form SpEL compiled stays; one it could not compile (a type the key reads is not
      * public) gives way to the key text with its variables by name, which SpEL interprets at about half the cost.

@@ -114,6 +114,17 @@ class SpelKeyFunctionTest {
         assertThat(SpelKeyFunction.compile("#p1", write(), "w").parameterIndex()).isEqualTo(1);
         assertThat(SpelKeyFunction.compile("#invoice.number", write(), "w").parameterIndex()).isEqualTo(-1);
         assertThat(SpelKeyFunction.compile("#root[0]", write(), "w").parameterIndex()).isEqualTo(-1);
+        // the one argument a key reads, for a caller that has the arguments apart (the woven aspect)
+        assertThat(SpelKeyFunction.compile("#id", write(), "w").argument()).isEqualTo(0);
+        assertThat(SpelKeyFunction.compile("#p1", write(), "w").argument()).isEqualTo(1);
+        assertThat(SpelKeyFunction.compile("#invoice.number", write(), "w").argument()).isEqualTo(1);
+        assertThat(SpelKeyFunction.compile("#root[0]", write(), "w").argument()).isEqualTo(-1);
+        assertThat(SpelKeyFunction.compile("#invoice.number + #id", write(), "w").argument()).isEqualTo(-1);
+        assertThat(SpelKeyFunction.compile("#id", write(), "w").keyOfArgument(42L)).isEqualTo(42L);
+        assertThat(SpelKeyFunction.compile("#invoice.number", write(), "w").keyOfArgument(new Invoice("eu", "n-1")))
+                .isEqualTo("n-1");
+        assertThatThrownBy(() -> SpelKeyFunction.compile("#invoice.number + #id", write(), "w").keyOfArgument(1L))
+                .isInstanceOf(UnsupportedOperationException.class);
     }
 
     @Test
@@ -190,6 +201,7 @@ class SpelKeyFunctionTest {
     void aChainOfGettersIsReadWithoutSpelAndReadsWhatSpelReads(String key) throws Exception {
         SpelKeyFunction function = SpelKeyFunction.compile(key, paths(), "Repo.paths(..)");
         assertThat(function.readsPropertyPath()).isTrue();
+        assertThat(function.argument()).isEqualTo(PATH_PARAMETERS.get(key.substring(1, key.indexOf('.'))));
         Keyed keyed = () -> "k-1";
         for (Object[] args : new Object[][] {
                 {new Order(new Customer("c-1", true), 300L), new HiddenAccount(), keyed, new Base(), new Flag(), 1},
@@ -199,6 +211,7 @@ class SpelKeyFunctionTest {
                 Object read = function.keyOf(args);
                 Object spel = function.expression().getValue(new ArgumentsEvaluationContext(PATH_PARAMETERS, args));
                 assertThat(read).as(key).isEqualTo(spel);
+                assertThat(function.keyOfArgument(args[function.argument()])).as(key).isEqualTo(spel);
             }
         }
         Object[] derived = {null, null, null, new Derived(), new FlagWithGetter(), null};

@@ -1,0 +1,80 @@
+package dev.fencing.it.weaving;
+
+import dev.fencing.annotation.Fenced;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * Keyed methods of every parameter count the woven aspect tells apart (one, two and three parameters bound one by
+ * one; none or more than three through the join point), with the key at each position, read as a getter chain or by
+ * SpEL over two arguments, and each return type with an advice of its own. Each body returns what it was given, so a
+ * bound argument passed on wrongly shows.
+ */
+public class WovenArities {
+
+    public final List<String> writes = new CopyOnWriteArrayList<>();
+
+    /** What {@link #pathOfTwo} keys on. */
+    public record Order(String id) {
+    }
+
+    @Fenced(resource = "woven-arity", key = "#id")
+    public String one(long id) {
+        writes.add("one " + id);
+        return "one " + id;
+    }
+
+    @Fenced(resource = "woven-arity", key = "#id")
+    public float secondOfTwo(int factor, long id) {
+        writes.add("secondOfTwo " + id);
+        return factor * 1.5f;
+    }
+
+    @Fenced(resource = "woven-arity", key = "#name")
+    public String nameOfTwo(String note, String name) {
+        writes.add("nameOfTwo " + name);
+        return note + " " + name;
+    }
+
+    @Fenced(resource = "woven-arity", key = "#order.id")
+    public String pathOfTwo(String note, Order order) {
+        writes.add("pathOfTwo " + order.id());
+        return note + " " + order.id();
+    }
+
+    @Fenced(resource = "woven-arity", key = "#left + '-' + #right")
+    public void spelOverTwo(String left, String right) {
+        writes.add("spelOverTwo " + left + "-" + right);
+    }
+
+    @Fenced(resource = "woven-arity", key = "#id")
+    public int firstOfThree(long id, String note, double amount) {
+        writes.add("firstOfThree " + id);
+        return note.length() + (int) amount;
+    }
+
+    @Fenced(resource = "woven-arity", key = "#id")
+    public long secondOfThree(String note, long id, float amount) {
+        writes.add("secondOfThree " + id);
+        return note.length() + id + (long) amount;
+    }
+
+    @Fenced(resource = "woven-arity", key = "#id")
+    public double thirdOfThree(String note, float amount, long id) {
+        writes.add("thirdOfThree " + id);
+        return note.length() + amount + id;
+    }
+
+    @Fenced(resource = "woven-arity", key = "#id")
+    public String fourthOfFour(String a, String b, String c, long id) {
+        writes.add("fourthOfFour " + id);
+        return a + b + c + id;
+    }
+
+    @Fenced(resource = "woven-arity", key = "'all'")
+    public int none() {
+        writes.add("none");
+        return writes.size();
+    }
+}
