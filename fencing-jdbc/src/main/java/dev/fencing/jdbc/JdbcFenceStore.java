@@ -327,13 +327,19 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                 || !(transactions.getTransactionManager() instanceof JoiningDataSourceTransactionManager)) {
             return null;
         }
-        return "JdbcFenceStore checkAtCommit(true) on table '" + table + "' needs JDBC transactions, and the "
-                + "application's transaction manager is " + applicationManager.getClass().getName() + ", whose writes "
-                + "may be flushed after the check's COMMIT: every fenced call in its transactions would be refused. "
-                + "Write through JdbcTemplate or Spring Data JDBC with a DataSourceTransactionManager, or remove "
-                + "checkAtCommit (fencing.store.jdbc.check-at-commit) to check before the method body; when the fenced "
-                + "methods run in transactions of a DataSourceTransactionManager that is not the primary one, give it "
-                + "to JdbcFenceStore.builder(..).transactionManager(..)";
+        return notJdbcTransactions(" on table '" + table + "'", "application's transaction manager",
+                applicationManager) + "; when the fenced methods run in transactions of a DataSourceTransactionManager "
+                + "that is not the primary one, give it to JdbcFenceStore.builder(..).transactionManager(..)";
+    }
+
+    /** Why checking at commit refuses {@code manager}, which is not a JDBC transaction manager, and what to do. */
+    private static String notJdbcTransactions(String where, String what, PlatformTransactionManager manager) {
+        return "JdbcFenceStore checkAtCommit(true)" + where + " needs JDBC transactions (a "
+                + "DataSourceTransactionManager or JdbcTransactionManager), and the " + what + " is "
+                + manager.getClass().getName() + ", whose writes may be flushed after the check's COMMIT, so every "
+                + "fenced call in its transactions would be refused; write through JdbcTemplate or Spring Data JDBC "
+                + "with a DataSourceTransactionManager, or remove checkAtCommit (fencing.store.jdbc.check-at-commit) "
+                + "to check before the method body";
     }
 
     /** {@code true} when checking at commit: observe mode is then refused at startup. */
@@ -905,12 +911,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                 }
                 requireMultiStatements(dialect);
                 if (transactionManager != null && !(transactionManager instanceof DataSourceTransactionManager)) {
-                    throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) needs JDBC "
-                            + "transactions (a DataSourceTransactionManager or JdbcTransactionManager), and the "
-                            + "transaction manager is " + transactionManager.getClass().getName() + ", whose "
-                            + "writes may be flushed after the check's COMMIT; write through JdbcTemplate or Spring "
-                            + "Data JDBC with a DataSourceTransactionManager, or remove checkAtCommit "
-                            + "(fencing.store.jdbc.check-at-commit) to check before the method body");
+                    throw new FencingConfigurationException(
+                            notJdbcTransactions("", "transaction manager", transactionManager));
                 }
             }
             PlatformTransactionManager tm = transactionManager != null ? transactionManager
