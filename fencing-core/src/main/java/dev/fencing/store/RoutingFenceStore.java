@@ -3,8 +3,10 @@ package dev.fencing.store;
 import dev.fencing.token.FencingToken;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.stream.Stream;
 
 /**
  * Sends each resource to the store that guards it, when one application fences resources that live in different
@@ -47,6 +49,14 @@ public final class RoutingFenceStore implements FenceStore {
         if (fallback != null) {
             fallback.verify();
         }
+    }
+
+    /**
+     * Every store it routes to and the fallback, each once: for checks that must see each store of an application
+     * (the starter's startup checks), not for fencing.
+     */
+    public List<FenceStore> stores() {
+        return Stream.concat(routes.values().stream(), Stream.ofNullable(fallback)).distinct().toList();
     }
 
     /** The store that guards {@code resource}. */

@@ -5,6 +5,7 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.jdbc.JdbcTokenIssuer;
 import dev.fencing.store.FenceStore;
+import dev.fencing.store.RoutingFenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
@@ -12,6 +13,7 @@ import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.env.Environment;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.Stream;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -69,18 +71,30 @@ public class FencingJdbcAutoConfiguration {
 
     /**
      * Once every singleton exists: fails startup when a {@link JdbcFenceStore} checking at commit, the starter's or
-     * the application's own, would refuse every fenced call under the application's transaction manager (JPA's,
+     * the application's own (also one a {@link RoutingFenceStore} bean routes to), would refuse every fenced call under the application's transaction manager (JPA's,
      * Hibernate's), instead of answering each call as a store failure.
      */
     @Bean
-    static SmartInitializingSingleton fencingCheckAtCommitTransactionCheck(ObjectProvider<JdbcFenceStore> stores,
+    static SmartInitializingSingleton fencingCheckAtCommitTransactionCheck(ObjectProvider<FenceStore> stores,
             ObjectProvider<PlatformTransactionManager> transactionManagers) {
-        return () -> stores.orderedStream().forEach(store -> {
-            String problem = store.atCommitProblem(transactionManagers.getIfUnique());
-            if (problem != null) {
-                throw new FencingConfigurationException(problem);
-            }
-        });
+        return () -> stores.orderedStream().flatMap(FencingJdbcAutoConfiguration::jdbcStores).distinct()
+                .forEach(store -> {
+                    String problem = store.atCommitProblem(transactionManagers.getIfUnique());
+                    if (problem != null) {
+                        throw new FencingConfigurationException(problem);
+                    }
+                });
+    }
+
+    /** The JDBC stores {@code store} is or routes to (a {@link RoutingFenceStore}'s, at any depth). */
+    private static Stream<JdbcFenceStore> jdbcStores(FenceStore store) {
+        if (store instanceof JdbcFenceStore jdbc) {
+            return Stream.of(jdbc);
+        }
+        if (store instanceof RoutingFenceStore routing) {
+            return routing.stores().stream().flatMap(FencingJdbcAutoConfiguration::jdbcStores);
+        }
+        return Stream.empty();
     }
 
     /**

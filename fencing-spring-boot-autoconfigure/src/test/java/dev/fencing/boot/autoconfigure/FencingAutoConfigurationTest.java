@@ -194,6 +194,13 @@ class FencingAutoConfigurationTest {
                                 .hasStackTraceContaining(NotJdbcTransactionManager.class.getName())
                                 .hasStackTraceContaining("transactionManager(..)");
                     });
+            postgresql.withUserConfiguration(OwnAtCommitStore.class)
+                    .withPropertyValues("test.table=" + table, "test.routed=true")
+                    .withBean(NotJdbcTransactionManager.class).run(context -> {
+                        assertThat(context).as("routed to by a RoutingFenceStore bean").hasFailed();
+                        assertThat(context.getStartupFailure())
+                                .hasStackTraceContaining("checkAtCommit(true) on table '" + table + "'");
+                    });
             postgresql.withUserConfiguration(OwnAtCommitStore.class).withPropertyValues("test.table=" + table)
                     .run(context -> {
                         assertThat(context).as("under Boot's DataSourceTransactionManager").hasNotFailed();
@@ -229,7 +236,12 @@ class FencingAutoConfigurationTest {
                 builder.transactionManager(
                         new org.springframework.jdbc.support.JdbcTransactionManager(dataSource));
             }
-            return builder.build();
+            JdbcFenceStore store = builder.build();
+            if (environment.getProperty("test.routed", Boolean.class, false)) {
+                return dev.fencing.store.RoutingFenceStore.builder().route("orders", store)
+                        .fallback(new dev.fencing.store.InMemoryFenceStore()).build();
+            }
+            return store;
         }
     }
 
