@@ -52,6 +52,14 @@ class RoutingFenceStoreTest {
     }
 
     @Test
+    void itListsEachStoreItRoutesToOnceWithTheFallback() {
+        RoutingFenceStore twice = RoutingFenceStore.builder().route("accounts", accounts).route("orders", accounts)
+                .fallback(everythingElse).build();
+        assertThat(twice.stores()).containsExactlyInAnyOrder(accounts, everythingElse);
+        assertThat(RoutingFenceStore.builder().route("accounts", accounts).build().stores()).containsExactly(accounts);
+    }
+
+    @Test
     void withoutAFallbackAnUnroutedResourceIsRefused() {
         RoutingFenceStore strict = RoutingFenceStore.builder().route("accounts", accounts).build();
         assertThatThrownBy(() -> strict.fence("orders", new FencingToken("orders", 1, "h"), () -> null))
