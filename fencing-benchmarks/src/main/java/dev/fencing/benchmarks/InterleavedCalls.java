@@ -36,14 +36,15 @@ import java.util.function.ToDoubleFunction;
  * of allocation figures. Besides {@code FenceOverheadBenchmark}'s calls: the application's fencing interceptor on a
  * proxy built like the no-op one ({@code advised}), and the fenced method's own bracket run by a lambda interceptor
  * that found it once ({@code bracket}: the fence without its per-call lookup), and the keyed method for two entities
- * in turn ({@code keyedOther}: every call the first on its entity, so the token is found by matching text).
+ * in turn ({@code keyedOther}: every call the first on its entity, so the token is found by matching text), and the
+ * woven keyed method ({@code wovenKeyed}).
  *
  * <p>{@code java -cp fencing-benchmarks/target/benchmarks.jar dev.fencing.benchmarks.InterleavedCalls [seconds]}
  */
 public final class InterleavedCalls {
 
     private static final String[] NAMES = {"noop", "floor", "fenced", "keyed", "plain", "plainFloor", "woven",
-        "advised", "bracket", "keyedOther"};
+        "advised", "bracket", "keyedOther", "wovenKeyed"};
     private static final int CALLS_PER_BLOCK = 20_000;
 
     private final Target noop;
@@ -116,7 +117,7 @@ public final class InterleavedCalls {
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(InMemoryFencing.class);
              FencingScope scope = FencingContext.bind(new FencingToken("total", 1, "lease"),
                      new FencingToken("bench:7", 1, "lease"), new FencingToken("total-woven", 1, "lease"),
-                     new FencingToken("bench:8", 1, "lease"))) {
+                     new FencingToken("bench:8", 1, "lease"), new FencingToken("bench-woven:7", 1, "lease"))) {
             InterleavedCalls calls = new InterleavedCalls(noop, floor, context.getBean(Target.class), primitives);
             // the application's own fencing interceptor on a proxy built like the no-op one's
             calls.advised = proxy((MethodInterceptor) context.getBean("dev.fencing.internalFencingAdvisor",
@@ -182,6 +183,8 @@ public final class InterleavedCalls {
         ratio(turns, "keyedOther / fenced", 9, 2);
         ratio(turns, "keyedOther - fenced, ns", 9, 2, true);
         ratio(turns, "woven - plain, ns", 6, 4, true);
+        ratio(turns, "wovenKeyed - plain, ns", 10, 4, true);
+        ratio(turns, "wovenKeyed / woven", 10, 6);
         ratio(turns, "plainFloor - plain, ns", 5, 4, true);
         ratio(turns, "woven - plainFloor, ns", 6, 5, true);
         ratio(turns, "advised - floor, ns", 7, 1, true);
@@ -219,11 +222,21 @@ public final class InterleavedCalls {
             case 6 -> wovenLoop();
             case 7 -> advisedLoop();
             case 8 -> bracketLoop();
-            default -> keyedOtherLoop();
+            case 9 -> keyedOtherLoop();
+            default -> wovenKeyedLoop();
         };
         long elapsed = System.nanoTime() - start;
         sink += result;
         return (double) elapsed / CALLS_PER_BLOCK;
+    }
+
+    /** The woven keyed method ({@code WovenTarget.fencedWithKey}, two {@code long} parameters bound by the advice). */
+    private long wovenKeyedLoop() {
+        long sum = 0;
+        for (int i = 0; i < CALLS_PER_BLOCK; i++) {
+            sum += woven.fencedWithKey(7, value);
+        }
+        return sum;
     }
 
     private long noopLoop() {
