@@ -393,7 +393,10 @@ public abstract class WeavingContract {
                     .hasMessageContaining("woven-arity:8");
             assertThatThrownBy(() -> arities.fourthOfFour("7", "7", "7", 8)).isInstanceOf(MissingTokenException.class)
                     .hasMessageContaining("woven-arity:8");
-            // a null argument is bound as it is: its key is refused, the call never runs unfenced
+            // a null argument is bound as it is (args() matches it): the call is fenced, and a null key refused
+            assertThatThrownBy(() -> arities.nameOfTwo(null, "bob")).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("woven-arity:bob");
+            assertThat(arities.nameOfTwo(null, "ann")).isEqualTo("null ann");
             assertThatThrownBy(() -> arities.nameOfTwo("hi", null)).isInstanceOf(InvalidKeyException.class)
                     .hasMessageContaining("WovenArities.nameOfTwo(String, String)").hasMessageContaining("null");
             assertThatThrownBy(() -> arities.pathOfTwo("hi", null)).isInstanceOf(InvalidKeyException.class)
@@ -402,11 +405,11 @@ public abstract class WeavingContract {
         assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:7", 2, "zombie"),
                 () -> arities.thirdOfThree("x", 1, 7))).isInstanceOf(StaleTokenException.class)
                 .hasMessageContaining("WovenArities.thirdOfThree(String, float, long)");
-        assertThat(arities.writes).hasSize(10);
+        assertThat(arities.writes).hasSize(11);
         assertThat(store.maxSeen("woven-arity:7")).hasValue(3);
         assertThat(store.maxSeen("woven-arity:l-r")).hasValue(3);
-        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(10);
-        assertThat(checks(registry, "woven-arity", "missing")).isEqualTo(9);
+        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(11);
+        assertThat(checks(registry, "woven-arity", "missing")).isEqualTo(10);
         assertThat(checks(registry, "woven-arity", "invalid")).isEqualTo(2);
         assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(1);
     }
