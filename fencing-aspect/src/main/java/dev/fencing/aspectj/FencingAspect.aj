@@ -256,8 +256,7 @@ public aspect FencingAspect {
     }
 
     /** Every other return type: a reference, void, or a primitive whose boxes are cached or rare. */
-    Object around(): unkeyed() && !execution(int *(..)) && !execution(long *(..))
-            && !execution(float *(..)) && !execution(double *(..)) {
+    Object around(): unkeyed() && returnsOther() {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, false);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
