@@ -71,16 +71,7 @@ class FenceBracketTest {
             Object run(Fixture f, FencePoint point, Object[] args, FencedCall<Object> body) throws Throwable {
                 FenceBracket bracket = f.guard.bracket(point);
                 assertThat(bracket).as("bracket of " + point).isNotNull();
-                FencingToken token = bracket.token(args);
-                BracketFenceStore.Entry entry = bracket.enter(token);
-                Object result;
-                try {
-                    result = body.proceed();
-                } catch (Throwable t) {
-                    throw bracket.failed(entry, token, t);
-                }
-                bracket.exit(entry);
-                return result;
+                return around(bracket, bracket.token(args), body);
             }
         },
         /** The bracket given the arguments one by one, as the woven aspect's advices for one to three parameters. */
@@ -89,20 +80,24 @@ class FenceBracketTest {
             Object run(Fixture f, FencePoint point, Object[] args, FencedCall<Object> body) throws Throwable {
                 FenceBracket bracket = f.guard.bracket(point);
                 Object[] three = Arrays.copyOf(args, 3);
-                FencingToken token = bracket.token(args.length, three[0], three[1], three[2]);
-                BracketFenceStore.Entry entry = bracket.enter(token);
-                Object result;
-                try {
-                    result = body.proceed();
-                } catch (Throwable t) {
-                    throw bracket.failed(entry, token, t);
-                }
-                bracket.exit(entry);
-                return result;
+                return around(bracket, bracket.token(args.length, three[0], three[1], three[2]), body);
             }
         };
 
         abstract Object run(Fixture f, FencePoint point, Object[] args, FencedCall<Object> body) throws Throwable;
+
+        /** The bracket's protocol around {@code body}, once the token is found. */
+        static Object around(FenceBracket bracket, FencingToken token, FencedCall<Object> body) throws Throwable {
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            Object result;
+            try {
+                result = body.proceed();
+            } catch (Throwable t) {
+                throw bracket.failed(entry, token, t);
+            }
+            bracket.exit(entry);
+            return result;
+        }
 
         Object run(Fixture f, FencePoint point, FencedCall<Object> body) throws Throwable {
             return run(f, point, new Object[0], body);

@@ -417,13 +417,7 @@ public abstract class WeavingContract {
     @Test
     void keyedMethodsOfEveryParameterCountRunAsTheCallbackOfAStoreWithoutBrackets() {
         AtomicInteger fences = new AtomicInteger();
-        FenceStore callbacksOnly = new FenceStore() {
-            @Override
-            public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
-                fences.incrementAndGet();
-                return store.fence(resource, token, write);
-            }
-        };
+        FenceStore callbacksOnly = callbacksOnly(fences);
         support = new FencingSupport(new FenceGuard(callbacksOnly, null, Duration.ofSeconds(10)),
                 new FencingMetrics(registry));
         aspect.configure(support);
@@ -440,6 +434,17 @@ public abstract class WeavingContract {
         assertThat(arities.writes).hasSize(10);
         assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(10);
         assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(1);
+    }
+
+    /** The in-memory store behind one that only runs callbacks (no bracket), counting them in {@code fences}. */
+    private FenceStore callbacksOnly(AtomicInteger fences) {
+        return new FenceStore() {
+            @Override
+            public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+                fences.incrementAndGet();
+                return store.fence(resource, token, write);
+            }
+        };
     }
 
     private static FencingScope bindEveryArityKey() {
@@ -629,13 +634,7 @@ public abstract class WeavingContract {
         FencingContext.run(new FencingToken("woven-counter", 2, "h"), () -> counter.addLong(1)); // routes cached
         aspect.detach(support);
         AtomicInteger fences = new AtomicInteger();
-        FenceStore callbacksOnly = new FenceStore() {
-            @Override
-            public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
-                fences.incrementAndGet();
-                return store.fence(resource, token, write);
-            }
-        };
+        FenceStore callbacksOnly = callbacksOnly(fences);
         support = new FencingSupport(new FenceGuard(callbacksOnly, null, Duration.ofSeconds(10)),
                 new FencingMetrics(registry));
         aspect.configure(support);
