@@ -23,6 +23,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
@@ -108,11 +109,19 @@ public class FencingAutoConfiguration {
     @ConditionalOnMissingBean(name = FENCING_SUPPORT_BEAN)
     @EnableFencing
     static class EnableFencingConfiguration {
+    }
 
-        @Bean
-        FencingConfigurer fencingPropertiesConfigurer(FencingProperties properties) {
-            return new PropertiesConfigurer(properties);
-        }
+    /**
+     * The {@code fencing.*} properties {@code @EnableFencing} reads, unless the application has a
+     * {@link FencingConfigurer} of its own. With the starter's {@code @EnableFencing} every property applies, defaults
+     * included; with the application's own (which {@code mode = ASPECTJ} needs) only those set, over the
+     * annotation's attributes, so that {@code fencing.mode} and {@code fencing.modes.*} are never silently ignored.
+     */
+    @Bean
+    @ConditionalOnMissingBean(FencingConfigurer.class)
+    FencingConfigurer fencingPropertiesConfigurer(FencingProperties properties, Environment environment,
+                                                  ObjectProvider<EnableFencingConfiguration> starters) {
+        return new PropertiesConfigurer(properties, starters.getIfAvailable() != null ? null : environment);
     }
 
     /**
@@ -184,19 +193,30 @@ public class FencingAutoConfiguration {
     static final class PropertiesConfigurer implements FencingConfigurer {
 
         private final FencingProperties properties;
+        /** Set when the application declared {@code @EnableFencing}: only the properties it holds apply. */
+        private final Environment explicitOnly;
 
         PropertiesConfigurer(FencingProperties properties) {
+            this(properties, null);
+        }
+
+        PropertiesConfigurer(FencingProperties properties, Environment explicitOnly) {
             this.properties = properties;
+            this.explicitOnly = explicitOnly;
         }
 
         @Override
         public Duration acquireTimeout() {
-            return properties.getAcquireTimeout();
+            return applies("fencing.acquire-timeout") ? properties.getAcquireTimeout() : null;
         }
 
         @Override
         public FenceMode defaultFenceMode() {
-            return FenceMode.parse(properties.getMode(), "fencing.mode");
+            return applies("fencing.mode") ? FenceMode.parse(properties.getMode(), "fencing.mode") : null;
+        }
+
+        private boolean applies(String property) {
+            return explicitOnly == null || explicitOnly.containsProperty(property);
         }
 
         @Override

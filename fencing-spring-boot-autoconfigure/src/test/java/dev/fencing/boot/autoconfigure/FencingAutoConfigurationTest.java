@@ -12,6 +12,8 @@ import dev.fencing.jdbc.JdbcTokenIssuer;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.spring.EnableFencing;
 import dev.fencing.spring.FencingConfigurer;
+import dev.fencing.mode.FenceMode;
+import dev.fencing.mode.FenceModes;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FencedCall;
 import dev.fencing.store.InMemoryFenceStore;
@@ -307,15 +309,62 @@ class FencingAutoConfigurationTest {
                         .isEqualTo(Duration.ofMillis(250)));
     }
 
-    @EnableFencing(allowInMemoryStore = true)
+    @EnableFencing(allowInMemoryStore = true, acquireTimeoutMillis = 2500)
     @Configuration(proxyBeanMethods = false)
     static class UserEnabled {
     }
 
+    /** The application's own settings: they replace the properties altogether. */
+    @Configuration(proxyBeanMethods = false)
+    static class UserConfigurer {
+        @Bean
+        FencingConfigurer userConfigurer() {
+            return new FencingConfigurer() {
+                @Override
+                public Duration acquireTimeout() {
+                    return Duration.ofMillis(700);
+                }
+            };
+        }
+    }
+
+    /**
+     * With the application's own {@code @EnableFencing} (which ASPECTJ mode needs) the fencing.mode, fencing.modes.*
+     * and fencing.acquire-timeout properties that are set apply over the annotation's attributes, a misspelt mode
+     * fails startup, and those not set leave the annotation's; a FencingConfigurer of the application's replaces them.
+     */
+    @Test
+    void theModePropertiesApplyOverTheUsersEnableFencingAndOnlyWhenSet() {
+        runner.withUserConfiguration(UserEnabled.class).withPropertyValues("fencing.modes.ledger=observe",
+                "fencing.acquire-timeout=1s").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    FenceModes modes = context.getBean(FenceModes.class);
+                    assertThat(modes.observes("ledger")).isTrue();
+                    assertThat(modes.defaultMode()).as("fencing.mode not set: the annotation's").isEqualTo(FenceMode.ENFORCE);
+                    assertThat(context.getBean(FencingConfigurer.class).acquireTimeout()).isEqualTo(Duration.ofSeconds(1));
+                    Ledger ledger = context.getBean(Ledger.class);
+                    assertThat(ledger.post()).as("observed: runs without a token").isEqualTo("posted");
+                });
+        runner.withUserConfiguration(UserEnabled.class).run(context -> {
+            assertThat(context.getBean(FencingConfigurer.class).acquireTimeout()).as("not set: the annotation's 2500 ms")
+                    .isNull();
+            assertThat(context.getBean(FenceModes.class).observes("ledger")).isFalse();
+        });
+        runner.withUserConfiguration(UserEnabled.class).withPropertyValues("fencing.mode=obsreve").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasStackTraceContaining("fencing.mode")
+                    .hasStackTraceContaining("obsreve");
+        });
+        runner.withUserConfiguration(UserEnabled.class, UserConfigurer.class)
+                .withPropertyValues("fencing.acquire-timeout=1s").run(context ->
+                        assertThat(context.getBean(FencingConfigurer.class).acquireTimeout())
+                                .isEqualTo(Duration.ofMillis(700)));
+    }
+
     @Test
     void theUsersEnableFencingMakesTheAutoConfigurationBackOff() {
-        runner.withUserConfiguration(UserEnabled.class).withPropertyValues("fencing.acquire-timeout=1s").run(context -> {
-            assertThat(context).hasNotFailed().doesNotHaveBean(FencingConfigurer.class);
+        runner.withUserConfiguration(UserEnabled.class).run(context -> {
+            assertThat(context).hasNotFailed();
             assertThat(fencingAdvisors(context)).as("the checking and the acquiring points' advisors").hasSize(2);
             Ledger ledger = context.getBean(Ledger.class);
             assertThat(FencingContext.call(new FencingToken("ledger", 2, "a"), ledger::post)).isEqualTo("posted");
