@@ -102,6 +102,15 @@ public aspect FencingAspect {
     /** A method carrying {@code @Fenced}. */
     pointcut fencedMethod(): execution(@Fenced !static * *(..));
 
+    /**
+     * A static method carrying {@code @Fenced}: a fence point is an instance method (as on a proxy), so weaving
+     * refuses every call of it rather than run it unfenced, and ajc says so where it weaves.
+     */
+    pointcut fencedStatic(): execution(@Fenced static * *(..));
+
+    declare warning: fencedStatic(): "@Fenced applies to instance methods only: every call of this static method is "
+            + "refused (FencingConfigurationException); make it an instance method";
+
     /** A public method of a class carrying {@code @Fenced}, where the method itself does not. */
     pointcut fencedType(): @within(Fenced) && execution(public !static * *(..)) && !execution(@Fenced * *(..));
 
@@ -922,6 +931,13 @@ public aspect FencingAspect {
         } catch (Throwable t) {
             throw FencingAspect.<RuntimeException>rethrow(t);
         }
+    }
+
+    /** Refuses every call of a static {@code @Fenced} method: it would otherwise run unfenced. */
+    Object around(): fencedStatic() {
+        throw new FencingConfigurationException("@Fenced on " + describe(methodOf(thisJoinPointStaticPart))
+                + ", a static method, is not supported: the call is refused rather than run unfenced; make it an "
+                + "instance method (of a bean, or of any woven object)");
     }
 
     /**

@@ -37,6 +37,9 @@ class WeavingBuildTest {
         Element plugin = (Element) shown.getElementsByTagName("plugin").item(0);
         assertThat(PomXml.childText(plugin, "groupId")).isEqualTo("dev.aspectj");
         assertThat(PomXml.childText(plugin, "version")).isEqualTo(pluginVersion);
+        assertThat(PomXml.childText((Element) plugin.getElementsByTagName("configuration").item(0),
+                "forceAjcCompile")).as("without it, a build whose javac recompiled classes leaves them unwoven")
+                .isEqualTo("true");
         Element tools = (Element) shown.getElementsByTagName("dependency").item(0);
         assertThat(PomXml.childText(tools, "artifactId")).isEqualTo("aspectjtools");
         assertThat(PomXml.childText(tools, "version")).isEqualTo(aspectjVersion);

@@ -393,6 +393,10 @@ public abstract class WeavingContract {
                     .hasMessageContaining("woven-arity:8");
             assertThatThrownBy(() -> arities.fourthOfFour("7", "7", "7", 8)).isInstanceOf(MissingTokenException.class)
                     .hasMessageContaining("woven-arity:8");
+            // a static method is refused, its token bound or not, never run unfenced
+            assertThatThrownBy(() -> WovenArities.staticWrite(7)).isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("WovenArities.staticWrite(long)").hasMessageContaining("static method");
+            assertThat(WovenArities.STATIC_WRITES).isEmpty();
             // a null argument is bound as it is (args() matches it): the call is fenced, and a null key refused
             assertThatThrownBy(() -> arities.nameOfTwo(null, "bob")).isInstanceOf(MissingTokenException.class)
                     .hasMessageContaining("woven-arity:bob");
