@@ -8,6 +8,7 @@ import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalDouble;
@@ -76,6 +77,24 @@ public final class KeyValues {
     }
 
     /**
+     * A key the message for a refused value of {@code type} can suggest in place of {@code keySource}: an element of
+     * an array or list ({@code #ids[0]}), an optional's value ({@code #o.get()}), a map's entry ({@code #m['id']}),
+     * else a property ({@code #order.id}).
+     */
+    public static String example(Class<?> type, String keySource) {
+        if (type.isArray() || List.class.isAssignableFrom(type)) {
+            return keySource + "[0]";
+        }
+        if (Optional.class == type) {
+            return keySource + ".get()";
+        }
+        if (Map.class.isAssignableFrom(type)) {
+            return keySource + "['id']";
+        }
+        return keySource + ".id";
+    }
+
+    /**
      * Fails when no argument declared as {@code type} can have a stable text: an array, a collection, map or
      * optional type, or a concrete class (other than {@code Object}) that has none. Interfaces, abstract classes and
      * {@code Object} pass: their values are checked on each call.
@@ -94,7 +113,7 @@ public final class KeyValues {
             throw new FencingConfigurationException("@Fenced key '" + keySource + "' on " + operation
                     + " is a parameter of type " + type.getTypeName() + ", " + kind.refusal
                     + ": every call would fence a different resource. Key on a value with a stable text (e.g. '"
-                    + keySource + ".id'), override toString(), or implement " + FencingKey.class.getName());
+                    + example(type, keySource) + "'), override toString(), or implement " + FencingKey.class.getName());
         }
     }
 

@@ -217,7 +217,8 @@ class StableKeyTest {
         assertThatThrownBy(() -> guard.invoke(point, new Object[] {key}, () -> ran.add("x")))
                 .isInstanceOf(InvalidKeyException.class)
                 .hasMessageContaining("Repo.save(Object)").hasMessageContaining("'#entity'")
-                .hasMessageContaining(type).hasMessageContaining(FencingKey.class.getSimpleName());
+                .hasMessageContaining(type).hasMessageContaining(FencingKey.class.getSimpleName())
+                .hasMessageContaining("e.g. '" + KeyValues.example(key.getClass(), "#entity") + "'");
         assertThat(ran).isEmpty();
         assertThat(store.size()).isZero();
         assertThat(checks("invalid")).isEqualTo(before + 1);
@@ -266,6 +267,14 @@ class StableKeyTest {
                     .hasMessageContaining("Repo.save(X)").hasMessageContaining("'#x'")
                     .hasMessageContaining(refused.getTypeName());
         }
+        // the suggested key fits the type: an element, the optional's value, a map entry, else a property
+        assertThat(KeyValues.example(long[].class, "#ids")).isEqualTo("#ids[0]");
+        assertThat(KeyValues.example(ArrayList.class, "#ids")).isEqualTo("#ids[0]");
+        assertThat(KeyValues.example(Optional.class, "#o")).isEqualTo("#o.get()");
+        assertThat(KeyValues.example(Map.class, "#m")).isEqualTo("#m['id']");
+        assertThat(KeyValues.example(Account.class, "#account")).isEqualTo("#account.id");
+        assertThatThrownBy(() -> KeyValues.checkParameterType(List.class, "Repo.save(X)", "#x"))
+                .hasMessageContaining("e.g. '#x[0]'");
         for (Class<?> open : List.of(long.class, Long.class, String.class, CharSequence.class, Object.class,
                 Runnable.class, Number.class, UUID.class, Region.class, Shipment.class, Iban.class, Customer.class,
                 LocalDate.class, FencingKey.class)) {
