@@ -33,6 +33,8 @@ public final class KeyValues {
         ARRAY("an array, whose text (such as [Ljava.lang.Object;@1b2c) names the array instance, not an entity"),
         ELEMENTS("a collection, map or optional, whose text depends on its elements; key on one value instead"),
         PROXY("a proxy, whose text comes from its invocation handler"),
+        FLOATING("a floating-point number, whose text tells apart values that compare equal (0.0 and -0.0); key on "
+                + "an integer, a string or a BigDecimal"),
         IDENTITY("a class that does not override toString(), so its text (such as Order@1b2c) names the instance, "
                 + "not the entity");
 
@@ -106,7 +108,7 @@ public final class KeyValues {
      */
     public static void checkParameterType(Class<?> type, String operation, String keySource) {
         Kind kind = KINDS.get(type);
-        boolean alwaysRefused = kind == Kind.ARRAY || kind == Kind.ELEMENTS
+        boolean alwaysRefused = kind == Kind.ARRAY || kind == Kind.ELEMENTS || kind == Kind.FLOATING
                 || (kind.refusal != null && type != Object.class && !type.isInterface()
                 && !Modifier.isAbstract(type.getModifiers()));
         if (alwaysRefused) {
@@ -127,6 +129,9 @@ public final class KeyValues {
         if (Collection.class.isAssignableFrom(type) || Map.class.isAssignableFrom(type) || type == Optional.class
                 || type == OptionalInt.class || type == OptionalLong.class || type == OptionalDouble.class) {
             return Kind.ELEMENTS;
+        }
+        if (type == double.class || type == float.class || type == Double.class || type == Float.class) {
+            return Kind.FLOATING;
         }
         if (type.isPrimitive() || CharSequence.class.isAssignableFrom(type) || Number.class.isAssignableFrom(type)
                 && (type.getName().startsWith("java.lang.") || type == BigInteger.class || type == BigDecimal.class)

@@ -206,7 +206,9 @@ class StableKeyTest {
                 new Object[] {Map.of("id", 1L), Map.of("id", 1L).getClass().getName()},
                 new Object[] {Optional.of(1L), "java.util.Optional"},
                 new Object[] {proxy, proxy.getClass().getName()},
-                new Object[] {(Runnable) () -> { }, "Lambda"});
+                new Object[] {(Runnable) () -> { }, "Lambda"},
+                new Object[] {-0.0d, "java.lang.Double"},
+                new Object[] {1.5f, "java.lang.Float"});
     }
 
     @ParameterizedTest
@@ -260,7 +262,7 @@ class StableKeyTest {
     @Test
     void declaredParameterTypesThatCanNeverHaveAStableTextFailAtStartup() {
         for (Class<?> refused : List.of(Object[].class, long[].class, Account.class, List.class, ArrayList.class,
-                Map.class, Optional.class)) {
+                Map.class, Optional.class, double.class, Double.class, float.class, Float.class)) {
             assertThatThrownBy(() -> KeyValues.checkParameterType(refused, "Repo.save(X)", "#x"))
                     .as(refused.getTypeName())
                     .isInstanceOf(FencingConfigurationException.class)
