@@ -108,6 +108,23 @@ class FencingAutoConfigurationTest {
                 assertThat(context).hasNotFailed().doesNotHaveBean(FenceStore.class));
     }
 
+    @EnableFencing
+    @Configuration(proxyBeanMethods = false)
+    static class UserEnabledWithoutStore {
+    }
+
+    @Test
+    void fencingEnabledFalseBesideTheApplicationsOwnEnableFencingFailsNamingTheProperty() {
+        runner.withUserConfiguration(UserEnabledWithoutStore.class).withPropertyValues("fencing.enabled=false")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining("fencing.enabled=false turned")
+                            .hasStackTraceContaining("found no FenceStore bean");
+                });
+        runner.withUserConfiguration(UserEnabledWithoutStore.class).withPropertyValues("fencing.store.type=in-memory")
+                .run(context -> assertThat(context).as("the starter's store").hasNotFailed());
+    }
+
     @Test
     void withoutDataSourceOrInMemoryStartupFailsSayingWhatToAdd() {
         runner.run(context -> {

@@ -18,6 +18,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.core.env.Environment;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -151,6 +152,12 @@ class FencingSupportConfiguration implements ImportAware {
             FencingConfigurer settings = configurer.getIfUnique();
             String message = settings == null ? null : settings.missingStoreMessage();
             message = message != null ? message : NO_STORE_MESSAGE;
+            if (beanFactory.containsBean("environment") && "false".equalsIgnoreCase(
+                    beanFactory.getBean("environment", Environment.class).getProperty("fencing.enabled"))) {
+                message = "fencing.enabled=false turned the fencing starter off, and with it the store it builds; "
+                        + "the @EnableFencing of this application still fences its @Fenced methods. Remove that "
+                        + "@EnableFencing too to run them unchecked, or set fencing.enabled=true. " + message;
+            }
             if (ReactiveReturnTypes.hasReactiveStore(beanFactory)) {
                 // a reactive application: its Mono/Flux methods are fenced by the reactive store; the startup
                 // validator refuses any blocking fenced method, which would need this one
