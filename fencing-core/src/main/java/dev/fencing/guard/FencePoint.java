@@ -200,9 +200,8 @@ public final class FencePoint {
             return new InvalidKeyException(resource, start + " evaluated to a " + type + " whose key text is "
                     + (text == null ? "null" : "blank") + end);
         }
-        return new InvalidKeyException(resource, start + " evaluated to a " + type + ", " + why + end + ". Key on a value with a stable text (e.g. '"
-                + KeyValues.example(value.getClass(), keySource) + "'), "
-                + "override toString(), or implement dev.fencing.annotation.FencingKey");
+        return new InvalidKeyException(resource, start + " evaluated to a " + type + ", " + why + end
+                + KeyValues.remedy(value.getClass(), keySource));
     }
 
     /** At most 64 characters of {@code text}, for messages. */

@@ -79,6 +79,19 @@ public final class KeyValues {
     }
 
     /**
+     * What a message refusing a value of {@code type} as the key {@code keySource} tells the user to do: for a
+     * floating-point number nothing more than its refusal says, else to key on a value with a stable text, with
+     * {@link #example an example} that fits the type.
+     */
+    public static String remedy(Class<?> type, String keySource) {
+        if (KINDS.get(type) == Kind.FLOATING) {
+            return "";
+        }
+        return ". Key on a value with a stable text (e.g. '" + example(type, keySource) + "'), override toString(), "
+                + "or implement " + FencingKey.class.getName();
+    }
+
+    /**
      * A key the message for a refused value of {@code type} can suggest in place of {@code keySource}: an element of
      * an array or list ({@code #ids[0]}), an optional's value ({@code #o.get()}), a map's entry ({@code #m['id']}),
      * else a property ({@code #order.id}).
@@ -113,9 +126,9 @@ public final class KeyValues {
                 && !Modifier.isAbstract(type.getModifiers()));
         if (alwaysRefused) {
             throw new FencingConfigurationException("@Fenced key '" + keySource + "' on " + operation
-                    + " is a parameter of type " + type.getTypeName() + ", " + kind.refusal
-                    + ": every call would fence a different resource. Key on a value with a stable text (e.g. '"
-                    + example(type, keySource) + "'), override toString(), or implement " + FencingKey.class.getName());
+                    + " is a parameter of type " + type.getTypeName() + ", " + kind.refusal + ": "
+                    + (kind == Kind.FLOATING ? "one entity could be fenced as two resources"
+                    : "every call would fence a different resource") + remedy(type, keySource));
         }
     }
 

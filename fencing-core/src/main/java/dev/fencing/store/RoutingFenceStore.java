@@ -38,17 +38,13 @@ public final class RoutingFenceStore implements FenceStore {
     /** Whether any of the stores it routes to judges at commit. */
     @Override
     public boolean judgesAtCommit() {
-        return routes.values().stream().anyMatch(FenceStore::judgesAtCommit)
-                || (fallback != null && fallback.judgesAtCommit());
+        return stores().stream().anyMatch(FenceStore::judgesAtCommit);
     }
 
-    /** Verifies every routed store and the fallback. */
+    /** Verifies every routed store and the fallback, each once. */
     @Override
     public void verify() {
-        routes.values().forEach(FenceStore::verify);
-        if (fallback != null) {
-            fallback.verify();
-        }
+        stores().forEach(FenceStore::verify);
     }
 
     /**

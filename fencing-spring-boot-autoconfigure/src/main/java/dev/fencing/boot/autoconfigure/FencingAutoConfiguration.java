@@ -13,6 +13,7 @@ import dev.fencing.store.InMemoryFenceStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanClassLoaderAware;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -23,7 +24,6 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
@@ -195,10 +195,6 @@ public class FencingAutoConfiguration {
         private final FencingProperties properties;
         /** Set when the application declared {@code @EnableFencing}: only the properties it holds apply. */
         private final Environment explicitOnly;
-
-        PropertiesConfigurer(FencingProperties properties) {
-            this(properties, null);
-        }
 
         PropertiesConfigurer(FencingProperties properties, Environment explicitOnly) {
             this.properties = properties;

@@ -71,8 +71,9 @@ public class FencingJdbcAutoConfiguration {
 
     /**
      * Once every singleton exists: fails startup when a {@link JdbcFenceStore} checking at commit, the starter's or
-     * the application's own (also one a {@link RoutingFenceStore} bean routes to), would refuse every fenced call under the application's transaction manager (JPA's,
-     * Hibernate's), instead of answering each call as a store failure.
+     * the application's own (also one a {@link RoutingFenceStore} bean routes to), would refuse every fenced call
+     * under the application's transaction manager (JPA's, Hibernate's), instead of answering each call as a store
+     * failure.
      */
     @Bean
     static SmartInitializingSingleton fencingCheckAtCommitTransactionCheck(ObjectProvider<FenceStore> stores,
