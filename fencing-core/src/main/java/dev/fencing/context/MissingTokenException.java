@@ -1,6 +1,7 @@
 package dev.fencing.context;
 
 import dev.fencing.FencingException;
+import dev.fencing.token.FencingToken;
 
 import java.util.Collection;
 import java.util.Set;
@@ -26,7 +27,7 @@ public class MissingTokenException extends FencingException {
      * most 8), which points at a misspelt resource or a key prefix without its separator.
      */
     public MissingTokenException(String resource, String operation, Collection<String> boundResources) {
-        super("No fencing token bound for resource '" + resource + "' in " + operation
+        super("No fencing token bound for resource '" + FencingToken.printable(resource) + "' in " + operation
                 + "; bind one with FencingContext.bind(...) or call it from a @Fenced(acquire = true) method "
                 + "(from another process: send it with the request, e.g. in the Fencing-Token header fencing-web "
                 + "reads), and propagate it when the call hops threads" + bound(boundResources));
@@ -38,7 +39,7 @@ public class MissingTokenException extends FencingException {
         if (resources == null || resources.isEmpty()) {
             return "";
         }
-        return resources.stream().limit(8).map(r -> "'" + r + "'")
+        return resources.stream().limit(8).map(r -> "'" + FencingToken.printable(r) + "'")
                 .collect(Collectors.joining(", ", " (tokens are bound here only for ",
                         resources.size() > 8 ? ", ...)" : ")"));
     }

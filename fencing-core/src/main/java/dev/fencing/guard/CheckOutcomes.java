@@ -83,6 +83,19 @@ public final class CheckOutcomes {
     }
 
     /**
+     * {@link FencePoint#resourceOf} of a checked {@code key}, a key text no token can carry counted {@code invalid}.
+     *
+     * @throws InvalidKeyException when the key's text has a character no token's resource may have
+     */
+    static String resourceOf(FencePoint point, Object key) {
+        try {
+            return point.resourceOf(key);
+        } catch (InvalidKeyException e) {
+            throw invalidKey(point, e);
+        }
+    }
+
+    /**
      * Counts a key that could not name an entity and returns what to fail with: {@code e} itself when it is a library
      * exception, else an {@link InvalidKeyException} around it.
      */

@@ -143,7 +143,7 @@ public final class FenceBracket {
     private FencingToken presented(Object key) {
         FencingToken token = point.present(key);
         // the effective resource's text is built only for the message of a missing token
-        String effective = token != null ? token.resource() : point.resourceOf(key);
+        String effective = token != null ? token.resource() : CheckOutcomes.resourceOf(point, key);
         CheckOutcomes.presented(point, effective, token, verifier, rejections, null);
         return token;
     }

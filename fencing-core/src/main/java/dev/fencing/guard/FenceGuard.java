@@ -181,7 +181,7 @@ public final class FenceGuard {
         } catch (RuntimeException e) {
             throw CheckOutcomes.invalidKey(point, e);
         }
-        return point.acquire() ? acquireOrPropagate(point, point.resourceOf(key), target, proceed)
+        return point.acquire() ? acquireOrPropagate(point, CheckOutcomes.resourceOf(point, key), target, proceed)
                 : check(point, key, target, proceed);
     }
 
@@ -199,7 +199,7 @@ public final class FenceGuard {
         // from here on the token's own instance of the effective resource's text, found without building it: its
         // hash is cached and the store's comparison of resource and token is one reference check; the text is built
         // only when no token is bound, for the message
-        String resource = token != null ? token.resource() : point.resourceOf(key);
+        String resource = token != null ? token.resource() : CheckOutcomes.resourceOf(point, key);
         if (modes.observes(point.resource())) {
             return observing(point, resource, token, target, proceed);
         }

@@ -157,19 +157,36 @@ public final class FencePoint {
         int length = resource.length() + 1 + text.length();
         if (length > FencingToken.MAX_PART_LENGTH) {
             throw new InvalidKeyException(resource, "Fencing key '" + keySource + "' of " + operation
-                    + " makes the effective resource '" + resource + ":" + abbreviate(text) + "' " + length
+                    + " makes the effective resource '" + resource + ":" + FencingToken.printable(abbreviate(text)) + "' " + length
                     + " characters long, longer than the limit of " + FencingToken.MAX_PART_LENGTH
                     + " characters; the call is refused");
         }
         return text;
     }
 
-    /** The effective resource for a key from {@link #keyOf}: the resource, or {@code resource:key}. */
+    /**
+     * The effective resource for a key from {@link #keyOf}: the resource, or {@code resource:key}. Built when no
+     * bound token's resource matched the key (for the message) or to acquire, so this is where a key text no token
+     * could ever carry is refused, rather than reported as a missing token on every call.
+     *
+     * @throws InvalidKeyException when the key's text has a control character or an unpaired UTF-16 surrogate, which
+     *                             no token's resource may have (the message shows the text escaped)
+     */
     public String resourceOf(Object key) {
         if (key == null) {
             return resource;
         }
-        return key instanceof String text ? resource + ':' + text : resource + ':' + ((Number) key).longValue();
+        if (!(key instanceof String text)) {
+            return resource + ':' + ((Number) key).longValue();
+        }
+        String effective = resource + ':' + text;
+        if (FencingToken.unfit("resource", effective) != null) {
+            throw new InvalidKeyException(resource, "Fencing key '" + keySource + "' of " + operation
+                    + " evaluated to '" + FencingToken.printable(abbreviate(text)) + "', a text with a control "
+                    + "character or an unpaired UTF-16 surrogate, which no fencing token's resource may have: cannot "
+                    + "tell which '" + resource + "' entity to fence, so the call is refused");
+        }
+        return effective;
     }
 
     /**

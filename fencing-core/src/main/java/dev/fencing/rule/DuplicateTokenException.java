@@ -15,8 +15,9 @@ public final class DuplicateTokenException extends TokenRejectedException {
     }
 
     public DuplicateTokenException(String resource, FencingToken presented, long maxSeen, String operation) {
-        super("Duplicate fencing token for resource '" + resource + "'" + where(operation) + ": "
-                        + presented.value() + " from holder '" + presented.holder() + "' equals max_seen " + maxSeen
+        super("Duplicate fencing token for resource '" + FencingToken.printable(resource) + "'" + where(operation)
+                        + ": " + presented.value() + " from holder '" + FencingToken.printable(presented.holder())
+                        + "' equals max_seen " + maxSeen
                         + ", which another holder presented first; two holders must never write with one token",
                 resource, presented, maxSeen, Verdict.REJECT_DUPLICATE, operation);
     }

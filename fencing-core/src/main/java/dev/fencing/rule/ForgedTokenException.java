@@ -24,9 +24,9 @@ public final class ForgedTokenException extends TokenRejectedException {
      * @param operation the fenced operation, or {@code null} when unknown
      */
     public ForgedTokenException(String resource, FencingToken presented, String reason, String operation) {
-        super("Forged fencing token for resource '" + resource + "'" + where(operation) + ": " + reason
-                        + "; the token (value " + presented.value() + ", holder '" + presented.holder()
-                        + "') was refused before the fence store saw it, max_seen is untouched",
+        super("Forged fencing token for resource '" + FencingToken.printable(resource) + "'" + where(operation)
+                        + ": " + reason + "; the token (value " + presented.value() + ", holder '"
+                        + FencingToken.printable(presented.holder()) + "') was refused before the fence store saw it, max_seen is untouched",
                 resource, presented, NOT_CONSULTED, Verdict.REJECT_FORGED, operation);
         this.reason = reason;
     }

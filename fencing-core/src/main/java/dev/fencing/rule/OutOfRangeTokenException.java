@@ -17,8 +17,9 @@ public final class OutOfRangeTokenException extends TokenRejectedException {
     }
 
     public OutOfRangeTokenException(String resource, FencingToken presented, long maxSeen, String operation) {
-        super("Out-of-range fencing token for resource '" + resource + "'" + where(operation) + ": presented "
-                        + presented.value() + " (holder '" + presented.holder() + "') is further above max_seen "
+        super("Out-of-range fencing token for resource '" + FencingToken.printable(resource) + "'"
+                        + where(operation) + ": presented " + presented.value() + " (holder '"
+                        + FencingToken.printable(presented.holder()) + "') is further above max_seen "
                         + maxSeen + " than the store's maxAdvance allows; no issuer jumps that far, so it is refused "
                         + "as forged or corrupted and max_seen is unchanged",
                 resource, presented, maxSeen, Verdict.REJECT_OUT_OF_RANGE, operation);

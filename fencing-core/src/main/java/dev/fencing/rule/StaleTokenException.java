@@ -15,8 +15,9 @@ public final class StaleTokenException extends TokenRejectedException {
     }
 
     public StaleTokenException(String resource, FencingToken presented, long maxSeen, String operation) {
-        super("Stale fencing token for resource '" + resource + "'" + where(operation) + ": presented "
-                        + presented.value() + " (holder '" + presented.holder() + "') but max_seen is " + maxSeen
+        super("Stale fencing token for resource '" + FencingToken.printable(resource) + "'" + where(operation)
+                        + ": presented " + presented.value() + " (holder '" + FencingToken.printable(presented.holder())
+                        + "') but max_seen is " + maxSeen
                         + "; a newer holder has written, this write is refused",
                 resource, presented, maxSeen, Verdict.REJECT_STALE, operation);
     }

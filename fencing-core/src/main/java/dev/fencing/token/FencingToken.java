@@ -142,26 +142,39 @@ public record FencingToken(String resource, long value, String holder, TokenSign
     }
 
     private static void checkPart(String what, String part) {
+        String unfit = unfit(what, part);
+        if (unfit != null) {
+            throw new IllegalArgumentException(unfit);
+        }
+    }
+
+    /**
+     * Why {@code part} cannot be the resource or the holder of a token ({@code what} names which, in the reason), or
+     * {@code null} when it can: empty, longer than {@link #MAX_PART_LENGTH}, or with a control character or an
+     * unpaired UTF-16 surrogate (the reason gives its index).
+     */
+    public static String unfit(String what, String part) {
         if (part == null || part.isEmpty()) {
-            throw new IllegalArgumentException("Fencing token " + what + " must not be empty");
+            return "Fencing token " + what + " must not be empty";
         }
         if (part.length() > MAX_PART_LENGTH) {
-            throw new IllegalArgumentException("Fencing token " + what + " is " + part.length()
-                    + " chars long, longer than the " + MAX_PART_LENGTH + " allowed");
+            return "Fencing token " + what + " is " + part.length() + " chars long, longer than the "
+                    + MAX_PART_LENGTH + " allowed";
         }
         for (int i = 0; i < part.length(); i++) {
             char c = part.charAt(i);
             if (Character.isISOControl(c)) {
-                throw new IllegalArgumentException("Fencing token " + what + " contains a control character at index " + i);
+                return "Fencing token " + what + " contains a control character at index " + i;
             }
             if (Character.isHighSurrogate(c) && i + 1 < part.length() && Character.isLowSurrogate(part.charAt(i + 1))) {
                 i++; // a proper pair: one supplementary character
             } else if (Character.isSurrogate(c)) {
                 // would be encoded as '?', so two tokens would share one text and some texts would not parse back
-                throw new IllegalArgumentException("Fencing token " + what + " contains an unpaired UTF-16 surrogate "
-                        + String.format("\\u%04X", (int) c) + " at index " + i);
+                return "Fencing token " + what + " contains an unpaired UTF-16 surrogate " + escaped(c) + " at index "
+                        + i;
             }
         }
+        return null;
     }
 
     private static boolean isSafe(int c) {
@@ -259,7 +272,60 @@ public record FencingToken(String resource, long value, String holder, TokenSign
     }
 
     private static String printable(char c) {
-        return Character.isISOControl(c) || Character.isWhitespace(c) ? String.format("\\u%04x", (int) c) : String.valueOf(c);
+        return hidden(c) || Character.isSurrogate(c) ? escaped(c) : String.valueOf(c);
+    }
+
+    /**
+     * {@code text} as a message or a log line shows it: each character a reader would not see or could mistake
+     * (control, format such as a zero-width space or a bidirectional override, whitespace other than the space,
+     * an unpaired surrogate) becomes its Java escape {@code \}{@code uXXXX}, and a backslash becomes two, so two texts
+     * that differ always print differently. The same instance when nothing needs escaping; {@code null} as is.
+     * Resources, keys and holders can come from a caller (a header, a path), so every message that shows one shows it
+     * through here.
+     */
+    public static String printable(String text) {
+        if (text == null) {
+            return null;
+        }
+        int i = 0;
+        while (i < text.length() && !escapes(text, i)) {
+            i++;
+        }
+        if (i == text.length()) {
+            return text;
+        }
+        StringBuilder out = new StringBuilder(text.length() + 16).append(text, 0, i);
+        for (; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '\\') {
+                out.append("\\\\");
+            } else if (escapes(text, i)) {
+                out.append(escaped(c));
+            } else {
+                out.append(c);
+            }
+        }
+        return out.toString();
+    }
+
+    private static boolean escapes(String text, int i) {
+        char c = text.charAt(i);
+        if (c == '\\' || hidden(c)) {
+            return true;
+        }
+        if (Character.isHighSurrogate(c)) {
+            return i + 1 == text.length() || !Character.isLowSurrogate(text.charAt(i + 1));
+        }
+        return Character.isLowSurrogate(c) && (i == 0 || !Character.isHighSurrogate(text.charAt(i - 1)));
+    }
+
+    private static boolean hidden(char c) {
+        return Character.isISOControl(c) || Character.getType(c) == Character.FORMAT
+                || c != ' ' && (Character.isWhitespace(c) || Character.isSpaceChar(c));
+    }
+
+    private static String escaped(char c) {
+        return String.format("\\u%04X", (int) c);
     }
 
     private static TokenFormatException malformed(String s, String why) {
@@ -268,7 +334,7 @@ public record FencingToken(String resource, long value, String holder, TokenSign
     }
 
     private static String shorten(String s) {
-        return s.length() > 200 ? s.substring(0, 200) + "..." : s;
+        return printable(s.length() > 200 ? s.substring(0, 200) + "..." : s);
     }
 
     private static final char SIGNATURE_SEPARATOR = '!';

@@ -260,6 +260,8 @@ class FenceBracketTest {
         ANOTHER_KEYS_TOKEN(new FencingToken("docs:8", 5, "client"), "7", null),
         NO_KEY(new FencingToken("docs:7", 5, "client"), null, null),
         BLANK_KEY(new FencingToken("docs:7", 5, "client"), " ", null),
+        CONTROL_CHARACTER_KEY(new FencingToken("docs:7", 5, "client"), "7\n", null),
+        INVISIBLE_KEY(new FencingToken("docs:7", 5, "client"), "7\u200B", null),
         BODY_THROWS(new FencingToken("docs:7", 5, "client"), "7", new IOException("disk full"));
 
         final FencingToken bound;
@@ -358,6 +360,10 @@ class FenceBracketTest {
                 .contains("docs:7").contains("docs/missing=1.0");
         assertThat(KeyedScenario.NO_KEY.outcome(Path.BRACKET)).contains("InvalidKeyException")
                 .contains("docs/invalid=1.0").contains("writes=0");
+        assertThat(KeyedScenario.CONTROL_CHARACTER_KEY.outcome(Path.BRACKET)).contains("InvalidKeyException")
+                .contains("'7\\u000A'").contains("docs/invalid=1.0").contains("writes=0");
+        assertThat(KeyedScenario.INVISIBLE_KEY.outcome(Path.BRACKET)).contains("MissingTokenException")
+                .contains("'docs:7\\u200B'").contains("docs/missing=1.0").contains("writes=0");
         assertThat(KeyedScenario.BODY_THROWS.outcome(Path.BRACKET)).contains("threw java.io.IOException: disk full")
                 .contains("docs/accepted=1.0").contains("writes=1");
         FenceBracket bracket = FenceGuard.builder(new InMemoryFenceStore()).build().bracket(new FencePoint(

@@ -12,6 +12,34 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class FencingTokenTest {
 
     @Test
+    void printableEscapesWhatAReaderCannotSeeAndNothingElse() {
+        String plain = "orders:42/ü-\uD83D\uDE00 x";
+        assertThat(FencingToken.printable(plain)).isSameAs(plain);
+        assertThat(FencingToken.printable(null)).isNull();
+        assertThat(FencingToken.printable("a\nb\tc\u0000")).isEqualTo("a\\u000Ab\\u0009c\\u0000");
+        // format (zero-width space, bidi override, BOM), no-break space, line separator
+        assertThat(FencingToken.printable("7\u200B\u202E\uFEFF\u00A0\u2028")).isEqualTo("7\\u200B\\u202E\\uFEFF\\u00A0\\u2028");
+        // lone surrogates, either half, anywhere; a backslash doubles so an escape cannot be faked
+        assertThat(FencingToken.printable("\uDE00a\uD83D")).isEqualTo("\\uDE00a\\uD83D");
+        assertThat(FencingToken.printable("a\\u200B\u200B")).isEqualTo("a\\\\u200B\\u200B");
+    }
+
+    @Test
+    void unfitNamesWhyAPartCannotBeATokensAndNothingForOneThatCan() {
+        assertThat(FencingToken.unfit("resource", "orders:7\u200B")).isNull();
+        assertThat(FencingToken.unfit("resource", "orders:7\n")).contains("control character at index 8");
+        assertThat(FencingToken.unfit("holder", "h\uD83D")).contains("holder").contains("unpaired").contains("\\uD83D");
+        assertThat(FencingToken.unfit("resource", "")).contains("empty");
+        assertThat(FencingToken.unfit("resource", "x".repeat(FencingToken.MAX_PART_LENGTH + 1))).contains("longer");
+    }
+
+    @Test
+    void aMalformedTokensMessageShowsItsTextEscaped() {
+        assertThatThrownBy(() -> FencingToken.parse("docs#1@h\u202Eevil#"))
+                .isInstanceOf(TokenFormatException.class).hasMessageContaining("h\\u202Eevil");
+    }
+
+    @Test
     void textFormIsCompactAndReadable() {
         assertThat(new FencingToken("accounts:42", 34, "client-7").toText()).isEqualTo("accounts:42#34@client-7");
         assertThat(new FencingToken("a b", 1, "x@y#z%").toText()).isEqualTo("a%20b#1@x%40y%23z%25");
