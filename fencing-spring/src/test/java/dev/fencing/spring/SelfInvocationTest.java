@@ -8,6 +8,8 @@ import org.springframework.context.annotation.AnnotationConfigApplicationContext
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -28,6 +30,73 @@ class SelfInvocationTest {
                 append(entry); // in a lambda: around the proxy too
                 return entry;
             };
+        }
+
+        @Fenced(resource = "ledger")
+        public void append(String entry) {
+        }
+    }
+
+    /** Shapes a new user's trial found running unfenced: a method reference, an anonymous and a local class. */
+    static class Hidden {
+        public void byReference(String entry) {
+            Consumer<String> append = this::append; // bound to the bean, unproxied
+            append.accept(entry);
+        }
+
+        public void byAnonymousClass(String entry) {
+            new Runnable() {
+                @Override
+                public void run() {
+                    append(entry); // Hidden.this: the bean, unproxied
+                }
+            }.run();
+        }
+
+        public void byLocalClassLambda(String entry) {
+            class Later {
+                Runnable task() {
+                    return () -> append(entry); // a lambda in a local class, still Hidden.this
+                }
+            }
+            new Later().task().run();
+        }
+
+        @Fenced(resource = "ledger")
+        public void append(String entry) {
+        }
+    }
+
+    interface Writer {
+        void write(String entry);
+
+        default void entry(String entry) {
+            write(entry.trim()); // this is the bean, unproxied: the proxy runs default methods on its target
+        }
+    }
+
+    static class DefaultMethodWriter implements Writer {
+        @Fenced(resource = "ledger")
+        @Override
+        public void write(String entry) {
+        }
+    }
+
+    /** Through its own proxy, by reference and from an anonymous class: not reported. */
+    static class SelfInjectedShapes {
+        SelfInjectedShapes self;
+
+        public void byReference(List<String> entries) {
+            entries.forEach(self::append);
+        }
+
+        public void byAnonymousClass(String entry) {
+            new Runnable() {
+                @Override
+                public void run() {
+                    self.append(entry);
+                }
+            }.run();
         }
 
         @Fenced(resource = "ledger")
@@ -90,6 +159,25 @@ class SelfInvocationTest {
 
     @Configuration
     @EnableFencing
+    static class HiddenShapes {
+        @Bean
+        InMemoryFenceStore fenceStore() {
+            return new InMemoryFenceStore();
+        }
+
+        @Bean
+        Hidden hidden() {
+            return new Hidden();
+        }
+
+        @Bean
+        DefaultMethodWriter writer() {
+            return new DefaultMethodWriter();
+        }
+    }
+
+    @Configuration
+    @EnableFencing
     static class CallsThroughOtherBeans {
         @Bean
         InMemoryFenceStore fenceStore() {
@@ -112,6 +200,13 @@ class SelfInvocationTest {
             bean.self = self;
             return bean;
         }
+
+        @Bean
+        SelfInjectedShapes selfInjectedShapes(@org.springframework.context.annotation.Lazy SelfInjectedShapes self) {
+            SelfInjectedShapes bean = new SelfInjectedShapes();
+            bean.self = self;
+            return bean;
+        }
     }
 
     @Test
@@ -121,6 +216,18 @@ class SelfInvocationTest {
                 .hasMessageContaining("SelfInvocationTest.Ledger.post(..) calls SelfInvocationTest.Ledger.append(..)")
                 .hasMessageContaining("SelfInvocationTest.Ledger.later(..), in a lambda, calls")
                 .hasMessageContaining("through another bean");
+    }
+
+    @Test
+    void aMethodReferenceAnAnonymousOrLocalClassAndAnInterfacesDefaultMethodFailStartupToo() {
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(HiddenShapes.class).close())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("SelfInvocationTest.Hidden.byReference(..) makes the method reference "
+                        + "this::append to SelfInvocationTest.Hidden.append(..)")
+                .hasMessageContaining("SelfInvocationTest$Hidden$1.run(..) calls SelfInvocationTest.Hidden.append(..)")
+                .hasMessageContaining("SelfInvocationTest$Hidden$1Later.task(..), in a lambda, calls")
+                .hasMessageContaining("SelfInvocationTest.Writer.entry(..), a default method, calls "
+                        + "SelfInvocationTest.DefaultMethodWriter.write(..)");
     }
 
     @Test

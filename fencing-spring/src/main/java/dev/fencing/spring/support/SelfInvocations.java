@@ -13,8 +13,10 @@ import org.springframework.util.ClassUtils;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Method;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
@@ -23,12 +25,18 @@ import java.util.Set;
 
 /**
  * Finds, in a bean class's bytecode, calls from the bean to its own {@code @Fenced} methods: a Spring proxy never
- * sees such a self-invocation, so the fence of the called method would not run for it. Reads each class file once
- * with Spring's ASM; classes of the JDK and of Spring are not read. Only calls whose receiver is certainly
- * {@code this} are reported: a call through an injected reference to the bean's own proxy ({@code self.save(..)},
- * the usual remedy) is not, and where the operand stack cannot be followed (after a branch target) nothing is said.
+ * sees such a self-invocation, so the fence of the called method would not run for it. Read: the class and its
+ * superclasses (lambdas are methods of theirs), the default methods of its interfaces, and its nested, local and
+ * anonymous classes, where the bean is their enclosing instance ({@code this$0}); a method reference bound to
+ * {@code this} ({@code this::save}) counts as a call. Each class file is read once with Spring's ASM; classes of the
+ * JDK and of Spring are not read. Only calls whose receiver is certainly the bean itself are reported: a call through
+ * an injected reference to the bean's own proxy ({@code self.save(..)}, the usual remedy) is not, and where the
+ * operand stack cannot be followed (after a branch target) nothing is said. Not seen: the bean handed on as a value
+ * (a field holding {@code this}, {@code this} passed to another object that calls back).
  */
 final class SelfInvocations {
+
+    private static final String LAMBDA_METAFACTORY = "java/lang/invoke/LambdaMetafactory";
 
     private SelfInvocations() {
     }
@@ -43,36 +51,93 @@ final class SelfInvocations {
         for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
             owners.add(Type.getInternalName(c));
         }
+        Set<Class<?>> interfaces = ClassUtils.getAllInterfacesForClassAsSet(type);
+        for (Class<?> i : interfaces) {
+            owners.add(Type.getInternalName(i));
+        }
+        ClassLoader loader = type.getClassLoader() != null ? type.getClassLoader()
+                : ClassUtils.getDefaultClassLoader();
+        if (loader == null) {
+            return Set.of();
+        }
         Set<String> found = new LinkedHashSet<>();
+        Deque<String> nested = new ArrayDeque<>();
         for (Class<?> c = type; c != null && c != Object.class && readable(c); c = c.getSuperclass()) {
-            scan(c, owners, byNameAndDescriptor, found);
+            scan(loader(c, loader), Type.getInternalName(c), Role.BEAN, owners, byNameAndDescriptor, found, nested);
+        }
+        for (Class<?> i : interfaces) {
+            if (readable(i)) {
+                scan(loader(i, loader), Type.getInternalName(i), Role.INTERFACE, owners, byNameAndDescriptor, found,
+                        new ArrayDeque<>());
+            }
+        }
+        Set<String> seen = new HashSet<>();
+        while (!nested.isEmpty()) {
+            String inner = nested.poll();
+            if (seen.add(inner) && seen.size() <= MAX_NESTED) {
+                scan(loader, inner, Role.NESTED, owners, byNameAndDescriptor, found, nested);
+            }
         }
         return found;
     }
 
-    private static boolean readable(Class<?> c) {
-        String name = c.getName();
-        return !name.startsWith("java.") && !name.startsWith("javax.") && !name.startsWith("org.springframework.");
+    /** At most this many nested classes are read per bean class: generated code can have thousands. */
+    private static final int MAX_NESTED = 256;
+
+    /** What local 0 of the scanned class's instance methods is. */
+    private enum Role {
+        /** The bean (its class or a superclass): {@code this} is the bean, unproxied. */
+        BEAN,
+        /** An interface of the bean: in a default method, {@code this} is the bean, unproxied. */
+        INTERFACE,
+        /** A nested, local or anonymous class: {@code this} is another object; its {@code this$0} may be the bean. */
+        NESTED
     }
 
-    private static void scan(Class<?> c, Set<String> owners, Map<String, Method> fenced, Set<String> found) {
-        ClassLoader loader = c.getClassLoader() != null ? c.getClassLoader() : ClassUtils.getDefaultClassLoader();
-        if (loader == null) {
-            return;
-        }
-        try (InputStream in = loader.getResourceAsStream(ClassUtils.convertClassNameToResourcePath(c.getName())
-                + ClassUtils.CLASS_FILE_SUFFIX)) {
+    private static ClassLoader loader(Class<?> c, ClassLoader fallback) {
+        return c.getClassLoader() != null ? c.getClassLoader() : fallback;
+    }
+
+    private static boolean readable(Class<?> c) {
+        return readable(c.getName());
+    }
+
+    private static boolean readable(String name) {
+        return !name.startsWith("java.") && !name.startsWith("javax.") && !name.startsWith("org.springframework.")
+                && !name.startsWith("java/") && !name.startsWith("javax/") && !name.startsWith("org/springframework/");
+    }
+
+    /**
+     * Reads the class file of {@code internalName}, reporting self-invocations into {@code found} and adding the
+     * classes nested in it to {@code nested}.
+     */
+    private static void scan(ClassLoader loader, String internalName, Role role, Set<String> owners,
+                             Map<String, Method> fenced, Set<String> found, Deque<String> nested) {
+        // a nested class as its binary name (Ledger$1: anonymous), the bean's own as the other messages name it
+        String display = role == Role.NESTED ? internalName.substring(internalName.lastIndexOf('/') + 1)
+                : ClassUtils.getShortName(internalName.replace('/', '.'));
+        try (InputStream in = loader.getResourceAsStream(internalName + ClassUtils.CLASS_FILE_SUFFIX)) {
             if (in == null) {
                 return; // generated at runtime: nothing to read
             }
             new ClassReader(in).accept(new ClassVisitor(SpringAsmInfo.ASM_VERSION) {
+                @Override
+                public void visitInnerClass(String name, String outerName, String innerName, int access) {
+                    // the InnerClasses attribute lists every class nested in this one, anonymous ones too
+                    if (name.startsWith(internalName + "$") && readable(name)) {
+                        nested.add(name);
+                    }
+                }
+
                 @Override
                 public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
                                                  String[] exceptions) {
                     if ((access & (Opcodes.ACC_STATIC | Opcodes.ACC_BRIDGE)) != 0) {
                         return null; // no receiver of its own, or the compiler's forwarding to the real method
                     }
-                    return new ReceiverTracking(found, c, name, owners, fenced);
+                    return new ReceiverTracking(found, display, role == Role.INTERFACE
+                            ? name + "(..), a default method," : caller(name), name, role != Role.NESTED, owners,
+                            fenced);
                 }
             }, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
         } catch (IOException | RuntimeException unreadable) {
@@ -98,18 +163,24 @@ final class SelfInvocations {
      */
     private static final class ReceiverTracking extends MethodVisitor {
         private final Set<String> found;
-        private final Class<?> declaring;
+        private final String declaring;
+        private final String caller;
         private final String method;
+        /** Whether local 0 is the bean (its class, a superclass or an interface), not a nested class's instance. */
+        private final boolean selfIsBean;
         private final Set<String> owners;
         private final Map<String, Method> fenced;
-        private final ArrayList<Boolean> stack = new java.util.ArrayList<>();
+        /** Per operand stack slot: whether it certainly holds the bean itself, unproxied. */
+        private final ArrayList<Boolean> stack = new ArrayList<>();
 
-        ReceiverTracking(Set<String> found, Class<?> declaring, String method, Set<String> owners,
-                         Map<String, Method> fenced) {
+        ReceiverTracking(Set<String> found, String declaring, String caller, String method, boolean selfIsBean,
+                         Set<String> owners, Map<String, Method> fenced) {
             super(SpringAsmInfo.ASM_VERSION);
             this.found = found;
             this.declaring = declaring;
+            this.caller = caller;
             this.method = method;
+            this.selfIsBean = selfIsBean;
             this.owners = owners;
             this.fenced = fenced;
         }
@@ -133,7 +204,7 @@ final class SelfInvocations {
         @Override
         public void visitVarInsn(int opcode, int varIndex) {
             switch (opcode) {
-                case Opcodes.ALOAD -> push(varIndex == 0, 1);
+                case Opcodes.ALOAD -> push(varIndex == 0 && selfIsBean, 1);
                 case Opcodes.ILOAD, Opcodes.FLOAD -> push(false, 1);
                 case Opcodes.LLOAD, Opcodes.DLOAD -> push(false, 2);
                 case Opcodes.ISTORE, Opcodes.FSTORE, Opcodes.ASTORE -> pop(1);
@@ -191,7 +262,9 @@ final class SelfInvocations {
             switch (opcode) {
                 case Opcodes.GETFIELD -> {
                     pop(1);
-                    push(false, size);
+                    // a nested class's enclosing instance (this$0, this$1 ...) of the bean's type: the bean itself
+                    push(name.startsWith("this$") && descriptor.startsWith("L")
+                            && owners.contains(descriptor.substring(1, descriptor.length() - 1)), size);
                 }
                 case Opcodes.GETSTATIC -> push(false, size);
                 case Opcodes.PUTFIELD -> pop(1 + size);
@@ -209,7 +282,7 @@ final class SelfInvocations {
                 Method target = fenced.get(called + descriptor);
                 boolean superCallOfOverride = opcode == Opcodes.INVOKESPECIAL && called.equals(method);
                 if (target != null && !superCallOfOverride && receiver >= 0 && stack.get(receiver)) {
-                    found.add(ClassUtils.getShortName(declaring) + "." + caller(method) + " calls "
+                    found.add(declaring + "." + caller + " calls "
                             + ClassUtils.getShortName(target.getDeclaringClass()) + "." + called + "(..)");
                 }
             }
@@ -221,7 +294,23 @@ final class SelfInvocations {
         public void visitInvokeDynamicInsn(String name, String descriptor, Handle handle,
                                            Object... arguments) {
             int sizes = Type.getArgumentsAndReturnSizes(descriptor);
-            pop((sizes >> 2) - 1);
+            int argumentSlots = (sizes >> 2) - 1;
+            // a method reference bound to the bean (this::save): LambdaMetafactory's second argument is the
+            // implementation, the first captured value its receiver
+            if (LAMBDA_METAFACTORY.equals(handle.getOwner()) && arguments.length > 1
+                    && arguments[1] instanceof Handle implementation && argumentSlots > 0
+                    && implementation.getTag() != Opcodes.H_INVOKESTATIC
+                    && implementation.getTag() != Opcodes.H_NEWINVOKESPECIAL
+                    && owners.contains(implementation.getOwner())) {
+                Method target = fenced.get(implementation.getName() + implementation.getDesc());
+                int receiver = stack.size() - argumentSlots;
+                if (target != null && receiver >= 0 && stack.get(receiver)) {
+                    found.add(declaring + "." + caller + " makes the method reference this::"
+                            + implementation.getName() + " to " + ClassUtils.getShortName(target.getDeclaringClass())
+                            + "." + implementation.getName() + "(..)");
+                }
+            }
+            pop(argumentSlots);
             push(false, sizes & 0x03);
         }
 
