@@ -142,6 +142,18 @@ public final class FenceModes {
     }
 
     /**
+     * Adds {@code resource} to the declared ones, once {@link #declare} has run: a fence built after startup (a woven
+     * class that is not a bean, first called now) makes its resource's mode settable. No effect before.
+     */
+    public synchronized void declareAlso(String resource) {
+        if (declared != null && !declared.contains(resource)) {
+            java.util.Set<String> more = new java.util.TreeSet<>(declared);
+            more.add(resource);
+            declared = java.util.Collections.unmodifiableSet(more);
+        }
+    }
+
+    /**
      * Checks the current modes against the refusals: called once every fence is known, at startup.
      *
      * @throws FencingConfigurationException naming the resource that is observed and why it cannot be

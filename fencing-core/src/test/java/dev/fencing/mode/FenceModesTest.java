@@ -12,6 +12,24 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class FenceModesTest {
 
     @Test
+    void onceDeclaredOnlyDeclaredResourcesTakeAModeAndAFenceBuiltLaterDeclaresItsOwn() {
+        FenceModes modes = new FenceModes(FenceMode.ENFORCE, Map.of("acounts", FenceMode.OBSERVE));
+        modes.declareAlso("ignored"); // before the startup check: nothing is declared yet, every name is taken
+        modes.set("orders", FenceMode.OBSERVE, "test");
+        assertThat(modes.declare(java.util.Set.of("accounts", "orders"))).containsExactly("acounts");
+        assertThatThrownBy(() -> modes.set("ledger", FenceMode.OBSERVE, "ops"))
+                .isInstanceOf(FencingConfigurationException.class).hasMessageContaining("[accounts, orders]");
+        assertThatThrownBy(() -> modes.set("ignored", FenceMode.OBSERVE, "ops"))
+                .isInstanceOf(FencingConfigurationException.class);
+        modes.declareAlso("ledger"); // a woven class that is not a bean, fenced for the first time
+        modes.set("ledger", FenceMode.OBSERVE, "ops");
+        assertThat(modes.observes("ledger")).isTrue();
+        modes.declareAlso("ledger");
+        assertThatThrownBy(() -> modes.set("ledger:7", FenceMode.ENFORCE, "ops"))
+                .isInstanceOf(FencingConfigurationException.class).hasMessageContaining("[accounts, ledger, orders]");
+    }
+
+    @Test
     void aResourceOwnModeWinsOverTheDefault() {
         FenceModes modes = new FenceModes(FenceMode.OBSERVE, Map.of("accounts", FenceMode.ENFORCE));
 

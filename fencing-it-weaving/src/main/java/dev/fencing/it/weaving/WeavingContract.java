@@ -203,6 +203,46 @@ public abstract class WeavingContract {
         }
     }
 
+    /** Observes a resource that only a woven class which is not a bean declares (WovenCounter). */
+    @Configuration
+    @EnableFencing(mode = AdviceMode.ASPECTJ, allowInMemoryStore = true, observe = "woven-counter")
+    static class ObservedNonBeanConfig {
+        @Bean
+        WovenLedger ledger() {
+            return new WovenLedger();
+        }
+    }
+
+    @Configuration
+    @EnableFencing(mode = AdviceMode.ASPECTJ, allowInMemoryStore = true, observe = "woven-ledgr")
+    static class MisspeltModeConfig {
+        @Bean
+        WovenLedger ledger() {
+            return new WovenLedger();
+        }
+    }
+
+    @Test
+    void aModeMayNameOnlyADeclaredResourceAlsoInAspectjModeWhereWovenClassesNeedNotBeBeans() {
+        try (var ctx = new AnnotationConfigApplicationContext(ObservedNonBeanConfig.class)) {
+            FenceModes modes = ctx.getBean(FencingSupport.class).modes();
+            assertThat(modes.mode("woven-counter")).isEqualTo(FenceMode.OBSERVE);
+            assertThat(new WovenCounter().addLong(1)).as("observed: runs without a token").isEqualTo(1);
+            // a misspelt name or an entity's key would leave the resource meant in its mode: refused, unchanged
+            assertThatThrownBy(() -> modes.set("woven-ledgr", FenceMode.OBSERVE, "ops"))
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("no @Fenced method declares it");
+            assertThatThrownBy(() -> modes.set("woven-ledger:1", FenceMode.ENFORCE, "ops"))
+                    .isInstanceOf(FencingConfigurationException.class);
+            modes.set("woven-ledger", FenceMode.OBSERVE, "ops");
+            assertThat(modes.mode("woven-ledger")).isEqualTo(FenceMode.OBSERVE);
+        }
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(MisspeltModeConfig.class).close())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("a fence mode is set for resource 'woven-ledgr', which no @Fenced method "
+                        + "declares by a bean or a class under [dev.fencing.it.weaving]");
+    }
+
     @Configuration
     @EnableFencing(allowInMemoryStore = true)
     static class ProxyConfig {

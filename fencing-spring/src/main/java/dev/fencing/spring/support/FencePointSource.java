@@ -223,6 +223,7 @@ final class FencePointSource {
             point = new FencePoint(operation, fenced.resource(), function, key, fenced.acquire(),
                     fenced.reportUnchecked(), metrics);
         }
+        guard.modes().declareAlso(point.resource());
         if (adapter == null) {
             guard.validate(point);
             if (AsyncMethods.isFuture(returnType)) {

@@ -120,14 +120,19 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             }
         }
         ResourceNames.overlaps(unkeyed, keyed, problems);
-        if (mode == AdviceMode.PROXY) {
-            // every fenced method is a bean's here (woven classes may not be beans: no such check in ASPECTJ mode)
-            for (String unknown : support.modes().declare(declared)) {
-                problems.add("a fence mode is set for resource '" + unknown + "', which no @Fenced method declares "
-                        + "(declared: " + declared + "); a misspelt name leaves the resource meant in the default "
-                        + "mode: fix fencing.modes.<resource> (a name with ':' needs brackets: "
-                        + "fencing.modes.[orders:eu]) or @EnableFencing(observe)");
-            }
+        // every fenced method is a bean's under proxies; woven classes need not be beans, so in ASPECTJ mode the
+        // class files under the application's packages are read too (and a point built later declares its resource)
+        String where = "";
+        if (mode != AdviceMode.PROXY) {
+            Set<String> packages = DeclaredResources.packages(beanFactory);
+            declared.addAll(DeclaredResources.scan(packages, beanFactory.getBeanClassLoader()));
+            where = " by a bean or a class under " + packages;
+        }
+        for (String unknown : support.modes().declare(declared)) {
+            problems.add("a fence mode is set for resource '" + unknown + "', which no @Fenced method declares"
+                    + where + " (declared: " + declared + "); a misspelt name leaves the resource meant in the default "
+                    + "mode: fix fencing.modes.<resource> (a name with ':' needs brackets: "
+                    + "fencing.modes.[orders:eu]) or @EnableFencing(observe)");
         }
         String signingProblem = acquiring ? support.signingProblemOfAcquire() : null;
         if (signingProblem != null) {

@@ -1,0 +1,105 @@
+package dev.fencing.spring.support;
+
+import dev.fencing.annotation.Fenced;
+import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.context.annotation.ClassPathScanningCandidateComponentProvider;
+import org.springframework.context.annotation.ComponentScan;
+import org.springframework.core.annotation.MergedAnnotation;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.io.DefaultResourceLoader;
+import org.springframework.core.type.AnnotationMetadata;
+import org.springframework.core.type.MethodMetadata;
+import org.springframework.core.type.classreading.MetadataReader;
+import org.springframework.util.ClassUtils;
+
+import java.util.Collection;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The resources {@code @Fenced} declares in the class files under the application's packages (those its
+ * {@code @ComponentScan}s, {@code @SpringBootApplication} included, scan, and the package of each
+ * {@code @EnableFencing} class), read with Spring's ASM metadata so that no class is loaded, which load-time weaving
+ * needs. In ASPECTJ mode woven classes need not be beans, so this is how the startup check learns every resource a
+ * mode may name; conditions and profiles are ignored (a class that is not a bean is fenced all the same).
+ */
+final class DeclaredResources {
+
+    private static final String FENCED = Fenced.class.getName();
+    private static final String ENABLE_FENCING = "dev.fencing.spring.EnableFencing";
+
+    private DeclaredResources() {
+    }
+
+    /** The application's packages as {@code @ComponentScan} and {@code @EnableFencing} classes name them. */
+    static Set<String> packages(ConfigurableListableBeanFactory beanFactory) {
+        Set<String> packages = new TreeSet<>();
+        for (String name : beanFactory.getBeanNamesForAnnotation(ComponentScan.class)) {
+            Class<?> type = beanFactory.getType(name, false);
+            if (type == null) {
+                continue;
+            }
+            type = ClassUtils.getUserClass(type);
+            for (MergedAnnotation<ComponentScan> scan : MergedAnnotations.from(type).stream(ComponentScan.class).toList()) {
+                int before = packages.size();
+                for (String base : scan.getStringArray("basePackages")) {
+                    packages.add(base);
+                }
+                for (Class<?> base : scan.getClassArray("basePackageClasses")) {
+                    packages.add(ClassUtils.getPackageName(base));
+                }
+                if (packages.size() == before) {
+                    packages.add(ClassUtils.getPackageName(type));
+                }
+            }
+        }
+        for (String name : beanFactory.getBeanDefinitionNames()) {
+            Class<?> type = beanFactory.getType(name, false);
+            if (type != null && MergedAnnotations.from(ClassUtils.getUserClass(type))
+                    .isPresent(ENABLE_FENCING)) {
+                packages.add(ClassUtils.getPackageName(ClassUtils.getUserClass(type)));
+            }
+        }
+        packages.removeIf(String::isEmpty); // the default package: scanning it would read the whole class path
+        return packages;
+    }
+
+    /** Every resource a {@code @Fenced} on a type or a method declares in the classes under {@code packages}. */
+    static Set<String> scan(Collection<String> packages, ClassLoader classLoader) {
+        ClassPathScanningCandidateComponentProvider scanner = new ClassPathScanningCandidateComponentProvider(false) {
+            @Override
+            protected boolean isCandidateComponent(MetadataReader reader) {
+                AnnotationMetadata metadata = reader.getAnnotationMetadata();
+                return metadata.isAnnotated(FENCED) || metadata.hasAnnotatedMethods(FENCED);
+            }
+
+            @Override
+            protected boolean isCandidateComponent(AnnotatedBeanDefinition definition) {
+                return true; // interfaces, abstract and nested classes declare resources too
+            }
+        };
+        scanner.setResourceLoader(new DefaultResourceLoader(classLoader));
+        Set<String> resources = new TreeSet<>();
+        for (String base : packages) {
+            for (BeanDefinition candidate : scanner.findCandidateComponents(base)) {
+                AnnotationMetadata metadata = ((AnnotatedBeanDefinition) candidate).getMetadata();
+                add(metadata.getAnnotations().get(Fenced.class), resources);
+                for (MethodMetadata method : metadata.getAnnotatedMethods(FENCED)) {
+                    add(method.getAnnotations().get(Fenced.class), resources);
+                }
+            }
+        }
+        return resources;
+    }
+
+    private static void add(MergedAnnotation<Fenced> fenced, Set<String> resources) {
+        if (fenced.isPresent()) {
+            String resource = fenced.getString("resource");
+            if (!resource.isBlank()) {
+                resources.add(resource);
+            }
+        }
+    }
+}
