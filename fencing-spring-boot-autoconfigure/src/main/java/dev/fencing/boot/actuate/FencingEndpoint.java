@@ -8,6 +8,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.mode.FenceMode;
+import dev.fencing.token.FencingToken;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.mode.ObservedCalls;
 import org.jspecify.annotations.Nullable;
@@ -170,7 +171,8 @@ public class FencingEndpoint {
     public Map<String, Object> resource(@Selector String resource) {
         for (int i = 0; i < resource.length(); i++) {
             if (Character.isISOControl(resource.charAt(i))) {
-                throw new InvalidEndpointRequestException("resource '" + resource + "' contains a control character "
+                throw new InvalidEndpointRequestException("resource '" + FencingToken.printable(resource)
+                        + "' contains a control character "
                         + "at index " + i + ": no token names such a resource (a key ending in U+001F is a family's "
                         + "floor row: ask for a resource of the family, whose answer shows familyFloor)",
                         "a resource has no control characters");
