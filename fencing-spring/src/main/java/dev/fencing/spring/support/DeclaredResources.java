@@ -15,6 +15,7 @@ import org.springframework.core.type.classreading.MetadataReader;
 import org.springframework.util.ClassUtils;
 
 import java.util.Collection;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -36,30 +37,22 @@ final class DeclaredResources {
     /** The application's packages as {@code @ComponentScan} and {@code @EnableFencing} classes name them. */
     static Set<String> packages(ConfigurableListableBeanFactory beanFactory) {
         Set<String> packages = new TreeSet<>();
-        for (String name : beanFactory.getBeanNamesForAnnotation(ComponentScan.class)) {
-            Class<?> type = beanFactory.getType(name, false);
+        for (String name : beanFactory.getBeanDefinitionNames()) {
+            Class<?> type = beanFactory.getType(name, false); // initializes no FactoryBean
             if (type == null) {
                 continue;
             }
             type = ClassUtils.getUserClass(type);
-            for (MergedAnnotation<ComponentScan> scan : MergedAnnotations.from(type).stream(ComponentScan.class).toList()) {
-                int before = packages.size();
-                for (String base : scan.getStringArray("basePackages")) {
-                    packages.add(base);
-                }
+            MergedAnnotations annotations = MergedAnnotations.from(type);
+            for (MergedAnnotation<ComponentScan> scan : annotations.stream(ComponentScan.class).toList()) {
+                Set<String> bases = new TreeSet<>(List.of(scan.getStringArray("basePackages")));
                 for (Class<?> base : scan.getClassArray("basePackageClasses")) {
-                    packages.add(ClassUtils.getPackageName(base));
+                    bases.add(ClassUtils.getPackageName(base));
                 }
-                if (packages.size() == before) {
-                    packages.add(ClassUtils.getPackageName(type));
-                }
+                packages.addAll(bases.isEmpty() ? Set.of(ClassUtils.getPackageName(type)) : bases);
             }
-        }
-        for (String name : beanFactory.getBeanDefinitionNames()) {
-            Class<?> type = beanFactory.getType(name, false);
-            if (type != null && MergedAnnotations.from(ClassUtils.getUserClass(type))
-                    .isPresent(ENABLE_FENCING)) {
-                packages.add(ClassUtils.getPackageName(ClassUtils.getUserClass(type)));
+            if (annotations.isPresent(ENABLE_FENCING)) {
+                packages.add(ClassUtils.getPackageName(type));
             }
         }
         packages.removeIf(String::isEmpty); // the default package: scanning it would read the whole class path
