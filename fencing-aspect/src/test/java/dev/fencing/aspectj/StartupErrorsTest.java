@@ -55,6 +55,30 @@ class StartupErrorsTest {
         }
     }
 
+    static final class FinalClass {
+        @Fenced(resource = "accounts")
+        public void write() {
+        }
+    }
+
+    @Fenced(resource = "accounts")
+    static final class FinalFencedType {
+        public void write() {
+        }
+    }
+
+    interface Saver {
+        void save();
+    }
+
+    /** Final, but its fenced method is on an interface: a JDK proxy fences it. */
+    static final class FinalSaver implements Saver {
+        @Fenced(resource = "accounts")
+        @Override
+        public void save() {
+        }
+    }
+
     static class StaticMethod {
         @Fenced(resource = "accounts")
         public static void write() {
@@ -292,6 +316,24 @@ class StartupErrorsTest {
     void finalMethodUnderProxies() {
         assertThat(startupFailure(FinalMethod.class, AdviceMode.PROXY))
                 .contains("FinalMethod.write()").contains("is final");
+    }
+
+    @Test
+    void aFinalClassUnderProxiesFailsStartupWithWhatToDoUnlessAnInterfaceDeclaresTheMethod() {
+        assertThat(startupFailure(FinalClass.class, AdviceMode.PROXY))
+                .contains("StartupErrorsTest.FinalClass.write()").contains("the final class")
+                .contains("mode = AdviceMode.ASPECTJ");
+        assertThat(startupFailure(FinalFencedType.class, AdviceMode.PROXY)).contains("FinalFencedType.write()")
+                .contains("the final class");
+        try (AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext()) {
+            ctx.register(ProxyConfig.class);
+            ctx.registerBean("saver", FinalSaver.class);
+            ctx.refresh();
+            Saver saver = ctx.getBean(Saver.class);
+            assertThat(org.springframework.aop.support.AopUtils.isJdkDynamicProxy(saver)).isTrue();
+            org.assertj.core.api.Assertions.assertThatThrownBy(saver::save)
+                    .isInstanceOf(dev.fencing.context.MissingTokenException.class);
+        }
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.fencing.spring.support;
 
+import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
 import org.aopalliance.aop.Advice;
 import org.springframework.aop.ClassFilter;
@@ -7,8 +8,10 @@ import org.springframework.aop.Pointcut;
 import org.springframework.aop.support.AbstractPointcutAdvisor;
 import org.springframework.aop.support.StaticMethodMatcherPointcut;
 import org.springframework.core.annotation.AnnotationUtils;
+import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 
 /**
  * A PROXY-mode advisor: matches methods that have a fence point (the same cached lookup the interceptor uses) that
@@ -67,7 +70,27 @@ final class FencingAdvisor extends AbstractPointcutAdvisor {
         @Override
         public boolean matches(Method method, Class<?> targetClass) {
             FencePointSource.Resolution resolution = resolutions.resolutionFor(method, targetClass);
-            return resolution != null && resolution.annotation().acquire() == acquiring;
+            if (resolution == null || resolution.annotation().acquire() != acquiring) {
+                return false;
+            }
+            if (Modifier.isFinal(targetClass.getModifiers()) && !declaredByAnInterface(method, targetClass)) {
+                // no proxy can fence it: CGLIB cannot subclass the class, a JDK proxy would not have the method;
+                // fail here, with what to do, rather than with CGLIB's error or not at all
+                throw new FencingConfigurationException("@Fenced on " + resolution.operation() + ", a method of "
+                        + "the final class " + targetClass.getName() + " that no interface of it declares: a Spring "
+                        + "proxy cannot subclass a final class, so the bean cannot be fenced; make the class "
+                        + "non-final, or use @EnableFencing(mode = AdviceMode.ASPECTJ) with weaving");
+            }
+            return true;
+        }
+
+        private static boolean declaredByAnInterface(Method method, Class<?> type) {
+            for (Class<?> face : ClassUtils.getAllInterfacesForClassAsSet(type)) {
+                if (ClassUtils.hasMethod(face, method.getName(), method.getParameterTypes())) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 
