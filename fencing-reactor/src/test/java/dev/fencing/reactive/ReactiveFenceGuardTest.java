@@ -171,6 +171,13 @@ class ReactiveFenceGuardTest {
         StepVerifier.create(fenced(keyed, (Object) null).contextWrite(ReactiveFencing.bind(token(1))))
                 .expectError(InvalidKeyException.class).verify();
         assertThat(checks("invalid")).isEqualTo(1);
+        // a text no token can carry: invalid, not missing, with the control character shown escaped
+        StepVerifier.create(fenced(keyed, "42\n").contextWrite(ReactiveFencing.bind(token(1))))
+                .expectErrorMatches(e -> e instanceof InvalidKeyException && e.getMessage().contains("'42\\u000A'")
+                        && !e.getMessage().contains("\n"))
+                .verify();
+        assertThat(checks("invalid")).isEqualTo(2);
+        assertThat(checks("missing")).isZero();
 
         StepVerifier.create(fenced(keyed, 42L).contextWrite(ReactiveFencing.bind(
                         new FencingToken("accounts:42", 5, "h")))).expectNext("saved").verifyComplete();
