@@ -82,6 +82,80 @@ class SelfInvocationTest {
         }
     }
 
+    interface Batch<T> {
+        void put(T value);
+
+        default void putTwice(T value) {
+            put(value); // put(Object): the fenced put(String) through the bean's bridge method
+            put(value);
+        }
+    }
+
+    static class GenericWriter implements Batch<String> {
+        @Fenced(resource = "ledger")
+        @Override
+        public void put(String value) {
+        }
+    }
+
+    /** A repository-like interface whose bean is a JDK proxy of it (a Spring Data repository's shape). */
+    interface RepositoryLike {
+        @Fenced(resource = "ledger")
+        void add(String entry);
+
+        default void addTwice(String entry) {
+            add(entry);
+            add(entry);
+        }
+    }
+
+    static class Base {
+        public void entry(String value) {
+            write(value);
+        }
+
+        public void write(String value) {
+        }
+    }
+
+    /** Its base's entry calls write on this, and the bean runs that entry: reported. */
+    static class CallsBaseEntry extends Base {
+        @Fenced(resource = "ledger")
+        @Override
+        public void write(String value) {
+        }
+
+        @Override
+        public void entry(String value) {
+            super.entry(value.trim());
+        }
+    }
+
+    /** Overrides the inherited methods that call write on this, so they never run on the bean: not reported. */
+    static class OverridesTheCallers extends Base implements Batch<String> {
+        OverridesTheCallers self;
+
+        @Fenced(resource = "ledger")
+        @Override
+        public void write(String value) {
+        }
+
+        @Override
+        public void entry(String value) {
+            self.write(value);
+        }
+
+        @Fenced(resource = "ledger")
+        @Override
+        public void put(String value) {
+        }
+
+        @Override
+        public void putTwice(String value) {
+            self.put(value);
+        }
+    }
+
     /** Through its own proxy, by reference and from an anonymous class: not reported. */
     static class SelfInjectedShapes {
         SelfInjectedShapes self;
@@ -174,10 +248,26 @@ class SelfInvocationTest {
         DefaultMethodWriter writer() {
             return new DefaultMethodWriter();
         }
+
+        @Bean
+        GenericWriter genericWriter() {
+            return new GenericWriter();
+        }
+
+        @Bean
+        CallsBaseEntry callsBaseEntry() {
+            return new CallsBaseEntry();
+        }
+
+        @Bean
+        RepositoryLike repositoryLike() {
+            return (RepositoryLike) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[] {RepositoryLike.class}, (proxy, method, args) -> null);
+        }
     }
 
     @Configuration
-    @EnableFencing
+    @EnableFencing(proxyTargetClass = true) // as Spring Boot's default: OverridesTheCallers has an interface
     static class CallsThroughOtherBeans {
         @Bean
         InMemoryFenceStore fenceStore() {
@@ -197,6 +287,13 @@ class SelfInvocationTest {
         @Bean
         SelfInjected selfInjected(@org.springframework.context.annotation.Lazy SelfInjected self) {
             SelfInjected bean = new SelfInjected();
+            bean.self = self;
+            return bean;
+        }
+
+        @Bean
+        OverridesTheCallers overridesTheCallers(@org.springframework.context.annotation.Lazy OverridesTheCallers self) {
+            OverridesTheCallers bean = new OverridesTheCallers();
             bean.self = self;
             return bean;
         }
@@ -227,7 +324,12 @@ class SelfInvocationTest {
                 .hasMessageContaining("SelfInvocationTest$Hidden$1.run(..) calls SelfInvocationTest.Hidden.append(..)")
                 .hasMessageContaining("SelfInvocationTest$Hidden$1Later.task(..), in a lambda, calls")
                 .hasMessageContaining("SelfInvocationTest.Writer.entry(..), a default method, calls "
-                        + "SelfInvocationTest.DefaultMethodWriter.write(..)");
+                        + "SelfInvocationTest.DefaultMethodWriter.write(..)")
+                .hasMessageContaining("SelfInvocationTest.Batch.putTwice(..), a default method, calls "
+                        + "SelfInvocationTest.GenericWriter.put(..)")
+                .hasMessageContaining("SelfInvocationTest.Base.entry(..) calls SelfInvocationTest.CallsBaseEntry.write")
+                .hasMessageContaining("SelfInvocationTest.RepositoryLike.addTwice(..), a default method, calls "
+                        + "SelfInvocationTest.RepositoryLike.add(..)");
     }
 
     @Test

@@ -109,7 +109,8 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                         }
                     }
                 }
-                if (mode == AdviceMode.PROXY && !userType.isInterface() && !fenced.isEmpty()) {
+                // an interface (a JDK proxy's, such as a Spring Data repository's): its default methods are read
+                if (mode == AdviceMode.PROXY && !fenced.isEmpty()) {
                     for (String call : SelfInvocations.find(userType, fenced)) {
                         problems.add(call + " on the bean itself: a Spring proxy does not see a call from a bean "
                                 + "to its own method, so that call would run unfenced; make the call through "

@@ -8,11 +8,13 @@ import org.springframework.asm.MethodVisitor;
 import org.springframework.asm.Opcodes;
 import org.springframework.asm.SpringAsmInfo;
 import org.springframework.asm.Type;
+import org.springframework.core.BridgeMethodResolver;
 import org.springframework.util.ClassUtils;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -20,6 +22,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -41,44 +44,100 @@ final class SelfInvocations {
     private SelfInvocations() {
     }
 
-    /** {@code "Caller.method(..) calls Callee.method(..)"} for each self-invocation of one of {@code fenced}. */
+    /**
+     * {@code "Caller.method(..) calls Callee.method(..)"} for each self-invocation of one of {@code fenced}. For an
+     * interface (a bean that is a JDK proxy of it, such as a Spring Data repository), its default methods are read.
+     */
     static Set<String> find(Class<?> type, Collection<Method> fenced) {
         Map<String, Method> byNameAndDescriptor = new HashMap<>();
         for (Method method : fenced) {
             byNameAndDescriptor.put(method.getName() + Type.getMethodDescriptor(method), method);
         }
+        List<Class<?>> classes = new ArrayList<>();
+        for (Class<?> c = type; c != null && c != Object.class && !c.isInterface(); c = c.getSuperclass()) {
+            classes.add(c);
+            for (Method method : c.getDeclaredMethods()) {
+                // a call through a generic supertype's erased signature reaches the fenced method by its bridge
+                if (method.isBridge()) {
+                    Method bridged = BridgeMethodResolver.findBridgedMethod(method);
+                    Method target = byNameAndDescriptor.get(bridged.getName() + Type.getMethodDescriptor(bridged));
+                    if (target != null) {
+                        byNameAndDescriptor.putIfAbsent(method.getName() + Type.getMethodDescriptor(method), target);
+                    }
+                }
+            }
+        }
+        List<Class<?>> interfaces = interfacesOf(type);
         Set<String> owners = new HashSet<>();
-        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
-            owners.add(Type.getInternalName(c));
-        }
-        Set<Class<?>> interfaces = ClassUtils.getAllInterfacesForClassAsSet(type);
-        for (Class<?> i : interfaces) {
-            owners.add(Type.getInternalName(i));
-        }
+        classes.forEach(c -> owners.add(Type.getInternalName(c)));
+        interfaces.forEach(i -> owners.add(Type.getInternalName(i)));
         ClassLoader loader = type.getClassLoader() != null ? type.getClassLoader()
                 : ClassUtils.getDefaultClassLoader();
         if (loader == null) {
             return Set.of();
         }
-        Set<String> found = new LinkedHashSet<>();
-        Deque<String> nested = new ArrayDeque<>();
-        for (Class<?> c = type; c != null && c != Object.class && readable(c); c = c.getSuperclass()) {
-            scan(loader(c, loader), Type.getInternalName(c), Role.BEAN, owners, byNameAndDescriptor, found, nested);
+        Scan scan = new Scan(owners, byNameAndDescriptor);
+        // subclasses first, then interfaces: a super call is seen before the inherited method it runs is read
+        for (int i = 0; i < classes.size() && readable(classes.get(i)); i++) {
+            Class<?> c = classes.get(i);
+            scan.read(loader(c, loader), Type.getInternalName(c), Role.BEAN,
+                    overriddenBelow(c, classes.subList(0, i), List.of()));
         }
         for (Class<?> i : interfaces) {
             if (readable(i)) {
-                scan(loader(i, loader), Type.getInternalName(i), Role.INTERFACE, owners, byNameAndDescriptor, found,
-                        new ArrayDeque<>());
+                scan.read(loader(i, loader), Type.getInternalName(i), Role.INTERFACE,
+                        overriddenBelow(i, classes, interfaces));
             }
         }
         Set<String> seen = new HashSet<>();
-        while (!nested.isEmpty()) {
-            String inner = nested.poll();
+        while (!scan.nested.isEmpty()) {
+            String inner = scan.nested.poll();
             if (seen.add(inner) && seen.size() <= MAX_NESTED) {
-                scan(loader, inner, Role.NESTED, owners, byNameAndDescriptor, found, nested);
+                scan.read(loader, inner, Role.NESTED, Set.of());
             }
         }
-        return found;
+        return scan.found;
+    }
+
+    /** {@code type} itself when it is an interface, and every interface it extends or implements. */
+    private static List<Class<?>> interfacesOf(Class<?> type) {
+        Set<Class<?>> all = new java.util.LinkedHashSet<>();
+        Deque<Class<?>> next = new ArrayDeque<>();
+        if (type.isInterface()) {
+            next.add(type);
+        }
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            next.addAll(List.of(c.getInterfaces()));
+        }
+        while (!next.isEmpty()) {
+            Class<?> i = next.poll();
+            if (all.add(i)) {
+                next.addAll(List.of(i.getInterfaces()));
+            }
+        }
+        return new ArrayList<>(all);
+    }
+
+    /**
+     * The methods of {@code declaring} (name and descriptor) that the bean never runs as they are, but through an
+     * override: one in a class below it ({@code below}), or a default method of an interface that extends it.
+     */
+    private static Set<String> overriddenBelow(Class<?> declaring, List<Class<?>> below, List<Class<?>> interfaces) {
+        Set<String> overridden = new HashSet<>();
+        List<Class<?>> overriding = new ArrayList<>(below);
+        for (Class<?> i : interfaces) {
+            if (i != declaring && declaring.isAssignableFrom(i)) {
+                overriding.add(i);
+            }
+        }
+        for (Class<?> c : overriding) {
+            for (Method method : c.getDeclaredMethods()) {
+                if (!Modifier.isStatic(method.getModifiers()) && !Modifier.isAbstract(method.getModifiers())) {
+                    overridden.add(method.getName() + Type.getMethodDescriptor(method));
+                }
+            }
+        }
+        return overridden;
     }
 
     /** At most this many nested classes are read per bean class: generated code can have thousands. */
@@ -107,41 +166,59 @@ final class SelfInvocations {
                 && !name.startsWith("java/") && !name.startsWith("javax/") && !name.startsWith("org/springframework/");
     }
 
-    /**
-     * Reads the class file of {@code internalName}, reporting self-invocations into {@code found} and adding the
-     * classes nested in it to {@code nested}.
-     */
-    private static void scan(ClassLoader loader, String internalName, Role role, Set<String> owners,
-                             Map<String, Method> fenced, Set<String> found, Deque<String> nested) {
-        // a nested class as its binary name (Ledger$1: anonymous), the bean's own as the other messages name it
-        String display = role == Role.NESTED ? internalName.substring(internalName.lastIndexOf('/') + 1)
-                : ClassUtils.getShortName(internalName.replace('/', '.'));
-        try (InputStream in = loader.getResourceAsStream(internalName + ClassUtils.CLASS_FILE_SUFFIX)) {
-            if (in == null) {
-                return; // generated at runtime: nothing to read
-            }
-            new ClassReader(in).accept(new ClassVisitor(SpringAsmInfo.ASM_VERSION) {
-                @Override
-                public void visitInnerClass(String name, String outerName, String innerName, int access) {
-                    // the InnerClasses attribute lists every class nested in this one, anonymous ones too
-                    if (name.startsWith(internalName + "$") && readable(name)) {
-                        nested.add(name);
-                    }
-                }
+    /** What one bean's scan has found so far, across the class files it reads. */
+    private static final class Scan {
+        private final Set<String> owners;
+        private final Map<String, Method> fenced;
+        private final Set<String> found = new LinkedHashSet<>();
+        private final Deque<String> nested = new ArrayDeque<>();
+        /** {@code owner.name descriptor} of each super call ({@code invokespecial}) of a bean's method seen so far. */
+        private final Set<String> superCalls = new HashSet<>();
 
-                @Override
-                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                                                 String[] exceptions) {
-                    if ((access & (Opcodes.ACC_STATIC | Opcodes.ACC_BRIDGE)) != 0) {
-                        return null; // no receiver of its own, or the compiler's forwarding to the real method
-                    }
-                    return new ReceiverTracking(found, display, role == Role.INTERFACE
-                            ? name + "(..), a default method," : caller(name), name, role != Role.NESTED, owners,
-                            fenced);
+        Scan(Set<String> owners, Map<String, Method> fenced) {
+            this.owners = owners;
+            this.fenced = fenced;
+        }
+
+        /**
+         * Reads the class file of {@code internalName}, reporting self-invocations into {@link #found} and adding the
+         * classes nested in it to {@link #nested}; a method in {@code overridden} is read only when a super call
+         * runs it.
+         */
+        void read(ClassLoader loader, String internalName, Role role, Set<String> overridden) {
+            // a nested class as its binary name (Ledger$1: anonymous), the bean's own as the other messages name it
+            String display = role == Role.NESTED ? internalName.substring(internalName.lastIndexOf('/') + 1)
+                    : ClassUtils.getShortName(internalName.replace('/', '.'));
+            try (InputStream in = loader.getResourceAsStream(internalName + ClassUtils.CLASS_FILE_SUFFIX)) {
+                if (in == null) {
+                    return; // generated at runtime: nothing to read
                 }
-            }, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
-        } catch (IOException | RuntimeException unreadable) {
-            // a class file ASM cannot read (a newer format) is not checked; the proxy still fences outside calls
+                new ClassReader(in).accept(new ClassVisitor(SpringAsmInfo.ASM_VERSION) {
+                    @Override
+                    public void visitInnerClass(String name, String outerName, String innerName, int access) {
+                        // the InnerClasses attribute lists every class nested in this one, anonymous ones too
+                        if (name.startsWith(internalName + "$") && readable(name)) {
+                            nested.add(name);
+                        }
+                    }
+
+                    @Override
+                    public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                                     String[] exceptions) {
+                        if ((access & (Opcodes.ACC_STATIC | Opcodes.ACC_BRIDGE)) != 0) {
+                            return null; // no receiver of its own, or the compiler's forwarding to the real method
+                        }
+                        if (overridden.contains(name + descriptor)
+                                && !superCalls.contains(internalName + "." + name + descriptor)) {
+                            return null; // the bean runs an override instead, and nothing calls this one by super
+                        }
+                        return new ReceiverTracking(Scan.this, display, role == Role.INTERFACE
+                                ? name + "(..), a default method," : caller(name), name, role != Role.NESTED);
+                    }
+                }, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+            } catch (IOException | RuntimeException unreadable) {
+                // a class file ASM cannot read (a newer format) is not checked; the proxy still fences outside calls
+            }
         }
     }
 
@@ -163,6 +240,7 @@ final class SelfInvocations {
      */
     private static final class ReceiverTracking extends MethodVisitor {
         private final Set<String> found;
+        private final Set<String> superCalls;
         private final String declaring;
         private final String caller;
         private final String method;
@@ -173,16 +251,16 @@ final class SelfInvocations {
         /** Per operand stack slot: whether it certainly holds the bean itself, unproxied. */
         private final ArrayList<Boolean> stack = new ArrayList<>();
 
-        ReceiverTracking(Set<String> found, String declaring, String caller, String method, boolean selfIsBean,
-                         Set<String> owners, Map<String, Method> fenced) {
+        ReceiverTracking(Scan scan, String declaring, String caller, String method, boolean selfIsBean) {
             super(SpringAsmInfo.ASM_VERSION);
-            this.found = found;
+            this.found = scan.found;
+            this.superCalls = scan.superCalls;
             this.declaring = declaring;
             this.caller = caller;
             this.method = method;
             this.selfIsBean = selfIsBean;
-            this.owners = owners;
-            this.fenced = fenced;
+            this.owners = scan.owners;
+            this.fenced = scan.fenced;
         }
 
         private void push(boolean isThis, int slots) {
@@ -277,6 +355,9 @@ final class SelfInvocations {
             int sizes = Type.getArgumentsAndReturnSizes(descriptor);
             int argumentSlots = (sizes >> 2) - 1; // the sizes count the receiver
             int returnSlots = sizes & 0x03;
+            if (opcode == Opcodes.INVOKESPECIAL && owners.contains(owner)) {
+                superCalls.add(owner + "." + called + descriptor);
+            }
             if (opcode != Opcodes.INVOKESTATIC && owners.contains(owner)) {
                 int receiver = stack.size() - argumentSlots - 1;
                 Method target = fenced.get(called + descriptor);
