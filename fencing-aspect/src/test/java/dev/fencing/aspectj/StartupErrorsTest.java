@@ -334,6 +334,24 @@ class StartupErrorsTest {
             org.assertj.core.api.Assertions.assertThatThrownBy(saver::save)
                     .isInstanceOf(dev.fencing.context.MissingTokenException.class);
         }
+        // ... unless proxies subclass (Spring Boot's default): then it fails too, saying how to use the interface
+        Throwable thrown = null;
+        try (AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext()) {
+            ctx.register(ClassProxyConfig.class);
+            ctx.registerBean("saver", FinalSaver.class);
+            ctx.refresh();
+        } catch (RuntimeException e) {
+            thrown = e;
+        }
+        assertThat(thrown).isNotNull();
+        assertThat(org.springframework.core.NestedExceptionUtils.getMostSpecificCause(thrown))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("FinalSaver.save()").hasMessageContaining("spring.aop.proxy-target-class=false");
+    }
+
+    @Configuration
+    @EnableFencing(allowInMemoryStore = true, proxyTargetClass = true)
+    static class ClassProxyConfig {
     }
 
     @Test

@@ -12,6 +12,7 @@ import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.function.BooleanSupplier;
 
 /**
  * A PROXY-mode advisor: matches methods that have a fence point (the same cached lookup the interceptor uses) that
@@ -28,8 +29,13 @@ final class FencingAdvisor extends AbstractPointcutAdvisor {
 
     /** @param acquiring whether this advisor takes the {@code acquire = true} points, or the checking ones */
     FencingAdvisor(FencingSupport support, boolean acquiring) {
+        this(support, acquiring, () -> false);
+    }
+
+    /** @param classProxies whether every proxy subclasses its bean's class (asked when a final class matches) */
+    FencingAdvisor(FencingSupport support, boolean acquiring, BooleanSupplier classProxies) {
         this.interceptor = new FencingInterceptor(support);
-        this.pointcut = new FencedMethodPointcut(support.resolutions(), acquiring);
+        this.pointcut = new FencedMethodPointcut(support.resolutions(), acquiring, classProxies);
         this.acquiring = acquiring;
     }
 
@@ -56,10 +62,12 @@ final class FencingAdvisor extends AbstractPointcutAdvisor {
     private static final class FencedMethodPointcut extends StaticMethodMatcherPointcut {
         private final FenceResolutions resolutions;
         private final boolean acquiring;
+        private final BooleanSupplier classProxies;
 
-        FencedMethodPointcut(FenceResolutions resolutions, boolean acquiring) {
+        FencedMethodPointcut(FenceResolutions resolutions, boolean acquiring, BooleanSupplier classProxies) {
             this.resolutions = resolutions;
             this.acquiring = acquiring;
+            this.classProxies = classProxies;
             setClassFilter(new CandidateFilter());
         }
 
@@ -73,13 +81,22 @@ final class FencingAdvisor extends AbstractPointcutAdvisor {
             if (resolution == null || resolution.annotation().acquire() != acquiring) {
                 return false;
             }
-            if (Modifier.isFinal(targetClass.getModifiers()) && !declaredByAnInterface(method, targetClass)) {
-                // no proxy can fence it: CGLIB cannot subclass the class, a JDK proxy would not have the method;
-                // fail here, with what to do, rather than with CGLIB's error or not at all
-                throw new FencingConfigurationException("@Fenced on " + resolution.operation() + ", a method of "
-                        + "the final class " + targetClass.getName() + " that no interface of it declares: a Spring "
-                        + "proxy cannot subclass a final class, so the bean cannot be fenced; make the class "
-                        + "non-final, or use @EnableFencing(mode = AdviceMode.ASPECTJ) with weaving");
+            if (Modifier.isFinal(targetClass.getModifiers())) {
+                // CGLIB cannot subclass the class, and a JDK proxy has only the interfaces' methods: fail here,
+                // with what to do, rather than with CGLIB's error or not at all
+                if (!declaredByAnInterface(method, targetClass)) {
+                    throw new FencingConfigurationException("@Fenced on " + resolution.operation() + ", a method "
+                            + "of the final class " + targetClass.getName() + " that no interface of it declares: a "
+                            + "Spring proxy cannot subclass a final class, so the bean cannot be fenced; make the "
+                            + "class non-final, or use @EnableFencing(mode = AdviceMode.ASPECTJ) with weaving");
+                }
+                if (classProxies.getAsBoolean()) {
+                    throw new FencingConfigurationException("@Fenced on " + resolution.operation() + ", a method "
+                            + "of the final class " + targetClass.getName() + ", and proxies here subclass the bean's "
+                            + "class (proxyTargetClass, Spring Boot's default), which a final class forbids; make "
+                            + "the class non-final, proxy it through its interface (spring.aop.proxy-target-class="
+                            + "false with Boot), or use @EnableFencing(mode = AdviceMode.ASPECTJ) with weaving");
+                }
             }
             return true;
         }

@@ -1,6 +1,9 @@
 package dev.fencing.spring.support;
 
+import org.springframework.aop.config.AopConfigUtils;
+import org.springframework.aop.framework.ProxyConfig;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
@@ -22,8 +25,8 @@ class ProxyFencingConfiguration extends FencingSupportConfiguration {
     /** The checking points' advisor: inside {@code @Transactional}, so the check is atomic with the write. */
     @Bean(name = "dev.fencing.internalFencingAdvisor")
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    FencingAdvisor fencingAdvisor(FencingSupport fencingSupport) {
-        FencingAdvisor advisor = new FencingAdvisor(fencingSupport, false);
+    FencingAdvisor fencingAdvisor(FencingSupport fencingSupport, ConfigurableListableBeanFactory beanFactory) {
+        FencingAdvisor advisor = new FencingAdvisor(fencingSupport, false, () -> classProxies(beanFactory));
         advisor.setOrder(enableFencing.getNumber("order").intValue());
         return advisor;
     }
@@ -31,9 +34,19 @@ class ProxyFencingConfiguration extends FencingSupportConfiguration {
     /** The acquiring points' advisor: outside {@code @Transactional} by default, so the lock spans the transaction. */
     @Bean(name = ACQUIRE_ADVISOR)
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    FencingAdvisor fencingAcquireAdvisor(FencingSupport fencingSupport) {
-        FencingAdvisor advisor = new FencingAdvisor(fencingSupport, true);
+    FencingAdvisor fencingAcquireAdvisor(FencingSupport fencingSupport, ConfigurableListableBeanFactory beanFactory) {
+        FencingAdvisor advisor = new FencingAdvisor(fencingSupport, true, () -> classProxies(beanFactory));
         advisor.setOrder(enableFencing.getNumber("acquireOrder").intValue());
         return advisor;
+    }
+
+    /**
+     * Whether the auto-proxy creator subclasses every bean ({@code proxyTargetClass}: Spring Boot's default, or
+     * {@code @EnableFencing(proxyTargetClass = true)}): asked while it matches a bean, when it exists.
+     */
+    static boolean classProxies(ConfigurableListableBeanFactory beanFactory) {
+        return beanFactory.containsSingleton(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME)
+                && beanFactory.getSingleton(AopConfigUtils.AUTO_PROXY_CREATOR_BEAN_NAME) instanceof ProxyConfig config
+                && config.isProxyTargetClass();
     }
 }
