@@ -12,6 +12,7 @@ import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.Proxy;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -81,7 +82,9 @@ final class FencingAdvisor extends AbstractPointcutAdvisor {
             if (resolution == null || resolution.annotation().acquire() != acquiring) {
                 return false;
             }
-            if (Modifier.isFinal(targetClass.getModifiers())) {
+            // a JDK proxy's or a lambda's class is final, and proxied through its interfaces whatever the settings
+            if (Modifier.isFinal(targetClass.getModifiers()) && !Proxy.isProxyClass(targetClass)
+                    && !ClassUtils.isLambdaClass(targetClass)) {
                 // CGLIB cannot subclass the class, and a JDK proxy has only the interfaces' methods: fail here,
                 // with what to do, rather than with CGLIB's error or not at all
                 if (!declaredByAnInterface(method, targetClass)) {
