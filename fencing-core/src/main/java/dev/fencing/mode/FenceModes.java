@@ -1,6 +1,7 @@
 package dev.fencing.mode;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.token.FencingToken;
 
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -96,8 +97,9 @@ public final class FenceModes {
                     + who + "); name the resource as in @Fenced(resource = ...), or none for the default");
         }
         if (resource != null && declared != null && !declared.contains(resource)) {
-            throw new FencingConfigurationException("Cannot set the fence mode of resource '" + resource + "' (asked by "
-                    + who + "): no @Fenced method declares it (declared: " + declared + "); the mode is unchanged");
+            throw new FencingConfigurationException("Cannot set the fence mode of resource '"
+                    + FencingToken.printable(resource) + "' (asked by " + who + "): " + undeclared(resource, declared)
+                    + "; the mode is unchanged");
         }
         Snapshot current = snapshot;
         Snapshot next;
@@ -139,6 +141,29 @@ public final class FenceModes {
         java.util.Set<String> unknown = new java.util.TreeSet<>(snapshot.resources.keySet());
         unknown.removeAll(declared);
         return unknown;
+    }
+
+    /**
+     * Why a mode cannot name {@code resource}, which is not among {@code declared}: an entity of a declared resource
+     * ({@code accounts:42}) has no mode of its own; any other name is declared by no {@code @Fenced} method.
+     */
+    public static String undeclared(String resource, java.util.Set<String> declared) {
+        String base = entityOf(resource, declared);
+        if (base != null) {
+            return "it names one entity of resource '" + base + "' (@Fenced(key = ...)), and a mode applies to a "
+                    + "whole resource, never to one entity: set the mode of '" + base + "'";
+        }
+        return "no @Fenced method declares it (declared: " + declared + ")";
+    }
+
+    /** The declared resource whose entity {@code resource} names ({@code accounts} for {@code accounts:42}), or null. */
+    public static String entityOf(String resource, java.util.Set<String> declared) {
+        for (int colon = resource.lastIndexOf(':'); colon > 0; colon = resource.lastIndexOf(':', colon - 1)) {
+            if (declared.contains(resource.substring(0, colon))) {
+                return resource.substring(0, colon);
+            }
+        }
+        return null;
     }
 
     /**

@@ -167,6 +167,35 @@ class ObserveModeWiringTest {
         }
     }
 
+    @Configuration
+    @EnableFencing(observe = "notes:7")
+    static class PerEntity {
+        @Bean
+        Notes notes() {
+            return new Notes();
+        }
+
+        @Bean
+        InMemoryFenceStore fenceStore() {
+            return new InMemoryFenceStore();
+        }
+    }
+
+    @Test
+    void aModeForOneEntitySaysModesApplyToTheWholeResource() {
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(PerEntity.class))
+                .hasMessageContaining("a fence mode is set for resource 'notes:7': it names one entity of resource "
+                        + "'notes'")
+                .hasMessageContaining("(fencing.modes.notes)");
+        context = new AnnotationConfigApplicationContext(Observing.class);
+        FenceModes modes = context.getBean(FenceModes.class);
+        assertThatThrownBy(() -> modes.set("notes:7", FenceMode.ENFORCE, "ops"))
+                .hasMessageContaining("never to one entity");
+        assertThatThrownBy(() -> modes.set("n\u200Bots\n", FenceMode.ENFORCE, "ops"))
+                .hasMessageContaining("'n\\u200Bots\\u000A'").hasMessageNotContaining("\n");
+        assertThat(modes.mode("notes")).isEqualTo(FenceMode.OBSERVE);
+    }
+
     @Test
     void aModeForAResourceNoMethodDeclaresFailsStartupAndIsRefusedAtRuntime() {
         assertThatThrownBy(() -> new AnnotationConfigApplicationContext(Misspelt.class))

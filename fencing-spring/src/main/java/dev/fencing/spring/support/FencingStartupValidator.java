@@ -3,6 +3,8 @@ package dev.fencing.spring.support;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
 import dev.fencing.guard.FencePoint;
+import dev.fencing.mode.FenceModes;
+import dev.fencing.token.FencingToken;
 import dev.fencing.store.FenceStore;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.SpringProxy;
@@ -124,16 +126,25 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         // every fenced method is a bean's under proxies; woven classes need not be beans, so in ASPECTJ mode the
         // class files under the application's packages are read too (and a point built later declares its resource)
         String where = "";
+        String outside = "";
         if (mode != AdviceMode.PROXY) {
             Set<String> packages = DeclaredResources.packages(beanFactory);
             declared.addAll(DeclaredResources.scan(packages, beanFactory.getBeanClassLoader()));
             where = " by a bean or a class under " + packages;
+            outside = "; if a woven class outside " + packages + " declares it, add its package to a @ComponentScan "
+                    + "or put the @EnableFencing class in a package above it";
         }
         for (String unknown : support.modes().declare(declared)) {
-            problems.add("a fence mode is set for resource '" + unknown + "', which no @Fenced method declares"
-                    + where + " (declared: " + declared + "); a misspelt name leaves the resource meant in the default "
-                    + "mode: fix fencing.modes.<resource> (a name with ':' needs brackets: "
-                    + "fencing.modes.[orders:eu]) or @EnableFencing(observe)");
+            String base = FenceModes.entityOf(unknown, declared);
+            if (base != null) {
+                problems.add("a fence mode is set for resource '" + FencingToken.printable(unknown) + "': "
+                        + FenceModes.undeclared(unknown, declared) + " (fencing.modes." + base + ")");
+                continue;
+            }
+            problems.add("a fence mode is set for resource '" + FencingToken.printable(unknown) + "', which no "
+                    + "@Fenced method declares" + where + " (declared: " + declared + "); a misspelt name leaves the "
+                    + "resource meant in the default mode: fix fencing.modes.<resource> (a name with ':' needs "
+                    + "brackets: fencing.modes.[orders:eu]) or @EnableFencing(observe)" + outside);
         }
         String signingProblem = acquiring ? support.signingProblemOfAcquire() : null;
         if (signingProblem != null) {
