@@ -53,6 +53,11 @@ class SelfInvocationTest {
             }.run();
         }
 
+        public void byLocal(String entry) {
+            Hidden me = this; // a local that only ever holds the bean
+            me.append(entry);
+        }
+
         public void byLocalClassLambda(String entry) {
             class Later {
                 Runnable task() {
@@ -162,6 +167,13 @@ class SelfInvocationTest {
 
         public void byReference(List<String> entries) {
             entries.forEach(self::append);
+        }
+
+        public void byLocal(String entry, boolean proxied) {
+            SelfInjectedShapes me = self;
+            me.append(entry);
+            SelfInjectedShapes either = proxied ? self : this; // not certainly the bean: not reported
+            either.append(entry);
         }
 
         public void byAnonymousClass(String entry) {
@@ -322,6 +334,7 @@ class SelfInvocationTest {
                 .hasMessageContaining("SelfInvocationTest.Hidden.byReference(..) makes the method reference "
                         + "this::append to SelfInvocationTest.Hidden.append(..)")
                 .hasMessageContaining("SelfInvocationTest$Hidden$1.run(..) calls SelfInvocationTest.Hidden.append(..)")
+                .hasMessageContaining("SelfInvocationTest.Hidden.byLocal(..) calls SelfInvocationTest.Hidden.append(..)")
                 .hasMessageContaining("SelfInvocationTest$Hidden$1Later.task(..), in a lambda, calls")
                 .hasMessageContaining("SelfInvocationTest.Writer.entry(..), a default method, calls "
                         + "SelfInvocationTest.DefaultMethodWriter.write(..)")

@@ -213,7 +213,8 @@ final class SelfInvocations {
                             return null; // the bean runs an override instead, and nothing calls this one by super
                         }
                         return new ReceiverTracking(Scan.this, display, role == Role.INTERFACE
-                                ? name + "(..), a default method," : caller(name), name, role != Role.NESTED);
+                                ? name + "(..), a default method," : caller(name), name, descriptor,
+                                role != Role.NESTED);
                     }
                 }, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
             } catch (IOException | RuntimeException unreadable) {
@@ -248,11 +249,22 @@ final class SelfInvocations {
         private final boolean selfIsBean;
         private final Set<String> owners;
         private final Map<String, Method> fenced;
-        /** Per operand stack slot: whether it certainly holds the bean itself, unproxied. */
-        private final ArrayList<Boolean> stack = new ArrayList<>();
+        /**
+         * Per operand stack slot: {@link #BEAN} when it certainly holds the bean itself, unproxied; {@link #OTHER};
+         * or the index of the local variable it was loaded from, decided at the method's end ({@link #visitEnd}).
+         */
+        private final ArrayList<Integer> stack = new ArrayList<>();
+        /** Local variables some store put the bean in, and those some store put anything else in. */
+        private final java.util.BitSet beanStored = new java.util.BitSet();
+        private final java.util.BitSet otherStored = new java.util.BitSet();
+        /** Calls whose receiver was loaded from a local variable: reported if that local only ever held the bean. */
+        private final Map<String, Integer> pending = new java.util.LinkedHashMap<>();
 
-        ReceiverTracking(Scan scan, String declaring, String caller, String method, boolean selfIsBean) {
+        ReceiverTracking(Scan scan, String declaring, String caller, String method, String descriptor,
+                         boolean selfIsBean) {
             super(SpringAsmInfo.ASM_VERSION);
+            // this and the parameters: their values come from the caller, never from a store seen here
+            otherStored.set(0, Type.getArgumentsAndReturnSizes(descriptor) >> 2);
             this.found = scan.found;
             this.superCalls = scan.superCalls;
             this.declaring = declaring;
@@ -263,10 +275,35 @@ final class SelfInvocations {
             this.fenced = scan.fenced;
         }
 
+        private static final int BEAN = -2;
+        private static final int OTHER = -1;
+
         private void push(boolean isThis, int slots) {
             for (int i = 0; i < slots; i++) {
-                stack.add(isThis);
+                stack.add(isThis ? BEAN : OTHER);
             }
+        }
+
+        /** Reports {@code call} when the stack slot {@code at} holds the bean; decides later for a local's value. */
+        private void receiver(int at, String call) {
+            if (at < 0 || at >= stack.size()) {
+                return;
+            }
+            int value = stack.get(at);
+            if (value == BEAN) {
+                found.add(call);
+            } else if (value >= 0) {
+                pending.putIfAbsent(call, value);
+            }
+        }
+
+        @Override
+        public void visitEnd() {
+            pending.forEach((call, local) -> {
+                if (beanStored.get(local) && !otherStored.get(local)) {
+                    found.add(call); // a local variable that only ever holds the bean (Foo me = this; me.save())
+                }
+            });
         }
 
         private void pop(int slots) {
@@ -282,10 +319,21 @@ final class SelfInvocations {
         @Override
         public void visitVarInsn(int opcode, int varIndex) {
             switch (opcode) {
-                case Opcodes.ALOAD -> push(varIndex == 0 && selfIsBean, 1);
+                case Opcodes.ALOAD -> {
+                    if (varIndex == 0) {
+                        push(selfIsBean, 1);
+                    } else {
+                        stack.add(varIndex);
+                    }
+                }
+                case Opcodes.ASTORE -> {
+                    boolean bean = !stack.isEmpty() && stack.get(stack.size() - 1) == BEAN;
+                    (bean ? beanStored : otherStored).set(varIndex);
+                    pop(1);
+                }
                 case Opcodes.ILOAD, Opcodes.FLOAD -> push(false, 1);
                 case Opcodes.LLOAD, Opcodes.DLOAD -> push(false, 2);
-                case Opcodes.ISTORE, Opcodes.FSTORE, Opcodes.ASTORE -> pop(1);
+                case Opcodes.ISTORE, Opcodes.FSTORE -> pop(1);
                 case Opcodes.LSTORE, Opcodes.DSTORE -> pop(2);
                 default -> forget();
             }
@@ -362,8 +410,8 @@ final class SelfInvocations {
                 int receiver = stack.size() - argumentSlots - 1;
                 Method target = fenced.get(called + descriptor);
                 boolean superCallOfOverride = opcode == Opcodes.INVOKESPECIAL && called.equals(method);
-                if (target != null && !superCallOfOverride && receiver >= 0 && stack.get(receiver)) {
-                    found.add(declaring + "." + caller + " calls "
+                if (target != null && !superCallOfOverride) {
+                    receiver(receiver, declaring + "." + caller + " calls "
                             + ClassUtils.getShortName(target.getDeclaringClass()) + "." + called + "(..)");
                 }
             }
@@ -385,8 +433,8 @@ final class SelfInvocations {
                     && owners.contains(implementation.getOwner())) {
                 Method target = fenced.get(implementation.getName() + implementation.getDesc());
                 int receiver = stack.size() - argumentSlots;
-                if (target != null && receiver >= 0 && stack.get(receiver)) {
-                    found.add(declaring + "." + caller + " makes the method reference this::"
+                if (target != null) {
+                    receiver(receiver, declaring + "." + caller + " makes the method reference this::"
                             + implementation.getName() + " to " + ClassUtils.getShortName(target.getDeclaringClass())
                             + "." + implementation.getName() + "(..)");
                 }
