@@ -25,8 +25,13 @@ class FenceModesTest {
         modes.set("ledger", FenceMode.OBSERVE, "ops");
         assertThat(modes.observes("ledger")).isTrue();
         modes.declareAlso("ledger");
-        assertThatThrownBy(() -> modes.set("ledger:7", FenceMode.ENFORCE, "ops"))
+        assertThatThrownBy(() -> modes.set("ledgr", FenceMode.ENFORCE, "ops"))
                 .isInstanceOf(FencingConfigurationException.class).hasMessageContaining("[accounts, ledger, orders]");
+        assertThatThrownBy(() -> modes.set("ledger:7", FenceMode.ENFORCE, "ops"))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("one entity of resource 'ledger'");
+        assertThat(FenceModes.entityOf("orders:eu:7", java.util.Set.of("orders", "orders:eu"))).isEqualTo("orders:eu");
+        assertThat(FenceModes.entityOf("ordersx:7", java.util.Set.of("orders"))).isNull();
     }
 
     @Test
