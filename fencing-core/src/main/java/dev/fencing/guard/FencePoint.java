@@ -157,7 +157,8 @@ public final class FencePoint {
         int length = resource.length() + 1 + text.length();
         if (length > FencingToken.MAX_PART_LENGTH) {
             throw new InvalidKeyException(resource, "Fencing key '" + keySource + "' of " + operation
-                    + " makes the effective resource '" + resource + ":" + FencingToken.printable(abbreviate(text)) + "' " + length
+                    + " makes the effective resource '" + resource + ":" + FencingToken.printable(abbreviate(text))
+                    + "' " + length
                     + " characters long, longer than the limit of " + FencingToken.MAX_PART_LENGTH
                     + " characters; the call is refused");
         }

@@ -156,7 +156,9 @@ public final class FenceModes {
         return "no @Fenced method declares it (declared: " + declared + ")";
     }
 
-    /** The declared resource whose entity {@code resource} names ({@code accounts} for {@code accounts:42}), or null. */
+    /**
+     * The declared resource whose entity {@code resource} names ({@code accounts} for {@code accounts:42}), or null.
+     */
     public static String entityOf(String resource, java.util.Set<String> declared) {
         for (int colon = resource.lastIndexOf(':'); colon > 0; colon = resource.lastIndexOf(':', colon - 1)) {
             if (declared.contains(resource.substring(0, colon))) {

@@ -61,7 +61,8 @@ public final class ObservedCalls {
             LOG.log(System.Logger.Level.WARNING, "Observe mode: {0} would have been refused ({1}) on resource ''{2}'' "
                             + "(token {3}, max_seen {4}); it ran. At most one such line per method and outcome per minute; "
                             + "see fencing.checks'{'enforced=\"false\"'}' and the actuator endpoint for every count",
-                    operation, outcome, FencingToken.printable(effective), token == null ? "none" : Long.toString(token.value()),
+                    operation, outcome, FencingToken.printable(effective),
+                    token == null ? "none" : Long.toString(token.value()),
                     maxSeen == null ? "unknown" : maxSeen.toString());
         }
     }

@@ -26,7 +26,8 @@ public final class ForgedTokenException extends TokenRejectedException {
     public ForgedTokenException(String resource, FencingToken presented, String reason, String operation) {
         super("Forged fencing token for resource '" + FencingToken.printable(resource) + "'" + where(operation)
                         + ": " + reason + "; the token (value " + presented.value() + ", holder '"
-                        + FencingToken.printable(presented.holder()) + "') was refused before the fence store saw it, max_seen is untouched",
+                        + FencingToken.printable(presented.holder()) + "') was refused before the fence store saw it, "
+                        + "max_seen is untouched",
                 resource, presented, NOT_CONSULTED, Verdict.REJECT_FORGED, operation);
         this.reason = reason;
     }

@@ -1,6 +1,7 @@
 package dev.fencing.spring.support;
 
 import dev.fencing.annotation.Fenced;
+import dev.fencing.spring.EnableFencing;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -29,7 +30,6 @@ import java.util.TreeSet;
 final class DeclaredResources {
 
     private static final String FENCED = Fenced.class.getName();
-    private static final String ENABLE_FENCING = "dev.fencing.spring.EnableFencing";
 
     private DeclaredResources() {
     }
@@ -51,7 +51,7 @@ final class DeclaredResources {
                 }
                 packages.addAll(bases.isEmpty() ? Set.of(ClassUtils.getPackageName(type)) : bases);
             }
-            if (annotations.isPresent(ENABLE_FENCING)) {
+            if (annotations.isPresent(EnableFencing.class)) {
                 packages.add(ClassUtils.getPackageName(type));
             }
         }

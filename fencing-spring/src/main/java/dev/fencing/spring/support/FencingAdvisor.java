@@ -28,12 +28,10 @@ final class FencingAdvisor extends AbstractPointcutAdvisor {
     private final transient Pointcut pointcut;
     private final boolean acquiring;
 
-    /** @param acquiring whether this advisor takes the {@code acquire = true} points, or the checking ones */
-    FencingAdvisor(FencingSupport support, boolean acquiring) {
-        this(support, acquiring, () -> false);
-    }
-
-    /** @param classProxies whether every proxy subclasses its bean's class (asked when a final class matches) */
+    /**
+     * @param acquiring    whether this advisor takes the {@code acquire = true} points, or the checking ones
+     * @param classProxies whether every proxy subclasses its bean's class (asked when a final class matches)
+     */
     FencingAdvisor(FencingSupport support, boolean acquiring, BooleanSupplier classProxies) {
         this.interceptor = new FencingInterceptor(support);
         this.pointcut = new FencedMethodPointcut(support.resolutions(), acquiring, classProxies);

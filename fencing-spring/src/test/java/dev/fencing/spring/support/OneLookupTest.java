@@ -100,7 +100,7 @@ class OneLookupTest {
                     pulled.incrementAndGet();
                     return FencingMetrics.noop();
                 });
-        MethodMatcher pointcut = new FencingAdvisor(support, false).getPointcut().getMethodMatcher();
+        MethodMatcher pointcut = new FencingAdvisor(support, false, () -> false).getPointcut().getMethodMatcher();
         Method append = Ledger.class.getMethod("append", String.class);
         Method size = Ledger.class.getMethod("size");
 
