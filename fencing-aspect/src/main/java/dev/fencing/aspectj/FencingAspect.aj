@@ -30,17 +30,17 @@ import java.util.stream.Collectors;
  * <p>A code-style aspect, so that ajc inlines the advice that fences a method: with a store that fences a write its
  * caller runs ({@link BracketFenceStore}, the in-memory store), the check, the method's own body and the release run
  * in the woven method itself, and an unkeyed fenced call allocates nothing (no closure, no join point, no box for an
- * {@code int}, {@code long}, {@code float} or {@code double} result: each has a routing advice of its own). A keyed method of
- * one, two or three parameters has its arguments bound by the advice and handed to the bracket one by one: no join
- * point, no array, no closure, only the boxes of primitive arguments outside the small-value caches, which C2 often removes; one of no parameter or
- * more than three takes them from AspectJ's join point (built per call, its argument array copied by
- * {@code getArgs()}). Every
- * other fence (an acquiring, future or reactive method, a database store, observed checks, a resource in observe
- * mode, asked of the cached bracket on every call) runs through {@link FencingSupport#invoke} as a callback.
- * Method-level and type-level {@code @Fenced}, keyed and unkeyed, are split by pointcuts that can never both match one join point, so the fence runs once per call; a woven
- * transaction aspect (spring-aspects) runs outside this one, so the check joins its transaction, and a woven
- * {@code @Async} aspect runs outside both, so the check of an {@code @Async} method runs on the executor, where its
- * write does.
+ * {@code int}, {@code long}, {@code float} or {@code double} result: each has a routing advice of its own). A keyed
+ * method of no parameter has its key computed over a shared empty array; one of one, two or three parameters has its
+ * arguments bound by the advice and handed to the bracket one by one: no join point, no array, no closure, only the
+ * boxes of primitive arguments outside the small-value caches, which C2 often removes; one of more than three takes
+ * them from AspectJ's join point (built per call, its argument array copied by {@code getArgs()}). Every other
+ * fence (an acquiring, future or reactive method, a database store, observed checks, a resource in observe mode, asked
+ * of the cached bracket on every call) runs through {@link FencingSupport#invoke} as a callback. Method-level and
+ * type-level {@code @Fenced}, keyed and unkeyed, are split by pointcuts that can never both match one join point, so
+ * the fence runs once per call; a woven transaction aspect (spring-aspects) runs outside this one, so the check
+ * joins its transaction, and a woven {@code @Async} aspect runs outside both, so the check of an {@code @Async}
+ * method runs on the executor, where its write does.
  */
 public aspect FencingAspect {
 
@@ -68,6 +68,9 @@ public aspect FencingAspect {
                 + "without one (the annotation weaving saw has no key, the one the fence resolved has): its arguments "
                 + "are not available there, so the call is refused; put @Fenced with its key on the method itself");
     };
+
+    /** The arguments of a method with no parameter; never written (the fence only reads a call's arguments). */
+    private static final Object[] NONE = new Object[0];
 
     /** What a keyed callback asks for its arguments: the array it was given. */
     private static final Function<Object[], Object[]> ARGUMENTS = args -> args;
@@ -129,7 +132,8 @@ public aspect FencingAspect {
     /*
      * The keyed methods by their number of parameters, which execution() tells from the signature alone: those of one,
      * two and three bind them (args() of Object matches any declared type, boxes a primitive and binds null as it is),
-     * every other one (none, or more than three) is keyedOther(). Exactly one of the four matches a keyed join point.
+     * those of none are argument-free (below, with the unkeyed ones), every other one (more than three) is
+     * keyedOther(). Exactly one of these matches a keyed join point.
      */
 
     pointcut keyed1(Object a0): keyed() && execution(* *(*)) && args(a0);
@@ -138,26 +142,34 @@ public aspect FencingAspect {
 
     pointcut keyed3(Object a0, Object a1, Object a2): keyed() && execution(* *(*, *, *)) && args(a0, a1, a2);
 
-    pointcut keyedOther(): keyed() && !execution(* *(*)) && !execution(* *(*, *)) && !execution(* *(*, *, *));
+    pointcut keyedOther(): keyed() && !noParameters() && !execution(* *(*)) && !execution(* *(*, *))
+            && !execution(* *(*, *, *));
+
+    /** A method of no parameter: its arguments are an empty array, which the advice has without a join point. */
+    pointcut noParameters(): execution(* *());
+
+    /** A fenced call whose arguments the fence never reads (unkeyed) or knows without binding any (none). */
+    pointcut argumentFree(): unkeyed() || (keyed() && noParameters());
 
     /** A method returning anything but {@code int}, {@code long}, {@code float} or {@code double}. */
     pointcut returnsOther(): !execution(int *(..)) && !execution(long *(..)) && !execution(float *(..))
             && !execution(double *(..));
 
     /*
-     * The routing advice of an unkeyed call, one per return type that would be boxed (an Object-returning advice boxes
-     * a primitive result, and Long.valueOf & co. are not scalar-replaced): a bracket fence runs here around the
-     * inlined proceed(); a callback fence is left to the advice after these (which alone builds a closure); a join
-     * point that is not fenced runs straight through. They refer to nothing but thisJoinPointStaticPart, so ajc builds
-     * no join point for them, and their return types split the unkeyed join points among them without overlap.
+     * The routing advice of an argument-free call (unkeyed, or of a method with no parameter), one per return type
+     * that would be boxed (an Object-returning advice boxes a primitive result, and Long.valueOf & co. are not
+     * scalar-replaced): a bracket fence runs here around the inlined proceed(); a callback fence is left to the advice
+     * after these (which alone builds a closure); a join point that is not fenced runs straight through. They refer to
+     * nothing but thisJoinPointStaticPart, so ajc builds no join point for them, and their return types split the
+     * argument-free join points among them without overlap.
      */
 
-    int around(): unkeyed() && execution(int *(..)) {
+    int around(): argumentFree() && execution(int *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, false);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
-            FencingToken token = bracket.token();
+            FencingToken token = bracket.token(NONE);
             BracketFenceStore.Entry entry = bracket.enter(token);
             int result;
             try {
@@ -180,12 +192,12 @@ public aspect FencingAspect {
         }
     }
 
-    long around(): unkeyed() && execution(long *(..)) {
+    long around(): argumentFree() && execution(long *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, false);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
-            FencingToken token = bracket.token();
+            FencingToken token = bracket.token(NONE);
             BracketFenceStore.Entry entry = bracket.enter(token);
             long result;
             try {
@@ -208,12 +220,12 @@ public aspect FencingAspect {
         }
     }
 
-    float around(): unkeyed() && execution(float *(..)) {
+    float around(): argumentFree() && execution(float *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, false);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
-            FencingToken token = bracket.token();
+            FencingToken token = bracket.token(NONE);
             BracketFenceStore.Entry entry = bracket.enter(token);
             float result;
             try {
@@ -236,12 +248,12 @@ public aspect FencingAspect {
         }
     }
 
-    double around(): unkeyed() && execution(double *(..)) {
+    double around(): argumentFree() && execution(double *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, false);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
-            FencingToken token = bracket.token();
+            FencingToken token = bracket.token(NONE);
             BracketFenceStore.Entry entry = bracket.enter(token);
             double result;
             try {
@@ -265,12 +277,12 @@ public aspect FencingAspect {
     }
 
     /** Every other return type: a reference, void, or a primitive whose boxes are cached or rare. */
-    Object around(): unkeyed() && returnsOther() {
+    Object around(): argumentFree() && returnsOther() {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, false);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
-            FencingToken token = bracket.token();
+            FencingToken token = bracket.token(NONE);
             BracketFenceStore.Entry entry = bracket.enter(token);
             Object result;
             try {
@@ -293,8 +305,18 @@ public aspect FencingAspect {
         }
     }
 
-    /** The callback fence of an unkeyed call the advice above routed here. */
-    Object around(): unkeyed() && if(callbackPending(thisJoinPointStaticPart)) {
+    /** The callback fence of a call of no parameter, keyed or not, the advice above routed here: no arguments. */
+    Object around(): argumentFree() && noParameters() && if(callbackPending(thisJoinPointStaticPart)) {
+        return keyedCallback(thisJoinPointStaticPart, NONE, new Body<Object[]>() {
+            @Override
+            Object run() throws Throwable {
+                return proceed();
+            }
+        });
+    }
+
+    /** The callback fence of an unkeyed call of one parameter or more the advice above routed here. */
+    Object around(): unkeyed() && !noParameters() && if(callbackPending(thisJoinPointStaticPart)) {
         CALLBACK_PENDING.remove();
         Method method = methodOf(thisJoinPointStaticPart);
         FencingSupport current = supportFor(method);
@@ -313,8 +335,8 @@ public aspect FencingAspect {
     /*
      * The routing advice of a keyed call, as the unkeyed one above, one per return type for each of four groups of
      * join points: methods of one, two and three parameters bind them (a primitive boxed) and pass them to the bracket
-     * one by one, so no join point is built and, when the key reads one argument, no array; a method of no parameter
-     * or more than three takes its arguments from the join point (ajc builds one for it). The parameter counts and the
+     * one by one, so no join point is built and, when the key reads one argument, no array; a method of more than three
+     * takes its arguments from the join point (ajc builds one for it). The parameter counts and the
      * return types split the keyed join points among these advices without overlap; a callback fence is left to the
      * keyed advices after these.
      */
@@ -1044,7 +1066,7 @@ public aspect FencingAspect {
             try {
                 Class<?> type = method.getDeclaringClass();
                 FenceBracket bracket = support.bracketFor(method, type);
-                if (bracket != null && bracket.point().hasKey() && !withArguments) {
+                if (bracket != null && bracket.point().hasKey() && !withArguments && method.getParameterCount() > 0) {
                     bracket = null; // the weaving split saw no key, the fence has one: the callback refuses the call
                 }
                 route = bracket != null ? bracket : support.fences(method, type) ? CALLBACK : PLAIN;

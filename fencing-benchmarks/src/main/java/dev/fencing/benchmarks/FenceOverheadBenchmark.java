@@ -122,7 +122,7 @@ public class FenceOverheadBenchmark {
         // one lease's token for each fenced resource, bound for the whole trial (as a caller's scope would be)
         scope = FencingContext.bind(new FencingToken("total", 1, "lease"), new FencingToken("bench:7", 1, "lease"),
                 new FencingToken("total-woven", 1, "lease"), new FencingToken("bench-woven:7", 1, "lease"),
-                new FencingToken("bench-woven:4000000123", 1, "lease"));
+                new FencingToken("bench-woven:4000000123", 1, "lease"), new FencingToken("bench-woven:all", 1, "lease"));
     }
 
     @TearDown(Level.Trial)
@@ -239,5 +239,11 @@ public class FenceOverheadBenchmark {
     @Benchmark
     public long wovenFencedWithLargeKey() {
         return woven.fencedWithKey(largeId, largeId);
+    }
+
+    /** A keyed method of no parameter: its key (a constant) over no arguments, with no join point. */
+    @Benchmark
+    public long wovenFencedWithConstantKey() {
+        return woven.fencedWithConstantKey();
     }
 }

@@ -24,4 +24,11 @@ public class WovenTarget {
         sum += value;
         return sum;
     }
+
+    /** Keyed with no parameter (so a constant key): the argument-free advice, the key over an empty array. */
+    @Fenced(resource = "bench-woven", key = "'all'")
+    public long fencedWithConstantKey() {
+        sum += 1;
+        return sum;
+    }
 }

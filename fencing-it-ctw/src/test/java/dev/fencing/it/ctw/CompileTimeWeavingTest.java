@@ -1,7 +1,55 @@
 package dev.fencing.it.ctw;
 
 import dev.fencing.it.weaving.WeavingContract;
+import dev.fencing.it.weaving.WovenArities;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.asm.ClassReader;
+import org.springframework.asm.ClassVisitor;
+import org.springframework.asm.MethodVisitor;
+import org.springframework.asm.Opcodes;
 
-/** The weaving contract over fixtures woven by ajc at build time. */
+import java.io.InputStream;
+import java.util.Set;
+import java.util.TreeSet;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The weaving contract over fixtures woven by ajc at build time, and what ajc wove into their bytecode. */
 class CompileTimeWeavingTest extends WeavingContract {
+
+    /**
+     * A keyed method of no parameter, or of one to three, builds no AspectJ join point per call (its advice has the
+     * arguments without one: 128 B a call otherwise); one of four parameters still does, which shows the test reads
+     * the woven class.
+     */
+    @Test
+    @Timeout(10)
+    void keyedMethodsUpToThreeParametersBuildNoJoinPoint() throws Exception {
+        Set<String> building = new TreeSet<>();
+        Set<String> woven = new TreeSet<>();
+        try (InputStream in = WovenArities.class.getResourceAsStream("WovenArities.class")) {
+            new ClassReader(in).accept(new ClassVisitor(Opcodes.ASM9) {
+                @Override
+                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                        String[] exceptions) {
+                    return new MethodVisitor(Opcodes.ASM9) {
+                        @Override
+                        public void visitMethodInsn(int opcode, String owner, String method, String desc,
+                                boolean isInterface) {
+                            if (owner.equals("org/aspectj/runtime/reflect/Factory") && method.equals("makeJP")) {
+                                building.add(name);
+                            }
+                            if (owner.equals("dev/fencing/aspectj/FencingAspect") && method.equals("aspectOf")) {
+                                woven.add(name);
+                            }
+                        }
+                    };
+                }
+            }, 0);
+        }
+        assertThat(woven).as("methods that reach the aspect").contains("none", "one", "secondOfTwo", "nameOfTwo",
+                "spelOverTwo", "firstOfThree", "thirdOfThree", "fourthOfFour");
+        assertThat(building).as("methods that build a join point").containsExactly("fourthOfFour");
+    }
 }

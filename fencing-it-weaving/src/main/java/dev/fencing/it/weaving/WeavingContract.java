@@ -449,13 +449,21 @@ public abstract class WeavingContract {
         assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:7", 2, "zombie"),
                 () -> arities.thirdOfThree("x", 1, 7))).isInstanceOf(StaleTokenException.class)
                 .hasMessageContaining("WovenArities.thirdOfThree(String, float, long)");
+        // a key over no argument names its entity alone: another entity's token does not cover it, an older one is
+        // stale
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:7", 4, "h"), arities::none))
+                .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:all")
+                .hasMessageContaining("WovenArities.none()");
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:all", 2, "zombie"), arities::none))
+                .isInstanceOf(StaleTokenException.class).hasMessageContaining("WovenArities.none()");
         assertThat(arities.writes).hasSize(11);
         assertThat(store.maxSeen("woven-arity:7")).hasValue(3);
         assertThat(store.maxSeen("woven-arity:l-r")).hasValue(3);
+        assertThat(store.maxSeen("woven-arity:all")).hasValue(3);
         assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(11);
-        assertThat(checks(registry, "woven-arity", "missing")).isEqualTo(10);
+        assertThat(checks(registry, "woven-arity", "missing")).isEqualTo(11);
         assertThat(checks(registry, "woven-arity", "invalid")).isEqualTo(2);
-        assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(1);
+        assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(2);
     }
 
     @Test
@@ -474,10 +482,12 @@ public abstract class WeavingContract {
         }
         assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:7", 2, "zombie"),
                 () -> arities.firstOfThree(7, "x", 1))).isInstanceOf(StaleTokenException.class);
-        assertThat(fences).hasValue(11);
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:all", 2, "zombie"), arities::none))
+                .isInstanceOf(StaleTokenException.class).hasMessageContaining("WovenArities.none()");
+        assertThat(fences).hasValue(12);
         assertThat(arities.writes).hasSize(10);
         assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(10);
-        assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(1);
+        assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(2);
     }
 
     /** The in-memory store behind one that only runs callbacks (no bracket), counting them in {@code fences}. */
