@@ -5,6 +5,7 @@ import dev.fencing.verify.nemesis.PostgresConnectionKiller;
 import dev.fencing.verify.nemesis.Partitions;
 import dev.fencing.verify.nemesis.Target;
 import dev.fencing.verify.nemesis.Targets;
+import dev.fencing.verify.network.ClientNetwork;
 import dev.fencing.verify.workload.LockSetTables;
 
 import java.io.IOException;
@@ -33,6 +34,8 @@ final class ClientPool implements Targets, Partitions {
     /** Null: every client runs in the host's network namespace. */
     private ClientIsolation isolation;
     private final Map<ClientProcess, ClientIsolation.Isolated> isolated = new ConcurrentHashMap<>();
+    /** Every namespace this pool's clients ran in, closed or not. */
+    private final List<ClientNetwork> networks = new ArrayList<>();
 
     ClientPool(RunConfig config, Path dir, LockSetTables tables, Signals signals, String issuerAddress) {
         this.issuerAddress = issuerAddress;
@@ -54,6 +57,9 @@ final class ClientPool implements Targets, Partitions {
         }
         int process = nextProcess++;
         ClientIsolation.Isolated net = isolation == null ? null : isolation.open();
+        if (net != null) {
+            networks.add(net.network());
+        }
         ClientSettings settings = new ClientSettings(process, dir.resolve("client-" + process + ".jsonl"),
                 clientJdbcUrl(process, net), tables.storeDatabase().user(), tables.fence(), tables.lease(),
                 tables.data(config.workload()), config.lease(), config.fence(), config.maxSleep(),
@@ -108,6 +114,11 @@ final class ClientPool implements Targets, Partitions {
         if (net != null) {
             net.close();
         }
+    }
+
+    /** Every namespace this pool's clients ran in, so a run can show it left none behind. */
+    synchronized List<ClientNetwork> networks() {
+        return List.copyOf(networks);
     }
 
     @Override

@@ -208,7 +208,7 @@ public final class Runner {
         SummaryJson.write(result, run, dir.resolve("summary.json"));
         MarkdownSummary.write(result, run, dir.resolve("summary.md"));
         RunPlots.writeAndLink(merged, result, dir, dir.resolve("summary.md"), log);
-        return new RunResult(name, dir, result, pool.started(), strikes.get(), duration, prefix);
+        return new RunResult(name, dir, result, pool.started(), strikes.get(), duration, prefix, pool.networks());
     }
 
     private List<Nemesis> nemeses(LockService lockService, LockSetTables tables) {

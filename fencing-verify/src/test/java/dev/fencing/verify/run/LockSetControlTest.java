@@ -9,8 +9,6 @@ import dev.fencing.verify.history.OpType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.PrintWriter;
@@ -27,8 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * alone) it must find the lost writes a paused lock holder causes. A harness that cannot see the anomaly proves
  * nothing. Each run leaves no process and no table behind.
  */
-@Execution(ExecutionMode.CONCURRENT)   // two runs at a time: see junit-platform.properties
-@ResourceLock(value = "dev.fencing.verify.network.sweeps", mode = ResourceAccessMode.READ) // runs sweep namespaces
+@Execution(ExecutionMode.CONCURRENT)   // two runs at a time (ControlSlots): see junit-platform.properties
 class LockSetControlTest {
 
     private static final Duration TIME_LIMIT = Duration.ofSeconds(30);
@@ -133,7 +130,7 @@ class LockSetControlTest {
         RunConfig config = RunConfig.lockSet(List.of("pause", "kill"), 8, timeLimit, fence).withIssuer(issuer)
                 .withStore(store);
         PrintWriter log = new PrintWriter(System.out, true);
-        RunResult run = new Runner(config, log).run();
+        RunResult run = ControlSlots.run(() -> new Runner(config, log).run());
         log.printf("%s: %s, %d anomalies, ok %d, fail %d, info %d, %d processes, %d strikes, %.1f s%n", run.name(),
                 run.result().verdict().label(), run.result().anomalies().size(), run.result().availability().all().ok(),
                 run.result().availability().all().fail(), run.result().availability().all().info(),

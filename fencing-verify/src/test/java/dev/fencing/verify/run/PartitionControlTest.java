@@ -6,9 +6,11 @@ import dev.fencing.verify.checker.Verdict;
 import dev.fencing.verify.history.HistoryEvent;
 import dev.fencing.verify.history.HistoryReader;
 import dev.fencing.verify.history.NemesisEvent;
+import dev.fencing.verify.network.ClientNetwork;
 import dev.fencing.verify.network.Namespaces;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Isolated;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.PrintWriter;
@@ -25,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the lock passes on: without the fence its write lands and loses the next holder's element; with it, the write is
  * refused. Each run leaves no process, namespace, veth or table behind.
  */
-@Isolated   // it counts every child process of this JVM: no run of a concurrent class may go on beside it
+@Execution(ExecutionMode.CONCURRENT)   // two runs at a time (ControlSlots), beside the other control classes' runs
 class PartitionControlTest {
 
     /**
@@ -66,7 +68,7 @@ class PartitionControlTest {
     private static RunResult run(boolean fence) throws Exception {
         RunConfig config = partitionOnly(fence, Duration.ofSeconds(45));
         PrintWriter log = new PrintWriter(System.out, true);
-        RunResult run = new Runner(config, log).run();
+        RunResult run = ControlSlots.run(() -> new Runner(config, log).run());
         log.printf("%s: %s, %d anomalies, ok %d, fail %d, info %d, %d processes, %d strikes, %.1f s%n", run.name(),
                 run.result().verdict().label(), run.result().anomalies().size(),
                 run.result().availability().all().ok(), run.result().availability().all().fail(),
@@ -76,13 +78,18 @@ class PartitionControlTest {
         assertThat(events).as("partition windows in the history")
                 .anyMatch(e -> e instanceof NemesisEvent n && n.nemesis().equals("partition")
                         && n.f().equals("start") && n.target().startsWith("client-"));
-        assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).count())
-                .as("child processes left").isZero();
-        String mine = "fv-" + ProcessHandle.current().pid() + "-";
-        assertThat(Namespaces.list()).as("namespaces left").noneMatch(n -> n.startsWith(mine));
+        // this run's processes (clients, ensemble members) name its directory, its namespaces are its own: other runs
+        // go on beside it
+        String runName = run.dir().getFileName().toString();
+        assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().commandLine().orElse("").contains(runName)).count())
+                .as("processes of %s left", runName).isZero();
+        assertThat(run.networks()).as("namespaces of %s", runName).hasSizeGreaterThanOrEqualTo(config.clients());
+        assertThat(Namespaces.list()).as("namespaces left")
+                .doesNotContainAnyElementsOf(run.networks().stream().map(ClientNetwork::namespace).toList());
         assertThat(Namespaces.links()).as("veth links left")
-                .noneMatch(l -> l.startsWith("fv" + ProcessHandle.current().pid() + "h"));
-        assertThat(Namespaces.open()).isEmpty();
+                .doesNotContainAnyElementsOf(run.networks().stream().map(ClientNetwork::hostLink).toList());
+        assertThat(Namespaces.open()).doesNotContainAnyElementsOf(run.networks());
         assertThat(TablesLeft.count(config.storeDatabase(), run.tablePrefix())).as("tables left").isZero();
         return run;
     }

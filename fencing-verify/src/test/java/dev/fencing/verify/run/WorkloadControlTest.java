@@ -7,8 +7,6 @@ import dev.fencing.verify.checker.Verdict;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.Execution;
 import org.junit.jupiter.api.parallel.ExecutionMode;
-import org.junit.jupiter.api.parallel.ResourceAccessMode;
-import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.PrintWriter;
@@ -26,8 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (counter) and a zombie's append with a lower token committed after a higher one (append). Each run leaves no
  * process and no table behind.
  */
-@Execution(ExecutionMode.CONCURRENT)   // two runs at a time: see junit-platform.properties
-@ResourceLock(value = "dev.fencing.verify.network.sweeps", mode = ResourceAccessMode.READ) // runs sweep namespaces
+@Execution(ExecutionMode.CONCURRENT)   // two runs at a time (ControlSlots): see junit-platform.properties
 class WorkloadControlTest {
 
     private static final Duration TIME_LIMIT = Duration.ofSeconds(20);
@@ -88,7 +85,7 @@ class WorkloadControlTest {
                 base.pauseMin(), base.pauseMax(), base.intervalMin(), base.intervalMax(), maxSleep, base.seed(),
                 base.fenceReads(), base.mariadbUrl(), resources);
         PrintWriter log = new PrintWriter(System.out, true);
-        RunResult run = new Runner(config, log).run();
+        RunResult run = ControlSlots.run(() -> new Runner(config, log).run());
         log.printf("%s: %s, %d anomalies, ok %d, fail %d, info %d, %d processes, %d strikes, %.1f s%n", run.name(),
                 run.result().verdict().label(), run.result().anomalies().size(), run.result().availability().all().ok(),
                 run.result().availability().all().fail(), run.result().availability().all().info(),
