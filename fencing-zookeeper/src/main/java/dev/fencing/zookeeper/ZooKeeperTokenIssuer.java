@@ -50,8 +50,9 @@ import java.util.function.Consumer;
  *
  * <p>Connection state is watched: on {@code SUSPENDED} or {@code LOST} every lease held through this issuer is
  * marked lost (and counted), since the session, and with it the ephemeral lock node, may be gone; the fence then
- * protects the resource. Releasing a lost lease is quiet; an interrupt does not stop a release (the interrupt status
- * is kept). Release from the thread that acquired.
+ * protects the resource. A release that finds the node's session expired before the client reported it (a process
+ * paused past its session timeout) counts the lease lost then. Releasing a lost lease is quiet; an interrupt does not
+ * stop a release (the interrupt status is kept). Release from the thread that acquired.
  *
  * <p>As {@link IssuedTokens}, for recovery: the ensemble's zxid now (one write) bounds every token issued, and a
  * resource is held while its lock directory has a lock node.
@@ -110,10 +111,11 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
             }
             grant.granted(() -> giveBack(mutex)); // from here on, every failure gives the lock back
             String lockPath = mutex.lockPath();
-            long czxid = czxidOf(lockPath);
+            Created node = nodeOf(lockPath);
             afterGrant.accept(resource);
             ZooKeeperLease lease = new ZooKeeperLease(
-                    new FencingToken(resource, czxid, ZKPaths.getNodeFromPath(lockPath)), mutex, lockPath);
+                    new FencingToken(resource, node.czxid(), ZKPaths.getNodeFromPath(lockPath)), mutex, lockPath,
+                    node.owner());
             held.add(lease);
             return lease;
         } finally {
@@ -209,7 +211,12 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
         return true;
     }
 
-    /** Deletes the lock node; {@code false} when the session already took it with it. */
+    /**
+     * Deletes the lock node; {@code false} when the session already took it with it. Curator's release of its own
+     * lock swallows a missing node, so the session tells: a node's session that is no longer the client's expired
+     * (a process paused past its session timeout, which may release before Curator reports the loss), and took the
+     * ephemeral node with it.
+     */
     @Override
     protected boolean doRelease(ZooKeeperLease zk) throws Exception {
         held.remove(zk);
@@ -219,9 +226,18 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
             } else {
                 client.delete().guaranteed().forPath(zk.lockPath);
             }
-            return true;
         } catch (KeeperException.NoNodeException | IllegalMonitorStateException gone) {
             return false; // the session ended and took the ephemeral node with it: nothing left to release
+        }
+        return !sessionEnded(zk.owner);
+    }
+
+    /** Whether the client's session is no longer {@code owner} (an unknown session id, 0, tells nothing). */
+    private boolean sessionEnded(long owner) {
+        try {
+            return owner != 0 && client.getZookeeperClient().getZooKeeper().getSessionId() != owner;
+        } catch (Exception unknown) {
+            return false; // the client is closing: the release went through, and nothing says the lease was lost
         }
     }
 
@@ -242,16 +258,17 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
         }
     }
 
-    private long czxidOf(String lockPath) throws Exception {
+    /** The lock node's czxid and session, from the create's reply or, when Curator recovered the node, a read. */
+    private Created nodeOf(String lockPath) throws Exception {
         Created created = driver.created.get();
         if (created != null && created.path().equals(lockPath) && created.czxid() > 0) {
-            return created.czxid();
+            return created;
         }
         Stat stat = client.checkExists().forPath(lockPath); // protected-mode recovery found the node: ask for it
         if (stat == null) {
             throw new IllegalStateException("lock node " + lockPath + " vanished right after it was acquired");
         }
-        return stat.getCzxid();
+        return new Created(lockPath, stat.getCzxid(), stat.getEphemeralOwner());
     }
 
     private String connectString() {
@@ -330,23 +347,26 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
             String ourPath = client.create().storingStatIn(stat).creatingParentContainersIfNeeded().withProtection()
                     .withMode(CreateMode.EPHEMERAL_SEQUENTIAL)
                     .forPath(path, lockNodeBytes == null ? new byte[0] : lockNodeBytes);
-            created.set(new Created(ourPath, stat.getCzxid()));
+            created.set(new Created(ourPath, stat.getCzxid(), stat.getEphemeralOwner()));
             return ourPath;
         }
     }
 
-    private record Created(String path, long czxid) {
+    /** A lock node: its path, czxid, and the session that owns it (ephemeral). */
+    private record Created(String path, long czxid, long owner) {
     }
 
-    /** A lease of this issuer: its lock node, and the mutex that created it. */
+    /** A lease of this issuer: its lock node, the mutex that created it, and the session that owns the node. */
     final class ZooKeeperLease extends AbstractLease {
         final Mutex mutex;
         final String lockPath;
+        final long owner;
 
-        ZooKeeperLease(FencingToken token, Mutex mutex, String lockPath) {
+        ZooKeeperLease(FencingToken token, Mutex mutex, String lockPath, long owner) {
             super(ZooKeeperTokenIssuer.this, token);
             this.mutex = mutex;
             this.lockPath = lockPath;
+            this.owner = owner;
         }
     }
 }

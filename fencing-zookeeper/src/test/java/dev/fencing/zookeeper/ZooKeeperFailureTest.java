@@ -6,16 +6,25 @@ import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.listen.StandardListenerManager;
+import org.apache.curator.framework.listen.UnaryListenerManager;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingCluster;
 import org.apache.curator.test.TestingServer;
 import org.apache.curator.test.TestingZooKeeperServer;
+import org.apache.zookeeper.Watcher;
+import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -125,6 +134,122 @@ class ZooKeeperFailureTest {
             assertThat(next.isLost()).isFalse();
             assertThat(otherClient.checkExists().forPath(otherIssuer.lockPath(next))).isNotNull();
             next.close();
+        }
+    }
+
+    /**
+     * A process paused past its session timeout releases on waking, before Curator has told anyone the session
+     * expired (its connection events run on a thread of their own; here they are held back, as the pause's aftermath
+     * does in a real process). Curator's release swallows the missing node: the issuer still counts the lease lost,
+     * once, from the node's session no longer being the client's.
+     */
+    @Test
+    void aLeaseWhoseSessionExpiredUnnoticedIsCountedLostAtItsRelease() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        HeldEvents events = new HeldEvents();
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework zombieClient = Clients.start(server.getConnectString(), events);
+             ZooKeeperTokenIssuer issuer = new ZooKeeperTokenIssuer(zombieClient, "/locks", registry)) {
+            CountDownLatch reconnected = new CountDownLatch(1);
+            zombieClient.getConnectionStateListenable().addListener((client, state) -> {
+                if (state == ConnectionState.RECONNECTED) {
+                    reconnected.countDown();
+                }
+            });
+            Lease zombie = issuer.acquire("accounts", WAIT);
+            String lockPath = issuer.lockPath(zombie);
+            events.hold();
+            try {
+                expireOnTheServer(server.getConnectString(), zombieClient);
+                assertThat(events.waiting.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("an event held").isTrue();
+                assertThat(zombie.isLost()).as("lost before the issuer heard").isFalse();
+
+                zombie.close();
+
+                assertThat(zombie.isLost()).as("lost, found at release").isTrue();
+                assertThat(registry.get("fencing.issuer.leases.lost").tag("issuer", "zookeeper").counter().count())
+                        .isEqualTo(1);
+                assertThat(zombieClient.checkExists().forPath(lockPath)).isNull();
+            } finally {
+                events.open.countDown();
+            }
+            // the held events reach the issuer now, up to the new session's: the lease stays counted once
+            assertThat(reconnected.await(WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+            Lease next = issuer.acquire("accounts", WAIT);
+            assertThat(next.token().value()).isGreaterThan(zombie.token().value());
+            next.close();
+            assertThat(next.isLost()).as("a release on the live session").isFalse();
+            assertThat(registry.get("fencing.issuer.leases.lost").tag("issuer", "zookeeper").counter().count())
+                    .isEqualTo(1);
+        }
+    }
+
+    /** Curator's connection listeners, whose events wait on its event thread from {@link #hold()} until opened. */
+    private static final class HeldEvents implements UnaryListenerManager<ConnectionStateListener> {
+        private final StandardListenerManager<ConnectionStateListener> listeners = StandardListenerManager.standard();
+        private volatile boolean held;
+        final CountDownLatch waiting = new CountDownLatch(1);
+        final CountDownLatch open = new CountDownLatch(1);
+
+        void hold() {
+            held = true;
+        }
+
+        @Override
+        public void forEach(Consumer<ConnectionStateListener> function) {
+            if (held) {
+                waiting.countDown();
+                try {
+                    open.await(WAIT.toSeconds(), TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            listeners.forEach(function);
+        }
+
+        @Override
+        public void addListener(ConnectionStateListener listener) {
+            listeners.addListener(listener);
+        }
+
+        @Override
+        public void addListener(ConnectionStateListener listener, Executor executor) {
+            listeners.addListener(listener, executor);
+        }
+
+        @Override
+        public void removeListener(ConnectionStateListener listener) {
+            listeners.removeListener(listener);
+        }
+
+        @Override
+        public void clear() {
+            listeners.clear();
+        }
+
+        @Override
+        public int size() {
+            return listeners.size();
+        }
+    }
+
+    /**
+     * Ends {@code client}'s session on the server, as its expiry during a pause does: another handle attaches to the
+     * session and closes it, which deletes its ephemeral nodes; the client learns of it only when it next talks.
+     */
+    private static void expireOnTheServer(String connectString, CuratorFramework client) throws Exception {
+        ZooKeeper zk = client.getZookeeperClient().getZooKeeper();
+        CountDownLatch connected = new CountDownLatch(1);
+        ZooKeeper killer = new ZooKeeper(connectString, 6_000, event -> {
+            if (event.getState() == Watcher.Event.KeeperState.SyncConnected) {
+                connected.countDown();
+            }
+        }, zk.getSessionId(), zk.getSessionPasswd());
+        try {
+            assertThat(connected.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("attached to the session").isTrue();
+        } finally {
+            killer.close();
         }
     }
 
