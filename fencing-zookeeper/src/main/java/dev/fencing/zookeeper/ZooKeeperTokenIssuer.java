@@ -151,7 +151,8 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
 
     /**
      * Fails unless the Curator client is started and connected to ZooKeeper now, and the ensemble answers a read of
-     * the lock path's parent within the client's connection timeout.
+     * the client's root within the client's connection timeout, finding it: a chroot in the connect string that does
+     * not exist (ZooKeeper does not create it) would fail every lock.
      *
      * @throws IllegalStateException naming the connect string and the client's state
      */
@@ -165,10 +166,16 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
             throw new IllegalStateException("Not connected to ZooKeeper at " + connectString()
                     + ": new locks cannot be granted and held leases are marked lost");
         }
+        Stat root;
         try {
-            client.checkExists().forPath("/");
+            root = client.checkExists().forPath("/");
         } catch (Exception e) {
             throw new IllegalStateException("ZooKeeper at " + connectString() + " did not answer a read: " + e, e);
+        }
+        if (root == null) {
+            throw new IllegalStateException("ZooKeeper at " + connectString() + " has no node at the connect string's "
+                    + "chroot, which ZooKeeper does not create: no lock can be granted; create it, or fix the connect "
+                    + "string");
         }
     }
 

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.TestInstance;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The issuer contract on a real ZooKeeper server, in process. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -107,6 +108,23 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
         assertThat(client.checkExists().forPath(lockPath)).isNull();
         assertThat(registry.get("fencing.issuer.acquisitions").tag("issuer", "zookeeper").tag("outcome", "acquired")
                 .counter().count()).isPositive();
+    }
+
+    /** A chroot the ensemble does not have fails the probe (the health indicator) by name; once created, it passes. */
+    @Test
+    void aMissingChrootFailsTheProbe() throws Exception {
+        String chroot = "/" + freshResource();
+        try (CuratorFramework chrooted = Clients.start(server.getConnectString() + chroot);
+             ZooKeeperTokenIssuer inChroot = new ZooKeeperTokenIssuer(chrooted, "/locks", null)) {
+            assertThatThrownBy(inChroot::probe).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining(server.getConnectString() + chroot).hasMessageContaining("chroot");
+            client.create().forPath(chroot);
+            inChroot.probe();
+            Lease lease = inChroot.acquire("accounts", Duration.ofSeconds(10));
+            lease.close();
+        } finally {
+            client.delete().deletingChildrenIfNeeded().forPath(chroot);
+        }
     }
 
     @Test
