@@ -8,6 +8,7 @@ import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.util.Collection;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -15,6 +16,10 @@ import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
+import java.util.stream.BaseStream;
 
 /**
  * Internal: public for the Spring and AspectJ adapters (fencing-spring), not for applications.
@@ -22,7 +27,8 @@ import java.util.UUID;
  * sequences, primitives and their boxes, {@code BigInteger}/{@code BigDecimal}, {@code UUID}, enums, {@code java.time}
  * values, records, classes that declare {@code toString()} themselves (or in a superclass other than
  * {@code Object}), and {@link FencingKey} implementations (whose {@code fencingKey()} is used). Arrays, collections,
- * maps, optionals, proxies and classes with identity text are refused. The decision is made once per class.
+ * maps, optionals, publishers, futures, streams, proxies and classes with identity text are refused. The decision is
+ * made once per class.
  */
 public final class KeyValues {
 
@@ -35,6 +41,9 @@ public final class KeyValues {
         PROXY("a proxy, whose text comes from its invocation handler"),
         FLOATING("a floating-point number, whose text tells apart values that compare equal (0.0 and -0.0); key on "
                 + "an integer, a string or a BigDecimal"),
+        DEFERRED("a value still to come (a publisher, future, stream or iterator), whose text (such as MonoJust) "
+                + "names the holder, not the entity: the key is read when the method is called, before the value "
+                + "arrives"),
         IDENTITY("a class that does not override toString(), so its text (such as Order@1b2c) names the instance, "
                 + "not the entity");
 
@@ -84,8 +93,12 @@ public final class KeyValues {
      * {@link #example an example} that fits the type.
      */
     public static String remedy(Class<?> type, String keySource) {
-        if (KINDS.get(type) == Kind.FLOATING) {
+        Kind kind = KINDS.get(type);
+        if (kind == Kind.FLOATING) {
             return "";
+        }
+        if (kind == Kind.DEFERRED) {
+            return ". Take the value itself as the parameter (resolve it before the call), or key on another argument";
         }
         return ". Key on a value with a stable text (e.g. '" + example(type, keySource) + "'), override toString(), "
                 + "or implement " + FencingKey.class.getName();
@@ -111,7 +124,7 @@ public final class KeyValues {
 
     /**
      * Fails when no argument declared as {@code type} can have a stable text: an array, a collection, map or
-     * optional type, or a concrete class (other than {@code Object}) that has none. Interfaces, abstract classes and
+     * optional type, a publisher, future, stream or iterator type, or a concrete class (other than {@code Object}) that has none. Interfaces, abstract classes and
      * {@code Object} pass: their values are checked on each call.
      *
      * @param type      the declared type of the parameter the key reads
@@ -122,6 +135,7 @@ public final class KeyValues {
     public static void checkParameterType(Class<?> type, String operation, String keySource) {
         Kind kind = KINDS.get(type);
         boolean alwaysRefused = kind == Kind.ARRAY || kind == Kind.ELEMENTS || kind == Kind.FLOATING
+                || kind == Kind.DEFERRED
                 || (kind.refusal != null && type != Object.class && !type.isInterface()
                 && !Modifier.isAbstract(type.getModifiers()));
         if (alwaysRefused) {
@@ -146,6 +160,11 @@ public final class KeyValues {
         if (type == double.class || type == float.class || type == Double.class || type == Float.class) {
             return Kind.FLOATING;
         }
+        if (Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)
+                || BaseStream.class.isAssignableFrom(type) || Iterator.class.isAssignableFrom(type)
+                || Flow.Publisher.class.isAssignableFrom(type) || implementsNamed(type, REACTIVE_STREAMS_PUBLISHER)) {
+            return Kind.DEFERRED;
+        }
         if (type.isPrimitive() || CharSequence.class.isAssignableFrom(type) || Number.class.isAssignableFrom(type)
                 && (type.getName().startsWith("java.lang.") || type == BigInteger.class || type == BigDecimal.class)
                 || type == Boolean.class || type == Character.class || type == UUID.class || type.isEnum()
@@ -156,6 +175,25 @@ public final class KeyValues {
             return Kind.PROXY;
         }
         return declaresToString(type) ? Kind.TEXT : Kind.IDENTITY;
+    }
+
+    /** Reactor's Mono and Flux, RxJava's types: named, so the core needs no Reactive Streams on its class path. */
+    private static final String REACTIVE_STREAMS_PUBLISHER = "org.reactivestreams.Publisher";
+
+    /** Whether {@code type}, a superclass or any interface they implement is named {@code name}. */
+    private static boolean implementsNamed(Class<?> type, String name) {
+        if (type == null) {
+            return false;
+        }
+        if (type.getName().equals(name)) {
+            return true;
+        }
+        for (Class<?> implemented : type.getInterfaces()) {
+            if (implementsNamed(implemented, name)) {
+                return true;
+            }
+        }
+        return implementsNamed(type.getSuperclass(), name);
     }
 
     /** Whether {@code type} or a superclass below {@code Object} declares toString(), skipping generated proxies. */

@@ -16,11 +16,18 @@ import java.lang.reflect.Proxy;
 import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
+import java.util.concurrent.Future;
+import java.util.concurrent.SubmissionPublisher;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 import static dev.fencing.guard.Bound.bound;
@@ -283,6 +290,16 @@ class StableKeyTest {
         assertThatThrownBy(() -> KeyValues.checkParameterType(double.class, "Repo.save(X)", "#x"))
                 .hasMessageContaining("one entity could be fenced as two resources")
                 .hasMessageNotContaining("every call would fence a different resource");
+        // a value still to come: its holder's text, never the entity's (a reactive key reads Mono<Long> as MonoJust)
+        for (Class<?> later : List.of(CompletableFuture.class, Future.class, CompletionStage.class, Stream.class,
+                LongStream.class, Iterator.class, Flow.Publisher.class, SubmissionPublisher.class)) {
+            assertThatThrownBy(() -> KeyValues.checkParameterType(later, "Repo.save(X)", "#x"))
+                    .as(later.getTypeName())
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("Repo.save(X)").hasMessageContaining(later.getTypeName())
+                    .hasMessageContaining("a value still to come").hasMessageContaining("Take the value itself");
+        }
+        assertThat(KeyValues.textOf(CompletableFuture.completedFuture(7L))).isNull();
         for (Class<?> open : List.of(long.class, Long.class, String.class, CharSequence.class, Object.class,
                 Runnable.class, Number.class, UUID.class, Region.class, Shipment.class, Iban.class, Customer.class,
                 LocalDate.class, FencingKey.class)) {

@@ -192,6 +192,22 @@ class ReactiveFencedMethodsTest {
         }
     }
 
+    /** A reactive method whose key reads a Mono parameter: its text would be the Mono's (MonoJust), not the id's. */
+    static class MonoKeyedLedger {
+        @Fenced(resource = "accounts", key = "#id")
+        public Mono<String> deposit(Mono<Long> id) {
+            return id.map(String::valueOf);
+        }
+    }
+
+    @Configuration
+    static class ReactiveOnlyWithAMonoKey extends ReactiveOnly {
+        @Bean
+        MonoKeyedLedger monoKeyedLedger() {
+            return new MonoKeyedLedger();
+        }
+    }
+
     /** Signed tokens, and a reactive issuer of the application's own that the signer cannot sign. */
     @Configuration
     static class SignedWithAReactiveIssuer extends Reactive {
@@ -419,6 +435,15 @@ class ReactiveFencedMethodsTest {
                 .hasMessageContaining("BlockingLedger.write(String) is @Fenced and does not return a reactive type")
                 .hasMessageContaining("only a ReactiveFenceStore")
                 .hasMessageNotContaining("ReactiveLedger.write(long, String) is @Fenced");
+    }
+
+    @Test
+    void aKeyReadingAMonoParameterFailsStartup() {
+        assertThatThrownBy(() -> context = new AnnotationConfigApplicationContext(ReactiveOnlyWithAMonoKey.class))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("MonoKeyedLedger.deposit(Mono)")
+                .hasMessageContaining("'#id'").hasMessageContaining("reactor.core.publisher.Mono")
+                .hasMessageContaining("a value still to come");
     }
 
     @Test
