@@ -130,6 +130,13 @@ final class PropertyNamesCheck implements BeanFactoryPostProcessor {
             }
         }
         String text = name.toString();
+        String group = dashed + ".";
+        if (known.keySet().stream().anyMatch(key -> key.startsWith(group))) {
+            // a value for a group (fencing.issuer=zookeeper): Boot binds nothing from it
+            String type = known.containsKey(group + "type") ? group + "type" : null;
+            return "'" + text + "' names a group of properties (" + group + "*), which takes no value of its own"
+                    + (type == null ? "" : ": did you mean '" + type + "'?");
+        }
         String nearest = nearest(dashed.toString(), known);
         return "'" + text + "'" + (nearest == null ? "" : ": did you mean '" + nearest + "'?");
     }
@@ -177,7 +184,9 @@ final class PropertyNamesCheck implements BeanFactoryPostProcessor {
             Enumeration<URL> files = classLoader.getResources(METADATA);
             while (files.hasMoreElements()) {
                 try (InputStream in = files.nextElement().openStream()) {
-                    Matcher matcher = PROPERTY.matcher(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+                    // the properties alone: a group ("fencing.issuer") has a name and a type too, and no value
+                    Matcher matcher = PROPERTY.matcher(propertiesOf(new String(in.readAllBytes(),
+                            StandardCharsets.UTF_8)));
                     while (matcher.find()) {
                         String type = matcher.group(2);
                         known.put(matcher.group(1), type.startsWith("java.util.Map") || type.startsWith("java.util.List"));
@@ -188,6 +197,16 @@ final class PropertyNamesCheck implements BeanFactoryPostProcessor {
             throw new UncheckedIOException("Could not read " + METADATA, e);
         }
         return known;
+    }
+
+    /** The {@code "properties"} array of a metadata file, without its groups and hints (Boot writes that order). */
+    private static String propertiesOf(String metadata) {
+        int start = metadata.indexOf("\"properties\"");
+        if (start < 0) {
+            return "";
+        }
+        int hints = metadata.indexOf("\"hints\"", start);
+        return metadata.substring(start, hints < 0 ? metadata.length() : hints);
     }
 
     /** For tests: the names known on this class loader. */

@@ -80,6 +80,21 @@ class PropertyNamesCheckTest {
         assertThat(output).doesNotContain("no compaction is scheduled");
     }
 
+    /** Boot binds nothing from a value given to a group: fencing.issuer=zookeeper left the issuer at none. */
+    @Test
+    void aValueForAGroupOfPropertiesFailsStartupNamingTheTypeProperty() {
+        assertThat(PropertyNamesCheck.knownNames(getClass().getClassLoader()))
+                .doesNotContain("fencing.issuer", "fencing.store", "fencing.store.jdbc");
+        runner.withPropertyValues("fencing.issuer=zookeeper", "fencing.store=in-memory", "fencing.store.jdbc=on")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .isInstanceOf(FencingConfigurationException.class)
+                        .hasMessageContaining("'fencing.issuer' names a group of properties (fencing.issuer.*), which "
+                                + "takes no value of its own: did you mean 'fencing.issuer.type'?")
+                        .hasMessageContaining("'fencing.store' names a group of properties (fencing.store.*), which "
+                                + "takes no value of its own: did you mean 'fencing.store.type'?")
+                        .hasMessageContaining("'fencing.store.jdbc' names a group of properties"));
+    }
+
     @Test
     void aKeyBelowAPlainPropertyIsUnknown() {
         runner.withPropertyValues("fencing.enabled.really=true")
