@@ -189,7 +189,7 @@ public final class FencingProblems {
     public static ProblemDetail missing(MissingTokenException e, boolean callerMaySend, String headerIgnored,
                                         boolean reactive) {
         if (!callerMaySend) {
-            return lost(e, headerIgnored);
+            return lost(e, headerIgnored, reactive);
         }
         return reactive ? missingReactive(e, null) : missing(e, null);
     }
@@ -264,9 +264,12 @@ public final class FencingProblems {
      * when {@code headerIgnored} (why the header was not read) is not {@code null}.
      */
     public static ProblemDetail lost(MissingTokenException e, String headerIgnored) {
-        log.error("Fenced write found no token for resource '" + e.resource() + "' on a request that passed no token "
-                + "filter" + (headerIgnored == null ? "" : " (its Fencing-Token header was not read: "
-                + headerIgnored + ")") + "; answering 500: " + e.getMessage());
+        return lost(e, headerIgnored, false);
+    }
+
+    /** {@link #lost(MissingTokenException, String)}; on the reactive stack the log gives the reactive advice. */
+    static ProblemDetail lost(MissingTokenException e, String headerIgnored, boolean reactive) {
+        log.error(lostLog(e, headerIgnored, reactive));
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, "The fenced write "
                 + "of resource '" + e.resource() + "' found no fencing token bound: the service lost it (a thread "
                 + "hop without propagation, or a write outside the method that acquires the lock). The fenced write "
@@ -276,6 +279,20 @@ public final class FencingProblems {
         problem.setTitle("Fencing token lost");
         problem.setProperty("resource", e.resource());
         return problem;
+    }
+
+    /** What {@link #lost} logs: the exception's message, with the advice of the stack the request ran on. */
+    static String lostLog(MissingTokenException e, String headerIgnored, boolean reactive) {
+        String message = e.getMessage();
+        if (reactive) {
+            message = (message.contains(SERVLET_ADVICE) ? message.replace(SERVLET_ADVICE, REACTIVE_ADVICE)
+                    : message + "; " + REACTIVE_ADVICE.substring(0, REACTIVE_ADVICE.length() - 1))
+                    + ". A FencingContext.bind(...) scope around a call that returns a publisher has ended before "
+                    + "the publisher is subscribed (a @Transactional reactive service subscribes later)";
+        }
+        return "Fenced write found no token for resource '" + e.resource() + "' on a request that passed no token "
+                + "filter" + (headerIgnored == null ? "" : " (its Fencing-Token header was not read: "
+                + headerIgnored + ")") + "; answering 500: " + message;
     }
 
     /** The servlet advice of {@link MissingTokenException}'s message, replaced on the reactive stack. */

@@ -71,4 +71,21 @@ class FencingProblemsTest {
         assertThat(FencingProblems.of(missing, "no FencingTokenWebFilter is registered in this application", true)
                 .getBody().getDetail()).contains("header was not read: no FencingTokenWebFilter is registered");
     }
+
+    /**
+     * A token lost on the reactive stack is logged with the reactive advice: FencingContext.bind(...) is what a user
+     * of a @Transactional reactive service already did, and it binds nothing the pipeline reads when it subscribes.
+     */
+    @Test
+    void aLostTokenIsLoggedWithTheAdviceOfTheStackItWasLostOn() {
+        MissingTokenException e = new MissingTokenException("accounts:1", "Ledger.pay(long)");
+        assertThat(e.getMessage()).contains(FencingProblems.SERVLET_ADVICE);
+        assertThat(FencingProblems.lostLog(e, null, false)).contains("Ledger.pay(long)")
+                .contains("FencingContext.bind(...)").doesNotContain("contextWrite");
+        assertThat(FencingProblems.lostLog(e, null, true)).contains("Ledger.pay(long)")
+                .doesNotContain(FencingProblems.SERVLET_ADVICE)
+                .contains("contextWrite(ReactiveFencing.bind(token))")
+                .contains("a @Transactional reactive service subscribes later");
+        assertThat(FencingProblems.missing(e, false, null, true).getStatus()).isEqualTo(500);
+    }
 }
