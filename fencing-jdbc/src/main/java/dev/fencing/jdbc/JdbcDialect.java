@@ -80,19 +80,14 @@ public enum JdbcDialect {
         return "SELECT max_seen FROM " + table + " WHERE resource = ?";
     }
 
-    /**
-     * A page of resources with a max_seen, in the table's order of resource names, after a given one; without the
-     * floor rows holding 0, which are no floor ({@link FenceSql#familyFloorKey}). Parameter: the resource to start
-     * after (without {@code after}: none); returns (resource).
-     */
+    /** {@link FenceSql#resourcesSql}. */
     String resourcesSql(String table, boolean after, int limit) {
-        return "SELECT resource FROM " + table + " WHERE max_seen > 0" + (after ? " AND resource > ?" : "")
-                + " ORDER BY resource LIMIT " + limit;
+        return sql.resourcesSql(table, after, limit);
     }
 
-    /** The highest max_seen of the table; returns (max), NULL when the table is empty. */
+    /** {@link FenceSql#highestMaxSeenSql}. */
     String highestMaxSeenSql(String table) {
-        return "SELECT MAX(max_seen) FROM " + table;
+        return sql.highestMaxSeenSql(table);
     }
 
     /** The check-and-advance statement; parameters: resource, token value, holder; returns (max_seen, holder). */

@@ -231,6 +231,11 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
         }
     }
 
+    /** Its table's listing: the resources with a max_seen, and the highest max_seen (blocking reads). */
+    public R2dbcFenceInventory inventory() {
+        return new R2dbcFenceInventory(client, dialect, table);
+    }
+
     /** The dialect detected (or configured) at build time. */
     public R2dbcDialect dialect() {
         return dialect;

@@ -153,6 +153,34 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
         assertThat(log).containsExactly("5", "7 failing", "7 from c");
     }
 
+    /** The listing the startup checks read: the highest max_seen and pages of resources, empty for an empty table. */
+    @Test
+    void theInventoryListsTheTableAndItsHighestMaxSeen() {
+        String table = uniqueTable("r2inv");
+        db.sql(dialect().sql().createTableSql(table)).then().block(Duration.ofSeconds(30));
+        try {
+            R2dbcFenceStore own = R2dbcFenceStore.builder(pool).table(table).build();
+            R2dbcFenceInventory inventory = own.inventory();
+            assertThat(inventory.highestMaxSeen()).isEmpty();
+            assertThat(inventory.resources(null, 10)).isEmpty();
+            List<String> log = new ArrayList<>();
+            for (String[] write : new String[][] {{"inv:b", "41"}, {"inv:a", "7"}, {"inv:c", "19"}}) {
+                StepVerifier.create(transactions.transactional(own.fence(write[0],
+                                token(write[0], Long.parseLong(write[1]), "h"), Flux.defer(() -> {
+                                    log.add(write[0]);
+                                    return Flux.just(write[0]);
+                                }))))
+                        .expectNext(write[0]).verifyComplete();
+            }
+            assertThat(inventory.highestMaxSeen()).hasValue(41);
+            assertThat(inventory.resources(null, 2)).containsExactly("inv:a", "inv:b");
+            assertThat(inventory.resources("inv:b", 2)).containsExactly("inv:c");
+            assertThatThrownBy(() -> inventory.resources(null, 0)).isInstanceOf(IllegalArgumentException.class);
+        } finally {
+            db.sql("DROP TABLE IF EXISTS " + table).then().block(Duration.ofSeconds(30));
+        }
+    }
+
     @Test
     void aZombieIsRefusedAndTheRowIsUntouched() {
         String r = freshResource();

@@ -256,6 +256,21 @@ public enum FenceSql {
     }
 
     /**
+     * A page of resources with a max_seen, in the table's order of resource names, after a given one; without the
+     * floor rows holding 0, which are no floor ({@link #familyFloorKey}). Parameter: the resource to start after
+     * (without {@code after}: none); returns (resource).
+     */
+    public String resourcesSql(String table, boolean after, int limit) {
+        return "SELECT resource FROM " + table + " WHERE max_seen > 0" + (after ? " AND resource > ?" : "")
+                + " ORDER BY resource LIMIT " + limit;
+    }
+
+    /** The highest max_seen of the table; returns (max), NULL when the table is empty. */
+    public String highestMaxSeenSql(String table) {
+        return "SELECT MAX(max_seen) FROM " + table;
+    }
+
+    /**
      * The check-and-advance statement on {@code table}; parameters: those of {@link #checkParameters} (resource,
      * token value, holder, the key of the resource's family floor, and on PostgreSQL token and holder again);
      * returns one row (max_seen, holder). A resource without a row is judged against its family's floor row as if that were its

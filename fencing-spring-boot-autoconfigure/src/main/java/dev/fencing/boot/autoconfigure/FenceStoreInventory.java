@@ -2,10 +2,12 @@ package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.recovery.FenceInventory;
 import dev.fencing.store.FenceStore;
+import org.springframework.beans.factory.BeanFactory;
 
 /**
  * The listing of the application's fence store that the startup checks read its highest max_seen from: the store
- * itself when it is a {@link FenceInventory} (in-memory), a {@code JdbcFenceAdmin} on a JDBC store, otherwise none.
+ * itself when it is a {@link FenceInventory} (in-memory), a {@code JdbcFenceAdmin} on a JDBC store, the R2DBC store's
+ * inventory in a reactive application, otherwise none.
  * Shared by the issuer offset's first-start check and the issuer counter check, so both read the same value.
  */
 final class FenceStoreInventory {
@@ -19,5 +21,17 @@ final class FenceStoreInventory {
             return own;
         }
         return store != null && JdbcOffsetParts.PRESENT ? JdbcOffsetParts.inventory(store) : null;
+    }
+
+    /**
+     * The listing of the application's fence store: its unique {@link FenceStore} bean's, or, in a reactive
+     * application without one, its R2DBC store's; {@code null} when neither offers one.
+     */
+    static FenceInventory of(BeanFactory beanFactory) {
+        FenceStore store = beanFactory.getBeanProvider(FenceStore.class).getIfUnique();
+        if (store != null) {
+            return of(store);
+        }
+        return R2dbcInventoryParts.PRESENT ? R2dbcInventoryParts.inventory(beanFactory) : null;
     }
 }

@@ -1,7 +1,6 @@
 package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.issuer.TokenIssuer;
-import dev.fencing.store.FenceStore;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -24,10 +23,10 @@ import org.springframework.core.env.Environment;
 public class FencingIssuerCheckAutoConfiguration {
 
     @Bean
-    IssuerCounterCheck fencingIssuerCounterCheck(ObjectProvider<TokenIssuer> issuers,
-                                                 ObjectProvider<FenceStore> stores, BeanFactory beanFactory,
+    IssuerCounterCheck fencingIssuerCounterCheck(ObjectProvider<TokenIssuer> issuers, BeanFactory beanFactory,
                                                  Environment environment) {
-        return new IssuerCounterCheck(issuers, stores, new StoredOffsets(beanFactory, environment),
+        return new IssuerCounterCheck(issuers, () -> FenceStoreInventory.of(beanFactory),
+                new StoredOffsets(beanFactory, environment),
                 environment.getProperty(IssuerCounterCheck.PROPERTY, Boolean.class, true));
     }
 }

@@ -6,7 +6,6 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.FenceInventory;
 import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.signing.SigningTokenIssuer;
-import dev.fencing.store.FenceStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -40,14 +39,14 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
             + "counts higher, set " + PROPERTY + "=false";
 
     private final ObjectProvider<TokenIssuer> issuers;
-    private final ObjectProvider<FenceStore> stores;
+    private final Supplier<FenceInventory> inventory;
     private final Supplier<Map<String, Long>> storedOffsets;
     private final boolean enforced;
 
-    IssuerCounterCheck(ObjectProvider<TokenIssuer> issuers, ObjectProvider<FenceStore> stores,
+    IssuerCounterCheck(ObjectProvider<TokenIssuer> issuers, Supplier<FenceInventory> inventory,
                        Supplier<Map<String, Long>> storedOffsets, boolean enforced) {
         this.issuers = issuers;
-        this.stores = stores;
+        this.inventory = inventory;
         this.storedOffsets = storedOffsets;
         this.enforced = enforced;
     }
@@ -55,7 +54,7 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
     @Override
     public void afterSingletonsInstantiated() {
         TokenIssuer issuer = issuers.getIfUnique();
-        String problem = problem(issuer, FenceStoreInventory.of(stores.getIfUnique()), storedOffsets);
+        String problem = problem(issuer, inventory.get(), storedOffsets);
         if (problem == null) {
             return;
         }

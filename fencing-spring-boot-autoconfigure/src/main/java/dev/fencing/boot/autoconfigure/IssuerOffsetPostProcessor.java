@@ -6,7 +6,6 @@ import dev.fencing.issuer.OffsetTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.FenceInventory;
 import dev.fencing.signing.SigningTokenIssuer;
-import dev.fencing.store.FenceStore;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
@@ -121,7 +120,7 @@ final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcess
 
     /** The fence store's listing, for the first start's check; {@code null} when the store offers none. */
     private FenceInventory inventory() {
-        return FenceStoreInventory.of(beanFactory.getBeanProvider(FenceStore.class).getIfUnique());
+        return FenceStoreInventory.of(beanFactory);
     }
 
     @Override

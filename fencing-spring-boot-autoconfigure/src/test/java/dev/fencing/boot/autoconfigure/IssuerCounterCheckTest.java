@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
@@ -63,6 +64,35 @@ class IssuerCounterCheckTest {
                         .hasStackTraceContaining("without fencing.issuer.offset.base")
                         .hasStackTraceContaining("docs/issuers.md")
                         .hasStackTraceContaining("set fencing.issuer.check-fence-store=false"));
+    }
+
+    /**
+     * A reactive application has no blocking fence store: the check reads its R2DBC store's table (a new user's WebFlux
+     * application started against an empty ensemble and refused every write as stale, where the servlet one failed).
+     */
+    @Test
+    void aReactiveApplicationsR2dbcStoreIsCheckedToo() {
+        String table = "ccheck_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        JdbcTemplate jdbc = new JdbcTemplate(new DriverManagerDataSource(POSTGRES));
+        jdbc.execute(dev.fencing.store.sql.FenceSql.POSTGRESQL.createTableSql(table));
+        try {
+            jdbc.update("INSERT INTO " + table + " (resource, max_seen, holder, updated_at) "
+                    + "VALUES ('accounts:1', 700, 'old', CURRENT_TIMESTAMP)");
+            ApplicationContextRunner reactive = new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(FencingIssuerCheckAutoConfiguration.class,
+                            FencingIssuerOffsetAutoConfiguration.class, FencingR2dbcAutoConfiguration.class,
+                            R2dbcAutoConfiguration.class))
+                    .withPropertyValues("spring.r2dbc.url=r2dbc:postgresql://127.0.0.1:5432/test",
+                            "spring.r2dbc.username=postgres", "fencing.store.r2dbc.table=" + table);
+            reactive.withBean(TokenIssuer.class, () -> new OneSequence(500))
+                    .run(context -> assertThat(context).hasFailed().getFailure()
+                            .hasStackTraceContaining("counter is 500 (OneSequence: one sequence for every resource), "
+                                    + "below the fence store's highest max_seen 700"));
+            reactive.withBean(TokenIssuer.class, () -> new OneSequence(900))
+                    .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FenceStore.class));
+        } finally {
+            jdbc.execute("DROP TABLE IF EXISTS " + table);
+        }
     }
 
     @Test
