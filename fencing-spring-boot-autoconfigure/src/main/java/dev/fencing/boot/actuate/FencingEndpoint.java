@@ -45,7 +45,8 @@ import java.util.TreeMap;
 @Endpoint(id = "fencing")
 public class FencingEndpoint {
 
-    private final FenceStore store;
+    /** A {@link FenceStore}, or a reactive application's {@code ReactiveFenceStore}. */
+    private final Object store;
     private final TokenIssuer issuer;
     private final Duration acquireTimeout;
     private final MeterRegistry registry;
@@ -75,6 +76,22 @@ public class FencingEndpoint {
      */
     public FencingEndpoint(FenceStore store, TokenIssuer issuer, Duration acquireTimeout, MeterRegistry registry,
                            FencingRejections rejections, FenceModes modes, boolean observeAllowed) {
+        this((Object) store, issuer, acquireTimeout, registry, rejections, modes, observeAllowed);
+    }
+
+    /**
+     * As above, for a reactive application whose fence store is a {@code ReactiveFenceStore} (fencing-reactor), with
+     * no blocking one: its counts, modes and rejections as on the blocking stack; no committed max_seen.
+     */
+    public static FencingEndpoint reactive(Object reactiveStore, TokenIssuer issuer, Duration acquireTimeout,
+                                           MeterRegistry registry, FencingRejections rejections, FenceModes modes,
+                                           boolean observeAllowed) {
+        return new FencingEndpoint(reactiveStore, issuer, acquireTimeout, registry, rejections, modes,
+                observeAllowed);
+    }
+
+    private FencingEndpoint(Object store, TokenIssuer issuer, Duration acquireTimeout, MeterRegistry registry,
+                            FencingRejections rejections, FenceModes modes, boolean observeAllowed) {
         this.modes = modes;
         this.observeAllowed = observeAllowed;
         this.rejections = rejections;
@@ -180,8 +197,8 @@ public class FencingEndpoint {
         }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("resource", resource);
-        if (JdbcParts.isJdbc(store)) {
-            OptionalLong maxSeen = JdbcParts.maxSeen(store, resource);
+        if (store instanceof FenceStore blocking && JdbcParts.isJdbc(blocking)) {
+            OptionalLong maxSeen = JdbcParts.maxSeen(blocking, resource);
             result.put("maxSeen", maxSeen.isPresent() ? maxSeen.getAsLong() : null);
         }
         String family = dev.fencing.retention.ResourceFamily.of(resource);
@@ -267,11 +284,14 @@ public class FencingEndpoint {
         return counts;
     }
 
-    static Map<String, Object> describe(FenceStore store) {
+    /** Its type and, for a JDBC or R2DBC store, its table and database. */
+    static Map<String, Object> describe(Object store) {
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("type", store.getClass().getSimpleName());
-        if (JdbcParts.isJdbc(store)) {
-            JdbcParts.describe(store, details);
+        if (store instanceof FenceStore blocking && JdbcParts.isJdbc(blocking)) {
+            JdbcParts.describe(blocking, details);
+        } else if (R2dbcParts.isR2dbc(store)) {
+            R2dbcParts.describe(store, details);
         }
         return details;
     }

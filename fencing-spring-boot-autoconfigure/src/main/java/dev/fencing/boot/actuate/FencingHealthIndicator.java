@@ -14,12 +14,15 @@ import java.util.Objects;
  * {@code JdbcFenceStore}, its table answers a live read (verify() remembers its first success, so a table dropped
  * after startup would go unnoticed without it); and the token issuer's lock service answers now
  * ({@link TokenIssuer#probe()}: ZooKeeper connected and answering, etcd answering a quorum read, the JDBC lease table
- * verified and answering a read). DOWN with the failure's message otherwise. Details: the store's type and table, the issuer's type and
- * table.
+ * verified and answering a read). DOWN with the failure's message otherwise. Details: the store's type and table,
+ * the issuer's type and table. A reactive application's store ({@link #reactive}) is checked the same way, an R2DBC
+ * store's table with a live read.
  */
 public class FencingHealthIndicator implements HealthIndicator {
 
-    private final FenceStore store;
+    /** A {@link FenceStore}, or a reactive application's {@code ReactiveFenceStore}. */
+    private final Object store;
+    private final Runnable verify;
     private final TokenIssuer issuer;
 
     /**
@@ -27,8 +30,21 @@ public class FencingHealthIndicator implements HealthIndicator {
      * @param issuer its token issuer, {@code null} when none
      */
     public FencingHealthIndicator(FenceStore store, TokenIssuer issuer) {
+        this(store, Objects.requireNonNull(store, "store")::verify, issuer);
+    }
+
+    private FencingHealthIndicator(Object store, Runnable verify, TokenIssuer issuer) {
         this.store = Objects.requireNonNull(store, "store");
+        this.verify = verify;
         this.issuer = issuer;
+    }
+
+    /**
+     * The health of a reactive application whose fence store is a {@code ReactiveFenceStore} (fencing-reactor), with
+     * no blocking one: {@code verify} is its {@code verify()}; an R2DBC store's table also answers a live read.
+     */
+    public static FencingHealthIndicator reactive(Object reactiveStore, Runnable verify, TokenIssuer issuer) {
+        return new FencingHealthIndicator(reactiveStore, verify, issuer);
     }
 
     @Override
@@ -40,9 +56,11 @@ public class FencingHealthIndicator implements HealthIndicator {
             details.put("issuer", FencingEndpoint.describe(issuer));
         }
         try {
-            store.verify();
-            if (JdbcParts.isJdbc(store)) {
-                JdbcParts.probe(store);
+            verify.run();
+            if (store instanceof FenceStore blocking && JdbcParts.isJdbc(blocking)) {
+                JdbcParts.probe(blocking);
+            } else if (R2dbcParts.isR2dbc(store)) {
+                R2dbcParts.probe(store);
             }
         } catch (RuntimeException e) {
             return Health.down().withDetails(details).withDetail("error", "fence store: " + message(e)).build();

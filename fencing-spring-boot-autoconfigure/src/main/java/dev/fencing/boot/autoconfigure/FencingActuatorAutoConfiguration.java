@@ -6,6 +6,7 @@ import dev.fencing.mode.FenceModes;
 import dev.fencing.boot.actuate.FencingHealthIndicator;
 import dev.fencing.boot.actuate.FencingRejections;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.reactive.ReactiveFenceStore;
 import dev.fencing.store.FenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -14,6 +15,7 @@ import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -21,6 +23,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
@@ -31,12 +34,14 @@ import java.util.Set;
  * The actuator parts, when Spring Boot's actuator is on the classpath: the {@code fencing} health indicator
  * ({@code management.health.fencing.enabled}, on by default) and the {@code fencing} endpoint (available when exposed,
  * as every endpoint: {@code management.endpoints.web.exposure.include=health,fencing}). Both need a {@link FenceStore}
- * bean and back off when the application defines its own. The endpoint's write operation (lowering a resource's
+ * bean, or in a reactive application without one a {@code ReactiveFenceStore} bean, and back off when the
+ * application defines its own. The endpoint's write operation (lowering a resource's
  * max_seen after a bad token, {@link FencingAdminWebExtension}) exists only with {@code fencing.admin.enabled=true}.
  * A {@code SanitizingFunction} keeps the {@code fencing.signing.*} secrets masked in {@code /actuator/configprops}
  * and {@code /actuator/env}.
  */
-@AutoConfiguration(after = {FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class}, afterName = {
+@AutoConfiguration(after = {FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
+        FencingR2dbcAutoConfiguration.class}, afterName = {
         "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
         "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration"})
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
@@ -52,6 +57,21 @@ public class FencingActuatorAutoConfiguration {
         @ConditionalOnMissingBean(name = "fencingHealthIndicator")
         FencingHealthIndicator fencingHealthIndicator(FenceStore store, ObjectProvider<TokenIssuer> issuer) {
             return new FencingHealthIndicator(store, issuer.getIfUnique());
+        }
+    }
+
+    /** A reactive application's health: its ReactiveFenceStore, when it has no blocking store. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass({HealthIndicator.class, ReactiveFenceStore.class})
+    @ConditionalOnMissingBean(FenceStore.class)
+    @ConditionalOnBean(ReactiveFenceStore.class)
+    @ConditionalOnEnabledHealthIndicator("fencing")
+    static class ReactiveHealthConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "fencingHealthIndicator")
+        FencingHealthIndicator fencingHealthIndicator(ReactiveFenceStore store, ObjectProvider<TokenIssuer> issuer) {
+            return FencingHealthIndicator.reactive(store, store::verify, issuer.getIfUnique());
         }
     }
 
@@ -71,9 +91,25 @@ public class FencingActuatorAutoConfiguration {
         }
     }
 
+    /** A blocking fence store, or a reactive one (by name: fencing-reactor is optional). */
+    static final class OnAnyFenceStore extends AnyNestedCondition {
+
+        OnAnyFenceStore() {
+            super(ConfigurationPhase.REGISTER_BEAN);
+        }
+
+        @ConditionalOnBean(FenceStore.class)
+        static final class Blocking {
+        }
+
+        @ConditionalOnBean(type = "dev.fencing.reactive.ReactiveFenceStore")
+        static final class Reactive {
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass({Endpoint.class, ConditionalOnAvailableEndpoint.class})
-    @ConditionalOnBean(FenceStore.class)
+    @Conditional(OnAnyFenceStore.class)
     @ConditionalOnAvailableEndpoint(FencingEndpoint.class)
     static class EndpointConfiguration {
 
@@ -88,6 +124,7 @@ public class FencingActuatorAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean
+        @ConditionalOnBean(FenceStore.class)
         FencingEndpoint fencingEndpoint(FenceStore store, ObjectProvider<TokenIssuer> issuer,
                                         ObjectProvider<FencingProperties> properties,
                                         ObjectProvider<MeterRegistry> registry,
@@ -102,6 +139,7 @@ public class FencingActuatorAutoConfiguration {
         /** The write operation that lowers a resource's max_seen after a bad token: only when asked for. */
         @Bean
         @ConditionalOnBooleanProperty(name = "fencing.admin.enabled")
+        @ConditionalOnBean(FenceStore.class)
         @ConditionalOnMissingBean
         FencingAdminWebExtension fencingAdminWebExtension(FenceStore store, ObjectProvider<TokenIssuer> issuer,
                                                           ObjectProvider<MeterRegistry> registry,
@@ -119,5 +157,29 @@ public class FencingActuatorAutoConfiguration {
         }
 
         private static final String SPRING_SECURITY = "org.springframework.security.core.Authentication";
+
+        /**
+         * A reactive application's endpoint: counts, modes and rejections of its ReactiveFenceStore's fence, when it
+         * has no blocking store; no write operation (an R2DBC store has no administrative side).
+         */
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnClass(ReactiveFenceStore.class)
+        @ConditionalOnMissingBean(FenceStore.class)
+        @ConditionalOnBean(ReactiveFenceStore.class)
+        static class ReactiveEndpointConfiguration {
+
+            @Bean
+            @ConditionalOnMissingBean
+            FencingEndpoint fencingEndpoint(ReactiveFenceStore store, ObjectProvider<TokenIssuer> issuer,
+                                            ObjectProvider<FencingProperties> properties,
+                                            ObjectProvider<MeterRegistry> registry,
+                                            ObjectProvider<FencingRejections> rejections,
+                                            ObjectProvider<FenceModes> modes) {
+                FencingProperties props = properties.getIfAvailable();
+                return FencingEndpoint.reactive(store, issuer.getIfUnique(),
+                        props == null ? null : props.getAcquireTimeout(), registry.getIfUnique(),
+                        rejections.getIfUnique(), modes.getIfUnique(), props != null && props.getAdmin().isEnabled());
+            }
+        }
     }
 }

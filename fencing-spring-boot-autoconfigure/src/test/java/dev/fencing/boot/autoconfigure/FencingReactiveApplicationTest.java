@@ -3,22 +3,31 @@ package dev.fencing.boot.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.annotation.Fenced;
+import dev.fencing.boot.actuate.FencingAdminWebExtension;
+import dev.fencing.boot.actuate.FencingEndpoint;
+import dev.fencing.boot.actuate.FencingHealthIndicator;
 import dev.fencing.r2dbc.R2dbcFenceStore;
 import dev.fencing.reactive.ReactiveFencing;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.sql.FenceSql;
 import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.r2dbc.spi.ConnectionFactories;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration;
 import org.springframework.boot.r2dbc.autoconfigure.R2dbcInitializationAutoConfiguration;
 import org.springframework.boot.r2dbc.autoconfigure.R2dbcTransactionManagerAutoConfiguration;
@@ -89,6 +98,59 @@ class FencingReactiveApplicationTest {
             assertThat(SQL.sql("SELECT max_seen FROM " + TABLE + " WHERE resource = :r").bind("r", "ledger:" + id)
                     .map(row -> row.get(0, Long.class)).one().block(TIMEOUT)).isEqualTo(5);
         });
+    }
+
+    /**
+     * The actuator in a reactive application (no blocking store): the health component reads the R2DBC table live
+     * (DOWN once it is gone), and the endpoint shows the store, the counts, the recent rejections and the modes, and
+     * switches a mode; a new user's WebFlux application had neither.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void theActuatorCoversAReactiveApplicationsStore() {
+        String table = TABLE + "_act";
+        SQL.sql(FenceSql.POSTGRESQL.createTableSql(table)).then().block(TIMEOUT);
+        try {
+            runner.withConfiguration(AutoConfigurations.of(FencingActuatorAutoConfiguration.class))
+                    .withBean(MeterRegistry.class, SimpleMeterRegistry::new).withBean(ReactiveLedger.class)
+                    .withPropertyValues("fencing.store.r2dbc.table=" + table,
+                            "management.endpoints.web.exposure.include=health,fencing")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed().doesNotHaveBean(FenceStore.class)
+                                .hasSingleBean(FencingHealthIndicator.class).hasSingleBean(FencingEndpoint.class)
+                                .doesNotHaveBean(FencingAdminWebExtension.class);
+                        FencingHealthIndicator health = context.getBean(FencingHealthIndicator.class);
+                        Health up = health.health();
+                        assertThat(up.getStatus()).isEqualTo(Status.UP);
+                        assertThat((Map<String, Object>) up.getDetails().get("store"))
+                                .containsEntry("type", "R2dbcFenceStore").containsEntry("table", table)
+                                .containsEntry("database", "POSTGRESQL");
+
+                        ReactiveLedger ledger = context.getBean(ReactiveLedger.class);
+                        long id = System.nanoTime();
+                        StepVerifier.create(post(ledger, id, 5)).expectNextCount(1).expectComplete().verify(TIMEOUT);
+                        StepVerifier.create(post(ledger, id, 4)).expectError(StaleTokenException.class)
+                                .verify(TIMEOUT);
+                        FencingEndpoint endpoint = context.getBean(FencingEndpoint.class);
+                        Map<String, Object> all = endpoint.fencing();
+                        assertThat((Map<String, Object>) all.get("store")).containsEntry("type", "R2dbcFenceStore");
+                        assertThat(((Map<String, Map<String, Long>>) all.get("checks")).get("ledger"))
+                                .containsEntry("accepted", 1L).containsEntry("stale", 1L);
+                        assertThat((List<Object>) all.get("rejections")).hasSize(1);
+                        assertThat(endpoint.resource("ledger:" + id)).containsEntry("countedAs", "ledger")
+                                .doesNotContainKey("maxSeen");
+                        assertThat(endpoint.switchMode("ledger", "enforce", null).getStatus()).isEqualTo(200);
+                        assertThat(endpoint.switchMode("ledger", "observe", null).getStatus()).isEqualTo(400);
+
+                        SQL.sql("DROP TABLE " + table).then().block(TIMEOUT);
+                        Health down = health.health();
+                        assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+                        assertThat((String) down.getDetails().get("error")).startsWith("fence store: ")
+                                .contains(table);
+                    });
+        } finally {
+            SQL.sql("DROP TABLE IF EXISTS " + table).then().block(TIMEOUT);
+        }
     }
 
     /** The documented way to create the table without migrations: Boot's spring.sql.init runs on R2DBC first. */
