@@ -44,6 +44,9 @@ public class FencingZooKeeperAutoConfiguration {
     @ConditionalOnMissingBean(CuratorFramework.class)
     static class CuratorConfiguration {
 
+        /** Curator's default connection timeout. */
+        static final int CONNECTION_TIMEOUT_MS = 15_000;
+
         @Bean(destroyMethod = "close")
         CuratorFramework fencingCuratorFramework(FencingProperties properties) {
             FencingProperties.ZooKeeperIssuer zookeeper = properties.getIssuer().getZookeeper();
@@ -53,9 +56,13 @@ public class FencingZooKeeperAutoConfiguration {
                         + "set " + CONNECT_STRING + " (e.g. zk1:2181,zk2:2181,zk3:2181), or define a started "
                         + "CuratorFramework bean, which the issuer then uses");
             }
+            int session = Math.toIntExact(zookeeper.getSessionTimeout().toMillis());
             CuratorFramework curator = CuratorFrameworkFactory.builder()
                     .connectString(connectString)
-                    .sessionTimeoutMs(Math.toIntExact(zookeeper.getSessionTimeout().toMillis()))
+                    .sessionTimeoutMs(session)
+                    // Curator's 15 s, or the session when shorter: a connection attempt outlasting the session is
+                    // pointless, and Curator warns at every start about a session shorter than it
+                    .connectionTimeoutMs(Math.min(CONNECTION_TIMEOUT_MS, session))
                     .retryPolicy(new ExponentialBackoffRetry(1000, 3))
                     .build();
             curator.start();

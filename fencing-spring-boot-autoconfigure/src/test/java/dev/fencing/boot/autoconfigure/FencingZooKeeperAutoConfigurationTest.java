@@ -88,6 +88,20 @@ class FencingZooKeeperAutoConfigurationTest {
         }
     }
 
+    /** A session shorter than Curator's 15 s connection timeout bounds the connection timeout too (no warning). */
+    @Test
+    void aShortSessionBoundsTheConnectionTimeout() {
+        runner.withPropertyValues("fencing.issuer.zookeeper.connect-string=" + server.getConnectString(),
+                "fencing.issuer.zookeeper.session-timeout=4s").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    CuratorFramework curator = context.getBean(CuratorFramework.class);
+                    assertThat(curator.getZookeeperClient().getConnectionTimeoutMs()).isEqualTo(4_000);
+                });
+        runner.withPropertyValues("fencing.issuer.zookeeper.connect-string=" + server.getConnectString())
+                .run(context -> assertThat(context.getBean(CuratorFramework.class).getZookeeperClient()
+                        .getConnectionTimeoutMs()).isEqualTo(15_000));
+    }
+
     static Health awaitStatus(FencingHealthIndicator indicator, Status status) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         Health health = indicator.health();
