@@ -122,7 +122,8 @@ public class FenceOverheadBenchmark {
         // one lease's token for each fenced resource, bound for the whole trial (as a caller's scope would be)
         scope = FencingContext.bind(new FencingToken("total", 1, "lease"), new FencingToken("bench:7", 1, "lease"),
                 new FencingToken("total-woven", 1, "lease"), new FencingToken("bench-woven:7", 1, "lease"),
-                new FencingToken("bench-woven:4000000123", 1, "lease"), new FencingToken("bench-woven:all", 1, "lease"));
+                new FencingToken("bench-woven:4000000123", 1, "lease"),
+                new FencingToken("bench-woven:all", 1, "lease"));
     }
 
     @TearDown(Level.Trial)

@@ -124,8 +124,9 @@ public final class KeyValues {
 
     /**
      * Fails when no argument declared as {@code type} can have a stable text: an array, a collection, map or
-     * optional type, a publisher, future, stream or iterator type, or a concrete class (other than {@code Object}) that has none. Interfaces, abstract classes and
-     * {@code Object} pass: their values are checked on each call.
+     * optional type, a publisher, future, stream or iterator type, or a concrete class (other than {@code Object})
+     * that has none. Other interfaces, abstract classes and {@code Object} pass: their values are checked on each
+     * call.
      *
      * @param type      the declared type of the parameter the key reads
      * @param operation the method, for the message
