@@ -143,7 +143,8 @@ public final class KeyValues {
             throw new FencingConfigurationException("@Fenced key '" + keySource + "' on " + operation
                     + " is a parameter of type " + type.getTypeName() + ", " + kind.refusal + ": "
                     + (kind == Kind.FLOATING ? "one entity could be fenced as two resources"
-                    : "every call would fence a different resource") + remedy(type, keySource));
+                    : kind == Kind.DEFERRED ? "calls for different entities would fence one resource, named after the "
+                    + "holder" : "every call would fence a different resource") + remedy(type, keySource));
         }
     }
 

@@ -297,7 +297,9 @@ class StableKeyTest {
                     .as(later.getTypeName())
                     .isInstanceOf(FencingConfigurationException.class)
                     .hasMessageContaining("Repo.save(X)").hasMessageContaining(later.getTypeName())
-                    .hasMessageContaining("a value still to come").hasMessageContaining("Take the value itself");
+                    .hasMessageContaining("a value still to come").hasMessageContaining("Take the value itself")
+                    .hasMessageContaining("calls for different entities would fence one resource")
+                    .hasMessageNotContaining("every call would fence a different resource");
         }
         assertThat(KeyValues.textOf(CompletableFuture.completedFuture(7L))).isNull();
         for (Class<?> open : List.of(long.class, Long.class, String.class, CharSequence.class, Object.class,

@@ -125,8 +125,13 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
 
     @Override
     protected LockAcquisitionException failure(String resource, Duration timeout, Exception cause) {
+        String connectString = connectString();
+        // a missing chroot fails every create under it with NoNode for the lock path, which does not name it
+        String chroot = cause instanceof KeeperException.NoNodeException && connectString.contains("/")
+                ? " (does the connect string's chroot " + connectString.substring(connectString.indexOf('/'))
+                + " exist? ZooKeeper does not create it)" : "";
         return new LockAcquisitionException(resource, "Could not lock resource '" + resource
-                + "' on ZooKeeper at " + connectString() + ": " + cause, cause);
+                + "' on ZooKeeper at " + connectString + ": " + cause + chroot, cause);
     }
 
     /**

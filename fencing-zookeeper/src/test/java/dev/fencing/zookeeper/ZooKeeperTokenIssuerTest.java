@@ -118,6 +118,8 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
              ZooKeeperTokenIssuer inChroot = new ZooKeeperTokenIssuer(chrooted, "/locks", null)) {
             assertThatThrownBy(inChroot::probe).isInstanceOf(IllegalStateException.class)
                     .hasMessageContaining(server.getConnectString() + chroot).hasMessageContaining("chroot");
+            assertThatThrownBy(() -> inChroot.acquire("accounts", Duration.ofSeconds(5)))
+                    .hasMessageContaining("does the connect string's chroot " + chroot + " exist?");
             client.create().forPath(chroot);
             inChroot.probe();
             Lease lease = inChroot.acquire("accounts", Duration.ofSeconds(10));

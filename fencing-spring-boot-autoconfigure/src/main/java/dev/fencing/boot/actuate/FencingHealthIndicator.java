@@ -4,6 +4,7 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.store.FenceStore;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.core.NestedExceptionUtils;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -75,8 +76,12 @@ public class FencingHealthIndicator implements HealthIndicator {
         return Health.up().withDetails(details).build();
     }
 
+    /** The failure's type and message, and its root cause's when that says more (the database's own words). */
     private static String message(Throwable e) {
         String message = e.getMessage();
-        return message == null ? e.getClass().getName() : e.getClass().getSimpleName() + ": " + message;
+        String text = message == null ? e.getClass().getName() : e.getClass().getSimpleName() + ": " + message;
+        Throwable root = NestedExceptionUtils.getRootCause(e);
+        String said = root == null ? null : root.getMessage();
+        return said == null || said.isBlank() || text.contains(said) ? text : text + " (" + said.strip() + ")";
     }
 }

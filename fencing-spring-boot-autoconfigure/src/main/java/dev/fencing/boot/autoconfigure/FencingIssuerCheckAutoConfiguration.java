@@ -1,5 +1,6 @@
 package dev.fencing.boot.autoconfigure;
 
+import dev.fencing.issuer.IssuerBase;
 import dev.fencing.issuer.TokenIssuer;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -8,6 +9,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
+
+import javax.sql.DataSource;
 
 /**
  * {@code fencing.issuer.check-fence-store} (on by default): startup fails when the application's one-sequence issuer
@@ -27,6 +30,8 @@ public class FencingIssuerCheckAutoConfiguration {
                                                  Environment environment) {
         return new IssuerCounterCheck(issuers, () -> FenceStoreInventory.of(beanFactory),
                 new StoredOffsets(beanFactory, environment),
+                () -> beanFactory.getBeanProvider(IssuerBase.class).getIfAvailable() != null || JdbcOffsetParts.PRESENT
+                        && beanFactory.getBeanProvider(DataSource.class).getIfAvailable() != null,
                 environment.getProperty(IssuerCounterCheck.PROPERTY, Boolean.class, true));
     }
 }

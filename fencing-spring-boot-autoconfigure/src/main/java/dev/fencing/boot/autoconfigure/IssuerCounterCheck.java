@@ -14,6 +14,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -41,13 +42,15 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
     private final ObjectProvider<TokenIssuer> issuers;
     private final Supplier<FenceInventory> inventory;
     private final Supplier<Map<String, Long>> storedOffsets;
+    private final BooleanSupplier baseStorable;
     private final boolean enforced;
 
     IssuerCounterCheck(ObjectProvider<TokenIssuer> issuers, Supplier<FenceInventory> inventory,
-                       Supplier<Map<String, Long>> storedOffsets, boolean enforced) {
+                       Supplier<Map<String, Long>> storedOffsets, BooleanSupplier baseStorable, boolean enforced) {
         this.issuers = issuers;
         this.inventory = inventory;
         this.storedOffsets = storedOffsets;
+        this.baseStorable = baseStorable;
         this.enforced = enforced;
     }
 
@@ -57,6 +60,12 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
         String problem = problem(issuer, inventory.get(), storedOffsets);
         if (problem == null) {
             return;
+        }
+        if (!baseStorable.getAsBoolean()) {
+            // an R2DBC-only application: the advice above would fail next for want of a place to store the base
+            problem += ". An offset base is stored once, durably, and this application has nowhere to store it: add "
+                    + "fencing-jdbc and a DataSource (the base goes in " + IssuerOffsetPostProcessor.PREFIX
+                    + ".table), or define an IssuerBase bean";
         }
         if (enforced) {
             throw new FencingConfigurationException(problem + SHARED_TABLE);

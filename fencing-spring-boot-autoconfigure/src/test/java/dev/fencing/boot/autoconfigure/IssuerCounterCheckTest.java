@@ -87,7 +87,10 @@ class IssuerCounterCheckTest {
             reactive.withBean(TokenIssuer.class, () -> new OneSequence(500))
                     .run(context -> assertThat(context).hasFailed().getFailure()
                             .hasStackTraceContaining("counter is 500 (OneSequence: one sequence for every resource), "
-                                    + "below the fence store's highest max_seen 700"));
+                                    + "below the fence store's highest max_seen 700")
+                            // no DataSource: the offset the message advises would have nowhere to be stored
+                            .hasStackTraceContaining("this application has nowhere to store it: add fencing-jdbc and "
+                                    + "a DataSource"));
             reactive.withBean(TokenIssuer.class, () -> new OneSequence(900))
                     .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FenceStore.class));
         } finally {
@@ -210,7 +213,8 @@ class IssuerCounterCheckTest {
                             "fencing.issuer.offset.table=" + baseTable);
             moved.run(context -> assertThat(context).hasFailed().getFailure()
                     .hasStackTraceContaining("(ZooKeeperTokenIssuer: one sequence for every resource), below the "
-                            + "fence store's highest max_seen 5000000"));
+                            + "fence store's highest max_seen 5000000")
+                    .satisfies(e -> assertThat(e.getMessage()).doesNotContain("nowhere to store it")));
             moved.withPropertyValues("fencing.issuer.offset.base=6000000").run(context -> {
                 assertThat(context).hasNotFailed();
                 try (Lease lease = context.getBean(TokenIssuer.class).acquire("ledger", Duration.ofSeconds(10))) {
