@@ -56,8 +56,9 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
 
     /**
      * An advice that accepts the header only on messages {@code trusted} accepts (for example by the
-     * broker-validated {@code user_id} property, {@code message.getMessageProperties().getUserId()}); a message it
-     * refuses that carries the header is rejected without requeue and the listener does not run.
+     * broker-validated {@code user_id} property, which Spring AMQP puts in
+     * {@code message.getMessageProperties().getReceivedUserId()} on a received message: {@code getUserId()} is empty
+     * there); a message it refuses that carries the header is rejected without requeue and the listener does not run.
      */
     public FencingTokenListenerAdvice(Predicate<Message> trusted) {
         this.trusted = Objects.requireNonNull(trusted, "trusted");

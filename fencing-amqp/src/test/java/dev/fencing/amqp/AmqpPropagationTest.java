@@ -35,6 +35,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -248,5 +249,27 @@ class AmqpPropagationTest {
         assertThat(listener.accounts.data()).containsEntry("4", "new");
         assertThat(broker.depth(queue)).isZero();
         assertThat(listener.failures).isEmpty();
+    }
+
+    /**
+     * The trust predicate the docs show reads the broker-validated {@code user_id} of a received message where Spring
+     * AMQP puts it, {@code getReceivedUserId()}: {@code getUserId()} is empty on an inbound message, so a predicate on it
+     * refused every message (a new user's trial dead-lettered them all).
+     */
+    @Test
+    void theDocumentedTrustPredicateReadsTheBrokerValidatedUserIdOfAReceivedMessage() {
+        String trustQueue = broker.queue("trust");
+        RabbitTemplate sender = broker.rawTemplate();
+        sender.setUserIdExpressionString("'guest'"); // the connection's user: RabbitMQ refuses any other
+        sender.setBeforePublishPostProcessors(new FencingTokenMessagePostProcessor());
+        try (FencingScope ignored = FencingContext.bind(new FencingToken("accounts:5", 1, "producer-a"))) {
+            sender.convertAndSend("", trustQueue, "record");
+        }
+        Message received = broker.rawTemplate().receive(trustQueue, 10_000);
+        assertThat(received).as("received within 10 s").isNotNull();
+        assertThat(received.getMessageProperties().getUserId()).isNull();
+        Predicate<Message> documented = message -> "guest".equals(message.getMessageProperties().getReceivedUserId());
+        assertThat(documented.test(received)).isTrue();
+        assertThat(received.getMessageProperties().getHeaders()).containsKey(FencingTokenMessagePostProcessor.HEADER);
     }
 }

@@ -189,17 +189,18 @@ class FencingTokenListenerAdviceTest {
     @Test
     void anUntrustedSenderWithTheHeaderIsRejectedOneWithoutItRuns() {
         AtomicInteger calls = new AtomicInteger();
-        Delegate delegate = advised(new FencingTokenListenerAdvice(m -> "svc-a".equals(m.getMessageProperties().getUserId())),
+        Delegate delegate = advised(new FencingTokenListenerAdvice(
+                        m -> "svc-a".equals(m.getMessageProperties().getReceivedUserId())),
                 data -> calls.incrementAndGet());
         Message untrusted = message(ACCOUNTS.toText());
-        untrusted.getMessageProperties().setUserId("somebody");
+        untrusted.getMessageProperties().setReceivedUserId("somebody");
         assertThatThrownBy(() -> delegate.invokeListener(null, untrusted))
                 .isInstanceOf(AmqpRejectAndDontRequeueException.class).hasMessageContaining("not trusted");
         Message trusted = message(ACCOUNTS.toText());
-        trusted.getMessageProperties().setUserId("svc-a");
+        trusted.getMessageProperties().setReceivedUserId("svc-a");
         delegate.invokeListener(null, trusted);
         Message withoutHeader = message(null);
-        withoutHeader.getMessageProperties().setUserId("somebody");
+        withoutHeader.getMessageProperties().setReceivedUserId("somebody");
         delegate.invokeListener(null, withoutHeader);
         assertThat(calls).hasValue(2);
     }

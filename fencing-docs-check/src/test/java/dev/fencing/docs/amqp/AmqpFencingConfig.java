@@ -27,6 +27,7 @@ public class AmqpFencingConfig {
         SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
         factory.setConnectionFactory(connectionFactory);
         factory.setAdviceChain(new FencingTokenListenerAdvice());
+        factory.setDefaultRequeueRejected(false);                  // a failing message is dead-lettered, not looped
         return factory;
     }
 }

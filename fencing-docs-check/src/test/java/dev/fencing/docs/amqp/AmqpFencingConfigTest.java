@@ -39,6 +39,7 @@ class AmqpFencingConfigTest {
 
             SimpleRabbitListenerContainerFactory factory = context.getBean(SimpleRabbitListenerContainerFactory.class);
             assertThat(factory.getAdviceChain()).singleElement().isInstanceOf(FencingTokenListenerAdvice.class);
+            assertThat(factory).extracting("defaultRequeueRejected").isEqualTo(false);
             connectionFactory.destroy();
         }
     }
