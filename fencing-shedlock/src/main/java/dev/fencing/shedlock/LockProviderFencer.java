@@ -1,6 +1,7 @@
 package dev.fencing.shedlock;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.annotation.Fenced;
 import dev.fencing.issuer.TokenIssuer;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
@@ -20,7 +21,9 @@ import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -130,6 +133,72 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
         if (!unmapped.isEmpty()) {
             throw new FencingConfigurationException("@SchedulerLock names that cannot be fenced: " + unmapped);
         }
+        for (String warning : mappingWarnings()) {
+            LOG.log(System.Logger.Level.WARNING, warning);
+        }
+    }
+
+    private static final System.Logger LOG = System.getLogger(LockProviderFencer.class.getName());
+
+    /**
+     * What the mappings name that this context's {@code @Fenced} methods do not check as a job's token can: a
+     * resource no method declares (a misspelt name, every run then refused as missing), or one only keyed methods
+     * check ({@code @Fenced(key = ...)}: they look for a token of {@code resource:<key>}, which a job's lock on
+     * {@code resource} is not). Warnings, not failures: the job's writes may be checked in another service, which gets
+     * the token over HTTP or a message. Nothing when no bean of this context declares a {@code @Fenced} method.
+     */
+    List<String> mappingWarnings() {
+        Map<String, Boolean> declared = fencedResources(); // resource -> checked without a key somewhere
+        List<String> warnings = new ArrayList<>();
+        if (declared.isEmpty()) {
+            return warnings;
+        }
+        for (String mapping : mappings) {
+            String resolved = beanFactory.resolveEmbeddedValue(mapping);
+            int eq = resolved == null ? -1 : resolved.indexOf('=');
+            if (eq <= 0) {
+                continue;
+            }
+            for (String resource : resolved.substring(eq + 1).split(",")) {
+                String name = resource.strip();
+                Boolean unkeyed = declared.get(name);
+                if (unkeyed == null) {
+                    warnings.add("@EnableSchedulerLockFencing(resources = \"" + resolved + "\"): no @Fenced method "
+                            + "of this application declares resource '" + name + "' (declared: " + declared.keySet()
+                            + "): a misspelt name leaves every run's writes refused as missing; fine if the job's "
+                            + "writes are checked in another service");
+                } else if (!unkeyed) {
+                    warnings.add("@EnableSchedulerLockFencing(resources = \"" + resolved + "\"): resource '" + name
+                            + "' is checked only with a key here (@Fenced(key = ...)), which looks for a token of '"
+                            + name + ":<key>': the job's lock on '" + name + "' covers none of them; fence the job "
+                            + "with an unkeyed @Fenced method, or take a lock per entity in the job");
+                }
+            }
+        }
+        return warnings;
+    }
+
+    /** The resources this context's beans declare with {@code @Fenced}, each with whether a method checks it unkeyed. */
+    private Map<String, Boolean> fencedResources() {
+        Map<String, Boolean> declared = new TreeMap<>();
+        for (String beanName : beanFactory.getBeanDefinitionNames()) {
+            Class<?> type = beanFactory.getType(beanName, false);
+            if (type == null) {
+                continue;
+            }
+            Class<?> user = ClassUtils.getUserClass(type);
+            Fenced onType = AnnotatedElementUtils.findMergedAnnotation(user, Fenced.class);
+            if (onType != null) {
+                declared.merge(onType.resource(), onType.key().isEmpty(), Boolean::logicalOr);
+            }
+            ReflectionUtils.doWithMethods(user, method -> {
+                Fenced fenced = AnnotatedElementUtils.findMergedAnnotation(method, Fenced.class);
+                if (fenced != null && !fenced.acquire()) {
+                    declared.merge(fenced.resource(), fenced.key().isEmpty(), Boolean::logicalOr);
+                }
+            });
+        }
+        return declared;
     }
 
     /** The names of every {@code @SchedulerLock} on a bean method, placeholders resolved; names with SpEL ({@code #}) depend on arguments and are skipped. */

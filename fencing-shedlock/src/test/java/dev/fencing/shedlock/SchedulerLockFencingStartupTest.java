@@ -1,6 +1,7 @@
 package dev.fencing.shedlock;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.annotation.Fenced;
 import dev.fencing.context.FencingContext;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
@@ -15,6 +16,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -113,6 +115,27 @@ class SchedulerLockFencingStartupTest {
     static class Plain {
     }
 
+    /** The writes the jobs of {@link MisspeltAndKeyed} would reach. */
+    public static class Writes {
+        @Fenced(resource = "reports")
+        public void report() {
+        }
+
+        @Fenced(resource = "ledger", key = "#id")
+        public void post(long id) {
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableSchedulerLock(defaultLockAtMostFor = "PT10S")
+    @EnableSchedulerLockFencing(resources = {"report=reports,reprots", "nightly=ledger"})
+    static class MisspeltAndKeyed {
+        @Bean
+        Writes writes() {
+            return new Writes();
+        }
+    }
+
     @Test
     void methodProxiesRunTheJobWithItsTokenBound() throws Exception {
         assertJobRunsFenced(MethodMode.class);
@@ -168,5 +191,23 @@ class SchedulerLockFencingStartupTest {
             }
         }
         throw new AssertionError("expected a FencingConfigurationException at startup", thrown);
+    }
+
+    /**
+     * A mapping to a resource no @Fenced method declares (a typo), or to one only keyed methods check, starts (the
+     * job's writes may be checked in another service) and is warned about; a declared unkeyed resource is not (a new
+     * user's trial: both ran, every run refused as missing, with no word at startup).
+     */
+    @Test
+    void mappingsToUndeclaredOrKeyedOnlyResourcesAreWarnedAbout() {
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Beans.class,
+                Issuer.class, MisspeltAndKeyed.class)) {
+            List<String> warnings = context.getBean(LockProviderFencer.class).mappingWarnings();
+            assertThat(warnings).hasSize(2);
+            assertThat(warnings.get(0)).contains("no @Fenced method of this application declares resource 'reprots'")
+                    .contains("declared: [ledger, reports]");
+            assertThat(warnings.get(1)).contains("resource 'ledger' is checked only with a key here")
+                    .contains("'ledger:<key>'");
+        }
     }
 }
