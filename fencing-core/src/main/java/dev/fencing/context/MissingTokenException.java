@@ -29,8 +29,9 @@ public class MissingTokenException extends FencingException {
     public MissingTokenException(String resource, String operation, Collection<String> boundResources) {
         super("No fencing token bound for resource '" + FencingToken.printable(resource) + "' in " + operation
                 + "; bind one with FencingContext.bind(...) or call it from a @Fenced(acquire = true) method "
-                + "(from another process: send it with the request, e.g. in the Fencing-Token header fencing-web "
-                + "reads), and propagate it when the call hops threads" + bound(boundResources));
+                + "(from another process: send it with the request or message, in the Fencing-Token header "
+                + "fencing-web and fencing-amqp read), and propagate it when the call hops threads"
+                + bound(boundResources));
         this.resource = resource;
         this.operation = operation;
     }
