@@ -93,6 +93,12 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
     }
 
     private static void addMapping(FencingLockProvider.Builder builder, String mapping) {
+        String[] resources = resourcesOf(mapping);
+        builder.resources(mapping.substring(0, mapping.indexOf('=')).strip(), resources);
+    }
+
+    /** The resources of {@code lockName=resource[,resource...]}, stripped. */
+    private static String[] resourcesOf(String mapping) {
         int eq = mapping == null ? -1 : mapping.indexOf('=');
         if (eq <= 0 || eq == mapping.length() - 1 || mapping.indexOf('=', eq + 1) >= 0 || mapping.indexOf(';') >= 0) {
             throw new FencingConfigurationException("@EnableSchedulerLockFencing(resources = \"" + mapping
@@ -103,7 +109,7 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
         for (int i = 0; i < resources.length; i++) {
             resources[i] = resources[i].strip();
         }
-        builder.resources(mapping.substring(0, eq).strip(), resources);
+        return resources;
     }
 
     @Override
@@ -155,12 +161,7 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
         }
         for (String mapping : mappings) {
             String resolved = beanFactory.resolveEmbeddedValue(mapping);
-            int eq = resolved == null ? -1 : resolved.indexOf('=');
-            if (eq <= 0) {
-                continue;
-            }
-            for (String resource : resolved.substring(eq + 1).split(",")) {
-                String name = resource.strip();
+            for (String name : resourcesOf(resolved)) { // parsed when the provider was wrapped: it fails there first
                 Boolean unkeyed = declared.get(name);
                 if (unkeyed == null) {
                     warnings.add("@EnableSchedulerLockFencing(resources = \"" + resolved + "\"): no @Fenced method "

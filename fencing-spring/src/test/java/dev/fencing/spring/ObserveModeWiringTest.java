@@ -66,9 +66,8 @@ class ObserveModeWiringTest {
         }
     }
 
-    @Configuration
-    @EnableFencing(observe = "notes")
-    static class Observing {
+    /** The fenced bean and the store every configuration below has; each adds its own @EnableFencing. */
+    static class NotesAndStore {
         @Bean
         Notes notes() {
             return new Notes();
@@ -78,7 +77,11 @@ class ObserveModeWiringTest {
         InMemoryFenceStore fenceStore() {
             return new InMemoryFenceStore();
         }
+    }
 
+    @Configuration
+    @EnableFencing(observe = "notes")
+    static class Observing extends NotesAndStore {
         @Bean
         MeterRegistry meterRegistry() {
             return new SimpleMeterRegistry();
@@ -87,17 +90,7 @@ class ObserveModeWiringTest {
 
     @Configuration
     @EnableFencing(defaultFenceMode = FenceMode.OBSERVE)
-    static class ConfiguredOutside {
-        @Bean
-        Notes notes() {
-            return new Notes();
-        }
-
-        @Bean
-        InMemoryFenceStore fenceStore() {
-            return new InMemoryFenceStore();
-        }
-
+    static class ConfiguredOutside extends NotesAndStore {
         @Bean
         FencingConfigurer configurer() {
             return new FencingConfigurer() {
@@ -155,30 +148,12 @@ class ObserveModeWiringTest {
 
     @Configuration
     @EnableFencing(observe = "nots")
-    static class Misspelt {
-        @Bean
-        Notes notes() {
-            return new Notes();
-        }
-
-        @Bean
-        InMemoryFenceStore fenceStore() {
-            return new InMemoryFenceStore();
-        }
+    static class Misspelt extends NotesAndStore {
     }
 
     @Configuration
     @EnableFencing(observe = "notes:7")
-    static class PerEntity {
-        @Bean
-        Notes notes() {
-            return new Notes();
-        }
-
-        @Bean
-        InMemoryFenceStore fenceStore() {
-            return new InMemoryFenceStore();
-        }
+    static class PerEntity extends NotesAndStore {
     }
 
     @Test
