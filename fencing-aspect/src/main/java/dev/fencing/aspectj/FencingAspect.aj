@@ -31,10 +31,11 @@ import java.util.stream.Collectors;
  * caller runs ({@link BracketFenceStore}, the in-memory store), the check, the method's own body and the release run
  * in the woven method itself, and an unkeyed fenced call allocates nothing (no closure, no join point, no box for an
  * {@code int}, {@code long}, {@code float} or {@code double} result: each has a routing advice of its own). A keyed
- * method of no parameter has its key computed over a shared empty array; one of one, two or three parameters has its
- * arguments bound by the advice and handed to the bracket one by one: no join point, no array, no closure, only the
- * boxes of primitive arguments outside the small-value caches, which C2 often removes; one of more than three takes
- * them from AspectJ's join point (built per call, its argument array copied by {@code getArgs()}). Every other
+ * method of no parameter has its key computed over a shared empty array; one of one to three parameters, or of four
+ * to six returning an object or nothing, has its arguments bound by the advice and handed to the bracket one by one:
+ * no join point, no array, no closure, only the boxes of primitive arguments outside the small-value caches, which C2
+ * often removes; any other (more than six parameters, or four to six and a primitive result) takes them from
+ * AspectJ's join point (built per call, its argument array copied by {@code getArgs()}). Every other
  * fence (an acquiring, future or reactive method, a database store, observed checks, a resource in observe mode, asked
  * of the cached bracket on every call) runs through {@link FencingSupport#invoke} as a callback. Method-level and
  * type-level {@code @Fenced}, keyed and unkeyed, are split by pointcuts that can never both match one join point, so
@@ -132,8 +133,9 @@ public aspect FencingAspect {
     /*
      * The keyed methods by their number of parameters, which execution() tells from the signature alone: those of one,
      * two and three bind them (args() of Object matches any declared type, boxes a primitive and binds null as it is),
-     * those of none are argument-free (below, with the unkeyed ones), every other one (more than three) is
-     * keyedOther(). Exactly one of these matches a keyed join point.
+     * those of four to six too when they return an object or nothing, those of none are argument-free (below, with the
+     * unkeyed ones), every other one (more than six, or four to six returning a primitive) is keyedOther(). Exactly
+     * one of these matches a keyed join point.
      */
 
     pointcut keyed1(Object a0): keyed() && execution(* *(*)) && args(a0);
@@ -142,8 +144,23 @@ public aspect FencingAspect {
 
     pointcut keyed3(Object a0, Object a1, Object a2): keyed() && execution(* *(*, *, *)) && args(a0, a1, a2);
 
+    /*
+     * Four to six parameters are bound too, for a method returning an object or nothing only (an advice of its own
+     * per return type and parameter count would be fifteen more copies): one returning a primitive is keyedOther().
+     */
+
+    pointcut keyed4(Object a0, Object a1, Object a2, Object a3): keyed() && execution(* *(*, *, *, *))
+            && returnsOther() && args(a0, a1, a2, a3);
+
+    pointcut keyed5(Object a0, Object a1, Object a2, Object a3, Object a4): keyed() && execution(* *(*, *, *, *, *))
+            && returnsOther() && args(a0, a1, a2, a3, a4);
+
+    pointcut keyed6(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5): keyed()
+            && execution(* *(*, *, *, *, *, *)) && returnsOther() && args(a0, a1, a2, a3, a4, a5);
+
     pointcut keyedOther(): keyed() && !noParameters() && !execution(* *(*)) && !execution(* *(*, *))
-            && !execution(* *(*, *, *));
+            && !execution(* *(*, *, *)) && !(returnsOther() && (execution(* *(*, *, *, *))
+            || execution(* *(*, *, *, *, *)) || execution(* *(*, *, *, *, *, *))));
 
     /** A method of no parameter: its arguments are an empty array, which the advice has without a join point. */
     pointcut noParameters(): execution(* *());
@@ -761,6 +778,91 @@ public aspect FencingAspect {
         }
     }
 
+    Object around(Object a0, Object a1, Object a2, Object a3): keyed4(a0, a1, a2, a3) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(4, a0, a1, a2, a3, null, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            Object result;
+            try {
+                result = proceed(a0, a1, a2, a3);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    Object around(Object a0, Object a1, Object a2, Object a3, Object a4): keyed5(a0, a1, a2, a3, a4) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(5, a0, a1, a2, a3, a4, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            Object result;
+            try {
+                result = proceed(a0, a1, a2, a3, a4);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3, a4);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3, a4);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    Object around(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5):
+            keyed6(a0, a1, a2, a3, a4, a5) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(6, a0, a1, a2, a3, a4, a5);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            Object result;
+            try {
+                result = proceed(a0, a1, a2, a3, a4, a5);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3, a4, a5);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3, a4, a5);
+        } finally {
+            unpend(previous);
+        }
+    }
+
     int around(): keyedOther() && execution(int *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, true);
@@ -929,6 +1031,36 @@ public aspect FencingAspect {
             @Override
             Object run() throws Throwable {
                 return proceed(a0, a1, a2);
+            }
+        });
+    }
+
+    Object around(Object a0, Object a1, Object a2, Object a3): keyed4(a0, a1, a2, a3)
+            && if(callbackPending(thisJoinPointStaticPart)) {
+        return keyedCallback(thisJoinPointStaticPart, new Object[] {a0, a1, a2, a3}, new Body<Object[]>() {
+            @Override
+            Object run() throws Throwable {
+                return proceed(a0, a1, a2, a3);
+            }
+        });
+    }
+
+    Object around(Object a0, Object a1, Object a2, Object a3, Object a4): keyed5(a0, a1, a2, a3, a4)
+            && if(callbackPending(thisJoinPointStaticPart)) {
+        return keyedCallback(thisJoinPointStaticPart, new Object[] {a0, a1, a2, a3, a4}, new Body<Object[]>() {
+            @Override
+            Object run() throws Throwable {
+                return proceed(a0, a1, a2, a3, a4);
+            }
+        });
+    }
+
+    Object around(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5): keyed6(a0, a1, a2, a3, a4, a5)
+            && if(callbackPending(thisJoinPointStaticPart)) {
+        return keyedCallback(thisJoinPointStaticPart, new Object[] {a0, a1, a2, a3, a4, a5}, new Body<Object[]>() {
+            @Override
+            Object run() throws Throwable {
+                return proceed(a0, a1, a2, a3, a4, a5);
             }
         });
     }

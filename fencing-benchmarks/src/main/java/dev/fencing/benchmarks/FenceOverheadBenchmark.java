@@ -247,4 +247,16 @@ public class FenceOverheadBenchmark {
     public long wovenFencedWithConstantKey() {
         return woven.fencedWithConstantKey();
     }
+
+    /** A plain woven call of four parameters: the baseline of {@link #wovenFencedWithFourArguments}. */
+    @Benchmark
+    public String wovenPlainFour() {
+        return woven.plainFour(7, value, "note", this);
+    }
+
+    /** A keyed woven method of four parameters and an object result: its arguments bound, no join point. */
+    @Benchmark
+    public String wovenFencedWithFourArguments() {
+        return woven.fencedWithFourArguments(7, value, "note", this);
+    }
 }

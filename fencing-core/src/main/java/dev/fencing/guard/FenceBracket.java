@@ -125,18 +125,44 @@ public final class FenceBracket {
         if (count < 0 || count > 3) {
             throw new IllegalArgumentException("A call of 0 to 3 arguments, not " + count + ", for " + point);
         }
+        return token(count, a0, a1, a2, null, null, null);
+    }
+
+    /**
+     * {@link #token(int, Object, Object, Object)} for a call of up to six arguments: the woven aspect binds the
+     * arguments of keyed methods of four to six parameters too.
+     *
+     * @throws IllegalArgumentException when {@code count} is not 0 to 6
+     * @throws InvalidKeyException      as {@link #token(Object[])}
+     * @throws MissingTokenException    as {@link #token(Object[])}
+     */
+    public FencingToken token(int count, Object a0, Object a1, Object a2, Object a3, Object a4, Object a5) {
+        if (count < 0 || count > 6) {
+            throw new IllegalArgumentException("A call of 0 to 6 arguments, not " + count + ", for " + point);
+        }
         int at = point.keyArgument();
         if (at < 0 || at >= count) {
-            Object[] args = {a0, a1, a2};
-            return token(count == 3 ? args : Arrays.copyOf(args, count));
+            Object[] args = {a0, a1, a2, a3, a4, a5};
+            return token(count == 6 ? args : Arrays.copyOf(args, count));
         }
         Object key;
         try {
-            key = point.keyOfArgument(at == 0 ? a0 : at == 1 ? a1 : a2);
+            key = point.keyOfArgument(argument(at, a0, a1, a2, a3, a4, a5));
         } catch (RuntimeException e) {
             throw CheckOutcomes.invalidKey(point, e);
         }
         return presented(key);
+    }
+
+    private static Object argument(int at, Object a0, Object a1, Object a2, Object a3, Object a4, Object a5) {
+        return switch (at) {
+            case 0 -> a0;
+            case 1 -> a1;
+            case 2 -> a2;
+            case 3 -> a3;
+            case 4 -> a4;
+            default -> a5;
+        };
     }
 
     /** The token bound for the effective resource of a checked {@code key}, verified and counted as presented. */

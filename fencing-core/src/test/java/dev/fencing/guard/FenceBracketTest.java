@@ -82,6 +82,16 @@ class FenceBracketTest {
                 Object[] three = Arrays.copyOf(args, 3);
                 return around(bracket, bracket.token(args.length, three[0], three[1], three[2]), body);
             }
+        },
+        /** The same, through the form for up to six, as the woven aspect's advices for four to six parameters. */
+        BRACKET_BY_SIX_ARGUMENTS {
+            @Override
+            Object run(Fixture f, FencePoint point, Object[] args, FencedCall<Object> body) throws Throwable {
+                FenceBracket bracket = f.guard.bracket(point);
+                Object[] six = Arrays.copyOf(args, 6);
+                return around(bracket, bracket.token(args.length, six[0], six[1], six[2], six[3], six[4], six[5]),
+                        body);
+            }
         };
 
         abstract Object run(Fixture f, FencePoint point, Object[] args, FencedCall<Object> body) throws Throwable;
@@ -305,6 +315,7 @@ class FenceBracketTest {
         String callback = scenario.outcome(Path.CALLBACK);
         assertThat(scenario.outcome(Path.BRACKET)).isEqualTo(callback);
         assertThat(scenario.outcome(Path.BRACKET_BY_ARGUMENT)).isEqualTo(callback);
+        assertThat(scenario.outcome(Path.BRACKET_BY_SIX_ARGUMENTS)).isEqualTo(callback);
     }
 
     /** A key that is one argument and says which, as a SpEL key such as {@code #id} does. */
@@ -325,6 +336,10 @@ class FenceBracketTest {
         FenceGuard guard = FenceGuard.builder(new InMemoryFenceStore()).build();
         FenceBracket third = guard.bracket(new FencePoint("Repo.write(String, String, long)", "docs",
                 new ArgumentKey(2), "#id", false, FencingMetrics.noop()));
+        FenceBracket fifth = guard.bracket(new FencePoint("Repo.write(int, int, int, int, long)", "docs",
+                new ArgumentKey(4), "#id", false, FencingMetrics.noop()));
+        FenceBracket sixth = guard.bracket(new FencePoint("Repo.write(int, int, int, int, int, long)", "docs",
+                new ArgumentKey(5), "#id", false, FencingMetrics.noop()));
         List<Object[]> seen = new ArrayList<>();
         FenceBracket joined = guard.bracket(new FencePoint("Repo.write(String, String)", "docs", args -> {
             seen.add(args);
@@ -341,6 +356,16 @@ class FenceBracketTest {
             assertThatThrownBy(() -> third.token(4, 1, 2, 3)).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("not 4");
             assertThatThrownBy(() -> third.token(2, "8", "9", 7L)).as("the key's argument is past the count")
+                    .isInstanceOf(InvalidKeyException.class);
+            assertThat(sixth.token(6, 1, 2, 3, 4, 5, 7L).resource()).isEqualTo("docs:7");
+            assertThatThrownBy(() -> sixth.token(6, 7L, 7L, 7L, 7L, 7L, 8L)).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("docs:8");
+            assertThat(fifth.token(5, 0, 0, 0, 0, 7L, null).resource()).isEqualTo("docs:7");
+            assertThat(joined.token(2, "a", "b", null, null, null, null).resource()).isEqualTo("docs:a-b");
+            assertThat(seen.get(1)).containsExactly("a", "b");
+            assertThatThrownBy(() -> sixth.token(7, 1, 2, 3, 4, 5, 6)).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("not 7");
+            assertThatThrownBy(() -> sixth.token(5, 1, 2, 3, 4, 5, 7L)).as("the key's argument is past the count")
                     .isInstanceOf(InvalidKeyException.class);
         }
         FencePoint several = new FencePoint("Repo.write(String, String)", "docs", args -> args[0], "#p0", false,

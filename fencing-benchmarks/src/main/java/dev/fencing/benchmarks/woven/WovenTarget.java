@@ -31,4 +31,20 @@ public class WovenTarget {
         sum += 1;
         return sum;
     }
+
+    /** Four parameters, unfenced: the baseline of {@link #fencedWithFourArguments}. */
+    public String plainFour(long id, long value, String note, Object tag) {
+        sum += value;
+        return note;
+    }
+
+    /**
+     * Keyed, four parameters and an object result: the advice for four to six parameters binds them one by one (no
+     * join point); before it, such a method took its arguments from AspectJ's join point.
+     */
+    @Fenced(resource = "bench-woven", key = "#p0")
+    public String fencedWithFourArguments(long id, long value, String note, Object tag) {
+        sum += value;
+        return note;
+    }
 }

@@ -19,13 +19,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CompileTimeWeavingTest extends WeavingContract {
 
     /**
-     * A keyed method of no parameter, or of one to three, builds no AspectJ join point per call (its advice has the
-     * arguments without one: 128 B a call otherwise); one of four parameters still does, which shows the test reads
-     * the woven class.
+     * A keyed method of no parameter, of one to three, or of four to six returning an object or nothing, builds no
+     * AspectJ join point per call (its advice has the arguments without one: 128 B a call otherwise); one of four
+     * returning a primitive, and one of seven, still do, which shows the test reads the woven class.
      */
     @Test
     @Timeout(10)
-    void keyedMethodsUpToThreeParametersBuildNoJoinPoint() throws Exception {
+    void keyedMethodsUpToSixParametersBuildNoJoinPoint() throws Exception {
         Set<String> building = new TreeSet<>();
         Set<String> woven = new TreeSet<>();
         try (InputStream in = WovenArities.class.getResourceAsStream("WovenArities.class")) {
@@ -49,7 +49,8 @@ class CompileTimeWeavingTest extends WeavingContract {
             }, 0);
         }
         assertThat(woven).as("methods that reach the aspect").contains("none", "one", "secondOfTwo", "nameOfTwo",
-                "spelOverTwo", "firstOfThree", "thirdOfThree", "fourthOfFour");
-        assertThat(building).as("methods that build a join point").containsExactly("fourthOfFour");
+                "spelOverTwo", "firstOfThree", "thirdOfThree", "fourthOfFour", "firstOfFive", "spelOverFive",
+                "sixthOfSix", "intOfFour", "seventhOfSeven");
+        assertThat(building).as("methods that build a join point").containsExactly("intOfFour", "seventhOfSeven");
     }
 }

@@ -433,6 +433,17 @@ public abstract class WeavingContract {
                     .hasMessageContaining("woven-arity:8");
             assertThatThrownBy(() -> arities.fourthOfFour("7", "7", "7", 8)).isInstanceOf(MissingTokenException.class)
                     .hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.firstOfFive(8, "7", "7", "7", "7"))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.spelOverFive("l", 7, 7, 7, "x")).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("woven-arity:l-x");
+            assertThatThrownBy(() -> arities.sixthOfSix(7, 7, 7, 7, 7, 8)).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("woven-arity:8")
+                    .hasMessageContaining("WovenArities.sixthOfSix(int, int, int, int, int, long)");
+            assertThatThrownBy(() -> arities.intOfFour(8, 7, 7, 7)).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.seventhOfSeven("7", "7", "7", "7", "7", "7", 8))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:8");
             // a static method is refused, its token bound or not, never run unfenced
             assertThatThrownBy(() -> WovenArities.staticWrite(7)).isInstanceOf(FencingConfigurationException.class)
                     .hasMessageContaining("WovenArities.staticWrite(long)").hasMessageContaining("static method");
@@ -456,14 +467,17 @@ public abstract class WeavingContract {
                 .hasMessageContaining("WovenArities.none()");
         assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:all", 2, "zombie"), arities::none))
                 .isInstanceOf(StaleTokenException.class).hasMessageContaining("WovenArities.none()");
-        assertThat(arities.writes).hasSize(11);
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:7", 2, "zombie"),
+                () -> arities.sixthOfSix(1, 2, 3, 4, 5, 7))).isInstanceOf(StaleTokenException.class)
+                .hasMessageContaining("WovenArities.sixthOfSix(int, int, int, int, int, long)");
+        assertThat(arities.writes).hasSize(16);
         assertThat(store.maxSeen("woven-arity:7")).hasValue(3);
         assertThat(store.maxSeen("woven-arity:l-r")).hasValue(3);
         assertThat(store.maxSeen("woven-arity:all")).hasValue(3);
-        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(11);
-        assertThat(checks(registry, "woven-arity", "missing")).isEqualTo(11);
+        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(16);
+        assertThat(checks(registry, "woven-arity", "missing")).isEqualTo(16);
         assertThat(checks(registry, "woven-arity", "invalid")).isEqualTo(2);
-        assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(2);
+        assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(3);
     }
 
     @Test
@@ -484,10 +498,13 @@ public abstract class WeavingContract {
                 () -> arities.firstOfThree(7, "x", 1))).isInstanceOf(StaleTokenException.class);
         assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:all", 2, "zombie"), arities::none))
                 .isInstanceOf(StaleTokenException.class).hasMessageContaining("WovenArities.none()");
-        assertThat(fences).hasValue(12);
-        assertThat(arities.writes).hasSize(10);
-        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(10);
-        assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(2);
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:7", 2, "zombie"),
+                () -> arities.firstOfFive(7, "a", "b", "c", "d"))).isInstanceOf(StaleTokenException.class)
+                .hasMessageContaining("WovenArities.firstOfFive(long, String, String, String, String)");
+        assertThat(fences).hasValue(18);
+        assertThat(arities.writes).hasSize(15);
+        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(15);
+        assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(3);
     }
 
     /** The in-memory store behind one that only runs callbacks (no bracket), counting them in {@code fences}. */
@@ -518,9 +535,15 @@ public abstract class WeavingContract {
         assertThat(arities.secondOfThree("abc", 7, 2.9f)).isEqualTo(12);
         assertThat(arities.thirdOfThree("abc", 0.5f, 7)).isEqualTo(10.5);
         assertThat(arities.fourthOfFour("a", "b", "c", 7)).isEqualTo("abc7");
-        assertThat(arities.none()).isEqualTo(10);
+        assertThat(arities.firstOfFive(7, "a", "b", "c", "d")).isEqualTo("abcd7");
+        arities.spelOverFive("l", 1, 2, 3, "r");
+        assertThat(arities.sixthOfSix(1, 2, 3, 4, 5, 7)).isEqualTo(22L);
+        assertThat(arities.intOfFour(7, 1, 2, 3)).isEqualTo(6);
+        assertThat(arities.seventhOfSeven("a", "b", "c", "d", "e", "f", 7)).isEqualTo("abcdef7");
+        assertThat(arities.none()).isEqualTo(15);
         assertThat(arities.writes).containsExactly("one 7", "secondOfTwo 7", "nameOfTwo ann", "pathOfTwo o-1",
-                "spelOverTwo l-r", "firstOfThree 7", "secondOfThree 7", "thirdOfThree 7", "fourthOfFour 7", "none");
+                "spelOverTwo l-r", "firstOfThree 7", "secondOfThree 7", "thirdOfThree 7", "fourthOfFour 7",
+                "firstOfFive 7", "spelOverFive l-r 6", "sixthOfSix 7", "intOfFour 7", "seventhOfSeven 7", "none");
     }
 
     @Test

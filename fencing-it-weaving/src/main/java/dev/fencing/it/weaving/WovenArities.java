@@ -6,8 +6,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Keyed methods of every parameter count the woven aspect tells apart (one, two and three parameters bound one by
- * one; none or more than three through the join point), with the key at each position, read as a getter chain or by
+ * Keyed methods of every parameter count the woven aspect tells apart (one to three parameters, and four to six with
+ * an object result or none, bound one by one; none, more than six, or four to six with a primitive result through
+ * the join point, or no argument at all), with the key at each position, read as a getter chain or by
  * SpEL over two arguments, and each return type with an advice of its own. Each body returns what it was given, so a
  * bound argument passed on wrongly shows.
  */
@@ -70,6 +71,37 @@ public class WovenArities {
     public String fourthOfFour(String a, String b, String c, long id) {
         writes.add("fourthOfFour " + id);
         return a + b + c + id;
+    }
+
+    @Fenced(resource = "woven-arity", key = "#id")
+    public String firstOfFive(long id, String a, String b, String c, String d) {
+        writes.add("firstOfFive " + id);
+        return a + b + c + d + id;
+    }
+
+    @Fenced(resource = "woven-arity", key = "#left + '-' + #right")
+    public void spelOverFive(String left, int a, int b, int c, String right) {
+        writes.add("spelOverFive " + left + "-" + right + " " + (a + b + c));
+    }
+
+    @Fenced(resource = "woven-arity", key = "#id")
+    public Long sixthOfSix(int a, int b, int c, int d, int e, long id) {
+        writes.add("sixthOfSix " + id);
+        return a + b + c + d + e + id;
+    }
+
+    /** Four parameters and a primitive result: through the join point. */
+    @Fenced(resource = "woven-arity", key = "#id")
+    public int intOfFour(long id, int a, int b, int c) {
+        writes.add("intOfFour " + id);
+        return a + b + c;
+    }
+
+    /** Seven parameters: through the join point. */
+    @Fenced(resource = "woven-arity", key = "#id")
+    public String seventhOfSeven(String a, String b, String c, String d, String e, String f, long id) {
+        writes.add("seventhOfSeven " + id);
+        return a + b + c + d + e + f + id;
     }
 
     /** Static: weaving refuses every call of it (a fence point is an instance method). */
