@@ -31,10 +31,10 @@ import java.util.stream.Collectors;
  * caller runs ({@link BracketFenceStore}, the in-memory store), the check, the method's own body and the release run
  * in the woven method itself, and an unkeyed fenced call allocates nothing (no closure, no join point, no box for an
  * {@code int}, {@code long}, {@code float} or {@code double} result: each has a routing advice of its own). A keyed
- * method of no parameter has its key computed over a shared empty array; one of one to three parameters, or of four
- * to six returning an object or nothing, has its arguments bound by the advice and handed to the bracket one by one:
- * no join point, no array, no closure, only the boxes of primitive arguments outside the small-value caches, which C2
- * often removes; any other (more than six parameters, or four to six and a primitive result) takes them from
+ * method of no parameter has its key computed over a shared empty array; one of one to six parameters has its
+ * arguments bound by the advice and handed to the bracket one by one: no join point, no array, no closure, only the
+ * boxes of primitive arguments outside the small-value caches, which C2 often removes (and, for four to six
+ * parameters, of a primitive result: one advice per count returns an Object); one of more than six takes them from
  * AspectJ's join point (built per call, its argument array copied by {@code getArgs()}). Every other
  * fence (an acquiring, future or reactive method, a database store, observed checks, a resource in observe mode, asked
  * of the cached bracket on every call) runs through {@link FencingSupport#invoke} as a callback. Method-level and
@@ -131,11 +131,10 @@ public aspect FencingAspect {
     pointcut keyed(): (fencedMethod() && !execution(@Fenced(key = "") * *(..))) || (fencedType() && !unkeyedType());
 
     /*
-     * The keyed methods by their number of parameters, which execution() tells from the signature alone: those of one,
-     * two and three bind them (args() of Object matches any declared type, boxes a primitive and binds null as it is),
-     * those of four to six too when they return an object or nothing, those of none are argument-free (below, with the
-     * unkeyed ones), every other one (more than six, or four to six returning a primitive) is keyedOther(). Exactly
-     * one of these matches a keyed join point.
+     * The keyed methods by their number of parameters, which execution() tells from the signature alone: those of one
+     * to six bind them (args() of Object matches any declared type, boxes a primitive and binds null as it is), those
+     * of none are argument-free (below, with the unkeyed ones), every other one (more than six) is keyedOther().
+     * Exactly one of these matches a keyed join point.
      */
 
     pointcut keyed1(Object a0): keyed() && execution(* *(*)) && args(a0);
@@ -145,22 +144,23 @@ public aspect FencingAspect {
     pointcut keyed3(Object a0, Object a1, Object a2): keyed() && execution(* *(*, *, *)) && args(a0, a1, a2);
 
     /*
-     * Four to six parameters are bound too, for a method returning an object or nothing only (an advice of its own
-     * per return type and parameter count would be fifteen more copies): one returning a primitive is keyedOther().
+     * Four to six parameters are bound too, by one advice per count that returns an Object: a primitive result is
+     * boxed there (no allocation for the small values the JDK caches, 16 B otherwise), where an advice of its own per
+     * return type and parameter count would be twelve more copies, and the join point costs 144 B.
      */
 
     pointcut keyed4(Object a0, Object a1, Object a2, Object a3): keyed() && execution(* *(*, *, *, *))
-            && returnsOther() && args(a0, a1, a2, a3);
+            && args(a0, a1, a2, a3);
 
     pointcut keyed5(Object a0, Object a1, Object a2, Object a3, Object a4): keyed() && execution(* *(*, *, *, *, *))
-            && returnsOther() && args(a0, a1, a2, a3, a4);
+            && args(a0, a1, a2, a3, a4);
 
     pointcut keyed6(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5): keyed()
-            && execution(* *(*, *, *, *, *, *)) && returnsOther() && args(a0, a1, a2, a3, a4, a5);
+            && execution(* *(*, *, *, *, *, *)) && args(a0, a1, a2, a3, a4, a5);
 
     pointcut keyedOther(): keyed() && !noParameters() && !execution(* *(*)) && !execution(* *(*, *))
-            && !execution(* *(*, *, *)) && !(returnsOther() && (execution(* *(*, *, *, *))
-            || execution(* *(*, *, *, *, *)) || execution(* *(*, *, *, *, *, *))));
+            && !execution(* *(*, *, *)) && !execution(* *(*, *, *, *)) && !execution(* *(*, *, *, *, *))
+            && !execution(* *(*, *, *, *, *, *));
 
     /** A method of no parameter: its arguments are an empty array, which the advice has without a join point. */
     pointcut noParameters(): execution(* *());

@@ -259,4 +259,10 @@ public class FenceOverheadBenchmark {
     public String wovenFencedWithFourArguments() {
         return woven.fencedWithFourArguments(7, value, "note", this);
     }
+
+    /** The same returning a {@code long} outside the {@code Long} cache, which the advice boxes. */
+    @Benchmark
+    public long wovenFencedWithFourArgumentsReturningLong() {
+        return woven.fencedWithFourArgumentsReturningLong(7, value, "note", this);
+    }
 }

@@ -47,4 +47,14 @@ public class WovenTarget {
         sum += value;
         return note;
     }
+
+    /**
+     * As {@link #fencedWithFourArguments}, returning a {@code long}: the advice for four to six parameters returns an
+     * Object, so a result outside the small {@code Long} cache is boxed (the running sum is).
+     */
+    @Fenced(resource = "bench-woven", key = "#p0")
+    public long fencedWithFourArgumentsReturningLong(long id, long value, String note, Object tag) {
+        sum += value;
+        return sum;
+    }
 }

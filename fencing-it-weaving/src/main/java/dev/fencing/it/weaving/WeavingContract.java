@@ -538,7 +538,7 @@ public abstract class WeavingContract {
         assertThat(arities.firstOfFive(7, "a", "b", "c", "d")).isEqualTo("abcd7");
         arities.spelOverFive("l", 1, 2, 3, "r");
         assertThat(arities.sixthOfSix(1, 2, 3, 4, 5, 7)).isEqualTo(22L);
-        assertThat(arities.intOfFour(7, 1, 2, 3)).isEqualTo(6);
+        assertThat(arities.intOfFour(7, 1_000_000, 2_000_000, 3)).isEqualTo(3_000_003); // boxed and back
         assertThat(arities.seventhOfSeven("a", "b", "c", "d", "e", "f", 7)).isEqualTo("abcdef7");
         assertThat(arities.none()).isEqualTo(15);
         assertThat(arities.writes).containsExactly("one 7", "secondOfTwo 7", "nameOfTwo ann", "pathOfTwo o-1",

@@ -6,9 +6,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Keyed methods of every parameter count the woven aspect tells apart (one to three parameters, and four to six with
- * an object result or none, bound one by one; none, more than six, or four to six with a primitive result through
- * the join point, or no argument at all), with the key at each position, read as a getter chain or by
+ * Keyed methods of every parameter count the woven aspect tells apart (one to six parameters bound one by one, a
+ * primitive result of four to six boxed; more than six through the join point; none with no argument at all), with the key at each position, read as a getter chain or by
  * SpEL over two arguments, and each return type with an advice of its own. Each body returns what it was given, so a
  * bound argument passed on wrongly shows.
  */
@@ -90,7 +89,7 @@ public class WovenArities {
         return a + b + c + d + e + id;
     }
 
-    /** Four parameters and a primitive result: through the join point. */
+    /** Four parameters and a primitive result: bound, the result boxed by the advice. */
     @Fenced(resource = "woven-arity", key = "#id")
     public int intOfFour(long id, int a, int b, int c) {
         writes.add("intOfFour " + id);
