@@ -31,8 +31,10 @@ final class Ip {
         } catch (IOException e) {
             throw new NetworkException("cannot run '" + line + "' (is iproute2 installed?): " + e.getMessage(), e);
         }
-        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(p.getInputStream()));
-        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(p.getErrorStream()));
+        // a thread of its own for each stream: on Java 25 (not 17) a 2-core machine's common pool runs both on its one
+        // worker, and a reader queued behind the other (or anyone's blocked task) lets the command block on a full pipe
+        CompletableFuture<String> out = CompletableFuture.supplyAsync(() -> read(p.getInputStream()), Ip::reader);
+        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> read(p.getErrorStream()), Ip::reader);
         boolean interrupted = false;
         try {
             boolean done;
@@ -68,6 +70,12 @@ final class Ip {
         } catch (NetworkException e) {
             return e;
         }
+    }
+
+    private static void reader(Runnable read) {
+        Thread thread = new Thread(read, "ip-output");
+        thread.setDaemon(true);
+        thread.start();
     }
 
     private static String read(InputStream in) {
