@@ -14,7 +14,9 @@ import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
@@ -39,8 +41,11 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -127,6 +132,35 @@ class CheckAtCommitTest {
         }
     }
 
+    /**
+     * The concurrent transactions of these tests, a thread each: several block at once (on a latch, or on the fence
+     * row's lock), which the common pool cannot promise (one worker on a 2-core machine under Java 25, three on 4
+     * cores under Java 17).
+     */
+    private ExecutorService tasks;
+
+    @BeforeEach
+    void startTasks() {
+        tasks = Executors.newCachedThreadPool(runnable -> {
+            Thread thread = new Thread(runnable, "check-at-commit-test");
+            thread.setDaemon(true);
+            return thread;
+        });
+    }
+
+    @AfterEach
+    void stopTasks() {
+        tasks.shutdownNow();
+    }
+
+    private <T> CompletableFuture<T> async(Supplier<T> task) {
+        return CompletableFuture.supplyAsync(task, tasks);
+    }
+
+    private CompletableFuture<Void> asyncRun(Runnable task) {
+        return CompletableFuture.runAsync(task, tasks);
+    }
+
     private static void await(CountDownLatch latch) {
         try {
             assertThat(latch.await(30, TimeUnit.SECONDS)).as("latch").isTrue();
@@ -173,7 +207,7 @@ class CheckAtCommitTest {
         String r = fresh();
         CountDownLatch bodyDone = new CountDownLatch(1);
         CountDownLatch go = new CountDownLatch(1);
-        CompletableFuture<Throwable> t33 = CompletableFuture.supplyAsync(() -> catchThrowable(() -> transaction()
+        CompletableFuture<Throwable> t33 = async(() -> catchThrowable(() -> transaction()
                 .executeWithoutResult(status -> fence(store, r, new FencingToken(r, 33, "a"), () -> {
                     insert(r, new FencingToken(r, 33, "a"), "33");
                     bodyDone.countDown();
@@ -192,7 +226,7 @@ class CheckAtCommitTest {
         String r = fresh();
         CountDownLatch bodyDone = new CountDownLatch(1);
         CountDownLatch go = new CountDownLatch(1);
-        CompletableFuture<Throwable> t34 = CompletableFuture.supplyAsync(() -> catchThrowable(() -> transaction()
+        CompletableFuture<Throwable> t34 = async(() -> catchThrowable(() -> transaction()
                 .executeWithoutResult(status -> fence(store, r, new FencingToken(r, 34, "b"), () -> {
                     insert(r, new FencingToken(r, 34, "b"), "34");
                     bodyDone.countDown();
@@ -218,15 +252,16 @@ class CheckAtCommitTest {
             fencedInsert(store, r, new FencingToken(r, 10, "first"));
             List<List<Long>> seen = Collections.synchronizedList(new ArrayList<>());
             AtomicBoolean polling = new AtomicBoolean(true);
-            CompletableFuture<Void> reader = CompletableFuture.runAsync(() -> {
-                while (polling.get()) {
+            CompletableFuture<Void> reader = asyncRun(() -> {
+                // stopped by the flag, or by the interrupt of stopTasks() when the test failed before clearing it
+                while (polling.get() && !Thread.currentThread().isInterrupted()) {
                     seen.add(tokens(r));
                 }
             });
             TransactionTemplate holder = transaction();
             CountDownLatch locked = new CountDownLatch(1);
             CountDownLatch release = new CountDownLatch(1);
-            CompletableFuture<Void> lockHolder = CompletableFuture.runAsync(() -> holder.executeWithoutResult(s -> {
+            CompletableFuture<Void> lockHolder = asyncRun(() -> holder.executeWithoutResult(s -> {
                 jdbc.queryForList("SELECT max_seen FROM " + fenceTable + " WHERE resource = ? FOR UPDATE", r);
                 locked.countDown();
                 await(release);
@@ -234,10 +269,10 @@ class CheckAtCommitTest {
             await(locked);
             long first = round % 2 == 0 ? 33 : 34;
             long second = 67 - first;
-            CompletableFuture<Throwable> a = CompletableFuture.supplyAsync(() -> catchThrowable(() ->
+            CompletableFuture<Throwable> a = async(() -> catchThrowable(() ->
                     fencedInsert(store, r, new FencingToken(r, first, "h" + first))));
             waitForLockWaiters(1);
-            CompletableFuture<Throwable> b = CompletableFuture.supplyAsync(() -> catchThrowable(() ->
+            CompletableFuture<Throwable> b = async(() -> catchThrowable(() ->
                     fencedInsert(store, r, new FencingToken(r, second, "h" + second))));
             waitForLockWaiters(2);
             release.countDown();
@@ -284,14 +319,14 @@ class CheckAtCommitTest {
         String r = fresh();
         CountDownLatch inBody = new CountDownLatch(1);
         CountDownLatch go = new CountDownLatch(1);
-        CompletableFuture<Throwable> t34 = CompletableFuture.supplyAsync(() -> catchThrowable(() -> transaction()
+        CompletableFuture<Throwable> t34 = async(() -> catchThrowable(() -> transaction()
                 .executeWithoutResult(status -> fence(defaultStore, r, new FencingToken(r, 34, "b"), () -> {
                     insert(r, new FencingToken(r, 34, "b"), "34");
                     inBody.countDown();
                     await(go);
                 }))));
         await(inBody);
-        CompletableFuture<Throwable> t33 = CompletableFuture.supplyAsync(() -> catchThrowable(() ->
+        CompletableFuture<Throwable> t33 = async(() -> catchThrowable(() ->
                 fencedInsert(store, r, new FencingToken(r, 33, "a"))));
         waitForLockWaiters(1);
         go.countDown();
@@ -346,7 +381,7 @@ class CheckAtCommitTest {
         fencedInsert(quick, r, new FencingToken(r, 1, "a"));
         CountDownLatch locked = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
-        CompletableFuture<Void> holder = CompletableFuture.runAsync(() -> transaction().executeWithoutResult(s -> {
+        CompletableFuture<Void> holder = asyncRun(() -> transaction().executeWithoutResult(s -> {
             jdbc.queryForList("SELECT max_seen FROM " + fenceTable + " WHERE resource = ? FOR UPDATE", r);
             locked.countDown();
             await(release);
