@@ -215,7 +215,8 @@ public final class FenceGuard {
         Observation observation = Observation.createNotStarted(OBSERVATION, observations)
                 .contextualName("fence " + point.resource())
                 .lowCardinalityKeyValue("resource", point.resource())
-                .lowCardinalityKeyValue("outcome", "error")
+                // no outcome yet: a meter handler tags what it starts with the key values it has now (its
+                // fencing.check.active timer), and a placeholder would show every running check as an error
                 .highCardinalityKeyValue("fencing.resource", resource)
                 .highCardinalityKeyValue("fencing.method", point.operation())
                 .highCardinalityKeyValue("fencing.token", token == null ? "none" : Long.toString(token.value()))
@@ -226,6 +227,9 @@ public final class FenceGuard {
             observation.error(t);
             throw t;
         } finally {
+            if (observation.getContext().getLowCardinalityKeyValue("outcome") == null) {
+                observation.lowCardinalityKeyValue("outcome", "error"); // failed before any outcome was set
+            }
             observation.stop();
         }
     }

@@ -7,12 +7,15 @@ import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.common.KeyValue;
+import io.micrometer.core.instrument.Tag;
+import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -96,6 +99,24 @@ class ObservedCheckTest {
         assertThat(seen.get(3).high()).containsEntry("fencing.token", "none");
         assertThat(seen.get(4).error()).isSameAs(thrown);
         assertThat(registry.find("fencing.checks").tag("outcome", "accepted").counter().count()).isEqualTo(2);
+    }
+
+    @Test
+    void aRunningCheckIsTaggedWithItsResourceOnlyUntilItsOutcomeIsKnown() throws Throwable {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        ObservationRegistry timed = ObservationRegistry.create();
+        timed.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
+        FenceGuard guard = FenceGuard.builder(new InMemoryFenceStore()).observations(timed).build();
+        List<Map<String, String>> running = new ArrayList<>();
+        bound(new FencingToken("accounts", 5, "a"), () -> guard.invoke(repo, new Object[0], () -> {
+            meters.find(FenceGuard.OBSERVATION + ".active").longTaskTimers().forEach(timer -> running.add(
+                    timer.getId().getTags().stream().collect(Collectors.toMap(Tag::getKey, Tag::getValue))));
+            return "ok";
+        }));
+        assertThat(running).as("the check's active timer while the write runs")
+                .containsExactly(Map.of("resource", "accounts"));
+        assertThat(meters.get(FenceGuard.OBSERVATION).tag("outcome", "accepted").timer().count()).isEqualTo(1);
+        assertThat(meters.find(FenceGuard.OBSERVATION).tag("outcome", "error").timer()).isNull();
     }
 
     @Test

@@ -398,7 +398,9 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
                 result.completeExceptionally(cause);
                 return;
             }
-            CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS)
+            // run by the delay's own thread: the attempt only sends a request, and the common pool may have one
+            // worker (Java 25 on 2 cores) that the application keeps busy
+            CompletableFuture.delayedExecutor(100, TimeUnit.MILLISECONDS, Runnable::run)
                     .execute(() -> attemptDelete(key, revision, deadline, true, result));
         });
     }
@@ -770,8 +772,9 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
                     }
                 }
                 if (error != null) {
-                    CompletableFuture.runAsync(() -> readKey(present), CompletableFuture.delayedExecutor(
-                            RECHECK_DELAY_MILLIS, TimeUnit.MILLISECONDS));
+                    // run by the delay's thread: the read is only sent, and the common pool may have one busy worker
+                    CompletableFuture.delayedExecutor(RECHECK_DELAY_MILLIS, TimeUnit.MILLISECONDS, Runnable::run)
+                            .execute(() -> readKey(present));
                     return;
                 }
                 List<KeyValue> kvs = response.getKvs();
