@@ -350,12 +350,12 @@ public aspect FencingAspect {
     }
 
     /*
-     * The routing advice of a keyed call, as the unkeyed one above, one per return type for each of four groups of
-     * join points: methods of one, two and three parameters bind them (a primitive boxed) and pass them to the bracket
-     * one by one, so no join point is built and, when the key reads one argument, no array; a method of more than three
-     * takes its arguments from the join point (ajc builds one for it). The parameter counts and the
-     * return types split the keyed join points among these advices without overlap; a callback fence is left to the
-     * keyed advices after these.
+     * The routing advice of a keyed call, as the unkeyed one above: one per return type for methods of one, two and
+     * three parameters and for those of more than six, and one returning an Object for each of four, five and six.
+     * Methods of one to six parameters bind them (a primitive boxed) and pass them to the bracket one by one, so no
+     * join point is built and, when the key reads one argument, no array; a method of more than six takes its
+     * arguments from the join point (ajc builds one for it). The parameter counts and the return types split the keyed
+     * join points among these advices without overlap; a callback fence is left to the keyed advices after these.
      */
 
     int around(Object a0): keyed1(a0) && execution(int *(..)) {
