@@ -7,8 +7,6 @@ import dev.fencing.signing.TokenVerifier;
 import dev.fencing.store.BracketFenceStore;
 import dev.fencing.token.FencingToken;
 
-import java.util.Arrays;
-
 /**
  * Internal: public for the proxy interceptor (fencing-spring) and the woven aspect (fencing-aspect), not for
  * applications.
@@ -142,8 +140,7 @@ public final class FenceBracket {
         }
         int at = point.keyArgument();
         if (at < 0 || at >= count) {
-            Object[] args = {a0, a1, a2, a3, a4, a5};
-            return token(count == 6 ? args : Arrays.copyOf(args, count));
+            return token(arguments(count, a0, a1, a2, a3, a4, a5));
         }
         Object key;
         try {
@@ -152,6 +149,15 @@ public final class FenceBracket {
             throw CheckOutcomes.invalidKey(point, e);
         }
         return presented(key);
+    }
+
+    /** The call's first {@code count} arguments as one array of that length (a key reading several needs them). */
+    private static Object[] arguments(int count, Object a0, Object a1, Object a2, Object a3, Object a4, Object a5) {
+        Object[] args = new Object[count];
+        for (int i = 0; i < count; i++) {
+            args[i] = argument(i, a0, a1, a2, a3, a4, a5);
+        }
+        return args;
     }
 
     private static Object argument(int at, Object a0, Object a1, Object a2, Object a3, Object a4, Object a5) {
