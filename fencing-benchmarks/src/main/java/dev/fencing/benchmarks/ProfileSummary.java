@@ -33,8 +33,8 @@ public final class ProfileSummary {
                 "instrument/Counter.increment", "CumulativeCounter", "FencingMetrics.increment"));
         parts.put("token lookup (thread-local, scope)", List.of("dev/fencing/context/", "java/lang/ThreadLocal"));
         parts.put("fence point or route lookup", List.of("FencePointSource", "FencingAspect.route",
-                "FencingSupport.resolved"));
-        parts.put("resource slot lookup", List.of("InMemoryFenceStore.lockedSlot"));
+                "FencingSupport.resolved", "support/FenceTable"));
+        parts.put("resource slot lookup", List.of("InMemoryFenceStore.lockedSlot", "InMemoryFenceStore$SlotLane"));
         parts.put("rule (judge)", List.of("dev/fencing/rule/"));
         parts.put("fencing, rest (guard, bracket, store, checks)", List.of("dev/fencing/guard/", "dev/fencing/store/",
                 "dev/fencing/spring/", "dev/fencing/aspectj/", "dev/fencing/mode/", "dev/fencing/metrics/",
