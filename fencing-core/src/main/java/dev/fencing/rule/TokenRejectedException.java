@@ -10,8 +10,10 @@ import dev.fencing.token.FencingToken;
  * {@link Verdict#REJECT_OUT_OF_RANGE}) or {@link ForgedTokenException} (failed signature verification,
  * {@link Verdict#REJECT_FORGED}, never compared with max_seen). Carries the resource, the presented token, max_seen,
  * the verdict and, once known,
- * the fenced operation; the guarded method did not run and nothing changed. Catch this type to handle every
- * rejection; {@link #of} builds the subclass a verdict calls for.
+ * the fenced operation. The guarded method did not run and nothing changed, unless the verdict came at the
+ * transaction's commit ({@link #afterBody()}: a store checking at commit), after the method had run: its database
+ * writes then rolled back, and what it did outside the database happened. Catch this type to handle every rejection;
+ * {@link #of} builds the subclass a verdict calls for.
  */
 public abstract sealed class TokenRejectedException extends FencingException
         permits StaleTokenException, DuplicateTokenException, OutOfRangeTokenException, ForgedTokenException {
@@ -23,6 +25,8 @@ public abstract sealed class TokenRejectedException extends FencingException
     private final long maxSeen;
     private final Verdict verdict;
     private final String operation;
+    /** Set on a copy only ({@link #afterBody(boolean)}), before anyone else sees it. */
+    private boolean afterBody;
 
     TokenRejectedException(String message, String resource, FencingToken presented, long maxSeen, Verdict verdict,
                            String operation) {
@@ -60,8 +64,38 @@ public abstract sealed class TokenRejectedException extends FencingException
     /** The same rejection, naming the fenced operation (for example {@code AccountRepository.save(Account)}). */
     public TokenRejectedException at(String operation) {
         TokenRejectedException named = of(resource, presented, maxSeen, verdict, operation);
+        named.afterBody = afterBody;
         named.setStackTrace(getStackTrace());
         return named;
+    }
+
+    /**
+     * The same rejection, reached after the fenced method's body ran when {@code afterBody} (a check sent with the
+     * transaction's COMMIT), or before it: what a store checking at commit raises.
+     */
+    public TokenRejectedException afterBody(boolean afterBody) {
+        if (afterBody == this.afterBody) {
+            return this;
+        }
+        TokenRejectedException copy = at(operation);
+        copy.afterBody = afterBody;
+        return copy;
+    }
+
+    /**
+     * Whether the fenced method's body had run before the verdict: the check came at the transaction's commit. Its
+     * database writes rolled back with the transaction; what it did outside the database (a message, an HTTP call, a
+     * write in a {@code REQUIRES_NEW} transaction) happened. {@code false}: the body did not run.
+     */
+    public boolean afterBody() {
+        return afterBody;
+    }
+
+    /** The message, and when {@link #afterBody()} what that means for the method's effects. */
+    @Override
+    public String getMessage() {
+        return afterBody ? super.getMessage() + " (checked at the transaction's commit, after the method ran: its "
+                + "database writes rolled back, what it did outside the transaction happened)" : super.getMessage();
     }
 
     public String resource() {

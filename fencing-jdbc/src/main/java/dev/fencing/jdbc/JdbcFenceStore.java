@@ -447,7 +447,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
             Verdict verdict = maxSeen > value ? Verdict.REJECT_STALE
                     : maxSeen < value ? Verdict.REJECT_OUT_OF_RANGE : Verdict.REJECT_DUPLICATE;
             return check.verdict().failed(TokenRejectedException.of(check.resource(), check.token(), maxSeen,
-                    verdict));
+                    verdict).afterBody(true));
         }
         Pending first = checks.get(0);
         String state = e.getSQLState() == null ? "" : e.getSQLState();

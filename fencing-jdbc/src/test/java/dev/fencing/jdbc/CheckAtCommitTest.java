@@ -188,6 +188,8 @@ class CheckAtCommitTest {
         assertThat(thrown).isInstanceOfSatisfying(StaleTokenException.class, e -> {
             assertThat(e.presented()).isSameAs(zombie);
             assertThat(e.maxSeen()).isEqualTo(34);
+            assertThat(e.afterBody()).as("refused at COMMIT, after the body ran").isTrue();
+            assertThat(e.getMessage()).contains("checked at the transaction's commit, after the method ran");
         });
         assertThat(tokens(r)).containsExactly(34L);
         assertThat(fenceRow(r)).isEqualTo(before);
@@ -436,7 +438,9 @@ class CheckAtCommitTest {
         guarded(guard, point, t6, () -> insert(r, t6, "6"));
         assertThat(count(registry, "accepted")).isEqualTo(2);
         assertThatThrownBy(() -> guarded(guard, point, t4, () -> insert(r, t4, "4 again")))
-                .isInstanceOf(StaleTokenException.class).hasMessageContaining("Repo.save(Note)");
+                .isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.afterBody())
+                        .as("still after the body once the guard named the method").isTrue())
+                .hasMessageContaining("Repo.save(Note)");
         assertThat(count(registry, "stale")).isEqualTo(2);
         // a body that fails rolls back before any check: no verdict, nothing counted
         FencingToken t7 = new FencingToken(r, 7, "c");

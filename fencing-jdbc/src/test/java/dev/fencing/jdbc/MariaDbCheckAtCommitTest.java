@@ -139,6 +139,7 @@ class MariaDbCheckAtCommitTest {
         assertThat(thrown).isInstanceOfSatisfying(StaleTokenException.class, e -> {
             assertThat(e.presented()).isSameAs(zombie);
             assertThat(e.maxSeen()).isEqualTo(34);
+            assertThat(e.afterBody()).as("refused at COMMIT, after the body ran").isTrue();
         });
         assertThat(tokens(r)).containsExactly(34L);
         assertThat(fenceRow(r)).isEqualTo(before);

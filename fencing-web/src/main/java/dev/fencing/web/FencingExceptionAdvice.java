@@ -114,7 +114,7 @@ public class FencingExceptionAdvice {
     }
 
     /** Whether a {@link FencingTokenFilter} marked {@code request} as one whose caller may send tokens. */
-    private static boolean callerMaySend(WebRequest request) {
+    static boolean callerMaySend(WebRequest request) {
         return request.getAttribute(FencingTokenFilter.APPLIED_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST) != null;
     }
 
@@ -171,6 +171,11 @@ public class FencingExceptionAdvice {
      * names, database errors) is logged here, never sent to the caller.
      */
     @ExceptionHandler(FenceStoreException.class)
+    public ResponseEntity<ProblemDetail> storeFailed(FenceStoreException e, WebRequest request) {
+        return FencingProblems.storeRefused(e, request == null || callerMaySend(request));
+    }
+
+    /** The answer to {@code e} without looking at the request. */
     public ResponseEntity<ProblemDetail> storeFailed(FenceStoreException e) {
         return FencingProblems.storeRefused(e);
     }

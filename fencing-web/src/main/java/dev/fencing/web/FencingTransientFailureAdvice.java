@@ -9,14 +9,17 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
+import org.springframework.web.context.request.WebRequest;
 
 
 /**
  * Answers a fence check that did not run for a reason that passes (a {@link TransientFenceFailure}: the JDBC store's
  * {@code FenceBusyException} and {@code FenceConflictException}, which are Spring
  * {@link ConcurrencyFailureException}s) with 503 Service Unavailable, {@code Retry-After: 1} and a problem detail:
- * title "Fence busy" or "Fence conflict", the exception's message as detail, {@code resource}, {@code reason}
- * ({@code busy} or {@code conflict}) and, when known, {@code presented} (without its signature).
+ * type {@code https://fencing.dev/problems/fence-busy} or {@code .../fence-conflict}, title "Fence busy" or "Fence
+ * conflict", a detail naming the resource (the exception's message is logged, never sent), {@code resource},
+ * {@code reason} ({@code busy} or {@code conflict}), {@code afterBody} and, on a request a token filter covered,
+ * {@code presented} (without its signature; on any other request the token was the service's own lock's).
  *
  * <p>Any other {@code ConcurrencyFailureException} (the application's own optimistic locking, say) is rethrown
  * unchanged: Spring MVC then treats it as if this advice had no handler for it, and its other exception resolvers
@@ -33,11 +36,18 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 public class FencingTransientFailureAdvice {
 
     @ExceptionHandler(ConcurrencyFailureException.class)
-    public ResponseEntity<ProblemDetail> transientFailure(ConcurrencyFailureException e) {
+    public ResponseEntity<ProblemDetail> transientFailure(ConcurrencyFailureException e, WebRequest request) {
         if (!(e instanceof TransientFenceFailure failure)) {
             throw e;     // not a fence's: Spring MVC's other resolvers and the application's own handling apply
         }
-        // the message (database errors, SQL) stays in the server's log; the caller learns what to do
-        return FencingProblems.retryLater(FencingProblems.transientFailure(failure, e.getMessage()));
+        // the message (database errors, SQL) stays in the server's log; the caller learns what to do; on a request
+        // no token filter covered, the token was the service's own lock's and is left out, as a 409 leaves it out
+        return FencingProblems.retryLater(FencingProblems.transientFailure(failure, e.getMessage(),
+                request == null || FencingExceptionAdvice.callerMaySend(request)));
+    }
+
+    /** The answer to {@code e} without looking at the request: {@code presented} included. */
+    public ResponseEntity<ProblemDetail> transientFailure(ConcurrencyFailureException e) {
+        return transientFailure(e, null);
     }
 }

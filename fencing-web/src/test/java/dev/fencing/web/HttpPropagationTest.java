@@ -19,6 +19,7 @@ import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.FencedCall;
 import dev.fencing.store.RoutingFenceStore;
 import dev.fencing.token.FencingToken;
+import dev.fencing.web.internal.FencingProblems;
 import jakarta.servlet.http.HttpServlet;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
@@ -300,7 +301,7 @@ class HttpPropagationTest {
                     "Lock of 'accounts:" + account + "' not acquired within 250ms");
         }
 
-        @PostMapping("/accounts/{account}/busy")
+        @PostMapping({"/accounts/{account}/busy", "/uncovered/{account}/busy"})
         public String busy(@PathVariable("account") String account) {
             throw new TestFenceBusy("accounts:" + account, FencingToken.parse("accounts:" + account + "#7@h"));
         }
@@ -912,8 +913,19 @@ class HttpPropagationTest {
         assertThat(problem.get("resource").asString()).isEqualTo("accounts:16");
         assertThat(problem.get("reason").asString()).isEqualTo("busy");
         assertThat(problem.get("presented").asString()).isEqualTo("accounts:16#7@h");
+        assertThat(problem.get("type").asString()).isEqualTo(FencingProblems.FENCE_BUSY_TYPE.toString());
         assertThat(problem.get("detail").asString()).contains("held by another transaction")
                 .doesNotContain("stayed locked"); // the exception's own text stays in the server's log
+    }
+
+    @Test
+    void theServicesOwnBusyTokenOnAPathNoFilterCoversIsLeftOut() throws Exception {
+        Answer answer = exchange(plain, "POST", "/uncovered/24/busy", Map.of("Content-Type", "text/plain"));
+        JsonNode problem = problem(answer, 503);
+        assertThat(answer.retryAfter()).isEqualTo("1");
+        assertThat(problem.get("title").asString()).isEqualTo("Fence busy");
+        assertThat(problem.get("resource").asString()).isEqualTo("accounts:24");
+        assertThat(problem.has("presented")).as("the service's own lock's token, as a 409 leaves it out").isFalse();
     }
 
     @Test
@@ -924,6 +936,7 @@ class HttpPropagationTest {
         assertThat(problem.get("title").asString()).isEqualTo("Fence conflict");
         assertThat(problem.get("resource").asString()).isEqualTo("accounts:17");
         assertThat(problem.get("reason").asString()).isEqualTo("conflict");
+        assertThat(problem.get("type").asString()).isEqualTo(FencingProblems.FENCE_CONFLICT_TYPE.toString());
         assertThat(problem.has("presented")).isFalse();
     }
 

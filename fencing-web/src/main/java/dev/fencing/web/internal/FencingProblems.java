@@ -55,6 +55,12 @@ public final class FencingProblems {
     /** The problem type of a fenced write reached outside the transaction its store checks in (500). */
     public static final URI NO_TRANSACTION_TYPE = URI.create("https://fencing.dev/problems/no-transaction");
 
+    /** The problem {@code type} of a 503 for a fence row held longer than the store's lock wait bound. */
+    public static final URI FENCE_BUSY_TYPE = URI.create("https://fencing.dev/problems/fence-busy");
+
+    /** The problem {@code type} of a 503 for a check the database aborted (serialization failure, deadlock). */
+    public static final URI FENCE_CONFLICT_TYPE = URI.create("https://fencing.dev/problems/fence-conflict");
+
     /** The problem {@code type} of a 400 for a {@code Fencing-Token} header that does not parse. */
     public static final String MALFORMED_TOKEN_TYPE = "https://fencing.dev/problems/malformed-token";
 
@@ -90,6 +96,15 @@ public final class FencingProblems {
      * reactive ways to bind a token ({@link #missingReactive}).
      */
     public static ResponseEntity<ProblemDetail> of(Throwable e, String headerIgnored, boolean reactive) {
+        return of(e, headerIgnored, reactive, true);
+    }
+
+    /**
+     * As {@link #of(Throwable, String, boolean)}; {@code callerMaySend} false (no token filter covered the request):
+     * a busy or conflicting check's token was the service's own, and its answer leaves it out.
+     */
+    public static ResponseEntity<ProblemDetail> of(Throwable e, String headerIgnored, boolean reactive,
+                                                   boolean callerMaySend) {
         if (e instanceof MissingTokenException missing && reactive) {
             return answer(missingReactive(missing, headerIgnored));
         }
@@ -109,13 +124,13 @@ public final class FencingProblems {
             return answer(invalidKey(invalidKey));
         }
         if (e instanceof FenceStoreException store) {
-            return storeRefused(store);
+            return storeRefused(store, callerMaySend);
         }
         if (e instanceof LockAcquisitionException lock) {
             return retryLater(lockNotAcquired(lock));
         }
         if (e instanceof TransientFenceFailure failure) {
-            return retryLater(transientFailure(failure, e.getMessage()));
+            return retryLater(transientFailure(failure, e.getMessage(), callerMaySend));
         }
         return null;
     }
@@ -125,8 +140,13 @@ public final class FencingProblems {
      * write outside a transaction a 500 ({@link #noTransaction}), any other a 503 ({@link #storeFailed}).
      */
     public static ResponseEntity<ProblemDetail> storeRefused(FenceStoreException e) {
+        return storeRefused(e, true);
+    }
+
+    /** {@link #storeRefused(FenceStoreException)}, for a caller that may send tokens or not ({@link #transientFailure}). */
+    public static ResponseEntity<ProblemDetail> storeRefused(FenceStoreException e, boolean callerMaySend) {
         if (e instanceof TransientFenceFailure failure) {
-            return retryLater(transientFailure(failure, e.getMessage()));
+            return retryLater(transientFailure(failure, e.getMessage(), callerMaySend));
         }
         if (e instanceof OutsideTransactionException noTransaction) {
             return answer(noTransaction(noTransaction));
@@ -178,6 +198,7 @@ public final class FencingProblems {
         problem.setProperty("presented", e.presented().unsigned().toText()); // never a usable signed token
         problem.setProperty("maxSeen", e.maxSeen());
         problem.setProperty("verdict", e.verdict().outcome());
+        problem.setProperty("afterBody", e.afterBody());
         return problem;
     }
 
@@ -212,7 +233,10 @@ public final class FencingProblems {
     public static ProblemDetail ownTokenRejected(ProblemDetail problem, TokenRejectedException e) {
         problem.setDetail("The write of resource '" + e.resource() + "' was refused: the token of the service's lock ("
                 + e.presented().value() + ") was not accepted, max_seen is " + e.maxSeen() + " (verdict "
-                + e.verdict().outcome() + "); a newer holder may have written. Nothing was written by the refused call");
+                + e.verdict().outcome() + "); a newer holder may have written. " + (e.afterBody()
+                ? "The refused call had run (the check came at commit): its database writes were rolled back, what "
+                + "it did outside the database happened"
+                : "The refused call did not run: nothing was written by it"));
         if (problem.getProperties() != null) {
             problem.getProperties().remove("presented");
         }
@@ -358,6 +382,16 @@ public final class FencingProblems {
      * logged at INFO, never sent.
      */
     public static ProblemDetail transientFailure(TransientFenceFailure failure, String message) {
+        return transientFailure(failure, message, true);
+    }
+
+    /**
+     * {@link #transientFailure(TransientFenceFailure, String)}; when the request's caller may not send tokens
+     * ({@code callerMaySend} false: no token filter covered it) the token was the service's own lock's, and
+     * {@code presented} is left out, as a 409 leaves it out ({@link #ownTokenRejected}).
+     */
+    public static ProblemDetail transientFailure(TransientFenceFailure failure, String message,
+                                                 boolean callerMaySend) {
         boolean busy = failure.reason() == TransientFenceFailure.Reason.BUSY;
         log.info("Fence " + (busy ? "busy" : "conflict") + " for resource '" + failure.resource()
                 + "'; answering 503: " + message);
@@ -369,11 +403,12 @@ public final class FencingProblems {
                 ? "; its database writes rolled back, but the call had run (this came at commit): what it did outside "
                 + "the database happened. Retry if that is safe to repeat"
                 : "; the call did not run, retry later"));
+        problem.setType(busy ? FENCE_BUSY_TYPE : FENCE_CONFLICT_TYPE);
         problem.setTitle(busy ? "Fence busy" : "Fence conflict");
         problem.setProperty("resource", failure.resource());
         problem.setProperty("reason", failure.reason().name().toLowerCase(Locale.ROOT));
         problem.setProperty("afterBody", afterBody);
-        if (failure.presented() != null) {
+        if (failure.presented() != null && callerMaySend) {
             // without its signature: a token refused as busy was never used, and may be above max_seen
             problem.setProperty("presented", failure.presented().unsigned().toText());
         }

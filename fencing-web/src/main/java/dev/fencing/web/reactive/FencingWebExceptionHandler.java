@@ -51,7 +51,7 @@ public final class FencingWebExceptionHandler implements WebExceptionHandler, Or
             ProblemDetail problem = FencingProblems.rejected(rejected, callerMaySend);
             answer = ResponseEntity.status(problem.getStatus()).body(problem);
         } else {
-            answer = FencingProblems.of(ex, null, true);
+            answer = FencingProblems.of(ex, null, true, callerMaySend);
         }
         ServerHttpResponse response = exchange.getResponse();
         if (answer == null || answer.getBody() == null || response.isCommitted()) {

@@ -1,6 +1,8 @@
 package dev.fencing.web.internal;
 
 import dev.fencing.context.MissingTokenException;
+import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.rule.Verdict;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.OutsideTransactionException;
 import dev.fencing.store.TransientFenceFailure;
@@ -9,6 +11,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.http.HttpHeaders;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,6 +42,32 @@ class FencingProblemsTest {
             assertThat(answer.getBody().getTitle()).isEqualTo("Fence busy");
             assertThat(answer.getBody().getDetail()).doesNotContain("fencing_max_seen");
         }
+    }
+
+    @Test
+    void aTransientRefusalHasItsTypeAndShowsTheTokenOnlyToACallerThatMaySendOne() {
+        ProblemDetail callers = FencingProblems.of(new BusyStore(), null, false, true).getBody();
+        assertThat(callers.getType()).isEqualTo(FencingProblems.FENCE_BUSY_TYPE);
+        assertThat(callers.getProperties()).containsEntry("presented", TOKEN.unsigned().toText());
+        for (ResponseEntity<ProblemDetail> own : List.of(FencingProblems.of(new BusyStore(), null, true, false),
+                FencingProblems.storeRefused(new BusyStore(), false))) {
+            assertThat(own.getBody().getType()).isEqualTo(FencingProblems.FENCE_BUSY_TYPE);
+            assertThat(own.getBody().getProperties()).doesNotContainKey("presented")
+                    .containsEntry("resource", "accounts:1").containsEntry("afterBody", false);
+        }
+    }
+
+    @Test
+    void aRejectionAtCommitSaysTheCallHadRunAndAnEarlierOneThatItDidNot() {
+        TokenRejectedException before = TokenRejectedException.of("accounts:1", TOKEN, 9, Verdict.REJECT_STALE);
+        TokenRejectedException atCommit = before.afterBody(true);
+        assertThat(FencingProblems.rejected(before, true).getProperties()).containsEntry("afterBody", false);
+        assertThat(FencingProblems.rejected(atCommit, true).getProperties()).containsEntry("afterBody", true);
+        assertThat(FencingProblems.rejected(atCommit, true).getDetail()).contains("checked at the transaction's commit");
+        assertThat(FencingProblems.rejected(before, false).getDetail()).contains("did not run")
+                .doesNotContain("had run");
+        assertThat(FencingProblems.rejected(atCommit, false).getDetail()).contains("had run")
+                .contains("what it did outside the database happened").doesNotContain("did not run");
     }
 
     @Test
