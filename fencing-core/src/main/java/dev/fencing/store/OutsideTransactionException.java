@@ -3,9 +3,10 @@ package dev.fencing.store;
 import dev.fencing.token.FencingToken;
 
 /**
- * A store that checks in the caller's transaction found none active, so the check could not be atomic with the
- * write: a mistake in the application's setup (a fenced write reached without {@code @Transactional} around it), not
- * an outage, and retrying does not help. Nothing was checked and the write did not run.
+ * A store that checks in the caller's transaction found none it can check in (none active, or one of a kind it cannot
+ * check atomically with, such as a JPA transaction for a JDBC store checking at commit), so the check could not be
+ * atomic with the write: a mistake in the application's setup (a fenced write reached without {@code @Transactional}
+ * around it), not an outage, and retrying does not help. Nothing was checked and the write did not run.
  */
 public class OutsideTransactionException extends FenceStoreException {
 

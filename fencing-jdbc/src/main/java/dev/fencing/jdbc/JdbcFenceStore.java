@@ -11,6 +11,7 @@ import dev.fencing.retention.IssuerFloors;
 import dev.fencing.retention.ResourceFamily;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
+import dev.fencing.store.OutsideTransactionException;
 import dev.fencing.store.DeferredVerdict;
 import dev.fencing.store.FencedCall;
 import dev.fencing.store.sql.FenceSql;
@@ -35,6 +36,7 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.support.ResourceHolderSupport;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -178,8 +180,9 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      *                                store opened, as a serialization failure or deadlock
      * @throws FenceStoreException    when the table failed {@link #verify()}, the check could not run, or the commit
      *                                of the transaction this store opened failed (the write must be taken as not
-     *                                done); when checking at commit, also when the transaction is a JPA or
-     *                                Hibernate one or has no transaction synchronization (the write did not run)
+     *                                done); when checking at commit, also when the transaction has no
+     *                                transaction synchronization, or is a JPA or Hibernate one (an
+     *                                {@link dev.fencing.store.OutsideTransactionException}; the write did not run)
      * @throws TokenRejectedException when checking at commit and this store opened the transaction: the rejection,
      *                                raised by its commit after the write ran (nothing of it persisted); with the
      *                                caller's transaction, the caller's commit raises it instead
@@ -289,12 +292,15 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         }
         for (Object held : TransactionSynchronizationManager.getResourceMap().values()) {
             String type = held.getClass().getName();
-            if (type.endsWith(".EntityManagerHolder") || type.endsWith(".SessionHolder")) {
-                // JPA/Hibernate flush at their commit, after the synchronizations: those writes would follow COMMIT
-                throw new FenceStoreException(resource, token, "Fence check at commit for resource '" + resource
-                        + "' refused: the transaction is a JPA or Hibernate one (" + type + "), whose pending "
-                        + "writes are flushed after the check would have committed; use the default mode "
-                        + "(checkAtCommit(false)) with JPA. The write did not run", null);
+            if ((type.endsWith(".EntityManagerHolder") || type.endsWith(".SessionHolder"))
+                    && !(held instanceof ResourceHolderSupport holder && !holder.isSynchronizedWithTransaction())) {
+                // JPA/Hibernate flush at their commit, after the synchronizations: those writes would follow COMMIT.
+                // An entity manager only opened for the request (open-in-view), not joined to this transaction,
+                // flushes nothing at its commit: it is no reason to refuse.
+                throw new OutsideTransactionException(resource, token, "Fence check at commit for resource '"
+                        + resource + "' refused: the transaction is a JPA or Hibernate one (" + type + "), whose "
+                        + "pending writes are flushed after the check would have committed; use the default mode "
+                        + "(checkAtCommit(false)) with JPA. The write did not run");
             }
         }
         CommitChecks checks = new CommitChecks(this);

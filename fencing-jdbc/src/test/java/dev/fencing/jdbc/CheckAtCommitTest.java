@@ -7,6 +7,7 @@ import dev.fencing.context.FencingScope;
 import dev.fencing.guard.FenceGuard;
 import dev.fencing.guard.FencePoint;
 import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.store.OutsideTransactionException;
 import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.OutOfRangeTokenException;
 import dev.fencing.rule.StaleTokenException;
@@ -565,16 +566,35 @@ class CheckAtCommitTest {
         Object key = new Object();
         AtomicBoolean ran = new AtomicBoolean();
         assertThatThrownBy(() -> transaction().executeWithoutResult(s -> {
-            TransactionSynchronizationManager.bindResource(key, new EntityManagerHolder());
+            TransactionSynchronizationManager.bindResource(key, new EntityManagerHolder(true));
             try {
                 fence(store, r, new FencingToken(r, 1, "a"), () -> ran.set(true));
             } finally {
                 TransactionSynchronizationManager.unbindResource(key);
             }
-        })).isInstanceOf(dev.fencing.store.FenceStoreException.class).hasMessageContaining("JPA or Hibernate")
+        })).isInstanceOf(OutsideTransactionException.class).hasMessageContaining("JPA or Hibernate")
                 .hasMessageContaining(r);
         assertThat(ran).isFalse();
         assertThat(admin.maxSeen(r)).isEmpty();
+    }
+
+    /**
+     * An entity manager open for the whole web request (Spring Boot's default {@code spring.jpa.open-in-view}) is
+     * bound without taking part in the JDBC transaction: it flushes nothing at its commit, so the check at commit
+     * goes ahead (a new user's trial had every such call refused as a 503).
+     */
+    @Test
+    void anEntityManagerOpenForTheRequestButNotInTheTransactionIsNoReasonToRefuse() {
+        String r = fresh();
+        Object key = new Object();
+        TransactionSynchronizationManager.bindResource(key, new EntityManagerHolder(false));
+        try {
+            fencedInsert(store, r, new FencingToken(r, 3, "a"));
+        } finally {
+            TransactionSynchronizationManager.unbindResource(key);
+        }
+        assertThat(tokens(r)).containsExactly(3L);
+        assertThat(admin.maxSeen(r)).hasValue(3);
     }
 
     /**

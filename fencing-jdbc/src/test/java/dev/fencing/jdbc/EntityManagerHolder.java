@@ -1,8 +1,15 @@
 package dev.fencing.jdbc;
 
+import org.springframework.transaction.support.ResourceHolderSupport;
+
 /**
  * Stands in for Spring ORM's {@code org.springframework.orm.jpa.EntityManagerHolder} (not on this module's class
- * path): what a JPA transaction binds, which the store recognises by its simple name.
+ * path), which the store recognises by its simple name: joined to the transaction (a JPA transaction, or an entity
+ * manager used in this one), or only opened for the request (open-in-view), as Spring's is.
  */
-final class EntityManagerHolder {
+final class EntityManagerHolder extends ResourceHolderSupport {
+
+    EntityManagerHolder(boolean synchronizedWithTransaction) {
+        setSynchronizedWithTransaction(synchronizedWithTransaction);
+    }
 }
