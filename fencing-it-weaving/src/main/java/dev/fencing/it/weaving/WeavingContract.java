@@ -1,5 +1,11 @@
 package dev.fencing.it.weaving;
 
+import dev.fencing.it.weavingfaults.InterfaceAnnotatedRepositoryImpl;
+import dev.fencing.it.weavingfaults.InvisibleConfig;
+import dev.fencing.it.weavingfaults.WovenJournal;
+import dev.fencing.it.weavingfaults.WovenStatic;
+import dev.fencing.it.weavingreactive.ReactiveConfig;
+import dev.fencing.it.weavingreactive.WovenReactiveLedger;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.aspectj.FencingAspect;
 import dev.fencing.spring.support.FencingSupport;
@@ -161,20 +167,6 @@ public abstract class WeavingContract {
     }
 
     @Configuration
-    @EnableFencing(mode = AdviceMode.ASPECTJ, allowInMemoryStore = true)
-    static class InvisibleConfig {
-        @Bean
-        InterfaceAnnotatedRepositoryImpl repository() {
-            return new InterfaceAnnotatedRepositoryImpl();
-        }
-
-        @Bean
-        WovenJournal journal() {
-            return new WovenJournal();
-        }
-    }
-
-    @Configuration
     @EnableFencing(mode = AdviceMode.ASPECTJ)
     static class AspectJConfig {
         @Bean
@@ -211,6 +203,12 @@ public abstract class WeavingContract {
         WovenLedger ledger() {
             return new WovenLedger();
         }
+
+        /** WovenBookkeeper, under this package, acquires: the startup check requires an issuer for it. */
+        @Bean
+        TokenIssuer tokenIssuer() {
+            return new InMemoryTokenIssuer(Duration.ofMillis(200), 32);
+        }
     }
 
     @Configuration
@@ -219,6 +217,11 @@ public abstract class WeavingContract {
         @Bean
         WovenLedger ledger() {
             return new WovenLedger();
+        }
+
+        @Bean
+        TokenIssuer tokenIssuer() {
+            return new InMemoryTokenIssuer(Duration.ofMillis(200), 32);
         }
     }
 
@@ -303,25 +306,6 @@ public abstract class WeavingContract {
             MeterRegistry meters = ctx.getBean(MeterRegistry.class);
             assertThat(checks(meters, "woven-ledger", "accepted")).isEqualTo(1);
             assertThat(checks(meters, "woven-ledger", "stale")).isEqualTo(1);
-        }
-    }
-
-    @Configuration
-    @EnableFencing(mode = AdviceMode.ASPECTJ, allowInMemoryStore = true)
-    static class ReactiveConfig {
-        @Bean
-        InMemoryReactiveFenceStore reactiveFenceStore() {
-            return new InMemoryReactiveFenceStore();
-        }
-
-        @Bean
-        MeterRegistry meterRegistry() {
-            return new SimpleMeterRegistry();
-        }
-
-        @Bean
-        WovenReactiveLedger reactiveLedger() {
-            return new WovenReactiveLedger();
         }
     }
 
@@ -445,9 +429,9 @@ public abstract class WeavingContract {
             assertThatThrownBy(() -> arities.seventhOfSeven("7", "7", "7", "7", "7", "7", 8))
                     .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:8");
             // a static method is refused, its token bound or not, never run unfenced
-            assertThatThrownBy(() -> WovenArities.staticWrite(7)).isInstanceOf(FencingConfigurationException.class)
-                    .hasMessageContaining("WovenArities.staticWrite(long)").hasMessageContaining("static method");
-            assertThat(WovenArities.STATIC_WRITES).isEmpty();
+            assertThatThrownBy(() -> WovenStatic.staticWrite(7)).isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("WovenStatic.staticWrite(long)").hasMessageContaining("static method");
+            assertThat(WovenStatic.STATIC_WRITES).isEmpty();
             // a null argument is bound as it is (args() matches it): the call is fenced, and a null key refused
             assertThatThrownBy(() -> arities.nameOfTwo(null, "bob")).isInstanceOf(MissingTokenException.class)
                     .hasMessageContaining("woven-arity:bob");

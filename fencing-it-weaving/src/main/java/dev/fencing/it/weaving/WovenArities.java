@@ -103,15 +103,6 @@ public class WovenArities {
         return a + b + c + d + e + f + id;
     }
 
-    /** Static: weaving refuses every call of it (a fence point is an instance method). */
-    @Fenced(resource = "woven-arity", key = "#id")
-    public static long staticWrite(long id) {
-        STATIC_WRITES.add("staticWrite " + id);
-        return id;
-    }
-
-    public static final List<String> STATIC_WRITES = new CopyOnWriteArrayList<>();
-
     @Fenced(resource = "woven-arity", key = "'all'")
     public int none() {
         writes.add("none");

@@ -15,8 +15,12 @@ import org.springframework.core.type.MethodMetadata;
 import org.springframework.core.type.classreading.MetadataReader;
 import org.springframework.util.ClassUtils;
 
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -61,10 +65,25 @@ final class DeclaredResources {
 
     /** Every resource a {@code @Fenced} on a type or a method declares in the classes under {@code packages}. */
     static Set<String> scan(Collection<String> packages, ClassLoader classLoader) {
+        return scan(packages, classLoader, new TreeSet<>());
+    }
+
+    /**
+     * {@link #scan(Collection, ClassLoader)}, adding to {@code fencedTypes} the name of every class under
+     * {@code packages} that carries {@code @Fenced}, or extends or implements (through classes under the packages) a
+     * type that does: the classes whose weaving the startup check verifies in ASPECTJ mode, beans or not.
+     */
+    static Set<String> scan(Collection<String> packages, ClassLoader classLoader, Set<String> fencedTypes) {
+        Map<String, List<String>> supertypes = new HashMap<>();
         ClassPathScanningCandidateComponentProvider scanner = new ClassPathScanningCandidateComponentProvider(false) {
             @Override
             protected boolean isCandidateComponent(MetadataReader reader) {
                 AnnotationMetadata metadata = reader.getAnnotationMetadata();
+                List<String> supers = new ArrayList<>(List.of(metadata.getInterfaceNames()));
+                if (metadata.getSuperClassName() != null) {
+                    supers.add(metadata.getSuperClassName());
+                }
+                supertypes.put(metadata.getClassName(), supers);
                 return metadata.isAnnotated(FENCED) || metadata.hasAnnotatedMethods(FENCED);
             }
 
@@ -75,15 +94,29 @@ final class DeclaredResources {
         };
         scanner.setResourceLoader(new DefaultResourceLoader(classLoader));
         Set<String> resources = new TreeSet<>();
+        Set<String> fenced = new HashSet<>();
         for (String base : packages) {
             for (BeanDefinition candidate : scanner.findCandidateComponents(base)) {
                 AnnotationMetadata metadata = ((AnnotatedBeanDefinition) candidate).getMetadata();
+                fenced.add(metadata.getClassName());
                 add(metadata.getAnnotations().get(Fenced.class), resources);
                 for (MethodMetadata method : metadata.getAnnotatedMethods(FENCED)) {
                     add(method.getAnnotations().get(Fenced.class), resources);
                 }
             }
         }
+        // subtypes of fenced types, to a fixpoint: an override that is not annotated again is invisible to weaving
+        boolean grew = true;
+        while (grew) {
+            grew = false;
+            for (Map.Entry<String, List<String>> type : supertypes.entrySet()) {
+                if (!fenced.contains(type.getKey()) && type.getValue().stream().anyMatch(fenced::contains)) {
+                    fenced.add(type.getKey());
+                    grew = true;
+                }
+            }
+        }
+        fencedTypes.addAll(fenced);
         return resources;
     }
 

@@ -1,5 +1,7 @@
 package dev.fencing.spring.support;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
 import dev.fencing.guard.FencePoint;
@@ -29,6 +31,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -51,6 +54,8 @@ import java.util.TreeSet;
  * the application's own database initialization.
  */
 final class FencingStartupValidator implements SmartInitializingSingleton, BeanFactoryAware {
+
+    private static final Log log = LogFactory.getLog(FencingStartupValidator.class);
 
     private static final String TRANSACTIONAL = "org.springframework.transaction.annotation.Transactional";
     private static final String TRANSACTION_ADVISOR =
@@ -83,10 +88,12 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         Map<String, Set<String>> unkeyed = new TreeMap<>();
         Map<String, Set<String>> keyed = new TreeMap<>();
         Integer transactionOrder = transactionAdvisorOrder();
+        Set<Class<?>> beanTypes = new HashSet<>();
         for (String name : beanFactory.getBeanDefinitionNames()) {
             Object singleton = beanFactory.isFactoryBean(name) || !beanFactory.containsSingleton(name)
                     ? null : beanFactory.getSingleton(name);
             for (Class<?> userType : typesToCheck(name, singleton)) {
+                beanTypes.add(userType);
                 if (!AnnotationUtils.isCandidateClass(userType, Fenced.class)) {
                     continue;
                 }
@@ -129,7 +136,9 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         String outside = "";
         if (mode != AdviceMode.PROXY) {
             Set<String> packages = DeclaredResources.packages(beanFactory);
-            declared.addAll(DeclaredResources.scan(packages, beanFactory.getBeanClassLoader()));
+            Set<String> fencedTypes = new TreeSet<>();
+            declared.addAll(DeclaredResources.scan(packages, beanFactory.getBeanClassLoader(), fencedTypes));
+            checkWovenClasses(fencedTypes, beanTypes, problems);
             where = " by a bean or a class under " + packages;
             outside = "; if a woven class outside " + packages + " declares it, add its package to a @ComponentScan "
                     + "or put the @EnableFencing class in a package above it";
@@ -278,6 +287,54 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                     : "") + "); the check must "
                     + "run inside the transaction: set @EnableTransactionManagement(order = ...) lower than "
                     + "@EnableFencing(order = ...), e.g. @EnableTransactionManagement(order = 0)");
+        }
+    }
+
+    /**
+     * In ASPECTJ mode, the classes under the application's packages that are not beans but carry {@code @Fenced} (or
+     * extend a type that does): woven code fences them wherever they are made ({@code new}), so each must be woven,
+     * see its annotations, and build its fence, as a bean's class must. Loaded without being initialized; a class
+     * that cannot be loaded (a missing optional dependency) is reported at WARN and not checked.
+     */
+    private void checkWovenClasses(Set<String> fencedTypes, Set<Class<?>> beanTypes, Set<String> problems) {
+        ClassLoader loader = beanFactory.getBeanClassLoader();
+        for (String name : fencedTypes) {
+            Class<?> type;
+            try {
+                type = ClassUtils.forName(name, loader);
+            } catch (ClassNotFoundException | LinkageError e) {
+                log.warn("Could not load " + name + " to check that its @Fenced methods are woven (" + e + "); if "
+                        + "it is loaded later (an optional dependency present then), its weaving was not checked");
+                continue;
+            }
+            if (type.isInterface() || type.isAnnotation() || beanTypes.contains(type)) {
+                continue;
+            }
+            for (Method method : ReflectionUtils.getUniqueDeclaredMethods(type, ReflectionUtils.USER_DECLARED_METHODS)) {
+                String operation = FencePointSource.describe(type, method);
+                int modifiers = method.getModifiers();
+                if (Modifier.isStatic(modifiers)) {
+                    if (method.getDeclaringClass() == type
+                            && MergedAnnotations.from(method, SearchStrategy.DIRECT).isPresent(Fenced.class)) {
+                        problems.add(operation + " is static; @Fenced applies to instance methods only");
+                    }
+                    continue;
+                }
+                if (Modifier.isAbstract(modifiers)) {
+                    continue;
+                }
+                FencePointSource.Resolution found = support.resolutions().resolutionFor(method, type);
+                if (found == null) {
+                    continue;
+                }
+                try {
+                    support.points().pointFor(method, type);
+                } catch (FencingConfigurationException e) {
+                    problems.add(e.getMessage());
+                    continue;
+                }
+                checkWoven(operation, method, found, problems);
+            }
         }
     }
 

@@ -1,4 +1,4 @@
-package dev.fencing.it.weaving;
+package dev.fencing.it.weavingreactive;
 
 import dev.fencing.annotation.Fenced;
 import reactor.core.publisher.Mono;

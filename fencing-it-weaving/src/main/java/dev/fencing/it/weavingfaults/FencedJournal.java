@@ -1,4 +1,4 @@
-package dev.fencing.it.weaving;
+package dev.fencing.it.weavingfaults;
 
 import dev.fencing.annotation.Fenced;
 

@@ -1,4 +1,4 @@
-package dev.fencing.it.weaving;
+package dev.fencing.it.weavingfaults;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
