@@ -251,6 +251,13 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             return;
         }
         if (mode == AdviceMode.PROXY) {
+            if (isWoven(method)) {
+                // the woven aspect refuses every call while PROXY mode is configured: fail now, not on the first call
+                problems.add(operation + " was woven with FencingAspect, but fencing runs in PROXY mode, so every "
+                        + "call of it would be refused; use @EnableFencing(mode = AdviceMode.ASPECTJ) (declared "
+                        + "yourself, the starter's backs off), or stop weaving " + userClass.getName());
+                return;
+            }
             // an acquiring point checks nothing (its lock is held until the transaction completes, wherever it runs)
             checkProxy(bean, userClass, operation, method, modifiers, singleton, acquires ? null : transactionOrder,
                     problems);
