@@ -12,7 +12,8 @@ import org.springframework.context.annotation.Role;
  * Internal: imported by {@code @EnableFencing(mode = ASPECTJ)} (named by class name from fencing-spring, beside the
  * configuration of the shared {@link FencingSupport} and the startup validator), not for applications. Configures
  * the woven {@link FencingAspect} singleton with this context's {@link FencingSupport} and detaches it when the
- * context closes. No advisor, no proxy.
+ * context closes; a second context started while one is bound fails ({@link FencingAspect#bind}). No advisor, no
+ * proxy.
  */
 @Configuration(proxyBeanMethods = false)
 @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -22,7 +23,7 @@ class AspectJFencingConfiguration {
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     AspectBinding fencingAspectBinding(FencingSupport fencingSupport) {
         FencingAspect aspect = Aspects.aspectOf(FencingAspect.class);
-        aspect.configure(fencingSupport);
+        aspect.bind(fencingSupport);
         return new AspectBinding(aspect, fencingSupport);
     }
 

@@ -82,9 +82,34 @@ public aspect FencingAspect {
     public FencingAspect() {
     }
 
+    /** The support a live application context bound ({@link #bind}), until it detaches; {@code null}: none. */
+    private FencingSupport boundByContext;
+
     /** Connects the woven aspect to its store, issuer and counters. May be called again to replace them. */
     public synchronized void configure(FencingSupport support) {
         this.routes = new Routes(Objects.requireNonNull(support, "support"));
+        this.boundByContext = null;
+    }
+
+    /**
+     * {@link #configure(FencingSupport)} for an application context that owns the aspect while it lives (what
+     * {@code @EnableFencing(mode = ASPECTJ)} calls). Refused while another live context's support is bound: the woven
+     * aspect is one per class loader, so a second live context would take over the first one's fenced calls (its
+     * store, its modes, its counters) and leave them refused when it closes. A support given to {@link #configure}
+     * by hand is replaced, as before.
+     *
+     * @throws dev.fencing.FencingConfigurationException when another context's support is bound and not detached
+     */
+    public synchronized void bind(FencingSupport support) {
+        if (boundByContext != null && boundByContext != support) {
+            throw new dev.fencing.FencingConfigurationException("FencingAspect is already bound to another "
+                    + "application context's fencing in this JVM: the woven aspect is one per class loader, so two "
+                    + "live contexts in ASPECTJ mode would fence each other's calls with the wrong store and modes. "
+                    + "Close the other context first (in Spring tests: @DirtiesContext on the test class that "
+                    + "started it, or one ASPECTJ configuration for the test suite)");
+        }
+        configure(support);
+        boundByContext = support;
     }
 
     /** Whether {@link #configure(FencingSupport)} was called. */
@@ -100,6 +125,9 @@ public aspect FencingAspect {
         Routes current = routes;
         if (current != null && current.support == expected) {
             routes = null;
+        }
+        if (boundByContext == expected) {
+            boundByContext = null;
         }
     }
 
