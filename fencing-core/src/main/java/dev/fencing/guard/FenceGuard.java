@@ -16,6 +16,7 @@ import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.store.DeferredVerdict;
 import dev.fencing.store.FenceStore;
+import dev.fencing.store.RoutingFenceStore;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.FencedCall;
 import dev.fencing.token.FencingToken;
@@ -102,7 +103,10 @@ public final class FenceGuard {
         if (this.store.judgesAtCommit()) {
             this.modes.refuseObserve(null, "the fence store " + store.getClass().getName() + " judges tokens at "
                     + "commit (check-at-commit), after the write ran, so it cannot let a refused call through; "
-                    + "observe mode needs the default mode of the store (fencing.store.jdbc.check-at-commit=false)");
+                    + "observe mode needs a store that checks before the method body: the starter's store with "
+                    + "fencing.store.jdbc.check-at-commit=false, a store of your own built with checkAtCommit(false)"
+                    + (store instanceof RoutingFenceStore ? ", and a RoutingFenceStore none of whose stores checks "
+                    + "at commit (observe mode is refused for all its resources when one does)" : ""));
             this.modes.validate();
         }
     }

@@ -238,7 +238,8 @@ public final class FenceModes {
             String named = resources.entrySet().stream().filter(e -> e.getValue() == FenceMode.OBSERVE)
                     .map(e -> "resource '" + e.getKey() + "'").collect(java.util.stream.Collectors.joining(", "));
             if (observeByDefault) {
-                return named.isEmpty() ? "the default mode (observe)" : "the default mode (observe) and " + named;
+                return named.isEmpty() ? "observe mode as the default of every resource"
+                        : "observe mode as the default of every resource, and " + named;
             }
             return named;
         }

@@ -110,6 +110,6 @@ class PostgreSqlObserveModeTest {
         FenceModes modes = new FenceModes(FenceMode.OBSERVE, Map.of());
         assertThatThrownBy(() -> FenceGuard.builder(atCommit).modes(modes).build())
                 .isInstanceOf(FencingConfigurationException.class).hasMessageContaining("check-at-commit")
-                .hasMessageContaining("the default mode (observe)");
+                .hasMessageContaining("observe mode as the default of every resource");
     }
 }

@@ -119,7 +119,9 @@ final class SpelKeyFunction implements KeyFunction {
             }
             Matcher positional = POSITIONAL.matcher(variable);
             String known = names == null
-                    ? "parameter names are not available (compile with -parameters, or use #p0..#p" + (count - 1) + ")"
+                    ? "parameter names are not available (compile with -parameters: javac's -parameters, or "
+                    + "<parameters>true</parameters> in the aspectj-maven-plugin when ajc compiles the class; or name "
+                    + "the parameter by position, " + (count == 1 ? "#p0" : "#p0 to #p" + (count - 1)) + ")"
                     : "parameters are " + (count == 0 ? "none" : String.join(", ", names));
             String why = positional.matches()
                     ? "#" + variable + " is out of range, the method has " + count + " parameter(s)"

@@ -429,4 +429,20 @@ class SpelKeyFunctionTest {
         compiledAst.setAccessible(true);
         return compiledAst.get(key.evaluated()) != null;
     }
+
+    /**
+     * A class compiled without parameter names (the JDK's own, here): the message names both ways to keep them, javac's
+     * and ajc's (a new user's trial weaving with ajc had followed javac's advice in vain), and the positional name.
+     */
+    @Test
+    void aKeyByNameOnAMethodWithoutParameterNamesSaysHowToKeepThemUnderJavacAndAjc() throws Exception {
+        Method noNames = Long.class.getMethod("toString", long.class);
+        assertThat(noNames.getParameters()[0].isNamePresent()).as("the JDK is compiled without -parameters").isFalse();
+        assertThatThrownBy(() -> SpelKeyFunction.compile("#id", noNames, "Long.toString(long)"))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Long.toString(long)")
+                .hasMessageContaining("javac's -parameters")
+                .hasMessageContaining("<parameters>true</parameters> in the aspectj-maven-plugin")
+                .hasMessageContaining("by position, #p0)");
+    }
 }
