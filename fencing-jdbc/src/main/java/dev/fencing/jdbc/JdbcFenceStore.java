@@ -17,6 +17,8 @@ import dev.fencing.store.FencedCall;
 import dev.fencing.store.sql.FenceSql;
 import dev.fencing.store.sql.FloorRows;
 import dev.fencing.token.FencingToken;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -78,6 +80,8 @@ import java.util.OptionalLong;
 public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartInitializingSingleton,
         BeanFactoryAware, ApplicationListener<ContextRefreshedEvent> {
 
+    private static final Log LOG = LogFactory.getLog(JdbcFenceStore.class);
+
     /** The default table name. */
     public static final String DEFAULT_TABLE = "fencing_max_seen";
 
@@ -111,6 +115,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     /** The administration of this store's table, built once: {@link #compact} and {@link #familyFloor} reuse it. */
     private final JdbcFenceAdmin admin;
     private final boolean checkAtCommit;
+    /** Whether a resource fenced twice in one transaction checked at commit was reported (once per store). */
+    private volatile boolean warnedOfRepeat;
     /** MariaDB: has the floor row of each family checked created ({@link FloorRows}); {@code null} elsewhere. */
     private final FloorRows floorRows;
     /** The checks-and-COMMIT texts for 1..{@value #CACHED_BATCHES} checks, when checking at commit. */
@@ -360,6 +366,27 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      * {@code beforeCommit}), the checks go without {@code COMMIT} and the transaction commits as usual, one round
      * trip later.
      */
+    /**
+     * A resource fenced twice in one transaction checking at commit: the shape of a fenced read and its write, which
+     * this mode does not order (docs/stores.md). Said once per store, at WARN: it may be two writes, which are fine.
+     */
+    private void warnOfRepeat(String resource) {
+        if (!warnedOfRepeat) {
+            warnedOfRepeat = true;
+            LOG.warn("Resource '" + FencingToken.printable(resource) + "' was fenced twice in one transaction by a "
+                    + "store checking at commit (table '" + table + "'). If the first call reads what a later one "
+                    + "writes, that read is not ordered in this mode: a zombie's write can commit between it and "
+                    + "this transaction's commit and be lost. Keep read-modify-writes in the default mode, compute "
+                    + "the value in the write statement, or use REPEATABLE READ on PostgreSQL (docs/stores.md, "
+                    + "\"Checking at commit\"). Said once for this store");
+        }
+    }
+
+    /** Whether {@link #warnOfRepeat} has spoken (tests). */
+    boolean warnedOfRepeat() {
+        return warnedOfRepeat;
+    }
+
     private static final class CommitChecks implements TransactionSynchronization {
         private final JdbcFenceStore store;
         private final List<Pending> pending = new ArrayList<>(2);
@@ -375,6 +402,14 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         }
 
         void add(String resource, FencingToken token, DeferredVerdict verdict) {
+            if (!store.warnedOfRepeat) {
+                for (Pending earlier : pending) {
+                    if (earlier.resource().equals(resource)) {
+                        store.warnOfRepeat(resource);
+                        break;
+                    }
+                }
+            }
             pending.add(new Pending(resource, token, verdict));
         }
 

@@ -622,6 +622,26 @@ class CheckAtCommitTest {
         assertThat(admin.maxSeen(r)).hasValue(34);
     }
 
+    /** A resource fenced twice in one transaction (a fenced read and its write, say) is warned of, once per store. */
+    @Test
+    void aResourceFencedTwiceInOneTransactionIsWarnedOfOnce() {
+        JdbcFenceStore fresh = JdbcFenceStore.builder(pool).transactionManager(tm).table(fenceTable)
+                .checkAtCommit(true).build();
+        String a = fresh();
+        String b = fresh();
+        transaction().executeWithoutResult(s -> {
+            fence(fresh, a, new FencingToken(a, 1, "h"), () -> insert(a, new FencingToken(a, 1, "h"), "a"));
+            fence(fresh, b, new FencingToken(b, 1, "h"), () -> insert(b, new FencingToken(b, 1, "h"), "b"));
+        });
+        assertThat(fresh.warnedOfRepeat()).as("two resources, once each").isFalse();
+        transaction().executeWithoutResult(s -> {
+            fence(fresh, a, new FencingToken(a, 2, "h"), () -> tokens(a));
+            fence(fresh, a, new FencingToken(a, 2, "h"), () -> insert(a, new FencingToken(a, 2, "h"), "a2"));
+        });
+        assertThat(fresh.warnedOfRepeat()).isTrue();
+        assertThat(tokens(a)).containsExactly(1L, 2L);
+    }
+
     /**
      * Under REPEATABLE READ a check at commit whose snapshot predates another transaction's committed check of the
      * resource is a serialization failure: {@code conflict}, retryable, nothing persisted, as in the default mode.
