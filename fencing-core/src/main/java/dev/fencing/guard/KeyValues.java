@@ -44,7 +44,7 @@ public final class KeyValues {
         DEFERRED("a value still to come (a publisher, future, stream or iterator), whose text (such as MonoJust) "
                 + "names the holder, not the entity: the key is read when the method is called, before the value "
                 + "arrives"),
-        IDENTITY("a class that does not override toString(), so its text (such as Order@1b2c) names the instance, "
+        IDENTITY("a class that does not override toString(), so its text (such as %s@1b2c) names the instance, "
                 + "not the entity");
 
         final String refusal;
@@ -84,7 +84,9 @@ public final class KeyValues {
 
     /** Why a value of {@code type} has no stable text, or {@code null} when it has one. */
     public static String refusal(Class<?> type) {
-        return KINDS.get(type).refusal;
+        Kind kind = KINDS.get(type);
+        String name = type.getSimpleName().isEmpty() ? type.getName() : type.getSimpleName();
+        return kind == Kind.IDENTITY ? String.format(kind.refusal, name) : kind.refusal;
     }
 
     /**
@@ -141,7 +143,7 @@ public final class KeyValues {
                 && !Modifier.isAbstract(type.getModifiers()));
         if (alwaysRefused) {
             throw new FencingConfigurationException("@Fenced key '" + keySource + "' on " + operation
-                    + " is a parameter of type " + type.getTypeName() + ", " + kind.refusal + ": "
+                    + " is a parameter of type " + type.getTypeName() + ", " + refusal(type) + ": "
                     + (kind == Kind.FLOATING ? "one entity could be fenced as two resources"
                     : kind == Kind.DEFERRED ? "calls for different entities would fence one resource, named after the "
                     + "holder" : "every call would fence a different resource") + remedy(type, keySource));

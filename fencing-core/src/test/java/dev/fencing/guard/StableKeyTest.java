@@ -154,6 +154,18 @@ class StableKeyTest {
         assertThat(checks("accepted")).isEqualTo(1);
     }
 
+    /** The refusal's example of an identity text is the refused type's own, not a fixed class name. */
+    @Test
+    void theRefusalOfAnIdentityTextNamesTheRefusedType() {
+        class Thing {
+        }
+        assertThat(KeyValues.refusal(Thing.class)).contains("such as Thing@1b2c");
+        Object anonymous = new Object() {
+        };
+        assertThat(KeyValues.refusal(anonymous.getClass())).contains("such as " + anonymous.getClass().getName()
+                + "@1b2c");
+    }
+
     @Test
     void aNumberKeyThatMakesTheEffectiveResourceTooLongIsRefusedLikeAnyOtherKey() throws Throwable {
         String resource = "r".repeat(FencingToken.MAX_PART_LENGTH - 6); // room for ':' and five digits
