@@ -101,12 +101,15 @@ public final class FenceGuard {
             throw new FencingConfigurationException("acquireTimeout must not be negative, was " + acquireTimeout);
         }
         if (this.store.judgesAtCommit()) {
-            this.modes.refuseObserve(null, "the fence store " + store.getClass().getName() + " judges tokens at "
-                    + "commit (check-at-commit), after the write ran, so it cannot let a refused call through; "
-                    + "observe mode needs a store that checks before the method body: the starter's store with "
-                    + "fencing.store.jdbc.check-at-commit=false, a store of your own built with checkAtCommit(false)"
-                    + (store instanceof RoutingFenceStore ? ", and a RoutingFenceStore none of whose stores checks "
-                    + "at commit (observe mode is refused for all its resources when one does)" : ""));
+            String reason = "the fence store " + store.getClass().getName()
+                    + (store instanceof RoutingFenceStore ? " routes it to a store that judges" : " judges")
+                    + " tokens at commit (check-at-commit), after the write ran, so it cannot let a refused call "
+                    + "through; observe mode needs a store that checks before the method body: the starter's store "
+                    + "with fencing.store.jdbc.check-at-commit=false, a store of your own built with "
+                    + "checkAtCommit(false)" + (store instanceof RoutingFenceStore ? ", or a route of the resource to "
+                    + "such a store" : "");
+            FenceStore judged = this.store;
+            this.modes.refuseObserveWhere(judged::judgesAtCommit, reason);
             this.modes.validate();
         }
     }

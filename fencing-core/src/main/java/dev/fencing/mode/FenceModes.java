@@ -8,6 +8,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /**
  * The {@link FenceMode} of each declared resource ({@code @Fenced(resource = ...)}, never a per-entity key) plus a
@@ -32,6 +33,8 @@ public final class FenceModes {
 
     /** Why a resource (key {@code null}: every resource) cannot be observed; guarded by {@code this}. */
     private final Map<String, String> refusals = new LinkedHashMap<>();
+    /** Refusals that depend on the resource ({@link #refuseObserveWhere}); guarded by {@code this}. */
+    private final Map<Predicate<String>, String> conditionalRefusals = new LinkedHashMap<>();
     private final ObservedCalls observed = new ObservedCalls();
 
     /**
@@ -131,6 +134,17 @@ public final class FenceModes {
     }
 
     /**
+     * Records that the fences of the resources {@code cannotObserve} accepts cannot be observed, and why: a mode set
+     * later that observes one of them is refused with {@code reason}. The predicate is asked for each resource with a
+     * mode of its own that observes, and with {@code null} when the default observes (for whichever resource has no
+     * mode of its own): a store routing resources to stores of different kinds ({@code RoutingFenceStore}).
+     */
+    public synchronized void refuseObserveWhere(Predicate<String> cannotObserve, String reason) {
+        conditionalRefusals.put(Objects.requireNonNull(cannotObserve, "cannotObserve"),
+                Objects.requireNonNull(reason, "reason"));
+    }
+
+    /**
      * Records every resource a {@code @Fenced} method declares, once all are known (at startup, where every fenced
      * method is a bean's): from then on a mode for another resource is refused, since a misspelt name would leave
      * the resource meant in its old mode. Returns the configured resources that no method declares, for the startup
@@ -200,6 +214,16 @@ public final class FenceModes {
             if (resource == null ? modes.anyObserved : modes.observes(resource)) {
                 return (resource == null ? modes.observedText() : "resource '" + resource + "'") + ": "
                         + refusal.getValue();
+            }
+        }
+        for (Map.Entry<Predicate<String>, String> refusal : conditionalRefusals.entrySet()) {
+            if (modes.observeByDefault && refusal.getKey().test(null)) {
+                return "observe mode as the default of every resource: " + refusal.getValue();
+            }
+            for (Map.Entry<String, FenceMode> own : modes.resources.entrySet()) {
+                if (own.getValue() == FenceMode.OBSERVE && refusal.getKey().test(own.getKey())) {
+                    return "resource '" + own.getKey() + "': " + refusal.getValue();
+                }
             }
         }
         return null;

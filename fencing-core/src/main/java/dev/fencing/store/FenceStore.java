@@ -47,4 +47,14 @@ public interface FenceStore {
     default boolean judgesAtCommit() {
         return false;
     }
+
+    /**
+     * Whether this store may judge {@code resource} (as declared in {@code @Fenced(resource = ...)}, or any of its
+     * keyed forms) only at commit; {@code null} asks about any resource. What observe mode is refused for, per
+     * resource. The default is {@link #judgesAtCommit()} for every resource; a store that sends resources to stores of
+     * different kinds ({@link RoutingFenceStore}) answers per resource.
+     */
+    default boolean judgesAtCommit(String resource) {
+        return judgesAtCommit();
+    }
 }

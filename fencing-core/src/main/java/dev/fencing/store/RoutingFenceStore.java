@@ -41,6 +41,29 @@ public final class RoutingFenceStore implements FenceStore {
         return stores().stream().anyMatch(FenceStore::judgesAtCommit);
     }
 
+    /**
+     * Whether the store {@code resource} routes to judges at commit, or the store of a more specific route under it
+     * (its keyed forms: {@code ledger:eu} under {@code ledger}); {@code null}: whether any store it routes to does. A
+     * resource with no route and no fallback is refused when fenced, so it judges nothing.
+     */
+    @Override
+    public boolean judgesAtCommit(String resource) {
+        if (resource == null) {
+            return judgesAtCommit();
+        }
+        FenceStore store = routedOrNull(resource);
+        if (store != null && store.judgesAtCommit(resource)) {
+            return true;
+        }
+        String under = resource + ":";
+        for (Map.Entry<String, FenceStore> route : routes.entrySet()) {
+            if (route.getKey().startsWith(under) && route.getValue().judgesAtCommit(route.getKey())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Verifies every routed store and the fallback, each once. */
     @Override
     public void verify() {
@@ -57,6 +80,16 @@ public final class RoutingFenceStore implements FenceStore {
 
     /** The store that guards {@code resource}. */
     public FenceStore storeFor(String resource) {
+        FenceStore store = routedOrNull(resource);
+        if (store == null) {
+            throw new IllegalArgumentException("No fence store is routed for resource '" + resource
+                    + "' and there is no fallback; routes: " + routes.keySet());
+        }
+        return store;
+    }
+
+    /** The store of the most specific route covering {@code resource}, else the fallback, else {@code null}. */
+    private FenceStore routedOrNull(String resource) {
         // the most specific route wins: the whole resource, then each shorter ':'-prefix, longest first
         FenceStore store = routes.get(resource);
         int colon = resource.lastIndexOf(':');
@@ -64,14 +97,7 @@ public final class RoutingFenceStore implements FenceStore {
             store = routes.get(resource.substring(0, colon));
             colon = resource.lastIndexOf(':', colon - 1);
         }
-        if (store == null) {
-            store = fallback;
-        }
-        if (store == null) {
-            throw new IllegalArgumentException("No fence store is routed for resource '" + resource
-                    + "' and there is no fallback; routes: " + routes.keySet());
-        }
-        return store;
+        return store != null ? store : fallback;
     }
 
     /** Collects routes; each resource once. */
