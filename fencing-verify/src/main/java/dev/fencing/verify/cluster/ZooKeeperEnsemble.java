@@ -134,6 +134,8 @@ public final class ZooKeeperEnsemble extends AbstractLockService {
         return new ArrayList<>(List.of(java, "-Xms32m", "-Xmx160m", "-XX:+UseSerialGC",
                 "-XX:TieredStopAtLevel=1", "-Xss512k", "-Djava.net.preferIPv4Stack=true",
                 "-Dzookeeper.admin.enableServer=false", "-Dfencing.verify.member=" + member.name,
+                // a restarted member retries its election port until it is free, rather than exit after 3 tries
+                "-Dzookeeper.electionPortBindRetry=0",
                 "-Dlogback.configurationFile=" + member.dir.resolve("logback.xml"),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "@" + argFile,
                 MAIN_CLASS, member.dir.resolve("zoo.cfg").toString()));
