@@ -19,10 +19,21 @@ public final class FencingScope implements AutoCloseable {
     /** Hides every binding below it: the thread sees exactly this scope's tokens (a propagated context). */
     final boolean isolating;
     boolean closed;
-    /** The last keyed lookup ({@link #indexOf(String, Object)}): its resource, its key and what it found. */
+    /**
+     * The last keyed lookup ({@link #indexOf(String, Object)}): its resource, its key (a text key as itself, a number
+     * as its value, so remembering it stores no reference) and what it found.
+     */
     private String lookedUpResource;
-    private Object lookedUpKey;
+    private String lookedUpText;
+    private long lookedUpNumber;
+    private boolean lookedUpNumeric;
     private int lookedUpIndex;
+    /**
+     * Per token, the number its resource ends with and where that number starts ({@link KeyedResources#numberAt}),
+     * read on the first lookup of a number key; {@code null} until then.
+     */
+    private long[] numbers;
+    private int[] numbersAt;
 
     FencingScope(FencingToken[] tokens, boolean[] remote, TokenUse[] uses, FencingScope parent, Thread owner,
                  boolean isolating) {
@@ -54,27 +65,67 @@ public final class FencingScope implements AutoCloseable {
     }
 
     /**
-     * The index of the token for {@code resource:key} in this scope, or -1 ({@link KeyedResources#matches}). The
+     * The index of the token for {@code resource:key} in this scope, or -1 ({@link KeyedResources}). The
      * last keyed lookup is remembered: asked again for the same resource instance (a fence point's, interned) and an
      * equal key, as a fenced method called again for the same entity in one scope asks, the scope answers without
      * matching text. The memory is this scope's, and a scope is read on its own thread only.
      */
     int indexOf(String resource, Object key) {
-        if (lookedUpResource == resource && key.equals(lookedUpKey)) {
+        boolean numeric = !(key instanceof String);
+        long number = numeric ? ((Number) key).longValue() : 0;
+        if (lookedUpResource == resource
+                && (numeric ? lookedUpNumeric && lookedUpNumber == number : key.equals(lookedUpText))) {
             return lookedUpIndex;
         }
-        int length = KeyedResources.lengthOf(resource, key);
-        int found = -1;
-        for (int i = 0; i < tokens.length; i++) {
-            if (KeyedResources.matches(tokens[i].resource(), resource, key, length)) {
-                found = i;
-                break;
-            }
+        int found = numeric ? indexOfNumber(resource, number) : indexOfText(resource, (String) key);
+        // a number is remembered by value: Long 7 and Integer 7 are one text, and no box is kept alive
+        if (lookedUpResource != resource) {
+            lookedUpResource = resource;
         }
-        lookedUpResource = resource;
-        lookedUpKey = key;
+        if (numeric) {
+            lookedUpText = null;
+            lookedUpNumber = number;
+        } else {
+            lookedUpText = (String) key;
+        }
+        lookedUpNumeric = numeric;
         lookedUpIndex = found;
         return found;
+    }
+
+    /** The index of the token for {@code resource + ':' + key} found by matching text, or -1. */
+    private int indexOfText(String resource, String key) {
+        for (int i = 0; i < tokens.length; i++) {
+            if (KeyedResources.matches(tokens[i].resource(), resource, key)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The index of the token for {@code resource + ':' + number}, or -1: its number and where its key starts are
+     * read once per scope ({@link KeyedResources#numberAt}), so each token costs two comparisons, not a digit loop.
+     */
+    private int indexOfNumber(String resource, long number) {
+        long[] n = numbers;
+        int[] at = numbersAt;
+        if (at == null) {
+            n = new long[tokens.length];
+            at = new int[tokens.length];
+            for (int i = 0; i < tokens.length; i++) {
+                at[i] = KeyedResources.numberAt(tokens[i].resource(), n, i);
+            }
+            numbers = n;
+            numbersAt = at;
+        }
+        int keyAt = resource.length() + 1;
+        for (int i = 0; i < at.length; i++) {
+            if (n[i] == number && at[i] == keyAt && tokens[i].resource().startsWith(resource)) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** The token at {@code i}, as a check presents it: its lock's use, if it has one, is marked. */

@@ -2,88 +2,60 @@ package dev.fencing.context;
 
 /**
  * Whether a bound token's resource is {@code resource:key}, decided without building that text: a keyed fence
- * looks its token up on every call, and the text it would build is garbage the moment the lookup ends.
+ * looks its token up on every call, and the text it would build is garbage the moment the lookup ends. A text key is
+ * matched against each bound resource ({@link #matches}); for a number key each bound resource's number is read once
+ * per scope ({@link #numberAt}) and compared as a number.
  */
 final class KeyedResources {
 
     private KeyedResources() {
     }
 
-    /** The length of {@code resource + ':' + key}, computed once per lookup ({@link #matches}). */
-    static int lengthOf(String resource, Object key) {
-        int keyLength = key instanceof String text ? text.length() : decimalLength(((Number) key).longValue());
-        return resource.length() + 1 + keyLength;
-    }
-
     /**
-     * Whether {@code effective} equals {@code resource + ':' + key}, whose length is {@code length}
-     * ({@link #lengthOf}): the length first, then the key's part (where the tokens of one resource's entities
-     * differ), the colon and the resource last.
-     *
-     * @param key a {@link String}, or a {@link Long} or {@link Integer} (its decimal text)
+     * Whether {@code effective} equals {@code resource + ':' + key}: the length first, then the key's part (where
+     * the tokens of one resource's entities differ), the colon and the resource last.
      */
-    static boolean matches(String effective, String resource, Object key, int length) {
-        if (effective.length() != length) {
-            return false;
-        }
+    static boolean matches(String effective, String resource, String key) {
         int prefix = resource.length();
-        boolean keyMatches = key instanceof String text ? effective.startsWith(text, prefix + 1)
-                : endsWithDecimal(effective, prefix + 1, ((Number) key).longValue());
-        return keyMatches && effective.charAt(prefix) == ':' && effective.startsWith(resource);
-    }
-
-    /** The length of {@code Long.toString(value)}. */
-    static int decimalLength(long value) {
-        int sign = 0;
-        long rest = value;
-        if (rest < 0) {
-            sign = 1;
-            rest = rest == Long.MIN_VALUE ? Long.MAX_VALUE : -rest; // both have 19 digits
-        }
-        long bound = 10;
-        for (int digits = 1; digits < 19; digits++) {
-            if (rest < bound) {
-                return sign + digits;
-            }
-            bound *= 10;
-        }
-        return sign + 19;
+        return effective.length() == prefix + 1 + key.length()
+                && effective.startsWith(key, prefix + 1)
+                && effective.charAt(prefix) == ':'
+                && effective.startsWith(resource);
     }
 
     /**
-     * Whether {@code text} from {@code from} on is exactly {@code Long.toString(value)}, compared from the last
-     * digit (the one ids differ in most often).
+     * Where the key of {@code effective} starts when that key is a number: the index after its last colon when what
+     * follows is exactly {@code Long.toString(n)} for some {@code long n}, which is stored in {@code numbers[slot]};
+     * otherwise -1. Then {@code effective} equals {@code resource + ':' + n} exactly when the result is
+     * {@code resource.length() + 1} and {@code effective} starts with {@code resource} (a decimal has no colon).
      */
-    static boolean endsWithDecimal(String text, int from, long value) {
-        if (value >= 0 && value <= Integer.MAX_VALUE) {
-            return endsWithDecimal(text, from, (int) value); // an id, most often: int division is cheaper
+    static int numberAt(String effective, long[] numbers, int slot) {
+        int from = effective.lastIndexOf(':') + 1;
+        int end = effective.length();
+        if (from == 0 || from == end) {
+            return -1;
         }
-        int i = text.length();
-        long rest = value < 0 ? value : -value; // on the negative side, where Long.MIN_VALUE fits too
-        do {
-            char digit = (char) ('0' - rest % 10);
-            rest /= 10;
-            if (i <= from || text.charAt(--i) != digit) {
-                return false;
-            }
-        } while (rest != 0);
-        if (value < 0 && (i <= from || text.charAt(--i) != '-')) {
-            return false;
+        boolean negative = effective.charAt(from) == '-';
+        int first = negative ? from + 1 : from;
+        int digits = end - first;
+        if (digits == 0 || digits > 19 || effective.charAt(first) == '0' && (digits > 1 || negative)) {
+            return -1; // no digits, too many, a leading zero or "-0": not the text of a long
         }
-        return i == from;
-    }
-
-    /** As {@link #endsWithDecimal(String, int, long)} for a value that is not negative. */
-    private static boolean endsWithDecimal(String text, int from, int value) {
-        int i = text.length();
-        int rest = value;
-        do {
-            char digit = (char) ('0' + rest % 10);
-            rest /= 10;
-            if (i <= from || text.charAt(--i) != digit) {
-                return false;
+        long value = 0; // accumulated on the negative side, where Long.MIN_VALUE fits too
+        for (int i = first; i < end; i++) {
+            int digit = effective.charAt(i) - '0';
+            if (digit < 0 || digit > 9 || value < (Long.MIN_VALUE + digit) / 10) {
+                return -1;
             }
-        } while (rest != 0);
-        return i == from;
+            value = value * 10 - digit;
+        }
+        if (!negative) {
+            if (value == Long.MIN_VALUE) {
+                return -1; // 9223372036854775808 overflows
+            }
+            value = -value;
+        }
+        numbers[slot] = value;
+        return from;
     }
 }
