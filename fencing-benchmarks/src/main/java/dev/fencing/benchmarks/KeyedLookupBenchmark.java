@@ -30,7 +30,8 @@ import java.util.concurrent.TimeUnit;
  * the point as a call would; the tokens of {@code bench:43} and, with {@link #others}, of two more keys are bound
  * beside it. A scope remembers its last keyed lookup, so {@link #matched} (the same key on every call, as a method
  * called again for one entity) is answered from that memory, and {@link #matchedOtherKey} (two keys in turn, each
- * call the first of its key) matches text every time.
+ * call the first of its key) matches text every time. {@link #matchedInANewScope} binds a new scope of one token
+ * around each lookup, as a request does, against {@link #unkeyedInANewScope}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
@@ -54,6 +55,7 @@ public class KeyedLookupBenchmark {
     private Object[] otherArgs;
     private boolean turn;
     private FencingScope scope;
+    private FencingToken fresh;
 
     @Setup(Level.Trial)
     public void setUp() {
@@ -61,6 +63,7 @@ public class KeyedLookupBenchmark {
         otherArgs = new Object[] {"long".equals(key) ? (Object) 43L : "43"};
         FencingToken bound = new FencingToken("bench:42", 1, "lease");
         FencingToken other = new FencingToken("bench:43", 1, "lease");
+        fresh = bound;
         scope = others ? FencingContext.bind(new FencingToken("bench", 1, "lease"),
                 new FencingToken("bench:41", 1, "lease"), new FencingToken("bench:420", 1, "lease"), bound, other)
                 : FencingContext.bind(new FencingToken("bench", 1, "lease"), bound, other);
@@ -100,5 +103,24 @@ public class KeyedLookupBenchmark {
     public FencingToken matchedOtherKey() {
         turn = !turn;
         return point.present(point.keyOf(turn ? args : otherArgs));
+    }
+
+    /**
+     * A request's shape: a new scope binding one token, one keyed lookup in it (the first call on an entity in its
+     * scope), the scope closed; {@link #unkeyedInANewScope} is its baseline.
+     */
+    @Benchmark
+    public FencingToken matchedInANewScope() {
+        try (FencingScope ignored = FencingContext.bind(fresh)) {
+            return point.present(point.keyOf(args));
+        }
+    }
+
+    /** {@link #matchedInANewScope}'s baseline: the same scope and an unkeyed lookup of the token's own text. */
+    @Benchmark
+    public FencingToken unkeyedInANewScope() {
+        try (FencingScope ignored = FencingContext.bind(fresh)) {
+            return FencingContext.present("bench:42");
+        }
     }
 }

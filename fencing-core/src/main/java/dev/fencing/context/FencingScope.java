@@ -19,21 +19,16 @@ public final class FencingScope implements AutoCloseable {
     /** Hides every binding below it: the thread sees exactly this scope's tokens (a propagated context). */
     final boolean isolating;
     boolean closed;
-    /**
-     * The last keyed lookup ({@link #indexOf(String, Object)}): its resource, its key (a text key as itself, a number
-     * as its value, so remembering it stores no reference) and what it found.
-     */
+    /** The last keyed lookup ({@link #indexOf(String, Object)}): its resource, its key and what it found. */
     private String lookedUpResource;
-    private String lookedUpText;
-    private long lookedUpNumber;
-    private boolean lookedUpNumeric;
+    private Object lookedUpKey;
     private int lookedUpIndex;
     /**
-     * Per token, the number its resource ends with and where that number starts ({@link KeyedResources#numberAt}),
-     * read on the first lookup of a number key; {@code null} until then.
+     * Per bound token {@code i}, where its resource's key starts when that key is a number ({@code [2i]}, -1 when it
+     * is not) and that number ({@code [2i + 1]}), read by {@link KeyedResources#numberAt} when a second keyed lookup
+     * misses: a scope asked for several entities compares numbers from then on; {@code null} until then.
      */
     private long[] numbers;
-    private int[] numbersAt;
 
     FencingScope(FencingToken[] tokens, boolean[] remote, TokenUse[] uses, FencingScope parent, Thread owner,
                  boolean isolating) {
@@ -65,38 +60,32 @@ public final class FencingScope implements AutoCloseable {
     }
 
     /**
-     * The index of the token for {@code resource:key} in this scope, or -1 ({@link KeyedResources}). The
+     * The index of the token for {@code resource:key} in this scope, or -1 ({@link KeyedResources#matches}). The
      * last keyed lookup is remembered: asked again for the same resource instance (a fence point's, interned) and an
      * equal key, as a fenced method called again for the same entity in one scope asks, the scope answers without
-     * matching text. The memory is this scope's, and a scope is read on its own thread only.
+     * matching text. A scope asked for a second entity's number key reads the numbers of its tokens once and then
+     * compares numbers ({@link #indexOfNumber}); its first keyed lookup matches text and allocates nothing, as a
+     * request that binds a token and fences one entity asks. The memory is this scope's, and a scope is read on its
+     * own thread only.
      */
     int indexOf(String resource, Object key) {
-        boolean numeric = !(key instanceof String);
-        long number = numeric ? ((Number) key).longValue() : 0;
-        if (lookedUpResource == resource
-                && (numeric ? lookedUpNumeric && lookedUpNumber == number : key.equals(lookedUpText))) {
+        if (lookedUpResource == resource && key.equals(lookedUpKey)) {
             return lookedUpIndex;
         }
-        int found = numeric ? indexOfNumber(resource, number) : indexOfText(resource, (String) key);
-        // a number is remembered by value: Long 7 and Integer 7 are one text, and no box is kept alive
-        if (lookedUpResource != resource) {
-            lookedUpResource = resource;
-        }
-        if (numeric) {
-            lookedUpText = null;
-            lookedUpNumber = number;
-        } else {
-            lookedUpText = (String) key;
-        }
-        lookedUpNumeric = numeric;
+        int found = key instanceof String || numbers == null && lookedUpResource == null
+                ? indexOfText(resource, key)
+                : indexOfNumber(resource, ((Number) key).longValue());
+        lookedUpResource = resource;
+        lookedUpKey = key;
         lookedUpIndex = found;
         return found;
     }
 
-    /** The index of the token for {@code resource + ':' + key} found by matching text, or -1. */
-    private int indexOfText(String resource, String key) {
+    /** The index of the token for {@code resource:key} found by matching text, or -1. */
+    private int indexOfText(String resource, Object key) {
+        int length = KeyedResources.lengthOf(resource, key);
         for (int i = 0; i < tokens.length; i++) {
-            if (KeyedResources.matches(tokens[i].resource(), resource, key)) {
+            if (KeyedResources.matches(tokens[i].resource(), resource, key, length)) {
                 return i;
             }
         }
@@ -104,24 +93,21 @@ public final class FencingScope implements AutoCloseable {
     }
 
     /**
-     * The index of the token for {@code resource + ':' + number}, or -1: its number and where its key starts are
-     * read once per scope ({@link KeyedResources#numberAt}), so each token costs two comparisons, not a digit loop.
+     * The index of the token for {@code resource + ':' + number}, or -1, found by comparing numbers: each bound
+     * resource's number is read once ({@link #numbers}), so a token costs two comparisons, not a digit loop.
      */
     private int indexOfNumber(String resource, long number) {
         long[] n = numbers;
-        int[] at = numbersAt;
-        if (at == null) {
-            n = new long[tokens.length];
-            at = new int[tokens.length];
+        if (n == null) {
+            n = new long[2 * tokens.length];
             for (int i = 0; i < tokens.length; i++) {
-                at[i] = KeyedResources.numberAt(tokens[i].resource(), n, i);
+                n[2 * i] = KeyedResources.numberAt(tokens[i].resource(), n, 2 * i + 1);
             }
             numbers = n;
-            numbersAt = at;
         }
-        int keyAt = resource.length() + 1;
-        for (int i = 0; i < at.length; i++) {
-            if (n[i] == number && at[i] == keyAt && tokens[i].resource().startsWith(resource)) {
+        long keyAt = resource.length() + 1;
+        for (int i = 0; i < tokens.length; i++) {
+            if (n[2 * i + 1] == number && n[2 * i] == keyAt && tokens[i].resource().startsWith(resource)) {
                 return i;
             }
         }

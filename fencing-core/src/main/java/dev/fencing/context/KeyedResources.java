@@ -2,25 +2,35 @@ package dev.fencing.context;
 
 /**
  * Whether a bound token's resource is {@code resource:key}, decided without building that text: a keyed fence
- * looks its token up on every call, and the text it would build is garbage the moment the lookup ends. A text key is
- * matched against each bound resource ({@link #matches}); for a number key each bound resource's number is read once
- * per scope ({@link #numberAt}) and compared as a number.
+ * looks its token up on every call, and the text it would build is garbage the moment the lookup ends. A scope asked
+ * for several entities reads each bound resource's number once ({@link #numberAt}) and compares numbers instead.
  */
 final class KeyedResources {
 
     private KeyedResources() {
     }
 
+    /** The length of {@code resource + ':' + key}, computed once per lookup ({@link #matches}). */
+    static int lengthOf(String resource, Object key) {
+        int keyLength = key instanceof String text ? text.length() : decimalLength(((Number) key).longValue());
+        return resource.length() + 1 + keyLength;
+    }
+
     /**
-     * Whether {@code effective} equals {@code resource + ':' + key}: the length first, then the key's part (where
-     * the tokens of one resource's entities differ), the colon and the resource last.
+     * Whether {@code effective} equals {@code resource + ':' + key}, whose length is {@code length}
+     * ({@link #lengthOf}): the length first, then the key's part (where the tokens of one resource's entities
+     * differ), the colon and the resource last.
+     *
+     * @param key a {@link String}, or a {@link Long} or {@link Integer} (its decimal text)
      */
-    static boolean matches(String effective, String resource, String key) {
+    static boolean matches(String effective, String resource, Object key, int length) {
+        if (effective.length() != length) {
+            return false;
+        }
         int prefix = resource.length();
-        return effective.length() == prefix + 1 + key.length()
-                && effective.startsWith(key, prefix + 1)
-                && effective.charAt(prefix) == ':'
-                && effective.startsWith(resource);
+        boolean keyMatches = key instanceof String text ? effective.startsWith(text, prefix + 1)
+                : endsWithDecimal(effective, prefix + 1, ((Number) key).longValue());
+        return keyMatches && effective.charAt(prefix) == ':' && effective.startsWith(resource);
     }
 
     /**
@@ -57,5 +67,60 @@ final class KeyedResources {
         }
         numbers[slot] = value;
         return from;
+    }
+
+    /** The length of {@code Long.toString(value)}. */
+    static int decimalLength(long value) {
+        int sign = 0;
+        long rest = value;
+        if (rest < 0) {
+            sign = 1;
+            rest = rest == Long.MIN_VALUE ? Long.MAX_VALUE : -rest; // both have 19 digits
+        }
+        long bound = 10;
+        for (int digits = 1; digits < 19; digits++) {
+            if (rest < bound) {
+                return sign + digits;
+            }
+            bound *= 10;
+        }
+        return sign + 19;
+    }
+
+    /**
+     * Whether {@code text} from {@code from} on is exactly {@code Long.toString(value)}, compared from the last
+     * digit (the one ids differ in most often).
+     */
+    static boolean endsWithDecimal(String text, int from, long value) {
+        if (value >= 0 && value <= Integer.MAX_VALUE) {
+            return endsWithDecimal(text, from, (int) value); // an id, most often: int division is cheaper
+        }
+        int i = text.length();
+        long rest = value < 0 ? value : -value; // on the negative side, where Long.MIN_VALUE fits too
+        do {
+            char digit = (char) ('0' - rest % 10);
+            rest /= 10;
+            if (i <= from || text.charAt(--i) != digit) {
+                return false;
+            }
+        } while (rest != 0);
+        if (value < 0 && (i <= from || text.charAt(--i) != '-')) {
+            return false;
+        }
+        return i == from;
+    }
+
+    /** As {@link #endsWithDecimal(String, int, long)} for a value that is not negative. */
+    private static boolean endsWithDecimal(String text, int from, int value) {
+        int i = text.length();
+        int rest = value;
+        do {
+            char digit = (char) ('0' + rest % 10);
+            rest /= 10;
+            if (i <= from || text.charAt(--i) != digit) {
+                return false;
+            }
+        } while (rest != 0);
+        return i == from;
     }
 }

@@ -203,69 +203,41 @@ class KeyedLookupTest {
     }
 
     @Test
-    void aBoundResourceReadsAsANumberExactlyWhenItEndsWithTheTextLongToStringWrites() {
+    void aNumberMatchesItsOwnTextOnlyAtEveryMagnitude() {
         SplittableRandom random = new SplittableRandom(7);
-        long[] number = new long[1];
         for (int n = 0; n < 100_000; n++) {
             long value = random.nextLong() >> random.nextInt(64); // every magnitude, both signs
-            number[0] = value + 1;
-            assertThat(KeyedResources.numberAt("r:" + value, number, 0)).as("%d", value).isEqualTo(2);
-            assertThat(number[0]).isEqualTo(value);
-            assertThat(KeyedResources.numberAt("a:b:" + value, number, 0)).as("a:b:%d", value).isEqualTo(4);
-        }
-        for (long power = 1, i = 0; i < 19; i++, power *= 10) {
-            for (long value : new long[] {power, power - 1, -power, 1 - power, Long.MAX_VALUE, Long.MIN_VALUE}) {
-                assertThat(KeyedResources.numberAt("r:" + value, number, 0)).as("%d", value).isEqualTo(2);
-                assertThat(number[0]).isEqualTo(value);
-            }
-        }
-        String digits = "0123456789-+ a";
-        for (int n = 0; n < 100_000; n++) {
-            String text = text(random, digits, random.nextInt(22));
-            number[0] = 12345;
-            int at = KeyedResources.numberAt("r:" + text, number, 0);
-            Long parsed = canonical(text);
-            assertThat(at).as("'%s'", text).isEqualTo(parsed == null ? -1 : 2);
-            assertThat(number[0]).as("'%s'", text).isEqualTo(parsed == null ? 12345 : parsed);
+            long other = random.nextBoolean() ? value + 1 - 2L * random.nextInt(2) : value * 10;
+            assertThat(KeyedResources.endsWithDecimal("r:" + value, 2, value)).as("%d", value).isTrue();
+            assertThat(KeyedResources.endsWithDecimal("r:" + other, 2, value)).as("%d against %d", other, value)
+                    .isEqualTo(other == value);
+            assertThat(KeyedResources.endsWithDecimal("r:" + value, 2, other)).as("%d against %d", value, other)
+                    .isEqualTo(other == value);
         }
         for (String text : new String[] {"", "-", "-0", "00", "01", "+1", "1 ", " 1", "1a", "--1", "0-1",
-                "0000000000000000001", "-0000000000000000001", "9223372036854775808", "-9223372036854775809",
-                "99999999999999999999"}) {
-            assertThat(KeyedResources.numberAt("r:" + text, number, 0)).as("'%s'", text).isEqualTo(-1);
-        }
-        assertThat(KeyedResources.numberAt("r42", number, 0)).as("no colon").isEqualTo(-1);
-        assertThat(KeyedResources.numberAt("r:42:x", number, 0)).as("a text after the number").isEqualTo(-1);
-    }
-
-    /** {@code text} as a long when it is exactly what {@link Long#toString(long)} writes for it, else {@code null}. */
-    private static Long canonical(String text) {
-        try {
-            long value = Long.parseLong(text);
-            return Long.toString(value).equals(text) ? value : null;
-        } catch (NumberFormatException e) {
-            return null;
+                "0000000000000000001", "-0000000000000000001", "99999999999999999999"}) {
+            for (long value : new long[] {0, 1, -1, 1000000000000000000L}) {
+                assertThat(KeyedResources.endsWithDecimal("r:" + text, 2, value)).as("'%s' against %d", text, value)
+                        .isFalse();
+            }
         }
     }
 
     @Test
-    void aScopeOfManyTokensFindsTheOneOfItsNumberAmongResourcesThatShareDigitsAndPrefixes() {
-        FencingToken[] tokens = {new FencingToken("a:b:1", 1, "h"), new FencingToken("ab:1", 2, "h"),
-            new FencingToken("a:1", 3, "h"), new FencingToken("a:10", 4, "h"), new FencingToken("b:1", 5, "h"),
-            new FencingToken("a:x", 6, "h"), new FencingToken("a:-1", 7, "h")};
-        try (FencingScope ignored = FencingContext.bind(tokens)) {
-            assertThat(FencingContext.current("a:b", 1L)).isSameAs(tokens[0]);
-            assertThat(FencingContext.current("ab", 1L)).isSameAs(tokens[1]);
-            assertThat(FencingContext.current("a", 1L)).isSameAs(tokens[2]);
-            assertThat(FencingContext.current("a", 10)).isSameAs(tokens[3]);
-            assertThat(FencingContext.current("b", 1)).isSameAs(tokens[4]);
-            assertThat(FencingContext.current("a", "x")).isSameAs(tokens[5]);
-            assertThat(FencingContext.current("a", -1L)).isSameAs(tokens[6]);
-            assertThat(FencingContext.current("a", "b:1")).isSameAs(tokens[0]); // the same text, so the same token
-            assertThat(FencingContext.current("a", 100L)).isNull();
-            assertThat(FencingContext.current("a", 0L)).isNull();
-            assertThat(FencingContext.current("b:1", 1L)).isNull();
-            assertThat(FencingContext.current("", 1L)).isNull();
+    void decimalLengthIsTheLengthOfTheText() {
+        SplittableRandom random = new SplittableRandom(11);
+        for (int n = 0; n < 100_000; n++) {
+            long value = random.nextLong() >> random.nextInt(64);
+            assertThat(KeyedResources.decimalLength(value)).as("%d", value).isEqualTo(Long.toString(value).length());
         }
+        for (long power = 1, i = 0; i < 19; i++, power *= 10) {
+            for (long value : new long[] {power, power - 1, -power, 1 - power}) {
+                assertThat(KeyedResources.decimalLength(value)).as("%d", value)
+                        .isEqualTo(Long.toString(value).length());
+            }
+        }
+        assertThat(KeyedResources.decimalLength(Long.MIN_VALUE)).isEqualTo(20);
+        assertThat(KeyedResources.decimalLength(Long.MAX_VALUE)).isEqualTo(19);
     }
 
     @Test
@@ -289,17 +261,90 @@ class KeyedLookupTest {
         }
     }
 
-    /**
-     * Whether {@link FencingContext#current(String, Object)} finds a token bound for {@code effective} under
-     * {@code resource} and {@code key}, asked twice (the second answered from the scope's memory of its last lookup).
-     */
-    private static boolean matches(String effective, String resource, Object key) {
-        FencingToken token = new FencingToken(effective, 1, "h");
-        try (FencingScope ignored = FencingContext.bind(token)) {
-            boolean found = FencingContext.current(resource, key) == token;
-            assertThat(FencingContext.current(resource, key) == token).as("asked again").isEqualTo(found);
-            return found;
+    @Test
+    void aBoundResourceReadsAsANumberExactlyWhenItEndsWithTheTextLongToStringWrites() {
+        SplittableRandom random = new SplittableRandom(7);
+        long[] number = new long[1];
+        for (int n = 0; n < 100_000; n++) {
+            long value = random.nextLong() >> random.nextInt(64); // every magnitude, both signs
+            number[0] = value + 1;
+            assertThat(KeyedResources.numberAt("r:" + value, number, 0)).as("%d", value).isEqualTo(2);
+            assertThat(number[0]).isEqualTo(value);
+            assertThat(KeyedResources.numberAt("a:b:" + value, number, 0)).as("a:b:%d", value).isEqualTo(4);
         }
+        for (long power = 1, i = 0; i < 19; i++, power *= 10) {
+            for (long value : new long[] {power, power - 1, -power, 1 - power, Long.MAX_VALUE, Long.MIN_VALUE}) {
+                assertThat(KeyedResources.numberAt("r:" + value, number, 0)).as("%d", value).isEqualTo(2);
+                assertThat(number[0]).isEqualTo(value);
+            }
+        }
+        String digits = "0123456789-+ a";
+        for (int n = 0; n < 100_000; n++) {
+            String text = text(random, digits, random.nextInt(22));
+            number[0] = 12345;
+            Long parsed = canonical(text);
+            assertThat(KeyedResources.numberAt("r:" + text, number, 0)).as("'%s'", text)
+                    .isEqualTo(parsed == null ? -1 : 2);
+            assertThat(number[0]).as("'%s'", text).isEqualTo(parsed == null ? 12345 : parsed);
+        }
+        for (String text : new String[] {"", "-", "-0", "00", "01", "+1", "1 ", " 1", "1a", "--1", "0-1",
+                "0000000000000000001", "-0000000000000000001", "9223372036854775808", "-9223372036854775809",
+                "99999999999999999999"}) {
+            assertThat(KeyedResources.numberAt("r:" + text, number, 0)).as("'%s'", text).isEqualTo(-1);
+        }
+        assertThat(KeyedResources.numberAt("r42", number, 0)).as("no colon").isEqualTo(-1);
+        assertThat(KeyedResources.numberAt("r:42:x", number, 0)).as("a text after the number").isEqualTo(-1);
+    }
+
+    /** {@code text} as a long when it is exactly what {@link Long#toString(long)} writes for it, else {@code null}. */
+    private static Long canonical(String text) {
+        try {
+            long value = Long.parseLong(text);
+            return Long.toString(value).equals(text) ? value : null;
+        } catch (NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /**
+     * A scope asked for several entities compares numbers after its first keyed lookup: the tokens here share digits
+     * and prefixes, each is asked for first, among others and again, and every answer is the built text's.
+     */
+    @Test
+    void aScopeAskedForManyEntitiesFindsEachByNumberAsByText() {
+        FencingToken[] tokens = {new FencingToken("a:b:1", 1, "h"), new FencingToken("ab:1", 2, "h"),
+            new FencingToken("a:1", 3, "h"), new FencingToken("a:10", 4, "h"), new FencingToken("b:1", 5, "h"),
+            new FencingToken("a:x", 6, "h"), new FencingToken("a:-1", 7, "h"), new FencingToken("a:01", 8, "h")};
+        String[] resources = {"a:b", "ab", "a", "b", "b:1", "", "a:"};
+        Object[] keys = {1L, 10, -1L, 0L, 100L, 1, "1", "x", "b:1", "01", Long.MIN_VALUE};
+        for (int first = 0; first < keys.length; first++) {
+            try (FencingScope ignored = FencingContext.bind(tokens)) {
+                for (int pass = 0; pass < 2; pass++) {
+                    for (int k = 0; k < keys.length; k++) {
+                        Object key = keys[(first + k) % keys.length];
+                        for (String resource : resources) {
+                            assertThat(FencingContext.current(resource, key)).as("%s:%s", resource, key)
+                                    .isSameAs(FencingContext.current(resource + ":" + key));
+                        }
+                    }
+                }
+            }
+        }
+        try (FencingScope ignored = FencingContext.bind(tokens)) {
+            assertThat(FencingContext.current("a", 1L)).isSameAs(tokens[2]);
+            assertThat(FencingContext.current("a", 10L)).isSameAs(tokens[3]); // by number from here on
+            assertThat(FencingContext.current("a:b", 1)).isSameAs(tokens[0]);
+            assertThat(FencingContext.current("ab", 1L)).isSameAs(tokens[1]);
+            assertThat(FencingContext.current("a", -1L)).isSameAs(tokens[6]);
+            assertThat(FencingContext.current("a", 1L)).isSameAs(tokens[2]);
+            assertThat(FencingContext.current("b", 1L)).isSameAs(tokens[4]);
+            assertThat(FencingContext.current("a", 0L)).isNull();
+        }
+    }
+
+    /** What {@link FencingContext#current(String, Object)} asks of each bound token. */
+    private static boolean matches(String effective, String resource, Object key) {
+        return KeyedResources.matches(effective, resource, key, KeyedResources.lengthOf(resource, key));
     }
 
     private static String text(SplittableRandom random, String alphabet, int length) {
