@@ -29,6 +29,8 @@ public final class FencingScope implements AutoCloseable {
      * misses: a scope asked for several entities compares numbers from then on; {@code null} until then.
      */
     private long[] numbers;
+    /** Per bound token, the resource instance its resource was last found to start with ({@link #hasPrefix}). */
+    private String[] prefixes;
 
     FencingScope(FencingToken[] tokens, boolean[] remote, TokenUse[] uses, FencingScope parent, Thread owner,
                  boolean isolating) {
@@ -100,6 +102,7 @@ public final class FencingScope implements AutoCloseable {
         long[] n = numbers;
         if (n == null) {
             n = new long[2 * tokens.length];
+            prefixes = new String[tokens.length];
             for (int i = 0; i < tokens.length; i++) {
                 n[2 * i] = KeyedResources.numberAt(tokens[i].resource(), n, 2 * i + 1);
             }
@@ -107,11 +110,27 @@ public final class FencingScope implements AutoCloseable {
         }
         long keyAt = resource.length() + 1;
         for (int i = 0; i < tokens.length; i++) {
-            if (n[2 * i + 1] == number && n[2 * i] == keyAt && tokens[i].resource().startsWith(resource)) {
+            if (n[2 * i + 1] == number && n[2 * i] == keyAt && hasPrefix(i, resource)) {
                 return i;
             }
         }
         return -1;
+    }
+
+    /**
+     * Whether token {@code i}'s resource starts with {@code resource}: compared once per resource instance (a fence
+     * point's, interned), which is then remembered for the token.
+     */
+    private boolean hasPrefix(int i, String resource) {
+        String[] known = prefixes;
+        if (known[i] == resource) {
+            return true;
+        }
+        if (tokens[i].resource().startsWith(resource)) {
+            known[i] = resource;
+            return true;
+        }
+        return false;
     }
 
     /** The token at {@code i}, as a check presents it: its lock's use, if it has one, is marked. */
