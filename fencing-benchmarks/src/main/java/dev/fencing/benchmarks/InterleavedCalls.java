@@ -36,8 +36,9 @@ import java.util.function.ToDoubleFunction;
  * of allocation figures. Besides {@code FenceOverheadBenchmark}'s calls: the application's fencing interceptor on a
  * proxy built like the no-op one ({@code advised}), and the fenced method's own bracket run by a lambda interceptor
  * that found it once ({@code bracket}: the fence without its per-call lookup), and the keyed method for two entities
- * in turn ({@code keyedOther}: every call the first on its entity, so the token is found by matching text), and the
- * woven keyed method ({@code wovenKeyed}).
+ * in turn ({@code keyedOther}: no call repeats the scope's last key, so the scope's memory never answers and the
+ * token is found among the bound ones, by comparing numbers once the scope has read them), and the woven keyed method
+ * ({@code wovenKeyed}).
  *
  * <p>{@code java -cp fencing-benchmarks/target/benchmarks.jar dev.fencing.benchmarks.InterleavedCalls [seconds]}
  */
@@ -271,7 +272,8 @@ public final class InterleavedCalls {
 
     /**
      * The keyed method for entities 7 and 8 in turn: each call's key differs from the last, so the scope's memory of
-     * its last keyed lookup never answers and the token is found by matching text (the first call on an entity).
+     * its last keyed lookup never answers and the token is found among the bound ones (a scope holding several
+     * entities' tokens).
      */
     private long keyedOtherLoop() {
         long sum = 0;

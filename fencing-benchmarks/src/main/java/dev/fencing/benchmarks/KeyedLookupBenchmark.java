@@ -29,8 +29,9 @@ import java.util.concurrent.TimeUnit;
  * lookup of {@code bench} is the baseline. The key is a {@code Long} or a {@code String} ({@link #key}), evaluated by
  * the point as a call would; the tokens of {@code bench:43} and, with {@link #others}, of two more keys are bound
  * beside it. A scope remembers its last keyed lookup, so {@link #matched} (the same key on every call, as a method
- * called again for one entity) is answered from that memory, and {@link #matchedOtherKey} (two keys in turn, each
- * call the first of its key) matches text every time. {@link #matchedInANewScope} binds a new scope of one token
+ * called again for one entity) is answered from that memory, and in {@link #matchedOtherKey} (two keys in turn) it
+ * never answers: the scope's first lookup matches text, and from its second on it compares the numbers it read once
+ * from its tokens. {@link #matchedInANewScope} binds a new scope of one token
  * around each lookup, as a request does, against {@link #unkeyedInANewScope}.
  */
 @State(Scope.Thread)
