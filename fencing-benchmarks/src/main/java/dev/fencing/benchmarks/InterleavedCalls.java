@@ -38,16 +38,20 @@ import java.util.function.ToDoubleFunction;
  * that found it once ({@code bracket}: the fence without its per-call lookup), and the keyed method for two entities
  * in turn ({@code keyedOther}: no call repeats the scope's last key, so the scope's memory never answers and the
  * token is found among the bound ones, by comparing numbers once the scope has read them), and the woven keyed method
- * ({@code wovenKeyed}).
+ * ({@code wovenKeyed}), and the unkeyed and keyed methods each called in a scope of its own that binds its one
+ * token, as a request binds it ({@code fencedNewScope}, {@code keyedNewScope}: every keyed call the first in its
+ * scope).
  *
  * <p>{@code java -cp fencing-benchmarks/target/benchmarks.jar dev.fencing.benchmarks.InterleavedCalls [seconds]}
  */
 public final class InterleavedCalls {
 
     private static final String[] NAMES = {"noop", "floor", "fenced", "keyed", "plain", "plainFloor", "woven",
-        "advised", "bracket", "keyedOther", "wovenKeyed"};
+        "advised", "bracket", "keyedOther", "wovenKeyed", "fencedNewScope", "keyedNewScope"};
     private static final int CALLS_PER_BLOCK = 20_000;
     private static final FencingToken WOVEN_KEYED = new FencingToken("bench-woven:7", 1, "lease");
+    private static final FencingToken UNKEYED = new FencingToken("total", 1, "lease");
+    private static final FencingToken KEYED = new FencingToken("bench:7", 1, "lease");
 
     private final Target noop;
     private final Target floor;
@@ -187,6 +191,8 @@ public final class InterleavedCalls {
         ratio(turns, "woven - plain, ns", 6, 4, true);
         ratio(turns, "wovenKeyed - plain, ns", 10, 4, true);
         ratio(turns, "wovenKeyed / woven", 10, 6);
+        ratio(turns, "keyedNewScope / fencedNewScope", 12, 11);
+        ratio(turns, "keyedNewScope - fencedNewScope, ns", 12, 11, true);
         ratio(turns, "plainFloor - plain, ns", 5, 4, true);
         ratio(turns, "woven - plainFloor, ns", 6, 5, true);
         ratio(turns, "advised - floor, ns", 7, 1, true);
@@ -225,7 +231,9 @@ public final class InterleavedCalls {
             case 7 -> advisedLoop();
             case 8 -> bracketLoop();
             case 9 -> keyedOtherLoop();
-            default -> wovenKeyedLoop();
+            case 10 -> wovenKeyedLoop();
+            case 11 -> fencedNewScopeLoop();
+            default -> keyedNewScopeLoop();
         };
         long elapsed = System.nanoTime() - start;
         sink += result;
@@ -279,6 +287,31 @@ public final class InterleavedCalls {
         long sum = 0;
         for (int i = 0; i < CALLS_PER_BLOCK; i++) {
             sum += fenced.fencedWithKey(7 + (i & 1), value);
+        }
+        return sum;
+    }
+
+    /**
+     * A request's shape, unkeyed: each call in a scope of its own binding the method's one token, so every call is the
+     * first in its scope; {@link #keyedNewScopeLoop} is the same with a key.
+     */
+    private long fencedNewScopeLoop() {
+        long sum = 0;
+        for (int i = 0; i < CALLS_PER_BLOCK; i++) {
+            try (FencingScope ignored = FencingContext.bind(UNKEYED)) {
+                sum += fenced.fenced(value);
+            }
+        }
+        return sum;
+    }
+
+    /** The keyed method, each call in a scope of its own binding its entity's token: the first keyed call in a scope. */
+    private long keyedNewScopeLoop() {
+        long sum = 0;
+        for (int i = 0; i < CALLS_PER_BLOCK; i++) {
+            try (FencingScope ignored = FencingContext.bind(KEYED)) {
+                sum += fenced.fencedWithKey(7, value);
+            }
         }
         return sum;
     }

@@ -25,9 +25,8 @@ public final class FencingScope implements AutoCloseable {
     private int lookedUpIndex;
     /**
      * Per bound token {@code i}, where its resource's key starts when that key is a number ({@code [2i]}, -1 when it
-     * is not) and that number ({@code [2i + 1]}), read by {@link KeyedResources#numberAt} on the second keyed lookup
-     * that misses the memory: a scope asked for several entities compares numbers from then on; {@code null} until
-     * then.
+     * is not) and that number ({@code [2i + 1]}), read by {@link KeyedResources#numberAt} when a second keyed lookup
+     * misses: a scope asked for several entities compares numbers from then on; {@code null} until then.
      */
     private long[] numbers;
     /** Per bound token, the resource instance its resource was last found to start with ({@link #hasPrefix}). */
@@ -66,34 +65,26 @@ public final class FencingScope implements AutoCloseable {
      * The index of the token for {@code resource:key} in this scope, or -1 ({@link KeyedResources#matches}). The
      * last keyed lookup is remembered: asked again for the same resource instance (a fence point's, interned) and an
      * equal key, as a fenced method called again for the same entity in one scope asks, the scope answers without
-     * matching text. A scope's first keyed lookup matches text and allocates nothing, as a request that binds a
-     * token and fences one entity asks; from its second on, the scope compares numbers it read once from its tokens
-     * ({@link #indexOfNumber}) and the resource part of each token once per resource instance ({@link #hasPrefix}),
-     * as a scope holding several entities' tokens is asked. The memory is this scope's, and a scope is read on its
+     * matching text. A scope asked for a second entity's number key reads the numbers of its tokens once and then
+     * compares numbers ({@link #indexOfNumber}); its first keyed lookup matches text and allocates nothing, as a
+     * request that binds a token and fences one entity asks. The memory is this scope's, and a scope is read on its
      * own thread only.
      */
     int indexOf(String resource, Object key) {
         if (lookedUpResource == resource && key.equals(lookedUpKey)) {
             return lookedUpIndex;
         }
-        int found;
-        if (lookedUpResource == null && prefixes == null) {
-            found = firstIndexOf(resource, key); // the scope's first keyed lookup: nothing read, nothing allocated
-        } else {
-            if (prefixes == null) {
-                readNumbers();
-            }
-            found = key instanceof String text ? indexOfText(resource, text)
-                    : indexOfNumber(resource, ((Number) key).longValue());
-        }
+        int found = key instanceof String || numbers == null && lookedUpResource == null
+                ? indexOfText(resource, key)
+                : indexOfNumber(resource, ((Number) key).longValue());
         lookedUpResource = resource;
         lookedUpKey = key;
         lookedUpIndex = found;
         return found;
     }
 
-    /** The index of the token for {@code resource:key} found by matching text, or -1: a scope's first keyed lookup. */
-    private int firstIndexOf(String resource, Object key) {
+    /** The index of the token for {@code resource:key} found by matching text, or -1. */
+    private int indexOfText(String resource, Object key) {
         int length = KeyedResources.lengthOf(resource, key);
         for (int i = 0; i < tokens.length; i++) {
             if (KeyedResources.matches(tokens[i].resource(), resource, key, length)) {
@@ -103,39 +94,20 @@ public final class FencingScope implements AutoCloseable {
         return -1;
     }
 
-    /** Reads each bound resource's number once ({@link #numbers}), on the scope's second keyed lookup. */
-    private void readNumbers() {
-        long[] n = new long[2 * tokens.length];
-        for (int i = 0; i < tokens.length; i++) {
-            n[2 * i] = KeyedResources.numberAt(tokens[i].resource(), n, 2 * i + 1);
-        }
-        numbers = n;
-        prefixes = new String[tokens.length];
-    }
-
-    /**
-     * {@link #firstIndexOf} once the scope has been asked for a second key: the resource's part of
-     * each bound resource is compared once per resource instance ({@link #hasPrefix}).
-     */
-    private int indexOfText(String resource, String key) {
-        int colon = resource.length();
-        int length = colon + 1 + key.length();
-        for (int i = 0; i < tokens.length; i++) {
-            String bound = tokens[i].resource();
-            if (bound.length() == length && bound.startsWith(key, colon + 1) && bound.charAt(colon) == ':'
-                    && hasPrefix(i, resource)) {
-                return i;
-            }
-        }
-        return -1;
-    }
-
     /**
      * The index of the token for {@code resource + ':' + number}, or -1, found by comparing numbers: each bound
-     * resource's number was read once ({@link #numbers}), so a token costs two comparisons, not a digit loop.
+     * resource's number is read once ({@link #numbers}), so a token costs two comparisons, not a digit loop.
      */
     private int indexOfNumber(String resource, long number) {
         long[] n = numbers;
+        if (n == null) {
+            n = new long[2 * tokens.length];
+            prefixes = new String[tokens.length];
+            for (int i = 0; i < tokens.length; i++) {
+                n[2 * i] = KeyedResources.numberAt(tokens[i].resource(), n, 2 * i + 1);
+            }
+            numbers = n;
+        }
         long keyAt = resource.length() + 1;
         for (int i = 0; i < tokens.length; i++) {
             if (n[2 * i + 1] == number && n[2 * i] == keyAt && hasPrefix(i, resource)) {
