@@ -72,9 +72,10 @@ for step in "${steps[@]}"; do
                 for key in long string; do for others in true false; do
                   RATIOS+=(--ratio "matched[key=$key,others=$others]/builtText[key=$key,others=$others]"
                            --diff "matched[key=$key,others=$others]-builtText[key=$key,others=$others]"
-                           --diff "matchedOtherKey[key=$key,others=$others]-unkeyed[key=$key,others=$others]")
+                           --diff "matchedOtherKey[key=$key,others=$others]-unkeyed[key=$key,others=$others]"
+                           --diff "matchedInANewScope[key=$key,others=$others]-unkeyedInANewScope[key=$key,others=$others]")
                 done; done
-                rounds keyed-lookup 6 'KeyedLookupBenchmark\.(builtText|matched|matchedOtherKey|unkeyed)$' -prof gc -f 1 -wi 3 -w 1 -i 3 -r 1 ;;
+                rounds keyed-lookup 6 'KeyedLookupBenchmark\.(builtText|matched|matchedOtherKey|unkeyed|matchedInANewScope|unkeyedInANewScope)$' -prof gc -f 1 -wi 3 -w 1 -i 3 -r 1 ;;
     signed)     run signed-fence SignedFenceBenchmark -prof gc -f 1 -wi 3 -w 1 -i 5 -r 2 ;;
     contention) run fence-contention FenceContentionBenchmark -f 1 -wi 3 -w 2 -i 5 -r 2 ;;
     scale)      for t in 1 2 4 8; do
