@@ -25,8 +25,9 @@ public final class FencingScope implements AutoCloseable {
     private int lookedUpIndex;
     /**
      * Per bound token {@code i}, where its resource's key starts when that key is a number ({@code [2i]}, -1 when it
-     * is not) and that number ({@code [2i + 1]}), read by {@link KeyedResources#numberAt} when a second keyed lookup
-     * misses: a scope asked for several entities compares numbers from then on; {@code null} until then.
+     * is not) and that number ({@code [2i + 1]}), read by {@link KeyedResources#numberAt} on the first lookup of a
+     * number key that misses the memory and is not the scope's first keyed lookup; number keys are compared as
+     * numbers from then on. {@code null} until then.
      */
     private long[] numbers;
     /** Per bound token, the resource instance its resource was last found to start with ({@link #hasPrefix}). */
@@ -65,9 +66,10 @@ public final class FencingScope implements AutoCloseable {
      * The index of the token for {@code resource:key} in this scope, or -1 ({@link KeyedResources#matches}). The
      * last keyed lookup is remembered: asked again for the same resource instance (a fence point's, interned) and an
      * equal key, as a fenced method called again for the same entity in one scope asks, the scope answers without
-     * matching text. A scope asked for a second entity's number key reads the numbers of its tokens once and then
-     * compares numbers ({@link #indexOfNumber}); its first keyed lookup matches text and allocates nothing, as a
-     * request that binds a token and fences one entity asks. The memory is this scope's, and a scope is read on its
+     * matching text. A scope's first keyed lookup matches text and allocates nothing, as a request that binds a token
+     * and fences one entity asks. A later number key that misses the memory (another entity, most often) makes the
+     * scope read the numbers of its tokens once and compare numbers from then on ({@link #indexOfNumber}); text keys
+     * always match text. The memory is this scope's, and a scope is read on its
      * own thread only.
      */
     int indexOf(String resource, Object key) {
@@ -96,7 +98,8 @@ public final class FencingScope implements AutoCloseable {
 
     /**
      * The index of the token for {@code resource + ':' + number}, or -1, found by comparing numbers: each bound
-     * resource's number is read once ({@link #numbers}), so a token costs two comparisons, not a digit loop.
+     * resource's number is read once ({@link #numbers}, a digit loop per token then), so afterwards a token costs two
+     * comparisons, and the one candidate its resource part ({@link #hasPrefix}).
      */
     private int indexOfNumber(String resource, long number) {
         long[] n = numbers;
@@ -118,8 +121,9 @@ public final class FencingScope implements AutoCloseable {
     }
 
     /**
-     * Whether token {@code i}'s resource starts with {@code resource}: compared once per resource instance (a fence
-     * point's, interned), which is then remembered for the token.
+     * Whether token {@code i}'s resource starts with {@code resource}. The last instance found to be its prefix is
+     * remembered for the token, so a fence point's resource (interned) asked again is one reference comparison; only
+     * an instance that passed {@code startsWith} is ever remembered.
      */
     private boolean hasPrefix(int i, String resource) {
         String[] known = prefixes;

@@ -308,7 +308,7 @@ class KeyedLookupTest {
 
     /**
      * A scope asked for several entities compares numbers after its first keyed lookup: the tokens here share digits
-     * and prefixes, each is asked for first, among others and again, and every answer is the built text's.
+     * and prefixes, each key is asked for first, among others and again, and every answer is the built text's.
      */
     @Test
     void aScopeAskedForManyEntitiesFindsEachByNumberAsByText() {
@@ -339,6 +339,27 @@ class KeyedLookupTest {
             assertThat(FencingContext.current("a", 1L)).isSameAs(tokens[2]);
             assertThat(FencingContext.current("b", 1L)).isSameAs(tokens[4]);
             assertThat(FencingContext.current("a", 0L)).isNull();
+        }
+    }
+
+    /**
+     * The resource part a scope remembers per token is only ever one it compared and found: a resource that failed
+     * the comparison, or one remembered for another token, never stands in for it.
+     */
+    @Test
+    void aRememberedResourcePartNeverStandsInForAnother() {
+        FencingToken a1 = new FencingToken("a:1", 1, "h");
+        FencingToken b1 = new FencingToken("b:1", 2, "h");
+        try (FencingScope ignored = FencingContext.bind(a1, b1)) {
+            assertThat(FencingContext.current("x", 0L)).isNull(); // the first lookup; the next ones compare numbers
+            assertThat(FencingContext.current("b", 1L)).isSameAs(b1);
+            assertThat(FencingContext.current("c", 5L)).isNull();
+            assertThat(FencingContext.current("b", 1L)).isSameAs(b1);
+            assertThat(FencingContext.current("a", 1)).isSameAs(a1);
+            assertThat(FencingContext.current("b", 1)).isSameAs(b1);
+            assertThat(FencingContext.current("c", 1L)).isNull();
+            assertThat(FencingContext.current("a", 1L)).isSameAs(a1);
+            assertThat(FencingContext.current("b", 1L)).isSameAs(b1);
         }
     }
 
