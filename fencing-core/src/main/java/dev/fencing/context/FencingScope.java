@@ -69,8 +69,7 @@ public final class FencingScope implements AutoCloseable {
      * matching text. A scope's first keyed lookup matches text and allocates nothing, as a request that binds a token
      * and fences one entity asks. A later number key that misses the memory (another entity, most often) makes the
      * scope read the numbers of its tokens once and compare numbers from then on ({@link #indexOfNumber}); text keys
-     * always match text. The memory is this scope's, and a scope is read on its
-     * own thread only.
+     * always match text. The memory is this scope's, and a scope is read on its own thread only.
      */
     int indexOf(String resource, Object key) {
         if (lookedUpResource == resource && key.equals(lookedUpKey)) {

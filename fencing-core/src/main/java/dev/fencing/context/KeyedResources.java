@@ -51,21 +51,17 @@ final class KeyedResources {
         if (digits == 0 || digits > 19 || effective.charAt(first) == '0' && (digits > 1 || negative)) {
             return -1; // no digits, too many, a leading zero or "-0": not the text of a long
         }
-        long value = 0; // accumulated on the negative side, where Long.MIN_VALUE fits too
         for (int i = first; i < end; i++) {
-            int digit = effective.charAt(i) - '0';
-            if (digit < 0 || digit > 9 || value < (Long.MIN_VALUE + digit) / 10) {
-                return -1;
+            char c = effective.charAt(i);
+            if (c < '0' || c > '9') {
+                return -1; // ASCII digits only, as Long.toString writes them
             }
-            value = value * 10 - digit;
         }
-        if (!negative) {
-            if (value == Long.MIN_VALUE) {
-                return -1; // 9223372036854775808 overflows
-            }
-            value = -value;
+        try {
+            numbers[slot] = Long.parseLong(effective, from, end, 10);
+        } catch (NumberFormatException beyondLong) {
+            return -1; // 19 digits past Long.MAX_VALUE or Long.MIN_VALUE
         }
-        numbers[slot] = value;
         return from;
     }
 
