@@ -38,7 +38,37 @@ public final class FencingContext {
     public static FencingScope bind(FencingToken token) {
         Objects.requireNonNull(token, "token");
         FencingToken[] tokens = {token};
-        return push(tokens, new boolean[1], usesOf(tokens));
+        return push(tokens, local(1), usesOf(tokens));
+    }
+
+    /**
+     * The origin flags ({@link FencingScope#remote}) of scopes of up to eight tokens, all local ({@code [n]}) or all
+     * remote: shared by every such scope, since a scope only reads them, so a bind allocates none.
+     */
+    private static final boolean[][] LOCAL = new boolean[9][];
+    private static final boolean[][] REMOTE = new boolean[9][];
+
+    static {
+        for (int n = 0; n < LOCAL.length; n++) {
+            LOCAL[n] = new boolean[n];
+            REMOTE[n] = new boolean[n];
+            Arrays.fill(REMOTE[n], true);
+        }
+    }
+
+    /** Origin flags for {@code n} tokens bound locally; never to be written (shared). */
+    static boolean[] local(int n) {
+        return n < LOCAL.length ? LOCAL[n] : new boolean[n];
+    }
+
+    /** Origin flags for {@code n} tokens bound from a remote carrier; never to be written (shared). */
+    static boolean[] remote(int n) {
+        if (n < REMOTE.length) {
+            return REMOTE[n];
+        }
+        boolean[] flags = new boolean[n];
+        Arrays.fill(flags, true);
+        return flags;
     }
 
     /** The open {@link TokenUse} of each token (a lock this process holds, handed over by hand), or {@code null}. */
@@ -64,7 +94,7 @@ public final class FencingContext {
     public static FencingScope bindAcquired(FencingToken token, TokenUse use) {
         Objects.requireNonNull(token, "token");
         Objects.requireNonNull(use, "use");
-        return push(new FencingToken[] {token}, new boolean[1], new TokenUse[] {use});
+        return push(new FencingToken[] {token}, local(1), new TokenUse[] {use});
     }
 
     /**
@@ -84,7 +114,7 @@ public final class FencingContext {
         for (int i = 0; i < useCopy.length; i++) {
             Objects.requireNonNull(useCopy[i], "uses[" + i + "]");
         }
-        return push(copy, new boolean[copy.length], useCopy);
+        return push(copy, local(copy.length), useCopy);
     }
 
     /**
@@ -96,7 +126,7 @@ public final class FencingContext {
         Objects.requireNonNull(tokens, "tokens");
         FencingToken[] copy = tokens.clone();
         checkDistinct(copy);
-        return push(copy, new boolean[copy.length], usesOf(copy));
+        return push(copy, local(copy.length), usesOf(copy));
     }
 
     private static void checkDistinct(FencingToken[] copy) {
@@ -280,7 +310,7 @@ public final class FencingContext {
         }
         FencingToken[] copy = tokens.toArray(FencingToken[]::new);
         checkDistinct(copy);
-        return pushIsolating(copy, new boolean[copy.length], usesOf(copy));
+        return pushIsolating(copy, local(copy.length), usesOf(copy));
     }
 
     /**
@@ -303,9 +333,7 @@ public final class FencingContext {
     public static FencingScope bindRemote(Collection<FencingToken> tokens) {
         FencingToken[] copy = tokens.toArray(FencingToken[]::new);
         checkDistinct(copy);
-        boolean[] remote = new boolean[copy.length];
-        Arrays.fill(remote, true);
-        return pushIsolating(copy, remote, null);
+        return pushIsolating(copy, remote(copy.length), null);
     }
 
     private static FencingScope pushIsolating(FencingToken[] tokens, boolean[] remote, TokenUse[] uses) {

@@ -10,7 +10,10 @@ import dev.fencing.token.FencingToken;
 public final class FencingScope implements AutoCloseable {
 
     final FencingToken[] tokens;
-    /** Per token: bound from a remote carrier (an HTTP header, ...): good for checks, never for skipping a lock. */
+    /**
+     * Per token: bound from a remote carrier (an HTTP header, ...): good for checks, never for skipping a lock. Often
+     * an array shared by many scopes ({@link FencingContext#local}, {@link FencingContext#remote}): read only.
+     */
     final boolean[] remote;
     /** Per token: the use of the acquired lock it belongs to, marked when a check reads it; {@code null}: none. */
     final TokenUse[] uses;
@@ -63,10 +66,10 @@ public final class FencingScope implements AutoCloseable {
     }
 
     /**
-     * The index of the token for {@code resource:key} in this scope, or -1 ({@link KeyedResources#matches}). The
-     * last keyed lookup is remembered: asked again for the same resource instance (a fence point's, interned) and an
-     * equal key, as a fenced method called again for the same entity in one scope asks, the scope answers without
-     * matching text. A scope's first keyed lookup matches text and allocates nothing, as a request that binds a token
+     * The index of the token for {@code resource:key} in this scope, or -1 ({@link KeyedResources#matches},
+     * {@link KeyedResources#matchesNumber}). The last keyed lookup is remembered: asked again for the same resource
+     * instance (a fence point's, interned) and an equal key, as a fenced method called again for the same entity in
+     * one scope asks, the scope answers without matching text. A scope's first keyed lookup matches text and allocates nothing, as a request that binds a token
      * and fences one entity asks. A later number key that misses the memory (another entity, most often) makes the
      * scope read the numbers of its tokens once and compare numbers from then on ({@link #indexOfNumber}); text keys
      * always match text. The memory is this scope's, and a scope is read on its own thread only.
@@ -86,9 +89,18 @@ public final class FencingScope implements AutoCloseable {
 
     /** The index of the token for {@code resource:key} found by matching text, or -1. */
     private int indexOfText(String resource, Object key) {
-        int length = KeyedResources.lengthOf(resource, key);
+        if (key instanceof String text) {
+            int length = resource.length() + 1 + text.length();
+            for (int i = 0; i < tokens.length; i++) {
+                if (KeyedResources.matches(tokens[i].resource(), resource, text, length)) {
+                    return i;
+                }
+            }
+            return -1;
+        }
+        long number = ((Number) key).longValue();
         for (int i = 0; i < tokens.length; i++) {
-            if (KeyedResources.matches(tokens[i].resource(), resource, key, length)) {
+            if (KeyedResources.matchesNumber(tokens[i].resource(), resource, number)) {
                 return i;
             }
         }

@@ -220,6 +220,12 @@ public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
     }
 
     boolean[] remoteArray() {
+        if (remote.isEmpty()) {
+            return FencingContext.local(tokens.size());
+        }
+        if (remote.size() == tokens.size()) {
+            return FencingContext.remote(tokens.size());
+        }
         boolean[] flags = new boolean[tokens.size()];
         int i = 0;
         for (String resource : tokens.keySet()) {

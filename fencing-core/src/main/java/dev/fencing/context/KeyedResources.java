@@ -10,27 +10,30 @@ final class KeyedResources {
     private KeyedResources() {
     }
 
-    /** The length of {@code resource + ':' + key}, computed once per lookup ({@link #matches}). */
-    static int lengthOf(String resource, Object key) {
-        int keyLength = key instanceof String text ? text.length() : decimalLength(((Number) key).longValue());
-        return resource.length() + 1 + keyLength;
-    }
-
     /**
-     * Whether {@code effective} equals {@code resource + ':' + key}, whose length is {@code length}
-     * ({@link #lengthOf}): the length first, then the key's part (where the tokens of one resource's entities
-     * differ), the colon and the resource last.
-     *
-     * @param key a {@link String}, or a {@link Long} or {@link Integer} (its decimal text)
+     * Whether {@code effective} equals {@code resource + ':' + text}, whose length is {@code length} (computed once
+     * per lookup): the length first, then the key's part (where the tokens of one resource's entities differ), the
+     * colon and the resource last.
      */
-    static boolean matches(String effective, String resource, Object key, int length) {
+    static boolean matches(String effective, String resource, String text, int length) {
         if (effective.length() != length) {
             return false;
         }
         int prefix = resource.length();
-        boolean keyMatches = key instanceof String text ? effective.startsWith(text, prefix + 1)
-                : endsWithDecimal(effective, prefix + 1, ((Number) key).longValue());
-        return keyMatches && effective.charAt(prefix) == ':' && effective.startsWith(resource);
+        return effective.startsWith(text, prefix + 1) && effective.charAt(prefix) == ':'
+                && effective.startsWith(resource);
+    }
+
+    /**
+     * Whether {@code effective} equals {@code resource + ':' + Long.toString(value)}: the digits from the last one
+     * first (where the tokens of one resource's entities differ), which also settle the length, then the colon and
+     * the resource. Nothing is computed beforehand: a scope's first lookup most often has one token to match.
+     */
+    static boolean matchesNumber(String effective, String resource, long value) {
+        int prefix = resource.length();
+        // endsWithDecimal is true only when the digits start exactly at prefix + 1, so charAt(prefix) is in range
+        return endsWithDecimal(effective, prefix + 1, value) && effective.charAt(prefix) == ':'
+                && effective.startsWith(resource);
     }
 
     /**
@@ -63,24 +66,6 @@ final class KeyedResources {
             return -1; // 19 digits past Long.MAX_VALUE or Long.MIN_VALUE
         }
         return from;
-    }
-
-    /** The length of {@code Long.toString(value)}. */
-    static int decimalLength(long value) {
-        int sign = 0;
-        long rest = value;
-        if (rest < 0) {
-            sign = 1;
-            rest = rest == Long.MIN_VALUE ? Long.MAX_VALUE : -rest; // both have 19 digits
-        }
-        long bound = 10;
-        for (int digits = 1; digits < 19; digits++) {
-            if (rest < bound) {
-                return sign + digits;
-            }
-            bound *= 10;
-        }
-        return sign + 19;
     }
 
     /**

@@ -224,20 +224,28 @@ class KeyedLookupTest {
     }
 
     @Test
-    void decimalLengthIsTheLengthOfTheText() {
+    void aNumberNeverMatchesAShorterOrLongerTextAndNeverReadsOutsideIt() {
         SplittableRandom random = new SplittableRandom(11);
         for (int n = 0; n < 100_000; n++) {
             long value = random.nextLong() >> random.nextInt(64);
-            assertThat(KeyedResources.decimalLength(value)).as("%d", value).isEqualTo(Long.toString(value).length());
+            String resource = text(random, "ab:", random.nextInt(4));
+            String own = resource + ':' + value;
+            // every cut of the own text, and the own text with a character before or after it: only the own matches
+            String cut = own.substring(0, random.nextInt(own.length() + 1));
+            assertThat(matches(cut, resource, value)).as("'%s' against %s:%d", cut, resource, value)
+                    .isEqualTo(cut.equals(own));
+            assertThat(matches("x" + own, resource, value)).as("x%s", own).isFalse();
+            assertThat(matches(own + "0", resource, value)).as("%s0", own).isFalse();
+            assertThat(matches(own, resource, value)).as(own).isTrue();
         }
-        for (long power = 1, i = 0; i < 19; i++, power *= 10) {
-            for (long value : new long[] {power, power - 1, -power, 1 - power}) {
-                assertThat(KeyedResources.decimalLength(value)).as("%d", value)
-                        .isEqualTo(Long.toString(value).length());
+        for (String effective : new String[] {"", ":", "1", ":1", "r", "r:"}) {
+            for (String resource : new String[] {"", "r", "rr:"}) {
+                for (long value : new long[] {0, 1, -1, Long.MIN_VALUE}) {
+                    assertThat(matches(effective, resource, value)).as("'%s' against %s:%d", effective, resource, value)
+                            .isEqualTo(effective.equals(resource + ':' + value));
+                }
             }
         }
-        assertThat(KeyedResources.decimalLength(Long.MIN_VALUE)).isEqualTo(20);
-        assertThat(KeyedResources.decimalLength(Long.MAX_VALUE)).isEqualTo(19);
     }
 
     @Test
@@ -365,7 +373,9 @@ class KeyedLookupTest {
 
     /** What {@link FencingContext#current(String, Object)} asks of each bound token. */
     private static boolean matches(String effective, String resource, Object key) {
-        return KeyedResources.matches(effective, resource, key, KeyedResources.lengthOf(resource, key));
+        return key instanceof String text
+                ? KeyedResources.matches(effective, resource, text, resource.length() + 1 + text.length())
+                : KeyedResources.matchesNumber(effective, resource, ((Number) key).longValue());
     }
 
     private static String text(SplittableRandom random, String alphabet, int length) {

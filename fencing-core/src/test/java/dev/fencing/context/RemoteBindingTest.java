@@ -108,6 +108,50 @@ class RemoteBindingTest {
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
+    /**
+     * Scopes of up to eight tokens share their origin flags (a bind allocates none): every count, bound locally,
+     * remotely and from a snapshot that mixes both, and bound again in turn, keeps each token's own origin.
+     */
+    @Test
+    void everyScopeKeepsItsTokensOriginsWhateverWasBoundBefore() {
+        for (int round = 0; round < 2; round++) {
+            for (int n = 0; n <= 10; n++) {
+                List<FencingToken> tokens = new java.util.ArrayList<>();
+                for (int i = 0; i < n; i++) {
+                    tokens.add(new FencingToken("origin:" + i, i + 1, "lease"));
+                }
+                try (FencingScope remote = FencingContext.bindRemote(tokens)) {
+                    for (FencingToken token : tokens) {
+                        assertThat(FencingContext.currentLocal(token.resource())).as("remote, %d tokens", tokens.size())
+                                .isNull();
+                    }
+                }
+                try (FencingScope local = FencingContext.bind(tokens.toArray(FencingToken[]::new))) {
+                    for (FencingToken token : tokens) {
+                        assertThat(FencingContext.currentLocal(token.resource())).as("local, %d tokens", tokens.size())
+                                .isSameAs(token);
+                    }
+                }
+                if (n < 2) {
+                    continue;
+                }
+                // the first remote, the others local, captured and bound again as they were
+                FencingSnapshot mixed;
+                try (FencingScope remote = FencingContext.bindRemote(tokens.subList(0, 1));
+                     FencingScope local = FencingContext.bind(tokens.subList(1, n).toArray(FencingToken[]::new))) {
+                    mixed = FencingContext.snapshot();
+                }
+                try (FencingScope again = FencingContext.bindOnly(mixed)) {
+                    assertThat(FencingContext.currentLocal("origin:0")).as("remote in a mixed snapshot").isNull();
+                    for (int i = 1; i < n; i++) {
+                        assertThat(FencingContext.currentLocal("origin:" + i)).as("local in a mixed snapshot, %d", i)
+                                .isSameAs(tokens.get(i));
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void anAcquiringMethodRefusesToSetAHeaderTokenAside() throws Throwable {
         double before = acquired();
