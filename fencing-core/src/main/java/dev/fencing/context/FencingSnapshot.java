@@ -223,7 +223,7 @@ public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
         if (remote.isEmpty()) {
             return FencingContext.local(tokens.size());
         }
-        if (remote.size() == tokens.size()) {
+        if (remote.size() == tokens.size() && remote.containsAll(tokens.keySet())) {
             return FencingContext.remote(tokens.size());
         }
         boolean[] flags = new boolean[tokens.size()];

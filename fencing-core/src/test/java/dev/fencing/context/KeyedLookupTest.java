@@ -235,9 +235,18 @@ class KeyedLookupTest {
             assertThat(matches(cut, resource, value)).as("'%s' against %s:%d", cut, resource, value)
                     .isEqualTo(cut.equals(own));
             assertThat(matches("x" + own, resource, value)).as("x%s", own).isFalse();
+            // one character replaced, the length kept: the colon, a digit, the sign or a character of the resource
+            char[] changed = own.toCharArray();
+            int at = random.nextInt(changed.length);
+            changed[at] = "ab:-0123456789".charAt(random.nextInt(14));
+            String replaced = new String(changed);
+            assertThat(matches(replaced, resource, value)).as("'%s' against %s:%d", replaced, resource, value)
+                    .isEqualTo(replaced.equals(own));
             assertThat(matches(own + "0", resource, value)).as("%s0", own).isFalse();
             assertThat(matches(own, resource, value)).as(own).isTrue();
         }
+        assertThat(matches("r11", "r", 1L)).as("no colon before the digits").isFalse();
+        assertThat(matches("s:1", "r", 1L)).as("another resource of the same length").isFalse();
         for (String effective : new String[] {"", ":", "1", ":1", "r", "r:"}) {
             for (String resource : new String[] {"", "r", "rr:"}) {
                 for (long value : new long[] {0, 1, -1, Long.MIN_VALUE}) {

@@ -148,6 +148,26 @@ class RemoteBindingTest {
                                 .isSameAs(tokens.get(i));
                     }
                 }
+                // the other way round: all but the last remote, bound again from the snapshot and from its values
+                FencingSnapshot mostlyRemote;
+                try (FencingScope remote = FencingContext.bindRemote(tokens.subList(0, n - 1));
+                     FencingScope local = FencingContext.bind(tokens.get(n - 1))) {
+                    mostlyRemote = FencingContext.snapshot();
+                }
+                try (FencingScope again = FencingContext.bindOnly(mostlyRemote.values())) {
+                    for (int i = 0; i < n - 1; i++) {
+                        assertThat(FencingContext.currentLocal("origin:" + i)).as("remote, mostly remote, %d", i)
+                                .isNull();
+                    }
+                    assertThat(FencingContext.currentLocal("origin:" + (n - 1))).as("local, mostly remote")
+                            .isSameAs(tokens.get(n - 1));
+                }
+                try (FencingScope again = FencingContext.bindOnly(FencingSnapshot.remote(tokens))) {
+                    for (FencingToken token : tokens) {
+                        assertThat(FencingContext.currentLocal(token.resource())).as("a remote snapshot, %d tokens", n)
+                                .isNull();
+                    }
+                }
             }
         }
     }
