@@ -65,6 +65,8 @@ public class FenceOverheadBenchmark {
     private Target floorProxy;
     private AnnotationConfigApplicationContext context;
     private FencingScope scope;
+    private final FencingToken unkeyedToken = new FencingToken("total", 1, "lease");
+    private final FencingToken keyedToken = new FencingToken("bench:7", 1, "lease");
     private FencingSupport wovenSupport;
     private long value = 1;
     private long largeId = 4_000_000_123L;
@@ -179,6 +181,39 @@ public class FenceOverheadBenchmark {
     @Benchmark
     public long proxyFencedWithSpelKey() {
         return fencedProxy.fencedWithKey(7, value);
+    }
+
+    /**
+     * A request's shape, unkeyed: the call in a scope of its own that binds the method's one token (a prebuilt
+     * instance, as {@code InterleavedCalls} binds), so the token is found in a scope with nothing remembered.
+     */
+    @Benchmark
+    public long proxyFencedInANewScope() {
+        try (FencingScope ignored = FencingContext.bind(unkeyedToken)) {
+            return fencedProxy.fenced(value);
+        }
+    }
+
+    /** {@link #proxyFenced} with the keyed method's two parameters and no key: the key's baseline. */
+    @Benchmark
+    public long proxyFencedTwo() {
+        return fencedProxy.fencedTwo(7, value);
+    }
+
+    /** {@link #proxyFencedTwo} in a scope of its own: {@link #proxyFencedWithSpelKeyInANewScope}'s baseline. */
+    @Benchmark
+    public long proxyFencedTwoInANewScope() {
+        try (FencingScope ignored = FencingContext.bind(unkeyedToken)) {
+            return fencedProxy.fencedTwo(7, value);
+        }
+    }
+
+    /** {@link #proxyFencedInANewScope} with a key: every keyed call the first in its scope. */
+    @Benchmark
+    public long proxyFencedWithSpelKeyInANewScope() {
+        try (FencingScope ignored = FencingContext.bind(keyedToken)) {
+            return fencedProxy.fencedWithKey(7, value);
+        }
     }
 
     /**

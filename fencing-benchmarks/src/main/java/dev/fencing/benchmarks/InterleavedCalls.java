@@ -40,14 +40,17 @@ import java.util.function.ToDoubleFunction;
  * token is found among the bound ones, by comparing numbers once the scope has read them), and the woven keyed method
  * ({@code wovenKeyed}), and the unkeyed and keyed methods each called in a scope of its own that binds its one
  * token, as a request binds it ({@code fencedNewScope}, {@code keyedNewScope}: every keyed call the first in its
- * scope).
+ * scope), and the unkeyed method with the keyed one's two parameters, alone and in a new scope ({@code fencedTwo},
+ * {@code fencedTwoNewScope}): the keyed calls' baselines with the same arguments, since the proxy's own work grows
+ * with them (its argument array, the reflective call's unboxing).
  *
  * <p>{@code java -cp fencing-benchmarks/target/benchmarks.jar dev.fencing.benchmarks.InterleavedCalls [seconds]}
  */
 public final class InterleavedCalls {
 
     private static final String[] NAMES = {"noop", "floor", "fenced", "keyed", "plain", "plainFloor", "woven",
-        "advised", "bracket", "keyedOther", "wovenKeyed", "fencedNewScope", "keyedNewScope"};
+        "advised", "bracket", "keyedOther", "wovenKeyed", "fencedNewScope", "keyedNewScope", "fencedTwo",
+        "fencedTwoNewScope"};
     private static final int CALLS_PER_BLOCK = 20_000;
     private static final FencingToken WOVEN_KEYED = new FencingToken("bench-woven:7", 1, "lease");
     private static final FencingToken UNKEYED = new FencingToken("total", 1, "lease");
@@ -193,6 +196,13 @@ public final class InterleavedCalls {
         ratio(turns, "wovenKeyed / woven", 10, 6);
         ratio(turns, "keyedNewScope / fencedNewScope", 12, 11);
         ratio(turns, "keyedNewScope - fencedNewScope, ns", 12, 11, true);
+        ratio(turns, "fencedTwo - fenced, ns", 13, 2, true);
+        ratio(turns, "keyed / fencedTwo", 3, 13);
+        ratio(turns, "keyed - fencedTwo, ns", 3, 13, true);
+        ratio(turns, "keyedOther / fencedTwo", 9, 13);
+        ratio(turns, "keyedNewScope / fencedTwoNewScope", 12, 14);
+        ratio(turns, "keyedNewScope - fencedTwoNewScope, ns", 12, 14, true);
+        ratio(turns, "keyedNewScope - fencedTwoNewScope + fencedTwo, ÷ fencedTwo", 12, 14, 13);
         ratio(turns, "plainFloor - plain, ns", 5, 4, true);
         ratio(turns, "woven - plainFloor, ns", 6, 5, true);
         ratio(turns, "advised - floor, ns", 7, 1, true);
@@ -207,6 +217,16 @@ public final class InterleavedCalls {
 
     private static void ratio(List<double[]> turns, String name, int a, int b, boolean difference) {
         ToDoubleFunction<double[]> f = difference ? t -> t[a] - t[b] : t -> t[a] / t[b];
+        System.out.printf(Locale.ROOT, "%-20s median %7.3f  q1 %7.3f  q3 %7.3f%n", name, quantile(turns, f, 0.5),
+                quantile(turns, f, 0.25), quantile(turns, f, 0.75));
+    }
+
+    /**
+     * The first keyed call's cost, its scope's bind taken out: (a - b) + c over c, per turn, where a and b are the
+     * keyed and unkeyed calls each in a new scope and c the unkeyed call alone.
+     */
+    private static void ratio(List<double[]> turns, String name, int a, int b, int c) {
+        ToDoubleFunction<double[]> f = t -> (t[a] - t[b] + t[c]) / t[c];
         System.out.printf(Locale.ROOT, "%-20s median %7.3f  q1 %7.3f  q3 %7.3f%n", name, quantile(turns, f, 0.5),
                 quantile(turns, f, 0.25), quantile(turns, f, 0.75));
     }
@@ -233,7 +253,9 @@ public final class InterleavedCalls {
             case 9 -> keyedOtherLoop();
             case 10 -> wovenKeyedLoop();
             case 11 -> fencedNewScopeLoop();
-            default -> keyedNewScopeLoop();
+            case 12 -> keyedNewScopeLoop();
+            case 13 -> fencedTwoLoop();
+            default -> fencedTwoNewScopeLoop();
         };
         long elapsed = System.nanoTime() - start;
         sink += result;
@@ -311,6 +333,26 @@ public final class InterleavedCalls {
         for (int i = 0; i < CALLS_PER_BLOCK; i++) {
             try (FencingScope ignored = FencingContext.bind(KEYED)) {
                 sum += fenced.fencedWithKey(7, value);
+            }
+        }
+        return sum;
+    }
+
+    /** The unkeyed method with the keyed one's two parameters: {@code keyed}'s baseline with the same arguments. */
+    private long fencedTwoLoop() {
+        long sum = 0;
+        for (int i = 0; i < CALLS_PER_BLOCK; i++) {
+            sum += fenced.fencedTwo(7, value);
+        }
+        return sum;
+    }
+
+    /** {@link #fencedTwoLoop} in a scope of its own per call: {@code keyedNewScope}'s baseline with the same arguments. */
+    private long fencedTwoNewScopeLoop() {
+        long sum = 0;
+        for (int i = 0; i < CALLS_PER_BLOCK; i++) {
+            try (FencingScope ignored = FencingContext.bind(UNKEYED)) {
+                sum += fenced.fencedTwo(7, value);
             }
         }
         return sum;

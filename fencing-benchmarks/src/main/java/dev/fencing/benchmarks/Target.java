@@ -22,6 +22,16 @@ public class Target {
         return sum;
     }
 
+    /**
+     * {@link #fenced} with {@link #fencedWithKey}'s parameters and no key: the baseline that tells what the key
+     * costs, the proxy's work per argument (its argument array, the reflective call's unboxing) being the same.
+     */
+    @Fenced(resource = "total")
+    public long fencedTwo(long account, long value) {
+        sum += value;
+        return sum;
+    }
+
     @Fenced(resource = "bench", key = "#account")
     public long fencedWithKey(long account, long value) {
         sum += value;
