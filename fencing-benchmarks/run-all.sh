@@ -41,6 +41,8 @@ for step in "${steps[@]}"; do
   case $step in
     percall)    RATIOS=(--ratio proxyFenced/proxyNoOpMethodInterceptor --ratio proxyPrimitivesFloor/proxyNoOpMethodInterceptor
                         --diff proxyFenced-proxyPrimitivesFloor --ratio proxyFencedWithSpelKey/proxyFenced
+                        --ratio proxyFencedWithSpelKey/proxyFencedTwo
+                        --ratio proxyFencedWithSpelKeyInANewScope/proxyFencedTwoInANewScope
                         --diff wovenFenced-wovenPlainCall --diff primitivesFloor-plainCall
                         --diff wovenFenced-primitivesFloor --diff wovenFencedWithSpelKey-wovenFenced
                         --diff 'proxyFenced#alloc-proxyNoOpMethodInterceptor#alloc'
@@ -53,8 +55,8 @@ for step in "${steps[@]}"; do
                 run fence-anatomy FenceAnatomyBenchmark -prof gc -f 1 -wi 3 -w 2 -i 5 -r 2 ;&
     proxykey)   # the key's cost on the proxy alone, in more and shorter rounds than the whole table (percall runs it too)
                 RATIOS=(--ratio proxyFencedWithSpelKey/proxyFenced --diff proxyFencedWithSpelKey-proxyFenced
-                        --ratio proxyFenced/proxyNoOpMethodInterceptor)
-                rounds proxy-key 10 'FenceOverheadBenchmark\.(proxyNoOpMethodInterceptor|proxyFenced|proxyFencedWithSpelKey)$' \
+                        --ratio proxyFencedWithSpelKey/proxyFencedTwo --ratio proxyFenced/proxyNoOpMethodInterceptor)
+                rounds proxy-key 10 'FenceOverheadBenchmark\.(proxyNoOpMethodInterceptor|proxyFenced|proxyFencedTwo|proxyFencedWithSpelKey)$' \
                   -f 1 -wi 3 -w 1 -i 5 -r 1 ;;
     interleaved) # the proxy's ratios from interleaved blocks of calls (InterleavedCalls): robust to the host's slow windows
                 echo "== interleaved: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$logs/load.txt"
