@@ -347,7 +347,7 @@ public final class InterleavedCalls {
         return sum;
     }
 
-    /** {@link #fencedTwoLoop} in a scope of its own per call: {@code keyedNewScope}'s baseline with the same arguments. */
+    /** {@link #fencedTwoLoop}, each call in a scope of its own: {@code keyedNewScope}'s same-argument baseline. */
     private long fencedTwoNewScopeLoop() {
         long sum = 0;
         for (int i = 0; i < CALLS_PER_BLOCK; i++) {

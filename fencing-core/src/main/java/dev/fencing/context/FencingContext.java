@@ -31,16 +31,6 @@ public final class FencingContext {
 
     private static final ThreadLocal<FencingScope> TOP = new ThreadLocal<>();
 
-    private FencingContext() {
-    }
-
-    /** Binds {@code token} for its resource until the returned scope is closed. */
-    public static FencingScope bind(FencingToken token) {
-        Objects.requireNonNull(token, "token");
-        FencingToken[] tokens = {token};
-        return push(tokens, local(1), usesOf(tokens));
-    }
-
     /**
      * The origin flags ({@link FencingScope#remote}) of scopes of up to eight tokens, all local ({@code [n]}) or all
      * remote: shared by every such scope, since a scope only reads them, so a bind allocates none.
@@ -54,6 +44,16 @@ public final class FencingContext {
             REMOTE[n] = new boolean[n];
             Arrays.fill(REMOTE[n], true);
         }
+    }
+
+    private FencingContext() {
+    }
+
+    /** Binds {@code token} for its resource until the returned scope is closed. */
+    public static FencingScope bind(FencingToken token) {
+        Objects.requireNonNull(token, "token");
+        FencingToken[] tokens = {token};
+        return push(tokens, local(1), usesOf(tokens));
     }
 
     /** Origin flags for {@code n} tokens bound locally; never to be written (shared). */

@@ -69,10 +69,11 @@ public final class FencingScope implements AutoCloseable {
      * The index of the token for {@code resource:key} in this scope, or -1 ({@link KeyedResources#matches},
      * {@link KeyedResources#matchesNumber}). The last keyed lookup is remembered: asked again for the same resource
      * instance (a fence point's, interned) and an equal key, as a fenced method called again for the same entity in
-     * one scope asks, the scope answers without matching text. A scope's first keyed lookup matches text and allocates nothing, as a request that binds a token
-     * and fences one entity asks. A later number key that misses the memory (another entity, most often) makes the
-     * scope read the numbers of its tokens once and compare numbers from then on ({@link #indexOfNumber}); text keys
-     * always match text. The memory is this scope's, and a scope is read on its own thread only.
+     * one scope asks, the scope answers without matching text. A scope's first keyed lookup matches text and
+     * allocates nothing, as a request that binds a token and fences one entity asks. A later number key that misses
+     * the memory (another entity, most often) makes the scope read the numbers of its tokens once and compare numbers
+     * from then on ({@link #indexOfNumber}); text keys always match text. The memory is this scope's, and a scope is
+     * read on its own thread only.
      */
     int indexOf(String resource, Object key) {
         if (lookedUpResource == resource && key.equals(lookedUpKey)) {
