@@ -34,7 +34,8 @@ import java.util.stream.Collectors;
  * method of no parameter has its key computed over a shared empty array; one of one to six parameters has its
  * arguments bound by the advice and handed to the bracket one by one: no join point, no array, no closure, only the
  * boxes of primitive arguments outside the small-value caches, which C2 often removes (and, for four to six
- * parameters, of a primitive result: one advice per count returns an Object); one of more than six takes them from
+ * parameters and more, of a primitive result: one advice per count returns an Object); one of seven to twelve has its
+ * first six and its last six bound, so it needs no join point either; one of more than twelve takes them from
  * AspectJ's join point (built per call, its argument array copied by {@code getArgs()}). Every other
  * fence (an acquiring, future or reactive method, a database store, observed checks, a resource in observe mode, asked
  * of the cached bracket on every call) runs through {@link FencingSupport#invoke} as a callback. Method-level and
@@ -161,7 +162,8 @@ public aspect FencingAspect {
     /*
      * The keyed methods by their number of parameters, which execution() tells from the signature alone: those of one
      * to six bind them (args() of Object matches any declared type, boxes a primitive and binds null as it is), those
-     * of none are argument-free (below, with the unkeyed ones), every other one (more than six) is keyedOther().
+     * of none are argument-free (below, with the unkeyed ones), every other one (more than six) is keyedMore() or
+     * keyedBeyond().
      * Exactly one of these matches a keyed join point.
      */
 
@@ -186,9 +188,21 @@ public aspect FencingAspect {
     pointcut keyed6(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5): keyed()
             && execution(* *(*, *, *, *, *, *)) && args(a0, a1, a2, a3, a4, a5);
 
-    pointcut keyedOther(): keyed() && !noParameters() && !execution(* *(*)) && !execution(* *(*, *))
-            && !execution(* *(*, *, *)) && !execution(* *(*, *, *, *)) && !execution(* *(*, *, *, *, *))
-            && !execution(* *(*, *, *, *, *, *));
+    /*
+     * Seven to twelve parameters: the first six bound as for six and the last six too (an args() ending in '..' and
+     * one starting with it; a parameter bound twice is passed on with the value it had), so every argument is at hand
+     * without a join point: a key over one of the first six reads it alone, any other key gets the call's arguments
+     * as one array. A method of more than twelve is keyedBeyond() and takes them from AspectJ's join point (144 B or
+     * more per call).
+     */
+
+    pointcut keyedMore(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5,
+            Object b0, Object b1, Object b2, Object b3, Object b4, Object b5):
+            keyed() && execution(* *(*, *, *, *, *, *, *, ..))
+            && !execution(* *(*, *, *, *, *, *, *, *, *, *, *, *, *, ..))
+            && args(a0, a1, a2, a3, a4, a5, ..) && args(.., b0, b1, b2, b3, b4, b5);
+
+    pointcut keyedBeyond(): keyed() && execution(* *(*, *, *, *, *, *, *, *, *, *, *, *, *, ..));
 
     /** A method of no parameter: its arguments are an empty array, which the advice has without a join point. */
     pointcut noParameters(): execution(* *());
@@ -379,11 +393,12 @@ public aspect FencingAspect {
 
     /*
      * The routing advice of a keyed call, as the unkeyed one above: one per return type for methods of one, two and
-     * three parameters and for those of more than six, and one returning an Object for each of four, five and six.
-     * Methods of one to six parameters bind them (a primitive boxed) and pass them to the bracket one by one, so no
-     * join point is built and, when the key reads one argument, no array; a method of more than six takes its
-     * arguments from the join point (ajc builds one for it). The parameter counts and the return types split the keyed
-     * join points among these advices without overlap; a callback fence is left to the keyed advices after these.
+     * three parameters, and one returning an Object for each of four, five, six, seven to twelve and more than twelve.
+     * Those of up to twelve bind the arguments (a primitive boxed) and pass them to the bracket one by one, so no join
+     * point is built and, when the key reads one of the first six arguments, no array; a method of more than twelve
+     * takes its arguments from the join point (ajc builds one for it). The parameter counts and the return types split
+     * the keyed join points among these advices without overlap; a callback fence is left to the keyed advices after
+     * these.
      */
 
     int around(Object a0): keyed1(a0) && execution(int *(..)) {
@@ -891,16 +906,20 @@ public aspect FencingAspect {
         }
     }
 
-    int around(): keyedOther() && execution(int *(..)) {
+    Object around(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5,
+            Object b0, Object b1, Object b2, Object b3, Object b4, Object b5):
+            keyedMore(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, true);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
             FenceBracket bracket = (FenceBracket) route;
-            FencingToken token = bracket.token(thisJoinPoint.getArgs());
+            int key = bracket.point().keyArgument();
+            FencingToken token = key >= 0 && key < 6 ? bracket.token(6, a0, a1, a2, a3, a4, a5)
+                    : bracket.token(arguments(at, a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5));
             BracketFenceStore.Entry entry = bracket.enter(token);
-            int result;
+            Object result;
             try {
-                result = proceed();
+                result = proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
             } catch (Throwable t) {
                 throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
             }
@@ -908,102 +927,18 @@ public aspect FencingAspect {
             return result;
         }
         if (route == PLAIN) {
-            return proceed();
+            return proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
         }
         // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
         JoinPoint.StaticPart previous = pend(at);
         try {
-            return proceed();
+            return proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
         } finally {
             unpend(previous);
         }
     }
 
-    long around(): keyedOther() && execution(long *(..)) {
-        JoinPoint.StaticPart at = thisJoinPointStaticPart;
-        Object route = route(at, true);
-        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
-            FenceBracket bracket = (FenceBracket) route;
-            FencingToken token = bracket.token(thisJoinPoint.getArgs());
-            BracketFenceStore.Entry entry = bracket.enter(token);
-            long result;
-            try {
-                result = proceed();
-            } catch (Throwable t) {
-                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
-            }
-            bracket.exit(entry);
-            return result;
-        }
-        if (route == PLAIN) {
-            return proceed();
-        }
-        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
-        JoinPoint.StaticPart previous = pend(at);
-        try {
-            return proceed();
-        } finally {
-            unpend(previous);
-        }
-    }
-
-    float around(): keyedOther() && execution(float *(..)) {
-        JoinPoint.StaticPart at = thisJoinPointStaticPart;
-        Object route = route(at, true);
-        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
-            FenceBracket bracket = (FenceBracket) route;
-            FencingToken token = bracket.token(thisJoinPoint.getArgs());
-            BracketFenceStore.Entry entry = bracket.enter(token);
-            float result;
-            try {
-                result = proceed();
-            } catch (Throwable t) {
-                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
-            }
-            bracket.exit(entry);
-            return result;
-        }
-        if (route == PLAIN) {
-            return proceed();
-        }
-        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
-        JoinPoint.StaticPart previous = pend(at);
-        try {
-            return proceed();
-        } finally {
-            unpend(previous);
-        }
-    }
-
-    double around(): keyedOther() && execution(double *(..)) {
-        JoinPoint.StaticPart at = thisJoinPointStaticPart;
-        Object route = route(at, true);
-        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
-            FenceBracket bracket = (FenceBracket) route;
-            FencingToken token = bracket.token(thisJoinPoint.getArgs());
-            BracketFenceStore.Entry entry = bracket.enter(token);
-            double result;
-            try {
-                result = proceed();
-            } catch (Throwable t) {
-                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
-            }
-            bracket.exit(entry);
-            return result;
-        }
-        if (route == PLAIN) {
-            return proceed();
-        }
-        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
-        JoinPoint.StaticPart previous = pend(at);
-        try {
-            return proceed();
-        } finally {
-            unpend(previous);
-        }
-    }
-
-    Object around(): keyedOther() && returnsOther() {
+    Object around(): keyedBeyond() {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, true);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
@@ -1029,6 +964,27 @@ public aspect FencingAspect {
         } finally {
             unpend(previous);
         }
+    }
+
+    /**
+     * The arguments of a call of seven to twelve parameters at {@code at}, from its first six and its last six (which
+     * overlap below twelve): the array a key that reads more than one of the first six is given.
+     */
+    private static Object[] arguments(JoinPoint.StaticPart at, Object a0, Object a1, Object a2, Object a3,
+            Object a4, Object a5, Object b0, Object b1, Object b2, Object b3, Object b4, Object b5) {
+        int count = ((MethodSignature) at.getSignature()).getParameterTypes().length;
+        Object[] args = new Object[count];
+        args[0] = a0;
+        args[1] = a1;
+        args[2] = a2;
+        args[3] = a3;
+        args[4] = a4;
+        args[5] = a5;
+        for (int i = 6; i < count; i++) {
+            int last = i - count + 6;
+            args[i] = last == 0 ? b0 : last == 1 ? b1 : last == 2 ? b2 : last == 3 ? b3 : last == 4 ? b4 : b5;
+        }
+        return args;
     }
 
     /*
@@ -1093,7 +1049,19 @@ public aspect FencingAspect {
         });
     }
 
-    Object around(): keyedOther() && if(callbackPending(thisJoinPointStaticPart)) {
+    Object around(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5,
+            Object b0, Object b1, Object b2, Object b3, Object b4, Object b5):
+            keyedMore(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5) && if(callbackPending(thisJoinPointStaticPart)) {
+        Object[] args = arguments(thisJoinPointStaticPart, a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
+        return keyedCallback(thisJoinPointStaticPart, args, new Body<Object[]>() {
+            @Override
+            Object run() throws Throwable {
+                return proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
+            }
+        });
+    }
+
+    Object around(): keyedBeyond() && if(callbackPending(thisJoinPointStaticPart)) {
         return keyedCallback(thisJoinPointStaticPart, thisJoinPoint.getArgs(), new Body<Object[]>() {
             @Override
             Object run() throws Throwable {

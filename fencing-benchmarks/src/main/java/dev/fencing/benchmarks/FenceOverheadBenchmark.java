@@ -300,4 +300,16 @@ public class FenceOverheadBenchmark {
     public long wovenFencedWithFourArgumentsReturningLong() {
         return woven.fencedWithFourArgumentsReturningLong(7, value, "note", this);
     }
+
+    /** A plain woven call of seven parameters: the baseline of {@link #wovenFencedWithSevenArguments}. */
+    @Benchmark
+    public String wovenPlainSeven() {
+        return woven.plainSeven(7, value, "note", this, 1, 2, 3);
+    }
+
+    /** A keyed woven method of seven parameters, the key the first of them. */
+    @Benchmark
+    public String wovenFencedWithSevenArguments() {
+        return woven.fencedWithSevenArguments(7, value, "note", this, 1, 2, 3);
+    }
 }

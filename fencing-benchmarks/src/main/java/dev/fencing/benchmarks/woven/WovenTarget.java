@@ -57,4 +57,20 @@ public class WovenTarget {
         sum += value;
         return sum;
     }
+
+    /** Seven parameters, unfenced: the baseline of {@link #fencedWithSevenArguments}. */
+    public String plainSeven(long id, long value, String note, Object tag, int a, int b, int c) {
+        sum += value + a + b + c;
+        return note;
+    }
+
+    /**
+     * Keyed, seven parameters and an object result, the key the first: past six parameters the aspect binds the first
+     * six (the key is among them) and passes the rest on unread.
+     */
+    @Fenced(resource = "bench-woven", key = "#p0")
+    public String fencedWithSevenArguments(long id, long value, String note, Object tag, int a, int b, int c) {
+        sum += value + a + b + c;
+        return note;
+    }
 }

@@ -19,13 +19,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CompileTimeWeavingTest extends WeavingContract {
 
     /**
-     * A keyed method of no parameter up to six builds no AspectJ join point per call (its advice has the arguments
-     * without one: 128 B or more a call otherwise); one of seven still does, which shows the test reads the woven
+     * A keyed method of no parameter up to twelve builds no AspectJ join point per call (its advice has the arguments
+     * without one: 128 B or more a call otherwise); one of thirteen still does, which shows the test reads the woven
      * class.
      */
     @Test
     @Timeout(10)
-    void keyedMethodsUpToSixParametersBuildNoJoinPoint() throws Exception {
+    void keyedMethodsUpToTwelveParametersBuildNoJoinPoint() throws Exception {
         Set<String> building = new TreeSet<>();
         Set<String> woven = new TreeSet<>();
         try (InputStream in = WovenArities.class.getResourceAsStream("WovenArities.class")) {
@@ -50,7 +50,8 @@ class CompileTimeWeavingTest extends WeavingContract {
         }
         assertThat(woven).as("methods that reach the aspect").contains("none", "one", "secondOfTwo", "nameOfTwo",
                 "spelOverTwo", "firstOfThree", "thirdOfThree", "fourthOfFour", "firstOfFive", "spelOverFive",
-                "sixthOfSix", "intOfFour", "seventhOfSeven");
-        assertThat(building).as("methods that build a join point").containsExactly("seventhOfSeven");
+                "sixthOfSix", "intOfFour", "seventhOfSeven", "firstOfEight", "sixthOfSeven", "spelOverSeven",
+                "twelfthOfTwelve", "thirteenthOfThirteen");
+        assertThat(building).as("methods that build a join point").containsExactly("thirteenthOfThirteen");
     }
 }

@@ -428,6 +428,24 @@ public abstract class WeavingContract {
                     .hasMessageContaining("woven-arity:8");
             assertThatThrownBy(() -> arities.seventhOfSeven("7", "7", "7", "7", "7", "7", 8))
                     .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.firstOfEight(8, "7", "7", "7", "7", "7", 7, 7))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:8")
+                    .hasMessageContaining("WovenArities.firstOfEight(long, String, String, String, String, String, "
+                            + "int, long)");
+            assertThatThrownBy(() -> arities.sixthOfSeven("7", "7", "7", "7", 7, 8, 7))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.spelOverSeven("l", 7, 7, 7, 7, 7, "x"))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:l-x");
+            assertThatThrownBy(() -> arities.twelfthOfTwelve(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 8))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.thirteenthOfThirteen("7", "7", "7", "7", "7", "7", "7", "7", "7", "7",
+                    "7", "7", 8)).isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:8");
+            // past six parameters the key is read from the bound arguments, first six or last six: the fence runs in
+            // the woven method, not as the guard's callback
+            assertThat(Arrays.stream(arities.stackOfFirstOfSeven(7, 1, 2, 3, 4, 5, 6))
+                    .map(StackTraceElement::getClassName)).doesNotContain(FenceGuard.class.getName());
+            assertThat(Arrays.stream(arities.stackOfSeventhOfSeven(1, 2, 3, 4, 5, 6, 7))
+                    .map(StackTraceElement::getClassName)).doesNotContain(FenceGuard.class.getName());
             // a static method is refused, its token bound or not, never run unfenced
             assertThatThrownBy(() -> WovenStatic.staticWrite(7)).isInstanceOf(FencingConfigurationException.class)
                     .hasMessageContaining("WovenStatic.staticWrite(long)").hasMessageContaining("static method");
@@ -454,14 +472,20 @@ public abstract class WeavingContract {
         assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:7", 2, "zombie"),
                 () -> arities.sixthOfSix(1, 2, 3, 4, 5, 7))).isInstanceOf(StaleTokenException.class)
                 .hasMessageContaining("WovenArities.sixthOfSix(int, int, int, int, int, long)");
-        assertThat(arities.writes).hasSize(16);
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:7", 2, "zombie"),
+                () -> arities.firstOfEight(7, "a", "b", "c", "d", "e", 1, 2))).isInstanceOf(StaleTokenException.class)
+                .hasMessageContaining("WovenArities.firstOfEight(");
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:l-r", 2, "zombie"),
+                () -> arities.spelOverSeven("l", 1, 2, 3, 4, 5, "r"))).isInstanceOf(StaleTokenException.class)
+                .hasMessageContaining("WovenArities.spelOverSeven(");
+        assertThat(arities.writes).hasSize(23);
         assertThat(store.maxSeen("woven-arity:7")).hasValue(3);
         assertThat(store.maxSeen("woven-arity:l-r")).hasValue(3);
         assertThat(store.maxSeen("woven-arity:all")).hasValue(3);
-        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(16);
-        assertThat(checks(registry, "woven-arity", "missing")).isEqualTo(16);
+        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(23);
+        assertThat(checks(registry, "woven-arity", "missing")).isEqualTo(21);
         assertThat(checks(registry, "woven-arity", "invalid")).isEqualTo(2);
-        assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(3);
+        assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(5);
     }
 
     @Test
@@ -485,9 +509,9 @@ public abstract class WeavingContract {
         assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:7", 2, "zombie"),
                 () -> arities.firstOfFive(7, "a", "b", "c", "d"))).isInstanceOf(StaleTokenException.class)
                 .hasMessageContaining("WovenArities.firstOfFive(long, String, String, String, String)");
-        assertThat(fences).hasValue(18);
-        assertThat(arities.writes).hasSize(15);
-        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(15);
+        assertThat(fences).hasValue(23);
+        assertThat(arities.writes).hasSize(20);
+        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(20);
         assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(3);
     }
 
@@ -524,10 +548,20 @@ public abstract class WeavingContract {
         assertThat(arities.sixthOfSix(1, 2, 3, 4, 5, 7)).isEqualTo(22L);
         assertThat(arities.intOfFour(7, 1_000_000, 2_000_000, 3)).isEqualTo(3_000_003); // boxed and back
         assertThat(arities.seventhOfSeven("a", "b", "c", "d", "e", "f", 7)).isEqualTo("abcdef7");
-        assertThat(arities.none()).isEqualTo(15);
+        // past six parameters: the arguments after the sixth passed on as they are, a long result boxed and back
+        assertThat(arities.firstOfEight(7, "a", "bb", "ccc", "", "e", 100, 40_000_000_000L))
+                .isEqualTo(40_000_000_114L);
+        assertThat(arities.sixthOfSeven("a", "bb", "", "", 0.25f, 7, 0.125)).isEqualTo(10.375);
+        arities.spelOverSeven("l", 1, 2, 3, 4, 5, "r");
+        assertThat(arities.twelfthOfTwelve(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 7)).isEqualTo(73L);
+        assertThat(arities.thirteenthOfThirteen("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", 7))
+                .isEqualTo("abcdefghijkl7");
+        assertThat(arities.none()).isEqualTo(20);
         assertThat(arities.writes).containsExactly("one 7", "secondOfTwo 7", "nameOfTwo ann", "pathOfTwo o-1",
                 "spelOverTwo l-r", "firstOfThree 7", "secondOfThree 7", "thirdOfThree 7", "fourthOfFour 7",
-                "firstOfFive 7", "spelOverFive l-r 6", "sixthOfSix 7", "intOfFour 7", "seventhOfSeven 7", "none");
+                "firstOfFive 7", "spelOverFive l-r 6", "sixthOfSix 7", "intOfFour 7", "seventhOfSeven 7",
+                "firstOfEight 7", "sixthOfSeven 7", "spelOverSeven l-r 15", "twelfthOfTwelve 7",
+                "thirteenthOfThirteen 7", "none");
     }
 
     @Test

@@ -7,7 +7,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Keyed methods of every parameter count the woven aspect tells apart (one to six parameters bound one by one, a
- * primitive result of four to six boxed; more than six through the join point; none with no argument at all), with the key at each position, read as a getter chain or by
+ * primitive result of four or more boxed; seven to twelve with the first six and the last six bound; more than twelve
+ * through the join point; none with no argument at all), with the key at each position, read as a getter chain or by
  * SpEL over two arguments, and each return type with an advice of its own. Each body returns what it was given, so a
  * bound argument passed on wrongly shows.
  */
@@ -96,11 +97,60 @@ public class WovenArities {
         return a + b + c;
     }
 
-    /** Seven parameters: through the join point. */
+    /** Seven parameters, the key the last: bound among the last six. */
     @Fenced(resource = "woven-arity", key = "#id")
     public String seventhOfSeven(String a, String b, String c, String d, String e, String f, long id) {
         writes.add("seventhOfSeven " + id);
         return a + b + c + d + e + f + id;
+    }
+
+    /** Eight parameters, the key the first: bound with the first six, the last two passed on; the result boxed. */
+    @Fenced(resource = "woven-arity", key = "#id")
+    public long firstOfEight(long id, String a, String b, String c, String d, String e, int f, long extra) {
+        writes.add("firstOfEight " + id);
+        return id + a.length() + b.length() + c.length() + d.length() + e.length() + f + extra;
+    }
+
+    /** Seven parameters, the key the sixth: the last one bound. */
+    @Fenced(resource = "woven-arity", key = "#id")
+    public double sixthOfSeven(String a, String b, String c, String d, float e, long id, double half) {
+        writes.add("sixthOfSeven " + id);
+        return a.length() + b.length() + c.length() + d.length() + e + id + half;
+    }
+
+    /** Seven parameters, SpEL over the first and the last: the key gets the call's arguments as one array. */
+    @Fenced(resource = "woven-arity", key = "#left + '-' + #right")
+    public void spelOverSeven(String left, int a, int b, int c, int d, int e, String right) {
+        writes.add("spelOverSeven " + left + "-" + right + " " + (a + b + c + d + e));
+    }
+
+    /** The stack a seven-parameter body keyed on its first argument runs on: the bracket's, in this frame. */
+    @Fenced(resource = "woven-arity", key = "#id")
+    public StackTraceElement[] stackOfFirstOfSeven(long id, int a, int b, int c, int d, int e, int f) {
+        writes.add("stackOfFirstOfSeven " + id);
+        return new Throwable().getStackTrace();
+    }
+
+    /** The stack a seven-parameter body keyed on its last argument runs on: the bracket's too. */
+    @Fenced(resource = "woven-arity", key = "#id")
+    public StackTraceElement[] stackOfSeventhOfSeven(int a, int b, int c, int d, int e, int f, long id) {
+        writes.add("stackOfSeventhOfSeven " + id);
+        return new Throwable().getStackTrace();
+    }
+
+    /** Twelve parameters, the key the last: the most the advice binds without a join point. */
+    @Fenced(resource = "woven-arity", key = "#id")
+    public long twelfthOfTwelve(int a, int b, int c, int d, int e, int f, int g, int h, int i, int j, int k, long id) {
+        writes.add("twelfthOfTwelve " + id);
+        return a + b + c + d + e + f + g + h + i + j + k + id;
+    }
+
+    /** Thirteen parameters: through the join point. */
+    @Fenced(resource = "woven-arity", key = "#id")
+    public String thirteenthOfThirteen(String a, String b, String c, String d, String e, String f, String g, String h,
+            String i, String j, String k, String l, long id) {
+        writes.add("thirteenthOfThirteen " + id);
+        return a + b + c + d + e + f + g + h + i + j + k + l + id;
     }
 
     @Fenced(resource = "woven-arity", key = "'all'")
