@@ -33,9 +33,10 @@ import java.util.stream.Collectors;
  * {@code int}, {@code long}, {@code float} or {@code double} result: each has a routing advice of its own). A keyed
  * method of no parameter has its key computed over a shared empty array; one of one to six parameters has its
  * arguments bound by the advice and handed to the bracket one by one: no join point, no array, no closure, only the
- * boxes of primitive arguments outside the small-value caches, which C2 often removes (and, for four to six
- * parameters and more, of a primitive result: one advice per count returns an Object); one of seven to twelve has its
- * first six and its last six bound, so it needs no join point either; one of more than twelve takes them from
+ * boxes of primitive arguments outside the small-value caches, which C2 often removes (and, for four parameters or
+ * more, of a primitive result: one advice per count returns an Object); one of seven to twelve has its first six and
+ * its last six bound, so it needs no join point either (below twelve the two groups overlap, and a primitive argument
+ * bound twice is boxed twice); one of more than twelve takes them from
  * AspectJ's join point (built per call, its argument array copied by {@code getArgs()}). Every other
  * fence (an acquiring, future or reactive method, a database store, observed checks, a resource in observe mode, asked
  * of the cached bracket on every call) runs through {@link FencingSupport#invoke} as a callback. Method-level and
@@ -968,7 +969,8 @@ public aspect FencingAspect {
 
     /**
      * The arguments of a call of seven to twelve parameters at {@code at}, from its first six and its last six (which
-     * overlap below twelve): the array a key that reads more than one of the first six is given.
+     * overlap below twelve): what a key that does not read one of the first six alone (a later argument, or several)
+     * is given.
      */
     private static Object[] arguments(JoinPoint.StaticPart at, Object a0, Object a1, Object a2, Object a3,
             Object a4, Object a5, Object b0, Object b1, Object b2, Object b3, Object b4, Object b5) {

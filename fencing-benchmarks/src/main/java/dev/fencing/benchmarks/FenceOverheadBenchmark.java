@@ -312,4 +312,13 @@ public class FenceOverheadBenchmark {
     public String wovenFencedWithSevenArguments() {
         return woven.fencedWithSevenArguments(7, value, "note", this, 1, 2, 3);
     }
+
+    /**
+     * The same with its two {@code long} arguments above the {@code Long} cache: each is boxed, the second twice (the
+     * advice binds the first six and the last six), unless C2 removes the boxes.
+     */
+    @Benchmark
+    public String wovenFencedWithSevenLargeArguments() {
+        return woven.fencedWithSevenArguments(largeId, largeId, "note", this, 1, 2, 3);
+    }
 }

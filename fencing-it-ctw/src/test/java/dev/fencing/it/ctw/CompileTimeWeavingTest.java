@@ -2,6 +2,8 @@ package dev.fencing.it.ctw;
 
 import dev.fencing.it.weaving.WeavingContract;
 import dev.fencing.it.weaving.WovenArities;
+import dev.fencing.it.weaving.WovenWide;
+import dev.fencing.it.weaving.WovenWideRows;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.asm.ClassReader;
@@ -26,9 +28,28 @@ class CompileTimeWeavingTest extends WeavingContract {
     @Test
     @Timeout(10)
     void keyedMethodsUpToTwelveParametersBuildNoJoinPoint() throws Exception {
-        Set<String> building = new TreeSet<>();
         Set<String> woven = new TreeSet<>();
-        try (InputStream in = WovenArities.class.getResourceAsStream("WovenArities.class")) {
+        Set<String> building = new TreeSet<>();
+        read(WovenArities.class, woven, building);
+        assertThat(woven).as("methods that reach the aspect").contains("none", "one", "secondOfTwo", "nameOfTwo",
+                "spelOverTwo", "firstOfThree", "thirdOfThree", "fourthOfFour", "firstOfFive", "spelOverFive",
+                "sixthOfSix", "intOfFour", "seventhOfSeven", "firstOfEight", "sixthOfSeven", "spelOverSeven",
+                "twelfthOfTwelve", "thirteenthOfThirteen");
+        assertThat(building).as("methods that build a join point").containsExactly("thirteenthOfThirteen");
+        woven.clear();
+        building.clear();
+        read(WovenWide.class, woven, building);
+        read(WovenWideRows.class, woven, building);
+        assertThat(woven).as("methods that reach the aspect").contains("seventhOfEight", "eighthOfNine",
+                "ninthOfTen", "seventhOfEleven", "overSecondAndEleventhOfTwelve", "failingOfSeven", "firstOfThirteen",
+                "lastOfThirteen", "first", "last");
+        assertThat(building).as("methods that build a join point")
+                .containsExactly("firstOfThirteen", "lastOfThirteen");
+    }
+
+    /** Adds to {@code woven} the methods of {@code type} that call the aspect, to {@code building} the makeJP ones. */
+    private static void read(Class<?> type, Set<String> woven, Set<String> building) throws Exception {
+        try (InputStream in = type.getResourceAsStream(type.getSimpleName() + ".class")) {
             new ClassReader(in).accept(new ClassVisitor(Opcodes.ASM9) {
                 @Override
                 public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
@@ -48,10 +69,5 @@ class CompileTimeWeavingTest extends WeavingContract {
                 }
             }, 0);
         }
-        assertThat(woven).as("methods that reach the aspect").contains("none", "one", "secondOfTwo", "nameOfTwo",
-                "spelOverTwo", "firstOfThree", "thirdOfThree", "fourthOfFour", "firstOfFive", "spelOverFive",
-                "sixthOfSix", "intOfFour", "seventhOfSeven", "firstOfEight", "sixthOfSeven", "spelOverSeven",
-                "twelfthOfTwelve", "thirteenthOfThirteen");
-        assertThat(building).as("methods that build a join point").containsExactly("thirteenthOfThirteen");
     }
 }

@@ -47,6 +47,7 @@ import reactor.test.StepVerifier;
 
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -486,6 +487,78 @@ public abstract class WeavingContract {
         assertThat(checks(registry, "woven-arity", "missing")).isEqualTo(21);
         assertThat(checks(registry, "woven-arity", "invalid")).isEqualTo(2);
         assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(5);
+    }
+
+    @Test
+    void keyedMethodsOfSevenParametersAndMoreReadEachArgumentWhereItIs() {
+        configureWithoutSpring(null);
+        WovenWide wide = new WovenWide();
+        WovenWideRows rows = new WovenWideRows();
+        RuntimeException failure = new IllegalStateException("body failed");
+        try (FencingScope ignored = FencingContext.bind(new FencingToken("woven-wide:7", 3, "h"),
+                new FencingToken("woven-wide:k", 3, "h"), new FencingToken("woven-wide:b-k", 3, "h"),
+                new FencingToken("woven-wide-rows:7", 3, "h"))) {
+            // every argument reaches the body at its place, primitives above the box caches and nulls included
+            assertThat(wide.seventhOfEight("a", 2, 3.5, true, 'e', (short) 6, 7, (byte) 8))
+                    .isEqualTo("[a, 2, 3.5, true, e, 6, 7, 8]");
+            assertThat(wide.eighthOfNine(1, null, 40_000_000_003L, 4.5f, List.of(5), 'f', 7.25, "k", false))
+                    .isEqualTo("[1, null, 40000000003, 4.5, [5], f, 7.25, k, false]");
+            assertThat(wide.ninthOfTen("a", "b", "c", "d", "e", "f", "g", "h", 7, "i"))
+                    .isEqualTo("[a, b, c, d, e, f, g, h, 7, i]");
+            assertThat(wide.seventhOfEleven((byte) 1, (short) 2, 3, 40_000_000_004L, 5.5f, 6.5, 7, 'g', true, null,
+                    List.of(9))).isEqualTo("[1, 2, 3, 40000000004, 5.5, 6.5, 7, g, true, null, [9]]");
+            assertThat(wide.overSecondAndEleventhOfTwelve("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"))
+                    .isEqualTo("[a, b, c, d, e, f, g, h, i, j, k, l]");
+            assertThatThrownBy(() -> wide.failingOfSeven(7, 1, 2, 3, 4, 5, failure)).isSameAs(failure);
+            assertThat(wide.firstOfThirteen(7, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)).isEqualTo(7_000_000_000_078L);
+            wide.lastOfThirteen(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 7);
+            assertThat(rows.first(7, "a", "b", "c", "d", "e", "f")).isEqualTo("7abcdef");
+            assertThat(rows.last("a", "b", "c", "d", "e", "f", 7)).isEqualTo("abcdef7");
+            assertThat(rows.lastOfThirteen("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", 7))
+                    .isEqualTo("abcdefghijkl7");
+            // each key is read where it is: every other argument names an entity whose token is bound, so a key
+            // read from the wrong place would let the call through
+            assertThatThrownBy(() -> wide.seventhOfEight("7", 7, 7, true, '7', (short) 7, 8, (byte) 7))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-wide:8")
+                    .hasMessageContaining("WovenWide.seventhOfEight(String, long, double, boolean, char, short, long, "
+                            + "byte)");
+            assertThatThrownBy(() -> wide.eighthOfNine(7, "7", 7, 7, "7", '7', 7, "x", true))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-wide:x");
+            assertThatThrownBy(() -> wide.ninthOfTen("7", "7", "7", "7", "7", "7", "7", "7", 8, "7"))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-wide:8");
+            assertThatThrownBy(() -> wide.seventhOfEleven((byte) 7, (short) 7, 7, 7, 7, 7, 8, '7', true, "7", "7"))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-wide:8");
+            assertThatThrownBy(() -> wide.overSecondAndEleventhOfTwelve("k", "b", "k", "k", "k", "k", "k", "k", "k",
+                    "k", "x", "k")).isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-wide:b-x");
+            assertThatThrownBy(() -> wide.firstOfThirteen(8, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-wide:8");
+            assertThatThrownBy(() -> wide.lastOfThirteen(7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 8))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-wide:8");
+            assertThatThrownBy(() -> rows.last("7", "7", "7", "7", "7", "7", 8))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-wide-rows:8")
+                    .hasMessageContaining("WovenWideRows.last(");
+            assertThatThrownBy(() -> rows.lastOfThirteen("7", "7", "7", "7", "7", "7", "7", "7", "7", "7", "7", "7", 8))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-wide-rows:8");
+            // a null key is refused before the body runs
+            assertThatThrownBy(() -> wide.eighthOfNine(1, "7", 7, 7, "7", '7', 7, null, true))
+                    .isInstanceOf(InvalidKeyException.class).hasMessageContaining("WovenWide.eighthOfNine(");
+        }
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-wide:7", 2, "zombie"),
+                () -> wide.seventhOfEleven((byte) 1, (short) 2, 3, 4, 5, 6, 7, 'g', true, "i", "j")))
+                .isInstanceOf(StaleTokenException.class).hasMessageContaining("WovenWide.seventhOfEleven(");
+        assertThat(wide.writes).hasSize(8);
+        assertThat(checks(registry, "woven-wide", "accepted")).isEqualTo(8);
+        assertThat(checks(registry, "woven-wide", "missing")).isEqualTo(7);
+        assertThat(checks(registry, "woven-wide", "invalid")).isEqualTo(1);
+        assertThat(checks(registry, "woven-wide", "stale")).isEqualTo(1);
+        assertThat(checks(registry, "woven-wide-rows", "accepted")).isEqualTo(3);
+        assertThat(store.maxSeen("woven-wide:7")).hasValue(3);
+        // observed: the call runs as the guard's callback without a token, its arguments and result unchanged
+        support.modes().set("woven-wide", FenceMode.OBSERVE, "test");
+        assertThat(wide.seventhOfEleven((byte) 1, (short) 2, 3, 40_000_000_004L, 5.5f, 6.5, 8, 'g', true, null,
+                List.of(9))).isEqualTo("[1, 2, 3, 40000000004, 5.5, 6.5, 8, g, true, null, [9]]");
+        assertThat(wide.firstOfThirteen(8, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12)).isEqualTo(8_000_000_000_078L);
+        assertThat(wide.writes).hasSize(10);
     }
 
     @Test
