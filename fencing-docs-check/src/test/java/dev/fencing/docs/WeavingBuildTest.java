@@ -37,9 +37,29 @@ class WeavingBuildTest {
         Element plugin = (Element) shown.getElementsByTagName("plugin").item(0);
         assertThat(PomXml.childText(plugin, "groupId")).isEqualTo("dev.aspectj");
         assertThat(PomXml.childText(plugin, "version")).isEqualTo(pluginVersion);
-        assertThat(PomXml.childText((Element) plugin.getElementsByTagName("configuration").item(0),
+        Element compile = null;
+        Element testCompile = null;
+        NodeList executions = plugin.getElementsByTagName("execution");
+        for (int i = 0; i < executions.getLength(); i++) {
+            Element execution = (Element) executions.item(i);
+            String goal = PomXml.childText((Element) execution.getElementsByTagName("goals").item(0), "goal");
+            if ("compile".equals(goal)) {
+                compile = execution;
+            } else if ("test-compile".equals(goal)) {
+                testCompile = execution;
+            }
+        }
+        assertThat(compile).as("an execution that weaves the main classes").isNotNull();
+        assertThat(testCompile).as("an execution that weaves the test classes").isNotNull();
+        assertThat(PomXml.childText((Element) compile.getElementsByTagName("configuration").item(0),
                 "forceAjcCompile")).as("without it, a build whose javac recompiled classes leaves them unwoven")
                 .isEqualTo("true");
+        assertThat(testCompile.getElementsByTagName("forceAjcCompile").getLength())
+                .as("forced on test-compile, ajc fails a project without test sources ('no sources specified')")
+                .isZero();
+        assertThat(((Element) plugin.getElementsByTagName("configuration").item(0))
+                .getElementsByTagName("forceAjcCompile").getLength())
+                .as("the plugin-wide configuration reaches test-compile too").isZero();
         Element tools = (Element) shown.getElementsByTagName("dependency").item(0);
         assertThat(PomXml.childText(tools, "artifactId")).isEqualTo("aspectjtools");
         assertThat(PomXml.childText(tools, "version")).isEqualTo(aspectjVersion);
