@@ -164,8 +164,7 @@ public aspect FencingAspect {
      * The keyed methods by their number of parameters, which execution() tells from the signature alone: those of one
      * to six bind them (args() of Object matches any declared type, boxes a primitive and binds null as it is), those
      * of none are argument-free (below, with the unkeyed ones), every other one (more than six) is keyedMore() or
-     * keyedBeyond().
-     * Exactly one of these matches a keyed join point.
+     * keyedBeyond(). Exactly one of these matches a keyed join point.
      */
 
     pointcut keyed1(Object a0): keyed() && execution(* *(*)) && args(a0);
