@@ -28,22 +28,21 @@ import java.util.stream.Collectors;
  * to start otherwise).
  *
  * <p>A code-style aspect, so that ajc inlines the advice that fences a method: with a store that fences a write its
- * caller runs ({@link BracketFenceStore}, the in-memory store), the check, the method's own body and the release run
- * in the woven method itself, and an unkeyed fenced call allocates nothing (no closure, no join point, no box for an
+ * caller runs ({@link BracketFenceStore}, the in-memory store), the check, the method's own body and the release run in
+ * the woven method itself, and an unkeyed fenced call allocates nothing (no closure, no join point, no box for an
  * {@code int}, {@code long}, {@code float} or {@code double} result: each has a routing advice of its own). A keyed
- * method of no parameter has its key computed over a shared empty array; one of one to six parameters has its
- * arguments bound by the advice and handed to the bracket one by one: no join point, no array, no closure, only the
- * boxes of primitive arguments outside the small-value caches, which C2 often removes (and, for four parameters or
- * more, of a primitive result: one advice per count returns an Object); one of seven to twelve has its first six and
- * its last six bound, so it needs no join point either (below twelve the two groups overlap, and a primitive argument
- * bound twice is boxed twice); one of more than twelve takes them from
- * AspectJ's join point (built per call, its argument array copied by {@code getArgs()}). Every other
- * fence (an acquiring, future or reactive method, a database store, observed checks, a resource in observe mode, asked
- * of the cached bracket on every call) runs through {@link FencingSupport#invoke} as a callback. Method-level and
- * type-level {@code @Fenced}, keyed and unkeyed, are split by pointcuts that can never both match one join point, so
- * the fence runs once per call; a woven transaction aspect (spring-aspects) runs outside this one, so the check
- * joins its transaction, and a woven {@code @Async} aspect runs outside both, so the check of an {@code @Async}
- * method runs on the executor, where its write does.
+ * method of no parameter has its key computed over a shared empty array; one of one to six parameters has its arguments
+ * bound by the advice and handed to the bracket one by one: no join point, no array, no closure, only the boxes of
+ * primitive arguments outside the small-value caches, which C2 often removes (and, for four parameters or more, of a
+ * primitive result: one advice per count returns an Object); one of seven to twelve has its first six and its last six
+ * bound, so it needs no join point either (below twelve the two groups overlap, and a primitive argument bound twice is
+ * boxed twice); one of more than twelve takes them from AspectJ's join point (built per call, its argument array copied
+ * by {@code getArgs()}). Every other fence (an acquiring, future or reactive method, a database store, observed checks,
+ * a resource in observe mode, asked of the cached bracket on every call) runs through {@link FencingSupport#invoke} as
+ * a callback. Method-level and type-level {@code @Fenced}, keyed and unkeyed, are split by pointcuts that can never
+ * both match one join point, so the fence runs once per call; a woven transaction aspect (spring-aspects) runs outside
+ * this one, so the check joins its transaction, and a woven {@code @Async} aspect runs outside both, so the check of an
+ * {@code @Async} method runs on the executor, where its write does.
  */
 public aspect FencingAspect {
 
