@@ -33,11 +33,11 @@ import java.util.stream.Collectors;
  * {@code int}, {@code long}, {@code float} or {@code double} result: each has a routing advice of its own). A keyed
  * method of no parameter has its key computed over a shared empty array; one of one to six parameters has its arguments
  * bound by the advice and handed to the bracket one by one: no join point, no array, no closure, only the boxes of
- * primitive arguments outside the small-value caches, which C2 often removes (and, for four parameters or more, of a
- * primitive result: one advice per count returns an Object); one of seven to twelve has its first six and its last six
+ * primitive arguments outside the small-value caches; one of seven to twelve has its first six and its last six
  * bound, so it needs no join point either (below twelve the two groups overlap, and a primitive argument bound twice is
- * boxed twice); one of more than twelve takes them from AspectJ's join point (built per call, its argument array copied
- * by {@code getArgs()}). Every other fence (an acquiring, future or reactive method, a database store, observed checks,
+ * boxed twice). Up to twelve parameters a primitive result is not boxed either: each count has a routing advice per
+ * return type. One of more than twelve takes its arguments from AspectJ's join point (built per call, its argument
+ * array copied by {@code getArgs()}). Every other fence (an acquiring, future or reactive method, a database store, observed checks,
  * a resource in observe mode, asked of the cached bracket on every call) runs through {@link FencingSupport#invoke} as
  * a callback. Method-level and type-level {@code @Fenced}, keyed and unkeyed, are split by pointcuts that can never
  * both match one join point, so the fence runs once per call; a woven transaction aspect (spring-aspects) runs outside
@@ -172,12 +172,6 @@ public aspect FencingAspect {
 
     pointcut keyed3(Object a0, Object a1, Object a2): keyed() && execution(* *(*, *, *)) && args(a0, a1, a2);
 
-    /*
-     * Four to six parameters are bound too, by one advice per count that returns an Object: a primitive result is
-     * boxed there (nothing for the small values the JDK caches, 24 B for a long or a double otherwise), where an advice
-     * of its own per return type and parameter count would be twelve more copies, and the join point costs 144 B.
-     */
-
     pointcut keyed4(Object a0, Object a1, Object a2, Object a3): keyed() && execution(* *(*, *, *, *))
             && args(a0, a1, a2, a3);
 
@@ -219,9 +213,14 @@ public aspect FencingAspect {
      * scalar-replaced): a bracket fence runs here around the inlined proceed(); a callback fence is left to the advice
      * after these (which alone builds a closure); a join point that is not fenced runs straight through. They refer to
      * nothing but thisJoinPointStaticPart, so ajc builds no join point for them, and their return types split the
-     * argument-free join points among them without overlap.
+     * argument-free join points among them without overlap (the Object one takes a reference, void, or a primitive
+     * whose boxes are cached or rare).
+     *
+     * These advices and the keyed ones below are written by RoutingAdvices (fencing-aspect's tests), one per group and
+     * return type from one template: change that, then run RoutingAdvicesTest with -Dfencing.aspect.update=true.
      */
 
+    // <routing-advices argument-free>
     int around(): argumentFree() && execution(int *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, false);
@@ -334,7 +333,6 @@ public aspect FencingAspect {
         }
     }
 
-    /** Every other return type: a reference, void, or a primitive whose boxes are cached or rare. */
     Object around(): argumentFree() && returnsOther() {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, false);
@@ -362,6 +360,7 @@ public aspect FencingAspect {
             unpend(previous);
         }
     }
+    // </routing-advices argument-free>
 
     /** The callback fence of a call of no parameter, keyed or not, the advice above routed here: no arguments. */
     Object around(): argumentFree() && noParameters() && if(callbackPending(thisJoinPointStaticPart)) {
@@ -391,15 +390,16 @@ public aspect FencingAspect {
     }
 
     /*
-     * The routing advice of a keyed call, as the unkeyed one above: one per return type for methods of one, two and
-     * three parameters, and one returning an Object for each of four, five, six, seven to twelve and more than twelve.
-     * Those of up to twelve bind the arguments (a primitive boxed) and pass them to the bracket one by one, so no join
-     * point is built and, when the key reads one of the first six arguments, no array; a method of more than twelve
-     * takes its arguments from the join point (ajc builds one for it). The parameter counts and the return types split
-     * the keyed join points among these advices without overlap; a callback fence is left to the keyed advices after
-     * these.
+     * The routing advice of a keyed call, as the unkeyed one above: one per return type for each of one to six
+     * parameters and seven to twelve, so a primitive result is never boxed, and one returning an Object for more than
+     * twelve. Those of up to twelve bind the arguments (a primitive boxed) and pass them to the bracket one by one, so
+     * no join point is built and, when the key reads one of the first six arguments, no array; a method of more than
+     * twelve takes its arguments from the join point (ajc builds one for it, 144 B or more, next to which a boxed
+     * result is small). The parameter counts and the return types split the keyed join points among these advices
+     * without overlap; a callback fence is left to the keyed advices after these.
      */
 
+    // <routing-advices keyed>
     int around(Object a0): keyed1(a0) && execution(int *(..)) {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, true);
@@ -820,7 +820,119 @@ public aspect FencingAspect {
         }
     }
 
-    Object around(Object a0, Object a1, Object a2, Object a3): keyed4(a0, a1, a2, a3) {
+    int around(Object a0, Object a1, Object a2, Object a3): keyed4(a0, a1, a2, a3) && execution(int *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(4, a0, a1, a2, a3, null, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            int result;
+            try {
+                result = proceed(a0, a1, a2, a3);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    long around(Object a0, Object a1, Object a2, Object a3): keyed4(a0, a1, a2, a3) && execution(long *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(4, a0, a1, a2, a3, null, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            long result;
+            try {
+                result = proceed(a0, a1, a2, a3);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    float around(Object a0, Object a1, Object a2, Object a3): keyed4(a0, a1, a2, a3) && execution(float *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(4, a0, a1, a2, a3, null, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            float result;
+            try {
+                result = proceed(a0, a1, a2, a3);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    double around(Object a0, Object a1, Object a2, Object a3): keyed4(a0, a1, a2, a3) && execution(double *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(4, a0, a1, a2, a3, null, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            double result;
+            try {
+                result = proceed(a0, a1, a2, a3);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    Object around(Object a0, Object a1, Object a2, Object a3): keyed4(a0, a1, a2, a3) && returnsOther() {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, true);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
@@ -848,7 +960,123 @@ public aspect FencingAspect {
         }
     }
 
-    Object around(Object a0, Object a1, Object a2, Object a3, Object a4): keyed5(a0, a1, a2, a3, a4) {
+    int around(Object a0, Object a1, Object a2, Object a3, Object a4):
+            keyed5(a0, a1, a2, a3, a4) && execution(int *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(5, a0, a1, a2, a3, a4, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            int result;
+            try {
+                result = proceed(a0, a1, a2, a3, a4);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3, a4);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3, a4);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    long around(Object a0, Object a1, Object a2, Object a3, Object a4):
+            keyed5(a0, a1, a2, a3, a4) && execution(long *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(5, a0, a1, a2, a3, a4, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            long result;
+            try {
+                result = proceed(a0, a1, a2, a3, a4);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3, a4);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3, a4);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    float around(Object a0, Object a1, Object a2, Object a3, Object a4):
+            keyed5(a0, a1, a2, a3, a4) && execution(float *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(5, a0, a1, a2, a3, a4, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            float result;
+            try {
+                result = proceed(a0, a1, a2, a3, a4);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3, a4);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3, a4);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    double around(Object a0, Object a1, Object a2, Object a3, Object a4):
+            keyed5(a0, a1, a2, a3, a4) && execution(double *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(5, a0, a1, a2, a3, a4, null);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            double result;
+            try {
+                result = proceed(a0, a1, a2, a3, a4);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3, a4);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3, a4);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    Object around(Object a0, Object a1, Object a2, Object a3, Object a4): keyed5(a0, a1, a2, a3, a4) && returnsOther() {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, true);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
@@ -876,8 +1104,124 @@ public aspect FencingAspect {
         }
     }
 
+    int around(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5):
+            keyed6(a0, a1, a2, a3, a4, a5) && execution(int *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(6, a0, a1, a2, a3, a4, a5);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            int result;
+            try {
+                result = proceed(a0, a1, a2, a3, a4, a5);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3, a4, a5);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3, a4, a5);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    long around(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5):
+            keyed6(a0, a1, a2, a3, a4, a5) && execution(long *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(6, a0, a1, a2, a3, a4, a5);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            long result;
+            try {
+                result = proceed(a0, a1, a2, a3, a4, a5);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3, a4, a5);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3, a4, a5);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    float around(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5):
+            keyed6(a0, a1, a2, a3, a4, a5) && execution(float *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(6, a0, a1, a2, a3, a4, a5);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            float result;
+            try {
+                result = proceed(a0, a1, a2, a3, a4, a5);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3, a4, a5);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3, a4, a5);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    double around(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5):
+            keyed6(a0, a1, a2, a3, a4, a5) && execution(double *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            FencingToken token = bracket.token(6, a0, a1, a2, a3, a4, a5);
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            double result;
+            try {
+                result = proceed(a0, a1, a2, a3, a4, a5);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3, a4, a5);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3, a4, a5);
+        } finally {
+            unpend(previous);
+        }
+    }
+
     Object around(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5):
-            keyed6(a0, a1, a2, a3, a4, a5) {
+            keyed6(a0, a1, a2, a3, a4, a5) && returnsOther() {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, true);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
@@ -905,9 +1249,137 @@ public aspect FencingAspect {
         }
     }
 
+    int around(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5,
+            Object b0, Object b1, Object b2, Object b3, Object b4, Object b5):
+            keyedMore(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5) && execution(int *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            int key = bracket.point().keyArgument();
+            FencingToken token = key >= 0 && key < 6 ? bracket.token(6, a0, a1, a2, a3, a4, a5)
+                    : bracket.token(arguments(at, a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5));
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            int result;
+            try {
+                result = proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    long around(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5,
+            Object b0, Object b1, Object b2, Object b3, Object b4, Object b5):
+            keyedMore(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5) && execution(long *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            int key = bracket.point().keyArgument();
+            FencingToken token = key >= 0 && key < 6 ? bracket.token(6, a0, a1, a2, a3, a4, a5)
+                    : bracket.token(arguments(at, a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5));
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            long result;
+            try {
+                result = proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    float around(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5,
+            Object b0, Object b1, Object b2, Object b3, Object b4, Object b5):
+            keyedMore(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5) && execution(float *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            int key = bracket.point().keyArgument();
+            FencingToken token = key >= 0 && key < 6 ? bracket.token(6, a0, a1, a2, a3, a4, a5)
+                    : bracket.token(arguments(at, a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5));
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            float result;
+            try {
+                result = proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
+        } finally {
+            unpend(previous);
+        }
+    }
+
+    double around(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5,
+            Object b0, Object b1, Object b2, Object b3, Object b4, Object b5):
+            keyedMore(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5) && execution(double *(..)) {
+        JoinPoint.StaticPart at = thisJoinPointStaticPart;
+        Object route = route(at, true);
+        if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
+            FenceBracket bracket = (FenceBracket) route;
+            int key = bracket.point().keyArgument();
+            FencingToken token = key >= 0 && key < 6 ? bracket.token(6, a0, a1, a2, a3, a4, a5)
+                    : bracket.token(arguments(at, a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5));
+            BracketFenceStore.Entry entry = bracket.enter(token);
+            double result;
+            try {
+                result = proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
+            } catch (Throwable t) {
+                throw FencingAspect.<RuntimeException>rethrow(bracket.failed(entry, token, t));
+            }
+            bracket.exit(entry);
+            return result;
+        }
+        if (route == PLAIN) {
+            return proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
+        }
+        // the callback fence: a bracket's resource in observe mode, or a point only the guard can fence
+        JoinPoint.StaticPart previous = pend(at);
+        try {
+            return proceed(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5);
+        } finally {
+            unpend(previous);
+        }
+    }
+
     Object around(Object a0, Object a1, Object a2, Object a3, Object a4, Object a5,
             Object b0, Object b1, Object b2, Object b3, Object b4, Object b5):
-            keyedMore(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5) {
+            keyedMore(a0, a1, a2, a3, a4, a5, b0, b1, b2, b3, b4, b5) && returnsOther() {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;
         Object route = route(at, true);
         if (route instanceof FenceBracket && ((FenceBracket) route).enforcing()) {
@@ -936,6 +1408,7 @@ public aspect FencingAspect {
             unpend(previous);
         }
     }
+    // </routing-advices keyed>
 
     Object around(): keyedBeyond() {
         JoinPoint.StaticPart at = thisJoinPointStaticPart;

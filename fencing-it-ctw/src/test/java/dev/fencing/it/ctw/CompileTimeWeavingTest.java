@@ -47,6 +47,41 @@ class CompileTimeWeavingTest extends WeavingContract {
                 .containsExactly("firstOfThirteen", "lastOfThirteen");
     }
 
+    /**
+     * A keyed method of four to twelve parameters returning an {@code int}, {@code long}, {@code float} or
+     * {@code double} has a routing advice of that type, so nothing boxes its result (24 B a call past the box cache
+     * otherwise). With no primitive parameter either, its woven code boxes nothing at all; a method with primitive
+     * parameters does (they are bound as Objects), which shows the test reads the woven class.
+     */
+    @Test
+    @Timeout(10)
+    void primitiveResultsOfKeyedMethodsOfFourToTwelveParametersAreNotBoxed() throws Exception {
+        Set<String> boxing = new TreeSet<>();
+        try (InputStream in = WovenArities.class.getResourceAsStream("WovenArities.class")) {
+            new ClassReader(in).accept(new ClassVisitor(Opcodes.ASM9) {
+                @Override
+                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                        String[] exceptions) {
+                    return new MethodVisitor(Opcodes.ASM9) {
+                        @Override
+                        public void visitMethodInsn(int opcode, String owner, String method, String desc,
+                                boolean isInterface) {
+                            boolean conversion = owner.equals("org/aspectj/runtime/internal/Conversions")
+                                    && method.endsWith("Object");
+                            boolean valueOf = owner.startsWith("java/lang/") && method.equals("valueOf");
+                            if (conversion || valueOf) {
+                                boxing.add(name.replaceAll("_aroundBody\\d+.*$", ""));
+                            }
+                        }
+                    };
+                }
+            }, 0);
+        }
+        assertThat(boxing).as("methods whose woven code boxes").contains("intOfFour", "firstOfEight")
+                .doesNotContain("longOfFour", "floatOfFive", "doubleOfSix", "intOfNine", "floatOfTwelve",
+                        "doubleOfTen");
+    }
+
     /** Adds to {@code woven} the methods of {@code type} that call the aspect, to {@code building} the makeJP ones. */
     private static void read(Class<?> type, Set<String> woven, Set<String> building) throws Exception {
         try (InputStream in = type.getResourceAsStream(type.getSimpleName() + ".class")) {

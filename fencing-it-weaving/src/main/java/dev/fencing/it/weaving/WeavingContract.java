@@ -441,6 +441,18 @@ public abstract class WeavingContract {
                     .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:8");
             assertThatThrownBy(() -> arities.thirteenthOfThirteen("7", "7", "7", "7", "7", "7", "7", "7", "7", "7",
                     "7", "7", 8)).isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.longOfFour("7", "7", "7", "8")).isInstanceOf(MissingTokenException.class)
+                    .hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.floatOfFive("8", "7", "7", "7", "7"))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.doubleOfSix("7", "7", "7", "8", "7", "7"))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.intOfNine("7", "7", "7", "7", "7", "7", "7", "8", "7"))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.floatOfTwelve("8", "7", "7", "7", "7", "7", "7", "7", "7", "7", "7", "7"))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:8");
+            assertThatThrownBy(() -> arities.doubleOfTen("7", "7", "7", "7", "7", "7", "7", "7", "7", "8"))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("woven-arity:8");
             // past six parameters the key is read from the bound arguments, first six or last six: the fence runs in
             // the woven method, not as the guard's callback
             assertThat(Arrays.stream(arities.stackOfFirstOfSeven(7, 1, 2, 3, 4, 5, 6))
@@ -463,6 +475,11 @@ public abstract class WeavingContract {
         assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:7", 2, "zombie"),
                 () -> arities.thirdOfThree("x", 1, 7))).isInstanceOf(StaleTokenException.class)
                 .hasMessageContaining("WovenArities.thirdOfThree(String, float, long)");
+        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:7", 2, "zombie"),
+                () -> arities.doubleOfTen("", "", "", "", "", "", "", "", "", "7")))
+                .isInstanceOf(StaleTokenException.class)
+                .hasMessageContaining("WovenArities.doubleOfTen(String, String, String, String, String, String, "
+                        + "String, String, String, String)");
         // a key over no argument names its entity alone: another entity's token does not cover it, an older one is
         // stale
         assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:7", 4, "h"), arities::none))
@@ -479,14 +496,14 @@ public abstract class WeavingContract {
         assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:l-r", 2, "zombie"),
                 () -> arities.spelOverSeven("l", 1, 2, 3, 4, 5, "r"))).isInstanceOf(StaleTokenException.class)
                 .hasMessageContaining("WovenArities.spelOverSeven(");
-        assertThat(arities.writes).hasSize(23);
+        assertThat(arities.writes).hasSize(29);
         assertThat(store.maxSeen("woven-arity:7")).hasValue(3);
         assertThat(store.maxSeen("woven-arity:l-r")).hasValue(3);
         assertThat(store.maxSeen("woven-arity:all")).hasValue(3);
-        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(23);
-        assertThat(checks(registry, "woven-arity", "missing")).isEqualTo(21);
+        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(29);
+        assertThat(checks(registry, "woven-arity", "missing")).isEqualTo(27);
         assertThat(checks(registry, "woven-arity", "invalid")).isEqualTo(2);
-        assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(5);
+        assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(6);
     }
 
     @Test
@@ -582,9 +599,9 @@ public abstract class WeavingContract {
         assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-arity:7", 2, "zombie"),
                 () -> arities.firstOfFive(7, "a", "b", "c", "d"))).isInstanceOf(StaleTokenException.class)
                 .hasMessageContaining("WovenArities.firstOfFive(long, String, String, String, String)");
-        assertThat(fences).hasValue(23);
-        assertThat(arities.writes).hasSize(20);
-        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(20);
+        assertThat(fences).hasValue(29);
+        assertThat(arities.writes).hasSize(26);
+        assertThat(checks(registry, "woven-arity", "accepted")).isEqualTo(26);
         assertThat(checks(registry, "woven-arity", "stale")).isEqualTo(3);
     }
 
@@ -629,12 +646,20 @@ public abstract class WeavingContract {
         assertThat(arities.twelfthOfTwelve(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 7)).isEqualTo(73L);
         assertThat(arities.thirteenthOfThirteen("a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l", 7))
                 .isEqualTo("abcdefghijkl7");
-        assertThat(arities.none()).isEqualTo(20);
+        // primitive results past the box caches, returned by advices of their own type (four to twelve parameters)
+        assertThat(arities.longOfFour("a", "bb", "ccc", "7")).isEqualTo(40_000_000_006L);
+        assertThat(arities.floatOfFive("7", "a", "bb", "", "dddd")).isEqualTo(7.5f);
+        assertThat(arities.doubleOfSix("a", "bb", "", "7", "dddd", "e")).isEqualTo(8.25);
+        assertThat(arities.intOfNine("a", "bb", "", "", "", "", "g", "7", "hh")).isEqualTo(1_000_006);
+        assertThat(arities.floatOfTwelve("7", "a", "", "", "", "", "", "", "", "", "", "kkk")).isEqualTo(4.75f);
+        assertThat(arities.doubleOfTen("a", "", "", "", "", "", "", "", "iiii", "7")).isEqualTo(5.125);
+        assertThat(arities.none()).isEqualTo(26);
         assertThat(arities.writes).containsExactly("one 7", "secondOfTwo 7", "nameOfTwo ann", "pathOfTwo o-1",
                 "spelOverTwo l-r", "firstOfThree 7", "secondOfThree 7", "thirdOfThree 7", "fourthOfFour 7",
                 "firstOfFive 7", "spelOverFive l-r 6", "sixthOfSix 7", "intOfFour 7", "seventhOfSeven 7",
                 "firstOfEight 7", "sixthOfSeven 7", "spelOverSeven l-r 15", "twelfthOfTwelve 7",
-                "thirteenthOfThirteen 7", "none");
+                "thirteenthOfThirteen 7", "longOfFour 7", "floatOfFive 7", "doubleOfSix 7", "intOfNine 7",
+                "floatOfTwelve 7", "doubleOfTen 7", "none");
     }
 
     @Test

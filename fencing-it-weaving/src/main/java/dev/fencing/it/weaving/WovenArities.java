@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * Keyed methods of every parameter count the woven aspect tells apart (one to six parameters bound one by one, a
- * primitive result of four or more boxed; seven to twelve with the first six and the last six bound; more than twelve
+ * Keyed methods of every parameter count the woven aspect tells apart (one to six parameters bound one by one;
+ * seven to twelve with the first six and the last six bound, a primitive result unboxed up to there; more than twelve
  * through the join point; none with no argument at all), with the key at each position, read as a getter chain or by
  * SpEL over two arguments, and each return type with an advice of its own. Each body returns what it was given, so a
  * bound argument passed on wrongly shows.
@@ -90,11 +90,58 @@ public class WovenArities {
         return a + b + c + d + e + id;
     }
 
-    /** Four parameters and a primitive result: bound, the result boxed by the advice. */
+    /** Four parameters and a primitive result: bound, the primitive arguments boxed, the result not. */
     @Fenced(resource = "woven-arity", key = "#id")
     public int intOfFour(long id, int a, int b, int c) {
         writes.add("intOfFour " + id);
         return a + b + c;
+    }
+
+    /** Four parameters, none primitive, and a long result past the box cache: its own advice, nothing boxed. */
+    @Fenced(resource = "woven-arity", key = "#id")
+    public long longOfFour(String a, String b, String c, String id) {
+        writes.add("longOfFour " + id);
+        return 40_000_000_000L + a.length() + b.length() + c.length();
+    }
+
+    /** Five parameters, the key the first, a float result (Float has no box cache). */
+    @Fenced(resource = "woven-arity", key = "#id")
+    public float floatOfFive(String id, String a, String b, String c, String d) {
+        writes.add("floatOfFive " + id);
+        return 0.5f + a.length() + b.length() + c.length() + d.length();
+    }
+
+    /** Six parameters, a double result (Double has no box cache). */
+    @Fenced(resource = "woven-arity", key = "#id")
+    public double doubleOfSix(String a, String b, String c, String id, String d, String e) {
+        writes.add("doubleOfSix " + id);
+        return 0.25 + a.length() + b.length() + c.length() + d.length() + e.length();
+    }
+
+    /** Nine parameters, the key the eighth, an int result past the box cache. */
+    @Fenced(resource = "woven-arity", key = "#id")
+    public int intOfNine(String a, String b, String c, String d, String e, String f, String g, String id, String h) {
+        writes.add("intOfNine " + id);
+        return 1_000_000 + a.length() + b.length() + c.length() + d.length() + e.length() + f.length() + g.length()
+                + h.length();
+    }
+
+    /** Twelve parameters, the key the first, a float result. */
+    @Fenced(resource = "woven-arity", key = "#id")
+    public float floatOfTwelve(String id, String a, String b, String c, String d, String e, String f, String g,
+            String h, String i, String j, String k) {
+        writes.add("floatOfTwelve " + id);
+        return 0.75f + a.length() + b.length() + c.length() + d.length() + e.length() + f.length() + g.length()
+                + h.length() + i.length() + j.length() + k.length();
+    }
+
+    /** Ten parameters, the key the last, a double result. */
+    @Fenced(resource = "woven-arity", key = "#id")
+    public double doubleOfTen(String a, String b, String c, String d, String e, String f, String g, String h,
+            String i, String id) {
+        writes.add("doubleOfTen " + id);
+        return 0.125 + a.length() + b.length() + c.length() + d.length() + e.length() + f.length() + g.length()
+                + h.length() + i.length();
     }
 
     /** Seven parameters, the key the last: bound among the last six. */
@@ -104,7 +151,7 @@ public class WovenArities {
         return a + b + c + d + e + f + id;
     }
 
-    /** Eight parameters, the key the first: bound with the first six, the last two passed on; the result boxed. */
+    /** Eight parameters, the key the first: bound with the first six, the last two passed on. */
     @Fenced(resource = "woven-arity", key = "#id")
     public long firstOfEight(long id, String a, String b, String c, String d, String e, int f, long extra) {
         writes.add("firstOfEight " + id);
