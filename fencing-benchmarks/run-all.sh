@@ -8,18 +8,21 @@
 # Usage: fencing-benchmarks/run-all.sh [step ...]   (steps: percall interleaved proxykey keys keyed signed contention scale footprint jdbc checkstmt
 #        r2dbc tablesize pgbench request paired profile issuers reactive; default: all but issuers and reactive,
 #        whose figures are from earlier runs)
+#        BENCH_SUFFIX=-sixth-machine fencing-benchmarks/run-all.sh paired writes whole-request-paired-sixth-machine.json
+#        instead of overwriting the file of the run docs/benchmarks.md cites (every file a step writes there takes it)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jar=fencing-benchmarks/target/benchmarks.jar
 out=docs/benchmarks
 logs=fencing-benchmarks/target/bench-logs
+suffix=${BENCH_SUFFIX:-}
 mkdir -p "$logs"
 [ -f "$jar" ] || { echo "Build first: mvn -q -B -pl fencing-benchmarks -am -DskipTests package" >&2; exit 1; }
 
 run() { # name, then JMH arguments
   local name=$1; shift
   echo "== $name: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$logs/load.txt"
-  java -jar "$jar" "$@" -rf json -rff "$out/$name.json" > "$logs/$name.txt" 2>&1
+  java -jar "$jar" "$@" -rf json -rff "$out/$name$suffix.json" > "$logs/$name.txt" 2>&1
   grep -E '^[A-Z][A-Za-z]+Benchmark\.' "$logs/$name.txt" | grep -v ':gc\.\(count\|time\|alloc\.rate \)' || true
 }
 
@@ -31,7 +34,7 @@ rounds() { # name, rounds, JMH arguments; then RoundRatios's --ratio/--diff spec
     java -jar "$jar" "$@" -rf json -rff "$logs/$name-r$r.json" > "$logs/$name-r$r.txt" 2>&1
     files+=("$logs/$name-r$r.json")
   done
-  java -cp "$jar" dev.fencing.benchmarks.RoundRatios --merged "$out/$name.json" "${RATIOS[@]}" "${files[@]}" \
+  java -cp "$jar" dev.fencing.benchmarks.RoundRatios --merged "$out/$name$suffix.json" "${RATIOS[@]}" "${files[@]}" \
     | tee "$logs/$name-ratios.txt"
 }
 
@@ -60,7 +63,7 @@ for step in "${steps[@]}"; do
                   -f 1 -wi 3 -w 1 -i 5 -r 1 ;;
     interleaved) # the proxy's ratios from interleaved blocks of calls (InterleavedCalls): robust to the host's slow windows
                 echo "== interleaved: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$logs/load.txt"
-                java -cp "$jar" dev.fencing.benchmarks.InterleavedCalls 60 2>/dev/null | tee "$out/interleaved-calls.txt" ;;
+                java -cp "$jar" dev.fencing.benchmarks.InterleavedCalls 60 2>/dev/null | tee "$out/interleaved-calls$suffix.txt" ;;
     keys)       # each kind of key against the unkeyed fence, on the proxy: one argument, an argument's getter (a method
                 # handle), an expression SpEL compiles, one it cannot compile (a package-private argument type)
                 RATIOS=()
@@ -107,7 +110,7 @@ for step in "${steps[@]}"; do
     tablesize)  run scale-jdbc-postgresql JdbcFenceTableSizeBenchmark -f 1 -wi 1 -w 5 -i 3 -r 5 ;;
     pgbench)    echo "== pgbench: $(date -u +%FT%TZ), load average $(cut -d' ' -f1-3 /proc/loadavg)" \
                   | tee -a "$logs/load.txt"
-                fencing-benchmarks/pgbench/run.sh 20 | tee "$logs/pgbench.txt" "$out/pgbench.txt" ;;
+                fencing-benchmarks/pgbench/run.sh 20 | tee "$logs/pgbench.txt" "$out/pgbench$suffix.txt" ;;
     request)    RATIOS=()
                 for mode in default check-at-commit; do
                   RATIOS+=(--ratio "fencedThroughput[storeMode=$mode]/unfencedThroughput[storeMode=$mode]"
@@ -137,7 +140,7 @@ for step in "${steps[@]}"; do
                   -prof "async:libPath=$PWD/$ap/linux-x64/libasyncProfiler.so;event=itimer;interval=100000;output=collapsed;dir=$logs/profile" \
                   > "$logs/profile.txt" 2>&1
                 java -cp "$jar" dev.fencing.benchmarks.ProfileSummary "$logs"/profile/*/collapsed-itimer.csv \
-                  | sed "s|$logs/profile/dev.fencing.benchmarks.||" | tee "$out/profile.txt" ;;
+                  | sed "s|$logs/profile/dev.fencing.benchmarks.||" | tee "$out/profile$suffix.txt" ;;
     issuers)    run issuers IssuerBenchmark ;;
     reactive)   run reactive-fence ReactiveFenceBenchmark -prof gc -f 1 -wi 3 -i 5 -w 2 -r 2 ;;
     leasequeue) run jdbc-issuer-contention JdbcIssuerContentionBenchmark ;; # eight threads on one database lease (PostgreSQL)

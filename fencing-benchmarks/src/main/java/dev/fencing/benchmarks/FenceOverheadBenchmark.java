@@ -295,7 +295,7 @@ public class FenceOverheadBenchmark {
         return woven.fencedWithFourArguments(7, value, "note", this);
     }
 
-    /** The same returning a {@code long} outside the {@code Long} cache, which the advice boxes. */
+    /** The same returning a {@code long} outside the {@code Long} cache (boxed by the advice until 682027a). */
     @Benchmark
     public long wovenFencedWithFourArgumentsReturningLong() {
         return woven.fencedWithFourArgumentsReturningLong(7, value, "note", this);
@@ -320,5 +320,11 @@ public class FenceOverheadBenchmark {
     @Benchmark
     public String wovenFencedWithSevenLargeArguments() {
         return woven.fencedWithSevenArguments(largeId, largeId, "note", this, 1, 2, 3);
+    }
+
+    /** {@link #wovenFencedWithSevenArguments} returning a {@code long} outside the {@code Long} cache. */
+    @Benchmark
+    public long wovenFencedWithSevenArgumentsReturningLong() {
+        return woven.fencedWithSevenArgumentsReturningLong(7, value, "note", this, 1, 2, 3);
     }
 }

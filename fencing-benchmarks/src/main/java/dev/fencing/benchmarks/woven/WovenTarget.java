@@ -50,7 +50,8 @@ public class WovenTarget {
 
     /**
      * As {@link #fencedWithFourArguments}, returning a {@code long}: the advice for four to six parameters returns an
-     * Object, so a result outside the small {@code Long} cache is boxed (the running sum is).
+     * Object, so a result outside the small {@code Long} cache was boxed (the running sum is); since 682027a a
+     * routing advice of its own returns the {@code long}.
      */
     @Fenced(resource = "bench-woven", key = "#p0")
     public long fencedWithFourArgumentsReturningLong(long id, long value, String note, Object tag) {
@@ -72,5 +73,13 @@ public class WovenTarget {
     public String fencedWithSevenArguments(long id, long value, String note, Object tag, int a, int b, int c) {
         sum += value + a + b + c;
         return note;
+    }
+
+    /** {@link #fencedWithSevenArguments} returning the running sum, a {@code long} outside the {@code Long} cache. */
+    @Fenced(resource = "bench-woven", key = "#p0")
+    public long fencedWithSevenArgumentsReturningLong(long id, long value, String note, Object tag, int a, int b,
+            int c) {
+        sum += value + a + b + c;
+        return sum;
     }
 }
