@@ -39,6 +39,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionException;
 import org.springframework.transaction.support.ResourceHolderSupport;
+import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -93,6 +94,12 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
 
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
+    /**
+     * What a transaction of the store's transaction manager binds to the thread (its data source, or entity manager
+     * factory): a transaction active without it belongs to another manager, which the check cannot join; {@code null}
+     * for a manager that binds none (JTA), whose transactions the store joins as they are.
+     */
+    private final Object transactionResource;
     private final JdbcDialect dialect;
     private final String table;
     private final String checkSql;
@@ -135,6 +142,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         this.jdbc.setExceptionTranslator(new SQLErrorCodeSQLExceptionTranslator(dialect.productName()));
         this.transactions = new TransactionTemplate(transactionManager);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
+        this.transactionResource = transactionManager instanceof ResourceTransactionManager resources
+                ? resources.getResourceFactory() : null;
         this.lockTimeout = b.lockTimeout;
         this.maxAdvance = b.maxAdvance;
         // PostgreSQL: the bound swapped in, the check, the caller's bound put back, one text in one round trip (the
@@ -232,6 +241,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      * {@link FencedCall#deferVerdict()}).
      */
     private <T> T inTransaction(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+        requireJoinableTransaction(resource, token);
         Outcome<T> outcome = new Outcome<>();
         try {
             transactions.executeWithoutResult(status -> {
@@ -277,6 +287,24 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
             throw outcome.checked;
         }
         return outcome.value;
+    }
+
+    /**
+     * Refuses a call made in a transaction of another transaction manager (another data source's, say): the store
+     * would check in a transaction of its own, committed when the call returns, apart from the writes of the caller's
+     * transaction, which could then commit after a newer token's. Nothing is checked and the write does not run.
+     */
+    private void requireJoinableTransaction(String resource, FencingToken token) {
+        if (transactionResource != null && TransactionSynchronizationManager.isActualTransactionActive()
+                && !TransactionSynchronizationManager.hasResource(transactionResource)) {
+            throw new OutsideTransactionException(resource, token, "Fence check for resource '" + resource
+                    + "' refused: the calling thread is in a transaction of another transaction manager (another "
+                    + "DataSource's, for example a @Transactional naming another manager), which the check on table '"
+                    + table + "' cannot join: checked in a transaction of its own, the check would commit apart from "
+                    + "the method's writes. Run the fenced call in a transaction of the store's DataSource, or give "
+                    + "the store (JdbcFenceStore.builder) the DataSource and transaction manager the method writes "
+                    + "with. The write did not run");
+        }
     }
 
     /**

@@ -7,6 +7,7 @@ import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.FenceStore;
 import dev.fencing.testsupport.FenceStoreContract;
+import dev.fencing.store.OutsideTransactionException;
 import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -21,6 +22,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -158,6 +160,45 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
         });
         assertThat(admin.maxSeen(r)).isEmpty();
         assertThat(values(r)).isEmpty();
+    }
+
+    /**
+     * A fenced call in a transaction of another data source's manager: checked in a transaction of its own, the check
+     * would commit when the call returns, apart from the writes of the caller's transaction (which could then commit
+     * after a newer token's), so the store refuses it before the body and checks nothing.
+     */
+    @Test
+    void aCallInATransactionOfAnotherDataSourceIsRefusedBeforeItsBody() {
+        String r = freshResource();
+        try (HikariDataSource other = newPool(1)) {
+            TransactionTemplate otherTransaction = new TransactionTemplate(new DataSourceTransactionManager(other));
+            AtomicBoolean ran = new AtomicBoolean();
+            assertThatThrownBy(() -> otherTransaction.executeWithoutResult(status -> {
+                try {
+                    store.fence(r, token(r, 5, "a"), () -> {
+                        ran.set(true);
+                        return null;
+                    });
+                } catch (RuntimeException e) {
+                    throw e;
+                } catch (Throwable e) {
+                    throw new AssertionError(e);
+                }
+            })).isInstanceOf(OutsideTransactionException.class).hasMessageContaining("'" + r + "'")
+                    .hasMessageContaining("another transaction manager").hasMessageContaining(fenceTable)
+                    .hasMessageContaining("The write did not run");
+            assertThat(ran).as("the body ran").isFalse();
+        }
+        assertThat(admin.maxSeen(r)).isEmpty();
+        // outside any transaction, and in one of the store's own data source, the same call is checked as ever
+        new TransactionTemplate(transactionManager).executeWithoutResult(status -> {
+            try {
+                store.fence(r, token(r, 5, "a"), () -> null);
+            } catch (Throwable e) {
+                throw new AssertionError(e);
+            }
+        });
+        assertThat(admin.maxSeen(r)).hasValue(5);
     }
 
     @Test
