@@ -18,7 +18,7 @@ public final class StaleTokenException extends TokenRejectedException {
         super("Stale fencing token for resource '" + FencingToken.printable(resource) + "'" + where(operation)
                         + ": presented " + presented.value() + " (holder '" + FencingToken.printable(presented.holder())
                         + "') but max_seen is " + maxSeen
-                        + "; a newer holder has written, this write is refused",
+                        + "; a newer holder has written, this call is refused",
                 resource, presented, maxSeen, Verdict.REJECT_STALE, operation);
     }
 

@@ -95,7 +95,8 @@ public abstract sealed class TokenRejectedException extends FencingException
     @Override
     public String getMessage() {
         return afterBody ? super.getMessage() + " (checked at the transaction's commit, after the method ran: its "
-                + "database writes rolled back, what it did outside the transaction happened)" : super.getMessage();
+                + "writes in that transaction rolled back; what it did outside it happened, writes on other "
+                + "connections included)" : super.getMessage();
     }
 
     public String resource() {

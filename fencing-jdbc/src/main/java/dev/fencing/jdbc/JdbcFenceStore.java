@@ -69,7 +69,7 @@ import java.util.OptionalLong;
  * store is a Spring singleton (after {@code spring.sql.init}, Flyway or Liquibase created it), else before the first
  * check; {@link TableVerifier} does the checking, the same way for the lease table of {@link JdbcTokenIssuer}.
  *
- * <p>With {@link Builder#checkAtCommit(boolean)} (PostgreSQL and MariaDB, off by default) the check moves to the
+ * <p>With {@link Builder#checkAtCommit(boolean)} (PostgreSQL only, off by default) the check moves to the
  * round trip of the transaction's {@code COMMIT}: the method body runs first and the verdict comes at commit, so only
  * the body's database writes in that transaction are fenced; a rejected check fails before its {@code COMMIT} runs,
  * the transaction rolls back, and the commit fails with the {@link TokenRejectedException}.
@@ -129,8 +129,6 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     /** The checks-and-COMMIT texts for 1..{@value #CACHED_BATCHES} checks, when checking at commit. */
     private final String[] atCommitSql;
     private static final int CACHED_BATCHES = 8;
-    /** MariaDB's error code for a lock wait timeout (SQLSTATE HY000, so told by its code). */
-    private static final int MARIADB_LOCK_WAIT = 1205;
     /** MariaDB's error code for a statement stopped by {@code max_statement_time}. */
     private static final int MARIADB_STATEMENT_TIMEOUT = 1969;
 
@@ -504,8 +502,11 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     /**
      * What the failed batch of checks means: a rejection (the check that raised it names its place and max_seen),
      * a lock wait or a serialization failure/deadlock (counted on the first check, the database does not say which
-     * one waited), or another failure of the transaction at commit (not a verdict: Spring's translation, as a
-     * commit failure would be). Either way the transaction is aborted and rolls back.
+     * one waited), a violated deferred constraint (SQLSTATE class 23: the transaction's own data failed at
+     * {@code COMMIT}, not a check; Spring's translation, not counted), or any other failure, which left the checks
+     * without a verdict (the connection lost, a read-only transaction): a {@link FenceStoreException}, counted
+     * {@code error} on the first check as the default mode counts a check that could not run. Either way the
+     * transaction is aborted and rolls back.
      */
     private RuntimeException checksFailed(List<Pending> checks, SQLException e) {
         long[] rejected = FenceSql.rejectedAtCommit(e.getMessage());
@@ -520,7 +521,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         }
         Pending first = checks.get(0);
         String state = e.getSQLState() == null ? "" : e.getSQLState();
-        if (state.equals("55P03") || (dialect == JdbcDialect.MARIADB && e.getErrorCode() == MARIADB_LOCK_WAIT)) {
+        if (state.equals("55P03")) {
             return first.verdict().failed(new FenceBusyException(first.resource(), first.token(), "Fence check at "
                     + "commit for resource '" + first.resource() + "' (token " + first.token() + ") waited more than "
                     + lockTimeout.toMillis() + " ms for a fence row in table '" + table + "' held by another "
@@ -532,10 +533,16 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                     + "by the database as a serialization failure or deadlock; the transaction rolled back, retry "
                     + "it: " + e.getMessage(), e, true));
         }
-        DataAccessException translated = jdbc.getExceptionTranslator().translate("fence checks at commit", null, e);
-        return translated != null ? translated : new FenceStoreException(first.resource(), first.token(),
-                "Fence checks at commit in table '" + table + "' failed; the transaction rolled back: "
-                        + e.getMessage(), e);
+        if (state.startsWith("23")) {
+            DataAccessException translated = jdbc.getExceptionTranslator().translate("fence checks at commit", null,
+                    e);
+            if (translated != null) {
+                return translated;
+            }
+        }
+        return first.verdict().failed(new FenceStoreException(first.resource(), first.token(),
+                "Fence checks at commit in table '" + table + "' could not run, so no verdict was reached; the "
+                        + "transaction rolled back: " + e.getMessage(), e));
     }
 
     /**
@@ -944,8 +951,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
 
         /**
          * Sends each check in the round trip of its transaction's {@code COMMIT} instead of one of its own before the
-         * write (off by default; PostgreSQL, and MariaDB with {@code allowMultiQueries=true} in the JDBC URL, which
-         * {@link #build()} checks). The fenced method's body runs first and the verdict comes at commit: effects
+         * write (off by default; PostgreSQL only, which {@link #build()} checks: on MariaDB a statement that commits
+         * implicitly would commit the body's writes before the check). The fenced method's body runs first and the verdict comes at commit: effects
          * outside the database (HTTP calls, messages, files) happen even for a stale token, and only the database
          * writes of the same transaction are fenced. A rejected check fails in the server before the {@code COMMIT}
          * sent with it runs, the transaction rolls back, so nothing of it persists, and the caller's commit fails
@@ -963,22 +970,27 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
          *
          * @throws FencingConfigurationException saying what to do, when the table name is invalid, or the database
          *                                       is unreachable, unsupported or not the configured dialect, or
-         *                                       {@link #checkAtCommit(boolean)} is set for a database,
-         *                                       driver setting (MariaDB without {@code allowMultiQueries=true}, or
-         *                                       with {@code useServerPrepStmts=true}) or
-         *                                       transaction manager it does not support
+         *                                       {@link #checkAtCommit(boolean)} is set for a database other than
+         *                                       PostgreSQL or a transaction manager it does not support
          */
         public JdbcFenceStore build() {
             resolve();
             if (checkAtCommit) {
                 JdbcDialect dialect = configuredDialect();
+                if (dialect.fenceSql() == FenceSql.MARIADB) {
+                    throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) is not supported on "
+                            + "MariaDB: a statement in the method body that commits implicitly there (DDL such as "
+                            + "CREATE TABLE, TRUNCATE, LOCK TABLES, START TRANSACTION) would commit the body's writes "
+                            + "before the check sent with COMMIT could refuse them, so a stale token's writes could "
+                            + "persist; and measured, the mode is slower than the default one on MariaDB. Remove "
+                            + "checkAtCommit (fencing.store.jdbc.check-at-commit) to check before the method body");
+                }
                 if (!dialect.fenceSql().checksAtCommit()) {
                     throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) is supported on "
-                            + "PostgreSQL and MariaDB only, and the database is " + dialect.productName()
+                            + "PostgreSQL only, and the database is " + dialect.productName()
                             + " (dialect " + dialect + "); remove checkAtCommit (fencing.store.jdbc.check-at-commit) "
                             + "to check before the method body, which works on every database");
                 }
-                requireMultiStatements(dialect);
                 if (transactionManager != null && !(transactionManager instanceof DataSourceTransactionManager)) {
                     throw new FencingConfigurationException(
                             notJdbcTransactions("", "transaction manager", transactionManager));
@@ -987,44 +999,6 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
             PlatformTransactionManager tm = transactionManager != null ? transactionManager
                     : new JoiningDataSourceTransactionManager(dataSource());
             return new JdbcFenceStore(this, tm);
-        }
-
-        /**
-         * MariaDB: proves that the driver sends several statements, with parameters, as one text in one request (the
-         * checks and {@code COMMIT} of a transaction travel so). Connector/J does only with
-         * {@code allowMultiQueries=true} and client-side prepared statements (its default): with
-         * {@code useServerPrepStmts=true} it first asks the server to prepare the text, which MariaDB refuses for
-         * several statements, and then resends it as a query, a round trip of its own on every commit.
-         */
-        private void requireMultiStatements(JdbcDialect dialect) {
-            String probe = dialect.fenceSql().multiStatementProbeSql();
-            if (probe == null) {
-                return;
-            }
-            String statementType;
-            try {
-                JdbcTemplate jdbc = new JdbcTemplate(dataSource());
-                statementType = jdbc.execute(probe, (PreparedStatementCallback<String>) ps -> {
-                    ps.setInt(1, 1);
-                    ps.setInt(2, 2);
-                    ps.execute();
-                    return ps.unwrap(PreparedStatement.class).getClass().getName();
-                });
-            } catch (DataAccessException e) {
-                throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) on MariaDB sends a "
-                        + "transaction's checks and its COMMIT as one text of several statements, and the data "
-                        + "source's driver refused one (" + databaseMessage(e) + "); add allowMultiQueries=true "
-                        + "to the JDBC URL (for example jdbc:mariadb://host:3306/db?allowMultiQueries=true), or remove "
-                        + "checkAtCommit (fencing.store.jdbc.check-at-commit) to check before the method body", e);
-            }
-            if (statementType != null && statementType.contains("ServerPrepared")) {
-                throw new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) on MariaDB sends a "
-                        + "transaction's checks and its COMMIT as one text in one round trip, and the data source's "
-                        + "driver prepares statements on the server (" + statementType + "), which costs that text "
-                        + "a round trip of its own on every commit; remove useServerPrepStmts=true from the JDBC URL "
-                        + "or the data source properties, or remove checkAtCommit (fencing.store.jdbc.check-at-commit) "
-                        + "to check before the method body");
-            }
         }
     }
 

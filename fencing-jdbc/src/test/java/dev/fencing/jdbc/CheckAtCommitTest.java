@@ -1,5 +1,8 @@
 package dev.fencing.jdbc;
 
+import org.springframework.dao.DataIntegrityViolationException;
+import dev.fencing.FencingException;
+import dev.fencing.store.FenceStoreException;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.context.FencingContext;
@@ -453,6 +456,44 @@ class CheckAtCommitTest {
         assertThat(tokens(r)).containsExactly(5L, 6L);
     }
 
+    /**
+     * Checks that could not run at commit (here: a read-only transaction, which refuses the check's write) reach no
+     * verdict: a FenceStoreException counted as error, as the default mode counts a check that could not run, and
+     * nothing of the transaction persists. A deferred constraint violated by COMMIT itself is the transaction's own
+     * failure: Spring's DataAccessException, not counted.
+     */
+    @Test
+    void checksThatCouldNotRunAtCommitAreCountedAsErrors() {
+        String r = fresh();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        FencePoint point = new FencePoint("Repo.find(long)", r, null, null, false, new FencingMetrics(registry));
+        FenceGuard guard = FenceGuard.builder(store).build();
+        FencingToken t5 = new FencingToken(r, 5, "a");
+        TransactionTemplate readOnly = transaction();
+        readOnly.setReadOnly(true);
+        Throwable thrown = catchThrowable(() -> readOnly.executeWithoutResult(s -> guarded(guard, point, t5,
+                () -> jdbc.queryForList("SELECT v FROM " + dataTable + " WHERE k = ?", String.class, r))));
+        assertThat(thrown).isInstanceOf(FenceStoreException.class).hasMessageContaining("could not run")
+                .hasMessageContaining("read-only");
+        assertThat(count(registry, "error")).isEqualTo(1);
+        assertThat(count(registry, "accepted")).isZero();
+        assertThat(admin.maxSeen(r)).isEmpty();
+        // a deferred constraint that fails at COMMIT: the check's verdict is not what failed
+        String deferred = Database.uniqueTable("deferred");
+        jdbc.execute("CREATE TABLE " + deferred + " (id INT PRIMARY KEY, parent INT REFERENCES " + deferred
+                + "(id) DEFERRABLE INITIALLY DEFERRED)");
+        try {
+            Throwable atCommit = catchThrowable(() -> transaction().executeWithoutResult(s -> guarded(guard, point,
+                    t5, () -> jdbc.update("INSERT INTO " + deferred + " (id, parent) VALUES (1, 42)"))));
+            assertThat(atCommit).isInstanceOf(DataIntegrityViolationException.class)
+                    .isNotInstanceOf(FencingException.class);
+            assertThat(count(registry, "error")).isEqualTo(1);
+            assertThat(admin.maxSeen(r)).isEmpty();
+        } finally {
+            jdbc.execute("DROP TABLE IF EXISTS " + deferred);
+        }
+    }
+
     private static void guarded(FenceGuard guard, FencePoint point, FencingToken token, Runnable body) {
         try (FencingScope ignored = FencingContext.bind(token)) {
             guard.invoke(point, new Object[0], () -> {
@@ -676,13 +717,19 @@ class CheckAtCommitTest {
             assertThatThrownBy(() -> JdbcFenceStore.builder(h2).table(Database.uniqueTable("f")).checkAtCommit(true)
                     .build())
                     .isInstanceOf(FencingConfigurationException.class)
-                    .hasMessageContaining("PostgreSQL and MariaDB only").hasMessageContaining("H2");
+                    .hasMessageContaining("PostgreSQL only").hasMessageContaining("H2");
         }
-        try (HikariDataSource maria = Database.MARIADB.newPool(1)) {
-            assertThatThrownBy(() -> JdbcFenceStore.builder(maria).table(Database.uniqueTable("f"))
-                    .checkAtCommit(true).build())
-                    .isInstanceOf(FencingConfigurationException.class).hasMessageContaining("MariaDB")
-                    .hasMessageContaining("allowMultiQueries=true"); // MariaDbCheckAtCommitTest: with it, it works
+        // MariaDB, whatever the driver's settings: a statement that commits implicitly in the body (DDL, TRUNCATE)
+        // would commit the body's writes before the check, so a stale token's writes would persist
+        for (String properties : new String[] {"", "allowMultiQueries=true"}) {
+            try (HikariDataSource maria = properties.isEmpty() ? Database.MARIADB.newPool(1)
+                    : Database.MARIADB.newPoolWith(1, properties)) {
+                assertThatThrownBy(() -> JdbcFenceStore.builder(maria).table(Database.uniqueTable("f"))
+                        .checkAtCommit(true).build())
+                        .isInstanceOf(FencingConfigurationException.class)
+                        .hasMessageContaining("not supported on MariaDB").hasMessageContaining("commits implicitly")
+                        .hasMessageContaining("fencing.store.jdbc.check-at-commit");
+            }
         }
         PlatformTransactionManager jpaLike = new PlatformTransactionManager() {
             @Override

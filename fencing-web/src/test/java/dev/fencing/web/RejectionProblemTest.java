@@ -59,7 +59,7 @@ class RejectionProblemTest {
         ProblemDetail after = new FencingTransientFailureAdvice().transientFailure(new Busy(presented, true)).getBody();
         assertThat(after.getStatus()).isEqualTo(503);
         assertThat(after.getDetail()).doesNotContain("did not run").contains("the call had run")
-                .contains("outside the database happened");
+                .contains("outside the database, too");
         assertThat(after.getProperties()).containsEntry("afterBody", true);
     }
 

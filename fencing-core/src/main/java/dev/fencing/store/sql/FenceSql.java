@@ -165,25 +165,6 @@ public enum FenceSql {
                            THEN CAST('fencing-rejected check=%3$d max_seen=' || f.max_seen AS BIGINT) END""";
 
     /**
-     * MariaDB: the statement after a check sent with {@code COMMIT} ({@link #checksAtCommitSql}) that turns a
-     * rejection into an error, so that the statements after it in the same text, {@code COMMIT} included, do not
-     * run. The check itself is {@link #MARIADB}'s statement (it leaves the resource's row locked, holding the token
-     * when accepted); this one rewrites that row, which the transaction already holds, unchanged when it holds the
-     * presented token and holder, and otherwise fails a cast (error 1292, an error under {@code STRICT_ALL_TABLES},
-     * added to the session's {@code sql_mode} for this statement only) of a text carrying
-     * {@value #REJECTED_AT_COMMIT}, the check's place in the batch (%1$d) and max_seen (for a resource without a row
-     * refused against its family floor: the floor row the check inserted). It reads the row, so it is never folded at
-     * parse time. Judging in a second statement rather than in the check's own insert path keeps the check's locks
-     * those of the default mode: a read of the resource's row in the check's {@code SELECT} would take a shared lock
-     * that two concurrent checks then both try to upgrade (a deadlock). Parameters: token value, holder, resource.
-     */
-    private static final String MARIADB_VERDICT = """
-            SET STATEMENT sql_mode=CONCAT(@@sql_mode, ',STRICT_ALL_TABLES') FOR
-            UPDATE %2$s SET max_seen = IF(max_seen = ? AND holder <=> ?, max_seen,
-                                         CAST(CONCAT('fencing-rejected check=%1$d max_seen=', max_seen) AS SIGNED))
-            WHERE resource = ?""";
-
-    /**
      * What no resource contains (resources have no control characters): the last character of a family floor row's
      * key, {@code family + U+001F} ({@link #familyFloorKey(String)}).
      */
@@ -340,25 +321,22 @@ public enum FenceSql {
 
     /**
      * Whether this database can send its checks in the round trip of {@code COMMIT} ({@link #checksAtCommitSql}):
-     * PostgreSQL, and MariaDB when the driver sends several statements as one text
-     * ({@link #multiStatementProbeSql()}).
+     * PostgreSQL only. MariaDB cannot keep the guarantee: a statement in the body that commits implicitly (DDL,
+     * {@code TRUNCATE}, {@code LOCK TABLES}, {@code START TRANSACTION}) would commit the body's writes before a check
+     * sent with {@code COMMIT} could refuse them.
      */
     public boolean checksAtCommit() {
-        return this == POSTGRESQL || this == MARIADB;
+        return this == POSTGRESQL;
     }
 
     /**
-     * One text of {@code checks} check-and-advance statements followed by {@code COMMIT}, each check waiting at most
-     * {@code lockTimeout} for its row. PostgreSQL: preceded by {@code SET LOCAL lock_timeout} to {@code lockTimeout}
-     * (for example {@code 5000ms}). MariaDB: {@code lockTimeout} in milliseconds (for example {@code 5000}), bound
-     * on each check by {@code SET STATEMENT innodb_lock_wait_timeout}, in whole seconds rounded up; the driver must
-     * send the text as one (Connector/J: {@code allowMultiQueries=true}), and each check is followed by a statement
-     * that fails when it rejected. Parameters: those of {@link #atCommitParameters}, for each check in turn. A
-     * rejected check raises an error ({@link #rejectedAtCommit(String)} reads which check and max_seen from its
-     * message): the statements after it, {@code COMMIT} included, do not run (PostgreSQL leaves the transaction
-     * aborted; MariaDB leaves it open, the check's change in it, for the caller to roll back).
+     * PostgreSQL: one text of {@code checks} check-and-advance statements followed by {@code COMMIT}, preceded by
+     * {@code SET LOCAL lock_timeout} to {@code lockTimeout} (for example {@code 5000ms}). Parameters: those of
+     * {@link #atCommitParameters}, for each check in turn. A rejected check raises an error
+     * ({@link #rejectedAtCommit(String)} reads which check and max_seen from its message): the statements after it,
+     * {@code COMMIT} included, do not run, and the transaction is left aborted.
      *
-     * @throws UnsupportedOperationException for H2
+     * @throws UnsupportedOperationException for another database ({@link #checksAtCommit()})
      */
     public String checksAtCommitSql(String table, String lockTimeout, long maxAdvance, int checks) {
         return checksAtCommitSql(table, lockTimeout, maxAdvance, checks, true);
@@ -366,8 +344,7 @@ public enum FenceSql {
 
     /**
      * {@link #checksAtCommitSql(String, String, long, int)}, or with {@code commit} false the same checks without
-     * {@code COMMIT}, the connection's lock wait bound put back after them (for a transaction that commits later;
-     * MariaDB bounds each statement by itself, so there is nothing to put back).
+     * {@code COMMIT}, the connection's lock wait bound put back after them (for a transaction that commits later).
      */
     public String checksAtCommitSql(String table, String lockTimeout, long maxAdvance, int checks, boolean commit) {
         if (!checksAtCommit()) {
@@ -377,16 +354,6 @@ public enum FenceSql {
             throw new IllegalArgumentException("checks must be at least 1, was " + checks);
         }
         String floor = bound(floorBound, table, maxAdvance);
-        if (this == MARIADB) {
-            long seconds = Math.max(1, (Long.parseLong(lockTimeout) + 999) / 1000);
-            String check = checkSql(table, Duration.ofSeconds(seconds), maxAdvance);
-            check = check.substring(0, check.lastIndexOf("\nRETURNING"));
-            StringBuilder sql = new StringBuilder();
-            for (int i = 0; i < checks; i++) {
-                sql.append(check).append(";\n").append(MARIADB_VERDICT.formatted(i, table)).append(";\n");
-            }
-            return commit ? sql.append("COMMIT").toString() : sql.substring(0, sql.length() - 2);
-        }
         String value = lockTimeout.replace("'", "''");
         StringBuilder sql = new StringBuilder(commit ? "SET LOCAL lock_timeout = '" + value + "';\n"
                 : swapInLockTimeout(lockTimeout));
@@ -408,23 +375,9 @@ public enum FenceSql {
                 : new Object[] {resource, token, holder, floorKey};
     }
 
-    /**
-     * The parameters of one check in {@link #checksAtCommitSql}, in order: those of {@link #checkParameters};
-     * MariaDB then token value, holder and resource again, for its verdict statement.
-     */
+    /** The parameters of one check in {@link #checksAtCommitSql}, in order: those of {@link #checkParameters}. */
     public Object[] atCommitParameters(String resource, long token, String holder) {
-        String floorKey = floorKeyOf(resource);
-        return this == MARIADB ? new Object[] {resource, token, holder, floorKey, token, holder, resource}
-                : checkParameters(resource, token, holder);
-    }
-
-    /**
-     * MariaDB: two statements in one text that do nothing, with one parameter each, run through a prepared statement
-     * at startup to prove that the driver sends several statements as one text ({@link #checksAtCommitSql} needs
-     * it); {@code null} elsewhere.
-     */
-    public String multiStatementProbeSql() {
-        return this == MARIADB ? "DO ?;\nDO ?" : null;
+        return checkParameters(resource, token, holder);
     }
 
     /**

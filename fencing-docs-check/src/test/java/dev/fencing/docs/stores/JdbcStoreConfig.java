@@ -19,7 +19,7 @@ public class JdbcStoreConfig {
                 .table("fencing_max_seen")              // default; letters, digits, _ and an optional schema
                 .createTableIfMissing(false)            // default: create it with the script below
                 .lockTimeout(Duration.ofSeconds(5))     // default: how long a check waits for a held fence row
-                .checkAtCommit(false)                   // default: check before the body (PostgreSQL, MariaDB: opt in below)
+                .checkAtCommit(false)                   // default: check before the body (PostgreSQL: opt in below)
                 .build();                               // checks the name, detects the dialect; the table comes later
     }
     // end::jdbc-store[]

@@ -75,8 +75,9 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
                     + "starter: the fencing.signing.* properties), or sign the issuer's tokens.\n");
         }
         if (text.contains("checkAtCommit(true)")) {
-            action.append("Checking at commit needs PostgreSQL, or MariaDB with allowMultiQueries=true in the JDBC "
-                    + "URL, and JDBC transactions (JdbcTemplate or Spring Data JDBC with a "
+            action.append("Checking at commit needs PostgreSQL (not MariaDB, where a statement that commits "
+                    + "implicitly would commit the body's writes before the check) and JDBC transactions "
+                    + "(JdbcTemplate or Spring Data JDBC with a "
                     + "DataSourceTransactionManager); otherwise leave fencing.store.jdbc.check-at-commit "
                     + "unset (false), and the check runs before the method body, on every database.\n");
         }

@@ -331,8 +331,9 @@ public class FencingProperties {
         private Long maxAdvance;
 
         /**
-         * PostgreSQL, and MariaDB with allowMultiQueries=true in the JDBC URL (checked at startup): send each check
-         * in the network round trip of the transaction's COMMIT instead of one of its own before the method body. The body then runs before the verdict: its effects outside the database
+         * PostgreSQL only (checked at startup): send each check in the network round trip of the transaction's
+         * COMMIT instead of one of its own before the method body. The body then runs before the verdict: its effects
+         * outside the database
          * (HTTP calls, messages, files) happen even for a stale token; only the transaction's database writes are
          * fenced. Needs JDBC transactions (not JPA). See docs/stores.md.
          */

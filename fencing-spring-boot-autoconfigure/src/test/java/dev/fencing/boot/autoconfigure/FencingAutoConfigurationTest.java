@@ -154,7 +154,7 @@ class FencingAutoConfigurationTest {
     void checkAtCommitIsSetOnPostgreSqlAndRefusedElsewhereNamingTheDatabase() {
         database.withPropertyValues(h2("atcommit"), "fencing.store.jdbc.check-at-commit=true").run(context -> {
             assertThat(context).hasFailed();
-            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("PostgreSQL and MariaDB only")
+            assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("PostgreSQL only")
                     .hasMessageContaining("H2").hasMessageContaining("fencing.store.jdbc.check-at-commit");
         });
         String table = "fence_atcommit_" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 12);

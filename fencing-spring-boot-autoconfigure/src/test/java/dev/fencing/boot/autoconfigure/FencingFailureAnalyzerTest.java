@@ -135,11 +135,11 @@ class FencingFailureAnalyzerTest {
     @Test
     void checkingAtCommitOnADatabaseWithoutItGetsTheWayOut() {
         FencingConfigurationException cause = new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) "
-                + "is supported on PostgreSQL and MariaDB only, and the database is H2 (dialect H2); remove checkAtCommit "
+                + "is supported on PostgreSQL only, and the database is H2 (dialect H2); remove checkAtCommit "
                 + "(fencing.store.jdbc.check-at-commit) to check before the method body, which works on every database");
         FailureAnalysis analysis = new FencingFailureAnalyzer().analyze(new BeanCreationException("fenceStore",
                 "failed", cause));
-        assertThat(analysis.getAction()).contains("PostgreSQL").contains("allowMultiQueries=true")
+        assertThat(analysis.getAction()).contains("PostgreSQL").contains("not MariaDB")
                 .contains("DataSourceTransactionManager")
                 .contains("fencing.store.jdbc.check-at-commit").doesNotContain("names the method")
                 .endsWith(FencingFailureAnalyzer.DOCS);

@@ -234,8 +234,8 @@ public final class FencingProblems {
         problem.setDetail("The write of resource '" + e.resource() + "' was refused: the token of the service's lock ("
                 + e.presented().value() + ") was not accepted, max_seen is " + e.maxSeen() + " (verdict "
                 + e.verdict().outcome() + "); a newer holder may have written. " + (e.afterBody()
-                ? "The refused call had run (the check came at commit): its database writes were rolled back, what "
-                + "it did outside the database happened"
+                ? "The refused call had run (the check came at commit): its writes in the transaction were rolled "
+                + "back, what it did outside the transaction happened (what it did outside the database, too)"
                 : "The refused call did not run: nothing was written by it"));
         if (problem.getProperties() != null) {
             problem.getProperties().remove("presented");
@@ -400,8 +400,9 @@ public final class FencingProblems {
                 ? "The fence of resource '" + failure.resource() + "' is held by another transaction"
                 : "The database aborted the check of resource '" + failure.resource() + "' (serialization "
                 + "failure or deadlock)") + (afterBody
-                ? "; its database writes rolled back, but the call had run (this came at commit): what it did outside "
-                + "the database happened. Retry if that is safe to repeat"
+                ? "; its writes in the transaction rolled back, but the call had run (this came at commit): what it "
+                + "did outside the transaction happened (what it did outside the database, too). Retry if that is "
+                + "safe to repeat"
                 : "; the call did not run, retry later"));
         problem.setType(busy ? FENCE_BUSY_TYPE : FENCE_CONFLICT_TYPE);
         problem.setTitle(busy ? "Fence busy" : "Fence conflict");

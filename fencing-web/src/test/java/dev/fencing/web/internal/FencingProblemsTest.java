@@ -67,7 +67,7 @@ class FencingProblemsTest {
         assertThat(FencingProblems.rejected(before, false).getDetail()).contains("did not run")
                 .doesNotContain("had run");
         assertThat(FencingProblems.rejected(atCommit, false).getDetail()).contains("had run")
-                .contains("what it did outside the database happened").doesNotContain("did not run");
+                .contains("what it did outside the database, too").doesNotContain("did not run");
     }
 
     @Test
