@@ -193,9 +193,11 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      *                                store opened, as a serialization failure or deadlock
      * @throws FenceStoreException    when the table failed {@link #verify()}, the check could not run, or the commit
      *                                of the transaction this store opened failed (the write must be taken as not
-     *                                done); when checking at commit, also when the transaction has no
-     *                                transaction synchronization, or is a JPA or Hibernate one (an
-     *                                {@link dev.fencing.store.OutsideTransactionException}; the write did not run)
+     *                                done); an {@link dev.fencing.store.OutsideTransactionException} (the write did
+     *                                not run) when the caller's transaction is another transaction manager's (one
+     *                                holding no connection of the store's data source), and when checking at commit
+     *                                also when the transaction has no transaction synchronization, or is a JPA or
+     *                                Hibernate one
      * @throws TokenRejectedException when checking at commit and this store opened the transaction: the rejection,
      *                                raised by its commit after the write ran (nothing of it persisted); with the
      *                                caller's transaction, the caller's commit raises it instead
@@ -952,9 +954,9 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         /**
          * Sends each check in the round trip of its transaction's {@code COMMIT} instead of one of its own before the
          * write (off by default; PostgreSQL only, which {@link #build()} checks: on MariaDB a statement that commits
-         * implicitly would commit the body's writes before the check). The fenced method's body runs first and the verdict comes at commit: effects
-         * outside the database (HTTP calls, messages, files) happen even for a stale token, and only the database
-         * writes of the same transaction are fenced. A rejected check fails in the server before the {@code COMMIT}
+         * implicitly would commit the body's writes before the check). The fenced method's body runs first and the
+         * verdict comes at commit: effects outside the database (HTTP calls, messages, files) happen even for a stale
+         * token, and only the database writes of the same transaction are fenced. A rejected check fails in the server before the {@code COMMIT}
          * sent with it runs, the transaction rolls back, so nothing of it persists, and the caller's commit fails
          * with the {@link TokenRejectedException}. Needs Spring-managed JDBC transactions (a {@link DataSourceTransactionManager}
          * or {@code JdbcTransactionManager}); JPA and Hibernate transactions are refused. See docs/stores.md.
