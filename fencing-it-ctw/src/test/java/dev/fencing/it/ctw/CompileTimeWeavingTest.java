@@ -57,26 +57,13 @@ class CompileTimeWeavingTest extends WeavingContract {
     @Timeout(10)
     void primitiveResultsOfKeyedMethodsOfFourToTwelveParametersAreNotBoxed() throws Exception {
         Set<String> boxing = new TreeSet<>();
-        try (InputStream in = WovenArities.class.getResourceAsStream("WovenArities.class")) {
-            new ClassReader(in).accept(new ClassVisitor(Opcodes.ASM9) {
-                @Override
-                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
-                        String[] exceptions) {
-                    return new MethodVisitor(Opcodes.ASM9) {
-                        @Override
-                        public void visitMethodInsn(int opcode, String owner, String method, String desc,
-                                boolean isInterface) {
-                            boolean conversion = owner.equals("org/aspectj/runtime/internal/Conversions")
-                                    && method.endsWith("Object");
-                            boolean valueOf = owner.startsWith("java/lang/") && method.equals("valueOf");
-                            if (conversion || valueOf) {
-                                boxing.add(name.replaceAll("_aroundBody\\d+.*$", ""));
-                            }
-                        }
-                    };
-                }
-            }, 0);
-        }
+        readCalls(WovenArities.class, (caller, owner, method) -> {
+            boolean conversion = owner.equals("org/aspectj/runtime/internal/Conversions") && method.endsWith("Object");
+            boolean valueOf = owner.startsWith("java/lang/") && method.equals("valueOf");
+            if (conversion || valueOf) {
+                boxing.add(caller.replaceAll("_aroundBody\\d+.*$", "")); // the woven method's own helpers too
+            }
+        });
         assertThat(boxing).as("methods whose woven code boxes").contains("intOfFour", "firstOfEight")
                 .doesNotContain("longOfFour", "floatOfFive", "doubleOfSix", "intOfNine", "floatOfTwelve",
                         "doubleOfTen");
@@ -84,6 +71,23 @@ class CompileTimeWeavingTest extends WeavingContract {
 
     /** Adds to {@code woven} the methods of {@code type} that call the aspect, to {@code building} the makeJP ones. */
     private static void read(Class<?> type, Set<String> woven, Set<String> building) throws Exception {
+        readCalls(type, (caller, owner, method) -> {
+            if (owner.equals("org/aspectj/runtime/reflect/Factory") && method.equals("makeJP")) {
+                building.add(caller);
+            }
+            if (owner.equals("dev/fencing/aspectj/FencingAspect") && method.equals("aspectOf")) {
+                woven.add(caller);
+            }
+        });
+    }
+
+    /** A method call in a class file: the calling method's name, the called method's owner and name. */
+    private interface Call {
+        void seen(String caller, String owner, String method);
+    }
+
+    /** Reports every method call in the (woven) class file of {@code type} to {@code call}. */
+    private static void readCalls(Class<?> type, Call call) throws Exception {
         try (InputStream in = type.getResourceAsStream(type.getSimpleName() + ".class")) {
             new ClassReader(in).accept(new ClassVisitor(Opcodes.ASM9) {
                 @Override
@@ -93,12 +97,7 @@ class CompileTimeWeavingTest extends WeavingContract {
                         @Override
                         public void visitMethodInsn(int opcode, String owner, String method, String desc,
                                 boolean isInterface) {
-                            if (owner.equals("org/aspectj/runtime/reflect/Factory") && method.equals("makeJP")) {
-                                building.add(name);
-                            }
-                            if (owner.equals("dev/fencing/aspectj/FencingAspect") && method.equals("aspectOf")) {
-                                woven.add(name);
-                            }
+                            call.seen(name, owner, method);
                         }
                     };
                 }
