@@ -6,6 +6,8 @@ import dev.fencing.context.MissingTokenException;
 import dev.fencing.mode.FenceMode;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.reactive.InMemoryReactiveFenceStore;
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.FencedCall;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -21,6 +23,10 @@ import reactor.test.StepVerifier;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -88,6 +94,32 @@ class ObserveModeWiringTest {
         }
     }
 
+    /** Observe mode with a store that judges at commit, after the body: startup refuses the combination. */
+    @Configuration
+    @EnableFencing(observe = "notes")
+    static class ObservingAtCommit {
+        @Bean
+        Notes notes() {
+            return new Notes();
+        }
+
+        @Bean
+        FenceStore fenceStore() {
+            InMemoryFenceStore memory = new InMemoryFenceStore();
+            return new FenceStore() {
+                @Override
+                public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+                    return memory.fence(resource, token, write);
+                }
+
+                @Override
+                public boolean judgesAtCommit() {
+                    return true;
+                }
+            };
+        }
+    }
+
     @Configuration
     @EnableFencing(defaultFenceMode = FenceMode.OBSERVE)
     static class ConfiguredOutside extends NotesAndStore {
@@ -113,6 +145,45 @@ class ObserveModeWiringTest {
         @Bean
         InMemoryReactiveFenceStore reactiveFenceStore() {
             return new InMemoryReactiveFenceStore();
+        }
+    }
+
+    /**
+     * The WARN that checks are observed and the calls run comes once startup accepted the modes: not before a refusal
+     * of observe mode (with a store that judges at commit), which it would contradict.
+     */
+    @Test
+    void theObserveModeWarningComesOnlyFromAStartupThatAcceptedIt() {
+        // commons-logging writes to java.util.logging on this module's test classpath
+        Logger logger = Logger.getLogger("dev.fencing.spring.support");
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord logRecord) {
+                records.add(logRecord);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        logger.addHandler(handler);
+        try {
+            assertThatThrownBy(() -> new AnnotationConfigApplicationContext(ObservingAtCommit.class).close())
+                    .hasStackTraceContaining("observe");
+            assertThat(records).noneMatch(r -> r.getMessage().contains("starts in observe mode"));
+            context = new AnnotationConfigApplicationContext(Observing.class);
+            assertThat(records).filteredOn(r -> r.getMessage().contains("starts in observe mode")).singleElement()
+                    .satisfies(r -> {
+                        assertThat(r.getLevel()).isEqualTo(Level.WARNING);
+                        assertThat(r.getMessage()).contains("notes").contains("the calls run");
+                    });
+        } finally {
+            logger.removeHandler(handler);
         }
     }
 

@@ -5,6 +5,7 @@ import org.apache.commons.logging.LogFactory;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
 import dev.fencing.guard.FencePoint;
+import dev.fencing.mode.FenceMode;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.token.FencingToken;
 import dev.fencing.store.FenceStore;
@@ -167,6 +168,19 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         if (!problems.isEmpty()) {
             throw new FencingConfigurationException("Invalid @Fenced configuration (" + mode + " mode):\n  - "
                     + String.join("\n  - ", problems));
+        }
+        warnOfObservedChecks(support.modes());
+    }
+
+    /**
+     * Says, once startup accepted them (a store that judges at commit refuses observe mode, and that refusal must not
+     * follow a line saying the calls run), that some checks are observed rather than enforced.
+     */
+    private static void warnOfObservedChecks(FenceModes modes) {
+        if (modes.defaultMode() == FenceMode.OBSERVE || modes.resources().containsValue(FenceMode.OBSERVE)) {
+            log.warn("Fencing starts in observe mode for " + modes + ": refused tokens are counted "
+                    + "(fencing.checks{enforced=\"false\"}) and logged, and the calls run; switch to enforce once "
+                    + "the counts say so");
         }
     }
 

@@ -121,13 +121,8 @@ class FencingSupportConfiguration implements ImportAware {
             }
             resources.putAll(settings.fenceModes());
         }
-        FenceModes modes = new FenceModes(defaultMode, resources);
-        if (modes.defaultMode() == FenceMode.OBSERVE || resources.containsValue(FenceMode.OBSERVE)) {
-            log.warn("Fencing starts in observe mode for " + modes + ": refused tokens are counted "
-                    + "(fencing.checks{enforced=\"false\"}) and logged, and the calls run; switch to enforce once "
-                    + "the counts say so");
-        }
-        return modes;
+        // the WARN that checks are observed comes from FencingStartupValidator, once startup accepted the modes
+        return new FenceModes(defaultMode, resources);
     }
 
     private static Duration acquireTimeout(ObjectProvider<FencingConfigurer> configurer, long timeoutMillis) {
