@@ -129,30 +129,12 @@ class FenceStoreStartupTest {
 
     @Test
     void allowInMemoryStoreUsesAnInMemoryStoreAndWarns() {
-        // commons-logging writes to java.util.logging on this module's test classpath
-        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(
-                "dev.fencing.spring.support.FencingSupportConfiguration");
-        List<java.util.logging.LogRecord> records = new CopyOnWriteArrayList<>();
-        java.util.logging.Handler handler = new java.util.logging.Handler() {
-            @Override
-            public void publish(java.util.logging.LogRecord logRecord) {
-                records.add(logRecord);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        logger.addHandler(handler);
-        try (var ctx = new AnnotationConfigApplicationContext(InMemoryAllowed.class)) {
+        List<java.util.logging.LogRecord> records;
+        try (LogRecords log = LogRecords.of("dev.fencing.spring.support.FencingSupportConfiguration");
+             var ctx = new AnnotationConfigApplicationContext(InMemoryAllowed.class)) {
             assertFenced(ctx);
             assertThat(ctx.getBeansOfType(FenceStore.class)).isEmpty();
-        } finally {
-            logger.removeHandler(handler);
+            records = log.records();
         }
         assertThat(records).singleElement().satisfies(logRecord -> {
             assertThat(logRecord.getLevel()).isEqualTo(java.util.logging.Level.WARNING);

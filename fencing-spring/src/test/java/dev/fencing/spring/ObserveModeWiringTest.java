@@ -23,10 +23,7 @@ import reactor.test.StepVerifier;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -154,36 +151,16 @@ class ObserveModeWiringTest {
      */
     @Test
     void theObserveModeWarningComesOnlyFromAStartupThatAcceptedIt() {
-        // commons-logging writes to java.util.logging on this module's test classpath
-        Logger logger = Logger.getLogger("dev.fencing.spring.support");
-        List<LogRecord> records = new CopyOnWriteArrayList<>();
-        Handler handler = new Handler() {
-            @Override
-            public void publish(LogRecord logRecord) {
-                records.add(logRecord);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        logger.addHandler(handler);
-        try {
+        try (LogRecords log = LogRecords.of("dev.fencing.spring.support")) {
             assertThatThrownBy(() -> new AnnotationConfigApplicationContext(ObservingAtCommit.class).close())
                     .hasStackTraceContaining("observe");
-            assertThat(records).noneMatch(r -> r.getMessage().contains("starts in observe mode"));
+            assertThat(log.records()).noneMatch(r -> r.getMessage().contains("starts in observe mode"));
             context = new AnnotationConfigApplicationContext(Observing.class);
-            assertThat(records).filteredOn(r -> r.getMessage().contains("starts in observe mode")).singleElement()
-                    .satisfies(r -> {
+            assertThat(log.records()).filteredOn(r -> r.getMessage().contains("starts in observe mode"))
+                    .singleElement().satisfies(r -> {
                         assertThat(r.getLevel()).isEqualTo(Level.WARNING);
                         assertThat(r.getMessage()).contains("notes").contains("the calls run");
                     });
-        } finally {
-            logger.removeHandler(handler);
         }
     }
 
