@@ -9,6 +9,7 @@ import org.jetbrains.lincheck.datastructures.ModelCheckingOptions;
 import org.jetbrains.lincheck.datastructures.Operation;
 import org.jetbrains.lincheck.datastructures.Param;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.util.HashMap;
 import java.util.Map;
@@ -22,6 +23,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * and write that were not atomic (a write checked with 2 applied after one with 3) shows up as a wrong
  * {@code lastWritten}.
  */
+// Lincheck's model checker switches its threads by spin-waiting: beside the control runs (two runs of eight client
+// JVMs each on two cores) a 10 s check took over its 2-minute timeout in CI, so it runs alone, after them
+@Isolated
 public class InMemoryFenceStoreLincheckTest {
 
     private final InMemoryFenceStore store = new InMemoryFenceStore();
