@@ -20,6 +20,7 @@ import dev.fencing.token.FencingToken;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.ApplicationListener;
@@ -42,6 +43,7 @@ import org.springframework.transaction.support.ResourceHolderSupport;
 import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionSynchronizationUtils;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
@@ -141,7 +143,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         this.transactions = new TransactionTemplate(transactionManager);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
         this.transactionResource = transactionManager instanceof ResourceTransactionManager resources
-                ? resources.getResourceFactory() : null;
+                && resources.getResourceFactory() != null
+                ? TransactionSynchronizationUtils.unwrapResourceIfNecessary(resources.getResourceFactory()) : null;
         this.lockTimeout = b.lockTimeout;
         this.maxAdvance = b.maxAdvance;
         // PostgreSQL: the bound swapped in, the check, the caller's bound put back, one text in one round trip (the
@@ -292,11 +295,16 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     /**
      * Refuses a call made in a transaction of another transaction manager (another data source's, say): the store
      * would check in a transaction of its own, committed when the call returns, apart from the writes of the caller's
-     * transaction, which could then commit after a newer token's. Nothing is checked and the write does not run.
+     * transaction, which could then commit after a newer token's. Also when that other manager's transaction is the
+     * innermost one inside a transaction of the store's own data source ({@link TransactionOrigins}, where it
+     * listens): the check would join the outer transaction while the method's writes commit with the inner one.
+     * Nothing is checked and the write does not run.
      */
     private void requireJoinableTransaction(String resource, FencingToken token) {
-        if (transactionResource != null && TransactionSynchronizationManager.isActualTransactionActive()
-                && !TransactionSynchronizationManager.hasResource(transactionResource)) {
+        if (transactionResource == null || !TransactionSynchronizationManager.isActualTransactionActive()) {
+            return;
+        }
+        if (!TransactionSynchronizationManager.hasResource(transactionResource)) {
             throw new OutsideTransactionException(resource, token, "Fence check for resource '" + resource
                     + "' refused: the calling thread is in a transaction of another transaction manager (another "
                     + "DataSource's, for example a @Transactional naming another manager), which the check on table '"
@@ -304,6 +312,16 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                     + "the method's writes. Run the fenced call in a transaction of the store's DataSource, or give "
                     + "the store (JdbcFenceStore.builder) the DataSource and transaction manager the method writes "
                     + "with. The write did not run");
+        }
+        String innermost = TransactionOrigins.innermostWithout(transactionResource);
+        if (innermost != null) {
+            throw new OutsideTransactionException(resource, token, "Fence check for resource '" + resource
+                    + "' refused: the innermost transaction on the calling thread was begun by transaction manager "
+                    + innermost + ", which holds nothing of the store's DataSource, inside a transaction of the "
+                    + "store's DataSource (a @Transactional naming another manager, called from a transaction of the "
+                    + "primary one). The check on table '" + table + "' would join the outer transaction while the "
+                    + "method's writes commit with the inner one, apart from the check. Call the fenced method "
+                    + "outside the other manager's transaction. The write did not run");
         }
     }
 
@@ -802,13 +820,26 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      * check on probe resources inside a transaction it rolls back (the table exists and behaves as a fence, and
      * resources differing only in case, accents or trailing spaces stay distinct), and reads the unique key on
      * {@code resource} (see {@link TableVerifier}). Idempotent and thread-safe; a failed verification is repeated on
-     * the next call.
+     * the next call. Warns, once per store, when no transaction manager is {@linkplain TransactionOrigins listened
+     * to}: a transaction of another data source nested inside one of the store's would then go unseen.
      *
      * @throws FencingConfigurationException naming the table, the column and the fix
      */
     @Override
     public void verify() {
         verifyTable();
+        if (!guarded) {
+            listenToTransactionManagers();
+        }
+        if (!guarded && transactionResource != null && !TransactionOrigins.listening()) {
+            LOG.warn("JdbcFenceStore on table '" + table + "': no transaction manager "
+                    + "is listened to (TransactionOrigins), so a fenced call in a transaction of another manager "
+                    + "nested inside a transaction of the store's DataSource is not refused: the check would join the "
+                    + "outer transaction while the method's writes commit with the inner one. The Spring Boot starter "
+                    + "and a JdbcFenceStore bean register it; for a store that is not a bean, declare @Bean static "
+                    + "BeanPostProcessor fencingTransactionOrigins() { return TransactionOrigins.beanPostProcessor(); }"
+                    + " or call TransactionOrigins.listenTo(manager, name) for each transaction manager");
+        }
         guarded = true;
     }
 
@@ -840,10 +871,21 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         return floorSql;
     }
 
-    /** Verifies the table once every singleton of the application context exists, after database initialization. */
+    /**
+     * Once every singleton of the application context exists: {@linkplain TransactionOrigins#listenTo listens to}
+     * every transaction manager bean, and verifies the table (after database initialization).
+     */
     @Override
     public void afterSingletonsInstantiated() {
+        listenToTransactionManagers();
         verifyTable();
+    }
+
+    private void listenToTransactionManagers() {
+        if (beanFactory instanceof ListableBeanFactory beans) {
+            beans.getBeansOfType(PlatformTransactionManager.class, false, false)
+                    .forEach((name, manager) -> TransactionOrigins.listenTo(manager, "'" + name + "'"));
+        }
     }
 
     @Override

@@ -201,6 +201,58 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
         assertThat(admin.maxSeen(r)).hasValue(5);
     }
 
+    /**
+     * A fenced call whose innermost transaction is another data source's, begun inside a transaction of the store's
+     * own (a {@code @Transactional("otherTm")} method called from the primary manager's transaction): the check would
+     * join the outer transaction while the method's writes commit with the inner one, so the store, which listens to
+     * both managers ({@link TransactionOrigins}), refuses it before the body. The safe nestings are checked as ever:
+     * the store's transaction innermost inside the other one's, and a call after the other one's transaction ended.
+     */
+    @Test
+    void aCallWhoseInnermostTransactionIsAnotherDataSourcesInsideOneOfTheStoresIsRefusedBeforeItsBody() {
+        String r = freshResource();
+        try (HikariDataSource other = newPool(1)) {
+            DataSourceTransactionManager otherManager = new DataSourceTransactionManager(other);
+            TransactionOrigins.listenTo(otherManager, "'otherTm'");
+            TransactionOrigins.listenTo(transactionManager, "'transactionManager'");
+            TransactionTemplate storeTransaction = new TransactionTemplate(transactionManager);
+            TransactionTemplate otherTransaction = new TransactionTemplate(otherManager);
+            AtomicBoolean ran = new AtomicBoolean();
+            assertThatThrownBy(() -> storeTransaction.executeWithoutResult(outer -> otherTransaction
+                    .executeWithoutResult(inner -> fenceMarking(r, 5, ran))))
+                    .isInstanceOf(OutsideTransactionException.class).hasMessageContaining("'" + r + "'")
+                    .hasMessageContaining("innermost transaction")
+                    .hasMessageContaining("'otherTm' (DataSourceTransactionManager)")
+                    .hasMessageContaining(fenceTable).hasMessageContaining("The write did not run");
+            assertThat(ran).as("the body ran").isFalse();
+            assertThat(admin.maxSeen(r)).isEmpty();
+
+            otherTransaction.executeWithoutResult(outer -> storeTransaction
+                    .executeWithoutResult(inner -> fenceMarking(r, 5, ran)));
+            assertThat(ran).isTrue();
+            assertThat(admin.maxSeen(r)).hasValue(5);
+
+            storeTransaction.executeWithoutResult(outer -> {
+                otherTransaction.executeWithoutResult(inner -> { });
+                fenceMarking(r, 6, ran);
+            });
+            assertThat(admin.maxSeen(r)).hasValue(6);
+        }
+    }
+
+    private void fenceMarking(String r, long value, AtomicBoolean ran) {
+        try {
+            store.fence(r, token(r, value, "a"), () -> {
+                ran.set(true);
+                return null;
+            });
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Throwable e) {
+            throw new AssertionError(e);
+        }
+    }
+
     @Test
     void aRejectionLeavesTheTableUnchanged() throws Throwable {
         String r = freshResource();

@@ -4,11 +4,13 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.jdbc.JdbcTokenIssuer;
+import dev.fencing.jdbc.TransactionOrigins;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.RoutingFenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.env.Environment;
 import java.util.Arrays;
@@ -67,6 +69,16 @@ public class FencingJdbcAutoConfiguration {
             builder.transactionManager(manager);
         }
         return builder.build();
+    }
+
+    /**
+     * Listens to every transaction manager bean as it is created ({@link TransactionOrigins}), so that a
+     * {@link JdbcFenceStore}, the starter's, the application's or one a routing store holds, refuses a fenced call
+     * whose innermost transaction is another data source's nested inside one of its own.
+     */
+    @Bean
+    static BeanPostProcessor fencingTransactionOrigins() {
+        return TransactionOrigins.beanPostProcessor();
     }
 
     /**
