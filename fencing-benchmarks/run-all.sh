@@ -6,7 +6,8 @@
 # MariaDB on 127.0.0.1:3306, database test, user root without a password (JDBC and check statement runs), pgbench 14+
 # on the PATH (pgbench) and etcd on the PATH (issuers).
 # Usage: fencing-benchmarks/run-all.sh [step ...]   (steps: percall interleaved proxykey keys keyed signed contention scale footprint jdbc checkstmt
-#        r2dbc tablesize pgbench request paired profile issuers reactive; default: all but issuers and reactive,
+#        r2dbc tablesize pgbench request paired profile issuers reactive origins; default: all but issuers, reactive
+#        and origins,
 #        whose figures are from earlier runs)
 #        BENCH_SUFFIX=-sixth-machine fencing-benchmarks/run-all.sh paired writes whole-request-paired-sixth-machine.json
 #        instead of overwriting the file of the run docs/benchmarks.md cites (every file a step writes there takes it)
@@ -151,6 +152,7 @@ for step in "${steps[@]}"; do
     issuers)    run issuers IssuerBenchmark ;;
     reactive)   run reactive-fence ReactiveFenceBenchmark -prof gc -f 1 -wi 3 -i 5 -w 2 -r 2 ;;
     leasequeue) run jdbc-issuer-contention JdbcIssuerContentionBenchmark ;; # eight threads on one database lease (PostgreSQL)
+    origins)    run transaction-origins TransactionOriginsBenchmark -prof gc -f 2 -wi 3 -w 1 -i 5 -r 1 ;; # listening to transaction managers
     *)          echo "unknown step: $step" >&2; exit 2 ;;
   esac
 done

@@ -10,11 +10,13 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Which transaction manager began the innermost transaction on a thread, so that a {@link JdbcFenceStore} can refuse
@@ -88,10 +90,10 @@ public final class TransactionOrigins {
         }
         prune(begun);
         for (Begun transaction : begun) {              // innermost first
-            if (transaction.bound == null || transaction.bound.isEmpty()) {
+            if (transaction.bound == null || transaction.bound.length == 0) {
                 continue;                              // not begun yet, a savepoint, or one binding nothing
             }
-            return transaction.bound.contains(resource) ? null : transaction.manager;
+            return transaction.holds(resource) ? null : transaction.manager;
         }
         return null;
     }
@@ -128,13 +130,38 @@ public final class TransactionOrigins {
     private static final class Begun {
         final TransactionExecution execution;
         final String manager;
-        final List<Object> before;
-        List<Object> bound;
+        final Object[] before;
+        Object[] bound;
 
-        Begun(TransactionExecution execution, String manager, List<Object> before) {
+        Begun(TransactionExecution execution, String manager, Object[] before) {
             this.execution = execution;
             this.manager = manager;
             this.before = before;
+        }
+
+        /** Records the resources bound now that were not before the begin (one or two: a data source, a JPA unit). */
+        void begun(Set<Object> now) {
+            Object[] added = new Object[now.size()];
+            int count = 0;
+            for (Object key : now) {
+                if (!contains(before, key)) {
+                    added[count++] = key;
+                }
+            }
+            bound = count == added.length ? added : Arrays.copyOf(added, count);
+        }
+
+        boolean holds(Object resource) {
+            return contains(bound, resource);
+        }
+
+        private static boolean contains(Object[] keys, Object key) {
+            for (Object candidate : keys) {
+                if (candidate.equals(key)) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 
@@ -150,13 +177,13 @@ public final class TransactionOrigins {
         public void beforeBegin(TransactionExecution transaction) {
             Deque<Begun> begun = BEGUN.get();
             if (begun == null) {
-                begun = new ArrayDeque<>();
+                begun = new ArrayDeque<>(4);
                 BEGUN.set(begun);
             } else {
                 begun.removeIf(earlier -> earlier.execution.isCompleted());
             }
             begun.push(new Begun(transaction, manager,
-                    new ArrayList<>(TransactionSynchronizationManager.getResourceMap().keySet())));
+                    TransactionSynchronizationManager.getResourceMap().keySet().toArray()));
         }
 
         @Override
@@ -171,9 +198,7 @@ public final class TransactionOrigins {
             }
             for (Begun candidate : begun) {
                 if (candidate.execution == transaction) {
-                    List<Object> bound = new ArrayList<>(TransactionSynchronizationManager.getResourceMap().keySet());
-                    bound.removeAll(candidate.before);
-                    candidate.bound = bound;
+                    candidate.begun(TransactionSynchronizationManager.getResourceMap().keySet());
                     return;
                 }
             }
