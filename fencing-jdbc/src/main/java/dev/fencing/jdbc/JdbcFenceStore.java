@@ -296,15 +296,16 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      * Refuses a call made in a transaction of another transaction manager (another data source's, say): the store
      * would check in a transaction of its own, committed when the call returns, apart from the writes of the caller's
      * transaction, which could then commit after a newer token's. Also when that other manager's transaction is the
-     * innermost one inside a transaction of the store's own data source ({@link TransactionOrigins}, where it
-     * listens): the check would join the outer transaction while the method's writes commit with the inner one.
-     * Nothing is checked and the write does not run.
+     * innermost one on the thread ({@link TransactionOrigins}, where it listens) inside a transaction of the store's
+     * own data source, even one suspended: the check would join the outer transaction, or run in one of its own,
+     * while the method's writes commit with the inner one. Nothing is checked and the write does not run.
      */
     private void requireJoinableTransaction(String resource, FencingToken token) {
-        if (transactionResource == null || !TransactionSynchronizationManager.isActualTransactionActive()) {
+        if (transactionResource == null) {
             return;
         }
-        if (!TransactionSynchronizationManager.hasResource(transactionResource)) {
+        if (TransactionSynchronizationManager.isActualTransactionActive()
+                && !TransactionSynchronizationManager.hasResource(transactionResource)) {
             throw new OutsideTransactionException(resource, token, "Fence check for resource '" + resource
                     + "' refused: the calling thread is in a transaction of another transaction manager (another "
                     + "DataSource's, for example a @Transactional naming another manager), which the check on table '"
@@ -317,11 +318,11 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         if (innermost != null) {
             throw new OutsideTransactionException(resource, token, "Fence check for resource '" + resource
                     + "' refused: the innermost transaction on the calling thread was begun by transaction manager "
-                    + innermost + ", which holds nothing of the store's DataSource, inside a transaction of the "
-                    + "store's DataSource (a @Transactional naming another manager, called from a transaction of the "
-                    + "primary one). The check on table '" + table + "' would join the outer transaction while the "
-                    + "method's writes commit with the inner one, apart from the check. Call the fenced method "
-                    + "outside the other manager's transaction. The write did not run");
+                    + innermost + " and holds nothing of the store's DataSource. The check on table '" + table
+                    + "' cannot be part of that transaction: it would commit apart from the method's writes (with an "
+                    + "outer transaction of the store's DataSource, or in one of its own). If the method writes to the other manager's DataSource, fence it with a store "
+                    + "on that DataSource (a RoutingFenceStore route, say); if it writes to the store's DataSource, "
+                    + "call it outside the other manager's transaction. The write did not run");
         }
     }
 

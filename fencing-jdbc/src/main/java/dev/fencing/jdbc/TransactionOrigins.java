@@ -1,12 +1,16 @@
 package dev.fencing.jdbc;
 
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.transaction.ConfigurableTransactionManager;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionExecution;
 import org.springframework.transaction.TransactionExecutionListener;
+import org.springframework.transaction.support.ResourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionSynchronizationUtils;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -28,6 +32,7 @@ import java.util.Set;
  */
 public final class TransactionOrigins {
 
+    private static final Log LOG = LogFactory.getLog(TransactionOrigins.class);
     private static final ThreadLocal<Deque<Begun>> BEGUN = new ThreadLocal<>();
     private static volatile boolean listening;
 
@@ -44,15 +49,24 @@ public final class TransactionOrigins {
     public static void listenTo(PlatformTransactionManager manager, String name) {
         Objects.requireNonNull(manager, "manager");
         Objects.requireNonNull(name, "name");
+        String described = name + " (" + manager.getClass().getSimpleName() + ")";
         if (!(manager instanceof ConfigurableTransactionManager configurable)) {
+            LOG.warn("Transaction manager " + described + " takes no transaction listeners (it is not a "
+                    + "ConfigurableTransactionManager, a wrapper around one, say), so a JdbcFenceStore does not see "
+                    + "the transactions it begins: a fenced call in one of them, nested inside a transaction of the "
+                    + "store's DataSource, is not refused. Listen to the manager it delegates to "
+                    + "(TransactionOrigins.listenTo(manager, name)), or make it a bean of its own");
             return;
         }
         Collection<TransactionExecutionListener> present = configurable.getTransactionExecutionListeners();
         if (present.stream().anyMatch(Listener.class::isInstance)) {
             return;
         }
+        Object resource = manager instanceof ResourceTransactionManager resources
+                && resources.getResourceFactory() != null
+                ? TransactionSynchronizationUtils.unwrapResourceIfNecessary(resources.getResourceFactory()) : null;
         List<TransactionExecutionListener> listeners = new ArrayList<>(present);
-        listeners.add(new Listener(name + " (" + manager.getClass().getSimpleName() + ")"));
+        listeners.add(new Listener(described, resource));
         configurable.setTransactionExecutionListeners(listeners);
         listening = true;
     }
@@ -139,12 +153,16 @@ public final class TransactionOrigins {
             this.before = before;
         }
 
-        /** Records the resources bound now that were not before the begin (one or two: a data source, a JPA unit). */
-        void begun(Set<Object> now) {
+        /**
+         * Records the resources bound now that were not before the begin (one or two: a data source, a JPA unit), and
+         * the manager's own resource when it is bound, also if it was bound before: an entity manager opened for the
+         * request (open-in-view) is bound before the JPA transaction begins, which then takes it over.
+         */
+        void begun(Set<Object> now, Object own) {
             Object[] added = new Object[now.size()];
             int count = 0;
             for (Object key : now) {
-                if (!contains(before, key)) {
+                if (!contains(before, key) || key.equals(own)) {
                     added[count++] = key;
                 }
             }
@@ -168,9 +186,11 @@ public final class TransactionOrigins {
     /** The listener added to each manager: records its transactions' begins and ends on the thread. */
     private static final class Listener implements TransactionExecutionListener {
         private final String manager;
+        private final Object resource;
 
-        Listener(String manager) {
+        Listener(String manager, Object resource) {
             this.manager = manager;
+            this.resource = resource;
         }
 
         @Override
@@ -198,7 +218,7 @@ public final class TransactionOrigins {
             }
             for (Begun candidate : begun) {
                 if (candidate.execution == transaction) {
-                    candidate.begun(TransactionSynchronizationManager.getResourceMap().keySet());
+                    candidate.begun(TransactionSynchronizationManager.getResourceMap().keySet(), resource);
                     return;
                 }
             }

@@ -17,6 +17,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import java.sql.Connection;
@@ -236,6 +237,18 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
                 otherTransaction.executeWithoutResult(inner -> { });
                 fenceMarking(r, 6, ran);
             });
+            assertThat(admin.maxSeen(r)).hasValue(6);
+
+            // the store's transaction suspended (NOT_SUPPORTED) inside the other one's: no transaction is active,
+            // but the other manager's still holds its connection, and the method's writes would commit with it
+            TransactionTemplate suspended = new TransactionTemplate(transactionManager);
+            suspended.setPropagationBehavior(TransactionDefinition.PROPAGATION_NOT_SUPPORTED);
+            ran.set(false);
+            assertThatThrownBy(() -> storeTransaction.executeWithoutResult(outer -> otherTransaction
+                    .executeWithoutResult(inner -> suspended.executeWithoutResult(none -> fenceMarking(r, 7, ran)))))
+                    .isInstanceOf(OutsideTransactionException.class)
+                    .hasMessageContaining("'otherTm' (DataSourceTransactionManager)");
+            assertThat(ran).as("the body ran").isFalse();
             assertThat(admin.maxSeen(r)).hasValue(6);
         }
     }

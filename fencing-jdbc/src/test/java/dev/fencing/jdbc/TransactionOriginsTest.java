@@ -1,24 +1,35 @@
 package dev.fencing.jdbc;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.CannotCreateTransactionException;
+import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.TransactionExecution;
 import org.springframework.transaction.TransactionExecutionListener;
+import org.springframework.transaction.TransactionStatus;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
 import java.lang.reflect.Proxy;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+
+import org.slf4j.LoggerFactory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -129,6 +140,61 @@ class TransactionOriginsTest {
             assertThat(TransactionOrigins.innermostWithout(storeSource)).isNull();
         });
         assertThat(TransactionOrigins.onThisThread()).isZero();
+    }
+
+    /**
+     * A manager's own resource bound before its transaction begins (an entity manager opened for the request by
+     * open-in-view, which the JPA transaction then takes over; here a connection bound before a data source
+     * transaction) is held by that transaction: it is not taken for another data source's transaction.
+     */
+    @Test
+    void aResourceBoundBeforeTheBeginAndTakenOverIsHeldByTheTransaction() throws Exception {
+        try (Connection connection = storeSource.getConnection()) {
+            TransactionSynchronizationManager.bindResource(storeSource, new ConnectionHolder(connection));
+            try {
+                in(otherManager, TransactionDefinition.PROPAGATION_REQUIRED).executeWithoutResult(outer ->
+                        in(storeManager, TransactionDefinition.PROPAGATION_REQUIRED).executeWithoutResult(inner ->
+                                assertThat(TransactionOrigins.innermostWithout(storeSource)).isNull()));
+            } finally {
+                TransactionSynchronizationManager.unbindResource(storeSource);
+            }
+        }
+        assertThat(TransactionOrigins.onThisThread()).isZero();
+    }
+
+    /** A manager that takes no listeners (a wrapper around one) is named in a warning, since it goes unseen. */
+    @Test
+    void aManagerThatTakesNoListenersIsWarnedAbout() {
+        Logger logger = (Logger) LoggerFactory.getLogger(TransactionOrigins.class);
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        logger.addAppender(appender);
+        try {
+            PlatformTransactionManager wrapper = new PlatformTransactionManager() {
+                @Override
+                public TransactionStatus getTransaction(TransactionDefinition definition) {
+                    return otherManager.getTransaction(definition);
+                }
+
+                @Override
+                public void commit(TransactionStatus status) {
+                    otherManager.commit(status);
+                }
+
+                @Override
+                public void rollback(TransactionStatus status) {
+                    otherManager.rollback(status);
+                }
+            };
+            TransactionOrigins.listenTo(wrapper, "'wrapped'");
+        } finally {
+            logger.detachAppender(appender);
+        }
+        assertThat(appender.list).singleElement().satisfies(event -> {
+            assertThat(event.getLevel()).isEqualTo(Level.WARN);
+            assertThat(event.getFormattedMessage()).contains("'wrapped'").contains("takes no transaction listeners")
+                    .contains("TransactionOrigins.listenTo");
+        });
     }
 
     @Test

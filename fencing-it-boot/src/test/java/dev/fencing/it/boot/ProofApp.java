@@ -28,7 +28,8 @@ final class ProofApp {
                 "server.port=0",
                 "server.address=127.0.0.1",
                 "spring.main.banner-mode=off",
-                "spring.jpa.open-in-view=false",
+                // spring.jpa.open-in-view left at Boot's default (true), as most applications run: the entity
+                // manager bound for the request before a JPA transaction begins must not read as another manager's
                 "spring.jpa.hibernate.ddl-auto=none",
                 "fencing.store.jdbc.table=" + FENCE_TABLE,
                 "fencing.issuer.type=jdbc",
