@@ -16,11 +16,14 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Deque;
 import java.util.Iterator;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.WeakHashMap;
 
 /**
  * Which transaction manager began the innermost transaction on a thread, so that a {@link JdbcFenceStore} can refuse
@@ -34,6 +37,8 @@ public final class TransactionOrigins {
 
     private static final Log LOG = LogFactory.getLog(TransactionOrigins.class);
     private static final ThreadLocal<Deque<Begun>> BEGUN = new ThreadLocal<>();
+    private static final Map<PlatformTransactionManager, Boolean> WARNED =
+            Collections.synchronizedMap(new WeakHashMap<>());
     private static volatile boolean listening;
 
     private TransactionOrigins() {
@@ -51,6 +56,9 @@ public final class TransactionOrigins {
         Objects.requireNonNull(name, "name");
         String described = name + " (" + manager.getClass().getSimpleName() + ")";
         if (!(manager instanceof ConfigurableTransactionManager configurable)) {
+            if (WARNED.put(manager, Boolean.TRUE) != null) {
+                return;                                // the starter's post-processor and a store bean both ask
+            }
             LOG.warn("Transaction manager " + described + " takes no transaction listeners (it is not a "
                     + "ConfigurableTransactionManager, a wrapper around one, say), so a JdbcFenceStore does not see "
                     + "the transactions it begins: a fenced call in one of them, nested inside a transaction of the "
