@@ -298,21 +298,12 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      * transaction, which could then commit after a newer token's. Also when that other manager's transaction is the
      * innermost one on the thread ({@link TransactionOrigins}, where it listens) inside a transaction of the store's
      * own data source, even one suspended: the check would join the outer transaction, or run in one of its own,
-     * while the method's writes commit with the inner one. Nothing is checked and the write does not run.
+     * while the method's writes commit with the inner one. And a call in a read-only transaction of the store's data
+     * source, where the check cannot advance max_seen. Nothing is checked and the write does not run.
      */
     private void requireJoinableTransaction(String resource, FencingToken token) {
         if (transactionResource == null) {
             return;
-        }
-        if (TransactionSynchronizationManager.isActualTransactionActive()
-                && !TransactionSynchronizationManager.hasResource(transactionResource)) {
-            throw new OutsideTransactionException(resource, token, "Fence check for resource '" + resource
-                    + "' refused: the calling thread is in a transaction of another transaction manager (another "
-                    + "DataSource's, for example a @Transactional naming another manager), which the check on table '"
-                    + table + "' cannot join: checked in a transaction of its own, the check would commit apart from "
-                    + "the method's writes. Run the fenced call in a transaction of the store's DataSource, or give "
-                    + "the store (JdbcFenceStore.builder) the DataSource and transaction manager the method writes "
-                    + "with. The write did not run");
         }
         String innermost = TransactionOrigins.innermostWithout(transactionResource);
         if (innermost != null) {
@@ -320,9 +311,30 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                     + "' refused: the innermost transaction on the calling thread was begun by transaction manager "
                     + innermost + " and holds nothing of the store's DataSource. The check on table '" + table
                     + "' cannot be part of that transaction: it would commit apart from the method's writes (with an "
-                    + "outer transaction of the store's DataSource, or in one of its own). If the method writes to the other manager's DataSource, fence it with a store "
-                    + "on that DataSource (a RoutingFenceStore route, say); if it writes to the store's DataSource, "
-                    + "call it outside the other manager's transaction. The write did not run");
+                    + "outer transaction of the store's DataSource, or in one of its own). If the method writes to "
+                    + "the other manager's DataSource, fence it with a store on that DataSource (a RoutingFenceStore "
+                    + "route, say); if it writes to the store's DataSource, call it outside the other manager's "
+                    + "transaction. The write did not run");
+        }
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            return;
+        }
+        if (!TransactionSynchronizationManager.hasResource(transactionResource)) {
+            throw new OutsideTransactionException(resource, token, "Fence check for resource '" + resource
+                    + "' refused: the calling thread is in a transaction of another transaction manager (another "
+                    + "DataSource's, for example a @Transactional naming another manager), which the check on table '"
+                    + table + "' cannot join: checked in a transaction of its own, the check would commit apart from "
+                    + "the method's writes. If the method writes to the other manager's DataSource, fence it with a "
+                    + "store on that DataSource (a RoutingFenceStore route, say, or give this store that DataSource "
+                    + "and transaction manager with JdbcFenceStore.builder); if it writes to the store's DataSource, "
+                    + "run it in a transaction of the store's DataSource. The write did not run");
+        }
+        if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
+            throw new OutsideTransactionException(resource, token, "Fence check for resource '" + resource
+                    + "' refused: the calling thread is in a read-only transaction (@Transactional(readOnly = true), "
+                    + "say), in which the check on table '" + table + "' cannot record the token: it advances "
+                    + "max_seen, a write, also for a fenced read. Run the fenced call in a read-write transaction. "
+                    + "The call did not run");
         }
     }
 

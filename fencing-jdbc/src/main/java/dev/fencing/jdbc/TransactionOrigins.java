@@ -54,7 +54,8 @@ public final class TransactionOrigins {
     public static void listenTo(PlatformTransactionManager manager, String name) {
         Objects.requireNonNull(manager, "manager");
         Objects.requireNonNull(name, "name");
-        String described = name + " (" + manager.getClass().getSimpleName() + ")";
+        String type = manager.getClass().getSimpleName();
+        String described = name + " (" + (type.isEmpty() ? manager.getClass().getName() : type) + ")";
         if (!(manager instanceof ConfigurableTransactionManager configurable)) {
             if (WARNED.put(manager, Boolean.TRUE) != null) {
                 return;                                // the starter's post-processor and a store bean both ask
@@ -63,7 +64,9 @@ public final class TransactionOrigins {
                     + "ConfigurableTransactionManager, a wrapper around one, say), so a JdbcFenceStore does not see "
                     + "the transactions it begins: a fenced call in one of them, nested inside a transaction of the "
                     + "store's DataSource, is not refused. Listen to the manager it delegates to "
-                    + "(TransactionOrigins.listenTo(manager, name)), or make it a bean of its own");
+                    + "(TransactionOrigins.listenTo(manager, name)), or make it a bean of its own; once that manager is "
+                    + "listened to, this warning can be silenced by logging " + TransactionOrigins.class.getName()
+                    + " at ERROR");
             return;
         }
         Collection<TransactionExecutionListener> present = configurable.getTransactionExecutionListeners();
@@ -226,7 +229,9 @@ public final class TransactionOrigins {
             }
             for (Begun candidate : begun) {
                 if (candidate.execution == transaction) {
-                    candidate.begun(TransactionSynchronizationManager.getResourceMap().keySet(), resource);
+                    // a savepoint (NESTED) is no transaction of its own: it takes nothing over
+                    candidate.begun(TransactionSynchronizationManager.getResourceMap().keySet(),
+                            transaction.isNewTransaction() ? resource : null);
                     return;
                 }
             }

@@ -469,10 +469,12 @@ class CheckAtCommitTest {
         FencePoint point = new FencePoint("Repo.find(long)", r, null, null, false, new FencingMetrics(registry));
         FenceGuard guard = FenceGuard.builder(store).build();
         FencingToken t5 = new FencingToken(r, 5, "a");
-        TransactionTemplate readOnly = transaction();
-        readOnly.setReadOnly(true);
-        Throwable thrown = catchThrowable(() -> readOnly.executeWithoutResult(s -> guarded(guard, point, t5,
-                () -> jdbc.queryForList("SELECT v FROM " + dataTable + " WHERE k = ?", String.class, r))));
+        // read-only without Spring knowing (a read-only transaction it knows of is refused before the body)
+        Throwable thrown = catchThrowable(() -> transaction().executeWithoutResult(s -> guarded(guard, point, t5,
+                () -> {
+                    jdbc.execute("SET TRANSACTION READ ONLY");
+                    jdbc.queryForList("SELECT v FROM " + dataTable + " WHERE k = ?", String.class, r);
+                })));
         assertThat(thrown).isInstanceOf(FenceStoreException.class).hasMessageContaining("could not run")
                 .hasMessageContaining("read-only");
         assertThat(count(registry, "error")).isEqualTo(1);

@@ -250,7 +250,35 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
                     .hasMessageContaining("'otherTm' (DataSourceTransactionManager)");
             assertThat(ran).as("the body ran").isFalse();
             assertThat(admin.maxSeen(r)).hasValue(6);
+
+            // a savepoint of the store's manager (NESTED) between is no transaction of its own: still refused
+            TransactionTemplate savepoint = new TransactionTemplate(transactionManager);
+            savepoint.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+            assertThatThrownBy(() -> storeTransaction.executeWithoutResult(outer -> otherTransaction
+                    .executeWithoutResult(inner -> savepoint.executeWithoutResult(nested -> fenceMarking(r, 7, ran)))))
+                    .isInstanceOf(OutsideTransactionException.class)
+                    .hasMessageContaining("'otherTm' (DataSourceTransactionManager)");
+            assertThat(ran).as("the body ran").isFalse();
+            assertThat(admin.maxSeen(r)).hasValue(6);
         }
+    }
+
+    /**
+     * A fenced call in a read-only transaction of the store's data source is refused before its body: the check
+     * advances max_seen, a write the transaction cannot make (also for a fenced read), and a retry would not help.
+     */
+    @Test
+    void aCallInAReadOnlyTransactionIsRefusedBeforeItsBody() {
+        String r = freshResource();
+        TransactionTemplate readOnly = new TransactionTemplate(transactionManager);
+        readOnly.setReadOnly(true);
+        AtomicBoolean ran = new AtomicBoolean();
+        assertThatThrownBy(() -> readOnly.executeWithoutResult(status -> fenceMarking(r, 5, ran)))
+                .isInstanceOf(OutsideTransactionException.class).hasMessageContaining("'" + r + "'")
+                .hasMessageContaining("read-only transaction").hasMessageContaining(fenceTable)
+                .hasMessageContaining("The call did not run");
+        assertThat(ran).as("the body ran").isFalse();
+        assertThat(admin.maxSeen(r)).isEmpty();
     }
 
     private void fenceMarking(String r, long value, AtomicBoolean ran) {
