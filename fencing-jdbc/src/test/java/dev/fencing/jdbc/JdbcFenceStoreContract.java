@@ -174,31 +174,16 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
         try (HikariDataSource other = newPool(1)) {
             TransactionTemplate otherTransaction = new TransactionTemplate(new DataSourceTransactionManager(other));
             AtomicBoolean ran = new AtomicBoolean();
-            assertThatThrownBy(() -> otherTransaction.executeWithoutResult(status -> {
-                try {
-                    store.fence(r, token(r, 5, "a"), () -> {
-                        ran.set(true);
-                        return null;
-                    });
-                } catch (RuntimeException e) {
-                    throw e;
-                } catch (Throwable e) {
-                    throw new AssertionError(e);
-                }
-            })).isInstanceOf(OutsideTransactionException.class).hasMessageContaining("'" + r + "'")
+            assertThatThrownBy(() -> otherTransaction.executeWithoutResult(status -> fenceMarking(r, 5, ran)))
+                    .isInstanceOf(OutsideTransactionException.class).hasMessageContaining("'" + r + "'")
                     .hasMessageContaining("another transaction manager").hasMessageContaining(fenceTable)
                     .hasMessageContaining("The write did not run");
             assertThat(ran).as("the body ran").isFalse();
         }
         assertThat(admin.maxSeen(r)).isEmpty();
         // outside any transaction, and in one of the store's own data source, the same call is checked as ever
-        new TransactionTemplate(transactionManager).executeWithoutResult(status -> {
-            try {
-                store.fence(r, token(r, 5, "a"), () -> null);
-            } catch (Throwable e) {
-                throw new AssertionError(e);
-            }
-        });
+        new TransactionTemplate(transactionManager)
+                .executeWithoutResult(status -> fenceMarking(r, 5, new AtomicBoolean()));
         assertThat(admin.maxSeen(r)).hasValue(5);
     }
 
