@@ -18,7 +18,7 @@ import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.transaction.NoTransactionException;
-import org.springframework.transaction.reactive.TransactionSynchronizationManager;
+import org.springframework.transaction.reactive.TransactionContextManager;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -33,7 +33,8 @@ import java.util.Objects;
  * commit or roll back together. The row lock the statement takes serializes fenced writes to the resource until
  * commit; a check waits for it at most {@link Builder#lockTimeout} and then fails as
  * {@link R2dbcFenceTransientException} ({@code BUSY}). Without an active transaction on the store's connection
- * factory the check and the write could not be atomic, so the store refuses (fails closed).
+ * factory, or with another manager's transaction nested inside it, the check and the write could not be atomic, so
+ * the store refuses (fails closed).
  *
  * <p>Built with {@link #builder(ConnectionFactory)}; the table is checked by {@link #verify()} at startup.
  */
@@ -98,7 +99,9 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
      * {@inheritDoc}
      *
      * <p>Signals {@link OutsideTransactionException} without running the check when no reactive transaction of the
-     * store's connection factory is active; {@link R2dbcFenceTransientException} when the fence row stayed locked past the
+     * store's connection factory is active, when the innermost transaction of the caller's transaction context is
+     * another manager's (nested inside the store's), when the store's connection is there only in auto-commit, or
+     * when the transaction is read-only; {@link R2dbcFenceTransientException} when the fence row stayed locked past the
      * lock wait bound or the database aborted the check (serialization failure, deadlock). In both cases, and on
      * any rejection, the caller's transaction should roll back (an error signal through a
      * {@code TransactionalOperator} does).
@@ -123,19 +126,19 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
                 });
     }
 
-    /** Completes when a transaction of this store's connection factory is active, else signals the refusal. */
+    /**
+     * Completes when the innermost transaction of the caller's reactive transaction context is a read-write one of
+     * this store's connection factory, else signals the refusal ({@link TransactionBinding}); nothing is checked then.
+     */
     private Mono<Void> requireTransaction(String resource, FencingToken token) {
-        return TransactionSynchronizationManager.forCurrentTransaction()
+        return TransactionContextManager.currentContext()
                 .onErrorResume(NoTransactionException.class, e -> Mono.empty())
-                .filter(tx -> tx.isActualTransactionActive() && tx.hasResource(connectionFactory))
-                .switchIfEmpty(Mono.error(() -> new OutsideTransactionException(resource, token,
-                        "R2dbcFenceStore refused the fence check of resource '" + resource + "' (token " + token
-                        + "): no reactive transaction is active on the store's ConnectionFactory, so the check and "
-                        + "the write could "
-                        + "not commit or roll back together. Subscribe the fenced publisher inside a transaction of an "
-                        + "R2dbcTransactionManager on the same ConnectionFactory (TransactionalOperator.transactional"
-                        + "(...) or @Transactional on the reactive method).")))
-                .then();
+                .map(context -> TransactionBinding.refusal(context, connectionFactory))
+                .defaultIfEmpty(TransactionBinding.NONE)
+                .flatMap(refusal -> refusal.isEmpty() ? Mono.<Void>empty()
+                        : Mono.error(new OutsideTransactionException(resource, token, "R2dbcFenceStore refused the "
+                                + "fence check of resource '" + resource + "' (token " + token + ") on table '" + table
+                                + "': " + refusal + " The write did not run")));
     }
 
     private static Verdict verdict(String resource, FencingToken token, Row row) {

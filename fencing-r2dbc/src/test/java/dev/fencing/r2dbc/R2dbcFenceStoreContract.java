@@ -17,7 +17,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.reactive.TransactionalOperator;
+import org.springframework.transaction.support.DefaultTransactionDefinition;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -224,6 +226,101 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
                         .hasMessageContaining("no reactive transaction"))
                 .verify(STEP);
         assertThat(committedRow(r)).isEmpty();
+    }
+
+    /** Transactions of another connection factory on the same database (another manager, as a second DataSource). */
+    private TransactionalOperator otherTransactions() {
+        return TransactionalOperator.create(new R2dbcTransactionManager(ConnectionFactories.get(url())));
+    }
+
+    /** Transactions of the store's connection factory with {@code definition}. */
+    private TransactionalOperator storeTransactions(DefaultTransactionDefinition definition) {
+        return TransactionalOperator.create(new R2dbcTransactionManager(pool), definition);
+    }
+
+    /** Subscribes {@code call} and checks that it is refused as outside the store's transaction, naming {@code said}. */
+    private void refusedOutside(Flux<String> call, String r, FencingToken t, String said) {
+        StepVerifier.create(call)
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(OutsideTransactionException.class, f -> {
+                    assertThat(f.presented()).isSameAs(t);
+                    assertThat(f).hasMessageContaining(r).hasMessageContaining(said);
+                }))
+                .verify(STEP);
+        assertThat(committedRow(r)).isEmpty();
+    }
+
+    @Test
+    void anotherManagersTransactionInsideTheStoresIsRefusedBeforeTheWrite() {
+        // the check would run in the outer transaction while the method's writes commit with the inner one
+        String r = freshResource();
+        FencingToken t = token(r, 1, "a");
+        AtomicBoolean subscribed = new AtomicBoolean();
+        Flux<String> call = store.fence(r, t, Flux.just("w").doOnSubscribe(s -> subscribed.set(true)));
+        refusedOutside(transactions.transactional(otherTransactions().transactional(call)), r, t, "innermost");
+        assertThat(subscribed).isFalse();
+        // a transaction of the store's joined in between changes nothing: the writes still go with the other one
+        FencingToken u = token(r, 2, "a");
+        refusedOutside(transactions.transactional(otherTransactions().transactional(transactions.transactional(
+                store.fence(r, u, Flux.just("w").doOnSubscribe(s -> subscribed.set(true)))))), r, u, "innermost");
+        // nor does a savepoint of the store's (NESTED): it binds no connection of its own
+        FencingToken v = token(r, 3, "a");
+        refusedOutside(transactions.transactional(otherTransactions().transactional(storeTransactions(
+                new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_NESTED)).transactional(
+                store.fence(r, v, Flux.just("w").doOnSubscribe(s -> subscribed.set(true)))))), r, v, "innermost");
+        assertThat(subscribed).isFalse();
+    }
+
+    @Test
+    void theSafeNestingsOfAnotherManagersTransactionAreStillAccepted() {
+        String r = freshResource();
+        // the store's own transaction innermost: inside another manager's, and a new one inside that inside its own
+        StepVerifier.create(otherTransactions().transactional(transactions.transactional(
+                        store.fence(r, token(r, 1, "a"), Flux.just("in")))))
+                .expectNext("in").expectComplete().verify(STEP);
+        assertThat(committedRow(r)).containsEntry("max_seen", 1L);
+        DefaultTransactionDefinition requiresNew = new DefaultTransactionDefinition(
+                TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        StepVerifier.create(transactions.transactional(otherTransactions().transactional(storeTransactions(requiresNew)
+                        .transactional(store.fence(r, token(r, 2, "a"), Flux.just("new"))))))
+                .expectNext("new").expectComplete().verify(STEP);
+        assertThat(committedRow(r)).containsEntry("max_seen", 2L);
+        // a savepoint of the store's inside its own transaction
+        StepVerifier.create(transactions.transactional(storeTransactions(new DefaultTransactionDefinition(
+                        TransactionDefinition.PROPAGATION_NESTED)).transactional(
+                        store.fence(r, token(r, 3, "a"), Flux.just("savepoint")))))
+                .expectNext("savepoint").expectComplete().verify(STEP);
+        assertThat(committedRow(r)).containsEntry("max_seen", 3L);
+        // a third connection factory used without a transaction of its own (auto-commit) inside the store's
+        DatabaseClient third = DatabaseClient.create(ConnectionFactories.get(url()));
+        StepVerifier.create(transactions.transactional(third.sql("SELECT 1").then()
+                        .thenMany(store.fence(r, token(r, 4, "a"), Flux.just("third")))))
+                .expectNext("third").expectComplete().verify(STEP);
+        assertThat(committedRow(r)).containsEntry("max_seen", 4L);
+    }
+
+    @Test
+    void theStoresConnectionFactoryUsedWithoutItsTransactionIsRefused() {
+        // inside another manager's transaction, a statement on the store's connection factory binds an auto-commit
+        // connection to it: a check there would commit at once, apart from the write
+        String r = freshResource();
+        FencingToken t = token(r, 1, "a");
+        AtomicBoolean subscribed = new AtomicBoolean();
+        Flux<String> call = db.sql("SELECT 1").then()
+                .thenMany(store.fence(r, t, Flux.just("w").doOnSubscribe(s -> subscribed.set(true))));
+        refusedOutside(otherTransactions().transactional(call), r, t, "auto-commit");
+        assertThat(subscribed).isFalse();
+    }
+
+    @Test
+    void aReadOnlyTransactionIsRefusedBeforeTheWrite() {
+        String r = freshResource();
+        FencingToken t = token(r, 1, "a");
+        AtomicBoolean subscribed = new AtomicBoolean();
+        DefaultTransactionDefinition readOnly = new DefaultTransactionDefinition();
+        readOnly.setReadOnly(true);
+        refusedOutside(storeTransactions(readOnly).transactional(
+                store.fence(r, t, Flux.just("w").doOnSubscribe(s -> subscribed.set(true)))), r, t, "read-only");
+        assertThat(subscribed).isFalse();
     }
 
     @Test
