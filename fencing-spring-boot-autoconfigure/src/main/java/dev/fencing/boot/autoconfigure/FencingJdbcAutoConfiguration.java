@@ -67,6 +67,13 @@ public class FencingJdbcAutoConfiguration {
         PlatformTransactionManager manager = transactionManager.getIfUnique();
         if (manager != null) {
             builder.transactionManager(manager);
+        } else if (transactionManager.stream().limit(2).count() > 1) {
+            // Spring itself refuses an unqualified @Transactional then; the store still needs one to check in
+            LogFactory.getLog(FencingJdbcAutoConfiguration.class).info("fencing: several transaction managers and "
+                    + "none of them primary, so the starter's JdbcFenceStore checks in transactions of a "
+                    + "DataSourceTransactionManager of its own on the primary DataSource, joining a transaction "
+                    + "that already holds a connection of that DataSource. To name the manager, mark it @Primary "
+                    + "or define the store: JdbcFenceStore.builder(dataSource).transactionManager(..)");
         }
         return builder.build();
     }

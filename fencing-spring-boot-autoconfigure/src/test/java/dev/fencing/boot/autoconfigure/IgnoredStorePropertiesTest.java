@@ -14,11 +14,16 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.PlatformTransactionManager;
 
 /**
  * {@code fencing.store.jdbc.*} properties are read by the starter's store only: with a fence store bean of the
  * application's own they have no effect, and startup says so (a {@code check-at-commit=true} that would otherwise
  * check before the body without a word). Nothing is said when the starter builds the store, or when none is set.
+ * Several transaction managers without a primary one are named in an INFO line: the starter's store then checks in a
+ * manager of its own.
  */
 @Timeout(60)
 @ExtendWith(OutputCaptureExtension.class)
@@ -39,6 +44,19 @@ class IgnoredStorePropertiesTest {
                 .run(context -> assertThat(context).hasNotFailed());
         assertThat(output).contains(WARNING).contains("fencing.store.jdbc.lock-timeout, "
                 + "fencing.store.jdbc.check-at-commit set").contains("(myFenceStore)");
+    }
+
+    @Test
+    void severalTransactionManagersWithoutAPrimaryOneAreNamedInAnInfoLine(CapturedOutput output) {
+        String said = "several transaction managers and none of them primary";
+        runner.run(context -> assertThat(context).hasNotFailed().hasSingleBean(FenceStore.class));
+        assertThat(output).as("Boot's one manager").doesNotContain(said);
+        runner.withBean("firstTm", PlatformTransactionManager.class,
+                        () -> new DataSourceTransactionManager(new DriverManagerDataSource("jdbc:h2:mem:first")))
+                .withBean("secondTm", PlatformTransactionManager.class,
+                        () -> new DataSourceTransactionManager(new DriverManagerDataSource("jdbc:h2:mem:second")))
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(FenceStore.class));
+        assertThat(output).contains(said).contains("@Primary");
     }
 
     @Test
