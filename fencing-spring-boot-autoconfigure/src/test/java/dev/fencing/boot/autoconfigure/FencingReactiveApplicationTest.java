@@ -10,11 +10,13 @@ import dev.fencing.r2dbc.R2dbcFenceStore;
 import dev.fencing.reactive.ReactiveFencing;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.FenceStore;
+import dev.fencing.store.OutsideTransactionException;
 import dev.fencing.store.sql.FenceSql;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.r2dbc.spi.ConnectionFactories;
+import io.r2dbc.spi.ConnectionFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +27,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
@@ -33,6 +36,9 @@ import org.springframework.boot.r2dbc.autoconfigure.R2dbcInitializationAutoConfi
 import org.springframework.boot.r2dbc.autoconfigure.R2dbcTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.transaction.annotation.Transactional;
 import reactor.core.publisher.Mono;
@@ -194,6 +200,103 @@ class FencingReactiveApplicationTest {
             assertThat(context.getStartupFailure()).hasMessageContaining("BlockingLedger.post()")
                     .hasMessageContaining("spring.datasource.url");
         });
+    }
+
+    /** A fenced method with no transaction of its own: it runs in its caller's. */
+    public static class FencedOnly {
+        @Fenced(resource = "ledger", key = "#id")
+        public Mono<String> post(long id) {
+            return Mono.just("posted " + id);
+        }
+    }
+
+    /** A method in a transaction of the second connection factory's manager, calling the fenced one. */
+    public static class OtherDatabase {
+        private final FencedOnly fenced;
+        private final Primary primary;
+
+        public OtherDatabase(FencedOnly fenced, Primary primary) {
+            this.fenced = fenced;
+            this.primary = primary;
+        }
+
+        @Transactional("otherTm")
+        public Mono<String> post(long id) {
+            return fenced.post(id);
+        }
+
+        @Transactional("otherTm")
+        public Mono<String> postInAPrimaryTransaction(long id) {
+            return primary.post(id);
+        }
+    }
+
+    /** Methods in transactions of the store's (primary) manager. */
+    public static class Primary {
+        private final FencedOnly fenced;
+        private final ObjectProvider<OtherDatabase> other;
+
+        public Primary(FencedOnly fenced, ObjectProvider<OtherDatabase> other) {
+            this.fenced = fenced;
+            this.other = other;
+        }
+
+        @Transactional
+        public Mono<String> post(long id) {
+            return fenced.post(id);
+        }
+
+        @Transactional
+        public Mono<String> postThroughTheOtherDatabase(long id) {
+            return other.getObject().post(id);
+        }
+    }
+
+    /**
+     * Two reactive transaction managers, the store's primary: a {@code @Transactional("otherTm")} method nested in the
+     * store's transaction that calls the fenced method is refused before the write (the check would run in the outer
+     * transaction, the writes commit with the inner one); the other way round the store's transaction is the
+     * innermost and the call is checked.
+     */
+    @Test
+    void anotherManagersTransactionNestedInTheStoresIsRefusedThroughTransactional() {
+        runner.withUserConfiguration(TwoManagers.class)
+                .withBean(FencedOnly.class).withBean(Primary.class).withBean(OtherDatabase.class)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    long id = System.nanoTime();
+                    StepVerifier.create(context.getBean(Primary.class).postThroughTheOtherDatabase(id)
+                                    .contextWrite(ReactiveFencing.bind(new FencingToken("ledger:" + id, 1, "a"))))
+                            .expectErrorSatisfies(e -> assertThat(e)
+                                    .isInstanceOf(OutsideTransactionException.class)
+                                    .hasMessageContaining("ledger:" + id).hasMessageContaining("innermost"))
+                            .verify(TIMEOUT);
+                    assertThat(SQL.sql("SELECT count(*) FROM " + TABLE + " WHERE resource = :r")
+                            .bind("r", "ledger:" + id).map(row -> row.get(0, Long.class)).one().block(TIMEOUT))
+                            .isZero();
+                    StepVerifier.create(context.getBean(OtherDatabase.class).postInAPrimaryTransaction(id)
+                                    .contextWrite(ReactiveFencing.bind(new FencingToken("ledger:" + id, 2, "a"))))
+                            .expectNext("posted " + id).expectComplete().verify(TIMEOUT);
+                    assertThat(SQL.sql("SELECT max_seen FROM " + TABLE + " WHERE resource = :r")
+                            .bind("r", "ledger:" + id).map(row -> row.get(0, Long.class)).one().block(TIMEOUT))
+                            .isEqualTo(2);
+                });
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TwoManagers {
+        @Bean
+        @org.springframework.context.annotation.Primary
+        R2dbcTransactionManager transactionManager(
+                ConnectionFactory connectionFactory) {
+            return new R2dbcTransactionManager(connectionFactory);
+        }
+
+        @Bean
+        R2dbcTransactionManager otherTm() {
+            return new R2dbcTransactionManager(
+                    ConnectionFactories.get("r2dbc:postgresql://postgres@127.0.0.1:5432/test"));
+        }
     }
 
     @Test
