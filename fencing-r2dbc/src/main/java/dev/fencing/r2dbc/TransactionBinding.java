@@ -34,20 +34,25 @@ final class TransactionBinding {
     static String refusal(TransactionContext context, ConnectionFactory store) {
         Map<Object, Object> resources = context.getResources();
         Object own = resources.get(store);
-        if (!context.isActualTransactionActive() || own == null) {
+        if (!context.isActualTransactionActive()) {
             return NONE;
-        }
-        if (!inTransaction(own)) {
-            return "the store's ConnectionFactory has a connection in the caller's reactive transaction context, but in "
-                    + "auto-commit, not in a transaction of its own (a statement ran on it inside another transaction "
-                    + "manager's transaction): the check would commit at once, apart from the write. Run the fenced "
-                    + "call in a transaction of an R2dbcTransactionManager on the store's ConnectionFactory.";
         }
         Object innermost = null;
         for (Map.Entry<Object, Object> bound : resources.entrySet()) {
             if (inTransaction(bound.getValue())) {
                 innermost = bound.getKey();
             }
+        }
+        if (own == null) {
+            return innermost == null ? NONE : NONE + " The transaction active is on " + describe(innermost)
+                    + ": with several connection factories, check which transaction manager the transaction uses "
+                    + "(an unqualified @Transactional takes the primary one).";
+        }
+        if (!inTransaction(own)) {
+            return "the store's ConnectionFactory has a connection in the caller's reactive transaction context, but in "
+                    + "auto-commit, not in a transaction of its own (a statement ran on it inside another transaction "
+                    + "manager's transaction): the check would commit at once, apart from the write. Run the fenced "
+                    + "call in a transaction of an R2dbcTransactionManager on the store's ConnectionFactory.";
         }
         if (innermost != store) {
             return "the innermost transaction of the caller's reactive transaction context is on " + describe(innermost)
@@ -82,8 +87,16 @@ final class TransactionBinding {
     }
 
     private static String describe(Object key) {
-        return key instanceof ConnectionFactory ? "another ConnectionFactory (" + identity(key) + ")"
-                : "the resource " + identity(key) + " of another transaction manager";
+        if (key instanceof ConnectionFactory factory) {
+            String database;
+            try {
+                database = factory.getMetadata().getName() + ", ";
+            } catch (RuntimeException unknown) {
+                database = "";
+            }
+            return "another ConnectionFactory (" + database + identity(key) + ")";
+        }
+        return "the resource " + identity(key) + " of another transaction manager";
     }
 
     private static String identity(Object key) {

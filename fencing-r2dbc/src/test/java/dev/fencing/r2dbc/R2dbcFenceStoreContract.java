@@ -223,7 +223,8 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
         TransactionalOperator otherTransactions = TransactionalOperator.create(new R2dbcTransactionManager(other));
         StepVerifier.create(otherTransactions.transactional(store.fence(r, token(r, 1, "a"), Flux.just("w"))))
                 .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(OutsideTransactionException.class)
-                        .hasMessageContaining("no reactive transaction"))
+                        .hasMessageContaining("no reactive transaction")
+                        .hasMessageContaining("The transaction active is on another ConnectionFactory"))
                 .verify(STEP);
         assertThat(committedRow(r)).isEmpty();
     }
@@ -256,7 +257,9 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
         FencingToken t = token(r, 1, "a");
         AtomicBoolean subscribed = new AtomicBoolean();
         Flux<String> call = store.fence(r, t, Flux.just("w").doOnSubscribe(s -> subscribed.set(true)));
-        refusedOutside(transactions.transactional(otherTransactions().transactional(call)), r, t, "innermost");
+        refusedOutside(transactions.transactional(otherTransactions().transactional(call)), r, t,
+                "innermost transaction of the caller's reactive transaction context is on another ConnectionFactory ("
+                        + ConnectionFactories.get(url()).getMetadata().getName() + ", ");
         assertThat(subscribed).isFalse();
         // a transaction of the store's joined in between changes nothing: the writes still go with the other one
         FencingToken u = token(r, 2, "a");

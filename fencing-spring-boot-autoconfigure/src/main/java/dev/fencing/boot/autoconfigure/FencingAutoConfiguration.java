@@ -162,11 +162,21 @@ public class FencingAutoConfiguration {
                 case ETCD -> missingClasses(classLoader, "dev.fencing:fencing-etcd",
                         "dev.fencing.etcd.EtcdTokenIssuer", "io.etcd.jetcd.Client");
                 case JDBC -> {
-                    String jdbc = missingClasses(classLoader, "dev.fencing:fencing-jdbc",
-                            "dev.fencing.jdbc.JdbcTokenIssuer", "org.springframework.boot.jdbc.EmbeddedDatabaseConnection");
-                    yield jdbc != null || hasDataSource ? jdbc
-                            : "the application has no DataSource bean: set spring.datasource.url (the lease table "
-                            + "lives in that database)";
+                    String module = missingClasses(classLoader, "dev.fencing:fencing-jdbc",
+                            "dev.fencing.jdbc.JdbcTokenIssuer");
+                    if (module != null || hasDataSource) {
+                        yield module;
+                    }
+                    // the lease table is reached over JDBC, also in a reactive application on R2DBC
+                    String reactive = "; a reactive application without one can take its locks from ZooKeeper or "
+                            + "etcd instead (fencing.issuer.type=zookeeper or etcd)";
+                    yield ClassUtils.isPresent("org.springframework.boot.jdbc.EmbeddedDatabaseConnection", classLoader)
+                            ? "the application has no DataSource bean: set spring.datasource.url (the lease table "
+                            + "lives in that database, reached over JDBC)" + reactive
+                            : "the application has no DataSource bean, and Spring Boot's JDBC support, which would "
+                            + "build one, is not on the class path: add org.springframework.boot:"
+                            + "spring-boot-starter-jdbc and a JDBC driver, and set spring.datasource.url (the lease "
+                            + "table lives in that database, reached over JDBC)" + reactive;
                 }
                 case NONE -> null;
             };

@@ -101,8 +101,17 @@ class FencingIssuerTypeCheckTest {
         runner.withPropertyValues("fencing.issuer.type=jdbc").run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).hasMessageContaining("fencing.issuer.type=jdbc")
-                    .hasMessageContaining("no DataSource bean").hasMessageContaining("spring.datasource.url");
+                    .hasMessageContaining("no DataSource bean").hasMessageContaining("spring.datasource.url")
+                    .hasMessageContaining("fencing.issuer.type=zookeeper or etcd");
         });
+        // a reactive application: fencing-jdbc is there (the starter's), Boot's JDBC support is not
+        runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.jdbc."))
+                .withPropertyValues("fencing.issuer.type=jdbc").run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasMessageContaining("no DataSource bean")
+                            .hasMessageContaining("spring-boot-starter-jdbc")
+                            .hasMessageNotContaining("add the dependency dev.fencing:fencing-jdbc");
+                });
     }
 
     @Test

@@ -163,8 +163,8 @@ public final class FencingProblems {
                 + e.getMessage());
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, "The fenced write "
                 + "for resource '" + e.resource() + "' was reached outside a transaction its fence store can check "
-                + "in (in none, or in another transaction manager's), so its token could not be checked atomically "
-                + "with it; the call did not run");
+                + "in (in none, in another transaction manager's, or in a read-only one), so its token could not be "
+                + "checked atomically with it; the call did not run. The server log says which");
         problem.setType(NO_TRANSACTION_TYPE);
         problem.setTitle("Fenced write outside a transaction");
         problem.setProperty("resource", e.resource());
