@@ -235,24 +235,36 @@ public class FencingAutoConfiguration {
 
         @Override
         public String missingStoreMessage() {
-            return missingStoreMessage(ClassUtils.isPresent(JDBC_STORE_CLASS, getClass().getClassLoader()));
+            ClassLoader classLoader = getClass().getClassLoader();
+            return missingStoreMessage(ClassUtils.isPresent(JDBC_STORE_CLASS, classLoader),
+                    ClassUtils.isPresent("reactor.core.publisher.Mono", classLoader));
         }
 
         static String missingStoreMessage(boolean jdbcPresent) {
+            return missingStoreMessage(jdbcPresent, false);
+        }
+
+        /**
+         * The fix for a missing store; in an application with Reactor (a WebFlux one, say) the reactive store's first,
+         * since its {@code @Fenced} methods are likely all reactive and then need no {@code FenceStore}.
+         */
+        static String missingStoreMessage(boolean jdbcPresent, boolean reactorPresent) {
             String cause = jdbcPresent
                     ? "fencing-jdbc is on the classpath but the application has no DataSource bean"
                     : "fencing-jdbc is not on the classpath";
-            return "The fencing starter found no FenceStore for the @Fenced methods (" + cause + "). Tokens must be "
-                    + "checked where the writes land, by every instance of the application, so fencing needs a shared "
-                    + "store. Add "
+            String blocking = "For blocking @Fenced methods add "
                     + (jdbcPresent ? "" : "the dependency dev.fencing:fencing-jdbc and ")
                     + "a database (spring.datasource.url, with the fence table fencing_max_seen or the one "
-                    + "fencing.store.jdbc.table names: see the README), or declare your own FenceStore bean. Reactive "
-                    + "@Fenced methods (returning a Mono or Flux) are checked by a ReactiveFenceStore instead, which "
-                    + "the starter defines with dev.fencing:fencing-r2dbc and an R2DBC database (spring.r2dbc.url); "
-                    + "an application whose @Fenced methods are all reactive needs no FenceStore. For tests and demos "
-                    + "in a single JVM only: fencing.store.type=in-memory. To run @Fenced methods unchecked: "
-                    + "fencing.enabled=false.";
+                    + "fencing.store.jdbc.table names: see the README), or declare your own FenceStore bean. ";
+            String reactive = "For @Fenced methods returning a Mono or Flux add the dependency dev.fencing:fencing-r2dbc "
+                    + "and an R2DBC database (spring.r2dbc.url): they are checked by the ReactiveFenceStore the "
+                    + "starter then defines, and an application whose @Fenced methods are all reactive needs no "
+                    + "FenceStore. ";
+            return "The fencing starter found no FenceStore for the @Fenced methods (" + cause + "). Tokens must be "
+                    + "checked where the writes land, by every instance of the application, so fencing needs a shared "
+                    + "store. " + (reactorPresent ? reactive + blocking : blocking + reactive)
+                    + "For tests and demos in a single JVM only: fencing.store.type=in-memory. To run @Fenced methods "
+                    + "unchecked: fencing.enabled=false.";
         }
     }
 }

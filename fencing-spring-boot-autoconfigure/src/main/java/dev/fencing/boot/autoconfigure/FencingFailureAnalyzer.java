@@ -30,10 +30,15 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
         String text = message == null ? "" : message;
         StringBuilder action = new StringBuilder();
         if (text.contains("found no FenceStore")) {
-            action.append("Give fencing a shared store: a database (spring.datasource.url, with fencing-jdbc and the "
-                    + "fence table fencing_max_seen or the one fencing.store.jdbc.table names) or a FenceStore bean of "
-                    + "your own. For tests and demos in one JVM only: fencing.store.type=in-memory. To run @Fenced "
-                    + "methods unchecked: fencing.enabled=false.\n");
+            String blocking = "a database (spring.datasource.url, with fencing-jdbc and the fence table "
+                    + "fencing_max_seen or the one fencing.store.jdbc.table names) or a FenceStore bean of your own";
+            String reactive = "for methods returning a Mono or Flux, fencing-r2dbc and an R2DBC database "
+                    + "(spring.r2dbc.url)";
+            action.append("Give fencing a shared store: ")
+                    .append(text.indexOf("fencing-r2dbc") < text.indexOf("For blocking")
+                            ? reactive + "; for blocking ones, " + blocking : blocking + "; " + reactive)
+                    .append(". For tests and demos in one JVM only: fencing.store.type=in-memory. To run @Fenced "
+                            + "methods unchecked: fencing.enabled=false.\n");
         }
         if (text.contains("no ReactiveFenceStore bean")) {
             action.append("Give the reactive @Fenced methods a reactive store: an R2DBC database (spring.r2dbc.url, "

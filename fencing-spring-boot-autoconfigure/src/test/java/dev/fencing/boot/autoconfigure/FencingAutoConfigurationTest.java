@@ -143,6 +143,20 @@ class FencingAutoConfigurationTest {
                 .contains("dev.fencing:fencing-jdbc").contains("fencing-jdbc is not on the classpath");
     }
 
+    /** A WebFlux application's methods are likely all reactive: the reactive store's fix comes first. */
+    @Test
+    void withReactorTheReactiveStoresFixComesFirst() {
+        String reactive = FencingAutoConfiguration.PropertiesConfigurer.missingStoreMessage(true, true);
+        assertThat(reactive.indexOf("dev.fencing:fencing-r2dbc")).isPositive()
+                .isLessThan(reactive.indexOf("spring.datasource.url"));
+        String blocking = FencingAutoConfiguration.PropertiesConfigurer.missingStoreMessage(true, false);
+        assertThat(blocking.indexOf("spring.datasource.url")).isPositive()
+                .isLessThan(blocking.indexOf("dev.fencing:fencing-r2dbc"));
+        assertThat(FencingFailureAnalyzer.action(reactive)).startsWith("Give fencing a shared store: for methods "
+                + "returning a Mono or Flux, fencing-r2dbc");
+        assertThat(FencingFailureAnalyzer.action(blocking)).startsWith("Give fencing a shared store: a database");
+    }
+
     @Test
     void inMemoryStoreIsAnOptIn() {
         database.withPropertyValues(h2("inmemory"), "fencing.store.type=in-memory").run(context ->
