@@ -3,6 +3,9 @@ package dev.fencing.boot.autoconfigure;
 import dev.fencing.r2dbc.R2dbcFenceStore;
 import dev.fencing.reactive.ReactiveFenceStore;
 import io.r2dbc.spi.ConnectionFactory;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -11,6 +14,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
 import org.springframework.context.annotation.Bean;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 
 /**
  * The reactive database store of fencing-r2dbc, when it is on the classpath and the application has an R2DBC
@@ -35,5 +39,32 @@ public class FencingR2dbcAutoConfiguration {
         FencingProperties.R2dbcStore r2dbc = properties.getStore().getR2dbc();
         return R2dbcFenceStore.builder(connectionFactory).table(r2dbc.getTable()).lockTimeout(r2dbc.getLockTimeout())
                 .build();
+    }
+
+    /**
+     * Once every singleton exists: warns when the starter built its store on a connection factory that no
+     * {@link R2dbcTransactionManager} bean manages (another factory's manager made Boot's back off, say), since the
+     * store refuses every fenced call outside a transaction on its factory. A manager that is not a bean may still
+     * serve it, hence a warning, not a failure.
+     */
+    @Bean
+    static SmartInitializingSingleton fencingR2dbcTransactionManagerCheck(ListableBeanFactory beans) {
+        return () -> {
+            if (!(beans.containsBean("reactiveFenceStore")
+                    && beans.getBean("reactiveFenceStore") instanceof R2dbcFenceStore)) {
+                return;                                // the application's own store, or none
+            }
+            ConnectionFactory store = beans.getBeanProvider(ConnectionFactory.class).getIfUnique();
+            if (store == null || beans.getBeanProvider(R2dbcTransactionManager.class).stream()
+                    .anyMatch(manager -> manager.getConnectionFactory() == store)) {
+                return;
+            }
+            LogFactory.getLog(FencingR2dbcAutoConfiguration.class).warn("fencing: no R2dbcTransactionManager bean "
+                    + "manages the ConnectionFactory the starter's R2dbcFenceStore checks on (the primary one), so "
+                    + "every reactive fenced call will be refused as outside a transaction unless it runs in a "
+                    + "transaction of a manager on that factory. Declare one, @Primary if there are several (a "
+                    + "transaction manager of your own makes Spring Boot's back off): see docs/stores.md, \"Two "
+                    + "connection factories\"");
+        };
     }
 }

@@ -26,6 +26,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -35,6 +36,8 @@ import org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration;
 import org.springframework.boot.r2dbc.autoconfigure.R2dbcInitializationAutoConfiguration;
 import org.springframework.boot.r2dbc.autoconfigure.R2dbcTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -50,6 +53,7 @@ import reactor.test.StepVerifier;
  * with no blocking store; its fence table is verified at startup; a blocking {@code @Fenced} method beside them, or a
  * reactive one without any reactive store, fails startup saying what to add.
  */
+@ExtendWith(OutputCaptureExtension.class)
 class FencingReactiveApplicationTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
@@ -281,6 +285,22 @@ class FencingReactiveApplicationTest {
                             .bind("r", "ledger:" + id).map(row -> row.get(0, Long.class)).one().block(TIMEOUT))
                             .isEqualTo(2);
                 });
+    }
+
+    /**
+     * Only another factory's manager declared: Boot's backs off, the store's factory has none, and every fenced call
+     * would be refused; startup warns, naming the fix. Nothing is said in the usual application.
+     */
+    @Test
+    void withoutAManagerOnTheStoresConnectionFactoryStartupWarns(CapturedOutput output) {
+        String warning = "no R2dbcTransactionManager bean manages the ConnectionFactory";
+        runner.withBean(ReactiveLedger.class).run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).doesNotContain(warning);
+        runner.withBean(ReactiveLedger.class).withBean("otherTm", R2dbcTransactionManager.class,
+                        () -> new R2dbcTransactionManager(
+                                ConnectionFactories.get("r2dbc:postgresql://postgres@127.0.0.1:5432/test")))
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains(warning).contains("Two connection factories");
     }
 
     @Configuration(proxyBeanMethods = false)
