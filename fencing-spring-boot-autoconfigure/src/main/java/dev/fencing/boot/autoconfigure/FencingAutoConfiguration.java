@@ -164,19 +164,19 @@ public class FencingAutoConfiguration {
                 case JDBC -> {
                     String module = missingClasses(classLoader, "dev.fencing:fencing-jdbc",
                             "dev.fencing.jdbc.JdbcTokenIssuer");
-                    if (module != null || hasDataSource) {
+                    if (module != null) {
                         yield module;
                     }
                     // the lease table is reached over JDBC, also in a reactive application on R2DBC
-                    String reactive = "; a reactive application without one can take its locks from ZooKeeper or "
-                            + "etcd instead (fencing.issuer.type=zookeeper or etcd)";
-                    yield ClassUtils.isPresent("org.springframework.boot.jdbc.EmbeddedDatabaseConnection", classLoader)
-                            ? "the application has no DataSource bean: set spring.datasource.url (the lease table "
-                            + "lives in that database, reached over JDBC)" + reactive
-                            : "the application has no DataSource bean, and Spring Boot's JDBC support, which would "
-                            + "build one, is not on the class path: add org.springframework.boot:"
-                            + "spring-boot-starter-jdbc and a JDBC driver, and set spring.datasource.url (the lease "
-                            + "table lives in that database, reached over JDBC)" + reactive;
+                    String where = "spring.datasource.url (the lease table lives in that database, reached over JDBC)";
+                    String reactive = "; a reactive application without a DataSource can take its locks from "
+                            + "ZooKeeper or etcd instead (fencing.issuer.type=zookeeper or etcd)";
+                    if (!ClassUtils.isPresent("org.springframework.boot.jdbc.EmbeddedDatabaseConnection", classLoader)) {
+                        yield "Spring Boot's JDBC support is not on the class path: add org.springframework.boot:"
+                                + "spring-boot-starter-jdbc and a JDBC driver" + (hasDataSource ? "" : ", and set "
+                                + where) + reactive;
+                    }
+                    yield hasDataSource ? null : "the application has no DataSource bean: set " + where + reactive;
                 }
                 case NONE -> null;
             };

@@ -108,7 +108,7 @@ class FencingIssuerTypeCheckTest {
         runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.jdbc."))
                 .withPropertyValues("fencing.issuer.type=jdbc").run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(context.getStartupFailure()).hasMessageContaining("no DataSource bean")
+                    assertThat(context.getStartupFailure()).hasMessageContaining("spring.datasource.url")
                             .hasMessageContaining("spring-boot-starter-jdbc")
                             .hasMessageNotContaining("add the dependency dev.fencing:fencing-jdbc");
                 });
