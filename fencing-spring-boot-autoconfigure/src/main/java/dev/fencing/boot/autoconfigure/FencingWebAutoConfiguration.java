@@ -6,6 +6,7 @@ import dev.fencing.mode.FenceModes;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.web.FencingExceptionAdvice;
 import dev.fencing.web.FencingTokenFilter;
+import dev.fencing.web.UnadmittedTokenInterceptor;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -24,7 +25,10 @@ import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
 import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.web.servlet.config.annotation.InterceptorRegistry;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 import java.util.List;
 
@@ -82,12 +86,46 @@ public class FencingWebAutoConfiguration {
     }
 
     /**
+     * Before every Spring MVC handler: a request carrying the {@code Fencing-Token} header that no token filter admitted
+     * (its path is not in {@code fencing.web.filter.url-patterns}, or none is set) is refused with 403, as the WebFlux
+     * filter refuses it. Ignored, the header's token would be set aside unseen by a {@code @Fenced(acquire = true)}
+     * method, which takes a lock of its own and writes.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(WebMvcConfigurer.class)
+    static class UnadmittedTokenConfiguration {
+
+        @Bean
+        WebMvcConfigurer fencingUnadmittedTokenInterceptor(Environment environment) {
+            List<String> patterns = Binder.get(environment).bind(URL_PATTERNS, Bindable.listOf(String.class))
+                    .orElse(List.of());
+            String where = patterns.isEmpty()
+                    ? "this application accepts it on no path (" + URL_PATTERNS + " is not set)"
+                    : "this application accepts it only on " + String.join(", ", patterns) + " (" + URL_PATTERNS
+                    + ")";
+            UnadmittedTokenInterceptor interceptor = new UnadmittedTokenInterceptor(where);
+            return new WebMvcConfigurer() {
+                @Override
+                public void addInterceptors(InterceptorRegistry registry) {
+                    registry.addInterceptor(interceptor);
+                }
+            };
+        }
+    }
+
+    /**
      * The filter is mapped with servlet URL patterns, which know {@code /path/*}, {@code *.ext}, exact paths and
      * {@code /}; anything else (Spring's {@code /internal/**}) would match nothing, or one path only, and callers'
      * headers would be ignored everywhere: a startup failure instead, naming the value and the fix.
      */
     static void requireServletPattern(String pattern) {
         String trimmed = pattern == null ? "" : pattern.trim();
+        if (trimmed.equals("/*") || trimmed.equals("/")) {
+            throw new FencingConfigurationException(URL_PATTERNS + " holds '" + pattern + "', every request: the "
+                    + "filter would accept Fencing-Token headers from any caller, and a forged token opens the fence. "
+                    + "Name the internal paths only your services call (for example '/internal/*'), or register a "
+                    + "FencingTokenFilter with a trust predicate of your own (new FencingTokenFilter(request -> ...))");
+        }
         boolean extension = trimmed.startsWith("*.") && trimmed.indexOf('*', 1) < 0 && trimmed.indexOf('/') < 0;
         boolean prefix = trimmed.startsWith("/") && trimmed.endsWith("/*")
                 && trimmed.indexOf('*') == trimmed.length() - 1;

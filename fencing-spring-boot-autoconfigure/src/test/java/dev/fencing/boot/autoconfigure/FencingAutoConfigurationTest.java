@@ -539,6 +539,30 @@ class FencingAutoConfigurationTest {
         }
     }
 
+    /** Every request as the trusted paths: a startup failure naming the property (not a filter's init failure). */
+    @Test
+    void urlPatternsCoveringEveryRequestFailStartupNamingTheProperty() {
+        for (String pattern : new String[] {"/*", "/"}) {
+            web.withPropertyValues("fencing.web.filter.url-patterns=" + pattern).run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(context.getStartupFailure()).rootCause()
+                        .isInstanceOf(dev.fencing.FencingConfigurationException.class)
+                        .hasMessageContaining("fencing.web.filter.url-patterns holds '" + pattern + "', every request")
+                        .hasMessageContaining("'/internal/*'");
+            });
+        }
+    }
+
+    /** A header no token filter admitted is refused before any handler, with or without url-patterns. */
+    @Test
+    void theUnadmittedTokenInterceptorIsRegisteredInEveryServletApplication() {
+        web.run(context -> assertThat(context).hasNotFailed().hasBean("fencingUnadmittedTokenInterceptor"));
+        web.withPropertyValues("fencing.web.filter.url-patterns=/internal/*").run(context ->
+                assertThat(context).hasNotFailed().hasBean("fencingUnadmittedTokenInterceptor"));
+        runner.withPropertyValues("fencing.store.type=in-memory").run(context ->
+                assertThat(context).hasNotFailed().doesNotHaveBean("fencingUnadmittedTokenInterceptor"));
+    }
+
     private static List<Advisor> fencingAdvisors(org.springframework.context.ApplicationContext context) {
         return context.getBeansOfType(Advisor.class).values().stream()
                 .filter(advisor -> advisor.getClass().getSimpleName().equals("FencingAdvisor")).toList();

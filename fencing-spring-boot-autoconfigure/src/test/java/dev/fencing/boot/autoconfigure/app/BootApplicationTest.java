@@ -33,7 +33,7 @@ import org.springframework.web.bind.annotation.RestController;
 class BootApplicationTest {
 
     @SpringBootApplication
-    @Import({AccountRepository.class, DepositService.class, InternalController.class})
+    @Import({AccountRepository.class, DepositService.class, InternalController.class, PublicController.class})
     static class AccountsApplication {
     }
 
@@ -85,6 +85,22 @@ class BootApplicationTest {
         }
     }
 
+    /** A path no token filter covers, into the service that takes its own lock. */
+    @RestController
+    static class PublicController {
+        private final DepositService deposits;
+
+        PublicController(DepositService deposits) {
+            this.deposits = deposits;
+        }
+
+        @PostMapping("/public/accounts/{id}/deposit/{amount}")
+        String deposit(@PathVariable("id") long id, @PathVariable("amount") long amount) {
+            deposits.deposit(id, amount);
+            return "ok";
+        }
+    }
+
     @Test
     void fencesWithPropertiesOnlyAndRefusesAStaleTokenWith409() throws Exception {
         try (ConfigurableApplicationContext context = new SpringApplicationBuilder(AccountsApplication.class)
@@ -122,14 +138,32 @@ class BootApplicationTest {
             assertThat(stale.body()).contains("Stale fencing token");
             assertThat(accounts.balance(1)).isEqualTo(15);
 
-            HttpResponse<String> fresh = post(port, new FencingToken("accounts", maxSeen + 1, "caller"));
+            // a caller's token on a path no filter reads: refused before the handler, not set aside unseen by the
+            // method that takes its own lock (a zombie's deposit would otherwise land under a fresh lock)
+            HttpResponse<String> unread = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + port + "/public/accounts/1/deposit/1000"))
+                    .header(FencingHeader.NAME, FencingHeader.format(List.of(
+                            new FencingToken("accounts", maxSeen - 1, "zombie"))))
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(unread.statusCode()).isEqualTo(403);
+            assertThat(unread.body()).contains("Untrusted fencing token").contains("/internal/*")
+                    .contains("fencing.web.filter.url-patterns");
+            assertThat(accounts.balance(1)).isEqualTo(15);
+            HttpResponse<String> own = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                            URI.create("http://127.0.0.1:" + port + "/public/accounts/1/deposit/1"))
+                    .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(own.statusCode()).as("without the header the service takes its own lock").isEqualTo(200);
+            assertThat(accounts.balance(1)).isEqualTo(16);
+
+            HttpResponse<String> fresh = post(port, new FencingToken("accounts", maxSeen + 2, "caller"));
             assertThat(fresh.statusCode()).isEqualTo(200);
-            assertThat(accounts.balance(1)).isEqualTo(115);
+            assertThat(accounts.balance(1)).isEqualTo(116);
 
             HttpResponse<String> missing = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create("http://127.0.0.1:" + port + "/internal/accounts/1/deposit/100"))
                     .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(missing.statusCode()).isEqualTo(428);
+            assertThat(accounts.balance(1)).isEqualTo(116);
         }
     }
 
