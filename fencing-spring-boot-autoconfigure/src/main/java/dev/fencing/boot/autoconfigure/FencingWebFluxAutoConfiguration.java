@@ -82,6 +82,24 @@ public class FencingWebFluxAutoConfiguration {
     }
 
     /**
+     * No {@code fencing.web.reactive.path-patterns}: the application accepts callers' tokens nowhere, so a request that
+     * carries the header is refused with 403 before it runs, as one outside the patterns is when they are set.
+     * Ignored, its token would be set aside unseen by a {@code @Fenced(acquire = true)} method, which takes a lock of
+     * its own and writes: a zombie's request would run.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ReactiveFencing.class)
+    @ConditionalOnMissingBean(FencingTokenWebFilter.class)
+    @Conditional(PathPatternsNotSet.class)
+    static class RefusingTokenWebFilterConfiguration {
+
+        @Bean
+        FencingTokenWebFilter fencingTokenWebFilter() {
+            return new FencingTokenWebFilter(exchange -> false);
+        }
+    }
+
+    /**
      * {@code fencing.web.reactive.path-patterns} set without fencing-reactor, which the filter binds tokens with: a
      * startup failure naming what to add, rather than a property silently ignored.
      */
@@ -126,6 +144,14 @@ public class FencingWebFluxAutoConfiguration {
     }
 
     /** {@code fencing.web.reactive.path-patterns} holds at least one pattern (comma-separated or indexed). */
+    static final class PathPatternsNotSet extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            ConditionOutcome set = new PathPatternsSet().getMatchOutcome(context, metadata);
+            return set.isMatch() ? ConditionOutcome.noMatch(set.getMessage()) : ConditionOutcome.match(set.getMessage());
+        }
+    }
+
     static final class PathPatternsSet extends SpringBootCondition {
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {

@@ -87,11 +87,13 @@ class FencingWebFluxAutoConfigurationTest {
     void theProblemHandlerIsAlwaysThereAndTheFilterOnlyWithPathPatterns() {
         runner.withUserConfiguration(Routes.class).run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(FencingWebExceptionHandler.class)
-                    .doesNotHaveBean(FencingTokenWebFilter.class);
+                    .hasSingleBean(FencingTokenWebFilter.class);
             WebTestClient client = client(context);
-            // no filter: a caller's header is not read
-            post(client, "/internal/ledger", FencingHeader.format(List.of(TOKEN))).expectStatus().isOk()
-                    .expectBody(String.class).isEqualTo("[]");
+            // no patterns: a caller's header is accepted nowhere, and refused rather than set aside unseen (an
+            // acquiring method would take its own lock and write), as outside the patterns when they are set
+            post(client, "/internal/ledger", FencingHeader.format(List.of(TOKEN))).expectStatus().isForbidden()
+                    .expectBody().jsonPath("$.type").isEqualTo(FencingTokenFilter.UNTRUSTED_TOKEN_TYPE);
+            post(client, "/internal/ledger", null).expectStatus().isOk().expectBody(String.class).isEqualTo("[]");
             // the library's refusal, as the servlet advice answers it
             post(client, "/internal/stale", null).expectStatus().isEqualTo(409)
                     .expectBody().jsonPath("$.type").isEqualTo(FencingExceptionAdvice.STALE_TOKEN_TYPE.toString())
