@@ -258,7 +258,7 @@ public class FencingTokenFilter implements Filter {
      * Answers with an RFC 9457 problem-detail body ({@code application/problem+json}) written here: the request
      * never reaches Spring MVC, and a container error page would not show the reason.
      */
-    private static void problem(HttpServletResponse response, ProblemDetail problem) throws IOException {
+    static void problem(HttpServletResponse response, ProblemDetail problem) throws IOException {
         byte[] body = FencingProblems.json(problem);
         response.resetBuffer();
         response.setStatus(problem.getStatus());

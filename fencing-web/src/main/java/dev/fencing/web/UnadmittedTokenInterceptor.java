@@ -3,7 +3,6 @@ package dev.fencing.web;
 import dev.fencing.web.internal.FencingProblems;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
-import org.springframework.http.ProblemDetail;
 import org.springframework.web.servlet.HandlerInterceptor;
 
 import java.util.Objects;
@@ -32,15 +31,8 @@ public final class UnadmittedTokenInterceptor implements HandlerInterceptor {
                 || !request.getHeaders(FencingHeader.NAME).hasMoreElements()) {
             return true;
         }
-        ProblemDetail problem = FencingProblems.untrustedHeader("The " + FencingHeader.NAME + " header is not "
-                + "accepted on this path, so its token could not be checked: " + where);
-        byte[] body = FencingProblems.json(problem);
-        response.resetBuffer();
-        response.setStatus(problem.getStatus());
-        response.setContentType(FencingProblems.PROBLEM_JSON);
-        response.setContentLength(body.length);
-        response.getOutputStream().write(body);
-        response.flushBuffer();
+        FencingTokenFilter.problem(response, FencingProblems.untrustedHeader("The " + FencingHeader.NAME + " header is "
+                + "not accepted on this path, so its token could not be checked: " + where));
         return false;
     }
 }

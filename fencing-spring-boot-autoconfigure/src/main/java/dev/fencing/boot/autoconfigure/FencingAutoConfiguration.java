@@ -240,10 +240,6 @@ public class FencingAutoConfiguration {
                     ClassUtils.isPresent("reactor.core.publisher.Mono", classLoader));
         }
 
-        static String missingStoreMessage(boolean jdbcPresent) {
-            return missingStoreMessage(jdbcPresent, false);
-        }
-
         /**
          * The fix for a missing store; in an application with Reactor (a WebFlux one, say) the reactive store's first,
          * since its {@code @Fenced} methods are likely all reactive and then need no {@code FenceStore}.

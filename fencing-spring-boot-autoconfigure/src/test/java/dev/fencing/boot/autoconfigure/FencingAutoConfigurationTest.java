@@ -139,7 +139,7 @@ class FencingAutoConfigurationTest {
 
     @Test
     void theMessageWithoutFencingJdbcNamesTheDependency() {
-        assertThat(FencingAutoConfiguration.PropertiesConfigurer.missingStoreMessage(false))
+        assertThat(FencingAutoConfiguration.PropertiesConfigurer.missingStoreMessage(false, false))
                 .contains("dev.fencing:fencing-jdbc").contains("fencing-jdbc is not on the classpath");
     }
 
