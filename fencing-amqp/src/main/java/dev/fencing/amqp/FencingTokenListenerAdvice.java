@@ -37,8 +37,10 @@ import java.util.function.Predicate;
  * Any other failure is left to the container (requeued by default). Signed tokens are bound as they came; the fence
  * verifies them.
  *
- * <p>It trusts every message delivered to the containers it is added to ({@link #FencingTokenListenerAdvice()}) or
- * those its predicate accepts; containers without it ignore the header, and their fenced writes see no token.
+ * <p>It trusts every message delivered to the containers it is added to ({@link #FencingTokenListenerAdvice()}), those
+ * its predicate accepts, or none ({@link #trustingNone()}). A container without any of them ignores the header: its
+ * fenced writes see no token, and a {@code @Fenced(acquire = true)} method its listener reaches takes a lock of its
+ * own, the sender's token set aside unseen (the Spring Boot starter adds {@link #trustingNone()} to such containers).
  */
 public final class FencingTokenListenerAdvice implements MethodInterceptor {
 
@@ -46,12 +48,15 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
 
     private final Predicate<Message> trusted;
 
+    /** What the rejection of a message with the header that {@link #trusted} refuses says after the queue's name. */
+    private final String untrusted;
+
     /**
      * An advice that accepts the header on every message its container receives: add it only to containers whose
      * queues only trusted producers may publish to (RabbitMQ permissions), or use signed tokens.
      */
     public FencingTokenListenerAdvice() {
-        this.trusted = message -> true;
+        this(message -> true, "");
     }
 
     /**
@@ -61,7 +66,27 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
      * there); a message it refuses that carries the header is rejected without requeue and the listener does not run.
      */
     public FencingTokenListenerAdvice(Predicate<Message> trusted) {
-        this.trusted = Objects.requireNonNull(trusted, "trusted");
+        this(Objects.requireNonNull(trusted, "trusted"), "' carries a " + CARRIER + " but its sender is not trusted "
+                + "by this FencingTokenListenerAdvice: rejected without requeue");
+    }
+
+    private FencingTokenListenerAdvice(Predicate<Message> trusted, String untrusted) {
+        this.trusted = trusted;
+        this.untrusted = untrusted;
+    }
+
+    /**
+     * An advice that trusts no sender: a message that carries the header is rejected without requeue and its
+     * listener does not run; one without it runs with no token bound. For containers whose messages are not meant
+     * to carry tokens, so that one sent there (a publisher's mistake, a zombie) is refused instead of ignored.
+     */
+    public static FencingTokenListenerAdvice trustingNone() {
+        return new FencingTokenListenerAdvice(message -> false, "' carries a " + CARRIER + ", but its container "
+                + "trusts no sender's tokens (FencingTokenListenerAdvice.trustingNone(), which the Spring Boot starter "
+                + "adds to a listener container factory or container without a FencingTokenListenerAdvice): rejected "
+                + "without requeue, the listener did not run. If the container's publishers are trusted, add new "
+                + "FencingTokenListenerAdvice() (or one with a trust predicate) to its factory's advice chain; see "
+                + "docs/propagation.md, \"Another process over RabbitMQ\"");
     }
 
     @Override
@@ -119,8 +144,7 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
         }
         if (!trusted.test(message)) {
             throw new AmqpRejectAndDontRequeueException("A message from queue '" + queue(List.of(message))
-                    + "' carries a " + CARRIER + " but its sender is not trusted by this FencingTokenListenerAdvice:"
-                    + " rejected without requeue", true, null);
+                    + untrusted, true, null);
         }
         try {
             return TokenList.parse(CARRIER, fields(value));

@@ -204,4 +204,27 @@ class FencingTokenListenerAdviceTest {
         delegate.invokeListener(null, withoutHeader);
         assertThat(calls).hasValue(2);
     }
+
+    @Test
+    void trustingNoneRejectsEveryMessageWithTheHeaderNamingTheAdviceToAddAndRunsTheOthersWithNothingBound() {
+        List<FencingSnapshot> seen = new ArrayList<>();
+        Delegate delegate = advised(FencingTokenListenerAdvice.trustingNone(),
+                data -> seen.add(FencingContext.snapshot()));
+        Message zombie = message(ACCOUNTS.toText());
+        zombie.getMessageProperties().setReceivedUserId("svc-a");
+        assertThatThrownBy(() -> delegate.invokeListener(null, zombie))
+                .isInstanceOf(AmqpRejectAndDontRequeueException.class)
+                .hasMessageStartingWith("A message from queue 'orders' carries a Fencing-Token message header, but "
+                        + "its container trusts no sender's tokens")
+                .hasMessageContaining("add new FencingTokenListenerAdvice()");
+        assertThatThrownBy(() -> delegate.invokeListener(null, message("not a token")))
+                .as("refused as untrusted before it is parsed")
+                .isInstanceOf(AmqpRejectAndDontRequeueException.class).hasMessageContaining("trusts no sender");
+        assertThat(seen).isEmpty();
+        try (FencingScope ignored = FencingContext.bind(LEFTOVER)) {
+            delegate.invokeListener(null, message(null));
+        }
+        assertThat(seen).hasSize(1);
+        assertThat(seen.get(0)).isEmpty();
+    }
 }

@@ -3,6 +3,8 @@ package dev.fencing.boot.autoconfigure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.amqp.FencingTokenListenerAdvice;
+import org.aopalliance.aop.Advice;
+import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -10,23 +12,32 @@ import org.springframework.amqp.rabbit.annotation.EnableRabbit;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
+import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 /**
- * A {@code @RabbitListener} container without {@link FencingTokenListenerAdvice} ignores the header of its messages,
- * so an acquiring method it reaches would set the sender's token aside unseen: startup warns, naming the container.
- * Nothing is said of a container that has the advice. The containers do not start (no broker is needed).
+ * A listener container without {@link FencingTokenListenerAdvice} would ignore the header of its messages, so an
+ * acquiring method it reaches would set the sender's token aside unseen: the starter puts
+ * {@link FencingTokenListenerAdvice#trustingNone()} at the head of the chain of every container factory bean and
+ * container bean without one, keeps the rest of the chain, and names the containers at startup (INFO); a container
+ * still without any (its chain replaced by a customizer) is warned about. A chain with the application's advice is
+ * left alone. The containers do not start (no broker is needed; {@link AmqpUntrustedTokenTest} runs on one).
  */
 @Timeout(60)
 @ExtendWith(OutputCaptureExtension.class)
 class FencingAmqpAutoConfigurationTest {
 
-    private static final String WARNING = "have no FencingTokenListenerAdvice";
+    private static final String REFUSING = "trust no sender's Fencing-Token header";
+    private static final String IGNORING = "have no FencingTokenListenerAdvice, so they ignore";
+    private static final MethodInterceptor RETRY = invocation -> invocation.proceed();
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FencingAmqpAutoConfiguration.class))
@@ -52,30 +63,82 @@ class FencingAmqpAutoConfigurationTest {
         }
     }
 
-    private static SimpleRabbitListenerContainerFactory factory(CachingConnectionFactory connections,
-                                                                boolean advised) {
+    private static SimpleRabbitListenerContainerFactory factory(Advice... chain) {
         SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
-        factory.setConnectionFactory(connections);
+        factory.setConnectionFactory(new CachingConnectionFactory("127.0.0.1"));
         factory.setAutoStartup(false);
-        if (advised) {
-            factory.setAdviceChain(new FencingTokenListenerAdvice());
-        }
+        factory.setAdviceChain(chain);
         return factory;
     }
 
-    @Test
-    void aContainerWithoutTheAdviceIsNamedInAWarning(CapturedOutput output) {
-        runner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class,
-                        () -> factory(new CachingConnectionFactory("127.0.0.1"), false))
-                .run(context -> assertThat(context).hasNotFailed());
-        assertThat(output).contains("@RabbitListener containers [ledger-deposits] " + WARNING);
+    private static Advice[] chain(AbstractMessageListenerContainer container) {
+        return ListenerAdviceInstaller.chain(container);
+    }
+
+    private static AbstractMessageListenerContainer deposits(org.springframework.context.ApplicationContext context) {
+        return (AbstractMessageListenerContainer) context.getBean(RabbitListenerEndpointRegistry.class)
+                .getListenerContainer("ledger-deposits");
     }
 
     @Test
-    void aContainerWithTheAdviceIsNotNamed(CapturedOutput output) {
+    void aFactoryWithoutTheAdviceGetsTheRefusalAheadOfItsOwnChainAndTheContainerIsNamed(CapturedOutput output) {
         runner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class,
-                        () -> factory(new CachingConnectionFactory("127.0.0.1"), true))
-                .run(context -> assertThat(context).hasNotFailed());
-        assertThat(output).doesNotContain(WARNING);
+                        () -> factory(RETRY))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(chain(deposits(context))).containsExactly(ListenerAdviceInstaller.REFUSING, RETRY);
+                });
+        assertThat(output).contains("listener containers [ledger-deposits] have no FencingTokenListenerAdvice of "
+                + "the application, so they " + REFUSING).doesNotContain(IGNORING);
+    }
+
+    @Test
+    void aFactoryWithTheApplicationsAdviceIsLeftAsItIsAndNotNamed(CapturedOutput output) {
+        FencingTokenListenerAdvice trusting = new FencingTokenListenerAdvice();
+        runner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class,
+                        () -> factory(RETRY, trusting))
+                .run(context -> assertThat(chain(deposits(context))).containsExactly(RETRY, trusting));
+        assertThat(output).doesNotContain(REFUSING).doesNotContain(IGNORING);
+    }
+
+    @Test
+    void aChainReplacedByACustomizerIsWarnedAbout(CapturedOutput output) {
+        runner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class, () -> {
+                    SimpleRabbitListenerContainerFactory factory = factory();
+                    factory.setContainerCustomizer(container -> container.setAdviceChain(RETRY));
+                    return factory;
+                })
+                .run(context -> assertThat(chain(deposits(context))).containsExactly(RETRY));
+        assertThat(output).contains("listener containers [ledger-deposits] " + IGNORING)
+                .contains("had their advice chain replaced (a container customizer)");
+    }
+
+    @Test
+    void aContainerBeanWithoutTheAdviceGetsTheRefusalBeforeItBuildsItsListener(CapturedOutput output) {
+        runner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class,
+                        FencingAmqpAutoConfigurationTest::factory)
+                .withBean("auditContainer", SimpleMessageListenerContainer.class, () -> {
+                    SimpleMessageListenerContainer container =
+                            new SimpleMessageListenerContainer(new CachingConnectionFactory("127.0.0.1"));
+                    container.setAutoStartup(false);
+                    container.setMessageListener(message -> { });
+                    return container;
+                })
+                .run(context -> assertThat(chain(context.getBean(SimpleMessageListenerContainer.class)))
+                        .containsExactly(ListenerAdviceInstaller.REFUSING));
+        assertThat(output).contains("listener containers [ledger-deposits, auditContainer] have no");
+    }
+
+    @Test
+    void aChildContextsRefreshDoesNotRepeatTheParentsReport(CapturedOutput output) {
+        runner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class,
+                        FencingAmqpAutoConfigurationTest::factory)
+                .run(context -> {
+                    try (AnnotationConfigApplicationContext child = new AnnotationConfigApplicationContext()) {
+                        child.setParent(context);
+                        child.refresh();
+                    }
+                });
+        assertThat(output.getAll().split(REFUSING, -1)).hasSize(2);
     }
 }

@@ -1,0 +1,155 @@
+package dev.fencing.boot.autoconfigure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.annotation.Fenced;
+import dev.fencing.issuer.InMemoryTokenIssuer;
+import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.token.FencingToken;
+import dev.fencing.token.TokenList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.amqp.core.BindingBuilder;
+import org.springframework.amqp.core.DirectExchange;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.Queue;
+import org.springframework.amqp.core.QueueBuilder;
+import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
+import org.springframework.amqp.rabbit.core.RabbitAdmin;
+import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The cross-process trial's zombie over RabbitMQ, on the real broker: a Spring Boot consumer whose
+ * {@code @RabbitListener} runs on Boot's own container factory (no {@code FencingTokenListenerAdvice}) and calls a
+ * {@code @Fenced(acquire = true)} method. A message carrying the {@code Fencing-Token} header (a zombie's stale token)
+ * is rejected without requeue to the dead-letter queue and the method does not run; without the starter's refusal it
+ * ran under a lock of its own and wrote. A message without the header still runs under the consumer's own lock.
+ */
+@Timeout(60)
+class AmqpUntrustedTokenTest {
+
+    private static final String QUEUE_PROPERTY = "test.deposits-queue";
+
+    private final String queue = "fencing-boot-untrusted-" + UUID.randomUUID().toString().substring(0, 8);
+    private final CachingConnectionFactory connections = new CachingConnectionFactory("127.0.0.1", 5672);
+    private final RabbitAdmin admin = new RabbitAdmin(connections);
+    private final DirectExchange deadLetters = new DirectExchange(queue + ".dlx", false, true);
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class, FencingAutoConfiguration.class,
+                    FencingAmqpAutoConfiguration.class))
+            .withUserConfiguration(Consumer.class)
+            .withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=5672",
+                    "fencing.store.type=in-memory", QUEUE_PROPERTY + "=" + queue);
+
+    public static class Ledger {
+        private final BlockingQueue<String> posted = new LinkedBlockingQueue<>();
+
+        @Fenced(resource = "ledger", acquire = true)
+        public void post(String body) {
+            posted.add(body);
+        }
+
+        public String nextPosted() throws InterruptedException {
+            return posted.poll(10, TimeUnit.SECONDS);
+        }
+
+        public String postedNow() {
+            return posted.poll();
+        }
+    }
+
+    public static class Deposits {
+        private final Ledger ledger;
+
+        Deposits(Ledger ledger) {
+            this.ledger = ledger;
+        }
+
+        @RabbitListener(queues = "${" + QUEUE_PROPERTY + "}")
+        public void deposit(String body) {
+            ledger.post(body);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Consumer {
+        @Bean
+        TokenIssuer tokenIssuer() {
+            return new InMemoryTokenIssuer();
+        }
+
+        @Bean
+        Ledger ledger() {
+            return new Ledger();
+        }
+
+        @Bean
+        Deposits deposits(Ledger ledger) {
+            return new Deposits(ledger);
+        }
+    }
+
+    AmqpUntrustedTokenTest() {
+        connections.setUsername("guest");
+        connections.setPassword("guest");
+        admin.declareExchange(deadLetters);
+        Queue dlq = new Queue(queue + ".dlq", false, false, false);
+        admin.declareQueue(dlq);
+        admin.declareBinding(BindingBuilder.bind(dlq).to(deadLetters).with(queue));
+        admin.declareQueue(QueueBuilder.nonDurable(queue).deadLetterExchange(deadLetters.getName())
+                .deadLetterRoutingKey(queue).build());
+    }
+
+    @AfterEach
+    void deleteQueues() {
+        admin.deleteQueue(queue);
+        admin.deleteQueue(queue + ".dlq");
+        admin.deleteExchange(deadLetters.getName());
+        connections.destroy();
+    }
+
+    private void send(String body, String header) {
+        new RabbitTemplate(connections).convertAndSend("", queue, body, message -> {
+            if (header != null) {
+                message.getMessageProperties().setHeader(TokenList.HEADER, header);
+            }
+            return message;
+        });
+    }
+
+    @Test
+    void aMessageCarryingATokenToAContainerThatTrustsNoSenderIsDeadLetteredUnrun() {
+        runner.run(context -> {
+            assertThat(context).hasNotFailed();
+            Ledger ledger = context.getBean(Ledger.class);
+            String zombie = TokenList.format(List.of(new FencingToken("ledger", 5, "zombie")));
+
+            send("zombie's deposit", zombie);
+            Message deadLetter = new RabbitTemplate(connections).receive(queue + ".dlq", 10_000);
+            assertThat(deadLetter).as("the zombie's message, dead-lettered").isNotNull();
+            assertThat(new String(deadLetter.getBody(), StandardCharsets.UTF_8)).isEqualTo("zombie's deposit");
+            assertThat(deadLetter.getMessageProperties().<String>getHeader(TokenList.HEADER)).isEqualTo(zombie);
+            assertThat(ledger.postedNow()).as("the acquiring method did not run").isNull();
+
+            send("own deposit", null);
+            assertThat(ledger.nextPosted()).as("a message without the header runs under the consumer's lock")
+                    .isEqualTo("own deposit");
+            assertThat(ledger.postedNow()).isNull();
+        });
+    }
+}
