@@ -23,6 +23,21 @@ public final class SigningTokenIssuer implements TokenIssuer {
         this.signer = Objects.requireNonNull(signer, "signer");
     }
 
+    /**
+     * {@code issuer} signing with {@code signer}: {@code issuer} itself when it signs already (a
+     * {@code SigningTokenIssuer}) or {@code signer} is {@code null}, wrapped in a {@code SigningTokenIssuer} otherwise.
+     * For components that acquire for fenced writes and find the signing beans themselves.
+     */
+    public static TokenIssuer signing(TokenIssuer issuer, TokenSigner signer) {
+        Objects.requireNonNull(issuer, "issuer");
+        return signer == null || signs(issuer) ? issuer : new SigningTokenIssuer(issuer, signer);
+    }
+
+    /** Whether the tokens of {@code issuer}'s leases are signed: it is a {@code SigningTokenIssuer}. */
+    public static boolean signs(TokenIssuer issuer) {
+        return issuer instanceof SigningTokenIssuer;
+    }
+
     @Override
     public Lease acquire(String resource, Duration timeout) {
         Lease lease = delegate.acquire(resource, timeout);

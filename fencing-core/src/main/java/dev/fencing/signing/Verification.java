@@ -34,7 +34,9 @@ public enum Verification {
         String keyId = token.isSigned() ? token.signature().keyId() : null;
         return switch (this) {
             case VALID -> "the signature is valid";
-            case UNSIGNED -> "the token is unsigned and this fence requires signed tokens";
+            case UNSIGNED -> "the token is unsigned and this fence requires signed tokens (one acquired from a "
+                    + "TokenIssuer that does not sign: code that acquires from the issuer itself must sign, through "
+                    + "new SigningTokenIssuer(issuer, signer))";
             case UNKNOWN_KEY -> "it is signed with key '" + keyId + "', which this fence does not know";
             case RETIRED_KEY -> "it is signed with key '" + keyId + "', which is retired";
             case BAD_SIGNATURE -> "its signature (key '" + keyId + "') does not match its resource, value and holder";

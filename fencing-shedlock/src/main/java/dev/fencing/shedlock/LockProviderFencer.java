@@ -3,6 +3,9 @@ package dev.fencing.shedlock;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.signing.SigningTokenIssuer;
+import dev.fencing.signing.TokenSigner;
+import dev.fencing.signing.TokenVerifier;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
 import org.springframework.beans.BeansException;
@@ -55,7 +58,7 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
         if (!(bean instanceof LockProvider provider) || bean instanceof FencingLockProvider) {
             return bean;
         }
-        FencingLockProvider.Builder builder = FencingLockProvider.builder(provider, issuer(beanName))
+        FencingLockProvider.Builder builder = FencingLockProvider.builder(provider, signing(issuer(beanName), beanName))
                 .mappedOnly(mappedOnly).acquireTimeout(timeout());
         for (String mapping : mappings) {
             addMapping(builder, beanFactory.resolveEmbeddedValue(mapping));
@@ -80,6 +83,24 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
                     + "JdbcTokenIssuer; the tokens of ShedLock jobs come from it), or with the Spring Boot starter set "
                     + "fencing.issuer.type (jdbc, zookeeper or etcd)", e);
         }
+    }
+
+    /**
+     * {@code issuer} signing with the context's {@link TokenSigner} bean, as {@code @Fenced(acquire = true)} does;
+     * fails when a {@link TokenVerifier} bean would refuse every job's unsigned token and nothing signs.
+     */
+    private TokenIssuer signing(TokenIssuer issuer, String lockProviderBean) {
+        TokenSigner signer = beanFactory.getBeanProvider(TokenSigner.class).getIfAvailable();
+        if (signer == null && !SigningTokenIssuer.signs(issuer)
+                && beanFactory.getBeanProvider(TokenVerifier.class).getIfAvailable() != null) {
+            throw new FencingConfigurationException("@EnableSchedulerLockFencing wraps LockProvider bean '"
+                    + lockProviderBean + "': a TokenVerifier bean makes every @Fenced check refuse unsigned tokens, "
+                    + "but the TokenIssuer (" + issuer.getClass().getSimpleName() + ") does not sign and there is no "
+                    + "TokenSigner bean, so every write of a @SchedulerLock job would be refused as forged: add a "
+                    + "TokenSigner bean (with the Spring Boot starter: fencing.signing.current-key-id and the key's "
+                    + "secret or private-key), or make the TokenIssuer bean a SigningTokenIssuer");
+        }
+        return SigningTokenIssuer.signing(issuer, signer);
     }
 
     private Duration timeout() {

@@ -5,6 +5,10 @@ import dev.fencing.annotation.Fenced;
 import dev.fencing.context.FencingContext;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.signing.KeyRing;
+import dev.fencing.signing.TokenSigner;
+import dev.fencing.signing.TokenVerifier;
+import dev.fencing.signing.VerificationKey;
 import dev.fencing.token.FencingToken;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.spring.annotation.EnableSchedulerLock;
@@ -16,6 +20,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 
+import java.security.SecureRandom;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -155,6 +160,44 @@ class SchedulerLockFencingStartupTest {
             assertThat(job.seen()).isNotNull();
             assertThat(job.seen().resource()).isEqualTo("reports");
         }
+    }
+
+    private static final byte[] SECRET = new SecureRandom().generateSeed(32);
+
+    /** The verifier every @Fenced check of a context with signed tokens uses. */
+    @Configuration(proxyBeanMethods = false)
+    static class Verifying {
+        @Bean
+        TokenVerifier tokenVerifier() {
+            return new TokenVerifier(KeyRing.of(VerificationKey.hmac("k1", SECRET)));
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class Signing {
+        @Bean
+        TokenSigner tokenSigner() {
+            return TokenSigner.hmac("k1", SECRET);
+        }
+    }
+
+    /**
+     * With a TokenSigner bean a job's token is signed, as @Fenced(acquire = true)'s are, and the verifier accepts it; a
+     * verifier with nothing to sign stops startup (a new user's trial of the same with FencedLockRegistry had every
+     * write refused as forged).
+     */
+    @Test
+    void aJobsTokenIsSignedWithTheContextsSignerAndAVerifierWithoutOneStopsStartup() throws Exception {
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Beans.class,
+                Issuer.class, Verifying.class, Signing.class, MethodMode.class)) {
+            ReportJob job = context.getBean(ReportJob.class);
+            assertThat(job.ran().await(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(job.seen().isSigned()).as("signed: %s", job.seen()).isTrue();
+            assertThat(context.getBean(TokenVerifier.class).verify(job.seen()).valid()).isTrue();
+        }
+        assertThat(startupFailure(Beans.class, Issuer.class, Verifying.class, MethodMode.class))
+                .contains("LockProvider bean 'lockProvider'").contains("does not sign")
+                .contains("would be refused as forged").contains("TokenSigner bean");
     }
 
     @Test

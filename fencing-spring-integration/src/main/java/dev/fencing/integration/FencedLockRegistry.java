@@ -2,6 +2,11 @@ package dev.fencing.integration;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.signing.SigningTokenIssuer;
+import dev.fencing.signing.TokenSigner;
+import dev.fencing.signing.TokenVerifier;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 
@@ -21,11 +26,15 @@ import java.util.concurrent.ConcurrentMap;
  * <p>Keys must have a stable text: a {@link String}, an integral number ({@link Integer}, {@link Long},
  * {@link Short}, {@link Byte}, {@link BigInteger}), a {@link UUID} or an enum constant (its name); any other key is
  * refused with an {@link IllegalArgumentException}, as is a key whose resource a fencing token cannot carry. As a
- * Spring bean it asks the issuer's lock service at startup ({@link #probe()}), so a wrong address fails the start.
+ * Spring bean it asks the issuer's lock service at startup ({@link #probe()}), so a wrong address fails the start,
+ * and it signs like {@code @Fenced(acquire = true)}: with the context's {@link TokenSigner} bean when the issuer does
+ * not sign; a {@link TokenVerifier} bean with nothing to sign fails the start, since every write under its locks would
+ * be refused as forged. A registry that is not a bean acquires from its issuer as given.
  */
-public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLock>, InitializingBean {
+public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLock>, InitializingBean, BeanFactoryAware {
 
-    private final TokenIssuer issuer;
+    /** Set once, by the constructor or, for a bean, {@link #setBeanFactory}, before any lock is obtained. */
+    private volatile TokenIssuer issuer;
     private final String resourcePrefix;
     private final ConcurrentMap<String, FencedLock> locks = new ConcurrentHashMap<>();
 
@@ -95,6 +104,29 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
         } catch (RuntimeException e) {
             throw new FencingConfigurationException("FencedLockRegistry cannot reach its lock service ("
                     + issuer.getClass().getSimpleName() + "): " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * As a Spring bean: acquires through a {@link SigningTokenIssuer} with the context's {@link TokenSigner} bean,
+     * when there is one and the issuer does not sign already.
+     *
+     * @throws FencingConfigurationException when the context verifies tokens (a {@link TokenVerifier} bean) but
+     *                                       nothing would sign this registry's
+     */
+    @Override
+    public void setBeanFactory(BeanFactory beanFactory) {
+        TokenSigner signer = beanFactory.getBeanProvider(TokenSigner.class).getIfAvailable();
+        if (signer != null) {
+            issuer = SigningTokenIssuer.signing(issuer, signer);
+        } else if (!SigningTokenIssuer.signs(issuer)
+                && beanFactory.getBeanProvider(TokenVerifier.class).getIfAvailable() != null) {
+            throw new FencingConfigurationException("FencedLockRegistry (prefix '" + resourcePrefix + "'): a "
+                    + "TokenVerifier bean makes every @Fenced check refuse unsigned tokens, but its TokenIssuer ("
+                    + issuer.getClass().getSimpleName() + ") does not sign and there is no TokenSigner bean, so every "
+                    + "write under its locks would be refused as forged: add a TokenSigner bean (with the Spring Boot "
+                    + "starter: fencing.signing.current-key-id and the key's secret or private-key), or give the "
+                    + "registry new SigningTokenIssuer(issuer, signer)");
         }
     }
 

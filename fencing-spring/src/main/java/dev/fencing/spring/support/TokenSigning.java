@@ -51,10 +51,7 @@ record TokenSigning(TokenSigner signer, TokenVerifier verifier) {
      * issuer does not sign already; {@code null} stays {@code null}.
      */
     TokenIssuer issuer(TokenIssuer issuer) {
-        if (issuer == null || signer == null || issuer instanceof SigningTokenIssuer) {
-            return issuer;
-        }
-        return new SigningTokenIssuer(issuer, signer);
+        return issuer == null ? null : SigningTokenIssuer.signing(issuer, signer);
     }
 
     /**
@@ -62,7 +59,7 @@ record TokenSigning(TokenSigner signer, TokenVerifier verifier) {
      * issuer that does not sign and no signer means every token acquired here is refused by the checks below it.
      */
     String acquireProblem(TokenIssuer issuer) {
-        if (verifier == null || issuer == null || issuer instanceof SigningTokenIssuer) {
+        if (verifier == null || issuer == null || SigningTokenIssuer.signs(issuer)) {
             return null;
         }
         return "A TokenVerifier bean makes every @Fenced check refuse unsigned tokens, but the TokenIssuer ("
