@@ -16,7 +16,9 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.ApplicationEvent;
 import org.springframework.context.ApplicationListener;
 import org.springframework.context.EnvironmentAware;
+import org.springframework.context.event.ApplicationEventMulticaster;
 import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.context.support.AbstractApplicationContext;
 import org.springframework.context.event.GenericApplicationListenerAdapter;
 import org.springframework.core.ResolvableType;
 import org.springframework.core.env.Environment;
@@ -28,8 +30,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * Wraps every {@link TokenIssuer} bean in an {@link OffsetTokenIssuer} (under a signing issuer, the issuer it signs:
  * the signature must cover the shifted value) with the base of {@code fencing.issuer.offset.*}; once every singleton
  * exists, stores that base in the durable {@link IssuerBase} or checks it against the stored one (and, on the first
- * start, against the fence store's highest max_seen), failing startup on a mismatch. The wrapped issuer's own container callbacks (its startup check after every singleton,
- * its context-refresh listener, its close) are forwarded to it, since the container now sees the wrapper.
+ * start, against the fence store's highest max_seen), failing startup on a mismatch. The wrapped issuer's own
+ * container callbacks (its startup check after every singleton, its context-refresh listener, its close) are
+ * forwarded to it, since the container now sees the wrapper; an issuer bean the context registered as a listener by
+ * its declared type (the starter's {@code JdbcTokenIssuer}) is taken off the event multicaster's listener beans, which
+ * would otherwise ask the wrapper for a listener and fail the refresh.
  */
 final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcessor, BeanFactoryAware,
         EnvironmentAware, SmartInitializingSingleton, ApplicationListener<ContextRefreshedEvent> {
@@ -68,6 +73,19 @@ final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcess
         return offset(issuer, beanName);
     }
 
+    /**
+     * Takes {@code beanName} off the multicaster's listener beans when the issuer is a listener: the multicaster
+     * registered it by its declared type before it was created, and now gets the wrapper under that name. This
+     * post-processor forwards the events instead ({@link #onApplicationEvent}).
+     */
+    private void forgetListenerBean(TokenIssuer issuer, String beanName) {
+        if (issuer instanceof ApplicationListener<?> && beanFactory.containsBean(
+                AbstractApplicationContext.APPLICATION_EVENT_MULTICASTER_BEAN_NAME)) {
+            beanFactory.getBean(AbstractApplicationContext.APPLICATION_EVENT_MULTICASTER_BEAN_NAME,
+                    ApplicationEventMulticaster.class).removeApplicationListenerBean(beanName);
+        }
+    }
+
     private OffsetTokenIssuer offset(TokenIssuer issuer, String beanName) {
         FencingProperties.Offset properties = properties(environment);
         Long base = properties.getBase();
@@ -82,6 +100,7 @@ final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcess
             throw new FencingConfigurationException(PREFIX + ".name: " + e.getMessage(), e);
         }
         OffsetTokenIssuer shifted = OffsetTokenIssuer.of(issuer, base);
+        forgetListenerBean(issuer, beanName);
         checks.put(beanName, () -> {
             FenceInventory fences = inventory();
             if (environment.getProperty(IssuerCounterCheck.PROPERTY, Boolean.class, true)) {

@@ -18,6 +18,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.context.event.ContextRefreshedEvent;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
@@ -136,6 +139,29 @@ class FencingIssuerOffsetAutoConfigurationTest {
                         "fencing.issuer.offset.initialize-schema=never")
                 .run(context -> assertThat(context).hasFailed().getFailure()
                         .hasStackTraceContaining("Issuer base table 'no_such_table' is missing"));
+    }
+
+    /**
+     * The starter's own JdbcTokenIssuer, a context-refresh listener by its declared type: wrapped, it failed the
+     * refresh (the event multicaster asked the wrapper for a listener) after the base was stored (an operator's trial).
+     */
+    @Test
+    void theStartersJdbcIssuerIsShiftedAndTheContextRefreshes() {
+        String url = "jdbc:h2:mem:offset-jdbc-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;INIT=RUNSCRIPT FROM "
+                + "'classpath:dev/fencing/jdbc/lease-h2.sql'";
+        runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+                        DataSourceTransactionManagerAutoConfiguration.class, FencingJdbcAutoConfiguration.class))
+                .withPropertyValues("spring.datasource.url=" + url, "fencing.issuer.type=jdbc",
+                        "fencing.issuer.offset.base=1000000", "fencing.issuer.offset.initialize-schema=always")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    TokenIssuer issuer = context.getBean(TokenIssuer.class);
+                    assertThat(issuer).isInstanceOf(OffsetTokenIssuer.class);
+                    try (Lease lease = issuer.acquire("ledger", Duration.ofSeconds(1))) {
+                        assertThat(lease.token().value()).isEqualTo(1_000_001);
+                    }
+                    context.publishEvent(new ContextRefreshedEvent(context)); // forwarded, not asked of the wrapper
+                });
     }
 
     @Test
