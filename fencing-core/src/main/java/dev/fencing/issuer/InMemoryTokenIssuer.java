@@ -167,6 +167,28 @@ public final class InMemoryTokenIssuer extends AbstractTokenIssuer<InMemoryToken
     }
 
     /**
+     * Raises {@code resource}'s counter to at least {@code floor}, so its next token is above it; never lowers it,
+     * and a lease held now keeps its token.
+     *
+     * @throws IllegalArgumentException when the resource cannot be locked or the floor is negative
+     */
+    @Override
+    public void raiseResourceFloor(String resource, long floor) {
+        TokenIssuer.checkAcquire(resource, Duration.ZERO);
+        if (floor < 0) {
+            throw new IllegalArgumentException("InMemoryTokenIssuer.raiseResourceFloor: floor of resource '" + resource
+                    + "' must not be negative, was " + floor);
+        }
+        Lock lock = locks.computeIfAbsent(resource, r -> new Lock(lastIssued));
+        lock.mutex.lock();
+        try {
+            lock.last = Math.max(lock.last, floor);
+        } finally {
+            lock.mutex.unlock();
+        }
+    }
+
+    /**
      * The resource's counter: its last token, or {@code lastIssued} from the constructor when none was issued; at
      * least its family's floor when the resource has no counter yet.
      */

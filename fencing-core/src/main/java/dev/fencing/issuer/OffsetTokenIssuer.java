@@ -226,6 +226,11 @@ public class OffsetTokenIssuer implements TokenIssuer {
         public void raiseFamilyFloor(String family, long floor) {
             raiseShifted(this, family, floor);
         }
+
+        @Override
+        public void raiseResourceFloor(String resource, long floor) {
+            raiseResourceShifted(this, resource, floor);
+        }
     }
 
     /** Over an issuer that is both. */
@@ -238,6 +243,11 @@ public class OffsetTokenIssuer implements TokenIssuer {
         public void raiseFamilyFloor(String family, long floor) {
             raiseShifted(this, family, floor);
         }
+
+        @Override
+        public void raiseResourceFloor(String resource, long floor) {
+            raiseResourceShifted(this, resource, floor);
+        }
     }
 
     /** A floor for this issuer's tokens is {@code floor - base} for the decorated one's (never below 0). */
@@ -249,5 +259,14 @@ public class OffsetTokenIssuer implements TokenIssuer {
             throw new IllegalArgumentException("floor of family '" + family + "' must not be negative, was " + floor);
         }
         ((IssuerFloors) issuer.delegate()).raiseFamilyFloor(family, Math.max(0, floor - issuer.base()));
+    }
+
+    /** {@link #raiseShifted} for one resource's counter. */
+    private static void raiseResourceShifted(OffsetTokenIssuer issuer, String resource, long floor) {
+        if (floor < 0) {
+            throw new IllegalArgumentException("floor of resource '" + resource + "' must not be negative, was "
+                    + floor);
+        }
+        ((IssuerFloors) issuer.delegate()).raiseResourceFloor(resource, Math.max(0, floor - issuer.base()));
     }
 }

@@ -25,6 +25,19 @@ public interface IssuerFloors {
     void raiseFamilyFloor(String family, long floor);
 
     /**
+     * Makes every token issued from now on for {@code resource} larger than {@code floor}: the step after a restore
+     * of the issuer's counters, so that the tokens it issues next clear the floor a {@code FloorRaise} gave the fence
+     * store (instead of being refused one acquisition at a time until the counter gets there). Durable when the
+     * issuer is; idempotent; never lowers anything; a lease held now keeps its token. The default does nothing, which
+     * is right for an issuer with one sequence (its next token is above the sequence's current value anyway); an
+     * issuer with a counter per resource overrides it.
+     *
+     * @throws IllegalArgumentException when {@code resource} cannot be locked or {@code floor} is negative
+     */
+    default void raiseResourceFloor(String resource, long floor) {
+    }
+
+    /**
      * The argument check every implementation makes before raising anything: {@code family} not blank,
      * {@code floor} not negative.
      *

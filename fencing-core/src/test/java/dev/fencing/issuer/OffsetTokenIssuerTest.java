@@ -134,6 +134,22 @@ class OffsetTokenIssuerTest {
     }
 
     @Test
+    void resourceFloorsAreForwardedLessTheBaseSoTheNextShiftedTokenClearsThem() {
+        InMemoryTokenIssuer inner = new InMemoryTokenIssuer();
+        IssuerFloors floors = (IssuerFloors) OffsetTokenIssuer.of(inner, 1_000);
+        floors.raiseResourceFloor("accounts:1", 1_040);
+        floors.raiseResourceFloor("accounts:2", 400); // below the base: every shifted token is above it already
+        try (Lease lease = ((TokenIssuer) floors).acquire("accounts:1", Duration.ofSeconds(1))) {
+            assertThat(lease.token().value()).isEqualTo(1_041);
+        }
+        try (Lease lease = ((TokenIssuer) floors).acquire("accounts:2", Duration.ofSeconds(1))) {
+            assertThat(lease.token().value()).isEqualTo(1_001);
+        }
+        assertThatThrownBy(() -> floors.raiseResourceFloor("accounts:1", -1))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("accounts:1");
+    }
+
+    @Test
     void theBaseIsStoredOnceAndADifferentOneRefusesToStart() {
         InMemoryIssuerBase bases = new InMemoryIssuerBase();
         InMemoryTokenIssuer b = new InMemoryTokenIssuer();

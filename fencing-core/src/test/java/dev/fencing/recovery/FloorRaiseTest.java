@@ -88,6 +88,32 @@ class FloorRaiseTest {
                 .isInstanceOf(DuplicateTokenException.class);
     }
 
+    /**
+     * The issuer's counters restored with the store (the JDBC lease table in the same database): an explicit value
+     * raises them too, so the next holder's token clears the new floor at once; before, each acquisition was refused
+     * until the counter had crept past it (an operator's trial: tokens 16 to 19 stale, 20 duplicate, 21 accepted).
+     * A family's floor in the issuer goes up with the store's.
+     */
+    @Test
+    void anExplicitValueRaisesTheIssuersRestoredCountersSoTheNextTokenIsAccepted() throws Throwable {
+        try (Lease lease = issuer.acquire("accounts:1", WAIT)) { // the restored counter: 1
+            write(lease.token());
+        }
+        store.raiseFloor("accounts\u001f", 10);              // a family floor compaction left in the store
+
+        raise(issuer).raiseAll(40, "ops");
+
+        assertThat(store.maxSeen("accounts:1")).hasValue(40);
+        try (Lease next = issuer.acquire("accounts:1", WAIT)) {
+            assertThat(next.token().value()).isEqualTo(41);
+            write(next.token());                              // accepted at once
+        }
+        try (Lease fresh = issuer.acquire("accounts:2", WAIT)) {
+            assertThat(fresh.token().value()).as("a key of the raised family").isGreaterThan(40);
+        }
+        assertThat(raise(issuer).raiseAll(40, "ops").raised()).as("a second run").isZero();
+    }
+
     @Test
     void anExplicitValueRaisesEveryResourceAndNothingIsLowered() throws Throwable {
         write(new FencingToken("a", 5, "h"));

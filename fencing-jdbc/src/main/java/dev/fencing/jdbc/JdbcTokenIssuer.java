@@ -428,6 +428,35 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     }
 
     /**
+     * Raises {@code resource}'s counter (its row's token, the row created free when missing) to at least
+     * {@code floor}, durably, in a transaction of its own, so the next token issued for it is above the floor; never
+     * lowers it. A lease held now keeps its token and its holder: only the tokens issued after it change. For the
+     * step after a restore of the lease table ({@code FloorRaise} with a value).
+     *
+     * @throws IllegalArgumentException naming the resource and floor when the resource cannot be locked or the floor
+     *                                  is negative; nothing changed
+     */
+    @Override
+    public void raiseResourceFloor(String resource, long floor) {
+        TokenIssuer.checkAcquire(resource, Duration.ZERO);
+        if (floor < 0) {
+            throw new IllegalArgumentException("JdbcTokenIssuer.raiseResourceFloor on table '" + table + "': floor of "
+                    + "resource '" + resource + "' must not be negative, was " + floor);
+        }
+        verify();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                transactions.executeWithoutResult(status -> floors.raiseRow(resource, floor));
+                return;
+            } catch (TransientDataAccessException e) { // a deadlock victim or lock timeout: safe to repeat
+                if (attempt == 5) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    /**
      * Folds every lease row that is free (released, or expired) and whose lease ended longer than {@code idleFor}
      * ago into its family's floor, {@code batchSize} rows per transaction, and deletes it; rows of resources without
      * a family are kept. Safe while acquires run: a row is folded only after it was locked and found still free and

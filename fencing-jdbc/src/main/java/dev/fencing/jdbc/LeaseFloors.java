@@ -10,7 +10,7 @@ import java.util.List;
  * The family floors of a lease table, kept as rows of the table itself: the floor of family {@code accounts} is the
  * token of the row whose resource is {@link #KEY_PREFIX} followed by {@code accounts}. No resource can take such a
  * key (a lockable resource has no control character), so a floor row is never locked, taken or compacted as a lease.
- * Every method runs inside the caller's transaction.
+ * Every method runs inside the caller's transaction. The same raise serves a resource's own row (a restore's floor).
  */
 final class LeaseFloors {
 
@@ -51,7 +51,14 @@ final class LeaseFloors {
      * shared-lock upgrade of an insert-if-absent.
      */
     void raise(String family, long floor) {
-        String key = key(family);
+        raiseRow(key(family), floor);
+    }
+
+    /**
+     * Raises the token of the row {@code key} (a resource's, or a family floor's) to at least {@code floor},
+     * creating the row free when missing; never lowers it. Locks the row before inserting it, as {@link #raise}.
+     */
+    void raiseRow(String key, long floor) {
         if (jdbc.queryForList(lockRowSql, key).isEmpty()) {
             try {
                 jdbc.update(ensureRowSql, key);

@@ -35,4 +35,9 @@ abstract class JdbcIssuerFloorsContract extends IssuerFloorsContract {
     protected TokenIssuer issuer() {
         return issuer;
     }
+
+    @Override
+    protected boolean perResourceCounters() {
+        return true;
+    }
 }

@@ -22,6 +22,14 @@ public abstract class IssuerFloorsContract {
     /** The issuer under test; must implement {@link IssuerFloors}. */
     protected abstract TokenIssuer issuer();
 
+    /**
+     * Whether the issuer keeps a counter per resource (and so checks the arguments of
+     * {@link IssuerFloors#raiseResourceFloor}); an issuer with one sequence keeps the default, which does nothing.
+     */
+    protected boolean perResourceCounters() {
+        return false;
+    }
+
     private IssuerFloors floors() {
         assertThat(issuer()).isInstanceOf(IssuerFloors.class);
         return (IssuerFloors) issuer();
@@ -48,6 +56,37 @@ public abstract class IssuerFloorsContract {
         assertThat(take(family + ":busy")).isGreaterThan(highest);
     }
 
+    /**
+     * A resource's own floor, as a floor raise after a restore of the issuer's counters sets it: its next token is
+     * above the floor, also for a resource it never locked; a lease held meanwhile keeps its token and is released as
+     * its own (not lost); a lower floor later changes nothing. An issuer with one sequence meets it without doing
+     * anything, as the floor here is a token it issued.
+     */
+    @Test
+    void afterAResourcesFloorIsRaisedItsNextTokenIsAboveIt() {
+        String family = "resource-floors-" + UUID.randomUUID();
+        long highest = 0;
+        for (int i = 0; i < 5; i++) {
+            highest = Math.max(highest, take(family + ":busy"));
+        }
+        take(family + ":quiet");
+        Lease held = issuer().acquire(family + ":held", Duration.ofSeconds(10));
+        long heldToken = held.token().value();
+        for (String resource : new String[] {"quiet", "new", "held"}) {
+            floors().raiseResourceFloor(family + ":" + resource, highest);
+        }
+        assertThat(held.token().value()).isEqualTo(heldToken);
+        assertThat(held.isLost()).as("the held lease is still its holder's").isFalse();
+        held.close();
+
+        assertThat(take(family + ":quiet")).isGreaterThan(highest);
+        assertThat(take(family + ":new")).isGreaterThan(highest);
+        assertThat(take(family + ":held")).isGreaterThan(highest);
+        long before = take(family + ":quiet");
+        floors().raiseResourceFloor(family + ":quiet", 1);
+        assertThat(take(family + ":quiet")).as("never lowered").isGreaterThan(before);
+    }
+
     @Test
     void blankFamiliesAndNegativeFloorsAreRefusedByName() {
         assertThatThrownBy(() -> floors().raiseFamilyFloor(" ", 1))
@@ -55,5 +94,10 @@ public abstract class IssuerFloorsContract {
         assertThatThrownBy(() -> floors().raiseFamilyFloor("accounts", -1))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("accounts")
                 .hasMessageContaining("-1");
+        if (perResourceCounters()) {
+            assertThatThrownBy(() -> floors().raiseResourceFloor("accounts:1", -1))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("accounts:1")
+                    .hasMessageContaining("-1");
+        }
     }
 }

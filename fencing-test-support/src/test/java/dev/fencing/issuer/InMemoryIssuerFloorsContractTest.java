@@ -11,4 +11,9 @@ class InMemoryIssuerFloorsContractTest extends IssuerFloorsContract {
     protected TokenIssuer issuer() {
         return issuer;
     }
+
+    @Override
+    protected boolean perResourceCounters() {
+        return true;
+    }
 }
