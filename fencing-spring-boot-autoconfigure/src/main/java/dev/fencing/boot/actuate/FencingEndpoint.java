@@ -143,10 +143,17 @@ public class FencingEndpoint {
      * reactive point).
      */
     @WriteOperation
-    public WebEndpointResponse<Map<String, Object>> switchMode(@Nullable String resource, String mode,
+    public WebEndpointResponse<Map<String, Object>> switchMode(@Nullable String resource, @Nullable String mode,
                                                                SecurityContext security) {
         if (modes == null) {
             return refused(resource, "Fencing is not enabled in this application: there are no fence modes to switch");
+        }
+        if (mode == null) {
+            // without the admin extension this is the only write here: say what the body lacks and what is off
+            return refused(resource, "POST /actuator/fencing takes {\"mode\": \"enforce\" or \"observe\"} (with "
+                    + "\"resource\" for one resource); the floor raise after a restore ({\"afterRestore\": true}) and "
+                    + "POST /actuator/fencing/{resource} (lowering a forged max_seen) need fencing.admin.enabled=true "
+                    + "and a secured endpoint");
         }
         FenceMode target;
         try {
@@ -182,7 +189,8 @@ public class FencingEndpoint {
      * Its committed max_seen with a JDBC store (an effective resource has one; a keyed name alone has none), its
      * family's floor with a store that compacts (what a resource without max_seen is judged against), and the
      * counts of the name it is counted under ({@code countedAs}: counters are tagged with the static name only, so
-     * {@code accounts:42} shows the counts of {@code accounts}).
+     * {@code accounts:42} shows the counts of {@code accounts}). When the store cannot be read (the database down, the
+     * table gone) its part is replaced by {@code storeError}, the reason, and the counts are still shown.
      */
     @ReadOperation
     public Map<String, Object> resource(@Selector String resource) {
@@ -197,15 +205,20 @@ public class FencingEndpoint {
         }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("resource", resource);
-        if (store instanceof FenceStore blocking && JdbcParts.isJdbc(blocking)) {
-            OptionalLong maxSeen = JdbcParts.maxSeen(blocking, resource);
-            result.put("maxSeen", maxSeen.isPresent() ? maxSeen.getAsLong() : null);
-        }
-        String family = dev.fencing.retention.ResourceFamily.of(resource);
-        if (family != null && store instanceof dev.fencing.retention.FenceCompaction compaction) {
-            // a folded resource has no max_seen of its own: it is judged against its family's floor
-            OptionalLong floor = compaction.familyFloor(family);
-            result.put("familyFloor", floor.isPresent() ? floor.getAsLong() : null);
+        try {
+            if (store instanceof FenceStore blocking && JdbcParts.isJdbc(blocking)) {
+                OptionalLong maxSeen = JdbcParts.maxSeen(blocking, resource);
+                result.put("maxSeen", maxSeen.isPresent() ? maxSeen.getAsLong() : null);
+            }
+            String family = dev.fencing.retention.ResourceFamily.of(resource);
+            if (family != null && store instanceof dev.fencing.retention.FenceCompaction compaction) {
+                // a folded resource has no max_seen of its own: it is judged against its family's floor
+                OptionalLong floor = compaction.familyFloor(family);
+                result.put("familyFloor", floor.isPresent() ? floor.getAsLong() : null);
+            }
+        } catch (RuntimeException e) {
+            // the counts below are still worth showing: say why the store's part is missing, as the health does
+            result.put("storeError", "fence store: " + FencingHealthIndicator.message(e));
         }
         String countedAs = countedAs(resource);
         result.put("countedAs", countedAs);

@@ -77,7 +77,7 @@ public class FencingHealthIndicator implements HealthIndicator {
     }
 
     /** The failure's type and message, and its root cause's when that says more (the database's own words). */
-    private static String message(Throwable e) {
+    static String message(Throwable e) {
         String message = e.getMessage();
         String text = message == null ? e.getClass().getName() : e.getClass().getSimpleName() + ": " + message;
         Throwable root = NestedExceptionUtils.getRootCause(e);

@@ -161,6 +161,15 @@ class FencingActuatorAutoConfigurationTest {
                     .containsEntry("maxSeen", 7L).containsEntry("verdict", "stale")
                     .containsEntry("method", "FencingAutoConfigurationTest.Ledger.post()")
                     .containsKey("time").doesNotContainKey("holder");
+
+            // the table gone (an operator's trial got a bare 500): the reason in place of max_seen, the counts kept
+            new org.springframework.jdbc.core.JdbcTemplate(context.getBean(javax.sql.DataSource.class))
+                    .execute("ALTER TABLE fencing_max_seen RENAME TO fencing_max_seen_gone");
+            Map<String, Object> unreadable = endpoint.resource("ledger:99");
+            assertThat(unreadable).doesNotContainKey("maxSeen").containsEntry("countedAs", "ledger");
+            assertThat((String) unreadable.get("storeError")).startsWith("fence store: ")
+                    .containsIgnoringCase("fencing_max_seen");
+            assertThat((Map<String, Long>) unreadable.get("checks")).containsEntry("stale", 1L);
         });
     }
 

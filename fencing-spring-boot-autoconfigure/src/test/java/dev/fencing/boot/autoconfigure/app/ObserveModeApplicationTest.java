@@ -168,6 +168,10 @@ class ObserveModeApplicationTest {
             HttpResponse<String> toObserveRefused = switchMode(port, "{\"resource\":\"orders\",\"mode\":\"observe\"}");
             assertThat(toObserveRefused.statusCode()).isEqualTo(400);
             assertThat(toObserveRefused.body()).contains("fencing.admin.enabled");
+            // the admin's floor raise without fencing.admin.enabled (an operator's trial got a bare 400)
+            HttpResponse<String> raiseRefused = switchMode(port, "{\"afterRestore\":true,\"atLeast\":40}");
+            assertThat(raiseRefused.statusCode()).isEqualTo(400);
+            assertThat(raiseRefused.body()).contains("afterRestore").contains("need fencing.admin.enabled=true");
             HttpResponse<String> unknown = switchMode(port, "{\"resource\":\"accounts\",\"mode\":\"watch\"}");
             assertThat(unknown.statusCode()).isEqualTo(400);
             assertThat(unknown.body()).contains("watch");
