@@ -178,8 +178,10 @@ public final class FloorRaise {
         metrics.raised();
         long was = current.orElse(0);
         long to = target;
-        LOG.log(System.Logger.Level.INFO, () -> "max_seen of resource '" + resource + "' raised from " + was + " to "
-                + to);
+        String what = FenceSql.isFloorKey(resource) // the family floor's key ends in an invisible U+001F
+                ? "floor of family '" + resource.substring(0, resource.length() - 1) + "'"
+                : "max_seen of resource '" + resource + "'";
+        LOG.log(System.Logger.Level.INFO, () -> what + " raised from " + was + " to " + to);
         return true;
     }
 }

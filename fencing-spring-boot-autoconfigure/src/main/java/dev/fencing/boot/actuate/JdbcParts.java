@@ -75,6 +75,9 @@ final class JdbcParts {
             if (jdbc.checksAtCommit()) {
                 details.put("checkAtCommit", true);
             }
+            if (jdbc.maxAdvance() != dev.fencing.rule.FenceRule.UNBOUNDED) {
+                details.put("maxAdvance", jdbc.maxAdvance()); // instances configured alike judge alike: compare them
+            }
         }
 
         static void describe(TokenIssuer issuer, Map<String, Object> details) {

@@ -66,6 +66,15 @@ class FencingActuatorAutoConfigurationTest {
         });
     }
 
+    /** A bound on the advance is shown, so instances configured apart can be told (an operator's trial could not). */
+    @Test
+    void theStoresMaxAdvanceIsShownWhenSet() {
+        runner.withPropertyValues(h2("advance"), "fencing.store.jdbc.max-advance=100").run(context ->
+                assertThat(context.getBean(FencingHealthIndicator.class).health().getDetails()).containsEntry("store",
+                        Map.of("type", "JdbcFenceStore", "table", "fencing_max_seen", "lockTimeout", "PT5S",
+                                "maxAdvance", 100L)));
+    }
+
     @Test
     void healthIsDownWithTheReasonWhenTheIssuersLeaseTableDoesNotVerify() {
         runner.withPropertyValues(h2("issuerhealth")).withUserConfiguration(UncheckedIssuerConfig.class)
