@@ -1,5 +1,6 @@
 package dev.fencing.signing;
 
+import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
@@ -31,6 +32,25 @@ public final class SigningTokenIssuer implements TokenIssuer {
     public static TokenIssuer signing(TokenIssuer issuer, TokenSigner signer) {
         Objects.requireNonNull(issuer, "issuer");
         return signer == null || signs(issuer) ? issuer : new SigningTokenIssuer(issuer, signer);
+    }
+
+    /**
+     * {@code issuer} as a component that acquires for fenced writes and found the signing beans itself uses it:
+     * {@link #signing} with {@code signer}; without a signer, when checks here verify ({@code verifying}: a
+     * {@link TokenVerifier} bean) and {@code issuer} does not sign, every write with its tokens would be refused as
+     * forged, so it fails instead, naming {@code who}.
+     *
+     * @throws FencingConfigurationException naming {@code who}, the issuer's type and both fixes
+     */
+    public static TokenIssuer forAcquirer(String who, TokenIssuer issuer, TokenSigner signer, boolean verifying) {
+        if (signer == null && verifying && !signs(issuer)) {
+            throw new FencingConfigurationException(who + ": a TokenVerifier bean makes every @Fenced check refuse "
+                    + "unsigned tokens, but the TokenIssuer (" + issuer.getClass().getSimpleName() + ") does not sign "
+                    + "and there is no TokenSigner bean, so every write with its tokens would be refused as forged: "
+                    + "add a TokenSigner bean (with the Spring Boot starter: fencing.signing.current-key-id and the "
+                    + "key's secret or private-key), or acquire through new SigningTokenIssuer(issuer, signer)");
+        }
+        return signing(issuer, signer);
     }
 
     /** Whether the tokens of {@code issuer}'s leases are signed: it is a {@code SigningTokenIssuer}. */

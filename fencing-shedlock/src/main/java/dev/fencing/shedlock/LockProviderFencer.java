@@ -90,17 +90,10 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
      * fails when a {@link TokenVerifier} bean would refuse every job's unsigned token and nothing signs.
      */
     private TokenIssuer signing(TokenIssuer issuer, String lockProviderBean) {
-        TokenSigner signer = beanFactory.getBeanProvider(TokenSigner.class).getIfAvailable();
-        if (signer == null && !SigningTokenIssuer.signs(issuer)
-                && beanFactory.getBeanProvider(TokenVerifier.class).getIfAvailable() != null) {
-            throw new FencingConfigurationException("@EnableSchedulerLockFencing wraps LockProvider bean '"
-                    + lockProviderBean + "': a TokenVerifier bean makes every @Fenced check refuse unsigned tokens, "
-                    + "but the TokenIssuer (" + issuer.getClass().getSimpleName() + ") does not sign and there is no "
-                    + "TokenSigner bean, so every write of a @SchedulerLock job would be refused as forged: add a "
-                    + "TokenSigner bean (with the Spring Boot starter: fencing.signing.current-key-id and the key's "
-                    + "secret or private-key), or make the TokenIssuer bean a SigningTokenIssuer");
-        }
-        return SigningTokenIssuer.signing(issuer, signer);
+        return SigningTokenIssuer.forAcquirer("@EnableSchedulerLockFencing, wrapping LockProvider bean '"
+                        + lockProviderBean + "' for @SchedulerLock jobs,", issuer,
+                beanFactory.getBeanProvider(TokenSigner.class).getIfAvailable(),
+                beanFactory.getBeanProvider(TokenVerifier.class).getIfAvailable() != null);
     }
 
     private Duration timeout() {

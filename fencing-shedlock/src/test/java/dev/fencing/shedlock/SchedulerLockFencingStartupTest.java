@@ -197,7 +197,7 @@ class SchedulerLockFencingStartupTest {
         }
         assertThat(startupFailure(Beans.class, Issuer.class, Verifying.class, MethodMode.class))
                 .contains("LockProvider bean 'lockProvider'").contains("does not sign")
-                .contains("would be refused as forged").contains("TokenSigner bean");
+                .contains("would be refused as forged").contains("TokenSigner bean").contains("@SchedulerLock jobs");
     }
 
     @Test

@@ -116,18 +116,9 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
      */
     @Override
     public void setBeanFactory(BeanFactory beanFactory) {
-        TokenSigner signer = beanFactory.getBeanProvider(TokenSigner.class).getIfAvailable();
-        if (signer != null) {
-            issuer = SigningTokenIssuer.signing(issuer, signer);
-        } else if (!SigningTokenIssuer.signs(issuer)
-                && beanFactory.getBeanProvider(TokenVerifier.class).getIfAvailable() != null) {
-            throw new FencingConfigurationException("FencedLockRegistry (prefix '" + resourcePrefix + "'): a "
-                    + "TokenVerifier bean makes every @Fenced check refuse unsigned tokens, but its TokenIssuer ("
-                    + issuer.getClass().getSimpleName() + ") does not sign and there is no TokenSigner bean, so every "
-                    + "write under its locks would be refused as forged: add a TokenSigner bean (with the Spring Boot "
-                    + "starter: fencing.signing.current-key-id and the key's secret or private-key), or give the "
-                    + "registry new SigningTokenIssuer(issuer, signer)");
-        }
+        issuer = SigningTokenIssuer.forAcquirer("FencedLockRegistry (prefix '" + resourcePrefix + "')", issuer,
+                beanFactory.getBeanProvider(TokenSigner.class).getIfAvailable(),
+                beanFactory.getBeanProvider(TokenVerifier.class).getIfAvailable() != null);
     }
 
     /** Probes the issuer when the registry is a Spring bean, so a misconfigured issuer fails the startup. */
