@@ -168,6 +168,7 @@ final class TableVerifier {
                             + dialect.productName() + ": " + rootMessage(e), e);
                 }
             }
+            inspect(this::requireTransactionalEngine);
             inspect(this::requireColumns);
             probe();
             inspect(this::requireUniqueResourceKey);
@@ -390,6 +391,38 @@ final class TableVerifier {
                         + problem + "; fix it with: " + dialect.alterColumnSql(table, name) + " (or recreate the "
                         + "table with " + script + ")");
             }
+        }
+    }
+
+    /**
+     * MariaDB only: the table's storage engine must be InnoDB. A non-transactional one (Aria, MyISAM, MEMORY) ignores
+     * the transaction and its row locks: a check commits at once whatever the write's transaction does, so a stale
+     * write can commit after a newer one and a rolled-back write keeps its max_seen (a new user's trial put the table
+     * on Aria and saw both). Another transactional engine is refused too, as untested.
+     */
+    private void requireTransactionalEngine() {
+        if (dialect != JdbcDialect.MARIADB) {
+            return;
+        }
+        int dot = table.indexOf('.');
+        String schema = dot > 0 ? "?" : "DATABASE()";
+        String name = dot > 0 ? table.substring(dot + 1) : table;
+        Object[] args = dot > 0 ? new Object[] {table.substring(0, dot), name} : new Object[] {name};
+        List<Map<String, Object>> rows = jdbc.queryForList("SELECT TABLE_NAME, ENGINE FROM information_schema.TABLES "
+                + "WHERE TABLE_SCHEMA = " + schema + " AND LOWER(TABLE_NAME) = LOWER(?)", args);
+        Map<String, Object> row = rows.stream().filter(r -> name.equals(r.get("TABLE_NAME"))).findFirst()
+                .orElse(rows.isEmpty() ? null : rows.get(0));
+        if (row == null) {
+            return;                                        // no such table: the probe says so, with the script
+        }
+        Object engine = row.get("ENGINE");
+        if (!"InnoDB".equalsIgnoreCase(String.valueOf(engine))) {
+            throw new FencingConfigurationException(kind.what() + " '" + table + "' uses the " + engine + " storage "
+                    + "engine on " + dialect.productName() + ", which does not hold its rows in the transaction of "
+                    + "the write: a check would commit at once, so a stale write could commit after a newer one and "
+                    + "a rolled-back write would keep its token. Convert it with: ALTER TABLE " + table
+                    + " ENGINE=InnoDB (or recreate it with " + kind.script(dialect) + "); the tables your fenced "
+                    + "methods write must be InnoDB too");
         }
     }
 

@@ -128,6 +128,32 @@ class TableChecksTest {
                         + "COLLATE utf8mb4_nopad_bin NOT NULL");
     }
 
+    /**
+     * A fence or lease table on a non-transactional engine (Aria) takes part in no transaction: a new user's trial
+     * had a stale write commit after a newer one, and a rolled-back write keep its max_seen. Refused, naming the
+     * engine and the fix; the shipped script's table (InnoDB) passes.
+     */
+    @Test
+    void aMariaDbTableOnANonTransactionalEngineIsRefused() {
+        String fence = table(Database.MARIADB, "fence");
+        jdbc(Database.MARIADB).execute("CREATE TABLE " + fence + " (resource VARCHAR(256) CHARACTER SET utf8mb4 "
+                + "COLLATE utf8mb4_nopad_bin NOT NULL PRIMARY KEY, max_seen BIGINT NOT NULL, holder VARCHAR(256), "
+                + "updated_at TIMESTAMP(6) NOT NULL) ENGINE=Aria");
+        assertThat(refusal(Database.MARIADB, fence)).hasMessageContaining("Fence table '" + fence + "'")
+                .hasMessageContaining("uses the Aria storage engine")
+                .hasMessageContaining("ALTER TABLE " + fence + " ENGINE=InnoDB");
+        jdbc(Database.MARIADB).execute("ALTER TABLE " + fence + " ENGINE=InnoDB");
+        JdbcFenceStore.builder(pool(Database.MARIADB)).table(fence).build().verify();
+
+        String lease = table(Database.MARIADB, "lease");
+        jdbc(Database.MARIADB).execute("CREATE TABLE " + lease + " (resource VARCHAR(256) CHARACTER SET utf8mb4 "
+                + "COLLATE utf8mb4_nopad_bin NOT NULL PRIMARY KEY, holder VARCHAR(256), token BIGINT NOT NULL, "
+                + "expires_at TIMESTAMP(6) NULL) ENGINE=Aria");
+        assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool(Database.MARIADB)).table(lease).build().verify())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Lease table '" + lease + "' uses the Aria storage engine");
+    }
+
     @Test
     void aMariaDbTableThatPadsTrailingSpacesIsRefused() {
         // utf8mb4_bin is case-sensitive but PAD SPACE: 'x' = 'x '
