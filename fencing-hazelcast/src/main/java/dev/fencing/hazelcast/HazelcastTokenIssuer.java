@@ -54,6 +54,13 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     /** How long {@link #probe()} waits for the CP group. */
     static final Duration PROBE_WAIT = Duration.ofSeconds(3);
 
+    /**
+     * How long the caller of a release waits for the CP group; a release still unanswered then (this member expelled,
+     * no majority) goes on in the background, up to Hazelcast's own operation timeout, so the call whose write is
+     * done does not wait minutes for it.
+     */
+    static final Duration RELEASE_IN_FOREGROUND = Duration.ofSeconds(1);
+
     private static final System.Logger LOG = System.getLogger(HazelcastTokenIssuer.class.getName());
 
     private final HazelcastInstance hazelcast;
@@ -65,12 +72,19 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     private final ConcurrentHashMap<String, FencedLock> locks = new ConcurrentHashMap<>();
     private final ScheduledExecutorService watcher;
     private final ExecutorService prober;
+    private final ExecutorService releaser;
 
     /**
      * Test seam, package-private: runs with the resource right after the lock was granted and before the lease is
      * returned. Does nothing unless a test in this package sets it.
      */
     volatile Consumer<String> afterGrant = resource -> { };
+
+    /**
+     * Test seam, package-private: runs with the resource on the releasing thread before it asks the CP group. Does
+     * nothing unless a test in this package sets it.
+     */
+    volatile Consumer<String> beforeRelease = resource -> { };
 
     /**
      * An issuer with the {@link #DEFAULT_PREFIX} and {@link #DEFAULT_CHECK_INTERVAL}.
@@ -108,6 +122,7 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
         this.instanceId = hazelcast.getLocalEndpoint().getUuid().toString().replace("-", "");
         this.watcher = Executors.newSingleThreadScheduledExecutor(daemon("fencing-hazelcast-watcher"));
         this.prober = Executors.newCachedThreadPool(daemon("fencing-hazelcast-probe"));
+        this.releaser = Executors.newCachedThreadPool(daemon("fencing-hazelcast-release"));
         long every = checkInterval.toMillis();
         watcher.scheduleWithFixedDelay(this::checkHeld, every, every, TimeUnit.MILLISECONDS);
     }
@@ -172,11 +187,43 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
      * Unlocks once, as the acquiring thread, if the lock is still this lease's: its thread holds it with this lease's
      * fence. {@code false} when it is not: its CP session ended ({@code LockOwnershipLostException}), or the thread
      * holds the lock again through a new session with a larger fence, which an unlock would wrongly release (to
-     * Hazelcast a lock belongs to a session and thread, not to an acquisition).
+     * Hazelcast a lock belongs to a session and thread, not to an acquisition). Waits up to
+     * {@link #RELEASE_IN_FOREGROUND}: a release the CP group has not answered by then goes on in the background (a
+     * trial's member expelled after a pause held its caller 145 s in Hazelcast's operation timeout, with no word);
+     * when it ends, a lock found no longer this lease's counts the lease lost, and a failure is logged at WARNING.
      */
     @Override
-    protected boolean doRelease(HazelcastLease lease) {
+    protected boolean doRelease(HazelcastLease lease) throws Exception {
         held.remove(lease);
+        CompletableFuture<Boolean> releasing = CompletableFuture.supplyAsync(() -> unlockIfOwn(lease), releaser);
+        boolean interrupted = false;
+        try {
+            return releasing.get(RELEASE_IN_FOREGROUND.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException failed) {
+            throw failed.getCause() instanceof Exception cause ? cause : failed;
+        } catch (TimeoutException | InterruptedException slow) {
+            interrupted = slow instanceof InterruptedException;
+            releasing.whenComplete((released, error) -> {
+                if (error != null) {
+                    LOG.log(System.Logger.Level.WARNING, () -> "Could not release the Hazelcast lock on '"
+                            + lease.token().resource() + "' (token " + lease.token().value() + ") on " + service
+                            + "; the CP group frees it when this process's CP session ends: "
+                            + (error.getCause() != null ? error.getCause() : error));
+                } else if (!released) {
+                    lostAtRelease(lease);
+                }
+            });
+            return true; // released as far as the caller can tell; the outcome is reported when it is known
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** The release itself, on a releasing thread, as the lease's thread. */
+    private boolean unlockIfOwn(HazelcastLease lease) {
+        beforeRelease.accept(lease.token().resource());
         try {
             long fence = AsThread.call(lease.threadId, lease.lock::getFence);
             if (fence != lease.token().value()) {
@@ -259,6 +306,7 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     public void close() {
         watcher.shutdownNow();
         prober.shutdownNow();
+        releaser.shutdown(); // a release under way finishes; its lock goes with the session otherwise
     }
 
     /** For messages: the cluster and instance this issuer uses. */
