@@ -7,6 +7,7 @@ import dev.fencing.issuer.AbstractLease;
 import dev.fencing.issuer.AbstractTokenIssuer;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -41,9 +42,14 @@ import java.util.function.Consumer;
  * partition, its member leaving), the CP group releases its locks and the next holder gets a larger fence. A
  * watcher asks the CP group, every check interval, whether each held lease is still its thread's; a lease that is
  * not is marked lost (a warning and {@code fencing.issuer.leases.lost}), and closing it is quiet.
+ *
+ * <p>As {@link IssuedTokens} it is {@linkplain #oneSequence() one sequence}: every fence of the CP group comes from its
+ * Raft log, so the group's current fence bounds every token issued for any resource. A whole-cluster restart without
+ * CP persistence starts that sequence again, below the fence store's max_seen, which the Spring Boot starter's
+ * startup check then reports instead of every write being refused as stale.
  */
 public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTokenIssuer.HazelcastLease>
-        implements AutoCloseable {
+        implements IssuedTokens, AutoCloseable {
 
     /** The lock name prefix unless configured otherwise. */
     public static final String DEFAULT_PREFIX = "fencing/";
@@ -298,6 +304,57 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("Interrupted while probing the CP Subsystem of " + service, e);
+        }
+    }
+
+    /**
+     * The CP group's current fence, whatever the resource: a lock of this issuer's own, which no resource's lock name
+     * can be ({@code %} starts an escape in those), taken and given back at once; its fence is above every fence the
+     * group issued before. Waits up to {@link #PROBE_WAIT} for the CP group.
+     *
+     * @throws IllegalStateException naming the cluster when the CP group does not answer in time
+     */
+    @Override
+    public long highestIssued(String resource) {
+        return askCp(() -> {
+            FencedLock sequence = lock(prefix + "%sequence");
+            long fence = sequence.tryLockAndGetFence(PROBE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+            if (fence == FencedLock.INVALID_FENCE) {
+                throw new IllegalStateException("its sequence lock '" + sequence.getName() + "' is held elsewhere");
+            }
+            sequence.unlock();
+            return fence;
+        }, "read its current fence");
+    }
+
+    /** Whether some thread of some member or client holds the lock of {@code resource} now; waits as above. */
+    @Override
+    public boolean isHeld(String resource) {
+        return askCp(() -> lock(lockName(prefix, resource)).isLocked(), "tell whether '" + resource + "' is locked");
+    }
+
+    /** {@code true}: the fences of every lock of the CP group come from one Raft log. */
+    @Override
+    public boolean oneSequence() {
+        return true;
+    }
+
+    /** Runs {@code question} on a probing thread, waiting up to {@link #PROBE_WAIT}. */
+    private <T> T askCp(java.util.function.Supplier<T> question, String what) {
+        CompletableFuture<T> answer = CompletableFuture.supplyAsync(question, prober);
+        try {
+            return answer.get(PROBE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            answer.cancel(true);
+            throw new IllegalStateException("The CP Subsystem of " + service + " did not answer within "
+                    + PROBE_WAIT.toMillis() + " ms to " + what, e);
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("The CP Subsystem of " + service + " could not " + what + ": "
+                    + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("Interrupted while asking the CP Subsystem of " + service + " to " + what,
+                    e);
         }
     }
 

@@ -149,6 +149,34 @@ class HazelcastLockSemanticsTest {
         }
     }
 
+    /**
+     * One sequence: the group's current fence bounds every token issued for any resource, so the starter's startup
+     * check can see a CP group restarted without persistence (a new user's trial had every write refused as stale,
+     * health UP); whether a resource is locked now.
+     */
+    @Test
+    void theCurrentFenceBoundsEveryTokenOfEveryResourceAndHeldIsTold() throws Exception {
+        String a = fresh();
+        String b = fresh();
+        long highest;
+        try (Lease first = issuer.acquire(a, Duration.ofSeconds(10))) {
+            assertThat(issuer.isHeld(a)).isTrue();
+            assertThat(otherIssuer.isHeld(a)).as("another member sees it too").isTrue();
+            highest = first.token().value();
+        }
+        assertThat(issuer.isHeld(a)).isFalse();
+        try (Lease second = otherIssuer.acquire(b, Duration.ofSeconds(10))) {
+            highest = Math.max(highest, second.token().value());
+        }
+        assertThat(issuer.oneSequence()).isTrue();
+        long current = issuer.highestIssued("any-resource");
+        assertThat(current).isGreaterThanOrEqualTo(highest);
+        try (Lease next = issuer.acquire(a, Duration.ofSeconds(10))) {
+            assertThat(next.token().value()).as("a bound of what was issued, not more than what comes next")
+                    .isGreaterThan(current);
+        }
+    }
+
     @Test
     void eachLeaseUnlocksOnceSoTheLockIsFreeWhenTheLastIsClosed() {
         String r = fresh();
