@@ -232,9 +232,10 @@ public final class FencingProblems {
      * stay.
      */
     public static ProblemDetail ownTokenRejected(ProblemDetail problem, TokenRejectedException e) {
-        problem.setDetail("The write of resource '" + e.resource() + "' was refused: the token of the service's lock ("
-                + e.presented().value() + ") was not accepted, max_seen is " + e.maxSeen() + " (verdict "
-                + e.verdict().outcome() + "); a newer holder may have written. " + (e.afterBody()
+        problem.setDetail("The write of resource '" + e.resource() + "' was refused: the token this service presented ("
+                + e.presented().value() + ", its own, not the caller's) was not accepted, max_seen is " + e.maxSeen()
+                + " (verdict " + e.verdict().outcome() + "); a newer holder has written, or the lock service's "
+                + "counter is behind max_seen (after a counter reset or a restored backup). " + (e.afterBody()
                 ? "The refused call had run (the check came at commit): its writes in the transaction were rolled "
                 + "back, what it did outside the transaction happened (what it did outside the database, too)"
                 : "The refused call did not run: nothing was written by it"));

@@ -65,7 +65,10 @@ class FencingProblemsTest {
         assertThat(FencingProblems.rejected(atCommit, true).getProperties()).containsEntry("afterBody", true);
         assertThat(FencingProblems.rejected(atCommit, true).getDetail()).contains("checked at the transaction's commit");
         assertThat(FencingProblems.rejected(before, false).getDetail()).contains("did not run")
-                .doesNotContain("had run");
+                .doesNotContain("had run")
+                // the service's own token, however it was bound; a counter reset is named beside a newer holder
+                .contains("the token this service presented (" + TOKEN.value() + ", its own, not the caller's)")
+                .contains("a newer holder has written, or the lock service's counter is behind max_seen");
         assertThat(FencingProblems.rejected(atCommit, false).getDetail()).contains("had run")
                 .contains("what it did outside the database, too").doesNotContain("did not run");
     }
