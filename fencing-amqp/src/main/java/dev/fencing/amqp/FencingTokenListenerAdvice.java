@@ -140,6 +140,15 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
     private List<FencingToken> tokens(Message message) {
         Object value = message.getMessageProperties().getHeader(FencingTokenMessagePostProcessor.HEADER);
         if (value == null) {
+            String variant = caseVariant(message);
+            if (variant != null) {
+                // AMQP header names are case-sensitive: ignored, a token renamed on the way (a bridge that lower-cases
+                // names) would be set aside unseen by an acquiring listener; fail closed instead
+                throw new AmqpRejectAndDontRequeueException("A message from queue '" + queue(List.of(message))
+                        + "' carries a '" + variant + "' header but no " + CARRIER + ": header names are "
+                        + "case-sensitive, so its token would be ignored; send it as " + TokenList.HEADER
+                        + ". Rejected without requeue", true, null);
+            }
             return List.of();
         }
         if (!trusted.test(message)) {
@@ -152,6 +161,16 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
             throw new AmqpRejectAndDontRequeueException("Malformed " + CARRIER + " on a message from queue '"
                     + queue(List.of(message)) + "', rejected without requeue: " + e.getMessage(), true, e);
         }
+    }
+
+    /** The name of a header that spells {@value TokenList#HEADER} in another case, or {@code null}. */
+    private static String caseVariant(Message message) {
+        for (String name : message.getMessageProperties().getHeaders().keySet()) {
+            if (name.equalsIgnoreCase(TokenList.HEADER)) {
+                return name;
+            }
+        }
+        return null;
     }
 
     /**
@@ -191,6 +210,16 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
 
     private static TokenFormatException notText(Object value) {
         return new TokenFormatException(CARRIER + " is a " + value.getClass().getName() + ", not text");
+    }
+
+    /**
+     * Whether {@code failure}'s cause chain holds a fence refusal ({@link TokenRejectedException},
+     * {@link MissingTokenException}, {@link RemoteTokenSetAsideException}): a failure that redelivery or a retry
+     * cannot turn into a success. For a retry policy's predicate, so that a refused message is not run (and counted)
+     * again by a retry advice inside this one; the Spring Boot starter sets it on Boot's listener retry.
+     */
+    public static boolean isFenceRefusal(Throwable failure) {
+        return refusal(failure) != null;
     }
 
     /** The fence's refusal in {@code failure}'s cause chain, or {@code null} when it failed for another reason. */

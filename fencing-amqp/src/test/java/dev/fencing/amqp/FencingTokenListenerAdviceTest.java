@@ -227,4 +227,33 @@ class FencingTokenListenerAdviceTest {
         assertThat(seen).hasSize(1);
         assertThat(seen.get(0)).isEmpty();
     }
+
+    /**
+     * A token under another spelling of the header's name (a bridge that lower-cases names) would be ignored, and an
+     * acquiring listener would set it aside unseen: rejected, with both advices, naming the spelling (a new user's
+     * re-trial wrote under its own lock with a 'fencing-token' header).
+     */
+    @Test
+    void aHeaderNameInAnotherCaseIsRejectedNotIgnored() {
+        AtomicInteger calls = new AtomicInteger();
+        for (FencingTokenListenerAdvice advice : List.of(new FencingTokenListenerAdvice(),
+                FencingTokenListenerAdvice.trustingNone())) {
+            Delegate delegate = advised(advice, data -> calls.incrementAndGet());
+            Message renamed = message(null);
+            renamed.getMessageProperties().setHeader("fencing-token", ACCOUNTS.toText());
+            assertThatThrownBy(() -> delegate.invokeListener(null, renamed))
+                    .isInstanceOf(AmqpRejectAndDontRequeueException.class)
+                    .hasMessageContaining("'fencing-token' header").hasMessageContaining("case-sensitive");
+        }
+        assertThat(calls).hasValue(0);
+    }
+
+    @Test
+    void aFenceRefusalAnywhereInTheCauseChainIsOneNoRetryCanMend() {
+        TokenRejectedException stale = TokenRejectedException.of("accounts:42", ACCOUNTS, 8, Verdict.REJECT_STALE);
+        assertThat(FencingTokenListenerAdvice.isFenceRefusal(new RuntimeException("listener failed", stale))).isTrue();
+        assertThat(FencingTokenListenerAdvice.isFenceRefusal(new MissingTokenException("accounts:42", "write")))
+                .isTrue();
+        assertThat(FencingTokenListenerAdvice.isFenceRefusal(new IllegalStateException("database down"))).isFalse();
+    }
 }

@@ -5,7 +5,11 @@ import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.amqp.autoconfigure.RabbitListenerRetrySettingsCustomizer;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import java.util.function.Predicate;
 
 /**
  * With fencing-amqp on the class path, a listener container never ignores the {@code Fencing-Token} header: every
@@ -15,7 +19,9 @@ import org.springframework.context.annotation.Bean;
  * {@code @Fenced(acquire = true)} method. Trusting a container's publishers stays the application's decision: the
  * advice that accepts their tokens is never added for it. Once the context is refreshed, startup names the containers
  * that trust no sender (INFO) and warns of any that still ignore the header (a factory that is not a bean, an advice
- * chain replaced by a container customizer).
+ * chain replaced by a container customizer). With Spring Boot's AMQP support, Boot's listener retry does not retry a
+ * listener call a fence refused ({@link FencingTokenListenerAdvice#isFenceRefusal}): redelivery cannot make it valid,
+ * and each attempt would check, and count, the same token again.
  */
 @AutoConfiguration(after = FencingAutoConfiguration.class)
 @ConditionalOnClass({FencingTokenListenerAdvice.class, RabbitListenerEndpointRegistry.class})
@@ -30,5 +36,19 @@ public class FencingAmqpAutoConfiguration {
     @Bean
     static ListenerAdviceCheck fencingListenerAdviceCheck() {
         return new ListenerAdviceCheck();
+    }
+
+    /** Boot's listener retry (spring.rabbitmq.listener.*.retry) leaves fence refusals alone. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(RabbitListenerRetrySettingsCustomizer.class)
+    static class NoRetryOfRefusals {
+        @Bean
+        RabbitListenerRetrySettingsCustomizer fencingNoRetryOfRefusals() {
+            return settings -> {
+                Predicate<Throwable> retryable = failure -> !FencingTokenListenerAdvice.isFenceRefusal(failure);
+                Predicate<Throwable> own = settings.getExceptionPredicate();
+                settings.setExceptionPredicate(own == null ? retryable : own.and(retryable));
+            };
+        }
     }
 }

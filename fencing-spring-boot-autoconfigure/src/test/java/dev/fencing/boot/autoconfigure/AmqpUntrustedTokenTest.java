@@ -20,6 +20,15 @@ import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.boot.amqp.autoconfigure.RabbitAutoConfiguration;
+import org.springframework.boot.amqp.autoconfigure.SimpleRabbitListenerContainerFactoryConfigurer;
+import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import dev.fencing.amqp.FencingTokenListenerAdvice;
+import dev.fencing.rule.StaleTokenException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.aopalliance.aop.Advice;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
@@ -104,6 +113,75 @@ class AmqpUntrustedTokenTest {
         }
     }
 
+    /** A checking ledger: the repository a trusted container's listener writes through. */
+    public static class CheckedLedger {
+        private final AtomicInteger calls = new AtomicInteger();
+        private final BlockingQueue<String> posted = new LinkedBlockingQueue<>();
+
+        @Fenced(resource = "ledger")
+        public void post(String body) {
+            posted.add(body);
+        }
+
+        public String nextPosted() throws InterruptedException {
+            return posted.poll(10, TimeUnit.SECONDS);
+        }
+
+        public int calls() {
+            return calls.get();
+        }
+
+        public void called() {
+            calls.incrementAndGet();
+        }
+    }
+
+    public static class TrustedDeposits {
+        private final CheckedLedger ledger;
+
+        TrustedDeposits(CheckedLedger ledger) {
+            this.ledger = ledger;
+        }
+
+        @RabbitListener(queues = "${" + QUEUE_PROPERTY + "}", containerFactory = "trustedFactory")
+        public void deposit(String body) {
+            ledger.called();
+            ledger.post(body);
+        }
+    }
+
+    /** The docs' way to keep Boot's settings (its retry included): Boot's configurer, then the advice ahead. */
+    @Configuration(proxyBeanMethods = false)
+    static class TrustedConsumer {
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+
+        @Bean
+        SimpleRabbitListenerContainerFactory trustedFactory(SimpleRabbitListenerContainerFactoryConfigurer configurer,
+                                                            ConnectionFactory connectionFactory) {
+            SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
+            configurer.configure(factory, connectionFactory);
+            Advice[] boots = factory.getAdviceChain() == null ? new Advice[0] : factory.getAdviceChain();
+            Advice[] chain = new Advice[boots.length + 1];
+            chain[0] = new FencingTokenListenerAdvice();
+            System.arraycopy(boots, 0, chain, 1, boots.length);
+            factory.setAdviceChain(chain);
+            return factory;
+        }
+
+        @Bean
+        CheckedLedger checkedLedger() {
+            return new CheckedLedger();
+        }
+
+        @Bean
+        TrustedDeposits trustedDeposits(CheckedLedger ledger) {
+            return new TrustedDeposits(ledger);
+        }
+    }
+
     AmqpUntrustedTokenTest() {
         connections.setUsername("guest");
         connections.setPassword("guest");
@@ -151,5 +229,36 @@ class AmqpUntrustedTokenTest {
                     .isEqualTo("own deposit");
             assertThat(ledger.postedNow()).isNull();
         });
+    }
+
+    /**
+     * Boot's listener retry around a trusted container (a new user's re-trial): a stale token was run four times,
+     * counted stale four times, and held the queue for the back-off. The starter's retry predicate leaves fence
+     * refusals alone: one run, one count, one dead letter; the accepted message before it ran once too.
+     */
+    @Test
+    void bootsListenerRetryDoesNotRunAFenceRefusalAgain() {
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class,
+                        FencingAutoConfiguration.class, FencingAmqpAutoConfiguration.class))
+                .withUserConfiguration(TrustedConsumer.class)
+                .withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=5672",
+                        "spring.rabbitmq.listener.simple.retry.enabled=true",
+                        "spring.rabbitmq.listener.simple.retry.initial-interval=200ms",
+                        "fencing.store.type=in-memory", QUEUE_PROPERTY + "=" + queue)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    CheckedLedger ledger = context.getBean(CheckedLedger.class);
+                    send("current", TokenList.format(List.of(new FencingToken("ledger", 5, "current"))));
+                    assertThat(ledger.nextPosted()).isEqualTo("current");
+
+                    send("zombie", TokenList.format(List.of(new FencingToken("ledger", 3, "zombie"))));
+                    Message deadLetter = new RabbitTemplate(connections).receive(queue + ".dlq", 10_000);
+                    assertThat(deadLetter).as("the zombie's message, dead-lettered").isNotNull();
+                    assertThat(new String(deadLetter.getBody(), StandardCharsets.UTF_8)).isEqualTo("zombie");
+                    assertThat(ledger.calls()).as("each message ran once").isEqualTo(2);
+                    assertThat(context.getBean(MeterRegistry.class).get("fencing.checks").tag("outcome", "stale")
+                            .counter().count()).isEqualTo(1.0);
+                });
     }
 }
