@@ -18,10 +18,11 @@ import java.util.function.Predicate;
  * there is rejected without requeue instead of having its token (perhaps a zombie's) set aside unseen by a
  * {@code @Fenced(acquire = true)} method. Trusting a container's publishers stays the application's decision: the
  * advice that accepts their tokens is never added for it. Once the context is refreshed, startup names the containers
- * that trust no sender (INFO) and warns of any that still ignore the header (a factory that is not a bean, an advice
- * chain replaced by a container customizer). With Spring Boot's AMQP support, Boot's listener retry does not retry a
- * listener call a fence refused ({@link FencingTokenListenerAdvice#isFenceRefusal}): redelivery cannot make it valid,
- * and each attempt would check, and count, the same token again.
+ * that trust no sender (INFO) and fails, before any container starts, on one that would still ignore the header (a
+ * factory that is not a bean, an advice chain replaced by a container customizer). With Spring Boot's AMQP support,
+ * Boot's listener retry does not retry a listener call a fence refused
+ * ({@link FencingTokenListenerAdvice#isFenceRefusal}): redelivery cannot make it valid, and each attempt would check,
+ * and count, the same token again.
  */
 @AutoConfiguration(after = FencingAutoConfiguration.class)
 @ConditionalOnClass({FencingTokenListenerAdvice.class, RabbitListenerEndpointRegistry.class})

@@ -1,5 +1,6 @@
 package dev.fencing.boot.autoconfigure;
 
+import dev.fencing.FencingConfigurationException;
 import dev.fencing.amqp.FencingTokenListenerAdvice;
 import org.aopalliance.aop.Advice;
 import org.apache.commons.logging.Log;
@@ -9,8 +10,7 @@ import org.springframework.amqp.rabbit.listener.MessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.ApplicationContextAware;
-import org.springframework.context.ApplicationListener;
-import org.springframework.context.event.ContextRefreshedEvent;
+import org.springframework.context.SmartLifecycle;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -19,16 +19,20 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Once its own context is refreshed (not a child's), names the listener containers, of the
+ * Before the listener containers of its context start (a lifecycle phase ahead of theirs), names those, of the
  * {@code @RabbitListener} registries and those declared as beans, that trust no sender's token (INFO: the starter's
- * {@link ListenerAdviceInstaller#REFUSING}) and warns of those with no {@code FencingTokenListenerAdvice} at all,
- * which ignore the header.
+ * {@link ListenerAdviceInstaller#REFUSING}) and fails startup on any with no {@code FencingTokenListenerAdvice} at all:
+ * it would ignore the header, and an acquiring listener would set a sender's (perhaps a zombie's) token aside unseen.
  */
-final class ListenerAdviceCheck implements ApplicationListener<ContextRefreshedEvent>, ApplicationContextAware {
+final class ListenerAdviceCheck implements SmartLifecycle, ApplicationContextAware {
+
+    /** Ahead of the listener containers and their registry ({@code Integer.MAX_VALUE}). */
+    static final int PHASE = Integer.MAX_VALUE - 1000;
 
     private static final Log log = LogFactory.getLog(ListenerAdviceCheck.class);
 
     private ApplicationContext context;
+    private volatile boolean running;
 
     @Override
     public void setApplicationContext(ApplicationContext context) {
@@ -36,10 +40,23 @@ final class ListenerAdviceCheck implements ApplicationListener<ContextRefreshedE
     }
 
     @Override
-    public void onApplicationEvent(ContextRefreshedEvent event) {
-        if (event.getApplicationContext() != context) {
-            return;
-        }
+    public int getPhase() {
+        return PHASE;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+    }
+
+    @Override
+    public void start() {
+        running = true;
         List<String> refusing = new ArrayList<>();
         List<String> ignoring = new ArrayList<>();
         containers().forEach((name, container) -> {
@@ -62,15 +79,15 @@ final class ListenerAdviceCheck implements ApplicationListener<ContextRefreshedE
                     + "and are trusted: see docs/propagation.md, \"Another process over RabbitMQ\"");
         }
         if (!ignoring.isEmpty()) {
-            log.warn("fencing: listener containers " + ignoring + " have no FencingTokenListenerAdvice, so they "
-                    + "ignore the Fencing-Token header of their messages: a fenced write their listeners reach is "
-                    + "refused as missing, but a @Fenced(acquire = true) method takes a lock of its own and writes, "
-                    + "the sender's token (perhaps a zombie's) set aside unseen. The starter adds "
-                    + "FencingTokenListenerAdvice.trustingNone() to container factories and containers that are "
-                    + "beans; these were built otherwise or had their advice chain replaced (a container "
-                    + "customizer). Give them FencingTokenListenerAdvice.trustingNone(), or new "
-                    + "FencingTokenListenerAdvice(..) when their publishers are trusted: see docs/propagation.md, "
-                    + "\"Another process over RabbitMQ\"");
+            throw new FencingConfigurationException("Listener containers " + ignoring + " have no "
+                    + "FencingTokenListenerAdvice, so they would ignore the Fencing-Token header of their messages: a "
+                    + "fenced write their listeners reach is refused as missing, but a @Fenced(acquire = true) method "
+                    + "takes a lock of its own and writes, the sender's token (perhaps a zombie's) set aside unseen. "
+                    + "The starter adds FencingTokenListenerAdvice.trustingNone() to container factories and "
+                    + "containers that are beans; these were built otherwise (a factory that is not a bean) or had "
+                    + "their advice chain replaced (a container customizer). Put FencingTokenListenerAdvice"
+                    + ".trustingNone() in their advice chain, or new FencingTokenListenerAdvice(..) when their "
+                    + "publishers are trusted: see docs/propagation.md, \"Another process over RabbitMQ\"");
         }
     }
 
