@@ -17,7 +17,7 @@ import java.util.function.Predicate;
  * {@link FencingTokenListenerAdvice#trustingNone()} at the head of its advice chain, so a message carrying the header
  * there is rejected without requeue instead of having its token (perhaps a zombie's) set aside unseen by a
  * {@code @Fenced(acquire = true)} method. Trusting a container's publishers stays the application's decision: the
- * advice that accepts their tokens is never added for it. Once the context is refreshed, startup names the containers
+ * advice that accepts their tokens is never added for it. Before the containers start, startup names the containers
  * that trust no sender (INFO) and fails, before any container starts, on one that would still ignore the header (a
  * factory that is not a bean, an advice chain replaced by a container customizer). With Spring Boot's AMQP support,
  * Boot's listener retry does not retry a listener call a fence refused
