@@ -415,16 +415,7 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     public void raiseFamilyFloor(String family, long floor) {
         checkFamily("raiseFamilyFloor", family, floor);
         verify();
-        for (int attempt = 1; ; attempt++) {
-            try {
-                transactions.executeWithoutResult(status -> floors.raise(family, floor));
-                return;
-            } catch (TransientDataAccessException e) { // a deadlock victim or lock timeout: safe to repeat
-                if (attempt == 5) {
-                    throw e;
-                }
-            }
-        }
+        raiseWithRetries(() -> floors.raise(family, floor));
     }
 
     /**
@@ -444,9 +435,14 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
                     + "resource '" + resource + "' must not be negative, was " + floor);
         }
         verify();
+        raiseWithRetries(() -> floors.raiseRow(resource, floor));
+    }
+
+    /** Runs {@code raise} in a transaction of its own, again (at most 5 times) when the database aborted it. */
+    private void raiseWithRetries(Runnable raise) {
         for (int attempt = 1; ; attempt++) {
             try {
-                transactions.executeWithoutResult(status -> floors.raiseRow(resource, floor));
+                transactions.executeWithoutResult(status -> raise.run());
                 return;
             } catch (TransientDataAccessException e) { // a deadlock victim or lock timeout: safe to repeat
                 if (attempt == 5) {
