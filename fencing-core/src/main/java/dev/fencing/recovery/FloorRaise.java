@@ -146,10 +146,11 @@ public final class FloorRaise {
 
     /** Raises one resource; {@code true} when its max_seen was below the target. */
     private boolean raise(String resource, long atLeast) {
+        // a family's floor (compaction) has a key of the family and an invisible U+001F: null for a resource
+        String family = FenceSql.isFloorKey(resource) ? resource.substring(0, resource.length() - 1) : null;
         long target = atLeast;
-        if (issued != null && FenceSql.isFloorKey(resource)) {
-            // a family's floor (compaction): at least what the issuer issues to a resource of the family without state
-            String family = resource.substring(0, resource.length() - 1);
+        if (issued != null && family != null) {
+            // at least what the issuer issues to a resource of the family without state
             target = Math.max(target, issued.highestIssued(family + ":"));
         } else if (issued != null) {
             long highest = issued.highestIssued(resource);
@@ -164,8 +165,8 @@ public final class FloorRaise {
         if (atLeast > 0 && issued instanceof IssuerFloors counters) {
             // the issuer's counters may have been restored too: its next tokens must clear the floor, or every
             // acquisition is refused until its counter passes it, one at a time
-            if (FenceSql.isFloorKey(resource)) {
-                counters.raiseFamilyFloor(resource.substring(0, resource.length() - 1), target);
+            if (family != null) {
+                counters.raiseFamilyFloor(family, target);
             } else {
                 counters.raiseResourceFloor(resource, target);
             }
@@ -178,9 +179,7 @@ public final class FloorRaise {
         metrics.raised();
         long was = current.orElse(0);
         long to = target;
-        String what = FenceSql.isFloorKey(resource) // the family floor's key ends in an invisible U+001F
-                ? "floor of family '" + resource.substring(0, resource.length() - 1) + "'"
-                : "max_seen of resource '" + resource + "'";
+        String what = family != null ? "floor of family '" + family + "'" : "max_seen of resource '" + resource + "'";
         LOG.log(System.Logger.Level.INFO, () -> what + " raised from " + was + " to " + to);
         return true;
     }

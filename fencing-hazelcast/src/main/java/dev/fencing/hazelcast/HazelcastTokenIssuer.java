@@ -289,22 +289,7 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
         CpSubsystemCheck.refuseUnsafeMode(hazelcast, service);
         // both steps may wait for a majority: naming a lock the first time asks the METADATA group for the default
         // group, reading it asks the default group
-        CompletableFuture<Boolean> answer = CompletableFuture.supplyAsync(
-                () -> hazelcast.getCPSubsystem().getLock(prefix + "probe").isLocked(), prober);
-        try {
-            answer.get(PROBE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException e) {
-            answer.cancel(true);
-            throw new IllegalStateException("The CP Subsystem of " + service + " did not answer within "
-                    + PROBE_WAIT.toMillis() + " ms: no majority of CP members in the CP group 'default' (or METADATA), "
-                    + "or unreachable", e);
-        } catch (ExecutionException e) {
-            throw new IllegalStateException("The CP Subsystem of " + service + " cannot grant locks: " + e.getCause(),
-                    e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("Interrupted while probing the CP Subsystem of " + service, e);
-        }
+        askCp(() -> hazelcast.getCPSubsystem().getLock(prefix + "probe").isLocked(), "grant locks");
     }
 
     /**
@@ -339,7 +324,10 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
         return true;
     }
 
-    /** Runs {@code question} on a probing thread, waiting up to {@link #PROBE_WAIT}. */
+    /**
+     * Runs {@code question} on a probing thread, waiting up to {@link #PROBE_WAIT}; {@code what} names it in the
+     * message of a failure (an {@link IllegalStateException} naming the cluster).
+     */
     private <T> T askCp(java.util.function.Supplier<T> question, String what) {
         CompletableFuture<T> answer = CompletableFuture.supplyAsync(question, prober);
         try {
@@ -347,9 +335,10 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
         } catch (TimeoutException e) {
             answer.cancel(true);
             throw new IllegalStateException("The CP Subsystem of " + service + " did not answer within "
-                    + PROBE_WAIT.toMillis() + " ms to " + what, e);
+                    + PROBE_WAIT.toMillis() + " ms (asked to " + what + "): no majority of CP members in the CP "
+                    + "group 'default' (or METADATA), or unreachable", e);
         } catch (ExecutionException e) {
-            throw new IllegalStateException("The CP Subsystem of " + service + " could not " + what + ": "
+            throw new IllegalStateException("The CP Subsystem of " + service + " cannot " + what + ": "
                     + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
