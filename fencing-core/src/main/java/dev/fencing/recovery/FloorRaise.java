@@ -1,6 +1,7 @@
 package dev.fencing.recovery;
 
 import dev.fencing.metrics.AdminMetrics;
+import dev.fencing.retention.CounterFloors;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.store.sql.FenceSql;
 
@@ -23,9 +24,9 @@ import java.util.function.BiFunction;
  * store lacks are raised too.
  * A family's floor (the state of folded resources, {@link dev.fencing.retention.FenceCompaction}) is raised to at
  * least what the issuer issues to a resource of the family that has no state of its own. With a value to raise to
- * and an issuer with counters per resource ({@link IssuerFloors}: the JDBC lease), each resource's counter (and each
- * family's floor) in the issuer is raised to the same target first, so that the issuer's next tokens clear it even
- * when its counters were restored with the store.
+ * and an issuer with counters per resource ({@link CounterFloors}: the JDBC lease, Redisson), each resource's counter
+ * (and each family's floor, {@link IssuerFloors}) in the issuer is raised to the same target first, so that the
+ * issuer's next tokens clear it even when its counters were restored with the store or reset.
  * Run it with the writers stopped: a token that got in between the restore and the raise keeps its row's holder, and
  * its holder could write again if its token is the target itself.
  */
@@ -162,13 +163,13 @@ public final class FloorRaise {
         if (target <= 0) {
             return false;
         }
-        if (atLeast > 0 && issued instanceof IssuerFloors counters) {
-            // the issuer's counters may have been restored too: its next tokens must clear the floor, or every
-            // acquisition is refused until its counter passes it, one at a time
-            if (family != null) {
-                counters.raiseFamilyFloor(family, target);
-            } else {
+        if (atLeast > 0 && issued instanceof CounterFloors counters) {
+            // the issuer's counters may have been restored or reset too: its next tokens must clear the floor, or
+            // every acquisition is refused until its counter passes it, one at a time
+            if (family == null) {
                 counters.raiseResourceFloor(resource, target);
+            } else if (counters instanceof IssuerFloors floors) {
+                floors.raiseFamilyFloor(family, target);
             }
         }
         OptionalLong current = admin.maxSeen(resource);

@@ -7,7 +7,7 @@ package dev.fencing.retention;
  * sequence for every resource (ZooKeeper's zxid, etcd's revision) meet it by construction; issuers with a counter
  * per resource (the JDBC lease) raise their family's counter floor.
  */
-public interface IssuerFloors {
+public interface IssuerFloors extends CounterFloors {
 
     /**
      * For an issuer whose tokens come from one sequence for every resource (ZooKeeper, etcd): every token it issues
@@ -25,15 +25,12 @@ public interface IssuerFloors {
     void raiseFamilyFloor(String family, long floor);
 
     /**
-     * Makes every token issued from now on for {@code resource} larger than {@code floor}: the step after a restore
-     * of the issuer's counters, so that the tokens it issues next clear the floor a {@code FloorRaise} gave the fence
-     * store (instead of being refused one acquisition at a time until the counter gets there). Durable when the
-     * issuer is; idempotent; never lowers anything; a lease held now keeps its token. The default does nothing, which
-     * is right for an issuer with one sequence (its next token is above the sequence's current value anyway); an
-     * issuer with a counter per resource overrides it.
-     *
-     * @throws IllegalArgumentException when {@code resource} cannot be locked or {@code floor} is negative
+     * {@inheritDoc} The step after a restore of the issuer's counters, so that the tokens it issues next clear the
+     * floor a {@code FloorRaise} gave the fence store. The default does nothing, which is right for an issuer with one
+     * sequence (its next token is above the sequence's current value anyway); an issuer with a counter per resource
+     * overrides it.
      */
+    @Override
     default void raiseResourceFloor(String resource, long floor) {
     }
 

@@ -3,6 +3,7 @@ package dev.fencing.recovery;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.metrics.AdminMetrics;
+import dev.fencing.retention.CounterFloors;
 import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.InMemoryFenceStore;
@@ -112,6 +113,43 @@ class FloorRaiseTest {
             assertThat(fresh.token().value()).as("a key of the raised family").isGreaterThan(40);
         }
         assertThat(raise(issuer).raiseAll(40, "ops").raised()).as("a second run").isZero();
+    }
+
+    /**
+     * An issuer with counters per resource but no family floors (Redisson): a value raises its counters as well; a
+     * family floor the store holds is raised in the store alone (the issuer has none to raise).
+     */
+    @Test
+    void anIssuerWithCountersOnlyHasThemRaisedAndItsFamilyFloorsLeftAlone() throws Throwable {
+        java.util.Map<String, Long> counters = new java.util.TreeMap<>();
+        class CountersOnly implements IssuedTokens, CounterFloors {
+            @Override
+            public long highestIssued(String resource) {
+                return counters.getOrDefault(resource, 0L);
+            }
+
+            @Override
+            public boolean isHeld(String resource) {
+                return false;
+            }
+
+            @Override
+            public void raiseResourceFloor(String resource, long floor) {
+                counters.merge(resource, floor, Math::max);
+            }
+        }
+        write(new FencingToken("ledger", 7, "h"));
+        counters.put("ledger", 1L);                           // reset after max_seen 7
+        store.raiseFloor("accounts\u001f", 3);
+
+        FloorRaiseResult result = raise(new CountersOnly()).raiseAll(9, "ops");
+
+        assertThat(result.raised()).isEqualTo(2);
+        assertThat(counters).containsExactly(java.util.Map.entry("ledger", 9L));
+        assertThat(store.maxSeen("ledger")).hasValue(9);
+        assertThat(store.maxSeen("accounts\u001f")).hasValue(9);
+        raise(new CountersOnly()).raiseAll(0, "ops");          // without a value: the counters are not touched
+        assertThat(counters).containsExactly(java.util.Map.entry("ledger", 9L));
     }
 
     @Test

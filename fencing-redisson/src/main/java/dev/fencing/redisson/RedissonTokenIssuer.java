@@ -6,6 +6,7 @@ import dev.fencing.issuer.AbstractTokenIssuer;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.IssuedTokens;
+import dev.fencing.retention.CounterFloors;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.redisson.RedissonFencedLock;
@@ -49,11 +50,13 @@ import java.util.function.LongSupplier;
  * <p><b>Counters:</b> one key per lock name, <code>redisson_lock_token:{prefix+resource}</code>, which nobody deletes
  * (Redisson's issue 6510): deleting it, or a Redis restart without append-only persistence, starts the counter again
  * at 1; the fence store then refuses the low tokens (fail closed) until the counter passes max_seen again, which
- * {@link #raiseTokenFloor} does at once. {@link Builder#build()} refuses a Redis without {@code appendonly yes} unless
- * told to {@link PersistenceCheck#WARN warn} instead.
+ * {@link #raiseTokenFloor} does at once for one resource, and a floor raise with a value
+ * ({@link dev.fencing.recovery.FloorRaise}: the actuator's {@code afterRestore} with {@code atLeast}) for every
+ * resource of the store, through {@link CounterFloors}. {@link Builder#build()} refuses a Redis without
+ * {@code appendonly yes} unless told to {@link PersistenceCheck#WARN warn} instead.
  */
 public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonTokenIssuer.RedissonLease>
-        implements IssuedTokens, AutoCloseable {
+        implements IssuedTokens, CounterFloors, AutoCloseable {
 
     /** The key prefix of all locks unless configured otherwise. */
     public static final String DEFAULT_PREFIX = "fencing:lock:";
@@ -276,6 +279,12 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
                         + "if c < f then redis.call('set', KEYS[1], ARGV[1]); return f; end; return c;",
                 RScript.ReturnType.INTEGER, List.of(tokenKey), Long.toString(floor));
         return now;
+    }
+
+    /** {@link #raiseTokenFloor}, for a {@link dev.fencing.recovery.FloorRaise} with a value to raise to. */
+    @Override
+    public void raiseResourceFloor(String resource, long floor) {
+        raiseTokenFloor(resource, floor);
     }
 
     /** The counter of {@code resource} now: the highest token issued for it (0 when none was). */

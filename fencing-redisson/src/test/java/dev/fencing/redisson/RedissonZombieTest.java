@@ -3,9 +3,13 @@ package dev.fencing.redisson;
 import dev.fencing.issuer.Lease;
 import dev.fencing.jdbc.JdbcFenceAdmin;
 import dev.fencing.jdbc.JdbcFenceStore;
+import dev.fencing.metrics.AdminMetrics;
+import dev.fencing.recovery.FloorRaise;
+import dev.fencing.recovery.FloorRaiseResult;
 import dev.fencing.redisson.RedissonTokenIssuer.PersistenceCheck;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -16,6 +20,7 @@ import org.redisson.api.RedissonClient;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -165,6 +170,41 @@ class RedissonZombieTest {
             write(repaired.token(), "back", true);
         }
         assertThat(read(resource)).isEqualTo("back");
+    }
+
+    /**
+     * The same reset repaired for every resource of the store at once: a floor raise with a value (the actuator's
+     * {@code afterRestore} with {@code atLeast}, the CLI's {@code --at-least}) raises each reset counter before the
+     * store's max_seen, so the next token of every resource is accepted. Before, the floor raise raised only the
+     * store, and every acquisition stayed refused until its counter crept past the new floor.
+     */
+    @Test
+    @Timeout(30)
+    void aFloorRaiseWithAValueRepairsEveryResetCounter() throws Throwable {
+        String a = "ledger:" + UUID.randomUUID();
+        String b = "ledger:" + UUID.randomUUID();
+        for (String resource : List.of(a, b, a, a)) {
+            try (Lease lease = holder1.acquire(resource, Duration.ofSeconds(5))) {
+                write(lease.token(), "v", true);
+            }
+        }
+        for (String resource : List.of(a, b)) { // a Redis restart without persistence
+            client1.getKeys().delete(RedisKeys.tokenKey(RedisKeys.lockKey(prefix, resource)));
+        }
+        JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
+        long highest = admin.highestMaxSeen().orElseThrow();
+
+        FloorRaiseResult result = new FloorRaise(admin, admin, holder1, new AdminMetrics(new SimpleMeterRegistry()))
+                .raiseAll(highest, "ops");
+
+        assertThat(result.raised()).as("a and b (and the other tests' resources) below the value").isGreaterThan(0);
+        for (String resource : List.of(a, b)) {
+            try (Lease repaired = holder1.acquire(resource, Duration.ofSeconds(5))) {
+                assertThat(repaired.token().value()).as(resource).isEqualTo(highest + 1);
+                write(repaired.token(), "back", true);
+            }
+            assertThat(read(resource)).isEqualTo("back");
+        }
     }
 
     private void write(FencingToken token, String value, boolean fenced) throws Throwable {
