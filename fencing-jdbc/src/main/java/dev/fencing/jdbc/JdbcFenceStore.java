@@ -2,6 +2,7 @@ package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.FencingException;
+import dev.fencing.context.MissingTokenException;
 import dev.fencing.rule.FenceRule;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
@@ -102,6 +103,11 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      * for a manager that binds none (JTA), whose transactions the store joins as they are.
      */
     private final Object transactionResource;
+    /**
+     * The store's DataSource as a transaction resource when the manager's transactions are bound under another key
+     * (a JPA or Hibernate manager's factory), else {@code null}: such a transaction must also hold a connection of it.
+     */
+    private final Object connectionResource;
     private final JdbcDialect dialect;
     private final String table;
     private final String checkSql;
@@ -145,6 +151,11 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         this.transactionResource = transactionManager instanceof ResourceTransactionManager resources
                 && resources.getResourceFactory() != null
                 ? TransactionSynchronizationUtils.unwrapResourceIfNecessary(resources.getResourceFactory()) : null;
+        Object connections = ManagedDataSources.key(b.dataSource());
+        // a JPA or Hibernate manager of the same DataSource: its transactions are found by its factory, the
+        // check's connection by the DataSource (null when they are one key, as for a DataSourceTransactionManager)
+        this.connectionResource = transactionResource != null && transactionResource != connections ? connections
+                : null;
         this.lockTimeout = b.lockTimeout;
         this.maxAdvance = b.maxAdvance;
         // PostgreSQL: the bound swapped in, the check, the caller's bound put back, one text in one round trip (the
@@ -328,6 +339,14 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                     + "store on that DataSource (a RoutingFenceStore route, say, or give this store that DataSource "
                     + "and transaction manager with JdbcFenceStore.builder); if it writes to the store's DataSource, "
                     + "run it in a transaction of the store's DataSource. The write did not run");
+        }
+        if (connectionResource != null && !TransactionSynchronizationManager.hasResource(connectionResource)) {
+            throw new OutsideTransactionException(resource, token, "Fence check for resource '" + resource
+                    + "' refused: the calling thread's transaction holds no connection of the store's DataSource, "
+                    + "so the check on table '" + table + "' would run on a connection of its own, in autocommit, "
+                    + "apart from the method's writes (a JPA or Hibernate transaction manager with no DataSource, or "
+                    + "another one's). Give the store the transaction manager of its own DataSource. The write did "
+                    + "not run");
         }
         if (TransactionSynchronizationManager.isCurrentTransactionReadOnly()) {
             throw new OutsideTransactionException(resource, token, "Fence check for resource '" + resource
@@ -1051,6 +1070,21 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                 if (transactionManager != null && !(transactionManager instanceof DataSourceTransactionManager)) {
                     throw new FencingConfigurationException(
                             notJdbcTransactions("", "transaction manager", transactionManager));
+                }
+            }
+            if (transactionManager != null) {
+                String problem = ManagedDataSources.mismatch(transactionManager, dataSource());
+                if (problem != null) {
+                    throw new FencingConfigurationException("JdbcFenceStore on table '" + tableName() + "': "
+                            + problem + ". Its checks would run on a connection of their own, outside that "
+                            + "manager's transactions (in autocommit: max_seen advanced and the row lock released "
+                            + "before the method's writes commit), so a stale token's writes could commit after a "
+                            + "newer token's. Give the store the transaction manager of its own DataSource "
+                            + "(JdbcFenceStore.builder(dataSource).transactionManager(managerOfThatDataSource)), or "
+                            + "leave transactionManager out: the default joins the transactions on the store's "
+                            + "DataSource. With the Spring Boot starter, its store takes the primary DataSource and "
+                            + "the primary transaction manager: make them a matching pair, or define the "
+                            + "JdbcFenceStore bean yourself");
                 }
             }
             PlatformTransactionManager tm = transactionManager != null ? transactionManager
