@@ -127,13 +127,20 @@ public final class FenceGuard {
     /**
      * Fails when this guard cannot serve {@code point}; called once per point, at startup where possible.
      *
-     * @throws FencingConfigurationException when the point acquires and no issuer is configured
+     * @throws FencingConfigurationException when the point acquires and no issuer is configured, or checks a
+     *                                       resource the store does not guard ({@link FenceStore#unguarded})
      */
     public void validate(FencePoint point) {
         if (point.acquire() && issuer == null) {
             throw new FencingConfigurationException("@Fenced(acquire = true) on " + point.operation()
                     + " needs a TokenIssuer to acquire locks for resource '" + point.resource()
                     + "', and none is configured; provide a TokenIssuer bean (or pass one to the FenceGuard)");
+        }
+        String unguarded = point.acquire() ? null : store.unguarded(point.resource());
+        if (unguarded != null) {
+            throw new FencingConfigurationException("@Fenced on " + point.operation() + " checks resource '"
+                    + point.resource() + "', which the fence store does not guard, so every call would be refused: "
+                    + unguarded);
         }
     }
 

@@ -27,6 +27,16 @@ public interface FenceStore {
     <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable;
 
     /**
+     * Why this store cannot check tokens for the declared resource {@code resource} (as written in
+     * {@code @Fenced(resource = ...)}, covering its keyed forms), or {@code null} when it can. Asked once per fence
+     * point, at startup where possible, so that a resource no store guards fails there instead of refusing every
+     * call. The default: {@code null}, every resource is guarded.
+     */
+    default String unguarded(String resource) {
+        return null;
+    }
+
+    /**
      * Checks that this store can fence every resource the library accepts (up to
      * {@link FencingToken#MAX_PART_LENGTH} characters): for a database, that its table exists and has the columns,
      * types, widths and keys the check needs. {@code @EnableFencing} calls it once the application context is

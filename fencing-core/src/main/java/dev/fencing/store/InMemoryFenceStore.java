@@ -1,5 +1,6 @@
 package dev.fencing.store;
 
+import dev.fencing.context.MissingTokenException;
 import dev.fencing.recovery.FenceAdmin;
 import dev.fencing.recovery.FenceInventory;
 import dev.fencing.retention.CompactionResult;
@@ -99,6 +100,9 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
     /** Refuses a token issued for another resource than {@code resource} (the same instance is one comparison). */
     private static void requireIssuedFor(String resource, FencingToken token) {
+        if (token == null) { // FencingContext.present(..) answers null when nothing is bound: refused, not an NPE
+            throw new MissingTokenException(resource, "a check of InMemoryFenceStore");
+        }
         String issuedFor = token.resource();
         if (issuedFor != resource && !resource.equals(issuedFor)) {
             throw new IllegalArgumentException("Token " + token + " was issued for resource '" + issuedFor

@@ -22,7 +22,7 @@ public final class RoutingFenceStore implements FenceStore {
     private final FenceStore fallback;
 
     private RoutingFenceStore(Map<String, FenceStore> routes, FenceStore fallback) {
-        this.routes = Map.copyOf(routes);
+        this.routes = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(routes));
         this.fallback = fallback;
     }
 
@@ -64,6 +64,31 @@ public final class RoutingFenceStore implements FenceStore {
         return false;
     }
 
+    /**
+     * {@code null} when {@code resource} has a route (or a route of some of its keyed forms, such as
+     * {@code ledger:eu} for {@code ledger}) whose store guards it, or there is a fallback; else why not, naming the
+     * routes.
+     */
+    @Override
+    public String unguarded(String resource) {
+        FenceStore store = routedOrNull(resource);
+        if (store != null) {
+            return store.unguarded(resource);
+        }
+        String under = resource + ":";
+        for (String route : routes.keySet()) {
+            if (route.startsWith(under)) {
+                return null; // some keys have a route; the others are refused when fenced
+            }
+        }
+        return unrouted(resource);
+    }
+
+    private String unrouted(String resource) {
+        return "No fence store is routed for resource '" + resource + "' and there is no fallback; routes: "
+                + routes.keySet() + " (add a route for it, or its @Fenced resource, or a fallback)";
+    }
+
     /** Verifies every routed store and the fallback, each once. */
     @Override
     public void verify() {
@@ -78,12 +103,21 @@ public final class RoutingFenceStore implements FenceStore {
         return Stream.concat(routes.values().stream(), Stream.ofNullable(fallback)).distinct().toList();
     }
 
+    /** Its routes, each resource as routed with its store, in the order they were added. */
+    public Map<String, FenceStore> routes() {
+        return routes;
+    }
+
+    /** The store of resources no route covers, or {@code null} when there is none (they are refused). */
+    public FenceStore fallback() {
+        return fallback;
+    }
+
     /** The store that guards {@code resource}. */
     public FenceStore storeFor(String resource) {
         FenceStore store = routedOrNull(resource);
         if (store == null) {
-            throw new IllegalArgumentException("No fence store is routed for resource '" + resource
-                    + "' and there is no fallback; routes: " + routes.keySet());
+            throw new IllegalArgumentException(unrouted(resource));
         }
         return store;
     }

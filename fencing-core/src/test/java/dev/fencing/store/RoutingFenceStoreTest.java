@@ -60,6 +60,20 @@ class RoutingFenceStoreTest {
     }
 
     @Test
+    void aResourceIsGuardedByItsRouteARouteOfSomeOfItsKeysOrTheFallback() {
+        RoutingFenceStore strict = RoutingFenceStore.builder().route("accounts", accounts)
+                .route("ledger:eu", everythingElse).build();
+        assertThat(strict.unguarded("accounts")).isNull();
+        assertThat(strict.unguarded("accounts:42")).isNull();
+        assertThat(strict.unguarded("ledger")).as("some of its keys are routed").isNull();
+        assertThat(strict.unguarded("orders")).contains("'orders'").contains("no fallback")
+                .contains("routes: [").contains("accounts").contains("ledger:eu");
+        assertThat(store.unguarded("orders")).as("the fallback").isNull();
+        RoutingFenceStore nested = RoutingFenceStore.builder().route("orders", strict).build();
+        assertThat(nested.unguarded("orders")).as("a route to a store that does not guard it").contains("'orders'");
+    }
+
+    @Test
     void withoutAFallbackAnUnroutedResourceIsRefused() {
         RoutingFenceStore strict = RoutingFenceStore.builder().route("accounts", accounts).build();
         assertThatThrownBy(() -> strict.fence("orders", new FencingToken("orders", 1, "h"), () -> null))

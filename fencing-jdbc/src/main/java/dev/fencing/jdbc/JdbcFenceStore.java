@@ -233,6 +233,9 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
 
     @Override
     public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+        if (token == null) { // FencingContext.present(..) answers null when nothing is bound: refused, not an NPE
+            throw new MissingTokenException(resource, "a check of JdbcFenceStore on table '" + table + "'");
+        }
         if (!resource.equals(token.resource())) {
             throw new IllegalArgumentException("Token " + token + " was issued for resource '" + token.resource()
                     + "', not for '" + resource + "'");

@@ -6,6 +6,7 @@ import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FencedCall;
 import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.store.RoutingFenceStore;
 import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.InitializingBean;
@@ -118,6 +119,42 @@ class FenceStoreStartupTest {
                 .hasMessageContaining("JdbcFenceStore.builder(dataSource).transactionManager(transactionManager).build()")
                 .hasMessageContaining("InMemoryFenceStore bean")
                 .hasMessageContaining("@EnableFencing(allowInMemoryStore = true)");
+    }
+
+    @Configuration
+    @EnableFencing
+    static class RoutedLedgerOnly extends LedgerBean {
+        @Bean
+        RoutingFenceStore fenceStore() {
+            return RoutingFenceStore.builder().route("ledger", new InMemoryFenceStore()).build();
+        }
+    }
+
+    @Configuration
+    @EnableFencing
+    static class RoutedSomeShipments extends LedgerBean {
+        @Bean
+        RoutingFenceStore fenceStore() {
+            return RoutingFenceStore.builder().route("ledger", new InMemoryFenceStore())
+                    .route("shipments:eu", new InMemoryFenceStore()).build();
+        }
+    }
+
+    /**
+     * A routing store with no route (and no fallback) for a resource a {@code @Fenced} method checks fails startup,
+     * naming the method and the routes, instead of starting and answering every call of that method as a store
+     * failure (503), as a new user's trial with two databases saw.
+     */
+    @Test
+    void aResourceNoRouteCoversFailsStartupNamingTheMethod() {
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(RoutedLedgerOnly.class).close())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Ledger.ship(Shipment)")
+                .hasMessageContaining("checks resource 'shipments', which the fence store does not guard")
+                .hasMessageContaining("routes: [ledger]");
+        try (var ctx = new AnnotationConfigApplicationContext(RoutedSomeShipments.class)) {
+            assertThat(ctx.getBean(Fixtures.Ledger.class)).as("a route of some of its keys is enough").isNotNull();
+        }
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.fencing.testsupport;
 
+import dev.fencing.context.MissingTokenException;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.TokenRejectedException;
@@ -149,6 +150,21 @@ public abstract class FenceStoreContract {
         assertThatThrownBy(() -> write(a, token(b, 1, "x"), log, "wrong"))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(a).hasMessageContaining(b);
+        assertThat(log).isEmpty();
+    }
+
+    /**
+     * No token (what {@code FencingContext.present(..)} answers when none is bound, passed on by code that calls the
+     * store itself): refused as missing, naming the resource, with nothing written (a plain-Java user got a bare
+     * {@code NullPointerException}).
+     */
+    @Test
+    void noTokenIsRefusedAsMissingNamingTheResource() {
+        String r = freshResource();
+        List<String> log = new ArrayList<>();
+        assertThatThrownBy(() -> write(r, null, log, "none"))
+                .isInstanceOf(MissingTokenException.class)
+                .hasMessageContaining("'" + r + "'");
         assertThat(log).isEmpty();
     }
 

@@ -4,6 +4,7 @@ import dev.fencing.issuer.OffsetTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.store.FenceStore;
+import dev.fencing.store.RoutingFenceStore;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import dev.fencing.FencingConfigurationException;
@@ -206,12 +207,17 @@ public class FencingEndpoint {
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("resource", resource);
         try {
-            if (store instanceof FenceStore blocking && JdbcParts.isJdbc(blocking)) {
+            // behind a routing store, the store of the resource's route (or a storeError naming the routes)
+            Object judging = store;
+            while (judging instanceof RoutingFenceStore routing) {
+                judging = routing.storeFor(resource);
+            }
+            if (judging instanceof FenceStore blocking && JdbcParts.isJdbc(blocking)) {
                 OptionalLong maxSeen = JdbcParts.maxSeen(blocking, resource);
                 result.put("maxSeen", maxSeen.isPresent() ? maxSeen.getAsLong() : null);
             }
             String family = dev.fencing.retention.ResourceFamily.of(resource);
-            if (family != null && store instanceof dev.fencing.retention.FenceCompaction compaction) {
+            if (family != null && judging instanceof dev.fencing.retention.FenceCompaction compaction) {
                 // a folded resource has no max_seen of its own: it is judged against its family's floor
                 OptionalLong floor = compaction.familyFloor(family);
                 result.put("familyFloor", floor.isPresent() ? floor.getAsLong() : null);
@@ -305,6 +311,13 @@ public class FencingEndpoint {
             JdbcParts.describe(blocking, details);
         } else if (R2dbcParts.isR2dbc(store)) {
             R2dbcParts.describe(store, details);
+        } else if (store instanceof RoutingFenceStore routing) {
+            Map<String, Object> routes = new LinkedHashMap<>();
+            routing.routes().forEach((resource, routed) -> routes.put(resource, describe(routed)));
+            details.put("routes", routes);
+            if (routing.fallback() != null) {
+                details.put("fallback", describe(routing.fallback()));
+            }
         }
         return details;
     }

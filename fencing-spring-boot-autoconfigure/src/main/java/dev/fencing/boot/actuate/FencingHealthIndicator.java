@@ -2,6 +2,7 @@ package dev.fencing.boot.actuate;
 
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.store.FenceStore;
+import dev.fencing.store.RoutingFenceStore;
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.core.NestedExceptionUtils;
@@ -58,11 +59,14 @@ public class FencingHealthIndicator implements HealthIndicator {
         }
         try {
             verify.run();
-            if (store instanceof FenceStore blocking && JdbcParts.isJdbc(blocking)) {
-                JdbcParts.probe(blocking);
+            if (store instanceof FenceStore blocking) {
+                probe(blocking, null);
             } else if (R2dbcParts.isR2dbc(store)) {
                 R2dbcParts.probe(store);
             }
+        } catch (RoutedStoreDown e) {
+            return Health.down().withDetails(details).withDetail("error", "fence store of route '" + e.route
+                    + "': " + message(e.getCause())).build();
         } catch (RuntimeException e) {
             return Health.down().withDetails(details).withDetail("error", "fence store: " + message(e)).build();
         }
@@ -74,6 +78,39 @@ public class FencingHealthIndicator implements HealthIndicator {
             }
         }
         return Health.up().withDetails(details).build();
+    }
+
+    /**
+     * A live read of a JDBC store's table; of each store a routing store sends resources to, at any depth, naming
+     * the route of the one that fails ({@code route}: the route that led here, {@code null} at the top).
+     */
+    private static void probe(FenceStore store, String route) {
+        if (store instanceof RoutingFenceStore routing) {
+            routing.routes().forEach((resource, routed) -> probe(routed, route != null ? route : resource));
+            if (routing.fallback() != null) {
+                probe(routing.fallback(), route != null ? route : "(fallback)");
+            }
+        } else if (JdbcParts.isJdbc(store)) {
+            try {
+                JdbcParts.probe(store);
+            } catch (RuntimeException e) {
+                if (route == null) {
+                    throw e;
+                }
+                throw new RoutedStoreDown(route, e);
+            }
+        }
+    }
+
+    /** A routed store's failure, with the route it serves. */
+    private static final class RoutedStoreDown extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        final String route;
+
+        RoutedStoreDown(String route, RuntimeException cause) {
+            super(cause.getMessage(), cause, false, false);
+            this.route = route;
+        }
     }
 
     /** The failure's type and message, and its root cause's when that says more (the database's own words). */

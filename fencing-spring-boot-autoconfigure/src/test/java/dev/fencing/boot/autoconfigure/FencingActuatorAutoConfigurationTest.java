@@ -66,6 +66,56 @@ class FencingActuatorAutoConfigurationTest {
         });
     }
 
+    /** Two JDBC stores behind a routing store: {@code ledger} to a table of its own, everything else to the default. */
+    @Configuration(proxyBeanMethods = false)
+    static class RoutedStores {
+        @Bean
+        dev.fencing.store.RoutingFenceStore fenceStore(DataSource dataSource) {
+            dev.fencing.jdbc.JdbcFenceStore ledger = dev.fencing.jdbc.JdbcFenceStore.builder(dataSource)
+                    .table("fencing_max_seen_ledger").createTableIfMissing(true).build();
+            dev.fencing.jdbc.JdbcFenceStore accounts = dev.fencing.jdbc.JdbcFenceStore.builder(dataSource).build();
+            return dev.fencing.store.RoutingFenceStore.builder().route("ledger", ledger).route("accounts", accounts)
+                    .build();
+        }
+    }
+
+    /**
+     * Behind a routing store, health reads each routed table and names the route whose table is gone (a new user's
+     * trial with two databases saw UP while every call of one route failed, and only the store's type in the
+     * details); the details show the routes; the endpoint reads max_seen from the resource's route.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void behindARoutingStoreHealthReadsEveryRouteAndTheEndpointTheResourcesRoute() {
+        runner.withPropertyValues(h2("routed"), "management.endpoints.web.exposure.include=fencing")
+                .withUserConfiguration(RoutedStores.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            FencingHealthIndicator health = context.getBean(FencingHealthIndicator.class);
+            Health up = health.health();
+            assertThat(up.getStatus()).isEqualTo(Status.UP);
+            Map<String, Object> routes = (Map<String, Object>) ((Map<String, Object>) up.getDetails().get("store"))
+                    .get("routes");
+            assertThat(routes).containsOnlyKeys("ledger", "accounts");
+            assertThat((Map<String, Object>) routes.get("ledger")).containsEntry("table", "fencing_max_seen_ledger");
+
+            Ledger ledger = context.getBean(Ledger.class);
+            try (var scope = FencingContext.bind(new FencingToken("ledger", 7, "h"))) {
+                ledger.post();
+            }
+            FencingEndpoint endpoint = context.getBean(FencingEndpoint.class);
+            assertThat(endpoint.resource("ledger")).containsEntry("maxSeen", 7L);
+            assertThat(endpoint.resource("accounts:1")).containsEntry("maxSeen", null);
+            assertThat((String) endpoint.resource("orders").get("storeError")).contains("No fence store is routed");
+
+            new JdbcTemplate(context.getBean(DataSource.class))
+                    .execute("ALTER TABLE fencing_max_seen_ledger RENAME TO fencing_max_seen_ledger_gone");
+            Health down = health.health();
+            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+            assertThat((String) down.getDetails().get("error")).startsWith("fence store of route 'ledger': ")
+                    .containsIgnoringCase("fencing_max_seen_ledger");
+        });
+    }
+
     /** A bound on the advance is shown, so instances configured apart can be told (an operator's trial could not). */
     @Test
     void theStoresMaxAdvanceIsShownWhenSet() {
