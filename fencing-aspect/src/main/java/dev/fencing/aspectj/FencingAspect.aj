@@ -86,10 +86,32 @@ public aspect FencingAspect {
     /** The support a live application context bound ({@link #bind}), until it detaches; {@code null}: none. */
     private FencingSupport boundByContext;
 
-    /** Connects the woven aspect to its store, issuer and counters. May be called again to replace them. */
+    /**
+     * Connects the woven aspect to its store, issuer and counters, without checking the woven classes. May be called
+     * again to replace them. By hand, without a Spring context, prefer {@link #configure(FencingSupport, String...)}:
+     * weaving cannot see some annotations (an override that does not repeat {@code @Fenced}, one on an interface), and
+     * those methods run unfenced unless a startup check finds them.
+     */
     public synchronized void configure(FencingSupport support) {
         this.routes = new Routes(Objects.requireNonNull(support, "support"));
         this.boundByContext = null;
+    }
+
+    /**
+     * {@link #configure(FencingSupport)} after the startup check of the woven classes under {@code packages}
+     * ({@link FencingSupport#verifyWovenClasses}: every {@code @Fenced} method there woven, its annotation visible to
+     * weaving, its fence buildable, no resource fenced both with and without a key); what an application without a
+     * Spring context calls once at startup.
+     *
+     * @throws dev.fencing.FencingConfigurationException listing every problem; the aspect is then left as it was
+     *                                                   (unconfigured: every fenced call refused)
+     */
+    public synchronized void configure(FencingSupport support, String... packages) {
+        Objects.requireNonNull(support, "support");
+        ClassLoader loader = Thread.currentThread().getContextClassLoader();
+        support.verifyWovenClasses(loader != null ? loader : FencingAspect.class.getClassLoader(),
+                Arrays.asList(packages));
+        configure(support);
     }
 
     /**

@@ -53,4 +53,38 @@ class StoresTest {
             assertThat(admin.maxSeen("accounts:43")).isEmpty();
         }
     }
+
+    @Configuration
+    static class TwoDatabases {
+        @Bean DataSource accountsDataSource() { return Databases.h2("accounts", "schema-h2.sql"); }
+        @Bean DataSource ledgerDataSource() { return Databases.h2("ledger", "schema-h2.sql"); }
+        @Bean PlatformTransactionManager accountsTransactionManager(
+                @org.springframework.beans.factory.annotation.Qualifier("accountsDataSource") DataSource dataSource) {
+            return new DataSourceTransactionManager(dataSource);
+        }
+        @Bean PlatformTransactionManager ledgerTransactionManager(
+                @org.springframework.beans.factory.annotation.Qualifier("ledgerDataSource") DataSource dataSource) {
+            return new DataSourceTransactionManager(dataSource);
+        }
+    }
+
+    @Test
+    void theTwoDatabasesStoreRoutesEachResourceToItsOwnTableAndRefusesACrossedManager() throws Throwable {
+        try (var context = new AnnotationConfigApplicationContext(TwoDatabasesConfig.class, TwoDatabases.class)) {
+            dev.fencing.store.RoutingFenceStore routing = context.getBean(dev.fencing.store.RoutingFenceStore.class);
+            routing.verify();
+            FencedCall<Integer> write = () -> 1;
+            routing.fence("ledger:7", new FencingToken("ledger:7", 5, "h"), write);
+            JdbcFenceStore ledger = (JdbcFenceStore) routing.storeFor("ledger:7");
+            JdbcFenceStore accounts = (JdbcFenceStore) routing.storeFor("accounts:7");
+            assertThat(new JdbcFenceAdmin(ledger).maxSeen("ledger:7")).hasValue(5);
+            assertThat(new JdbcFenceAdmin(accounts).maxSeen("ledger:7")).as("the other database").isEmpty();
+            assertThat(routing.unguarded("orders")).contains("routes: [accounts, ledger]");
+            // the ledger's DataSource with the accounts' manager: refused when built
+            assertThatThrownBy(() -> JdbcFenceStore.builder(context.getBean("ledgerDataSource", DataSource.class))
+                    .transactionManager(context.getBean("accountsTransactionManager",
+                            PlatformTransactionManager.class)).build())
+                    .hasMessageContaining("not the store's DataSource");
+        }
+    }
 }

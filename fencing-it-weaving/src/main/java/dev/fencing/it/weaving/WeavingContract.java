@@ -167,6 +167,35 @@ public abstract class WeavingContract {
                 .hasMessageContaining("AspectJ weaving cannot see");
     }
 
+    /**
+     * Configured by hand, without a Spring context, with the packages of the woven classes: they are checked first, as
+     * ASPECTJ mode checks them at startup, and the aspect stays unconfigured when one would run unfenced (a plain-Java
+     * trial ran an override without the annotation, an interface-annotated method and a resource fenced both ways
+     * unfenced, with no word).
+     */
+    @Test
+    void configuredByHandWithItsPackagesTheWovenClassesAreCheckedFirst() {
+        FencingSupport hand = new FencingSupport(new FenceGuard(store, new InMemoryTokenIssuer(), Duration.ofSeconds(10)),
+                new FencingMetrics(registry));
+        assertThatThrownBy(() -> aspect.configure(hand, "dev.fencing.it.weavingfaults"))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("InterfaceAnnotatedRepositoryImpl.save(String)")
+                .hasMessageContaining("WovenJournal.record(String)")
+                .hasMessageContaining("WovenOverride.put(String) gets @Fenced from")
+                .hasMessageContaining("resource 'woven-mixed' is checked without a key by WovenMixedKeys.all()")
+                .hasMessageContaining("WovenStatic.staticWrite(long) is static");
+        assertThat(aspect.isConfigured()).as("left unconfigured: every fenced call refused").isFalse();
+        aspect.configure(hand); // without packages: not checked (ASPECTJ mode's context checks its own)
+        assertThat(aspect.isConfigured()).isTrue();
+        aspect.detach(hand);
+        assertThatThrownBy(() -> aspect.configure(hand, new String[0])).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("name the packages");
+
+        aspect.configure(hand, "dev.fencing.it.weaving");
+        support = hand;
+        assertThat(aspect.isConfigured()).isTrue();
+    }
+
     @Configuration
     @EnableFencing(mode = AdviceMode.ASPECTJ)
     static class AspectJConfig {

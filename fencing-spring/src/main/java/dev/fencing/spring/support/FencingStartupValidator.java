@@ -130,7 +130,6 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                 }
             }
         }
-        ResourceNames.overlaps(unkeyed, keyed, problems);
         // every fenced method is a bean's under proxies; woven classes need not be beans, so in ASPECTJ mode the
         // class files under the application's packages are read too (and a point built later declares its resource)
         String where = "";
@@ -139,11 +138,13 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             Set<String> packages = DeclaredResources.packages(beanFactory);
             Set<String> fencedTypes = new TreeSet<>();
             declared.addAll(DeclaredResources.scan(packages, beanFactory.getBeanClassLoader(), fencedTypes));
-            checkWovenClasses(fencedTypes, beanTypes, problems);
+            WovenClassCheck.check(support, beanFactory.getBeanClassLoader(), fencedTypes, beanTypes, problems,
+                    unkeyed, keyed);
             where = " by a bean or a class under " + packages;
             outside = "; if a woven class outside " + packages + " declares it, add its package to a @ComponentScan "
                     + "or put the @EnableFencing class in a package above it";
         }
+        ResourceNames.overlaps(unkeyed, keyed, problems);
         for (String unknown : support.modes().declare(declared)) {
             String base = FenceModes.entityOf(unknown, declared);
             if (base != null) {
@@ -265,7 +266,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             return;
         }
         if (mode == AdviceMode.PROXY) {
-            if (isWoven(method)) {
+            if (WovenClassCheck.isWoven(method)) {
                 // the woven aspect refuses every call while PROXY mode is configured: fail now, not on the first call
                 problems.add(operation + " was woven with FencingAspect, but fencing runs in PROXY mode, so every "
                         + "call of it would be refused; use @EnableFencing(mode = AdviceMode.ASPECTJ) (declared "
@@ -276,7 +277,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             checkProxy(bean, userClass, operation, method, modifiers, singleton, acquires ? null : transactionOrder,
                     problems);
         } else {
-            checkWoven(operation, method, found, problems);
+            WovenClassCheck.checkWoven(operation, method, found, problems);
         }
     }
 
@@ -309,87 +310,6 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                     + "run inside the transaction: set @EnableTransactionManagement(order = ...) lower than "
                     + "@EnableFencing(order = ...), e.g. @EnableTransactionManagement(order = 0)");
         }
-    }
-
-    /**
-     * In ASPECTJ mode, the classes under the application's packages that are not beans but carry {@code @Fenced} (or
-     * extend a type that does): woven code fences them wherever they are made ({@code new}), so each must be woven,
-     * see its annotations, and build its fence, as a bean's class must. Loaded without being initialized; a class
-     * that cannot be loaded (a missing optional dependency) is reported at WARN and not checked.
-     */
-    private void checkWovenClasses(Set<String> fencedTypes, Set<Class<?>> beanTypes, Set<String> problems) {
-        ClassLoader loader = beanFactory.getBeanClassLoader();
-        for (String name : fencedTypes) {
-            Class<?> type;
-            try {
-                type = ClassUtils.forName(name, loader);
-            } catch (ClassNotFoundException | LinkageError e) {
-                log.warn("Could not load " + name + " to check that its @Fenced methods are woven (" + e + "); if "
-                        + "it is loaded later (an optional dependency present then), its weaving was not checked");
-                continue;
-            }
-            if (type.isInterface() || type.isAnnotation() || beanTypes.contains(type)) {
-                continue;
-            }
-            for (Method method : ReflectionUtils.getUniqueDeclaredMethods(type, ReflectionUtils.USER_DECLARED_METHODS)) {
-                String operation = FencePointSource.describe(type, method);
-                int modifiers = method.getModifiers();
-                if (Modifier.isStatic(modifiers)) {
-                    if (method.getDeclaringClass() == type
-                            && MergedAnnotations.from(method, SearchStrategy.DIRECT).isPresent(Fenced.class)) {
-                        problems.add(operation + " is static; @Fenced applies to instance methods only");
-                    }
-                    continue;
-                }
-                if (Modifier.isAbstract(modifiers)) {
-                    continue;
-                }
-                FencePointSource.Resolution found = support.resolutions().resolutionFor(method, type);
-                if (found == null) {
-                    continue;
-                }
-                try {
-                    support.points().pointFor(method, type);
-                } catch (FencingConfigurationException e) {
-                    problems.add(e.getMessage());
-                    continue;
-                }
-                checkWoven(operation, method, found, problems);
-            }
-        }
-    }
-
-    private static void checkWoven(String operation, Method method, FencePointSource.Resolution found,
-                                   Set<String> problems) {
-        if (found.targetClass().isInterface()) {
-            problems.add(operation + " is @Fenced on an interface the bean is known by, such as a JDK proxy's (a "
-                    + "Spring Data repository, say): no woven code runs for it, so it would run unfenced; use PROXY "
-                    + "mode, or move @Fenced to a woven class of your own that makes the call");
-            return;
-        }
-        if (found.invisibleToWeaving()) {
-            problems.add(operation + " gets @Fenced from " + found.sourceDescription() + ", which AspectJ weaving "
-                    + "cannot see (it matches annotations on the executing method or its declaring class only); "
-                    + "repeat @Fenced on " + FencePointSource.describe(method.getDeclaringClass(), method)
-                    + " or use PROXY mode");
-            return;
-        }
-        if (!isWoven(method)) {
-            problems.add(operation + " is @Fenced but " + method.getDeclaringClass().getName() + " was not woven "
-                    + "with FencingAspect, so it would run unfenced; weave it (aspectj-maven-plugin with "
-                    + "fencing-aspect as an aspect library, or -javaagent:aspectjweaver.jar) or use PROXY mode");
-        }
-    }
-
-    /** ajc moves the body of an around-advised method into {@code name_aroundBodyN}: its presence proves weaving. */
-    private static boolean isWoven(Method method) {
-        String prefix = method.getName() + "_aroundBody";
-        for (Method candidate : method.getDeclaringClass().getDeclaredMethods()) {
-            if (candidate.getName().startsWith(prefix)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static boolean onProxyInterface(Object proxy, Method method) {

@@ -1,5 +1,6 @@
 package dev.fencing.spring.support;
 
+import dev.fencing.FencingConfigurationException;
 import dev.fencing.guard.FenceBracket;
 import dev.fencing.guard.FenceGuard;
 import dev.fencing.guard.RejectionListener;
@@ -14,7 +15,13 @@ import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -304,6 +311,38 @@ public final class FencingSupport {
     /** The cached fence points (resolving the collaborators if not done yet). */
     FencePointSource points() {
         return resolved().points;
+    }
+
+    /**
+     * The startup check of an application that configures the woven aspect by hand, without a Spring context (what
+     * {@code @EnableFencing(mode = ASPECTJ)} checks at startup): reads the class files under {@code packages} without
+     * initializing them and fails, listing each problem with its method, when a {@code @Fenced} method would run
+     * unfenced or cannot be fenced: a class not woven, an annotation weaving cannot see (on an interface or an
+     * overridden method), a static method, a key that does not parse, a resource fenced both with and without a key.
+     * {@code FencingAspect.aspectOf().configure(support, packages...)} calls it.
+     *
+     * @param classLoader what loads the application's classes
+     * @param packages    the packages of the woven classes (their subpackages included), not empty, none blank
+     * @throws FencingConfigurationException listing every problem found; {@link IllegalArgumentException} for no
+     *                                       package or a blank one
+     */
+    public void verifyWovenClasses(ClassLoader classLoader, Collection<String> packages) {
+        Objects.requireNonNull(classLoader, "classLoader");
+        if (packages == null || packages.isEmpty() || packages.stream().anyMatch(p -> p == null || p.isBlank())) {
+            throw new IllegalArgumentException("name the packages of your woven classes (their subpackages are "
+                    + "read too), none blank; was " + packages);
+        }
+        Set<String> problems = new LinkedHashSet<>();
+        Map<String, Set<String>> unkeyed = new TreeMap<>();
+        Map<String, Set<String>> keyed = new TreeMap<>();
+        Set<String> fencedTypes = new TreeSet<>();
+        DeclaredResources.scan(packages, classLoader, fencedTypes);
+        WovenClassCheck.check(this, classLoader, fencedTypes, Set.of(), problems, unkeyed, keyed);
+        ResourceNames.overlaps(unkeyed, keyed, problems);
+        if (!problems.isEmpty()) {
+            throw new FencingConfigurationException("Invalid @Fenced configuration (woven classes under " + packages
+                    + "):\n  - " + String.join("\n  - ", problems));
+        }
     }
 
     /**

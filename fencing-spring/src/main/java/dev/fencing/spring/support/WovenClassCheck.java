@@ -1,0 +1,117 @@
+package dev.fencing.spring.support;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.annotation.Fenced;
+import dev.fencing.guard.FencePoint;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.springframework.core.annotation.MergedAnnotations;
+import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.util.ClassUtils;
+import org.springframework.util.ReflectionUtils;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The check of the classes weaving fences wherever they are made ({@code new}), beans or not: each class under the
+ * application's packages that carries {@code @Fenced}, or extends or implements a type that does, must be woven, see
+ * its annotations (weaving cannot see one on an interface or an overridden method) and build its fence. Run by the
+ * startup check in ASPECTJ mode and by {@link FencingSupport#verifyWovenClasses} for an aspect configured by hand.
+ */
+final class WovenClassCheck {
+
+    private static final Log log = LogFactory.getLog(WovenClassCheck.class);
+
+    private WovenClassCheck() {
+    }
+
+    /**
+     * Checks every class of {@code fencedTypes} but those in {@code skip} (beans, checked as beans), adding each
+     * problem, with its method, to {@code problems}, and each checking method to {@code unkeyed} or {@code keyed} by
+     * its resource (for {@link ResourceNames#overlaps}). Loaded without being initialized; a class that cannot be
+     * loaded (a missing optional dependency) is reported at WARN and not checked.
+     */
+    static void check(FencingSupport support, ClassLoader loader, Set<String> fencedTypes, Set<Class<?>> skip,
+                      Set<String> problems, Map<String, Set<String>> unkeyed, Map<String, Set<String>> keyed) {
+        for (String name : fencedTypes) {
+            Class<?> type;
+            try {
+                type = ClassUtils.forName(name, loader);
+            } catch (ClassNotFoundException | LinkageError e) {
+                log.warn("Could not load " + name + " to check that its @Fenced methods are woven (" + e + "); if "
+                        + "it is loaded later (an optional dependency present then), its weaving was not checked");
+                continue;
+            }
+            if (type.isInterface() || type.isAnnotation() || skip.contains(type)) {
+                continue;
+            }
+            for (Method method : ReflectionUtils.getUniqueDeclaredMethods(type, ReflectionUtils.USER_DECLARED_METHODS)) {
+                String operation = FencePointSource.describe(type, method);
+                int modifiers = method.getModifiers();
+                if (Modifier.isStatic(modifiers)) {
+                    if (method.getDeclaringClass() == type
+                            && MergedAnnotations.from(method, SearchStrategy.DIRECT).isPresent(Fenced.class)) {
+                        problems.add(operation + " is static; @Fenced applies to instance methods only");
+                    }
+                    continue;
+                }
+                if (Modifier.isAbstract(modifiers)) {
+                    continue;
+                }
+                FencePointSource.Resolution found = support.resolutions().resolutionFor(method, type);
+                if (found == null) {
+                    continue;
+                }
+                FencePoint point;
+                try {
+                    point = support.points().pointFor(method, type);
+                } catch (FencingConfigurationException e) {
+                    problems.add(e.getMessage());
+                    continue;
+                }
+                if (!point.acquire()) {
+                    (point.hasKey() ? keyed : unkeyed).computeIfAbsent(point.resource(), r -> new TreeSet<>())
+                            .add(operation);
+                }
+                checkWoven(operation, method, found, problems);
+            }
+        }
+    }
+
+    /** Adds why {@code method}, fenced as {@code found} says, would not be fenced by woven code, if it would not. */
+    static void checkWoven(String operation, Method method, FencePointSource.Resolution found, Set<String> problems) {
+        if (found.targetClass().isInterface()) {
+            problems.add(operation + " is @Fenced on an interface the bean is known by, such as a JDK proxy's (a "
+                    + "Spring Data repository, say): no woven code runs for it, so it would run unfenced; use PROXY "
+                    + "mode, or move @Fenced to a woven class of your own that makes the call");
+            return;
+        }
+        if (found.invisibleToWeaving()) {
+            problems.add(operation + " gets @Fenced from " + found.sourceDescription() + ", which AspectJ weaving "
+                    + "cannot see (it matches annotations on the executing method or its declaring class only); "
+                    + "repeat @Fenced on " + FencePointSource.describe(method.getDeclaringClass(), method)
+                    + " or use PROXY mode");
+            return;
+        }
+        if (!isWoven(method)) {
+            problems.add(operation + " is @Fenced but " + method.getDeclaringClass().getName() + " was not woven "
+                    + "with FencingAspect, so it would run unfenced; weave it (aspectj-maven-plugin with "
+                    + "fencing-aspect as an aspect library, or -javaagent:aspectjweaver.jar) or use PROXY mode");
+        }
+    }
+
+    /** ajc moves the body of an around-advised method into {@code name_aroundBodyN}: its presence proves weaving. */
+    static boolean isWoven(Method method) {
+        String prefix = method.getName() + "_aroundBody";
+        for (Method candidate : method.getDeclaringClass().getDeclaredMethods()) {
+            if (candidate.getName().startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
