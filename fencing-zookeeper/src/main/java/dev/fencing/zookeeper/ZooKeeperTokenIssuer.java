@@ -84,9 +84,19 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
     public ZooKeeperTokenIssuer(CuratorFramework client, String basePath, MeterRegistry registry) {
         super(registry, "zookeeper");
         this.client = Objects.requireNonNull(client, "client");
-        this.basePath = PathUtils.validatePath(Objects.requireNonNull(basePath, "basePath"));
+        this.basePath = validBasePath(Objects.requireNonNull(basePath, "basePath"));
         this.issued = new ZooKeeperIssuedTokens(client, this.basePath);
         client.getConnectionStateListenable().addListener(listener);
+    }
+
+    /** Curator's path check, with a message that names the issuer's parameter. */
+    private static String validBasePath(String basePath) {
+        try {
+            return PathUtils.validatePath(basePath);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("ZooKeeperTokenIssuer basePath '" + basePath + "' is not a ZooKeeper "
+                    + "path (" + e.getMessage() + "); an absolute path such as " + DEFAULT_BASE_PATH, e);
+        }
     }
 
     public ZooKeeperTokenIssuer(CuratorFramework client) {
@@ -96,6 +106,11 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
     @Override
     protected ZooKeeperLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
+        if (client.getState() != CuratorFrameworkState.STARTED) { // LATENT would wait out the timeout as unreachable
+            throw new IllegalStateException("The Curator client for ZooKeeper at " + connectString() + " is "
+                    + client.getState() + ", not STARTED: call client.start() before acquiring (resource '"
+                    + resource + "')");
+        }
         try {
             if (!client.getZookeeperClient().isConnected()
                     && !client.blockUntilConnected((int) Math.max(1, timeout.toMillis()), TimeUnit.MILLISECONDS)) {

@@ -93,6 +93,25 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
         return "127.0.0.1:1";
     }
 
+    /**
+     * Misuses a plain-Java trial met with Curator's or a misleading message: a base path without its leading slash
+     * (Curator's bare "Path must start with / character"), and a client never started (reported as ZooKeeper not
+     * reachable after the whole timeout).
+     */
+    @Test
+    void aRelativeBasePathAndAClientNeverStartedAreNamed() {
+        assertThatThrownBy(() -> new ZooKeeperTokenIssuer(client, "fencing/locks", null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("basePath 'fencing/locks'").hasMessageContaining("/fencing/locks");
+        try (CuratorFramework latent = CuratorFrameworkFactory.newClient(server.getConnectString(),
+                new ExponentialBackoffRetry(100, 1))) {
+            ZooKeeperTokenIssuer issuer = new ZooKeeperTokenIssuer(latent);
+            assertThatThrownBy(() -> issuer.acquire("r", Duration.ofSeconds(5)))
+                    .isInstanceOf(dev.fencing.issuer.LockAcquisitionException.class)
+                    .hasMessageContaining("LATENT, not STARTED").hasMessageContaining("client.start()");
+        }
+    }
+
     @Test
     void tokenIsTheCzxidOfTheLockNodeAndHolderItsName() throws Exception {
         String resource = freshResource();
