@@ -169,9 +169,15 @@ final class TableVerifier {
                 }
             }
             inspect(this::requireTransactionalEngine);
-            inspect(this::requireColumns);
+            boolean[] found = new boolean[1];
+            inspect(() -> found[0] = requireColumns());
+            if (found[0]) { // before the probe, whose statement a table without the key fails in the database's words
+                inspect(this::requireUniqueResourceKey);
+            }
             probe();
-            inspect(this::requireUniqueResourceKey);
+            if (!found[0]) { // the metadata showed no columns (the table missing, or not visible there)
+                inspect(this::requireUniqueResourceKey);
+            }
             verified = true;
         }
         log.info(kind.owner() + ": table '" + table + "' on " + dialect.productName() + " verified"
@@ -324,7 +330,7 @@ final class TableVerifier {
      * {@code INTEGER}) fails at startup instead. Finds nothing to check when the table does not exist (the probe
      * reports that).
      */
-    private void requireColumns() {
+    private boolean requireColumns() {
         Map<String, Column> columns = jdbc.execute((Connection c) -> {
             DatabaseMetaData meta = c.getMetaData();
             String catalog = c.getCatalog();
@@ -356,7 +362,7 @@ final class TableVerifier {
             return Map.<String, Column>of();
         });
         if (columns == null || columns.isEmpty()) {
-            return;
+            return false;
         }
         String script = kind.script(dialect);
         for (Map.Entry<String, JdbcTable.ColumnNeed> need : kind.columns().entrySet()) {
@@ -392,6 +398,7 @@ final class TableVerifier {
                         + "table with " + script + ")");
             }
         }
+        return true;
     }
 
     /**
