@@ -3,9 +3,11 @@ package dev.fencing.boot.autoconfigure;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.OffsetTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.recovery.FenceAdmin;
 import dev.fencing.recovery.FenceInventory;
 import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.signing.SigningTokenIssuer;
+import dev.fencing.store.sql.FenceSql;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -23,8 +25,10 @@ import java.util.function.Supplier;
  * resource would then be refused as stale (a move to a new issuer without {@code fencing.issuer.offset.base}). The
  * message names the issuer offsets already stored, so that an instance of a move other instances made is configured as
  * they are rather than given a base of its own. With {@code fencing.issuer.check-fence-store=false} the same finding
- * is logged as a warning. Issuers with a counter per resource, and stores without a listing, are not checked; a read
- * that fails is logged.
+ * is logged as a warning. For an issuer with a counter per resource (the JDBC lease, Redisson), the first
+ * {@value #SAMPLE} resources of the store are compared one by one, and those counting below their max_seen are logged
+ * as a warning (the repair, the actuator's floor raise, needs the application running). Stores without a listing are
+ * not checked; a read that fails is logged.
  */
 final class IssuerCounterCheck implements SmartInitializingSingleton {
 
@@ -32,6 +36,9 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
 
     /** The resource the counter is read for: a one-sequence issuer answers the same for every resource. */
     static final String PROBE_RESOURCE = "fencing-startup-check";
+
+    /** How many of the store's resources the check of an issuer with a counter per resource reads. */
+    static final int SAMPLE = 100;
 
     private static final Log log = LogFactory.getLog(IssuerCounterCheck.class);
 
@@ -57,8 +64,13 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
     @Override
     public void afterSingletonsInstantiated() {
         TokenIssuer issuer = issuers.getIfUnique();
-        String problem = problem(issuer, inventory.get(), storedOffsets);
+        FenceInventory fences = inventory.get();
+        String problem = problem(issuer, fences, storedOffsets);
         if (problem == null) {
+            String below = enforced ? countersBelow(issuer, fences) : null;
+            if (below != null) {
+                log.warn(below);
+            }
             return;
         }
         if (!baseStorable.getAsBoolean()) {
@@ -144,6 +156,57 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
                 + "highest max_seen " + highest + ": every write to a resource whose max_seen is above " + counter
                 + " would be refused as stale, until the issuer counts past it. " + fix + " (see docs/issuers.md, "
                 + "\"Moving to another issuer\")";
+    }
+
+    /**
+     * For an issuer with a counter per resource (the JDBC lease, Redisson): the first {@value #SAMPLE} resources of
+     * the store whose counter is below their max_seen, and what to do, or {@code null} when none is (or the issuer
+     * counts one sequence, or the store cannot tell a resource's max_seen). Their next tokens would be refused until
+     * each counter passes it: a lease table on another database, restored from an older backup, or a Redis restart
+     * without persistence. Logged, not fatal: the repair (the actuator's floor raise) needs the application running.
+     */
+    static String countersBelow(TokenIssuer issuer, FenceInventory fences) {
+        TokenIssuer counted = issuer instanceof SigningTokenIssuer signing ? signing.delegate() : issuer;
+        if (!(counted instanceof IssuedTokens tokens) || tokens.oneSequence() || !(fences instanceof FenceAdmin admin)) {
+            return null;
+        }
+        Map<String, String> below = new LinkedHashMap<>();
+        int examined = 0;
+        long highest = 0;
+        try {
+            for (String resource : fences.resources(null, SAMPLE)) {
+                if (FenceSql.isFloorKey(resource)) {
+                    continue; // a family's floor: its resources are judged against it, each counted on its own
+                }
+                examined++;
+                OptionalLong maxSeen = admin.maxSeen(resource);
+                long counter = tokens.highestIssued(resource);
+                if (maxSeen.isPresent() && counter < maxSeen.getAsLong()) {
+                    below.put(resource, "counter " + counter + ", max_seen " + maxSeen.getAsLong());
+                    highest = Math.max(highest, maxSeen.getAsLong());
+                }
+            }
+        } catch (RuntimeException e) {
+            log.warn("Could not compare the token issuer's counters with the fence store's max_seen at startup ("
+                    + PROPERTY + "), the check is skipped: " + e);
+            return null;
+        }
+        if (below.isEmpty()) {
+            return null;
+        }
+        StringBuilder listed = new StringBuilder();
+        below.entrySet().stream().limit(5).forEach(e -> listed.append(listed.isEmpty() ? "" : "; ")
+                .append("'").append(e.getKey()).append("': ").append(e.getValue()));
+        return "The token issuer's counters (" + counted.getClass().getSimpleName() + ": one per resource) are below "
+                + "the fence store's max_seen for " + below.size() + " of the first " + examined + " resources ("
+                + listed + (below.size() > 5 ? "; ..." : "") + "): their next tokens will be refused as stale until "
+                + "each counter passes its max_seen. This is what an issuer table on another database (a @Primary "
+                + "DataSource moved), one restored from an older backup, or a Redis restart without persistence "
+                + "looks like. If the issuer is the right one, raise its counters: POST /actuator/fencing "
+                + "{\"afterRestore\": true, \"atLeast\": N} with N the store's highest max_seen (at least " + highest
+                + "; fencing.admin.enabled=true) raises every counter and max_seen to N; otherwise point the issuer "
+                + "at its own table (docs/operations.md, \"Backup and restore of the fence table\"). " + PROPERTY
+                + "=false turns this check off";
     }
 
     private static String list(Map<String, Long> offsets) {

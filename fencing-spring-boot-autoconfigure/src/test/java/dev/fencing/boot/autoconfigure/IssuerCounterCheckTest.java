@@ -155,11 +155,29 @@ class IssuerCounterCheckTest {
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(IssuerCounterCheck.class));
     }
 
+    /**
+     * An issuer with a counter per resource is compared resource by resource, and one counting below max_seen (its
+     * table on another database after a moved @Primary DataSource, as a new user's trial had it, or restored, or a
+     * Redis restart) is named in a warning: startup goes on, since the repair, the actuator's floor raise, needs the
+     * application running.
+     */
     @Test
-    void aPerResourceIssuerIsNotCheckedSinceItsCountersArePerResource() throws Throwable {
+    void aPerResourceIssuerCountingBelowMaxSeenIsNamedInAWarning(CapturedOutput output) throws Throwable {
         InMemoryFenceStore store = storeAt(700);
+        String warning = "The token issuer's counters (InMemoryTokenIssuer: one per resource) are below the fence "
+                + "store's max_seen for 1 of the first 1 resources ('accounts:1': counter 0, max_seen 700)";
+        InMemoryTokenIssuer raised = new InMemoryTokenIssuer();
+        raised.raiseResourceFloor("accounts:1", 700);
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, () -> raised)
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).doesNotContain("The token issuer's counters");
         runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
                 .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains(warning).contains("\"atLeast\": N").contains("at least 700");
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
+                .withPropertyValues(IssuerCounterCheck.PROPERTY + "=false")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.toString().split("The token issuer's counters", -1)).as("once more: off").hasSize(2);
     }
 
     @Test
