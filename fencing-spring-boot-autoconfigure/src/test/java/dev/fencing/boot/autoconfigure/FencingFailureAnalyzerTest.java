@@ -106,6 +106,19 @@ class FencingFailureAnalyzerTest {
                 .contains("fencing.enabled=false").endsWith(FencingFailureAnalyzer.DOCS);
     }
 
+    /** A missing table's action says which property applies to the starter's store and what to a store bean of one's own. */
+    @Test
+    void aMissingTableGetsThePropertyForTheStartersStoreAndTheBuilderOptionForOneOfYourOwn() {
+        String action = FencingFailureAnalyzer.action("Fence table 'ledger_fence' is missing or unusable on MariaDB "
+                + "(...). Create it with the script dev/fencing/jdbc/schema-mariadb.sql (see the README), or build the "
+                + "store with createTableIfMissing(true)");
+        assertThat(action).contains("fencing.store.jdbc.initialize-schema=always (for the starter's own store; a "
+                + "JdbcFenceStore bean of your own").contains("createTableIfMissing(true)");
+        assertThat(FencingFailureAnalyzer.action("Lease table 'l' is missing or unusable on H2 (...). Create it ... "
+                + "createTableIfMissing(true)")).contains("fencing.issuer.jdbc.initialize-schema=always (for the "
+                + "starter's own issuer; a JdbcTokenIssuer bean");
+    }
+
     @Test
     void oneResourceCheckedWithAndWithoutAKeyGetsItsOwnAction() {
         Throwable failure = start(MixedKeyApplication.class,
