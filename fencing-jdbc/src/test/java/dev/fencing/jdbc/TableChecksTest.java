@@ -254,34 +254,29 @@ class TableChecksTest {
                 .hasMessageContaining("BIGINT");
     }
 
+    /**
+     * A fence or lease table without a key on {@code resource} (two first uses could both insert a row) is refused as
+     * such on every database: the key is read before the probe, whose statement (PostgreSQL's ON CONFLICT) would fail
+     * in the database's words (a plain-Java trial got "missing or unusable" on PostgreSQL).
+     */
     @ParameterizedTest
     @EnumSource(Database.class)
-    void aLeaseTableWithoutAKeyOnResourceIsRefused(Database database) {
-        // the fence table's check, by the same verifier: two first acquires could otherwise both insert a row
-        String table = table(database, "nokeylease");
+    void aFenceOrLeaseTableWithoutAKeyOnResourceIsRefusedNamingTheKey(Database database) {
         String ts = database == Database.MARIADB ? "TIMESTAMP(6) NULL" : "TIMESTAMP WITH TIME ZONE";
-        jdbc(database).execute("CREATE TABLE " + table + " (resource VARCHAR(256)"
-                + (database == Database.MARIADB ? " CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin" : "")
-                + " NOT NULL, holder VARCHAR(256), token BIGINT NOT NULL, expires_at " + ts + ")");
-        assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool(database)).table(table).build().verify())
+        String resource = " (resource VARCHAR(256)"
+                + (database == Database.MARIADB ? " CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin" : "") + " NOT NULL";
+        String lease = table(database, "nokeylease");
+        jdbc(database).execute("CREATE TABLE " + lease + resource + ", holder VARCHAR(256), token BIGINT NOT NULL, "
+                + "expires_at " + ts + ")");
+        String fence = table(database, "nokeyfence");
+        jdbc(database).execute("CREATE TABLE " + fence + resource + ", max_seen BIGINT NOT NULL, holder VARCHAR(256), "
+                + "updated_at " + ts + " NOT NULL)");
+        assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool(database)).table(lease).build().verify())
                 .isInstanceOf(FencingConfigurationException.class)
-                .hasMessageContaining("Lease table '" + table + "'")
-                // read before the probe, whose statement (PostgreSQL's ON CONFLICT) would fail in the database's words
-                .hasMessageContaining("no primary key or unique index on 'resource'");
-    }
-
-    /** The fence table's key, named as stores.md names it (a plain-Java trial got "missing or unusable" on PostgreSQL). */
-    @ParameterizedTest
-    @EnumSource(Database.class)
-    void aFenceTableWithoutAKeyOnResourceIsRefusedNamingTheKey(Database database) {
-        String table = table(database, "nokeyfence");
-        String ts = database == Database.MARIADB ? "TIMESTAMP(6) NULL" : "TIMESTAMP WITH TIME ZONE";
-        jdbc(database).execute("CREATE TABLE " + table + " (resource VARCHAR(256)"
-                + (database == Database.MARIADB ? " CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin" : "")
-                + " NOT NULL, max_seen BIGINT NOT NULL, holder VARCHAR(256), updated_at " + ts + " NOT NULL)");
-        assertThatThrownBy(() -> JdbcFenceStore.builder(pool(database)).table(table).build().verify())
+                .hasMessageContaining("Lease table '" + lease + "' has no primary key or unique index on 'resource'");
+        assertThatThrownBy(() -> JdbcFenceStore.builder(pool(database)).table(fence).build().verify())
                 .isInstanceOf(FencingConfigurationException.class)
-                .hasMessageContaining("Fence table '" + table + "' has no primary key or unique index on 'resource'");
+                .hasMessageContaining("Fence table '" + fence + "' has no primary key or unique index on 'resource'");
     }
 
     @ParameterizedTest
