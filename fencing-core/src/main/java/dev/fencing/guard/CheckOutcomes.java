@@ -12,6 +12,7 @@ import dev.fencing.signing.Verification;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.store.FenceStoreException;
+import dev.fencing.store.OutsideTransactionException;
 import dev.fencing.store.TransientFenceFailure;
 import dev.fencing.token.FencingToken;
 import io.micrometer.observation.Observation;
@@ -182,7 +183,8 @@ public final class CheckOutcomes {
         }
         if (t instanceof FenceStoreException e && e.presented() == token) {
             checks.error().increment(e); // this check (or its commit) failed
-            return t;
+            // a setup mistake: the log line it ends up in names the method to fix
+            return !started && t instanceof OutsideTransactionException outside ? outside.at(point.operation()) : t;
         }
         if (started) {
             // the store accepted and the call itself (or a nested fenced call, counted there) threw

@@ -15,4 +15,16 @@ public class OutsideTransactionException extends FenceStoreException {
     public OutsideTransactionException(String resource, FencingToken presented, String message) {
         super(resource, presented, message, null);
     }
+
+    private OutsideTransactionException(OutsideTransactionException refused, String operation) {
+        super(refused.resource(), refused.presented(), operation + ": " + refused.getMessage(), refused);
+    }
+
+    /**
+     * This refusal with the fenced method that made it named in front ({@code operation}, such as
+     * {@code Ledger.append(String)}), the refusal itself its cause.
+     */
+    public OutsideTransactionException at(String operation) {
+        return new OutsideTransactionException(this, operation);
+    }
 }

@@ -409,6 +409,23 @@ class FenceGuardTest {
         assertThat(checks("r", "accepted")).isZero();
     }
 
+    /** A check outside the store's transaction is a setup mistake: the refusal names the method to fix. */
+    @Test
+    void aRefusalOutsideTheStoresTransactionNamesTheMethod() {
+        FenceGuard guard = new FenceGuard(new FenceStore() {
+            @Override
+            public <T> T fence(String resource, FencingToken token, FencedCall<T> write) {
+                throw new dev.fencing.store.OutsideTransactionException(resource, token, "Fence check refused: "
+                        + "another manager's transaction");
+            }
+        });
+        FencingContext.run(new FencingToken("r", 1, "h"), () ->
+                assertThatThrownBy(() -> guard.invoke(repo("r"), new Object[0], () -> "written"))
+                        .isInstanceOf(dev.fencing.store.OutsideTransactionException.class)
+                        .hasMessage("Repo.write(String): Fence check refused: another manager's transaction"));
+        assertThat(checks("r", "error")).isEqualTo(1);
+    }
+
     @Test
     void aStoreFailureAfterTheWriteStartedThatIsNotAVerdictStaysAnAcceptance() {
         // a store that runs the write and then fails in its own bookkeeping with a foreign exception: the write ran
