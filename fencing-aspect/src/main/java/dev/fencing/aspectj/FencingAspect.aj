@@ -103,14 +103,21 @@ public aspect FencingAspect {
      * weaving, its fence buildable, no resource fenced both with and without a key); what an application without a
      * Spring context calls once at startup.
      *
-     * @throws dev.fencing.FencingConfigurationException listing every problem; the aspect is then left as it was
-     *                                                   (unconfigured: every fenced call refused)
+     * @throws dev.fencing.FencingConfigurationException listing every problem; the aspect is then left
+     *                                                   unconfigured, a configuration made before included: every
+     *                                                   fenced call refused
      */
     public synchronized void configure(FencingSupport support, String... packages) {
         Objects.requireNonNull(support, "support");
         ClassLoader loader = Thread.currentThread().getContextClassLoader();
-        support.verifyWovenClasses(loader != null ? loader : FencingAspect.class.getClassLoader(),
-                Arrays.asList(packages));
+        try {
+            support.verifyWovenClasses(loader != null ? loader : FencingAspect.class.getClassLoader(),
+                    Arrays.asList(packages));
+        } catch (RuntimeException e) {
+            routes = null; // also a configuration made before: fail closed, every fenced call refused
+            boundByContext = null;
+            throw e;
+        }
         configure(support);
     }
 

@@ -89,10 +89,31 @@ public final class RoutingFenceStore implements FenceStore {
                 + routes.keySet() + " (add a route for it, or its @Fenced resource, or a fallback)";
     }
 
-    /** Verifies every routed store and the fallback, each once. */
+    /**
+     * Verifies every routed store and the fallback, each once, and fails with every problem found (two databases
+     * missing their tables are both named at once, not one per start).
+     */
     @Override
     public void verify() {
-        stores().forEach(FenceStore::verify);
+        List<RuntimeException> failures = new java.util.ArrayList<>();
+        for (FenceStore store : stores()) {
+            try {
+                store.verify();
+            } catch (RuntimeException e) {
+                failures.add(e);
+            }
+        }
+        if (failures.size() == 1) {
+            throw failures.get(0);
+        }
+        if (!failures.isEmpty()) {
+            StringBuilder text = new StringBuilder("The stores of " + failures.size() + " routes failed to verify:");
+            failures.forEach(e -> text.append("\n  - ").append(e.getMessage()));
+            dev.fencing.FencingConfigurationException all = new dev.fencing.FencingConfigurationException(
+                    text.toString());
+            failures.forEach(all::addSuppressed);
+            throw all;
+        }
     }
 
     /**

@@ -867,13 +867,21 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
             listenToTransactionManagers();
         }
         if (!guarded && transactionResource != null && !TransactionOrigins.listening()) {
-            LOG.warn("JdbcFenceStore on table '" + table + "': no transaction manager "
+            // without a Spring context (no bean factory) only the application knows whether it runs transactions of
+            // other managers: said at INFO, with the call that covers them
+            String said = "JdbcFenceStore on table '" + table + "': no transaction manager "
                     + "is listened to (TransactionOrigins), so a fenced call in a transaction of another manager "
                     + "nested inside a transaction of the store's DataSource is not refused: the check would join the "
                     + "outer transaction while the method's writes commit with the inner one. The Spring Boot starter "
                     + "and a JdbcFenceStore bean register it; for a store that is not a bean, declare @Bean static "
                     + "BeanPostProcessor fencingTransactionOrigins() { return TransactionOrigins.beanPostProcessor(); }"
-                    + " or call TransactionOrigins.listenTo(manager, name) for each transaction manager");
+                    + " or call TransactionOrigins.listenTo(manager, name) for each transaction manager";
+            if (beanFactory == null) {
+                LOG.info(said + " (outside a Spring context: needed only when this thread also runs transactions of "
+                        + "other managers)");
+            } else {
+                LOG.warn(said);
+            }
         }
         guarded = true;
     }

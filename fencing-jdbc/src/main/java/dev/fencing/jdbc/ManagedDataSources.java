@@ -51,10 +51,44 @@ final class ManagedDataSources {
                     + "DataSource set), so the check cannot join them";
         }
         if (key(managed) != key(dataSource)) {
-            return "its transaction manager " + name + " manages DataSource " + managed + ", not the store's "
-                    + "DataSource " + dataSource;
+            return "its transaction manager " + name + " manages DataSource " + describe(managed) + ", not the "
+                    + "store's DataSource " + describe(dataSource);
         }
         return null;
+    }
+
+    /**
+     * A DataSource as an operator tells it apart: its type with its pool name and JDBC URL where it has them (a pool
+     * not started yet prints no name of its own: HikariCP's {@code toString()} says {@code (null)} then).
+     */
+    static String describe(DataSource dataSource) {
+        String pool = property(dataSource, "getPoolName");
+        String url = property(dataSource, "getJdbcUrl");
+        if (url == null) {
+            url = property(dataSource, "getUrl");
+        }
+        if (url != null) { // never a credential in a message: no parameters, no user info
+            url = url.replaceFirst("[?;].*$", "").replaceFirst("//[^/@]*@", "//");
+        }
+        if (pool == null && url == null) {
+            return String.valueOf(dataSource);
+        }
+        return dataSource.getClass().getSimpleName() + (pool != null ? " '" + pool + "'" : "")
+                + (url != null ? " (" + url + ")" : "");
+    }
+
+    private static String property(DataSource dataSource, String getter) {
+        Method method = ClassUtils.getMethodIfAvailable(dataSource.getClass(), getter);
+        if (method == null || method.getReturnType() != String.class || method.getParameterCount() != 0) {
+            return null;
+        }
+        try {
+            ReflectionUtils.makeAccessible(method);
+            Object value = method.invoke(dataSource);
+            return value == null ? null : value.toString();
+        } catch (ReflectiveOperationException | RuntimeException e) {
+            return null;
+        }
     }
 
     /** What JDBC code looks a bound connection up by: the target of a transaction-aware proxy, unwrapped. */

@@ -62,8 +62,10 @@ class TransactionManagerMismatchTest {
                 .transactionManager(accountsManager).build())
                 .isInstanceOf(FencingConfigurationException.class)
                 .hasMessageContaining("table '" + never + "'")
-                .hasMessageContaining("manages DataSource " + accounts)
-                .hasMessageContaining("not the store's DataSource " + ledger)
+                .hasMessageContaining("manages DataSource HikariDataSource 'fencing-test-postgresql' "
+                        + "(jdbc:postgresql://127.0.0.1:5432/test)")
+                .hasMessageContaining("not the store's DataSource HikariDataSource 'fencing-test-mariadb' "
+                        + "(jdbc:mariadb://127.0.0.1:3306/test)")
                 .hasMessageContaining("transaction manager of its own DataSource");
         assertThat(new JdbcTemplate(ledger).queryForObject("SELECT COUNT(*) FROM information_schema.tables "
                 + "WHERE table_name = ?", Integer.class, never)).as("nothing created").isZero();

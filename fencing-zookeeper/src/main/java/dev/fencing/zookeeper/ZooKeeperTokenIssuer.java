@@ -108,8 +108,7 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
         long deadline = System.nanoTime() + timeout.toNanos();
         if (client.getState() != CuratorFrameworkState.STARTED) { // LATENT would wait out the timeout as unreachable
             throw new IllegalStateException("The Curator client for ZooKeeper at " + connectString() + " is "
-                    + client.getState() + ", not STARTED: call client.start() before acquiring (resource '"
-                    + resource + "')");
+                    + client.getState() + ", not STARTED: call client.start() before acquiring");
         }
         try {
             if (!client.getZookeeperClient().isConnected()
@@ -180,7 +179,8 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
     public void probe() {
         if (client.getState() != CuratorFrameworkState.STARTED) {
             throw new IllegalStateException("The Curator client for ZooKeeper at " + connectString() + " is "
-                    + client.getState() + ", not STARTED");
+                    + client.getState() + ", not STARTED" + (client.getState() == CuratorFrameworkState.LATENT
+                    ? ": call client.start()" : ""));
         }
         if (!client.getZookeeperClient().isConnected()) {
             throw new IllegalStateException("Not connected to ZooKeeper at " + connectString()

@@ -1,22 +1,27 @@
 package dev.fencing.docs.plain;
 
+// tag::imports[]
+import dev.fencing.aspectj.FencingAspect;                 // fencing-aspect
+import dev.fencing.context.FencingContext;                // fencing-core
+import dev.fencing.context.FencingPropagation;
+import dev.fencing.context.FencingScope;
+import dev.fencing.guard.FenceGuard;
+import dev.fencing.issuer.Lease;
+import dev.fencing.jdbc.JdbcFenceStore;                   // fencing-jdbc
+import dev.fencing.jdbc.JdbcTokenIssuer;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.spring.support.FencingSupport;         // fencing-spring, which fencing-aspect brings
+import dev.fencing.token.FencingToken;
+import org.springframework.jdbc.core.JdbcTemplate;        // spring-jdbc, which fencing-jdbc brings
+import org.springframework.jdbc.datasource.DataSourceUtils;
+// end::imports[]
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.fencing.aspectj.FencingAspect;
-import dev.fencing.context.FencingContext;
-import dev.fencing.context.FencingPropagation;
-import dev.fencing.context.FencingScope;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.docs.Databases;
-import dev.fencing.guard.FenceGuard;
-import dev.fencing.issuer.Lease;
-import dev.fencing.jdbc.JdbcFenceStore;
-import dev.fencing.jdbc.JdbcTokenIssuer;
-import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.rule.StaleTokenException;
-import dev.fencing.spring.support.FencingSupport;
-import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -28,8 +33,6 @@ import javax.sql.DataSource;
 import org.aspectj.lang.Aspects;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceUtils;
 
 /** docs/plain-java.md: the library without a Spring context, each snippet run against H2. */
 @Timeout(60)

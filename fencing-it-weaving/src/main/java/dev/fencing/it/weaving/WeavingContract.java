@@ -190,10 +190,25 @@ public abstract class WeavingContract {
         aspect.detach(hand);
         assertThatThrownBy(() -> aspect.configure(hand, new String[0])).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("name the packages");
+        assertThatThrownBy(() -> aspect.configure(hand, "dev.fencing.it.weaving", " "))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("was [\"dev.fencing.it.weaving\", \" \"]");
+        // a typo, a wildcard or a class name holds no class: refused, not a check of nothing
+        assertThatThrownBy(() -> aspect.configure(hand, "dev.fencing.it.weavnig", "dev.fencing.it.weaving.*"))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("package 'dev.fencing.it.weavnig' holds no class")
+                .hasMessageContaining("package 'dev.fencing.it.weaving.*' holds no class");
+        // an override whose fenced supertype lies in a package not named
+        assertThatThrownBy(() -> aspect.configure(hand, "dev.fencing.it.weavingoutside"))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("OutsideOverride.put(String) gets @Fenced from WovenBase.put(String)");
 
         aspect.configure(hand, "dev.fencing.it.weaving");
         support = hand;
         assertThat(aspect.isConfigured()).isTrue();
+        // a later configuration that fails leaves none: every fenced call refused, not the earlier one kept
+        assertThatThrownBy(() -> aspect.configure(hand, "dev.fencing.it.weavingfaults"))
+                .isInstanceOf(FencingConfigurationException.class);
+        assertThat(aspect.isConfigured()).isFalse();
     }
 
     @Configuration

@@ -70,6 +70,7 @@ final class JdbcParts {
 
         static void describe(FenceStore store, Map<String, Object> details) {
             JdbcFenceStore jdbc = (JdbcFenceStore) store;
+            details.put("database", jdbc.dialect().name()); // two routes' stores differ here, if nowhere else
             details.put("table", jdbc.table());
             details.put("lockTimeout", String.valueOf(jdbc.lockTimeout()));
             if (jdbc.checksAtCommit()) {

@@ -2,12 +2,14 @@ package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.recovery.FenceInventory;
 import dev.fencing.store.FenceStore;
+import dev.fencing.store.RoutingFenceStore;
 import org.springframework.beans.factory.BeanFactory;
 
 /**
  * The listing of the application's fence store that the startup checks read its highest max_seen from: the store
- * itself when it is a {@link FenceInventory} (in-memory), a {@code JdbcFenceAdmin} on a JDBC store, the R2DBC store's
- * inventory in a reactive application, otherwise none.
+ * itself when it is a {@link FenceInventory} (in-memory), a {@code JdbcFenceAdmin} on a JDBC store, those of the stores
+ * a routing store sends resources to, as one ({@link RoutedInventory}), the R2DBC store's inventory in a reactive
+ * application, otherwise none.
  * Shared by the issuer offset's first-start check and the issuer counter check, so both read the same value.
  */
 final class FenceStoreInventory {
@@ -19,6 +21,9 @@ final class FenceStoreInventory {
     static FenceInventory of(FenceStore store) {
         if (store instanceof FenceInventory own) {
             return own;
+        }
+        if (store instanceof RoutingFenceStore routing) {
+            return RoutedInventory.of(routing);
         }
         return store != null && JdbcOffsetParts.PRESENT ? JdbcOffsetParts.inventory(store) : null;
     }

@@ -52,7 +52,7 @@ class FencingActuatorAutoConfigurationTest {
             Health up = context.getBean(FencingHealthIndicator.class).health();
             assertThat(up.getStatus()).isEqualTo(Status.UP);
             assertThat(up.getDetails()).containsEntry("store",
-                    Map.of("type", "JdbcFenceStore", "table", "fencing_max_seen", "lockTimeout", "PT5S"));
+                    Map.of("type", "JdbcFenceStore", "database", "H2", "table", "fencing_max_seen", "lockTimeout", "PT5S"));
             assertThat(up.getDetails()).containsEntry("issuer",
                     Map.of("type", "JdbcTokenIssuer", "table", "fencing_lease", "leaseTime", "PT30S"));
 
@@ -121,7 +121,7 @@ class FencingActuatorAutoConfigurationTest {
     void theStoresMaxAdvanceIsShownWhenSet() {
         runner.withPropertyValues(h2("advance"), "fencing.store.jdbc.max-advance=100").run(context ->
                 assertThat(context.getBean(FencingHealthIndicator.class).health().getDetails()).containsEntry("store",
-                        Map.of("type", "JdbcFenceStore", "table", "fencing_max_seen", "lockTimeout", "PT5S",
+                        Map.of("type", "JdbcFenceStore", "database", "H2", "table", "fencing_max_seen", "lockTimeout", "PT5S",
                                 "maxAdvance", 100L)));
     }
 
@@ -186,7 +186,7 @@ class FencingActuatorAutoConfigurationTest {
             FencingEndpoint endpoint = context.getBean(FencingEndpoint.class);
             Map<String, Object> all = endpoint.fencing();
             assertThat(all).containsEntry("store",
-                    Map.of("type", "JdbcFenceStore", "table", "fencing_max_seen", "lockTimeout", "PT5S"));
+                    Map.of("type", "JdbcFenceStore", "database", "H2", "table", "fencing_max_seen", "lockTimeout", "PT5S"));
             assertThat(all).containsEntry("issuer", Map.of("type", "none"));
             assertThat(all).containsEntry("acquireTimeout", "PT3S");
             Map<String, Map<String, Long>> checks = (Map<String, Map<String, Long>>) all.get("checks");

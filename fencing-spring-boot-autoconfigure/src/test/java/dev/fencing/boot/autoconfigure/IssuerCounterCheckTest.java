@@ -180,6 +180,28 @@ class IssuerCounterCheckTest {
         assertThat(output.toString().split("The token issuer's counters", -1)).as("once more: off").hasSize(2);
     }
 
+    /**
+     * Behind a routing store (two databases), the stores it routes to are read as one: a per-resource counter below
+     * its route's max_seen is named, and a one-sequence counter below the highest max_seen of any route fails startup
+     * (a re-trial with two databases saw both checks skipped).
+     */
+    @Test
+    void behindARoutingStoreEveryRoutesStoreIsRead(CapturedOutput output) throws Throwable {
+        InMemoryFenceStore ledger = new InMemoryFenceStore();
+        ledger.fence("ledger:7", new FencingToken("ledger:7", 50, "old"), () -> null);
+        InMemoryFenceStore accounts = storeAt(700);
+        accounts.fence("ledger:8", new FencingToken("ledger:8", 900, "old"), () -> null); // not its route's: ignored
+        dev.fencing.store.RoutingFenceStore routing = dev.fencing.store.RoutingFenceStore.builder()
+                .route("accounts", accounts).route("ledger", ledger).build();
+        runner.withBean(FenceStore.class, () -> routing).withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("for 2 of the first 2 resources ('accounts:1': counter 0, max_seen 700; "
+                + "'ledger:7': counter 0, max_seen 50)");
+        runner.withBean(FenceStore.class, () -> routing).withBean(TokenIssuer.class, () -> new OneSequence(40))
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("below the fence store's highest max_seen"));
+    }
+
     @Test
     void theOffsetBaseIsCountedAndATooLowOneIsNamed() throws Throwable {
         InMemoryFenceStore store = storeAt(700);

@@ -10,11 +10,15 @@ import org.springframework.context.annotation.ComponentScan;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.io.DefaultResourceLoader;
+import org.springframework.core.io.support.PathMatchingResourcePatternResolver;
 import org.springframework.core.type.AnnotationMetadata;
 import org.springframework.core.type.MethodMetadata;
+import org.springframework.core.type.classreading.CachingMetadataReaderFactory;
 import org.springframework.core.type.classreading.MetadataReader;
+import org.springframework.core.type.classreading.MetadataReaderFactory;
 import org.springframework.util.ClassUtils;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -63,6 +67,16 @@ final class DeclaredResources {
         return packages;
     }
 
+    /** Whether any class file lies under {@code packageName} (or its subpackages) on {@code classLoader}'s path. */
+    static boolean holdsClasses(String packageName, ClassLoader classLoader) {
+        try {
+            return new PathMatchingResourcePatternResolver(classLoader).getResources("classpath*:"
+                    + ClassUtils.convertClassNameToResourcePath(packageName) + "/**/*.class").length > 0;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /** Every resource a {@code @Fenced} on a type or a method declares in the classes under {@code packages}. */
     static Set<String> scan(Collection<String> packages, ClassLoader classLoader) {
         return scan(packages, classLoader, new TreeSet<>());
@@ -105,12 +119,17 @@ final class DeclaredResources {
                 }
             }
         }
-        // subtypes of fenced types, to a fixpoint: an override that is not annotated again is invisible to weaving
+        // subtypes of fenced types, to a fixpoint: an override that is not annotated again is invisible to weaving;
+        // a supertype outside the packages is read from its class file (a library's or another package's base class)
+        MetadataReaderFactory readers = new CachingMetadataReaderFactory(classLoader);
+        Map<String, Boolean> outside = new HashMap<>();
         boolean grew = true;
         while (grew) {
             grew = false;
             for (Map.Entry<String, List<String>> type : supertypes.entrySet()) {
-                if (!fenced.contains(type.getKey()) && type.getValue().stream().anyMatch(fenced::contains)) {
+                if (!fenced.contains(type.getKey()) && type.getValue().stream().anyMatch(
+                        superType -> fenced.contains(superType) || !supertypes.containsKey(superType)
+                                && fencedOutside(superType, readers, outside))) {
                     fenced.add(type.getKey());
                     grew = true;
                 }
@@ -118,6 +137,37 @@ final class DeclaredResources {
         }
         fencedTypes.addAll(fenced);
         return resources;
+    }
+
+    /**
+     * Whether {@code type}, a class outside the scanned packages, or one of its own supertypes carries {@code @Fenced}
+     * (on the type or a method), read with ASM; {@code java.*} and unreadable types do not.
+     */
+    private static boolean fencedOutside(String type, MetadataReaderFactory readers, Map<String, Boolean> known) {
+        if (type == null || type.startsWith("java.")) {
+            return false;
+        }
+        Boolean answer = known.get(type);
+        if (answer != null) {
+            return answer;
+        }
+        known.put(type, false); // a cycle cannot happen in valid class files; this guards against looping anyway
+        boolean fenced = false;
+        try {
+            AnnotationMetadata metadata = readers.getMetadataReader(type).getAnnotationMetadata();
+            fenced = metadata.isAnnotated(FENCED) || metadata.hasAnnotatedMethods(FENCED);
+            List<String> supers = new ArrayList<>(List.of(metadata.getInterfaceNames()));
+            if (metadata.getSuperClassName() != null) {
+                supers.add(metadata.getSuperClassName());
+            }
+            for (int i = 0; !fenced && i < supers.size(); i++) {
+                fenced = fencedOutside(supers.get(i), readers, known);
+            }
+        } catch (IOException | RuntimeException e) {
+            fenced = false; // not on the class path as a file: nothing to read
+        }
+        known.put(type, fenced);
+        return fenced;
     }
 
     private static void add(MergedAnnotation<Fenced> fenced, Set<String> resources) {

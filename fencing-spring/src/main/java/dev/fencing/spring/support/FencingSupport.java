@@ -330,9 +330,17 @@ public final class FencingSupport {
         Objects.requireNonNull(classLoader, "classLoader");
         if (packages == null || packages.isEmpty() || packages.stream().anyMatch(p -> p == null || p.isBlank())) {
             throw new IllegalArgumentException("name the packages of your woven classes (their subpackages are "
-                    + "read too), none blank; was " + packages);
+                    + "read too), none blank; was " + (packages == null ? null : packages.stream()
+                    .map(p -> p == null ? "null" : "\"" + p + "\"").toList()));
         }
         Set<String> problems = new LinkedHashSet<>();
+        for (String name : packages) {
+            if (!DeclaredResources.holdsClasses(name, classLoader)) {
+                problems.add("package '" + name + "' holds no class on the class path, so nothing under it can be "
+                        + "checked: name the packages of your woven classes as Java writes them (com.example.orders; "
+                        + "no wildcard, no class name)");
+            }
+        }
         Map<String, Set<String>> unkeyed = new TreeMap<>();
         Map<String, Set<String>> keyed = new TreeMap<>();
         Set<String> fencedTypes = new TreeSet<>();
