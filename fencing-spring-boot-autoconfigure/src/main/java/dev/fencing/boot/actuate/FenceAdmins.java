@@ -8,12 +8,15 @@ import dev.fencing.recovery.FenceInventory;
 import dev.fencing.recovery.FloorRaise;
 import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.recovery.MaxSeenReset;
+import dev.fencing.recovery.RoutedFenceAdmin;
 import dev.fencing.store.FenceStore;
+import dev.fencing.store.RoutingFenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
  * Builds the {@link MaxSeenReset} and the {@link FloorRaise} of an application's store and issuer for the actuator: the store's own
- * {@link FenceAdmin} (the in-memory store) or a {@code JdbcFenceAdmin} on a JDBC store, and the issuer when it is
+ * {@link FenceAdmin} (the in-memory store), a {@code JdbcFenceAdmin} on a JDBC store, those of a routing store's stores
+ * as one ({@link RoutedFenceAdmin}), and the issuer when it is
  * {@link IssuedTokens}. A store without an admin is a configuration error, reported at startup.
  */
 final class FenceAdmins {
@@ -46,17 +49,30 @@ final class FenceAdmins {
         return issuer instanceof IssuedTokens tokens ? tokens : null;
     }
 
+    /** {@link #admin}, or {@code null} for a store that cannot be administered. */
+    private static FenceAdmin adminOrNull(FenceStore store) {
+        try {
+            return admin(store);
+        } catch (FencingConfigurationException e) {
+            return null;
+        }
+    }
+
     private static FenceAdmin admin(FenceStore store) {
-        FenceAdmin admin;
         if (store instanceof FenceAdmin own) {
-            admin = own;
-        } else if (JdbcParts.isJdbc(store)) {
-            admin = JdbcParts.admin(store);
-        } else {
+            return own;
+        }
+        if (JdbcParts.isJdbc(store)) {
+            return JdbcParts.admin(store);
+        }
+        // behind a routing store, each resource in its route's store, when every one of them can be administered
+        FenceAdmin routed = store instanceof RoutingFenceStore routing
+                ? RoutedFenceAdmin.of(routing, FenceAdmins::adminOrNull) : null;
+        if (routed == null) {
             throw new FencingConfigurationException("fencing.admin.enabled=true, but the fence store "
                     + store.getClass().getName() + " offers no administration (FenceAdmin); use a JDBC or in-memory "
-                    + "store, or turn fencing.admin.enabled off");
+                    + "store (also behind a RoutingFenceStore), or turn fencing.admin.enabled off");
         }
-        return admin;
+        return routed;
     }
 }

@@ -1,6 +1,7 @@
 package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.recovery.FenceInventory;
+import dev.fencing.recovery.RoutedFenceAdmin;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.RoutingFenceStore;
 import org.springframework.beans.factory.BeanFactory;
@@ -8,7 +9,7 @@ import org.springframework.beans.factory.BeanFactory;
 /**
  * The listing of the application's fence store that the startup checks read its highest max_seen from: the store
  * itself when it is a {@link FenceInventory} (in-memory), a {@code JdbcFenceAdmin} on a JDBC store, those of the stores
- * a routing store sends resources to, as one ({@link RoutedInventory}), the R2DBC store's inventory in a reactive
+ * a routing store sends resources to, as one ({@link RoutedFenceAdmin}), the R2DBC store's inventory in a reactive
  * application, otherwise none.
  * Shared by the issuer offset's first-start check and the issuer counter check, so both read the same value.
  */
@@ -23,7 +24,7 @@ final class FenceStoreInventory {
             return own;
         }
         if (store instanceof RoutingFenceStore routing) {
-            return RoutedInventory.of(routing);
+            return RoutedFenceAdmin.of(routing, FenceStoreInventory::of);
         }
         return store != null && JdbcOffsetParts.PRESENT ? JdbcOffsetParts.inventory(store) : null;
     }

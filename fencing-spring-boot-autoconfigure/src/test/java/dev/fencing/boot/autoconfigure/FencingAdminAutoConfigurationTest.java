@@ -57,6 +57,33 @@ class FencingAdminAutoConfigurationTest {
         assertThat(output.getAll().substring(warned)).doesNotContain("Spring Security is not on the class path");
     }
 
+    /**
+     * Behind a routing store (two databases), each resource is administered in its route's store: the floor raise
+     * after a restore and the reset of one resource work (startup failed with "offers no administration").
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void behindARoutingStoreEachResourceIsAdministeredInItsRoutesStore() {
+        dev.fencing.store.InMemoryFenceStore accounts = new dev.fencing.store.InMemoryFenceStore();
+        dev.fencing.store.InMemoryFenceStore ledger = new dev.fencing.store.InMemoryFenceStore();
+        runner.withPropertyValues("fencing.admin.enabled=true")
+                .withBean("fenceStore", FenceStore.class, () -> dev.fencing.store.RoutingFenceStore.builder()
+                        .route("accounts", accounts).route("ledger", ledger).build())
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    accounts.fence("accounts:1", new FencingToken("accounts:1", 4, "a"), () -> null);
+                    ledger.fence("ledger:1", new FencingToken("ledger:1", 9, "b"), () -> null);
+                    FencingAdminWebExtension admin = context.getBean(FencingAdminWebExtension.class);
+                    var raised = admin.write(null, null, true, 30L, null);
+                    assertThat(raised.getStatus()).isEqualTo(200);
+                    assertThat(raised.getBody()).containsEntry("examined", 2L).containsEntry("raised", 2L);
+                    assertThat(accounts.maxSeen("accounts:1")).hasValue(30);
+                    assertThat(ledger.maxSeen("ledger:1")).hasValue(30);
+                    assertThat(admin.resetFloor("ledger:1", 12L, true, null, null).getStatus()).isEqualTo(200);
+                    assertThat(ledger.maxSeen("ledger:1")).hasValue(12);
+                });
+    }
+
     @Test
     void aStoreWithoutAdministrationFailsStartupNamingIt() {
         runner.withPropertyValues("fencing.admin.enabled=true")

@@ -1,9 +1,8 @@
-package dev.fencing.boot.autoconfigure;
+package dev.fencing.recovery;
 
-import dev.fencing.recovery.FenceAdmin;
-import dev.fencing.recovery.FenceInventory;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.RoutingFenceStore;
+import dev.fencing.store.sql.FenceSql;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,37 +10,43 @@ import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.TreeSet;
+import java.util.function.Function;
 
 /**
- * The listings of the stores a {@link RoutingFenceStore} routes to, as one: each resource listed by the store its
- * route sends it to (a row another store holds for it, left from an earlier configuration, is not its state), the
- * highest max_seen of them all, and each resource's state read and changed in its route's store. For the startup
- * checks of the issuer's counters, which a routing store otherwise skipped.
+ * The administration of the stores a {@link RoutingFenceStore} routes to, as one store's: each resource listed by the
+ * store its route sends it to (a row another store holds for it, left from an earlier configuration, is not its
+ * state; a family's floor row goes with the family's route), the highest max_seen of them all, and each resource's
+ * state read and changed in its route's store. What the startup checks of the issuer's counters, the floor raise
+ * after a restore and the reset of one resource read and change behind a routing store.
  */
-final class RoutedInventory implements FenceInventory, FenceAdmin {
+public final class RoutedFenceAdmin implements FenceInventory, FenceAdmin {
 
     private final RoutingFenceStore routing;
     private final Map<FenceStore, FenceInventory> inventories;
 
-    private RoutedInventory(RoutingFenceStore routing, Map<FenceStore, FenceInventory> inventories) {
+    private RoutedFenceAdmin(RoutingFenceStore routing, Map<FenceStore, FenceInventory> inventories) {
         this.routing = routing;
         this.inventories = inventories;
     }
 
     /**
-     * The listing of every store {@code routing} sends resources to, or {@code null} when one of them offers none
-     * that can also be administered (its resources could not be judged then).
+     * The administration of every store {@code routing} sends resources to, each found by {@code administration}
+     * (for a JDBC store, its {@code JdbcFenceAdmin}; a store that administers itself, itself), or {@code null} when
+     * one of them has none that is both a {@link FenceInventory} and a {@link FenceAdmin}.
+     *
+     * @param administration a store's listing and administration in one object, or {@code null} when it has none
      */
-    static RoutedInventory of(RoutingFenceStore routing) {
+    public static RoutedFenceAdmin of(RoutingFenceStore routing, Function<FenceStore, ?> administration) {
         Map<FenceStore, FenceInventory> inventories = new LinkedHashMap<>();
         for (FenceStore store : routing.stores()) {
-            FenceInventory inventory = FenceStoreInventory.of(store);
-            if (!(inventory instanceof FenceAdmin)) {
+            Object admin = store instanceof RoutingFenceStore nested ? of(nested, administration)
+                    : administration.apply(store);
+            if (!(admin instanceof FenceInventory inventory) || !(admin instanceof FenceAdmin)) {
                 return null;
             }
             inventories.put(store, inventory);
         }
-        return new RoutedInventory(routing, inventories);
+        return new RoutedFenceAdmin(routing, inventories);
     }
 
     @Override
@@ -91,16 +96,24 @@ final class RoutedInventory implements FenceInventory, FenceAdmin {
         return admin(resource).lowerMaxSeen(resource, floor);
     }
 
-    /** The store whose route covers {@code resource} (a store's family floor row: the family's), or {@code null}. */
+    /** The store whose route covers {@code resource} (a family's floor row: the family's), or {@code null}. */
     private FenceStore judgedBy(String resource) {
         try {
-            return routing.storeFor(resource);
+            return routing.storeFor(routed(resource));
         } catch (IllegalArgumentException unrouted) {
             return null;
         }
     }
 
+    /** The resource the routes are matched against: a family's floor row goes where the family's resources go. */
+    private static String routed(String resource) {
+        return FenceSql.isFloorKey(resource) ? resource.substring(0, resource.length() - 1) : resource;
+    }
+
+    /**
+     * @throws IllegalArgumentException naming the routes, when no route (nor a fallback) covers {@code resource}
+     */
     private FenceAdmin admin(String resource) {
-        return (FenceAdmin) inventories.get(routing.storeFor(resource));
+        return (FenceAdmin) inventories.get(routing.storeFor(routed(resource)));
     }
 }
