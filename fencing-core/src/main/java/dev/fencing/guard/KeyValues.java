@@ -24,7 +24,8 @@ import java.util.stream.BaseStream;
 /**
  * Internal: public for the Spring and AspectJ adapters (fencing-spring), not for applications.
  * Decides which key values have a stable text, i.e. the same entity always yields the same text: character
- * sequences, primitives and their boxes, {@code BigInteger}/{@code BigDecimal}, {@code UUID}, enums, {@code java.time}
+ * sequences, primitives and their boxes, {@code BigInteger}/{@code BigDecimal}, {@code UUID}, enums (whose text is
+ * their name: a constant whose {@code toString()} is overridden is refused), {@code java.time}
  * values, records, classes that declare {@code toString()} themselves (or in a superclass other than
  * {@code Object}), and {@link FencingKey} implementations (whose {@code fencingKey()} is used). Arrays, collections,
  * maps, optionals, publishers, futures, streams, proxies and classes with identity text are refused. The decision is
@@ -45,7 +46,9 @@ public final class KeyValues {
                 + "names the holder, not the entity: the key is read when the method is called, before the value "
                 + "arrives"),
         IDENTITY("a class that does not override toString(), so its text (such as %s@1b2c) names the instance, "
-                + "not the entity");
+                + "not the entity"),
+        RENAMED_ENUM("an enum constant whose toString() is overridden, so its text is not its name (a lock taken "
+                + "elsewhere by the constant's name, as FencedLockRegistry names enum keys, would not match)");
 
         final String refusal;
 
@@ -102,6 +105,16 @@ public final class KeyValues {
         if (kind == Kind.DEFERRED) {
             return ". Take the value itself as the parameter (resolve it before the call), or key on another argument";
         }
+        if (kind == Kind.RENAMED_ENUM) {
+            return ". Key on its name (e.g. '" + keySource + ".name()')";
+        }
+        if (kind == Kind.ARRAY || kind == Kind.ELEMENTS && !Optional.class.equals(type)
+                && !Map.class.isAssignableFrom(type)) {
+            return ". A batch of entities is fenced one entity per call: call a method keyed on one element for each "
+                    + "(under an unkeyed @Fenced(acquire = true) lock for the batch when it must be one critical "
+                    + "section); keying on one element (e.g. '" + example(type, keySource) + "') fences that entity "
+                    + "only. For a single value, key on it, or implement " + FencingKey.class.getName();
+        }
         return ". Key on a value with a stable text (e.g. '" + example(type, keySource) + "'), override toString(), "
                 + "or implement " + FencingKey.class.getName();
     }
@@ -146,7 +159,10 @@ public final class KeyValues {
                     + " is a parameter of type " + type.getTypeName() + ", " + refusal(type) + ": "
                     + (kind == Kind.FLOATING ? "one entity could be fenced as two resources"
                     : kind == Kind.DEFERRED ? "calls for different entities would fence one resource, named after the "
-                    + "holder" : "every call would fence a different resource") + remedy(type, keySource));
+                    + "holder" : kind == Kind.ELEMENTS ? "one entity could be fenced under several resources, named "
+                    + "after the whole value" : kind == Kind.RENAMED_ENUM ? "one entity would be fenced under a "
+                    + "name other than its own" : "every call would fence a different resource")
+                    + remedy(type, keySource));
         }
     }
 
@@ -169,6 +185,9 @@ public final class KeyValues {
                 || Flow.Publisher.class.isAssignableFrom(type) || implementsNamed(type, REACTIVE_STREAMS_PUBLISHER)) {
             return Kind.DEFERRED;
         }
+        if (Enum.class.isAssignableFrom(type) && toStringOverriddenBelowEnum(type)) {
+            return Kind.RENAMED_ENUM;
+        }
         if (type.isPrimitive() || CharSequence.class.isAssignableFrom(type) || Number.class.isAssignableFrom(type)
                 && (type.getName().startsWith("java.lang.") || type == BigInteger.class || type == BigDecimal.class)
                 || type == Boolean.class || type == Character.class || type == UUID.class || type.isEnum()
@@ -179,6 +198,19 @@ public final class KeyValues {
             return Kind.PROXY;
         }
         return declaresToString(type) ? Kind.TEXT : Kind.IDENTITY;
+    }
+
+    /** Whether an enum type (or a constant's body class) declares {@code toString()} below {@link Enum}. */
+    private static boolean toStringOverriddenBelowEnum(Class<?> type) {
+        for (Class<?> c = type; c != null && c != Enum.class; c = c.getSuperclass()) {
+            try {
+                c.getDeclaredMethod("toString");
+                return true;
+            } catch (NoSuchMethodException e) {
+                // not declared here: look further up
+            }
+        }
+        return false;
     }
 
     /** Reactor's Mono and Flux, RxJava's types: named, so the core needs no Reactive Streams on its class path. */

@@ -281,6 +281,47 @@ class StableKeyTest {
         assertThat(store.size()).isEqualTo(1); // one entity, one resource, whatever toString says
     }
 
+    /** An enum whose text is its name, and one whose constant overrides toString(): refused, naming the fix. */
+    enum Plan {
+        BASIC,
+        GOLD {
+            @Override
+            public String toString() {
+                return "plan-gold";
+            }
+        }
+    }
+
+    /** An enum that overrides toString() for every constant: refused when declared as the parameter's type. */
+    enum Shown {
+        ONE;
+
+        @Override
+        public String toString() {
+            return "one";
+        }
+    }
+
+    /**
+     * An enum key's text is its name, which a lock taken elsewhere by name (FencedLockRegistry) also uses; a constant
+     * whose toString() says something else is refused rather than fenced under that other text (a new user's trial
+     * locked GOLD through one path and checked 'plan-gold' through the other).
+     */
+    @Test
+    void anEnumKeyIsItsNameAndAConstantThatRenamesItselfIsRefused() throws Throwable {
+        FencingToken basic = new FencingToken("accounts:BASIC", 3, "h");
+        bound(basic, () -> guard.invoke(point, new Object[] {Plan.BASIC}, () -> "a"));
+        assertThat(checks("accepted")).isEqualTo(1);
+        assertThatThrownBy(() -> guard.invoke(point, new Object[] {Plan.GOLD}, () -> "x"))
+                .isInstanceOf(InvalidKeyException.class).hasMessageContaining("toString() is overridden")
+                .hasMessageContaining("'#entity.name()'");
+        assertThatThrownBy(() -> KeyValues.checkParameterType(Shown.class, "Repo.save(Shown)", "#shown"))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("under a name other than its own").hasMessageContaining("'#shown.name()'");
+        KeyValues.checkParameterType(Plan.class, "Repo.save(Plan)", "#plan"); // its constants are read per call
+        assertThat(store.size()).isEqualTo(1);
+    }
+
     @Test
     void declaredParameterTypesThatCanNeverHaveAStableTextFailAtStartup() {
         for (Class<?> refused : List.of(Object[].class, long[].class, Account.class, List.class, ArrayList.class,
@@ -298,6 +339,8 @@ class StableKeyTest {
         assertThat(KeyValues.example(Map.class, "#m")).isEqualTo("#m['id']");
         assertThat(KeyValues.example(Account.class, "#account")).isEqualTo("#account.id");
         assertThatThrownBy(() -> KeyValues.checkParameterType(List.class, "Repo.save(X)", "#x"))
+                .hasMessageContaining("one entity could be fenced under several resources")
+                .hasMessageContaining("A batch of entities is fenced one entity per call")
                 .hasMessageContaining("e.g. '#x[0]'");
         assertThatThrownBy(() -> KeyValues.checkParameterType(double.class, "Repo.save(X)", "#x"))
                 .hasMessageContaining("one entity could be fenced as two resources")

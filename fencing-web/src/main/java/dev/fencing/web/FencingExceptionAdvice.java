@@ -134,7 +134,9 @@ public class FencingExceptionAdvice {
     }
 
     /**
-     * 428 on a request a {@link FencingTokenFilter} covered: the caller's token was missing. On any other request the
+     * 428 on a request a {@link FencingTokenFilter} covered: the caller's token was missing; but when the caller did
+     * send a token for that resource (the filter bound it on the request thread), the service lost it on a thread it
+     * did not propagate to: 500 "Fencing token lost", logged at ERROR. On any other request the
      * token was the service's own and it lost it, or a header the caller sent was never read (the filter's URL
      * patterns do not cover the path, and the detail says so): 500 "Fencing token lost", the exception's message
      * (which names the method) logged at ERROR, not sent.
@@ -143,6 +145,10 @@ public class FencingExceptionAdvice {
     public ProblemDetail missing(MissingTokenException e, WebRequest request) {
         if (request == null) {
             return FencingProblems.missing(e, null);
+        }
+        if (request.getAttribute(FencingTokenFilter.BOUND_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST)
+                instanceof java.util.Set<?> sent && sent.contains(e.resource())) {
+            return FencingProblems.lostAfterSent(e); // the caller sent it; a thread the service hopped to lacked it
         }
         boolean header = request.getHeader(FencingHeader.NAME) != null;
         return FencingProblems.missing(e, callerMaySend(request), header ? "no FencingTokenFilter covers this path "

@@ -27,6 +27,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -232,10 +233,23 @@ public class FencingTokenFilter implements Filter {
             problem(httpResponse, admitted.refusal());
             return;
         }
+        if (!admitted.tokens().isEmpty()) {
+            // the resources the caller sent tokens for: a fenced write that finds none of them lost it inside
+            Set<String> resources = new HashSet<>();
+            admitted.tokens().forEach(token -> resources.add(token.resource()));
+            http.setAttribute(BOUND_ATTRIBUTE, resources);
+        }
         try (FencingScope ignored = FencingContext.bindRemote(admitted.tokens())) {
             chain.doFilter(request, response);
         }
     }
+
+    /**
+     * The request attribute holding the resources ({@code Set<String>}) this filter bound the caller's tokens for:
+     * {@link FencingExceptionAdvice} answers a missing token for one of them with 500 "Fencing token lost" (the
+     * caller sent it; the service lost it on a thread it did not propagate to), not 428.
+     */
+    public static final String BOUND_ATTRIBUTE = FencingTokenFilter.class.getName() + ".BOUND";
 
     /** Most characters of a parse error's message that a 400 answer repeats. */
     static final int MAX_DETAIL_LENGTH = HeaderAdmission.MAX_DETAIL_LENGTH;

@@ -175,6 +175,18 @@ class HttpPropagationTest {
             return "written";
         }
 
+        /** The write on a thread the caller's token was not propagated to. */
+        @PostMapping("/accounts/{account}/note-on-another-thread")
+        public String writeOnAnotherThread(@PathVariable("account") String account, @RequestBody String note)
+                throws Throwable {
+            try {
+                java.util.concurrent.CompletableFuture.runAsync(() -> repository.write(account, note)).join();
+            } catch (java.util.concurrent.CompletionException e) {
+                throw e.getCause();
+            }
+            return "written";
+        }
+
         @GetMapping("/accounts/{account}/note")
         public String read(@PathVariable("account") String account) {
             return repository.read(account);
@@ -842,6 +854,22 @@ class HttpPropagationTest {
         assertThat(problem.get("resource").asString()).isEqualTo("accounts:13");
         assertThat(problem.get("detail").asString()).contains("accounts:13").contains("write")
                 .doesNotContain("was not read");
+    }
+
+    /**
+     * The caller sent the token and the service lost it on a thread hop: 500 "Fencing token lost" with an ERROR
+     * naming the hop, not 428 telling the caller it sent none (a new user's trial got 428 and no log line).
+     */
+    @Test
+    void aTokenTheCallerSentAndTheServiceLostOnAThreadHopIsTheServicesFault() throws Exception {
+        JsonNode problem = problem(exchange(plain, "POST", "/accounts/17/note-on-another-thread",
+                Map.of(FencingHeader.NAME, "accounts:17#1@h", "Content-Type", "text/plain")), 500);
+        assertThat(problem.get("title").asString()).isEqualTo("Fencing token lost");
+        assertThat(problem.get("type").asString()).isEqualTo(FencingExceptionAdvice.LOST_TOKEN_TYPE.toString());
+        assertThat(problem.get("detail").asString()).contains("accounts:17").contains("although the request carried one");
+        // a token for another resource only: the caller's precondition, 428 as before
+        problem(exchange(plain, "POST", "/accounts/18/note-on-another-thread",
+                Map.of(FencingHeader.NAME, "accounts:17#1@h", "Content-Type", "text/plain")), 428);
     }
 
     @Test

@@ -307,6 +307,28 @@ public final class FencingProblems {
         return problem;
     }
 
+    /**
+     * 500: a fenced write found no token for a resource the caller did send one for (a token filter bound it on the
+     * request thread), so the write ran on a thread the service did not propagate it to ({@code supplyAsync}, a
+     * parallel stream, an executor not wrapped): a defect of the service, logged at ERROR with the exception's
+     * message (which names the method), not the caller's missing precondition.
+     */
+    public static ProblemDetail lostAfterSent(MissingTokenException e) {
+        log.error("Fenced write found no token for resource '" + e.resource() + "', although the request's "
+                + "Fencing-Token header carried one, bound on the request thread: the write ran on a thread the token "
+                + "was not propagated to (CompletableFuture.supplyAsync, a parallel stream, an executor that is not "
+                + "wrapped with FencingPropagation or a context-propagating TaskDecorator); answering 500: "
+                + e.getMessage());
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, "The fenced write "
+                + "of resource '" + e.resource() + "' found no fencing token bound, although the request carried "
+                + "one: the service lost it on a thread hop without propagation. The fenced write did not run (writes "
+                + "the request made before it may have); the service's log says where");
+        problem.setType(LOST_TOKEN_TYPE);
+        problem.setTitle("Fencing token lost");
+        problem.setProperty("resource", e.resource());
+        return problem;
+    }
+
     /** What {@link #lost} logs: the exception's message, with the advice of the stack the request ran on. */
     static String lostLog(MissingTokenException e, String headerIgnored, boolean reactive) {
         String message = e.getMessage();
