@@ -173,6 +173,9 @@ public final class CheckOutcomes {
             outcome(observation, e.verdict().outcome());
             TokenRejectedException named = e.at(point.operation());
             tell(rejections, named);
+            if (checks == point.checks()) { // enforced: observed refusals are logged by ObservedCalls
+                RefusalLog.refused(point.operation(), named);
+            }
             return named;
         }
         if (t instanceof TransientFenceFailure transientFailure && transientFailure.presented() == token) {

@@ -147,10 +147,10 @@ public abstract class AbstractTokenIssuer<L extends AbstractLease> implements To
     private static void warnLost(AbstractLease lease, String when) {
         try {
             LOG.log(System.Logger.Level.WARNING, () -> "Lost the lock on '" + lease.token().resource() + "' (token "
-                    + lease.token().value() + ") " + when + ": another holder may have it now; every @Fenced check "
-                    + "refuses this holder's writes with that token once a newer holder has written (until then they are "
-                    + "serialized with the new holder's through the fence row, never lost); a write no check covers is "
-                    + "not fenced");
+                    + lease.token().value() + ") " + when + ": another holder may have it now. From here on, a "
+                    + "check of this token in enforce mode refuses the write once a newer holder has written (until "
+                    + "then the two are serialized through the fence row); writes checked before that, writes in "
+                    + "observe mode (counted enforced=false) and writes no check covers are not undone by this");
         } catch (RuntimeException ignored) {
             // logging is advisory
         }

@@ -409,6 +409,37 @@ class FenceGuardTest {
         assertThat(checks("r", "accepted")).isZero();
     }
 
+    /**
+     * An enforced refusal is logged, at most once per method and outcome per minute (a rollout trial found the
+     * zombie's lost-lease line in the log but not its refusal); an observed one is left to observe mode's own line.
+     */
+    @Test
+    void anEnforcedRefusalIsLoggedOncePerMethodAndOutcomePerMinute() throws Throwable {
+        String operation = "Repo.refusedLogged" + System.nanoTime() + "(String)";
+        FencePoint point = new FencePoint(operation, "logged", null, null, false, metrics);
+        FenceGuard guard = new FenceGuard(store);
+        FencingContext.run(new FencingToken("logged", 9, "new"), () -> {
+            try {
+                guard.invoke(point, new Object[0], () -> "x");
+            } catch (Throwable t) {
+                throw new AssertionError(t);
+            }
+        });
+        try (dev.fencing.LogCapture log = dev.fencing.LogCapture.of(RefusalLog.class)) {
+            for (int i = 0; i < 3; i++) {
+                FencingContext.run(new FencingToken("logged", 5, "zombie"), () ->
+                        assertThatThrownBy(() -> guard.invoke(point, new Object[0], () -> "x"))
+                                .isInstanceOf(StaleTokenException.class));
+            }
+            assertThat(log.records()).hasSize(1);
+            assertThat(log.records().get(0).getLevel()).isEqualTo(java.util.logging.Level.WARNING);
+            assertThat(java.text.MessageFormat.format(log.records().get(0).getMessage(),
+                    log.records().get(0).getParameters())).contains("Refused " + operation + " (stale)")
+                    .contains("'logged'").contains("token 5, max_seen 9");
+        }
+        assertThat(checks("logged", "stale")).isEqualTo(3);
+    }
+
     /** A check outside the store's transaction is a setup mistake: the refusal names the method to fix. */
     @Test
     void aRefusalOutsideTheStoresTransactionNamesTheMethod() {

@@ -219,8 +219,9 @@ final class TableVerifier {
         } catch (FenceStoreException | DataAccessException | TransactionException e) {
             throw new FencingConfigurationException(kind.what() + " '" + table + "' is missing or unusable on "
                     + dialect.productName() + " (" + rootMessage(e) + "). Create it with the script "
-                    + kind.script(dialect) + " (see the README), or build the " + kind.ownerNoun()
-                    + " with createTableIfMissing(true)", e);
+                    + kind.script(dialect) + (table.equals(kind.defaultName()) ? "" : ", with '" + table
+                    + "' in place of its default name '" + kind.defaultName() + "'") + " (see the README), or build "
+                    + "the " + kind.ownerNoun() + " with createTableIfMissing(true)", e);
         }
     }
 

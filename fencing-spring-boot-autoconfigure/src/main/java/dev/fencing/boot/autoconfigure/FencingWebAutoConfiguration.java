@@ -1,5 +1,6 @@
 package dev.fencing.boot.autoconfigure;
 
+import org.apache.commons.logging.LogFactory;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.guard.RejectionListener;
 import dev.fencing.mode.FenceModes;
@@ -78,6 +79,12 @@ public class FencingWebAutoConfiguration {
                 filter = filter.verifying(tokens).withMeterRegistry(registry.getIfUnique())
                         .withRejectionListener(RejectionListener.all(rejections.orderedStream().toList()))
                         .withModes(modes.getIfUnique());
+            } else {
+                LogFactory.getLog(FencingWebAutoConfiguration.class).info("fencing: Fencing-Token headers are "
+                        + "accepted on " + String.join(", ", patterns) + " unsigned: any caller that reaches those "
+                        + "paths can present any token, and one far above max_seen would lock its resource out of "
+                        + "every real holder (its next token refused as stale). Keep the paths to trusted callers, "
+                        + "or sign the tokens (fencing.signing.*, docs/signing.md)");
             }
             FilterRegistrationBean<FencingTokenFilter> registration = new FilterRegistrationBean<>(filter);
             registration.setUrlPatterns(patterns);

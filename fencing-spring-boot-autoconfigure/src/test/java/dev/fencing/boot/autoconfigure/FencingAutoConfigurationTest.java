@@ -515,12 +515,15 @@ class FencingAutoConfigurationTest {
     }
 
     @Test
-    void theTokenFilterOnlyWithUrlPatterns() {
+    @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
+    void theTokenFilterOnlyWithUrlPatterns(org.springframework.boot.test.system.CapturedOutput output) {
         web.withPropertyValues("fencing.web.filter.url-patterns=/internal/*,/jobs/*").run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(FilterRegistrationBean.class);
             assertThat(context.getBean(FilterRegistrationBean.class).getUrlPatterns())
                     .containsExactly("/internal/*", "/jobs/*");
         });
+        // accepted unsigned: said at startup, since any caller there can present any token (a keyed trial's ask)
+        assertThat(output).contains("Fencing-Token headers are accepted on /internal/*, /jobs/* unsigned");
         web.withPropertyValues("fencing.web.filter.url-patterns[0]=/internal/*").run(context ->
                 assertThat(context).hasSingleBean(FilterRegistrationBean.class));
         web.withPropertyValues("fencing.web.filter.url-patterns=/deposit,*.do").run(context ->

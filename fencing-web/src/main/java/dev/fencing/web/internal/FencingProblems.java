@@ -297,9 +297,10 @@ public final class FencingProblems {
     static ProblemDetail lost(MissingTokenException e, String headerIgnored, boolean reactive) {
         log.error(lostLog(e, headerIgnored, reactive));
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, "The fenced write "
-                + "of resource '" + e.resource() + "' found no fencing token bound: the service lost it (a thread "
-                + "hop without propagation, or a write outside the method that acquires the lock). The fenced write "
-                + "did not run; the service's log says where"
+                + "of resource '" + e.resource() + "' found no fencing token bound, and this request could not "
+                + "send one: the service has none for it here (no method on the way acquires the lock, a thread "
+                + "hop without propagation, or a write outside the method that acquires it). The fenced write did not "
+                + "run; the service's log says where"
                 + (headerIgnored == null ? "" : ". The request's Fencing-Token header was not read: " + headerIgnored));
         problem.setType(LOST_TOKEN_TYPE);
         problem.setTitle("Fencing token lost");
