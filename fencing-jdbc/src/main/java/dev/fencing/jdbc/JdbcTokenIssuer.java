@@ -191,6 +191,13 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
                     try {
                         token = tryTake(resource, holder);
                         lastError = null;
+                    } catch (org.springframework.jdbc.BadSqlGrammarException e) {
+                        // the table gone or changed (or no privilege on it): no retry can help, and the wait would
+                        // only delay a failure every acquisition shares
+                        throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "': "
+                                + "the lease table '" + table + "' is missing or unusable now (" + e.getMostSpecificCause()
+                                .getMessage() + "); every acquisition fails until it is restored (the shipped "
+                                + "lease-*.sql script, or the table from a backup: docs/operations.md)", e);
                     } catch (DataAccessException | TransactionException e) {
                         lastError = e; // unreachable or failing database: keep trying until the deadline
                         // only a failed commit leaves it open whether the lease was taken; no connection, a failed
