@@ -175,6 +175,9 @@ public class FencingEndpoint {
         }
         Map<String, Object> result = modes();
         result.put("actor", who);
+        // a rollout trial switched one instance and read the answer as the fleet's
+        result.put("scope", "this instance only: POST the switch to every instance, and set the property for "
+                + "instances started later");
         return new WebEndpointResponse<>(result, WebEndpointResponse.STATUS_OK);
     }
 

@@ -178,7 +178,7 @@ class ObserveModeApplicationTest {
 
             HttpResponse<String> toEnforce = switchMode(port, "{\"resource\":\"accounts\",\"mode\":\"enforce\"}");
             assertThat(toEnforce.statusCode()).isEqualTo(200);
-            assertThat(toEnforce.body()).contains("\"accounts\":\"enforce\"");
+            assertThat(toEnforce.body()).contains("\"accounts\":\"enforce\"").contains("this instance only");
 
             assertThat(deposit(port, new FencingToken("accounts", 1, "zombie")).statusCode()).isEqualTo(409);
             assertThat(ledger.balance()).isEqualTo(125);
