@@ -159,15 +159,23 @@ public final class FencingProblems {
      * a retry does not fix; the exception's message (which names the fix) is logged at ERROR, never sent.
      */
     public static ProblemDetail noTransaction(OutsideTransactionException e) {
-        log.error("Fenced write outside a transaction for resource '" + e.resource() + "'; answering 500: "
-                + e.getMessage());
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, "The fenced write "
-                + "for resource '" + e.resource() + "' was reached outside a transaction its fence store can check "
-                + "in (in none, in another transaction manager's, or in a read-only one), so its token could not be "
-                + "checked atomically with it; the call did not run. The server log says which");
-        problem.setType(NO_TRANSACTION_TYPE);
-        problem.setTitle("Fenced write outside a transaction");
-        problem.setProperty("resource", e.resource());
+        return serverFault("Fenced write outside a transaction for resource '" + e.resource() + "'; answering 500: "
+                + e.getMessage(), "The fenced write for resource '" + e.resource() + "' was reached outside a "
+                + "transaction its fence store can check in (in none, in another transaction manager's, or in a "
+                + "read-only one), so its token could not be checked atomically with it; the call did not run. The "
+                + "server log says which", NO_TRANSACTION_TYPE, "Fenced write outside a transaction", e.resource());
+    }
+
+    /**
+     * A 500 for a defect of the service: {@code logged} at ERROR (it may name methods, tables, the fix), only
+     * {@code detail}, which names the resource, sent.
+     */
+    private static ProblemDetail serverFault(String logged, String detail, URI type, String title, String resource) {
+        log.error(logged);
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, detail);
+        problem.setType(type);
+        problem.setTitle(title);
+        problem.setProperty("resource", resource);
         return problem;
     }
 
@@ -295,18 +303,15 @@ public final class FencingProblems {
 
     /** {@link #lost(MissingTokenException, String)}; on the reactive stack the log gives the reactive advice. */
     static ProblemDetail lost(MissingTokenException e, String headerIgnored, boolean reactive) {
-        log.error(lostLog(e, headerIgnored, reactive));
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, "The fenced write "
-                + "of resource '" + e.resource() + "' found no fencing token bound, and this request could not "
-                + "send one: the service has none for it here (no method on the way acquires the lock, a thread "
-                + "hop without propagation, or a write outside the method that acquires it). The fenced write did not "
-                + "run; the service's log says where"
-                + (headerIgnored == null ? "" : ". The request's Fencing-Token header was not read: " + headerIgnored));
-        problem.setType(LOST_TOKEN_TYPE);
-        problem.setTitle("Fencing token lost");
-        problem.setProperty("resource", e.resource());
-        return problem;
+        return serverFault(lostLog(e, headerIgnored, reactive), "The fenced write of resource '" + e.resource()
+                + "' found no fencing token bound, and this request could not send one: the service has none for it "
+                + "here (no method on the way acquires the lock, a thread hop without propagation, or a write outside "
+                + "the method that acquires it). The fenced write did not run; the service's log says where"
+                + (headerIgnored == null ? "" : ". The request's Fencing-Token header was not read: " + headerIgnored),
+                LOST_TOKEN_TYPE, LOST_TITLE, e.resource());
     }
+
+    private static final String LOST_TITLE = "Fencing token lost";
 
     /**
      * 500: a fenced write found no token for a resource the caller did send one for (a token filter bound it on the
@@ -315,19 +320,14 @@ public final class FencingProblems {
      * message (which names the method), not the caller's missing precondition.
      */
     public static ProblemDetail lostAfterSent(MissingTokenException e) {
-        log.error("Fenced write found no token for resource '" + e.resource() + "', although the request's "
-                + "Fencing-Token header carried one, bound on the request thread: the write ran on a thread the token "
-                + "was not propagated to (CompletableFuture.supplyAsync, a parallel stream, an executor that is not "
-                + "wrapped with FencingPropagation or a context-propagating TaskDecorator); answering 500: "
-                + e.getMessage());
-        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, "The fenced write "
-                + "of resource '" + e.resource() + "' found no fencing token bound, although the request carried "
-                + "one: the service lost it on a thread hop without propagation. The fenced write did not run (writes "
-                + "the request made before it may have); the service's log says where");
-        problem.setType(LOST_TOKEN_TYPE);
-        problem.setTitle("Fencing token lost");
-        problem.setProperty("resource", e.resource());
-        return problem;
+        return serverFault("Fenced write found no token for resource '" + e.resource() + "', although the "
+                + "request's Fencing-Token header carried one, bound on the request thread: the write ran on a thread "
+                + "the token was not propagated to (CompletableFuture.supplyAsync, a parallel stream, an executor that "
+                + "is not wrapped with FencingPropagation or a context-propagating TaskDecorator); answering 500: "
+                + e.getMessage(), "The fenced write of resource '" + e.resource() + "' found no fencing token bound, "
+                + "although the request carried one: the service lost it on a thread hop without propagation. The "
+                + "fenced write did not run (writes the request made before it may have); the service's log says "
+                + "where", LOST_TOKEN_TYPE, LOST_TITLE, e.resource());
     }
 
     /** What {@link #lost} logs: the exception's message, with the advice of the stack the request ran on. */
