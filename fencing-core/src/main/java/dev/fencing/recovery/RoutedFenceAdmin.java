@@ -53,10 +53,22 @@ public final class RoutedFenceAdmin implements FenceInventory, FenceAdmin {
     public List<String> resources(String after, int limit) {
         TreeSet<String> merged = new TreeSet<>();
         inventories.forEach((store, inventory) -> {
-            for (String resource : inventory.resources(after, limit)) {
-                if (judgedBy(resource) == store) {
-                    merged.add(resource);
+            // each store's first 'limit' resources of its own routes: rows it holds for other routes are skipped,
+            // page after page, so that a short page still means the end
+            int found = 0;
+            String cursor = after;
+            while (found < limit) {
+                List<String> page = inventory.resources(cursor, limit);
+                for (String resource : page) {
+                    if (judgedBy(resource) == store && found < limit) {
+                        merged.add(resource);
+                        found++;
+                    }
                 }
+                if (page.size() < limit) {
+                    break;
+                }
+                cursor = page.get(page.size() - 1);
             }
         });
         List<String> page = new ArrayList<>(limit);

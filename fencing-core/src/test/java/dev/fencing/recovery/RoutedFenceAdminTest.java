@@ -43,6 +43,24 @@ class RoutedFenceAdminTest {
                 .hasMessageContaining("No fence store is routed for resource 'orders:1'");
     }
 
+    /**
+     * Rows a store holds for other routes are skipped page after page, so a short page still means the end: before,
+     * a page of strays came back empty and a floor raise walking the pages stopped there, missing what followed.
+     */
+    @Test
+    void aPageFullOfOtherRoutesRowsDoesNotEndTheListing() throws Throwable {
+        write(accounts, "accounts:9", 1);
+        for (int i = 0; i < 5; i++) {
+            write(accounts, "ledger:" + i, 1);      // strays: the ledger's route sends these to the ledger store
+        }
+        write(accounts, "zzz", 1);                 // no route: the fallback's, this store's own
+        RoutingFenceStore withFallback = RoutingFenceStore.builder().route("ledger", ledger).fallback(accounts).build();
+        RoutedFenceAdmin admin = RoutedFenceAdmin.of(withFallback, store -> store);
+
+        assertThat(admin.resources("accounts:9", 2)).as("past three pages of strays").containsExactly("zzz");
+        assertThat(admin.resources(null, 2)).containsExactly("accounts:9", "zzz");
+    }
+
     @Test
     void aRouteWhoseStoreCannotBeAdministeredLeavesNone() {
         FenceStore opaque = new FenceStore() {
