@@ -38,7 +38,7 @@ public final class KeyValues {
         TEXT(null),
         FENCING_KEY(null),
         ARRAY("an array, whose text (such as [Ljava.lang.Object;@1b2c) names the array instance, not an entity"),
-        ELEMENTS("a collection, map or optional, whose text depends on its elements; key on one value instead"),
+        ELEMENTS("a collection, map or optional, whose text depends on its elements"),
         PROXY("a proxy, whose text comes from its invocation handler"),
         FLOATING("a floating-point number, whose text tells apart values that compare equal (0.0 and -0.0); key on "
                 + "an integer, a string or a BigDecimal"),

@@ -320,14 +320,21 @@ public final class FencingProblems {
      * message (which names the method), not the caller's missing precondition.
      */
     public static ProblemDetail lostAfterSent(MissingTokenException e) {
-        return serverFault("Fenced write found no token for resource '" + e.resource() + "', although the "
-                + "request's Fencing-Token header carried one, bound on the request thread: the write ran on a thread "
-                + "the token was not propagated to (CompletableFuture.supplyAsync, a parallel stream, an executor that "
-                + "is not wrapped with FencingPropagation or a context-propagating TaskDecorator); answering 500: "
-                + e.getMessage(), "The fenced write of resource '" + e.resource() + "' found no fencing token bound, "
-                + "although the request carried one: the service lost it on a thread hop without propagation. The "
-                + "fenced write did not run (writes the request made before it may have); the service's log says "
-                + "where", LOST_TOKEN_TYPE, LOST_TITLE, e.resource());
+        // the exception's own advice (send the token with the request) is wrong here: the caller did; its stack
+        // trace shows the thread and the code that hopped
+        log.error("Fenced write " + e.operation() + " found no token for resource '" + e.resource() + "', although "
+                + "the request's Fencing-Token header carried one, bound on the request thread: it ran on a thread the "
+                + "token was not propagated to (CompletableFuture.supplyAsync, a parallel stream, an executor that is "
+                + "not wrapped with FencingPropagation or a context-propagating TaskDecorator; the stack trace shows "
+                + "which); answering 500", e);
+        ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, "The fenced write "
+                + "of resource '" + e.resource() + "' found no fencing token bound, although the request carried one: "
+                + "the service lost it on a thread hop without propagation. That write did not run; other writes of "
+                + "the request (before it, or beside it on other threads) may have; the service's log says where");
+        problem.setType(LOST_TOKEN_TYPE);
+        problem.setTitle(LOST_TITLE);
+        problem.setProperty("resource", e.resource());
+        return problem;
     }
 
     /** What {@link #lost} logs: the exception's message, with the advice of the stack the request ran on. */
