@@ -196,8 +196,11 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
                         // only delay a failure every acquisition shares
                         throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "': "
                                 + "the lease table '" + table + "' is missing or unusable now (" + e.getMostSpecificCause()
-                                .getMessage() + "); every acquisition fails until it is restored (the shipped "
-                                + "lease-*.sql script, or the table from a backup: docs/operations.md)", e);
+                                .getMessage() + "); every acquisition fails until it is back. A table recreated "
+                                + "empty (the shipped lease-*.sql script) counts from 1 again, below the fence's "
+                                + "max_seen: raise its counters with the floor raise after a restore (POST "
+                                + "/actuator/fencing {\"afterRestore\": true, \"atLeast\": N}), or restore it from a "
+                                + "backup (docs/operations.md)", e);
                     } catch (DataAccessException | TransactionException e) {
                         lastError = e; // unreachable or failing database: keep trying until the deadline
                         // only a failed commit leaves it open whether the lease was taken; no connection, a failed

@@ -70,9 +70,9 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
             action.append("Create the table with your schema migrations (Flyway, Liquibase or spring.sql.init; the "
                     + "script the description names is the DDL to copy), or let the starter create it when it is "
                     + "missing: " + property + "=always (for the starter's own " + (text.startsWith("Lease table")
-                    ? "issuer" : "store") + "; a " + (text.startsWith("Lease table") ? "JdbcTokenIssuer" : "JdbcFenceStore")
-                    + " bean of your own, one a RoutingFenceStore routes to included, creates it with its builder's "
-                    + "createTableIfMissing(true)).\n");
+                    ? "issuer" : "store") + "; a " + (text.startsWith("Lease table") ? "JdbcTokenIssuer bean of your "
+                    + "own" : "JdbcFenceStore bean of your own, one a RoutingFenceStore routes to included,")
+                    + " creates it with its builder's createTableIfMissing(true)).\n");
         }
         if (text.contains("fencing.signing")) {
             action.append("Fix the fencing.signing property the description names (key material is never shown: "
