@@ -148,7 +148,7 @@ public final class FloorRaise {
     /** Raises one resource; {@code true} when its max_seen was below the target. */
     private boolean raise(String resource, long atLeast) {
         // a family's floor (compaction) has a key of the family and an invisible U+001F: null for a resource
-        String family = FenceSql.isFloorKey(resource) ? resource.substring(0, resource.length() - 1) : null;
+        String family = FenceSql.familyOfFloorKey(resource);
         long target = atLeast;
         if (issued != null && family != null) {
             // at least what the issuer issues to a resource of the family without state

@@ -119,7 +119,8 @@ public final class RoutedFenceAdmin implements FenceInventory, FenceAdmin {
 
     /** The resource the routes are matched against: a family's floor row goes where the family's resources go. */
     private static String routed(String resource) {
-        return FenceSql.isFloorKey(resource) ? resource.substring(0, resource.length() - 1) : resource;
+        String family = FenceSql.familyOfFloorKey(resource);
+        return family != null ? family : resource;
     }
 
     /**

@@ -195,6 +195,11 @@ public enum FenceSql {
         return !resource.isEmpty() && resource.charAt(resource.length() - 1) == FLOOR_MARKER;
     }
 
+    /** The family whose floor row {@code key} is ({@link #familyFloorKey}'s inverse), or {@code null} for a resource. */
+    public static String familyOfFloorKey(String key) {
+        return isFloorKey(key) ? key.substring(0, key.length() - 1) : null;
+    }
+
     /** The marker in the error a rejected check at commit raises ({@link #rejectedAtCommit(String)} reads it). */
     public static final String REJECTED_AT_COMMIT = "fencing-rejected";
 

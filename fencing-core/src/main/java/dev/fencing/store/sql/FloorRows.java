@@ -107,7 +107,7 @@ public final class FloorRows {
     private void failed(String floorKey, Throwable e) {
         floorKeys.replace(floorKey, PENDING, new Failed(System.nanoTime()));
         LOG.log(System.Logger.Level.WARNING, () -> "Could not create the floor row of family '"
-                + floorKey.substring(0, floorKey.length() - 1) + "' in fence table '" + table + "' (a check of the "
+                + FenceSql.familyOfFloorKey(floorKey) + "' in fence table '" + table + "' (a check of the "
                 + "family at least 10 s later tries again; until then concurrent first checks of its resources may "
                 + "end in a retryable deadlock): " + e);
     }
