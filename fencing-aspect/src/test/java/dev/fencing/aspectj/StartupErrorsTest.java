@@ -393,6 +393,42 @@ class StartupErrorsTest {
     }
 
     @Test
+    void aMethodFencedThroughAnErasedGenericSignatureIsNamedOnce() {
+        String message;
+        Throwable thrown = null;
+        try (AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext()) {
+            ctx.register(ProxyConfig.class);
+            ctx.registerBean(OrderRepository.class);
+            // a Spring Data repository: a JDK proxy of an interface that overrides a generic supertype's method
+            ctx.registerBean("orderLedger", OrderLedger.class, () -> (OrderLedger) java.lang.reflect.Proxy
+                    .newProxyInstance(OrderLedger.class.getClassLoader(), new Class<?>[] {OrderLedger.class},
+                            (proxy, method, args) -> null));
+            ctx.refresh();
+        } catch (Throwable t) {
+            thrown = t;
+        }
+        assertThat(thrown).isNotNull();
+        message = String.valueOf(thrown.getMessage());
+        assertThat(message).contains("resource 'orders' is checked without a key by "
+                + "StartupErrorsTest.OrderLedger.saveAndFlush(LedgerEntry) and with a key by");
+        assertThat(message).doesNotContain("saveAndFlush(Object)");
+    }
+
+    /** A generic supertype, as Spring Data's {@code JpaRepository}. */
+    interface GenericLedger<T> {
+        <S extends T> S saveAndFlush(S entity);
+    }
+
+    record LedgerEntry(long id) {
+    }
+
+    interface OrderLedger extends GenericLedger<LedgerEntry> {
+        @Override
+        @Fenced(resource = "orders")
+        <S extends LedgerEntry> S saveAndFlush(S entity);
+    }
+
+    @Test
     void resourceNamesThatDifferInCaseOnly() {
         String message = startupFailure(AdviceMode.PROXY, CapitalOrders.class, OrderRepository.class);
         assertThat(message).contains("resources 'Orders' (StartupErrorsTest.CapitalOrders.repriceAll()) and "

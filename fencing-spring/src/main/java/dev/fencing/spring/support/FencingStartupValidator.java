@@ -20,6 +20,7 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.annotation.AdviceMode;
+import org.springframework.core.BridgeMethodResolver;
 import org.springframework.core.DecoratingProxy;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotationUtils;
@@ -99,7 +100,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                     continue;
                 }
                 List<Method> fenced = new ArrayList<>();
-                for (Method method : ReflectionUtils.getUniqueDeclaredMethods(userType, ReflectionUtils.USER_DECLARED_METHODS)) {
+                for (Method method : userMethods(userType)) {
                     check(name, userType, method, singleton, transactionOrder, problems);
                     if (!Modifier.isStatic(method.getModifiers())
                             && support.resolutions().resolutionFor(method, userType) != null) {
@@ -183,6 +184,24 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                     + "(fencing.checks{enforced=\"false\"}) and logged, and the calls run; switch to enforce once "
                     + "the counts say so");
         }
+    }
+
+    /**
+     * {@code userType}'s methods, each once: an interface that overrides a generic supertype's method (a Spring Data
+     * repository's {@code saveAndFlush(Order)} over {@code saveAndFlush(Object)}) inherits the erased one too, which
+     * reaches the same method and would be checked and named twice.
+     */
+    private static List<Method> userMethods(Class<?> userType) {
+        Method[] methods = ReflectionUtils.getUniqueDeclaredMethods(userType, ReflectionUtils.USER_DECLARED_METHODS);
+        Set<Method> seen = new HashSet<>();
+        List<Method> unique = new ArrayList<>(methods.length);
+        for (Method method : methods) {
+            Method specific = BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, userType));
+            if (seen.add(specific)) {
+                unique.add(method);
+            }
+        }
+        return unique;
     }
 
     /** {@code method}'s fence point; {@code null} when it cannot be built ({@link #check} reports why). */
