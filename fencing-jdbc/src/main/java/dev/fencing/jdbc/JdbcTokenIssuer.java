@@ -200,7 +200,7 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
                                 + "empty (the shipped lease-*.sql script) counts from 1 again, below the fence's "
                                 + "max_seen: raise its counters with the floor raise after a restore (POST "
                                 + "/actuator/fencing {\"afterRestore\": true, \"atLeast\": N}), or restore it from a "
-                                + "backup (docs/operations.md)", e);
+                                + "backup (docs/operations.md)", e, false);
                     } catch (DataAccessException | TransactionException e) {
                         lastError = e; // unreachable or failing database: keep trying until the deadline
                         // only a failed commit leaves it open whether the lease was taken; no connection, a failed

@@ -315,7 +315,9 @@ class TableChecksTest {
         assertThatThrownBy(() -> issuer.acquire("gone", Duration.ofSeconds(30)))
                 .isInstanceOf(dev.fencing.issuer.LockAcquisitionException.class)
                 .hasMessageContaining("the lease table '" + table + "' is missing or unusable now")
-                .hasMessageNotContaining("within");
+                .hasMessageNotContaining("within")
+                .satisfies(e -> assertThat(((dev.fencing.issuer.LockAcquisitionException) e).retryable())
+                        .as("no retry helps until the table is back").isFalse());
     }
 
     @ParameterizedTest

@@ -74,7 +74,8 @@ public final class FencedLock implements Lock {
     /**
      * Acquires the lock, waiting as long as it takes; an interrupt does not stop the wait (it is kept for the caller).
      *
-     * @throws LockAcquisitionException when this thread held the lock and its lease was lost (the hold is dropped)
+     * @throws LockAcquisitionException when this thread held the lock and its lease was lost (the hold is dropped),
+     *                                  or when no retry can help ({@link LockAcquisitionException#retryable()} false)
      */
     @Override
     public void lock() {
@@ -90,6 +91,7 @@ public final class FencedLock implements Lock {
                     acquire(ATTEMPT);
                     return;
                 } catch (LockAcquisitionException notYet) {
+                    rethrowIfBroken(notYet);
                     interrupted |= Thread.interrupted();
                     pauseAfterFailure();
                 }
@@ -108,7 +110,8 @@ public final class FencedLock implements Lock {
      * Acquires the lock unless the thread is interrupted, waiting as long as it takes.
      *
      * @throws InterruptedException     when interrupted before or while waiting; the lock is not held
-     * @throws LockAcquisitionException when this thread held the lock and its lease was lost (the hold is dropped)
+     * @throws LockAcquisitionException when this thread held the lock and its lease was lost (the hold is dropped),
+     *                                  or when no retry can help ({@link LockAcquisitionException#retryable()} false)
      */
     @Override
     public void lockInterruptibly() throws InterruptedException {
@@ -123,6 +126,7 @@ public final class FencedLock implements Lock {
                     acquire(ATTEMPT);
                     return;
                 } catch (LockAcquisitionException notYet) {
+                    rethrowIfBroken(notYet);
                     if (Thread.interrupted()) {
                         throw interrupted(notYet);
                     }
@@ -139,6 +143,9 @@ public final class FencedLock implements Lock {
      * Acquires the lock if it is free now: one issuer call with a zero wait (a round trip to the lock service, no
      * waiting for a holder). {@code false} when it is held elsewhere or the service did not grant it, and when this
      * thread held it and its lease was lost (the hold is then dropped).
+     *
+     * @throws LockAcquisitionException when no retry can help ({@link LockAcquisitionException#retryable()} false: the
+     *                                  lock service's setup is broken, such as a lease table dropped at runtime)
      */
     @Override
     public boolean tryLock() {
@@ -154,6 +161,7 @@ public final class FencedLock implements Lock {
             return true;
         } catch (LockAcquisitionException notGranted) {
             local.unlock();
+            rethrowIfBroken(notGranted);
             return false;
         } catch (RuntimeException | Error e) {
             local.unlock();
@@ -170,7 +178,8 @@ public final class FencedLock implements Lock {
      * the lock service did not grant it in time), and when this thread held it and its lease was lost (the hold is
      * then dropped).
      *
-     * @throws InterruptedException when interrupted before or while waiting; the lock is not held
+     * @throws InterruptedException     when interrupted before or while waiting; the lock is not held
+     * @throws LockAcquisitionException when no retry can help ({@link LockAcquisitionException#retryable()} false)
      */
     @Override
     public boolean tryLock(long time, TimeUnit unit) throws InterruptedException {
@@ -189,6 +198,7 @@ public final class FencedLock implements Lock {
             return true;
         } catch (LockAcquisitionException notGranted) {
             local.unlock();
+            rethrowIfBroken(notGranted);
             if (Thread.interrupted()) {
                 throw interrupted(notGranted);
             }
@@ -292,6 +302,16 @@ public final class FencedLock implements Lock {
 
     private static void pauseAfterFailure() {
         LockSupport.parkNanos(RETRY_PAUSE_NANOS);
+    }
+
+    /**
+     * Throws {@code failure} when no retry can help ({@link LockAcquisitionException#retryable()} false, a lease
+     * table dropped at runtime): a wait would spin until the repair, and {@code false} would look like a held lock.
+     */
+    private static void rethrowIfBroken(LockAcquisitionException failure) {
+        if (!failure.retryable()) {
+            throw failure;
+        }
     }
 
     private InterruptedException interrupted(LockAcquisitionException cause) {

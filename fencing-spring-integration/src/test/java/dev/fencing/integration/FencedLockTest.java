@@ -336,6 +336,26 @@ class FencedLockTest {
     }
 
     @Test
+    void aLockServiceThatNoRetryCanFixFailsEveryWayOfLockingAtOnceAndHoldsNothing() {
+        java.util.concurrent.atomic.AtomicInteger attempts = new java.util.concurrent.atomic.AtomicInteger();
+        TokenIssuer broken = (resource, timeout) -> {
+            attempts.incrementAndGet();
+            throw new LockAcquisitionException(resource, "the lease table 'fencing_lease' is missing", null, false);
+        };
+        FencedLock lock = new FencedLockRegistry(broken, "orders:").obtain("1");
+        // without the throw, lock() and lockInterruptibly() would ask again every second until the test's timeout,
+        // and tryLock would say false as if another process held the lock
+        assertThatThrownBy(lock::lock).hasMessageContaining("fencing_lease");
+        assertThatThrownBy(lock::lockInterruptibly).hasMessageContaining("fencing_lease");
+        assertThatThrownBy(lock::tryLock).hasMessageContaining("fencing_lease");
+        assertThatThrownBy(() -> lock.tryLock(5, java.util.concurrent.TimeUnit.SECONDS))
+                .hasMessageContaining("fencing_lease");
+        assertThat(attempts).hasValue(4);
+        assertThat(FencingContext.isEmpty()).isTrue();
+        assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class); // nothing held
+    }
+
+    @Test
     void unusedLocksExpireHeldOnesStay() throws InterruptedException {
         FencedLock held = registry.obtain("held");
         FencedLock idle = registry.obtain("idle");

@@ -27,7 +27,8 @@ import java.net.URI;
  * Spring MVC answers for refused fenced writes, as RFC 9457 problem details, each with a title and the exception's
  * message as detail:
  * <ul>
- *   <li>400 Bad Request, "Invalid fencing key": the key could not be computed ({@code resource} as declared);</li>
+ *   <li>400 Bad Request, "Invalid fencing key": the key could not be computed ({@code resource} as declared;
+ *       problem {@code type} {@link #INVALID_KEY_TYPE});</li>
  *   <li>409 Conflict, "Stale fencing token", "Duplicate fencing token" or "Out-of-range fencing token": a stale,
  *       duplicate or out-of-range token ({@code resource}, {@code presented} without its signature, {@code maxSeen},
  *       {@code verdict};
@@ -40,9 +41,13 @@ import java.net.URI;
  *       {@link #MISSING_TOKEN_TYPE}), on a request a {@link FencingTokenFilter} covered; on any other request the
  *       token was the service's own (or its header was never read): 500, "Fencing token lost" ({@code resource};
  *       problem {@code type} {@link #LOST_TOKEN_TYPE});</li>
- *   <li>503 Service Unavailable, "Fence store unavailable": the store could not decide ({@code resource});</li>
+ *   <li>503 Service Unavailable, "Fence store unavailable": the store could not decide ({@code resource}; problem
+ *       {@code type} {@link #STORE_UNAVAILABLE_TYPE});</li>
  *   <li>503 Service Unavailable with {@code Retry-After: 1}, "Lock not acquired": the lock was not acquired in time
- *       or the lock service is unreachable ({@code resource}); nothing ran, the request may be retried;</li>
+ *       or the lock service is unreachable ({@code resource}; problem {@code type} {@link #LOCK_NOT_ACQUIRED_TYPE});
+ *       nothing ran, the request may be retried; 500, "Lock service broken", when no retry can help until the lock
+ *       service's setup is repaired, such as a lease table dropped at runtime (problem {@code type}
+ *       {@link #LOCK_SERVICE_BROKEN_TYPE}; the repair is logged at ERROR);</li>
  *   <li>503 Service Unavailable with {@code Retry-After: 1}, "Fence busy" / "Fence conflict": the store's check did
  *       not run because the fence row stayed locked, or the database aborted it (a
  *       {@link dev.fencing.store.TransientFenceFailure}, such as the JDBC store's {@code FenceBusyException} and
@@ -100,6 +105,18 @@ public class FencingExceptionAdvice {
      * call. Not a 409: the token is not outdated, it was never issued, and sending it again cannot succeed.
      */
     public static final URI FORGED_TOKEN_TYPE = FencingProblems.FORGED_TOKEN_TYPE;
+
+    /** The problem {@code type} of a 400 "Invalid fencing key". */
+    public static final URI INVALID_KEY_TYPE = FencingProblems.INVALID_KEY_TYPE;
+
+    /** The problem {@code type} of a 503 "Fence store unavailable". */
+    public static final URI STORE_UNAVAILABLE_TYPE = FencingProblems.STORE_UNAVAILABLE_TYPE;
+
+    /** The problem {@code type} of a 503 "Lock not acquired" (sent with {@code Retry-After}). */
+    public static final URI LOCK_NOT_ACQUIRED_TYPE = FencingProblems.LOCK_NOT_ACQUIRED_TYPE;
+
+    /** The problem {@code type} of a 500 "Lock service broken": a retry does not help until it is repaired. */
+    public static final URI LOCK_SERVICE_BROKEN_TYPE = FencingProblems.LOCK_SERVICE_BROKEN_TYPE;
 
     /** Seconds a client should wait before retrying a request that failed for a reason that passes. */
     static final long RETRY_AFTER_SECONDS = FencingProblems.RETRY_AFTER_SECONDS;
@@ -187,12 +204,13 @@ public class FencingExceptionAdvice {
     }
 
     /**
-     * 503 with {@code Retry-After}. The detail names the resource only: the exception's message (lock service
-     * addresses, timeouts) is logged here at WARN, never sent to the caller.
+     * 503 with {@code Retry-After}, or a 500 when no retry can help ({@link LockAcquisitionException#retryable()}
+     * false). The detail names the resource only: the exception's message (lock service addresses, timeouts, the
+     * repair) is logged here, never sent to the caller.
      */
     @ExceptionHandler(LockAcquisitionException.class)
     public ResponseEntity<ProblemDetail> lockNotAcquired(LockAcquisitionException e) {
-        return FencingProblems.retryLater(FencingProblems.lockNotAcquired(e));
+        return FencingProblems.of(e, null, false);
     }
 
     /** 503 with {@code Retry-After} and {@code problem} as body. */

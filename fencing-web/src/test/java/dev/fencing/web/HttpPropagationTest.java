@@ -825,6 +825,7 @@ class HttpPropagationTest {
         JsonNode problem = problem(exchange(plain, "POST", "/accounts/12/bad-key-note",
                 Map.of(FencingHeader.NAME, "accounts:12#1@h", "Content-Type", "text/plain")), 400);
         assertThat(problem.get("title").asString()).isEqualTo("Invalid fencing key");
+        assertThat(problem.get("type").asString()).isEqualTo(FencingExceptionAdvice.INVALID_KEY_TYPE.toString());
         assertThat(problem.get("resource").asString()).isEqualTo("accounts");
         assertThat(problem.get("detail").asString()).contains("NotesRepository.writeBadKey(String, String)");
         assertThat(plain.get().uri("/accounts/12/note").retrieve().body(String.class)).isNullOrEmpty();
@@ -927,6 +928,7 @@ class HttpPropagationTest {
         JsonNode problem = problem(answer, 503);
         assertThat(answer.retryAfter()).isEqualTo("1");
         assertThat(problem.get("title").asString()).isEqualTo("Lock not acquired");
+        assertThat(problem.get("type").asString()).isEqualTo(FencingExceptionAdvice.LOCK_NOT_ACQUIRED_TYPE.toString());
         assertThat(problem.get("resource").asString()).isEqualTo("accounts:15");
         assertThat(problem.get("detail").asString()).contains("accounts:15").contains("not acquired")
                 .doesNotContain("250ms");

@@ -61,6 +61,18 @@ public final class FencingProblems {
     /** The problem {@code type} of a 503 for a check the database aborted (serialization failure, deadlock). */
     public static final URI FENCE_CONFLICT_TYPE = URI.create("https://fencing.dev/problems/fence-conflict");
 
+    /** The problem type of a 400 "Invalid fencing key": the {@code @Fenced} key could not be computed. */
+    public static final URI INVALID_KEY_TYPE = URI.create("https://fencing.dev/problems/invalid-key");
+
+    /** The problem type of a 503 "Fence store unavailable": the store could not decide. */
+    public static final URI STORE_UNAVAILABLE_TYPE = URI.create("https://fencing.dev/problems/store-unavailable");
+
+    /** The problem type of a 503 "Lock not acquired": not in time, or the lock service did not answer. */
+    public static final URI LOCK_NOT_ACQUIRED_TYPE = URI.create("https://fencing.dev/problems/lock-not-acquired");
+
+    /** The problem type of a 500 "Lock service broken": its setup fails every acquisition until repaired. */
+    public static final URI LOCK_SERVICE_BROKEN_TYPE = URI.create("https://fencing.dev/problems/lock-service-broken");
+
     /** The problem {@code type} of a 400 for a {@code Fencing-Token} header that does not parse. */
     public static final String MALFORMED_TOKEN_TYPE = "https://fencing.dev/problems/malformed-token";
 
@@ -127,7 +139,7 @@ public final class FencingProblems {
             return storeRefused(store, callerMaySend);
         }
         if (e instanceof LockAcquisitionException lock) {
-            return retryLater(lockNotAcquired(lock));
+            return lock.retryable() ? retryLater(lockNotAcquired(lock)) : answer(lockServiceBroken(lock));
         }
         if (e instanceof TransientFenceFailure failure) {
             return retryLater(transientFailure(failure, e.getMessage(), callerMaySend));
@@ -384,6 +396,7 @@ public final class FencingProblems {
     /** 400: the key could not be computed. */
     public static ProblemDetail invalidKey(InvalidKeyException e) {
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.BAD_REQUEST, e.getMessage());
+        problem.setType(INVALID_KEY_TYPE);
         problem.setTitle("Invalid fencing key");
         problem.setProperty("resource", e.resource());
         return problem;
@@ -394,6 +407,7 @@ public final class FencingProblems {
         log.warn("Fence store failed for resource '" + e.resource() + "'; answering 503: " + e.getMessage(), e);
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The fence store "
                 + "could not check the token for resource '" + e.resource() + "'; the call did not run");
+        problem.setType(STORE_UNAVAILABLE_TYPE);
         problem.setTitle("Fence store unavailable");
         problem.setProperty("resource", e.resource());
         return problem;
@@ -404,9 +418,22 @@ public final class FencingProblems {
         log.warn("Lock not acquired for resource '" + e.resource() + "'; answering 503: " + e.getMessage());
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The lock on "
                 + "resource '" + e.resource() + "' was not acquired; the call did not run, retry later");
+        problem.setType(LOCK_NOT_ACQUIRED_TYPE);
         problem.setTitle("Lock not acquired");
         problem.setProperty("resource", e.resource());
         return problem;
+    }
+
+    /**
+     * 500: a lock that no retry can take until the lock service's setup is repaired ({@link
+     * LockAcquisitionException#retryable()} false, such as a lease table dropped at runtime); the exception's message,
+     * which names the repair, is logged at ERROR, never sent.
+     */
+    public static ProblemDetail lockServiceBroken(LockAcquisitionException e) {
+        return serverFault("Lock service broken for resource '" + e.resource() + "'; answering 500: " + e.getMessage(),
+                "The lock on resource '" + e.resource() + "' could not be taken: the lock service's setup is broken "
+                + "and every acquisition fails until it is repaired; the call did not run, and a retry does not help. "
+                + "The server log says what to repair", LOCK_SERVICE_BROKEN_TYPE, "Lock service broken", e.resource());
     }
 
     /**

@@ -1,6 +1,8 @@
 package dev.fencing.web.internal;
 
 import dev.fencing.context.MissingTokenException;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.guard.InvalidKeyException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
 import dev.fencing.store.FenceStoreException;
@@ -91,6 +93,40 @@ class FencingProblemsTest {
         assertThat(answer.getStatusCode().value()).isEqualTo(503);
         assertThat(answer.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isNull();
         assertThat(answer.getBody().getTitle()).isEqualTo("Fence store unavailable");
+        assertThat(answer.getBody().getType()).isEqualTo(FencingProblems.STORE_UNAVAILABLE_TYPE);
+    }
+
+    @Test
+    void everyAnswerHasAProblemType() {
+        List<Throwable> failures = List.of(
+                new InvalidKeyException("accounts", "key #id of deposit(long) is null"),
+                new FenceStoreException("accounts:1", TOKEN, "connection refused", null),
+                new LockAcquisitionException("accounts:1", "not within 10000 ms"),
+                new LockAcquisitionException("accounts:1", "lease table gone", null, false));
+        for (Throwable failure : failures) {
+            for (boolean reactive : new boolean[] {false, true}) {
+                assertThat(FencingProblems.of(failure, null, reactive).getBody().getType())
+                        .as(failure + (reactive ? " (reactive)" : "")).isNotNull()
+                        .isNotEqualTo(java.net.URI.create("about:blank"));
+            }
+        }
+    }
+
+    @Test
+    void aLockThatNoRetryCanTakeIsA500NamingNeitherTableNorRepairWhileAnOutageIsA503ToRetry() {
+        ResponseEntity<ProblemDetail> broken = FencingProblems.of(new LockAcquisitionException("accounts:1",
+                "the lease table 'fencing_lease' is missing or unusable now", null, false), null, false);
+        assertThat(broken.getStatusCode().value()).isEqualTo(500);
+        assertThat(broken.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isNull();
+        assertThat(broken.getBody().getType()).isEqualTo(FencingProblems.LOCK_SERVICE_BROKEN_TYPE);
+        assertThat(broken.getBody().getDetail()).contains("accounts:1", "a retry does not help")
+                .doesNotContain("fencing_lease");
+
+        ResponseEntity<ProblemDetail> outage = FencingProblems.of(new LockAcquisitionException("accounts:1",
+                "not within 10000 ms"), null, false);
+        assertThat(outage.getStatusCode().value()).isEqualTo(503);
+        assertThat(outage.getHeaders().getFirst(HttpHeaders.RETRY_AFTER)).isEqualTo("1");
+        assertThat(outage.getBody().getType()).isEqualTo(FencingProblems.LOCK_NOT_ACQUIRED_TYPE);
     }
 
     @Test

@@ -111,6 +111,8 @@ class WebFluxHttpTest {
                 case "store" -> new FenceStoreException("accounts:1", PRESENTED, "SELECT max_seen FROM secret_table",
                         null);
                 case "lock" -> new LockAcquisitionException("accounts:1", "zk://10.0.0.7:2181 timed out");
+                case "lock-broken" -> new LockAcquisitionException("accounts:1", "lease table secret_lease is gone",
+                        null, false);
                 case "busy" -> new Busy();
                 default -> new IllegalStateException("not the library's");
             }));
@@ -183,9 +185,11 @@ class WebFluxHttpTest {
                 new Expected("missing", 428, "https://fencing.dev/problems/missing-token", "Missing fencing token"),
                 new Expected("set-aside", 409, "https://fencing.dev/problems/remote-token-set-aside",
                         "Fencing token sent to a method that acquires its own lock"),
-                new Expected("invalid-key", 400, null, "Invalid fencing key"),
-                new Expected("store", 503, null, "Fence store unavailable"),
-                new Expected("lock", 503, null, "Lock not acquired"),
+                new Expected("invalid-key", 400, "https://fencing.dev/problems/invalid-key", "Invalid fencing key"),
+                new Expected("store", 503, "https://fencing.dev/problems/store-unavailable", "Fence store unavailable"),
+                new Expected("lock", 503, "https://fencing.dev/problems/lock-not-acquired", "Lock not acquired"),
+                new Expected("lock-broken", 500, "https://fencing.dev/problems/lock-service-broken",
+                        "Lock service broken"),
                 new Expected("busy", 503, "https://fencing.dev/problems/fence-busy", "Fence busy"))) {
             Answer answer = Answer.get(plain, "/internal/fail/" + expected.kind());
 
@@ -198,6 +202,7 @@ class WebFluxHttpTest {
         }
         assertThat(Answer.get(plain, "/internal/fail/store").body()).doesNotContain("secret_table");
         assertThat(Answer.get(plain, "/internal/fail/lock").body()).doesNotContain("10.0.0.7");
+        assertThat(Answer.get(plain, "/internal/fail/lock-broken").body()).doesNotContain("secret_lease");
         assertThat(Answer.get(plain, "/internal/fail/busy").problem()).containsEntry("reason", "busy")
                 .containsEntry("presented", "accounts:1#34@client-7");
         // no token filter covers /public: the token was the service's own lock's, left out as a 409 leaves it out
