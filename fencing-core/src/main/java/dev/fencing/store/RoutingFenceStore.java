@@ -143,16 +143,29 @@ public final class RoutingFenceStore implements FenceStore {
         return store;
     }
 
-    /** The store of the most specific route covering {@code resource}, else the fallback, else {@code null}. */
-    private FenceStore routedOrNull(String resource) {
-        // the most specific route wins: the whole resource, then each shorter ':'-prefix, longest first
-        FenceStore store = routes.get(resource);
+    /**
+     * The route that covers {@code resource}: the most specific one of {@link #routes()} (the whole resource, then
+     * each shorter {@code ':'}-prefix), or {@code null} when none does (the fallback's, if there is one).
+     */
+    public String routeOf(String resource) {
+        if (routes.containsKey(resource)) {
+            return resource;
+        }
         int colon = resource.lastIndexOf(':');
-        while (store == null && colon > 0) {
-            store = routes.get(resource.substring(0, colon));
+        while (colon > 0) {
+            String prefix = resource.substring(0, colon);
+            if (routes.containsKey(prefix)) {
+                return prefix;
+            }
             colon = resource.lastIndexOf(':', colon - 1);
         }
-        return store != null ? store : fallback;
+        return null;
+    }
+
+    /** The store of the most specific route covering {@code resource}, else the fallback, else {@code null}. */
+    private FenceStore routedOrNull(String resource) {
+        String route = routeOf(resource);
+        return route != null ? routes.get(route) : fallback;
     }
 
     /** Collects routes; each resource once. */

@@ -39,6 +39,9 @@ class RoutingFenceStoreTest {
                 .route("ledger:eu:7:x", ledgerEu7).route("ledger:eu", ledgerEu).route("ledger", ledger).build();
         for (RoutingFenceStore routing : new RoutingFenceStore[] {generalFirst, specificFirst}) {
             assertThat(routing.storeFor("ledger:eu:7")).isSameAs(ledgerEu);
+            assertThat(routing.routeOf("ledger:eu:7")).isEqualTo("ledger:eu");
+            assertThat(routing.routeOf("ledger:eu:7:x:1")).isEqualTo("ledger:eu:7:x");
+            assertThat(routing.routeOf("ledgerx")).as("no route: the fallback's").isNull();
             assertThat(routing.storeFor("ledger:eu")).isSameAs(ledgerEu);
             assertThat(routing.storeFor("ledger:eu:7:x")).isSameAs(ledgerEu7);
             assertThat(routing.storeFor("ledger:eu:7:x:1")).isSameAs(ledgerEu7);

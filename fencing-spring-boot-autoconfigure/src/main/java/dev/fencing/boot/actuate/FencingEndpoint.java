@@ -194,7 +194,8 @@ public class FencingEndpoint {
      * family's floor with a store that compacts (what a resource without max_seen is judged against), and the
      * counts of the name it is counted under ({@code countedAs}: counters are tagged with the static name only, so
      * {@code accounts:42} shows the counts of {@code accounts}). When the store cannot be read (the database down, the
-     * table gone) its part is replaced by {@code storeError}, the reason, and the counts are still shown.
+     * table gone) its part is replaced by {@code storeError}, the reason, and the counts are still shown. Behind a
+     * {@link RoutingFenceStore}, {@code route} names the route whose store answered ({@code (fallback)} for none).
      */
     @ReadOperation
     public Map<String, Object> resource(@Selector String resource) {
@@ -209,10 +210,16 @@ public class FencingEndpoint {
         }
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("resource", resource);
+        String route = null;
         try {
             // behind a routing store, the store of the resource's route (or a storeError naming the routes)
             Object judging = store;
             while (judging instanceof RoutingFenceStore routing) {
+                if (!result.containsKey("route")) { // the outermost route, as the health names it
+                    String routed = routing.routeOf(resource);
+                    route = routed != null ? routed : routing.fallback() != null ? "(fallback)" : null;
+                    result.put("route", route);
+                }
                 judging = routing.storeFor(resource);
             }
             if (judging instanceof FenceStore blocking && JdbcParts.isJdbc(blocking)) {
@@ -227,7 +234,8 @@ public class FencingEndpoint {
             }
         } catch (RuntimeException e) {
             // the counts below are still worth showing: say why the store's part is missing, as the health does
-            result.put("storeError", "fence store: " + FencingHealthIndicator.message(e));
+            result.put("storeError", (route == null ? "fence store: " : "fence store of route '" + route + "': ")
+                    + FencingHealthIndicator.message(e));
         }
         String countedAs = countedAs(resource);
         result.put("countedAs", countedAs);

@@ -113,6 +113,12 @@ class FencingActuatorAutoConfigurationTest {
             assertThat(down.getStatus()).isEqualTo(Status.DOWN);
             assertThat((String) down.getDetails().get("error")).startsWith("fence store of route 'ledger': ")
                     .containsIgnoringCase("fencing_max_seen_ledger");
+            Map<String, Object> unreadable = endpoint.resource("ledger:2024");
+            assertThat(unreadable).containsEntry("route", "ledger");
+            assertThat((String) unreadable.get("storeError")).startsWith("fence store of route 'ledger': ")
+                    .containsIgnoringCase("fencing_max_seen_ledger");
+            assertThat(endpoint.resource("accounts:1")).containsEntry("route", "accounts").doesNotContainKey("storeError");
+            assertThat(endpoint.resource("orders")).containsEntry("route", null);
         });
     }
 
