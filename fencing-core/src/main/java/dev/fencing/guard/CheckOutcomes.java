@@ -5,6 +5,7 @@ import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.metrics.CheckCounters;
 import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.mode.FenceModes;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.signing.TokenVerifier;
@@ -102,11 +103,30 @@ public final class CheckOutcomes {
      */
     public static RuntimeException invalidKey(FencePoint point, RuntimeException e) {
         FencingMetrics.increment(point.checks().invalid());
+        return asInvalidKey(point, e);
+    }
+
+    private static RuntimeException asInvalidKey(FencePoint point, RuntimeException e) {
         if (e instanceof FencingException) {
             return e;
         }
         return new InvalidKeyException(point.resource(), "Fencing key of " + point.operation()
                 + " could not be evaluated: " + e.getMessage(), e);
+    }
+
+    /**
+     * Whether the call of {@code point} whose key failed with {@code e} runs, unfenced: {@code true} for a checking
+     * point in observe mode, which counts it {@code invalid} with {@code enforced=false} and records and logs it, as
+     * it does every refusal enforce mode would make; {@code false} otherwise (refuse it: {@link #invalidKey}). An
+     * acquiring point never runs without its lock.
+     */
+    public static boolean observedInvalidKey(FencePoint point, FenceModes modes, RuntimeException e) {
+        if (point.acquire() || !modes.observes(point.resource())) {
+            return false;
+        }
+        FencingMetrics.increment(point.observedChecks().invalid());
+        modes.observed().recordInvalid(point.operation(), point.resource(), asInvalidKey(point, e).getMessage());
+        return true;
     }
 
     /**

@@ -32,7 +32,8 @@ import java.util.Objects;
  * check it atomically with the call; an acquiring point binds a freshly acquired token when none is bound. With a
  * {@link TokenVerifier}, a checking point first verifies the token's signature, and a forged one never reaches the
  * store. Each checking point follows the {@link FenceModes} of its resource: in
- * {@link dev.fencing.mode.FenceMode#OBSERVE} a missing, forged or rejected token is counted ({@code enforced=false}),
+ * {@link dev.fencing.mode.FenceMode#OBSERVE} a missing, forged or rejected token, or an invalid key, is counted
+ * ({@code enforced=false}),
  * recorded and logged, and the call runs anyway, a rejected one outside the store's fence; enforcing everywhere (the
  * default) costs one volatile read per call.
  * Thread-safe; one instance serves every fenced method.
@@ -161,7 +162,7 @@ public final class FenceGuard {
 
     /**
      * Runs {@code call} under the fence described by {@code point}. In observe mode (see {@link Builder#modes}) the
-     * missing, forged and rejected tokens below are counted and the call runs instead.
+     * missing, forged and rejected tokens and the invalid keys below are counted and the call runs instead.
      *
      * @throws MissingTokenException when a checking point finds no token bound (the call does not run)
      * @throws TokenRejectedException when the store rejects the token, as stale, duplicate or out of range, or the
@@ -193,6 +194,9 @@ public final class FenceGuard {
         try {
             key = point.keyOf(args);
         } catch (RuntimeException e) {
+            if (CheckOutcomes.observedInvalidKey(point, modes, e)) {
+                return proceed.proceed(target); // observe mode: enforce would refuse it, so it is counted and runs
+            }
             throw CheckOutcomes.invalidKey(point, e);
         }
         return point.acquire() ? acquireOrPropagate(point, CheckOutcomes.resourceOf(point, key), target, proceed)
@@ -213,7 +217,19 @@ public final class FenceGuard {
         // from here on the token's own instance of the effective resource's text, found without building it: its
         // hash is cached and the store's comparison of resource and token is one reference check; the text is built
         // only when no token is bound, for the message
-        String resource = token != null ? token.resource() : CheckOutcomes.resourceOf(point, key);
+        String resource;
+        if (token != null) {
+            resource = token.resource();
+        } else {
+            try {
+                resource = point.resourceOf(key);
+            } catch (InvalidKeyException e) { // a key text no token can carry
+                if (CheckOutcomes.observedInvalidKey(point, modes, e)) {
+                    return proceed.proceed(target);
+                }
+                throw CheckOutcomes.invalidKey(point, e);
+            }
+        }
         if (modes.observes(point.resource())) {
             return observing(point, resource, token, target, proceed);
         }
@@ -475,8 +491,8 @@ public final class FenceGuard {
          * The mode of each resource's checks, switchable at runtime through the same object; {@code null} (the
          * default): enforce everywhere. In {@link dev.fencing.mode.FenceMode#OBSERVE} a checking point judges as in
          * enforce mode, counts with {@code enforced=false}, records the call in {@link FenceModes#observed()} and lets
-         * it run even when the token is missing, forged or rejected (then outside the store's fence, max_seen
-         * untouched). Acquiring points are not affected.
+         * it run even when the token is missing, forged or rejected, or the key names no entity (then outside the
+         * store's fence, max_seen untouched). Acquiring points are not affected.
          */
         public Builder modes(FenceModes modes) {
             this.modes = modes;

@@ -67,6 +67,20 @@ public final class ObservedCalls {
         }
     }
 
+    /**
+     * Records a call of {@code operation} on {@code resource} (the declared one) whose key could not name an entity
+     * ({@code invalid}: null, no stable text, a character no token carries): enforce mode would have refused it, so
+     * it is logged (rate-limited) with {@code why}, the refusal's message.
+     */
+    public void recordInvalid(String operation, String resource, String why) {
+        record(operation, resource, "invalid", false, resource, null, null);
+        Method method = methods.get(operation);
+        if (method != null && method.mayLog("invalid", System.currentTimeMillis())) {
+            LOG.log(System.Logger.Level.WARNING, "Observe mode: {0} would have been refused (invalid key); it ran "
+                    + "unfenced. At most one such line per method and outcome per minute: {1}", operation, why);
+        }
+    }
+
     /** Every recorded method, sorted by resource then method. */
     public List<ObservedCall> calls() {
         List<ObservedCall> calls = new ArrayList<>(methods.size());

@@ -84,13 +84,34 @@ class UnprintableKeyTest {
         assertThat(checks("accepted")).isEqualTo(1);
     }
 
+    /**
+     * Observe mode lets a call whose key names no entity run, as it lets a stale or missing token's call run, and
+     * counts it where an operator deciding to enforce looks: {@code invalid} with {@code enforced=false}, and the
+     * method in the observed calls (a rollout trial's inserts keyed on a generated id were refused in observe mode,
+     * and the observed counts showed nothing). An acquiring method never runs without its lock.
+     */
     @Test
-    void observeModeRefusesSuchAKeyAsItRefusesEveryInvalidKey() {
+    void observeModeCountsAnInvalidKeyAsEnforcingWouldRefuseItAndLetsTheCallRun() throws Throwable {
         FenceModes modes = new FenceModes(FenceMode.ENFORCE, Map.of("docs", FenceMode.OBSERVE));
-        FenceGuard guard = FenceGuard.builder(store).modes(modes).build();
-        assertThatThrownBy(() -> write(guard, point(false), "7\u0000")).isInstanceOf(InvalidKeyException.class);
-        assertThat(writes).hasValue(0);
-        assertThat(modes.observed().calls()).isEmpty();
+        InMemoryTokenIssuer issuer = new InMemoryTokenIssuer();
+        FenceGuard guard = FenceGuard.builder(store).issuer(issuer).modes(modes).build();
+        assertThat(write(guard, point(false), "7\u0000")).isEqualTo(1);    // a text no token can carry
+        assertThat(write(guard, point(false), null)).isEqualTo(2);          // a key that is null (an insert's id)
+        assertThat(store.maxSeen("docs:7\u0000")).isEmpty();
+        Counter observed = registry.find("fencing.checks").tag("resource", "docs").tag("outcome", "invalid")
+                .tag("enforced", "false").counter();
+        assertThat(observed.count()).isEqualTo(2);
+        assertThat(registry.find("fencing.checks").tag("outcome", "invalid").tag("enforced", "true").counter()
+                .count()).isZero();
+        assertThat(modes.observed().calls()).singleElement().satisfies(call -> {
+            assertThat(call.operation()).isEqualTo("Repo.write(String)");
+            assertThat(call.count("invalid")).isEqualTo(2);
+        });
+
+        assertThatThrownBy(() -> write(guard, point(true), null)).isInstanceOf(InvalidKeyException.class);
+        assertThat(writes).hasValue(2);
+        assertThat(registry.find("fencing.checks").tag("outcome", "invalid").tag("enforced", "true").counter()
+                .count()).as("the acquiring call, refused").isEqualTo(1);
     }
 
     @Test

@@ -43,8 +43,8 @@ import java.util.function.Supplier;
  *
  * <p>Every failure (missing, rejected or forged token, invalid key, store error, failed acquisition) is an error
  * signal of the returned publisher, never thrown from {@link #fence}; nothing runs, and nothing blocks, before it is
- * subscribed (in observe mode, see {@link Builder#modes}, a missing, forged or rejected token is counted and the call
- * runs instead). Unlike the blocking guard it makes no Observation per check and has no
+ * subscribed (in observe mode, see {@link Builder#modes}, a missing, forged or rejected token, or an invalid key, is
+ * counted and the call runs instead). Unlike the blocking guard it makes no Observation per check and has no
  * {@link dev.fencing.guard.LeaseScope}: an acquired lock is given back when the publisher terminates or is cancelled.
  * As in the blocking guard, a release that fails after the call completed (or was cancelled) is logged at WARNING and
  * the call's signals stand; after the call failed, it is added to the call's error as suppressed. Thread-safe; one instance serves every reactive fenced method.
@@ -112,6 +112,9 @@ public final class ReactiveFenceGuard {
             try {
                 resource = point.effectiveResource(args);
             } catch (RuntimeException e) {
+                if (CheckOutcomes.observedInvalidKey(point, modes, e)) {
+                    return Flux.defer(call); // observe mode: enforce would refuse it, so it is counted and runs
+                }
                 return Flux.error(CheckOutcomes.invalidKey(point, e));
             }
             return point.acquire() ? acquireOrPropagate(point, resource, context, assembly, call)

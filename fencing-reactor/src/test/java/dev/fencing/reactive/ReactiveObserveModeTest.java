@@ -71,6 +71,26 @@ class ReactiveObserveModeTest {
     }
 
     @Test
+    void anInvalidKeyRunsCountedAsObservedAndIsRefusedOnceEnforced() {
+        FencePoint keyed = new FencePoint("Accounts.save(Account)", "accounts", args -> args[0], "#account.id", false,
+                new FencingMetrics(registry));
+        java.util.function.Supplier<Flux<String>> insert = () -> guard.fence(keyed, new Object[] {null},
+                () -> Mono.fromSupplier(() -> {
+                    writes.incrementAndGet();
+                    return "inserted";
+                }));
+        StepVerifier.create(insert.get()).expectNext("inserted").verifyComplete();
+        assertThat(count("invalid", "false")).isEqualTo(1);
+        assertThat(modes.observed().calls()).singleElement().satisfies(call -> assertThat(call.count("invalid"))
+                .isEqualTo(1));
+
+        modes.set("accounts", FenceMode.ENFORCE, "test");
+        StepVerifier.create(insert.get()).expectError(dev.fencing.guard.InvalidKeyException.class).verify();
+        assertThat(writes).hasValue(1);
+        assertThat(count("invalid", "true")).isEqualTo(1);
+    }
+
+    @Test
     void aStoreErrorIsSignalledInObserveMode() {
         ReactiveFenceStore failing = new ReactiveFenceStore() {
             @Override

@@ -74,7 +74,7 @@ public @interface EnableFencing {
 
     /**
      * The mode of the checks of every resource not named in {@link #observe()}: {@link FenceMode#ENFORCE} (default)
-     * refuses a missing, forged or rejected token; {@link FenceMode#OBSERVE} counts it
+     * refuses a missing, forged or rejected token or an invalid key; {@link FenceMode#OBSERVE} counts it
      * ({@code fencing.checks{enforced="false"}}), logs it (rate-limited) and lets the call run, for rolling fencing
      * out. Switchable at runtime through the {@link dev.fencing.mode.FenceModes} bean (the starter's actuator
      * endpoint does). A store checking at commit cannot observe: startup fails then.
