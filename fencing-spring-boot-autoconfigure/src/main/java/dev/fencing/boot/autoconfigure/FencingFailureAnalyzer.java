@@ -21,9 +21,21 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
         BeanCreationException creation = findCause(rootFailure, BeanCreationException.class);
         String bean = creation != null && creation.getBeanName() != null
                 ? " (while creating bean '" + creation.getBeanName() + "')" : "";
-        String description = "Fencing refused to start" + bean + ":\n\n" + cause.getMessage();
+        String description = "Fencing refused to start" + bean + ":\n\n" + withoutBuilderAdvice(cause.getMessage());
         return new FailureAnalysis(description, action(cause.getMessage()), cause);
     }
+
+    /**
+     * {@code message} without the plain-Java advice to build the store or issuer with
+     * {@code createTableIfMissing(true)}: the Action says which property creates the starter's table and when that
+     * builder call applies, and both side by side read as two answers to one question.
+     */
+    static String withoutBuilderAdvice(String message) {
+        return message == null ? null : BUILDER_ADVICE.matcher(message).replaceAll("");
+    }
+
+    private static final java.util.regex.Pattern BUILDER_ADVICE =
+            java.util.regex.Pattern.compile(", or build the [a-z ]+ with createTableIfMissing\\(true\\)");
 
     /** The fix: the specific one for the failures the starter's properties solve, then where all are listed. */
     static String action(String message) {

@@ -119,6 +119,22 @@ class FencingFailureAnalyzerTest {
                 + "starter's own issuer; a JdbcTokenIssuer bean of your own creates it").doesNotContain("Routing");
     }
 
+    /** The description leaves the builder call to the Action, which says when it applies (a trial read them as two fixes). */
+    @Test
+    void aMissingTablesDescriptionLeavesTheBuilderCallToTheAction() {
+        String message = "Fence table 'ledger_fence' is missing or unusable on MariaDB (Table 'test.ledger_fence' "
+                + "doesn't exist). Create it with the script dev/fencing/jdbc/schema-mariadb.sql (see the README), or "
+                + "build the store with createTableIfMissing(true)";
+        FailureAnalysis analysis = new FencingFailureAnalyzer().analyze(new FencingConfigurationException(message));
+        assertThat(analysis.getDescription()).endsWith("schema-mariadb.sql (see the README)")
+                .doesNotContain("createTableIfMissing");
+        assertThat(analysis.getAction()).contains("fencing.store.jdbc.initialize-schema=always")
+                .contains("createTableIfMissing(true)");
+        assertThat(FencingFailureAnalyzer.withoutBuilderAdvice("Lease table 'l' is missing or unusable on H2 (x). "
+                + "Create it with the script s, or build the issuer with createTableIfMissing(true)"))
+                .isEqualTo("Lease table 'l' is missing or unusable on H2 (x). Create it with the script s");
+    }
+
     @Test
     void oneResourceCheckedWithAndWithoutAKeyGetsItsOwnAction() {
         Throwable failure = start(MixedKeyApplication.class,
