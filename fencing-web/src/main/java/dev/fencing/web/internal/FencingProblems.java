@@ -332,16 +332,29 @@ public final class FencingProblems {
      * message (which names the method), not the caller's missing precondition.
      */
     public static ProblemDetail lostAfterSent(MissingTokenException e) {
+        return lostAfterSent(e, false);
+    }
+
+    /**
+     * {@link #lostAfterSent(MissingTokenException)}, for a WebFlux request ({@code reactive}): the token was bound in
+     * the request's Reactor Context, and the write ran where that context did not reach.
+     */
+    public static ProblemDetail lostAfterSent(MissingTokenException e, boolean reactive) {
         // the exception's own advice (send the token with the request) is wrong here: the caller did; its stack
         // trace shows the thread and the code that hopped
         log.error("Fenced write " + e.operation() + " found no token for resource '" + e.resource() + "', although "
-                + "the request's Fencing-Token header carried one, bound on the request thread: it ran on a thread the "
-                + "token was not propagated to (CompletableFuture.supplyAsync, a parallel stream, an executor that is "
-                + "not wrapped with FencingPropagation or a context-propagating TaskDecorator; the stack trace shows "
-                + "which); answering 500", e);
+                + "the request's Fencing-Token header carried one, " + (reactive ? "bound in the request's Reactor "
+                + "Context: it ran where that context did not reach (a publisher subscribed outside the request's "
+                + "chain, with subscribe() or block(); a blocking @Fenced method called on another thread without "
+                + "context propagation, Hooks.enableAutomaticContextPropagation(); the stack trace shows which)"
+                : "bound on the request thread: it ran on a thread the token was not propagated to "
+                + "(CompletableFuture.supplyAsync, a parallel stream, an executor that is not wrapped with "
+                + "FencingPropagation or a context-propagating TaskDecorator; the stack trace shows which)")
+                + "; answering 500", e);
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, "The fenced write "
                 + "of resource '" + e.resource() + "' found no fencing token bound, although the request carried one: "
-                + "the service lost it on a thread hop without propagation. That write did not run; other writes of "
+                + "the service lost it " + (reactive ? "where the request's Reactor Context did not reach"
+                : "on a thread hop without propagation") + ". That write did not run; other writes of "
                 + "the request (before it, or beside it on other threads) may have; the service's log says where");
         problem.setType(LOST_TOKEN_TYPE);
         problem.setTitle(LOST_TITLE);

@@ -26,8 +26,10 @@ import org.springframework.web.util.pattern.PatternParseException;
 import reactor.core.publisher.Mono;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -181,8 +183,21 @@ public final class FencingTokenWebFilter implements WebFilter {
         if (!admitted.admitted()) {
             return problem(exchange.getResponse(), admitted.refusal());
         }
+        if (!admitted.tokens().isEmpty()) {
+            // the resources the caller sent tokens for: a fenced write that finds none of them lost it inside
+            Set<String> resources = new HashSet<>();
+            admitted.tokens().forEach(token -> resources.add(token.resource()));
+            exchange.getAttributes().put(BOUND_ATTRIBUTE, resources);
+        }
         return chain.filter(exchange).contextWrite(ReactiveFencing.bindRemote(admitted.tokens()));
     }
+
+    /**
+     * The exchange attribute holding the resources ({@code Set<String>}) this filter bound the caller's tokens for:
+     * {@link FencingWebExceptionHandler} answers a missing token for one of them with 500 "Fencing token lost" (the
+     * caller sent it; the service's write ran where the request's Reactor Context did not reach), not 428.
+     */
+    public static final String BOUND_ATTRIBUTE = FencingTokenWebFilter.class.getName() + ".BOUND";
 
     /** Answers with the problem-detail body written here; the chain does not run. */
     private static Mono<Void> problem(ServerHttpResponse response, ProblemDetail problem) {

@@ -14,6 +14,8 @@ import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
 import reactor.core.publisher.Mono;
 
+import java.util.Set;
+
 /**
  * WebFlux answers for the library's exceptions, as RFC 9457 problem details ({@code application/problem+json}): the
  * same statuses, problem types, titles, details, properties and {@code Retry-After} headers as the servlet
@@ -43,7 +45,13 @@ public final class FencingWebExceptionHandler implements WebExceptionHandler, Or
         boolean header = exchange.getRequest().getHeaders().containsHeader(FencingHeader.NAME);
         boolean callerMaySend = exchange.getAttribute(FencingTokenWebFilter.APPLIED_ATTRIBUTE) != null;
         ResponseEntity<ProblemDetail> answer;
-        if (ex instanceof MissingTokenException missing) {
+        if (ex instanceof MissingTokenException missing
+                && exchange.getAttribute(FencingTokenWebFilter.BOUND_ATTRIBUTE) instanceof Set<?> sent
+                && sent.contains(missing.resource())) {
+            // the caller sent it; the write ran where the request's Reactor Context did not reach
+            ProblemDetail problem = FencingProblems.lostAfterSent(missing, true);
+            answer = ResponseEntity.status(problem.getStatus()).body(problem);
+        } else if (ex instanceof MissingTokenException missing) {
             ProblemDetail problem = FencingProblems.missing(missing, callerMaySend,
                     header ? "no FencingTokenWebFilter is registered in this application" : null, true);
             answer = ResponseEntity.status(problem.getStatus()).body(problem);

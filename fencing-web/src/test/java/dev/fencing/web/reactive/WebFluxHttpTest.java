@@ -174,6 +174,23 @@ class WebFluxHttpTest {
         }
     }
 
+    /**
+     * A missing token for a resource the caller sent one for is the service's fault (its write ran where the request's
+     * Reactor Context did not reach): 500, not the 428 that would tell the caller to send what it sent.
+     */
+    @Test
+    void aTokenTheCallerSentAndTheWriteDidNotFindIsLostNotMissing() {
+        Answer sent = Answer.get(plain, "/internal/fail/missing", PRESENTED.toText());
+        assertThat(sent.status()).isEqualTo(500);
+        assertThat(sent.problem()).containsEntry("type", FencingProblems.LOST_TOKEN_TYPE.toString())
+                .containsEntry("resource", "accounts:1");
+        assertThat((String) sent.problem().get("detail")).contains("Reactor Context").doesNotContain("Ledger.pay");
+
+        Answer other = Answer.get(plain, "/internal/fail/missing", "accounts:2#5@client-7");
+        assertThat(other.status()).as("a token for another resource: the caller's is missing").isEqualTo(428);
+        assertThat(Answer.get(plain, "/internal/fail/missing").status()).isEqualTo(428);
+    }
+
     @Test
     void everyLibraryExceptionGetsTheServletAdvicesStatusTypeAndTitle() {
         record Expected(String kind, int status, String type, String title) {
