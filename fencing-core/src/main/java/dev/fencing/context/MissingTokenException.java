@@ -30,7 +30,8 @@ public class MissingTokenException extends FencingException {
         super("No fencing token bound for resource '" + FencingToken.printable(resource) + "' in " + operation
                 + "; bind one with FencingContext.bind(...) or call it from a @Fenced(acquire = true) method "
                 + "(from another process: send it with the request or message, in the Fencing-Token header "
-                + "fencing-web and fencing-amqp read), and propagate it when the call hops threads"
+                + "fencing-web and fencing-amqp read), and propagate it when the call hops threads "
+                + "(FencingPropagation wraps an executor or a task; a parallel stream cannot carry it)"
                 + bound(boundResources));
         this.resource = resource;
         this.operation = operation;

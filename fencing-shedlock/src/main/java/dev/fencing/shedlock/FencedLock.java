@@ -4,6 +4,8 @@ import dev.fencing.context.FencingScope;
 import dev.fencing.context.TokenUse;
 import dev.fencing.guard.UncheckedLeases;
 import dev.fencing.issuer.Lease;
+import dev.fencing.metrics.AcquisitionCounters;
+import dev.fencing.metrics.FencingMetrics;
 import net.javacrumbs.shedlock.core.SimpleLock;
 
 import java.time.Duration;
@@ -16,31 +18,38 @@ import java.util.Optional;
  * extends the wrapped lock and hands the binding and leases on to the lock it returns; this one is then spent. A
  * token that no {@code @Fenced} check presented while the job held the lock (and no carrier sent) is reported at the
  * unlock: when acquiring {@code @Fenced} methods ran under it, as their own unchecked lock would be (counted in
- * {@code fencing.leases.unchecked}, named in a WARNING); else logged at WARNING the first time for each lock name and
- * resource, up to 1,000 of them: the job's writes under it were not fenced.
+ * {@code fencing.leases.unchecked}, named in a WARNING); else counted in {@code fencing.leases.unchecked} of the
+ * resource every time and logged at WARNING at most once per lock name and resource every ten minutes (up to 1,000
+ * of them): the job's writes under it were not fenced.
  */
 final class FencedLock implements SimpleLock {
 
     private static final System.Logger LOG = System.getLogger(FencedLock.class.getName());
 
-    /** The lock name and resource pairs whose unchecked token was logged: one line each, up to a bound. */
-    static final OncePerKey REPORTED = new OncePerKey(1_000);
+    /** The lock name and resource pairs whose unchecked token was logged: one line each per interval, up to a bound. */
+    static final OncePerKey REPORTED = new OncePerKey(1_000, 600_000);
 
     private final String name;
     private final SimpleLock delegate;
     private final List<Lease> leases;
     /** Per lease, in order: whether a check presented its token. */
     private final List<TokenUse> uses;
+    /** Per lease, in order: the counters of its resource. */
+    private final List<AcquisitionCounters> counters;
+    /** Whether the lock name has no mapping (its resource is the name itself). */
+    private final boolean unmapped;
     private final FencingScope scope;
     private final Thread owner;
     private boolean spent;
 
-    FencedLock(String name, SimpleLock delegate, List<Lease> leases, List<TokenUse> uses, FencingScope scope,
-               Thread owner) {
+    FencedLock(String name, SimpleLock delegate, List<Lease> leases, List<TokenUse> uses,
+               List<AcquisitionCounters> counters, boolean unmapped, FencingScope scope, Thread owner) {
         this.name = name;
         this.delegate = delegate;
         this.leases = leases;
         this.uses = uses;
+        this.counters = counters;
+        this.unmapped = unmapped;
         this.scope = scope;
         this.owner = owner;
     }
@@ -88,17 +97,28 @@ final class FencedLock implements SimpleLock {
                 UncheckedLeases.reportCallers(use, leases.get(i).token());
                 continue;
             }
+            FencingMetrics.increment(counters.get(i).unchecked());
             String resource = leases.get(i).token().resource();
-            String last = REPORTED.first(name + '\n' + resource);
+            String last = REPORTED.first(name + '\n' + resource, System.currentTimeMillis());
             if (last != null) {
-                LOG.log(System.Logger.Level.WARNING, () -> "The job under ShedLock lock '" + name + "' held the "
-                        + "fencing token of resource '" + resource + "' and no @Fenced check presented it, nor did "
-                        + "a carrier send it: nothing fenced what the job wrote (unless it failed before writing), so "
-                        + "a run that overran lockAtMostFor could have written over the next one. Write through "
-                        + "@Fenced(resource = \"" + resource + "\") methods; logged once per lock name and resource"
-                        + last);
+                LOG.log(System.Logger.Level.WARNING, () -> unreportedMessage(resource) + last);
             }
         }
+    }
+
+    /** What the WARNING says of a run whose token of {@code resource} nothing checked. */
+    String unreportedMessage(String resource) {
+        return "The run of the job under ShedLock lock '" + name + "' held the fencing token of resource '"
+                + resource + "' and no @Fenced check presented it, nor did a carrier send it: nothing fenced what it "
+                + "wrote, so a run that overran lockAtMostFor could have written over the next one. Either the job "
+                + "wrote around the fence, or handed its writes to threads that outlived the run (the lock and the "
+                + "token are given back when the job method returns: wait for them before it does), or it failed "
+                + "before its first fenced write. " + (unmapped ? "With no mapping the resource is the lock name: "
+                + "if the job writes through @Fenced methods of another resource, map the lock name to it "
+                + "(@EnableSchedulerLockFencing(resources = \"" + name + "=<resource>\")); else write through "
+                + "@Fenced(resource = \"" + resource + "\") methods." : "Write through @Fenced(resource = \""
+                + resource + "\") methods.") + " Counted in fencing.leases.unchecked every time; logged at most once "
+                + "per lock name and resource every ten minutes";
     }
 
     @Override
@@ -109,7 +129,7 @@ final class FencedLock implements SimpleLock {
             return Optional.empty();
         }
         spent = true;
-        return Optional.of(new FencedLock(name, extended.get(), leases, uses, scope, owner));
+        return Optional.of(new FencedLock(name, extended.get(), leases, uses, counters, unmapped, scope, owner));
     }
 
     private void checkNotSpent(String operation) {

@@ -5,7 +5,10 @@ import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
 import dev.fencing.context.TokenUse;
 import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.metrics.AcquisitionCounters;
+import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.token.FencingToken;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
@@ -20,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A ShedLock {@link LockProvider} that fences the jobs it locks, for any ShedLock provider it wraps. Once the
@@ -42,6 +46,8 @@ public final class FencingLockProvider implements LockProvider {
     private final Map<String, Set<String>> resources;
     private final boolean mappedOnly;
     private final Duration acquireTimeout;
+    private final FencingMetrics metrics;
+    private final ConcurrentHashMap<String, AcquisitionCounters> countersByTag = new ConcurrentHashMap<>();
 
     private FencingLockProvider(Builder b) {
         this.delegate = b.delegate;
@@ -49,6 +55,7 @@ public final class FencingLockProvider implements LockProvider {
         this.resources = Collections.unmodifiableMap(new LinkedHashMap<>(b.resources));
         this.mappedOnly = b.mappedOnly;
         this.acquireTimeout = b.acquireTimeout;
+        this.metrics = b.metrics;
     }
 
     /** Starts a builder wrapping {@code delegate} (any ShedLock provider) with tokens from {@code issuer}. */
@@ -76,18 +83,22 @@ public final class FencingLockProvider implements LockProvider {
         }
         List<Lease> leases = new ArrayList<>(toFence.size());
         List<TokenUse> uses = new ArrayList<>(toFence.size());
+        List<AcquisitionCounters> counted = new ArrayList<>(toFence.size());
         try {
             List<FencingToken> tokens = new ArrayList<>(toFence.size());
             for (String resource : toFence) {
                 if (FencingContext.currentLocal(resource) == null) {
-                    Lease lease = issuer.acquire(resource, acquireTimeout);
+                    AcquisitionCounters counters = counters(resource);
+                    Lease lease = acquire(name, resource, counters);
                     leases.add(lease);
                     tokens.add(lease.token());
                     uses.add(TokenUse.open(lease.token()));
+                    counted.add(counters);
                 }
             }
             FencingScope scope = tokens.isEmpty() ? null : FencingContext.bindAcquired(tokens, uses);
-            return Optional.of(new FencedLock(name, granted.get(), leases, uses, scope, Thread.currentThread()));
+            return Optional.of(new FencedLock(name, granted.get(), leases, uses, counted,
+                    !resources.containsKey(name), scope, Thread.currentThread()));
         } catch (RuntimeException | Error e) {
             uses.forEach(TokenUse::close);
             FencedLock.releaseAll(leases, e);
@@ -99,6 +110,52 @@ public final class FencingLockProvider implements LockProvider {
             throw e;
         }
     }
+
+    /**
+     * The lease of {@code resource} for a run under lock {@code name}, counted in {@code fencing.acquisitions}. A
+     * lease not granted names the job and what usually holds it: ShedLock has granted its lock, so the holder is a
+     * run the lock no longer excludes.
+     */
+    private Lease acquire(String name, String resource, AcquisitionCounters counters) {
+        Lease lease;
+        try {
+            lease = issuer.acquire(resource, acquireTimeout);
+        } catch (LockAcquisitionException e) {
+            counters.failed().increment(e);
+            throw new LockAcquisitionException(resource, "ShedLock granted lock '" + name + "', but the fencing lease "
+                    + "on resource '" + resource + "' was not granted within " + acquireTimeout + "; the job did not "
+                    + "run. Another holder has the lease: a run of another job mapped to the same resource, or an "
+                    + "earlier run whose lease outlives its lockAtMostFor (give the issuer's lease at most the "
+                    + "shortest lockAtMostFor of the jobs it fences), or the lock service did not answer: "
+                    + e.getMessage(), e, e.retryable());
+        } catch (RuntimeException e) {
+            counters.failed().increment(e);
+            throw e;
+        }
+        FencingMetrics.increment(counters.acquired());
+        return lease;
+    }
+
+    /**
+     * The counters of {@code resource}, tagged with its part before the first {@code ':'} (a mapping's key, such as
+     * {@code accounts:42}, is not a tag); past {@value #MAX_TAGS} tags (lock names made per entity, unmapped), under
+     * {@code other}.
+     */
+    private AcquisitionCounters counters(String resource) {
+        int colon = resource.indexOf(':');
+        String tag = colon > 0 ? resource.substring(0, colon) : resource;
+        AcquisitionCounters counters = countersByTag.get(tag);
+        if (counters != null) {
+            return counters;
+        }
+        if (countersByTag.size() >= MAX_TAGS) {
+            tag = "other";
+        }
+        return countersByTag.computeIfAbsent(tag, metrics::acquisitions);
+    }
+
+    /** Most resource tags of this provider's counters. */
+    static final int MAX_TAGS = 100;
 
     /**
      * The resources a job under lock {@code lockName} is fenced for, in the order their leases are taken (sorted,
@@ -119,6 +176,11 @@ public final class FencingLockProvider implements LockProvider {
         }
         TokenIssuer.checkAcquire(lockName, acquireTimeout);
         return Collections.singleton(lockName);
+    }
+
+    /** Each mapped lock name with the resources its jobs are fenced for, in the order they were mapped. */
+    public Map<String, Set<String>> mappings() {
+        return resources;
     }
 
     /** Whether a lock name without a mapping is refused instead of fenced under its own name. */
@@ -148,6 +210,7 @@ public final class FencingLockProvider implements LockProvider {
         private final Map<String, Set<String>> resources = new LinkedHashMap<>();
         private boolean mappedOnly;
         private Duration acquireTimeout = DEFAULT_ACQUIRE_TIMEOUT;
+        private FencingMetrics metrics = FencingMetrics.noop();
 
         private Builder(LockProvider delegate, TokenIssuer issuer) {
             if (delegate == null) {
@@ -218,6 +281,20 @@ public final class FencingLockProvider implements LockProvider {
                 throw new FencingConfigurationException("acquireTimeout must not be negative, was " + acquireTimeout);
             }
             this.acquireTimeout = acquireTimeout;
+            return this;
+        }
+
+        /**
+         * Where the jobs' leases are counted: {@code fencing.acquisitions} (acquired, failed) and
+         * {@code fencing.leases.unchecked} (a run whose token no check presented), tagged with the resource; none
+         * unless set ({@code @EnableSchedulerLockFencing} sets the context's {@code MeterRegistry}).
+         */
+        public Builder metrics(FencingMetrics metrics) {
+            if (metrics == null) {
+                throw new FencingConfigurationException("FencingLockProvider metrics must not be null: leave them "
+                        + "unset for none");
+            }
+            this.metrics = metrics;
             return this;
         }
 

@@ -6,7 +6,10 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.signing.SigningTokenIssuer;
 import dev.fencing.signing.TokenSigner;
 import dev.fencing.signing.TokenVerifier;
+import dev.fencing.metrics.FencingMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import net.javacrumbs.shedlock.core.LockProvider;
+import net.javacrumbs.shedlock.spring.ExtendedLockConfigurationExtractor;
 import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
@@ -58,12 +61,21 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
         if (!(bean instanceof LockProvider provider) || bean instanceof FencingLockProvider) {
             return bean;
         }
-        FencingLockProvider.Builder builder = FencingLockProvider.builder(provider, signing(issuer(beanName), beanName))
+        TokenIssuer issuer = signing(issuer(beanName), beanName);
+        FencingLockProvider.Builder builder = FencingLockProvider.builder(provider, issuer)
                 .mappedOnly(mappedOnly).acquireTimeout(timeout());
+        MeterRegistry meters = beanFactory.getBeanProvider(MeterRegistry.class).getIfAvailable();
+        if (meters != null) {
+            builder.metrics(new FencingMetrics(meters));
+        }
         for (String mapping : mappings) {
             addMapping(builder, beanFactory.resolveEmbeddedValue(mapping));
         }
         FencingLockProvider fenced = builder.build();
+        LOG.log(System.Logger.Level.INFO, () -> "@EnableSchedulerLockFencing: ShedLock LockProvider bean '" + beanName
+                + "' fences its jobs with tokens from " + issuer + "; " + (fenced.mappings().isEmpty()
+                ? "no lock name mapped: each job is fenced under its lock name" : "lock names mapped to resources: "
+                + fenced.mappings()) + (mappedOnly ? ", unmapped names refused" : ""));
         synchronized (wrapped) {
             wrapped.add(fenced);
         }
@@ -76,12 +88,12 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
         } catch (NoUniqueBeanDefinitionException e) {
             throw new FencingConfigurationException("@EnableSchedulerLockFencing wraps LockProvider bean '"
                     + lockProviderBean + "' with the TokenIssuer bean, but there are several: " + e.getMessage()
-                    + "; mark one @Primary", e);
+                    + "; mark one @Primary"); // no cause: Boot's analyzer of the cause would show its text, not this
         } catch (NoSuchBeanDefinitionException e) {
             throw new FencingConfigurationException("@EnableSchedulerLockFencing wraps LockProvider bean '"
                     + lockProviderBean + "' but the context has no TokenIssuer bean: declare one (ZooKeeper, etcd or "
                     + "JdbcTokenIssuer; the tokens of ShedLock jobs come from it), or with the Spring Boot starter set "
-                    + "fencing.issuer.type (jdbc, zookeeper or etcd)", e);
+                    + "fencing.issuer.type (jdbc, zookeeper or etcd)");
         }
     }
 
@@ -140,8 +152,17 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
             throw new FencingConfigurationException("@EnableSchedulerLockFencing found no ShedLock LockProvider bean to "
                     + "fence: declare one (@Bean LockProvider lockProvider(...)) in this context");
         }
+        Set<String> lockNames = schedulerLockNames();
+        if (!schedulerLockMethods.isEmpty()
+                && beanFactory.getBeanNamesForType(ExtendedLockConfigurationExtractor.class).length == 0) {
+            throw new FencingConfigurationException("@EnableSchedulerLockFencing fences ShedLock's locks, but ShedLock "
+                    + "does not lock the @SchedulerLock methods " + schedulerLockMethods + ": @EnableSchedulerLock is "
+                    + "missing, so every instance runs them at once and no run takes a lock or a token (each fenced "
+                    + "write is refused as missing). Add @EnableSchedulerLock(defaultLockAtMostFor = \"...\") to a "
+                    + "@Configuration class");
+        }
         Set<String> unmapped = new TreeSet<>();
-        for (String name : schedulerLockNames()) {
+        for (String name : lockNames) {
             for (FencingLockProvider provider : providers) {
                 try {
                     provider.resourcesFor(name);
@@ -216,7 +237,13 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
         return declared;
     }
 
-    /** The names of every {@code @SchedulerLock} on a bean method, placeholders resolved; names with SpEL ({@code #}) depend on arguments and are skipped. */
+    /** {@code Type.method} of every {@code @SchedulerLock} bean method, filled by {@link #schedulerLockNames()}. */
+    private final Set<String> schedulerLockMethods = new TreeSet<>();
+
+    /**
+     * The names of every {@code @SchedulerLock} on a bean method, placeholders resolved; names with SpEL ({@code #})
+     * depend on arguments and are skipped. Records the methods in {@link #schedulerLockMethods}.
+     */
     private Set<String> schedulerLockNames() {
         Set<String> names = new TreeSet<>();
         for (String beanName : beanFactory.getBeanDefinitionNames()) {
@@ -224,10 +251,14 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
             if (type == null) {
                 continue;
             }
-            ReflectionUtils.doWithMethods(ClassUtils.getUserClass(type), method -> {
+            Class<?> user = ClassUtils.getUserClass(type);
+            ReflectionUtils.doWithMethods(user, method -> {
                 SchedulerLock lock = AnnotatedElementUtils.findMergedAnnotation(method, SchedulerLock.class);
-                if (lock != null && !lock.name().contains("#")) {
-                    names.add(beanFactory.resolveEmbeddedValue(lock.name()));
+                if (lock != null) {
+                    schedulerLockMethods.add(user.getSimpleName() + "." + method.getName());
+                    if (!lock.name().contains("#")) {
+                        names.add(beanFactory.resolveEmbeddedValue(lock.name()));
+                    }
                 }
             });
         }

@@ -132,7 +132,10 @@ class FencingLockProviderTest {
             DefaultLockingTaskExecutor executor = new DefaultLockingTaskExecutor(provider);
             List<String> ran = new ArrayList<>();
             assertThatThrownBy(() -> executor.executeWithLock((Runnable) () -> ran.add("job"), config("nightly")))
-                    .isInstanceOf(LockAcquisitionException.class).hasMessageContaining("b-ledger");
+                    .isInstanceOf(LockAcquisitionException.class).hasMessageContaining("b-ledger")
+                    .hasMessageContaining("ShedLock granted lock 'nightly'")
+                    .hasMessageContaining("another job mapped to the same resource")
+                    .hasMessageContaining("lockAtMostFor");
             assertThat(ran).isEmpty();
             assertThat(zombie.isHeld()).isTrue();
         }

@@ -205,6 +205,36 @@ class SchedulerLockFencingStartupTest {
         assertThat(startupFailure(Beans.class, Plain.class)).contains("no TokenIssuer bean").contains("'lockProvider'");
     }
 
+    /**
+     * The missing issuer is this library's failure, not the bean factory's: with the bean factory's exception as its
+     * cause, Boot's failure analysis showed "A component required a bean of type TokenIssuer" and hid the fix (a new
+     * user's ShedLock trial).
+     */
+    @Test
+    void aMissingTokenIssuerIsReportedAsFencingsOwnFailure() {
+        Throwable thrown = catchThrowable(() -> new AnnotationConfigApplicationContext(Beans.class, Plain.class)
+                .close());
+        for (Throwable t = thrown; t != null; t = t.getCause()) {
+            assertThat(t).isNotInstanceOf(org.springframework.beans.factory.NoSuchBeanDefinitionException.class);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableScheduling
+    @EnableSchedulerLockFencing(resources = "report=reports")
+    static class WithoutShedLocksOwnLock {
+    }
+
+    /**
+     * Fencing ShedLock's locks while ShedLock locks nothing (its @EnableSchedulerLock forgotten) stops startup naming
+     * the methods: every instance would run them at once and every fenced write would be refused as missing.
+     */
+    @Test
+    void schedulerLockMethodsWithoutEnableSchedulerLockStopStartup() {
+        assertThat(startupFailure(Beans.class, Issuer.class, WithoutShedLocksOwnLock.class))
+                .contains("@EnableSchedulerLock is missing").contains("ReportJob.run");
+    }
+
     @Test
     void withoutALockProviderStartupFails() {
         assertThat(startupFailure(Issuer.class, Plain.class)).contains("found no ShedLock LockProvider bean");

@@ -56,22 +56,53 @@ class ShedLockUncheckedTokenTest {
         assertThat(issuer.highestIssued(name)).as("the job's lock, not one of the method's own").isEqualTo(1);
     }
 
+    /**
+     * A run whose token nothing checked is counted every time, not only logged once per process (a new user's trial:
+     * the alert on fencing.leases.unchecked never fired for a job that wrote around the fence), and the acquisitions
+     * are counted under the resource; the line for a lock name without a mapping suggests mapping it.
+     */
     @Test
-    void theLockNamesRememberedForTheLogAreBounded() {
-        OncePerKey once = new OncePerKey(10);
+    void everyUncheckedRunIsCountedAndTheAcquisitionsToo() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        FencingLockProvider counted = FencingLockProvider.builder(shedlock, issuer)
+                .metrics(new FencingMetrics(registry)).resources("nightly", "ledger:eu").build();
+        for (int run = 0; run < 3; run++) {
+            counted.lock(new LockConfiguration(Instant.now(), "nightly", Duration.ofSeconds(10), Duration.ZERO))
+                    .orElseThrow().unlock();
+        }
+        assertThat(registry.get(FencingMetrics.UNCHECKED_LEASES).tag("resource", "ledger").counter().count())
+                .isEqualTo(3);
+        assertThat(registry.get(FencingMetrics.ACQUISITIONS).tag("resource", "ledger").tag("outcome", "acquired")
+                .counter().count()).isEqualTo(3);
+
+        FencedLock unmapped = (FencedLock) counted.lock(new LockConfiguration(Instant.now(), "report",
+                Duration.ofSeconds(10), Duration.ZERO)).orElseThrow();
+        try {
+            assertThat(unmapped.unreportedMessage("report")).contains("map the lock name to it")
+                    .contains("resources = \"report=<resource>\"").contains("wait for them before it does");
+        } finally {
+            unmapped.unlock();
+        }
+    }
+
+    @Test
+    void theLockNamesRememberedForTheLogAreBoundedAndEachIsLoggedAgainAfterTheInterval() {
+        OncePerKey once = new OncePerKey(10, 600_000);
         int logged = 0;
         String last = null;
         for (int i = 0; i < 50; i++) {
-            String tail = once.first("invoice-" + i + "\ninvoice-" + i);
+            String tail = once.first("invoice-" + i + "\ninvoice-" + i, 1_000);
             if (tail != null) {
                 logged++;
                 last = tail;
             }
         }
         assertThat(logged).as("the bound, plus the line that says it was reached").isEqualTo(11);
-        assertThat(last).contains("from now on none is");
+        assertThat(last).contains("from now on no new one is");
         assertThat(once.size()).isEqualTo(10);
-        assertThat(once.first("invoice-0\ninvoice-0")).as("logged before").isNull();
-        assertThat(once.first("invoice-3\ninvoice-3")).isNull();
+        assertThat(once.first("invoice-0\ninvoice-0", 2_000)).as("logged within the interval").isNull();
+        assertThat(once.first("invoice-3\ninvoice-3", 601_000)).as("after the interval").isEmpty();
+        assertThat(once.first("invoice-3\ninvoice-3", 602_000)).isNull();
+        assertThat(once.first("invoice-42\ninvoice-42", 700_000)).as("a new key past the bound").isNull();
     }
 }
