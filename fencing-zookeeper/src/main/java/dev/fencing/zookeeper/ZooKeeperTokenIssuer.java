@@ -169,7 +169,8 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
     }
 
     /**
-     * Fails unless the Curator client is started and connected to ZooKeeper now, and the ensemble answers a read of
+     * Fails unless the Curator client is started and connected to ZooKeeper (waiting up to the client's connection
+     * timeout for a client still connecting), and the ensemble answers a read of
      * the client's root within the client's connection timeout, finding it: a chroot in the connect string that does
      * not exist (ZooKeeper does not create it) would fail every lock.
      *
@@ -183,8 +184,21 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
                     ? ": call client.start()" : ""));
         }
         if (!client.getZookeeperClient().isConnected()) {
-            throw new IllegalStateException("Not connected to ZooKeeper at " + connectString()
-                    + ": new locks cannot be granted and held leases are marked lost");
+            // a client started just before (the starter's, at startup) is still connecting: wait for it as a lock
+            // would, up to the client's connection timeout, rather than fail a start that races its handshake
+            int wait = Math.max(1, client.getZookeeperClient().getConnectionTimeoutMs());
+            boolean connected;
+            try {
+                connected = client.blockUntilConnected(wait, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("Interrupted while connecting to ZooKeeper at " + connectString(), e);
+            }
+            if (!connected) {
+                throw new IllegalStateException("Not connected to ZooKeeper at " + connectString() + " within "
+                        + wait + " ms (the client's connection timeout): new locks cannot be granted and held "
+                        + "leases are marked lost");
+            }
         }
         Stat root;
         try {

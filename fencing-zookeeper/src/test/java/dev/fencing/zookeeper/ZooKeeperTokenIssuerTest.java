@@ -129,6 +129,33 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
                 .counter().count()).isPositive();
     }
 
+    /**
+     * A client started just before the probe is still connecting: the probe waits for it, up to the client's
+     * connection timeout (a new user's trial: the starter started its client and a FencedLockRegistry bean probed it
+     * at once, failing the start with "Not connected" while ZooKeeper was up, one start in three).
+     */
+    @Test
+    void theProbeOfAClientStillConnectingWaitsForIt() throws Exception {
+        for (int start = 0; start < 3; start++) {
+            try (CuratorFramework connecting = CuratorFrameworkFactory.builder()
+                    .connectString(server.getConnectString()).retryPolicy(new ExponentialBackoffRetry(100, 3))
+                    .sessionTimeoutMs(6_000).connectionTimeoutMs(5_000).build()) {
+                connecting.start();
+                try (ZooKeeperTokenIssuer fresh = new ZooKeeperTokenIssuer(connecting)) {
+                    fresh.probe();
+                }
+            }
+        }
+        CuratorFramework nowhere = CuratorFrameworkFactory.builder().connectString("127.0.0.1:1")
+                .retryPolicy(new ExponentialBackoffRetry(50, 1)).connectionTimeoutMs(300).sessionTimeoutMs(5000)
+                .build();
+        try (nowhere; ZooKeeperTokenIssuer unreachable = new ZooKeeperTokenIssuer(nowhere)) {
+            nowhere.start();
+            assertThatThrownBy(unreachable::probe).hasMessageContaining("127.0.0.1:1")
+                    .hasMessageContaining("within 300 ms");
+        }
+    }
+
     /** A chroot the ensemble does not have fails the probe (the health indicator) by name; once created, it passes. */
     @Test
     void aMissingChrootFailsTheProbe() throws Exception {
