@@ -28,6 +28,11 @@ public abstract class FencedCandidate extends AbstractCandidate {
         this.registry = registry;
     }
 
+    private static final System.Logger LOG = System.getLogger(FencedCandidate.class.getName());
+
+    /** Whether a registry mismatch was logged; written on the initiator's one thread. */
+    private volatile boolean mismatchLogged;
+
     /**
      * Reads the token of the role's lock on the initiator's thread, which holds it, and calls
      * {@link #onGranted(Context, FencingToken)}.
@@ -40,9 +45,18 @@ public abstract class FencedCandidate extends AbstractCandidate {
         try {
             token = registry.obtain(getRole()).token();
         } catch (IllegalMonitorStateException e) {
-            throw new IllegalMonitorStateException("FencedCandidate '" + getId() + "' was granted role '" + getRole()
-                    + "' by a LockRegistryLeaderInitiator that does not lock it in this candidate's " + registry
-                    + ": give the initiator the same registry (" + e.getMessage() + ")");
+            IllegalMonitorStateException mismatch = new IllegalMonitorStateException("FencedCandidate '" + getId()
+                    + "' was granted role '" + getRole() + "' by a LockRegistryLeaderInitiator that does not lock it "
+                    + "in this candidate's " + registry + ": give the initiator the same registry (" + e.getMessage()
+                    + ")");
+            // the initiator logs what onGranted throws at DEBUG only and tries again: a candidate that is never
+            // leader would say nothing at the default levels
+            if (!mismatchLogged) {
+                mismatchLogged = true;
+                LOG.log(System.Logger.Level.ERROR, mismatch.getMessage() + "; this candidate is never leader until "
+                        + "then (logged once)");
+            }
+            throw mismatch;
         }
         onGranted(context, token);
     }

@@ -256,8 +256,21 @@ public final class FencedLock implements Lock {
         return "FencedLock{" + resource + (current == null ? ", free" : ", held with " + current.lease.token()) + "}";
     }
 
-    /** One issuer call; on success the lease is bound on this thread. Requires {@link #local} held once. */
+    /**
+     * One issuer call; on success the lease is bound on this thread. Requires {@link #local} held once.
+     *
+     * @throws IllegalStateException when this thread holds the resource's lock already through an acquiring
+     *                               {@code @Fenced} method or a ShedLock job
+     */
     private void acquire(Duration timeout) {
+        if (FencingContext.useOf(resource) != null) {
+            // held by this thread through an acquiring @Fenced method or a ShedLock job: the lock service would make
+            // this thread wait for itself (lock() for ever)
+            throw new IllegalStateException("This thread holds the lock on resource '" + resource + "' already, "
+                    + "through an acquiring @Fenced method or a ShedLock job (its token is bound here): taking it "
+                    + "again through a FencedLockRegistry would wait for itself. Take it once: a "
+                    + "@Fenced(acquire = true) method called under a registry lock reuses that lock's token");
+        }
         Lease lease = issuer.acquire(resource, timeout);
         FencingScope scope;
         try {

@@ -49,8 +49,37 @@ class FencedCandidateTest {
     void aCandidateUsedWithAnotherRegistryFailsOnItsGrantNamingTheMistake() {
         FencedLockRegistry registry = new FencedLockRegistry(issuer, "leader:");
         FencedCandidate candidate = candidate(registry, "c", new LinkedBlockingQueue<>());
-        assertThatThrownBy(() -> candidate.onGranted(() -> true)).isInstanceOf(IllegalMonitorStateException.class)
-                .hasMessageContaining("'c'").hasMessageContaining("role 'jobs'").hasMessageContaining("same registry");
+        List<java.util.logging.LogRecord> records = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger logger = java.util.logging.Logger.getLogger(FencedCandidate.class.getName());
+        logger.addHandler(capture);
+        try {
+            for (int grant = 0; grant < 3; grant++) { // the initiator tries again and again
+                assertThatThrownBy(() -> candidate.onGranted(() -> true))
+                        .isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining("'c'")
+                        .hasMessageContaining("role 'jobs'").hasMessageContaining("same registry");
+            }
+        } finally {
+            logger.removeHandler(capture);
+        }
+        // the initiator logs it at DEBUG only: the candidate says it once, at ERROR
+        assertThat(records).singleElement().satisfies(record -> {
+            assertThat(record.getLevel()).isEqualTo(java.util.logging.Level.SEVERE);
+            assertThat(record.getMessage()).contains("same registry").contains("never leader");
+        });
         assertThatThrownBy(() -> new FencedCandidate(registry, "d", "bad\nrole") {
             @Override
             protected void onGranted(Context context, FencingToken token) {

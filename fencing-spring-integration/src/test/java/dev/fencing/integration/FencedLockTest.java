@@ -355,6 +355,30 @@ class FencedLockTest {
         assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class); // nothing held
     }
 
+    /**
+     * The resource's lock held by this thread through an acquiring @Fenced method: taking it through the registry
+     * would wait for itself, so it is refused at once, naming the reason (a new user's trial saw tryLock(3 s) answer
+     * false after 3 s; lock() would hang for ever).
+     */
+    @Test
+    void aThreadHoldingTheResourceThroughAnAcquiringMethodIsRefusedInsteadOfWaitingForItself() throws Throwable {
+        dev.fencing.guard.FenceGuard guard = new dev.fencing.guard.FenceGuard(
+                new dev.fencing.store.InMemoryFenceStore(), issuer, Duration.ofSeconds(5));
+        dev.fencing.guard.FencePoint transfer = new dev.fencing.guard.FencePoint("Orders.transfer()", "orders:7",
+                null, null, true, false, dev.fencing.metrics.FencingMetrics.noop());
+        FencedLock lock = registry.obtain("7");
+        guard.invoke(transfer, new Object[0], () -> {
+            assertThatThrownBy(lock::lock).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("'orders:7'").hasMessageContaining("would wait for itself");
+            assertThatThrownBy(() -> lock.tryLock(5, TimeUnit.SECONDS)).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(lock::tryLock).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(lock::unlock).as("it holds nothing").isInstanceOf(IllegalMonitorStateException.class);
+            return null;
+        });
+        lock.lock(); // free again: taken normally
+        lock.unlock();
+    }
+
     @Test
     void unusedLocksExpireHeldOnesStay() throws InterruptedException {
         FencedLock held = registry.obtain("held");
