@@ -14,6 +14,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.UUID;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.integration.leader.Context;
@@ -51,7 +53,8 @@ public class LeaderElectionConfig {
 
     @Bean
     LockRegistryLeaderInitiator leaderInitiator(FencedLockRegistry lockRegistry, ReportWriter writer) {
-        return new LockRegistryLeaderInitiator(lockRegistry, new FencedCandidate(lockRegistry, "node-1", "report-writer") {
+        String node = UUID.randomUUID().toString();             // one id per process: not a constant two would share
+        return new LockRegistryLeaderInitiator(lockRegistry, new FencedCandidate(lockRegistry, node, "report-writer") {
             @Override
             protected void onGranted(Context context, FencingToken token) {
                 writer.startTerm(token);                     // this term's token, handed to the leader's work
@@ -69,7 +72,7 @@ public class LeaderElectionConfig {
     public static class ReportWriter {
         private final Reports reports;
         private volatile ExecutorService worker;
-        volatile Future<?> term;
+        volatile Future<Object> term;
 
         ReportWriter(Reports reports) {
             this.reports = reports;
@@ -80,18 +83,21 @@ public class LeaderElectionConfig {
             worker = Executors.newSingleThreadExecutor();
             term = worker.submit(() -> {
                 try (FencingScope scope = FencingContext.bind(token)) {  // bound for the whole term, never replaced
-                    reports.publish("daily");                           // checked: refused once a newer leader wrote
+                    while (true) {
+                        reports.publish("daily");                       // checked: refused once a newer leader wrote
+                        TimeUnit.MINUTES.sleep(1);                      // until stopTerm() interrupts it
+                    }
                 }
             });
         }
-        // end::leader[]
 
-        void stopTerm() {
+        void stopTerm() {                                               // onRevoked, and at shutdown
             ExecutorService current = worker;
             if (current != null) {
-                current.shutdownNow();
+                current.shutdownNow();                                  // interrupts the term's work
             }
         }
+        // end::leader[]
     }
 
     /** The resource side. */

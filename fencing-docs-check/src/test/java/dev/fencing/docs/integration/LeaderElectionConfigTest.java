@@ -1,6 +1,7 @@
 package dev.fencing.docs.integration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
@@ -24,8 +25,14 @@ class LeaderElectionConfigTest {
                 Thread.sleep(10);
             }
             assertThat(writer.term).as("elected within 10 s").isNotNull();
-            writer.term.get(10, TimeUnit.SECONDS);
-            assertThat(context.getBean(LeaderElectionConfig.Reports.class).published()).containsExactly("daily@1");
+            LeaderElectionConfig.Reports reports = context.getBean(LeaderElectionConfig.Reports.class);
+            while (reports.published().isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertThat(reports.published()).containsExactly("daily@1");
+            writer.stopTerm();
+            assertThatThrownBy(() -> writer.term.get(10, TimeUnit.SECONDS)).as("the term's work ends when stopped")
+                    .hasCauseInstanceOf(InterruptedException.class);
         }
     }
 }
