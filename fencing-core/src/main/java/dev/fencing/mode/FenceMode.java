@@ -6,8 +6,9 @@ import java.util.Locale;
 
 /**
  * How the fence treats its verdicts on a resource. {@link #ENFORCE} (the default) refuses a missing, forged or
- * rejected token, and a key that names no entity, and the call does not run; {@link #OBSERVE} judges every call exactly as {@code ENFORCE} does, counts
- * and logs what it would have refused, and lets the call run (a rejected token without advancing max_seen).
+ * rejected token, and a key that names no entity, and the call does not run; {@link #OBSERVE} judges every call
+ * exactly as {@code ENFORCE} does, counts and logs what it would have refused, and lets the call run (a rejected
+ * token without advancing max_seen).
  */
 public enum FenceMode {
 
