@@ -25,6 +25,8 @@ public final class TokenUse {
     private static final Map<FencingToken, TokenUse> OPEN = new ConcurrentHashMap<>();
 
     private final FencingToken token;
+    /** The thread that opened it (took the lock), or {@code null} for a use not registered. */
+    private final Thread opener;
     private volatile boolean used;
     /** Guarded by this. */
     private final List<Object> callers = new ArrayList<>(1);
@@ -36,6 +38,7 @@ public final class TokenUse {
 
     private TokenUse(FencingToken token) {
         this.token = token;
+        this.opener = token == null ? null : Thread.currentThread();
     }
 
     /**
@@ -59,6 +62,14 @@ public final class TokenUse {
         if (token != null) {
             OPEN.remove(token, this);
         }
+    }
+
+    /**
+     * Whether this use is {@linkplain #open open} (its lock not given back yet) and was opened on {@code thread}: the
+     * thread that took the lock and holds it, not one the token was propagated to.
+     */
+    public boolean isOpenOn(Thread thread) {
+        return opener == thread && token != null && OPEN.get(token) == this;
     }
 
     /** Records that the token was presented or sent; cheap to call again. */

@@ -1,6 +1,7 @@
 package dev.fencing.integration;
 
 import dev.fencing.context.FencingContext;
+import dev.fencing.context.TokenUse;
 import dev.fencing.context.FencingScope;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
@@ -263,13 +264,15 @@ public final class FencedLock implements Lock {
      *                               {@code @Fenced} method or a ShedLock job
      */
     private void acquire(Duration timeout) {
-        if (FencingContext.useOf(resource) != null) {
-            // held by this thread through an acquiring @Fenced method or a ShedLock job: the lock service would make
-            // this thread wait for itself (lock() for ever)
+        TokenUse held = FencingContext.useOf(resource);
+        if (held != null && held.isOpenOn(Thread.currentThread())) {
+            // taken by this thread through an acquiring @Fenced method or a ShedLock job, and not given back: the
+            // lock service would make this thread wait for itself (lock() for ever). A token propagated from the
+            // thread that holds it is no reason: that holder may give it back, so the wait is a normal one
             throw new IllegalStateException("This thread holds the lock on resource '" + resource + "' already, "
-                    + "through an acquiring @Fenced method or a ShedLock job (its token is bound here): taking it "
-                    + "again through a FencedLockRegistry would wait for itself. Take it once: a "
-                    + "@Fenced(acquire = true) method called under a registry lock reuses that lock's token");
+                    + "through an acquiring @Fenced method or a ShedLock job: taking it again through a "
+                    + "FencedLockRegistry would wait for itself. Take it once: a @Fenced(acquire = true) method "
+                    + "called under a registry lock reuses that lock's token");
         }
         Lease lease = issuer.acquire(resource, timeout);
         FencingScope scope;

@@ -375,6 +375,23 @@ class FencedLockTest {
             assertThatThrownBy(lock::unlock).as("it holds nothing").isInstanceOf(IllegalMonitorStateException.class);
             return null;
         });
+        // a task the acquiring call started carries its token; once the call gave the lock back, the task takes it
+        // (a re-trial saw such a task refused with "This thread holds the lock" after the lock was free)
+        AtomicReference<FencingToken> carried = new AtomicReference<>();
+        Future<?> handed = guard.invoke(transfer, new Object[0], () -> {
+            Runnable task = dev.fencing.context.FencingPropagation.runnable(() -> {
+                carried.set(FencingContext.current("orders:7"));
+                lock.lock();
+                lock.unlock();
+            });
+            return pool.submit(() -> {
+                Thread.sleep(200); // runs on after the acquiring call returned and released
+                task.run();
+                return null;
+            });
+        });
+        handed.get(10, TimeUnit.SECONDS);
+        assertThat(carried.get()).as("the task carried the acquiring call's token").isNotNull();
         lock.lock(); // free again: taken normally
         lock.unlock();
     }

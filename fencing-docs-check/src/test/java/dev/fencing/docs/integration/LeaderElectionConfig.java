@@ -70,6 +70,7 @@ public class LeaderElectionConfig {
 
     /** The leader's work: publishes reports on a thread of its own. */
     public static class ReportWriter {
+        private static final System.Logger LOG = System.getLogger(ReportWriter.class.getName());
         private final Reports reports;
         private volatile ExecutorService worker;
         volatile Future<Object> term;
@@ -84,14 +85,18 @@ public class LeaderElectionConfig {
             term = worker.submit(() -> {
                 try (FencingScope scope = FencingContext.bind(token)) {  // bound for the whole term, never replaced
                     while (true) {
-                        reports.publish("daily");                       // checked: refused once a newer leader wrote
+                        try {
+                            reports.publish("daily");                   // checked: refused once a newer leader wrote
+                        } catch (RuntimeException e) {                  // refused (onRevoked follows) or an outage:
+                            LOG.log(System.Logger.Level.WARNING, "Report not published", e);  // said, and tried again
+                        }
                         TimeUnit.MINUTES.sleep(1);                      // until stopTerm() interrupts it
                     }
                 }
             });
         }
 
-        void stopTerm() {                                               // onRevoked, and at shutdown
+        void stopTerm() {                                 // onRevoked, and at shutdown (@Bean destroyMethod)
             ExecutorService current = worker;
             if (current != null) {
                 current.shutdownNow();                                  // interrupts the term's work
