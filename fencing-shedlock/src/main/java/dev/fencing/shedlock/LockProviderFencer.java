@@ -27,9 +27,7 @@ import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -73,7 +71,8 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
         }
         FencingLockProvider fenced = builder.build();
         LOG.log(System.Logger.Level.INFO, () -> "@EnableSchedulerLockFencing: ShedLock LockProvider bean '" + beanName
-                + "' fences its jobs with tokens from " + issuer + "; " + (fenced.mappings().isEmpty()
+                + "' fences its jobs with tokens from " + issuer.getClass().getSimpleName() + " "
+                + issuer.describe() + "; " + (fenced.mappings().isEmpty()
                 ? "no lock name mapped: each job is fenced under its lock name" : "lock names mapped to resources: "
                 + fenced.mappings()) + (mappedOnly ? ", unmapped names refused" : ""));
         synchronized (wrapped) {
@@ -185,38 +184,79 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
      * What the mappings name that this context's {@code @Fenced} methods do not check as a job's token can: a
      * resource no method declares (a misspelt name, every run then refused as missing), or one only keyed methods
      * check ({@code @Fenced(key = ...)}: they look for a token of {@code resource:<key>}, which a job's lock on
-     * {@code resource} is not). Warnings, not failures: the job's writes may be checked in another service, which gets
-     * the token over HTTP or a message. Nothing when no bean of this context declares a {@code @Fenced} method.
+     * {@code resource} is not); a mapping's lock name that no {@code @SchedulerLock} method uses (a misspelt name,
+     * the job then fenced under its own name), and, unless only mapped names are allowed, an unmapped
+     * {@code @SchedulerLock} name that no method declares as a resource. A mapping to one entity of a keyed resource
+     * ({@code resource:<key>}) is what keyed methods check. Warnings, not failures: the job's writes may be checked in
+     * another service, which gets the token over HTTP or a message, and a lock may be taken through ShedLock's
+     * {@code LockingTaskExecutor}. Nothing about resources when no bean of this context declares a {@code @Fenced}
+     * method.
      */
     List<String> mappingWarnings() {
-        Map<String, Boolean> declared = fencedResources(); // resource -> checked without a key somewhere
+        Set<String> unkeyed = new TreeSet<>();
+        Set<String> keyed = new TreeSet<>();
+        fencedResources(unkeyed, keyed);
+        Set<String> declared = new TreeSet<>(unkeyed);
+        declared.addAll(keyed);
+        Set<String> lockNames = schedulerLockNames();
+        Set<String> mapped = new TreeSet<>();
         List<String> warnings = new ArrayList<>();
-        if (declared.isEmpty()) {
-            return warnings;
-        }
         for (String mapping : mappings) {
             String resolved = beanFactory.resolveEmbeddedValue(mapping);
+            String lockName = resolved.substring(0, resolved.indexOf('=')).strip();
+            mapped.add(lockName);
+            if (!lockNames.isEmpty() && !lockNames.contains(lockName)) {
+                warnings.add("@EnableSchedulerLockFencing(resources = \"" + resolved + "\"): no @SchedulerLock method "
+                        + "uses lock name '" + lockName + "' (their names: " + lockNames + "): a misspelt name "
+                        + "leaves the job unmapped; fine for a lock taken through ShedLock's LockingTaskExecutor");
+            }
+            if (declared.isEmpty()) {
+                continue;
+            }
             for (String name : resourcesOf(resolved)) { // parsed when the provider was wrapped: it fails there first
-                Boolean unkeyed = declared.get(name);
-                if (unkeyed == null) {
-                    warnings.add("@EnableSchedulerLockFencing(resources = \"" + resolved + "\"): no @Fenced method "
-                            + "of this application declares resource '" + name + "' (declared: " + declared.keySet()
-                            + "): a misspelt name leaves every run's writes refused as missing; fine if the job's "
-                            + "writes are checked in another service");
-                } else if (!unkeyed) {
+                if (unkeyed.contains(name) || keyedEntity(name, keyed)) {
+                    continue;
+                }
+                if (keyed.contains(name)) {
                     warnings.add("@EnableSchedulerLockFencing(resources = \"" + resolved + "\"): resource '" + name
                             + "' is checked only with a key here (@Fenced(key = ...)), which looks for a token of '"
-                            + name + ":<key>': the job's lock on '" + name + "' covers none of them; fence the job "
-                            + "with an unkeyed @Fenced method, or take a lock per entity in the job");
+                            + name + ":<key>': the job's lock on '" + name + "' covers none of them; map the job to "
+                            + "the one entity it writes ('" + name + ":<key>'), fence it with an unkeyed @Fenced "
+                            + "method, or take a lock per entity in the job");
+                } else {
+                    warnings.add("@EnableSchedulerLockFencing(resources = \"" + resolved + "\"): no @Fenced method "
+                            + "of this application declares resource '" + name + "' (declared: " + declared
+                            + "): a misspelt name leaves every run's writes refused as missing; fine if the job's "
+                            + "writes are checked in another service");
+                }
+            }
+        }
+        if (!mappedOnly && !declared.isEmpty()) {
+            for (String lockName : lockNames) {
+                if (!mapped.contains(lockName) && !unkeyed.contains(lockName) && !keyedEntity(lockName, keyed)) {
+                    warnings.add("@SchedulerLock(name = \"" + lockName + "\") has no mapping, so its job is fenced "
+                            + "under its lock name, which no @Fenced method of this application declares as a "
+                            + "resource (declared: " + declared + "): map it to the resource its job writes "
+                            + "(@EnableSchedulerLockFencing(resources = \"" + lockName + "=<resource>\")); fine if "
+                            + "the job's writes are checked in another service");
                 }
             }
         }
         return warnings;
     }
 
-    /** The resources this context's beans declare with {@code @Fenced}, each with whether a method checks it unkeyed. */
-    private Map<String, Boolean> fencedResources() {
-        Map<String, Boolean> declared = new TreeMap<>();
+    /** Whether {@code name} is one entity ({@code resource:<key>}) of a resource that keyed methods check. */
+    private static boolean keyedEntity(String name, Set<String> keyed) {
+        for (int colon = name.indexOf(':'); colon > 0; colon = name.indexOf(':', colon + 1)) {
+            if (keyed.contains(name.substring(0, colon))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The resources this context's beans declare with {@code @Fenced}: those checked without a key, and with one. */
+    private void fencedResources(Set<String> unkeyed, Set<String> keyed) {
         for (String beanName : beanFactory.getBeanDefinitionNames()) {
             Class<?> type = beanFactory.getType(beanName, false);
             if (type == null) {
@@ -225,16 +265,15 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
             Class<?> user = ClassUtils.getUserClass(type);
             Fenced onType = AnnotatedElementUtils.findMergedAnnotation(user, Fenced.class);
             if (onType != null) {
-                declared.merge(onType.resource(), onType.key().isEmpty(), Boolean::logicalOr);
+                (onType.key().isEmpty() ? unkeyed : keyed).add(onType.resource());
             }
             ReflectionUtils.doWithMethods(user, method -> {
                 Fenced fenced = AnnotatedElementUtils.findMergedAnnotation(method, Fenced.class);
                 if (fenced != null && !fenced.acquire()) {
-                    declared.merge(fenced.resource(), fenced.key().isEmpty(), Boolean::logicalOr);
+                    (fenced.key().isEmpty() ? unkeyed : keyed).add(fenced.resource());
                 }
             });
         }
-        return declared;
     }
 
     /** {@code Type.method} of every {@code @SchedulerLock} bean method, filled by {@link #schedulerLockNames()}. */

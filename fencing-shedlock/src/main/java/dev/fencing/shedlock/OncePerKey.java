@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 final class OncePerKey {
 
-    private final ConcurrentHashMap<String, AtomicLong> last = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, Window> last = new ConcurrentHashMap<>();
     private final int max;
     private final long intervalMillis;
     private final AtomicBoolean full = new AtomicBoolean();
@@ -28,17 +28,31 @@ final class OncePerKey {
      * with: empty, or, for the key that reaches the bound, that no later key is logged.
      */
     String first(String key, long now) {
-        AtomicLong logged = last.get(key);
-        if (logged == null) {
+        Window window = last.get(key);
+        if (window == null) {
             if (last.size() >= max) {
                 return full.compareAndSet(false, true)
                         ? " (" + max + " lock names logged: from now on no new one is; every run is counted)" : null;
             }
-            AtomicLong created = new AtomicLong(now);
-            return last.putIfAbsent(key, created) == null ? "" : null;
+            return last.putIfAbsent(key, new Window(now)) == null ? "" : first(key, now);
         }
-        long before = logged.get();
-        return now - before >= intervalMillis && logged.compareAndSet(before, now) ? "" : null;
+        long before = window.logged.get();
+        if (now - before >= intervalMillis && window.logged.compareAndSet(before, now)) {
+            long skipped = window.skipped.sumThenReset();
+            return skipped == 0 ? "" : " (" + skipped + " more since the last line, not logged)";
+        }
+        window.skipped.increment();
+        return null;
+    }
+
+    /** When a key was last logged, and how often it came since. */
+    private static final class Window {
+        final AtomicLong logged;
+        final java.util.concurrent.atomic.LongAdder skipped = new java.util.concurrent.atomic.LongAdder();
+
+        Window(long now) {
+            logged = new AtomicLong(now);
+        }
     }
 
     /** How many keys are remembered; for tests. */

@@ -276,11 +276,52 @@ class SchedulerLockFencingStartupTest {
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Beans.class,
                 Issuer.class, MisspeltAndKeyed.class)) {
             List<String> warnings = context.getBean(LockProviderFencer.class).mappingWarnings();
-            assertThat(warnings).hasSize(2);
+            assertThat(warnings).hasSize(3);
             assertThat(warnings.get(0)).contains("no @Fenced method of this application declares resource 'reprots'")
                     .contains("declared: [ledger, reports]");
-            assertThat(warnings.get(1)).contains("resource 'ledger' is checked only with a key here")
-                    .contains("'ledger:<key>'");
+            assertThat(warnings.get(1)).contains("no @SchedulerLock method uses lock name 'nightly'")
+                    .contains("their names: [report]");
+            assertThat(warnings.get(2)).contains("resource 'ledger' is checked only with a key here")
+                    .contains("map the job to the one entity it writes ('ledger:<key>')");
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableSchedulerLock(defaultLockAtMostFor = "PT10S")
+    @EnableSchedulerLockFencing(resources = "report=ledger:eu")
+    static class OneEntity {
+        @Bean
+        Writes writes() {
+            return new Writes();
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableSchedulerLock(defaultLockAtMostFor = "PT10S")
+    @EnableSchedulerLockFencing(resources = "nightly=reports")
+    static class UnmappedJob {
+        @Bean
+        Writes writes() {
+            return new Writes();
+        }
+    }
+
+    /**
+     * A mapping to one entity of a keyed resource is what the keyed methods check: no warning (a re-trial's job
+     * mapped to 'ledgerk:R' was warned about as undeclared while every run was accepted). An unmapped job whose lock
+     * name no method declares is warned about, with the mapping that fixes it.
+     */
+    @Test
+    void aMappingToOneEntityIsNotWarnedAboutAndAnUnmappedJobNamedAfterNoResourceIs() {
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Beans.class,
+                Issuer.class, OneEntity.class)) {
+            assertThat(context.getBean(LockProviderFencer.class).mappingWarnings()).isEmpty();
+        }
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Beans.class,
+                Issuer.class, UnmappedJob.class)) {
+            assertThat(context.getBean(LockProviderFencer.class).mappingWarnings()).anySatisfy(warning ->
+                    assertThat(warning).contains("@SchedulerLock(name = \"report\") has no mapping")
+                            .contains("resources = \"report=<resource>\""));
         }
     }
 }

@@ -102,6 +102,9 @@ class ShedLockUncheckedTokenTest {
         assertThat(once.size()).isEqualTo(10);
         assertThat(once.first("invoice-0\ninvoice-0", 2_000)).as("logged within the interval").isNull();
         assertThat(once.first("invoice-3\ninvoice-3", 601_000)).as("after the interval").isEmpty();
+        once.first("invoice-0\ninvoice-0", 3_000);
+        assertThat(once.first("invoice-0\ninvoice-0", 601_000)).as("the runs in between are counted")
+                .isEqualTo(" (2 more since the last line, not logged)");
         assertThat(once.first("invoice-3\ninvoice-3", 602_000)).isNull();
         assertThat(once.first("invoice-42\ninvoice-42", 700_000)).as("a new key past the bound").isNull();
     }
