@@ -19,10 +19,13 @@ import java.util.stream.Stream;
 public final class RoutingFenceStore implements FenceStore {
 
     private final Map<String, FenceStore> routes;
+    /** Each route with its own key, found in one lookup per candidate ({@link #route}). */
+    private final Map<String, Map.Entry<String, FenceStore>> entries = new java.util.HashMap<>();
     private final FenceStore fallback;
 
     private RoutingFenceStore(Map<String, FenceStore> routes, FenceStore fallback) {
         this.routes = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(routes));
+        this.routes.forEach((route, store) -> entries.put(route, Map.entry(route, store)));
         this.fallback = fallback;
     }
 
@@ -148,24 +151,25 @@ public final class RoutingFenceStore implements FenceStore {
      * each shorter {@code ':'}-prefix), or {@code null} when none does (the fallback's, if there is one).
      */
     public String routeOf(String resource) {
-        if (routes.containsKey(resource)) {
-            return resource;
-        }
-        int colon = resource.lastIndexOf(':');
-        while (colon > 0) {
-            String prefix = resource.substring(0, colon);
-            if (routes.containsKey(prefix)) {
-                return prefix;
-            }
-            colon = resource.lastIndexOf(':', colon - 1);
-        }
-        return null;
+        Map.Entry<String, FenceStore> route = route(resource);
+        return route == null ? null : route.getKey();
     }
 
     /** The store of the most specific route covering {@code resource}, else the fallback, else {@code null}. */
     private FenceStore routedOrNull(String resource) {
-        String route = routeOf(resource);
-        return route != null ? routes.get(route) : fallback;
+        Map.Entry<String, FenceStore> route = route(resource);
+        return route == null ? fallback : route.getValue();
+    }
+
+    /** The most specific route covering {@code resource}: the whole resource, then each shorter ':'-prefix. */
+    private Map.Entry<String, FenceStore> route(String resource) {
+        Map.Entry<String, FenceStore> route = entries.get(resource);
+        int colon = resource.lastIndexOf(':');
+        while (route == null && colon > 0) {
+            route = entries.get(resource.substring(0, colon));
+            colon = resource.lastIndexOf(':', colon - 1);
+        }
+        return route;
     }
 
     /** Collects routes; each resource once. */
