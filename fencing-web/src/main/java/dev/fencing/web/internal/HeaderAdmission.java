@@ -91,14 +91,65 @@ public final class HeaderAdmission {
                         continue; // observe mode: the fence judges it (counted there) and the call runs
                     }
                     forgedCounters.increment(token.resource());
-                    tell(new ForgedTokenException(token.resource(), token, verification.reason(token),
-                            operation.get() + " (" + FencingHeader.NAME + " header)"));
+                    String why = verification.reason(token);
+                    String where = operation.get() + " (" + FencingHeader.NAME + " header)";
+                    tell(new ForgedTokenException(token.resource(), token, why, where));
+                    logForged(token, why, where);
                     return new Result(List.of(), FencingProblems.forged(token.resource(), token));
+                }
+            }
+        } else {
+            for (FencingToken token : tokens) {
+                if (token.isSigned()) {
+                    warnUnverified(token);
+                    break;
                 }
             }
         }
         return new Result(tokens, null);
     }
+
+    /** Past this many milliseconds since the last, a forged token's refusal is logged again. */
+    static final long LOG_INTERVAL_MILLIS = 60_000;
+
+    private final java.util.concurrent.atomic.AtomicLong forgedLogged = new java.util.concurrent.atomic.AtomicLong(
+            Long.MIN_VALUE);
+    private final java.util.concurrent.atomic.AtomicBoolean unverifiedLogged =
+            new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Logs a forged token's refusal at WARNING, at most once a minute per filter: why (an unknown or retired key, a
+     * signature that does not match, unsigned) and the key id, never key material. The 403 names neither, and an
+     * operator must tell a key rotated in the wrong order from an attack.
+     */
+    private void logForged(FencingToken token, String why, String where) {
+        long now = System.currentTimeMillis();
+        long before = forgedLogged.get();
+        if ((before != Long.MIN_VALUE && now - before < LOG_INTERVAL_MILLIS) || !forgedLogged.compareAndSet(before, now)) {
+            return;
+        }
+        log.log(System.Logger.Level.WARNING, () -> "Refused the " + FencingHeader.NAME + " token for resource '"
+                + FencingToken.printable(token.resource()) + "' of " + where + " as forged: " + why + "; answered 403. "
+                + "An unknown or retired key after a rotation means the services' fencing.signing keys differ; at "
+                + "most one such line a minute, every refusal counted in fencing.checks{outcome=\"forged\"}");
+    }
+
+    /**
+     * Warns, once per filter, that signed tokens arrive where no verifier checks them: their signatures are ignored,
+     * so any caller's unsigned or badly signed token is accepted here too (the calling service signs; this one was
+     * meant to verify).
+     */
+    private void warnUnverified(FencingToken token) {
+        if (unverifiedLogged.compareAndSet(false, true)) {
+            log.log(System.Logger.Level.WARNING, () -> "A signed " + FencingHeader.NAME + " token (key '"
+                    + token.signature().keyId() + "', resource '" + FencingToken.printable(token.resource())
+                    + "') reached this service, which has no TokenVerifier: its signature is not checked, and an "
+                    + "unsigned or forged token would be accepted as well. Configure the same keys here "
+                    + "(fencing.signing.*) to verify them; logged once");
+        }
+    }
+
+    private static final System.Logger log = System.getLogger(HeaderAdmission.class.getName());
 
     private void tell(ForgedTokenException forged) {
         try {
