@@ -66,7 +66,7 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
         if (text.contains("is set but no TokenIssuer bean exists")) {
             action.append("Add what the description names for the issuer type you set (its module, or the "
                     + "database), or remove fencing.issuer.type.\n");
-        } else if (text.contains("acquire = true") && text.contains("TokenIssuer")) {
+        } else if (text.contains("acquire = true") && text.contains("TokenIssuer") && !text.contains("does not sign")) {
             action.append("Configure an issuer for @Fenced(acquire = true): fencing.issuer.type=jdbc (with the "
                     + "lease table), fencing.issuer.type=zookeeper (with fencing.issuer.zookeeper.connect-string), "
                     + "fencing.issuer.type=etcd (with fencing.issuer.etcd.endpoints) or a TokenIssuer bean of your "
@@ -86,7 +86,11 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
                     + "own" : "JdbcFenceStore bean of your own, one a RoutingFenceStore routes to included,")
                     + " creates it with its builder's createTableIfMissing(true)).\n");
         }
-        if (text.contains("fencing.signing")) {
+        if (text.contains("does not sign") && text.contains("no TokenSigner")) {
+            action.append("Sign what this application acquires: set fencing.signing.current-key-id to a key of "
+                    + "fencing.signing.keys with its secret (HMAC) or private-key (Ed25519), or declare a TokenSigner "
+                    + "bean; this service's verifier refuses its own unsigned tokens otherwise.\n");
+        } else if (text.contains("fencing.signing")) {
             action.append("Fix the fencing.signing property the description names (key material is never shown: "
                     + "check the value where it is configured). An HMAC secret is at least 32 bytes in Base64 "
                     + "(openssl rand -base64 32); Ed25519 keys are PEM or Base64 (openssl genpkey -algorithm ed25519).\n");

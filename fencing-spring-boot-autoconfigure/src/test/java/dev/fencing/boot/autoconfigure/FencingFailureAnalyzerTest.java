@@ -119,6 +119,19 @@ class FencingFailureAnalyzerTest {
                 + "starter's own issuer; a JdbcTokenIssuer bean of your own creates it").doesNotContain("Routing");
     }
 
+    /** A verifier with nothing to sign gets the signing fix, not the issuer's (a signing trial's Action said to configure an issuer). */
+    @Test
+    void aVerifierWithNothingToSignGetsTheSigningFixNotTheIssuers() {
+        String action = FencingFailureAnalyzer.action("Invalid @Fenced configuration (PROXY mode):\n  - @Fenced("
+                + "acquire = true) on Caller.run(long): a TokenVerifier bean makes every @Fenced check refuse unsigned "
+                + "tokens, but the TokenIssuer (JdbcTokenIssuer) does not sign and there is no TokenSigner bean, so "
+                + "every write with its tokens would be refused as forged: add a TokenSigner bean (with the Spring "
+                + "Boot starter: fencing.signing.current-key-id and the key's secret or private-key), or acquire "
+                + "through new SigningTokenIssuer(issuer, signer)");
+        assertThat(action).contains("set fencing.signing.current-key-id").doesNotContain("Configure an issuer")
+                .doesNotContain("Fix the fencing.signing property");
+    }
+
     /** The description leaves the builder call to the Action, which says when it applies (a trial read them as two fixes). */
     @Test
     void aMissingTablesDescriptionLeavesTheBuilderCallToTheAction() {

@@ -111,6 +111,23 @@ class FencingRestClientAutoConfigurationTest {
         });
     }
 
+    /**
+     * Boot's clients follow redirects by default, and a redirect from a listed host takes the header to any host (a
+     * signing trial captured a token that way): startup warns unless redirects are off.
+     */
+    @Test
+    @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
+    void followingRedirectsIsWarnedAboutAndNotWhenTheyAreOff(org.springframework.boot.test.system.CapturedOutput output) {
+        runner.withPropertyValues("fencing.web.client.propagate-to=ledger.internal").run(context ->
+                assertThat(context).hasNotFailed());
+        assertThat(output).contains("a redirect from one of them to another host takes the Fencing-Token header along")
+                .contains("spring.http.clients.redirects=dont-follow");
+        int before = output.toString().length();
+        runner.withPropertyValues("fencing.web.client.propagate-to=ledger.internal",
+                "spring.http.clients.redirects=dont-follow").run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.toString().substring(before)).doesNotContain("takes the Fencing-Token header along");
+    }
+
     @Test
     void aHostWithAPortMatchesOnlyThatPort() {
         runner.withPropertyValues("fencing.web.client.propagate-to[0]=127.0.0.1:" + server.getAddress().getPort(),
