@@ -143,9 +143,16 @@ public class FencingExceptionAdvice {
     /**
      * 403, "Forged fencing token": the token failed signature verification and never reached the store. The detail
      * names the resource only, never why verification failed or any key ({@code resource}, {@code presented} without
-     * its signature, {@code verdict}; problem {@code type} {@link #FORGED_TOKEN_TYPE}).
+     * its signature, {@code verdict}; problem {@code type} {@link #FORGED_TOKEN_TYPE}). On a request no token filter
+     * covered, the token was the service's own (refused by a service it called): a 500 with the cause logged at ERROR
+     * and no holder id, since the caller can fix nothing.
      */
     @ExceptionHandler(ForgedTokenException.class)
+    public ProblemDetail forged(ForgedTokenException e, WebRequest request) {
+        return FencingProblems.rejected(e, request == null || callerMaySend(request));
+    }
+
+    /** 403 for {@code e}, without looking at the request. */
     public ProblemDetail forged(ForgedTokenException e) {
         return FencingProblems.forged(e);
     }

@@ -241,8 +241,28 @@ public final class FencingProblems {
      * send tokens ({@code callerMaySend} false) the token was the service's own lock's: {@link #ownTokenRejected}.
      */
     public static ProblemDetail rejected(TokenRejectedException e, boolean callerMaySend) {
+        if (!callerMaySend && e instanceof ForgedTokenException forged) {
+            return ownTokenForged(forged);
+        }
         ProblemDetail problem = rejected(e);
-        return callerMaySend || e instanceof ForgedTokenException ? problem : ownTokenRejected(problem, e);
+        return callerMaySend ? problem : ownTokenRejected(problem, e);
+    }
+
+    /**
+     * 500 for the service's own token refused as forged (no token filter covered the request, so its caller sent no
+     * token): the service signs with keys a verifier it wrote to does not accept (a service it called, after a key
+     * rotation done in the wrong order, say). A setup fault of the service, not the caller's: the cause is logged at
+     * ERROR, and the answer names the resource only, never the holder id.
+     */
+    public static ProblemDetail ownTokenForged(ForgedTokenException e) {
+        ProblemDetail problem = serverFault("The token this service presented for resource '" + e.resource()
+                + "' was refused as forged (by a service it called, or its own verifier): its signing keys and the "
+                + "verifier's differ, after a key rotation done in the wrong order, say; answering 500: "
+                + e.getMessage(), "The write of resource '" + e.resource() + "' was refused: the token this "
+                + "service presented, its own, did not pass signature verification. A setup fault of the service, "
+                + "not the caller's; the server log says more", FORGED_TOKEN_TYPE, FORGED_TITLE, e.resource());
+        problem.setProperty("verdict", "forged");
+        return problem;
     }
 
     /**

@@ -96,6 +96,24 @@ class FencingProblemsTest {
         assertThat(answer.getBody().getType()).isEqualTo(FencingProblems.STORE_UNAVAILABLE_TYPE);
     }
 
+    /**
+     * The service's own token refused as forged downstream is its setup fault: a 500 that names no holder, not a 403
+     * blaming its caller with the service's holder id (a signing trial).
+     */
+    @Test
+    void theServicesOwnTokenRefusedAsForgedIsA500WithoutTheHolder() {
+        dev.fencing.rule.ForgedTokenException forged = new dev.fencing.rule.ForgedTokenException("ledger:12", TOKEN,
+                "it is signed with key 'k2', which this fence does not know", "POST /internal/ledger/12");
+        ProblemDetail own = FencingProblems.rejected(forged, false);
+        assertThat(own.getStatus()).isEqualTo(500);
+        assertThat(own.getType()).isEqualTo(FencingProblems.FORGED_TOKEN_TYPE);
+        assertThat(own.getProperties()).doesNotContainKey("presented").containsEntry("resource", "ledger:12");
+        assertThat(own.getDetail()).contains("its own").doesNotContain("k2");
+        ProblemDetail callers = FencingProblems.rejected(forged, true);
+        assertThat(callers.getStatus()).isEqualTo(403);
+        assertThat(callers.getProperties()).containsKey("presented");
+    }
+
     @Test
     void everyAnswerHasAProblemType() {
         List<Throwable> failures = List.of(
