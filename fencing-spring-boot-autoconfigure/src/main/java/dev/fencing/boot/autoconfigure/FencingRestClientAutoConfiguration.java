@@ -50,29 +50,10 @@ public class FencingRestClientAutoConfiguration {
     @ConditionalOnMissingBean(name = "fencingRestClientCustomizer")
     RestClientCustomizer fencingRestClientCustomizer(PropagateToHosts hosts, ObjectProvider<MeterRegistry> registry,
                                                      org.springframework.core.env.Environment environment) {
-        warnOfRedirects(hosts, environment);
+        hosts.warnOfRedirects(environment);
         FencingTokenClientInterceptor interceptor = FencingTokenClientInterceptor.forHosts(hosts.hosts())
                 .withMeterRegistry(registry.getIfUnique());
         return builder -> builder.requestInterceptor(interceptor);
-    }
-
-    static final String REDIRECTS = "spring.http.clients.redirects";
-
-    /**
-     * Warns when Boot's blocking HTTP clients follow redirects (its default): the interceptor adds the header for a
-     * listed host, and the client then follows a redirect to any host with the header on it, where a receiver could
-     * replay the token while the lock is held (a signing trial captured one that way).
-     */
-    static void warnOfRedirects(PropagateToHosts hosts, org.springframework.core.env.Environment environment) {
-        String redirects = environment.getProperty(REDIRECTS, "follow-when-possible");
-        if (!redirects.replace('_', '-').equalsIgnoreCase("dont-follow")) {
-            org.apache.commons.logging.LogFactory.getLog(FencingRestClientAutoConfiguration.class).warn(
-                    PROPAGATE_TO + " sends fencing tokens to " + hosts.hosts() + ", and Boot's HTTP clients follow "
-                    + "redirects (" + REDIRECTS + " is " + redirects + "): a redirect from one of them to another "
-                    + "host takes the Fencing-Token header along, where its receiver could replay the token while "
-                    + "the lock is held. Set " + REDIRECTS + "=dont-follow, or make sure those hosts never redirect "
-                    + "elsewhere");
-        }
     }
 
     /** {@code fencing.web.client.propagate-to} holds at least one host (comma-separated or indexed). */

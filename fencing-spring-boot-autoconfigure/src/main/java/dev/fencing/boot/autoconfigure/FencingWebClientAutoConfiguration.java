@@ -46,7 +46,9 @@ public class FencingWebClientAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "fencingWebClientCustomizer")
-        WebClientCustomizer fencingWebClientCustomizer(PropagateToHosts hosts, ObjectProvider<MeterRegistry> registry) {
+        WebClientCustomizer fencingWebClientCustomizer(PropagateToHosts hosts, ObjectProvider<MeterRegistry> registry,
+                                                       org.springframework.core.env.Environment environment) {
+            hosts.warnOfRedirects(environment);
             FencingTokenExchangeFilterFunction filter = FencingTokenExchangeFilterFunction.forHosts(hosts.hosts())
                     .withMeterRegistry(registry.getIfUnique());
             return builder -> builder.filter(filter);

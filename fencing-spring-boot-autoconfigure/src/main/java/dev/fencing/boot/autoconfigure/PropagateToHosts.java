@@ -28,4 +28,27 @@ final class PropagateToHosts {
     List<String> hosts() {
         return hosts;
     }
+
+    static final String REDIRECTS = "spring.http.clients.redirects";
+
+    private final java.util.concurrent.atomic.AtomicBoolean redirectsWarned =
+            new java.util.concurrent.atomic.AtomicBoolean();
+
+    /**
+     * Warns, once per context, when Boot's HTTP clients (RestClient and WebClient alike) follow redirects, its
+     * default: the token is added for a listed host, and the client then follows a redirect to any host with the
+     * header on it, where a receiver could replay the token while the lock is held (a signing trial captured one that
+     * way, through each client).
+     */
+    void warnOfRedirects(org.springframework.core.env.Environment environment) {
+        String redirects = environment.getProperty(REDIRECTS, "follow-when-possible");
+        if (!redirects.replace('_', '-').equalsIgnoreCase("dont-follow") && redirectsWarned.compareAndSet(false, true)) {
+            log.warn(FencingRestClientAutoConfiguration.PROPAGATE_TO + " sends fencing tokens to " + hosts + ", and "
+                    + "Boot's HTTP clients follow redirects (" + REDIRECTS + " is " + redirects + "): a redirect from "
+                    + "one of them to another host takes the Fencing-Token header along, where its receiver could "
+                    + "replay the token while the lock is held. Set " + REDIRECTS + "=dont-follow (a call answered "
+                    + "with a redirect then returns the 3xx, to be checked), or make sure those hosts never redirect "
+                    + "elsewhere");
+        }
+    }
 }

@@ -122,6 +122,8 @@ class FencingRestClientAutoConfigurationTest {
                 assertThat(context).hasNotFailed());
         assertThat(output).contains("a redirect from one of them to another host takes the Fencing-Token header along")
                 .contains("spring.http.clients.redirects=dont-follow");
+        assertThat(output.toString().split("takes the Fencing-Token header along", -1)).as("once per context")
+                .hasSize(2);
         int before = output.toString().length();
         runner.withPropertyValues("fencing.web.client.propagate-to=ledger.internal",
                 "spring.http.clients.redirects=dont-follow").run(context -> assertThat(context).hasNotFailed());

@@ -84,6 +84,16 @@ class FencingWebClientAutoConfigurationTest {
                 .retrieve().toBodilessEntity().then();
     }
 
+    /** WebClient follows redirects with the header too (a signing re-trial): warned about as for RestClient. */
+    @Test
+    @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
+    void followingRedirectsIsWarnedAbout(org.springframework.boot.test.system.CapturedOutput output) {
+        runner.withPropertyValues("fencing.web.client.propagate-to=ledger.internal").run(context ->
+                assertThat(context).hasNotFailed().hasBean("fencingWebClientCustomizer"));
+        assertThat(output).contains("takes the Fencing-Token header along")
+                .contains("spring.http.clients.redirects=dont-follow");
+    }
+
     @Test
     void bootsWebClientBuilderSendsTheContextsTokensOnlyToTheHostsNamed() {
         runner.withPropertyValues("fencing.web.client.propagate-to=LOCALHOST, ledger.internal").run(context -> {

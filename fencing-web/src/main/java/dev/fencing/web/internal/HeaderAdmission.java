@@ -112,8 +112,12 @@ public final class HeaderAdmission {
     /** Past this many milliseconds since the last, a forged token's refusal is logged again. */
     static final long LOG_INTERVAL_MILLIS = 60_000;
 
-    private final java.util.concurrent.atomic.AtomicLong forgedLogged = new java.util.concurrent.atomic.AtomicLong(
-            Long.MIN_VALUE);
+    /** Most reasons whose refusals are logged apart; more share the last one's pace. */
+    private static final int MAX_REASONS = 64;
+
+    /** Per reason (why, with its key id): when it was last logged, and how many refusals came since. */
+    private final java.util.concurrent.ConcurrentHashMap<String, Pace> forgedLogged =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicBoolean unverifiedLogged =
             new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -123,15 +127,41 @@ public final class HeaderAdmission {
      * operator must tell a key rotated in the wrong order from an attack.
      */
     private void logForged(FencingToken token, String why, String where) {
-        long now = System.currentTimeMillis();
-        long before = forgedLogged.get();
-        if ((before != Long.MIN_VALUE && now - before < LOG_INTERVAL_MILLIS) || !forgedLogged.compareAndSet(before, now)) {
+        // the reason without the resource: each cause (a key, unsigned, a bad signature) keeps its own pace, so a
+        // stray unsigned caller does not hide a rotation error, nor the reverse
+        String reason = why.replace(token.resource(), "");
+        Pace pace = forgedLogged.get(reason);
+        if (pace == null) {
+            pace = forgedLogged.size() < MAX_REASONS ? forgedLogged.computeIfAbsent(reason, r -> new Pace())
+                    : forgedLogged.computeIfAbsent("", r -> new Pace());
+        }
+        long skipped = pace.due(System.currentTimeMillis());
+        if (skipped < 0) {
             return;
         }
-        log.log(System.Logger.Level.WARNING, () -> "Refused the " + FencingHeader.NAME + " token for resource '"
-                + FencingToken.printable(token.resource()) + "' of " + where + " as forged: " + why + "; answered 403. "
-                + "An unknown or retired key after a rotation means the services' fencing.signing keys differ; at "
-                + "most one such line a minute, every refusal counted in fencing.checks{outcome=\"forged\"}");
+        log.log(System.Logger.Level.WARNING, () -> "Refused the token for resource '"
+                + FencingToken.printable(token.resource()) + "' in the " + FencingHeader.NAME + " header of " + where
+                + " as forged: " + why + "; answered 403. An unknown or retired key after a rotation means the "
+                + "services' fencing.signing keys differ. At most one such line a minute per cause"
+                + (skipped == 0 ? "" : " (" + skipped + " more of this cause since the last line)")
+                + "; every refusal is counted in fencing.checks{outcome=\"forged\"}");
+    }
+
+    /** When a cause was last logged, and how often it came since. */
+    private static final class Pace {
+        private final java.util.concurrent.atomic.AtomicLong logged = new java.util.concurrent.atomic.AtomicLong(
+                Long.MIN_VALUE);
+        private final java.util.concurrent.atomic.LongAdder since = new java.util.concurrent.atomic.LongAdder();
+
+        /** The refusals skipped since the last line when one is due now, else -1 (this one is skipped). */
+        long due(long now) {
+            long before = logged.get();
+            if ((before == Long.MIN_VALUE || now - before >= LOG_INTERVAL_MILLIS) && logged.compareAndSet(before, now)) {
+                return since.sumThenReset();
+            }
+            since.increment();
+            return -1;
+        }
     }
 
     /**
@@ -141,7 +171,7 @@ public final class HeaderAdmission {
      */
     private void warnUnverified(FencingToken token) {
         if (unverifiedLogged.compareAndSet(false, true)) {
-            log.log(System.Logger.Level.WARNING, () -> "A signed " + FencingHeader.NAME + " token (key '"
+            log.log(System.Logger.Level.WARNING, () -> "A signed token in the " + FencingHeader.NAME + " header (key '"
                     + token.signature().keyId() + "', resource '" + FencingToken.printable(token.resource())
                     + "') reached this service, which has no TokenVerifier: its signature is not checked, and an "
                     + "unsigned or forged token would be accepted as well. Configure the same keys here "

@@ -72,6 +72,11 @@ class HeaderAdmissionLogTest {
             assertThat(record.getMessage()).contains("'ledger:7'", "POST /internal/ledger/7", "key 'k2'",
                     "does not know", "fencing.signing keys differ").doesNotContain(new String(SECRET));
         });
+        // another cause within the minute has a line of its own: one cause does not hide another
+        FencingToken unsigned = new FencingToken("ledger:8", 3, "stray");
+        assertThat(verifying.admit(header(unsigned), null, () -> "POST /internal/ledger/8").admitted()).isFalse();
+        assertThat(records).hasSize(2);
+        assertThat(records.get(1).getMessage()).contains("'ledger:8'", "unsigned");
     }
 
     @Test
