@@ -3,8 +3,6 @@ package dev.fencing.guard;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.token.FencingToken;
 
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The log line of a token the fence refused in enforce mode (stale, duplicate, out of range, forged): a WARNING, at
@@ -21,7 +19,7 @@ final class RefusalLog {
 
     private static final System.Logger LOG = System.getLogger(RefusalLog.class.getName());
 
-    private static final ConcurrentHashMap<String, AtomicLong> LAST = new ConcurrentHashMap<>();
+    private static final LogPace PACE = new LogPace(MAX_KEYS, INTERVAL_MILLIS, null);
 
     private RefusalLog() {
     }
@@ -30,16 +28,7 @@ final class RefusalLog {
         try {
             String outcome = e.verdict().outcome();
             String key = operation + '\u0000' + outcome;
-            AtomicLong last = LAST.get(key);
-            if (last == null) {
-                if (LAST.size() >= MAX_KEYS) {
-                    return;
-                }
-                last = LAST.computeIfAbsent(key, k -> new AtomicLong(Long.MIN_VALUE));
-            }
-            long now = System.currentTimeMillis();
-            long before = last.get();
-            if ((before != Long.MIN_VALUE && now - before < INTERVAL_MILLIS) || !last.compareAndSet(before, now)) {
+            if (PACE.due(key, System.currentTimeMillis()) < 0) {
                 return;
             }
             LOG.log(System.Logger.Level.WARNING, "Refused {0} ({1}) on resource ''{2}'': token {3}, max_seen {4}; the "

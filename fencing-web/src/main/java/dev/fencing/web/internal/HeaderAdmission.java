@@ -2,6 +2,7 @@ package dev.fencing.web.internal;
 
 import dev.fencing.mode.FenceModes;
 import dev.fencing.guard.RejectionListener;
+import dev.fencing.guard.LogPace;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.signing.Verification;
@@ -112,12 +113,11 @@ public final class HeaderAdmission {
     /** Past this many milliseconds since the last, a forged token's refusal is logged again. */
     static final long LOG_INTERVAL_MILLIS = 60_000;
 
-    /** Most reasons whose refusals are logged apart; more share the last one's pace. */
+    /** Most reasons whose refusals are logged apart; more share one pace. */
     private static final int MAX_REASONS = 64;
 
-    /** Per reason (why, with its key id): when it was last logged, and how many refusals came since. */
-    private final java.util.concurrent.ConcurrentHashMap<String, Pace> forgedLogged =
-            new java.util.concurrent.ConcurrentHashMap<>();
+    /** Per reason (why, with its key id): one line a minute, and how many refusals came since. */
+    private final LogPace forgedLogged = new LogPace(MAX_REASONS, LOG_INTERVAL_MILLIS, "");
     private final java.util.concurrent.atomic.AtomicBoolean unverifiedLogged =
             new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -129,13 +129,7 @@ public final class HeaderAdmission {
     private void logForged(FencingToken token, String why, String where) {
         // the reason without the resource: each cause (a key, unsigned, a bad signature) keeps its own pace, so a
         // stray unsigned caller does not hide a rotation error, nor the reverse
-        String reason = why.replace(token.resource(), "");
-        Pace pace = forgedLogged.get(reason);
-        if (pace == null) {
-            pace = forgedLogged.size() < MAX_REASONS ? forgedLogged.computeIfAbsent(reason, r -> new Pace())
-                    : forgedLogged.computeIfAbsent("", r -> new Pace());
-        }
-        long skipped = pace.due(System.currentTimeMillis());
+        long skipped = forgedLogged.due(why.replace(token.resource(), ""), System.currentTimeMillis());
         if (skipped < 0) {
             return;
         }
@@ -145,23 +139,6 @@ public final class HeaderAdmission {
                 + "services' fencing.signing keys differ. At most one such line a minute per cause"
                 + (skipped == 0 ? "" : " (" + skipped + " more of this cause since the last line)")
                 + "; every refusal is counted in fencing.checks{outcome=\"forged\"}");
-    }
-
-    /** When a cause was last logged, and how often it came since. */
-    private static final class Pace {
-        private final java.util.concurrent.atomic.AtomicLong logged = new java.util.concurrent.atomic.AtomicLong(
-                Long.MIN_VALUE);
-        private final java.util.concurrent.atomic.LongAdder since = new java.util.concurrent.atomic.LongAdder();
-
-        /** The refusals skipped since the last line when one is due now, else -1 (this one is skipped). */
-        long due(long now) {
-            long before = logged.get();
-            if ((before == Long.MIN_VALUE || now - before >= LOG_INTERVAL_MILLIS) && logged.compareAndSet(before, now)) {
-                return since.sumThenReset();
-            }
-            since.increment();
-            return -1;
-        }
     }
 
     /**
