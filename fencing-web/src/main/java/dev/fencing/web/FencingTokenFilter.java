@@ -27,7 +27,6 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
@@ -234,10 +233,7 @@ public class FencingTokenFilter implements Filter {
             return;
         }
         if (!admitted.tokens().isEmpty()) {
-            // the resources the caller sent tokens for: a fenced write that finds none of them lost it inside
-            Set<String> resources = new HashSet<>();
-            admitted.tokens().forEach(token -> resources.add(token.resource()));
-            http.setAttribute(BOUND_ATTRIBUTE, resources);
+            http.setAttribute(BOUND_ATTRIBUTE, admitted.resources());
         }
         try (FencingScope ignored = FencingContext.bindRemote(admitted.tokens())) {
             chain.doFilter(request, response);

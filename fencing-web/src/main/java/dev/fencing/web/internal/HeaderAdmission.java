@@ -34,6 +34,16 @@ public final class HeaderAdmission {
         public boolean admitted() {
             return refusal == null;
         }
+
+        /**
+         * The resources of {@link #tokens()}, which the filters record on the request: a fenced write that finds no
+         * token for one of them lost it inside the service (500), not at the caller (428).
+         */
+        public java.util.Set<String> resources() {
+            java.util.Set<String> resources = new java.util.HashSet<>();
+            tokens.forEach(token -> resources.add(token.resource()));
+            return resources;
+        }
     }
 
     private final TokenVerifier verifier;

@@ -26,10 +26,8 @@ import org.springframework.web.util.pattern.PatternParseException;
 import reactor.core.publisher.Mono;
 
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -184,10 +182,7 @@ public final class FencingTokenWebFilter implements WebFilter {
             return problem(exchange.getResponse(), admitted.refusal());
         }
         if (!admitted.tokens().isEmpty()) {
-            // the resources the caller sent tokens for: a fenced write that finds none of them lost it inside
-            Set<String> resources = new HashSet<>();
-            admitted.tokens().forEach(token -> resources.add(token.resource()));
-            exchange.getAttributes().put(BOUND_ATTRIBUTE, resources);
+            exchange.getAttributes().put(BOUND_ATTRIBUTE, admitted.resources());
         }
         return chain.filter(exchange).contextWrite(ReactiveFencing.bindRemote(admitted.tokens()));
     }
