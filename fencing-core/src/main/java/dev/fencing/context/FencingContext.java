@@ -2,6 +2,7 @@ package dev.fencing.context;
 
 import dev.fencing.token.FencingToken;
 
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
@@ -340,6 +341,54 @@ public final class FencingContext {
         FencingScope scope = new FencingScope(tokens, remote, uses, TOP.get(), Thread.currentThread(), true);
         TOP.set(scope);
         return scope;
+    }
+
+    /**
+     * What is bound on this thread now, for {@link #closeSince(Mark)}: for test frameworks and thread pools that hand a
+     * thread back as they found it. Taking a mark binds nothing and changes nothing on the thread.
+     */
+    public static Mark mark() {
+        return new Mark(TOP.get(), Thread.currentThread());
+    }
+
+    /**
+     * Closes the scopes opened on this thread since {@code mark} and still open (left open by code that did not close
+     * what it bound), and returns the tokens they bound, innermost scope first: empty when the thread is as it was.
+     * Scopes below the mark are left as they are. When code closed the marked scope itself meanwhile (the thread
+     * unwound below the mark), nothing is closed and the answer is empty.
+     *
+     * @throws IllegalStateException on another thread than the one that took {@code mark}
+     */
+    public static List<FencingToken> closeSince(Mark mark) {
+        Objects.requireNonNull(mark, "mark");
+        if (mark.owner != Thread.currentThread()) {
+            throw new IllegalStateException("A fencing mark must be used on the thread that took it ("
+                    + mark.owner.getName() + "), not on " + Thread.currentThread().getName());
+        }
+        List<FencingToken> left = new ArrayList<>();
+        FencingScope lowest = null;
+        for (FencingScope s = TOP.get(); s != mark.top; s = s.parent) {
+            if (s == null) {
+                return List.of(); // the marked scope was closed: the thread unwound below the mark
+            }
+            left.addAll(Arrays.asList(s.tokens));
+            lowest = s;
+        }
+        if (lowest != null) {
+            closeQuietly(lowest);
+        }
+        return List.copyOf(left);
+    }
+
+    /** What a thread had bound when {@link #mark()} was called; used by {@link #closeSince(Mark)} only. */
+    public static final class Mark {
+        private final FencingScope top;
+        private final Thread owner;
+
+        private Mark(FencingScope top, Thread owner) {
+            this.top = top;
+            this.owner = owner;
+        }
     }
 
     /** Whether nothing is bound on this thread. */

@@ -4,6 +4,7 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.spring.support.FencingNotEnabledCheck;
 import dev.fencing.store.InMemoryFenceStore;
 import org.junit.jupiter.api.Test;
+import org.mockito.Mockito;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -86,6 +87,57 @@ class FencingNotEnabledCheckTest {
         try (AnnotationConfigApplicationContext context = context(Unfenced.class,
                 environment(Map.of("fencing.enabled", "false")))) {
             context.refresh();
+        }
+    }
+
+    @Configuration
+    static class MockedLedger {
+        @Bean
+        Fixtures.Ledger ledger() {
+            return Mockito.mock(Fixtures.Ledger.class);
+        }
+    }
+
+    @Configuration
+    static class SpiedLedger {
+        @Bean
+        Fixtures.Ledger ledger() {
+            return Mockito.spy(new Fixtures.Ledger());
+        }
+    }
+
+    /** A test's {@code @MockitoBean} of a fenced bean runs none of its code: no failure (a web test slice's case). */
+    @Test
+    void aMockOfAFencedBeanIsNoWriteToFenceButASpyIs() {
+        try (AnnotationConfigApplicationContext context = context(MockedLedger.class, environment(Map.of()))) {
+            context.refresh();
+        }
+        AnnotationConfigApplicationContext spied = context(SpiedLedger.class, environment(Map.of()));
+        assertThatThrownBy(spied::refresh).isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Fixtures$Ledger");
+    }
+
+    /**
+     * {@code fencing.enabled=false} where the starter's warning does not run (a plain context here, a Boot test slice
+     * without fencing's auto-configuration there): the check says that the fenced methods run unchecked.
+     */
+    @Test
+    void switchedOffWithoutTheStartersWarningItWarnsNamingAMethod() {
+        try (LogRecords log = LogRecords.of(FencingNotEnabledCheck.class.getName());
+             AnnotationConfigApplicationContext context = context(Unfenced.class,
+                     environment(Map.of("fencing.enabled", "false")))) {
+            context.refresh();
+            assertThat(log.records()).singleElement().satisfies(record -> {
+                assertThat(record.getLevel()).isEqualTo(java.util.logging.Level.WARNING);
+                assertThat(record.getMessage()).contains("fencing.enabled=false: every @Fenced method runs unchecked")
+                        .contains("Fixtures$Ledger");
+            });
+        }
+        try (LogRecords log = LogRecords.of(FencingNotEnabledCheck.class.getName());
+             AnnotationConfigApplicationContext context = context(MockedLedger.class,
+                     environment(Map.of("fencing.enabled", "false")))) {
+            context.refresh();
+            assertThat(log.records()).isEmpty(); // nothing fenced but a mock: nothing runs unchecked
         }
     }
 

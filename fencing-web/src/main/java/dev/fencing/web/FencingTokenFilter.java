@@ -9,6 +9,7 @@ import dev.fencing.web.internal.FencingProblems;
 import dev.fencing.web.internal.ForgedTokenCounters;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.web.internal.HeaderAdmission;
+import dev.fencing.web.internal.ServletUrlPatterns;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -100,6 +101,22 @@ public class FencingTokenFilter implements Filter {
     public FencingTokenFilter(Predicate<HttpServletRequest> trusted) {
         this(Objects.requireNonNull(trusted, "trusted"), null, ForgedTokenCounters.NONE, RejectionListener.NONE,
                 null);
+    }
+
+    /**
+     * A filter that accepts the header only on requests whose path one of {@code patterns} matches: servlet URL
+     * patterns ({@code /internal/*}, an exact path, {@code *.ext}; never {@code /*} or {@code /}), matched against the
+     * request's servlet path and path info as a container matches a filter mapping. Register it with the same
+     * patterns. Unlike {@link #FencingTokenFilter()} it does not depend on reading its registration at
+     * {@link #init(FilterConfig)}, so it also works where the registration carries no patterns (Spring's MockMvc,
+     * which applies the patterns itself); a request outside the patterns that carries the header gets 403.
+     *
+     * @throws dev.fencing.FencingConfigurationException when {@code patterns} is empty or holds a pattern that covers
+     *                                                   every request or is not a servlet URL pattern
+     */
+    public static FencingTokenFilter forUrlPatterns(List<String> patterns) {
+        List<String> checked = ServletUrlPatterns.requireAll(patterns, "FencingTokenFilter.forUrlPatterns");
+        return new FencingTokenFilter(request -> ServletUrlPatterns.matches(checked, request));
     }
 
     /**

@@ -1,13 +1,13 @@
 package dev.fencing.boot.autoconfigure;
 
 import org.apache.commons.logging.LogFactory;
-import dev.fencing.FencingConfigurationException;
 import dev.fencing.guard.RejectionListener;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.web.FencingExceptionAdvice;
 import dev.fencing.web.FencingTokenFilter;
 import dev.fencing.web.UnadmittedTokenInterceptor;
+import dev.fencing.web.internal.ServletUrlPatterns;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -71,7 +71,9 @@ public class FencingWebAutoConfiguration {
             for (String pattern : patterns) {
                 requireServletPattern(pattern);
             }
-            FencingTokenFilter filter = new FencingTokenFilter();
+            // trusts the patterns themselves, not the container's account of its mapping: MockMvc registers
+            // filters without their patterns (and applies the patterns itself)
+            FencingTokenFilter filter = FencingTokenFilter.forUrlPatterns(patterns);
             TokenVerifier tokens = verifier.getIfUnique();
             if (tokens != null) {
                 // refuses forged headers before the request runs (403), counted in fencing.checks as forged
@@ -126,23 +128,7 @@ public class FencingWebAutoConfiguration {
      * headers would be ignored everywhere: a startup failure instead, naming the value and the fix.
      */
     static void requireServletPattern(String pattern) {
-        String trimmed = pattern == null ? "" : pattern.trim();
-        if (trimmed.equals("/*") || trimmed.equals("/")) {
-            throw new FencingConfigurationException(URL_PATTERNS + " holds '" + pattern + "', every request: the "
-                    + "filter would accept Fencing-Token headers from any caller, and a forged token opens the fence. "
-                    + "Name the internal paths only your services call (for example '/internal/*'), or register a "
-                    + "FencingTokenFilter with a trust predicate of your own (new FencingTokenFilter(request -> ...))");
-        }
-        boolean extension = trimmed.startsWith("*.") && trimmed.indexOf('*', 1) < 0 && trimmed.indexOf('/') < 0;
-        boolean prefix = trimmed.startsWith("/") && trimmed.endsWith("/*")
-                && trimmed.indexOf('*') == trimmed.length() - 1;
-        boolean exact = trimmed.startsWith("/") && trimmed.indexOf('*') < 0;
-        if (!(extension || prefix || exact)) {
-            throw new FencingConfigurationException(URL_PATTERNS + " holds '" + pattern + "', which is not a servlet "
-                    + "URL pattern, so the Fencing-Token filter would not run where you meant: use '/path/*' for a "
-                    + "path and everything below it (for example '/internal/*'; servlet patterns have no '**'), an "
-                    + "exact path such as '/internal/deposit', or '*.ext'");
-        }
+        ServletUrlPatterns.require(pattern, URL_PATTERNS);
     }
 
     /** {@code fencing.web.filter.url-patterns} holds at least one pattern (comma-separated or indexed). */

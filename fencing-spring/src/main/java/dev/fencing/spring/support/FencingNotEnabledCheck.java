@@ -2,6 +2,7 @@ package dev.fencing.spring.support;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ApplicationListener;
@@ -22,9 +23,17 @@ import java.util.Set;
  * Fails the startup of a Spring Boot application whose beans have {@code @Fenced} methods while fencing is not
  * enabled in it (no {@code @EnableFencing}, no starter): those writes would run unchecked. Registered in
  * {@code META-INF/spring.factories}, which {@code SpringApplication} reads; {@code fencing.enabled=false} (the
- * starter's switch, which warns) turns it off. Plain Spring contexts do not read that file.
+ * starter's switch) turns it off and warns. Mockito mocks are left out (a {@code @MockitoBean} in a test runs none of
+ * the code it stands for). Plain Spring contexts do not read that file.
  */
 public class FencingNotEnabledCheck implements ApplicationContextInitializer<ConfigurableApplicationContext> {
+
+    /** The starter's auto-configuration: on the class path, a context without the fence left it out. */
+    private static final String STARTER_CONFIGURATION = "dev.fencing.boot.autoconfigure.FencingAutoConfiguration";
+
+    /** The starter's configuration that warns of {@code fencing.enabled=false} (its bean name is its class name). */
+    private static final String DISABLED_WARNING_BEAN =
+            "dev.fencing.boot.autoconfigure.FencingDisabledAutoConfiguration";
 
     @Override
     public void initialize(ConfigurableApplicationContext context) {
@@ -53,37 +62,64 @@ public class FencingNotEnabledCheck implements ApplicationContextInitializer<Con
     }
 
     private static void check(ConfigurableApplicationContext context) {
-        if ("false".equalsIgnoreCase(context.getEnvironment().getProperty("fencing.enabled", "true").trim())) {
-            return;
-        }
         ConfigurableListableBeanFactory factory = context.getBeanFactory();
-        if (factory.containsBean(FencingSupportConfiguration.SUPPORT_BEAN)) {
+        boolean disabled = "false".equalsIgnoreCase(
+                context.getEnvironment().getProperty("fencing.enabled", "true").trim());
+        if (disabled ? factory.containsBean(DISABLED_WARNING_BEAN)
+                : factory.containsBean(FencingSupportConfiguration.SUPPORT_BEAN)) {
             return;
         }
+        Set<String> fenced = fencedBeans(factory, context.getClassLoader());
+        if (fenced.isEmpty()) {
+            return;
+        }
+        String examples = String.join(", ", fenced) + (fenced.size() >= 3 ? ", and maybe more" : "");
+        if (disabled) {
+            // the starter's warning did not run (a test slice without fencing's auto-configuration)
+            LogFactory.getLog(FencingNotEnabledCheck.class).warn("fencing.enabled=false: every @Fenced method runs "
+                    + "unchecked (for example " + examples + "); remove the property to turn fencing back on");
+            return;
+        }
+        if (ClassUtils.isPresent(STARTER_CONFIGURATION, context.getClassLoader())) {
+            throw new FencingConfigurationException("Beans of this application have @Fenced methods (for example "
+                    + examples + "), and the fencing starter is on the class path, but its auto-configuration did "
+                    + "not run in this context, so no lock is taken and no token checked: their writes would run "
+                    + "unchecked. A Spring Boot test slice (@WebMvcTest, @WebFluxTest, @JsonTest, ...) leaves it out: "
+                    + "add @AutoConfigureFencing (dev.fencing.boot.autoconfigure) to the test class, or replace the "
+                    + "fenced beans with @MockitoBean mocks; in an application, an exclusion of "
+                    + "FencingAutoConfiguration leaves it out (remove it).");
+        }
+        throw new FencingConfigurationException("Beans of this application have @Fenced methods (for example "
+                + examples + "), but fencing is not enabled, so no lock is taken and no token checked: their "
+                + "writes would run unchecked. In a Spring Boot application add the dependency "
+                + "dev.fencing:fencing-spring-boot-starter; otherwise add @EnableFencing to a @Configuration class. "
+                + "To run them unchecked on purpose: fencing.enabled=false.");
+    }
+
+    /**
+     * Up to three {@code @Fenced} methods (or types) of the beans of {@code factory}, leaving out Mockito mocks that
+     * are not spies: a mock runs none of the code it stands for, so it writes nothing to fence.
+     */
+    private static Set<String> fencedBeans(ConfigurableListableBeanFactory factory, ClassLoader classLoader) {
         Set<String> fenced = new LinkedHashSet<>();
+        TestDoubles doubles = TestDoubles.of(classLoader);
         for (String name : factory.getBeanDefinitionNames()) {
             Class<?> type = factory.getType(name, false);
-            if (type != null) {
-                for (Class<?> candidate : Proxy.isProxyClass(type) ? type.getInterfaces()
-                        : new Class<?>[] {ClassUtils.getUserClass(type)}) {
-                    String found = fencedMethod(candidate);
-                    if (found != null) {
-                        fenced.add(found);
-                    }
+            if (type == null || (factory.containsSingleton(name) && doubles.isStub(factory.getSingleton(name)))) {
+                continue;
+            }
+            for (Class<?> candidate : Proxy.isProxyClass(type) ? type.getInterfaces()
+                    : new Class<?>[] {ClassUtils.getUserClass(type)}) {
+                String found = fencedMethod(candidate);
+                if (found != null) {
+                    fenced.add(found);
                 }
             }
             if (fenced.size() >= 3) {
                 break;
             }
         }
-        if (!fenced.isEmpty()) {
-            throw new FencingConfigurationException("Beans of this application have @Fenced methods (for example "
-                    + String.join(", ", fenced) + (fenced.size() >= 3 ? ", and maybe more" : "") + "), but fencing "
-                    + "is not enabled, so no lock is taken and no token checked: their writes would run unchecked. "
-                    + "In a Spring Boot application add the dependency dev.fencing:fencing-spring-boot-starter; "
-                    + "otherwise add @EnableFencing to a @Configuration class. To run them unchecked on purpose: "
-                    + "fencing.enabled=false.");
-        }
+        return fenced;
     }
 
     /** {@code Type.method(..)} of a {@code @Fenced} method of {@code type}, or {@code null}. */

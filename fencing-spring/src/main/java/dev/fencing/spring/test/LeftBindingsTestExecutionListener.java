@@ -1,0 +1,74 @@
+package dev.fencing.spring.test;
+
+import dev.fencing.context.FencingContext;
+import dev.fencing.token.FencingToken;
+import org.springframework.core.Conventions;
+import org.springframework.core.Ordered;
+import org.springframework.test.context.TestContext;
+import org.springframework.test.context.TestExecutionListener;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * Fails a Spring test that leaves fencing tokens bound on its thread ({@code FencingContext.bind} without closing the
+ * scope), and closes what it left, so that the next test on that thread, of this class or another, does not write
+ * under its tokens. Checked after each test method (after its {@code @AfterEach} methods) and after each test class
+ * (after its {@code @AfterAll} methods); what was bound before is left as it is. Registered in
+ * {@code META-INF/spring.factories}, so every test run by Spring's TestContext framework has it.
+ */
+public class LeftBindingsTestExecutionListener implements TestExecutionListener, Ordered {
+
+    private static final String CLASS_MARK = Conventions.getQualifiedAttributeName(
+            LeftBindingsTestExecutionListener.class, "classMark");
+    private static final String METHOD_MARK = Conventions.getQualifiedAttributeName(
+            LeftBindingsTestExecutionListener.class, "methodMark");
+
+    @Override
+    public void beforeTestClass(TestContext testContext) {
+        testContext.setAttribute(CLASS_MARK, FencingContext.mark());
+    }
+
+    @Override
+    public void beforeTestMethod(TestContext testContext) {
+        testContext.setAttribute(METHOD_MARK, FencingContext.mark());
+    }
+
+    @Override
+    public void afterTestMethod(TestContext testContext) {
+        check(testContext, METHOD_MARK, "Test method " + testContext.getTestClass().getSimpleName() + "."
+                + testContext.getTestMethod().getName() + "()");
+    }
+
+    @Override
+    public void afterTestClass(TestContext testContext) {
+        check(testContext, CLASS_MARK, "Test class " + testContext.getTestClass().getName()
+                + " (its @BeforeAll or @AfterAll methods)");
+    }
+
+    private static void check(TestContext testContext, String attribute, String what) {
+        Object mark = testContext.removeAttribute(attribute);
+        if (!(mark instanceof FencingContext.Mark taken)) {
+            return;
+        }
+        List<FencingToken> left;
+        try {
+            left = FencingContext.closeSince(taken);
+        } catch (IllegalStateException otherThread) {
+            return; // the callbacks ran on two threads: this thread's bindings are not the test's to judge
+        }
+        if (!left.isEmpty()) {
+            throw new AssertionError(what + " left fencing tokens bound on its thread: "
+                    + left.stream().map(FencingToken::toString).collect(Collectors.joining(", "))
+                    + ". They are unbound now; without that, later tests on this thread would write under them. Close "
+                    + "what you bind: try (FencingScope scope = FencingContext.bind(token)) { ... }, or "
+                    + "FencingContext.run(token, () -> ...)");
+        }
+    }
+
+    /** Early, so that its {@code after} callbacks run late, after the other listeners' (transactions rolled back). */
+    @Override
+    public int getOrder() {
+        return 100;
+    }
+}
