@@ -153,6 +153,13 @@ public final class KeyMaterial {
             throw new FencingConfigurationException(what + " of signing key '" + keyId + "' is missing");
         }
         String compact = base64.replaceAll("\\s+", "");
+        int placeholder = compact.indexOf("${");
+        if (placeholder >= 0 && compact.indexOf('}', placeholder) > placeholder) {
+            // the name of the placeholder is no secret: it is what the configuration says, not the key
+            throw new FencingConfigurationException(what + " of signing key '" + keyId + "' is the placeholder "
+                    + compact.substring(placeholder, compact.indexOf('}', placeholder) + 1) + ", never resolved: "
+                    + "set that environment variable or property where the application runs");
+        }
         boolean url = compact.indexOf('-') >= 0 || compact.indexOf('_') >= 0;
         try {
             return (url ? Base64.getUrlDecoder() : Base64.getDecoder()).decode(compact);

@@ -47,6 +47,14 @@ class KeyMaterialTest {
         assertThatThrownBy(() -> KeyMaterial.hmacSecret("main", " ")).hasMessageContaining("missing");
     }
 
+    /** A placeholder left unresolved (its variable unset where the application runs) is named as one. */
+    @Test
+    void anUnresolvedPlaceholderIsNamedAsOne() {
+        assertThatThrownBy(() -> KeyMaterial.hmacSecret("k1", "${FENCING_KEY_K1}"))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("'k1'").hasMessageContaining("placeholder ${FENCING_KEY_K1}, never resolved");
+    }
+
     @Test
     void ed25519KeysAreReadFromPemDerBase64AndRawBytes() {
         KeyPair pair = Keys.ed25519();

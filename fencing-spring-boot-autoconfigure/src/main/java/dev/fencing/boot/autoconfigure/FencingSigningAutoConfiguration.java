@@ -87,12 +87,16 @@ public class FencingSigningAutoConfiguration {
     static final class SigningConfigured extends SpringBootCondition {
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            Binder binder = Binder.get(context.getEnvironment());
-            boolean keys = !binder.bind(SigningKeys.PREFIX + ".keys", Bindable.mapOf(String.class, Object.class))
-                    .orElse(Map.of()).isEmpty();
-            boolean scheme = binder.bind(SigningKeys.PREFIX + ".scheme", String.class).isBound();
-            return keys || scheme ? ConditionOutcome.match(SigningKeys.PREFIX + " is configured")
+            return configured(context.getEnvironment())
+                    ? ConditionOutcome.match(SigningKeys.PREFIX + " is configured")
                     : ConditionOutcome.noMatch(SigningKeys.PREFIX + ".keys is not set: tokens are not signed");
+        }
+
+        /** Keys or a scheme are set: tokens are signed or verified. */
+        static boolean configured(Environment environment) {
+            Binder binder = Binder.get(environment);
+            return !binder.bind(SigningKeys.PREFIX + ".keys", Bindable.mapOf(String.class, Object.class))
+                    .orElse(Map.of()).isEmpty() || binder.bind(SigningKeys.PREFIX + ".scheme", String.class).isBound();
         }
     }
 
@@ -100,15 +104,23 @@ public class FencingSigningAutoConfiguration {
     static final class SignerConfigured extends SpringBootCondition {
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            Binder binder = Binder.get(context.getEnvironment());
-            String id = binder.bind(SigningKeys.PREFIX + ".current-key-id", String.class).orElse(null);
+            String id = Binder.get(context.getEnvironment()).bind(SigningKeys.PREFIX + ".current-key-id", String.class)
+                    .orElse(null);
             if (id == null || id.isBlank()) {
                 return ConditionOutcome.noMatch(SigningKeys.PREFIX + ".current-key-id is not set: verifies only");
             }
-            boolean material = binder.bind(SigningKeys.property(id, "secret"), String.class).isBound()
-                    || binder.bind(SigningKeys.property(id, "private-key"), String.class).isBound();
-            return material ? ConditionOutcome.match("key '" + id + "' has signing material")
+            return signs(context.getEnvironment())
+                    ? ConditionOutcome.match("key '" + id + "' has signing material")
                     : ConditionOutcome.noMatch("key '" + id + "' has no secret or private-key here: verifies only");
+        }
+
+        /** The current key is set and has a secret or private key here: this application signs. */
+        static boolean signs(Environment environment) {
+            Binder binder = Binder.get(environment);
+            String id = binder.bind(SigningKeys.PREFIX + ".current-key-id", String.class).orElse(null);
+            return id != null && !id.isBlank()
+                    && (binder.bind(SigningKeys.property(id, "secret"), String.class).isBound()
+                    || binder.bind(SigningKeys.property(id, "private-key"), String.class).isBound());
         }
     }
 }

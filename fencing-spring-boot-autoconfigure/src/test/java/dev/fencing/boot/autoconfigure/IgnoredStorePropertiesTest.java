@@ -46,6 +46,33 @@ class IgnoredStorePropertiesTest {
                 + "fencing.store.jdbc.check-at-commit set").contains("(myFenceStore)");
     }
 
+    /**
+     * An AOT-processed application registers its beans as plain definitions naming their factory bean, without the
+     * factory method's metadata: the starter's own store is still told from the application's (a false warning on
+     * every AOT start otherwise).
+     */
+    @Test
+    void theStartersStoreIsToldFromTheApplicationsInAnAotProcessedApplicationToo() {
+        org.springframework.beans.factory.support.DefaultListableBeanFactory factory =
+                new org.springframework.beans.factory.support.DefaultListableBeanFactory();
+        factory.registerBeanDefinition(FencingJdbcAutoConfiguration.class.getName(),
+                new org.springframework.beans.factory.support.RootBeanDefinition(FencingJdbcAutoConfiguration.class));
+        org.springframework.beans.factory.support.RootBeanDefinition starters =
+                new org.springframework.beans.factory.support.RootBeanDefinition(FenceStore.class);
+        starters.setFactoryBeanName(FencingJdbcAutoConfiguration.class.getName());
+        starters.setFactoryMethodName("fenceStore");
+        factory.registerBeanDefinition("fenceStore", starters);
+        factory.registerBeanDefinition("myConfig",
+                new org.springframework.beans.factory.support.RootBeanDefinition(Object.class));
+        org.springframework.beans.factory.support.RootBeanDefinition own =
+                new org.springframework.beans.factory.support.RootBeanDefinition(FenceStore.class);
+        own.setFactoryBeanName("myConfig");
+        own.setFactoryMethodName("myFenceStore");
+        factory.registerBeanDefinition("myFenceStore", own);
+        assertThat(FencingJdbcAutoConfiguration.starters(factory, "fenceStore")).isTrue();
+        assertThat(FencingJdbcAutoConfiguration.starters(factory, "myFenceStore")).isFalse();
+    }
+
     @Test
     void severalTransactionManagersWithoutAPrimaryOneAreNamedInAnInfoLine(CapturedOutput output) {
         String said = "several transaction managers and none of them primary";

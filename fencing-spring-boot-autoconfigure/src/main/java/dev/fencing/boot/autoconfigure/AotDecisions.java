@@ -1,0 +1,115 @@
+package dev.fencing.boot.autoconfigure;
+
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
+
+import java.io.IOException;
+import java.io.StringReader;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Properties;
+
+/**
+ * What the starter's conditions decide from {@code fencing.*} properties: whether fencing is on, the store and issuer
+ * types, signing, the token filter, the carriers, the offset, compaction, the admin endpoint. AOT processing fixes
+ * these decisions when the application is built; {@link FencingAotProcessor} records them and
+ * {@link FencingAotCheck} compares them with the properties the AOT-processed application runs with. Only decisions
+ * are recorded, never a value that could be a secret (a key, a URL, a path).
+ */
+final class AotDecisions {
+
+    /** Where the AOT-processed application carries the decisions of its build. */
+    static final String RESOURCE = "META-INF/fencing/aot-decisions.properties";
+
+    private AotDecisions() {
+    }
+
+    /** Each decision, by the properties it is read from, in a fixed order. */
+    static Map<String, String> of(Environment environment) {
+        Binder binder = Binder.get(environment);
+        Map<String, String> decisions = new LinkedHashMap<>();
+        decisions.put("fencing.enabled", flag(binder, "fencing.enabled", true));
+        decisions.put(OnFencingTypeCondition.STORE_TYPE, type(binder, OnFencingTypeCondition.STORE_TYPE,
+                FencingProperties.StoreType.class, FencingProperties.StoreType.JDBC));
+        decisions.put(OnFencingTypeCondition.ISSUER_TYPE, type(binder, OnFencingTypeCondition.ISSUER_TYPE,
+                FencingProperties.IssuerType.class, FencingProperties.IssuerType.NONE));
+        decisions.put("fencing.signing (keys or scheme)",
+                FencingSigningAutoConfiguration.SigningConfigured.configured(environment) ? "set" : "not set");
+        decisions.put("fencing.signing (current-key-id with its secret or private-key)",
+                FencingSigningAutoConfiguration.SignerConfigured.signs(environment) ? "set" : "not set");
+        decisions.put(IssuerOffsetPostProcessor.PREFIX + ".base",
+                binder.bind(IssuerOffsetPostProcessor.PREFIX + ".base", String.class).isBound() ? "set" : "not set");
+        decisions.put(FencingWebAutoConfiguration.URL_PATTERNS, listed(binder, FencingWebAutoConfiguration.URL_PATTERNS));
+        decisions.put(FencingWebFluxAutoConfiguration.PATH_PATTERNS,
+                listed(binder, FencingWebFluxAutoConfiguration.PATH_PATTERNS));
+        decisions.put(FencingRestClientAutoConfiguration.PROPAGATE_TO,
+                listed(binder, FencingRestClientAutoConfiguration.PROPAGATE_TO));
+        decisions.put("fencing.compaction.enabled", flag(binder, "fencing.compaction.enabled", false));
+        decisions.put("fencing.admin.enabled", flag(binder, "fencing.admin.enabled", false));
+        return decisions;
+    }
+
+    /** The lines of the resource: one {@code decision=value} per decision, escaped as a properties file. */
+    static String text(Map<String, String> decisions) {
+        StringBuilder text = new StringBuilder("# fencing: the decisions AOT processing fixed when this application "
+                + "was built; compared at startup with what it runs with\n");
+        decisions.forEach((decision, value) -> text.append(escape(decision)).append('=').append(value).append('\n'));
+        return text.toString();
+    }
+
+    static Map<String, String> parse(String text) {
+        Properties properties = new Properties();
+        try {
+            properties.load(new StringReader(text));
+        } catch (IOException impossible) {
+            throw new IllegalStateException(impossible);
+        }
+        Map<String, String> decisions = new LinkedHashMap<>();
+        properties.stringPropertyNames().forEach(name -> decisions.put(name, properties.getProperty(name)));
+        return decisions;
+    }
+
+    /**
+     * Each decision taken one way at build time and another now: {@code "decision: built with X, runs with Y"}, in
+     * the order of {@link #of}; a decision the build did not record (a newer library) is not compared.
+     */
+    static List<String> differences(Map<String, String> built, Map<String, String> now) {
+        List<String> differences = new ArrayList<>();
+        now.forEach((decision, value) -> {
+            String then = built.get(decision);
+            if (then != null && !Objects.equals(then, value)) {
+                differences.add(decision + ": built with " + then + ", runs with " + value);
+            }
+        });
+        return differences;
+    }
+
+    private static String flag(Binder binder, String name, boolean otherwise) {
+        try {
+            return Boolean.toString(binder.bind(name, Boolean.class).orElse(otherwise));
+        } catch (BindException unbindable) {
+            return "unreadable";
+        }
+    }
+
+    private static <E extends Enum<E>> String type(Binder binder, String name, Class<E> type, E otherwise) {
+        try {
+            return binder.bind(name, type).orElse(otherwise).name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        } catch (BindException unbindable) {
+            return "unreadable";
+        }
+    }
+
+    private static String listed(Binder binder, String name) {
+        return binder.bind(name, Bindable.listOf(String.class)).orElse(List.of()).isEmpty() ? "not set" : "set";
+    }
+
+    private static String escape(String key) {
+        return key.replace("\\", "\\\\").replace(" ", "\\ ").replace("=", "\\=").replace(":", "\\:");
+    }
+}
