@@ -17,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * slices), so the repository is checked as in the application, on the slice's embedded database, and the test's
  * rollback takes the fence row with it.
  */
+// tag::repository-slice[]
 @DataJdbcTest(properties = "spring.sql.init.schema-locations=classpath:testing/schema.sql")
 class RepositorySliceTest {
 
@@ -36,6 +37,7 @@ class RepositorySliceTest {
                 .hasMessageContaining("max_seen is 5");
         assertThat(jdbc.queryForObject("SELECT balance FROM tested_wallet WHERE id = 1", Long.class)).isEqualTo(10);
     }
+    // end::repository-slice[]
 
     /** The test before rolled back: its fence row too, so token 1 is new again here (whichever runs first). */
     @Test

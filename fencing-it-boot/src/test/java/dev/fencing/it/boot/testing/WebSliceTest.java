@@ -26,6 +26,7 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
  * {@code @WebMvcTest} of the controller with the fenced service mocked: the slice starts (a mock writes nothing to
  * fence), answers the library's exceptions as the application does, and binds a caller's header on the filter's paths.
  */
+// tag::web-slice[]
 @WebMvcTest(controllers = WalletController.class, properties = "fencing.web.filter.url-patterns=/internal/*")
 class WebSliceTest {
 
@@ -44,6 +45,7 @@ class WebSliceTest {
         assertThat(response.getContentType()).isEqualTo("application/problem+json");
         assertThat(response.getContentAsString()).contains(FencingExceptionAdvice.STALE_TOKEN_TYPE.toString());
     }
+    // end::web-slice[]
 
     @Test
     void aMissingTokenOnTheFiltersPathsIsTheCallers428() throws Exception {
