@@ -2,14 +2,10 @@ package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.FencingConfigurationException;
 import org.springframework.aot.AotDetector;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.util.ClassUtils;
-import org.springframework.util.StreamUtils;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
@@ -18,7 +14,8 @@ import java.util.function.BooleanSupplier;
  * Fails the start of an AOT-processed application ({@code -Dspring.aot.enabled=true}) whose {@code fencing.*}
  * properties decide otherwise than those it was built with: AOT processing fixed the starter's conditions at build
  * time, so a property set only where the application runs (signing keys, the store or issuer type, the offset, ...)
- * would otherwise be ignored without a word, and signatures go unchecked or a zombie's write land. Registered in
+ * would otherwise be ignored without a word, and signatures go unchecked or a zombie's write land. Runs after the
+ * generated initializer, which registers the build's {@link FencingAotDecisions}. Registered in
  * {@code META-INF/spring.factories}; does nothing in an application that is not AOT-processed.
  */
 public class FencingAotCheck implements ApplicationContextInitializer<ConfigurableApplicationContext> {
@@ -39,22 +36,20 @@ public class FencingAotCheck implements ApplicationContextInitializer<Configurab
         if (!aotProcessed.getAsBoolean()) {
             return;
         }
-        ClassLoader classLoader = context.getClassLoader() != null ? context.getClassLoader()
-                : ClassUtils.getDefaultClassLoader();
-        String built = read(classLoader);
-        if (built == null) {
+        ConfigurableListableBeanFactory beanFactory = context.getBeanFactory();
+        if (!(beanFactory.containsSingleton(FencingAotDecisions.BEAN)
+                && beanFactory.getSingleton(FencingAotDecisions.BEAN) instanceof FencingAotDecisions built)) {
             throw new FencingConfigurationException("This application runs AOT-processed (spring.aot.enabled=true), "
-                    + "but its build recorded no fencing decisions (" + AotDecisions.RESOURCE + " is missing): it "
-                    + "was processed with another version of fencing, or without it. Run the AOT processing again "
-                    + "with this version (spring-boot:process-aot), so that fencing can check that the properties "
-                    + "it runs with are those it was built with.");
+                    + "but its build recorded no fencing decisions: it was processed with another version of fencing, "
+                    + "or without it. Run the AOT processing again with this version (spring-boot:process-aot), so "
+                    + "that fencing can check that the properties it runs with are those it was built with.");
         }
-        check(AotDecisions.parse(built), AotDecisions.of(context.getEnvironment()));
+        check(built.decisions(), FencingAotDecisions.of(context.getEnvironment()));
     }
 
     /** Refuses decisions of the run that differ from the build's, naming each and the fix. */
     static void check(Map<String, String> built, Map<String, String> now) {
-        List<String> differences = AotDecisions.differences(built, now);
+        List<String> differences = FencingAotDecisions.differences(built, now);
         if (differences.isEmpty()) {
             return;
         }
@@ -64,14 +59,5 @@ public class FencingAotCheck implements ApplicationContextInitializer<Configurab
                 + "the same fencing properties it runs with (application.properties, or the environment of "
                 + "spring-boot:process-aot; secrets can stay placeholders such as ${FENCING_KEY}, resolved where it "
                 + "runs), or run it as built.");
-    }
-
-    private static String read(ClassLoader classLoader) {
-        try (InputStream in = classLoader.getResourceAsStream(AotDecisions.RESOURCE)) {
-            return in == null ? null : StreamUtils.copyToString(in, StandardCharsets.ISO_8859_1);
-        } catch (IOException unreadable) {
-            throw new FencingConfigurationException("The fencing decisions of this AOT-processed application's build ("
-                    + AotDecisions.RESOURCE + ") cannot be read: " + unreadable.getMessage());
-        }
     }
 }

@@ -1,18 +1,19 @@
 package dev.fencing.boot.autoconfigure;
 
-import org.springframework.aot.generate.GeneratedFiles;
+import org.springframework.aot.generate.GeneratedMethod;
 import org.springframework.beans.factory.aot.BeanFactoryInitializationAotContribution;
 import org.springframework.beans.factory.aot.BeanFactoryInitializationAotProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.DefaultListableBeanFactory;
 import org.springframework.core.env.Environment;
-import org.springframework.core.io.ByteArrayResource;
 
-import java.nio.charset.StandardCharsets;
+import javax.lang.model.element.Modifier;
 
 /**
- * At AOT processing ({@code spring-boot:process-aot}): writes the decisions the starter's conditions took from the
- * build's {@code fencing.*} properties ({@link AotDecisions}) into the generated resources, for {@link FencingAotCheck}
- * to compare with the properties the application runs with. Registered in {@code META-INF/spring/aot.factories}.
+ * At AOT processing ({@code spring-boot:process-aot}, and Spring's AOT processing of test contexts): adds to each
+ * context's generated code the registration of the decisions its {@code fencing.*} properties took
+ * ({@link FencingAotDecisions}), for {@link FencingAotCheck} to compare with the properties that context runs with.
+ * Registered in {@code META-INF/spring/aot.factories}.
  */
 class FencingAotProcessor implements BeanFactoryInitializationAotProcessor {
 
@@ -22,13 +23,16 @@ class FencingAotProcessor implements BeanFactoryInitializationAotProcessor {
         if (environment == null) {
             return null;
         }
-        byte[] decisions = AotDecisions.text(AotDecisions.of(environment)).getBytes(StandardCharsets.ISO_8859_1);
-        // one file per application: a second context processed in the same build (a child) keeps the first's
-        return (generationContext, code) -> generationContext.getGeneratedFiles().handleFile(
-                GeneratedFiles.Kind.RESOURCE, AotDecisions.RESOURCE, file -> {
-                    if (!file.exists()) {
-                        file.create(new ByteArrayResource(decisions));
-                    }
-                });
+        String decisions = FencingAotDecisions.text(FencingAotDecisions.of(environment));
+        return (generationContext, code) -> {
+            GeneratedMethod method = code.getMethods().add("registerFencingAotDecisions", builder -> {
+                builder.addJavadoc("Registers the decisions fencing's properties took when this context was built.");
+                builder.addModifiers(Modifier.PRIVATE);
+                builder.addParameter(DefaultListableBeanFactory.class, "beanFactory");
+                builder.addStatement("beanFactory.registerSingleton($S, $T.recorded($S))", FencingAotDecisions.BEAN,
+                        FencingAotDecisions.class, decisions);
+            });
+            code.addInitializer(method.toMethodReference());
+        };
     }
 }

@@ -2,32 +2,29 @@ package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.FencingConfigurationException;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.springframework.aot.generate.ClassNameGenerator;
-import org.springframework.aot.generate.DefaultGenerationContext;
-import org.springframework.aot.generate.GeneratedFiles;
-import org.springframework.aot.generate.InMemoryGeneratedFiles;
+import org.springframework.aot.test.generate.TestGenerationContext;
+import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.aot.ApplicationContextAotGenerator;
 import org.springframework.context.support.GenericApplicationContext;
 import org.springframework.core.env.MapPropertySource;
 import org.springframework.core.env.StandardEnvironment;
+import org.springframework.core.test.tools.TestCompiler;
 import org.springframework.javapoet.ClassName;
 
-import java.net.URL;
-import java.net.URLClassLoader;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * AOT processing records the decisions the build's {@code fencing.*} properties took (found through
- * {@code aot.factories}, with no secret in them), and an AOT-processed application that runs with properties deciding
- * otherwise fails to start naming each: a signing key set only where it runs would otherwise be ignored (forged
- * tokens accepted), an in-memory store of the build kept (a zombie's write accepted).
+ * AOT processing, its generated code compiled and run as an AOT-processed application runs it: the code registers
+ * the decisions the build's {@code fencing.*} properties took (found through {@code aot.factories}, no secret in
+ * them), and the context fails to start when the properties it runs with decide otherwise, naming each: a signing key
+ * set only where it runs would otherwise be ignored (forged tokens accepted), an in-memory store of the build kept (a
+ * zombie's write accepted).
  */
 class AotProcessingTest {
 
@@ -39,69 +36,75 @@ class AotProcessingTest {
         return environment;
     }
 
-    private static String processAheadOfTime(Map<String, Object> properties) throws Exception {
+    /** Processes a context built with {@code built} ahead of time and hands its compiled initializer to {@code run}. */
+    @SuppressWarnings("unchecked")
+    private static void processed(Map<String, Object> built,
+                                  Consumer<ApplicationContextInitializer<GenericApplicationContext>> run) {
         GenericApplicationContext context = new GenericApplicationContext();
-        context.setEnvironment(environment(properties));
-        InMemoryGeneratedFiles files = new InMemoryGeneratedFiles();
-        DefaultGenerationContext generation = new DefaultGenerationContext(
-                new ClassNameGenerator(ClassName.get("com.example", "Application")), files);
-        new ApplicationContextAotGenerator().processAheadOfTime(context, generation);
+        context.setEnvironment(environment(built));
+        TestGenerationContext generation = new TestGenerationContext(ClassName.get("com.example", "Application"));
+        ClassName initializer = new ApplicationContextAotGenerator().processAheadOfTime(context, generation);
         generation.writeGeneratedContent();
-        return files.getGeneratedFileContent(GeneratedFiles.Kind.RESOURCE, AotDecisions.RESOURCE);
+        TestCompiler.forSystem().with(generation).compile(compiled ->
+                run.accept(compiled.getInstance(ApplicationContextInitializer.class, initializer.reflectionName())));
+    }
+
+    /** A context started from the generated code with {@code runs} as its properties, then checked. */
+    private static GenericApplicationContext started(ApplicationContextInitializer<GenericApplicationContext> generated,
+                                                     Map<String, Object> runs) {
+        GenericApplicationContext context = new GenericApplicationContext();
+        context.setEnvironment(environment(runs));
+        generated.initialize(context); // what SpringApplication runs first in an AOT-processed application
+        new FencingAotCheck(() -> true).initialize(context);
+        return context;
     }
 
     @Test
-    void theBuildsDecisionsAreRecordedWithoutTheirValues() throws Exception {
-        String recorded = processAheadOfTime(Map.of("fencing.store.type", "in-memory",
-                "fencing.signing.current-key-id", "k1", "fencing.signing.keys.k1.secret", SECRET,
-                "fencing.web.filter.url-patterns", "/internal/*"));
-        Map<String, String> decisions = AotDecisions.parse(recorded);
-        assertThat(decisions).containsEntry("fencing.store.type", "in-memory")
+    void theGeneratedCodeRegistersTheBuildsDecisionsWithoutTheirValues() {
+        AtomicReference<Map<String, String>> recorded = new AtomicReference<>();
+        processed(Map.of("fencing.store.type", "in-memory", "fencing.signing.current-key-id", "k1",
+                "fencing.signing.keys.k1.secret", SECRET, "fencing.web.filter.url-patterns", "/internal/*"),
+                generated -> {
+                    GenericApplicationContext context = new GenericApplicationContext();
+                    generated.initialize(context);
+                    recorded.set(((FencingAotDecisions) context.getBeanFactory()
+                            .getSingleton(FencingAotDecisions.BEAN)).decisions());
+                });
+        assertThat(recorded.get()).containsEntry("fencing.store.type", "in-memory")
                 .containsEntry("fencing.issuer.type", "none")
                 .containsEntry("fencing.signing (keys or scheme)", "set")
                 .containsEntry("fencing.signing (current-key-id with its secret or private-key)", "set")
                 .containsEntry("fencing.web.filter.url-patterns", "set")
                 .containsEntry("fencing.enabled", "true");
-        assertThat(recorded).doesNotContain(SECRET).doesNotContain("/internal/*").doesNotContain("k1");
+        assertThat(FencingAotDecisions.text(recorded.get())).doesNotContain(SECRET).doesNotContain("/internal/*")
+                .doesNotContain("k1");
     }
 
     @Test
-    void runningWithPropertiesThatDecideOtherwiseFailsNamingEach() throws Exception {
-        Map<String, String> built = AotDecisions.parse(processAheadOfTime(Map.of("fencing.store.type", "in-memory")));
-        Map<String, String> now = AotDecisions.of(environment(Map.of("fencing.signing.current-key-id", "k1",
-                "fencing.signing.keys.k1.secret", SECRET)));
-        assertThatThrownBy(() -> FencingAotCheck.check(built, now))
+    void runningWithPropertiesThatDecideOtherwiseFailsNamingEach() {
+        processed(Map.of("fencing.store.type", "in-memory"), generated -> {
+            assertThatThrownBy(() -> started(generated, Map.of("fencing.signing.current-key-id", "k1",
+                    "fencing.signing.keys.k1.secret", SECRET)))
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("fencing.store.type: built with in-memory, runs with jdbc")
+                    .hasMessageContaining("fencing.signing (keys or scheme): built with not set, runs with set")
+                    .hasMessageContaining("spring-boot:process-aot")
+                    .hasMessageNotContaining(SECRET);
+            // the same decisions, other values that decide nothing: it starts
+            started(generated, Map.of("fencing.store.type", "IN_MEMORY", "fencing.store.jdbc.table", "other_table"));
+        });
+    }
+
+    @Test
+    void theCheckRunsInAnAotProcessedApplicationOnlyAndNeedsTheBuildsDecisions() {
+        GenericApplicationContext unprocessed = new GenericApplicationContext();
+        unprocessed.setEnvironment(environment(Map.of("fencing.issuer.offset.base", "1000000")));
+        new FencingAotCheck(() -> false).initialize(unprocessed); // not AOT-processed: not checked
+        assertThatThrownBy(() -> new FencingAotCheck(() -> true).initialize(unprocessed))
                 .isInstanceOf(FencingConfigurationException.class)
-                .hasMessageContaining("fencing.store.type: built with in-memory, runs with jdbc")
-                .hasMessageContaining("fencing.signing (keys or scheme): built with not set, runs with set")
-                .hasMessageContaining("spring-boot:process-aot")
-                .hasMessageNotContaining(SECRET);
-        FencingAotCheck.check(built, AotDecisions.of(environment(Map.of("fencing.store.type", "IN_MEMORY",
-                "fencing.store.jdbc.table", "other_table")))); // the same decisions: starts
-    }
-
-    @Test
-    void theCheckRunsInAnAotProcessedApplicationOnlyAndReadsTheBuildsResource(@TempDir Path generated)
-            throws Exception {
-        Path resource = generated.resolve(AotDecisions.RESOURCE);
-        Files.createDirectories(resource.getParent());
-        Files.writeString(resource, processAheadOfTime(Map.of()));
-        try (URLClassLoader classLoader = new URLClassLoader(new URL[] {generated.toUri().toURL()},
-                getClass().getClassLoader())) {
-            GenericApplicationContext context = new GenericApplicationContext();
-            context.setClassLoader(classLoader);
-            context.setEnvironment(environment(Map.of("fencing.issuer.offset.base", "1000000")));
-            new FencingAotCheck(() -> false).initialize(context); // not AOT-processed: not checked
-            assertThatThrownBy(() -> new FencingAotCheck(() -> true).initialize(context))
-                    .isInstanceOf(FencingConfigurationException.class)
-                    .hasMessageContaining("fencing.issuer.offset.base: built with not set, runs with set");
-
-            GenericApplicationContext unrecorded = new GenericApplicationContext();
-            unrecorded.setClassLoader(new URLClassLoader(new URL[0], null));
-            unrecorded.setEnvironment(environment(Map.of()));
-            assertThatThrownBy(() -> new FencingAotCheck(() -> true).initialize(unrecorded))
-                    .isInstanceOf(FencingConfigurationException.class)
-                    .hasMessageContaining(AotDecisions.RESOURCE + " is missing");
-        }
+                .hasMessageContaining("its build recorded no fencing decisions");
+        processed(Map.of(), generated -> assertThatThrownBy(() -> started(generated,
+                Map.of("fencing.issuer.offset.base", "1000000")))
+                .hasMessageContaining("fencing.issuer.offset.base: built with not set, runs with set"));
     }
 }

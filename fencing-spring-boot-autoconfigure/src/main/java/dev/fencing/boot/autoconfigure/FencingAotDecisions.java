@@ -15,18 +15,31 @@ import java.util.Objects;
 import java.util.Properties;
 
 /**
- * What the starter's conditions decide from {@code fencing.*} properties: whether fencing is on, the store and issuer
- * types, signing, the token filter, the carriers, the offset, compaction, the admin endpoint. AOT processing fixes
- * these decisions when the application is built; {@link FencingAotProcessor} records them and
- * {@link FencingAotCheck} compares them with the properties the AOT-processed application runs with. Only decisions
- * are recorded, never a value that could be a secret (a key, a URL, a path).
+ * What the starter's conditions decided from an application's {@code fencing.*} properties when it was built with
+ * AOT processing: whether fencing is on, the store and issuer types, signing, the token filter, the carriers, the
+ * offset, compaction, the admin endpoint. The code AOT processing generates registers them as a bean
+ * ({@link #recorded}); {@link FencingAotCheck} compares them with the properties the application runs with. Only
+ * decisions are recorded, never a value that could be a secret (a key, a URL, a path).
  */
-final class AotDecisions {
+public final class FencingAotDecisions {
 
-    /** Where the AOT-processed application carries the decisions of its build. */
-    static final String RESOURCE = "META-INF/fencing/aot-decisions.properties";
+    /** The name of the bean the generated code registers. */
+    static final String BEAN = "dev.fencing.boot.autoconfigure.fencingAotDecisions";
 
-    private AotDecisions() {
+    private final Map<String, String> decisions;
+
+    private FencingAotDecisions(Map<String, String> decisions) {
+        this.decisions = decisions;
+    }
+
+    /** The decisions of a build, from their {@link #text} form: called by the code AOT processing generated. */
+    public static FencingAotDecisions recorded(String text) {
+        return new FencingAotDecisions(parse(text));
+    }
+
+    /** Each decision of the build, by the properties it was read from. */
+    Map<String, String> decisions() {
+        return decisions;
     }
 
     /** Each decision, by the properties it is read from, in a fixed order. */
@@ -54,10 +67,9 @@ final class AotDecisions {
         return decisions;
     }
 
-    /** The lines of the resource: one {@code decision=value} per decision, escaped as a properties file. */
+    /** One {@code decision=value} line per decision, escaped as a properties file. */
     static String text(Map<String, String> decisions) {
-        StringBuilder text = new StringBuilder("# fencing: the decisions AOT processing fixed when this application "
-                + "was built; compared at startup with what it runs with\n");
+        StringBuilder text = new StringBuilder();
         decisions.forEach((decision, value) -> text.append(escape(decision)).append('=').append(value).append('\n'));
         return text.toString();
     }
