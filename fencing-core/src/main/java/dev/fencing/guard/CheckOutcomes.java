@@ -160,6 +160,7 @@ public final class CheckOutcomes {
         FencingMetrics.increment(point.checks().forged());
         outcome(observation, "forged");
         tell(rejections, forged);
+        RefusalLog.refused(point.operation(), forged);
         return forged;
     }
 

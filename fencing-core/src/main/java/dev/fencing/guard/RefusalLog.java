@@ -1,5 +1,6 @@
 package dev.fencing.guard;
 
+import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.token.FencingToken;
 
@@ -31,11 +32,13 @@ final class RefusalLog {
             if (PACE.due(key, System.currentTimeMillis()) < 0) {
                 return;
             }
-            LOG.log(System.Logger.Level.WARNING, "Refused {0} ({1}) on resource ''{2}'': token {3}, max_seen {4}; the "
+            String detail = e instanceof ForgedTokenException forged ? forged.reason() + " (max_seen untouched)"
+                    : "max_seen " + e.maxSeen();
+            LOG.log(System.Logger.Level.WARNING, "Refused {0} ({1}) on resource ''{2}'': token {3}, {4}; the "
                             + "call did not run. At most one such line per method and outcome per minute; see "
                             + "fencing.checks'{'outcome=\"{1}\"'}' for every count",
                     operation, outcome, FencingToken.printable(e.resource()), Long.toString(e.presented().value()),
-                    String.valueOf(e.maxSeen()));
+                    detail);
         } catch (RuntimeException ignored) {
             // logging is advisory
         }

@@ -48,6 +48,31 @@ class ForgedTokenTest {
     private final FenceGuard guard = FenceGuard.builder(store).verifier(verifier).rejectionListener(heard::add).build();
     private final AtomicInteger writes = new AtomicInteger();
 
+    /**
+     * A forgery the guard refuses is logged like the other enforced refusals (a WARNING, at most one per method and
+     * outcome per minute), with why, never the signature.
+     */
+    @Test
+    void aForgeryTheGuardRefusesIsLoggedWithWhy() {
+        FencingToken forged = new FencingToken("accounts:logged", Long.MAX_VALUE, "evil",
+                TokenSignature.of("k0", new byte[32]));
+        FencePoint point = new FencePoint("Ledger.forgedAndLogged(long)", "accounts:logged", null, null, false,
+                new FencingMetrics(registry));
+        try (dev.fencing.LogCapture log = dev.fencing.LogCapture.of(RefusalLog.class)) {
+            for (int i = 0; i < 2; i++) {
+                assertThatThrownBy(() -> bound(forged, () -> guard.invoke(point, new Object[0],
+                        writes::incrementAndGet))).isInstanceOf(ForgedTokenException.class);
+            }
+            assertThat(log.records()).singleElement().satisfies(record -> {
+                assertThat(record.getLevel()).isEqualTo(java.util.logging.Level.WARNING);
+                assertThat(java.text.MessageFormat.format(record.getMessage(), record.getParameters()))
+                        .contains("Refused Ledger.forgedAndLogged(long) (forged) on resource 'accounts:logged'")
+                        .contains("'k0'").contains("max_seen untouched").doesNotContain("max_seen -1");
+            });
+        }
+        assertThat(writes).hasValue(0);
+    }
+
     @Test
     void theLongMaxValueForgeryIsRefusedCountedAndLeavesMaxSeenAlone() throws Throwable {
         FencingToken real = signer.sign(new FencingToken("accounts", 5, "client-1"));
