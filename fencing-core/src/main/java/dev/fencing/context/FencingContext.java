@@ -380,6 +380,25 @@ public final class FencingContext {
         return List.copyOf(left);
     }
 
+    /**
+     * Closes every scope open on this thread and returns the tokens they bound, innermost scope first (empty when
+     * nothing was bound): for test frameworks and thread pools that hand a thread on with nothing bound.
+     */
+    public static List<FencingToken> closeAll() {
+        return closeSince(new Mark(null, Thread.currentThread()));
+    }
+
+    /** The tokens of the scopes from {@code top} down to {@code below}, excluded, for a message: none is "no token". */
+    private static String tokensBetween(FencingScope top, FencingScope below) {
+        StringBuilder text = new StringBuilder();
+        for (FencingScope s = top; s != below && s != null; s = s.parent) {
+            for (FencingToken token : s.tokens) {
+                text.append(text.length() == 0 ? "" : ", ").append(token);
+            }
+        }
+        return text.length() == 0 ? "no token" : text.toString();
+    }
+
     /** What a thread had bound when {@link #mark()} was called; used by {@link #closeSince(Mark)} only. */
     public static final class Mark {
         private final FencingScope top;
@@ -436,7 +455,8 @@ public final class FencingContext {
         }
         if (leaked > 0) {
             throw new IllegalStateException(leaked + " inner fencing scope(s) were still open when an outer scope "
-                    + "closed; they were closed too. Close scopes innermost first (use try-with-resources)");
+                    + "closed; they were closed too (they bound " + tokensBetween(top, scope) + "). Close scopes "
+                    + "innermost first (use try-with-resources)");
         }
     }
 }

@@ -67,6 +67,24 @@ class ContextMarkTest {
     }
 
     @Test
+    void closeAllClosesEveryScopeAndNamesTheirTokens() {
+        FencingContext.bind(outer);
+        FencingContext.bind(leaked);
+        assertThat(FencingContext.closeAll()).containsExactly(leaked, outer);
+        assertThat(FencingContext.closeAll()).isEmpty();
+    }
+
+    /** An outer scope closed over inner ones left open names what they bound (a test's own close, say). */
+    @Test
+    void anOuterScopeClosedOverOpenInnerOnesNamesTheirTokens() {
+        FencingScope outerScope = FencingContext.bind(outer);
+        FencingContext.bind(leaked);
+        assertThatThrownBy(outerScope::close).isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("1 inner fencing scope(s) were still open")
+                .hasMessageContaining("accounts:2#7@leaky");
+    }
+
+    @Test
     void aMarkIsUsedOnTheThreadThatTookIt() {
         FencingContext.Mark mark = FencingContext.mark();
         assertThatThrownBy(() -> CompletableFuture.runAsync(() -> FencingContext.closeSince(mark)).join())

@@ -1,10 +1,12 @@
 package dev.fencing.web;
 
 import dev.fencing.web.internal.FencingProblems;
+import dev.fencing.web.internal.ServletUrlPatterns;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.web.servlet.HandlerInterceptor;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -18,10 +20,22 @@ import java.util.Objects;
 public final class UnadmittedTokenInterceptor implements HandlerInterceptor {
 
     private final String where;
+    private final List<String> filterPatterns;
 
     /** @param where where the application accepts the header, for the refusal's detail */
     public UnadmittedTokenInterceptor(String where) {
+        this(where, List.of());
+    }
+
+    /**
+     * @param where          where the application accepts the header, for the refusal's detail
+     * @param filterPatterns the servlet URL patterns the application's token filter is mapped to: a refused request
+     *                       on one of them is told that the filter did not run (filters turned off, as MockMvc's
+     *                       {@code addFilters = false} does), not that its path does not accept the header
+     */
+    public UnadmittedTokenInterceptor(String where, List<String> filterPatterns) {
         this.where = Objects.requireNonNull(where, "where");
+        this.filterPatterns = List.copyOf(filterPatterns);
     }
 
     @Override
@@ -31,8 +45,14 @@ public final class UnadmittedTokenInterceptor implements HandlerInterceptor {
                 || !request.getHeaders(FencingHeader.NAME).hasMoreElements()) {
             return true;
         }
-        FencingTokenFilter.problem(response, FencingProblems.untrustedHeader("The " + FencingHeader.NAME + " header is "
-                + "not accepted on this path, so its token could not be checked: " + where));
+        String detail = !filterPatterns.isEmpty() && ServletUrlPatterns.matches(filterPatterns, request)
+                ? "The " + FencingHeader.NAME + " header came on a path the token filter is mapped to ("
+                        + String.join(", ", filterPatterns) + "), but no token filter ran for this request (servlet "
+                        + "filters turned off, as MockMvc's addFilters = false does, or the filter's registration "
+                        + "disabled), so its token could not be checked"
+                : "The " + FencingHeader.NAME + " header is not accepted on this path, so its token could not be "
+                        + "checked: " + where;
+        FencingTokenFilter.problem(response, FencingProblems.untrustedHeader(detail));
         return false;
     }
 }

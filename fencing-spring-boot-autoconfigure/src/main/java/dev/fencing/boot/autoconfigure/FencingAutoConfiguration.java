@@ -176,7 +176,10 @@ public class FencingAutoConfiguration {
                                 + "spring-boot-starter-jdbc and a JDBC driver" + (hasDataSource ? "" : ", and set "
                                 + where) + reactive;
                     }
-                    yield hasDataSource ? null : "the application has no DataSource bean: set " + where + reactive;
+                    yield hasDataSource ? null : "the application has no DataSource bean: set " + where + reactive
+                            + "; in a test slice that leaves the DataSource out (@WebMvcTest with "
+                            + "@AutoConfigureFencing), fencing.issuer.type=none, or a TokenIssuer bean of the test's "
+                            + "(new InMemoryTokenIssuer())";
                 }
                 case NONE -> null;
             };
@@ -259,7 +262,8 @@ public class FencingAutoConfiguration {
             return "The fencing starter found no FenceStore for the @Fenced methods (" + cause + "). Tokens must be "
                     + "checked where the writes land, by every instance of the application, so fencing needs a shared "
                     + "store. " + (reactorPresent ? reactive + blocking : blocking + reactive)
-                    + "For tests and demos in a single JVM only: fencing.store.type=in-memory. To run @Fenced methods "
+                    + "For tests and demos in a single JVM only, and test slices that leave the DataSource out "
+                    + "(@WebMvcTest with @AutoConfigureFencing): fencing.store.type=in-memory. To run @Fenced methods "
                     + "unchecked: fencing.enabled=false.";
         }
     }

@@ -112,7 +112,7 @@ public class FencingWebAutoConfiguration {
                     ? "this application accepts it on no path (" + URL_PATTERNS + " is not set)"
                     : "this application accepts it only on " + String.join(", ", patterns) + " (" + URL_PATTERNS
                     + ")";
-            UnadmittedTokenInterceptor interceptor = new UnadmittedTokenInterceptor(where);
+            UnadmittedTokenInterceptor interceptor = new UnadmittedTokenInterceptor(where, patterns);
             return new WebMvcConfigurer() {
                 @Override
                 public void addInterceptors(InterceptorRegistry registry) {

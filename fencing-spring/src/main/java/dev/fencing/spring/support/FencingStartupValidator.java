@@ -91,9 +91,13 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         Map<String, Set<String>> keyed = new TreeMap<>();
         Integer transactionOrder = transactionAdvisorOrder();
         Set<Class<?>> beanTypes = new HashSet<>();
+        TestDoubles doubles = TestDoubles.of(beanFactory.getBeanClassLoader());
         for (String name : beanFactory.getBeanDefinitionNames()) {
             Object singleton = beanFactory.isFactoryBean(name) || !beanFactory.containsSingleton(name)
                     ? null : beanFactory.getSingleton(name);
+            if (doubles.isStub(singleton)) {
+                continue; // a test's Mockito mock runs none of the fenced code: no issuer, store or key to check
+            }
             for (Class<?> userType : typesToCheck(name, singleton)) {
                 beanTypes.add(userType);
                 if (!AnnotationUtils.isCandidateClass(userType, Fenced.class)) {

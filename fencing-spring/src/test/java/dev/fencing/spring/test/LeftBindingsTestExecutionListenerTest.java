@@ -39,6 +39,8 @@ class LeftBindingsTestExecutionListenerTest {
     /** What the next test saw: whether anything was bound on its thread when it started. */
     static final List<Boolean> EMPTY_AT_START = new CopyOnWriteArrayList<>();
 
+    private static final String CLASS_ORDER = "junit.jupiter.testclass.order.default";
+
     /** Set while this class runs the suites below: they are a user's suite, not tests of this build on their own. */
     static volatile boolean inTestKit;
 
@@ -53,6 +55,7 @@ class LeftBindingsTestExecutionListenerTest {
     @SpringJUnitConfig(NoBeans.class)
     @EnabledIf("dev.fencing.spring.test.LeftBindingsTestExecutionListenerTest#inTestKit")
     @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+    @Order(1)
     static class LeakingSuite {
         @Test
         @Order(1)
@@ -77,9 +80,31 @@ class LeftBindingsTestExecutionListenerTest {
 
     @SpringJUnitConfig(NoBeans.class)
     @EnabledIf("dev.fencing.spring.test.LeftBindingsTestExecutionListenerTest#inTestKit")
+    @Order(3)
     static class NextClass {
         @Test
         void firstTestOfTheNextClass() {
+            EMPTY_AT_START.add(FencingContext.isEmpty());
+        }
+    }
+
+    /** A plain JUnit test, which Spring's TestContext framework does not run: nothing checks it itself. */
+    @EnabledIf("dev.fencing.spring.test.LeftBindingsTestExecutionListenerTest#inTestKit")
+    @Order(1)
+    static class PlainLeakingTest {
+        @Test
+        void leaksABindingUnchecked() {
+            FencingContext.bind(new FencingToken("ledger", 77, "plain-leak"));
+        }
+    }
+
+    /** The next Spring test class on the thread. */
+    @SpringJUnitConfig(NoBeans.class)
+    @EnabledIf("dev.fencing.spring.test.LeftBindingsTestExecutionListenerTest#inTestKit")
+    @Order(2)
+    static class SpringClassAfterThePlainOne {
+        @Test
+        void wouldWriteUnderTheLeftToken() {
             EMPTY_AT_START.add(FencingContext.isEmpty());
         }
     }
@@ -134,6 +159,7 @@ class LeftBindingsTestExecutionListenerTest {
         Events events = EngineTestKit.engine("junit-jupiter")
                 .selectors(selectClass(LeakingSuite.class), selectClass(NextClass.class))
                 .configurationParameter("junit.jupiter.execution.parallel.enabled", "false")
+                .configurationParameter(CLASS_ORDER, "org.junit.jupiter.api.ClassOrderer$OrderAnnotation")
                 .execute().testEvents();
         events.assertStatistics(stats -> stats.started(4).succeeded(3).failed(1));
         events.assertThatEvents().haveExactly(1, event(test("leaksABinding"), finishedWithFailure(
@@ -142,6 +168,27 @@ class LeftBindingsTestExecutionListenerTest {
                         && m.contains("accounts:15") && m.contains("leaky-test")
                         && m.contains("FencingContext.bind(token)")))));
         assertThat(EMPTY_AT_START).containsExactly(true, true);
+        assertThat(FencingContext.isEmpty()).isTrue();
+    }
+
+    /**
+     * A plain JUnit test that leaves a token bound is not checked itself; the next Spring test class on the thread
+     * fails before its tests run, naming the token, and the one after starts clean.
+     */
+    @Test
+    void tokensLeftByATestSpringDoesNotRunFailTheNextSpringClassAndAreUnbound() {
+        EMPTY_AT_START.clear();
+        Events classes = EngineTestKit.engine("junit-jupiter")
+                .selectors(selectClass(PlainLeakingTest.class), selectClass(SpringClassAfterThePlainOne.class),
+                        selectClass(NextClass.class))
+                .configurationParameter("junit.jupiter.execution.parallel.enabled", "false")
+                .configurationParameter(CLASS_ORDER, "org.junit.jupiter.api.ClassOrderer$OrderAnnotation")
+                .execute().containerEvents();
+        classes.assertThatEvents().haveExactly(1, event(
+                org.junit.platform.testkit.engine.EventConditions.container("SpringClassAfterThePlainOne"),
+                finishedWithFailure(instanceOf(AssertionError.class), message(m -> m.contains(
+                        "bound on this thread before test class") && m.contains("ledger#77@plain-leak")))));
+        assertThat(EMPTY_AT_START).containsExactly(true); // NextClass's test ran, clean; the failed class's did not
         assertThat(FencingContext.isEmpty()).isTrue();
     }
 
