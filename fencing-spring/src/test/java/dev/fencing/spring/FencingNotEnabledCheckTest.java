@@ -141,6 +141,21 @@ class FencingNotEnabledCheckTest {
         }
     }
 
+    /** {@code yes} or {@code on} turns the starter neither on nor off: a startup failure naming the value. */
+    @Test
+    void aSwitchThatIsNeitherTrueNorFalseFailsNamingIt() {
+        for (String value : new String[] {"yes", "on", "1"}) {
+            AnnotationConfigApplicationContext context = context(Fenced.class,
+                    environment(Map.of("fencing.enabled", value)));
+            assertThatThrownBy(context::refresh).isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("fencing.enabled is '" + value + "', which is neither true nor false");
+        }
+        try (AnnotationConfigApplicationContext context = context(Fenced.class,
+                environment(Map.of("fencing.enabled", "TRUE")))) {
+            context.refresh();
+        }
+    }
+
     @Test
     void itsListenerTakesRefreshEventsOnlyNotEveryEventOfTheApplication() {
         AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();

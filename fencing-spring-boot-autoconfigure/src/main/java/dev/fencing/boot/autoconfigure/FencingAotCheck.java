@@ -3,12 +3,16 @@ package dev.fencing.boot.autoconfigure;
 import dev.fencing.FencingConfigurationException;
 import org.springframework.aot.AotDetector;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
+import org.springframework.core.env.ConfigurableEnvironment;
+import org.springframework.core.env.PropertySource;
 
 import java.util.List;
 import java.util.Map;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 
 /**
  * Fails the start of an AOT-processed application ({@code -Dspring.aot.enabled=true}) whose {@code fencing.*}
@@ -44,12 +48,17 @@ public class FencingAotCheck implements ApplicationContextInitializer<Configurab
                     + "or without it. Run the AOT processing again with this version (spring-boot:process-aot), so "
                     + "that fencing can check that the properties it runs with are those it was built with.");
         }
-        check(built.decisions(), FencingAotDecisions.of(context.getEnvironment()));
+        ConfigurableEnvironment environment = context.getEnvironment();
+        check(built.decisions(), FencingAotDecisions.of(environment), decision -> origin(environment, decision));
     }
 
     /** Refuses decisions of the run that differ from the build's, naming each and the fix. */
     static void check(Map<String, String> built, Map<String, String> now) {
-        List<String> differences = FencingAotDecisions.differences(built, now);
+        check(built, now, decision -> null);
+    }
+
+    private static void check(Map<String, String> built, Map<String, String> now, Function<String, String> origin) {
+        List<String> differences = FencingAotDecisions.differences(built, now, origin);
         if (differences.isEmpty()) {
             return;
         }
@@ -59,5 +68,23 @@ public class FencingAotCheck implements ApplicationContextInitializer<Configurab
                 + "the same fencing properties it runs with (application.properties, or the environment of "
                 + "spring-boot:process-aot; secrets can stay placeholders such as ${FENCING_KEY}, resolved where it "
                 + "runs), or run it as built.");
+    }
+
+    /**
+     * The name of the first property source that sets {@code decision}, when the decision is one property (an
+     * environment variable, the command line, a profile's file), else {@code null}.
+     */
+    private static String origin(ConfigurableEnvironment environment, String decision) {
+        if (!decision.matches("fencing\\.[a-z0-9.-]+")) {
+            return null;
+        }
+        for (PropertySource<?> source : environment.getPropertySources()) {
+            // Boot's attached source repeats every other one under its own name
+            if (!ConfigurationPropertySources.isAttachedConfigurationPropertySource(source)
+                    && source.containsProperty(decision)) {
+                return source.getName();
+            }
+        }
+        return null;
     }
 }

@@ -23,6 +23,12 @@ import java.util.Properties;
  */
 public final class FencingAotDecisions {
 
+    /** The decision of whether tokens are signed or verified at all. */
+    static final String SIGNING = "fencing.signing.keys or fencing.signing.scheme";
+
+    /** The decision of whether this application signs what it acquires. */
+    static final String SIGNER = "fencing.signing.current-key-id with that key's secret or private-key";
+
     /** The name of the bean the generated code registers. */
     static final String BEAN = "dev.fencing.boot.autoconfigure.fencingAotDecisions";
 
@@ -46,14 +52,14 @@ public final class FencingAotDecisions {
     static Map<String, String> of(Environment environment) {
         Binder binder = Binder.get(environment);
         Map<String, String> decisions = new LinkedHashMap<>();
-        decisions.put("fencing.enabled", flag(binder, "fencing.enabled", true));
+        decisions.put("fencing.enabled", flag(environment, "fencing.enabled", true));
         decisions.put(OnFencingTypeCondition.STORE_TYPE, type(binder, OnFencingTypeCondition.STORE_TYPE,
                 FencingProperties.StoreType.class, FencingProperties.StoreType.JDBC));
         decisions.put(OnFencingTypeCondition.ISSUER_TYPE, type(binder, OnFencingTypeCondition.ISSUER_TYPE,
                 FencingProperties.IssuerType.class, FencingProperties.IssuerType.NONE));
-        decisions.put("fencing.signing (keys or scheme)",
+        decisions.put(SIGNING,
                 FencingSigningAutoConfiguration.SigningConfigured.configured(environment) ? "set" : "not set");
-        decisions.put("fencing.signing (current-key-id with its secret or private-key)",
+        decisions.put(SIGNER,
                 FencingSigningAutoConfiguration.SignerConfigured.signs(environment) ? "set" : "not set");
         decisions.put(IssuerOffsetPostProcessor.PREFIX + ".base",
                 binder.bind(IssuerOffsetPostProcessor.PREFIX + ".base", String.class).isBound() ? "set" : "not set");
@@ -62,8 +68,8 @@ public final class FencingAotDecisions {
                 listed(binder, FencingWebFluxAutoConfiguration.PATH_PATTERNS));
         decisions.put(FencingRestClientAutoConfiguration.PROPAGATE_TO,
                 listed(binder, FencingRestClientAutoConfiguration.PROPAGATE_TO));
-        decisions.put("fencing.compaction.enabled", flag(binder, "fencing.compaction.enabled", false));
-        decisions.put("fencing.admin.enabled", flag(binder, "fencing.admin.enabled", false));
+        decisions.put("fencing.compaction.enabled", flag(environment, "fencing.compaction.enabled", false));
+        decisions.put("fencing.admin.enabled", flag(environment, "fencing.admin.enabled", false));
         return decisions;
     }
 
@@ -91,29 +97,45 @@ public final class FencingAotDecisions {
      * the order of {@link #of}; a decision the build did not record (a newer library) is not compared.
      */
     static List<String> differences(Map<String, String> built, Map<String, String> now) {
+        return differences(built, now, decision -> null);
+    }
+
+    /**
+     * As {@link #differences(Map, Map)}, each run's value followed by where it was set when {@code origin} knows
+     * ({@code null}: not said).
+     */
+    static List<String> differences(Map<String, String> built, Map<String, String> now,
+                                    java.util.function.Function<String, String> origin) {
         List<String> differences = new ArrayList<>();
         now.forEach((decision, value) -> {
             String then = built.get(decision);
             if (then != null && !Objects.equals(then, value)) {
-                differences.add(decision + ": built with " + then + ", runs with " + value);
+                String from = origin.apply(decision);
+                differences.add(decision + ": built with " + then + ", runs with " + value
+                        + (from == null ? "" : " (set in " + from + ")"));
             }
         });
         return differences;
     }
 
-    private static String flag(Binder binder, String name, boolean otherwise) {
-        try {
-            return Boolean.toString(binder.bind(name, Boolean.class).orElse(otherwise));
-        } catch (BindException unbindable) {
-            return "unreadable";
+    /**
+     * A switch as the starter's {@code @ConditionalOnBooleanProperty} reads it: {@code true} or {@code false} in any
+     * case; any other text ({@code on}, {@code yes}) is neither, and is recorded as written.
+     */
+    private static String flag(Environment environment, String name, boolean otherwise) {
+        String value = environment.getProperty(name);
+        if (value == null) {
+            return Boolean.toString(otherwise);
         }
+        String text = value.trim().toLowerCase(java.util.Locale.ROOT);
+        return text.equals("true") || text.equals("false") ? text : "'" + value.trim() + "' (neither true nor false)";
     }
 
     private static <E extends Enum<E>> String type(Binder binder, String name, Class<E> type, E otherwise) {
         try {
             return binder.bind(name, type).orElse(otherwise).name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
         } catch (BindException unbindable) {
-            return "unreadable";
+            return "'" + binder.bind(name, String.class).orElse("") + "' (not a valid value)";
         }
     }
 

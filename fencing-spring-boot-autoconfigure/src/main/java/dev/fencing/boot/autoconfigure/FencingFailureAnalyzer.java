@@ -86,7 +86,14 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
                     + "own" : "JdbcFenceStore bean of your own, one a RoutingFenceStore routes to included,")
                     + " creates it with its builder's createTableIfMissing(true)).\n");
         }
-        if (text.contains("does not sign") && text.contains("no TokenSigner")) {
+        boolean aot = text.contains("runs AOT-processed");
+        if (aot) {
+            action.append("Build the application with the fencing properties it runs with: where the AOT processing "
+                    + "runs (application.properties, the profiles given to spring-boot:process-aot in the plugin's "
+                    + "<profiles>, -Dspring-boot.aot.jvmArguments=-Dfencing...=..., or the build's environment), "
+                    + "keeping secrets as placeholders resolved where it runs; or run it as built. A profile active "
+                    + "at the build stays active when it runs.\n");
+        } else if (text.contains("does not sign") && text.contains("no TokenSigner")) {
             action.append("Sign what this application acquires: set fencing.signing.current-key-id to a key of "
                     + "fencing.signing.keys with its secret (HMAC) or private-key (Ed25519), or declare a TokenSigner "
                     + "bean; this service's verifier refuses its own unsigned tokens otherwise.\n");

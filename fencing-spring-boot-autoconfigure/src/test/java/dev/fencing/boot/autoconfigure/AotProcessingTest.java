@@ -72,8 +72,8 @@ class AotProcessingTest {
                 });
         assertThat(recorded.get()).containsEntry("fencing.store.type", "in-memory")
                 .containsEntry("fencing.issuer.type", "none")
-                .containsEntry("fencing.signing (keys or scheme)", "set")
-                .containsEntry("fencing.signing (current-key-id with its secret or private-key)", "set")
+                .containsEntry(FencingAotDecisions.SIGNING, "set")
+                .containsEntry(FencingAotDecisions.SIGNER, "set")
                 .containsEntry("fencing.web.filter.url-patterns", "set")
                 .containsEntry("fencing.enabled", "true");
         assertThat(FencingAotDecisions.text(recorded.get())).doesNotContain(SECRET).doesNotContain("/internal/*")
@@ -87,11 +87,41 @@ class AotProcessingTest {
                     "fencing.signing.keys.k1.secret", SECRET)))
                     .isInstanceOf(FencingConfigurationException.class)
                     .hasMessageContaining("fencing.store.type: built with in-memory, runs with jdbc")
-                    .hasMessageContaining("fencing.signing (keys or scheme): built with not set, runs with set")
+                    .hasMessageContaining(FencingAotDecisions.SIGNING + ": built with not set, runs with set")
                     .hasMessageContaining("spring-boot:process-aot")
                     .hasMessageNotContaining(SECRET);
             // the same decisions, other values that decide nothing: it starts
             started(generated, Map.of("fencing.store.type", "IN_MEMORY", "fencing.store.jdbc.table", "other_table"));
+        });
+    }
+
+    /**
+     * A switch is read as the starter's conditions read it: {@code on} is neither true nor false, so a build with
+     * {@code on} and a run with {@code true} decided differently (no compaction was built in); the run's value names
+     * where it was set.
+     */
+    @Test
+    void switchesAreReadAsTheConditionsReadThemAndTheRunsValueNamesItsSource() {
+        processed(Map.of("fencing.compaction.enabled", "on"), generated -> {
+            assertThatThrownBy(() -> started(generated, Map.of("fencing.compaction.enabled", "true")))
+                    .hasMessageContaining("fencing.compaction.enabled: built with 'on' (neither true nor false), "
+                            + "runs with true (set in test)");
+            started(generated, Map.of("fencing.compaction.enabled", "on"));
+        });
+        processed(Map.of(), generated -> assertThatThrownBy(() -> started(generated,
+                Map.of("fencing.store.type", "in-memry")))
+                .hasMessageContaining("fencing.store.type: built with jdbc, runs with 'in-memry' (not a valid value)"));
+    }
+
+    /** The failure analysis's Action is the AOT fix, also when a signing decision differs (not the key advice). */
+    @Test
+    void theFailureAnalysisNamesTheBuildAsTheFix() {
+        processed(Map.of(), generated -> {
+            Throwable failure = org.assertj.core.api.Assertions.catchThrowable(() -> started(generated,
+                    Map.of("fencing.signing.keys.k1.secret", SECRET)));
+            String action = FencingFailureAnalyzer.action(failure.getMessage());
+            assertThat(action).contains("spring-boot.aot.jvmArguments").contains("<profiles>")
+                    .doesNotContain("openssl");
         });
     }
 

@@ -63,8 +63,14 @@ public class FencingNotEnabledCheck implements ApplicationContextInitializer<Con
 
     private static void check(ConfigurableApplicationContext context) {
         ConfigurableListableBeanFactory factory = context.getBeanFactory();
-        boolean disabled = "false".equalsIgnoreCase(
-                context.getEnvironment().getProperty("fencing.enabled", "true").trim());
+        String enabled = context.getEnvironment().getProperty("fencing.enabled", "true").trim();
+        if (!enabled.equalsIgnoreCase("true") && !enabled.equalsIgnoreCase("false")) {
+            // the starter's switches read true or false only: 'yes' or 'on' would turn fencing neither on nor off
+            throw new FencingConfigurationException("fencing.enabled is '" + enabled + "', which is neither true nor "
+                    + "false: the starter reads only those, so fencing would be neither on nor off. Set it to true "
+                    + "(or remove it), or to false to run @Fenced methods unchecked on purpose.");
+        }
+        boolean disabled = enabled.equalsIgnoreCase("false");
         if (disabled ? factory.containsBean(DISABLED_WARNING_BEAN)
                 : factory.containsBean(FencingSupportConfiguration.SUPPORT_BEAN)) {
             return;
