@@ -144,7 +144,7 @@ class FencingNotEnabledCheckTest {
     /** {@code yes} or {@code on} turns the starter neither on nor off: a startup failure naming the value. */
     @Test
     void aSwitchThatIsNeitherTrueNorFalseFailsNamingIt() {
-        for (String value : new String[] {"yes", "on", "1"}) {
+        for (String value : new String[] {"yes", "on", "1", "true "}) { // the starter's conditions do not trim
             AnnotationConfigApplicationContext context = context(Fenced.class,
                     environment(Map.of("fencing.enabled", value)));
             assertThatThrownBy(context::refresh).isInstanceOf(FencingConfigurationException.class)

@@ -3,7 +3,10 @@ package dev.fencing.boot.autoconfigure;
 import dev.fencing.FencingConfigurationException;
 import org.springframework.aot.AotDetector;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
+import org.springframework.boot.context.properties.source.ConfigurationPropertySource;
 import org.springframework.boot.context.properties.source.ConfigurationPropertySources;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyState;
 import org.springframework.context.ApplicationContextInitializer;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.core.env.ConfigurableEnvironment;
@@ -71,18 +74,26 @@ public class FencingAotCheck implements ApplicationContextInitializer<Configurab
     }
 
     /**
-     * The name of the first property source that sets {@code decision}, when the decision is one property (an
-     * environment variable, the command line, a profile's file), else {@code null}.
+     * The name of the first property source that sets what {@code decision} was read from (an environment variable,
+     * the command line, a profile's file), in any of the forms Boot binds (relaxed names, indexed entries), else
+     * {@code null}.
      */
     private static String origin(ConfigurableEnvironment environment, String decision) {
-        if (!decision.matches("fencing\\.[a-z0-9.-]+")) {
+        String property = decision.startsWith("fencing.signing") ? "fencing.signing" : decision;
+        if (!ConfigurationPropertyName.isValid(property)) {
             return null;
         }
+        ConfigurationPropertyName name = ConfigurationPropertyName.of(property);
         for (PropertySource<?> source : environment.getPropertySources()) {
             // Boot's attached source repeats every other one under its own name
-            if (!ConfigurationPropertySources.isAttachedConfigurationPropertySource(source)
-                    && source.containsProperty(decision)) {
-                return source.getName();
+            if (ConfigurationPropertySources.isAttachedConfigurationPropertySource(source)) {
+                continue;
+            }
+            for (ConfigurationPropertySource properties : ConfigurationPropertySources.from(source)) {
+                if (properties.getConfigurationProperty(name) != null
+                        || properties.containsDescendantOf(name) == ConfigurationPropertyState.PRESENT) {
+                    return source.getName();
+                }
             }
         }
         return null;

@@ -127,8 +127,9 @@ public final class FencingAotDecisions {
         if (value == null) {
             return Boolean.toString(otherwise);
         }
-        String text = value.trim().toLowerCase(java.util.Locale.ROOT);
-        return text.equals("true") || text.equals("false") ? text : "'" + value.trim() + "' (neither true nor false)";
+        // not trimmed: the condition compares the text as it is, so 'true ' turns the switch neither on nor off
+        String text = value.toLowerCase(java.util.Locale.ROOT);
+        return text.equals("true") || text.equals("false") ? text : "'" + value + "' (neither true nor false)";
     }
 
     private static <E extends Enum<E>> String type(Binder binder, String name, Class<E> type, E otherwise) {

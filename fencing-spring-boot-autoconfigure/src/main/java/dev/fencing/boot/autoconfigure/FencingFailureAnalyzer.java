@@ -87,7 +87,10 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
                     + " creates it with its builder's createTableIfMissing(true)).\n");
         }
         boolean aot = text.contains("runs AOT-processed");
-        if (aot) {
+        if (aot && text.contains("recorded no fencing decisions")) {
+            action.append("Run the AOT processing again (spring-boot:process-aot, in the build that packages the "
+                    + "application) with this version of fencing on the class path, then start what it built.\n");
+        } else if (aot) {
             action.append("Build the application with the fencing properties it runs with: where the AOT processing "
                     + "runs (application.properties, the profiles given to spring-boot:process-aot in the plugin's "
                     + "<profiles>, -Dspring-boot.aot.jvmArguments=-Dfencing...=..., or the build's environment), "

@@ -113,6 +113,42 @@ class AotProcessingTest {
                 .hasMessageContaining("fencing.store.type: built with jdbc, runs with 'in-memry' (not a valid value)"));
     }
 
+    /**
+     * Where the run's value was set is found in the forms Boot binds: an environment variable without the dash, an
+     * indexed entry, a signing key (the signing decisions read several properties).
+     */
+    @Test
+    void theRunsValueIsTracedInEveryFormBootBinds() {
+        processed(Map.of(), generated -> {
+            GenericApplicationContext context = new GenericApplicationContext();
+            StandardEnvironment environment = environment(Map.of());
+            environment.getPropertySources().addFirst(new org.springframework.core.env.SystemEnvironmentPropertySource(
+                    "systemEnvironment", Map.of("FENCING_WEB_FILTER_URLPATTERNS", "/x/*")));
+            environment.getPropertySources().addFirst(new MapPropertySource("commandLineArgs",
+                    Map.of("fencing.web.client.propagate-to[0]", "ledger", "fencing.signing.keys.k1.secret", SECRET)));
+            org.springframework.boot.context.properties.source.ConfigurationPropertySources.attach(environment);
+            context.setEnvironment(environment);
+            generated.initialize(context);
+            assertThatThrownBy(() -> new FencingAotCheck(() -> true).initialize(context))
+                    .hasMessageContaining("fencing.web.filter.url-patterns: built with not set, runs with set "
+                            + "(set in systemEnvironment)")
+                    .hasMessageContaining("fencing.web.client.propagate-to: built with not set, runs with set "
+                            + "(set in commandLineArgs)")
+                    .hasMessageContaining(FencingAotDecisions.SIGNING + ": built with not set, runs with set "
+                            + "(set in commandLineArgs)");
+        });
+    }
+
+    /** A build processed with another version recorded nothing: the Action is to process it again. */
+    @Test
+    void nothingRecordedAsksForTheProcessingAgain() {
+        GenericApplicationContext unprocessed = new GenericApplicationContext();
+        unprocessed.setEnvironment(environment(Map.of()));
+        Throwable failure = org.assertj.core.api.Assertions.catchThrowable(() ->
+                new FencingAotCheck(() -> true).initialize(unprocessed));
+        assertThat(FencingFailureAnalyzer.action(failure.getMessage())).contains("Run the AOT processing again");
+    }
+
     /** The failure analysis's Action is the AOT fix, also when a signing decision differs (not the key advice). */
     @Test
     void theFailureAnalysisNamesTheBuildAsTheFix() {

@@ -63,7 +63,8 @@ public class FencingNotEnabledCheck implements ApplicationContextInitializer<Con
 
     private static void check(ConfigurableApplicationContext context) {
         ConfigurableListableBeanFactory factory = context.getBeanFactory();
-        String enabled = context.getEnvironment().getProperty("fencing.enabled", "true").trim();
+        // not trimmed: the starter's conditions compare the text as it is, so 'true ' turns it neither on nor off
+        String enabled = context.getEnvironment().getProperty("fencing.enabled", "true");
         if (!enabled.equalsIgnoreCase("true") && !enabled.equalsIgnoreCase("false")) {
             // the starter's switches read true or false only: 'yes' or 'on' would turn fencing neither on nor off
             throw new FencingConfigurationException("fencing.enabled is '" + enabled + "', which is neither true nor "
