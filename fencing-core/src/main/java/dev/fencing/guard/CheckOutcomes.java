@@ -6,7 +6,10 @@ import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.metrics.CheckCounters;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.mode.FenceModes;
+import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.ForgedTokenException;
+import dev.fencing.rule.OutOfRangeTokenException;
+import dev.fencing.rule.StaleTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.signing.Verification;
@@ -145,6 +148,37 @@ public final class CheckOutcomes {
                 + "' and without a verdict; refusing", null);
         checks.error().increment(refused);
         return refused;
+    }
+
+    /** The holder an observation's error names instead of the presented one. */
+    static final String UNRECORDED_HOLDER = "not-recorded";
+
+    /**
+     * What an observation (a trace span) is told of a failed check: a refusal as the same exception, its stack trace
+     * kept, but with the holder id left out (an observation records no holder id: tracing backends are read by more
+     * people than the application's own answers); anything else as it is.
+     */
+    static Throwable forObservation(Throwable t) {
+        if (!(t instanceof TokenRejectedException e) || e.presented() == null) {
+            return t;
+        }
+        FencingToken presented = new FencingToken(e.presented().resource(), e.presented().value(), UNRECORDED_HOLDER);
+        TokenRejectedException copy;
+        if (e instanceof StaleTokenException) {
+            copy = new StaleTokenException(e.resource(), presented, e.maxSeen(), e.operation());
+        } else if (e instanceof DuplicateTokenException) {
+            copy = new DuplicateTokenException(e.resource(), presented, e.maxSeen(), e.operation());
+        } else if (e instanceof OutOfRangeTokenException) {
+            copy = new OutOfRangeTokenException(e.resource(), presented, e.maxSeen(), e.operation());
+        } else if (e instanceof ForgedTokenException forged) {
+            copy = new ForgedTokenException(e.resource(), presented, forged.reason(), e.operation());
+        } else {
+            // a refusal of another kind: its message may name the holder, so only its kind is told
+            return new IllegalStateException(e.getClass().getSimpleName() + " for resource '"
+                    + FencingToken.printable(e.resource()) + "'");
+        }
+        copy.setStackTrace(e.getStackTrace());
+        return copy;
     }
 
     /**

@@ -254,7 +254,7 @@ public final class FenceGuard {
         try (Observation.Scope ignored = observation.openScope()) {
             return check(point, resource, token, target, proceed, observation);
         } catch (Throwable t) {
-            observation.error(t);
+            observation.error(CheckOutcomes.forObservation(t)); // never the holder id, as the key values
             throw t;
         } finally {
             if (observation.getContext().getLowCardinalityKeyValue("outcome") == null) {

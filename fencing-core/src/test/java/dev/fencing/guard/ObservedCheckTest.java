@@ -70,9 +70,10 @@ class ObservedCheckTest {
             current[0] = observations.getCurrentObservation();
             return "ok";
         }));
-        assertThatThrownBy(() -> bound(new FencingToken("accounts", 3, "z"), () -> guard.invoke(repo,
-                new Object[0], () -> "stale"))).isInstanceOf(StaleTokenException.class);
-        assertThatThrownBy(() -> bound(new FencingToken("accounts", 5, "b"), () -> guard.invoke(repo,
+        assertThatThrownBy(() -> bound(new FencingToken("accounts", 3, "zombie-holder"), () -> guard.invoke(repo,
+                new Object[0], () -> "stale"))).isInstanceOf(StaleTokenException.class)
+                .hasMessageContaining("zombie-holder"); // the caller's own answer names its holder
+        assertThatThrownBy(() -> bound(new FencingToken("accounts", 5, "other-holder"), () -> guard.invoke(repo,
                 new Object[0], () -> "duplicate"))).isInstanceOf(DuplicateTokenException.class);
         assertThatThrownBy(() -> guard.invoke(repo, new Object[0], () -> "missing"))
                 .isInstanceOf(MissingTokenException.class);
@@ -95,7 +96,11 @@ class ObservedCheckTest {
                 .containsEntry("fencing.method", "Repo.write(String)").containsEntry("fencing.token", "5")
                 .doesNotContainValue("a");
         assertThat(accepted.error()).isNull();
-        assertThat(seen.get(1).error()).isInstanceOf(StaleTokenException.class);
+        // the observation's error is the same refusal without the holder id (a span's exception event would carry it)
+        assertThat(seen.get(1).error()).isInstanceOf(StaleTokenException.class)
+                .hasMessageNotContaining("zombie-holder").hasMessageContaining("holder 'not-recorded'");
+        assertThat(seen.get(2).error()).isInstanceOf(DuplicateTokenException.class)
+                .hasMessageNotContaining("other-holder");
         assertThat(seen.get(3).high()).containsEntry("fencing.token", "none");
         assertThat(seen.get(4).error()).isSameAs(thrown);
         assertThat(registry.find("fencing.checks").tag("outcome", "accepted").counter().count()).isEqualTo(2);

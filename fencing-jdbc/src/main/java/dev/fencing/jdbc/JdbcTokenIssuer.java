@@ -220,13 +220,14 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
+                    String waited = waited(timeout, left);
                     throw lastError != null
                             ? new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' in "
-                                    + name + " within " + timeout.toMillis() + " ms: " + lastError.getMessage(),
-                                    lastError)
+                                    + name + " within " + timeout.toMillis() + " ms" + waited + ": "
+                                    + lastError.getMessage(), lastError)
                             : new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
                                     + " ms waiting for the database lease on resource '" + resource + "' (" + name
-                                    + ")");
+                                    + ")" + waited);
                 }
                 if (!queued) {
                     queued = true;
@@ -290,6 +291,18 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
      * inserts it and takes the lease in its own transaction: one commit for a new resource, not three. Three times
      * without a row (a compaction deleting it each time in between): {@code null}, and the next attempt starts over.
      */
+    /**
+     * How long the attempt really took, when it overran {@code timeout} by more than a second: an attempt waits for a
+     * connection as long as the pool lets it (Hikari's connection-timeout, 30 s by default), which the deadline cannot
+     * cut short. Empty otherwise.
+     */
+    static String waited(Duration timeout, long leftNanos) {
+        long overranMillis = -leftNanos / 1_000_000;
+        return overranMillis <= 1_000 ? "" : " (gave up after " + (timeout.toMillis() + overranMillis) + " ms: an "
+                + "attempt waits for a pooled connection as long as the pool's connection timeout allows, which can "
+                + "be longer than the acquire timeout; lower spring.datasource.hikari.connection-timeout to bound it)";
+    }
+
     private Long tryTake(String resource, String holder) {
         for (int tries = 0; tries < 3; tries++) {
             Object taken = transactions.execute(status -> takeLocked(resource, holder));

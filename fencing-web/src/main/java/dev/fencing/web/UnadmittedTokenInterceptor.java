@@ -2,6 +2,7 @@ package dev.fencing.web;
 
 import dev.fencing.web.internal.FencingProblems;
 import dev.fencing.web.internal.ServletUrlPatterns;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.web.servlet.HandlerInterceptor;
@@ -42,7 +43,10 @@ public final class UnadmittedTokenInterceptor implements HandlerInterceptor {
     public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler)
             throws Exception {
         if (request.getAttribute(FencingTokenFilter.APPLIED_ATTRIBUTE) != null
+                || request.getDispatcherType() == DispatcherType.ERROR
                 || !request.getHeaders(FencingHeader.NAME).hasMoreElements()) {
+            // an error dispatch renders an answer another filter chose (Spring Security's 401 or 403, say): it writes
+            // nothing, and refusing it would put a fencing 403 in place of that answer
             return true;
         }
         String detail = !filterPatterns.isEmpty() && ServletUrlPatterns.matches(filterPatterns, request)

@@ -44,6 +44,22 @@ class UnadmittedOnFilterPathTest {
                 .contains("addFilters = false").doesNotContain("not accepted on this path");
     }
 
+    /**
+     * An error dispatch renders the answer another filter chose (Spring Security's 401 for a caller whose credentials
+     * failed, sent with its header): it is not refused again as an untrusted header.
+     */
+    @Test
+    void anErrorDispatchIsLeftToTheAnswerItRenders() throws Exception {
+        MockHttpServletResponse response = mvc.perform(post("/public/ledger")
+                .header(FencingHeader.NAME, new FencingToken("ledger", 3, "caller").toText())
+                .with(request -> {
+                    request.setDispatcherType(jakarta.servlet.DispatcherType.ERROR);
+                    return request;
+                })).andReturn().getResponse();
+        assertThat(response.getStatus()).isEqualTo(200);
+        assertThat(response.getContentAsString()).isEqualTo("written");
+    }
+
     @Test
     void elsewhereItSaysThePathDoesNotAcceptIt() throws Exception {
         MockHttpServletResponse response = send("/public/ledger");

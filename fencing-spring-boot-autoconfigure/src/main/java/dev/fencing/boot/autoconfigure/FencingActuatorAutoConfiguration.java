@@ -148,8 +148,9 @@ public class FencingActuatorAutoConfiguration {
                 // the library cannot tell whether the endpoint is secured; without Spring Security it is not
                 LogFactory.getLog(FencingActuatorAutoConfiguration.class).warn("fencing.admin.enabled=true and "
                         + "Spring Security is not on the class path: POST /actuator/fencing/{resource} (lowering a "
-                        + "resource's max_seen, with force refusing the current holder) is open to every caller "
-                        + "that reaches the management port. Secure it, or keep it off.");
+                        + "resource's max_seen, with force refusing the current holder) and POST /actuator/fencing "
+                        + "(switching a resource to observe mode, where stale writes land; raising floors) are "
+                        + "open to every caller that reaches the management port. Secure them, or keep them off.");
             }
             // the extension's POST /actuator/fencing replaces the endpoint's, so it serves the mode switch too
             return FencingAdminWebExtension.of(store, issuer.getIfUnique(), registry.getIfUnique(),

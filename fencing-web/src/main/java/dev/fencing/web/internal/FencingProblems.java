@@ -1,5 +1,7 @@
 package dev.fencing.web.internal;
 
+import dev.fencing.guard.LogPace;
+
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.guard.InvalidKeyException;
 import dev.fencing.guard.RemoteTokenSetAsideException;
@@ -435,9 +437,33 @@ public final class FencingProblems {
         return problem;
     }
 
-    /** 503; the exception's message is logged at WARN, never sent. */
+    /**
+     * The 503 lines of an outage: at most one a minute per kind and cause (every request fails the same way while a
+     * database or lock service is down), each saying how many it held back.
+     */
+    private static final LogPace OUTAGE_LINES = new LogPace(64, 60_000, "other");
+
+    /** The lines held back since the last one of {@code kind} failing with {@code cause}, or -1: not now. */
+    private static long outageLine(String kind, Throwable cause) {
+        Throwable root = cause;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return OUTAGE_LINES.due(kind + ' ' + root.getClass().getName(), System.currentTimeMillis());
+    }
+
+    private static String heldBack(long skipped) {
+        return skipped > 0 ? " (" + skipped + " more such 503s since the last line; at most one line a minute per "
+                + "cause)" : "";
+    }
+
+    /** 503; the exception's message is logged at WARN (at most once a minute per cause), never sent. */
     public static ProblemDetail storeFailed(FenceStoreException e) {
-        log.warn("Fence store failed for resource '" + e.resource() + "'; answering 503: " + e.getMessage(), e);
+        long skipped = outageLine("store", e);
+        if (skipped >= 0) {
+            log.warn("Fence store failed for resource '" + e.resource() + "'; answering 503: " + e.getMessage()
+                    + heldBack(skipped), e);
+        }
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The fence store "
                 + "could not check the token for resource '" + e.resource() + "'; the call did not run");
         problem.setType(STORE_UNAVAILABLE_TYPE);
@@ -446,9 +472,16 @@ public final class FencingProblems {
         return problem;
     }
 
-    /** 503 (send it with {@link #retryLater}); the exception's message is logged at WARN, never sent. */
+    /**
+     * 503 (send it with {@link #retryLater}); the exception's message is logged at WARN (at most once a minute per
+     * cause), never sent.
+     */
     public static ProblemDetail lockNotAcquired(LockAcquisitionException e) {
-        log.warn("Lock not acquired for resource '" + e.resource() + "'; answering 503: " + e.getMessage());
+        long skipped = outageLine("lock", e);
+        if (skipped >= 0) {
+            log.warn("Lock not acquired for resource '" + e.resource() + "'; answering 503: " + e.getMessage()
+                    + heldBack(skipped));
+        }
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The lock on "
                 + "resource '" + e.resource() + "' was not acquired; the call did not run, retry later");
         problem.setType(LOCK_NOT_ACQUIRED_TYPE);
