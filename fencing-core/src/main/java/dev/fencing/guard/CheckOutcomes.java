@@ -162,6 +162,16 @@ public final class CheckOutcomes {
         if (!(t instanceof TokenRejectedException e) || e.presented() == null) {
             return t;
         }
+        try {
+            return withoutHolder(e);
+        } catch (RuntimeException unexpected) {
+            // never the holder, and never a failure of this copy in place of the refusal the caller gets
+            return new IllegalStateException(e.getClass().getSimpleName() + " for resource '"
+                    + FencingToken.printable(e.resource()) + "'");
+        }
+    }
+
+    private static Throwable withoutHolder(TokenRejectedException e) {
         FencingToken presented = new FencingToken(e.presented().resource(), e.presented().value(), UNRECORDED_HOLDER);
         TokenRejectedException copy;
         if (e instanceof StaleTokenException) {
