@@ -6,16 +6,14 @@ import dev.fencing.signing.TokenVerifier;
 import dev.fencing.signing.VerificationKey;
 import dev.fencing.token.FencingToken;
 import dev.fencing.web.FencingHeader;
+import dev.fencing.web.LogRecords;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,31 +26,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 class HeaderAdmissionLogTest {
 
     private static final byte[] SECRET = "0123456789abcdef0123456789abcdef".getBytes();
-    private final List<LogRecord> records = new CopyOnWriteArrayList<>();
-    private final Logger logger = Logger.getLogger(HeaderAdmission.class.getName());
-    private final Handler capture = new Handler() {
-        @Override
-        public void publish(LogRecord record) {
-            records.add(record);
-        }
-
-        @Override
-        public void flush() {
-        }
-
-        @Override
-        public void close() {
-        }
-    };
+    private LogRecords log;
+    private List<LogRecord> records;
 
     @BeforeEach
     void listen() {
-        logger.addHandler(capture);
+        log = LogRecords.of(HeaderAdmission.class);
+        records = log.records();
     }
 
     @AfterEach
     void stop() {
-        logger.removeHandler(capture);
+        log.close();
     }
 
     private static List<String> header(FencingToken token) {

@@ -1,13 +1,11 @@
 package dev.fencing.web.internal;
 
 import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.web.LogRecords;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,30 +24,13 @@ class OutageLinesTest {
 
     @Test
     void theLockNotAcquiredLineComesOncePerCauseNotPerRequest() {
-        List<LogRecord> records = new CopyOnWriteArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                records.add(record);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Logger logger = Logger.getLogger(FencingProblems.class.getName());
-        logger.addHandler(capture);
-        try {
+        List<LogRecord> records;
+        try (LogRecords log = LogRecords.of(FencingProblems.class)) {
             for (int request = 0; request < 5; request++) {
                 assertThat(FencingProblems.lockNotAcquired(new LockAcquisitionException("accounts:" + request,
                         "Could not lock resource", new DatabaseDown())).getStatus()).isEqualTo(503);
             }
-        } finally {
-            logger.removeHandler(capture);
+            records = log.records();
         }
         assertThat(records).filteredOn(record -> record.getMessage().contains("Lock not acquired")).hasSize(1);
     }
