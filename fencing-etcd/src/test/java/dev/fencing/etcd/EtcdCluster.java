@@ -20,12 +20,16 @@ import java.util.stream.Stream;
 /**
  * Real etcd members (Debian's {@code etcd-server}, which must be installed: {@code apt-get install etcd-server}, as
  * {@code .ci/run} does; a missing binary fails with that message), started on free loopback ports with data under
- * {@code target/}, stopped and deleted on close, and also when the cluster fails to start.
+ * {@code target/}, stopped and deleted on close, and also when the cluster fails to start. A port found free can be
+ * taken by another process before etcd binds it, so a start that fails is tried again on new ports (three attempts);
+ * a member that exits during start fails at once with the end of its log.
  */
 final class EtcdCluster implements AutoCloseable {
 
+    private static final int ATTEMPTS = 3;
+
     final List<Member> members = new ArrayList<>();
-    private final Path root;
+    private Path root;
 
     final class Member {
         final String name;
@@ -64,18 +68,36 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     EtcdCluster(int size) throws Exception {
-        String binary = binary(); // fails before anything starts
-        root = Paths.get("target", "etcd-" + UUID.randomUUID()).toAbsolutePath();
-        Files.createDirectories(root);
-        try {
-            start(size, binary);
-        } catch (Exception | Error e) {
+        this(size, binary()); // a missing binary fails before anything starts
+    }
+
+    EtcdCluster(int size, String binary) throws Exception {
+        List<Exception> failures = new ArrayList<>();
+        for (int attempt = 1; ; attempt++) {
+            root = Paths.get("target", "etcd-" + UUID.randomUUID()).toAbsolutePath();
+            Files.createDirectories(root);
             try {
-                close();    // no member left running behind a failed start
-            } catch (Exception cleanup) {
-                e.addSuppressed(cleanup);
+                start(size, binary);
+                return;
+            } catch (Error e) {
+                close();
+                throw e;
+            } catch (Exception e) {
+                Exception failure = new IllegalStateException("etcd start, attempt " + attempt + " of " + ATTEMPTS
+                        + ": " + e.getMessage() + logTails(), e);
+                try {
+                    close();    // no member left running behind a failed start
+                } catch (Exception cleanup) {
+                    failure.addSuppressed(cleanup);
+                }
+                members.clear();
+                failures.add(failure);
+                if (attempt == ATTEMPTS) {
+                    Exception last = failures.remove(failures.size() - 1);
+                    failures.forEach(last::addSuppressed);
+                    throw last;
+                }
             }
-            throw e;
         }
     }
 
@@ -90,7 +112,7 @@ final class EtcdCluster implements AutoCloseable {
             member.start(binary, initialCluster, token);
         }
         for (Member member : members) {
-            awaitPort(member.clientPort);
+            awaitPort(member);
         }
         try (Client client = client()) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -152,16 +174,38 @@ final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    private static void awaitPort(int port) throws InterruptedException {
+    private static void awaitPort(Member member) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
-            try (Socket ignored = new Socket("127.0.0.1", port)) {
+            if (!member.process.isAlive()) {
+                throw new IllegalStateException("etcd member " + member.name + " exited with "
+                        + member.process.exitValue() + " before it listened on port " + member.clientPort);
+            }
+            try (Socket ignored = new Socket("127.0.0.1", member.clientPort)) {
                 return;
             } catch (IOException e) {
                 Thread.sleep(50);
             }
         }
-        throw new IllegalStateException("etcd did not listen on port " + port);
+        throw new IllegalStateException("etcd member " + member.name + " did not listen on port " + member.clientPort
+                + " within 30 s");
+    }
+
+    /** The last lines of each member's log, for a failed start's message (the logs are deleted with the cluster). */
+    private String logTails() {
+        StringBuilder tails = new StringBuilder();
+        for (Member member : members) {
+            Path log = root.resolve(member.name + ".log");
+            try {
+                List<String> lines = Files.exists(log) ? Files.readAllLines(log) : List.of();
+                tails.append("\n--- ").append(member.name).append(" (client ").append(member.clientPort)
+                        .append(", peer ").append(member.peerPort).append(") log, last lines:\n")
+                        .append(String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size())));
+            } catch (IOException | RuntimeException e) {
+                tails.append("\n--- ").append(member.name).append(" log unreadable: ").append(e);
+            }
+        }
+        return tails.toString();
     }
 
     /** The etcd binary. Tests install nothing: a missing binary fails the test, saying what to install. */
