@@ -102,8 +102,9 @@ final class EtcdCluster implements AutoCloseable {
     }
 
     private void start(int size, String binary) throws Exception {
+        List<Integer> ports = freePorts(2 * size);
         for (int i = 0; i < size; i++) {
-            members.add(new Member("m" + i, freePort(), freePort()));
+            members.add(new Member("m" + i, ports.get(2 * i), ports.get(2 * i + 1)));
         }
         String initialCluster = members.stream().map(m -> m.name + "=http://127.0.0.1:" + m.peerPort)
                 .collect(Collectors.joining(","));
@@ -168,9 +169,21 @@ final class EtcdCluster implements AutoCloseable {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+    /** Distinct free loopback ports: all held open together while they are chosen, so no two are the same. */
+    private static List<Integer> freePorts(int count) throws IOException {
+        List<ServerSocket> held = new ArrayList<>();
+        try {
+            List<Integer> ports = new ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress());
+                held.add(socket);
+                ports.add(socket.getLocalPort());
+            }
+            return ports;
+        } finally {
+            for (ServerSocket socket : held) {
+                socket.close();
+            }
         }
     }
 
