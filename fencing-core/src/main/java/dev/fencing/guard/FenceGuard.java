@@ -45,6 +45,9 @@ public final class FenceGuard {
     /** The name of the observation of each check. */
     public static final String OBSERVATION = "fencing.check";
 
+    /** The name of the observation of an acquiring point's wait for its lock. */
+    public static final String ACQUIRE_OBSERVATION = "fencing.acquire";
+
     /**
      * The observed outcome of a check whose store judges at commit ({@link FencedCall#deferVerdict()}): the
      * {@code fencing.checks} counter gets the verdict later, when the store reaches it.
@@ -364,7 +367,8 @@ public final class FenceGuard {
         }
         Lease lease;
         try {
-            lease = issuer.acquire(resource, acquireTimeout);
+            lease = observations == null ? issuer.acquire(resource, acquireTimeout)
+                    : ObservedAcquisition.acquire(observations, issuer, point, resource, acquireTimeout);
         } catch (RuntimeException e) {
             throw CheckOutcomes.acquireFailed(point, resource, e);
         }
@@ -462,7 +466,9 @@ public final class FenceGuard {
          * a meter handler is registered. Its low-cardinality key values are {@code resource} (the annotation's static
          * name) and {@code outcome} (the {@code fencing.checks} outcome); the effective resource, the token's value and
          * the method are high-cardinality ones (spans only); holder ids are never recorded. {@code null} or a no-op
-         * registry (the default): nothing is created per call.
+         * registry (the default): nothing is created per call. An acquiring point's wait for its lock is an
+         * observation too, named {@value #ACQUIRE_OBSERVATION}, with {@code resource} and {@code outcome} (acquired |
+         * failed) as low-cardinality key values.
          */
         public Builder observations(ObservationRegistry observations) {
             this.observations = observations;

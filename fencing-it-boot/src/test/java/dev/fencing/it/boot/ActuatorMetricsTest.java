@@ -13,6 +13,7 @@ import dev.fencing.store.FenceStore;
 import dev.fencing.store.FencedCall;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -174,5 +175,13 @@ class ActuatorMetricsTest {
         assertThat(context.getBean(PrometheusMeterRegistry.class).scrape())
                 .contains("fencing_checks_total{application=\"fencing-it\",enforced=\"true\",exception=\"none\",outcome=\"accepted\",resource=\"accounts\"} 2.0")
                 .contains("fencing_acquisitions_total{application=\"fencing-it\",exception=\"none\",outcome=\"acquired\",resource=\"accounts\"} 1.0");
+        // Boot's ObservationRegistry reaches the guard: the checks and the wait for the lock are timed
+        MeterRegistry meters = context.getBean(MeterRegistry.class);
+        assertThat(meters.get("fencing.check").tag("resource", "accounts").tag("outcome", "accepted").timer().count())
+                .isEqualTo(2);
+        assertThat(meters.get("fencing.acquire").tag("resource", "accounts").tag("outcome", "acquired").timer()
+                .count()).isEqualTo(1);
+        assertThat(context.getBean(PrometheusMeterRegistry.class).scrape())
+                .contains("fencing_acquire_seconds_count{application=\"fencing-it\",error=\"none\",outcome=\"acquired\",resource=\"accounts\"} 1");
     }
 }
