@@ -61,6 +61,21 @@ class UnfenceableMethodsTest {
         }
     }
 
+    /** The JVM signature the Kotlin compiler gives {@code suspend fun save(id: Long)}. */
+    static class Suspending {
+        @Fenced(resource = "accounts", key = "#id")
+        public Object save(long id, kotlin.coroutines.Continuation<? super kotlin.Unit> completion) {
+            return kotlin.Unit.INSTANCE;
+        }
+    }
+
+    @Fenced(resource = "accounts")
+    static class FencedTypeWithASuspendingMethod {
+        public Object save(kotlin.coroutines.Continuation<? super kotlin.Unit> completion) {
+            return kotlin.Unit.INSTANCE;
+        }
+    }
+
     static class ArrayKey {
         @Fenced(resource = "accounts", key = "#ids")
         public void write(long[] ids) {
@@ -205,6 +220,17 @@ class UnfenceableMethodsTest {
     }
 
     /** Reactor is on this module's test class path, fencing-reactor is not: reactive methods say what to add. */
+    @ParameterizedTest
+    @EnumSource(AdviceMode.class)
+    void kotlinSuspendFunctionsAreRefusedSayingWhy(AdviceMode mode) {
+        // its declared result (Object) says nothing: it can return before its write and resume on another thread
+        assertThat(startupFailure(Suspending.class, mode)).contains("Suspending.save(long, Continuation)")
+                .contains("Kotlin suspend function").contains("outside the atomic unit")
+                .contains("withContext(Dispatchers.IO)");
+        assertThat(startupFailure(FencedTypeWithASuspendingMethod.class, mode))
+                .contains("FencedTypeWithASuspendingMethod.save(Continuation)").contains("Kotlin suspend function");
+    }
+
     @ParameterizedTest
     @EnumSource(AdviceMode.class)
     void reactiveResultsWithoutFencingReactorAreRefusedSayingWhatToAdd(AdviceMode mode) {

@@ -15,7 +15,9 @@ import java.util.Set;
  * RxJava) and Kotlin's {@code Flow}, matched by name through the type hierarchy so no such library is needed. The
  * blocking fence checks the token when the method returns, so such a method's write would run outside the atomic
  * unit. The Spring adapters route the types they can fence (reactive types on subscription, futures of
- * {@code @Async} methods on the executor) elsewhere first and refuse the rest, at startup, with {@link #check}.
+ * {@code @Async} methods on the executor) elsewhere first and refuse the rest, at startup, with {@link #check}. A
+ * Kotlin {@code suspend} function, whose declared return type says nothing, is recognized by its last parameter and
+ * refused by {@link #checkNotSuspending}.
  */
 public final class AsyncReturnTypes {
 
@@ -26,7 +28,35 @@ public final class AsyncReturnTypes {
             "org.reactivestreams.Publisher",
             "kotlinx.coroutines.flow.Flow");
 
+    /** The last parameter the Kotlin compiler gives a {@code suspend} function. */
+    private static final String CONTINUATION = "kotlin.coroutines.Continuation";
+
     private AsyncReturnTypes() {
+    }
+
+    /**
+     * Whether a method with these parameter types is a Kotlin {@code suspend} function: its last parameter is a
+     * {@code kotlin.coroutines.Continuation} (matched by name, so Kotlin need not be on the class path).
+     */
+    public static boolean isSuspending(Class<?>[] parameterTypes) {
+        return parameterTypes.length > 0 && parameterTypes[parameterTypes.length - 1].getName().equals(CONTINUATION);
+    }
+
+    /**
+     * Fails when the fenced method is a Kotlin {@code suspend} function: its body can suspend, letting the method
+     * return before the write, and resume later on another thread, where no token is bound.
+     *
+     * @throws FencingConfigurationException naming the method and what to do instead
+     */
+    public static void checkNotSuspending(Class<?>[] parameterTypes, String operation) {
+        if (isSuspending(parameterTypes)) {
+            throw new FencingConfigurationException("@Fenced on " + operation + ", a Kotlin suspend function: it "
+                    + "can suspend and return before its write, which then runs when it resumes, possibly on another "
+                    + "thread, outside the atomic unit in which the fence checks the token and without the token "
+                    + "bound there, so a stale write could slip through. Make the fenced function a regular "
+                    + "(blocking) one and call it from the coroutine with withContext(Dispatchers.IO), or return a "
+                    + "Mono or Flux (fenced when subscribed, with a ReactiveFenceStore) and await it");
+        }
     }
 
     /** The deferred-result type {@code type} is or implements, or {@code null} when it is an ordinary type. */

@@ -194,14 +194,15 @@ final class FencePointSource {
     }
 
     /**
-     * Builds and validates the point: besides the annotation itself, refuses asynchronous return types other than
-     * reactive ones (a future is allowed on an {@code @Async} method, whose body and fence run on the executor:
+     * Builds and validates the point: besides the annotation itself, refuses Kotlin {@code suspend} functions and
+     * asynchronous return types other than reactive ones (a future is allowed on an {@code @Async} method, whose body and fence run on the executor:
      * {@link AsyncMethods}), and a key that reads a parameter whose declared type can never have a stable text. A
      * reactive method's point is validated by the reactive fence, which must exist (a reactive store is declared).
      */
     private Object build(Resolution found) {
         String operation = found.operation();
         Fenced fenced = found.annotation();
+        AsyncReturnTypes.checkNotSuspending(found.method().getParameterTypes(), operation);
         Class<?> returnType = found.method().getReturnType();
         ReactiveAdapter adapter = ReactiveReturnTypes.adapterFor(returnType);
         AsyncMethods.checkFuture(found.method(), found.targetClass(), operation);
