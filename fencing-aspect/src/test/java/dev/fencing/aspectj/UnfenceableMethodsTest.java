@@ -76,6 +76,20 @@ class UnfenceableMethodsTest {
         }
     }
 
+    static class ReturnsDeferred {
+        @Fenced(resource = "accounts")
+        public kotlinx.coroutines.Deferred<kotlin.Unit> write() {
+            return kotlinx.coroutines.CompletableDeferredKt.CompletableDeferred(kotlin.Unit.INSTANCE);
+        }
+    }
+
+    static class ReturnsFlow {
+        @Fenced(resource = "accounts")
+        public kotlinx.coroutines.flow.Flow<String> write() {
+            return kotlinx.coroutines.flow.FlowKt.emptyFlow();
+        }
+    }
+
     static class ArrayKey {
         @Fenced(resource = "accounts", key = "#ids")
         public void write(long[] ids) {
@@ -227,6 +241,11 @@ class UnfenceableMethodsTest {
         assertThat(startupFailure(Suspending.class, mode)).contains("Suspending.save(long, Continuation)")
                 .contains("Kotlin suspend function").contains("outside the atomic unit")
                 .contains("withContext(Dispatchers.IO)");
+        // a coroutine started by launch or async, and a cold Flow, run after the method returned
+        assertThat(startupFailure(ReturnsDeferred.class, mode)).contains("ReturnsDeferred.write()")
+                .contains("kotlinx.coroutines.Job").contains("asynchronous result");
+        assertThat(startupFailure(ReturnsFlow.class, mode)).contains("ReturnsFlow.write()")
+                .contains("kotlinx.coroutines.flow.Flow").contains("asynchronous result");
         assertThat(startupFailure(FencedTypeWithASuspendingMethod.class, mode))
                 .contains("FencedTypeWithASuspendingMethod.save(Continuation)").contains("Kotlin suspend function");
     }

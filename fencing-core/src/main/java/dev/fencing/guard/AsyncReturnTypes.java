@@ -12,7 +12,8 @@ import java.util.Set;
  * Internal: public for the Spring and AspectJ adapters (fencing-spring), not for applications.
  * Recognizes return types whose work happens after the method returns: {@code Future}, {@code CompletionStage}, any
  * Reactive Streams or {@code java.util.concurrent.Flow} {@code Publisher} (Reactor's {@code Mono} and {@code Flux},
- * RxJava) and Kotlin's {@code Flow}, matched by name through the type hierarchy so no such library is needed. The
+ * RxJava) and Kotlin's {@code Flow} and {@code Job} (a coroutine started by {@code launch} or {@code async}: its
+ * {@code Deferred}), matched by name through the type hierarchy so no such library is needed. The
  * blocking fence checks the token when the method returns, so such a method's write would run outside the atomic
  * unit. The Spring adapters route the types they can fence (reactive types on subscription, futures of
  * {@code @Async} methods on the executor) elsewhere first and refuse the rest, at startup, with {@link #check}. A
@@ -26,7 +27,8 @@ public final class AsyncReturnTypes {
             "java.util.concurrent.CompletionStage",
             "java.util.concurrent.Flow$Publisher",
             "org.reactivestreams.Publisher",
-            "kotlinx.coroutines.flow.Flow");
+            "kotlinx.coroutines.flow.Flow",
+            "kotlinx.coroutines.Job");
 
     /** The last parameter the Kotlin compiler gives a {@code suspend} function. */
     private static final String CONTINUATION = "kotlin.coroutines.Continuation";
