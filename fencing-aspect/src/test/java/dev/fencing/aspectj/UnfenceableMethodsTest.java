@@ -90,6 +90,32 @@ class UnfenceableMethodsTest {
         }
     }
 
+    /** What kotlinc makes of {@code class PlainWriter { @Fenced(...) fun write() {} }}: final, with kotlin.Metadata. */
+    @kotlin.Metadata(k = 1)
+    static final class KotlinFinalClass {
+        @Fenced(resource = "accounts")
+        public void write() {
+        }
+    }
+
+    /** ... of {@code @Component object Writer { @Fenced(...) fun write() {} }}. */
+    @kotlin.Metadata(k = 1)
+    static final class KotlinObject {
+        public static final KotlinObject INSTANCE = new KotlinObject();
+
+        @Fenced(resource = "accounts")
+        public void write() {
+        }
+    }
+
+    /** ... of {@code open class Writer { @Fenced(...) fun write() {} }}: the function stays final. */
+    @kotlin.Metadata(k = 1)
+    static class KotlinFinalFunction {
+        @Fenced(resource = "accounts")
+        public final void write() {
+        }
+    }
+
     static class ArrayKey {
         @Fenced(resource = "accounts", key = "#ids")
         public void write(long[] ids) {
@@ -248,6 +274,19 @@ class UnfenceableMethodsTest {
                 .contains("kotlinx.coroutines.flow.Flow").contains("asynchronous result");
         assertThat(startupFailure(FencedTypeWithASuspendingMethod.class, mode))
                 .contains("FencedTypeWithASuspendingMethod.save(Continuation)").contains("Kotlin suspend function");
+    }
+
+    @Test
+    void finalKotlinClassesAndFunctionsAreRefusedWithTheKotlinFix() {
+        assertThat(startupFailure(KotlinFinalClass.class, AdviceMode.PROXY)).contains("KotlinFinalClass.write()")
+                .contains("declare it and its @Fenced functions open").contains("kotlin-spring");
+        assertThat(startupFailure(KotlinObject.class, AdviceMode.PROXY)).contains("KotlinObject.write()")
+                .contains("KotlinObject is a Kotlin object").doesNotContain("kotlin-spring");
+        assertThat(startupFailure(KotlinFinalFunction.class, AdviceMode.PROXY))
+                .contains("KotlinFinalFunction.write() is final")
+                .contains("a Kotlin function is final unless declared open");
+        assertThat(startupFailure(ReturnsFuture.class, AdviceMode.PROXY)).as("a Java class gets no Kotlin hint")
+                .doesNotContain("Kotlin");
     }
 
     @ParameterizedTest

@@ -56,8 +56,11 @@ public final class AsyncReturnTypes {
                     + "can suspend and return before its write, which then runs when it resumes, possibly on another "
                     + "thread, outside the atomic unit in which the fence checks the token and without the token "
                     + "bound there, so a stale write could slip through. Make the fenced function a regular "
-                    + "(blocking) one and call it from the coroutine with withContext(Dispatchers.IO), or return a "
-                    + "Mono or Flux (fenced when subscribed, with a ReactiveFenceStore) and await it");
+                    + "(blocking) one and call it from the coroutine, for instance in withContext(Dispatchers.IO) "
+                    + "(a token bound before the coroutine started reaches it only through Spring's "
+                    + "PropagationContextElement in its context, which Spring adds to suspend handler methods when "
+                    + "Reactor's automatic context propagation is on; or bind it inside), or return a Mono or Flux "
+                    + "(fenced when subscribed, with a ReactiveFenceStore) and await it");
         }
     }
 

@@ -89,13 +89,15 @@ final class FencingAdvisor extends AbstractPointcutAdvisor {
                     throw new FencingConfigurationException("@Fenced on " + resolution.operation() + ", a method "
                             + "of the final class " + targetClass.getName() + " that no interface of it declares: a "
                             + "Spring proxy cannot subclass a final class, so the bean cannot be fenced; make the "
-                            + "class non-final, or use @EnableFencing(mode = AdviceMode.ASPECTJ) with weaving");
+                            + "class non-final" + KotlinHints.forFinalClass(targetClass) + ", or use "
+                            + "@EnableFencing(mode = AdviceMode.ASPECTJ) with weaving");
                 }
                 if (classProxies.getAsBoolean()) {
                     throw new FencingConfigurationException("@Fenced on " + resolution.operation() + ", a method "
                             + "of the final class " + targetClass.getName() + ", and proxies here subclass the bean's "
                             + "class (proxyTargetClass, Spring Boot's default), which a final class forbids; make "
-                            + "the class non-final, proxy it through its interface (spring.aop.proxy-target-class="
+                            + "the class non-final" + KotlinHints.forFinalClass(targetClass) + ", proxy it through "
+                            + "its interface (spring.aop.proxy-target-class="
                             + "false with Boot), or use @EnableFencing(mode = AdviceMode.ASPECTJ) with weaving");
                 }
             }

@@ -308,8 +308,9 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                             Integer transactionOrder, Set<String> problems) {
         if (Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers)) {
             problems.add(operation + " is " + (Modifier.isPrivate(modifiers) ? "private" : "final")
-                    + ": Spring proxies cannot advise it, so it would run unfenced; make it public and non-final, "
-                    + "or use @EnableFencing(mode = AdviceMode.ASPECTJ) with weaving");
+                    + ": Spring proxies cannot advise it, so it would run unfenced; make it public and non-final"
+                    + (Modifier.isFinal(modifiers) ? KotlinHints.forFinalMethod(userClass) : "")
+                    + ", or use @EnableFencing(mode = AdviceMode.ASPECTJ) with weaving");
             return;
         }
         if (singleton != null && AopUtils.isJdkDynamicProxy(singleton) && !onProxyInterface(singleton, method)) {

@@ -371,7 +371,9 @@ public final class FencingProblems {
                 + "context propagation, Hooks.enableAutomaticContextPropagation(); the stack trace shows which)"
                 : "bound on the request thread: it ran on a thread the token was not propagated to "
                 + "(CompletableFuture.supplyAsync, a parallel stream, an executor that is not wrapped with "
-                + "FencingPropagation or a context-propagating TaskDecorator; the stack trace shows which)")
+                + "FencingPropagation or a context-propagating TaskDecorator, a Kotlin coroutine resumed after "
+                + "delay() or withContext() without Spring's PropagationContextElement in its context; the stack "
+                + "trace shows which)")
                 + "; answering 500", e);
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, "The fenced write "
                 + "of resource '" + e.resource() + "' found no fencing token bound, although the request carried one: "

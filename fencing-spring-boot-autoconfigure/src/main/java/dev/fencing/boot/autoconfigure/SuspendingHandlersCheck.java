@@ -1,0 +1,62 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.FencingConfigurationException;
+import dev.fencing.guard.AsyncReturnTypes;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.handler.AbstractHandlerMethodMapping;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Fails startup when a servlet application has Kotlin {@code suspend} handler methods and Reactor's automatic context
+ * propagation is off. Spring MVC runs such a handler on {@code Dispatchers.Unconfined}: after a suspension it resumes
+ * on whichever thread woke it, possibly inside another request's fenced work, whose bound token a fenced call there
+ * would be checked with. With propagation on, Spring gives each handler's coroutine its own thread-local context
+ * ({@code PropagationContextElement}), the fencing token included, on every resumption.
+ */
+final class SuspendingHandlersCheck implements SmartInitializingSingleton {
+
+    private static final int NAMED = 5;
+
+    private final ListableBeanFactory beans;
+    private final BooleanSupplier propagating;
+
+    SuspendingHandlersCheck(ListableBeanFactory beans, BooleanSupplier propagating) {
+        this.beans = beans;
+        this.propagating = propagating;
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        if (propagating.getAsBoolean()) {
+            return;
+        }
+        List<String> suspending = new ArrayList<>();
+        for (AbstractHandlerMethodMapping<?> mapping
+                : beans.getBeansOfType(AbstractHandlerMethodMapping.class, false, false).values()) {
+            for (HandlerMethod handler : mapping.getHandlerMethods().values()) {
+                if (AsyncReturnTypes.isSuspending(handler.getMethod().getParameterTypes())) {
+                    suspending.add(handler.toString());
+                }
+            }
+        }
+        if (suspending.isEmpty()) {
+            return;
+        }
+        String named = String.join(", ", suspending.subList(0, Math.min(NAMED, suspending.size())))
+                + (suspending.size() > NAMED ? " and " + (suspending.size() - NAMED) + " more" : "");
+        throw new FencingConfigurationException("This application has Kotlin suspend handler methods (" + named
+                + ") and Reactor's automatic context propagation is off. Spring MVC runs a suspend handler on "
+                + "Dispatchers.Unconfined: after it suspends (delay, a Mutex, withContext) it resumes on whichever "
+                + "thread woke it, possibly inside another request's fenced work, and a fenced call made there is "
+                + "checked with that request's token: a stale or missing token's write could be accepted. Turn "
+                + "propagation on, so that Spring carries each request's own context, its fencing token included, "
+                + "with its coroutine: call reactor.core.publisher.Hooks.enableAutomaticContextPropagation() in main() "
+                + "before SpringApplication.run (or add org.springframework.boot:spring-boot-reactor and set "
+                + "spring.reactor.context-propagation=auto)");
+    }
+}
