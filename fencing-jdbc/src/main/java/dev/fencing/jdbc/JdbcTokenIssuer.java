@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.guard.LogPace;
 import dev.fencing.issuer.AbstractLease;
 import dev.fencing.issuer.AbstractTokenIssuer;
 import dev.fencing.issuer.Lease;
@@ -77,6 +78,12 @@ import java.util.function.LongSupplier;
  */
 public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.JdbcLease>
         implements IssuedTokens, IssuedResources, IssuerFloors, IssuerCompaction, SmartInitializingSingleton, BeanFactoryAware, ApplicationListener<ContextRefreshedEvent> {
+
+    private static final System.Logger LOG = System.getLogger(JdbcTokenIssuer.class.getName());
+
+    /** This issuer's lines of leases taken past the acquire timeout: at most one a minute. */
+    private final LogPace lateLines = new LogPace(1, 60_000, null);
+
 
     /** The default lease table. */
     public static final String DEFAULT_TABLE = "fencing_lease";
@@ -214,6 +221,7 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
                     if (token != null) {
                         grant.granted(() -> free(resource, holder)); // the lease is ours: any failure from here frees it
                         afterGrant.accept(resource);
+                        tookLate(resource, timeout, deadline - System.nanoTime());
                         return new JdbcLease(new FencingToken(resource, token, holder),
                                 leaseClock + leaseTime.toNanos());
                     }
@@ -281,6 +289,20 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     private static final Object NO_ROW = new Object();
 
     /**
+     * How long the acquisition really took, when it overran {@code timeout} by more than a second: an attempt that
+     * starts before the deadline waits for a connection as long as the pool lets it (Hikari's connection-timeout, 30 s
+     * by default), which the deadline cannot cut short, so a wait can reach the timeout plus the pool's. Empty
+     * otherwise.
+     */
+    static String waited(Duration timeout, long leftNanos) {
+        long overranMillis = -leftNanos / 1_000_000;
+        return overranMillis <= 1_000 ? "" : " (after " + (timeout.toMillis() + overranMillis) + " ms, "
+                + overranMillis + " ms past the acquire timeout: an attempt that starts before it waits for a pooled "
+                + "connection as long as the pool's connection timeout allows, so a wait can reach the acquire "
+                + "timeout plus the pool's; lower spring.datasource.hikari.connection-timeout to shorten the overrun)";
+    }
+
+    /**
      * One attempt: the token if the lease was free or expired, else {@code null}. The row is locked first, in a
      * transaction of the attempt's own, so the common path takes no shared lock (on InnoDB an insert-if-absent on an
      * existing row takes one, and two of them deadlock on the upgrade). A resource without a row gets one in a
@@ -292,15 +314,21 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
      * without a row (a compaction deleting it each time in between): {@code null}, and the next attempt starts over.
      */
     /**
-     * How long the attempt really took, when it overran {@code timeout} by more than a second: an attempt waits for a
-     * connection as long as the pool lets it (Hikari's connection-timeout, 30 s by default), which the deadline cannot
-     * cut short. Empty otherwise.
+     * Says, at WARNING and at most once a minute, that a lease was taken more than a second past the acquire timeout
+     * (an attempt that began before it waited that long for a pooled connection): the call then starts later than
+     * its caller was told it could wait, which nothing else would show.
      */
-    static String waited(Duration timeout, long leftNanos) {
-        long overranMillis = -leftNanos / 1_000_000;
-        return overranMillis <= 1_000 ? "" : " (gave up after " + (timeout.toMillis() + overranMillis) + " ms: an "
-                + "attempt waits for a pooled connection as long as the pool's connection timeout allows, which can "
-                + "be longer than the acquire timeout; lower spring.datasource.hikari.connection-timeout to bound it)";
+    private void tookLate(String resource, Duration timeout, long leftNanos) {
+        String waited = waited(timeout, leftNanos);
+        if (waited.isEmpty()) {
+            return;
+        }
+        long skipped = lateLines.due("late", System.currentTimeMillis());
+        if (skipped >= 0) {
+            LOG.log(System.Logger.Level.WARNING, () -> "Locked resource '" + resource + "' in " + name + waited
+                    + (skipped > 0 ? " (" + skipped + " more such late leases since the last line; at most one line a "
+                    + "minute)" : ""));
+        }
     }
 
     private Long tryTake(String resource, String holder) {

@@ -15,7 +15,8 @@ class LeaseWaitMessageTest {
     @Test
     void anOverrunOfMoreThanASecondIsNamedWithThePoolsTimeout() {
         assertThat(JdbcTokenIssuer.waited(Duration.ofSeconds(10), -20_000_000_000L))
-                .contains("gave up after 30000 ms").contains("spring.datasource.hikari.connection-timeout");
+                .contains("after 30000 ms, 20000 ms past the acquire timeout")
+                .contains("acquire timeout plus the pool's").contains("spring.datasource.hikari.connection-timeout");
         assertThat(JdbcTokenIssuer.waited(Duration.ofSeconds(10), -400_000_000L)).isEmpty();
     }
 }

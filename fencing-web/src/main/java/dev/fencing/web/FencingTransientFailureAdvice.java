@@ -1,5 +1,7 @@
 package dev.fencing.web;
 
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.TransientFenceFailure;
 import dev.fencing.web.internal.FencingProblems;
 import org.springframework.core.Ordered;
@@ -7,6 +9,7 @@ import org.springframework.core.annotation.Order;
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.ResponseEntity;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import org.springframework.web.context.request.WebRequest;
@@ -27,6 +30,11 @@ import org.springframework.web.context.request.WebRequest;
  * {@link Ordered#LOWEST_PRECEDENCE}, so an application's own ordered {@code @ControllerAdvice} handling
  * {@code ConcurrencyFailureException} (or a supertype) comes first.
  *
+ * <p>A fence failure that Spring's transaction interceptor replaced with a {@link TransactionSystemException}
+ * (the rollback after it failed too, as it does when the database connection is lost during the check) gets the
+ * fence failure's own answer: 503 "Fence store unavailable", "Fence busy"/"Fence conflict" or "Lock not acquired".
+ * Any other {@code TransactionSystemException} is rethrown unchanged.
+ *
  * <p>Needs spring-tx on the classpath (an optional dependency of this module). {@link FencingExceptionAdvice}
  * imports it when spring-tx is present; register it yourself only where {@code FencingExceptionAdvice} is declared
  * without {@code @Import} (a {@code @Bean} method, MockMvc's standalone setup).
@@ -44,6 +52,28 @@ public class FencingTransientFailureAdvice {
         // no token filter covered, the token was the service's own lock's and is left out, as a 409 leaves it out
         return FencingProblems.retryLater(FencingProblems.transientFailure(failure, e.getMessage(),
                 request == null || FencingExceptionAdvice.callerMaySend(request)));
+    }
+
+    /**
+     * The answer to the fence failure a failed rollback replaced: when the database connection breaks during the
+     * check, the store fails and the transaction's rollback fails after it, and Spring throws the rollback's
+     * exception with the store's as its {@linkplain TransactionSystemException#getApplicationException() application
+     * exception}. Anything else is rethrown unchanged.
+     */
+    @ExceptionHandler(TransactionSystemException.class)
+    public ResponseEntity<ProblemDetail> rollbackFailed(TransactionSystemException e, WebRequest request) {
+        Throwable replaced = e.getApplicationException();
+        boolean callerMaySend = request == null || FencingExceptionAdvice.callerMaySend(request);
+        if (replaced instanceof TransientFenceFailure && replaced instanceof ConcurrencyFailureException failure) {
+            return transientFailure(failure, request);
+        }
+        if (replaced instanceof FenceStoreException store) {
+            return FencingProblems.storeRefused(store, callerMaySend);
+        }
+        if (replaced instanceof LockAcquisitionException notAcquired) {
+            return FencingProblems.of(notAcquired, null, false);
+        }
+        throw e;     // not a fence's: Spring MVC's other resolvers and the application's own handling apply
     }
 
     /** The answer to {@code e} without looking at the request: {@code presented} included. */

@@ -454,6 +454,7 @@ public final class FencingProblems {
         return OUTAGE_LINES.due(kind + ' ' + root.getClass().getName(), System.currentTimeMillis());
     }
 
+    /** The count held back, said before the exception's message (which can run to many lines: SQL, a stack trace). */
     private static String heldBack(long skipped) {
         return skipped > 0 ? " (" + skipped + " more such 503s since the last line; at most one line a minute per "
                 + "cause)" : "";
@@ -463,8 +464,8 @@ public final class FencingProblems {
     public static ProblemDetail storeFailed(FenceStoreException e) {
         long skipped = outageLine("store", e);
         if (skipped >= 0) {
-            log.warn("Fence store failed for resource '" + e.resource() + "'; answering 503: " + e.getMessage()
-                    + heldBack(skipped), e);
+            log.warn("Fence store failed for resource '" + e.resource() + "'" + heldBack(skipped)
+                    + "; answering 503: " + e.getMessage(), e);
         }
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The fence store "
                 + "could not check the token for resource '" + e.resource() + "'; the call did not run");
@@ -481,8 +482,8 @@ public final class FencingProblems {
     public static ProblemDetail lockNotAcquired(LockAcquisitionException e) {
         long skipped = outageLine("lock", e);
         if (skipped >= 0) {
-            log.warn("Lock not acquired for resource '" + e.resource() + "'; answering 503: " + e.getMessage()
-                    + heldBack(skipped));
+            log.warn("Lock not acquired for resource '" + e.resource() + "'" + heldBack(skipped)
+                    + "; answering 503: " + e.getMessage());
         }
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.SERVICE_UNAVAILABLE, "The lock on "
                 + "resource '" + e.resource() + "' was not acquired; the call did not run, retry later");
