@@ -116,6 +116,32 @@ class UnfenceableMethodsTest {
         }
     }
 
+    /** What kotlinc makes of {@code @JvmInline value class AccountId(val v: Long)}, boxed. */
+    @kotlin.jvm.JvmInline
+    static final class AccountId {
+        private final long v;
+
+        AccountId(long v) {
+            this.v = v;
+        }
+
+        public long getV() {
+            return v;
+        }
+
+        @Override
+        public String toString() {
+            return "AccountId(v=" + v + ")";
+        }
+    }
+
+    /** ... of {@code @Fenced(key = "#id") fun deposit(id: AccountId?)}: the parameter is the boxed class. */
+    static class NullableValueClassKey {
+        @Fenced(resource = "accounts", key = "#id")
+        public void deposit(AccountId id) {
+        }
+    }
+
     static class ArrayKey {
         @Fenced(resource = "accounts", key = "#ids")
         public void write(long[] ids) {
@@ -274,6 +300,21 @@ class UnfenceableMethodsTest {
                 .contains("kotlinx.coroutines.flow.Flow").contains("asynchronous result");
         assertThat(startupFailure(FencedTypeWithASuspendingMethod.class, mode))
                 .contains("FencedTypeWithASuspendingMethod.save(Continuation)").contains("Kotlin suspend function");
+    }
+
+    /**
+     * A non-null value class parameter is its underlying value on the JVM (key text 1), a nullable one the boxed class
+     * (key text AccountId(v=1)): one entity, two resources. The boxed class is refused as a key, at startup where it
+     * is declared, per call where a value of it arrives.
+     */
+    @ParameterizedTest
+    @EnumSource(AdviceMode.class)
+    void aKotlinValueClassKeyIsRefusedSayingToKeyOnItsValue(AdviceMode mode) {
+        assertThat(startupFailure(NullableValueClassKey.class, mode))
+                .contains("NullableValueClassKey.deposit(AccountId)").contains("a Kotlin value class")
+                .contains("one entity could be fenced as two resources").contains("'#id.v'");
+        assertThat(dev.fencing.guard.KeyValues.textOf(new AccountId(1))).as("per call").isNull();
+        assertThat(dev.fencing.guard.KeyValues.textOf(1L)).isEqualTo("1");
     }
 
     @Test

@@ -217,7 +217,9 @@ public final class FencingContext {
         Objects.requireNonNull(resource, "resource");
         if (!(key instanceof String || key instanceof Long || key instanceof Integer)) {
             throw new IllegalArgumentException("The key of resource '" + resource + "' must be a String, Long or "
-                    + "Integer, not " + (key == null ? "null" : key.getClass().getName()));
+                    + "Integer, not " + (key == null ? "null" : key.getClass().getName() + ": pass the text a keyed "
+                    + "@Fenced method uses for it, as a String (its fencingKey() for a FencingKey, else its "
+                    + "toString())"));
         }
         for (FencingScope scope = TOP.get(); scope != null; scope = scope.parent) {
             int i = scope.indexOf(resource, key);

@@ -17,6 +17,7 @@ public class MissingTokenException extends FencingException {
 
     private final String resource;
     private final String operation;
+    private final java.util.List<String> boundResources;
 
     public MissingTokenException(String resource, String operation) {
         this(resource, operation, Set.of());
@@ -35,6 +36,8 @@ public class MissingTokenException extends FencingException {
                 + bound(boundResources));
         this.resource = resource;
         this.operation = operation;
+        this.boundResources = boundResources == null ? java.util.List.of()
+                : boundResources.stream().limit(8).toList();
     }
 
     private static String bound(Collection<String> resources) {
@@ -49,6 +52,14 @@ public class MissingTokenException extends FencingException {
     /** The effective resource that had no token. */
     public String resource() {
         return resource;
+    }
+
+    /**
+     * The resources that did have a token on the thread when this one had none (at most 8, in no particular order):
+     * with the refused resource, they show a key written differently where the lock was taken.
+     */
+    public java.util.List<String> boundResources() {
+        return boundResources;
     }
 
     /** The fenced operation that was refused. */

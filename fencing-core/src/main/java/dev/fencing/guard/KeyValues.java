@@ -47,6 +47,8 @@ public final class KeyValues {
                 + "arrives"),
         IDENTITY("a class that does not override toString(), so its text (such as %s@1b2c) names the instance, "
                 + "not the entity"),
+        INLINE("a Kotlin value class, whose text where Kotlin passes it boxed (a nullable or generic parameter: "
+                + "AccountId(v=1)) is not its text where Kotlin passes the underlying value (a non-null parameter: 1)"),
         RENAMED_ENUM("an enum constant whose toString() is overridden, so its text is not its name (a lock taken "
                 + "elsewhere by the constant's name, as FencedLockRegistry names enum keys, would not match)");
 
@@ -108,6 +110,10 @@ public final class KeyValues {
         if (kind == Kind.RENAMED_ENUM) {
             return ". Key on its name (e.g. '" + keySource + ".name()')";
         }
+        if (kind == Kind.INLINE) {
+            return ". Key on its underlying value (e.g. '" + keySource + "." + underlyingProperty(type) + "'), whose "
+                    + "text is the same boxed or not, or implement " + FencingKey.class.getName();
+        }
         if (kind == Kind.ARRAY || kind == Kind.ELEMENTS && !Optional.class.equals(type)
                 && !Map.class.isAssignableFrom(type)) {
             return ". A batch of entities is fenced one entity per call: call a method keyed on one element for each "
@@ -157,7 +163,7 @@ public final class KeyValues {
         if (alwaysRefused) {
             throw new FencingConfigurationException("@Fenced key '" + keySource + "' on " + operation
                     + " is a parameter of type " + type.getTypeName() + ", " + refusal(type) + ": "
-                    + (kind == Kind.FLOATING ? "one entity could be fenced as two resources"
+                    + (kind == Kind.FLOATING || kind == Kind.INLINE ? "one entity could be fenced as two resources"
                     : kind == Kind.DEFERRED ? "calls for different entities would fence one resource, named after the "
                     + "holder" : kind == Kind.ELEMENTS ? "one entity could be fenced under several resources, named "
                     + "after the whole value" : kind == Kind.RENAMED_ENUM ? "one entity would be fenced under a "
@@ -188,6 +194,9 @@ public final class KeyValues {
         if (Enum.class.isAssignableFrom(type) && toStringOverriddenBelowEnum(type)) {
             return Kind.RENAMED_ENUM;
         }
+        if (isKotlinValueClass(type)) {
+            return Kind.INLINE;
+        }
         if (type.isPrimitive() || CharSequence.class.isAssignableFrom(type) || Number.class.isAssignableFrom(type)
                 && (type.getName().startsWith("java.lang.") || type == BigInteger.class || type == BigDecimal.class)
                 || type == Boolean.class || type == Character.class || type == UUID.class || type.isEnum()
@@ -211,6 +220,26 @@ public final class KeyValues {
             }
         }
         return false;
+    }
+
+    /** A Kotlin value class ({@code @JvmInline value class}): its annotation, by name (Kotlin need not be present). */
+    private static boolean isKotlinValueClass(Class<?> type) {
+        for (java.lang.annotation.Annotation annotation : type.getDeclaredAnnotations()) {
+            if (annotation.annotationType().getName().equals("kotlin.jvm.JvmInline")) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The property a value class wraps: its only instance field ({@code value} when there is none to name). */
+    private static String underlyingProperty(Class<?> type) {
+        for (java.lang.reflect.Field field : type.getDeclaredFields()) {
+            if (!Modifier.isStatic(field.getModifiers())) {
+                return field.getName();
+            }
+        }
+        return "value";
     }
 
     /** Reactor's Mono and Flux, RxJava's types: named, so the core needs no Reactive Streams on its class path. */

@@ -340,12 +340,24 @@ public final class FencingProblems {
         return serverFault(lostLog(e, headerIgnored, reactive), "The fenced write of resource '" + e.resource()
                 + "' found no fencing token bound, and this request could not send one: the service has none for it "
                 + "here (no method on the way acquires the lock, a thread hop without propagation, or a write outside "
-                + "the method that acquires it). The fenced write did not run; the service's log says where"
+                + "the method that acquires it)" + boundElsewhere(e) + ". The fenced write did not run; the service's "
+                + "log says where"
                 + (headerIgnored == null ? "" : ". The request's Fencing-Token header was not read: " + headerIgnored),
                 LOST_TOKEN_TYPE, LOST_TITLE, e.resource());
     }
 
     private static final String LOST_TITLE = "Fencing token lost";
+
+    /** Where the service did hold tokens on that thread: a lock taken under a key written another way shows here. */
+    private static String boundElsewhere(MissingTokenException e) {
+        if (e.boundResources().isEmpty()) {
+            return "";
+        }
+        return "; it had tokens bound only for " + e.boundResources().stream()
+                .map(r -> "'" + dev.fencing.token.FencingToken.printable(r) + "'")
+                .collect(java.util.stream.Collectors.joining(", ")) + ", so a lock may have been taken under a key "
+                + "written another way";
+    }
 
     /**
      * 500: a fenced write found no token for a resource the caller did send one for (a token filter bound it on the

@@ -175,4 +175,19 @@ class FencingProblemsTest {
                 .contains("a @Transactional reactive service subscribes later");
         assertThat(FencingProblems.missing(e, false, null, true).getStatus()).isEqualTo(500);
     }
+
+    /**
+     * A lock taken under a key written one way (a Kotlin value class's underlying value, 1) and checked under another
+     * (its boxed text): the 500's detail says which resources did have tokens, not only that none was acquired.
+     */
+    @Test
+    void aLostTokensDetailNamesTheResourcesThatHadTokens() {
+        MissingTokenException e = new MissingTokenException("accounts:AccountId(v=1)", "Ledger.pay(AccountId)",
+                List.of("accounts:1"));
+        assertThat(e.boundResources()).containsExactly("accounts:1");
+        assertThat(FencingProblems.lost(e, null).getDetail())
+                .contains("it had tokens bound only for 'accounts:1'").contains("a key written another way");
+        assertThat(FencingProblems.lost(new MissingTokenException("accounts:1", "Ledger.pay(long)"), null)
+                .getDetail()).doesNotContain("bound only for");
+    }
 }
