@@ -34,34 +34,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @Timeout(30)
 class ObservedAcquisitionTest {
 
-    record Seen(String name, String contextualName, Map<String, String> low, Map<String, String> high,
-                Throwable error) {
-    }
-
-    private final List<Seen> seen = new CopyOnWriteArrayList<>();
-    private final ObservationRegistry observations = ObservationRegistry.create();
+    private final StoppedObservations stopped = new StoppedObservations();
+    private final List<StoppedObservations.Seen> seen = stopped.seen;
+    private final ObservationRegistry observations = stopped.registry;
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final FencePoint service = new FencePoint("Service.transfer(long)", "ledger", null, null, true,
             new FencingMetrics(registry));
-
-    ObservedAcquisitionTest() {
-        observations.observationConfig().observationHandler(new ObservationHandler<>() {
-            @Override
-            public boolean supportsContext(Observation.Context context) {
-                return true;
-            }
-
-            @Override
-            public void onStop(Observation.Context context) {
-                seen.add(new Seen(context.getName(), context.getContextualName(),
-                        context.getLowCardinalityKeyValues().stream()
-                                .collect(Collectors.toMap(KeyValue::getKey, KeyValue::getValue)),
-                        context.getHighCardinalityKeyValues().stream()
-                                .collect(Collectors.toMap(KeyValue::getKey, KeyValue::getValue)),
-                        context.getError()));
-            }
-        });
-    }
 
     @Test
     void anAcquisitionIsObservedAndEndsBeforeTheCallRuns() throws Throwable {
@@ -73,7 +51,7 @@ class ObservedAcquisitionTest {
         };
         FenceGuard guard = FenceGuard.builder(new InMemoryFenceStore()).issuer(watched)
                 .observations(observations).build();
-        List<Seen> stoppedBeforeCall = new ArrayList<>();
+        List<StoppedObservations.Seen> stoppedBeforeCall = new ArrayList<>();
         Observation[] duringCall = new Observation[1];
         Object result = guard.invoke(service, new Object[0], () -> {
             stoppedBeforeCall.addAll(seen);
@@ -86,7 +64,7 @@ class ObservedAcquisitionTest {
         assertThat(duringAcquire[0].getContext().getName()).isEqualTo(FenceGuard.ACQUIRE_OBSERVATION);
         assertThat(stoppedBeforeCall).as("stopped before the fenced call runs").hasSize(1);
         assertThat(duringCall[0]).as("not current during the call").isNull();
-        Seen acquired = seen.get(0);
+        StoppedObservations.Seen acquired = seen.get(0);
         assertThat(acquired.name()).isEqualTo("fencing.acquire");
         assertThat(acquired.contextualName()).isEqualTo("acquire ledger");
         assertThat(acquired.low()).containsExactlyInAnyOrderEntriesOf(
@@ -106,7 +84,7 @@ class ObservedAcquisitionTest {
             assertThatThrownBy(() -> guard.invoke(service, new Object[0], () -> "never"))
                     .isInstanceOf(LockAcquisitionException.class)
                     .hasMessageContaining(holder); // the caller's own answer names the holder
-            Seen failed = seen.get(0);
+            StoppedObservations.Seen failed = seen.get(0);
             assertThat(failed.low()).containsEntry("resource", "ledger").containsEntry("outcome", "failed");
             assertThat(failed.high()).doesNotContainKey("fencing.token");
             assertThat(failed.error()).isInstanceOf(LockAcquisitionException.class)
@@ -144,6 +122,6 @@ class ObservedAcquisitionTest {
         FenceGuard guard = FenceGuard.builder(new InMemoryFenceStore()).issuer(new InMemoryTokenIssuer())
                 .observations(observations).build();
         guard.invoke(service, new Object[0], () -> guard.invoke(service, new Object[0], () -> "nested"));
-        assertThat(seen).extracting(Seen::name).containsExactly(FenceGuard.ACQUIRE_OBSERVATION);
+        assertThat(seen).extracting(StoppedObservations.Seen::name).containsExactly(FenceGuard.ACQUIRE_OBSERVATION);
     }
 }

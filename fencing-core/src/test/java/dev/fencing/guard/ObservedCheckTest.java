@@ -32,35 +32,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class ObservedCheckTest {
 
-    /** What a handler saw when an observation stopped. */
-    record Seen(String name, String contextualName, Map<String, String> low, Map<String, String> high,
-                Throwable error) {
-    }
-
-    private final List<Seen> seen = new CopyOnWriteArrayList<>();
-    private final ObservationRegistry observations = ObservationRegistry.create();
+    private final StoppedObservations stopped = new StoppedObservations();
+    private final List<StoppedObservations.Seen> seen = stopped.seen;
+    private final ObservationRegistry observations = stopped.registry;
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final FencePoint repo = new FencePoint("Repo.write(String)", "accounts", null, null, false,
             new FencingMetrics(registry));
-
-    ObservedCheckTest() {
-        observations.observationConfig().observationHandler(new ObservationHandler<>() {
-            @Override
-            public boolean supportsContext(Observation.Context context) {
-                return true;
-            }
-
-            @Override
-            public void onStop(Observation.Context context) {
-                seen.add(new Seen(context.getName(), context.getContextualName(),
-                        context.getLowCardinalityKeyValues().stream()
-                                .collect(Collectors.toMap(KeyValue::getKey, KeyValue::getValue)),
-                        context.getHighCardinalityKeyValues().stream()
-                                .collect(Collectors.toMap(KeyValue::getKey, KeyValue::getValue)),
-                        context.getError()));
-            }
-        });
-    }
 
     @Test
     void everyOutcomeIsObservedWithTheCountersOutcome() throws Throwable {
@@ -84,12 +61,12 @@ class ObservedCheckTest {
                 }))).isSameAs(thrown);
 
         assertThat(current[0]).as("the check's observation is current while the write runs").isNotNull();
-        assertThat(seen).extracting(Seen::name).containsOnly(FenceGuard.OBSERVATION);
+        assertThat(seen).extracting(StoppedObservations.Seen::name).containsOnly(FenceGuard.OBSERVATION);
         assertThat(seen).extracting(s -> s.low().get("outcome"))
                 .containsExactly("accepted", "stale", "duplicate", "missing", "accepted");
         assertThat(seen).extracting(s -> s.low().keySet()).allSatisfy(keys ->
                 assertThat(keys).containsExactlyInAnyOrder("resource", "outcome"));
-        Seen accepted = seen.get(0);
+        StoppedObservations.Seen accepted = seen.get(0);
         assertThat(accepted.low()).containsEntry("resource", "accounts");
         assertThat(accepted.contextualName()).isEqualTo("fence accounts");
         assertThat(accepted.high()).containsEntry("fencing.resource", "accounts")

@@ -2,6 +2,7 @@ package dev.fencing.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.issuer.Lease;
+import dev.fencing.testsupport.LogRecords;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
@@ -10,12 +11,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,24 +29,9 @@ class LateLeaseTest {
     void aLeaseTakenPastTheAcquireTimeoutIsLoggedWithTheRealWait() throws Exception {
         AtomicBoolean slow = new AtomicBoolean();
         String table = Database.uniqueTable("late_lease");
-        List<LogRecord> records = new CopyOnWriteArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                records.add(record);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Logger logger = Logger.getLogger(JdbcTokenIssuer.class.getName());
-        logger.addHandler(capture);
-        try (HikariDataSource pool = Database.H2.newPool(2)) {
+        try (LogRecords log = LogRecords.of(JdbcTokenIssuer.class);
+             HikariDataSource pool = Database.H2.newPool(2)) {
+            List<LogRecord> records = log.records();
             // a pool that makes the next connection wait 1.6 s, as an exhausted or reconnecting pool does
             DelegatingDataSource waiting = new DelegatingDataSource(pool) {
                 @Override
@@ -80,8 +63,6 @@ class LateLeaseTest {
             try (var connection = pool.getConnection(); var statement = connection.createStatement()) {
                 statement.execute("DROP TABLE " + table);
             }
-        } finally {
-            logger.removeHandler(capture);
         }
     }
 }

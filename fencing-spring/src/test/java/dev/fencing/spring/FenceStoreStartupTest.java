@@ -1,5 +1,6 @@
 package dev.fencing.spring;
 
+import dev.fencing.testsupport.LogRecords;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.context.FencingContext;
 import dev.fencing.rule.StaleTokenException;

@@ -1,5 +1,6 @@
 package dev.fencing.spring;
 
+import dev.fencing.testsupport.LogRecords;
 import dev.fencing.annotation.Fenced;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.MissingTokenException;

@@ -1,12 +1,12 @@
 package dev.fencing.web.internal;
 
+import dev.fencing.testsupport.LogRecords;
 import dev.fencing.signing.KeyRing;
 import dev.fencing.signing.TokenSigner;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.signing.VerificationKey;
 import dev.fencing.token.FencingToken;
 import dev.fencing.web.FencingHeader;
-import dev.fencing.web.LogRecords;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

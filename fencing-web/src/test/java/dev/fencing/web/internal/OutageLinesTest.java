@@ -1,7 +1,7 @@
 package dev.fencing.web.internal;
 
+import dev.fencing.testsupport.LogRecords;
 import dev.fencing.issuer.LockAcquisitionException;
-import dev.fencing.web.LogRecords;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.fencing.web;
+package dev.fencing.testsupport;
 
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -7,9 +7,9 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
 /**
- * For this module's tests: what a class's logger (commons-logging and {@code System.Logger} write to
- * java.util.logging here) logs from {@link #of} until {@link #close()}. As fencing-core's and fencing-spring's
- * test helpers of the same shape.
+ * For tests: what a java.util.logging logger (and the loggers below it) logs from {@link #of} until {@link #close()}.
+ * {@code System.Logger} writes there by default, and commons-logging does where no other backend is on the class
+ * path. Capture by class for one class's lines, by name for a package's.
  */
 public final class LogRecords extends Handler implements AutoCloseable {
 
@@ -22,7 +22,12 @@ public final class LogRecords extends Handler implements AutoCloseable {
 
     /** Starts capturing what {@code type}'s logger (named after the class) logs. */
     public static LogRecords of(Class<?> type) {
-        LogRecords capture = new LogRecords(Logger.getLogger(type.getName()));
+        return of(type.getName());
+    }
+
+    /** Starts capturing what the logger named {@code name}, and every logger below it, logs. */
+    public static LogRecords of(String name) {
+        LogRecords capture = new LogRecords(Logger.getLogger(name));
         capture.logger.addHandler(capture);
         return capture;
     }
