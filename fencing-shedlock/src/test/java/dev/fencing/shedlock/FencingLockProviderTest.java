@@ -7,6 +7,7 @@ import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.testsupport.LogRecords;
 import dev.fencing.token.FencingToken;
 import net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -18,12 +19,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -57,31 +55,14 @@ class FencingLockProviderTest {
     void aJobWhoseTokenNoCheckPresentedIsLoggedOncePerLockNameAndResource() {
         FencingLockProvider provider = FencingLockProvider.builder(shedlock, issuer)
                 .resources("report-unchecked", "unchecked-ledger", "unchecked-accounts").build();
-        List<LogRecord> records = new CopyOnWriteArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                records.add(record);
-            }
-
-            @Override
-            public void flush() {
-            }
-
-            @Override
-            public void close() {
-            }
-        };
-        Logger logger = Logger.getLogger(FencedLock.class.getName());
-        logger.addHandler(capture);
-        try {
+        List<LogRecord> records;
+        try (LogRecords log = LogRecords.of(FencedLock.class)) {
             for (int run = 0; run < 2; run++) {
                 SimpleLock lock = provider.lock(config("report-unchecked")).orElseThrow();
                 FencingContext.present("unchecked-accounts"); // a check presents this one; the ledger's is not
                 lock.unlock();
             }
-        } finally {
-            logger.removeHandler(capture);
+            records = log.records();
         }
         assertThat(records).hasSize(1);
         assertThat(records.get(0).getLevel()).isEqualTo(Level.WARNING);
