@@ -160,4 +160,24 @@ class FencingPropagationTest {
         assertThatThrownBy(() -> FencingContext.bindOnly(List.of(accounts, accounts)))
                 .isInstanceOf(IllegalArgumentException.class);
     }
+
+    /**
+     * A stage added without *Async runs inline on the thread that completes the future, inside that thread's scope:
+     * unwrapped, it sees the completing request's token; wrapped where it was created, it sees its creator's context
+     * (here none: a fenced write in it would be refused as missing, not accepted under another request's token).
+     */
+    @Test
+    void aCallbackRunInlineByTheCompletingThreadSeesItsCreatorsContextOnlyWhenWrapped() throws Exception {
+        CompletableFuture<Void> trigger = new CompletableFuture<>();
+        FencingToken[] unwrapped = new FencingToken[1];
+        FencingToken[] wrapped = {accounts};
+        trigger.thenRun(() -> unwrapped[0] = FencingContext.current("accounts"));
+        trigger.thenRun(FencingPropagation.runnable(() -> wrapped[0] = FencingContext.current("accounts")));
+        try (FencingScope ignored = FencingContext.bind(accounts)) {  // another request's fenced work completes it
+            trigger.complete(null);
+            assertThat(FencingContext.current("accounts")).as("restored after the callback").isEqualTo(accounts);
+        }
+        assertThat(unwrapped[0]).as("unwrapped: the completing thread's token").isEqualTo(accounts);
+        assertThat(wrapped[0]).as("wrapped: its creator's context, which had none").isNull();
+    }
 }
