@@ -16,9 +16,6 @@ import org.apache.curator.test.TestingServer;
 import org.apache.curator.test.TestingZooKeeperServer;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
-import org.apache.zookeeper.util.ServiceUtils;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -36,25 +33,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ZooKeeperFailureTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);
-
-    /**
-     * The ensembles here run in this JVM, and a member restarted on its old election port gives up after three binds
-     * a second apart and exits the JVM (ZooKeeper's exit code 14, UNABLE_TO_BIND_QUORUM_PORT): a CI run lost its whole
-     * test fork that way while the port was still held. The member retries the bind until it succeeds, and ZooKeeper's
-     * exit requests are only logged, so a member that cannot come back fails its test (each has a timeout) instead
-     * of killing the fork.
-     */
-    @BeforeAll
-    static void membersNeverExitThisJvm() {
-        System.setProperty("zookeeper.electionPortBindRetry", "0");
-        ServiceUtils.setSystemExitProcedure(ServiceUtils.LOG_ONLY);
-    }
-
-    @AfterAll
-    static void restoreExit() {
-        ServiceUtils.setSystemExitProcedure(ServiceUtils.SYSTEM_EXIT);
-        System.clearProperty("zookeeper.electionPortBindRetry");
-    }
 
     @Test
     void monotonicAcrossARestartOfTheServer() throws Exception {
