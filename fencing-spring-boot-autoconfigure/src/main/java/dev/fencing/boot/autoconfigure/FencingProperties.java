@@ -53,6 +53,8 @@ public class FencingProperties {
 
     private final Signing signing = new Signing();
 
+    private final Kotlin kotlin = new Kotlin();
+
     public boolean isEnabled() {
         return enabled;
     }
@@ -103,6 +105,30 @@ public class FencingProperties {
 
     public Admin getAdmin() {
         return admin;
+    }
+
+    public Kotlin getKotlin() {
+        return kotlin;
+    }
+
+    /** Kotlin coroutines. */
+    public static class Kotlin {
+
+        /**
+         * Whether the application may have @Scheduled suspend functions. Spring runs them on Dispatchers.Unconfined
+         * with no fencing context of their own, so a fenced call made directly in one after it resumed inside other
+         * fenced work is checked with that work's token: startup fails while this is false (the default). Set it
+         * once their fenced calls run inside withContext(Dispatchers.IO), or when they make none.
+         */
+        private boolean allowScheduledSuspendFunctions = false;
+
+        public boolean isAllowScheduledSuspendFunctions() {
+            return allowScheduledSuspendFunctions;
+        }
+
+        public void setAllowScheduledSuspendFunctions(boolean allowScheduledSuspendFunctions) {
+            this.allowScheduledSuspendFunctions = allowScheduledSuspendFunctions;
+        }
     }
 
     /** Administration of max_seen over the actuator endpoint. */
