@@ -6,6 +6,7 @@ import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.scheduling.annotation.Scheduled;
+import org.springframework.scheduling.annotation.Schedules;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -41,21 +42,13 @@ final class ScheduledSuspendCheck implements SmartInitializingSingleton {
         }
         List<String> found = new ArrayList<>();
         for (String name : beans.getBeanDefinitionNames()) {
-            Class<?> type = beans.getType(name, false);
-            if (type == null) {
-                continue;
+            try {
+                scan(name, found);
+            } catch (RuntimeException | LinkageError unreadable) {
+                // a bean whose type cannot be resolved, or whose methods name a class that is not there (an optional
+                // dependency of an infrastructure bean): skipped; Spring's own scheduling reads the same methods, and
+                // fails first on such a class if it has @Scheduled functions
             }
-            ReflectionUtils.doWithMethods(ClassUtils.getUserClass(type), method -> {
-                if (AsyncReturnTypes.isSuspending(method.getParameterTypes())
-                        && (AnnotatedElementUtils.hasAnnotation(method, Scheduled.class)
-                        || AnnotatedElementUtils.hasAnnotation(method,
-                        org.springframework.scheduling.annotation.Schedules.class))) {
-                    String described = ClassUtils.getShortName(method.getDeclaringClass()) + "." + method.getName();
-                    if (!found.contains(described)) {
-                        found.add(described);
-                    }
-                }
-            }, ReflectionUtils.USER_DECLARED_METHODS);
         }
         if (found.isEmpty()) {
             return;
@@ -71,5 +64,23 @@ final class ScheduledSuspendCheck implements SmartInitializingSingleton {
                 + "@Fenced(acquire = true) method takes its lock), or make its fenced calls only inside "
                 + "withContext(Dispatchers.IO), where no other work's tokens are bound, and then set " + ALLOW
                 + "=true");
+    }
+
+    /** Adds the {@code @Scheduled} suspend functions of bean {@code name}'s class to {@code found}. */
+    private void scan(String name, List<String> found) {
+        Class<?> type = beans.getType(name, false);
+        if (type == null) {
+            return;
+        }
+        ReflectionUtils.doWithMethods(ClassUtils.getUserClass(type), method -> {
+            if (AsyncReturnTypes.isSuspending(method.getParameterTypes())
+                    && (AnnotatedElementUtils.hasAnnotation(method, Scheduled.class)
+                    || AnnotatedElementUtils.hasAnnotation(method, Schedules.class))) {
+                String described = ClassUtils.getShortName(method.getDeclaringClass()) + "." + method.getName();
+                if (!found.contains(described)) {
+                    found.add(described);
+                }
+            }
+        }, ReflectionUtils.USER_DECLARED_METHODS);
     }
 }
