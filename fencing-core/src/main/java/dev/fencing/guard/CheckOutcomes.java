@@ -158,7 +158,7 @@ public final class CheckOutcomes {
      * kept, but with the holder id left out (an observation records no holder id: tracing backends are read by more
      * people than the application's own answers); anything else as it is.
      */
-    static Throwable forObservation(Throwable t) {
+    public static Throwable forObservation(Throwable t) {
         if (!(t instanceof TokenRejectedException e) || e.presented() == null) {
             return t;
         }
@@ -265,6 +265,14 @@ public final class CheckOutcomes {
         }
         return new FenceStoreException(resource, token, "Fence store failed before the write of "
                 + point.operation() + " started, for resource '" + resource + "': " + t, t);
+    }
+
+    /**
+     * What an acquisition's observation is told of {@code e}, a failed acquisition: its kind and its cause's, never
+     * their messages, which may name the lock's holder.
+     */
+    public static Throwable acquisitionForObservation(FencePoint point, String resource, Throwable e) {
+        return ObservedAcquisition.withoutMessage(point, resource, e);
     }
 
     /**

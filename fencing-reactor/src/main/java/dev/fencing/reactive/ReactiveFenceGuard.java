@@ -20,9 +20,12 @@ import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.signing.Verification;
 import dev.fencing.token.FencingToken;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.util.context.ContextView;
 
 import java.time.Duration;
@@ -44,7 +47,9 @@ import java.util.function.Supplier;
  * <p>Every failure (missing, rejected or forged token, invalid key, store error, failed acquisition) is an error
  * signal of the returned publisher, never thrown from {@link #fence}; nothing runs, and nothing blocks, before it is
  * subscribed (in observe mode, see {@link Builder#modes}, a missing, forged or rejected token, or an invalid key, is
- * counted and the call runs instead). Unlike the blocking guard it makes no Observation per check and has no
+ * counted and the call runs instead). Given an {@link ObservationRegistry} ({@link Builder#observations}), each
+ * check and each wait for a lock is an {@link Observation}, as in the blocking guard, from subscription to the end of
+ * the signals, its parent the observation in the subscriber's context. Unlike the blocking guard it has no
  * {@link dev.fencing.guard.LeaseScope}: an acquired lock is given back when the publisher terminates or is cancelled.
  * As in the blocking guard, a release that fails after the call completed (or was cancelled) is logged at WARNING and
  * the call's signals stand; after the call failed, it is added to the call's error as suppressed. Thread-safe; one instance serves every reactive fenced method.
@@ -59,6 +64,10 @@ public final class ReactiveFenceGuard {
     private final RejectionListener rejections;
     private final TokenVerifier verifier;
     private final FenceModes modes;
+    private final ObservationRegistry observations;
+
+    /** The key of the current observation in a Reactor context (Micrometer's ObservationThreadLocalAccessor.KEY). */
+    static final String OBSERVATION_KEY = "micrometer.observation";
 
     private ReactiveFenceGuard(Builder builder) {
         this.modes = builder.modes == null ? FenceModes.enforcing() : builder.modes;
@@ -67,6 +76,8 @@ public final class ReactiveFenceGuard {
         this.acquireTimeout = builder.acquireTimeout;
         this.rejections = builder.rejections == null ? RejectionListener.NONE : builder.rejections;
         this.verifier = builder.verifier;
+        this.observations = builder.observations == null || builder.observations.isNoop() ? null
+                : builder.observations;
         if (acquireTimeout.isNegative()) {
             throw new FencingConfigurationException("acquireTimeout must not be negative, was " + acquireTimeout);
         }
@@ -117,13 +128,53 @@ public final class ReactiveFenceGuard {
                 }
                 return Flux.error(CheckOutcomes.invalidKey(point, e));
             }
-            return point.acquire() ? acquireOrPropagate(point, resource, context, assembly, call)
-                    : check(point, resource, context, assembly, call);
+            if (point.acquire()) {
+                return acquireOrPropagate(point, resource, context, assembly, call);
+            }
+            if (observations == null || modes.observes(point.resource())) {
+                return check(point, resource, context, assembly, call, null);
+            }
+            Observation observation = started(FenceGuard.OBSERVATION, "fence ", point, resource, context);
+            return observe(check(point, resource, context, assembly, call, observation), observation,
+                    CheckOutcomes::forObservation);
         });
     }
 
+    /** An observation of {@code point}, started now, its parent the one in the subscriber's context. */
+    private Observation started(String name, String contextualPrefix, FencePoint point, String resource,
+                                ContextView context) {
+        Observation parent = context.getOrDefault(OBSERVATION_KEY, null);
+        return Observation.createNotStarted(name, observations)
+                .contextualName(contextualPrefix + point.resource())
+                .lowCardinalityKeyValue("resource", point.resource())
+                // no outcome yet: a meter handler's active timer is tagged with what it starts with
+                .highCardinalityKeyValue("fencing.resource", resource)
+                .highCardinalityKeyValue("fencing.method", point.operation())
+                .parentObservation(parent)
+                .start();
+    }
+
+    /**
+     * {@code signals} with {@code observation} current upstream, told of an error (as {@code told} makes it) and
+     * stopped when they end; an observation that ended without an outcome gets {@code error}, or {@code cancelled}
+     * when its subscriber left first.
+     */
+    private static <T> Flux<T> observe(Flux<T> signals, Observation observation,
+                                       java.util.function.Function<Throwable, Throwable> told) {
+        return signals
+                .doOnError(t -> observation.error(told.apply(t)))
+                .doFinally(signal -> {
+                    if (observation.getContext().getLowCardinalityKeyValue("outcome") == null) {
+                        observation.lowCardinalityKeyValue("outcome",
+                                signal == SignalType.CANCEL ? "cancelled" : "error");
+                    }
+                    observation.stop();
+                })
+                .contextWrite(context -> context.put(OBSERVATION_KEY, observation));
+    }
+
     private <T> Flux<T> check(FencePoint point, String resource, ContextView context, FencingSnapshot assembly,
-                              Supplier<? extends Publisher<T>> call) {
+                              Supplier<? extends Publisher<T>> call, Observation observation) {
         FencingSnapshot bound = ReactiveFencing.tokens(context);
         FencingToken token = bound.present(resource);
         if (token == null) {
@@ -132,8 +183,11 @@ public final class ReactiveFenceGuard {
         if (modes.observes(point.resource())) {
             return observing(point, resource, token, call);
         }
+        if (observation != null) {
+            observation.highCardinalityKeyValue("fencing.token", token == null ? "none" : Long.toString(token.value()));
+        }
         if (token == null) {
-            CheckOutcomes.missing(point, null);
+            CheckOutcomes.missing(point, observation);
             Set<String> resources = new LinkedHashSet<>(bound.keySet());
             resources.addAll(assembly.keySet());
             return Flux.error(new MissingTokenException(resource, point.operation(), resources));
@@ -141,7 +195,8 @@ public final class ReactiveFenceGuard {
         if (verifier != null) {
             Verification verification = verifier.verify(token);
             if (!verification.valid()) {
-                return Flux.error(CheckOutcomes.forged(point, resource, token, verification, rejections, null));
+                return Flux.error(CheckOutcomes.forged(point, resource, token, verification, rejections,
+                        observation));
             }
         }
         Check check = new Check();
@@ -154,11 +209,12 @@ public final class ReactiveFenceGuard {
         try {
             fenced = store.fence(resource, presented, write);
         } catch (RuntimeException e) {
-            return Flux.error(CheckOutcomes.failed(point, resource, presented, false, e, rejections, null));
+            return Flux.error(CheckOutcomes.failed(point, resource, presented, false, e, rejections, observation));
         }
         return fenced
                 .onErrorMap(t -> check.end()
-                        ? CheckOutcomes.failed(point, resource, presented, check.started(), t, rejections, null) : t)
+                        ? CheckOutcomes.failed(point, resource, presented, check.started(), t, rejections, observation)
+                        : t)
                 .concatWith(Flux.defer(() -> {
                     if (!check.end()) {
                         return Flux.empty();
@@ -166,12 +222,13 @@ public final class ReactiveFenceGuard {
                     if (!check.started()) {
                         return Flux.error(CheckOutcomes.notStarted(point, resource, presented));
                     }
-                    CheckOutcomes.accepted(point, null);
+                    CheckOutcomes.accepted(point, observation);
                     return Flux.empty();
                 }))
                 .doOnCancel(() -> {
                     if (check.end() && check.started()) {
-                        CheckOutcomes.accepted(point, null); // the store accepted; the subscriber left during the write
+                        // the store accepted; the subscriber left during the write
+                        CheckOutcomes.accepted(point, observation);
                     }
                 });
     }
@@ -268,7 +325,7 @@ public final class ReactiveFenceGuard {
             return Flux.error(e);
         }
         return Flux.usingWhen(
-                issuer.acquire(resource, acquireTimeout)
+                acquiring(point, resource, context)
                         .onErrorMap(RuntimeException.class, e -> CheckOutcomes.acquireFailed(point, resource, e))
                         .doOnNext(lease -> FencingMetrics.increment(point.acquisitions().acquired()))
                         .map(Acquired::new),
@@ -293,6 +350,23 @@ public final class ReactiveFenceGuard {
                         }).then(Mono.fromRunnable(acquired::closeUse)).doFinally(signal -> acquired.closeUse()),
                 acquired -> releaseAfter(acquired.lease, "was cancelled")
                         .doFinally(signal -> acquired.closeUse()));
+    }
+
+    /** The issuer's lease for {@code resource}, its wait observed when observations are on. */
+    private Mono<Lease> acquiring(FencePoint point, String resource, ContextView context) {
+        Mono<Lease> lease = issuer.acquire(resource, acquireTimeout);
+        if (observations == null) {
+            return lease;
+        }
+        return Mono.defer(() -> {
+            Observation observation = started(FenceGuard.ACQUIRE_OBSERVATION, "acquire ", point, resource, context);
+            return observe(lease.doOnNext(acquired -> {
+                FencingToken token = acquired.token();
+                observation.lowCardinalityKeyValue("outcome", "acquired").highCardinalityKeyValue("fencing.token",
+                        token == null ? "none" : Long.toString(token.value()));
+            }).doOnError(e -> observation.lowCardinalityKeyValue("outcome", "failed")).flux(), observation,
+                    e -> CheckOutcomes.acquisitionForObservation(point, resource, e)).singleOrEmpty();
+        });
     }
 
     /** One subscription's lease, with the use its token's binding carries to the checks below it. */
@@ -386,6 +460,7 @@ public final class ReactiveFenceGuard {
         private RejectionListener rejections;
         private TokenVerifier verifier;
         private FenceModes modes;
+        private ObservationRegistry observations;
 
         private Builder(ReactiveFenceStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -427,6 +502,16 @@ public final class ReactiveFenceGuard {
          */
         public Builder modes(FenceModes modes) {
             this.modes = modes;
+            return this;
+        }
+
+        /**
+         * Makes each check and each wait for a lock an {@link Observation}, named and tagged as the blocking guard's
+         * ({@link FenceGuard.Builder#observations}), plus the outcome {@code cancelled} for a subscriber that left
+         * before the outcome was known; {@code null} or a no-op registry (the default): nothing is created.
+         */
+        public Builder observations(ObservationRegistry observations) {
+            this.observations = observations;
             return this;
         }
 

@@ -471,4 +471,30 @@ class ReactiveFencedMethodsTest {
                 .hasMessageContaining("when its publisher is subscribed")
                 .hasMessageContaining("ReactiveFenceStore bean");
     }
+
+    /** The application's ObservationRegistry reaches the reactive fence: a check and a wait for a lock are timed. */
+    @Test
+    void theApplicationsObservationRegistryTimesReactiveChecksAndLockWaits() {
+        context = new AnnotationConfigApplicationContext();
+        context.register(Reactive.class);
+        context.registerBean(io.micrometer.observation.ObservationRegistry.class, () -> {
+            io.micrometer.observation.ObservationRegistry observations =
+                    io.micrometer.observation.ObservationRegistry.create();
+            observations.observationConfig().observationHandler(
+                    new io.micrometer.core.instrument.observation.DefaultMeterObservationHandler(
+                            context.getBean(MeterRegistry.class)));
+            return observations;
+        });
+        context.refresh();
+        ReactiveLedger ledger = context.getBean(ReactiveLedger.class);
+        StepVerifier.create(ledger.acquiring()).expectNextCount(1).verifyComplete();
+        StepVerifier.create(ledger.writeAll(List.of("a")).contextWrite(ReactiveFencing.bind(
+                new FencingToken("ledger", Long.MAX_VALUE - 1, "h")))).expectNext("a").verifyComplete();
+
+        MeterRegistry meters = context.getBean(MeterRegistry.class);
+        assertThat(meters.get("fencing.acquire").tag("resource", "ledger").tag("outcome", "acquired").timer()
+                .count()).isEqualTo(1);
+        assertThat(meters.get("fencing.check").tag("resource", "ledger").tag("outcome", "accepted").timer()
+                .count()).isEqualTo(1);
+    }
 }

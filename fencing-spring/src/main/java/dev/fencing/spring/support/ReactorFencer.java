@@ -75,7 +75,10 @@ final class ReactorFencer implements ReactiveFencer {
             ReactiveFenceGuard guard = ReactiveFenceGuard.builder(store != null ? store : NO_STORE)
                     .issuer(reactiveIssuer)
                     .acquireTimeout(acquireTimeout).rejectionListener(rejections).verifier(verifier)
-                    .modes(modes).build();
+                    .modes(modes)
+                    .observations(beanFactory.getBeanProvider(io.micrometer.observation.ObservationRegistry.class)
+                            .getIfUnique())
+                    .build();
             return new ReactorFencer(guard, store, acquireProblem);
         };
     }
