@@ -156,9 +156,13 @@ public final class CheckOutcomes {
     /**
      * What an observation (a trace span) is told of a failed check: a refusal as the same exception, its stack trace
      * kept, but with the holder id left out (an observation records no holder id: tracing backends are read by more
-     * people than the application's own answers); anything else as it is.
+     * people than the application's own answers); a lock not acquired by its kind and its cause's, never their
+     * messages (an issuer's timeout may name the holder); anything else as it is.
      */
     public static Throwable forObservation(Throwable t) {
+        if (t instanceof LockAcquisitionException notAcquired) {
+            return ObservedAcquisition.withoutMessage(notAcquired.resource(), null, notAcquired);
+        }
         if (!(t instanceof TokenRejectedException e) || e.presented() == null) {
             return t;
         }
@@ -272,7 +276,7 @@ public final class CheckOutcomes {
      * their messages, which may name the lock's holder.
      */
     public static Throwable acquisitionForObservation(FencePoint point, String resource, Throwable e) {
-        return ObservedAcquisition.withoutMessage(point, resource, e);
+        return ObservedAcquisition.withoutMessage(resource, point.operation(), e);
     }
 
     /**

@@ -37,7 +37,7 @@ final class ObservedAcquisition {
             return lease;
         } catch (RuntimeException | Error e) {
             observation.lowCardinalityKeyValue("outcome", "failed");
-            observation.error(withoutMessage(point, resource, e));
+            observation.error(withoutMessage(resource, point.operation(), e));
             throw e;
         } finally {
             observation.stop();
@@ -46,15 +46,16 @@ final class ObservedAcquisition {
 
     /**
      * What the observation is told of a failed acquisition: its kind and the kind of its cause, not their messages
-     * (an in-memory issuer's timeout names the holder, as the caller's own answer may).
+     * (an in-memory issuer's timeout names the holder, as the caller's own answer may); {@code operation} is the
+     * method, or {@code null} where it is not known.
      */
-    static Throwable withoutMessage(FencePoint point, String resource, Throwable e) {
+    static Throwable withoutMessage(String resource, String operation, Throwable e) {
         Throwable cause = e.getCause() == null ? e : e.getCause();
         String kind = cause == e ? e.getClass().getName() : e.getClass().getName() + " caused by "
                 + cause.getClass().getName();
         LockAcquisitionException told = new LockAcquisitionException(resource, "Could not acquire the lock on '"
-                + FencingToken.printable(resource) + "' for " + point.operation() + ": " + kind
-                + " (its message is not recorded: it may name the lock's holder)");
+                + FencingToken.printable(resource) + "'" + (operation == null ? "" : " for " + operation) + ": "
+                + kind + " (its message is not recorded: it may name the lock's holder)");
         told.setStackTrace(e.getStackTrace());
         return told;
     }

@@ -168,10 +168,22 @@ public class FencingAutoConfiguration {
                 return;
             }
             throw new FencingConfigurationException(message(type, classLoader,
-                    beans.getBeanNamesForType(DataSource.class, true, false).length > 0));
+                    beans.getBeanNamesForType(DataSource.class, true, false).length > 0, hasR2dbc(beans)));
+        }
+
+        /** Whether an R2DBC ConnectionFactory bean is defined: Boot then creates no DataSource of its own. */
+        private boolean hasR2dbc(ConfigurableListableBeanFactory beans) {
+            String factory = "io.r2dbc.spi.ConnectionFactory";
+            return ClassUtils.isPresent(factory, classLoader) && beans.getBeanNamesForType(
+                    ClassUtils.resolveClassName(factory, classLoader), true, false).length > 0;
         }
 
         static String message(FencingProperties.IssuerType type, ClassLoader classLoader, boolean hasDataSource) {
+            return message(type, classLoader, hasDataSource, false);
+        }
+
+        static String message(FencingProperties.IssuerType type, ClassLoader classLoader, boolean hasDataSource,
+                              boolean r2dbc) {
             String property = "fencing.issuer.type=" + type.name().toLowerCase(Locale.ROOT);
             String missing = switch (type) {
                 case ZOOKEEPER -> missingClasses(classLoader, "dev.fencing:fencing-zookeeper",
@@ -192,6 +204,13 @@ public class FencingAutoConfiguration {
                         yield "Spring Boot's JDBC support is not on the class path: add org.springframework.boot:"
                                 + "spring-boot-starter-jdbc and a JDBC driver" + (hasDataSource ? "" : ", and set "
                                 + where) + reactive;
+                    }
+                    if (!hasDataSource && r2dbc) {
+                        yield "the application has no DataSource bean, and Spring Boot creates none while an R2DBC "
+                                + "ConnectionFactory is defined, even with spring.datasource.url set: declare a "
+                                + "DataSource bean yourself for the lease table (DataSourceBuilder.create()"
+                                + ".url(...).build()), and name the R2DBC transaction manager on "
+                                + "@Transactional once Boot adds a JDBC one beside it" + reactive;
                     }
                     yield hasDataSource ? null : "the application has no DataSource bean: set " + where + reactive
                             + "; in a test slice that leaves the DataSource out (@WebMvcTest with "

@@ -58,6 +58,40 @@ class FencingIssuerTypeCheckTest {
                 });
     }
 
+    /** An R2DBC ConnectionFactory that is never connected: Boot's DataSource auto-configuration backs off for it. */
+    static final class UnusedConnectionFactory implements io.r2dbc.spi.ConnectionFactory {
+        @Override
+        public org.reactivestreams.Publisher<? extends io.r2dbc.spi.Connection> create() {
+            throw new UnsupportedOperationException("not connected in this test");
+        }
+
+        @Override
+        public io.r2dbc.spi.ConnectionFactoryMetadata getMetadata() {
+            return () -> "unused";
+        }
+    }
+
+    /**
+     * The database lease in an application on R2DBC: Boot makes no DataSource while a ConnectionFactory is defined,
+     * even with spring.datasource.url set, so the message says to declare one (it said to set the URL, already set).
+     */
+    @Test
+    void theJdbcLeaseWithAConnectionFactoryAndNoDataSourceSaysBootMakesNone() {
+        runner.withBean(io.r2dbc.spi.ConnectionFactory.class, UnusedConnectionFactory::new)
+                .withPropertyValues("fencing.store.type=in-memory", "fencing.issuer.type=jdbc",
+                        "spring.datasource.url=jdbc:h2:mem:unused")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .hasMessageContaining("creates none while an R2DBC ConnectionFactory is defined")
+                            .hasMessageContaining("declare a DataSource bean yourself")
+                            .hasMessageNotContaining("set spring.datasource.url");
+                });
+        runner.withPropertyValues("fencing.store.type=in-memory", "fencing.issuer.type=jdbc").run(context ->
+                assertThat(context.getStartupFailure()).hasMessageContaining("no DataSource bean: set "
+                        + "spring.datasource.url"));
+    }
+
     @Test
     void typeValuesBindAsThePropertiesDoSoConditionsNeverDisagreeWithThem() {
         runner.withPropertyValues("fencing.store.type=inmemory").run(context ->

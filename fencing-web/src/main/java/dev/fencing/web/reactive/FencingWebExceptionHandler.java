@@ -1,6 +1,7 @@
 package dev.fencing.web.reactive;
 
 import dev.fencing.context.MissingTokenException;
+import dev.fencing.guard.CheckOutcomes;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.web.FencingExceptionAdvice;
 import dev.fencing.web.FencingHeader;
@@ -12,6 +13,7 @@ import org.springframework.http.ResponseEntity;
 import org.springframework.http.server.reactive.ServerHttpResponse;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebExceptionHandler;
+import org.springframework.web.server.handler.ExceptionHandlingWebHandler;
 import reactor.core.publisher.Mono;
 
 import java.util.Set;
@@ -64,6 +66,12 @@ public final class FencingWebExceptionHandler implements WebExceptionHandler, Or
         ServerHttpResponse response = exchange.getResponse();
         if (answer == null || answer.getBody() == null || response.isCommitted()) {
             return Mono.error(ex);
+        }
+        // WebFlux's server observation records the handled exception on the request's span; a refusal's message
+        // names the holder, which no span may carry (the fencing spans leave it out too)
+        if (exchange.getAttributes().get(ExceptionHandlingWebHandler.HANDLED_WEB_EXCEPTION) == ex) {
+            exchange.getAttributes().put(ExceptionHandlingWebHandler.HANDLED_WEB_EXCEPTION,
+                    CheckOutcomes.forObservation(ex));
         }
         byte[] body = FencingProblems.json(answer.getBody());
         response.setStatusCode(answer.getStatusCode());
