@@ -118,6 +118,8 @@ class ReactiveObservationTest {
         StepVerifier.create(guard.fence(transfer, new Object[0],
                 () -> guard.fence(save, new Object[0], () -> Mono.just("saved")))).expectNext("saved")
                 .verifyComplete();
+        // an observation stops after its publisher's last signal reached the subscriber, on the issuer's thread
+        Polling.until(() -> seen.size() == 2);
         assertThat(seen).extracting(Seen::name)
                 .containsExactlyInAnyOrder(FenceGuard.ACQUIRE_OBSERVATION, FenceGuard.OBSERVATION);
         Seen acquired = seen.stream().filter(s -> s.name().equals(FenceGuard.ACQUIRE_OBSERVATION)).findFirst()
@@ -130,6 +132,7 @@ class ReactiveObservationTest {
             String holder = other.token().holder();
             StepVerifier.create(guard.fence(transfer, new Object[0], () -> Mono.just("never")))
                     .expectError(LockAcquisitionException.class).verify();
+            Polling.until(() -> !seen.isEmpty());
             assertThat(seen).singleElement().satisfies(failed -> {
                 assertThat(failed.name()).isEqualTo(FenceGuard.ACQUIRE_OBSERVATION);
                 assertThat(failed.low()).containsEntry("outcome", "failed");

@@ -332,7 +332,7 @@ class ReactiveFencedMethodsTest {
 
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (issuer.isHeld("ledger") && System.nanoTime() < deadline) {
-            Thread.onSpinWait();
+            Thread.sleep(10);
         }
         assertThat(issuer.isHeld("ledger")).isFalse();
     }
@@ -474,7 +474,7 @@ class ReactiveFencedMethodsTest {
 
     /** The application's ObservationRegistry reaches the reactive fence: a check and a wait for a lock are timed. */
     @Test
-    void theApplicationsObservationRegistryTimesReactiveChecksAndLockWaits() {
+    void theApplicationsObservationRegistryTimesReactiveChecksAndLockWaits() throws InterruptedException {
         context = new AnnotationConfigApplicationContext();
         context.register(Reactive.class);
         context.registerBean(io.micrometer.observation.ObservationRegistry.class, () -> {
@@ -492,6 +492,12 @@ class ReactiveFencedMethodsTest {
                 new FencingToken("ledger", Long.MAX_VALUE - 1, "h")))).expectNext("a").verifyComplete();
 
         MeterRegistry meters = context.getBean(MeterRegistry.class);
+        // an observation stops after its publisher's last signal reached the subscriber, maybe on another thread
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while ((meters.find("fencing.acquire").timer() == null || meters.find("fencing.check").timer() == null)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
         assertThat(meters.get("fencing.acquire").tag("resource", "ledger").tag("outcome", "acquired").timer()
                 .count()).isEqualTo(1);
         assertThat(meters.get("fencing.check").tag("resource", "ledger").tag("outcome", "accepted").timer()
