@@ -332,7 +332,7 @@ class ReactiveFencedMethodsTest {
 
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (issuer.isHeld("ledger") && System.nanoTime() < deadline) {
-            Thread.sleep(10);
+            Thread.onSpinWait();
         }
         assertThat(issuer.isHeld("ledger")).isFalse();
     }
