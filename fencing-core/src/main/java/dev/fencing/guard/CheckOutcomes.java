@@ -20,6 +20,7 @@ import dev.fencing.store.OutsideTransactionException;
 import dev.fencing.store.TransientFenceFailure;
 import dev.fencing.token.FencingToken;
 import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationRegistry;
 
 /**
  * Internal: public for the reactive guard (fencing-reactor), not for applications.
@@ -148,6 +149,36 @@ public final class CheckOutcomes {
                 + "' and without a verdict; refusing", null);
         checks.error().increment(refused);
         return refused;
+    }
+
+    /**
+     * A not yet started observation named {@code name} of {@code point}'s check ({@link FenceGuard#OBSERVATION}) or
+     * wait for its lock ({@link FenceGuard#ACQUIRE_OBSERVATION}), as every guard makes it: contextual name
+     * {@code "fence <resource>"} or {@code "acquire <resource>"}, the static resource as low-cardinality key value,
+     * the effective resource and the method as high-cardinality ones. No outcome yet: a meter handler tags what it
+     * starts with the key values it has then (its {@code .active} timer), and a placeholder would show every running
+     * one as an error.
+     */
+    public static Observation observation(String name, ObservationRegistry observations, FencePoint point,
+                                          String resource) {
+        return Observation.createNotStarted(name, observations)
+                .contextualName((FenceGuard.OBSERVATION.equals(name) ? "fence " : "acquire ") + point.resource())
+                .lowCardinalityKeyValue("resource", point.resource())
+                .highCardinalityKeyValue("fencing.resource", resource)
+                .highCardinalityKeyValue("fencing.method", point.operation());
+    }
+
+    /** Sets the observed token's value ({@code none} without one), when the check or wait is observed. */
+    public static void token(Observation observation, FencingToken token) {
+        if (observation != null) {
+            observation.highCardinalityKeyValue("fencing.token", token == null ? "none" : Long.toString(token.value()));
+        }
+    }
+
+    /** Sets an observed wait's outcome to {@code acquired}, with the lease's token. */
+    public static void acquired(Observation observation, Lease lease) {
+        outcome(observation, "acquired");
+        token(observation, lease == null ? null : lease.token());
     }
 
     /** The holder an observation's error names instead of the presented one. */

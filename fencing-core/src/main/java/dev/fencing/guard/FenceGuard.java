@@ -245,15 +245,9 @@ public final class FenceGuard {
     /** {@link #check} as an {@link Observation}, its outcome set where the counter is. */
     private <C, T> T observed(FencePoint point, String resource, FencingToken token, C target, Proceed<C, T> proceed)
             throws Throwable {
-        Observation observation = Observation.createNotStarted(OBSERVATION, observations)
-                .contextualName("fence " + point.resource())
-                .lowCardinalityKeyValue("resource", point.resource())
-                // no outcome yet: a meter handler tags what it starts with the key values it has now (its
-                // fencing.check.active timer), and a placeholder would show every running check as an error
-                .highCardinalityKeyValue("fencing.resource", resource)
-                .highCardinalityKeyValue("fencing.method", point.operation())
-                .highCardinalityKeyValue("fencing.token", token == null ? "none" : Long.toString(token.value()))
-                .start();
+        Observation observation = CheckOutcomes.observation(OBSERVATION, observations, point, resource);
+        CheckOutcomes.token(observation, token);
+        observation.start();
         try (Observation.Scope ignored = observation.openScope()) {
             return check(point, resource, token, target, proceed, observation);
         } catch (Throwable t) {

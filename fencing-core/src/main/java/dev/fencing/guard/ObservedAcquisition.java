@@ -22,18 +22,11 @@ final class ObservedAcquisition {
 
     static Lease acquire(ObservationRegistry observations, TokenIssuer issuer, FencePoint point, String resource,
                          Duration timeout) {
-        Observation observation = Observation.createNotStarted(FenceGuard.ACQUIRE_OBSERVATION, observations)
-                .contextualName("acquire " + point.resource())
-                .lowCardinalityKeyValue("resource", point.resource())
-                // no outcome yet: the meter handler's fencing.acquire.active timer is tagged with what it starts with
-                .highCardinalityKeyValue("fencing.resource", resource)
-                .highCardinalityKeyValue("fencing.method", point.operation())
-                .start();
+        Observation observation = CheckOutcomes.observation(FenceGuard.ACQUIRE_OBSERVATION, observations, point,
+                resource).start();
         try (Observation.Scope ignored = observation.openScope()) {
             Lease lease = issuer.acquire(resource, timeout);
-            FencingToken token = lease == null ? null : lease.token();
-            observation.lowCardinalityKeyValue("outcome", "acquired")
-                    .highCardinalityKeyValue("fencing.token", token == null ? "none" : Long.toString(token.value()));
+            CheckOutcomes.acquired(observation, lease);
             return lease;
         } catch (RuntimeException | Error e) {
             observation.lowCardinalityKeyValue("outcome", "failed");

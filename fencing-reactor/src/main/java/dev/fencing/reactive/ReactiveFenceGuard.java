@@ -134,24 +134,16 @@ public final class ReactiveFenceGuard {
             if (observations == null || modes.observes(point.resource())) {
                 return check(point, resource, context, assembly, call, null);
             }
-            Observation observation = started(FenceGuard.OBSERVATION, "fence ", point, resource, context);
+            Observation observation = started(FenceGuard.OBSERVATION, point, resource, context);
             return observe(check(point, resource, context, assembly, call, observation), observation,
                     CheckOutcomes::forObservation);
         });
     }
 
     /** An observation of {@code point}, started now, its parent the one in the subscriber's context. */
-    private Observation started(String name, String contextualPrefix, FencePoint point, String resource,
-                                ContextView context) {
+    private Observation started(String name, FencePoint point, String resource, ContextView context) {
         Observation parent = context.getOrDefault(OBSERVATION_KEY, null);
-        return Observation.createNotStarted(name, observations)
-                .contextualName(contextualPrefix + point.resource())
-                .lowCardinalityKeyValue("resource", point.resource())
-                // no outcome yet: a meter handler's active timer is tagged with what it starts with
-                .highCardinalityKeyValue("fencing.resource", resource)
-                .highCardinalityKeyValue("fencing.method", point.operation())
-                .parentObservation(parent)
-                .start();
+        return CheckOutcomes.observation(name, observations, point, resource).parentObservation(parent).start();
     }
 
     /**
@@ -183,9 +175,7 @@ public final class ReactiveFenceGuard {
         if (modes.observes(point.resource())) {
             return observing(point, resource, token, call);
         }
-        if (observation != null) {
-            observation.highCardinalityKeyValue("fencing.token", token == null ? "none" : Long.toString(token.value()));
-        }
+        CheckOutcomes.token(observation, token);
         if (token == null) {
             CheckOutcomes.missing(point, observation);
             Set<String> resources = new LinkedHashSet<>(bound.keySet());
@@ -359,12 +349,9 @@ public final class ReactiveFenceGuard {
             return lease;
         }
         return Mono.defer(() -> {
-            Observation observation = started(FenceGuard.ACQUIRE_OBSERVATION, "acquire ", point, resource, context);
-            return observe(lease.doOnNext(acquired -> {
-                FencingToken token = acquired.token();
-                observation.lowCardinalityKeyValue("outcome", "acquired").highCardinalityKeyValue("fencing.token",
-                        token == null ? "none" : Long.toString(token.value()));
-            }).doOnError(e -> observation.lowCardinalityKeyValue("outcome", "failed")).flux(), observation,
+            Observation observation = started(FenceGuard.ACQUIRE_OBSERVATION, point, resource, context);
+            return observe(lease.doOnNext(acquired -> CheckOutcomes.acquired(observation, acquired))
+                    .doOnError(e -> CheckOutcomes.outcome(observation, "failed")).flux(), observation,
                     e -> CheckOutcomes.acquisitionForObservation(point, resource, e)).singleOrEmpty();
         });
     }

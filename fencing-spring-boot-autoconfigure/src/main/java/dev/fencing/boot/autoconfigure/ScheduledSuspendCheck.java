@@ -25,8 +25,6 @@ final class ScheduledSuspendCheck implements SmartInitializingSingleton {
 
     static final String ALLOW = "fencing.kotlin.allow-scheduled-suspend-functions";
 
-    private static final int NAMED = 5;
-
     private final ConfigurableListableBeanFactory beans;
     private final boolean allowed;
 
@@ -53,9 +51,8 @@ final class ScheduledSuspendCheck implements SmartInitializingSingleton {
         if (found.isEmpty()) {
             return;
         }
-        String named = String.join(", ", found.subList(0, Math.min(NAMED, found.size())))
-                + (found.size() > NAMED ? " and " + (found.size() - NAMED) + " more" : "");
-        throw new FencingConfigurationException("This application has @Scheduled Kotlin suspend functions (" + named
+        throw new FencingConfigurationException("This application has @Scheduled Kotlin suspend functions ("
+                + SuspendingHandlersCheck.firstNames(found)
                 + "). Spring runs them on Dispatchers.Unconfined with no fencing context of their own, and Reactor's "
                 + "context propagation does not give them one: after a suspension (a Mutex, delay) such a function "
                 + "resumes on whichever thread woke it, possibly inside another request's fenced work, and a fenced "

@@ -20,8 +20,6 @@ import java.util.function.BooleanSupplier;
  */
 final class SuspendingHandlersCheck implements SmartInitializingSingleton {
 
-    private static final int NAMED = 5;
-
     private final ListableBeanFactory beans;
     private final BooleanSupplier propagating;
 
@@ -47,9 +45,8 @@ final class SuspendingHandlersCheck implements SmartInitializingSingleton {
         if (suspending.isEmpty()) {
             return;
         }
-        String named = String.join(", ", suspending.subList(0, Math.min(NAMED, suspending.size())))
-                + (suspending.size() > NAMED ? " and " + (suspending.size() - NAMED) + " more" : "");
-        throw new FencingConfigurationException("This application has Kotlin suspend handler methods (" + named
+        throw new FencingConfigurationException("This application has Kotlin suspend handler methods ("
+                + firstNames(suspending)
                 + ") and Reactor's automatic context propagation is off. Spring MVC runs a suspend handler on "
                 + "Dispatchers.Unconfined: after it suspends (delay, a Mutex, withContext) it resumes on whichever "
                 + "thread woke it, possibly inside another request's fenced work, and a fenced call made there is "
@@ -58,5 +55,12 @@ final class SuspendingHandlersCheck implements SmartInitializingSingleton {
                 + "with its coroutine: call reactor.core.publisher.Hooks.enableAutomaticContextPropagation() in main() "
                 + "before SpringApplication.run (or add org.springframework.boot:spring-boot-reactor and set "
                 + "spring.reactor.context-propagation=auto)");
+    }
+
+    /** The first five of {@code names}, and how many more there are: what a startup failure lists. */
+    static String firstNames(List<String> names) {
+        int named = Math.min(5, names.size());
+        return String.join(", ", names.subList(0, named))
+                + (names.size() > named ? " and " + (names.size() - named) + " more" : "");
     }
 }
