@@ -104,23 +104,6 @@ public class FencingAutoConfiguration {
         return new PropertyNamesCheck(environment, FencingAutoConfiguration.class.getClassLoader());
     }
 
-    /**
-     * {@code @Scheduled} Kotlin suspend functions resume on whichever thread woke them, with no fencing context of
-     * their own: refused at startup unless allowed ({@link ScheduledSuspendCheck}).
-     */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = "kotlin.coroutines.Continuation")
-    static class ScheduledSuspendConfiguration {
-
-        @Bean
-        static ScheduledSuspendCheck fencingScheduledSuspendCheck(
-                org.springframework.beans.factory.config.ConfigurableListableBeanFactory beans,
-                Environment environment) {
-            return new ScheduledSuspendCheck(beans, Binder.get(environment)
-                    .bind(ScheduledSuspendCheck.ALLOW, Boolean.class).orElse(false));
-        }
-    }
-
     /** What {@code @EnableFencing} imports, when the application did not declare it. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnMissingBean(name = FENCING_SUPPORT_BEAN)

@@ -123,22 +123,6 @@ public class FencingWebAutoConfiguration {
     }
 
     /**
-     * Kotlin {@code suspend} handler methods need Reactor's automatic context propagation, or a coroutine resumed on
-     * another request's thread is checked with that request's token: {@link SuspendingHandlersCheck}.
-     */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(name = {"kotlin.coroutines.Continuation", "reactor.core.publisher.Hooks",
-            "org.springframework.web.servlet.handler.AbstractHandlerMethodMapping"})
-    static class SuspendingHandlersConfiguration {
-
-        @Bean
-        static SuspendingHandlersCheck fencingSuspendingHandlersCheck(
-                org.springframework.beans.factory.ListableBeanFactory beans) {
-            return new SuspendingHandlersCheck(beans, reactor.core.publisher.Hooks::isAutomaticContextPropagationEnabled);
-        }
-    }
-
-    /**
      * The filter is mapped with servlet URL patterns, which know {@code /path/*}, {@code *.ext}, exact paths and
      * {@code /}; anything else (Spring's {@code /internal/**}) would match nothing, or one path only, and callers'
      * headers would be ignored everywhere: a startup failure instead, naming the value and the fix.

@@ -86,6 +86,6 @@ class ScheduledSuspendCheckTest {
     @Test
     void blockingJobsAndUnscheduledSuspendFunctionsStart() {
         runner.withUserConfiguration(PlainApp.class).run(context -> assertThat(context).hasNotFailed()
-                .hasSingleBean(ScheduledSuspendCheck.class));
+                .hasBean("dev.fencing.internalScheduledSuspendCheck"));
     }
 }

@@ -19,6 +19,7 @@ import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.ImportAware;
@@ -164,6 +165,28 @@ class FencingSupportConfiguration implements ImportAware {
                 + "which fences writes made inside this JVM only; for tests and demos, never for a resource shared "
                 + "by several instances");
         return new InMemoryFenceStore();
+    }
+
+    /**
+     * {@code @Scheduled} Kotlin suspend functions resume on whichever thread woke them, with no fencing context of
+     * their own: refused at startup unless {@code fencing.kotlin.allow-scheduled-suspend-functions} is set.
+     */
+    @Bean(name = "dev.fencing.internalScheduledSuspendCheck")
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static ScheduledSuspendCheck fencingScheduledSuspendCheck(ConfigurableListableBeanFactory beans,
+                                                              Environment environment) {
+        return new ScheduledSuspendCheck(beans,
+                environment.getProperty(ScheduledSuspendCheck.ALLOW, Boolean.class, false));
+    }
+
+    /**
+     * Kotlin suspend handler methods of Spring MVC need Reactor's automatic context propagation, or a coroutine
+     * resumed on another request's thread is checked with that request's token.
+     */
+    @Bean(name = "dev.fencing.internalSuspendingHandlersCheck")
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static SuspendingHandlersCheck fencingSuspendingHandlersCheck(ConfigurableListableBeanFactory beans) {
+        return SuspendingHandlersCheck.of(beans);
     }
 
     @Bean(name = "dev.fencing.internalFencingStartupValidator")

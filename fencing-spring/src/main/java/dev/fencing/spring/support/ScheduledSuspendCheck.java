@@ -1,4 +1,4 @@
-package dev.fencing.boot.autoconfigure;
+package dev.fencing.spring.support;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.guard.AsyncReturnTypes;
@@ -19,10 +19,11 @@ import java.util.List;
  * {@code Dispatchers.Unconfined} with no fencing context of its own, and Reactor's context propagation does not give
  * it one: after a suspension it resumes on whichever thread woke it, possibly inside another request's fenced work,
  * and a fenced call made there directly is checked with that work's token (a job with no lock wrote under another
- * request's, in a trial).
+ * request's, in a trial). Checks nothing without Kotlin on the class path.
  */
 final class ScheduledSuspendCheck implements SmartInitializingSingleton {
 
+    /** The property that allows them (read from the {@code Environment}; the starter also knows it). */
     static final String ALLOW = "fencing.kotlin.allow-scheduled-suspend-functions";
 
     private final ConfigurableListableBeanFactory beans;
@@ -35,7 +36,7 @@ final class ScheduledSuspendCheck implements SmartInitializingSingleton {
 
     @Override
     public void afterSingletonsInstantiated() {
-        if (allowed) {
+        if (allowed || !ClassUtils.isPresent(SuspendingHandlersCheck.CONTINUATION, getClass().getClassLoader())) {
             return;
         }
         List<String> found = new ArrayList<>();
