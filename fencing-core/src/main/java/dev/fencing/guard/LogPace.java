@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Internal: public for the header filters (fencing-web) and ShedLock's fenced lock (fencing-shedlock), not for
+ * Internal: public for the header filters (fencing-web) and the fenced locks of ShedLock and Spring Integration, not for
  * applications.
  * The pace of a rate-limited log line: per key, at most one line per interval, and how many were held back since the
  * last. Keys are bounded, since some are made per entity or come from callers: past the bound a key shares the

@@ -8,6 +8,7 @@ import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.AcquisitionCounters;
+import dev.fencing.metrics.FamilyAcquisitionCounters;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.token.FencingToken;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -23,7 +24,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A ShedLock {@link LockProvider} that fences the jobs it locks, for any ShedLock provider it wraps. Once the
@@ -46,8 +46,7 @@ public final class FencingLockProvider implements LockProvider {
     private final Map<String, Set<String>> resources;
     private final boolean mappedOnly;
     private final Duration acquireTimeout;
-    private final FencingMetrics metrics;
-    private final ConcurrentHashMap<String, AcquisitionCounters> countersByTag = new ConcurrentHashMap<>();
+    private final FamilyAcquisitionCounters counters;
 
     private FencingLockProvider(Builder b) {
         this.delegate = b.delegate;
@@ -55,7 +54,7 @@ public final class FencingLockProvider implements LockProvider {
         this.resources = Collections.unmodifiableMap(new LinkedHashMap<>(b.resources));
         this.mappedOnly = b.mappedOnly;
         this.acquireTimeout = b.acquireTimeout;
-        this.metrics = b.metrics;
+        this.counters = new FamilyAcquisitionCounters(b.metrics);
     }
 
     /** Starts a builder wrapping {@code delegate} (any ShedLock provider) with tokens from {@code issuer}. */
@@ -88,7 +87,7 @@ public final class FencingLockProvider implements LockProvider {
             List<FencingToken> tokens = new ArrayList<>(toFence.size());
             for (String resource : toFence) {
                 if (FencingContext.currentLocal(resource) == null) {
-                    AcquisitionCounters counters = counters(resource);
+                    AcquisitionCounters counters = this.counters.of(resource);
                     Lease lease = acquire(name, resource, counters);
                     leases.add(lease);
                     tokens.add(lease.token());
@@ -135,27 +134,6 @@ public final class FencingLockProvider implements LockProvider {
         FencingMetrics.increment(counters.acquired());
         return lease;
     }
-
-    /**
-     * The counters of {@code resource}, tagged with its part before the first {@code ':'} (a mapping's key, such as
-     * {@code accounts:42}, is not a tag); past {@value #MAX_TAGS} tags (lock names made per entity, unmapped), under
-     * {@code other}.
-     */
-    private AcquisitionCounters counters(String resource) {
-        int colon = resource.indexOf(':');
-        String tag = colon > 0 ? resource.substring(0, colon) : resource;
-        AcquisitionCounters counters = countersByTag.get(tag);
-        if (counters != null) {
-            return counters;
-        }
-        if (countersByTag.size() >= MAX_TAGS) {
-            tag = "other";
-        }
-        return countersByTag.computeIfAbsent(tag, metrics::acquisitions);
-    }
-
-    /** Most resource tags of this provider's counters. */
-    static final int MAX_TAGS = 100;
 
     /**
      * The resources a job under lock {@code lockName} is fenced for, in the order their leases are taken (sorted,

@@ -3,9 +3,13 @@ package dev.fencing.integration;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.TokenUse;
 import dev.fencing.context.FencingScope;
+import dev.fencing.guard.LogPace;
+import dev.fencing.guard.UncheckedLeases;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.metrics.AcquisitionCounters;
+import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.token.FencingToken;
 
 import java.time.Duration;
@@ -26,8 +30,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * acquisition by the holder: {@link #tryLock} returns {@code false} and {@link #lock} throws, and the thread no
  * longer holds the lock (its token is unbound, the lease closed). This is how {@code LockRegistryLeaderInitiator}'s
  * heartbeat notices a lost leadership. Writes made under the old token in the meantime are refused by the fence.
+ *
+ * <p>A holding whose token no check presented (and no carrier sent) is reported when it ends, as an acquiring
+ * {@code @Fenced} method's lock is: counted in {@code fencing.leases.unchecked} and logged at WARNING at most once per
+ * resource every ten minutes (when acquiring {@code @Fenced} methods ran under it, reported as theirs).
  */
 public final class FencedLock implements Lock {
+
+    private static final System.Logger LOG = System.getLogger(FencedLock.class.getName());
 
     /** How long one issuer call of {@link #lock()} and {@link #lockInterruptibly()} waits before trying again. */
     static final Duration ATTEMPT = Duration.ofSeconds(1);
@@ -41,10 +51,15 @@ public final class FencedLock implements Lock {
     /** The lease and binding of the holding thread; written only by that thread while it holds {@link #local}. */
     private volatile Hold hold;
     private volatile long lastUsedNanos = System.nanoTime();
+    private final AcquisitionCounters counters;
 
-    FencedLock(String resource, TokenIssuer issuer) {
+    /** The resources whose unchecked holding was logged: one line each per ten minutes, up to 1,000 of them. */
+    static final LogPace UNCHECKED_LOGS = new LogPace(1_000, 600_000, null);
+
+    FencedLock(String resource, TokenIssuer issuer, AcquisitionCounters counters) {
         this.resource = resource;
         this.issuer = issuer;
+        this.counters = counters;
     }
 
     /** The issuer resource this lock takes leases on (the registry's prefix and the key's text). */
@@ -99,6 +114,7 @@ public final class FencedLock implements Lock {
             }
         } catch (RuntimeException | Error e) {
             local.unlock();
+            counted(e);
             throw e;
         } finally {
             if (interrupted) {
@@ -134,8 +150,12 @@ public final class FencedLock implements Lock {
                     pauseAfterFailure();
                 }
             }
-        } catch (InterruptedException | RuntimeException | Error e) {
+        } catch (InterruptedException e) {
             local.unlock();
+            throw e;
+        } catch (RuntimeException | Error e) {
+            local.unlock();
+            counted(e);
             throw e;
         }
     }
@@ -162,10 +182,11 @@ public final class FencedLock implements Lock {
             return true;
         } catch (LockAcquisitionException notGranted) {
             local.unlock();
-            rethrowIfBroken(notGranted);
+            rethrowIfBroken(counted(notGranted));
             return false;
         } catch (RuntimeException | Error e) {
             local.unlock();
+            counted(e);
             throw e;
         } finally {
             if (interrupted) {
@@ -199,13 +220,14 @@ public final class FencedLock implements Lock {
             return true;
         } catch (LockAcquisitionException notGranted) {
             local.unlock();
-            rethrowIfBroken(notGranted);
+            rethrowIfBroken(counted(notGranted));
             if (Thread.interrupted()) {
                 throw interrupted(notGranted);
             }
             return false;
         } catch (RuntimeException | Error e) {
             local.unlock();
+            counted(e);
             throw e;
         }
     }
@@ -266,24 +288,29 @@ public final class FencedLock implements Lock {
     private void acquire(Duration timeout) {
         TokenUse held = FencingContext.useOf(resource);
         if (held != null && held.isOpenOn(Thread.currentThread())) {
-            // taken by this thread through an acquiring @Fenced method or a ShedLock job, and not given back: the
-            // lock service would make this thread wait for itself (lock() for ever). A token propagated from the
-            // thread that holds it is no reason: that holder may give it back, so the wait is a normal one
+            // taken by this thread through an acquiring @Fenced method, a ShedLock job or another registry's lock,
+            // and not given back: the lock service would make this thread wait for itself (lock() for ever). A token
+            // propagated from the thread that holds it is no reason: that holder may give it back, so the wait is a
+            // normal one
             throw new IllegalStateException("This thread holds the lock on resource '" + resource + "' already, "
-                    + "through an acquiring @Fenced method or a ShedLock job: taking it again through a "
-                    + "FencedLockRegistry would wait for itself. Take it once: a @Fenced(acquire = true) method "
-                    + "called under a registry lock reuses that lock's token");
+                    + "through an acquiring @Fenced method, a ShedLock job or another FencedLockRegistry's lock: "
+                    + "taking it again through this FencedLockRegistry would wait for itself. Take it once: a "
+                    + "@Fenced(acquire = true) method called under a registry lock reuses that lock's token, and one "
+                    + "registry per resource prefix keeps one lock per resource");
         }
         Lease lease = issuer.acquire(resource, timeout);
+        TokenUse use = TokenUse.open(lease.token());
         FencingScope scope;
         try {
-            scope = FencingContext.bind(lease.token());
+            scope = FencingContext.bindAcquired(lease.token(), use);
         } catch (RuntimeException | Error e) {
+            use.close();
             lease.close();
             throw e;
         }
+        FencingMetrics.increment(counters.acquired());
         lastUsedNanos = System.nanoTime();
-        hold = new Hold(lease, scope);
+        hold = new Hold(lease, scope, use, this);
     }
 
     private void reenter() {
@@ -330,6 +357,44 @@ public final class FencedLock implements Lock {
         }
     }
 
+    /**
+     * Counts {@code failure}, about to reach the caller, in {@code fencing.acquisitions} (outcome failed) unless it
+     * is a lock not granted that the caller is told of by {@code false}; returns it.
+     */
+    private <T extends Throwable> T counted(T failure) {
+        if (!(failure instanceof LockAcquisitionException notGranted) || !notGranted.retryable()) {
+            counters.failed().increment(failure);
+        }
+        return failure;
+    }
+
+    /** Reports a holding that ended with its token unused: counted, and logged at a pace. */
+    private void reportUnchecked(TokenUse use, FencingToken token) {
+        if (use.isUsed()) {
+            return;
+        }
+        if (!use.callers().isEmpty()) {
+            UncheckedLeases.reportCallers(use, token); // acquiring methods ran under it: reported as theirs
+            return;
+        }
+        FencingMetrics.increment(counters.unchecked());
+        long heldBack = UNCHECKED_LOGS.due(resource, System.currentTimeMillis());
+        if (heldBack >= 0) {
+            LOG.log(System.Logger.Level.WARNING, () -> uncheckedMessage(token)
+                    + (heldBack > 0 ? " (" + heldBack + " more since the last line)" : ""));
+        }
+    }
+
+    /** What the WARNING says of a holding whose token nothing checked. */
+    String uncheckedMessage(FencingToken token) {
+        return "FencedLock on resource '" + resource + "' was held with token " + token.value() + " and no @Fenced "
+                + "check presented it, nor did a carrier send it: nothing fenced what was written under the lock, so "
+                + "a holder paused past its lease could have written over the next one. Write through "
+                + "@Fenced methods whose resource (with its key) is '" + resource + "', on the holding thread or "
+                + "with the token bound where the work runs (FencingContext.bind(lock.token())). "
+                + "Counted in fencing.leases.unchecked every time; logged at most once per resource every ten minutes";
+    }
+
     private InterruptedException interrupted(LockAcquisitionException cause) {
         InterruptedException e = new InterruptedException("Interrupted while locking resource '" + resource + "'");
         e.initCause(cause);
@@ -341,11 +406,13 @@ public final class FencedLock implements Lock {
                 + "': the current thread (" + Thread.currentThread().getName() + ") does not hold it");
     }
 
-    /** The lease of one holding and its binding on the holding thread. */
-    private record Hold(Lease lease, FencingScope scope) {
+    /** The lease of one holding, its binding on the holding thread, and whether a check presented its token. */
+    private record Hold(Lease lease, FencingScope scope, TokenUse use, FencedLock lock) {
 
-        /** Unbinds, then releases, reporting the first failure after doing both. */
+        /** Unbinds, then releases, reporting the first failure after doing both; then reports an unused token. */
         void end() {
+            use.close();
+            lock.reportUnchecked(use, lease.token());
             RuntimeException failure = null;
             try {
                 scope.close();

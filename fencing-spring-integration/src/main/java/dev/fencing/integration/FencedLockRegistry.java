@@ -2,12 +2,16 @@ package dev.fencing.integration;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.metrics.FamilyAcquisitionCounters;
+import dev.fencing.metrics.FencingMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import dev.fencing.signing.SigningTokenIssuer;
 import dev.fencing.signing.TokenSigner;
 import dev.fencing.signing.TokenVerifier;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.InitializingBean;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 
 import java.math.BigInteger;
@@ -30,6 +34,12 @@ import java.util.concurrent.ConcurrentMap;
  * and it signs like {@code @Fenced(acquire = true)}: with the context's {@link TokenSigner} bean when the issuer does
  * not sign; a {@link TokenVerifier} bean with nothing to sign fails the start, since every write under its locks would
  * be refused as forged. A registry that is not a bean acquires from its issuer as given.
+ *
+ * <p>Its locks are counted as {@code @Fenced(acquire = true)} methods' are, by resource family (the resource's part
+ * before its first {@code ':'}, see {@link FamilyAcquisitionCounters}): {@code fencing.acquisitions} for each lock
+ * taken from the issuer, and for each failure thrown to the caller (a lock not free, {@code false} from
+ * {@code tryLock}, is no failure); {@code fencing.leases.unchecked} for each lock given back while no check presented
+ * its token. As a bean it counts in the context's {@code MeterRegistry}, when there is one.
  */
 public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLock>, InitializingBean, BeanFactoryAware {
 
@@ -37,6 +47,11 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
     private volatile TokenIssuer issuer;
     private final String resourcePrefix;
     private final ConcurrentMap<String, FencedLock> locks = new ConcurrentHashMap<>();
+    /** The counters given to the constructor, or {@code null}: then the context's, found on first use. */
+    private final FencingMetrics givenMetrics;
+    /** Where a bean finds its {@code MeterRegistry}; {@code null} outside a context. */
+    private volatile ObjectProvider<MeterRegistry> meterRegistry;
+    private volatile FamilyAcquisitionCounters counters;
 
     /** A registry whose resources are the keys' texts. */
     public FencedLockRegistry(TokenIssuer issuer) {
@@ -50,6 +65,17 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
      * @throws FencingConfigurationException when the issuer is missing or no token could carry the prefix
      */
     public FencedLockRegistry(TokenIssuer issuer, String resourcePrefix) {
+        this(issuer, resourcePrefix, null);
+    }
+
+    /**
+     * @param issuer         where leases and tokens come from
+     * @param resourcePrefix put before every key's text to form the issuer resource; may be empty
+     * @param metrics        where its locks are counted ({@link FencingMetrics#noop()} for nowhere); {@code null}
+     *                       for the context's {@code MeterRegistry} as a bean, nowhere otherwise
+     * @throws FencingConfigurationException when the issuer is missing or no token could carry the prefix
+     */
+    public FencedLockRegistry(TokenIssuer issuer, String resourcePrefix, FencingMetrics metrics) {
         if (issuer == null) {
             throw new FencingConfigurationException("FencedLockRegistry needs a TokenIssuer, got null");
         }
@@ -64,6 +90,7 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
         }
         this.issuer = issuer;
         this.resourcePrefix = resourcePrefix;
+        this.givenMetrics = metrics;
     }
 
     /**
@@ -83,7 +110,7 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("Lock key '" + key + "' cannot be locked: " + e.getMessage(), e);
         }
-        return locks.computeIfAbsent(resource, r -> new FencedLock(r, issuer));
+        return locks.computeIfAbsent(resource, r -> new FencedLock(r, issuer, counters().of(r)));
     }
 
     /** Forgets the locks no thread holds that were last locked or unlocked more than {@code age} ms ago. */
@@ -119,6 +146,27 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
         issuer = SigningTokenIssuer.forAcquirer("FencedLockRegistry (prefix '" + resourcePrefix + "')", issuer,
                 beanFactory.getBeanProvider(TokenSigner.class).getIfAvailable(),
                 beanFactory.getBeanProvider(TokenVerifier.class).getIfAvailable() != null);
+        meterRegistry = beanFactory.getBeanProvider(MeterRegistry.class);
+    }
+
+    /** The counters of this registry's locks: the given ones, else the context's registry's, else none. */
+    private FamilyAcquisitionCounters counters() {
+        FamilyAcquisitionCounters found = counters;
+        if (found == null) {
+            synchronized (this) {
+                found = counters;
+                if (found == null) {
+                    FencingMetrics metrics = givenMetrics;
+                    if (metrics == null) {
+                        MeterRegistry meters = meterRegistry == null ? null : meterRegistry.getIfUnique();
+                        metrics = meters == null ? FencingMetrics.noop() : new FencingMetrics(meters);
+                    }
+                    found = new FamilyAcquisitionCounters(metrics);
+                    counters = found;
+                }
+            }
+        }
+        return found;
     }
 
     /** Probes the issuer when the registry is a Spring bean, so a misconfigured issuer fails the startup. */

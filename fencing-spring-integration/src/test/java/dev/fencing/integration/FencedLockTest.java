@@ -112,11 +112,34 @@ class FencedLockTest {
                 .isInstanceOf(UnsupportedOperationException.class).hasMessageContaining("orders:c");
     }
 
+    /**
+     * Holds {@code key} of {@link #other} on a thread of its own (another process's holder) until closed: this thread
+     * holding it through another registry would be refused as a wait for itself.
+     */
+    private AutoCloseable heldElsewhere(String key) throws Exception {
+        CountDownLatch release = new CountDownLatch(1);
+        CountDownLatch locked = new CountDownLatch(1);
+        Future<?> holder = pool.submit(() -> {
+            FencedLock held = other.obtain(key);
+            held.lock();
+            try {
+                locked.countDown();
+                release.await();
+            } finally {
+                held.unlock();
+            }
+            return null;
+        });
+        assertThat(locked.await(5, TimeUnit.SECONDS)).isTrue();
+        return () -> {
+            release.countDown();
+            holder.get(5, TimeUnit.SECONDS);
+        };
+    }
+
     @Test
     void tryLockDoesNotWaitForAnotherHolder() throws Exception {
-        FencedLock held = other.obtain("busy");
-        held.lock();
-        try {
+        try (AutoCloseable held = heldElsewhere("busy")) {
             FencedLock lock = registry.obtain("busy");
             long start = System.nanoTime();
             assertThat(lock.tryLock()).isFalse();
@@ -128,11 +151,23 @@ class FencedLockTest {
             assertThat(lock.tryLock(300, TimeUnit.MILLISECONDS)).isFalse();
             assertThat(Duration.ofNanos(System.nanoTime() - start))
                     .isGreaterThanOrEqualTo(Duration.ofMillis(250)).isLessThan(Duration.ofSeconds(3));
-            assertThat(FencingContext.current("orders:busy")).as("only the holder's own token").isEqualTo(held.token());
+            assertThat(FencingContext.current("orders:busy")).as("nothing bound here").isNull();
             assertThatThrownBy(lock::unlock).isInstanceOf(IllegalMonitorStateException.class);
-        } finally {
-            held.unlock();
         }
+    }
+
+    @Test
+    void oneThreadTakingAResourceThroughTwoRegistriesIsRefusedInsteadOfWaitingForItself() {
+        FencedLock mine = registry.obtain("twice");
+        mine.lock();
+        try {
+            assertThatThrownBy(() -> other.obtain("twice").lock()).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("orders:twice").hasMessageContaining("another FencedLockRegistry's lock");
+            assertThat(FencingContext.currentLocal("orders:twice")).isEqualTo(mine.token());
+        } finally {
+            mine.unlock();
+        }
+        assertThat(issuer.isHeld("orders:twice")).isFalse();
     }
 
     @Test
@@ -159,9 +194,7 @@ class FencedLockTest {
 
     @Test
     void interruptsStopTheInterruptibleWaitsAndNotLock() throws Exception {
-        FencedLock held = other.obtain("int");
-        held.lock();
-        try {
+        try (AutoCloseable held = heldElsewhere("int")) {
             FencedLock lock = registry.obtain("int");
             AtomicReference<Thread> waiter = new AtomicReference<>();
             CountDownLatch started = new CountDownLatch(1);
@@ -190,8 +223,6 @@ class FencedLockTest {
             Thread.currentThread().interrupt();
             assertThat(lock.tryLock()).as("tryLock() ignores the interrupt").isFalse();
             assertThat(Thread.interrupted()).as("and keeps it").isTrue();
-        } finally {
-            held.unlock();
         }
     }
 
