@@ -33,7 +33,8 @@ import java.util.concurrent.locks.ReentrantLock;
  *
  * <p>A holding whose token no check presented (and no carrier sent) is reported when it ends, as an acquiring
  * {@code @Fenced} method's lock is: counted in {@code fencing.leases.unchecked} and logged at WARNING at most once per
- * resource every ten minutes (when acquiring {@code @Fenced} methods ran under it, reported as theirs).
+ * resource every ten minutes (when acquiring {@code @Fenced} methods ran under it, reported as theirs), unless its
+ * registry was told not to ({@link FencedLockRegistry#reportUnchecked(boolean)}).
  */
 public final class FencedLock implements Lock {
 
@@ -52,14 +53,17 @@ public final class FencedLock implements Lock {
     private volatile Hold hold;
     private volatile long lastUsedNanos = System.nanoTime();
     private final AcquisitionCounters counters;
+    private final java.util.function.BooleanSupplier reportUnchecked;
 
     /** The resources whose unchecked holding was logged: one line each per ten minutes, up to 1,000 of them. */
     static final LogPace UNCHECKED_LOGS = new LogPace(1_000, 600_000, null);
 
-    FencedLock(String resource, TokenIssuer issuer, AcquisitionCounters counters) {
+    FencedLock(String resource, TokenIssuer issuer, AcquisitionCounters counters,
+               java.util.function.BooleanSupplier reportUnchecked) {
         this.resource = resource;
         this.issuer = issuer;
         this.counters = counters;
+        this.reportUnchecked = reportUnchecked;
     }
 
     /** The issuer resource this lock takes leases on (the registry's prefix and the key's text). */
@@ -370,7 +374,7 @@ public final class FencedLock implements Lock {
 
     /** Reports a holding that ended with its token unused: counted, and logged at a pace. */
     private void reportUnchecked(TokenUse use, FencingToken token) {
-        if (use.isUsed()) {
+        if (use.isUsed() || !reportUnchecked.getAsBoolean()) {
             return;
         }
         if (!use.callers().isEmpty()) {

@@ -52,6 +52,7 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
     /** Where a bean finds its {@code MeterRegistry}; {@code null} outside a context. */
     private volatile ObjectProvider<MeterRegistry> meterRegistry;
     private volatile FamilyAcquisitionCounters counters;
+    private volatile boolean reportUnchecked = true;
 
     /** A registry whose resources are the keys' texts. */
     public FencedLockRegistry(TokenIssuer issuer) {
@@ -110,7 +111,7 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("Lock key '" + key + "' cannot be locked: " + e.getMessage(), e);
         }
-        return locks.computeIfAbsent(resource, r -> new FencedLock(r, issuer, counters().of(r)));
+        return locks.computeIfAbsent(resource, r -> new FencedLock(r, issuer, counters().of(r), this::reportsUnchecked));
     }
 
     /** Forgets the locks no thread holds that were last locked or unlocked more than {@code age} ms ago. */
@@ -147,6 +148,23 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
                 beanFactory.getBeanProvider(TokenSigner.class).getIfAvailable(),
                 beanFactory.getBeanProvider(TokenVerifier.class).getIfAvailable() != null);
         meterRegistry = beanFactory.getBeanProvider(MeterRegistry.class);
+    }
+
+    /**
+     * Whether a holding given back with its token unchecked is reported ({@code fencing.leases.unchecked} and a
+     * WARNING); {@code true} unless set. Turn it off for locks that are often held with nothing to write, such as a
+     * leader election's role whose leader may be idle for a whole term; the locks are still counted in
+     * {@code fencing.acquisitions}.
+     *
+     * @return this registry
+     */
+    public FencedLockRegistry reportUnchecked(boolean report) {
+        this.reportUnchecked = report;
+        return this;
+    }
+
+    boolean reportsUnchecked() {
+        return reportUnchecked;
     }
 
     /** The counters of this registry's locks: the given ones, else the context's registry's, else none. */

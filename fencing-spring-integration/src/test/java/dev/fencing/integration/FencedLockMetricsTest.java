@@ -70,6 +70,20 @@ class FencedLockMetricsTest {
     }
 
     @Test
+    void aRegistryToldNotToReportCountsItsLocksOnly() {
+        FencedLockRegistry leaders = new FencedLockRegistry(issuer, "leader:", new FencingMetrics(meters))
+                .reportUnchecked(false);
+        try (LogRecords logs = LogRecords.of(FencedLock.class)) {
+            FencedLock lock = leaders.obtain("idle" + System.nanoTime());
+            lock.lock();
+            lock.unlock();
+            assertThat(logs.records()).isEmpty();
+        }
+        assertThat(count(FencingMetrics.ACQUISITIONS, "leader", "outcome", "acquired")).isEqualTo(1);
+        assertThat(count(FencingMetrics.UNCHECKED_LEASES, "leader")).isZero();
+    }
+
+    @Test
     void aHoldingWhoseTokenACheckPresentedIsNotReported() {
         FencedLock lock = registry.obtain("checked");
         lock.lock();
