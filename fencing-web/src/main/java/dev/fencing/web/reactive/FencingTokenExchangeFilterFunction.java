@@ -17,6 +17,7 @@ import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
 import org.springframework.http.MediaType;
+import org.springframework.util.ClassUtils;
 import org.springframework.web.reactive.function.BodyExtractors;
 import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
@@ -49,8 +50,17 @@ import java.util.function.Predicate;
  * otherwise have produced as its cause. Every other response reaches the client untouched (a problem body that had to
  * be read to tell is replayed). With a registry each mapped refusal is counted in
  * {@value FencingTokenClientInterceptor#REMOTE_REJECTIONS}.
+ *
+ * <p>From Kotlin coroutines, Spring's extensions ({@code awaitBody}, {@code awaitExchange}, ...) give the request a
+ * context of their own: the coroutine's Reactor context with the awaiting thread's context-propagation values put
+ * over it. Where no token is bound on that thread, that hides the coroutine's tokens (a lock's, in its body); this
+ * filter then reads them from the coroutine's Reactor context, which Spring passes along.
  */
 public final class FencingTokenExchangeFilterFunction implements ExchangeFilterFunction {
+
+    /** Whether Spring's Kotlin coroutine extensions can be in use (kotlinx-coroutines-reactor is there). */
+    private static final boolean COROUTINES = ClassUtils.isPresent("kotlinx.coroutines.reactor.ReactorContext",
+            FencingTokenExchangeFilterFunction.class.getClassLoader());
 
     private final Predicate<ClientRequest> sendTo;
     private final RemoteRefusals refusals;
@@ -112,10 +122,20 @@ public final class FencingTokenExchangeFilterFunction implements ExchangeFilterF
         });
     }
 
-    /** The context's tokens; the subscribing thread's when the context has no tokens entry at all. */
-    private static FencingSnapshot tokens(ContextView context) {
-        return context.hasKey(ReactiveFencing.CONTEXT_KEY) ? ReactiveFencing.tokens(context)
-                : FencingContext.snapshot();
+    /**
+     * The context's tokens; the subscribing thread's when the context has no tokens entry at all; the coroutine's
+     * when Spring's Kotlin extensions put the awaiting thread's empty tokens over the coroutine's
+     * ({@link CoroutineTokens}).
+     */
+    static FencingSnapshot tokens(ContextView context) {
+        if (!context.hasKey(ReactiveFencing.CONTEXT_KEY)) {
+            return FencingContext.snapshot();
+        }
+        FencingSnapshot tokens = ReactiveFencing.tokens(context);
+        if (tokens.values().isEmpty() && COROUTINES) {
+            return CoroutineTokens.of(context, tokens);
+        }
+        return tokens;
     }
 
     /** The response, or the library's exception as an error when it is a remote fence's refusal. */

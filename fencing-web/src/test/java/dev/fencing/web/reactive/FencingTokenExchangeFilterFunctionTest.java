@@ -74,6 +74,42 @@ class FencingTokenExchangeFilterFunctionTest {
         assertThat(sent.get().headers().get(FencingHeader.NAME)).hasSize(1);
     }
 
+    /**
+     * Spring's Kotlin extensions ({@code awaitBody}) make the request's context with {@code toReactorContext}: the
+     * coroutine's Reactor context with the awaiting thread's context-propagation values put over it. Here the
+     * coroutine (a lock's body) has the token in its Reactor context, its thread has none bound.
+     */
+    @Test
+    void sendsACoroutinesTokensThatSpringsKotlinExtensionsHidUnderTheAwaitingThreadsEmptyOnes() {
+        kotlin.coroutines.CoroutineContext coroutine = kotlinx.coroutines.reactor.ReactorContextKt
+                .asCoroutineContext(reactor.util.context.Context.of(ReactiveFencing.CONTEXT_KEY,
+                        FencingSnapshot.empty().withLocal(ACCOUNTS)));
+        assertThat(FencingContext.isEmpty()).isTrue();
+        reactor.util.context.Context requestContext = org.springframework.web.reactive.function.client
+                .WebClientExtensionsKt.toReactorContext(coroutine).getContext();
+        assertThat(ReactiveFencing.tokens(requestContext).values()).as("what Spring's extension leaves").isEmpty();
+
+        new FencingTokenExchangeFilterFunction().filter(post("http://ledger.internal/pay"), ok())
+                .contextWrite(requestContext)
+                .block(Duration.ofSeconds(10));
+
+        assertThat(sentTokens()).containsExactly(ACCOUNTS);
+    }
+
+    @Test
+    void aCoroutineWithoutTokensSendsNone() {
+        kotlin.coroutines.CoroutineContext coroutine = kotlinx.coroutines.reactor.ReactorContextKt
+                .asCoroutineContext(reactor.util.context.Context.of("other", "value"));
+        reactor.util.context.Context requestContext = org.springframework.web.reactive.function.client
+                .WebClientExtensionsKt.toReactorContext(coroutine).getContext();
+
+        new FencingTokenExchangeFilterFunction().filter(post("http://ledger.internal/pay"), ok())
+                .contextWrite(requestContext)
+                .block(Duration.ofSeconds(10));
+
+        assertThat(sent.get().headers().containsHeader(FencingHeader.NAME)).isFalse();
+    }
+
     @Test
     void sendingAnAcquiredLocksTokenCountsAsPresentingIt() {
         TokenUse fromContext = new TokenUse();
