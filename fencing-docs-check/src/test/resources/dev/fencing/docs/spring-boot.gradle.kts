@@ -3,6 +3,6 @@
 dependencies {
     // tag::gradle[]
     implementation(platform("dev.fencing:fencing-bom:0.1.0-SNAPSHOT")) // every fencing module at one version
-    implementation("dev.fencing:fencing-spring-boot-starter")         // brings fencing-jdbc and fencing-web
+    implementation("dev.fencing:fencing-spring-boot-starter")         // brings fencing-jdbc, fencing-web, fencing-amqp
     // end::gradle[]
 }

@@ -205,8 +205,11 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
                 + "looks like. If the issuer is the right one, raise its counters: POST /actuator/fencing "
                 + "{\"afterRestore\": true, \"atLeast\": N} with N the store's highest max_seen (at least " + highest
                 + "; fencing.admin.enabled=true) raises every counter and max_seen to N; otherwise point the issuer "
-                + "at its own table (docs/operations.md, \"Backup and restore of the fence table\"). " + PROPERTY
-                + "=false turns this check off";
+                + "at its own table (docs/operations.md, \"Backup and restore of the fence table\"). A max_seen "
+                + "far above its counter with no such move is what a token no issuer produced looks like (a forged "
+                + "or hand-made Fencing-Token header, when tokens are not signed): then lower that resource's max_seen "
+                + "to its highest issued token instead, POST /actuator/fencing/{resource} (docs/operations.md, \"When "
+                + "max_seen is ahead of every token\"), and sign tokens. " + PROPERTY + "=false turns this check off";
     }
 
     private static String list(Map<String, Long> offsets) {

@@ -65,10 +65,10 @@ final class ListenerAdviceCheck implements SmartLifecycle, ApplicationContextAwa
                 return;                                    // another Spring AMQP: nothing to tell
             }
             if (!ListenerAdviceInstaller.fenced(chain)) {
-                ignoring.add(name);
+                ignoring.add(described(name, container));
             } else if (Arrays.stream(chain).filter(FencingTokenListenerAdvice.class::isInstance)
                     .allMatch(advice -> advice == ListenerAdviceInstaller.REFUSING)) {
-                refusing.add(name);
+                refusing.add(described(name, container));
             }
         });
         if (!refusing.isEmpty()) {
@@ -89,6 +89,12 @@ final class ListenerAdviceCheck implements SmartLifecycle, ApplicationContextAwa
                     + ".trustingNone() in their advice chain, or new FencingTokenListenerAdvice(..) when their "
                     + "publishers are trusted: see docs/propagation.md, \"Another process over RabbitMQ\"");
         }
+    }
+
+    /** A container's name with its queues, which a generated listener id does not tell. */
+    private static String described(String name, AbstractMessageListenerContainer container) {
+        String[] queues = container.getQueueNames();
+        return queues.length == 0 ? name : name + " (queues " + String.join(", ", queues) + ")";
     }
 
     /** By name: the registries' containers by listener id, then container beans by bean name. */

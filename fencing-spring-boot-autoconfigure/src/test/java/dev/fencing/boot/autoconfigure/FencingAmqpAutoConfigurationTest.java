@@ -88,7 +88,7 @@ class FencingAmqpAutoConfigurationTest {
                     assertThat(context).hasNotFailed();
                     assertThat(chain(deposits(context))).containsExactly(ListenerAdviceInstaller.REFUSING, RETRY);
                 });
-        assertThat(output).contains("listener containers [ledger-deposits] have no FencingTokenListenerAdvice of "
+        assertThat(output).contains("listener containers [ledger-deposits (queues fencing-amqp-check-unused)] have no FencingTokenListenerAdvice of "
                 + "the application, so they " + REFUSING).doesNotContain(IGNORING);
     }
 
@@ -115,7 +115,7 @@ class FencingAmqpAutoConfigurationTest {
                 })
                 .run(context -> assertThat(context).hasFailed().getFailure()
                         .hasRootCauseInstanceOf(dev.fencing.FencingConfigurationException.class)
-                        .rootCause().hasMessageContaining("Listener containers [ledger-deposits] have no "
+                        .rootCause().hasMessageContaining("Listener containers [ledger-deposits (queues fencing-amqp-check-unused)] have no "
                                 + "FencingTokenListenerAdvice, so they would ignore")
                         .hasMessageContaining("had their advice chain replaced (a container customizer)")
                         .hasMessageContaining("FencingTokenListenerAdvice.trustingNone()"));
@@ -145,7 +145,7 @@ class FencingAmqpAutoConfigurationTest {
                 })
                 .run(context -> assertThat(chain(context.getBean(SimpleMessageListenerContainer.class)))
                         .containsExactly(ListenerAdviceInstaller.REFUSING));
-        assertThat(output).contains("listener containers [ledger-deposits, auditContainer] have no");
+        assertThat(output).contains("listener containers [ledger-deposits (queues fencing-amqp-check-unused), auditContainer] have no");
     }
 
     @Test

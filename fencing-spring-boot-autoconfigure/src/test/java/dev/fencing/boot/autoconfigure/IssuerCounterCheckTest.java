@@ -173,7 +173,8 @@ class IssuerCounterCheckTest {
         assertThat(output).doesNotContain("The token issuer's counters");
         runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
                 .run(context -> assertThat(context).hasNotFailed());
-        assertThat(output).contains(warning).contains("\"atLeast\": N").contains("at least 700");
+        assertThat(output).contains(warning).contains("\"atLeast\": N").contains("at least 700")
+                .contains("a forged or hand-made Fencing-Token header").contains("POST /actuator/fencing/{resource}");
         runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
                 .withPropertyValues(IssuerCounterCheck.PROPERTY + "=false")
                 .run(context -> assertThat(context).hasNotFailed());
