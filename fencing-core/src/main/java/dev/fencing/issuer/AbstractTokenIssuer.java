@@ -68,6 +68,20 @@ public abstract class AbstractTokenIssuer<L extends AbstractLease> implements To
         return new LockAcquisitionException(resource, "Could not lock resource '" + resource + "': " + cause, cause);
     }
 
+    /** Whether the acquiring thread is interrupted, or an interrupt is behind {@code failure}. */
+    private static boolean interrupted(Throwable failure) {
+        if (Thread.currentThread().isInterrupted()) {
+            return true;
+        }
+        int depth = 0;
+        for (Throwable t = failure; t != null && depth < 16; t = t.getCause(), depth++) {
+            if (t instanceof InterruptedException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     @Override
     public final Lease acquire(String resource, Duration timeout) {
         TokenIssuer.checkAcquire(resource, timeout);
@@ -90,9 +104,16 @@ public abstract class AbstractTokenIssuer<L extends AbstractLease> implements To
         }
     }
 
-    /** Counts a failed acquire and gives a granted lock back; returns {@code failure} to be thrown. */
+    /**
+     * Counts a failed acquire (cancelled when its thread was interrupted: its caller gave up) and gives a granted lock
+     * back; returns {@code failure} to be thrown.
+     */
     private <T extends Throwable> T failed(Grant grant, T failure) {
-        metrics.failed(failure);
+        if (interrupted(failure)) {
+            metrics.cancelled();
+        } else {
+            metrics.failed(failure);
+        }
         GiveBack giveBack = grant.giveBack;
         if (giveBack != null) {
             grant.giveBack = null;

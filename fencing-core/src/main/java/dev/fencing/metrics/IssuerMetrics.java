@@ -8,8 +8,9 @@ import io.micrometer.core.instrument.noop.NoopCounter;
 
 /**
  * A token issuer's own counters, created once: {@code fencing.issuer.acquisitions} (tags {@code issuer},
- * {@code outcome} = acquired | failed, {@code exception}: the simple class name of the exception behind a
- * {@code failed} acquire, see {@link FailureCounters}, {@code none} for {@code acquired}) and
+ * {@code outcome} = acquired | failed | cancelled, {@code exception}: the simple class name of the exception behind a
+ * {@code failed} acquire, see {@link FailureCounters}, {@code none} for the others; {@code cancelled}: the acquiring
+ * thread was interrupted, its caller gave up, the lock service did not fail) and
  * {@code fencing.issuer.leases.lost} (tag {@code issuer}): leases the lock service stopped honouring while they were
  * held (session lost, lease expired). Tagged by issuer kind only, never by resource. No-ops without a registry.
  */
@@ -20,6 +21,7 @@ public final class IssuerMetrics {
 
     private final Counter acquired;
     private final FailureCounters failed;
+    private final Counter cancelled;
     private final Counter lost;
 
     /**
@@ -32,6 +34,8 @@ public final class IssuerMetrics {
         this.failed = new FailureCounters(exception -> counter(registry, ACQUISITIONS,
                 "Locks acquired from the lock service, by outcome",
                 Tags.of("issuer", issuer, "outcome", "failed", "exception", exception)));
+        this.cancelled = counter(registry, ACQUISITIONS, "Locks acquired from the lock service, by outcome",
+                Tags.of("issuer", issuer, "outcome", "cancelled", "exception", FencingMetrics.NONE));
         this.lost = counter(registry, LOST, "Leases lost while held", Tags.of("issuer", issuer));
     }
 
@@ -42,6 +46,11 @@ public final class IssuerMetrics {
     /** Counts a failed acquire, tagged with the exception behind {@code failure}. */
     public void failed(Throwable failure) {
         failed.increment(failure);
+    }
+
+    /** Counts an acquire its caller gave up on (an interrupt: a reactive subscriber gone, an executor shut down). */
+    public void cancelled() {
+        FencingMetrics.increment(cancelled);
     }
 
     public void lost() {

@@ -4,8 +4,10 @@ import dev.fencing.guard.FencePoint;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.metrics.IssuerMetrics;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -150,6 +152,31 @@ class ReactiveAcquireTest {
         Polling.until(() -> leases.size() == 1 && leases.get(0).isReleased());
         assertThat(issuer.isHeld("accounts")).isFalse();
         assertThat(ran).isEmpty();
+    }
+
+    /**
+     * A subscriber that leaves while a blocking issuer waits for a held lock interrupts the wait: the issuer counts
+     * the acquire {@code cancelled}, not {@code failed} (the lock service did not fail), and the lock stays its
+     * holder's.
+     */
+    @Test
+    void aSubscriberLeavingDuringABlockingIssuersWaitIsCountedCancelledByTheIssuer() throws Exception {
+        SimpleMeterRegistry issuerMeters = new SimpleMeterRegistry();
+        InMemoryTokenIssuer counted = new InMemoryTokenIssuer(Duration.ofSeconds(30), 0, issuerMeters);
+        ReactiveFenceGuard waiting = ReactiveFenceGuard.builder(store)
+                .issuer(ReactiveTokenIssuer.fromBlocking(counted)).acquireTimeout(Duration.ofSeconds(20)).build();
+        Lease held = counted.acquire("accounts", Duration.ofSeconds(1));
+        try {
+            Disposable subscription = waiting.fence(transfer, new Object[0], () -> Mono.just("x")).subscribe();
+            Thread.sleep(300); // the blocking acquire is waiting for the held lock
+            subscription.dispose();
+            Polling.until(() -> issuerMeters.find(IssuerMetrics.ACQUISITIONS).tag("outcome", "cancelled").counters()
+                    .stream().mapToDouble(Counter::count).sum() == 1);
+            assertThat(issuerMeters.find(IssuerMetrics.ACQUISITIONS).tag("outcome", "failed").counters()).isEmpty();
+            assertThat(held.isLost()).isFalse();
+        } finally {
+            held.close();
+        }
     }
 
     @Test

@@ -243,6 +243,46 @@ public abstract class TokenIssuerContract {
         }
     }
 
+    /**
+     * A caller that gives up on a wait (a reactive subscriber that cancelled, an executor shut down) interrupts the
+     * waiting thread: the acquire ends with the interrupt kept, and is counted {@code cancelled}, not {@code failed},
+     * since the lock service did not fail.
+     */
+    @Test
+    @Timeout(60)
+    void anAcquireInterruptedWhileWaitingIsCountedCancelledAndKeepsTheInterrupt() throws Exception {
+        String r = freshResource();
+        Lease held = issuer().acquire(r, Duration.ofSeconds(10));
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            double failedBefore = count(IssuerMetrics.ACQUISITIONS, "failed");
+            double cancelledBefore = count(IssuerMetrics.ACQUISITIONS, "cancelled");
+            Duration timeout = Duration.ofSeconds(3);
+            CountDownLatch started = new CountDownLatch(1);
+            java.util.concurrent.atomic.AtomicReference<Thread> waiter = new java.util.concurrent.atomic.AtomicReference<>();
+            Future<Object[]> attempt = pool.submit(() -> {
+                waiter.set(Thread.currentThread());
+                started.countDown();
+                Throwable failure = catchThrowable(() -> issuer().acquire(r, timeout).close());
+                return new Object[] {failure, Thread.interrupted()};
+            });
+            assertThat(started.await(10, TimeUnit.SECONDS)).isTrue();
+            Thread.sleep(300); // most likely waiting by now; an interrupt before the wait must end it the same way
+            waiter.get().interrupt();
+            Object[] outcome = attempt.get(timeout.plus(slack()).toMillis() + 5_000, TimeUnit.MILLISECONDS);
+            assertThat((Throwable) outcome[0]).isInstanceOf(LockAcquisitionException.class);
+            assertThat((Boolean) outcome[1]).as("the interrupt is kept for the caller").isTrue();
+            if (registry() != null) {
+                assertThat(count(IssuerMetrics.ACQUISITIONS, "cancelled")).isEqualTo(cancelledBefore + 1);
+                assertThat(count(IssuerMetrics.ACQUISITIONS, "failed")).as("no failure of the lock service")
+                        .isEqualTo(failedBefore);
+            }
+        } finally {
+            pool.shutdownNow();
+            held.close();
+        }
+    }
+
     @Test
     void badArgumentsAreRefusedWithTheirName() {
         assertThatThrownBy(() -> issuer().acquire(" ", Duration.ofSeconds(1))).hasMessageContaining("resource");
