@@ -31,7 +31,7 @@ import java.util.List;
  * {@code MissingTokenException}, and counts them in {@code fencing.remote.rejections} on the application's
  * {@link MeterRegistry} when it has one.
  */
-@AutoConfiguration(after = FencingAutoConfiguration.class)
+@AutoConfiguration(after = {FencingAutoConfiguration.class, FencingPropagateToAutoConfiguration.class})
 @ConditionalOnClass({FencingTokenClientInterceptor.class, RestClientCustomizer.class})
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @Conditional(FencingRestClientAutoConfiguration.PropagateToSet.class)
@@ -39,12 +39,6 @@ import java.util.List;
 public class FencingRestClientAutoConfiguration {
 
     static final String PROPAGATE_TO = "fencing.web.client.propagate-to";
-
-    @Bean
-    @ConditionalOnMissingBean
-    PropagateToHosts fencingPropagateToHosts(FencingProperties properties) {
-        return new PropagateToHosts(properties.getWeb().getClient().getPropagateTo());
-    }
 
     @Bean
     @ConditionalOnMissingBean(name = "fencingRestClientCustomizer")

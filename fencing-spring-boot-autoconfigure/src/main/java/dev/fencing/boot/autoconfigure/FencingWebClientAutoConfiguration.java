@@ -25,7 +25,8 @@ import org.springframework.context.annotation.Configuration;
  * library's exceptions as error signals, counted in {@code fencing.remote.rejections} on the application's
  * {@link MeterRegistry} when it has one. No hosts, no customizer. In servlet and reactive applications alike.
  */
-@AutoConfiguration(after = {FencingAutoConfiguration.class, FencingRestClientAutoConfiguration.class})
+@AutoConfiguration(after = {FencingAutoConfiguration.class, FencingPropagateToAutoConfiguration.class,
+        FencingRestClientAutoConfiguration.class})
 @ConditionalOnClass({FencingTokenExchangeFilterFunction.class, WebClientCustomizer.class})
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @Conditional(FencingRestClientAutoConfiguration.PropagateToSet.class)
@@ -33,12 +34,6 @@ import org.springframework.context.annotation.Configuration;
 public class FencingWebClientAutoConfiguration {
 
     private static final Log log = LogFactory.getLog(FencingWebClientAutoConfiguration.class);
-
-    @Bean
-    @ConditionalOnMissingBean
-    PropagateToHosts fencingPropagateToHosts(FencingProperties properties) {
-        return new PropagateToHosts(properties.getWeb().getClient().getPropagateTo());
-    }
 
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(ReactiveFencing.class)

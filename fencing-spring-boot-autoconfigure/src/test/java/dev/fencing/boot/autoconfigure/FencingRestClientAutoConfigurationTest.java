@@ -42,7 +42,7 @@ class FencingRestClientAutoConfigurationTest {
     private static final FencingToken TOKEN = new FencingToken("ledger", 7, "a");
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class, FencingPropagateToAutoConfiguration.class,
                     FencingRestClientAutoConfiguration.class, RestClientAutoConfiguration.class))
             .withPropertyValues("fencing.store.type=in-memory");
 

@@ -44,7 +44,7 @@ class FencingWebClientAutoConfigurationTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class, FencingPropagateToAutoConfiguration.class,
                     FencingWebClientAutoConfiguration.class, WebClientAutoConfiguration.class))
             .withPropertyValues("fencing.store.type=in-memory");
 
@@ -162,6 +162,28 @@ class FencingWebClientAutoConfigurationTest {
                     assertThat(output.toString().split("Fencing tokens will be sent to \\[ledger.internal, "
                             + "127.0.0.1:18081\\]", -1)).hasSize(2);
                 });
+    }
+
+    /** A trial's WebFlux application without spring-boot-starter-webclient started silently with a scheme entry. */
+    @Test
+    void withoutBootsClientSupportThePropertyFailsStartupInsteadOfBeingIgnored() {
+        runner.withClassLoader(new org.springframework.boot.test.context.FilteredClassLoader(
+                        FencingPropagateToAutoConfiguration.REST_CLIENT_SUPPORT,
+                        FencingPropagateToAutoConfiguration.WEB_CLIENT_SUPPORT))
+                .withPropertyValues("fencing.web.client.propagate-to=ledger.internal")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(configurationFailure(context.getStartupFailure()))
+                            .hasMessageContaining("fencing.web.client.propagate-to is set ([ledger.internal])")
+                            .hasMessageContaining("spring-boot-starter-restclient")
+                            .hasMessageContaining("spring-boot-starter-webclient");
+                });
+        runner.withClassLoader(new org.springframework.boot.test.context.FilteredClassLoader(
+                        FencingPropagateToAutoConfiguration.REST_CLIENT_SUPPORT,
+                        FencingPropagateToAutoConfiguration.WEB_CLIENT_SUPPORT))
+                .withPropertyValues("fencing.web.client.propagate-to=http://ledger:8080")
+                .run(context -> assertThat(configurationFailure(context.getStartupFailure()))
+                        .hasMessageContaining("http://ledger:8080"));
     }
 
     static Throwable configurationFailure(Throwable failure) {
