@@ -51,7 +51,7 @@ public class LeftBindingsTestExecutionListener implements TestExecutionListener,
     @Override
     public void afterTestMethod(TestContext testContext) {
         check(testContext, METHOD_MARK, "Test method " + testContext.getTestClass().getSimpleName() + "."
-                + testContext.getTestMethod().getName() + "()");
+                + testContext.getTestMethod().getName() + "() (or its @BeforeEach or @AfterEach methods)");
     }
 
     @Override
