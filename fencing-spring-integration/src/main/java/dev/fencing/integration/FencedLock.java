@@ -18,6 +18,7 @@ import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * A {@link Lock} on one resource of a {@link TokenIssuer}, obtained from {@link FencedLockRegistry#obtain}: the first
@@ -53,13 +54,13 @@ public final class FencedLock implements Lock {
     private volatile Hold hold;
     private volatile long lastUsedNanos = System.nanoTime();
     private final AcquisitionCounters counters;
-    private final java.util.function.BooleanSupplier reportUnchecked;
+    private final BooleanSupplier reportUnchecked;
 
     /** The resources whose unchecked holding was logged: one line each per ten minutes, up to 1,000 of them. */
     static final LogPace UNCHECKED_LOGS = new LogPace(1_000, 600_000, null);
 
     FencedLock(String resource, TokenIssuer issuer, AcquisitionCounters counters,
-               java.util.function.BooleanSupplier reportUnchecked) {
+               BooleanSupplier reportUnchecked) {
         this.resource = resource;
         this.issuer = issuer;
         this.counters = counters;
