@@ -111,7 +111,8 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("Lock key '" + key + "' cannot be locked: " + e.getMessage(), e);
         }
-        return locks.computeIfAbsent(resource, r -> new FencedLock(r, issuer, counters().of(r), this::reportsUnchecked));
+        return locks.computeIfAbsent(resource,
+                r -> new FencedLock(r, issuer, counters().of(r), this::reportsUnchecked));
     }
 
     /** Forgets the locks no thread holds that were last locked or unlocked more than {@code age} ms ago. */

@@ -24,7 +24,8 @@ final class SuspendingHandlersCheck implements SmartInitializingSingleton {
 
     /** Kotlin's, named: without it there is no suspend function to find. */
     static final String CONTINUATION = "kotlin.coroutines.Continuation";
-    private static final String SERVLET_MAPPING = "org.springframework.web.servlet.handler.AbstractHandlerMethodMapping";
+    private static final String SERVLET_MAPPING =
+            "org.springframework.web.servlet.handler.AbstractHandlerMethodMapping";
 
     private final ListableBeanFactory beans;
     private final BooleanSupplier propagating;
