@@ -4,11 +4,15 @@ import com.rabbitmq.client.LongString;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
 import dev.fencing.context.MissingTokenException;
+import dev.fencing.context.TokenUse;
 import dev.fencing.guard.RemoteTokenSetAsideException;
+import dev.fencing.guard.UncheckedReceipts;
+import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.token.FencingToken;
 import dev.fencing.token.TokenFormatException;
 import dev.fencing.token.TokenList;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
 import org.springframework.amqp.AmqpRejectAndDontRequeueException;
@@ -51,6 +55,12 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
     /** What the rejection of a message with the header that {@link #trusted} refuses says after the queue's name. */
     private final String untrusted;
 
+    /** Reports the tokens of a message whose listener returned while no check presented them. */
+    private final UncheckedReceipts receipts;
+
+    /** The {@code carrier} tag of the unchecked receipts this advice counts. */
+    static final String CARRIER_TAG = "amqp";
+
     /**
      * An advice that accepts the header on every message its container receives: add it only to containers whose
      * queues only trusted producers may publish to (RabbitMQ permissions), or use signed tokens.
@@ -71,8 +81,24 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
     }
 
     private FencingTokenListenerAdvice(Predicate<Message> trusted, String untrusted) {
+        this(trusted, untrusted, new UncheckedReceipts(FencingMetrics.noop(), CARRIER_TAG));
+    }
+
+    private FencingTokenListenerAdvice(Predicate<Message> trusted, String untrusted, UncheckedReceipts receipts) {
         this.trusted = trusted;
         this.untrusted = untrusted;
+        this.receipts = receipts;
+    }
+
+    /**
+     * This advice, trusting the same messages, that also counts the tokens of each message whose listener returned
+     * while no {@code @Fenced} check presented them (and no carrier sent them on) in
+     * {@value FencingMetrics#UNCHECKED_RECEIPTS} ({@code carrier=amqp}) on {@code registry}. They are logged at
+     * WARNING either way: whatever the listener wrote with them was not fenced.
+     */
+    public FencingTokenListenerAdvice withMeterRegistry(MeterRegistry registry) {
+        return new FencingTokenListenerAdvice(trusted, untrusted,
+                new UncheckedReceipts(new FencingMetrics(registry), CARRIER_TAG));
     }
 
     /**
@@ -93,8 +119,13 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
     public Object invoke(MethodInvocation invocation) throws Throwable {
         List<Message> messages = messages(invocation);
         List<FencingToken> tokens = tokens(messages);
-        try (FencingScope ignored = FencingContext.bindRemote(tokens)) {
-            return invocation.proceed();
+        List<TokenUse> uses = UncheckedReceipts.usesFor(tokens);
+        try (FencingScope ignored = FencingContext.bindRemote(tokens, uses)) {
+            Object result = invocation.proceed();
+            if (!tokens.isEmpty()) {
+                receipts.report("The listener of queue '" + queue(messages) + "'", tokens, uses);
+            }
+            return result;
         } catch (Throwable failure) {
             Throwable refusal = refusal(failure);
             if (refusal != null) {

@@ -76,6 +76,30 @@ class FencingTokenListenerAdviceTest {
         assertThat(snapshot.isRemote("ledger")).isTrue();
     }
 
+    /**
+     * A listener that returned while no check presented a token it received wrote around the fence (or not at all):
+     * counted and logged, by family; one that checked or sent it on is not.
+     */
+    @Test
+    void aTokenTheListenerNeverPresentedIsReportedOnePresentedOrSentOnIsNot() {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        FencingTokenListenerAdvice advice = new FencingTokenListenerAdvice().withMeterRegistry(registry);
+        try (dev.fencing.testsupport.LogRecords logs = dev.fencing.testsupport.LogRecords.of(
+                dev.fencing.guard.UncheckedReceipts.class)) {
+            advised(advice, data -> FencingContext.present("ledger"))
+                    .invokeListener(null, message(TokenList.format(List.of(ACCOUNTS, LEDGER))));
+            advised(advice, data -> FencingContext.snapshot().markSent(List.of(ACCOUNTS)))
+                    .invokeListener(null, message(TokenList.format(List.of(ACCOUNTS))));
+            assertThat(registry.find(dev.fencing.metrics.FencingMetrics.UNCHECKED_RECEIPTS).tag("carrier", "amqp")
+                    .tag("resource", "accounts").counter().count()).isEqualTo(1);
+            assertThat(registry.find(dev.fencing.metrics.FencingMetrics.UNCHECKED_RECEIPTS).tag("resource", "ledger")
+                    .counter()).as("presented").isNull();
+            assertThat(logs.records()).singleElement().satisfies(r -> assertThat(r.getMessage())
+                    .startsWith("The listener of queue 'orders' received the fencing token of resource 'accounts:42'"));
+        }
+    }
+
     @Test
     void aMessageWithoutTheHeaderRunsWithNothingBoundNotWithTheThreadsLeftovers() {
         List<FencingSnapshot> seen = new ArrayList<>();

@@ -339,6 +339,24 @@ public final class FencingContext {
         return pushIsolating(copy, remote(copy.length), null);
     }
 
+    /**
+     * {@link #bindRemote(Collection)} with a {@link TokenUse} for each token, in order, marked when a check presents
+     * it or a carrier sends it on: what a carrier binds to tell, once the request or message is done, whether the
+     * tokens it received were checked ({@link dev.fencing.guard.UncheckedReceipts}).
+     *
+     * @throws IllegalArgumentException when two tokens name the same resource, or the lists differ in size (nothing
+     *                                  is bound)
+     */
+    public static FencingScope bindRemote(List<FencingToken> tokens, List<TokenUse> uses) {
+        FencingToken[] copy = tokens.toArray(FencingToken[]::new);
+        TokenUse[] useCopy = uses.toArray(TokenUse[]::new);
+        if (copy.length != useCopy.length) {
+            throw new IllegalArgumentException(copy.length + " tokens and " + useCopy.length + " uses: one use per token");
+        }
+        checkDistinct(copy);
+        return pushIsolating(copy, remote(copy.length), useCopy.length == 0 ? null : useCopy);
+    }
+
     private static FencingScope pushIsolating(FencingToken[] tokens, boolean[] remote, TokenUse[] uses) {
         FencingScope scope = new FencingScope(tokens, remote, uses, TOP.get(), Thread.currentThread(), true);
         TOP.set(scope);

@@ -64,6 +64,27 @@ public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
         return of(tokens, true);
     }
 
+    /**
+     * {@link #remote(Collection)} with a {@link TokenUse} for each token, in order, marked when a check presents it
+     * or a carrier sends it on (see {@link FencingContext#bindRemote(List, List)}).
+     *
+     * @throws IllegalArgumentException when two tokens name the same resource, or the lists differ in size
+     */
+    public static FencingSnapshot remote(List<FencingToken> tokens, List<TokenUse> uses) {
+        if (tokens.size() != uses.size()) {
+            throw new IllegalArgumentException(tokens.size() + " tokens and " + uses.size() + " uses: one use per token");
+        }
+        FencingSnapshot plain = of(tokens, true);
+        if (plain == EMPTY) {
+            return EMPTY;
+        }
+        Map<String, TokenUse> byResource = new HashMap<>();
+        for (int i = 0; i < tokens.size(); i++) {
+            byResource.put(tokens.get(i).resource(), Objects.requireNonNull(uses.get(i), "uses[" + i + "]"));
+        }
+        return new FencingSnapshot(new LinkedHashMap<>(plain.tokens), plain.remote, byResource);
+    }
+
     private static FencingSnapshot of(Collection<FencingToken> tokens, boolean remote) {
         LinkedHashMap<String, FencingToken> map = new LinkedHashMap<>();
         Set<String> remoteResources = new HashSet<>();

@@ -30,6 +30,12 @@ public final class FencingMetrics {
      */
     public static final String UNCHECKED_LEASES = "fencing.leases.unchecked";
 
+    /**
+     * Tokens a carrier received with a request or message that completed while no check presented them (tags
+     * {@code resource}, the family, and {@code carrier}).
+     */
+    public static final String UNCHECKED_RECEIPTS = "fencing.tokens.received.unchecked";
+
     /** The tag saying whether the counted verdict was enforced ({@code true}) or only observed ({@code false}). */
     public static final String ENFORCED = "enforced";
 
@@ -75,6 +81,12 @@ public final class FencingMetrics {
     private Counter check(String resource, String outcome, String exception, String enforced) {
         return counter(CHECKS, "Fenced calls checked against max_seen, by verdict",
                 Tags.of("resource", resource, "outcome", outcome, "exception", exception, ENFORCED, enforced));
+    }
+
+    /** The counter of received tokens of {@code resource} no check presented, for {@code carrier}, registered now. */
+    public Counter uncheckedReceipts(String resource, String carrier) {
+        return counter(UNCHECKED_RECEIPTS, "Tokens received by a request or message that completed with no fenced "
+                + "check of them", Tags.of("resource", resource, "carrier", carrier));
     }
 
     /** The acquisition counters of {@code resource}, registered now. */

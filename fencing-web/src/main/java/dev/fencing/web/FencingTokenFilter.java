@@ -2,9 +2,13 @@ package dev.fencing.web;
 
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
+import dev.fencing.context.TokenUse;
 import dev.fencing.guard.RejectionListener;
+import dev.fencing.guard.UncheckedReceipts;
+import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.signing.TokenVerifier;
+import dev.fencing.token.FencingToken;
 import dev.fencing.web.internal.FencingProblems;
 import dev.fencing.web.internal.ForgedTokenCounters;
 import dev.fencing.mode.FenceModes;
@@ -71,6 +75,7 @@ public class FencingTokenFilter implements Filter {
     private final RejectionListener rejections;
     private final FenceModes modes;
     private final HeaderAdmission admission;
+    private final UncheckedReceipts receipts;
 
     /** Set by {@link #init} once the mapping was checked; until then a filter without predicate trusts nobody. */
     private volatile boolean scopeChecked;
@@ -80,11 +85,13 @@ public class FencingTokenFilter implements Filter {
      * when mapped to everything).
      */
     public FencingTokenFilter() {
-        this(null, null, ForgedTokenCounters.NONE, RejectionListener.NONE, null);
+        this(null, null, ForgedTokenCounters.NONE, RejectionListener.NONE, null, RECEIPTS_LOGGED);
     }
 
     private FencingTokenFilter(Predicate<HttpServletRequest> trusted, TokenVerifier verifier,
-                               ForgedTokenCounters forgedCounters, RejectionListener rejections, FenceModes modes) {
+                               ForgedTokenCounters forgedCounters, RejectionListener rejections, FenceModes modes,
+                               UncheckedReceipts receipts) {
+        this.receipts = receipts;
         this.trusted = trusted;
         this.verifier = verifier;
         this.forgedCounters = forgedCounters;
@@ -100,7 +107,7 @@ public class FencingTokenFilter implements Filter {
      */
     public FencingTokenFilter(Predicate<HttpServletRequest> trusted) {
         this(Objects.requireNonNull(trusted, "trusted"), null, ForgedTokenCounters.NONE, RejectionListener.NONE,
-                null);
+                null, RECEIPTS_LOGGED);
     }
 
     /**
@@ -128,15 +135,18 @@ public class FencingTokenFilter implements Filter {
      */
     public FencingTokenFilter verifying(TokenVerifier verifier) {
         return new FencingTokenFilter(trusted, Objects.requireNonNull(verifier, "verifier"), forgedCounters,
-                rejections, modes);
+                rejections, modes, receipts);
     }
 
     /**
      * This filter counting each token it refuses as forged in {@code fencing.checks} ({@code outcome=forged}, the
-     * token's base resource as {@code resource}) on {@code registry}; {@code null}: counts nothing.
+     * token's base resource as {@code resource}), and each token of a writing request that no check presented in
+     * {@value FencingMetrics#UNCHECKED_RECEIPTS} ({@code carrier=http}), on {@code registry}; {@code null}: counts
+     * nothing (the latter are logged either way).
      */
     public FencingTokenFilter withMeterRegistry(MeterRegistry registry) {
-        return new FencingTokenFilter(trusted, verifier, new ForgedTokenCounters(registry), rejections, modes);
+        return new FencingTokenFilter(trusted, verifier, new ForgedTokenCounters(registry), rejections, modes,
+                new UncheckedReceipts(new FencingMetrics(registry), CARRIER));
     }
 
     /**
@@ -146,7 +156,7 @@ public class FencingTokenFilter implements Filter {
      */
     public FencingTokenFilter withRejectionListener(RejectionListener listener) {
         return new FencingTokenFilter(trusted, verifier, forgedCounters,
-                listener == null ? RejectionListener.NONE : listener, modes);
+                listener == null ? RejectionListener.NONE : listener, modes, receipts);
     }
 
     /**
@@ -155,7 +165,7 @@ public class FencingTokenFilter implements Filter {
      * mode promises. Read on every request, so a switch reaches the filter too; {@code null}: refuse every forged one.
      */
     public FencingTokenFilter withModes(FenceModes modes) {
-        return new FencingTokenFilter(trusted, verifier, forgedCounters, rejections, modes);
+        return new FencingTokenFilter(trusted, verifier, forgedCounters, rejections, modes, receipts);
     }
 
     /**
@@ -252,9 +262,39 @@ public class FencingTokenFilter implements Filter {
         if (!admitted.tokens().isEmpty()) {
             http.setAttribute(BOUND_ATTRIBUTE, admitted.resources());
         }
-        try (FencingScope ignored = FencingContext.bindRemote(admitted.tokens())) {
+        List<FencingToken> tokens = admitted.tokens();
+        if (tokens.isEmpty()) {
+            try (FencingScope ignored = FencingContext.bindRemote(tokens)) {
+                chain.doFilter(request, response);
+            }
+            return;
+        }
+        List<TokenUse> uses = UncheckedReceipts.usesFor(tokens);
+        try (FencingScope ignored = FencingContext.bindRemote(tokens, uses)) {
             chain.doFilter(request, response);
         }
+        if (WRITES.contains(http.getMethod()) && !http.isAsyncStarted() && httpResponse.getStatus() / 100 == 2) {
+            receipts.report(http.getMethod() + " " + place(http), tokens, uses);
+        }
+    }
+
+    /** The methods that write: a read that carries tokens (a client sends them to every path) is not reported. */
+    private static final Set<String> WRITES = Set.of("POST", "PUT", "PATCH", "DELETE");
+
+    /** The {@code carrier} tag of this filter's counters. */
+    static final String CARRIER = "http";
+
+    /** Unchecked receipts logged, counted nowhere: a filter without a registry. */
+    private static final UncheckedReceipts RECEIPTS_LOGGED = new UncheckedReceipts(FencingMetrics.noop(), CARRIER);
+
+    /** Spring MVC's request attribute holding the handler's path pattern, set once the request was dispatched. */
+    private static final String BEST_MATCHING_PATTERN = "org.springframework.web.servlet.HandlerMapping"
+            + ".bestMatchingPattern";
+
+    /** The request's place for the report: its handler's path pattern when Spring MVC served it, else its path. */
+    private static String place(HttpServletRequest request) {
+        Object pattern = request.getAttribute(BEST_MATCHING_PATTERN);
+        return pattern != null ? pattern.toString() : request.getRequestURI();
     }
 
     /**

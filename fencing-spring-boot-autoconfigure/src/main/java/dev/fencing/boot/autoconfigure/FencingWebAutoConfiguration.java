@@ -73,12 +73,14 @@ public class FencingWebAutoConfiguration {
             }
             // trusts the patterns themselves, not the container's account of its mapping: MockMvc registers
             // filters without their patterns (and applies the patterns itself)
-            FencingTokenFilter filter = FencingTokenFilter.forUrlPatterns(patterns);
+            // counts the tokens of writes that no check presented (fencing.tokens.received.unchecked)
+            FencingTokenFilter filter = FencingTokenFilter.forUrlPatterns(patterns)
+                    .withMeterRegistry(registry.getIfUnique());
             TokenVerifier tokens = verifier.getIfUnique();
             if (tokens != null) {
                 // refuses forged headers before the request runs (403), counted in fencing.checks as forged
                 // and listed in the actuator's recent rejections
-                filter = filter.verifying(tokens).withMeterRegistry(registry.getIfUnique())
+                filter = filter.verifying(tokens)
                         .withRejectionListener(RejectionListener.all(rejections.orderedStream().toList()))
                         .withModes(modes.getIfUnique());
             } else {
