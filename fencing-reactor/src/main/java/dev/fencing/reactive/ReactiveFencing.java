@@ -9,6 +9,7 @@ import reactor.util.context.ContextView;
 
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -54,6 +55,18 @@ public final class ReactiveFencing {
      */
     public static Function<Context, Context> bindRemote(Collection<FencingToken> tokens) {
         FencingSnapshot remote = FencingSnapshot.remote(tokens);
+        return context -> context.put(CONTEXT_KEY, remote);
+    }
+
+    /**
+     * {@link #bindRemote(Collection)} with a {@link TokenUse} for each token, in order, marked when a check presents
+     * it or a carrier sends it on: what a carrier binds to tell, once the request is done, whether the tokens it
+     * received were checked ({@link dev.fencing.guard.UncheckedReceipts}).
+     *
+     * @throws IllegalArgumentException when two tokens name the same resource, or the lists differ in size
+     */
+    public static Function<Context, Context> bindRemote(List<FencingToken> tokens, List<TokenUse> uses) {
+        FencingSnapshot remote = FencingSnapshot.remote(tokens, uses);
         return context -> context.put(CONTEXT_KEY, remote);
     }
 

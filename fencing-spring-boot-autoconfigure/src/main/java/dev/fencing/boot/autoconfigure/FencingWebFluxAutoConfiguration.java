@@ -68,12 +68,14 @@ public class FencingWebFluxAutoConfiguration {
                                                     ObjectProvider<MeterRegistry> registry,
                                                     ObjectProvider<RejectionListener> rejections,
                                                     ObjectProvider<FenceModes> modes) {
-            FencingTokenWebFilter filter = forPaths(properties.getWeb().getReactive().getPathPatterns());
+            // counts the tokens of writes that no check presented (fencing.tokens.received.unchecked)
+            FencingTokenWebFilter filter = forPaths(properties.getWeb().getReactive().getPathPatterns())
+                    .withMeterRegistry(registry.getIfUnique());
             TokenVerifier tokens = verifier.getIfUnique();
             if (tokens != null) {
                 // refuses forged headers before the request runs (403), counted in fencing.checks as forged
                 // and listed in the actuator's recent rejections
-                filter = filter.verifying(tokens).withMeterRegistry(registry.getIfUnique())
+                filter = filter.verifying(tokens)
                         .withRejectionListener(RejectionListener.all(rejections.orderedStream().toList()))
                         .withModes(modes.getIfUnique());
             }

@@ -1,9 +1,13 @@
 package dev.fencing.web.reactive;
 
+import dev.fencing.context.TokenUse;
 import dev.fencing.guard.RejectionListener;
+import dev.fencing.guard.UncheckedReceipts;
+import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.reactive.ReactiveFencing;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.signing.TokenVerifier;
+import dev.fencing.token.FencingToken;
 import dev.fencing.web.FencingHeader;
 import dev.fencing.web.FencingTokenFilter;
 import dev.fencing.web.internal.FencingProblems;
@@ -11,12 +15,16 @@ import dev.fencing.web.internal.ForgedTokenCounters;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.web.internal.HeaderAdmission;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.http.HttpMethod;
 import org.springframework.http.HttpStatus;
+import org.springframework.http.HttpStatusCode;
 import org.springframework.http.MediaType;
 import org.springframework.http.ProblemDetail;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
+import org.springframework.web.reactive.HandlerMapping;
+import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
@@ -28,6 +36,7 @@ import reactor.core.publisher.Mono;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 import java.util.function.Predicate;
 
 /**
@@ -68,6 +77,7 @@ public final class FencingTokenWebFilter implements WebFilter {
     private final RejectionListener rejections;
     private final FenceModes modes;
     private final HeaderAdmission admission;
+    private final UncheckedReceipts receipts;
 
     /**
      * A filter that accepts the header only on exchanges {@code trusted} accepts; it may see every request. The
@@ -75,12 +85,13 @@ public final class FencingTokenWebFilter implements WebFilter {
      */
     public FencingTokenWebFilter(Predicate<ServerWebExchange> trusted) {
         this(Objects.requireNonNull(trusted, "trusted"), "This caller may not send the " + FencingHeader.NAME
-                + " header", null, ForgedTokenCounters.NONE, RejectionListener.NONE, null);
+                + " header", null, ForgedTokenCounters.NONE, RejectionListener.NONE, null, RECEIPTS_LOGGED);
     }
 
     private FencingTokenWebFilter(Predicate<ServerWebExchange> trusted, String untrustedDetail,
                                   TokenVerifier verifier, ForgedTokenCounters forgedCounters,
-                                  RejectionListener rejections, FenceModes modes) {
+                                  RejectionListener rejections, FenceModes modes, UncheckedReceipts receipts) {
+        this.receipts = receipts;
         this.trusted = trusted;
         this.untrustedDetail = untrustedDetail;
         this.verifier = verifier;
@@ -127,7 +138,7 @@ public final class FencingTokenWebFilter implements WebFilter {
             PathContainer path = exchange.getRequest().getPath().pathWithinApplication();
             return internal.stream().anyMatch(pattern -> pattern.matches(path));
         }, "This path does not accept the " + FencingHeader.NAME + " header", null, ForgedTokenCounters.NONE,
-                RejectionListener.NONE, null);
+                RejectionListener.NONE, null, RECEIPTS_LOGGED);
     }
 
     /**
@@ -137,16 +148,18 @@ public final class FencingTokenWebFilter implements WebFilter {
      */
     public FencingTokenWebFilter verifying(TokenVerifier verifier) {
         return new FencingTokenWebFilter(trusted, untrustedDetail, Objects.requireNonNull(verifier, "verifier"),
-                forgedCounters, rejections, modes);
+                forgedCounters, rejections, modes, receipts);
     }
 
     /**
      * This filter counting each token it refuses as forged in {@code fencing.checks} ({@code outcome=forged}, the
-     * token's base resource as {@code resource}) on {@code registry}; {@code null}: counts nothing.
+     * token's base resource as {@code resource}), and each token of a writing request that no check presented in
+     * {@value FencingMetrics#UNCHECKED_RECEIPTS} ({@code carrier=http}), on {@code registry}; {@code null}: counts
+     * nothing (the latter are logged either way).
      */
     public FencingTokenWebFilter withMeterRegistry(MeterRegistry registry) {
         return new FencingTokenWebFilter(trusted, untrustedDetail, verifier, new ForgedTokenCounters(registry),
-                rejections, modes);
+                rejections, modes, new UncheckedReceipts(new FencingMetrics(registry), CARRIER));
     }
 
     /**
@@ -156,7 +169,7 @@ public final class FencingTokenWebFilter implements WebFilter {
      */
     public FencingTokenWebFilter withRejectionListener(RejectionListener listener) {
         return new FencingTokenWebFilter(trusted, untrustedDetail, verifier, forgedCounters,
-                listener == null ? RejectionListener.NONE : listener, modes);
+                listener == null ? RejectionListener.NONE : listener, modes, receipts);
     }
 
     /**
@@ -165,7 +178,8 @@ public final class FencingTokenWebFilter implements WebFilter {
      * mode promises. Read on every request, so a switch reaches the filter too; {@code null}: refuse every forged one.
      */
     public FencingTokenWebFilter withModes(FenceModes modes) {
-        return new FencingTokenWebFilter(trusted, untrustedDetail, verifier, forgedCounters, rejections, modes);
+        return new FencingTokenWebFilter(trusted, untrustedDetail, verifier, forgedCounters, rejections, modes,
+                receipts);
     }
 
     @Override
@@ -184,7 +198,38 @@ public final class FencingTokenWebFilter implements WebFilter {
         if (!admitted.tokens().isEmpty()) {
             exchange.getAttributes().put(BOUND_ATTRIBUTE, admitted.resources());
         }
-        return chain.filter(exchange).contextWrite(ReactiveFencing.bindRemote(admitted.tokens()));
+        List<FencingToken> tokens = admitted.tokens();
+        if (tokens.isEmpty()) {
+            return chain.filter(exchange).contextWrite(ReactiveFencing.bindRemote(tokens));
+        }
+        List<TokenUse> uses = UncheckedReceipts.usesFor(tokens);
+        return chain.filter(exchange).contextWrite(ReactiveFencing.bindRemote(tokens, uses))
+                .doOnSuccess(done -> reportUnchecked(exchange, tokens, uses));
+    }
+
+    /** The methods that write: a read that carries tokens (a client sends them to every path) is not reported. */
+    private static final Set<HttpMethod> WRITES = Set.of(HttpMethod.POST, HttpMethod.PUT, HttpMethod.PATCH,
+            HttpMethod.DELETE);
+
+    /** The {@code carrier} tag of this filter's counters. */
+    static final String CARRIER = "http";
+
+    /** Unchecked receipts logged, counted nowhere: a filter without a registry. */
+    private static final UncheckedReceipts RECEIPTS_LOGGED = new UncheckedReceipts(FencingMetrics.noop(), CARRIER);
+
+    /** Reports the tokens of a writing request answered 2xx that no check presented. */
+    private void reportUnchecked(ServerWebExchange exchange, List<FencingToken> tokens, List<TokenUse> uses) {
+        ServerHttpRequest request = exchange.getRequest();
+        HttpStatusCode status = exchange.getResponse().getStatusCode();
+        if (!WRITES.contains(request.getMethod()) || (status != null && !status.is2xxSuccessful())) {
+            return;
+        }
+        Object pattern = exchange.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
+        if (pattern == null) {
+            pattern = exchange.getAttribute(RouterFunctions.MATCHING_PATTERN_ATTRIBUTE); // a functional route's
+        }
+        String place = pattern instanceof PathPattern path ? path.getPatternString() : request.getPath().value();
+        receipts.report(request.getMethod().name() + " " + place, tokens, uses);
     }
 
     /**
