@@ -107,15 +107,27 @@ public final class FencingContext {
      */
     public static FencingScope bindAcquired(List<FencingToken> tokens, List<TokenUse> uses) {
         FencingToken[] copy = tokens.toArray(FencingToken[]::new);
+        TokenUse[] useCopy = usesFor(copy, uses);
+        return push(copy, local(copy.length), useCopy);
+    }
+
+    /**
+     * {@code uses} as an array matching {@code tokens}, which are checked to name distinct resources.
+     *
+     * @throws IllegalArgumentException when two tokens name the same resource, or the two differ in size
+     * @throws NullPointerException     when a use is {@code null}
+     */
+    private static TokenUse[] usesFor(FencingToken[] tokens, List<TokenUse> uses) {
         TokenUse[] useCopy = uses.toArray(TokenUse[]::new);
-        if (copy.length != useCopy.length) {
-            throw new IllegalArgumentException(copy.length + " tokens and " + useCopy.length + " uses: one use per token");
+        if (tokens.length != useCopy.length) {
+            throw new IllegalArgumentException(tokens.length + " tokens and " + useCopy.length + " uses: one use per "
+                    + "token");
         }
-        checkDistinct(copy);
+        checkDistinct(tokens);
         for (int i = 0; i < useCopy.length; i++) {
             Objects.requireNonNull(useCopy[i], "uses[" + i + "]");
         }
-        return push(copy, local(copy.length), useCopy);
+        return useCopy;
     }
 
     /**
@@ -349,11 +361,7 @@ public final class FencingContext {
      */
     public static FencingScope bindRemote(List<FencingToken> tokens, List<TokenUse> uses) {
         FencingToken[] copy = tokens.toArray(FencingToken[]::new);
-        TokenUse[] useCopy = uses.toArray(TokenUse[]::new);
-        if (copy.length != useCopy.length) {
-            throw new IllegalArgumentException(copy.length + " tokens and " + useCopy.length + " uses: one use per token");
-        }
-        checkDistinct(copy);
+        TokenUse[] useCopy = usesFor(copy, uses);
         return pushIsolating(copy, remote(copy.length), useCopy.length == 0 ? null : useCopy);
     }
 
