@@ -83,11 +83,14 @@ public final class UncheckedReceipts {
 
     static String message(String where, FencingToken token) {
         return where + " received the fencing token of resource '" + FencingToken.printable(token.resource())
-                + "' (value " + token.value() + ") and completed without a @Fenced check presenting it or a carrier "
+                + "' (value " + token.value() + ", holder '" + FencingToken.printable(token.holder()) + "') and "
+                + "completed without a @Fenced check presenting it or a carrier "
                 + "sending it on: whatever it wrote there was not fenced, while its sender counted the token as used. "
                 + "Write through a @Fenced method of that resource (a write around it, such as an entity saved by "
                 + "dirty checking or a repository without the annotation, is not checked), or stop sending this "
-                + "place that token. Counted in " + FencingMetrics.UNCHECKED_RECEIPTS + "; logged at most once per "
-                + "place and resource every ten minutes";
+                + "place that token; a place that deliberately writes nothing with it (a duplicate an idempotent "
+                + "consumer skips) can mark it seen with FencingContext.present(resource). Counted in "
+                + FencingMetrics.UNCHECKED_RECEIPTS + "; logged at most once per place and resource family (the "
+                + "resource up to its first ':') every ten minutes";
     }
 }

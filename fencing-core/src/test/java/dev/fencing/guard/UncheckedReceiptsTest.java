@@ -54,7 +54,8 @@ class UncheckedReceiptsTest {
         assertThat(count("accounts")).isEqualTo(3);
         assertThat(count("orders")).isZero();
         assertThat(log.records()).singleElement().satisfies(r -> assertThat(r.getMessage())
-                .startsWith("POST /internal/pay received the fencing token of resource 'accounts:1' (value 34)"));
+                .startsWith("POST /internal/pay received the fencing token of resource 'accounts:1' "
+                        + "(value 34, holder 'caller')"));
         receipts.report("PUT /internal/pay", tokens, UncheckedReceipts.usesFor(tokens));
         assertThat(log.records()).as("another place is logged too").hasSize(3);
     }

@@ -88,7 +88,7 @@ class UncheckedReceiptsFilterTest {
             assertThat(logs.records()).filteredOn(r -> r.getLevel() == Level.WARNING).singleElement()
                     .satisfies(r -> assertThat(r.getMessage())
                             .startsWith("POST /internal/accounts/{id}/unfenced received the fencing token of "
-                                    + "resource 'accounts:1' (value 34)")
+                                    + "resource 'accounts:1' (value 34, holder 'caller')")
                             .contains("was not fenced").contains(FencingMetrics.UNCHECKED_RECEIPTS));
             assertThat(registry.find(FencingMetrics.UNCHECKED_RECEIPTS).tag("resource", "accounts:1").counter())
                     .as("no entity in a tag").isNull();

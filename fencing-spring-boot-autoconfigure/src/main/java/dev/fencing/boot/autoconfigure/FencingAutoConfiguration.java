@@ -20,6 +20,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -102,6 +103,28 @@ public class FencingAutoConfiguration {
     @Bean
     static PropertyNamesCheck fencingPropertyNamesCheck(Environment environment) {
         return new PropertyNamesCheck(environment, FencingAutoConfiguration.class.getClassLoader());
+    }
+
+    /**
+     * Spring AMQP without fencing-amqp, which the starter brings (so it was excluded): listener containers ignore the
+     * {@code Fencing-Token} header, and an acquiring method a listener reaches writes a sender's (perhaps a zombie's)
+     * message under a lock of its own; said at startup.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry")
+    @ConditionalOnMissingClass("dev.fencing.amqp.FencingTokenListenerAdvice")
+    static class WithoutFencingAmqp {
+
+        static final String WARNING = "Spring AMQP is on the class path but fencing-amqp, which the fencing starter "
+                + "brings, is not (excluded?): Rabbit listener containers ignore the Fencing-Token header, so a "
+                + "@Fenced(acquire = true) method a listener reaches writes a sender's message (perhaps a zombie's) "
+                + "under a lock of its own, and a fenced write it reaches is refused as missing. Keep "
+                + "dev.fencing:fencing-amqp on the class path; see docs/propagation.md, \"Another process over "
+                + "RabbitMQ\"";
+
+        WithoutFencingAmqp() {
+            log.warn(WARNING);
+        }
     }
 
     /** What {@code @EnableFencing} imports, when the application did not declare it. */

@@ -160,4 +160,17 @@ class FencingAmqpAutoConfigurationTest {
                 });
         assertThat(output.getAll().split(REFUSING, -1)).hasSize(2);
     }
+
+    /** The starter brings fencing-amqp; an application that excluded it is told at startup what that costs. */
+    @Test
+    void springAmqpWithoutFencingAmqpIsWarnedAboutAtStartup(CapturedOutput output) {
+        ApplicationContextRunner fencing = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class))
+                .withPropertyValues("fencing.store.type=in-memory");
+        fencing.run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).doesNotContain("fencing-amqp, which the fencing starter brings, is not");
+        fencing.withClassLoader(new org.springframework.boot.test.context.FilteredClassLoader("dev.fencing.amqp."))
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains(FencingAutoConfiguration.WithoutFencingAmqp.WARNING);
+    }
 }

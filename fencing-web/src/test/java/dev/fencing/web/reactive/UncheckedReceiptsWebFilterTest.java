@@ -65,7 +65,8 @@ class UncheckedReceiptsWebFilterTest {
             Await.until(() -> unchecked() == 1); // reported when the exchange completes, after the client's answer
             assertThat(logs.records()).filteredOn(r -> r.getLevel() == Level.WARNING).singleElement()
                     .satisfies(r -> assertThat(r.getMessage()).startsWith("POST /internal/accounts/{id}/unfenced "
-                            + "received the fencing token of resource 'accounts:1' (value 34)"));
+                            + "received the fencing token of resource 'accounts:1' "
+                            + "(value 34, holder 'caller')"));
         }
     }
 
