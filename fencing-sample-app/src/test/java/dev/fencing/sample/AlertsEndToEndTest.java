@@ -69,13 +69,17 @@ class AlertsEndToEndTest {
                         prometheus.log()).isLessThan(deadline);
                 Thread.sleep(500);
             }
-            // every series the rules read exists in the scrape (the error counter only appears at a first failure)
+            // every series the rules read exists in the scrape (the error counter only appears at a first failure),
+            // but those created at their first event, named as the library names them
             for (String metric : metricsIn(PrometheusTools.RULES)) {
+                if (CREATED_AT_FIRST_EVENT.contains(metric)) {
+                    continue;
+                }
                 assertThat(prometheus.query(metric)).as(metric).isNotEmpty();
             }
             assertThat(prometheus.query("fencing_checks_total{outcome=\"stale\"} > 0")).isEmpty();
             assertThat(prometheus.query("increase(fencing_checks_total{outcome=\"accepted\"}[10s]) > 0")).isNotEmpty();
-            assertThat(evaluatedRules(prometheus)).isEqualTo(6);
+            assertThat(evaluatedRules(prometheus)).isEqualTo(7);
         }
     }
 
@@ -105,8 +109,15 @@ class AlertsEndToEndTest {
     private static boolean heldWindow(PrometheusServer prometheus) throws Exception {
         return !prometheus.query("count_over_time(fencing_checks_total{outcome=\"accepted\"}[12s]) >= 11").isEmpty()
                 && !prometheus.query("increase(fencing_checks_total{outcome=\"accepted\"}[10s]) > 0").isEmpty()
-                && evaluatedRules(prometheus) == 6;
+                && evaluatedRules(prometheus) == 7;
     }
+
+    /**
+     * The counters that exist only after a first event (a healthy workload has none): the received tokens no check
+     * presented, in the Prometheus form of the library's own name, so a typo in the rules still fails.
+     */
+    static final Set<String> CREATED_AT_FIRST_EVENT = Set.of(
+            dev.fencing.metrics.FencingMetrics.UNCHECKED_RECEIPTS.replace('.', '_') + "_total");
 
     private static Set<String> metricsIn(Path rules) throws Exception {
         Set<String> metrics = new TreeSet<>();
