@@ -1,22 +1,21 @@
 package dev.fencing.guard;
 
 import dev.fencing.context.TokenUse;
-import dev.fencing.metrics.FamilyAcquisitionCounters;
 import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.metrics.ResourceFamilies;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.Counter;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Internal: public for the carriers (fencing-web's filters, fencing-amqp's listener advice), not for applications.
  * Reports the tokens a carrier received with a request or message that completed successfully while no check
  * presented them and no carrier sent them on: whatever it wrote with them was not fenced (a write around the
  * {@code @Fenced} method, a repository without it), and its sender counted the tokens as used. Counted in
- * {@value FencingMetrics#UNCHECKED_RECEIPTS} by resource family (at most {@value #MAX_TAGS}, then {@code other}) and
+ * {@value FencingMetrics#UNCHECKED_RECEIPTS} by resource family (see {@link ResourceFamilies}) and
  * carrier, and logged at WARNING at most once per place and family every ten minutes. Thread-safe; nothing on the
  * path of a request without tokens.
  */
@@ -24,12 +23,7 @@ public final class UncheckedReceipts {
 
     private static final System.Logger LOG = System.getLogger(UncheckedReceipts.class.getName());
 
-    /** Most {@code resource} tags of the counter. */
-    static final int MAX_TAGS = 100;
-
-    private final FencingMetrics metrics;
-    private final String carrier;
-    private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
+    private final ResourceFamilies<Counter> counters;
     private final LogPace pace = new LogPace(1_000, 600_000, null);
 
     /**
@@ -37,8 +31,10 @@ public final class UncheckedReceipts {
      * @param carrier the {@code carrier} tag: {@code http}, {@code amqp}
      */
     public UncheckedReceipts(FencingMetrics metrics, String carrier) {
-        this.metrics = Objects.requireNonNull(metrics, "metrics");
-        this.carrier = Objects.requireNonNull(carrier, "carrier");
+        Objects.requireNonNull(metrics, "metrics");
+        Objects.requireNonNull(carrier, "carrier");
+        this.counters = new ResourceFamilies<>(ResourceFamilies.MAX_TAGS,
+                family -> metrics.uncheckedReceipts(family, carrier));
     }
 
     /** A fresh use for each of {@code tokens}, to bind them with ({@code FencingContext.bindRemote(tokens, uses)}). */
@@ -67,14 +63,9 @@ public final class UncheckedReceipts {
     }
 
     private void reportOne(String where, FencingToken token) {
-        String family = FamilyAcquisitionCounters.family(token.resource());
-        Counter counter = counters.get(family);
-        if (counter == null) {
-            String tag = counters.size() >= MAX_TAGS ? "other" : family;
-            counter = counters.computeIfAbsent(tag, name -> metrics.uncheckedReceipts(name, carrier));
-        }
-        FencingMetrics.increment(counter);
-        long heldBack = pace.due(where + '\n' + family, System.currentTimeMillis());
+        FencingMetrics.increment(counters.of(token.resource()));
+        String key = where + '\n' + ResourceFamilies.family(token.resource());
+        long heldBack = pace.due(key, System.currentTimeMillis());
         if (heldBack >= 0) {
             LOG.log(System.Logger.Level.WARNING, () -> message(where, token)
                     + (heldBack > 0 ? " (" + heldBack + " more since the last line)" : ""));

@@ -8,7 +8,7 @@ import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.AcquisitionCounters;
-import dev.fencing.metrics.FamilyAcquisitionCounters;
+import dev.fencing.metrics.ResourceFamilies;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.token.FencingToken;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -46,7 +46,7 @@ public final class FencingLockProvider implements LockProvider {
     private final Map<String, Set<String>> resources;
     private final boolean mappedOnly;
     private final Duration acquireTimeout;
-    private final FamilyAcquisitionCounters counters;
+    private final ResourceFamilies<AcquisitionCounters> counters;
 
     private FencingLockProvider(Builder b) {
         this.delegate = b.delegate;
@@ -54,7 +54,7 @@ public final class FencingLockProvider implements LockProvider {
         this.resources = Collections.unmodifiableMap(new LinkedHashMap<>(b.resources));
         this.mappedOnly = b.mappedOnly;
         this.acquireTimeout = b.acquireTimeout;
-        this.counters = new FamilyAcquisitionCounters(b.metrics);
+        this.counters = new ResourceFamilies<>(ResourceFamilies.MAX_TAGS, b.metrics::acquisitions);
     }
 
     /** Starts a builder wrapping {@code delegate} (any ShedLock provider) with tokens from {@code issuer}. */

@@ -2,8 +2,9 @@ package dev.fencing.integration;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.TokenIssuer;
-import dev.fencing.metrics.FamilyAcquisitionCounters;
+import dev.fencing.metrics.AcquisitionCounters;
 import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.metrics.ResourceFamilies;
 import dev.fencing.signing.SigningTokenIssuer;
 import dev.fencing.signing.TokenSigner;
 import dev.fencing.signing.TokenVerifier;
@@ -36,7 +37,7 @@ import java.util.concurrent.ConcurrentMap;
  * be refused as forged. A registry that is not a bean acquires from its issuer as given.
  *
  * <p>Its locks are counted as {@code @Fenced(acquire = true)} methods' are, by resource family (the resource's part
- * before its first {@code ':'}, see {@link FamilyAcquisitionCounters}): {@code fencing.acquisitions} for each lock
+ * before its first {@code ':'}, see {@link ResourceFamilies}): {@code fencing.acquisitions} for each lock
  * taken from the issuer, and for each failure thrown to the caller (a lock not free, {@code false} from
  * {@code tryLock}, is no failure); {@code fencing.leases.unchecked} for each lock given back while no check presented
  * its token. As a bean it counts in the context's {@code MeterRegistry}, when there is one.
@@ -51,7 +52,7 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
     private final FencingMetrics givenMetrics;
     /** Where a bean finds its {@code MeterRegistry}; {@code null} outside a context. */
     private volatile ObjectProvider<MeterRegistry> meterRegistry;
-    private volatile FamilyAcquisitionCounters counters;
+    private volatile ResourceFamilies<AcquisitionCounters> counters;
     private volatile boolean reportUnchecked = true;
 
     /** A registry whose resources are the keys' texts. */
@@ -169,8 +170,8 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
     }
 
     /** The counters of this registry's locks: the given ones, else the context's registry's, else none. */
-    private FamilyAcquisitionCounters counters() {
-        FamilyAcquisitionCounters found = counters;
+    private ResourceFamilies<AcquisitionCounters> counters() {
+        ResourceFamilies<AcquisitionCounters> found = counters;
         if (found == null) {
             synchronized (this) {
                 found = counters;
@@ -180,7 +181,7 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
                         MeterRegistry meters = meterRegistry == null ? null : meterRegistry.getIfUnique();
                         metrics = meters == null ? FencingMetrics.noop() : new FencingMetrics(meters);
                     }
-                    found = new FamilyAcquisitionCounters(metrics);
+                    found = new ResourceFamilies<>(ResourceFamilies.MAX_TAGS, metrics::acquisitions);
                     counters = found;
                 }
             }
