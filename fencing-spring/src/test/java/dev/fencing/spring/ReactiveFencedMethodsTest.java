@@ -492,9 +492,10 @@ class ReactiveFencedMethodsTest {
                 new FencingToken("ledger", Long.MAX_VALUE - 1, "h")))).expectNext("a").verifyComplete();
 
         MeterRegistry meters = context.getBean(MeterRegistry.class);
-        // an observation stops after its publisher's last signal reached the subscriber, maybe on another thread
+        // an observation stops after its publisher's last signal reached the subscriber, maybe on another thread,
+        // and its handler registers the timer before it records into it: wait for the recordings, not the timers
         long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while ((meters.find("fencing.acquire").timer() == null || meters.find("fencing.check").timer() == null)
+        while ((timed(meters, "fencing.acquire", "acquired") < 1 || timed(meters, "fencing.check", "accepted") < 1)
                 && System.nanoTime() < deadline) {
             Thread.sleep(10);
         }
@@ -502,5 +503,11 @@ class ReactiveFencedMethodsTest {
                 .count()).isEqualTo(1);
         assertThat(meters.get("fencing.check").tag("resource", "ledger").tag("outcome", "accepted").timer()
                 .count()).isEqualTo(1);
+    }
+
+    private static long timed(MeterRegistry meters, String name, String outcome) {
+        io.micrometer.core.instrument.Timer timer =
+                meters.find(name).tag("resource", "ledger").tag("outcome", outcome).timer();
+        return timer == null ? 0 : timer.count();
     }
 }
