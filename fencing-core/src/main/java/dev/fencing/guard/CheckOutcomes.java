@@ -161,11 +161,17 @@ public final class CheckOutcomes {
      */
     public static Observation observation(String name, ObservationRegistry observations, FencePoint point,
                                           String resource) {
+        return observation(name, observations, point.resource(), resource, point.operation());
+    }
+
+    /** The same for a check or wait of {@code operation} tagged {@code tag} (a static resource or a family). */
+    static Observation observation(String name, ObservationRegistry observations, String tag, String resource,
+                                   String operation) {
         return Observation.createNotStarted(name, observations)
-                .contextualName((FenceGuard.OBSERVATION.equals(name) ? "fence " : "acquire ") + point.resource())
-                .lowCardinalityKeyValue("resource", point.resource())
+                .contextualName((FenceGuard.OBSERVATION.equals(name) ? "fence " : "acquire ") + tag)
+                .lowCardinalityKeyValue("resource", tag)
                 .highCardinalityKeyValue("fencing.resource", resource)
-                .highCardinalityKeyValue("fencing.method", point.operation());
+                .highCardinalityKeyValue("fencing.method", operation);
     }
 
     /** Sets the observed token's value ({@code none} without one), when the check or wait is observed. */

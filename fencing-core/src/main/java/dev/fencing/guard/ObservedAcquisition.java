@@ -4,7 +4,6 @@ import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.token.FencingToken;
-import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
 import java.time.Duration;
@@ -22,18 +21,17 @@ final class ObservedAcquisition {
 
     static Lease acquire(ObservationRegistry observations, TokenIssuer issuer, FencePoint point, String resource,
                          Duration timeout) {
-        Observation observation = CheckOutcomes.observation(FenceGuard.ACQUIRE_OBSERVATION, observations, point,
-                resource).start();
-        try (Observation.Scope ignored = observation.openScope()) {
-            Lease lease = issuer.acquire(resource, timeout);
-            CheckOutcomes.acquired(observation, lease);
+        try (AcquisitionObservation wait = AcquisitionObservation.start(observations, point.resource(), resource,
+                point.operation())) {
+            Lease lease;
+            try {
+                lease = issuer.acquire(resource, timeout);
+            } catch (RuntimeException | Error e) {
+                wait.failed(e);
+                throw e;
+            }
+            wait.acquired(lease == null ? null : lease.token());
             return lease;
-        } catch (RuntimeException | Error e) {
-            observation.lowCardinalityKeyValue("outcome", "failed");
-            observation.error(withoutMessage(resource, point.operation(), e));
-            throw e;
-        } finally {
-            observation.stop();
         }
     }
 

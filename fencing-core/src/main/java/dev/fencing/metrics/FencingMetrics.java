@@ -91,7 +91,7 @@ public final class FencingMetrics {
 
     /** The acquisition counters of {@code resource}, registered now. */
     public AcquisitionCounters acquisitions(String resource) {
-        return new AcquisitionCounters(
+        return new AcquisitionCounters(resource,
                 counter(ACQUISITIONS, "Locks acquired for fenced calls, by outcome", resource, "acquired", NONE),
                 new FailureCounters(exception -> counter(ACQUISITIONS, "Locks acquired for fenced calls, by outcome",
                         resource, "failed", exception)),

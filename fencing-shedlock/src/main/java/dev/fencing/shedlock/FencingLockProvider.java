@@ -4,6 +4,7 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
 import dev.fencing.context.TokenUse;
+import dev.fencing.guard.AcquisitionObservation;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
@@ -11,6 +12,7 @@ import dev.fencing.metrics.AcquisitionCounters;
 import dev.fencing.metrics.ResourceFamilies;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.token.FencingToken;
+import io.micrometer.observation.ObservationRegistry;
 import net.javacrumbs.shedlock.core.LockConfiguration;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.core.SimpleLock;
@@ -47,6 +49,7 @@ public final class FencingLockProvider implements LockProvider {
     private final boolean mappedOnly;
     private final Duration acquireTimeout;
     private final ResourceFamilies<AcquisitionCounters> counters;
+    private final ObservationRegistry observations;
 
     private FencingLockProvider(Builder b) {
         this.delegate = b.delegate;
@@ -55,6 +58,7 @@ public final class FencingLockProvider implements LockProvider {
         this.mappedOnly = b.mappedOnly;
         this.acquireTimeout = b.acquireTimeout;
         this.counters = new ResourceFamilies<>(ResourceFamilies.MAX_TAGS, b.metrics::acquisitions);
+        this.observations = b.observations;
     }
 
     /** Starts a builder wrapping {@code delegate} (any ShedLock provider) with tokens from {@code issuer}. */
@@ -111,14 +115,23 @@ public final class FencingLockProvider implements LockProvider {
     }
 
     /**
-     * The lease of {@code resource} for a run under lock {@code name}, counted in {@code fencing.acquisitions}. A
-     * lease not granted names the job and what usually holds it: ShedLock has granted its lock, so the holder is a
-     * run the lock no longer excludes.
+     * The lease of {@code resource} for a run under lock {@code name}, counted in {@code fencing.acquisitions} and its
+     * wait observed as {@code fencing.acquire}. A lease not granted names the job and what usually holds it: ShedLock
+     * has granted its lock, so the holder is a run the lock no longer excludes.
      */
     private Lease acquire(String name, String resource, AcquisitionCounters counters) {
-        Lease lease;
-        try {
-            lease = issuer.acquire(resource, acquireTimeout);
+        try (AcquisitionObservation wait = AcquisitionObservation.start(observations, counters.resource(), resource,
+                "ShedLock job '" + name + "'")) {
+            Lease lease;
+            try {
+                lease = issuer.acquire(resource, acquireTimeout);
+            } catch (RuntimeException | Error e) {
+                wait.failed(e);
+                throw e;
+            }
+            wait.acquired(lease.token());
+            FencingMetrics.increment(counters.acquired());
+            return lease;
         } catch (LockAcquisitionException e) {
             counters.failed().increment(e);
             throw new LockAcquisitionException(resource, "ShedLock granted lock '" + name + "', but the fencing lease "
@@ -131,8 +144,6 @@ public final class FencingLockProvider implements LockProvider {
             counters.failed().increment(e);
             throw e;
         }
-        FencingMetrics.increment(counters.acquired());
-        return lease;
     }
 
     /**
@@ -189,6 +200,7 @@ public final class FencingLockProvider implements LockProvider {
         private boolean mappedOnly;
         private Duration acquireTimeout = DEFAULT_ACQUIRE_TIMEOUT;
         private FencingMetrics metrics = FencingMetrics.noop();
+        private ObservationRegistry observations = ObservationRegistry.NOOP;
 
         private Builder(LockProvider delegate, TokenIssuer issuer) {
             if (delegate == null) {
@@ -273,6 +285,20 @@ public final class FencingLockProvider implements LockProvider {
                         + "unset for none");
             }
             this.metrics = metrics;
+            return this;
+        }
+
+        /**
+         * Where each job's wait for its leases is observed: {@code fencing.acquire}, tagged with the resource's family
+         * and the outcome, a span in the job's trace; none unless set ({@code @EnableSchedulerLockFencing} sets the
+         * context's {@code ObservationRegistry}).
+         */
+        public Builder observations(ObservationRegistry observations) {
+            if (observations == null) {
+                throw new FencingConfigurationException("FencingLockProvider observations must not be null: leave "
+                        + "them unset for none");
+            }
+            this.observations = observations;
             return this;
         }
 

@@ -8,6 +8,7 @@ import dev.fencing.signing.TokenSigner;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.metrics.FencingMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import net.javacrumbs.shedlock.core.LockProvider;
 import net.javacrumbs.shedlock.spring.ExtendedLockConfigurationExtractor;
 import net.javacrumbs.shedlock.spring.annotation.SchedulerLock;
@@ -65,6 +66,10 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
         MeterRegistry meters = beanFactory.getBeanProvider(MeterRegistry.class).getIfAvailable();
         if (meters != null) {
             builder.metrics(new FencingMetrics(meters));
+        }
+        ObservationRegistry observations = beanFactory.getBeanProvider(ObservationRegistry.class).getIfUnique();
+        if (observations != null) {
+            builder.observations(observations);
         }
         for (String mapping : mappings) {
             addMapping(builder, beanFactory.resolveEmbeddedValue(mapping));

@@ -3,6 +3,7 @@ package dev.fencing.integration;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.TokenUse;
 import dev.fencing.context.FencingScope;
+import dev.fencing.guard.AcquisitionObservation;
 import dev.fencing.guard.LogPace;
 import dev.fencing.guard.UncheckedLeases;
 import dev.fencing.issuer.Lease;
@@ -11,6 +12,7 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.AcquisitionCounters;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.token.FencingToken;
+import io.micrometer.observation.ObservationRegistry;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -19,6 +21,7 @@ import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 
 /**
  * A {@link Lock} on one resource of a {@link TokenIssuer}, obtained from {@link FencedLockRegistry#obtain}: the first
@@ -55,16 +58,18 @@ public final class FencedLock implements Lock {
     private volatile long lastUsedNanos = System.nanoTime();
     private final AcquisitionCounters counters;
     private final BooleanSupplier reportUnchecked;
+    private final Supplier<ObservationRegistry> observations;
 
     /** The resources whose unchecked holding was logged: one line each per ten minutes, up to 1,000 of them. */
     static final LogPace UNCHECKED_LOGS = new LogPace(1_000, 600_000, null);
 
     FencedLock(String resource, TokenIssuer issuer, AcquisitionCounters counters,
-               BooleanSupplier reportUnchecked) {
+               BooleanSupplier reportUnchecked, Supplier<ObservationRegistry> observations) {
         this.resource = resource;
         this.issuer = issuer;
         this.counters = counters;
         this.reportUnchecked = reportUnchecked;
+        this.observations = observations;
     }
 
     /** The issuer resource this lock takes leases on (the registry's prefix and the key's text). */
@@ -105,22 +110,25 @@ public final class FencedLock implements Lock {
             return;
         }
         boolean interrupted = false;
-        local.lock();
-        try {
-            while (true) {
-                try {
-                    acquire(ATTEMPT);
-                    return;
-                } catch (LockAcquisitionException notYet) {
-                    rethrowIfBroken(notYet);
-                    interrupted |= Thread.interrupted();
-                    pauseAfterFailure();
+        try (AcquisitionObservation wait = observe("lock()")) {
+            local.lock();
+            try {
+                while (true) {
+                    try {
+                        wait.acquired(acquire(ATTEMPT));
+                        return;
+                    } catch (LockAcquisitionException notYet) {
+                        rethrowIfBroken(notYet);
+                        interrupted |= Thread.interrupted();
+                        pauseAfterFailure();
+                    }
                 }
+            } catch (RuntimeException | Error e) {
+                local.unlock();
+                counted(e);
+                wait.failed(e);
+                throw e;
             }
-        } catch (RuntimeException | Error e) {
-            local.unlock();
-            counted(e);
-            throw e;
         } finally {
             if (interrupted) {
                 Thread.currentThread().interrupt();
@@ -141,27 +149,36 @@ public final class FencedLock implements Lock {
             reenter();
             return;
         }
-        local.lockInterruptibly();
-        try {
-            while (true) {
-                try {
-                    acquire(ATTEMPT);
-                    return;
-                } catch (LockAcquisitionException notYet) {
-                    rethrowIfBroken(notYet);
-                    if (Thread.interrupted()) {
-                        throw interrupted(notYet);
-                    }
-                    pauseAfterFailure();
-                }
+        try (AcquisitionObservation wait = observe("lockInterruptibly()")) {
+            try {
+                local.lockInterruptibly();
+            } catch (InterruptedException e) {
+                wait.cancelled();
+                throw e;
             }
-        } catch (InterruptedException e) {
-            local.unlock();
-            throw e;
-        } catch (RuntimeException | Error e) {
-            local.unlock();
-            counted(e);
-            throw e;
+            try {
+                while (true) {
+                    try {
+                        wait.acquired(acquire(ATTEMPT));
+                        return;
+                    } catch (LockAcquisitionException notYet) {
+                        rethrowIfBroken(notYet);
+                        if (Thread.interrupted()) {
+                            throw interrupted(notYet);
+                        }
+                        pauseAfterFailure();
+                    }
+                }
+            } catch (InterruptedException e) {
+                local.unlock();
+                wait.cancelled();
+                throw e;
+            } catch (RuntimeException | Error e) {
+                local.unlock();
+                counted(e);
+                wait.failed(e);
+                throw e;
+            }
         }
     }
 
@@ -285,12 +302,13 @@ public final class FencedLock implements Lock {
     }
 
     /**
-     * One issuer call; on success the lease is bound on this thread. Requires {@link #local} held once.
+     * One issuer call; on success the lease is bound on this thread, and its token returned. Requires {@link #local}
+     * held once.
      *
      * @throws IllegalStateException when this thread holds the resource's lock already through an acquiring
      *                               {@code @Fenced} method or a ShedLock job
      */
-    private void acquire(Duration timeout) {
+    private FencingToken acquire(Duration timeout) {
         TokenUse held = FencingContext.useOf(resource);
         if (held != null && held.isOpenOn(Thread.currentThread())) {
             // taken by this thread through an acquiring @Fenced method, a ShedLock job or another registry's lock,
@@ -316,6 +334,13 @@ public final class FencedLock implements Lock {
         FencingMetrics.increment(counters.acquired());
         lastUsedNanos = System.nanoTime();
         hold = new Hold(lease, scope, use, this);
+        return lease.token();
+    }
+
+    /** A blocking wait for this lock, observed as {@code fencing.acquire} under its family's tag. */
+    private AcquisitionObservation observe(String method) {
+        return AcquisitionObservation.start(observations.get(), counters.resource(), resource,
+                "FencedLock." + method);
     }
 
     private void reenter() {

@@ -9,6 +9,7 @@ import dev.fencing.signing.SigningTokenIssuer;
 import dev.fencing.signing.TokenSigner;
 import dev.fencing.signing.TokenVerifier;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.InitializingBean;
@@ -40,7 +41,9 @@ import java.util.concurrent.ConcurrentMap;
  * before its first {@code ':'}, see {@link ResourceFamilies}): {@code fencing.acquisitions} for each lock
  * taken from the issuer, and for each failure thrown to the caller (a lock not free, {@code false} from
  * {@code tryLock}, is no failure); {@code fencing.leases.unchecked} for each lock given back while no check presented
- * its token. As a bean it counts in the context's {@code MeterRegistry}, when there is one.
+ * its token. As a bean it counts in the context's {@code MeterRegistry}, when there is one. The blocking waits of
+ * {@code lock()} and {@code lockInterruptibly()} are observed as {@code fencing.acquire}, in the context's
+ * {@code ObservationRegistry} or the one {@linkplain #observations(ObservationRegistry) given}.
  */
 public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLock>, InitializingBean, BeanFactoryAware {
 
@@ -54,6 +57,9 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
     private volatile ObjectProvider<MeterRegistry> meterRegistry;
     private volatile ResourceFamilies<AcquisitionCounters> counters;
     private volatile boolean reportUnchecked = true;
+    /** The registry given by {@link #observations(ObservationRegistry)}, or the context's found on first use. */
+    private volatile ObservationRegistry observations;
+    private volatile ObjectProvider<ObservationRegistry> observationRegistry;
 
     /** A registry whose resources are the keys' texts. */
     public FencedLockRegistry(TokenIssuer issuer) {
@@ -113,7 +119,7 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
             throw new IllegalArgumentException("Lock key '" + key + "' cannot be locked: " + e.getMessage(), e);
         }
         return locks.computeIfAbsent(resource,
-                r -> new FencedLock(r, issuer, counters().of(r), this::reportsUnchecked));
+                r -> new FencedLock(r, issuer, counters().of(r), this::reportsUnchecked, this::observations));
     }
 
     /** Forgets the locks no thread holds that were last locked or unlocked more than {@code age} ms ago. */
@@ -150,6 +156,31 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
                 beanFactory.getBeanProvider(TokenSigner.class).getIfAvailable(),
                 beanFactory.getBeanProvider(TokenVerifier.class).getIfAvailable() != null);
         meterRegistry = beanFactory.getBeanProvider(MeterRegistry.class);
+        observationRegistry = beanFactory.getBeanProvider(ObservationRegistry.class);
+    }
+
+    /**
+     * Where the blocking waits of this registry's locks ({@link FencedLock#lock()},
+     * {@link FencedLock#lockInterruptibly()}) are observed, as {@code fencing.acquire} under their resource's family;
+     * as a bean, the context's {@code ObservationRegistry} unless set. {@code tryLock} is not observed: it polls, as a
+     * standby leader candidate does on every heartbeat.
+     *
+     * @return this registry
+     */
+    public FencedLockRegistry observations(ObservationRegistry observations) {
+        this.observations = observations == null ? ObservationRegistry.NOOP : observations;
+        return this;
+    }
+
+    /** The registry waits are observed in: the given one, else the context's, else none. */
+    ObservationRegistry observations() {
+        ObservationRegistry found = observations;
+        if (found == null) {
+            ObjectProvider<ObservationRegistry> provider = observationRegistry;
+            found = provider == null ? null : provider.getIfUnique();
+            observations = found = found == null ? ObservationRegistry.NOOP : found;
+        }
+        return found;
     }
 
     /**
