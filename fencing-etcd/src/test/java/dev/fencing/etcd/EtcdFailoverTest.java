@@ -50,7 +50,9 @@ class EtcdFailoverTest {
 
             Lease next = otherIssuer.acquire("accounts", WAIT); // granted once the zombie's lease is gone
             assertThat(next.token().value()).isGreaterThan(zombieToken.value());
-            Await.until(zombie::isLost);
+            // flagged first, counted right after, maybe on etcd's callback thread: wait for both
+            Await.until(() -> zombie.isLost() && registry.get("fencing.issuer.leases.lost").tag("issuer", "etcd")
+                    .counter().count() >= 1);
             assertThat(registry.get("fencing.issuer.leases.lost").tag("issuer", "etcd").counter().count()).isEqualTo(1);
 
             store.fence("accounts", next.token(), () -> data.add("X"));

@@ -56,7 +56,9 @@ class EtcdKeepAliveLossTest {
                 assertThat(next.token().value()).isGreaterThan(zombie.token().value());
                 assertThat(takenOverAfter).as("etcd waited for the TTL").isGreaterThanOrEqualTo(TTL.toMillis() / 2);
 
-                Await.until(zombie::isLost);                          // the zombie learns it from the silence alone
+                // the zombie learns it from the silence alone; flagged first, counted right after on etcd's thread
+                Await.until(() -> zombie.isLost() && registry.get("fencing.issuer.leases.lost").tag("issuer", "etcd")
+                        .counter().count() >= 1);
                 assertThat(registry.get("fencing.issuer.leases.lost").tag("issuer", "etcd").counter().count())
                         .isEqualTo(1);
 

@@ -151,9 +151,9 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
     void anExpiredLeaseIsTakenOverAndTheFenceStopsTheOldHolder() throws Throwable {
         SimpleMeterRegistry shortRegistry = new SimpleMeterRegistry();
         JdbcTokenIssuer shortLeases = JdbcTokenIssuer.builder(pool).table(leaseTable)
-                .leaseTime(Duration.ofMillis(300)).meterRegistry(shortRegistry).build();
+                .leaseTime(Duration.ofMillis(1_500)).meterRegistry(shortRegistry).build();
         JdbcFenceStore store = JdbcFenceStore.builder(pool).table(fenceTable).createTableIfMissing(true).build();
-        store.verify(); // at startup, not inside the 300 ms lease below
+        store.verify(); // at startup, not inside the lease below (long enough for a stalled VM to check inside it)
         String r = freshResource();
         List<String> data = new ArrayList<>();
 
@@ -163,7 +163,7 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
         assertThatThrownBy(() -> shortLeases.acquire(r, Duration.ofMillis(50)))
                 .isInstanceOf(LockAcquisitionException.class);   // still held
 
-        Thread.sleep(400);                                          // the zombie pauses past its lease
+        Thread.sleep(1_700);                                        // the zombie pauses past its lease
         assertThat(zombie.isLost()).isTrue();
         Lease next = shortLeases.acquire(r, Duration.ofSeconds(10));
         assertThat(next.token().value()).isEqualTo(zombieToken.value() + 1);

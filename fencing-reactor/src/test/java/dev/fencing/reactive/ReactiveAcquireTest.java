@@ -163,12 +163,19 @@ class ReactiveAcquireTest {
     void aSubscriberLeavingDuringABlockingIssuersWaitIsCountedCancelledByTheIssuer() throws Exception {
         SimpleMeterRegistry issuerMeters = new SimpleMeterRegistry();
         InMemoryTokenIssuer counted = new InMemoryTokenIssuer(Duration.ofSeconds(30), 0, issuerMeters);
+        CountDownLatch entered = new CountDownLatch(1);
+        TokenIssuer entering = (resource, timeout) -> {
+            entered.countDown();
+            return counted.acquire(resource, timeout);
+        };
         ReactiveFenceGuard waiting = ReactiveFenceGuard.builder(store)
-                .issuer(ReactiveTokenIssuer.fromBlocking(counted)).acquireTimeout(Duration.ofSeconds(20)).build();
+                .issuer(ReactiveTokenIssuer.fromBlocking(entering)).acquireTimeout(Duration.ofSeconds(20)).build();
         Lease held = counted.acquire("accounts", Duration.ofSeconds(1));
         try {
             Disposable subscription = waiting.fence(transfer, new Object[0], () -> Mono.just("x")).subscribe();
-            Thread.sleep(300); // the blocking acquire is waiting for the held lock
+            // the blocking acquire has started (a task the scheduler has not run yet would be dropped, never counted);
+            // an interrupt that comes before its wait is counted cancelled as well
+            assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
             subscription.dispose();
             Polling.until(() -> issuerMeters.find(IssuerMetrics.ACQUISITIONS).tag("outcome", "cancelled").counters()
                     .stream().mapToDouble(Counter::count).sum() == 1);

@@ -53,7 +53,9 @@ class RedissonPartitionTest {
                 proxy.partition();
                 long cut = System.nanoTime();
                 Await.until(() -> direct.getKeys().countExists(key) == 0); // Redis expired it: no renewal got through
-                Await.until(lease::isLost);
+                // flagged first, counted right after on Redisson's thread: wait for both
+                Await.until(() -> lease.isLost() && registry.get("fencing.issuer.leases.lost")
+                        .tag("issuer", "redisson").counter().count() >= 1);
                 assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - cut))
                         .as("not before the watchdog timeout").isGreaterThanOrEqualTo(WATCHDOG_MS);
                 assertThat(registry.get("fencing.issuer.leases.lost").tag("issuer", "redisson").counter().count())

@@ -253,7 +253,8 @@ class FencedLockTest {
 
     @Test
     void aLostLeaseIsReportedAtTheNextReentrantAcquireAndTheHoldIsDropped() throws Exception {
-        InMemoryTokenIssuer shortLeases = new InMemoryTokenIssuer(Duration.ofMillis(200), 0);
+        // long enough for a stalled VM to reenter inside it
+        InMemoryTokenIssuer shortLeases = new InMemoryTokenIssuer(Duration.ofMillis(1_000), 0);
         FencedLockRegistry mine = new FencedLockRegistry(shortLeases);
         FencedLockRegistry theirs = new FencedLockRegistry(shortLeases);
         FencedLock lock = mine.obtain("leader");
@@ -264,7 +265,7 @@ class FencedLockTest {
 
         FencedLock successor = theirs.obtain("leader");
         FencingToken newer = CompletableFuture.supplyAsync(() -> {
-            successor.lock(); // waits until the 200 ms lease has expired, then takes it over
+            successor.lock(); // waits until the 1 s lease has expired, then takes it over
             try {
                 return successor.token();
             } finally {
@@ -284,7 +285,7 @@ class FencedLockTest {
         lock.unlock();
 
         lock.lock();
-        Thread.sleep(300); // past the 200 ms lease: nothing here can observe expiry sooner
+        Thread.sleep(1_200); // past the 1 s lease: nothing here can observe expiry sooner
         assertThatThrownBy(lock::lock).isInstanceOf(LockAcquisitionException.class)
                 .hasMessageContaining("'leader'").hasMessageContaining("was lost");
         assertThat(FencingContext.isEmpty()).isTrue();

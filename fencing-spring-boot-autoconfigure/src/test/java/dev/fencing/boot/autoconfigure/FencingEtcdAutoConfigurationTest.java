@@ -17,6 +17,7 @@ import dev.fencing.token.FencingToken;
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.options.GetOption;
+import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -69,26 +70,41 @@ class FencingEtcdAutoConfigurationTest {
 
     @BeforeAll
     static void start() throws Exception {
-        int clientPort = freePort();
-        int peerPort = freePort();
-        endpoint = "http://127.0.0.1:" + clientPort;
-        Path data = Files.createTempDirectory(Path.of("target"), "etcd-");
-        etcd = new ProcessBuilder("etcd", "--name", "boot", "--data-dir", data.toString(),
-                "--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
-                "--listen-peer-urls", "http://127.0.0.1:" + peerPort,
-                "--initial-advertise-peer-urls", "http://127.0.0.1:" + peerPort,
-                "--initial-cluster", "boot=http://127.0.0.1:" + peerPort, "--log-level", "warn")
-                .redirectErrorStream(true).redirectOutput(data.resolve("etcd.log").toFile()).start();
+        // a port chosen free may be taken before etcd binds it: a start that fails is tried again on new ports
+        for (int attempt = 1; ; attempt++) {
+            int[] ports = freePorts();
+            endpoint = "http://127.0.0.1:" + ports[0];
+            Path data = Files.createTempDirectory(Path.of("target"), "etcd-");
+            etcd = new ProcessBuilder("etcd", "--name", "boot", "--data-dir", data.toString(),
+                    "--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
+                    "--listen-peer-urls", "http://127.0.0.1:" + ports[1],
+                    "--initial-advertise-peer-urls", "http://127.0.0.1:" + ports[1],
+                    "--initial-cluster", "boot=http://127.0.0.1:" + ports[1], "--log-level", "warn")
+                    .redirectErrorStream(true).redirectOutput(data.resolve("etcd.log").toFile()).start();
+            try {
+                awaitReady(data);
+                return;
+            } catch (IllegalStateException e) {
+                stop();
+                if (attempt == 3) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private static void awaitReady(Path data) throws InterruptedException {
         try (Client client = Client.builder().endpoints(endpoint).build()) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (true) {
                 try {
                     client.getKVClient().put(ByteSequence.from("/ready", StandardCharsets.UTF_8),
                             ByteSequence.from("1", StandardCharsets.UTF_8)).get(2, TimeUnit.SECONDS);
-                    break;
+                    return;
                 } catch (Exception e) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException("etcd did not become ready; log in " + data, e);
+                    if (!etcd.isAlive() || System.nanoTime() > deadline) {
+                        throw new IllegalStateException("etcd did not become ready"
+                                + (etcd.isAlive() ? "" : " (it exited)") + "; log in " + data, e);
                     }
                     Thread.sleep(100);
                 }
@@ -104,9 +120,11 @@ class FencingEtcdAutoConfigurationTest {
         }
     }
 
-    private static int freePort() throws Exception {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
+    /** A client and a peer port, chosen with both held open, so that they differ. */
+    private static int[] freePorts() throws Exception {
+        try (ServerSocket client = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+             ServerSocket peer = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return new int[] {client.getLocalPort(), peer.getLocalPort()};
         }
     }
 

@@ -62,7 +62,10 @@ class UncheckedReceiptsWebFilterTest {
     void aWriteThatNoCheckSawIsCountedAndLogged() throws InterruptedException {
         try (LoopbackServer server = new LoopbackServer(app()); LogRecords logs = LogRecords.of(UncheckedReceipts.class)) {
             assertThat(post(server, "/internal/accounts/1/unfenced", 1)).isEqualTo(200);
-            Await.until(() -> unchecked() == 1); // reported when the exchange completes, after the client's answer
+            // reported when the exchange completes, after the client's answer: counted, then logged, on the server's
+            // thread, so wait for both
+            Await.until(() -> unchecked() == 1
+                    && logs.records().stream().anyMatch(r -> r.getLevel() == Level.WARNING));
             assertThat(logs.records()).filteredOn(r -> r.getLevel() == Level.WARNING).singleElement()
                     .satisfies(r -> assertThat(r.getMessage()).startsWith("POST /internal/accounts/{id}/unfenced "
                             + "received the fencing token of resource 'accounts:1' "
