@@ -18,6 +18,7 @@ import org.springframework.scheduling.annotation.EnableScheduling;
 import org.springframework.scheduling.annotation.Scheduled;
 import org.springframework.transaction.PlatformTransactionManager;
 
+import java.sql.Timestamp;
 import java.time.Duration;
 import java.util.UUID;
 
@@ -47,6 +48,15 @@ final class SchedulerApp implements AutoCloseable {
             jdbc.execute("CREATE TABLE " + shedlock + " (name VARCHAR(64) NOT NULL PRIMARY KEY, "
                     + "lock_until TIMESTAMP NOT NULL, locked_at TIMESTAMP NOT NULL, locked_by VARCHAR(255) NOT NULL)");
             LedgerRows.create(jdbc, data);
+        }
+
+        /**
+         * The job's ShedLock row now, its two times by the database's clock (ShedLock writes them so): until when
+         * the lock is held, and when it was taken.
+         */
+        Timestamp[] lockTimes(JdbcTemplate jdbc) {
+            return jdbc.queryForObject("SELECT lock_until, locked_at FROM " + shedlock + " WHERE name = ?",
+                    (row, n) -> new Timestamp[] {row.getTimestamp(1), row.getTimestamp(2)}, LOCK);
         }
 
         void drop(JdbcTemplate jdbc) {

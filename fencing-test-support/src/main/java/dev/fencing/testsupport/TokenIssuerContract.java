@@ -400,7 +400,9 @@ public abstract class TokenIssuerContract {
             assertThat(next.isLost()).as("the zombie's release leaves the new holder's lock alone").isFalse();
             if (registry() != null) {
                 // the loss is counted once: when the service reported it, or at the release for an issuer that
-                // learns of it only then; the release itself is no failure
+                // learns of it only then; the release itself is no failure. A loss the service reported is flagged
+                // first and counted right after, on the service client's thread: wait for the count
+                Await.until(() -> count(IssuerMetrics.LOST, null) >= lostBefore + 1);
                 assertThat(count(IssuerMetrics.LOST, null)).isEqualTo(lostBefore + 1);
                 assertThat(count(IssuerMetrics.ACQUISITIONS, "failed")).isEqualTo(failedBefore);
             }

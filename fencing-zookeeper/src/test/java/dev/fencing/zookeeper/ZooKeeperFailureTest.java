@@ -66,7 +66,7 @@ class ZooKeeperFailureTest {
                 // kill the server this client talks to: the client fails over, tokens keep growing
                 InstanceSpec connected = cluster.findConnectionInstance(client.getZookeeperClient().getZooKeeper());
                 assertThat(cluster.killServer(connected)).isTrue();
-                tokens.add(acquireAndRelease(issuer));
+                tokens.add(acquireAndReleaseOnceServing(issuer)); // it may have been the leader: an election follows
             }
             for (TestingZooKeeperServer member : cluster.getServers()) {
                 member.stop();               // the whole ensemble goes down ...
@@ -120,7 +120,9 @@ class ZooKeeperFailureTest {
             zombieClient.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration();
             Lease next = otherIssuer.acquire("accounts", WAIT);
             assertThat(next.token().value()).isGreaterThan(zombieToken.value());
-            await(() -> zombie.isLost());
+            // flagged first, counted right after on Curator's thread: wait for both
+            await(() -> zombie.isLost() && registry.get("fencing.issuer.leases.lost").tag("issuer", "zookeeper")
+                    .counter().count() >= 1);
             assertThat(registry.get("fencing.issuer.leases.lost").tag("issuer", "zookeeper").counter().count())
                     .isEqualTo(1);
 
