@@ -1,15 +1,21 @@
 package dev.fencing.guard;
 
+import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.token.FencingToken;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
+
+import java.time.Duration;
 
 /**
  * One wait for a lock, observed as an acquiring {@code @Fenced} method's is: an {@link Observation} named
  * {@value FenceGuard#ACQUIRE_OBSERVATION}, current on the waiting thread until {@link #close()} (a lease table's
  * statements, a lock service client's spans are its children), with a low-cardinality {@code resource} (a static
- * resource or a family, never an entity) and {@code outcome}. For acquirers other than the guard, such as a ShedLock
- * job's lease or a lock registry's lock; without an {@link ObservationRegistry}, or with a no-op one, nothing is made.
+ * resource or a family, never an entity) and {@code outcome}. The guard's acquiring methods are observed with it, and
+ * so can other acquirers be, such as a ShedLock job's lease or a lock registry's lock; without an
+ * {@link ObservationRegistry}, or with a no-op one, nothing is made.
  *
  * <p>Used on one thread: {@link #start}, at most one of {@link #acquired}, {@link #failed} and {@link #cancelled},
  * then {@link #close()}. Closed with none, the wait counts as {@code failed}. A failure is recorded without its
@@ -51,6 +57,26 @@ public final class AcquisitionObservation implements AutoCloseable {
         return new AcquisitionObservation(observation, observation.openScope(), resource, acquirer);
     }
 
+    /**
+     * One call of {@code issuer} for {@code resource}'s lock, observed: started, told its outcome and closed here.
+     *
+     * @see #start
+     */
+    public static Lease acquire(ObservationRegistry observations, String tag, String acquirer, TokenIssuer issuer,
+                                String resource, Duration timeout) {
+        try (AcquisitionObservation wait = start(observations, tag, resource, acquirer)) {
+            Lease lease;
+            try {
+                lease = issuer.acquire(resource, timeout);
+            } catch (RuntimeException | Error e) {
+                wait.failed(e);
+                throw e;
+            }
+            wait.acquired(lease == null ? null : lease.token());
+            return lease;
+        }
+    }
+
     /** The lock was granted, with {@code token}: {@code outcome=acquired}. */
     public void acquired(FencingToken token) {
         if (observation != null && !ended) {
@@ -65,7 +91,7 @@ public final class AcquisitionObservation implements AutoCloseable {
         if (observation != null && !ended) {
             ended = true;
             CheckOutcomes.outcome(observation, "failed");
-            observation.error(ObservedAcquisition.withoutMessage(resource, acquirer, failure));
+            observation.error(withoutMessage(resource, acquirer, failure));
         }
     }
 
@@ -89,5 +115,21 @@ public final class AcquisitionObservation implements AutoCloseable {
         }
         scope.close();
         observation.stop();
+    }
+
+    /**
+     * What the observation is told of a failed acquisition: its kind and the kind of its cause, not their messages
+     * (an in-memory issuer's timeout names the holder, as the caller's own answer may); {@code operation} is the
+     * method, or {@code null} where it is not known.
+     */
+    static Throwable withoutMessage(String resource, String operation, Throwable e) {
+        Throwable cause = e.getCause() == null ? e : e.getCause();
+        String kind = cause == e ? e.getClass().getName() : e.getClass().getName() + " caused by "
+                + cause.getClass().getName();
+        LockAcquisitionException told = new LockAcquisitionException(resource, "Could not acquire the lock on '"
+                + FencingToken.printable(resource) + "'" + (operation == null ? "" : " for " + operation) + ": "
+                + kind + " (its message is not recorded: it may name the lock's holder)");
+        told.setStackTrace(e.getStackTrace());
+        return told;
     }
 }

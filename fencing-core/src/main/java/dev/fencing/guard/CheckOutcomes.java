@@ -198,7 +198,7 @@ public final class CheckOutcomes {
      */
     public static Throwable forObservation(Throwable t) {
         if (t instanceof LockAcquisitionException notAcquired) {
-            return ObservedAcquisition.withoutMessage(notAcquired.resource(), null, notAcquired);
+            return AcquisitionObservation.withoutMessage(notAcquired.resource(), null, notAcquired);
         }
         if (!(t instanceof TokenRejectedException e) || e.presented() == null) {
             return t;
@@ -313,7 +313,7 @@ public final class CheckOutcomes {
      * their messages, which may name the lock's holder.
      */
     public static Throwable acquisitionForObservation(FencePoint point, String resource, Throwable e) {
-        return ObservedAcquisition.withoutMessage(resource, point.operation(), e);
+        return AcquisitionObservation.withoutMessage(resource, point.operation(), e);
     }
 
     /**

@@ -362,7 +362,8 @@ public final class FenceGuard {
         Lease lease;
         try {
             lease = observations == null ? issuer.acquire(resource, acquireTimeout)
-                    : ObservedAcquisition.acquire(observations, issuer, point, resource, acquireTimeout);
+                    : AcquisitionObservation.acquire(observations, point.resource(), point.operation(), issuer,
+                            resource, acquireTimeout);
         } catch (RuntimeException e) {
             throw CheckOutcomes.acquireFailed(point, resource, e);
         }

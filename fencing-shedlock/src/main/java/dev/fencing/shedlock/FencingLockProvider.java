@@ -120,16 +120,9 @@ public final class FencingLockProvider implements LockProvider {
      * has granted its lock, so the holder is a run the lock no longer excludes.
      */
     private Lease acquire(String name, String resource, AcquisitionCounters counters) {
-        try (AcquisitionObservation wait = AcquisitionObservation.start(observations, counters.resource(), resource,
-                "ShedLock job '" + name + "'")) {
-            Lease lease;
-            try {
-                lease = issuer.acquire(resource, acquireTimeout);
-            } catch (RuntimeException | Error e) {
-                wait.failed(e);
-                throw e;
-            }
-            wait.acquired(lease.token());
+        try {
+            Lease lease = AcquisitionObservation.acquire(observations, counters.resource(), "ShedLock job '" + name
+                    + "'", issuer, resource, acquireTimeout);
             FencingMetrics.increment(counters.acquired());
             return lease;
         } catch (LockAcquisitionException e) {
