@@ -30,6 +30,7 @@ import org.springframework.core.NestedExceptionUtils;
 import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.dao.ConcurrencyFailureException;
 import org.springframework.dao.DataAccessException;
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.core.Ordered;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -602,10 +603,15 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
 
     /**
      * The commit of the transaction this store opened failed after the check accepted and the write ran: neither
-     * may be taken as done. A serialization failure or deadlock is retryable; anything else is an error.
+     * may be taken as done. A serialization failure or deadlock is retryable; a violated constraint (a deferred one,
+     * or a JPA flush at commit) is the write's own failure, as if the body had thrown it: Spring's translation, as
+     * at commit in {@link Builder#checkAtCommit check-at-commit} mode; anything else is an error.
      */
     private RuntimeException commitFailed(String resource, FencingToken token, RuntimeException e) {
         DataAccessException translated = translate("commit", e);
+        if (translated instanceof DataIntegrityViolationException) {
+            return translated;
+        }
         if (translated instanceof ConcurrencyFailureException) { // no lock waits at commit: 40001, 40P01
             return new FenceConflictException(resource, token, "The fenced transaction of resource '" + resource
                     + "' (token " + token + ") was aborted at commit as a serialization failure or deadlock; "
