@@ -2,6 +2,7 @@ package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
+import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.reactive.InMemoryReactiveFenceStore;
 import dev.fencing.reactive.ReactiveFenceStore;
@@ -13,6 +14,8 @@ import dev.fencing.store.InMemoryFenceStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanClassLoaderAware;
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -21,6 +24,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProp
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -125,6 +129,80 @@ public class FencingAutoConfiguration {
         WithoutFencingAmqp() {
             log.warn(WARNING);
         }
+    }
+
+    /**
+     * A servlet application with fencing-web and Spring MVC whose {@link FencingWebAutoConfiguration} did not run
+     * (excluded): a {@code Fencing-Token} header is neither admitted nor refused, so an acquiring method writes a
+     * caller's request (perhaps a zombie's) under a lock of its own, and a scope a request leaves open stays on its
+     * pooled thread; said at startup.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+    @ConditionalOnClass(name = {"dev.fencing.web.UnadmittedTokenInterceptor",
+            "org.springframework.web.servlet.config.annotation.WebMvcConfigurer"})
+    static class WithoutFencingWeb {
+
+        static final String WARNING = "fencing-web is on the class path of this Spring MVC application, but "
+                + "FencingWebAutoConfiguration did not run (excluded?): a Fencing-Token header is neither admitted "
+                + "nor refused, so a @Fenced(acquire = true) method writes a caller's request (perhaps a zombie's) "
+                + "under a lock of its own, a fenced write it reaches is refused as missing, and a fencing scope a "
+                + "request leaves open stays bound on its pooled thread. Let it run (exclude the beans you replace, "
+                + "not the auto-configuration); see docs/propagation.md";
+
+        @Bean
+        static SmartInitializingSingleton fencingWithoutWebWarning(ListableBeanFactory beans) {
+            return () -> {
+                if (!beans.containsBean("fencingUnadmittedTokenInterceptor")) {
+                    log.warn(WARNING);
+                }
+            };
+        }
+    }
+
+    /**
+     * A fence store or token issuer the application declared that keeps its state in this JVM: another instance's
+     * writes and locks are not seen; said at startup, as {@code fencing.store.type=in-memory} is. A
+     * {@code fencing.issuer.type} set beside an issuer bean of the application is said to have no effect.
+     */
+    @Bean
+    static SmartInitializingSingleton fencingApplicationBeansWarning(ConfigurableListableBeanFactory beanFactory,
+                                                                     Environment environment) {
+        return () -> {
+            for (String name : beanFactory.getBeanNamesForType(FenceStore.class, true, false)) {
+                if (!FencingJdbcAutoConfiguration.starters(beanFactory, name)
+                        && InMemoryFenceStore.class.isAssignableFrom(userType(beanFactory, name))) {
+                    log.warn("The application's FenceStore bean '" + name + "' is an InMemoryFenceStore, which fences "
+                            + "writes made inside this JVM only; for tests and demos, never for a resource shared by "
+                            + "several instances (their zombies' writes land). Use a JdbcFenceStore "
+                            + "(fencing.store.type=jdbc) where instances share the resource");
+                }
+            }
+            String[] issuers = beanFactory.getBeanNamesForType(TokenIssuer.class, true, false);
+            String type = environment.getProperty(OnFencingTypeCondition.ISSUER_TYPE);
+            for (String name : issuers) {
+                if (FencingJdbcAutoConfiguration.starters(beanFactory, name)) {
+                    continue;
+                }
+                if (type != null && !type.strip().equalsIgnoreCase("none")) {
+                    log.warn(OnFencingTypeCondition.ISSUER_TYPE + "=" + type + " is set, but the application "
+                            + "defines its own TokenIssuer bean '" + name + "', which the starter does not build: the "
+                            + "property has no effect. Remove the bean to let the starter build the issuer, or the "
+                            + "property");
+                }
+                if (InMemoryTokenIssuer.class.isAssignableFrom(userType(beanFactory, name))) {
+                    log.warn("The application's TokenIssuer bean '" + name + "' is an InMemoryTokenIssuer, whose "
+                            + "locks and tokens are this JVM's own: two instances hold one lock at once and count "
+                            + "their tokens apart; for tests and demos only. Use a lock service the instances share "
+                            + "(fencing.issuer.type=jdbc, zookeeper or etcd)");
+                }
+            }
+        };
+    }
+
+    private static Class<?> userType(ConfigurableListableBeanFactory beanFactory, String name) {
+        Class<?> type = beanFactory.getType(name, false);
+        return type == null ? Object.class : ClassUtils.getUserClass(type);
     }
 
     /** What {@code @EnableFencing} imports, when the application did not declare it. */

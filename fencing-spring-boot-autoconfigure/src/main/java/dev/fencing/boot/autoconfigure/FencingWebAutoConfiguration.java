@@ -6,10 +6,14 @@ import dev.fencing.mode.FenceModes;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.web.FencingExceptionAdvice;
 import dev.fencing.web.FencingTokenFilter;
+import dev.fencing.web.LeftBindingsFilter;
 import dev.fencing.web.UnadmittedTokenInterceptor;
 import dev.fencing.web.internal.ServletUrlPatterns;
 import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.servlet.DispatcherType;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -38,7 +42,8 @@ import java.util.List;
  * details) unless the application registered it, and the {@link FencingTokenFilter} that binds callers' tokens only
  * when {@code fencing.web.filter.url-patterns} names where callers are trusted (no default). With a
  * {@link TokenVerifier} bean (the {@code fencing.signing.*} properties make one) the filter also refuses unsigned or
- * badly signed tokens before the request runs.
+ * badly signed tokens before the request runs. On every request: {@link UnadmittedTokenInterceptor} (a header no
+ * filter admitted is refused) and {@link LeftBindingsFilter} (a scope a request left open is closed).
  */
 @AutoConfiguration(after = FencingAutoConfiguration.class)
 @ConditionalOnClass(FencingExceptionAdvice.class)
@@ -121,6 +126,36 @@ public class FencingWebAutoConfiguration {
                     registry.addInterceptor(interceptor);
                 }
             };
+        }
+
+        /**
+         * Once every singleton exists: each handler mapping of annotated controllers and router functions runs the
+         * interceptor. A {@code WebMvcConfigurationSupport} subclass of the application (which turns Boot's MVC
+         * configuration off and ignores {@code WebMvcConfigurer} beans) would leave headers no filter admitted
+         * unrefused: a startup failure instead, naming the mapping and the fix.
+         */
+        @Bean
+        static SmartInitializingSingleton fencingUnadmittedTokenInterceptorCheck(ListableBeanFactory beans) {
+            return () -> UnadmittedTokenInterceptorCheck.verify(beans);
+        }
+    }
+
+    /**
+     * On every path, first: a request that left a fencing scope open on its thread has it closed and named at ERROR,
+     * so the next request on that pooled thread does not write under its tokens.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(FilterRegistrationBean.class)
+    static class LeftBindingsConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "fencingLeftBindingsFilter")
+        FilterRegistrationBean<LeftBindingsFilter> fencingLeftBindingsFilter() {
+            FilterRegistrationBean<LeftBindingsFilter> registration =
+                    new FilterRegistrationBean<>(new LeftBindingsFilter());
+            registration.setOrder(LeftBindingsFilter.ORDER);
+            registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC, DispatcherType.ERROR);
+            return registration;
         }
     }
 

@@ -507,7 +507,7 @@ class FencingAutoConfigurationTest {
     void aServletApplicationGetsTheExceptionAdviceButNoFilterWithoutUrlPatterns() {
         web.run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(FencingExceptionAdvice.class)
-                    .doesNotHaveBean(FilterRegistrationBean.class);
+                    .doesNotHaveBean("fencingTokenFilter");
         });
         runner.withPropertyValues("fencing.store.type=in-memory", "fencing.web.filter.url-patterns=/internal/*")
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FencingExceptionAdvice.class)
@@ -518,16 +518,16 @@ class FencingAutoConfigurationTest {
     @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
     void theTokenFilterOnlyWithUrlPatterns(org.springframework.boot.test.system.CapturedOutput output) {
         web.withPropertyValues("fencing.web.filter.url-patterns=/internal/*,/jobs/*").run(context -> {
-            assertThat(context).hasNotFailed().hasSingleBean(FilterRegistrationBean.class);
-            assertThat(context.getBean(FilterRegistrationBean.class).getUrlPatterns())
+            assertThat(context).hasNotFailed().hasBean("fencingTokenFilter");
+            assertThat(context.getBean("fencingTokenFilter", FilterRegistrationBean.class).getUrlPatterns())
                     .containsExactly("/internal/*", "/jobs/*");
         });
         // accepted unsigned: said at startup, since any caller there can present any token (a keyed trial's ask)
         assertThat(output).contains("Fencing-Token headers are accepted on /internal/*, /jobs/* unsigned");
         web.withPropertyValues("fencing.web.filter.url-patterns[0]=/internal/*").run(context ->
-                assertThat(context).hasSingleBean(FilterRegistrationBean.class));
+                assertThat(context).hasBean("fencingTokenFilter"));
         web.withPropertyValues("fencing.web.filter.url-patterns=/deposit,*.do").run(context ->
-                assertThat(context).hasNotFailed().hasSingleBean(FilterRegistrationBean.class));
+                assertThat(context).hasNotFailed().hasBean("fencingTokenFilter"));
     }
 
     @Test
@@ -564,6 +564,86 @@ class FencingAutoConfigurationTest {
                 assertThat(context).hasNotFailed().hasBean("fencingUnadmittedTokenInterceptor"));
         runner.withPropertyValues("fencing.store.type=in-memory").run(context ->
                 assertThat(context).hasNotFailed().doesNotHaveBean("fencingUnadmittedTokenInterceptor"));
+    }
+
+    /** Every servlet application closes, first thing on every path, the scopes a request left open on its thread. */
+    @Test
+    void theLeftBindingsFilterIsFirstOnEveryPathOfEveryServletApplication() {
+        web.run(context -> {
+            assertThat(context).hasNotFailed();
+            FilterRegistrationBean<?> registration = context.getBean("fencingLeftBindingsFilter",
+                    FilterRegistrationBean.class);
+            assertThat(registration.getFilter()).isInstanceOf(dev.fencing.web.LeftBindingsFilter.class);
+            assertThat(registration.getOrder()).isEqualTo(Integer.MIN_VALUE);
+            assertThat(registration.getUrlPatterns()).isEmpty(); // every path
+        });
+    }
+
+    /**
+     * A WebMvcConfigurationSupport subclass ignores WebMvcConfigurer beans, and with them the interceptor that refuses
+     * headers no filter admitted: a startup failure naming the fix (a new user's trial had a zombie's request written
+     * by an acquiring method); Spring MVC's own configuration, @EnableWebMvc, passes.
+     */
+    @Test
+    void aWebMvcConfigurationThatDropsTheInterceptorFailsStartup() {
+        web.withUserConfiguration(OwnMvcSupport.class).run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure())
+                    .isInstanceOf(dev.fencing.FencingConfigurationException.class)
+                    .hasMessageContaining("'requestMappingHandlerMapping'")
+                    .hasMessageContaining("UnadmittedTokenInterceptor")
+                    .hasMessageContaining("DelegatingWebMvcConfiguration");
+        });
+        web.withUserConfiguration(EnabledMvc.class).run(context -> assertThat(context).hasNotFailed());
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class OwnMvcSupport extends org.springframework.web.servlet.config.annotation.WebMvcConfigurationSupport {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @org.springframework.web.servlet.config.annotation.EnableWebMvc
+    static class EnabledMvc {
+    }
+
+    /** Excluded, the web auto-configuration takes the header's refusal with it: said at startup. */
+    @Test
+    @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
+    void aServletApplicationWithoutTheWebAutoConfigurationIsWarned(
+            org.springframework.boot.test.system.CapturedOutput output) {
+        new WebApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class))
+                .withPropertyValues("fencing.store.type=in-memory")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("FencingWebAutoConfiguration did not run (excluded?)");
+        int before = output.toString().length();
+        web.run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.toString().substring(before)).doesNotContain("did not run (excluded?)");
+    }
+
+    /**
+     * An in-memory store or issuer the application declared is said to be one JVM's only, as the property route
+     * says it; an issuer type beside an issuer bean of the application is said to have no effect.
+     */
+    @Test
+    @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
+    void inMemoryBeansOfTheApplicationAndAnIgnoredIssuerTypeAreWarned(
+            org.springframework.boot.test.system.CapturedOutput output) {
+        new ApplicationContextRunner().withConfiguration(FENCING)
+                .withBean("myStore", InMemoryFenceStore.class, InMemoryFenceStore::new)
+                .withBean("myIssuer", dev.fencing.issuer.InMemoryTokenIssuer.class,
+                        dev.fencing.issuer.InMemoryTokenIssuer::new)
+                .withPropertyValues("fencing.issuer.type=jdbc")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("The application's FenceStore bean 'myStore' is an InMemoryFenceStore")
+                .contains("The application's TokenIssuer bean 'myIssuer' is an InMemoryTokenIssuer")
+                .contains("fencing.issuer.type=jdbc is set, but the application defines its own TokenIssuer bean "
+                        + "'myIssuer'");
+        int before = output.toString().length();
+        new ApplicationContextRunner().withConfiguration(FENCING).withPropertyValues("fencing.store.type=in-memory",
+                "fencing.issuer.type=none").run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.toString().substring(before)).doesNotContain("The application's")
+                .doesNotContain("is set, but the application defines");
     }
 
     private static List<Advisor> fencingAdvisors(org.springframework.context.ApplicationContext context) {
