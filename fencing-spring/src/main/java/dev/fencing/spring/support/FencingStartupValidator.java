@@ -336,10 +336,23 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         }
     }
 
+    /**
+     * Whether an interface of {@code proxy} declares {@code method}: by its signature, or as the method a generic
+     * interface's method resolves to in the method's class ({@code write(Long)} for {@code write(ID)}, through the
+     * compiler's bridge), which is how the proxy's call reaches it.
+     */
     private static boolean onProxyInterface(Object proxy, Method method) {
         for (Class<?> iface : proxy.getClass().getInterfaces()) {
             if (ClassUtils.hasMethod(iface, method.getName(), method.getParameterTypes())) {
                 return true;
+            }
+            for (Method declared : iface.getMethods()) {
+                if (declared.getName().equals(method.getName())
+                        && declared.getParameterCount() == method.getParameterCount()
+                        && BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(declared,
+                        method.getDeclaringClass())).equals(method)) {
+                    return true;
+                }
             }
         }
         return false;
