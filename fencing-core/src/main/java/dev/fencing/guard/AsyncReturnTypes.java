@@ -3,9 +3,11 @@ package dev.fencing.guard;
 import dev.fencing.FencingConfigurationException;
 
 import java.util.ArrayDeque;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.Deque;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -66,6 +68,12 @@ public final class AsyncReturnTypes {
 
     /** The deferred-result type {@code type} is or implements, or {@code null} when it is an ordinary type. */
     public static String deferredType(Class<?> type) {
+        String found = firstOf(type, DEFERRED);
+        return found == null ? null : found.replace('$', '.');
+    }
+
+    /** The first of {@code names} that {@code type} is, extends or implements, or {@code null}. */
+    private static String firstOf(Class<?> type, Collection<String> names) {
         Deque<Class<?>> pending = new ArrayDeque<>();
         Set<Class<?>> seen = new HashSet<>();
         pending.add(type);
@@ -74,8 +82,8 @@ public final class AsyncReturnTypes {
             if (!seen.add(current)) {
                 continue;
             }
-            if (DEFERRED.contains(current.getName())) {
-                return current.getName().replace('$', '.');
+            if (names.contains(current.getName())) {
+                return current.getName();
             }
             if (current.getSuperclass() != null) {
                 pending.add(current.getSuperclass());
@@ -83,6 +91,29 @@ public final class AsyncReturnTypes {
             Collections.addAll(pending, current.getInterfaces());
         }
         return null;
+    }
+
+    /** Results whose work runs when their caller consumes them, after the method returned. */
+    private static final List<String> LAZY = List.of("java.util.stream.BaseStream", "java.util.Iterator",
+            "java.util.Spliterator");
+
+    private static final System.Logger LOG = System.getLogger(AsyncReturnTypes.class.getName());
+
+    /**
+     * Warns, once per call of this at startup, when a fenced method returns a lazy result (a {@code Stream}, an
+     * {@code Iterator}, a {@code Spliterator}): what it does when consumed runs after the check, in the caller's
+     * transaction if there is one (a JDBC store's fence row is held until it commits), else outside the fence. Not
+     * refused: a fenced query that streams its rows inside the caller's transaction is in order.
+     */
+    public static void warnIfLazy(Class<?> returnType, String operation) {
+        if (firstOf(returnType, LAZY) != null) {
+            LOG.log(System.Logger.Level.WARNING, () -> "@Fenced on " + operation + " returns "
+                    + returnType.getTypeName() + ", which its caller consumes after the method returned: what it "
+                    + "does then (a write in a map step, rows a query streams) runs after the check, inside the "
+                    + "fence only while the transaction that called the method is still open (the JDBC store holds "
+                    + "the fence row until it commits; the in-memory store's fence ends when the method returns). "
+                    + "Return a List, or consume the result inside that transaction");
+        }
     }
 
     /**

@@ -46,4 +46,27 @@ class AsyncReturnTypesTest {
                 .hasMessageContaining("Repo.save(Account)").hasMessageContaining(Mono.class.getName())
                 .hasMessageContaining("after the method returns").hasMessageContaining("return a Mono or Flux");
     }
+
+    /**
+     * A lazy result (a Stream, an Iterator) is consumed after the method returned: warned at startup, not refused (a
+     * fenced query may stream its rows inside the caller's transaction); a list is not (a new user's trial wrote
+     * in a Stream's map step after the fence).
+     */
+    @Test
+    void aLazyResultIsWarnedAndAListIsNot() {
+        try (dev.fencing.LogCapture logs = dev.fencing.LogCapture.of(AsyncReturnTypes.class)) {
+            AsyncReturnTypes.warnIfLazy(java.util.stream.Stream.class, "Repo.writeLazily(long)");
+            AsyncReturnTypes.warnIfLazy(java.util.stream.IntStream.class, "Repo.ids()");
+            AsyncReturnTypes.warnIfLazy(java.util.ListIterator.class, "Repo.rows()");
+            AsyncReturnTypes.warnIfLazy(List.class, "Repo.all()");
+            AsyncReturnTypes.warnIfLazy(void.class, "Repo.save()");
+            assertThat(logs.records()).extracting(java.util.logging.LogRecord::getMessage).satisfiesExactly(
+                    m -> assertThat(m).startsWith("@Fenced on Repo.writeLazily(long) returns java.util.stream.Stream")
+                            .contains("after the check").contains("Return a List"),
+                    m -> assertThat(m).startsWith("@Fenced on Repo.ids() returns java.util.stream.IntStream"),
+                    m -> assertThat(m).startsWith("@Fenced on Repo.rows() returns java.util.ListIterator"));
+            assertThatCode(() -> AsyncReturnTypes.check(java.util.stream.Stream.class, "Repo.writeLazily(long)"))
+                    .doesNotThrowAnyException();
+        }
+    }
 }

@@ -208,6 +208,7 @@ final class FencePointSource {
         AsyncMethods.checkFuture(found.method(), found.targetClass(), operation);
         if (adapter == null && !AsyncMethods.isFuture(returnType)) {
             AsyncReturnTypes.check(returnType, operation);
+            AsyncReturnTypes.warnIfLazy(returnType, operation);
         }
         String key = fenced.key();
         FencePoint point;
