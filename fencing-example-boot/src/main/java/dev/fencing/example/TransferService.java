@@ -11,9 +11,9 @@ import org.springframework.web.server.ResponseStatusException;
  *
  * <p>The locks are taken outside the transaction, on purpose: the transaction commits while both are still held, so
  * the next holder of either account never has to wait for this transfer's commit on the fence rows. (One method that
- * is both {@code @Transactional} and {@code @Fenced(acquire = true)} would release its lock before its commit: still
- * safe, the fence row lock makes the next writer wait, but for up to {@code fencing.store.jdbc.lock-timeout}.) And
- * acquiring two locks takes two proxied calls, so this method cannot be one of them anyway.
+ * is both {@code @Transactional} and {@code @Fenced(acquire = true)} holds its lock the same way: the acquiring
+ * advisor runs before the transaction's, so the lock is taken before the transaction begins and given back after it
+ * ends.) Acquiring two locks takes two proxied calls, though, so this method cannot be one of them.
  */
 @Service
 public class TransferService {
