@@ -60,10 +60,11 @@ public final class CheckOutcomes {
         outcome(observation, "accepted");
     }
 
-    /** Counts a check that found no token bound. */
+    /** Counts a check that found no token bound, and logs it (paced). */
     public static void missing(FencePoint point, Observation observation) {
         FencingMetrics.increment(point.checks().missing());
         outcome(observation, "missing");
+        RefusalLog.missing(point.operation(), point.resource());
     }
 
     /**

@@ -6,9 +6,9 @@ import dev.fencing.token.FencingToken;
 
 
 /**
- * The log line of a token the fence refused in enforce mode (stale, duplicate, out of range, forged): a WARNING, at
- * most one per method and verdict per minute, so that an operator reading the log sees the zombie refused beside its
- * lost-lease line, without a flood of refusals hiding everything else. Observe mode logs its would-be refusals the
+ * The log line of a token the fence refused in enforce mode (stale, duplicate, out of range, forged, missing): a
+ * WARNING, at most one per method and verdict per minute, so that an operator reading the log sees the zombie refused
+ * beside its lost-lease line, without a flood of refusals hiding everything else. Observe mode logs its would-be refusals the
  * same way ({@code ObservedCalls}). Only on the refusal path; never throws.
  */
 final class RefusalLog {
@@ -23,6 +23,27 @@ final class RefusalLog {
     private static final LogPace PACE = new LogPace(MAX_KEYS, INTERVAL_MILLIS, null);
 
     private RefusalLog() {
+    }
+
+    /**
+     * A call refused because no token was bound for its resource: logged too, since its exception may end where nobody
+     * reads it (a task handed to an executor and never joined).
+     */
+    static void missing(String operation, String resource) {
+        try {
+            if (PACE.due(operation + "\u0000missing", System.currentTimeMillis()) < 0) {
+                return;
+            }
+            LOG.log(System.Logger.Level.WARNING, "Refused {0} (missing) on resource ''{1}'': no fencing token was "
+                            + "bound for it on thread {2}; the call did not run. The write was reached without its "
+                            + "token: a thread the token did not follow (an executor without the task decorator, "
+                            + "CompletableFuture.runAsync, a parallel stream), or no lock taken. At most one such line "
+                            + "per method and outcome per minute; see fencing.checks'{'outcome=\"missing\"'}' for "
+                            + "every count",
+                    operation, FencingToken.printable(resource), Thread.currentThread().getName());
+        } catch (RuntimeException ignored) {
+            // logging is advisory
+        }
     }
 
     static void refused(String operation, TokenRejectedException e) {

@@ -440,6 +440,31 @@ class FenceGuardTest {
         assertThat(checks("logged", "stale")).isEqualTo(3);
     }
 
+    /**
+     * A call refused for want of a token is logged as well, once per method a minute: its exception may end where no
+     * one reads it (a red-team trial's task handed to runAsync and never joined dropped its write with no line).
+     */
+    @Test
+    void aMissingTokenIsLoggedOncePerMethodPerMinute() throws Throwable {
+        String operation = "Repo.missingLogged" + System.nanoTime() + "(String)";
+        FencePoint point = new FencePoint(operation, "unbound", null, null, false, metrics);
+        FenceGuard guard = new FenceGuard(store);
+        try (dev.fencing.LogCapture log = dev.fencing.LogCapture.of(RefusalLog.class)) {
+            for (int i = 0; i < 3; i++) {
+                assertThatThrownBy(() -> guard.invoke(point, new Object[0], () -> "x"))
+                        .isInstanceOf(MissingTokenException.class);
+            }
+            assertThat(log.records()).singleElement().satisfies(r -> {
+                assertThat(r.getLevel()).isEqualTo(java.util.logging.Level.WARNING);
+                assertThat(java.text.MessageFormat.format(r.getMessage(), r.getParameters()))
+                        .contains("Refused " + operation + " (missing) on resource 'unbound'")
+                        .contains("on thread " + Thread.currentThread().getName())
+                        .contains("fencing.checks{outcome=\"missing\"}");
+            });
+        }
+        assertThat(checks("unbound", "missing")).isEqualTo(3);
+    }
+
     /** A check outside the store's transaction is a setup mistake: the refusal names the method to fix. */
     @Test
     void aRefusalOutsideTheStoresTransactionNamesTheMethod() {
