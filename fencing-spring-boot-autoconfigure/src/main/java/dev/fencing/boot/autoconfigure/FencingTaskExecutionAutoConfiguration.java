@@ -12,12 +12,13 @@ import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
 
 /**
  * Carries the bound fencing tokens to Boot's task executor threads ({@code @Async}, {@code applicationTaskExecutor}),
- * with no code: a {@link ContextPropagatingTaskDecorator} bean, which Boot applies to the executors it builds when it
- * is the application's only {@link TaskDecorator}. It propagates every context registered with Micrometer's
- * context-propagation, the tokens among them ({@link FencingThreadLocalAccessor}).
+ * with no code: a {@link ContextPropagatingTaskDecorator} bean, which Boot applies to the executors it builds,
+ * composed with the application's own {@link TaskDecorator} beans when it has some. It propagates every context
+ * registered with Micrometer's context-propagation, the tokens among them ({@link FencingThreadLocalAccessor}).
  *
- * <p>An application that declares a {@code TaskDecorator} of its own keeps it: this backs off, and the application
- * carries the tokens itself (for example by delegating to a {@code ContextPropagatingTaskDecorator}).
+ * <p>It backs off only for a {@code ContextPropagatingTaskDecorator} of the application, which carries the tokens
+ * already. (It used to back off for any decorator, and an application that added one for its logging context had
+ * every {@code @Async} fenced call refused as missing its token.)
  */
 @AutoConfiguration(beforeName = {
         "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration",
@@ -26,9 +27,9 @@ import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 public class FencingTaskExecutionAutoConfiguration {
 
-    /** Boot's executors take the single {@code TaskDecorator} bean: this one, unless the application has its own. */
+    /** Boot's executors compose every {@code TaskDecorator} bean: this one with the application's. */
     @Bean
-    @ConditionalOnMissingBean(TaskDecorator.class)
+    @ConditionalOnMissingBean(ContextPropagatingTaskDecorator.class)
     ContextPropagatingTaskDecorator fencingContextPropagatingTaskDecorator() {
         return new ContextPropagatingTaskDecorator();
     }

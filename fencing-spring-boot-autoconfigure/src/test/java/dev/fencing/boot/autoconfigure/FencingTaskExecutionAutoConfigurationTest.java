@@ -78,9 +78,22 @@ class FencingTaskExecutionAutoConfigurationTest {
 
     @Configuration(proxyBeanMethods = false)
     static class UserDecorator {
+        final List<String> decorated = new CopyOnWriteArrayList<>();
+
         @Bean
         TaskDecorator userTaskDecorator() {
-            return runnable -> runnable;
+            return runnable -> {
+                decorated.add("task");
+                return runnable;
+            };
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class UserPropagatingDecorator {
+        @Bean
+        ContextPropagatingTaskDecorator userPropagatingDecorator() {
+            return new ContextPropagatingTaskDecorator();
         }
     }
 
@@ -113,17 +126,31 @@ class FencingTaskExecutionAutoConfigurationTest {
         });
     }
 
+    /**
+     * Boot composes every TaskDecorator bean: the application's own (for its logging context, say) runs, and the
+     * tokens still travel (the starter's decorator used to back off, and every such @Async fenced call was refused
+     * as missing its token).
+     */
     @Test
-    void aTaskDecoratorOfTheApplicationWins() {
+    void aTaskDecoratorOfTheApplicationIsComposedWithTheStartersAndTheTokensStillTravel() {
         runner.withUserConfiguration(UserDecorator.class).run(context -> {
-            assertThat(context).hasNotFailed().hasSingleBean(TaskDecorator.class)
-                    .doesNotHaveBean(ContextPropagatingTaskDecorator.class);
-            assertThat(context.getBean(TaskDecorator.class)).isSameAs(context.getBean("userTaskDecorator"));
-            // the application's decorator does not propagate: the async call is refused as missing its token
-            try (var ignored = FencingContext.bind(new FencingToken("ledger", 7, "caller"))) {
-                assertThatThrownBy(() -> context.getBean(Bookkeeper.class).postLater().get(10, TimeUnit.SECONDS))
-                        .hasCauseInstanceOf(MissingTokenException.class);
+            assertThat(context).hasNotFailed().hasBean("userTaskDecorator")
+                    .hasSingleBean(ContextPropagatingTaskDecorator.class);
+            FencingToken token = new FencingToken("ledger", 7, "caller");
+            try (var ignored = FencingContext.bind(token)) {
+                context.getBean(Bookkeeper.class).postLater().get(10, TimeUnit.SECONDS);
             }
+            assertThat(context.getBean(Ledger.class).seen()).containsExactly(token);
+            assertThat(context.getBean(UserDecorator.class).decorated).as("the application's decorator ran too")
+                    .isNotEmpty();
+        });
+    }
+
+    @Test
+    void aPropagatingDecoratorOfTheApplicationIsTheOnlyOne() {
+        runner.withUserConfiguration(UserPropagatingDecorator.class).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(TaskDecorator.class);
+            assertThat(context.getBean(TaskDecorator.class)).isSameAs(context.getBean("userPropagatingDecorator"));
         });
     }
 
