@@ -15,6 +15,7 @@ import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
@@ -173,9 +174,23 @@ public class FencingJdbcAutoConfiguration {
     JdbcTokenIssuer tokenIssuer(DataSource dataSource, FencingProperties properties,
                                 ObjectProvider<MeterRegistry> registry) {
         FencingProperties.JdbcIssuer jdbc = properties.getIssuer().getJdbc();
+        requireLeaseOfASecond(jdbc.getLeaseTime());
         return JdbcTokenIssuer.builder(dataSource).table(jdbc.getTable()).leaseTime(jdbc.getLeaseTime())
                 .createTableIfMissing(createsTable(jdbc.getInitializeSchema(), dataSource))
                 .meterRegistry(registry.getIfUnique()).build();
+    }
+
+    /**
+     * A lease under a second expires inside most calls, so its lock excludes nothing, and it is what a value written
+     * without a unit gives ({@code lease-time=30} is 30 ms): a startup failure naming the value.
+     */
+    static void requireLeaseOfASecond(Duration leaseTime) {
+        if (leaseTime != null && leaseTime.compareTo(Duration.ofSeconds(1)) < 0) {
+            throw new FencingConfigurationException("fencing.issuer.jdbc.lease-time is " + leaseTime.toMillis()
+                    + " ms: a lease that short expires inside most calls, so the lock would exclude nothing (the "
+                    + "next holder takes it while this one still writes, and only the fence stops the writes). A "
+                    + "value without a unit is in milliseconds: write the unit, as in 30s");
+        }
     }
 
     /**

@@ -330,6 +330,21 @@ class FencingAutoConfigurationTest {
                 assertThat(context).hasFailed());
     }
 
+    /** A lease under a second (a value written without its unit is in milliseconds) fails startup naming it. */
+    @Test
+    void aLeaseTimeUnderASecondFailsStartup() {
+        database.withPropertyValues(h2("shortlease"), "fencing.issuer.type=jdbc", "fencing.issuer.jdbc.lease-time=30")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause()
+                            .isInstanceOf(dev.fencing.FencingConfigurationException.class)
+                            .hasMessageContaining("fencing.issuer.jdbc.lease-time is 30 ms")
+                            .hasMessageContaining("as in 30s");
+                });
+        database.withPropertyValues(h2("onesecond"), "fencing.issuer.type=jdbc", "fencing.issuer.jdbc.lease-time=1s")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
     @Test
     void acquireTimeoutDefaultsToTenSecondsAndIsAProperty() {
         runner.withPropertyValues("fencing.store.type=in-memory").run(context ->
