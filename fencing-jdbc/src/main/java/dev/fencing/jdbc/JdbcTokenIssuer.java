@@ -367,10 +367,17 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
         if (((Integer) row[1]) == 0) {
             return holder.equals(row[2]) ? row[0] : null;
         }
-        long last = Math.max((Long) row[0], lockedFloor(resource));
+        long own = (Long) row[0];
+        long last = Math.max(own, lockedFloor(resource));
         if (last == Long.MAX_VALUE) {
+            // a value no issuer hands out: a token forged or made by hand, written as max_seen and raised into the
+            // counters by a floor raise or, for a family, folded by compaction into the floor of every member
             throw new LockAcquisitionException(resource, "Token counter of resource '" + resource + "' in "
-                    + name + " is exhausted (" + last + ")");
+                    + name + " is exhausted (" + last + ")" + (own == Long.MAX_VALUE ? ""
+                    : ": the floor of its family is there, so every resource of the family is; compaction folds a "
+                    + "member's max_seen into that floor, and no issuer hands out such a value, so a token forged or "
+                    + "made by hand reached the fence. Lower it with the max_seen reset (docs/operations.md), and sign "
+                    + "tokens (docs/signing.md) or bound each advance (maxAdvance)"));
         }
         jdbc.update(takeSql, holder, last + 1, dialect.ttlParameter(leaseTime.toMillis()), resource);
         return last + 1;
