@@ -48,6 +48,8 @@ import java.util.function.Predicate;
  */
 public final class FencingTokenListenerAdvice implements MethodInterceptor {
 
+    private static final System.Logger LOG = System.getLogger(FencingTokenListenerAdvice.class.getName());
+
     private static final String CARRIER = FencingTokenMessagePostProcessor.HEADER + " message header";
 
     private final Predicate<Message> trusted;
@@ -120,7 +122,8 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
         List<Message> messages = messages(invocation);
         List<FencingToken> tokens = tokens(messages);
         List<TokenUse> uses = UncheckedReceipts.usesFor(tokens);
-        try (FencingScope ignored = FencingContext.bindRemote(tokens, uses)) {
+        FencingScope scope = FencingContext.bindRemote(tokens, uses);
+        try {
             Object result = invocation.proceed();
             if (!tokens.isEmpty()) {
                 receipts.report("The listener of queue '" + queue(messages) + "'", tokens, uses);
@@ -134,6 +137,23 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
                         true, failure);
             }
             throw failure;
+        } finally {
+            close(scope, messages);
+        }
+    }
+
+    /**
+     * Closes this call's scope, and with it any the listener left open above it: logged at ERROR, not thrown, since
+     * the listener's work is done (a failure would have the message redelivered, and leaked again, without end),
+     * and the container thread is clean for the next message either way.
+     */
+    private static void close(FencingScope scope, List<Message> messages) {
+        try {
+            scope.close();
+        } catch (IllegalStateException leaked) {
+            LOG.log(System.Logger.Level.ERROR, () -> "The listener of queue '" + queue(messages) + "' left fencing "
+                    + "scopes open on its thread: " + leaked.getMessage() + ". Without that, the next message on "
+                    + "this container thread would be handled under their tokens");
         }
     }
 

@@ -100,6 +100,25 @@ class FencingTokenListenerAdviceTest {
         }
     }
 
+    /**
+     * A listener that leaves a scope open has it closed when its call ends, and named at ERROR, without failing the
+     * delivery (which would have the message redelivered, and leaked again); the thread is clean for the next message.
+     */
+    @Test
+    void aScopeTheListenerLeftOpenIsClosedAndLoggedWithoutFailingTheMessage() {
+        FencingToken leaked = new FencingToken("accounts:9", 5, "listener");
+        Delegate delegate = advised(new FencingTokenListenerAdvice(), data -> FencingContext.bind(leaked));
+        try (dev.fencing.testsupport.LogRecords logs = dev.fencing.testsupport.LogRecords.of(
+                FencingTokenListenerAdvice.class)) {
+            delegate.invokeListener(null, message(TokenList.format(List.of(ACCOUNTS))));
+            delegate.invokeListener(null, message(null));
+            assertThat(FencingContext.isEmpty()).as("nothing left for the next message").isTrue();
+            assertThat(logs.records()).hasSize(2).allSatisfy(r -> assertThat(r.getMessage())
+                    .startsWith("The listener of queue 'orders' left fencing scopes open on its thread")
+                    .contains("accounts:9"));
+        }
+    }
+
     @Test
     void aMessageWithoutTheHeaderRunsWithNothingBoundNotWithTheThreadsLeftovers() {
         List<FencingSnapshot> seen = new ArrayList<>();

@@ -264,14 +264,20 @@ public class FencingTokenFilter implements Filter {
         }
         List<FencingToken> tokens = admitted.tokens();
         if (tokens.isEmpty()) {
-            try (FencingScope ignored = FencingContext.bindRemote(tokens)) {
+            FencingScope scope = FencingContext.bindRemote(tokens);
+            try {
                 chain.doFilter(request, response);
+            } finally {
+                LeftBindingsFilter.close(scope, request);
             }
             return;
         }
         List<TokenUse> uses = UncheckedReceipts.usesFor(tokens);
-        try (FencingScope ignored = FencingContext.bindRemote(tokens, uses)) {
+        FencingScope scope = FencingContext.bindRemote(tokens, uses);
+        try {
             chain.doFilter(request, response);
+        } finally {
+            LeftBindingsFilter.close(scope, request);
         }
         if (WRITES.contains(http.getMethod()) && !http.isAsyncStarted() && httpResponse.getStatus() / 100 == 2) {
             receipts.report(http.getMethod() + " " + place(http), tokens, uses);

@@ -1,6 +1,7 @@
 package dev.fencing.web;
 
 import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
 import dev.fencing.guard.LogPace;
 import dev.fencing.token.FencingToken;
 import jakarta.servlet.Filter;
@@ -49,17 +50,34 @@ public final class LeftBindingsFilter implements Filter {
         }
     }
 
+    /**
+     * Closes a filter's own {@code scope} at the end of its request, and with it whatever the request left open above
+     * it: reported as this filter reports it, not thrown (the request's answer is made; the thread is clean either
+     * way).
+     */
+    static void close(FencingScope scope, ServletRequest request) {
+        try {
+            scope.close();
+        } catch (IllegalStateException leaked) {
+            report(request, leaked.getMessage());
+        }
+    }
+
     private static void report(ServletRequest request, List<FencingToken> left) {
+        report(request, left.stream().map(FencingToken::toString).collect(Collectors.joining(", ")));
+    }
+
+    private static void report(ServletRequest request, String left) {
         String place = place(request);
         long heldBack = PACE.due(place, System.currentTimeMillis());
         if (heldBack < 0) {
             return;
         }
         LOG.log(System.Logger.Level.ERROR, () -> "Request " + place + " left fencing tokens bound on its thread ("
-                + Thread.currentThread().getName() + "): " + left.stream().map(FencingToken::toString)
-                .collect(Collectors.joining(", ")) + ". They are unbound now; without that, the next request on "
-                + "this pooled thread would write under them, as if it held their locks. Close what you bind: try "
-                + "(FencingScope scope = FencingContext.bind(token)) { ... }, or FencingContext.run(token, () -> ...)"
+                + Thread.currentThread().getName() + "): " + left + ". They are unbound now; without that, the next "
+                + "request on this pooled thread would write under them, as if it held their locks. Close what you "
+                + "bind: try (FencingScope scope = FencingContext.bind(token)) { ... }, or FencingContext.run(token, "
+                + "() -> ...)"
                 + (heldBack > 0 ? " (" + heldBack + " more such requests here since the last line)" : ""));
     }
 

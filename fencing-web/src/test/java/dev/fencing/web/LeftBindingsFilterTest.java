@@ -28,7 +28,7 @@ class LeftBindingsFilterTest {
 
     @RestController
     static class Handler {
-        @PostMapping({"/leak/{id}", "/leak-again/{id}"}) // one line a minute per pattern: one per test
+        @PostMapping({"/leak/{id}", "/leak-again/{id}", "/leak-filtered/{id}"}) // a line a minute per pattern
         String leak(@PathVariable long id) {
             FencingContext.bind(new FencingToken("accounts:" + id, 5, "leaker")); // never closed
             return "leaked";
@@ -60,6 +60,25 @@ class LeftBindingsFilterTest {
                 assertThat(r.getMessage()).startsWith("Request POST /leak/{id} left fencing tokens bound on its "
                         + "thread").contains("accounts:50").contains("leaker").contains("FencingContext.run");
             });
+        }
+    }
+
+    /**
+     * Under the token filter, whose own scope the leak sits on: closed by it and reported the same way, not thrown
+     * after the request's answer.
+     */
+    @Test
+    void aLeftBindingUnderTheTokenFiltersScopeIsClosedAndNamedToo() throws Exception {
+        MockMvc filtered = MockMvcBuilders.standaloneSetup(new Handler()).addFilters(new LeftBindingsFilter(),
+                FencingTokenFilter.forUrlPatterns(java.util.List.of("/leak-filtered/*"))).build();
+        try (LogRecords logs = LogRecords.of(LeftBindingsFilter.class)) {
+            int status = filtered.perform(post("/leak-filtered/60").header(FencingHeader.NAME,
+                    new FencingToken("accounts:60", 3, "caller").toText())).andReturn().getResponse().getStatus();
+            assertThat(status).isEqualTo(200);
+            assertThat(FencingContext.isEmpty()).isTrue();
+            assertThat(logs.records()).singleElement().satisfies(r -> assertThat(r.getMessage())
+                    .startsWith("Request POST /leak-filtered/{id} left fencing tokens bound on its thread")
+                    .contains("accounts:60"));
         }
     }
 
