@@ -70,7 +70,9 @@ public final class UncheckedLeases {
         boolean one = points.size() == 1;
         return "@Fenced(acquire = true) on " + methods + " held the lock on '" + token.resource() + "' (token "
                 + token.value() + ") and no @Fenced check presented its token, nor did a carrier send it: whatever "
-                + (one ? "the call" : "those calls") + " wrote was not fenced. Write through a method with "
+                + (one ? "the call" : "those calls") + " wrote was not fenced, or was checked only after the lock was "
+                + "given back (work handed to another thread, an @Async method, that the call did not wait for). "
+                + "Write through a method with "
                 + annotation + ", and wait for writes handed to other threads. " + (one ? "If the method"
                 : "A method that") + " only reads, or writes on some paths only, takes reportUnchecked = false. "
                 + "Counted in fencing.leases.unchecked; logged once per method";

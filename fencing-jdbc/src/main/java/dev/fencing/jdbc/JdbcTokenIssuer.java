@@ -376,8 +376,8 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
                     + name + " is exhausted (" + last + ")" + (own == Long.MAX_VALUE ? ""
                     : ": the floor of its family is there, so every resource of the family is; compaction folds a "
                     + "member's max_seen into that floor, and no issuer hands out such a value, so a token forged or "
-                    + "made by hand reached the fence. Lower it with the max_seen reset (docs/operations.md), and sign "
-                    + "tokens (docs/signing.md) or bound each advance (maxAdvance)"));
+                    + "made by hand reached the fence; see \"A family floor no issuer reached\" in docs/operations.md"),
+                    null, false); // no retry helps
         }
         jdbc.update(takeSql, holder, last + 1, dialect.ttlParameter(leaseTime.toMillis()), resource);
         return last + 1;

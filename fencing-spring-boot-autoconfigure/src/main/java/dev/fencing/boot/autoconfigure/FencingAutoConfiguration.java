@@ -33,7 +33,9 @@ import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Locale;
 import javax.sql.DataSource;
@@ -180,15 +182,21 @@ public class FencingAutoConfiguration {
             }
             String[] issuers = beanFactory.getBeanNamesForType(TokenIssuer.class, true, false);
             String type = environment.getProperty(OnFencingTypeCondition.ISSUER_TYPE);
+            List<String> ignored = new ArrayList<>();
+            if (type != null && !type.strip().equalsIgnoreCase("none")) {
+                ignored.add(OnFencingTypeCondition.ISSUER_TYPE + "=" + type);
+            }
+            ISSUER_PROPERTIES.stream().filter(environment::containsProperty).forEach(ignored::add);
             for (String name : issuers) {
                 if (FencingJdbcAutoConfiguration.starters(beanFactory, name)) {
                     continue;
                 }
-                if (type != null && !type.strip().equalsIgnoreCase("none")) {
-                    log.warn(OnFencingTypeCondition.ISSUER_TYPE + "=" + type + " is set, but the application "
-                            + "defines its own TokenIssuer bean '" + name + "', which the starter does not build: the "
-                            + "property has no effect. Remove the bean to let the starter build the issuer, or the "
-                            + "property");
+                if (!ignored.isEmpty()) {
+                    log.warn(String.join(", ", ignored) + (ignored.size() == 1 ? " is" : " are") + " set, but the "
+                            + "application defines its own TokenIssuer bean '" + name + "', which the starter does "
+                            + "not build: " + (ignored.size() == 1 ? "the property has" : "these properties have")
+                            + " no effect. Remove the bean to let the starter build the issuer, or set them on your "
+                            + "issuer's builder");
                 }
                 if (InMemoryTokenIssuer.class.isAssignableFrom(userType(beanFactory, name))) {
                     log.warn("The application's TokenIssuer bean '" + name + "' is an InMemoryTokenIssuer, whose "
@@ -199,6 +207,13 @@ public class FencingAutoConfiguration {
             }
         };
     }
+
+    /** The properties the starter builds its issuers from (besides the type), of no effect beside an own issuer. */
+    static final List<String> ISSUER_PROPERTIES = List.of("fencing.issuer.jdbc.table",
+            "fencing.issuer.jdbc.lease-time", "fencing.issuer.jdbc.initialize-schema",
+            "fencing.issuer.zookeeper.connect-string", "fencing.issuer.zookeeper.lock-path",
+            "fencing.issuer.zookeeper.session-timeout", "fencing.issuer.etcd.endpoints",
+            "fencing.issuer.etcd.lease-ttl", "fencing.issuer.etcd.lock-prefix");
 
     private static Class<?> userType(ConfigurableListableBeanFactory beanFactory, String name) {
         Class<?> type = beanFactory.getType(name, false);

@@ -188,8 +188,8 @@ public class FencingJdbcAutoConfiguration {
         if (leaseTime != null && leaseTime.compareTo(Duration.ofSeconds(1)) < 0) {
             throw new FencingConfigurationException("fencing.issuer.jdbc.lease-time is " + leaseTime.toMillis()
                     + " ms: a lease that short expires inside most calls, so the lock would exclude nothing (the "
-                    + "next holder takes it while this one still writes, and only the fence stops the writes). A "
-                    + "value without a unit is in milliseconds: write the unit, as in 30s");
+                    + "next holder takes it while this one still writes, and only the fence stops the writes). Give "
+                    + "it a second or more, with its unit (a value written without one is in milliseconds): 30s");
         }
     }
 

@@ -40,7 +40,7 @@ final class UnadmittedTokenInterceptorCheck {
                     + "true) method writes the request (perhaps a zombie's) under a lock of its own. A "
                     + "WebMvcConfigurationSupport subclass of the application ignores WebMvcConfigurer beans: extend "
                     + "DelegatingWebMvcConfiguration instead, or in its addInterceptors(registry) call "
-                    + "beanFactory.getBean(\"fencingUnadmittedTokenInterceptor\", WebMvcConfigurer.class)"
+                    + "getApplicationContext().getBean(\"fencingUnadmittedTokenInterceptor\", WebMvcConfigurer.class)"
                     + ".addInterceptors(registry)");
         }
     }

@@ -339,7 +339,7 @@ class FencingAutoConfigurationTest {
                     assertThat(context.getStartupFailure()).rootCause()
                             .isInstanceOf(dev.fencing.FencingConfigurationException.class)
                             .hasMessageContaining("fencing.issuer.jdbc.lease-time is 30 ms")
-                            .hasMessageContaining("as in 30s");
+                            .hasMessageContaining("without one is in milliseconds");
                 });
         database.withPropertyValues(h2("onesecond"), "fencing.issuer.type=jdbc", "fencing.issuer.jdbc.lease-time=1s")
                 .run(context -> assertThat(context).hasNotFailed());
@@ -648,12 +648,12 @@ class FencingAutoConfigurationTest {
                 .withBean("myStore", InMemoryFenceStore.class, InMemoryFenceStore::new)
                 .withBean("myIssuer", dev.fencing.issuer.InMemoryTokenIssuer.class,
                         dev.fencing.issuer.InMemoryTokenIssuer::new)
-                .withPropertyValues("fencing.issuer.type=jdbc")
+                .withPropertyValues("fencing.issuer.type=jdbc", "fencing.issuer.jdbc.lease-time=10s")
                 .run(context -> assertThat(context).hasNotFailed());
         assertThat(output).contains("The application's FenceStore bean 'myStore' is an InMemoryFenceStore")
                 .contains("The application's TokenIssuer bean 'myIssuer' is an InMemoryTokenIssuer")
-                .contains("fencing.issuer.type=jdbc is set, but the application defines its own TokenIssuer bean "
-                        + "'myIssuer'");
+                .contains("fencing.issuer.type=jdbc, fencing.issuer.jdbc.lease-time are set, but the application "
+                        + "defines its own TokenIssuer bean 'myIssuer'");
         int before = output.toString().length();
         new ApplicationContextRunner().withConfiguration(FENCING).withPropertyValues("fencing.store.type=in-memory",
                 "fencing.issuer.type=none").run(context -> assertThat(context).hasNotFailed());

@@ -184,8 +184,14 @@ public final class FencingProblems {
      * A 500 for a defect of the service: {@code logged} at ERROR (it may name methods, tables, the fix), only
      * {@code detail}, which names the resource, sent.
      */
+    /** The lines of a token lost in the service: at most one a minute per method, each saying how many it held back. */
+    private static final LogPace LOST_LINES = new LogPace(1_000, 60_000, "other");
+
+    /** A 500 for a defect of the service; {@code logged} is logged at ERROR, unless {@code null} (held back). */
     private static ProblemDetail serverFault(String logged, String detail, URI type, String title, String resource) {
-        log.error(logged);
+        if (logged != null) {
+            log.error(logged);
+        }
         ProblemDetail problem = ProblemDetail.forStatusAndDetail(HttpStatus.INTERNAL_SERVER_ERROR, detail);
         problem.setType(type);
         problem.setTitle(title);
@@ -337,7 +343,10 @@ public final class FencingProblems {
 
     /** {@link #lost(MissingTokenException, String)}; on the reactive stack the log gives the reactive advice. */
     static ProblemDetail lost(MissingTokenException e, String headerIgnored, boolean reactive) {
-        return serverFault(lostLog(e, headerIgnored, reactive), "The fenced write of resource '" + e.resource()
+        long skipped = LOST_LINES.due(String.valueOf(e.operation()), System.currentTimeMillis());
+        return serverFault(skipped < 0 ? null : lostLog(e, headerIgnored, reactive) + (skipped > 0 ? " (" + skipped
+                + " more such 500s of this method since the last line; at most one line a minute per method)"
+                : ""), "The fenced write of resource '" + e.resource()
                 + "' found no fencing token bound, and this request could not send one: the service has none for it "
                 + "here (no method on the way acquires the lock, a thread hop without propagation, or a write outside "
                 + "the method that acquires it)" + boundElsewhere(e) + ". The fenced write did not run; the service's "

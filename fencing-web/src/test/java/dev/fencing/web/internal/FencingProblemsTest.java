@@ -190,4 +190,23 @@ class FencingProblemsTest {
         assertThat(FencingProblems.lost(new MissingTokenException("accounts:1", "Ledger.pay(long)"), null)
                 .getDetail()).doesNotContain("bound only for");
     }
+
+    /**
+     * A token lost in the service is a 500 on every request, logged at ERROR once a minute per method (a trial's 30
+     * tokenless requests logged 30 lines), the next line saying how many it held back.
+     */
+    @Test
+    void aLostTokensErrorLineIsPacedPerMethod() {
+        String operation = "Ledger.paced" + System.nanoTime() + "(long)";
+        try (dev.fencing.testsupport.LogRecords logs = dev.fencing.testsupport.LogRecords.of(FencingProblems.class)) {
+            for (int i = 0; i < 3; i++) {
+                assertThat(FencingProblems.lost(new MissingTokenException("accounts:1", operation), null).getStatus())
+                        .isEqualTo(500);
+            }
+            FencingProblems.lost(new MissingTokenException("accounts:1", operation + "Other"), null);
+            assertThat(logs.records()).extracting(java.util.logging.LogRecord::getMessage)
+                    .filteredOn(m -> m.contains(operation)).hasSize(2)
+                    .anySatisfy(m -> assertThat(m).contains(operation + "Other"));
+        }
+    }
 }
