@@ -1,11 +1,10 @@
 package dev.fencing.jdbc;
 
+import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.retention.CompactionResult;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.retention.ResourceFamily;
 import dev.fencing.store.sql.FenceSql;
-import org.apache.commons.logging.Log;
-import org.apache.commons.logging.LogFactory;
 import org.springframework.dao.CannotAcquireLockException;
 
 import javax.sql.DataSource;
@@ -52,7 +51,7 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class JdbcFenceCompactor {
 
-    private static final Log log = LogFactory.getLog(JdbcFenceCompactor.class);
+    private static final System.Logger LOG = System.getLogger(JdbcFenceCompactor.class.getName());
 
     /** How long a batch waits for the table lock, each attempt. */
     static final Duration LOCK_TIMEOUT = Duration.ofMillis(200);
@@ -90,8 +89,15 @@ final class JdbcFenceCompactor {
         int batches = 0;
         Set<String> families = new HashSet<>();
         int idleRounds = 0;
+        // the issuer as the compaction is given it, when it can also say what it handed out (the JDBC lease)
+        IssuedTokens issued = issuer instanceof IssuedTokens tokens ? tokens : null;
+        Map<String, Fold> unissued = new LinkedHashMap<>();
         while (true) {
-            List<Fold> candidates = idleRows(cutoff, batchSize);
+            List<Fold> candidates = idleRows(cutoff, batchSize + unissued.size()).stream()
+                    .filter(f -> !unissued.containsKey(f.resource)).limit(batchSize).toList();
+            if (issued != null) {
+                candidates = withoutUnissued(candidates, issued, unissued);
+            }
             if (candidates.isEmpty()) {
                 break;
             }
@@ -109,8 +115,18 @@ final class JdbcFenceCompactor {
             }
         }
         if (folded > 0) {
-            log.info("Compaction of table '" + table + "': " + folded + " idle resources folded into the floors of "
+            LOG.log(System.Logger.Level.INFO, "Compaction of table '" + table + "': " + folded + " idle resources folded into the floors of "
                     + families.size() + " families in " + batches + " batches");
+        }
+        if (!unissued.isEmpty()) {
+            LOG.log(System.Logger.Level.WARNING, "Compaction of table '" + table + "' left " + unissued.size() + " resources unfolded, whose "
+                    + "max_seen is above every token their issuer handed out (a token forged or made by hand reached "
+                    + "the fence): " + unissued.values().stream().limit(10).map(f -> "'" + f.resource + "' ("
+                    + f.maxSeen + ")").collect(java.util.stream.Collectors.joining(", "))
+                    + (unissued.size() > 10 ? ", ..." : "") + ". Folded, each would raise its family's floor above "
+                    + "every real token and lock out every resource of the family. Lower each with the max_seen "
+                    + "reset (docs/operations.md), and sign tokens (docs/signing.md) or bound each advance "
+                    + "(maxAdvance)");
         }
         return folded == 0 && batches == 0 ? CompactionResult.NONE
                 : new CompactionResult(folded, batches, families.size());
@@ -142,6 +158,29 @@ final class JdbcFenceCompactor {
         }, (rs, n) -> new Fold(rs.getString(1), rs.getLong(2))).stream()
                 .filter(f -> !FenceSql.isFloorKey(f.resource) && ResourceFamily.of(f.resource) != null)
                 .toList();
+    }
+
+    /**
+     * {@code candidates} without the rows whose max_seen is above every token {@code issued} handed out for their
+     * resource, which are added to {@code unissued}. Only the highest rows of each family are asked about (one read
+     * each): a row below an issued one cannot raise the floor above an issued token.
+     */
+    private static List<Fold> withoutUnissued(List<Fold> candidates, IssuedTokens issued, Map<String, Fold> unissued) {
+        Map<String, List<Fold>> byFamily = new LinkedHashMap<>();
+        for (Fold row : candidates) {
+            byFamily.computeIfAbsent(ResourceFamily.of(row.resource), f -> new ArrayList<>()).add(row);
+        }
+        List<Fold> kept = new ArrayList<>(candidates.size());
+        for (List<Fold> rows : byFamily.values()) {
+            rows.sort(java.util.Comparator.comparingLong(Fold::maxSeen).reversed());
+            int first = 0;
+            while (first < rows.size() && rows.get(first).maxSeen > issued.highestIssued(rows.get(first).resource)) {
+                unissued.put(rows.get(first).resource, rows.get(first));
+                first++;
+            }
+            kept.addAll(rows.subList(first, rows.size()));
+        }
+        return kept;
     }
 
     private static Map<String, Long> highestPerFamily(List<Fold> rows) {

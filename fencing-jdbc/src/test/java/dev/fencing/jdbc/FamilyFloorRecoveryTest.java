@@ -16,8 +16,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A forged token's max_seen that compaction folded into its family's floor locks the whole family out; the two
- * statements of docs/operations.md ("A family floor no issuer reached") let it in again, and stale tokens stay out.
+ * A forged token's max_seen folded into its family's floor would lock the whole family out: compaction given the
+ * issuer leaves such a row unfolded and says so; folded anyway (compaction told of floors only), the two statements
+ * of docs/operations.md ("A family floor no issuer reached") let the family in again, and stale tokens stay out.
  */
 @Timeout(60)
 class FamilyFloorRecoveryTest {
@@ -39,7 +40,8 @@ class FamilyFloorRecoveryTest {
                 }
                 store.fence(family + ":900", new FencingToken(family + ":900", Long.MAX_VALUE, "evil"), () -> null);
                 Thread.sleep(20);
-                new JdbcFenceAdmin(store).compact(Duration.ZERO, 100, issuer);
+                // told of floors only (as for an issuer it cannot ask what it handed out), compaction folds it
+                new JdbcFenceAdmin(store).compact(Duration.ZERO, 100, issuer::raiseFamilyFloor);
                 assertThatThrownBy(() -> issuer.acquire(family + ":901", Duration.ofSeconds(1)))
                         .isInstanceOf(LockAcquisitionException.class).hasMessageContaining("floor of its family")
                         .satisfies(e -> assertThat(((LockAcquisitionException) e).retryable()).isFalse());
@@ -53,6 +55,45 @@ class FamilyFloorRecoveryTest {
                 }
                 assertThatThrownBy(() -> store.fence(family + ":1", new FencingToken(family + ":1", 2, "old"),
                         () -> null)).isInstanceOf(StaleTokenException.class);
+            } finally {
+                jdbc.execute("DROP TABLE IF EXISTS " + fence);
+                jdbc.execute("DROP TABLE IF EXISTS " + lease);
+            }
+        }
+    }
+
+    @Test
+    void compactionGivenTheIssuerLeavesAMaxSeenItNeverHandedOutUnfoldedAndSaysSo() throws Throwable {
+        String fence = Database.uniqueTable("fence");
+        String lease = Database.uniqueTable("lease");
+        try (HikariDataSource pool = Database.POSTGRESQL.newPool(4)) {
+            JdbcTemplate jdbc = new JdbcTemplate(pool);
+            try (dev.fencing.testsupport.LogRecords logs = dev.fencing.testsupport.LogRecords.of(
+                    JdbcFenceCompactor.class)) {
+                JdbcFenceStore store = JdbcFenceStore.builder(pool).table(fence).createTableIfMissing(true).build();
+                JdbcTokenIssuer issuer = JdbcTokenIssuer.builder(pool).table(lease).createTableIfMissing(true).build();
+                String family = "acct" + UUID.randomUUID().toString().substring(0, 8);
+                long real = 0;
+                for (int i = 1; i <= 3; i++) {
+                    try (Lease held = issuer.acquire(family + ":" + i, Duration.ofSeconds(5))) {
+                        store.fence(family + ":" + i, held.token(), () -> null);
+                        real = Math.max(real, held.token().value());
+                    }
+                }
+                store.fence(family + ":900", new FencingToken(family + ":900", Long.MAX_VALUE, "evil"), () -> null);
+                Thread.sleep(20);
+                JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
+                assertThat(admin.compact(Duration.ZERO, 2, issuer).folded()).isEqualTo(3);
+
+                assertThat(admin.familyFloor(family)).hasValue(real);
+                assertThat(admin.maxSeen(family + ":900")).as("kept, alone").hasValue(Long.MAX_VALUE);
+                try (Lease next = issuer.acquire(family + ":901", Duration.ofSeconds(5))) {
+                    assertThat(next.token().value()).isGreaterThan(real).isLessThan(Long.MAX_VALUE);
+                    store.fence(family + ":901", next.token(), () -> null);
+                }
+                assertThat(logs.records()).anySatisfy(r -> assertThat(r.getMessage())
+                        .contains("left 1 resources unfolded").contains("'" + family + ":900' (" + Long.MAX_VALUE)
+                        .contains("max_seen reset"));
             } finally {
                 jdbc.execute("DROP TABLE IF EXISTS " + fence);
                 jdbc.execute("DROP TABLE IF EXISTS " + lease);
