@@ -51,12 +51,15 @@ class InterruptedRunTest {
         while (!text.toString().contains("clients ready") && System.nanoTime() - deadline < 0) {
             Thread.sleep(100);
         }
-        assertThat(text.toString()).contains("clients ready");
-        Thread.sleep(2_000);                   // the pause nemesis has stopped a client by now
-        long running = ProcessHandle.current().descendants().filter(p -> p.info().command().orElse("")
-                .endsWith("java")).count();
-        assertThat(running).as("client processes running").isEqualTo(2);
-        runner.get().interrupt();
+        try {
+            assertThat(text.toString()).contains("clients ready");
+            Thread.sleep(2_000);                   // the pause nemesis has stopped a client by now
+            long running = ProcessHandle.current().descendants().filter(p -> p.info().command().orElse("")
+                    .endsWith("java")).count();
+            assertThat(running).as("client processes running").isEqualTo(2);
+        } finally {
+            runner.get().interrupt(); // also when an assertion above failed: no client may outlive this test
+        }
         assertThatThrownBy(() -> run.get(60, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .hasRootCauseInstanceOf(InterruptedException.class);
         assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).count())
