@@ -6,6 +6,7 @@ import dev.fencing.metrics.CompactionMetrics;
 import dev.fencing.retention.CompactionRun;
 import dev.fencing.retention.FenceCompaction;
 import dev.fencing.retention.IssuerCompaction;
+import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.store.FenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -103,7 +104,9 @@ public class FencingCompactionAutoConfiguration {
 
     static IssuerFloors floors(TokenIssuer issuer, FencingCompactionProperties.IssuerTokens tokens) {
         if (tokens == FencingCompactionProperties.IssuerTokens.ONE_SEQUENCE) {
-            return IssuerFloors.ONE_SEQUENCE;
+            // no floor to raise; an issuer that can say what it handed out still lets the compaction leave a
+            // max_seen above every issued token unfolded
+            return issuer instanceof IssuedTokens issued ? new OneSequence(issued) : IssuerFloors.ONE_SEQUENCE;
         }
         if (issuer instanceof IssuerFloors floors) {
             return floors;
@@ -115,5 +118,29 @@ public class FencingCompactionAutoConfiguration {
                 + "resource would refuse its next token. If the tokens come from one sequence for every resource "
                 + "(ZooKeeper czxids, etcd revisions, issued here or by another service), set "
                 + "fencing.compaction.issuer-tokens=one-sequence; otherwise leave compaction off");
+    }
+
+    /** Floors of an issuer with one sequence (none to raise), with what it handed out. */
+    record OneSequence(IssuedTokens issued) implements IssuerFloors, IssuedTokens {
+
+        @Override
+        public void raiseFamilyFloor(String family, long floor) {
+            IssuerFloors.checkArguments("compaction's one-sequence floors", family, floor);
+        }
+
+        @Override
+        public long highestIssued(String resource) {
+            return issued.highestIssued(resource);
+        }
+
+        @Override
+        public boolean isHeld(String resource) {
+            return issued.isHeld(resource);
+        }
+
+        @Override
+        public boolean oneSequence() {
+            return issued.oneSequence();
+        }
     }
 }

@@ -275,4 +275,22 @@ class FencingCompactionAutoConfigurationTest {
             return new FloorsIssuer();
         }
     }
+
+    /**
+     * With one-sequence tokens there is no floor to raise, but an issuer that can say what it handed out still goes
+     * to the compaction, which then leaves a max_seen above every issued token unfolded (a forged one).
+     */
+    @Test
+    void oneSequenceFloorsKeepWhatTheIssuerHandedOut() {
+        dev.fencing.issuer.InMemoryTokenIssuer issuer = new dev.fencing.issuer.InMemoryTokenIssuer();
+        issuer.acquire("orders:1", Duration.ZERO).close();
+        IssuerFloors floors = FencingCompactionAutoConfiguration.floors(issuer,
+                FencingCompactionProperties.IssuerTokens.ONE_SEQUENCE);
+        assertThat(floors).isInstanceOf(dev.fencing.recovery.IssuedTokens.class);
+        assertThat(((dev.fencing.recovery.IssuedTokens) floors).highestIssued("orders:1")).isEqualTo(1);
+        floors.raiseFamilyFloor("orders", 500);
+        assertThat(issuer.highestIssued("orders:1")).as("no floor raised").isEqualTo(1);
+        assertThat(FencingCompactionAutoConfiguration.floors(null,
+                FencingCompactionProperties.IssuerTokens.ONE_SEQUENCE)).isSameAs(IssuerFloors.ONE_SEQUENCE);
+    }
 }
