@@ -172,7 +172,7 @@ public class FencingAutoConfiguration {
                                                                      Environment environment) {
         return () -> {
             for (String name : beanFactory.getBeanNamesForType(FenceStore.class, true, false)) {
-                if (!FencingJdbcAutoConfiguration.starters(beanFactory, name)
+                if (!StarterBeans.madeByStarter(beanFactory, name)
                         && InMemoryFenceStore.class.isAssignableFrom(userType(beanFactory, name))) {
                     log.warn("The application's FenceStore bean '" + name + "' is an InMemoryFenceStore, which fences "
                             + "writes made inside this JVM only; for tests and demos, never for a resource shared by "
@@ -188,7 +188,7 @@ public class FencingAutoConfiguration {
             }
             ISSUER_PROPERTIES.stream().filter(environment::containsProperty).forEach(ignored::add);
             for (String name : issuers) {
-                if (FencingJdbcAutoConfiguration.starters(beanFactory, name)) {
+                if (StarterBeans.madeByStarter(beanFactory, name)) {
                     continue;
                 }
                 if (!ignored.isEmpty()) {

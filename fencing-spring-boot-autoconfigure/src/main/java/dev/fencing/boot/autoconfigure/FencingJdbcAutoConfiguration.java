@@ -9,12 +9,9 @@ import dev.fencing.store.FenceStore;
 import dev.fencing.store.RoutingFenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
 import org.springframework.beans.factory.config.BeanPostProcessor;
-import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.core.env.Environment;
-import org.springframework.util.ClassUtils;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -147,23 +144,9 @@ public class FencingJdbcAutoConfiguration {
             "fencing.store.jdbc.lock-timeout", "fencing.store.jdbc.check-at-commit", "fencing.store.jdbc.max-advance",
             "fencing.store.jdbc.initialize-schema");
 
-    /**
-     * Whether bean {@code name} is made by a factory method of the starter: read from the method's metadata, or, in
-     * an AOT-processed application (whose definitions carry none), from the class of its factory bean.
-     */
+    /** Whether bean {@code name} is made by the starter ({@link StarterBeans#madeByStarter}). */
     static boolean starters(ConfigurableListableBeanFactory beanFactory, String name) {
-        if (!beanFactory.containsBeanDefinition(name)) {
-            return false;
-        }
-        BeanDefinition definition = beanFactory.getBeanDefinition(name);
-        String declaring = null;
-        if (definition instanceof AnnotatedBeanDefinition annotated && annotated.getFactoryMethodMetadata() != null) {
-            declaring = annotated.getFactoryMethodMetadata().getDeclaringClassName();
-        } else if (definition.getFactoryBeanName() != null) {
-            Class<?> factory = beanFactory.getType(definition.getFactoryBeanName(), false);
-            declaring = factory == null ? definition.getFactoryBeanName() : ClassUtils.getUserClass(factory).getName();
-        }
-        return declaring != null && declaring.startsWith("dev.fencing.boot.autoconfigure.");
+        return StarterBeans.madeByStarter(beanFactory, name);
     }
 
     @Bean
