@@ -25,6 +25,18 @@ class FamilyFloorRecoveryTest {
 
     private static final long V = 4611686018427387904L; // 2^62, the value the runbook suggests
 
+    /** The runbook's statements, as docs/operations.md shows them (SnippetCheckTest holds the page to this file). */
+    private static java.util.List<String> runbookStatements() throws java.io.IOException {
+        try (var in = FamilyFloorRecoveryTest.class.getResourceAsStream("family-floor-recovery-postgresql.sql")) {
+            String text = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            String region = text.substring(text.indexOf("tag::lower[]"), text.indexOf("-- end::lower[]"));
+            java.util.List<String> statements = region.lines().skip(1).map(String::strip)
+                    .filter(line -> !line.isEmpty()).map(line -> line.replaceAll(";$", "")).toList();
+            assertThat(statements).hasSize(2).allMatch(line -> line.contains(String.valueOf(V)));
+            return statements;
+        }
+    }
+
     @Test
     void theRunbooksStatementsLowerAFamilyFloorAForgedTokenPoisoned() throws Throwable {
         String fence = Database.uniqueTable("fence");
@@ -46,8 +58,10 @@ class FamilyFloorRecoveryTest {
                         .isInstanceOf(LockAcquisitionException.class).hasMessageContaining("floor of its family")
                         .satisfies(e -> assertThat(((LockAcquisitionException) e).retryable()).isFalse());
 
-                jdbc.update("UPDATE " + fence + " SET max_seen = " + V + " WHERE resource = ? || chr(31)", family);
-                jdbc.update("UPDATE " + lease + " SET token = " + V + " WHERE resource = chr(1) || ?", family);
+                for (String statement : runbookStatements()) {
+                    jdbc.update(statement.replace("fencing_max_seen", fence).replace("fencing_lease", lease)
+                            .replace("'accounts'", "'" + family + "'"));
+                }
 
                 try (Lease next = issuer.acquire(family + ":901", Duration.ofSeconds(5))) {
                     assertThat(next.token().value()).isGreaterThan(V);
