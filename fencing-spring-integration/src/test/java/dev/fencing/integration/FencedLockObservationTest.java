@@ -7,8 +7,6 @@ import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
-import dev.fencing.store.InMemoryFenceStore;
-import dev.fencing.spring.EnableFencing;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.observation.DefaultMeterObservationHandler;
@@ -21,6 +19,7 @@ import org.junit.jupiter.api.Timeout;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
 
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -153,34 +152,15 @@ class FencedLockObservationTest {
         }
     }
 
+    /** The metrics test's application, with an ObservationRegistry that times into its MeterRegistry. */
     @Configuration
-    @EnableFencing
+    @Import(FencedLockMetricsTest.App.class)
     static class App {
-        @Bean
-        InMemoryFenceStore fenceStore() {
-            return new InMemoryFenceStore();
-        }
-
-        @Bean
-        InMemoryTokenIssuer tokenIssuer() {
-            return new InMemoryTokenIssuer();
-        }
-
-        @Bean
-        MeterRegistry meterRegistry() {
-            return new SimpleMeterRegistry();
-        }
-
         @Bean
         ObservationRegistry observationRegistry(MeterRegistry meters) {
             ObservationRegistry registry = ObservationRegistry.create();
             registry.observationConfig().observationHandler(new DefaultMeterObservationHandler(meters));
             return registry;
-        }
-
-        @Bean
-        FencedLockRegistry lockRegistry(TokenIssuer tokenIssuer) {
-            return new FencedLockRegistry(tokenIssuer, "ledger:").reportUnchecked(false);
         }
     }
 }

@@ -298,7 +298,7 @@ public class FencingTokenFilter implements Filter {
             + ".bestMatchingPattern";
 
     /** The request's place for the report: its handler's path pattern when Spring MVC served it, else its path. */
-    private static String place(HttpServletRequest request) {
+    static String place(HttpServletRequest request) {
         Object pattern = request.getAttribute(BEST_MATCHING_PATTERN);
         return pattern != null ? pattern.toString() : request.getRequestURI();
     }

@@ -32,10 +32,6 @@ public final class LeftBindingsFilter implements Filter {
     /** One line per place a minute; the places are path patterns or paths, bounded. */
     private static final LogPace PACE = new LogPace(1_000, 60_000, "other");
 
-    /** Spring MVC's request attribute holding the handler's path pattern, set once the request was dispatched. */
-    private static final String BEST_MATCHING_PATTERN = "org.springframework.web.servlet.HandlerMapping"
-            + ".bestMatchingPattern";
-
     @Override
     public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
             throws IOException, ServletException {
@@ -81,12 +77,9 @@ public final class LeftBindingsFilter implements Filter {
                 + (heldBack > 0 ? " (" + heldBack + " more such requests here since the last line)" : ""));
     }
 
-    /** The request's place: its handler's path pattern when Spring MVC served it, else its method and path. */
+    /** The request's place: its method, and its handler's path pattern as the token filter names it. */
     private static String place(ServletRequest request) {
-        if (!(request instanceof HttpServletRequest http)) {
-            return "(not HTTP)";
-        }
-        Object pattern = http.getAttribute(BEST_MATCHING_PATTERN);
-        return http.getMethod() + " " + (pattern != null ? pattern.toString() : http.getRequestURI());
+        return request instanceof HttpServletRequest http ? http.getMethod() + " " + FencingTokenFilter.place(http)
+                : "(not HTTP)";
     }
 }
