@@ -1,5 +1,9 @@
 package dev.fencing.jdbc;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
@@ -15,6 +19,8 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ComponentScan;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.FilterType;
+import org.slf4j.LoggerFactory;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.data.annotation.Id;
 import org.springframework.data.jdbc.repository.config.AbstractJdbcConfiguration;
 import org.springframework.data.jdbc.repository.config.EnableJdbcRepositories;
@@ -30,7 +36,10 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 
 import javax.sql.DataSource;
+import java.util.Map;
 import java.util.UUID;
+import java.util.List;
+import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -65,6 +74,29 @@ class SpringDataJdbcStartupTest {
         int rewrite(String account, String text);
     }
 
+    /** Fences one method only: its other write methods (CRUD's and a @Modifying query) are unfenced. */
+    interface LedgerNoteRepository extends CrudRepository<Note, Long> {
+        @Fenced(resource = "startup-ledger", key = "#account")
+        @Modifying
+        @Query("UPDATE startup_note SET text = :text WHERE account = :account")
+        int rewrite(String account, String text);
+
+        @Modifying
+        @Query("DELETE FROM startup_note WHERE account = :account")
+        int purge(String account);
+
+        long countByAccount(String account);
+    }
+
+    /** Fenced as a whole: every method checks. */
+    @Fenced(resource = "startup-archive")
+    interface ArchiveNoteRepository extends CrudRepository<Note, Long> {
+    }
+
+    /** Not fenced at all: nothing to say about it. */
+    interface PlainNoteRepository extends CrudRepository<Note, Long> {
+    }
+
     /** Everything but the repositories: each configuration below enables its own. */
     abstract static class Base extends AbstractJdbcConfiguration {
         @Bean
@@ -97,6 +129,14 @@ class SpringDataJdbcStartupTest {
     static class ValidConfig extends Base {
     }
 
+    @Configuration
+    @EnableJdbcRepositories(considerNestedRepositories = true, basePackageClasses = SpringDataJdbcStartupTest.class,
+            includeFilters = @ComponentScan.Filter(type = FilterType.ASSIGNABLE_TYPE, classes = {
+                    LedgerNoteRepository.class, ArchiveNoteRepository.class, PlainNoteRepository.class}))
+    @EnableFencing
+    static class PartlyFencedConfig extends Base {
+    }
+
     private final String schema = "fencing_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     private HikariDataSource pool;
 
@@ -121,7 +161,12 @@ class SpringDataJdbcStartupTest {
     }
 
     private AnnotationConfigApplicationContext context(Class<?> config) {
+        return context(config, Map.of());
+    }
+
+    private AnnotationConfigApplicationContext context(Class<?> config, Map<String, Object> properties) {
         AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+        context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test", properties));
         // not the pool itself: closing a context would close it
         context.registerBean(DataSource.class, () -> new DelegatingDataSource(pool));
         context.register(config);
@@ -147,6 +192,75 @@ class SpringDataJdbcStartupTest {
                     .isInstanceOf(MissingTokenException.class)
                     .hasMessageContaining("NoteRepository.rewrite(String, String)")
                     .hasMessageNotContaining("$Proxy");
+        }
+    }
+
+    /**
+     * A repository that fences one method and leaves its other write methods (CRUD's, a {@code @Modifying} query)
+     * unfenced is named in one startup warning listing them; reads, a repository fenced as a whole and one not
+     * fenced at all are not.
+     */
+    @Test
+    void unfencedWriteMethodsOfAFencedRepositoryAreNamedAtStartup() {
+        List<ILoggingEvent> events = logged(properties -> context(PartlyFencedConfig.class, properties), Map.of());
+        assertThat(events).singleElement().satisfies(event -> {
+                assertThat(event.getLevel()).isEqualTo(Level.WARN);
+                assertThat(event.getFormattedMessage())
+                        .startsWith("SpringDataJdbcStartupTest.LedgerNoteRepository fences [rewrite] with @Fenced "
+                                + "but not its write methods [delete, deleteAll, deleteAllById, deleteById, purge, "
+                                + "save, saveAll]")
+                        .contains("fencing.allowed-unfenced-writes")
+                        .doesNotContain("countByAccount", "findAll", "ArchiveNoteRepository", "PlainNoteRepository");
+        });
+    }
+
+    /** Listed methods, by simple, short or qualified name, or the whole repository, are left out of the warning. */
+    @Test
+    void allowedUnfencedWritesAreLeftOut() {
+        assertThat(logged(properties -> context(PartlyFencedConfig.class, properties),
+                Map.of("fencing.allowed-unfenced-writes", "LedgerNoteRepository.saveAll, "
+                        + "SpringDataJdbcStartupTest.LedgerNoteRepository.purge,"
+                        + LedgerNoteRepository.class.getName() + ".deleteAll")))
+                .singleElement().satisfies(event -> assertThat(event.getFormattedMessage())
+                        .contains("not its write methods [delete, deleteAllById, deleteById, save]"));
+        // the whole repository allowed; an entry for a repository this context lacks is only an INFO line
+        assertThat(logged(properties -> context(PartlyFencedConfig.class, properties),
+                Map.of("fencing.allowed-unfenced-writes[0]", "LedgerNoteRepository",
+                        "fencing.allowed-unfenced-writes[1]", "AuditRepository.deleteAll")))
+                .singleElement().satisfies(event -> {
+                    assertThat(event.getLevel()).isEqualTo(Level.INFO);
+                    assertThat(event.getFormattedMessage()).contains("'AuditRepository.deleteAll'");
+                });
+    }
+
+    /** What the repository check logs while {@code start} starts (and then closes) a context with {@code properties}. */
+    private static List<ILoggingEvent> logged(Function<Map<String, Object>, AnnotationConfigApplicationContext> start,
+                                              Map<String, Object> properties) {
+        Logger logger = (Logger) LoggerFactory.getLogger("dev.fencing.spring.support.UnfencedRepositoryWrites");
+        ListAppender<ILoggingEvent> appender = new ListAppender<>();
+        appender.start();
+        Level level = logger.getLevel();
+        logger.setLevel(Level.INFO);
+        logger.addAppender(appender);
+        try (AnnotationConfigApplicationContext context = start.apply(properties)) {
+            assertThat(context.getBean(LedgerNoteRepository.class)).isNotNull();
+        } finally {
+            logger.detachAppender(appender);
+            logger.setLevel(level);
+        }
+        return appender.list;
+    }
+
+    /** An entry naming a fenced method, or misspelling a write method, of a fenced repository fails startup. */
+    @Test
+    void anAllowedEntryNamingNoUnfencedWriteFailsStartup() {
+        for (String entry : new String[] {"LedgerNoteRepository.rewrite", "LedgerNoteRepository.saveAl"}) {
+            assertThatThrownBy(() -> context(PartlyFencedConfig.class,
+                    Map.of("fencing.allowed-unfenced-writes", entry)).close())
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("fencing.allowed-unfenced-writes lists '" + entry + "', which is not an "
+                            + "unfenced write method of LedgerNoteRepository (those are [delete, deleteAll, "
+                            + "deleteAllById, deleteById, purge, save, saveAll])");
         }
     }
 }

@@ -42,6 +42,14 @@ public class FencingProperties {
      */
     private Map<String, String> modes = new LinkedHashMap<>();
 
+    /**
+     * Write methods of Spring Data repositories that are deliberately unfenced, as Repository.method or Repository
+     * (all its methods): a repository with @Fenced methods and unfenced save, delete, remove, insert, update, upsert,
+     * persist, merge or @Modifying methods is named in a startup warning unless they are listed here. An entry naming
+     * another method of such a repository fails startup.
+     */
+    private List<String> allowedUnfencedWrites = new ArrayList<>();
+
     private final Store store = new Store();
 
     private final Issuer issuer = new Issuer();
@@ -85,6 +93,14 @@ public class FencingProperties {
 
     public void setModes(Map<String, String> modes) {
         this.modes = modes;
+    }
+
+    public List<String> getAllowedUnfencedWrites() {
+        return allowedUnfencedWrites;
+    }
+
+    public void setAllowedUnfencedWrites(List<String> allowedUnfencedWrites) {
+        this.allowedUnfencedWrites = allowedUnfencedWrites;
     }
 
     public Store getStore() {

@@ -26,6 +26,7 @@ import org.springframework.core.Ordered;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
+import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -66,12 +67,14 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
     private final FencingSupport support;
     private final AdviceMode mode;
     private final int order;
+    private final Environment environment;
     private ConfigurableListableBeanFactory beanFactory;
 
-    FencingStartupValidator(FencingSupport support, AdviceMode mode, int order) {
+    FencingStartupValidator(FencingSupport support, AdviceMode mode, int order, Environment environment) {
         this.support = support;
         this.mode = mode;
         this.order = order;
+        this.environment = environment;
     }
 
     @Override
@@ -92,6 +95,8 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         Integer transactionOrder = transactionAdvisorOrder();
         Set<Class<?>> beanTypes = new HashSet<>();
         TestDoubles doubles = TestDoubles.of(beanFactory.getBeanClassLoader());
+        UnfencedRepositoryWrites repositoryWrites = UnfencedRepositoryWrites.of(beanFactory.getBeanClassLoader(),
+                environment);
         for (String name : beanFactory.getBeanDefinitionNames()) {
             Object singleton = beanFactory.isFactoryBean(name) || !beanFactory.containsSingleton(name)
                     ? null : beanFactory.getSingleton(name);
@@ -104,7 +109,9 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                     continue;
                 }
                 List<Method> fenced = new ArrayList<>();
-                for (Method method : userMethods(userType)) {
+                Set<Method> checks = new HashSet<>();
+                List<Method> methods = userMethods(userType);
+                for (Method method : methods) {
                     check(name, userType, method, singleton, transactionOrder, problems);
                     if (!Modifier.isStatic(method.getModifiers())
                             && support.resolutions().resolutionFor(method, userType) != null) {
@@ -119,10 +126,15 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                             // a time, each entity checked under its own key) mixes no names
                             acquiring = true;
                         } else {
+                            checks.add(method);
                             (point.hasKey() ? keyed : unkeyed).computeIfAbsent(point.resource(), r -> new TreeSet<>())
                                     .add(FencePointSource.describe(userType, method));
                         }
                     }
+                }
+                if (mode == AdviceMode.PROXY) {
+                    // under weaving a fenced repository interface is a problem of its own
+                    repositoryWrites.inspect(userType, methods, checks, new HashSet<>(fenced));
                 }
                 // an interface (a JDK proxy's, such as a Spring Data repository's): its default methods are read
                 if (mode == AdviceMode.PROXY && !fenced.isEmpty()) {
@@ -150,6 +162,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                     + "or put the @EnableFencing class in a package above it";
         }
         ResourceNames.overlaps(unkeyed, keyed, problems);
+        repositoryWrites.addProblems(problems);
         for (String unknown : support.modes().declare(declared)) {
             String base = FenceModes.entityOf(unknown, declared);
             if (base != null) {
@@ -176,6 +189,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                     + String.join("\n  - ", problems));
         }
         warnOfObservedChecks(support.modes());
+        repositoryWrites.warn();
     }
 
     /**

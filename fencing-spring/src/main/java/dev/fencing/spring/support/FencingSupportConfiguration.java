@@ -191,9 +191,9 @@ class FencingSupportConfiguration implements ImportAware {
 
     @Bean(name = "dev.fencing.internalFencingStartupValidator")
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    FencingStartupValidator fencingStartupValidator(FencingSupport fencingSupport) {
+    FencingStartupValidator fencingStartupValidator(FencingSupport fencingSupport, Environment environment) {
         return new FencingStartupValidator(fencingSupport, enableFencing.getEnum("mode"),
-                enableFencing.getNumber("order").intValue());
+                enableFencing.getNumber("order").intValue(), environment);
     }
 
     /**
