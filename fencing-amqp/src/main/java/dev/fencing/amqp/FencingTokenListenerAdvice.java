@@ -6,6 +6,7 @@ import dev.fencing.context.FencingScope;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.context.TokenUse;
 import dev.fencing.guard.RemoteTokenSetAsideException;
+import dev.fencing.guard.LeftScopes;
 import dev.fencing.guard.UncheckedReceipts;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.rule.TokenRejectedException;
@@ -48,7 +49,6 @@ import java.util.function.Predicate;
  */
 public final class FencingTokenListenerAdvice implements MethodInterceptor {
 
-    private static final System.Logger LOG = System.getLogger(FencingTokenListenerAdvice.class.getName());
 
     private static final String CARRIER = FencingTokenMessagePostProcessor.HEADER + " message header";
 
@@ -59,6 +59,9 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
 
     /** Reports the tokens of a message whose listener returned while no check presented them. */
     private final UncheckedReceipts receipts;
+
+    /** Reports the scopes a listener left open on its container thread. */
+    private final LeftScopes leaks;
 
     /** The {@code carrier} tag of the unchecked receipts this advice counts. */
     static final String CARRIER_TAG = "amqp";
@@ -83,24 +86,25 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
     }
 
     private FencingTokenListenerAdvice(Predicate<Message> trusted, String untrusted) {
-        this(trusted, untrusted, new UncheckedReceipts(FencingMetrics.noop(), CARRIER_TAG));
+        this(trusted, untrusted, FencingMetrics.noop());
     }
 
-    private FencingTokenListenerAdvice(Predicate<Message> trusted, String untrusted, UncheckedReceipts receipts) {
+    private FencingTokenListenerAdvice(Predicate<Message> trusted, String untrusted, FencingMetrics metrics) {
         this.trusted = trusted;
         this.untrusted = untrusted;
-        this.receipts = receipts;
+        this.receipts = new UncheckedReceipts(metrics, CARRIER_TAG);
+        this.leaks = new LeftScopes(metrics, CARRIER_TAG, "message");
     }
 
     /**
      * This advice, trusting the same messages, that also counts the tokens of each message whose listener returned
      * while no {@code @Fenced} check presented them (and no carrier sent them on) in
      * {@value FencingMetrics#UNCHECKED_RECEIPTS} ({@code carrier=amqp}) on {@code registry}. They are logged at
-     * WARNING either way: whatever the listener wrote with them was not fenced.
+     * WARNING either way: whatever the listener wrote with them was not fenced. Each listener call that left fencing
+     * scopes open on its thread is counted in {@value FencingMetrics#LEFT_SCOPES}, and logged at ERROR either way.
      */
     public FencingTokenListenerAdvice withMeterRegistry(MeterRegistry registry) {
-        return new FencingTokenListenerAdvice(trusted, untrusted,
-                new UncheckedReceipts(new FencingMetrics(registry), CARRIER_TAG));
+        return new FencingTokenListenerAdvice(trusted, untrusted, new FencingMetrics(registry));
     }
 
     /**
@@ -138,22 +142,7 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
             }
             throw failure;
         } finally {
-            close(scope, messages);
-        }
-    }
-
-    /**
-     * Closes this call's scope, and with it any the listener left open above it: logged at ERROR, not thrown, since
-     * the listener's work is done (a failure would have the message redelivered, and leaked again, without end),
-     * and the container thread is clean for the next message either way.
-     */
-    private static void close(FencingScope scope, List<Message> messages) {
-        try {
-            scope.close();
-        } catch (IllegalStateException leaked) {
-            LOG.log(System.Logger.Level.ERROR, () -> "The listener of queue '" + queue(messages) + "' left fencing "
-                    + "scopes open on its thread: " + leaked.getMessage() + ". Without that, the next message on "
-                    + "this container thread would be handled under their tokens");
+            leaks.close(scope, () -> "The listener of queue '" + queue(messages) + "'");
         }
     }
 

@@ -101,21 +101,27 @@ class FencingTokenListenerAdviceTest {
     }
 
     /**
-     * A listener that leaves a scope open has it closed when its call ends, and named at ERROR, without failing the
-     * delivery (which would have the message redelivered, and leaked again); the thread is clean for the next message.
+     * A listener that leaves a scope open has it closed when its call ends, named at ERROR (once a minute per queue)
+     * and counted, without failing the delivery (which would have the message redelivered, and leaked again); the
+     * thread is clean for the next message.
      */
     @Test
-    void aScopeTheListenerLeftOpenIsClosedAndLoggedWithoutFailingTheMessage() {
+    void aScopeTheListenerLeftOpenIsClosedLoggedAndCountedWithoutFailingTheMessage() {
         FencingToken leaked = new FencingToken("accounts:9", 5, "listener");
-        Delegate delegate = advised(new FencingTokenListenerAdvice(), data -> FencingContext.bind(leaked));
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        Delegate delegate = advised(new FencingTokenListenerAdvice().withMeterRegistry(registry),
+                data -> FencingContext.bind(leaked));
         try (dev.fencing.testsupport.LogRecords logs = dev.fencing.testsupport.LogRecords.of(
-                FencingTokenListenerAdvice.class)) {
+                dev.fencing.guard.LeftScopes.class)) {
             delegate.invokeListener(null, message(TokenList.format(List.of(ACCOUNTS))));
             delegate.invokeListener(null, message(null));
             assertThat(FencingContext.isEmpty()).as("nothing left for the next message").isTrue();
-            assertThat(logs.records()).hasSize(2).allSatisfy(r -> assertThat(r.getMessage())
-                    .startsWith("The listener of queue 'orders' left fencing scopes open on its thread")
-                    .contains("accounts:9"));
+            assertThat(logs.records()).singleElement().satisfies(r -> assertThat(r.getMessage())
+                    .startsWith("The listener of queue 'orders' left fencing tokens bound on its thread")
+                    .contains("accounts:9").contains("next message"));
+            assertThat(registry.get(dev.fencing.metrics.FencingMetrics.LEFT_SCOPES).tag("carrier", "amqp").counter()
+                    .count()).isEqualTo(2);
         }
     }
 

@@ -36,6 +36,12 @@ public final class FencingMetrics {
      */
     public static final String UNCHECKED_RECEIPTS = "fencing.tokens.received.unchecked";
 
+    /**
+     * Requests or messages that left fencing scopes open on their pooled thread, closed by their carrier before the
+     * thread ran anything else (tag {@code carrier}).
+     */
+    public static final String LEFT_SCOPES = "fencing.scopes.left";
+
     /** The tag saying whether the counted verdict was enforced ({@code true}) or only observed ({@code false}). */
     public static final String ENFORCED = "enforced";
 
@@ -87,6 +93,12 @@ public final class FencingMetrics {
     public Counter uncheckedReceipts(String resource, String carrier) {
         return counter(UNCHECKED_RECEIPTS, "Tokens received by a request or message that completed with no fenced "
                 + "check of them", Tags.of("resource", resource, "carrier", carrier));
+    }
+
+    /** The counter of requests or messages that left scopes open, for {@code carrier}, registered now. */
+    public Counter leftScopes(String carrier) {
+        return counter(LEFT_SCOPES, "Requests or messages that left fencing scopes open on their thread, closed by "
+                + "the carrier", Tags.of("carrier", carrier));
     }
 
     /** The acquisition counters of {@code resource}, registered now. */

@@ -3,6 +3,7 @@ package dev.fencing.web;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
 import dev.fencing.context.TokenUse;
+import dev.fencing.guard.LeftScopes;
 import dev.fencing.guard.RejectionListener;
 import dev.fencing.guard.UncheckedReceipts;
 import dev.fencing.metrics.FencingMetrics;
@@ -76,6 +77,7 @@ public class FencingTokenFilter implements Filter {
     private final FenceModes modes;
     private final HeaderAdmission admission;
     private final UncheckedReceipts receipts;
+    private final LeftScopes leaks;
 
     /** Set by {@link #init} once the mapping was checked; until then a filter without predicate trusts nobody. */
     private volatile boolean scopeChecked;
@@ -85,13 +87,15 @@ public class FencingTokenFilter implements Filter {
      * when mapped to everything).
      */
     public FencingTokenFilter() {
-        this(null, null, ForgedTokenCounters.NONE, RejectionListener.NONE, null, RECEIPTS_LOGGED);
+        this(null, null, ForgedTokenCounters.NONE, RejectionListener.NONE, null, RECEIPTS_LOGGED,
+                LeftBindingsFilter.leaks(FencingMetrics.noop()));
     }
 
     private FencingTokenFilter(Predicate<HttpServletRequest> trusted, TokenVerifier verifier,
                                ForgedTokenCounters forgedCounters, RejectionListener rejections, FenceModes modes,
-                               UncheckedReceipts receipts) {
+                               UncheckedReceipts receipts, LeftScopes leaks) {
         this.receipts = receipts;
+        this.leaks = leaks;
         this.trusted = trusted;
         this.verifier = verifier;
         this.forgedCounters = forgedCounters;
@@ -107,7 +111,7 @@ public class FencingTokenFilter implements Filter {
      */
     public FencingTokenFilter(Predicate<HttpServletRequest> trusted) {
         this(Objects.requireNonNull(trusted, "trusted"), null, ForgedTokenCounters.NONE, RejectionListener.NONE,
-                null, RECEIPTS_LOGGED);
+                null, RECEIPTS_LOGGED, LeftBindingsFilter.leaks(FencingMetrics.noop()));
     }
 
     /**
@@ -135,18 +139,20 @@ public class FencingTokenFilter implements Filter {
      */
     public FencingTokenFilter verifying(TokenVerifier verifier) {
         return new FencingTokenFilter(trusted, Objects.requireNonNull(verifier, "verifier"), forgedCounters,
-                rejections, modes, receipts);
+                rejections, modes, receipts, leaks);
     }
 
     /**
      * This filter counting each token it refuses as forged in {@code fencing.checks} ({@code outcome=forged}, the
      * token's base resource as {@code resource}), and each token of a writing request that no check presented in
-     * {@value FencingMetrics#UNCHECKED_RECEIPTS} ({@code carrier=http}), on {@code registry}; {@code null}: counts
-     * nothing (the latter are logged either way).
+     * {@value FencingMetrics#UNCHECKED_RECEIPTS} ({@code carrier=http}), and each request that left fencing scopes
+     * open above the filter's in {@value FencingMetrics#LEFT_SCOPES}, on {@code registry}; {@code null}: counts
+     * nothing (the latter two are logged either way).
      */
     public FencingTokenFilter withMeterRegistry(MeterRegistry registry) {
+        FencingMetrics metrics = new FencingMetrics(registry);
         return new FencingTokenFilter(trusted, verifier, new ForgedTokenCounters(registry), rejections, modes,
-                new UncheckedReceipts(new FencingMetrics(registry), CARRIER));
+                new UncheckedReceipts(metrics, CARRIER), LeftBindingsFilter.leaks(metrics));
     }
 
     /**
@@ -156,7 +162,7 @@ public class FencingTokenFilter implements Filter {
      */
     public FencingTokenFilter withRejectionListener(RejectionListener listener) {
         return new FencingTokenFilter(trusted, verifier, forgedCounters,
-                listener == null ? RejectionListener.NONE : listener, modes, receipts);
+                listener == null ? RejectionListener.NONE : listener, modes, receipts, leaks);
     }
 
     /**
@@ -165,7 +171,7 @@ public class FencingTokenFilter implements Filter {
      * mode promises. Read on every request, so a switch reaches the filter too; {@code null}: refuse every forged one.
      */
     public FencingTokenFilter withModes(FenceModes modes) {
-        return new FencingTokenFilter(trusted, verifier, forgedCounters, rejections, modes, receipts);
+        return new FencingTokenFilter(trusted, verifier, forgedCounters, rejections, modes, receipts, leaks);
     }
 
     /**
@@ -268,7 +274,7 @@ public class FencingTokenFilter implements Filter {
             try {
                 chain.doFilter(request, response);
             } finally {
-                LeftBindingsFilter.close(scope, request);
+                LeftBindingsFilter.close(scope, request, leaks);
             }
             return;
         }
@@ -277,7 +283,7 @@ public class FencingTokenFilter implements Filter {
         try {
             chain.doFilter(request, response);
         } finally {
-            LeftBindingsFilter.close(scope, request);
+            LeftBindingsFilter.close(scope, request, leaks);
         }
         if (WRITES.contains(http.getMethod()) && !http.isAsyncStarted() && httpResponse.getStatus() / 100 == 2) {
             receipts.report(http.getMethod() + " " + place(http), tokens, uses);

@@ -2,8 +2,11 @@ package dev.fencing.web;
 
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
+import dev.fencing.guard.LeftScopes;
+import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.testsupport.LogRecords;
 import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -42,8 +45,10 @@ class LeftBindingsFilterTest {
         }
     }
 
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
     private final MockMvc mvc = MockMvcBuilders.standaloneSetup(new Handler())
-            .addFilters(new LeftBindingsFilter()).build();
+            .addFilters(new LeftBindingsFilter().withMeterRegistry(registry)).build();
 
     @AfterEach
     void nothingLeft() {
@@ -52,14 +57,20 @@ class LeftBindingsFilterTest {
 
     @Test
     void aLeftBindingIsClosedAtTheRequestsEndAndNamed() throws Exception {
-        try (LogRecords logs = LogRecords.of(LeftBindingsFilter.class)) {
+        try (LogRecords logs = LogRecords.of(LeftScopes.class)) {
             mvc.perform(post("/leak/50"));
             assertThat(FencingContext.current("accounts:50")).as("the next request on this thread").isNull();
             assertThat(logs.records()).singleElement().satisfies(r -> {
                 assertThat(r.getLevel()).isEqualTo(Level.SEVERE);
                 assertThat(r.getMessage()).startsWith("Request POST /leak/{id} left fencing tokens bound on its "
-                        + "thread").contains("accounts:50").contains("leaker").contains("FencingContext.run");
+                        + "thread").contains("accounts:50").contains("leaker").contains("FencingContext.run")
+                        .contains("fencing.scopes.left");
             });
+            // every leak is counted, also those whose line the pace holds back
+            mvc.perform(post("/leak/51"));
+            assertThat(logs.records()).hasSize(1);
+            assertThat(registry.get(FencingMetrics.LEFT_SCOPES).tag("carrier", "http").counter().count())
+                    .isEqualTo(2);
         }
     }
 
@@ -70,8 +81,9 @@ class LeftBindingsFilterTest {
     @Test
     void aLeftBindingUnderTheTokenFiltersScopeIsClosedAndNamedToo() throws Exception {
         MockMvc filtered = MockMvcBuilders.standaloneSetup(new Handler()).addFilters(new LeftBindingsFilter(),
-                FencingTokenFilter.forUrlPatterns(java.util.List.of("/leak-filtered/*"))).build();
-        try (LogRecords logs = LogRecords.of(LeftBindingsFilter.class)) {
+                FencingTokenFilter.forUrlPatterns(java.util.List.of("/leak-filtered/*")).withMeterRegistry(registry))
+                .build();
+        try (LogRecords logs = LogRecords.of(LeftScopes.class)) {
             int status = filtered.perform(post("/leak-filtered/60").header(FencingHeader.NAME,
                     new FencingToken("accounts:60", 3, "caller").toText())).andReturn().getResponse().getStatus();
             assertThat(status).isEqualTo(200);
@@ -79,13 +91,15 @@ class LeftBindingsFilterTest {
             assertThat(logs.records()).singleElement().satisfies(r -> assertThat(r.getMessage())
                     .startsWith("Request POST /leak-filtered/{id} left fencing tokens bound on its thread")
                     .contains("accounts:60"));
+            assertThat(registry.get(FencingMetrics.LEFT_SCOPES).tag("carrier", "http").counter().count())
+                    .as("counted by the token filter, which closed it").isEqualTo(1);
         }
     }
 
     @Test
     void aTidyRequestAndABindingAroundTheRequestAreLeftAlone() throws Exception {
         FencingToken outer = new FencingToken("ledger", 3, "test");
-        try (LogRecords logs = LogRecords.of(LeftBindingsFilter.class);
+        try (LogRecords logs = LogRecords.of(LeftScopes.class);
              FencingScope ignored = FencingContext.bind(outer)) {
             mvc.perform(post("/tidy/7"));
             mvc.perform(post("/leak-again/8")); // closed down to the binding made around it
@@ -93,6 +107,7 @@ class LeftBindingsFilterTest {
             assertThat(FencingContext.current("accounts:8")).isNull();
             assertThat(logs.records()).singleElement()
                     .satisfies(r -> assertThat(r.getMessage()).contains("accounts:8").doesNotContain("ledger"));
+            assertThat(registry.get(FencingMetrics.LEFT_SCOPES).counter().count()).isEqualTo(1); // not the tidy one
         }
     }
 }

@@ -150,9 +150,9 @@ public class FencingWebAutoConfiguration {
 
         @Bean
         @ConditionalOnMissingBean(name = "fencingLeftBindingsFilter")
-        FilterRegistrationBean<LeftBindingsFilter> fencingLeftBindingsFilter() {
+        FilterRegistrationBean<LeftBindingsFilter> fencingLeftBindingsFilter(ObjectProvider<MeterRegistry> registry) {
             FilterRegistrationBean<LeftBindingsFilter> registration =
-                    new FilterRegistrationBean<>(new LeftBindingsFilter());
+                    new FilterRegistrationBean<>(new LeftBindingsFilter().withMeterRegistry(registry.getIfUnique()));
             registration.setOrder(LeftBindingsFilter.ORDER);
             registration.setDispatcherTypes(DispatcherType.REQUEST, DispatcherType.ASYNC, DispatcherType.ERROR);
             return registration;

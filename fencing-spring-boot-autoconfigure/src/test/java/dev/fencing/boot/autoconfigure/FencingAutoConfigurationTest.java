@@ -594,6 +594,22 @@ class FencingAutoConfigurationTest {
         });
     }
 
+    /** With the application's meter registry, a request that left a scope open is counted in fencing.scopes.left. */
+    @Test
+    void theLeftBindingsFilterCountsLeaksWithTheApplicationsRegistry() {
+        web.withBean(io.micrometer.core.instrument.simple.SimpleMeterRegistry.class).run(context -> {
+                    assertThat(context).hasNotFailed();
+                    jakarta.servlet.Filter filter = context.getBean("fencingLeftBindingsFilter",
+                            FilterRegistrationBean.class).getFilter();
+                    filter.doFilter(new org.springframework.mock.web.MockHttpServletRequest("POST", "/leak"),
+                            new org.springframework.mock.web.MockHttpServletResponse(),
+                            (request, response) -> FencingContext.bind(new FencingToken("accounts:3", 4, "leaker")));
+                    assertThat(FencingContext.isEmpty()).isTrue();
+                    assertThat(context.getBean(io.micrometer.core.instrument.MeterRegistry.class)
+                            .get("fencing.scopes.left").tag("carrier", "http").counter().count()).isEqualTo(1);
+                });
+    }
+
     /**
      * A WebMvcConfigurationSupport subclass ignores WebMvcConfigurer beans, and with them the interceptor that refuses
      * headers no filter admitted: a startup failure naming the fix (a new user's trial had a zombie's request written
