@@ -36,9 +36,9 @@ import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
 
 import javax.sql.DataSource;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.List;
 import java.util.function.Function;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -86,6 +86,18 @@ class SpringDataJdbcStartupTest {
         int purge(String account);
 
         long countByAccount(String account);
+
+        /** Writes without @Modifying: its statement says so. */
+        @Query("update startup_note SET text = 'x' WHERE account = :account RETURNING id")
+        List<Long> bump(String account);
+
+        @Query("SELECT id FROM startup_note WHERE account = :account")
+        List<Long> idsOf(String account);
+
+        /** Runs on the repository itself: what it calls is not fenced either. */
+        default void removeQuietly(Note note) {
+            delete(note);
+        }
     }
 
     /** Fenced as a whole: every method checks. */
@@ -207,10 +219,12 @@ class SpringDataJdbcStartupTest {
                 assertThat(event.getLevel()).isEqualTo(Level.WARN);
                 assertThat(event.getFormattedMessage())
                         .startsWith("SpringDataJdbcStartupTest.LedgerNoteRepository fences [rewrite] with @Fenced "
-                                + "but not its write methods [delete, deleteAll, deleteAllById, deleteById, purge, "
-                                + "save, saveAll]")
-                        .contains("fencing.allowed-unfenced-writes")
-                        .doesNotContain("countByAccount", "findAll", "ArchiveNoteRepository", "PlainNoteRepository");
+                                + "but not its write methods [bump, delete, deleteAll(), deleteAll(Iterable), "
+                                + "deleteAllById, deleteById, purge, removeQuietly, save, saveAll]")
+                        .contains("fencing.allowed-unfenced-writes (SpringDataJdbcStartupTest.LedgerNoteRepository"
+                                + ".bump, by name for all its overloads")
+                        .doesNotContain("countByAccount", "findAll", "idsOf", "ArchiveNoteRepository",
+                                "PlainNoteRepository");
         });
     }
 
@@ -220,7 +234,8 @@ class SpringDataJdbcStartupTest {
         assertThat(logged(properties -> context(PartlyFencedConfig.class, properties),
                 Map.of("fencing.allowed-unfenced-writes", "LedgerNoteRepository.saveAll, "
                         + "SpringDataJdbcStartupTest.LedgerNoteRepository.purge,"
-                        + LedgerNoteRepository.class.getName() + ".deleteAll")))
+                        + LedgerNoteRepository.class.getName() + ".deleteAll, LedgerNoteRepository.bump,"
+                        + "LedgerNoteRepository.removeQuietly")))
                 .singleElement().satisfies(event -> assertThat(event.getFormattedMessage())
                         .contains("not its write methods [delete, deleteAllById, deleteById, save]"));
         // the whole repository allowed; an entry for a repository this context lacks is only an INFO line
@@ -259,8 +274,8 @@ class SpringDataJdbcStartupTest {
                     Map.of("fencing.allowed-unfenced-writes", entry)).close())
                     .isInstanceOf(FencingConfigurationException.class)
                     .hasMessageContaining("fencing.allowed-unfenced-writes lists '" + entry + "', which is not an "
-                            + "unfenced write method of LedgerNoteRepository (those are [delete, deleteAll, "
-                            + "deleteAllById, deleteById, purge, save, saveAll])");
+                            + "unfenced write method of LedgerNoteRepository (those are [bump, delete, deleteAll, "
+                            + "deleteAllById, deleteById, purge, removeQuietly, save, saveAll])");
         }
     }
 }

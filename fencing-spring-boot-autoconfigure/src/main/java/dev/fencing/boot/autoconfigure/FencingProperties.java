@@ -43,10 +43,11 @@ public class FencingProperties {
     private Map<String, String> modes = new LinkedHashMap<>();
 
     /**
-     * Write methods of Spring Data repositories that are deliberately unfenced, as Repository.method or Repository
-     * (all its methods): a repository with @Fenced methods and unfenced save, delete, remove, insert, update, upsert,
-     * persist, merge or @Modifying methods is named in a startup warning unless they are listed here. An entry naming
-     * another method of such a repository fails startup.
+     * Write methods of Spring Data repositories that are deliberately unfenced, as Repository.method (every overload
+     * of that name) or Repository (all its methods): a repository with @Fenced methods and unfenced save, delete,
+     * remove, insert, update, upsert, persist, merge, flush, @Modifying, @Procedure or writing @Query methods is named
+     * in a startup warning unless they are listed here. An entry naming another method of such a repository fails
+     * startup.
      */
     private List<String> allowedUnfencedWrites = new ArrayList<>();
 

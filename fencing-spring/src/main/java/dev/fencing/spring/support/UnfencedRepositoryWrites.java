@@ -23,8 +23,9 @@ import java.util.regex.Pattern;
  * {@code save} only, {@code saveAll}, {@code deleteById} or a {@code @Modifying} query of the same repository writes
  * with no check, and a zombie's write through it lands. Each such repository is named in one startup warning, with
  * its unfenced write methods (by name: {@code save}, {@code delete}, {@code remove}, {@code insert}, {@code update},
- * {@code upsert}, {@code persist}, {@code merge} followed by nothing or a capital, or a Spring Data
- * {@code @Modifying} annotation) and what to do. Methods listed in {@value #ALLOWED} are deliberately unfenced; an
+ * {@code upsert}, {@code persist}, {@code merge}, {@code flush} followed by nothing or a capital; or Spring Data's
+ * {@code @Modifying}, {@code @Procedure}, or a {@code @Query} whose text starts with a writing statement) and what to
+ * do. An entry names a method by its name, so it covers all its overloads. Methods listed in {@value #ALLOWED} are deliberately unfenced; an
  * entry naming another method of such a repository is a startup problem (a typo must not leave a write unreported).
  * Checks nothing without Spring Data on the class path.
  */
@@ -36,8 +37,11 @@ final class UnfencedRepositoryWrites {
     private static final Log log = LogFactory.getLog(UnfencedRepositoryWrites.class);
 
     private static final String REPOSITORY = "org.springframework.data.repository.Repository";
-    private static final Pattern WRITE = Pattern.compile("(save|delete|remove|insert|update|upsert|persist|merge)"
+    private static final Pattern WRITE = Pattern.compile("(save|delete|remove|insert|update|upsert|persist|merge|flush)"
             + "(?![a-z]).*");
+    /** A query whose first keyword writes (a native {@code UPDATE ... RETURNING} needs no {@code @Modifying}). */
+    private static final Pattern WRITING_QUERY = Pattern.compile("(?is)\\s*(insert|update|delete|merge|upsert|replace)"
+            + "\\b.*");
 
     private final Class<?> repository;
     private final Set<String> allowed;
@@ -78,21 +82,38 @@ final class UnfencedRepositoryWrites {
         }
         String type = userType.getName();
         Set<String> writes = new TreeSet<>();
+        Map<String, Integer> overloads = new HashMap<>();
+        methods.forEach(method -> overloads.merge(method.getName(), 1, Integer::sum));
+        Set<String> shown = new TreeSet<>();
         for (Method method : methods) {
-            if (!fenced.contains(method) && !method.isDefault() && writes(method)) {
+            // default methods too: Spring Data runs a repository's default method (JpaRepository.deleteInBatch) on
+            // the repository itself, so what it calls is not fenced either
+            if (!fenced.contains(method) && writes(method)) {
                 writes.add(method.getName());
+                if (!allows(userType, method.getName())) {
+                    shown.add(overloads.get(method.getName()) > 1 ? signature(method) : method.getName());
+                }
             }
         }
         for (String name : names(userType)) {
             seen.put(name, writes);
         }
         Set<String> checkNames = checking.computeIfAbsent(type, n -> new TreeSet<>());
-        checks.forEach(method -> checkNames.add(method.getName()));
-        for (String method : writes) {
-            if (!allows(userType, method)) {
-                unfenced.computeIfAbsent(type, n -> new TreeSet<>()).add(method);
-            }
+        checks.forEach(method -> checkNames.add(overloads.get(method.getName()) > 1 ? signature(method)
+                : method.getName()));
+        if (!shown.isEmpty()) {
+            unfenced.computeIfAbsent(type, n -> new TreeSet<>()).addAll(shown);
         }
+    }
+
+    /** {@code name(Type, Type)}, for a method whose name the repository overloads. */
+    private static String signature(Method method) {
+        StringBuilder text = new StringBuilder(method.getName()).append('(');
+        Class<?>[] parameters = method.getParameterTypes();
+        for (int i = 0; i < parameters.length; i++) {
+            text.append(i == 0 ? "" : ", ").append(parameters[i].getSimpleName());
+        }
+        return text.append(')').toString();
     }
 
     /**
@@ -124,12 +145,14 @@ final class UnfencedRepositoryWrites {
     }
 
     private static void warn(String name, Set<String> checks, Set<String> methods) {
+        String first = methods.iterator().next().replaceFirst("\\(.*", "");
         log.warn(name + " fences " + checks + " with @Fenced but "
                 + "not its write methods " + methods + ": a call of one writes without any check, so a zombie's "
                 + "write through it lands. Annotate each one the application calls (redeclare it on " + name
-                + " with @Fenced), or put @Fenced(resource = ...) on " + name + " to fence all its methods; list one "
+                + " with @Fenced), or, if no method of it is keyed, put @Fenced(resource = ...) on " + name
+                + " to fence all its methods (reads included); list one "
                 + "that is deliberately unfenced (a job that holds no lock) in " + ALLOWED + " (" + name + "."
-                + methods.iterator().next() + ", or " + name + " for all)");
+                + first + ", by name for all its overloads, or " + name + " for all its methods)");
     }
 
     private boolean allows(Class<?> type, String method) {
@@ -153,9 +176,21 @@ final class UnfencedRepositoryWrites {
         if (WRITE.matcher(method.getName()).matches()) {
             return true;
         }
-        return MergedAnnotations.from(method).stream().map(MergedAnnotation::getType)
-                .anyMatch(type -> type.getSimpleName().equals("Modifying")
-                        && type.getName().startsWith("org.springframework.data."));
+        return MergedAnnotations.from(method).stream().anyMatch(UnfencedRepositoryWrites::writes);
+    }
+
+    /** {@code @Modifying}, {@code @Procedure}, or a {@code @Query} whose text writes, of Spring Data. */
+    private static boolean writes(MergedAnnotation<?> annotation) {
+        Class<?> type = annotation.getType();
+        if (!type.getName().startsWith("org.springframework.data.")) {
+            return false;
+        }
+        return switch (type.getSimpleName()) {
+            case "Modifying", "Procedure" -> true;
+            case "Query" -> annotation.getValue("value").filter(String.class::isInstance)
+                    .map(text -> WRITING_QUERY.matcher((String) text).matches()).orElse(false);
+            default -> false;
+        };
     }
 
     /**
