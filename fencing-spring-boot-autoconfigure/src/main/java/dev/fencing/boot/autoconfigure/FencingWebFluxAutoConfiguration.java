@@ -6,6 +6,7 @@ import dev.fencing.mode.FenceModes;
 import dev.fencing.reactive.ReactiveFencing;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.web.reactive.FencingTokenWebFilter;
+import dev.fencing.web.reactive.LeftBindingsWebFilter;
 import dev.fencing.web.reactive.FencingWebExceptionHandler;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.commons.logging.Log;
@@ -37,7 +38,9 @@ import java.util.List;
  * paths where callers are trusted (no default; patterns that together match every path fail startup). With a
  * {@link TokenVerifier} bean (the {@code fencing.signing.*} properties make one) the filter also refuses unsigned or
  * badly signed tokens before the request runs, counted and listed as the servlet filter's are. The filter needs
- * fencing-reactor: patterns set without it fail startup saying so.
+ * fencing-reactor: patterns set without it fail startup saying so. In every WebFlux application, the
+ * {@link LeftBindingsWebFilter} (a scope earlier work left open on an event-loop thread is closed when a request
+ * starts there).
  */
 @AutoConfiguration(after = FencingAutoConfiguration.class)
 @ConditionalOnClass(FencingWebExceptionHandler.class)
@@ -54,6 +57,17 @@ public class FencingWebFluxAutoConfiguration {
     @ConditionalOnMissingBean(FencingWebExceptionHandler.class)
     FencingWebExceptionHandler fencingWebExceptionHandler() {
         return new FencingWebExceptionHandler();
+    }
+
+    /**
+     * Every WebFlux application: a request starting on an event-loop thread where earlier work left a scope open
+     * (a handler's {@code FencingContext.bind} never closed) has it closed first, logged and counted, so a reactive
+     * fenced call it assembles there does not take that token as its caller's.
+     */
+    @Bean
+    @ConditionalOnMissingBean(LeftBindingsWebFilter.class)
+    LeftBindingsWebFilter fencingLeftBindingsWebFilter(ObjectProvider<MeterRegistry> registry) {
+        return new LeftBindingsWebFilter().withMeterRegistry(registry.getIfUnique());
     }
 
     @Configuration(proxyBeanMethods = false)

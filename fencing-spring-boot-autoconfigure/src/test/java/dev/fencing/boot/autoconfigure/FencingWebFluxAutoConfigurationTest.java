@@ -11,6 +11,7 @@ import dev.fencing.web.FencingHeader;
 import dev.fencing.web.FencingTokenFilter;
 import dev.fencing.web.reactive.FencingTokenWebFilter;
 import dev.fencing.web.reactive.FencingWebExceptionHandler;
+import dev.fencing.web.reactive.LeftBindingsWebFilter;
 import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -81,6 +82,18 @@ class FencingWebFluxAutoConfigurationTest {
             request.header(FencingHeader.NAME, header);
         }
         return request.exchange();
+    }
+
+    /** Every WebFlux application closes, when a request starts on an event loop, what earlier work left bound there. */
+    @Test
+    void everyWebFluxApplicationGetsTheLeftBindingsFilterWithItsRegistry() {
+        runner.withUserConfiguration(Routes.class)
+                .withBean(io.micrometer.core.instrument.simple.SimpleMeterRegistry.class).run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(LeftBindingsWebFilter.class);
+                    // registered with the application's registry: the counter exists before any leak
+                    assertThat(context.getBean(io.micrometer.core.instrument.MeterRegistry.class)
+                            .find("fencing.scopes.left").tag("carrier", "http").counter()).isNotNull();
+                });
     }
 
     @Test
