@@ -37,8 +37,8 @@ public final class FencingMetrics {
     public static final String UNCHECKED_RECEIPTS = "fencing.tokens.received.unchecked";
 
     /**
-     * Requests or messages that left fencing scopes open on their pooled thread, closed by their carrier before the
-     * thread ran anything else (tag {@code carrier}).
+     * Requests, messages or scheduler tasks that left fencing scopes open on their pooled thread, closed by the
+     * library before the thread ran anything else (tag {@code carrier}: {@code http}, {@code amqp}, {@code reactor}).
      */
     public static final String LEFT_SCOPES = "fencing.scopes.left";
 
@@ -95,10 +95,10 @@ public final class FencingMetrics {
                 + "check of them", Tags.of("resource", resource, "carrier", carrier));
     }
 
-    /** The counter of requests or messages that left scopes open, for {@code carrier}, registered now. */
+    /** The counter of requests, messages or tasks that left scopes open, for {@code carrier}, registered now. */
     public Counter leftScopes(String carrier) {
-        return counter(LEFT_SCOPES, "Requests or messages that left fencing scopes open on their thread, closed by "
-                + "the carrier", Tags.of("carrier", carrier));
+        return counter(LEFT_SCOPES, "Requests, messages or scheduler tasks that left fencing scopes open on their "
+                + "thread, closed by the library", Tags.of("carrier", carrier));
     }
 
     /** The acquisition counters of {@code resource}, registered now. */

@@ -4,13 +4,16 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.reactive.InMemoryReactiveFenceStore;
+import dev.fencing.reactive.LeftScopesOnSchedulers;
 import dev.fencing.reactive.ReactiveFenceStore;
 import dev.fencing.mode.FenceMode;
 import dev.fencing.spring.EnableFencing;
 import dev.fencing.spring.FencingConfigurer;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.InMemoryFenceStore;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanClassLoaderAware;
@@ -95,6 +98,22 @@ public class FencingAutoConfiguration {
                     + "methods, which fences writes made inside this JVM only; for tests and demos, never for a "
                     + "resource shared by several instances");
             return new InMemoryReactiveFenceStore();
+        }
+    }
+
+    /**
+     * With fencing-reactor: a task a Reactor scheduler runs that leaves a fencing scope open on its pooled worker
+     * ({@code boundedElastic}, say) has it closed when the task ends, logged and counted, so the next task there does
+     * not run under its token. One JVM-wide schedule hook, removed when the context closes.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(LeftScopesOnSchedulers.class)
+    static class LeftScopesOnSchedulersConfiguration {
+
+        @Bean(destroyMethod = "close")
+        @ConditionalOnMissingBean
+        LeftScopesOnSchedulers fencingLeftScopesOnSchedulers(ObjectProvider<MeterRegistry> registry) {
+            return new LeftScopesOnSchedulers(new FencingMetrics(registry.getIfUnique())).install();
         }
     }
 

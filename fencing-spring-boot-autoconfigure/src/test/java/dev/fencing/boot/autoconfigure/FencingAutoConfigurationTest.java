@@ -594,6 +594,37 @@ class FencingAutoConfigurationTest {
         });
     }
 
+    /**
+     * A task on a Reactor scheduler that leaves a scope open has it closed when it ends, counted with the
+     * application's registry, while the context runs; the JVM-wide hook goes with the context.
+     */
+    @Test
+    void tasksOnReactorSchedulersHaveWhatTheyLeftClosedWhileTheContextRuns() {
+        reactor.core.scheduler.Scheduler single = reactor.core.scheduler.Schedulers.newSingle("starter-leak-test");
+        FencingToken leaked = new FencingToken("accounts:5", 3, "leaker");
+        java.util.function.Supplier<FencingToken> leakThenLook = () -> {
+            reactor.core.publisher.Mono.fromRunnable(() -> FencingContext.bind(leaked)).subscribeOn(single)
+                    .block(Duration.ofSeconds(10));
+            return reactor.core.publisher.Mono.fromCallable(() -> java.util.Optional.ofNullable(
+                    FencingContext.current("accounts:5"))).subscribeOn(single).block(Duration.ofSeconds(10))
+                    .orElse(null);
+        };
+        try {
+            runner.withPropertyValues("fencing.store.type=in-memory")
+                    .withBean(io.micrometer.core.instrument.simple.SimpleMeterRegistry.class).run(context -> {
+                        assertThat(context).hasNotFailed()
+                                .hasSingleBean(dev.fencing.reactive.LeftScopesOnSchedulers.class);
+                        assertThat(leakThenLook.get()).isNull();
+                        assertThat(context.getBean(io.micrometer.core.instrument.MeterRegistry.class)
+                                .get("fencing.scopes.left").tag("carrier", "reactor").counter().count())
+                                .isEqualTo(1);
+                    });
+            assertThat(leakThenLook.get()).as("the hook is gone with the context").isEqualTo(leaked);
+        } finally {
+            single.dispose();
+        }
+    }
+
     /** With the application's meter registry, a request that left a scope open is counted in fencing.scopes.left. */
     @Test
     void theLeftBindingsFilterCountsLeaksWithTheApplicationsRegistry() {
