@@ -279,12 +279,15 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                     }
                 }
                 outcome.writeStarted = true;
+                String outer = TransactionOrigins.enterFencedBody(resource);
                 try {
                     outcome.value = write.proceed();
                 } catch (RuntimeException | Error e) {
                     throw new WriteFailed(e);      // rolls back the check (or drops the queued one) with the write
                 } catch (Throwable checked) {
                     outcome.checked = checked;     // Spring's default rule: a checked exception commits
+                } finally {
+                    TransactionOrigins.exitFencedBody(outer);
                 }
             });
         } catch (WriteFailed e) {

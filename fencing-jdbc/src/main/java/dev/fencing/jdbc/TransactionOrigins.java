@@ -1,5 +1,6 @@
 package dev.fencing.jdbc;
 
+import dev.fencing.guard.LogPace;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.BeansException;
@@ -31,12 +32,20 @@ import java.util.WeakHashMap;
  * {@code @Transactional("otherTm")} method called from the primary manager's transaction): Spring's bound resources
  * alone look the same as the safe nesting the other way round. It listens to the transaction managers given to
  * {@link #listenTo}, or to every {@link PlatformTransactionManager} bean through {@link #beanPostProcessor()} (the
- * Spring Boot starter registers it); transactions of a manager it does not listen to are not seen.
+ * Spring Boot starter registers it); transactions of a manager it does not listen to are not seen. It also reports,
+ * at WARNING, a transaction of its own ({@code REQUIRES_NEW}) begun inside a fenced call's body and committed with no
+ * fenced check in it: its writes commit apart from the fence.
  */
 public final class TransactionOrigins {
 
     private static final Log LOG = LogFactory.getLog(TransactionOrigins.class);
     private static final ThreadLocal<Deque<Begun>> BEGUN = new ThreadLocal<>();
+    /** The resource of the innermost fenced call whose body runs on this thread, or none. */
+    private static final ThreadLocal<String> FENCED_BODY = new ThreadLocal<>();
+    /** Transactions of their own begun inside a fenced body on this thread, innermost first. */
+    private static final ThreadLocal<Deque<OwnTransaction>> OWN = new ThreadLocal<>();
+    /** One warning per resource family and manager every ten minutes. */
+    private static final LogPace OWN_PACE = new LogPace(1_000, 600_000, "other");
     private static final Map<PlatformTransactionManager, Boolean> WARNED =
             Collections.synchronizedMap(new WeakHashMap<>());
     private static volatile boolean listening;
@@ -123,6 +132,32 @@ public final class TransactionOrigins {
         return null;
     }
 
+    /**
+     * Marks the body of a fenced call on {@code resource} running on this thread, until {@link #exitFencedBody}: a
+     * transaction of its own that a listened manager begins and commits meanwhile with no check in it is reported.
+     * Also counts as the check of the innermost such transaction an outer body began (a fenced call inside it).
+     *
+     * @return what to give {@link #exitFencedBody}
+     */
+    static String enterFencedBody(String resource) {
+        Deque<OwnTransaction> own = OWN.get();
+        if (own != null && !own.isEmpty()) {
+            own.peek().checked = true;
+        }
+        String outer = FENCED_BODY.get();
+        FENCED_BODY.set(resource);
+        return outer;
+    }
+
+    /** Ends the body {@link #enterFencedBody} marked; {@code outer} is what it returned. */
+    static void exitFencedBody(String outer) {
+        if (outer == null) {
+            FENCED_BODY.remove();
+        } else {
+            FENCED_BODY.set(outer);
+        }
+    }
+
     /** How many listened transactions this thread holds (begun, not yet seen to end), for tests. */
     static int onThisThread() {
         Deque<Begun> begun = BEGUN.get();
@@ -149,6 +184,59 @@ public final class TransactionOrigins {
             }
         }
         prune(begun);
+    }
+
+    /** Takes {@code execution} off this thread's transactions of their own begun in a fenced body, if it is one. */
+    private static OwnTransaction endedOwn(TransactionExecution execution) {
+        Deque<OwnTransaction> own = OWN.get();
+        if (own == null) {
+            return null;
+        }
+        OwnTransaction found = null;
+        for (Iterator<OwnTransaction> it = own.iterator(); it.hasNext(); ) {
+            OwnTransaction candidate = it.next();
+            if (candidate.execution == execution || candidate.execution.isCompleted()) {
+                it.remove();
+                if (candidate.execution == execution) {
+                    found = candidate;
+                }
+            }
+        }
+        if (own.isEmpty()) {
+            OWN.remove();
+        }
+        return found;
+    }
+
+    private static void warnUnfenced(OwnTransaction own) {
+        String family = own.resource.contains(":") ? own.resource.substring(0, own.resource.indexOf(':'))
+                : own.resource;
+        long heldBack = OWN_PACE.due(family + " " + own.manager, System.currentTimeMillis());
+        if (heldBack < 0) {
+            return;
+        }
+        LOG.warn("A transaction of its own (REQUIRES_NEW) was begun by transaction manager " + own.manager + " inside "
+                + "the fenced call on resource '" + own.resource + "', and committed with no @Fenced check in it: "
+                + "what it wrote is not fenced. It committed apart from the transaction that holds the check; if "
+                + "that one rolls back, max_seen goes back with it while these writes stay, and a holder of an older "
+                + "token can write after them. Make the write in the fence's transaction, or fence the method that "
+                + "makes it; a row meant to outlive the call (an audit entry) can stay as it is (logged at most every "
+                + "ten minutes per resource family and manager"
+                + (heldBack > 0 ? "; " + heldBack + " more since the last line" : "") + ")");
+    }
+
+    /** A transaction of its own begun in the body of a fenced call: whether a fenced call checked inside it. */
+    private static final class OwnTransaction {
+        final TransactionExecution execution;
+        final String resource;
+        final String manager;
+        boolean checked;
+
+        OwnTransaction(TransactionExecution execution, String resource, String manager) {
+            this.execution = execution;
+            this.resource = resource;
+            this.manager = manager;
+        }
     }
 
     /** One transaction begun by a listened manager: the resources bound before its begin, then those it bound. */
@@ -227,6 +315,15 @@ public final class TransactionOrigins {
                 ended(transaction);
                 return;
             }
+            String fenced = FENCED_BODY.get();
+            if (fenced != null && transaction.isNewTransaction() && !transaction.isReadOnly()) {
+                Deque<OwnTransaction> own = OWN.get();
+                if (own == null) {
+                    own = new ArrayDeque<>(2);
+                    OWN.set(own);
+                }
+                own.push(new OwnTransaction(transaction, fenced, manager));
+            }
             for (Begun candidate : begun) {
                 if (candidate.execution == transaction) {
                     // a savepoint (NESTED) is no transaction of its own: it takes nothing over
@@ -239,11 +336,16 @@ public final class TransactionOrigins {
 
         @Override
         public void afterCommit(TransactionExecution transaction, Throwable commitFailure) {
+            OwnTransaction own = endedOwn(transaction);
+            if (own != null && !own.checked && commitFailure == null) {
+                warnUnfenced(own);
+            }
             ended(transaction);
         }
 
         @Override
         public void afterRollback(TransactionExecution transaction, Throwable rollbackFailure) {
+            endedOwn(transaction);
             ended(transaction);
         }
     }
