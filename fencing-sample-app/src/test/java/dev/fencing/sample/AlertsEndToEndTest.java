@@ -72,14 +72,14 @@ class AlertsEndToEndTest {
             // every series the rules read exists in the scrape (the error counter only appears at a first failure),
             // but those created at their first event, named as the library names them
             for (String metric : metricsIn(PrometheusTools.RULES)) {
-                if (CREATED_AT_FIRST_EVENT.contains(metric)) {
+                if (CREATED_AT_FIRST_EVENT.contains(metric) || NOT_REGISTERED_HERE.contains(metric)) {
                     continue;
                 }
                 assertThat(prometheus.query(metric)).as(metric).isNotEmpty();
             }
             assertThat(prometheus.query("fencing_checks_total{outcome=\"stale\"} > 0")).isEmpty();
             assertThat(prometheus.query("increase(fencing_checks_total{outcome=\"accepted\"}[10s]) > 0")).isNotEmpty();
-            assertThat(evaluatedRules(prometheus)).isEqualTo(7);
+            assertThat(evaluatedRules(prometheus)).isEqualTo(8);
         }
     }
 
@@ -109,7 +109,7 @@ class AlertsEndToEndTest {
     private static boolean heldWindow(PrometheusServer prometheus) throws Exception {
         return !prometheus.query("count_over_time(fencing_checks_total{outcome=\"accepted\"}[12s]) >= 11").isEmpty()
                 && !prometheus.query("increase(fencing_checks_total{outcome=\"accepted\"}[10s]) > 0").isEmpty()
-                && evaluatedRules(prometheus) == 7;
+                && evaluatedRules(prometheus) == 8;
     }
 
     /**
@@ -118,6 +118,13 @@ class AlertsEndToEndTest {
      */
     static final Set<String> CREATED_AT_FIRST_EVENT = Set.of(
             dev.fencing.metrics.FencingMetrics.UNCHECKED_RECEIPTS.replace('.', '_') + "_total");
+
+    /**
+     * The counters of parts the sample's plain-Java workload does not run (the web filters, the listener advice and
+     * the Reactor hook count the scopes work left open), named as the library names them.
+     */
+    static final Set<String> NOT_REGISTERED_HERE = Set.of(
+            dev.fencing.metrics.FencingMetrics.LEFT_SCOPES.replace('.', '_') + "_total");
 
     private static Set<String> metricsIn(Path rules) throws Exception {
         Set<String> metrics = new TreeSet<>();
