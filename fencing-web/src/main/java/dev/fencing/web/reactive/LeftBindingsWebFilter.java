@@ -15,20 +15,26 @@ import reactor.core.scheduler.Schedulers;
 import java.util.List;
 
 /**
- * Closes the fencing scopes earlier work left open on a WebFlux event-loop thread ({@code FencingContext.bind}
- * without closing its scope, in a handler or an operator), when a request starts there, logs them at ERROR and counts
- * them in {@value FencingMetrics#LEFT_SCOPES} ({@code carrier=http}, with {@link #withMeterRegistry}). Without that,
- * a reactive {@code @Fenced} call the request assembles on that thread would take the left token as its caller's
- * (the fence falls back to the tokens bound where the call was made), and write under it. Only on non-blocking
- * threads (Reactor Netty's event loops), where nothing is bound when a request starts: a request run on a caller's
- * thread (a test's {@code WebTestClient} bound to a controller, inside a binding of its own) is left alone. A leak
- * made on the event loop while a request is in progress there is found by the next request on that thread, not by
- * this one. Register it first ({@link #getOrder()}); the Spring Boot starter does, in every WebFlux application.
+ * Closes the fencing scopes left open on a WebFlux event-loop thread ({@code FencingContext.bind} without closing its
+ * scope, in a handler or an operator), when a request starts there and when an exchange ends there, logs them at
+ * ERROR and counts them in {@value FencingMetrics#LEFT_SCOPES} ({@code carrier=http}, with
+ * {@link #withMeterRegistry}). Left there, work the loop runs next (another request, or another request's
+ * continuation) would take the token as its caller's: a reactive {@code @Fenced} call falls back to the tokens bound
+ * where it was made, and a blocking one reads them. Only on non-blocking threads (Reactor Netty's event loops), where
+ * nothing is bound between signals: a request run on a caller's thread (a test's {@code WebTestClient} bound to a
+ * controller, inside a binding of its own) is left alone. Between the leak and the next of these two moments the
+ * loop may run other work under the token; Reactor's automatic context propagation
+ * ({@code spring.reactor.context-propagation=auto}) clears such bindings around every operator. Register it first
+ * ({@link #getOrder()}); the Spring Boot starter does, in every WebFlux application.
  */
 public final class LeftBindingsWebFilter implements WebFilter, Ordered {
 
     /** The place the log line names: the work that left the scopes is gone by the time they are found. */
     static final String PLACE = "Work on a WebFlux event-loop thread";
+
+    /** WebFlux's request attribute holding the handler's path pattern, set once the request was dispatched. */
+    private static final String BEST_MATCHING_PATTERN = "org.springframework.web.reactive.HandlerMapping"
+            + ".bestMatchingPattern";
 
     private final LeftScopes leaks;
 
@@ -51,13 +57,31 @@ public final class LeftBindingsWebFilter implements WebFilter, Ordered {
 
     @Override
     public Mono<Void> filter(ServerWebExchange exchange, WebFilterChain chain) {
-        if (!FencingContext.isEmpty() && Schedulers.isInNonBlockingThread()) {
-            List<FencingToken> left = FencingContext.closeAll();
-            if (!left.isEmpty()) {
-                leaks.report(PLACE, left);
-            }
+        closeLeft(PLACE, null);
+        // and when the exchange ends on an event loop: what its own work left there, before the loop runs anything
+        // else (another request's continuation would otherwise fall back to the left token)
+        return chain.filter(exchange).doFinally(signal -> closeLeft(null, exchange));
+    }
+
+    /**
+     * On a non-blocking thread with tokens visible: closes every scope there and reports them, as {@code place} or
+     * (when {@code null}) as {@code exchange}'s request.
+     */
+    private void closeLeft(String place, ServerWebExchange exchange) {
+        if (FencingContext.isEmpty() || !Schedulers.isInNonBlockingThread() || FencingContext.snapshot().isEmpty()) {
+            return; // nothing bound, a caller's own thread, or only a scope that hides what is below it
         }
-        return chain.filter(exchange);
+        List<FencingToken> left = FencingContext.closeAll();
+        if (!left.isEmpty()) {
+            leaks.report(place != null ? place : "Request " + exchange.getRequest().getMethod() + " "
+                    + pattern(exchange), left);
+        }
+    }
+
+    /** The handler's path pattern when WebFlux matched one, else the request's path. */
+    private static String pattern(ServerWebExchange exchange) {
+        Object pattern = exchange.getAttribute(BEST_MATCHING_PATTERN);
+        return pattern != null ? pattern.toString() : exchange.getRequest().getPath().value();
     }
 
     /** First, before any filter that could bind or read tokens. */

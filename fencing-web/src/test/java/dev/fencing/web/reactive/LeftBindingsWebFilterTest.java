@@ -58,16 +58,41 @@ class LeftBindingsWebFilterTest {
     }
 
     @Test
-    void withoutTheFilterTheNextRequestOnTheEventLoopRunsUnderTheLeftToken() {
-        assertThat(twoRequestsOnOneEventLoop(List.of())).singleElement().asString()
+    void withoutTheFilterTheNextRequestOnTheEventLoopRunsUnderTheLeftToken() throws Exception {
+        assertThat(leakOnTheLoopThenRequest(List.of())).singleElement().asString()
                 .startsWith(LEAKED + " on leak-test");
     }
 
+    /**
+     * When the leaking exchange ends on the event loop, what it left is closed there, before the loop runs other
+     * work (another request's continuation), and named with its request.
+     */
     @Test
-    void theFilterClosesWhatEarlierWorkLeftOnTheEventLoopAndLogsAndCountsIt() {
+    void theFilterClosesWhatAnExchangeLeftWhenItEnds() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        LoopResources loop = LoopResources.create("leak-end-test", 1, true);
+        DisposableServer server = server(loop, List.of(new LeftBindingsWebFilter().withMeterRegistry(registry)));
+        try (LogRecords logs = LogRecords.of(LeftScopes.class)) {
+            WebClient.create("http://127.0.0.1:" + server.port()).post().uri("/leak").retrieve().toBodilessEntity()
+                    .block(Duration.ofSeconds(10));
+            // other work on the same loop, no request started since
+            String seen = loop.onServer(true).next().submit(() -> FencingContext.current("accounts:1") + " on "
+                    + Thread.currentThread().getName()).get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertThat(seen).startsWith("null on leak-end-test");
+            assertThat(logs.records()).singleElement().satisfies(r -> assertThat(r.getMessage())
+                    .startsWith("Request POST /leak left fencing tokens bound on its thread (leak-end-test"));
+        } finally {
+            server.disposeNow(Duration.ofSeconds(10));
+            loop.disposeLater().block(Duration.ofSeconds(10));
+        }
+        assertThat(registry.get(FencingMetrics.LEFT_SCOPES).tag("carrier", "http").counter().count()).isEqualTo(1);
+    }
+
+    @Test
+    void theFilterClosesWhatEarlierWorkLeftOnTheEventLoopAndLogsAndCountsIt() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         try (LogRecords logs = LogRecords.of(LeftScopes.class)) {
-            List<String> next = twoRequestsOnOneEventLoop(
+            List<String> next = leakOnTheLoopThenRequest(
                     List.of(new LeftBindingsWebFilter().withMeterRegistry(registry)));
             assertThat(next).singleElement().asString().startsWith("null on leak-test");
             assertThat(logs.records()).singleElement().satisfies(r -> {
@@ -92,17 +117,26 @@ class LeftBindingsWebFilterTest {
         assertThat(seen).singleElement().asString().startsWith(callers + " on ");
     }
 
-    /** {@code /leak}, then {@code /next}, on a server of one event-loop thread with {@code filters}. */
-    private List<String> twoRequestsOnOneEventLoop(List<WebFilter> filters) {
-        LoopResources loop = LoopResources.create("leak-test", 1, true);
-        DisposableServer server = HttpServer.create().host("127.0.0.1").port(0).runOn(loop)
+    /** A server of {@link #handler} with {@code filters} on {@code loop}. */
+    private DisposableServer server(LoopResources loop, List<WebFilter> filters) {
+        return HttpServer.create().host("127.0.0.1").port(0).runOn(loop)
                 .handle(new ReactorHttpHandlerAdapter(WebHttpHandlerBuilder.webHandler(handler)
                         .filters(list -> list.addAll(filters)).build()))
                 .bindNow(Duration.ofSeconds(20));
+    }
+
+    /**
+     * Work on the loop that binds and leaves its scope (no request of the server's), then {@code /next}, on a server
+     * of one event-loop thread with {@code filters}.
+     */
+    private List<String> leakOnTheLoopThenRequest(List<WebFilter> filters) throws Exception {
+        LoopResources loop = LoopResources.create("leak-test", 1, true);
+        DisposableServer server = server(loop, filters);
         try {
-            WebClient client = WebClient.create("http://127.0.0.1:" + server.port());
-            client.post().uri("/leak").retrieve().toBodilessEntity().block(Duration.ofSeconds(10));
-            client.post().uri("/next").retrieve().toBodilessEntity().block(Duration.ofSeconds(10));
+            loop.onServer(true).next().submit(() -> FencingContext.bind(LEAKED))
+                    .get(10, java.util.concurrent.TimeUnit.SECONDS);
+            WebClient.create("http://127.0.0.1:" + server.port()).post().uri("/next").retrieve().toBodilessEntity()
+                    .block(Duration.ofSeconds(10));
             return List.copyOf(seen);
         } finally {
             server.disposeNow(Duration.ofSeconds(10));
