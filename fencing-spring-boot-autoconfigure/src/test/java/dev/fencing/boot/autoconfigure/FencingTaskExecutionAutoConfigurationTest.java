@@ -55,6 +55,13 @@ class FencingTaskExecutionAutoConfigurationTest {
             this.ledger = ledger;
         }
 
+        /** Binds a token on the pool thread and never closes its scope. */
+        @Async
+        public CompletableFuture<String> leak() {
+            FencingContext.bind(new FencingToken("ledger", 9, "leaker"));
+            return CompletableFuture.completedFuture(Thread.currentThread().getName());
+        }
+
         @Async
         public CompletableFuture<String> postLater() {
             ledger.post();
@@ -123,6 +130,24 @@ class FencingTaskExecutionAutoConfigurationTest {
             assertThatThrownBy(() -> bookkeeper.postLater().get(10, TimeUnit.SECONDS))
                     .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(MissingTokenException.class);
             assertThat(ledger.seen()).containsExactly(token);
+        });
+    }
+
+    /**
+     * What an @Async method leaves bound on the pool thread is reported when it ends (counted with the application's
+     * registry, logged at ERROR), and the pool thread's next task runs without it.
+     */
+    @Test
+    void whatAnAsyncMethodLeftBoundIsCountedAndTheNextTaskRunsWithoutIt() {
+        runner.withBean(io.micrometer.core.instrument.simple.SimpleMeterRegistry.class).run(context -> {
+            assertThat(context).hasNotFailed();
+            Bookkeeper bookkeeper = context.getBean(Bookkeeper.class);
+            String leakThread = bookkeeper.leak().get(10, TimeUnit.SECONDS);
+            assertThatThrownBy(() -> bookkeeper.postLater().get(10, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class).hasCauseInstanceOf(MissingTokenException.class);
+            assertThat(leakThread).startsWith("boot-async-");
+            assertThat(context.getBean(io.micrometer.core.instrument.MeterRegistry.class).get("fencing.scopes.left")
+                    .tag("carrier", "executor").counter().count()).isEqualTo(1);
         });
     }
 
