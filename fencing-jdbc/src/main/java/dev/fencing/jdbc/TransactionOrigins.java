@@ -1,6 +1,7 @@
 package dev.fencing.jdbc;
 
 import dev.fencing.guard.LogPace;
+import dev.fencing.metrics.ResourceFamilies;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.BeansException;
@@ -209,9 +210,8 @@ public final class TransactionOrigins {
     }
 
     private static void warnUnfenced(OwnTransaction own) {
-        String family = own.resource.contains(":") ? own.resource.substring(0, own.resource.indexOf(':'))
-                : own.resource;
-        long heldBack = OWN_PACE.due(family + " " + own.manager, System.currentTimeMillis());
+        long heldBack = OWN_PACE.due(ResourceFamilies.family(own.resource) + " " + own.manager,
+                System.currentTimeMillis());
         if (heldBack < 0) {
             return;
         }

@@ -23,8 +23,6 @@ import org.springframework.http.ProblemDetail;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.reactive.ServerHttpRequest;
 import org.springframework.http.server.reactive.ServerHttpResponse;
-import org.springframework.web.reactive.HandlerMapping;
-import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
@@ -224,12 +222,7 @@ public final class FencingTokenWebFilter implements WebFilter {
         if (!WRITES.contains(request.getMethod()) || (status != null && !status.is2xxSuccessful())) {
             return;
         }
-        Object pattern = exchange.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
-        if (pattern == null) {
-            pattern = exchange.getAttribute(RouterFunctions.MATCHING_PATTERN_ATTRIBUTE); // a functional route's
-        }
-        String place = pattern instanceof PathPattern path ? path.getPatternString() : request.getPath().value();
-        receipts.report(request.getMethod().name() + " " + place, tokens, uses);
+        receipts.report(request.getMethod().name() + " " + LeftBindingsWebFilter.place(exchange), tokens, uses);
     }
 
     /**

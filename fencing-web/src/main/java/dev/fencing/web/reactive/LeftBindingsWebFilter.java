@@ -6,9 +6,12 @@ import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.core.Ordered;
+import org.springframework.web.reactive.HandlerMapping;
+import org.springframework.web.reactive.function.server.RouterFunctions;
 import org.springframework.web.server.ServerWebExchange;
 import org.springframework.web.server.WebFilter;
 import org.springframework.web.server.WebFilterChain;
+import org.springframework.web.util.pattern.PathPattern;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -31,10 +34,6 @@ public final class LeftBindingsWebFilter implements WebFilter, Ordered {
 
     /** The place the log line names: the work that left the scopes is gone by the time they are found. */
     static final String PLACE = "Work on a WebFlux event-loop thread";
-
-    /** WebFlux's request attribute holding the handler's path pattern, set once the request was dispatched. */
-    private static final String BEST_MATCHING_PATTERN = "org.springframework.web.reactive.HandlerMapping"
-            + ".bestMatchingPattern";
 
     private final LeftScopes leaks;
 
@@ -74,14 +73,20 @@ public final class LeftBindingsWebFilter implements WebFilter, Ordered {
         List<FencingToken> left = FencingContext.closeAll();
         if (!left.isEmpty()) {
             leaks.report(place != null ? place : "Request " + exchange.getRequest().getMethod() + " "
-                    + pattern(exchange), left);
+                    + place(exchange), left);
         }
     }
 
-    /** The handler's path pattern when WebFlux matched one, else the request's path. */
-    private static String pattern(ServerWebExchange exchange) {
-        Object pattern = exchange.getAttribute(BEST_MATCHING_PATTERN);
-        return pattern != null ? pattern.toString() : exchange.getRequest().getPath().value();
+    /**
+     * The exchange's place, for log lines: its handler's path pattern (annotated or functional) once matched, else its
+     * path. Here rather than in the token filter, which needs fencing-reactor: this filter runs without it.
+     */
+    static String place(ServerWebExchange exchange) {
+        Object pattern = exchange.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
+        if (pattern == null) {
+            pattern = exchange.getAttribute(RouterFunctions.MATCHING_PATTERN_ATTRIBUTE); // a functional route's
+        }
+        return pattern instanceof PathPattern path ? path.getPatternString() : exchange.getRequest().getPath().value();
     }
 
     /** First, before any filter that could bind or read tokens. */
