@@ -24,7 +24,7 @@ final class FencingAdvisor extends AbstractPointcutAdvisor {
 
     private static final long serialVersionUID = 1L;
 
-    private final transient FencingInterceptor interceptor;
+    private final transient FencingSupport support;
     private final transient Pointcut pointcut;
     private final boolean acquiring;
 
@@ -33,7 +33,7 @@ final class FencingAdvisor extends AbstractPointcutAdvisor {
      * @param classProxies whether every proxy subclasses its bean's class (asked when a final class matches)
      */
     FencingAdvisor(FencingSupport support, boolean acquiring, BooleanSupplier classProxies) {
-        this.interceptor = new FencingInterceptor(support);
+        this.support = support;
         this.pointcut = new FencedMethodPointcut(support.resolutions(), acquiring, classProxies);
         this.acquiring = acquiring;
     }
@@ -48,9 +48,13 @@ final class FencingAdvisor extends AbstractPointcutAdvisor {
         return pointcut;
     }
 
+    /**
+     * A new interceptor each time: Spring asks once per advice chain it builds (each proxy's method, cached by the
+     * proxy), so every fenced method of every proxy runs its own interceptor, which remembers that method's fence.
+     */
     @Override
     public Advice getAdvice() {
-        return interceptor;
+        return new FencingInterceptor(support);
     }
 
     /**
