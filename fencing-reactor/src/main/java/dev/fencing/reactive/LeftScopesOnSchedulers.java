@@ -6,6 +6,8 @@ import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.token.FencingToken;
 import reactor.core.scheduler.Schedulers;
 
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
 
@@ -14,9 +16,12 @@ import java.util.Objects;
  * {@code publishOn}, a timer), the fencing scopes the task left open on the worker thread, and reports them
  * ({@value FencingMetrics#LEFT_SCOPES}, {@code carrier=reactor}, and an ERROR line). Without that, a later task on
  * that pooled worker (another request's blocking call handed to {@code boundedElastic}) would find the token and
- * write under it. One JVM-wide schedule hook ({@link Schedulers#onScheduleHook}, under {@link #KEY}):
- * {@link #install()} replaces the one installed before, {@link #uninstall()} removes it. Each task takes a mark of the
- * thread's bindings before it runs (no allocation beyond the mark) and compares it after.
+ * write under it. One JVM-wide schedule hook ({@link Schedulers#onScheduleHook}, under {@link #KEY}), run by the
+ * instance installed last: {@link #close()} takes an instance out, and the one installed before it that is still open
+ * (another application context in this JVM, a test's cached context) runs the hook again, so closing one context
+ * leaves the others protected; {@link #uninstall()} removes the hook and every instance. What the tasks leave is
+ * counted by the instance running the hook. Each task takes a mark of the thread's bindings before it runs (no
+ * allocation beyond the mark) and compares it after.
  */
 public final class LeftScopesOnSchedulers implements AutoCloseable {
 
@@ -28,6 +33,9 @@ public final class LeftScopesOnSchedulers implements AutoCloseable {
 
     private static final String PLACE = "A task on a Reactor scheduler";
 
+    /** The instances installed and not closed, the one running the hook last; guarded by itself. */
+    private static final Deque<LeftScopesOnSchedulers> INSTALLED = new ArrayDeque<>();
+
     private final LeftScopes leaks;
 
     /** @param metrics where to count what the tasks leave ({@link FencingMetrics#noop()}: logged only) */
@@ -35,21 +43,49 @@ public final class LeftScopesOnSchedulers implements AutoCloseable {
         this.leaks = new LeftScopes(Objects.requireNonNull(metrics, "metrics"), CARRIER, "task");
     }
 
-    /** Installs the hook for every Reactor scheduler of this JVM, replacing an earlier one; returns this. */
+    /**
+     * Installs the hook for every Reactor scheduler of this JVM, run by this instance until it is closed (the
+     * instance installed before it runs it again then); returns this.
+     */
     public LeftScopesOnSchedulers install() {
-        Schedulers.onScheduleHook(KEY, task -> () -> run(task));
+        synchronized (INSTALLED) {
+            INSTALLED.remove(this);
+            INSTALLED.addLast(this);
+            Schedulers.onScheduleHook(KEY, this::decorate);
+        }
         return this;
     }
 
-    /** Removes the hook (whichever instance installed it). */
+    /** Removes the hook, whichever instances installed it, and forgets them all. */
     public static void uninstall() {
-        Schedulers.resetOnScheduleHook(KEY);
+        synchronized (INSTALLED) {
+            INSTALLED.clear();
+            Schedulers.resetOnScheduleHook(KEY);
+        }
     }
 
-    /** {@link #uninstall()}. */
+    /**
+     * Takes this instance out: when it runs the hook, the latest instance installed before it and still open runs it
+     * from now on, or, when there is none, the hook is removed. Closing it again does nothing.
+     */
     @Override
     public void close() {
-        uninstall();
+        synchronized (INSTALLED) {
+            boolean running = INSTALLED.peekLast() == this;
+            if (!INSTALLED.remove(this) || !running) {
+                return;
+            }
+            LeftScopesOnSchedulers previous = INSTALLED.peekLast();
+            if (previous == null) {
+                Schedulers.resetOnScheduleHook(KEY);
+            } else {
+                Schedulers.onScheduleHook(KEY, previous::decorate);
+            }
+        }
+    }
+
+    private Runnable decorate(Runnable task) {
+        return () -> run(task);
     }
 
     private void run(Runnable task) {

@@ -97,6 +97,49 @@ class LeftScopesOnSchedulersTest {
         assertThat(logged).isEmpty();
     }
 
+    /**
+     * Two application contexts in one JVM (a test's cached contexts): the hook is JVM-wide, and closing the later
+     * context must not leave the earlier one's workers unprotected.
+     */
+    @Test
+    void closingTheLaterInstanceLeavesTheEarlierOneRunningTheHook() {
+        SimpleMeterRegistry earlierRegistry = new SimpleMeterRegistry();
+        LeftScopesOnSchedulers earlier = new LeftScopesOnSchedulers(new FencingMetrics(earlierRegistry)).install();
+        LeftScopesOnSchedulers later = new LeftScopesOnSchedulers(new FencingMetrics(registry)).install();
+        assertThat(leakThenLook()).isEmpty();
+        assertThat(leftScopes(registry)).as("the later instance runs the hook").isEqualTo(1);
+        assertThat(leftScopes(earlierRegistry)).isZero();
+
+        later.close();
+        later.close(); // again: nothing
+        assertThat(leakThenLook()).as("the earlier instance still protects the workers").isEmpty();
+        assertThat(leftScopes(earlierRegistry)).isEqualTo(1);
+        assertThat(leftScopes(registry)).isEqualTo(1);
+
+        earlier.close();
+        leakThenLook();
+        assertThat(leakThenLook()).as("no instance open: no hook").contains(LEAKED);
+    }
+
+    @Test
+    void closingAnEarlierInstanceLeavesTheLaterOneRunningTheHook() {
+        SimpleMeterRegistry earlierRegistry = new SimpleMeterRegistry();
+        LeftScopesOnSchedulers earlier = new LeftScopesOnSchedulers(new FencingMetrics(earlierRegistry)).install();
+        LeftScopesOnSchedulers later = new LeftScopesOnSchedulers(new FencingMetrics(registry)).install();
+        earlier.close();
+        assertThat(leakThenLook()).isEmpty();
+        assertThat(leftScopes(registry)).isEqualTo(1);
+        assertThat(leftScopes(earlierRegistry)).isZero();
+        later.close();
+        leakThenLook();
+        assertThat(leakThenLook()).contains(LEAKED);
+    }
+
+    private static double leftScopes(SimpleMeterRegistry registry) {
+        var counter = registry.find(FencingMetrics.LEFT_SCOPES).tag("carrier", "reactor").counter();
+        return counter == null ? 0 : counter.count();
+    }
+
     /** One task binds and leaves its scope, the next one on the same worker reports what it finds bound. */
     private Optional<FencingToken> leakThenLook() {
         Mono.fromRunnable(() -> FencingContext.bind(LEAKED)).subscribeOn(single).block(Duration.ofSeconds(10));

@@ -104,7 +104,8 @@ public class FencingAutoConfiguration {
     /**
      * With fencing-reactor: a task a Reactor scheduler runs that leaves a fencing scope open on its pooled worker
      * ({@code boundedElastic}, say) has it closed when the task ends, logged and counted, so the next task there does
-     * not run under its token. One JVM-wide schedule hook, removed when the context closes.
+     * not run under its token. One JVM-wide schedule hook: when the context closes, another context of this JVM that
+     * installed it runs it again, or it is removed.
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(LeftScopesOnSchedulers.class)
