@@ -248,6 +248,14 @@ class SpringDataJdbcStartupTest {
                     assertThat(event.getLevel()).isEqualTo(Level.INFO);
                     assertThat(event.getFormattedMessage()).contains("'AuditRepository.deleteAll'");
                 });
+        // a repository fenced as a whole allows nothing: said, since it would hide a write method added later
+        assertThat(logged(properties -> context(PartlyFencedConfig.class, properties),
+                Map.of("fencing.allowed-unfenced-writes", "LedgerNoteRepository, ArchiveNoteRepository")))
+                .singleElement().satisfies(event -> {
+                    assertThat(event.getLevel()).isEqualTo(Level.INFO);
+                    assertThat(event.getFormattedMessage()).contains("lists 'ArchiveNoteRepository', a repository "
+                            + "whose write methods are all fenced now");
+                });
     }
 
     /** What the repository check logs while {@code start} starts (and then closes) a context with {@code properties}. */

@@ -119,11 +119,18 @@ final class UnfencedRepositoryWrites {
     /**
      * Adds to {@code problems} each entry of {@value #ALLOWED} that names a method of a fenced repository of this
      * context that is not one of its unfenced write methods (a typo, or a method fenced since). An entry naming a
-     * repository not in this context (a test slice's) is only logged at INFO.
+     * repository not in this context (a test slice's), or a fenced repository with no unfenced write method left
+     * (which would let one added later through unnamed), is only logged at INFO.
      */
     void addProblems(Set<String> problems) {
         for (String entry : allowed) {
-            if (used.contains(entry) || seen.containsKey(entry)) {
+            if (used.contains(entry)) {
+                continue;
+            }
+            if (seen.containsKey(entry)) {
+                log.info(ALLOWED + " lists '" + entry + "', a repository whose write methods are all fenced now: "
+                        + "the entry allows nothing, and would let a write method added to it later run unfenced "
+                        + "without a warning; remove it");
                 continue;
             }
             int dot = entry.lastIndexOf('.');
