@@ -20,10 +20,12 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Finds {@code @Fenced} for a method invoked on a target class, as Spring finds {@code @Transactional}: on the
@@ -175,22 +177,86 @@ final class FencePointSource {
         }
         Class<?> userClass = userType(targetClass, method);
         Method specific = AopUtils.getMostSpecificMethod(method, userClass);
-        MergedAnnotation<Fenced> onMethod = MergedAnnotations.from(specific, SearchStrategy.TYPE_HIERARCHY).get(Fenced.class);
-        if (!onMethod.isPresent() && specific != method) {
-            onMethod = MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY).get(Fenced.class);
+        MergedAnnotations onMethod = MergedAnnotations.from(specific, SearchStrategy.TYPE_HIERARCHY);
+        if (!onMethod.isPresent(Fenced.class) && specific != method) {
+            onMethod = MergedAnnotations.from(method, SearchStrategy.TYPE_HIERARCHY);
         }
-        if (onMethod.isPresent()) {
-            return new Resolution(onMethod.synthesize(), specific, userClass, onMethod.getSource());
+        List<MergedAnnotation<Fenced>> declared = Stream.concat(onMethod.stream(Fenced.class),
+                onInterfaces(specific, userClass)).toList();
+        if (!declared.isEmpty()) {
+            MergedAnnotation<Fenced> first = onMethod.isPresent(Fenced.class) ? onMethod.get(Fenced.class)
+                    : declared.get(0);
+            return resolution(first, declared, specific, userClass);
         }
         if (!Modifier.isPublic(specific.getModifiers()) || ReflectionUtils.isObjectMethod(specific)
                 || isObjectMethodOverride(specific)) {
             return null;
         }
-        MergedAnnotation<Fenced> onType = MergedAnnotations.from(userClass, SearchStrategy.TYPE_HIERARCHY).get(Fenced.class);
-        if (!onType.isPresent() && specific.getDeclaringClass() != userClass) {
-            onType = MergedAnnotations.from(specific.getDeclaringClass(), SearchStrategy.TYPE_HIERARCHY).get(Fenced.class);
+        MergedAnnotations onType = MergedAnnotations.from(userClass, SearchStrategy.TYPE_HIERARCHY);
+        if (!onType.isPresent(Fenced.class) && specific.getDeclaringClass() != userClass) {
+            onType = MergedAnnotations.from(specific.getDeclaringClass(), SearchStrategy.TYPE_HIERARCHY);
         }
-        return onType.isPresent() ? new Resolution(onType.synthesize(), specific, userClass, onType.getSource()) : null;
+        return onType.isPresent(Fenced.class)
+                ? resolution(onType.get(Fenced.class), onType.stream(Fenced.class).toList(), specific, userClass)
+                : null;
+    }
+
+    /**
+     * The declarations of {@code specific} on the interfaces of {@code userClass} that its own search does not reach:
+     * a method a superclass implements for an interface the class itself declares ({@code class Impl extends Base
+     * implements Api}, with {@code go()} in {@code Base} and {@code @Fenced} on {@code Api.go()}).
+     */
+    private static Stream<MergedAnnotation<Fenced>> onInterfaces(Method specific, Class<?> userClass) {
+        if (specific.getDeclaringClass() == userClass || specific.getDeclaringClass().isInterface()) {
+            return Stream.empty();
+        }
+        return ClassUtils.getAllInterfacesForClassAsSet(userClass).stream()
+                .filter(face -> !face.isAssignableFrom(specific.getDeclaringClass()))
+                .map(face -> ClassUtils.getMethodIfAvailable(face, specific.getName(), specific.getParameterTypes()))
+                .filter(Objects::nonNull)
+                .flatMap(declared -> MergedAnnotations.from(declared, SearchStrategy.TYPE_HIERARCHY)
+                        .stream(Fenced.class));
+    }
+
+    /**
+     * The resolution of the {@code @Fenced} declarations {@code all} (all on the method, or all on types): the one
+     * Spring finds first ({@code first}), unless a declaration in a subtype of its declaring type overrides it; when declarations
+     * that no other overrides disagree (the same method annotated on two interfaces with two resources, or on an
+     * interface and on an unrelated superclass), the resolution carries the conflict, which fails startup, instead
+     * of leaving the choice to the order of {@code implements}.
+     */
+    private static Resolution resolution(MergedAnnotation<Fenced> first, List<MergedAnnotation<Fenced>> all,
+                                         Method specific, Class<?> userClass) {
+        List<MergedAnnotation<Fenced>> nearest = all.stream()
+                .filter(one -> all.stream().noneMatch(other -> overrides(other, one))).toList();
+        MergedAnnotation<Fenced> chosen = nearest.stream()
+                .filter(one -> Objects.equals(one.getSource(), first.getSource())).findFirst().orElse(nearest.get(0));
+        Fenced annotation = chosen.synthesize();
+        String conflict = null;
+        if (nearest.stream().anyMatch(one -> !one.synthesize().equals(annotation))) {
+            conflict = nearest.stream().map(one -> "@Fenced(resource = \"" + one.getString("resource") + "\""
+                    + (one.getString("key").isBlank() ? "" : ", key = \"" + one.getString("key") + "\"")
+                    + (one.getBoolean("acquire") ? ", acquire = true" : "") + ") on " + sourceOf(one))
+                    .distinct().collect(Collectors.joining(" and "));
+        }
+        return new Resolution(annotation, specific, userClass, chosen.getSource(), conflict);
+    }
+
+    /** Whether {@code other} is declared on a subtype of the type declaring {@code one}, so it wins over it. */
+    private static boolean overrides(MergedAnnotation<Fenced> other, MergedAnnotation<Fenced> one) {
+        Class<?> overriding = declaringType(other);
+        Class<?> overridden = declaringType(one);
+        return overriding != overridden && overridden.isAssignableFrom(overriding);
+    }
+
+    private static Class<?> declaringType(MergedAnnotation<Fenced> annotation) {
+        return annotation.getSource() instanceof Method method ? method.getDeclaringClass()
+                : (Class<?>) annotation.getSource();
+    }
+
+    private static String sourceOf(MergedAnnotation<Fenced> annotation) {
+        return annotation.getSource() instanceof Method method ? describe(method.getDeclaringClass(), method)
+                : ((Class<?>) annotation.getSource()).getName();
     }
 
     /**
@@ -201,6 +267,11 @@ final class FencePointSource {
      */
     private Object build(Resolution found) {
         String operation = found.operation();
+        if (found.conflict() != null) {
+            throw new FencingConfigurationException("@Fenced on " + operation + " is ambiguous: " + found.conflict()
+                    + ", and neither declaration overrides the other (a declaration in a subtype wins over its "
+                    + "supertypes'); annotate " + operation + " itself with the fence that applies");
+        }
         Fenced fenced = found.annotation();
         AsyncReturnTypes.checkNotSuspending(found.method().getParameterTypes(), operation);
         Class<?> returnType = found.method().getReturnType();
@@ -295,7 +366,11 @@ final class FencePointSource {
      * @param targetClass the user class (not a proxy class)
      * @param source      where the annotation is declared: a {@link Method}, or a {@link Class} for a type-level one
      */
-    record Resolution(Fenced annotation, Method method, Class<?> targetClass, Object source) {
+    /**
+     * @param conflict {@code null}, or the disagreeing declarations none of which overrides the others, named for the
+     *                 startup failure ({@link #build} refuses the point)
+     */
+    record Resolution(Fenced annotation, Method method, Class<?> targetClass, Object source, String conflict) {
 
         /** The method as shown in messages and exceptions: {@code AccountRepository.save(Account)}. */
         String operation() {
