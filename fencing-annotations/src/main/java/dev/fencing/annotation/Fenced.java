@@ -24,8 +24,10 @@ import java.lang.annotation.Target;
  * {@code @Transactional}, also on an interface of the class for a method a superclass implements; a method-level
  * annotation wins over a type-level one, and one declared on a subtype over its supertypes' (the class's own method
  * over its interface's). Declarations that disagree with none of them overriding the others (the same method fenced
- * on two interfaces with two resources, or on an interface and on an unrelated superclass) are a startup error, not
- * settled by the order of {@code implements}. Under AspectJ weaving only an
+ * on two interfaces with two resources, or on an interface and on an unrelated superclass; the same key text naming
+ * different parameters) are a startup error, not settled by the order of {@code implements}. A type-level
+ * annotation on an interface speaks for the methods that interface has, when another type's disagrees. Under
+ * AspectJ weaving only an
  * annotation on the executing method or on the class declaring it is visible: one found on an interface, an
  * overridden method or another supertype must be repeated on the implementation (Spring's
  * {@code @EnableFencing(mode = ASPECTJ)} refuses to start otherwise). A method returning a {@code Mono}, a

@@ -9,6 +9,8 @@ import dev.fencing.guard.FencePoint;
 import dev.fencing.guard.KeyValues;
 import dev.fencing.metrics.FencingMetrics;
 import org.springframework.aop.support.AopUtils;
+import org.springframework.core.DefaultParameterNameDiscoverer;
+import org.springframework.core.ParameterNameDiscoverer;
 import org.springframework.core.ReactiveAdapter;
 import org.springframework.core.annotation.MergedAnnotation;
 import org.springframework.core.annotation.MergedAnnotations;
@@ -20,7 +22,9 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
@@ -43,6 +47,9 @@ import java.util.stream.Stream;
 final class FencePointSource {
 
     private static final Object NONE = new Object();
+
+    /** The parameter names a key reads, found as {@link SpelKeyFunction} finds them. */
+    private static final ParameterNameDiscoverer PARAMETER_NAMES = new DefaultParameterNameDiscoverer();
 
     private final FenceResolutions resolutions;
     private final FencingMetrics metrics;
@@ -196,9 +203,11 @@ final class FencePointSource {
         if (!onType.isPresent(Fenced.class) && specific.getDeclaringClass() != userClass) {
             onType = MergedAnnotations.from(specific.getDeclaringClass(), SearchStrategy.TYPE_HIERARCHY);
         }
-        return onType.isPresent(Fenced.class)
-                ? resolution(onType.get(Fenced.class), onType.stream(Fenced.class).toList(), specific, userClass)
-                : null;
+        if (!onType.isPresent(Fenced.class)) {
+            return null;
+        }
+        List<MergedAnnotation<Fenced>> onTypes = onTypesFor(onType.stream(Fenced.class).toList(), specific, userClass);
+        return resolution(onType.get(Fenced.class), onTypes, specific, userClass);
     }
 
     /**
@@ -212,15 +221,43 @@ final class FencePointSource {
         }
         return ClassUtils.getAllInterfacesForClassAsSet(userClass).stream()
                 .filter(face -> !face.isAssignableFrom(specific.getDeclaringClass()))
-                .map(face -> ClassUtils.getMethodIfAvailable(face, specific.getName(), specific.getParameterTypes()))
-                .filter(Objects::nonNull)
+                .flatMap(face -> Arrays.stream(face.getMethods()))
+                .filter(declared -> implementedBy(declared, specific, userClass)).distinct()
                 .flatMap(declared -> MergedAnnotations.from(declared, SearchStrategy.TYPE_HIERARCHY)
                         .stream(Fenced.class));
     }
 
     /**
+     * Whether {@code specific} is what runs on {@code userClass} for the interface method {@code declared}: by name
+     * and parameter count first, then as Spring resolves it (a generic interface's {@code go(T)} runs as
+     * {@code go(Thing)} through a bridge method).
+     */
+    private static boolean implementedBy(Method declared, Method specific, Class<?> userClass) {
+        return declared.getName().equals(specific.getName())
+                && declared.getParameterCount() == specific.getParameterCount()
+                && !Modifier.isStatic(declared.getModifiers())
+                && (declared.equals(specific) || AopUtils.getMostSpecificMethod(declared, userClass).equals(specific));
+    }
+
+    /**
+     * Of type-level declarations that disagree, the ones that can apply to {@code specific}: those on classes, and
+     * those on interfaces that have the method ({@code @Fenced("orders") OrderWriter} does not speak for
+     * {@code AuditWriter.write()} on a class implementing both); all of them when they agree.
+     */
+    private static List<MergedAnnotation<Fenced>> onTypesFor(List<MergedAnnotation<Fenced>> all, Method specific,
+                                                             Class<?> userClass) {
+        if (all.stream().map(MergedAnnotation::synthesize).distinct().count() <= 1) {
+            return all;
+        }
+        List<MergedAnnotation<Fenced>> having = all.stream().filter(one -> !declaringType(one).isInterface()
+                || Arrays.stream(declaringType(one).getMethods())
+                        .anyMatch(declared -> implementedBy(declared, specific, userClass))).toList();
+        return having.isEmpty() ? all : having;
+    }
+
+    /**
      * The resolution of the {@code @Fenced} declarations {@code all} (all on the method, or all on types): the one
-     * Spring finds first ({@code first}), unless a declaration in a subtype of its declaring type overrides it; when declarations
+     * Spring finds first ({@code first}, when among them), unless a declaration in a subtype of its declaring type overrides it; when declarations
      * that no other overrides disagree (the same method annotated on two interfaces with two resources, or on an
      * interface and on an unrelated superclass), the resolution carries the conflict, which fails startup, instead
      * of leaving the choice to the order of {@code implements}.
@@ -234,12 +271,36 @@ final class FencePointSource {
         Fenced annotation = chosen.synthesize();
         String conflict = null;
         if (nearest.stream().anyMatch(one -> !one.synthesize().equals(annotation))) {
-            conflict = nearest.stream().map(one -> "@Fenced(resource = \"" + one.getString("resource") + "\""
-                    + (one.getString("key").isBlank() ? "" : ", key = \"" + one.getString("key") + "\"")
-                    + (one.getBoolean("acquire") ? ", acquire = true" : "") + ") on " + sourceOf(one))
-                    .distinct().collect(Collectors.joining(" and "));
+            conflict = nearest.stream().map(one -> describe(one) + " on " + sourceOf(one)).distinct()
+                    .collect(Collectors.joining(" and "));
+        } else if (!annotation.key().isBlank() && parameterNames(nearest).size() > 1) {
+            // equal texts, but each names the parameters of its own declaration: the key would read another argument
+            // depending on which declaration is found first
+            conflict = nearest.stream().map(one -> describe(one) + " on " + sourceOf(one) + ", whose parameters are "
+                    + parameterNames(List.of(one))).distinct().collect(Collectors.joining(" and "));
         }
         return new Resolution(annotation, specific, userClass, chosen.getSource(), conflict);
+    }
+
+    private static String describe(MergedAnnotation<Fenced> one) {
+        return "@Fenced(resource = \"" + one.getString("resource") + "\""
+                + (one.getString("key").isBlank() ? "" : ", key = \"" + one.getString("key") + "\"")
+                + (one.getBoolean("acquire") ? ", acquire = true" : "")
+                + (one.getBoolean("reportUnchecked") ? "" : ", reportUnchecked = false") + ")";
+    }
+
+    /** The distinct lists of parameter names of the methods declaring {@code declarations} (types have none). */
+    private static Set<List<String>> parameterNames(List<MergedAnnotation<Fenced>> declarations) {
+        Set<List<String>> names = new LinkedHashSet<>();
+        for (MergedAnnotation<Fenced> one : declarations) {
+            if (one.getSource() instanceof Method method) {
+                String[] found = PARAMETER_NAMES.getParameterNames(method);
+                if (found != null) {
+                    names.add(List.of(found));
+                }
+            }
+        }
+        return names;
     }
 
     /** Whether {@code other} is declared on a subtype of the type declaring {@code one}, so it wins over it. */

@@ -93,6 +93,114 @@ class InheritedFenceTest {
     public static class InheritsTheImplementation extends PlainBase implements Right {
     }
 
+    /** A generic interface: its {@code go(T)} runs as {@code go(String)} through a bridge method. */
+    public interface GenericApi<T> {
+        @Fenced(resource = "generic-api")
+        String take(T item);
+    }
+
+    public static class StringBase {
+        public String take(String item) {
+            return "took " + item;
+        }
+    }
+
+    /** Implements the generic interface with the method its superclass has. */
+    public static class TakesThroughBase extends StringBase implements GenericApi<String> {
+    }
+
+    public static class GenericBase<T> {
+        @Fenced(resource = "generic-base")
+        public String take(T item) {
+            return "took " + item;
+        }
+    }
+
+    public interface StringApi {
+        @Fenced(resource = "string-api")
+        String take(String item);
+    }
+
+    /** A generic superclass's declaration and an unrelated interface's disagree. */
+    public static class GenericBaseAndApi extends GenericBase<String> implements StringApi {
+        @Override
+        public String take(String item) {
+            return super.take(item);
+        }
+    }
+
+    public static class GenericBaseAndApiInherited extends GenericBase<String> implements StringApi {
+    }
+
+    public interface KeyedByFirst {
+        @Fenced(resource = "keyed", key = "#a")
+        String pair(String a, String b);
+    }
+
+    public interface KeyedBySecond {
+        @Fenced(resource = "keyed", key = "#a")
+        String pair(String b, String a);
+    }
+
+    /** The same texts, but #a is the first argument in one declaration and the second in the other. */
+    public static class KeyedBoth implements KeyedByFirst, KeyedBySecond {
+        public String pair(String a, String b) {
+            return a + b;
+        }
+    }
+
+    public interface Reporting {
+        @Fenced(resource = "acq", acquire = true)
+        String open();
+    }
+
+    public interface Quiet {
+        @Fenced(resource = "acq", acquire = true, reportUnchecked = false)
+        String open();
+    }
+
+    public static class ReportingAndQuiet implements Reporting, Quiet {
+        public String open() {
+            return "opened";
+        }
+    }
+
+    @Fenced(resource = "orders")
+    public interface OrderWriter {
+        String order();
+    }
+
+    @Fenced(resource = "audit")
+    public interface AuditWriter {
+        String audit();
+    }
+
+    /** Each interface's type-level fence speaks for its own methods. */
+    public static class Writers implements OrderWriter, AuditWriter {
+        public String order() {
+            return "ordered";
+        }
+
+        public String audit() {
+            return "audited";
+        }
+
+        /** Declared by neither: both could apply. */
+        public String neither() {
+            return "neither";
+        }
+    }
+
+    public static class OnlyWriters implements OrderWriter, AuditWriter {
+        public String order() {
+            return "ordered";
+        }
+
+        public String audit() {
+            return "audited";
+        }
+    }
+
     @Fenced(resource = "left-type")
     public interface LeftType {
         String run();
@@ -186,10 +294,64 @@ class InheritedFenceTest {
         }
     }
 
+    @Test
+    void aGenericInterfacesMethodASuperclassImplementsIsFencedByIt() {
+        try (AnnotationConfigApplicationContext context = context(TakesThroughBase.class)) {
+            TakesThroughBase bean = context.getBean(TakesThroughBase.class);
+            assertThat(fencedBy(() -> bean.take("x"), "generic-api", "right")).isEqualTo("generic-api");
+            @SuppressWarnings("unchecked")
+            GenericApi<String> api = context.getBean(GenericApi.class);
+            assertThat(fencedBy(() -> api.take("x"), "generic-api", "right")).isEqualTo("generic-api");
+        }
+    }
+
+    @Test
+    void aGenericSuperclassAndAnInterfaceThatDisagreeFailStartup() {
+        for (Class<?> type : new Class<?>[] {GenericBaseAndApi.class, GenericBaseAndApiInherited.class}) {
+            assertThatThrownBy(() -> context(type).close()).isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("is ambiguous").hasMessageContaining("\"generic-base\"")
+                    .hasMessageContaining("\"string-api\"");
+        }
+    }
+
+    @Test
+    void aKeyNamingDifferentParametersInTwoDeclarationsFailsStartup() {
+        assertThatThrownBy(() -> context(KeyedBoth.class).close()).isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("KeyedBoth.pair(String, String) is ambiguous")
+                .hasMessageContaining("whose parameters are [[a, b]]")
+                .hasMessageContaining("whose parameters are [[b, a]]");
+    }
+
+    @Test
+    void declarationsThatDifferOnlyInReportingSaySo() {
+        assertThatThrownBy(() -> context(ReportingAndQuiet.class).close())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("@Fenced(resource = \"acq\", acquire = true) on InheritedFenceTest.Reporting")
+                .hasMessageContaining("@Fenced(resource = \"acq\", acquire = true, reportUnchecked = false) on "
+                        + "InheritedFenceTest.Quiet");
+    }
+
+    @Test
+    void typeLevelDeclarationsOfTwoInterfacesSpeakForTheirOwnMethods() {
+        assertThatThrownBy(() -> context(Writers.class).close()).isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Writers.neither() is ambiguous")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContain("Writers.order()")
+                        .doesNotContain("Writers.audit()"));
+        try (AnnotationConfigApplicationContext context = context(OnlyWriters.class)) {
+            OnlyWriters bean = context.getBean(OnlyWriters.class);
+            assertThat(fencedBy(bean::order, "orders", "audit")).isEqualTo("orders");
+            assertThat(fencedBy(bean::audit, "orders", "audit")).isEqualTo("audit");
+        }
+    }
+
     /** The one resource whose token lets {@code call} through (each other one is refused as missing). */
     private static String fencedBy(Supplier<String> call) {
+        return fencedBy(call, "left", "right", "own", "base");
+    }
+
+    private static String fencedBy(Supplier<String> call, String... resources) {
         String passed = null;
-        for (String resource : new String[] {"left", "right", "own", "base"}) {
+        for (String resource : resources) {
             try {
                 FencingContext.call(new FencingToken(resource, 1, "h"), call::get);
                 assertThat(passed).as("only one resource fences the call").isNull();
