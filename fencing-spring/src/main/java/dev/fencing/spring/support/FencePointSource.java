@@ -24,8 +24,8 @@ import java.lang.reflect.Proxy;
 import java.util.Arrays;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -257,10 +257,11 @@ final class FencePointSource {
 
     /**
      * The resolution of the {@code @Fenced} declarations {@code all} (all on the method, or all on types): the one
-     * Spring finds first ({@code first}, when among them), unless a declaration in a subtype of its declaring type overrides it; when declarations
-     * that no other overrides disagree (the same method annotated on two interfaces with two resources, or on an
-     * interface and on an unrelated superclass), the resolution carries the conflict, which fails startup, instead
-     * of leaving the choice to the order of {@code implements}.
+     * Spring finds first ({@code first}, when among them), unless a declaration in a subtype of its declaring type
+     * overrides it. When declarations that no other overrides disagree (the same method annotated on two interfaces
+     * with two resources, or on an interface and on an unrelated superclass), or give one key text over parameters
+     * named differently, the resolution carries the conflict, which fails startup, instead of leaving the choice to
+     * the order of {@code implements}.
      */
     private static Resolution resolution(MergedAnnotation<Fenced> first, List<MergedAnnotation<Fenced>> all,
                                          Method specific, Class<?> userClass) {
@@ -277,7 +278,8 @@ final class FencePointSource {
             // equal texts, but each names the parameters of its own declaration: the key would read another argument
             // depending on which declaration is found first
             conflict = nearest.stream().map(one -> describe(one) + " on " + sourceOf(one) + ", whose parameters are "
-                    + parameterNames(List.of(one))).distinct().collect(Collectors.joining(" and "));
+                    + parameterNames(List.of(one)).stream().map(names -> "(" + String.join(", ", names) + ")")
+                    .collect(Collectors.joining())).distinct().collect(Collectors.joining(" and "));
         }
         return new Resolution(annotation, specific, userClass, chosen.getSource(), conflict);
     }
@@ -426,10 +428,8 @@ final class FencePointSource {
      * @param method      the most specific method on the target class
      * @param targetClass the user class (not a proxy class)
      * @param source      where the annotation is declared: a {@link Method}, or a {@link Class} for a type-level one
-     */
-    /**
-     * @param conflict {@code null}, or the disagreeing declarations none of which overrides the others, named for the
-     *                 startup failure ({@link #build} refuses the point)
+     * @param conflict    {@code null}, or the disagreeing declarations none of which overrides the others, named for
+     *                    the startup failure ({@link #build} refuses the point)
      */
     record Resolution(Fenced annotation, Method method, Class<?> targetClass, Object source, String conflict) {
 

@@ -318,8 +318,8 @@ class InheritedFenceTest {
     void aKeyNamingDifferentParametersInTwoDeclarationsFailsStartup() {
         assertThatThrownBy(() -> context(KeyedBoth.class).close()).isInstanceOf(FencingConfigurationException.class)
                 .hasMessageContaining("KeyedBoth.pair(String, String) is ambiguous")
-                .hasMessageContaining("whose parameters are [[a, b]]")
-                .hasMessageContaining("whose parameters are [[b, a]]");
+                .hasMessageContaining("whose parameters are (a, b)")
+                .hasMessageContaining("whose parameters are (b, a)");
     }
 
     @Test
