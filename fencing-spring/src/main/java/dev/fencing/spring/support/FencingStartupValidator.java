@@ -327,7 +327,8 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                     + ", or use @EnableFencing(mode = AdviceMode.ASPECTJ) with weaving");
             return;
         }
-        if (singleton != null && AopUtils.isJdkDynamicProxy(singleton) && !onProxyInterface(singleton, method)) {
+        if (singleton != null && AopUtils.isJdkDynamicProxy(singleton)
+                && !onProxyInterface(singleton, method, userClass)) {
             problems.add(operation + " is not declared on any interface of bean '" + bean + "', which is a JDK "
                     + "interface proxy, so calls to it would run unfenced; declare it on the interface or use "
                     + "@EnableFencing(proxyTargetClass = true)");
@@ -355,7 +356,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
      * interface's method resolves to in the method's class ({@code write(Long)} for {@code write(ID)}, through the
      * compiler's bridge), which is how the proxy's call reaches it.
      */
-    private static boolean onProxyInterface(Object proxy, Method method) {
+    private static boolean onProxyInterface(Object proxy, Method method, Class<?> userClass) {
         for (Class<?> iface : proxy.getClass().getInterfaces()) {
             if (ClassUtils.hasMethod(iface, method.getName(), method.getParameterTypes())) {
                 return true;
@@ -363,8 +364,10 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             for (Method declared : iface.getMethods()) {
                 if (declared.getName().equals(method.getName())
                         && declared.getParameterCount() == method.getParameterCount()
-                        && BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(declared,
-                        method.getDeclaringClass())).equals(method)) {
+                        && (BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(declared,
+                        method.getDeclaringClass())).equals(method)
+                        // a generic superclass's go(T) behind the bean's own interface's go(Thing)
+                        || AopUtils.getMostSpecificMethod(declared, userClass).equals(method))) {
                     return true;
                 }
             }

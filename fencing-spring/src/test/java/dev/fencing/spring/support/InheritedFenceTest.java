@@ -132,6 +132,14 @@ class InheritedFenceTest {
     public static class GenericBaseAndApiInherited extends GenericBase<String> implements StringApi {
     }
 
+    /** No fence of its own: the generic superclass's applies, also behind a JDK proxy of this interface. */
+    public interface PlainStringApi {
+        String take(String item);
+    }
+
+    public static class GenericBaseBehindApi extends GenericBase<String> implements PlainStringApi {
+    }
+
     public interface KeyedByFirst {
         @Fenced(resource = "keyed", key = "#a")
         String pair(String a, String b);
@@ -242,6 +250,31 @@ class InheritedFenceTest {
         @Bean
         InMemoryFenceStore fenceStore() {
             return new InMemoryFenceStore();
+        }
+    }
+
+    /** Interface proxies (not Spring Boot's default). */
+    @Configuration
+    @EnableFencing
+    static class InterfaceProxies {
+        @Bean
+        InMemoryFenceStore fenceStore() {
+            return new InMemoryFenceStore();
+        }
+
+        @Bean
+        GenericBaseBehindApi genericBaseBehindApi() {
+            return new GenericBaseBehindApi();
+        }
+    }
+
+    @Test
+    void aGenericSuperclassesFenceRunsBehindAnInterfaceProxy() {
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(
+                InterfaceProxies.class)) {
+            PlainStringApi api = context.getBean(PlainStringApi.class);
+            assertThat(org.springframework.aop.support.AopUtils.isJdkDynamicProxy(api)).isTrue();
+            assertThat(fencedBy(() -> api.take("x"), "generic-base", "string-api")).isEqualTo("generic-base");
         }
     }
 
