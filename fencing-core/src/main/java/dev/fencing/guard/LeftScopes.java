@@ -1,5 +1,7 @@
 package dev.fencing.guard;
 
+import dev.fencing.context.FencingContext;
+
 import dev.fencing.context.FencingScope;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.token.FencingToken;
@@ -48,6 +50,24 @@ public final class LeftScopes {
             scope.close();
         } catch (IllegalStateException leaked) {
             report(place.get(), leaked.getMessage());
+        }
+    }
+
+    /**
+     * Runs {@code task}, then closes and reports whatever it left bound on this thread (what was bound before it
+     * runs stays): the pooled worker is clean for its next task.
+     *
+     * @param place the task's kind, for the log line
+     */
+    public void run(String place, Runnable task) {
+        FencingContext.Mark mark = FencingContext.mark();
+        try {
+            task.run();
+        } finally {
+            List<FencingToken> left = FencingContext.closeSince(mark);
+            if (!left.isEmpty()) {
+                report(place, left);
+            }
         }
     }
 

@@ -1,14 +1,11 @@
 package dev.fencing.reactive;
 
-import dev.fencing.context.FencingContext;
 import dev.fencing.guard.LeftScopes;
 import dev.fencing.metrics.FencingMetrics;
-import dev.fencing.token.FencingToken;
 import reactor.core.scheduler.Schedulers;
 
 import java.util.ArrayDeque;
 import java.util.Deque;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -85,18 +82,6 @@ public final class LeftScopesOnSchedulers implements AutoCloseable {
     }
 
     private Runnable decorate(Runnable task) {
-        return () -> run(task);
-    }
-
-    private void run(Runnable task) {
-        FencingContext.Mark mark = FencingContext.mark();
-        try {
-            task.run();
-        } finally {
-            List<FencingToken> left = FencingContext.closeSince(mark);
-            if (!left.isEmpty()) {
-                leaks.report(PLACE, left);
-            }
-        }
+        return () -> leaks.run(PLACE, task);
     }
 }

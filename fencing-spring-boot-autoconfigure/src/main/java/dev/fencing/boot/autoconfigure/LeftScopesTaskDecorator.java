@@ -1,12 +1,8 @@
 package dev.fencing.boot.autoconfigure;
 
-import dev.fencing.context.FencingContext;
 import dev.fencing.guard.LeftScopes;
 import dev.fencing.metrics.FencingMetrics;
-import dev.fencing.token.FencingToken;
 import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
-
-import java.util.List;
 
 /**
  * The starter's task decorator: carries the caller's context to the executor's thread, as its superclass does, and
@@ -27,16 +23,6 @@ final class LeftScopesTaskDecorator extends ContextPropagatingTaskDecorator {
     @Override
     public Runnable decorate(Runnable runnable) {
         // the caller's context is set around this runnable: the mark is taken once it is, so it is not reported
-        return super.decorate(() -> {
-            FencingContext.Mark mark = FencingContext.mark();
-            try {
-                runnable.run();
-            } finally {
-                List<FencingToken> left = FencingContext.closeSince(mark);
-                if (!left.isEmpty()) {
-                    leaks.report(PLACE, left);
-                }
-            }
-        });
+        return super.decorate(() -> leaks.run(PLACE, runnable));
     }
 }
