@@ -1,7 +1,9 @@
 package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.amqp.FencingTokenListenerAdvice;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -30,8 +32,8 @@ import java.util.function.Predicate;
 public class FencingAmqpAutoConfiguration {
 
     @Bean
-    static ListenerAdviceInstaller fencingListenerAdviceInstaller() {
-        return new ListenerAdviceInstaller();
+    static ListenerAdviceInstaller fencingListenerAdviceInstaller(ObjectProvider<MeterRegistry> registry) {
+        return new ListenerAdviceInstaller(registry);
     }
 
     @Bean

@@ -21,7 +21,7 @@ import java.util.Map;
 /**
  * Before the listener containers of its context start (a lifecycle phase ahead of theirs), names those, of the
  * {@code @RabbitListener} registries and those declared as beans, that trust no sender's token (INFO: the starter's
- * {@link ListenerAdviceInstaller#REFUSING}) and fails startup on any with no {@code FencingTokenListenerAdvice} at all:
+ * {@link ListenerAdviceInstaller#refusing()}) and fails startup on any with no {@code FencingTokenListenerAdvice} at all:
  * it would ignore the header, and an acquiring listener would set a sender's (perhaps a zombie's) token aside unseen.
  */
 final class ListenerAdviceCheck implements SmartLifecycle, ApplicationContextAware {
@@ -59,6 +59,8 @@ final class ListenerAdviceCheck implements SmartLifecycle, ApplicationContextAwa
         running = true;
         List<String> refusing = new ArrayList<>();
         List<String> ignoring = new ArrayList<>();
+        ListenerAdviceInstaller installer = context.getBeanProvider(ListenerAdviceInstaller.class).getIfAvailable();
+        Advice added = installer == null ? null : installer.installed();
         containers().forEach((name, container) -> {
             Advice[] chain = ListenerAdviceInstaller.chain(container);
             if (chain == null) {
@@ -67,7 +69,7 @@ final class ListenerAdviceCheck implements SmartLifecycle, ApplicationContextAwa
             if (!ListenerAdviceInstaller.fenced(chain)) {
                 ignoring.add(described(name, container));
             } else if (Arrays.stream(chain).filter(FencingTokenListenerAdvice.class::isInstance)
-                    .allMatch(advice -> advice == ListenerAdviceInstaller.REFUSING)) {
+                    .allMatch(advice -> advice == added)) {
                 refusing.add(described(name, container));
             }
         });

@@ -2,12 +2,19 @@ package dev.fencing.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.rabbitmq.client.Channel;
 import dev.fencing.amqp.FencingTokenListenerAdvice;
+import dev.fencing.context.FencingContext;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.aopalliance.aop.Advice;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.annotation.EnableRabbit;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
@@ -22,6 +29,9 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.util.ReflectionUtils;
+
+import java.lang.reflect.Method;
 
 /**
  * A listener container without {@link FencingTokenListenerAdvice} would ignore the header of its messages, so an
@@ -71,6 +81,11 @@ class FencingAmqpAutoConfigurationTest {
         return factory;
     }
 
+    /** The refusing advice the starter added, one per context. */
+    private static Advice refusing(org.springframework.context.ApplicationContext context) {
+        return context.getBean(ListenerAdviceInstaller.class).installed();
+    }
+
     private static Advice[] chain(AbstractMessageListenerContainer container) {
         return ListenerAdviceInstaller.chain(container);
     }
@@ -86,7 +101,7 @@ class FencingAmqpAutoConfigurationTest {
                         () -> factory(RETRY))
                 .run(context -> {
                     assertThat(context).hasNotFailed();
-                    assertThat(chain(deposits(context))).containsExactly(ListenerAdviceInstaller.REFUSING, RETRY);
+                    assertThat(chain(deposits(context))).containsExactly(refusing(context), RETRY);
                 });
         assertThat(output).contains("listener containers [ledger-deposits (queues fencing-amqp-check-unused)] have no FencingTokenListenerAdvice of "
                 + "the application, so they " + REFUSING).doesNotContain(IGNORING);
@@ -144,8 +159,39 @@ class FencingAmqpAutoConfigurationTest {
                     return container;
                 })
                 .run(context -> assertThat(chain(context.getBean(SimpleMessageListenerContainer.class)))
-                        .containsExactly(ListenerAdviceInstaller.REFUSING));
+                        .containsExactly(refusing(context)));
         assertThat(output).contains("listener containers [ledger-deposits (queues fencing-amqp-check-unused), auditContainer] have no");
+    }
+
+    /**
+     * The refusal the starter adds counts, on the application's registry, the fencing scopes a listener left open on
+     * its thread, as an application's own advice built with {@code withMeterRegistry} does (it only logged them).
+     */
+    @Test
+    void theAddedRefusalCountsTheScopesAListenerLeftOpen() {
+        FencingToken leaked = new FencingToken("accounts:9", 5, "listener");
+        runner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class,
+                        FencingAmqpAutoConfigurationTest::factory)
+                .withBean(SimpleMeterRegistry.class)
+                .withBean("auditContainer", SimpleMessageListenerContainer.class, () -> {
+                    SimpleMessageListenerContainer container =
+                            new SimpleMessageListenerContainer(new CachingConnectionFactory("127.0.0.1"));
+                    container.setAutoStartup(false);
+                    container.setMessageListener(message -> FencingContext.bind(leaked));
+                    return container;
+                })
+                .run(context -> {
+                    MessageProperties properties = new MessageProperties();
+                    properties.setConsumerQueue("audit");
+                    Method invoke = ReflectionUtils.findMethod(AbstractMessageListenerContainer.class,
+                            "invokeListener", Channel.class, Object.class);
+                    ReflectionUtils.makeAccessible(invoke);
+                    ReflectionUtils.invokeMethod(invoke, context.getBean(SimpleMessageListenerContainer.class), null,
+                            new Message(new byte[0], properties));
+                    assertThat(FencingContext.isEmpty()).as("the leaked scope is closed").isTrue();
+                    assertThat(context.getBean(SimpleMeterRegistry.class).get(FencingMetrics.LEFT_SCOPES)
+                            .tag("carrier", "amqp").counter().count()).isEqualTo(1);
+                });
     }
 
     @Test
