@@ -487,6 +487,37 @@ class StartupErrorsTest {
                 .contains("AspectJ weaving cannot see");
     }
 
+    /**
+     * A method a class inherits from a superclass, fenced by an interface of the class: the message offers the
+     * override in the class (this class alone) before the superclass's method (every class that inherits it).
+     */
+    @Test
+    void aspectjModeNamesTheOverrideForAnInheritedMethodFencedByTheClasssInterface() {
+        assertThat(startupFailure(InheritingJournal.class, AdviceMode.ASPECTJ))
+                .contains("InheritingJournal.append(String)").contains("AspectJ weaving cannot see")
+                .contains("override append in " + InheritingJournal.class.getName()
+                        + " and put @Fenced on the override (this class alone), or repeat @Fenced on "
+                        + "StartupErrorsTest.PlainJournal.append(String) (every class that inherits it)")
+                // a final method cannot be overridden: the inherited method is the one place
+                .contains("FencedType.skipped() gets @Fenced from type " + FencedType.class.getName()
+                        + ", which AspectJ weaving cannot see (it matches annotations on the executing method or its "
+                        + "declaring class only); repeat @Fenced on StartupErrorsTest.FinalMethodOfFencedType.skipped()"
+                        + ", or use PROXY mode");
+    }
+
+    interface Journal {
+        @Fenced(resource = "journal")
+        void append(String line);
+    }
+
+    static class PlainJournal {
+        public void append(String line) {
+        }
+    }
+
+    static class InheritingJournal extends PlainJournal implements Journal {
+    }
+
     @Test
     void negativeAcquireTimeout() {
         @SuppressWarnings("unused")

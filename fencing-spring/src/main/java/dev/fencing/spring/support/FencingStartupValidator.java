@@ -314,7 +314,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             checkProxy(bean, userClass, operation, method, modifiers, singleton, acquires ? null : transactionOrder,
                     problems);
         } else {
-            WovenClassCheck.checkWoven(operation, method, found, problems);
+            WovenClassCheck.checkWoven(operation, method, userClass, found, problems);
         }
     }
 

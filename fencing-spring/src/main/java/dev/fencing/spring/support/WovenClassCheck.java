@@ -77,13 +77,17 @@ final class WovenClassCheck {
                     (point.hasKey() ? keyed : unkeyed).computeIfAbsent(point.resource(), r -> new TreeSet<>())
                             .add(operation);
                 }
-                checkWoven(operation, method, found, problems);
+                checkWoven(operation, method, type, found, problems);
             }
         }
     }
 
-    /** Adds why {@code method}, fenced as {@code found} says, would not be fenced by woven code, if it would not. */
-    static void checkWoven(String operation, Method method, FencePointSource.Resolution found, Set<String> problems) {
+    /**
+     * Adds why {@code method}, fenced as {@code found} says on a bean of class {@code type}, would not be fenced by
+     * woven code, if it would not.
+     */
+    static void checkWoven(String operation, Method method, Class<?> type, FencePointSource.Resolution found,
+                           Set<String> problems) {
         if (found.targetClass().isInterface()) {
             problems.add(operation + " is @Fenced on an interface the bean is known by, such as a JDK proxy's (a "
                     + "Spring Data repository, say): no woven code runs for it, so it would run unfenced; use PROXY "
@@ -93,8 +97,7 @@ final class WovenClassCheck {
         if (found.invisibleToWeaving()) {
             problems.add(operation + " gets @Fenced from " + found.sourceDescription() + ", which AspectJ weaving "
                     + "cannot see (it matches annotations on the executing method or its declaring class only); "
-                    + "repeat @Fenced on " + FencePointSource.describe(method.getDeclaringClass(), method)
-                    + " or use PROXY mode");
+                    + visibleFix(method, type) + ", or use PROXY mode");
             return;
         }
         if (!isWoven(method)) {
@@ -102,6 +105,21 @@ final class WovenClassCheck {
                     + "with FencingAspect, so it would run unfenced; weave it (aspectj-maven-plugin with "
                     + "fencing-aspect as an aspect library, or -javaagent:aspectjweaver.jar) or use PROXY mode");
         }
+    }
+
+    /**
+     * Where {@code @Fenced} would be seen by weaving: on the method, or, for a method {@code type} inherits and may
+     * override, on an override in {@code type} (this class alone) or on the inherited method (every class that
+     * inherits it).
+     */
+    private static String visibleFix(Method method, Class<?> type) {
+        String declared = FencePointSource.describe(method.getDeclaringClass(), method);
+        if (method.getDeclaringClass() == type || !method.getDeclaringClass().isAssignableFrom(type)
+                || Modifier.isFinal(method.getModifiers())) {
+            return "repeat @Fenced on " + declared;
+        }
+        return "override " + method.getName() + " in " + type.getName() + " and put @Fenced on the override (this "
+                + "class alone), or repeat @Fenced on " + declared + " (every class that inherits it)";
     }
 
     /** ajc moves the body of an around-advised method into {@code name_aroundBodyN}: its presence proves weaving. */
