@@ -4,13 +4,16 @@ import dev.fencing.metrics.AdminMetrics;
 import dev.fencing.retention.CounterFloors;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.store.sql.FenceSql;
+import dev.fencing.token.FencingToken;
 
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.TreeSet;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
 
 /**
  * The step after restoring an older backup of the fence table, before traffic resumes: a restore lowers max_seen, so
@@ -29,6 +32,9 @@ import java.util.function.BiFunction;
  * issuer's next tokens clear it even when its counters were restored with the store or reset.
  * Run it with the writers stopped: a token that got in between the restore and the raise keeps its row's holder, and
  * its holder could write again if its token is the target itself.
+ * With the bases of issuer migrations ({@link #withStoredBases}), a raise whose target for some resource is below the
+ * highest stored base is refused before anything changes: the migration's issuer hands out tokens above that base,
+ * which the answering issuer (the old one, or the new one read without its offset) does not count.
  */
 public final class FloorRaise {
 
@@ -41,6 +47,7 @@ public final class FloorRaise {
     private final FenceInventory inventory;
     private final IssuedTokens issued;
     private final AdminMetrics metrics;
+    private final MigrationBases bases;
 
     /**
      * @param admin     the store whose max_seen is raised
@@ -50,10 +57,26 @@ public final class FloorRaise {
      * @param metrics   where raises are counted
      */
     public FloorRaise(FenceAdmin admin, FenceInventory inventory, IssuedTokens issued, AdminMetrics metrics) {
+        this(admin, inventory, issued, metrics, MigrationBases.NONE);
+    }
+
+    private FloorRaise(FenceAdmin admin, FenceInventory inventory, IssuedTokens issued, AdminMetrics metrics,
+                       MigrationBases bases) {
         this.admin = Objects.requireNonNull(admin, "admin");
         this.inventory = Objects.requireNonNull(inventory, "inventory");
         this.issued = issued;
         this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.bases = bases;
+    }
+
+    /**
+     * This raise, refusing (before it changes anything) to raise any resource to less than the highest base of the
+     * issuer migrations {@code storedBases} reads at each run (name to base, {@code issuerBase::storedBases}; an empty
+     * map when none is stored): that migration's issuer hands out tokens above its base, and a floor below it would
+     * let them write again.
+     */
+    public FloorRaise withStoredBases(Supplier<Map<String, Long>> storedBases) {
+        return new FloorRaise(admin, inventory, issued, metrics, new MigrationBases(storedBases));
     }
 
     /**
@@ -94,13 +117,13 @@ public final class FloorRaise {
             throw new IllegalArgumentException("floor raise asked by " + actor + " has nothing to raise to: no issuer "
                     + "is known to tell its highest tokens, and no value was given");
         }
-        Tally tally = new Tally();
-        walk(inventory::resources, false, atLeast, tally);
-        if (issued instanceof IssuedResources known) {
-            // resources the issuer knows and the restored table may lack (created after the backup)
-            walk(known::issuedResources, true, atLeast, tally);
+        Map.Entry<String, Long> top = bases.highest();
+        if (top != null && atLeast < top.getValue()) {
+            // every target must clear the migration's base: checked for all before any is raised
+            run(atLeast, alsoResources, new Tally(top, actor));
         }
-        raiseEach(new TreeSet<>(alsoResources), true, atLeast, tally);
+        Tally tally = new Tally(null, actor);
+        run(atLeast, alsoResources, tally);
         long raised = tally.raised;
         long examined = tally.examined;
         LOG.log(System.Logger.Level.WARNING, () -> "Floor raise after restore by " + actor + ": " + raised + " of "
@@ -109,10 +132,30 @@ public final class FloorRaise {
         return new FloorRaiseResult(examined, raised, atLeast, actor);
     }
 
-    /** How many resources were looked at and how many raised. */
+    /** Raises (or, with a base to clear, checks) the store's resources, the issuer's and {@code alsoResources}. */
+    private void run(long atLeast, Collection<String> alsoResources, Tally tally) {
+        walk(inventory::resources, false, atLeast, tally);
+        if (issued instanceof IssuedResources known) {
+            // resources the issuer knows and the restored table may lack (created after the backup)
+            walk(known::issuedResources, true, atLeast, tally);
+        }
+        raiseEach(new TreeSet<>(alsoResources), true, atLeast, tally);
+    }
+
+    /**
+     * How many resources were looked at and how many raised; with a migration's base ({@code checking}), a pass that
+     * raises nothing and refuses the first target below the base.
+     */
     private static final class Tally {
+        final Map.Entry<String, Long> checking;
+        final String actor;
         long examined;
         long raised;
+
+        Tally(Map.Entry<String, Long> checking, String actor) {
+            this.checking = checking;
+            this.actor = actor;
+        }
     }
 
     /** Raises every resource of {@code pages}, page by page ({@code resources(after, limit)}). */
@@ -139,16 +182,22 @@ public final class FloorRaise {
                 continue;
             }
             tally.examined++;
-            if (raise(resource, atLeast)) {
+            if (tally.checking != null) {
+                long target = target(resource, FenceSql.familyOfFloorKey(resource), atLeast);
+                if (target < tally.checking.getValue()) {
+                    throw new IllegalArgumentException("floor raise asked by " + tally.actor + " refused, nothing "
+                            + "changed: " + MigrationBases.tooLow("the floor of resource '"
+                            + FencingToken.printable(resource) + "' (the issuer's highest token"
+                            + (atLeast > 0 ? ", at least " + atLeast : "") + ")", target, tally.checking));
+                }
+            } else if (raise(resource, atLeast)) {
                 tally.raised++;
             }
         }
     }
 
-    /** Raises one resource; {@code true} when its max_seen was below the target. */
-    private boolean raise(String resource, long atLeast) {
-        // a family's floor (compaction) has a key of the family and an invisible U+001F: null for a resource
-        String family = FenceSql.familyOfFloorKey(resource);
+    /** What {@code resource} (the floor of {@code family}, when not {@code null}) is raised to. */
+    private long target(String resource, String family, long atLeast) {
         long target = atLeast;
         if (issued != null && family != null) {
             // at least what the issuer issues to a resource of the family without state
@@ -160,6 +209,14 @@ public final class FloorRaise {
             }
             target = Math.max(target, highest);
         }
+        return target;
+    }
+
+    /** Raises one resource; {@code true} when its max_seen was below the target. */
+    private boolean raise(String resource, long atLeast) {
+        // a family's floor (compaction) has a key of the family and an invisible U+001F: null for a resource
+        String family = FenceSql.familyOfFloorKey(resource);
+        long target = target(resource, family, atLeast);
         if (target <= 0) {
             return false;
         }

@@ -2,15 +2,19 @@ package dev.fencing.recovery;
 
 import dev.fencing.metrics.AdminMetrics;
 
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.function.Supplier;
 
 /**
  * The way back after a bad token raised a resource's max_seen (a forged {@code Long.MAX_VALUE}, a bug): lowers it to
  * the issuer's highest issued token for the resource, never below, so the next real holder is accepted while every
  * token issued before stays refused (no zombie window). An explicit value needs an explicit override and is still
  * never taken below the issuer's highest. Refuses while a lease on the resource is held unless forced; every reset
- * and refusal is logged at WARNING (who, what, old, new) and counted ({@link AdminMetrics}).
+ * and refusal is logged at WARNING (who, what, old, new) and counted ({@link AdminMetrics}). With the bases of issuer
+ * migrations ({@link #withStoredBases}), a reset below the highest stored base is refused: the migration's issuer
+ * hands out tokens above it, which the answering issuer may not know.
  */
 public final class MaxSeenReset {
 
@@ -19,6 +23,7 @@ public final class MaxSeenReset {
     private final FenceAdmin admin;
     private final IssuedTokens issued;
     private final AdminMetrics metrics;
+    private final MigrationBases bases;
 
     /**
      * @param admin   the store whose max_seen is lowered
@@ -27,9 +32,24 @@ public final class MaxSeenReset {
      * @param metrics where resets are counted
      */
     public MaxSeenReset(FenceAdmin admin, IssuedTokens issued, AdminMetrics metrics) {
+        this(admin, issued, metrics, MigrationBases.NONE);
+    }
+
+    private MaxSeenReset(FenceAdmin admin, IssuedTokens issued, AdminMetrics metrics, MigrationBases bases) {
         this.admin = Objects.requireNonNull(admin, "admin");
         this.issued = issued;
         this.metrics = Objects.requireNonNull(metrics, "metrics");
+        this.bases = bases;
+    }
+
+    /**
+     * This reset, refusing to lower max_seen below the highest base of the issuer migrations {@code storedBases}
+     * reads at each reset (name to base, {@code issuerBase::storedBases}; an empty map when none is stored): a
+     * migration's issuer hands out tokens above its base, so an issuer answering below it (the old one, mid-migration)
+     * cannot vouch for them.
+     */
+    public MaxSeenReset withStoredBases(Supplier<Map<String, Long>> storedBases) {
+        return new MaxSeenReset(admin, issued, metrics, new MigrationBases(storedBases));
     }
 
     /**
@@ -88,6 +108,11 @@ public final class MaxSeenReset {
         OptionalLong current = admin.maxSeen(resource);
         if (current.isEmpty()) {
             throw FenceAdmin.unknownResource(resource);
+        }
+        Map.Entry<String, Long> top = bases.highest();
+        if (top != null && target < top.getValue()) {
+            throw refused(resource, actor, "Reset of resource '" + resource + "' refused: "
+                    + MigrationBases.tooLow("the new max_seen (" + why + ")", target, top));
         }
         if (current.getAsLong() <= target) {
             throw new IllegalArgumentException("max_seen of resource '" + resource + "' is " + current.getAsLong()

@@ -223,4 +223,42 @@ class FloorRaiseTest {
         assertThat(store.highestMaxSeen()).hasValue(9);
         assertThatThrownBy(() -> store.resources(null, 0)).isInstanceOf(IllegalArgumentException.class);
     }
+    /**
+     * After a restore mid-migration, a raise answered by an issuer below the stored base (the old one, or the new one
+     * without its offset) would leave the new issuer's zombies above the floors: refused before anything changes,
+     * unless the value given clears the base; the offset issuer raises as before.
+     */
+    @Test
+    void aRaiseBelowAStoredMigrationBaseIsRefusedBeforeAnythingChanges() throws Throwable {
+        java.util.Map<String, Long> bases = java.util.Map.of("zk-2026", 1000L);
+        dev.fencing.issuer.OffsetTokenIssuer migrated = dev.fencing.issuer.OffsetTokenIssuer.of(
+                new InMemoryTokenIssuer(), 1000);
+        write(new FencingToken("audit", 7, "old-issuer")); // a resource the new issuer has not touched
+        FencingToken zombie;
+        try (Lease first = migrated.acquire("ledger", WAIT)) {
+            zombie = first.token(); // 1001
+            write(zombie);
+        }
+        try (Lease second = migrated.acquire("ledger", WAIT)) {
+            write(second.token()); // 1002
+        }
+        restore("ledger", 5);
+
+        assertThatThrownBy(() -> raise(issuer).withStoredBases(() -> bases).raiseAll(0, "ops"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("floor raise asked by ops refused, nothing changed")
+                .hasMessageContaining("is below the base 1000 that the issuer migration 'zk-2026' stored");
+        assertThatThrownBy(() -> raise(null).withStoredBases(() -> bases).raiseAll(999, "ops"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("999 is below the base 1000");
+        assertThat(store.maxSeen("ledger")).hasValue(5);
+        assertThat(store.maxSeen("audit")).hasValue(7);
+        assertThat(raisedCount()).isZero();
+
+        FloorRaiseResult result = raise((IssuedTokens) migrated).withStoredBases(() -> bases).raiseAll(0, "ops");
+
+        assertThat(result.raised()).isEqualTo(2);
+        assertThat(store.maxSeen("ledger")).hasValue(1002);
+        assertThat(store.maxSeen("audit")).hasValue(1000);
+        assertThatThrownBy(() -> write(zombie)).isInstanceOf(TokenRejectedException.class);
+    }
 }

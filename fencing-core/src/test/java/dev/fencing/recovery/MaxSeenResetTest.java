@@ -194,4 +194,44 @@ class MaxSeenResetTest {
         log.records().clear();
         return log.records();
     }
+    /**
+     * Mid-migration (an offset issuer stored base 1000 and its holders wrote above it), a reset answered by the old
+     * issuer would lower max_seen to the old issuer's highest token and let the new issuer's zombies write again: it
+     * is refused, counted, and nothing changes. The new issuer (its tokens shifted by the base) resets as before.
+     */
+    @Test
+    void aResetBelowAStoredMigrationBaseIsRefusedAndTheOffsetIssuerResets() throws Throwable {
+        java.util.Map<String, Long> bases = java.util.Map.of("zk-2026", 1000L);
+        dev.fencing.issuer.OffsetTokenIssuer migrated = dev.fencing.issuer.OffsetTokenIssuer.of(
+                new InMemoryTokenIssuer(), 1000);
+        FencingToken zombie;
+        try (Lease first = migrated.acquire(R, Duration.ofSeconds(1))) {
+            zombie = first.token();
+            write(zombie);
+        }
+        try (Lease second = migrated.acquire(R, Duration.ofSeconds(1))) {
+            write(second.token());
+        }
+        write(new FencingToken(R, Long.MAX_VALUE, "evil"));
+        try (Lease old = issuer.acquire(R, Duration.ofSeconds(1))) { // the old issuer still counts: 1
+            assertThat(old.token().value()).isEqualTo(1);
+        }
+        MaxSeenReset onTheOldIssuer = reset.withStoredBases(() -> bases);
+
+        assertThatThrownBy(() -> onTheOldIssuer.toHighestIssued(R, "ops:alice", false))
+                .isInstanceOf(ResetRefusedException.class)
+                .hasMessageContaining("Reset of resource '" + R + "' refused: the new max_seen (the issuer's highest "
+                        + "issued token) 1 is below the base 1000 that the issuer migration 'zk-2026' stored")
+                .hasMessageContaining("--offset zk-2026");
+        assertThatThrownBy(() -> onTheOldIssuer.toValue(R, 999, "ops:alice", true, false))
+                .isInstanceOf(ResetRefusedException.class).hasMessageContaining("999 is below the base 1000");
+        assertThat(store.maxSeen(R)).hasValue(Long.MAX_VALUE);
+        assertThat(count("refused")).isEqualTo(2);
+
+        ResetResult result = new MaxSeenReset(store, (IssuedTokens) migrated, new AdminMetrics(registry))
+                .withStoredBases(() -> bases).toHighestIssued(R, "ops:alice", false);
+
+        assertThat(result.current()).isEqualTo(1002);
+        assertThatThrownBy(() -> write(zombie)).isInstanceOf(StaleTokenException.class);
+    }
 }

@@ -4,12 +4,14 @@ import dev.fencing.jdbc.JdbcFenceAdmin;
 import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.jdbc.JdbcTokenIssuer;
 import dev.fencing.metrics.AdminMetrics;
+import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.recovery.MaxSeenReset;
 import dev.fencing.recovery.ResetResult;
 
 import javax.sql.DataSource;
 import java.io.PrintStream;
 import java.sql.SQLException;
+import java.util.Map;
 
 /**
  * {@code --admin reset-floor RESOURCE}: the documented way back after a bad token raised a resource's max_seen in an
@@ -33,6 +35,10 @@ final class AdminCommand {
               --fence-table NAME      the fence table (default fencing_max_seen)
               --lease-table NAME      the JDBC lease table that issued the tokens (default fencing_lease)
               --no-lease              the tokens come from another issuer: needs --to and --override
+              --offset NAME           the lease table's tokens carry the issuer offset stored under NAME
+                                      (fencing.issuer.offset.name): its base is added to them
+              --issuer-base-table T   the issuer base table (default fencing_issuer_base); a reset below the
+                                      highest base stored there is refused, with or without --offset
               --to N                  an explicit new max_seen (never below the lease table's highest token)
               --override              required with --to: you vouch that nothing above N was issued
               --force                 reset even while a lease on RESOURCE is held (its holder is refused too)
@@ -55,9 +61,11 @@ final class AdminCommand {
     private static void execute(Request request, PrintStream out) throws SQLException {
         DataSource dataSource = request.database.dataSource();
         JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(request.database.fenceTable()).build();
-        JdbcTokenIssuer issuer = request.noLease ? null
-                : JdbcTokenIssuer.builder(dataSource).table(request.database.leaseTable()).build();
-        MaxSeenReset reset = new MaxSeenReset(new JdbcFenceAdmin(store), issuer, new AdminMetrics(null));
+        Map<String, Long> bases = request.offset.stored(dataSource);
+        IssuedTokens issuer = request.noLease ? null : request.offset.issued(
+                JdbcTokenIssuer.builder(dataSource).table(request.database.leaseTable()).build(), bases);
+        MaxSeenReset reset = new MaxSeenReset(new JdbcFenceAdmin(store), issuer, new AdminMetrics(null))
+                .withStoredBases(() -> bases);
         ResetResult result = request.to == null
                 ? reset.toHighestIssued(request.resource, request.actor, request.force)
                 : reset.toValue(request.resource, request.to, request.actor, request.override, request.force);
@@ -67,8 +75,8 @@ final class AdminCommand {
     }
 
     /** The parsed command line; {@code null} from {@link #parse} means help. */
-    private record Request(String resource, AdminCli.Database database, boolean noLease, Long to, boolean override,
-                           boolean force, String actor) {
+    private record Request(String resource, AdminCli.Database database, OffsetOptions offset, boolean noLease,
+                           Long to, boolean override, boolean force, String actor) {
 
         static Request parse(String[] args) {
             if (args.length < 2) {
@@ -87,13 +95,14 @@ final class AdminCommand {
             }
             String resource = args[2];
             AdminCli.Database database = new AdminCli.Database();
+            OffsetOptions offset = new OffsetOptions();
             boolean noLease = false;
             Long to = null;
             boolean override = false;
             boolean force = false;
             String actor = System.getProperty("user.name", "unknown");
             for (int i = 3; i < args.length; i++) {
-                int taken = database.accept(args, i);
+                int taken = Math.max(database.accept(args, i), offset.accept(args, i));
                 if (taken >= 0) {
                     i = taken;
                     continue;
@@ -113,7 +122,8 @@ final class AdminCommand {
                 throw new IllegalArgumentException("--no-lease needs --to N and --override: without the lease table "
                         + "nothing tells what was issued");
             }
-            return new Request(resource, database, noLease, to, override, force, actor);
+            offset.requireLease(noLease, "reset-floor");
+            return new Request(resource, database, offset, noLease, to, override, force, actor);
         }
 
         private static long number(String option, String value) {

@@ -6,12 +6,14 @@ import dev.fencing.jdbc.JdbcTokenIssuer;
 import dev.fencing.metrics.AdminMetrics;
 import dev.fencing.recovery.FloorRaise;
 import dev.fencing.recovery.FloorRaiseResult;
+import dev.fencing.recovery.IssuedTokens;
 
 import javax.sql.DataSource;
 import java.io.PrintStream;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * {@code --admin raise-floors}: the step after restoring an older backup of an application's JDBC fence table, before
@@ -35,6 +37,10 @@ final class RaiseFloorsCommand {
               --fence-table NAME      the fence table (default fencing_max_seen)
               --lease-table NAME      the JDBC lease table that issues the tokens (default fencing_lease)
               --no-lease              the tokens come from another issuer: needs --at-least
+              --offset NAME           the lease table's tokens carry the issuer offset stored under NAME
+                                      (fencing.issuer.offset.name): its base is added to them
+              --issuer-base-table T   the issuer base table (default fencing_issuer_base); a floor below the
+                                      highest base stored there is refused, with or without --offset
               --at-least N            a floor for every resource: above every token issued before the restore
                                       (the lease table was restored too, the issuer is another service, or
                                       resources were created after the backup)
@@ -53,10 +59,12 @@ final class RaiseFloorsCommand {
     private static void execute(Request request, PrintStream out) throws SQLException {
         DataSource dataSource = request.database.dataSource();
         JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(request.database.fenceTable()).build();
-        JdbcTokenIssuer issuer = request.noLease ? null
-                : JdbcTokenIssuer.builder(dataSource).table(request.database.leaseTable()).build();
+        Map<String, Long> bases = request.offset.stored(dataSource);
+        IssuedTokens issuer = request.noLease ? null : request.offset.issued(
+                JdbcTokenIssuer.builder(dataSource).table(request.database.leaseTable()).build(), bases);
         JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
         FloorRaiseResult result = new FloorRaise(admin, admin, issuer, new AdminMetrics(null))
+                .withStoredBases(() -> bases)
                 .raiseAll(request.atLeast, request.actor, request.resources);
         out.println("raised max_seen of " + result.raised() + " of " + result.examined() + " resources in "
                 + request.database.fenceTable() + " (to the lease table's highest tokens"
@@ -64,17 +72,18 @@ final class RaiseFloorsCommand {
     }
 
     /** The parsed command line; {@code null} from {@link #parse} means help. */
-    private record Request(AdminCli.Database database, boolean noLease, long atLeast, String actor,
-                           List<String> resources) {
+    private record Request(AdminCli.Database database, OffsetOptions offset, boolean noLease, long atLeast,
+                           String actor, List<String> resources) {
 
         static Request parse(String[] args) {
             AdminCli.Database database = new AdminCli.Database();
+            OffsetOptions offset = new OffsetOptions();
             boolean noLease = false;
             long atLeast = 0;
             String actor = System.getProperty("user.name", "unknown");
             List<String> resources = new ArrayList<>();
             for (int i = 2; i < args.length; i++) {
-                int taken = database.accept(args, i);
+                int taken = Math.max(database.accept(args, i), offset.accept(args, i));
                 if (taken >= 0) {
                     i = taken;
                     continue;
@@ -96,7 +105,8 @@ final class RaiseFloorsCommand {
                 throw new IllegalArgumentException("--no-lease needs --at-least N: without the lease table nothing "
                         + "tells what was issued");
             }
-            return new Request(database, noLease, atLeast, actor, List.copyOf(resources));
+            offset.requireLease(noLease, "raise-floors");
+            return new Request(database, offset, noLease, atLeast, actor, List.copyOf(resources));
         }
     }
 }

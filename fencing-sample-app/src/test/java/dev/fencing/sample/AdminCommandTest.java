@@ -1,8 +1,10 @@
 package dev.fencing.sample;
 
 import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.OffsetTokenIssuer;
 import dev.fencing.jdbc.JdbcFenceAdmin;
 import dev.fencing.jdbc.JdbcFenceStore;
+import dev.fencing.jdbc.JdbcIssuerBase;
 import dev.fencing.jdbc.JdbcTokenIssuer;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.token.FencingToken;
@@ -31,6 +33,7 @@ class AdminCommandTest {
     private final String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
     private final String fenceTable = "admin_fence_" + suffix;
     private final String leaseTable = "admin_lease_" + suffix;
+    private final String baseTable = "admin_base_" + suffix;
     private final String resource = "accounts:" + suffix;
     private SimpleDriverDataSource dataSource;
 
@@ -54,6 +57,7 @@ class AdminCommandTest {
             JdbcTemplate jdbc = new JdbcTemplate(dataSource);
             jdbc.execute("DROP TABLE IF EXISTS " + fenceTable);
             jdbc.execute("DROP TABLE IF EXISTS " + leaseTable);
+            jdbc.execute("DROP TABLE IF EXISTS " + baseTable);
         }
     }
 
@@ -76,6 +80,49 @@ class AdminCommandTest {
 
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("max_seen of '" + resource + "' lowered from "
                 + Long.MAX_VALUE + " to 1 (highest issued token 1) by test-operator");
+        try (Lease next = issuer.acquire(resource, Duration.ofSeconds(5))) {
+            assertThat(store.fence(resource, next.token(), () -> "written")).isEqualTo("written");
+        }
+    }
+
+    /**
+     * A lease table whose tokens carry an issuer offset (fencing.issuer.offset.base=100000): without --offset the
+     * command read the bare counter (2) and lowered max_seen below the tokens in circulation, and a zombie's 100001
+     * was accepted after 100002 (a trial). Now it refuses below the stored base, and with --offset it adds the base.
+     */
+    @Test
+    void resetFloorOfAnOffsetIssuerRefusesWithoutTheOffsetAndAddsItWithIt() throws Throwable {
+        dataSource = new SimpleDriverDataSource(DriverManager.getDriver(URL), URL, "postgres", "");
+        JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(fenceTable).createTableIfMissing(true).build();
+        JdbcTokenIssuer lease = JdbcTokenIssuer.builder(dataSource).table(leaseTable).createTableIfMissing(true)
+                .build();
+        new JdbcIssuerBase(dataSource, baseTable, true).establish("default", 100_000);
+        OffsetTokenIssuer issuer = OffsetTokenIssuer.of(lease, 100_000);
+        FencingToken zombie;
+        try (Lease first = issuer.acquire(resource, Duration.ofSeconds(5))) {
+            zombie = first.token();
+            store.fence(resource, zombie, () -> null);
+        }
+        try (Lease second = issuer.acquire(resource, Duration.ofSeconds(5))) {
+            store.fence(resource, second.token(), () -> null);
+        }
+        store.fence(resource, new FencingToken(resource, Long.MAX_VALUE, "evil"), () -> null);
+
+        assertThat(reset("--issuer-base-table", baseTable)).isEqualTo(1);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("refused", "the new max_seen (the issuer's "
+                + "highest issued token) 2 is below the base 100000 that the issuer migration 'default' stored",
+                "--offset default");
+        assertThat(new JdbcFenceAdmin(store).maxSeen(resource)).hasValue(Long.MAX_VALUE);
+        err.reset();
+        assertThat(reset("--issuer-base-table", baseTable, "--offset", "other")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--offset other: the issuer base table "
+                + baseTable + " stores no base under that name; stored: {default=100000}");
+
+        assertThat(reset("--issuer-base-table", baseTable, "--offset", "default")).isZero();
+
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("lowered from " + Long.MAX_VALUE
+                + " to 100002 (highest issued token 100002)");
+        assertThatThrownBy(() -> store.fence(resource, zombie, () -> null)).isInstanceOf(StaleTokenException.class);
         try (Lease next = issuer.acquire(resource, Duration.ofSeconds(5))) {
             assertThat(store.fence(resource, next.token(), () -> "written")).isEqualTo("written");
         }

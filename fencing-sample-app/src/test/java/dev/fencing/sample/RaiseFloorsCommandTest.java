@@ -1,8 +1,10 @@
 package dev.fencing.sample;
 
 import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.OffsetTokenIssuer;
 import dev.fencing.jdbc.JdbcFenceAdmin;
 import dev.fencing.jdbc.JdbcFenceStore;
+import dev.fencing.jdbc.JdbcIssuerBase;
 import dev.fencing.jdbc.JdbcTokenIssuer;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.token.FencingToken;
@@ -36,6 +38,7 @@ class RaiseFloorsCommandTest {
     private final String fenceTable = "raise_fence_" + suffix;
     private final String backupTable = "raise_backup_" + suffix;
     private final String leaseTable = "raise_lease_" + suffix;
+    private final String baseTable = "raise_base_" + suffix;
     private final String resource = "accounts:" + suffix;
     private SimpleDriverDataSource dataSource;
     private JdbcTemplate jdbc;
@@ -53,7 +56,7 @@ class RaiseFloorsCommandTest {
 
     @AfterEach
     void dropTables() {
-        for (String table : new String[] {fenceTable, backupTable, leaseTable}) {
+        for (String table : new String[] {fenceTable, backupTable, leaseTable, baseTable}) {
             jdbc.execute("DROP TABLE IF EXISTS " + table);
         }
     }
@@ -97,6 +100,55 @@ class RaiseFloorsCommandTest {
         }
         assertThat(run("--lease-table", leaseTable)).as("a second run").isZero();
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("raised max_seen of 0 of 1 resources");
+    }
+
+    /**
+     * A restore under an offset issuer (fencing.issuer.offset.base=100000): without --offset the command raised to
+     * the bare counters (nothing raised) and a zombie's 100002 was accepted after 100003 (a trial). Now it refuses
+     * before changing anything, and with --offset it raises to the shifted tokens, a resource created after the
+     * backup (listed by the lease table) included.
+     */
+    @Test
+    void underAnOffsetIssuerTheCommandRefusesWithoutTheOffsetAndRaisesWithIt() throws Throwable {
+        new JdbcIssuerBase(dataSource, baseTable, true).establish("default", 100_000);
+        OffsetTokenIssuer shifted = OffsetTokenIssuer.of(issuer, 100_000);
+        try (Lease first = shifted.acquire(resource, Duration.ofSeconds(5))) {
+            store.fence(resource, first.token(), () -> null);
+        }
+        jdbc.execute("CREATE TABLE " + backupTable + " AS SELECT * FROM " + fenceTable);
+        FencingToken zombie;
+        try (Lease second = shifted.acquire(resource, Duration.ofSeconds(5))) {
+            zombie = second.token();
+            store.fence(resource, zombie, () -> null);
+        }
+        try (Lease third = shifted.acquire(resource, Duration.ofSeconds(5))) {
+            store.fence(resource, third.token(), () -> null);
+        }
+        String created = resource + ":created-after-the-backup";
+        FencingToken createdZombie;
+        try (Lease lease = shifted.acquire(created, Duration.ofSeconds(5))) {
+            createdZombie = lease.token();
+            store.fence(created, createdZombie, () -> null);
+        }
+        restoreBackup();
+
+        assertThat(run("--lease-table", leaseTable, "--issuer-base-table", baseTable)).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("refused, nothing changed",
+                "is below the base 100000 that the issuer migration 'default' stored", "--offset default");
+        assertThat(new JdbcFenceAdmin(store).maxSeen(resource)).hasValue(100_001);
+
+        assertThat(run("--lease-table", leaseTable, "--issuer-base-table", baseTable, "--offset", "default"))
+                .isZero();
+
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("raised max_seen of 2 of 2 resources");
+        assertThat(new JdbcFenceAdmin(store).maxSeen(resource)).hasValue(100_003);
+        assertThatThrownBy(() -> store.fence(resource, zombie, () -> null))
+                .isInstanceOf(TokenRejectedException.class);
+        assertThatThrownBy(() -> store.fence(created, createdZombie, () -> null))
+                .isInstanceOf(TokenRejectedException.class);
+        try (Lease next = shifted.acquire(resource, Duration.ofSeconds(5))) {
+            assertThat(store.fence(resource, next.token(), () -> "written")).isEqualTo("written");
+        }
     }
 
     @Test

@@ -18,6 +18,7 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 import java.security.Principal;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import java.util.Objects;
 
 /**
@@ -64,8 +65,20 @@ public class FencingAdminWebExtension {
      */
     public static FencingAdminWebExtension of(FenceStore store, TokenIssuer issuer, MeterRegistry registry,
                                               FencingEndpoint endpoint) {
-        return new FencingAdminWebExtension(FenceAdmins.reset(store, issuer, registry),
-                FenceAdmins.floorRaise(store, issuer, registry), endpoint);
+        return of(store, issuer, registry, endpoint, Map::of);
+    }
+
+    /**
+     * {@link #of(FenceStore, TokenIssuer, MeterRegistry, FencingEndpoint)}, refusing a reset or floor raise below the
+     * highest base of the issuer migrations {@code storedBases} reads (name to base; the starter reads
+     * {@code fencing.issuer.offset.table}): that migration's issuer hands out tokens above it, which an application
+     * still on the old issuer does not count.
+     */
+    public static FencingAdminWebExtension of(FenceStore store, TokenIssuer issuer, MeterRegistry registry,
+                                              FencingEndpoint endpoint, Supplier<Map<String, Long>> storedBases) {
+        FloorRaise raise = FenceAdmins.floorRaise(store, issuer, registry);
+        return new FencingAdminWebExtension(FenceAdmins.reset(store, issuer, registry).withStoredBases(storedBases),
+                raise == null ? null : raise.withStoredBases(storedBases), endpoint);
     }
 
     /**

@@ -9,6 +9,7 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.reactive.ReactiveFenceStore;
 import dev.fencing.store.FenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.SanitizingFunction;
@@ -25,6 +26,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -143,7 +145,8 @@ public class FencingActuatorAutoConfiguration {
         @ConditionalOnMissingBean
         FencingAdminWebExtension fencingAdminWebExtension(FenceStore store, ObjectProvider<TokenIssuer> issuer,
                                                           ObjectProvider<MeterRegistry> registry,
-                                                          ObjectProvider<FencingEndpoint> endpoint) {
+                                                          ObjectProvider<FencingEndpoint> endpoint,
+                                                          BeanFactory beanFactory, Environment environment) {
             if (!ClassUtils.isPresent(SPRING_SECURITY, FencingActuatorAutoConfiguration.class.getClassLoader())) {
                 // the library cannot tell whether the endpoint is secured; without Spring Security it is not
                 LogFactory.getLog(FencingActuatorAutoConfiguration.class).warn("fencing.admin.enabled=true and "
@@ -153,8 +156,9 @@ public class FencingActuatorAutoConfiguration {
                         + "open to every caller that reaches the management port. Secure them, or keep them off.");
             }
             // the extension's POST /actuator/fencing replaces the endpoint's, so it serves the mode switch too
+            // a reset or raise below a stored issuer migration's base is refused (that issuer's tokens are above it)
             return FencingAdminWebExtension.of(store, issuer.getIfUnique(), registry.getIfUnique(),
-                    endpoint.getIfUnique());
+                    endpoint.getIfUnique(), StoredOffsets.forAdmin(beanFactory, environment));
         }
 
         private static final String SPRING_SECURITY = "org.springframework.security.core.Authentication";

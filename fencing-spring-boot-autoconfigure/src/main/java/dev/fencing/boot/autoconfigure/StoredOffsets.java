@@ -10,9 +10,11 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * The issuer offsets stored so far (migration name to base), read for the startup checks' messages: from the
- * application's {@link IssuerBase} bean, or else the {@code fencing.issuer.offset.table} on its data source when
- * fencing-jdbc is present. A read only: a missing table, or one that cannot be read, counts as none stored.
+ * The issuer offsets stored so far (migration name to base): from the application's {@link IssuerBase} bean, or else
+ * the {@code fencing.issuer.offset.table} on its data source when fencing-jdbc is present. A read only: a missing table
+ * counts as none stored. For the startup checks' messages ({@link #StoredOffsets(BeanFactory, Environment)}) a table
+ * that cannot be read counts as none too; for the admin operations, which refuse below a stored base
+ * ({@link #forAdmin}), the failure is thrown, so the operation fails rather than run unbounded.
  */
 final class StoredOffsets implements Supplier<Map<String, Long>> {
 
@@ -21,9 +23,21 @@ final class StoredOffsets implements Supplier<Map<String, Long>> {
     private final BeanFactory beanFactory;
     private final Environment environment;
 
+    private final boolean strict;
+
     StoredOffsets(BeanFactory beanFactory, Environment environment) {
+        this(beanFactory, environment, false);
+    }
+
+    private StoredOffsets(BeanFactory beanFactory, Environment environment, boolean strict) {
         this.beanFactory = beanFactory;
         this.environment = environment;
+        this.strict = strict;
+    }
+
+    /** The stored offsets for a reset or floor raise: a failure to read them (not a missing table) is thrown. */
+    static StoredOffsets forAdmin(BeanFactory beanFactory, Environment environment) {
+        return new StoredOffsets(beanFactory, environment, true);
     }
 
     @Override
@@ -39,6 +53,9 @@ final class StoredOffsets implements Supplier<Map<String, Long>> {
             return JdbcOffsetParts.storedBases(beanFactory,
                     IssuerOffsetPostProcessor.properties(environment).getTable());
         } catch (RuntimeException e) {
+            if (strict) {
+                throw e;
+            }
             log.debug("Could not read the stored issuer offsets for a startup message: " + e);
             return Map.of();
         }

@@ -248,4 +248,31 @@ class FencingIssuerOffsetAutoConfigurationTest {
             assertThat(admin.raiseFloors(true, null, null).getStatus()).as("no issuer, no value").isEqualTo(400);
         });
     }
+    /**
+     * Mid-migration, an application still on the old issuer (no offset of its own) answers the actuator: its reset
+     * lowered max_seen to the old issuer's counter and let the new issuer's zombie write again (a trial). The base
+     * the migration stored bounds it: the reset answers 409 and the raise 400, and nothing changes.
+     */
+    @Test
+    void anApplicationOnTheOldIssuerRefusesAResetOrRaiseBelowAStoredBase() {
+        InMemoryIssuerBase bases = new InMemoryIssuerBase();
+        bases.establish("to-zk", 1000);
+        runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new).withBean(IssuerBase.class, () -> bases)
+                .withPropertyValues("fencing.admin.enabled=true").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    InMemoryFenceStore store = (InMemoryFenceStore) context.getBean(FenceStore.class);
+                    store.fence("ledger", new FencingToken("ledger", 1002, "new-issuer"), () -> null);
+                    store.fence("ledger", new FencingToken("ledger", Long.MAX_VALUE, "evil"), () -> null);
+                    FencingAdminWebExtension admin = context.getBean(FencingAdminWebExtension.class);
+
+                    var reset = admin.resetFloor("ledger", null, null, null, null);
+                    var raise = admin.raiseFloors(true, null, null);
+
+                    assertThat(reset.getStatus()).isEqualTo(409);
+                    assertThat(reset.getBody().get("error").toString())
+                            .contains("is below the base 1000 that the issuer migration 'to-zk' stored");
+                    assertThat(raise.getStatus()).isEqualTo(400);
+                    assertThat(store.maxSeen("ledger")).hasValue(Long.MAX_VALUE);
+                });
+    }
 }
