@@ -1,8 +1,10 @@
 package dev.fencing.boot.autoconfigure;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.convert.DurationUnit;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 
 /**
  * The scheduled compaction of the fence state ({@code fencing.compaction.*}), off by default: resources (per-entity
@@ -16,7 +18,11 @@ public class FencingCompactionProperties {
     /** Whether the starter compacts the fence state on a schedule. */
     private boolean enabled;
 
-    /** How long a resource must go without an accepted token before it is folded into its family's floor. */
+    /**
+     * How long a resource must go without an accepted token before it is folded into its family's floor; a number
+     * without a unit is days (30 is 30d, not Boot's default of milliseconds, which folded live resources).
+     */
+    @DurationUnit(ChronoUnit.DAYS)
     private Duration idleFor = Duration.ofDays(30);
 
     /** Resources folded per transaction. */

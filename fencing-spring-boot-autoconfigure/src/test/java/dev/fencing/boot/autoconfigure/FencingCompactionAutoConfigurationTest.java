@@ -45,6 +45,15 @@ class FencingCompactionAutoConfigurationTest {
                         .doesNotHaveBean(FencingCompactionSchedule.class));
     }
 
+    /** A bare number is days: {@code idle-for=30} was 30 ms, and folded resources in use (a trial). */
+    @Test
+    void anIdleForWithoutAUnitIsDays() {
+        runner.withUserConfiguration(CompactingStoreConfig.class, FloorsIssuerConfig.class)
+                .withPropertyValues("fencing.compaction.enabled=true", "fencing.compaction.idle-for=30")
+                .run(context -> assertThat(context.getBean(FencingCompactionProperties.class).getIdleFor())
+                        .isEqualTo(Duration.ofDays(30)));
+    }
+
     @Test
     void runsOnItsScheduleWithTheConfiguredAgeBatchAndIssuer() {
         runner.withUserConfiguration(CompactingStoreConfig.class, FloorsIssuerConfig.class)
