@@ -47,7 +47,9 @@ public interface FenceAdmin {
     /** The refusal of {@link #lowerMaxSeen} for a resource without max_seen, for implementations. */
     static IllegalArgumentException unknownResource(String resource) {
         return new IllegalArgumentException("resource '" + resource + "' has no max_seen in this store (never fenced, "
-                + "or the name is misspelt); nothing to lower");
+                + "folded into its family's floor by compaction, or the name is misspelt); nothing to lower (a family "
+                + "floor no issuer reached is lowered by hand: docs/operations.md, \"A family floor no issuer "
+                + "reached\")");
     }
 
     /** The refusal of {@link #lowerMaxSeen} for a floor above max_seen, for implementations. */

@@ -67,9 +67,9 @@ public final class MaxSeenReset {
             throw refused(resource, actor, "Reset of resource '" + resource + "' refused: no issuer is known to "
                     + "bound it; give an explicit value with the override");
         }
-        checkNotHeld(resource, actor, force);
+        String forced = checkNotHeld(resource, actor, force);
         long highest = issued.highestIssued(resource);
-        return lower(resource, highest, highest, actor, "the issuer's highest issued token");
+        return lower(resource, highest, highest, actor, "the issuer's highest issued token", forced);
     }
 
     /**
@@ -92,19 +92,24 @@ public final class MaxSeenReset {
                     + " refused: an explicit value needs the override (the store cannot tell what was issued)");
         }
         long highest = -1;
+        String forced = "";
         if (issued != null) {
-            checkNotHeld(resource, actor, force);
+            forced = checkNotHeld(resource, actor, force);
             highest = issued.highestIssued(resource);
             if (value < highest) {
-                throw new IllegalArgumentException("new max_seen " + value + " for resource '" + resource
-                        + "' is below the issuer's highest issued token " + highest + "; a holder of a token up to "
-                        + highest + " could write again");
+                String message = "new max_seen " + value + " for resource '" + resource + "' is below the issuer's "
+                        + "highest issued token " + highest + "; a holder of a token up to " + highest
+                        + " could write again";
+                // an attempt to reopen a zombie window leaves a trace, as a refusal does
+                LOG.log(System.Logger.Level.WARNING, () -> "Reset refused as bad input: " + message + " (asked by "
+                        + actor + ")");
+                throw new IllegalArgumentException(message);
             }
         }
-        return lower(resource, value, highest, actor, "an explicit value");
+        return lower(resource, value, highest, actor, "an explicit value", forced);
     }
 
-    private ResetResult lower(String resource, long target, long highest, String actor, String why) {
+    private ResetResult lower(String resource, long target, long highest, String actor, String why, String forced) {
         OptionalLong current = admin.maxSeen(resource);
         if (current.isEmpty()) {
             throw FenceAdmin.unknownResource(resource);
@@ -128,17 +133,22 @@ public final class MaxSeenReset {
         LOG.log(System.Logger.Level.WARNING, () -> target == 0
                 ? "Resource '" + resource + "' forgotten (max_seen was " + previous + "; " + why + " is 0): its fence "
                 + "state is removed and its next token is a first one, in a compacted family judged against the "
-                + "family's floor; by " + actor
+                + "family's floor; by " + actor + forced
                 : "max_seen of resource '" + resource + "' lowered from " + previous + " to " + target + " (" + why
-                + ") by " + actor);
+                + ") by " + actor + forced);
         return new ResetResult(resource, previous, target, highest, actor);
     }
 
-    private void checkNotHeld(String resource, String actor, boolean force) {
-        if (!force && issued.isHeld(resource)) {
+    /** Refuses while a lease is held, unless forced; returns what the log says of a forced reset ("" otherwise). */
+    private String checkNotHeld(String resource, String actor, boolean force) {
+        if (!issued.isHeld(resource)) {
+            return "";
+        }
+        if (!force) {
             throw refused(resource, actor, "Reset of resource '" + resource + "' refused: a lease on it is held now; "
                     + "retry once it is released or expired, or force it (the holder's next write is then refused)");
         }
+        return ", FORCED while a lease on it was held: its holder's next write is refused";
     }
 
     /** A refusal of the store's (it could not forget the resource in time): counted and logged as this class's. */

@@ -89,8 +89,12 @@ class MaxSeenResetTest {
             assertThat(store.maxSeen(R)).hasValue(Long.MAX_VALUE);
             assertThat(count("refused")).isEqualTo(1);
 
+            List<LogRecord> logged = capture();
             ResetResult forced = reset.toHighestIssued(R, "ops", true);
             assertThat(forced.current()).isEqualTo(held.token().value());
+            // the log tells a forced reset from a plain one: its holder was locked out
+            assertThat(logged).anySatisfy(r -> assertThat(r.getMessage()).contains(" lowered from ", "by ops",
+                    "FORCED while a lease on it was held"));
             // forced: the current holder's own token is refused too (equal, no holder); never a smaller one accepted
             assertThatThrownBy(() -> write(held.token())).isInstanceOf(DuplicateTokenException.class);
         }
@@ -101,9 +105,15 @@ class MaxSeenResetTest {
         lockedOut();
         assertThatThrownBy(() -> reset.toValue(R, 100, "ops", false, false))
                 .isInstanceOf(ResetRefusedException.class).hasMessageContaining("override");
+        List<LogRecord> logged = capture();
         assertThatThrownBy(() -> reset.toValue(R, 2, "ops", true, false))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("below the issuer's highest issued token 3");
         assertThat(store.maxSeen(R)).hasValue(Long.MAX_VALUE);
+        // an attempt to reopen a zombie window leaves a trace
+        assertThat(logged).anySatisfy(r -> {
+            assertThat(r.getLevel()).isEqualTo(Level.WARNING);
+            assertThat(r.getMessage()).contains("Reset refused as bad input", "below the issuer's highest", "ops");
+        });
 
         assertThat(reset.toValue(R, 100, "ops", true, false).current()).isEqualTo(100);
         assertThat(store.maxSeen(R)).hasValue(100);

@@ -139,11 +139,22 @@ public class FencingAdminWebExtension {
         }
     }
 
-    /** Lowers max_seen of {@code resource}; see the class comment for the body and the answers. */
+    /**
+     * Lowers max_seen of {@code resource}; see the class comment for the body and the answers. A body with
+     * {@code mode}, {@code afterRestore} or {@code atLeast}, which belong to {@code POST /actuator/fencing}, answers
+     * 400 and changes nothing: sent here by mistake (a floor raise meant), it lowered the resource instead.
+     */
     @WriteOperation
     public WebEndpointResponse<Map<String, Object>> resetFloor(@Selector String resource, @Nullable Long to,
                                                                @Nullable Boolean override, @Nullable Boolean force,
-                                                               SecurityContext security) {
+                                                               @Nullable String mode, @Nullable Boolean afterRestore,
+                                                               @Nullable Long atLeast, SecurityContext security) {
+        if (mode != null || afterRestore != null || atLeast != null) {
+            return error(resource, "POST /actuator/fencing/{resource} lowers the resource's max_seen and takes to, "
+                    + "override and force; mode, afterRestore and atLeast belong to POST /actuator/fencing (the mode "
+                    + "switch, the floor raise after a restore): nothing changed",
+                    WebEndpointResponse.STATUS_BAD_REQUEST);
+        }
         String actor = actor(security);
         try {
             ResetResult result = to == null

@@ -62,6 +62,11 @@ public class FencingJdbcAutoConfiguration {
                 .lockTimeout(jdbc.getLockTimeout()).checkAtCommit(jdbc.isCheckAtCommit())
                 .createTableIfMissing(createsTable(jdbc.getInitializeSchema(), dataSource));
         if (jdbc.getMaxAdvance() != null) {
+            if (jdbc.getMaxAdvance() < 1) {
+                // the builder's own message names its Java constant, which no property can spell
+                throw new FencingConfigurationException("fencing.store.jdbc.max-advance must be at least 1, was "
+                        + jdbc.getMaxAdvance() + "; leave it unset for no bound on one advance");
+            }
             builder.maxAdvance(jdbc.getMaxAdvance());
         }
         PlatformTransactionManager manager = transactionManager.getIfUnique();

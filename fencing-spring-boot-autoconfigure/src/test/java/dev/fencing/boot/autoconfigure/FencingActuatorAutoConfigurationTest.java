@@ -131,6 +131,15 @@ class FencingActuatorAutoConfigurationTest {
                                 "maxAdvance", 100L)));
     }
 
+    /** A bound below 1 fails startup naming the property (it named a Java constant no property can spell). */
+    @Test
+    void aMaxAdvanceBelowOneFailsStartupNamingTheProperty() {
+        runner.withPropertyValues(h2("advance0"), "fencing.store.jdbc.max-advance=0").run(context ->
+                assertThat(context).hasFailed().getFailure().rootCause()
+                        .hasMessage("fencing.store.jdbc.max-advance must be at least 1, was 0; leave it unset for no "
+                                + "bound on one advance"));
+    }
+
     @Test
     void healthIsDownWithTheReasonWhenTheIssuersLeaseTableDoesNotVerify() {
         runner.withPropertyValues(h2("issuerhealth")).withUserConfiguration(UncheckedIssuerConfig.class)

@@ -38,7 +38,7 @@ class FencingAdminAutoConfigurationTest {
             FenceStore store = context.getBean(FenceStore.class);
             store.fence("accounts:1", new FencingToken("accounts:1", Long.MAX_VALUE, "evil"), () -> null);
             var answer = context.getBean(FencingAdminWebExtension.class)
-                    .resetFloor("accounts:1", 5L, true, null, null);
+                    .resetFloor("accounts:1", 5L, true, null, null, null, null, null);
             assertThat(answer.getStatus()).isEqualTo(200);
             assertThat(answer.getBody()).containsEntry("maxSeen", 5L).containsEntry("actor", "actuator (unauthenticated)");
             assertThat(context.getBean(MeterRegistry.class).get("fencing.admin.resets").tag("outcome", "lowered")
@@ -79,7 +79,7 @@ class FencingAdminAutoConfigurationTest {
                     assertThat(raised.getBody()).containsEntry("examined", 2L).containsEntry("raised", 2L);
                     assertThat(accounts.maxSeen("accounts:1")).hasValue(30);
                     assertThat(ledger.maxSeen("ledger:1")).hasValue(30);
-                    assertThat(admin.resetFloor("ledger:1", 12L, true, null, null).getStatus()).isEqualTo(200);
+                    assertThat(admin.resetFloor("ledger:1", 12L, true, null, null, null, null, null).getStatus()).isEqualTo(200);
                     assertThat(ledger.maxSeen("ledger:1")).hasValue(12);
                 });
     }

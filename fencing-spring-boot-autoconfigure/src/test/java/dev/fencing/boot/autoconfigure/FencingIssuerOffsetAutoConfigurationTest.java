@@ -265,7 +265,7 @@ class FencingIssuerOffsetAutoConfigurationTest {
                     store.fence("ledger", new FencingToken("ledger", Long.MAX_VALUE, "evil"), () -> null);
                     FencingAdminWebExtension admin = context.getBean(FencingAdminWebExtension.class);
 
-                    var reset = admin.resetFloor("ledger", null, null, null, null);
+                    var reset = admin.resetFloor("ledger", null, null, null, null, null, null, null);
                     var raise = admin.raiseFloors(true, null, null);
 
                     assertThat(reset.getStatus()).isEqualTo(409);

@@ -8,6 +8,7 @@ import dev.fencing.guard.RemoteTokenSetAsideException;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.rule.Verdict;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.OutsideTransactionException;
 import dev.fencing.store.TransientFenceFailure;
@@ -282,8 +283,12 @@ public final class FencingProblems {
     public static ProblemDetail ownTokenRejected(ProblemDetail problem, TokenRejectedException e) {
         problem.setDetail("The write of resource '" + e.resource() + "' was refused: the token this service presented ("
                 + e.presented().value() + ", its own, not the caller's) was not accepted, max_seen is " + e.maxSeen()
-                + " (verdict " + e.verdict().outcome() + "); a newer holder has written, or the lock service's "
-                + "counter is behind max_seen (after a counter reset or a restored backup). " + (e.afterBody()
+                + " (verdict " + e.verdict().outcome() + "); " + (e.verdict() == Verdict.REJECT_OUT_OF_RANGE
+                ? "the token is further above max_seen than the store's bound on one advance (maxAdvance): the "
+                + "lock service's counter jumped (an issuer offset, a family floor after compaction) or the bound is "
+                + "too small (docs/operations.md, \"A bound on one advance\"). "
+                : "a newer holder has written, or the lock service's counter is behind max_seen (after a counter "
+                + "reset or a restored backup). ") + (e.afterBody()
                 ? "The refused call had run (the check came at commit): its writes in the transaction were rolled "
                 + "back, what it did outside the transaction happened (what it did outside the database, too)"
                 : "The refused call did not run: nothing was written by it"));

@@ -71,6 +71,11 @@ class FencingProblemsTest {
                 // the service's own token, however it was bound; a counter reset is named beside a newer holder
                 .contains("the token this service presented (" + TOKEN.value() + ", its own, not the caller's)")
                 .contains("a newer holder has written, or the lock service's counter is behind max_seen");
+        // out-of-range is a token too far ahead, not behind (a trial read the stale explanation on it)
+        assertThat(FencingProblems.rejected(TokenRejectedException.of("accounts:1", TOKEN, 9,
+                Verdict.REJECT_OUT_OF_RANGE), false).getDetail())
+                .contains("further above max_seen than the store's bound on one advance (maxAdvance)")
+                .doesNotContain("a newer holder has written");
         assertThat(FencingProblems.rejected(atCommit, false).getDetail()).contains("had run")
                 .contains("what it did outside the database, too").doesNotContain("did not run");
     }

@@ -148,6 +148,11 @@ class ForgedTokenRecoveryTest {
             assertThatThrownBy(() -> deposits.deposit(1)).isInstanceOf(StaleTokenException.class); // token 3
             assertThatThrownBy(() -> deposits.deposit(1)).isInstanceOf(StaleTokenException.class); // token 4
             assertThat(ledger.balance()).isEqualTo(10 + 10 + 100);
+            // a floor raise sent to the resource's path by mistake: it lowered max_seen (a trial); now refused
+            HttpResponse<String> misdirected = resetFloor(port, "{\"afterRestore\": true, \"atLeast\": 500000}");
+            assertThat(misdirected.statusCode()).isEqualTo(400);
+            assertThat(misdirected.body()).contains("belong to POST /actuator/fencing", "nothing changed");
+            assertThat(maxSeen()).isEqualTo(Long.MAX_VALUE);
 
             HttpResponse<String> reset = resetFloor(port, "{}");
 
