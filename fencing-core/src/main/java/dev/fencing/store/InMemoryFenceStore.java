@@ -124,6 +124,9 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         boolean held = false;
         try {
             Verdict verdict = FenceRule.judge(slot.seen, slot.maxSeen, slot.holder, token, maxAdvance);
+            if (verdict == Verdict.REJECT_OUT_OF_RANGE && withinBoundOfFloor(resource, token)) {
+                verdict = Verdict.ACCEPT_NEWER;
+            }
             if (!verdict.accepted()) {
                 throw TokenRejectedException.of(resource, token, slot.maxSeen, verdict);
             }
@@ -140,6 +143,17 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
                 slot.unlock();
             }
         }
+    }
+
+    /**
+     * Whether {@code token} is within the bound on one advance of the resource's family floor: the issuer's next token
+     * for a resource clears the floor (the highest max_seen the family's folded resources had), so the bound counts
+     * from the higher of the two, as the JDBC stores' statements do. Only on the out-of-range path.
+     */
+    private boolean withinBoundOfFloor(String resource, FencingToken token) {
+        String family = ResourceFamily.of(resource);
+        Long floor = family == null ? null : floors.get(family);
+        return floor != null && token.value() > floor && token.value() - floor <= maxAdvance;
     }
 
     /**

@@ -69,6 +69,29 @@ class InMemoryFenceStoreRetentionTest {
         assertThat(store.maxSeen("accounts:1")).hasValue(10);
     }
 
+    /**
+     * With a bound on one advance, a resource far below its family's floor (a sibling acquired much more often, then
+     * folded) takes the issuer's next token, which clears the floor: the bound counts from the floor, as the JDBC
+     * stores' statements do (a trial: the busy sibling's every write was refused as out-of-range).
+     */
+    @Test
+    void theBoundOnOneAdvanceCountsFromTheFamilysFloorAboveTheResourcesOwnMaxSeen() throws Throwable {
+        InMemoryFenceStore store = InMemoryFenceStore.builder().maxAdvance(10).nanoClock(clock::get).build();
+        for (long value = 10; value <= 100; value += 10) {
+            write(store, "accounts:idle", value);
+        }
+        clock.addAndGet(Duration.ofMinutes(10).toNanos());
+        write(store, "accounts:busy", 5);
+        store.compact(Duration.ofMinutes(5), 10, recording);
+        assertThat(store.familyFloor("accounts")).hasValue(100);
+
+        assertThatThrownBy(() -> write(store, "accounts:busy", 111)).as("beyond the bound of the floor too")
+                .isInstanceOf(dev.fencing.rule.OutOfRangeTokenException.class);
+        write(store, "accounts:busy", 101);
+
+        assertThat(store.maxSeen("accounts:busy")).hasValue(101);
+    }
+
     @Test
     void aSlotHeldByAFencedCallIsNotFoldedEvenByItsOwnThread() throws Throwable {
         InMemoryFenceStore store = InMemoryFenceStore.builder().nanoClock(clock::get).build();

@@ -25,9 +25,9 @@ public enum FenceSql {
      * PostgreSQL 9.5+: {@code INSERT ... ON CONFLICT DO UPDATE ... RETURNING}. The insert path (the resource has no
      * row when the statement inserts) inserts the token judged against the family floor row (joined by its key, the
      * fourth parameter); the update path (it has one) judges the token against the row's own max_seen, reading the
-     * presented token and holder from a one-row sub-select of its own (the fifth and sixth parameters, the token and
-     * holder again: the row proposed for insertion holds the floor when the floor refused the token, so it cannot
-     * carry the token to the update path). Which path runs is decided by the unique index, never by what the
+     * presented token and holder from a one-row sub-select of its own (the fifth to seventh parameters, the token,
+     * holder and floor key again: the row proposed for insertion holds the floor when the floor refused the token, so
+     * it cannot carry the token to the update path; the floor key serves a bound on one advance only). Which path runs is decided by the unique index, never by what the
      * statement's snapshot read: a row deleted meanwhile leaves a check on the insert path, judged against the floor
      * its snapshot read. After a reset to 0, which changes no floor, that is the floor at any isolation level; after
      * compaction, which raises floors, only in READ COMMITTED (a check queued behind compaction's table lock takes its
@@ -47,9 +47,11 @@ public enum FenceSql {
                             THEN EXCLUDED.updated_at ELSE f.updated_at END,
                        CASE WHEN f.max_seen < p.token%2$s THEN p.holder ELSE f.holder END,
                        CASE WHEN f.max_seen < p.token%2$s THEN p.token ELSE f.max_seen END
-                FROM (VALUES (CAST(? AS BIGINT), CAST(? AS TEXT))) AS p (token, holder))
+                FROM (VALUES (CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT))) AS p (token, holder, floor_key))
             RETURNING max_seen, holder""",
-            " AND p.token - f.max_seen <= %2$d", " AND (fl.max_seen = 0 OR v.token - fl.max_seen <= %2$d)", """
+            " AND p.token - GREATEST(f.max_seen, COALESCE((SELECT b.max_seen FROM %1$s b WHERE b.resource = p.floor_key),"
+                    + " 0)) <= %2$d",
+            " AND (fl.max_seen = 0 OR v.token - fl.max_seen <= %2$d)", """
             INSERT INTO %1$s AS f (resource, max_seen, holder, updated_at)
             VALUES (CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CURRENT_TIMESTAMP)
             ON CONFLICT (resource) DO UPDATE SET
@@ -84,7 +86,7 @@ public enum FenceSql {
                 holder     = IF(%1$s.max_seen < v.fence_token%2$s, v.fence_holder, %1$s.holder),
                 max_seen   = IF(%1$s.max_seen < v.fence_token%2$s, v.fence_token, %1$s.max_seen)
             RETURNING %1$s.max_seen, %1$s.holder""",
-            " AND v.fence_token - %1$s.max_seen <= %2$d",
+            " AND v.fence_token - GREATEST(%1$s.max_seen, COALESCE(fl.max_seen, 0)) <= %2$d",
             " AND (fl.max_seen = 0 OR v.fence_token - fl.max_seen <= %2$d)", """
             INSERT INTO %1$s (resource, max_seen, holder, updated_at)
             VALUES (?, ?, ?, CURRENT_TIMESTAMP(6))
@@ -117,7 +119,8 @@ public enum FenceSql {
                             CASE WHEN s.floor IS NULL OR (s.token > s.floor%4$s) THEN s.holder END,
                             CURRENT_TIMESTAMP)
             )""",
-            " AND s.token - f.max_seen <= %2$d", " AND (s.floor = 0 OR s.token - s.floor <= %2$d)", """
+            " AND s.token - GREATEST(f.max_seen, COALESCE(s.floor, 0)) <= %2$d",
+            " AND (s.floor = 0 OR s.token - s.floor <= %2$d)", """
             SELECT max_seen, holder FROM FINAL TABLE (
                 MERGE INTO %1$s f
                 USING (VALUES (CAST(? AS VARCHAR(256)), CAST(? AS BIGINT), CAST(? AS VARCHAR(256))))
@@ -160,7 +163,7 @@ public enum FenceSql {
                        CASE WHEN f.max_seen < p.token%2$s THEN p.token
                             WHEN f.max_seen = p.token AND f.holder = p.holder THEN f.max_seen
                             ELSE CAST('fencing-rejected check=%3$d max_seen=' || f.max_seen AS BIGINT) END
-                FROM (VALUES (CAST(? AS BIGINT), CAST(? AS TEXT))) AS p (token, holder))
+                FROM (VALUES (CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT))) AS p (token, holder, floor_key))
             RETURNING CASE WHEN f.holder IS NULL
                            THEN CAST('fencing-rejected check=%3$d max_seen=' || f.max_seen AS BIGINT) END""";
 
@@ -258,13 +261,15 @@ public enum FenceSql {
 
     /**
      * The check-and-advance statement on {@code table}; parameters: those of {@link #checkParameters} (resource,
-     * token value, holder, the key of the resource's family floor, and on PostgreSQL token and holder again);
+     * token value, holder, the key of the resource's family floor, and on PostgreSQL token, holder and key again);
      * returns one row (max_seen, holder). A resource without a row is judged against its family's floor row as if that were its
      * own with no holder: a token above it inserts the resource's row, any other inserts a row holding the floor
      * and no holder (locked until commit like any row), which the caller's rule refuses; without a floor the token
      * inserts its row whatever its value. With a bound on one advance (not {@link FenceRule#UNBOUNDED}), evaluated
      * by the same statement: a token more than {@code maxAdvance} above max_seen (or above the floor) leaves
-     * max_seen as it is, so the row returned has a max_seen below the token.
+     * max_seen as it is, so the row returned has a max_seen below the token. On a resource's own row the bound counts
+     * from the higher of its max_seen and its family's floor: the issuer's next token for it clears the floor, which
+     * compaction raised to the highest max_seen of the family's folded resources, however far below its own row is.
      */
     public String checkSql(String table, long maxAdvance) {
         return check.formatted(table, bound(advanceBound, table, maxAdvance), 0,
@@ -372,11 +377,12 @@ public enum FenceSql {
     /**
      * The parameters of {@link #checkSql}, in order: resource, token value, holder ({@code null} for a raised
      * floor), the key of the resource's family floor ({@link #floorKeyOf(String)}, {@code null} without a family);
-     * PostgreSQL then token value and holder again, for its update path.
+     * PostgreSQL then token value, holder and floor key again, for its update path (whose bound on one advance counts
+     * from the higher of max_seen and the family floor).
      */
     public Object[] checkParameters(String resource, long token, String holder) {
         String floorKey = floorKeyOf(resource);
-        return this == POSTGRESQL ? new Object[] {resource, token, holder, floorKey, token, holder}
+        return this == POSTGRESQL ? new Object[] {resource, token, holder, floorKey, token, holder, floorKey}
                 : new Object[] {resource, token, holder, floorKey};
     }
 

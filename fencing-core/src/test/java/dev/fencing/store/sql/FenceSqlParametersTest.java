@@ -42,8 +42,12 @@ class FenceSqlParametersTest {
         for (String statement : new String[] {keyed, familyless}) {
             assertThat(statement).endsWith("RETURNING max_seen, holder, "
                     + "set_config('lock_timeout', current_setting('fencing.lock_timeout'), true)")
-                    .contains("- f.max_seen <= 10").doesNotContain(";");
+                    .contains("max_seen <= 10").doesNotContain(";");
         }
+        // on a row of its own the bound counts from the higher of max_seen and the family floor
+        assertThat(keyed).contains("p.token - GREATEST(f.max_seen, COALESCE((SELECT b.max_seen FROM t b WHERE "
+                + "b.resource = p.floor_key), 0)) <= 10");
+        assertThat(familyless).contains("EXCLUDED.max_seen - f.max_seen <= 10");
         assertThat(sql.swapInLockTimeoutSql("5000ms")).isEqualTo("SELECT set_config('fencing.lock_timeout', "
                 + "current_setting('lock_timeout'), true), set_config('lock_timeout', '5000ms', true)");
         assertThat(sql.swapInLockTimeoutSql("1'; DROP TABLE t; --")).contains("'1''; DROP TABLE t; --'");
@@ -62,9 +66,10 @@ class FenceSqlParametersTest {
     }
 
     @Test
-    void postgresqlsUpdatePathIsGivenTheTokenAndHolderAgain() {
+    void postgresqlsUpdatePathIsGivenTheTokenHolderAndFloorKeyAgain() {
         assertThat(FenceSql.POSTGRESQL.checkParameters("orders:1", 5, "h"))
-                .containsExactly("orders:1", 5L, "h", FenceSql.floorKeyOf("orders:1"), 5L, "h");
+                .containsExactly("orders:1", 5L, "h", FenceSql.floorKeyOf("orders:1"), 5L, "h",
+                        FenceSql.floorKeyOf("orders:1"));
         assertThat(FenceSql.MARIADB.checkParameters("orders", 5, null))
                 .containsExactly("orders", 5L, null, null);
     }
