@@ -18,6 +18,9 @@ public final class CompactionRun implements Runnable {
 
     private final FenceCompaction store;
     private final IssuerFloors issuer;
+    /** The longest idle time: a century, still a timestamp every supported database can hold when subtracted. */
+    static final Duration MAX_IDLE_FOR = Duration.ofDays(36_500);
+
     private final Duration idleFor;
     private final int batchSize;
     private final CompactionMetrics metrics;
@@ -30,8 +33,8 @@ public final class CompactionRun implements Runnable {
      * @param idleFor   how long a resource must have gone without an accepted token to be folded; positive
      * @param batchSize resources per atomic unit; at least 1
      * @param metrics   where runs are counted
-     * @throws IllegalArgumentException naming the value, when {@code idleFor} is not positive or {@code batchSize}
-     *                                  is below 1
+     * @throws IllegalArgumentException naming the value, when {@code idleFor} is not positive or above a century, or
+     *                                  {@code batchSize} is below 1
      */
     public CompactionRun(FenceCompaction store, IssuerFloors issuer, Duration idleFor, int batchSize,
                          CompactionMetrics metrics) {
@@ -52,6 +55,11 @@ public final class CompactionRun implements Runnable {
         this.idleFor = Objects.requireNonNull(idleFor, "idleFor");
         if (idleFor.isNegative() || idleFor.isZero()) {
             throw new IllegalArgumentException("compaction idle time must be positive, was " + idleFor);
+        }
+        if (idleFor.compareTo(MAX_IDLE_FOR) > 0) {
+            // now minus such a span is before any timestamp a database keeps: every run would fail
+            throw new IllegalArgumentException("compaction idle time must be at most " + MAX_IDLE_FOR.toDays()
+                    + " days, was " + idleFor);
         }
         if (batchSize < 1) {
             throw new IllegalArgumentException("compaction batch size must be at least 1, was " + batchSize);

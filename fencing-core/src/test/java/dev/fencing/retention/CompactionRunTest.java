@@ -89,6 +89,11 @@ class CompactionRunTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must be positive, was PT0S");
         assertThatThrownBy(() -> new CompactionRun(store(null), IssuerFloors.ONE_SEQUENCE, Duration.ofDays(1), 0,
                 metrics)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("at least 1, was 0");
+        // idle-for=99999999d started, and every run failed on a timestamp out of range (a trial)
+        assertThatThrownBy(() -> new CompactionRun(store(null), IssuerFloors.ONE_SEQUENCE,
+                Duration.ofDays(99_999_999), 10, metrics)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("at most 36500 days, was PT2399999976H");
+        new CompactionRun(store(null), IssuerFloors.ONE_SEQUENCE, Duration.ofDays(36_500), 10, metrics);
         assertThat(calls).hasValue(0);
     }
 
