@@ -27,7 +27,8 @@ ON CONFLICT (resource) DO UPDATE SET (updated_at, holder, max_seen) = (
            CASE WHEN f.max_seen < p.token THEN p.token
                 WHEN f.max_seen = p.token AND f.holder = p.holder THEN f.max_seen
                 ELSE CAST('fencing-rejected check=0 max_seen=' || f.max_seen AS BIGINT) END
-    FROM (VALUES (CAST(1 AS BIGINT), CAST('lease-' || CAST(:client_id AS TEXT) AS TEXT))) AS p (token, holder))
+    FROM (VALUES (CAST(1 AS BIGINT), CAST('lease-' || CAST(:client_id AS TEXT) AS TEXT),
+                  CAST('bench' || chr(31) AS TEXT))) AS p (token, holder, floor_key))
 RETURNING CASE WHEN f.holder IS NULL
                THEN CAST('fencing-rejected check=0 max_seen=' || f.max_seen AS BIGINT) END;
 COMMIT;

@@ -23,7 +23,8 @@ ON CONFLICT (resource) DO UPDATE SET (updated_at, holder, max_seen) = (
                 THEN EXCLUDED.updated_at ELSE f.updated_at END,
            CASE WHEN f.max_seen < p.token THEN p.holder ELSE f.holder END,
            CASE WHEN f.max_seen < p.token THEN p.token ELSE f.max_seen END
-    FROM (VALUES (CAST(1 AS BIGINT), CAST('lease-' || CAST(:client_id AS TEXT) AS TEXT))) AS p (token, holder))
+    FROM (VALUES (CAST(1 AS BIGINT), CAST('lease-' || CAST(:client_id AS TEXT) AS TEXT),
+                  CAST('bench' || chr(31) AS TEXT))) AS p (token, holder, floor_key))
 RETURNING max_seen, holder;
 INSERT INTO @ROWS@ (k, v) VALUES ('client-' || CAST(:client_id AS TEXT), 1);
 COMMIT;
