@@ -422,7 +422,8 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
         /**
          * Refuses, as {@link dev.fencing.rule.OutOfRangeTokenException}, a token more than {@code maxAdvance} above
-         * a resource's max_seen.
+         * a resource's max_seen (or, when its family's floor is higher, above that floor: the issuer's next token
+         * clears the floor).
          *
          * @throws IllegalArgumentException when {@code maxAdvance} is below 1
          */
