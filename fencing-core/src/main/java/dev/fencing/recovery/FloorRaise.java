@@ -123,6 +123,7 @@ public final class FloorRaise {
             run(atLeast, alsoResources, new Tally(top, actor));
         }
         Tally tally = new Tally(null, actor);
+        tally.migration = top;
         run(atLeast, alsoResources, tally);
         long raised = tally.raised;
         long examined = tally.examined;
@@ -149,6 +150,8 @@ public final class FloorRaise {
     private static final class Tally {
         final Map.Entry<String, Long> checking;
         final String actor;
+        /** The migration with the highest stored base, when one is: its issuer's range starts there. */
+        Map.Entry<String, Long> migration;
         long examined;
         long raised;
 
@@ -190,7 +193,7 @@ public final class FloorRaise {
                             + FencingToken.printable(resource) + "' (the issuer's highest token"
                             + (atLeast > 0 ? ", at least " + atLeast : "") + ")", target, tally.checking));
                 }
-            } else if (raise(resource, atLeast)) {
+            } else if (raise(resource, atLeast, tally.migration)) {
                 tally.raised++;
             }
         }
@@ -212,15 +215,22 @@ public final class FloorRaise {
         return target;
     }
 
-    /** Raises one resource; {@code true} when its max_seen was below the target. */
-    private boolean raise(String resource, long atLeast) {
+    /**
+     * Raises one resource; {@code true} when its max_seen was below the target. With a stored {@code migration}, the
+     * issuer's counters are raised only when they count in the migration's range (the offset issuer): those of the
+     * old issuer, raised to the target, would hand out tokens among the new issuer's (a trial: the old instance, told
+     * to raise its counters by its startup warning, wrote over the new issuer's holders).
+     */
+    private boolean raise(String resource, long atLeast, Map.Entry<String, Long> migration) {
         // a family's floor (compaction) has a key of the family and an invisible U+001F: null for a resource
         String family = FenceSql.familyOfFloorKey(resource);
         long target = target(resource, family, atLeast);
         if (target <= 0) {
             return false;
         }
-        if (atLeast > 0 && issued instanceof CounterFloors counters) {
+        if (atLeast > 0 && issued instanceof CounterFloors counters
+                && (migration == null || issued.highestIssued(family != null ? family + ":" : resource)
+                >= migration.getValue())) {
             // the issuer's counters may have been restored or reset too: its next tokens must clear the floor, or
             // every acquisition is refused until its counter passes it, one at a time
             if (family == null) {

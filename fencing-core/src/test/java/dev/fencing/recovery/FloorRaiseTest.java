@@ -261,4 +261,26 @@ class FloorRaiseTest {
         assertThat(store.maxSeen("audit")).hasValue(1000);
         assertThatThrownBy(() -> write(zombie)).isInstanceOf(TokenRejectedException.class);
     }
+    /**
+     * Mid-migration, the old issuer's application raising with a value above the stored base (its startup warning
+     * told the operator to): the floors rise, but its counters stay below the base, so its next token is refused
+     * rather than handed out among the new issuer's (a trial: the old instance wrote 100005 over the new holders).
+     */
+    @Test
+    void theOldIssuersCountersAreNotRaisedIntoAStoredMigrationsRange() throws Throwable {
+        java.util.Map<String, Long> bases = java.util.Map.of("zk-2026", 1000L);
+        try (Lease old = issuer.acquire("ledger", WAIT)) {
+            write(old.token()); // the old issuer's token 1
+        }
+        write(new FencingToken("ledger", 1002, "new-issuer"));
+
+        FloorRaiseResult result = raise(issuer).withStoredBases(() -> bases).raiseAll(1002, "ops");
+
+        assertThat(result.examined()).isEqualTo(1);
+        assertThat(store.maxSeen("ledger")).hasValue(1002);
+        try (Lease next = issuer.acquire("ledger", WAIT)) {
+            assertThat(next.token().value()).as("the old issuer's counter was left below the base").isEqualTo(2);
+            assertThatThrownBy(() -> write(next.token())).isInstanceOf(TokenRejectedException.class);
+        }
+    }
 }

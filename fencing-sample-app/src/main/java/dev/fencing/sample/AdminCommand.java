@@ -62,6 +62,9 @@ final class AdminCommand {
         DataSource dataSource = request.database.dataSource();
         JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(request.database.fenceTable()).build();
         Map<String, Long> bases = request.offset.stored(dataSource);
+        if (request.offset.missingNote() != null) {
+            out.println(request.offset.missingNote());
+        }
         IssuedTokens issuer = request.noLease ? null : request.offset.issued(
                 JdbcTokenIssuer.builder(dataSource).table(request.database.leaseTable()).build(), bases);
         MaxSeenReset reset = new MaxSeenReset(new JdbcFenceAdmin(store), issuer, new AdminMetrics(null))

@@ -23,6 +23,7 @@ final class OffsetOptions {
 
     private String name;
     private String table = JdbcIssuerBase.DEFAULT_TABLE;
+    private boolean missing;
 
     /**
      * Takes {@code args[i]} (and its value) when it is an offset option.
@@ -58,7 +59,8 @@ final class OffsetOptions {
                 if (name != null) {
                     throw new IllegalArgumentException("--offset " + name + ": " + e.getMessage());
                 }
-                return Map.of(); // no base table: no migration was ever stored
+                missing = true;
+                return Map.of(); // no base table: no migration was ever stored here
             }
             throw e;
         }
@@ -109,6 +111,17 @@ final class OffsetOptions {
         public void raiseResourceFloor(String resource, long floor) {
             ((IssuerFloors) shifted).raiseResourceFloor(resource, floor);
         }
+    }
+
+    /**
+     * What to print when {@link #stored} found no base table: a move stored under another table name
+     * ({@code fencing.issuer.offset.table}) would go unseen, so the command says which one it read; {@code null} when
+     * it found one.
+     */
+    String missingNote() {
+        return missing ? "note: no issuer base table '" + table + "' in this database, so no issuer migration bounds "
+                + "this command; if the tokens carry an offset stored in another table (fencing.issuer.offset.table), "
+                + "give it with --issuer-base-table and --offset" : null;
     }
 
     /** The offset's name, {@code null} when none was given. */

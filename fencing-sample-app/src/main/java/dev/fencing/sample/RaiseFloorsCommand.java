@@ -60,6 +60,9 @@ final class RaiseFloorsCommand {
         DataSource dataSource = request.database.dataSource();
         JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(request.database.fenceTable()).build();
         Map<String, Long> bases = request.offset.stored(dataSource);
+        if (request.offset.missingNote() != null) {
+            out.println(request.offset.missingNote());
+        }
         IssuedTokens issuer = request.noLease ? null : request.offset.issued(
                 JdbcTokenIssuer.builder(dataSource).table(request.database.leaseTable()).build(), bases);
         JdbcFenceAdmin admin = new JdbcFenceAdmin(store);

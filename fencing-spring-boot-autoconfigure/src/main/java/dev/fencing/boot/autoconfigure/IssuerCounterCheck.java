@@ -67,7 +67,7 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
         FenceInventory fences = inventory.get();
         String problem = problem(issuer, fences, storedOffsets);
         if (problem == null) {
-            String below = enforced ? countersBelow(issuer, fences) : null;
+            String below = enforced ? countersBelow(issuer, fences, storedOffsets) : null;
             if (below != null) {
                 log.warn(below);
             }
@@ -165,7 +165,8 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
      * each counter passes it: a lease table on another database, restored from an older backup, or a Redis restart
      * without persistence. Logged, not fatal: the repair (the actuator's floor raise) needs the application running.
      */
-    static String countersBelow(TokenIssuer issuer, FenceInventory fences) {
+    static String countersBelow(TokenIssuer issuer, FenceInventory fences,
+                                Supplier<Map<String, Long>> storedOffsets) {
         TokenIssuer counted = issuer instanceof SigningTokenIssuer signing ? signing.delegate() : issuer;
         if (!(counted instanceof IssuedTokens tokens) || tokens.oneSequence() || !(fences instanceof FenceAdmin admin)) {
             return null;
@@ -197,6 +198,25 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
         StringBuilder listed = new StringBuilder();
         below.entrySet().stream().limit(5).forEach(e -> listed.append(listed.isEmpty() ? "" : "; ")
                 .append("'").append(e.getKey()).append("': ").append(e.getValue()));
+        long ownBase = counted instanceof OffsetTokenIssuer offset ? offset.base() : 0;
+        Map<String, Long> above = new LinkedHashMap<>();
+        storedOffsets.get().forEach((migration, base) -> {
+            if (base > ownBase) {
+                above.put(migration, base);
+            }
+        });
+        if (!above.isEmpty()) {
+            // the old issuer of a move: raising its counters would hand out tokens among the new issuer's
+            return "The token issuer's counters (" + counted.getClass().getSimpleName() + ": one per resource) are "
+                    + "below the fence store's max_seen for " + below.size() + " of the first " + examined
+                    + " resources (" + listed + (below.size() > 5 ? "; ..." : "") + "), and an issuer migration "
+                    + "stored a base above this issuer's range: " + list(above) + ". This application issues the "
+                    + "tokens of the old issuer of that move, which the new issuer's holders have written past: its "
+                    + "next tokens are refused as stale, as they should be. Stop it, or configure it as the move's "
+                    + "instances are (fencing.issuer.offset.name and fencing.issuer.offset.base, with the new "
+                    + "issuer); do not raise its counters (the floor raise leaves them below the base). " + PROPERTY
+                    + "=false turns this check off";
+        }
         return "The token issuer's counters (" + counted.getClass().getSimpleName() + ": one per resource) are below "
                 + "the fence store's max_seen for " + below.size() + " of the first " + examined + " resources ("
                 + listed + (below.size() > 5 ? "; ..." : "") + "): their next tokens will be refused as stale until "

@@ -182,6 +182,23 @@ class IssuerCounterCheckTest {
     }
 
     /**
+     * The old issuer's application of a move (no offset of its own, a base stored above its range): its startup
+     * warning told the operator to raise its counters, which then handed out tokens among the new issuer's (a
+     * re-trial). It now says what the instance is and that its counters stay below.
+     */
+    @Test
+    void theOldIssuerOfAMoveIsToldWhatItIsNotToRaiseItsCounters(CapturedOutput output) throws Throwable {
+        InMemoryFenceStore store = storeAt(100_004);
+        dev.fencing.issuer.InMemoryIssuerBase bases = new dev.fencing.issuer.InMemoryIssuerBase();
+        bases.establish("to-zk", 100_000);
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
+                .withBean(dev.fencing.issuer.IssuerBase.class, () -> bases)
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("an issuer migration stored a base above this issuer's range: 'to-zk'=100000")
+                .contains("do not raise its counters").doesNotContain("\"atLeast\": N");
+    }
+
+    /**
      * Behind a routing store (two databases), the stores it routes to are read as one: a per-resource counter below
      * its route's max_seen is named, and a one-sequence counter below the highest max_seen of any route fails startup
      * (a re-trial with two databases saw both checks skipped).
