@@ -21,7 +21,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PgbenchScriptsTest {
 
-    /** The parameters as the scripts write them (resource, token, holder, floor key; token, holder and floor key again), and the markers they are. */
+    /**
+     * The parameters as the scripts write them (resource, token, holder, floor key; token, holder and floor key
+     * again), and the markers they are.
+     */
     private static final Map<String, String> PARAMETERS = new LinkedHashMap<>();
 
     static {

@@ -1031,8 +1031,9 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
          * Bounds how far one token may move a resource's max_seen (off by default): a token more than
          * {@code maxAdvance} above max_seen (or, when its family's floor is higher, above that floor) is refused as
          * {@link dev.fencing.rule.OutOfRangeTokenException} and max_seen stays, decided by the check statement
-         * itself. A resource's first token (no row yet) is accepted whatever its value. Size it from the issuer: for the JDBC lease, tokens grow by one per acquire; for
-         * ZooKeeper and etcd, by every write of the whole ensemble or cluster (see docs/operations.md).
+         * itself. A resource's first token (no row yet) is accepted whatever its value. Size it from the issuer:
+         * for the JDBC lease, tokens grow by one per acquire; for ZooKeeper and etcd, by every write of the whole
+         * ensemble or cluster (see docs/operations.md).
          *
          * @throws FencingConfigurationException when {@code maxAdvance} is below 1
          */

@@ -123,9 +123,4 @@ final class OffsetOptions {
                 + "this command; if the tokens carry an offset stored in another table (fencing.issuer.offset.table), "
                 + "give it with --issuer-base-table and --offset" : null;
     }
-
-    /** The offset's name, {@code null} when none was given. */
-    String name() {
-        return name;
-    }
 }

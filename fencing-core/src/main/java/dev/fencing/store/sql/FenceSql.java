@@ -27,11 +27,12 @@ public enum FenceSql {
      * fourth parameter); the update path (it has one) judges the token against the row's own max_seen, reading the
      * presented token and holder from a one-row sub-select of its own (the fifth to seventh parameters, the token,
      * holder and floor key again: the row proposed for insertion holds the floor when the floor refused the token, so
-     * it cannot carry the token to the update path; the floor key serves a bound on one advance only). Which path runs is decided by the unique index, never by what the
-     * statement's snapshot read: a row deleted meanwhile leaves a check on the insert path, judged against the floor
-     * its snapshot read. After a reset to 0, which changes no floor, that is the floor at any isolation level; after
-     * compaction, which raises floors, only in READ COMMITTED (a check queued behind compaction's table lock takes its
-     * snapshot after it). A {@code null} holder (a raised floor) advances max_seen as a token does.
+     * it cannot carry the token to the update path; the floor key serves a bound on one advance only). Which path
+     * runs is decided by the unique index, never by what the statement's snapshot read: a row deleted meanwhile
+     * leaves a check on the insert path, judged against the floor its snapshot read. After a reset to 0, which
+     * changes no floor, that is the floor at any isolation level; after compaction, which raises floors, only in READ
+     * COMMITTED (a check queued behind compaction's table lock takes its snapshot after it). A {@code null} holder (a
+     * raised floor) advances max_seen as a token does.
      */
     POSTGRESQL("""
             INSERT INTO %1$s AS f (resource, max_seen, holder, updated_at)
@@ -49,8 +50,8 @@ public enum FenceSql {
                        CASE WHEN f.max_seen < p.token%2$s THEN p.token ELSE f.max_seen END
                 FROM (VALUES (CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS TEXT))) AS p (token, holder, floor_key))
             RETURNING max_seen, holder""",
-            " AND p.token - GREATEST(f.max_seen, COALESCE((SELECT b.max_seen FROM %1$s b WHERE b.resource = p.floor_key),"
-                    + " 0)) <= %2$d",
+            " AND p.token - GREATEST(f.max_seen, COALESCE((SELECT b.max_seen FROM %1$s b"
+                    + " WHERE b.resource = p.floor_key), 0)) <= %2$d",
             " AND (fl.max_seen = 0 OR v.token - fl.max_seen <= %2$d)", """
             INSERT INTO %1$s AS f (resource, max_seen, holder, updated_at)
             VALUES (CAST(? AS TEXT), CAST(? AS BIGINT), CAST(? AS TEXT), CURRENT_TIMESTAMP)

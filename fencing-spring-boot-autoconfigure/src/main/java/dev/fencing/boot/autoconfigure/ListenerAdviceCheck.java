@@ -21,8 +21,9 @@ import java.util.Map;
 /**
  * Before the listener containers of its context start (a lifecycle phase ahead of theirs), names those, of the
  * {@code @RabbitListener} registries and those declared as beans, that trust no sender's token (INFO: the starter's
- * {@link ListenerAdviceInstaller#refusing()}) and fails startup on any with no {@code FencingTokenListenerAdvice} at all:
- * it would ignore the header, and an acquiring listener would set a sender's (perhaps a zombie's) token aside unseen.
+ * {@link ListenerAdviceInstaller#refusing()}) and fails startup on any with no {@code FencingTokenListenerAdvice} at
+ * all: it would ignore the header, and an acquiring listener would set a sender's (perhaps a zombie's) token aside
+ * unseen.
  */
 final class ListenerAdviceCheck implements SmartLifecycle, ApplicationContextAware {
 
