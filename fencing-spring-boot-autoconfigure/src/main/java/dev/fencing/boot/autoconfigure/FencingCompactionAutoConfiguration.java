@@ -29,7 +29,8 @@ import java.util.stream.Stream;
  * the application's {@link FenceStore} (and the issuer's own table when it keeps one, {@link IssuerCompaction}: the
  * JDBC lease), run by a thread of its own ({@link FencingCompactionSchedule}). Every
  * mistake fails at startup: a store that cannot compact, an issuer that cannot keep its tokens above a family floor
- * (unless {@code fencing.compaction.issuer-tokens=one-sequence} says the tokens come from one sequence), a
+ * (unless {@code fencing.compaction.issuer-tokens=one-sequence} says the tokens come from one sequence; said beside
+ * an issuer bean that keeps a counter per resource, that fails too), a
  * non-positive age, interval or batch size, a malformed cron expression, a cron expression set together with an
  * interval or initial delay.
  */
@@ -104,6 +105,17 @@ public class FencingCompactionAutoConfiguration {
 
     static IssuerFloors floors(TokenIssuer issuer, FencingCompactionProperties.IssuerTokens tokens) {
         if (tokens == FencingCompactionProperties.IssuerTokens.ONE_SEQUENCE) {
+            if (issuer instanceof IssuedTokens issued && !issued.oneSequence()) {
+                // its counters would never be raised to a family's floor: every folded resource would refuse its
+                // next tokens as stale until its own counter passed the floor
+                throw new FencingConfigurationException("fencing.compaction.issuer-tokens=one-sequence, but the "
+                        + "TokenIssuer bean (" + issuer.getClass().getName() + ") keeps a counter per resource "
+                        + "(its IssuedTokens.oneSequence() is false): with one-sequence no family floor is raised "
+                        + "in it, and a folded resource would refuse its next tokens as stale until its counter "
+                        + "passed the floor; remove fencing.compaction.issuer-tokens (the issuer bean's floors are "
+                        + "used by default), or, if its tokens do come from one sequence for every resource, have "
+                        + "its oneSequence() answer true");
+            }
             // no floor to raise; an issuer that can say what it handed out still lets the compaction leave a
             // max_seen above every issued token unfolded
             return issuer instanceof IssuedTokens issued ? new OneSequence(issued) : IssuerFloors.ONE_SEQUENCE;

@@ -30,6 +30,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The scheduled compaction: off by default, every mistake refused at startup, runs with what was configured. */
 @ExtendWith(OutputCaptureExtension.class)
@@ -291,15 +292,64 @@ class FencingCompactionAutoConfigurationTest {
      */
     @Test
     void oneSequenceFloorsKeepWhatTheIssuerHandedOut() {
-        dev.fencing.issuer.InMemoryTokenIssuer issuer = new dev.fencing.issuer.InMemoryTokenIssuer();
-        issuer.acquire("orders:1", Duration.ZERO).close();
+        OneSequenceIssuer issuer = new OneSequenceIssuer(41);
         IssuerFloors floors = FencingCompactionAutoConfiguration.floors(issuer,
                 FencingCompactionProperties.IssuerTokens.ONE_SEQUENCE);
         assertThat(floors).isInstanceOf(dev.fencing.recovery.IssuedTokens.class);
-        assertThat(((dev.fencing.recovery.IssuedTokens) floors).highestIssued("orders:1")).isEqualTo(1);
+        assertThat(((dev.fencing.recovery.IssuedTokens) floors).highestIssued("orders:1")).isEqualTo(41);
+        assertThat(((dev.fencing.recovery.IssuedTokens) floors).oneSequence()).isTrue();
         floors.raiseFamilyFloor("orders", 500);
-        assertThat(issuer.highestIssued("orders:1")).as("no floor raised").isEqualTo(1);
         assertThat(FencingCompactionAutoConfiguration.floors(null,
                 FencingCompactionProperties.IssuerTokens.ONE_SEQUENCE)).isSameAs(IssuerFloors.ONE_SEQUENCE);
+    }
+
+    /**
+     * One-sequence declared beside an issuer that counts per resource would leave its counters below the family
+     * floors compaction raises: the folded resource's next tokens would all be refused as stale.
+     */
+    @Test
+    void oneSequenceBesideAPerResourceIssuerFailsAtStartup() {
+        dev.fencing.issuer.InMemoryTokenIssuer perResource = new dev.fencing.issuer.InMemoryTokenIssuer();
+        assertThatThrownBy(() -> FencingCompactionAutoConfiguration.floors(perResource,
+                FencingCompactionProperties.IssuerTokens.ONE_SEQUENCE))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("fencing.compaction.issuer-tokens=one-sequence")
+                .hasMessageContaining(dev.fencing.issuer.InMemoryTokenIssuer.class.getName())
+                .hasMessageContaining("counter per resource");
+        runner.withUserConfiguration(CompactingStoreConfig.class)
+                .withBean(TokenIssuer.class, dev.fencing.issuer.InMemoryTokenIssuer::new)
+                .withPropertyValues("fencing.compaction.enabled=true", "fencing.compaction.issuer-tokens=one-sequence")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasRootCauseInstanceOf(FencingConfigurationException.class)
+                        .rootCause().hasMessageContaining("remove fencing.compaction.issuer-tokens"));
+    }
+
+    /** An issuer of one sequence for every resource, whose highest issued token is fixed. */
+    static final class OneSequenceIssuer implements TokenIssuer, dev.fencing.recovery.IssuedTokens {
+        private final long highest;
+
+        OneSequenceIssuer(long highest) {
+            this.highest = highest;
+        }
+
+        @Override
+        public dev.fencing.issuer.Lease acquire(String resource, Duration timeout) {
+            throw new UnsupportedOperationException("not acquired in this test");
+        }
+
+        @Override
+        public long highestIssued(String resource) {
+            return highest;
+        }
+
+        @Override
+        public boolean isHeld(String resource) {
+            return false;
+        }
+
+        @Override
+        public boolean oneSequence() {
+            return true;
+        }
     }
 }
