@@ -190,8 +190,9 @@ public final class FloorRaise {
                 if (target < tally.checking.getValue()) {
                     throw new IllegalArgumentException("floor raise asked by " + tally.actor + " refused, nothing "
                             + "changed: " + MigrationBases.tooLow("the floor of resource '"
-                            + FencingToken.printable(resource) + "' (the issuer's highest token"
-                            + (atLeast > 0 ? ", at least " + atLeast : "") + ")", target, tally.checking));
+                            + FencingToken.printable(resource) + "' (" + (issued == null ? "at least " + atLeast
+                            : "the issuer's highest token" + (atLeast > 0 ? ", at least " + atLeast : "")) + ")",
+                            target, tally.checking, issued != null));
                 }
             } else if (raise(resource, atLeast, tally.migration)) {
                 tally.raised++;

@@ -117,7 +117,8 @@ public final class MaxSeenReset {
         Map.Entry<String, Long> top = bases.highest();
         if (top != null && target < top.getValue()) {
             throw refused(resource, actor, "Reset of resource '" + resource + "' refused: "
-                    + MigrationBases.tooLow("the new max_seen (" + why + ")", target, top));
+                    + MigrationBases.tooLow("the new max_seen (" + why + ")", target, top,
+                    issued != null));
         }
         if (current.getAsLong() <= target) {
             throw new IllegalArgumentException("max_seen of resource '" + resource + "' is " + current.getAsLong()

@@ -35,13 +35,19 @@ final class MigrationBases {
         return top;
     }
 
-    /** Why {@code value} is too low for {@code top}'s tokens, for a refusal. */
-    static String tooLow(String what, long value, Map.Entry<String, Long> top) {
+    /**
+     * Why {@code value} is too low for {@code top}'s tokens, for a refusal; {@code issuerRead} says whether the value
+     * came from an issuer (then the fix is to ask the right one) or was given without one (then to give a higher one).
+     */
+    static String tooLow(String what, long value, Map.Entry<String, Long> top, boolean issuerRead) {
+        String fix = issuerRead
+                ? "Run it where the tokens' issuer answers with its offset (the actuator of an application with "
+                + "fencing.issuer.offset.base, or the command line with --offset " + top.getKey() + ")"
+                : "Give a value at or above " + top.getValue() + " (every token of that migration's issuer is above "
+                + "its base; add the base to a token of that issuer read without it)";
         return what + " " + value + " is below the base " + top.getValue() + " that the issuer migration '"
                 + top.getKey() + "' stored (fencing.issuer.offset.*): its issuer hands out tokens above "
-                + top.getValue() + ", and one of them could write again. Run it where the tokens' issuer answers "
-                + "with its offset (the actuator of an application with fencing.issuer.offset.base, or the command "
-                + "line with --offset " + top.getKey() + "), or, if that migration was abandoned before its issuer "
-                + "handed out any token, delete its row from the issuer base table first";
+                + top.getValue() + ", and one of them could write again. " + fix + ", or, if that migration was "
+                + "abandoned before its issuer handed out any token, delete its row from the issuer base table first";
     }
 }

@@ -249,7 +249,10 @@ class FloorRaiseTest {
                 .hasMessageContaining("floor raise asked by ops refused, nothing changed")
                 .hasMessageContaining("is below the base 1000 that the issuer migration 'zk-2026' stored");
         assertThatThrownBy(() -> raise(null).withStoredBases(() -> bases).raiseAll(999, "ops"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("999 is below the base 1000");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("(at least 999) 999 is below the base 1000")
+                .hasMessageContaining("Give a value at or above 1000")
+                .hasMessageNotContaining("--offset"); // without an issuer, an offset has nothing to shift
         assertThat(store.maxSeen("ledger")).hasValue(5);
         assertThat(store.maxSeen("audit")).hasValue(7);
         assertThat(raisedCount()).isZero();

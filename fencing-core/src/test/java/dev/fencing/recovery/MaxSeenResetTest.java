@@ -235,8 +235,13 @@ class MaxSeenResetTest {
                 .hasMessageContaining("--offset zk-2026");
         assertThatThrownBy(() -> onTheOldIssuer.toValue(R, 999, "ops:alice", true, false))
                 .isInstanceOf(ResetRefusedException.class).hasMessageContaining("999 is below the base 1000");
+        assertThatThrownBy(() -> new MaxSeenReset(store, null, new AdminMetrics(registry))
+                .withStoredBases(() -> bases).toValue(R, 999, "ops:alice", true, false))
+                .isInstanceOf(ResetRefusedException.class).hasMessageContaining("999 is below the base 1000")
+                .hasMessageContaining("Give a value at or above 1000")
+                .hasMessageNotContaining("--offset"); // without an issuer, an offset has nothing to shift
         assertThat(store.maxSeen(R)).hasValue(Long.MAX_VALUE);
-        assertThat(count("refused")).isEqualTo(2);
+        assertThat(count("refused")).isEqualTo(3);
 
         ResetResult result = new MaxSeenReset(store, (IssuedTokens) migrated, new AdminMetrics(registry))
                 .withStoredBases(() -> bases).toHighestIssued(R, "ops:alice", false);
