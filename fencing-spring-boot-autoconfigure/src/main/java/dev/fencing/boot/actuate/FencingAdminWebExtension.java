@@ -35,6 +35,9 @@ import java.util.Objects;
 @EndpointWebExtension(endpoint = FencingEndpoint.class)
 public class FencingAdminWebExtension {
 
+    private static final String WRITE = "POST /actuator/fencing";
+    private static final String RESET = "POST /actuator/fencing/{resource}";
+
     private final MaxSeenReset reset;
     private final FloorRaise floorRaise;
     private final FencingEndpoint endpoint;
@@ -88,8 +91,21 @@ public class FencingAdminWebExtension {
      */
     @WriteOperation
     public WebEndpointResponse<Map<String, Object>> write(@Nullable String mode, @Nullable String resource,
-                                                          @Nullable Boolean afterRestore, @Nullable Long atLeast,
+                                                          @Nullable String afterRestore, @Nullable String atLeast,
                                                           SecurityContext security) {
+        Boolean restored;
+        Long floor;
+        try {
+            restored = BodyField.flag("afterRestore", afterRestore, WRITE);
+            floor = BodyField.number("atLeast", atLeast, WRITE);
+        } catch (IllegalArgumentException e) {
+            return error(resource, e.getMessage(), WebEndpointResponse.STATUS_BAD_REQUEST);
+        }
+        return write(mode, resource, restored, floor, security);
+    }
+
+    private WebEndpointResponse<Map<String, Object>> write(String mode, String resource, Boolean afterRestore,
+                                                           Long atLeast, SecurityContext security) {
         boolean switching = mode != null || resource != null;
         boolean raising = afterRestore != null || atLeast != null;
         if (switching && raising) {
@@ -145,21 +161,31 @@ public class FencingAdminWebExtension {
      * 400 and changes nothing: sent here by mistake (a floor raise meant), it lowered the resource instead.
      */
     @WriteOperation
-    public WebEndpointResponse<Map<String, Object>> resetFloor(@Selector String resource, @Nullable Long to,
-                                                               @Nullable Boolean override, @Nullable Boolean force,
-                                                               @Nullable String mode, @Nullable Boolean afterRestore,
-                                                               @Nullable Long atLeast, SecurityContext security) {
+    public WebEndpointResponse<Map<String, Object>> resetFloor(@Selector String resource, @Nullable String to,
+                                                               @Nullable String override, @Nullable String force,
+                                                               @Nullable String mode, @Nullable String afterRestore,
+                                                               @Nullable String atLeast, SecurityContext security) {
         if (mode != null || afterRestore != null || atLeast != null) {
             return error(resource, "POST /actuator/fencing/{resource} lowers the resource's max_seen and takes to, "
                     + "override and force; mode, afterRestore and atLeast belong to POST /actuator/fencing (the mode "
                     + "switch, the floor raise after a restore): nothing changed",
                     WebEndpointResponse.STATUS_BAD_REQUEST);
         }
+        Long value;
+        boolean overriding;
+        boolean forced;
+        try {
+            value = BodyField.number("to", to, RESET);
+            overriding = Boolean.TRUE.equals(BodyField.flag("override", override, RESET));
+            forced = Boolean.TRUE.equals(BodyField.flag("force", force, RESET));
+        } catch (IllegalArgumentException e) {
+            return error(resource, e.getMessage(), WebEndpointResponse.STATUS_BAD_REQUEST);
+        }
         String actor = actor(security);
         try {
-            ResetResult result = to == null
-                    ? reset.toHighestIssued(resource, actor, Boolean.TRUE.equals(force))
-                    : reset.toValue(resource, to, actor, Boolean.TRUE.equals(override), Boolean.TRUE.equals(force));
+            ResetResult result = value == null
+                    ? reset.toHighestIssued(resource, actor, forced)
+                    : reset.toValue(resource, value, actor, overriding, forced);
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("resource", result.resource());
             body.put("previousMaxSeen", result.previous());

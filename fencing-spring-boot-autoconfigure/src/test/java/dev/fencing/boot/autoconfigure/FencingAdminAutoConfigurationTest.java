@@ -38,7 +38,7 @@ class FencingAdminAutoConfigurationTest {
             FenceStore store = context.getBean(FenceStore.class);
             store.fence("accounts:1", new FencingToken("accounts:1", Long.MAX_VALUE, "evil"), () -> null);
             var answer = context.getBean(FencingAdminWebExtension.class)
-                    .resetFloor("accounts:1", 5L, true, null, null, null, null, null);
+                    .resetFloor("accounts:1", "5", "true", null, null, null, null, null);
             assertThat(answer.getStatus()).isEqualTo(200);
             assertThat(answer.getBody()).containsEntry("maxSeen", 5L).containsEntry("actor", "actuator (unauthenticated)");
             assertThat(context.getBean(MeterRegistry.class).get("fencing.admin.resets").tag("outcome", "lowered")
@@ -74,12 +74,21 @@ class FencingAdminAutoConfigurationTest {
                     accounts.fence("accounts:1", new FencingToken("accounts:1", 4, "a"), () -> null);
                     ledger.fence("ledger:1", new FencingToken("ledger:1", 9, "b"), () -> null);
                     FencingAdminWebExtension admin = context.getBean(FencingAdminWebExtension.class);
-                    var raised = admin.write(null, null, true, 30L, null);
+                    var bent = admin.write(null, null, "yes", "30", null);
+                    assertThat(bent.getStatus()).isEqualTo(400);
+                    assertThat(bent.getBody().get("error").toString())
+                            .contains("\"afterRestore\" of POST /actuator/fencing must be true or false, not 'yes'");
+                    var notANumber = admin.write(null, null, "true", "3e2", null);
+                    assertThat(notANumber.getStatus()).isEqualTo(400);
+                    assertThat(notANumber.getBody().get("error").toString()).contains("\"atLeast\"", "'3e2'");
+                    assertThat(accounts.maxSeen("accounts:1")).hasValue(4);
+                    var raised = admin.write(null, null, "true", "30", null);
                     assertThat(raised.getStatus()).isEqualTo(200);
                     assertThat(raised.getBody()).containsEntry("examined", 2L).containsEntry("raised", 2L);
                     assertThat(accounts.maxSeen("accounts:1")).hasValue(30);
                     assertThat(ledger.maxSeen("ledger:1")).hasValue(30);
-                    assertThat(admin.resetFloor("ledger:1", 12L, true, null, null, null, null, null).getStatus()).isEqualTo(200);
+                    assertThat(admin.resetFloor("ledger:1", "12", "true", null, null, null, null, null).getStatus())
+                            .isEqualTo(200);
                     assertThat(ledger.maxSeen("ledger:1")).hasValue(12);
                 });
     }

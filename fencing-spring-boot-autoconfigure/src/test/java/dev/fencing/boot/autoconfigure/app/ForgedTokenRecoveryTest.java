@@ -153,6 +153,16 @@ class ForgedTokenRecoveryTest {
             assertThat(misdirected.statusCode()).isEqualTo(400);
             assertThat(misdirected.body()).contains("belong to POST /actuator/fencing", "nothing changed");
             assertThat(maxSeen()).isEqualTo(Long.MAX_VALUE);
+            // values Spring's conversion bent ("yes" as true) or refused without naming the field
+            HttpResponse<String> notANumber = resetFloor(port, "{\"to\": \"abc\", \"override\": true}");
+            assertThat(notANumber.statusCode()).isEqualTo(400);
+            assertThat(notANumber.body()).contains("\\\"to\\\" of POST /actuator/fencing/{resource} must be a whole "
+                    + "number", "'abc'", "nothing changed");
+            HttpResponse<String> notABoolean = resetFloor(port, "{\"to\": 4, \"override\": \"yes\"}");
+            assertThat(notABoolean.statusCode()).isEqualTo(400);
+            assertThat(notABoolean.body()).contains("\\\"override\\\" of POST /actuator/fencing/{resource} must be "
+                    + "true or false, not 'yes'");
+            assertThat(maxSeen()).isEqualTo(Long.MAX_VALUE);
 
             HttpResponse<String> reset = resetFloor(port, "{}");
 
