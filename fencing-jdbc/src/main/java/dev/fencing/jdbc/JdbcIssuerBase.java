@@ -10,12 +10,15 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -33,6 +36,13 @@ public final class JdbcIssuerBase implements IssuerBase {
 
     /** The table name when none is given: {@code fencing_issuer_base}. */
     public static final String DEFAULT_TABLE = BaseDialect.DEFAULT_TABLE;
+
+    /**
+     * SQL states of a missing table or schema: PostgreSQL's two, MariaDB's and H2's, H2's variants (with candidate
+     * names, in an empty database) and its missing schema.
+     */
+    private static final Set<String> MISSING_TABLE_STATES = Set.of("42P01", "3F000", "42S02", "42S03", "42S04",
+            "90079");
 
     private static final Pattern NAME = Pattern.compile(
             "[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
@@ -138,6 +148,39 @@ public final class JdbcIssuerBase implements IssuerBase {
         }
         return stored(name).orElseThrow(() -> new IllegalStateException("Issuer base table '" + table
                 + "' did not keep the base of '" + name + "'"));
+    }
+
+    /**
+     * The bases stored in {@code table} on {@code dataSource} ({@link #storedBases()}), or empty when the table does
+     * not exist there (the database says so: no migration ever stored a base in it). For a caller that bounds a reset
+     * or floor raise by these bases, which must not read "none" from anything else.
+     *
+     * @throws FencingConfigurationException when the name is invalid, the database cannot be reached or read, or the
+     *                                       table exists without the columns this class reads
+     */
+    public static Optional<Map<String, Long>> storedBasesIfPresent(DataSource dataSource, String table) {
+        try {
+            return Optional.of(new JdbcIssuerBase(dataSource, table, false).storedBases());
+        } catch (FencingConfigurationException e) {
+            if (tableMissing(e.getCause())) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Whether the database reported the table (or its schema) as missing, by the SQL state of the probe's failure:
+     * {@code 42P01} and {@code 3F000} on PostgreSQL, {@code 42S02} on MariaDB and H2, H2's {@code 42S03},
+     * {@code 42S04} and {@code 90079}.
+     */
+    private static boolean tableMissing(Throwable failure) {
+        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
+            if (cause instanceof SQLException sql && sql.getSQLState() != null) {
+                return MISSING_TABLE_STATES.contains(sql.getSQLState());
+            }
+        }
+        return false;
     }
 
     /** {@inheritDoc} Oldest first, by the time each row was stored. */

@@ -146,6 +146,27 @@ abstract class JdbcIssuerBaseContract {
         assertThat(bases.stored("m")).isEmpty();
     }
 
+    /**
+     * Callers bounding a reset by the stored bases read "none" only from a table the database says is missing: a
+     * table of another shape (or a database that cannot be read) is an error, not an absence of migrations.
+     */
+    @Test
+    void storedBasesIfPresentIsEmptyOnlyForAMissingTable() {
+        String name = fresh();
+        bases.establish(name, 77);
+        assertThat(JdbcIssuerBase.storedBasesIfPresent(dataSource, baseTable)).hasValueSatisfying(
+                stored -> assertThat(stored).containsEntry(name, 77L));
+        assertThat(JdbcIssuerBase.storedBasesIfPresent(dataSource, "no_such_base_table_" + System.nanoTime()))
+                .isEmpty();
+        assertThat(JdbcIssuerBase.storedBasesIfPresent(dataSource, "no_such_schema_" + System.nanoTime() + ".bases"))
+                .isEmpty();
+        String misshapen = table("misshapen");
+        jdbc.execute("CREATE TABLE " + misshapen + " (name VARCHAR(64) PRIMARY KEY, amount BIGINT)");
+        assertThatThrownBy(() -> JdbcIssuerBase.storedBasesIfPresent(dataSource, misshapen))
+                .isInstanceOf(FencingConfigurationException.class).hasMessageContaining(misshapen)
+                .hasMessageContaining("lacks the columns name, base, created_at");
+    }
+
     @Test
     void theFenceTableIsListedInPagesAndKnowsItsHighest() throws Throwable {
         JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(table("fence")).createTableIfMissing(true)

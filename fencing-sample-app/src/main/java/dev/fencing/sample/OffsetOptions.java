@@ -1,6 +1,5 @@
 package dev.fencing.sample;
 
-import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.OffsetTokenIssuer;
 import dev.fencing.jdbc.JdbcIssuerBase;
 import dev.fencing.jdbc.JdbcTokenIssuer;
@@ -11,6 +10,7 @@ import dev.fencing.retention.IssuerFloors;
 import javax.sql.DataSource;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The issuer offset options of {@code reset-floor} and {@code raise-floors}: {@code --offset NAME} adds the base stored
@@ -51,20 +51,16 @@ final class OffsetOptions {
 
     /** The bases stored in the issuer base table, none when it does not exist. */
     Map<String, Long> stored(DataSource dataSource) {
-        JdbcIssuerBase bases;
-        try {
-            bases = new JdbcIssuerBase(dataSource, table);
-        } catch (FencingConfigurationException e) {
-            if (e.getMessage() != null && e.getMessage().startsWith("Issuer base table '")) {
-                if (name != null) {
-                    throw new IllegalArgumentException("--offset " + name + ": " + e.getMessage());
-                }
-                missing = true;
-                return Map.of(); // no base table: no migration was ever stored here
+        Optional<Map<String, Long>> bases = JdbcIssuerBase.storedBasesIfPresent(dataSource, table);
+        if (bases.isEmpty()) {
+            if (name != null) {
+                throw new IllegalArgumentException("--offset " + name + ": the issuer base table " + table
+                        + " does not exist; give its name with --issuer-base-table");
             }
-            throw e;
+            missing = true;
+            return Map.of(); // no base table: no migration was ever stored here
         }
-        return bases.storedBases();
+        return bases.get();
     }
 
     /** The lease table's tokens, shifted by the {@code --offset} base when one is given. */

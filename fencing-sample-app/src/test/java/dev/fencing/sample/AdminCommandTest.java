@@ -120,6 +120,12 @@ class AdminCommandTest {
         assertThat(err.toString(StandardCharsets.UTF_8)).contains("--offset other: the issuer base table "
                 + baseTable + " stores no base under that name; stored: {default=100000}");
 
+        err.reset();
+        assertThat(reset("--issuer-base-table", baseTable + "_absent", "--offset", "default")).isEqualTo(2);
+        assertThat(err.toString(StandardCharsets.UTF_8)).contains("--offset default: the issuer base table "
+                + baseTable + "_absent does not exist; give its name with --issuer-base-table");
+        assertThat(new JdbcFenceAdmin(store).maxSeen(resource)).hasValue(Long.MAX_VALUE);
+
         assertThat(reset("--issuer-base-table", baseTable, "--offset", "default")).isZero();
 
         assertThat(out.toString(StandardCharsets.UTF_8)).contains("lowered from " + Long.MAX_VALUE

@@ -97,11 +97,8 @@ final class JdbcOffsetParts {
             if (dataSource == null) {
                 return Map.of();
             }
-            try {
-                return new JdbcIssuerBase(dataSource, table, false).storedBases();
-            } catch (FencingConfigurationException missing) {
-                return Map.of(); // no base table: nothing was ever stored in it
-            }
+            // no base table: nothing was ever stored in it; a failure to read one is thrown
+            return JdbcIssuerBase.storedBasesIfPresent(dataSource, table).orElse(Map.of());
         }
     }
 }
