@@ -10,7 +10,6 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
-import java.sql.SQLException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,7 +17,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -36,13 +34,6 @@ public final class JdbcIssuerBase implements IssuerBase {
 
     /** The table name when none is given: {@code fencing_issuer_base}. */
     public static final String DEFAULT_TABLE = BaseDialect.DEFAULT_TABLE;
-
-    /**
-     * SQL states of a missing table or schema: PostgreSQL's two, MariaDB's and H2's, H2's variants (with candidate
-     * names, in an empty database) and its missing schema.
-     */
-    private static final Set<String> MISSING_TABLE_STATES = Set.of("42P01", "3F000", "42S02", "42S03", "42S04",
-            "90079");
 
     private static final Pattern NAME = Pattern.compile(
             "[A-Za-z_][A-Za-z0-9_]{0,62}(\\.[A-Za-z_][A-Za-z0-9_]{0,62})?");
@@ -162,25 +153,11 @@ public final class JdbcIssuerBase implements IssuerBase {
         try {
             return Optional.of(new JdbcIssuerBase(dataSource, table, false).storedBases());
         } catch (FencingConfigurationException e) {
-            if (tableMissing(e.getCause())) {
+            if (MissingTable.causes(e.getCause())) {
                 return Optional.empty();
             }
             throw e;
         }
-    }
-
-    /**
-     * Whether the database reported the table (or its schema) as missing, by the SQL state of the probe's failure:
-     * {@code 42P01} and {@code 3F000} on PostgreSQL, {@code 42S02} on MariaDB and H2, H2's {@code 42S03},
-     * {@code 42S04} and {@code 90079}.
-     */
-    private static boolean tableMissing(Throwable failure) {
-        for (Throwable cause = failure; cause != null; cause = cause.getCause()) {
-            if (cause instanceof SQLException sql && sql.getSQLState() != null) {
-                return MISSING_TABLE_STATES.contains(sql.getSQLState());
-            }
-        }
-        return false;
     }
 
     /** {@inheritDoc} Oldest first, by the time each row was stored. */

@@ -439,6 +439,30 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
         return family == null ? 0 : familyFloor(family).orElse(0);
     }
 
+    /**
+     * The highest token in the lease table {@code table} on {@code dataSource} (its rows and family floors), read now
+     * without building an issuer: an upper bound of every token a {@code JdbcTokenIssuer} on that table handed out,
+     * presented to a fence store or not, which the base of a move to another issuer must be above. Empty when the
+     * table does not exist (the database says so) or holds no row.
+     *
+     * @throws FencingConfigurationException when the name is invalid, or the table cannot be read (the database
+     *                                       unreachable, no token column)
+     */
+    public static OptionalLong highestInTable(DataSource dataSource, String table) {
+        JdbcTable.LEASE.requireName(table);
+        try {
+            Long highest = new JdbcTemplate(Objects.requireNonNull(dataSource, "dataSource"))
+                    .queryForObject("SELECT MAX(token) FROM " + table, Long.class);
+            return highest == null ? OptionalLong.empty() : OptionalLong.of(highest);
+        } catch (DataAccessException e) {
+            if (MissingTable.causes(e)) {
+                return OptionalLong.empty();
+            }
+            throw new FencingConfigurationException("Lease table '" + table + "' could not be read for its highest "
+                    + "token: " + TableVerifier.oneLine(String.valueOf(e.getMostSpecificCause())), e);
+        }
+    }
+
     /** {@inheritDoc} The lease table's rows, without the family floor rows. */
     @Override
     public List<String> issuedResources(String after, int limit) {

@@ -167,6 +167,33 @@ abstract class JdbcIssuerBaseContract {
                 .hasMessageContaining("lacks the columns name, base, created_at");
     }
 
+    /**
+     * A move away from the JDBC lease must put its base above every token the lease table handed out, presented to a
+     * fence store or not: the table's highest token, family floors included, read without an issuer.
+     */
+    @Test
+    void theLeaseTablesHighestTokenIsReadWithoutAnIssuer() {
+        String leaseTable = table("lease");
+        JdbcTokenIssuer lease = JdbcTokenIssuer.builder(dataSource).table(leaseTable).createTableIfMissing(true)
+                .leaseTime(Duration.ofSeconds(30)).build();
+        assertThat(JdbcTokenIssuer.highestInTable(dataSource, leaseTable)).as("no row yet").isEmpty();
+        String r = "orders:" + UUID.randomUUID();
+        lease.acquire(r, Duration.ofSeconds(5)).close();
+        try (Lease unpresented = lease.acquire(r, Duration.ofSeconds(5))) { // never shown to a fence store
+            assertThat(JdbcTokenIssuer.highestInTable(dataSource, leaseTable))
+                    .hasValue(unpresented.token().value());
+        }
+        lease.raiseFamilyFloor("orders", 40);
+        assertThat(JdbcTokenIssuer.highestInTable(dataSource, leaseTable)).hasValue(40);
+        assertThat(JdbcTokenIssuer.highestInTable(dataSource, "no_such_lease_" + System.nanoTime())).isEmpty();
+        String misshapen = table("misshapen");
+        jdbc.execute("CREATE TABLE " + misshapen + " (resource VARCHAR(64) PRIMARY KEY, amount BIGINT)");
+        assertThatThrownBy(() -> JdbcTokenIssuer.highestInTable(dataSource, misshapen))
+                .isInstanceOf(FencingConfigurationException.class).hasMessageContaining(misshapen);
+        assertThatThrownBy(() -> JdbcTokenIssuer.highestInTable(dataSource, "bad;name"))
+                .isInstanceOf(FencingConfigurationException.class).hasMessageContaining("bad;name");
+    }
+
     @Test
     void theFenceTableIsListedInPagesAndKnowsItsHighest() throws Throwable {
         JdbcFenceStore store = JdbcFenceStore.builder(dataSource).table(table("fence")).createTableIfMissing(true)

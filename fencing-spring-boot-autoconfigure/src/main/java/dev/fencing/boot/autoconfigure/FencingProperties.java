@@ -514,7 +514,10 @@ public class FencingProperties {
 
         /**
          * Whether the first start of a migration also checks that its base is above the fence store's highest
-         * max_seen, before storing it (fencing.issuer.check-fence-store compares the counter plus the base).
+         * max_seen and the highest token of a JDBC lease table on the DataSource other than the new issuer's
+         * (fencing.issuer.jdbc.table, fencing_lease by default: the previous issuer's, whose tokens may not all have
+         * been presented yet), before storing it (fencing.issuer.check-fence-store compares the counter plus the
+         * base).
          */
         private boolean checkFenceStore = true;
 

@@ -30,7 +30,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * Wraps every {@link TokenIssuer} bean in an {@link OffsetTokenIssuer} (under a signing issuer, the issuer it signs:
  * the signature must cover the shifted value) with the base of {@code fencing.issuer.offset.*}; once every singleton
  * exists, stores that base in the durable {@link IssuerBase} or checks it against the stored one (and, on the first
- * start, against the fence store's highest max_seen), failing startup on a mismatch. The wrapped issuer's own
+ * start, against the fence store's highest max_seen and the highest token of a JDBC lease table on the data source,
+ * the previous issuer's when it is not the wrapped one), failing startup on a mismatch. The wrapped issuer's own
  * container callbacks (its startup check after every singleton, its context-refresh listener, its close) are
  * forwarded to it, since the container now sees the wrapper; an issuer bean the context registered as a listener by
  * its declared type (the starter's {@code JdbcTokenIssuer}) is taken off the event multicaster's listener beans, which
@@ -108,8 +109,12 @@ final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcess
                 // refuses is not stored (a stored base never changes)
                 IssuerCounterCheck.check(shifted, fences, new StoredOffsets(beanFactory, environment));
             }
-            OffsetTokenIssuer.establish(issuer, issuerBase(properties), name, base,
-                    properties.isCheckFenceStore() ? fences : null);
+            IssuerBase bases = issuerBase(properties);
+            if (properties.isCheckFenceStore() && JdbcOffsetParts.PRESENT && bases.stored(name).isEmpty()) {
+                // a first start: the old lease table's tokens, presented to the fence store or not, are below it
+                JdbcOffsetParts.requireAboveLeaseTable(beanFactory, environment, issuer, name, base);
+            }
+            OffsetTokenIssuer.establish(issuer, bases, name, base, properties.isCheckFenceStore() ? fences : null);
         });
         return shifted;
     }

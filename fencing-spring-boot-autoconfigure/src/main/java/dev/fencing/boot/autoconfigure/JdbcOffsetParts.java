@@ -5,14 +5,18 @@ import dev.fencing.issuer.IssuerBase;
 import dev.fencing.jdbc.JdbcFenceAdmin;
 import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.jdbc.JdbcIssuerBase;
+import dev.fencing.jdbc.JdbcTokenIssuer;
+import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.FenceInventory;
 import dev.fencing.store.FenceStore;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
 import javax.sql.DataSource;
 import java.util.Locale;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * What the issuer offset reads from fencing-jdbc: the base table on the application's data source (created when
@@ -24,6 +28,9 @@ final class JdbcOffsetParts {
             JdbcOffsetParts.class.getClassLoader());
 
     static final String INITIALIZE_SCHEMA = IssuerOffsetPostProcessor.PREFIX + ".initialize-schema";
+
+    /** The starter's lease table property, read for the previous issuer's table on a migration's first start. */
+    static final String LEASE_TABLE = "fencing.issuer.jdbc.table";
 
     private static final boolean EMBEDDED_DETECTABLE = ClassUtils.isPresent(
             "org.springframework.boot.jdbc.EmbeddedDatabaseConnection", JdbcOffsetParts.class.getClassLoader());
@@ -46,6 +53,20 @@ final class JdbcOffsetParts {
 
     static FenceInventory inventory(FenceStore store) {
         return Jdbc.inventory(store);
+    }
+
+    /**
+     * On a migration's first start: fails when a JDBC lease table on the unique {@link DataSource} bean
+     * ({@code fencing.issuer.jdbc.table}, {@code fencing_lease} by default), other than the wrapped issuer's own,
+     * holds a token at or above {@code base}. Such a table is the previous issuer's, and a holder may keep a token up
+     * to its highest that no fence store has seen yet: with the new issuer's tokens below it, that holder's late
+     * write would pass and the new holders would be refused. Nothing to check without a DataSource or such a table.
+     *
+     * @throws FencingConfigurationException naming the table, its highest token, the base and the way out
+     */
+    static void requireAboveLeaseTable(BeanFactory beanFactory, Environment environment, TokenIssuer issuer,
+                                       String name, long base) {
+        Jdbc.requireAboveLeaseTable(beanFactory, environment, issuer, name, base);
     }
 
     /**
@@ -90,6 +111,27 @@ final class JdbcOffsetParts {
 
         static FenceInventory inventory(FenceStore store) {
             return store instanceof JdbcFenceStore jdbc ? new JdbcFenceAdmin(jdbc) : null;
+        }
+
+        static void requireAboveLeaseTable(BeanFactory beanFactory, Environment environment, TokenIssuer issuer,
+                                           String name, long base) {
+            DataSource dataSource = beanFactory.getBeanProvider(DataSource.class).getIfUnique();
+            String table = environment.getProperty(LEASE_TABLE, JdbcTokenIssuer.DEFAULT_TABLE);
+            if (dataSource == null || issuer instanceof JdbcTokenIssuer own && own.table().equalsIgnoreCase(table)) {
+                return;
+            }
+            OptionalLong highest = JdbcTokenIssuer.highestInTable(dataSource, table);
+            if (highest.isPresent() && highest.getAsLong() >= base) {
+                throw new FencingConfigurationException("Issuer offset '" + name + "': base " + base + " is not "
+                        + "above the highest token " + highest.getAsLong() + " of the lease table '" + table
+                        + "' on the application's DataSource (" + LEASE_TABLE + "), the previous issuer's: one of "
+                        + "its holders may still hold a token up to " + highest.getAsLong() + " that no fence store "
+                        + "has seen, whose late write would pass while the new issuer's holders were refused. Choose "
+                        + "a base above it, with headroom for the tokens the old issuer issues while the deploy rolls "
+                        + "(docs/issuers.md, \"Moving to another issuer\"); nothing was stored. If that table is not "
+                        + "the previous issuer's, point " + LEASE_TABLE + " at the one that is, or turn the first-start "
+                        + "checks off with " + IssuerOffsetPostProcessor.PREFIX + ".check-fence-store=false");
+            }
         }
 
         static Map<String, Long> storedBases(BeanFactory beanFactory, String table) {

@@ -111,6 +111,44 @@ class FencingIssuerOffsetAutoConfigurationTest {
         assertThat(bases.stored("default")).isEmpty();
     }
 
+    /**
+     * Moving from the JDBC lease: a token the old lease table handed out but no fence store has seen (its holder
+     * paused before writing) is above the fence table's max_seen. A first base between the two was stored, and that
+     * holder's late write would then pass over the new issuer's holders.
+     */
+    @Test
+    void aFirstBaseNotAboveThePreviousLeaseTablesHighestTokenFailsStartupAndIsNotStored() throws Throwable {
+        DriverManagerDataSource dataSource = new DriverManagerDataSource(
+                "jdbc:h2:mem:offset-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", "");
+        dev.fencing.jdbc.JdbcTokenIssuer old = dev.fencing.jdbc.JdbcTokenIssuer.builder(dataSource)
+                .createTableIfMissing(true).leaseTime(java.time.Duration.ofSeconds(30)).build();
+        InMemoryFenceStore store = new InMemoryFenceStore();
+        for (int i = 0; i < 3; i++) {
+            try (var lease = old.acquire("accounts:1", java.time.Duration.ofSeconds(5))) {
+                store.fence("accounts:1", lease.token(), () -> null); // presented: max_seen 1, 2, 3
+            }
+        }
+        var unpresented = old.acquire("accounts:1", java.time.Duration.ofSeconds(5)); // 4: its holder paused
+        InMemoryIssuerBase bases = new InMemoryIssuerBase();
+        var migration = runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
+                .withBean(IssuerBase.class, () -> bases).withBean(FenceStore.class, () -> store)
+                .withBean(DataSource.class, () -> dataSource);
+
+        migration.withPropertyValues("fencing.issuer.offset.base=4")
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("base 4 is not above the highest token 4 of the lease table "
+                                + "'fencing_lease' on the application's DataSource (fencing.issuer.jdbc.table)")
+                        .hasStackTraceContaining("nothing was stored"));
+        assertThat(bases.stored("default")).isEmpty();
+        migration.withPropertyValues("fencing.issuer.offset.base=4", "fencing.issuer.offset.check-fence-store=false")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(bases.stored("default")).hasValue(4);
+        unpresented.close();
+        migration.withPropertyValues("fencing.issuer.offset.base=1000", "fencing.issuer.offset.name=again")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(bases.stored("again")).hasValue(1000);
+    }
+
     @Test
     void withoutADurablePlaceForTheBaseStartupFails() {
         runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
