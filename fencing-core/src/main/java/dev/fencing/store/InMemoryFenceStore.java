@@ -10,6 +10,7 @@ import dev.fencing.retention.ResourceFamily;
 import dev.fencing.rule.FenceRule;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
+import dev.fencing.store.sql.FenceSql;
 import dev.fencing.token.FencingToken;
 
 import java.time.Duration;
@@ -241,10 +242,14 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
     /**
      * The current max_seen of {@code resource}, empty when it never accepted a token; for a resource without a slot
-     * (never seen, or folded), its family's floor.
+     * (never seen, or folded), its family's floor; for a family's floor key, that family's floor.
      */
     @Override
     public OptionalLong maxSeen(String resource) {
+        String floorOf = FenceSql.familyOfFloorKey(resource);
+        if (floorOf != null) {
+            return familyFloor(floorOf); // a family's floor key reads the floor, as in the JDBC store
+        }
         Slot slot = lockedExisting(resource);
         if (slot == null) {
             String family = ResourceFamily.of(resource);
@@ -259,7 +264,8 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
     /**
      * Raises max_seen of {@code resource} to at least {@code value}, with no holder, so that tokens up to and
-     * including {@code value} are rejected. Never lowers it. For restoring a floor known from elsewhere.
+     * including {@code value} are rejected. Never lowers it. For restoring a floor known from elsewhere. Given a
+     * family's floor key ({@link FenceSql#familyFloorKey}), raises that family's floor, as the JDBC store does.
      */
     @Override
     public void raiseFloor(String resource, long value) {
@@ -268,6 +274,11 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         }
         if (value <= 0) {
             throw new IllegalArgumentException("floor for resource '" + resource + "' must be positive, was " + value);
+        }
+        String floorOf = FenceSql.familyOfFloorKey(resource);
+        if (floorOf != null) {
+            floors.merge(floorOf, value, Math::max);
+            return;
         }
         Slot slot = lockedSlot(resource, null);
         try {

@@ -92,6 +92,26 @@ class InMemoryFenceStoreRetentionTest {
         assertThat(store.maxSeen("accounts:busy")).hasValue(101);
     }
 
+    /**
+     * A family's floor key raises and reads that family's floor, as the JDBC store's row of that key does; it made a
+     * slot of that name before, which no check reads, and a new member of the family took tokens below the floor.
+     */
+    @Test
+    void aFamilysFloorKeyRaisesAndReadsTheFamilysFloor() throws Throwable {
+        InMemoryFenceStore store = InMemoryFenceStore.builder().nanoClock(clock::get).build();
+        String floorKey = dev.fencing.store.sql.FenceSql.familyFloorKey("orders");
+
+        store.raiseFloor(floorKey, 50);
+        store.raiseFloor(floorKey, 20); // never lowers
+
+        assertThat(store.familyFloor("orders")).hasValue(50);
+        assertThat(store.maxSeen(floorKey)).hasValue(50);
+        assertThat(store.resources(null, 10)).isEmpty();
+        assertThatThrownBy(() -> write(store, "orders:7", 50)).isInstanceOf(TokenRejectedException.class);
+        write(store, "orders:7", 51);
+        assertThat(store.maxSeen("orders:7")).hasValue(51);
+    }
+
     @Test
     void aSlotHeldByAFencedCallIsNotFoldedEvenByItsOwnThread() throws Throwable {
         InMemoryFenceStore store = InMemoryFenceStore.builder().nanoClock(clock::get).build();
