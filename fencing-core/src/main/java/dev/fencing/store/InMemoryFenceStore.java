@@ -322,14 +322,17 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         }
     }
 
-    /** {@inheritDoc} In {@link String#compareTo} order; sorts the store's keys on each call (an admin read). */
+    /**
+     * {@inheritDoc} In {@link String#compareTo} order, with each family's floor key ({@link FenceSql#familyFloorKey})
+     * as the JDBC store lists its floor rows; sorts the store's keys on each call (an admin read).
+     */
     @Override
     public List<String> resources(String after, int limit) {
         FenceInventory.checkLimit(limit);
-        return slots.entrySet().stream()
-                .filter(e -> after == null || e.getKey().compareTo(after) > 0)
-                .filter(e -> maxSeen(e.getKey()).isPresent())
-                .map(Map.Entry::getKey)
+        return java.util.stream.Stream.concat(
+                        slots.keySet().stream().filter(resource -> maxSeen(resource).isPresent()),
+                        floors.keySet().stream().map(FenceSql::familyFloorKey))
+                .filter(resource -> after == null || resource.compareTo(after) > 0)
                 .sorted()
                 .limit(limit)
                 .toList();
