@@ -409,6 +409,10 @@ final class TableVerifier {
      * on Aria and saw both). Another transactional engine is refused too, as untested.
      */
     private void requireTransactionalEngine() {
+        if (dialect == JdbcDialect.POSTGRESQL) {
+            requireDurable();
+            return;
+        }
         if (dialect != JdbcDialect.MARIADB) {
             return;
         }
@@ -432,6 +436,27 @@ final class TableVerifier {
                     + " ENGINE=InnoDB (or recreate it with " + kind.script(dialect) + "); the tables your fenced "
                     + "methods write must be InnoDB too");
         }
+    }
+
+    /**
+     * A PostgreSQL table that is {@code UNLOGGED} is emptied by crash recovery and never reaches a replica, and a
+     * {@code TEMPORARY} one lives in one session: either way max_seen (or a lease counter) would be gone after a crash,
+     * a failover or a reconnect, and a resource's first token is accepted whatever its value, so a zombie's old one
+     * would land again (and a lease counter would issue tokens again from 1).
+     */
+    private void requireDurable() {
+        List<String> persistence = jdbc.queryForList("SELECT CAST(relpersistence AS TEXT) FROM pg_class "
+                + "WHERE oid = to_regclass(?)", String.class, table);
+        if (persistence.isEmpty() || "p".equals(persistence.get(0))) {
+            return;                                        // no such table (the probe says so), or a durable one
+        }
+        boolean unlogged = "u".equals(persistence.get(0));
+        throw new FencingConfigurationException(kind.what() + " '" + table + "' is " + (unlogged ? "UNLOGGED" : "a "
+                + "TEMPORARY table") + " on " + dialect.productName() + ": " + (unlogged ? "crash recovery empties it "
+                + "and replicas never receive it" : "it lives only in the session that created it") + ", and with it "
+                + "every max_seen and lease counter it holds; a resource's first token is then accepted whatever "
+                + "its value, so a zombie's old token would write again. " + (unlogged ? "Make it durable with: ALTER "
+                + "TABLE " + table + " SET LOGGED" : "Create it as a regular table with " + kind.script(dialect)));
     }
 
     /**

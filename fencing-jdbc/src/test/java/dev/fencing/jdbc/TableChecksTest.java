@@ -154,6 +154,29 @@ class TableChecksTest {
                 .hasMessageContaining("Lease table '" + lease + "' uses the Aria storage engine");
     }
 
+    /**
+     * An UNLOGGED PostgreSQL fence or lease table is emptied by crash recovery (and never replicated): every max_seen
+     * gone, a zombie's old token would be accepted as a resource's first. A new user's trial had one verified.
+     */
+    @Test
+    void anUnloggedPostgreSqlTableIsRefused() {
+        String fence = table(Database.POSTGRESQL, "fence");
+        jdbc(Database.POSTGRESQL).execute("CREATE UNLOGGED TABLE " + fence + " (resource VARCHAR(256) NOT NULL "
+                + "PRIMARY KEY, max_seen BIGINT NOT NULL, holder VARCHAR(256), updated_at TIMESTAMP WITH TIME ZONE "
+                + "NOT NULL)");
+        assertThat(refusal(Database.POSTGRESQL, fence)).hasMessageContaining("Fence table '" + fence + "' is UNLOGGED")
+                .hasMessageContaining("ALTER TABLE " + fence + " SET LOGGED");
+        jdbc(Database.POSTGRESQL).execute("ALTER TABLE " + fence + " SET LOGGED");
+        JdbcFenceStore.builder(pool(Database.POSTGRESQL)).table(fence).build().verify();
+
+        String lease = table(Database.POSTGRESQL, "lease");
+        jdbc(Database.POSTGRESQL).execute("CREATE UNLOGGED TABLE " + lease + " (resource VARCHAR(256) NOT NULL "
+                + "PRIMARY KEY, holder VARCHAR(256), token BIGINT NOT NULL, expires_at TIMESTAMP WITH TIME ZONE)");
+        assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool(Database.POSTGRESQL)).table(lease).build().verify())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Lease table '" + lease + "' is UNLOGGED");
+    }
+
     @Test
     void aMariaDbTableThatPadsTrailingSpacesIsRefused() {
         // utf8mb4_bin is case-sensitive but PAD SPACE: 'x' = 'x '

@@ -68,6 +68,7 @@ final class R2dbcTableVerifier {
         if (!columns.containsKey("updated_at")) {
             throw missing("updated_at");
         }
+        requireDurable();
         if (dialect == R2dbcDialect.MARIADB && !resourceIsKey()) {
             throw new FencingConfigurationException("Fence table '" + table + "' has no primary key or unique key on "
                     + "'resource' alone, so two first uses of a resource could both insert a row; recreate it with "
@@ -127,6 +128,50 @@ final class R2dbcTableVerifier {
                     + e.getMessage(), e);
         }
         return columns;
+    }
+
+    /**
+     * The table keeps max_seen through a crash and inside the write's transaction: on PostgreSQL neither
+     * {@code UNLOGGED} (emptied by crash recovery, never replicated) nor {@code TEMPORARY}; on MariaDB on InnoDB (a
+     * non-transactional engine commits each check at once). Without that, a zombie's old token would land again.
+     */
+    private void requireDurable() {
+        String what;
+        String fix;
+        try {
+            if (dialect == R2dbcDialect.POSTGRESQL) {
+                String persistence = client.sql(dialect.nativeMarkers("SELECT CAST(relpersistence AS TEXT) FROM "
+                        + "pg_class WHERE oid = to_regclass(?)")).bind(0, table)
+                        .map((row, meta) -> row.get(0, String.class)).one().block(WAIT);
+                if (persistence == null || persistence.equals("p")) {
+                    return;
+                }
+                boolean unlogged = persistence.equals("u");
+                what = "is " + (unlogged ? "UNLOGGED" : "a TEMPORARY table") + " on PostgreSQL: " + (unlogged
+                        ? "crash recovery empties it and replicas never receive it" : "it lives only in the session "
+                        + "that created it") + ", and with it every max_seen";
+                fix = unlogged ? "ALTER TABLE " + table + " SET LOGGED" : "recreate it with " + dialect.script();
+            } else {
+                String where = schema != null ? "table_schema = ?" : "table_schema = DATABASE()";
+                DatabaseClient.GenericExecuteSpec spec = client.sql("SELECT ENGINE FROM information_schema.TABLES "
+                        + "WHERE " + where + " AND table_name = ?");
+                spec = schema != null ? spec.bind(0, schema).bind(1, name) : spec.bind(0, name);
+                String engine = spec.map((row, meta) -> String.valueOf(row.get(0, String.class))).one().block(WAIT);
+                if (engine == null || engine.equalsIgnoreCase("InnoDB")) {
+                    return;
+                }
+                what = "uses the " + engine + " storage engine on MariaDB, which does not hold its rows in the "
+                        + "transaction of the write: a check would commit at once, and a rolled-back write keep its "
+                        + "token";
+                fix = "ALTER TABLE " + table + " ENGINE=InnoDB (the tables your fenced methods write must be InnoDB "
+                        + "too)";
+            }
+        } catch (RuntimeException e) {
+            throw new FencingConfigurationException("Could not read how fence table '" + table + "' is stored: "
+                    + e.getMessage(), e);
+        }
+        throw new FencingConfigurationException("Fence table '" + table + "' " + what + "; a stale token could "
+                + "then write again. Fix it with: " + fix);
     }
 
     private boolean resourceIsKey() {

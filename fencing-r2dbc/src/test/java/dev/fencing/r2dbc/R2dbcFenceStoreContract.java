@@ -378,6 +378,32 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
                 .hasMessageContaining(dialect().script());
     }
 
+    /**
+     * A table that loses max_seen (PostgreSQL's UNLOGGED, emptied by crash recovery) or checks outside the write's
+     * transaction (a MariaDB engine other than InnoDB) is refused, naming the fix; a new user's trial had an UNLOGGED
+     * table verified.
+     */
+    @Test
+    void verifyRefusesATableThatDoesNotKeepMaxSeen() {
+        String table = uniqueTable("fragile");
+        db.sql(dialect().sql().createTableSql(table)).then().block(Duration.ofSeconds(30));
+        try {
+            db.sql(weakenTable(table)).then().block(Duration.ofSeconds(30));
+            assertThatThrownBy(() -> R2dbcFenceStore.builder(pool).table(table).build().verify())
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("Fence table '" + table + "' " + weakenedSays())
+                    .hasMessageContaining("Fix it with: ALTER TABLE " + table);
+        } finally {
+            db.sql("DROP TABLE IF EXISTS " + table).then().block(Duration.ofSeconds(30));
+        }
+    }
+
+    /** A statement that leaves {@code table} without durable, transactional rows. */
+    abstract String weakenTable(String table);
+
+    /** What the refusal of a table {@link #weakenTable} changed says. */
+    abstract String weakenedSays();
+
     @Test
     void verifyRefusesAnIntegerMaxSeen() {
         String table = uniqueTable("narrow");

@@ -14,6 +14,16 @@ class R2dbcFenceStoreMariaDbContractTest extends R2dbcFenceStoreContract {
     }
 
     @Override
+    String weakenTable(String table) {
+        return "ALTER TABLE " + table + " ENGINE=Aria";
+    }
+
+    @Override
+    String weakenedSays() {
+        return "uses the Aria storage engine";
+    }
+
+    @Override
     String createIntegerMaxSeenTable(String table) {
         return "CREATE TABLE " + table + " (resource VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin "
                 + "NOT NULL PRIMARY KEY, max_seen INTEGER NOT NULL, holder VARCHAR(256) CHARACTER SET utf8mb4 "

@@ -35,6 +35,16 @@ class R2dbcFenceStorePostgresContractTest extends R2dbcFenceStoreContract {
     }
 
     @Override
+    String weakenTable(String table) {
+        return "ALTER TABLE " + table + " SET UNLOGGED";
+    }
+
+    @Override
+    String weakenedSays() {
+        return "is UNLOGGED";
+    }
+
+    @Override
     String createIntegerMaxSeenTable(String table) {
         return "CREATE TABLE " + table + " (resource VARCHAR(256) NOT NULL PRIMARY KEY, max_seen INTEGER NOT NULL, "
                 + "holder VARCHAR(256), updated_at TIMESTAMP WITH TIME ZONE NOT NULL)";
