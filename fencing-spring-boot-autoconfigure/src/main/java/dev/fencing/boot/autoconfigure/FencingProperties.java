@@ -324,7 +324,10 @@ public class FencingProperties {
     /** The reactive database store (fencing-r2dbc), for @Fenced methods returning a Mono or Flux. */
     public static class R2dbcStore {
 
-        /** The fence table (max_seen per resource); the JDBC store's by default, so both stacks share max_seen. */
+        /**
+         * The fence table (max_seen per resource); unless set, fencing.store.jdbc.table's, so both stacks share
+         * max_seen (an application with both stores fails startup when they differ).
+         */
         private String table = "fencing_max_seen";
 
         /**

@@ -13,13 +13,15 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 
 /**
  * The reactive database store of fencing-r2dbc, when it is on the classpath and the application has an R2DBC
  * {@link ConnectionFactory} (Spring Boot's {@code spring.r2dbc.*}): an {@link R2dbcFenceStore} on the fence table
- * {@code fencing.store.r2dbc.table}, which checks tokens on the connection of the caller's reactive transaction. It
+ * {@code fencing.store.r2dbc.table} (unless set, {@code fencing.store.jdbc.table}'s), which checks tokens on the connection of the caller's reactive transaction. It
  * backs off when the application defines its own {@link ReactiveFenceStore}, and with
  * {@code fencing.store.type=in-memory} (then {@link FencingAutoConfiguration} defines an in-memory one).
  */
@@ -35,10 +37,13 @@ public class FencingR2dbcAutoConfiguration {
     @ConditionalOnMissingBean(ReactiveFenceStore.class)
     @ConditionalOnFencingType(store = FencingProperties.StoreType.JDBC)
     @DependsOnDatabaseInitialization
-    R2dbcFenceStore reactiveFenceStore(ConnectionFactory connectionFactory, FencingProperties properties) {
+    R2dbcFenceStore reactiveFenceStore(ConnectionFactory connectionFactory, FencingProperties properties,
+                                       Environment environment) {
         FencingProperties.R2dbcStore r2dbc = properties.getStore().getR2dbc();
-        return R2dbcFenceStore.builder(connectionFactory).table(r2dbc.getTable()).lockTimeout(r2dbc.getLockTimeout())
-                .build();
+        // unless set, the JDBC store's table: both stacks then share max_seen
+        String table = Binder.get(environment).bind("fencing.store.r2dbc.table", String.class).isBound()
+                ? r2dbc.getTable() : properties.getStore().getJdbc().getTable();
+        return R2dbcFenceStore.builder(connectionFactory).table(table).lockTimeout(r2dbc.getLockTimeout()).build();
     }
 
     /**
@@ -47,6 +52,44 @@ public class FencingR2dbcAutoConfiguration {
      * store refuses every fenced call outside a transaction on its factory. A manager that is not a bean may still
      * serve it, hence a warning, not a failure.
      */
+    /**
+     * Once every singleton exists, in an application with both of the starter's database stores (blocking methods
+     * checked by the JDBC store, reactive ones by the R2DBC store): fails startup when they use different tables, since
+     * a resource fenced by a blocking and a reactive method would keep two max_seen, each store accepting a token the
+     * other has seen surpassed (a new user's trial wrote a stale token that way). The stores' own tables are read;
+     * stores the application defines are its own.
+     */
+    @Bean
+    static SmartInitializingSingleton fencingOneFenceTableCheck(ListableBeanFactory beans) {
+        return () -> {
+            if (!(beans.containsBean("reactiveFenceStore")
+                    && beans.getBean("reactiveFenceStore") instanceof R2dbcFenceStore reactive)
+                    || !JDBC_PRESENT || !beans.containsBean("fenceStore")) {
+                return;
+            }
+            String blocking = JdbcStoreTable.of(beans.getBean("fenceStore"));
+            if (blocking != null && !blocking.equalsIgnoreCase(reactive.table())) {
+                throw new dev.fencing.FencingConfigurationException("The starter's JDBC store checks blocking "
+                        + "@Fenced methods in table '" + blocking + "' (fencing.store.jdbc.table) and its R2DBC store "
+                        + "reactive ones in table '" + reactive.table() + "' (fencing.store.r2dbc.table): a resource "
+                        + "fenced by both kinds of method would keep two max_seen, and a token refused by one table "
+                        + "would be accepted by the other. Give both properties the same table (set "
+                        + "fencing.store.jdbc.table alone: the R2DBC store's table follows it unless set); stores "
+                        + "that must differ are defined as beans of the application's own");
+            }
+        };
+    }
+
+    private static final boolean JDBC_PRESENT = org.springframework.util.ClassUtils.isPresent(
+            "dev.fencing.jdbc.JdbcFenceStore", FencingR2dbcAutoConfiguration.class.getClassLoader());
+
+    /** Reads the JDBC store's table; loaded only with fencing-jdbc present. */
+    private static final class JdbcStoreTable {
+        static String of(Object store) {
+            return store instanceof dev.fencing.jdbc.JdbcFenceStore jdbc ? jdbc.table() : null;
+        }
+    }
+
     @Bean
     static SmartInitializingSingleton fencingR2dbcTransactionManagerCheck(ListableBeanFactory beans) {
         return () -> {

@@ -71,11 +71,13 @@ class FencingReactiveApplicationTest {
     @BeforeAll
     static void createTable() {
         SQL.sql(FenceSql.POSTGRESQL.createTableSql(TABLE)).then().block(TIMEOUT);
+        SQL.sql(FenceSql.POSTGRESQL.createTableSql(TABLE + "_other")).then().block(TIMEOUT);
     }
 
     @AfterAll
     static void dropTable() {
         SQL.sql("DROP TABLE IF EXISTS " + TABLE).then().block(TIMEOUT);
+        SQL.sql("DROP TABLE IF EXISTS " + TABLE + "_other").then().block(TIMEOUT);
     }
 
     public static class ReactiveLedger {
@@ -204,6 +206,45 @@ class FencingReactiveApplicationTest {
             assertThat(context.getStartupFailure()).hasMessageContaining("BlockingLedger.post()")
                     .hasMessageContaining("spring.datasource.url");
         });
+    }
+
+    /**
+     * Blocking and reactive methods beside each other check in the JDBC and the R2DBC store: on two tables, a
+     * resource fenced by both kept two max_seen, and a new user's trial wrote a stale token through the reactive
+     * one. The R2DBC store's table now follows the JDBC store's unless set, and two different tables fail startup.
+     */
+    @Test
+    void theBlockingAndReactiveStoresShareOneTableOrStartupFails() {
+        ApplicationContextRunner mixed = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
+                        FencingJdbcAutoConfiguration.class, FencingR2dbcAutoConfiguration.class,
+                        R2dbcAutoConfiguration.class, R2dbcTransactionManagerAutoConfiguration.class,
+                        TransactionAutoConfiguration.class))
+                .withPropertyValues("spring.r2dbc.url=r2dbc:postgresql://127.0.0.1:5432/test",
+                        "spring.r2dbc.username=postgres")
+                // Boot's DataSource backs off beside a ConnectionFactory: a mixed application defines its own
+                .withBean(javax.sql.DataSource.class, () -> new org.springframework.jdbc.datasource
+                        .DriverManagerDataSource("jdbc:postgresql://127.0.0.1:5432/test", "postgres", ""))
+                .withBean(ReactiveLedger.class).withBean(KeyedBlockingLedger.class);
+        mixed.withPropertyValues("fencing.store.jdbc.table=" + TABLE + "_other", "fencing.store.r2dbc.table=" + TABLE)
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure())
+                            .hasMessageContaining("table '" + TABLE + "_other' (fencing.store.jdbc.table)")
+                            .hasMessageContaining("table '" + TABLE + "' (fencing.store.r2dbc.table)");
+                });
+        mixed.withPropertyValues("fencing.store.jdbc.table=" + TABLE).run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(R2dbcFenceStore.class).table()).as("follows the JDBC store's")
+                    .isEqualTo(TABLE);
+        });
+    }
+
+    public static class KeyedBlockingLedger {
+        @Fenced(resource = "ledger", key = "#id")
+        public String post(long id) {
+            return "posted " + id;
+        }
     }
 
     /** A fenced method with no transaction of its own: it runs in its caller's. */
