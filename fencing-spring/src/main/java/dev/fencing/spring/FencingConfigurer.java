@@ -7,9 +7,10 @@ import java.util.Map;
 
 /**
  * Optional settings for {@code @EnableFencing} that come from outside the annotation, such as the Spring Boot
- * auto-configuration's {@code fencing.*} properties. When the context holds one bean of this type, its non-null
- * answers replace the annotation's; it is looked up on first use (when the context's singletons exist), never while
- * bean post-processors are being registered.
+ * auto-configuration's {@code fencing.*} properties. The non-null answers of the context's beans of this type replace
+ * the annotation's, the first bean in their order ({@code @Order}) deciding each setting and each resource's mode (the
+ * starter's {@code fencing.*} properties, when set, come first); they are looked up on first use (when the context's
+ * singletons exist), never while bean post-processors are being registered.
  */
 public interface FencingConfigurer {
 

@@ -248,16 +248,19 @@ public class FencingAutoConfiguration {
     }
 
     /**
-     * The {@code fencing.*} properties {@code @EnableFencing} reads, unless the application has a
-     * {@link FencingConfigurer} of its own. With the starter's {@code @EnableFencing} every property applies, defaults
-     * included; with the application's own (which {@code mode = ASPECTJ} needs) only those set, over the
-     * annotation's attributes, so that {@code fencing.mode} and {@code fencing.modes.*} are never silently ignored.
+     * The {@code fencing.*} properties {@code @EnableFencing} reads, first of every {@link FencingConfigurer}. With the
+     * starter's {@code @EnableFencing} and no configurer of the application's, every property applies, defaults
+     * included; with the application's own {@code @EnableFencing} (which {@code mode = ASPECTJ} needs) or a
+     * configurer of its own, only those set, over the annotation's attributes and that configurer's answers, so that
+     * {@code fencing.mode}, {@code fencing.modes.*} and {@code fencing.acquire-timeout} are never silently ignored.
      */
     @Bean
-    @ConditionalOnMissingBean(FencingConfigurer.class)
     FencingConfigurer fencingPropertiesConfigurer(FencingProperties properties, Environment environment,
-                                                  ObjectProvider<EnableFencingConfiguration> starters) {
-        return new PropertiesConfigurer(properties, starters.getIfAvailable() != null ? null : environment);
+                                                  ObjectProvider<EnableFencingConfiguration> starters,
+                                                  ListableBeanFactory beans) {
+        boolean othersConfigure = beans.getBeanNamesForType(FencingConfigurer.class, true, false).length > 1;
+        return new PropertiesConfigurer(properties,
+                starters.getIfAvailable() != null && !othersConfigure ? null : environment, othersConfigure);
     }
 
     /**
@@ -358,15 +361,29 @@ public class FencingAutoConfiguration {
     }
 
     /** The {@code fencing.*} properties {@code @EnableFencing}'s support reads, and a startup failure for Boot users. */
-    static final class PropertiesConfigurer implements FencingConfigurer {
+    static final class PropertiesConfigurer implements FencingConfigurer, org.springframework.core.Ordered {
 
         private final FencingProperties properties;
         /** Set when the application declared {@code @EnableFencing}: only the properties it holds apply. */
         private final Environment explicitOnly;
 
+        /** Set when the application has a configurer of its own: its message for a missing store is kept. */
+        private final boolean othersConfigure;
+
         PropertiesConfigurer(FencingProperties properties, Environment explicitOnly) {
+            this(properties, explicitOnly, false);
+        }
+
+        PropertiesConfigurer(FencingProperties properties, Environment explicitOnly, boolean othersConfigure) {
             this.properties = properties;
             this.explicitOnly = explicitOnly;
+            this.othersConfigure = othersConfigure;
+        }
+
+        /** First of the configurers: a property set explicitly is never overridden. */
+        @Override
+        public int getOrder() {
+            return HIGHEST_PRECEDENCE;
         }
 
         @Override
@@ -393,6 +410,9 @@ public class FencingAutoConfiguration {
 
         @Override
         public String missingStoreMessage() {
+            if (othersConfigure) {
+                return null; // the application's configurer says it (or the plain Spring message does)
+            }
             ClassLoader classLoader = getClass().getClassLoader();
             return missingStoreMessage(ClassUtils.isPresent(JDBC_STORE_CLASS, classLoader),
                     ClassUtils.isPresent("reactor.core.publisher.Mono", classLoader));

@@ -360,7 +360,7 @@ class FencingAutoConfigurationTest {
     static class UserEnabled {
     }
 
-    /** The application's own settings: they replace the properties altogether. */
+    /** The application's own settings: they apply where no fencing.* property is set. */
     @Configuration(proxyBeanMethods = false)
     static class UserConfigurer {
         @Bean
@@ -369,6 +369,16 @@ class FencingAutoConfigurationTest {
                 @Override
                 public Duration acquireTimeout() {
                     return Duration.ofMillis(700);
+                }
+
+                @Override
+                public FenceMode defaultFenceMode() {
+                    return FenceMode.OBSERVE;
+                }
+
+                @Override
+                public java.util.Map<String, FenceMode> fenceModes() {
+                    return java.util.Map.of("ledger", FenceMode.OBSERVE);
                 }
             };
         }
@@ -401,10 +411,33 @@ class FencingAutoConfigurationTest {
             assertThat(context.getStartupFailure()).hasStackTraceContaining("fencing.mode")
                     .hasStackTraceContaining("obsreve");
         });
+        // a configurer of the application's applies where no property is set; a property set wins (a new user's
+        // trial: its configurer's observe mode ran over fencing.modes.<resource>=enforce, and a stale write landed)
         runner.withUserConfiguration(UserEnabled.class, UserConfigurer.class)
-                .withPropertyValues("fencing.acquire-timeout=1s").run(context ->
-                        assertThat(context.getBean(FencingConfigurer.class).acquireTimeout())
-                                .isEqualTo(Duration.ofMillis(700)));
+                .withPropertyValues("fencing.acquire-timeout=1s", "fencing.modes.ledger=enforce").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    FenceModes modes = context.getBean(FenceModes.class);
+                    assertThat(modes.mode("ledger")).as("the property").isEqualTo(FenceMode.ENFORCE);
+                    assertThat(modes.defaultMode()).as("the configurer's").isEqualTo(FenceMode.OBSERVE);
+                    FencingConfigurer properties = context.getBean("fencingPropertiesConfigurer",
+                            FencingConfigurer.class);
+                    assertThat(properties.acquireTimeout()).isEqualTo(Duration.ofSeconds(1));
+                    assertThat(properties.defaultFenceMode()).as("fencing.mode not set").isNull();
+                    assertThat(((org.springframework.core.Ordered) properties).getOrder())
+                            .isEqualTo(org.springframework.core.Ordered.HIGHEST_PRECEDENCE);
+                    Ledger ledger = context.getBean(Ledger.class);
+                    assertThat(FencingContext.call(new FencingToken("ledger", 2, "a"), ledger::post)).isEqualTo("posted");
+                    assertThatThrownBy(() -> FencingContext.call(new FencingToken("ledger", 1, "a"), ledger::post))
+                            .as("enforced").isInstanceOf(StaleTokenException.class);
+                });
+        // the starter's @EnableFencing beside a configurer: the properties' defaults do not run over it
+        runner.withUserConfiguration(UserConfigurer.class).withPropertyValues("fencing.store.type=in-memory")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(context.getBean(FenceModes.class).mode("ledger")).isEqualTo(FenceMode.OBSERVE);
+                    assertThat(context.getBean("fencingPropertiesConfigurer", FencingConfigurer.class)
+                            .acquireTimeout()).as("the default does not apply over the configurer's").isNull();
+                });
     }
 
     @Test

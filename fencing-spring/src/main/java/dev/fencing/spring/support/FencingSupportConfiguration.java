@@ -105,7 +105,8 @@ class FencingSupportConfiguration implements ImportAware {
 
     /**
      * The mode of each resource's checks: {@code @EnableFencing(defaultFenceMode, observe)}, replaced by a
-     * {@link FencingConfigurer}'s non-null answers (the starter's {@code fencing.mode} and {@code fencing.modes.*}).
+     * {@link FencingConfigurer}s' non-null answers, the first in their order deciding (the starter's {@code fencing.mode}
+     * and {@code fencing.modes.*} come first).
      */
     @Bean(name = MODES_BEAN)
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
@@ -115,20 +116,17 @@ class FencingSupportConfiguration implements ImportAware {
         for (String resource : enableFencing.getStringArray("observe")) {
             resources.put(resource, FenceMode.OBSERVE);
         }
-        FencingConfigurer settings = configurer.getIfUnique();
-        if (settings != null) {
-            if (settings.defaultFenceMode() != null) {
-                defaultMode = settings.defaultFenceMode();
-            }
-            resources.putAll(settings.fenceModes());
+        FencingConfigurer settings = Configurers.of(configurer);
+        if (settings.defaultFenceMode() != null) {
+            defaultMode = settings.defaultFenceMode();
         }
+        resources.putAll(settings.fenceModes());
         // the WARN that checks are observed comes from FencingStartupValidator, once startup accepted the modes
         return new FenceModes(defaultMode, resources);
     }
 
     private static Duration acquireTimeout(ObjectProvider<FencingConfigurer> configurer, long timeoutMillis) {
-        FencingConfigurer settings = configurer.getIfUnique();
-        Duration configured = settings == null ? null : settings.acquireTimeout();
+        Duration configured = Configurers.of(configurer).acquireTimeout();
         if (configured == null) {
             return Duration.ofMillis(timeoutMillis);
         }
@@ -145,8 +143,7 @@ class FencingSupportConfiguration implements ImportAware {
             return found;
         }
         if (!allowInMemoryStore) {
-            FencingConfigurer settings = configurer.getIfUnique();
-            String message = settings == null ? null : settings.missingStoreMessage();
+            String message = Configurers.of(configurer).missingStoreMessage();
             message = message != null ? message : NO_STORE_MESSAGE;
             if (beanFactory.containsBean("environment") && "false".equalsIgnoreCase(
                     beanFactory.getBean("environment", Environment.class).getProperty("fencing.enabled"))) {
