@@ -83,7 +83,10 @@ public class FencingSigningAutoConfiguration {
         return SigningKeys.signer(properties.getSigning());
     }
 
-    /** {@code fencing.signing.keys} or {@code fencing.signing.scheme} is set. */
+    /**
+     * {@code fencing.signing.keys}, {@code .scheme} or {@code .current-key-id} is set: then the verifier is built, and
+     * what is missing fails startup (a current key id alone, its keys in a profile not active, turned nothing on).
+     */
     static final class SigningConfigured extends SpringBootCondition {
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
@@ -96,7 +99,8 @@ public class FencingSigningAutoConfiguration {
         static boolean configured(Environment environment) {
             Binder binder = Binder.get(environment);
             return !binder.bind(SigningKeys.PREFIX + ".keys", Bindable.mapOf(String.class, Object.class))
-                    .orElse(Map.of()).isEmpty() || binder.bind(SigningKeys.PREFIX + ".scheme", String.class).isBound();
+                    .orElse(Map.of()).isEmpty() || binder.bind(SigningKeys.PREFIX + ".scheme", String.class).isBound()
+                    || binder.bind(SigningKeys.PREFIX + ".current-key-id", String.class).isBound();
         }
     }
 

@@ -76,8 +76,11 @@ final class SigningKeys {
     private static SignatureScheme check(FencingProperties.Signing signing) {
         SignatureScheme scheme = signing.getScheme();
         if (scheme == null) {
-            throw new FencingConfigurationException(PREFIX + ".scheme is not set but " + PREFIX + ".keys is: set it "
-                    + "to hmac-sha256 or ed25519");
+            throw new FencingConfigurationException(PREFIX + ".scheme is not set but " + (signing.getKeys().isEmpty()
+                    ? PREFIX + ".current-key-id is ('" + signing.getCurrentKeyId() + "'), with no key: signing asked "
+                    + "for and nothing to sign with (keys in a profile that is not active?); set " + PREFIX
+                    + ".scheme to hmac-sha256 or ed25519 and the keys, or remove " + PREFIX + ".current-key-id"
+                    : PREFIX + ".keys is: set it to hmac-sha256 or ed25519"));
         }
         if (signing.getKeys().isEmpty()) {
             throw new FencingConfigurationException(PREFIX + ".scheme is set but " + PREFIX + ".keys has no key: add "

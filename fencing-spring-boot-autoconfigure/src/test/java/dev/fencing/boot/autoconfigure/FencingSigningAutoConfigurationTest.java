@@ -234,6 +234,13 @@ class FencingSigningAutoConfigurationTest {
                 "fencing.signing.keys.k2.secret=" + base64(32));
     }
 
+    /** A current key id alone (its keys in a profile not active) turned nothing on, and unsigned tokens wrote. */
+    @Test
+    void aCurrentKeyIdWithoutKeysFailsStartup(CapturedOutput output) {
+        assertStartupFails(output, "fencing.signing.current-key-id is ('k1'), with no key",
+                "profile that is not active", "fencing.signing.current-key-id=k1");
+    }
+
     @Test
     void keysWithoutASchemeFailStartup(CapturedOutput output) {
         assertStartupFails(output, "fencing.signing.scheme is not set", "hmac-sha256 or ed25519",
