@@ -35,7 +35,8 @@ import java.util.regex.Pattern;
  * observing). Known names come from the starter's configuration metadata; under a map or list property
  * ({@code fencing.modes.*}, {@code fencing.signing.keys.*}) any key is accepted. Environment variables are not checked
  * (their names cannot be told apart from other programs'), nor is anything when the metadata is missing. Compaction
- * settings without {@code fencing.compaction.enabled=true} are logged as a warning: nothing runs on them.
+ * settings without {@code fencing.compaction.enabled=true} are logged as a warning: nothing runs on them. The values
+ * of switches, numbers and durations, environment variables included, are checked too ({@link #checkValue}).
  */
 final class PropertyNamesCheck implements BeanFactoryPostProcessor {
 
@@ -98,6 +99,55 @@ final class PropertyNamesCheck implements BeanFactoryPostProcessor {
                     + "Boot and leaves its setting at the default):\n  - " + String.join("\n  - ", problems)
                     + "\nThe properties are listed in the README's \"Spring Boot\" section.");
         }
+        List<String> values = new ArrayList<>();
+        types(classLoader).forEach((name, type) -> {
+            String value;
+            try {
+                value = environment.getProperty(name);
+            } catch (IllegalArgumentException unresolvable) {
+                return; // a placeholder Boot reports itself when it binds the property
+            }
+            String problem = value == null ? null : checkValue(name, type, value);
+            if (problem != null) {
+                values.add(problem);
+            }
+        });
+        if (!values.isEmpty()) {
+            throw new FencingConfigurationException("Fencing properties with values Spring Boot would misread:\n  - "
+                    + String.join("\n  - ", values));
+        }
+    }
+
+    /**
+     * What is wrong with {@code value} of the property {@code name} of the metadata type {@code type}, or {@code null}:
+     * a switch that is neither true nor false (Boot's conditions match "true" only, so {@code enabled=yes} left a
+     * feature silently off), an empty number, switch or duration (a placeholder with an empty default: an empty
+     * {@code max-advance} meant no bound), and a duration without a unit, which Boot reads as milliseconds
+     * ({@code lock-timeout=5} was a 5 ms bound); {@code fencing.compaction.idle-for} reads a bare number as days.
+     */
+    static String checkValue(String name, String type, String value) {
+        String trimmed = value.trim();
+        boolean flag = type.equals("java.lang.Boolean") || type.equals("boolean");
+        boolean duration = type.equals("java.time.Duration");
+        boolean number = type.equals("java.lang.Long") || type.equals("java.lang.Integer") || type.equals("long")
+                || type.equals("int");
+        if (!flag && !duration && !number) {
+            return null;
+        }
+        if (trimmed.isEmpty()) {
+            return "'" + name + "' is set but empty (a placeholder with an empty default?): remove it to keep the "
+                    + "default, or give it a value";
+        }
+        if (flag && !trimmed.equalsIgnoreCase("true") && !trimmed.equalsIgnoreCase("false")) {
+            return "'" + name + "' is '" + value + "', but takes true or false (Spring Boot's switches match 'true' "
+                    + "only, so anything else leaves it off)";
+        }
+        if (duration && !name.equals(COMPACTION + ".idle-for") && trimmed.matches("[+-]?\\d+")) {
+            return "'" + name + "' is '" + value + "', a number without a unit, which Spring Boot reads as "
+                    + trimmed + " milliseconds: write the unit (" + trimmed + "ms, " + trimmed + "s, " + trimmed
+                    + "m)";
+        }
+        return null;
     }
 
     /**
@@ -180,6 +230,14 @@ final class PropertyNamesCheck implements BeanFactoryPostProcessor {
     /** The {@code fencing.*} property names of every configuration metadata file on the class path. */
     static Map<String, Boolean> known(ClassLoader classLoader) {
         Map<String, Boolean> known = new TreeMap<>();
+        types(classLoader).forEach((name, type) ->
+                known.put(name, type.startsWith("java.util.Map") || type.startsWith("java.util.List")));
+        return known;
+    }
+
+    /** The {@code fencing.*} properties of every configuration metadata file on the class path, with their types. */
+    static Map<String, String> types(ClassLoader classLoader) {
+        Map<String, String> types = new TreeMap<>();
         try {
             Enumeration<URL> files = classLoader.getResources(METADATA);
             while (files.hasMoreElements()) {
@@ -188,15 +246,14 @@ final class PropertyNamesCheck implements BeanFactoryPostProcessor {
                     Matcher matcher = PROPERTY.matcher(propertiesOf(new String(in.readAllBytes(),
                             StandardCharsets.UTF_8)));
                     while (matcher.find()) {
-                        String type = matcher.group(2);
-                        known.put(matcher.group(1), type.startsWith("java.util.Map") || type.startsWith("java.util.List"));
+                        types.put(matcher.group(1), matcher.group(2));
                     }
                 }
             }
         } catch (IOException e) {
             throw new UncheckedIOException("Could not read " + METADATA, e);
         }
-        return known;
+        return types;
     }
 
     /** The {@code "properties"} array of a metadata file, without its groups and hints (Boot writes that order). */

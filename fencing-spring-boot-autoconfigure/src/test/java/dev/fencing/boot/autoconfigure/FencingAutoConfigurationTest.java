@@ -336,10 +336,16 @@ class FencingAutoConfigurationTest {
         database.withPropertyValues(h2("shortlease"), "fencing.issuer.type=jdbc", "fencing.issuer.jdbc.lease-time=30")
                 .run(context -> {
                     assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).isInstanceOf(dev.fencing.FencingConfigurationException.class)
+                            .hasMessageContaining("'fencing.issuer.jdbc.lease-time' is '30', a number without a unit");
+                });
+        database.withPropertyValues(h2("shortlease"), "fencing.issuer.type=jdbc",
+                        "fencing.issuer.jdbc.lease-time=30ms")
+                .run(context -> {
+                    assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure()).rootCause()
                             .isInstanceOf(dev.fencing.FencingConfigurationException.class)
-                            .hasMessageContaining("fencing.issuer.jdbc.lease-time is 30 ms")
-                            .hasMessageContaining("without one is in milliseconds");
+                            .hasMessageContaining("fencing.issuer.jdbc.lease-time is 30 ms");
                 });
         database.withPropertyValues(h2("onesecond"), "fencing.issuer.type=jdbc", "fencing.issuer.jdbc.lease-time=1s")
                 .run(context -> assertThat(context).hasNotFailed());

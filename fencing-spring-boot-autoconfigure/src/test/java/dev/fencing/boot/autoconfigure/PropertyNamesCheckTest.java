@@ -53,6 +53,30 @@ class PropertyNamesCheckTest {
                         : context.getStartupFailure().getMessage()).doesNotContain("Unknown fencing properties"));
     }
 
+    /**
+     * Values Spring Boot would misread fail startup, each named (a new user's trial): a switch of "yes" left
+     * compaction off, a duration without a unit was milliseconds (a 5 ms lock wait bound), an empty max-advance (a
+     * placeholder's empty default) meant no bound. Well-formed values start.
+     */
+    @Test
+    void valuesBootWouldMisreadFailStartupNamingEach() {
+        runner.withPropertyValues("fencing.compaction.enabled=yes", "fencing.store.jdbc.lock-timeout=5",
+                        "fencing.store.jdbc.max-advance=", "fencing.acquire-timeout=-10")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).isInstanceOf(FencingConfigurationException.class)
+                            .hasMessageContaining("'fencing.compaction.enabled' is 'yes', but takes true or false")
+                            .hasMessageContaining("'fencing.store.jdbc.lock-timeout' is '5', a number without a unit, "
+                                    + "which Spring Boot reads as 5 milliseconds")
+                            .hasMessageContaining("'fencing.store.jdbc.max-advance' is set but empty")
+                            .hasMessageContaining("'fencing.acquire-timeout' is '-10'");
+                });
+        runner.withPropertyValues("fencing.compaction.enabled=FALSE", "fencing.store.jdbc.lock-timeout=5s",
+                        "fencing.store.jdbc.max-advance=1000", "fencing.compaction.idle-for=30",
+                        "fencing.acquire-timeout=PT2S")
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
     @Test
     void compactionSettingsWithoutCompactionEnabledAreAWarning(CapturedOutput output) {
         runner.withPropertyValues("fencing.compaction.cron=0 30 3 * * *", "fencing.compaction.idle-for=2d")
