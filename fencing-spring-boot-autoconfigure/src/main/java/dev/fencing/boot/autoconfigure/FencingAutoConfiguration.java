@@ -72,14 +72,36 @@ public class FencingAutoConfiguration {
 
     private static final String JDBC_STORE_CLASS = "dev.fencing.jdbc.JdbcFenceStore";
 
+    /**
+     * Once every singleton exists, with {@code fencing.store.jdbc.max-advance} set: fails startup where the bound
+     * would refuse real holders or bound nothing. An issuer of one sequence for every resource (ZooKeeper, etcd)
+     * moves a rarely written resource's next token by every write elsewhere (and ZooKeeper's by 2^32 at a leader
+     * election); an issuer offset moves every resource's next token by its base; and a reactive store of the
+     * starter's alone (R2DBC) has no such bound. Beside a blocking store that applies it, the reactive store's
+     * methods going unbounded is a warning.
+     */
+    @Bean
+    static SmartInitializingSingleton fencingMaxAdvanceCheck(ListableBeanFactory beans, Environment environment) {
+        return () -> MaxAdvanceCheck.check(beans, environment);
+    }
+
     /** {@code fencing.store.type=in-memory}: one JVM only, said at startup. */
     @Bean
     @ConditionalOnMissingBean(FenceStore.class)
     @ConditionalOnFencingType(store = FencingProperties.StoreType.IN_MEMORY)
-    InMemoryFenceStore fenceStore() {
+    InMemoryFenceStore fenceStore(FencingProperties properties) {
         log.warn("fencing.store.type=in-memory: using an InMemoryFenceStore, which fences writes made inside this "
                 + "JVM only; for tests and demos, never for a resource shared by several instances");
-        return new InMemoryFenceStore();
+        Long maxAdvance = properties.getStore().getJdbc().getMaxAdvance();
+        if (maxAdvance == null) {
+            return new InMemoryFenceStore();
+        }
+        if (maxAdvance < 1) {
+            throw new FencingConfigurationException("fencing.store.jdbc.max-advance must be at least 1, was "
+                    + maxAdvance + "; leave it unset for no bound on one advance");
+        }
+        // the bound the database store would apply: a test on the in-memory store refuses what production refuses
+        return InMemoryFenceStore.builder().maxAdvance(maxAdvance).build();
     }
 
     /**

@@ -109,6 +109,7 @@ final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcess
                 // refuses is not stored (a stored base never changes)
                 IssuerCounterCheck.check(shifted, fences, new StoredOffsets(beanFactory, environment));
             }
+            MaxAdvanceCheck.requireAboveOffset(environment); // before a base is stored, never to change
             IssuerBase bases = issuerBase(properties);
             if (properties.isCheckFenceStore() && JdbcOffsetParts.PRESENT && bases.stored(name).isEmpty()) {
                 // a first start: the old lease table's tokens, presented to the fence store or not, are below it

@@ -189,6 +189,16 @@ class FencingReactiveApplicationTest {
         }
     }
 
+    /** The R2DBC store has no bound on one advance: the property alone bounded nothing, silently. */
+    @Test
+    void maxAdvanceWithTheReactiveStoreAloneFailsStartup() {
+        runner.withBean(ReactiveLedger.class).withPropertyValues("fencing.store.jdbc.max-advance=5").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasMessageContaining("fencing.store.jdbc.max-advance=5 is set, "
+                    + "but the application's fence store is the R2DBC store");
+        });
+    }
+
     @Test
     void aMissingFenceTableFailsStartupNamingIt() {
         runner.withBean(ReactiveLedger.class).withPropertyValues("fencing.store.r2dbc.table=" + TABLE + "_missing")
