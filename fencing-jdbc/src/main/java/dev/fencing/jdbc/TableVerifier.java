@@ -217,6 +217,12 @@ final class TableVerifier {
                                 + "' are one row)");
                     }));
         } catch (FenceStoreException | DataAccessException | TransactionException e) {
+            String denied = denied(e);
+            if (denied != null) {
+                throw new FencingConfigurationException(kind.what() + " '" + table + "' exists but cannot be "
+                        + "written on " + dialect.productName() + " by the application's connections (" + rootMessage(e)
+                        + "): " + denied, e);
+            }
             throw new FencingConfigurationException(kind.what() + " '" + table + "' is missing or unusable on "
                     + dialect.productName() + " (" + rootMessage(e) + "). Create it with the script "
                     + kind.script(dialect) + (table.equals(kind.defaultName()) ? "" : ", with '" + table
@@ -499,6 +505,29 @@ final class TableVerifier {
                     + "index on 'resource' alone, so two first uses of a resource could both insert a row; recreate "
                     + "it with " + kind.script(dialect));
         }
+    }
+
+    /**
+     * The fix when the probe failed for lack of a privilege or on a read-only connection (not a missing table, whose
+     * fix is the script), by SQL state and MariaDB's error codes; {@code null} otherwise.
+     */
+    private String denied(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.sql.SQLException sql) {
+                String state = String.valueOf(sql.getSQLState());
+                int code = sql.getErrorCode();
+                if (state.equals("25006") || code == 1792 || code == 1290) {
+                    return "the connection is read-only; give the fence a read-write DataSource (no read-only pool, "
+                            + "replica or default_transaction_read_only)";
+                }
+                if (state.equals("42501") || code == 1142 || code == 1143 || code == 1044) {
+                    return "grant the application's database user SELECT, INSERT, UPDATE and DELETE on " + table
+                            + " (DELETE for compaction and the admin reset)";
+                }
+                return null;
+            }
+        }
+        return null;
     }
 
     private static String rootMessage(Throwable e) {

@@ -2,6 +2,7 @@ package dev.fencing.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.store.sql.FenceSql;
 import dev.fencing.issuer.Lease;
 import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.AfterAll;
@@ -175,6 +176,40 @@ class TableChecksTest {
         assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool(Database.POSTGRESQL)).table(lease).build().verify())
                 .isInstanceOf(FencingConfigurationException.class)
                 .hasMessageContaining("Lease table '" + lease + "' is UNLOGGED");
+    }
+
+    /**
+     * A table the application's user may only read, or a read-only connection, was reported as "missing or
+     * unusable" with the script to create it, the wrong fix (a new user's trial); now the grant or the connection.
+     */
+    @Test
+    void aTableTheApplicationCannotWriteNamesTheGrantOrTheReadOnlyConnection() {
+        String fence = table(Database.POSTGRESQL, "fence");
+        jdbc(Database.POSTGRESQL).execute(FenceSql.POSTGRESQL.createTableSql(fence));
+        String role = "fencing_reader_" + Long.toHexString(System.nanoTime());
+        JdbcTemplate admin = jdbc(Database.POSTGRESQL);
+        admin.execute("CREATE ROLE " + role + " LOGIN");
+        try {
+            admin.execute("GRANT SELECT ON " + fence + " TO " + role);
+            org.springframework.jdbc.datasource.DriverManagerDataSource reader =
+                    new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                            "jdbc:postgresql://127.0.0.1:5432/test", role, "");
+            assertThatThrownBy(() -> JdbcFenceStore.builder(reader).table(fence).build().verify())
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("Fence table '" + fence + "' exists but cannot be written")
+                    .hasMessageContaining("grant the application's database user SELECT, INSERT, UPDATE and DELETE")
+                    .hasMessageNotContaining("Create it with the script");
+            org.springframework.jdbc.datasource.DriverManagerDataSource readOnly =
+                    new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                            "jdbc:postgresql://127.0.0.1:5432/test?options=-c%20default_transaction_read_only=on",
+                            "postgres", "");
+            assertThatThrownBy(() -> JdbcFenceStore.builder(readOnly).table(fence).build().verify())
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("the connection is read-only");
+        } finally {
+            admin.execute("REVOKE ALL ON " + fence + " FROM " + role);
+            admin.execute("DROP ROLE " + role);
+        }
     }
 
     @Test

@@ -77,6 +77,9 @@ public class FencingProperties {
     }
 
     public void setAcquireTimeout(Duration acquireTimeout) {
+        if (acquireTimeout != null && acquireTimeout.isNegative()) {
+            throw new IllegalArgumentException("fencing.acquire-timeout must not be negative, was " + acquireTimeout);
+        }
         this.acquireTimeout = acquireTimeout;
     }
 
@@ -673,6 +676,10 @@ public class FencingProperties {
         }
 
         public void setLockPath(String lockPath) {
+            if (lockPath == null || !lockPath.startsWith("/")) {
+                throw new IllegalArgumentException("fencing.issuer.zookeeper.lock-path must be an absolute ZooKeeper "
+                        + "path, starting with '/' (such as /fencing/locks), was '" + lockPath + "'");
+            }
             this.lockPath = lockPath;
         }
 
@@ -681,6 +688,11 @@ public class FencingProperties {
         }
 
         public void setSessionTimeout(Duration sessionTimeout) {
+            if (sessionTimeout == null || sessionTimeout.compareTo(Duration.ofSeconds(1)) < 0) {
+                // zero looped Curator on "session timeout has elapsed" and every acquire said "not reachable"
+                throw new IllegalArgumentException("fencing.issuer.zookeeper.session-timeout must be at least 1s "
+                        + "(ZooKeeper servers allow 2 to 20 ticks, 4s to 40s by default), was " + sessionTimeout);
+            }
             this.sessionTimeout = sessionTimeout;
         }
     }

@@ -157,6 +157,26 @@ class FencingZooKeeperAutoConfigurationTest {
         });
     }
 
+    /**
+     * A session timeout of zero (or a bare 60, read as 60 ms) made Curator loop and every acquire say ZooKeeper was
+     * not reachable; a relative lock path failed naming the builder. Both now fail startup naming the property.
+     */
+    @Test
+    void aSessionTimeoutUnderASecondOrARelativeLockPathFailsStartupNamingTheProperty() {
+        String connect = "fencing.issuer.zookeeper.connect-string=" + server.getConnectString();
+        runner.withPropertyValues(connect, "fencing.issuer.zookeeper.session-timeout=0s").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .hasMessageContaining("fencing.issuer.zookeeper.session-timeout must be at least 1s");
+        });
+        runner.withPropertyValues(connect, "fencing.issuer.zookeeper.lock-path=fencing/locks").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .hasMessageContaining("fencing.issuer.zookeeper.lock-path must be an absolute ZooKeeper path")
+                    .hasMessageContaining("'fencing/locks'");
+        });
+    }
+
     @Test
     void aTokenIssuerOfTheApplicationWinsAndOtherIssuerTypesAddNothing() {
         runner.withPropertyValues("fencing.issuer.zookeeper.connect-string=" + server.getConnectString())
