@@ -1,5 +1,6 @@
 package dev.fencing.boot.autoconfigure;
 
+import dev.fencing.FencingConfigurationException;
 import dev.fencing.boot.actuate.FencingAdminWebExtension;
 import dev.fencing.boot.actuate.FencingEndpoint;
 import dev.fencing.mode.FenceModes;
@@ -149,11 +150,19 @@ public class FencingActuatorAutoConfiguration {
                                                           BeanFactory beanFactory, Environment environment) {
             if (!ClassUtils.isPresent(SPRING_SECURITY, FencingActuatorAutoConfiguration.class.getClassLoader())) {
                 // the library cannot tell whether the endpoint is secured; without Spring Security it is not
-                LogFactory.getLog(FencingActuatorAutoConfiguration.class).warn("fencing.admin.enabled=true and "
-                        + "Spring Security is not on the class path: POST /actuator/fencing/{resource} (lowering a "
-                        + "resource's max_seen, with force refusing the current holder) and POST /actuator/fencing "
-                        + "(switching a resource to observe mode, where stale writes land; raising floors) are "
-                        + "open to every caller that reaches the management port. Secure them, or keep them off.");
+                String open = "fencing.admin.enabled=true and Spring Security is not on the class path: POST "
+                        + "/actuator/fencing/{resource} (lowering a resource's max_seen, with force refusing the "
+                        + "current holder) and POST /actuator/fencing (switching a resource to observe mode, where "
+                        + "stale writes land; raising floors) are open to every caller that reaches the management "
+                        + "port";
+                if (!environment.getProperty("fencing.admin.allow-unsecured", Boolean.class, false)) {
+                    throw new FencingConfigurationException(open + ". Add Spring Security with a rule requiring a "
+                            + "role for the actuator endpoints; or, when the management port is protected another "
+                            + "way (bound to localhost, behind an authenticating gateway), say so with "
+                            + "fencing.admin.allow-unsecured=true; or keep fencing.admin.enabled off");
+                }
+                LogFactory.getLog(FencingActuatorAutoConfiguration.class).warn(open + " (fencing.admin.allow-unsecured="
+                        + "true: protected outside this application, you said).");
             }
             // the extension's POST /actuator/fencing replaces the endpoint's, so it serves the mode switch too
             // a reset or raise below a stored issuer migration's base is refused (that issuer's tokens are above it)

@@ -160,12 +160,26 @@ public class FencingProperties {
          */
         private boolean enabled = false;
 
+        /**
+         * Whether the admin operations may start without Spring Security on the class path (off: startup fails),
+         * for a management port protected another way (bound to localhost, behind an authenticating gateway).
+         */
+        private boolean allowUnsecured = false;
+
         public boolean isEnabled() {
             return enabled;
         }
 
         public void setEnabled(boolean enabled) {
             this.enabled = enabled;
+        }
+
+        public boolean isAllowUnsecured() {
+            return allowUnsecured;
+        }
+
+        public void setAllowUnsecured(boolean allowUnsecured) {
+            this.allowUnsecured = allowUnsecured;
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.fencing.boot.autoconfigure;
 
+import dev.fencing.FencingConfigurationException;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.fencing.boot.actuate.FencingAdminWebExtension;
@@ -33,7 +34,7 @@ class FencingAdminAutoConfigurationTest {
         runner.run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(FencingAdminWebExtension.class));
         runner.withPropertyValues("fencing.admin.enabled=false").run(context ->
                 assertThat(context).hasNotFailed().doesNotHaveBean(FencingAdminWebExtension.class));
-        runner.withPropertyValues("fencing.admin.enabled=true").run(context -> {
+        runner.withPropertyValues("fencing.admin.enabled=true", "fencing.admin.allow-unsecured=true").run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(FencingAdminWebExtension.class);
             FenceStore store = context.getBean(FenceStore.class);
             store.fence("accounts:1", new FencingToken("accounts:1", Long.MAX_VALUE, "evil"), () -> null);
@@ -48,10 +49,18 @@ class FencingAdminAutoConfigurationTest {
 
     @Test
     @ExtendWith(OutputCaptureExtension.class)
-    void enablingItWithoutSpringSecurityWarnsThatTheEndpointIsOpen(CapturedOutput output) {
-        runner.withPropertyValues("fencing.admin.enabled=true").run(context -> assertThat(context).hasNotFailed());
+    void enablingItWithoutSpringSecurityFailsStartupUnlessAllowedAndThenWarns(CapturedOutput output) {
+        // a new user's trial switched a resource to observe mode unauthenticated: startup only warned
+        runner.withPropertyValues("fencing.admin.enabled=true").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("Spring Security is not on the class path")
+                    .hasMessageContaining("fencing.admin.allow-unsecured=true");
+        });
+        runner.withPropertyValues("fencing.admin.enabled=true", "fencing.admin.allow-unsecured=true")
+                .run(context -> assertThat(context).hasNotFailed());
         assertThat(output.getAll()).contains("Spring Security is not on the class path")
-                .contains("POST /actuator/fencing/{resource}");
+                .contains("POST /actuator/fencing/{resource}").contains("protected outside this application");
         int warned = output.getAll().length();
         runner.run(context -> assertThat(context).hasNotFailed());
         assertThat(output.getAll().substring(warned)).doesNotContain("Spring Security is not on the class path");
@@ -66,7 +75,7 @@ class FencingAdminAutoConfigurationTest {
     void behindARoutingStoreEachResourceIsAdministeredInItsRoutesStore() {
         dev.fencing.store.InMemoryFenceStore accounts = new dev.fencing.store.InMemoryFenceStore();
         dev.fencing.store.InMemoryFenceStore ledger = new dev.fencing.store.InMemoryFenceStore();
-        runner.withPropertyValues("fencing.admin.enabled=true")
+        runner.withPropertyValues("fencing.admin.enabled=true", "fencing.admin.allow-unsecured=true")
                 .withBean("fenceStore", FenceStore.class, () -> dev.fencing.store.RoutingFenceStore.builder()
                         .route("accounts", accounts).route("ledger", ledger).build())
                 .run(context -> {
@@ -95,7 +104,7 @@ class FencingAdminAutoConfigurationTest {
 
     @Test
     void aStoreWithoutAdministrationFailsStartupNamingIt() {
-        runner.withPropertyValues("fencing.admin.enabled=true")
+        runner.withPropertyValues("fencing.admin.enabled=true", "fencing.admin.allow-unsecured=true")
                 .withBean("customStore", FenceStore.class, () -> new FenceStore() {
                     @Override
                     public <T> T fence(String resource, FencingToken token, dev.fencing.store.FencedCall<T> write)
@@ -104,7 +113,7 @@ class FencingAdminAutoConfigurationTest {
                     }
                 })
                 .run(context -> assertThat(context).hasFailed().getFailure()
-                        .hasStackTraceContaining("fencing.admin.enabled=true")
+                        .hasStackTraceContaining("fencing.admin.enabled=true", "fencing.admin.allow-unsecured=true")
                         .hasStackTraceContaining("offers no administration"));
     }
 }

@@ -270,7 +270,7 @@ class FencingIssuerOffsetAutoConfigurationTest {
 
     @Test
     void theActuatorRaisesEveryFloorAfterARestore() {
-        runner.withPropertyValues("fencing.admin.enabled=true").run(context -> {
+        runner.withPropertyValues("fencing.admin.enabled=true", "fencing.admin.allow-unsecured=true").run(context -> {
             assertThat(context).hasNotFailed();
             FenceStore store = context.getBean(FenceStore.class);
             store.fence("a", new FencingToken("a", 5, "h"), () -> null);
@@ -296,7 +296,7 @@ class FencingIssuerOffsetAutoConfigurationTest {
         InMemoryIssuerBase bases = new InMemoryIssuerBase();
         bases.establish("to-zk", 1000);
         runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new).withBean(IssuerBase.class, () -> bases)
-                .withPropertyValues("fencing.admin.enabled=true").run(context -> {
+                .withPropertyValues("fencing.admin.enabled=true", "fencing.admin.allow-unsecured=true").run(context -> {
                     assertThat(context).hasNotFailed();
                     InMemoryFenceStore store = (InMemoryFenceStore) context.getBean(FenceStore.class);
                     store.fence("ledger", new FencingToken("ledger", 1002, "new-issuer"), () -> null);

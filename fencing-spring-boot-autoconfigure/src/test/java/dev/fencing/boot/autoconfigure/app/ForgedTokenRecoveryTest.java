@@ -123,7 +123,7 @@ class ForgedTokenRecoveryTest {
                 "fencing.issuer.jdbc.initialize-schema=always",
                 "fencing.web.filter.url-patterns=/internal/*",
                 "management.endpoints.web.exposure.include=fencing",
-                "fencing.admin.enabled=" + adminEnabled).run();
+                "fencing.admin.enabled=" + adminEnabled, "fencing.admin.allow-unsecured=true").run();
     }
 
     @AfterEach

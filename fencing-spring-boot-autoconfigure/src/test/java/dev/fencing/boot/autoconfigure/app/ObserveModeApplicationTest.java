@@ -192,7 +192,8 @@ class ObserveModeApplicationTest {
      */
     @Test
     void withAdminEnabledTheSamePostSwitchesModesAndRaisesFloors() throws Exception {
-        try (ConfigurableApplicationContext context = start("fencing.admin.enabled=true")) {
+        try (ConfigurableApplicationContext context = start("fencing.admin.enabled=true",
+                "fencing.admin.allow-unsecured=true")) {
             int port = ((WebServerApplicationContext) context).getWebServer().getPort();
             Deposits deposits = context.getBean(Deposits.class);
             Ledger ledger = context.getBean(Ledger.class);
