@@ -19,9 +19,15 @@ public class FencingDisabledAutoConfiguration {
     static final String WARNING = "fencing.enabled=false: every @Fenced method runs unchecked (no token is checked "
             + "and no lock is taken); remove the property to turn fencing back on";
 
+    /** Said instead when the application declares {@code @EnableFencing} itself, which still fences. */
+    static final String OWN_ENABLE = "fencing.enabled=false turned the fencing starter off (its store, issuer and "
+            + "checks of properties), but this application declares @EnableFencing itself, so its @Fenced methods are "
+            + "still checked, with its own beans; remove that @EnableFencing too to run them unchecked";
+
     private static final Log log = LogFactory.getLog(FencingDisabledAutoConfiguration.class);
 
-    FencingDisabledAutoConfiguration() {
-        log.warn(WARNING);
+    FencingDisabledAutoConfiguration(org.springframework.beans.factory.ListableBeanFactory beans) {
+        // an operator who switched fencing off in an incident must not be told it is off while it is not
+        log.warn(beans.containsBeanDefinition(FencingAutoConfiguration.FENCING_SUPPORT_BEAN) ? OWN_ENABLE : WARNING);
     }
 }

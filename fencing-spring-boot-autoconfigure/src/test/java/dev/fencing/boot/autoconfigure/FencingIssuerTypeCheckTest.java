@@ -115,6 +115,22 @@ class FencingIssuerTypeCheckTest {
                 assertThat(context).doesNotHaveBean(FencingDisabledAutoConfiguration.class));
     }
 
+    @dev.fencing.spring.EnableFencing(allowInMemoryStore = true)
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    static class OwnEnableFencing {
+    }
+
+    /** Beside the application's own @EnableFencing, which still fences, the warning no longer says it is off. */
+    @Test
+    void fencingEnabledFalseBesideAnOwnEnableFencingSaysItStillFences(CapturedOutput output) {
+        new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
+                        FencingDisabledAutoConfiguration.class)).withUserConfiguration(OwnEnableFencing.class)
+                .withPropertyValues("fencing.enabled=false")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains(FencingDisabledAutoConfiguration.OWN_ENABLE)
+                .doesNotContain(FencingDisabledAutoConfiguration.WARNING);
+    }
+
     @Test
     void etcdWithoutFencingEtcdFailsNamingTheDependency() {
         runner.withClassLoader(new FilteredClassLoader(EtcdTokenIssuer.class))
