@@ -358,7 +358,7 @@ public class FencingProperties {
         }
 
         public void setTable(String table) {
-            this.table = table;
+            this.table = TableNames.require("fencing.store.r2dbc.table", table);
         }
 
         public Duration getLockTimeout() {
@@ -423,7 +423,7 @@ public class FencingProperties {
         }
 
         public void setTable(String table) {
-            this.table = table;
+            this.table = TableNames.require("fencing.store.jdbc.table", table);
         }
 
         public SchemaInitialization getInitializeSchema() {
@@ -578,7 +578,7 @@ public class FencingProperties {
         }
 
         public void setTable(String table) {
-            this.table = table;
+            this.table = TableNames.require("fencing.issuer.offset.table", table);
         }
 
         public boolean isCheckFenceStore() {
@@ -732,7 +732,7 @@ public class FencingProperties {
         }
 
         public void setTable(String table) {
-            this.table = table;
+            this.table = TableNames.require("fencing.issuer.jdbc.table", table);
         }
 
         public SchemaInitialization getInitializeSchema() {

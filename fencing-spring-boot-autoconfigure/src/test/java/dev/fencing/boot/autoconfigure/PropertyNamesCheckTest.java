@@ -77,6 +77,18 @@ class PropertyNamesCheckTest {
                 .run(context -> assertThat(context).hasNotFailed());
     }
 
+    /** A table name no store takes fails naming the property, not the builder it reached. */
+    @Test
+    void aTableNameNoStoreTakesFailsNamingTheProperty() {
+        runner.withPropertyValues("fencing.issuer.jdbc.table=misconf-lease").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .hasMessageContaining("fencing.issuer.jdbc.table 'misconf-lease' is not a table name");
+        });
+        runner.withPropertyValues("fencing.store.jdbc.table=app.fence_rows").run(context ->
+                assertThat(context).hasNotFailed());
+    }
+
     @Test
     void compactionSettingsWithoutCompactionEnabledAreAWarning(CapturedOutput output) {
         runner.withPropertyValues("fencing.compaction.cron=0 30 3 * * *", "fencing.compaction.idle-for=2d")
