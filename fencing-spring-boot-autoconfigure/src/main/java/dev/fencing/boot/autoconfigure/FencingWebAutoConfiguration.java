@@ -54,6 +54,23 @@ public class FencingWebAutoConfiguration {
 
     static final String URL_PATTERNS = "fencing.web.filter.url-patterns";
 
+    /**
+     * The WebFlux filter's paths set in a servlet application: nothing reads them here, and the header would be
+     * refused on every path they were meant to open; startup fails naming the property this stack reads.
+     */
+    @Bean
+    static SmartInitializingSingleton fencingOtherWebStackCheck(Environment environment) {
+        return () -> {
+            if (Binder.get(environment).bind(FencingWebFluxAutoConfiguration.PATH_PATTERNS,
+                    Bindable.listOf(String.class)).isBound()) {
+                throw new dev.fencing.FencingConfigurationException(FencingWebFluxAutoConfiguration.PATH_PATTERNS
+                        + " is set, but this is a servlet application, whose Fencing-Token filter reads " + URL_PATTERNS
+                        + " (servlet patterns such as /internal/*): nothing reads the property set, and the header "
+                        + "would be refused on those paths");
+            }
+        };
+    }
+
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnMissingBean(FencingExceptionAdvice.class)
     @Import(FencingExceptionAdvice.class)

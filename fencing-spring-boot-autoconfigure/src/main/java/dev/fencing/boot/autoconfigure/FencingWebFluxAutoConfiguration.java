@@ -51,6 +51,24 @@ public class FencingWebFluxAutoConfiguration {
 
     static final String PATH_PATTERNS = "fencing.web.reactive.path-patterns";
 
+    /**
+     * The servlet filter's patterns set in a WebFlux application: nothing reads them here, and the header would be
+     * refused on every path they were meant to open; startup fails naming the property this stack reads.
+     */
+    @Bean
+    static org.springframework.beans.factory.SmartInitializingSingleton fencingOtherWebStackCheck(
+            org.springframework.core.env.Environment environment) {
+        return () -> {
+            if (Binder.get(environment).bind(FencingWebAutoConfiguration.URL_PATTERNS,
+                    Bindable.listOf(String.class)).isBound()) {
+                throw new FencingConfigurationException(FencingWebAutoConfiguration.URL_PATTERNS + " is set, but "
+                        + "this is a WebFlux application, whose Fencing-Token filter reads " + PATH_PATTERNS
+                        + " (path patterns such as /internal/**): nothing reads the property set, and the header "
+                        + "would be refused on those paths");
+            }
+        };
+    }
+
     private static final Log log = LogFactory.getLog(FencingWebFluxAutoConfiguration.class);
 
     @Bean

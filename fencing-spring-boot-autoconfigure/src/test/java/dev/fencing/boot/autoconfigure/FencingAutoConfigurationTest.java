@@ -557,6 +557,16 @@ class FencingAutoConfigurationTest {
     private final WebApplicationContextRunner web = new WebApplicationContextRunner()
             .withConfiguration(FENCING).withPropertyValues("fencing.store.type=in-memory");
 
+    /** The WebFlux filter's property in a servlet application was ignored: the header was refused at request time. */
+    @Test
+    void theWebFluxFiltersPatternsInAServletApplicationFailStartup() {
+        web.withPropertyValues("fencing.web.reactive.path-patterns=/internal/**").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasMessageContaining("fencing.web.reactive.path-patterns is set, "
+                    + "but this is a servlet application").hasMessageContaining("fencing.web.filter.url-patterns");
+        });
+    }
+
     @Test
     void aServletApplicationGetsTheExceptionAdviceButNoFilterWithoutUrlPatterns() {
         web.run(context -> {

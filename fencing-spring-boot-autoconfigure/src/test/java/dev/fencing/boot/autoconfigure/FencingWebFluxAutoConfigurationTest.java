@@ -51,6 +51,16 @@ class FencingWebFluxAutoConfigurationTest {
                     FencingWebFluxAutoConfiguration.class))
             .withPropertyValues("fencing.store.type=in-memory");
 
+    /** The servlet filter's property in a WebFlux application was ignored: the header was refused at request time. */
+    @Test
+    void theServletFiltersPatternsInAWebFluxApplicationFailStartup() {
+        runner.withPropertyValues("fencing.web.filter.url-patterns=/internal/*").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).hasMessageContaining("fencing.web.filter.url-patterns is set, "
+                    + "but this is a WebFlux application").hasMessageContaining("fencing.web.reactive.path-patterns");
+        });
+    }
+
     /** WebFlux with two routes answering the tokens of their Reactor Context, and one refusing as stale. */
     @Configuration(proxyBeanMethods = false)
     @EnableWebFlux
