@@ -228,7 +228,14 @@ public class FencingAutoConfiguration {
             if (type != null && !type.strip().equalsIgnoreCase("none")) {
                 ignored.add(OnFencingTypeCondition.ISSUER_TYPE + "=" + type);
             }
-            ISSUER_PROPERTIES.stream().filter(environment::containsProperty).forEach(ignored::add);
+            boolean offset = environment.containsProperty(IssuerOffsetPostProcessor.PREFIX + ".base");
+            ISSUER_PROPERTIES.stream().filter(environment::containsProperty)
+                    .filter(name -> !(offset && name.equals(JdbcOffsetParts.LEASE_TABLE))).forEach(ignored::add);
+            boolean own = java.util.Arrays.stream(issuers).anyMatch(name -> !StarterBeans.madeByStarter(beanFactory,
+                    name));
+            if (!own) {
+                otherIssuersProperties(environment, type);
+            }
             for (String name : issuers) {
                 if (StarterBeans.madeByStarter(beanFactory, name)) {
                     continue;
@@ -251,6 +258,26 @@ public class FencingAutoConfiguration {
     }
 
     /** The properties the starter builds its issuers from (besides the type), of no effect beside an own issuer. */
+    /**
+     * Warns of properties of another issuer type than {@code fencing.issuer.type} (the starter's issuer reads none of
+     * them): {@code fencing.issuer.zookeeper.*} beside {@code type=jdbc}, say. The lease table's name stays meaningful
+     * beside an issuer offset, whose first start reads the previous issuer's lease table.
+     */
+    static void otherIssuersProperties(Environment environment, String type) {
+        String chosen = type == null ? "none" : type.strip().toLowerCase(java.util.Locale.ROOT);
+        boolean offset = environment.containsProperty(IssuerOffsetPostProcessor.PREFIX + ".base");
+        List<String> unused = ISSUER_PROPERTIES.stream()
+                .filter(name -> !name.startsWith("fencing.issuer." + chosen + "."))
+                .filter(name -> !(offset && name.equals(JdbcOffsetParts.LEASE_TABLE)))
+                .filter(environment::containsProperty).toList();
+        if (!unused.isEmpty()) {
+            log.warn(String.join(", ", unused) + (unused.size() == 1 ? " is" : " are") + " set, but "
+                    + OnFencingTypeCondition.ISSUER_TYPE + " is " + chosen + ": the starter's issuer reads none of "
+                    + (unused.size() == 1 ? "it" : "them") + ". Set " + OnFencingTypeCondition.ISSUER_TYPE
+                    + " to the issuer meant, or remove " + (unused.size() == 1 ? "it" : "them"));
+        }
+    }
+
     static final List<String> ISSUER_PROPERTIES = List.of("fencing.issuer.jdbc.table",
             "fencing.issuer.jdbc.lease-time", "fencing.issuer.jdbc.initialize-schema",
             "fencing.issuer.zookeeper.connect-string", "fencing.issuer.zookeeper.lock-path",

@@ -115,6 +115,28 @@ class FencingIssuerTypeCheckTest {
                 assertThat(context).doesNotHaveBean(FencingDisabledAutoConfiguration.class));
     }
 
+    /** Another issuer type's properties were ignored without a word (a new user's trial). */
+    @Test
+    void anotherIssuerTypesPropertiesAreAWarning(CapturedOutput output) {
+        ApplicationContextRunner plain = new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class))
+                .withPropertyValues("fencing.store.type=in-memory");
+        plain.withPropertyValues("fencing.issuer.zookeeper.connect-string=127.0.0.1:2181",
+                "fencing.issuer.etcd.lease-ttl=10s").run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("fencing.issuer.zookeeper.connect-string, fencing.issuer.etcd.lease-ttl are set, "
+                + "but fencing.issuer.type is none: the starter's issuer reads none of them");
+        int before = output.getAll().length();
+        FencingAutoConfiguration.otherIssuersProperties(new org.springframework.mock.env.MockEnvironment()
+                .withProperty("fencing.issuer.jdbc.table", "old_lease")
+                .withProperty("fencing.issuer.offset.base", "1000"), "zookeeper");
+        assertThat(output.getAll().substring(before)).as("the previous issuer's lease table, read by the offset")
+                .doesNotContain("the starter's issuer reads none");
+        FencingAutoConfiguration.otherIssuersProperties(new org.springframework.mock.env.MockEnvironment()
+                .withProperty("fencing.issuer.jdbc.table", "old_lease"), "zookeeper");
+        assertThat(output.getAll().substring(before)).contains("fencing.issuer.jdbc.table is set, but "
+                + "fencing.issuer.type is zookeeper");
+    }
+
     @dev.fencing.spring.EnableFencing(allowInMemoryStore = true)
     @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
     static class OwnEnableFencing {
