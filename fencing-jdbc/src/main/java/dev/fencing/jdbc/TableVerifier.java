@@ -372,6 +372,16 @@ final class TableVerifier {
             return false;
         }
         String script = kind.script(dialect);
+        java.util.List<String> missing = kind.columns().keySet().stream().filter(name -> !columns.containsKey(name))
+                .toList();
+        if (missing.size() > 1) {
+            // not a table of this kind with a column short: another table, named by mistake
+            throw new FencingConfigurationException(kind.what() + " '" + table + "' has none of the columns "
+                    + String.join(", ", missing) + " (it has " + String.join(", ", columns.keySet()) + "): it is not "
+                    + "a " + kind.what().toLowerCase(Locale.ROOT) + "; check the table name, or create the table "
+                    + "with " + script + (table.equals(kind.defaultName()) ? "" : ", with '" + table + "' in place "
+                    + "of its default name '" + kind.defaultName() + "'"));
+        }
         for (Map.Entry<String, JdbcTable.ColumnNeed> need : kind.columns().entrySet()) {
             String name = need.getKey();
             Column column = columns.get(name);

@@ -212,6 +212,19 @@ class TableChecksTest {
         }
     }
 
+    /**
+     * Another table named by mistake (the application's own) was reported as missing one column, with an ALTER that
+     * would not make it a fence table; now it is named as not a fence table at all.
+     */
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void anotherTableNamedByMistakeIsSaidToBeNoFenceTable(Database database) {
+        String notes = table(database, "notes");
+        jdbc(database).execute("CREATE TABLE " + notes + " (id BIGINT PRIMARY KEY, txt VARCHAR(100))");
+        assertThat(refusal(database, notes)).hasMessageContaining("Fence table '" + notes + "' has none of the columns")
+                .hasMessageContaining("it is not a fence table").hasMessageNotContaining("ALTER TABLE");
+    }
+
     @Test
     void aMariaDbTableThatPadsTrailingSpacesIsRefused() {
         // utf8mb4_bin is case-sensitive but PAD SPACE: 'x' = 'x '
