@@ -292,7 +292,7 @@ class FencingCompactionAutoConfigurationTest {
      */
     @Test
     void oneSequenceFloorsKeepWhatTheIssuerHandedOut() {
-        OneSequenceIssuer issuer = new OneSequenceIssuer(41);
+        IssuerCounterCheckTest.OneSequence issuer = new IssuerCounterCheckTest.OneSequence(41);
         IssuerFloors floors = FencingCompactionAutoConfiguration.floors(issuer,
                 FencingCompactionProperties.IssuerTokens.ONE_SEQUENCE);
         assertThat(floors).isInstanceOf(dev.fencing.recovery.IssuedTokens.class);
@@ -322,34 +322,5 @@ class FencingCompactionAutoConfigurationTest {
                 .run(context -> assertThat(context).hasFailed().getFailure()
                         .hasRootCauseInstanceOf(FencingConfigurationException.class)
                         .rootCause().hasMessageContaining("remove fencing.compaction.issuer-tokens"));
-    }
-
-    /** An issuer of one sequence for every resource, whose highest issued token is fixed. */
-    static final class OneSequenceIssuer implements TokenIssuer, dev.fencing.recovery.IssuedTokens {
-        private final long highest;
-
-        OneSequenceIssuer(long highest) {
-            this.highest = highest;
-        }
-
-        @Override
-        public dev.fencing.issuer.Lease acquire(String resource, Duration timeout) {
-            throw new UnsupportedOperationException("not acquired in this test");
-        }
-
-        @Override
-        public long highestIssued(String resource) {
-            return highest;
-        }
-
-        @Override
-        public boolean isHeld(String resource) {
-            return false;
-        }
-
-        @Override
-        public boolean oneSequence() {
-            return true;
-        }
     }
 }

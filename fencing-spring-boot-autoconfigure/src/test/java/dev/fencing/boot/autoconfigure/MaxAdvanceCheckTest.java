@@ -4,17 +4,13 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.InMemoryIssuerBase;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.IssuerBase;
-import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.TokenIssuer;
-import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.FenceStore;
 import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-
-import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -31,29 +27,6 @@ class MaxAdvanceCheckTest {
                     FencingIssuerOffsetAutoConfiguration.class))
             .withPropertyValues("fencing.store.type=in-memory", "fencing.store.jdbc.max-advance=10");
 
-    /** An issuer of one sequence for every resource, as ZooKeeper's and etcd's are. */
-    static final class OneSequence implements TokenIssuer, IssuedTokens {
-        @Override
-        public Lease acquire(String resource, Duration timeout) {
-            throw new UnsupportedOperationException("not acquired here");
-        }
-
-        @Override
-        public long highestIssued(String resource) {
-            return 0;
-        }
-
-        @Override
-        public boolean isHeld(String resource) {
-            return false;
-        }
-
-        @Override
-        public boolean oneSequence() {
-            return true;
-        }
-    }
-
     @Test
     void theInMemoryStoreAppliesTheBound() {
         runner.run(context -> {
@@ -68,7 +41,7 @@ class MaxAdvanceCheckTest {
 
     @Test
     void besideAOneSequenceIssuerStartupFails() {
-        runner.withBean(TokenIssuer.class, OneSequence::new).run(context -> {
+        runner.withBean(TokenIssuer.class, () -> new IssuerCounterCheckTest.OneSequence(0)).run(context -> {
             assertThat(context).hasFailed();
             assertThat(context.getStartupFailure()).isInstanceOf(FencingConfigurationException.class)
                     .hasMessageContaining("fencing.store.jdbc.max-advance=10")
