@@ -5,8 +5,8 @@ import dev.fencing.token.FencingToken;
 /**
  * A write refused because its token is further above max_seen than the store's bound on one advance
  * ({@link Verdict#REJECT_OUT_OF_RANGE}): the bound is sized so that the issuer never jumps that far, so the token is
- * taken as forged or corrupted (or the bound as too small for the issuer) and max_seen is left where it was. Only stores configured with {@code maxAdvance} raise it; see
- * {@link TokenRejectedException} for what it carries.
+ * taken as forged or corrupted (or the bound as too small for the issuer) and max_seen is left where it was. Only
+ * stores configured with {@code maxAdvance} raise it; see {@link TokenRejectedException} for what it carries.
  */
 public final class OutOfRangeTokenException extends TokenRejectedException {
 

@@ -21,9 +21,10 @@ import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 /**
  * The reactive database store of fencing-r2dbc, when it is on the classpath and the application has an R2DBC
  * {@link ConnectionFactory} (Spring Boot's {@code spring.r2dbc.*}): an {@link R2dbcFenceStore} on the fence table
- * {@code fencing.store.r2dbc.table} (unless set, {@code fencing.store.jdbc.table}'s), which checks tokens on the connection of the caller's reactive transaction. It
- * backs off when the application defines its own {@link ReactiveFenceStore}, and with
- * {@code fencing.store.type=in-memory} (then {@link FencingAutoConfiguration} defines an in-memory one).
+ * {@code fencing.store.r2dbc.table} (unless set, {@code fencing.store.jdbc.table}'s), which checks tokens on the
+ * connection of the caller's reactive transaction. It backs off when the application defines its own
+ * {@link ReactiveFenceStore}, and with {@code fencing.store.type=in-memory} (then {@link FencingAutoConfiguration}
+ * defines an in-memory one).
  */
 @AutoConfiguration(before = FencingAutoConfiguration.class,
         afterName = "org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration")

@@ -20,7 +20,8 @@ import java.util.OptionalLong;
 
 /**
  * What the issuer offset reads from fencing-jdbc: the base table on the application's data source (created when
- * {@code fencing.issuer.offset.initialize-schema} says so) and the JDBC fence table's listing. Loaded only when fencing-jdbc is on the classpath ({@link #PRESENT}).
+ * {@code fencing.issuer.offset.initialize-schema} says so), the JDBC fence table's listing and the previous issuer's
+ * lease table. Loaded only when fencing-jdbc is on the classpath ({@link #PRESENT}).
  */
 final class JdbcOffsetParts {
 
@@ -129,8 +130,9 @@ final class JdbcOffsetParts {
                         + "has seen, whose late write would pass while the new issuer's holders were refused. Choose "
                         + "a base above it, with headroom for the tokens the old issuer issues while the deploy rolls "
                         + "(docs/issuers.md, \"Moving to another issuer\"); nothing was stored. If that table is not "
-                        + "the previous issuer's, point " + LEASE_TABLE + " at the one that is, or turn the first-start "
-                        + "checks off with " + IssuerOffsetPostProcessor.PREFIX + ".check-fence-store=false");
+                        + "the previous issuer's, point " + LEASE_TABLE + " at the one that is, or turn the "
+                        + "first-start checks off with " + IssuerOffsetPostProcessor.PREFIX
+                        + ".check-fence-store=false");
             }
         }
 

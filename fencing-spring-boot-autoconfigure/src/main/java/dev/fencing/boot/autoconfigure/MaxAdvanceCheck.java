@@ -37,8 +37,8 @@ final class MaxAdvanceCheck {
         }
         if (reactive) {
             LogFactory.getLog(MaxAdvanceCheck.class).warn(PROPERTY + "=" + maxAdvance + " bounds the blocking "
-                    + "@Fenced methods' checks (the JDBC store); the reactive ones, checked by the R2DBC store, have no "
-                    + "such bound");
+                    + "@Fenced methods' checks (the JDBC store); the reactive ones, checked by the R2DBC store, have "
+                    + "no such bound");
         }
         TokenIssuer issuer = beans.getBeanProvider(TokenIssuer.class).getIfUnique();
         if (blocking && issuer instanceof IssuedTokens tokens && tokens.oneSequence()) {

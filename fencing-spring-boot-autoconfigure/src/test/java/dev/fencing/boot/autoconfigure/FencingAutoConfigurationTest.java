@@ -336,7 +336,8 @@ class FencingAutoConfigurationTest {
         database.withPropertyValues(h2("shortlease"), "fencing.issuer.type=jdbc", "fencing.issuer.jdbc.lease-time=30")
                 .run(context -> {
                     assertThat(context).hasFailed();
-                    assertThat(context.getStartupFailure()).isInstanceOf(dev.fencing.FencingConfigurationException.class)
+                    assertThat(context.getStartupFailure())
+                            .isInstanceOf(dev.fencing.FencingConfigurationException.class)
                             .hasMessageContaining("'fencing.issuer.jdbc.lease-time' is '30', a number without a unit");
                 });
         database.withPropertyValues(h2("shortlease"), "fencing.issuer.type=jdbc",
@@ -432,7 +433,8 @@ class FencingAutoConfigurationTest {
                     assertThat(((org.springframework.core.Ordered) properties).getOrder())
                             .isEqualTo(org.springframework.core.Ordered.HIGHEST_PRECEDENCE);
                     Ledger ledger = context.getBean(Ledger.class);
-                    assertThat(FencingContext.call(new FencingToken("ledger", 2, "a"), ledger::post)).isEqualTo("posted");
+                    assertThat(FencingContext.call(new FencingToken("ledger", 2, "a"), ledger::post))
+                            .isEqualTo("posted");
                     assertThatThrownBy(() -> FencingContext.call(new FencingToken("ledger", 1, "a"), ledger::post))
                             .as("enforced").isInstanceOf(StaleTokenException.class);
                 });

@@ -105,8 +105,8 @@ class FencingSupportConfiguration implements ImportAware {
 
     /**
      * The mode of each resource's checks: {@code @EnableFencing(defaultFenceMode, observe)}, replaced by a
-     * {@link FencingConfigurer}s' non-null answers, the first in their order deciding (the starter's {@code fencing.mode}
-     * and {@code fencing.modes.*} come first).
+     * {@link FencingConfigurer}s' non-null answers, the first in their order deciding (the starter's
+     * {@code fencing.mode} and {@code fencing.modes.*} come first).
      */
     @Bean(name = MODES_BEAN)
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
