@@ -189,19 +189,43 @@ final class R2dbcTableVerifier {
         }
     }
 
-    /** Runs the check statement on a probe resource, in a transaction that is rolled back. */
+    /**
+     * Runs the check statement on a probe resource, then on names that differ from it only in case, in an accent and
+     * in a trailing space, each with a holder of its own, in a transaction that is rolled back: each must get a row of
+     * its own (MariaDB's default collation makes them one row, and one resource's max_seen another's).
+     */
     private void probe() {
-        String resource = "fencing-probe-" + UUID.randomUUID();
+        String resource = "fencing-probe-Ab-" + UUID.randomUUID();
         FencingToken token = new FencingToken(resource, 1, "probe");
+        Map<String, String> variants = new LinkedHashMap<>();
+        variants.put(resource.replace("Ab", "aB"), "compares case-insensitively");
+        variants.put(resource.replace("Ab", "\u00c4b"), "compares accent-insensitively");
+        variants.put(resource + " ", "ignores trailing spaces (PAD SPACE)");
         try {
+            String[] merged = new String[1];
             R2dbcFenceStore.Row row = rolledBack.execute(status -> {
                 status.setRollbackOnly();
-                return check.apply(token);
+                Mono<R2dbcFenceStore.Row> first = check.apply(token);
+                Mono<Void> others = reactor.core.publisher.Flux.fromIterable(variants.entrySet())
+                        .concatMap(v -> check.apply(new FencingToken(v.getKey(), 1, "probe-variant"))
+                                .doOnNext(r -> {
+                                    if (!"probe-variant".equals(r.holder()) && merged[0] == null) {
+                                        merged[0] = v.getValue() + " ('" + resource + "' and '" + v.getKey()
+                                                + "' are one row)";
+                                    }
+                                }))
+                        .then();
+                return first.flatMap(r -> others.thenReturn(r));
             }).single().block(WAIT);
             if (row == null || row.maxSeen() != 1 || !"probe".equals(row.holder())) {
                 throw new FencingConfigurationException("Fence table '" + table + "' did not behave as a fence: the "
                         + "check of a new resource with token 1 returned " + row + "; recreate it with "
                         + dialect.script());
+            }
+            if (merged[0] != null) {
+                throw new FencingConfigurationException("Fence table '" + table + "' column 'resource' " + merged[0]
+                        + ": two resources would share one max_seen; recreate it with " + dialect.script()
+                        + (dialect == R2dbcDialect.MARIADB ? " (its text columns use utf8mb4_nopad_bin)" : ""));
             }
         } catch (FencingConfigurationException e) {
             throw e;

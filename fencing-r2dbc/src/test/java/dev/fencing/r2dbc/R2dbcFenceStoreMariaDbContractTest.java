@@ -13,6 +13,23 @@ class R2dbcFenceStoreMariaDbContractTest extends R2dbcFenceStoreContract {
         return R2dbcDialect.MARIADB;
     }
 
+    /** MariaDB's default collation makes 'Ab' and 'aB' one row: refused, as the JDBC store refuses it. */
+    @org.junit.jupiter.api.Test
+    void verifyRefusesACaseInsensitiveResourceColumn() {
+        String table = uniqueTable("ci");
+        db.sql("CREATE TABLE " + table + " (resource VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci "
+                + "NOT NULL PRIMARY KEY, max_seen BIGINT NOT NULL, holder VARCHAR(256), updated_at TIMESTAMP(6) "
+                + "NOT NULL)").then().block(java.time.Duration.ofSeconds(30));
+        try {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> R2dbcFenceStore.builder(pool).table(table)
+                            .build().verify())
+                    .isInstanceOf(dev.fencing.FencingConfigurationException.class)
+                    .hasMessageContaining("column 'resource' compares case-insensitively");
+        } finally {
+            db.sql("DROP TABLE IF EXISTS " + table).then().block(java.time.Duration.ofSeconds(30));
+        }
+    }
+
     @Override
     String weakenTable(String table) {
         return "ALTER TABLE " + table + " ENGINE=Aria";
