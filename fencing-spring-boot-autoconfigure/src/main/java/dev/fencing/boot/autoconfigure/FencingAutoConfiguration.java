@@ -81,7 +81,8 @@ public class FencingAutoConfiguration {
      * methods going unbounded is a warning.
      */
     @Bean
-    static SmartInitializingSingleton fencingMaxAdvanceCheck(ListableBeanFactory beans, Environment environment) {
+    static SmartInitializingSingleton fencingMaxAdvanceCheck(ConfigurableListableBeanFactory beans,
+                                                            Environment environment) {
         return () -> MaxAdvanceCheck.check(beans, environment);
     }
 

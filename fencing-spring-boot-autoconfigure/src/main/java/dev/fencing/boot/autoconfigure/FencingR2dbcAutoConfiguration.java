@@ -61,11 +61,12 @@ public class FencingR2dbcAutoConfiguration {
      * stores the application defines are its own.
      */
     @Bean
-    static SmartInitializingSingleton fencingOneFenceTableCheck(ListableBeanFactory beans) {
+    static SmartInitializingSingleton fencingOneFenceTableCheck(
+            org.springframework.beans.factory.config.ConfigurableListableBeanFactory beans) {
         return () -> {
-            if (!(beans.containsBean("reactiveFenceStore")
+            if (!(StarterBeans.madeByStarter(beans, "reactiveFenceStore")
                     && beans.getBean("reactiveFenceStore") instanceof R2dbcFenceStore reactive)
-                    || !JDBC_PRESENT || !beans.containsBean("fenceStore")) {
+                    || !JDBC_PRESENT || !StarterBeans.madeByStarter(beans, "fenceStore")) {
                 return;
             }
             String blocking = JdbcStoreTable.of(beans.getBean("fenceStore"));

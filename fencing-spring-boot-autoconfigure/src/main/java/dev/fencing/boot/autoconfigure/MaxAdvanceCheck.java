@@ -5,7 +5,7 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.store.InMemoryFenceStore;
 import org.apache.commons.logging.LogFactory;
-import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
 
@@ -22,13 +22,13 @@ final class MaxAdvanceCheck {
     private MaxAdvanceCheck() {
     }
 
-    static void check(ListableBeanFactory beans, Environment environment) {
+    static void check(ConfigurableListableBeanFactory beans, Environment environment) {
         Long maxAdvance = Binder.get(environment).bind(PROPERTY, Long.class).orElse(null);
         if (maxAdvance == null) {
             return;
         }
-        boolean blocking = starters(beans, "fenceStore", JDBC_STORE)
-                || beans.containsBean("fenceStore") && beans.getBean("fenceStore") instanceof InMemoryFenceStore;
+        boolean blocking = starters(beans, "fenceStore", JDBC_STORE) || StarterBeans.madeByStarter(beans, "fenceStore")
+                && beans.getBean("fenceStore") instanceof InMemoryFenceStore;
         boolean reactive = starters(beans, "reactiveFenceStore", R2DBC_STORE);
         if (reactive && !blocking) {
             throw new FencingConfigurationException(PROPERTY + "=" + maxAdvance + " is set, but the application's "
@@ -69,8 +69,9 @@ final class MaxAdvanceCheck {
         }
     }
 
-    private static boolean starters(ListableBeanFactory beans, String name, String type) {
-        if (!beans.containsBean(name)) {
+    /** Whether bean {@code name} is the starter's, of the class named {@code type}. */
+    private static boolean starters(ConfigurableListableBeanFactory beans, String name, String type) {
+        if (!StarterBeans.madeByStarter(beans, name)) {
             return false;
         }
         Class<?> found = beans.getType(name);
