@@ -116,6 +116,12 @@ public class FencingActuatorAutoConfiguration {
     @ConditionalOnAvailableEndpoint(FencingEndpoint.class)
     static class EndpointConfiguration {
 
+        /** Write bodies with a key no operation takes answer 400 (Boot would drop the key and run the operation). */
+        @Bean
+        static dev.fencing.boot.actuate.StrictWriteBodies fencingStrictWriteBodies() {
+            return new dev.fencing.boot.actuate.StrictWriteBodies();
+        }
+
         /** Fed by the fence guard only when a check rejects (a {@code RejectionListener}). */
         @Bean
         @ConditionalOnMissingBean
@@ -132,8 +138,9 @@ public class FencingActuatorAutoConfiguration {
                                         ObjectProvider<FencingProperties> properties,
                                         ObjectProvider<MeterRegistry> registry,
                                         ObjectProvider<FencingRejections> rejections,
-                                        ObjectProvider<FenceModes> modes) {
+                                        ObjectProvider<FenceModes> modes, Environment environment) {
             FencingProperties props = properties.getIfAvailable();
+            requireSecuredAdmin(props, environment);
             return new FencingEndpoint(store, issuer.getIfUnique(), props == null ? null : props.getAcquireTimeout(),
                     registry.getIfUnique(), rejections.getIfUnique(), modes.getIfUnique(),
                     props != null && props.getAdmin().isEnabled());
@@ -148,22 +155,6 @@ public class FencingActuatorAutoConfiguration {
                                                           ObjectProvider<MeterRegistry> registry,
                                                           ObjectProvider<FencingEndpoint> endpoint,
                                                           BeanFactory beanFactory, Environment environment) {
-            if (!ClassUtils.isPresent(SPRING_SECURITY, FencingActuatorAutoConfiguration.class.getClassLoader())) {
-                // the library cannot tell whether the endpoint is secured; without Spring Security it is not
-                String open = "fencing.admin.enabled=true and Spring Security is not on the class path: POST "
-                        + "/actuator/fencing/{resource} (lowering a resource's max_seen, with force refusing the "
-                        + "current holder) and POST /actuator/fencing (switching a resource to observe mode, where "
-                        + "stale writes land; raising floors) are open to every caller that reaches the management "
-                        + "port";
-                if (!environment.getProperty("fencing.admin.allow-unsecured", Boolean.class, false)) {
-                    throw new FencingConfigurationException(open + ". Add Spring Security with a rule requiring a "
-                            + "role for the actuator endpoints; or, when the management port is protected another "
-                            + "way (bound to localhost, behind an authenticating gateway), say so with "
-                            + "fencing.admin.allow-unsecured=true; or keep fencing.admin.enabled off");
-                }
-                LogFactory.getLog(FencingActuatorAutoConfiguration.class).warn(open + " (fencing.admin.allow-unsecured="
-                        + "true: protected outside this application, you said).");
-            }
             // the extension's POST /actuator/fencing replaces the endpoint's, so it serves the mode switch too
             // a reset or raise below a stored issuer migration's base is refused (that issuer's tokens are above it)
             return FencingAdminWebExtension.of(store, issuer.getIfUnique(), registry.getIfUnique(),
@@ -171,6 +162,31 @@ public class FencingActuatorAutoConfiguration {
         }
 
         private static final String SPRING_SECURITY = "org.springframework.security.core.Authentication";
+
+        /**
+         * With {@code fencing.admin.enabled=true} (the mode switch to observe, the reset and the floor raise, on either
+         * stack's endpoint): fails startup when Spring Security is not on the class path, unless
+         * {@code fencing.admin.allow-unsecured=true} says the management port is protected another way (then warns).
+         */
+        static void requireSecuredAdmin(FencingProperties properties, Environment environment) {
+            if (properties == null || !properties.getAdmin().isEnabled()
+                    || ClassUtils.isPresent(SPRING_SECURITY, FencingActuatorAutoConfiguration.class.getClassLoader())) {
+                return; // the library cannot tell whether the endpoint is secured; without Spring Security it is not
+            }
+            String open = "fencing.admin.enabled=true and Spring Security is not on the class path: POST "
+                    + "/actuator/fencing/{resource} (lowering a resource's max_seen, with force refusing the "
+                    + "current holder) and POST /actuator/fencing (switching a resource to observe mode, where "
+                    + "stale writes land; raising floors) are open to every caller that reaches the management "
+                    + "port";
+            if (!environment.getProperty("fencing.admin.allow-unsecured", Boolean.class, false)) {
+                throw new FencingConfigurationException(open + ". Add Spring Security with a rule requiring a "
+                        + "role for the actuator endpoints; or, when the management port is protected another "
+                        + "way (bound to localhost, behind an authenticating gateway), say so with "
+                        + "fencing.admin.allow-unsecured=true; or keep fencing.admin.enabled off");
+            }
+            LogFactory.getLog(FencingActuatorAutoConfiguration.class).warn(open + " (fencing.admin.allow-unsecured="
+                    + "true: protected outside this application, you said).");
+        }
 
         /**
          * A reactive application's endpoint: counts, modes and rejections of its ReactiveFenceStore's fence, when it
@@ -188,8 +204,10 @@ public class FencingActuatorAutoConfiguration {
                                             ObjectProvider<FencingProperties> properties,
                                             ObjectProvider<MeterRegistry> registry,
                                             ObjectProvider<FencingRejections> rejections,
-                                            ObjectProvider<FenceModes> modes) {
+                                            ObjectProvider<FenceModes> modes, Environment environment) {
                 FencingProperties props = properties.getIfAvailable();
+                // its mode switch to observe is an admin operation too
+                EndpointConfiguration.requireSecuredAdmin(props, environment);
                 return FencingEndpoint.reactive(store, issuer.getIfUnique(),
                         props == null ? null : props.getAcquireTimeout(), registry.getIfUnique(),
                         rejections.getIfUnique(), modes.getIfUnique(), props != null && props.getAdmin().isEnabled());

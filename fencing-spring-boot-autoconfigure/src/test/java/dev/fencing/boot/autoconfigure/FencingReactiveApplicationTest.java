@@ -199,6 +199,22 @@ class FencingReactiveApplicationTest {
         });
     }
 
+    /** A reactive endpoint's mode switch to observe is an admin operation: unsecured, it failed only on servlet. */
+    @Test
+    void theAdminOperationsOfAReactiveApplicationNeedSpringSecurityOrTheAllowance() {
+        ApplicationContextRunner admin = runner.withConfiguration(AutoConfigurations.of(
+                        FencingActuatorAutoConfiguration.class)).withBean(ReactiveLedger.class)
+                .withPropertyValues("fencing.admin.enabled=true", "management.endpoints.web.exposure.include=fencing");
+        admin.run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause()
+                    .hasMessageContaining("Spring Security is not on the class path")
+                    .hasMessageContaining("fencing.admin.allow-unsecured=true");
+        });
+        admin.withPropertyValues("fencing.admin.allow-unsecured=true").run(context ->
+                assertThat(context).hasNotFailed().hasSingleBean(FencingEndpoint.class));
+    }
+
     @Test
     void aMissingFenceTableFailsStartupNamingIt() {
         runner.withBean(ReactiveLedger.class).withPropertyValues("fencing.store.r2dbc.table=" + TABLE + "_missing")

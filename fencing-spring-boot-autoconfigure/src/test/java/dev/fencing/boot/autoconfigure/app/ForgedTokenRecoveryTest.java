@@ -162,6 +162,9 @@ class ForgedTokenRecoveryTest {
             assertThat(notABoolean.statusCode()).isEqualTo(400);
             assertThat(notABoolean.body()).contains("\\\"override\\\" of POST /actuator/fencing/{resource} must be "
                     + "true or false, not 'yes'");
+            HttpResponse<String> wrongCase = resetFloor(port, "{\"To\": 3, \"override\": true}");
+            assertThat(wrongCase.statusCode()).isEqualTo(400);
+            assertThat(wrongCase.body()).contains("unknown key 'To' (did you mean 'to'?)", "nothing changed");
             assertThat(maxSeen()).isEqualTo(Long.MAX_VALUE);
 
             HttpResponse<String> reset = resetFloor(port, "{}");

@@ -202,6 +202,12 @@ class ObserveModeApplicationTest {
             FencingToken zombie = new FencingToken("accounts", 1, "zombie");
             assertThat(deposit(port, zombie).statusCode()).isEqualTo(409);
 
+            // a misspelt key was dropped by Boot, and the switch ran for every resource (a new user's re-trial)
+            HttpResponse<String> misspelt = switchMode(port, "{\"resourse\":\"accounts\",\"mode\":\"observe\"}");
+            assertThat(misspelt.statusCode()).isEqualTo(400);
+            assertThat(misspelt.body()).contains("unknown key 'resourse'", "nothing changed");
+            assertThat(context.getBean(dev.fencing.mode.FenceModes.class).defaultMode())
+                    .isEqualTo(dev.fencing.mode.FenceMode.ENFORCE);
             HttpResponse<String> toObserve = switchMode(port, "{\"resource\":\"accounts\",\"mode\":\"observe\"}");
             assertThat(toObserve.statusCode()).as(toObserve.body()).isEqualTo(200);
             assertThat(toObserve.body()).contains("\"accounts\":\"observe\"");
