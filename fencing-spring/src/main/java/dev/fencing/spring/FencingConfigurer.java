@@ -46,4 +46,13 @@ public interface FencingConfigurer {
     default Map<String, FenceMode> fenceModes() {
         return Map.of();
     }
+
+    /**
+     * Whether this configurer's answers are settings given outside the code, which no configurer written in it may
+     * override (the starter's {@code fencing.*} properties that are set): read before every other configurer, whatever
+     * their {@code @Order}; {@code false} by default.
+     */
+    default boolean explicitSettings() {
+        return false;
+    }
 }

@@ -436,6 +436,12 @@ public class FencingAutoConfiguration {
             return HIGHEST_PRECEDENCE;
         }
 
+        /** Read before every configurer of the application's, even one of the highest precedence. */
+        @Override
+        public boolean explicitSettings() {
+            return true;
+        }
+
         @Override
         public Duration acquireTimeout() {
             return applies("fencing.acquire-timeout") ? properties.getAcquireTimeout() : null;

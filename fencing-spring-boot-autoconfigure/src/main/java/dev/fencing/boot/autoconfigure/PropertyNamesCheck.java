@@ -138,9 +138,11 @@ final class PropertyNamesCheck implements BeanFactoryPostProcessor {
             return "'" + name + "' is set but empty (a placeholder with an empty default?): remove it to keep the "
                     + "default, or give it a value";
         }
-        if (flag && !trimmed.equalsIgnoreCase("true") && !trimmed.equalsIgnoreCase("false")) {
-            return "'" + name + "' is '" + value + "', but takes true or false (Spring Boot's switches match 'true' "
-                    + "only, so anything else leaves it off)";
+        if (flag && (!trimmed.equalsIgnoreCase("true") && !trimmed.equalsIgnoreCase("false")
+                || !trimmed.equals(value))) {
+            return "'" + name + "' is '" + value + "', but takes true or false" + (trimmed.equals(value) ? ""
+                    : ", without spaces around it") + " (Spring Boot's switches match 'true' only, so anything else "
+                    + "leaves it off)";
         }
         if (duration && !name.equals(COMPACTION + ".idle-for") && trimmed.matches("[+-]?\\d+")) {
             return "'" + name + "' is '" + value + "', a number without a unit, which Spring Boot reads as "

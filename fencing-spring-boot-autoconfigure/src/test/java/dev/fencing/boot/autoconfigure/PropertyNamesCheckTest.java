@@ -89,6 +89,15 @@ class PropertyNamesCheckTest {
                 assertThat(context).hasNotFailed());
     }
 
+    /** A trailing space (a properties file keeps it) left a switch off: Boot's conditions do not trim. */
+    @Test
+    void aSwitchWithSpacesAroundItFails() {
+        assertThat(PropertyNamesCheck.checkValue("fencing.compaction.enabled", "java.lang.Boolean", "true "))
+                .contains("without spaces around it");
+        assertThat(PropertyNamesCheck.checkValue("fencing.compaction.enabled", "java.lang.Boolean", "true")).isNull();
+        assertThat(PropertyNamesCheck.checkValue("fencing.acquire-timeout", "java.time.Duration", " 5s ")).isNull();
+    }
+
     @Test
     void compactionSettingsWithoutCompactionEnabledAreAWarning(CapturedOutput output) {
         runner.withPropertyValues("fencing.compaction.cron=0 30 3 * * *", "fencing.compaction.idle-for=2d")

@@ -11,7 +11,8 @@ import java.util.Map;
 import java.util.function.Function;
 
 /**
- * Every {@link FencingConfigurer} bean of the context as one, in their order ({@code @Order}, {@code Ordered}):
+ * Every {@link FencingConfigurer} bean of the context as one, those with {@link FencingConfigurer#explicitSettings()}
+ * first, then in their order ({@code @Order}, {@code Ordered}):
  * each setting is the first non-null answer, and the per-resource modes are merged, the first configurer that names
  * a resource deciding it. None ignores another: with two beans, a lookup of the unique one found none, and the
  * starter's properties went unread beside an application's configurer.
@@ -26,7 +27,10 @@ final class Configurers implements FencingConfigurer {
 
     /** The context's configurers, read now (on first use, when the singletons exist). */
     static FencingConfigurer of(ObjectProvider<FencingConfigurer> configurers) {
-        return new Configurers(configurers.orderedStream().toList());
+        List<FencingConfigurer> ordered = new java.util.ArrayList<>(configurers.orderedStream().toList());
+        // explicit settings (the starter's properties set) first, whatever another configurer's order says
+        ordered.sort(java.util.Comparator.comparing(configurer -> !configurer.explicitSettings()));
+        return new Configurers(List.copyOf(ordered));
     }
 
     private <T> T first(Function<FencingConfigurer, T> setting) {

@@ -53,6 +53,37 @@ class ConfigurersTest {
         }
     }
 
+    /** Settings given outside the code, at the lowest precedence, still come before a configurer at the highest. */
+    @Order(org.springframework.core.Ordered.HIGHEST_PRECEDENCE)
+    static class Eager implements FencingConfigurer {
+        @Override
+        public Map<String, FenceMode> fenceModes() {
+            return Map.of("ledger", FenceMode.OBSERVE);
+        }
+    }
+
+    @Order(org.springframework.core.Ordered.LOWEST_PRECEDENCE)
+    static class Explicit implements FencingConfigurer {
+        @Override
+        public Map<String, FenceMode> fenceModes() {
+            return Map.of("ledger", FenceMode.ENFORCE);
+        }
+
+        @Override
+        public boolean explicitSettings() {
+            return true;
+        }
+    }
+
+    @Test
+    void explicitSettingsComeFirstWhateverTheOrder() {
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Eager.class,
+                Explicit.class)) {
+            assertThat(Configurers.of(context.getBeanProvider(FencingConfigurer.class)).fenceModes())
+                    .containsEntry("ledger", FenceMode.ENFORCE);
+        }
+    }
+
     @Test
     void eachSettingIsTheFirstAnswerInOrderAndModesMerge() {
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Second.class,
