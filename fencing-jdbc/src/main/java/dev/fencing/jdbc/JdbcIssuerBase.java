@@ -101,6 +101,18 @@ public final class JdbcIssuerBase implements IssuerBase {
                     + "default name " + DEFAULT_TABLE + " replaced by yours): "
                     + TableVerifier.oneLine(String.valueOf(e.getMostSpecificCause())), e);
         }
+        if (dialect == BaseDialect.POSTGRESQL) {
+            // an UNLOGGED table is emptied by crash recovery: the base would be stored again, perhaps another one
+            List<String> persistence = jdbc.queryForList("SELECT CAST(relpersistence AS TEXT) FROM pg_class "
+                    + "WHERE oid = to_regclass(?)", String.class, table);
+            if (!persistence.isEmpty() && !"p".equals(persistence.get(0))) {
+                throw new FencingConfigurationException("Issuer base table '" + table + "' is "
+                        + ("u".equals(persistence.get(0)) ? "UNLOGGED" : "a TEMPORARY table") + " on PostgreSQL: "
+                        + "crash recovery (or the session's end) takes its rows, and every instance would then store "
+                        + "a base again, perhaps another one; make it durable with: ALTER TABLE " + table
+                        + " SET LOGGED (or recreate it with classpath:" + dialect.script() + ")");
+            }
+        }
     }
 
     /** The table this object reads and writes. */

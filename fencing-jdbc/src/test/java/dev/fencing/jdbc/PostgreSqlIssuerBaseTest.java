@@ -13,6 +13,25 @@ class PostgreSqlIssuerBaseTest extends JdbcIssuerBaseContract {
         return Database.POSTGRESQL;
     }
 
+    /** An UNLOGGED base table loses its rows to crash recovery; every instance would then store a base again. */
+    @Test
+    void anUnloggedBaseTableIsRefused() {
+        String table = "unlogged_base_" + Long.toHexString(System.nanoTime());
+        org.springframework.jdbc.datasource.DriverManagerDataSource postgres =
+                new org.springframework.jdbc.datasource.DriverManagerDataSource(
+                        "jdbc:postgresql://127.0.0.1:5432/test", "postgres", "");
+        org.springframework.jdbc.core.JdbcTemplate jdbc = new org.springframework.jdbc.core.JdbcTemplate(postgres);
+        new JdbcIssuerBase(postgres, table, true);
+        try {
+            jdbc.execute("ALTER TABLE " + table + " SET UNLOGGED");
+            assertThatThrownBy(() -> new JdbcIssuerBase(postgres, table))
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("Issuer base table '" + table + "' is UNLOGGED");
+        } finally {
+            jdbc.execute("DROP TABLE IF EXISTS " + table);
+        }
+    }
+
     /** A database that cannot be reached has not said the table is missing: no "none stored" from it. */
     @Test
     void anUnreachableDatabaseIsNotAMissingTable() {

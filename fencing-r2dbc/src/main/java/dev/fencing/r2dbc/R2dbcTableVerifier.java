@@ -230,9 +230,36 @@ final class R2dbcTableVerifier {
         } catch (FencingConfigurationException e) {
             throw e;
         } catch (RuntimeException e) {
+            String denied = denied(e);
+            if (denied != null) {
+                throw new FencingConfigurationException("Fence table '" + table + "' exists but cannot be written by "
+                        + "the application's connections (" + e.getMessage() + "): " + denied, e);
+            }
             throw new FencingConfigurationException("The fence check statement failed on table '" + table + "' ("
                     + e.getMessage() + "); recreate the table with " + dialect.script(), e);
         }
+    }
+
+    /**
+     * The fix when the probe failed for lack of a privilege or on a read-only connection (not a table to recreate),
+     * by the R2DBC exception's SQL state and MariaDB's error codes; {@code null} otherwise.
+     */
+    private String denied(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof io.r2dbc.spi.R2dbcException r2dbc) {
+                String state = String.valueOf(r2dbc.getSqlState());
+                int code = r2dbc.getErrorCode();
+                if (state.equals("25006") || code == 1792 || code == 1290) {
+                    return "the connection is read-only; give the fence a read-write ConnectionFactory";
+                }
+                if (state.equals("42501") || code == 1142 || code == 1143 || code == 1044
+                        || r2dbc instanceof io.r2dbc.spi.R2dbcPermissionDeniedException) {
+                    return "grant the application's database user SELECT, INSERT, UPDATE and DELETE on " + table;
+                }
+                return null;
+            }
+        }
+        return null;
     }
 
     private record Column(String type, Long length) {

@@ -34,6 +34,27 @@ class R2dbcFenceStorePostgresContractTest extends R2dbcFenceStoreContract {
         return R2dbcDialect.POSTGRESQL;
     }
 
+    /** A user that may only read the table was told to recreate it; now the grant (a new user's re-trial). */
+    @Test
+    void verifyNamesTheGrantForAUserThatCannotWrite() {
+        String role = "r2_reader_" + Long.toHexString(System.nanoTime());
+        db.sql("CREATE ROLE " + role + " LOGIN").then().block(Duration.ofSeconds(30));
+        try {
+            db.sql("GRANT SELECT ON " + fenceTable + " TO " + role).then().block(Duration.ofSeconds(30));
+            io.r2dbc.spi.ConnectionFactory reader = io.r2dbc.spi.ConnectionFactories.get(
+                    "r2dbc:postgresql://" + role + "@127.0.0.1:5432/test");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> R2dbcFenceStore.builder(reader)
+                            .table(fenceTable).build().verify())
+                    .isInstanceOf(dev.fencing.FencingConfigurationException.class)
+                    .hasMessageContaining("exists but cannot be written")
+                    .hasMessageContaining("grant the application's database user")
+                    .hasMessageNotContaining("recreate the table");
+        } finally {
+            db.sql("REVOKE ALL ON " + fenceTable + " FROM " + role).then().block(Duration.ofSeconds(30));
+            db.sql("DROP ROLE " + role).then().block(Duration.ofSeconds(30));
+        }
+    }
+
     @Override
     String weakenTable(String table) {
         return "ALTER TABLE " + table + " SET UNLOGGED";

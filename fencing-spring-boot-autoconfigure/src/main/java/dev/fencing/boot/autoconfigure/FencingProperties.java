@@ -690,9 +690,11 @@ public class FencingProperties {
         }
 
         public void setLockPath(String lockPath) {
-            if (lockPath == null || !lockPath.startsWith("/")) {
+            if (lockPath == null || !lockPath.startsWith("/") || lockPath.contains("//")
+                    || lockPath.length() > 1 && lockPath.endsWith("/")) {
                 throw new IllegalArgumentException("fencing.issuer.zookeeper.lock-path must be an absolute ZooKeeper "
-                        + "path, starting with '/' (such as /fencing/locks), was '" + lockPath + "'");
+                        + "path, starting with '/', with no empty segment and no trailing '/' (such as "
+                        + "/fencing/locks), was '" + lockPath + "'");
             }
             this.lockPath = lockPath;
         }

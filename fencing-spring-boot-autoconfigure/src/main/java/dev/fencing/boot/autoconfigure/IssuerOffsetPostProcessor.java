@@ -109,7 +109,12 @@ final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcess
                 // refuses is not stored (a stored base never changes)
                 IssuerCounterCheck.check(shifted, fences, new StoredOffsets(beanFactory, environment));
             }
-            MaxAdvanceCheck.requireAboveOffset(environment); // before a base is stored, never to change
+            // before a base is stored, never to change: the bound must suit the offset and the issuer
+            if (beanFactory instanceof org.springframework.beans.factory.config.ConfigurableListableBeanFactory beans) {
+                MaxAdvanceCheck.check(beans, environment);
+            } else {
+                MaxAdvanceCheck.requireAboveOffset(environment);
+            }
             IssuerBase bases = issuerBase(properties);
             if (properties.isCheckFenceStore() && JdbcOffsetParts.PRESENT && bases.stored(name).isEmpty()) {
                 // a first start: the old lease table's tokens, presented to the fence store or not, are below it

@@ -175,6 +175,14 @@ class FencingZooKeeperAutoConfigurationTest {
                     .hasMessageContaining("fencing.issuer.zookeeper.lock-path must be an absolute ZooKeeper path")
                     .hasMessageContaining("'fencing/locks'");
         });
+        for (String path : new String[] {"/fencing/locks/", "/fencing//locks"}) {
+            runner.withPropertyValues(connect, "fencing.issuer.zookeeper.lock-path=" + path).run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(context.getStartupFailure()).rootCause()
+                        .hasMessageContaining("fencing.issuer.zookeeper.lock-path must be an absolute ZooKeeper path")
+                        .hasMessageContaining("'" + path + "'");
+            });
+        }
     }
 
     @Test

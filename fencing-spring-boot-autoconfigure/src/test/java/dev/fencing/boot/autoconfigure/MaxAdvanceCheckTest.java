@@ -50,6 +50,20 @@ class MaxAdvanceCheckTest {
         runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new).run(context -> assertThat(context).hasNotFailed());
     }
 
+    /** Beside a one-sequence issuer with an offset, the base was stored before the bound failed startup. */
+    @Test
+    void besideAnOffsetOneSequenceIssuerNoBaseIsStored() {
+        InMemoryIssuerBase bases = new InMemoryIssuerBase();
+        runner.withBean(TokenIssuer.class, () -> new IssuerCounterCheckTest.OneSequence(0))
+                .withBean(IssuerBase.class, () -> bases)
+                .withPropertyValues("fencing.store.jdbc.max-advance=100000", "fencing.issuer.offset.base=100")
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining("issues one sequence");
+                });
+        assertThat(bases.stored("default")).isEmpty();
+    }
+
     @Test
     void notAboveAnIssuerOffsetsBaseStartupFailsAndNoBaseIsStored() {
         InMemoryIssuerBase bases = new InMemoryIssuerBase();
