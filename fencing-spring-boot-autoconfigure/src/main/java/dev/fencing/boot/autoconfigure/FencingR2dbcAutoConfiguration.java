@@ -69,8 +69,22 @@ public class FencingR2dbcAutoConfiguration {
                     || !JDBC_PRESENT || !StarterBeans.madeByStarter(beans, "fenceStore")) {
                 return;
             }
-            String blocking = JdbcStoreTable.of(beans.getBean("fenceStore"));
-            if (blocking != null && !blocking.equalsIgnoreCase(reactive.table())) {
+            Object jdbcStore = beans.getBean("fenceStore");
+            String blocking = JdbcStoreTable.of(jdbcStore);
+            if (blocking == null) {
+                return;
+            }
+            String databases = JdbcStoreTable.otherDatabase(jdbcStore, reactive,
+                    beans.getBeanProvider(javax.sql.DataSource.class).getIfUnique(),
+                    beans.getBeanProvider(ConnectionFactory.class).getIfUnique());
+            if (databases != null) {
+                throw new dev.fencing.FencingConfigurationException("The starter's JDBC store checks blocking "
+                        + "@Fenced methods on " + databases + ": a resource fenced by both kinds of method would keep "
+                        + "two max_seen, one per database, and a token refused by one would be accepted by the other. "
+                        + "Point spring.datasource.* and spring.r2dbc.* at the one database that holds the fence "
+                        + "table; stores that must differ are defined as beans of the application's own");
+            }
+            if (!blocking.equalsIgnoreCase(reactive.table())) {
                 throw new dev.fencing.FencingConfigurationException("The starter's JDBC store checks blocking "
                         + "@Fenced methods in table '" + blocking + "' (fencing.store.jdbc.table) and its R2DBC store "
                         + "reactive ones in table '" + reactive.table() + "' (fencing.store.r2dbc.table): a resource "
@@ -85,10 +99,46 @@ public class FencingR2dbcAutoConfiguration {
     private static final boolean JDBC_PRESENT = org.springframework.util.ClassUtils.isPresent(
             "dev.fencing.jdbc.JdbcFenceStore", FencingR2dbcAutoConfiguration.class.getClassLoader());
 
-    /** Reads the JDBC store's table; loaded only with fencing-jdbc present. */
+    /** Reads the JDBC store's table and database; loaded only with fencing-jdbc present. */
     private static final class JdbcStoreTable {
         static String of(Object store) {
             return store instanceof dev.fencing.jdbc.JdbcFenceStore jdbc ? jdbc.table() : null;
+        }
+
+        /**
+         * What tells the two stores' databases apart, or {@code null} when they are one (or it cannot be told: then a
+         * warning): another product, or another database or server by a query each connection answers alike for one
+         * database (PostgreSQL: the database and the server's start time; MariaDB: the database, host, port and
+         * server id).
+         */
+        static String otherDatabase(Object store, R2dbcFenceStore reactive, javax.sql.DataSource dataSource,
+                                    ConnectionFactory connectionFactory) {
+            dev.fencing.jdbc.JdbcDialect jdbcDialect = ((dev.fencing.jdbc.JdbcFenceStore) store).dialect();
+            if (!jdbcDialect.name().equals(reactive.dialect().name())) {
+                return jdbcDialect.name() + " (spring.datasource.*), and its R2DBC store reactive ones on "
+                        + reactive.dialect().name() + " (spring.r2dbc.*)";
+            }
+            if (dataSource == null || connectionFactory == null) {
+                return null;
+            }
+            String identity = jdbcDialect == dev.fencing.jdbc.JdbcDialect.POSTGRESQL
+                    ? "SELECT current_database() || '@' || CAST(pg_postmaster_start_time() AS TEXT)"
+                    : "SELECT CONCAT(DATABASE(), '@', @@hostname, ':', @@port, '#', @@server_id)";
+            try {
+                String blocking = new org.springframework.jdbc.core.JdbcTemplate(dataSource)
+                        .queryForObject(identity, String.class);
+                String reactiveOne = org.springframework.r2dbc.core.DatabaseClient.create(connectionFactory)
+                        .sql(identity).map((row, meta) -> row.get(0, String.class)).one()
+                        .block(java.time.Duration.ofSeconds(30));
+                return java.util.Objects.equals(blocking, reactiveOne) ? null : "the database " + blocking
+                        + " (spring.datasource.*), and its R2DBC store reactive ones on " + reactiveOne
+                        + " (spring.r2dbc.*)";
+            } catch (RuntimeException e) {
+                LogFactory.getLog(FencingR2dbcAutoConfiguration.class).warn("fencing: could not tell whether the "
+                        + "JDBC and the R2DBC store check in one database (" + e + "); if they do not, a resource "
+                        + "fenced by blocking and reactive methods keeps two max_seen");
+                return null;
+            }
         }
     }
 

@@ -264,6 +264,23 @@ class FencingReactiveApplicationTest {
             assertThat(context.getBean(R2dbcFenceStore.class).table()).as("follows the JDBC store's")
                     .isEqualTo(TABLE);
         });
+        // one table name, two databases (a new user's re-trial: both verified, two max_seen per resource)
+        org.springframework.jdbc.datasource.DriverManagerDataSource mariadb =
+                new org.springframework.jdbc.datasource.DriverManagerDataSource("jdbc:mariadb://127.0.0.1:3306/test",
+                        "root", "");
+        try {
+            mixed.withBean("mariadb", javax.sql.DataSource.class, () -> mariadb,
+                            definition -> definition.setPrimary(true))
+                    .withPropertyValues("fencing.store.jdbc.table=" + TABLE,
+                            "fencing.store.jdbc.initialize-schema=always")
+                    .run(context -> {
+                        assertThat(context).hasFailed();
+                        assertThat(context.getStartupFailure()).hasMessageContaining("on MARIADB (spring.datasource.*)")
+                                .hasMessageContaining("reactive ones on POSTGRESQL (spring.r2dbc.*)");
+                    });
+        } finally {
+            new org.springframework.jdbc.core.JdbcTemplate(mariadb).execute("DROP TABLE IF EXISTS " + TABLE);
+        }
     }
 
     public static class KeyedBlockingLedger {
