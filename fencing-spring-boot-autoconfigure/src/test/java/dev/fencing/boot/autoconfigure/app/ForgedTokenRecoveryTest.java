@@ -165,6 +165,18 @@ class ForgedTokenRecoveryTest {
             HttpResponse<String> wrongCase = resetFloor(port, "{\"To\": 3, \"override\": true}");
             assertThat(wrongCase.statusCode()).isEqualTo(400);
             assertThat(wrongCase.body()).contains("unknown key 'To' (did you mean 'to'?)", "nothing changed");
+            HttpResponse<String> misspelt = resetFloor(port, "{\"to\": 3, \"overide\": true}");
+            assertThat(misspelt.body()).contains("unknown key 'overide' (did you mean 'override'?)");
+            // Boot let a body key replace the path's resource: another resource changed than the log's URL named
+            HttpResponse<String> redirected = resetFloor(port, "{\"resource\": \"accounts:other\"}");
+            assertThat(redirected.statusCode()).isEqualTo(400);
+            assertThat(redirected.body()).contains("differs from the path's ('accounts')");
+            HttpResponse<String> query = post(port, "/actuator/fencing/accounts?to=3&override=true", "{}");
+            assertThat(query.statusCode()).isEqualTo(400);
+            assertThat(query.body()).contains("the query string");
+            HttpResponse<String> blank = resetFloor(port, "{\"to\": \" \", \"override\": true}");
+            assertThat(blank.statusCode()).isEqualTo(400);
+            assertThat(blank.body()).contains("no value for 'to'");
             assertThat(maxSeen()).isEqualTo(Long.MAX_VALUE);
 
             HttpResponse<String> reset = resetFloor(port, "{}");
@@ -220,8 +232,12 @@ class ForgedTokenRecoveryTest {
     }
 
     private static HttpResponse<String> resetFloor(int port, String body) throws Exception {
+        return post(port, "/actuator/fencing/accounts", body);
+    }
+
+    private static HttpResponse<String> post(int port, String path, String body) throws Exception {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://127.0.0.1:" + port + "/actuator/fencing/accounts"))
+                        URI.create("http://127.0.0.1:" + port + path))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
     }
