@@ -101,6 +101,19 @@ public final class JdbcIssuerBase implements IssuerBase {
                     + "default name " + DEFAULT_TABLE + " replaced by yours): "
                     + TableVerifier.oneLine(String.valueOf(e.getMostSpecificCause())), e);
         }
+        if (dialect == BaseDialect.MARIADB) {
+            // a MEMORY (or other non-InnoDB) table loses its rows with a restart, or takes no part in transactions
+            int dot = table.indexOf('.');
+            List<String> engines = jdbc.queryForList("SELECT ENGINE FROM information_schema.TABLES WHERE "
+                    + "TABLE_SCHEMA = " + (dot > 0 ? "?" : "DATABASE()") + " AND TABLE_NAME = ?", String.class,
+                    dot > 0 ? new Object[] {table.substring(0, dot), table.substring(dot + 1)} : new Object[] {table});
+            if (!engines.isEmpty() && !"InnoDB".equalsIgnoreCase(engines.get(0))) {
+                throw new FencingConfigurationException("Issuer base table '" + table + "' uses the " + engines.get(0)
+                        + " storage engine on MariaDB: a restart (MEMORY) or a crash can take its rows, and every "
+                        + "instance would then store a base again, perhaps another one; convert it with: ALTER TABLE "
+                        + table + " ENGINE=InnoDB (or recreate it with classpath:" + dialect.script() + ")");
+            }
+        }
         if (dialect == BaseDialect.POSTGRESQL) {
             // an UNLOGGED table is emptied by crash recovery: the base would be stored again, perhaps another one
             List<String> persistence = jdbc.queryForList("SELECT CAST(relpersistence AS TEXT) FROM pg_class "

@@ -691,10 +691,12 @@ public class FencingProperties {
 
         public void setLockPath(String lockPath) {
             if (lockPath == null || !lockPath.startsWith("/") || lockPath.contains("//")
-                    || lockPath.length() > 1 && lockPath.endsWith("/")) {
+                    || lockPath.length() > 1 && lockPath.endsWith("/") || !lockPath.strip().equals(lockPath)
+                    || (lockPath + "/").contains("/./") || (lockPath + "/").contains("/../")) {
+                // a trailing space made a second lock tree: instances configured apart did not exclude each other
                 throw new IllegalArgumentException("fencing.issuer.zookeeper.lock-path must be an absolute ZooKeeper "
-                        + "path, starting with '/', with no empty segment and no trailing '/' (such as "
-                        + "/fencing/locks), was '" + lockPath + "'");
+                        + "path, starting with '/', with no empty, '.' or '..' segment, no trailing '/' and no "
+                        + "spaces around it (such as /fencing/locks), was '" + lockPath + "'");
             }
             this.lockPath = lockPath;
         }

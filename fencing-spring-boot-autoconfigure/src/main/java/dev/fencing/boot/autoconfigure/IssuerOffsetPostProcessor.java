@@ -95,6 +95,11 @@ final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcess
                     + "previous issuer issued, was " + base + " (TokenIssuer bean '" + beanName + "')");
         }
         String name = properties.getName();
+        if (name != null && !name.strip().equals(name)) {
+            // 'zk-2026 ' from a properties file stored a second migration beside 'zk-2026'
+            throw new FencingConfigurationException(PREFIX + ".name '" + name + "' has spaces around it: every "
+                    + "instance must name the migration alike; remove them");
+        }
         try {
             IssuerBase.checkName(name);
         } catch (IllegalArgumentException e) {

@@ -149,6 +149,22 @@ class FencingIssuerOffsetAutoConfigurationTest {
         assertThat(bases.stored("again")).hasValue(1000);
     }
 
+    /** 'zk-2026 ' (a properties file keeps the space) stored a second migration beside 'zk-2026'. */
+    @Test
+    void aMigrationNameWithSpacesAroundItFailsStartup() {
+        InMemoryIssuerBase bases = new InMemoryIssuerBase();
+        runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new).withBean(IssuerBase.class, () -> bases)
+                .withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+                        new org.springframework.core.env.MapPropertySource("file", java.util.Map.of(
+                                "fencing.issuer.offset.base", "1000", "fencing.issuer.offset.name", "zk-2026 "))))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).hasStackTraceContaining(
+                            "fencing.issuer.offset.name 'zk-2026 ' has spaces around it");
+                });
+        assertThat(bases.storedBases()).isEmpty();
+    }
+
     @Test
     void withoutADurablePlaceForTheBaseStartupFails() {
         runner.withBean(TokenIssuer.class, InMemoryTokenIssuer::new)

@@ -175,7 +175,10 @@ class FencingZooKeeperAutoConfigurationTest {
                     .hasMessageContaining("fencing.issuer.zookeeper.lock-path must be an absolute ZooKeeper path")
                     .hasMessageContaining("'fencing/locks'");
         });
-        for (String path : new String[] {"/fencing/locks/", "/fencing//locks"}) {
+        // a trailing space (a properties file keeps it) made a second lock tree beside /fencing/locks
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> new FencingProperties.ZooKeeperIssuer()
+                .setLockPath("/fencing/locks ")).hasMessageContaining("no spaces around it");
+        for (String path : new String[] {"/fencing/locks/", "/fencing//locks", "/fencing/./locks"}) {
             runner.withPropertyValues(connect, "fencing.issuer.zookeeper.lock-path=" + path).run(context -> {
                 assertThat(context).hasFailed();
                 assertThat(context.getStartupFailure()).rootCause()
