@@ -118,8 +118,8 @@ public class FencingActuatorAutoConfiguration {
 
         /** Write bodies with a key no operation takes answer 400 (Boot would drop the key and run the operation). */
         @Bean
-        static dev.fencing.boot.actuate.StrictWriteBodies fencingStrictWriteBodies() {
-            return new dev.fencing.boot.actuate.StrictWriteBodies();
+        static StrictWriteBodies fencingStrictWriteBodies() {
+            return new StrictWriteBodies();
         }
 
         /** Fed by the fence guard only when a check rejects (a {@code RejectionListener}). */

@@ -210,7 +210,8 @@ final class PropertyNamesCheck implements BeanFactoryPostProcessor {
         return bestDistance <= Math.max(3, name.length() / 4) ? best : null;
     }
 
-    private static int distance(String a, String b) {
+    /** The edit distance of {@code a} and {@code b}, for a hint at the name meant. */
+    static int distance(String a, String b) {
         int[] previous = new int[b.length() + 1];
         int[] current = new int[b.length() + 1];
         for (int j = 0; j <= b.length(); j++) {

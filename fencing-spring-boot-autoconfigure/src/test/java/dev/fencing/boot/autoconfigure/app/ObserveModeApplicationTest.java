@@ -205,7 +205,8 @@ class ObserveModeApplicationTest {
             // a misspelt key was dropped by Boot, and the switch ran for every resource (a new user's re-trial)
             HttpResponse<String> misspelt = switchMode(port, "{\"resourse\":\"accounts\",\"mode\":\"observe\"}");
             assertThat(misspelt.statusCode()).isEqualTo(400);
-            assertThat(misspelt.body()).contains("unknown key 'resourse' (did you mean 'resource'?)", "nothing changed");
+            assertThat(misspelt.body())
+                    .contains("unknown key 'resourse' (did you mean 'resource'?)", "nothing changed");
             // an unset variable in a script: the empty resource switched every resource
             HttpResponse<String> empty = switchMode(port, "{\"resource\":\"\",\"mode\":\"observe\"}");
             assertThat(empty.statusCode()).isEqualTo(400);

@@ -1,4 +1,4 @@
-package dev.fencing.boot.actuate;
+package dev.fencing.boot.autoconfigure;
 
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.OperationType;
@@ -27,7 +27,7 @@ import java.util.stream.Collectors;
  * lets it replace the body's) or a body key replacing the resource of the path (the log and any path-based rule named
  * another resource than the one changed).
  */
-public final class StrictWriteBodies implements OperationInvokerAdvisor {
+final class StrictWriteBodies implements OperationInvokerAdvisor {
 
     private static final EndpointId FENCING = EndpointId.of("fencing");
 
@@ -88,27 +88,8 @@ public final class StrictWriteBodies implements OperationInvokerAdvisor {
         String lower = key.toLowerCase(Locale.ROOT);
         return known.stream().filter(name -> !name.equals("security"))
                 .filter(name -> name.toLowerCase(Locale.ROOT).equals(lower)
-                        || distance(name.toLowerCase(Locale.ROOT), lower) <= 2)
+                        || PropertyNamesCheck.distance(name.toLowerCase(Locale.ROOT), lower) <= 2)
                 .findFirst().map(name -> " (did you mean '" + name + "'?)").orElse("");
-    }
-
-    private static int distance(String a, String b) {
-        int[] previous = new int[b.length() + 1];
-        int[] current = new int[b.length() + 1];
-        for (int j = 0; j <= b.length(); j++) {
-            previous[j] = j;
-        }
-        for (int i = 1; i <= a.length(); i++) {
-            current[0] = i;
-            for (int j = 1; j <= b.length(); j++) {
-                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
-                current[j] = Math.min(Math.min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
-            }
-            int[] swap = previous;
-            previous = current;
-            current = swap;
-        }
-        return previous[b.length()];
     }
 
     /** What the servlet request shows and the merged arguments hide; loaded only with the Servlet API present. */
