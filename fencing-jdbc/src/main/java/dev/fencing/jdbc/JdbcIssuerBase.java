@@ -116,14 +116,13 @@ public final class JdbcIssuerBase implements IssuerBase {
         }
         if (dialect == BaseDialect.POSTGRESQL) {
             // an UNLOGGED table is emptied by crash recovery: the base would be stored again, perhaps another one
-            List<String> persistence = jdbc.queryForList("SELECT CAST(relpersistence AS TEXT) FROM pg_class "
-                    + "WHERE oid = to_regclass(?)", String.class, table);
-            if (!persistence.isEmpty() && !"p".equals(persistence.get(0))) {
-                throw new FencingConfigurationException("Issuer base table '" + table + "' is "
-                        + ("u".equals(persistence.get(0)) ? "UNLOGGED" : "a TEMPORARY table") + " on PostgreSQL: "
-                        + "crash recovery (or the session's end) takes its rows, and every instance would then store "
-                        + "a base again, perhaps another one; make it durable with: ALTER TABLE " + table
-                        + " SET LOGGED (or recreate it with classpath:" + dialect.script() + ")");
+            List<String> persistence = jdbc.queryForList(FenceSql.PERSISTENCE_SQL, String.class, table);
+            String notDurable = persistence.isEmpty() ? null : FenceSql.notDurable(persistence.get(0));
+            if (notDurable != null) {
+                throw new FencingConfigurationException("Issuer base table '" + table + "' " + notDurable + ", and "
+                        + "every instance would then store a base again, perhaps another one; make it durable with: "
+                        + "ALTER TABLE " + table + " SET LOGGED (or recreate it with classpath:" + dialect.script()
+                        + ")");
             }
         }
     }

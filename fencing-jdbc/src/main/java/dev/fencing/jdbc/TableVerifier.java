@@ -3,6 +3,7 @@ package dev.fencing.jdbc;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.FenceStoreException;
+import dev.fencing.store.sql.FenceSql;
 import dev.fencing.token.FencingToken;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -461,18 +462,16 @@ final class TableVerifier {
      * would land again (and a lease counter would issue tokens again from 1).
      */
     private void requireDurable() {
-        List<String> persistence = jdbc.queryForList("SELECT CAST(relpersistence AS TEXT) FROM pg_class "
-                + "WHERE oid = to_regclass(?)", String.class, table);
-        if (persistence.isEmpty() || "p".equals(persistence.get(0))) {
+        List<String> persistence = jdbc.queryForList(FenceSql.PERSISTENCE_SQL, String.class, table);
+        String notDurable = persistence.isEmpty() ? null : FenceSql.notDurable(persistence.get(0));
+        if (notDurable == null) {
             return;                                        // no such table (the probe says so), or a durable one
         }
-        boolean unlogged = "u".equals(persistence.get(0));
-        throw new FencingConfigurationException(kind.what() + " '" + table + "' is " + (unlogged ? "UNLOGGED" : "a "
-                + "TEMPORARY table") + " on " + dialect.productName() + ": " + (unlogged ? "crash recovery empties it "
-                + "and replicas never receive it" : "it lives only in the session that created it") + ", and with it "
+        throw new FencingConfigurationException(kind.what() + " '" + table + "' " + notDurable + ", and with it "
                 + "every max_seen and lease counter it holds; a resource's first token is then accepted whatever "
-                + "its value, so a zombie's old token would write again. " + (unlogged ? "Make it durable with: ALTER "
-                + "TABLE " + table + " SET LOGGED" : "Create it as a regular table with " + kind.script(dialect)));
+                + "its value, so a zombie's old token would write again. " + ("u".equals(persistence.get(0))
+                ? "Make it durable with: ALTER TABLE " + table + " SET LOGGED"
+                : "Create it as a regular table with " + kind.script(dialect)));
     }
 
     /**
@@ -524,17 +523,7 @@ final class TableVerifier {
     private String denied(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
             if (cause instanceof java.sql.SQLException sql) {
-                String state = String.valueOf(sql.getSQLState());
-                int code = sql.getErrorCode();
-                if (state.equals("25006") || code == 1792 || code == 1290) {
-                    return "the connection is read-only; give the fence a read-write DataSource (no read-only pool, "
-                            + "replica or default_transaction_read_only)";
-                }
-                if (state.equals("42501") || code == 1142 || code == 1143 || code == 1044) {
-                    return "grant the application's database user SELECT, INSERT, UPDATE and DELETE on " + table
-                            + " (DELETE for compaction and the admin reset)";
-                }
-                return null;
+                return FenceSql.deniedFix(sql.getSQLState(), sql.getErrorCode(), table);
             }
         }
         return null;

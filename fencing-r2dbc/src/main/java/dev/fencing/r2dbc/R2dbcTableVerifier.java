@@ -1,6 +1,7 @@
 package dev.fencing.r2dbc;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.store.sql.FenceSql;
 import dev.fencing.token.FencingToken;
 import io.r2dbc.spi.ConnectionFactory;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
@@ -140,17 +141,15 @@ final class R2dbcTableVerifier {
         String fix;
         try {
             if (dialect == R2dbcDialect.POSTGRESQL) {
-                String persistence = client.sql(dialect.nativeMarkers("SELECT CAST(relpersistence AS TEXT) FROM "
-                        + "pg_class WHERE oid = to_regclass(?)")).bind(0, table)
+                String persistence = client.sql(dialect.nativeMarkers(FenceSql.PERSISTENCE_SQL)).bind(0, table)
                         .map((row, meta) -> row.get(0, String.class)).one().block(WAIT);
-                if (persistence == null || persistence.equals("p")) {
+                String notDurable = FenceSql.notDurable(persistence);
+                if (notDurable == null) {
                     return;
                 }
-                boolean unlogged = persistence.equals("u");
-                what = "is " + (unlogged ? "UNLOGGED" : "a TEMPORARY table") + " on PostgreSQL: " + (unlogged
-                        ? "crash recovery empties it and replicas never receive it" : "it lives only in the session "
-                        + "that created it") + ", and with it every max_seen";
-                fix = unlogged ? "ALTER TABLE " + table + " SET LOGGED" : "recreate it with " + dialect.script();
+                what = notDurable + ", and with it every max_seen";
+                fix = "u".equals(persistence) ? "ALTER TABLE " + table + " SET LOGGED"
+                        : "recreate it with " + dialect.script();
             } else {
                 String where = schema != null ? "table_schema = ?" : "table_schema = DATABASE()";
                 DatabaseClient.GenericExecuteSpec spec = client.sql("SELECT ENGINE FROM information_schema.TABLES "
@@ -247,16 +246,9 @@ final class R2dbcTableVerifier {
     private String denied(Throwable e) {
         for (Throwable cause = e; cause != null; cause = cause.getCause()) {
             if (cause instanceof io.r2dbc.spi.R2dbcException r2dbc) {
-                String state = String.valueOf(r2dbc.getSqlState());
-                int code = r2dbc.getErrorCode();
-                if (state.equals("25006") || code == 1792 || code == 1290) {
-                    return "the connection is read-only; give the fence a read-write ConnectionFactory";
-                }
-                if (state.equals("42501") || code == 1142 || code == 1143 || code == 1044
-                        || r2dbc instanceof io.r2dbc.spi.R2dbcPermissionDeniedException) {
-                    return "grant the application's database user SELECT, INSERT, UPDATE and DELETE on " + table;
-                }
-                return null;
+                String fix = FenceSql.deniedFix(r2dbc.getSqlState(), r2dbc.getErrorCode(), table);
+                return fix != null || !(r2dbc instanceof io.r2dbc.spi.R2dbcPermissionDeniedException) ? fix
+                        : FenceSql.deniedFix("42501", 0, table);
             }
         }
         return null;

@@ -204,6 +204,44 @@ public enum FenceSql {
         return isFloorKey(key) ? key.substring(0, key.length() - 1) : null;
     }
 
+    /**
+     * PostgreSQL: how table {@code ?} is stored ({@code relpersistence}: {@code p} durable, {@code u} UNLOGGED,
+     * {@code t} TEMPORARY), no row when it does not exist; read by the stores' startup checks ({@link #notDurable}).
+     */
+    public static final String PERSISTENCE_SQL = "SELECT CAST(relpersistence AS TEXT) FROM pg_class "
+            + "WHERE oid = to_regclass(?)";
+
+    /**
+     * What {@link #PERSISTENCE_SQL} answered, as a refusal's words ("is UNLOGGED on PostgreSQL: ..."), or {@code null}
+     * for a durable table or none: an UNLOGGED table is emptied by crash recovery (and never replicated), a TEMPORARY
+     * one ends with its session, and with either its rows go.
+     */
+    public static String notDurable(String persistence) {
+        if (persistence == null || persistence.equals("p")) {
+            return null;
+        }
+        return persistence.equals("u")
+                ? "is UNLOGGED on PostgreSQL: crash recovery empties it and replicas never receive it"
+                : "is a TEMPORARY table on PostgreSQL: it lives only in the session that created it";
+    }
+
+    /**
+     * The fix when a statement on {@code table} failed for lack of a privilege or on a read-only connection, by the
+     * SQL state ({@code 25006}, {@code 42501}) and MariaDB's error codes; {@code null} for any other failure (a table
+     * to create or recreate).
+     */
+    public static String deniedFix(String sqlState, int errorCode, String table) {
+        if ("25006".equals(sqlState) || errorCode == 1792 || errorCode == 1290) {
+            return "the connection is read-only; give the fence a read-write connection (no read-only pool, replica "
+                    + "or default_transaction_read_only)";
+        }
+        if ("42501".equals(sqlState) || errorCode == 1142 || errorCode == 1143 || errorCode == 1044) {
+            return "grant the application's database user SELECT, INSERT, UPDATE and DELETE on " + table
+                    + " (DELETE for compaction and the admin reset)";
+        }
+        return null;
+    }
+
     /** The marker in the error a rejected check at commit raises ({@link #rejectedAtCommit(String)} reads it). */
     public static final String REJECTED_AT_COMMIT = "fencing-rejected";
 

@@ -116,7 +116,7 @@ final class IssuerOffsetPostProcessor implements DestructionAwareBeanPostProcess
             }
             // before a base is stored, never to change: the bound must suit the offset and the issuer
             if (beanFactory instanceof org.springframework.beans.factory.config.ConfigurableListableBeanFactory beans) {
-                MaxAdvanceCheck.check(beans, environment);
+                MaxAdvanceCheck.check(beans, environment, false);
             } else {
                 MaxAdvanceCheck.requireAboveOffset(environment);
             }

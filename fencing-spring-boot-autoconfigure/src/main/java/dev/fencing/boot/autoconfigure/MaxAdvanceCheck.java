@@ -23,6 +23,14 @@ final class MaxAdvanceCheck {
     }
 
     static void check(ConfigurableListableBeanFactory beans, Environment environment) {
+        check(beans, environment, true);
+    }
+
+    /**
+     * The refusals, and with {@code warn} the warning too: the issuer offset runs the refusals before it stores a
+     * base, and the startup check runs them again with the warning, said once.
+     */
+    static void check(ConfigurableListableBeanFactory beans, Environment environment, boolean warn) {
         Long maxAdvance = Binder.get(environment).bind(PROPERTY, Long.class).orElse(null);
         if (maxAdvance == null) {
             return;
@@ -35,7 +43,7 @@ final class MaxAdvanceCheck {
                     + "fence store is the R2DBC store, which has no bound on one advance, and no JDBC store applies "
                     + "it: remove the property (nothing would be bounded)");
         }
-        if (reactive) {
+        if (reactive && warn) {
             LogFactory.getLog(MaxAdvanceCheck.class).warn(PROPERTY + "=" + maxAdvance + " bounds the blocking "
                     + "@Fenced methods' checks (the JDBC store); the reactive ones, checked by the R2DBC store, have "
                     + "no such bound");
