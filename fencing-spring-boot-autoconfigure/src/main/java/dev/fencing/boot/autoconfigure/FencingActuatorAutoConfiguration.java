@@ -12,7 +12,11 @@ import dev.fencing.store.FenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.PropertiesEndpointAccessResolver;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
+import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.apache.commons.logging.LogFactory;
@@ -138,9 +142,10 @@ public class FencingActuatorAutoConfiguration {
                                         ObjectProvider<FencingProperties> properties,
                                         ObjectProvider<MeterRegistry> registry,
                                         ObjectProvider<FencingRejections> rejections,
-                                        ObjectProvider<FenceModes> modes, Environment environment) {
+                                        ObjectProvider<FenceModes> modes, Environment environment,
+                                        ObjectProvider<EndpointAccessResolver> access) {
             FencingProperties props = properties.getIfAvailable();
-            requireSecuredAdmin(props, environment);
+            requireSecuredAdmin(props, environment, access);
             return new FencingEndpoint(store, issuer.getIfUnique(), props == null ? null : props.getAcquireTimeout(),
                     registry.getIfUnique(), rejections.getIfUnique(), modes.getIfUnique(),
                     props != null && props.getAdmin().isEnabled());
@@ -163,14 +168,30 @@ public class FencingActuatorAutoConfiguration {
 
         private static final String SPRING_SECURITY = "org.springframework.security.core.Authentication";
 
+        private static final EndpointId FENCING = EndpointId.of("fencing");
+
         /**
          * With {@code fencing.admin.enabled=true} (the mode switch to observe, the reset and the floor raise, on either
          * stack's endpoint): fails startup when Spring Security is not on the class path, unless
          * {@code fencing.admin.allow-unsecured=true} says the management port is protected another way (then warns).
+         * An endpoint whose access is limited (read-only, none) serves no write operation: nothing to secure, and a
+         * warning that the admin operations are not served.
          */
-        static void requireSecuredAdmin(FencingProperties properties, Environment environment) {
-            if (properties == null || !properties.getAdmin().isEnabled()
-                    || ClassUtils.isPresent(SPRING_SECURITY, FencingActuatorAutoConfiguration.class.getClassLoader())) {
+        static void requireSecuredAdmin(FencingProperties properties, Environment environment,
+                                        ObjectProvider<EndpointAccessResolver> resolver) {
+            if (properties == null || !properties.getAdmin().isEnabled()) {
+                return;
+            }
+            Access access = resolver.getIfAvailable(() -> new PropertiesEndpointAccessResolver(environment))
+                    .accessFor(FENCING, Access.UNRESTRICTED);
+            if (access != Access.UNRESTRICTED) {
+                LogFactory.getLog(FencingActuatorAutoConfiguration.class).warn("fencing.admin.enabled=true, but the "
+                        + "fencing endpoint's access is " + access + " (management.endpoint.fencing.access, or "
+                        + "management.endpoints.access.default or .max-permitted): its write operations (the mode "
+                        + "switch, the reset, the floor raise) are not served");
+                return;
+            }
+            if (ClassUtils.isPresent(SPRING_SECURITY, FencingActuatorAutoConfiguration.class.getClassLoader())) {
                 return; // the library cannot tell whether the endpoint is secured; without Spring Security it is not
             }
             String open = "fencing.admin.enabled=true and Spring Security is not on the class path: POST "
@@ -204,10 +225,11 @@ public class FencingActuatorAutoConfiguration {
                                             ObjectProvider<FencingProperties> properties,
                                             ObjectProvider<MeterRegistry> registry,
                                             ObjectProvider<FencingRejections> rejections,
-                                            ObjectProvider<FenceModes> modes, Environment environment) {
+                                            ObjectProvider<FenceModes> modes, Environment environment,
+                                            ObjectProvider<EndpointAccessResolver> access) {
                 FencingProperties props = properties.getIfAvailable();
                 // its mode switch to observe is an admin operation too
-                EndpointConfiguration.requireSecuredAdmin(props, environment);
+                EndpointConfiguration.requireSecuredAdmin(props, environment, access);
                 return FencingEndpoint.reactive(store, issuer.getIfUnique(),
                         props == null ? null : props.getAcquireTimeout(), registry.getIfUnique(),
                         rejections.getIfUnique(), modes.getIfUnique(), props != null && props.getAdmin().isEnabled());

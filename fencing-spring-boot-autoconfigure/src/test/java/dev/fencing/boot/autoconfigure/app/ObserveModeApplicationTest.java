@@ -9,6 +9,9 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
@@ -243,6 +246,30 @@ class ObserveModeApplicationTest {
             assertThat(raised.body()).contains("\"examined\"", "\"atLeast\":7");
             assertThat(maxSeen()).isEqualTo(7);
         }
+    }
+
+    /**
+     * A read-only endpoint serves no write operation, so admin enabled without Spring Security has nothing open: it
+     * starts (a re-trial's harmless setup was refused), warns that the admin operations are not served, and a POST
+     * changes nothing.
+     */
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void aReadOnlyEndpointNeedsNoSecurityAndServesNoWrite(CapturedOutput output) throws Exception {
+        try (ConfigurableApplicationContext context = start("fencing.admin.enabled=true",
+                "management.endpoint.fencing.access=read-only")) {
+            int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+            context.getBean(Deposits.class).deposit(10);                // token 1
+            context.getBean(Deposits.class).deposit(10);                // token 2
+            assertThat(get(port).statusCode()).isEqualTo(200);
+            HttpResponse<String> toObserve = switchMode(port, "{\"resource\":\"accounts\",\"mode\":\"observe\"}");
+            assertThat(toObserve.statusCode()).as(toObserve.body()).isGreaterThanOrEqualTo(400);
+            assertThat(context.getBean(dev.fencing.mode.FenceModes.class).mode("accounts"))
+                    .isEqualTo(dev.fencing.mode.FenceMode.ENFORCE);
+            assertThat(deposit(port, new FencingToken("accounts", 1, "zombie")).statusCode()).isEqualTo(409);
+        }
+        assertThat(output.getAll()).contains("fencing endpoint's access is READ_ONLY")
+                .contains("are not served").doesNotContain("Spring Security is not on the class path");
     }
 
     @Test
