@@ -1,6 +1,5 @@
 package dev.fencing.boot.autoconfigure;
 
-import org.apache.commons.logging.LogFactory;
 import dev.fencing.guard.RejectionListener;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.signing.TokenVerifier;
@@ -106,11 +105,7 @@ public class FencingWebAutoConfiguration {
                         .withRejectionListener(RejectionListener.all(rejections.orderedStream().toList()))
                         .withModes(modes.getIfUnique());
             } else {
-                LogFactory.getLog(FencingWebAutoConfiguration.class).info("fencing: Fencing-Token headers are "
-                        + "accepted on " + String.join(", ", patterns) + " unsigned: any caller that reaches those "
-                        + "paths can present any token, and one far above max_seen would lock its resource out of "
-                        + "every real holder (its next token refused as stale). Keep the paths to trusted callers, "
-                        + "or sign the tokens (fencing.signing.*, docs/signing.md)");
+                UnsignedHeaders.warn("fencing.web.filter.url-patterns", patterns);
             }
             FilterRegistrationBean<FencingTokenFilter> registration = new FilterRegistrationBean<>(filter);
             registration.setUrlPatterns(patterns);

@@ -110,6 +110,9 @@ public class FencingWebFluxAutoConfiguration {
                 filter = filter.verifying(tokens)
                         .withRejectionListener(RejectionListener.all(rejections.orderedStream().toList()))
                         .withModes(modes.getIfUnique());
+            } else {
+                UnsignedHeaders.warn("fencing.web.reactive.path-patterns",
+                        properties.getWeb().getReactive().getPathPatterns());
             }
             return filter;
         }

@@ -181,6 +181,9 @@ class FencingWebFluxAutoConfigurationTest {
             assertThat(output).contains("fencing.web.reactive.path-patterns entry '/internal/*' matches one path "
                     + "segment only").contains("'/internal/**' matches everything below /internal")
                     .doesNotContain("entry '/admin/**'");
+            // accepted unsigned: a warning, as on the servlet stack (it said nothing here)
+            assertThat(output).contains("Fencing-Token headers are accepted on /internal/*, /admin/** "
+                    + "(fencing.web.reactive.path-patterns) unsigned");
         });
     }
 
