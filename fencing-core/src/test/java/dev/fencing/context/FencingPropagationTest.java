@@ -37,6 +37,48 @@ class FencingPropagationTest {
         return executor.submit(FencingContext::snapshot).get(10, TimeUnit.SECONDS);
     }
 
+    /**
+     * A task that binds and never closes: each wrapper closes it when the task ends and logs it at ERROR, so the pool
+     * thread's next task does not write under it (a trial's leak on an executor of its own was seen by no one).
+     */
+    @Test
+    void aScopeATaskLeftOpenIsClosedWhenItEndsAndLogged() throws Exception {
+        ExecutorService wrapped = FencingPropagation.executorService(pool);
+        java.util.function.Supplier<Object> leakOrders = () -> FencingContext.bind(orders);
+        List<Runnable> leaks = List.of(
+                () -> await(wrapped.submit(() -> FencingContext.bind(accounts))),
+                () -> await(wrapped.submit((Runnable) () -> FencingContext.bind(accounts))),
+                () -> await(CompletableFuture.runAsync(() -> FencingContext.bind(accounts),
+                        FencingPropagation.executor(pool))),
+                () -> await(pool.submit(FencingPropagation.runnable(() -> FencingContext.bind(accounts)))),
+                () -> await(pool.submit(FencingPropagation.callable(() -> FencingContext.bind(accounts)))),
+                () -> await(CompletableFuture.supplyAsync(FencingPropagation.supplier(leakOrders), pool)));
+        for (Runnable leak : leaks) {
+            FencingPropagation.logNextLeak();
+            try (dev.fencing.LogCapture log = dev.fencing.LogCapture.of(FencingPropagation.class)) {
+                try (FencingScope ignored = FencingContext.bind(new FencingToken("ledger", 3, "caller"))) {
+                    leak.run();
+                }
+                assertThat(seenOn(wrapped)).as("the next task, wrapped").isEmpty();
+                assertThat(seenOn(pool)).as("the next task, not wrapped").isEmpty();
+                assertThat(log.records()).singleElement().satisfies(record -> {
+                    assertThat(record.getLevel()).isEqualTo(java.util.logging.Level.SEVERE);
+                    assertThat(record.getMessage()).contains("left fencing tokens bound on its thread")
+                            .containsAnyOf(accounts.toString(), orders.toString())
+                            .doesNotContain("ledger#3");
+                });
+            }
+        }
+    }
+
+    private static void await(java.util.concurrent.Future<?> future) {
+        try {
+            future.get(10, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
+    }
+
     @Test
     void theAccessorIsRegisteredWithContextPropagation() {
         assertThat(ContextRegistry.getInstance().getThreadLocalAccessors())
