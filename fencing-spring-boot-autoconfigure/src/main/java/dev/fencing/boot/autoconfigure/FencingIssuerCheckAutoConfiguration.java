@@ -11,11 +11,14 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
 import javax.sql.DataSource;
+import java.util.OptionalLong;
 
 /**
  * {@code fencing.issuer.check-fence-store} (on by default): startup fails when the application's one-sequence issuer
  * (ZooKeeper, etcd) counts below the fence store's highest max_seen, the sign of a move to a new issuer without
- * {@code fencing.issuer.offset.base}; turned off, the same finding is a warning in the log. Ordered after the store
+ * {@code fencing.issuer.offset.base}, or below the highest token of a JDBC lease table on the application's
+ * DataSource (the previous issuer's, whose paused holders' tokens no fence store has seen); turned off, the same
+ * finding is a warning in the log. Ordered after the store
  * and issuer auto-configurations, so it runs after the fence table was verified (or created).
  */
 @AutoConfiguration(after = {FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
@@ -32,6 +35,9 @@ public class FencingIssuerCheckAutoConfiguration {
                 new StoredOffsets(beanFactory, environment),
                 () -> beanFactory.getBeanProvider(IssuerBase.class).getIfAvailable() != null || JdbcOffsetParts.PRESENT
                         && beanFactory.getBeanProvider(DataSource.class).getIfAvailable() != null,
-                environment.getProperty(IssuerCounterCheck.PROPERTY, Boolean.class, true));
+                environment.getProperty(IssuerCounterCheck.PROPERTY, Boolean.class, true),
+                issuer -> JdbcOffsetParts.PRESENT ? JdbcOffsetParts.oldLeaseTokens(beanFactory, environment, issuer)
+                        : OptionalLong.empty(),
+                environment.getProperty(JdbcOffsetParts.LEASE_TABLE, "fencing_lease"));
     }
 }

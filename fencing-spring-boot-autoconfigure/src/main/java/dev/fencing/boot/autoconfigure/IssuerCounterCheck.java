@@ -17,12 +17,14 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
  * Once every singleton exists: fails startup when the application's one-sequence issuer (ZooKeeper, etcd:
  * {@link IssuedTokens#oneSequence()}) counts below the fence store's highest max_seen, since every write to that
- * resource would then be refused as stale (a move to a new issuer without {@code fencing.issuer.offset.base}). The
+ * resource would then be refused as stale (a move to a new issuer without {@code fencing.issuer.offset.base}), or
+ * below the highest token of the previous issuer's JDBC lease table on the application's DataSource. The
  * message names the issuer offsets already stored, so that an instance of a move other instances made is configured as
  * they are rather than given a base of its own. With {@code fencing.issuer.check-fence-store=false} the same finding
  * is logged as a warning. For an issuer with a counter per resource (the JDBC lease, Redisson), the first
@@ -51,14 +53,24 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
     private final Supplier<Map<String, Long>> storedOffsets;
     private final BooleanSupplier baseStorable;
     private final boolean enforced;
+    private final Function<TokenIssuer, OptionalLong> oldLeaseTokens;
+    private final String leaseTable;
 
+    /**
+     * @param oldLeaseTokens the highest token of a JDBC lease table on the application's DataSource that is not the
+     *                       issuer's own (empty when there is none)
+     * @param leaseTable     that table's name, for the message
+     */
     IssuerCounterCheck(ObjectProvider<TokenIssuer> issuers, Supplier<FenceInventory> inventory,
-                       Supplier<Map<String, Long>> storedOffsets, BooleanSupplier baseStorable, boolean enforced) {
+                       Supplier<Map<String, Long>> storedOffsets, BooleanSupplier baseStorable, boolean enforced,
+                       Function<TokenIssuer, OptionalLong> oldLeaseTokens, String leaseTable) {
         this.issuers = issuers;
         this.inventory = inventory;
         this.storedOffsets = storedOffsets;
         this.baseStorable = baseStorable;
         this.enforced = enforced;
+        this.oldLeaseTokens = oldLeaseTokens;
+        this.leaseTable = leaseTable;
     }
 
     @Override
@@ -67,6 +79,16 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
         FenceInventory fences = inventory.get();
         String problem = problem(issuer, fences, storedOffsets);
         if (problem == null) {
+            String belowLease = belowOldLeaseTable(issuer);
+            if (belowLease != null) {
+                if (enforced) {
+                    throw new FencingConfigurationException(belowLease + ". " + PROPERTY + "=false turns this check "
+                            + "off");
+                }
+                log.warn(belowLease + ". The check is off (" + PROPERTY + "=false), so this application starts "
+                        + "anyway");
+                return;
+            }
             String below = enforced ? countersBelow(issuer, fences, storedOffsets) : null;
             if (below != null) {
                 log.warn(below);
@@ -119,6 +141,48 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
             return null;
         }
         return counter < highest ? message(counted, counter, highest, storedOffsets.get()) : null;
+    }
+
+    /**
+     * What is wrong when a one-sequence {@code issuer} counts below the highest token of a JDBC lease table on the
+     * application's DataSource, the previous issuer's: a holder of that issuer paused before writing holds a token no
+     * fence store has seen, which the max_seen comparison cannot find (a trial's zombie wrote after the new issuer's
+     * holders, its token above theirs).
+     */
+    private String belowOldLeaseTable(TokenIssuer issuer) {
+        TokenIssuer counted = issuer instanceof SigningTokenIssuer signing ? signing.delegate() : issuer;
+        if (!(counted instanceof IssuedTokens tokens && tokens.oneSequence())) {
+            return null;
+        }
+        long counter;
+        long old;
+        try {
+            OptionalLong highest = oldLeaseTokens.apply(counted);
+            if (highest.isEmpty()) {
+                return null;
+            }
+            old = highest.getAsLong();
+            counter = tokens.highestIssued(PROBE_RESOURCE);
+        } catch (RuntimeException e) {
+            log.warn("Could not compare the token issuer's counter with the highest token of the lease table '"
+                    + leaseTable + "' at startup (" + PROPERTY + "), the check is skipped: " + e);
+            return null;
+        }
+        if (counter >= old) {
+            return null;
+        }
+        OffsetTokenIssuer offset = counted instanceof OffsetTokenIssuer shifted ? shifted : null;
+        String name = (offset != null ? offset.delegate() : counted).getClass().getSimpleName();
+        return "The token issuer's counter is " + counter + (offset != null ? " (with fencing.issuer.offset.base="
+                + offset.base() + ")" : "") + " (" + name + ": one sequence for every resource), below the highest "
+                + "token " + old + " of the JDBC lease table '" + leaseTable + "' on the application's DataSource "
+                + "(fencing.issuer.jdbc.table), the previous issuer's: a holder that acquired from it before the move "
+                + "and paused before writing holds a token up to " + old + " that no fence store has seen, and its "
+                + "late write would pass the writes of this issuer's holders. Set fencing.issuer.offset.base above "
+                + old + ", with headroom for what the old issuer hands out while the deploy rolls, under a "
+                + "fencing.issuer.offset.name of its own, on every instance (docs/issuers.md, \"Moving to another "
+                + "issuer\"). If that table is left over from a move finished long ago (no holder of its tokens can "
+                + "be alive), drop it";
     }
 
     private static String message(TokenIssuer counted, long counter, long highest, Map<String, Long> stored) {

@@ -71,6 +71,15 @@ final class JdbcOffsetParts {
     }
 
     /**
+     * The highest token of the JDBC lease table {@code fencing.issuer.jdbc.table} names on the unique
+     * {@link DataSource} bean, when the application's issuer is not the one on that table: what a move to a
+     * one-sequence issuer must count past. Empty without a DataSource, table or row.
+     */
+    static OptionalLong oldLeaseTokens(BeanFactory beanFactory, Environment environment, TokenIssuer issuer) {
+        return Jdbc.oldLeaseTokens(beanFactory, environment, issuer);
+    }
+
+    /**
      * The bases stored in {@code table} on the unique {@link DataSource} bean, never creating it: empty when there is
      * no DataSource or no such table.
      */
@@ -114,14 +123,19 @@ final class JdbcOffsetParts {
             return store instanceof JdbcFenceStore jdbc ? new JdbcFenceAdmin(jdbc) : null;
         }
 
-        static void requireAboveLeaseTable(BeanFactory beanFactory, Environment environment, TokenIssuer issuer,
-                                           String name, long base) {
+        static OptionalLong oldLeaseTokens(BeanFactory beanFactory, Environment environment, TokenIssuer issuer) {
             DataSource dataSource = beanFactory.getBeanProvider(DataSource.class).getIfUnique();
             String table = environment.getProperty(LEASE_TABLE, JdbcTokenIssuer.DEFAULT_TABLE);
             if (dataSource == null || issuer instanceof JdbcTokenIssuer own && own.table().equalsIgnoreCase(table)) {
-                return;
+                return OptionalLong.empty();
             }
-            OptionalLong highest = JdbcTokenIssuer.highestInTable(dataSource, table);
+            return JdbcTokenIssuer.highestInTable(dataSource, table);
+        }
+
+        static void requireAboveLeaseTable(BeanFactory beanFactory, Environment environment, TokenIssuer issuer,
+                                           String name, long base) {
+            String table = environment.getProperty(LEASE_TABLE, JdbcTokenIssuer.DEFAULT_TABLE);
+            OptionalLong highest = oldLeaseTokens(beanFactory, environment, issuer);
             if (highest.isPresent() && highest.getAsLong() >= base) {
                 throw new FencingConfigurationException("Issuer offset '" + name + "': base " + base + " is not "
                         + "above the highest token " + highest.getAsLong() + " of the lease table '" + table

@@ -26,6 +26,7 @@ import org.springframework.jdbc.datasource.DriverManagerDataSource;
 
 import javax.sql.DataSource;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 
@@ -283,6 +284,55 @@ class IssuerCounterCheckTest {
             JdbcTemplate jdbc = new JdbcTemplate(dataSource);
             jdbc.execute("DROP TABLE IF EXISTS " + fenceTable);
             jdbc.execute("DROP TABLE IF EXISTS " + baseTable);
+        }
+    }
+
+    /**
+     * A move from a JDBC lease table to ZooKeeper without an offset, when the old holders' tokens never reached the
+     * fence table (its max_seen below the ensemble's counter): the old table's highest token is what a paused holder
+     * may present after the new issuer's holders wrote. A trial's zombie wrote that way; startup now fails naming
+     * the table, and passes with an offset above it.
+     */
+    @Test
+    void aOneSequenceCounterBelowTheOldLeaseTablesHighestTokenFailsStartup(CapturedOutput output) throws Exception {
+        String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10).toLowerCase(Locale.ROOT);
+        String fenceTable = "fit_lease_fence_" + suffix;
+        String leaseTable = "fit_lease_old_" + suffix;
+        String baseTable = "fit_lease_base_" + suffix;
+        DataSource dataSource = new DriverManagerDataSource(POSTGRES);
+        try (TestingServer zookeeper = new TestingServer(true)) {
+            JdbcFenceStore.builder(dataSource).table(fenceTable).createTableIfMissing(true).build().verify();
+            dev.fencing.jdbc.JdbcTokenIssuer old = dev.fencing.jdbc.JdbcTokenIssuer.builder(dataSource)
+                    .table(leaseTable).createTableIfMissing(true).build();
+            old.raiseResourceFloor("ledger", 5_000_000); // issued, never presented to the fence table
+            new JdbcIssuerBase(dataSource, baseTable, true);
+            ApplicationContextRunner moved = new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(FencingIssuerCheckAutoConfiguration.class,
+                            FencingIssuerOffsetAutoConfiguration.class, FencingAutoConfiguration.class,
+                            FencingJdbcAutoConfiguration.class, FencingZooKeeperAutoConfiguration.class))
+                    .withBean(DataSource.class, () -> dataSource)
+                    .withPropertyValues("fencing.store.jdbc.table=" + fenceTable, "fencing.issuer.type=zookeeper",
+                            "fencing.issuer.zookeeper.connect-string=" + zookeeper.getConnectString(),
+                            "fencing.issuer.jdbc.table=" + leaseTable, "fencing.issuer.offset.table=" + baseTable);
+            moved.run(context -> assertThat(context).hasFailed().getFailure()
+                    .hasStackTraceContaining("(ZooKeeperTokenIssuer: one sequence for every resource), below the "
+                            + "highest token 5000000 of the JDBC lease table '" + leaseTable + "'")
+                    .hasStackTraceContaining("fencing.issuer.offset.base above 5000000"));
+            moved.withPropertyValues(IssuerCounterCheck.PROPERTY + "=false").run(context -> {
+                assertThat(context).hasNotFailed();
+                assertThat(output).contains("below the highest token 5000000", "The check is off");
+            });
+            moved.withPropertyValues("fencing.issuer.offset.base=6000000").run(context -> {
+                assertThat(context).hasNotFailed();
+                try (Lease lease = context.getBean(TokenIssuer.class).acquire("ledger", Duration.ofSeconds(10))) {
+                    assertThat(lease.token().value()).isGreaterThan(6_000_000);
+                }
+            });
+        } finally {
+            JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+            for (String table : List.of(fenceTable, leaseTable, baseTable)) {
+                jdbc.execute("DROP TABLE IF EXISTS " + table);
+            }
         }
     }
 
