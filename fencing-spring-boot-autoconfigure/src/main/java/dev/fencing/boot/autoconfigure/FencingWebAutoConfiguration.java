@@ -6,6 +6,7 @@ import dev.fencing.signing.TokenVerifier;
 import dev.fencing.web.FencingExceptionAdvice;
 import dev.fencing.web.FencingTokenFilter;
 import dev.fencing.web.LeftBindingsFilter;
+import dev.fencing.web.UnadmittedTokenFilter;
 import dev.fencing.web.UnadmittedTokenInterceptor;
 import dev.fencing.web.internal.ServletUrlPatterns;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -125,13 +126,8 @@ public class FencingWebAutoConfiguration {
 
         @Bean
         WebMvcConfigurer fencingUnadmittedTokenInterceptor(Environment environment) {
-            List<String> patterns = Binder.get(environment).bind(URL_PATTERNS, Bindable.listOf(String.class))
-                    .orElse(List.of());
-            String where = patterns.isEmpty()
-                    ? "this application accepts it on no path (" + URL_PATTERNS + " is not set)"
-                    : "this application accepts it only on " + String.join(", ", patterns) + " (" + URL_PATTERNS
-                    + ")";
-            UnadmittedTokenInterceptor interceptor = new UnadmittedTokenInterceptor(where, patterns);
+            List<String> patterns = urlPatterns(environment);
+            UnadmittedTokenInterceptor interceptor = new UnadmittedTokenInterceptor(where(patterns), patterns);
             return new WebMvcConfigurer() {
                 @Override
                 public void addInterceptors(InterceptorRegistry registry) {
@@ -150,6 +146,37 @@ public class FencingWebAutoConfiguration {
         static SmartInitializingSingleton fencingUnadmittedTokenInterceptorCheck(ListableBeanFactory beans) {
             return () -> UnadmittedTokenInterceptorCheck.verify(beans);
         }
+    }
+
+    /**
+     * On every path: a request for a servlet other than Spring MVC's (registered by hand, Jersey) carrying the header
+     * on a path the token filter is not mapped to is refused with 403, as the interceptor refuses it on Spring MVC's
+     * (a trial's zombie header to a servlet of its own was set aside, and an acquiring method wrote the request).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(FilterRegistrationBean.class)
+    static class UnadmittedTokenFilterConfiguration {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "fencingUnadmittedTokenFilter")
+        FilterRegistrationBean<UnadmittedTokenFilter> fencingUnadmittedTokenFilter(Environment environment) {
+            List<String> patterns = urlPatterns(environment);
+            FilterRegistrationBean<UnadmittedTokenFilter> registration =
+                    new FilterRegistrationBean<>(new UnadmittedTokenFilter(where(patterns), patterns));
+            registration.setOrder(LeftBindingsFilter.ORDER + 1);
+            registration.setDispatcherTypes(DispatcherType.REQUEST);
+            return registration;
+        }
+    }
+
+    static List<String> urlPatterns(Environment environment) {
+        return Binder.get(environment).bind(URL_PATTERNS, Bindable.listOf(String.class)).orElse(List.of());
+    }
+
+    /** Where the application accepts the header, for the refusals' detail. */
+    static String where(List<String> patterns) {
+        return patterns.isEmpty() ? "this application accepts it on no path (" + URL_PATTERNS + " is not set)"
+                : "this application accepts it only on " + String.join(", ", patterns) + " (" + URL_PATTERNS + ")";
     }
 
     /**
