@@ -12,6 +12,8 @@ import dev.fencing.store.FenceStore;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.SpringProxy;
 import org.springframework.aop.framework.Advised;
+import org.springframework.aop.framework.AopInfrastructureBean;
+import org.springframework.aop.scope.ScopedObject;
 import org.springframework.aop.framework.AopProxyUtils;
 import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
@@ -97,7 +99,10 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         TestDoubles doubles = TestDoubles.of(beanFactory.getBeanClassLoader());
         UnfencedRepositoryWrites repositoryWrites = UnfencedRepositoryWrites.of(beanFactory.getBeanClassLoader(),
                 environment);
-        for (String name : beanFactory.getBeanDefinitionNames()) {
+        // the bean definitions, and the singletons registered by hand (registerSingleton), which have none
+        Set<String> names = new java.util.LinkedHashSet<>(List.of(beanFactory.getBeanDefinitionNames()));
+        names.addAll(List.of(beanFactory.getSingletonNames()));
+        for (String name : names) {
             Object singleton = beanFactory.isFactoryBean(name) || !beanFactory.containsSingleton(name)
                     ? null : beanFactory.getSingleton(name);
             if (doubles.isStub(singleton)) {
@@ -135,6 +140,10 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                 if (mode == AdviceMode.PROXY) {
                     // under weaving a fenced repository interface is a problem of its own
                     repositoryWrites.inspect(userType, methods, checks, new HashSet<>(fenced));
+                    String unproxied = unproxied(name, singleton, userType, fenced);
+                    if (unproxied != null) {
+                        problems.add(unproxied);
+                    }
                 }
                 // an interface (a JDK proxy's, such as a Spring Data repository's): its default methods are read
                 if (mode == AdviceMode.PROXY && !fenced.isEmpty()) {
@@ -190,6 +199,32 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         }
         warnOfObservedChecks(support.modes());
         repositoryWrites.warn();
+    }
+
+    /**
+     * What is wrong when the singleton {@code bean}, whose class has the {@code fenced} methods, is not a proxy that runs
+     * the fence advisor: Spring's auto-proxy creator never post-processed it (an {@code AopInfrastructureBean}, a
+     * singleton registered by hand), so every call would run unchecked. {@code null} when it runs it, when it is not
+     * created yet, or when it is a scoped proxy (its target, created per scope, is proxied then).
+     */
+    private static String unproxied(String bean, Object singleton, Class<?> userType, List<Method> fenced) {
+        if (singleton == null || fenced.isEmpty() || singleton instanceof ScopedObject) {
+            return null;
+        }
+        if (singleton instanceof Advised advised) {
+            for (Advisor advisor : advised.getAdvisors()) {
+                if (advisor instanceof FencingAdvisor || advisor.getAdvice() instanceof FencingInterceptor) {
+                    return null;
+                }
+            }
+        }
+        return FencePointSource.describe(userType, fenced.get(0)) + (fenced.size() > 1 ? " (and " + (fenced.size() - 1)
+                + " more @Fenced methods)" : "") + " belongs to bean '" + bean + "', which is not a proxy running the "
+                + "fence advisor, so its calls would run unchecked: Spring's auto-proxy creator never saw it ("
+                + (singleton instanceof AopInfrastructureBean ? "it is an AopInfrastructureBean, which Spring never "
+                + "proxies" : "a singleton registered by hand, with registerSingleton, or a proxy of the "
+                + "application's own") + "); declare it as an ordinary bean (@Component, @Bean), or weave "
+                + "(@EnableFencing(mode = AdviceMode.ASPECTJ))";
     }
 
     /**
