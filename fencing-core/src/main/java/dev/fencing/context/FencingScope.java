@@ -149,11 +149,15 @@ public final class FencingScope implements AutoCloseable {
         return false;
     }
 
-    /** The token at {@code i}, as a check presents it: its lock's use, if it has one, is marked. */
+    /**
+     * The token at {@code i}, as a check presents it: its lock's use, if it has one, is marked.
+     *
+     * @throws dev.fencing.rule.StaleTokenException when that lock is known lost ({@code lockLost()})
+     */
     FencingToken present(int i) {
         TokenUse[] u = uses;
         if (u != null && u[i] != null) {
-            u[i].markUsed();
+            u[i].presentedFor(tokens[i].resource(), tokens[i]);
         }
         return tokens[i];
     }

@@ -154,13 +154,15 @@ public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
      * The token for {@code resource}, or {@code null}, as a check presents it: when it is the token of an acquired
      * lock, that lock's {@link TokenUse} is marked (as {@link FencingContext#present} does). {@link #get} reads
      * without marking.
+     *
+     * @throws dev.fencing.rule.StaleTokenException when that lock is known lost ({@code lockLost()})
      */
     public FencingToken present(String resource) {
         FencingToken token = tokens.get(resource);
         if (token != null) {
             TokenUse use = uses.get(resource);
             if (use != null) {
-                use.markUsed();
+                use.presentedFor(resource, token);
             }
         }
         return token;

@@ -1,11 +1,13 @@
 package dev.fencing.context;
 
+import dev.fencing.rule.StaleTokenException;
 import dev.fencing.token.FencingToken;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
 
 /**
  * Whether the token of one acquired lock was used while the lock was held: presented to a check (read through
@@ -27,18 +29,21 @@ public final class TokenUse {
     private final FencingToken token;
     /** The thread that opened it (took the lock), or {@code null} for a use not registered. */
     private final Thread opener;
+    /** Whether the lock is known lost now ({@code Lease::isLost}), or {@code null}: never known lost. */
+    private final BooleanSupplier lockLost;
     private volatile boolean used;
     /** Guarded by this. */
     private final List<Object> callers = new ArrayList<>(1);
 
     /** A use not registered for any token: only the bindings given it carry it. */
     public TokenUse() {
-        this(null);
+        this(null, null);
     }
 
-    private TokenUse(FencingToken token) {
+    private TokenUse(FencingToken token, BooleanSupplier lockLost) {
         this.token = token;
         this.opener = token == null ? null : Thread.currentThread();
+        this.lockLost = lockLost;
     }
 
     /**
@@ -46,10 +51,38 @@ public final class TokenUse {
      * {@link #close()}: open it when the lock is taken and close it when the lock is given back.
      */
     public static TokenUse open(FencingToken token) {
-        TokenUse use = new TokenUse(java.util.Objects.requireNonNull(token, "token"));
+        return open(token, null);
+    }
+
+    /**
+     * {@link #open(FencingToken)}, with what tells whether the lock is lost ({@code lease::isLost}): from then on a
+     * check that presents the token through any binding carrying this use is refused
+     * ({@code StaleTokenException.lockLost}) before a store sees it.
+     */
+    public static TokenUse open(FencingToken token, BooleanSupplier lockLost) {
+        TokenUse use = new TokenUse(java.util.Objects.requireNonNull(token, "token"), lockLost);
         // an equal token's lock is open already (an issuer that hands a re-entrant acquire the same token): that one
         // stays what plain binds find, and this one's close cannot unregister it
-        return OPEN.putIfAbsent(token, use) == null ? use : new TokenUse();
+        return OPEN.putIfAbsent(token, use) == null ? use : new TokenUse(null, lockLost);
+    }
+
+    /**
+     * Marks the use as {@link #markUsed()} does, for a check presenting {@code presented} for {@code resource}.
+     *
+     * @throws StaleTokenException ({@link StaleTokenException#lockLost()}) when the lock is known lost: the check
+     *                             must not reach a store
+     */
+    void presentedFor(String resource, FencingToken presented) {
+        markUsed();
+        boolean lost;
+        try {
+            lost = lockLost != null && lockLost.getAsBoolean();
+        } catch (RuntimeException e) {
+            lost = true; // cannot tell whether the lock is held: refused, fail closed
+        }
+        if (lost) {
+            throw StaleTokenException.lockLost(resource, presented, null);
+        }
     }
 
     /** The open use of a token equal to {@code token}, or {@code null}. */

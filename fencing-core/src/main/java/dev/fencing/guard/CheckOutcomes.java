@@ -251,6 +251,17 @@ public final class CheckOutcomes {
     }
 
     /**
+     * Counts the refusal of a token whose lock this process knows is lost ({@link StaleTokenException#lockLost()},
+     * raised where the check presented it): {@code stale}, reported and logged as a store's refusal, and returned
+     * named after the point's operation.
+     */
+    public static StaleTokenException lockLost(FencePoint point, StaleTokenException lost,
+                                               RejectionListener rejections, Observation observation) {
+        return (StaleTokenException) failed(point, lost.resource(), lost.presented(), false, lost, rejections,
+                observation);
+    }
+
+    /**
      * Counts a check whose store fence failed with {@code t} and returns what to fail with in its place.
      *
      * @param started whether the store had started the write when {@code t} was raised

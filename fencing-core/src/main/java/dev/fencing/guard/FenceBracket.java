@@ -83,7 +83,12 @@ public final class FenceBracket {
         if (point.hasKey()) {
             throw new IllegalStateException(point + " has a key: its token depends on the call's arguments");
         }
-        FencingToken token = FencingContext.present(resource);
+        FencingToken token;
+        try {
+            token = FencingContext.present(resource);
+        } catch (dev.fencing.rule.StaleTokenException lost) { // its lock is known lost here
+            throw CheckOutcomes.lockLost(point, lost, rejections, null);
+        }
         CheckOutcomes.presented(point, resource, token, verifier, rejections, null);
         return token;
     }
@@ -173,7 +178,12 @@ public final class FenceBracket {
 
     /** The token bound for the effective resource of a checked {@code key}, verified and counted as presented. */
     private FencingToken presented(Object key) {
-        FencingToken token = point.present(key);
+        FencingToken token;
+        try {
+            token = point.present(key);
+        } catch (dev.fencing.rule.StaleTokenException lost) { // its lock is known lost here
+            throw CheckOutcomes.lockLost(point, lost, rejections, null);
+        }
         // the effective resource's text is built only for the message of a missing token
         String effective = token != null ? token.resource() : CheckOutcomes.resourceOf(point, key);
         CheckOutcomes.presented(point, effective, token, verifier, rejections, null);

@@ -11,6 +11,7 @@ import dev.fencing.metrics.CheckCounters;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.mode.ObservedCalls;
+import dev.fencing.rule.StaleTokenException;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.signing.TokenVerifier;
@@ -216,7 +217,15 @@ public final class FenceGuard {
      * closed when the check ends, so a store that kept it cannot run the write afterwards.
      */
     private <C, T> T check(FencePoint point, Object key, C target, Proceed<C, T> proceed) throws Throwable {
-        FencingToken token = point.present(key);
+        FencingToken token;
+        try {
+            token = point.present(key);
+        } catch (StaleTokenException lost) { // its lock is known lost here: refused before the store, as stale
+            if (modes.observes(point.resource())) {
+                return observing(point, lost.resource(), lost.presented(), target, proceed);
+            }
+            throw CheckOutcomes.lockLost(point, lost, rejections, null);
+        }
         // from here on the token's own instance of the effective resource's text, found without building it: its
         // hash is cached and the store's comparison of resource and token is one reference check; the text is built
         // only when no token is bound, for the message

@@ -18,7 +18,8 @@ final class TrackedLease implements Lease {
     TrackedLease(Lease lease, FencingToken token) {
         this.lease = lease;
         this.token = token;
-        this.use = TokenUse.open(token);
+        // a check presenting the token once the lease is known lost is refused before the store (fail closed)
+        this.use = TokenUse.open(token, lease::isLost);
     }
 
     /** An acquiring call of {@code point} under this lease returned normally. */

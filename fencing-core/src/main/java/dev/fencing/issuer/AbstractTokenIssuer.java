@@ -169,9 +169,9 @@ public abstract class AbstractTokenIssuer<L extends AbstractLease> implements To
         try {
             LOG.log(System.Logger.Level.WARNING, () -> "Lost the lock on '" + lease.token().resource() + "' (token "
                     + lease.token().value() + ") " + when + ": another holder may have it now. From here on, a "
-                    + "check of this token in enforce mode refuses the write once a holder with a higher token has "
-                    + "written (until then the two are serialized through the fence row; a lock service that lost "
-                    + "its data hands out lower tokens, which this one's writes pass); writes checked before that, "
+                    + "check in enforce mode that presents this token through its acquiring call's binding (on any "
+                    + "thread) is refused as stale before the store; elsewhere (another process it was sent to) the "
+                    + "store refuses it once a holder with a higher token has written. Writes checked before that, "
                     + "writes in observe mode (counted enforced=false) and writes no check covers are not undone by "
                     + "this");
         } catch (RuntimeException ignored) {

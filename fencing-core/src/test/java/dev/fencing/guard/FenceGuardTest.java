@@ -67,7 +67,8 @@ class FenceGuardTest {
     @Test
     void theCanonicalRace() throws Throwable {
         // t0 Client1 acquires 33 (max_seen 32); t1 Client1 pauses; t3 Client2 acquires 34;
-        // t4 Client2 writes with 34: ACCEPT, max_seen 34; t6 Client1 writes with 33: REJECT
+        // t4 Client2 writes with 34: ACCEPT, max_seen 34; t6 Client1 writes with 33: REJECT, by its own process (which
+        // knows the lease ran out) and, presented as another process would present it, by the store
         store.raiseFloor("res", 32);
         InMemoryTokenIssuer issuer = new InMemoryTokenIssuer(Duration.ofMillis(100), 32);
         FenceGuard guard = new FenceGuard(store, issuer, Duration.ofSeconds(10));
@@ -78,18 +79,32 @@ class FenceGuardTest {
 
         CountDownLatch client1Acquired = new CountDownLatch(1);
         CountDownLatch client1Wakes = new CountDownLatch(1);
+        Throwable[] knownLost = new Throwable[1];
         CompletableFuture<Throwable> client1 = CompletableFuture.supplyAsync(() -> {
             try {
                 guard.invoke(service, new Object[0], () -> {
+                    FencingToken held = FencingContext.current("res");
                     synchronized (trace) {
-                        trace.add("t0 client1 acquired " + FencingContext.current("res").value());
+                        trace.add("t0 client1 acquired " + held.value());
                     }
                     client1Acquired.countDown();
                     client1Wakes.await(); // t1: the long GC pause; the lease expires meanwhile
-                    return guard.invoke(repo, new Object[] {"Y"}, () -> {
-                        data.set("Y");
-                        return null;
-                    });
+                    try {
+                        guard.invoke(repo, new Object[] {"Y"}, () -> {
+                            data.set("Y");
+                            return null;
+                        });
+                    } catch (StaleTokenException e) {
+                        knownLost[0] = e;
+                    }
+                    // the same token as a process that does not know its lease is lost presents it (a remote binding
+                    // carries no lease): the store decides
+                    try (var remote = FencingContext.bindRemote(List.of(held))) {
+                        return guard.invoke(repo, new Object[] {"Y"}, () -> {
+                            data.set("Y");
+                            return null;
+                        });
+                    }
                 });
                 return null;
             } catch (Throwable t) {
@@ -115,7 +130,13 @@ class FenceGuardTest {
         Throwable rejected = client1.get(10, TimeUnit.SECONDS);
 
         assertThat(trace).containsExactly("t0 client1 acquired 33", "t3 client2 acquired 34");
+        assertThat(knownLost[0]).isInstanceOfSatisfying(StaleTokenException.class, e -> {
+            assertThat(e.lockLost()).isTrue();
+            assertThat(e.presented().value()).isEqualTo(33);
+            assertThat(e.operation()).isEqualTo("Repo.write(String)");
+        });
         assertThat(rejected).isInstanceOfSatisfying(StaleTokenException.class, e -> {
+            assertThat(e.lockLost()).isFalse();
             assertThat(e.presented().value()).isEqualTo(33);
             assertThat(e.maxSeen()).isEqualTo(34);
             assertThat(e.resource()).isEqualTo("res");
@@ -125,7 +146,7 @@ class FenceGuardTest {
         });
         assertThat(data.get()).isEqualTo("X");
         assertThat(checks("res", "accepted")).isEqualTo(1);
-        assertThat(checks("res", "stale")).isEqualTo(1);
+        assertThat(checks("res", "stale")).isEqualTo(2);
         assertThat(checks("res", "missing")).isZero();
         assertThat(acquisitions("res", "acquired")).isEqualTo(2);
     }

@@ -168,9 +168,18 @@ public final class ReactiveFenceGuard {
     private <T> Flux<T> check(FencePoint point, String resource, ContextView context, FencingSnapshot assembly,
                               Supplier<? extends Publisher<T>> call, Observation observation) {
         FencingSnapshot bound = ReactiveFencing.tokens(context);
-        FencingToken token = bound.present(resource);
-        if (token == null) {
-            token = assembly.present(resource);
+        FencingToken token;
+        try {
+            token = bound.present(resource);
+            if (token == null) {
+                token = assembly.present(resource);
+            }
+        } catch (dev.fencing.rule.StaleTokenException lost) { // its lock is known lost here: refused, as stale
+            if (modes.observes(point.resource())) {
+                return observing(point, resource, lost.presented(), call);
+            }
+            CheckOutcomes.token(observation, lost.presented());
+            return Flux.error(CheckOutcomes.lockLost(point, lost, rejections, observation));
         }
         if (modes.observes(point.resource())) {
             return observing(point, resource, token, call);
@@ -403,7 +412,8 @@ public final class ReactiveFenceGuard {
         } catch (RuntimeException e) {
             return Flux.error(e);
         }
-        TokenUse use = TokenUse.open(token);
+        // a check presenting the token once the lease is known lost is refused before the store (fail closed)
+        TokenUse use = TokenUse.open(token, acquired.lease::isLost);
         acquired.opened(use);
         return Flux.<T>defer(call).contextWrite(ReactiveFencing.bindAcquired(token, use));
     }

@@ -95,7 +95,7 @@ public final class FencingLockProvider implements LockProvider {
                     Lease lease = acquire(name, resource, counters);
                     leases.add(lease);
                     tokens.add(lease.token());
-                    uses.add(TokenUse.open(lease.token()));
+                    uses.add(TokenUse.open(lease.token(), lease::isLost)); // refused once known lost
                     counted.add(counters);
                 }
             }

@@ -322,7 +322,7 @@ public final class FencedLock implements Lock {
                     + "registry per resource prefix keeps one lock per resource");
         }
         Lease lease = issuer.acquire(resource, timeout);
-        TokenUse use = TokenUse.open(lease.token());
+        TokenUse use = TokenUse.open(lease.token(), lease::isLost); // a check once it is known lost is refused
         FencingScope scope;
         try {
             scope = FencingContext.bindAcquired(lease.token(), use);
