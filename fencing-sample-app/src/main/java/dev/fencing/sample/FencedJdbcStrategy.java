@@ -64,7 +64,11 @@ final class FencedJdbcStrategy implements Strategy {
             });
             Throwable zombie = client1.get(60, TimeUnit.SECONDS);
             boolean blocked = zombie instanceof TokenRejectedException;
-            if (zombie instanceof TokenRejectedException stale) {
+            if (zombie instanceof dev.fencing.rule.StaleTokenException lost && lost.lockLost()) {
+                progress.say(name(), "client 1 wakes and writes Y with " + tokens[0] + ": REJECTED by its own process, "
+                        + "which knows its lease ran out (another process holding that token would be refused by the "
+                        + "store, whose max_seen is " + tokens[1] + ")");
+            } else if (zombie instanceof TokenRejectedException stale) {
                 progress.say(name(), "client 1 wakes and writes Y with " + tokens[0] + ": REJECTED, max_seen is " + stale.maxSeen());
             } else if (zombie != null) {
                 throw new IllegalStateException("client 1 failed unexpectedly", zombie);
