@@ -123,24 +123,32 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
     private static String problem(TokenIssuer issuer, FenceInventory fences,
                                   Supplier<Map<String, Long>> storedOffsets) {
         TokenIssuer counted = issuer instanceof SigningTokenIssuer signing ? signing.delegate() : issuer;
-        if (!(counted instanceof IssuedTokens tokens && tokens.oneSequence()) || fences == null) {
+        long[] read = fences == null ? null
+                : counterBelow(counted, fences::highestMaxSeen, "the fence store's highest max_seen");
+        return read == null ? null : message(counted, read[0], read[1], storedOffsets.get());
+    }
+
+    /**
+     * The counter of {@code counted}, a one-sequence issuer, and {@code bound} when the counter is below it; {@code null}
+     * when the issuer counts per resource, there is no bound, the counter reaches it, or either cannot be read (then a
+     * warning naming {@code what}).
+     */
+    private static long[] counterBelow(TokenIssuer counted, Supplier<OptionalLong> bound, String what) {
+        if (!(counted instanceof IssuedTokens tokens && tokens.oneSequence())) {
             return null;
         }
-        long highest;
-        long counter;
         try {
-            OptionalLong maxSeen = fences.highestMaxSeen();
-            if (maxSeen.isEmpty()) {
+            OptionalLong highest = bound.get();
+            if (highest.isEmpty()) {
                 return null;
             }
-            highest = maxSeen.getAsLong();
-            counter = tokens.highestIssued(PROBE_RESOURCE);
+            long counter = tokens.highestIssued(PROBE_RESOURCE);
+            return counter < highest.getAsLong() ? new long[] {counter, highest.getAsLong()} : null;
         } catch (RuntimeException e) {
-            log.warn("Could not compare the token issuer's counter with the fence store's highest max_seen at "
-                    + "startup (" + PROPERTY + "), the check is skipped: " + e);
+            log.warn("Could not compare the token issuer's counter with " + what + " at startup (" + PROPERTY
+                    + "), the check is skipped: " + e);
             return null;
         }
-        return counter < highest ? message(counted, counter, highest, storedOffsets.get()) : null;
     }
 
     /**
@@ -151,26 +159,13 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
      */
     private String belowOldLeaseTable(TokenIssuer issuer) {
         TokenIssuer counted = issuer instanceof SigningTokenIssuer signing ? signing.delegate() : issuer;
-        if (!(counted instanceof IssuedTokens tokens && tokens.oneSequence())) {
+        long[] read = counterBelow(counted, () -> oldLeaseTokens.apply(counted),
+                "the highest token of the lease table '" + leaseTable + "'");
+        if (read == null) {
             return null;
         }
-        long counter;
-        long old;
-        try {
-            OptionalLong highest = oldLeaseTokens.apply(counted);
-            if (highest.isEmpty()) {
-                return null;
-            }
-            old = highest.getAsLong();
-            counter = tokens.highestIssued(PROBE_RESOURCE);
-        } catch (RuntimeException e) {
-            log.warn("Could not compare the token issuer's counter with the highest token of the lease table '"
-                    + leaseTable + "' at startup (" + PROPERTY + "), the check is skipped: " + e);
-            return null;
-        }
-        if (counter >= old) {
-            return null;
-        }
+        long counter = read[0];
+        long old = read[1];
         OffsetTokenIssuer offset = counted instanceof OffsetTokenIssuer shifted ? shifted : null;
         String name = (offset != null ? offset.delegate() : counted).getClass().getSimpleName();
         return "The token issuer's counter is " + counter + (offset != null ? " (with fencing.issuer.offset.base="
