@@ -1,5 +1,6 @@
 package dev.fencing.shedlock;
 
+import dev.fencing.rule.StaleTokenException;
 import dev.fencing.rule.TokenRejectedException;
 
 import java.io.BufferedReader;
@@ -13,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * One scheduler instance in a process of its own, for {@link ProcessSchedulersTest}: starts a {@link SchedulerApp}
  * on the given tables, prints {@code STARTED token=N} when its job's first run has the lock (and the token, when
  * fenced), pauses until a line arrives on stdin when told to, writes, and prints {@code WROTE},
- * {@code REFUSED <exception> max_seen=N} or {@code FAILED <exception>}; then it stops.
+ * {@code REFUSED <exception> max_seen=N} ({@code lock lost}: refused by its own process) or {@code FAILED <exception>}; then it stops.
  *
  * <p>Arguments: fenced, the shedlock, lease, fence and data tables, the value to write, pause.
  */
@@ -38,7 +39,8 @@ public final class SchedulerProcess {
             if (failure == null) {
                 say("WROTE");
             } else if (failure instanceof TokenRejectedException rejected) {
-                say("REFUSED " + failure.getClass().getSimpleName() + " max_seen=" + rejected.maxSeen());
+                say("REFUSED " + failure.getClass().getSimpleName() + (failure instanceof StaleTokenException stale
+                        && stale.lockLost() ? " lock lost" : " max_seen=" + rejected.maxSeen()));
             } else {
                 say("FAILED " + failure);
             }

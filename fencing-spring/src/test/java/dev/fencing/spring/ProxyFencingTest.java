@@ -109,12 +109,21 @@ class ProxyFencingTest {
 
         CountDownLatch acquired = new CountDownLatch(1);
         CountDownLatch wake = new CountDownLatch(1);
+        Throwable[] knownLost = new Throwable[1];
         CompletableFuture<Throwable> client1 = CompletableFuture.supplyAsync(() -> {
             try {
                 bookkeeper.bookWith(() -> {
                     acquired.countDown();
                     await(wake);
-                    ledger.append("Y");
+                    try {
+                        ledger.append("Y"); // its own process knows the lease ran out
+                    } catch (StaleTokenException e) {
+                        knownLost[0] = e;
+                    }
+                    // the same token as a process that does not know its lease is lost presents it: the store decides
+                    try (var remote = FencingContext.bindRemote(java.util.List.of(FencingContext.current("ledger")))) {
+                        ledger.append("Y");
+                    }
                 });
                 return null;
             } catch (Throwable t) {
@@ -127,13 +136,19 @@ class ProxyFencingTest {
 
         assertThat(client2.value()).isEqualTo(34);
         assertThat(client1.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(StaleTokenException.class, e -> {
+            assertThat(e.lockLost()).isFalse();
             assertThat(e.presented().value()).isEqualTo(33);
             assertThat(e.maxSeen()).isEqualTo(34);
             assertThat(e.operation()).isEqualTo("Fixtures.Ledger.append(String)");
         });
+        assertThat(knownLost[0]).isInstanceOfSatisfying(StaleTokenException.class, e -> {
+            assertThat(e.lockLost()).isTrue();
+            assertThat(e.presented().value()).isEqualTo(33);
+            assertThat(e.operation()).isEqualTo("Fixtures.Ledger.append(String)");
+        });
         assertThat(target(ledger).entries).containsExactly("X");
         assertThat(checks("ledger", "accepted")).isEqualTo(1);
-        assertThat(checks("ledger", "stale")).isEqualTo(1);
+        assertThat(checks("ledger", "stale")).isEqualTo(2);
     }
 
     @SuppressWarnings("unchecked")

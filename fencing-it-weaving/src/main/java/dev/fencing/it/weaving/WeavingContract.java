@@ -324,6 +324,7 @@ public abstract class WeavingContract {
             WovenBookkeeper bookkeeper = ctx.getBean(WovenBookkeeper.class);
             CountDownLatch acquired = new CountDownLatch(1);
             CountDownLatch wake = new CountDownLatch(1);
+            Throwable[] knownLost = new Throwable[1];
             CompletableFuture<Throwable> client1 = CompletableFuture.supplyAsync(() -> {
                 try {
                     bookkeeper.bookWith(() -> {
@@ -333,7 +334,16 @@ public abstract class WeavingContract {
                         } catch (InterruptedException e) {
                             throw new IllegalStateException(e);
                         }
-                        ledger.append("Y");
+                        try {
+                            ledger.append("Y"); // its own process knows the lease ran out
+                        } catch (StaleTokenException e) {
+                            knownLost[0] = e;
+                        }
+                        // as a process that does not know its lease is lost presents it: the store decides
+                        try (var remote = dev.fencing.context.FencingContext.bindRemote(java.util.List.of(
+                                dev.fencing.context.FencingContext.current("woven-ledger")))) {
+                            ledger.append("Y");
+                        }
                     });
                     return null;
                 } catch (Throwable t) {
@@ -344,13 +354,18 @@ public abstract class WeavingContract {
             bookkeeper.book("X");
             wake.countDown();
             assertThat(client1.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(StaleTokenException.class, e -> {
+                assertThat(e.lockLost()).isFalse();
                 assertThat(e.presented().value()).isEqualTo(33);
                 assertThat(e.maxSeen()).isEqualTo(34);
+            });
+            assertThat(knownLost[0]).isInstanceOfSatisfying(StaleTokenException.class, e -> {
+                assertThat(e.lockLost()).isTrue();
+                assertThat(e.presented().value()).isEqualTo(33);
             });
             assertThat(ledger.entries).containsExactly("X");
             MeterRegistry meters = ctx.getBean(MeterRegistry.class);
             assertThat(checks(meters, "woven-ledger", "accepted")).isEqualTo(1);
-            assertThat(checks(meters, "woven-ledger", "stale")).isEqualTo(1);
+            assertThat(checks(meters, "woven-ledger", "stale")).isEqualTo(2);
         }
     }
 
