@@ -30,6 +30,28 @@ class RejectionProblemTest {
                 .isEqualTo(FencingExceptionAdvice.DUPLICATE_TOKEN_TYPE);
     }
 
+    /**
+     * A token whose lock this process knows is lost: the answer says so, for the caller's own token and for the
+     * service's (a trial's 409 said max_seen -1 and "a newer holder has written", neither true).
+     */
+    @Test
+    void aLostLockSaysSoAndNotThatANewerHolderWrote() {
+        FencingToken held = new FencingToken("accounts:3", 1117, "zk-1");
+        StaleTokenException lost = StaleTokenException.lockLost("accounts:3", held, "Repo.save()");
+        ProblemDetail callers = dev.fencing.web.internal.FencingProblems.rejected(lost, true);
+        assertThat(callers.getStatus()).isEqualTo(409);
+        assertThat(callers.getType()).isEqualTo(FencingExceptionAdvice.STALE_TOKEN_TYPE);
+        assertThat(callers.getProperties()).containsEntry("lockLost", true).containsEntry("verdict", "stale");
+        assertThat(callers.getDetail()).contains("whose lock this process knows is lost")
+                .doesNotContain("a newer holder has written");
+        ProblemDetail own = dev.fencing.web.internal.FencingProblems.rejected(lost, false);
+        assertThat(own.getDetail()).contains("the lock this service took for it (token 1117) is lost")
+                .contains("Retry the request").doesNotContain("max_seen is -1");
+        assertThat(own.getProperties()).containsEntry("lockLost", true).doesNotContainKey("presented");
+        assertThat(advice.rejected(new StaleTokenException("accounts:3", held, 1200)).getProperties())
+                .doesNotContainKey("lockLost");
+    }
+
     @Test
     void noProblemBodyCarriesAUsableSignedToken() {
         // a token refused as busy was never used and may be above max_seen: with its signature it would be a

@@ -262,14 +262,16 @@ public class FencingAutoConfiguration {
     /**
      * Warns of properties of another issuer type than {@code fencing.issuer.type} (the starter's issuer reads none of
      * them): {@code fencing.issuer.zookeeper.*} beside {@code type=jdbc}, say. The lease table's name stays meaningful
-     * beside an issuer offset, whose first start reads the previous issuer's lease table.
+     * beside an issuer offset, whose first start reads the previous issuer's lease table, and beside ZooKeeper or etcd,
+     * whose startup check reads it (a move from the lease table names the old table there).
      */
     static void otherIssuersProperties(Environment environment, String type) {
         String chosen = type == null ? "none" : type.strip().toLowerCase(java.util.Locale.ROOT);
-        boolean offset = environment.containsProperty(IssuerOffsetPostProcessor.PREFIX + ".base");
+        boolean leaseTableRead = environment.containsProperty(IssuerOffsetPostProcessor.PREFIX + ".base")
+                || chosen.equals("zookeeper") || chosen.equals("etcd");
         List<String> unused = ISSUER_PROPERTIES.stream()
                 .filter(name -> !name.startsWith("fencing.issuer." + chosen + "."))
-                .filter(name -> !(offset && name.equals(JdbcOffsetParts.LEASE_TABLE)))
+                .filter(name -> !(leaseTableRead && name.equals(JdbcOffsetParts.LEASE_TABLE)))
                 .filter(environment::containsProperty).toList();
         if (!unused.isEmpty()) {
             log.warn(String.join(", ", unused) + (unused.size() == 1 ? " is" : " are") + " set, but "

@@ -106,7 +106,7 @@ public class FencingWebAutoConfiguration {
                         .withRejectionListener(RejectionListener.all(rejections.orderedStream().toList()))
                         .withModes(modes.getIfUnique());
             } else {
-                UnsignedHeaders.warn("fencing.web.filter.url-patterns", patterns);
+                UnsignedHeaders.warn("fencing.web.filter.url-patterns", patterns, true);
             }
             FilterRegistrationBean<FencingTokenFilter> registration = new FilterRegistrationBean<>(filter);
             registration.setUrlPatterns(patterns);

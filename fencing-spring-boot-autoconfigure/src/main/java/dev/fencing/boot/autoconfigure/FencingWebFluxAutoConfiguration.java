@@ -111,8 +111,9 @@ public class FencingWebFluxAutoConfiguration {
                         .withRejectionListener(RejectionListener.all(rejections.orderedStream().toList()))
                         .withModes(modes.getIfUnique());
             } else {
+                // the R2DBC store has no bound on one advance
                 UnsignedHeaders.warn("fencing.web.reactive.path-patterns",
-                        properties.getWeb().getReactive().getPathPatterns());
+                        properties.getWeb().getReactive().getPathPatterns(), false);
             }
             return filter;
         }

@@ -14,12 +14,13 @@ final class UnsignedHeaders {
     private UnsignedHeaders() {
     }
 
-    static void warn(String property, List<String> patterns) {
+    /** @param bounded whether the stack's store can bound one advance ({@code fencing.store.jdbc.max-advance}) */
+    static void warn(String property, List<String> patterns, boolean bounded) {
         LogFactory.getLog(UnsignedHeaders.class).warn("fencing: Fencing-Token headers are accepted on "
                 + String.join(", ", patterns) + " (" + property + ") unsigned: any caller that reaches those paths "
                 + "can present any token, and one far above max_seen would lock its resource out of every real "
-                + "holder (its next token refused as stale; fencing.store.jdbc.max-advance bounds one step, not a "
-                + "walk of several). Keep the paths to trusted callers, or sign the tokens (fencing.signing.*, "
-                + "docs/signing.md)");
+                + "holder (its next token refused as stale" + (bounded ? "; fencing.store.jdbc.max-advance bounds "
+                + "one step, not a walk of several" : "") + "). Keep the paths to trusted callers, or sign the "
+                + "tokens (fencing.signing.*, docs/signing.md)");
     }
 }

@@ -133,8 +133,12 @@ class FencingIssuerTypeCheckTest {
                 .doesNotContain("the starter's issuer reads none");
         FencingAutoConfiguration.otherIssuersProperties(new org.springframework.mock.env.MockEnvironment()
                 .withProperty("fencing.issuer.jdbc.table", "old_lease"), "zookeeper");
+        assertThat(output.getAll().substring(before)).as("read by the one-sequence issuer's startup check")
+                .doesNotContain("the starter's issuer reads none");
+        FencingAutoConfiguration.otherIssuersProperties(new org.springframework.mock.env.MockEnvironment()
+                .withProperty("fencing.issuer.jdbc.table", "old_lease"), null);
         assertThat(output.getAll().substring(before)).contains("fencing.issuer.jdbc.table is set, but "
-                + "fencing.issuer.type is zookeeper");
+                + "fencing.issuer.type is none");
     }
 
     @dev.fencing.spring.EnableFencing(allowInMemoryStore = true)

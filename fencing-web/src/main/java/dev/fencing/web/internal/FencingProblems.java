@@ -7,6 +7,7 @@ import dev.fencing.guard.InvalidKeyException;
 import dev.fencing.guard.RemoteTokenSetAsideException;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.rule.ForgedTokenException;
+import dev.fencing.rule.StaleTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
 import dev.fencing.store.FenceStoreException;
@@ -229,6 +230,9 @@ public final class FencingProblems {
         problem.setProperty("maxSeen", e.maxSeen());
         problem.setProperty("verdict", e.verdict().outcome());
         problem.setProperty("afterBody", e.afterBody());
+        if (e instanceof StaleTokenException stale && stale.lockLost()) {
+            problem.setProperty("lockLost", true); // refused by this process, which knows the lease ended
+        }
         return problem;
     }
 
@@ -281,6 +285,17 @@ public final class FencingProblems {
      * stay.
      */
     public static ProblemDetail ownTokenRejected(ProblemDetail problem, TokenRejectedException e) {
+        if (e instanceof StaleTokenException stale && stale.lockLost()) {
+            problem.setDetail("The write of resource '" + e.resource() + "' was refused: the lock this service took "
+                    + "for it (token " + e.presented().value() + ") is lost, its lease ended before the write (a "
+                    + "pause, a lost session, a lease time run out), so another holder may have it; the fence store "
+                    + "was not asked. The refused call did not run: nothing was written by it. Retry the request: "
+                    + "it takes the lock again");
+            if (problem.getProperties() != null) {
+                problem.getProperties().remove("presented");
+            }
+            return problem;
+        }
         problem.setDetail("The write of resource '" + e.resource() + "' was refused: the token this service presented ("
                 + e.presented().value() + ", its own, not the caller's) was not accepted, max_seen is " + e.maxSeen()
                 + " (verdict " + e.verdict().outcome() + "); " + (e.verdict() == Verdict.REJECT_OUT_OF_RANGE
