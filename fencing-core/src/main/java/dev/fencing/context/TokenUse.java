@@ -19,7 +19,8 @@ import java.util.function.BooleanSupplier;
  * <p>A use {@linkplain #open opened} for a token is also found by a plain {@link FencingContext#bind} of an equal
  * token until it is {@linkplain #close closed}: a token handed to another thread by hand still counts for its lock.
  * It also records the acquiring calls that ran under the lock ({@link #ranUnder}), the outermost and the nested ones,
- * so that a report names them all.
+ * so that a report names them all. Opened with the lease's {@code isLost}, it refuses a check once the lock is known
+ * lost ({@code StaleTokenException.lockLost()}), through every binding that carries it.
  */
 public final class TokenUse {
 
