@@ -157,7 +157,7 @@ public final class FencingScope implements AutoCloseable {
     FencingToken present(int i) {
         TokenUse[] u = uses;
         if (u != null && u[i] != null) {
-            u[i].presentedFor(tokens[i].resource(), tokens[i]);
+            u[i].presentedFor(tokens[i]);
         }
         return tokens[i];
     }

@@ -162,7 +162,7 @@ public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
         if (token != null) {
             TokenUse use = uses.get(resource);
             if (use != null) {
-                use.presentedFor(resource, token);
+                use.presentedFor(token);
             }
         }
         return token;

@@ -68,12 +68,12 @@ public final class TokenUse {
     }
 
     /**
-     * Marks the use as {@link #markUsed()} does, for a check presenting {@code presented} for {@code resource}.
+     * Marks the use as {@link #markUsed()} does, for a check presenting {@code presented}.
      *
      * @throws StaleTokenException ({@link StaleTokenException#lockLost()}) when the lock is known lost: the check
      *                             must not reach a store
      */
-    void presentedFor(String resource, FencingToken presented) {
+    void presentedFor(FencingToken presented) {
         markUsed();
         boolean lost;
         try {
@@ -82,7 +82,7 @@ public final class TokenUse {
             lost = true; // cannot tell whether the lock is held: refused, fail closed
         }
         if (lost) {
-            throw StaleTokenException.lockLost(resource, presented, null);
+            throw StaleTokenException.lockLost(presented.resource(), presented, null);
         }
     }
 

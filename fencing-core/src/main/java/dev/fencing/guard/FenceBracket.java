@@ -1,6 +1,5 @@
 package dev.fencing.guard;
 
-import dev.fencing.context.FencingContext;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.signing.TokenVerifier;
@@ -83,12 +82,7 @@ public final class FenceBracket {
         if (point.hasKey()) {
             throw new IllegalStateException(point + " has a key: its token depends on the call's arguments");
         }
-        FencingToken token;
-        try {
-            token = FencingContext.present(resource);
-        } catch (dev.fencing.rule.StaleTokenException lost) { // its lock is known lost here
-            throw CheckOutcomes.lockLost(point, lost, rejections, null);
-        }
+        FencingToken token = bound(null);
         CheckOutcomes.presented(point, resource, token, verifier, rejections, null);
         return token;
     }
@@ -176,14 +170,21 @@ public final class FenceBracket {
         };
     }
 
-    /** The token bound for the effective resource of a checked {@code key}, verified and counted as presented. */
-    private FencingToken presented(Object key) {
-        FencingToken token;
+    /**
+     * The token bound for {@code key} ({@code null}: the unkeyed resource), as a check presents it; a token whose lock
+     * is known lost here is refused, counted {@code stale}.
+     */
+    private FencingToken bound(Object key) {
         try {
-            token = point.present(key);
-        } catch (dev.fencing.rule.StaleTokenException lost) { // its lock is known lost here
+            return point.present(key);
+        } catch (dev.fencing.rule.StaleTokenException lost) {
             throw CheckOutcomes.lockLost(point, lost, rejections, null);
         }
+    }
+
+    /** The token bound for the effective resource of a checked {@code key}, verified and counted as presented. */
+    private FencingToken presented(Object key) {
+        FencingToken token = bound(key);
         // the effective resource's text is built only for the message of a missing token
         String effective = token != null ? token.resource() : CheckOutcomes.resourceOf(point, key);
         CheckOutcomes.presented(point, effective, token, verifier, rejections, null);

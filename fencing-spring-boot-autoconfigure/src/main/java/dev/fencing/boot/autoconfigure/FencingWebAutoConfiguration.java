@@ -211,8 +211,7 @@ public class FencingWebAutoConfiguration {
     static final class UrlPatternsSet extends SpringBootCondition {
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
-            List<String> patterns = Binder.get(context.getEnvironment())
-                    .bind(URL_PATTERNS, Bindable.listOf(String.class)).orElse(List.of());
+            List<String> patterns = urlPatterns(context.getEnvironment());
             return patterns.isEmpty()
                     ? ConditionOutcome.noMatch(URL_PATTERNS + " is not set: callers' tokens are accepted nowhere")
                     : ConditionOutcome.match(URL_PATTERNS + " is " + patterns);
