@@ -438,7 +438,11 @@ public final class FencingContext {
         }
     }
 
-    /** Whether nothing is bound on this thread. */
+    /**
+     * Whether no scope is bound on this thread: what a thread pool's thread must be between tasks. A scope that carries
+     * no token counts as bound (the empty scope a propagated task without tokens runs in, which hides the thread's own
+     * tokens), so to ask whether a token is visible, use {@link #current(String)} or {@code snapshot().isEmpty()}.
+     */
     public static boolean isEmpty() {
         return TOP.get() == null;
     }

@@ -14,6 +14,8 @@ public abstract class AbstractLease implements Lease {
 
     private final AbstractTokenIssuer<?> issuer;
     private final FencingToken token;
+    /** The token a decorating issuer hands out for this lease (shifted by an offset), when it differs. */
+    private volatile FencingToken presented;
     private boolean lost;
     private boolean released;
 
@@ -29,6 +31,17 @@ public abstract class AbstractLease implements Lease {
     @Override
     public final FencingToken token() {
         return token;
+    }
+
+    /** Records the token a decorating issuer hands out for this lease, for the lines that name it. */
+    final void presentedAs(FencingToken shown) {
+        presented = shown;
+    }
+
+    /** The token the lease's holder was handed: {@link #token()}, or what a decorating issuer made of it. */
+    final FencingToken presented() {
+        FencingToken shown = presented;
+        return shown == null ? token : shown;
     }
 
     /** Whether the lock service reported this lease lost, or its release found the lock taken over. */

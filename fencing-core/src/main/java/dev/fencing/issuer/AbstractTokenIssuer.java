@@ -167,8 +167,8 @@ public abstract class AbstractTokenIssuer<L extends AbstractLease> implements To
     /** A lost lease is the zombie case: said once per lease, at WARNING, besides the counter. */
     private static void warnLost(AbstractLease lease, String when) {
         try {
-            LOG.log(System.Logger.Level.WARNING, () -> "Lost the lock on '" + lease.token().resource() + "' (token "
-                    + lease.token().value() + ") " + when + ": another holder may have it now. From here on, a "
+            LOG.log(System.Logger.Level.WARNING, () -> "Lost the lock on '" + lease.token().resource() + "' ("
+                    + tokenText(lease) + ") " + when + ": another holder may have it now. From here on, a "
                     + "check in enforce mode that presents this token through its acquiring call's binding (on any "
                     + "thread) is refused as stale before the store; elsewhere (another process it was sent to) the "
                     + "store refuses it once a holder with a higher token has written. Writes checked before that, "
@@ -177,6 +177,13 @@ public abstract class AbstractTokenIssuer<L extends AbstractLease> implements To
         } catch (RuntimeException ignored) {
             // logging is advisory
         }
+    }
+
+    /** The token the holder presents, and the lock service's own count beside it when an offset shifted it. */
+    private static String tokenText(AbstractLease lease) {
+        long own = lease.token().value();
+        long shown = lease.presented().value();
+        return shown == own ? "token " + own : "token " + shown + ", " + own + " as the lock service counts it";
     }
 
     /** Releases {@code lease}; called by {@link AbstractLease#close()}. */

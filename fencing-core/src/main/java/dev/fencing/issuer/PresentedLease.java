@@ -11,6 +11,13 @@ final class PresentedLease implements Lease {
     PresentedLease(Lease delegate, FencingToken token) {
         this.delegate = delegate;
         this.token = token;
+        Lease inner = delegate;
+        while (inner instanceof PresentedLease presented) {
+            inner = presented.delegate;
+        }
+        if (inner instanceof AbstractLease granted && token != null) {
+            granted.presentedAs(token); // its lost-lock line names the token its holder presents
+        }
     }
 
     @Override

@@ -62,6 +62,29 @@ class OffsetTokenIssuerTest {
     }
 
     @Test
+    void theLostLockLineNamesTheTokenTheHolderPresentsBesideTheLockServicesOwn() {
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+        InMemoryTokenIssuer b = new InMemoryTokenIssuer(Duration.ofSeconds(1), 0, now::get);
+        OffsetTokenIssuer offset = OffsetTokenIssuer.of(b, 1_000);
+        try (LogCapture log = LogCapture.of(AbstractTokenIssuer.class)) {
+            Lease zombie = offset.acquire("ledger", WAIT);
+            now.addAndGet(Duration.ofSeconds(2).toNanos());
+            try (Lease next = offset.acquire("ledger", WAIT)) { // takes the expired lock over
+                assertThat(next.token().value()).isEqualTo(1_002);
+            }
+            assertThat(zombie.isLost()).isTrue();
+            Lease raw = b.acquire("ledger", WAIT);
+            now.addAndGet(Duration.ofSeconds(2).toNanos());
+            b.acquire("ledger", WAIT).close();
+            assertThat(raw.isLost()).isTrue();
+            assertThat(log.records()).extracting(LogRecord::getMessage).hasSize(2)
+                    .first().asString().contains("Lost the lock on 'ledger' (token 1001, 1 as the lock service "
+                            + "counts it)");
+            assertThat(log.records().get(1).getMessage()).contains("Lost the lock on 'ledger' (token 3)");
+        }
+    }
+
+    @Test
     void overflowIsAClearErrorAndLeavesNoLockHeld() {
         InMemoryTokenIssuer b = new InMemoryTokenIssuer(Duration.ofSeconds(30), Long.MAX_VALUE - 10);
         OffsetTokenIssuer offset = OffsetTokenIssuer.of(b, 100);
