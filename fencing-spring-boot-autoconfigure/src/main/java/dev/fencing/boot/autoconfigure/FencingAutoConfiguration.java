@@ -205,6 +205,12 @@ public class FencingAutoConfiguration {
         }
     }
 
+    /** {@code fencing.admin.enabled=true} in an application that serves no admin operation: said at startup. */
+    @Bean
+    static UnservedAdminWarning fencingUnservedAdminWarning(ConfigurableListableBeanFactory beans, Environment environment) {
+        return new UnservedAdminWarning(beans, environment);
+    }
+
     /**
      * A fence store or token issuer the application declared that keeps its state in this JVM: another instance's
      * writes and locks are not seen; said at startup, as {@code fencing.store.type=in-memory} is. A
@@ -258,7 +264,6 @@ public class FencingAutoConfiguration {
         };
     }
 
-    /** The properties the starter builds its issuers from (besides the type), of no effect beside an own issuer. */
     /**
      * Warns of properties of another issuer type than {@code fencing.issuer.type} (the starter's issuer reads none of
      * them): {@code fencing.issuer.zookeeper.*} beside {@code type=jdbc}, say. The lease table's name stays meaningful
@@ -281,6 +286,7 @@ public class FencingAutoConfiguration {
         }
     }
 
+    /** The properties the starter builds its issuers from (besides the type), of no effect beside an own issuer. */
     static final List<String> ISSUER_PROPERTIES = List.of("fencing.issuer.jdbc.table",
             "fencing.issuer.jdbc.lease-time", "fencing.issuer.jdbc.initialize-schema",
             "fencing.issuer.zookeeper.connect-string", "fencing.issuer.zookeeper.lock-path",

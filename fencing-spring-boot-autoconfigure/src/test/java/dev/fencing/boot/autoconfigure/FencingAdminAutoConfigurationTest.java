@@ -67,6 +67,35 @@ class FencingAdminAutoConfigurationTest {
     }
 
     /**
+     * Admin asked for and not served is said at startup, with the reason: the actuator missing, the endpoint not
+     * exposed (it was silent: the operator found out on the first POST, a 404). Served, nothing is said.
+     */
+    @Test
+    @ExtendWith(OutputCaptureExtension.class)
+    void adminAskedForAndNotServedIsAWarningNamingWhy(CapturedOutput output) {
+        String unserved = "the admin operations (the mode switch, the reset, the floor raise) are not served";
+        runner.withPropertyValues("fencing.admin.enabled=true", "fencing.admin.allow-unsecured=true")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(FencingAdminWebExtension.class));
+        assertThat(output.getAll()).doesNotContain(unserved);
+        runner.withPropertyValues("fencing.admin.enabled=true", "fencing.admin.allow-unsecured=true",
+                "management.endpoints.web.exposure.include=health").run(context ->
+                assertThat(context).hasNotFailed().doesNotHaveBean(FencingAdminWebExtension.class));
+        assertThat(output.getAll()).contains("fencing.admin.enabled=true, but the fencing endpoint is not available",
+                unserved);
+        int before = output.getAll().length();
+        runner.withPropertyValues("fencing.admin.enabled=true")
+                .withClassLoader(new org.springframework.boot.test.context.FilteredClassLoader(
+                        org.springframework.boot.actuate.endpoint.annotation.Endpoint.class))
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.getAll().substring(before)).contains("Spring Boot's actuator is not on the class path",
+                unserved);
+        before = output.getAll().length();
+        runner.withPropertyValues("fencing.admin.enabled=false", "management.endpoints.web.exposure.include=health")
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.getAll().substring(before)).doesNotContain(unserved);
+    }
+
+    /**
      * Behind a routing store (two databases), each resource is administered in its route's store: the floor raise
      * after a restore and the reset of one resource work (startup failed with "offers no administration").
      */
