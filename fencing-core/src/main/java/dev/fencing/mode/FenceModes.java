@@ -30,6 +30,8 @@ public final class FenceModes {
     private volatile Snapshot snapshot;
     /** The resources {@code @Fenced} methods declare, once known ({@link #declare}); {@code null} before. */
     private java.util.Set<String> declared;
+    /** Those of them that methods fence per key ({@code accounts} of {@code accounts:42}); empty before. */
+    private java.util.Set<String> keyed = java.util.Set.of();
 
     /** Why a resource (key {@code null}: every resource) cannot be observed; guarded by {@code this}. */
     private final Map<String, String> refusals = new LinkedHashMap<>();
@@ -84,6 +86,16 @@ public final class FenceModes {
     /** The record of observed calls (which methods ran without a token, or would have been refused). */
     public ObservedCalls observed() {
         return observed;
+    }
+
+    /** The resources {@code @Fenced} methods declare (sorted), empty before they are known. */
+    public synchronized java.util.Set<String> declared() {
+        return declared == null ? java.util.Set.of() : declared;
+    }
+
+    /** The declared resources that methods fence per key, each a family of keys (sorted), empty before known. */
+    public synchronized java.util.Set<String> keyed() {
+        return keyed;
     }
 
     /**
@@ -151,6 +163,15 @@ public final class FenceModes {
      * check to report.
      */
     public synchronized java.util.Set<String> declare(java.util.Set<String> resources) {
+        return declare(resources, java.util.Set.of());
+    }
+
+    /**
+     * {@link #declare(java.util.Set)}, also recording which of them are fenced per key: families whose keys the
+     * floor raise after a restore covers with a family floor.
+     */
+    public synchronized java.util.Set<String> declare(java.util.Set<String> resources, java.util.Set<String> perKey) {
+        keyed = java.util.Collections.unmodifiableSet(new java.util.TreeSet<>(perKey));
         declared = java.util.Collections.unmodifiableSet(new java.util.TreeSet<>(resources));
         java.util.Set<String> unknown = new java.util.TreeSet<>(snapshot.resources.keySet());
         unknown.removeAll(declared);

@@ -3,6 +3,7 @@ package dev.fencing.recovery;
 import dev.fencing.metrics.AdminMetrics;
 import dev.fencing.retention.CounterFloors;
 import dev.fencing.retention.IssuerFloors;
+import dev.fencing.retention.ResourceFamily;
 import dev.fencing.store.sql.FenceSql;
 import dev.fencing.token.FencingToken;
 
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
@@ -24,7 +26,8 @@ import java.util.function.Supplier;
  * token, so that the current holder's token (the highest, with an exact issuer) is still accepted; every other token
  * stays refused. Each raise is counted ({@link AdminMetrics}, outcome {@code raised}) and the run is logged at WARNING.
  * When the issuer lists what it issued for ({@link IssuedResources}: the JDBC lease table), resources the restored
- * store lacks are raised too.
+ * store lacks are raised too, and so is the floor of every family of a key it sees (and of each family named): a key
+ * created after the backup has no row, and is judged against its family's floor.
  * A family's floor (the state of folded resources, {@link dev.fencing.retention.FenceCompaction}) is raised to at
  * least what the issuer issues to a resource of the family that has no state of its own. With a value to raise to
  * and an issuer with counters per resource ({@link CounterFloors}: the JDBC lease, Redisson), each resource's counter
@@ -101,6 +104,28 @@ public final class FloorRaise {
      *                                  changed
      */
     public FloorRaiseResult raiseAll(long atLeast, String actor, Collection<String> alsoResources) {
+        return raiseAll(atLeast, actor, alsoResources, List.of());
+    }
+
+    /**
+     * {@link #raiseAll(long, String, Collection)}, and also the floors of the families named in {@code alsoFamilies}
+     * ({@code accounts} for the keys {@code accounts:42}): a family none of whose keys the store or the issuer lists
+     * gets a floor, so that its keys created after the backup are judged against it. The families of the keyed
+     * resources listed are raised without being named.
+     *
+     * @throws IllegalArgumentException as {@link #raiseAll(long, String)}, or when a named resource or family is
+     *                                  blank, or a family is not one ({@link ResourceFamily}: {@code a:b} is the
+     *                                  family of {@code a:b:1}; {@code :x} is none); nothing changed
+     */
+    public FloorRaiseResult raiseAll(long atLeast, String actor, Collection<String> alsoResources,
+                                     Collection<String> alsoFamilies) {
+        for (String family : alsoFamilies) {
+            if (family == null || family.isBlank() || !family.equals(ResourceFamily.of(family + ":0"))) {
+                throw new IllegalArgumentException("'" + (family == null ? null : FencingToken.printable(family))
+                        + "' named as a family for the floor raise is not a family (the text before a key's last "
+                        + "':', as 'accounts' of 'accounts:42')");
+            }
+        }
         for (String resource : alsoResources) {
             if (resource == null || resource.isBlank()) {
                 throw new IllegalArgumentException("a resource named for the floor raise is blank");
@@ -120,11 +145,11 @@ public final class FloorRaise {
         Map.Entry<String, Long> top = bases.highest();
         if (top != null && atLeast < top.getValue()) {
             // every target must clear the migration's base: checked for all before any is raised
-            run(atLeast, alsoResources, new Tally(top, actor));
+            run(atLeast, alsoResources, alsoFamilies, new Tally(top, actor));
         }
         Tally tally = new Tally(null, actor);
         tally.migration = top;
-        run(atLeast, alsoResources, tally);
+        run(atLeast, alsoResources, alsoFamilies, tally);
         long raised = tally.raised;
         long examined = tally.examined;
         LOG.log(System.Logger.Level.WARNING, () -> "Floor raise after restore by " + actor + ": " + raised + " of "
@@ -133,14 +158,21 @@ public final class FloorRaise {
         return new FloorRaiseResult(examined, raised, atLeast, actor);
     }
 
-    /** Raises (or, with a base to clear, checks) the store's resources, the issuer's and {@code alsoResources}. */
-    private void run(long atLeast, Collection<String> alsoResources, Tally tally) {
+    /**
+     * Raises (or, with a base to clear, checks) the store's resources, the issuer's and {@code alsoResources}, then
+     * the floor of every family among them and {@code alsoFamilies} that has none: a key of the family created after
+     * the backup has no row, and without a floor its first token would be accepted whatever its value.
+     */
+    private void run(long atLeast, Collection<String> alsoResources, Collection<String> alsoFamilies, Tally tally) {
         walk(inventory::resources, false, atLeast, tally);
         if (issued instanceof IssuedResources known) {
             // resources the issuer knows and the restored table may lack (created after the backup)
             walk(known::issuedResources, true, atLeast, tally);
         }
         raiseEach(new TreeSet<>(alsoResources), true, atLeast, tally);
+        tally.families.addAll(alsoFamilies);
+        List<String> floors = tally.families.stream().map(FenceSql::familyFloorKey).toList();
+        raiseEach(floors, true, atLeast, tally);
     }
 
     /**
@@ -154,6 +186,8 @@ public final class FloorRaise {
         Map.Entry<String, Long> migration;
         long examined;
         long raised;
+        /** The families of the keyed resources looked at, whose floors are raised last. */
+        final Set<String> families = new TreeSet<>();
 
         Tally(Map.Entry<String, Long> checking, String actor) {
             this.checking = checking;
@@ -181,8 +215,12 @@ public final class FloorRaise {
      */
     private void raiseEach(Collection<String> resources, boolean onlyWithoutMaxSeen, long atLeast, Tally tally) {
         for (String resource : resources) {
-            if (onlyWithoutMaxSeen && admin.maxSeen(resource).isPresent()) {
-                continue;
+            String family = FenceSql.isFloorKey(resource) ? null : ResourceFamily.of(resource);
+            if (family != null) {
+                tally.families.add(family);
+            }
+            if (onlyWithoutMaxSeen && admin.maxSeen(resource).orElse(0) > 0) {
+                continue; // listed and raised already (a floor row holding 0, which MariaDB's check locks, is none)
             }
             tally.examined++;
             if (tally.checking != null) {

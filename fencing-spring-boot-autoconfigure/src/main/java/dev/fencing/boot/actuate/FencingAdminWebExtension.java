@@ -1,6 +1,7 @@
 package dev.fencing.boot.actuate;
 
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.mode.FenceModes;
 import dev.fencing.recovery.FloorRaise;
 import dev.fencing.recovery.FloorRaiseResult;
 import dev.fencing.recovery.MaxSeenReset;
@@ -17,7 +18,9 @@ import org.springframework.boot.actuate.endpoint.web.annotation.EndpointWebExten
 
 import java.security.Principal;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Supplier;
 import java.util.Objects;
 
@@ -143,7 +146,14 @@ public class FencingAdminWebExtension {
                     + "(and \"atLeast\": N for a floor of your own)", 400);
         }
         try {
-            FloorRaiseResult result = floorRaise.raiseAll(atLeast == null ? 0 : atLeast, actor(security));
+            // the application's own fence points: an unkeyed resource and a family of keys created after the
+            // backup have no row in the restored table, and are raised too
+            FenceModes modes = endpoint == null ? null : endpoint.fenceModes();
+            Set<String> families = modes == null ? Set.of() : modes.keyed();
+            List<String> unkeyed = modes == null ? List.of()
+                    : modes.declared().stream().filter(resource -> !families.contains(resource)).toList();
+            FloorRaiseResult result = floorRaise.raiseAll(atLeast == null ? 0 : atLeast, actor(security), unkeyed,
+                    families);
             Map<String, Object> body = new LinkedHashMap<>();
             body.put("examined", result.examined());
             body.put("raised", result.raised());

@@ -127,6 +127,11 @@ public class FencingEndpoint {
         return result;
     }
 
+    /** The modes the application's fence points follow, {@code null} when unknown. */
+    FenceModes fenceModes() {
+        return modes;
+    }
+
     private Map<String, Object> modes() {
         Map<String, Object> result = new LinkedHashMap<>();
         result.put("default", modes.defaultMode().value());

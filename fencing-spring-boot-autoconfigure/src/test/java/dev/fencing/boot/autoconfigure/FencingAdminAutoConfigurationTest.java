@@ -122,12 +122,47 @@ class FencingAdminAutoConfigurationTest {
                     assertThat(accounts.maxSeen("accounts:1")).hasValue(4);
                     var raised = admin.write(null, null, "true", "30", null);
                     assertThat(raised.getStatus()).isEqualTo(200);
-                    assertThat(raised.getBody()).containsEntry("examined", 2L).containsEntry("raised", 2L);
+                    // the two keys, their families' floors, and the application's own unkeyed resource (ledger)
+                    assertThat(raised.getBody()).containsEntry("examined", 5L).containsEntry("raised", 5L);
                     assertThat(accounts.maxSeen("accounts:1")).hasValue(30);
                     assertThat(ledger.maxSeen("ledger:1")).hasValue(30);
+                    assertThat(accounts.maxSeen(dev.fencing.store.sql.FenceSql.familyFloorKey("accounts")))
+                            .hasValue(30);
+                    assertThat(ledger.maxSeen("ledger")).hasValue(30);
                     assertThat(admin.resetFloor("ledger:1", "12", "true", null, null, null, null, null).getStatus())
                             .isEqualTo(200);
                     assertThat(ledger.maxSeen("ledger:1")).hasValue(12);
+                });
+    }
+
+    /** A repository fenced per key. */
+    public static class Orders {
+        @dev.fencing.annotation.Fenced(resource = "orders", key = "#id")
+        public void save(long id) {
+        }
+    }
+
+    /**
+     * The floor raise covers the application's own fence points that the restored table lacks: a family fenced per
+     * key gets a floor, so a key created after the backup refuses its zombie; an unkeyed resource gets a row. A trial
+     * restored a table without {@code haacc:102} and saw its zombie's token accepted after the raise.
+     */
+    @Test
+    void theFloorRaiseCoversTheApplicationsFencePointsTheRestoredTableLacks() {
+        runner.withBean(Orders.class)
+                .withPropertyValues("fencing.admin.enabled=true", "fencing.admin.allow-unsecured=true")
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    var store = (dev.fencing.store.InMemoryFenceStore) context.getBean(FenceStore.class);
+                    var raised = context.getBean(FencingAdminWebExtension.class).raiseFloors(true, 40L, null);
+                    assertThat(raised.getStatus()).isEqualTo(200);
+                    assertThat(raised.getBody()).containsEntry("examined", 2L).containsEntry("raised", 2L);
+                    assertThat(store.maxSeen(dev.fencing.store.sql.FenceSql.familyFloorKey("orders"))).hasValue(40);
+                    assertThat(store.maxSeen("ledger")).hasValue(40);
+                    assertThat(store.maxSeen("orders")).as("no row for the family's own name").isEmpty();
+                    org.assertj.core.api.Assertions.assertThatThrownBy(() -> store.fence("orders:7",
+                            new FencingToken("orders:7", 39, "zombie"), () -> null))
+                            .isInstanceOf(dev.fencing.rule.TokenRejectedException.class);
                 });
     }
 

@@ -295,10 +295,13 @@ class FencingIssuerOffsetAutoConfigurationTest {
             assertThat(admin.raiseFloors(null, 20L, null).getStatus()).as("needs afterRestore").isEqualTo(400);
             var answer = admin.raiseFloors(true, 20L, null);
             assertThat(answer.getStatus()).isEqualTo(200);
-            assertThat(answer.getBody()).containsEntry("examined", 2L).containsEntry("raised", 1L);
+            // a, b, and the application's own resource (ledger), which the restored table lacks
+            assertThat(answer.getBody()).containsEntry("examined", 3L).containsEntry("raised", 2L);
             assertThat(((InMemoryFenceStore) store).maxSeen("a")).hasValue(20);
+            assertThat(((InMemoryFenceStore) store).maxSeen("ledger")).hasValue(20);
+            assertThat(((InMemoryFenceStore) store).maxSeen("b")).hasValue(50);
             assertThat(context.getBean(MeterRegistry.class).get("fencing.admin.resets").tag("outcome", "raised")
-                    .counter().count()).isEqualTo(1);
+                    .counter().count()).isEqualTo(2);
             assertThat(admin.raiseFloors(true, null, null).getStatus()).as("no issuer, no value").isEqualTo(400);
         });
     }

@@ -172,7 +172,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         }
         ResourceNames.overlaps(unkeyed, keyed, problems);
         repositoryWrites.addProblems(problems);
-        for (String unknown : support.modes().declare(declared)) {
+        for (String unknown : support.modes().declare(declared, keyed.keySet())) {
             String base = FenceModes.entityOf(unknown, declared);
             if (base != null) {
                 problems.add("a fence mode is set for resource '" + FencingToken.printable(unknown) + "': "
