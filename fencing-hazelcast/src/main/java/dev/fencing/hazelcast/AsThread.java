@@ -2,6 +2,7 @@ package dev.fencing.hazelcast;
 
 import com.hazelcast.internal.util.ThreadUtil;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -15,9 +16,20 @@ final class AsThread {
     private AsThread() {
     }
 
+    /**
+     * Ids of acquisitions, one each, above every real thread's id (a JVM numbers its threads from 1 up, and never
+     * reaches 2^62): shared by every issuer of the process, so no two acquisitions on one CP session share an owner.
+     */
+    private static final AtomicLong ACQUISITIONS = new AtomicLong(1L << 62);
+
     /** The Hazelcast thread id of the calling thread: the id its {@code FencedLock} calls are made as. */
     static long current() {
         return ThreadUtil.getThreadId();
+    }
+
+    /** A Hazelcast thread id for one acquisition, no thread's and no other acquisition's. */
+    static long acquisitionId() {
+        return ACQUISITIONS.incrementAndGet();
     }
 
     static void run(long threadId, Runnable call) {

@@ -31,12 +31,13 @@ import java.util.function.Consumer;
  * Subsystem must run with CP members ({@code cp-member-count} at least 3): a member started in "unsafe mode" is
  * refused here, since its fences do not survive a member failure.
  *
- * <p>A {@link FencedLock} is reentrant per CP session and thread: an acquire by a thread that already holds the lock
- * returns a new lease with the <em>same</em> token, holder included (the holder is the instance's UUID, the thread and
- * the fence), so a store accepts it as the same holder; any other thread or process has another holder
- * and, for one CP group, never the same fence. Each lease unlocks once when closed; the lock is free when every lease
- * of the thread is closed. A lease may be closed on any thread: the unlock is made on behalf of the thread that
- * acquired it.
+ * <p>A {@link FencedLock} is reentrant per CP session and thread, which a lease must not be: a lease outlives the
+ * acquiring thread's task (an async or reactive method, whose acquire runs on a pooled thread that goes on to other
+ * work), and a later, unrelated acquire on that thread would re-enter it and get the same token. So every acquisition
+ * locks as a Hazelcast thread id of its own ({@code ThreadUtil}), never a real thread's: two acquisitions never
+ * re-enter each other, on one thread or not (a nested {@code @Fenced} call reuses its caller's lock in the guard,
+ * without asking the issuer). The holder is the instance's UUID, that id and the fence, unique per acquisition. A
+ * lease may be closed on any thread: the unlock is made as the acquisition's id.
  *
  * <p>When this process's CP session ends (it stopped heartbeating longer than the session time-to-live: a pause, a
  * partition, its member leaving), the CP group releases its locks and the next holder gets a larger fence. A
@@ -146,10 +147,9 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
 
     /**
      * The holder of a token: the UUID of the Hazelcast member or client (whose CP session holds the lock), the
-     * Hazelcast thread id of the acquiring thread and the fence, e.g.
-     * {@code 0f8e6c1a2b3d4e5f60718293a4b5c6d7/57@1234}: the lock's owner as the CP group sees it (session, thread) and
-     * the acquisition. A reentrant acquire of the same thread gets the same fence and so the same holder (also
-     * through another issuer on the same instance); another thread, member or client never. At most 72 chars.
+     * Hazelcast thread id the acquisition locked as (its own, {@link AsThread#acquisitionId()}) and the fence, e.g.
+     * {@code 0f8e6c1a2b3d4e5f60718293a4b5c6d7/4611686018427387905@1234}: the lock's owner as the CP group sees it
+     * (session, thread id) and the acquisition, unique per acquisition. At most 72 chars.
      */
     String holder(long threadId, long fence) {
         return instanceId + "/" + threadId + "@" + fence;
@@ -158,12 +158,12 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     @Override
     protected HazelcastLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
         FencedLock lock = lock(lockName(prefix, resource));
-        long threadId = AsThread.current();
-        long fence = lock.tryLockAndGetFence(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        long threadId = AsThread.acquisitionId();
+        long fence = AsThread.call(threadId, () -> lock.tryLockAndGetFence(timeout.toMillis(), TimeUnit.MILLISECONDS));
         if (fence == FencedLock.INVALID_FENCE) {
             throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
                     + " ms waiting for the Hazelcast FencedLock '" + lock.getName() + "' on resource '" + resource
-                    + "' (" + service + "); or its lock-acquire-limit is reached for a reentrant acquire");
+                    + "' (" + service + ")");
         }
         grant.granted(() -> unlockAs(lock, threadId));
         afterGrant.accept(resource);

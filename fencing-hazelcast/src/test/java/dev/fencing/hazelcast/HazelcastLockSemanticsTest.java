@@ -27,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * What {@code FencedLock} adds to the contract: reentrancy per thread (the same token, accepted by a store as the
- * same holder; one unlock per lease), leases closed on another thread, lock names that cannot select a CP group, and
+ * What {@code FencedLock} adds to the contract: no reentrancy per thread (each acquisition locks as an id of its
+ * own), leases closed on another thread, lock names that cannot select a CP group, and
  * the startup checks.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -60,23 +60,45 @@ class HazelcastLockSemanticsTest {
         return "semantics-" + UUID.randomUUID();
     }
 
+    /**
+     * A lease outlives its acquiring thread's task (an async or reactive method: the acquire runs on a pooled thread
+     * that goes on to other work), so a later acquire on that thread must not re-enter it. A trial with reactive
+     * {@code @Fenced(acquire = true)} methods saw six subscriptions hold one lock at once with one token, all six
+     * writes accepted, five updates lost: {@code FencedLock} is reentrant per thread, and the acquires ran on the
+     * same elastic threads.
+     */
     @Test
-    void aReentrantAcquireGetsTheSameTokenAndTheStoreAcceptsItAsTheSameHolder() throws Throwable {
+    void twoAcquisitionsOnOneThreadNeverReEnterEachOther() throws Throwable {
         String r = fresh();
         InMemoryFenceStore store = new InMemoryFenceStore();
-        try (Lease outer = issuer.acquire(r, Duration.ofSeconds(10));
-             Lease inner = issuer.acquire(r, Duration.ofSeconds(10))) {
-            assertThat(inner.token()).isEqualTo(outer.token());
-            assertThat(inner).isNotSameAs(outer);
-            assertThat(store.fence(r, outer.token(), () -> "outer")).isEqualTo("outer");
-            assertThat(store.fence(r, inner.token(), () -> "inner"))
-                    .as("an equal token from the same holder is accepted").isEqualTo("inner");
-            // the CP group's owner is the instance's session and the thread, whichever issuer asked
+        ExecutorService one = Executors.newSingleThreadExecutor();
+        try {
+            Lease first = one.submit(() -> issuer.acquire(r, Duration.ofSeconds(10))).get(20, TimeUnit.SECONDS);
+            store.fence(r, first.token(), () -> null);
+            assertThatThrownBy(() -> one.submit(() -> issuer.acquire(r, Duration.ofMillis(500)))
+                    .get(20, TimeUnit.SECONDS)).as("the acquiring thread, at its next task")
+                    .hasCauseInstanceOf(LockAcquisitionException.class);
+            assertThatThrownBy(() -> issuer.acquire(r, Duration.ofMillis(300))).as("this thread")
+                    .isInstanceOf(LockAcquisitionException.class);
             try (HazelcastTokenIssuer sameInstance = new HazelcastTokenIssuer(group.members.get(0), "semantics/",
-                    Duration.ofSeconds(1), null);
-                 Lease third = sameInstance.acquire(r, Duration.ofSeconds(10))) {
-                assertThat(third.token()).isEqualTo(outer.token());
+                    Duration.ofSeconds(1), null)) {
+                assertThatThrownBy(() -> one.submit(() -> sameInstance.acquire(r, Duration.ofMillis(300)))
+                        .get(20, TimeUnit.SECONDS)).as("another issuer on the same instance")
+                        .hasCauseInstanceOf(LockAcquisitionException.class);
             }
+            first.close(); // on this thread, not the acquiring one
+            Lease second = one.submit(() -> issuer.acquire(r, Duration.ofSeconds(10))).get(20, TimeUnit.SECONDS);
+            try {
+                assertThat(second.token().value()).isGreaterThan(first.token().value());
+                assertThat(second.token().holder()).isNotEqualTo(first.token().holder());
+                store.fence(r, second.token(), () -> null);
+                assertThatThrownBy(() -> store.fence(r, first.token(), () -> null))
+                        .isInstanceOf(StaleTokenException.class);
+            } finally {
+                second.close();
+            }
+        } finally {
+            one.shutdownNow();
         }
     }
 
@@ -174,24 +196,6 @@ class HazelcastLockSemanticsTest {
         try (Lease next = issuer.acquire(a, Duration.ofSeconds(10))) {
             assertThat(next.token().value()).as("a bound of what was issued, not more than what comes next")
                     .isGreaterThan(current);
-        }
-    }
-
-    @Test
-    void eachLeaseUnlocksOnceSoTheLockIsFreeWhenTheLastIsClosed() {
-        String r = fresh();
-        Lease outer = issuer.acquire(r, Duration.ofSeconds(10));
-        Lease inner = issuer.acquire(r, Duration.ofSeconds(10));
-        outer.close();                       // the outer one first: the inner acquisition still holds the lock
-        outer.close();                       // idempotent: no second unlock
-        assertThat(outer.isReleased()).isTrue();
-        assertThat(outer.isLost()).isFalse();
-        assertThat(inner.isHeld()).isTrue();
-        assertThatThrownBy(() -> otherIssuer.acquire(r, Duration.ofMillis(500)))
-                .as("still held by the inner lease").isInstanceOf(LockAcquisitionException.class);
-        inner.close();
-        try (Lease next = otherIssuer.acquire(r, Duration.ofSeconds(2))) {
-            assertThat(next.token().value()).isGreaterThan(inner.token().value());
         }
     }
 

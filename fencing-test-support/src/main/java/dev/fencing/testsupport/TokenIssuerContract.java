@@ -406,8 +406,8 @@ public abstract class TokenIssuerContract {
                 assertThat(count(IssuerMetrics.LOST, null)).isEqualTo(lostBefore + 1);
                 assertThat(count(IssuerMetrics.ACQUISITIONS, "failed")).isEqualTo(failedBefore);
             }
-            // asked by another process: an issuer whose locks are reentrant per thread (Hazelcast's FencedLock)
-            // would rightly grant this thread, the new holder's, the lock again
+            // asked by another process: an issuer whose acquisitions could re-enter each other's locks on one
+            // thread would grant this thread, the new holder's, the lock again
             assertThatThrownBy(() -> otherIssuer().acquire(r, Duration.ofMillis(300)))
                     .as("the new holder still holds the lock").isInstanceOf(LockAcquisitionException.class);
         } finally {
