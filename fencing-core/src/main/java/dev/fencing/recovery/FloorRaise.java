@@ -142,6 +142,17 @@ public final class FloorRaise {
             throw new IllegalArgumentException("floor raise asked by " + actor + " has nothing to raise to: no issuer "
                     + "is known to tell its highest tokens, and no value was given");
         }
+        if (atLeast > 0 && issued != null && issued.oneSequence()) {
+            long counter = issued.highestIssued("");
+            if (atLeast > counter) {
+                // its counter cannot be raised: every write would be refused until the sequence passed atLeast
+                throw new IllegalArgumentException("floor raise asked by " + actor + " refused, nothing changed: "
+                        + "atLeast " + atLeast + " is above the issuer's current counter " + counter + ", one "
+                        + "sequence for every resource (ZooKeeper's zxid, etcd's revision) that the raise cannot "
+                        + "move: every write would be refused as stale until the sequence passed " + atLeast
+                        + ". Give at most " + counter + ", or leave atLeast out (the raise reads the counter)");
+            }
+        }
         Map.Entry<String, Long> top = bases.highest();
         if (top != null && atLeast < top.getValue()) {
             // every target must clear the migration's base: checked for all before any is raised

@@ -204,6 +204,39 @@ class FloorRaiseTest {
         assertThat(store.maxSeen("haacc:101")).as("nothing changed by the refused run").hasValue(200);
     }
 
+    /**
+     * A one-sequence issuer's counter (ZooKeeper's zxid) cannot be raised, so a floor above it would refuse every
+     * write until the sequence passed it: refused, nothing changed (a trial's 10^12 with the zxid at 115 was
+     * accepted and locked the resources out for good).
+     */
+    @Test
+    void aFloorAboveAOneSequenceIssuersCounterIsRefusedBeforeAnythingChanges() throws Throwable {
+        IssuedTokens zxid = new IssuedTokens() {
+            @Override
+            public long highestIssued(String resource) {
+                return 115;
+            }
+
+            @Override
+            public boolean isHeld(String resource) {
+                return false;
+            }
+
+            @Override
+            public boolean oneSequence() {
+                return true;
+            }
+        };
+        write(new FencingToken("a", 5, "h"));
+        assertThatThrownBy(() -> raise(zxid).raiseAll(1_000_000_000_000L, "ops"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("atLeast 1000000000000 is above the issuer's current counter 115")
+                .hasMessageContaining("nothing changed");
+        assertThat(store.maxSeen("a")).hasValue(5);
+        raise(zxid).raiseAll(100, "ops");
+        assertThat(store.maxSeen("a")).as("at most the counter: raised to it").hasValue(115);
+    }
+
     @Test
     void aSecondRunChangesNothing() throws Throwable {
         write(new FencingToken("a", 5, "h"));
