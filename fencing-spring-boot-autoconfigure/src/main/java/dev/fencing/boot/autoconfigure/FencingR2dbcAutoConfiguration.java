@@ -6,6 +6,7 @@ import io.r2dbc.spi.ConnectionFactory;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -17,6 +18,9 @@ import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The reactive database store of fencing-r2dbc, when it is on the classpath and the application has an R2DBC
@@ -47,12 +51,6 @@ public class FencingR2dbcAutoConfiguration {
         return R2dbcFenceStore.builder(connectionFactory).table(table).lockTimeout(r2dbc.getLockTimeout()).build();
     }
 
-    /**
-     * Once every singleton exists: warns when the starter built its store on a connection factory that no
-     * {@link R2dbcTransactionManager} bean manages (another factory's manager made Boot's back off, say), since the
-     * store refuses every fenced call outside a transaction on its factory. A manager that is not a bean may still
-     * serve it, hence a warning, not a failure.
-     */
     /**
      * Once every singleton exists, in an application with both of the starter's database stores (blocking methods
      * checked by the JDBC store, reactive ones by the R2DBC store): fails startup when they use different tables, since
@@ -142,6 +140,12 @@ public class FencingR2dbcAutoConfiguration {
         }
     }
 
+    /**
+     * Once every singleton exists: warns when the starter built its store on a connection factory that no
+     * {@link R2dbcTransactionManager} bean manages (another factory's manager made Boot's back off, say), since the
+     * store refuses every fenced call outside a transaction on its factory. A manager that is not a bean may still
+     * serve it, hence a warning, not a failure.
+     */
     @Bean
     static SmartInitializingSingleton fencingR2dbcTransactionManagerCheck(ListableBeanFactory beans) {
         return () -> {
@@ -160,6 +164,39 @@ public class FencingR2dbcAutoConfiguration {
                     + "transaction of a manager on that factory. Declare one, @Primary if there are several (a "
                     + "transaction manager of your own makes Spring Boot's back off): see docs/stores.md, \"Two "
                     + "connection factories\"");
+        };
+    }
+
+    /**
+     * Once every singleton exists: warns when the application has connection factories besides the one the starter's
+     * R2dbcFenceStore checks on, naming them: a fenced method that writes through one of them is checked on the
+     * store's database and writes on the other outside its transaction, so a rollback takes max_seen back and leaves
+     * that write (a trial kept an older token's write after a newer one's). No failure: a second database the fenced
+     * methods never write to is fine.
+     */
+    @Bean
+    static SmartInitializingSingleton fencingR2dbcOtherFactoriesWarning(ConfigurableListableBeanFactory beans) {
+        return () -> {
+            if (!(beans.containsBean("reactiveFenceStore")
+                    && beans.getBean("reactiveFenceStore") instanceof R2dbcFenceStore)) {
+                return;                                // the application's own store, or none
+            }
+            ConnectionFactory store = beans.getBeanProvider(ConnectionFactory.class).getIfUnique();
+            List<String> others = new ArrayList<>();
+            for (String name : beans.getBeanNamesForType(ConnectionFactory.class, false, false)) {
+                if (beans.getBean(name) != store) {
+                    others.add("'" + name + "'");
+                }
+            }
+            if (store == null || others.isEmpty()) {
+                return;
+            }
+            LogFactory.getLog(FencingR2dbcAutoConfiguration.class).warn("fencing: the starter's R2dbcFenceStore "
+                    + "checks on the primary ConnectionFactory; a fenced method that writes through " + String.join(
+                    ", ", others) + " is checked there but writes outside the check's transaction: a rollback takes "
+                    + "max_seen back and leaves that write, so an older token can write after it. Keep the fenced "
+                    + "resources' data in the primary database (docs/reactive.md, \"Two databases\"); nothing to do "
+                    + "if no fenced method writes through " + (others.size() == 1 ? "it" : "them"));
         };
     }
 }

@@ -59,6 +59,28 @@ class FencingR2dbcAutoConfigurationTest {
                 });
     }
 
+    /**
+     * A connection factory besides the store's is named at startup: a fenced method writing through it is checked on
+     * the store's database and writes outside that transaction (a trial kept token 15's write after 20's). One factory
+     * alone says nothing.
+     */
+    @Test
+    void anotherConnectionFactoryIsNamedAtStartup(CapturedOutput output) {
+        String url = "r2dbc:postgresql://postgres@127.0.0.1:5432/test";
+        String warning = "writes outside the check's transaction";
+        r2dbc.run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.getAll()).doesNotContain(warning);
+        runner.withBean("connectionFactory", io.r2dbc.spi.ConnectionFactory.class,
+                        () -> io.r2dbc.spi.ConnectionFactories.get(url), definition -> definition.setPrimary(true))
+                .withBean("otherCf", io.r2dbc.spi.ConnectionFactory.class,
+                        () -> io.r2dbc.spi.ConnectionFactories.get(url))
+                .run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(R2dbcFenceStore.class);
+                    assertThat(output.getAll()).contains("a fenced method that writes through 'otherCf' is checked "
+                            + "there but " + warning).doesNotContain("through 'connectionFactory'");
+                });
+    }
+
     /** Ordered after Boot's R2DBC auto-configuration, so Boot's R2dbcTransactionManager is still defined. */
     @Test
     void bootsReactiveTransactionManagerIsStillDefined() {
