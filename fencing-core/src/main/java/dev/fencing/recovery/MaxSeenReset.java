@@ -10,7 +10,8 @@ import java.util.function.Supplier;
 /**
  * The way back after a bad token raised a resource's max_seen (a forged {@code Long.MAX_VALUE}, a bug): lowers it to
  * the issuer's highest issued token for the resource, never below, so the next real holder is accepted while every
- * token issued before stays refused (no zombie window). An explicit value needs an explicit override and is still
+ * token issued before stays refused (no zombie window). A resource the issuer issued nothing for is forgotten only with
+ * the explicit value 0: an issuer that answers 0 may be the wrong one. An explicit value needs an explicit override and is still
  * never taken below the issuer's highest. Refuses while a lease on the resource is held unless forced; every reset
  * and refusal is logged at WARNING (who, what, old, new) and counted ({@link AdminMetrics}). With the bases of issuer
  * migrations ({@link #withStoredBases}), a reset below the highest stored base is refused: the migration's issuer
@@ -19,6 +20,7 @@ import java.util.function.Supplier;
 public final class MaxSeenReset {
 
     private static final System.Logger LOG = System.getLogger(MaxSeenReset.class.getName());
+    private static final String ISSUERS_HIGHEST = "the issuer's highest issued token";
 
     private final FenceAdmin admin;
     private final IssuedTokens issued;
@@ -69,7 +71,7 @@ public final class MaxSeenReset {
         }
         String forced = checkNotHeld(resource, actor, force);
         long highest = issued.highestIssued(resource);
-        return lower(resource, highest, highest, actor, "the issuer's highest issued token", forced);
+        return lower(resource, highest, highest, actor, ISSUERS_HIGHEST, forced);
     }
 
     /**
@@ -119,6 +121,14 @@ public final class MaxSeenReset {
             throw refused(resource, actor, "Reset of resource '" + resource + "' refused: "
                     + MigrationBases.tooLow("the new max_seen (" + why + ")", target, top,
                     issued != null));
+        }
+        if (target == 0 && why.equals(ISSUERS_HIGHEST)) {
+            // forgetting lets any token in as a first one: only on the operator's word (an issuer on the wrong lease
+            // table answers 0 too, and a trial's reset through one let token 1 write after 2)
+            throw refused(resource, actor, "Reset of resource '" + resource + "' refused: the issuer has issued no "
+                    + "token for it, so the reset would forget it and accept any token as a first one. If its "
+                    + "max_seen came from a bad token alone, forget it with the explicit value 0 and the override; if "
+                    + "holders wrote it, this issuer is not theirs (another lease table, another lock service?)");
         }
         if (current.getAsLong() <= target) {
             throw new IllegalArgumentException("max_seen of resource '" + resource + "' is " + current.getAsLong()

@@ -93,13 +93,13 @@ class RaiseFloorsCommandTest {
             assertThat(run("--lease-table", leaseTable, "--actor", "test-operator")).isZero();
 
             assertThat(out.toString(StandardCharsets.UTF_8))
-                    .contains("raised max_seen of 1 of 1 resources in " + fenceTable).contains("test-operator");
+                    .contains("raised max_seen of 1 of 2 resources in " + fenceTable).contains("test-operator");
             assertThatThrownBy(() -> store.fence(resource, zombie, () -> null))
                     .isInstanceOf(TokenRejectedException.class);
             assertThat(store.fence(resource, current.token(), () -> "written")).isEqualTo("written");
         }
         assertThat(run("--lease-table", leaseTable)).as("a second run").isZero();
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("raised max_seen of 0 of 1 resources");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("raised max_seen of 0 of 2 resources");
     }
 
     /**
@@ -140,7 +140,7 @@ class RaiseFloorsCommandTest {
         assertThat(run("--lease-table", leaseTable, "--issuer-base-table", baseTable, "--offset", "default"))
                 .isZero();
 
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("raised max_seen of 2 of 2 resources");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("raised max_seen of 4 of 4 resources");
         assertThat(new JdbcFenceAdmin(store).maxSeen(resource)).hasValue(100_003);
         assertThatThrownBy(() -> store.fence(resource, zombie, () -> null))
                 .isInstanceOf(TokenRejectedException.class);
@@ -167,7 +167,7 @@ class RaiseFloorsCommandTest {
 
         assertThat(run("--lease-table", leaseTable)).isZero();
 
-        assertThat(out.toString(StandardCharsets.UTF_8)).contains("raised max_seen of 1 of 2 resources");
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("raised max_seen of 1 of 4 resources");
         assertThatThrownBy(() -> store.fence(created, zombie, () -> null))
                 .isInstanceOf(TokenRejectedException.class);
         try (Lease next = issuer.acquire(created, Duration.ofSeconds(5))) {
