@@ -83,7 +83,8 @@ final class JdbcOffsetParts {
      * The bases stored in {@code table} on the unique {@link DataSource} bean, never creating it: empty when there is
      * no DataSource or no such table.
      */
-    static Map<String, Long> storedBases(BeanFactory beanFactory, String table) {
+    /** The bases stored in {@code table}, empty when the table does not exist (a DataSource without one: none). */
+    static java.util.Optional<Map<String, Long>> storedBasesIfPresent(BeanFactory beanFactory, String table) {
         return Jdbc.storedBases(beanFactory, table);
     }
 
@@ -150,13 +151,13 @@ final class JdbcOffsetParts {
             }
         }
 
-        static Map<String, Long> storedBases(BeanFactory beanFactory, String table) {
+        static java.util.Optional<Map<String, Long>> storedBases(BeanFactory beanFactory, String table) {
             DataSource dataSource = beanFactory.getBeanProvider(DataSource.class).getIfUnique();
             if (dataSource == null) {
-                return Map.of();
+                return java.util.Optional.of(Map.of());
             }
             // no base table: nothing was ever stored in it; a failure to read one is thrown
-            return JdbcIssuerBase.storedBasesIfPresent(dataSource, table).orElse(Map.of());
+            return JdbcIssuerBase.storedBasesIfPresent(dataSource, table);
         }
     }
 }

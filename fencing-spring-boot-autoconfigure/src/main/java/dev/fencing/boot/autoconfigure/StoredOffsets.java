@@ -50,8 +50,16 @@ final class StoredOffsets implements Supplier<Map<String, Long>> {
             if (!JdbcOffsetParts.PRESENT) {
                 return Map.of();
             }
-            return JdbcOffsetParts.storedBases(beanFactory,
-                    IssuerOffsetPostProcessor.properties(environment).getTable());
+            String table = IssuerOffsetPostProcessor.properties(environment).getTable();
+            java.util.Optional<Map<String, Long>> stored = JdbcOffsetParts.storedBasesIfPresent(beanFactory, table);
+            if (stored.isEmpty() && strict) {
+                // what the command line prints as a note: a base stored under another name bounds nothing here
+                log.warn("No issuer base table '" + table + "' in this application's database, so no issuer "
+                        + "migration bounds this reset or floor raise. If another instance stores its migration's "
+                        + "base in a table of another name (fencing.issuer.offset.table), set that property here too: "
+                        + "a value below that base would let the old issuer's tokens write among the new one's");
+            }
+            return stored.orElse(Map.of());
         } catch (RuntimeException e) {
             if (strict) {
                 throw e;

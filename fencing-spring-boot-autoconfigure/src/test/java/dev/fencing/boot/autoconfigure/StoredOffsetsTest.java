@@ -5,6 +5,9 @@ import dev.fencing.jdbc.JdbcIssuerBase;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.beans.factory.support.StaticListableBeanFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
@@ -33,12 +36,21 @@ class StoredOffsetsTest {
         new JdbcTemplate(dataSource).execute("SHUTDOWN");
     }
 
+    /**
+     * A missing table is none stored, and said at each admin operation (as the command line's note): a trial's old
+     * instance, without the property naming the new one's base table, lowered a resource below the stored base.
+     */
     @Test
-    void aMissingTableIsNoneStoredAndAStoredBaseIsRead() {
+    @ExtendWith(OutputCaptureExtension.class)
+    void aMissingTableIsNoneStoredAndSaidAndAStoredBaseIsRead(CapturedOutput output) {
         assertThat(StoredOffsets.forAdmin(beans(dataSource), table("fencing_issuer_base")).get()).isEmpty();
+        assertThat(output.getAll()).contains("No issuer base table 'fencing_issuer_base' in this application's "
+                + "database, so no issuer migration bounds this reset or floor raise", "fencing.issuer.offset.table");
         new JdbcIssuerBase(dataSource, "fencing_issuer_base", true).establish("to-zk", 1000);
+        int before = output.getAll().length();
         assertThat(StoredOffsets.forAdmin(beans(dataSource), table("fencing_issuer_base")).get())
                 .isEqualTo(Map.of("to-zk", 1000L));
+        assertThat(output.getAll().substring(before)).doesNotContain("No issuer base table");
     }
 
     @Test
