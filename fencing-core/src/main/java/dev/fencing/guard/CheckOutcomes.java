@@ -60,11 +60,14 @@ public final class CheckOutcomes {
         outcome(observation, "accepted");
     }
 
-    /** Counts a check that found no token bound, and logs it (paced). */
-    public static void missing(FencePoint point, Observation observation) {
+    /**
+     * Counts a check that found no token bound for {@code resource} (the effective one, {@code accounts:8}), and logs
+     * it (paced) naming that resource, as the exception does.
+     */
+    public static void missing(FencePoint point, String resource, Observation observation) {
         FencingMetrics.increment(point.checks().missing());
         outcome(observation, "missing");
-        RefusalLog.missing(point.operation(), point.resource());
+        RefusalLog.missing(point.operation(), resource);
     }
 
     /**
@@ -78,7 +81,7 @@ public final class CheckOutcomes {
     static void presented(FencePoint point, String resource, FencingToken token, TokenVerifier verifier,
                           RejectionListener rejections, Observation observation) {
         if (token == null) {
-            missing(point, observation);
+            missing(point, resource, observation);
             throw new MissingTokenException(resource, point.operation(), FencingContext.snapshot().keySet());
         }
         if (verifier != null) {

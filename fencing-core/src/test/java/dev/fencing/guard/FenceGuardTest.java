@@ -484,6 +484,14 @@ class FenceGuardTest {
             });
         }
         assertThat(checks("unbound", "missing")).isEqualTo(3);
+        // a keyed point's line names the entity's resource, as its exception does (it named the base, 'unbound')
+        FencePoint keyed = new FencePoint(operation + "#keyed", "unbound", args -> args[0], "#p0", false, metrics);
+        try (dev.fencing.LogCapture log = dev.fencing.LogCapture.of(RefusalLog.class)) {
+            assertThatThrownBy(() -> guard.invoke(keyed, new Object[] {"8"}, () -> "x"))
+                    .isInstanceOf(MissingTokenException.class).hasMessageContaining("'unbound:8'");
+            assertThat(log.records()).singleElement().satisfies(r -> assertThat(java.text.MessageFormat.format(
+                    r.getMessage(), r.getParameters())).contains("(missing) on resource 'unbound:8'"));
+        }
     }
 
     /** A check outside the store's transaction is a setup mistake: the refusal names the method to fix. */

@@ -158,6 +158,10 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         this.connectionResource = transactionResource != null && transactionResource != connections ? connections
                 : null;
         this.lockTimeout = b.lockTimeout;
+        String rounded = dialect.fenceSql().lockTimeoutRounding("JdbcFenceStore", table, lockTimeout);
+        if (rounded != null) {
+            LOG.warn(rounded);
+        }
         this.maxAdvance = b.maxAdvance;
         // PostgreSQL: the bound swapped in, the check, the caller's bound put back, one text in one round trip (the
         // check's row the second result); MariaDB: bounded by the statement itself; H2: around it

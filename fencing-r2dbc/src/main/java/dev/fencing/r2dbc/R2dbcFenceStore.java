@@ -69,6 +69,10 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
         this.table = b.table;
         this.lockTimeout = b.lockTimeout;
         FenceSql sql = dialect.sql();
+        String rounded = sql.lockTimeoutRounding("R2dbcFenceStore", table, lockTimeout);
+        if (rounded != null) {
+            System.getLogger(R2dbcFenceStore.class.getName()).log(System.Logger.Level.WARNING, rounded);
+        }
         // PostgreSQL: the bound swapped in by a query of its own (a statement takes its table lock before anything
         // in it runs), then the check, whose RETURNING puts the caller's back: two round trips. MariaDB: one
         // statement bounded by SET STATEMENT

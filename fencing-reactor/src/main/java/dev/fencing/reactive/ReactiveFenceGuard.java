@@ -186,7 +186,7 @@ public final class ReactiveFenceGuard {
         }
         CheckOutcomes.token(observation, token);
         if (token == null) {
-            CheckOutcomes.missing(point, observation);
+            CheckOutcomes.missing(point, resource, observation);
             Set<String> resources = new LinkedHashSet<>(bound.keySet());
             resources.addAll(assembly.keySet());
             return Flux.error(new MissingTokenException(resource, point.operation(), resources));

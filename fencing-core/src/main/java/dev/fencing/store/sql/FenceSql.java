@@ -284,6 +284,20 @@ public enum FenceSql {
     }
 
     /**
+     * What a store on {@code table} says at build time of a {@code lockTimeout} this database cannot apply as given, or
+     * {@code null}: MariaDB's lock wait bounds take whole seconds, rounded up (a 200 ms bound waited a second in a
+     * trial, unsaid).
+     */
+    public String lockTimeoutRounding(String store, String table, java.time.Duration lockTimeout) {
+        if (this != MARIADB || lockTimeout.toNanos() % 1_000_000_000L == 0) {
+            return null;
+        }
+        return store + " on table '" + table + "': lockTimeout " + lockTimeout.toMillis() + " ms waits up to "
+                + (lockTimeout.toSeconds() + 1) + " s on MariaDB, whose lock wait bounds take whole seconds (rounded "
+                + "up); give a whole number of seconds to say what it waits";
+    }
+
+    /**
      * A page of resources with a max_seen, in the table's order of resource names, after a given one; without the
      * floor rows holding 0, which are no floor ({@link #familyFloorKey}). Parameter: the resource to start after
      * (without {@code after}: none); returns (resource).

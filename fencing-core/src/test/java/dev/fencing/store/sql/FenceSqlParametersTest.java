@@ -77,4 +77,19 @@ class FenceSqlParametersTest {
     private static int markers(String sql) {
         return (int) sql.chars().filter(c -> c == '?').count();
     }
+
+    /** MariaDB applies a lock wait bound in whole seconds, rounded up: a bound it cannot apply as given is said. */
+    @org.junit.jupiter.api.Test
+    void aLockTimeoutMariaDbRoundsUpIsSaidAndOthersAreNot() {
+        org.assertj.core.api.Assertions.assertThat(FenceSql.MARIADB.lockTimeoutRounding("R2dbcFenceStore", "t",
+                java.time.Duration.ofMillis(200))).isEqualTo("R2dbcFenceStore on table 't': lockTimeout 200 ms waits "
+                + "up to 1 s on MariaDB, whose lock wait bounds take whole seconds (rounded up); give a whole number "
+                + "of seconds to say what it waits");
+        org.assertj.core.api.Assertions.assertThat(FenceSql.MARIADB.lockTimeoutRounding("s", "t",
+                java.time.Duration.ofMillis(2500))).contains("waits up to 3 s");
+        org.assertj.core.api.Assertions.assertThat(FenceSql.MARIADB.lockTimeoutRounding("s", "t",
+                java.time.Duration.ofSeconds(5))).isNull();
+        org.assertj.core.api.Assertions.assertThat(FenceSql.POSTGRESQL.lockTimeoutRounding("s", "t",
+                java.time.Duration.ofMillis(200))).isNull();
+    }
 }
