@@ -183,6 +183,27 @@ class IssuerCounterCheckTest {
     }
 
     /**
+     * A fence store holding only compaction's family floors (a move from ZooKeeper or etcd to the lease after
+     * compaction): the issuer's counter for a key of the family is compared with the floor, and one below it named.
+     * A trial's startup said nothing, and every key of the family was refused at its first write.
+     */
+    @Test
+    void aFamilyFloorAboveWhatTheIssuerGivesANewKeyIsNamedInAWarning(CapturedOutput output) throws Throwable {
+        InMemoryFenceStore store = new InMemoryFenceStore();
+        store.raiseFloor(dev.fencing.store.sql.FenceSql.familyFloorKey("accounts"), 46);
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("below the fence store's max_seen for 1 of the first 1 resources "
+                + "('accounts:* (the family's floor)': counter 0, max_seen 46)");
+        int before = output.toString().length();
+        InMemoryTokenIssuer raised = new InMemoryTokenIssuer();
+        raised.raiseFamilyFloor("accounts", 46);
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, () -> raised)
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.toString().substring(before)).doesNotContain("The token issuer's counters");
+    }
+
+    /**
      * The old issuer's application of a move (no offset of its own, a base stored above its range): its startup
      * warning told the operator to raise its counters, which then handed out tokens among the new issuer's (a
      * re-trial). It now says what the instance is and that its counters stay below.
