@@ -5,15 +5,18 @@ import dev.fencing.issuer.OffsetTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.FenceAdmin;
 import dev.fencing.recovery.FenceInventory;
+import dev.fencing.recovery.IssuedResources;
 import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.signing.SigningTokenIssuer;
 import dev.fencing.store.sql.FenceSql;
+import dev.fencing.token.FencingToken;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.function.BooleanSupplier;
@@ -92,6 +95,10 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
             String below = enforced ? countersBelow(issuer, fences, storedOffsets) : null;
             if (below != null) {
                 log.warn(below);
+            }
+            String empty = enforced ? emptyBesideIssued(issuer, fences) : null;
+            if (empty != null) {
+                log.warn(empty);
             }
             return;
         }
@@ -215,6 +222,37 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
                 + "highest max_seen " + highest + ": every write to a resource whose max_seen is above " + counter
                 + " would be refused as stale, until the issuer counts past it. " + fix + " (see docs/issuers.md, "
                 + "\"Moving to another issuer\")";
+    }
+
+    /**
+     * A warning when the fence store holds no max_seen at all while the issuer lists resources it issued tokens for
+     * (the JDBC lease table): a fence table of another name than the other instances' (a typo, created by
+     * {@code initialize-schema=always}) is a second fence, and a trial's instance on one accepted token 1 after the
+     * other's 2. {@code null} when either is empty, the issuer lists nothing, or the store cannot be read.
+     */
+    static String emptyBesideIssued(TokenIssuer issuer, FenceInventory fences) {
+        TokenIssuer counted = issuer instanceof SigningTokenIssuer signing ? signing.delegate() : issuer;
+        if (!(counted instanceof IssuedResources known) || fences == null) {
+            return null;
+        }
+        try {
+            if (!fences.resources(null, 1).isEmpty()) {
+                return null;
+            }
+            List<String> issued = known.issuedResources(null, 3);
+            if (issued.isEmpty()) {
+                return null;
+            }
+            return "The fence store holds no max_seen, while the token issuer (" + counted.getClass().getSimpleName()
+                    + ") has issued tokens for " + issued.stream().map(r -> "'" + FencingToken.printable(r) + "'")
+                    .collect(java.util.stream.Collectors.joining(", ")) + (issued.size() == 3 ? ", ..." : "")
+                    + ". If other instances fence these resources in a fence table of another name "
+                    + "(fencing.store.jdbc.table), this one is a second fence: each accepts what the other has seen "
+                    + "surpassed. Give every instance the same table. Nothing to do on a first deploy whose locks "
+                    + "were taken before any fenced write";
+        } catch (RuntimeException e) {
+            return null; // advisory: a store or issuer that cannot be listed says so elsewhere
+        }
     }
 
     /**

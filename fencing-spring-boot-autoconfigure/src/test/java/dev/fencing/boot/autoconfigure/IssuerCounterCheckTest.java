@@ -183,6 +183,27 @@ class IssuerCounterCheckTest {
     }
 
     /**
+     * An empty fence store beside an issuer that issued tokens is named: a fence table of another name than the other
+     * instances' (a typo, created at startup) is a second fence; a trial's instance on one accepted token 1 after the
+     * other's 2, with nothing said.
+     */
+    @Test
+    void anEmptyFenceStoreBesideAnIssuerThatIssuedTokensIsNamedInAWarning(CapturedOutput output) throws Throwable {
+        Listing issued = new Listing("accounts:1");
+        runner.withBean(FenceStore.class, InMemoryFenceStore::new).withBean(TokenIssuer.class, () -> issued)
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("The fence store holds no max_seen, while the token issuer "
+                + "(Listing) has issued tokens for 'accounts:1'", "a second fence");
+        int before = output.toString().length();
+        InMemoryFenceStore written = storeAt(1);
+        runner.withBean(FenceStore.class, () -> written).withBean(TokenIssuer.class, () -> issued)
+                .run(context -> assertThat(context).hasNotFailed());
+        runner.withBean(FenceStore.class, InMemoryFenceStore::new).withBean(TokenIssuer.class, Listing::new)
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.toString().substring(before)).doesNotContain("The fence store holds no max_seen");
+    }
+
+    /**
      * A fence store holding only compaction's family floors (a move from ZooKeeper or etcd to the lease after
      * compaction): the issuer's counter for a key of the family is compared with the floor, and one below it named.
      * A trial's startup said nothing, and every key of the family was refused at its first write.
@@ -389,6 +410,35 @@ class IssuerCounterCheckTest {
         @Override
         public boolean oneSequence() {
             return true;
+        }
+    }
+
+    /** An issuer with a counter per resource that lists what it issued for, as the JDBC lease does. */
+    static final class Listing implements TokenIssuer, IssuedTokens, dev.fencing.recovery.IssuedResources {
+        private final List<String> issued;
+
+        Listing(String... issued) {
+            this.issued = List.of(issued);
+        }
+
+        @Override
+        public Lease acquire(String resource, Duration timeout) {
+            throw new UnsupportedOperationException("not acquired in these tests");
+        }
+
+        @Override
+        public long highestIssued(String resource) {
+            return issued.contains(resource) ? 2 : 0;
+        }
+
+        @Override
+        public boolean isHeld(String resource) {
+            return false;
+        }
+
+        @Override
+        public List<String> issuedResources(String after, int limit) {
+            return after == null ? issued.stream().limit(limit).toList() : List.of();
         }
     }
 }
