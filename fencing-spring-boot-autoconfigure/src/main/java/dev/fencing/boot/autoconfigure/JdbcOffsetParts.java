@@ -9,6 +9,7 @@ import dev.fencing.jdbc.JdbcTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.FenceInventory;
 import dev.fencing.store.FenceStore;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
@@ -80,10 +81,9 @@ final class JdbcOffsetParts {
     }
 
     /**
-     * The bases stored in {@code table} on the unique {@link DataSource} bean, never creating it: empty when there is
-     * no DataSource or no such table.
+     * The bases stored in {@code table} on the unique {@link DataSource} bean, never creating it: empty when the table
+     * does not exist; without a DataSource, none stored.
      */
-    /** The bases stored in {@code table}, empty when the table does not exist (a DataSource without one: none). */
     static java.util.Optional<Map<String, Long>> storedBasesIfPresent(BeanFactory beanFactory, String table) {
         return Jdbc.storedBases(beanFactory, table);
     }
@@ -124,6 +124,17 @@ final class JdbcOffsetParts {
             return store instanceof JdbcFenceStore jdbc ? new JdbcFenceAdmin(jdbc) : null;
         }
 
+        /** Whether {@code table} can be read on {@code dataSource} (it exists); its rows are not read. */
+        private static boolean tableReadable(DataSource dataSource, String table) {
+            try {
+                new org.springframework.jdbc.core.JdbcTemplate(dataSource).queryForList("SELECT 1 FROM " + table
+                        + " WHERE 1 = 0");
+                return true;
+            } catch (org.springframework.dao.DataAccessException missing) {
+                return false;
+            }
+        }
+
         static OptionalLong oldLeaseTokens(BeanFactory beanFactory, Environment environment, TokenIssuer issuer) {
             DataSource dataSource = beanFactory.getBeanProvider(DataSource.class).getIfUnique();
             String table = environment.getProperty(LEASE_TABLE, JdbcTokenIssuer.DEFAULT_TABLE);
@@ -137,6 +148,17 @@ final class JdbcOffsetParts {
                                            String name, long base) {
             String table = environment.getProperty(LEASE_TABLE, JdbcTokenIssuer.DEFAULT_TABLE);
             OptionalLong highest = oldLeaseTokens(beanFactory, environment, issuer);
+            DataSource dataSource = beanFactory.getBeanProvider(DataSource.class).getIfUnique();
+            if (highest.isEmpty() && dataSource != null && !(issuer instanceof JdbcTokenIssuer)
+                    && !tableReadable(dataSource, table)) {
+                // the check cannot see a lease table of another name: a trial's base of 100 was stored below its
+                // old holders' 1000, with the default name left on an old table called otherwise
+                LogFactory.getLog(JdbcOffsetParts.class).warn("Issuer offset '" + name + "': no JDBC lease table '"
+                        + table + "' on the application's DataSource to check base " + base + " against before "
+                        + "storing it. If the previous issuer was the JDBC lease on a table of another name, set "
+                        + LEASE_TABLE + " to it (on every instance): startup then fails while the base is not above "
+                        + "its highest token. Nothing to do after a move from ZooKeeper or etcd");
+            }
             if (highest.isPresent() && highest.getAsLong() >= base) {
                 throw new FencingConfigurationException("Issuer offset '" + name + "': base " + base + " is not "
                         + "above the highest token " + highest.getAsLong() + " of the lease table '" + table

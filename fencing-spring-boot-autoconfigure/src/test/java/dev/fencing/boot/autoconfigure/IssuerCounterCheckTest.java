@@ -370,6 +370,13 @@ class IssuerCounterCheckTest {
                     assertThat(lease.token().value()).isGreaterThan(6_000_000);
                 }
             });
+            // the old table under a name the property does not give (a trial stored base 100 below its 1000, unsaid)
+            assertThat(output).doesNotContain("no JDBC lease table");
+            moved.withPropertyValues("fencing.issuer.jdbc.table=" + leaseTable + "_elsewhere",
+                    "fencing.issuer.offset.base=7000000", "fencing.issuer.offset.name=second-" + suffix)
+                    .run(context -> assertThat(context).hasNotFailed());
+            assertThat(output).contains("Issuer offset 'second-" + suffix + "': no JDBC lease table '" + leaseTable
+                    + "_elsewhere' on the application's DataSource to check base 7000000 against");
         } finally {
             JdbcTemplate jdbc = new JdbcTemplate(dataSource);
             for (String table : List.of(fenceTable, leaseTable, baseTable)) {
