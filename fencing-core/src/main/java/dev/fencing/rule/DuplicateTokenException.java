@@ -18,7 +18,8 @@ public final class DuplicateTokenException extends TokenRejectedException {
         super("Duplicate fencing token for resource '" + FencingToken.printable(resource) + "'" + where(operation)
                         + ": " + presented.value() + " from holder '" + FencingToken.printable(presented.holder())
                         + "' equals max_seen " + maxSeen
-                        + ", which another holder presented first; two holders must never write with one token",
+                        + ", which another holder presented first (or a floor raise or reset left there, with no "
+                        + "holder); two holders must never write with one token",
                 resource, presented, maxSeen, Verdict.REJECT_DUPLICATE, operation);
     }
 

@@ -24,7 +24,8 @@ public final class StaleTokenException extends TokenRejectedException {
         super("Stale fencing token for resource '" + FencingToken.printable(resource) + "'" + where(operation)
                         + ": presented " + presented.value() + " (holder '" + FencingToken.printable(presented.holder())
                         + "') but max_seen is " + maxSeen
-                        + "; a newer holder has written, this call is refused",
+                        + "; a newer token was seen for it (a newer holder's write, or a floor that compaction, a "
+                        + "floor raise or a reset set), this call is refused",
                 resource, presented, maxSeen, Verdict.REJECT_STALE, operation);
         this.lockLost = false;
     }

@@ -192,7 +192,9 @@ class FloorRaiseTest {
 
         assertThat(result.raised()).as("haacc:101, the floors of haacc and orders").isEqualTo(3);
         assertThatThrownBy(() -> write(new FencingToken("haacc:102", 125, "zombie")))
-                .isInstanceOf(TokenRejectedException.class);
+                .isInstanceOf(TokenRejectedException.class)
+                .hasMessageContaining("a newer token was seen for it (a newer holder's write, or a floor that "
+                        + "compaction, a floor raise or a reset set)"); // no holder wrote haacc:102 here
         assertThatThrownBy(() -> write(new FencingToken("orders:7", 130, "zombie")))
                 .isInstanceOf(TokenRejectedException.class);
         write(new FencingToken("haacc:102", 201, "next holder"));
