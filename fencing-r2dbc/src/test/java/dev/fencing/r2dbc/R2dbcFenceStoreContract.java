@@ -178,6 +178,9 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
             assertThat(inventory.resources(null, 2)).containsExactly("inv:a", "inv:b");
             assertThat(inventory.resources("inv:b", 2)).containsExactly("inv:c");
             assertThatThrownBy(() -> inventory.resources(null, 0)).isInstanceOf(IllegalArgumentException.class);
+            // one resource's, which the startup counter check compares (it skipped an R2DBC-only application)
+            assertThat(inventory.maxSeen("inv:c")).hasValue(19);
+            assertThat(inventory.maxSeen("inv:none")).isEmpty();
         } finally {
             db.sql("DROP TABLE IF EXISTS " + table).then().block(Duration.ofSeconds(30));
         }

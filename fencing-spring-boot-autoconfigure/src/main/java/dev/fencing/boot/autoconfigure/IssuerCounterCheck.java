@@ -3,7 +3,6 @@ package dev.fencing.boot.autoconfigure;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.OffsetTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
-import dev.fencing.recovery.FenceAdmin;
 import dev.fencing.recovery.FenceInventory;
 import dev.fencing.recovery.IssuedResources;
 import dev.fencing.recovery.IssuedTokens;
@@ -265,7 +264,7 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
     static String countersBelow(TokenIssuer issuer, FenceInventory fences,
                                 Supplier<Map<String, Long>> storedOffsets) {
         TokenIssuer counted = issuer instanceof SigningTokenIssuer signing ? signing.delegate() : issuer;
-        if (!(counted instanceof IssuedTokens tokens) || tokens.oneSequence() || !(fences instanceof FenceAdmin admin)) {
+        if (!(counted instanceof IssuedTokens tokens) || tokens.oneSequence() || fences == null) {
             return null;
         }
         Map<String, String> below = new LinkedHashMap<>();
@@ -278,7 +277,7 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
                 // floors, and every key was refused with nothing said at startup)
                 String family = FenceSql.familyOfFloorKey(resource);
                 examined++;
-                OptionalLong maxSeen = admin.maxSeen(resource);
+                OptionalLong maxSeen = fences.maxSeen(resource);
                 long counter = tokens.highestIssued(family != null ? family + ":" : resource);
                 if (maxSeen.isPresent() && counter < maxSeen.getAsLong()) {
                     below.put(family != null ? family + ":* (the family's floor)" : resource, "counter " + counter
