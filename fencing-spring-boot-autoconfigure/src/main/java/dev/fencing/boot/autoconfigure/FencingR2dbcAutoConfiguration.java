@@ -149,11 +149,7 @@ public class FencingR2dbcAutoConfiguration {
     @Bean
     static SmartInitializingSingleton fencingR2dbcTransactionManagerCheck(ListableBeanFactory beans) {
         return () -> {
-            if (!(beans.containsBean("reactiveFenceStore")
-                    && beans.getBean("reactiveFenceStore") instanceof R2dbcFenceStore)) {
-                return;                                // the application's own store, or none
-            }
-            ConnectionFactory store = beans.getBeanProvider(ConnectionFactory.class).getIfUnique();
+            ConnectionFactory store = starterStoresFactory(beans);
             if (store == null || beans.getBeanProvider(R2dbcTransactionManager.class).stream()
                     .anyMatch(manager -> manager.getConnectionFactory() == store)) {
                 return;
@@ -175,20 +171,19 @@ public class FencingR2dbcAutoConfiguration {
      * methods never write to is fine.
      */
     @Bean
-    static SmartInitializingSingleton fencingR2dbcOtherFactoriesWarning(ConfigurableListableBeanFactory beans) {
+    static SmartInitializingSingleton fencingR2dbcOtherFactoriesWarning(ListableBeanFactory beans) {
         return () -> {
-            if (!(beans.containsBean("reactiveFenceStore")
-                    && beans.getBean("reactiveFenceStore") instanceof R2dbcFenceStore)) {
+            ConnectionFactory store = starterStoresFactory(beans);
+            if (store == null) {
                 return;                                // the application's own store, or none
             }
-            ConnectionFactory store = beans.getBeanProvider(ConnectionFactory.class).getIfUnique();
             List<String> others = new ArrayList<>();
             for (String name : beans.getBeanNamesForType(ConnectionFactory.class, false, false)) {
                 if (beans.getBean(name) != store) {
                     others.add("'" + name + "'");
                 }
             }
-            if (store == null || others.isEmpty()) {
+            if (others.isEmpty()) {
                 return;
             }
             LogFactory.getLog(FencingR2dbcAutoConfiguration.class).warn("fencing: the starter's R2dbcFenceStore "
@@ -198,5 +193,17 @@ public class FencingR2dbcAutoConfiguration {
                     + "resources' data in the primary database (docs/reactive.md, \"Two databases\"); nothing to do "
                     + "if no fenced method writes through " + (others.size() == 1 ? "it" : "them"));
         };
+    }
+
+    /**
+     * The connection factory the starter's R2dbcFenceStore checks on (the unique or primary one), {@code null} when
+     * the store is the application's own, or there is none.
+     */
+    private static ConnectionFactory starterStoresFactory(ListableBeanFactory beans) {
+        if (!(beans.containsBean("reactiveFenceStore")
+                && beans.getBean("reactiveFenceStore") instanceof R2dbcFenceStore)) {
+            return null;
+        }
+        return beans.getBeanProvider(ConnectionFactory.class).getIfUnique();
     }
 }
