@@ -46,6 +46,9 @@ public final class FloorRaise {
     /** How many resources one page of the listing holds. */
     static final int PAGE = 500;
 
+    /** How many families one run raises the floors of; the rest are said in a warning (a test lowers it). */
+    int familyBound = 100_000;
+
     private final FenceAdmin admin;
     private final FenceInventory inventory;
     private final IssuedTokens issued;
@@ -163,6 +166,14 @@ public final class FloorRaise {
         run(atLeast, alsoResources, alsoFamilies, tally);
         long raised = tally.raised;
         long examined = tally.examined;
+        if (tally.familiesLeft > 0) {
+            long left = tally.familiesLeft;
+            LOG.log(System.Logger.Level.WARNING, () -> "Floor raise after restore by " + actor + ": the floors of "
+                    + "the first " + familyBound + " families were raised, and " + left + " keys of further "
+                    + "families were seen whose floors were not (too many families to hold at once): their keys "
+                    + "without a row of their own are not covered; run it again naming those families, or keep the "
+                    + "writers stopped until every lease taken before the restore has expired");
+        }
         LOG.log(System.Logger.Level.WARNING, () -> "Floor raise after restore by " + actor + ": " + raised + " of "
                 + examined + " resources raised (to the issuer's highest tokens" + (atLeast > 0 ? ", at least " + atLeast
                 : "") + ")");
@@ -197,8 +208,15 @@ public final class FloorRaise {
         Map.Entry<String, Long> migration;
         long examined;
         long raised;
-        /** The families of the keyed resources looked at, whose floors are raised last. */
+        /**
+         * The families of the keyed resources looked at, whose floors are raised last (after every resource: a key
+         * without a row of its own may read as its family's floor once that is raised). At most
+         * {@link FloorRaise#familyBound}: a table whose keys each make a family of their own (a colon in the key) is
+         * not held in memory at once.
+         */
         final Set<String> families = new TreeSet<>();
+        /** Keys of families seen beyond the bound, whose floors this run leaves as they are. */
+        long familiesLeft;
 
         Tally(Map.Entry<String, Long> checking, String actor) {
             this.checking = checking;
@@ -227,8 +245,12 @@ public final class FloorRaise {
     private void raiseEach(Collection<String> resources, boolean onlyWithoutMaxSeen, long atLeast, Tally tally) {
         for (String resource : resources) {
             String family = FenceSql.isFloorKey(resource) ? null : ResourceFamily.of(resource);
-            if (family != null) {
-                tally.families.add(family);
+            if (family != null && !tally.families.contains(family)) {
+                if (tally.families.size() < familyBound) {
+                    tally.families.add(family);
+                } else {
+                    tally.familiesLeft++;
+                }
             }
             if (onlyWithoutMaxSeen && admin.maxSeen(resource).orElse(0) > 0) {
                 continue; // listed and raised already (a floor row holding 0, which MariaDB's check locks, is none)

@@ -239,6 +239,28 @@ class FloorRaiseTest {
         assertThat(store.maxSeen("a")).as("at most the counter: raised to it").hasValue(115);
     }
 
+    /**
+     * Keys that each make a family of their own (a colon in the key) are not all held in memory: past the bound, the
+     * floors left are said in a warning.
+     */
+    @Test
+    void familiesPastTheBoundAreLeftAndSaid() throws Throwable {
+        for (int i = 0; i < 5; i++) {
+            write(new FencingToken("t:" + i + ":1", 1, "h"));
+        }
+        FloorRaise bounded = raise(null);
+        bounded.familyBound = 3;
+        try (dev.fencing.LogCapture log = dev.fencing.LogCapture.of(FloorRaise.class)) {
+            FloorRaiseResult result = bounded.raiseAll(3, "ops");
+            assertThat(result.raised()).as("every key, and the floors of the first three families").isEqualTo(5 + 3);
+            assertThat(log.records()).anySatisfy(r -> assertThat(r.getMessage())
+                    .contains("the floors of the first 3 families were raised, and 2 keys of further families were "
+                            + "seen whose floors were not"));
+        }
+        assertThat(store.maxSeen(dev.fencing.store.sql.FenceSql.familyFloorKey("t:2"))).hasValue(3);
+        assertThat(store.maxSeen(dev.fencing.store.sql.FenceSql.familyFloorKey("t:4"))).isEmpty();
+    }
+
     @Test
     void aSecondRunChangesNothing() throws Throwable {
         write(new FencingToken("a", 5, "h"));
