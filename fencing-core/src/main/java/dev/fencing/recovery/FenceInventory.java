@@ -5,8 +5,8 @@ import java.util.OptionalLong;
 
 /**
  * What a fence store holds, listed for operations that touch every resource: the resources with a max_seen, page by
- * page in a stable order, the highest max_seen of all, and one resource's. A read, never a write; pages taken while writes continue
- * may miss a resource created meanwhile (its first token came from the issuer as it is now).
+ * page in a stable order, the highest max_seen of all, and one resource's. A read, never a write; pages taken while
+ * writes continue may miss a resource created meanwhile (its first token came from the issuer as it is now).
  */
 public interface FenceInventory {
 

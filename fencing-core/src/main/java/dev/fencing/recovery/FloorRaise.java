@@ -117,16 +117,14 @@ public final class FloorRaise {
      * resources listed are raised without being named.
      *
      * @throws IllegalArgumentException as {@link #raiseAll(long, String)}, or when a named resource or family is
-     *                                  blank, or a family is not one ({@link ResourceFamily}: {@code a:b} is the
-     *                                  family of {@code a:b:1}; {@code :x} is none); nothing changed
+     *                                  blank; nothing changed
      */
     public FloorRaiseResult raiseAll(long atLeast, String actor, Collection<String> alsoResources,
                                      Collection<String> alsoFamilies) {
         for (String family : alsoFamilies) {
-            if (family == null || family.isBlank() || !family.equals(ResourceFamily.of(family + ":0"))) {
-                throw new IllegalArgumentException("'" + (family == null ? null : FencingToken.printable(family))
-                        + "' named as a family for the floor raise is not a family (the text before a key's last "
-                        + "':', as 'accounts' of 'accounts:42')");
+            if (family == null || family.isBlank()) {
+                throw new IllegalArgumentException("'" + family + "' named as a family for the floor raise is not a "
+                        + "family (the text before a key's last ':', as 'accounts' of 'accounts:42')");
             }
         }
         for (String resource : alsoResources) {

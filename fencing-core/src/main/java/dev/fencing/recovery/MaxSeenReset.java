@@ -10,12 +10,12 @@ import java.util.function.Supplier;
 /**
  * The way back after a bad token raised a resource's max_seen (a forged {@code Long.MAX_VALUE}, a bug): lowers it to
  * the issuer's highest issued token for the resource, never below, so the next real holder is accepted while every
- * token issued before stays refused (no zombie window). A resource the issuer issued nothing for is forgotten only with
- * the explicit value 0: an issuer that answers 0 may be the wrong one. An explicit value needs an explicit override and is still
- * never taken below the issuer's highest. Refuses while a lease on the resource is held unless forced; every reset
- * and refusal is logged at WARNING (who, what, old, new) and counted ({@link AdminMetrics}). With the bases of issuer
- * migrations ({@link #withStoredBases}), a reset below the highest stored base is refused: the migration's issuer
- * hands out tokens above it, which the answering issuer may not know.
+ * token issued before stays refused (no zombie window). A resource the issuer issued nothing for is forgotten only
+ * with the explicit value 0: an issuer that answers 0 may be the wrong one. An explicit value needs an explicit
+ * override and is still never taken below the issuer's highest. Refuses while a lease on the resource is held unless
+ * forced; every reset and refusal is logged at WARNING (who, what, old, new) and counted ({@link AdminMetrics}). With
+ * the bases of issuer migrations ({@link #withStoredBases}), a reset below the highest stored base is refused: the
+ * migration's issuer hands out tokens above it, which the answering issuer may not know.
  */
 public final class MaxSeenReset {
 
