@@ -46,6 +46,9 @@ final class RaiseFloorsCommand {
                                       resources were created after the backup)
               --resource NAME         also raise NAME, which the restored table may lack (created after the
                                       backup); repeatable
+              --family NAME           also give family NAME a floor (reg:eu for keys reg:eu:7, which a key with
+                                      a colon of its own makes): its keys without a row are judged against it;
+                                      the families of the keys in the tables get one without it; repeatable
               --actor NAME            who asks, for the log (default: the user.name system property)
             """;
 
@@ -68,15 +71,16 @@ final class RaiseFloorsCommand {
         JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
         FloorRaiseResult result = new FloorRaise(admin, admin, issuer, new AdminMetrics(null))
                 .withStoredBases(() -> bases)
-                .raiseAll(request.atLeast, request.actor, request.resources);
+                .raiseAll(request.atLeast, request.actor, request.resources, request.families);
         out.println("raised max_seen of " + result.raised() + " of " + result.examined() + " resources in "
-                + request.database.fenceTable() + " (to the lease table's highest tokens"
-                + (request.atLeast > 0 ? ", at least " + request.atLeast : "") + ") by " + result.actor());
+                + request.database.fenceTable() + " (" + (request.noLease ? "to " + request.atLeast
+                : "to the lease table's highest tokens" + (request.atLeast > 0 ? ", at least " + request.atLeast : ""))
+                + ") by " + result.actor());
     }
 
     /** The parsed command line; {@code null} from {@link #parse} means help. */
     private record Request(AdminCli.Database database, OffsetOptions offset, boolean noLease, long atLeast,
-                           String actor, List<String> resources) {
+                           String actor, List<String> resources, List<String> families) {
 
         static Request parse(String[] args) {
             AdminCli.Database database = new AdminCli.Database();
@@ -85,6 +89,7 @@ final class RaiseFloorsCommand {
             long atLeast = 0;
             String actor = System.getProperty("user.name", "unknown");
             List<String> resources = new ArrayList<>();
+            List<String> families = new ArrayList<>();
             for (int i = 2; i < args.length; i++) {
                 int taken = Math.max(database.accept(args, i), offset.accept(args, i));
                 if (taken >= 0) {
@@ -100,6 +105,7 @@ final class RaiseFloorsCommand {
                     case "--at-least" -> atLeast = AdminCli.positive(arg, Options.value(args, i++), Long.MAX_VALUE);
                     case "--actor" -> actor = Options.value(args, i++);
                     case "--resource" -> resources.add(Options.value(args, i++));
+                    case "--family" -> families.add(Options.value(args, i++));
                     default -> throw new IllegalArgumentException("unknown option '" + arg + "' for raise-floors");
                 }
             }
@@ -109,7 +115,8 @@ final class RaiseFloorsCommand {
                         + "tells what was issued");
             }
             offset.requireLease(noLease, "raise-floors");
-            return new Request(database, offset, noLease, atLeast, actor, List.copyOf(resources));
+            return new Request(database, offset, noLease, atLeast, actor, List.copyOf(resources),
+                    List.copyOf(families));
         }
     }
 }

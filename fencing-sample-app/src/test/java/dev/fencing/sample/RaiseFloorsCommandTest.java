@@ -151,6 +151,26 @@ class RaiseFloorsCommandTest {
         }
     }
 
+    /**
+     * A key with a colon of its own ({@code reg:eu:7}) is of family {@code reg:eu}, which the raise sees only when a
+     * key of it is in a table: a re-trial's restore without any left its zombie writing after the raise. Named with
+     * --family, it gets a floor; with --no-lease the line says what it raised to.
+     */
+    @Test
+    void aNamedFamilyGetsAFloorThatItsKeysWithoutARowAreJudgedAgainst() throws Throwable {
+        String family = resource + ":eu";
+        store.fence(family + ":7", new FencingToken(family + ":7", 182, "holder"), () -> null);
+        jdbc.execute("DELETE FROM " + fenceTable); // the restore, without any key of the family
+
+        assertThat(run("--no-lease", "--at-least", "190", "--family", family)).isZero();
+
+        assertThat(out.toString(StandardCharsets.UTF_8)).contains("raised max_seen of 1 of 1 resources in "
+                + fenceTable + " (to 190) by");
+        assertThatThrownBy(() -> store.fence(family + ":7", new FencingToken(family + ":7", 182, "zombie"),
+                () -> null)).isInstanceOf(TokenRejectedException.class);
+        assertThat(run("--no-lease", "--at-least", "190", "--family", " ")).isEqualTo(2);
+    }
+
     @Test
     void aResourceCreatedAfterTheBackupIsRaisedFromTheLeaseTableWithoutNamingIt() throws Throwable {
         try (Lease first = issuer.acquire(resource, Duration.ofSeconds(5))) {

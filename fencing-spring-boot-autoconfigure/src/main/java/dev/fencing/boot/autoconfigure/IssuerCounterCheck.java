@@ -293,6 +293,7 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
         if (below.isEmpty()) {
             return null;
         }
+        boolean administered = fences instanceof dev.fencing.recovery.FenceAdmin;
         StringBuilder listed = new StringBuilder();
         below.entrySet().stream().limit(5).forEach(e -> listed.append(listed.isEmpty() ? "" : "; ")
                 .append("'").append(e.getKey()).append("': ").append(e.getValue()));
@@ -320,14 +321,21 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
                 + listed + (below.size() > 5 ? "; ..." : "") + "): their next tokens will be refused as stale until "
                 + "each counter passes its max_seen. This is what an issuer table on another database (a @Primary "
                 + "DataSource moved), one restored from an older backup, or a Redis restart without persistence "
-                + "looks like. If the issuer is the right one, raise its counters: POST /actuator/fencing "
-                + "{\"afterRestore\": true, \"atLeast\": N} with N the store's highest max_seen (at least " + highest
-                + "; fencing.admin.enabled=true) raises every counter and max_seen to N; otherwise point the issuer "
-                + "at its own table (docs/operations.md, \"Backup and restore of the fence table\"). A max_seen "
-                + "far above its counter with no such move is what a token no issuer produced looks like (a forged "
-                + "or hand-made Fencing-Token header, when tokens are not signed): then lower that resource's max_seen "
-                + "to its highest issued token instead, POST /actuator/fencing/{resource} (docs/operations.md, \"When "
-                + "max_seen is ahead of every token\"), and sign tokens. " + PROPERTY + "=false turns this check off";
+                + "looks like. If the issuer is the right one, raise its counters: " + (administered
+                ? "POST /actuator/fencing {\"afterRestore\": true, \"atLeast\": N} with N the store's highest "
+                + "max_seen (at least " + highest + "; fencing.admin.enabled=true) raises every counter and max_seen "
+                + "to N"
+                : "an R2DBC store has no admin operations, so run the floor raise in Java, new FloorRaise(new "
+                + "JdbcFenceAdmin(a JdbcFenceStore on the same table), ..., this issuer, ...).raiseAll(N, actor) with "
+                + "N at least " + highest + ", which raises every counter and max_seen to N") + "; otherwise point "
+                + "the issuer at its own table (docs/operations.md, \"Backup and restore of the fence table\"). A "
+                + "max_seen far above its counter with no such move is what a token no issuer produced looks like (a "
+                + "forged or hand-made Fencing-Token header, when tokens are not signed): then lower that resource's "
+                + "max_seen to its highest issued token instead, " + (administered ? "POST "
+                + "/actuator/fencing/{resource}" : "with a MaxSeenReset over a JdbcFenceAdmin")
+                + " (docs/operations.md, \"When max_seen is ahead of every token\"), and sign tokens. Do not reset a resource through an "
+                + "instance whose issuer is not the one that issued its tokens: the reset lowers max_seen to what that "
+                + "issuer says. " + PROPERTY + "=false turns this check off";
     }
 
     private static String list(Map<String, Long> offsets) {

@@ -33,27 +33,37 @@ final class UnservedAdminWarning implements SmartInitializingSingleton {
     public void afterSingletonsInstantiated() {
         String why = unserved();
         if (why != null) {
-            log.warn("fencing.admin.enabled=true, but " + why + ": the admin operations (the mode switch, the reset, "
-                    + "the floor raise) are not served");
+            log.warn("fencing.admin.enabled=true, but " + why);
         }
     }
 
-    /** Why the admin operations asked for are not served, or {@code null} when they are or were not asked for. */
+    private static final String NONE_SERVED = ": the admin operations (the mode switch, the reset, the floor raise) "
+            + "are not served";
+
+    /** Why admin operations asked for are not served, and which; {@code null} when served or not asked for. */
     String unserved() {
         if (!environment.getProperty("fencing.admin.enabled", Boolean.class, false)) {
             return null;
         }
         ClassLoader loader = beans.getBeanClassLoader();
         if (!ClassUtils.isPresent(ENDPOINT, loader)) {
-            return "Spring Boot's actuator is not on the class path (add spring-boot-starter-actuator)";
+            return "Spring Boot's actuator is not on the class path (add spring-boot-starter-actuator)" + NONE_SERVED;
+        }
+        if ("none".equalsIgnoreCase(environment.getProperty("spring.main.web-application-type", "").strip())) {
+            return "spring.main.web-application-type=none: no web server serves the actuator's web endpoints"
+                    + NONE_SERVED;
+        }
+        if ("-1".equals(environment.getProperty("management.server.port", "").strip())) {
+            return "management.server.port=-1 turns the actuator's web endpoints off" + NONE_SERVED;
         }
         if (beans.getBeanNamesForType(ClassUtils.resolveClassName(EXTENSION, loader), true, false).length > 0) {
             return null;
         }
         if (beans.getBeanNamesForType(FenceStore.class, true, false).length == 0) {
-            return "the application has no FenceStore bean to administer (a reactive store has no admin operations)";
+            return "the application has no blocking FenceStore bean to administer: the reset and the floor raise "
+                    + "are not served (a reactive store has none; the mode switch is served)";
         }
         return "the fencing endpoint is not available (expose it: management.endpoints.web.exposure.include=...,"
-                + "fencing; and keep management.endpoint.fencing.access or .enabled from turning it off)";
+                + "fencing; and keep management.endpoint.fencing.access or .enabled from turning it off)" + NONE_SERVED;
     }
 }

@@ -90,6 +90,11 @@ class FencingAdminAutoConfigurationTest {
         assertThat(output.getAll().substring(before)).contains("Spring Boot's actuator is not on the class path",
                 unserved);
         before = output.getAll().length();
+        runner.withPropertyValues("fencing.admin.enabled=true", "fencing.admin.allow-unsecured=true",
+                "management.server.port=-1").run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.getAll().substring(before)).contains("management.server.port=-1 turns the actuator's web "
+                + "endpoints off", unserved);
+        before = output.getAll().length();
         runner.withPropertyValues("fencing.admin.enabled=false", "management.endpoints.web.exposure.include=health")
                 .run(context -> assertThat(context).hasNotFailed());
         assertThat(output.getAll().substring(before)).doesNotContain(unserved);
