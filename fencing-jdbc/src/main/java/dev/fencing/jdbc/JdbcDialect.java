@@ -77,7 +77,7 @@ public enum JdbcDialect {
 
     /** The committed max_seen of a resource. Parameter: resource; returns (max_seen), no row when there is none. */
     String maxSeenSql(String table) {
-        return "SELECT max_seen FROM " + table + " WHERE resource = ?";
+        return sql.maxSeenSql(table);
     }
 
     /** {@link FenceSql#resourcesSql}. */

@@ -52,8 +52,7 @@ public final class R2dbcFenceInventory implements FenceInventory {
     @Override
     public OptionalLong maxSeen(String resource) {
         Objects.requireNonNull(resource, "resource");
-        Optional<Long> value = client.sql(dialect.nativeMarkers("SELECT max_seen FROM " + table
-                        + " WHERE resource = ?")).bind(0, resource)
+        Optional<Long> value = client.sql(dialect.nativeMarkers(dialect.sql().maxSeenSql(table))).bind(0, resource)
                 .map(row -> Optional.ofNullable(row.get(0, Long.class))).one().block(READ_TIMEOUT);
         return value == null || value.isEmpty() ? OptionalLong.empty() : OptionalLong.of(value.get());
     }

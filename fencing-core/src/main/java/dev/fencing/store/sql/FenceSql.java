@@ -283,6 +283,11 @@ public enum FenceSql {
         return maxAdvance == FenceRule.UNBOUNDED ? "" : template.formatted(table, maxAdvance);
     }
 
+    /** The committed max_seen of a resource. Parameter: resource; returns (max_seen), no row when there is none. */
+    public String maxSeenSql(String table) {
+        return "SELECT max_seen FROM " + table + " WHERE resource = ?";
+    }
+
     /**
      * What a store on {@code table} says at build time of a {@code lockTimeout} this database cannot apply as given, or
      * {@code null}: MariaDB's lock wait bounds take whole seconds, rounded up (a 200 ms bound waited a second in a

@@ -207,7 +207,8 @@ public class FencingAutoConfiguration {
 
     /** {@code fencing.admin.enabled=true} in an application that serves no admin operation: said at startup. */
     @Bean
-    static UnservedAdminWarning fencingUnservedAdminWarning(ConfigurableListableBeanFactory beans, Environment environment) {
+    static UnservedAdminWarning fencingUnservedAdminWarning(ConfigurableListableBeanFactory beans,
+                                                            Environment environment) {
         return new UnservedAdminWarning(beans, environment);
     }
 
