@@ -2,6 +2,8 @@ package dev.fencing.zookeeper;
 
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.testsupport.Await;
+import dev.fencing.testsupport.LogRecords;
 import dev.fencing.testsupport.RemoteTokenIssuerContract;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -15,6 +17,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -209,5 +212,52 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
             onAlmost.close();
             onCjk.close();
         }
+    }
+
+    /**
+     * A lock node deleted by hand while it is held (an operator freeing a lock that looked stuck) lets the next
+     * acquirer in: once the lease has been held for a second its node is watched, and the deletion marks the lease
+     * lost at once, counted once and warned of, before its release, which stays quiet. A lease whose node's data
+     * changed stays held and is watched again; the issuer's own releases are never lost.
+     */
+    @Test
+    void aLockNodeDeletedByHandMarksItsLeaseLost() throws Exception {
+        String r = freshResource();
+        Lease watchedThenReleased = issuer.acquire(r, Duration.ofSeconds(10));
+        Await.until(() -> issuer.watches(watchedThenReleased) == 1);
+        watchedThenReleased.close(); // its own release deletes the watched node: not a loss
+        double lostBefore = lost();
+        try (LogRecords log = LogRecords.of(dev.fencing.issuer.AbstractTokenIssuer.class)) {
+            Lease zombie = issuer.acquire(r, Duration.ofSeconds(10));
+            String lockPath = issuer.lockPath(zombie);
+            Await.until(() -> issuer.watches(zombie) == 1);
+            client.setData().forPath(lockPath, "touched".getBytes(StandardCharsets.UTF_8));
+            Await.until(() -> issuer.watches(zombie) == 2); // the data change spent the one-time watch
+            assertThat(zombie.isLost()).as("a data change is no loss").isFalse();
+
+            otherClient.delete().forPath(lockPath);
+            Await.until(() -> zombie.isLost() && lost() == lostBefore + 1);
+            assertThat(zombie.isHeld()).isFalse();
+            assertThat(log.records()).anySatisfy(record -> assertThat(record.getMessage())
+                    .contains("Lost the lock on '" + r + "'").contains("token " + zombie.token().value()));
+
+            Lease next = otherIssuer.acquire(r, Duration.ofSeconds(10)); // the lock was free for the next one
+            try {
+                assertThat(next.token().value()).isGreaterThan(zombie.token().value());
+                zombie.close();
+                assertThat(zombie.isReleased()).isTrue();
+                assertThat(client.checkExists().forPath(otherIssuer.lockPath(next)))
+                        .as("the zombie's release leaves the new holder's node alone").isNotNull();
+            } finally {
+                next.close();
+            }
+        }
+        assertThat(lost()).as("counted once").isEqualTo(lostBefore + 1);
+        assertThat(watchedThenReleased.isLost()).isFalse();
+    }
+
+    private double lost() {
+        return registry.find("fencing.issuer.leases.lost").tag("issuer", "zookeeper").counters().stream()
+                .mapToDouble(io.micrometer.core.instrument.Counter::count).sum();
     }
 }
