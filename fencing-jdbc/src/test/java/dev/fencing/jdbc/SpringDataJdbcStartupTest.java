@@ -34,6 +34,8 @@ import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.annotation.Propagation;
+import org.springframework.transaction.annotation.Transactional;
 
 import javax.sql.DataSource;
 import java.util.List;
@@ -105,6 +107,31 @@ class SpringDataJdbcStartupTest {
     interface ArchiveNoteRepository extends CrudRepository<Note, Long> {
     }
 
+    /**
+     * Fenced methods with transactions of their own, which Spring Data's repository interceptor begins inside the
+     * fence (a helper's trial: the check rolled back with the caller's transaction and the write stayed).
+     */
+    interface OwnTransactionNoteRepository extends CrudRepository<Note, Long> {
+        @Fenced(resource = "startup-own", key = "#account")
+        @Transactional(propagation = Propagation.REQUIRES_NEW)
+        @Modifying
+        @Query("UPDATE startup_note SET text = :text WHERE account = :account")
+        int rewrite(String account, String text);
+
+        @Fenced(resource = "startup-own", key = "#account")
+        @Transactional(propagation = Propagation.NOT_SUPPORTED)
+        @Modifying
+        @Query("UPDATE startup_note SET text = :text WHERE account = :account")
+        int rewriteAlone(String account, String text);
+
+        /** Joins the fence's transaction: fine. */
+        @Fenced(resource = "startup-own", key = "#account")
+        @Transactional
+        @Modifying
+        @Query("DELETE FROM startup_note WHERE account = :account")
+        int purge(String account);
+    }
+
     /** Not fenced at all: nothing to say about it. */
     interface PlainNoteRepository extends CrudRepository<Note, Long> {
     }
@@ -147,6 +174,14 @@ class SpringDataJdbcStartupTest {
                     LedgerNoteRepository.class, ArchiveNoteRepository.class, PlainNoteRepository.class}))
     @EnableFencing
     static class PartlyFencedConfig extends Base {
+    }
+
+    @Configuration
+    @EnableJdbcRepositories(considerNestedRepositories = true, basePackageClasses = SpringDataJdbcStartupTest.class,
+            includeFilters = @ComponentScan.Filter(type = FilterType.ASSIGNABLE_TYPE,
+                    classes = OwnTransactionNoteRepository.class))
+    @EnableFencing
+    static class OwnTransactionConfig extends Base {
     }
 
     private final String schema = "fencing_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
@@ -193,6 +228,17 @@ class SpringDataJdbcStartupTest {
                 .hasMessageContaining("TypoNoteRepository.rewrite(String, String)")
                 .hasMessageContaining("#acount is not a parameter")
                 .hasMessageNotContaining("$Proxy");
+    }
+
+    @Test
+    void aRepositoryMethodWithATransactionOfItsOwnInsideTheFenceFailsStartup() {
+        assertThatThrownBy(() -> context(OwnTransactionConfig.class).close())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("OwnTransactionNoteRepository.rewrite(String, String) is @Fenced")
+                .hasMessageContaining("propagation REQUIRES_NEW")
+                .hasMessageContaining("OwnTransactionNoteRepository.rewriteAlone(String, String) is @Fenced")
+                .hasMessageContaining("propagation NOT_SUPPORTED")
+                .hasMessageNotContaining("purge");
     }
 
     @Test

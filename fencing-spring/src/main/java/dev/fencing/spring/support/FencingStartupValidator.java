@@ -348,6 +348,12 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             // an acquiring point checks nothing (its lock is held until the transaction completes, wherever it runs)
             checkProxy(bean, userClass, operation, method, modifiers, singleton, acquires ? null : transactionOrder,
                     problems);
+            if (!acquires && transactionsPresent()) {
+                Object proxy = singleton != null ? singleton : factoryProduct(bean);
+                if (proxy != null) {
+                    checkInnerTransaction(operation, method, userClass, proxy, problems);
+                }
+            }
         } else {
             WovenClassCheck.checkWoven(operation, method, userClass, found, problems);
         }
@@ -383,6 +389,42 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                     : "") + "); the check must "
                     + "run inside the transaction: set @EnableTransactionManagement(order = ...) lower than "
                     + "@EnableFencing(order = ...), e.g. @EnableTransactionManagement(order = 0)");
+        }
+    }
+
+    /**
+     * The object a singleton {@code FactoryBean} makes (a Spring Data repository's proxy), made by now for a fenced
+     * type in use; {@code null} for anything else, or when it cannot be had.
+     */
+    private Object factoryProduct(String bean) {
+        try {
+            return beanFactory.isFactoryBean(bean) && beanFactory.isSingleton(bean) ? beanFactory.getBean(bean) : null;
+        } catch (RuntimeException unavailable) {
+            return null;
+        }
+    }
+
+    private boolean transactionsPresent() {
+        return ClassUtils.isPresent(TRANSACTIONAL, beanFactory.getBeanClassLoader());
+    }
+
+    /**
+     * A transaction interceptor inside the fence that begins a transaction of its own for the method, or suspends the
+     * caller's (a Spring Data repository method's own {@code @Transactional(propagation = ...)}): the check would
+     * commit with the caller's transaction, the write apart from it.
+     */
+    private static void checkInnerTransaction(String operation, Method method, Class<?> userClass, Object singleton,
+                                              Set<String> problems) {
+        String propagation = InnerTransactions.apartFromTheFence(singleton, method, userClass);
+        if (propagation != null) {
+            problems.add(operation + " is @Fenced, and its proxy's own transaction interceptor (a Spring Data "
+                    + "repository's), which runs inside the fence, gives it propagation " + propagation + ": the "
+                    + (propagation.equals("NEVER") ? "method would fail every call (the fence's transaction is "
+                    + "there)" : "check would run in the caller's transaction and the write "
+                    + (propagation.equals("REQUIRES_NEW") ? "in another one" : "outside any")
+                    + ", so a rollback keeps the write and a write checked with an older token can commit after a "
+                    + "newer one's") + "; drop the propagation from the repository method and put @Transactional on the "
+                    + "service method that calls it");
         }
     }
 
