@@ -835,6 +835,14 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         return next;
     }
 
+    /**
+     * The DataSource the checks run on: a fenced write joins the check's transaction only on a connection Spring
+     * binds for it (or for the pool a {@code TransactionAwareDataSourceProxy} wraps).
+     */
+    public DataSource dataSource() {
+        return Objects.requireNonNull(jdbc.getDataSource());
+    }
+
     /** The dialect detected (or configured) at build time. */
     public JdbcDialect dialect() {
         return dialect;

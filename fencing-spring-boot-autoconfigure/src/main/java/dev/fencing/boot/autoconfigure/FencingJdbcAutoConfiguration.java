@@ -17,6 +17,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -109,6 +110,17 @@ public class FencingJdbcAutoConfiguration {
                         throw new FencingConfigurationException(problem);
                     }
                 });
+    }
+
+    /**
+     * Once every singleton exists: warns of a DataSource bean or jOOQ {@code DSLContext} through which a fenced write
+     * would take a connection apart from the check's transaction ({@link WriteConnectionsCheck}).
+     */
+    @Bean
+    static SmartInitializingSingleton fencingWriteConnectionsCheck(ListableBeanFactory beans,
+            ObjectProvider<FenceStore> stores) {
+        return () -> WriteConnectionsCheck.warn(beans, stores.orderedStream()
+                .flatMap(FencingJdbcAutoConfiguration::jdbcStores).distinct().toList());
     }
 
     /** The JDBC stores {@code store} is or routes to (a {@link RoutingFenceStore}'s, at any depth). */

@@ -1,0 +1,135 @@
+package dev.fencing.boot.autoconfigure;
+
+import dev.fencing.jdbc.JdbcFenceStore;
+import org.jooq.DSLContext;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
+import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+
+import javax.sql.DataSource;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The startup warning of connections a fenced write could take apart from the check's transaction (a helper's trial
+ * had a stale token's write commit after a newer one's through each): the pool bean behind the store's
+ * {@code LazyConnectionDataSourceProxy}, and a {@code DSLContext} built by hand on the store's DataSource; not a
+ * {@code TransactionAwareDataSourceProxy} over the pool, nor a {@code DSLContext} built on one.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class WriteConnectionsCheckTest {
+
+    private static final String POOL_BEHIND = "DataSource bean 'rawDataSource' is the pool behind the fence store's "
+            + "DataSource 'dataSource'";
+    private static final String DSL_DIRECT = "DSLContext bean 'dsl' takes its connections straight from the fence "
+            + "store's DataSource";
+
+    private final ApplicationContextRunner runner = new ApplicationContextRunner()
+            .withConfiguration(FencingAutoConfigurationTest.FENCING)
+            .withConfiguration(AutoConfigurations.of(DataSourceTransactionManagerAutoConfiguration.class,
+                    TransactionAutoConfiguration.class));
+
+    private static DataSource h2() {
+        return new DriverManagerDataSource("jdbc:h2:mem:write-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;INIT="
+                + "RUNSCRIPT FROM 'classpath:dev/fencing/jdbc/schema-h2.sql'");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class LazyPrimary {
+        @Bean
+        DataSource rawDataSource() {
+            return h2();
+        }
+
+        @Bean
+        @Primary
+        DataSource dataSource(@Qualifier("rawDataSource") DataSource raw) {
+            return new LazyConnectionDataSourceProxy(raw);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TransactionAwarePrimary {
+        @Bean
+        DataSource rawDataSource() {
+            return h2();
+        }
+
+        @Bean
+        @Primary
+        DataSource dataSource(@Qualifier("rawDataSource") DataSource raw) {
+            return new TransactionAwareDataSourceProxy(raw);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class HandBuiltDsl {
+        @Bean
+        DSLContext dsl(DataSource dataSource) {
+            return DSL.using(dataSource, SQLDialect.H2);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class TransactionAwareDsl {
+        @Bean
+        DSLContext dsl(DataSource dataSource) {
+            return DSL.using(new TransactionAwareDataSourceProxy(dataSource), SQLDialect.H2);
+        }
+    }
+
+    @Test
+    void thePoolBehindTheStoresLazyProxyIsNamed(CapturedOutput output) {
+        runner.withUserConfiguration(LazyPrimary.class).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(JdbcFenceStore.class);
+            assertThat(output).contains(POOL_BEHIND + " (LazyConnectionDataSourceProxy)")
+                    .contains("finds no transaction");
+        });
+    }
+
+    @Test
+    void thePoolBehindATransactionAwareProxyIsNotNamed(CapturedOutput output) {
+        runner.withUserConfiguration(TransactionAwarePrimary.class).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(JdbcFenceStore.class);
+            assertThat(output).doesNotContain("is the pool behind the fence store's DataSource");
+        });
+    }
+
+    @Test
+    void aDslContextBuiltOnTheStoresDataSourceIsNamed(CapturedOutput output) {
+        runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+                .withPropertyValues("spring.datasource.url=jdbc:h2:mem:dsl-" + UUID.randomUUID()
+                        + ";DB_CLOSE_DELAY=-1;INIT=RUNSCRIPT FROM 'classpath:dev/fencing/jdbc/schema-h2.sql'")
+                .withUserConfiguration(HandBuiltDsl.class).run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(JdbcFenceStore.class);
+                    assertThat(output).contains(DSL_DIRECT).contains("TransactionAwareDataSourceProxy");
+                });
+    }
+
+    @Test
+    void aDslContextOnATransactionAwareProxyIsNotNamed(CapturedOutput output) {
+        runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+                .withPropertyValues("spring.datasource.url=jdbc:h2:mem:dsl-" + UUID.randomUUID()
+                        + ";DB_CLOSE_DELAY=-1;INIT=RUNSCRIPT FROM 'classpath:dev/fencing/jdbc/schema-h2.sql'")
+                .withUserConfiguration(TransactionAwareDsl.class).run(context -> {
+                    assertThat(context).hasNotFailed().hasSingleBean(JdbcFenceStore.class);
+                    assertThat(output).doesNotContain("takes its connections straight");
+                });
+    }
+}
