@@ -166,7 +166,7 @@ final class TableVerifier {
                                     jdbc.execute(kind.createTableSql(dialect, table))));
                 } catch (DataAccessException | TransactionException e) {
                     throw new FencingConfigurationException(kind.what() + " '" + table + "' could not be created on "
-                            + dialect.productName() + ": " + rootMessage(e), e);
+                            + dialect.productName() + ": " + rootMessage(e) + poolerHint(e), e);
                 }
             }
             inspect(this::requireTransactionalEngine);
@@ -191,7 +191,7 @@ final class TableVerifier {
             probeTransactions.executeWithoutResult(status -> check.run());
         } catch (DataAccessException | TransactionException e) {
             throw new FencingConfigurationException(kind.what() + " '" + table + "' could not be inspected on "
-                    + dialect.productName() + ": " + rootMessage(e), e);
+                    + dialect.productName() + ": " + rootMessage(e) + poolerHint(e), e);
         }
     }
 
@@ -218,6 +218,11 @@ final class TableVerifier {
                                 + "' are one row)");
                     }));
         } catch (FenceStoreException | DataAccessException | TransactionException e) {
+            String pooler = poolerHint(e);
+            if (!pooler.isEmpty()) {
+                throw new FencingConfigurationException(kind.what() + " '" + table + "' could not be checked on "
+                        + dialect.productName() + " (" + rootMessage(e) + ")" + pooler, e);
+            }
             String denied = denied(e);
             if (denied != null) {
                 throw new FencingConfigurationException(kind.what() + " '" + table + "' exists but cannot be "
@@ -527,6 +532,26 @@ final class TableVerifier {
             }
         }
         return null;
+    }
+
+    /**
+     * What to do when {@code e} is PostgreSQL refusing a prepared statement of the driver's that the connection does
+     * not have, or already has under its name ({@code 26000}, {@code 42P05}): a connection pooler in transaction mode
+     * (pgbouncer) hands each transaction a server connection of its own, so the driver's server-side statements
+     * (after {@code prepareThreshold} uses, 5 by default) land where they were not prepared. Empty otherwise; the
+     * table may be fine.
+     */
+    static String poolerHint(Throwable e) {
+        for (Throwable cause = e; cause != null; cause = cause.getCause()) {
+            if (cause instanceof java.sql.SQLException sql
+                    && ("42P05".equals(sql.getSQLState()) || "26000".equals(sql.getSQLState()))) {
+                return ". The driver's prepared statements are not where it prepared them, as behind a connection "
+                        + "pooler in transaction mode (pgbouncer): add prepareThreshold=0 to the JDBC URL, or turn "
+                        + "on the pooler's prepared-statement support (pgbouncer 1.21 and later: "
+                        + "max_prepared_statements); the table itself may be fine";
+            }
+        }
+        return "";
     }
 
     private static String rootMessage(Throwable e) {

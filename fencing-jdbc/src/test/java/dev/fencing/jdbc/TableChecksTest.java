@@ -182,6 +182,36 @@ class TableChecksTest {
      * A table the application's user may only read, or a read-only connection, was reported as "missing or
      * unusable" with the script to create it, the wrong fix (a new user's trial); now the grant or the connection.
      */
+    /**
+     * Behind a connection pooler in transaction mode (pgbouncer) the driver's server-side prepared statements land on
+     * connections that have others of those names: PostgreSQL's "prepared statement "S_2" already exists" was told as a
+     * missing table (a helper's trial). Made here without a pooler: the connection already has statements of the
+     * driver's names, and the driver prepares on the server from the first use.
+     */
+    @Test
+    void aPreparedStatementClashNamesThePoolerNotTheTable() throws Exception {
+        String fence = table(Database.POSTGRESQL, "fence");
+        jdbc(Database.POSTGRESQL).execute(FenceSql.POSTGRESQL.createTableSql(fence));
+        java.sql.Connection connection = java.sql.DriverManager.getConnection(
+                "jdbc:postgresql://127.0.0.1:5432/test?prepareThreshold=0", "postgres", "");
+        try (java.sql.Statement statement = connection.createStatement()) {
+            for (int i = 1; i <= 40; i++) {
+                statement.execute("PREPARE \"S_" + i + "\" AS SELECT " + i); // the driver's names, quoted: case kept
+            }
+            connection.unwrap(org.postgresql.PGConnection.class).setPrepareThreshold(1); // from the first use
+            org.springframework.jdbc.datasource.SingleConnectionDataSource clashing =
+                    new org.springframework.jdbc.datasource.SingleConnectionDataSource(connection, true);
+            assertThatThrownBy(() -> JdbcFenceStore.builder(clashing).table(fence).build().verify())
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("already exists")
+                    .hasMessageContaining("connection pooler in transaction mode (pgbouncer)")
+                    .hasMessageContaining("prepareThreshold=0")
+                    .hasMessageNotContaining("Create it with the script");
+        } finally {
+            connection.close();
+        }
+    }
+
     @Test
     void aTableTheApplicationCannotWriteNamesTheGrantOrTheReadOnlyConnection() {
         String fence = table(Database.POSTGRESQL, "fence");
