@@ -50,13 +50,16 @@ class WriteConnectionsCheckTest {
                 + "RUNSCRIPT FROM 'classpath:dev/fencing/jdbc/schema-h2.sql'");
     }
 
-    @Configuration(proxyBeanMethods = false)
-    static class LazyPrimary {
+    /** The pool, a bean of its own, behind the primary DataSource each subclass wraps it in. */
+    abstract static class PoolBehindPrimary {
         @Bean
         DataSource rawDataSource() {
             return h2();
         }
+    }
 
+    @Configuration(proxyBeanMethods = false)
+    static class LazyPrimary extends PoolBehindPrimary {
         @Bean
         @Primary
         DataSource dataSource(@Qualifier("rawDataSource") DataSource raw) {
@@ -65,12 +68,7 @@ class WriteConnectionsCheckTest {
     }
 
     @Configuration(proxyBeanMethods = false)
-    static class TransactionAwarePrimary {
-        @Bean
-        DataSource rawDataSource() {
-            return h2();
-        }
-
+    static class TransactionAwarePrimary extends PoolBehindPrimary {
         @Bean
         @Primary
         DataSource dataSource(@Qualifier("rawDataSource") DataSource raw) {
@@ -94,6 +92,13 @@ class WriteConnectionsCheckTest {
         }
     }
 
+    /** Spring Boot's DataSource on an H2 database with the fence table. */
+    private ApplicationContextRunner withBootDataSource() {
+        return runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+                .withPropertyValues("spring.datasource.url=jdbc:h2:mem:dsl-" + UUID.randomUUID()
+                        + ";DB_CLOSE_DELAY=-1;INIT=RUNSCRIPT FROM 'classpath:dev/fencing/jdbc/schema-h2.sql'");
+    }
+
     @Test
     void thePoolBehindTheStoresLazyProxyIsNamed(CapturedOutput output) {
         runner.withUserConfiguration(LazyPrimary.class).run(context -> {
@@ -113,10 +118,7 @@ class WriteConnectionsCheckTest {
 
     @Test
     void aDslContextBuiltOnTheStoresDataSourceIsNamed(CapturedOutput output) {
-        runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
-                .withPropertyValues("spring.datasource.url=jdbc:h2:mem:dsl-" + UUID.randomUUID()
-                        + ";DB_CLOSE_DELAY=-1;INIT=RUNSCRIPT FROM 'classpath:dev/fencing/jdbc/schema-h2.sql'")
-                .withUserConfiguration(HandBuiltDsl.class).run(context -> {
+        withBootDataSource().withUserConfiguration(HandBuiltDsl.class).run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(JdbcFenceStore.class);
                     assertThat(output).contains(DSL_DIRECT).contains("TransactionAwareDataSourceProxy");
                 });
@@ -124,10 +126,7 @@ class WriteConnectionsCheckTest {
 
     @Test
     void aDslContextOnATransactionAwareProxyIsNotNamed(CapturedOutput output) {
-        runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
-                .withPropertyValues("spring.datasource.url=jdbc:h2:mem:dsl-" + UUID.randomUUID()
-                        + ";DB_CLOSE_DELAY=-1;INIT=RUNSCRIPT FROM 'classpath:dev/fencing/jdbc/schema-h2.sql'")
-                .withUserConfiguration(TransactionAwareDsl.class).run(context -> {
+        withBootDataSource().withUserConfiguration(TransactionAwareDsl.class).run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(JdbcFenceStore.class);
                     assertThat(output).doesNotContain("takes its connections straight");
                 });
