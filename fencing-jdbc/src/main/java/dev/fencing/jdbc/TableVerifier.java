@@ -165,8 +165,10 @@ final class TableVerifier {
                             probeTransactions.executeWithoutResult(status ->
                                     jdbc.execute(kind.createTableSql(dialect, table))));
                 } catch (DataAccessException | TransactionException e) {
-                    throw new FencingConfigurationException(kind.what() + " '" + table + "' could not be created on "
-                            + dialect.productName() + ": " + rootMessage(e) + poolerHint(e), e);
+                    String pooler = poolerHint(e); // then the statement failed, not the table
+                    throw new FencingConfigurationException(kind.what() + " '" + table + "' could not be "
+                            + (pooler.isEmpty() ? "created" : "checked") + " on " + dialect.productName() + ": "
+                            + rootMessage(e) + pooler, e);
                 }
             }
             inspect(this::requireTransactionalEngine);

@@ -179,10 +179,6 @@ class TableChecksTest {
     }
 
     /**
-     * A table the application's user may only read, or a read-only connection, was reported as "missing or
-     * unusable" with the script to create it, the wrong fix (a new user's trial); now the grant or the connection.
-     */
-    /**
      * Behind a connection pooler in transaction mode (pgbouncer) the driver's server-side prepared statements land on
      * connections that have others of those names: PostgreSQL's "prepared statement "S_2" already exists" was told as a
      * missing table (a helper's trial). Made here without a pooler: the connection already has statements of the
@@ -212,6 +208,10 @@ class TableChecksTest {
         }
     }
 
+    /**
+     * A table the application's user may only read, or a read-only connection, was reported as "missing or
+     * unusable" with the script to create it, the wrong fix (a new user's trial); now the grant or the connection.
+     */
     @Test
     void aTableTheApplicationCannotWriteNamesTheGrantOrTheReadOnlyConnection() {
         String fence = table(Database.POSTGRESQL, "fence");

@@ -8,6 +8,7 @@ import org.jooq.impl.DataSourceConnectionProvider;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 import org.springframework.util.ClassUtils;
 
 import javax.sql.DataSource;
@@ -20,13 +21,16 @@ import java.util.Set;
 
 /**
  * Warns at startup of connections a fenced write could take apart from the check's transaction on a JDBC store's
- * DataSource: a {@code DataSource} bean that is the pool behind the store's DataSource when that one wraps it
- * ({@code LazyConnectionDataSourceProxy}, any {@link DelegatingDataSource} but a
- * {@link TransactionAwareDataSourceProxy}, which transaction managers see through: the transaction binds the wrapper,
- * so code on the pool bean finds nothing bound), and a jOOQ {@link DSLContext} built on the store's DataSource, or
- * that pool, without a {@code TransactionAwareDataSourceProxy} (its connections come straight from the pool). A trial
+ * DataSource. Spring binds a transaction's connection to the DataSource its manager has (seeing through a
+ * {@link TransactionAwareDataSourceProxy} only), and code finds it only through that same DataSource. So: a
+ * {@code DataSource} bean that is the pool behind the store's DataSource (below a {@code LazyConnectionDataSourceProxy}
+ * or any other {@link DelegatingDataSource} but a {@code TransactionAwareDataSourceProxy}, or a target of an
+ * {@link AbstractRoutingDataSource}), or a bean that wraps the store's DataSource the same way; and a jOOQ
+ * {@link DSLContext} whose connections come from the store's DataSource or any DataSource below it without a
+ * {@code TransactionAwareDataSourceProxy} on the way (built by hand: {@code DSL.using(dataSource, dialect)}). A trial
  * of each had a stale token's write commit after a newer one's. No failure: such a bean may serve only reads, or
- * writes no fenced method makes.
+ * writes no fenced method makes. Not seen: a {@code DSLContext} with a connection provider of its own, and
+ * connections code takes itself.
  */
 final class WriteConnectionsCheck {
 
@@ -41,42 +45,83 @@ final class WriteConnectionsCheck {
         Map<DataSource, String> dataSourceNames = namesOf(beans);
         for (JdbcFenceStore store : stores) {
             DataSource checked = store.dataSource();
-            Set<DataSource> behind = behind(checked);
+            Set<DataSource> behind = below(checked, true);
             String storeSource = nameOr(dataSourceNames, checked) + " (" + checked.getClass().getSimpleName() + ")";
             for (Map.Entry<DataSource, String> bean : dataSourceNames.entrySet()) {
-                if (behind.contains(bean.getKey())) {
-                    LOG.warn("fencing: DataSource bean '" + bean.getValue() + "' is the pool behind the fence "
-                            + "store's DataSource " + storeSource + ", whose transactions bind the wrapper, not the "
-                            + "pool: a JdbcTemplate, MyBatis or jOOQ on '" + bean.getValue() + "' finds no transaction "
-                            + "and writes in one of its own, outside the fence's, so a write checked with an older "
-                            + "token can commit after a newer one's. Write through " + storeSource + " (or wrap it in "
-                            + "a TransactionAwareDataSourceProxy instead); nothing to do if no fenced method writes "
-                            + "through '" + bean.getValue() + "' (docs/stores.md, \"The write's connection\")");
+                DataSource source = bean.getKey();
+                String how = source == checked ? null : behind.contains(source) ? "is the pool behind"
+                        : wraps(source, checked, behind) ? "wraps" : null;
+                if (how != null) {
+                    LOG.warn("fencing: DataSource bean '" + bean.getValue() + "' " + how + " the fence store's "
+                            + "DataSource " + storeSource + ", whose transactions bind that one: a JdbcTemplate, "
+                            + "MyBatis or jOOQ on '" + bean.getValue() + "' finds no transaction and writes in one of "
+                            + "its own, outside the fence's, so a write checked with an older token can commit after "
+                            + "a newer one's. Write through " + storeSource + " itself (a "
+                            + "TransactionAwareDataSourceProxy as the store's DataSource, in place of another wrapper, "
+                            + "lets code on the pool join); "
+                            + "nothing to do if no fenced method writes through '" + bean.getValue() + "' (docs/"
+                            + "stores.md, \"The write's connection\"; logging " + WriteConnectionsCheck.class.getName()
+                            + " at ERROR silences it)");
                 }
             }
             if (ClassUtils.isPresent("org.jooq.impl.DataSourceConnectionProvider",
                     WriteConnectionsCheck.class.getClassLoader())) {
-                JooqContexts.warn(beans, checked, behind, storeSource);
+                Set<DataSource> reachable = below(checked, false);
+                reachable.add(checked);
+                JooqContexts.warn(beans, reachable, storeSource);
             }
         }
     }
 
     /**
-     * The DataSources {@code checked} delegates to, down its chain of {@link DelegatingDataSource}s, up to a
-     * {@link TransactionAwareDataSourceProxy}, whose target transactions bind (not included, nor below it).
+     * The DataSources {@code top} delegates to, down its chain of {@link DelegatingDataSource}s and the targets of an
+     * {@link AbstractRoutingDataSource}; with {@code stopAtTransactionAware}, not below a
+     * {@link TransactionAwareDataSourceProxy}, whose target the transactions bind (so code on it joins them).
      */
-    static Set<DataSource> behind(DataSource checked) {
+    static Set<DataSource> below(DataSource top, boolean stopAtTransactionAware) {
         Set<DataSource> found = Collections.newSetFromMap(new IdentityHashMap<>());
-        DataSource current = checked;
-        for (int depth = 0; depth < MAX_DEPTH && current instanceof DelegatingDataSource delegating
-                && !(current instanceof TransactionAwareDataSourceProxy); depth++) {
-            current = delegating.getTargetDataSource();
-            if (current == null) {
-                break;
-            }
-            found.add(current);
-        }
+        collect(top, stopAtTransactionAware, found, 0);
         return found;
+    }
+
+    private static void collect(DataSource source, boolean stopAtTransactionAware, Set<DataSource> found, int depth) {
+        if (depth >= MAX_DEPTH || (stopAtTransactionAware && source instanceof TransactionAwareDataSourceProxy)) {
+            return;
+        }
+        List<DataSource> next = new ArrayList<>();
+        if (source instanceof DelegatingDataSource delegating && delegating.getTargetDataSource() != null) {
+            next.add(delegating.getTargetDataSource());
+        } else if (source instanceof AbstractRoutingDataSource routing) {
+            try {
+                next.addAll(routing.getResolvedDataSources().values());
+                if (routing.getResolvedDefaultDataSource() != null) {
+                    next.add(routing.getResolvedDefaultDataSource());
+                }
+            } catch (IllegalStateException notResolvedYet) {
+                // not initialized (not a bean): its targets are unknown
+            }
+        }
+        for (DataSource target : next) {
+            if (found.add(target)) {
+                collect(target, stopAtTransactionAware, found, depth + 1);
+            }
+        }
+    }
+
+    /**
+     * Whether {@code source}, not transaction-aware, reaches the store's DataSource (or a pool behind it) down its own
+     * chain: code on it gets a connection of its own from below.
+     */
+    private static boolean wraps(DataSource source, DataSource checked, Set<DataSource> behind) {
+        if (source instanceof TransactionAwareDataSourceProxy) {
+            return false;
+        }
+        for (DataSource below : below(source, true)) {
+            if (below == checked || behind.contains(below)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static Map<DataSource, String> namesOf(ListableBeanFactory beans) {
@@ -93,25 +138,40 @@ final class WriteConnectionsCheck {
     /** The jOOQ half: loaded only when jOOQ is on the class path. */
     private static final class JooqContexts {
 
-        static void warn(ListableBeanFactory beans, DataSource checked, Set<DataSource> behind, String storeSource) {
+        /** Warns of the {@code DSLContext} beans (prototypes too) whose connections bypass Spring's transaction. */
+        static void warn(ListableBeanFactory beans, Set<DataSource> reachable, String storeSource) {
             List<String> direct = new ArrayList<>();
-            beans.getBeansOfType(DSLContext.class, false, false).forEach((name, context) -> {
-                if (context.configuration().connectionProvider() instanceof DataSourceConnectionProvider provider) {
-                    DataSource source = provider.dataSource();
-                    if (!(source instanceof TransactionAwareDataSourceProxy)
-                            && (source == checked || behind.contains(source))) {
-                        direct.add("'" + name + "'");
-                    }
+            beans.getBeansOfType(DSLContext.class, true, false).forEach((name, context) -> {
+                if (context.configuration().connectionProvider() instanceof DataSourceConnectionProvider provider
+                        && bypasses(provider.dataSource(), reachable)) {
+                    direct.add("'" + name + "'");
                 }
             });
             if (!direct.isEmpty()) {
-                LOG.warn("fencing: DSLContext bean " + String.join(", ", direct) + " takes its connections straight "
-                        + "from the fence store's DataSource " + storeSource + ", not through Spring's transaction: "
-                        + "what a fenced method writes with it commits on a connection of its own, outside the "
-                        + "fence's transaction, so a write checked with an older token can commit after a newer "
-                        + "one's. Build it on new TransactionAwareDataSourceProxy(dataSource), or use Spring Boot's "
-                        + "DSLContext (docs/stores.md, \"The write's connection\")");
+                LOG.warn("fencing: DSLContext bean " + String.join(", ", direct) + " takes its connections from the "
+                        + "fence store's DataSource " + storeSource + " (or one below it) directly, not through "
+                        + "Spring's transaction: what a fenced method writes with it commits on a connection of its "
+                        + "own, outside the fence's transaction, so a write checked with an older token can commit "
+                        + "after a newer one's. Build it on new TransactionAwareDataSourceProxy(dataSource), or use "
+                        + "Spring Boot's DSLContext (docs/stores.md, \"The write's connection\"; logging "
+                        + WriteConnectionsCheck.class.getName() + " at ERROR silences it)");
             }
+        }
+
+        /** Whether {@code source}'s connections come from {@code reachable} with no transaction-aware proxy between. */
+        private static boolean bypasses(DataSource source, Set<DataSource> reachable) {
+            if (source instanceof TransactionAwareDataSourceProxy) {
+                return false;
+            }
+            if (reachable.contains(source)) {
+                return true;
+            }
+            for (DataSource below : below(source, true)) {
+                if (reachable.contains(below)) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 }

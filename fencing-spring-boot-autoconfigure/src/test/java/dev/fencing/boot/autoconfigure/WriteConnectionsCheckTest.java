@@ -20,8 +20,10 @@ import org.springframework.context.annotation.Primary;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.jdbc.datasource.LazyConnectionDataSourceProxy;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+import org.springframework.jdbc.datasource.lookup.AbstractRoutingDataSource;
 
 import javax.sql.DataSource;
+import java.util.Map;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,8 +39,8 @@ class WriteConnectionsCheckTest {
 
     private static final String POOL_BEHIND = "DataSource bean 'rawDataSource' is the pool behind the fence store's "
             + "DataSource 'dataSource'";
-    private static final String DSL_DIRECT = "DSLContext bean 'dsl' takes its connections straight from the fence "
-            + "store's DataSource";
+    private static final String DSL_DIRECT = "DSLContext bean 'dsl' takes its connections from the fence store's "
+            + "DataSource";
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(FencingAutoConfigurationTest.FENCING)
@@ -73,6 +75,58 @@ class WriteConnectionsCheckTest {
         @Primary
         DataSource dataSource(@Qualifier("rawDataSource") DataSource raw) {
             return new TransactionAwareDataSourceProxy(raw);
+        }
+    }
+
+    /** The store on the pool itself, and a bean that wraps it: code on the wrapper finds nothing bound. */
+    @Configuration(proxyBeanMethods = false)
+    static class WrapperAbove {
+        @Bean
+        @Primary
+        DataSource dataSource() {
+            return h2();
+        }
+
+        @Bean
+        DataSource lazyDataSource(@Qualifier("dataSource") DataSource pool) {
+            return new LazyConnectionDataSourceProxy(pool);
+        }
+
+        @Bean
+        DSLContext dsl(@Qualifier("dataSource") DataSource pool) {
+            return DSL.using(new LazyConnectionDataSourceProxy(pool), SQLDialect.H2);
+        }
+    }
+
+    /** A routing DataSource as the store's, its targets beans of their own. */
+    @Configuration(proxyBeanMethods = false)
+    static class RoutingPrimary {
+        @Bean
+        DataSource rawDataSource() {
+            return h2();
+        }
+
+        @Bean
+        @Primary
+        DataSource dataSource(@Qualifier("rawDataSource") DataSource raw) {
+            AbstractRoutingDataSource routing = new AbstractRoutingDataSource() {
+                @Override
+                protected Object determineCurrentLookupKey() {
+                    return "main";
+                }
+            };
+            routing.setTargetDataSources(Map.of("main", raw));
+            routing.afterPropertiesSet();
+            return routing;
+        }
+    }
+
+    /** A jOOQ context on the pool under a transaction-aware store: it bypasses the proxy transactions see through. */
+    @Configuration(proxyBeanMethods = false)
+    static class DslUnderTransactionAwareStore extends TransactionAwarePrimary {
+        @Bean
+        DSLContext dsl(@Qualifier("rawDataSource") DataSource raw) {
+            return DSL.using(raw, SQLDialect.H2);
         }
     }
 
@@ -125,10 +179,36 @@ class WriteConnectionsCheckTest {
     }
 
     @Test
+    void aBeanWrappingTheStoresDataSourceAndADslContextOnSuchAWrapperAreNamed(CapturedOutput output) {
+        runner.withUserConfiguration(WrapperAbove.class).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(JdbcFenceStore.class);
+            assertThat(output).contains("DataSource bean 'lazyDataSource' wraps the fence store's DataSource "
+                    + "'dataSource'").contains("DSLContext bean 'dsl' takes its connections from the fence store's");
+        });
+    }
+
+    @Test
+    void theTargetsOfARoutingDataSourceAreNamed(CapturedOutput output) {
+        runner.withUserConfiguration(RoutingPrimary.class).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(JdbcFenceStore.class);
+            assertThat(output).contains("DataSource bean 'rawDataSource' is the pool behind the fence store's "
+                    + "DataSource 'dataSource'");
+        });
+    }
+
+    @Test
+    void aDslContextOnThePoolUnderATransactionAwareStoreIsNamed(CapturedOutput output) {
+        runner.withUserConfiguration(DslUnderTransactionAwareStore.class).run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(JdbcFenceStore.class);
+            assertThat(output).contains(DSL_DIRECT).doesNotContain("is the pool behind the fence store's");
+        });
+    }
+
+    @Test
     void aDslContextOnATransactionAwareProxyIsNotNamed(CapturedOutput output) {
         withBootDataSource().withUserConfiguration(TransactionAwareDsl.class).run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(JdbcFenceStore.class);
-                    assertThat(output).doesNotContain("takes its connections straight");
+                    assertThat(output).doesNotContain("takes its connections from");
                 });
     }
 }
