@@ -768,8 +768,12 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                 }
                 throw new FenceBusyException(resource, token, "Fence check for resource '" + resource + "' (token "
                         + token + ") waited more than " + lockTimeout.toMillis() + " ms for the resource's fence "
-                        + "row in table '" + table + "', held by another transaction (a writer still inside its "
-                        + "fenced body, or a paused one); the write did not run, retry later: " + databaseMessage(e), e);
+                        + "row in table '" + table + "', " + (TransactionOrigins.inFencedBodyOf(resource)
+                        ? "held by this thread's own transaction, suspended while it runs the body of a fenced call on "
+                        + "the same resource: this check runs in a transaction of its own (REQUIRES_NEW; a repository "
+                        + "fragment's own @Transactional, say), which waits for itself; make the inner call join the "
+                        + "caller's transaction: " : "held by another transaction (a writer still inside its fenced "
+                        + "body, or a paused one); the write did not run, retry later: ") + databaseMessage(e), e);
             } catch (ConcurrencyFailureException e) {
                 throw conflict(resource, token, e);
             } catch (DataAccessException e) {

@@ -150,6 +150,14 @@ public final class TransactionOrigins {
         return outer;
     }
 
+    /**
+     * Whether this thread runs the body of a fenced call on {@code resource} now: a check of that resource in a
+     * transaction of its own waits on the fence row that body's (suspended) transaction holds, which is this thread's.
+     */
+    static boolean inFencedBodyOf(String resource) {
+        return resource.equals(FENCED_BODY.get());
+    }
+
     /** Ends the body {@link #enterFencedBody} marked; {@code outer} is what it returned. */
     static void exitFencedBody(String outer) {
         if (outer == null) {

@@ -121,4 +121,28 @@ class OwnTransactionInFenceTest {
         assertThat(appender.list).isEmpty();
         assertThat(TransactionOrigins.onThisThread()).isZero();
     }
+
+    /**
+     * A fenced call on the same resource in a transaction of its own, inside a fenced call's body, waits on the row its
+     * own thread's suspended transaction holds: its busy refusal says so, not "another transaction" (a helper's trial,
+     * with @Fenced on a repository fragment whose implementation had REQUIRES_NEW, looked for another writer).
+     */
+    @Test
+    void aCheckWaitingOnItsOwnThreadsSuspendedTransactionSaysSo() throws Throwable {
+        JdbcFenceStore quick = JdbcFenceStore.builder(pool).table(fenceTable).transactionManager(manager)
+                .lockTimeout(java.time.Duration.ofMillis(500)).build();
+        FencingToken token = new FencingToken("self:1", 5, "holder");
+        assertThatThrownBy(() -> quick.fence("self:1", token, () -> own(false).execute(s -> {
+            try {
+                return quick.fence("self:1", token, () -> "inner");
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new AssertionError(e);
+            }
+        }))).isInstanceOf(FenceBusyException.class)
+                .hasMessageContaining("held by this thread's own transaction, suspended while it runs the body of a "
+                        + "fenced call on the same resource")
+                .hasMessageNotContaining("held by another transaction");
+    }
 }
