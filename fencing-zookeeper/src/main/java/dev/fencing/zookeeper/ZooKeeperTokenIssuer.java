@@ -56,10 +56,10 @@ import java.util.function.Consumer;
  * <p>Connection state is watched: on {@code SUSPENDED} or {@code LOST} every lease held through this issuer is
  * marked lost (and counted), since the session, and with it the ephemeral lock node, may be gone; the fence then
  * protects the resource. So is the lock node of each lease held longer than a second: deleted by anything but the
- * release (by hand, to free a lock that looked stuck), its lease is marked lost (and counted) within a moment. A release that finds the node's
- * session expired before the client reported it (a process paused past its session timeout) counts the lease lost
- * then. Releasing a lost lease is quiet; an interrupt does not
- * stop a release (the interrupt status is kept). Release from the thread that acquired.
+ * release (by hand, to free a lock that looked stuck), its lease is marked lost (and counted) within a moment. A
+ * release that finds the node's session expired before the client reported it (a process paused past its session
+ * timeout) counts the lease lost then. Releasing a lost lease is quiet; an interrupt does not stop a release (the
+ * interrupt status is kept). Release from the thread that acquired.
  *
  * <p>As {@link IssuedTokens}, for recovery: the ensemble's zxid now (one write) bounds every token issued, and a
  * resource is held while its lock directory has a lock node.

@@ -398,7 +398,9 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
      */
     private Object factoryProduct(String bean) {
         try {
-            return beanFactory.isFactoryBean(bean) && beanFactory.isSingleton(bean) ? beanFactory.getBean(bean) : null;
+            // only a factory already made (a lazy one stays lazy): its product is made, or cheap to make, by now
+            boolean made = beanFactory.containsSingleton(bean) && beanFactory.isFactoryBean(bean);
+            return made && beanFactory.isSingleton(bean) ? beanFactory.getBean(bean) : null;
         } catch (RuntimeException unavailable) {
             return null;
         }
@@ -423,8 +425,8 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                     + "there)" : "check would run in the caller's transaction and the write "
                     + (propagation.equals("REQUIRES_NEW") ? "in another one" : "outside any")
                     + ", so a rollback keeps the write and a write checked with an older token can commit after a "
-                    + "newer one's") + "; drop the propagation from the repository method and put @Transactional on the "
-                    + "service method that calls it");
+                    + "newer one's") + "; drop the propagation from the repository method and put @Transactional "
+                    + "on the service method that calls it");
         }
     }
 
