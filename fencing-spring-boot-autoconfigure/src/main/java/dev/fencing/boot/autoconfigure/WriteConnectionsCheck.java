@@ -46,11 +46,14 @@ final class WriteConnectionsCheck {
         for (JdbcFenceStore store : stores) {
             DataSource checked = store.dataSource();
             Set<DataSource> behind = below(checked, true);
+            Set<DataSource> storeSide = Collections.newSetFromMap(new IdentityHashMap<>());
+            storeSide.addAll(behind);
+            storeSide.add(checked);
             String storeSource = nameOr(dataSourceNames, checked) + " (" + checked.getClass().getSimpleName() + ")";
             for (Map.Entry<DataSource, String> bean : dataSourceNames.entrySet()) {
                 DataSource source = bean.getKey();
                 String how = source == checked ? null : behind.contains(source) ? "is the pool behind"
-                        : wraps(source, checked, behind) ? "wraps" : null;
+                        : reaches(source, storeSide) ? "wraps" : null;
                 if (how != null) {
                     LOG.warn("fencing: DataSource bean '" + bean.getValue() + "' " + how + " the fence store's "
                             + "DataSource " + storeSource + ", whose transactions bind that one: a JdbcTemplate, "
@@ -109,15 +112,18 @@ final class WriteConnectionsCheck {
     }
 
     /**
-     * Whether {@code source}, not transaction-aware, reaches the store's DataSource (or a pool behind it) down its own
-     * chain: code on it gets a connection of its own from below.
+     * Whether code on {@code source} takes its connections from {@code targets} (it is one, or one is below it) with no
+     * {@link TransactionAwareDataSourceProxy} on the way, so it finds no transaction bound for them.
      */
-    private static boolean wraps(DataSource source, DataSource checked, Set<DataSource> behind) {
+    static boolean reaches(DataSource source, Set<DataSource> targets) {
         if (source instanceof TransactionAwareDataSourceProxy) {
             return false;
         }
+        if (targets.contains(source)) {
+            return true;
+        }
         for (DataSource below : below(source, true)) {
-            if (below == checked || behind.contains(below)) {
+            if (targets.contains(below)) {
                 return true;
             }
         }
@@ -143,7 +149,7 @@ final class WriteConnectionsCheck {
             List<String> direct = new ArrayList<>();
             beans.getBeansOfType(DSLContext.class, true, false).forEach((name, context) -> {
                 if (context.configuration().connectionProvider() instanceof DataSourceConnectionProvider provider
-                        && bypasses(provider.dataSource(), reachable)) {
+                        && reaches(provider.dataSource(), reachable)) {
                     direct.add("'" + name + "'");
                 }
             });
@@ -158,20 +164,5 @@ final class WriteConnectionsCheck {
             }
         }
 
-        /** Whether {@code source}'s connections come from {@code reachable} with no transaction-aware proxy between. */
-        private static boolean bypasses(DataSource source, Set<DataSource> reachable) {
-            if (source instanceof TransactionAwareDataSourceProxy) {
-                return false;
-            }
-            if (reachable.contains(source)) {
-                return true;
-            }
-            for (DataSource below : below(source, true)) {
-                if (reachable.contains(below)) {
-                    return true;
-                }
-            }
-            return false;
-        }
     }
 }
