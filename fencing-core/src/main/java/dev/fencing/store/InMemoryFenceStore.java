@@ -136,6 +136,8 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
                 slot.maxSeen = token.value();
                 slot.holder = token.holder();
                 slot.advancedAt = nanoClock.getAsLong();
+            } else {
+                slot.touched = true; // its holder checked again: in use, as the JDBC store's updated_at says
             }
             held = true;
             return slot;
@@ -152,8 +154,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
      * from the higher of the two, as the JDBC stores' statements do. Only on the out-of-range path.
      */
     private boolean withinBoundOfFloor(String resource, FencingToken token) {
-        String family = ResourceFamily.of(resource);
-        Long floor = family == null ? null : floors.get(family);
+        Long floor = floorOf(resource);
         return floor != null && token.value() > floor && token.value() - floor <= maxAdvance;
     }
 
@@ -230,8 +231,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
     private Slot newSlot(String resource) {
         Slot slot = new Slot();
-        String family = ResourceFamily.of(resource);
-        Long floor = family == null ? null : floors.get(family);
+        Long floor = floorOf(resource);
         if (floor != null) {
             slot.seen = true;
             slot.maxSeen = floor;
@@ -312,7 +312,10 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             if (floor > previous) {
                 throw FenceAdmin.notLowering(resource, floor, previous);
             }
-            slot.seen = floor > 0;
+            if (floor == 0) {
+                forget(resource, slot); // as the JDBC store deletes the row: the family's floor judges it again
+                return previous;
+            }
             slot.maxSeen = floor;
             slot.holder = null;
             slot.advancedAt = nanoClock.getAsLong();
@@ -361,9 +364,9 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
     }
 
     /**
-     * {@inheritDoc} Idle means not advanced (nor raised or lowered) for {@code idleFor} by this JVM's monotonic
-     * clock. A slot held by a thread (a fenced write in progress) is skipped, as is one that advanced since it was
-     * chosen.
+     * {@inheritDoc} Idle means not advanced (nor raised, lowered or checked again by its holder) for {@code idleFor}
+     * by this JVM's monotonic clock. A slot held by a thread (a fenced write in progress) is skipped, as is one that
+     * advanced or was checked again since it was chosen.
      */
     @Override
     public CompactionResult compact(Duration idleFor, int batchSize, IssuerFloors issuer) {
@@ -417,8 +420,22 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         if (slot.seen) {
             floors.merge(family, slot.maxSeen, Math::max);
         }
+        forget(resource, slot);
+    }
+
+    /**
+     * Drops a slot the caller holds without keeping its state anywhere: the resource's next check makes a new slot
+     * from its family's floor, if it has one. A thread waiting on its lock finds it retired and looks again.
+     */
+    void forget(String resource, Slot slot) {
         slot.retired = true;
         slots.remove(resource, slot);
+    }
+
+    /** The floor of {@code resource}'s family; {@code null} when it has no family or the family no floor. */
+    Long floorOf(String resource) {
+        String family = ResourceFamily.of(resource);
+        return family == null ? null : floors.get(family);
     }
 
     /**
@@ -496,6 +513,12 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         long maxSeen;
         /** When it last advanced (or was raised, lowered, created), by the store's monotonic clock. */
         long advancedAt;
+        /**
+         * Checked again by its holder (the same token) since folding last looked: in use, though not advanced. A
+         * flag rather than a clock read, so that a repeated check costs no {@code nanoTime}; folding turns it into
+         * {@link #advancedAt} ({@link #noteUse}).
+         */
+        boolean touched;
         String holder;
 
         void lock() {
@@ -508,6 +531,19 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
         void unlock() {
             release(1);
+        }
+
+        /**
+         * Under its lock: moves a check by its holder since the last call into {@link #advancedAt} ({@code now}), and
+         * says whether there was one.
+         */
+        boolean noteUse(long now) {
+            if (!touched) {
+                return false;
+            }
+            touched = false;
+            advancedAt = now;
+            return true;
         }
 
         /** Whether no thread holds it now (a hint: {@link #tryLockFree()} decides). */

@@ -90,15 +90,13 @@ final class SlotFolding {
                 if (slot.tryLockFree()) {
                     try {
                         if (!slot.retired) {
-                            String family = ResourceFamily.of(resource);
-                            if (family != null) {
-                                store.retire(resource, family, slot); // its state lives on in the family's floor
-                            } else if (slot.seen) {
-                                return slot; // advanced by another thread since it was made here: keep its state
-                            } else {
-                                slot.retired = true; // holds nothing: dropping it loses nothing
-                                store.slots().remove(resource, slot);
+                            Long floor = store.floorOf(resource);
+                            if (slot.seen && (floor == null || slot.maxSeen > floor)) {
+                                // advanced by another thread since it was made here: keep its state (folding it
+                                // would raise a floor the issuer was never told of)
+                                return slot;
                             }
+                            store.forget(resource, slot); // holds nothing above its family's floor: loses nothing
                         }
                     } finally {
                         slot.unlock();
@@ -122,8 +120,8 @@ final class SlotFolding {
         for (Map.Entry<String, InMemoryFenceStore.Slot> e : store.slots().entrySet()) {
             InMemoryFenceStore.Slot slot = e.getValue();
             long advancedAt = slot.advancedAt;
-            if (slot == except || !hasFamily(e.getKey()) || !slot.free()) {
-                continue;
+            if (slot == except || !hasFamily(e.getKey()) || !slot.free() || slot.touched) {
+                continue; // (touched is read without the lock: a hint that its holder uses it, fold() decides)
             }
             if (newestFirst.size() < n) {
                 newestFirst.add(new Candidate(e.getKey(), slot, advancedAt));
@@ -145,7 +143,7 @@ final class SlotFolding {
         for (Candidate c : batch) {
             if (c.slot().tryLockFree()) {
                 try {
-                    if (!c.slot().retired && c.slot().seen) {
+                    if (!c.slot().retired && c.slot().seen && !c.slot().touched) {
                         highest.merge(ResourceFamily.of(c.resource()), c.slot().maxSeen, Math::max);
                     }
                 } finally {
@@ -165,7 +163,7 @@ final class SlotFolding {
                 String family = ResourceFamily.of(c.resource());
                 Long told = highest.get(family);
                 boolean unchanged = !slot.seen || (told != null && slot.maxSeen <= told);
-                boolean idle = idleNanos < 0 ? slot.advancedAt == c.advancedAt() : now - slot.advancedAt >= idleNanos;
+                boolean idle = stillIdle(c, now, idleNanos); // first: it takes in a check by the holder since
                 if (!slot.retired && unchanged && idle) {
                     store.retire(c.resource(), family, slot);
                     if (slot.seen) {
@@ -178,6 +176,17 @@ final class SlotFolding {
             }
         }
         return folded;
+    }
+
+    /**
+     * Under the slot's lock: whether it is still idle, by {@code idleNanos} from {@code now}, or (when
+     * {@code idleNanos < 0}) unchanged since it was chosen. A check by its holder since is a use at {@code now}
+     * ({@link InMemoryFenceStore.Slot#noteUse}).
+     */
+    private static boolean stillIdle(Candidate c, long now, long idleNanos) {
+        InMemoryFenceStore.Slot slot = c.slot();
+        boolean used = slot.noteUse(now);
+        return idleNanos < 0 ? !used && slot.advancedAt == c.advancedAt() : now - slot.advancedAt >= idleNanos;
     }
 
     private static boolean hasFamily(String resource) {

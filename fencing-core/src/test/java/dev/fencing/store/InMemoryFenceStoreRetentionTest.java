@@ -7,6 +7,7 @@ import dev.fencing.retention.IssuerFloors;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -14,6 +15,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -441,5 +443,159 @@ class InMemoryFenceStoreRetentionTest {
         assertThat(admitted).isSameAs(store.slots().get("c"));
         assertThat(store.maxSeen("c")).hasValue(5);
         assertThatThrownBy(() -> write(store, "c", 4)).isInstanceOf(TokenRejectedException.class);
+    }
+
+    /**
+     * A new resource past the bound whose own slot cannot be folded back empty: a fold found nothing to fold (the one
+     * other slot held by a fenced call) while another thread advanced the new slot. Folding it back would raise the
+     * family's floor to 50 without telling the issuer (a review found that), and the issuer's next token for a new
+     * key of the family would be refused as stale. The slot is kept (the bound passed by one) and judges the token.
+     */
+    @Test
+    @Timeout(20)
+    void aNewSlotAdvancedWhileItsAdmissionFoldsNothingIsKeptAndNoFloorIsRaisedUntold() throws Throwable {
+        InMemoryTokenIssuer issuer = new InMemoryTokenIssuer();
+        CountDownLatch telling = new CountDownLatch(1);
+        CountDownLatch goOn = new CountDownLatch(1);
+        AtomicBoolean first = new AtomicBoolean(true);
+        IssuerFloors tellsThenWaitsOnce = (family, floor) -> {
+            told.merge(family, floor, Math::max);
+            issuer.raiseFamilyFloor(family, floor);
+            if (first.compareAndSet(true, false)) {
+                telling.countDown();
+                await(goOn);
+            }
+        };
+        InMemoryFenceStore store = InMemoryFenceStore.builder().maxResources(1, tellsThenWaitsOnce).build();
+        FencingToken one = acquired(issuer, "accounts:1");
+        FencingToken twoFirst = acquired(issuer, "accounts:2");
+        FencingToken twoLater = twoFirst;
+        while (twoLater.value() < 50) {
+            twoLater = acquired(issuer, "accounts:2");
+        }
+        FencingToken oneLater = acquired(issuer, "accounts:1");
+        store.fence("accounts:1", one, () -> null); // the bound's one slot
+
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Throwable> admitting = pool.submit(() -> thrownBy(() -> store.fence("accounts:2", twoFirst,
+                    () -> null)));
+            assertThat(telling.await(5, TimeUnit.SECONDS)).isTrue(); // its fold tells the issuer, then waits
+            CountDownLatch holding = new CountDownLatch(1);
+            CountDownLatch release = new CountDownLatch(1);
+            Future<Throwable> holder = pool.submit(() -> thrownBy(() -> store.fence("accounts:1", oneLater, () -> {
+                holding.countDown();
+                await(release);
+                return null;
+            })));
+            assertThat(holding.await(5, TimeUnit.SECONDS)).isTrue(); // accounts:1 cannot be folded now
+            store.fence("accounts:2", twoLater, () -> null); // the new slot, already in the map, advances to 50
+            goOn.countDown();
+
+            assertThat(admitting.get(5, TimeUnit.SECONDS)).as("the first token of accounts:2, judged on its slot")
+                    .isInstanceOf(TokenRejectedException.class);
+            release.countDown();
+            assertThat(holder.get(5, TimeUnit.SECONDS)).isNull();
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(store.maxSeen("accounts:2")).hasValue(twoLater.value());
+        assertThat(told.getOrDefault("accounts", 0L)).as("the floor told to the issuer")
+                .isGreaterThanOrEqualTo(store.familyFloor("accounts").orElse(0));
+        FencingToken fresh = acquired(issuer, "accounts:3");
+        store.fence("accounts:3", fresh, () -> null); // a new key of the family, under a lock just acquired
+        assertThat(store.maxSeen("accounts:3")).hasValue(fresh.value());
+    }
+
+    /**
+     * A lease that keeps writing under its one token is in use, though its max_seen does not move: compaction and
+     * the bound leave its slot alone, as the JDBC store's updated_at does for the same holder's check. Folded, its
+     * next write was refused as a duplicate of the floor it left.
+     */
+    @Test
+    void aHolderCheckingItsTokenAgainKeepsItsSlotFromCompactionAndFromTheBound() throws Throwable {
+        InMemoryFenceStore store = InMemoryFenceStore.builder().nanoClock(clock::get).build();
+        FencingToken lease = token("accounts:7", 34);
+        store.fence("accounts:7", lease, () -> null);
+        write(store, "accounts:8", 3);
+        for (int minute = 1; minute <= 10; minute++) {
+            clock.addAndGet(Duration.ofMinutes(1).toNanos());
+            store.fence("accounts:7", lease, () -> null);
+        }
+        assertThat(store.compact(Duration.ofMinutes(5), 10, recording)).isEqualTo(new CompactionResult(1, 1, 1));
+        assertThat(store.maxSeen("accounts:8")).as("folded: its family's floor").hasValue(3);
+        store.fence("accounts:7", lease, () -> null);
+        clock.addAndGet(Duration.ofMinutes(6).toNanos());
+        // a check by the holder counts as a use when compaction next looks (no clock read per check): kept once more
+        assertThat(store.compact(Duration.ofMinutes(5), 10, recording)).isEqualTo(CompactionResult.NONE);
+        clock.addAndGet(Duration.ofMinutes(6).toNanos()); // idle for longer than the age since that look
+        assertThat(store.compact(Duration.ofMinutes(5), 10, recording).folded()).isEqualTo(1);
+        assertThatThrownBy(() -> store.fence("accounts:7", lease, () -> null))
+                .as("folded once idle: the floor has no holder").isInstanceOf(TokenRejectedException.class);
+
+        InMemoryFenceStore bounded = InMemoryFenceStore.builder().maxResources(2, recording).nanoClock(clock::get)
+                .build();
+        FencingToken busy = token("orders:1", 5);
+        bounded.fence("orders:1", busy, () -> null); // the least recently advanced
+        clock.addAndGet(1);
+        write(bounded, "orders:2", 6);
+        clock.addAndGet(1);
+        bounded.fence("orders:1", busy, () -> null); // but in use since
+        write(bounded, "orders:3", 7); // past the bound: folds orders:2, the least recently used
+        bounded.fence("orders:1", busy, () -> null);
+        assertThat(bounded.maxSeen("orders:1")).hasValue(5);
+        assertThat(bounded.size()).isEqualTo(2);
+    }
+
+    /**
+     * A reset to 0 forgets a resource; in a compacted family its next token is judged against the family's floor (as
+     * the JDBC store deletes its row), not taken as a first one whatever its value.
+     */
+    @Test
+    void aResetToZeroInACompactedFamilyLeavesTheResourceToItsFamilysFloor() throws Throwable {
+        InMemoryFenceStore store = InMemoryFenceStore.builder().nanoClock(clock::get).build();
+        write(store, "accounts:1", 50);
+        write(store, "accounts:2", 10);
+        store.compact(Duration.ZERO, 10, recording);
+        assertThat(store.familyFloor("accounts")).hasValue(50);
+        write(store, "accounts:2", 60); // a slot of its own again
+
+        assertThat(store.lowerMaxSeen("accounts:2", 0)).isEqualTo(60);
+
+        assertThat(store.maxSeen("accounts:2")).hasValue(50);
+        assertThatThrownBy(() -> write(store, "accounts:2", 5)).isInstanceOf(TokenRejectedException.class);
+        write(store, "accounts:2", 51);
+        write(store, "unkeyed", 9);
+        assertThat(store.lowerMaxSeen("unkeyed", 0)).isEqualTo(9);
+        assertThat(store.maxSeen("unkeyed")).as("no family: forgotten").isEmpty();
+        write(store, "unkeyed", 1);
+    }
+
+    private static FencingToken acquired(InMemoryTokenIssuer issuer, String resource) {
+        try (Lease lease = issuer.acquire(resource, Duration.ofSeconds(1))) {
+            return lease.token();
+        }
+    }
+
+    /** A call that may throw anything, as {@link FenceStore#fence} does. */
+    private interface Call {
+        Object run() throws Throwable;
+    }
+
+    private static Throwable thrownBy(Call call) {
+        try {
+            call.run();
+            return null;
+        } catch (Throwable t) {
+            return t;
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }
