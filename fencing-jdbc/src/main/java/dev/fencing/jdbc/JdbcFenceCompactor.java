@@ -280,16 +280,38 @@ final class JdbcFenceCompactor {
         if (fold.isEmpty()) {
             return new Batch(fold);
         }
+        if (!tableLock) {
+            return new Batch(deleteStillIdle(c, fold, told, cutoff));
+        }
         try (PreparedStatement ps = c.prepareStatement(sql.deleteRowsSql(table, fold.size()))) {
             for (int i = 0; i < fold.size(); i++) {
                 ps.setString(i + 1, fold.get(i).resource);
             }
             ps.executeUpdate();
         }
-        if (tableLock) {
-            raiseFloors(c, highestPerFamily(fold));
-        }
+        raiseFloors(c, highestPerFamily(fold));
         return new Batch(fold);
+    }
+
+    /**
+     * Without a table lock (H2), row by row: a check may have advanced a row since it was read as idle and hold it
+     * until its commit, which the delete waits for; the delete then finds the row above its family's floor (or no
+     * longer idle) and keeps it. Answers the rows deleted.
+     */
+    private List<Fold> deleteStillIdle(Connection c, List<Fold> fold, Map<String, Long> told, Object cutoff)
+            throws SQLException {
+        List<Fold> deleted = new ArrayList<>(fold.size());
+        try (PreparedStatement ps = c.prepareStatement(sql.deleteRowIfStillIdleSql(table))) {
+            for (Fold row : fold) {
+                ps.setString(1, row.resource);
+                ps.setLong(2, told.get(ResourceFamily.of(row.resource)));
+                ps.setObject(3, cutoff);
+                if (ps.executeUpdate() > 0) {
+                    deleted.add(row);
+                }
+            }
+        }
+        return deleted;
     }
 
     private Void raiseFloors(Connection c, Map<String, Long> floors) throws SQLException {

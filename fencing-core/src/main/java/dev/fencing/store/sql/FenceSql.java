@@ -590,9 +590,21 @@ public enum FenceSql {
                 + markers(count) + ")";
     }
 
-    /** Compaction: deletes the rows of {@code count} resources. Parameters: the resources. */
+    /**
+     * Compaction under the table lock (nothing can change the rows meanwhile): deletes the rows of {@code count}
+     * resources. Parameters: the resources.
+     */
     public String deleteRowsSql(String table, int count) {
         return "DELETE FROM " + table + " WHERE resource IN (" + markers(count) + ")";
+    }
+
+    /**
+     * Compaction without a table lock (H2): deletes one resource's row only if it is still at most the floor its
+     * family was raised to and still idle, as the row lock it waits for may be a check that advanced it and commits.
+     * Parameters: the resource, that floor, the cutoff; one row deleted or none.
+     */
+    public String deleteRowIfStillIdleSql(String table) {
+        return "DELETE FROM " + table + " WHERE resource = ? AND max_seen <= ? AND updated_at < ?";
     }
 
     /**
