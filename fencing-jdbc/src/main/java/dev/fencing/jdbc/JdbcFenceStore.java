@@ -267,9 +267,12 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         Outcome<T> outcome = new Outcome<>();
         try {
             transactions.executeWithoutResult(status -> {
-                if (checkAtCommit) {
-                    commitChecks(resource, token).add(resource, token, write.deferVerdict());
+                CommitChecks queue = checkAtCommit ? commitChecks(resource, token) : null;
+                if (queue != null && !queue.sent()) {
+                    queue.add(resource, token, write.deferVerdict());
                 } else {
+                    // the default mode, or a call made once this transaction's checks went (in a synchronization's
+                    // beforeCommit after them, in afterCommit): checked now, before its write, on the same connection
                     try {
                         check(resource, token, false);
                     } catch (TokenRejectedException rejected) {
@@ -481,6 +484,10 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         private final List<Pending> pending = new ArrayList<>(2);
         /** Whether the checks went without COMMIT: their verdict is reported once the transaction commits. */
         private boolean acceptedAtCommit;
+        /** Whether the checks went: a later fenced call of the transaction is checked at once. */
+        private boolean sent;
+        /** Their refusal in {@code beforeCompletion}, which Spring only logs: thrown again from afterCommit. */
+        private RuntimeException refusedBeforeCompletion;
 
         CommitChecks(JdbcFenceStore store) {
             this.store = store;
@@ -507,6 +514,10 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
             return Ordered.LOWEST_PRECEDENCE;
         }
 
+        boolean sent() {
+            return sent;
+        }
+
         @Override
         public void beforeCommit(boolean readOnly) {
             if (pending.isEmpty()) {
@@ -514,10 +525,15 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
             }
             List<TransactionSynchronization> all = TransactionSynchronizationManager.getSynchronizations();
             boolean last = all.get(all.size() - 1) == this;
+            send(last);
+        }
+
+        private void send(boolean commit) {
+            sent = true;
             // one order of row locks for every transaction checking at commit: no deadlock among them
             pending.sort(Comparator.comparing(Pending::resource));
-            store.sendChecks(pending, last);
-            if (last) {
+            store.sendChecks(pending, commit);
+            if (commit) {
                 acceptedAtCommit = false;
                 accepted();                        // COMMIT ran in the same round trip
             } else {
@@ -525,11 +541,50 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
             }
         }
 
+        /**
+         * Registered too late for {@link #beforeCommit} (the transaction's first fenced call made in a
+         * synchronization's {@code beforeCommit}, or later): the checks go at the next callback, still on the
+         * transaction's connection, without {@code COMMIT}. Before the commit, a rejection aborts the PostgreSQL
+         * transaction, which then rolls back at its commit, though Spring only logs an exception thrown from
+         * {@code beforeCompletion}, goes on to commit, and the driver's commit returns normally: the rejection is
+         * thrown again from {@code afterCommit}, to the caller of the commit. After it (a first fenced call in
+         * {@code afterCommit}), the write and its check share the next transaction on that connection, which ends
+         * when Spring gives the connection back: committed, or rolled back when the check was refused.
+         */
+        @Override
+        public void beforeCompletion() {
+            try {
+                sendIfMissed();
+            } catch (RuntimeException refused) {
+                refusedBeforeCompletion = refused;
+                throw refused;
+            }
+        }
+
         @Override
         public void afterCommit() {
+            if (refusedBeforeCompletion != null) {
+                throw refusedBeforeCompletion; // the transaction rolled back: its commit returned normally
+            }
+            sendIfMissed();
             if (acceptedAtCommit) {
                 accepted();
             }
+        }
+
+        @Override
+        public void afterCompletion(int status) {
+            if (status == STATUS_COMMITTED && sendIfMissed()) {
+                accepted();
+            }
+        }
+
+        private boolean sendIfMissed() {
+            if (sent || pending.isEmpty()) {
+                return false;
+            }
+            send(false);
+            return true;
         }
 
         private void accepted() {
