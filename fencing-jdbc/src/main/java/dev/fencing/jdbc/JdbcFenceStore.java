@@ -35,6 +35,7 @@ import org.springframework.dao.DuplicateKeyException;
 import org.springframework.core.Ordered;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.PreparedStatementCallback;
+import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.support.SQLErrorCodeSQLExceptionTranslator;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -1200,11 +1201,27 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
             super(dataSource);
         }
 
+        /**
+         * Also a transaction of another manager that bound a connection of this DataSource in a transaction (JPA's,
+         * say); not one bound in autocommit, by a statement made in another manager's transaction (a
+         * {@code JdbcTemplate} in a Spring Batch step's resourceless one): joined, the check would commit at once,
+         * apart from the write. The store then runs the call in a transaction of its own, as a plain
+         * {@code DataSourceTransactionManager} does.
+         */
         @Override
         protected boolean isExistingTransaction(Object transaction) {
             return super.isExistingTransaction(transaction)
                     || (TransactionSynchronizationManager.isActualTransactionActive()
-                    && TransactionSynchronizationManager.hasResource(obtainDataSource()));
+                    && TransactionSynchronizationManager.getResource(obtainDataSource()) instanceof ConnectionHolder held
+                    && !inAutocommit(held));
+        }
+
+        private static boolean inAutocommit(ConnectionHolder held) {
+            try {
+                return held.getConnection().getAutoCommit(); // the driver answers from its state, no round trip
+            } catch (SQLException | IllegalStateException e) {
+                return false; // a broken or released connection: joined as before, and the check on it says why
+            }
         }
     }
 }
