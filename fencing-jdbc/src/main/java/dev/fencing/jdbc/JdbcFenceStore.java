@@ -58,6 +58,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 
@@ -132,6 +135,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     /** The administration of this store's table, built once: {@link #compact} and {@link #familyFloor} reuse it. */
     private final JdbcFenceAdmin admin;
     private final boolean checkAtCommit;
+    /** MariaDB, H2: a deadlock rolls back the whole transaction, checks included ({@link HeldChecks}). */
+    private final boolean rollsBackOnDeadlock;
     /** Whether a resource fenced twice in one transaction checked at commit was reported (once per store). */
     private volatile boolean warnedOfRepeat;
     /** MariaDB: has the floor row of each family checked created ({@link FloorRows}); {@code null} elsewhere. */
@@ -181,6 +186,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         this.swapLockTimeoutSql = dialect.swapLockTimeoutSql(lockTimeoutValue);
         this.checkBoundsItself = postgresql || readLockTimeoutSql == null;
         this.checkAtCommit = b.checkAtCommit;
+        this.rollsBackOnDeadlock = dialect.fenceSql() != FenceSql.POSTGRESQL;
         String floorRowSql = dialect.fenceSql().floorRowSql(table, lockTimeout);
         this.floorRows = floorRowSql == null ? null
                 : new FloorRows(table, new FloorRowInserts(jdbc, transactions, floorRowSql, table));
@@ -276,6 +282,9 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                     // beforeCommit after them, in afterCommit): checked now, before its write, on the same connection
                     try {
                         check(resource, token, false);
+                        if (rollsBackOnDeadlock) {
+                            HeldChecks.hold(JdbcFenceStore.this, resource, token);
+                        }
                     } catch (TokenRejectedException rejected) {
                         if (!write.continuesAfterRejection()) {
                             throw rejected;
@@ -693,6 +702,33 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         }
         SQLException sql = sqlCause(e);
         return sql == null ? null : jdbc.getExceptionTranslator().translate(task, null, sql);
+    }
+
+    /**
+     * Reads back the rows of the checks a transaction passed ({@link HeldChecks}), in it, before its commit: each must
+     * still hold the token and holder its check left. One that does not (the database rolled the transaction back,
+     * a deadlock caught in the method body, and the method went on in a new one) refuses the commit.
+     */
+    void verifyHeld(Map<String, FencingToken> held) {
+        Map<String, Object[]> rows = new HashMap<>();
+        jdbc.query("SELECT resource, max_seen, holder FROM " + table + " WHERE resource IN ("
+                        + String.join(", ", Collections.nCopies(held.size(), "?")) + ")",
+                rs -> {
+                    rows.put(rs.getString(1), new Object[] {rs.getLong(2), rs.getString(3)});
+                }, held.keySet().toArray());
+        for (Map.Entry<String, FencingToken> check : held.entrySet()) {
+            FencingToken token = check.getValue();
+            Object[] row = rows.get(check.getKey());
+            if (row == null || (long) row[0] != token.value() || !token.holder().equals(row[1])) {
+                throw new FenceConflictException(check.getKey(), token, "Fence check for resource '"
+                        + FencingToken.printable(check.getKey()) + "' (token " + token + ") no longer holds at "
+                        + "commit: table '" + table + "' has " + (row == null ? "no row for it" : "max_seen " + row[0]
+                        + " (holder '" + row[1] + "')") + ". The database rolled back the transaction that made the "
+                        + "check (a deadlock, caught in the method body, which went on in a new transaction without "
+                        + "the fence), so its writes since are refused; let such errors leave the fenced method and "
+                        + "retry the whole transaction", null, true);
+            }
+        }
     }
 
     /** Checks {@code token}; a {@code probe} (the table verifier's, rolled back) leaves no floor row behind. */

@@ -1,0 +1,178 @@
+package dev.fencing.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.token.FencingToken;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * On MariaDB a deadlock inside the fenced body rolls back the whole transaction (the fence row's lock and max_seen
+ * with it) and the connection goes on in a new transaction; a body that retries the failed statement (a common
+ * reaction to a deadlock) then wrote unfenced, and the stale write committed after a newer token's (a review found
+ * it). The checks are read back before the commit ({@code HeldChecks}): 33's commit is refused as a conflict.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(90)
+class MariaDbDeadlockInBodyTest {
+
+    private static final String SUFFIX = java.util.UUID.randomUUID().toString().substring(0, 8);
+    private HikariDataSource pool;
+    private JdbcTemplate jdbc;
+    private DataSourceTransactionManager tm;
+    private JdbcFenceStore store;
+    private final String fence = "dl_fence_" + SUFFIX;
+    private final String data = "dl_data_" + SUFFIX;
+    private final String locks = "dl_locks_" + SUFFIX;
+    private final String heavy = "dl_heavy_" + SUFFIX;
+
+    @BeforeAll
+    void setUp() {
+        pool = Database.MARIADB.newPool(6);
+        jdbc = new JdbcTemplate(pool);
+        tm = new DataSourceTransactionManager(pool);
+        for (String t : List.of(fence, data, locks, heavy)) {
+            jdbc.execute("DROP TABLE IF EXISTS " + t);
+        }
+        jdbc.execute(Database.MARIADB.createDataTable(data));
+        jdbc.execute("CREATE TABLE " + locks + " (id INT PRIMARY KEY, n INT) ENGINE=InnoDB");
+        jdbc.execute("INSERT INTO " + locks + " VALUES (1, 0), (2, 0)");
+        jdbc.execute("CREATE TABLE " + heavy + " (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB");
+        store = JdbcFenceStore.builder(pool).transactionManager(tm).table(fence).createTableIfMissing(true).build();
+        store.verify();
+    }
+
+    @AfterAll
+    void tearDown() {
+        for (String t : List.of(fence, data, locks, heavy)) {
+            jdbc.execute("DROP TABLE IF EXISTS " + t);
+        }
+        pool.close();
+    }
+
+    private void fenced(String r, FencingToken token, Runnable body) {
+        new TransactionTemplate(tm).executeWithoutResult(s -> {
+            try {
+                store.fence(r, token, () -> {
+                    body.run();
+                    return null;
+                });
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Throwable e) {
+                throw new RuntimeException(e);
+            }
+        });
+    }
+
+    private void insert(String r, FencingToken t) {
+        jdbc.update("INSERT INTO " + data + " (k, token, v) VALUES (?, ?, ?)", r, t.value(), t.holder());
+    }
+
+    private static void await(CountDownLatch l) {
+        try {
+            assertThat(l.await(30, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    @Test
+    @Timeout(90)
+    void aDeadlockInsideTheBodyThatTheBodyRetriesDoesNotLetAStaleWriteCommitAfterANewerOne() throws Exception {
+        String r = "dl";
+        FencingToken seed = new FencingToken(r, 10, "seed");
+        fenced(r, seed, () -> insert(r, seed));
+        FencingToken t33 = new FencingToken(r, 33, "h33");
+        FencingToken t34 = new FencingToken(r, 34, "h34");
+        CountDownLatch t1HasOne = new CountDownLatch(1);
+        CountDownLatch t3HasTwo = new CountDownLatch(1);
+        CountDownLatch t1Deadlocked = new CountDownLatch(1);
+        CountDownLatch t2Done = new CountDownLatch(1);
+        String[] deadlock = new String[1];
+
+        CompletableFuture<String> t1 = CompletableFuture.supplyAsync(() -> {
+            try {
+                fenced(r, t33, () -> {
+                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 1");
+                    t1HasOne.countDown();
+                    await(t3HasTwo);
+                    sleep(700); // T3 now waits for row 1
+                    try {
+                        jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 2");
+                    } catch (DataAccessException e) {
+                        deadlock[0] = e.getClass().getSimpleName() + ": " + e.getMostSpecificCause().getMessage();
+                        t1Deadlocked.countDown();
+                        await(t2Done);
+                        // the statement failed as a deadlock loser: the body carries on (a retry, say)
+                    }
+                    insert(r, t33);
+                });
+                return "ok";
+            } catch (RuntimeException e) {
+                return e.getClass().getSimpleName() + ": " + e.getMessage();
+            } finally {
+                t1Deadlocked.countDown();
+            }
+        }, x -> new Thread(x).start());
+
+        CompletableFuture<String> t3 = CompletableFuture.supplyAsync(() -> {
+            await(t1HasOne);
+            try {
+                new TransactionTemplate(tm).executeWithoutResult(s -> {
+                    for (int i = 0; i < 50; i++) {
+                        jdbc.update("INSERT INTO " + heavy + " (v) SELECT seq FROM seq_1_to_100");
+                    }
+                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 2");
+                    t3HasTwo.countDown();
+                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 1");
+                });
+                return "ok";
+            } catch (RuntimeException e) {
+                return e.getClass().getSimpleName();
+            } finally {
+                t3HasTwo.countDown();
+            }
+        }, x -> new Thread(x).start());
+
+        await(t1Deadlocked);
+        String t2;
+        try {
+            fenced(r, t34, () -> insert(r, t34));
+            t2 = "ok";
+        } catch (RuntimeException e) {
+            t2 = e.getClass().getSimpleName();
+        }
+        t2Done.countDown();
+        String t1Out = t1.get(60, TimeUnit.SECONDS);
+        String t3Out = t3.get(60, TimeUnit.SECONDS);
+        List<Long> rows = jdbc.queryForList("SELECT token FROM " + data + " WHERE k = ? ORDER BY id", Long.class, r);
+        Long maxSeen = jdbc.queryForObject("SELECT max_seen FROM " + fence + " WHERE resource = ?", Long.class, r);
+        System.out.println("deadlock in body: deadlock=" + deadlock[0] + " t1(33)=" + t1Out + " t2(34)=" + t2
+                + " t3=" + t3Out + " rows=" + rows + " max_seen=" + maxSeen);
+        assertThat(deadlock[0]).as("the body's deadlock").isNotNull();
+        assertThat(t1Out).as("33's transaction").startsWith("FenceConflictException").contains("no longer holds");
+        assertThat(rows).as("tokens written, in commit order").containsExactly(10L, 34L);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            throw new RuntimeException(e);
+        }
+    }
+}
