@@ -477,8 +477,30 @@ final class TableVerifier {
         throw new FencingConfigurationException(kind.what() + " '" + table + "' " + notDurable + ", and with it "
                 + "every max_seen and lease counter it holds; a resource's first token is then accepted whatever "
                 + "its value, so a zombie's old token would write again. " + ("u".equals(persistence.get(0))
-                ? "Make it durable with: ALTER TABLE " + table + " SET LOGGED"
+                ? "Make it durable with: ALTER TABLE " + table + " SET LOGGED (for a partitioned table, on each "
+                + "UNLOGGED partition)"
                 : "Create it as a regular table with " + kind.script(dialect)));
+    }
+
+    /**
+     * The connection's current schema when a table {@code name} is there (an unqualified name resolves to it first),
+     * so that a same-named table of another schema, with a key of its own, is not taken for it; {@code null} (any
+     * schema) otherwise, for a table found further along PostgreSQL's search path.
+     */
+    private static String currentSchemaHolding(DatabaseMetaData meta, Connection c, String name) throws SQLException {
+        String current = c.getSchema();
+        if (current == null) {
+            return null;
+        }
+        for (String[] candidate : new String[][] {{current, name}, {current.toLowerCase(Locale.ROOT),
+                name.toLowerCase(Locale.ROOT)}, {current.toUpperCase(Locale.ROOT), name.toUpperCase(Locale.ROOT)}}) {
+            try (ResultSet rs = meta.getTables(c.getCatalog(), candidate[0], candidate[1], null)) {
+                if (rs.next()) {
+                    return current;
+                }
+            }
+        }
+        return null;
     }
 
     /**
@@ -489,8 +511,9 @@ final class TableVerifier {
     private void requireUniqueResourceKey() {
         Boolean found = jdbc.execute((Connection c) -> {
             DatabaseMetaData meta = c.getMetaData();
-            String schema = table.contains(".") ? table.substring(0, table.indexOf('.')) : null;
             String name = table.contains(".") ? table.substring(table.indexOf('.') + 1) : table;
+            String schema = table.contains(".") ? table.substring(0, table.indexOf('.'))
+                    : dialect == JdbcDialect.MARIADB ? null : currentSchemaHolding(meta, c, name);
             for (String candidate : new String[] {name, name.toLowerCase(Locale.ROOT),
                     name.toUpperCase(Locale.ROOT)}) {
                 // a set per index: the schema spelled as given and in lower case may be one schema, read twice

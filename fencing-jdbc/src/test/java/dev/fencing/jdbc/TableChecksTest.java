@@ -179,6 +179,26 @@ class TableChecksTest {
     }
 
     /**
+     * A partitioned fence table keeps its rows in its partitions: UNLOGGED partitions lose them in crash recovery as
+     * an UNLOGGED table does, though the parent's own persistence says durable (a review had one verified).
+     */
+    @Test
+    void aPartitionedPostgreSqlTableWithAnUnloggedPartitionIsRefused() {
+        String fence = table(Database.POSTGRESQL, "fence");
+        jdbc(Database.POSTGRESQL).execute("CREATE TABLE " + fence + " (resource VARCHAR(256) NOT NULL PRIMARY KEY, "
+                + "max_seen BIGINT NOT NULL, holder VARCHAR(256), updated_at TIMESTAMP WITH TIME ZONE NOT NULL) "
+                + "PARTITION BY HASH (resource)");
+        jdbc(Database.POSTGRESQL).execute("CREATE TABLE " + fence + "_0 PARTITION OF " + fence
+                + " FOR VALUES WITH (MODULUS 2, REMAINDER 0)");
+        jdbc(Database.POSTGRESQL).execute("CREATE UNLOGGED TABLE " + fence + "_1 PARTITION OF " + fence
+                + " FOR VALUES WITH (MODULUS 2, REMAINDER 1)");
+        assertThat(refusal(Database.POSTGRESQL, fence)).hasMessageContaining("Fence table '" + fence + "' is UNLOGGED")
+                .hasMessageContaining("on each UNLOGGED partition");
+        jdbc(Database.POSTGRESQL).execute("ALTER TABLE " + fence + "_1 SET LOGGED");
+        JdbcFenceStore.builder(pool(Database.POSTGRESQL)).table(fence).build().verify();
+    }
+
+    /**
      * Behind a connection pooler in transaction mode (pgbouncer) the driver's server-side prepared statements land on
      * connections that have others of those names: PostgreSQL's "prepared statement "S_2" already exists" was told as a
      * missing table (a helper's trial). Made here without a pooler: the connection already has statements of the

@@ -206,10 +206,13 @@ public enum FenceSql {
 
     /**
      * PostgreSQL: how table {@code ?} is stored ({@code relpersistence}: {@code p} durable, {@code u} UNLOGGED,
-     * {@code t} TEMPORARY), no row when it does not exist; read by the stores' startup checks ({@link #notDurable}).
+     * {@code t} TEMPORARY), the least durable of the table and its partitions (or children), which hold its rows; no
+     * row when it does not exist; read by the stores' startup checks ({@link #notDurable}).
      */
-    public static final String PERSISTENCE_SQL = "SELECT CAST(relpersistence AS TEXT) FROM pg_class "
-            + "WHERE oid = to_regclass(?)";
+    public static final String PERSISTENCE_SQL = "WITH RECURSIVE t(oid) AS (SELECT CAST(to_regclass(?) AS oid) "
+            + "UNION SELECT i.inhrelid FROM pg_inherits i JOIN t ON i.inhparent = t.oid) "
+            + "SELECT CAST(c.relpersistence AS TEXT) FROM pg_class c JOIN t ON c.oid = t.oid "
+            + "ORDER BY CASE c.relpersistence WHEN 'p' THEN 1 ELSE 0 END LIMIT 1";
 
     /**
      * What {@link #PERSISTENCE_SQL} answered, as a refusal's words ("is UNLOGGED on PostgreSQL: ..."), or {@code null}
@@ -221,7 +224,8 @@ public enum FenceSql {
             return null;
         }
         return persistence.equals("u")
-                ? "is UNLOGGED on PostgreSQL: crash recovery empties it and replicas never receive it"
+                ? "is UNLOGGED on PostgreSQL (itself or a partition): crash recovery empties it and replicas never "
+                + "receive it"
                 : "is a TEMPORARY table on PostgreSQL: it lives only in the session that created it";
     }
 
