@@ -286,11 +286,9 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                             HeldChecks.hold(JdbcFenceStore.this, resource, token);
                         }
                     } catch (TokenRejectedException rejected) {
-                        if (!write.continuesAfterRejection()) {
-                            throw rejected;
-                        }
-                        // observe mode: the caller runs the write in this same transaction, so it must stay usable
-                        // (a rejection thrown from here would mark it rollback-only); the check changed nothing
+                        // thrown once out of the template: from inside, it would mark the caller's transaction
+                        // rollback-only, and the check changed nothing. A body may catch a nested call's rejection
+                        // and go on; observe mode runs the write itself in this same transaction
                         outcome.rejected = rejected;
                         return;
                     }
@@ -850,8 +848,12 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                 // another transaction inserted the resource's first row concurrently (H2's MERGE does not absorb
                 // that as ON CONFLICT does): the statement, run again, takes the update path and its row lock
                 if (!dialect.retriesFirstInsertRace() || attempt >= 3) {
-                    throw new FenceStoreException(resource, token, "Fence check for resource '" + resource
-                            + "' in table '" + table + "' failed: " + e.getMessage(), e);
+                    // still there after the retries (a REPEATABLE READ or SERIALIZABLE snapshot from before that row
+                    // never sees it): a race with another first check, retryable as the transaction, as a deadlock is
+                    throw new FenceConflictException(resource, token, "Fence check for resource '" + resource
+                            + "' (token " + token + ") raced another transaction's first check of it, which inserted "
+                            + "its row in table '" + table + "' after this transaction's snapshot; the write did not "
+                            + "run, retry the transaction: " + databaseMessage(e), e);
                 }
                 continue;
             } catch (CannotAcquireLockException e) {
