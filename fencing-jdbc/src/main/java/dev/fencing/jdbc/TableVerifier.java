@@ -544,6 +544,26 @@ final class TableVerifier {
                     + "index on 'resource' alone, so two first uses of a resource could both insert a row; recreate "
                     + "it with " + kind.script(dialect));
         }
+        if (dialect == JdbcDialect.MARIADB && !wholeResourceKey()) {
+            throw new FencingConfigurationException(kind.what() + " '" + table + "' has its unique key on a prefix "
+                    + "of 'resource' only (PRIMARY KEY (resource(n)), say): resources that share the prefix share one "
+                    + "row, and one's max_seen refuses the other's tokens; recreate it with " + kind.script(dialect));
+        }
+    }
+
+    /**
+     * MariaDB: whether a unique key on {@code resource} alone covers the whole column ({@code SUB_PART} null), which
+     * JDBC's index metadata does not say.
+     */
+    private boolean wholeResourceKey() {
+        int dot = table.indexOf('.');
+        Integer keys = jdbc.queryForObject("SELECT COUNT(*) FROM information_schema.STATISTICS s"
+                + " WHERE s.TABLE_SCHEMA = COALESCE(?, DATABASE()) AND LOWER(s.TABLE_NAME) = LOWER(?)"
+                + " AND s.NON_UNIQUE = 0 AND LOWER(s.COLUMN_NAME) = 'resource' AND s.SUB_PART IS NULL"
+                + " AND NOT EXISTS (SELECT 1 FROM information_schema.STATISTICS o WHERE o.TABLE_SCHEMA = s.TABLE_SCHEMA"
+                + " AND o.TABLE_NAME = s.TABLE_NAME AND o.INDEX_NAME = s.INDEX_NAME AND o.SEQ_IN_INDEX > 1)",
+                Integer.class, dot > 0 ? table.substring(0, dot) : null, dot > 0 ? table.substring(dot + 1) : table);
+        return keys != null && keys > 0;
     }
 
     /**

@@ -179,6 +179,24 @@ class TableChecksTest {
     }
 
     /**
+     * MariaDB: a unique key on a prefix of resource (PRIMARY KEY (resource(64))) makes resources that share the prefix
+     * share one row, whose max_seen refuses the other's tokens; JDBC's index metadata does not show the prefix (a
+     * review had one verified).
+     */
+    @Test
+    void aMariaDbKeyOnAPrefixOfResourceIsRefused() {
+        String fence = table(Database.MARIADB, "fence");
+        jdbc(Database.MARIADB).execute("CREATE TABLE " + fence + " (resource VARCHAR(256) CHARACTER SET utf8mb4 "
+                + "COLLATE utf8mb4_nopad_bin NOT NULL, max_seen BIGINT NOT NULL, holder VARCHAR(256) CHARACTER SET "
+                + "utf8mb4 COLLATE utf8mb4_nopad_bin, updated_at TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), "
+                + "PRIMARY KEY (resource(64))) ENGINE=InnoDB");
+        assertThat(refusal(Database.MARIADB, fence)).hasMessageContaining("has its unique key on a prefix of "
+                + "'resource' only");
+        jdbc(Database.MARIADB).execute("ALTER TABLE " + fence + " DROP PRIMARY KEY, ADD PRIMARY KEY (resource)");
+        JdbcFenceStore.builder(pool(Database.MARIADB)).table(fence).build().verify();
+    }
+
+    /**
      * A partitioned fence table keeps its rows in its partitions: UNLOGGED partitions lose them in crash recovery as
      * an UNLOGGED table does, though the parent's own persistence says durable (a review had one verified).
      */
