@@ -1250,7 +1250,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         protected boolean isExistingTransaction(Object transaction) {
             return super.isExistingTransaction(transaction)
                     || (TransactionSynchronizationManager.isActualTransactionActive()
-                    && TransactionSynchronizationManager.getResource(obtainDataSource()) instanceof ConnectionHolder held
+                    && TransactionSynchronizationManager.getResource(obtainDataSource())
+                            instanceof ConnectionHolder held
                     && !inAutocommit(held));
         }
 

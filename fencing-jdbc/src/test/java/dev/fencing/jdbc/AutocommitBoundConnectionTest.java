@@ -61,16 +61,7 @@ class AutocommitBoundConnectionTest {
     }
 
     private void fenced(String r, FencingToken t, Runnable body) {
-        try {
-            store.fence(r, t, () -> {
-                body.run();
-                return null;
-            });
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new RuntimeException(e);
-        }
+        FencedCalls.fence(store, r, t, body);
     }
 
     private void insert(String r, FencingToken t) {

@@ -64,23 +64,14 @@ class CheckAtCommitCallbacksTest {
     }
 
     private static void fence(JdbcFenceStore s, String r, FencingToken token, Runnable body) {
-        try {
-            s.fence(r, token, () -> {
-                body.run();
-                return null;
-            });
-        } catch (RuntimeException | Error e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new AssertionError(e);
-        }
+        FencedCalls.fence(s, r, token, body);
     }
 
     private void fencedInsert(String r, FencingToken token) {
         new TransactionTemplate(tm).executeWithoutResult(s -> fence(store, r, token, () -> insert(r, token, "v")));
     }
 
-    /** A fenced call in a synchronization registered after the first fenced call (an outbox, a BEFORE_COMMIT listener). */
+    /** A fenced call in a synchronization registered after the first fenced call (an outbox, a BEFORE_COMMIT one). */
     @Test
     @Timeout(60)
     void aStaleFencedCallInALaterSynchronizationsBeforeCommitIsRefused() {

@@ -31,15 +31,17 @@ class H2ShadowedKeyTest {
     private HikariDataSource pool;
     private JdbcTemplate jdbc;
     private static final String T = "shadow_" + java.util.UUID.randomUUID().toString().substring(0, 8);
-    private static final String OTHER = "SHADOW_" + java.util.UUID.randomUUID().toString().substring(0, 8).toUpperCase();
+    private static final String OTHER = "SHADOW_"
+            + java.util.UUID.randomUUID().toString().substring(0, 8).toUpperCase();
 
     @BeforeAll
     void setUp() {
         pool = Database.H2.newPool(4);
         jdbc = new JdbcTemplate(pool);
         jdbc.execute("CREATE SCHEMA IF NOT EXISTS " + OTHER);
-        jdbc.execute("CREATE TABLE " + OTHER + "." + T + " (resource VARCHAR(256) NOT NULL PRIMARY KEY, max_seen BIGINT NOT NULL,"
-                + " holder VARCHAR(256), updated_at TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP NOT NULL)");
+        jdbc.execute("CREATE TABLE " + OTHER + "." + T + " (resource VARCHAR(256) NOT NULL PRIMARY KEY, "
+                + "max_seen BIGINT NOT NULL, holder VARCHAR(256), updated_at TIMESTAMP WITH TIME ZONE DEFAULT "
+                + "CURRENT_TIMESTAMP NOT NULL)");
         jdbc.execute("CREATE TABLE PUBLIC." + T + " (resource VARCHAR(256) NOT NULL, max_seen BIGINT NOT NULL,"
                 + " holder VARCHAR(256), updated_at TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP NOT NULL)");
     }

@@ -64,18 +64,7 @@ class MariaDbDeadlockInBodyTest {
     }
 
     private void fenced(String r, FencingToken token, Runnable body) {
-        new TransactionTemplate(tm).executeWithoutResult(s -> {
-            try {
-                store.fence(r, token, () -> {
-                    body.run();
-                    return null;
-                });
-            } catch (RuntimeException e) {
-                throw e;
-            } catch (Throwable e) {
-                throw new RuntimeException(e);
-            }
-        });
+        new TransactionTemplate(tm).executeWithoutResult(s -> FencedCalls.fence(store, r, token, body));
     }
 
     private void insert(String r, FencingToken t) {

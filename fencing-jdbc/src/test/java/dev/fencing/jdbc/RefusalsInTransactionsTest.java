@@ -76,16 +76,7 @@ class RefusalsInTransactionsTest {
     }
 
     private void fence(JdbcFenceStore s, String r, FencingToken t, Runnable body) {
-        try {
-            s.fence(r, t, () -> {
-                body.run();
-                return null;
-            });
-        } catch (RuntimeException e) {
-            throw e;
-        } catch (Throwable e) {
-            throw new RuntimeException(e);
-        }
+        FencedCalls.fence(s, r, t, body);
     }
 
     private void insert(Database db, String r, FencingToken t) {
@@ -94,8 +85,8 @@ class RefusalsInTransactionsTest {
     }
 
     private List<Long> rows(Database db, String r) {
-        return new JdbcTemplate(pools.get(db)).queryForList("SELECT token FROM " + dataTable + " WHERE k = ? ORDER BY id",
-                Long.class, r);
+        return new JdbcTemplate(pools.get(db)).queryForList("SELECT token FROM " + dataTable
+                + " WHERE k = ? ORDER BY id", Long.class, r);
     }
 
     /** stores.md: "In the default mode a body may catch a rejection of a nested fenced call and go on". */
@@ -179,7 +170,8 @@ class RefusalsInTransactionsTest {
         }));
         release.countDown();
         holder.get(30, TimeUnit.SECONDS);
-        System.out.println("caught-busy " + db + ": busy=" + busy[0] + " commit=" + name(commit) + " rows=" + rows(db, r));
+        System.out.println("caught-busy " + db + ": busy=" + busy[0] + " commit=" + name(commit) + " rows="
+                + rows(db, r));
         assertThat(busy[0]).isEqualTo("FenceBusyException");
         assertThat(rows(db, r)).doesNotContain(33L);
     }
