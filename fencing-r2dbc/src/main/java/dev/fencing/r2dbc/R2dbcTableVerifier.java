@@ -72,8 +72,9 @@ final class R2dbcTableVerifier {
         requireDurable();
         if (dialect == R2dbcDialect.MARIADB && !resourceIsKey()) {
             throw new FencingConfigurationException("Fence table '" + table + "' has no primary key or unique key on "
-                    + "'resource' alone, so two first uses of a resource could both insert a row; recreate it with "
-                    + dialect.script());
+                    + "the whole of 'resource' alone, so two first uses of a resource could both insert a row (or, "
+                    + "with a key on a prefix, resource(n), resources sharing the prefix share one row); recreate it "
+                    + "with " + dialect.script());
         }
         probe();
         verified = true;
@@ -177,7 +178,7 @@ final class R2dbcTableVerifier {
         String where = schema != null ? "s.table_schema = ?" : "s.table_schema = DATABASE()";
         DatabaseClient.GenericExecuteSpec spec = client.sql("SELECT s.index_name FROM information_schema.statistics s "
                 + "WHERE " + where + " AND s.table_name = ? AND s.non_unique = 0 GROUP BY s.index_name "
-                + "HAVING COUNT(*) = 1 AND MAX(s.column_name) = 'resource'");
+                + "HAVING COUNT(*) = 1 AND MAX(s.column_name) = 'resource' AND MAX(s.sub_part) IS NULL");
         spec = schema != null ? spec.bind(0, schema).bind(1, name) : spec.bind(0, name);
         try {
             Long keys = spec.map((row, meta) -> row.get(0, String.class)).all().count().block(WAIT);

@@ -30,6 +30,24 @@ class R2dbcFenceStoreMariaDbContractTest extends R2dbcFenceStoreContract {
         }
     }
 
+    /** A key on a prefix of resource makes resources sharing the prefix share one row: refused, as in JDBC. */
+    @org.junit.jupiter.api.Test
+    void verifyRefusesAKeyOnAPrefixOfResource() {
+        String table = uniqueTable("prefix");
+        db.sql("CREATE TABLE " + table + " (resource VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin "
+                + "NOT NULL, max_seen BIGINT NOT NULL, holder VARCHAR(256) CHARACTER SET utf8mb4 COLLATE "
+                + "utf8mb4_nopad_bin, updated_at TIMESTAMP(6) NOT NULL, PRIMARY KEY (resource(64)))")
+                .then().block(java.time.Duration.ofSeconds(30));
+        try {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> R2dbcFenceStore.builder(pool).table(table)
+                            .build().verify())
+                    .isInstanceOf(dev.fencing.FencingConfigurationException.class)
+                    .hasMessageContaining("with a key on a prefix");
+        } finally {
+            db.sql("DROP TABLE IF EXISTS " + table).then().block(java.time.Duration.ofSeconds(30));
+        }
+    }
+
     @Override
     String weakenTable(String table) {
         return "ALTER TABLE " + table + " ENGINE=Aria";
