@@ -1,5 +1,6 @@
 package dev.fencing.jdbc;
 
+import dev.fencing.store.FenceStoreException;
 import dev.fencing.token.FencingToken;
 import org.springframework.core.Ordered;
 import org.springframework.transaction.support.TransactionSynchronization;
@@ -9,11 +10,12 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The checks one transaction passed in a {@link JdbcFenceStore}'s default mode on MariaDB or H2, read back once before
+ * The checks one transaction passed in a {@link JdbcFenceStore}'s default mode on MariaDB or H2, run again once before
  * its commit. There a deadlock rolls back the whole transaction, the checks with it, and a method body that catches
  * the error goes on in a new transaction on the same connection, without the fence rows' locks: a newer holder can
- * then write before this one commits. A row that no longer holds the token and holder its check left refuses the
- * commit ({@link FenceConflictException}). PostgreSQL needs none of it: a failed statement aborts its transaction.
+ * then write before this one commits. A check refused the second time refuses the commit
+ * ({@link FenceConflictException}); one a rolled-back savepoint undid takes its row again. PostgreSQL needs none of
+ * it: a failed statement aborts its transaction.
  */
 final class HeldChecks implements TransactionSynchronization {
 
@@ -26,14 +28,25 @@ final class HeldChecks implements TransactionSynchronization {
     }
 
     /**
+     * Refuses a check in a transaction without synchronization (a transaction manager set to
+     * {@code SYNCHRONIZATION_NEVER}): its checks could not be run again before its commit.
+     */
+    static void requireSynchronization(String resource, FencingToken token, String table) {
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+            throw new FenceStoreException(resource, token, "Fence check for resource '" + resource + "' on table '"
+                    + table + "' refused: its transaction has no transaction synchronization (a transaction manager "
+                    + "set to SYNCHRONIZATION_NEVER), and on MariaDB and H2 the store runs each transaction's checks "
+                    + "again before its commit, where a deadlock may have undone them; use the manager's default "
+                    + "synchronization. The write did not run", null);
+        }
+    }
+
+    /**
      * Records an accepted check in the current transaction's {@code HeldChecks} of {@code store}, registered with the
-     * transaction on its first; nothing without transaction synchronization. Found among the transaction's
-     * synchronizations, so that a transaction suspended by {@code REQUIRES_NEW} keeps its own.
+     * transaction on its first (synchronization is active: {@link #requireSynchronization}). Found among the
+     * transaction's synchronizations, so that a transaction suspended by {@code REQUIRES_NEW} keeps its own.
      */
     static void hold(JdbcFenceStore store, String resource, FencingToken token) {
-        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
-            return;
-        }
         for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
             if (synchronization instanceof HeldChecks checks && checks.store == store) {
                 checks.held.put(resource, token);
@@ -53,6 +66,6 @@ final class HeldChecks implements TransactionSynchronization {
 
     @Override
     public void beforeCommit(boolean readOnly) {
-        store.verifyHeld(held);
+        store.checkHeldAgain(held);
     }
 }

@@ -58,8 +58,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.time.Duration;
-import java.util.Collections;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -280,6 +278,9 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                 } else {
                     // the default mode, or a call made once this transaction's checks went (in a synchronization's
                     // beforeCommit after them, in afterCommit): checked now, before its write, on the same connection
+                    if (rollsBackOnDeadlock) {
+                        HeldChecks.requireSynchronization(resource, token, table);
+                    }
                     try {
                         check(resource, token, false);
                         if (rollsBackOnDeadlock) {
@@ -703,28 +704,24 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     }
 
     /**
-     * Reads back the rows of the checks a transaction passed ({@link HeldChecks}), in it, before its commit: each must
-     * still hold the token and holder its check left. One that does not (the database rolled the transaction back,
-     * a deadlock caught in the method body, and the method went on in a new one) refuses the commit.
+     * Runs the checks a transaction passed ({@link HeldChecks}) again, in it, before its commit, each with the last
+     * token it checked for its resource: one still in force is its own holder's (no change); one the database undid
+     * (a rolled-back savepoint) takes the row again; one whose row a newer token took meanwhile (the database rolled
+     * back the whole transaction, a deadlock caught in the method body, which went on in a new transaction without
+     * the fence) refuses the commit as a {@link FenceConflictException}.
      */
-    void verifyHeld(Map<String, FencingToken> held) {
-        Map<String, Object[]> rows = new HashMap<>();
-        jdbc.query("SELECT resource, max_seen, holder FROM " + table + " WHERE resource IN ("
-                        + String.join(", ", Collections.nCopies(held.size(), "?")) + ")",
-                rs -> {
-                    rows.put(rs.getString(1), new Object[] {rs.getLong(2), rs.getString(3)});
-                }, held.keySet().toArray());
-        for (Map.Entry<String, FencingToken> check : held.entrySet()) {
-            FencingToken token = check.getValue();
-            Object[] row = rows.get(check.getKey());
-            if (row == null || (long) row[0] != token.value() || !token.holder().equals(row[1])) {
-                throw new FenceConflictException(check.getKey(), token, "Fence check for resource '"
-                        + FencingToken.printable(check.getKey()) + "' (token " + token + ") no longer holds at "
-                        + "commit: table '" + table + "' has " + (row == null ? "no row for it" : "max_seen " + row[0]
-                        + " (holder '" + row[1] + "')") + ". The database rolled back the transaction that made the "
-                        + "check (a deadlock, caught in the method body, which went on in a new transaction without "
-                        + "the fence), so its writes since are refused; let such errors leave the fenced method and "
-                        + "retry the whole transaction", null, true);
+    void checkHeldAgain(Map<String, FencingToken> held) {
+        for (Map.Entry<String, FencingToken> entry : held.entrySet()) {
+            FencingToken token = entry.getValue();
+            try {
+                check(entry.getKey(), token, false);
+            } catch (TokenRejectedException rejected) {
+                throw new FenceConflictException(entry.getKey(), token, "Fence check for resource '"
+                        + FencingToken.printable(entry.getKey()) + "' (token " + token + "), run again before the "
+                        + "commit, was refused: " + rejected.getMessage() + ". The database rolled back the "
+                        + "transaction that made the first check (a deadlock, caught in the method body, which went on "
+                        + "in a new transaction without the fence), so its writes since are refused; let such errors "
+                        + "leave the fenced method and retry the whole transaction", rejected, true);
             }
         }
     }

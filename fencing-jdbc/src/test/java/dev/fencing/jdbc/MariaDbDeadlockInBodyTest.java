@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * On MariaDB a deadlock inside the fenced body rolls back the whole transaction (the fence row's lock and max_seen
  * with it) and the connection goes on in a new transaction; a body that retries the failed statement (a common
  * reaction to a deadlock) then wrote unfenced, and the stale write committed after a newer token's (a review found
- * it). The checks are read back before the commit ({@code HeldChecks}): 33's commit is refused as a conflict.
+ * it). The checks are run again before the commit ({@code HeldChecks}): 33's commit is refused as a conflict.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(90)
@@ -153,7 +153,8 @@ class MariaDbDeadlockInBodyTest {
         System.out.println("deadlock in body: deadlock=" + deadlock[0] + " t1(33)=" + t1Out + " t2(34)=" + t2
                 + " t3=" + t3Out + " rows=" + rows + " max_seen=" + maxSeen);
         assertThat(deadlock[0]).as("the body's deadlock").isNotNull();
-        assertThat(t1Out).as("33's transaction").startsWith("FenceConflictException").contains("no longer holds");
+        assertThat(t1Out).as("33's transaction").startsWith("FenceConflictException")
+                .contains("run again before the commit, was refused");
         assertThat(rows).as("tokens written, in commit order").containsExactly(10L, 34L);
     }
 
