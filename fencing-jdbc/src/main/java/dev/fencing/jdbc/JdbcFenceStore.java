@@ -410,10 +410,28 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                         + "(checkAtCommit(false)) with JPA. The write did not run");
             }
         }
+        if (inSynchronizationCallback()) {
+            return null; // the transaction's first fenced call, made while it completes: checked at once
+        }
         CommitChecks checks = new CommitChecks(this);
         TransactionSynchronizationManager.registerSynchronization(checks);
         return checks;
     }
+
+    /**
+     * Whether this thread runs a transaction synchronization's callback ({@code beforeCommit},
+     * {@code beforeCompletion}, {@code afterCommit}, {@code afterCompletion}: Spring calls each through
+     * {@code TransactionSynchronizationUtils}). Checks queued from there could miss the commit they wait for (Spring
+     * calls a synchronization registered during a phase in the next phase only), so such a call is checked at once.
+     * Asked once per transaction, by its first fenced call.
+     */
+    private static boolean inSynchronizationCallback() {
+        return StackWalker.getInstance().walk(frames -> frames.anyMatch(frame ->
+                frame.getClassName().equals(SYNCHRONIZATION_UTILS)));
+    }
+
+    private static final String SYNCHRONIZATION_UTILS =
+            "org.springframework.transaction.support.TransactionSynchronizationUtils";
 
     private String atCommitSql(int checks, boolean commit) {
         if (commit && checks <= CACHED_BATCHES && atCommitSql[checks] != null) {
@@ -551,19 +569,20 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         }
 
         /**
-         * Registered too late for {@link #beforeCommit} (the transaction's first fenced call made in a
-         * synchronization's {@code beforeCommit}, or later): the checks go at the next callback, still on the
-         * transaction's connection, without {@code COMMIT}. Before the commit, a rejection aborts the PostgreSQL
-         * transaction, which then rolls back at its commit, though Spring only logs an exception thrown from
-         * {@code beforeCompletion}, goes on to commit, and the driver's commit returns normally: the rejection is
-         * thrown again from {@code afterCommit}, to the caller of the commit. After it (a first fenced call in
-         * {@code afterCommit}), the write and its check share the next transaction on that connection, which ends
-         * when Spring gives the connection back: committed, or rolled back when the check was refused.
+         * A safety net: a transaction's first fenced call made in a synchronization callback is checked at once
+         * ({@link #inSynchronizationCallback}), so a {@code CommitChecks} is not registered too late for
+         * {@link #beforeCommit}. Should one be, its checks go here, before the commit, without {@code COMMIT}: a
+         * rejection aborts the PostgreSQL transaction, which then rolls back at its commit, though Spring only logs an
+         * exception thrown from here, goes on to commit, and the driver's commit returns normally; so the rejection is
+         * thrown again from {@code afterCommit}, to the caller of the commit.
          */
         @Override
         public void beforeCompletion() {
+            if (sent || pending.isEmpty()) {
+                return;
+            }
             try {
-                sendIfMissed();
+                send(false);
             } catch (RuntimeException refused) {
                 refusedBeforeCompletion = refused;
                 throw refused;
@@ -575,25 +594,21 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
             if (refusedBeforeCompletion != null) {
                 throw refusedBeforeCompletion; // the transaction rolled back: its commit returned normally
             }
-            sendIfMissed();
             if (acceptedAtCommit) {
                 accepted();
             }
         }
 
+        /** Checks never sent: their writes may have committed without them. Said at ERROR, nothing else can now. */
         @Override
         public void afterCompletion(int status) {
-            if (status == STATUS_COMMITTED && sendIfMissed()) {
-                accepted();
+            if (!sent && !pending.isEmpty() && status == STATUS_COMMITTED) {
+                LOG.error("Fenced writes on table '" + store.table + "' may have committed WITHOUT their check at "
+                        + "commit: " + pending.stream().map(p -> "'" + FencingToken.printable(p.resource())
+                        + "' (token " + p.token() + ")").collect(java.util.stream.Collectors.joining(", "))
+                        + ". Their fenced calls came after the transaction's last callback before its commit; make "
+                        + "fenced calls in the transaction's body, or use the default mode (checkAtCommit(false))");
             }
-        }
-
-        private boolean sendIfMissed() {
-            if (sent || pending.isEmpty()) {
-                return false;
-            }
-            send(false);
-            return true;
         }
 
         private void accepted() {
