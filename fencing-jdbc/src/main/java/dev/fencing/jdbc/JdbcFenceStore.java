@@ -1252,11 +1252,13 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         }
 
         /**
-         * Also a transaction of another manager that bound a connection of this DataSource in a transaction (JPA's,
-         * say); not one bound in autocommit, by a statement made in another manager's transaction (a
-         * {@code JdbcTemplate} in a Spring Batch step's resourceless one): joined, the check would commit at once,
-         * apart from the write. The store then runs the call in a transaction of its own, as a plain
-         * {@code DataSourceTransactionManager} does.
+         * Also a transaction of another manager that bound a connection of this DataSource for its transaction (JPA's,
+         * say); not a connection {@code DataSourceUtils} bound for a statement made in another manager's transaction
+         * (a {@code JdbcTemplate} in a Spring Batch step's resourceless one), which is in no transaction of this
+         * DataSource (in autocommit, or in one nobody commits): joined, the check would commit at once, apart from
+         * the write, or be lost with it. The store then runs the call in a transaction of its own, as a plain
+         * {@code DataSourceTransactionManager} does. {@code DataSourceUtils} marks the holders it binds synchronized
+         * with the transaction; a manager's own holder is not (this class's own is found by the superclass).
          */
         @Override
         protected boolean isExistingTransaction(Object transaction) {
@@ -1264,15 +1266,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                     || (TransactionSynchronizationManager.isActualTransactionActive()
                     && TransactionSynchronizationManager.getResource(obtainDataSource())
                             instanceof ConnectionHolder held
-                    && !inAutocommit(held));
-        }
-
-        private static boolean inAutocommit(ConnectionHolder held) {
-            try {
-                return held.getConnection().getAutoCommit(); // the driver answers from its state, no round trip
-            } catch (SQLException | IllegalStateException e) {
-                return false; // a broken or released connection: joined as before, and the check on it says why
-            }
+                    && !held.isSynchronizedWithTransaction());
         }
     }
 }
