@@ -138,6 +138,9 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
                     new FencingToken(resource, node.czxid(), ZKPaths.getNodeFromPath(lockPath)), mutex, lockPath,
                     node.owner());
             held.add(lease);
+            if (!sessionStillOwns(node)) {
+                markLost(lease, true); // lost or suspended between the grant and the line above: no event comes now
+            }
             WATCH_LATER.execute(() -> {
                 if (held.contains(lease)) {
                     watchNode(lease);
@@ -291,6 +294,20 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
             return owner != 0 && client.getZookeeperClient().getZooKeeper().getSessionId() != owner;
         } catch (Exception unknown) {
             return false; // the client is closing: the release went through, and nothing says the lease was lost
+        }
+    }
+
+    /**
+     * Whether the client is connected now, in the session that owns the lock node: the connection listener marks only
+     * the leases already held, so a session suspended or lost between the grant and the lease's entry into the held
+     * set would otherwise go unreported until the node's watch (a second later).
+     */
+    private boolean sessionStillOwns(Created node) {
+        try {
+            return client.getZookeeperClient().isConnected()
+                    && client.getZookeeperClient().getZooKeeper().getSessionId() == node.owner();
+        } catch (Exception e) {
+            return false;
         }
     }
 

@@ -17,6 +17,7 @@ import org.apache.curator.test.TestingZooKeeperServer;
 import org.apache.zookeeper.Watcher;
 import org.apache.zookeeper.ZooKeeper;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -324,6 +325,54 @@ class ZooKeeperFailureTest {
                 throw new AssertionError("condition not met within 30 s");
             }
             Thread.sleep(20);
+        }
+    }
+
+    /**
+     * The session is lost (Curator reports LOST, the issuer's listener runs) after ZooKeeper granted the lock and
+     * before the lease is put into the issuer's held set (a GC pause there, simulated with the afterGrant seam).
+     * Curator already said LOST, the lock node is gone and another client takes the lock, yet acquire hands out a
+     * lease whose isLost() is false (a review found it; the watch reported it a second later).
+     */
+    @Test
+    @Timeout(120)
+    void aSessionLostBetweenTheGrantAndTheHeldSetIsReportedAtOnce() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework zombieClient = Clients.start(server.getConnectString());
+             CuratorFramework otherClient = Clients.start(server.getConnectString());
+             ZooKeeperTokenIssuer zombieIssuer = new ZooKeeperTokenIssuer(zombieClient, "/grant-race", null);
+             ZooKeeperTokenIssuer otherIssuer = new ZooKeeperTokenIssuer(otherClient, "/grant-race", null)) {
+            CountDownLatch lost = new CountDownLatch(1);
+            zombieClient.getConnectionStateListenable().addListener((c, state) -> {
+                if (state == ConnectionState.LOST) {
+                    lost.countDown(); // after the issuer's own listener (registered first) has run
+                }
+            });
+            zombieIssuer.afterGrant = resource -> {
+                try {
+                    expireOnTheServer(server.getConnectString(), zombieClient);
+                    assertThat(lost.await(WAIT.toSeconds(), TimeUnit.SECONDS)).as("Curator reported LOST").isTrue();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            };
+            Lease zombie = zombieIssuer.acquire("accounts", WAIT);
+            zombieIssuer.afterGrant = r -> { };
+            boolean lostAtReturn = zombie.isLost();
+            long returned = System.nanoTime();
+            Lease next = otherIssuer.acquire("accounts", Duration.ofSeconds(5));
+            boolean lostWhenNextGranted = zombie.isLost();
+            while (!zombie.isLost() && System.nanoTime() - returned < TimeUnit.SECONDS.toNanos(10)) {
+                Thread.sleep(5);
+            }
+            long reportedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - returned);
+            System.out.println("grant race: zombie token " + zombie.token().value() + " isLost() at return = " + lostAtReturn
+                    + "; next holder granted token " + next.token().value() + ", zombie isLost() then = "
+                    + lostWhenNextGranted + "; zombie reported lost " + reportedAfter + " ms after acquire returned");
+            next.close();
+            zombie.close();
+            assertThat(lostWhenNextGranted).as("the next holder was granted the lock while the zombie's lease, whose "
+                    + "session Curator had already reported LOST, still said it was held").isTrue();
         }
     }
 }
