@@ -204,6 +204,13 @@ public enum JdbcDialect {
      * collation, always deterministic, as the shipped script has it; MariaDB: binary, no-pad). Shown in startup errors.
      */
     String alterColumnSql(String table, String column) {
+        if (column.equals("expires_at")) {
+            return switch (this) {
+                case POSTGRESQL -> "ALTER TABLE " + table + " ALTER COLUMN expires_at TYPE TIMESTAMP WITH TIME ZONE";
+                case MARIADB -> "ALTER TABLE " + table + " MODIFY expires_at TIMESTAMP(6) NULL";
+                case H2 -> "ALTER TABLE " + table + " ALTER COLUMN expires_at SET DATA TYPE TIMESTAMP WITH TIME ZONE";
+            };
+        }
         if (column.equals("updated_at")) {
             return switch (this) {
                 case POSTGRESQL -> "ALTER TABLE " + table + " ALTER COLUMN updated_at TYPE TIMESTAMP WITH TIME ZONE";

@@ -22,7 +22,8 @@ enum JdbcTable {
                     "updated_at", ColumnNeed.TIMESTAMP)),
 
     LEASE("JdbcTokenIssuer", "issuer", "Lease table", JdbcTokenIssuer.DEFAULT_TABLE, "lease", "lease",
-            Map.of("resource", ColumnNeed.TEXT, "holder", ColumnNeed.TEXT, "token", ColumnNeed.BIGINT));
+            Map.of("resource", ColumnNeed.TEXT, "holder", ColumnNeed.TEXT, "token", ColumnNeed.BIGINT,
+                    "expires_at", ColumnNeed.INSTANT));
 
     /** What a column must be able to hold. */
     enum ColumnNeed {
@@ -34,7 +35,13 @@ enum JdbcTable {
          * A point in time from the database's clock: when the row last advanced, which compaction reads to find idle
          * rows ({@link JdbcFenceAdmin#compact}).
          */
-        TIMESTAMP
+        TIMESTAMP,
+        /**
+         * An instant every session reads alike: when a lease expires, which each instance's session compares with
+         * the database's clock. A timestamp without a time zone is read in each session's zone (PostgreSQL, H2;
+         * MariaDB's DATETIME), so instances in two zones would both hold one lock.
+         */
+        INSTANT
     }
 
     private static final String CREATE = "CREATE TABLE IF NOT EXISTS ";

@@ -416,6 +416,11 @@ final class TableVerifier {
                 case TIMESTAMP -> column.type == Types.TIMESTAMP || column.type == Types.TIMESTAMP_WITH_TIMEZONE
                         ? null : "is " + column.describe() + ", but it holds when the row last advanced (compaction "
                         + "reads it) and needs a timestamp";
+                case INSTANT -> instant(column) ? null : "is " + column.typeName() + ", but it holds when a lease "
+                        + "expires, which every instance's session compares with the database's clock: a timestamp "
+                        + "without a time zone is read in each session's zone, so instances in two zones would both "
+                        + "hold one lock; it needs " + (dialect == JdbcDialect.MARIADB ? "TIMESTAMP"
+                        : "TIMESTAMP WITH TIME ZONE");
             };
             if (problem != null) {
                 throw new FencingConfigurationException(kind.what() + " '" + table + "' column '" + name + "' "
@@ -621,6 +626,16 @@ final class TableVerifier {
 
     private static String upper(String s) {
         return s == null ? null : s.toUpperCase(Locale.ROOT);
+    }
+
+    /** Whether {@code column} holds an instant (see {@link JdbcTable.ColumnNeed#INSTANT}) on this database. */
+    private boolean instant(Column column) {
+        String name = column.typeName().toUpperCase(Locale.ROOT);
+        return switch (dialect) {
+            case MARIADB -> name.startsWith("TIMESTAMP");
+            case POSTGRESQL -> column.type() == Types.TIMESTAMP_WITH_TIMEZONE || name.equals("TIMESTAMPTZ");
+            case H2 -> column.type() == Types.TIMESTAMP_WITH_TIMEZONE || name.contains("WITH TIME ZONE");
+        };
     }
 
     private record Column(int type, String typeName, long size) {

@@ -179,6 +179,29 @@ class TableChecksTest {
     }
 
     /**
+     * A lease table whose expires_at has no time zone (PostgreSQL's and H2's TIMESTAMP, MariaDB's DATETIME) is read in
+     * each session's zone: an instance in UTC+5 saw a lease another took in UTC as expired 5 h ago and took it too,
+     * two holders of one lock (a review found it). Refused, naming the fix; the fixed table passes.
+     */
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void aLeaseTableWhoseExpiryHasNoTimeZoneIsRefused(Database database) {
+        String lease = table(database, "lease");
+        String text = database == Database.MARIADB
+                ? "VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin" : "VARCHAR(256)";
+        String local = database == Database.MARIADB ? "DATETIME(6)" : "TIMESTAMP";
+        jdbc(database).execute("CREATE TABLE " + lease + " (resource " + text + " NOT NULL PRIMARY KEY, holder "
+                + text + ", token BIGINT NOT NULL, expires_at " + local + " NULL)"
+                + (database == Database.MARIADB ? " ENGINE=InnoDB" : ""));
+        assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool(database)).table(lease).build().verify())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Lease table '" + lease + "' column 'expires_at'")
+                .hasMessageContaining("two zones would both hold one lock");
+        jdbc(database).execute(JdbcDialect.valueOf(database.name()).alterColumnSql(lease, "expires_at"));
+        JdbcTokenIssuer.builder(pool(database)).table(lease).build().verify();
+    }
+
+    /**
      * MariaDB: a unique key on a prefix of resource (PRIMARY KEY (resource(64))) makes resources that share the prefix
      * share one row, whose max_seen refuses the other's tokens; JDBC's index metadata does not show the prefix (a
      * review had one verified).
