@@ -554,6 +554,31 @@ final class TableVerifier {
                     + "of 'resource' only (PRIMARY KEY (resource(n)), say): resources that share the prefix share one "
                     + "row, and one's max_seen refuses the other's tokens; recreate it with " + kind.script(dialect));
         }
+        String other = dialect == JdbcDialect.MARIADB ? otherUniqueKey() : null;
+        if (other != null) {
+            throw new FencingConfigurationException(kind.what() + " '" + table + "' has a unique key on (" + other
+                    + ") besides the one on 'resource': MariaDB's INSERT ... ON DUPLICATE KEY UPDATE updates the row "
+                    + "that conflicts on any unique key, so one resource's check would advance another resource's "
+                    + "row and accept a stale token; drop that key, or recreate the table with "
+                    + kind.script(dialect));
+        }
+    }
+
+    /**
+     * MariaDB: the columns of a unique key other than the one on {@code resource} alone and an auto-increment primary
+     * key (which never conflicts on insert), or {@code null} when there is none.
+     */
+    private String otherUniqueKey() {
+        int dot = table.indexOf('.');
+        List<String> keys = jdbc.queryForList("SELECT GROUP_CONCAT(s.COLUMN_NAME ORDER BY s.SEQ_IN_INDEX)"
+                + " FROM information_schema.STATISTICS s WHERE s.TABLE_SCHEMA = COALESCE(?, DATABASE())"
+                + " AND LOWER(s.TABLE_NAME) = LOWER(?) AND s.NON_UNIQUE = 0"
+                + " AND NOT EXISTS (SELECT 1 FROM information_schema.COLUMNS c WHERE c.TABLE_SCHEMA = s.TABLE_SCHEMA"
+                + " AND c.TABLE_NAME = s.TABLE_NAME AND c.COLUMN_NAME = s.COLUMN_NAME"
+                + " AND c.EXTRA LIKE '%auto_increment%')"
+                + " GROUP BY s.INDEX_NAME", String.class,
+                dot > 0 ? table.substring(0, dot) : null, dot > 0 ? table.substring(dot + 1) : table);
+        return keys.stream().filter(columns -> !columns.equalsIgnoreCase("resource")).findFirst().orElse(null);
     }
 
     /**

@@ -220,6 +220,30 @@ class TableChecksTest {
     }
 
     /**
+     * MariaDB: a second unique key (on holder, say) makes ON DUPLICATE KEY UPDATE update the row that conflicts on it,
+     * another resource's: a review had B's stale 15 accepted after B's 20. Refused; an auto-increment surrogate key
+     * beside the key on resource is not.
+     */
+    @Test
+    void aMariaDbFenceTableWithAnotherUniqueKeyIsRefused() {
+        String fence = table(Database.MARIADB, "fence");
+        String text = "VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin";
+        jdbc(Database.MARIADB).execute("CREATE TABLE " + fence + " (resource " + text + " NOT NULL PRIMARY KEY, "
+                + "max_seen BIGINT NOT NULL, holder " + text + ", updated_at TIMESTAMP(6) NOT NULL DEFAULT "
+                + "CURRENT_TIMESTAMP(6), UNIQUE KEY by_holder (holder)) ENGINE=InnoDB");
+        assertThat(refusal(Database.MARIADB, fence)).hasMessageContaining("has a unique key on (holder) besides");
+        jdbc(Database.MARIADB).execute("ALTER TABLE " + fence + " DROP INDEX by_holder");
+        JdbcFenceStore.builder(pool(Database.MARIADB)).table(fence).build().verify();
+
+        String surrogate = table(Database.MARIADB, "fence");
+        jdbc(Database.MARIADB).execute("CREATE TABLE " + surrogate + " (id BIGINT AUTO_INCREMENT PRIMARY KEY, "
+                + "resource " + text + " NOT NULL, max_seen BIGINT NOT NULL, holder " + text + ", updated_at "
+                + "TIMESTAMP(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6), UNIQUE KEY by_resource (resource)) "
+                + "ENGINE=InnoDB");
+        JdbcFenceStore.builder(pool(Database.MARIADB)).table(surrogate).build().verify();
+    }
+
+    /**
      * A partitioned fence table keeps its rows in its partitions: UNLOGGED partitions lose them in crash recovery as
      * an UNLOGGED table does, though the parent's own persistence says durable (a review had one verified).
      */

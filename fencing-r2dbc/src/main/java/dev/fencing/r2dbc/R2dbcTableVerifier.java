@@ -70,6 +70,13 @@ final class R2dbcTableVerifier {
             throw missing("updated_at");
         }
         requireDurable();
+        String other = dialect == R2dbcDialect.MARIADB ? otherUniqueKey() : null;
+        if (other != null) {
+            throw new FencingConfigurationException("Fence table '" + table + "' has a unique key on (" + other
+                    + ") besides the one on 'resource': MariaDB's INSERT ... ON DUPLICATE KEY UPDATE updates the row "
+                    + "that conflicts on any unique key, so one resource's check would advance another resource's "
+                    + "row and accept a stale token; drop that key, or recreate the table with " + dialect.script());
+        }
         if (dialect == R2dbcDialect.MARIADB && !resourceIsKey()) {
             throw new FencingConfigurationException("Fence table '" + table + "' has no primary key or unique key on "
                     + "the whole of 'resource' alone, so two first uses of a resource could both insert a row (or, "
@@ -172,6 +179,27 @@ final class R2dbcTableVerifier {
         }
         throw new FencingConfigurationException("Fence table '" + table + "' " + what + "; a stale token could "
                 + "then write again. Fix it with: " + fix);
+    }
+
+    /**
+     * MariaDB: the columns of a unique key other than one on {@code resource} alone and an auto-increment primary key
+     * (which never conflicts on insert), or {@code null} when there is none.
+     */
+    private String otherUniqueKey() {
+        String where = schema != null ? "s.table_schema = ?" : "s.table_schema = DATABASE()";
+        DatabaseClient.GenericExecuteSpec spec = client.sql("SELECT GROUP_CONCAT(s.column_name ORDER BY "
+                + "s.seq_in_index) FROM information_schema.statistics s WHERE " + where + " AND s.table_name = ? "
+                + "AND s.non_unique = 0 AND NOT EXISTS (SELECT 1 FROM information_schema.columns c WHERE "
+                + "c.table_schema = s.table_schema AND c.table_name = s.table_name AND c.column_name = s.column_name "
+                + "AND c.extra LIKE '%auto_increment%') GROUP BY s.index_name");
+        spec = schema != null ? spec.bind(0, schema).bind(1, name) : spec.bind(0, name);
+        try {
+            return spec.map((row, meta) -> row.get(0, String.class)).all()
+                    .filter(columns -> !columns.equalsIgnoreCase("resource")).next().block(WAIT);
+        } catch (RuntimeException e) {
+            throw new FencingConfigurationException("Could not read the keys of fence table '" + table + "': "
+                    + e.getMessage(), e);
+        }
     }
 
     private boolean resourceIsKey() {

@@ -48,6 +48,24 @@ class R2dbcFenceStoreMariaDbContractTest extends R2dbcFenceStoreContract {
         }
     }
 
+    /** A second unique key (on holder) would let one resource's check update another's row: refused, as in JDBC. */
+    @org.junit.jupiter.api.Test
+    void verifyRefusesAnotherUniqueKey() {
+        String table = uniqueTable("otherkey");
+        db.sql("CREATE TABLE " + table + " (resource VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin "
+                + "NOT NULL PRIMARY KEY, max_seen BIGINT NOT NULL, holder VARCHAR(256) CHARACTER SET utf8mb4 COLLATE "
+                + "utf8mb4_nopad_bin, updated_at TIMESTAMP(6) NOT NULL, UNIQUE KEY by_holder (holder))")
+                .then().block(java.time.Duration.ofSeconds(30));
+        try {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> R2dbcFenceStore.builder(pool).table(table)
+                            .build().verify())
+                    .isInstanceOf(dev.fencing.FencingConfigurationException.class)
+                    .hasMessageContaining("has a unique key on (holder) besides");
+        } finally {
+            db.sql("DROP TABLE IF EXISTS " + table).then().block(java.time.Duration.ofSeconds(30));
+        }
+    }
+
     @Override
     String weakenTable(String table) {
         return "ALTER TABLE " + table + " ENGINE=Aria";
