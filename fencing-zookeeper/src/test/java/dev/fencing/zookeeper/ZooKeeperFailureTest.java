@@ -366,8 +366,8 @@ class ZooKeeperFailureTest {
                 Thread.sleep(5);
             }
             long reportedAfter = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - returned);
-            System.out.println("grant race: zombie token " + zombie.token().value() + " isLost() at return = " + lostAtReturn
-                    + "; next holder granted token " + next.token().value() + ", zombie isLost() then = "
+            System.out.println("grant race: zombie token " + zombie.token().value() + " isLost() at return = "
+                    + lostAtReturn + "; next holder granted token " + next.token().value() + ", zombie isLost() then = "
                     + lostWhenNextGranted + "; zombie reported lost " + reportedAfter + " ms after acquire returned");
             next.close();
             zombie.close();
