@@ -549,12 +549,16 @@ final class TableVerifier {
                     + "index on 'resource' alone, so two first uses of a resource could both insert a row; recreate "
                     + "it with " + kind.script(dialect));
         }
-        if (dialect == JdbcDialect.MARIADB && !wholeResourceKey()) {
+        if (dialect != JdbcDialect.MARIADB) {
+            return;
+        }
+        List<String> keys = mariaDbUniqueKeys();
+        if (!keys.contains("resource")) {
             throw new FencingConfigurationException(kind.what() + " '" + table + "' has its unique key on a prefix "
                     + "of 'resource' only (PRIMARY KEY (resource(n)), say): resources that share the prefix share one "
                     + "row, and one's max_seen refuses the other's tokens; recreate it with " + kind.script(dialect));
         }
-        String other = dialect == JdbcDialect.MARIADB ? otherUniqueKey() : null;
+        String other = keys.stream().filter(columns -> !columns.equals("resource")).findFirst().orElse(null);
         if (other != null) {
             throw new FencingConfigurationException(kind.what() + " '" + table + "' has a unique key on (" + other
                     + ") besides the one on 'resource': MariaDB's INSERT ... ON DUPLICATE KEY UPDATE updates the row "
@@ -565,12 +569,14 @@ final class TableVerifier {
     }
 
     /**
-     * MariaDB: the columns of a unique key other than the one on {@code resource} alone and an auto-increment primary
-     * key (which never conflicts on insert), or {@code null} when there is none.
+     * MariaDB: the columns of each unique key but an auto-increment primary key (which never conflicts on insert), in
+     * lower case, a column keyed on a prefix only followed by its length ({@code resource(64)}), which JDBC's index
+     * metadata does not show.
      */
-    private String otherUniqueKey() {
+    private List<String> mariaDbUniqueKeys() {
         int dot = table.indexOf('.');
-        List<String> keys = jdbc.queryForList("SELECT GROUP_CONCAT(s.COLUMN_NAME ORDER BY s.SEQ_IN_INDEX)"
+        return jdbc.queryForList("SELECT GROUP_CONCAT(LOWER(s.COLUMN_NAME), IF(s.SUB_PART IS NULL, '',"
+                + " CONCAT('(', s.SUB_PART, ')')) ORDER BY s.SEQ_IN_INDEX)"
                 + " FROM information_schema.STATISTICS s WHERE s.TABLE_SCHEMA = COALESCE(?, DATABASE())"
                 + " AND LOWER(s.TABLE_NAME) = LOWER(?) AND s.NON_UNIQUE = 0"
                 + " AND NOT EXISTS (SELECT 1 FROM information_schema.COLUMNS c WHERE c.TABLE_SCHEMA = s.TABLE_SCHEMA"
@@ -578,23 +584,8 @@ final class TableVerifier {
                 + " AND c.EXTRA LIKE '%auto_increment%')"
                 + " GROUP BY s.INDEX_NAME", String.class,
                 dot > 0 ? table.substring(0, dot) : null, dot > 0 ? table.substring(dot + 1) : table);
-        return keys.stream().filter(columns -> !columns.equalsIgnoreCase("resource")).findFirst().orElse(null);
     }
 
-    /**
-     * MariaDB: whether a unique key on {@code resource} alone covers the whole column ({@code SUB_PART} null), which
-     * JDBC's index metadata does not say.
-     */
-    private boolean wholeResourceKey() {
-        int dot = table.indexOf('.');
-        Integer keys = jdbc.queryForObject("SELECT COUNT(*) FROM information_schema.STATISTICS s"
-                + " WHERE s.TABLE_SCHEMA = COALESCE(?, DATABASE()) AND LOWER(s.TABLE_NAME) = LOWER(?)"
-                + " AND s.NON_UNIQUE = 0 AND LOWER(s.COLUMN_NAME) = 'resource' AND s.SUB_PART IS NULL"
-                + " AND NOT EXISTS (SELECT 1 FROM information_schema.STATISTICS o WHERE o.TABLE_SCHEMA = s.TABLE_SCHEMA"
-                + " AND o.TABLE_NAME = s.TABLE_NAME AND o.INDEX_NAME = s.INDEX_NAME AND o.SEQ_IN_INDEX > 1)",
-                Integer.class, dot > 0 ? table.substring(0, dot) : null, dot > 0 ? table.substring(dot + 1) : table);
-        return keys != null && keys > 0;
-    }
 
     /**
      * The fix when the probe failed for lack of a privilege or on a read-only connection (not a missing table, whose

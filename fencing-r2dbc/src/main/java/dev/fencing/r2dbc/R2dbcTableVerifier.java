@@ -11,6 +11,7 @@ import reactor.core.publisher.Mono;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
@@ -70,18 +71,19 @@ final class R2dbcTableVerifier {
             throw missing("updated_at");
         }
         requireDurable();
-        String other = dialect == R2dbcDialect.MARIADB ? otherUniqueKey() : null;
+        List<String> keys = dialect == R2dbcDialect.MARIADB ? uniqueKeys() : List.of("resource");
+        if (!keys.contains("resource")) {
+            throw new FencingConfigurationException("Fence table '" + table + "' has no primary key or unique key on "
+                    + "the whole of 'resource' alone, so two first uses of a resource could both insert a row (or, "
+                    + "with a key on a prefix, resource(n), resources sharing the prefix share one row); recreate it "
+                    + "with " + dialect.script());
+        }
+        String other = keys.stream().filter(key -> !key.equals("resource")).findFirst().orElse(null);
         if (other != null) {
             throw new FencingConfigurationException("Fence table '" + table + "' has a unique key on (" + other
                     + ") besides the one on 'resource': MariaDB's INSERT ... ON DUPLICATE KEY UPDATE updates the row "
                     + "that conflicts on any unique key, so one resource's check would advance another resource's "
                     + "row and accept a stale token; drop that key, or recreate the table with " + dialect.script());
-        }
-        if (dialect == R2dbcDialect.MARIADB && !resourceIsKey()) {
-            throw new FencingConfigurationException("Fence table '" + table + "' has no primary key or unique key on "
-                    + "the whole of 'resource' alone, so two first uses of a resource could both insert a row (or, "
-                    + "with a key on a prefix, resource(n), resources sharing the prefix share one row); recreate it "
-                    + "with " + dialect.script());
         }
         probe();
         verified = true;
@@ -182,35 +184,21 @@ final class R2dbcTableVerifier {
     }
 
     /**
-     * MariaDB: the columns of a unique key other than one on {@code resource} alone and an auto-increment primary key
-     * (which never conflicts on insert), or {@code null} when there is none.
+     * MariaDB: the columns of each unique key but an auto-increment primary key (which never conflicts on insert), in
+     * lower case, a column keyed on a prefix only followed by its length ({@code resource(64)}).
      */
-    private String otherUniqueKey() {
+    private List<String> uniqueKeys() {
         String where = schema != null ? "s.table_schema = ?" : "s.table_schema = DATABASE()";
-        DatabaseClient.GenericExecuteSpec spec = client.sql("SELECT GROUP_CONCAT(s.column_name ORDER BY "
-                + "s.seq_in_index) FROM information_schema.statistics s WHERE " + where + " AND s.table_name = ? "
+        DatabaseClient.GenericExecuteSpec spec = client.sql("SELECT GROUP_CONCAT(LOWER(s.column_name), "
+                + "IF(s.sub_part IS NULL, '', CONCAT('(', s.sub_part, ')')) ORDER BY s.seq_in_index) "
+                + "FROM information_schema.statistics s WHERE " + where + " AND s.table_name = ? "
                 + "AND s.non_unique = 0 AND NOT EXISTS (SELECT 1 FROM information_schema.columns c WHERE "
                 + "c.table_schema = s.table_schema AND c.table_name = s.table_name AND c.column_name = s.column_name "
                 + "AND c.extra LIKE '%auto_increment%') GROUP BY s.index_name");
         spec = schema != null ? spec.bind(0, schema).bind(1, name) : spec.bind(0, name);
         try {
-            return spec.map((row, meta) -> row.get(0, String.class)).all()
-                    .filter(columns -> !columns.equalsIgnoreCase("resource")).next().block(WAIT);
-        } catch (RuntimeException e) {
-            throw new FencingConfigurationException("Could not read the keys of fence table '" + table + "': "
-                    + e.getMessage(), e);
-        }
-    }
-
-    private boolean resourceIsKey() {
-        String where = schema != null ? "s.table_schema = ?" : "s.table_schema = DATABASE()";
-        DatabaseClient.GenericExecuteSpec spec = client.sql("SELECT s.index_name FROM information_schema.statistics s "
-                + "WHERE " + where + " AND s.table_name = ? AND s.non_unique = 0 GROUP BY s.index_name "
-                + "HAVING COUNT(*) = 1 AND MAX(s.column_name) = 'resource' AND MAX(s.sub_part) IS NULL");
-        spec = schema != null ? spec.bind(0, schema).bind(1, name) : spec.bind(0, name);
-        try {
-            Long keys = spec.map((row, meta) -> row.get(0, String.class)).all().count().block(WAIT);
-            return keys != null && keys > 0;
+            List<String> keys = spec.map((row, meta) -> row.get(0, String.class)).all().collectList().block(WAIT);
+            return keys == null ? List.of() : keys;
         } catch (RuntimeException e) {
             throw new FencingConfigurationException("Could not read the keys of fence table '" + table + "': "
                     + e.getMessage(), e);
