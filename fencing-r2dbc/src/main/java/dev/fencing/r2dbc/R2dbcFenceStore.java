@@ -33,8 +33,8 @@ import java.util.Objects;
  * commit or roll back together. The row lock the statement takes serializes fenced writes to the resource until
  * commit; a check waits for it at most {@link Builder#lockTimeout} and then fails as
  * {@link R2dbcFenceTransientException} ({@code BUSY}). Without an active transaction on the store's connection
- * factory, or with another manager's transaction nested inside it, the check and the write could not be atomic, so
- * the store refuses (fails closed).
+ * factory, or beside another manager's transaction in the same reactive transaction context (nested either way), the
+ * store cannot tell that the check and the write are atomic, so it refuses (fails closed).
  *
  * <p>Built with {@link #builder(ConnectionFactory)}; the table is checked by {@link #verify()} at startup.
  */
@@ -103,11 +103,11 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
      * {@inheritDoc}
      *
      * <p>Signals {@link OutsideTransactionException} without running the check when no reactive transaction of the
-     * store's connection factory is active, when the innermost transaction of the caller's transaction context is
-     * another manager's (nested inside the store's), when the store's connection is there only in auto-commit, or
-     * when the transaction is read-only; {@link R2dbcFenceTransientException} when the fence row stayed locked past the
-     * lock wait bound or the database aborted the check (serialization failure, deadlock). In both cases, and on
-     * any rejection, the caller's transaction should roll back (an error signal through a
+     * store's connection factory is active, when another manager's transaction is active in the caller's transaction
+     * context beside the store's (nested inside it or around it), when the store's connection is there only in
+     * auto-commit, or when the transaction is read-only; {@link R2dbcFenceTransientException} when the fence row
+     * stayed locked past the lock wait bound or the database aborted the check (serialization failure, deadlock). In
+     * both cases, and on any rejection, the caller's transaction should roll back (an error signal through a
      * {@code TransactionalOperator} does).
      */
     @Override
@@ -131,8 +131,9 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
     }
 
     /**
-     * Completes when the innermost transaction of the caller's reactive transaction context is a read-write one of
-     * this store's connection factory, else signals the refusal ({@link TransactionBinding}); nothing is checked then.
+     * Completes when the caller's reactive transaction context holds a read-write transaction of this store's
+     * connection factory and no other manager's transaction, else signals the refusal ({@link TransactionBinding});
+     * nothing is checked then.
      */
     private Mono<Void> requireTransaction(String resource, FencingToken token) {
         return TransactionContextManager.currentContext()

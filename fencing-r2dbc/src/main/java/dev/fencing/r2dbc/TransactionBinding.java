@@ -10,10 +10,11 @@ import java.util.Map;
 /**
  * Whether a fence check on a connection factory's connection would be part of the transaction the caller's writes
  * commit with, read off the caller's reactive {@link TransactionContext}. A nested transaction of another manager
- * shares its outer transaction's context (Spring's {@code TransactionalOperator} reuses it), so the store's
- * connection stays bound there: the innermost transaction is the one whose resource was bound last (the context
- * keeps its resources in binding order) among those in a transaction, which for an R2DBC connection means not in
- * auto-commit.
+ * shares its outer transaction's context (Spring's {@code TransactionalOperator} reuses it), and the context does not
+ * record which of the two is the innermost: a transaction resumed after a {@code REQUIRES_NEW} is bound again at the
+ * end of its resources. So the store's transaction must be the only one in the context that holds a resource in a
+ * transaction (for an R2DBC connection: out of auto-commit); beside another one the store cannot tell where the
+ * method's writes commit, and refuses.
  */
 final class TransactionBinding {
 
@@ -28,23 +29,24 @@ final class TransactionBinding {
 
     /**
      * Why a check on {@code store}'s connection may not run in {@code context}'s transaction, or {@code ""} when it
-     * may: that transaction is active, read-write, on a connection of {@code store} out of auto-commit, and the
-     * innermost one.
+     * may: that transaction is active, read-write, on a connection of {@code store} out of auto-commit, and no other
+     * resource of the context is in a transaction.
      */
     static String refusal(TransactionContext context, ConnectionFactory store) {
-        Map<Object, Object> resources = context.getResources();
-        Object own = resources.get(store);
         if (!context.isActualTransactionActive()) {
             return NONE;
         }
-        Object innermost = null;
+        Map<Object, Object> resources = context.getResources();
+        Object own = resources.get(store);
+        Object other = null;
         for (Map.Entry<Object, Object> bound : resources.entrySet()) {
-            if (inTransaction(bound.getValue())) {
-                innermost = bound.getKey();
+            if (bound.getKey() != store && inTransaction(bound.getValue())) {
+                other = bound.getKey();
+                break;
             }
         }
         if (own == null) {
-            return innermost == null ? NONE : NONE + " The transaction active is on " + describe(innermost)
+            return other == null ? NONE : NONE + " The transaction active is on " + describe(other)
                     + ": with several connection factories, check which transaction manager the transaction uses "
                     + "(an unqualified @Transactional takes the primary one).";
         }
@@ -54,13 +56,14 @@ final class TransactionBinding {
                     + "manager's transaction): the check would commit at once, apart from the write. Run the fenced "
                     + "call in a transaction of an R2dbcTransactionManager on the store's ConnectionFactory.";
         }
-        if (innermost != store) {
-            return "the innermost transaction of the caller's reactive transaction context is on " + describe(innermost)
-                    + " and holds nothing of the store's ConnectionFactory: the check would run in the outer "
-                    + "transaction of the store's ConnectionFactory while the method's writes commit with the inner "
-                    + "one. If the method writes to the other connection factory, fence it with a store on that one; "
-                    + "if it writes to the store's, call it outside the other transaction (or in a new transaction of "
-                    + "the store's, REQUIRES_NEW).";
+        if (other != null) {
+            return "another transaction manager's transaction is active in the caller's reactive transaction context "
+                    + "beside the store's, on " + describe(other) + ". Nested transactions of two reactive managers "
+                    + "share one context, which does not record which of them is the innermost (a transaction resumed "
+                    + "after a REQUIRES_NEW is bound again at its end), so the store cannot tell whether the method's "
+                    + "writes commit with the check or with the other transaction. Do not nest the two managers' "
+                    + "transactions around a fenced call: run it in a transaction of the store's alone, and fence "
+                    + "writes to the other connection factory with a store on that one.";
         }
         if (context.isCurrentTransactionReadOnly()) {
             return "the caller's transaction is read-only (@Transactional(readOnly = true), say), in which the check "

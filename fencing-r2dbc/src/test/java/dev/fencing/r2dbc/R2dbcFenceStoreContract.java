@@ -261,47 +261,80 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
         AtomicBoolean subscribed = new AtomicBoolean();
         Flux<String> call = store.fence(r, t, Flux.just("w").doOnSubscribe(s -> subscribed.set(true)));
         refusedOutside(transactions.transactional(otherTransactions().transactional(call)), r, t,
-                "innermost transaction of the caller's reactive transaction context is on another ConnectionFactory ("
+                "another transaction manager's transaction is active in the caller's reactive transaction context "
+                        + "beside the store's, on another ConnectionFactory ("
                         + ConnectionFactories.get(url()).getMetadata().getName() + ", ");
         assertThat(subscribed).isFalse();
         // a transaction of the store's joined in between changes nothing: the writes still go with the other one
         FencingToken u = token(r, 2, "a");
         refusedOutside(transactions.transactional(otherTransactions().transactional(transactions.transactional(
-                store.fence(r, u, Flux.just("w").doOnSubscribe(s -> subscribed.set(true)))))), r, u, "innermost");
+                store.fence(r, u, Flux.just("w").doOnSubscribe(s -> subscribed.set(true)))))), r, u, "beside the store's");
         // nor does a savepoint of the store's (NESTED): it binds no connection of its own
         FencingToken v = token(r, 3, "a");
         refusedOutside(transactions.transactional(otherTransactions().transactional(storeTransactions(
                 new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_NESTED)).transactional(
-                store.fence(r, v, Flux.just("w").doOnSubscribe(s -> subscribed.set(true)))))), r, v, "innermost");
+                store.fence(r, v, Flux.just("w").doOnSubscribe(s -> subscribed.set(true)))))), r, v, "beside the store's");
         assertThat(subscribed).isFalse();
     }
 
     @Test
-    void theSafeNestingsOfAnotherManagersTransactionAreStillAccepted() {
+    void anotherManagersTransactionInsideTheStoresIsRefusedAlsoAfterANewTransactionOfTheStoresEnded() {
+        // a new transaction of the store's (REQUIRES_NEW) that ends inside the other one binds the store's outer
+        // connection to the context again, last: the order of the context's resources no longer tells which
+        // transaction is the innermost one, and the check would run in the outer one while the write commits with
+        // the other manager's
         String r = freshResource();
-        // the store's own transaction innermost: inside another manager's, and a new one inside that inside its own
-        StepVerifier.create(otherTransactions().transactional(transactions.transactional(
-                        store.fence(r, token(r, 1, "a"), Flux.just("in")))))
-                .expectNext("in").expectComplete().verify(STEP);
-        assertThat(committedRow(r)).containsEntry("max_seen", 1L);
+        FencingToken t = token(r, 1, "a");
+        AtomicBoolean subscribed = new AtomicBoolean();
         DefaultTransactionDefinition requiresNew = new DefaultTransactionDefinition(
                 TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-        StepVerifier.create(transactions.transactional(otherTransactions().transactional(storeTransactions(requiresNew)
-                        .transactional(store.fence(r, token(r, 2, "a"), Flux.just("new"))))))
-                .expectNext("new").expectComplete().verify(STEP);
-        assertThat(committedRow(r)).containsEntry("max_seen", 2L);
+        Flux<String> call = storeTransactions(requiresNew).transactional(db.sql("SELECT 1").then())
+                .thenMany(store.fence(r, t, Flux.just("w").doOnSubscribe(s -> subscribed.set(true))));
+        refusedOutside(transactions.transactional(otherTransactions().transactional(call)), r, t,
+                "another transaction manager's transaction");
+        assertThat(subscribed).isFalse();
+    }
+
+    @Test
+    void theStoresTransactionInsideAnotherManagersIsRefusedToo() {
+        // the context shows the same as after a REQUIRES_NEW of the store's ended inside the other transaction (the
+        // store's connection bound last), so the store cannot tell this nesting from that one: it refuses both
+        String r = freshResource();
+        AtomicBoolean subscribed = new AtomicBoolean();
+        FencingToken t = token(r, 1, "a");
+        refusedOutside(otherTransactions().transactional(transactions.transactional(
+                store.fence(r, t, Flux.just("in").doOnSubscribe(s -> subscribed.set(true))))), r, t,
+                "beside the store's");
+        // and a new transaction of the store's inside the other one, inside one of the store's
+        FencingToken u = token(r, 2, "a");
+        DefaultTransactionDefinition requiresNew = new DefaultTransactionDefinition(
+                TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        refusedOutside(transactions.transactional(otherTransactions().transactional(storeTransactions(requiresNew)
+                .transactional(store.fence(r, u, Flux.just("new").doOnSubscribe(s -> subscribed.set(true)))))), r, u,
+                "beside the store's");
+        assertThat(subscribed).isFalse();
+        // once the other transaction has ended, the store's alone is checked as usual
+        StepVerifier.create(transactions.transactional(otherTransactions().transactional(db.sql("SELECT 1").then())
+                        .thenMany(store.fence(r, token(r, 3, "a"), Flux.just("after")))))
+                .expectNext("after").expectComplete().verify(STEP);
+        assertThat(committedRow(r)).containsEntry("max_seen", 3L);
+    }
+
+    @Test
+    void aSavepointOfTheStoresAndAThirdFactoryInAutoCommitAreAccepted() {
+        String r = freshResource();
         // a savepoint of the store's inside its own transaction
         StepVerifier.create(transactions.transactional(storeTransactions(new DefaultTransactionDefinition(
                         TransactionDefinition.PROPAGATION_NESTED)).transactional(
-                        store.fence(r, token(r, 3, "a"), Flux.just("savepoint")))))
+                        store.fence(r, token(r, 1, "a"), Flux.just("savepoint")))))
                 .expectNext("savepoint").expectComplete().verify(STEP);
-        assertThat(committedRow(r)).containsEntry("max_seen", 3L);
+        assertThat(committedRow(r)).containsEntry("max_seen", 1L);
         // a third connection factory used without a transaction of its own (auto-commit) inside the store's
         DatabaseClient third = DatabaseClient.create(ConnectionFactories.get(url()));
         StepVerifier.create(transactions.transactional(third.sql("SELECT 1").then()
-                        .thenMany(store.fence(r, token(r, 4, "a"), Flux.just("third")))))
+                        .thenMany(store.fence(r, token(r, 2, "a"), Flux.just("third")))))
                 .expectNext("third").expectComplete().verify(STEP);
-        assertThat(committedRow(r)).containsEntry("max_seen", 4L);
+        assertThat(committedRow(r)).containsEntry("max_seen", 2L);
     }
 
     @Test

@@ -348,11 +348,11 @@ class FencingReactiveApplicationTest {
     /**
      * Two reactive transaction managers, the store's primary: a {@code @Transactional("otherTm")} method nested in the
      * store's transaction that calls the fenced method is refused before the write (the check would run in the outer
-     * transaction, the writes commit with the inner one); the other way round the store's transaction is the
-     * innermost and the call is checked.
+     * transaction, the writes commit with the inner one), and so is the other way round, which the shared reactive
+     * transaction context cannot tell from it; the store's transaction alone is checked.
      */
     @Test
-    void anotherManagersTransactionNestedInTheStoresIsRefusedThroughTransactional() {
+    void twoManagersTransactionsNestedAroundAFencedCallAreRefusedThroughTransactional() {
         runner.withUserConfiguration(TwoManagers.class)
                 .withBean(FencedOnly.class).withBean(Primary.class).withBean(OtherDatabase.class)
                 .run(context -> {
@@ -362,12 +362,18 @@ class FencingReactiveApplicationTest {
                                     .contextWrite(ReactiveFencing.bind(new FencingToken("ledger:" + id, 1, "a"))))
                             .expectErrorSatisfies(e -> assertThat(e)
                                     .isInstanceOf(OutsideTransactionException.class)
-                                    .hasMessageContaining("ledger:" + id).hasMessageContaining("innermost"))
+                                    .hasMessageContaining("ledger:" + id).hasMessageContaining("beside the store's"))
+                            .verify(TIMEOUT);
+                    StepVerifier.create(context.getBean(OtherDatabase.class).postInAPrimaryTransaction(id)
+                                    .contextWrite(ReactiveFencing.bind(new FencingToken("ledger:" + id, 2, "a"))))
+                            .expectErrorSatisfies(e -> assertThat(e)
+                                    .isInstanceOf(OutsideTransactionException.class)
+                                    .hasMessageContaining("ledger:" + id).hasMessageContaining("beside the store's"))
                             .verify(TIMEOUT);
                     assertThat(SQL.sql("SELECT count(*) FROM " + TABLE + " WHERE resource = :r")
                             .bind("r", "ledger:" + id).map(row -> row.get(0, Long.class)).one().block(TIMEOUT))
                             .isZero();
-                    StepVerifier.create(context.getBean(OtherDatabase.class).postInAPrimaryTransaction(id)
+                    StepVerifier.create(context.getBean(Primary.class).post(id)
                                     .contextWrite(ReactiveFencing.bind(new FencingToken("ledger:" + id, 2, "a"))))
                             .expectNext("posted " + id).expectComplete().verify(TIMEOUT);
                     assertThat(SQL.sql("SELECT max_seen FROM " + TABLE + " WHERE resource = :r")
