@@ -61,6 +61,8 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
     private final R2dbcTableVerifier verifier;
     /** MariaDB: has the floor row of each family checked created ({@link FloorRows}); {@code null} elsewhere. */
     private final FloorRows floorRows;
+    /** MariaDB: a deadlock rolls back the whole transaction, checks included ({@link HeldChecks}). */
+    private final boolean checksAgainBeforeCommit;
 
     private R2dbcFenceStore(Builder b, R2dbcDialect dialect) {
         this.connectionFactory = b.connectionFactory;
@@ -83,6 +85,7 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
         this.familylessCheckSql = dialect.nativeMarkers(postgresql
                 ? sql.restoringFamilylessCheckSql(table, FenceRule.UNBOUNDED)
                 : sql.familylessCheckSql(table, lockTimeout, FenceRule.UNBOUNDED));
+        this.checksAgainBeforeCommit = !postgresql;
         this.verifier = new R2dbcTableVerifier(connectionFactory, client, dialect, table,
                 token -> check(token.resource(), token, true));
         String floorRowSql = sql.floorRowSql(table, lockTimeout);
@@ -120,14 +123,54 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
                     + "', not for '" + resource + "'");
         }
         return requireTransaction(resource, token)
+                .then(Mono.defer(() -> checksAgainBeforeCommit
+                        ? HeldChecks.register(this, () -> noSynchronization(resource, token)) : Mono.empty()))
                 .then(Mono.defer(() -> check(resource, token, false)))
                 .flatMapMany(row -> {
                     Verdict verdict = verdict(resource, token, row);
                     if (!verdict.accepted()) {
                         return Flux.error(TokenRejectedException.of(resource, token, row.maxSeen(), verdict));
                     }
-                    return write;
+                    return !checksAgainBeforeCommit ? write : HeldChecks.hold(this, resource, token).thenMany(write);
                 });
+    }
+
+    /** MariaDB: a transaction without synchronization, whose checks could not run again before its commit. */
+    private FenceStoreException noSynchronization(String resource, FencingToken token) {
+        return new FenceStoreException(resource, token, "Fence check for resource '" + resource + "' on table '"
+                + table + "' refused: its reactive transaction has no transaction synchronization, and on MariaDB the "
+                + "store runs each transaction's checks again before its commit, where a deadlock may have undone "
+                + "them. The write did not run", null);
+    }
+
+    /**
+     * MariaDB: turns auto-commit off on the transaction's connection until the transaction ends (Spring's
+     * {@code R2dbcTransactionManager} turns it on again before it gives the connection back), so that statements after
+     * a deadlock's rollback wait for the commit, and the checks run again before it, instead of committing at once.
+     */
+    Mono<Void> keepTransactionOpen() {
+        return client.sql("SET autocommit = 0").then();
+    }
+
+    /**
+     * MariaDB: runs a check the transaction passed ({@link HeldChecks}) again, in it, before its commit; signals
+     * {@link R2dbcFenceTransientException} ({@code CONFLICT}) when it is refused now, so that the commit fails and
+     * the transaction rolls back.
+     */
+    Mono<Void> checkAgain(String resource, FencingToken token) {
+        return check(resource, token, false).flatMap(row -> {
+            Verdict verdict = verdict(resource, token, row);
+            if (verdict.accepted()) {
+                return Mono.<Void>empty();
+            }
+            TokenRejectedException rejected = TokenRejectedException.of(resource, token, row.maxSeen(), verdict);
+            return Mono.error(new R2dbcFenceTransientException(resource, token, Reason.CONFLICT, "Fence check for "
+                    + "resource '" + resource + "' (token " + token + ") on table '" + table + "', run again before "
+                    + "the commit, was refused: " + rejected.getMessage() + ". The database rolled back the "
+                    + "transaction that made the first check (a deadlock, caught in the fenced body, which went on in a "
+                    + "new transaction without the fence), so its writes since are rolled back; let such errors leave "
+                    + "the fenced publisher and retry the whole transaction", rejected));
+        });
     }
 
     /**

@@ -1,0 +1,244 @@
+package dev.fencing.r2dbc;
+
+import dev.fencing.token.FencingToken;
+import io.r2dbc.pool.ConnectionPool;
+import io.r2dbc.spi.ConnectionFactories;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.r2dbc.connection.R2dbcTransactionManager;
+import org.springframework.r2dbc.core.DatabaseClient;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.reactive.TransactionalOperator;
+import org.springframework.transaction.support.DefaultTransactionDefinition;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * On MariaDB a deadlock inside the fenced body rolls back the whole transaction, the fence row's lock and max_seen
+ * with it, and the connection goes on in a new transaction. A body that goes on after the failed statement (a retry,
+ * say) then wrote unfenced, and a stale write committed after a newer token's: the store runs the transaction's checks
+ * again before its commit, and 33's commit fails as a conflict. For that the store turns the connection's auto-commit
+ * off for the transaction (r2dbc-mariadb begins one with it on, so statements after the rollback committed at once);
+ * the connection goes back to the pool with it on again, and checks still in force pass again unchanged.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(90)
+class R2dbcMariaDbChecksAgainTest {
+
+    private static final Duration STEP = Duration.ofSeconds(60);
+    private final String fence = R2dbcFenceStoreContract.uniqueTable("r2dl_fence");
+    private final String data = R2dbcFenceStoreContract.uniqueTable("r2dl_data");
+    private final String locks = R2dbcFenceStoreContract.uniqueTable("r2dl_locks");
+    private final String heavy = R2dbcFenceStoreContract.uniqueTable("r2dl_heavy");
+    private ConnectionPool pool;
+    private DatabaseClient db;
+    private TransactionalOperator transactions;
+    private R2dbcFenceStore store;
+
+    @BeforeAll
+    void setUp() {
+        pool = (ConnectionPool) ConnectionFactories.get("r2dbc:pool:mariadb://root@127.0.0.1:3306/test?maxSize=6");
+        db = DatabaseClient.create(pool);
+        transactions = TransactionalOperator.create(new R2dbcTransactionManager(pool));
+        run(R2dbcDialect.MARIADB.sql().createTableSql(fence));
+        run("CREATE TABLE " + data + " (id INT AUTO_INCREMENT PRIMARY KEY, k VARCHAR(64), token BIGINT, "
+                + "v VARCHAR(64)) ENGINE=InnoDB");
+        run("CREATE TABLE " + locks + " (id INT PRIMARY KEY, n INT) ENGINE=InnoDB");
+        run("INSERT INTO " + locks + " VALUES (1, 0), (2, 0)");
+        run("CREATE TABLE " + heavy + " (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB");
+        store = R2dbcFenceStore.builder(pool).table(fence).build();
+        store.verify();
+    }
+
+    @AfterAll
+    void tearDown() {
+        try {
+            for (String table : List.of(fence, data, locks, heavy)) {
+                run("DROP TABLE IF EXISTS " + table);
+            }
+        } finally {
+            pool.dispose();
+        }
+    }
+
+    private void run(String sql) {
+        db.sql(sql).then().block(STEP);
+    }
+
+    private Mono<Void> insert(String r, FencingToken t) {
+        return db.sql("INSERT INTO " + data + " (k, token, v) VALUES (?, ?, ?)")
+                .bind(0, r).bind(1, t.value()).bind(2, t.holder()).then();
+    }
+
+    /** Blocks on {@code latch} off the event loop, as the test's choreography needs. */
+    private static Mono<Void> await(CountDownLatch latch, long sleepAfter) {
+        return Mono.<Void>fromRunnable(() -> {
+            try {
+                assertThat(latch.await(30, TimeUnit.SECONDS)).isTrue();
+                Thread.sleep(sleepAfter);
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        }).subscribeOn(Schedulers.boundedElastic());
+    }
+
+    private String outcome(Flux<?> transaction) {
+        try {
+            transaction.blockLast(STEP);
+            return "ok";
+        } catch (RuntimeException e) {
+            return e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+    }
+
+    @Test
+    void aDeadlockInsideTheBodyThatTheBodyGoesOnAfterDoesNotLetAStaleWriteCommitAfterANewerOne() throws Exception {
+        String r = "dl";
+        FencingToken seed = new FencingToken(r, 10, "seed");
+        assertThat(outcome(transactions.transactional(store.fence(r, seed, insert(r, seed).flux())))).isEqualTo("ok");
+        FencingToken t33 = new FencingToken(r, 33, "h33");
+        FencingToken t34 = new FencingToken(r, 34, "h34");
+        CountDownLatch t1HasOne = new CountDownLatch(1);
+        CountDownLatch t3HasTwo = new CountDownLatch(1);
+        CountDownLatch t1Deadlocked = new CountDownLatch(1);
+        CountDownLatch t2Done = new CountDownLatch(1);
+        String[] deadlock = new String[1];
+
+        Mono<Void> body = db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 1").then()
+                .then(Mono.fromRunnable(t1HasOne::countDown))
+                .then(await(t3HasTwo, 700))                       // T3 now waits for row 1
+                .then(db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 2").then()
+                        .onErrorResume(e -> {
+                            // the statement failed as the deadlock's loser: the body carries on (a retry, say)
+                            deadlock[0] = e.getClass().getSimpleName() + ": " + e.getMessage();
+                            t1Deadlocked.countDown();
+                            return await(t2Done, 0);
+                        }))
+                .then(insert(r, t33));
+        CompletableFuture<String> t1 = CompletableFuture.supplyAsync(() -> {
+            try {
+                return outcome(transactions.transactional(store.fence(r, t33, body.flux())));
+            } finally {
+                t1Deadlocked.countDown();
+            }
+        }, x -> new Thread(x).start());
+
+        Mono<Void> heavyThenCross = Flux.range(0, 50)
+                .concatMap(i -> db.sql("INSERT INTO " + heavy + " (v) SELECT seq FROM seq_1_to_100").then())
+                .then(db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 2").then())
+                .then(Mono.fromRunnable(t3HasTwo::countDown))
+                .then(db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 1").then());
+        CompletableFuture<String> t3 = CompletableFuture.supplyAsync(() -> {
+            try {
+                assertThat(t1HasOne.await(30, TimeUnit.SECONDS)).isTrue();
+                return outcome(transactions.transactional(heavyThenCross).flux());
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            } finally {
+                t3HasTwo.countDown();
+            }
+        }, x -> new Thread(x).start());
+
+        assertThat(t1Deadlocked.await(60, TimeUnit.SECONDS)).isTrue();
+        String t2 = outcome(transactions.transactional(store.fence(r, t34, insert(r, t34).flux())));
+        t2Done.countDown();
+        String t1Out = t1.get(60, TimeUnit.SECONDS);
+        String t3Out = t3.get(60, TimeUnit.SECONDS);
+
+        assertThat(deadlock[0]).as("T1's body lost a deadlock").isNotNull().containsIgnoringCase("deadlock");
+        assertThat(t3Out).isEqualTo("ok");
+        assertThat(t2).isEqualTo("ok");
+        List<Long> committed = db.sql("SELECT token FROM " + data + " WHERE k = ? ORDER BY id").bind(0, r)
+                .map(row -> row.get(0, Long.class)).all().collectList().block(STEP);
+        assertThat(committed).as("T1: %s", t1Out).containsExactly(10L, 34L);
+        assertThat(t1Out).contains("R2dbcFenceTransientException").contains("run again before the commit, was refused")
+                .contains(fence);
+        assertThat(db.sql("SELECT max_seen FROM " + fence + " WHERE resource = ?").bind(0, r)
+                .map(row -> row.get(0, Long.class)).one().block(STEP)).isEqualTo(34L);
+    }
+
+    private Long maxSeen(String r) {
+        return db.sql("SELECT max_seen FROM " + fence + " WHERE resource = ?").bind(0, r)
+                .map(row -> row.get(0, Long.class)).one().block(STEP);
+    }
+
+    private List<Long> written(String r) {
+        return db.sql("SELECT token FROM " + data + " WHERE k = ? ORDER BY id").bind(0, r)
+                .map(row -> row.get(0, Long.class)).all().collectList().block(STEP);
+    }
+
+    @Test
+    void theConnectionGoesBackToThePoolInAutoCommitAfterACommitAndAfterARollback() {
+        ConnectionPool one = (ConnectionPool) ConnectionFactories.get(
+                "r2dbc:pool:mariadb://root@127.0.0.1:3306/test?maxSize=1");
+        try {
+            DatabaseClient client = DatabaseClient.create(one);
+            TransactionalOperator onOne = TransactionalOperator.create(new R2dbcTransactionManager(one));
+            R2dbcFenceStore onOneStore = R2dbcFenceStore.builder(one).table(fence).build();
+            Mono<String> autocommit = client.sql("SELECT @@autocommit").map(row -> String.valueOf(row.get(0))).one();
+            String r = "ac-" + System.nanoTime();
+            FencingToken first = new FencingToken(r, 1, "a");
+            assertThat(outcome(onOne.transactional(onOneStore.fence(r, first,
+                    client.sql("INSERT INTO " + data + " (k, token) VALUES ('" + r + "', 1)").then().flux()))))
+                    .isEqualTo("ok");
+            assertThat(autocommit.block(STEP)).isEqualTo("1");
+            FencingToken second = new FencingToken(r, 2, "a");
+            assertThat(outcome(onOne.transactional(onOneStore.fence(r, second, client.sql("INSERT INTO " + data
+                    + " (k, token) VALUES ('" + r + "', 2)").then().then(Mono.<String>error(
+                    new IllegalStateException("boom"))).flux())))).contains("boom");
+            assertThat(autocommit.block(STEP)).isEqualTo("1");
+            // a statement outside any transaction commits at once: another connection sees it
+            client.sql("INSERT INTO " + data + " (k, token) VALUES ('" + r + "', 3)").then().block(STEP);
+            assertThat(written(r)).containsExactly(1L, 3L);
+            assertThat(maxSeen(r)).isEqualTo(1L);
+        } finally {
+            one.dispose();
+        }
+    }
+
+    @Test
+    void checksStillInForcePassAgain() {
+        // two resources, a newer token for one of them, a second store on another table, and a savepoint rolled
+        // back after its check: each check runs again with the last token it passed, and the commit goes through
+        String r = "again-" + System.nanoTime();
+        String s = r + "-s";
+        String otherFence = R2dbcFenceStoreContract.uniqueTable("r2dl_fence2");
+        run(R2dbcDialect.MARIADB.sql().createTableSql(otherFence));
+        try {
+            R2dbcFenceStore other = R2dbcFenceStore.builder(pool).table(otherFence).build();
+            TransactionalOperator savepoint = TransactionalOperator.create(new R2dbcTransactionManager(pool),
+                    new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_NESTED));
+            FencingToken r5 = new FencingToken(r, 5, "a");
+            FencingToken r6 = new FencingToken(r, 6, "b");
+            FencingToken s7 = new FencingToken(s, 7, "c");
+            Flux<String> work = store.fence(r, r5, insert(r, r5).thenReturn("r5").flux())
+                    .concatWith(store.fence(r, r6, insert(r, r6).thenReturn("r6").flux()))
+                    .concatWith(savepoint.transactional(store.fence(s, s7, insert(s, s7)
+                            .then(Mono.<String>error(new IllegalStateException("undone"))).flux()))
+                            .onErrorResume(IllegalStateException.class, e -> Flux.just("undone")))
+                    .concatWith(other.fence(s, s7, insert(s, s7).thenReturn("other").flux()));
+            assertThat(outcome(transactions.transactional(work))).isEqualTo("ok");
+            assertThat(written(r)).containsExactly(5L, 6L);
+            assertThat(written(s)).containsExactly(7L);
+            assertThat(maxSeen(r)).isEqualTo(6L);
+            // the savepoint's check was undone with it, and taken again before the commit
+            assertThat(maxSeen(s)).isEqualTo(7L);
+            assertThat(db.sql("SELECT max_seen FROM " + otherFence + " WHERE resource = ?").bind(0, s)
+                    .map(row -> row.get(0, Long.class)).one().block(STEP)).isEqualTo(7L);
+        } finally {
+            run("DROP TABLE IF EXISTS " + otherFence);
+        }
+    }
+}
