@@ -9,8 +9,9 @@ import org.springframework.context.annotation.Primary;
 import org.springframework.r2dbc.connection.R2dbcTransactionManager;
 
 /**
- * docs/stores.md: two R2DBC connection factories in Spring Boot, the store's primary. Compiled here; the nestings it
- * allows are tested by fencing-r2dbc's contract and the autoconfigure module's FencingReactiveApplicationTest.
+ * docs/stores.md: two R2DBC connection factories in Spring Boot, the store's primary. Compiled here; that a fenced
+ * call is refused when the two managers' transactions are nested, either way, is tested by fencing-r2dbc's contract
+ * and the autoconfigure module's FencingReactiveApplicationTest.
  */
 @Configuration(proxyBeanMethods = false)
 class TwoConnectionFactoriesConfig {
