@@ -5,6 +5,7 @@ import dev.fencing.context.TokenUse;
 import dev.fencing.context.FencingScope;
 import dev.fencing.guard.AcquisitionObservation;
 import dev.fencing.guard.LogPace;
+import dev.fencing.guard.RemoteTokenSetAsideException;
 import dev.fencing.guard.UncheckedLeases;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
@@ -28,7 +29,10 @@ import java.util.function.Supplier;
  * acquisition by a thread takes a lease from the issuer and binds its token in {@link FencingContext} on that thread,
  * and the matching {@link #unlock()} unbinds it and releases the lease. Reentrant per thread (nested acquisitions
  * share the lease and the token); only the holding thread may unlock, anyone else gets
- * {@link IllegalMonitorStateException}.
+ * {@link IllegalMonitorStateException}. A thread on which a caller's token for the resource is bound as remote (an HTTP
+ * request's or a message's {@code Fencing-Token} header) cannot take the lock: every acquiring method throws
+ * {@link RemoteTokenSetAsideException} before asking the issuer, as an acquiring {@code @Fenced} method does, since a
+ * lock of its own would fence the caller's (perhaps stale) request with a fresh token.
  *
  * <p>A lease the lock service dropped while held (expired, session lost) is reported at the next reentrant
  * acquisition by the holder: {@link #tryLock} returns {@code false} and {@link #lock} throws, and the thread no
@@ -309,6 +313,13 @@ public final class FencedLock implements Lock {
      *                               {@code @Fenced} method or a ShedLock job
      */
     private FencingToken acquire(Duration timeout) {
+        if (FencingContext.currentLocal(resource) == null) {
+            FencingToken remote = FencingContext.current(resource);
+            if (remote != null) {
+                // a caller's token (header, message): a lock of our own would set it aside, its stale request landing
+                throw RemoteTokenSetAsideException.forLock(resource, "a FencedLockRegistry", remote.value());
+            }
+        }
         TokenUse held = FencingContext.useOf(resource);
         if (held != null && held.isOpenOn(Thread.currentThread())) {
             // taken by this thread through an acquiring @Fenced method, a ShedLock job or another registry's lock,
