@@ -9,6 +9,7 @@ import dev.fencing.token.TokenList;
 import org.springframework.amqp.core.Correlation;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessagePostProcessor;
+import org.springframework.amqp.core.MessageProperties;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -21,7 +22,8 @@ import java.util.Set;
  * {@value #HEADER} header, in the text form of {@link TokenList} (the HTTP header's), in place of a value set by hand;
  * more tokens than that form's limits allow fail the send ({@link TokenFormatException}) instead of making a message
  * every consumer would reject. Signed tokens are sent in their signed text form, as bound. Register it with
- * {@code RabbitTemplate.setBeforePublishPostProcessors(...)}.
+ * {@code RabbitTemplate.setBeforePublishPostProcessors(...)}; a batch of a {@code BatchingRabbitTemplate}, whose
+ * post-processors run once per batch on whichever thread releases it, is refused (the send fails, nothing is sent).
  *
  * <p>{@link #FencingTokenMessagePostProcessor()} sends every bound token and sends a message without the header when
  * none is bound (its consumer's fenced writes are then refused as missing). {@link #forResources(Collection)} sends
@@ -81,6 +83,16 @@ public final class FencingTokenMessagePostProcessor implements MessagePostProces
     }
 
     private Message write(Message message, String operation) {
+        if (message.getMessageProperties().getHeader(MessageProperties.SPRING_BATCH_FORMAT) != null) {
+            // a BatchingRabbitTemplate runs its post-processors once per batch, on the thread that releases it (or
+            // its scheduler): that thread's tokens would travel for every message of the batch, other senders' too
+            throw new IllegalStateException("Cannot " + operation + ": the message is a batch of messages (header "
+                    + MessageProperties.SPRING_BATCH_FORMAT + ", a BatchingRabbitTemplate), and this post-processor "
+                    + "runs once for the whole batch on the thread that releases it, so the batch would carry that "
+                    + "thread's tokens for messages other threads sent with their own (a zombie's token for a newer "
+                    + "holder's message, say). Send fenced messages through a RabbitTemplate that does not batch; "
+                    + "nothing was sent");
+        }
         FencingSnapshot snapshot = FencingContext.snapshot();
         List<FencingToken> tokens = selected(snapshot.values(), operation);
         if (tokens.isEmpty()) {
