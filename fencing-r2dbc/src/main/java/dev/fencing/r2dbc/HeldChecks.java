@@ -14,10 +14,13 @@ import java.util.Map;
 import java.util.function.Supplier;
 
 /**
- * The checks one reactive transaction passed on a MariaDB {@link R2dbcFenceStore}, run again just before it commits.
- * A deadlock rolls back the whole transaction, its checks and their row locks included, and a fenced body that catches
- * it goes on in a new transaction without the fence; run again, a check that a newer token passed in between fails
- * the commit, so the stale writes roll back. A check still in force passes again unchanged (the same token and holder).
+ * The checks one reactive transaction passed on a MariaDB fence table through {@link R2dbcFenceStore}s, run again
+ * just before it commits. A deadlock rolls back the whole transaction, its checks and their row locks included, and a
+ * fenced body that catches it goes on in a new transaction without the fence; run again, a check that a newer token
+ * passed in between fails the commit, so the stale writes roll back. A check still in force passes again unchanged
+ * (the same token and holder). A transaction that checks another token for a resource it checked already first runs
+ * the earlier check again, so a check lost to a deadlock is noticed before a newer one takes the row. Shared by the
+ * stores of one connection factory and table, which see one row per resource.
  */
 final class HeldChecks implements TransactionSynchronization, Ordered {
 
@@ -30,26 +33,31 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
     }
 
     /**
-     * Registers {@code store}'s {@code HeldChecks} with the current transaction unless it has them, and then turns
-     * the connection's auto-commit off for the rest of the transaction ({@link R2dbcFenceStore#keepTransactionOpen}):
-     * r2dbc-mariadb begins a transaction with auto-commit on, so after a deadlock's rollback each statement would
-     * commit at once, before the checks run again. Signals {@code refusal} when the transaction has no
-     * synchronization to run them in.
+     * Before {@code store} checks {@code token}: registers the transaction's {@code HeldChecks} of the store's table
+     * unless it has them, and then turns the connection's auto-commit off for the rest of the transaction
+     * ({@link R2dbcFenceStore#keepTransactionOpen}: r2dbc-mariadb begins a transaction with auto-commit on, so after a
+     * deadlock's rollback each statement would commit at once, before the checks run again); or, when the transaction
+     * checked another token for the resource already, runs that check again ({@link R2dbcFenceStore#checkAgain}).
+     * Signals {@code refusal} when the transaction has no synchronization to run the checks in.
      */
-    static Mono<Void> register(R2dbcFenceStore store, Supplier<RuntimeException> refusal) {
+    static Mono<Void> before(R2dbcFenceStore store, String resource, FencingToken token,
+                             Supplier<RuntimeException> refusal) {
         return TransactionSynchronizationManager.forCurrentTransaction().flatMap(synchronizations -> {
             if (!synchronizations.isSynchronizationActive()) {
                 return Mono.error(refusal.get());
             }
-            if (find(synchronizations, store) != null) {
-                return Mono.empty();
+            HeldChecks checks = find(synchronizations, store);
+            if (checks == null) {
+                synchronizations.registerSynchronization(new HeldChecks(store));
+                return store.keepTransactionOpen();
             }
-            synchronizations.registerSynchronization(new HeldChecks(store));
-            return store.keepTransactionOpen();
+            FencingToken earlier = checks.get(resource);
+            return earlier == null || earlier.equals(token) ? Mono.empty()
+                    : checks.store.checkAgain(resource, earlier, "before the check of token " + token);
         });
     }
 
-    /** Records an accepted check in the current transaction's {@code HeldChecks} of {@code store}. */
+    /** Records an accepted check in the current transaction's {@code HeldChecks} of {@code store}'s table. */
     static Mono<Void> hold(R2dbcFenceStore store, String resource, FencingToken token) {
         return TransactionSynchronizationManager.forCurrentTransaction().doOnNext(synchronizations -> {
             HeldChecks checks = find(synchronizations, store);
@@ -63,11 +71,17 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
 
     private static HeldChecks find(TransactionSynchronizationManager synchronizations, R2dbcFenceStore store) {
         for (TransactionSynchronization synchronization : synchronizations.getSynchronizations()) {
-            if (synchronization instanceof HeldChecks checks && checks.store == store) {
+            if (synchronization instanceof HeldChecks checks && checks.store.sharesRowsWith(store)) {
                 return checks;
             }
         }
         return null;
+    }
+
+    private FencingToken get(String resource) {
+        synchronized (held) {
+            return held.get(resource);
+        }
     }
 
     private void put(String resource, FencingToken token) {
@@ -76,7 +90,10 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
         }
     }
 
-    /** Last: writes made in other synchronizations' {@code beforeCommit} are covered too. */
+    /**
+     * The lowest precedence, so after the synchronizations of other orders; one of the same order registered later
+     * runs its {@code beforeCommit} after this one (stores.md says so).
+     */
     @Override
     public int getOrder() {
         return Ordered.LOWEST_PRECEDENCE;
@@ -88,6 +105,8 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
         synchronized (held) {
             checks = new ArrayList<>(held.entrySet());
         }
-        return Flux.fromIterable(checks).concatMap(check -> store.checkAgain(check.getKey(), check.getValue())).then();
+        return Flux.fromIterable(checks)
+                .concatMap(check -> store.checkAgain(check.getKey(), check.getValue(), "before the commit"))
+                .then();
     }
 }

@@ -124,7 +124,8 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
         }
         return requireTransaction(resource, token)
                 .then(Mono.defer(() -> checksAgainBeforeCommit
-                        ? HeldChecks.register(this, () -> noSynchronization(resource, token)) : Mono.empty()))
+                        ? HeldChecks.before(this, resource, token, () -> noSynchronization(resource, token))
+                        : Mono.empty()))
                 .then(Mono.defer(() -> check(resource, token, false)))
                 .flatMapMany(row -> {
                     Verdict verdict = verdict(resource, token, row);
@@ -152,12 +153,17 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
         return client.sql("SET autocommit = 0").then();
     }
 
+    /** Whether {@code other} checks on the same rows: the same connection factory and table. */
+    boolean sharesRowsWith(R2dbcFenceStore other) {
+        return other == this || other.connectionFactory == connectionFactory && other.table.equals(table);
+    }
+
     /**
-     * MariaDB: runs a check the transaction passed ({@link HeldChecks}) again, in it, before its commit; signals
-     * {@link R2dbcFenceTransientException} ({@code CONFLICT}) when it is refused now, so that the commit fails and
-     * the transaction rolls back.
+     * MariaDB: runs a check the transaction passed ({@link HeldChecks}) again, in it, {@code when} (before its commit,
+     * or before it checks another token for the resource); signals {@link R2dbcFenceTransientException}
+     * ({@code CONFLICT}) when it is refused now, so that the transaction fails and rolls back.
      */
-    Mono<Void> checkAgain(String resource, FencingToken token) {
+    Mono<Void> checkAgain(String resource, FencingToken token, String when) {
         return check(resource, token, false).flatMap(row -> {
             Verdict verdict = verdict(resource, token, row);
             if (verdict.accepted()) {
@@ -165,8 +171,8 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
             }
             TokenRejectedException rejected = TokenRejectedException.of(resource, token, row.maxSeen(), verdict);
             return Mono.error(new R2dbcFenceTransientException(resource, token, Reason.CONFLICT, "Fence check for "
-                    + "resource '" + resource + "' (token " + token + ") on table '" + table + "', run again before "
-                    + "the commit, was refused: " + rejected.getMessage() + ". The database rolled back the "
+                    + "resource '" + resource + "' (token " + token + ") on table '" + table + "', run again " + when
+                    + ", was refused: " + rejected.getMessage() + ". The database rolled back the "
                     + "transaction that made the first check (a deadlock, caught in the fenced body, which went on in a "
                     + "new transaction without the fence), so its writes since are rolled back; let such errors leave "
                     + "the fenced publisher and retry the whole transaction", rejected));

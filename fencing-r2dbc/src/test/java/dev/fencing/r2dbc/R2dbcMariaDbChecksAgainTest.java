@@ -103,70 +103,103 @@ class R2dbcMariaDbChecksAgainTest {
         }
     }
 
-    @Test
-    void aDeadlockInsideTheBodyThatTheBodyGoesOnAfterDoesNotLetAStaleWriteCommitAfterANewerOne() throws Exception {
-        String r = "dl";
+    /**
+     * T1's fenced body takes row 1 of the lock table and then asks for row 2, which T3 (heavy, so not the victim)
+     * holds while it waits for row 1: T1 loses the deadlock, its whole transaction rolls back, the body catches the
+     * error, waits until T2 is done with token 34, and goes on.
+     */
+    private final class Deadlock {
+        final CountDownLatch t1HasOne = new CountDownLatch(1);
+        final CountDownLatch t3HasTwo = new CountDownLatch(1);
+        final CountDownLatch t1Deadlocked = new CountDownLatch(1);
+        final CountDownLatch t2Done = new CountDownLatch(1);
+        String deadlock;
+        CompletableFuture<String> t3;
+
+        /** T1's body up to the deadlock it catches. */
+        Mono<Void> caught() {
+            return db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 1").then()
+                    .then(Mono.fromRunnable(t1HasOne::countDown))
+                    .then(await(t3HasTwo, 700))                       // T3 now waits for row 1
+                    .then(db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 2").then()
+                            .onErrorResume(e -> {
+                                // the statement failed as the deadlock's loser: the body carries on (a retry, say)
+                                deadlock = e.getClass().getSimpleName() + ": " + e.getMessage();
+                                t1Deadlocked.countDown();
+                                return await(t2Done, 0);
+                            }));
+        }
+
+        /** Runs T1 ({@code transaction}) and T3; T2 runs when T1 has lost; T1's outcome. */
+        String run(Flux<?> transaction, String r) throws Exception {
+            CompletableFuture<String> t1 = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return outcome(transaction);
+                } finally {
+                    t1Deadlocked.countDown();
+                }
+            }, x -> new Thread(x).start());
+            Mono<Void> heavyThenCross = Flux.range(0, 50)
+                    .concatMap(i -> db.sql("INSERT INTO " + heavy + " (v) SELECT seq FROM seq_1_to_100").then())
+                    .then(db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 2").then())
+                    .then(Mono.fromRunnable(t3HasTwo::countDown))
+                    .then(db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 1").then());
+            t3 = CompletableFuture.supplyAsync(() -> {
+                try {
+                    assertThat(t1HasOne.await(30, TimeUnit.SECONDS)).isTrue();
+                    return outcome(transactions.transactional(heavyThenCross).flux());
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                } finally {
+                    t3HasTwo.countDown();
+                }
+            }, x -> new Thread(x).start());
+            assertThat(t1Deadlocked.await(60, TimeUnit.SECONDS)).isTrue();
+            FencingToken t34 = new FencingToken(r, 34, "h34");
+            String t2 = outcome(transactions.transactional(store.fence(r, t34, insert(r, t34).flux())));
+            t2Done.countDown();
+            String t1Out = t1.get(60, TimeUnit.SECONDS);
+            assertThat(deadlock).as("T1's body lost a deadlock").isNotNull().containsIgnoringCase("deadlock");
+            assertThat(t3.get(60, TimeUnit.SECONDS)).isEqualTo("ok");
+            assertThat(t2).isEqualTo("ok");
+            return t1Out;
+        }
+    }
+
+    private String seeded(String r) {
         FencingToken seed = new FencingToken(r, 10, "seed");
         assertThat(outcome(transactions.transactional(store.fence(r, seed, insert(r, seed).flux())))).isEqualTo("ok");
+        return r;
+    }
+
+    @Test
+    void aDeadlockInsideTheBodyThatTheBodyGoesOnAfterDoesNotLetAStaleWriteCommitAfterANewerOne() throws Exception {
+        String r = seeded("dl-" + System.nanoTime());
         FencingToken t33 = new FencingToken(r, 33, "h33");
-        FencingToken t34 = new FencingToken(r, 34, "h34");
-        CountDownLatch t1HasOne = new CountDownLatch(1);
-        CountDownLatch t3HasTwo = new CountDownLatch(1);
-        CountDownLatch t1Deadlocked = new CountDownLatch(1);
-        CountDownLatch t2Done = new CountDownLatch(1);
-        String[] deadlock = new String[1];
-
-        Mono<Void> body = db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 1").then()
-                .then(Mono.fromRunnable(t1HasOne::countDown))
-                .then(await(t3HasTwo, 700))                       // T3 now waits for row 1
-                .then(db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 2").then()
-                        .onErrorResume(e -> {
-                            // the statement failed as the deadlock's loser: the body carries on (a retry, say)
-                            deadlock[0] = e.getClass().getSimpleName() + ": " + e.getMessage();
-                            t1Deadlocked.countDown();
-                            return await(t2Done, 0);
-                        }))
-                .then(insert(r, t33));
-        CompletableFuture<String> t1 = CompletableFuture.supplyAsync(() -> {
-            try {
-                return outcome(transactions.transactional(store.fence(r, t33, body.flux())));
-            } finally {
-                t1Deadlocked.countDown();
-            }
-        }, x -> new Thread(x).start());
-
-        Mono<Void> heavyThenCross = Flux.range(0, 50)
-                .concatMap(i -> db.sql("INSERT INTO " + heavy + " (v) SELECT seq FROM seq_1_to_100").then())
-                .then(db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 2").then())
-                .then(Mono.fromRunnable(t3HasTwo::countDown))
-                .then(db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 1").then());
-        CompletableFuture<String> t3 = CompletableFuture.supplyAsync(() -> {
-            try {
-                assertThat(t1HasOne.await(30, TimeUnit.SECONDS)).isTrue();
-                return outcome(transactions.transactional(heavyThenCross).flux());
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            } finally {
-                t3HasTwo.countDown();
-            }
-        }, x -> new Thread(x).start());
-
-        assertThat(t1Deadlocked.await(60, TimeUnit.SECONDS)).isTrue();
-        String t2 = outcome(transactions.transactional(store.fence(r, t34, insert(r, t34).flux())));
-        t2Done.countDown();
-        String t1Out = t1.get(60, TimeUnit.SECONDS);
-        String t3Out = t3.get(60, TimeUnit.SECONDS);
-
-        assertThat(deadlock[0]).as("T1's body lost a deadlock").isNotNull().containsIgnoringCase("deadlock");
-        assertThat(t3Out).isEqualTo("ok");
-        assertThat(t2).isEqualTo("ok");
-        List<Long> committed = db.sql("SELECT token FROM " + data + " WHERE k = ? ORDER BY id").bind(0, r)
-                .map(row -> row.get(0, Long.class)).all().collectList().block(STEP);
-        assertThat(committed).as("T1: %s", t1Out).containsExactly(10L, 34L);
-        assertThat(t1Out).contains("R2dbcFenceTransientException").contains("run again before the commit, was refused")
+        Deadlock deadlock = new Deadlock();
+        String t1 = deadlock.run(transactions.transactional(store.fence(r, t33,
+                deadlock.caught().then(insert(r, t33)).flux())), r);
+        assertThat(written(r)).as("T1: %s", t1).containsExactly(10L, 34L);
+        assertThat(t1).contains("R2dbcFenceTransientException").contains("run again before the commit, was refused")
                 .contains(fence);
-        assertThat(db.sql("SELECT max_seen FROM " + fence + " WHERE resource = ?").bind(0, r)
-                .map(row -> row.get(0, Long.class)).one().block(STEP)).isEqualTo(34L);
+        assertThat(maxSeen(r)).isEqualTo(34L);
+    }
+
+    @Test
+    void aNewerTokenCheckedAfterTheDeadlockDoesNotHideTheLostCheck() throws Exception {
+        // after the deadlock the transaction checks 35, above T2's 34, for the same resource: the lost check of 33
+        // is run again first, and refused, so the stale write does not commit (a review found 35's check hid it)
+        String r = seeded("dl35-" + System.nanoTime());
+        FencingToken t33 = new FencingToken(r, 33, "h33");
+        FencingToken t35 = new FencingToken(r, 35, "h35");
+        Deadlock deadlock = new Deadlock();
+        String t1 = deadlock.run(transactions.transactional(store.fence(r, t33,
+                        deadlock.caught().then(insert(r, t33)).flux())
+                .concatWith(store.fence(r, t35, insert(r, t35).flux()))), r);
+        assertThat(written(r)).as("T1: %s", t1).containsExactly(10L, 34L);
+        assertThat(t1).contains("R2dbcFenceTransientException")
+                .contains("(token " + t33 + ") on table '" + fence + "', run again before the check of token " + t35);
+        assertThat(maxSeen(r)).isEqualTo(34L);
     }
 
     private Long maxSeen(String r) {
@@ -240,5 +273,55 @@ class R2dbcMariaDbChecksAgainTest {
         } finally {
             run("DROP TABLE IF EXISTS " + otherFence);
         }
+    }
+
+    @Test
+    void twoStoresOnTheSameTableShareTheTransactionsChecks() {
+        // two store instances on one table see one row per resource: a transaction that checks 5 through one and 6
+        // through the other commits, as with one store (a review found the first store's 5 run again, and refused)
+        R2dbcFenceStore one = R2dbcFenceStore.builder(pool).table(fence).build();
+        R2dbcFenceStore two = R2dbcFenceStore.builder(pool).table(fence).build();
+        String r = "two-" + System.nanoTime();
+        FencingToken t5 = new FencingToken(r, 5, "a");
+        FencingToken t6 = new FencingToken(r, 6, "b");
+        assertThat(outcome(transactions.transactional(one.fence(r, t5, insert(r, t5).flux())
+                .concatWith(two.fence(r, t6, insert(r, t6).flux()))))).isEqualTo("ok");
+        assertThat(written(r)).containsExactly(5L, 6L);
+        assertThat(maxSeen(r)).isEqualTo(6L);
+    }
+
+    @Test
+    void aCheckUndoneWithItsSavepointIsRunAgainAndRefusedOnceANewerTokenCommitted() throws Exception {
+        // the known false refusal (stores.md): the check of 5 made in a savepoint that rolled back is still run again
+        // before the commit; once another transaction committed 6 it is refused, a retryable conflict, although the
+        // outer transaction kept nothing written under 5. The retry commits: a refused check is not held
+        TransactionalOperator savepoint = TransactionalOperator.create(new R2dbcTransactionManager(pool),
+                new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_NESTED));
+        String r = "sp-" + System.nanoTime();
+        String other = r + "-other";
+        FencingToken t5 = new FencingToken(r, 5, "a");
+        FencingToken t6 = new FencingToken(r, 6, "b");
+        CountDownLatch undone = new CountDownLatch(1);
+        CountDownLatch t2Done = new CountDownLatch(1);
+        Flux<String> outer = savepoint.transactional(store.fence(r, t5, insert(r, t5)
+                        .then(Mono.<String>error(new IllegalStateException("abandoned"))).flux()))
+                .onErrorResume(IllegalStateException.class, e -> Flux.just("abandoned"))
+                .concatWith(Mono.fromRunnable(undone::countDown))
+                .concatWith(await(t2Done, 0).then(Mono.empty()))
+                .concatWith(insert(other, t5).thenReturn("other work"));
+        CompletableFuture<String> t1 = CompletableFuture.supplyAsync(() -> outcome(transactions.transactional(outer)),
+                x -> new Thread(x).start());
+        assertThat(undone.await(30, TimeUnit.SECONDS)).isTrue();
+        assertThat(outcome(transactions.transactional(store.fence(r, t6, insert(r, t6).flux())))).isEqualTo("ok");
+        t2Done.countDown();
+        assertThat(t1.get(60, TimeUnit.SECONDS)).contains("R2dbcFenceTransientException")
+                .contains("run again before the commit, was refused");
+        assertThat(written(other)).isEmpty();
+        assertThat(outcome(transactions.transactional(savepoint.transactional(store.fence(r, t5, insert(r, t5)
+                        .thenReturn("not reached").flux()))
+                .onErrorResume(e -> Flux.just("refused in the savepoint"))
+                .concatWith(insert(other, t5).thenReturn("other work"))))).isEqualTo("ok");
+        assertThat(written(other)).containsExactly(5L);
+        assertThat(written(r)).containsExactly(6L);
     }
 }
