@@ -14,8 +14,10 @@ import java.util.Map;
  * its commit. There a deadlock rolls back the whole transaction, the checks with it, and a method body that catches
  * the error goes on in a new transaction on the same connection, without the fence rows' locks: a newer holder can
  * then write before this one commits. A check refused the second time refuses the commit
- * ({@link FenceConflictException}); one a rolled-back savepoint undid takes its row again. PostgreSQL needs none of
- * it: a failed statement aborts its transaction.
+ * ({@link FenceConflictException}); one a rolled-back savepoint undid takes its row again. A transaction that checks
+ * another token for a resource it checked already first runs the earlier check again, so a check lost to a deadlock
+ * is not hidden by a newer token's. Shared by the stores of one DataSource and table, which see one row per resource.
+ * PostgreSQL needs none of it: a failed statement aborts its transaction.
  */
 final class HeldChecks implements TransactionSynchronization {
 
@@ -47,15 +49,35 @@ final class HeldChecks implements TransactionSynchronization {
      * transaction's synchronizations, so that a transaction suspended by {@code REQUIRES_NEW} keeps its own.
      */
     static void hold(JdbcFenceStore store, String resource, FencingToken token) {
+        HeldChecks checks = find(store);
+        if (checks == null) {
+            checks = new HeldChecks(store);
+            TransactionSynchronizationManager.registerSynchronization(checks);
+        }
+        checks.held.put(resource, token);
+    }
+
+    /**
+     * Before {@code store} checks {@code token}: when the current transaction checked another token for the resource
+     * already, runs that check again ({@link JdbcFenceStore#checkAgain}), which throws
+     * {@link FenceConflictException} when a newer token took the row meanwhile.
+     */
+    static void confirmEarlier(JdbcFenceStore store, String resource, FencingToken token) {
+        HeldChecks checks = find(store);
+        FencingToken earlier = checks == null ? null : checks.held.get(resource);
+        if (earlier != null && !earlier.equals(token)) {
+            checks.store.checkAgain(resource, earlier, "before the check of token " + token);
+        }
+    }
+
+    /** The current transaction's checks on {@code store}'s rows, or {@code null}. */
+    private static HeldChecks find(JdbcFenceStore store) {
         for (TransactionSynchronization synchronization : TransactionSynchronizationManager.getSynchronizations()) {
-            if (synchronization instanceof HeldChecks checks && checks.store == store) {
-                checks.held.put(resource, token);
-                return;
+            if (synchronization instanceof HeldChecks checks && checks.store.sharesRowsWith(store)) {
+                return checks;
             }
         }
-        HeldChecks checks = new HeldChecks(store);
-        checks.held.put(resource, token);
-        TransactionSynchronizationManager.registerSynchronization(checks);
+        return null;
     }
 
     /** Last: writes made in other synchronizations' {@code beforeCommit} are covered too. */

@@ -111,6 +111,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      * (a JPA or Hibernate manager's factory), else {@code null}: such a transaction must also hold a connection of it.
      */
     private final Object connectionResource;
+    /** The store's DataSource as Spring keys its connections (unwrapped): with {@link #table}, whose rows it checks. */
+    private final Object dataSourceKey;
     private final JdbcDialect dialect;
     private final String table;
     private final String checkSql;
@@ -157,6 +159,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                 && resources.getResourceFactory() != null
                 ? TransactionSynchronizationUtils.unwrapResourceIfNecessary(resources.getResourceFactory()) : null;
         Object connections = ManagedDataSources.key(b.dataSource());
+        this.dataSourceKey = connections;
         // a JPA or Hibernate manager of the same DataSource: its transactions are found by its factory, the
         // check's connection by the DataSource (null when they are one key, as for a DataSourceTransactionManager)
         this.connectionResource = transactionResource != null && transactionResource != connections ? connections
@@ -282,6 +285,9 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                         HeldChecks.requireSynchronization(resource, token, table);
                     }
                     try {
+                        if (rollsBackOnDeadlock) {
+                            HeldChecks.confirmEarlier(JdbcFenceStore.this, resource, token);
+                        }
                         check(resource, token, false);
                         if (rollsBackOnDeadlock) {
                             HeldChecks.hold(JdbcFenceStore.this, resource, token);
@@ -727,17 +733,29 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      */
     void checkHeldAgain(Map<String, FencingToken> held) {
         for (Map.Entry<String, FencingToken> entry : held.entrySet()) {
-            FencingToken token = entry.getValue();
-            try {
-                check(entry.getKey(), token, false);
-            } catch (TokenRejectedException rejected) {
-                throw new FenceConflictException(entry.getKey(), token, "Fence check for resource '"
-                        + FencingToken.printable(entry.getKey()) + "' (token " + token + "), run again before the "
-                        + "commit, was refused: " + rejected.getMessage() + ". The database rolled back the "
-                        + "transaction that made the first check (a deadlock, caught in the method body, which went on "
-                        + "in a new transaction without the fence), so its writes since are refused; let such errors "
-                        + "leave the fenced method and retry the whole transaction", rejected, true);
-            }
+            checkAgain(entry.getKey(), entry.getValue(), "before the commit");
+        }
+    }
+
+    /** Whether {@code other} checks on the same rows: the same DataSource and table. */
+    boolean sharesRowsWith(JdbcFenceStore other) {
+        return other == this || other.dataSourceKey == dataSourceKey && other.table.equals(table);
+    }
+
+    /**
+     * Runs one check the transaction passed again ({@link HeldChecks}), {@code when} (before the commit, or before the
+     * transaction checks another token for the resource), refusing as {@link #checkHeldAgain} says.
+     */
+    void checkAgain(String resource, FencingToken token, String when) {
+        try {
+            check(resource, token, false);
+        } catch (TokenRejectedException rejected) {
+            throw new FenceConflictException(resource, token, "Fence check for resource '"
+                    + FencingToken.printable(resource) + "' (token " + token + "), run again " + when
+                    + ", was refused: " + rejected.getMessage() + ". The database rolled back the "
+                    + "transaction that made the first check (a deadlock, caught in the method body, which went on "
+                    + "in a new transaction without the fence), so its writes since are refused; let such errors "
+                    + "leave the fenced method and retry the whole transaction", rejected, true);
         }
     }
 

@@ -225,4 +225,26 @@ class CheckedAgainBeforeCommitTest {
                 .hasMessageContaining("SYNCHRONIZATION_NEVER");
         assertThat(tokens(db, r)).isEmpty();
     }
+
+    /**
+     * Two store instances on one table see one row per resource: a transaction that checks 5 through one and 6 through
+     * the other commits, as with one store (a review of the R2DBC store found the first store's 5 run again and
+     * refused, here too).
+     */
+    @ParameterizedTest
+    @EnumSource(value = Database.class, names = {"MARIADB", "H2"})
+    void twoStoresOnTheSameTableShareTheTransactionsChecks(Database db) {
+        JdbcFenceStore other = JdbcFenceStore.builder(pools.get(db)).transactionManager(tms.get(db)).table(fence)
+                .build();
+        String r = "same-table-" + UUID.randomUUID();
+        FencingToken t5 = new FencingToken(r, 5, "a");
+        FencingToken t6 = new FencingToken(r, 6, "b");
+        Throwable thrown = catchThrowable(() -> tx(db).executeWithoutResult(s -> {
+            FencedCalls.fence(stores.get(db), r, t5, () -> insert(db, r, t5));
+            FencedCalls.fence(other, r, t6, () -> insert(db, r, t6));
+        }));
+        assertThat(thrown).isNull();
+        assertThat(tokens(db, r)).containsExactly(5L, 6L);
+        assertThat(maxSeen(db, fence, r)).isEqualTo(6L);
+    }
 }
