@@ -154,6 +154,14 @@ public final class FloorRaise {
                         + ". Give at most " + counter + ", or leave atLeast out (the raise reads the counter)");
             }
         }
+        // each named resource and family read once first: one the store cannot place (no route behind a routing
+        // store) is refused here, before anything changed, not halfway through the raise
+        for (String resource : alsoResources) {
+            admin.maxSeen(resource);
+        }
+        for (String family : alsoFamilies) {
+            admin.maxSeen(FenceSql.familyFloorKey(family));
+        }
         Map.Entry<String, Long> top = bases.highest();
         if (top != null && atLeast < top.getValue()) {
             // every target must clear the migration's base: checked for all before any is raised

@@ -1,23 +1,28 @@
 package dev.fencing.recovery;
 
+import dev.fencing.retention.ResourceFamily;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.RoutingFenceStore;
 import dev.fencing.store.sql.FenceSql;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.Function;
 
 /**
  * The administration of the stores a {@link RoutingFenceStore} routes to, as one store's: each resource listed by the
  * store its route sends it to (a row another store holds for it, left from an earlier configuration, is not its
- * state; a family's floor row goes with the family's route), the highest max_seen of them all, and each resource's
- * state read and changed in its route's store. What the startup checks of the issuer's counters, the floor raise
- * after a restore and the reset of one resource read and change behind a routing store.
+ * state), the highest max_seen of them all, and each resource's state read and changed in its route's store. A
+ * family's floor row belongs to every store that judges a key of the family (the family's route or the fallback, and
+ * the route of each of its keys that has one, {@code reg:eu} for the family {@code reg}): a floor is raised in each
+ * of them, read as the highest of them, and lowered in each that has one. What the startup checks of the issuer's
+ * counters, the floor raise after a restore and the reset of one resource read and change behind a routing store.
  */
 public final class RoutedFenceAdmin implements FenceInventory, FenceAdmin {
 
@@ -60,7 +65,7 @@ public final class RoutedFenceAdmin implements FenceInventory, FenceAdmin {
             while (found < limit) {
                 List<String> page = inventory.resources(cursor, limit);
                 for (String resource : page) {
-                    if (judgedBy(resource) == store && found < limit) {
+                    if (judges(store, resource) && found < limit) {
                         merged.add(resource);
                         found++;
                     }
@@ -95,38 +100,105 @@ public final class RoutedFenceAdmin implements FenceInventory, FenceAdmin {
 
     @Override
     public OptionalLong maxSeen(String resource) {
-        return admin(resource).maxSeen(resource);
+        String family = FenceSql.familyOfFloorKey(resource);
+        if (family == null) {
+            return admin(resource).maxSeen(resource);
+        }
+        OptionalLong highest = OptionalLong.empty();
+        for (FenceStore store : familyStores(family)) {
+            OptionalLong value = admin(store).maxSeen(resource);
+            if (value.isPresent() && (highest.isEmpty() || value.getAsLong() > highest.getAsLong())) {
+                highest = value;
+            }
+        }
+        return highest;
     }
 
     @Override
     public void raiseFloor(String resource, long value) {
-        admin(resource).raiseFloor(resource, value);
-    }
-
-    @Override
-    public long lowerMaxSeen(String resource, long floor) {
-        return admin(resource).lowerMaxSeen(resource, floor);
-    }
-
-    /** The store whose route covers {@code resource} (a family's floor row: the family's), or {@code null}. */
-    private FenceStore judgedBy(String resource) {
-        try {
-            return routing.storeFor(routed(resource));
-        } catch (IllegalArgumentException unrouted) {
-            return null;
+        String family = FenceSql.familyOfFloorKey(resource);
+        if (family == null) {
+            admin(resource).raiseFloor(resource, value);
+            return;
+        }
+        for (FenceStore store : familyStores(family)) {
+            admin(store).raiseFloor(resource, value);
         }
     }
 
-    /** The resource the routes are matched against: a family's floor row goes where the family's resources go. */
-    private static String routed(String resource) {
+    /**
+     * {@inheritDoc} A family's floor is lowered in each store that judges a key of the family and has a floor for it;
+     * refused, before any changes, when one of them has a floor below {@code floor}. Returns the highest floor before.
+     */
+    @Override
+    public long lowerMaxSeen(String resource, long floor) {
         String family = FenceSql.familyOfFloorKey(resource);
-        return family != null ? family : resource;
+        if (family == null) {
+            return admin(resource).lowerMaxSeen(resource, floor);
+        }
+        FenceAdmin.checkLowering(resource, floor);
+        Map<FenceStore, Long> floors = new LinkedHashMap<>();
+        for (FenceStore store : familyStores(family)) {
+            OptionalLong value = admin(store).maxSeen(resource);
+            if (value.isPresent()) {
+                if (floor > value.getAsLong()) {
+                    throw FenceAdmin.notLowering(resource, floor, value.getAsLong());
+                }
+                floors.put(store, value.getAsLong());
+            }
+        }
+        if (floors.isEmpty()) {
+            throw FenceAdmin.unknownResource(resource);
+        }
+        long previous = 0;
+        for (FenceStore store : floors.keySet()) {
+            previous = Math.max(previous, admin(store).lowerMaxSeen(resource, floor));
+        }
+        return previous;
+    }
+
+    /** Whether {@code store} judges {@code resource}: its route's store, or for a family's floor, one of its stores. */
+    private boolean judges(FenceStore store, String resource) {
+        String family = FenceSql.familyOfFloorKey(resource);
+        try {
+            return family == null ? routing.storeFor(resource) == store : familyStores(family).contains(store);
+        } catch (IllegalArgumentException unrouted) {
+            return false;
+        }
+    }
+
+    /**
+     * The stores that judge a key of {@code family}: the family's route's (or the fallback), and the store of each
+     * route of one of its keys.
+     *
+     * @throws IllegalArgumentException naming the routes, when none covers the family or a key of it
+     */
+    private Set<FenceStore> familyStores(String family) {
+        Set<FenceStore> stores = new LinkedHashSet<>();
+        try {
+            stores.add(routing.storeFor(family));
+        } catch (IllegalArgumentException unrouted) {
+            // only keys of the family may have routes of their own
+        }
+        routing.routes().forEach((route, store) -> {
+            if (family.equals(ResourceFamily.of(route))) {
+                stores.add(store);
+            }
+        });
+        if (stores.isEmpty()) {
+            routing.storeFor(family); // throws, naming the routes
+        }
+        return stores;
     }
 
     /**
      * @throws IllegalArgumentException naming the routes, when no route (nor a fallback) covers {@code resource}
      */
     private FenceAdmin admin(String resource) {
-        return (FenceAdmin) inventories.get(routing.storeFor(routed(resource)));
+        return admin(routing.storeFor(resource));
+    }
+
+    private FenceAdmin admin(FenceStore store) {
+        return (FenceAdmin) inventories.get(store);
     }
 }

@@ -287,6 +287,8 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
                 slot.maxSeen = value;
                 slot.holder = null;
                 slot.advancedAt = nanoClock.getAsLong();
+            } else if (value == slot.maxSeen) {
+                slot.holder = null; // the holder's own token 'value' is refused from now on too
             }
         } finally {
             slot.unlock();
@@ -299,10 +301,19 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         Slot slot = lockedExisting(resource);
         if (slot == null) {
             String family = ResourceFamily.of(resource);
-            if (family == null || familyFloor(family).isEmpty()) {
+            OptionalLong familyFloor = family == null ? OptionalLong.empty() : familyFloor(family);
+            if (familyFloor.isEmpty()) {
                 throw FenceAdmin.unknownResource(resource);
             }
-            slot = lockedSlot(resource, null); // folded: lowered from its family's floor, in a slot of its own
+            // folded: judged against its family's floor. Refused, or lowered to 0 (judged by that floor as it is),
+            // before a slot is made: a slot of its own, at the bound, would fold other resources
+            if (floor > familyFloor.getAsLong()) {
+                throw FenceAdmin.notLowering(resource, floor, familyFloor.getAsLong());
+            }
+            if (floor == 0) {
+                return familyFloor.getAsLong();
+            }
+            slot = lockedSlot(resource, null); // lowered from its family's floor, in a slot of its own
         }
         try {
             if (!slot.seen) {

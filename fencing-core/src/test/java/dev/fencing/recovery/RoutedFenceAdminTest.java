@@ -74,4 +74,67 @@ class RoutedFenceAdminTest {
         RoutingFenceStore nested = RoutingFenceStore.builder().route("orders", routing).build();
         assertThat(RoutedFenceAdmin.of(nested, store -> store)).isNotNull();
     }
+
+    /**
+     * A family whose key has a route of its own ({@code reg:eu}, one store per region) keeps a floor in that route's
+     * store too: a floor raise after a restore raises it there, and a zombie's token for the key, below the floor, is
+     * refused (a review found the floor raised in the family's route's store only, and token 39 accepted).
+     */
+    @Test
+    void aFamilysFloorIsRaisedInEveryStoreThatJudgesAKeyOfIt() throws Throwable {
+        InMemoryFenceStore eu = new InMemoryFenceStore();
+        InMemoryFenceStore main = new InMemoryFenceStore();
+        RoutingFenceStore regions = RoutingFenceStore.builder().route("reg:eu", eu).fallback(main).build();
+        regions.fence("reg:us", new FencingToken("reg:us", 5, "us"), () -> null);
+        RoutedFenceAdmin admin = RoutedFenceAdmin.of(regions, store -> store);
+        FloorRaise raise = new FloorRaise(admin, admin, null,
+                new dev.fencing.metrics.AdminMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+
+        raise.raiseAll(100, "ops:test", java.util.List.of(), java.util.List.of("reg"));
+
+        assertThat(eu.familyFloor("reg")).hasValue(100);
+        assertThat(main.familyFloor("reg")).hasValue(100);
+        assertThatThrownBy(() -> regions.fence("reg:eu", new FencingToken("reg:eu", 39, "zombie"), () -> null))
+                .isInstanceOf(dev.fencing.rule.StaleTokenException.class);
+        assertThat(admin.maxSeen("reg\u001f")).hasValue(100);
+        // listed once, judged by both stores
+        assertThat(admin.resources(null, 10)).containsExactly("reg\u001f", "reg:us");
+        // lowered in each store that has it; refused, before any change, above one of them
+        eu.raiseFloor("reg\u001f", 120);
+        assertThatThrownBy(() -> admin.lowerMaxSeen("reg\u001f", 110)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("above its current max_seen 100");
+        assertThat(eu.familyFloor("reg")).hasValue(120);
+        assertThat(admin.lowerMaxSeen("reg\u001f", 50)).isEqualTo(120);
+        assertThat(eu.familyFloor("reg")).hasValue(50);
+        assertThat(main.familyFloor("reg")).hasValue(50);
+    }
+
+    /**
+     * Routes for the keys of a family only, and no fallback: a floor raise reaches the family's floor through those
+     * routes; a family that no route covers is refused before anything changed (a review found the keys raised first
+     * and then the raise refused as bad input).
+     */
+    @Test
+    void aRaiseOverPerKeyRoutesWithoutAFallbackRaisesTheFamilyOrChangesNothing() throws Throwable {
+        InMemoryFenceStore eu = new InMemoryFenceStore();
+        InMemoryFenceStore us = new InMemoryFenceStore();
+        RoutingFenceStore regions = RoutingFenceStore.builder().route("reg:eu", eu).route("reg:us", us).build();
+        regions.fence("reg:eu", new FencingToken("reg:eu", 5, "h"), () -> null);
+        regions.fence("reg:us", new FencingToken("reg:us", 6, "h"), () -> null);
+        RoutedFenceAdmin admin = RoutedFenceAdmin.of(regions, store -> store);
+        FloorRaise raise = new FloorRaise(admin, admin, null,
+                new dev.fencing.metrics.AdminMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+
+        assertThatThrownBy(() -> raise.raiseAll(100, "ops:test", java.util.List.of(), java.util.List.of("orders")))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("No fence store is routed for resource 'orders'");
+        assertThat(eu.maxSeen("reg:eu")).as("nothing changed").hasValue(5);
+        assertThat(us.maxSeen("reg:us")).hasValue(6);
+
+        raise.raiseAll(100, "ops:test");
+        assertThat(eu.maxSeen("reg:eu")).hasValue(100);
+        assertThat(us.maxSeen("reg:us")).hasValue(100);
+        assertThat(eu.familyFloor("reg")).hasValue(100);
+        assertThat(us.familyFloor("reg")).hasValue(100);
+    }
 }

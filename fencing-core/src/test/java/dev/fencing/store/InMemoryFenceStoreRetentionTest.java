@@ -571,6 +571,32 @@ class InMemoryFenceStoreRetentionTest {
         write(store, "unkeyed", 1);
     }
 
+    /**
+     * Lowering a folded resource above its family's floor is bad input: refused with nothing changed, no slot made (a
+     * review found a slot left behind and, at the bound, other live resources folded by its admission).
+     */
+    @Test
+    void aRefusedLoweringOfAFoldedResourceLeavesNoTrace() throws Throwable {
+        InMemoryFenceStore bounded = InMemoryFenceStore.builder().nanoClock(clock::get)
+                .maxResources(2, recording).build();
+        write(bounded, "acc:1", 10);
+        bounded.compact(Duration.ZERO, 100, recording);      // acc:1 folded into the family's floor 10
+        write(bounded, "b:1", 5);
+        write(bounded, "b:2", 7);
+        assertThat(bounded.size()).isEqualTo(2);
+
+        assertThatThrownBy(() -> bounded.lowerMaxSeen("acc:1", 25)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("above its current max_seen 10");
+
+        assertThat(bounded.size()).as("no slot made").isEqualTo(2);
+        assertThat(bounded.familyFloor("b")).as("nothing folded").isEmpty();
+        write(bounded, "b:1", 5);                              // its holder writes again
+        assertThat(bounded.lowerMaxSeen("acc:1", 0)).as("judged by the family's floor as it is").isEqualTo(10);
+        assertThat(bounded.size()).isEqualTo(2);
+        assertThat(bounded.lowerMaxSeen("acc:1", 4)).isEqualTo(10);
+        assertThat(bounded.maxSeen("acc:1")).hasValue(4);
+    }
+
     private static FencingToken acquired(InMemoryTokenIssuer issuer, String resource) {
         try (Lease lease = issuer.acquire(resource, Duration.ofSeconds(1))) {
             return lease.token();

@@ -41,6 +41,18 @@ class InMemoryFenceStoreTest {
     }
 
     @Test
+    void aFloorAtTheCurrentMaxSeenRefusesItsHolderToo() throws Throwable {
+        // raiseFloor(r, the old lock service's last token): that token's holder is shut out as well (a review found
+        // the holder kept when max_seen already equalled the floor, and its token accepted again)
+        store.fence("r", new FencingToken("r", 34, "old-service-holder"), () -> null);
+        store.raiseFloor("r", 34);
+        assertThat(store.maxSeen("r")).hasValue(34);
+        assertThatThrownBy(() -> store.fence("r", new FencingToken("r", 34, "old-service-holder"), () -> null))
+                .isInstanceOf(DuplicateTokenException.class);
+        assertThat(store.fence("r", new FencingToken("r", 35, "new"), () -> "ok")).isEqualTo("ok");
+    }
+
+    @Test
     void aWriteCheckedEarlierIsNotAppliedAfterANewerAcceptedOne() throws Exception {
         // 33 is checked and its write is in progress; 34 arrives meanwhile: 34 waits until 33's write is done,
         // so 33's write can never land after 34's

@@ -141,6 +141,15 @@ public enum JdbcDialect {
     }
 
     /**
+     * Takes the holder off a resource whose max_seen is the given value (parameters: resource, value): after a floor
+     * raise to the value it already had, its holder's token is refused too.
+     */
+    String clearHolderAtSql(String table) {
+        return "UPDATE " + table + " SET holder = NULL, updated_at = CURRENT_TIMESTAMP"
+                + " WHERE resource = ? AND max_seen = ? AND holder IS NOT NULL";
+    }
+
+    /**
      * Forgets a resource: its next token is a first one, or, in a family that was compacted, judged against the
      * family floor. Parameter: resource.
      */

@@ -118,9 +118,13 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
             throw new IllegalArgumentException("floor for resource '" + resource + "' must be positive, was " + value);
         }
         store.verifyTable();
-        store.transactions().executeWithoutResult(status -> store.jdbc().query(store.floorSql(), ps -> {
-            JdbcFenceStore.bind(ps, store.dialect().fenceSql().checkParameters(resource, value, null));
-        }, rs -> null));
+        store.transactions().executeWithoutResult(status -> {
+            store.jdbc().query(store.floorSql(), ps -> {
+                JdbcFenceStore.bind(ps, store.dialect().fenceSql().checkParameters(resource, value, null));
+            }, rs -> null);
+            // the check leaves a row at max_seen == value as it was: its holder would still pass with 'value'
+            store.jdbc().update(store.dialect().clearHolderAtSql(store.table()), resource, value);
+        });
     }
 
     /**

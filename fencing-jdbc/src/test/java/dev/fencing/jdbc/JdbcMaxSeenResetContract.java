@@ -123,6 +123,23 @@ abstract class JdbcMaxSeenResetContract {
         assertThat(issuer.isHeld(r)).isFalse();
     }
 
+    /**
+     * raiseFloor(r, the old lock service's last token) shuts that token's holder out too, also when max_seen already
+     * equals it (a review found the holder kept, and its token accepted again); a higher max_seen keeps its holder.
+     */
+    @Test
+    void aFloorAtTheCurrentMaxSeenRefusesItsHolderToo() throws Throwable {
+        String r = fresh();
+        write(new FencingToken(r, 34, "old-service-holder"));
+        admin.raiseFloor(r, 34);
+        assertThat(admin.maxSeen(r)).hasValue(34);
+        assertThatThrownBy(() -> write(new FencingToken(r, 34, "old-service-holder")))
+                .isInstanceOf(DuplicateTokenException.class);
+        assertThat(write(new FencingToken(r, 35, "new"))).isEqualTo("written 35");
+        admin.raiseFloor(r, 20);                                   // never lowers, and 35's holder stays
+        assertThat(write(new FencingToken(r, 35, "new"))).isEqualTo("written 35");
+    }
+
     @Test
     void lowerMaxSeenRefusesBadInputAndForgetsAtZero() throws Throwable {
         String r = fresh();
