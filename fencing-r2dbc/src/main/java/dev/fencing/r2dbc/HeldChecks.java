@@ -33,15 +33,17 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
     }
 
     /**
-     * Before {@code store} checks {@code token}: registers the transaction's {@code HeldChecks} of the store's table
-     * unless it has them, and then turns the connection's auto-commit off for the rest of the transaction
-     * ({@link R2dbcFenceStore#keepTransactionOpen}: r2dbc-mariadb begins a transaction with auto-commit on, so after a
-     * deadlock's rollback each statement would commit at once, before the checks run again); or, when the transaction
-     * checked another token for the resource already, runs that check again ({@link R2dbcFenceStore#checkAgain}).
-     * Signals {@code refusal} when the transaction has no synchronization to run the checks in.
+     * Runs {@code check}, {@code store}'s check of {@code token}, with what the transaction's {@code HeldChecks} need
+     * first. On the transaction's first check of the store's table: registers them, and turns the connection's
+     * auto-commit off for the rest of the transaction ({@link R2dbcFenceStore#keepTransactionOpen}: r2dbc-mariadb
+     * begins a transaction with auto-commit on, so after a deadlock's rollback each statement would commit at once,
+     * before the checks run again), sent together with the check (both are answered before the fenced body runs).
+     * When the transaction checked another token for the resource already: runs that check again first
+     * ({@link R2dbcFenceStore#checkAgain}). Signals {@code refusal} when the transaction has no synchronization to run
+     * the checks in.
      */
-    static Mono<Void> before(R2dbcFenceStore store, String resource, FencingToken token,
-                             Supplier<RuntimeException> refusal) {
+    static <R> Mono<R> around(R2dbcFenceStore store, String resource, FencingToken token,
+                              Supplier<RuntimeException> refusal, Supplier<Mono<R>> check) {
         return TransactionSynchronizationManager.forCurrentTransaction().flatMap(synchronizations -> {
             if (!synchronizations.isSynchronizationActive()) {
                 return Mono.error(refusal.get());
@@ -49,11 +51,13 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
             HeldChecks checks = find(synchronizations, store);
             if (checks == null) {
                 synchronizations.registerSynchronization(new HeldChecks(store));
-                return store.keepTransactionOpen();
+                return Mono.zip(store.keepTransactionOpen().thenReturn(Boolean.TRUE), check.get(),
+                        (kept, row) -> row);
             }
             FencingToken earlier = checks.get(resource);
-            return earlier == null || earlier.equals(token) ? Mono.empty()
-                    : checks.store.checkAgain(resource, earlier, "before the check of token " + token);
+            return earlier == null || earlier.equals(token) ? check.get()
+                    : checks.store.checkAgain(resource, earlier, "before the check of token " + token)
+                    .then(Mono.defer(check));
         });
     }
 

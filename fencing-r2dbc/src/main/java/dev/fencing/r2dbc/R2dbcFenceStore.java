@@ -123,10 +123,9 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
                     + "', not for '" + resource + "'");
         }
         return requireTransaction(resource, token)
-                .then(Mono.defer(() -> checksAgainBeforeCommit
-                        ? HeldChecks.before(this, resource, token, () -> noSynchronization(resource, token))
-                        : Mono.empty()))
-                .then(Mono.defer(() -> check(resource, token, false)))
+                .then(Mono.defer(() -> !checksAgainBeforeCommit ? check(resource, token, false)
+                        : HeldChecks.around(this, resource, token, () -> noSynchronization(resource, token),
+                        () -> check(resource, token, false))))
                 .flatMapMany(row -> {
                     Verdict verdict = verdict(resource, token, row);
                     if (!verdict.accepted()) {
