@@ -80,7 +80,10 @@ final class HeldChecks implements TransactionSynchronization {
         return null;
     }
 
-    /** Last: writes made in other synchronizations' {@code beforeCommit} are covered too. */
+    /**
+     * The lowest precedence, so after the synchronizations of other orders; one of the same order registered later
+     * runs its {@code beforeCommit} after this one (stores.md says so).
+     */
     @Override
     public int getOrder() {
         return Ordered.LOWEST_PRECEDENCE;
