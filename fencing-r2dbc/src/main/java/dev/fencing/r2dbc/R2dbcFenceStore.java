@@ -24,6 +24,7 @@ import reactor.core.publisher.Mono;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * A {@link ReactiveFenceStore} in a relational database over R2DBC: max_seen lives in a table (one row per effective
@@ -58,6 +59,8 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
     private final String familylessCheckSql;
     /** PostgreSQL: the query before the check that swaps in its lock wait bound; {@code null} elsewhere. */
     private final String swapSql;
+    /** MariaDB: reads a resource's row, for {@link #confirmAt}. */
+    private final String rowSql;
     private final R2dbcTableVerifier verifier;
     /** MariaDB: has the floor row of each family checked created ({@link FloorRows}); {@code null} elsewhere. */
     private final FloorRows floorRows;
@@ -86,6 +89,7 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
                 ? sql.restoringFamilylessCheckSql(table, FenceRule.UNBOUNDED)
                 : sql.familylessCheckSql(table, lockTimeout, FenceRule.UNBOUNDED));
         this.checksAgainBeforeCommit = !postgresql;
+        this.rowSql = dialect.nativeMarkers("SELECT max_seen, holder FROM " + table + " WHERE resource = ?");
         this.verifier = new R2dbcTableVerifier(connectionFactory, client, dialect, table,
                 token -> check(token.resource(), token, true));
         String floorRowSql = sql.floorRowSql(table, lockTimeout);
@@ -150,6 +154,41 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
      */
     Mono<Void> keepTransactionOpen() {
         return client.sql("SET autocommit = 0").then();
+    }
+
+    /**
+     * MariaDB: finds the resource's row, in the transaction, still at {@code token} (its max_seen and holder), the
+     * transaction's last check of a resource it presented several tokens for ({@link HeldChecks}), {@code when}; signals
+     * {@link R2dbcFenceTransientException} ({@code CONFLICT}) when it is not, so that the transaction fails and rolls
+     * back: the database rolled back that check (a deadlock the fenced body caught), or a savepoint did.
+     */
+    Mono<Void> confirmAt(String resource, FencingToken token, String when) {
+        return client.sql(rowSql).bind(0, resource)
+                .map((row, meta) -> new Row(Objects.requireNonNull(row.get(0, Long.class), "max_seen"),
+                        row.get(1, String.class)))
+                .one()
+                .onErrorMap(e -> !(e instanceof FenceStoreException), e -> failed(resource, token, e))
+                .map(Optional::of)
+                .defaultIfEmpty(Optional.empty())
+                .flatMap(found -> {
+                    if (found.isPresent() && found.get().maxSeen() == token.value()
+                            && token.holder().equals(found.get().holder())) {
+                        return Mono.<Void>empty();
+                    }
+                    return Mono.error(lost(resource, token, when, found.map(row -> "the row is at " + row.maxSeen()
+                            + " (holder '" + row.holder() + "')").orElse("the resource has no row")
+                            + ", not at this token, which the transaction checked last"));
+                });
+    }
+
+    /** The refusal of a check the transaction passed and has lost, found {@code when}. */
+    private R2dbcFenceTransientException lost(String resource, FencingToken token, String when, String found) {
+        return new R2dbcFenceTransientException(resource, token, Reason.CONFLICT, "Fence check for resource '"
+                + resource + "' (token " + token + ") on table '" + table + "', looked at again " + when + ", was "
+                + "lost: " + found + ". The database rolled back the transaction that made the check (a deadlock, "
+                + "caught in the fenced body, which went on in a new transaction without the fence), or a savepoint "
+                + "undid it; the transaction's writes since are rolled back: let such errors leave the fenced "
+                + "publisher and retry the whole transaction", null);
     }
 
     /** Whether {@code other} checks on the same rows: the same connection factory and table. */

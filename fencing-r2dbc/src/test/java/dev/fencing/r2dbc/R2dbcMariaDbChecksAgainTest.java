@@ -198,7 +198,26 @@ class R2dbcMariaDbChecksAgainTest {
                 .concatWith(store.fence(r, t35, insert(r, t35).flux()))), r);
         assertThat(written(r)).as("T1: %s", t1).containsExactly(10L, 34L);
         assertThat(t1).contains("R2dbcFenceTransientException")
-                .contains("(token " + t33 + ") on table '" + fence + "', run again before the check of token " + t35);
+                .contains("(token " + t33 + ") on table '" + fence + "', looked at again before the check of token "
+                        + t35 + ", was lost: the row is at 34 (holder 'h34')");
+        assertThat(maxSeen(r)).isEqualTo(34L);
+    }
+
+    @Test
+    void twoFencedCallsAtOnceDoNotHideTheLostCheck() throws Exception {
+        // 33's and 35's checks both pass before 33's body loses the deadlock, which undoes both; 34 commits, the body
+        // writes under 33: the commit finds the row not at 35, the transaction's last token for it (a re-trial found
+        // 35's check run again instead, and passing)
+        String r = seeded("dlmerge-" + System.nanoTime());
+        FencingToken t33 = new FencingToken(r, 33, "h33");
+        FencingToken t35 = new FencingToken(r, 35, "h35");
+        Deadlock deadlock = new Deadlock();
+        String t1 = deadlock.run(transactions.transactional(Flux.merge(
+                store.fence(r, t33, deadlock.caught().then(insert(r, t33)).flux()),
+                store.fence(r, t35, Flux.<Void>empty()))), r);
+        assertThat(written(r)).as("T1: %s", t1).containsExactly(10L, 34L);
+        assertThat(t1).contains("R2dbcFenceTransientException")
+                .contains("looked at again before the commit, was lost: the row is at 34 (holder 'h34')");
         assertThat(maxSeen(r)).isEqualTo(34L);
     }
 
