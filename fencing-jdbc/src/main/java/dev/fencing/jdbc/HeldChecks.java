@@ -6,17 +6,22 @@ import org.springframework.core.Ordered;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The checks one transaction passed in a {@link JdbcFenceStore}'s default mode on MariaDB or H2, run again once before
  * its commit. There a deadlock rolls back the whole transaction, the checks with it, and a method body that catches
  * the error goes on in a new transaction on the same connection, without the fence rows' locks: a newer holder can
  * then write before this one commits. A check refused the second time refuses the commit
- * ({@link FenceConflictException}); one a rolled-back savepoint undid takes its row again. A transaction that checks
- * another token for a resource it checked already first runs the earlier check again, so a check lost to a deadlock
- * is not hidden by a newer token's. Shared by the stores of one DataSource and table, which see one row per resource.
+ * ({@link FenceConflictException}); one a rolled-back savepoint undid takes its row again. For a resource the
+ * transaction presented several tokens for, a check of another token first finds the row at one of them, and so does
+ * the commit, or they fail (a write under an earlier token may follow a later check, and taking the row again would
+ * hide the earlier check's loss). Shared by the stores of one DataSource and table, which see one row per resource.
  * PostgreSQL needs none of it: a failed statement aborts its transaction.
  */
 final class HeldChecks implements TransactionSynchronization {
@@ -24,6 +29,8 @@ final class HeldChecks implements TransactionSynchronization {
     private final JdbcFenceStore store;
     /** Per resource, the token of its last check in the transaction (a nested newer one replaces it). */
     private final Map<String, FencingToken> held = new LinkedHashMap<>(4);
+    /** Per resource the transaction presented more than one token for, those tokens. */
+    private final Map<String, Set<FencingToken>> several = new HashMap<>(4);
 
     private HeldChecks(JdbcFenceStore store) {
         this.store = store;
@@ -54,19 +61,23 @@ final class HeldChecks implements TransactionSynchronization {
             checks = new HeldChecks(store);
             TransactionSynchronizationManager.registerSynchronization(checks);
         }
-        checks.held.put(resource, token);
+        FencingToken earlier = checks.held.put(resource, token);
+        if (earlier != null && !earlier.equals(token)) {
+            checks.several.computeIfAbsent(resource, r -> new HashSet<>(List.of(earlier))).add(token);
+        }
     }
 
     /**
      * Before {@code store} checks {@code token}: when the current transaction checked another token for the resource
-     * already, runs that check again ({@link JdbcFenceStore#checkAgain}), which throws
-     * {@link FenceConflictException} when a newer token took the row meanwhile.
+     * already, finds the row at one of the tokens it checked ({@link JdbcFenceStore#confirmAt}), which throws
+     * {@link FenceConflictException} when it is not.
      */
     static void confirmEarlier(JdbcFenceStore store, String resource, FencingToken token) {
         HeldChecks checks = find(store);
         FencingToken earlier = checks == null ? null : checks.held.get(resource);
         if (earlier != null && !earlier.equals(token)) {
-            checks.store.checkAgain(resource, earlier, "before the check of token " + token);
+            checks.store.confirmAt(resource, checks.several.getOrDefault(resource, Set.of(earlier)),
+                    "before the check of token " + token);
         }
     }
 
@@ -91,6 +102,13 @@ final class HeldChecks implements TransactionSynchronization {
 
     @Override
     public void beforeCommit(boolean readOnly) {
-        store.checkHeldAgain(held);
+        for (Map.Entry<String, FencingToken> check : held.entrySet()) {
+            Set<FencingToken> tokens = several.get(check.getKey());
+            if (tokens != null) {
+                store.confirmAt(check.getKey(), tokens, "before the commit");
+            } else {
+                store.checkAgain(check.getKey(), check.getValue(), "before the commit");
+            }
+        }
     }
 }

@@ -61,6 +61,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.Set;
 
 /**
  * A {@link FenceStore} in a relational database: max_seen lives in a table (one row per effective resource) and is
@@ -725,16 +726,31 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     }
 
     /**
-     * Runs the checks a transaction passed ({@link HeldChecks}) again, in it, before its commit, each with the last
-     * token it checked for its resource: one still in force is its own holder's (no change); one the database undid
-     * (a rolled-back savepoint) takes the row again; one whose row a newer token took meanwhile (the database rolled
-     * back the whole transaction, a deadlock caught in the method body, which went on in a new transaction without
-     * the fence) refuses the commit as a {@link FenceConflictException}.
+     * Finds the resource's row, in the transaction, at one of {@code tokens} (its max_seen and holder), the tokens
+     * the transaction checked for a resource it presented several tokens for ({@link HeldChecks}), {@code when}.
+     *
+     * @throws FenceConflictException when it is not: the database rolled back those checks (a deadlock the method
+     *                                body caught), or a savepoint did
      */
-    void checkHeldAgain(Map<String, FencingToken> held) {
-        for (Map.Entry<String, FencingToken> entry : held.entrySet()) {
-            checkAgain(entry.getKey(), entry.getValue(), "before the commit");
+    void confirmAt(String resource, Set<FencingToken> tokens, String when) {
+        List<Row> rows = jdbc.query("SELECT max_seen, holder FROM " + table + " WHERE resource = ?",
+                (rs, i) -> new Row(rs.getLong(1), rs.getString(2)), resource);
+        Row row = rows.isEmpty() ? null : rows.get(0);
+        FencingToken last = null;
+        for (FencingToken token : tokens) {
+            if (row != null && row.maxSeen == token.value() && token.holder().equals(row.holder)) {
+                return;
+            }
+            last = last == null || token.value() > last.value() ? token : last;
         }
+        throw new FenceConflictException(resource, last, "Fence checks for resource '"
+                + FencingToken.printable(resource) + "' (tokens " + tokens.stream().map(FencingToken::value).sorted()
+                .toList() + "), looked at again " + when + ", were lost: " + (row == null ? "the resource has no row"
+                : "the row is at " + row.maxSeen + " (holder '" + row.holder + "')") + ", not at a token the "
+                + "transaction checked. The database rolled back the transaction that made the checks (a deadlock, "
+                + "caught in the method body, which went on in a new transaction without the fence), or a savepoint "
+                + "undid them; its writes since are refused: let such errors leave the fenced method and retry the "
+                + "whole transaction", null, true);
     }
 
     /** Whether {@code other} checks on the same rows: the same DataSource and table. */
@@ -743,8 +759,11 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     }
 
     /**
-     * Runs one check the transaction passed again ({@link HeldChecks}), {@code when} (before the commit, or before the
-     * transaction checks another token for the resource), refusing as {@link #checkHeldAgain} says.
+     * Runs a check the transaction passed ({@link HeldChecks}) again, in it, {@code when} (before its commit), with the
+     * last token it checked for the resource: one still in force is its own holder's (no change); one the database
+     * undid (a rolled-back savepoint) takes the row again; one whose row a newer token took meanwhile (the database
+     * rolled back the whole transaction, a deadlock caught in the method body, which went on in a new transaction
+     * without the fence) refuses the commit as a {@link FenceConflictException}.
      */
     void checkAgain(String resource, FencingToken token, String when) {
         try {

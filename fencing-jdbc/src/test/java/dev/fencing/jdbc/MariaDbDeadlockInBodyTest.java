@@ -100,13 +100,24 @@ class MariaDbDeadlockInBodyTest {
     void aNewerTokenCheckedAfterTheDeadlockDoesNotHideTheLostCheck() throws Exception {
         // after the deadlock the transaction checks 35, above T2's 34, for the same resource: the lost check of 33 is
         // run again first, and refused (a review of the R2DBC store found 35's check hiding it, here too)
-        assertThat(deadlockedThen(35L)).contains("run again before the check of token dl-35#35@h35, was refused");
+        assertThat(deadlockedThen(35L)).contains("(tokens [33]), looked at again before the check of token "
+                + "dl-35#35@h35, were lost: the row is at 34 (holder 'h34')");
+    }
+
+    @Test
+    @Timeout(90)
+    void aNewerTokenCheckedInsideTheBodyBeforeTheDeadlockDoesNotHideTheLostCheck() throws Exception {
+        // 33's body checks 35 (no write) before it loses the deadlock, which undoes both checks; T2 commits 34, the
+        // body writes under 33: the commit finds the row at neither token (35's check run again would pass over 34)
+        assertThat(deadlockedThen(-35L)).contains("(tokens [33, 35]), looked at again before the commit, were lost: "
+                + "the row is at 34 (holder 'h34')");
     }
 
     /**
      * T1 checks 33 and loses a deadlock in its body, which goes on and writes under 33 (and then, with {@code newer},
-     * checks and writes that token for the resource in the same transaction); T2 commits 34 meanwhile. Returns T1's
-     * failure, after asserting that only 34's write committed.
+     * checks and writes that token for the resource in the same transaction; with a negative one, checks minus it
+     * inside the body before the deadlock); T2 commits 34 meanwhile. Returns T1's failure, after asserting that only
+     * 34's write committed.
      */
     private String deadlockedThen(Long newer) throws Exception {
         String r = "dl-" + newer;
@@ -123,6 +134,9 @@ class MariaDbDeadlockInBodyTest {
         CompletableFuture<String> t1 = CompletableFuture.supplyAsync(() -> {
             try {
                 fenced(r, t33, () -> {
+                    if (newer != null && newer < 0) {
+                        FencedCalls.fence(store, r, new FencingToken(r, -newer, "h" + -newer), () -> { });
+                    }
                     jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 1");
                     t1HasOne.countDown();
                     await(t3HasTwo);
@@ -136,7 +150,7 @@ class MariaDbDeadlockInBodyTest {
                         // the statement failed as a deadlock loser: the body carries on (a retry, say)
                     }
                     insert(r, t33);
-                }, newer == null ? null : new FencingToken(r, newer, "h" + newer));
+                }, newer == null || newer < 0 ? null : new FencingToken(r, newer, "h" + newer));
                 return "ok";
             } catch (RuntimeException e) {
                 return e.getClass().getSimpleName() + ": " + e.getMessage();

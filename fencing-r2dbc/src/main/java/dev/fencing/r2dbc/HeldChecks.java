@@ -8,6 +8,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,19 +21,19 @@ import java.util.function.Supplier;
  * just before it commits. A deadlock rolls back the whole transaction, its checks and their row locks included, and a
  * fenced body that catches it goes on in a new transaction without the fence; run again, a check that a newer token
  * passed in between fails the commit, so the stale writes roll back. A check still in force passes again unchanged
- * (the same token and holder), and one a rolled-back savepoint undid takes its row again. A resource the transaction
- * presented several tokens for is held to its last: a check of another token first finds the row still at the
- * earlier one, and so does the commit at the last one, or they fail (a write under the earlier token may follow the
- * later check, and taking the row again would hide the earlier check's loss). Shared by the stores of one connection
- * factory and table, which see one row per resource.
+ * (the same token and holder), and one a rolled-back savepoint undid takes its row again. For a resource the
+ * transaction presented several tokens for, a check of another token first finds the row at one of them, and so does
+ * the commit, or they fail (a write under an earlier token may follow a later check, and taking the row again would
+ * hide the earlier check's loss). Shared by the stores of one connection factory and table, which see one row per
+ * resource.
  */
 final class HeldChecks implements TransactionSynchronization, Ordered {
 
     private final R2dbcFenceStore store;
     /** Per resource, the token of its last check in the transaction; guarded by itself (checks may run at once). */
     private final Map<String, FencingToken> held = new LinkedHashMap<>(4);
-    /** The resources the transaction presented more than one token for; guarded by {@link #held}. */
-    private final Set<String> several = new HashSet<>(4);
+    /** Per resource the transaction presented more than one token for, those tokens; guarded by {@link #held}. */
+    private final Map<String, Set<FencingToken>> several = new HashMap<>(4);
 
     private HeldChecks(R2dbcFenceStore store) {
         this.store = store;
@@ -44,8 +45,8 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
      * auto-commit off for the rest of the transaction ({@link R2dbcFenceStore#keepTransactionOpen}: r2dbc-mariadb
      * begins a transaction with auto-commit on, so after a deadlock's rollback each statement would commit at once,
      * before the checks run again), sent together with the check (both are answered before the fenced body runs).
-     * When the transaction checked another token for the resource already: first finds the row still at that token
-     * ({@link R2dbcFenceStore#confirmAt}). Signals {@code refusal} when the transaction has no synchronization to run
+     * When the transaction checked another token for the resource already: first finds the row at one of the tokens
+     * it checked ({@link R2dbcFenceStore#confirmAt}). Signals {@code refusal} when the transaction has no synchronization to run
      * the checks in.
      */
     static <R> Mono<R> around(R2dbcFenceStore store, String resource, FencingToken token,
@@ -62,7 +63,7 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
             }
             FencingToken earlier = checks.get(resource);
             return earlier == null || earlier.equals(token) ? check.get()
-                    : checks.store.confirmAt(resource, earlier, "before the check of token " + token)
+                    : checks.store.confirmAt(resource, checks.tokens(resource), "before the check of token " + token)
                     .then(Mono.defer(check));
         });
     }
@@ -98,8 +99,16 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
         synchronized (held) {
             FencingToken earlier = held.put(resource, token);
             if (earlier != null && !earlier.equals(token)) {
-                several.add(resource);
+                several.computeIfAbsent(resource, r -> new HashSet<>(List.of(earlier))).add(token);
             }
+        }
+    }
+
+    /** The tokens the transaction checked for {@code resource}. */
+    private Set<FencingToken> tokens(String resource) {
+        synchronized (held) {
+            Set<FencingToken> tokens = several.get(resource);
+            return tokens != null ? Set.copyOf(tokens) : Set.of(held.get(resource));
         }
     }
 
@@ -115,14 +124,14 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
     @Override
     public Mono<Void> beforeCommit(boolean readOnly) {
         List<Map.Entry<String, FencingToken>> checks;
-        Set<String> strict;
+        Map<String, Set<FencingToken>> strict = new HashMap<>();
         synchronized (held) {
             checks = new ArrayList<>(held.entrySet());
-            strict = Set.copyOf(several);
+            several.forEach((resource, tokens) -> strict.put(resource, Set.copyOf(tokens)));
         }
         return Flux.fromIterable(checks)
-                .concatMap(check -> strict.contains(check.getKey())
-                        ? store.confirmAt(check.getKey(), check.getValue(), "before the commit")
+                .concatMap(check -> strict.containsKey(check.getKey())
+                        ? store.confirmAt(check.getKey(), strict.get(check.getKey()), "before the commit")
                         : store.checkAgain(check.getKey(), check.getValue(), "before the commit"))
                 .then();
     }

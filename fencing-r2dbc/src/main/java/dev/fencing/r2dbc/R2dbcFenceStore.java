@@ -23,8 +23,10 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * A {@link ReactiveFenceStore} in a relational database over R2DBC: max_seen lives in a table (one row per effective
@@ -157,38 +159,37 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
     }
 
     /**
-     * MariaDB: finds the resource's row, in the transaction, still at {@code token} (its max_seen and holder), the
-     * transaction's last check of a resource it presented several tokens for ({@link HeldChecks}), {@code when}; signals
-     * {@link R2dbcFenceTransientException} ({@code CONFLICT}) when it is not, so that the transaction fails and rolls
-     * back: the database rolled back that check (a deadlock the fenced body caught), or a savepoint did.
+     * MariaDB: finds the resource's row, in the transaction, at one of {@code tokens} (its max_seen and holder), the
+     * tokens the transaction checked for a resource it presented several tokens for ({@link HeldChecks}),
+     * {@code when}; signals {@link R2dbcFenceTransientException} ({@code CONFLICT}) when it is not, so that the
+     * transaction fails and rolls back: the database rolled back those checks (a deadlock the fenced body caught), or
+     * a savepoint did.
      */
-    Mono<Void> confirmAt(String resource, FencingToken token, String when) {
+    Mono<Void> confirmAt(String resource, Set<FencingToken> tokens, String when) {
+        FencingToken last = tokens.stream().max(Comparator.comparingLong(FencingToken::value)).orElseThrow();
         return client.sql(rowSql).bind(0, resource)
                 .map((row, meta) -> new Row(Objects.requireNonNull(row.get(0, Long.class), "max_seen"),
                         row.get(1, String.class)))
                 .one()
-                .onErrorMap(e -> !(e instanceof FenceStoreException), e -> failed(resource, token, e))
+                .onErrorMap(e -> !(e instanceof FenceStoreException), e -> failed(resource, last, e))
                 .map(Optional::of)
                 .defaultIfEmpty(Optional.empty())
                 .flatMap(found -> {
-                    if (found.isPresent() && found.get().maxSeen() == token.value()
-                            && token.holder().equals(found.get().holder())) {
+                    if (found.isPresent() && tokens.stream().anyMatch(token -> found.get().maxSeen() == token.value()
+                            && token.holder().equals(found.get().holder()))) {
                         return Mono.<Void>empty();
                     }
-                    return Mono.error(lost(resource, token, when, found.map(row -> "the row is at " + row.maxSeen()
-                            + " (holder '" + row.holder() + "')").orElse("the resource has no row")
-                            + ", not at this token, which the transaction checked last"));
+                    return Mono.error(new R2dbcFenceTransientException(resource, last, Reason.CONFLICT, "Fence "
+                            + "checks for resource '" + resource + "' (tokens " + tokens.stream()
+                            .map(FencingToken::value).sorted().toList() + ") on table '" + table + "', looked at "
+                            + "again " + when + ", were lost: " + found.map(row -> "the row is at " + row.maxSeen()
+                            + " (holder '" + row.holder() + "')").orElse("the resource has no row") + ", not at a "
+                            + "token the transaction checked. The database rolled back the transaction that made the "
+                            + "checks (a deadlock, caught in the fenced body, which went on in a new transaction "
+                            + "without the fence), or a savepoint undid them; the transaction's writes since are rolled "
+                            + "back: let such errors leave the fenced publisher and retry the whole transaction",
+                            null));
                 });
-    }
-
-    /** The refusal of a check the transaction passed and has lost, found {@code when}. */
-    private R2dbcFenceTransientException lost(String resource, FencingToken token, String when, String found) {
-        return new R2dbcFenceTransientException(resource, token, Reason.CONFLICT, "Fence check for resource '"
-                + resource + "' (token " + token + ") on table '" + table + "', looked at again " + when + ", was "
-                + "lost: " + found + ". The database rolled back the transaction that made the check (a deadlock, "
-                + "caught in the fenced body, which went on in a new transaction without the fence), or a savepoint "
-                + "undid it; the transaction's writes since are rolled back: let such errors leave the fenced "
-                + "publisher and retry the whole transaction", null);
     }
 
     /** Whether {@code other} checks on the same rows: the same connection factory and table. */
