@@ -9,7 +9,6 @@ import dev.fencing.token.TokenList;
 import org.springframework.amqp.core.Correlation;
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessagePostProcessor;
-import org.springframework.amqp.core.MessageProperties;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -22,7 +21,7 @@ import java.util.Set;
  * {@value #HEADER} header, in the text form of {@link TokenList} (the HTTP header's), in place of a value set by hand;
  * more tokens than that form's limits allow fail the send ({@link TokenFormatException}) instead of making a message
  * every consumer would reject. Signed tokens are sent in their signed text form, as bound. Register it with
- * {@code RabbitTemplate.setBeforePublishPostProcessors(...)}; a batch of a {@code BatchingRabbitTemplate}, whose
+ * {@code RabbitTemplate.setBeforePublishPostProcessors(...)}; a send of a {@code BatchingRabbitTemplate}, whose
  * post-processors run once per batch on whichever thread releases it, is refused (the send fails, nothing is sent).
  *
  * <p>{@link #FencingTokenMessagePostProcessor()} sends every bound token and sends a message without the header when
@@ -34,6 +33,9 @@ public final class FencingTokenMessagePostProcessor implements MessagePostProces
 
     /** The message header the tokens travel in: {@value}, the HTTP header's name. */
     public static final String HEADER = TokenList.HEADER;
+
+    private static final String BATCHING_TEMPLATE = "org.springframework.amqp.rabbit.core.BatchingRabbitTemplate";
+    private static final StackWalker WALKER = StackWalker.getInstance(StackWalker.Option.RETAIN_CLASS_REFERENCE);
 
     /** The resources to send, each a base resource or an effective one; {@code null}: every bound token. */
     private final Set<String> resources;
@@ -83,15 +85,15 @@ public final class FencingTokenMessagePostProcessor implements MessagePostProces
     }
 
     private Message write(Message message, String operation) {
-        if (message.getMessageProperties().getHeader(MessageProperties.SPRING_BATCH_FORMAT) != null) {
+        if (releasedByABatchingTemplate()) {
             // a BatchingRabbitTemplate runs its post-processors once per batch, on the thread that releases it (or
-            // its scheduler): that thread's tokens would travel for every message of the batch, other senders' too
-            throw new IllegalStateException("Cannot " + operation + ": the message is a batch of messages (header "
-                    + MessageProperties.SPRING_BATCH_FORMAT + ", a BatchingRabbitTemplate), and this post-processor "
-                    + "runs once for the whole batch on the thread that releases it, so the batch would carry that "
-                    + "thread's tokens for messages other threads sent with their own (a zombie's token for a newer "
-                    + "holder's message, say). Send fenced messages through a RabbitTemplate that does not batch; "
-                    + "nothing was sent");
+            // its scheduler): that thread's tokens would travel for every message of the batch, other senders' too,
+            // also for a batch of one message, which it sends as it is
+            throw new IllegalStateException("Cannot " + operation + ": the message is a batch a BatchingRabbitTemplate "
+                    + "releases, and this post-processor runs once for the whole batch on the thread that releases it, "
+                    + "so the batch would carry that thread's tokens for messages other threads sent with their own (a "
+                    + "newer holder's token for a zombie's message, say). Send fenced messages through a "
+                    + "RabbitTemplate that does not batch; nothing was sent");
         }
         FencingSnapshot snapshot = FencingContext.snapshot();
         List<FencingToken> tokens = selected(snapshot.values(), operation);
@@ -107,6 +109,20 @@ public final class FencingTokenMessagePostProcessor implements MessagePostProces
         message.getMessageProperties().setHeader(HEADER, text);
         snapshot.markSent(tokens);
         return message;
+    }
+
+    /** Whether a {@code BatchingRabbitTemplate} (or a subclass) is sending: it sends batches, of one message too. */
+    private static boolean releasedByABatchingTemplate() {
+        return WALKER.walk(frames -> frames.anyMatch(frame -> isBatching(frame.getDeclaringClass())));
+    }
+
+    private static boolean isBatching(Class<?> type) {
+        for (Class<?> c = type; c != null; c = c.getSuperclass()) {
+            if (c.getName().equals(BATCHING_TEMPLATE)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private List<FencingToken> selected(Collection<FencingToken> bound, String operation) {
