@@ -21,7 +21,7 @@ import java.util.function.Function;
  * state), the highest max_seen of them all, and each resource's state read and changed in its route's store. A
  * family's floor row belongs to every store that judges a key of the family (the family's route or the fallback, and
  * the route of each of its keys that has one, {@code reg:eu} for the family {@code reg}): a floor is raised in each
- * of them, read as the highest of them, and lowered in each that has one. What the startup checks of the issuer's
+ * of them, read as the lowest of them (none while one of them has none), and lowered in each that has one. What the startup checks of the issuer's
  * counters, the floor raise after a restore and the reset of one resource read and change behind a routing store.
  */
 public final class RoutedFenceAdmin implements FenceInventory, FenceAdmin {
@@ -104,14 +104,16 @@ public final class RoutedFenceAdmin implements FenceInventory, FenceAdmin {
         if (family == null) {
             return admin(resource).maxSeen(resource);
         }
-        OptionalLong highest = OptionalLong.empty();
+        // the weakest of them: a floor raise that finds it below its target raises it in every store
+        long lowest = Long.MAX_VALUE;
         for (FenceStore store : familyStores(family)) {
             OptionalLong value = admin(store).maxSeen(resource);
-            if (value.isPresent() && (highest.isEmpty() || value.getAsLong() > highest.getAsLong())) {
-                highest = value;
+            if (value.isEmpty()) {
+                return value;
             }
+            lowest = Math.min(lowest, value.getAsLong());
         }
-        return highest;
+        return OptionalLong.of(lowest);
     }
 
     @Override
