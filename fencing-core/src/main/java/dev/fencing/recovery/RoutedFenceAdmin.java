@@ -17,12 +17,13 @@ import java.util.function.Function;
 
 /**
  * The administration of the stores a {@link RoutingFenceStore} routes to, as one store's: each resource listed by the
- * store its route sends it to (a row another store holds for it, left from an earlier configuration, is not its
- * state), the highest max_seen of them all, and each resource's state read and changed in its route's store. A
- * family's floor row belongs to every store that judges a key of the family (the family's route or the fallback, and
- * the route of each of its keys that has one, {@code reg:eu} for the family {@code reg}): a floor is raised in each
- * of them, read as the lowest of them (none while one of them has none), and lowered in each that has one. What the startup checks of the issuer's
- * counters, the floor raise after a restore and the reset of one resource read and change behind a routing store.
+ * store its route sends it to (a row another store holds for it, left from an earlier configuration, is not its state),
+ * the highest max_seen of them all, and each resource's state read and changed in its route's store. A family's floor
+ * row belongs to every store that judges a key of the family (the family's route or the fallback, and the route of each
+ * of its keys that has one, {@code reg:eu} for the family {@code reg}): a floor is raised in each of them, read as the
+ * lowest of them (none while one of them has none), and lowered in each that has one. What the startup checks of the
+ * issuer's counters, the floor raise after a restore and the reset of one resource read and change behind a routing
+ * store.
  */
 public final class RoutedFenceAdmin implements FenceInventory, FenceAdmin {
 

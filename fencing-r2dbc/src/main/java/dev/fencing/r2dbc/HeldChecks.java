@@ -44,10 +44,10 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
      * first. On the transaction's first check of the store's table: registers them, and turns the connection's
      * auto-commit off for the rest of the transaction ({@link R2dbcFenceStore#keepTransactionOpen}: r2dbc-mariadb
      * begins a transaction with auto-commit on, so after a deadlock's rollback each statement would commit at once,
-     * before the checks run again), sent together with the check (both are answered before the fenced body runs).
-     * When the transaction checked another token for the resource already: first finds the row at one of the tokens
-     * it checked ({@link R2dbcFenceStore#confirmAt}). Signals {@code refusal} when the transaction has no synchronization to run
-     * the checks in.
+     * before the checks run again), sent together with the check (both are answered before the fenced body runs). When
+     * the transaction checked another token for the resource already: first finds the row at one of the tokens it
+     * checked ({@link R2dbcFenceStore#confirmAt}). Signals {@code refusal} when the transaction has no synchronization
+     * to run the checks in.
      */
     static <R> Mono<R> around(R2dbcFenceStore store, String resource, FencingToken token,
                               Supplier<RuntimeException> refusal, Supplier<Mono<R>> check) {

@@ -186,8 +186,9 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
                             + " (holder '" + row.holder() + "')").orElse("the resource has no row") + ", not at a "
                             + "token the transaction checked. The database rolled back the transaction that made the "
                             + "checks (a deadlock, caught in the fenced body, which went on in a new transaction "
-                            + "without the fence), or a savepoint undid them; the transaction's writes since are rolled "
-                            + "back: let such errors leave the fenced publisher and retry the whole transaction",
+                            + "without the fence), or a savepoint undid them; the transaction's writes since are "
+                            + "rolled back: let such errors leave the fenced publisher and retry the whole "
+                            + "transaction",
                             null));
                 });
     }
@@ -211,10 +212,10 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
             TokenRejectedException rejected = TokenRejectedException.of(resource, token, row.maxSeen(), verdict);
             return Mono.error(new R2dbcFenceTransientException(resource, token, Reason.CONFLICT, "Fence check for "
                     + "resource '" + resource + "' (token " + token + ") on table '" + table + "', run again " + when
-                    + ", was refused: " + rejected.getMessage() + ". The database rolled back the "
-                    + "transaction that made the first check (a deadlock, caught in the fenced body, which went on in a "
-                    + "new transaction without the fence), so its writes since are rolled back; let such errors leave "
-                    + "the fenced publisher and retry the whole transaction", rejected));
+                    + ", was refused: " + rejected.getMessage() + ". The database rolled back the transaction that "
+                    + "made the first check (a deadlock, caught in the fenced body, which went on in a new transaction "
+                    + "without the fence), so its writes since are rolled back; let such errors leave the fenced "
+                    + "publisher and retry the whole transaction", rejected));
         });
     }
 
