@@ -1,6 +1,7 @@
 package dev.fencing.r2dbc;
 
 import dev.fencing.token.FencingToken;
+import io.r2dbc.spi.Connection;
 import org.springframework.core.Ordered;
 import org.springframework.transaction.reactive.TransactionSynchronization;
 import org.springframework.transaction.reactive.TransactionSynchronizationManager;
@@ -30,24 +31,27 @@ import java.util.function.Supplier;
 final class HeldChecks implements TransactionSynchronization, Ordered {
 
     private final R2dbcFenceStore store;
+    /** The transaction's connection, whose auto-commit is put back when it completes; {@code null}: none found. */
+    private final Connection connection;
     /** Per resource, the token of its last check in the transaction; guarded by itself (checks may run at once). */
     private final Map<String, FencingToken> held = new LinkedHashMap<>(4);
     /** Per resource the transaction presented more than one token for, those tokens; guarded by {@link #held}. */
     private final Map<String, Set<FencingToken>> several = new HashMap<>(4);
 
-    private HeldChecks(R2dbcFenceStore store) {
+    private HeldChecks(R2dbcFenceStore store, Connection connection) {
         this.store = store;
+        this.connection = connection;
     }
 
     /**
      * Runs {@code check}, {@code store}'s check of {@code token}, with what the transaction's {@code HeldChecks} need
      * first. On the transaction's first check of the store's table: registers them, and turns the connection's
-     * auto-commit off for the rest of the transaction ({@link R2dbcFenceStore#keepTransactionOpen}: r2dbc-mariadb
-     * begins a transaction with auto-commit on, so after a deadlock's rollback each statement would commit at once,
-     * before the checks run again), sent together with the check (both are answered before the fenced body runs). When
-     * the transaction checked another token for the resource already: first finds the row at one of the tokens it
-     * checked ({@link R2dbcFenceStore#confirmAt}). Signals {@code refusal} when the transaction has no synchronization
-     * to run the checks in.
+     * auto-commit off until it ends ({@link R2dbcFenceStore#keepTransactionOpen}, put back in afterCompletion:
+     * r2dbc-mariadb begins a transaction with auto-commit on, so after a deadlock's rollback each statement would
+     * commit at once, before the checks run again), sent together with the check (both are answered before the fenced
+     * body runs). When the transaction checked another token for the resource already: first finds the row at one of
+     * the tokens it checked ({@link R2dbcFenceStore#confirmAt}). Signals {@code refusal} when the transaction has no
+     * synchronization to run the checks in.
      */
     static <R> Mono<R> around(R2dbcFenceStore store, String resource, FencingToken token,
                               Supplier<RuntimeException> refusal, Supplier<Mono<R>> check) {
@@ -57,7 +61,8 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
             }
             HeldChecks checks = find(synchronizations, store);
             if (checks == null) {
-                synchronizations.registerSynchronization(new HeldChecks(store));
+                synchronizations.registerSynchronization(new HeldChecks(store,
+                        store.transactionConnection(synchronizations)));
                 return Mono.zip(store.keepTransactionOpen().thenReturn(Boolean.TRUE), check.get(),
                         (kept, row) -> row);
             }
@@ -73,7 +78,7 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
         return TransactionSynchronizationManager.forCurrentTransaction().doOnNext(synchronizations -> {
             HeldChecks checks = find(synchronizations, store);
             if (checks == null) {
-                checks = new HeldChecks(store);
+                checks = new HeldChecks(store, store.transactionConnection(synchronizations));
                 synchronizations.registerSynchronization(checks);
             }
             checks.put(resource, token);
@@ -119,6 +124,12 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
     @Override
     public int getOrder() {
         return Ordered.LOWEST_PRECEDENCE;
+    }
+
+    /** Puts the connection's auto-commit back, whether the transaction committed or rolled back. */
+    @Override
+    public Mono<Void> afterCompletion(int status) {
+        return connection == null ? Mono.empty() : R2dbcFenceStore.restoreAutoCommit(connection);
     }
 
     @Override

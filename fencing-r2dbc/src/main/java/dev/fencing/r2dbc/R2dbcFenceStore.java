@@ -12,13 +12,17 @@ import dev.fencing.store.TransientFenceFailure.Reason;
 import dev.fencing.store.sql.FenceSql;
 import dev.fencing.store.sql.FloorRows;
 import dev.fencing.token.FencingToken;
+import io.r2dbc.spi.Connection;
 import io.r2dbc.spi.ConnectionFactory;
 import io.r2dbc.spi.R2dbcException;
+import io.r2dbc.spi.Result;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.r2dbc.connection.ConnectionHolder;
 import org.springframework.r2dbc.core.DatabaseClient;
 import org.springframework.transaction.NoTransactionException;
 import org.springframework.transaction.reactive.TransactionContextManager;
+import org.springframework.transaction.reactive.TransactionSynchronizationManager;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
@@ -150,12 +154,36 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
     }
 
     /**
-     * MariaDB: turns auto-commit off on the transaction's connection until the transaction ends (Spring's
-     * {@code R2dbcTransactionManager} turns it on again before it gives the connection back), so that statements after
-     * a deadlock's rollback wait for the commit, and the checks run again before it, instead of committing at once.
+     * MariaDB: turns auto-commit off on the transaction's connection until the transaction ends
+     * ({@link #restoreAutoCommit(Connection)}), so that statements after a deadlock's rollback wait for the commit, and the checks
+     * run again before it, instead of committing at once; the connection's own setting is kept in a session variable.
      */
     Mono<Void> keepTransactionOpen() {
-        return client.sql("SET autocommit = 0").then();
+        return client.sql("SET @fencing_autocommit = @@autocommit, autocommit = 0").then();
+    }
+
+    /**
+     * MariaDB: puts back the connection's auto-commit as {@link #keepTransactionOpen} found it, once the transaction
+     * ended (committed or rolled back), before the connection goes back to its pool; a no-op when that statement never
+     * ran. Spring's {@code R2dbcTransactionManager} would turn auto-commit on only if it saw it off, which it may not
+     * yet when the transaction is cancelled while that statement is on its way.
+     */
+    static Mono<Void> restoreAutoCommit(Connection connection) {
+        return Flux.from(connection.createStatement(
+                        "SET autocommit = IFNULL(@fencing_autocommit, @@autocommit), @fencing_autocommit = NULL")
+                        .execute())
+                .concatMap(Result::getRowsUpdated)
+                .then();
+    }
+
+    /**
+     * The connection of the store's transaction that {@code synchronizations} hold, or {@code null}: the one a
+     * synchronization's completion callback runs its statements on (it may run outside the caller's context, when the
+     * transaction is cancelled, where a statement of the {@link DatabaseClient} would ask the pool for another).
+     */
+    Connection transactionConnection(TransactionSynchronizationManager synchronizations) {
+        return synchronizations.getResource(connectionFactory) instanceof ConnectionHolder holder
+                ? holder.getConnection() : null;
     }
 
     /**

@@ -362,4 +362,34 @@ class R2dbcMariaDbChecksAgainTest {
         assertThat(written(r)).containsExactly(33L);
         assertThat(maxSeen(r)).isEqualTo(33L);
     }
+
+    @Test
+    void fencedTransactionsCancelledAtAnyPointGiveTheConnectionBackInAutoCommit() throws Exception {
+        // a client that gives up (a timeout, a cancelled request) may cancel the transaction between the sending of
+        // SET autocommit = 0 and its answer: Spring, seeing auto-commit still on, did not turn it on again, and the
+        // pooled connection stayed at 0 for good, its later non-transactional writes never committed (a new user's
+        // trial found it). The store puts the connection's own setting back after each transaction
+        ConnectionPool one = (ConnectionPool) ConnectionFactories.get(
+                "r2dbc:pool:mariadb://root@127.0.0.1:3306/test?maxSize=1");
+        try {
+            DatabaseClient client = DatabaseClient.create(one);
+            TransactionalOperator onOne = TransactionalOperator.create(new R2dbcTransactionManager(one));
+            R2dbcFenceStore onOneStore = R2dbcFenceStore.builder(one).table(fence).build();
+            Mono<String> autocommit = client.sql("SELECT @@autocommit").map(row -> String.valueOf(row.get(0))).one();
+            String r = "cancel-" + System.nanoTime();
+            for (int i = 0; i < 60; i++) {
+                FencingToken token = new FencingToken(r, 1 + i, "h");
+                outcome(onOne.transactional(onOneStore.fence(r, token, insert(r, token).flux()))
+                        .timeout(Duration.ofNanos(200_000L * (i % 15))));
+                // the cancelled transaction's rollback and clean-up run after the timeout's error: wait for them
+                Thread.sleep(30);
+                assertThat(autocommit.block(STEP)).as("after transaction %s", i).isEqualTo("1");
+            }
+            String plain = "plain-" + System.nanoTime();
+            client.sql("INSERT INTO " + data + " (k, token) VALUES ('" + plain + "', 1)").then().block(STEP);
+            assertThat(written(plain)).as("seen from another connection: committed").containsExactly(1L);
+        } finally {
+            one.dispose();
+        }
+    }
 }
