@@ -35,11 +35,12 @@ final class RefusalLog {
                 return;
             }
             LOG.log(System.Logger.Level.WARNING, "Refused {0} (missing) on resource ''{1}'': no fencing token was "
-                            + "bound for it on thread {2}; the call did not run. The write was reached without its "
-                            + "token: a thread the token did not follow (an executor without the task decorator, "
-                            + "CompletableFuture.runAsync, a parallel stream), or no lock taken. At most one such line "
-                            + "per method and outcome per minute; see fencing.checks'{'outcome=\"missing\"'}' for "
-                            + "every count",
+                            + "bound for it (thread {2}); the call did not run. The write was reached without its "
+                            + "token: no lock taken and no request or message header carrying one, or a thread or "
+                            + "reactive chain the token did not follow (an executor without the task decorator, "
+                            + "CompletableFuture.runAsync, a parallel stream; a publisher subscribed outside the "
+                            + "context that bound it). At most one such line per method and outcome per minute; see "
+                            + "fencing.checks'{'outcome=\"missing\"'}' for every count",
                     operation, FencingToken.printable(resource), Thread.currentThread().getName());
         } catch (RuntimeException ignored) {
             // logging is advisory

@@ -479,7 +479,7 @@ class FenceGuardTest {
                 assertThat(r.getLevel()).isEqualTo(java.util.logging.Level.WARNING);
                 assertThat(java.text.MessageFormat.format(r.getMessage(), r.getParameters()))
                         .contains("Refused " + operation + " (missing) on resource 'unbound'")
-                        .contains("on thread " + Thread.currentThread().getName())
+                        .contains("(thread " + Thread.currentThread().getName() + ")")
                         .contains("fencing.checks{outcome=\"missing\"}");
             });
         }
