@@ -1,10 +1,15 @@
 package dev.fencing.recovery;
 
+import dev.fencing.metrics.AdminMetrics;
+import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.store.RoutingFenceStore;
 import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
+
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -87,15 +92,14 @@ class RoutedFenceAdminTest {
         RoutingFenceStore regions = RoutingFenceStore.builder().route("reg:eu", eu).fallback(main).build();
         regions.fence("reg:us", new FencingToken("reg:us", 5, "us"), () -> null);
         RoutedFenceAdmin admin = RoutedFenceAdmin.of(regions, store -> store);
-        FloorRaise raise = new FloorRaise(admin, admin, null,
-                new dev.fencing.metrics.AdminMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+        FloorRaise raise = raiseOf(admin);
 
-        raise.raiseAll(100, "ops:test", java.util.List.of(), java.util.List.of("reg"));
+        raise.raiseAll(100, "ops:test", List.of(), List.of("reg"));
 
         assertThat(eu.familyFloor("reg")).hasValue(100);
         assertThat(main.familyFloor("reg")).hasValue(100);
         assertThatThrownBy(() -> regions.fence("reg:eu", new FencingToken("reg:eu", 39, "zombie"), () -> null))
-                .isInstanceOf(dev.fencing.rule.StaleTokenException.class);
+                .isInstanceOf(StaleTokenException.class);
         assertThat(admin.maxSeen("reg\u001f")).hasValue(100);
         // the floor listed once, judged by both stores (reg:eu: the refused check's slot, at the family's floor)
         assertThat(admin.resources(null, 10)).containsExactly("reg\u001f", "reg:eu", "reg:us");
@@ -121,10 +125,9 @@ class RoutedFenceAdminTest {
         regions.fence("reg:eu", new FencingToken("reg:eu", 5, "h"), () -> null);
         regions.fence("reg:us", new FencingToken("reg:us", 6, "h"), () -> null);
         RoutedFenceAdmin admin = RoutedFenceAdmin.of(regions, store -> store);
-        FloorRaise raise = new FloorRaise(admin, admin, null,
-                new dev.fencing.metrics.AdminMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+        FloorRaise raise = raiseOf(admin);
 
-        assertThatThrownBy(() -> raise.raiseAll(100, "ops:test", java.util.List.of(), java.util.List.of("orders")))
+        assertThatThrownBy(() -> raise.raiseAll(100, "ops:test", List.of(), List.of("orders")))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("No fence store is routed for resource 'orders'");
         assertThat(eu.maxSeen("reg:eu")).as("nothing changed").hasValue(5);
@@ -148,20 +151,24 @@ class RoutedFenceAdminTest {
         InMemoryFenceStore main = new InMemoryFenceStore();
         RoutingFenceStore regions = RoutingFenceStore.builder().route("reg:eu", eu).fallback(main).build();
         RoutedFenceAdmin admin = RoutedFenceAdmin.of(regions, store -> store);
-        FloorRaise raise = new FloorRaise(admin, admin, null,
-                new dev.fencing.metrics.AdminMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+        FloorRaise raise = raiseOf(admin);
         main.raiseFloor("reg\u001f", 150);
         assertThat(admin.maxSeen("reg\u001f")).as("eu has none").isEmpty();
 
-        raise.raiseAll(100, "ops:test", java.util.List.of(), java.util.List.of("reg"));
+        raise.raiseAll(100, "ops:test", List.of(), List.of("reg"));
         assertThat(eu.familyFloor("reg")).hasValue(100);
         assertThat(main.familyFloor("reg")).as("never lowered").hasValue(150);
         assertThatThrownBy(() -> regions.fence("reg:eu", new FencingToken("reg:eu", 39, "zombie"), () -> null))
-                .isInstanceOf(dev.fencing.rule.StaleTokenException.class);
+                .isInstanceOf(StaleTokenException.class);
 
         eu.raiseFloor("reg\u001f", 120);                   // eu restored with a lower floor than main's
-        raise.raiseAll(140, "ops:test", java.util.List.of(), java.util.List.of("reg"));
+        raise.raiseAll(140, "ops:test", List.of(), List.of("reg"));
         assertThat(eu.familyFloor("reg")).hasValue(140);
         assertThat(admin.maxSeen("reg\u001f")).hasValue(140);
+    }
+
+    /** A floor raise over {@code admin}, without an issuer: only the value given is raised to. */
+    private static FloorRaise raiseOf(RoutedFenceAdmin admin) {
+        return new FloorRaise(admin, admin, null, new AdminMetrics(new SimpleMeterRegistry()));
     }
 }
