@@ -733,7 +733,10 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      *                                body caught), or a savepoint did
      */
     void confirmAt(String resource, Set<FencingToken> tokens, String when) {
-        List<Row> rows = jdbc.query("SELECT max_seen, holder FROM " + table + " WHERE resource = ?",
+        // a locking read: the row as it is now, not the transaction's snapshot (a body that read something after
+        // the deadlock has one from then, older than a newer token's commit)
+        List<Row> rows = jdbc.query(dialect.fenceSql().boundedByItself("SELECT max_seen, holder FROM " + table
+                        + " WHERE resource = ? FOR UPDATE", lockTimeout),
                 (rs, i) -> new Row(rs.getLong(1), rs.getString(2)), resource);
         Row row = rows.isEmpty() ? null : rows.get(0);
         FencingToken last = null;

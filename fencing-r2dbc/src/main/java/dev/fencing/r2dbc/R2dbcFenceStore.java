@@ -65,7 +65,7 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
     private final String familylessCheckSql;
     /** PostgreSQL: the query before the check that swaps in its lock wait bound; {@code null} elsewhere. */
     private final String swapSql;
-    /** MariaDB: reads a resource's row, for {@link #confirmAt}. */
+    /** MariaDB: reads a resource's row as it is now (a locking read), for {@link #confirmAt}. */
     private final String rowSql;
     private final R2dbcTableVerifier verifier;
     /** MariaDB: has the floor row of each family checked created ({@link FloorRows}); {@code null} elsewhere. */
@@ -95,7 +95,9 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
                 ? sql.restoringFamilylessCheckSql(table, FenceRule.UNBOUNDED)
                 : sql.familylessCheckSql(table, lockTimeout, FenceRule.UNBOUNDED));
         this.checksAgainBeforeCommit = !postgresql;
-        this.rowSql = dialect.nativeMarkers("SELECT max_seen, holder FROM " + table + " WHERE resource = ?");
+        // a locking read: the row as it is now, not the transaction's snapshot
+        this.rowSql = dialect.nativeMarkers(sql.boundedByItself("SELECT max_seen, holder FROM " + table
+                + " WHERE resource = ? FOR UPDATE", lockTimeout));
         this.verifier = new R2dbcTableVerifier(connectionFactory, client, dialect, table,
                 token -> check(token.resource(), token, true));
         String floorRowSql = sql.floorRowSql(table, lockTimeout);

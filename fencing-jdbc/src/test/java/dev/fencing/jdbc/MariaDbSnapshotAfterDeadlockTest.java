@@ -1,0 +1,172 @@
+package dev.fencing.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.token.FencingToken;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A transaction that checked 33 and 35 for one resource loses a deadlock in its body, which goes on, reads something
+ * (its new transaction's snapshot is taken then, after a duplicate of 35 committed) and writes under 33 while 36
+ * commits. The commit's look at the row must be a locking read: a review found the snapshot's 35 accepted as the
+ * transaction's own, and 33's write committed after 36's.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(120)
+class MariaDbSnapshotAfterDeadlockTest {
+
+    private static final String SUFFIX = "snapdl_" + java.util.UUID.randomUUID().toString().substring(0, 8);
+    private HikariDataSource pool;
+    private JdbcTemplate jdbc;
+    private DataSourceTransactionManager tm;
+    private JdbcFenceStore store;
+    private final String fence = "fence_" + SUFFIX;
+    private final String data = "data_" + SUFFIX;
+    private final String locks = "locks_" + SUFFIX;
+    private final String heavy = "heavy_" + SUFFIX;
+
+    @BeforeAll
+    void setUp() {
+        pool = Database.MARIADB.newPool(6);
+        jdbc = new JdbcTemplate(pool);
+        tm = new DataSourceTransactionManager(pool);
+        jdbc.execute(Database.MARIADB.createDataTable(data));
+        jdbc.execute("CREATE TABLE " + locks + " (id INT PRIMARY KEY, n INT) ENGINE=InnoDB");
+        jdbc.execute("INSERT INTO " + locks + " VALUES (1, 0), (2, 0)");
+        jdbc.execute("CREATE TABLE " + heavy + " (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB");
+        store = JdbcFenceStore.builder(pool).transactionManager(tm).table(fence).createTableIfMissing(true).build();
+        store.verify();
+    }
+
+    @AfterAll
+    void tearDown() {
+        for (String t : List.of(fence, data, locks, heavy)) {
+            jdbc.execute("DROP TABLE IF EXISTS " + t);
+        }
+        pool.close();
+    }
+
+    private void fenced(String r, FencingToken token, Runnable body) {
+        new TransactionTemplate(tm).executeWithoutResult(s -> FencedCalls.fence(store, r, token, body));
+    }
+
+    private void insert(String r, FencingToken t) {
+        jdbc.update("INSERT INTO " + data + " (k, token, v) VALUES (?, ?, ?)", r, t.value(), t.holder());
+    }
+
+    private static void await(CountDownLatch l) {
+        try {
+            assertThat(l.await(30, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    @Test
+    void theCommitsLookAtTheRowIsALockingRead() throws Exception {
+        String r = "snap-" + System.nanoTime();
+        FencingToken seed = new FencingToken(r, 10, "seed");
+        fenced(r, seed, () -> insert(r, seed));
+        FencingToken t33 = new FencingToken(r, 33, "h33");
+        FencingToken t35 = new FencingToken(r, 35, "h35");
+        FencingToken t36 = new FencingToken(r, 36, "h36");
+        CountDownLatch t1HasOne = new CountDownLatch(1);
+        CountDownLatch t3HasTwo = new CountDownLatch(1);
+        CountDownLatch t1Deadlocked = new CountDownLatch(1);
+        CountDownLatch t5Done = new CountDownLatch(1);
+        CountDownLatch t1Read = new CountDownLatch(1);
+        CountDownLatch t2Done = new CountDownLatch(1);
+        String[] deadlock = new String[1];
+
+        CompletableFuture<String> t1 = CompletableFuture.supplyAsync(() -> {
+            try {
+                fenced(r, t33, () -> {
+                    FencedCalls.fence(store, r, t35, () -> { });
+                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 1");
+                    t1HasOne.countDown();
+                    await(t3HasTwo);
+                    sleep(700);
+                    try {
+                        jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 2");
+                    } catch (DataAccessException e) {
+                        deadlock[0] = e.getClass().getSimpleName() + ": " + e.getMostSpecificCause().getMessage();
+                        t1Deadlocked.countDown();
+                        await(t5Done);
+                        // the body goes on: it reads something (its new transaction's snapshot is taken here)
+                        jdbc.queryForObject("SELECT COUNT(*) FROM " + data, Long.class);
+                        t1Read.countDown();
+                        await(t2Done);
+                    }
+                    insert(r, t33);
+                });
+                return "ok";
+            } catch (RuntimeException e) {
+                return e.getClass().getSimpleName() + ": " + e.getMessage();
+            } finally {
+                t1Deadlocked.countDown();
+                t1Read.countDown();
+            }
+        }, x -> new Thread(x).start());
+
+        CompletableFuture<String> t3 = CompletableFuture.supplyAsync(() -> {
+            await(t1HasOne);
+            try {
+                new TransactionTemplate(tm).executeWithoutResult(s -> {
+                    for (int i = 0; i < 50; i++) {
+                        jdbc.update("INSERT INTO " + heavy + " (v) SELECT seq FROM seq_1_to_100");
+                    }
+                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 2");
+                    t3HasTwo.countDown();
+                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 1");
+                });
+                return "ok";
+            } catch (RuntimeException e) {
+                return e.getClass().getSimpleName();
+            } finally {
+                t3HasTwo.countDown();
+            }
+        }, x -> new Thread(x).start());
+
+        await(t1Deadlocked);
+        // T5: the same token 35 of the same holder, in a transaction of its own (a duplicate delivery), commits
+        fenced(r, t35, () -> insert(r, t35));
+        t5Done.countDown();
+        await(t1Read);
+        // T2: the newer holder's 36 commits
+        fenced(r, t36, () -> insert(r, t36));
+        t2Done.countDown();
+        String t1Out = t1.get(60, TimeUnit.SECONDS);
+        String t3Out = t3.get(60, TimeUnit.SECONDS);
+        List<Long> rows = jdbc.queryForList("SELECT token FROM " + data + " WHERE k = ? ORDER BY id", Long.class, r);
+        Long maxSeen = jdbc.queryForObject("SELECT max_seen FROM " + fence + " WHERE resource = ?", Long.class, r);
+        System.out.println("snapshot after deadlock: deadlock=" + deadlock[0]
+                + " t1=" + t1Out + " t3=" + t3Out + " rows="
+                + rows + " max_seen=" + maxSeen);
+        assertThat(deadlock[0]).as("the body's deadlock").isNotNull();
+        assertThat(rows).as("tokens written, in commit order (T1: %s)", t1Out).containsExactly(10L, 35L, 36L);
+        assertThat(t1Out).startsWith("FenceConflictException")
+                .contains("were lost: the row is at 36 (holder 'h36')");
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            throw new RuntimeException(e);
+        }
+    }
+}
