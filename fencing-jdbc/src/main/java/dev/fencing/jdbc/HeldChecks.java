@@ -20,8 +20,8 @@ import java.util.Set;
  * then write before this one commits. A check refused the second time refuses the commit
  * ({@link FenceConflictException}); one a rolled-back savepoint undid takes its row again. For a resource the
  * transaction presented several tokens for, a check of another token first finds the row at one of them, and so does
- * the commit, or they fail (a write under an earlier token may follow a later check, and taking the row again would
- * hide the earlier check's loss). Shared by the stores of one DataSource and table, which see one row per resource.
+ * the commit before it runs the last one's check again, or they fail (a write under an earlier token may follow a
+ * later check, and taking the row again without looking would hide the earlier check's loss). Shared by the stores of one DataSource and table, which see one row per resource.
  * PostgreSQL needs none of it: a failed statement aborts its transaction.
  */
 final class HeldChecks implements TransactionSynchronization {
@@ -105,7 +105,10 @@ final class HeldChecks implements TransactionSynchronization {
         for (Map.Entry<String, FencingToken> check : held.entrySet()) {
             Set<FencingToken> tokens = several.get(check.getKey());
             if (tokens != null) {
+                // the row at one of them (not another transaction's), then the last one's check again: so the
+                // row ends at the last token, under which the transaction may have written
                 store.confirmAt(check.getKey(), tokens, "before the commit");
+                store.checkAgain(check.getKey(), check.getValue(), "before the commit");
             } else {
                 store.checkAgain(check.getKey(), check.getValue(), "before the commit");
             }

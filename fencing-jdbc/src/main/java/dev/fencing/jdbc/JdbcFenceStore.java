@@ -735,16 +735,28 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     void confirmAt(String resource, Set<FencingToken> tokens, String when) {
         // a locking read: the row as it is now, not the transaction's snapshot (a body that read something after
         // the deadlock has one from then, older than a newer token's commit)
-        List<Row> rows = jdbc.query(dialect.fenceSql().boundedByItself("SELECT max_seen, holder FROM " + table
-                        + " WHERE resource = ? FOR UPDATE", lockTimeout),
-                (rs, i) -> new Row(rs.getLong(1), rs.getString(2)), resource);
+        FencingToken last = tokens.stream().max(Comparator.comparingLong(FencingToken::value)).orElseThrow();
+        List<Row> rows;
+        try {
+            rows = jdbc.query(dialect.fenceSql().boundedByItself("SELECT max_seen, holder FROM " + table
+                            + " WHERE resource = ? FOR UPDATE", lockTimeout),
+                    (rs, i) -> new Row(rs.getLong(1), rs.getString(2)), resource);
+        } catch (CannotAcquireLockException e) {
+            if (rolledBack(e)) {
+                throw conflict(resource, last, e);
+            }
+            throw new FenceBusyException(resource, last, "Fence checks for resource '" + resource + "', looked at "
+                    + "again " + when + ", waited more than " + lockTimeout.toMillis() + " ms for the resource's "
+                    + "fence row in table '" + table + "', held by another transaction; the write did not run, retry "
+                    + "later: " + databaseMessage(e), e);
+        } catch (ConcurrencyFailureException e) {
+            throw conflict(resource, last, e);
+        }
         Row row = rows.isEmpty() ? null : rows.get(0);
-        FencingToken last = null;
         for (FencingToken token : tokens) {
             if (row != null && row.maxSeen == token.value() && token.holder().equals(row.holder)) {
                 return;
             }
-            last = last == null || token.value() > last.value() ? token : last;
         }
         throw new FenceConflictException(resource, last, "Fence checks for resource '"
                 + FencingToken.printable(resource) + "' (tokens " + tokens.stream().map(FencingToken::value).sorted()

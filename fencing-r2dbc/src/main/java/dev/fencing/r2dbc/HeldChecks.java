@@ -24,8 +24,8 @@ import java.util.function.Supplier;
  * passed in between fails the commit, so the stale writes roll back. A check still in force passes again unchanged
  * (the same token and holder), and one a rolled-back savepoint undid takes its row again. For a resource the
  * transaction presented several tokens for, a check of another token first finds the row at one of them, and so does
- * the commit, or they fail (a write under an earlier token may follow a later check, and taking the row again would
- * hide the earlier check's loss). Shared by the stores of one connection factory and table, which see one row per
+ * the commit before it runs the last one's check again, or they fail (a write under an earlier token may follow a
+ * later check, and taking the row again without looking would hide the earlier check's loss). Shared by the stores of one connection factory and table, which see one row per
  * resource.
  */
 final class HeldChecks implements TransactionSynchronization, Ordered {
@@ -141,9 +141,12 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
             several.forEach((resource, tokens) -> strict.put(resource, Set.copyOf(tokens)));
         }
         return Flux.fromIterable(checks)
-                .concatMap(check -> strict.containsKey(check.getKey())
+                .concatMap(check -> (strict.containsKey(check.getKey())
+                        // the row at one of them (not another transaction's), then the last one's check again
                         ? store.confirmAt(check.getKey(), strict.get(check.getKey()), "before the commit")
-                        : store.checkAgain(check.getKey(), check.getValue(), "before the commit"))
+                        : Mono.<Void>empty())
+                        .then(Mono.defer(() -> store.checkAgain(check.getKey(), check.getValue(),
+                                "before the commit"))))
                 .then();
     }
 }

@@ -357,7 +357,9 @@ class R2dbcMariaDbChecksAgainTest {
                         .onErrorResume(IllegalStateException.class, e -> Flux.empty()).then())
                 .flux())))).isEqualTo("ok");
         assertThat(written(r)).containsExactly(33L);
-        assertThat(maxSeen(r)).isEqualTo(33L);
+        // the row was at 33, one of the transaction's tokens; then the last one's check ran again and took it to 34,
+        // as a single token's check that a savepoint undid takes its row again
+        assertThat(maxSeen(r)).isEqualTo(34L);
     }
 
     @Test

@@ -1,0 +1,257 @@
+package dev.fencing.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.store.TransientFenceFailure;
+import dev.fencing.token.FencingToken;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.springframework.dao.DataAccessException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A transaction that presented several tokens for one resource, after a deadlock its body caught: a duplicate of the
+ * older token committing meanwhile must not leave max_seen below the newer token the transaction wrote under (a
+ * review found 34 accepted after 35's write), and a lock wait of the look at the row is a retryable refusal.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(120)
+class MariaDbSeveralTokensAfterDeadlockTest {
+
+    private static final String SUFFIX = "sevtok_" + java.util.UUID.randomUUID().toString().substring(0, 8);
+    private HikariDataSource pool;
+    private JdbcTemplate jdbc;
+    private DataSourceTransactionManager tm;
+    private JdbcFenceStore store;
+    private final String fence = "fence_" + SUFFIX;
+    private final String data = "data_" + SUFFIX;
+    private final String locks = "locks_" + SUFFIX;
+    private final String heavy = "heavy_" + SUFFIX;
+
+    @BeforeAll
+    void setUp() {
+        pool = Database.MARIADB.newPool(8);
+        jdbc = new JdbcTemplate(pool);
+        tm = new DataSourceTransactionManager(pool);
+        jdbc.execute(Database.MARIADB.createDataTable(data));
+        jdbc.execute("CREATE TABLE " + locks + " (id INT PRIMARY KEY, n INT) ENGINE=InnoDB");
+        jdbc.execute("INSERT INTO " + locks + " VALUES (1, 0), (2, 0)");
+        jdbc.execute("CREATE TABLE " + heavy + " (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB");
+        store = JdbcFenceStore.builder(pool).transactionManager(tm).table(fence).createTableIfMissing(true)
+                .lockTimeout(Duration.ofSeconds(1)).build();
+        store.verify();
+    }
+
+    @AfterAll
+    void tearDown() {
+        for (String t : List.of(fence, data, locks, heavy)) {
+            jdbc.execute("DROP TABLE IF EXISTS " + t);
+        }
+        pool.close();
+    }
+
+    private void fenced(String r, FencingToken token, Runnable body) {
+        new TransactionTemplate(tm).executeWithoutResult(s -> FencedCalls.fence(store, r, token, body));
+    }
+
+    private void insert(String r, FencingToken t) {
+        jdbc.update("INSERT INTO " + data + " (k, token, v) VALUES (?, ?, ?)", r, t.value(), t.holder());
+    }
+
+    private List<Long> written(String r) {
+        return jdbc.queryForList("SELECT token FROM " + data + " WHERE k = ? ORDER BY id", Long.class, r);
+    }
+
+    private static void await(CountDownLatch l) {
+        try {
+            assertThat(l.await(30, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            throw new RuntimeException(e);
+        }
+    }
+
+    /** T3: a heavier transaction that takes lock 2 then 1, so that T1 (holding 1, then asking 2) is the victim. */
+    private CompletableFuture<String> deadlocker(CountDownLatch t1HasOne, CountDownLatch t3HasTwo) {
+        return CompletableFuture.supplyAsync(() -> {
+            await(t1HasOne);
+            try {
+                new TransactionTemplate(tm).executeWithoutResult(s -> {
+                    for (int i = 0; i < 50; i++) {
+                        jdbc.update("INSERT INTO " + heavy + " (v) SELECT seq FROM seq_1_to_100");
+                    }
+                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 2");
+                    t3HasTwo.countDown();
+                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 1");
+                });
+                return "ok";
+            } catch (RuntimeException e) {
+                return e.getClass().getSimpleName();
+            } finally {
+                t3HasTwo.countDown();
+            }
+        }, x -> new Thread(x).start());
+    }
+
+    /** T1's body: takes lock 1, waits for T3 to hold 2, asks 2 and loses the deadlock; returns the error. */
+    private String loseDeadlock(CountDownLatch t1HasOne, CountDownLatch t3HasTwo) {
+        jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 1");
+        t1HasOne.countDown();
+        await(t3HasTwo);
+        sleep(700);
+        try {
+            jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 2");
+            return null;
+        } catch (DataAccessException e) {
+            return e.getClass().getSimpleName() + ": " + e.getMostSpecificCause().getMessage();
+        }
+    }
+
+    /**
+     * T1 checks 33 then 35 and writes under 35; a deadlock its body caught rolled both checks back; a duplicate of 33
+     * (the old holder's retry) commits; T1's write under 35 commits, the row being at 33 ("one of its tokens"); then
+     * 34 is accepted and its write commits after 35's.
+     */
+    @Test
+    void aDuplicateOfTheOlderTokenLetsTheNewerTokensWriteCommitWithMaxSeenBelowIt() throws Exception {
+        String r = "sevtok-a-" + System.nanoTime();
+        FencingToken seed = new FencingToken(r, 10, "seed");
+        fenced(r, seed, () -> insert(r, seed));
+        FencingToken t33 = new FencingToken(r, 33, "h33");
+        FencingToken t34 = new FencingToken(r, 34, "h34");
+        FencingToken t35 = new FencingToken(r, 35, "h35");
+        CountDownLatch t1HasOne = new CountDownLatch(1);
+        CountDownLatch t3HasTwo = new CountDownLatch(1);
+        CountDownLatch t1Deadlocked = new CountDownLatch(1);
+        CountDownLatch t6Done = new CountDownLatch(1);
+        String[] deadlock = new String[1];
+        CompletableFuture<String> t1 = CompletableFuture.supplyAsync(() -> {
+            try {
+                fenced(r, t33, () -> FencedCalls.fence(store, r, t35, () -> {
+                    deadlock[0] = loseDeadlock(t1HasOne, t3HasTwo);
+                    t1Deadlocked.countDown();
+                    await(t6Done);
+                    insert(r, t35);
+                }));
+                return "ok";
+            } catch (RuntimeException e) {
+                return e.getClass().getSimpleName() + ": " + e.getMessage();
+            } finally {
+                t1Deadlocked.countDown();
+            }
+        }, x -> new Thread(x).start());
+        CompletableFuture<String> t3 = deadlocker(t1HasOne, t3HasTwo);
+        await(t1Deadlocked);
+        // T6: the old holder's 33 again (a retry), in a transaction of its own: the row is back at 10, accepted
+        fenced(r, t33, () -> insert(r, t33));
+        t6Done.countDown();
+        String t1Out = t1.get(60, TimeUnit.SECONDS);
+        t3.get(60, TimeUnit.SECONDS);
+        Long maxSeenAfterT1 = jdbc.queryForObject("SELECT max_seen FROM " + fence + " WHERE resource = ?",
+                Long.class, r);
+        String t7Out;
+        try {
+            fenced(r, t34, () -> insert(r, t34));
+            t7Out = "ok";
+        } catch (RuntimeException e) {
+            t7Out = e.getClass().getSimpleName() + ": " + e.getMessage();
+        }
+        List<Long> rows = written(r);
+        System.out.println("duplicate of the older token: deadlock=" + deadlock[0]
+                + " t1=" + t1Out + " maxSeenAfterT1=" + maxSeenAfterT1
+                + " t7=" + t7Out + " rows=" + rows);
+        assertThat(deadlock[0]).as("the body's deadlock").isNotNull();
+        // the guarantee: a write checked with 34 never commits after one accepted with 35
+        // the guarantee: a write checked with 34 never commits after one accepted with 35. T1's write under 35
+        // commits after the duplicate's 33 (the row at one of its tokens), and max_seen ends at 35, refusing 34
+        assertThat(t1Out).isEqualTo("ok");
+        assertThat(maxSeenAfterT1).isEqualTo(35L);
+        assertThat(t7Out).contains("StaleTokenException");
+        assertThat(rows).containsExactly(10L, 33L, 35L);
+    }
+
+    /**
+     * T1 checked 33, lost the deadlock; 36 holds the row (its body still running); T1 presents 35: the look at the
+     * row waits the store's bound, and its timeout should be a retryable refusal (busy/conflict), as the check's is.
+     */
+    @Test
+    void aLockTimeoutOfTheLookAtTheRowIsARetryableRefusal() throws Exception {
+        String r = "sevtok-c-" + System.nanoTime();
+        FencingToken seed = new FencingToken(r, 10, "seed");
+        fenced(r, seed, () -> insert(r, seed));
+        FencingToken t33 = new FencingToken(r, 33, "h33");
+        FencingToken t35 = new FencingToken(r, 35, "h35");
+        FencingToken t36 = new FencingToken(r, 36, "h36");
+        CountDownLatch t1HasOne = new CountDownLatch(1);
+        CountDownLatch t3HasTwo = new CountDownLatch(1);
+        CountDownLatch t1Deadlocked = new CountDownLatch(1);
+        CountDownLatch t2Holds = new CountDownLatch(1);
+        CountDownLatch t1Tried = new CountDownLatch(1);
+        Throwable[] inner = new Throwable[1];
+        CompletableFuture<String> t1 = CompletableFuture.supplyAsync(() -> {
+            try {
+                fenced(r, t33, () -> {
+                    loseDeadlock(t1HasOne, t3HasTwo);
+                    t1Deadlocked.countDown();
+                    await(t2Holds);
+                    try {
+                        FencedCalls.fence(store, r, t35, () -> { });
+                    } catch (RuntimeException e) {
+                        inner[0] = e;
+                        throw e;
+                    } finally {
+                        t1Tried.countDown();
+                    }
+                });
+                return "ok";
+            } catch (RuntimeException e) {
+                return e.getClass().getSimpleName() + ": " + e.getMessage();
+            } finally {
+                t1Deadlocked.countDown();
+                t1Tried.countDown();
+            }
+        }, x -> new Thread(x).start());
+        CompletableFuture<String> t3 = deadlocker(t1HasOne, t3HasTwo);
+        await(t1Deadlocked);
+        CompletableFuture<String> t2 = CompletableFuture.supplyAsync(() -> {
+            try {
+                fenced(r, t36, () -> {
+                    t2Holds.countDown();
+                    await(t1Tried);
+                    insert(r, t36);
+                });
+                return "ok";
+            } catch (RuntimeException e) {
+                return e.getClass().getSimpleName();
+            } finally {
+                t2Holds.countDown();
+            }
+        }, x -> new Thread(x).start());
+        String t1Out = t1.get(60, TimeUnit.SECONDS);
+        t2.get(60, TimeUnit.SECONDS);
+        t3.get(60, TimeUnit.SECONDS);
+        System.out.println("lock wait of the look: t1=" + t1Out + " inner=" + inner[0] + " rows=" + written(r));
+        assertThat(written(r)).containsExactly(10L, 36L);
+        assertThat(inner[0]).as("the refusal of 35, after the look at the row timed out").isNotNull()
+                .isInstanceOf(TransientFenceFailure.class);
+    }
+}
