@@ -15,14 +15,14 @@ import java.util.Set;
 
 /**
  * The checks one transaction passed in a {@link JdbcFenceStore}'s default mode on MariaDB or H2, run again once before
- * its commit. There a deadlock rolls back the whole transaction, the checks with it, and a method body that catches
- * the error goes on in a new transaction on the same connection, without the fence rows' locks: a newer holder can
- * then write before this one commits. A check refused the second time refuses the commit
- * ({@link FenceConflictException}); one a rolled-back savepoint undid takes its row again. For a resource the
- * transaction presented several tokens for, a check of another token first finds the row at one of them, and so does
- * the commit before it runs the last one's check again, or they fail (a write under an earlier token may follow a
- * later check, and taking the row again without looking would hide the earlier check's loss). Shared by the stores of one DataSource and table, which see one row per resource.
- * PostgreSQL needs none of it: a failed statement aborts its transaction.
+ * its commit. There a deadlock rolls back the whole transaction, the checks with it, and a method body that catches the
+ * error goes on in a new transaction on the same connection, without the fence rows' locks: a newer holder can then
+ * write before this one commits. A check refused the second time refuses the commit ({@link FenceConflictException});
+ * one a rolled-back savepoint undid takes its row again. For a resource the transaction presented several tokens for, a
+ * check of another token first finds the row at one of them, and so does the commit before it runs the last one's check
+ * again, or they fail (a write under an earlier token may follow a later check, and taking the row again without
+ * looking would hide the earlier check's loss). Shared by the stores of one DataSource and table, which see one row per
+ * resource. PostgreSQL needs none of it: a failed statement aborts its transaction.
  */
 final class HeldChecks implements TransactionSynchronization {
 
@@ -105,13 +105,11 @@ final class HeldChecks implements TransactionSynchronization {
         for (Map.Entry<String, FencingToken> check : held.entrySet()) {
             Set<FencingToken> tokens = several.get(check.getKey());
             if (tokens != null) {
-                // the row at one of them (not another transaction's), then the last one's check again: so the
-                // row ends at the last token, under which the transaction may have written
+                // the row at one of them (not another transaction's) first; the last one's check then takes it to
+                // the last token, under which the transaction may have written
                 store.confirmAt(check.getKey(), tokens, "before the commit");
-                store.checkAgain(check.getKey(), check.getValue(), "before the commit");
-            } else {
-                store.checkAgain(check.getKey(), check.getValue(), "before the commit");
             }
+            store.checkAgain(check.getKey(), check.getValue(), "before the commit");
         }
     }
 }

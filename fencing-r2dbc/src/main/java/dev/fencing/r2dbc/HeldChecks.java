@@ -18,15 +18,15 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * The checks one reactive transaction passed on a MariaDB fence table through {@link R2dbcFenceStore}s, run again
- * just before it commits. A deadlock rolls back the whole transaction, its checks and their row locks included, and a
- * fenced body that catches it goes on in a new transaction without the fence; run again, a check that a newer token
- * passed in between fails the commit, so the stale writes roll back. A check still in force passes again unchanged
- * (the same token and holder), and one a rolled-back savepoint undid takes its row again. For a resource the
- * transaction presented several tokens for, a check of another token first finds the row at one of them, and so does
- * the commit before it runs the last one's check again, or they fail (a write under an earlier token may follow a
- * later check, and taking the row again without looking would hide the earlier check's loss). Shared by the stores of one connection factory and table, which see one row per
- * resource.
+ * The checks one reactive transaction passed on a MariaDB fence table through {@link R2dbcFenceStore}s, run again just
+ * before it commits. A deadlock rolls back the whole transaction, its checks and their row locks included, and a fenced
+ * body that catches it goes on in a new transaction without the fence; run again, a check that a newer token passed in
+ * between fails the commit, so the stale writes roll back. A check still in force passes again unchanged (the same
+ * token and holder), and one a rolled-back savepoint undid takes its row again. For a resource the transaction
+ * presented several tokens for, a check of another token first finds the row at one of them, and so does the commit
+ * before it runs the last one's check again, or they fail (a write under an earlier token may follow a later check, and
+ * taking the row again without looking would hide the earlier check's loss). Shared by the stores of one connection
+ * factory and table, which see one row per resource.
  */
 final class HeldChecks implements TransactionSynchronization, Ordered {
 
