@@ -7,7 +7,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -17,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import static dev.fencing.jdbc.MariaDbDeadlock.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -48,9 +48,7 @@ class MariaDbDeadlockInBodyTest {
             jdbc.execute("DROP TABLE IF EXISTS " + t);
         }
         jdbc.execute(Database.MARIADB.createDataTable(data));
-        jdbc.execute("CREATE TABLE " + locks + " (id INT PRIMARY KEY, n INT) ENGINE=InnoDB");
-        jdbc.execute("INSERT INTO " + locks + " VALUES (1, 0), (2, 0)");
-        jdbc.execute("CREATE TABLE " + heavy + " (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB");
+        MariaDbDeadlock.createTables(jdbc, locks, heavy);
         store = JdbcFenceStore.builder(pool).transactionManager(tm).table(fence).createTableIfMissing(true).build();
         store.verify();
     }
@@ -79,14 +77,6 @@ class MariaDbDeadlockInBodyTest {
 
     private void insert(String r, FencingToken t) {
         jdbc.update("INSERT INTO " + data + " (k, token, v) VALUES (?, ?, ?)", r, t.value(), t.holder());
-    }
-
-    private static void await(CountDownLatch l) {
-        try {
-            assertThat(l.await(30, TimeUnit.SECONDS)).isTrue();
-        } catch (InterruptedException e) {
-            throw new RuntimeException(e);
-        }
     }
 
     @Test
@@ -125,8 +115,7 @@ class MariaDbDeadlockInBodyTest {
         fenced(r, seed, () -> insert(r, seed));
         FencingToken t33 = new FencingToken(r, 33, "h33");
         FencingToken t34 = new FencingToken(r, 34, "h34");
-        CountDownLatch t1HasOne = new CountDownLatch(1);
-        CountDownLatch t3HasTwo = new CountDownLatch(1);
+        MariaDbDeadlock lost = new MariaDbDeadlock(jdbc, locks, heavy);
         CountDownLatch t1Deadlocked = new CountDownLatch(1);
         CountDownLatch t2Done = new CountDownLatch(1);
         String[] deadlock = new String[1];
@@ -137,18 +126,10 @@ class MariaDbDeadlockInBodyTest {
                     if (newer != null && newer < 0) {
                         FencedCalls.fence(store, r, new FencingToken(r, -newer, "h" + -newer), () -> { });
                     }
-                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 1");
-                    t1HasOne.countDown();
-                    await(t3HasTwo);
-                    sleep(700); // T3 now waits for row 1
-                    try {
-                        jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 2");
-                    } catch (DataAccessException e) {
-                        deadlock[0] = e.getClass().getSimpleName() + ": " + e.getMostSpecificCause().getMessage();
-                        t1Deadlocked.countDown();
-                        await(t2Done);
-                        // the statement failed as a deadlock loser: the body carries on (a retry, say)
-                    }
+                    deadlock[0] = lost.lose();
+                    t1Deadlocked.countDown();
+                    await(t2Done);
+                    // the statement failed as a deadlock loser: the body carries on (a retry, say)
                     insert(r, t33);
                 }, newer == null || newer < 0 ? null : new FencingToken(r, newer, "h" + newer));
                 return "ok";
@@ -158,25 +139,7 @@ class MariaDbDeadlockInBodyTest {
                 t1Deadlocked.countDown();
             }
         }, x -> new Thread(x).start());
-
-        CompletableFuture<String> t3 = CompletableFuture.supplyAsync(() -> {
-            await(t1HasOne);
-            try {
-                new TransactionTemplate(tm).executeWithoutResult(s -> {
-                    for (int i = 0; i < 50; i++) {
-                        jdbc.update("INSERT INTO " + heavy + " (v) SELECT seq FROM seq_1_to_100");
-                    }
-                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 2");
-                    t3HasTwo.countDown();
-                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 1");
-                });
-                return "ok";
-            } catch (RuntimeException e) {
-                return e.getClass().getSimpleName();
-            } finally {
-                t3HasTwo.countDown();
-            }
-        }, x -> new Thread(x).start());
+        CompletableFuture<String> t3 = lost.heavier(tm);
 
         await(t1Deadlocked);
         String t2;
@@ -197,13 +160,5 @@ class MariaDbDeadlockInBodyTest {
         assertThat(t1Out).as("33's transaction").startsWith("FenceConflictException");
         assertThat(rows).as("tokens written, in commit order").containsExactly(10L, 34L);
         return t1Out;
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            throw new RuntimeException(e);
-        }
     }
 }

@@ -8,7 +8,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -19,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import static dev.fencing.jdbc.MariaDbDeadlock.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -46,9 +46,7 @@ class MariaDbSeveralTokensAfterDeadlockTest {
         jdbc = new JdbcTemplate(pool);
         tm = new DataSourceTransactionManager(pool);
         jdbc.execute(Database.MARIADB.createDataTable(data));
-        jdbc.execute("CREATE TABLE " + locks + " (id INT PRIMARY KEY, n INT) ENGINE=InnoDB");
-        jdbc.execute("INSERT INTO " + locks + " VALUES (1, 0), (2, 0)");
-        jdbc.execute("CREATE TABLE " + heavy + " (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB");
+        MariaDbDeadlock.createTables(jdbc, locks, heavy);
         store = JdbcFenceStore.builder(pool).transactionManager(tm).table(fence).createTableIfMissing(true)
                 .lockTimeout(Duration.ofSeconds(1)).build();
         store.verify();
@@ -74,58 +72,6 @@ class MariaDbSeveralTokensAfterDeadlockTest {
         return jdbc.queryForList("SELECT token FROM " + data + " WHERE k = ? ORDER BY id", Long.class, r);
     }
 
-    private static void await(CountDownLatch l) {
-        try {
-            assertThat(l.await(30, TimeUnit.SECONDS)).isTrue();
-        } catch (InterruptedException e) {
-            throw new RuntimeException(e);
-        }
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            throw new RuntimeException(e);
-        }
-    }
-
-    /** T3: a heavier transaction that takes lock 2 then 1, so that T1 (holding 1, then asking 2) is the victim. */
-    private CompletableFuture<String> deadlocker(CountDownLatch t1HasOne, CountDownLatch t3HasTwo) {
-        return CompletableFuture.supplyAsync(() -> {
-            await(t1HasOne);
-            try {
-                new TransactionTemplate(tm).executeWithoutResult(s -> {
-                    for (int i = 0; i < 50; i++) {
-                        jdbc.update("INSERT INTO " + heavy + " (v) SELECT seq FROM seq_1_to_100");
-                    }
-                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 2");
-                    t3HasTwo.countDown();
-                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 1");
-                });
-                return "ok";
-            } catch (RuntimeException e) {
-                return e.getClass().getSimpleName();
-            } finally {
-                t3HasTwo.countDown();
-            }
-        }, x -> new Thread(x).start());
-    }
-
-    /** T1's body: takes lock 1, waits for T3 to hold 2, asks 2 and loses the deadlock; returns the error. */
-    private String loseDeadlock(CountDownLatch t1HasOne, CountDownLatch t3HasTwo) {
-        jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 1");
-        t1HasOne.countDown();
-        await(t3HasTwo);
-        sleep(700);
-        try {
-            jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 2");
-            return null;
-        } catch (DataAccessException e) {
-            return e.getClass().getSimpleName() + ": " + e.getMostSpecificCause().getMessage();
-        }
-    }
-
     /**
      * T1 checks 33 then 35 and writes under 35; a deadlock its body caught rolled both checks back; a duplicate of 33
      * (the old holder's retry) commits; T1's write under 35 commits, the row being at 33 ("one of its tokens"); then
@@ -139,15 +85,14 @@ class MariaDbSeveralTokensAfterDeadlockTest {
         FencingToken t33 = new FencingToken(r, 33, "h33");
         FencingToken t34 = new FencingToken(r, 34, "h34");
         FencingToken t35 = new FencingToken(r, 35, "h35");
-        CountDownLatch t1HasOne = new CountDownLatch(1);
-        CountDownLatch t3HasTwo = new CountDownLatch(1);
+        MariaDbDeadlock lost = new MariaDbDeadlock(jdbc, locks, heavy);
         CountDownLatch t1Deadlocked = new CountDownLatch(1);
         CountDownLatch t6Done = new CountDownLatch(1);
         String[] deadlock = new String[1];
         CompletableFuture<String> t1 = CompletableFuture.supplyAsync(() -> {
             try {
                 fenced(r, t33, () -> FencedCalls.fence(store, r, t35, () -> {
-                    deadlock[0] = loseDeadlock(t1HasOne, t3HasTwo);
+                    deadlock[0] = lost.lose();
                     t1Deadlocked.countDown();
                     await(t6Done);
                     insert(r, t35);
@@ -159,7 +104,7 @@ class MariaDbSeveralTokensAfterDeadlockTest {
                 t1Deadlocked.countDown();
             }
         }, x -> new Thread(x).start());
-        CompletableFuture<String> t3 = deadlocker(t1HasOne, t3HasTwo);
+        CompletableFuture<String> t3 = lost.heavier(tm);
         await(t1Deadlocked);
         // T6: the old holder's 33 again (a retry), in a transaction of its own: the row is back at 10, accepted
         fenced(r, t33, () -> insert(r, t33));
@@ -201,8 +146,7 @@ class MariaDbSeveralTokensAfterDeadlockTest {
         FencingToken t33 = new FencingToken(r, 33, "h33");
         FencingToken t35 = new FencingToken(r, 35, "h35");
         FencingToken t36 = new FencingToken(r, 36, "h36");
-        CountDownLatch t1HasOne = new CountDownLatch(1);
-        CountDownLatch t3HasTwo = new CountDownLatch(1);
+        MariaDbDeadlock lost = new MariaDbDeadlock(jdbc, locks, heavy);
         CountDownLatch t1Deadlocked = new CountDownLatch(1);
         CountDownLatch t2Holds = new CountDownLatch(1);
         CountDownLatch t1Tried = new CountDownLatch(1);
@@ -210,7 +154,7 @@ class MariaDbSeveralTokensAfterDeadlockTest {
         CompletableFuture<String> t1 = CompletableFuture.supplyAsync(() -> {
             try {
                 fenced(r, t33, () -> {
-                    loseDeadlock(t1HasOne, t3HasTwo);
+                    lost.lose();
                     t1Deadlocked.countDown();
                     await(t2Holds);
                     try {
@@ -230,7 +174,7 @@ class MariaDbSeveralTokensAfterDeadlockTest {
                 t1Tried.countDown();
             }
         }, x -> new Thread(x).start());
-        CompletableFuture<String> t3 = deadlocker(t1HasOne, t3HasTwo);
+        CompletableFuture<String> t3 = lost.heavier(tm);
         await(t1Deadlocked);
         CompletableFuture<String> t2 = CompletableFuture.supplyAsync(() -> {
             try {

@@ -7,7 +7,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.dao.DataAccessException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
@@ -17,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import static dev.fencing.jdbc.MariaDbDeadlock.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -45,9 +45,7 @@ class MariaDbSnapshotAfterDeadlockTest {
         jdbc = new JdbcTemplate(pool);
         tm = new DataSourceTransactionManager(pool);
         jdbc.execute(Database.MARIADB.createDataTable(data));
-        jdbc.execute("CREATE TABLE " + locks + " (id INT PRIMARY KEY, n INT) ENGINE=InnoDB");
-        jdbc.execute("INSERT INTO " + locks + " VALUES (1, 0), (2, 0)");
-        jdbc.execute("CREATE TABLE " + heavy + " (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB");
+        MariaDbDeadlock.createTables(jdbc, locks, heavy);
         store = JdbcFenceStore.builder(pool).transactionManager(tm).table(fence).createTableIfMissing(true).build();
         store.verify();
     }
@@ -68,14 +66,6 @@ class MariaDbSnapshotAfterDeadlockTest {
         jdbc.update("INSERT INTO " + data + " (k, token, v) VALUES (?, ?, ?)", r, t.value(), t.holder());
     }
 
-    private static void await(CountDownLatch l) {
-        try {
-            assertThat(l.await(30, TimeUnit.SECONDS)).isTrue();
-        } catch (InterruptedException e) {
-            throw new RuntimeException(e);
-        }
-    }
-
     @Test
     void theCommitsLookAtTheRowIsALockingRead() throws Exception {
         String r = "snap-" + System.nanoTime();
@@ -84,8 +74,7 @@ class MariaDbSnapshotAfterDeadlockTest {
         FencingToken t33 = new FencingToken(r, 33, "h33");
         FencingToken t35 = new FencingToken(r, 35, "h35");
         FencingToken t36 = new FencingToken(r, 36, "h36");
-        CountDownLatch t1HasOne = new CountDownLatch(1);
-        CountDownLatch t3HasTwo = new CountDownLatch(1);
+        MariaDbDeadlock lost = new MariaDbDeadlock(jdbc, locks, heavy);
         CountDownLatch t1Deadlocked = new CountDownLatch(1);
         CountDownLatch t5Done = new CountDownLatch(1);
         CountDownLatch t1Read = new CountDownLatch(1);
@@ -96,14 +85,8 @@ class MariaDbSnapshotAfterDeadlockTest {
             try {
                 fenced(r, t33, () -> {
                     FencedCalls.fence(store, r, t35, () -> { });
-                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 1");
-                    t1HasOne.countDown();
-                    await(t3HasTwo);
-                    sleep(700);
-                    try {
-                        jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 2");
-                    } catch (DataAccessException e) {
-                        deadlock[0] = e.getClass().getSimpleName() + ": " + e.getMostSpecificCause().getMessage();
+                    deadlock[0] = lost.lose();
+                    if (deadlock[0] != null) {
                         t1Deadlocked.countDown();
                         await(t5Done);
                         // the body goes on: it reads something (its new transaction's snapshot is taken here)
@@ -122,24 +105,7 @@ class MariaDbSnapshotAfterDeadlockTest {
             }
         }, x -> new Thread(x).start());
 
-        CompletableFuture<String> t3 = CompletableFuture.supplyAsync(() -> {
-            await(t1HasOne);
-            try {
-                new TransactionTemplate(tm).executeWithoutResult(s -> {
-                    for (int i = 0; i < 50; i++) {
-                        jdbc.update("INSERT INTO " + heavy + " (v) SELECT seq FROM seq_1_to_100");
-                    }
-                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 2");
-                    t3HasTwo.countDown();
-                    jdbc.update("UPDATE " + locks + " SET n = n + 1 WHERE id = 1");
-                });
-                return "ok";
-            } catch (RuntimeException e) {
-                return e.getClass().getSimpleName();
-            } finally {
-                t3HasTwo.countDown();
-            }
-        }, x -> new Thread(x).start());
+        CompletableFuture<String> t3 = lost.heavier(tm);
 
         await(t1Deadlocked);
         // T5: the same token 35 of the same holder, in a transaction of its own (a duplicate delivery), commits
@@ -153,20 +119,11 @@ class MariaDbSnapshotAfterDeadlockTest {
         String t3Out = t3.get(60, TimeUnit.SECONDS);
         List<Long> rows = jdbc.queryForList("SELECT token FROM " + data + " WHERE k = ? ORDER BY id", Long.class, r);
         Long maxSeen = jdbc.queryForObject("SELECT max_seen FROM " + fence + " WHERE resource = ?", Long.class, r);
-        System.out.println("snapshot after deadlock: deadlock=" + deadlock[0]
-                + " t1=" + t1Out + " t3=" + t3Out + " rows="
-                + rows + " max_seen=" + maxSeen);
+        System.out.println("snapshot after deadlock: deadlock=" + deadlock[0] + " t1=" + t1Out + " t3=" + t3Out
+                + " rows=" + rows + " max_seen=" + maxSeen);
         assertThat(deadlock[0]).as("the body's deadlock").isNotNull();
         assertThat(rows).as("tokens written, in commit order (T1: %s)", t1Out).containsExactly(10L, 35L, 36L);
         assertThat(t1Out).startsWith("FenceConflictException")
                 .contains("were lost: the row is at 36 (holder 'h36')");
-    }
-
-    private static void sleep(long ms) {
-        try {
-            Thread.sleep(ms);
-        } catch (InterruptedException e) {
-            throw new RuntimeException(e);
-        }
     }
 }
