@@ -208,9 +208,8 @@ public enum JdbcDialect {
 
     /**
      * A statement that brings {@code column} of a table created by an older or hand-written DDL to the definition
-     * this library needs: {@code BIGINT} for {@code max_seen} and {@code token}, a 256-character variable-length
-     * text with exact comparison for {@code resource} and {@code holder} (PostgreSQL: the database's default
-     * collation, always deterministic, as the shipped script has it; MariaDB: binary, no-pad). Shown in startup errors.
+     * this library needs: a timestamp for {@code expires_at} and {@code updated_at}, the others as
+     * {@link FenceSql#alterColumnSql} (shared with fencing-r2dbc). Shown in startup errors.
      */
     String alterColumnSql(String table, String column) {
         if (column.equals("expires_at")) {
@@ -227,17 +226,7 @@ public enum JdbcDialect {
                 case H2 -> "ALTER TABLE " + table + " ALTER COLUMN updated_at SET DATA TYPE TIMESTAMP WITH TIME ZONE";
             };
         }
-        boolean number = column.equals("max_seen") || column.equals("token");
-        boolean notNull = number || column.equals("resource");
-        return switch (this) {
-            case POSTGRESQL -> "ALTER TABLE " + table + " ALTER COLUMN " + column + " TYPE "
-                    + (number ? "BIGINT" : "VARCHAR(256) COLLATE \"default\""); // as the shipped script
-            case MARIADB -> "ALTER TABLE " + table + " MODIFY " + column + " "
-                    + (number ? "BIGINT" : "VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin")
-                    + (notNull ? " NOT NULL" : " NULL");
-            case H2 -> "ALTER TABLE " + table + " ALTER COLUMN " + column + " SET DATA TYPE "
-                    + (number ? "BIGINT" : "VARCHAR(256)");
-        };
+        return sql.alterColumnSql(table, column);
     }
 
     /**

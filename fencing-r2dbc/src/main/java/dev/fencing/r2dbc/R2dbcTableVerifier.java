@@ -239,9 +239,11 @@ final class R2dbcTableVerifier {
                         + dialect.script());
             }
             if (merged[0] != null) {
+                // the fix operations.md shows, as the JDBC store's message has it: alter, or recreate
                 throw new FencingConfigurationException("Fence table '" + table + "' column 'resource' " + merged[0]
-                        + ": two resources would share one max_seen; recreate it with " + dialect.script()
-                        + (dialect == R2dbcDialect.MARIADB ? " (its text columns use utf8mb4_nopad_bin)" : ""));
+                        + ": two resources would share one max_seen; give it an exact (binary, no-pad) comparison: "
+                        + dialect.sql().alterColumnSql(table, "resource") + " (and the same for 'holder'), or "
+                        + "recreate the table with " + dialect.script());
             }
         } catch (FencingConfigurationException e) {
             throw e;

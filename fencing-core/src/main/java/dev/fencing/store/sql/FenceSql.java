@@ -287,6 +287,27 @@ public enum FenceSql {
         return maxAdvance == FenceRule.UNBOUNDED ? "" : template.formatted(table, maxAdvance);
     }
 
+    /**
+     * A statement that brings column {@code column} of a fence or lease table created by an older or hand-written
+     * DDL to the definition this library needs: {@code BIGINT} for {@code max_seen} and {@code token}, a
+     * 256-character variable-length text with exact comparison for the others ({@code resource}, {@code holder}; on
+     * PostgreSQL the database's default collation, always deterministic, as the shipped script has it; on MariaDB
+     * binary, no-pad). Startup errors show it; the table name must have been validated.
+     */
+    public String alterColumnSql(String table, String column) {
+        boolean number = column.equals("max_seen") || column.equals("token");
+        boolean notNull = number || column.equals("resource");
+        return switch (this) {
+            case POSTGRESQL -> "ALTER TABLE " + table + " ALTER COLUMN " + column + " TYPE "
+                    + (number ? "BIGINT" : "VARCHAR(256) COLLATE \"default\"");
+            case MARIADB -> "ALTER TABLE " + table + " MODIFY " + column + " "
+                    + (number ? "BIGINT" : "VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin")
+                    + (notNull ? " NOT NULL" : " NULL");
+            case H2 -> "ALTER TABLE " + table + " ALTER COLUMN " + column + " SET DATA TYPE "
+                    + (number ? "BIGINT" : "VARCHAR(256)");
+        };
+    }
+
     /** The committed max_seen of a resource. Parameter: resource; returns (max_seen), no row when there is none. */
     public String maxSeenSql(String table) {
         return "SELECT max_seen FROM " + table + " WHERE resource = ?";

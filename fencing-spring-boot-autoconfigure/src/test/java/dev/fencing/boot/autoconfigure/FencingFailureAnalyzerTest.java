@@ -88,7 +88,7 @@ class FencingFailureAnalyzerTest {
         assertThat(analysis).isNotNull();
         assertThat(analysis.getCause()).isInstanceOf(FencingConfigurationException.class);
         assertThat(analysis.getDescription()).startsWith("Fencing refused to start")
-                .contains("Invalid @Fenced configuration").contains("#acount").contains("Ledger.post(long)");
+                .contains("Invalid fencing configuration (mode PROXY").contains("#acount").contains("Ledger.post(long)");
         assertThat(analysis.getAction()).contains("Fix each problem").endsWith(FencingFailureAnalyzer.DOCS);
 
         // what Boot printed instead of a stack trace
@@ -122,12 +122,13 @@ class FencingFailureAnalyzerTest {
     /** A verifier with nothing to sign gets the signing fix, not the issuer's (a signing trial's Action said to configure an issuer). */
     @Test
     void aVerifierWithNothingToSignGetsTheSigningFixNotTheIssuers() {
-        String action = FencingFailureAnalyzer.action("Invalid @Fenced configuration (PROXY mode):\n  - @Fenced("
-                + "acquire = true) on Caller.run(long): a TokenVerifier bean makes every @Fenced check refuse unsigned "
-                + "tokens, but the TokenIssuer (JdbcTokenIssuer) does not sign and there is no TokenSigner bean, so "
-                + "every write with its tokens would be refused as forged: add a TokenSigner bean (with the Spring "
-                + "Boot starter: fencing.signing.current-key-id and the key's secret or private-key), or acquire "
-                + "through new SigningTokenIssuer(issuer, signer)");
+        String action = FencingFailureAnalyzer.action("Invalid fencing configuration (mode PROXY; the @Fenced "
+                + "methods, the fence store, the issuer):\n  - @Fenced(acquire = true) on Caller.run(long): a "
+                + "TokenVerifier bean makes every @Fenced check refuse unsigned tokens, but the TokenIssuer "
+                + "(JdbcTokenIssuer) does not sign and there is no TokenSigner bean, so every write with its tokens "
+                + "would be refused as forged: add a TokenSigner bean (with the Spring Boot starter: "
+                + "fencing.signing.current-key-id and the key's secret or private-key), or acquire through new "
+                + "SigningTokenIssuer(issuer, signer)");
         assertThat(action).contains("set fencing.signing.current-key-id").doesNotContain("Configure an issuer")
                 .doesNotContain("Fix the fencing.signing property");
     }

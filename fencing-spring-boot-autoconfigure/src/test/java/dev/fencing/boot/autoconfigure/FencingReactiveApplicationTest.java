@@ -226,7 +226,12 @@ class FencingReactiveApplicationTest {
                 .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure()).hasMessageContaining(TABLE + "_missing")
-                            .hasMessageContaining("schema-postgresql.sql");
+                            .hasMessageContaining("schema-postgresql.sql")
+                            // a new user read the missing table under "Invalid @Fenced configuration (PROXY mode)"
+                            // as a problem of the proxies
+                            .hasMessageStartingWith("Invalid fencing configuration (mode PROXY; the @Fenced methods, "
+                                    + "the fence store, the issuer)")
+                            .hasMessageNotContaining("@Fenced configuration");
                 });
     }
 

@@ -194,7 +194,8 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             problems.add(e.getMessage());
         }
         if (!problems.isEmpty()) {
-            throw new FencingConfigurationException("Invalid @Fenced configuration (" + mode + " mode):\n  - "
+            throw new FencingConfigurationException("Invalid fencing configuration (mode " + mode
+                    + "; the @Fenced methods, the fence store, the issuer):\n  - "
                     + String.join("\n  - ", problems));
         }
         warnOfObservedChecks(support.modes());
