@@ -175,6 +175,10 @@ public final class JdbcIssuerBase implements IssuerBase {
      */
     public static Optional<Map<String, Long>> storedBasesIfPresent(DataSource dataSource, String table) {
         try {
+            if (table != null && NAME.matcher(table).matches()
+                    && MissingTable.listedAsAbsentOnMariaDb(new JdbcTemplate(dataSource), table)) {
+                return Optional.empty();
+            }
             return Optional.of(new JdbcIssuerBase(dataSource, table, false).storedBases());
         } catch (FencingConfigurationException e) {
             if (MissingTable.causes(e.getCause())) {

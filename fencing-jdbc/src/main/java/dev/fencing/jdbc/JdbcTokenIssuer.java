@@ -450,9 +450,12 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
      */
     public static OptionalLong highestInTable(DataSource dataSource, String table) {
         JdbcTable.LEASE.requireName(table);
+        JdbcTemplate jdbc = new JdbcTemplate(Objects.requireNonNull(dataSource, "dataSource"));
         try {
-            Long highest = new JdbcTemplate(Objects.requireNonNull(dataSource, "dataSource"))
-                    .queryForObject("SELECT MAX(token) FROM " + table, Long.class);
+            if (MissingTable.listedAsAbsentOnMariaDb(jdbc, table)) {
+                return OptionalLong.empty();
+            }
+            Long highest = jdbc.queryForObject("SELECT MAX(token) FROM " + table, Long.class);
             return highest == null ? OptionalLong.empty() : OptionalLong.of(highest);
         } catch (DataAccessException e) {
             if (MissingTable.causes(e)) {
