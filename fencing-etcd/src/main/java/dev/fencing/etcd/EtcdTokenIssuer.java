@@ -42,7 +42,6 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -62,8 +61,10 @@ import java.util.function.Supplier;
  * reaches the caller; so does a lock request that is granted after its acquire gave up.
  *
  * <p>etcd grants its lock per session lease, and all locks of this issuer share one session; so acquirers in this
- * process first queue on a local fair semaphore per resource, and only one of them at a time asks etcd. A lease
- * hands its turn on when it is released or lost, whichever comes first.
+ * process first queue on a local fair semaphore per resource (kept only while in use), and only one of them at a
+ * time asks etcd. A lease hands its turn on when it is released or lost, whichever comes first. A release (or a
+ * give-back) whose delete fails gives the whole session up first, its other leases counted lost: its key may remain,
+ * and etcd would hand this session's next request for the resource that key, with the last lease's token.
  *
  * <p>When the session lease is gone (etcd no longer knows it, no keep-alive succeeded within its TTL, or the client
  * was closed), every lease held through it is marked lost and counted, and the next acquire starts a new session.
@@ -97,7 +98,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     private volatile Session session;
 
     /** How long releasing a lock waits for etcd. */
-    private static final Duration RELEASE_WAIT = Duration.ofSeconds(10);
+    static final Duration RELEASE_WAIT = Duration.ofSeconds(10);
 
     /**
      * How long the caller of a release waits for etcd; a release still unanswered then goes on in the background, up
@@ -127,7 +128,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
 
     /** How long a lease whose key watch ended waits before reading its key again after a failed read. */
     private static final long RECHECK_DELAY_MILLIS = 500;
-    private final ConcurrentHashMap<String, Semaphore> local = new ConcurrentHashMap<>();
+    private final ResourceTurns turns = new ResourceTurns();
 
     /**
      * @param client     a jetcd client
@@ -184,13 +185,15 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     @Override
     protected EtcdLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
-        Semaphore turn = local.computeIfAbsent(resource, r -> new Semaphore(1, true));
+        ResourceTurns.Turn turn = turns.enter(resource);
         AtomicBoolean mine = new AtomicBoolean();
+        boolean took = false;
         try {
-            if (!turn.tryAcquire(left(deadline), TimeUnit.NANOSECONDS)) {
+            if (!turn.tryAcquire(left(deadline))) {
                 throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
                         + " ms waiting for the etcd lock on resource '" + resource + "', held in this process");
             }
+            took = true;
             mine.set(true);
             Session current = session(deadline);
             ByteSequence name = ByteSequence.from(prefix + lockName(resource), StandardCharsets.UTF_8);
@@ -216,7 +219,8 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
             }
             // from here on, every failure gives the lock back, and only then this process's turn on the resource
             mine.set(false);
-            grant.granted(() -> giveBack(key, turn));
+            Session granting = current;
+            grant.granted(() -> giveBack(key, turn, granting));
             GetResponse read = getRetryingTransientErrors(key, deadline);
             List<KeyValue> kvs = read.getKvs();
             if (kvs.isEmpty()) {
@@ -243,6 +247,8 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         } finally {
             if (mine.get()) {
                 turn.release();
+            } else if (!took) {
+                turn.leave();
             }
         }
     }
@@ -282,9 +288,10 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
 
     /**
      * Gives back a lock that was granted and is not handed out, then this process's turn on the resource: on a
-     * failure to unlock, the unlock is sent once more without waiting, and the first failure thrown.
+     * failure to unlock, the unlock is sent once more without waiting, the session given up (its key may remain:
+     * {@link #keyMayRemain}), and the first failure thrown.
      */
-    private void giveBack(ByteSequence granted, Semaphore turn) throws Exception {
+    private void giveBack(ByteSequence granted, ResourceTurns.Turn turn, Session session) throws Exception {
         try {
             unlockQuietly(granted);
         } catch (Exception e) {
@@ -293,10 +300,22 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
             } catch (RuntimeException again) {
                 e.addSuppressed(again);
             }
+            keyMayRemain(session);
             throw e;
         } finally {
             turn.release();
         }
+    }
+
+    /**
+     * A delete of one of {@code session}'s lock keys failed, so the key may still be in etcd. etcd's lock hands a
+     * session that asks again for the same resource its existing key, create revision and all, so the next lease
+     * here would get the last one's token: the session is given up before this process's turn on the resource is
+     * handed on. Its other leases are counted lost (fail closed: etcd could not be reached to tell), and the next
+     * acquire starts a new session, which revokes this one.
+     */
+    private void keyMayRemain(Session session) {
+        session.markLost(true);
     }
 
     /** Deletes a lock key, waiting up to {@link #RELEASE_WAIT} even on an interrupted thread (the interrupt is kept). */
@@ -346,7 +365,12 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
             etcd.returnTurn();
             throw closed;
         }
-        deleting.whenComplete((deleted, error) -> etcd.returnTurn());
+        deleting.whenComplete((deleted, error) -> {
+            if (error != null) {
+                keyMayRemain(etcd.session);
+            }
+            etcd.returnTurn();
+        });
         try {
             return awaitRelease(deleting, etcd.key, System.nanoTime() + RELEASE_IN_FOREGROUND.toNanos());
         } catch (TimeoutException slow) {
@@ -355,7 +379,8 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
                     LOG.log(System.Logger.Level.WARNING, () -> "Could not release the etcd lock on '"
                             + etcd.token().resource() + "' (token " + etcd.token().value() + ") at " + endpoints
                             + " within " + RELEASE_WAIT.toSeconds() + " s; it goes when the session lease expires, or "
-                            + "at once if the delete was applied after all: " + unwrap(error));
+                            + "at once if the delete was applied after all. The session is given up: its other "
+                            + "leases are counted lost, and the next acquire starts a new one: " + unwrap(error));
                 } else if (!deleted && session != null) { // closing the issuer revoked the session: not a loss
                     lostAtRelease(etcd);
                 }
@@ -439,6 +464,11 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         }
     }
 
+    /** How many resources have a turn in this process now (for tests: released ones leave none). */
+    int resourcesWithTurns() {
+        return turns.size();
+    }
+
     /** A granted lock request, and whether it had to be sent more than once. */
     private record Locked(LockResponse response, boolean retried) {
     }
@@ -450,7 +480,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
      * of the failure, even after the retry was granted: the caller watches the key of a retried grant.
      */
     private Locked lockRetryingTransientErrors(String resource, ByteSequence name, Session current,
-                                                     long deadline, Duration timeout, Semaphore turn,
+                                                     long deadline, Duration timeout, ResourceTurns.Turn turn,
                                                      AtomicBoolean ownsTurn)
             throws InterruptedException, ExecutionException {
         boolean retried = false;
@@ -459,10 +489,10 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
             try {
                 return new Locked(locking.get(left(deadline), TimeUnit.NANOSECONDS), retried);
             } catch (InterruptedException e) {
-                giveBackWhenGranted(locking, turn, ownsTurn);
+                giveBackWhenGranted(locking, turn, ownsTurn, current);
                 throw e;
             } catch (TimeoutException e) {
-                giveBackWhenGranted(locking, turn, ownsTurn);
+                giveBackWhenGranted(locking, turn, ownsTurn, current);
                 throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
                         + " ms waiting for the etcd lock on resource '" + resource + "' (" + endpoints + ")");
             } catch (ExecutionException e) {
@@ -503,9 +533,10 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
      * The lock request of an acquirer that gave up may still be granted later: give that lock back as soon as it is.
      * The resource's turn in this process goes with the request until then, because the next acquirer here would ask
      * for the very same key (it is named after the session lease) and could be handed the lock this give-back
-     * deletes.
+     * deletes; a give-back that fails gives the session up first ({@link #keyMayRemain}).
      */
-    private void giveBackWhenGranted(CompletableFuture<LockResponse> locking, Semaphore turn, AtomicBoolean ownsTurn) {
+    private void giveBackWhenGranted(CompletableFuture<LockResponse> locking, ResourceTurns.Turn turn,
+                                     AtomicBoolean ownsTurn, Session session) {
         ownsTurn.set(false);
         locking.whenComplete((late, error) -> {
             if (late == null) {
@@ -513,7 +544,12 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
                 return;
             }
             try {
-                client.getLockClient().unlock(late.getKey()).whenComplete((done, failed) -> turn.release());
+                client.getLockClient().unlock(late.getKey()).whenComplete((done, failed) -> {
+                    if (failed != null) {
+                        keyMayRemain(session);
+                    }
+                    turn.release();
+                });
             } catch (RuntimeException closed) {
                 turn.release();
             }
@@ -675,7 +711,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     final class EtcdLease extends AbstractLease {
         final ByteSequence key;
         final Session session;
-        final Semaphore turn;
+        final ResourceTurns.Turn turn;
 
         private final AtomicBoolean turnReturned = new AtomicBoolean();
         private final Object watchLock = new Object();
@@ -684,7 +720,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         private KeyWatch watching;
         private boolean unwatched;
 
-        EtcdLease(FencingToken token, ByteSequence key, Session session, Semaphore turn) {
+        EtcdLease(FencingToken token, ByteSequence key, Session session, ResourceTurns.Turn turn) {
             super(EtcdTokenIssuer.this, token);
             this.key = key;
             this.session = session;

@@ -1,0 +1,100 @@
+package dev.fencing.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.fencing.issuer.Lease;
+import dev.fencing.testsupport.PartitionProxy;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A release whose delete fails (etcd unreachable past the background release's wait) and the per-resource turns of
+ * the process (from a red-team review). etcd's lock hands a session that asks again for a resource its existing key,
+ * so after such a release the next lease here got the last one's token, holder and all.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(90)
+class EtcdFailedReleaseTest {
+
+    private static final String PREFIX = "/fencing-failed-release/";
+    private EtcdCluster etcd;
+    private Client client;
+
+    @BeforeAll
+    void start() throws Exception {
+        etcd = new EtcdCluster(1);
+        client = etcd.client();
+    }
+
+    @AfterAll
+    void stop() throws Exception {
+        client.close();
+        etcd.close();
+    }
+
+    @Test
+    void afterAReleaseWhoseDeleteFailedTheNextTokenIsStillLarger() throws Exception {
+        String resource = "failed-release-" + UUID.randomUUID();
+        try (PartitionProxy network = new PartitionProxy(etcd.members.get(0).clientPort);
+             Client viaProxy = Client.builder().endpoints(network.endpoint()).connectTimeout(Duration.ofSeconds(2))
+                     .build()) {
+            // a session TTL longer than the outage: etcd keeps the session and its keys through it
+            EtcdTokenIssuer issuer = new EtcdTokenIssuer(viaProxy, network.endpoint(), PREFIX,
+                    Duration.ofSeconds(40), null);
+            try {
+                Lease first = issuer.acquire(resource, Duration.ofSeconds(10));
+                Lease other = issuer.acquire(resource + "-other", Duration.ofSeconds(10));
+                ByteSequence key = ((EtcdTokenIssuer.EtcdLease) first).key;
+                network.partition();
+                CompletableFuture.runAsync(first::close).get(5, TimeUnit.SECONDS); // goes on in the background
+                Thread.sleep(EtcdTokenIssuer.RELEASE_WAIT.toMillis() + 2_000); // the delete gives up
+                network.heal();
+                assertThat(client.getKVClient().get(key).get(10, TimeUnit.SECONDS).getKvs())
+                        .as("the first lease's key outlived its failed delete").isNotEmpty();
+
+                Lease second = issuer.acquire(resource, Duration.ofSeconds(20));
+                try {
+                    assertThat(second.token().value()).as("the next token after %s", first.token())
+                            .isGreaterThan(first.token().value());
+                    assertThat(second.token().holder()).isNotEqualTo(first.token().holder());
+                    // the session was given up: its other lease is counted lost, not silently kept
+                    assertThat(other.isHeld()).isFalse();
+                } finally {
+                    second.close();
+                    other.close();
+                }
+            } finally {
+                issuer.close();
+            }
+        }
+    }
+
+    /** Per-entity resources (a key per order) on a long-running issuer leave no per-resource state once released. */
+    @Test
+    void releasedResourcesLeaveNoTurnBehind() throws Exception {
+        EtcdTokenIssuer issuer = new EtcdTokenIssuer(client, etcd.endpoints(), PREFIX, Duration.ofSeconds(10), null);
+        try {
+            Lease kept = issuer.acquire("order:kept-" + UUID.randomUUID(), Duration.ofSeconds(10));
+            for (int i = 0; i < 50; i++) {
+                try (Lease lease = issuer.acquire("order:" + UUID.randomUUID(), Duration.ofSeconds(10))) {
+                    assertThat(lease.isHeld()).isTrue();
+                    assertThat(issuer.resourcesWithTurns()).isEqualTo(2);
+                }
+            }
+            assertThat(issuer.resourcesWithTurns()).as("only the held lease's resource").isEqualTo(1);
+            kept.close();
+            assertThat(issuer.resourcesWithTurns()).isZero();
+        } finally {
+            issuer.close();
+        }
+    }
+}
