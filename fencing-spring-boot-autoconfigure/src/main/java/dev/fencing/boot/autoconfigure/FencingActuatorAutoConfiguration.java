@@ -159,7 +159,12 @@ public class FencingActuatorAutoConfiguration {
         FencingAdminWebExtension fencingAdminWebExtension(FenceStore store, ObjectProvider<TokenIssuer> issuer,
                                                           ObjectProvider<MeterRegistry> registry,
                                                           ObjectProvider<FencingEndpoint> endpoint,
+                                                          ObjectProvider<FencingProperties> properties,
+                                                          ObjectProvider<EndpointAccessResolver> access,
                                                           BeanFactory beanFactory, Environment environment) {
+            // required here too: an application's own FencingEndpoint bean makes the starter's back off, and this
+            // extension still serves the admin operations on it
+            requireSecuredAdmin(properties.getIfAvailable(), environment, access);
             // the extension's POST /actuator/fencing replaces the endpoint's, so it serves the mode switch too
             // a reset or raise below a stored issuer migration's base is refused (that issuer's tokens are above it)
             return FencingAdminWebExtension.of(store, issuer.getIfUnique(), registry.getIfUnique(),

@@ -70,6 +70,33 @@ class FencingAdminAutoConfigurationTest {
      * Admin asked for and not served is said at startup, with the reason: the actuator missing, the endpoint not
      * exposed (it was silent: the operator found out on the first POST, a 404). Served, nothing is said.
      */
+    /**
+     * An application's own {@code FencingEndpoint} bean (its constructors are public) made the starter's endpoint
+     * back off, and with it the only place that required Spring Security, while the admin extension was still
+     * registered on that endpoint: an unauthenticated caller lowered max_seen from 50 to 1 (a red-team review).
+     */
+    @Test
+    void anOwnEndpointBeanStillNeedsSpringSecurityOrTheAllowanceForTheAdminOperations() {
+        WebApplicationContextRunner own = runner.withUserConfiguration(OwnEndpoint.class)
+                .withPropertyValues("fencing.admin.enabled=true");
+        own.run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("Spring Security is not on the class path");
+        });
+        own.withPropertyValues("fencing.admin.allow-unsecured=true").run(context ->
+                assertThat(context).hasNotFailed().hasSingleBean(FencingAdminWebExtension.class));
+    }
+
+    @org.springframework.context.annotation.Configuration(proxyBeanMethods = false)
+    static class OwnEndpoint {
+        @org.springframework.context.annotation.Bean
+        dev.fencing.boot.actuate.FencingEndpoint fencingEndpoint(FenceStore store, MeterRegistry registry) {
+            return new dev.fencing.boot.actuate.FencingEndpoint(store, null, java.time.Duration.ofSeconds(10),
+                    registry);
+        }
+    }
+
     @Test
     @ExtendWith(OutputCaptureExtension.class)
     void adminAskedForAndNotServedIsAWarningNamingWhy(CapturedOutput output) {
