@@ -15,8 +15,9 @@ import java.util.regex.Pattern;
 
 /**
  * Reads, once at startup, whether the Redis masters keep the token counters across a restart: {@code appendonly yes}
- * on every master ({@code CONFIG GET appendonly}, {@code appendfsync}). Without it a restart (or {@code FLUSHALL})
- * starts every counter again from 0.
+ * on every master ({@code CONFIG GET appendonly}, {@code appendfsync}), and an eviction policy that cannot evict them
+ * ({@code maxmemory-policy} not {@code allkeys-*}). Without either, a restart (or {@code FLUSHALL}), or memory
+ * pressure, starts a counter again from 0.
  */
 final class RedisPersistence {
 
@@ -44,6 +45,12 @@ final class RedisPersistence {
         for (RedisNode master : masters) {
             String where = String.valueOf(master.getAddr());
             try {
+                // an allkeys-* policy evicts keys without a TTL, the counters among them, under memory pressure
+                String policy = master.getConfig("maxmemory-policy").get("maxmemory-policy");
+                if (policy == null || policy.toLowerCase(java.util.Locale.ROOT).startsWith("allkeys-")) {
+                    problems.add("maxmemory-policy is '" + policy + "' on " + where + ", which may evict the "
+                            + "counters (they have no TTL): keep noeviction or a volatile-* policy");
+                }
                 Map<String, String> aof = master.getConfig("appendonly");
                 String appendOnly = aof.get("appendonly");
                 if (!"yes".equalsIgnoreCase(appendOnly)) {
@@ -57,7 +64,8 @@ final class RedisPersistence {
                             + "passes max_seen)");
                 }
             } catch (RuntimeException e) {
-                problems.add("could not read appendonly on " + where + " (CONFIG disabled or not allowed?): " + e);
+                problems.add("could not read appendonly and maxmemory-policy on " + where + " (CONFIG disabled or "
+                        + "not allowed?): " + e);
             }
         }
         return new Finding(problems, notes);

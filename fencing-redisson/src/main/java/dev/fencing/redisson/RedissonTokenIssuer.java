@@ -349,9 +349,12 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         return Math.max(1, deadline - nanoClock.getAsLong());
     }
 
-    /** How {@link Builder#build()} treats a Redis whose counters would not survive a restart. */
+    /** How {@link Builder#build()} treats a Redis whose counters would not survive a restart or memory pressure. */
     public enum PersistenceCheck {
-        /** Refuse to build unless every master has {@code appendonly yes} (and can be asked). The default. */
+        /**
+         * Refuse to build unless every master has {@code appendonly yes} and a {@code maxmemory-policy} that keeps
+         * keys without a TTL (not {@code allkeys-*}), and can be asked. The default.
+         */
         REQUIRE_APPEND_ONLY,
         /**
          * Build anyway and log a WARNING saying what was found: for a Redis whose restart you accept as an outage
@@ -430,7 +433,8 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
          * @throws FencingConfigurationException saying what to do: the client is shut down or not a plain Redisson
          *                                       client, Redis does not answer (naming its address), or (with
          *                                       {@link PersistenceCheck#REQUIRE_APPEND_ONLY}) a master has no
-         *                                       {@code appendonly yes} or could not be asked
+         *                                       {@code appendonly yes}, has an {@code allkeys-*} eviction policy,
+         *                                       or could not be asked
          */
         public RedissonTokenIssuer build() {
             if (redisson.isShutdown()) {
@@ -464,12 +468,13 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         private void checkPersistence(String address) {
             RedisPersistence.Finding finding = RedisPersistence.check(redisson);
             if (!finding.durable()) {
-                String what = "Redis at " + address + " may not keep the fencing token counters across a restart ("
-                        + String.join("; ", finding.problems()) + "): a restart or flush starts every counter again "
-                        + "at 1, and the fence refuses every lower token until the counters pass max_seen";
+                String what = "Redis at " + address + " may not keep the fencing token counters ("
+                        + String.join("; ", finding.problems()) + "): a restart, flush or eviction starts a counter "
+                        + "again at 1, and the fence refuses every lower token until the counter passes max_seen";
                 if (persistence == PersistenceCheck.REQUIRE_APPEND_ONLY) {
                     throw new FencingConfigurationException(what + ". Turn on append-only persistence (appendonly "
-                            + "yes, appendfsync always for no loss at all), or accept the outage with "
+                            + "yes, appendfsync always for no loss at all) with an eviction policy that keeps keys "
+                            + "without a TTL (noeviction, volatile-*), or accept the outage with "
                             + "RedissonTokenIssuer.builder(...).persistenceCheck(PersistenceCheck.WARN)");
                 }
                 LOG.log(System.Logger.Level.WARNING, what + " (persistenceCheck WARN: starting anyway; after a "
