@@ -2,11 +2,14 @@ package dev.fencing.issuer;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.recovery.FenceInventory;
+import dev.fencing.recovery.IssuedResources;
 import dev.fencing.recovery.IssuedTokens;
+import dev.fencing.retention.CounterFloors;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.token.FencingToken;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 
@@ -19,7 +22,8 @@ import java.util.OptionalLong;
  * <p>Build it with {@link #of} (a known base) or {@link #establish} (the base stored durably in an
  * {@link IssuerBase} first: a configured base that differs from the stored one refuses to start). What the decorated
  * issuer offers beside locking stays offered, shifted by the base: {@link IssuedTokens} when it is one (an instance
- * of this class is then {@code IssuedTokens} too), {@link IssuerFloors} likewise.
+ * of this class is then {@code IssuedTokens} too), {@link IssuerFloors} or {@link CounterFloors} likewise, and
+ * {@link IssuedResources} as it is; the recovery after a restore or a counter reset relies on them.
  */
 public class OffsetTokenIssuer implements TokenIssuer {
 
@@ -43,24 +47,41 @@ public class OffsetTokenIssuer implements TokenIssuer {
     }
 
     /**
-     * An offset issuer over {@code delegate} with {@code base}: {@code IssuedTokens} and/or {@code IssuerFloors} when
-     * {@code delegate} is.
+     * An offset issuer over {@code delegate} with {@code base}: {@code IssuedTokens}, {@code IssuerFloors} (or
+     * {@code CounterFloors}) and {@code IssuedResources} when {@code delegate} is.
      *
-     * @throws IllegalArgumentException when {@code base} is not positive or {@code delegate} is already offset
+     * @throws IllegalArgumentException when {@code base} is not positive, {@code delegate} is already offset, or
+     *                                  it offers a combination of these that no offset issuer offers (never
+     *                                  silently dropped: a floor raise would then skip the issuer's side)
      */
     public static OffsetTokenIssuer of(TokenIssuer delegate, long base) {
         boolean issued = delegate instanceof IssuedTokens;
         boolean floors = delegate instanceof IssuerFloors;
+        boolean counters = delegate instanceof CounterFloors;
+        boolean listed = delegate instanceof IssuedResources;
+        OffsetTokenIssuer offset;
         if (issued && floors) {
-            return new TrackedWithFloors(delegate, base);
+            offset = listed ? new TrackedListedWithFloors(delegate, base) : new TrackedWithFloors(delegate, base);
+        } else if (issued && counters) {
+            offset = new TrackedWithCounters(delegate, base);
+        } else if (issued) {
+            offset = new Tracked(delegate, base);
+        } else if (floors) {
+            offset = new WithFloors(delegate, base);
+        } else if (counters) {
+            offset = new WithCounters(delegate, base);
+        } else {
+            offset = new OffsetTokenIssuer(delegate, base);
         }
-        if (issued) {
-            return new Tracked(delegate, base);
+        for (Class<?> side : List.of(IssuedTokens.class, CounterFloors.class, IssuerFloors.class,
+                IssuedResources.class)) {
+            if (side.isInstance(delegate) && !side.isInstance(offset)) {
+                throw new IllegalArgumentException("OffsetTokenIssuer cannot offer the " + side.getSimpleName()
+                        + " of " + delegate + " together with its other sides; the recovery after a restore or a "
+                        + "counter reset needs it");
+            }
         }
-        if (floors) {
-            return new WithFloors(delegate, base);
-        }
-        return new OffsetTokenIssuer(delegate, base);
+        return offset;
     }
 
     /**
@@ -216,37 +237,67 @@ public class OffsetTokenIssuer implements TokenIssuer {
         }
     }
 
-    /** Over an {@link IssuerFloors} issuer. */
-    private static final class WithFloors extends OffsetTokenIssuer implements IssuerFloors {
-        WithFloors(TokenIssuer delegate, long base) {
+    /** Over an issuer that is {@link IssuedTokens} and {@link CounterFloors}, without family floors. */
+    private static final class TrackedWithCounters extends Tracked implements ShiftedCounters {
+        TrackedWithCounters(TokenIssuer delegate, long base) {
             super(delegate, base);
-        }
-
-        @Override
-        public void raiseFamilyFloor(String family, long floor) {
-            raiseShifted(this, family, floor);
-        }
-
-        @Override
-        public void raiseResourceFloor(String resource, long floor) {
-            raiseResourceShifted(this, resource, floor);
         }
     }
 
-    /** Over an issuer that is both. */
-    private static final class TrackedWithFloors extends Tracked implements IssuerFloors {
+    /** Over an issuer that is {@link IssuedTokens} and {@link IssuerFloors}. */
+    private static class TrackedWithFloors extends Tracked implements ShiftedFloors {
         TrackedWithFloors(TokenIssuer delegate, long base) {
             super(delegate, base);
         }
+    }
 
+    /** Over an issuer that is {@link IssuedTokens}, {@link IssuerFloors} and {@link IssuedResources} (JDBC's). */
+    private static final class TrackedListedWithFloors extends TrackedWithFloors implements ListedResources {
+        TrackedListedWithFloors(TokenIssuer delegate, long base) {
+            super(delegate, base);
+        }
+    }
+
+    /** Over an {@link IssuerFloors} issuer. */
+    private static final class WithFloors extends OffsetTokenIssuer implements ShiftedFloors {
+        WithFloors(TokenIssuer delegate, long base) {
+            super(delegate, base);
+        }
+    }
+
+    /** Over a {@link CounterFloors} issuer. */
+    private static final class WithCounters extends OffsetTokenIssuer implements ShiftedCounters {
+        WithCounters(TokenIssuer delegate, long base) {
+            super(delegate, base);
+        }
+    }
+
+    /** The decorated issuer's counter floors, less the base; implemented by offset issuers only. */
+    private interface ShiftedCounters extends CounterFloors {
         @Override
-        public void raiseFamilyFloor(String family, long floor) {
-            raiseShifted(this, family, floor);
+        default void raiseResourceFloor(String resource, long floor) {
+            raiseResourceShifted((OffsetTokenIssuer) this, resource, floor);
+        }
+    }
+
+    /** The decorated issuer's family and counter floors, less the base; implemented by offset issuers only. */
+    private interface ShiftedFloors extends IssuerFloors, ShiftedCounters {
+        @Override
+        default void raiseFamilyFloor(String family, long floor) {
+            raiseShifted((OffsetTokenIssuer) this, family, floor);
         }
 
         @Override
-        public void raiseResourceFloor(String resource, long floor) {
-            raiseResourceShifted(this, resource, floor);
+        default void raiseResourceFloor(String resource, long floor) {
+            ShiftedCounters.super.raiseResourceFloor(resource, floor);
+        }
+    }
+
+    /** The decorated issuer's resources, as they are (names are not shifted); implemented by offset issuers only. */
+    private interface ListedResources extends IssuedResources {
+        @Override
+        default List<String> issuedResources(String after, int limit) {
+            return ((IssuedResources) ((OffsetTokenIssuer) this).delegate()).issuedResources(after, limit);
         }
     }
 
@@ -267,6 +318,6 @@ public class OffsetTokenIssuer implements TokenIssuer {
             throw new IllegalArgumentException("floor of resource '" + resource + "' must not be negative, was "
                     + floor);
         }
-        ((IssuerFloors) issuer.delegate()).raiseResourceFloor(resource, Math.max(0, floor - issuer.base()));
+        ((CounterFloors) issuer.delegate()).raiseResourceFloor(resource, Math.max(0, floor - issuer.base()));
     }
 }

@@ -2,7 +2,9 @@ package dev.fencing.issuer;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.LogCapture;
+import dev.fencing.recovery.IssuedResources;
 import dev.fencing.recovery.IssuedTokens;
+import dev.fencing.retention.CounterFloors;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
@@ -154,6 +156,70 @@ class OffsetTokenIssuerTest {
                 .hasMessageContaining("accounts").hasMessageContaining("-1");
         assertThatThrownBy(() -> floors.raiseFamilyFloor(" ", 5)).isInstanceOf(IllegalArgumentException.class);
         assertThat(raised).hasSize(2);
+    }
+
+    /**
+     * An issuer with counter floors but no family floors (Redisson's) kept only {@code IssuedTokens} under an offset,
+     * so the floor raise after a Redis counter reset raised max_seen and not the counters, and every next token stayed
+     * refused (a red-team review); a JDBC lease's resource listing, which the floor raise after a restore walks, was
+     * dropped the same way.
+     */
+    @Test
+    void counterFloorsAndTheResourceListingStayOfferedUnderAnOffset() {
+        List<String> raised = new ArrayList<>();
+        class Counters extends Delegating implements IssuedTokens, CounterFloors {
+            @Override
+            public void raiseResourceFloor(String resource, long floor) {
+                raised.add(resource + "=" + floor);
+            }
+        }
+        OffsetTokenIssuer counters = OffsetTokenIssuer.of(new Counters(), 1_000);
+        assertThat(counters).isInstanceOf(IssuedTokens.class).isInstanceOf(CounterFloors.class)
+                .isNotInstanceOf(IssuerFloors.class);
+        ((CounterFloors) counters).raiseResourceFloor("accounts:1", 1_040);
+        assertThat(raised).containsExactly("accounts:1=40");
+
+        class Listed extends Delegating implements IssuedTokens, IssuerFloors, IssuedResources {
+            @Override
+            public void raiseFamilyFloor(String family, long floor) {
+            }
+
+            @Override
+            public List<String> issuedResources(String after, int limit) {
+                return List.of("accounts:1", "accounts:2").subList(after == null ? 0 : 1, Math.min(2, limit));
+            }
+        }
+        OffsetTokenIssuer listed = OffsetTokenIssuer.of(new Listed(), 1_000);
+        assertThat(listed).isInstanceOf(IssuerFloors.class).isInstanceOf(IssuedResources.class);
+        assertThat(((IssuedResources) listed).issuedResources(null, 10)).containsExactly("accounts:1", "accounts:2");
+
+        // a combination no offset issuer offers is refused, not silently narrowed
+        class ListedOnly extends Delegating implements IssuedResources {
+            @Override
+            public List<String> issuedResources(String after, int limit) {
+                return List.of();
+            }
+        }
+        assertThatThrownBy(() -> OffsetTokenIssuer.of(new ListedOnly(), 1_000))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("IssuedResources");
+    }
+
+    /** A test issuer that locks in memory and tracks what it issued, for the sides a test adds. */
+    private static class Delegating implements TokenIssuer {
+        final InMemoryTokenIssuer inner = new InMemoryTokenIssuer();
+
+        @Override
+        public Lease acquire(String resource, Duration timeout) {
+            return inner.acquire(resource, timeout);
+        }
+
+        public long highestIssued(String resource) {
+            return inner.highestIssued(resource);
+        }
+
+        public boolean isHeld(String resource) {
+            return inner.isHeld(resource);
+        }
     }
 
     @Test
