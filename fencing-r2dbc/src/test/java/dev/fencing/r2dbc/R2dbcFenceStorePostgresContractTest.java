@@ -87,6 +87,24 @@ class R2dbcFenceStorePostgresContractTest extends R2dbcFenceStoreContract {
         StepVerifier.create(transactions.transactional(stale)).expectNext("7s").expectComplete().verify(STEP);
     }
 
+    /**
+     * Two checks at once in one transaction (two fenced calls zipped): the second swap kept the first's bound as the
+     * caller's, and the caller's own lock_timeout was replaced by the store's for the rest of the transaction. The
+     * swaps now count how deep they are, and only the last check out puts the caller's back.
+     */
+    @Test
+    void theCallersLockTimeoutIsBackAfterTwoChecksAtOnce() {
+        String a = freshResource();
+        String b = freshResource();
+        Flux<String> both = db.sql("SELECT set_config('lock_timeout', '7s', true)").then()
+                .thenMany(Flux.merge(store.fence(a, token(a, 1, "a"), Flux.just("a")),
+                        store.fence(b, token(b, 1, "b"), Flux.just("b")), store.fence(a, token(a, 2, "a"),
+                                Flux.just("a2"))).then()
+                        .thenMany(db.sql("SELECT current_setting('lock_timeout')")
+                                .map((row, m) -> row.get(0, String.class)).all()));
+        StepVerifier.create(transactions.transactional(both)).expectNext("7s").expectComplete().verify(STEP);
+    }
+
     private Flux<String> settingAfter(String r, long token) {
         return db.sql("SELECT set_config('lock_timeout', '7s', true)").then()
                 .thenMany(store.fence(r, token(r, token, "a"),

@@ -539,7 +539,7 @@ public enum FenceSql {
         if (!check.endsWith(returning)) {
             throw new IllegalStateException("The PostgreSQL check statement no longer ends with '" + returning + "'");
         }
-        return check + ", set_config('lock_timeout', current_setting('fencing.lock_timeout'), true)";
+        return check + ", " + PUT_BACK;
     }
 
     private void requirePostgreSql() {
@@ -548,15 +548,34 @@ public enum FenceSql {
         }
     }
 
-    /** PostgreSQL: keeps the caller's lock_timeout in a custom setting and sets {@code lockTimeout}; one query. */
+    /** PostgreSQL: how many swapped-in bounds are not put back yet in the transaction (0 when never set). */
+    private static final String DEPTH = "CAST(COALESCE(NULLIF(current_setting('fencing.lock_depth', true), ''), '0') "
+            + "AS INTEGER)";
+
+    /**
+     * PostgreSQL: keeps the caller's lock_timeout in a custom setting and sets {@code lockTimeout}; one query. Two
+     * checks at once on one connection (two fenced calls zipped in a reactive transaction) swap twice before either
+     * puts back: only the first swap keeps the setting (the second would keep the first's bound as the caller's), and
+     * {@code fencing.lock_depth} counts the swaps not yet put back. Functions of a select list run left to right.
+     */
     private static String swapInLockTimeout(String lockTimeout) {
-        return "SELECT set_config('fencing.lock_timeout', current_setting('lock_timeout'), true), "
-                + "set_config('lock_timeout', '" + lockTimeout.replace("'", "''") + "', true);\n";
+        return "SELECT set_config('fencing.lock_timeout', CASE WHEN d.depth = 0 THEN current_setting('lock_timeout') "
+                + "ELSE current_setting('fencing.lock_timeout') END, true), "
+                + "set_config('fencing.lock_depth', CAST(d.depth + 1 AS TEXT), true), "
+                + "set_config('lock_timeout', '" + lockTimeout.replace("'", "''") + "', true) "
+                + "FROM (SELECT " + DEPTH + " AS depth) d;\n";
     }
 
-    /** PostgreSQL: puts back the lock_timeout {@link #swapInLockTimeout} kept. */
-    private static final String PUT_BACK_LOCK_TIMEOUT =
-            "SELECT set_config('lock_timeout', current_setting('fencing.lock_timeout'), true)";
+    /**
+     * PostgreSQL: the expressions that put back the lock_timeout {@link #swapInLockTimeout} kept, when this is the last
+     * swap not yet put back (the bound stays for a check still to run), and count it off; left to right.
+     */
+    private static final String PUT_BACK = "set_config('lock_timeout', CASE WHEN " + DEPTH + " <= 1 THEN "
+            + "current_setting('fencing.lock_timeout') ELSE current_setting('lock_timeout') END, true), "
+            + "set_config('fencing.lock_depth', CAST(GREATEST(" + DEPTH + " - 1, 0) AS TEXT), true)";
+
+    /** PostgreSQL: {@link #PUT_BACK} as a query of its own. */
+    private static final String PUT_BACK_LOCK_TIMEOUT = "SELECT " + PUT_BACK;
 
     /**
      * The place in the batch and max_seen of the check that {@code message} (a database error's message) reports

@@ -40,16 +40,18 @@ class FenceSqlParametersTest {
         assertThat(markers(keyed)).isEqualTo(sql.checkParameters("orders:1", 5, "h").length);
         assertThat(markers(familyless)).isEqualTo(FenceSql.familylessCheckParameters("orders", 5, "h").length);
         for (String statement : new String[] {keyed, familyless}) {
-            assertThat(statement).endsWith("RETURNING max_seen, holder, "
-                    + "set_config('lock_timeout', current_setting('fencing.lock_timeout'), true)")
+            assertThat(statement).contains("RETURNING max_seen, holder, set_config('lock_timeout', CASE WHEN ")
+                    .endsWith("set_config('fencing.lock_depth', CAST(GREATEST(CAST(COALESCE(NULLIF(current_setting("
+                            + "'fencing.lock_depth', true), ''), '0') AS INTEGER) - 1, 0) AS TEXT), true)")
                     .contains("max_seen <= 10").doesNotContain(";");
         }
         // on a row of its own the bound counts from the higher of max_seen and the family floor
         assertThat(keyed).contains("p.token - GREATEST(f.max_seen, COALESCE((SELECT b.max_seen FROM t b WHERE "
                 + "b.resource = p.floor_key), 0)) <= 10");
         assertThat(familyless).contains("EXCLUDED.max_seen - f.max_seen <= 10");
-        assertThat(sql.swapInLockTimeoutSql("5000ms")).isEqualTo("SELECT set_config('fencing.lock_timeout', "
-                + "current_setting('lock_timeout'), true), set_config('lock_timeout', '5000ms', true)");
+        assertThat(sql.swapInLockTimeoutSql("5000ms")).startsWith("SELECT set_config('fencing.lock_timeout', "
+                + "CASE WHEN d.depth = 0 THEN current_setting('lock_timeout') ELSE").contains(
+                "set_config('lock_timeout', '5000ms', true) FROM (SELECT CAST(").doesNotContain(";");
         assertThat(sql.swapInLockTimeoutSql("1'; DROP TABLE t; --")).contains("'1''; DROP TABLE t; --'");
         assertThatThrownBy(() -> FenceSql.MARIADB.restoringCheckSql("t", 10))
                 .isInstanceOf(UnsupportedOperationException.class);
