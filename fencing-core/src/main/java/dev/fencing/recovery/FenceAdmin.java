@@ -33,6 +33,22 @@ public interface FenceAdmin {
      */
     long lowerMaxSeen(String resource, long floor);
 
+    /**
+     * {@link #lowerMaxSeen(String, long)} only while max_seen is still {@code expected}, the value its caller read
+     * before it chose {@code floor}, judged atomically with the lowering: a token accepted in between (a new holder
+     * that wrote while the reset read the issuer) is not undone, and the tokens below it stay refused.
+     * {@link MaxSeenReset} lowers this way. The default refuses: a store must do it atomically, not in two steps.
+     *
+     * @throws ResetRefusedException         when max_seen is no longer {@code expected}, or as
+     *                                       {@link #lowerMaxSeen(String, long)}; nothing changed, retry
+     * @throws IllegalArgumentException      as {@link #lowerMaxSeen(String, long)}
+     * @throws UnsupportedOperationException when this store cannot lower conditionally
+     */
+    default long lowerMaxSeen(String resource, long floor, long expected) {
+        throw new UnsupportedOperationException(getClass().getName() + " cannot lower max_seen only while it is still "
+                + "the value a reset read; implement FenceAdmin.lowerMaxSeen(String, long, long)");
+    }
+
     /** The argument check of {@link #lowerMaxSeen}, for implementations. */
     static void checkLowering(String resource, long floor) {
         if (resource == null || resource.isBlank()) {
@@ -50,6 +66,16 @@ public interface FenceAdmin {
                 + "folded into its family's floor by compaction, or the name is misspelt); nothing to lower (a family "
                 + "floor no issuer reached is lowered by hand: docs/operations.md, \"A family floor no issuer "
                 + "reached\")");
+    }
+
+    /**
+     * The refusal of {@link #lowerMaxSeen(String, long, long)} when max_seen moved since its caller read it, for
+     * implementations.
+     */
+    static ResetRefusedException changedMeanwhile(String resource, long expected, long now) {
+        return new ResetRefusedException(resource, "Reset of resource '" + resource + "' refused: its max_seen moved "
+                + "from " + expected + " to " + now + " while the reset was deciding (a token was accepted meanwhile, "
+                + "which lowering would undo); nothing changed, look again and retry");
     }
 
     /** The refusal of {@link #lowerMaxSeen} for a floor above max_seen, for implementations. */

@@ -70,8 +70,11 @@ public final class MaxSeenReset {
                     + "bound it; give an explicit value with the override");
         }
         String forced = checkNotHeld(resource, actor, force);
+        // max_seen before the issuer: a token issued and accepted after this read moves it, and the lowering, which
+        // happens only while max_seen is still this value, is refused instead of undoing that token
+        OptionalLong current = admin.maxSeen(resource);
         long highest = issued.highestIssued(resource);
-        return lower(resource, highest, highest, actor, ISSUERS_HIGHEST, forced);
+        return lower(resource, current, highest, highest, actor, ISSUERS_HIGHEST, forced);
     }
 
     /**
@@ -95,6 +98,7 @@ public final class MaxSeenReset {
         }
         long highest = -1;
         String forced = "";
+        OptionalLong current = admin.maxSeen(resource); // before the issuer, as toHighestIssued reads it
         if (issued != null) {
             forced = checkNotHeld(resource, actor, force);
             highest = issued.highestIssued(resource);
@@ -108,11 +112,12 @@ public final class MaxSeenReset {
                 throw new IllegalArgumentException(message);
             }
         }
-        return lower(resource, value, highest, actor, "an explicit value", forced);
+        return lower(resource, current, value, highest, actor, "an explicit value", forced);
     }
 
-    private ResetResult lower(String resource, long target, long highest, String actor, String why, String forced) {
-        OptionalLong current = admin.maxSeen(resource);
+    /** Lowers max_seen from {@code current}, read before the issuer was, to {@code target}, while it is still that. */
+    private ResetResult lower(String resource, OptionalLong current, long target, long highest, String actor,
+                              String why, String forced) {
         if (current.isEmpty()) {
             throw FenceAdmin.unknownResource(resource);
         }
@@ -136,7 +141,7 @@ public final class MaxSeenReset {
         }
         long previous;
         try {
-            previous = admin.lowerMaxSeen(resource, target);
+            previous = admin.lowerMaxSeen(resource, target, current.getAsLong());
         } catch (ResetRefusedException e) {
             throw refused(actor, e);
         }

@@ -4,6 +4,7 @@ import dev.fencing.retention.ResourceFamily;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.RoutingFenceStore;
 import dev.fencing.store.sql.FenceSql;
+import dev.fencing.token.FencingToken;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -133,6 +134,19 @@ public final class RoutedFenceAdmin implements FenceInventory, FenceAdmin {
      * {@inheritDoc} A family's floor is lowered in each store that judges a key of the family and has a floor for it;
      * refused, before any changes, when one of them has a floor below {@code floor}. Returns the highest floor before.
      */
+    /**
+     * {@inheritDoc} In the resource's route's store; a family's floor key, which spans stores, is lowered with
+     * {@link #lowerMaxSeen(String, long)} only.
+     */
+    @Override
+    public long lowerMaxSeen(String resource, long floor, long expected) {
+        if (FenceSql.familyOfFloorKey(resource) != null) {
+            throw new IllegalArgumentException("'" + FencingToken.printable(resource) + "' is a family's floor key, "
+                    + "kept in every store that judges a key of the family: lower it with lowerMaxSeen(key, floor)");
+        }
+        return admin(resource).lowerMaxSeen(resource, floor, expected);
+    }
+
     @Override
     public long lowerMaxSeen(String resource, long floor) {
         String family = FenceSql.familyOfFloorKey(resource);

@@ -297,6 +297,21 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
     @Override
     public long lowerMaxSeen(String resource, long floor) {
+        return lower(resource, floor, -1);
+    }
+
+    /** {@inheritDoc} Judged under the resource's lock, as the lowering itself. */
+    @Override
+    public long lowerMaxSeen(String resource, long floor, long expected) {
+        if (expected < 0) {
+            throw new IllegalArgumentException("expected max_seen of resource '" + resource + "' must not be negative, "
+                    + "was " + expected);
+        }
+        return lower(resource, floor, expected);
+    }
+
+    /** Lowers max_seen of {@code resource} to {@code floor}, only while it is {@code expected} unless that is -1. */
+    private long lower(String resource, long floor, long expected) {
         FenceAdmin.checkLowering(resource, floor);
         Slot slot = lockedExisting(resource);
         if (slot == null) {
@@ -307,6 +322,9 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             }
             // folded: judged against its family's floor. Refused, or lowered to 0 (judged by that floor as it is),
             // before a slot is made: a slot of its own, at the bound, would fold other resources
+            if (expected >= 0 && familyFloor.getAsLong() != expected) {
+                throw FenceAdmin.changedMeanwhile(resource, expected, familyFloor.getAsLong());
+            }
             if (floor > familyFloor.getAsLong()) {
                 throw FenceAdmin.notLowering(resource, floor, familyFloor.getAsLong());
             }
@@ -320,6 +338,9 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
                 throw FenceAdmin.unknownResource(resource);
             }
             long previous = slot.maxSeen;
+            if (expected >= 0 && previous != expected) {
+                throw FenceAdmin.changedMeanwhile(resource, expected, previous);
+            }
             if (floor > previous) {
                 throw FenceAdmin.notLowering(resource, floor, previous);
             }

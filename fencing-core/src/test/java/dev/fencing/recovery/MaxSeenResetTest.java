@@ -181,6 +181,11 @@ class MaxSeenResetTest {
             public long lowerMaxSeen(String resource, long floor) {
                 throw new ResetRefusedException(resource, "lowerMaxSeen('" + resource + "', 0): busy; nothing changed");
             }
+
+            @Override
+            public long lowerMaxSeen(String resource, long floor, long expected) {
+                return lowerMaxSeen(resource, floor);
+            }
         };
         write(new FencingToken(R, Long.MAX_VALUE, "evil"));
         List<LogRecord> logged = capture();

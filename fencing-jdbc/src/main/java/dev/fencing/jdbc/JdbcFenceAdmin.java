@@ -138,6 +138,21 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
      */
     @Override
     public long lowerMaxSeen(String resource, long floor) {
+        return lower(resource, floor, -1);
+    }
+
+    /** {@inheritDoc} Judged on the locked row, in the transaction that lowers it. */
+    @Override
+    public long lowerMaxSeen(String resource, long floor, long expected) {
+        if (expected < 0) {
+            throw new IllegalArgumentException("expected max_seen of resource '" + resource + "' must not be negative, "
+                    + "was " + expected);
+        }
+        return lower(resource, floor, expected);
+    }
+
+    /** Lowers max_seen of {@code resource} to {@code floor}, only while it is {@code expected} unless that is -1. */
+    private long lower(String resource, long floor, long expected) {
         FenceAdmin.checkLowering(resource, floor);
         store.verifyTable();
         JdbcDialect dialect = store.dialect();
@@ -146,6 +161,9 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
             Long current = lockRow(resource, status.isNewTransaction());
             if (current == null) {
                 throw FenceAdmin.unknownResource(resource);
+            }
+            if (expected >= 0 && current != expected) {
+                throw FenceAdmin.changedMeanwhile(resource, expected, current);
             }
             if (floor > current) {
                 throw FenceAdmin.notLowering(resource, floor, current);
