@@ -140,7 +140,9 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                 if (mode == AdviceMode.PROXY) {
                     // under weaving a fenced repository interface is a problem of its own
                     repositoryWrites.inspect(userType, methods, checks, new HashSet<>(fenced));
-                    String unproxied = unproxied(name, singleton, userType, fenced);
+                    // a FactoryBean's product (a Spring Data repository, say) is checked as the object it made
+                    Object bean = singleton == null && !fenced.isEmpty() ? factoryProduct(name) : singleton;
+                    String unproxied = doubles.isStub(bean) ? null : unproxied(name, bean, userType, fenced);
                     if (unproxied != null) {
                         problems.add(unproxied);
                     }
@@ -203,10 +205,12 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
     }
 
     /**
-     * What is wrong when the singleton {@code bean}, whose class has the {@code fenced} methods, is not a proxy that runs
-     * the fence advisor: Spring's auto-proxy creator never post-processed it (an {@code AopInfrastructureBean}, a
-     * singleton registered by hand), so every call would run unchecked. {@code null} when it runs it, when it is not
-     * created yet, or when it is a scoped proxy (its target, created per scope, is proxied then).
+     * What is wrong when the singleton {@code bean} (or a singleton {@code FactoryBean}'s product), whose class has the
+     * {@code fenced} methods, is not a proxy that runs the fence advisor: Spring's auto-proxy creator never
+     * post-processed it (an {@code AopInfrastructureBean}, a singleton registered by hand, a bean created before the
+     * auto-proxy creator as a dependency of a bean post-processor), so every call would run unchecked. {@code null}
+     * when it runs it, when it is not created yet, or when it is a scoped proxy (its target, created per scope, is
+     * proxied then).
      */
     private static String unproxied(String bean, Object singleton, Class<?> userType, List<Method> fenced) {
         if (singleton == null || fenced.isEmpty() || singleton instanceof ScopedObject) {
@@ -223,8 +227,11 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                 + " more @Fenced methods)" : "") + " belongs to bean '" + bean + "', which is not a proxy running the "
                 + "fence advisor, so its calls would run unchecked: Spring's auto-proxy creator never saw it ("
                 + (singleton instanceof AopInfrastructureBean ? "it is an AopInfrastructureBean, which Spring never "
-                + "proxies" : "a singleton registered by hand, with registerSingleton, or a proxy of the "
-                + "application's own") + "); declare it as an ordinary bean (@Component, @Bean), or weave "
+                + "proxies" : "a singleton registered by hand, with registerSingleton, a proxy of the "
+                + "application's own, or a bean created before the auto-proxy creator because a BeanPostProcessor "
+                + "depends on it: Spring then logs that it 'is not eligible for getting processed by all "
+                + "BeanPostProcessors'") + "); declare it as an ordinary bean (@Component, @Bean) that no "
+                + "BeanPostProcessor depends on (inject it there through an ObjectProvider, or @Lazy), or weave "
                 + "(@EnableFencing(mode = AdviceMode.ASPECTJ))";
     }
 
@@ -394,8 +401,10 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
     }
 
     /**
-     * The object a singleton {@code FactoryBean} makes (a Spring Data repository's proxy), made by now for a fenced
-     * type in use; {@code null} for anything else, or when it cannot be had.
+     * The object a singleton {@code FactoryBean} makes (a Spring Data repository's proxy), for a factory created by
+     * now: the product it made (early, perhaps, before the auto-proxy creator existed) or, when none was asked for
+     * yet, the one it makes now, post-processed in full. {@code null} for anything else (a factory not created, a lazy
+     * one, stays so; a factory of prototypes makes a new object per call), or when it cannot be had.
      */
     private Object factoryProduct(String bean) {
         try {
