@@ -125,6 +125,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     private BeanFactory beanFactory;
     /** Whether the fencing infrastructure (or the application) verified this store: something checks through it. */
     private volatile boolean guarded;
+    /** Whether the context's startup ran {@link #requireGuard()}: once, with the singletons or at the refresh. */
+    private volatile boolean guardChecked;
     private final String readLockTimeoutSql;
     private final String setLockTimeoutSql;
     private final String swapLockTimeoutSql;
@@ -1099,12 +1101,15 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
 
     /**
      * Once every singleton of the application context exists: {@linkplain TransactionOrigins#listenTo listens to}
-     * every transaction manager bean, and verifies the table (after database initialization).
+     * every transaction manager bean, verifies the table (after database initialization), and fails the startup when
+     * the context has beans with {@code @Fenced} methods but no {@code @EnableFencing}: before any lifecycle bean (a
+     * listener container, the web server) starts, so none of those writes runs unchecked first.
      */
     @Override
     public void afterSingletonsInstantiated() {
         listenToTransactionManagers();
         verifyTable();
+        requireGuard();
     }
 
     private void listenToTransactionManagers() {
@@ -1120,13 +1125,24 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     }
 
     /**
-     * Fails the context's startup when it has beans with {@code @Fenced} methods but nothing verified this store, i.e.
-     * {@code @EnableFencing} (whose startup check verifies the store) is missing and those writes would run unchecked.
+     * The check of {@link #afterSingletonsInstantiated()} for a store bean that was not created with the singletons (a
+     * lazy one, which the context creates to hand it this event): fails the context's startup when it has beans with
+     * {@code @Fenced} methods but {@code @EnableFencing} is missing.
      */
     @Override
     public void onApplicationEvent(ContextRefreshedEvent event) {
-        if (!guarded && beanFactory != null && !UnguardedStoreCheck.fencingEnabled(beanFactory)
-                && event.getApplicationContext().getAutowireCapableBeanFactory() == beanFactory) {
+        if (!guardChecked && event.getApplicationContext().getAutowireCapableBeanFactory() == beanFactory) {
+            requireGuard();
+        }
+    }
+
+    /**
+     * Fails when the context has beans with {@code @Fenced} methods but nothing verified this store, i.e.
+     * {@code @EnableFencing} (whose startup check verifies the store) is missing and those writes would run unchecked.
+     */
+    private void requireGuard() {
+        guardChecked = true;
+        if (!guarded && beanFactory != null && !UnguardedStoreCheck.fencingEnabled(beanFactory)) {
             UnguardedStoreCheck.requireGuard(beanFactory, "JdbcFenceStore on table '" + table + "'");
         }
     }

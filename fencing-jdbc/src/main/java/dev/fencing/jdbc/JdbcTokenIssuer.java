@@ -108,6 +108,8 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     private final LeaseFloors floors;
     private final LeaseCompaction compaction;
     private BeanFactory beanFactory;
+    /** Whether the context's startup ran {@link #requireGuard()}: once, with the singletons or at the refresh. */
+    private volatile boolean guardChecked;
 
     /**
      * Test seams, package-private: {@code afterGrant} runs with the resource right after the lease was taken and
@@ -634,22 +636,34 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     }
 
     /**
-     * Fails the context's startup when it has beans with {@code @Fenced} methods but {@code @EnableFencing} is
-     * missing: nothing would take this issuer's locks or check a token (with or without a fence store bean).
+     * The check of {@link #afterSingletonsInstantiated()} for an issuer bean that was not created with the singletons
+     * (a lazy one, which the context creates to hand it this event).
      */
     @Override
     public void onApplicationEvent(ContextRefreshedEvent event) {
-        if (beanFactory != null && !UnguardedStoreCheck.fencingEnabled(beanFactory)
-                && event.getApplicationContext().getAutowireCapableBeanFactory() == beanFactory) {
-            UnguardedStoreCheck.requireGuard(beanFactory, "JdbcTokenIssuer on table '" + table + "'");
+        if (!guardChecked && event.getApplicationContext().getAutowireCapableBeanFactory() == beanFactory) {
+            requireGuard();
         }
     }
 
-    /** Verifies the lease table once every singleton exists (after database initialization), unless disabled. */
+    /**
+     * Once every singleton exists: verifies the lease table (after database initialization), unless disabled, and
+     * fails the context's startup when it has beans with {@code @Fenced} methods but {@code @EnableFencing} is
+     * missing (nothing would take this issuer's locks or check a token): before any lifecycle bean (a listener
+     * container, the web server) starts, so none of those writes runs unchecked first.
+     */
     @Override
     public void afterSingletonsInstantiated() {
         if (verifyAtStartup) {
             verify();
+        }
+        requireGuard();
+    }
+
+    private void requireGuard() {
+        guardChecked = true;
+        if (beanFactory != null && !UnguardedStoreCheck.fencingEnabled(beanFactory)) {
+            UnguardedStoreCheck.requireGuard(beanFactory, "JdbcTokenIssuer on table '" + table + "'");
         }
     }
 

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -16,6 +17,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import javax.sql.DataSource;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -77,6 +79,23 @@ class UnguardedStoreTest {
         }
     }
 
+    /**
+     * The failure comes once every singleton exists, before any lifecycle bean starts: a listener container with a
+     * backlog (here a bean writing through the repository when started) writes nothing unchecked first, which a
+     * check on the refresh event, published after the lifecycle beans started, let through.
+     */
+    @Test
+    void theFailureComesBeforeAnyLifecycleBeanStarts() {
+        Repository.writes.set(0);
+        assertThatThrownBy(() -> start(StoreConfig.class, Repository.class, BacklogConsumer.class))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Repository.write(..)");
+        assertThatThrownBy(() -> start(IssuerConfig.class, Repository.class, BacklogConsumer.class))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("JdbcTokenIssuer");
+        assertThat(Repository.writes).as("writes made unchecked before startup failed").hasValue(0);
+    }
+
     @Test
     void aStoreUsedDirectlyWithoutFencedBeansStarts() {
         try (AnnotationConfigApplicationContext context = start(StoreConfig.class)) {
@@ -121,8 +140,37 @@ class UnguardedStoreTest {
     }
 
     static class Repository {
+        static final AtomicInteger writes = new AtomicInteger();
+
         @Fenced(resource = "notes", key = "#id")
         public void write(long id) {
+            writes.incrementAndGet();
+        }
+    }
+
+    /** Stands for a message listener container that consumes a queue's backlog as soon as it is started. */
+    static class BacklogConsumer implements SmartLifecycle {
+        private final Repository repository;
+        private volatile boolean running;
+
+        BacklogConsumer(Repository repository) {
+            this.repository = repository;
+        }
+
+        @Override
+        public void start() {
+            running = true;
+            repository.write(1);
+        }
+
+        @Override
+        public void stop() {
+            running = false;
+        }
+
+        @Override
+        public boolean isRunning() {
+            return running;
         }
     }
 }

@@ -1,6 +1,7 @@
 package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.spring.support.FencingNotEnabledCheck;
 import org.junit.jupiter.api.Test;
 import org.springframework.aot.test.generate.TestGenerationContext;
 import org.springframework.context.ApplicationContextInitializer;
@@ -136,6 +137,33 @@ class AotProcessingTest {
                             + "(set in commandLineArgs)")
                     .hasMessageContaining(FencingAotDecisions.SIGNING + ": built with not set, runs with set "
                             + "(set in commandLineArgs)");
+        });
+    }
+
+    /**
+     * The not-enabled check (an initializer of {@code spring.factories}, which Boot applies in the AOT processing and
+     * again when the processed application runs) registers its bean by class: the processing writes it into the
+     * generated code, and the run registers it once and starts.
+     */
+    @Test
+    void theNotEnabledCheckIsProcessedAheadOfTimeAndRunsOnce() {
+        GenericApplicationContext context = new GenericApplicationContext();
+        context.setEnvironment(environment(Map.of()));
+        new FencingNotEnabledCheck().initialize(context);
+        TestGenerationContext generation = new TestGenerationContext(ClassName.get("com.example", "Application"));
+        ClassName initializer = new ApplicationContextAotGenerator().processAheadOfTime(context, generation);
+        generation.writeGeneratedContent();
+        TestCompiler.forSystem().with(generation).compile(compiled -> {
+            @SuppressWarnings("unchecked")
+            ApplicationContextInitializer<GenericApplicationContext> generated = compiled.getInstance(
+                    ApplicationContextInitializer.class, initializer.reflectionName());
+            try (GenericApplicationContext run = new GenericApplicationContext()) {
+                run.setEnvironment(environment(Map.of()));
+                generated.initialize(run);
+                new FencingNotEnabledCheck().initialize(run);
+                run.refresh();
+                assertThat(run.getBeanNamesForType(FencingNotEnabledCheck.StartupCheck.class)).hasSize(1);
+            }
         });
     }
 

@@ -4,10 +4,15 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
+import org.springframework.beans.factory.support.RootBeanDefinition;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.ApplicationContextAware;
 import org.springframework.context.ApplicationContextInitializer;
-import org.springframework.context.ApplicationListener;
 import org.springframework.context.ConfigurableApplicationContext;
-import org.springframework.context.event.ContextRefreshedEvent;
 import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
@@ -25,8 +30,16 @@ import java.util.Set;
  * {@code META-INF/spring.factories}, which {@code SpringApplication} reads; {@code fencing.enabled=false} (the
  * starter's switch) turns it off and warns. Mockito mocks are left out (a {@code @MockitoBean} in a test runs none of
  * the code it stands for). Plain Spring contexts do not read that file.
+ *
+ * <p>The check runs once every singleton exists, as a {@link SmartInitializingSingleton} registered ahead of the
+ * application's bean definitions: before any lifecycle bean starts (a message listener container consuming a
+ * backlog, a scheduler, the embedded web server), so none of those writes runs unchecked before startup fails, and
+ * while the singletons show their actual classes (a {@code @Bean} declared by an interface included).
  */
 public class FencingNotEnabledCheck implements ApplicationContextInitializer<ConfigurableApplicationContext> {
+
+    /** The bean name of the check, registered in each context this initializer is applied to. */
+    static final String CHECK_BEAN = "dev.fencing.internalFencingNotEnabledCheck";
 
     /** The starter's auto-configuration: on the class path, a context without the fence left it out. */
     private static final String STARTER_CONFIGURATION = "dev.fencing.boot.autoconfigure.FencingAutoConfiguration";
@@ -37,25 +50,47 @@ public class FencingNotEnabledCheck implements ApplicationContextInitializer<Con
 
     @Override
     public void initialize(ConfigurableApplicationContext context) {
-        context.addApplicationListener(new RefreshListener(context));
+        context.addBeanFactoryPostProcessor(new Registrar());
     }
 
     /**
-     * Runs the check when {@code context} is refreshed. A class, not a lambda: Spring reads the event type from its
-     * generic interface and hands it refresh events only. A lambda's type is erased, so Spring would call it with every
-     * event (one {@code ServletRequestHandledEvent} per web request) and swallow the {@link ClassCastException} of
-     * each, a stack trace filled per request.
+     * Registers the {@link StartupCheck} bean before the configuration classes register theirs, so that it runs
+     * ahead of the application's own {@link SmartInitializingSingleton}s. A bean definition of its class, not an
+     * instance: a singleton registered by hand is not called back, and ahead-of-time processing writes the
+     * definition into the generated code (this registrar then finds it there).
      */
-    static final class RefreshListener implements ApplicationListener<ContextRefreshedEvent> {
-        private final ConfigurableApplicationContext context;
-
-        RefreshListener(ConfigurableApplicationContext context) {
-            this.context = context;
+    static final class Registrar implements BeanDefinitionRegistryPostProcessor {
+        @Override
+        public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) {
+            if (!registry.containsBeanDefinition(CHECK_BEAN)) {
+                RootBeanDefinition check = new RootBeanDefinition(StartupCheck.class);
+                check.setRole(BeanDefinition.ROLE_INFRASTRUCTURE);
+                check.setLazyInit(false); // spring.main.lazy-initialization leaves a definition that says so
+                registry.registerBeanDefinition(CHECK_BEAN, check);
+            }
         }
 
         @Override
-        public void onApplicationEvent(ContextRefreshedEvent event) {
-            if (event.getApplicationContext() == context) {
+        public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
+        }
+    }
+
+    /**
+     * Internal: the check, run by the context once every singleton exists, before its lifecycle beans start; a
+     * bean of {@link FencingNotEnabledCheck}'s registration, not for applications.
+     */
+    public static final class StartupCheck implements SmartInitializingSingleton, ApplicationContextAware {
+        private ConfigurableApplicationContext context;
+
+        @Override
+        public void setApplicationContext(ApplicationContext applicationContext) {
+            this.context = applicationContext instanceof ConfigurableApplicationContext configurable
+                    ? configurable : null;
+        }
+
+        @Override
+        public void afterSingletonsInstantiated() {
+            if (context != null) {
                 check(context);
             }
         }
