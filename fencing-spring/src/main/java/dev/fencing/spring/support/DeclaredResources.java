@@ -42,7 +42,10 @@ final class DeclaredResources {
     private DeclaredResources() {
     }
 
-    /** The application's packages as {@code @ComponentScan} and {@code @EnableFencing} classes name them. */
+    /**
+     * The application's packages as {@code @ComponentScan} and {@code @EnableFencing} classes name them (the fencing
+     * starter's own {@code @EnableFencing} left out).
+     */
     static Set<String> packages(ConfigurableListableBeanFactory beanFactory) {
         Set<String> packages = new TreeSet<>();
         for (String name : beanFactory.getBeanDefinitionNames()) {
@@ -59,7 +62,8 @@ final class DeclaredResources {
                 }
                 packages.addAll(bases.isEmpty() ? Set.of(ClassUtils.getPackageName(type)) : bases);
             }
-            if (annotations.isPresent(EnableFencing.class)) {
+            // the fencing starter's own @EnableFencing, nested in its auto-configuration, names no application package
+            if (annotations.isPresent(EnableFencing.class) && !LazyBeanClasses.isAutoConfiguration(type)) {
                 packages.add(ClassUtils.getPackageName(type));
             }
         }

@@ -43,6 +43,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Checks every {@code @Fenced} method of every bean once all singletons exist, and fails the context refresh with
@@ -52,7 +53,9 @@ import java.util.TreeSet;
  * fence ordered outside {@code @Transactional}), and resource names that look like one
  * resource but are several ({@link ResourceNames}). Beans made
  * by a {@code FactoryBean} are checked by their product type, and JDK proxies (every Spring Data repository) by the
- * interfaces they implement.
+ * interfaces they implement. A bean not created yet that is known by a supertype only (a lazy
+ * {@code @Bean AccountRepository}) is checked through the classes under the application's packages that implement
+ * it ({@link LazyBeanClasses}); one whose class is not among them, when it is created ({@link LateBeanCheck}).
  *
  * <p>It is also where {@code @EnableFencing} first resolves its store, issuer and meter registry, after every
  * singleton exists (so a missing store fails startup here), and where it runs {@link FenceStore#verify()}, after
@@ -71,6 +74,14 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
     private final int order;
     private final Environment environment;
     private ConfigurableListableBeanFactory beanFactory;
+    /** The resources the {@code @Fenced} methods checked declare; the methods that check each, keyed or not. */
+    private final Set<String> declared = new TreeSet<>();
+    private final Map<String, Set<String>> unkeyed = new TreeMap<>();
+    private final Map<String, Set<String>> keyed = new TreeMap<>();
+    /** The classes and interfaces checked, at startup and after ({@link #checkCreatedLater}). */
+    private final Set<Class<?>> checked = ConcurrentHashMap.newKeySet();
+    /** The transaction advisor's order startup found, for the beans created later. */
+    private volatile Integer lateTransactionOrder;
 
     FencingStartupValidator(FencingSupport support, AdviceMode mode, int order, Environment environment) {
         this.support = support;
@@ -91,10 +102,8 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         support.points();
         Set<String> problems = new LinkedHashSet<>();
         boolean acquiring = false;
-        Set<String> declared = new TreeSet<>();
-        Map<String, Set<String>> unkeyed = new TreeMap<>();
-        Map<String, Set<String>> keyed = new TreeMap<>();
         Integer transactionOrder = transactionAdvisorOrder();
+        lateTransactionOrder = transactionOrder;
         Set<Class<?>> beanTypes = new HashSet<>();
         TestDoubles doubles = TestDoubles.of(beanFactory.getBeanClassLoader());
         UnfencedRepositoryWrites repositoryWrites = UnfencedRepositoryWrites.of(beanFactory.getBeanClassLoader(),
@@ -110,54 +119,20 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             }
             for (Class<?> userType : typesToCheck(name, singleton)) {
                 beanTypes.add(userType);
-                if (!AnnotationUtils.isCandidateClass(userType, Fenced.class)) {
-                    continue;
-                }
-                List<Method> fenced = new ArrayList<>();
-                Set<Method> checks = new HashSet<>();
-                List<Method> methods = userMethods(userType);
-                for (Method method : methods) {
-                    check(name, userType, method, singleton, transactionOrder, problems);
-                    if (!Modifier.isStatic(method.getModifiers())
-                            && support.resolutions().resolutionFor(method, userType) != null) {
-                        fenced.add(method);
-                        FencePoint point = point(method, userType);
-                        if (point == null) {
-                            continue;
-                        }
-                        declared.add(point.resource());
-                        if (point.acquire()) {
-                            // an acquiring point checks nothing, so an unkeyed lock held above keyed ones (one batch at
-                            // a time, each entity checked under its own key) mixes no names
-                            acquiring = true;
-                        } else {
-                            checks.add(method);
-                            (point.hasKey() ? keyed : unkeyed).computeIfAbsent(point.resource(), r -> new TreeSet<>())
-                                    .add(FencePointSource.describe(userType, method));
-                        }
-                    }
-                }
-                if (mode == AdviceMode.PROXY) {
-                    // under weaving a fenced repository interface is a problem of its own
-                    repositoryWrites.inspect(userType, methods, checks, new HashSet<>(fenced));
-                    // a FactoryBean's product (a Spring Data repository, say) is checked as the object it made
-                    Object bean = singleton == null && !fenced.isEmpty() ? factoryProduct(name) : singleton;
-                    String unproxied = doubles.isStub(bean) ? null : unproxied(name, bean, userType, fenced);
-                    if (unproxied != null) {
-                        problems.add(unproxied);
-                    }
-                }
-                // an interface (a JDK proxy's, such as a Spring Data repository's): its default methods are read
-                if (mode == AdviceMode.PROXY && !fenced.isEmpty()) {
-                    for (String call : SelfInvocations.find(userType, fenced)) {
-                        problems.add(call + " on the bean itself: a Spring proxy does not see a call from a bean "
-                                + "to its own method, so that call would run unfenced; make the call through "
-                                + "another bean (move the fenced method to a repository, say), or weave "
-                                + "(@EnableFencing(mode = AdviceMode.ASPECTJ)), which fences self-invocations");
-                    }
-                }
+                acquiring |= checkType(name, userType, singleton, transactionOrder, doubles, repositoryWrites,
+                        problems);
             }
         }
+        if (mode == AdviceMode.PROXY) {
+            // a bean not created yet (lazy, a prototype) known by a supertype may be of any class implementing it
+            for (Map.Entry<Class<?>, String> candidate : LazyBeanClasses.candidates(beanFactory, beanTypes)
+                    .entrySet()) {
+                beanTypes.add(candidate.getKey());
+                acquiring |= checkType(candidate.getValue(), candidate.getKey(), null, transactionOrder, doubles,
+                        repositoryWrites, problems);
+            }
+        }
+        checked.addAll(beanTypes);
         // every fenced method is a bean's under proxies; woven classes need not be beans, so in ASPECTJ mode the
         // class files under the application's packages are read too (and a point built later declares its resource)
         String where = "";
@@ -202,6 +177,125 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         }
         warnOfObservedChecks(support.modes());
         repositoryWrites.warn();
+        if (beanFactory.containsBean(LateBeanCheck.BEAN)) {
+            beanFactory.getBean(LateBeanCheck.BEAN, LateBeanCheck.class).startedBy(this);
+        }
+    }
+
+    /**
+     * Checks the {@code @Fenced} methods of {@code userType}, a type of bean {@code name} ({@code singleton} when it
+     * exists, else {@code null}), adding each problem to {@code problems} and each resource to {@link #declared},
+     * {@link #keyed} or {@link #unkeyed}; whether one of them acquires.
+     */
+    private boolean checkType(String name, Class<?> userType, Object singleton, Integer transactionOrder,
+                              TestDoubles doubles, UnfencedRepositoryWrites repositoryWrites, Set<String> problems) {
+        if (!AnnotationUtils.isCandidateClass(userType, Fenced.class)) {
+            return false;
+        }
+        boolean acquiring = false;
+        List<Method> fenced = new ArrayList<>();
+        Set<Method> checks = new HashSet<>();
+        List<Method> methods = userMethods(userType);
+        for (Method method : methods) {
+            check(name, userType, method, singleton, transactionOrder, problems);
+            if (!Modifier.isStatic(method.getModifiers())
+                    && support.resolutions().resolutionFor(method, userType) != null) {
+                fenced.add(method);
+                FencePoint point = point(method, userType);
+                if (point == null) {
+                    continue;
+                }
+                declared.add(point.resource());
+                if (point.acquire()) {
+                    // an acquiring point checks nothing, so an unkeyed lock held above keyed ones (one batch at
+                    // a time, each entity checked under its own key) mixes no names
+                    acquiring = true;
+                } else {
+                    checks.add(method);
+                    (point.hasKey() ? keyed : unkeyed).computeIfAbsent(point.resource(), r -> new TreeSet<>())
+                            .add(FencePointSource.describe(userType, method));
+                }
+            }
+        }
+        if (mode == AdviceMode.PROXY) {
+            // under weaving a fenced repository interface is a problem of its own
+            repositoryWrites.inspect(userType, methods, checks, new HashSet<>(fenced));
+            // a FactoryBean's product (a Spring Data repository, say) is checked as the object it made
+            Object bean = singleton == null && !fenced.isEmpty() ? factoryProduct(name) : singleton;
+            String unproxied = doubles.isStub(bean) ? null : unproxied(name, bean, userType, fenced);
+            if (unproxied != null) {
+                problems.add(unproxied);
+            }
+        }
+        // an interface (a JDK proxy's, such as a Spring Data repository's): its default methods are read
+        if (mode == AdviceMode.PROXY && !fenced.isEmpty()) {
+            for (String call : SelfInvocations.find(userType, fenced)) {
+                problems.add(call + " on the bean itself: a Spring proxy does not see a call from a bean "
+                        + "to its own method, so that call would run unfenced; make the call through "
+                        + "another bean (move the fenced method to a repository, say), or weave "
+                        + "(@EnableFencing(mode = AdviceMode.ASPECTJ)), which fences self-invocations");
+            }
+        }
+        return acquiring;
+    }
+
+    /**
+     * Checks a bean created after startup (a lazy one, a prototype, a scoped target) whose class startup did not
+     * check: a bean known by a supertype whose class lies outside the packages read at startup. Its problems fail its
+     * creation, so it never serves a call; each class is checked once.
+     *
+     * @throws FencingConfigurationException naming each problem
+     */
+    synchronized void checkCreatedLater(String name, Object bean) {
+        TestDoubles doubles = TestDoubles.of(beanFactory.getBeanClassLoader());
+        if (doubles.isStub(bean)) {
+            return;
+        }
+        Set<String> problems = new LinkedHashSet<>();
+        boolean acquiring = false;
+        Integer transactionOrder = lateTransactionOrder; // asks no bean of the factory, which may be creating others
+        UnfencedRepositoryWrites repositoryWrites = UnfencedRepositoryWrites.of(beanFactory.getBeanClassLoader(),
+                environment);
+        Set<String> declaredBefore = new TreeSet<>(declared);
+        Map<String, Set<String>> unkeyedBefore = copy(unkeyed);
+        Map<String, Set<String>> keyedBefore = copy(keyed);
+        List<Class<?>> added = new ArrayList<>();
+        for (Class<?> userType : typesOf(bean)) {
+            if (checked.add(userType)) {
+                added.add(userType);
+                acquiring |= checkType(name, userType, bean, transactionOrder, doubles, repositoryWrites, problems);
+            }
+        }
+        ResourceNames.overlaps(unkeyed, keyed, problems); // startup found none: each one is this bean's
+        String signingProblem = acquiring ? support.signingProblemOfAcquire() : null;
+        if (signingProblem != null) {
+            problems.add(signingProblem);
+        }
+        if (!problems.isEmpty()) {
+            // as if never checked: the next attempt to create a bean of the class fails the same way
+            added.forEach(checked::remove);
+            declared.retainAll(declaredBefore);
+            unkeyed.clear();
+            unkeyed.putAll(unkeyedBefore);
+            keyed.clear();
+            keyed.putAll(keyedBefore);
+            throw new FencingConfigurationException("Invalid fencing configuration (mode " + mode + ") of bean '"
+                    + name + "', created after startup (lazily, or as a prototype or scoped bean) and known at "
+                    + "startup by a type whose class could not be checked then (none under the application's "
+                    + "packages); it is not created:\n  - " + String.join("\n  - ", problems));
+        }
+        repositoryWrites.warn();
+    }
+
+    private static Map<String, Set<String>> copy(Map<String, Set<String>> methods) {
+        Map<String, Set<String>> copy = new TreeMap<>();
+        methods.forEach((resource, names) -> copy.put(resource, new TreeSet<>(names)));
+        return copy;
+    }
+
+    /** Whether startup checked {@code bean}'s classes already (its class, or a JDK proxy's interfaces). */
+    boolean checked(Object bean) {
+        return checked.containsAll(typesOf(bean));
     }
 
     /**
@@ -281,18 +375,10 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
      * product type: {@code getObjectType()} or the definition's resolved type), or that proxy type's interfaces.
      */
     private List<Class<?>> typesToCheck(String name, Object singleton) {
-        List<Class<?>> types = new ArrayList<>();
         if (singleton != null) {
-            Class<?> target = AopProxyUtils.ultimateTargetClass(singleton);
-            Class<?> checkedClass = Proxy.isProxyClass(target) ? null : target;
-            if (checkedClass != null) {
-                types.add(checkedClass);
-            }
-            if (Proxy.isProxyClass(singleton.getClass())) {
-                addUserInterfaces(singleton.getClass(), checkedClass, types);
-            }
-            return types;
+            return typesOf(singleton);
         }
+        List<Class<?>> types = new ArrayList<>();
         Class<?> type = beanFactory.getType(name, false);
         if (type == null) {
             return types;
@@ -301,6 +387,20 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             addUserInterfaces(type, null, types);
         } else {
             types.add(ClassUtils.getUserClass(type));
+        }
+        return types;
+    }
+
+    /** The user's types behind {@code bean}: its (ultimate target) class, and a JDK proxy's interfaces. */
+    private static List<Class<?>> typesOf(Object bean) {
+        List<Class<?>> types = new ArrayList<>();
+        Class<?> target = AopProxyUtils.ultimateTargetClass(bean);
+        Class<?> checkedClass = Proxy.isProxyClass(target) ? null : target;
+        if (checkedClass != null) {
+            types.add(checkedClass);
+        }
+        if (Proxy.isProxyClass(bean.getClass())) {
+            addUserInterfaces(bean.getClass(), checkedClass, types);
         }
         return types;
     }

@@ -186,6 +186,13 @@ class FencingSupportConfiguration implements ImportAware {
         return SuspendingHandlersCheck.of(beans);
     }
 
+    /** Checks the beans created after startup (lazy ones, prototypes) whose classes startup could not see. */
+    @Bean(name = LateBeanCheck.BEAN)
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    static LateBeanCheck fencingLateBeanCheck() {
+        return new LateBeanCheck();
+    }
+
     @Bean(name = "dev.fencing.internalFencingStartupValidator")
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
     FencingStartupValidator fencingStartupValidator(FencingSupport fencingSupport, Environment environment) {
