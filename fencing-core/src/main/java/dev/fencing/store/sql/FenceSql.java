@@ -187,9 +187,13 @@ public enum FenceSql {
 
     /**
      * The fourth parameter of the check for {@code resource}: the key of its family's floor row, or {@code null} when
-     * it has no family ({@link ResourceFamily}).
+     * it has no family ({@link ResourceFamily}) or is itself a family's floor key (the raise of a floor row is judged
+     * against that row alone: the floor of {@code orders:eu} is not its parent family {@code orders}'s).
      */
     public static String floorKeyOf(String resource) {
+        if (isFloorKey(resource)) {
+            return null;
+        }
         String family = ResourceFamily.of(resource);
         return family == null ? null : familyFloorKey(family);
     }
