@@ -5,6 +5,7 @@ import dev.fencing.annotation.Fenced;
 import dev.fencing.guard.FenceBracket;
 import dev.fencing.guard.FenceGuard;
 import dev.fencing.spring.support.FencingSupport;
+import dev.fencing.spring.support.WovenFence;
 import dev.fencing.store.BracketFenceStore;
 import dev.fencing.token.FencingToken;
 import org.aspectj.lang.JoinPoint;
@@ -175,6 +176,16 @@ public aspect FencingAspect {
 
     /** A public method of a class carrying {@code @Fenced}, where the method itself does not. */
     pointcut fencedType(): @within(Fenced) && execution(public !static * *(..)) && !execution(@Fenced * *(..));
+
+    /*
+     * The mark the startup check reads (WovenClassCheck.isWoven): each method these advices fence carries WovenFence
+     * once woven, so a method woven by another aspect only (a woven @Transactional moves its body into
+     * name_aroundBodyN too) is not taken for a fenced one. The patterns are those of fencedMethod() and fencedType().
+     */
+
+    declare @method: @Fenced !static !abstract * *(..): @WovenFence;
+
+    declare @method: !@Fenced public !static !abstract * (@Fenced *).*(..): @WovenFence;
 
     /**
      * The declaring class's {@code @Fenced} has no key: {@code within} alone is lexical (it would see an enclosing

@@ -9,6 +9,11 @@ import org.springframework.context.annotation.AnnotationConfigApplicationContext
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -478,6 +483,69 @@ class StartupErrorsTest {
         // these test classes are compiled by javac, not woven: in ASPECTJ mode they would run unfenced
         assertThat(startupFailure(FinalMethod.class, AdviceMode.ASPECTJ))
                 .contains("FinalMethod.write()").contains("was not woven");
+    }
+
+    /**
+     * A method named as ajc names a moved body ({@code write_aroundBody0}) is no proof that FencingAspect wove
+     * {@code write()}: any around advice (a woven {@code @Transactional}) moves bodies so, and this class was not
+     * woven at all. ASPECTJ mode refuses it; PROXY mode fences it (it took the class for one FencingAspect wove).
+     */
+    @Test
+    void aBodyNamedAsAjcNamesItIsNoProofOfTheFencesWeaving() {
+        assertThat(startupFailure(AroundBodyLookalike.class, AdviceMode.ASPECTJ))
+                .contains("AroundBodyLookalike.write() is @Fenced but " + AroundBodyLookalike.class.getName()
+                        + " was not woven with FencingAspect");
+        try (AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext()) {
+            ctx.register(ProxyConfig.class);
+            ctx.registerBean("lookalike", AroundBodyLookalike.class);
+            ctx.refresh();
+            AroundBodyLookalike proxied = ctx.getBean(AroundBodyLookalike.class);
+            assertThatThrownBy(proxied::write).isInstanceOf(dev.fencing.context.MissingTokenException.class);
+        }
+    }
+
+    static class AroundBodyLookalike {
+        @Fenced(resource = "lookalike")
+        public void write() {
+        }
+
+        static void write_aroundBody0() {
+        }
+    }
+
+    /** A composed type-level annotation carrying {@code @Fenced}: Spring's search finds it, weaving does not. */
+    @Target(ElementType.TYPE)
+    @Retention(RetentionPolicy.RUNTIME)
+    @Fenced(resource = "composed", key = "#id")
+    @interface ComposedFence {
+    }
+
+    @ComposedFence
+    static class ComposedFencedType {
+        public void write(long id) {
+        }
+    }
+
+    /**
+     * Under weaving, {@code @Fenced} carried by a composed annotation is refused, naming the method and the annotation
+     * to write instead; under proxies it fences (docs/weaving.md).
+     */
+    @Test
+    void aComposedAnnotationIsRefusedUnderWeavingAndFencesUnderProxies() {
+        assertThat(startupFailure(ComposedFencedType.class, AdviceMode.ASPECTJ))
+                .contains("ComposedFencedType.write(long) gets @Fenced from @ComposedFence ("
+                        + ComposedFence.class.getName() + ") on type " + ComposedFencedType.class.getName())
+                .contains("put @Fenced(resource = \"composed\", key = \"#id\") itself on "
+                        + "StartupErrorsTest.ComposedFencedType.write(long) or on " + ComposedFencedType.class.getName())
+                .doesNotContain("ComposedFencedType.write(long) is @Fenced but");
+        try (AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext()) {
+            ctx.register(ProxyConfig.class);
+            ctx.registerBean("composed", ComposedFencedType.class);
+            ctx.refresh();
+            ComposedFencedType proxied = ctx.getBean(ComposedFencedType.class);
+            assertThatThrownBy(() -> proxied.write(7)).isInstanceOf(dev.fencing.context.MissingTokenException.class)
+                    .hasMessageContaining("composed:7");
+        }
     }
 
     @Test

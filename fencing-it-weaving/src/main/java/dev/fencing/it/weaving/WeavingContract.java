@@ -1,6 +1,12 @@
 package dev.fencing.it.weaving;
 
 import dev.fencing.it.weavingfaults.InterfaceAnnotatedRepositoryImpl;
+import dev.fencing.it.weavingmeta.LedgerWrite;
+import dev.fencing.it.weavingmeta.MetaConfig;
+import dev.fencing.it.weavingmeta.MetaLedger;
+import dev.fencing.it.weavingmetaonly.LedgerService;
+import dev.fencing.it.weavingmetaonly.MetaOnlyConfig;
+import dev.fencing.it.weavingmetaonly.MetaOnlyService;
 import dev.fencing.it.weavingfaults.InvisibleConfig;
 import dev.fencing.it.weavingfaults.WovenJournal;
 import dev.fencing.it.weavingfaults.WovenStatic;
@@ -9,6 +15,7 @@ import dev.fencing.it.weavingreactive.WovenReactiveLedger;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.aspectj.FencingAspect;
 import dev.fencing.spring.support.FencingSupport;
+import dev.fencing.spring.support.WovenFence;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
 import dev.fencing.store.BracketFenceStore;
@@ -84,10 +91,55 @@ public abstract class WeavingContract {
         return counter == null ? 0 : counter.count();
     }
 
+    /**
+     * The fixtures are woven, and FencingAspect marks each method it fences with {@link WovenFence}, which the ASPECTJ
+     * startup check reads: not a method it does not fence, even one whose overload it fences.
+     */
     @Test
-    void theFixturesReallyAreWoven() {
+    void theFixturesReallyAreWoven() throws NoSuchMethodException {
         assertThat(WovenLedger.class.getDeclaredMethods())
                 .anySatisfy(m -> assertThat(m.getName()).startsWith("append_aroundBody"));
+        assertThat(WovenLedger.class.getMethod("append", String.class).isAnnotationPresent(WovenFence.class)).isTrue();
+        assertThat(WovenLedger.class.getMethod("size").isAnnotationPresent(WovenFence.class)).isFalse();
+        assertThat(WovenNotes.class.getMethod("note", String.class).isAnnotationPresent(WovenFence.class))
+                .as("a public method of a class carrying @Fenced").isTrue();
+        assertThat(MetaLedger.class.getMethod("append", String.class).isAnnotationPresent(WovenFence.class)).isTrue();
+        assertThat(MetaLedger.class.getMethod("append", String.class, int.class).isAnnotationPresent(WovenFence.class))
+                .as("fenced through a composed annotation only").isFalse();
+    }
+
+    /**
+     * A method fenced through a composed annotation ({@code @LedgerWrite}, which carries {@code @Fenced}) beside an
+     * overload with {@code @Fenced} itself: weaving fences the overload alone, though both have a body moved into
+     * {@code append_aroundBodyN}. Startup fails naming the composed one and the annotation to write on it, so it never
+     * runs without a token (it did: the check took the overload's woven body for its own).
+     */
+    @Test
+    void aComposedFenceBesideAWovenOverloadFailsStartup() {
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(MetaConfig.class).close())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("MetaLedger.append(String, int) gets @Fenced from @LedgerWrite ("
+                        + LedgerWrite.class.getName() + ") on MetaLedger.append(String, int), which carries it as a "
+                        + "meta-annotation: AspectJ weaving matches @Fenced itself only, so it would run unfenced; put "
+                        + "@Fenced(resource = \"meta-ledger\") itself on MetaLedger.append(String, int), or use PROXY "
+                        + "mode, where composed annotations are found")
+                .satisfies(e -> assertThat(e.getMessage()).doesNotContainPattern("MetaLedger\\.append\\(String\\)"));
+    }
+
+    /**
+     * A composed annotation alone, on a method of a bean and on a class that is no bean: startup names each method and
+     * says what weaving cannot see, not that the class "was not woven" (it may well be).
+     */
+    @Test
+    void composedFencesOnMethodsAndTypesFailStartupSayingWhatWeavingCannotSee() {
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(MetaOnlyConfig.class).close())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("MetaOnlyLedger.append(String) gets @Fenced from @LedgerWrite")
+                .hasMessageContaining("MetaOnlyService.record(String) gets @Fenced from @LedgerService ("
+                        + LedgerService.class.getName() + ") on type " + MetaOnlyService.class.getName())
+                .hasMessageContaining("put @Fenced(resource = \"meta-service\") itself on "
+                        + "MetaOnlyService.record(String) or on " + MetaOnlyService.class.getName())
+                .hasMessageNotContaining("was not woven");
     }
 
     @Test

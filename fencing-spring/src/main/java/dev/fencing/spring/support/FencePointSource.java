@@ -18,10 +18,12 @@ import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
@@ -267,8 +269,10 @@ final class FencePointSource {
                                          Method specific, Class<?> userClass) {
         List<MergedAnnotation<Fenced>> nearest = all.stream()
                 .filter(one -> all.stream().noneMatch(other -> overrides(other, one))).toList();
+        // on one element, @Fenced itself before one a composed annotation carries
         MergedAnnotation<Fenced> chosen = nearest.stream()
-                .filter(one -> Objects.equals(one.getSource(), first.getSource())).findFirst().orElse(nearest.get(0));
+                .filter(one -> Objects.equals(one.getSource(), first.getSource()))
+                .min(Comparator.comparingInt(MergedAnnotation::getDistance)).orElse(nearest.get(0));
         Fenced annotation = chosen.synthesize();
         String conflict = null;
         if (nearest.stream().anyMatch(one -> !one.synthesize().equals(annotation))) {
@@ -281,14 +285,20 @@ final class FencePointSource {
                     + parameterNames(List.of(one)).stream().map(names -> "(" + String.join(", ", names) + ")")
                     .collect(Collectors.joining())).distinct().collect(Collectors.joining(" and "));
         }
-        return new Resolution(annotation, specific, userClass, chosen.getSource(), conflict);
+        Class<? extends Annotation> composedBy = chosen.getDistance() > 0 ? chosen.getRoot().getType() : null;
+        return new Resolution(annotation, specific, userClass, chosen.getSource(), conflict, composedBy);
     }
 
     private static String describe(MergedAnnotation<Fenced> one) {
-        return "@Fenced(resource = \"" + one.getString("resource") + "\""
-                + (one.getString("key").isBlank() ? "" : ", key = \"" + one.getString("key") + "\"")
-                + (one.getBoolean("acquire") ? ", acquire = true" : "")
-                + (one.getBoolean("reportUnchecked") ? "" : ", reportUnchecked = false") + ")";
+        return describe(one.synthesize());
+    }
+
+    /** {@code fenced} as it is written: {@code @Fenced(resource = "orders", key = "#id")}. */
+    static String describe(Fenced fenced) {
+        return "@Fenced(resource = \"" + fenced.resource() + "\""
+                + (fenced.key().isBlank() ? "" : ", key = \"" + fenced.key() + "\"")
+                + (fenced.acquire() ? ", acquire = true" : "")
+                + (fenced.reportUnchecked() ? "" : ", reportUnchecked = false") + ")";
     }
 
     /** The distinct lists of parameter names of the methods declaring {@code declarations} (types have none). */
@@ -430,8 +440,12 @@ final class FencePointSource {
      * @param source      where the annotation is declared: a {@link Method}, or a {@link Class} for a type-level one
      * @param conflict    {@code null}, or the disagreeing declarations none of which overrides the others, named for
      *                    the startup failure ({@link #build} refuses the point)
+     * @param composedBy  {@code null} when {@code @Fenced} itself is declared on {@code source}; else the composed
+     *                    annotation declared there that carries it as a meta-annotation (which Spring's search finds
+     *                    and AspectJ's pointcuts do not)
      */
-    record Resolution(Fenced annotation, Method method, Class<?> targetClass, Object source, String conflict) {
+    record Resolution(Fenced annotation, Method method, Class<?> targetClass, Object source, String conflict,
+                      Class<? extends Annotation> composedBy) {
 
         /** The method as shown in messages and exceptions: {@code AccountRepository.save(Account)}. */
         String operation() {

@@ -100,10 +100,20 @@ final class WovenClassCheck {
                     + visibleFix(method, type) + ", or use PROXY mode");
             return;
         }
+        if (found.composedBy() != null) {
+            problems.add(operation + " gets @Fenced from @" + found.composedBy().getSimpleName() + " ("
+                    + found.composedBy().getName() + ") on " + found.sourceDescription() + ", which carries it as a "
+                    + "meta-annotation: AspectJ weaving matches @Fenced itself only, so it would run unfenced; put "
+                    + FencePointSource.describe(found.annotation()) + " itself on " + (found.source() instanceof Method
+                    ? operation : operation + " or on " + ((Class<?>) found.source()).getName())
+                    + ", or use PROXY mode, where composed annotations are found");
+            return;
+        }
         if (!isWoven(method)) {
             problems.add(operation + " is @Fenced but " + method.getDeclaringClass().getName() + " was not woven "
-                    + "with FencingAspect, so it would run unfenced; weave it (aspectj-maven-plugin with "
-                    + "fencing-aspect as an aspect library, or -javaagent:aspectjweaver.jar) or use PROXY mode");
+                    + "with FencingAspect, so it would run unfenced (another aspect's weaving, such as a woven "
+                    + "@Transactional, does not fence it); weave it (aspectj-maven-plugin with fencing-aspect as an "
+                    + "aspect library, or -javaagent:aspectjweaver.jar) or use PROXY mode");
         }
     }
 
@@ -122,14 +132,13 @@ final class WovenClassCheck {
                 + "class alone), or repeat @Fenced on " + declared + " (every class that inherits it)";
     }
 
-    /** ajc moves the body of an around-advised method into {@code name_aroundBodyN}: its presence proves weaving. */
+    /**
+     * Whether FencingAspect wove a fence into {@code method}: it marks each method it fences with {@link WovenFence}
+     * ({@code declare @method}), under compile-time and load-time weaving, its advice inlined or not. A body moved into
+     * {@code name_aroundBodyN} is no proof: any around advice does that (spring-aspects' {@code @Transactional}), and
+     * for any overload of the name.
+     */
     static boolean isWoven(Method method) {
-        String prefix = method.getName() + "_aroundBody";
-        for (Method candidate : method.getDeclaringClass().getDeclaredMethods()) {
-            if (candidate.getName().startsWith(prefix)) {
-                return true;
-            }
-        }
-        return false;
+        return !Modifier.isAbstract(method.getModifiers()) && method.isAnnotationPresent(WovenFence.class);
     }
 }
