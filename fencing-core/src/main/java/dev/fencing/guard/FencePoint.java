@@ -213,7 +213,7 @@ public final class FencePoint {
             return new InvalidKeyException(resource, start + " evaluated to null" + end);
         }
         String type = value.getClass().getTypeName();
-        String why = KeyValues.refusal(value.getClass());
+        String why = KeyValues.refusalOf(value);
         if (why == null) { // a blank text, or a FencingKey whose fencingKey() returned null
             return new InvalidKeyException(resource, start + " evaluated to a " + type + " whose key text is "
                     + (text == null ? "null" : "blank") + end);

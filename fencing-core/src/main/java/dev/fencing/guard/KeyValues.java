@@ -3,11 +3,18 @@ package dev.fencing.guard;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.FencingKey;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.lang.reflect.Proxy;
+import java.lang.reflect.RecordComponent;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -15,6 +22,7 @@ import java.util.Optional;
 import java.util.OptionalDouble;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Flow;
@@ -26,10 +34,13 @@ import java.util.stream.BaseStream;
  * Decides which key values have a stable text, i.e. the same entity always yields the same text: character
  * sequences, primitives and their boxes, {@code BigInteger}/{@code BigDecimal}, {@code UUID}, enums (whose text is
  * their name: a constant whose {@code toString()} is overridden is refused), {@code java.time}
- * values, records, classes that declare {@code toString()} themselves (or in a superclass other than
- * {@code Object}), and {@link FencingKey} implementations (whose {@code fencingKey()} is used). Arrays, collections,
- * maps, optionals, publishers, futures, streams, proxies and classes with identity text are refused. The decision is
- * made once per class.
+ * values, records whose components have a stable text themselves (judged by their declared types, recursively, and
+ * per call by their values where the declared type is open: an interface, an abstract or other non-final class),
+ * classes that declare {@code toString()} themselves (or in a superclass other than {@code Object}), and
+ * {@link FencingKey} implementations (whose {@code fencingKey()} is used). Arrays, collections, maps, optionals,
+ * publishers, futures, streams, proxies and classes with identity text are refused, and so is a record with a
+ * component of one of those types or a floating-point one. The decision is made once per class; a record's open
+ * components are read per call through accessors resolved once.
  */
 public final class KeyValues {
 
@@ -50,7 +61,11 @@ public final class KeyValues {
         INLINE("a Kotlin value class, whose text where Kotlin passes it boxed (a nullable or generic parameter: "
                 + "AccountId(v=1)) is not its text where Kotlin passes the underlying value (a non-null parameter: 1)"),
         RENAMED_ENUM("an enum constant whose toString() is overridden, so its text is not its name (a lock taken "
-                + "elsewhere by the constant's name, as FencedLockRegistry names enum keys, would not match)");
+                + "elsewhere by the constant's name, as FencedLockRegistry names enum keys, would not match)"),
+        /** A record with a component whose type has no stable text: its refusal is its {@link RecordText}'s. */
+        UNSTABLE_RECORD(null),
+        /** A record with components to look at per call (declared open): {@link RecordText#unstable}. */
+        OPEN_RECORD(null);
 
         final String refusal;
 
@@ -62,7 +77,26 @@ public final class KeyValues {
     private static final ClassValue<Kind> KINDS = new ClassValue<>() {
         @Override
         protected Kind computeValue(Class<?> type) {
-            return classify(type);
+            return FencingKey.class.isAssignableFrom(type) ? Kind.FENCING_KEY : classify(type);
+        }
+    };
+
+    /**
+     * Per class, what its {@code toString()} gives as a record component's text (a record's text is made of its
+     * components' {@code toString()}, never their {@code fencingKey()}).
+     */
+    private static final ClassValue<Kind> TEXT_KINDS = new ClassValue<>() {
+        @Override
+        protected Kind computeValue(Class<?> type) {
+            return FencingKey.class.isAssignableFrom(type) ? classify(type) : KINDS.get(type);
+        }
+    };
+
+    /** Per record class, how its components make its text. */
+    private static final ClassValue<RecordText> RECORDS = new ClassValue<>() {
+        @Override
+        protected RecordText computeValue(Class<?> type) {
+            return RecordText.of(type, new HashSet<>());
         }
     };
 
@@ -83,15 +117,39 @@ public final class KeyValues {
         return switch (KINDS.get(value.getClass())) {
             case TEXT -> value.toString();
             case FENCING_KEY -> ((FencingKey) value).fencingKey();
+            case OPEN_RECORD -> RECORDS.get(value.getClass()).unstable(value) == null ? value.toString() : null;
             default -> null;
         };
     }
 
-    /** Why a value of {@code type} has no stable text, or {@code null} when it has one. */
+    /**
+     * Why a value of {@code type} has no stable text, or {@code null} when it has one (or, for a record with
+     * components declared open, may have one: {@link #refusalOf} looks at a value's).
+     */
     public static String refusal(Class<?> type) {
-        Kind kind = KINDS.get(type);
-        String name = type.getSimpleName().isEmpty() ? type.getName() : type.getSimpleName();
-        return kind == Kind.IDENTITY ? String.format(kind.refusal, name) : kind.refusal;
+        return refusal(KINDS.get(type), type);
+    }
+
+    /**
+     * Why {@code value} has no stable text, or {@code null} when it has one: {@link #refusal(Class)} of its class,
+     * and for a record whose components are declared open, the first component whose value has none.
+     */
+    public static String refusalOf(Object value) {
+        if (value != null && KINDS.get(value.getClass()) == Kind.OPEN_RECORD) {
+            return RECORDS.get(value.getClass()).unstable(value);
+        }
+        return value == null ? null : refusal(value.getClass());
+    }
+
+    private static String refusal(Kind kind, Class<?> type) {
+        if (kind == Kind.UNSTABLE_RECORD) {
+            return RECORDS.get(type).refusal;
+        }
+        return kind == Kind.IDENTITY ? String.format(kind.refusal, simpleName(type)) : kind.refusal;
+    }
+
+    private static String simpleName(Class<?> type) {
+        return type.getSimpleName().isEmpty() ? type.getName() : type.getSimpleName();
     }
 
     /**
@@ -109,6 +167,11 @@ public final class KeyValues {
         }
         if (kind == Kind.RENAMED_ENUM) {
             return ". Key on its name (e.g. '" + keySource + ".name()')";
+        }
+        if (kind == Kind.UNSTABLE_RECORD || kind == Kind.OPEN_RECORD) {
+            return ". Key on a component with a stable text (e.g. '" + keySource + "." + firstComponent(type)
+                    + "'), or implement " + FencingKey.class.getName() + " on " + simpleName(type) + " (its "
+                    + "fencingKey() is used instead of toString())";
         }
         if (kind == Kind.INLINE) {
             return ". Key on its underlying value (e.g. '" + keySource + "." + underlyingProperty(type) + "'), whose "
@@ -155,10 +218,12 @@ public final class KeyValues {
      * @throws FencingConfigurationException naming the method, the key and the type, and what to do
      */
     public static void checkParameterType(Class<?> type, String operation, String keySource) {
-        Kind kind = KINDS.get(type);
+        Kind declared = KINDS.get(type);
+        // a record refused for a component: the consequence is that component's
+        Kind kind = declared == Kind.UNSTABLE_RECORD ? RECORDS.get(type).cause : declared;
         boolean alwaysRefused = kind == Kind.ARRAY || kind == Kind.ELEMENTS || kind == Kind.FLOATING
                 || kind == Kind.DEFERRED
-                || (kind.refusal != null && type != Object.class && !type.isInterface()
+                || (refusal(declared, type) != null && type != Object.class && !type.isInterface()
                 && !Modifier.isAbstract(type.getModifiers()));
         if (alwaysRefused) {
             throw new FencingConfigurationException("@Fenced key '" + keySource + "' on " + operation
@@ -172,10 +237,8 @@ public final class KeyValues {
         }
     }
 
+    /** What {@code type}'s {@code toString()} gives as a key's text, {@link FencingKey} aside. */
     private static Kind classify(Class<?> type) {
-        if (FencingKey.class.isAssignableFrom(type)) {
-            return Kind.FENCING_KEY;
-        }
         if (type.isArray()) {
             return Kind.ARRAY;
         }
@@ -200,13 +263,168 @@ public final class KeyValues {
         if (type.isPrimitive() || CharSequence.class.isAssignableFrom(type) || Number.class.isAssignableFrom(type)
                 && (type.getName().startsWith("java.lang.") || type == BigInteger.class || type == BigDecimal.class)
                 || type == Boolean.class || type == Character.class || type == UUID.class || type.isEnum()
-                || Enum.class.isAssignableFrom(type) || type.isRecord() || type.getName().startsWith("java.time.")) {
+                || Enum.class.isAssignableFrom(type) || type.getName().startsWith("java.time.")) {
             return Kind.TEXT;
+        }
+        if (type.isRecord()) {
+            RecordText text = RECORDS.get(type);
+            return text.refusal != null ? Kind.UNSTABLE_RECORD : text.open.length > 0 ? Kind.OPEN_RECORD : Kind.TEXT;
         }
         if (Proxy.isProxyClass(type)) {
             return Kind.PROXY;
         }
         return declaresToString(type) ? Kind.TEXT : Kind.IDENTITY;
+    }
+
+    /** A record's component example for a remedy: one with a stable text of its own, else its first. */
+    private static String firstComponent(Class<?> type) {
+        return type.isRecord() ? RECORDS.get(type).example : "id";
+    }
+
+    /**
+     * How a record's components make its text ({@code Name[a=..., b=...]}, each component's {@code toString()}):
+     * {@code refusal} (with the {@code cause} of the component that makes it) when a component's declared type can
+     * never have a stable text (recursively through record components); else the accessors of the components declared
+     * open (an interface, an abstract or other non-final class, {@code Object}, a record being judged above), whose
+     * values are looked at on each call.
+     */
+    private static final class RecordText {
+
+        final String refusal;
+        final Kind cause;
+        final MethodHandle[] open;
+        final String[] openNames;
+        final String example;
+
+        private RecordText(String refusal, Kind cause, MethodHandle[] open, String[] openNames, String example) {
+            this.refusal = refusal;
+            this.cause = cause;
+            this.open = open;
+            this.openNames = openNames;
+            this.example = example;
+        }
+
+        /** Judges {@code type}'s components by their declared types; {@code visiting}: the records judged above. */
+        static RecordText of(Class<?> type, Set<Class<?>> visiting) {
+            visiting.add(type);
+            try {
+                List<MethodHandle> open = new ArrayList<>();
+                List<String> openNames = new ArrayList<>();
+                String example = null;
+                RecordComponent[] components = type.getRecordComponents();
+                for (RecordComponent component : components) {
+                    Class<?> declared = component.getType();
+                    Kind refused = null;
+                    String why = null;
+                    boolean isOpen = false;
+                    if (declared == float.class || declared == double.class) {
+                        refused = Kind.FLOATING;
+                    } else if (declared.isPrimitive() || declared.isEnum()) {
+                        // a stable text of its own (an enum constant's toString(), overridden or not, is one)
+                    } else if (declared.isRecord()) {
+                        if (visiting.contains(declared)) {
+                            isOpen = true; // a record inside itself: its value is judged per call
+                        } else {
+                            RecordText inner = of(declared, visiting);
+                            refused = inner.cause;
+                            why = inner.refusal;
+                            isOpen = inner.open.length > 0;
+                        }
+                    } else {
+                        Kind kind = TEXT_KINDS.get(declared);
+                        if (kind == Kind.ARRAY || kind == Kind.ELEMENTS || kind == Kind.FLOATING
+                                || kind == Kind.DEFERRED) {
+                            refused = kind;
+                        } else if (declared.isInterface() || Modifier.isAbstract(declared.getModifiers())
+                                || declared == Object.class) {
+                            isOpen = true;
+                        } else if (kind == Kind.TEXT || kind == Kind.RENAMED_ENUM || kind == Kind.INLINE) {
+                            isOpen = !Modifier.isFinal(declared.getModifiers());
+                        } else {
+                            refused = kind;
+                        }
+                        why = refused == null ? null : KeyValues.refusal(refused, declared);
+                    }
+                    if (refused != null) {
+                        return new RecordText("a record whose component " + component.getName() + " is "
+                                + (why != null ? why : KeyValues.refusal(refused, declared)), refused,
+                                new MethodHandle[0], new String[0], example != null ? example : "id");
+                    }
+                    if (isOpen) {
+                        open.add(accessor(type, component));
+                        openNames.add(component.getName());
+                    } else if (example == null) {
+                        example = component.getName();
+                    }
+                }
+                if (example == null) {
+                    example = components.length > 0 ? components[0].getName() : "id";
+                }
+                return new RecordText(null, null, open.toArray(new MethodHandle[0]), openNames.toArray(new String[0]),
+                        example);
+            } finally {
+                visiting.remove(type);
+            }
+        }
+
+        /**
+         * Why {@code value}'s text is not stable, looking at the values of its open components, or {@code null}
+         * when it is.
+         */
+        String unstable(Object value) {
+            if (refusal != null) {
+                return refusal;
+            }
+            for (int i = 0; i < open.length; i++) {
+                Object component;
+                try {
+                    component = open[i].invokeExact(value);
+                } catch (RuntimeException | Error e) {
+                    throw e;
+                } catch (Throwable e) {
+                    throw new IllegalStateException(e);
+                }
+                if (component == null || component instanceof String) {
+                    continue;
+                }
+                Class<?> type = component.getClass();
+                Kind kind = TEXT_KINDS.get(type);
+                String why = switch (kind) {
+                    case TEXT, RENAMED_ENUM, INLINE -> null;
+                    case OPEN_RECORD -> RECORDS.get(type).unstable(component);
+                    default -> KeyValues.refusal(kind, type);
+                };
+                if (why != null) {
+                    return "a record whose component " + openNames[i] + " (" + simpleName(type) + ") is " + why;
+                }
+            }
+            return null;
+        }
+
+        /**
+         * The accessor of {@code component} as {@code (Object) Object}, resolved once. One that cannot be made
+         * accessible (a record in a module that does not open its package to the fence) becomes a handle that throws,
+         * saying why: each call with such a key is refused as a key that could not be evaluated.
+         */
+        private static MethodHandle accessor(Class<?> type, RecordComponent component) {
+            Method accessor = component.getAccessor();
+            MethodType erased = MethodType.methodType(Object.class, Object.class);
+            try {
+                try {
+                    return MethodHandles.lookup().unreflect(accessor).asType(erased);
+                } catch (IllegalAccessException notPublic) {
+                    accessor.setAccessible(true); // a record nested in a class that is not public, say
+                    return MethodHandles.lookup().unreflect(accessor).asType(erased);
+                }
+            } catch (IllegalAccessException | RuntimeException e) {
+                // inaccessible: the call is refused, saying why
+                String message = "the fence cannot read component " + component.getName() + " of record "
+                        + type.getName() + " (" + e + "), whose value decides whether its text is stable; implement "
+                        + FencingKey.class.getName() + " on it, or key on a component";
+                return MethodHandles.dropArguments(MethodHandles.throwException(Object.class,
+                        IllegalStateException.class).bindTo(new IllegalStateException(message)), 0, Object.class);
+            }
+        }
     }
 
     /** Whether an enum type (or a constant's body class) declares {@code toString()} below {@link Enum}. */
