@@ -52,7 +52,16 @@ public final class CompactionMetrics {
 
     /** A run that failed. */
     public void failed() {
+        failed(0);
+    }
+
+    /**
+     * Counts a failed run that had folded {@code fence} resources of the store before it failed (its issuer's part
+     * failed after the store's committed): they are gone from the store, so they are counted as folded too.
+     */
+    public void failed(long fence) {
         FencingMetrics.increment(failed);
+        add(folded, fence);
     }
 
     private static Counter counter(MeterRegistry registry, String name, Tags tags, String description) {

@@ -74,7 +74,7 @@ public final class CompactionRun implements Runnable {
      * @throws RuntimeException whatever the store throws (counted as a failed run); what it committed stays committed
      */
     public CompactionResult runOnce() {
-        CompactionResult result;
+        CompactionResult result = null;
         CompactionResult issued = CompactionResult.NONE;
         try {
             result = store.compact(idleFor, batchSize, issuer);
@@ -84,7 +84,8 @@ public final class CompactionRun implements Runnable {
                 log("issuer", issued);
             }
         } catch (RuntimeException | Error e) {
-            metrics.failed();
+            // the store's part committed before the issuer's failed: what it folded is gone, so it is counted
+            metrics.failed(result == null ? 0 : result.folded());
             throw e;
         }
         metrics.ok(result.folded(), issued.folded());
