@@ -23,6 +23,14 @@ final class RedisKeys {
     }
 
     /**
+     * The key of a family's token floor ({@link RedissonTokenIssuer#raiseFamilyFloor}): the family's lock key and an
+     * invisible U+001F, which no resource has (a token refuses control characters), so no lock key is ever one.
+     */
+    static String familyFloorKey(String prefix, String family) {
+        return lockKey(prefix, family) + '\u001f';
+    }
+
+    /**
      * The key Redisson keeps the lock's counter in: <code>redisson_lock_token:{lockKey}</code>. Never deleted by
      * Redisson (its issue 6510), and never by this library: deleting it restarts the counter.
      */

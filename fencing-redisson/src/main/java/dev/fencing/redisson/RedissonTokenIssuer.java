@@ -7,6 +7,8 @@ import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.retention.CounterFloors;
+import dev.fencing.retention.IssuerFloors;
+import dev.fencing.retention.ResourceFamily;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.redisson.RedissonFencedLock;
@@ -52,11 +54,13 @@ import java.util.function.LongSupplier;
  * at 1; the fence store then refuses the low tokens (fail closed) until the counter passes max_seen again, which
  * {@link #raiseTokenFloor} does at once for one resource, and a floor raise with a value
  * ({@link dev.fencing.recovery.FloorRaise}: the actuator's {@code afterRestore} with {@code atLeast}) for every
- * resource of the store, through {@link CounterFloors}. {@link Builder#build()} refuses a Redis without
- * {@code appendonly yes} unless told to {@link PersistenceCheck#WARN warn} instead.
+ * resource of the store, through {@link CounterFloors}. A family's floor ({@link IssuerFloors}: the same raise, and
+ * compaction) is a key of its own that each acquire of a resource of the family reads, so a key never locked before
+ * still gets a token above it. {@link Builder#build()} refuses a Redis without {@code appendonly yes} unless told to
+ * {@link PersistenceCheck#WARN warn} instead.
  */
 public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonTokenIssuer.RedissonLease>
-        implements IssuedTokens, CounterFloors, AutoCloseable {
+        implements IssuedTokens, IssuerFloors, AutoCloseable {
 
     /** The key prefix of all locks unless configured otherwise. */
     public static final String DEFAULT_PREFIX = "fencing:lock:";
@@ -121,15 +125,57 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         return new Builder(redisson);
     }
 
+    /**
+     * {@inheritDoc} A resource of a family whose floor was raised ({@link #raiseFamilyFloor}) reads that floor beside
+     * its lock request; a token at or below it (a key never locked since, or one whose counter is lower) is given
+     * back, the lock's counter raised past the floor, and the lock taken again, so every token clears the family's
+     * floor in the fence store.
+     */
     @Override
     protected RedissonLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
         long deadline = nanoClock.getAsLong() + timeout.toNanos();
         String key = RedisKeys.lockKey(prefix, resource);
         RedissonFencedLock lock = fencedLock(key);
-        long owner = OWNERS.decrementAndGet();
-        long started = nanoClock.getAsLong();
-        RFuture<Long> locking = lock.tryLockAndGetTokenAsync(timeout.toMillis(), leaseMillis, TimeUnit.MILLISECONDS,
-                owner);
+        String family = ResourceFamily.of(resource);
+        while (true) {
+            RFuture<String> floorRead = family == null ? null : redisson.<String>getBucket(
+                    RedisKeys.familyFloorKey(prefix, family), StringCodec.INSTANCE).getAsync();
+            long owner = OWNERS.decrementAndGet();
+            long started = nanoClock.getAsLong();
+            long token = lock(resource, key, lock, owner, timeout, deadline);
+            long floor;
+            try {
+                String read = floorRead == null ? null : answer(floorRead, resource);
+                floor = read == null ? 0 : Long.parseLong(read);
+            } catch (RuntimeException e) {
+                unlock(lock, owner);
+                throw new LockAcquisitionException(resource, "Could not read the token floor of the family of "
+                        + "resource '" + resource + "' on Redis at " + address + "; the lock was given back: "
+                        + e.getMessage(), e);
+            }
+            if (token > floor) {
+                grant.granted(() -> unlock(lock, owner));
+                afterGrant.accept(resource);
+                RedissonLease lease = new RedissonLease(new FencingToken(resource, token, holder(owner)), lock, owner,
+                        started);
+                held.add(lease);
+                return lease;
+            }
+            // the family's floor is above this lock's counter: raise the counter past it, take the lock again
+            unlock(lock, owner);
+            raiseTokenFloor(resource, floor);
+            if (left(deadline) <= TimeUnit.MILLISECONDS.toNanos(1)) {
+                throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis() + " ms raising "
+                        + "the token counter of resource '" + resource + "' past its family's floor " + floor);
+            }
+        }
+    }
+
+    /** Takes the lock for {@code owner}, waiting until {@code deadline}; the token, or a failure naming the resource. */
+    private long lock(String resource, String key, RedissonFencedLock lock, long owner, Duration timeout,
+                      long deadline) throws Exception {
+        RFuture<Long> locking = lock.tryLockAndGetTokenAsync(Math.max(0, TimeUnit.NANOSECONDS.toMillis(
+                left(deadline))), leaseMillis, TimeUnit.MILLISECONDS, owner);
         Long token;
         try {
             // Redisson bounds the wait for the lock (and answers null then); this bounds the wait for Redis itself
@@ -152,12 +198,7 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
                     + " ms waiting for the Redisson lock on resource '" + resource + "' (key '" + key + "' on "
                     + address + ")");
         }
-        grant.granted(() -> unlock(lock, owner));
-        afterGrant.accept(resource);
-        RedissonLease lease = new RedissonLease(new FencingToken(resource, token, holder(owner)), lock, owner,
-                started);
-        held.add(lease);
-        return lease;
+        return token;
     }
 
     /** The holder of a token: the Redisson client's id and the acquisition's owner number, unique per acquisition. */
@@ -274,12 +315,30 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
                     + floor);
         }
         String tokenKey = RedisKeys.tokenKey(RedisKeys.lockKey(prefix, resource));
-        Long now = redisson.getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE,
-                "local c = tonumber(redis.call('get', KEYS[1]) or '0'); local f = tonumber(ARGV[1]); "
-                        + "if c < f then redis.call('set', KEYS[1], ARGV[1]); return f; end; return c;",
+        Long now = redisson.getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE, RAISE_TO_AT_LEAST,
                 RScript.ReturnType.INTEGER, List.of(tokenKey), Long.toString(floor));
         return now;
     }
+
+    /**
+     * Makes every token issued from now on for a resource of {@code family} larger than {@code floor}: kept in Redis
+     * (key {@code prefix + family + U+001F}, raised, never lowered), read beside each lock request of a resource of
+     * the family, whose counter is raised past it when it is not above it yet (one read more per acquire of a keyed
+     * resource). For the floor raise after a restore and for compaction.
+     *
+     * @throws IllegalArgumentException when {@code family} is blank or {@code floor} is negative
+     */
+    @Override
+    public void raiseFamilyFloor(String family, long floor) {
+        IssuerFloors.checkArguments("RedissonTokenIssuer.raiseFamilyFloor", family, floor);
+        redisson.getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE, RAISE_TO_AT_LEAST,
+                RScript.ReturnType.INTEGER, List.of(RedisKeys.familyFloorKey(prefix, family)), Long.toString(floor));
+    }
+
+    /** Sets the counter in {@code KEYS[1]} to {@code ARGV[1]} unless it is at least that; answers the value now. */
+    private static final String RAISE_TO_AT_LEAST = "local c = tonumber(redis.call('get', KEYS[1]) or '0'); "
+            + "local f = tonumber(ARGV[1]); if c < f then redis.call('set', KEYS[1], ARGV[1]); return f; end; "
+            + "return c;";
 
     /** {@link #raiseTokenFloor}, for a {@link dev.fencing.recovery.FloorRaise} with a value to raise to. */
     @Override

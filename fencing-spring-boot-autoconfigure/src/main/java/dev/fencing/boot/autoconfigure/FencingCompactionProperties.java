@@ -44,7 +44,7 @@ public class FencingCompactionProperties {
     public enum IssuerTokens {
         /**
          * The application's {@code TokenIssuer} bean, which must be able to issue above a family floor
-         * ({@code IssuerFloors}: the JDBC lease, ZooKeeper, etcd, in-memory issuers are).
+         * ({@code IssuerFloors}: the JDBC lease, ZooKeeper, etcd, Redisson, in-memory issuers are).
          */
         ISSUER_BEAN,
         /**

@@ -1,0 +1,91 @@
+package dev.fencing.redisson;
+
+import dev.fencing.issuer.Lease;
+import dev.fencing.metrics.AdminMetrics;
+import dev.fencing.recovery.FloorRaise;
+import dev.fencing.redisson.RedissonTokenIssuer.PersistenceCheck;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.redisson.api.RedissonClient;
+
+import java.time.Duration;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The floor raise after a restore (docs/operations.md, "Backup and restore", step 2 with
+ * {@code atLeast}) gives every family it sees a floor at N, "so a key created after the backup is judged against
+ * it". Redisson kept a counter per lock and no family floor: the raise lifted the counters of the keys it listed, but
+ * a key of the family that Redisson never locked started at 1, below the family's floor, and every write of every new
+ * entity was refused as stale until its own counter passed N (a red-team review). The issuer now keeps family floors.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Timeout(60)
+class RedissonFamilyFloorRaiseTest {
+
+    private final String prefix = Redis.prefix("family-floor-raise");
+    private RedissonClient client;
+    private RedissonTokenIssuer redisson;
+
+    @BeforeAll
+    void start() {
+        client = Redis.client(30_000);
+        redisson = RedissonTokenIssuer.builder(client).prefix(prefix).persistenceCheck(PersistenceCheck.WARN).build();
+    }
+
+    @AfterAll
+    void stop() {
+        redisson.close();
+        Redis.deleteAll(client, prefix);
+        Redis.shutdown(client);
+    }
+
+    @Test
+    void aNewKeyOfAFamilyTheFloorRaiseSawWritesWithRedissonsNextToken() throws Throwable {
+        InMemoryFenceStore store = new InMemoryFenceStore();
+        String family = "ledger-" + UUID.randomUUID();
+        String existing = family + ":1";
+        for (int i = 0; i < 3; i++) {
+            try (Lease lease = redisson.acquire(existing, Duration.ofSeconds(5))) {
+                store.fence(existing, lease.token(), () -> null);
+            }
+        }
+
+        // the fence table was restored; the floor raise with a value (Redis restored too, or counters unsure)
+        new FloorRaise(store, store, redisson, new AdminMetrics(new SimpleMeterRegistry()))
+                .raiseAll(100, "ops:alice");
+
+        try (Lease repaired = redisson.acquire(existing, Duration.ofSeconds(5))) {
+            assertThat(repaired.token().value()).as("the listed key's counter was raised").isGreaterThan(100);
+        }
+        String created = family + ":2"; // a new entity, after the repair
+        try (Lease lease = redisson.acquire(created, Duration.ofSeconds(5))) {
+            FencingToken token = lease.token();
+            assertThat(token.value()).isGreaterThan(100);
+            assertThat(store.fence(created, token, () -> "written"))
+                    .as("the first write of a new key of family %s with Redisson's token %s, family floor %s", family,
+                            token.value(), store.familyFloor(family))
+                    .isEqualTo("written");
+        }
+        // a key whose counter is below a floor raised later (compaction folds it, say) is raised past it too
+        String low = family + ":3";
+        try (Lease first = redisson.acquire(low, Duration.ofSeconds(5))) {
+            assertThat(first.token().value()).isEqualTo(101);
+        }
+        redisson.raiseFamilyFloor(family, 500);
+        redisson.raiseFamilyFloor(family, 200); // never lowered
+        try (Lease next = redisson.acquire(low, Duration.ofSeconds(5))) {
+            assertThat(next.token().value()).isEqualTo(501);
+        }
+        try (Lease unkeyed = redisson.acquire(family, Duration.ofSeconds(5))) {
+            assertThat(unkeyed.token().value()).as("no family: no floor read").isEqualTo(1);
+        }
+    }
+}
