@@ -69,6 +69,18 @@ public interface FenceAdmin {
     }
 
     /**
+     * The argument check of {@link #lowerMaxSeen(String, long, long)}'s {@code expected}, for implementations; returns
+     * it.
+     */
+    static long checkExpected(String resource, long expected) {
+        if (expected < 0) {
+            throw new IllegalArgumentException("expected max_seen of resource '" + resource + "' must not be negative, "
+                    + "was " + expected);
+        }
+        return expected;
+    }
+
+    /**
      * The refusal of {@link #lowerMaxSeen(String, long, long)} when max_seen moved since its caller read it, for
      * implementations.
      */

@@ -303,11 +303,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
     /** {@inheritDoc} Judged under the resource's lock, as the lowering itself. */
     @Override
     public long lowerMaxSeen(String resource, long floor, long expected) {
-        if (expected < 0) {
-            throw new IllegalArgumentException("expected max_seen of resource '" + resource + "' must not be negative, "
-                    + "was " + expected);
-        }
-        return lower(resource, floor, expected);
+        return lower(resource, floor, FenceAdmin.checkExpected(resource, expected));
     }
 
     /** Lowers max_seen of {@code resource} to {@code floor}, only while it is {@code expected} unless that is -1. */

@@ -144,11 +144,7 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
     /** {@inheritDoc} Judged on the locked row, in the transaction that lowers it. */
     @Override
     public long lowerMaxSeen(String resource, long floor, long expected) {
-        if (expected < 0) {
-            throw new IllegalArgumentException("expected max_seen of resource '" + resource + "' must not be negative, "
-                    + "was " + expected);
-        }
-        return lower(resource, floor, expected);
+        return lower(resource, floor, FenceAdmin.checkExpected(resource, expected));
     }
 
     /** Lowers max_seen of {@code resource} to {@code floor}, only while it is {@code expected} unless that is -1. */
