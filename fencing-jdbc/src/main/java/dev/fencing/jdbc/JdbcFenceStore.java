@@ -297,8 +297,12 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                         }
                     } catch (TokenRejectedException rejected) {
                         // thrown once out of the template: from inside, it would mark the caller's transaction
-                        // rollback-only, and the check changed nothing. A body may catch a nested call's rejection
-                        // and go on; observe mode runs the write itself in this same transaction
+                        // rollback-only. A body may catch a nested call's rejection and go on; observe mode runs the
+                        // write itself in this same transaction. A transaction of the store's own is rolled back: a
+                        // first check refused below its family's floor inserted the resource's row at that floor
+                        if (status.isNewTransaction()) {
+                            status.setRollbackOnly();
+                        }
                         outcome.rejected = rejected;
                         return;
                     }
