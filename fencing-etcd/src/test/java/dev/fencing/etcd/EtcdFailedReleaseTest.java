@@ -87,14 +87,24 @@ class EtcdFailedReleaseTest {
             for (int i = 0; i < 50; i++) {
                 try (Lease lease = issuer.acquire("order:" + UUID.randomUUID(), Duration.ofSeconds(10))) {
                     assertThat(lease.isHeld()).isTrue();
-                    assertThat(issuer.resourcesWithTurns()).isEqualTo(2);
+                    assertThat(issuer.resourcesWithTurns()).isGreaterThanOrEqualTo(2);
                 }
             }
-            assertThat(issuer.resourcesWithTurns()).as("only the held lease's resource").isEqualTo(1);
+            // a release hands its turn back when etcd's answer arrives, on jetcd's thread: a moment after close()
+            assertThat(settled(issuer, 1)).as("only the held lease's resource").isEqualTo(1);
             kept.close();
-            assertThat(issuer.resourcesWithTurns()).isZero();
+            assertThat(settled(issuer, 0)).isZero();
         } finally {
             issuer.close();
         }
+    }
+
+    /** The issuer's count of resources with a turn, once it is at most {@code expected} or 5 s have passed. */
+    private static int settled(EtcdTokenIssuer issuer, int expected) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (issuer.resourcesWithTurns() > expected && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        return issuer.resourcesWithTurns();
     }
 }
