@@ -102,6 +102,14 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
     /**
+     * For a store given a plain {@link DataSourceTransactionManager} (or {@code JdbcTransactionManager}): transactions
+     * that join a JPA or Hibernate transaction on the store's DataSource, which that manager would take for none, begin
+     * on the same connection and commit at the end of the check, part-way through the caller's transaction
+     * ({@link #transactionsNow}); {@code null} otherwise.
+     */
+    private final TransactionTemplate joiningForeign;
+    private final DataSource dataSource;
+    /**
      * What a transaction of the store's transaction manager binds to the thread (its data source, or entity manager
      * factory): a transaction active without it belongs to another manager, which the check cannot join; {@code null}
      * for a manager that binds none (JTA), whose transactions the store joins as they are.
@@ -158,6 +166,10 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         this.jdbc.setExceptionTranslator(new SQLErrorCodeSQLExceptionTranslator(dialect.productName()));
         this.transactions = new TransactionTemplate(transactionManager);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRED);
+        this.dataSource = b.dataSource();
+        this.joiningForeign = transactionManager instanceof DataSourceTransactionManager
+                && !(transactionManager instanceof JoiningDataSourceTransactionManager)
+                ? new TransactionTemplate(new JoiningDataSourceTransactionManager(b.dataSource())) : null;
         this.transactionResource = transactionManager instanceof ResourceTransactionManager resources
                 && resources.getResourceFactory() != null
                 ? TransactionSynchronizationUtils.unwrapResourceIfNecessary(resources.getResourceFactory()) : null;
@@ -277,7 +289,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         requireJoinableTransaction(resource, token);
         Outcome<T> outcome = new Outcome<>();
         try {
-            transactions.executeWithoutResult(status -> {
+            transactionsNow().executeWithoutResult(status -> {
                 CommitChecks queue = checkAtCommit ? commitChecks(resource, token) : null;
                 if (queue != null && !queue.sent()) {
                     queue.add(resource, token, write.deferVerdict());
@@ -365,6 +377,17 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         }
         if (!TransactionSynchronizationManager.isActualTransactionActive()) {
             return;
+        }
+        if (!TransactionSynchronizationManager.hasResource(transactionResource) && connectionResource != null
+                && TransactionSynchronizationManager.hasResource(connectionResource)) {
+            throw new OutsideTransactionException(resource, token, "Fence check for resource '" + resource
+                    + "' refused: the calling thread is in a transaction of another transaction manager on the "
+                    + "store's own DataSource (a DataSourceTransactionManager or JdbcTransactionManager beside the "
+                    + "store's " + transactions.getTransactionManager().getClass().getSimpleName() + "), which the "
+                    + "store's manager cannot join: it would begin a transaction of its own on that connection, and "
+                    + "the check on table '" + table + "' could commit apart from the method's writes. Run the "
+                    + "fenced call in a transaction of the store's manager, or give the store the manager of the "
+                    + "calling transaction (one transaction manager for both is simplest). The write did not run");
         }
         if (!TransactionSynchronizationManager.hasResource(transactionResource)) {
             throw new OutsideTransactionException(resource, token, "Fence check for resource '" + resource
@@ -1092,6 +1115,23 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
 
     /** Transactions that join the caller's (or open one), for {@link JdbcFenceAdmin}. */
     TransactionTemplate transactions() {
+        return transactionsNow();
+    }
+
+    /**
+     * The transactions a check runs in now: the store's manager's, or, when that is a plain
+     * {@link DataSourceTransactionManager} and the calling thread is in a transaction another manager (JPA's,
+     * Hibernate's) runs on a connection of the store's DataSource, ones that join it. Such a manager binds that
+     * connection without marking it as a JDBC transaction (nor as one {@code DataSourceUtils} bound for a statement),
+     * and a plain manager would begin a transaction of its own on it and commit it when the check returns: the check
+     * and the body's flushed writes so far, before the caller's transaction decides, and its row lock released early.
+     */
+    private TransactionTemplate transactionsNow() {
+        if (joiningForeign != null && TransactionSynchronizationManager.isActualTransactionActive()
+                && TransactionSynchronizationManager.getResource(dataSource) instanceof ConnectionHolder held
+                && !held.isSynchronizedWithTransaction()) {
+            return joiningForeign;
+        }
         return transactions;
     }
 
@@ -1112,8 +1152,36 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     @Override
     public void afterSingletonsInstantiated() {
         listenToTransactionManagers();
+        warnOfDefaultManagerBesideJpa();
         verifyTable();
         requireGuard();
+    }
+
+    /**
+     * A store built without a transaction manager in an application whose primary one is JPA's or Hibernate's: a
+     * fenced call made outside a transaction runs in a JDBC transaction the store opens, inside which a JPA
+     * {@code @Transactional} (a repository's save) cannot begin ("Already value [ConnectionHolder] ... bound to
+     * thread"): said at startup, with the fix.
+     */
+    private void warnOfDefaultManagerBesideJpa() {
+        if (!(transactions.getTransactionManager() instanceof JoiningDataSourceTransactionManager)
+                || !(beanFactory instanceof ListableBeanFactory beans)) {
+            return;
+        }
+        PlatformTransactionManager primary;
+        try {
+            primary = beans.getBeanProvider(PlatformTransactionManager.class).getIfUnique();
+        } catch (RuntimeException e) {
+            return; // no single primary one: nothing to name
+        }
+        if (primary != null && !(primary instanceof DataSourceTransactionManager)
+                && ManagedDataSources.mismatch(primary, dataSource) == null) {
+            LOG.warn("JdbcFenceStore on table '" + table + "' was built without a transaction manager, and the "
+                    + "application's is " + primary.getClass().getName() + ": a fenced call made outside a "
+                    + "transaction runs in a JDBC transaction the store opens, in which that manager's own "
+                    + "@Transactional (a JPA repository's save) cannot begin. Give the store that manager: "
+                    + "JdbcFenceStore.builder(dataSource).transactionManager(it)");
+        }
     }
 
     private void listenToTransactionManagers() {
