@@ -11,6 +11,7 @@ import dev.fencing.reactive.ReactiveFenceStore;
 import dev.fencing.store.FenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.PropertiesEndpointAccessResolver;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -143,9 +144,13 @@ public class FencingActuatorAutoConfiguration {
                                         ObjectProvider<MeterRegistry> registry,
                                         ObjectProvider<FencingRejections> rejections,
                                         ObjectProvider<FenceModes> modes, Environment environment,
-                                        ObjectProvider<EndpointAccessResolver> access) {
+                                        ObjectProvider<EndpointAccessResolver> access,
+                                        ListableBeanFactory beans) {
             FencingProperties props = properties.getIfAvailable();
-            requireSecuredAdmin(props, environment, access);
+            // the admin extension, when there is one, says it once (it checks too: an endpoint of the application's
+            // own makes this method back off)
+            requireSecuredAdmin(props, environment, access,
+                    beans.getBeanNamesForType(FencingAdminWebExtension.class, true, false).length == 0);
             return new FencingEndpoint(store, issuer.getIfUnique(), props == null ? null : props.getAcquireTimeout(),
                     registry.getIfUnique(), rejections.getIfUnique(), modes.getIfUnique(),
                     props != null && props.getAdmin().isEnabled());
@@ -164,7 +169,7 @@ public class FencingActuatorAutoConfiguration {
                                                           BeanFactory beanFactory, Environment environment) {
             // required here too: an application's own FencingEndpoint bean makes the starter's back off, and this
             // extension still serves the admin operations on it
-            requireSecuredAdmin(properties.getIfAvailable(), environment, access);
+            requireSecuredAdmin(properties.getIfAvailable(), environment, access, true);
             // the extension's POST /actuator/fencing replaces the endpoint's, so it serves the mode switch too
             // a reset or raise below a stored issuer migration's base is refused (that issuer's tokens are above it)
             return FencingAdminWebExtension.of(store, issuer.getIfUnique(), registry.getIfUnique(),
@@ -184,12 +189,23 @@ public class FencingActuatorAutoConfiguration {
          */
         static void requireSecuredAdmin(FencingProperties properties, Environment environment,
                                         ObjectProvider<EndpointAccessResolver> resolver) {
+            requireSecuredAdmin(properties, environment, resolver, true);
+        }
+
+        /**
+         * {@link #requireSecuredAdmin(FencingProperties, Environment, ObjectProvider)}; warns only when {@code warn}.
+         */
+        static void requireSecuredAdmin(FencingProperties properties, Environment environment,
+                                        ObjectProvider<EndpointAccessResolver> resolver, boolean warn) {
             if (properties == null || !properties.getAdmin().isEnabled()) {
                 return;
             }
             Access access = resolver.getIfAvailable(() -> new PropertiesEndpointAccessResolver(environment))
                     .accessFor(FENCING, Access.UNRESTRICTED);
             if (access != Access.UNRESTRICTED) {
+                if (!warn) {
+                    return;
+                }
                 LogFactory.getLog(FencingActuatorAutoConfiguration.class).warn("fencing.admin.enabled=true, but the "
                         + "fencing endpoint's access is " + access + " (management.endpoint.fencing.access, or "
                         + "management.endpoints.access.default or .max-permitted): its write operations (the mode "
@@ -210,8 +226,10 @@ public class FencingActuatorAutoConfiguration {
                         + "way (bound to localhost, behind an authenticating gateway), say so with "
                         + "fencing.admin.allow-unsecured=true; or keep fencing.admin.enabled off");
             }
-            LogFactory.getLog(FencingActuatorAutoConfiguration.class).warn(open + " (fencing.admin.allow-unsecured="
-                    + "true: protected outside this application, you said).");
+            if (warn) {
+                LogFactory.getLog(FencingActuatorAutoConfiguration.class).warn(open + " (fencing.admin.allow-unsecured="
+                        + "true: protected outside this application, you said).");
+            }
         }
 
         /**
