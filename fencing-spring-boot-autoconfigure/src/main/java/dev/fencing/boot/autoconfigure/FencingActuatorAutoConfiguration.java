@@ -197,7 +197,11 @@ public class FencingActuatorAutoConfiguration {
          */
         static void requireSecuredAdmin(FencingProperties properties, Environment environment,
                                         ObjectProvider<EndpointAccessResolver> resolver, boolean warn) {
-            if (properties == null || !properties.getAdmin().isEnabled()) {
+            // the bound properties, or the raw property when the starter's configuration (which binds them) is left
+            // out: the extension itself is made on the raw property
+            boolean enabled = properties != null ? properties.getAdmin().isEnabled()
+                    : environment.getProperty("fencing.admin.enabled", Boolean.class, false);
+            if (!enabled) {
                 return;
             }
             Access access = resolver.getIfAvailable(() -> new PropertiesEndpointAccessResolver(environment))
