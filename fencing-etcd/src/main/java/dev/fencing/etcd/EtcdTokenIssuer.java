@@ -311,11 +311,13 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
      * A delete of one of {@code session}'s lock keys failed, so the key may still be in etcd. etcd's lock hands a
      * session that asks again for the same resource its existing key, create revision and all, so the next lease
      * here would get the last one's token: the session is given up before this process's turn on the resource is
-     * handed on. Its other leases are counted lost (fail closed: etcd could not be reached to tell), and the next
-     * acquire starts a new session, which revokes this one.
+     * handed on. Its other leases are counted lost (fail closed: etcd could not be reached to tell), it is no longer
+     * kept alive and is revoked (best effort: when etcd cannot be reached, it expires after its TTL, and the key with
+     * it, instead of being renewed for as long as this process runs), and the next acquire starts a new session.
      */
     private void keyMayRemain(Session session) {
         session.markLost(true);
+        retire(session);
     }
 
     /** Deletes a lock key, waiting up to {@link #RELEASE_WAIT} even on an interrupted thread (the interrupt is kept). */

@@ -78,6 +78,42 @@ class EtcdFailedReleaseTest {
         }
     }
 
+    /**
+     * Giving the session up only marked it lost here: its keep-alive went on renewing it, so the key of the failed
+     * delete stayed, and another process waited on the resource for as long as this one did not acquire again (a
+     * re-trial). The session is now no longer kept alive (and revoked when etcd answers): its key goes within its TTL.
+     */
+    @Test
+    void theKeyOfAFailedReleaseGoesWithinTheSessionTtl() throws Exception {
+        String resource = "failed-release-ttl-" + UUID.randomUUID();
+        long ttlSeconds = 20;
+        try (PartitionProxy network = new PartitionProxy(etcd.members.get(0).clientPort);
+             Client viaProxy = Client.builder().endpoints(network.endpoint()).connectTimeout(Duration.ofSeconds(2))
+                     .build()) {
+            EtcdTokenIssuer issuer = new EtcdTokenIssuer(viaProxy, network.endpoint(), PREFIX,
+                    Duration.ofSeconds(ttlSeconds), null);
+            EtcdTokenIssuer otherProcess = new EtcdTokenIssuer(client, etcd.endpoints(), PREFIX,
+                    Duration.ofSeconds(10), null);
+            try {
+                Lease first = issuer.acquire(resource, Duration.ofSeconds(10));
+                ByteSequence key = ((EtcdTokenIssuer.EtcdLease) first).key;
+                network.partition();
+                CompletableFuture.runAsync(first::close).get(5, TimeUnit.SECONDS); // goes on in the background
+                Thread.sleep(EtcdTokenIssuer.RELEASE_WAIT.toMillis() + 2_000); // the delete gives up
+                network.heal();
+                assertThat(client.getKVClient().get(key).get(10, TimeUnit.SECONDS).getKvs())
+                        .as("the first lease's key outlived its failed delete").isNotEmpty();
+                try (Lease theirs = otherProcess.acquire(resource, Duration.ofSeconds(ttlSeconds + 15))) {
+                    assertThat(theirs.isHeld()).isTrue();
+                    assertThat(theirs.token().value()).isGreaterThan(first.token().value());
+                }
+            } finally {
+                otherProcess.close();
+                issuer.close();
+            }
+        }
+    }
+
     /** Per-entity resources (a key per order) on a long-running issuer leave no per-resource state once released. */
     @Test
     void releasedResourcesLeaveNoTurnBehind() throws Exception {
