@@ -48,7 +48,7 @@ public final class KeyValues {
     enum Kind {
         TEXT(null),
         FENCING_KEY(null),
-        ARRAY("an array, whose text (such as [Ljava.lang.Object;@1b2c) names the array instance, not an entity"),
+        ARRAY("an array, whose text (such as %s@1b2c) names the array instance, not an entity"),
         ELEMENTS("a collection, map or optional, whose text depends on its elements"),
         PROXY("a proxy, whose text comes from its invocation handler"),
         FLOATING("a floating-point number, whose text tells apart values that compare equal (0.0 and -0.0); key on "
@@ -145,6 +145,9 @@ public final class KeyValues {
         if (kind == Kind.UNSTABLE_RECORD) {
             return RECORDS.get(type).refusal;
         }
+        if (kind == Kind.ARRAY) {
+            return String.format(kind.refusal, type.isArray() ? type.getName() : "[Ljava.lang.Object;");
+        }
         return kind == Kind.IDENTITY ? String.format(kind.refusal, simpleName(type)) : kind.refusal;
     }
 
@@ -169,9 +172,10 @@ public final class KeyValues {
             return ". Key on its name (e.g. '" + keySource + ".name()')";
         }
         if (kind == Kind.UNSTABLE_RECORD || kind == Kind.OPEN_RECORD) {
-            return ". Key on a component with a stable text (e.g. '" + keySource + "." + firstComponent(type)
-                    + "'), or implement " + FencingKey.class.getName() + " on " + simpleName(type) + " (its "
-                    + "fencingKey() is used instead of toString())";
+            String component = RECORDS.get(type).example;
+            return ". Key on a component with a stable text" + (component != null ? " (e.g. '" + keySource + "."
+                    + component + "')" : "") + ", or implement " + FencingKey.class.getName() + " on "
+                    + simpleName(type) + " (its fencingKey() is used instead of toString())";
         }
         if (kind == Kind.INLINE) {
             return ". Key on its underlying value (e.g. '" + keySource + "." + underlyingProperty(type) + "'), whose "
@@ -184,8 +188,9 @@ public final class KeyValues {
                     + "section); keying on one element (e.g. '" + example(type, keySource) + "') fences that entity "
                     + "only. For a single value, key on it, or implement " + FencingKey.class.getName();
         }
-        return ". Key on a value with a stable text (e.g. '" + example(type, keySource) + "'), override toString(), "
-                + "or implement " + FencingKey.class.getName();
+        String example = example(type, keySource);
+        return ". Key on a value with a stable text" + (example != null ? " (e.g. '" + example + "')" : " inside it")
+                + ", override toString(), or implement " + FencingKey.class.getName();
     }
 
     /**
@@ -203,7 +208,38 @@ public final class KeyValues {
         if (Map.class.isAssignableFrom(type)) {
             return keySource + "['id']";
         }
-        return keySource + ".id";
+        String property = property(type);
+        return property == null ? null : keySource + "." + property;
+    }
+
+    /**
+     * A property of {@code type} with a stable text a key can read, for a message: {@code id} when it has one (a
+     * getter, an accessor or a field), else its first public getter of a text, number, UUID or enum; {@code null}
+     * when there is none, so that no message names a property the class lacks.
+     */
+    private static String property(Class<?> type) {
+        for (Class<?> c = type; c != null && c != Object.class; c = c.getSuperclass()) {
+            for (java.lang.reflect.Field field : c.getDeclaredFields()) {
+                if (field.getName().equals("id") && !Modifier.isStatic(field.getModifiers())) {
+                    return "id";
+                }
+            }
+        }
+        String first = null;
+        for (Method method : type.getMethods()) {
+            if (method.getParameterCount() != 0 || Modifier.isStatic(method.getModifiers())
+                    || method.getDeclaringClass() == Object.class || KINDS.get(method.getReturnType()) != Kind.TEXT) {
+                continue;
+            }
+            String name = method.getName();
+            if (name.equals("id") || name.equals("getId")) {
+                return "id";
+            }
+            if (first == null && name.length() > 3 && name.startsWith("get")) {
+                first = Character.toLowerCase(name.charAt(3)) + name.substring(4);
+            }
+        }
+        return first;
     }
 
     /**
@@ -276,10 +312,6 @@ public final class KeyValues {
         return declaresToString(type) ? Kind.TEXT : Kind.IDENTITY;
     }
 
-    /** A record's component example for a remedy: one with a stable text of its own, else its first. */
-    private static String firstComponent(Class<?> type) {
-        return type.isRecord() ? RECORDS.get(type).example : "id";
-    }
 
     /**
      * How a record's components make its text ({@code Name[a=..., b=...]}, each component's {@code toString()}):
@@ -294,6 +326,7 @@ public final class KeyValues {
         final Kind cause;
         final MethodHandle[] open;
         final String[] openNames;
+        /** A component with a stable text, for a message's example; {@code null} when the record has none. */
         final String example;
 
         private RecordText(String refusal, Kind cause, MethodHandle[] open, String[] openNames, String example) {
@@ -348,7 +381,8 @@ public final class KeyValues {
                     if (refused != null) {
                         return new RecordText("a record whose component " + component.getName() + " is "
                                 + (why != null ? why : KeyValues.refusal(refused, declared)), refused,
-                                new MethodHandle[0], new String[0], example != null ? example : "id");
+                                new MethodHandle[0], new String[0], example != null ? example
+                                : stableComponentAfter(components, component));
                     }
                     if (isOpen) {
                         open.add(accessor(type, component));
@@ -357,14 +391,29 @@ public final class KeyValues {
                         example = component.getName();
                     }
                 }
-                if (example == null) {
-                    example = components.length > 0 ? components[0].getName() : "id";
-                }
+
                 return new RecordText(null, null, open.toArray(new MethodHandle[0]), openNames.toArray(new String[0]),
                         example);
             } finally {
                 visiting.remove(type);
             }
+        }
+
+        /**
+         * A component after {@code refused} whose declared type has a stable text of its own (a primitive other than a
+         * floating-point one, a string, a number, a UUID), for a message's example; {@code null} when there is none.
+         */
+        private static String stableComponentAfter(RecordComponent[] components, RecordComponent refused) {
+            boolean after = false;
+            for (RecordComponent component : components) {
+                Class<?> type = component.getType();
+                if (after && type != float.class && type != double.class && (type.isPrimitive()
+                        || Modifier.isFinal(type.getModifiers()) && KINDS.get(type) == Kind.TEXT)) {
+                    return component.getName();
+                }
+                after |= component == refused;
+            }
+            return null;
         }
 
         /**

@@ -56,6 +56,19 @@ class StableKeyTest {
     }
 
     /** An entity that relies on Object's identity text. */
+    /** A class without toString() whose one property is v. */
+    public static class Boxed {
+        public long getV() {
+            return 1;
+        }
+    }
+
+    record Slots(long[] ids) {
+    }
+
+    record SlotsOfShelf(long[] ids, long shelf) {
+    }
+
     static class Account {
         final long id;
 
@@ -240,6 +253,7 @@ class StableKeyTest {
                 .hasMessageContaining("Repo.save(Object)").hasMessageContaining("'#entity'")
                 .hasMessageContaining(type)
                 .hasMessageContaining(key instanceof Double || key instanceof Float ? "0.0 and -0.0"
+                        : KeyValues.example(key.getClass(), "#entity") == null ? "stable text inside it"
                         : "e.g. '" + KeyValues.example(key.getClass(), "#entity") + "'")
                 .hasMessageContaining(key instanceof Double || key instanceof Float ? "key on an integer"
                         : FencingKey.class.getSimpleName());
@@ -338,6 +352,14 @@ class StableKeyTest {
         assertThat(KeyValues.example(Optional.class, "#o")).isEqualTo("#o.get()");
         assertThat(KeyValues.example(Map.class, "#m")).isEqualTo("#m['id']");
         assertThat(KeyValues.example(Account.class, "#account")).isEqualTo("#account.id");
+        // a new user's trial was told to key on '#id.id' of a class with no such property, and '#ref.id' of a
+        // record whose one component is an array: a message names only what the class has
+        assertThat(KeyValues.example(Boxed.class, "#id")).isEqualTo("#id.v");
+        assertThat(KeyValues.example(Object.class, "#o")).isNull();
+        assertThat(KeyValues.remedy(Slots.class, "#ref")).doesNotContain("e.g.").contains("or implement "
+                + FencingKey.class.getName() + " on Slots");
+        assertThat(KeyValues.remedy(SlotsOfShelf.class, "#ref")).contains("e.g. '#ref.shelf'");
+        assertThat(KeyValues.refusal(Slots.class)).contains("[J@1b2c").doesNotContain("Ljava.lang.Object");
         assertThatThrownBy(() -> KeyValues.checkParameterType(List.class, "Repo.save(X)", "#x"))
                 .hasMessageContaining("one entity could be fenced under several resources")
                 .hasMessageContaining("A batch of entities is fenced one entity per call")
