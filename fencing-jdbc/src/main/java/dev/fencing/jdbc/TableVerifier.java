@@ -184,7 +184,7 @@ final class TableVerifier {
             verified = true;
         }
         log.info(kind.owner() + ": table '" + table + "' on " + dialect.productName() + " verified"
-                + verifiedDetail.get());
+                + (createTable ? " (created first if it was missing)" : "") + verifiedDetail.get());
     }
 
     /** Reads the table's metadata in a transaction of its own. */
