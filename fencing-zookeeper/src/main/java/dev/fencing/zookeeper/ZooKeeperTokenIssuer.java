@@ -268,21 +268,18 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
     }
 
     /**
-     * Deletes the lock node; {@code false} when the session already took it with it. Curator's release of its own
-     * lock swallows a missing node, so the session tells: a node's session that is no longer the client's expired
-     * (a process paused past its session timeout, which may release before Curator reports the loss), and took the
-     * ephemeral node with it.
+     * Deletes the lock node; {@code false} when it was gone already: the session took it with it (a node's session
+     * that is no longer the client's expired, as for a process paused past its session timeout, which may release
+     * before Curator reports the loss), or it was deleted by hand and the next holder may have the lock. The node is
+     * deleted directly, not through the acquisition's own mutex, whose release swallows a missing node (a node
+     * deleted within the first second, before its watch, went unreported); the mutex is the acquisition's alone.
      */
     @Override
     protected boolean doRelease(ZooKeeperLease zk) throws Exception {
         held.remove(zk);
         try {
-            if (zk.mutex.isOwnedByCurrentThread()) {
-                zk.mutex.release();
-            } else {
-                client.delete().guaranteed().forPath(zk.lockPath);
-            }
-        } catch (KeeperException.NoNodeException | IllegalMonitorStateException gone) {
+            client.delete().guaranteed().forPath(zk.lockPath);
+        } catch (KeeperException.NoNodeException gone) {
             return false; // the session ended and took the ephemeral node with it: nothing left to release
         }
         return !sessionEnded(zk.owner);
@@ -363,7 +360,14 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
     private void onNodeEvent(ZooKeeperLease lease, WatchedEvent event) {
         switch (event.getType()) {
             case NodeDeleted -> nodeGone(lease);
-            case None -> { } // a connection event: the watch stays set, and the connection listener judges the session
+            case None -> {
+                // a connection event: the connection listener judges the session, but a client whose connection
+                // state listeners are filtered (Curator's circuit breaking forwards one LOST per open circuit) may
+                // never tell it; the watch is told the session expired all the same
+                if (event.getState() == Watcher.Event.KeeperState.Expired) {
+                    nodeGone(lease);
+                }
+            }
             default -> {     // the node's data changed (a one-time watch is spent): watch it again while held
                 if (held.contains(lease)) {
                     watchNode(lease);

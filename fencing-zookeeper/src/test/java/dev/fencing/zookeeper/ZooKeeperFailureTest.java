@@ -6,6 +6,10 @@ import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.framework.state.ConnectionStateListenerManagerFactory;
+import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.curator.framework.listen.StandardListenerManager;
 import org.apache.curator.framework.listen.UnaryListenerManager;
@@ -373,6 +377,126 @@ class ZooKeeperFailureTest {
             zombie.close();
             assertThat(lostWhenNextGranted).as("the next holder was granted the lock while the zombie's lease, whose "
                     + "session Curator had already reported LOST, still said it was held").isTrue();
+        }
+    }
+
+    /**
+     * The application's CuratorFramework built with Curator's circuit-breaking connection state listeners
+     * ({@link ConnectionStateListenerManagerFactory#circuitBreaking}, Curator's remedy for noisy networks). The issuer
+     * learns of a lost session only from those listeners (its node watch ignored connection events), and a circuit
+     * breaker forwards one LOST per open circuit: a second session expiry within the breaker's window, while a new lease
+     * is held, was never reported; the lock node was gone, another client took the lock with a larger token, and the
+     * holder's lease still said held (a red-team review). The node's watch now takes the session's expiry as a loss.
+     */
+    @Test
+    @Timeout(60)
+    void aSecondSessionExpiryWithinTheCircuitBreakersWindowMarksTheNewLeaseLost() throws Exception {
+        twoExpiries(true);
+    }
+
+    /** Control: the same two expiries on a client with Curator's standard listeners; this holds. */
+    @Test
+    @Timeout(60)
+    void withStandardListenersTheSecondExpiryIsReported() throws Exception {
+        twoExpiries(false);
+    }
+
+    private void twoExpiries(boolean circuitBreaking) throws Exception {
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder()
+                .connectString("placeholder")
+                .retryPolicy(new ExponentialBackoffRetry(100, 5))
+                .sessionTimeoutMs(6_000).connectionTimeoutMs(5_000);
+        if (circuitBreaking) {
+            builder.connectionStateListenerManagerFactory(
+                    ConnectionStateListenerManagerFactory.circuitBreaking(new RetryOneTime(40_000)));
+        }
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework zombieClient = builder.connectString(server.getConnectString()).build();
+             CuratorFramework otherClient = Clients.start(server.getConnectString());
+             ZooKeeperTokenIssuer zombieIssuer = new ZooKeeperTokenIssuer(zombieClient, "/fencing-circuit-breaking", null);
+             ZooKeeperTokenIssuer otherIssuer = new ZooKeeperTokenIssuer(otherClient, "/fencing-circuit-breaking", null)) {
+            zombieClient.start();
+            assertThat(zombieClient.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
+
+            // round 1: a first session expiry (reported: it opens the circuit)
+            Lease first = zombieIssuer.acquire("accounts", WAIT);
+            long firstSession = zombieClient.getZookeeperClient().getZooKeeper().getSessionId();
+            expireOnTheServer(server.getConnectString(), zombieClient);
+            awaitNewSession(zombieClient, firstSession);
+            await(first::isLost);
+            first.close();
+
+            // round 2, inside the breaker's window: a new lease, held long enough to be watched, then its session ends
+            Lease zombie = zombieIssuer.acquire("accounts", WAIT);
+            await(() -> zombieIssuer.watches(zombie) == 1);
+            long secondSession = zombieClient.getZookeeperClient().getZooKeeper().getSessionId();
+            expireOnTheServer(server.getConnectString(), zombieClient);
+            awaitNewSession(zombieClient, secondSession);
+
+            Lease next = otherIssuer.acquire("accounts", WAIT); // the node went with the session
+            try {
+                assertThat(next.token().value()).isGreaterThan(zombie.token().value());
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                while (!zombie.isLost() && System.nanoTime() < deadline) {
+                    Thread.sleep(50);
+                }
+                System.out.println("rt-zkhz: circuitBreaking=" + circuitBreaking + ": zombie token " + zombie.token().value()
+                        + " isLost()=" + zombie.isLost() + " 5 s after the next holder got token "
+                        + next.token().value() + "; its node exists: "
+                        + (otherClient.checkExists().forPath(zombieIssuer.lockPath(zombie)) != null));
+                assertThat(zombie.isLost())
+                        .as("the lease whose session expired (its node deleted, the lock handed to token %d) is "
+                                + "known lost", next.token().value())
+                        .isTrue();
+            } finally {
+                next.close();
+                zombie.close();
+            }
+        }
+    }
+
+    private static void awaitNewSession(CuratorFramework client, long old) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (System.nanoTime() < deadline) {
+            try {
+                if (client.getZookeeperClient().isConnected()
+                        && client.getZookeeperClient().getZooKeeper().getSessionId() != old
+                        && client.checkExists().forPath("/") != null) {
+                    return;
+                }
+            } catch (Exception retry) {
+                // still reconnecting
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("no new session within 20 s");
+    }
+
+    /**
+     * An operator deletes a lock node that was held for less than a second (before the issuer watches it), the next
+     * holder takes the lock, and the first holder releases. Curator's release swallows the missing node and the
+     * session was unchanged, so the release did not count the loss: it was never reported (no isLost, no counter, no
+     * warning), although the release had every means to see the node was gone (a red-team review).
+     */
+    @Test
+    @Timeout(60)
+    void aLockNodeDeletedByHandIsFoundAtReleaseEvenWithinTheFirstSecond() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework client = Clients.start(server.getConnectString());
+             CuratorFramework operator = Clients.start(server.getConnectString());
+             ZooKeeperTokenIssuer issuer = new ZooKeeperTokenIssuer(client, "/fencing-hand-deleted", registry);
+             ZooKeeperTokenIssuer other = new ZooKeeperTokenIssuer(operator, "/fencing-hand-deleted", null)) {
+            Lease zombie = issuer.acquire("r", WAIT);
+            operator.delete().forPath(issuer.lockPath(zombie));        // "deleteall" of a lock that looked stuck
+            Lease next = other.acquire("r", WAIT);
+            assertThat(next.token().value()).isGreaterThan(zombie.token().value());
+            zombie.close();                                               // within the first second
+            boolean lost = zombie.isLost();
+            double counted = registry.get("fencing.issuer.leases.lost").tag("issuer", "zookeeper").counter().count();
+            next.close();
+            assertThat(lost).as("its release found the lock node gone (another holder had the lock)").isTrue();
+            assertThat(counted).isEqualTo(1);
         }
     }
 }
