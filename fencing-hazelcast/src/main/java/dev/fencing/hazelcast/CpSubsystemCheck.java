@@ -56,4 +56,21 @@ final class CpSubsystemCheck {
                     + "5.5 and later need Enterprise for the CP Subsystem)");
         }
     }
+
+    /**
+     * Refuses a lock outside the CP group {@code default}: in unsafe mode a lock lives in a group of its own partition,
+     * named after it, and a member failure can hand out a fence again. How a client tells unsafe mode, which it cannot
+     * read from the members' configuration.
+     *
+     * @throws FencingConfigurationException naming the instance, the lock's group and what to change
+     */
+    static void refuseOutsideDefaultGroup(com.hazelcast.cp.lock.FencedLock lock, String service) {
+        String group = lock.getGroupId().getName();
+        if (!"default".equals(group)) {
+            throw new FencingConfigurationException("The FencedLock '" + lock.getName() + "' of " + service + " is in "
+                    + "the CP group '" + group + "', not 'default': the cluster's CP Subsystem runs in unsafe mode "
+                    + "(cp-member-count 0), where fences are not safe across a member failure. Set "
+                    + "hazelcast.cp-subsystem.cp-member-count to 3 or more on the members");
+        }
+    }
 }

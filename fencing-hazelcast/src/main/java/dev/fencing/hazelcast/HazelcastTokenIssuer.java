@@ -173,11 +173,16 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
         return lease;
     }
 
-    /** The kept proxy of a lock; fetched outside the map's lock, since fetching asks the CP group. */
+    /**
+     * The kept proxy of a lock; fetched outside the map's lock, since fetching asks the CP group. A lock outside the
+     * CP group {@code default} is refused before it is kept: a cluster in CP unsafe mode puts each lock in a group of
+     * its own partition, named after the lock, which a client (unlike a member) cannot read from the configuration.
+     */
     private FencedLock lock(String name) {
         FencedLock lock = locks.get(name);
         if (lock == null) {
             FencedLock fetched = hazelcast.getCPSubsystem().getLock(name);
+            CpSubsystemCheck.refuseOutsideDefaultGroup(fetched, service);
             lock = Objects.requireNonNullElse(locks.putIfAbsent(name, fetched), fetched);
         }
         return lock;
@@ -289,7 +294,11 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
         CpSubsystemCheck.refuseUnsafeMode(hazelcast, service);
         // both steps may wait for a majority: naming a lock the first time asks the METADATA group for the default
         // group, reading it asks the default group
-        askCp(() -> hazelcast.getCPSubsystem().getLock(prefix + "probe").isLocked(), "grant locks");
+        askCp(() -> {
+            FencedLock probe = hazelcast.getCPSubsystem().getLock(prefix + "probe");
+            CpSubsystemCheck.refuseOutsideDefaultGroup(probe, service);
+            return probe.isLocked();
+        }, "grant locks");
     }
 
     /**
