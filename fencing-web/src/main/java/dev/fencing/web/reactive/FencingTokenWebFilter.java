@@ -64,9 +64,21 @@ public final class FencingTokenWebFilter implements WebFilter {
      */
     public static final String APPLIED_ATTRIBUTE = FencingTokenWebFilter.class.getName() + ".APPLIED";
 
-    /** Paths a pattern set that covers everything matches: the root, one segment, several. */
-    private static final List<PathContainer> PROBES = List.of(PathContainer.parsePath("/"),
-            PathContainer.parsePath("/fencing-probe"), PathContainer.parsePath("/fencing-probe/a/b.json"));
+    /**
+     * Paths under a first segment no application has: a pattern that matches one trusts any first segment (a
+     * wildcard or capture there, {@code /**}, {@code /*}{@code /**}, {@code /{first}/**}), so every controller's path.
+     */
+    private static final List<PathContainer> PROBES = probes();
+
+    /** The probe paths: one to seven segments under the made-up first segment, and one with an extension. */
+    private static List<PathContainer> probes() {
+        List<PathContainer> probes = new ArrayList<>();
+        for (int depth = 0; depth <= 6; depth++) {
+            probes.add(PathContainer.parsePath("/fencing-probe-4f1d" + "/a".repeat(depth)));
+        }
+        probes.add(PathContainer.parsePath("/fencing-probe-4f1d/a/b.json"));
+        return List.copyOf(probes);
+    }
 
     private final Predicate<ServerWebExchange> trusted;
     private final String untrustedDetail;
@@ -104,9 +116,9 @@ public final class FencingTokenWebFilter implements WebFilter {
      * {@link PathPattern} syntax, such as {@code "/internal/**"}); a request elsewhere that carries the header gets
      * 403.
      *
-     * @throws IllegalArgumentException when no pattern is given, one does not parse, or together they match every
-     *                                  path ({@code /**}, {@code /{*path}}, ...): such a filter would accept tokens
-     *                                  from any caller
+     * @throws IllegalArgumentException when no pattern is given, one does not parse, or one matches paths under any
+     *                                  first segment ({@code /**}, {@code /{*path}}, a wildcard or capture first):
+     *                                  such a filter would accept tokens from any caller
      */
     public static FencingTokenWebFilter forPaths(String... patterns) {
         Objects.requireNonNull(patterns, "patterns");
@@ -124,9 +136,10 @@ public final class FencingTokenWebFilter implements WebFilter {
                         + "' does not parse: " + e.getMessage(), e);
             }
         }
-        if (PROBES.stream().allMatch(path -> parsed.stream().anyMatch(pattern -> pattern.matches(path)))) {
+        if (PROBES.stream().anyMatch(path -> parsed.stream().anyMatch(pattern -> pattern.matches(path)))) {
             throw new IllegalArgumentException("FencingTokenWebFilter.forPaths(" + String.join(", ", patterns)
-                    + "): these patterns match every path, so the filter would accept " + FencingHeader.NAME
+                    + "): a pattern matches paths under any first segment, every controller's, so the filter "
+                    + "would accept " + FencingHeader.NAME
                     + " headers from any caller, and a forged token opens the fence. Name internal paths only "
                     + "(\"/internal/**\"), or construct it with a trust predicate: new FencingTokenWebFilter("
                     + "exchange -> ...your service-to-service authentication...)");
