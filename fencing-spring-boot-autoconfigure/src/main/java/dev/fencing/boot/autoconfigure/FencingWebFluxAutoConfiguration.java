@@ -35,7 +35,7 @@ import java.util.List;
  * The WebFlux parts of fencing-web in a reactive web application: the {@link FencingWebExceptionHandler} (refused
  * calls as problem details) unless the application registered one, and the {@link FencingTokenWebFilter} that binds
  * callers' tokens into the Reactor Context only when {@code fencing.web.reactive.path-patterns} names the internal
- * paths where callers are trusted (no default; patterns that together match every path fail startup). With a
+ * paths where callers are trusted (no default; a pattern that matches paths under any first segment fails startup). With a
  * {@link TokenVerifier} bean (the {@code fencing.signing.*} properties make one) the filter also refuses unsigned or
  * badly signed tokens before the request runs, counted and listed as the servlet filter's are. The filter needs
  * fencing-reactor: patterns set without it fail startup saying so. In every WebFlux application, the
@@ -155,8 +155,8 @@ public class FencingWebFluxAutoConfiguration {
     }
 
     /**
-     * The filter on {@code patterns}; a pattern that does not parse, or patterns that together match every path (the
-     * header would be accepted from any caller), fail startup naming the property and its value (the filter's message
+     * The filter on {@code patterns}; a pattern that does not parse, or one that matches paths under any first
+     * segment (the header would be accepted from any caller), fail startup naming the property and its value (the filter's message
      * says what to name instead). A pattern ending in {@code /*}, servlet syntax copied over, is logged at WARN: in a
      * {@code PathPattern} it matches one segment only.
      */
