@@ -6,6 +6,7 @@ import dev.fencing.issuer.TokenIssuer;
 import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -32,10 +33,22 @@ public class FencingEtcdAutoConfiguration {
 
     static final String ENDPOINTS = FencingProperties.ETCD_ENDPOINTS;
 
+    /** The name of the jetcd client the starter creates when the application has none. */
+    static final String STARTERS_CLIENT = "fencingEtcdClient";
+
     @Bean
     @ConditionalOnMissingBean(TokenIssuer.class)
-    EtcdTokenIssuer tokenIssuer(Client etcd, FencingProperties properties, ObjectProvider<MeterRegistry> registry) {
+    EtcdTokenIssuer tokenIssuer(Client etcd, FencingProperties properties, ObjectProvider<MeterRegistry> registry,
+                                ListableBeanFactory beans) {
         FencingProperties.EtcdIssuer settings = properties.getIssuer().getEtcd();
+        if (!beans.containsBean(STARTERS_CLIENT) && settings.getEndpoints().stream().anyMatch(e -> !e.isBlank())) {
+            // jetcd does not tell its endpoints: a property beside the application's client is ambiguous
+            throw new FencingConfigurationException(ENDPOINTS + " is " + settings.getEndpoints() + ", but the issuer "
+                    + "uses the application's jetcd Client bean, whose endpoints the starter cannot read: the "
+                    + "property would be ignored (and named in the issuer's messages and health), and instances "
+                    + "configured through it alone would lock on another cluster. Remove the property (the bean "
+                    + "wins), or the bean");
+        }
         String endpoints = settings.getEndpoints().isEmpty()
                 ? "the application's etcd Client" : String.join(",", settings.getEndpoints());
         return new EtcdTokenIssuer(etcd, endpoints, settings.getLockPrefix(), settings.getLeaseTtl(),

@@ -5,6 +5,7 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.zookeeper.ZooKeeperTokenIssuer;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -35,8 +36,29 @@ public class FencingZooKeeperAutoConfiguration {
     @ConditionalOnMissingBean(TokenIssuer.class)
     ZooKeeperTokenIssuer tokenIssuer(CuratorFramework curator, FencingProperties properties,
                                      ObjectProvider<MeterRegistry> registry) {
+        requireUsable(curator, properties.getIssuer().getZookeeper().getConnectString());
         return new ZooKeeperTokenIssuer(curator, properties.getIssuer().getZookeeper().getLockPath(),
                 registry.getIfUnique());
+    }
+
+    /**
+     * Refuses, at startup, an application's Curator client that was never started (every acquire would fail), and one
+     * that talks to another ensemble than {@code connect-string} names: the property would be ignored, and instances
+     * configured through it alone would lock on another ensemble, with tokens of an unrelated sequence.
+     */
+    static void requireUsable(CuratorFramework curator, String connectString) {
+        if (curator.getState() == CuratorFrameworkState.LATENT) {
+            throw new FencingConfigurationException("The application's CuratorFramework bean was never started, so "
+                    + "every @Fenced(acquire = true) call would fail: call start() on it (in its @Bean method), or "
+                    + "leave it out and set " + CONNECT_STRING + ", for a client the starter creates and starts");
+        }
+        String used = curator.getZookeeperClient().getCurrentConnectionString();
+        if (connectString != null && !connectString.isBlank() && !connectString.trim().equals(used)) {
+            throw new FencingConfigurationException(CONNECT_STRING + " is '" + connectString.trim() + "', but the "
+                    + "issuer uses the application's CuratorFramework bean, connected to '" + used + "': the property "
+                    + "would be ignored, and instances configured through it alone would lock on another ensemble. "
+                    + "Remove the property (the bean wins), or the bean, or make them name the same ensemble");
+        }
     }
 
     /** The Curator client, when the application has none. */

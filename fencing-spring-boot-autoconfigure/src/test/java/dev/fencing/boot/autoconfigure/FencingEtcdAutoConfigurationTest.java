@@ -240,4 +240,21 @@ class FencingEtcdAutoConfigurationTest {
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(TokenIssuer.class)
                         .doesNotHaveBean(Client.class));
     }
+
+    /**
+     * The application's jetcd Client beside fencing.issuer.etcd.endpoints: the issuer used the client and named the
+     * property's endpoints in its messages and health, where nobody talked (a red-team review). jetcd does not tell
+     * its endpoints, so the two together fail startup.
+     */
+    @Test
+    void endpointsBesideTheApplicationsClientFailStartup() throws Exception {
+        try (Client own = Client.builder().endpoints(endpoint).build()) {
+            runner.withBean("etcdClient", Client.class, () -> own, definition -> definition.setDestroyMethodName(""))
+                    .withPropertyValues("fencing.issuer.etcd.endpoints=http://127.0.0.1:1")
+                    .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                            .hasMessageContaining("http://127.0.0.1:1")
+                            .hasMessageContaining("application's jetcd Client")
+                            .hasMessageContaining("Remove the property"));
+        }
+    }
 }

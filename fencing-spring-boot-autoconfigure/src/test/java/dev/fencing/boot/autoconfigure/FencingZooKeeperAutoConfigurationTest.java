@@ -202,4 +202,30 @@ class FencingZooKeeperAutoConfigurationTest {
                 .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean(TokenIssuer.class)
                         .doesNotHaveBean(CuratorFramework.class));
     }
+
+    /**
+     * The application's CuratorFramework bean beside a connect-string naming another ensemble: the property was
+     * ignored without a word, and instances configured through it alone would lock on another ensemble (a red-team
+     * review). And a bean never started: every acquire failed, startup said nothing. Both fail startup now; the same
+     * connect string beside the bean is fine.
+     */
+    @Test
+    void theApplicationsCuratorBeanMustBeStartedAndAgreeWithTheConnectString() throws Exception {
+        try (TestingServer other = new TestingServer(true);
+             CuratorFramework own = CuratorFrameworkFactory.newClient(server.getConnectString(),
+                     new RetryOneTime(100))) {
+            ApplicationContextRunner withOwn = runner.withBean("curator", CuratorFramework.class, () -> own,
+                    definition -> definition.setDestroyMethodName(""));
+            withOwn.run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                    .hasMessageContaining("never started").hasMessageContaining("start()"));
+            own.start();
+            withOwn.withPropertyValues("fencing.issuer.zookeeper.connect-string=" + other.getConnectString())
+                    .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                            .hasMessageContaining(other.getConnectString())
+                            .hasMessageContaining(server.getConnectString())
+                            .hasMessageContaining("Remove the property"));
+            withOwn.withPropertyValues("fencing.issuer.zookeeper.connect-string=" + server.getConnectString())
+                    .run(context -> assertThat(context).hasNotFailed().hasSingleBean(ZooKeeperTokenIssuer.class));
+        }
+    }
 }
