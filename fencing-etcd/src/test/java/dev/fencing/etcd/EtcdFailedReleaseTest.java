@@ -53,13 +53,7 @@ class EtcdFailedReleaseTest {
             try {
                 Lease first = issuer.acquire(resource, Duration.ofSeconds(10));
                 Lease other = issuer.acquire(resource + "-other", Duration.ofSeconds(10));
-                ByteSequence key = ((EtcdTokenIssuer.EtcdLease) first).key;
-                network.partition();
-                CompletableFuture.runAsync(first::close).get(5, TimeUnit.SECONDS); // goes on in the background
-                Thread.sleep(EtcdTokenIssuer.RELEASE_WAIT.toMillis() + 2_000); // the delete gives up
-                network.heal();
-                assertThat(client.getKVClient().get(key).get(10, TimeUnit.SECONDS).getKvs())
-                        .as("the first lease's key outlived its failed delete").isNotEmpty();
+                releaseWhilePartitioned(network, first);
 
                 Lease second = issuer.acquire(resource, Duration.ofSeconds(20));
                 try {
@@ -96,13 +90,7 @@ class EtcdFailedReleaseTest {
                     Duration.ofSeconds(10), null);
             try {
                 Lease first = issuer.acquire(resource, Duration.ofSeconds(10));
-                ByteSequence key = ((EtcdTokenIssuer.EtcdLease) first).key;
-                network.partition();
-                CompletableFuture.runAsync(first::close).get(5, TimeUnit.SECONDS); // goes on in the background
-                Thread.sleep(EtcdTokenIssuer.RELEASE_WAIT.toMillis() + 2_000); // the delete gives up
-                network.heal();
-                assertThat(client.getKVClient().get(key).get(10, TimeUnit.SECONDS).getKvs())
-                        .as("the first lease's key outlived its failed delete").isNotEmpty();
+                releaseWhilePartitioned(network, first);
                 try (Lease theirs = otherProcess.acquire(resource, Duration.ofSeconds(ttlSeconds + 15))) {
                     assertThat(theirs.isHeld()).isTrue();
                     assertThat(theirs.token().value()).isGreaterThan(first.token().value());
@@ -142,5 +130,19 @@ class EtcdFailedReleaseTest {
             Thread.sleep(10);
         }
         return issuer.resourcesWithTurns();
+    }
+
+    /**
+     * Releases {@code lease} while {@code network} is cut for longer than the background release waits, so that its
+     * delete fails; heals the network and checks that the lease's key outlived the delete.
+     */
+    private void releaseWhilePartitioned(PartitionProxy network, Lease lease) throws Exception {
+        ByteSequence key = ((EtcdTokenIssuer.EtcdLease) lease).key;
+        network.partition();
+        CompletableFuture.runAsync(lease::close).get(5, TimeUnit.SECONDS); // goes on in the background
+        Thread.sleep(EtcdTokenIssuer.RELEASE_WAIT.toMillis() + 2_000); // the delete gives up
+        network.heal();
+        assertThat(client.getKVClient().get(key).get(10, TimeUnit.SECONDS).getKvs())
+                .as("the lease's key outlived its failed delete").isNotEmpty();
     }
 }
