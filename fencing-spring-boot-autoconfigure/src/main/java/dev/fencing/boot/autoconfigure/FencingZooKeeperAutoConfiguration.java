@@ -8,6 +8,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -32,19 +33,25 @@ public class FencingZooKeeperAutoConfiguration {
 
     static final String CONNECT_STRING = "fencing.issuer.zookeeper.connect-string";
 
+    /** The name of the Curator client the starter creates when the application has none. */
+    static final String STARTERS_CLIENT = "fencingCuratorFramework";
+
     @Bean
     @ConditionalOnMissingBean(TokenIssuer.class)
     ZooKeeperTokenIssuer tokenIssuer(CuratorFramework curator, FencingProperties properties,
-                                     ObjectProvider<MeterRegistry> registry) {
-        requireUsable(curator, properties.getIssuer().getZookeeper().getConnectString());
+                                     ObjectProvider<MeterRegistry> registry, ListableBeanFactory beans) {
+        if (!beans.containsBean(STARTERS_CLIENT)) { // the starter's own is built from the property, and started
+            requireUsable(curator, properties.getIssuer().getZookeeper().getConnectString());
+        }
         return new ZooKeeperTokenIssuer(curator, properties.getIssuer().getZookeeper().getLockPath(),
                 registry.getIfUnique());
     }
 
     /**
      * Refuses, at startup, an application's Curator client that was never started (every acquire would fail), and one
-     * that talks to another ensemble than {@code connect-string} names: the property would be ignored, and instances
-     * configured through it alone would lock on another ensemble, with tokens of an unrelated sequence.
+     * whose locks live elsewhere than {@code connect-string} names (other hosts, or another root: a chroot, or a
+     * namespace of the client's): the property would be ignored, and instances configured through it alone would lock
+     * elsewhere. Hosts are compared as a set (order, spaces and the default port aside).
      */
     static void requireUsable(CuratorFramework curator, String connectString) {
         if (curator.getState() == CuratorFrameworkState.LATENT) {
@@ -53,12 +60,40 @@ public class FencingZooKeeperAutoConfiguration {
                     + "leave it out and set " + CONNECT_STRING + ", for a client the starter creates and starts");
         }
         String used = curator.getZookeeperClient().getCurrentConnectionString();
-        if (connectString != null && !connectString.isBlank() && !connectString.trim().equals(used)) {
+        String namespace = curator.getNamespace();
+        // the root the client's paths start from: its chroot, then its namespace
+        String usedRoot = namespace == null || namespace.isEmpty() ? root(used)
+                : (root(used).equals("/") ? "" : root(used)) + "/" + namespace;
+        if (connectString != null && !connectString.isBlank() && (!hosts(connectString).equals(hosts(used))
+                || !root(connectString).equals(usedRoot))) {
             throw new FencingConfigurationException(CONNECT_STRING + " is '" + connectString.trim() + "', but the "
-                    + "issuer uses the application's CuratorFramework bean, connected to '" + used + "': the property "
-                    + "would be ignored, and instances configured through it alone would lock on another ensemble. "
-                    + "Remove the property (the bean wins), or the bean, or make them name the same ensemble");
+                    + "issuer uses the application's CuratorFramework bean, connected to '" + used + "'"
+                    + (namespace == null || namespace.isEmpty() ? "" : " with namespace '" + namespace + "'")
+                    + ": the property would be ignored, and instances configured through it alone would lock "
+                    + "elsewhere. Remove the property (the bean wins), or the bean, or make them name the same "
+                    + "ensemble and root");
         }
+    }
+
+    /** The hosts of a connect string, as a set of lower-case {@code host:port} (port 2181 when none is given). */
+    private static java.util.Set<String> hosts(String connectString) {
+        int slash = connectString.indexOf('/');
+        String hosts = slash < 0 ? connectString : connectString.substring(0, slash);
+        java.util.Set<String> set = new java.util.TreeSet<>();
+        for (String host : hosts.split(",")) {
+            String trimmed = host.trim().toLowerCase(java.util.Locale.ROOT);
+            if (!trimmed.isEmpty()) {
+                set.add(trimmed.lastIndexOf(':') > trimmed.lastIndexOf(']') ? trimmed : trimmed + ":2181");
+            }
+        }
+        return set;
+    }
+
+    /** The chroot of a connect string, {@code /} when none (a trailing slash dropped). */
+    private static String root(String connectString) {
+        int slash = connectString.indexOf('/');
+        String root = slash < 0 ? "/" : connectString.substring(slash).trim();
+        return root.length() > 1 && root.endsWith("/") ? root.substring(0, root.length() - 1) : root;
     }
 
     /** The Curator client, when the application has none. */

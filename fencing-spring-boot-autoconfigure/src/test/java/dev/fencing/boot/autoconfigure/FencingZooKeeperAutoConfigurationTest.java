@@ -226,6 +226,32 @@ class FencingZooKeeperAutoConfigurationTest {
                             .hasMessageContaining("Remove the property"));
             withOwn.withPropertyValues("fencing.issuer.zookeeper.connect-string=" + server.getConnectString())
                     .run(context -> assertThat(context).hasNotFailed().hasSingleBean(ZooKeeperTokenIssuer.class));
+            // the same hosts written otherwise are the same ensemble (a re-trial found such refused); another host
+            // beside them is not
+            withOwn.withPropertyValues("fencing.issuer.zookeeper.connect-string= " + server.getConnectString()
+                    + " ,").run(context -> assertThat(context).hasNotFailed());
+            withOwn.withPropertyValues("fencing.issuer.zookeeper.connect-string=" + other.getConnectString() + ","
+                    + server.getConnectString()).run(context -> assertThat(context).hasFailed());
         }
+        // a namespace moves the bean's locks under another root than the property's (a re-trial: two instances, one
+        // configured each way, held one lock at once)
+        try (CuratorFramework spaced = CuratorFrameworkFactory.builder().connectString(server.getConnectString())
+                .namespace("app").retryPolicy(new RetryOneTime(100)).build()) {
+            spaced.start();
+            ApplicationContextRunner withSpaced = runner.withBean("curator", CuratorFramework.class, () -> spaced,
+                    definition -> definition.setDestroyMethodName(""));
+            withSpaced.withPropertyValues("fencing.issuer.zookeeper.connect-string=" + server.getConnectString())
+                    .run(context -> assertThat(context).hasFailed().getFailure().rootCause()
+                            .hasMessageContaining("namespace 'app'"));
+            withSpaced.withPropertyValues("fencing.issuer.zookeeper.connect-string=" + server.getConnectString()
+                    + "/app").run(context -> assertThat(context).hasNotFailed());
+        }
+    }
+
+    /** The starter's own client, built from the property, is never refused by the check above. */
+    @Test
+    void theStartersOwnClientIsNotComparedWithItsProperty() {
+        runner.withPropertyValues("fencing.issuer.zookeeper.connect-string=" + server.getConnectString() + ", ")
+                .run(context -> assertThat(context).hasNotFailed().hasBean("fencingCuratorFramework"));
     }
 }
