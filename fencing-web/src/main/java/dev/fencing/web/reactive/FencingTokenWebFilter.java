@@ -64,22 +64,6 @@ public final class FencingTokenWebFilter implements WebFilter {
      */
     public static final String APPLIED_ATTRIBUTE = FencingTokenWebFilter.class.getName() + ".APPLIED";
 
-    /**
-     * Paths under a first segment no application has: a pattern that matches one trusts any first segment (a
-     * wildcard or capture there, {@code /**}, {@code /*}{@code /**}, {@code /{first}/**}), so every controller's path.
-     */
-    private static final List<PathContainer> PROBES = probes();
-
-    /** The probe paths: one to seven segments under the made-up first segment, and one with an extension. */
-    private static List<PathContainer> probes() {
-        List<PathContainer> probes = new ArrayList<>();
-        for (int depth = 0; depth <= 6; depth++) {
-            probes.add(PathContainer.parsePath("/fencing-probe-4f1d" + "/a".repeat(depth)));
-        }
-        probes.add(PathContainer.parsePath("/fencing-probe-4f1d/a/b.json"));
-        return List.copyOf(probes);
-    }
-
     private final Predicate<ServerWebExchange> trusted;
     private final String untrustedDetail;
     private final TokenVerifier verifier;
@@ -136,7 +120,7 @@ public final class FencingTokenWebFilter implements WebFilter {
                         + "' does not parse: " + e.getMessage(), e);
             }
         }
-        if (PROBES.stream().anyMatch(path -> parsed.stream().anyMatch(pattern -> pattern.matches(path)))) {
+        if (parsed.stream().anyMatch(pattern -> !literalFirstSegment(pattern.getPatternString()))) {
             throw new IllegalArgumentException("FencingTokenWebFilter.forPaths(" + String.join(", ", patterns)
                     + "): a pattern matches paths under any first segment, every controller's, so the filter "
                     + "would accept " + FencingHeader.NAME
@@ -150,6 +134,18 @@ public final class FencingTokenWebFilter implements WebFilter {
             return internal.stream().anyMatch(pattern -> pattern.matches(path));
         }, "This path does not accept the " + FencingHeader.NAME + " header", null, ForgedTokenCounters.NONE,
                 RejectionListener.NONE, null, RECEIPTS_LOGGED);
+    }
+
+    /**
+     * Whether a pattern's first path segment is literal text: not a wildcard ({@code *}, {@code **}, {@code ?}) nor
+     * a capture ({@code {first}}, {@code {first:[a-z]+}}, {@code {*rest}}), any of which reaches every controller's
+     * path. The root alone ({@code /}) is literal.
+     */
+    private static boolean literalFirstSegment(String pattern) {
+        String path = pattern.startsWith("/") ? pattern.substring(1) : pattern;
+        int slash = path.indexOf('/');
+        String first = slash < 0 ? path : path.substring(0, slash);
+        return first.indexOf('*') < 0 && first.indexOf('?') < 0 && first.indexOf('{') < 0;
     }
 
     /**
