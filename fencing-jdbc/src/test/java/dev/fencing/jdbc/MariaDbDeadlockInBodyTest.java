@@ -1,14 +1,8 @@
 package dev.fencing.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.token.FencingToken;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import java.util.List;
@@ -25,44 +19,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * reaction to a deadlock) then wrote unfenced, and the stale write committed after a newer token's (a review found
  * it). The checks are run again before the commit ({@code HeldChecks}): 33's commit is refused as a conflict.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(90)
-class MariaDbDeadlockInBodyTest {
+class MariaDbDeadlockInBodyTest extends MariaDbDeadlockFixture {
 
-    private static final String SUFFIX = java.util.UUID.randomUUID().toString().substring(0, 8);
-    private HikariDataSource pool;
-    private JdbcTemplate jdbc;
-    private DataSourceTransactionManager tm;
-    private JdbcFenceStore store;
-    private final String fence = "dl_fence_" + SUFFIX;
-    private final String data = "dl_data_" + SUFFIX;
-    private final String locks = "dl_locks_" + SUFFIX;
-    private final String heavy = "dl_heavy_" + SUFFIX;
-
-    @BeforeAll
-    void setUp() {
-        pool = Database.MARIADB.newPool(6);
-        jdbc = new JdbcTemplate(pool);
-        tm = new DataSourceTransactionManager(pool);
-        for (String t : List.of(fence, data, locks, heavy)) {
-            jdbc.execute("DROP TABLE IF EXISTS " + t);
-        }
-        jdbc.execute(Database.MARIADB.createDataTable(data));
-        MariaDbDeadlock.createTables(jdbc, locks, heavy);
-        store = JdbcFenceStore.builder(pool).transactionManager(tm).table(fence).createTableIfMissing(true).build();
-        store.verify();
-    }
-
-    @AfterAll
-    void tearDown() {
-        for (String t : List.of(fence, data, locks, heavy)) {
-            jdbc.execute("DROP TABLE IF EXISTS " + t);
-        }
-        pool.close();
-    }
-
-    private void fenced(String r, FencingToken token, Runnable body) {
-        fenced(r, token, body, null);
+    MariaDbDeadlockInBodyTest() {
+        super("dl", 6, null);
     }
 
     /** {@code token}'s fenced call, then (unless {@code null}) {@code newer}'s, which writes, in one transaction. */
@@ -73,10 +34,6 @@ class MariaDbDeadlockInBodyTest {
                 FencedCalls.fence(store, r, newer, () -> insert(r, newer));
             }
         });
-    }
-
-    private void insert(String r, FencingToken t) {
-        jdbc.update("INSERT INTO " + data + " (k, token, v) VALUES (?, ?, ?)", r, t.value(), t.holder());
     }
 
     @Test

@@ -1,16 +1,9 @@
 package dev.fencing.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.store.TransientFenceFailure;
 import dev.fencing.token.FencingToken;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import java.time.Duration;
 import java.util.List;
@@ -26,46 +19,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * older token committing meanwhile must not leave max_seen below the newer token the transaction wrote under (a
  * review found 34 accepted after 35's write), and a lock wait of the look at the row is a retryable refusal.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(120)
-class MariaDbSeveralTokensAfterDeadlockTest {
+class MariaDbSeveralTokensAfterDeadlockTest extends MariaDbDeadlockFixture {
 
-    private static final String SUFFIX = "sevtok_" + java.util.UUID.randomUUID().toString().substring(0, 8);
-    private HikariDataSource pool;
-    private JdbcTemplate jdbc;
-    private DataSourceTransactionManager tm;
-    private JdbcFenceStore store;
-    private final String fence = "fence_" + SUFFIX;
-    private final String data = "data_" + SUFFIX;
-    private final String locks = "locks_" + SUFFIX;
-    private final String heavy = "heavy_" + SUFFIX;
-
-    @BeforeAll
-    void setUp() {
-        pool = Database.MARIADB.newPool(8);
-        jdbc = new JdbcTemplate(pool);
-        tm = new DataSourceTransactionManager(pool);
-        jdbc.execute(Database.MARIADB.createDataTable(data));
-        MariaDbDeadlock.createTables(jdbc, locks, heavy);
-        store = JdbcFenceStore.builder(pool).transactionManager(tm).table(fence).createTableIfMissing(true)
-                .lockTimeout(Duration.ofSeconds(1)).build();
-        store.verify();
-    }
-
-    @AfterAll
-    void tearDown() {
-        for (String t : List.of(fence, data, locks, heavy)) {
-            jdbc.execute("DROP TABLE IF EXISTS " + t);
-        }
-        pool.close();
-    }
-
-    private void fenced(String r, FencingToken token, Runnable body) {
-        new TransactionTemplate(tm).executeWithoutResult(s -> FencedCalls.fence(store, r, token, body));
-    }
-
-    private void insert(String r, FencingToken t) {
-        jdbc.update("INSERT INTO " + data + " (k, token, v) VALUES (?, ?, ?)", r, t.value(), t.holder());
+    MariaDbSeveralTokensAfterDeadlockTest() {
+        super("sevtok", 8, Duration.ofSeconds(1));
     }
 
     private List<Long> written(String r) {

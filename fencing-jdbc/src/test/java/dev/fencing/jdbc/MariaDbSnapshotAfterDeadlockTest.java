@@ -1,15 +1,8 @@
 package dev.fencing.jdbc;
 
-import com.zaxxer.hikari.HikariDataSource;
 import dev.fencing.token.FencingToken;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -25,45 +18,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * commits. The commit's look at the row must be a locking read: a review found the snapshot's 35 accepted as the
  * transaction's own, and 33's write committed after 36's.
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(120)
-class MariaDbSnapshotAfterDeadlockTest {
+class MariaDbSnapshotAfterDeadlockTest extends MariaDbDeadlockFixture {
 
-    private static final String SUFFIX = "snapdl_" + java.util.UUID.randomUUID().toString().substring(0, 8);
-    private HikariDataSource pool;
-    private JdbcTemplate jdbc;
-    private DataSourceTransactionManager tm;
-    private JdbcFenceStore store;
-    private final String fence = "fence_" + SUFFIX;
-    private final String data = "data_" + SUFFIX;
-    private final String locks = "locks_" + SUFFIX;
-    private final String heavy = "heavy_" + SUFFIX;
-
-    @BeforeAll
-    void setUp() {
-        pool = Database.MARIADB.newPool(6);
-        jdbc = new JdbcTemplate(pool);
-        tm = new DataSourceTransactionManager(pool);
-        jdbc.execute(Database.MARIADB.createDataTable(data));
-        MariaDbDeadlock.createTables(jdbc, locks, heavy);
-        store = JdbcFenceStore.builder(pool).transactionManager(tm).table(fence).createTableIfMissing(true).build();
-        store.verify();
-    }
-
-    @AfterAll
-    void tearDown() {
-        for (String t : List.of(fence, data, locks, heavy)) {
-            jdbc.execute("DROP TABLE IF EXISTS " + t);
-        }
-        pool.close();
-    }
-
-    private void fenced(String r, FencingToken token, Runnable body) {
-        new TransactionTemplate(tm).executeWithoutResult(s -> FencedCalls.fence(store, r, token, body));
-    }
-
-    private void insert(String r, FencingToken t) {
-        jdbc.update("INSERT INTO " + data + " (k, token, v) VALUES (?, ?, ?)", r, t.value(), t.holder());
+    MariaDbSnapshotAfterDeadlockTest() {
+        super("snapdl", 6, null);
     }
 
     @Test

@@ -1,21 +1,11 @@
 package dev.fencing.r2dbc;
 
 import dev.fencing.token.FencingToken;
-import io.r2dbc.pool.ConnectionPool;
-import io.r2dbc.spi.ConnectionFactories;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.Timeout;
-import org.springframework.r2dbc.connection.R2dbcTransactionManager;
-import org.springframework.r2dbc.core.DatabaseClient;
-import org.springframework.transaction.reactive.TransactionalOperator;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
@@ -28,74 +18,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * older token committing meanwhile must not leave max_seen below the newer token the transaction wrote under (a
  * review found 34 accepted after 35's write).
  */
-@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(120)
-class R2dbcMariaDbSeveralTokensAfterDeadlockTest {
+class R2dbcMariaDbSeveralTokensAfterDeadlockTest extends R2dbcMariaDbDeadlockFixture {
 
-    private static final Duration STEP = Duration.ofSeconds(60);
-    private final String suffix = "sevtok_" + Long.toHexString(System.nanoTime());
-    private final String fence = "fence_" + suffix;
-    private final String data = "data_" + suffix;
-    private final String locks = "locks_" + suffix;
-    private final String heavy = "heavy_" + suffix;
-    private ConnectionPool pool;
-    private DatabaseClient db;
-    private TransactionalOperator transactions;
-    private R2dbcFenceStore store;
-
-    @BeforeAll
-    void setUp() {
-        pool = (ConnectionPool) ConnectionFactories.get("r2dbc:pool:mariadb://root@127.0.0.1:3306/test?maxSize=6");
-        db = DatabaseClient.create(pool);
-        transactions = TransactionalOperator.create(new R2dbcTransactionManager(pool));
-        run(R2dbcDialect.MARIADB.sql().createTableSql(fence));
-        run("CREATE TABLE " + data + " (id INT AUTO_INCREMENT PRIMARY KEY, k VARCHAR(64), token BIGINT, "
-                + "v VARCHAR(64)) ENGINE=InnoDB");
-        run("CREATE TABLE " + locks + " (id INT PRIMARY KEY, n INT) ENGINE=InnoDB");
-        run("INSERT INTO " + locks + " VALUES (1, 0), (2, 0)");
-        run("CREATE TABLE " + heavy + " (id INT AUTO_INCREMENT PRIMARY KEY, v INT) ENGINE=InnoDB");
-        store = R2dbcFenceStore.builder(pool).table(fence).build();
-        store.verify();
-    }
-
-    @AfterAll
-    void tearDown() {
-        try {
-            for (String table : List.of(fence, data, locks, heavy)) {
-                run("DROP TABLE IF EXISTS " + table);
-            }
-        } finally {
-            pool.dispose();
-        }
-    }
-
-    private void run(String sql) {
-        db.sql(sql).then().block(STEP);
-    }
-
-    private Mono<Void> insert(String r, FencingToken t) {
-        return db.sql("INSERT INTO " + data + " (k, token, v) VALUES (?, ?, ?)")
-                .bind(0, r).bind(1, t.value()).bind(2, t.holder()).then();
-    }
-
-    private static Mono<Void> await(CountDownLatch latch, long sleepAfter) {
-        return Mono.<Void>fromRunnable(() -> {
-            try {
-                assertThat(latch.await(30, TimeUnit.SECONDS)).isTrue();
-                Thread.sleep(sleepAfter);
-            } catch (InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        }).subscribeOn(Schedulers.boundedElastic());
-    }
-
-    private String outcome(Flux<?> transaction) {
-        try {
-            transaction.blockLast(STEP);
-            return "ok";
-        } catch (RuntimeException e) {
-            return e.getClass().getSimpleName() + ": " + e.getMessage();
-        }
+    R2dbcMariaDbSeveralTokensAfterDeadlockTest() {
+        super("sevtok");
     }
 
     /**
