@@ -219,8 +219,9 @@ public final class CheckOutcomes {
     private static Throwable withoutHolder(TokenRejectedException e) {
         FencingToken presented = new FencingToken(e.presented().resource(), e.presented().value(), UNRECORDED_HOLDER);
         TokenRejectedException copy;
-        if (e instanceof StaleTokenException) {
-            copy = new StaleTokenException(e.resource(), presented, e.maxSeen(), e.operation());
+        if (e instanceof StaleTokenException stale) {
+            copy = stale.lockLost() ? StaleTokenException.lockLost(e.resource(), presented, e.operation())
+                    : new StaleTokenException(e.resource(), presented, e.maxSeen(), e.operation());
         } else if (e instanceof DuplicateTokenException) {
             copy = new DuplicateTokenException(e.resource(), presented, e.maxSeen(), e.operation());
         } else if (e instanceof OutOfRangeTokenException) {

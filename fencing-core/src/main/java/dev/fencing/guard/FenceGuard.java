@@ -201,10 +201,18 @@ public final class FenceGuard {
             if (CheckOutcomes.observedInvalidKey(point, modes, e)) {
                 return proceed.proceed(target); // observe mode: enforce would refuse it, so it is counted and runs
             }
-            throw CheckOutcomes.invalidKey(point, e);
+            throw invalidKey(point, e);
         }
-        return point.acquire() ? acquireOrPropagate(point, CheckOutcomes.resourceOf(point, key), target, proceed)
-                : check(point, key, target, proceed);
+        if (!point.acquire()) {
+            return check(point, key, target, proceed);
+        }
+        String resource;
+        try {
+            resource = point.resourceOf(key);
+        } catch (InvalidKeyException e) { // a key text no token can carry
+            throw invalidKey(point, e);
+        }
+        return acquireOrPropagate(point, resource, target, proceed);
     }
 
     /**
@@ -224,7 +232,8 @@ public final class FenceGuard {
             if (modes.observes(point.resource())) {
                 return observing(point, lost.resource(), lost.presented(), target, proceed);
             }
-            throw CheckOutcomes.lockLost(point, lost, rejections, null);
+            throw refused(point, lost.resource(), lost.presented(),
+                    observation -> CheckOutcomes.lockLost(point, lost, rejections, observation));
         }
         // from here on the token's own instance of the effective resource's text, found without building it: its
         // hash is cached and the store's comparison of resource and token is one reference check; the text is built
@@ -239,7 +248,7 @@ public final class FenceGuard {
                 if (CheckOutcomes.observedInvalidKey(point, modes, e)) {
                     return proceed.proceed(target);
                 }
-                throw CheckOutcomes.invalidKey(point, e);
+                throw invalidKey(point, e);
             }
         }
         if (modes.observes(point.resource())) {
@@ -249,6 +258,33 @@ public final class FenceGuard {
             return observed(point, resource, token, target, proceed);
         }
         return check(point, resource, token, target, proceed, null);
+    }
+
+    /** Counts (and observes, as a check of the static resource with no token) a key that names no entity. */
+    private RuntimeException invalidKey(FencePoint point, RuntimeException e) {
+        return refused(point, point.resource(), null, observation -> {
+            CheckOutcomes.outcome(observation, "invalid");
+            return CheckOutcomes.invalidKey(point, e);
+        });
+    }
+
+    /**
+     * A refusal made before the store's check (a lost lock, an invalid key), counted by {@code refusal} and, with
+     * observations, observed as a check of its own that ends with it: every outcome {@code fencing.checks} counts is
+     * a {@code fencing.check} observation (and timer) too. Only on the refusal path, so its lambda costs nothing else.
+     */
+    private <E extends Throwable> E refused(FencePoint point, String resource, FencingToken token,
+                                            java.util.function.Function<Observation, E> refusal) {
+        if (observations == null) {
+            return refusal.apply(null);
+        }
+        Observation observation = CheckOutcomes.observation(OBSERVATION, observations, point, resource);
+        CheckOutcomes.token(observation, token);
+        observation.start();
+        E refused = refusal.apply(observation);
+        observation.error(CheckOutcomes.forObservation(refused)); // never the holder id, as the key values
+        observation.stop();
+        return refused;
     }
 
     /** {@link #check} as an {@link Observation}, its outcome set where the counter is. */

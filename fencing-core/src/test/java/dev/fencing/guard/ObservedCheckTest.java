@@ -83,6 +83,43 @@ class ObservedCheckTest {
         assertThat(registry.find("fencing.checks").tag("outcome", "accepted").counter().count()).isEqualTo(2);
     }
 
+    /**
+     * Every outcome {@code fencing.checks} counts is a {@code fencing.check} observation too (a dashboard adds the
+     * timer's outcomes up to the counter's): the refusal of a token whose lock this process knows is lost, and a key
+     * that names no entity, were counted but not observed.
+     */
+    @Test
+    void aLostLockAndAnInvalidKeyAreObservedAsTheyAreCounted() throws Throwable {
+        dev.fencing.issuer.InMemoryTokenIssuer issuer = new dev.fencing.issuer.InMemoryTokenIssuer(
+                java.time.Duration.ofMillis(50), 0);
+        FenceGuard guard = FenceGuard.builder(new InMemoryFenceStore()).issuer(issuer).observations(observations)
+                .build();
+        FencePoint service = new FencePoint("Service.transfer()", "accounts", null, null, true,
+                new FencingMetrics(registry));
+        assertThatThrownBy(() -> guard.invoke(service, new Object[0], () -> {
+            Thread.sleep(120); // the lease ran out: this process knows its lock is lost
+            return guard.invoke(repo, new Object[0], () -> "the zombie's write");
+        })).isInstanceOf(StaleTokenException.class);
+        FencePoint keyed = new FencePoint("Repo.save(String)", "accounts", new FenceBracketTest.ArgumentKey(0),
+                "#p0", false, new FencingMetrics(registry));
+        assertThatThrownBy(() -> guard.invoke(keyed, new Object[] {null}, () -> "no entity"))
+                .isInstanceOf(InvalidKeyException.class);
+
+        List<StoppedObservations.Seen> checks = seen.stream()
+                .filter(s -> s.name().equals(FenceGuard.OBSERVATION)).toList();
+        assertThat(checks).extracting(s -> s.low().get("outcome")).containsExactly("stale", "invalid");
+        assertThat(checks.get(0).error()).isInstanceOf(StaleTokenException.class)
+                .satisfies(e -> assertThat(((StaleTokenException) e).lockLost()).isTrue());
+        assertThat(checks.get(0).high()).containsEntry("fencing.resource", "accounts")
+                .containsEntry("fencing.method", "Repo.write(String)").containsKey("fencing.token");
+        assertThat(checks.get(1).error()).isInstanceOf(InvalidKeyException.class);
+        assertThat(checks.get(1).low()).containsEntry("resource", "accounts");
+        assertThat(checks.get(1).high()).containsEntry("fencing.method", "Repo.save(String)")
+                .containsEntry("fencing.token", "none");
+        assertThat(registry.get("fencing.checks").tag("outcome", "stale").counter().count()).isEqualTo(1);
+        assertThat(registry.get("fencing.checks").tag("outcome", "invalid").counter().count()).isEqualTo(1);
+    }
+
     @Test
     void aRunningCheckIsTaggedWithItsResourceOnlyUntilItsOutcomeIsKnown() throws Throwable {
         SimpleMeterRegistry meters = new SimpleMeterRegistry();

@@ -126,7 +126,7 @@ public final class ReactiveFenceGuard {
                 if (CheckOutcomes.observedInvalidKey(point, modes, e)) {
                     return Flux.defer(call); // observe mode: enforce would refuse it, so it is counted and runs
                 }
-                return Flux.error(CheckOutcomes.invalidKey(point, e));
+                return Flux.error(invalidKey(point, e, context));
             }
             if (point.acquire()) {
                 return acquireOrPropagate(point, resource, context, assembly, call);
@@ -138,6 +138,24 @@ public final class ReactiveFenceGuard {
             return observe(check(point, resource, context, assembly, call, observation), observation,
                     CheckOutcomes::forObservation);
         });
+    }
+
+    /**
+     * Counts a key that names no entity and, with observations, observes it as a refused check of the static
+     * resource with no token, as the blocking guard does: every outcome {@code fencing.checks} counts is a
+     * {@code fencing.check} observation too.
+     */
+    private RuntimeException invalidKey(FencePoint point, RuntimeException e, ContextView context) {
+        if (observations == null) {
+            return CheckOutcomes.invalidKey(point, e);
+        }
+        Observation observation = started(FenceGuard.OBSERVATION, point, point.resource(), context);
+        CheckOutcomes.token(observation, null);
+        CheckOutcomes.outcome(observation, "invalid");
+        RuntimeException refused = CheckOutcomes.invalidKey(point, e);
+        observation.error(refused);
+        observation.stop();
+        return refused;
     }
 
     /** An observation of {@code point}, started now, its parent the one in the subscriber's context. */

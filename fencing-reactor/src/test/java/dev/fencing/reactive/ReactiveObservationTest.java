@@ -102,6 +102,24 @@ class ReactiveObservationTest {
         assertThat(seen.get(2).high()).containsEntry("fencing.token", "none");
     }
 
+    /** A key that names no entity is counted {@code invalid} and observed as such, as in the blocking guard. */
+    @Test
+    void anInvalidKeyIsObservedAsItIsCounted() {
+        FencePoint keyed = new FencePoint("AccountRepository.save(String)", "accounts", args -> args[0], "#p0", false,
+                metrics);
+        StepVerifier.create(guard.fence(keyed, new Object[] {null}, () -> Mono.just("no entity"))
+                        .contextWrite(ReactiveFencing.bind(new FencingToken("accounts:1", 5, "a"))))
+                .expectError(dev.fencing.guard.InvalidKeyException.class).verify();
+        assertThat(seen).singleElement().satisfies(s -> {
+            assertThat(s.name()).isEqualTo(FenceGuard.OBSERVATION);
+            assertThat(s.low()).containsEntry("outcome", "invalid").containsEntry("resource", "accounts");
+            assertThat(s.high()).containsEntry("fencing.method", "AccountRepository.save(String)")
+                    .containsEntry("fencing.token", "none");
+            assertThat(s.error()).isInstanceOf(dev.fencing.guard.InvalidKeyException.class);
+        });
+        assertThat(registry.get("fencing.checks").tag("outcome", "invalid").counter().count()).isEqualTo(1);
+    }
+
     @Test
     void theParentIsTheObservationInTheSubscribersContext() {
         Observation request = Observation.start("http.server.requests", observations);
