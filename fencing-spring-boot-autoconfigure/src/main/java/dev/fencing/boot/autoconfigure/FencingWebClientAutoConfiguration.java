@@ -46,7 +46,7 @@ public class FencingWebClientAutoConfiguration {
             hosts.warnOfRedirects(environment);
             FencingTokenExchangeFilterFunction filter = FencingTokenExchangeFilterFunction.forHosts(hosts.hosts())
                     .withMeterRegistry(registry.getIfUnique());
-            return builder -> builder.filter(filter);
+            return builder -> builder.apply(filter); // the filter, and the record of the thread building each request
         }
     }
 

@@ -106,6 +106,23 @@ class FencingWebClientAutoConfigurationTest {
         });
     }
 
+    /**
+     * From blocking code (the token bound on the calling thread), a request Boot's builder made that subscribes on
+     * another thread (subscribeOn, a retry) sends the calling thread's token: the customizer records the thread that
+     * built each request (a red-team review found such requests sent none, or the token of the thread they ran on).
+     */
+    @Test
+    void bootsWebClientSendsTheBuildingThreadsTokenFromAnotherThread() {
+        runner.withPropertyValues("fencing.web.client.propagate-to=localhost").run(context -> {
+            WebClient client = context.getBean(WebClient.Builder.class).build();
+            try (dev.fencing.context.FencingScope ignored = dev.fencing.context.FencingContext.bind(TOKEN)) {
+                call(client, "localhost", "/elsewhere")
+                        .subscribeOn(reactor.core.scheduler.Schedulers.boundedElastic()).block(TIMEOUT);
+            }
+            assertThat(received).containsEntry("/elsewhere", FencingHeader.format(List.of(TOKEN)));
+        });
+    }
+
     @Test
     void aRemoteRefusalBecomesTheLibrarysExceptionCounted() {
         runner.withPropertyValues("fencing.web.client.propagate-to=localhost")

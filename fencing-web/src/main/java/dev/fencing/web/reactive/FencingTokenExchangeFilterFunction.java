@@ -13,6 +13,8 @@ import dev.fencing.web.FencingTokenClientInterceptor;
 import dev.fencing.web.internal.Destinations;
 import dev.fencing.web.internal.RemoteRefusals;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.springframework.core.io.buffer.DataBuffer;
 import org.springframework.core.io.buffer.DataBufferUtils;
 import org.springframework.core.io.buffer.DefaultDataBufferFactory;
@@ -23,6 +25,7 @@ import org.springframework.web.reactive.function.client.ClientRequest;
 import org.springframework.web.reactive.function.client.ClientResponse;
 import org.springframework.web.reactive.function.client.ExchangeFilterFunction;
 import org.springframework.web.reactive.function.client.ExchangeFunction;
+import org.springframework.web.reactive.function.client.WebClient;
 import org.springframework.web.reactive.function.client.WebClientResponseException;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -33,14 +36,21 @@ import java.nio.charset.Charset;
 import java.util.Collection;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
  * Client side, for {@code WebClient}: sends the tokens of the subscriber's Reactor Context
  * ({@link ReactiveFencing#CONTEXT_KEY}) in the {@code Fencing-Token} header of the requests it is told to, replacing
- * any value set by hand; when the context holds no tokens entry at all, the tokens bound on the subscribing thread
- * ({@link FencingContext}) are sent instead. Nothing is added when there is no token. Tokens are read when the request
- * is made (on subscription), never at assembly. Register it with {@code WebClient.builder().filter(...)}.
+ * any value set by hand. When the context holds no tokens entry at all (blocking code), it sends the tokens bound
+ * ({@link FencingContext}) on the thread that built the request ({@code retrieve()}, {@code exchangeToMono(..)}): read
+ * when the request is made, on subscription, where it subscribes on that thread; where it subscribes on another (a
+ * retry, {@code subscribeOn}), the tokens that thread had bound when it built the request, never the tokens of the
+ * thread it runs on. Nothing is added when there is no token. Register it with
+ * {@code WebClient.builder().apply(filter)}, which adds it as a filter and records the building thread on each
+ * request; added with {@code filter(..)} alone it cannot tell the building thread and reads the subscribing thread's
+ * tokens (a retry may send another caller's), which it warns of once.
  *
  * <p>As {@link FencingTokenClientInterceptor} does for {@code RestClient}: {@link #forHosts(Collection)} sends the
  * tokens only to the hosts named, the no-argument constructor to every request of the client; and on those requests a
@@ -56,7 +66,13 @@ import java.util.function.Predicate;
  * over it. Where no token is bound on that thread, that hides the coroutine's tokens (a lock's, in its body); this
  * filter then reads them from the coroutine's Reactor context, which Spring passes along.
  */
-public final class FencingTokenExchangeFilterFunction implements ExchangeFilterFunction {
+public final class FencingTokenExchangeFilterFunction implements ExchangeFilterFunction,
+        Consumer<WebClient.Builder> {
+
+    /** The request attribute {@link #accept} records: the thread that built the request, and its tokens then. */
+    static final String CALLER = FencingTokenExchangeFilterFunction.class.getName() + ".caller";
+
+    private static final Log log = LogFactory.getLog(FencingTokenExchangeFilterFunction.class);
 
     /** Whether Spring's Kotlin coroutine extensions can be in use (kotlinx-coroutines-reactor is there). */
     private static final boolean COROUTINES = ClassUtils.isPresent("kotlinx.coroutines.reactor.ReactorContext",
@@ -64,6 +80,7 @@ public final class FencingTokenExchangeFilterFunction implements ExchangeFilterF
 
     private final Predicate<ClientRequest> sendTo;
     private final RemoteRefusals refusals;
+    private final AtomicBoolean warnedOfFilterAlone = new AtomicBoolean();
 
     /** Sends the tokens with every request of the client it is registered on. */
     public FencingTokenExchangeFilterFunction() {
@@ -105,13 +122,29 @@ public final class FencingTokenExchangeFilterFunction implements ExchangeFilterF
         return new FencingTokenExchangeFilterFunction(sendTo, registry);
     }
 
+    /**
+     * Registers this filter function on {@code builder} ({@code WebClient.builder().apply(filter)}) together with a
+     * default request step that records, on each request as it is built, the building thread and the tokens bound
+     * on it: what a request subscribed on another thread sends.
+     */
+    @Override
+    public void accept(WebClient.Builder builder) {
+        builder.filter(this).defaultRequest(request -> request.attribute(CALLER,
+                new Caller(Thread.currentThread(), FencingContext.snapshot())));
+    }
+
+    /** The thread that built a request, and the tokens it had bound then. */
+    record Caller(Thread thread, FencingSnapshot tokens) {
+    }
+
     @Override
     public Mono<ClientResponse> filter(ClientRequest request, ExchangeFunction next) {
         if (!sendTo.test(request)) {
             return next.exchange(request);
         }
         return Mono.deferContextual(context -> {
-            FencingSnapshot snapshot = tokens(context);
+            FencingSnapshot snapshot = context.hasKey(ReactiveFencing.CONTEXT_KEY) ? tokens(context)
+                    : threadTokens(request);
             Collection<FencingToken> tokens = snapshot.values();
             ClientRequest sent = tokens.isEmpty() ? request : ClientRequest.from(request)
                     .headers(headers -> headers.set(FencingHeader.NAME, FencingHeader.format(tokens)))
@@ -123,14 +156,30 @@ public final class FencingTokenExchangeFilterFunction implements ExchangeFilterF
     }
 
     /**
-     * The context's tokens; the subscribing thread's when the context has no tokens entry at all; the coroutine's
-     * when Spring's Kotlin extensions put the awaiting thread's empty tokens over the coroutine's
-     * ({@link CoroutineTokens}).
+     * Blocking code's tokens: the subscribing thread's when it built the request, else those the building thread had
+     * when it built it; without the record of {@link #accept} (registered with {@code filter(..)} alone), the
+     * subscribing thread's.
      */
-    static FencingSnapshot tokens(ContextView context) {
-        if (!context.hasKey(ReactiveFencing.CONTEXT_KEY)) {
-            return FencingContext.snapshot();
+    private FencingSnapshot threadTokens(ClientRequest request) {
+        Object recorded = request.attributes().get(CALLER);
+        if (recorded instanceof Caller caller) {
+            return caller.thread() == Thread.currentThread() ? FencingContext.snapshot() : caller.tokens();
         }
+        FencingSnapshot tokens = FencingContext.snapshot();
+        if (!tokens.values().isEmpty() && warnedOfFilterAlone.compareAndSet(false, true)) {
+            log.warn("FencingTokenExchangeFilterFunction was added with WebClient.Builder.filter(..) alone: it sends "
+                    + "the tokens bound on the thread that subscribes to a request, so a retry or subscribeOn may "
+                    + "send none, or another caller's; register it with WebClient.builder().apply(filter), which "
+                    + "records the thread that built each request");
+        }
+        return tokens;
+    }
+
+    /**
+     * The tokens of a context that has a tokens entry; the coroutine's when Spring's Kotlin extensions put the
+     * awaiting thread's empty tokens over the coroutine's ({@link CoroutineTokens}).
+     */
+    private static FencingSnapshot tokens(ContextView context) {
         FencingSnapshot tokens = ReactiveFencing.tokens(context);
         if (tokens.values().isEmpty() && COROUTINES) {
             return CoroutineTokens.of(context, tokens);

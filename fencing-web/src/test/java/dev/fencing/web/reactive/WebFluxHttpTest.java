@@ -145,7 +145,7 @@ class WebFluxHttpTest {
         server = new LoopbackServer(WebHttpHandlerBuilder.applicationContext(context).build());
         plain = server.client();
         fencing = WebClient.builder().baseUrl(server.baseUrl())
-                .filter(FencingTokenExchangeFilterFunction.forHosts(List.of("127.0.0.1"))).build();
+                .apply(FencingTokenExchangeFilterFunction.forHosts(List.of("127.0.0.1"))).build();
     }
 
     @AfterAll
