@@ -290,6 +290,9 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         Outcome<T> outcome = new Outcome<>();
         try {
             transactionsNow().executeWithoutResult(status -> {
+                if (transactionResource == null) {
+                    requireEnlistedConnection(resource, token);
+                }
                 CommitChecks queue = checkAtCommit ? commitChecks(resource, token) : null;
                 if (queue != null && !queue.sent()) {
                     queue.add(resource, token, write.deferVerdict());
@@ -413,6 +416,28 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                     + "say), in which the check on table '" + table + "' cannot record the token: it advances "
                     + "max_seen, a write, also for a fenced read. Run the fenced call in a read-write transaction. "
                     + "The call did not run");
+        }
+    }
+
+    /**
+     * Under a transaction manager that binds no DataSource (JTA, which enlists connections in its transactions instead):
+     * refuses a check whose connection is in autocommit, a DataSource not enlisted in the transaction (a plain pool
+     * beside a JTA manager). The check would commit at once and release the resource's row, apart from the write, and
+     * a write checked with an older token could land after a newer one's. One {@code getAutoCommit()} per check (the
+     * pool and the drivers answer it without a round trip), for such managers only.
+     */
+    private void requireEnlistedConnection(String resource, FencingToken token) {
+        Boolean autoCommit = jdbc.execute((org.springframework.jdbc.core.ConnectionCallback<Boolean>)
+                java.sql.Connection::getAutoCommit);
+        if (Boolean.TRUE.equals(autoCommit)) {
+            throw new OutsideTransactionException(resource, token, "Fence check for resource '" + resource
+                    + "' refused: the store's transaction manager ("
+                    + transactions.getTransactionManager().getClass().getSimpleName() + ") binds no DataSource, and "
+                    + "the connection the check on table '" + table + "' would run on is in autocommit: the store's "
+                    + "DataSource is not enlisted in the transaction (a plain pool beside a JTA transaction manager), "
+                    + "so the check would commit at once, apart from the method's writes. Enlist the DataSource in "
+                    + "JTA (an XA or JTA-aware pool of the transaction manager's), or give the store the "
+                    + "DataSourceTransactionManager of its own DataSource. The write did not run");
         }
     }
 
