@@ -40,7 +40,8 @@ import java.util.function.Predicate;
  * ({@link TokenRejectedException}: stale, duplicate, out of range, forged), found none ({@link MissingTokenException})
  * or refused to set the message's token aside ({@link RemoteTokenSetAsideException}).
  * Any other failure is left to the container (requeued by default). Signed tokens are bound as they came; the fence
- * verifies them.
+ * verifies them. An asynchronous listener's result is acknowledged or rejected after this advice returned: see
+ * {@link #forAsyncListeners()}.
  *
  * <p>It trusts every message delivered to the containers it is added to ({@link #FencingTokenListenerAdvice()}), those
  * its predicate accepts, or none ({@link #trustingNone()}). A container without any of them ignores the header: its
@@ -56,6 +57,12 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
 
     /** What the rejection of a message with the header that {@link #trusted} refuses says after the queue's name. */
     private final String untrusted;
+
+    /** Where the receipts and leaks are counted; kept for the copies {@link #forAsyncListeners()} makes. */
+    private final FencingMetrics metrics;
+
+    /** Whether the listeners of its containers finish their work after they return ({@link #forAsyncListeners()}). */
+    private final boolean asyncListeners;
 
     /** Reports the tokens of a message whose listener returned while no check presented them. */
     private final UncheckedReceipts receipts;
@@ -86,12 +93,15 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
     }
 
     private FencingTokenListenerAdvice(Predicate<Message> trusted, String untrusted) {
-        this(trusted, untrusted, FencingMetrics.noop());
+        this(trusted, untrusted, FencingMetrics.noop(), false);
     }
 
-    private FencingTokenListenerAdvice(Predicate<Message> trusted, String untrusted, FencingMetrics metrics) {
+    private FencingTokenListenerAdvice(Predicate<Message> trusted, String untrusted, FencingMetrics metrics,
+                                       boolean asyncListeners) {
         this.trusted = trusted;
         this.untrusted = untrusted;
+        this.metrics = metrics;
+        this.asyncListeners = asyncListeners;
         this.receipts = new UncheckedReceipts(metrics, CARRIER_TAG);
         this.leaks = new LeftScopes(metrics, CARRIER_TAG, "message");
     }
@@ -104,7 +114,31 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
      * scopes open on its thread is counted in {@value FencingMetrics#LEFT_SCOPES}, and logged at ERROR either way.
      */
     public FencingTokenListenerAdvice withMeterRegistry(MeterRegistry registry) {
-        return new FencingTokenListenerAdvice(trusted, untrusted, new FencingMetrics(registry));
+        return new FencingTokenListenerAdvice(trusted, untrusted, new FencingMetrics(registry), asyncListeners);
+    }
+
+    /**
+     * This advice, trusting the same messages and counting on the same registry, for the containers of asynchronous
+     * listeners: a {@code @RabbitListener} that returns a {@code CompletableFuture} or a {@code Mono}, or is a Kotlin
+     * suspend function. Such a listener returns before its work (and its fenced checks, on the thread the tokens were
+     * propagated to) is done, and Spring AMQP acknowledges or rejects the message when that work completes, outside
+     * this advice. So this advice does not report the tokens of a message whose listener returned unchecked (it would
+     * report every message whose check had not run yet), and it cannot turn a fence refusal of that work into a
+     * rejection without requeue: give the container {@code setDefaultRequeueRejected(false)} (its factory's
+     * {@code setDefaultRequeueRejected(false)}, which also reaches the listener adapter that rejects the failed
+     * result), or a fence refusal is requeued and redelivered for ever. Everything else is as for this advice:
+     * headers are parsed, trusted and bound, and a refusal before the listener returns is rejected without requeue.
+     * The Spring Boot starter fails startup on a container of an asynchronous listener whose trusting advice is not
+     * this one or whose rejected results are requeued, and on one of a synchronous listener that has this one (its
+     * unchecked tokens would go unreported). See docs/propagation.md, "Another process over RabbitMQ".
+     */
+    public FencingTokenListenerAdvice forAsyncListeners() {
+        return new FencingTokenListenerAdvice(trusted, untrusted, metrics, true);
+    }
+
+    /** Whether this advice is for asynchronous listeners ({@link #forAsyncListeners()}). */
+    public boolean isForAsyncListeners() {
+        return asyncListeners;
     }
 
     /**
@@ -129,7 +163,7 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
         FencingScope scope = FencingContext.bindRemote(tokens, uses);
         try {
             Object result = invocation.proceed();
-            if (!tokens.isEmpty()) {
+            if (!tokens.isEmpty() && !asyncListeners) {
                 receipts.report("The listener of queue '" + queue(messages) + "'", tokens, uses);
             }
             return result;

@@ -101,6 +101,26 @@ class FencingTokenListenerAdviceTest {
     }
 
     /**
+     * The advice for asynchronous listeners does not report at return (the listener's work, and its check, may still
+     * be running); a copy with a registry stays one.
+     */
+    @Test
+    void theAdviceForAsyncListenersDoesNotReportATokenAtReturn() {
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        FencingTokenListenerAdvice advice = new FencingTokenListenerAdvice().forAsyncListeners()
+                .withMeterRegistry(registry);
+        assertThat(advice.isForAsyncListeners()).isTrue();
+        assertThat(new FencingTokenListenerAdvice().withMeterRegistry(registry).isForAsyncListeners()).isFalse();
+        try (dev.fencing.testsupport.LogRecords logs = dev.fencing.testsupport.LogRecords.of(
+                dev.fencing.guard.UncheckedReceipts.class)) {
+            advised(advice, data -> { }).invokeListener(null, message(TokenList.format(List.of(ACCOUNTS))));
+            assertThat(registry.find(dev.fencing.metrics.FencingMetrics.UNCHECKED_RECEIPTS).counter()).isNull();
+            assertThat(logs.records()).isEmpty();
+        }
+    }
+
+    /**
      * A listener that leaves a scope open has it closed when its call ends, named at ERROR (once a minute per queue)
      * and counted, without failing the delivery (which would have the message redelivered, and leaked again); the
      * thread is clean for the next message.

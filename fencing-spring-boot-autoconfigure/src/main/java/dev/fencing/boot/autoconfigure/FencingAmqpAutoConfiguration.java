@@ -21,7 +21,9 @@ import java.util.function.Predicate;
  * {@code @Fenced(acquire = true)} method. Trusting a container's publishers stays the application's decision: the
  * advice that accepts their tokens is never added for it. Before the containers start, startup names the containers
  * that trust no sender (INFO) and fails, before any container starts, on one that would still ignore the header (a
- * factory that is not a bean, an advice chain replaced by a container customizer). With Spring Boot's AMQP support,
+ * factory that is not a bean, an advice chain replaced by a container customizer), and on an asynchronous listener
+ * that does not fit the application's advice ({@link FencingTokenListenerAdvice#forAsyncListeners()}: without it, or
+ * with failed results requeued; or a synchronous listener with it). With Spring Boot's AMQP support,
  * Boot's listener retry does not retry a listener call a fence refused
  * ({@link FencingTokenListenerAdvice#isFenceRefusal}): redelivery cannot make it valid, and each attempt would check,
  * and count, the same token again.

@@ -73,6 +73,95 @@ class FencingAmqpAutoConfigurationTest {
         }
     }
 
+    /** An asynchronous listener: Spring AMQP acknowledges or rejects its message when the future completes. */
+    static class AsyncLedger {
+        @RabbitListener(id = "ledger-async", queues = "fencing-amqp-check-unused")
+        java.util.concurrent.CompletableFuture<Void> deposit(String body) {
+            return java.util.concurrent.CompletableFuture.completedFuture(null);
+        }
+    }
+
+    @EnableRabbit
+    @Configuration(proxyBeanMethods = false)
+    static class AsyncListeners {
+        @Bean
+        CachingConnectionFactory rabbitConnectionFactory() {
+            return new CachingConnectionFactory("127.0.0.1");
+        }
+
+        @Bean
+        AsyncLedger asyncLedger() {
+            return new AsyncLedger();
+        }
+    }
+
+    private final ApplicationContextRunner asyncRunner = new ApplicationContextRunner()
+            .withConfiguration(AutoConfigurations.of(FencingAmqpAutoConfiguration.class))
+            .withUserConfiguration(AsyncListeners.class);
+
+    private static SimpleRabbitListenerContainerFactory factory(boolean requeue, Advice... chain) {
+        SimpleRabbitListenerContainerFactory factory = factory(chain);
+        factory.setDefaultRequeueRejected(requeue);
+        return factory;
+    }
+
+    /**
+     * An asynchronous listener's failed result is rejected by Spring AMQP outside the advice, by the factory's
+     * defaultRequeueRejected: with the default, a fence refusal would be redelivered for ever (a red-team review
+     * counted 5,484 deliveries in 11 s), and the plain advice would report every message as unchecked at return.
+     * Startup fails before any container starts, naming the container and both fixes.
+     */
+    @Test
+    void anAsyncListenerWithThePlainAdviceAndRequeuedRejectionsFailsStartup() {
+        asyncRunner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class, () -> {
+                    SimpleRabbitListenerContainerFactory factory = factory(new FencingTokenListenerAdvice());
+                    factory.setAutoStartup(true); // would start, and consume, were the check not ahead of it
+                    return factory;
+                })
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasRootCauseInstanceOf(dev.fencing.FencingConfigurationException.class)
+                        .rootCause().hasMessageContaining("ledger-async (queues fencing-amqp-check-unused): its "
+                                + "asynchronous listener's failed results are requeued by default")
+                        .hasMessageContaining("setDefaultRequeueRejected(false)")
+                        .hasMessageContaining(".forAsyncListeners()"));
+    }
+
+    @Test
+    void anAsyncListenerWithTheAsyncAdviceButRequeuedRejectionsFailsStartup() {
+        asyncRunner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class,
+                        () -> factory(true, new FencingTokenListenerAdvice().forAsyncListeners()))
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .rootCause().hasMessageContaining("ledger-async (queues fencing-amqp-check-unused): its "
+                                + "asynchronous listener's failed results are requeued by default")
+                        .hasMessageNotContaining("would report every message as unchecked"));
+    }
+
+    @Test
+    void anAsyncListenerWithTheAsyncAdviceAndNoRequeueStarts() {
+        asyncRunner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class,
+                        () -> factory(false, RETRY, new FencingTokenListenerAdvice().forAsyncListeners()))
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    /** The async advice never reports a token left unchecked: on a synchronous listener that would be silence. */
+    @Test
+    void aSynchronousListenerWithTheAsyncAdviceFailsStartup() {
+        runner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class,
+                        () -> factory(false, new FencingTokenListenerAdvice().forAsyncListeners()))
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .rootCause().hasMessageContaining("ledger-deposits (queues fencing-amqp-check-unused): its "
+                                + "listener is synchronous but its advice is FencingTokenListenerAdvice"
+                                + ".forAsyncListeners()"));
+    }
+
+    /** A container that trusts no sender binds no token: its asynchronous listener is not the starter's business. */
+    @Test
+    void anAsyncListenerOnAContainerTrustingNoSenderStarts() {
+        asyncRunner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class,
+                        () -> factory(RETRY))
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
     private static SimpleRabbitListenerContainerFactory factory(Advice... chain) {
         SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
         factory.setConnectionFactory(new CachingConnectionFactory("127.0.0.1"));
