@@ -16,7 +16,6 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.util.ReflectionUtils;
 
 import java.lang.reflect.Method;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
