@@ -46,6 +46,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -68,6 +69,9 @@ import java.util.function.Supplier;
  *
  * <p>When the session lease is gone (etcd no longer knows it, no keep-alive succeeded within its TTL, or the client
  * was closed), every lease held through it is marked lost and counted, and the next acquire starts a new session.
+ * No keep-alive answer within the TTL is also judged by this process's own clock where a lease is asked
+ * ({@link Lease#isLost()}, which every fenced check does): a holder that wakes from a pause longer than the TTL
+ * knows its lease is lost before its first write, without waiting for jetcd's keep-alive thread to notice.
  * A keep-alive stream that breaks and is reopened in time (a member restarting) is not a loss. Releasing a lost
  * lease is quiet.
  *
@@ -96,6 +100,8 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     private final String endpoints;
     private final Object sessionLock = new Object();
     private volatile Session session;
+    /** The clock a session's age is measured with; a test seam. */
+    private LongSupplier nanoClock = System::nanoTime;
 
     /** How long releasing a lock waits for etcd. */
     static final Duration RELEASE_WAIT = Duration.ofSeconds(10);
@@ -599,9 +605,10 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
             if (current != null && !current.lost) {
                 return current;
             }
+            long grantedFrom = nanoClock.getAsLong(); // before the grant is sent: etcd's TTL runs from later on
             long leaseId = retryingTransientErrors(() -> client.getLeaseClient().grant(sessionTtlSeconds), deadline)
                     .getID();
-            Session fresh = new Session(leaseId);
+            Session fresh = new Session(leaseId, grantedFrom);
             fresh.keepAlive = client.getLeaseClient().keepAlive(leaseId, fresh);
             session = fresh;
             if (current != null) {
@@ -624,6 +631,11 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         } catch (RuntimeException closed) {
             // the client is closed: etcd drops the lease after its TTL
         }
+    }
+
+    /** Test seam: the clock a session's age without a keep-alive answer is measured with. */
+    void nanoClock(LongSupplier clock) {
+        this.nanoClock = clock;
     }
 
     /** How long {@link #probe()} waits for etcd's answer. */
@@ -669,16 +681,38 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         final Set<String> exposed = ConcurrentHashMap.newKeySet();
         volatile CloseableClient keepAlive;
         volatile boolean lost;
+        /** When etcd last renewed it, by {@link #nanoClock}: before its grant was sent, then at each keep-alive answer. */
+        private volatile long renewedAt;
 
-        Session(long leaseId) {
+        Session(long leaseId, long grantedFrom) {
             this.leaseId = leaseId;
+            this.renewedAt = grantedFrom;
         }
 
         @Override
         public void onNext(LeaseKeepAliveResponse response) {
             if (response.getTTL() <= 0) {
                 markLost(true);
+            } else {
+                renewedAt = nanoClock.getAsLong();
             }
+        }
+
+        /**
+         * Whether no keep-alive answer came within the TTL, by this process's clock (jetcd's own deadline, which its
+         * keep-alive thread checks about once a second): then it is marked lost here and now, with its leases. A
+         * process paused past the TTL (a GC, SIGSTOP) finds it so on its first check after waking, before its write,
+         * however its threads are scheduled.
+         */
+        boolean outlived() {
+            if (lost) {
+                return true;
+            }
+            if (nanoClock.getAsLong() - renewedAt < TimeUnit.SECONDS.toNanos(sessionTtlSeconds)) {
+                return false;
+            }
+            markLost(true);
+            return true;
         }
 
         /**
@@ -738,6 +772,12 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         protected void onLost() {
             stopWatching();
             returnTurn();
+        }
+
+        /** Also lost, without asking etcd, once its session went without a keep-alive answer for the TTL. */
+        @Override
+        public boolean isLost() {
+            return super.isLost() || (!isReleased() && session.outlived() && super.isLost());
         }
 
         /**
