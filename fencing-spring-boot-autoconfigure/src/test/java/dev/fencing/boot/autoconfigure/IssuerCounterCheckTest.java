@@ -63,6 +63,8 @@ class IssuerCounterCheckTest {
                                 + "below the fence store's highest max_seen 700")
                         .hasStackTraceContaining("would be refused as stale")
                         .hasStackTraceContaining("without fencing.issuer.offset.base")
+                        .hasStackTraceContaining("make sure the issuer is the one this store's tokens came from")
+                        .hasStackTraceContaining("fencing.issuer.etcd.endpoints")
                         .hasStackTraceContaining("docs/issuers.md")
                         .hasStackTraceContaining("set fencing.issuer.check-fence-store=false"));
     }

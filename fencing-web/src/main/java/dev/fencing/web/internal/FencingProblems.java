@@ -176,10 +176,11 @@ public final class FencingProblems {
      */
     public static ProblemDetail noTransaction(OutsideTransactionException e) {
         return serverFault("Fenced write outside a transaction for resource '" + e.resource() + "'; answering 500: "
-                + e.getMessage(), "The fenced write for resource '" + e.resource() + "' was reached outside a "
-                + "transaction its fence store can check in (in none, in another transaction manager's, or in a "
-                + "read-only one), so its token could not be checked atomically with it; the call did not run. The "
-                + "server log says which", NO_TRANSACTION_TYPE, "Fenced write outside a transaction", e.resource());
+                + e.getMessage(), "The fenced write for resource '" + e.resource() + "' was reached where its "
+                + "fence store cannot check it atomically with the write (no transaction, where the store needs the "
+                + "caller's; another transaction manager's; a read-only one; one whose connection is in "
+                + "autocommit), so its "
+                + "token was not checked; the call did not run. The server log says which and what to change", NO_TRANSACTION_TYPE, "Fenced write outside a transaction", e.resource());
     }
 
     /**
