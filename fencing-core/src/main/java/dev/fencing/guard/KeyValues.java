@@ -2,6 +2,7 @@ package dev.fencing.guard;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.FencingKey;
+import dev.fencing.token.FencingToken;
 
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
@@ -12,6 +13,10 @@ import java.lang.reflect.Proxy;
 import java.lang.reflect.RecordComponent;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.OffsetTime;
+import java.time.chrono.ChronoZonedDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -32,27 +37,39 @@ import java.util.stream.BaseStream;
 /**
  * Internal: public for the Spring and AspectJ adapters (fencing-spring), not for applications.
  * Decides which key values have a stable text, i.e. the same entity always yields the same text: character
- * sequences, primitives and their boxes, {@code BigInteger}/{@code BigDecimal}, {@code UUID}, enums (whose text is
- * their name: a constant whose {@code toString()} is overridden is refused), {@code java.time}
- * values, records whose components have a stable text themselves (judged by their declared types, recursively, and
+ * sequences, primitives and their boxes, {@code BigInteger}/{@code BigDecimal} (whose text is normalized: {@code 1},
+ * {@code 1.00} and {@code 1E+0} are {@code 1}), {@code UUID}, enums (whose text is their name: a constant whose
+ * {@code toString()} is overridden is refused), {@code java.time} values (an {@code OffsetDateTime} or a
+ * {@code ZonedDateTime} has its instant's text, the same at every offset or zone; an {@code OffsetTime}, which names
+ * no instant, is refused), records whose components have a stable text themselves, a {@code BigDecimal} or a zoned
+ * date-time not among them (judged by their declared types, recursively, and
  * per call by their values where the declared type is open: an interface, an abstract or other non-final class),
  * classes that declare {@code toString()} themselves (or in a superclass other than {@code Object}), and
  * {@link FencingKey} implementations (whose {@code fencingKey()} is used). Arrays, collections, maps, optionals,
  * publishers, futures, streams, proxies and classes with identity text are refused, and so is a record with a
- * component of one of those types or a floating-point one. The decision is made once per class; a record's open
- * components are read per call through accessors resolved once.
+ * component of one of those types, a floating-point one, or one whose text is normalized only as a key of its own (a
+ * record's text is its components' {@code toString()}: {@code Ref[id=1.00]}). The decision is made once per class;
+ * a record's open components are read per call through accessors resolved once.
  */
 public final class KeyValues {
 
     /** How the text of a value of one class is obtained, or why it has none. */
     enum Kind {
         TEXT(null),
+        /**
+         * A value whose {@code toString()} tells apart values that are equal, given a text of its own as a key
+         * ({@link #normalized}): a {@code BigDecimal}, an {@code OffsetDateTime}, a zoned date-time. Refused as a
+         * record's component, whose text the record's {@code toString()} makes ({@link #componentRefusal}).
+         */
+        NORMALIZED(null),
         FENCING_KEY(null),
         ARRAY("an array, whose text (such as %s@1b2c) names the array instance, not an entity"),
         ELEMENTS("a collection, map or optional, whose text depends on its elements"),
         PROXY("a proxy, whose text comes from its invocation handler"),
         FLOATING("a floating-point number, whose text tells apart values that compare equal (0.0 and -0.0); key on "
-                + "an integer, a string or a BigDecimal"),
+                + "an integer, a string or a BigDecimal (whose key text is normalized: 1.50 and 1.5 are one)"),
+        OFFSET_TIME("an OffsetTime, whose text tells apart one time at two offsets (09:00Z and 10:00+01:00) and which "
+                + "names no instant without a date"),
         DEFERRED("a value still to come (a publisher, future, stream or iterator), whose text (such as MonoJust) "
                 + "names the holder, not the entity: the key is read when the method is called, before the value "
                 + "arrives"),
@@ -116,10 +133,35 @@ public final class KeyValues {
         }
         return switch (KINDS.get(value.getClass())) {
             case TEXT -> value.toString();
+            case NORMALIZED -> normalized(value);
             case FENCING_KEY -> ((FencingKey) value).fencingKey();
             case OPEN_RECORD -> RECORDS.get(value.getClass()).unstable(value) == null ? value.toString() : null;
             default -> null;
         };
+    }
+
+    /**
+     * The key text of a value of a {@link Kind#NORMALIZED} class, one for all values that are equal: a
+     * {@code BigDecimal} without trailing zeros, in plain digits ({@code 1.00} and {@code 1E+0} are {@code 1},
+     * {@code 0.00} is {@code 0}, {@code 1E+3} is {@code 1000}), or in scientific notation when the plain digits would
+     * not fit in an effective resource ({@code 1E+999999999}: its plain text would be a billion characters); a
+     * zoned or offset date-time as its instant ({@code 2026-12-06T10:00+01:00} and {@code 2026-12-06T09:00Z[UTC]} are
+     * {@code 2026-12-06T09:00:00Z}, as an {@code Instant} of that moment reads).
+     */
+    private static String normalized(Object value) {
+        if (value instanceof BigDecimal number) {
+            BigDecimal stripped = number.stripTrailingZeros();
+            int precision = stripped.precision();
+            int scale = stripped.scale();
+            // the length of toPlainString(), computed before building it: digits, the zeros a scale adds, '.', '-'
+            long plain = (scale <= 0 ? (long) precision - scale : Math.max(precision, scale + 1L) + 1)
+                    + (stripped.signum() < 0 ? 1 : 0);
+            return plain <= FencingToken.MAX_PART_LENGTH ? stripped.toPlainString() : stripped.toString();
+        }
+        if (value instanceof OffsetDateTime time) {
+            return time.toInstant().toString();
+        }
+        return ((ChronoZonedDateTime<?>) value).toInstant().toString();
     }
 
     /**
@@ -151,6 +193,28 @@ public final class KeyValues {
         return kind == Kind.IDENTITY ? String.format(kind.refusal, simpleName(type)) : kind.refusal;
     }
 
+    /**
+     * Why a record's component of {@code type} makes no stable text: {@link #refusal(Kind, Class)}, and for a value
+     * whose text is normalized only as a key of its own, why its {@code toString()}, which the record's text is made
+     * of, is not.
+     */
+    private static String componentRefusal(Kind kind, Class<?> type) {
+        if (kind != Kind.NORMALIZED) {
+            return refusal(kind, type);
+        }
+        String name = simpleName(type);
+        return ("AEIOU".indexOf(name.charAt(0)) >= 0 ? "an " : "a ") + name + (BigDecimal.class.isAssignableFrom(type)
+                ? ", whose text tells apart values that compare equal (1 and 1.00)" : ", whose text tells apart one "
+                + "instant at two offsets or zones (09:00Z and 10:00+01:00)") + ", and a record's text is made of its "
+                + "components' toString() (its key text is normalized only as a key of its own)";
+    }
+
+    /** Whether a value of {@code type} has a text as a key of its own, for a message's example. */
+    private static boolean hasOwnText(Class<?> type) {
+        Kind kind = KINDS.get(type);
+        return kind == Kind.TEXT || kind == Kind.NORMALIZED;
+    }
+
     private static String simpleName(Class<?> type) {
         return type.getSimpleName().isEmpty() ? type.getName() : type.getSimpleName();
     }
@@ -170,6 +234,17 @@ public final class KeyValues {
         }
         if (kind == Kind.RENAMED_ENUM) {
             return ". Key on its name (e.g. '" + keySource + ".name()')";
+        }
+        if (kind == Kind.OFFSET_TIME) {
+            return ". Key on a date-time that names an instant (an OffsetDateTime, a ZonedDateTime or an Instant), or "
+                    + "implement " + FencingKey.class.getName() + " on a type of your own that gives the time one text "
+                    + "(at one offset you choose)";
+        }
+        if (kind == Kind.UNSTABLE_RECORD && RECORDS.get(type).cause == Kind.NORMALIZED) {
+            RecordText record = RECORDS.get(type);
+            return ". Key on that component itself (e.g. '" + keySource + "." + record.example + "'), whose text as a "
+                    + "key of its own is normalized, or implement " + FencingKey.class.getName() + " on "
+                    + simpleName(type) + " (its fencingKey() is used instead of toString()) and give it one text there";
         }
         if (kind == Kind.UNSTABLE_RECORD || kind == Kind.OPEN_RECORD) {
             String component = RECORDS.get(type).example;
@@ -228,7 +303,7 @@ public final class KeyValues {
         String first = null;
         for (Method method : type.getMethods()) {
             if (method.getParameterCount() != 0 || Modifier.isStatic(method.getModifiers())
-                    || method.getDeclaringClass() == Object.class || KINDS.get(method.getReturnType()) != Kind.TEXT) {
+                    || method.getDeclaringClass() == Object.class || !hasOwnText(method.getReturnType())) {
                 continue;
             }
             String name = method.getName();
@@ -258,13 +333,14 @@ public final class KeyValues {
         // a record refused for a component: the consequence is that component's
         Kind kind = declared == Kind.UNSTABLE_RECORD ? RECORDS.get(type).cause : declared;
         boolean alwaysRefused = kind == Kind.ARRAY || kind == Kind.ELEMENTS || kind == Kind.FLOATING
-                || kind == Kind.DEFERRED
+                || kind == Kind.DEFERRED || kind == Kind.OFFSET_TIME
                 || (refusal(declared, type) != null && type != Object.class && !type.isInterface()
                 && !Modifier.isAbstract(type.getModifiers()));
         if (alwaysRefused) {
             throw new FencingConfigurationException("@Fenced key '" + keySource + "' on " + operation
                     + " is a parameter of type " + type.getTypeName() + ", " + refusal(type) + ": "
-                    + (kind == Kind.FLOATING || kind == Kind.INLINE ? "one entity could be fenced as two resources"
+                    + (kind == Kind.FLOATING || kind == Kind.INLINE || kind == Kind.OFFSET_TIME
+                    || kind == Kind.NORMALIZED ? "one entity could be fenced as two resources"
                     : kind == Kind.DEFERRED ? "calls for different entities would fence one resource, named after the "
                     + "holder" : kind == Kind.ELEMENTS ? "one entity could be fenced under several resources, named "
                     + "after the whole value" : kind == Kind.RENAMED_ENUM ? "one entity would be fenced under a "
@@ -285,6 +361,13 @@ public final class KeyValues {
         if (type == double.class || type == float.class || type == Double.class || type == Float.class) {
             return Kind.FLOATING;
         }
+        if (BigDecimal.class.isAssignableFrom(type) || OffsetDateTime.class == type
+                || ChronoZonedDateTime.class.isAssignableFrom(type)) {
+            return Kind.NORMALIZED;
+        }
+        if (type == OffsetTime.class) {
+            return Kind.OFFSET_TIME;
+        }
         if (Future.class.isAssignableFrom(type) || CompletionStage.class.isAssignableFrom(type)
                 || BaseStream.class.isAssignableFrom(type) || Iterator.class.isAssignableFrom(type)
                 || Flow.Publisher.class.isAssignableFrom(type) || implementsNamed(type, REACTIVE_STREAMS_PUBLISHER)) {
@@ -297,7 +380,7 @@ public final class KeyValues {
             return Kind.INLINE;
         }
         if (type.isPrimitive() || CharSequence.class.isAssignableFrom(type) || Number.class.isAssignableFrom(type)
-                && (type.getName().startsWith("java.lang.") || type == BigInteger.class || type == BigDecimal.class)
+                && (type.getName().startsWith("java.lang.") || type == BigInteger.class)
                 || type == Boolean.class || type == Character.class || type == UUID.class || type.isEnum()
                 || Enum.class.isAssignableFrom(type) || type.getName().startsWith("java.time.")) {
             return Kind.TEXT;
@@ -326,7 +409,10 @@ public final class KeyValues {
         final Kind cause;
         final MethodHandle[] open;
         final String[] openNames;
-        /** A component with a stable text, for a message's example; {@code null} when the record has none. */
+        /**
+         * A component with a stable text, for a message's example ({@code null} when the record has none); for a
+         * record refused for a value whose text is normalized only as a key of its own, the path to that value.
+         */
         final String example;
 
         private RecordText(String refusal, Kind cause, MethodHandle[] open, String[] openNames, String example) {
@@ -350,6 +436,8 @@ public final class KeyValues {
                     Kind refused = null;
                     String why = null;
                     boolean isOpen = false;
+                    // for a refusal by a normalized value, the path to it: the message suggests keying on it
+                    String normalized = null;
                     if (declared == float.class || declared == double.class) {
                         refused = Kind.FLOATING;
                     } else if (declared.isPrimitive() || declared.isEnum()) {
@@ -362,12 +450,15 @@ public final class KeyValues {
                             refused = inner.cause;
                             why = inner.refusal;
                             isOpen = inner.open.length > 0;
+                            normalized = refused == Kind.NORMALIZED ? component.getName() + "." + inner.example : null;
                         }
                     } else {
                         Kind kind = TEXT_KINDS.get(declared);
                         if (kind == Kind.ARRAY || kind == Kind.ELEMENTS || kind == Kind.FLOATING
-                                || kind == Kind.DEFERRED) {
+                                || kind == Kind.DEFERRED || kind == Kind.OFFSET_TIME
+                                || kind == Kind.NORMALIZED && !declared.isInterface()) {
                             refused = kind;
+                            normalized = kind == Kind.NORMALIZED ? component.getName() : null;
                         } else if (declared.isInterface() || Modifier.isAbstract(declared.getModifiers())
                                 || declared == Object.class) {
                             isOpen = true;
@@ -376,13 +467,13 @@ public final class KeyValues {
                         } else {
                             refused = kind;
                         }
-                        why = refused == null ? null : KeyValues.refusal(refused, declared);
+                        why = refused == null ? null : componentRefusal(refused, declared);
                     }
                     if (refused != null) {
                         return new RecordText("a record whose component " + component.getName() + " is "
-                                + (why != null ? why : KeyValues.refusal(refused, declared)), refused,
-                                new MethodHandle[0], new String[0], example != null ? example
-                                : stableComponentAfter(components, component));
+                                + (why != null ? why : componentRefusal(refused, declared)), refused,
+                                new MethodHandle[0], new String[0], normalized != null ? normalized
+                                : example != null ? example : stableComponentAfter(components, component));
                     }
                     if (isOpen) {
                         open.add(accessor(type, component));
@@ -441,7 +532,7 @@ public final class KeyValues {
                 String why = switch (kind) {
                     case TEXT, RENAMED_ENUM, INLINE -> null;
                     case OPEN_RECORD -> RECORDS.get(type).unstable(component);
-                    default -> KeyValues.refusal(kind, type);
+                    default -> componentRefusal(kind, type);
                 };
                 if (why != null) {
                     return "a record whose component " + openNames[i] + " (" + simpleName(type) + ") is " + why;

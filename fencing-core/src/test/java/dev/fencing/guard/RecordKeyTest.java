@@ -84,7 +84,11 @@ class RecordKeyTest {
     record Place(String site, long shelf, Aisle aisle) {
     }
 
-    record Route(Place from, Place to, BigDecimal cost) {
+    record Route(Place from, Place to, long cents) {
+    }
+
+    /** Its component's text is not its key text: {@code 1} and {@code 1.00}, one amount. */
+    record Priced(String site, BigDecimal cost) {
     }
 
     /** Its component is declared open: its value decides, per call. */
@@ -107,8 +111,7 @@ class RecordKeyTest {
         Place south = new Place("berlin", 9, Aisle.SOUTH);
         return Stream.of(
                 new Object[] {north, north.toString()},
-                new Object[] {new Route(north, south, new BigDecimal("1.50")),
-                        new Route(north, south, new BigDecimal("1.50")).toString()},
+                new Object[] {new Route(north, south, 150), new Route(north, south, 150).toString()},
                 new Object[] {new Ref(7L), "Ref[id=7]"},
                 new Object[] {new Ref("7"), "Ref[id=7]"},
                 new Object[] {new Ref(north), "Ref[id=" + north + "]"},
@@ -140,6 +143,10 @@ class RecordKeyTest {
                 new Object[] {new Outer("berlin", new Slots(new long[] {7})),
                         "a record whose component inner is a record whose component slots is an array"},
                 new Object[] {new Ref(new long[] {7}), "a record whose component id (long[]) is an array"},
+                new Object[] {new Priced("berlin", BigDecimal.ONE), "a record whose component cost is a BigDecimal, "
+                        + "whose text tells apart values that compare equal (1 and 1.00)"},
+                new Object[] {new Ref(new BigDecimal("1.00")), "a record whose component id (BigDecimal) is a "
+                        + "BigDecimal, whose text tells apart values that compare equal"},
                 new Object[] {new Ref(new Shelf(7)), "a record whose component id (Shelf) is a class that does not "
                         + "override toString()"},
                 new Object[] {new Ref(new ArrayList<>(List.of(7L))), "a record whose component id (ArrayList) is a "
@@ -188,7 +195,7 @@ class RecordKeyTest {
     @Test
     void aRecordParameterWhoseComponentsCanNeverHaveAStableTextFailsAtStartup() {
         for (Class<?> refused : List.of(Slots.class, Held.class, Weighed.class, Boxed.class, Listed.class,
-                Pending.class, Outer.class)) {
+                Pending.class, Outer.class, Priced.class)) {
             assertThatThrownBy(() -> KeyValues.checkParameterType(refused, "Repo.save(X)", "#x"))
                     .as(refused.getTypeName())
                     .isInstanceOf(FencingConfigurationException.class)
