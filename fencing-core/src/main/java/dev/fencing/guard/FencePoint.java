@@ -44,7 +44,8 @@ public final class FencePoint {
      * @param keySource the key as written (for messages), or {@code null}
      * @param acquire   whether this method acquires when no token is bound
      * @param metrics   where its counters come from
-     * @throws FencingConfigurationException when the resource is blank or too long for an effective resource
+     * @throws FencingConfigurationException when the resource is blank, too long for an effective resource, or has a
+     *                                       character no reader sees ({@link #unfitName})
      */
     public FencePoint(String operation, String resource, KeyFunction key, String keySource, boolean acquire,
                       FencingMetrics metrics) {
@@ -79,6 +80,11 @@ public final class FencePoint {
                     + resource.length() + " characters" + (key == null ? "" : " plus a key") + ", longer than the "
                     + FencingToken.MAX_PART_LENGTH + " an effective resource may have: '" + abbreviate(resource)
                     + "'; use a shorter resource name");
+        }
+        String unfit = unfitName(resource);
+        if (unfit != null) {
+            throw new FencingConfigurationException("@Fenced on " + operation + " has the resource '"
+                    + FencingToken.printable(resource) + "' (invisible characters shown escaped), " + unfit);
         }
         // interned: the tokens this point acquires carry this instance, as do those made from a literal, so finding
         // the bound token and the store's slot compares references, not text
@@ -220,6 +226,39 @@ public final class FencePoint {
         }
         return new InvalidKeyException(resource, start + " evaluated to a " + type + ", " + why + end
                 + KeyValues.remedy(value.getClass(), keySource));
+    }
+
+    /**
+     * Why {@code resource} (not blank, not too long) cannot name a resource, or {@code null} when it can: a control
+     * character or an unpaired UTF-16 surrogate, which no token's resource may have (every call would fail); leading
+     * or trailing whitespace; an invisible character (a format character such as a zero-width space, U+200B, or a
+     * bidirectional mark, or whitespace other than the space, such as a no-break space, U+00A0). Such a name looks
+     * like another one in code, logs and metrics, and would be a resource of its own, with its own lock and max_seen.
+     */
+    static String unfitName(String resource) {
+        if (FencingToken.unfit("resource", resource) != null) {
+            return "with a control character or an unpaired UTF-16 surrogate, which no fencing token's resource may "
+                    + "have: every call would fail; remove it";
+        }
+        if (isSpace(resource.codePointAt(0)) || isSpace(resource.codePointBefore(resource.length()))) {
+            return "with leading or trailing whitespace: it looks like '" + FencingToken.printable(resource.strip())
+                    + "' in code, logs and metrics, but is a resource of its own, with its own lock and max_seen; "
+                    + "remove the whitespace";
+        }
+        for (int i = 0; i < resource.length(); ) {
+            int c = resource.codePointAt(i);
+            if (Character.getType(c) == Character.FORMAT || c != ' ' && isSpace(c)) {
+                return "with an invisible character at index " + i + " (U+" + String.format("%04X", c) + "): it "
+                        + "looks like a name without it in code, logs and metrics, but is a resource of its own, "
+                        + "with its own lock and max_seen; remove it" + (isSpace(c) ? ", or write a plain space" : "");
+            }
+            i += Character.charCount(c);
+        }
+        return null;
+    }
+
+    private static boolean isSpace(int c) {
+        return Character.isWhitespace(c) || Character.isSpaceChar(c);
     }
 
     /** At most 64 characters of {@code text}, for messages. */

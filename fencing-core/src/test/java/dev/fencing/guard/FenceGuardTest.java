@@ -33,6 +33,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import static dev.fencing.guard.Bound.bound;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class FenceGuardTest {
@@ -297,6 +298,31 @@ class FenceGuardTest {
         assertThatThrownBy(() -> new FencePoint("Repo.save(Account)", " ", null, null, false, metrics))
                 .isInstanceOf(FencingConfigurationException.class)
                 .hasMessageContaining("Repo.save(Account)");
+    }
+
+    /**
+     * A resource that looks like another one (whitespace at an end, an invisible character) or that no token could
+     * carry (a control character: every call failed, none at startup) is a configuration error naming the method.
+     */
+    @Test
+    void aResourceWithACharacterNoReaderSeesIsAConfigurationError() {
+        for (String name : List.of("orders ", " orders", "orders\u00a0", "orders\u200b", "ord\u200bers",
+                "ord\u00a0ers", "ord\u202eers", "orders\ufeff", "ord\u2007ers", "ord\ters")) {
+            assertThatThrownBy(() -> new FencePoint("Repo.save(Account)", name, null, null, false, metrics))
+                    .as(FencingToken.printable(name))
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("Repo.save(Account)").hasMessageContaining("remove");
+        }
+        assertThatThrownBy(() -> new FencePoint("Repo.save(Account)", "orders\n", null, null, false, metrics))
+                .isInstanceOf(FencingConfigurationException.class).hasMessageContaining("'orders\\u000A'")
+                .hasMessageContaining("control character");
+        assertThatThrownBy(() -> new FencePoint("Repo.save(Account)", "orders\ud800", null, null, false, metrics))
+                .isInstanceOf(FencingConfigurationException.class).hasMessageContaining("unpaired UTF-16 surrogate");
+        for (String name : List.of("order lines", "caf\u00e9", "cafe\u0301", "\ud83d\udce6-parcels",
+                "\u0645\u0644\u0641")) {
+            assertThatCode(() -> new FencePoint("Repo.save(Account)", name, null, null, false, metrics))
+                    .as(name).doesNotThrowAnyException();
+        }
     }
 
     @Test

@@ -115,7 +115,8 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
                     + "DataSourceTransactionManager); otherwise leave fencing.store.jdbc.check-at-commit "
                     + "unset (false), and the check runs before the method body, on every database.\n");
         }
-        if (text.contains(" with a key by ") || text.contains("differ in letter case only")) {
+        if (text.contains(" with a key by ") || text.contains("differ in letter case only")
+                || text.contains("look alike but are spelled with different characters")) {
             action.append("Check each resource one way in every method that checks it: keyed everywhere (a lock per "
                     + "entity) or nowhere (one lock for all of it), spelt the same way. A method that writes many "
                     + "entities holds an unkeyed @Fenced(acquire = true) lock and calls a keyed method per entity. "

@@ -162,6 +162,9 @@ class FencingFailureAnalyzerTest {
                 .doesNotContain("Fix each problem").endsWith(FencingFailureAnalyzer.DOCS);
         assertThat(FencingFailureAnalyzer.action("resources 'Orders' (A.a()) and 'orders' (B.b()) differ in letter "
                 + "case only: ...")).contains("spelt the same way");
+        assertThat(FencingFailureAnalyzer.action("resources 'caf\u00e9' (written \"caf\\u00E9\") (A.a()) and "
+                + "'cafe\u0301' (written \"cafe\\u0301\") (B.b()) look alike but are spelled with different "
+                + "characters (...): ...")).contains("spelt the same way");
     }
 
     @Test
