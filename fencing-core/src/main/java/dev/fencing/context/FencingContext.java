@@ -230,7 +230,8 @@ public final class FencingContext {
         if (!(key instanceof String || key instanceof Long || key instanceof Integer)) {
             throw new IllegalArgumentException("The key of resource '" + resource + "' must be a String, Long or "
                     + "Integer, not " + (key == null ? "null" : key.getClass().getName() + ": pass the text a keyed "
-                    + "@Fenced method uses for it, as a String (its fencingKey() for a FencingKey, else its "
+                    + "@Fenced method uses for it, as a String (its fencingKey() for a FencingKey; a BigDecimal "
+                    + "without trailing zeros, in plain digits; a zoned or offset date-time's instant; else its "
                     + "toString())"));
         }
         for (FencingScope scope = TOP.get(); scope != null; scope = scope.parent) {
