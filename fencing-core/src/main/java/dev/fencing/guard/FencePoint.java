@@ -247,7 +247,8 @@ public final class FencePoint {
         }
         for (int i = 0; i < resource.length(); ) {
             int c = resource.codePointAt(i);
-            if (Character.getType(c) == Character.FORMAT || c != ' ' && isSpace(c)) {
+            if ((Character.getType(c) == Character.FORMAT && !joinsWhereNeeded(resource, i, c))
+                    || c != ' ' && isSpace(c) || isBlankLetter(c)) {
                 return "with an invisible character at index " + i + " (U+" + String.format("%04X", c) + "): it "
                         + "looks like a name without it in code, logs and metrics, but is a resource of its own, "
                         + "with its own lock and max_seen; remove it" + (isSpace(c) ? ", or write a plain space" : "");
@@ -259,6 +260,33 @@ public final class FencePoint {
 
     private static boolean isSpace(int c) {
         return Character.isWhitespace(c) || Character.isSpaceChar(c);
+    }
+
+    /**
+     * Whether {@code c} is a character drawn as nothing that Unicode does not class as a format character or a space:
+     * the combining grapheme joiner (U+034F), variation selectors, the Hangul fillers, the braille blank, the
+     * Mongolian free variation selectors and the Khmer inherent vowels (Unicode's default-ignorable code points that
+     * are not format characters).
+     */
+    private static boolean isBlankLetter(int c) {
+        return c == 0x034F || c >= 0xFE00 && c <= 0xFE0F || c >= 0xE0100 && c <= 0xE01EF || c == 0x115F
+                || c == 0x1160 || c == 0x3164 || c == 0xFFA0 || c == 0x2800 || c >= 0x180B && c <= 0x180F
+                || c == 0x17B4 || c == 0x17B5;
+    }
+
+    /**
+     * Whether a zero-width non-joiner (U+200C) or joiner (U+200D) at {@code at} sits where a script needs it: between
+     * two characters that are neither ASCII nor spaces (Persian and Indic words, emoji sequences). Next to ASCII, at
+     * either end, or any other format character, it only hides a difference.
+     */
+    private static boolean joinsWhereNeeded(String resource, int at, int c) {
+        if (c != 0x200C && c != 0x200D || at == 0 || at + 1 >= resource.length()) {
+            return false;
+        }
+        int before = resource.codePointBefore(at);
+        int after = resource.codePointAt(at + 1);
+        return before > 0x7F && after > 0x7F && !isSpace(before) && !isSpace(after)
+                && Character.getType(before) != Character.FORMAT && Character.getType(after) != Character.FORMAT;
     }
 
     /** At most 64 characters of {@code text}, for messages. */

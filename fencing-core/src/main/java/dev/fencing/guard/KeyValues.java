@@ -161,7 +161,21 @@ public final class KeyValues {
         if (value instanceof OffsetDateTime time) {
             return time.toInstant().toString();
         }
+        if (value instanceof java.util.Date date) { // a java.util.Date or java.sql.Timestamp (isInstantDate)
+            return date.toInstant().toString();
+        }
         return ((ChronoZonedDateTime<?>) value).toInstant().toString();
+    }
+
+    /**
+     * Whether {@code type} is a {@code java.util.Date} that names an instant and prints it in the JVM's default time
+     * zone (two instances in two zones would name one entity twice): {@code java.util.Date} and
+     * {@code java.sql.Timestamp} (whose {@code toInstant()} keeps its nanoseconds), not {@code java.sql.Date} or
+     * {@code java.sql.Time}, whose texts ({@code 2026-12-06}, {@code 09:00:00}) do not depend on the zone.
+     */
+    private static boolean isInstantDate(Class<?> type) {
+        return java.util.Date.class.isAssignableFrom(type) && !type.getName().equals("java.sql.Date")
+                && !type.getName().equals("java.sql.Time");
     }
 
     /**
@@ -362,7 +376,7 @@ public final class KeyValues {
             return Kind.FLOATING;
         }
         if (BigDecimal.class.isAssignableFrom(type) || OffsetDateTime.class == type
-                || ChronoZonedDateTime.class.isAssignableFrom(type)) {
+                || ChronoZonedDateTime.class.isAssignableFrom(type) || isInstantDate(type)) {
             return Kind.NORMALIZED;
         }
         if (type == OffsetTime.class) {
