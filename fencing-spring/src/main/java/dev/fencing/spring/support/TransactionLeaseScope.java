@@ -65,6 +65,9 @@ final class TransactionLeaseScope implements LeaseScope {
      */
     private void warnOfLockInsideTransaction(String resource) {
         Integer isolation = TransactionSynchronizationManager.getCurrentTransactionIsolationLevel();
+        if (isolation == null) {
+            isolation = defaultIsolationOfBoundConnection();
+        }
         if (isolation != null && isolation <= java.sql.Connection.TRANSACTION_READ_COMMITTED) {
             return; // each statement reads what was committed before it: the previous holder's writes included
         }
@@ -81,6 +84,46 @@ final class TransactionLeaseScope implements LeaseScope {
                 + "the acquiring one, or call the acquiring method outside it; or run that transaction at "
                 + "@Transactional(isolation = Isolation.READ_COMMITTED)");
     }
+
+    /**
+     * For a transaction that declared no isolation: the default isolation its JDBC driver reports for a connection
+     * the transaction holds (Spring's {@code ConnectionHolder}, read through its public {@code getConnection()}; its
+     * metadata answers without a round trip: READ COMMITTED for PostgreSQL and H2, REPEATABLE READ for MariaDB and
+     * MySQL), or {@code null} when it holds none or it cannot be read. Only on the path of a lock taken inside a
+     * transaction, until its family was warned of.
+     */
+    private static Integer defaultIsolationOfBoundConnection() {
+        for (Object held : TransactionSynchronizationManager.getResourceMap().values()) {
+            java.lang.reflect.Method getConnection = CONNECTION_GETTERS.get(held.getClass());
+            if (getConnection == null) {
+                continue;
+            }
+            try {
+                Object connection = getConnection.invoke(held);
+                if (connection instanceof java.sql.Connection jdbc) {
+                    return jdbc.getMetaData().getDefaultTransactionIsolation();
+                }
+            } catch (ReflectiveOperationException | java.sql.SQLException | RuntimeException e) {
+                return null; // cannot tell: warn
+            }
+        }
+        return null;
+    }
+
+    /** Per class, Spring JDBC's {@code ConnectionHolder.getConnection()}, or {@code null} for any other holder. */
+    private static final ClassValue<java.lang.reflect.Method> CONNECTION_GETTERS = new ClassValue<>() {
+        @Override
+        protected java.lang.reflect.Method computeValue(Class<?> type) {
+            if (!type.getName().equals("org.springframework.jdbc.datasource.ConnectionHolder")) {
+                return null;
+            }
+            try {
+                return type.getMethod("getConnection");
+            } catch (NoSuchMethodException e) {
+                return null;
+            }
+        }
+    };
 
     /** The resource families warned of ({@link #warnOfLockInsideTransaction}); bounded, as their number should be. */
     private final java.util.Set<String> warnedFamilies = java.util.concurrent.ConcurrentHashMap.newKeySet();
