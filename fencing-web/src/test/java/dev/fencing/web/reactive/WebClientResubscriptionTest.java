@@ -137,6 +137,41 @@ class WebClientResubscriptionTest {
         assertThat(headers).containsExactly(CALLER.toText(), "null");
     }
 
+    /**
+     * A second request built in a callback records the callback's thread, here busy with another caller's fenced work
+     * (a re-trial saw it send that caller's newer token). With Reactor's automatic context propagation, as the docs
+     * advise for such chains, {@code block()} puts the calling thread's tokens in the Reactor Context, which both
+     * requests read first.
+     */
+    @Test
+    void aChainBuiltInCallbacksCarriesTheCallersTokenWithAutomaticContextPropagation() throws Exception {
+        var other = java.util.concurrent.Executors.newSingleThreadExecutor();
+        reactor.core.publisher.Hooks.enableAutomaticContextPropagation();
+        try {
+            ExchangeFunction service = request -> {
+                headers.add(String.valueOf(request.headers().getFirst(FencingHeader.NAME)));
+                return Mono.<ClientResponse>create(sink -> other.execute(() -> {
+                    try (FencingScope ignored = FencingContext.bind(OTHER)) { // another request's work
+                        sink.success(ClientResponse.create(HttpStatus.OK).header("Content-Type", "text/plain")
+                                .body("x").build());
+                    }
+                }));
+            };
+            WebClient client = WebClient.builder().exchangeFunction(service)
+                    .apply(new FencingTokenExchangeFilterFunction()).build();
+            try (FencingScope ignored = FencingContext.bind(CALLER)) {
+                client.post().uri("http://service-b/accounts/1").retrieve().toBodilessEntity()
+                        .then(Mono.defer(() -> client.post().uri("http://service-b/accounts/1/audit").retrieve()
+                                .toBodilessEntity()))
+                        .block(Duration.ofSeconds(10));
+            }
+            assertThat(headers).containsExactly(CALLER.toText(), CALLER.toText());
+        } finally {
+            reactor.core.publisher.Hooks.disableAutomaticContextPropagation();
+            other.shutdownNow();
+        }
+    }
+
     @Test
     void requestSubscribedOnAnotherSchedulerCarriesTheCallersToken() {
         WebClient client = WebClient.builder().exchangeFunction(request -> {
