@@ -24,7 +24,6 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.MapPropertySource;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -135,14 +134,9 @@ class AmqpPropagationTest {
     void start() {
         broker = new TestBroker();
         queue = broker.queue("orders");
-        consumer = new AnnotationConfigApplicationContext();
-        consumer.getEnvironment().getPropertySources()
-                .addFirst(new MapPropertySource("queues", Map.of("fencing.test.queue", queue)));
-        consumer.register(Consumer.class);
-        consumer.refresh();
+        consumer = TestBroker.consumer(Consumer.class, Map.of("fencing.test.queue", queue));
         listener = consumer.getBean(Listener.class);
-        producer = broker.rawTemplate();
-        producer.setBeforePublishPostProcessors(new FencingTokenMessagePostProcessor());
+        producer = broker.fencedTemplate();
     }
 
     @AfterAll

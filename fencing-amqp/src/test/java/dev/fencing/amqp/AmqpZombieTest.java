@@ -20,7 +20,6 @@ import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.MapPropertySource;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -164,14 +163,10 @@ class AmqpZombieTest {
         broker = new TestBroker();
         fencedQueue = broker.queue("zombie-fenced");
         plainQueue = broker.queue("zombie-plain");
-        consumer = new AnnotationConfigApplicationContext();
-        consumer.getEnvironment().getPropertySources().addFirst(new MapPropertySource("queues",
-                Map.of("fencing.test.fenced-queue", fencedQueue, "fencing.test.plain-queue", plainQueue)));
-        consumer.register(Consumer.class);
-        consumer.refresh();
+        consumer = TestBroker.consumer(Consumer.class,
+                Map.of("fencing.test.fenced-queue", fencedQueue, "fencing.test.plain-queue", plainQueue));
         listeners = consumer.getBean(Listeners.class);
-        producers = broker.rawTemplate();
-        producers.setBeforePublishPostProcessors(new FencingTokenMessagePostProcessor());
+        producers = broker.fencedTemplate();
     }
 
     @AfterAll

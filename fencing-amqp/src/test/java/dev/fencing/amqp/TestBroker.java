@@ -8,6 +8,8 @@ import org.springframework.amqp.core.QueueBuilder;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.core.RabbitAdmin;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.core.env.MapPropertySource;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +52,25 @@ final class TestBroker implements AutoCloseable {
     /** A template without post-processors, to send raw headers and to read queues. */
     RabbitTemplate rawTemplate() {
         return new RabbitTemplate(connectionFactory);
+    }
+
+    /** A template that sends the tokens bound on the sending thread ({@link FencingTokenMessagePostProcessor}). */
+    RabbitTemplate fencedTemplate() {
+        RabbitTemplate template = rawTemplate();
+        template.setBeforePublishPostProcessors(new FencingTokenMessagePostProcessor());
+        return template;
+    }
+
+    /**
+     * A started consumer application of {@code configuration}, its listeners' queue names given as the properties
+     * {@code queues} (a property name to a queue this broker declared).
+     */
+    static AnnotationConfigApplicationContext consumer(Class<?> configuration, Map<String, Object> queues) {
+        AnnotationConfigApplicationContext consumer = new AnnotationConfigApplicationContext();
+        consumer.getEnvironment().getPropertySources().addFirst(new MapPropertySource("queues", queues));
+        consumer.register(configuration);
+        consumer.refresh();
+        return consumer;
     }
 
     /** Sends {@code body} to {@code queue} through the default exchange with {@code headers} set by hand. */
