@@ -71,7 +71,10 @@ final class TransactionLeaseScope implements LeaseScope {
         if (isolation != null && isolation <= java.sql.Connection.TRANSACTION_READ_COMMITTED) {
             return; // each statement reads what was committed before it: the previous holder's writes included
         }
-        String family = resource.indexOf(':') < 0 ? resource : resource.substring(0, resource.indexOf(':'));
+        String family = dev.fencing.retention.ResourceFamily.of(resource); // the library's one notion of family
+        if (family == null) {
+            family = resource;
+        }
         if (warnedFamilies.size() >= MAX_WARNED_FAMILIES || !warnedFamilies.add(family)) {
             return;
         }
