@@ -75,14 +75,17 @@ public final class TokenUse {
      */
     void presentedFor(FencingToken presented) {
         markUsed();
-        boolean lost;
-        try {
-            lost = lockLost != null && lockLost.getAsBoolean();
-        } catch (RuntimeException e) {
-            lost = true; // cannot tell whether the lock is held: refused, fail closed
-        }
-        if (lost) {
+        if (knownLost()) {
             throw StaleTokenException.lockLost(presented.resource(), presented, null);
+        }
+    }
+
+    /** Whether the lock is known lost now; {@code true} too when that cannot be told (fail closed). */
+    boolean knownLost() {
+        try {
+            return lockLost != null && lockLost.getAsBoolean();
+        } catch (RuntimeException e) {
+            return true; // cannot tell whether the lock is held: refused
         }
     }
 
