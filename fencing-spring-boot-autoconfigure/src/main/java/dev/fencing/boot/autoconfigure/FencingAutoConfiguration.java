@@ -86,6 +86,16 @@ public class FencingAutoConfiguration {
         return () -> MaxAdvanceCheck.check(beans, environment);
     }
 
+    /**
+     * An in-memory fence store beside an issuer whose locks other processes share fails startup, unless
+     * {@code fencing.store.in-memory.single-instance=true} (see {@link SingleJvmStoreCheck}).
+     */
+    @Bean
+    static SmartInitializingSingleton fencingSingleJvmStoreCheck(ConfigurableListableBeanFactory beans,
+                                                                Environment environment) {
+        return () -> SingleJvmStoreCheck.check(beans, environment);
+    }
+
     /** {@code fencing.store.type=in-memory}: one JVM only, said at startup. */
     @Bean
     @ConditionalOnMissingBean(FenceStore.class)

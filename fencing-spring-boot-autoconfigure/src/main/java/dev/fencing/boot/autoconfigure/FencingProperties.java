@@ -321,6 +321,8 @@ public class FencingProperties {
 
         private final R2dbcStore r2dbc = new R2dbcStore();
 
+        private final InMemoryStore inMemory = new InMemoryStore();
+
         public StoreType getType() {
             return type;
         }
@@ -335,6 +337,29 @@ public class FencingProperties {
 
         public R2dbcStore getR2dbc() {
             return r2dbc;
+        }
+
+        public InMemoryStore getInMemory() {
+            return inMemory;
+        }
+    }
+
+    /** The in-memory store (fencing.store.type=in-memory, or an InMemoryFenceStore bean of the application's). */
+    public static class InMemoryStore {
+
+        /**
+         * Whether this application runs as one instance only. An in-memory store beside an issuer whose lock
+         * service other processes share (jdbc, zookeeper, etcd, Redisson, Hazelcast) fails startup unless this is
+         * true: each instance would check writes against its own max_seen, so another instance's zombie would write.
+         */
+        private boolean singleInstance;
+
+        public boolean isSingleInstance() {
+            return singleInstance;
+        }
+
+        public void setSingleInstance(boolean singleInstance) {
+            this.singleInstance = singleInstance;
         }
     }
 

@@ -66,7 +66,8 @@ class FencingEtcdAutoConfigurationTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class, FencingEtcdAutoConfiguration.class))
             .withBean(AcquiringLedger.class)
-            .withPropertyValues("fencing.store.type=in-memory", "fencing.issuer.type=etcd");
+            .withPropertyValues("fencing.store.type=in-memory",
+                    "fencing.store.in-memory.single-instance=true", "fencing.issuer.type=etcd");
 
     @BeforeAll
     static void start() throws Exception {

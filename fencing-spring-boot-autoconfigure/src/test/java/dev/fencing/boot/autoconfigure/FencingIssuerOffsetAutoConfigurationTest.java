@@ -47,7 +47,8 @@ class FencingIssuerOffsetAutoConfigurationTest {
                     FencingAutoConfiguration.class, FencingActuatorAutoConfiguration.class))
             .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
             .withBean(Ledger.class)
-            .withPropertyValues("fencing.store.type=in-memory", "management.endpoints.web.exposure.include=fencing");
+            .withPropertyValues("fencing.store.type=in-memory",
+                    "fencing.store.in-memory.single-instance=true", "management.endpoints.web.exposure.include=fencing");
 
     @Test
     void withoutTheBasePropertyTheIssuerIsLeftAlone() {

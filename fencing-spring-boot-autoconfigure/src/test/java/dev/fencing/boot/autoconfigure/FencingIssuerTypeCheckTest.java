@@ -27,7 +27,8 @@ class FencingIssuerTypeCheckTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class, FencingJdbcAutoConfiguration.class,
                     FencingZooKeeperAutoConfiguration.class, FencingEtcdAutoConfiguration.class))
-            .withPropertyValues("fencing.store.type=in-memory");
+            .withPropertyValues("fencing.store.type=in-memory",
+                    "fencing.store.in-memory.single-instance=true");
 
     @Test
     void zookeeperWithoutFencingZookeeperFailsNamingTheDependency() {

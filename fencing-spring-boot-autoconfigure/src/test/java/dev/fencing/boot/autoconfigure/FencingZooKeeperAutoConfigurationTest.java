@@ -54,7 +54,8 @@ class FencingZooKeeperAutoConfigurationTest {
             .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
                     FencingZooKeeperAutoConfiguration.class))
             .withBean(AcquiringLedger.class)
-            .withPropertyValues("fencing.store.type=in-memory", "fencing.issuer.type=zookeeper");
+            .withPropertyValues("fencing.store.type=in-memory",
+                    "fencing.store.in-memory.single-instance=true", "fencing.issuer.type=zookeeper");
 
     @BeforeAll
     static void start() throws Exception {

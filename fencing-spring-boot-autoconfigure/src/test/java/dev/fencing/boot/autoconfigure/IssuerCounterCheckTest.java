@@ -45,7 +45,8 @@ class IssuerCounterCheckTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FencingIssuerCheckAutoConfiguration.class,
-                    FencingIssuerOffsetAutoConfiguration.class, FencingAutoConfiguration.class));
+                    FencingIssuerOffsetAutoConfiguration.class, FencingAutoConfiguration.class))
+            .withPropertyValues("fencing.store.in-memory.single-instance=true"); // an in-memory store stands for one
 
     /** An in-memory store whose highest max_seen is {@code maxSeen}, on resource accounts:1. */
     private static InMemoryFenceStore storeAt(long maxSeen) throws Throwable {

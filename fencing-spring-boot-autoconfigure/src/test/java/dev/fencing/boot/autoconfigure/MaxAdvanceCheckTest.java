@@ -25,7 +25,8 @@ class MaxAdvanceCheckTest {
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
                     FencingIssuerOffsetAutoConfiguration.class))
-            .withPropertyValues("fencing.store.type=in-memory", "fencing.store.jdbc.max-advance=10");
+            .withPropertyValues("fencing.store.type=in-memory", "fencing.store.jdbc.max-advance=10",
+                    "fencing.store.in-memory.single-instance=true"); // the one-sequence issuers stand for ZooKeeper
 
     @Test
     void theInMemoryStoreAppliesTheBound() {
