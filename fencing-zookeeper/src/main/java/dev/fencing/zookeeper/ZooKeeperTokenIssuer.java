@@ -38,6 +38,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -78,6 +79,13 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
     private final IssuedTokens issued;
 
     /**
+     * The highest czxid (or probe zxid) this issuer has seen. Every lock node created after that reply arrived has a
+     * larger czxid on the same ensemble; a smaller one means the ensemble's sequence went back (restarted on an empty
+     * or older data dir, or another ensemble at the same address), and its tokens are refused (fail closed).
+     */
+    private final AtomicLong highestSeen = new AtomicLong();
+
+    /**
      * Test seam, package-private: runs with the resource right after the lock was granted and before the lease is
      * returned, so a test can inject a failure there. Does nothing unless a test in this package sets it.
      */
@@ -113,6 +121,8 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
     @Override
     protected ZooKeeperLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
+        // read before the lock node is created: that node's czxid must be above every one seen before
+        long seenBefore = highestSeen.get();
         if (client.getState() != CuratorFrameworkState.STARTED) { // LATENT would wait out the timeout as unreachable
             throw new IllegalStateException("The Curator client for ZooKeeper at " + connectString() + " is "
                     + client.getState() + ", not STARTED: call client.start() before acquiring");
@@ -133,6 +143,8 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
             grant.granted(() -> giveBack(mutex)); // from here on, every failure gives the lock back
             String lockPath = mutex.lockPath();
             Created node = nodeOf(lockPath);
+            checkNotBehind(node.czxid(), seenBefore, "lock node of resource '" + resource + "'");
+            highestSeen.accumulateAndGet(node.czxid(), Math::max);
             afterGrant.accept(resource);
             ZooKeeperLease lease = new ZooKeeperLease(
                     new FencingToken(resource, node.czxid(), ZKPaths.getNodeFromPath(lockPath)), mutex, lockPath,
@@ -240,7 +252,27 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
     /** The ensemble's zxid now: above the czxid of every lock node created before (one write to read it). */
     @Override
     public long highestIssued(String resource) {
-        return issued.highestIssued(resource);
+        long seenBefore = highestSeen.get();
+        long highest = issued.highestIssued(resource);
+        checkNotBehind(highest, seenBefore, "probe node");
+        highestSeen.accumulateAndGet(highest, Math::max);
+        return highest;
+    }
+
+    /**
+     * Fails closed when ZooKeeper answers a zxid at or below one this issuer saw before: the ensemble's sequence went
+     * back, and a token from it could be below tokens already issued (a paused holder of the old ensemble would then
+     * write after the new holders).
+     */
+    private void checkNotBehind(long zxid, long seenBefore, String what) {
+        if (zxid <= seenBefore) {
+            throw new IllegalStateException("ZooKeeper at " + connectString() + " created the " + what + " at zxid 0x"
+                    + Long.toHexString(zxid) + ", not above 0x" + Long.toHexString(seenBefore) + " which this issuer "
+                    + "saw before: the ensemble's transaction ids went back (restarted on an empty or older data "
+                    + "dir, or another ensemble at this address). Its tokens would be below tokens already issued, so "
+                    + "none is handed out: treat it as a move to another issuer, with an offset above every token "
+                    + "issued before (docs/issuers.md, \"Moving to another issuer\"), and restart this application");
+        }
     }
 
     /**
