@@ -2,6 +2,7 @@ package dev.fencing.recovery;
 
 import dev.fencing.metrics.AdminMetrics;
 
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
@@ -21,6 +22,9 @@ public final class MaxSeenReset {
 
     private static final System.Logger LOG = System.getLogger(MaxSeenReset.class.getName());
     private static final String ISSUERS_HIGHEST = "the issuer's highest issued token";
+
+    /** How many of the store's resources a reset through a one-sequence issuer compares with its counter. */
+    static final int SEQUENCE_SAMPLE = 100;
 
     private final FenceAdmin admin;
     private final IssuedTokens issued;
@@ -74,6 +78,9 @@ public final class MaxSeenReset {
         // happens only while max_seen is still this value, is refused instead of undoing that token
         OptionalLong current = admin.maxSeen(resource);
         long highest = issued.highestIssued(resource);
+        if (current.isPresent() && current.getAsLong() > highest) {
+            checkSequenceNotBack(resource, current.getAsLong(), highest, actor);
+        }
         return lower(resource, current, highest, highest, actor, ISSUERS_HIGHEST, forced);
     }
 
@@ -153,6 +160,59 @@ public final class MaxSeenReset {
                 : "max_seen of resource '" + resource + "' lowered from " + previous + " to " + target + " (" + why
                 + ") by " + actor + forced);
         return new ResetResult(resource, previous, target, highest, actor);
+    }
+
+    /**
+     * A one-sequence issuer (ZooKeeper's zxid, etcd's revision) counts above every token it issued, for every
+     * resource, so every max_seen its holders wrote is at or below its counter. Other resources above it mean the
+     * sequence went back (an ensemble or cluster that lost its data, another one at the same address), not a bad token
+     * on this resource: lowering max_seen to the counter would let the old sequence's tokens up to max_seen write
+     * again, a paused holder's among them. Refused; compares the store's highest max_seen, then up to
+     * {@value #SEQUENCE_SAMPLE} resources.
+     */
+    private void checkSequenceNotBack(String resource, long current, long highest, String actor) {
+        if (!issued.oneSequence() || !(admin instanceof FenceInventory inventory)) {
+            return;
+        }
+        String example = null;
+        long exampleValue = 0;
+        OptionalLong top = inventory.highestMaxSeen();
+        if (top.isPresent() && top.getAsLong() > current
+                && admin.maxSeen(resource).orElse(current) == current) {
+            // another resource holds a max_seen above this one's, so above the counter (this one's moved meanwhile:
+            // the lowering refuses that below, as a race)
+            exampleValue = top.getAsLong();
+        }
+        int above = 0;
+        List<String> sample = inventory.resources(null, SEQUENCE_SAMPLE);
+        for (String other : sample) {
+            if (other.equals(resource)) {
+                continue;
+            }
+            OptionalLong value = inventory.maxSeen(other);
+            if (value.isPresent() && value.getAsLong() > highest) {
+                above++;
+                if (example == null) {
+                    example = other;
+                    exampleValue = value.getAsLong();
+                }
+            }
+        }
+        if (above == 0 && exampleValue == 0) {
+            return;
+        }
+        above = Math.max(above, 1);
+        String which = example == null ? "another resource has max_seen " + exampleValue
+                : "resource '" + example + "' has max_seen " + exampleValue;
+        throw refused(resource, actor, "Reset of resource '" + resource + "' refused: the issuer counts one sequence "
+                + "for every resource and is at " + highest + " now, yet " + which + ", above it too (resources "
+                + "other than this one above the counter, of the first " + sample.size() + " looked at: at least "
+                + above + "). The issuer's sequence went back (a ZooKeeper ensemble or etcd cluster that lost its "
+                + "data, or another one at the same address): lowering max_seen to " + highest + " would let tokens "
+                + "the old sequence issued up to " + current + " write again, a paused holder's among them. Treat it "
+                + "as a move to another issuer, with an offset above the store's highest max_seen (docs/issuers.md, "
+                + "\"Moving to another issuer\"). If those resources' max_seen came from bad tokens too, lower this "
+                + "one with an explicit value and the override");
     }
 
     /** Refuses while a lease is held, unless forced; returns what the log says of a forced reset ("" otherwise). */

@@ -47,6 +47,9 @@ class MonoEnsembleResetTest {
             try (Lease a = issuer.acquire(RESOURCE, T)) {
                 store.fence(RESOURCE, a.token(), () -> null);
             }
+            try (Lease other = issuer.acquire("mono:accounts:2", T)) { // the store has other resources too
+                store.fence("mono:accounts:2", other.token(), () -> null);
+            }
             Lease z = issuer.acquire(RESOURCE, T); // the zombie: acquires, pauses before writing, lease lost
             zombieToken = z.token();
             zombie = zombieToken.value();
