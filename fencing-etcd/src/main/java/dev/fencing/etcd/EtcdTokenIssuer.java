@@ -158,10 +158,33 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         this.issued = new EtcdIssuedTokens(client, prefix, endpoints);
     }
 
+    /**
+     * The highest revision this issuer has seen (a lock key's create revision, or the revision a recovery read). On
+     * the same cluster every lock key created after that answer arrived has a larger create revision; a smaller one
+     * means the cluster's revision went back (restarted on an empty data dir, restored from an older snapshot, or
+     * another cluster at the same endpoints), and its tokens are refused (fail closed).
+     */
+    private final java.util.concurrent.atomic.AtomicLong highestSeen = new java.util.concurrent.atomic.AtomicLong();
+
     /** The cluster's revision now: at or above the create revision of every lock key created before. */
     @Override
     public long highestIssued(String resource) {
-        return issued.highestIssued(resource);
+        long seenBefore = highestSeen.get();
+        long highest = issued.highestIssued(resource);
+        if (highest < seenBefore) { // a read does not move the revision: equal is fine
+            throw wentBack("revision", highest, seenBefore);
+        }
+        highestSeen.accumulateAndGet(highest, Math::max);
+        return highest;
+    }
+
+    private IllegalStateException wentBack(String what, long revision, long seenBefore) {
+        return new IllegalStateException("etcd at " + endpoints + " answered a " + what + " of " + revision
+                + ", not above " + seenBefore + " which this issuer saw before: the cluster's revision went back "
+                + "(restarted on an empty data dir, restored from an older snapshot, or another cluster at these "
+                + "endpoints). Its tokens would be below tokens already issued, so none is handed out: treat it as a "
+                + "move to another issuer, with an offset above every token issued before (docs/issuers.md, "
+                + "\"Moving to another issuer\"), and restart this application");
     }
 
     /**
@@ -191,6 +214,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     @Override
     protected EtcdLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
+        long seenBefore = highestSeen.get(); // the lock key created below must be above every revision seen before
         ResourceTurns.Turn turn = turns.enter(resource);
         AtomicBoolean mine = new AtomicBoolean();
         boolean took = false;
@@ -237,6 +261,10 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
                         : "session lease expired?") + ")");
             }
             long revision = kvs.get(0).getCreateRevision();
+            if (revision <= seenBefore) {
+                throw wentBack("lock key create revision for resource '" + resource + "'", revision, seenBefore);
+            }
+            highestSeen.accumulateAndGet(revision, Math::max);
             afterGrant.accept(resource);
             EtcdLease lease = new EtcdLease(new FencingToken(resource, revision, holder(current.leaseId, revision)),
                     key, current, turn); // the lease owns the turn now
