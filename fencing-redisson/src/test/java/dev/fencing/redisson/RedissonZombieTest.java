@@ -1,6 +1,7 @@
 package dev.fencing.redisson;
 
 import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.jdbc.JdbcFenceAdmin;
 import dev.fencing.jdbc.JdbcFenceStore;
 import dev.fencing.metrics.AdminMetrics;
@@ -156,8 +157,12 @@ class RedissonZombieTest {
         }
         // what a Redis restart without persistence does to every counter (here to this one key only)
         client1.getKeys().delete(RedisKeys.tokenKey(RedisKeys.lockKey(prefix, resource)));
-        try (Lease reset = holder1.acquire(resource, Duration.ofSeconds(5))) {
-            assertThat(reset.token().value()).isEqualTo(1);
+        // the issuer that handed out 3 refuses to hand out 1 now (it remembers its recent resources' tokens)
+        assertThatThrownBy(() -> holder1.acquire(resource, Duration.ofSeconds(5)))
+                .isInstanceOf(LockAcquisitionException.class).hasMessageContaining("went back");
+        // another process's issuer, which never locked it, cannot tell: the store refuses its token
+        try (Lease reset = holder2.acquire(resource, Duration.ofSeconds(5))) {
+            assertThat(reset.token().value()).isEqualTo(2); // 1 went to holder1's refused acquire
             assertThatThrownBy(() -> write(reset.token(), "lost", true)) // fail closed: refused, not accepted
                     .isInstanceOf(StaleTokenException.class);
         }
