@@ -1,0 +1,60 @@
+package dev.fencing.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.fencing.issuer.Lease;
+import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Red-team (mono): the lease table restored from an older backup, truncated, or its row deleted, under a running
+ * issuer: its counter goes back, and the same issuer must not hand out a token at or below one it handed out before
+ * (on a resource whose max_seen is below the unpresented token, the old holder would write after the new one).
+ */
+@Timeout(60)
+class MonoLeaseTableWentBackTest {
+
+    @ParameterizedTest
+    @EnumSource(value = Database.class, names = {"POSTGRESQL", "MARIADB"})
+    void aCounterThatWentBackIsRefusedByTheIssuerThatHandedOutMore(Database database) throws Throwable {
+        String table = Database.uniqueTable("mono_lease");
+        try (HikariDataSource ds = database.newPool(4)) {
+            try {
+                JdbcTokenIssuer issuer = JdbcTokenIssuer.builder(ds).table(table).createTableIfMissing(true)
+                        .leaseTime(Duration.ofSeconds(30)).build();
+                InMemoryFenceStore store = new InMemoryFenceStore();
+                String r = "mono:quiet:1";
+                for (int i = 0; i < 5; i++) {
+                    try (Lease l = issuer.acquire(r, Duration.ofSeconds(5))) {
+                        l.token();
+                    }
+                }
+                Lease z = issuer.acquire(r, Duration.ofSeconds(5)); // the zombie, paused before its first write
+                FencingToken zombie = z.token();
+                z.close();
+                new JdbcTemplate(ds).execute("DELETE FROM " + table); // truncated, or restored from before the rows
+                FencingToken newer;
+                try (Lease b = issuer.acquire(r, Duration.ofSeconds(5))) {
+                    newer = b.token();
+                } catch (RuntimeException refused) {
+                    assertThat(refused).hasMessageContaining("went back"); // fail closed
+                    return;
+                }
+                System.out.println("MONO jdbc " + database + " zombie=" + zombie + " new=" + newer);
+                store.fence(r, newer, () -> null);
+                assertThatThrownBy(() -> store.fence(r, zombie, () -> null))
+                        .as("zombie %s after new holder %s", zombie, newer).isNotNull();
+            } finally {
+                new JdbcTemplate(ds).execute("DROP TABLE IF EXISTS " + table);
+            }
+        }
+    }
+}
