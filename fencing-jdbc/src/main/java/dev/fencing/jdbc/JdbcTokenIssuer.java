@@ -463,12 +463,15 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
      */
     @Override
     public long highestIssued(String resource) {
+        // never below what this issuer handed out itself: a table that went back (restored, truncated) must not
+        // lead a reset to lower max_seen below tokens whose holders may still write
+        long here = issuedHere.getOrDefault(resource, 0L);
         long[] state = state(resource);
         if (state != null && state[0] > 0) {
-            return state[0];
+            return Math.max(state[0], here);
         }
         String family = ResourceFamily.of(resource);
-        return family == null ? 0 : familyFloor(family).orElse(0);
+        return Math.max(here, family == null ? 0 : familyFloor(family).orElse(0));
     }
 
     /**

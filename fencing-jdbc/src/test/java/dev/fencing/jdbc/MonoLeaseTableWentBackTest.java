@@ -57,4 +57,44 @@ class MonoLeaseTableWentBackTest {
             }
         }
     }
+
+    /** The documented reset through the running issuer after its lease table went back: no zombie window. */
+    @ParameterizedTest
+    @EnumSource(value = Database.class, names = {"POSTGRESQL"})
+    void aResetAfterTheLeaseTableWentBackKeepsTheZombieOut(Database database) throws Throwable {
+        String table = Database.uniqueTable("mono_lease");
+        try (HikariDataSource ds = database.newPool(4)) {
+            try {
+                JdbcTokenIssuer issuer = JdbcTokenIssuer.builder(ds).table(table).createTableIfMissing(true)
+                        .leaseTime(Duration.ofSeconds(30)).build();
+                InMemoryFenceStore store = new InMemoryFenceStore();
+                String r = "mono:ledger:1";
+                try (Lease l = issuer.acquire(r, Duration.ofSeconds(5))) {
+                    store.fence(r, l.token(), () -> null);
+                }
+                JdbcTemplate jdbc = new JdbcTemplate(ds);
+                jdbc.execute("CREATE TABLE " + table + "_bak AS SELECT * FROM " + table); // a backup, token 1
+                Lease z = issuer.acquire(r, Duration.ofSeconds(5)); // the zombie (token 2), paused, lease lost
+                FencingToken zombie = z.token();
+                z.close();
+                try (Lease l = issuer.acquire(r, Duration.ofSeconds(5))) { // the next holder writes (token 3)
+                    store.fence(r, l.token(), () -> null);
+                }
+                jdbc.execute("DELETE FROM " + table); // the lease table restored from the backup
+                jdbc.execute("INSERT INTO " + table + " SELECT * FROM " + table + "_bak");
+                try {
+                    new dev.fencing.recovery.MaxSeenReset(store, issuer, new dev.fencing.metrics.AdminMetrics(
+                            new io.micrometer.core.instrument.simple.SimpleMeterRegistry()))
+                            .toHighestIssued(r, "ops:mono", false);
+                } catch (RuntimeException refused) {
+                    return; // refused: nothing reopened
+                }
+                assertThatThrownBy(() -> store.fence(r, zombie, () -> null))
+                        .as("zombie %s after the reset (max_seen now %s)", zombie, store.maxSeen(r)).isNotNull();
+            } finally {
+                new JdbcTemplate(ds).execute("DROP TABLE IF EXISTS " + table + "_bak");
+                new JdbcTemplate(ds).execute("DROP TABLE IF EXISTS " + table);
+            }
+        }
+    }
 }

@@ -380,8 +380,9 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
     /** The counter of {@code resource} now: the highest token issued for it (0 when none was). */
     @Override
     public long highestIssued(String resource) {
+        long here = issuedHere.getOrDefault(resource, 0L); // never below what this issuer handed out itself
         Long token = answer(fencedLock(RedisKeys.lockKey(prefix, resource)).getTokenAsync(), resource);
-        return token == null ? 0 : token;
+        return Math.max(here, token == null ? 0 : token);
     }
 
     /** Whether the lock key of {@code resource} exists now (held, by anyone). */
