@@ -17,9 +17,9 @@ import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Red-team (mono): an etcd restarted on an empty data dir under a running issuer; its revision starts over. */
+/** An etcd restarted on an empty data dir under a running issuer; its revision starts over. */
 @Timeout(180)
-class MonoEtcdWipeTest {
+class EtcdWipedUnderRunningIssuerTest {
 
     private static final Duration T = Duration.ofSeconds(10);
 

@@ -21,11 +21,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Red-team (mono): a ZooKeeper ensemble that lost its data (restarted on an empty data dir) starts its zxids low
+ * A ZooKeeper ensemble that lost its data (restarted on an empty data dir) starts its zxids low
  * again. Tokens must never go back, and the documented repair must not reopen a zombie window.
  */
 @Timeout(120)
-class MonoEnsembleResetTest {
+class EnsembleWentBackTest {
 
     private static final String RESOURCE = "mono:accounts:1";
     private static final Duration T = Duration.ofSeconds(10);

@@ -15,12 +15,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Red-team (mono): the lease table restored from an older backup, truncated, or its row deleted, under a running
+ * the lease table restored from an older backup, truncated, or its row deleted, under a running
  * issuer: its counter goes back, and the same issuer must not hand out a token at or below one it handed out before
  * (on a resource whose max_seen is below the unpresented token, the old holder would write after the new one).
  */
 @Timeout(60)
-class MonoLeaseTableWentBackTest {
+class LeaseTableWentBackTest {
 
     @ParameterizedTest
     @EnumSource(value = Database.class, names = {"POSTGRESQL", "MARIADB"})

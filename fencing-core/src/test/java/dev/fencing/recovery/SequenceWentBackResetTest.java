@@ -11,11 +11,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Red-team (mono): a reset through a one-sequence issuer whose sequence went back (an ensemble that lost its data)
+ * A reset through a one-sequence issuer whose sequence went back (an ensemble that lost its data)
  * would lower max_seen below tokens the old sequence issued; other resources above the counter give it away.
  */
 @Timeout(30)
-class MonoSequenceWentBackResetTest {
+class SequenceWentBackResetTest {
 
     private static IssuedTokens oneSequenceAt(long counter) {
         return new IssuedTokens() {

@@ -13,12 +13,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Red-team (mono): a token counter that went back (as after a FLUSHALL or a restart without append-only persistence;
+ * A token counter that went back (as after a FLUSHALL or a restart without append-only persistence;
  * here this test's own key is deleted on the shared Redis) under a running issuer. Also seen with a FLUSHALL on a
  * redis-server of its own (port 6391, appendonly yes): the same issuer handed out token 1 after 6.
  */
 @Timeout(60)
-class MonoRedisFlushTest {
+class RedisCounterWentBackTest {
 
     private static final Duration T = Duration.ofSeconds(5);
 
