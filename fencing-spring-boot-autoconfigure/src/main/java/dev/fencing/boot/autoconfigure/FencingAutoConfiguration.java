@@ -328,8 +328,12 @@ public class FencingAutoConfiguration {
                                                   ObjectProvider<EnableFencingConfiguration> starters,
                                                   ListableBeanFactory beans) {
         boolean othersConfigure = beans.getBeanNamesForType(FencingConfigurer.class, true, false).length > 1;
+        String factory = "io.r2dbc.spi.ConnectionFactory";
+        ClassLoader classLoader = FencingAutoConfiguration.class.getClassLoader();
+        boolean r2dbc = ClassUtils.isPresent(factory, classLoader) && beans.getBeanNamesForType(
+                ClassUtils.resolveClassName(factory, classLoader), true, false).length > 0;
         return new PropertiesConfigurer(properties,
-                starters.getIfAvailable() != null && !othersConfigure ? null : environment, othersConfigure);
+                starters.getIfAvailable() != null && !othersConfigure ? null : environment, othersConfigure, r2dbc);
     }
 
     /**
@@ -443,10 +447,19 @@ public class FencingAutoConfiguration {
             this(properties, explicitOnly, false);
         }
 
+        /** Whether an R2DBC ConnectionFactory bean is defined: Spring Boot then creates no DataSource of its own. */
+        private final boolean r2dbc;
+
         PropertiesConfigurer(FencingProperties properties, Environment explicitOnly, boolean othersConfigure) {
+            this(properties, explicitOnly, othersConfigure, false);
+        }
+
+        PropertiesConfigurer(FencingProperties properties, Environment explicitOnly, boolean othersConfigure,
+                             boolean r2dbc) {
             this.properties = properties;
             this.explicitOnly = explicitOnly;
             this.othersConfigure = othersConfigure;
+            this.r2dbc = r2dbc;
         }
 
         /** First of the configurers: a property set explicitly is never overridden. */
@@ -490,7 +503,7 @@ public class FencingAutoConfiguration {
             }
             ClassLoader classLoader = getClass().getClassLoader();
             return missingStoreMessage(ClassUtils.isPresent(JDBC_STORE_CLASS, classLoader),
-                    ClassUtils.isPresent("reactor.core.publisher.Mono", classLoader));
+                    ClassUtils.isPresent("reactor.core.publisher.Mono", classLoader), r2dbc);
         }
 
         /**
@@ -498,13 +511,28 @@ public class FencingAutoConfiguration {
          * since its {@code @Fenced} methods are likely all reactive and then need no {@code FenceStore}.
          */
         static String missingStoreMessage(boolean jdbcPresent, boolean reactorPresent) {
+            return missingStoreMessage(jdbcPresent, reactorPresent, false);
+        }
+
+        /**
+         * As above; {@code r2dbc}: an R2DBC ConnectionFactory bean is defined, so Spring Boot creates no DataSource,
+         * even with {@code spring.datasource.url} set, and the blocking fix is a DataSource bean of the application's.
+         */
+        static String missingStoreMessage(boolean jdbcPresent, boolean reactorPresent, boolean r2dbc) {
             String cause = jdbcPresent
                     ? "fencing-jdbc is on the classpath but the application has no DataSource bean"
+                    + (r2dbc ? ", and Spring Boot creates none while an R2DBC ConnectionFactory is defined, even "
+                    + "with spring.datasource.url set" : "")
                     : "fencing-jdbc is not on the classpath";
             String blocking = "For blocking @Fenced methods add "
                     + (jdbcPresent ? "" : "the dependency dev.fencing:fencing-jdbc and ")
-                    + "a database (spring.datasource.url, with the fence table fencing_max_seen or the one "
-                    + "fencing.store.jdbc.table names: see the README), or declare your own FenceStore bean. ";
+                    + (r2dbc
+                    ? "a DataSource bean of your own (spring-boot-starter-jdbc, a JDBC driver and "
+                    + "DataSourceBuilder.create().url(...).build(), with the fence table fencing_max_seen or the one "
+                    + "fencing.store.jdbc.table names; then name the R2DBC transaction manager on @Transactional, "
+                    + "see docs/reactive.md), or declare your own FenceStore bean. "
+                    : "a database (spring.datasource.url, with the fence table fencing_max_seen or the one "
+                    + "fencing.store.jdbc.table names: see the README), or declare your own FenceStore bean. ");
             String reactive = "For @Fenced methods returning a Mono or Flux add the dependency dev.fencing:fencing-r2dbc "
                     + "and an R2DBC database (spring.r2dbc.url): they are checked by the ReactiveFenceStore the "
                     + "starter then defines, and an application whose @Fenced methods are all reactive needs no "

@@ -42,7 +42,11 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
         String text = message == null ? "" : message;
         StringBuilder action = new StringBuilder();
         if (text.contains("found no FenceStore")) {
-            String blocking = "a database (spring.datasource.url, with fencing-jdbc and the fence table "
+            String blocking = text.contains("creates none while an R2DBC ConnectionFactory is defined")
+                    ? "a DataSource bean of your own (DataSourceBuilder; Spring Boot creates none beside an R2DBC "
+                    + "ConnectionFactory), with fencing-jdbc and the fence table fencing_max_seen or the one "
+                    + "fencing.store.jdbc.table names, or a FenceStore bean of your own"
+                    : "a database (spring.datasource.url, with fencing-jdbc and the fence table "
                     + "fencing_max_seen or the one fencing.store.jdbc.table names) or a FenceStore bean of your own";
             String reactive = "for methods returning a Mono or Flux, fencing-r2dbc and an R2DBC database "
                     + "(spring.r2dbc.url)";

@@ -143,6 +143,20 @@ class FencingAutoConfigurationTest {
                 .contains("dev.fencing:fencing-jdbc").contains("fencing-jdbc is not on the classpath");
     }
 
+    /**
+     * With an R2DBC ConnectionFactory Spring Boot creates no DataSource, even with spring.datasource.url set: a new
+     * user's trial set it, as the message said, and got the same message again. The message and the Action say to
+     * declare the DataSource bean instead.
+     */
+    @Test
+    void withAnR2dbcConnectionFactoryTheMessageSaysBootCreatesNoDataSource() {
+        String message = FencingAutoConfiguration.PropertiesConfigurer.missingStoreMessage(true, true, true);
+        assertThat(message).contains("Spring Boot creates none while an R2DBC ConnectionFactory is defined")
+                .contains("DataSourceBuilder").doesNotContain("add a database (spring.datasource.url");
+        assertThat(FencingFailureAnalyzer.action(message)).contains("a DataSource bean of your own")
+                .doesNotContain("a database (spring.datasource.url");
+    }
+
     /** A WebFlux application's methods are likely all reactive: the reactive store's fix comes first. */
     @Test
     void withReactorTheReactiveStoresFixComesFirst() {
