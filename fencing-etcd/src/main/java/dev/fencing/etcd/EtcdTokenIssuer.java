@@ -166,6 +166,9 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
      */
     private final java.util.concurrent.atomic.AtomicLong highestSeen = new java.util.concurrent.atomic.AtomicLong();
 
+    /** Why this issuer refuses every acquisition since the cluster's revision went back, or {@code null}. */
+    private volatile String wentBack;
+
     /** The cluster's revision now: at or above the create revision of every lock key created before. */
     @Override
     public long highestIssued(String resource) {
@@ -179,12 +182,13 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     }
 
     private IllegalStateException wentBack(String what, long revision, long seenBefore) {
-        return new IllegalStateException("etcd at " + endpoints + " answered a " + what + " of " + revision
+        wentBack = "etcd at " + endpoints + " answered a " + what + " of " + revision
                 + ", not above " + seenBefore + " which this issuer saw before: the cluster's revision went back "
                 + "(restarted on an empty data dir, restored from an older snapshot, or another cluster at these "
                 + "endpoints). Its tokens would be below tokens already issued, so none is handed out: treat it as a "
                 + "move to another issuer, with an offset above every token issued before (docs/issuers.md, "
-                + "\"Moving to another issuer\"), and restart this application");
+                + "\"Moving to another issuer\"), and restart this application";
+        return new IllegalStateException(wentBack);
     }
 
     /**
@@ -677,6 +681,10 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
      */
     @Override
     public void probe() {
+        String back = wentBack;
+        if (back != null) { // every acquisition is refused until a restart: the issuer is down, not the cluster
+            throw new IllegalStateException(back);
+        }
         CompletableFuture<?> read = client.getKVClient()
                 .get(ByteSequence.from(prefix + "fencing.health.probe", StandardCharsets.UTF_8));
         try {

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** An etcd restarted on an empty data dir under a running issuer; its revision starts over. */
 @Timeout(180)
@@ -54,9 +55,10 @@ class EtcdWipedUnderRunningIssuerTest {
                     Thread.sleep(300);
                 }
             }
-            System.out.println("MONO etcd before=" + before + " after=" + after + " refusal=" + refusal);
             if (refusal == null) {
                 assertThat(after).as("token from the same issuer after etcd lost its data").isGreaterThan(before);
+            } else { // refused, fail closed; and the issuer reports itself down (health) until a restart
+                assertThatThrownBy(issuer::probe).hasMessageContaining("went back");
             }
             issuer.close();
         }

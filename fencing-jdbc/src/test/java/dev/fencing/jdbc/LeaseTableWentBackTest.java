@@ -48,7 +48,6 @@ class LeaseTableWentBackTest {
                     assertThat(refused).hasMessageContaining("went back"); // fail closed
                     return;
                 }
-                System.out.println("MONO jdbc " + database + " zombie=" + zombie + " new=" + newer);
                 store.fence(r, newer, () -> null);
                 assertThatThrownBy(() -> store.fence(r, zombie, () -> null))
                         .as("zombie %s after new holder %s", zombie, newer).isNotNull();

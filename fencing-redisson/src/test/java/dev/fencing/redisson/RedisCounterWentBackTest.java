@@ -48,7 +48,6 @@ class RedisCounterWentBackTest {
                 assertThat(refused).hasMessageContaining("went back"); // fail closed
                 return;
             }
-            System.out.println("MONO redis zombie=" + zombie + " last-before=" + last + " after-flush=" + newer);
             store.fence(r, newer, () -> null); // the new holder writes (the resource had no max_seen)
             assertThatThrownBy(() -> store.fence(r, zombie, () -> null))
                     .as("zombie %s writing after new holder %s", zombie, newer).isNotNull();

@@ -85,6 +85,9 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
      */
     private final AtomicLong highestSeen = new AtomicLong();
 
+    /** Why this issuer refuses every acquisition since the ensemble's sequence went back, or {@code null}. */
+    private volatile String wentBack;
+
     /**
      * Test seam, package-private: runs with the resource right after the lock was granted and before the lease is
      * returned, so a test can inject a failure there. Does nothing unless a test in this package sets it.
@@ -205,6 +208,10 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
      */
     @Override
     public void probe() {
+        String back = wentBack;
+        if (back != null) { // every acquisition is refused until a restart: the issuer is down, not the ensemble
+            throw new IllegalStateException(back);
+        }
         if (client.getState() != CuratorFrameworkState.STARTED) {
             throw new IllegalStateException("The Curator client for ZooKeeper at " + connectString() + " is "
                     + client.getState() + ", not STARTED" + (client.getState() == CuratorFrameworkState.LATENT
@@ -266,12 +273,13 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
      */
     private void checkNotBehind(long zxid, long seenBefore, String what) {
         if (zxid <= seenBefore) {
-            throw new IllegalStateException("ZooKeeper at " + connectString() + " created the " + what + " at zxid 0x"
+            wentBack = "ZooKeeper at " + connectString() + " created the " + what + " at zxid 0x"
                     + Long.toHexString(zxid) + ", not above 0x" + Long.toHexString(seenBefore) + " which this issuer "
                     + "saw before: the ensemble's transaction ids went back (restarted on an empty or older data "
                     + "dir, or another ensemble at this address). Its tokens would be below tokens already issued, so "
                     + "none is handed out: treat it as a move to another issuer, with an offset above every token "
-                    + "issued before (docs/issuers.md, \"Moving to another issuer\"), and restart this application");
+                    + "issued before (docs/issuers.md, \"Moving to another issuer\"), and restart this application";
+            throw new IllegalStateException(wentBack);
         }
     }
 
