@@ -100,7 +100,6 @@ public final class FencingTokenMessagePostProcessor implements MessagePostProces
         if (tokens.isEmpty()) {
             return message;
         }
-        snapshot.requireHeld(tokens, operation); // a lock known lost: the message is not sent
         String text = TokenList.format(tokens);
         if (tokens.size() > TokenList.MAX_ENTRIES || text.length() > TokenList.MAX_LENGTH) {
             throw new TokenFormatException("Cannot " + operation + ": the " + tokens.size() + " tokens bound make a "

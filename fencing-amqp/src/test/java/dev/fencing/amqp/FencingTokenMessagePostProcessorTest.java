@@ -58,23 +58,6 @@ class FencingTokenMessagePostProcessorTest {
         assertThat(ledger.isUsed()).as("a token the message did not carry").isFalse();
     }
 
-    /** A lock this process knows is lost (a producer woken from a pause): the message is refused, not sent. */
-    @Test
-    void aLockKnownLostRefusesTheMessage() {
-        TokenUse lost = TokenUse.open(ACCOUNTS, () -> true);
-        Message message = message();
-        try (FencingScope ignored = FencingContext.bindAcquired(ACCOUNTS, lost)) {
-            assertThatThrownBy(() -> new FencingTokenMessagePostProcessor().postProcessMessage(message, null, "ex",
-                    "key")).isInstanceOfSatisfying(dev.fencing.rule.StaleTokenException.class,
-                            e -> assertThat(e.lockLost()).isTrue())
-                    .hasMessageContaining("resource 'accounts:42' in send to exchange 'ex' with routing key 'key'");
-        } finally {
-            lost.close();
-        }
-        assertThat(header(message)).isNull();
-        assertThat(lost.isUsed()).isFalse();
-    }
-
     @Test
     void sendsNoHeaderWhenNothingIsBound() {
         Message message = new FencingTokenMessagePostProcessor().postProcessMessage(message());

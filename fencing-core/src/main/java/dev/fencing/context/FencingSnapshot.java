@@ -1,6 +1,5 @@
 package dev.fencing.context;
 
-import dev.fencing.rule.StaleTokenException;
 import dev.fencing.token.FencingToken;
 
 import java.util.AbstractCollection;
@@ -176,28 +175,6 @@ public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
      */
     public TokenUse useOf(String resource) {
         return uses.get(resource);
-    }
-
-    /**
-     * Refuses to send {@code sent}, tokens of this snapshot, when the lock of one of them is known lost here (its
-     * lease ended while held, as a holder waking from a pause finds): what the library's carriers call before they put
-     * tokens on a request or message, so that nothing goes out under a lock another holder may have now. A carrier of
-     * your own calls it too. Tokens without an acquired lock's use (bound from a header, or by hand) pass.
-     *
-     * @param operation what was about to be sent ({@code POST https://ledger/entries}), for the message
-     * @throws StaleTokenException ({@link StaleTokenException#lockLost()}) naming the first such token; nothing was
-     *                             marked sent
-     */
-    public void requireHeld(Collection<FencingToken> sent, String operation) {
-        if (uses.isEmpty()) {
-            return;
-        }
-        for (FencingToken token : sent) {
-            TokenUse use = uses.get(token.resource());
-            if (use != null && token.equals(tokens.get(token.resource())) && use.knownLost()) {
-                throw StaleTokenException.lockLost(token.resource(), token, operation);
-            }
-        }
     }
 
     /**

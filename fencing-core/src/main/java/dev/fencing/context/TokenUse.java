@@ -75,17 +75,14 @@ public final class TokenUse {
      */
     void presentedFor(FencingToken presented) {
         markUsed();
-        if (knownLost()) {
-            throw StaleTokenException.lockLost(presented.resource(), presented, null);
-        }
-    }
-
-    /** Whether the lock is known lost now; {@code true} too when that cannot be told (fail closed). */
-    boolean knownLost() {
+        boolean lost;
         try {
-            return lockLost != null && lockLost.getAsBoolean();
+            lost = lockLost != null && lockLost.getAsBoolean();
         } catch (RuntimeException e) {
-            return true; // cannot tell whether the lock is held: refused
+            lost = true; // cannot tell whether the lock is held: refused, fail closed
+        }
+        if (lost) {
+            throw StaleTokenException.lockLost(presented.resource(), presented, null);
         }
     }
 

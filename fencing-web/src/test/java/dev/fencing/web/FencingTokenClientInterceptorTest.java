@@ -89,39 +89,6 @@ class FencingTokenClientInterceptorTest {
         assertThat(keptBack.isUsed()).isFalse();
     }
 
-    /**
-     * A holder that wakes from a pause after its lease ended sent its stale token to the remote service, whose fence
-     * alone could refuse it; this process knew the lock was lost. Nothing goes out now.
-     */
-    @Test
-    void aLockKnownLostSendsNothing() throws Exception {
-        FencingToken token = new FencingToken("ledger", 8, "paused");
-        java.util.concurrent.atomic.AtomicBoolean lost = new java.util.concurrent.atomic.AtomicBoolean();
-        TokenUse use = TokenUse.open(token, lost::get);
-        try (var ignored = FencingContext.bindAcquired(token, use)) {
-            java.util.concurrent.atomic.AtomicInteger executed = new java.util.concurrent.atomic.AtomicInteger();
-            FencingTokenClientInterceptor interceptor = new FencingTokenClientInterceptor();
-            lost.set(true);
-            assertThatThrownBy(() -> interceptor.intercept(request("https://ledger.internal/entries"), new byte[0],
-                    (req, body) -> {
-                        executed.incrementAndGet();
-                        return null;
-                    }))
-                    .isInstanceOfSatisfying(dev.fencing.rule.StaleTokenException.class,
-                            e -> assertThat(e.lockLost()).isTrue())
-                    .hasMessageContaining("resource 'ledger' in POST https://ledger.internal/entries")
-                    .hasMessageContaining("presented 8");
-            assertThat(executed).hasValue(0);
-            assertThat(use.isUsed()).isFalse();
-
-            lost.set(false); // held: sent as before
-            assertThat(sent(interceptor, "https://ledger.internal/entries", () -> FencingContext.bindAcquired(token,
-                    use))).isEqualTo(FencingHeader.format(List.of(token)));
-        } finally {
-            use.close();
-        }
-    }
-
     @Test
     void withoutAFilterEveryRequestCarriesTheTokens() throws Exception {
         assertThat(sent(new FencingTokenClientInterceptor(), "https://anywhere.example/x"))

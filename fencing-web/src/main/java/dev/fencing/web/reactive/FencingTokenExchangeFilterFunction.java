@@ -146,8 +146,6 @@ public final class FencingTokenExchangeFilterFunction implements ExchangeFilterF
             FencingSnapshot snapshot = context.hasKey(ReactiveFencing.CONTEXT_KEY) ? tokens(context)
                     : threadTokens(request);
             Collection<FencingToken> tokens = snapshot.values();
-            // a lock known lost: nothing goes out, the error is this Mono's
-            snapshot.requireHeld(tokens, RemoteRefusals.describe(request.method(), request.url()));
             ClientRequest sent = tokens.isEmpty() ? request : ClientRequest.from(request)
                     .headers(headers -> headers.set(FencingHeader.NAME, FencingHeader.format(tokens)))
                     .build();

@@ -140,37 +140,6 @@ class FencingTokenExchangeFilterFunctionTest {
         assertThat(unanswered.isUsed()).as("a request that never reached the service").isFalse();
     }
 
-    /** A lock this process knows is lost: the request does not go out, from the Reactor Context or the thread. */
-    @Test
-    void aLockKnownLostSendsNothing() {
-        TokenUse lostInContext = TokenUse.open(ACCOUNTS, () -> true);
-        try {
-            StepVerifier.create(new FencingTokenExchangeFilterFunction().filter(post("http://ledger.internal/pay"),
-                            ok()).contextWrite(context -> context.put(ReactiveFencing.CONTEXT_KEY,
-                            FencingSnapshot.empty().withAcquired(ACCOUNTS, lostInContext))))
-                    .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(StaleTokenException.class,
-                                    stale -> assertThat(stale.lockLost()).isTrue())
-                            .hasMessageContaining("resource 'accounts:1' in POST http://ledger.internal/pay"))
-                    .verify(Duration.ofSeconds(10));
-        } finally {
-            lostInContext.close();
-        }
-        assertThat(sent.get()).as("nothing went out").isNull();
-        assertThat(lostInContext.isUsed()).isFalse();
-
-        TokenUse lostOnThread = TokenUse.open(ORDERS, () -> {
-            throw new IllegalStateException("the lock service's session cannot tell"); // fail closed
-        });
-        try (FencingScope ignored = FencingContext.bindAcquired(ORDERS, lostOnThread)) {
-            assertThatThrownBy(() -> new FencingTokenExchangeFilterFunction()
-                    .filter(post("http://ledger.internal/pay"), ok()).block(Duration.ofSeconds(10)))
-                    .isInstanceOf(StaleTokenException.class);
-        } finally {
-            lostOnThread.close();
-        }
-        assertThat(sent.get()).as("nothing went out").isNull();
-    }
-
     @Test
     void replacesAHandSetHeaderWithTheContextTokens() {
         ClientRequest request = ClientRequest.create(HttpMethod.POST, URI.create("http://ledger.internal/pay"))
