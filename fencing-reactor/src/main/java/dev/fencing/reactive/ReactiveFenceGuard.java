@@ -207,7 +207,7 @@ public final class ReactiveFenceGuard {
             CheckOutcomes.missing(point, resource, observation);
             Set<String> resources = new LinkedHashSet<>(bound.keySet());
             resources.addAll(assembly.keySet());
-            return Flux.error(new MissingTokenException(resource, point.operation(), resources));
+            return Flux.error(MissingTokenException.inReactiveChain(resource, point.operation(), resources));
         }
         if (verifier != null) {
             Verification verification = verifier.verify(token);
