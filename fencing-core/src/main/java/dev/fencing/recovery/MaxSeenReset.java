@@ -171,7 +171,11 @@ public final class MaxSeenReset {
      * {@value #SEQUENCE_SAMPLE} resources.
      */
     private void checkSequenceNotBack(String resource, long current, long highest, String actor) {
-        if (!issued.oneSequence() || !(admin instanceof FenceInventory inventory)) {
+        if (!(admin instanceof FenceInventory inventory)) {
+            return;
+        }
+        if (!issued.oneSequence()) {
+            checkCountersNotBack(inventory, resource, current, highest, actor);
             return;
         }
         String example = null;
@@ -213,6 +217,56 @@ public final class MaxSeenReset {
                 + "as a move to another issuer, with an offset above the store's highest max_seen (docs/issuers.md, "
                 + "\"Moving to another issuer\"). If those resources' max_seen came from bad tokens too, lower this "
                 + "one with an explicit value and the override");
+    }
+
+    /**
+     * An issuer with a counter per resource (the JDBC lease table) whose counters went back for other resources too
+     * (the lease table restored from an older backup, truncated, recreated; or an issuer on another table): other
+     * resources it did issue tokens for hold a max_seen above its counter for them. That is not a bad token on this
+     * resource, and lowering max_seen to the counter would let tokens handed out before the restore, up to max_seen,
+     * write again, a paused holder's among them. The running issuer that handed them out knows (it answers no lower
+     * than its own tokens), but the admin CLI's or a restarted instance's does not. Refused; compares up to
+     * {@value #SEQUENCE_SAMPLE} resources of the store.
+     */
+    private void checkCountersNotBack(FenceInventory inventory, String resource, long current, long highest,
+                                      String actor) {
+        List<String> sample = inventory.resources(null, SEQUENCE_SAMPLE);
+        int above = 0;
+        String example = null;
+        long exampleValue = 0;
+        long exampleCounter = 0;
+        for (String other : sample) {
+            if (other.equals(resource)) {
+                continue;
+            }
+            OptionalLong value = inventory.maxSeen(other);
+            if (value.isEmpty()) {
+                continue;
+            }
+            long counter = issued.highestIssued(other);
+            // a resource this issuer never counted (0) may be another application's, fenced by another issuer
+            if (counter > 0 && value.getAsLong() > counter) {
+                above++;
+                if (example == null) {
+                    example = other;
+                    exampleValue = value.getAsLong();
+                    exampleCounter = counter;
+                }
+            }
+        }
+        if (above == 0) {
+            return;
+        }
+        throw refused(resource, actor, "Reset of resource '" + resource + "' refused: the issuer's counter for it is "
+                + highest + ", yet other resources it issued tokens for are above their counters too (resource '"
+                + example + "' has max_seen " + exampleValue + " with its counter at " + exampleCounter + "; of the "
+                + "first " + sample.size() + " looked at: " + above + "). The issuer's counters went back (the lease "
+                + "table restored from an older backup, truncated or recreated), or this is an issuer on another "
+                + "lease table: lowering max_seen to " + highest + " would let tokens handed out before, up to "
+                + current + ", write again, a paused holder's among them. After a restore, raise the counters with "
+                + "the floor raise (docs/operations.md, \"Backup and restore of the fence table\"). If those "
+                + "resources' max_seen came from bad tokens too, lower this one with an explicit value and the "
+                + "override");
     }
 
     /** Refuses while a lease is held, unless forced; returns what the log says of a forced reset ("" otherwise). */
