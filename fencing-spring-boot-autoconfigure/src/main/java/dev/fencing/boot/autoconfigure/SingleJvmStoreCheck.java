@@ -7,6 +7,7 @@ import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.signing.SigningTokenIssuer;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.store.RoutingFenceStore;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
@@ -59,8 +60,13 @@ final class SingleJvmStoreCheck {
     private static List<String> inMemoryStores(ConfigurableListableBeanFactory beans) {
         List<String> stores = new ArrayList<>();
         for (String name : beans.getBeanNamesForType(FenceStore.class, true, false)) {
-            if (InMemoryFenceStore.class.isAssignableFrom(userType(beans, name))) {
+            Class<?> type = userType(beans, name);
+            if (InMemoryFenceStore.class.isAssignableFrom(type)) {
                 stores.add(said(beans, name, "InMemoryFenceStore"));
+            } else if (RoutingFenceStore.class.isAssignableFrom(type)
+                    && routesToInMemory(beans.getBean(name, RoutingFenceStore.class))) {
+                // a route to an in-memory store keeps those resources' max_seen in this JVM just the same
+                stores.add("the InMemoryFenceStore the RoutingFenceStore bean '" + name + "' routes to");
             }
         }
         ClassLoader loader = SingleJvmStoreCheck.class.getClassLoader();
@@ -71,6 +77,16 @@ final class SingleJvmStoreCheck {
             }
         }
         return stores;
+    }
+
+    private static boolean routesToInMemory(RoutingFenceStore routing) {
+        for (FenceStore store : routing.stores()) {
+            if (store instanceof InMemoryFenceStore
+                    || store instanceof RoutingFenceStore nested && routesToInMemory(nested)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String said(ConfigurableListableBeanFactory beans, String name, String type) {
