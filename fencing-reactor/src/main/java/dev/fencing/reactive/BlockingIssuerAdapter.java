@@ -29,6 +29,11 @@ final class BlockingIssuerAdapter implements ReactiveTokenIssuer {
         this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
     }
 
+    /** The blocking issuer it adapts. */
+    TokenIssuer issuer() {
+        return issuer;
+    }
+
     @Override
     public Mono<Lease> acquire(String resource, Duration timeout) {
         return Mono.create(sink -> {

@@ -41,4 +41,12 @@ public interface ReactiveTokenIssuer {
     static ReactiveTokenIssuer fromBlocking(TokenIssuer issuer, Scheduler scheduler) {
         return new BlockingIssuerAdapter(issuer, scheduler);
     }
+
+    /**
+     * The blocking issuer {@code issuer} adapts ({@link #fromBlocking}), or {@code null} when it is not such an
+     * adapter: for checks that must know which lock service takes the locks (the starter's startup checks).
+     */
+    static TokenIssuer blockingIssuerOf(ReactiveTokenIssuer issuer) {
+        return issuer instanceof BlockingIssuerAdapter adapter ? adapter.issuer() : null;
+    }
 }

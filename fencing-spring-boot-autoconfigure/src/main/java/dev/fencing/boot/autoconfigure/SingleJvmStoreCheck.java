@@ -4,6 +4,7 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.OffsetTokenIssuer;
 import dev.fencing.issuer.TokenIssuer;
+import dev.fencing.reactive.ReactiveTokenIssuer;
 import dev.fencing.signing.SigningTokenIssuer;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.InMemoryFenceStore;
@@ -29,6 +30,8 @@ final class SingleJvmStoreCheck {
 
     private static final String REACTIVE_IN_MEMORY_STORE = "dev.fencing.reactive.InMemoryReactiveFenceStore";
 
+    private static final String REACTIVE_ISSUER = "dev.fencing.reactive.ReactiveTokenIssuer";
+
     private SingleJvmStoreCheck() {
     }
 
@@ -42,17 +45,44 @@ final class SingleJvmStoreCheck {
         }
         for (String name : beans.getBeanNamesForType(TokenIssuer.class, true, false)) {
             TokenIssuer issuer = beans.getBean(name, TokenIssuer.class);
-            TokenIssuer lockService = lockService(issuer);
-            if (!(lockService instanceof InMemoryTokenIssuer)) {
-                throw new FencingConfigurationException(String.join(" and ", stores) + " keep" + (stores.size() == 1
-                        ? "s" : "") + " max_seen in this JVM, but the TokenIssuer bean '" + name + "' ("
-                        + ClassUtils.getUserClass(lockService).getName() + ") takes its locks in a service other "
-                        + "processes share: a lock passes from one instance to the next, and each checks writes "
-                        + "against its own max_seen only, so a paused instance's stale write lands after another's "
-                        + "newer one. Keep max_seen where every instance checks it: fencing.store.type=jdbc (the "
-                        + "default), or a JdbcFenceStore bean. If this application runs as one instance only (a demo "
-                        + "of the lock service, several clients in one JVM), set " + PROPERTY + "=true");
+            refuseShared(stores, "TokenIssuer", name, lockService(issuer));
+        }
+        if (ClassUtils.isPresent(REACTIVE_ISSUER, SingleJvmStoreCheck.class.getClassLoader())) {
+            Reactive.check(beans, stores); // a reactive-only application's issuer, which reactive @Fenced methods use
+        }
+    }
+
+    /** The ReactiveTokenIssuer beans, in a class of their own: loaded only when fencing-reactor is present. */
+    private static final class Reactive {
+        static void check(ConfigurableListableBeanFactory beans, List<String> stores) {
+            for (String name : beans.getBeanNamesForType(ReactiveTokenIssuer.class, true, false)) {
+                ReactiveTokenIssuer reactive = beans.getBean(name, ReactiveTokenIssuer.class);
+                TokenIssuer adapted = ReactiveTokenIssuer.blockingIssuerOf(reactive);
+                refuseShared(stores, "ReactiveTokenIssuer", name, adapted == null ? null : lockService(adapted),
+                        ClassUtils.getUserClass(reactive).getName());
             }
+        }
+    }
+
+    private static void refuseShared(List<String> stores, String kind, String name, TokenIssuer lockService) {
+        refuseShared(stores, kind, name, lockService, null);
+    }
+
+    /** Fails unless {@code lockService} is this JVM's ({@code null}: a reactive issuer of its own, named by type). */
+    private static void refuseShared(List<String> stores, String kind, String name, TokenIssuer lockService,
+                                     String ownType) {
+        if (!(lockService instanceof InMemoryTokenIssuer)) {
+            String type = lockService == null ? ownType : ClassUtils.getUserClass(lockService).getName();
+            throw new FencingConfigurationException(String.join(" and ", stores) + " keep" + (stores.size() == 1
+                    ? "s" : "") + " max_seen in this JVM, but the " + kind + " bean '" + name + "' ("
+                    + type + ") takes its locks in a service other "
+                    + "processes share: a lock passes from one instance to the next, and each checks writes "
+                    + "against its own max_seen only, so a paused instance's stale write lands after another's "
+                    + "newer one. Keep max_seen where every instance checks it: fencing.store.type=jdbc (the "
+                    + "default), or a JdbcFenceStore bean" + (String.join("", stores).contains("Reactive")
+                    ? " (for reactive @Fenced methods: an R2dbcFenceStore, which fencing.store.type=jdbc "
+                    + "makes on the R2DBC ConnectionFactory)" : "") + ". If this application runs as one instance "
+                    + "only (a demo of the lock service, several clients in one JVM), set " + PROPERTY + "=true");
         }
     }
 

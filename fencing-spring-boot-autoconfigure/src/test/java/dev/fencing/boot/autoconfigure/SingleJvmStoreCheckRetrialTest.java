@@ -108,4 +108,13 @@ class SingleJvmStoreCheckRetrialTest {
                 .withBean(TokenIssuer.class, SharedLocks::new)
                 .run(context -> assertThat(context).hasNotFailed());
     }
+
+    /** No false refusal: a reactive issuer adapted from this JVM's own locks, beside the reactive in-memory store. */
+    @Test
+    void aReactiveInMemoryStoreBesideThisJvmsAdaptedLocksStarts() {
+        runner.withBean("reactiveFenceStore", ReactiveFenceStore.class, InMemoryReactiveFenceStore::new)
+                .withBean("reactiveLocks", ReactiveTokenIssuer.class,
+                        () -> ReactiveTokenIssuer.fromBlocking(new dev.fencing.issuer.InMemoryTokenIssuer()))
+                .run(context -> assertThat(context).hasNotFailed());
+    }
 }
