@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Re-trial (retry2) of SingleJvmStoreCheck: other paths to the same in-memory-beside-shared-locks pair. */
 @Timeout(60)
-class SingleJvmStoreCheckRetrialTest {
+class SingleJvmStoreCheckRoutesAndReactiveTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class));
