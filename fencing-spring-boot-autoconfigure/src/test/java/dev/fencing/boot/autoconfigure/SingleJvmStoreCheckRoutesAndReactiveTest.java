@@ -23,19 +23,15 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Re-trial (retry2) of SingleJvmStoreCheck: other paths to the same in-memory-beside-shared-locks pair. */
+/**
+ * The other paths to an in-memory store beside a shared lock service (a re-trial's): a route of a RoutingFenceStore,
+ * a reactive-only application, the property as an environment variable.
+ */
 @Timeout(60)
 class SingleJvmStoreCheckRoutesAndReactiveTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class));
-
-    static final class SharedLocks implements TokenIssuer {
-        @Override
-        public Lease acquire(String resource, Duration timeout) {
-            throw new UnsupportedOperationException("not acquired in these tests");
-        }
-    }
 
     static final class SharedReactiveLocks implements ReactiveTokenIssuer {
         @Override
@@ -61,7 +57,7 @@ class SingleJvmStoreCheckRoutesAndReactiveTest {
     void anInMemoryStoreBehindARouteBesideASharedLockServiceFailsStartup() {
         runner.withBean("fenceStore", FenceStore.class, () -> RoutingFenceStore.builder()
                         .route("ledger", new InMemoryFenceStore()).fallback(SHARED).build())
-                .withBean("locks", TokenIssuer.class, SharedLocks::new)
+                .withBean("locks", TokenIssuer.class, SingleJvmStoreCheckTest.SharedLocks::new)
                 .run(context -> {
                     assertThat(context).hasFailed();
                     assertThat(context.getStartupFailure()).isInstanceOf(FencingConfigurationException.class)
@@ -86,7 +82,7 @@ class SingleJvmStoreCheckRoutesAndReactiveTest {
     void aReactiveInMemoryStoreBesideAnAdaptedSharedIssuerFailsStartup() {
         runner.withBean("reactiveFenceStore", ReactiveFenceStore.class, InMemoryReactiveFenceStore::new)
                 .withBean("reactiveLocks", ReactiveTokenIssuer.class,
-                        () -> ReactiveTokenIssuer.fromBlocking(new SharedLocks()))
+                        () -> ReactiveTokenIssuer.fromBlocking(new SingleJvmStoreCheckTest.SharedLocks()))
                 .run(context -> assertThat(context).hasFailed());
     }
 
@@ -94,7 +90,7 @@ class SingleJvmStoreCheckRoutesAndReactiveTest {
     @Test
     void aLazyInMemoryStoreBesideASharedLockServiceFailsStartup() {
         runner.withBean("fenceStore", FenceStore.class, InMemoryFenceStore::new, bd -> bd.setLazyInit(true))
-                .withBean("locks", TokenIssuer.class, SharedLocks::new)
+                .withBean("locks", TokenIssuer.class, SingleJvmStoreCheckTest.SharedLocks::new)
                 .run(context -> assertThat(context).hasFailed());
     }
 
@@ -105,7 +101,7 @@ class SingleJvmStoreCheckRoutesAndReactiveTest {
                 .withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
                         new SystemEnvironmentPropertySource("test-systemEnvironment",
                                 Map.of("FENCING_STORE_INMEMORY_SINGLEINSTANCE", "true"))))
-                .withBean(TokenIssuer.class, SharedLocks::new)
+                .withBean(TokenIssuer.class, SingleJvmStoreCheckTest.SharedLocks::new)
                 .run(context -> assertThat(context).hasNotFailed());
     }
 
