@@ -211,11 +211,12 @@ public final class MaxSeenReset {
         throw refused(resource, actor, "Reset of resource '" + resource + "' refused: the issuer counts one sequence "
                 + "for every resource and is at " + highest + " now, yet " + which + ", above it too (resources "
                 + "other than this one above the counter, of the first " + sample.size() + " looked at: at least "
-                + above + "). The issuer's sequence went back (a ZooKeeper ensemble or etcd cluster that lost its "
-                + "data, or another one at the same address): lowering max_seen to " + highest + " would let tokens "
-                + "the old sequence issued up to " + current + " write again, a paused holder's among them. Treat it "
-                + "as a move to another issuer, with an offset above the store's highest max_seen (docs/issuers.md, "
-                + "\"Moving to another issuer\"). If those resources' max_seen came from bad tokens too, lower this "
+                + above + "). Either the issuer's sequence went back (a ZooKeeper ensemble or etcd cluster that lost "
+                + "its data, or another one at the same address): lowering max_seen to " + highest + " would let "
+                + "tokens the old sequence issued up to " + current + " write again, a paused holder's among them; "
+                + "treat it as a move to another issuer, with an offset above every token the old sequence issued "
+                + "(docs/issuers.md, \"Moving to another issuer\"). Or the fence table is shared with an application "
+                + "on another lock service, or those resources' max_seen came from bad tokens too: then lower this "
                 + "one with an explicit value and the override");
     }
 
