@@ -17,6 +17,12 @@ import java.time.Duration;
  * given back before the exception is thrown, even on an interrupted thread (the interrupt is kept); a failure to give
  * it back is added to the exception as suppressed.
  *
+ * <p><b>Went back:</b> unless a subclass opts out (its counter lives in this JVM, or it guards one sequence for all
+ * resources itself), the issuer remembers the highest token it handed out per resource, for the 10,000 resources
+ * locked most recently. A token at or below it (the lock service's counter went back: a table restored from an older
+ * backup, a wiped Redis or CP group) is refused, fail closed, and its lease released: a paused holder of the earlier
+ * token could still write after the new holder on a resource the fence has not seen it on ({@link #wentBack}).
+ *
  * <p><b>Release</b> ({@link Lease#close()}): once per lease; an interrupt does not stop it (cleared for
  * {@link #doRelease}, set again afterwards); a release that finds the lock no longer this lease's counts the lease as
  * lost (once, also when the lock service had reported the loss before); a failure to release a lease that was lost is
@@ -29,12 +35,53 @@ public abstract class AbstractTokenIssuer<L extends AbstractLease> implements To
     /** This issuer's counters ({@code issuer} tag as given to the constructor). */
     protected final IssuerMetrics metrics;
 
+    private final String kind;
+
+    /** The highest token handed out per resource, or {@code null} when this issuer does not remember them. */
+    private final IssuedHere issuedHere;
+
     /**
+     * An issuer that remembers the tokens it handed out and refuses one that went back.
+     *
      * @param registry where the issuer's counters are registered, or {@code null} for none
      * @param kind     the {@code issuer} tag, e.g. {@code zookeeper}
      */
     protected AbstractTokenIssuer(MeterRegistry registry, String kind) {
+        this(registry, kind, true);
+    }
+
+    /**
+     * @param registry        where the issuer's counters are registered, or {@code null} for none
+     * @param kind            the {@code issuer} tag, e.g. {@code zookeeper}
+     * @param rememberIssued  {@code false} only for an issuer whose counter cannot go back under it (kept in this JVM)
+     *                        or that refuses a sequence that went back for all resources itself
+     */
+    protected AbstractTokenIssuer(MeterRegistry registry, String kind, boolean rememberIssued) {
         this.metrics = new IssuerMetrics(registry, kind);
+        this.kind = kind;
+        this.issuedHere = rememberIssued ? new IssuedHere() : null;
+    }
+
+    /**
+     * The highest token this issuer handed out for {@code resource}, when it is among the resources remembered; 0
+     * otherwise. A {@link dev.fencing.recovery.IssuedTokens#highestIssued} answer should never be below it.
+     */
+    protected final long issuedHere(String resource) {
+        return issuedHere == null ? 0 : issuedHere.highest(resource);
+    }
+
+    /**
+     * The exception for a token at or below one this issuer handed out for the resource before: the lock service's
+     * counter went back. Not retryable: every acquisition of the resource fails so until its counter is raised. Override
+     * to name the lock service and how to raise its counter.
+     */
+    protected LockAcquisitionException wentBack(String resource, long token, long issuedBefore) {
+        return new LockAcquisitionException(resource, "The token counter of resource '" + resource + "' ("
+                + kind + " issuer) went back: the lock service handed out " + token + ", yet this issuer "
+                + "handed out " + issuedBefore + " for it before (its data lost, restored from an older backup, or "
+                + "another service at the same address). A holder of a token up to " + issuedBefore + " may still "
+                + "write, so none is handed out (fail closed); the lock was given back. Raise the lock service's "
+                + "counter above it, or move to another issuer with an offset (docs/issuers.md)", null, false);
     }
 
     /**
@@ -86,8 +133,18 @@ public abstract class AbstractTokenIssuer<L extends AbstractLease> implements To
     public final Lease acquire(String resource, Duration timeout) {
         TokenIssuer.checkAcquire(resource, timeout);
         Grant grant = new Grant();
+        // read before the lock request: every token granted after it must be above what was handed out before
+        long issuedBefore = issuedHere(resource);
         try {
             L lease = doAcquire(resource, timeout, grant);
+            if (issuedHere != null) {
+                long token = lease.token().value();
+                if (token <= issuedBefore) {
+                    grant.giveBack = () -> releaseLease(lease); // the lease is built: its release gives the lock back
+                    throw wentBack(resource, token, issuedBefore);
+                }
+                issuedHere.issued(resource, token);
+            }
             grant.giveBack = null;
             metrics.acquired();
             return lease;

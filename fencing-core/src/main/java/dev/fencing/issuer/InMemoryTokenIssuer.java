@@ -73,7 +73,7 @@ public final class InMemoryTokenIssuer extends AbstractTokenIssuer<InMemoryToken
     }
 
     InMemoryTokenIssuer(Duration leaseTtl, long lastIssued, LongSupplier nanoClock, MeterRegistry registry) {
-        super(registry, "memory");
+        super(registry, "memory", false); // its counters live in this JVM: they cannot go back under it
         Objects.requireNonNull(leaseTtl, "leaseTtl");
         if (leaseTtl.isNegative() || leaseTtl.isZero()) {
             throw new IllegalArgumentException("leaseTtl must be positive, was " + leaseTtl);

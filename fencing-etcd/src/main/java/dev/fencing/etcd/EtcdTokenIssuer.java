@@ -4,6 +4,7 @@ import dev.fencing.issuer.AbstractLease;
 import dev.fencing.issuer.AbstractTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.SequenceWatch;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.retention.IssuerFloors;
@@ -145,7 +146,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
      * @param registry   for the issuer's counters, or {@code null}
      */
     public EtcdTokenIssuer(Client client, String endpoints, String prefix, Duration sessionTtl, MeterRegistry registry) {
-        super(registry, "etcd");
+        super(registry, "etcd", false); // revisions guards its one sequence for all resources
         this.client = Objects.requireNonNull(client, "client");
         this.lockCall = (name, leaseId) -> client.getLockClient().lock(name, leaseId);
         this.endpoints = Objects.requireNonNull(endpoints, "endpoints");
@@ -161,34 +162,24 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     /**
      * The highest revision this issuer has seen (a lock key's create revision, or the revision a recovery read). On
      * the same cluster every lock key created after that answer arrived has a larger create revision; a smaller one
-     * means the cluster's revision went back (restarted on an empty data dir, restored from an older snapshot, or
-     * another cluster at the same endpoints), and its tokens are refused (fail closed).
+     * means the cluster's revision went back, and its tokens are refused (fail closed).
      */
-    private final java.util.concurrent.atomic.AtomicLong highestSeen = new java.util.concurrent.atomic.AtomicLong();
+    private final SequenceWatch revisions = new SequenceWatch(this::service, "the cluster's revision",
+            "restarted on an empty data dir, restored from an older snapshot, or another cluster at these endpoints",
+            revision -> "revision " + revision);
 
-    /** Why this issuer refuses every acquisition since the cluster's revision went back, or {@code null}. */
-    private volatile String wentBack;
+    /** The cluster, for messages: {@code etcd at} its endpoints. */
+    private String service() {
+        return "etcd at " + endpoints;
+    }
 
     /** The cluster's revision now: at or above the create revision of every lock key created before. */
     @Override
     public long highestIssued(String resource) {
-        long seenBefore = highestSeen.get();
+        long seenBefore = revisions.seen();
         long highest = issued.highestIssued(resource);
-        if (highest < seenBefore) { // a read does not move the revision: equal is fine
-            throw wentBack("revision", highest, seenBefore);
-        }
-        highestSeen.accumulateAndGet(highest, Math::max);
+        revisions.accept(highest, seenBefore, true, "a read at"); // a read does not move the revision: equal is fine
         return highest;
-    }
-
-    private IllegalStateException wentBack(String what, long revision, long seenBefore) {
-        wentBack = "etcd at " + endpoints + " answered a " + what + " of " + revision
-                + ", not above " + seenBefore + " which this issuer saw before: the cluster's revision went back "
-                + "(restarted on an empty data dir, restored from an older snapshot, or another cluster at these "
-                + "endpoints). Its tokens would be below tokens already issued, so none is handed out: treat it as a "
-                + "move to another issuer, with an offset above every token issued before (docs/issuers.md, "
-                + "\"Moving to another issuer\"), and restart this application";
-        return new IllegalStateException(wentBack);
     }
 
     /**
@@ -218,7 +209,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     @Override
     protected EtcdLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
-        long seenBefore = highestSeen.get(); // the lock key created below must be above every revision seen before
+        long seenBefore = revisions.seen(); // the lock key created below must be above every revision seen before
         ResourceTurns.Turn turn = turns.enter(resource);
         AtomicBoolean mine = new AtomicBoolean();
         boolean took = false;
@@ -265,10 +256,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
                         : "session lease expired?") + ")");
             }
             long revision = kvs.get(0).getCreateRevision();
-            if (revision <= seenBefore) {
-                throw wentBack("lock key create revision for resource '" + resource + "'", revision, seenBefore);
-            }
-            highestSeen.accumulateAndGet(revision, Math::max);
+            revisions.accept(revision, seenBefore, false, "the lock key of resource '" + resource + "' created at");
             afterGrant.accept(resource);
             EtcdLease lease = new EtcdLease(new FencingToken(resource, revision, holder(current.leaseId, revision)),
                     key, current, turn); // the lease owns the turn now
@@ -681,7 +669,7 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
      */
     @Override
     public void probe() {
-        String back = wentBack;
+        String back = revisions.wentBack();
         if (back != null) { // every acquisition is refused until a restart: the issuer is down, not the cluster
             throw new IllegalStateException(back);
         }

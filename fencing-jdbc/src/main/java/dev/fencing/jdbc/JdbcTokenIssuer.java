@@ -94,22 +94,6 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
 
     private final JdbcTemplate jdbc;
 
-    /** How many resources {@link #issuedHere} remembers (the most recently locked ones). */
-    static final int REMEMBERED_RESOURCES = 10_000;
-
-    /**
-     * The highest token this issuer handed out per resource, for the resources locked most recently: a counter that
-     * went back (the lease table restored from an older backup, truncated, recreated, its row deleted) is refused
-     * here, fail closed, rather than handing out a token below one already issued, whose paused holder would write
-     * after the new holder on a resource the fence has not seen it on.
-     */
-    private final java.util.Map<String, Long> issuedHere = java.util.Collections.synchronizedMap(
-            new java.util.LinkedHashMap<>(16, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(java.util.Map.Entry<String, Long> eldest) {
-                    return size() > REMEMBERED_RESOURCES;
-                }
-            });
     private final TransactionTemplate transactions;
     private final LeaseDialect dialect;
     private final String table;
@@ -197,8 +181,6 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     protected JdbcLease doAcquire(String resource, Duration timeout, Grant grant) throws InterruptedException {
         ensureVerified(resource);
         long deadline = System.nanoTime() + timeout.toNanos();
-        // read before any attempt: every token taken after it must be above what was handed out before
-        long issuedBefore = issuedHere.getOrDefault(resource, 0L);
         String holder = holderPrefix + holders.incrementAndGet();
         long pause = firstPauseMillis;
         RuntimeException lastError = null;
@@ -241,17 +223,6 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
                     }
                     if (token != null) {
                         grant.granted(() -> free(resource, holder)); // the lease is ours: any failure from here frees it
-                        if (token <= issuedBefore) {
-                            throw new LockAcquisitionException(resource, "The token counter of resource '" + resource
-                                    + "' in the lease table '" + table + "' (" + name + ") went back: it is at "
-                                    + token + ", yet this issuer handed out " + issuedBefore + " for it before (the "
-                                    + "table restored from an older backup, truncated or recreated, its row deleted). "
-                                    + "A holder of a token up to " + issuedBefore + " may still write, so none is "
-                                    + "handed out (fail closed); the lease was given back. Raise the counters above "
-                                    + "it: the floor raise after a restore with atLeast " + issuedBefore + " or more "
-                                    + "(docs/operations.md, \"Backup and restore of the fence table\")", null, false);
-                        }
-                        issuedHere.merge(resource, token, Math::max);
                         afterGrant.accept(resource);
                         tookLate(resource, timeout, deadline - System.nanoTime());
                         return new JdbcLease(new FencingToken(resource, token, holder),
@@ -454,6 +425,18 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
         }
     }
 
+    /** Names the lease table and the floor raise that repairs it (docs/operations.md). */
+    @Override
+    protected LockAcquisitionException wentBack(String resource, long token, long issuedBefore) {
+        return new LockAcquisitionException(resource, "The token counter of resource '" + resource + "' in the lease "
+                + "table '" + table + "' (" + name + ") went back: it is at " + token + ", yet this issuer handed out "
+                + issuedBefore + " for it before (the table restored from an older backup, truncated or recreated, its "
+                + "row deleted). A holder of a token up to " + issuedBefore + " may still write, so none is handed out "
+                + "(fail closed); the lease was given back. Raise the counters above it: the floor raise after a "
+                + "restore with atLeast " + issuedBefore + " or more (docs/operations.md, \"Backup and restore of the "
+                + "fence table\")", null, false);
+    }
+
     /**
      * The token column of the resource's lease row, committed now; for a resource without a row (never locked, or
      * folded by {@link #compact}), or whose row an acquisition has inserted but not yet taken (in a transaction of its
@@ -465,7 +448,7 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     public long highestIssued(String resource) {
         // never below what this issuer handed out itself: a table that went back (restored, truncated) must not
         // lead a reset to lower max_seen below tokens whose holders may still write
-        long here = issuedHere.getOrDefault(resource, 0L);
+        long here = issuedHere(resource);
         long[] state = state(resource);
         if (state != null && state[0] > 0) {
             return Math.max(state[0], here);

@@ -89,22 +89,6 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
     private final String address;
     private final Set<RedissonLease> held = ConcurrentHashMap.newKeySet();
 
-    /** How many resources {@link #issuedHere} remembers (the most recently locked ones). */
-    static final int REMEMBERED_RESOURCES = 10_000;
-
-    /**
-     * The highest token this issuer handed out per resource, for the resources locked most recently: a counter that
-     * went back (FLUSHALL, a restart without append-only persistence, a failover to a replica that missed the
-     * increments, a deleted token key) is refused here, fail closed, rather than handing out a token below one already
-     * issued, whose paused holder would write after the new holder on a resource the fence has not seen it on.
-     */
-    private final Map<String, Long> issuedHere = java.util.Collections.synchronizedMap(
-            new java.util.LinkedHashMap<>(16, 0.75f, true) {
-                @Override
-                protected boolean removeEldestEntry(Map.Entry<String, Long> eldest) {
-                    return size() > REMEMBERED_RESOURCES;
-                }
-            });
     private final ScheduledExecutorService checker;
     final LongSupplier nanoClock;
 
@@ -154,8 +138,6 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         String key = RedisKeys.lockKey(prefix, resource);
         RedissonFencedLock lock = fencedLock(key);
         String family = ResourceFamily.of(resource);
-        // read before the lock request: every token granted after it must be above what was handed out before
-        long issuedBefore = issuedHere.getOrDefault(resource, 0L);
         while (true) {
             RFuture<String> floorRead = family == null ? null : redisson.<String>getBucket(
                     RedisKeys.familyFloorKey(prefix, family), StringCodec.INSTANCE).getAsync();
@@ -172,19 +154,7 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
                         + "resource '" + resource + "' on Redis at " + address + "; the lock was given back: "
                         + e.getMessage(), e);
             }
-            if (token > floor && token <= issuedBefore) {
-                unlock(lock, owner);
-                throw new LockAcquisitionException(resource, "The token counter of resource '" + resource + "' on "
-                        + "Redis at " + address + " went back: it handed out " + token + ", yet this issuer handed out "
-                        + issuedBefore + " for it before (a FLUSHALL or deleted token key, a restart without "
-                        + "append-only persistence, a failover to a replica that missed increments). A holder of a "
-                        + "token up to " + issuedBefore + " may still write, so none is handed out (fail closed); the "
-                        + "lock was given back. Raise the counter above it: issuer.raiseTokenFloor(resource, "
-                        + issuedBefore + "), or the floor raise with atLeast " + issuedBefore
-                        + " for every resource (docs/operations.md, \"Backup and restore of the fence table\")");
-            }
             if (token > floor) {
-                issuedHere.merge(resource, token, Math::max);
                 grant.granted(() -> unlock(lock, owner));
                 afterGrant.accept(resource);
                 RedissonLease lease = new RedissonLease(new FencingToken(resource, token, holder(owner)), lock, owner,
@@ -377,10 +347,23 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         raiseTokenFloor(resource, floor);
     }
 
+    /** Names the Redis server and the counter raise that repairs it (docs/operations.md). */
+    @Override
+    protected LockAcquisitionException wentBack(String resource, long token, long issuedBefore) {
+        return new LockAcquisitionException(resource, "The token counter of resource '" + resource + "' on Redis at "
+                + address + " went back: it handed out " + token + ", yet this issuer handed out " + issuedBefore
+                + " for it before (a FLUSHALL or deleted token key, a restart without append-only persistence, a "
+                + "failover to a replica that missed increments). A holder of a token up to " + issuedBefore + " may "
+                + "still write, so none is handed out (fail closed); the lock was given back. Raise the counter above "
+                + "it: issuer.raiseTokenFloor(resource, " + issuedBefore + "), or the floor raise with atLeast "
+                + issuedBefore + " for every resource (docs/operations.md, \"Backup and restore of the fence table\")",
+                null, false);
+    }
+
     /** The counter of {@code resource} now: the highest token issued for it (0 when none was). */
     @Override
     public long highestIssued(String resource) {
-        long here = issuedHere.getOrDefault(resource, 0L); // never below what this issuer handed out itself
+        long here = issuedHere(resource); // never below what this issuer handed out itself
         Long token = answer(fencedLock(RedisKeys.lockKey(prefix, resource)).getTokenAsync(), resource);
         return Math.max(here, token == null ? 0 : token);
     }

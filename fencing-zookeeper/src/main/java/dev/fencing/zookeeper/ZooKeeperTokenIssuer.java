@@ -4,6 +4,7 @@ import dev.fencing.issuer.AbstractLease;
 import dev.fencing.issuer.AbstractTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.SequenceWatch;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.retention.IssuerFloors;
@@ -38,7 +39,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
@@ -80,13 +80,12 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
 
     /**
      * The highest czxid (or probe zxid) this issuer has seen. Every lock node created after that reply arrived has a
-     * larger czxid on the same ensemble; a smaller one means the ensemble's sequence went back (restarted on an empty
-     * or older data dir, or another ensemble at the same address), and its tokens are refused (fail closed).
+     * larger czxid on the same ensemble; a smaller one means the ensemble's sequence went back, and its tokens are
+     * refused (fail closed).
      */
-    private final AtomicLong highestSeen = new AtomicLong();
-
-    /** Why this issuer refuses every acquisition since the ensemble's sequence went back, or {@code null}. */
-    private volatile String wentBack;
+    private final SequenceWatch zxids = new SequenceWatch(() -> "ZooKeeper at " + connectString(),
+            "the ensemble's transaction ids", "restarted on an empty or older data dir, or another ensemble at this "
+            + "address", zxid -> "zxid 0x" + Long.toHexString(zxid));
 
     /**
      * Test seam, package-private: runs with the resource right after the lock was granted and before the lease is
@@ -100,7 +99,7 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
      * @param registry for the issuer's counters, or {@code null}
      */
     public ZooKeeperTokenIssuer(CuratorFramework client, String basePath, MeterRegistry registry) {
-        super(registry, "zookeeper");
+        super(registry, "zookeeper", false); // zxids guards its one sequence for all resources
         this.client = Objects.requireNonNull(client, "client");
         this.basePath = validBasePath(Objects.requireNonNull(basePath, "basePath"));
         this.issued = new ZooKeeperIssuedTokens(client, this.basePath);
@@ -125,7 +124,7 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
     protected ZooKeeperLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         // read before the lock node is created: that node's czxid must be above every one seen before
-        long seenBefore = highestSeen.get();
+        long seenBefore = zxids.seen();
         if (client.getState() != CuratorFrameworkState.STARTED) { // LATENT would wait out the timeout as unreachable
             throw new IllegalStateException("The Curator client for ZooKeeper at " + connectString() + " is "
                     + client.getState() + ", not STARTED: call client.start() before acquiring");
@@ -146,8 +145,7 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
             grant.granted(() -> giveBack(mutex)); // from here on, every failure gives the lock back
             String lockPath = mutex.lockPath();
             Created node = nodeOf(lockPath);
-            checkNotBehind(node.czxid(), seenBefore, "lock node of resource '" + resource + "'");
-            highestSeen.accumulateAndGet(node.czxid(), Math::max);
+            zxids.accept(node.czxid(), seenBefore, false, "the lock node of resource '" + resource + "' created at");
             afterGrant.accept(resource);
             ZooKeeperLease lease = new ZooKeeperLease(
                     new FencingToken(resource, node.czxid(), ZKPaths.getNodeFromPath(lockPath)), mutex, lockPath,
@@ -208,7 +206,7 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
      */
     @Override
     public void probe() {
-        String back = wentBack;
+        String back = zxids.wentBack();
         if (back != null) { // every acquisition is refused until a restart: the issuer is down, not the ensemble
             throw new IllegalStateException(back);
         }
@@ -259,28 +257,10 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
     /** The ensemble's zxid now: above the czxid of every lock node created before (one write to read it). */
     @Override
     public long highestIssued(String resource) {
-        long seenBefore = highestSeen.get();
+        long seenBefore = zxids.seen();
         long highest = issued.highestIssued(resource);
-        checkNotBehind(highest, seenBefore, "probe node");
-        highestSeen.accumulateAndGet(highest, Math::max);
+        zxids.accept(highest, seenBefore, false, "the probe node created at"); // a created node moves the zxid
         return highest;
-    }
-
-    /**
-     * Fails closed when ZooKeeper answers a zxid at or below one this issuer saw before: the ensemble's sequence went
-     * back, and a token from it could be below tokens already issued (a paused holder of the old ensemble would then
-     * write after the new holders).
-     */
-    private void checkNotBehind(long zxid, long seenBefore, String what) {
-        if (zxid <= seenBefore) {
-            wentBack = "ZooKeeper at " + connectString() + " created the " + what + " at zxid 0x"
-                    + Long.toHexString(zxid) + ", not above 0x" + Long.toHexString(seenBefore) + " which this issuer "
-                    + "saw before: the ensemble's transaction ids went back (restarted on an empty or older data "
-                    + "dir, or another ensemble at this address). Its tokens would be below tokens already issued, so "
-                    + "none is handed out: treat it as a move to another issuer, with an offset above every token "
-                    + "issued before (docs/issuers.md, \"Moving to another issuer\"), and restart this application";
-            throw new IllegalStateException(wentBack);
-        }
     }
 
     /**
