@@ -7,6 +7,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * The way back after a bad token raised a resource's max_seen (a forged {@code Long.MAX_VALUE}, a bug): lowers it to
@@ -178,42 +179,24 @@ public final class MaxSeenReset {
             checkCountersNotBack(inventory, resource, current, highest, actor);
             return;
         }
-        String example = null;
-        long exampleValue = 0;
         OptionalLong top = inventory.highestMaxSeen();
-        if (top.isPresent() && top.getAsLong() > current
-                && admin.maxSeen(resource).orElse(current) == current) {
-            // another resource holds a max_seen above this one's, so above the counter (this one's moved meanwhile:
-            // the lowering refuses that below, as a race)
-            exampleValue = top.getAsLong();
-        }
-        int above = 0;
-        List<String> sample = inventory.resources(null, SEQUENCE_SAMPLE);
-        for (String other : sample) {
-            if (other.equals(resource)) {
-                continue;
-            }
-            OptionalLong value = inventory.maxSeen(other);
-            if (value.isPresent() && value.getAsLong() > highest) {
-                above++;
-                if (example == null) {
-                    example = other;
-                    exampleValue = value.getAsLong();
-                }
-            }
-        }
-        if (above == 0 && exampleValue == 0) {
+        // another resource holds a max_seen above this one's, so above the counter (this one's moved meanwhile: the
+        // lowering refuses that below, as a race)
+        boolean topAbove = top.isPresent() && top.getAsLong() > current
+                && admin.maxSeen(resource).orElse(current) == current;
+        Above above = above(inventory, resource, other -> highest);
+        if (above.count() == 0 && !topAbove) {
             return;
         }
-        above = Math.max(above, 1);
-        String which = example == null ? "another resource has max_seen " + exampleValue
-                : "resource '" + example + "' has max_seen " + exampleValue;
+        String which = above.count() == 0 ? "another resource has max_seen " + top.getAsLong()
+                : "resource '" + above.example() + "' has max_seen " + above.maxSeen();
         throw refused(resource, actor, "Reset of resource '" + resource + "' refused: the issuer counts one sequence "
                 + "for every resource and is at " + highest + " now, yet " + which + ", above it too (resources "
-                + "other than this one above the counter, of the first " + sample.size() + " looked at: at least "
-                + above + "). Either the issuer's sequence went back (a ZooKeeper ensemble or etcd cluster that lost "
-                + "its data, or another one at the same address): lowering max_seen to " + highest + " would let "
-                + "tokens the old sequence issued up to " + current + " write again, a paused holder's among them; "
+                + "other than this one above the counter, of the first " + above.looked() + " looked at: at least "
+                + Math.max(above.count(), 1) + "). Either the issuer's sequence went back (a ZooKeeper ensemble or "
+                + "etcd cluster that lost its data, or another one at the same address): lowering max_seen to "
+                + highest + " would let tokens the old sequence issued up to " + current
+                + " write again, a paused holder's among them; "
                 + "treat it as a move to another issuer, with an offset above every token the old sequence issued "
                 + "(docs/issuers.md, \"Moving to another issuer\"). Or the fence table is shared with an application "
                 + "on another lock service, or those resources' max_seen came from bad tokens too: then lower this "
@@ -231,11 +214,42 @@ public final class MaxSeenReset {
      */
     private void checkCountersNotBack(FenceInventory inventory, String resource, long current, long highest,
                                       String actor) {
+        Above above = above(inventory, resource, other -> {
+            long counter = issued.highestIssued(other);
+            // a resource this issuer never counted (0) may be another application's, fenced by another issuer
+            return counter > 0 ? counter : Long.MAX_VALUE;
+        });
+        if (above.count() == 0) {
+            return;
+        }
+        throw refused(resource, actor, "Reset of resource '" + resource + "' refused: the issuer's counter for it is "
+                + highest + ", yet other resources it issued tokens for are above their counters too (resource '"
+                + above.example() + "' has max_seen " + above.maxSeen() + " with its counter at " + above.bound()
+                + "; of the first " + above.looked() + " looked at: " + above.count() + "). The issuer's counters "
+                + "went back (the lease table restored from an older backup, truncated or recreated), or this is an "
+                + "issuer on another lease table: lowering max_seen to " + highest
+                + " would let tokens handed out before, up to "
+                + current + ", write again, a paused holder's among them. After a restore, raise the counters with "
+                + "the floor raise (docs/operations.md, \"Backup and restore of the fence table\"). If those "
+                + "resources' max_seen came from bad tokens too, lower this one with an explicit value and the "
+                + "override");
+    }
+
+    /** What {@link #above} found: how many were above, of how many looked at, and the first of them. */
+    private record Above(int count, int looked, String example, long maxSeen, long bound) {
+    }
+
+    /**
+     * Looks at the first {@value #SEQUENCE_SAMPLE} resources of the store other than {@code resource} for a max_seen
+     * above {@code bound} of the resource ({@link Long#MAX_VALUE}: not judged); asks the bound only of resources with
+     * a max_seen.
+     */
+    private static Above above(FenceInventory inventory, String resource, ToLongFunction<String> bound) {
         List<String> sample = inventory.resources(null, SEQUENCE_SAMPLE);
-        int above = 0;
+        int count = 0;
         String example = null;
         long exampleValue = 0;
-        long exampleCounter = 0;
+        long exampleBound = 0;
         for (String other : sample) {
             if (other.equals(resource)) {
                 continue;
@@ -244,30 +258,14 @@ public final class MaxSeenReset {
             if (value.isEmpty()) {
                 continue;
             }
-            long counter = issued.highestIssued(other);
-            // a resource this issuer never counted (0) may be another application's, fenced by another issuer
-            if (counter > 0 && value.getAsLong() > counter) {
-                above++;
-                if (example == null) {
-                    example = other;
-                    exampleValue = value.getAsLong();
-                    exampleCounter = counter;
-                }
+            long limit = bound.applyAsLong(other);
+            if (value.getAsLong() > limit && count++ == 0) {
+                example = other;
+                exampleValue = value.getAsLong();
+                exampleBound = limit;
             }
         }
-        if (above == 0) {
-            return;
-        }
-        throw refused(resource, actor, "Reset of resource '" + resource + "' refused: the issuer's counter for it is "
-                + highest + ", yet other resources it issued tokens for are above their counters too (resource '"
-                + example + "' has max_seen " + exampleValue + " with its counter at " + exampleCounter + "; of the "
-                + "first " + sample.size() + " looked at: " + above + "). The issuer's counters went back (the lease "
-                + "table restored from an older backup, truncated or recreated), or this is an issuer on another "
-                + "lease table: lowering max_seen to " + highest + " would let tokens handed out before, up to "
-                + current + ", write again, a paused holder's among them. After a restore, raise the counters with "
-                + "the floor raise (docs/operations.md, \"Backup and restore of the fence table\"). If those "
-                + "resources' max_seen came from bad tokens too, lower this one with an explicit value and the "
-                + "override");
+        return new Above(count, sample.size(), example, exampleValue, exampleBound);
     }
 
     /** Refuses while a lease is held, unless forced; returns what the log says of a forced reset ("" otherwise). */

@@ -8,7 +8,6 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -23,33 +22,10 @@ class ResetRacingAnAdvanceTest {
 
     private static final String R = "accounts:3";
 
-    /** ZooKeeper-like: one sequence for every resource, read as the reset reads it. */
-    private static final class OneSequence implements IssuedTokens {
-        final AtomicLong zxid = new AtomicLong();
-        Runnable afterRead = () -> { };
-
-        @Override
-        public long highestIssued(String resource) {
-            long now = zxid.get();
-            afterRead.run(); // the ensemble moves on while the reset goes on
-            return now;
-        }
-
-        @Override
-        public boolean isHeld(String resource) {
-            return false;
-        }
-
-        @Override
-        public boolean oneSequence() {
-            return true;
-        }
-    }
-
     @Test
     void aTokenAcceptedWhileTheResetRunsIsNotUndoneAndItsPredecessorsStayOut() throws Throwable {
         InMemoryFenceStore store = new InMemoryFenceStore();
-        OneSequence issuer = new OneSequence();
+        OneSequence issuer = new OneSequence(0);
         MaxSeenReset reset = new MaxSeenReset(store, issuer, new AdminMetrics(new SimpleMeterRegistry()));
 
         // a token from an old ensemble, a little ahead of the new one's sequence, locked the resource out

@@ -17,31 +17,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @Timeout(30)
 class SequenceWentBackResetTest {
 
-    private static IssuedTokens oneSequenceAt(long counter) {
-        return new IssuedTokens() {
-            @Override
-            public long highestIssued(String resource) {
-                return counter;
-            }
-
-            @Override
-            public boolean isHeld(String resource) {
-                return false;
-            }
-
-            @Override
-            public boolean oneSequence() {
-                return true;
-            }
-        };
-    }
-
     @Test
     void aSequenceThatWentBackIsNotAReasonToLowerMaxSeen() throws Throwable {
         InMemoryFenceStore store = new InMemoryFenceStore();
         store.fence("accounts:1", new FencingToken("accounts:1", 1000, "old-a"), () -> null);
         store.fence("accounts:2", new FencingToken("accounts:2", 1005, "old-b"), () -> null);
-        MaxSeenReset reset = new MaxSeenReset(store, oneSequenceAt(12), new AdminMetrics(new SimpleMeterRegistry()));
+        MaxSeenReset reset = new MaxSeenReset(store, new OneSequence(12), new AdminMetrics(new SimpleMeterRegistry()));
 
         assertThatThrownBy(() -> reset.toHighestIssued("accounts:1", "ops:mono", false))
                 .isInstanceOf(ResetRefusedException.class).hasMessageContaining("went back")
@@ -57,7 +38,7 @@ class SequenceWentBackResetTest {
         InMemoryFenceStore store = new InMemoryFenceStore();
         store.fence("accounts:1", new FencingToken("accounts:1", Long.MAX_VALUE, "forged"), () -> null);
         store.fence("accounts:2", new FencingToken("accounts:2", 900, "real"), () -> null);
-        MaxSeenReset reset = new MaxSeenReset(store, oneSequenceAt(990), new AdminMetrics(new SimpleMeterRegistry()));
+        MaxSeenReset reset = new MaxSeenReset(store, new OneSequence(990), new AdminMetrics(new SimpleMeterRegistry()));
 
         assertThat(reset.toHighestIssued("accounts:1", "ops:mono", false).current()).isEqualTo(990);
     }
