@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
+import org.springframework.core.env.MapPropertySource;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -17,6 +18,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DelegatingDataSource;
 
 import javax.sql.DataSource;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -63,13 +65,30 @@ class UnguardedStoreTest {
                 .hasMessageContaining("Add @EnableFencing");
     }
 
-    /** The issuer's check recognises @EnableFencing (here with an in-memory store, which is no bean). */
+    /**
+     * The issuer's check recognises @EnableFencing (here with an in-memory store, which is no bean, in an application
+     * that says it runs as one instance).
+     */
     @Test
     void anIssuerWithEnableFencingStarts() {
-        try (AnnotationConfigApplicationContext context = start(IssuerConfig.class, Repository.class,
+        try (AnnotationConfigApplicationContext context = start(Map.of(
+                "fencing.store.in-memory.single-instance", "true"), IssuerConfig.class, Repository.class,
                 EnabledInMemory.class)) {
             assertThat(context.getBean(JdbcTokenIssuer.class)).isNotNull();
         }
+    }
+
+    /**
+     * The lease table's locks beside the in-memory store of allowInMemoryStore, in an application that may run as
+     * several instances: each would check writes against its own max_seen.
+     */
+    @Test
+    void theLeaseBesideTheInMemoryFallbackFailsStartup() {
+        assertThatThrownBy(() -> start(IssuerConfig.class, Repository.class, EnabledInMemory.class))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("@EnableFencing(allowInMemoryStore = true)")
+                .hasMessageContaining(JdbcTokenIssuer.class.getName())
+                .hasMessageContaining("fencing.store.in-memory.single-instance=true");
     }
 
     @Test
@@ -104,7 +123,12 @@ class UnguardedStoreTest {
     }
 
     private AnnotationConfigApplicationContext start(Class<?>... classes) {
+        return start(Map.of(), classes);
+    }
+
+    private AnnotationConfigApplicationContext start(Map<String, Object> properties, Class<?>... classes) {
         AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext();
+        context.getEnvironment().getPropertySources().addFirst(new MapPropertySource("test", properties));
         context.registerBean(DataSource.class, () -> new DelegatingDataSource(pool)); // not closed with the context
         context.registerBean("fenceTable", String.class, () -> table);
         context.register(classes);

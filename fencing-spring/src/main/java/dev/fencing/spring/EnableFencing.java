@@ -68,7 +68,11 @@ public @interface EnableFencing {
      * Whether to fall back to an {@link dev.fencing.store.InMemoryFenceStore} (with a warning) when the context has
      * no {@code FenceStore} bean. For tests and demos only: an in-memory store fences writes made inside this JVM,
      * so a second instance of the application is not fenced at all. Without it, a missing store fails startup.
-     * Declaring an {@code InMemoryFenceStore} bean has the same effect, without the warning.
+     * Declaring an {@code InMemoryFenceStore} bean has the same effect, without the warning. Either fails startup
+     * beside a {@link dev.fencing.issuer.TokenIssuer} bean of a lock service other processes share (anything but an
+     * {@code InMemoryTokenIssuer}) unless the {@code Environment} property
+     * {@code fencing.store.in-memory.single-instance} is {@code true} or a {@link FencingConfigurer} says
+     * {@link FencingConfigurer#singleInstance()}.
      */
     boolean allowInMemoryStore() default false;
 

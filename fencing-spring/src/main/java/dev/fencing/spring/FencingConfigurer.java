@@ -48,6 +48,38 @@ public interface FencingConfigurer {
     }
 
     /**
+     * Whether this application runs as one instance only (a demo of a lock service, several clients in one JVM), so
+     * that a fence store keeping max_seen in this JVM (an {@code InMemoryFenceStore}, an
+     * {@code InMemoryReactiveFenceStore}, either behind a {@code RoutingFenceStore} route, or the fallback of
+     * {@link EnableFencing#allowInMemoryStore()}) may sit beside a token issuer of a lock service other processes
+     * share; startup refuses that pair otherwise. {@code null} (default) leaves it to the {@code Environment}
+     * property {@code fencing.store.in-memory.single-instance} ({@code false} when unset).
+     */
+    default Boolean singleInstance() {
+        return null;
+    }
+
+    /**
+     * The setting outside the code that made the bean named {@code beanName} (the starter's in-memory store:
+     * {@code fencing.store.type=in-memory}), for the startup failures that name the bean; {@code null} (default) for
+     * a bean the application declared.
+     */
+    default String settingOf(String beanName) {
+        return null;
+    }
+
+    /**
+     * How this kind of application keeps max_seen where every instance checks it, for the startup failure of a fence
+     * store kept in this JVM beside a shared lock service; {@code null} (default) keeps the advice for plain Spring
+     * applications (a {@code JdbcFenceStore} bean; for reactive methods an {@code R2dbcFenceStore} bean).
+     *
+     * @param reactive whether a reactive in-memory store is among the stores refused
+     */
+    default String sharedStoreAdvice(boolean reactive) {
+        return null;
+    }
+
+    /**
      * Whether this configurer's answers are settings given outside the code, which no configurer written in it may
      * override (the starter's {@code fencing.*} properties that are set): read before every other configurer, whatever
      * their {@code @Order}; {@code false} by default.

@@ -164,6 +164,17 @@ class LockHeldUntilCommitTest {
             return new RecordingIssuer(new InMemoryTokenIssuer());
         }
 
+        /** The recording issuer wraps this JVM's locks, which the in-memory store's check cannot see: one instance. */
+        @Bean
+        FencingConfigurer oneInstance() {
+            return new FencingConfigurer() {
+                @Override
+                public Boolean singleInstance() {
+                    return true;
+                }
+            };
+        }
+
         @Bean
         PlatformTransactionManager transactionManager() {
             return new TransactionOrderTest.NoResourceTransactionManager();

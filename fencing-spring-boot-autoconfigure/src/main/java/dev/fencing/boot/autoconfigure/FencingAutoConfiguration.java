@@ -86,16 +86,6 @@ public class FencingAutoConfiguration {
         return () -> MaxAdvanceCheck.check(beans, environment);
     }
 
-    /**
-     * An in-memory fence store beside an issuer whose locks other processes share fails startup, unless
-     * {@code fencing.store.in-memory.single-instance=true} (see {@link SingleJvmStoreCheck}).
-     */
-    @Bean
-    static SmartInitializingSingleton fencingSingleJvmStoreCheck(ConfigurableListableBeanFactory beans,
-                                                                Environment environment) {
-        return () -> SingleJvmStoreCheck.check(beans, environment);
-    }
-
     /** {@code fencing.store.type=in-memory}: one JVM only, said at startup. */
     @Bean
     @ConditionalOnMissingBean(FenceStore.class)
@@ -326,14 +316,15 @@ public class FencingAutoConfiguration {
     @Bean
     FencingConfigurer fencingPropertiesConfigurer(FencingProperties properties, Environment environment,
                                                   ObjectProvider<EnableFencingConfiguration> starters,
-                                                  ListableBeanFactory beans) {
+                                                  ConfigurableListableBeanFactory beans) {
         boolean othersConfigure = beans.getBeanNamesForType(FencingConfigurer.class, true, false).length > 1;
         String factory = "io.r2dbc.spi.ConnectionFactory";
         ClassLoader classLoader = FencingAutoConfiguration.class.getClassLoader();
         boolean r2dbc = ClassUtils.isPresent(factory, classLoader) && beans.getBeanNamesForType(
                 ClassUtils.resolveClassName(factory, classLoader), true, false).length > 0;
         return new PropertiesConfigurer(properties,
-                starters.getIfAvailable() != null && !othersConfigure ? null : environment, othersConfigure, r2dbc);
+                starters.getIfAvailable() != null && !othersConfigure ? null : environment, othersConfigure, r2dbc,
+                beans);
     }
 
     /**
@@ -456,10 +447,48 @@ public class FencingAutoConfiguration {
 
         PropertiesConfigurer(FencingProperties properties, Environment explicitOnly, boolean othersConfigure,
                              boolean r2dbc) {
+            this(properties, explicitOnly, othersConfigure, r2dbc, null);
+        }
+
+        /** The context's beans, to tell the starter's from the application's ({@code null}: none is the starter's). */
+        private final ConfigurableListableBeanFactory beans;
+
+        PropertiesConfigurer(FencingProperties properties, Environment explicitOnly, boolean othersConfigure,
+                             boolean r2dbc, ConfigurableListableBeanFactory beans) {
             this.properties = properties;
             this.explicitOnly = explicitOnly;
             this.othersConfigure = othersConfigure;
             this.r2dbc = r2dbc;
+            this.beans = beans;
+        }
+
+        /**
+         * {@code fencing.store.in-memory.single-instance=true}, bound as Spring Boot binds properties (the environment
+         * variable {@code FENCING_STORE_INMEMORY_SINGLEINSTANCE} too); unset, {@code @EnableFencing}'s check reads the
+         * property itself.
+         */
+        @Override
+        public Boolean singleInstance() {
+            return properties.getStore().getInMemory().isSingleInstance() ? Boolean.TRUE : null;
+        }
+
+        /** The in-memory store the starter built: {@code fencing.store.type=in-memory} made it. */
+        @Override
+        public String settingOf(String beanName) {
+            if (beans == null || !StarterBeans.madeByStarter(beans, beanName)) {
+                return null;
+            }
+            Class<?> type = userType(beans, beanName);
+            return InMemoryFenceStore.class.isAssignableFrom(type)
+                    || type.getName().equals("dev.fencing.reactive.InMemoryReactiveFenceStore")
+                    ? "fencing.store.type=in-memory" : null;
+        }
+
+        @Override
+        public String sharedStoreAdvice(boolean reactive) {
+            return "fencing.store.type=jdbc (the default), or a JdbcFenceStore bean" + (reactive ? " (for reactive "
+                    + "@Fenced methods: an R2dbcFenceStore, which fencing.store.type=jdbc makes on the R2DBC "
+                    + "ConnectionFactory)" : "");
         }
 
         /** First of the configurers: a property set explicitly is never overridden. */

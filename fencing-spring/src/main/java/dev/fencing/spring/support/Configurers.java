@@ -54,6 +54,21 @@ final class Configurers implements FencingConfigurer {
     }
 
     @Override
+    public Boolean singleInstance() {
+        return first(FencingConfigurer::singleInstance);
+    }
+
+    @Override
+    public String settingOf(String beanName) {
+        return first(configurer -> configurer.settingOf(beanName));
+    }
+
+    @Override
+    public String sharedStoreAdvice(boolean reactive) {
+        return first(configurer -> configurer.sharedStoreAdvice(reactive));
+    }
+
+    @Override
     public FenceMode defaultFenceMode() {
         return first(FencingConfigurer::defaultFenceMode);
     }

@@ -8,6 +8,7 @@ import dev.fencing.guard.FencePoint;
 import dev.fencing.mode.FenceMode;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.token.FencingToken;
+import dev.fencing.spring.FencingConfigurer;
 import dev.fencing.store.FenceStore;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.SpringProxy;
@@ -19,6 +20,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.context.annotation.AdviceMode;
@@ -73,6 +75,8 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
     private final AdviceMode mode;
     private final int order;
     private final Environment environment;
+    /** The context's {@link FencingConfigurer}s, read once the singletons exist. */
+    private final ObjectProvider<FencingConfigurer> configurers;
     private ConfigurableListableBeanFactory beanFactory;
     /** The resources the {@code @Fenced} methods checked declare; the methods that check each, keyed or not. */
     private final Set<String> declared = new TreeSet<>();
@@ -83,11 +87,13 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
     /** The transaction advisor's order startup found, for the beans created later. */
     private volatile Integer lateTransactionOrder;
 
-    FencingStartupValidator(FencingSupport support, AdviceMode mode, int order, Environment environment) {
+    FencingStartupValidator(FencingSupport support, AdviceMode mode, int order, Environment environment,
+                            ObjectProvider<FencingConfigurer> configurers) {
         this.support = support;
         this.mode = mode;
         this.order = order;
         this.environment = environment;
+        this.configurers = configurers;
     }
 
     @Override
@@ -164,6 +170,11 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         String signingProblem = acquiring ? support.signingProblemOfAcquire() : null;
         if (signingProblem != null) {
             problems.add(signingProblem);
+        }
+        String singleJvmStore = SingleJvmStoreCheck.problem(beanFactory, environment, Configurers.of(configurers),
+                support.store());
+        if (singleJvmStore != null) {
+            problems.add(singleJvmStore);
         }
         try {
             support.verifyStore();

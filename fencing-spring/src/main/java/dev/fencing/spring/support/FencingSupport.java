@@ -383,6 +383,14 @@ public final class FencingSupport {
     }
 
     /**
+     * The store this support looked up (an application's bean, or the in-memory fallback), or {@code null} for a
+     * support built from a ready guard; resolves the collaborators if not done yet.
+     */
+    FenceStore store() {
+        return resolved().store;
+    }
+
+    /**
      * Why {@code @Fenced(acquire = true)} cannot work with the configured signing beans (a verifier, and an issuer
      * that does not sign), or {@code null}; resolves the collaborators if not done yet.
      */

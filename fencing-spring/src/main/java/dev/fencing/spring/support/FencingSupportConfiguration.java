@@ -195,9 +195,10 @@ class FencingSupportConfiguration implements ImportAware {
 
     @Bean(name = "dev.fencing.internalFencingStartupValidator")
     @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
-    FencingStartupValidator fencingStartupValidator(FencingSupport fencingSupport, Environment environment) {
+    FencingStartupValidator fencingStartupValidator(FencingSupport fencingSupport, Environment environment,
+                                                    ObjectProvider<FencingConfigurer> configurers) {
         return new FencingStartupValidator(fencingSupport, enableFencing.getEnum("mode"),
-                enableFencing.getNumber("order").intValue(), environment);
+                enableFencing.getNumber("order").intValue(), environment, configurers);
     }
 
     /**
