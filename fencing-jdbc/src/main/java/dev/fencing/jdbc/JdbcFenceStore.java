@@ -1110,7 +1110,8 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                     + "is listened to (TransactionOrigins), so a fenced call in a transaction of another manager "
                     + "nested inside a transaction of the store's DataSource is not refused: the check would join the "
                     + "outer transaction while the method's writes commit with the inner one. The Spring Boot starter "
-                    + "and a JdbcFenceStore bean register it; for a store that is not a bean, declare @Bean static "
+                    + "a JdbcFenceStore bean and @EnableFencing (for a store behind a route of its RoutingFenceStore "
+                    + "bean) register it; for another store that is not a bean, declare @Bean static "
                     + "BeanPostProcessor fencingTransactionOrigins() { return TransactionOrigins.beanPostProcessor(); }"
                     + " or call TransactionOrigins.listenTo(manager, name) for each transaction manager";
             if (beanFactory == null) {
@@ -1216,6 +1217,16 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         }
     }
 
+    /**
+     * The bean factory whose transaction manager beans {@link #verify()} and {@link #afterSingletonsInstantiated()}
+     * {@linkplain TransactionOrigins#listenTo listen to}, and whose {@code @Fenced} beans {@link #requireGuard()}
+     * looks for. Spring sets it on a store bean; {@code @EnableFencing}'s startup check also sets it, before it
+     * verifies the store, on a store that is no bean behind a route of the application's {@code RoutingFenceStore}
+     * bean: without it such a store would not see the other managers' transactions, and a fenced call in one of them
+     * nested inside a transaction of the store's DataSource would not be refused (with the Spring Boot starter its
+     * {@link TransactionOrigins#beanPostProcessor()} covers every store; with {@code @EnableFencing} alone this is what
+     * covers the routed ones). A callback, not a class name: fencing-spring knows nothing of this module.
+     */
     @Override
     public void setBeanFactory(BeanFactory beanFactory) {
         this.beanFactory = beanFactory;

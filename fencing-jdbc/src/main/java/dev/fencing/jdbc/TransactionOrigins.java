@@ -33,7 +33,11 @@ import java.util.WeakHashMap;
  * {@code @Transactional("otherTm")} method called from the primary manager's transaction): Spring's bound resources
  * alone look the same as the safe nesting the other way round. It listens to the transaction managers given to
  * {@link #listenTo}, or to every {@link PlatformTransactionManager} bean through {@link #beanPostProcessor()} (the
- * Spring Boot starter registers it); transactions of a manager it does not listen to are not seen. It also reports,
+ * Spring Boot starter registers it). Without Boot, a {@code JdbcFenceStore} bean listens to every manager bean itself
+ * once the singletons exist, and so does a store that is no bean behind a route of the application's
+ * {@code RoutingFenceStore} bean: {@code @EnableFencing}'s startup check hands it the bean factory
+ * ({@link JdbcFenceStore#setBeanFactory}) before verifying it. Transactions of a manager it does not listen to are
+ * not seen. It also reports,
  * at WARNING, a transaction of its own ({@code REQUIRES_NEW}) begun inside a fenced call's body and committed with no
  * fenced check in it: its writes commit apart from the fence.
  */

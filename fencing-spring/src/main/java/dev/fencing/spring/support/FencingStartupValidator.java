@@ -61,7 +61,8 @@ import java.util.concurrent.ConcurrentHashMap;
  *
  * <p>It is also where {@code @EnableFencing} first resolves its store, issuer and meter registry, after every
  * singleton exists (so a missing store fails startup here), and where it runs {@link FenceStore#verify()}, after
- * the application's own database initialization.
+ * the application's own database initialization; a store behind a route that is no bean first gets the bean factory
+ * ({@link RoutedStores}), as it would as a bean.
  */
 final class FencingStartupValidator implements SmartInitializingSingleton, BeanFactoryAware {
 
@@ -177,6 +178,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             problems.add(singleJvmStore);
         }
         try {
+            RoutedStores.introduce(beanFactory, support.store());
             support.verifyStore();
         } catch (FencingConfigurationException e) {
             problems.add(e.getMessage());
