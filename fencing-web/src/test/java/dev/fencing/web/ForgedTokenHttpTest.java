@@ -40,6 +40,7 @@ import org.springframework.web.client.RestClient;
 import org.springframework.web.context.support.AnnotationConfigWebApplicationContext;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
+import org.springframework.web.servlet.handler.MappedInterceptor;
 
 import java.io.File;
 import java.nio.file.Files;
@@ -117,6 +118,13 @@ class ForgedTokenHttpTest {
     @EnableFencing
     @Import({FencingExceptionAdvice.class, LedgerController.class})
     static class Service {
+        /** Refuses a header on a path no filter covers, as the startup check requires (the docs' plain setup). */
+        @Bean
+        MappedInterceptor unadmittedTokenInterceptor() {
+            return new MappedInterceptor(null, new UnadmittedTokenInterceptor(
+                    "this service accepts it only on /accounts/*, /echo, /unverified/*", java.util.List.of("/accounts/*", "/echo", "/unverified/*")));
+        }
+
         @Bean
         InMemoryFenceStore fenceStore() {
             return new InMemoryFenceStore();

@@ -46,6 +46,7 @@ import org.springframework.web.client.RestTemplate;
 import org.springframework.web.context.support.AnnotationConfigWebApplicationContext;
 import org.springframework.web.servlet.DispatcherServlet;
 import org.springframework.web.servlet.config.annotation.EnableWebMvc;
+import org.springframework.web.servlet.handler.MappedInterceptor;
 
 import java.io.File;
 import java.net.URI;
@@ -136,6 +137,13 @@ class RemoteRejectionTest {
     @EnableFencing(proxyTargetClass = true, allowInMemoryStore = true)
     @Import(FencingExceptionAdvice.class)
     static class Service {
+        /** Refuses a header on a path no filter covers, as the startup check requires (the docs' plain setup). */
+        @Bean
+        MappedInterceptor unadmittedTokenInterceptor() {
+            return new MappedInterceptor(null, new UnadmittedTokenInterceptor(
+                    "this service accepts it only on /accounts/*", java.util.List.of("/accounts/*")));
+        }
+
         @Bean
         InMemoryFenceStore fenceStore() {
             return new InMemoryFenceStore(MAX_ADVANCE); // bounded, so an out-of-range refusal can come back too

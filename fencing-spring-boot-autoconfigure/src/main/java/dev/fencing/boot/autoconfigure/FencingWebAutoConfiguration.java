@@ -11,7 +11,6 @@ import dev.fencing.web.UnadmittedTokenInterceptor;
 import dev.fencing.web.internal.ServletUrlPatterns;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.servlet.DispatcherType;
-import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -118,7 +117,10 @@ public class FencingWebAutoConfiguration {
      * Before every Spring MVC handler: a request carrying the {@code Fencing-Token} header that no token filter admitted
      * (its path is not in {@code fencing.web.filter.url-patterns}, or none is set) is refused with 403, as the WebFlux
      * filter refuses it. Ignored, the header's token would be set aside unseen by a {@code @Fenced(acquire = true)}
-     * method, which takes a lock of its own and writes.
+     * method, which takes a lock of its own and writes. A handler mapping that does not run it (a
+     * {@code WebMvcConfigurationSupport} subclass of the application ignores {@code WebMvcConfigurer} beans) fails
+     * startup: fencing-web's check, run by {@code @EnableFencing}'s validation with or without Boot, names the mapping
+     * and, seeing this bean, the fix for a Boot application.
      */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(WebMvcConfigurer.class)
@@ -134,17 +136,6 @@ public class FencingWebAutoConfiguration {
                     registry.addInterceptor(interceptor);
                 }
             };
-        }
-
-        /**
-         * Once every singleton exists: each handler mapping of annotated controllers and router functions runs the
-         * interceptor. A {@code WebMvcConfigurationSupport} subclass of the application (which turns Boot's MVC
-         * configuration off and ignores {@code WebMvcConfigurer} beans) would leave headers no filter admitted
-         * unrefused: a startup failure instead, naming the mapping and the fix.
-         */
-        @Bean
-        static SmartInitializingSingleton fencingUnadmittedTokenInterceptorCheck(ListableBeanFactory beans) {
-            return () -> UnadmittedTokenInterceptorCheck.verify(beans);
         }
     }
 

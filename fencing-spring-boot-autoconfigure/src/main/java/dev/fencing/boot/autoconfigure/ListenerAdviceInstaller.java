@@ -1,16 +1,14 @@
 package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.amqp.FencingTokenListenerAdvice;
+import dev.fencing.amqp.internal.ListenerAdvices;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.aopalliance.aop.Advice;
 import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
-import org.springframework.util.ReflectionUtils;
 
-import java.lang.reflect.Method;
-import java.util.Arrays;
 
 /**
  * Puts {@link #refusing()} at the head of the advice chain of every listener container factory bean (once it is
@@ -51,15 +49,6 @@ final class ListenerAdviceInstaller implements BeanPostProcessor {
         return refusing;
     }
 
-    private static final Method CONTAINER_CHAIN =
-            ReflectionUtils.findMethod(AbstractMessageListenerContainer.class, "getAdviceChain");
-
-    static {
-        if (CONTAINER_CHAIN != null) {
-            ReflectionUtils.makeAccessible(CONTAINER_CHAIN);
-        }
-    }
-
     @Override
     public Object postProcessBeforeInitialization(Object bean, String beanName) {
         if (bean instanceof AbstractMessageListenerContainer container) {
@@ -84,15 +73,11 @@ final class ListenerAdviceInstaller implements BeanPostProcessor {
 
     /** The container's advice chain; {@code null} when this Spring AMQP has no such method (nothing is changed). */
     static Advice[] chain(AbstractMessageListenerContainer container) {
-        if (CONTAINER_CHAIN == null) {
-            return null;
-        }
-        Advice[] chain = (Advice[]) ReflectionUtils.invokeMethod(CONTAINER_CHAIN, container);
-        return chain == null ? new Advice[0] : chain;
+        return ListenerAdvices.chain(container);
     }
 
     static boolean fenced(Advice[] chain) {
-        return chain != null && Arrays.stream(chain).anyMatch(FencingTokenListenerAdvice.class::isInstance);
+        return ListenerAdvices.fenced(chain);
     }
 
     /** {@link #refusing()} first, so no other advice (a retry) runs for a message it rejects; then {@code chain}. */

@@ -9,6 +9,7 @@ import dev.fencing.mode.FenceMode;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.token.FencingToken;
 import dev.fencing.spring.FencingConfigurer;
+import dev.fencing.spring.FencingStartupCheck;
 import dev.fencing.store.FenceStore;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.SpringProxy;
@@ -31,6 +32,7 @@ import org.springframework.core.annotation.AnnotationUtils;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.core.env.Environment;
+import org.springframework.core.io.support.SpringFactoriesLoader;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.ReflectionUtils;
 
@@ -71,6 +73,18 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
     private static final String TRANSACTIONAL = "org.springframework.transaction.annotation.Transactional";
     private static final String TRANSACTION_ADVISOR =
             "org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor";
+
+    /**
+     * A check listed in a {@code spring.factories} whose class this class loader does not see (a class loader that
+     * hides its module, as tests do) is skipped: its module is not there to check. Any other failure fails startup.
+     */
+    private static final SpringFactoriesLoader.FailureHandler CHECK_NOT_ON_CLASS_PATH = (type, name, failure) -> {
+        if (failure instanceof ClassNotFoundException || failure instanceof NoClassDefFoundError) {
+            log.debug("fencing: startup check " + name + " skipped, its class is not visible: " + failure);
+            return;
+        }
+        throw new IllegalStateException("Could not create fencing's startup check " + name, failure);
+    };
 
     private final FencingSupport support;
     private final AdviceMode mode;
@@ -176,6 +190,14 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
                 support.store());
         if (singleJvmStore != null) {
             problems.add(singleJvmStore);
+        }
+        // the other modules' checks (fencing-web's, fencing-amqp's), with or without Spring Boot
+        for (FencingStartupCheck check : SpringFactoriesLoader.forDefaultResourceLocation(
+                beanFactory.getBeanClassLoader()).load(FencingStartupCheck.class, CHECK_NOT_ON_CLASS_PATH)) {
+            String problem = check.problem(beanFactory, environment);
+            if (problem != null) {
+                problems.add(problem);
+            }
         }
         try {
             RoutedStores.introduce(beanFactory, support.store());
