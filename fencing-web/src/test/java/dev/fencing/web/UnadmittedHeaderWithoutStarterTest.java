@@ -34,9 +34,9 @@ import static org.springframework.test.web.servlet.request.MockMvcRequestBuilder
  * A Spring MVC application with {@code @EnableFencing} and fencing-web, no Spring Boot, that did not register
  * {@link UnadmittedTokenInterceptor}: a caller's {@code Fencing-Token} header (a zombie's, paused past its lease) is
  * neither admitted nor refused, and the {@code @Fenced(acquire = true)} method takes a lock of its own and writes the
- * zombie's request. With the starter the interceptor is registered in every servlet application, a configuration that
- * loses it fails startup ({@code UnadmittedTokenInterceptorCheck}), and an excluded web auto-configuration is warned
- * about. Closed either way: startup fails naming the interceptor, or the header is refused before the write.
+ * zombie's request. With the starter the interceptor is registered in every servlet application; with or without it, a
+ * handler mapping that does not run it fails startup (fencing-web's {@code UnadmittedHeaderCheck}). Closed either way:
+ * startup fails naming the interceptor, or the header is refused before the write.
  */
 @Timeout(60)
 class UnadmittedHeaderWithoutStarterTest {
