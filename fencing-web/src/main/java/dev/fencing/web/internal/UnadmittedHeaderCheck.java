@@ -5,12 +5,16 @@ import dev.fencing.web.UnadmittedTokenInterceptor;
 import dev.fencing.web.reactive.FencingTokenWebFilter;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.core.env.Environment;
+import org.springframework.stereotype.Controller;
 import org.springframework.util.ClassUtils;
+import org.springframework.web.context.WebApplicationContext;
 import org.springframework.web.servlet.HandlerInterceptor;
+import org.springframework.web.servlet.function.RouterFunction;
 import org.springframework.web.servlet.handler.AbstractHandlerMapping;
 import org.springframework.web.servlet.handler.MappedInterceptor;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -63,35 +67,80 @@ final class UnadmittedHeaderCheck implements FencingStartupCheck {
 
         static String problem(ListableBeanFactory beans) {
             List<String> without = new ArrayList<>();
+            List<String> partly = new ArrayList<>();
+            boolean mappings = false;
             for (String name : MAPPINGS) {
-                if (beans.containsBean(name) && beans.isTypeMatch(name, AbstractHandlerMapping.class)
-                        && !runsTheInterceptor(beans.getBean(name, AbstractHandlerMapping.class))) {
-                    without.add("'" + name + "'");
+                if (beans.containsBean(name) && beans.isTypeMatch(name, AbstractHandlerMapping.class)) {
+                    mappings = true;
+                    HandlerInterceptor[] interceptors = beans.getBean(name, AbstractHandlerMapping.class)
+                            .getAdaptedInterceptors();
+                    if (!runsOnEveryPath(interceptors)) {
+                        (runsAtAll(interceptors) ? partly : without).add("'" + name + "'");
+                    }
                 }
             }
-            if (without.isEmpty()) {
+            if (!mappings) {
+                return defaultMappingsProblem(beans);
+            }
+            if (without.isEmpty() && partly.isEmpty()) {
                 return null;
             }
-            String fix = beans.containsBean(STARTER_INTERCEPTOR)
+            String fix = beans.containsBean(STARTER_INTERCEPTOR) && partly.isEmpty()
                     // the starter registered it as a WebMvcConfigurer, which a WebMvcConfigurationSupport ignores
                     ? "A WebMvcConfigurationSupport subclass of the application ignores WebMvcConfigurer beans: extend "
                     + "DelegatingWebMvcConfiguration instead, or in its addInterceptors(registry) call "
                     + "getApplicationContext().getBean(\"" + STARTER_INTERCEPTOR + "\", WebMvcConfigurer.class)"
                     + ".addInterceptors(registry)"
-                    : "Register it: in a WebMvcConfigurer of the application (with @EnableWebMvc), "
+                    : "Register it on every path (no addPathPatterns or excludePathPatterns: it refuses only headers "
+                    + "no filter admitted): in a WebMvcConfigurer of the application (with @EnableWebMvc), "
                     + "addInterceptors(registry) { registry.addInterceptor(new UnadmittedTokenInterceptor("
                     + "\"this application accepts it on no path\")); } (with a FencingTokenFilter, "
                     + "new UnadmittedTokenInterceptor(where, itsUrlPatterns)), or declare a bean "
                     + "new MappedInterceptor(null, new UnadmittedTokenInterceptor(..)); see docs/propagation.md";
-            return "Spring MVC's handler " + (without.size() == 1 ? "mapping " : "mappings ")
-                    + String.join(" and ", without) + (without.size() == 1 ? " does" : " do")
-                    + " not run fencing's UnadmittedTokenInterceptor, which refuses (403) a Fencing-Token header "
-                    + "that no token filter admitted: without it such a header is ignored, and a @Fenced(acquire = "
-                    + "true) method writes the request (perhaps a zombie's) under a lock of its own. " + fix;
+            List<String> said = new ArrayList<>(2);
+            if (!without.isEmpty()) {
+                said.add("Spring MVC's handler " + (without.size() == 1 ? "mapping " : "mappings ")
+                        + String.join(" and ", without) + (without.size() == 1 ? " does" : " do")
+                        + " not run fencing's UnadmittedTokenInterceptor");
+            }
+            if (!partly.isEmpty()) {
+                said.add("Spring MVC's handler " + (partly.size() == 1 ? "mapping " : "mappings ")
+                        + String.join(" and ", partly) + " run" + (partly.size() == 1 ? "s" : "")
+                        + " fencing's UnadmittedTokenInterceptor on some paths only (include or exclude patterns)");
+            }
+            return String.join("; ", said) + ": it refuses (403) a Fencing-Token header that no token filter "
+                    + "admitted; without it such a header is ignored, and a @Fenced(acquire = true) method writes the "
+                    + "request (perhaps a zombie's) under a lock of its own. " + fix;
         }
 
-        private static boolean runsTheInterceptor(AbstractHandlerMapping handlers) {
-            for (HandlerInterceptor interceptor : handlers.getAdaptedInterceptors()) {
+        /**
+         * An application with controllers or router functions but none of the mapping beans: the
+         * {@code DispatcherServlet} serves them through its default handler mappings (no {@code @EnableWebMvc}),
+         * which are no beans and read only {@code MappedInterceptor} beans. Checked in a servlet application context
+         * only (a {@code servletContext} bean): another context with such beans serves no request.
+         */
+        private static String defaultMappingsProblem(ListableBeanFactory beans) {
+            if (!beans.containsBean(WebApplicationContext.SERVLET_CONTEXT_BEAN_NAME)
+                    || beans.getBeanNamesForAnnotation(Controller.class).length == 0
+                    && beans.getBeanNamesForType(RouterFunction.class, false, false).length == 0) {
+                return null;
+            }
+            for (MappedInterceptor mapped : beans.getBeansOfType(MappedInterceptor.class, false, false).values()) {
+                if (mapped.getInterceptor() instanceof UnadmittedTokenInterceptor && onEveryPath(mapped)) {
+                    return null;
+                }
+            }
+            return "This Spring MVC application's controllers are served by the DispatcherServlet's default handler "
+                    + "mappings (no @EnableWebMvc), and no MappedInterceptor bean runs fencing's "
+                    + "UnadmittedTokenInterceptor on every path: a Fencing-Token header no token filter admitted "
+                    + "is then ignored, and a @Fenced(acquire = true) method writes the request (perhaps a zombie's) "
+                    + "under a lock of its own. Declare a bean new MappedInterceptor(null, new "
+                    + "UnadmittedTokenInterceptor(\"this application accepts it on no path\")) (a WebMvcConfigurer "
+                    + "does nothing without @EnableWebMvc); see docs/propagation.md";
+        }
+
+        private static boolean runsAtAll(HandlerInterceptor[] interceptors) {
+            for (HandlerInterceptor interceptor : interceptors) {
                 HandlerInterceptor inner = interceptor instanceof MappedInterceptor mapped ? mapped.getInterceptor()
                         : interceptor;
                 if (inner instanceof UnadmittedTokenInterceptor) {
@@ -99,6 +148,25 @@ final class UnadmittedHeaderCheck implements FencingStartupCheck {
                 }
             }
             return false;
+        }
+
+        private static boolean runsOnEveryPath(HandlerInterceptor[] interceptors) {
+            for (HandlerInterceptor interceptor : interceptors) {
+                if (interceptor instanceof UnadmittedTokenInterceptor
+                        || interceptor instanceof MappedInterceptor mapped
+                        && mapped.getInterceptor() instanceof UnadmittedTokenInterceptor && onEveryPath(mapped)) {
+                    return true;
+                }
+            }
+            return false;
+        }
+
+        /** No exclude pattern, and no include pattern or one that matches every path. */
+        private static boolean onEveryPath(MappedInterceptor mapped) {
+            String[] includes = mapped.getIncludePathPatterns();
+            String[] excludes = mapped.getExcludePathPatterns();
+            return (excludes == null || excludes.length == 0)
+                    && (includes == null || includes.length == 0 || Arrays.asList(includes).contains("/**"));
         }
     }
 
