@@ -166,7 +166,8 @@ class SingleJvmStoreStartupTest {
                 .hasMessageContaining("the application's InMemoryFenceStore bean 'fenceStore'")
                 .hasMessageContaining("the TokenIssuer bean 'locks' (" + SharedLocks.class.getName() + ")")
                 .hasMessageContaining("JdbcFenceStore")
-                .hasMessageContaining("fencing.store.in-memory.single-instance=true");
+                .hasMessageContaining("the Environment property fencing.store.in-memory.single-instance=true")
+                .hasMessageContaining("a FencingConfigurer bean whose singleInstance() returns Boolean.TRUE");
     }
 
     @Test

@@ -93,16 +93,19 @@ final class SingleJvmStoreCheck {
         String type = lockService == null ? ownType : ClassUtils.getUserClass(lockService).getName();
         boolean reactive = String.join("", stores).contains("Reactive");
         String advice = settings.sharedStoreAdvice(reactive);
-        if (advice == null) {
+        String allow = PROPERTY + "=true";
+        if (advice == null) { // no starter: say where the property goes, and the other way to say it
             advice = "a JdbcFenceStore bean (dev.fencing:fencing-jdbc)" + (reactive ? " (for reactive @Fenced "
                     + "methods: an R2dbcFenceStore bean, dev.fencing:fencing-r2dbc)" : "");
+            allow = "the Environment property " + PROPERTY + "=true (-D" + PROPERTY + "=true, a @PropertySource), "
+                    + "or declare a FencingConfigurer bean whose singleInstance() returns Boolean.TRUE";
         }
         return String.join(" and ", stores) + " keep" + (stores.size() == 1 ? "s" : "") + " max_seen in this JVM, "
                 + "but the " + kind + " bean '" + name + "' (" + type + ") takes its locks in a service other "
                 + "processes share: a lock passes from one instance to the next, and each checks writes against its "
                 + "own max_seen only, so a paused instance's stale write lands after another's newer one. Keep "
                 + "max_seen where every instance checks it: " + advice + ". If this application runs as one "
-                + "instance only (a demo of the lock service, several clients in one JVM), set " + PROPERTY + "=true";
+                + "instance only (a demo of the lock service, several clients in one JVM), set " + allow;
     }
 
     /** The in-memory stores of the context, named as the message says them. */
