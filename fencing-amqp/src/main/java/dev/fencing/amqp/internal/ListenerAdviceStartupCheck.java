@@ -1,20 +1,23 @@
 package dev.fencing.amqp.internal;
 
-import dev.fencing.spring.FencingStartupCheck;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
+import java.util.function.BiFunction;
+
 /**
- * {@code @EnableFencing}'s startup check (loaded from {@code META-INF/spring.factories}, with or without Spring Boot)
+ * {@code @EnableFencing}'s startup check (listed in {@code META-INF/fencing/startup-checks.factories}, with or
+ * without Spring Boot; a {@code BiFunction} answering the problem or {@code null}, so that this module imports no
+ * type of the Spring glue)
  * that no Spring AMQP listener container ignores the {@code Fencing-Token} header: every listener container factory
  * bean, container bean and {@code @RabbitListener} container built by then must have a
  * {@link dev.fencing.amqp.FencingTokenListenerAdvice} in its advice chain ({@code trustingNone()} when its publishers
  * are not trusted). The starter adds {@code trustingNone()} to the factories and containers that are beans, and
  * checks again before the containers start (then also whether an asynchronous listener fits its advice).
  */
-final class ListenerAdviceStartupCheck implements FencingStartupCheck {
+final class ListenerAdviceStartupCheck implements BiFunction<ListableBeanFactory, Environment, String> {
 
     private static final String RABBIT = "org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer";
 
@@ -24,7 +27,7 @@ final class ListenerAdviceStartupCheck implements FencingStartupCheck {
             + "trusted: see docs/propagation.md, \"Another process over RabbitMQ\"";
 
     @Override
-    public String problem(ListableBeanFactory beans, Environment environment) {
+    public String apply(ListableBeanFactory beans, Environment environment) {
         ClassLoader loader = beans instanceof ConfigurableBeanFactory factory ? factory.getBeanClassLoader()
                 : getClass().getClassLoader();
         if (!ClassUtils.isPresent(RABBIT, loader)) {

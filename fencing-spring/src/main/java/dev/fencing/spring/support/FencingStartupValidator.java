@@ -9,7 +9,6 @@ import dev.fencing.mode.FenceMode;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.token.FencingToken;
 import dev.fencing.spring.FencingConfigurer;
-import dev.fencing.spring.FencingStartupCheck;
 import dev.fencing.store.FenceStore;
 import org.springframework.aop.Advisor;
 import org.springframework.aop.SpringProxy;
@@ -21,6 +20,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -48,6 +48,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 
 /**
  * Checks every {@code @Fenced} method of every bean once all singletons exist, and fails the context refresh with
@@ -74,8 +75,11 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
     private static final String TRANSACTION_ADVISOR =
             "org.springframework.transaction.interceptor.BeanFactoryTransactionAttributeSourceAdvisor";
 
+    /** Where carrier modules list their startup checks, under the key {@code java.util.function.BiFunction}. */
+    static final String STARTUP_CHECKS = "META-INF/fencing/startup-checks.factories";
+
     /**
-     * A check listed in a {@code spring.factories} whose class this class loader does not see (a class loader that
+     * A check listed in {@link #STARTUP_CHECKS} whose class this class loader does not see (a class loader that
      * hides its module, as tests do) is skipped: its module is not there to check. Any other failure fails startup.
      */
     private static final SpringFactoriesLoader.FailureHandler CHECK_NOT_ON_CLASS_PATH = (type, name, failure) -> {
@@ -191,12 +195,15 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         if (singleJvmStore != null) {
             problems.add(singleJvmStore);
         }
-        // the other modules' checks (fencing-web's, fencing-amqp's), with or without Spring Boot
-        for (FencingStartupCheck check : SpringFactoriesLoader.forDefaultResourceLocation(
-                beanFactory.getBeanClassLoader()).load(FencingStartupCheck.class, CHECK_NOT_ON_CLASS_PATH)) {
-            String problem = check.problem(beanFactory, environment);
+        // the carrier modules' checks (fencing-web's, fencing-amqp's), with or without Spring Boot: each a
+        // BiFunction<ListableBeanFactory, Environment, String> answering the problem or null, listed in a resource of
+        // fencing's own, so that those modules need no type of this one (docs/modules.md)
+        for (BiFunction<?, ?, ?> check : SpringFactoriesLoader.forResourceLocation(STARTUP_CHECKS,
+                beanFactory.getBeanClassLoader()).load(BiFunction.class, CHECK_NOT_ON_CLASS_PATH)) {
+            @SuppressWarnings("unchecked")
+            Object problem = ((BiFunction<ListableBeanFactory, Environment, ?>) check).apply(beanFactory, environment);
             if (problem != null) {
-                problems.add(problem);
+                problems.add(problem.toString());
             }
         }
         try {

@@ -1,6 +1,5 @@
 package dev.fencing.web.internal;
 
-import dev.fencing.spring.FencingStartupCheck;
 import dev.fencing.web.UnadmittedTokenInterceptor;
 import dev.fencing.web.reactive.FencingTokenWebFilter;
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -16,9 +15,12 @@ import org.springframework.web.servlet.handler.MappedInterceptor;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.BiFunction;
 
 /**
- * {@code @EnableFencing}'s startup check (loaded from {@code META-INF/spring.factories}, with or without Spring Boot)
+ * {@code @EnableFencing}'s startup check (listed in {@code META-INF/fencing/startup-checks.factories}, with or
+ * without Spring Boot; a {@code BiFunction} answering the problem or {@code null}, so that this module imports no
+ * type of the Spring glue)
  * that a web application refuses a {@code Fencing-Token} header no token filter admitted: ignored, its token (perhaps
  * a zombie's) would be set aside unseen by a {@code @Fenced(acquire = true)} method, which takes a lock of its own and
  * writes the request. In Spring MVC, each handler mapping of annotated controllers and router functions (the beans
@@ -27,7 +29,7 @@ import java.util.List;
  * {@link FencingTokenWebFilter} bean must be there, one that trusts no path refusing the header everywhere. The
  * starter registers both; the problem says how to add them by hand.
  */
-final class UnadmittedHeaderCheck implements FencingStartupCheck {
+final class UnadmittedHeaderCheck implements BiFunction<ListableBeanFactory, Environment, String> {
 
     private static final String MVC = "org.springframework.web.servlet.handler.AbstractHandlerMapping";
     private static final String WEBFLUX = "org.springframework.web.reactive.DispatcherHandler";
@@ -37,7 +39,7 @@ final class UnadmittedHeaderCheck implements FencingStartupCheck {
     static final String STARTER_INTERCEPTOR = "fencingUnadmittedTokenInterceptor";
 
     @Override
-    public String problem(ListableBeanFactory beans, Environment environment) {
+    public String apply(ListableBeanFactory beans, Environment environment) {
         ClassLoader loader = beans instanceof org.springframework.beans.factory.config.ConfigurableBeanFactory factory
                 ? factory.getBeanClassLoader() : getClass().getClassLoader();
         List<String> problems = new ArrayList<>(2);
