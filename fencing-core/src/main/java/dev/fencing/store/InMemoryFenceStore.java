@@ -13,12 +13,15 @@ import dev.fencing.rule.Verdict;
 import dev.fencing.store.sql.FenceSql;
 import dev.fencing.token.FencingToken;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -532,9 +535,36 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
      * One resource's max_seen, its holder, and the reentrant, non-fair lock that serializes its writes: the slot is
      * its own synchronizer (as {@link java.util.concurrent.locks.ReentrantLock} is, without the separate object it
      * keeps), which saves 16 bytes per resource and one dependent load per check.
+     *
+     * <p>The lock is taken by a compare-and-set of {@link #owner} and given back by a release store: unlike
+     * {@code ReentrantLock}'s volatile write, the store costs no locked instruction (a plain store on x86, 8-13 ns
+     * less per check on processors where such instructions are dear). Mutual exclusion rests on the compare-and-set
+     * alone; what the cheaper store gives up is the guarantee that an unlocking thread sees a waiter that queued at
+     * that very moment (the two need a store-load fence each to see each other), so a waiter may sleep through its
+     * wake-up. Waiters therefore never park for good: each parks for at most {@link #FIRST_RECHECK_NANOS}, doubling
+     * up to {@link #LAST_RECHECK_NANOS}, and looks again. A wake-up missed (a window of nanoseconds around an
+     * unlock) costs the waiter at most as long again as it had waited, capped at the last period; a waiter behind a
+     * long write wakes about log2(wait / 1 ms) times, not every millisecond.
      */
     static final class Slot extends AbstractQueuedSynchronizer implements Entry {
         private static final long serialVersionUID = 1L;
+        private static final VarHandle OWNER;
+        static final long FIRST_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+        static final long LAST_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(64);
+
+        static {
+            try {
+                OWNER = MethodHandles.lookup().findVarHandle(Slot.class, "owner", Thread.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        /**
+         * The thread holding the lock, {@code null} when it is free. The synchronizer's state counts the holder's
+         * reentries beyond its first hold (written by the holder only, and only when it reenters).
+         */
+        private volatile Thread owner;
         boolean seen;
         /** Folded into its family's floor and out of the map: a thread that locks it looks the resource up again. */
         boolean retired;
@@ -550,10 +580,31 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         String holder;
 
         void lock() {
-            if (!compareAndSetState(0, 1)) {
-                acquire(1);
-            } else {
-                setExclusiveOwnerThread(Thread.currentThread());
+            if (!OWNER.compareAndSet(this, null, Thread.currentThread())) {
+                await();
+            }
+        }
+
+        /**
+         * Takes the lock held by another thread or reenters it: queues and parks for a period that doubles from
+         * {@link #FIRST_RECHECK_NANOS} to {@link #LAST_RECHECK_NANOS}, so that a wake-up missed is not waited for
+         * forever. Not interruptible, like {@code lock()}: an interrupt is kept for the caller.
+         */
+        private void await() {
+            boolean interrupted = false;
+            long period = FIRST_RECHECK_NANOS;
+            while (true) {
+                try {
+                    if (tryAcquireNanos(1, period)) {
+                        break;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+                period = Math.min(period * 2, LAST_RECHECK_NANOS);
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
 
@@ -576,16 +627,12 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
         /** Whether no thread holds it now (a hint: {@link #tryLockFree()} decides). */
         boolean free() {
-            return getState() == 0;
+            return owner == null;
         }
 
         /** Locks it only when no thread holds it, this one included (a fenced call in progress is never folded). */
         boolean tryLockFree() {
-            if (compareAndSetState(0, 1)) {
-                setExclusiveOwnerThread(Thread.currentThread());
-                return true;
-            }
-            return false;
+            return OWNER.compareAndSet(this, null, Thread.currentThread());
         }
 
         /** Unlocks; a thread that does not hold the slot gets an {@link IllegalMonitorStateException}. */
@@ -597,19 +644,16 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         @Override
         protected boolean tryAcquire(int acquires) {
             Thread current = Thread.currentThread();
-            int held = getState();
-            if (held == 0) {
-                if (compareAndSetState(0, acquires)) {
-                    setExclusiveOwnerThread(current);
-                    return true;
-                }
-                return false;
+            Thread held = owner;
+            if (held == null) {
+                return OWNER.compareAndSet(this, null, current);
             }
-            if (getExclusiveOwnerThread() == current) {
-                if (held + acquires < 0) {
+            if (held == current) {
+                int reentries = getState();
+                if (reentries + acquires < 0) {
                     throw new Error("Maximum lock count exceeded");
                 }
-                setState(held + acquires); // reentry: only the holder writes the count
+                setState(reentries + acquires); // reentry: only the holder writes the count
                 return true;
             }
             return false;
@@ -617,21 +661,21 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
         @Override
         protected boolean tryRelease(int releases) {
-            if (getExclusiveOwnerThread() != Thread.currentThread()) {
+            if (owner != Thread.currentThread()) {
                 throw new IllegalMonitorStateException("The fence slot is not held by this thread");
             }
-            int held = getState() - releases;
-            boolean free = held == 0;
-            if (free) {
-                setExclusiveOwnerThread(null);
+            int reentries = getState();
+            if (reentries > 0) {
+                setState(reentries - releases);
+                return false;
             }
-            setState(held);
-            return free;
+            OWNER.setRelease(this, null); // no locked instruction: see the class comment
+            return true;
         }
 
         @Override
         protected boolean isHeldExclusively() {
-            return getExclusiveOwnerThread() == Thread.currentThread();
+            return owner == Thread.currentThread();
         }
     }
 }
