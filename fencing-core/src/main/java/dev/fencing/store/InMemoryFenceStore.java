@@ -541,15 +541,18 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
      * less per check on processors where such instructions are dear). Mutual exclusion rests on the compare-and-set
      * alone; what the cheaper store gives up is the guarantee that an unlocking thread sees a waiter that queued at
      * that very moment (the two need a store-load fence each to see each other), so a waiter may sleep through its
-     * wake-up. Waiters therefore never park for good: each parks for at most {@link #FIRST_RECHECK_NANOS}, doubling
-     * up to {@link #LAST_RECHECK_NANOS}, and looks again. A wake-up missed (a window of nanoseconds around an
-     * unlock) costs the waiter at most as long again as it had waited, capped at the last period; a waiter behind a
-     * long write wakes about log2(wait / 1 ms) times, not every millisecond.
+     * wake-up. Waiters therefore never park for good: each parks for at most {@link #FIRST_RECHECK_NANOS} (8 ms),
+     * doubling up to {@link #LAST_RECHECK_NANOS} (64 ms), and looks again. A wake-up missed (a window of nanoseconds
+     * around an unlock, when the waiter queues behind nobody) costs the waiter at most the period it parked for; a
+     * waiter behind a long write wakes about log2(wait / 8 ms) times. The first period is not shorter because a
+     * waiter whose period ends while the lock is still held queues again at the tail (as a timed wait of
+     * {@code AbstractQueuedSynchronizer} does): with 1 ms, sixteen threads queueing for 2 ms each waited 40% longer
+     * by the median ({@code SlotHandoff} in fencing-benchmarks).
      */
     static final class Slot extends AbstractQueuedSynchronizer implements Entry {
         private static final long serialVersionUID = 1L;
         private static final VarHandle OWNER;
-        static final long FIRST_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+        static final long FIRST_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(8);
         static final long LAST_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(64);
 
         static {
