@@ -567,7 +567,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
          * The thread holding the lock, {@code null} when it is free. The synchronizer's state counts the holder's
          * reentries beyond its first hold (written by the holder only, and only when it reenters).
          */
-        private volatile Thread owner;
+        private transient volatile Thread owner;
         boolean seen;
         /** Folded into its family's floor and out of the map: a thread that locks it looks the resource up again. */
         boolean retired;
