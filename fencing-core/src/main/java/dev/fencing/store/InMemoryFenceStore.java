@@ -565,7 +565,10 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
         /**
          * The thread holding the lock, {@code null} when it is free. The synchronizer's state counts the holder's
-         * reentries beyond its first hold (written by the holder only, and only when it reenters).
+         * reentries beyond its first hold (written by the holder only, and only when it reenters). The holder also
+         * sets the synchronizer's exclusive owner thread (plain stores, no locked instruction), which this lock does
+         * not read but the JVM's tools do: a thread dump's "locked ownable synchronizers" and the owner a waiter waits
+         * on, and {@code ThreadMXBean.findDeadlockedThreads} (jstack's "Found one Java-level deadlock").
          */
         private transient volatile Thread owner;
         boolean seen;
@@ -583,7 +586,10 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         String holder;
 
         void lock() {
-            if (!OWNER.compareAndSet(this, null, Thread.currentThread())) {
+            Thread current = Thread.currentThread();
+            if (OWNER.compareAndSet(this, null, current)) {
+                setExclusiveOwnerThread(current); // for thread dumps and deadlock detection only
+            } else {
                 await();
             }
         }
@@ -635,7 +641,12 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
         /** Locks it only when no thread holds it, this one included (a fenced call in progress is never folded). */
         boolean tryLockFree() {
-            return OWNER.compareAndSet(this, null, Thread.currentThread());
+            Thread current = Thread.currentThread();
+            if (OWNER.compareAndSet(this, null, current)) {
+                setExclusiveOwnerThread(current);
+                return true;
+            }
+            return false;
         }
 
         /** Unlocks; a thread that does not hold the slot gets an {@link IllegalMonitorStateException}. */
@@ -649,7 +660,11 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             Thread current = Thread.currentThread();
             Thread held = owner;
             if (held == null) {
-                return OWNER.compareAndSet(this, null, current);
+                if (OWNER.compareAndSet(this, null, current)) {
+                    setExclusiveOwnerThread(current);
+                    return true;
+                }
+                return false;
             }
             if (held == current) {
                 int reentries = getState();
@@ -672,6 +687,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
                 setState(reentries - releases);
                 return false;
             }
+            setExclusiveOwnerThread(null); // before the release store, which publishes it with the slot's fields
             OWNER.setRelease(this, null); // no locked instruction: see the class comment
             return true;
         }
