@@ -30,10 +30,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * store's max_seen never below what was accepted; every thread finishes (no lost wake-up left waiting for good); no
  * slot left held. Each scenario runs for a fixed time (about 3 s), so the class stays under 20 s.
  */
-@Timeout(value = 60, unit = TimeUnit.SECONDS)
+@Timeout(value = 300, unit = TimeUnit.SECONDS)
 class SlotLockStressTest {
 
-    private static final long RUN_NANOS = TimeUnit.MILLISECONDS.toNanos(3_000);
+    /** Each scenario's run; {@code -Dslotlock.stress.millis=..} for a longer one. */
+    private static final long RUN_NANOS = TimeUnit.MILLISECONDS.toNanos(Long.getLong("slotlock.stress.millis", 3_000));
+    /** {@code -Dslotlock.stress.workers=..} overrides each scenario's number of worker threads. */
+    private static final int WORKERS = Integer.getInteger("slotlock.stress.workers", 0);
 
     @Test
     void boundedStoreFoldingUnderContentionKeepsExclusionAndTheFence() throws Exception {
@@ -42,7 +45,7 @@ class SlotLockStressTest {
         // folding skips, so that no slot would be folded here
         Result r = run(store, new String[] {"fam:a", "fam:b", "fam:c", "fam:d"}, 6, false, true, false);
         r.assertHeld(store);
-        assertThat(r.folds.get() + r.replaced.get()).as("slots were folded while threads used them").isPositive();
+        assertThat(store.familyFloor("fam")).as("slots were folded while threads used them").isPresent();
     }
 
     @Test
@@ -90,6 +93,7 @@ class SlotLockStressTest {
                               boolean interrupts, boolean nestedSameToken) throws Exception {
         Result r = new Result();
         r.resources = resources;
+        workers = WORKERS > 0 ? WORKERS : workers;
         int n = resources.length;
         AtomicReferenceArray<Thread> inside = new AtomicReferenceArray<>(n);
         AtomicLong[] maxAccepted = new AtomicLong[n];
