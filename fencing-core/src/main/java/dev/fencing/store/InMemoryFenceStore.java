@@ -537,17 +537,18 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
      * keeps), which saves 16 bytes per resource and one dependent load per check.
      *
      * <p>The lock is taken by a compare-and-set of {@link #owner} and given back by a release store: unlike
-     * {@code ReentrantLock}'s volatile write, the store costs no locked instruction (a plain store on x86, 8-13 ns
-     * less per check on processors where such instructions are dear). Mutual exclusion rests on the compare-and-set
-     * alone; what the cheaper store gives up is the guarantee that an unlocking thread sees a waiter that queued at
-     * that very moment (the two need a store-load fence each to see each other), so a waiter may sleep through its
-     * wake-up. Waiters therefore never park for good: each parks for at most {@link #FIRST_RECHECK_NANOS} (8 ms),
-     * doubling up to {@link #LAST_RECHECK_NANOS} (64 ms), and looks again. A wake-up missed (a window of nanoseconds
-     * around an unlock, when the waiter queues behind nobody) costs the waiter at most the period it parked for; a
-     * waiter behind a long write wakes about log2(wait / 8 ms) times. The first period is not shorter because a
-     * waiter whose period ends while the lock is still held queues again at the tail (as a timed wait of
-     * {@code AbstractQueuedSynchronizer} does): with 1 ms, sixteen threads queueing for 2 ms each waited 40% longer
-     * by the median ({@code SlotHandoff} in fencing-benchmarks).
+     * {@code ReentrantLock}'s volatile write, the store costs no locked instruction (a plain store on x86: the woven
+     * check 4-6 ns cheaper on the third machine's kind, where such instructions are dear; docs/benchmarks.md). Mutual
+     * exclusion rests on the compare-and-set alone; what the cheaper store gives up is the guarantee that an unlocking
+     * thread sees a waiter that queued at that very moment (the two need a store-load fence each to see each other), so
+     * a waiter may sleep through its wake-up. Waiters therefore never park for good: each parks for at most
+     * {@link #FIRST_RECHECK_NANOS} (8 ms), doubling up to {@link #LAST_RECHECK_NANOS} (64 ms), and looks again. A
+     * wake-up missed (a window of nanoseconds around an unlock, while the next waiter queues, or, woken before and
+     * beaten to the lock by a thread that did not queue, queues its wait again) costs that waiter, and the waiters
+     * queued behind it, at most the period it parked for; a waiter behind a long write wakes about log2(wait / 8 ms)
+     * times. The first period is not shorter because a waiter whose period ends while the lock is still held queues
+     * again at the tail (as a timed wait of {@code AbstractQueuedSynchronizer} does): with 1 ms, sixteen threads
+     * queueing for 2 ms each waited 40% longer by the median ({@code SlotHandoff} in fencing-benchmarks).
      */
     static final class Slot extends AbstractQueuedSynchronizer implements Entry {
         private static final long serialVersionUID = 1L;
