@@ -333,6 +333,13 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             slot = lockedSlot(resource, null); // lowered from its family's floor, in a slot of its own
         }
         try {
+            if (slot.reentered()) {
+                // this thread is inside a fenced call on the resource: forgetting would retire a slot that call holds
+                // (and let another write run beside it), lowering would move max_seen under a write in progress
+                throw new IllegalStateException("lowerMaxSeen('" + resource + "', " + floor + ") was called inside a "
+                        + "fenced call on '" + resource + "' in the same thread; reset max_seen outside the "
+                        + "resource's fenced calls (nothing was changed)");
+            }
             if (!slot.seen) {
                 throw FenceAdmin.unknownResource(resource);
             }
@@ -633,6 +640,11 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             touched = false;
             advancedAt = now;
             return true;
+        }
+
+        /** Under its lock: whether the holder held it already when it last locked it (a call nested in its own). */
+        boolean reentered() {
+            return getState() > 0;
         }
 
         /** Whether no thread holds it now (a hint: {@link #tryLockFree()} decides). */

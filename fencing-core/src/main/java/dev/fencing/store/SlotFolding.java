@@ -85,7 +85,7 @@ final class SlotFolding {
                 return slot; // another thread made room meanwhile, or created this slot
             }
             int want = size - bound + Math.max(1, bound / 16);
-            fold(oldest(want, slot), store.boundIssuer(), -1, new HashSet<>());
+            fold(oldest(want, size - bound, slot), store.boundIssuer(), -1, new HashSet<>());
             if (store.slots().size() > bound) {
                 if (slot.tryLockFree()) {
                     try {
@@ -113,16 +113,38 @@ final class SlotFolding {
         }
     }
 
-    /** The {@code n} least recently advanced slots that have a family and are free now, {@code except} aside. */
-    private List<Candidate> oldest(int n, InMemoryFenceStore.Slot except) {
+    /**
+     * Up to {@code n} of the least recently advanced slots that have a family and are free now, {@code except} aside,
+     * and at least {@code need} of them when there are that many. A slot its holder checked again since the last
+     * look (touched) is in use: it is chosen only when the others are fewer than {@code need}, least recently
+     * advanced first, and its mark becomes its time here (a use now, as compaction counts it), so that it ages from
+     * now on; a mark the bound never turned into a time kept a slot from ever being folded by it.
+     */
+    private List<Candidate> oldest(int n, int need, InMemoryFenceStore.Slot except) {
         PriorityQueue<Candidate> newestFirst = new PriorityQueue<>(n,
                 Comparator.comparingLong(Candidate::advancedAt).reversed());
+        List<InUse> inUse = new ArrayList<>();
+        long now = store.now();
         for (Map.Entry<String, InMemoryFenceStore.Slot> e : store.slots().entrySet()) {
             InMemoryFenceStore.Slot slot = e.getValue();
-            long advancedAt = slot.advancedAt;
-            if (slot == except || !hasFamily(e.getKey()) || !slot.free() || slot.touched) {
-                continue; // (touched is read without the lock: a hint that its holder uses it, fold() decides)
+            if (slot == except || !hasFamily(e.getKey()) || !slot.free()) {
+                continue;
             }
+            if (slot.touched) { // read without the lock: a hint, turned into a time under it
+                if (!slot.tryLockFree()) {
+                    continue; // a fenced call holds it now
+                }
+                try {
+                    long before = slot.advancedAt;
+                    if (slot.noteUse(now)) {
+                        inUse.add(new InUse(new Candidate(e.getKey(), slot, slot.advancedAt), before));
+                        continue;
+                    }
+                } finally {
+                    slot.unlock();
+                }
+            }
+            long advancedAt = slot.advancedAt;
             if (newestFirst.size() < n) {
                 newestFirst.add(new Candidate(e.getKey(), slot, advancedAt));
             } else if (advancedAt - newestFirst.peek().advancedAt() < 0) {
@@ -130,7 +152,18 @@ final class SlotFolding {
                 newestFirst.add(new Candidate(e.getKey(), slot, advancedAt));
             }
         }
-        return new ArrayList<>(newestFirst);
+        List<Candidate> chosen = new ArrayList<>(newestFirst);
+        if (chosen.size() < need) {
+            inUse.sort(Comparator.comparingLong(InUse::advancedBefore));
+            for (int i = 0; i < inUse.size() && chosen.size() < need; i++) {
+                chosen.add(inUse.get(i).candidate());
+            }
+        }
+        return chosen;
+    }
+
+    /** A slot in use since the last look, with the time it last advanced before that use was noted. */
+    private record InUse(Candidate candidate, long advancedBefore) {
     }
 
     /**
