@@ -705,6 +705,15 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             return true;
         }
 
+        /** As {@code ReentrantLock} says it: the holder and its reentries, or unlocked (the state counts reentries only). */
+        @Override
+        public String toString() {
+            Thread held = owner;
+            return "InMemoryFenceStore.Slot[" + (held == null ? "Unlocked"
+                    : "Locked by thread " + held.getName() + (getState() > 0 ? ", reentered " + getState() : ""))
+                    + ", max_seen " + (seen ? String.valueOf(maxSeen) : "none") + (retired ? ", retired" : "") + "]";
+        }
+
         @Override
         protected boolean isHeldExclusively() {
             return owner == Thread.currentThread();

@@ -116,6 +116,8 @@ class SlotLockTest {
         slot.lock();
         slot.lock();
         assertThat(slot.tryLockFree()).as("held, by this thread too").isFalse();
+        assertThat(slot).hasToString("InMemoryFenceStore.Slot[Locked by thread " + Thread.currentThread().getName()
+                + ", reentered 1, max_seen none]");
         AtomicReference<Throwable> other = new AtomicReference<>();
         Thread stranger = new Thread(() -> {
             try {
@@ -131,6 +133,7 @@ class SlotLockTest {
         assertThat(slot.free()).as("one reentry still held").isFalse();
         slot.unlock();
         assertThat(slot.free()).isTrue();
+        assertThat(slot).hasToString("InMemoryFenceStore.Slot[Unlocked, max_seen none]");
         assertThatThrownBy(slot::unlock).isInstanceOf(IllegalMonitorStateException.class);
         assertThat(slot.tryLockFree()).isTrue();
         slot.exit();
