@@ -504,9 +504,10 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         /**
          * Keeps at most about {@code maxResources} slots (one more per thread creating a slot at the same moment):
          * a new resource past the bound first folds the least recently advanced slots (a sixteenth of the bound at
-         * a time) that no thread holds into their family's floor, telling {@code issuer} first. Resources without a
-         * family are never folded; when no slot can be folded, the new resource's check fails closed with a
-         * {@link FenceStoreException} and nothing is dropped.
+         * a time) that no thread holds into their family's floor, telling {@code issuer} first; slots whose holder
+         * checked its token again since the bound last looked are in use, folded only when the others are too few.
+         * Resources without a family are never folded; when no slot can be folded, the new resource's check fails
+         * closed with a {@link FenceStoreException} and nothing is dropped.
          *
          * @param issuer the issuer of this store's tokens, told each family's new floor before the store raises it;
          *               {@link IssuerFloors#ONE_SEQUENCE} when its tokens come from one sequence for every resource
