@@ -1,6 +1,8 @@
 package dev.fencing.recovery;
 
 import dev.fencing.metrics.AdminMetrics;
+import dev.fencing.retention.ResourceFamily;
+import dev.fencing.store.sql.FenceSql;
 
 import java.util.List;
 import java.util.Map;
@@ -217,7 +219,15 @@ public final class MaxSeenReset {
         Above above = above(inventory, resource, other -> {
             long counter = issued.highestIssued(other);
             // a resource this issuer never counted (0) may be another application's, fenced by another issuer
-            return counter > 0 ? counter : Long.MAX_VALUE;
+            if (counter <= 0) {
+                return Long.MAX_VALUE;
+            }
+            // in a compacted family the issuer issues above the family's floor, whatever the resource's own counter,
+            // and the store judges a resource without state at that floor (a refused check leaves it a row, or a
+            // slot, there): max_seen up to the issuer's floor is no sign of counters that went back. The issuer's
+            // floor is what it answers for the family's key without a counter ("family:"), as FloorRaise reads it
+            String family = FenceSql.isFloorKey(other) ? null : ResourceFamily.of(other);
+            return family == null ? counter : Math.max(counter, issued.highestIssued(family + ":"));
         });
         if (above.count() == 0) {
             return;
