@@ -1,5 +1,6 @@
 package dev.fencing.store;
 
+import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.retention.CompactionResult;
 import dev.fencing.retention.IssuerFloors;
 import dev.fencing.retention.ResourceFamily;
@@ -26,6 +27,8 @@ final class SlotFolding {
     /** A slot chosen for folding, with the time it last advanced when chosen. */
     private record Candidate(String resource, InMemoryFenceStore.Slot slot, long advancedAt) {
     }
+
+    private static final System.Logger LOG = System.getLogger(SlotFolding.class.getName());
 
     private final InMemoryFenceStore store;
     private final ReentrantLock room = new ReentrantLock();
@@ -104,7 +107,8 @@ final class SlotFolding {
                 }
                 throw new FenceStoreException(resource, token, "InMemoryFenceStore is full: it keeps "
                         + store.slots().size() + " resources, maxResources is " + bound + ", and none can be folded "
-                        + "(each is held by a fenced call in progress or has no family, as resources without ':' have); "
+                        + "(each is held by a fenced call in progress, has no family, as resources without ':' have, or "
+                        + "holds a max_seen above every token its issuer handed out, left for the reset); "
                         + "refusing resource '" + resource + "' rather than dropping state", null);
             }
             return slot;
@@ -162,6 +166,10 @@ final class SlotFolding {
         return chosen;
     }
 
+    /** A candidate's max_seen as a batch read it under the slot's lock. */
+    private record Seen(String resource, long maxSeen) {
+    }
+
     /** A slot in use since the last look, with the time it last advanced before that use was noted. */
     private record InUse(Candidate candidate, long advancedBefore) {
     }
@@ -172,16 +180,44 @@ final class SlotFolding {
      * Adds the families whose floor it raised to {@code families}; answers how many slots it folded.
      */
     private int fold(List<Candidate> batch, IssuerFloors issuer, long idleNanos, Set<String> families) {
-        Map<String, Long> highest = new HashMap<>();
+        Map<String, List<Seen>> byFamily = new HashMap<>();
         for (Candidate c : batch) {
             if (c.slot().tryLockFree()) {
                 try {
                     if (!c.slot().retired && c.slot().seen && !c.slot().touched) {
-                        highest.merge(ResourceFamily.of(c.resource()), c.slot().maxSeen, Math::max);
+                        byFamily.computeIfAbsent(ResourceFamily.of(c.resource()), f -> new ArrayList<>())
+                                .add(new Seen(c.resource(), c.slot().maxSeen));
                     }
                 } finally {
                     c.slot().unlock();
                 }
+            }
+        }
+        Map<String, Long> highest = new HashMap<>();
+        // asked outside the slots' locks: an issuer that can say what it handed out keeps a max_seen above all of it
+        // (a forged token) out of the floor, as the JDBC store's compaction does; folded, it would refuse every
+        // resource of the family for good (no reset lowers a floor), and the in-memory issuer's counters would be
+        // exhausted. Such a slot stays (a reset lowers it), and raises no floor: told stays below it, so it is kept
+        IssuedTokens issued = issuer instanceof IssuedTokens tokens ? tokens : null;
+        for (Map.Entry<String, List<Seen>> family : byFamily.entrySet()) {
+            List<Seen> rows = family.getValue();
+            rows.sort(Comparator.comparingLong(Seen::maxSeen).reversed());
+            int first = 0;
+            // a max_seen at or below the family's floor raises nothing (a slot made from the floor, whose own
+            // counter is lower, is one): only one above it is asked about
+            Long floor = store.floorOf(rows.get(0).resource());
+            while (issued != null && first < rows.size()
+                    && rows.get(first).maxSeen() > (floor == null ? 0 : floor)
+                    && rows.get(first).maxSeen() > issued.highestIssued(rows.get(first).resource())) {
+                LOG.log(System.Logger.Level.WARNING, "InMemoryFenceStore left '" + rows.get(first).resource()
+                        + "' unfolded: its max_seen " + rows.get(first).maxSeen() + " is above every token its issuer"
+                        + " handed out (a forged or hand-made token reached the fence); folded, it would raise the"
+                        + " floor of every resource of '" + family.getKey() + "' above every real token. Lower it with"
+                        + " the max_seen reset (docs/operations.md)");
+                first++;
+            }
+            if (first < rows.size()) {
+                highest.put(family.getKey(), rows.get(first).maxSeen());
             }
         }
         highest.forEach(issuer::raiseFamilyFloor); // before the store's floor: the issuer issues above it first
