@@ -118,7 +118,10 @@ class RetentionRedTeamTest {
                 while (!stop.get()) {
                     String r = RESOURCES[rnd.nextInt(RESOURCES.length)];
                     FencingToken t;
-                    if (rnd.nextInt(4) == 0 && !pool.isEmpty()) {
+                    if (rnd.nextInt(40) == 0) {
+                        // a forged token (no signing, no bound): accepted, then undone by the resets
+                        t = new FencingToken(r, Long.MAX_VALUE - rnd.nextInt(1000), "forged-" + rnd.nextInt(1000));
+                    } else if (rnd.nextInt(4) == 0 && !pool.isEmpty()) {
                         t = pool.get(rnd.nextInt(pool.size()));
                         r = t.resource();
                     } else {
@@ -186,7 +189,12 @@ class RetentionRedTeamTest {
             while (!stop.get()) {
                 String r = RESOURCES[rnd.nextInt(RESOURCES.length)];
                 try {
-                    reset.toHighestIssued(r, "red-team", rnd.nextInt(4) == 0);
+                    try {
+                        reset.toHighestIssued(r, "red-team", rnd.nextInt(4) == 0);
+                    } catch (dev.fencing.recovery.ResetRefusedException othersForgedToo) {
+                        // other resources hold forged values too: the operator's way, an explicit value
+                        reset.toValue(r, issuer.highestIssued(r), "red-team", true, rnd.nextBoolean());
+                    }
                 } catch (RuntimeException refusedOrNothingToLower) {
                     // refused, nothing to lower, changed meanwhile
                 }
@@ -206,6 +214,9 @@ class RetentionRedTeamTest {
             long max = 0;
             String holder = null;
             for (FencingToken t : list) {
+                if (t.holder().startsWith("forged-")) {
+                    continue; // the resets lower these, by design: only issued tokens must keep increasing
+                }
                 if (t.value() > max) {
                     max = t.value();
                     holder = t.holder();
