@@ -223,6 +223,21 @@ public final class FloorRaise {
         final Set<String> families = new TreeSet<>();
         /** Keys of families seen beyond the bound, whose floors this run leaves as they are. */
         long familiesLeft;
+        /** Family floors read while resources are raised (floors are raised last), as many as families are held. */
+        private final java.util.Map<String, Long> floors = new java.util.HashMap<>();
+
+        /** The store's floor of {@code family}, 0 when none; read once per run for the families held. */
+        long floor(String family, FenceAdmin admin) {
+            Long known = floors.get(family);
+            if (known != null) {
+                return known;
+            }
+            long floor = admin.maxSeen(FenceSql.familyFloorKey(family)).orElse(0);
+            if (floors.size() < families.size() + 1) {
+                floors.put(family, floor);
+            }
+            return floor;
+        }
 
         Tally(Map.Entry<String, Long> checking, String actor) {
             this.checking = checking;
@@ -258,8 +273,14 @@ public final class FloorRaise {
                     tally.familiesLeft++;
                 }
             }
-            if (onlyWithoutMaxSeen && admin.maxSeen(resource).orElse(0) > 0) {
-                continue; // listed and raised already (a floor row holding 0, which MariaDB's check locks, is none)
+            if (onlyWithoutMaxSeen) {
+                long value = admin.maxSeen(resource).orElse(0);
+                // listed and raised already (a floor row holding 0, which MariaDB's check locks, is none); but a
+                // value equal to its family's floor may be that floor answering for a resource with no state of its
+                // own (the in-memory store's maxSeen of a folded resource): raised on its own, below its own target
+                if (value > 0 && (family == null || value != tally.floor(family, admin))) {
+                    continue;
+                }
             }
             tally.examined++;
             if (tally.checking != null) {
