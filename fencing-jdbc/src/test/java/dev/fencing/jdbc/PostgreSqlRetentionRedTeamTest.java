@@ -53,13 +53,23 @@ class PostgreSqlRetentionRedTeamTest {
         return Database.POSTGRESQL;
     }
 
+    /** A writer's pause between two writes (none: the hottest load). */
+    long writerPauseMillis() {
+        return 0;
+    }
+
+    /** The stores' lock wait bound (H2's compaction waits it out once per batch). */
+    Duration lockTimeout() {
+        return Duration.ofSeconds(2);
+    }
+
     @BeforeEach
     void create() {
         dataSource = database().newPool(14);
         fenceTable = Database.uniqueTable("rt_fence");
         leaseTable = Database.uniqueTable("rt_lease");
         store = JdbcFenceStore.builder(dataSource).table(fenceTable).createTableIfMissing(true)
-                .lockTimeout(Duration.ofSeconds(2)).build();
+                .lockTimeout(lockTimeout()).build();
         issuer = JdbcTokenIssuer.builder(dataSource).table(leaseTable).createTableIfMissing(true)
                 .leaseTime(Duration.ofMillis(150)).build();
         admin = new JdbcFenceAdmin(store);
@@ -155,6 +165,9 @@ class PostgreSqlRetentionRedTeamTest {
                         // fine
                     } catch (Throwable e) {
                         errors.put("fence " + e.getClass().getSimpleName(), String.valueOf(e.getMessage()));
+                    }
+                    if (writerPauseMillis() > 0) {
+                        Thread.sleep(rnd.nextLong(writerPauseMillis() * 2));
                     }
                 }
                 return null;

@@ -1,0 +1,23 @@
+package dev.fencing.jdbc;
+
+import java.time.Duration;
+
+/** {@link PostgreSqlRetentionRedTeamTest} on H2 (compaction without a table lock: floors first, then deletes). */
+class H2RetentionRedTeamTest extends PostgreSqlRetentionRedTeamTest {
+
+    @Override
+    Database database() {
+        return Database.H2;
+    }
+
+    /** H2's compaction needs rows idle across a batch's wait (the lock wait bound): writers pause. */
+    @Override
+    long writerPauseMillis() {
+        return 100;
+    }
+
+    @Override
+    Duration lockTimeout() {
+        return Duration.ofMillis(100);
+    }
+}
