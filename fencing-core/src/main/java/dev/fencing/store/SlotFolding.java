@@ -88,7 +88,21 @@ final class SlotFolding {
                 return slot; // another thread made room meanwhile, or created this slot
             }
             int want = size - bound + Math.max(1, bound / 16);
-            fold(oldest(want, size - bound, slot), store.boundIssuer(), -1, new HashSet<>());
+            // slots a batch leaves (held meanwhile, advanced, or above every token the issuer handed out) are
+            // passed over by the next batch, until the bound is kept or no slot is left to try
+            Set<InMemoryFenceStore.Slot> left = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            List<Candidate> chosen = oldest(want, size - bound, slot, left);
+            while (!chosen.isEmpty()) {
+                fold(chosen, store.boundIssuer(), -1, new HashSet<>());
+                int over = store.slots().size() - bound;
+                if (over <= 0) {
+                    break;
+                }
+                for (Candidate c : chosen) {
+                    left.add(c.slot());
+                }
+                chosen = oldest(over + Math.max(1, bound / 16), over, slot, left);
+            }
             if (store.slots().size() > bound) {
                 if (slot.tryLockFree()) {
                     try {
@@ -118,20 +132,21 @@ final class SlotFolding {
     }
 
     /**
-     * Up to {@code n} of the least recently advanced slots that have a family and are free now, {@code except} aside,
+     * Up to {@code n} of the least recently advanced slots that have a family and are free now, {@code except} and
+     * the slots an earlier batch of this admission {@code left} aside,
      * and at least {@code need} of them when there are that many. A slot its holder checked again since the last
      * look (touched) is in use: it is chosen only when the others are fewer than {@code need}, least recently
      * advanced first, and its mark becomes its time here (a use now, as compaction counts it), so that it ages from
      * now on; a mark the bound never turned into a time kept a slot from ever being folded by it.
      */
-    private List<Candidate> oldest(int n, int need, InMemoryFenceStore.Slot except) {
+    private List<Candidate> oldest(int n, int need, InMemoryFenceStore.Slot except, Set<InMemoryFenceStore.Slot> left) {
         PriorityQueue<Candidate> newestFirst = new PriorityQueue<>(n,
                 Comparator.comparingLong(Candidate::advancedAt).reversed());
         List<InUse> inUse = new ArrayList<>();
         long now = store.now();
         for (Map.Entry<String, InMemoryFenceStore.Slot> e : store.slots().entrySet()) {
             InMemoryFenceStore.Slot slot = e.getValue();
-            if (slot == except || !hasFamily(e.getKey()) || !slot.free()) {
+            if (slot == except || !hasFamily(e.getKey()) || !slot.free() || left.contains(slot)) {
                 continue;
             }
             if (slot.touched) { // read without the lock: a hint, turned into a time under it
@@ -209,7 +224,9 @@ final class SlotFolding {
             while (issued != null && first < rows.size()
                     && rows.get(first).maxSeen() > (floor == null ? 0 : floor)
                     && rows.get(first).maxSeen() > issued.highestIssued(rows.get(first).resource())) {
-                LOG.log(System.Logger.Level.WARNING, "InMemoryFenceStore left '" + rows.get(first).resource()
+                // compaction warns; the bound, which meets such a slot at every admission, says it at DEBUG
+                System.Logger.Level level = idleNanos >= 0 ? System.Logger.Level.WARNING : System.Logger.Level.DEBUG;
+                LOG.log(level, "InMemoryFenceStore left '" + rows.get(first).resource()
                         + "' unfolded: its max_seen " + rows.get(first).maxSeen() + " is above every token its issuer"
                         + " handed out (a forged or hand-made token reached the fence); folded, it would raise the"
                         + " floor of every resource of '" + family.getKey() + "' above every real token. Lower it with"

@@ -61,4 +61,21 @@ class ForgedTokenFoldingTest {
         }
         assertThat(store.familyFloor("acct").orElse(0)).isLessThan(Long.MAX_VALUE);
     }
+
+    @Test
+    void theBoundFoldsOtherSlotsWhenTheLeastRecentlyAdvancedAreLeftForTheReset() throws Throwable {
+        InMemoryTokenIssuer issuer = new InMemoryTokenIssuer();
+        InMemoryFenceStore store = InMemoryFenceStore.builder().maxResources(16, issuer).build();
+        for (String forged : new String[] {"acct:f1", "acct:f2", "acct:f3"}) { // the least recently advanced
+            acquireAndWrite(issuer, store, forged);
+            store.fence(forged, new FencingToken(forged, Long.MAX_VALUE, "evil"), () -> null);
+        }
+        for (int i = 0; i < 40; i++) {
+            int key = i;
+            assertThatCode(() -> acquireAndWrite(issuer, store, "acct:" + key)).as("acct:" + key)
+                    .doesNotThrowAnyException();
+        }
+        assertThat(store.size()).isLessThanOrEqualTo(17);
+        assertThat(store.maxSeen("acct:f1")).hasValue(Long.MAX_VALUE);
+    }
 }
