@@ -32,11 +32,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Red team of the JDBC store's retention on PostgreSQL, with the JDBC lease issuer (a counter per resource): fence
+ * The JDBC store's retention under load on PostgreSQL, with the JDBC lease issuer (a counter per resource): fence
  * compaction told the issuer's floors, lease compaction, resets and zombies at once, families of families.
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
-class PostgreSqlRetentionRedTeamTest {
+class PostgreSqlRetentionUnderLoadTest {
 
 
     private static final String[] RESOURCES = {
@@ -201,10 +201,10 @@ class PostgreSqlRetentionRedTeamTest {
                 String r = RESOURCES[rnd.nextInt(RESOURCES.length)];
                 try {
                     try {
-                        reset.toHighestIssued(r, "red-team", rnd.nextInt(3) == 0);
+                        reset.toHighestIssued(r, "under-load", rnd.nextInt(3) == 0);
                     } catch (dev.fencing.recovery.ResetRefusedException othersForgedToo) {
                         // other resources hold forged values too: the operator's way, an explicit value
-                        reset.toValue(r, issuer.highestIssued(r), "red-team", true, rnd.nextBoolean());
+                        reset.toValue(r, issuer.highestIssued(r), "under-load", true, rnd.nextBoolean());
                     }
                     lowered.incrementAndGet();
                 } catch (RuntimeException refusedOrNothingToLower) {

@@ -31,12 +31,12 @@ import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Red team of the in-memory store's retention (folding by compaction and by the bound, resets, floor keys, families
+ * The in-memory store's retention under load (folding by compaction and by the bound, resets, floor keys, families
  * of families): once a token T was accepted for a resource, no token at or below T (but T by its own holder) is
  * accepted for it again.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
-class RetentionRedTeamTest {
+class RetentionUnderLoadTest {
 
     private static final String[] RESOURCES = {
             "a", "a:b", "a:b:c", "a:b:d", "a:b:c:1", "a:b:c:2", "a:x", "a::", "a:b:", "q:1", "q:2", "q:3", "q:4",
@@ -190,10 +190,10 @@ class RetentionRedTeamTest {
                 String r = RESOURCES[rnd.nextInt(RESOURCES.length)];
                 try {
                     try {
-                        reset.toHighestIssued(r, "red-team", rnd.nextInt(4) == 0);
+                        reset.toHighestIssued(r, "under-load", rnd.nextInt(4) == 0);
                     } catch (dev.fencing.recovery.ResetRefusedException othersForgedToo) {
                         // other resources hold forged values too: the operator's way, an explicit value
-                        reset.toValue(r, issuer.highestIssued(r), "red-team", true, rnd.nextBoolean());
+                        reset.toValue(r, issuer.highestIssued(r), "under-load", true, rnd.nextBoolean());
                     }
                 } catch (RuntimeException refusedOrNothingToLower) {
                     // refused, nothing to lower, changed meanwhile

@@ -2,8 +2,8 @@ package dev.fencing.jdbc;
 
 import java.time.Duration;
 
-/** {@link PostgreSqlRetentionRedTeamTest} on H2 (compaction without a table lock: floors first, then deletes). */
-class H2RetentionRedTeamTest extends PostgreSqlRetentionRedTeamTest {
+/** {@link PostgreSqlRetentionUnderLoadTest} on H2 (compaction without a table lock: floors first, then deletes). */
+class H2RetentionUnderLoadTest extends PostgreSqlRetentionUnderLoadTest {
 
     @Override
     Database database() {
