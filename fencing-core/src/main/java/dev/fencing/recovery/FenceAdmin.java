@@ -9,7 +9,13 @@ import java.util.OptionalLong;
  */
 public interface FenceAdmin {
 
-    /** The committed max_seen of {@code resource}, empty when it never accepted a token. */
+    /**
+     * The committed max_seen of {@code resource}, empty when it never accepted a token. For a resource of a compacted
+     * family that has no state of its own (folded, or never checked), stores differ: the in-memory store answers the
+     * family's floor (what judges it), the JDBC store empty (no row); a caller that must tell "raised on its own"
+     * from "judged by the floor" compares with the floor ({@code maxSeen(FenceSql.familyFloorKey(family))}), as
+     * {@link FloorRaise} does.
+     */
     OptionalLong maxSeen(String resource);
 
     /**
