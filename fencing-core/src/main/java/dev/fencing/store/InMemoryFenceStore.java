@@ -732,7 +732,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             return true;
         }
 
-        /** As {@code ReentrantLock} says it: the holder and its reentries, or unlocked (the state counts reentries only). */
+        /** As {@code ReentrantLock} says it: the holder and its reentries, or unlocked (the state counts reentries). */
         @Override
         public String toString() {
             Thread held = owner;

@@ -121,8 +121,8 @@ final class SlotFolding {
                 }
                 throw new FenceStoreException(resource, token, "InMemoryFenceStore is full: it keeps "
                         + store.slots().size() + " resources, maxResources is " + bound + ", and none can be folded "
-                        + "(each is held by a fenced call in progress, has no family, as resources without ':' have, or "
-                        + "holds a max_seen above every token its issuer handed out, left for the reset); "
+                        + "(each is held by a fenced call in progress, has no family, as resources without ':' "
+                        + "have, or holds a max_seen above every token its issuer handed out, left for the reset); "
                         + "refusing resource '" + resource + "' rather than dropping state", null);
             }
             return slot;
