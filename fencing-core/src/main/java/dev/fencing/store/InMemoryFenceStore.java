@@ -245,9 +245,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
     /**
      * The current max_seen of {@code resource}, empty when it never accepted a token; for a resource without a slot
-     * (never seen, or folded), its family's floor; for a family's floor key, that family's floor. Never waits for a
-     * fenced call of another thread on the resource: while one holds it, the value is read as it is, before or after
-     * that call's advance.
+     * (never seen, or folded), its family's floor; for a family's floor key, that family's floor.
      */
     @Override
     public OptionalLong maxSeen(String resource) {
@@ -255,34 +253,15 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         if (floorOf != null) {
             return familyFloor(floorOf); // a family's floor key reads the floor, as in the JDBC store
         }
-        while (true) {
-            Slot slot = slots.get(resource);
-            if (slot == null) {
-                String family = ResourceFamily.of(resource);
-                return family == null ? OptionalLong.empty() : familyFloor(family);
-            }
-            if (slot.heldByCurrentThread()) {
-                slot.lock(); // a read inside this thread's own fenced call: reentered at once
-            } else if (!slot.tryLockFree()) {
-                // a fenced call of another thread holds it, for as long as its write takes: read without waiting
-                // (an admin read, such as the reset's look at up to 100 other resources, must not hang behind a
-                // paused writer), the value as it was before or after that call's advance, as a database reads the
-                // committed one; a caller that acts on it judges again under the lock (lowerMaxSeen's expected)
-                boolean seen = slot.seen;
-                long maxSeen = slot.maxSeen;
-                if (slot.retired) {
-                    continue;
-                }
-                return seen ? OptionalLong.of(maxSeen) : OptionalLong.empty();
-            }
-            try {
-                if (slot.retired) {
-                    continue; // folded meanwhile: its state is in the floor, or in a new slot
-                }
-                return slot.seen ? OptionalLong.of(slot.maxSeen) : OptionalLong.empty();
-            } finally {
-                slot.unlock();
-            }
+        Slot slot = lockedExisting(resource);
+        if (slot == null) {
+            String family = ResourceFamily.of(resource);
+            return family == null ? OptionalLong.empty() : familyFloor(family);
+        }
+        try {
+            return slot.seen ? OptionalLong.of(slot.maxSeen) : OptionalLong.empty();
+        } finally {
+            slot.unlock();
         }
     }
 
@@ -667,11 +646,6 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         /** Under its lock: whether the holder held it already when it last locked it (a call nested in its own). */
         boolean reentered() {
             return getState() > 0;
-        }
-
-        /** Whether this thread holds it now. */
-        boolean heldByCurrentThread() {
-            return owner == Thread.currentThread();
         }
 
         /** Whether no thread holds it now (a hint: {@link #tryLockFree()} decides). */
