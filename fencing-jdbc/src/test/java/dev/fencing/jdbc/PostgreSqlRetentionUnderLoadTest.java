@@ -214,7 +214,7 @@ class PostgreSqlRetentionUnderLoadTest {
             }
             return null;
         }));
-        Thread.sleep(Long.getLong("retention.stress.millis", 8000));
+        Thread.sleep(Long.getLong("retention.stress.millis", 4000));
         stop.set(true);
         for (Future<?> f : futures) {
             f.get(60, TimeUnit.SECONDS);
