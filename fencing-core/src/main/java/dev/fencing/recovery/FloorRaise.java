@@ -8,6 +8,7 @@ import dev.fencing.store.sql.FenceSql;
 import dev.fencing.token.FencingToken;
 
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -224,7 +225,7 @@ public final class FloorRaise {
         /** Keys of families seen beyond the bound, whose floors this run leaves as they are. */
         long familiesLeft;
         /** Family floors read while resources are raised (floors are raised last), as many as families are held. */
-        private final java.util.Map<String, Long> floors = new java.util.HashMap<>();
+        private final Map<String, Long> floors = new HashMap<>();
 
         /** The store's floor of {@code family}, 0 when none; read once per run for the families held. */
         long floor(String family, FenceAdmin admin) {

@@ -7,9 +7,11 @@ import dev.fencing.retention.ResourceFamily;
 import dev.fencing.token.FencingToken;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
@@ -90,7 +92,7 @@ final class SlotFolding {
             int want = size - bound + Math.max(1, bound / 16);
             // slots a batch leaves (held meanwhile, advanced, or above every token the issuer handed out) are
             // passed over by the next batch, until the bound is kept or no slot is left to try
-            Set<InMemoryFenceStore.Slot> left = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+            Set<InMemoryFenceStore.Slot> left = Collections.newSetFromMap(new IdentityHashMap<>());
             List<Candidate> chosen = oldest(want, size - bound, slot, left);
             while (!chosen.isEmpty()) {
                 fold(chosen, store.boundIssuer(), -1, new HashSet<>());
