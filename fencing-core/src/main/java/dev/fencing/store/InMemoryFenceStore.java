@@ -42,8 +42,18 @@ import java.util.function.LongSupplier;
  * judged against its family's floor: its new slot starts at the floor, with no holder. A slot is folded only under
  * its lock, not held by any thread: it is marked retired, the floor raised, then it leaves the map, and a thread that
  * was waiting on its lock finds it retired and looks the resource up again.
+ *
+ * <p><b>Admin calls and fenced calls in progress</b>: {@link #maxSeen}, {@link #raiseFloor} and {@link #lowerMaxSeen}
+ * take the resource's lock, so they answer after a fenced call in progress on it is over, and wait for it at most
+ * {@link Builder#adminWait} (5 s by default, as the JDBC store's lock timeout): past that they fail with a
+ * {@link FenceStoreException} naming the resource and the thread holding it, and change nothing. {@link #resources}
+ * and {@link #highestMaxSeen} never wait: they read each resource's max_seen as it is, an advance in progress
+ * included (it stays, whatever the write does).
  */
 public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, FenceInventory, FenceCompaction {
+
+    /** How long admin calls wait for a fenced call in progress on their resource, by default. */
+    public static final Duration DEFAULT_ADMIN_WAIT = Duration.ofSeconds(5);
 
     private final ConcurrentHashMap<String, Slot> slots = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<String, Long> floors = new ConcurrentHashMap<>();
@@ -51,6 +61,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
     private final int maxResources;
     private final IssuerFloors boundIssuer;
     private final LongSupplier nanoClock;
+    private final long adminWaitNanos;
     private final Function<String, Slot> newSlot = this::newSlot;
     private final SlotFolding folding;
 
@@ -64,6 +75,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         this.maxResources = b.maxResources;
         this.boundIssuer = b.issuerFloors;
         this.nanoClock = b.nanoClock;
+        this.adminWaitNanos = b.adminWait.toNanos();
         this.folding = new SlotFolding(this);
     }
 
@@ -217,14 +229,30 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         }
     }
 
-    /** The resource's existing slot, locked and current, or {@code null} when it has none. */
-    private Slot lockedExisting(String resource) {
+    /**
+     * For an admin call: the resource's slot, locked and current; created when missing and {@code create}, else
+     * {@code null}. Waits for a fenced call in progress at most {@link Builder#adminWait}.
+     *
+     * @throws FenceStoreException when the wait ran out (nothing locked), or when a slot is to be made at the
+     *                             {@link Builder#maxResources} bound and none can be folded
+     */
+    private Slot adminSlot(String operation, String resource, boolean create) {
         while (true) {
             Slot slot = slots.get(resource);
             if (slot == null) {
-                return null;
+                if (!create) {
+                    return null;
+                }
+                slot = maxResources != Integer.MAX_VALUE && slots.size() >= maxResources
+                        ? folding.admit(resource, null)
+                        : slots.computeIfAbsent(resource, newSlot);
             }
-            slot.lock();
+            if (!slot.lockWithin(adminWaitNanos)) {
+                throw new FenceStoreException(resource, null, "InMemoryFenceStore." + operation + ": a fenced call "
+                        + "on resource '" + resource + "' (" + slot.holderThread() + ") held it longer than the "
+                        + "admin wait of " + Duration.ofNanos(adminWaitNanos) + "; nothing was read or changed. "
+                        + "Try again once the call is over (InMemoryFenceStore.Builder.adminWait)", null);
+            }
             if (!slot.retired) {
                 return slot;
             }
@@ -245,7 +273,10 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
     /**
      * The current max_seen of {@code resource}, empty when it never accepted a token; for a resource without a slot
-     * (never seen, or folded), its family's floor; for a family's floor key, that family's floor.
+     * (never seen, or folded), its family's floor; for a family's floor key, that family's floor. After a fenced
+     * call in progress on the resource is over, waiting for it at most {@link Builder#adminWait}.
+     *
+     * @throws FenceStoreException when that call held the resource longer
      */
     @Override
     public OptionalLong maxSeen(String resource) {
@@ -253,7 +284,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         if (floorOf != null) {
             return familyFloor(floorOf); // a family's floor key reads the floor, as in the JDBC store
         }
-        Slot slot = lockedExisting(resource);
+        Slot slot = adminSlot("maxSeen('" + resource + "')", resource, false);
         if (slot == null) {
             String family = ResourceFamily.of(resource);
             return family == null ? OptionalLong.empty() : familyFloor(family);
@@ -283,7 +314,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             floors.merge(floorOf, value, Math::max);
             return;
         }
-        Slot slot = lockedSlot(resource, null);
+        Slot slot = adminSlot("raiseFloor('" + resource + "', " + value + ")", resource, true);
         try {
             if (!slot.seen || value > slot.maxSeen) {
                 slot.seen = true;
@@ -312,7 +343,8 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
     /** Lowers max_seen of {@code resource} to {@code floor}, only while it is {@code expected} unless that is -1. */
     private long lower(String resource, long floor, long expected) {
         FenceAdmin.checkLowering(resource, floor);
-        Slot slot = lockedExisting(resource);
+        String operation = "lowerMaxSeen('" + resource + "', " + floor + ")";
+        Slot slot = adminSlot(operation, resource, false);
         if (slot == null) {
             String family = ResourceFamily.of(resource);
             OptionalLong familyFloor = family == null ? OptionalLong.empty() : familyFloor(family);
@@ -330,7 +362,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             if (floor == 0) {
                 return familyFloor.getAsLong();
             }
-            slot = lockedSlot(resource, null); // lowered from its family's floor, in a slot of its own
+            slot = adminSlot(operation, resource, true); // lowered from its family's floor, in a slot of its own
         }
         try {
             if (slot.reentered()) {
@@ -365,13 +397,14 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
     /**
      * {@inheritDoc} In {@link String#compareTo} order, with each family's floor key ({@link FenceSql#familyFloorKey})
-     * as the JDBC store lists its floor rows; sorts the store's keys on each call (an admin read).
+     * as the JDBC store lists its floor rows; sorts the store's keys on each call (an admin read). Never waits for a
+     * fenced call in progress: a resource whose first call is in progress is listed.
      */
     @Override
     public List<String> resources(String after, int limit) {
         FenceInventory.checkLimit(limit);
         return java.util.stream.Stream.concat(
-                        slots.keySet().stream().filter(resource -> maxSeen(resource).isPresent()),
+                        slots.entrySet().stream().filter(e -> e.getValue().seenNow()).map(Map.Entry::getKey),
                         floors.keySet().stream().map(FenceSql::familyFloorKey))
                 .filter(resource -> after == null || resource.compareTo(after) > 0)
                 .sorted()
@@ -379,11 +412,13 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
                 .toList();
     }
 
-    /** {@inheritDoc} Family floors count: a folded resource's max_seen lives on in its family's floor. */
+    /**
+     * {@inheritDoc} Family floors count: a folded resource's max_seen lives on in its family's floor. Never waits for
+     * a fenced call in progress: its advance counts (it stays, whatever the write does).
+     */
     @Override
     public OptionalLong highestMaxSeen() {
-        OptionalLong slotsMax = slots.keySet().stream().map(this::maxSeen).filter(OptionalLong::isPresent)
-                .mapToLong(OptionalLong::getAsLong).max();
+        OptionalLong slotsMax = slots.values().stream().filter(Slot::seenNow).mapToLong(Slot::maxSeenNow).max();
         OptionalLong floorsMax = floors.values().stream().mapToLong(Long::longValue).max();
         if (slotsMax.isEmpty()) {
             return floorsMax;
@@ -485,8 +520,24 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         private int maxResources = Integer.MAX_VALUE;
         private IssuerFloors issuerFloors;
         private LongSupplier nanoClock = System::nanoTime;
+        private Duration adminWait = DEFAULT_ADMIN_WAIT;
 
         private Builder() {
+        }
+
+        /**
+         * How long {@link #maxSeen}, {@link #raiseFloor} and {@link #lowerMaxSeen} wait for a fenced call in progress
+         * on their resource before they fail with a {@link FenceStoreException} (default 5 s): a writer paused inside
+         * its call (a long GC, a stuck body) holds them no longer than that.
+         *
+         * @throws IllegalArgumentException when {@code adminWait} is null, zero or negative
+         */
+        public Builder adminWait(Duration adminWait) {
+            if (adminWait == null || adminWait.isZero() || adminWait.isNegative()) {
+                throw new IllegalArgumentException("InMemoryFenceStore adminWait must be positive, was " + adminWait);
+            }
+            this.adminWait = adminWait;
+            return this;
         }
 
         /**
@@ -561,12 +612,17 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
     static final class Slot extends AbstractQueuedSynchronizer implements Entry {
         private static final long serialVersionUID = 1L;
         private static final VarHandle OWNER;
+        private static final VarHandle SEEN;
+        private static final VarHandle MAX_SEEN;
         static final long FIRST_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(8);
         static final long LAST_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(64);
 
         static {
             try {
-                OWNER = MethodHandles.lookup().findVarHandle(Slot.class, "owner", Thread.class);
+                MethodHandles.Lookup lookup = MethodHandles.lookup();
+                OWNER = lookup.findVarHandle(Slot.class, "owner", Thread.class);
+                SEEN = lookup.findVarHandle(Slot.class, "seen", boolean.class);
+                MAX_SEEN = lookup.findVarHandle(Slot.class, "maxSeen", long.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -599,31 +655,70 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             if (OWNER.compareAndSet(this, null, current)) {
                 setExclusiveOwnerThread(current); // for thread dumps and deadlock detection only
             } else {
-                await();
+                await(Long.MAX_VALUE);
             }
         }
 
+        /** Takes the lock (or reenters it) when that takes at most {@code nanos}; whether it did. */
+        boolean lockWithin(long nanos) {
+            Thread current = Thread.currentThread();
+            if (OWNER.compareAndSet(this, null, current)) {
+                setExclusiveOwnerThread(current);
+                return true;
+            }
+            return await(nanos);
+        }
+
         /**
-         * Takes the lock held by another thread or reenters it: queues and parks for a period that doubles from
-         * {@link #FIRST_RECHECK_NANOS} to {@link #LAST_RECHECK_NANOS}, so that a wake-up missed is not waited for
-         * forever. Not interruptible, like {@code lock()}: an interrupt is kept for the caller.
+         * Takes the lock held by another thread or reenters it, waiting at most {@code nanos} ({@link Long#MAX_VALUE}:
+         * for good): queues and parks for a period that doubles from {@link #FIRST_RECHECK_NANOS} to
+         * {@link #LAST_RECHECK_NANOS}, so that a wake-up missed is not waited for forever. Not interruptible, like
+         * {@code lock()}: an interrupt is kept for the caller.
          */
-        private void await() {
+        private boolean await(long nanos) {
+            long deadline = nanos == Long.MAX_VALUE ? 0 : System.nanoTime() + nanos;
             boolean interrupted = false;
             long period = FIRST_RECHECK_NANOS;
-            while (true) {
-                try {
-                    if (tryAcquireNanos(1, period)) {
-                        break;
+            try {
+                while (true) {
+                    long wait = period;
+                    if (nanos != Long.MAX_VALUE) {
+                        long left = deadline - System.nanoTime();
+                        if (left <= 0) {
+                            return tryAcquire(1);
+                        }
+                        wait = Math.min(period, left);
                     }
-                } catch (InterruptedException e) {
-                    interrupted = true;
+                    try {
+                        if (tryAcquireNanos(1, wait)) {
+                            return true;
+                        }
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
+                    period = Math.min(period * 2, LAST_RECHECK_NANOS);
                 }
-                period = Math.min(period * 2, LAST_RECHECK_NANOS);
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
             }
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
+        }
+
+        /** Which thread holds it, for an error message: "held by thread 'name'", or "no longer held". */
+        String holderThread() {
+            Thread held = owner;
+            return held == null ? "no longer held" : "held by thread '" + held.getName() + "'";
+        }
+
+        /** Without its lock, for admin listings: whether it has a max_seen now (never torn: a boolean). */
+        boolean seenNow() {
+            return (boolean) SEEN.getOpaque(this);
+        }
+
+        /** Without its lock, for admin listings: max_seen now, an advance in progress included. */
+        long maxSeenNow() {
+            return (long) MAX_SEEN.getOpaque(this);
         }
 
         void unlock() {
