@@ -4,7 +4,9 @@ import java.util.OptionalLong;
 
 /**
  * The administrative side of a fence store: read a resource's max_seen, raise it to a floor, lower it. Each call is
- * atomic per resource against the store's checks. Lowering is the raw step of a recovery; operators go through
+ * atomic per resource against the store's checks, so a raise or a lowering waits for a fenced write in progress on
+ * the resource, for a bounded time (the JDBC stores' {@code lockTimeout}, the in-memory store's {@code adminWait}),
+ * after which it fails and changes nothing. Lowering is the raw step of a recovery; operators go through
  * {@link MaxSeenReset}, which checks it against the issuer, logs it and counts it.
  */
 public interface FenceAdmin {

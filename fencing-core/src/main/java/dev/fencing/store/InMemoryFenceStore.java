@@ -3,6 +3,7 @@ package dev.fencing.store;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.recovery.FenceAdmin;
 import dev.fencing.recovery.FenceInventory;
+import dev.fencing.recovery.ResetRefusedException;
 import dev.fencing.retention.CompactionResult;
 import dev.fencing.retention.FenceCompaction;
 import dev.fencing.retention.IssuerFloors;
@@ -46,7 +47,8 @@ import java.util.function.LongSupplier;
  * <p><b>Admin calls and fenced calls in progress</b>: {@link #maxSeen}, {@link #raiseFloor} and {@link #lowerMaxSeen}
  * take the resource's lock, so they answer after a fenced call in progress on it is over, and wait for it at most
  * {@link Builder#adminWait} (5 s by default, as the JDBC store's lock timeout): past that they fail with a
- * {@link FenceStoreException} naming the resource and the thread holding it, and change nothing. {@link #resources}
+ * {@link FenceStoreException} (a lowering with a {@link ResetRefusedException}, as the JDBC store's) naming the
+ * resource and the thread holding it, and change nothing. {@link #resources}
  * and {@link #highestMaxSeen} never wait: they read each resource's max_seen as it is, an advance in progress
  * included (it stays, whatever the write does).
  */
@@ -233,10 +235,11 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
      * For an admin call: the resource's slot, locked and current; created when missing and {@code create}, else
      * {@code null}. Waits for a fenced call in progress at most {@link Builder#adminWait}.
      *
-     * @throws FenceStoreException when the wait ran out (nothing locked), or when a slot is to be made at the
+     * @throws FenceStoreException when the wait ran out (nothing locked; a {@link ResetRefusedException} for a
+     *                             reset, as the JDBC store's), or when a slot is to be made at the
      *                             {@link Builder#maxResources} bound and none can be folded
      */
-    private Slot adminSlot(String operation, String resource, boolean create) {
+    private Slot adminSlot(String operation, String resource, boolean create, boolean reset) {
         while (true) {
             Slot slot = slots.get(resource);
             if (slot == null) {
@@ -248,10 +251,12 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
                         : slots.computeIfAbsent(resource, newSlot);
             }
             if (!slot.lockWithin(adminWaitNanos)) {
-                throw new FenceStoreException(resource, null, "InMemoryFenceStore." + operation + ": a fenced call "
-                        + "on resource '" + resource + "' (" + slot.holderThread() + ") held it longer than the "
-                        + "admin wait of " + Duration.ofNanos(adminWaitNanos) + "; nothing was read or changed. "
-                        + "Try again once the call is over (InMemoryFenceStore.Builder.adminWait)", null);
+                String message = "InMemoryFenceStore." + operation + ": a fenced call on resource '" + resource
+                        + "' (" + slot.holderThread() + ") held it longer than the admin wait of "
+                        + Duration.ofNanos(adminWaitNanos) + "; nothing was read or changed. Try again once the call "
+                        + "is over (InMemoryFenceStore.Builder.adminWait)";
+                throw reset ? new ResetRefusedException(resource, message)
+                        : new FenceStoreException(resource, null, message, null);
             }
             if (!slot.retired) {
                 return slot;
@@ -284,7 +289,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         if (floorOf != null) {
             return familyFloor(floorOf); // a family's floor key reads the floor, as in the JDBC store
         }
-        Slot slot = adminSlot("maxSeen('" + resource + "')", resource, false);
+        Slot slot = adminSlot("maxSeen('" + resource + "')", resource, false, false);
         if (slot == null) {
             String family = ResourceFamily.of(resource);
             return family == null ? OptionalLong.empty() : familyFloor(family);
@@ -314,7 +319,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             floors.merge(floorOf, value, Math::max);
             return;
         }
-        Slot slot = adminSlot("raiseFloor('" + resource + "', " + value + ")", resource, true);
+        Slot slot = adminSlot("raiseFloor('" + resource + "', " + value + ")", resource, true, false);
         try {
             if (!slot.seen || value > slot.maxSeen) {
                 slot.seen = true;
@@ -344,7 +349,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
     private long lower(String resource, long floor, long expected) {
         FenceAdmin.checkLowering(resource, floor);
         String operation = "lowerMaxSeen('" + resource + "', " + floor + ")";
-        Slot slot = adminSlot(operation, resource, false);
+        Slot slot = adminSlot(operation, resource, false, true);
         if (slot == null) {
             String family = ResourceFamily.of(resource);
             OptionalLong familyFloor = family == null ? OptionalLong.empty() : familyFloor(family);
@@ -362,7 +367,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             if (floor == 0) {
                 return familyFloor.getAsLong();
             }
-            slot = adminSlot(operation, resource, true); // lowered from its family's floor, in a slot of its own
+            slot = adminSlot(operation, resource, true, true); // lowered from its family's floor, in a slot of its own
         }
         try {
             if (slot.reentered()) {

@@ -1,5 +1,6 @@
 package dev.fencing.store;
 
+import dev.fencing.recovery.ResetRefusedException;
 import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -79,10 +80,10 @@ class AdminReadsDuringWriteTest {
         Future<Object> paused = pause(store, new FencingToken("orders:1", 7, "h7"));
 
         assertThatThrownBy(() -> inTime(() -> store.lowerMaxSeen("orders:1", 0)))
-                .isInstanceOf(FenceStoreException.class)
+                .isInstanceOf(ResetRefusedException.class)
                 .hasMessageContaining("InMemoryFenceStore.lowerMaxSeen('orders:1', 0)");
         assertThatThrownBy(() -> inTime(() -> store.lowerMaxSeen("orders:1", 3, 7)))
-                .isInstanceOf(FenceStoreException.class);
+                .isInstanceOf(ResetRefusedException.class);
         assertThatThrownBy(() -> inTime(() -> {
             store.raiseFloor("orders:1", 100);
             return null;
