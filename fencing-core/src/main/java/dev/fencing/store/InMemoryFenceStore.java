@@ -22,7 +22,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
@@ -600,27 +599,20 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
      * its own synchronizer (as {@link java.util.concurrent.locks.ReentrantLock} is, without the separate object it
      * keeps), which saves 16 bytes per resource and one dependent load per check.
      *
-     * <p>The lock is taken by a compare-and-set of {@link #owner} and given back by a release store: unlike
-     * {@code ReentrantLock}'s volatile write, the store costs no locked instruction (a plain store on x86: the woven
-     * check 4-6 ns cheaper on the third machine's kind, where such instructions are dear; docs/benchmarks.md). Mutual
-     * exclusion rests on the compare-and-set alone; what the cheaper store gives up is the guarantee that an unlocking
-     * thread sees a waiter that queued at that very moment (the two need a store-load fence each to see each other), so
-     * a waiter may sleep through its wake-up. Waiters therefore never park for good: each parks for at most
-     * {@link #FIRST_RECHECK_NANOS} (8 ms), doubling up to {@link #LAST_RECHECK_NANOS} (64 ms), and looks again. A
-     * wake-up missed (a window of nanoseconds around an unlock, while the next waiter queues, or, woken before and
-     * beaten to the lock by a thread that did not queue, queues its wait again) costs that waiter, and the waiters
-     * queued behind it, at most the period it parked for; a waiter behind a long write wakes about log2(wait / 8 ms)
-     * times. The first period is not shorter because a waiter whose period ends while the lock is still held queues
-     * again at the tail (as a timed wait of {@code AbstractQueuedSynchronizer} does): with 1 ms, sixteen threads
-     * queueing for 2 ms each waited 40% longer by the median ({@code SlotHandoff} in fencing-benchmarks).
+     * <p>The lock is taken by a compare-and-set of {@link #owner} and given back by a volatile store, as
+     * {@code ReentrantLock}'s is, so the unlock that follows sees every waiter queued before it: waiters park until
+     * woken and keep their place in line. (From e4665f18 to 2026-12-07 it was given back by a release store, which costs
+     * no locked instruction, 4-6 ns a call on the third machine's kind, but may miss a waiter queueing at that very
+     * moment, so waiters parked for 8 to 64 ms at a time and looked again. A waiter whose period ran out left the
+     * queue, by a walk of the whole queue, and joined it again at the tail: with thousands of waiters on one resource,
+     * a virtual thread per request, that churn was quadratic, and 20,000 virtual threads on one slot took 9-37 s where
+     * a {@code ReentrantLock} takes about 1 s; {@code VirtualThreadFencingTest}, docs/benchmarks.md.)
      */
     static final class Slot extends AbstractQueuedSynchronizer implements Entry {
         private static final long serialVersionUID = 1L;
         private static final VarHandle OWNER;
         private static final VarHandle SEEN;
         private static final VarHandle MAX_SEEN;
-        static final long FIRST_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(8);
-        static final long LAST_RECHECK_NANOS = TimeUnit.MILLISECONDS.toNanos(64);
 
         static {
             try {
@@ -660,48 +652,29 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             if (OWNER.compareAndSet(this, null, current)) {
                 setExclusiveOwnerThread(current); // for thread dumps and deadlock detection only
             } else {
-                await(Long.MAX_VALUE);
+                acquire(1); // queues and parks until the unlock ahead wakes it; not interruptible, as lock() is
             }
         }
 
-        /** Takes the lock (or reenters it) when that takes at most {@code nanos}; whether it did. */
+        /**
+         * Takes the lock (or reenters it) when that takes at most {@code nanos}; whether it did. Not interruptible: an
+         * interrupt is kept for the caller.
+         */
         boolean lockWithin(long nanos) {
             Thread current = Thread.currentThread();
             if (OWNER.compareAndSet(this, null, current)) {
                 setExclusiveOwnerThread(current);
                 return true;
             }
-            return await(nanos);
-        }
-
-        /**
-         * Takes the lock held by another thread or reenters it, waiting at most {@code nanos} ({@link Long#MAX_VALUE}:
-         * for good): queues and parks for a period that doubles from {@link #FIRST_RECHECK_NANOS} to
-         * {@link #LAST_RECHECK_NANOS}, so that a wake-up missed is not waited for forever. Not interruptible, like
-         * {@code lock()}: an interrupt is kept for the caller.
-         */
-        private boolean await(long nanos) {
-            long deadline = nanos == Long.MAX_VALUE ? 0 : System.nanoTime() + nanos;
+            long deadline = System.nanoTime() + nanos;
             boolean interrupted = false;
-            long period = FIRST_RECHECK_NANOS;
             try {
                 while (true) {
-                    long wait = period;
-                    if (nanos != Long.MAX_VALUE) {
-                        long left = deadline - System.nanoTime();
-                        if (left <= 0) {
-                            return tryAcquire(1);
-                        }
-                        wait = Math.min(period, left);
-                    }
                     try {
-                        if (tryAcquireNanos(1, wait)) {
-                            return true;
-                        }
+                        return tryAcquireNanos(1, Math.max(0, deadline - System.nanoTime()));
                     } catch (InterruptedException e) {
-                        interrupted = true;
+                        interrupted = true; // cleared by the throw: the next wait runs for the time left
                     }
-                    period = Math.min(period * 2, LAST_RECHECK_NANOS);
                 }
             } finally {
                 if (interrupted) {
@@ -801,8 +774,8 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
                 setState(reentries - releases);
                 return false;
             }
-            setExclusiveOwnerThread(null); // before the release store, which publishes it with the slot's fields
-            OWNER.setRelease(this, null); // no locked instruction: see the class comment
+            setExclusiveOwnerThread(null); // before the volatile store, which publishes it with the slot's fields
+            OWNER.setVolatile(this, null); // then the wake-up that follows sees every waiter: see the class comment
             return true;
         }
 

@@ -3,10 +3,9 @@ package dev.fencing.store;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -18,8 +17,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The slot's lock, which serializes one resource's writes: mutual exclusion under contention, reentry, the holder
- * check, and that a waiter takes the lock even when the unlock that freed it woke nobody (the lock gives it back with
- * a release store, which may miss a waiter queueing at that instant, so waiters look again by themselves).
+ * check, and that waiters park until the unlock wakes them, in the order they queued (the lock is given back by a
+ * volatile store, which misses no waiter).
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
 class SlotLockTest {
@@ -67,22 +66,33 @@ class SlotLockTest {
     }
 
     @Test
-    void aWaiterTakesTheLockWhenTheUnlockWokeNobody() throws Exception {
+    void waitersParkUntilWokenAndAreServedInTheOrderTheyQueued() throws Exception {
         InMemoryFenceStore.Slot slot = new InMemoryFenceStore.Slot();
         slot.lock();
-        AtomicBoolean acquired = new AtomicBoolean();
-        Thread waiter = new Thread(() -> {
-            slot.lock();
-            acquired.set(true);
-            slot.unlock();
-        });
-        waiter.setDaemon(true);
-        waiter.start();
-        awaitParked(waiter);
-        // the unlock whose wake-up the waiter missed: the lock is free, and nobody signals the queue
-        ownerHandle().setRelease(slot, (Thread) null);
-        waiter.join(TimeUnit.SECONDS.toMillis(5));
-        assertThat(acquired).as("the waiter took the lock by itself after a missed wake-up").isTrue();
+        List<Integer> served = new CopyOnWriteArrayList<>();
+        List<Thread> waiters = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            int n = i;
+            Thread waiter = new Thread(() -> {
+                slot.lock();
+                served.add(n);
+                slot.unlock();
+            });
+            waiter.setDaemon(true);
+            waiter.start();
+            awaitParked(waiter); // queued behind the ones before it
+            waiters.add(waiter);
+        }
+        Thread.sleep(100); // longer than any period a timed wait would have looked again after
+        for (Thread waiter : waiters) {
+            // a timed park (TIMED_WAITING) would leave the queue when it ran out and join it again at the tail
+            assertThat(waiter.getState()).as("a waiter parks until the unlock wakes it").isEqualTo(Thread.State.WAITING);
+        }
+        slot.unlock();
+        for (Thread waiter : waiters) {
+            waiter.join(TimeUnit.SECONDS.toMillis(5));
+        }
+        assertThat(served).containsExactly(0, 1, 2, 3, 4);
         assertThat(slot.free()).isTrue();
     }
 
@@ -140,16 +150,11 @@ class SlotLockTest {
         assertThat(slot.free()).isTrue();
     }
 
-    private static VarHandle ownerHandle() throws ReflectiveOperationException {
-        return MethodHandles.privateLookupIn(InMemoryFenceStore.Slot.class, MethodHandles.lookup())
-                .findVarHandle(InMemoryFenceStore.Slot.class, "owner", Thread.class);
-    }
-
     private static void awaitParked(Thread waiter) throws InterruptedException {
         while (waiter.getState() != Thread.State.TIMED_WAITING && waiter.getState() != Thread.State.WAITING) {
             Thread.sleep(1);
         }
-        Thread.sleep(20); // parked a while: its period has grown past the first
+        Thread.sleep(20); // parked a while
     }
 
     private static void await(CountDownLatch latch) {
