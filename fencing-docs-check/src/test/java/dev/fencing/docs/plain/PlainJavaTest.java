@@ -5,6 +5,7 @@ import dev.fencing.aspectj.FencingAspect;                 // fencing-aspect
 import dev.fencing.context.FencingContext;                // fencing-core
 import dev.fencing.context.FencingPropagation;
 import dev.fencing.context.FencingScope;
+import dev.fencing.context.TokenUse;
 import dev.fencing.guard.FenceGuard;
 import dev.fencing.issuer.Lease;
 import dev.fencing.jdbc.JdbcFenceStore;                   // fencing-jdbc
@@ -92,6 +93,33 @@ class PlainJavaTest {
             return null;
         })).isInstanceOf(StaleTokenException.class);
         assertThat(sql.queryForObject("SELECT qty FROM stock WHERE sku = 'widget'", Integer.class)).isZero();
+    }
+
+    @Test
+    void aLeaseKnownLostIsRefusedBeforeTheStore() throws Throwable {
+        JdbcFenceStore store = store();
+        JdbcTokenIssuer issuer = JdbcTokenIssuer.builder(dataSource).leaseTime(Duration.ofMillis(300)).build();
+        assertThatThrownBy(() -> {
+            // tag::lost[]
+            try (Lease lease = issuer.acquire("stock:widget", Duration.ofSeconds(5))) {
+                TokenUse use = TokenUse.open(lease.token(), lease::isLost); // found by the bind below
+                try (FencingScope scope = FencingContext.bind(lease.token())) {
+                    pauseLongerThanTheLease(); // a GC, a stopped process: the lease ends meanwhile
+                    FencingToken token = FencingContext.present("stock:widget"); // the lease is lost: refused
+                    store.fence("stock:widget", token, () -> new JdbcTemplate(dataSource).update(
+                            "UPDATE stock SET qty = ? WHERE sku = ?", 300, "widget"));
+                } finally {
+                    use.close(); // when the lease ends
+                }
+            }
+            // end::lost[]
+        }).isInstanceOf(StaleTokenException.class).satisfies(
+                refused -> assertThat(((StaleTokenException) refused).lockLost()).isTrue());
+        assertThat(sql.queryForObject("SELECT qty FROM stock WHERE sku = 'widget'", Integer.class)).isZero();
+    }
+
+    private static void pauseLongerThanTheLease() throws InterruptedException {
+        Thread.sleep(500);
     }
 
     @Test
