@@ -1106,22 +1106,35 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         if (!guarded && transactionResource != null && !TransactionOrigins.listening()) {
             // without a Spring context (no bean factory) only the application knows whether it runs transactions of
             // other managers: said at INFO, with the call that covers them
-            String said = "JdbcFenceStore on table '" + table + "': no transaction manager "
-                    + "is listened to (TransactionOrigins), so a fenced call in a transaction of another manager "
-                    + "nested inside a transaction of the store's DataSource is not refused: the check would join the "
-                    + "outer transaction while the method's writes commit with the inner one. The Spring Boot starter "
-                    + "a JdbcFenceStore bean and @EnableFencing (for a store behind a route of its RoutingFenceStore "
-                    + "bean) register it; for another store that is not a bean, declare @Bean static "
-                    + "BeanPostProcessor fencingTransactionOrigins() { return TransactionOrigins.beanPostProcessor(); }"
-                    + " or call TransactionOrigins.listenTo(manager, name) for each transaction manager";
             if (beanFactory == null) {
-                LOG.info(said + " (outside a Spring context: needed only when this thread also runs transactions of "
-                        + "other managers)");
+                LOG.info(notListenedTo(table, false));
             } else {
-                LOG.warn(said);
+                LOG.warn(notListenedTo(table, true));
             }
         }
         guarded = true;
+    }
+
+    /**
+     * What {@link #verify()} says when no transaction manager is listened to: in a Spring context, the bean that
+     * registers the listener; outside one, only the call, which matters only when the thread also runs transactions of
+     * other managers.
+     */
+    static String notListenedTo(String table, boolean springContext) {
+        String said = "JdbcFenceStore on table '" + table + "': no transaction manager is listened to "
+                + "(TransactionOrigins), so a fenced call in a transaction of another manager nested inside a "
+                + "transaction of the store's DataSource is not refused: the check would join the outer transaction "
+                + "while the method's writes commit with the inner one. ";
+        if (springContext) {
+            return said + "The Spring Boot starter (for its JdbcFenceStore bean) and @EnableFencing (for a store behind "
+                    + "a route of its RoutingFenceStore bean) register the listener; for another store that is not a "
+                    + "bean, declare @Bean static BeanPostProcessor fencingTransactionOrigins() { return "
+                    + "TransactionOrigins.beanPostProcessor(); } or call TransactionOrigins.listenTo(manager, name) for "
+                    + "each transaction manager";
+        }
+        return said + "Outside a Spring context this matters only when this thread also runs transactions of other "
+                + "managers: then call TransactionOrigins.listenTo(manager, name) once for each transaction manager "
+                + "your code begins transactions with";
     }
 
     /** Checks the table without counting as a guard using the store (its own startup, first check, admin tasks). */
