@@ -1126,11 +1126,11 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                 + "transaction of the store's DataSource is not refused: the check would join the outer transaction "
                 + "while the method's writes commit with the inner one. ";
         if (springContext) {
-            return said + "The Spring Boot starter (for its JdbcFenceStore bean) and @EnableFencing (for a store behind "
-                    + "a route of its RoutingFenceStore bean) register the listener; for another store that is not a "
-                    + "bean, declare @Bean static BeanPostProcessor fencingTransactionOrigins() { return "
-                    + "TransactionOrigins.beanPostProcessor(); } or call TransactionOrigins.listenTo(manager, name) for "
-                    + "each transaction manager";
+            return said + "The Spring Boot starter (for its JdbcFenceStore bean) and @EnableFencing (for a store "
+                    + "behind a route of its RoutingFenceStore bean) register the listener; for another store that "
+                    + "is not a bean, declare @Bean static BeanPostProcessor fencingTransactionOrigins() { return "
+                    + "TransactionOrigins.beanPostProcessor(); } or call TransactionOrigins.listenTo(manager, name) "
+                    + "for each transaction manager";
         }
         return said + "Outside a Spring context this matters only when this thread also runs transactions of other "
                 + "managers: then call TransactionOrigins.listenTo(manager, name) once for each transaction manager "
