@@ -96,6 +96,30 @@ class VirtualThreadFencingTest {
     }
 
     /**
+     * A scope closed on another thread than the one that opened it is refused with a message naming both threads:
+     * virtual threads have no name by default, and the message said "on the thread that opened it (), not on ".
+     */
+    @Test
+    @Timeout(60)
+    void aScopeClosedOnAnotherVirtualThreadIsRefusedNamingBothThreads() throws Exception {
+        ExecutorService virtual = virtualThreadPerTask();
+        try {
+            FencingScope opened = virtual.submit(() -> FencingContext.bind(new FencingToken("vt-names", 1, "h")))
+                    .get(10, TimeUnit.SECONDS);
+            Future<Object> closed = virtual.submit(() -> {
+                opened.close();
+                return null;
+            });
+            assertThat(closed).failsWithin(Duration.ofSeconds(10)).withThrowableOfType(ExecutionException.class)
+                    .havingCause().isInstanceOf(IllegalStateException.class)
+                    .withMessageContaining("on the thread that opened it (VirtualThread[#")
+                    .withMessageContaining("not on VirtualThread[#");
+        } finally {
+            closeAndWait(virtual);
+        }
+    }
+
+    /**
      * Many requests at once, each on its own virtual thread, each acquiring a lease and handing its write to a
      * virtual-thread executor wrapped as the docs say: every write runs under its own request's token (never
      * another's, never none), in token order per resource, and the counters match.
