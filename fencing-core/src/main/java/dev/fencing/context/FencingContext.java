@@ -392,7 +392,7 @@ public final class FencingContext {
         Objects.requireNonNull(mark, "mark");
         if (mark.owner != Thread.currentThread()) {
             throw new IllegalStateException("A fencing mark must be used on the thread that took it ("
-                    + nameOf(mark.owner) + "), not on " + nameOf(Thread.currentThread()));
+                    + ThreadNames.of(mark.owner) + "), not on " + ThreadNames.of(Thread.currentThread()));
         }
         List<FencingToken> left = new ArrayList<>();
         FencingScope lowest = null;
@@ -466,7 +466,7 @@ public final class FencingContext {
     static void close(FencingScope scope) {
         if (scope.owner != Thread.currentThread()) {
             throw new IllegalStateException("A fencing scope must be closed on the thread that opened it ("
-                    + nameOf(scope.owner) + "), not on " + nameOf(Thread.currentThread()));
+                    + ThreadNames.of(scope.owner) + "), not on " + ThreadNames.of(Thread.currentThread()));
         }
         if (scope.closed) {
             return;
@@ -491,11 +491,5 @@ public final class FencingContext {
                     + "closed; they were closed too (they bound " + tokensBetween(top, scope) + "). Close scopes "
                     + "innermost first (use try-with-resources)");
         }
-    }
-
-    /** A thread's name for a message; a virtual thread, nameless by default, by its {@code toString()} (its id). */
-    private static String nameOf(Thread thread) {
-        String name = thread.getName();
-        return name.isEmpty() ? thread.toString() : name;
     }
 }

@@ -108,7 +108,7 @@ public final class FencingPropagation {
             return;
         }
         long heldBack = HELD_BACK.getAndSet(0);
-        String thread = nameOf(Thread.currentThread());
+        String thread = ThreadNames.of(Thread.currentThread());
         LOG.log(System.Logger.Level.ERROR, () -> "A task run through FencingPropagation left fencing tokens bound "
                 + "on its thread (" + thread + "): " + left + ". They are unbound now; without that, the next task "
                 + "on this pooled thread would write under them, as if it held their locks. Close what you bind: try "
@@ -156,11 +156,5 @@ public final class FencingPropagation {
         public boolean awaitTermination(long timeout, TimeUnit unit) throws InterruptedException {
             return delegate.awaitTermination(timeout, unit);
         }
-    }
-
-    /** A thread's name for a message; a virtual thread, nameless by default, by its {@code toString()} (its id). */
-    private static String nameOf(Thread thread) {
-        String name = thread.getName();
-        return name.isEmpty() ? thread.toString() : name;
     }
 }

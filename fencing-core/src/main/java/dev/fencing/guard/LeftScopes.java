@@ -1,8 +1,8 @@
 package dev.fencing.guard;
 
 import dev.fencing.context.FencingContext;
-
 import dev.fencing.context.FencingScope;
+import dev.fencing.context.ThreadNames;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.Counter;
@@ -82,18 +82,12 @@ public final class LeftScopes {
         if (heldBack < 0) {
             return;
         }
-        String thread = nameOf(Thread.currentThread());
+        String thread = ThreadNames.of(Thread.currentThread());
         LOG.log(System.Logger.Level.ERROR, () -> place + " left fencing tokens bound on its thread (" + thread + "): "
                 + left + ". They are unbound now; without that, the next " + next + " on this pooled thread would "
                 + "write under them, as if it held their locks. Close what you bind: try (FencingScope scope = "
                 + "FencingContext.bind(token)) { ... }, or FencingContext.run(token, () -> ...); counted in "
                 + FencingMetrics.LEFT_SCOPES
                 + (heldBack > 0 ? " (" + heldBack + " more such leaks here since the last line)" : ""));
-    }
-
-    /** A thread's name for a message; a virtual thread, nameless by default, by its {@code toString()} (its id). */
-    private static String nameOf(Thread thread) {
-        String name = thread.getName();
-        return name.isEmpty() ? thread.toString() : name;
     }
 }

@@ -1,5 +1,6 @@
 package dev.fencing.guard;
 
+import dev.fencing.context.ThreadNames;
 import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.token.FencingToken;
@@ -41,7 +42,7 @@ final class RefusalLog {
                             + "CompletableFuture.runAsync, a parallel stream; a publisher subscribed outside the "
                             + "context that bound it). At most one such line per method and outcome per minute; see "
                             + "fencing.checks'{'outcome=\"missing\"'}' for every count",
-                    operation, FencingToken.printable(resource), nameOf(Thread.currentThread()));
+                    operation, FencingToken.printable(resource), ThreadNames.of(Thread.currentThread()));
         } catch (RuntimeException ignored) {
             // logging is advisory
         }
@@ -66,11 +67,5 @@ final class RefusalLog {
         } catch (RuntimeException ignored) {
             // logging is advisory
         }
-    }
-
-    /** A thread's name for a message; a virtual thread, nameless by default, by its {@code toString()} (its id). */
-    private static String nameOf(Thread thread) {
-        String name = thread.getName();
-        return name.isEmpty() ? thread.toString() : name;
     }
 }
