@@ -46,6 +46,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -99,7 +100,8 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     private final IssuedTokens issued;
     private final long sessionTtlSeconds;
     private final String endpoints;
-    private final Object sessionLock = new Object();
+    /** A lock, not a monitor: a virtual thread granting the session blocks on etcd without pinning its carrier. */
+    private final ReentrantLock sessionLock = new ReentrantLock();
     private volatile Session session;
     /** The clock a session's age is measured with; a test seam. */
     private LongSupplier nanoClock = System::nanoTime;
@@ -481,7 +483,8 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
     /** Stops keeping the session alive and revokes it: every lock still held is released by etcd. */
     @Override
     public void close() {
-        synchronized (sessionLock) {
+        sessionLock.lock();
+        try {
             Session current = session;
             session = null;
             if (current != null) {
@@ -489,6 +492,8 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
                 current.keepAlive.close();
                 client.getLeaseClient().revoke(current.leaseId);
             }
+        } finally {
+            sessionLock.unlock();
         }
     }
 
@@ -620,7 +625,8 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         if (current != null && !current.lost) {
             return current;
         }
-        synchronized (sessionLock) {
+        sessionLock.lock();
+        try {
             current = session;
             if (current != null && !current.lost) {
                 return current;
@@ -635,6 +641,8 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
                 retire(current);
             }
             return fresh;
+        } finally {
+            sessionLock.unlock();
         }
     }
 

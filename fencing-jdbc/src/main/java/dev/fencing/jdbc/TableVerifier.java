@@ -28,6 +28,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 import java.util.function.LongConsumer;
 import java.util.function.Predicate;
@@ -89,6 +90,7 @@ final class TableVerifier {
     /** This verifier's probe resource: no other instance writes it, so concurrent probes share no row. */
     private final String probeResource = probeResource(ThreadLocalRandom.current().nextLong(Long.MAX_VALUE));
     private volatile boolean verified;
+    private final ReentrantLock verifying = new ReentrantLock();
 
     /** Waits between attempts, the milliseconds given; a test seam, package-private. */
     volatile LongConsumer pause = TableVerifier::sleep;
@@ -155,7 +157,8 @@ final class TableVerifier {
         if (verified) {
             return;
         }
-        synchronized (this) {
+        verifying.lock(); // a lock, not a monitor: a virtual thread checking the table does not pin its carrier
+        try {
             if (verified) {
                 return;
             }
@@ -182,6 +185,8 @@ final class TableVerifier {
                 inspect(this::requireUniqueResourceKey);
             }
             verified = true;
+                } finally {
+            verifying.unlock();
         }
         log.info(kind.owner() + ": table '" + table + "' on " + dialect.productName() + " verified"
                 + (createTable ? " (created first if it was missing)" : "") + verifiedDetail.get());
