@@ -184,9 +184,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
         while (true) {
             Slot slot = slots.get(resource);
             if (slot == null) {
-                slot = maxResources != Integer.MAX_VALUE && slots.size() >= maxResources
-                        ? folding.admit(resource, token)
-                        : slots.computeIfAbsent(resource, newSlot);
+                slot = admitted(resource, token);
             }
             slot.lock();
             if (!slot.retired) {
@@ -194,6 +192,16 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
             }
             slot.unlock(); // folded while this thread waited on its lock: its state is in the floor now
         }
+    }
+
+    /**
+     * A new resource's slot, not locked: made from its family's floor, folding others first when the store is at its
+     * {@link Builder#maxResources} bound.
+     */
+    private Slot admitted(String resource, FencingToken token) {
+        return maxResources != Integer.MAX_VALUE && slots.size() >= maxResources
+                ? folding.admit(resource, token)
+                : slots.computeIfAbsent(resource, newSlot);
     }
 
     /** The lane of one resource: its slot, kept from the last call, locked and checked for having been folded. */
@@ -245,9 +253,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
                 if (!create) {
                     return null;
                 }
-                slot = maxResources != Integer.MAX_VALUE && slots.size() >= maxResources
-                        ? folding.admit(resource, null)
-                        : slots.computeIfAbsent(resource, newSlot);
+                slot = admitted(resource, null);
             }
             if (!slot.lockWithin(adminWaitNanos)) {
                 String message = "InMemoryFenceStore." + operation + ": a fenced call on resource '" + resource
@@ -534,11 +540,13 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
          * on their resource before they fail with a {@link FenceStoreException} (default 5 s): a writer paused inside
          * its call (a long GC, a stuck body) holds them no longer than that.
          *
-         * @throws IllegalArgumentException when {@code adminWait} is null, zero or negative
+         * @throws IllegalArgumentException when {@code adminWait} is null, zero, negative or above a day
          */
         public Builder adminWait(Duration adminWait) {
-            if (adminWait == null || adminWait.isZero() || adminWait.isNegative()) {
-                throw new IllegalArgumentException("InMemoryFenceStore adminWait must be positive, was " + adminWait);
+            if (adminWait == null || adminWait.isZero() || adminWait.isNegative()
+                    || adminWait.compareTo(Duration.ofDays(1)) > 0) {
+                throw new IllegalArgumentException("InMemoryFenceStore adminWait must be positive and at most a day, "
+                        + "was " + adminWait);
             }
             this.adminWait = adminWait;
             return this;
@@ -601,9 +609,9 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
      *
      * <p>The lock is taken by a compare-and-set of {@link #owner} and given back by a volatile store, as
      * {@code ReentrantLock}'s is, so the unlock that follows sees every waiter queued before it: waiters park until
-     * woken and keep their place in line. (From e4665f18 to 2026-12-07 it was given back by a release store, which costs
-     * no locked instruction, 4-6 ns a call on the third machine's kind, but may miss a waiter queueing at that very
-     * moment, so waiters parked for 8 to 64 ms at a time and looked again. A waiter whose period ran out left the
+     * woken and keep their place in line. (From e4665f18 to 2026-12-07 it was given back by a release store, which
+     * costs no locked instruction, 4-6 ns a call on the third machine's kind, but may miss a waiter queueing at that
+     * very moment, so waiters parked for 8 to 64 ms at a time and looked again. A waiter whose period ran out left the
      * queue, by a walk of the whole queue, and joined it again at the tail: with thousands of waiters on one resource,
      * a virtual thread per request, that churn was quadratic, and 20,000 virtual threads on one slot took 9-37 s where
      * a {@code ReentrantLock} takes about 1 s; {@code VirtualThreadFencingTest}, docs/benchmarks.md.)

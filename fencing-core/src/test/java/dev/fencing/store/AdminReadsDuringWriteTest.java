@@ -113,7 +113,10 @@ class AdminReadsDuringWriteTest {
     @Test
     void theAdminWaitMustBePositive() {
         assertThatThrownBy(() -> InMemoryFenceStore.builder().adminWait(Duration.ZERO))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("adminWait must be positive, was PT0S");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("adminWait must be positive and at most a day, was PT0S");
+        assertThatThrownBy(() -> InMemoryFenceStore.builder().adminWait(Duration.ofDays(400 * 365)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("was PT3504000H");
         assertThatThrownBy(() -> InMemoryFenceStore.builder().adminWait(null))
                 .isInstanceOf(IllegalArgumentException.class);
     }
