@@ -22,6 +22,8 @@ public interface FenceStore {
      * @throws FenceStoreException                 when the store cannot reach a verdict (carrying this very
      *                                              {@code token}); the write did not run
      * @throws IllegalArgumentException             when the token was issued for another resource
+     * @throws NullPointerException                 when {@code resource} or {@code write} is {@code null}: refused
+     *                                              before the check, naming the other arguments; nothing changed
      * @throws Throwable                            whatever the write throws, unchanged
      */
     <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable;

@@ -97,6 +97,10 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
 
     @Override
     public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+        if (write == null) { // refused before the check: max_seen must not advance for a write that never runs
+            throw new NullPointerException("InMemoryFenceStore.fence: the write for resource '" + resource
+                    + "' is null (token " + token + "); nothing was checked");
+        }
         Entry entry = enter(resource, token);
         try {
             return write.proceed();
@@ -111,6 +115,10 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
      */
     @Override
     public Entry enter(String resource, FencingToken token) {
+        if (resource == null) {
+            throw new NullPointerException("InMemoryFenceStore: the resource to fence is null (token " + token
+                    + "); nothing was checked");
+        }
         requireIssuedFor(resource, token);
         return judged(lockedSlot(resource, token), resource, token);
     }

@@ -35,6 +35,11 @@ public final class RoutingFenceStore implements FenceStore {
 
     @Override
     public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+        if (resource == null || write == null) { // before routing: no route is named after a caller's bug
+            throw new NullPointerException("RoutingFenceStore.fence: " + (resource == null
+                    ? "the resource to fence is null" : "the write for resource '" + resource + "' is null")
+                    + " (token " + token + "); nothing was checked");
+        }
         return storeFor(resource).fence(resource, token, write);
     }
 

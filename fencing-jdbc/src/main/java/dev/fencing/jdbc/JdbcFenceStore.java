@@ -261,6 +261,11 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
 
     @Override
     public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+        if (resource == null || write == null) { // refused before the check and its transaction
+            throw new NullPointerException("JdbcFenceStore.fence on table '" + table + "': " + (resource == null
+                    ? "the resource to fence is null" : "the write for resource '" + resource + "' is null")
+                    + " (token " + token + "); nothing was checked");
+        }
         if (token == null) { // FencingContext.present(..) answers null when nothing is bound: refused, not an NPE
             throw new MissingTokenException(resource, "a check of JdbcFenceStore on table '" + table + "'");
         }

@@ -1,6 +1,7 @@
 package dev.fencing.r2dbc;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.context.MissingTokenException;
 import dev.fencing.reactive.ReactiveFenceStore;
 import dev.fencing.retention.ResourceFamily;
 import dev.fencing.rule.FenceRule;
@@ -127,9 +128,14 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
      */
     @Override
     public <T> Flux<T> fence(String resource, FencingToken token, Flux<T> write) {
-        Objects.requireNonNull(resource, "resource");
-        Objects.requireNonNull(token, "token");
-        Objects.requireNonNull(write, "write");
+        if (resource == null || write == null) { // refused at assembly, before any statement
+            throw new NullPointerException("R2dbcFenceStore.fence on table '" + table + "': " + (resource == null
+                    ? "the resource to fence is null" : "the write for resource '" + resource + "' is null")
+                    + " (token " + token + "); nothing was checked");
+        }
+        if (token == null) { // FencingContext.present(..) answers null when nothing is bound: refused, not an NPE
+            throw new MissingTokenException(resource, "a check of R2dbcFenceStore on table '" + table + "'");
+        }
         if (!resource.equals(token.resource())) {
             throw new IllegalArgumentException("Token " + token + " was issued for resource '" + token.resource()
                     + "', not for '" + resource + "'");

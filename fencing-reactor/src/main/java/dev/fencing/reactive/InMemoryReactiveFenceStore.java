@@ -1,5 +1,6 @@
 package dev.fencing.reactive;
 
+import dev.fencing.context.MissingTokenException;
 import dev.fencing.rule.FenceRule;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.rule.Verdict;
@@ -41,6 +42,14 @@ public final class InMemoryReactiveFenceStore implements ReactiveFenceStore {
 
     @Override
     public <T> Flux<T> fence(String resource, FencingToken token, Flux<T> write) {
+        if (resource == null || write == null) { // refused at assembly: max_seen must not advance for no write
+            throw new NullPointerException("InMemoryReactiveFenceStore.fence: " + (resource == null
+                    ? "the resource to fence is null" : "the write for resource '" + resource + "' is null")
+                    + " (token " + token + "); nothing was checked");
+        }
+        if (token == null) { // FencingContext.present(..) answers null when nothing is bound: refused, not an NPE
+            throw new MissingTokenException(resource, "a check of InMemoryReactiveFenceStore");
+        }
         if (!resource.equals(token.resource())) {
             throw new IllegalArgumentException("Token " + token + " was issued for resource '" + token.resource()
                     + "', not for '" + resource + "'");

@@ -25,6 +25,9 @@ public interface ReactiveFenceStore {
      * {@link dev.fencing.store.FenceStoreException} (carrying this very {@code token}) when the store cannot reach
      * a verdict; otherwise whatever {@code write} signals, unchanged
      * @throws IllegalArgumentException when the token was issued for another resource (at assembly)
+     * @throws dev.fencing.context.MissingTokenException when {@code token} is {@code null} (at assembly)
+     * @throws NullPointerException     when {@code resource} or {@code write} is {@code null} (at assembly, naming the
+     *                                  other arguments; nothing changed)
      */
     <T> Flux<T> fence(String resource, FencingToken token, Flux<T> write);
 

@@ -168,6 +168,26 @@ public abstract class FenceStoreContract {
         assertThat(log).isEmpty();
     }
 
+    /**
+     * A {@code null} write or resource (a caller's bug) is refused before the check, naming the resource and the
+     * token: max_seen is not advanced for a write that never ran, so the next holder's smaller first token is still
+     * accepted.
+     */
+    @Test
+    void aNullWriteOrResourceIsRefusedBeforeTheCheckAndChangesNothing() throws Throwable {
+        String r = freshResource();
+        FencingToken five = token(r, 5, "a");
+        assertThatThrownBy(() -> store().fence(r, five, null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("write").hasMessageContaining("'" + r + "'").hasMessageContaining(five.toString());
+        assertThatThrownBy(() -> store().fence(null, five, () -> "never"))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("resource").hasMessageContaining(five.toString());
+        List<String> log = new ArrayList<>();
+        assertThat(write(r, token(r, 1, "b"), log, "1")).isEqualTo("1");
+        assertThat(log).containsExactly("1");
+    }
+
     @Test
     void exceptionFromTheWritePassesThroughUnchanged() {
         String r = freshResource();

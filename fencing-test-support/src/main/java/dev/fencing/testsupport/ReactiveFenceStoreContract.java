@@ -1,5 +1,6 @@
 package dev.fencing.testsupport;
 
+import dev.fencing.context.MissingTokenException;
 import dev.fencing.reactive.ReactiveFenceStore;
 import dev.fencing.rule.DuplicateTokenException;
 import dev.fencing.rule.StaleTokenException;
@@ -170,6 +171,29 @@ public abstract class ReactiveFenceStoreContract {
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(a).hasMessageContaining(b);
         assertThat(subscribed).isFalse();
+    }
+
+    /**
+     * No token (what {@code FencingContext.present(..)} answers when none is bound), a {@code null} write or resource:
+     * refused at assembly, naming the resource and the token, and nothing changes (the next holder's smaller first
+     * token is still accepted).
+     */
+    @Test
+    void noTokenANullWriteOrResourceIsRefusedAtAssemblyAndChangesNothing() {
+        String r = freshResource();
+        FencingToken five = token(r, 5, "a");
+        assertThatThrownBy(() -> store().fence(r, null, Flux.just("none")))
+                .isInstanceOf(MissingTokenException.class)
+                .hasMessageContaining("'" + r + "'");
+        assertThatThrownBy(() -> store().fence(r, five, null))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("write").hasMessageContaining("'" + r + "'").hasMessageContaining(five.toString());
+        assertThatThrownBy(() -> store().fence(null, five, Flux.just("never")))
+                .isInstanceOf(NullPointerException.class)
+                .hasMessageContaining("resource").hasMessageContaining(five.toString());
+        List<String> log = new ArrayList<>();
+        accepted(r, token(r, 1, "b"), log, "1");
+        assertThat(log).containsExactly("1");
     }
 
     @Test
