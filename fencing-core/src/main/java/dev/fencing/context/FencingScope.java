@@ -55,10 +55,21 @@ public final class FencingScope implements AutoCloseable {
         if (resource == null) {
             return -1; // no token is bound for no resource
         }
+        FencingToken[] bound = tokens;
+        for (int i = 0; i < bound.length; i++) {
+            if (bound[i].resource() == resource) {
+                return i;
+            }
+        }
+        return indexOfEqual(resource);
+    }
+
+    /** {@link #indexOf(String)} for a resource no bound token carries the same instance of: by hash, then text. */
+    private int indexOfEqual(String resource) {
         int hash = resource.hashCode();
         for (int i = 0; i < tokens.length; i++) {
             String bound = tokens[i].resource();
-            if (bound == resource || bound.hashCode() == hash && bound.equals(resource)) {
+            if (bound.hashCode() == hash && bound.equals(resource)) {
                 return i;
             }
         }

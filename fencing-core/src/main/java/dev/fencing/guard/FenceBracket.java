@@ -1,6 +1,7 @@
 package dev.fencing.guard;
 
 import dev.fencing.mode.FenceModes;
+import dev.fencing.context.FencingContext;
 import dev.fencing.context.MissingTokenException;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.store.BracketFenceStore;
@@ -82,7 +83,13 @@ public final class FenceBracket {
         if (point.hasKey()) {
             throw new IllegalStateException(point + " has a key: its token depends on the call's arguments");
         }
-        FencingToken token = bound(null);
+        FencingToken token;
+        try {
+            // not through bound(key): its keyed lookup, compiled into it, made it too big for the JIT to inline
+            token = FencingContext.present(resource);
+        } catch (dev.fencing.rule.StaleTokenException lost) {
+            throw CheckOutcomes.lockLost(point, lost, rejections, null);
+        }
         CheckOutcomes.presented(point, resource, token, verifier, rejections, null);
         return token;
     }
