@@ -33,19 +33,30 @@ import dev.fencing.token.FencingToken;
  * return result;
  * }</pre>
  */
-public final class FenceBracket {
+public abstract sealed class FenceBracket permits FenceBracket.Unkeyed, FenceBracket.Keyed {
 
-    private final FencePoint point;
-    private final String resource;
-    private final BracketFenceStore store;
-    private final RejectionListener rejections;
-    private final TokenVerifier verifier;
-    private final FenceModes modes;
-    /** The store's way into the resource of an unkeyed point (it may keep the resource's slot); {@code null} when keyed. */
-    private final BracketFenceStore.Lane lane;
+    final FencePoint point;
+    final String resource;
+    final BracketFenceStore store;
+    final RejectionListener rejections;
+    final TokenVerifier verifier;
+    final FenceModes modes;
 
-    FenceBracket(FencePoint point, BracketFenceStore store, RejectionListener rejections, TokenVerifier verifier,
-                 FenceModes modes) {
+    /**
+     * The bracket of {@code point}: an {@link Unkeyed} or a {@link Keyed} one. Two classes, so that a caller's call of
+     * {@link #enter} or {@link #token(Object[])} sees each kind's own code: the JIT inlines the unkeyed path, which is
+     * small, where one method holding both paths compiled too big to be inlined.
+     *
+     * @throws IllegalArgumentException when the point acquires
+     */
+    static FenceBracket of(FencePoint point, BracketFenceStore store, RejectionListener rejections,
+                           TokenVerifier verifier, FenceModes modes) {
+        return point.hasKey() ? new Keyed(point, store, rejections, verifier, modes)
+                : new Unkeyed(point, store, rejections, verifier, modes);
+    }
+
+    private FenceBracket(FencePoint point, BracketFenceStore store, RejectionListener rejections,
+                         TokenVerifier verifier, FenceModes modes) {
         if (point.acquire()) {
             throw new IllegalArgumentException("A bracket fences a checking point only, not " + point);
         }
@@ -55,7 +66,6 @@ public final class FenceBracket {
         this.rejections = rejections;
         this.verifier = verifier;
         this.modes = modes;
-        this.lane = point.hasKey() ? null : store.lane(resource);
     }
 
     /**
@@ -63,12 +73,12 @@ public final class FenceBracket {
      * runtime reaches a bracket cached per point. When {@code false} the caller must fence the call through
      * {@link FenceGuard#invoke} instead, which observes; the methods below always enforce (fail closed).
      */
-    public boolean enforcing() {
+    public final boolean enforcing() {
         return !modes.observes(resource);
     }
 
     /** The point this bracket fences. */
-    public FencePoint point() {
+    public final FencePoint point() {
         return point;
     }
 
@@ -79,7 +89,7 @@ public final class FenceBracket {
      * @throws dev.fencing.rule.ForgedTokenException when it fails verification (counted {@code forged}, reported)
      * @throws IllegalStateException                 when the point has a key: use {@link #token(Object[])}
      */
-    public FencingToken token() {
+    public final FencingToken token() {
         if (point.hasKey()) {
             throw new IllegalStateException(point + " has a key: its token depends on the call's arguments");
         }
@@ -103,18 +113,7 @@ public final class FenceBracket {
      * @throws MissingTokenException                 when none is bound (counted {@code missing})
      * @throws dev.fencing.rule.ForgedTokenException when it fails verification (counted {@code forged}, reported)
      */
-    public FencingToken token(Object[] args) {
-        if (!point.hasKey()) {
-            return token();
-        }
-        Object key;
-        try {
-            key = point.keyOf(args);
-        } catch (RuntimeException e) {
-            throw CheckOutcomes.invalidKey(point, e);
-        }
-        return presented(key);
-    }
+    public abstract FencingToken token(Object[] args);
 
     /**
      * {@link #token(Object[])} for a call of {@code count} (at most three) arguments given one by one, those past
@@ -125,7 +124,7 @@ public final class FenceBracket {
      * @throws InvalidKeyException      as {@link #token(Object[])}
      * @throws MissingTokenException    as {@link #token(Object[])}
      */
-    public FencingToken token(int count, Object a0, Object a1, Object a2) {
+    public final FencingToken token(int count, Object a0, Object a1, Object a2) {
         if (count < 0 || count > 3) {
             throw new IllegalArgumentException("A call of 0 to 3 arguments, not " + count + ", for " + point);
         }
@@ -140,7 +139,7 @@ public final class FenceBracket {
      * @throws InvalidKeyException      as {@link #token(Object[])}
      * @throws MissingTokenException    as {@link #token(Object[])}
      */
-    public FencingToken token(int count, Object a0, Object a1, Object a2, Object a3, Object a4, Object a5) {
+    public final FencingToken token(int count, Object a0, Object a1, Object a2, Object a3, Object a4, Object a5) {
         if (count < 0 || count > 6) {
             throw new IllegalArgumentException("A call of 0 to 6 arguments, not " + count + ", for " + point);
         }
@@ -181,7 +180,7 @@ public final class FenceBracket {
      * The token bound for {@code key} ({@code null}: the unkeyed resource), as a check presents it; a token whose lock
      * is known lost here is refused, counted {@code stale}.
      */
-    private FencingToken bound(Object key) {
+    final FencingToken bound(Object key) {
         try {
             return point.present(key);
         } catch (dev.fencing.rule.StaleTokenException lost) {
@@ -190,7 +189,7 @@ public final class FenceBracket {
     }
 
     /** The token bound for the effective resource of a checked {@code key}, verified and counted as presented. */
-    private FencingToken presented(Object key) {
+    final FencingToken presented(Object key) {
         FencingToken token = bound(key);
         // the effective resource's text is built only for the message of a missing token
         String effective = token != null ? token.resource() : CheckOutcomes.resourceOf(point, key);
@@ -205,23 +204,19 @@ public final class FenceBracket {
      * @throws dev.fencing.rule.TokenRejectedException when rejected (named after the point's operation, reported)
      * @throws dev.fencing.store.FenceStoreException   when the store failed without a verdict
      */
-    public BracketFenceStore.Entry enter(FencingToken token) {
-        // the token's own instance of the (effective) resource's text: its hash is cached, and the store compares
-        // resource and token by reference
-        String effective = token.resource();
-        try {
-            return lane != null ? lane.enter(token) : store.enter(effective, token);
-        } catch (RuntimeException | Error t) {
-            Throwable failure = CheckOutcomes.failed(point, effective, token, false, t, rejections, null);
-            if (failure instanceof RuntimeException unchecked) {
-                throw unchecked;
-            }
-            throw (Error) failure; // an unchecked failure is returned as itself or as a FencingException
+    public abstract BracketFenceStore.Entry enter(FencingToken token);
+
+    /** Counts and returns what to throw when entering for the (effective) {@code resource} failed with {@code t}. */
+    final RuntimeException enterFailed(String effective, FencingToken token, Throwable t) {
+        Throwable failure = CheckOutcomes.failed(point, effective, token, false, t, rejections, null);
+        if (failure instanceof RuntimeException unchecked) {
+            return unchecked;
         }
+        throw (Error) failure; // an unchecked failure is returned as itself or as a FencingException
     }
 
     /** Ends an accepted call whose body returned: releases the resource, then counts {@code accepted}. */
-    public void exit(BracketFenceStore.Entry entry) {
+    public final void exit(BracketFenceStore.Entry entry) {
         entry.exit();
         CheckOutcomes.accepted(point, null);
     }
@@ -230,7 +225,7 @@ public final class FenceBracket {
      * Ends an accepted call whose body threw {@code t}: releases the resource, counts as {@link FenceGuard#invoke}
      * counts a failure once the write started (the body's own, so {@code accepted}), and returns what to throw.
      */
-    public Throwable failed(BracketFenceStore.Entry entry, FencingToken token, Throwable t) {
+    public final Throwable failed(BracketFenceStore.Entry entry, FencingToken token, Throwable t) {
         try {
             entry.exit();
         } catch (RuntimeException e) {
@@ -240,7 +235,66 @@ public final class FenceBracket {
     }
 
     @Override
-    public String toString() {
+    public final String toString() {
         return "FenceBracket[" + point + "]";
+    }
+
+    /** The bracket of a point without a key: one resource, entered through the store's lane, which may keep its slot. */
+    static final class Unkeyed extends FenceBracket {
+        /** The store's way into the point's resource (it may keep the resource's slot). */
+        private final BracketFenceStore.Lane lane;
+
+        Unkeyed(FencePoint point, BracketFenceStore store, RejectionListener rejections, TokenVerifier verifier,
+                FenceModes modes) {
+            super(point, store, rejections, verifier, modes);
+            this.lane = store.lane(resource);
+        }
+
+        @Override
+        public FencingToken token(Object[] args) {
+            return token();
+        }
+
+        @Override
+        public BracketFenceStore.Entry enter(FencingToken token) {
+            String effective = token.resource();
+            try {
+                return lane.enter(token);
+            } catch (RuntimeException | Error t) {
+                throw enterFailed(effective, token, t);
+            }
+        }
+    }
+
+    /** The bracket of a point with a key: each call's effective resource, entered in the store by its name. */
+    static final class Keyed extends FenceBracket {
+
+        Keyed(FencePoint point, BracketFenceStore store, RejectionListener rejections, TokenVerifier verifier,
+              FenceModes modes) {
+            super(point, store, rejections, verifier, modes);
+        }
+
+        @Override
+        public FencingToken token(Object[] args) {
+            Object key;
+            try {
+                key = point.keyOf(args);
+            } catch (RuntimeException e) {
+                throw CheckOutcomes.invalidKey(point, e);
+            }
+            return presented(key);
+        }
+
+        @Override
+        public BracketFenceStore.Entry enter(FencingToken token) {
+            // the token's own instance of the effective resource's text: its hash is cached, and the store compares
+            // resource and token by reference
+            String effective = token.resource();
+            try {
+                return store.enter(effective, token);
+            } catch (RuntimeException | Error t) {
+                throw enterFailed(effective, token, t);
+            }
+        }
     }
 }

@@ -159,7 +159,7 @@ public final class FenceGuard {
     public FenceBracket bracket(FencePoint point) {
         if (store instanceof dev.fencing.store.BracketFenceStore brackets && observations == null
                 && !point.acquire()) {
-            return new FenceBracket(point, brackets, rejections, verifier, modes);
+            return FenceBracket.of(point, brackets, rejections, verifier, modes);
         }
         return null;
     }

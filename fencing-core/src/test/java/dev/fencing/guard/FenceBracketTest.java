@@ -504,7 +504,7 @@ class FenceBracketTest {
             }
         };
         assertThat(new FenceGuard(callbackOnly, null, Duration.ofSeconds(1)).bracket(plain)).isNull();
-        assertThatThrownBy(() -> new FenceBracket(acquiring, new InMemoryFenceStore(), RejectionListener.NONE, null,
+        assertThatThrownBy(() -> FenceBracket.of(acquiring, new InMemoryFenceStore(), RejectionListener.NONE, null,
                 dev.fencing.mode.FenceModes.enforcing()))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("checking point only");
     }

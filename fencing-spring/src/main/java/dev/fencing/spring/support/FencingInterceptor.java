@@ -55,9 +55,7 @@ final class FencingInterceptor implements MethodInterceptor {
         }
         if (fence instanceof FenceBracket bracket && bracket.enforcing()) {
             // the protocol of FenceBracket: the target runs in this frame, as it does through a no-op interceptor
-            // an unkeyed point's token without token(Object[]), whose keyed path, compiled into it, can make it too
-            // big for the JIT to inline here
-            FencingToken token = bracket.point().hasKey() ? bracket.token(invocation.getArguments()) : bracket.token();
+            FencingToken token = bracket.token(invocation.getArguments());
             BracketFenceStore.Entry entry = bracket.enter(token);
             Object result;
             try {
