@@ -160,7 +160,7 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
                 slot.maxSeen = token.value();
                 slot.holder = token.holder();
                 slot.advancedAt = nanoClock.getAsLong();
-            } else {
+            } else if (!slot.touched) {
                 slot.touched = true; // its holder checked again: in use, as the JDBC store's updated_at says
             }
             held = true;
