@@ -1,11 +1,14 @@
 package dev.fencing.guard;
 
-import dev.fencing.mode.FenceModes;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.MissingTokenException;
+import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.mode.FenceModes;
+import dev.fencing.rule.StaleTokenException;
 import dev.fencing.signing.TokenVerifier;
 import dev.fencing.store.BracketFenceStore;
 import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.Counter;
 
 /**
  * Internal: public for the proxy interceptor (fencing-spring) and the woven aspect (fencing-aspect), not for
@@ -42,7 +45,7 @@ public abstract sealed class FenceBracket permits FenceBracket.Unkeyed, FenceBra
     final TokenVerifier verifier;
     final FenceModes modes;
     /** The point's {@code accepted} counter ({@link FencePoint#checks()}), counted by {@link #exit}. */
-    private final io.micrometer.core.instrument.Counter accepted;
+    private final Counter accepted;
 
     /**
      * The bracket of {@code point}: an {@link Unkeyed} or a {@link Keyed} one. Two classes, so that a caller's call of
@@ -100,7 +103,7 @@ public abstract sealed class FenceBracket permits FenceBracket.Unkeyed, FenceBra
         try {
             // not through bound(key): its keyed lookup, compiled into it, made it too big for the JIT to inline
             token = FencingContext.present(resource);
-        } catch (dev.fencing.rule.StaleTokenException lost) {
+        } catch (StaleTokenException lost) {
             throw CheckOutcomes.lockLost(point, lost, rejections, null);
         }
         CheckOutcomes.presented(point, resource, token, verifier, rejections, null);
@@ -186,7 +189,7 @@ public abstract sealed class FenceBracket permits FenceBracket.Unkeyed, FenceBra
     final FencingToken bound(Object key) {
         try {
             return point.present(key);
-        } catch (dev.fencing.rule.StaleTokenException lost) {
+        } catch (StaleTokenException lost) {
             throw CheckOutcomes.lockLost(point, lost, rejections, null);
         }
     }
@@ -221,7 +224,7 @@ public abstract sealed class FenceBracket permits FenceBracket.Unkeyed, FenceBra
     /** Ends an accepted call whose body returned: releases the resource, then counts {@code accepted}. */
     public final void exit(BracketFenceStore.Entry entry) {
         entry.exit();
-        dev.fencing.metrics.FencingMetrics.increment(accepted); // as CheckOutcomes.accepted(point, null) counts it
+        FencingMetrics.increment(accepted); // as CheckOutcomes.accepted(point, null) counts it
     }
 
     /**
