@@ -40,7 +40,6 @@ public abstract sealed class FenceBracket permits FenceBracket.Unkeyed, FenceBra
 
     final FencePoint point;
     final String resource;
-    final BracketFenceStore store;
     final RejectionListener rejections;
     final TokenVerifier verifier;
     final FenceModes modes;
@@ -60,14 +59,12 @@ public abstract sealed class FenceBracket permits FenceBracket.Unkeyed, FenceBra
                 : new Unkeyed(point, store, rejections, verifier, modes);
     }
 
-    private FenceBracket(FencePoint point, BracketFenceStore store, RejectionListener rejections,
-                         TokenVerifier verifier, FenceModes modes) {
+    private FenceBracket(FencePoint point, RejectionListener rejections, TokenVerifier verifier, FenceModes modes) {
         if (point.acquire()) {
             throw new IllegalArgumentException("A bracket fences a checking point only, not " + point);
         }
         this.point = point;
         this.resource = point.resource();
-        this.store = store;
         this.rejections = rejections;
         this.verifier = verifier;
         this.modes = modes;
@@ -252,7 +249,7 @@ public abstract sealed class FenceBracket permits FenceBracket.Unkeyed, FenceBra
 
         Unkeyed(FencePoint point, BracketFenceStore store, RejectionListener rejections, TokenVerifier verifier,
                 FenceModes modes) {
-            super(point, store, rejections, verifier, modes);
+            super(point, rejections, verifier, modes);
             this.lane = store.lane(resource);
         }
 
@@ -274,10 +271,13 @@ public abstract sealed class FenceBracket permits FenceBracket.Unkeyed, FenceBra
 
     /** The bracket of a point with a key: each call's effective resource, entered in the store by its name. */
     static final class Keyed extends FenceBracket {
+        /** The store, entered by each call's effective resource. */
+        private final BracketFenceStore store;
 
         Keyed(FencePoint point, BracketFenceStore store, RejectionListener rejections, TokenVerifier verifier,
               FenceModes modes) {
-            super(point, store, rejections, verifier, modes);
+            super(point, rejections, verifier, modes);
+            this.store = store;
         }
 
         @Override
