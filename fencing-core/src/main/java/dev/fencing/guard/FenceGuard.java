@@ -230,7 +230,12 @@ public final class FenceGuard {
             token = point.present(key);
         } catch (StaleTokenException lost) { // its lock is known lost here: refused before the store, as stale
             if (modes.observes(point.resource())) {
-                return observing(point, lost.resource(), lost.presented(), target, proceed);
+                // the verdict enforce mode gives, observed: stale, and the call runs outside the store's fence (the
+                // store never judges a token whose lock is known lost: it could accept it and advance max_seen)
+                FencingMetrics.increment(point.observedChecks().rejected(lost.verdict()));
+                modes.observed().record(point.operation(), point.resource(), lost.verdict().outcome(), true,
+                        lost.resource(), lost.presented(), null);
+                return proceed.proceed(target);
             }
             throw refused(point, lost.resource(), lost.presented(),
                     observation -> CheckOutcomes.lockLost(point, lost, rejections, observation));

@@ -194,7 +194,11 @@ public final class ReactiveFenceGuard {
             }
         } catch (dev.fencing.rule.StaleTokenException lost) { // its lock is known lost here: refused, as stale
             if (modes.observes(point.resource())) {
-                return observing(point, resource, lost.presented(), call);
+                // the verdict enforce mode gives, observed: stale, and the call runs outside the store's fence
+                FencingMetrics.increment(point.observedChecks().rejected(lost.verdict()));
+                modes.observed().record(point.operation(), point.resource(), lost.verdict().outcome(), true,
+                        resource, lost.presented(), null);
+                return Flux.defer(call);
             }
             CheckOutcomes.token(observation, lost.presented());
             return Flux.error(CheckOutcomes.lockLost(point, lost, rejections, observation));
