@@ -212,6 +212,7 @@ class BracketAttackTest {
             assertThat(store.maxSeen("accounts:" + ids[i])).as("%d", ids[i]).hasValue(100 + i);
         }
         assertThat(store.size()).isEqualTo(ids.length);
-        assertThat(checks()).containsEntry("accounts/accepted", 3.0 * ids.length).containsEntry("accounts/missing", 8.0);
+        assertThat(checks()).containsEntry("accounts/accepted", 3.0 * ids.length)
+                .containsEntry("accounts/missing", 8.0);
     }
 }

@@ -76,7 +76,8 @@ class FirstCallRaceTest {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             for (int round = 0; round < 15; round++) {
-                try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Config.class)) {
+                try (AnnotationConfigApplicationContext context =
+                             new AnnotationConfigApplicationContext(Config.class)) {
                     Writer alpha = context.getBean("alpha", Writer.class);
                     Writer beta = context.getBean("beta", Writer.class);
                     InMemoryFenceStore store = context.getBean(InMemoryFenceStore.class);
@@ -104,7 +105,8 @@ class FirstCallRaceTest {
                     }
                     for (int n = 0; n < threads; n++) {
                         assertThat(results.get(n)).as("round %d, call %d", round, n)
-                                .isIn(n % 2 == 0 ? List.of("alpha " + n) : List.of("beta " + n, "beta " + n + " stale"));
+                                .isIn(n % 2 == 0 ? List.of("alpha " + n)
+                                        : List.of("beta " + n, "beta " + n + " stale"));
                     }
                     for (int n = 0; n < threads; n += 2) {
                         assertThat(store.maxSeen("alpha:" + n)).hasValue(10 + n);
