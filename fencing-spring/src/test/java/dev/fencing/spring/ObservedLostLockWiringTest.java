@@ -89,7 +89,8 @@ class ObservedLostLockWiringTest {
     void aWriteUnderALostLockIsObservedAsStaleAndRunsOutsideTheFence() throws Exception {
         try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(Config.class)) {
             context.getBean(Transfers.class).late("zombie");
-            assertThat(context.getBean(Ledger.class).written()).as("observe mode lets it run").containsExactly("zombie");
+            assertThat(context.getBean(Ledger.class).written()).as("observe mode lets it run")
+                    .containsExactly("zombie");
             MeterRegistry registry = context.getBean(MeterRegistry.class);
             Counter stale = registry.find(FencingMetrics.CHECKS).tag("outcome", "stale")
                     .tag(FencingMetrics.ENFORCED, "false").counter();
