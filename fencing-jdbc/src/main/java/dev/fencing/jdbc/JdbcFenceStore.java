@@ -579,8 +579,6 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         private boolean acceptedAtCommit;
         /** Whether the checks went: a later fenced call of the transaction is checked at once. */
         private boolean sent;
-        /** Their refusal in {@code beforeCompletion}, which Spring only logs: thrown again from afterCommit. */
-        private RuntimeException refusedBeforeCompletion;
 
         CommitChecks(JdbcFenceStore store) {
             this.store = store;
@@ -635,31 +633,16 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         }
 
         /**
-         * A safety net: a transaction's first fenced call made in a synchronization callback is checked at once
-         * ({@link #inSynchronizationCallback}), so a {@code CommitChecks} is not registered too late for
-         * {@link #beforeCommit}. Should one be, its checks go here, before the commit, without {@code COMMIT}: a
-         * rejection aborts the PostgreSQL transaction, which then rolls back at its commit, though Spring only logs an
-         * exception thrown from here, goes on to commit, and the driver's commit returns normally; so the rejection is
-         * thrown again from {@code afterCommit}, to the caller of the commit.
+         * Nothing is sent from {@code beforeCompletion}: Spring calls it on the way to a rollback too (a body that
+         * threw, a caller that threw after the fenced call, a transaction marked rollback-only), where checks sent
+         * would reach a verdict for writes that are rolled back (counted, heard by the rejection listener) and wait
+         * for a fence row another transaction holds. A commit always calls {@link #beforeCommit} first: a
+         * transaction's first fenced call made inside a synchronization callback is checked at once
+         * ({@link #inSynchronizationCallback}), so no {@code CommitChecks} is registered after the commit's
+         * {@code beforeCommit} began. Should one ever be, {@link #afterCompletion} names its checks at ERROR.
          */
         @Override
-        public void beforeCompletion() {
-            if (sent || pending.isEmpty()) {
-                return;
-            }
-            try {
-                send(false);
-            } catch (RuntimeException refused) {
-                refusedBeforeCompletion = refused;
-                throw refused;
-            }
-        }
-
-        @Override
         public void afterCommit() {
-            if (refusedBeforeCompletion != null) {
-                throw refusedBeforeCompletion; // the transaction rolled back: its commit returned normally
-            }
             if (acceptedAtCommit) {
                 accepted();
             }

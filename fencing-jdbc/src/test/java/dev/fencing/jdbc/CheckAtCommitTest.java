@@ -457,6 +457,65 @@ class CheckAtCommitTest {
     }
 
     /**
+     * A transaction that rolls back (its body threw, the caller threw after the fenced call, or it was marked
+     * rollback-only) sends none of its checks: no verdict, nothing counted or heard, no wait for a fence row another
+     * transaction holds. They were sent by the rollback's beforeCompletion: a stale token whose body failed was
+     * counted stale and heard by the rejection listener, and the rollback waited the whole lock wait bound behind a
+     * held row, then counted busy (from a red-team review).
+     */
+    @Test
+    void aTransactionThatRollsBackSendsNoChecks() throws Exception {
+        String r = fresh();
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        FencePoint point = new FencePoint("Repo.save(Note)", r, null, null, false, new FencingMetrics(registry));
+        List<TokenRejectedException> heard = new ArrayList<>();
+        FenceGuard guard = FenceGuard.builder(store).rejectionListener(heard::add).build();
+        FencingToken t34 = new FencingToken(r, 34, "a");
+        transaction().executeWithoutResult(s -> guarded(guard, point, t34, () -> insert(r, t34, "34")));
+        FencingToken t33 = new FencingToken(r, 33, "z");
+        assertThatThrownBy(() -> transaction().executeWithoutResult(s -> guarded(guard, point, t33, () -> {
+            insert(r, t33, "33");
+            throw new IllegalStateException("body failed");
+        }))).hasMessage("body failed");
+        assertThatThrownBy(() -> transaction().executeWithoutResult(s -> {
+            guarded(guard, point, t33, () -> insert(r, t33, "33"));
+            throw new IllegalArgumentException("caller failed");
+        })).hasMessage("caller failed");
+        transaction().executeWithoutResult(s -> {
+            guarded(guard, point, t33, () -> insert(r, t33, "33"));
+            s.setRollbackOnly();
+        });
+        assertThat(count(registry, "stale")).as("no verdict for a transaction that rolled back").isZero();
+        assertThat(heard).isEmpty();
+        // a rollback while another transaction holds the fence row does not wait for it
+        CountDownLatch held = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        FencingToken t35 = new FencingToken(r, 35, "b");
+        CompletableFuture<Void> holder = asyncRun(() -> transaction().executeWithoutResult(s ->
+                fence(defaultStore, r, t35, () -> {
+                    held.countDown();
+                    await(release);
+                })));
+        await(held);
+        FencingToken t36 = new FencingToken(r, 36, "c");
+        long start = System.nanoTime();
+        Throwable rolledBack = catchThrowable(() -> transaction().executeWithoutResult(s ->
+                guarded(guard, point, t36, () -> {
+                    insert(r, t36, "36");
+                    throw new IllegalStateException("body failed");
+                })));
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        release.countDown();
+        holder.get(30, TimeUnit.SECONDS);
+        assertThat(rolledBack).hasMessage("body failed");
+        assertThat(millis).as("the rollback waited for the held fence row").isLessThan(
+                store.lockTimeout().toMillis() / 2);
+        assertThat(count(registry, "busy") + count(registry, "stale") + count(registry, "error")).isZero();
+        assertThat(tokens(r)).containsExactly(34L);
+        assertThat(admin.maxSeen(r)).hasValue(35);
+    }
+
+    /**
      * Checks that could not run at commit (here: a read-only transaction, which refuses the check's write) reach no
      * verdict: a FenceStoreException counted as error, as the default mode counts a check that could not run, and
      * nothing of the transaction persists. A deferred constraint violated by COMMIT itself is the transaction's own
