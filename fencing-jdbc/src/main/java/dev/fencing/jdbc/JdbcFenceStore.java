@@ -99,6 +99,12 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      */
     public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(5);
 
+    /**
+     * The longest lock wait bound a store takes: {@link Integer#MAX_VALUE} ms (about 24.8 days), the most PostgreSQL's
+     * {@code lock_timeout} and H2's {@code LOCK_TIMEOUT} hold.
+     */
+    public static final Duration MAX_LOCK_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
+
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
     /**
@@ -1311,13 +1317,18 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         /**
          * How long a check waits for the fence row of a resource that another transaction holds (a writer inside its
          * fenced body, until it commits) before failing with {@link FenceBusyException}; default 5 seconds, at least
-         * 1 ms. Longer lets slow fenced transactions queue; shorter frees writers sooner from a paused holder.
-         * PostgreSQL: {@code lock_timeout}, set for the check statement only; MariaDB:
-         * {@code innodb_lock_wait_timeout} for the check statement, in whole seconds rounded up; H2: the session's
-         * {@code LOCK_TIMEOUT}, restored after the check.
+         * 1 ms and at most {@link JdbcFenceStore#MAX_LOCK_TIMEOUT}. Longer lets slow fenced transactions queue;
+         * shorter frees writers sooner from a paused holder. PostgreSQL: {@code lock_timeout}, set for the check
+         * statement only; MariaDB: {@code innodb_lock_wait_timeout} for the check statement, in whole seconds rounded
+         * up; H2: the session's {@code LOCK_TIMEOUT}, restored after the check.
          */
         public Builder lockTimeout(Duration lockTimeout) {
             Objects.requireNonNull(lockTimeout, "lockTimeout");
+            if (lockTimeout.compareTo(MAX_LOCK_TIMEOUT) > 0) {
+                throw new FencingConfigurationException("JdbcFenceStore lockTimeout must be at most "
+                        + MAX_LOCK_TIMEOUT.toMillis() + " ms (about 24.8 days: PostgreSQL's lock_timeout and H2's "
+                        + "LOCK_TIMEOUT take an int of milliseconds), was " + lockTimeout);
+            }
             if (lockTimeout.toMillis() < 1) {
                 throw new FencingConfigurationException("JdbcFenceStore lockTimeout must be at least 1 ms, was "
                         + lockTimeout);

@@ -99,6 +99,28 @@ class LockTimeoutTest {
         assertThat(guarded.call(new FencingToken(r, 35, "waiting"), () -> "written")).isEqualTo("written");
     }
 
+    /**
+     * A bound the databases cannot take (PostgreSQL's lock_timeout and H2's LOCK_TIMEOUT are an int of milliseconds)
+     * is refused by the builder, naming it: it built, and then the table check failed saying the table was missing
+     * or unusable and to create it (PostgreSQL, H2), or the builder threw a bare ArithmeticException (MariaDB, a
+     * Duration past Long.MAX_VALUE ms). The largest bound they take works everywhere (from a red-team review).
+     */
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void aBoundTheDatabaseCannotTakeIsRefusedWhenBuilt(Database database) throws Throwable {
+        for (Duration tooLong : List.of(Duration.ofMillis(Integer.MAX_VALUE + 1L), Duration.ofDays(30),
+                Duration.ofSeconds(Long.MAX_VALUE))) {
+            assertThat(catchThrowable(() -> storeBuilder(database).lockTimeout(tooLong)))
+                    .isInstanceOf(dev.fencing.FencingConfigurationException.class)
+                    .hasMessageContaining("lockTimeout").hasMessageContaining(tooLong.toString())
+                    .hasMessageContaining(Integer.MAX_VALUE + " ms");
+        }
+        JdbcFenceStore longest = storeBuilder(database).lockTimeout(Duration.ofMillis(Integer.MAX_VALUE)).build();
+        longest.verify();
+        String r = "longest-" + System.nanoTime();
+        assertThat(longest.fence(r, new FencingToken(r, 5, "a"), () -> "written")).isEqualTo("written");
+    }
+
     @ParameterizedTest
     @EnumSource(Database.class)
     void theBoundIsConfigurableAndTheExceptionNamesTheResource(Database database) throws Throwable {
