@@ -676,8 +676,24 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     private record Pending(String resource, FencingToken token, DeferredVerdict verdict) {
     }
 
-    /** Sends {@code checks} (and {@code COMMIT} when {@code commit}) in one statement text, one round trip. */
+    /**
+     * Sends {@code checks} (and {@code COMMIT} when {@code commit}) in one statement text, one round trip; more than
+     * {@value #MAX_CHECKS_PER_TEXT} checks in several texts, in order, {@code COMMIT} with the last (a driver takes
+     * at most 65,535 parameters in one statement, and a check has 7): a rejection in any of them aborts the
+     * transaction, so none of it commits.
+     */
     private void sendChecks(List<Pending> checks, boolean commit) {
+        for (int from = 0; from < checks.size(); from += MAX_CHECKS_PER_TEXT) {
+            int to = Math.min(checks.size(), from + MAX_CHECKS_PER_TEXT);
+            sendText(checks.subList(from, to), commit && to == checks.size());
+        }
+    }
+
+    /** The most checks one statement text carries ({@link #sendChecks}). */
+    private static final int MAX_CHECKS_PER_TEXT = 1_000;
+
+    /** Sends {@code checks} (and {@code COMMIT} when {@code commit}) in one statement text, one round trip. */
+    private void sendText(List<Pending> checks, boolean commit) {
         DataSource dataSource = Objects.requireNonNull(jdbc.getDataSource());
         Connection connection = DataSourceUtils.getConnection(dataSource);
         try (PreparedStatement ps = connection.prepareStatement(atCommitSql(checks.size(), commit))) {

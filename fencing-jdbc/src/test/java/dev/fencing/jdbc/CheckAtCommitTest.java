@@ -516,6 +516,40 @@ class CheckAtCommitTest {
     }
 
     /**
+     * A transaction with more fenced calls than one statement text can carry (a batch job fencing each save: 7
+     * parameters a check, pgjdbc takes at most 65,535 in a statement) commits: the checks go in several texts, the
+     * last one with COMMIT. Every such transaction failed as "could not run", whatever its retries (from a red-team
+     * review). A rejected check in a later text still refuses the whole transaction, naming its resource.
+     */
+    @Test
+    void aTransactionWithMoreChecksThanOneTextTakesCommitsAndIsStillRefusedWhole() {
+        String batch = fresh();
+        int calls = 9_500;
+        transaction().executeWithoutResult(s -> {
+            for (int i = 0; i < calls; i++) {
+                String r = batch + ":" + i;
+                fence(store, r, new FencingToken(r, 5, "a"), () -> { });
+            }
+            insert(batch, new FencingToken(batch, 5, "a"), "batch");
+        });
+        assertThat(tokens(batch)).containsExactly(5L);
+        assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM " + fenceTable + " WHERE resource LIKE ?", Long.class,
+                batch + ":%")).isEqualTo(calls);
+        String last = batch + ":" + (calls - 1);
+        Throwable thrown = catchThrowable(() -> transaction().executeWithoutResult(s -> {
+            for (int i = 0; i < calls; i++) {
+                String r = batch + ":" + i;
+                fence(store, r, new FencingToken(r, r.equals(last) ? 4 : 6, "b"), () -> { });
+            }
+            insert(batch, new FencingToken(batch, 6, "b"), "refused batch");
+        }));
+        assertThat(thrown).isInstanceOfSatisfying(StaleTokenException.class,
+                e -> assertThat(e.resource()).isEqualTo(last));
+        assertThat(tokens(batch)).containsExactly(5L);
+        assertThat(admin.maxSeen(batch + ":0")).hasValue(5);
+    }
+
+    /**
      * Checks that could not run at commit (here: a read-only transaction, which refuses the check's write) reach no
      * verdict: a FenceStoreException counted as error, as the default mode counts a check that could not run, and
      * nothing of the transaction persists. A deferred constraint violated by COMMIT itself is the transaction's own
