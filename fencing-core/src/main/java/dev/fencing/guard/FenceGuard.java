@@ -233,8 +233,7 @@ public final class FenceGuard {
                 // the verdict enforce mode gives, observed: stale, and the call runs outside the store's fence (the
                 // store never judges a token whose lock is known lost: it could accept it and advance max_seen)
                 FencingMetrics.increment(point.observedChecks().rejected(lost.verdict()));
-                modes.observed().record(point.operation(), point.resource(), lost.verdict().outcome(), true,
-                        lost.resource(), lost.presented(), null);
+                modes.observed().recordLockLost(point.operation(), point.resource(), lost.resource(), lost.presented());
                 return proceed.proceed(target);
             }
             throw refused(point, lost.resource(), lost.presented(),

@@ -68,6 +68,25 @@ public final class ObservedCalls {
     }
 
     /**
+     * Records a call of {@code operation} on {@code resource} (the declared one) whose token is that of a lock this
+     * process took and knows it lost (its lease ran out, its session ended): enforce mode would have refused it as
+     * {@code stale} before asking the store, so it is counted so and logged (rate-limited) saying why, since in
+     * observe mode this is where a lease too short for its calls shows.
+     */
+    public void recordLockLost(String operation, String resource, String effective, FencingToken token) {
+        record(operation, resource, "stale", false, effective, token, null);
+        Method method = methods.get(operation);
+        if (method != null && method.mayLog("stale", System.currentTimeMillis())) {
+            LOG.log(System.Logger.Level.WARNING, "Observe mode: {0} would have been refused (stale) on resource "
+                    + "''{1}'' (token {2}): the lock this process took for it is known lost here (its lease ran out "
+                    + "or its session ended; the store was not asked); it ran. A lease shorter than the calls made "
+                    + "under it is the usual cause. At most one such line per method and outcome per minute",
+                    operation, FencingToken.printable(effective),
+                    token == null ? "none" : Long.toString(token.value()));
+        }
+    }
+
+    /**
      * Records a call of {@code operation} on {@code resource} (the declared one) whose key could not name an entity
      * ({@code invalid}: null, no stable text, a character no token carries): enforce mode would have refused it, so
      * it is logged (rate-limited) with {@code why}, the refusal's message.

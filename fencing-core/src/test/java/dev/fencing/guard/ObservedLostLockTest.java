@@ -1,10 +1,12 @@
 package dev.fencing.guard;
 
+import dev.fencing.LogCapture;
 import dev.fencing.context.FencingContext;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.mode.FenceMode;
 import dev.fencing.mode.FenceModes;
+import dev.fencing.mode.ObservedCalls;
 import dev.fencing.rule.StaleTokenException;
 import dev.fencing.store.InMemoryFenceStore;
 import io.micrometer.core.instrument.Counter;
@@ -13,6 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.text.MessageFormat;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -70,6 +73,24 @@ class ObservedLostLockTest {
                 .satisfies(call -> assertThat(call.count("stale")).isEqualTo(1));
         assertThat(store.maxSeen("ledger")).as("outside the store's fence, as every observed refusal: the zombie's "
                 + "token %d must not become max_seen", token[0]).isEmpty();
+    }
+
+    /** Observe mode is where a lease too short for its calls shows: the line says the lock is known lost. */
+    @Test
+    void theObservedLineSaysTheLockIsKnownLost() throws Throwable {
+        long[] token = new long[1];
+        try (LogCapture log = LogCapture.of(ObservedCalls.class)) {
+            guard.invoke(service, new Object[0], () -> {
+                token[0] = FencingContext.current("ledger").value();
+                Thread.sleep(150);
+                guard.invoke(repository, new Object[0], () -> written.add("zombie"));
+                return null;
+            });
+            assertThat(log.records()).singleElement().satisfies(line -> assertThat(
+                    MessageFormat.format(line.getMessage(), line.getParameters())).contains("Repo.append()",
+                    "(stale)", "'ledger'", "token " + token[0], "known lost here", "the store was not asked"));
+        }
+        assertThat(written).containsExactly("zombie");
     }
 
     /** The same lost lock in enforce mode, for comparison: refused before the store, max_seen untouched. */

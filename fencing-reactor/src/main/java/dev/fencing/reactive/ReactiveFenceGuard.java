@@ -196,8 +196,7 @@ public final class ReactiveFenceGuard {
             if (modes.observes(point.resource())) {
                 // the verdict enforce mode gives, observed: stale, and the call runs outside the store's fence
                 FencingMetrics.increment(point.observedChecks().rejected(lost.verdict()));
-                modes.observed().record(point.operation(), point.resource(), lost.verdict().outcome(), true,
-                        resource, lost.presented(), null);
+                modes.observed().recordLockLost(point.operation(), point.resource(), resource, lost.presented());
                 return Flux.defer(call);
             }
             CheckOutcomes.token(observation, lost.presented());
