@@ -175,6 +175,9 @@ public class FencingJdbcAutoConfiguration {
                                 ObjectProvider<MeterRegistry> registry) {
         FencingProperties.JdbcIssuer jdbc = properties.getIssuer().getJdbc();
         requireLeaseOfASecond(jdbc.getLeaseTime());
+        if (properties.getStore().getType() == FencingProperties.StoreType.JDBC) {
+            warnOfLeaseWithinLockTimeout(jdbc.getLeaseTime(), properties.getStore().getJdbc().getLockTimeout());
+        }
         return JdbcTokenIssuer.builder(dataSource).table(jdbc.getTable()).leaseTime(jdbc.getLeaseTime())
                 .createTableIfMissing(createsTable(jdbc.getInitializeSchema(), dataSource))
                 .meterRegistry(registry.getIfUnique()).build();
@@ -190,6 +193,22 @@ public class FencingJdbcAutoConfiguration {
                     + " ms: a lease that short expires inside most calls, so the lock would exclude nothing (the "
                     + "next holder takes it while this one still writes, and only the fence stops the writes). Give "
                     + "it a second or more, with its unit (a value written without one is in milliseconds): 30s");
+        }
+    }
+
+    /**
+     * A lease no longer than the fence store's lock timeout can run out while its holder's check waits for a fence
+     * row another writer holds (a paused holder's, until its lock timeout): the holder becomes a zombie waiting, and
+     * its write is refused as stale. Not a failure (the fence still refuses what it must), a warning naming both.
+     */
+    static void warnOfLeaseWithinLockTimeout(Duration leaseTime, Duration lockTimeout) {
+        if (leaseTime != null && lockTimeout != null && leaseTime.compareTo(lockTimeout) <= 0) {
+            LogFactory.getLog(FencingJdbcAutoConfiguration.class).warn("fencing.issuer.jdbc.lease-time ("
+                    + leaseTime.toMillis() + " ms) is not longer than fencing.store.jdbc.lock-timeout ("
+                    + lockTimeout.toMillis() + " ms): a "
+                    + "holder whose check waits for a fence row another writer holds can lose its lease while it "
+                    + "waits, and its write is then refused as stale. Keep the lease well above the lock timeout "
+                    + "(10-30 s against 5 s; operations.md, Three timeouts)");
         }
     }
 

@@ -366,6 +366,22 @@ class FencingAutoConfigurationTest {
                 .run(context -> assertThat(context).hasNotFailed());
     }
 
+    /** A lease no longer than the fence store's lock timeout can run out while its holder waits: a warning. */
+    @Test
+    @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
+    void aLeaseWithinTheLockTimeoutIsWarnedOf(org.springframework.boot.test.system.CapturedOutput output) {
+        String warning = "is not longer than fencing.store.jdbc.lock-timeout";
+        database.withPropertyValues(h2("leasewithin"), "fencing.issuer.type=jdbc", "fencing.issuer.jdbc.lease-time=2s")
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(JdbcTokenIssuer.class));
+        assertThat(output.getAll()).contains("fencing.issuer.jdbc.lease-time (2000 ms) " + warning + " (5000 ms)");
+        int before = output.getAll().length();
+        database.withPropertyValues(h2("leaseabove"), "fencing.issuer.type=jdbc", "fencing.issuer.jdbc.lease-time=6s")
+                .run(context -> assertThat(context).hasNotFailed());
+        database.withPropertyValues(h2("lockabove"), "fencing.issuer.type=jdbc", "fencing.issuer.jdbc.lease-time=6s",
+                "fencing.store.jdbc.lock-timeout=6s").run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.getAll().substring(before)).contains(warning).containsOnlyOnce(warning);
+    }
+
     @Test
     void acquireTimeoutDefaultsToTenSecondsAndIsAProperty() {
         runner.withPropertyValues("fencing.store.type=in-memory").run(context ->
