@@ -56,6 +56,12 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
     /** How long a check waits by default for a resource's fence row that another transaction holds. */
     public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofSeconds(5);
 
+    /**
+     * The longest lock wait bound a store takes: {@link Integer#MAX_VALUE} ms (about 24.8 days), the most PostgreSQL's
+     * {@code lock_timeout} holds.
+     */
+    public static final Duration MAX_LOCK_TIMEOUT = Duration.ofMillis(Integer.MAX_VALUE);
+
     private final ConnectionFactory connectionFactory;
     private final DatabaseClient client;
     private final R2dbcDialect dialect;
@@ -419,12 +425,18 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
 
         /**
          * How long a check waits for the fence row of a resource that another transaction holds before failing with
-         * {@link R2dbcFenceTransientException} ({@code BUSY}); default 5 seconds, at least 1 ms. PostgreSQL:
+         * {@link R2dbcFenceTransientException} ({@code BUSY}); default 5 seconds, at least 1 ms and at most
+         * {@link R2dbcFenceStore#MAX_LOCK_TIMEOUT}. PostgreSQL:
          * {@code lock_timeout} for the check statement only; MariaDB: {@code innodb_lock_wait_timeout} for the check
          * statement, in whole seconds rounded up.
          */
         public Builder lockTimeout(Duration lockTimeout) {
             Objects.requireNonNull(lockTimeout, "lockTimeout");
+            if (lockTimeout.compareTo(MAX_LOCK_TIMEOUT) > 0) {
+                throw new FencingConfigurationException("R2dbcFenceStore lockTimeout must be at most "
+                        + MAX_LOCK_TIMEOUT.toMillis() + " ms (about 24.8 days: PostgreSQL's lock_timeout takes an int "
+                        + "of milliseconds), was " + lockTimeout);
+            }
             if (lockTimeout.toMillis() < 1) {
                 throw new FencingConfigurationException("R2dbcFenceStore lockTimeout must be at least 1 ms, was "
                         + lockTimeout);

@@ -42,6 +42,7 @@ import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The reactive store contract on a real database, each call in a {@link TransactionalOperator} transaction, plus
@@ -360,6 +361,26 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
         refusedOutside(storeTransactions(readOnly).transactional(
                 store.fence(r, t, Flux.just("w").doOnSubscribe(s -> subscribed.set(true)))), r, t, "read-only");
         assertThat(subscribed).isFalse();
+    }
+
+    /**
+     * A bound the database cannot take (PostgreSQL's lock_timeout is an int of milliseconds; a Duration past a long of
+     * them has no millisecond value at all) is refused when built, naming it; the largest one works.
+     */
+    @Test
+    void aLockTimeoutTheDatabaseCannotTakeIsRefusedWhenBuilt() {
+        for (Duration tooLong : List.of(Duration.ofMillis(Integer.MAX_VALUE + 1L), Duration.ofDays(30),
+                Duration.ofSeconds(Long.MAX_VALUE))) {
+            assertThat(catchThrowable(() -> R2dbcFenceStore.builder(pool).table(fenceTable).lockTimeout(tooLong)))
+                    .isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("lockTimeout").hasMessageContaining(tooLong.toString())
+                    .hasMessageContaining(Integer.MAX_VALUE + " ms");
+        }
+        R2dbcFenceStore longest = R2dbcFenceStore.builder(pool).table(fenceTable)
+                .lockTimeout(R2dbcFenceStore.MAX_LOCK_TIMEOUT).build();
+        String r = freshResource();
+        StepVerifier.create(inUnitOfWork(longest.fence(r, token(r, 5, "a"), Flux.just("written"))))
+                .expectNext("written").verifyComplete();
     }
 
     @Test
