@@ -706,7 +706,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
             }
             ps.execute();
         } catch (SQLException e) {
-            throw checksFailed(checks, e);
+            throw checksFailed(checks, e, commit);
         } finally {
             DataSourceUtils.releaseConnection(connection, dataSource);
         }
@@ -719,9 +719,10 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
      * {@code COMMIT}, not a check; Spring's translation, not counted), or any other failure, which left the checks
      * without a verdict (the connection lost, a read-only transaction): a {@link FenceStoreException}, counted
      * {@code error} on the first check as the default mode counts a check that could not run. Either way the
-     * transaction is aborted and rolls back.
+     * transaction is aborted and rolls back, except when the connection failed with {@code COMMIT} in the text
+     * (SQLSTATE class 08): the server may have committed before the answer was lost, and the message says so.
      */
-    private RuntimeException checksFailed(List<Pending> checks, SQLException e) {
+    private RuntimeException checksFailed(List<Pending> checks, SQLException e, boolean commit) {
         long[] rejected = FenceSql.rejectedAtCommit(e.getMessage());
         if (rejected != null && rejected[0] < checks.size()) {
             Pending check = checks.get((int) rejected[0]);
@@ -753,9 +754,18 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                 return translated;
             }
         }
+        String which = "resource '" + first.resource() + "' (token " + first.token() + ")"
+                + (checks.size() > 1 ? " and " + (checks.size() - 1) + " more" : "");
+        if (commit && state.startsWith("08")) {
+            return first.verdict().failed(new FenceStoreException(first.resource(), first.token(),
+                    "Fence checks at commit of " + which + " in table '" + table + "' and the COMMIT sent with them "
+                            + "got no answer (the connection failed, SQLSTATE " + state + "): whether the transaction "
+                            + "committed is not known here, so take its writes as neither done nor undone and read "
+                            + "them back before retrying: " + e.getMessage(), e));
+        }
         return first.verdict().failed(new FenceStoreException(first.resource(), first.token(),
-                "Fence checks at commit in table '" + table + "' could not run, so no verdict was reached; the "
-                        + "transaction rolled back: " + e.getMessage(), e));
+                "Fence checks at commit of " + which + " in table '" + table + "' could not run, so no verdict was "
+                        + "reached; the transaction rolled back: " + e.getMessage(), e));
     }
 
     /**

@@ -34,9 +34,11 @@ import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -50,6 +52,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+
+import javax.sql.DataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -587,6 +591,46 @@ class CheckAtCommitTest {
         } finally {
             jdbc.execute("DROP TABLE IF EXISTS " + deferred);
         }
+    }
+
+    /**
+     * A connection that fails while the checks and their COMMIT are on the wire leaves the outcome unknown (the server
+     * may have committed before the answer was lost): the message must not say the transaction rolled back.
+     * Simulated: the statement carrying COMMIT fails as a lost connection does (SQLSTATE 08006) without being sent.
+     */
+    @Test
+    void aConnectionLostWithTheCommitSentIsReportedAsUnknownNotAsRolledBack() {
+        DataSource failing = new org.springframework.jdbc.datasource.DelegatingDataSource(pool) {
+            @Override
+            public Connection getConnection() throws SQLException {
+                Connection real = super.getConnection();
+                return (Connection) Proxy.newProxyInstance(getClass().getClassLoader(),
+                        new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+                            if (method.getName().equals("prepareStatement") && args.length == 1
+                                    && ((String) args[0]).contains("COMMIT")) {
+                                throw new SQLException("An I/O error occurred while sending to the backend "
+                                        + "(simulated)", "08006");
+                            }
+                            try {
+                                return method.invoke(real, args);
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        });
+            }
+        };
+        DataSourceTransactionManager failingTm = new DataSourceTransactionManager(failing);
+        JdbcFenceStore onFailing = JdbcFenceStore.builder(failing).transactionManager(failingTm).table(fenceTable)
+                .checkAtCommit(true).build();
+        String r = fresh();
+        FencingToken t5 = new FencingToken(r, 5, "a");
+        Throwable thrown = catchThrowable(() -> new TransactionTemplate(failingTm).executeWithoutResult(s ->
+                fence(onFailing, r, t5, () -> new JdbcTemplate(failing).update("INSERT INTO " + dataTable
+                        + " (k, token, v) VALUES (?, ?, ?)", r, 5L, "v"))));
+        assertThat(thrown).isInstanceOf(FenceStoreException.class).hasMessageContaining(r)
+                .hasMessageContaining("whether the transaction committed is not known")
+                .hasMessageContaining("08006").hasMessageNotContaining("rolled back");
+        assertThat(tokens(r)).as("here nothing was sent, so nothing committed").isEmpty();
     }
 
     private static void guarded(FenceGuard guard, FencePoint point, FencingToken token, Runnable body) {
