@@ -205,10 +205,9 @@ public class FencingJdbcAutoConfiguration {
         if (leaseTime != null && lockTimeout != null && leaseTime.compareTo(lockTimeout) <= 0) {
             LogFactory.getLog(FencingJdbcAutoConfiguration.class).warn("fencing.issuer.jdbc.lease-time ("
                     + leaseTime.toMillis() + " ms) is not longer than fencing.store.jdbc.lock-timeout ("
-                    + lockTimeout.toMillis() + " ms): a "
-                    + "holder whose check waits for a fence row another writer holds can lose its lease while it "
-                    + "waits, and its write is then refused as stale. Keep the lease well above the lock timeout "
-                    + "(10-30 s against 5 s; operations.md, Three timeouts)");
+                    + lockTimeout.toMillis() + " ms): a holder whose check waits for a fence row another writer "
+                    + "holds can lose its lease while it waits, and its write is then refused as stale. Keep the "
+                    + "lease well above the lock timeout (10-30 s against 5 s; operations.md, Three timeouts)");
         }
     }
 
