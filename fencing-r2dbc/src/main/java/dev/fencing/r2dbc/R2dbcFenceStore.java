@@ -183,9 +183,14 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
      * yet when the transaction is cancelled while that statement is on its way.
      */
     static Mono<Void> restoreAutoCommit(Connection connection) {
-        return Flux.from(connection.createStatement(
+        // first a ROLLBACK: the transaction has ended, so what is open on the connection now is a statement of it that
+        // arrived after its rollback (a cancelled transaction's, which Spring and the driver let through), and setting
+        // auto-commit back on would commit it, a write without its check
+        return Flux.from(connection.createStatement("ROLLBACK").execute())
+                .concatMap(Result::getRowsUpdated)
+                .thenMany(Flux.from(connection.createStatement(
                         "SET autocommit = IFNULL(@fencing_autocommit, @@autocommit), @fencing_autocommit = NULL")
-                        .execute())
+                        .execute()))
                 .concatMap(Result::getRowsUpdated)
                 .then();
     }

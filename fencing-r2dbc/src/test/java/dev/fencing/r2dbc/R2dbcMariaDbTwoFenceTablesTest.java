@@ -20,9 +20,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * connection's own setting back when the transaction ends: two fence tables in one transaction.
  */
 @Timeout(90)
-class R2dbcMariaDbRedTeamTest extends R2dbcMariaDbDeadlockFixture {
+class R2dbcMariaDbTwoFenceTablesTest extends R2dbcMariaDbDeadlockFixture {
 
-    R2dbcMariaDbRedTeamTest() {
+    R2dbcMariaDbTwoFenceTablesTest() {
         super("r2rt");
     }
 
