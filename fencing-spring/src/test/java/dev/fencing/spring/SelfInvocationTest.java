@@ -37,6 +37,26 @@ class SelfInvocationTest {
         }
     }
 
+    /** Overloads: the message has to say which {@code append} calls which. */
+    static class Overloads {
+        public void append(String entry) {
+            append(entry, 1); // the unfenced overload delegating to the fenced one, around the proxy
+        }
+
+        @Fenced(resource = "ledger")
+        public void append(String entry, int times) {
+        }
+
+        public void post(String entry) {
+        }
+
+        public void post(String entry, long[] amounts) {
+            Consumer<String> append = this::append; // bound to the bean: the one-argument overload, unfenced
+            append.accept(entry);
+            append(entry, amounts.length);
+        }
+    }
+
     /** Shapes a new user's trial found running unfenced: a method reference, an anonymous and a local class. */
     static class Hidden {
         public void byReference(String entry) {
@@ -245,6 +265,20 @@ class SelfInvocationTest {
 
     @Configuration
     @EnableFencing
+    static class OverloadedCalls {
+        @Bean
+        InMemoryFenceStore fenceStore() {
+            return new InMemoryFenceStore();
+        }
+
+        @Bean
+        Overloads overloads() {
+            return new Overloads();
+        }
+    }
+
+    @Configuration
+    @EnableFencing
     static class HiddenShapes {
         @Bean
         InMemoryFenceStore fenceStore() {
@@ -343,6 +377,18 @@ class SelfInvocationTest {
                 .hasMessageContaining("SelfInvocationTest.Base.entry(..) calls SelfInvocationTest.CallsBaseEntry.write")
                 .hasMessageContaining("SelfInvocationTest.RepositoryLike.addTwice(..), a default method, calls "
                         + "SelfInvocationTest.RepositoryLike.add(..)");
+    }
+
+    @Test
+    void anOverloadedCallerOrCalleeIsNamedWithItsParameterTypes() {
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(OverloadedCalls.class).close())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("SelfInvocationTest.Overloads.append(String) calls "
+                        + "SelfInvocationTest.Overloads.append(String, int)")
+                .hasMessageContaining("SelfInvocationTest.Overloads.post(String, long[]) calls "
+                        + "SelfInvocationTest.Overloads.append(String, int)")
+                // a method reference to the unfenced overload is not a call of the fenced one
+                .hasMessageNotContaining("this::append");
     }
 
     @Test

@@ -25,6 +25,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.StringJoiner;
 
 /**
  * Finds, in a bean class's bytecode, calls from the bean to its own {@code @Fenced} methods: a Spring proxy never
@@ -193,7 +194,9 @@ final class SelfInvocations {
                 if (in == null) {
                     return; // generated at runtime: nothing to read
                 }
-                new ClassReader(in).accept(new ClassVisitor(SpringAsmInfo.ASM_VERSION) {
+                ClassReader reader = new ClassReader(in);
+                Set<String> overloaded = overloadedNames(reader);
+                reader.accept(new ClassVisitor(SpringAsmInfo.ASM_VERSION) {
                     @Override
                     public void visitInnerClass(String name, String outerName, String innerName, int access) {
                         // the InnerClasses attribute lists every class nested in this one, anonymous ones too
@@ -212,9 +215,11 @@ final class SelfInvocations {
                                 && !superCalls.contains(internalName + "." + name + descriptor)) {
                             return null; // the bean runs an override instead, and nothing calls this one by super
                         }
-                        return new ReceiverTracking(Scan.this, display, role == Role.INTERFACE
-                                ? name + "(..), a default method," : caller(name), name, descriptor,
-                                role != Role.NESTED);
+                        String where = caller(name, descriptor, overloaded);
+                        if (role == Role.INTERFACE && !name.startsWith("lambda$")) {
+                            where += ", a default method,";
+                        }
+                        return new ReceiverTracking(Scan.this, display, where, name, descriptor, role != Role.NESTED);
                     }
                 }, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
             } catch (IOException | RuntimeException unreadable) {
@@ -223,15 +228,68 @@ final class SelfInvocations {
         }
     }
 
-    private static String caller(String name) {
+    /**
+     * The fenced method called, as {@code Callee.append(..)}, or with its parameter types
+     * ({@code Callee.append(String, int)}) when its class has another method of that name, so that the message says
+     * which overload is called.
+     */
+    static String callee(Method target) {
+        Class<?> declaring = target.getDeclaringClass();
+        String name = ClassUtils.getShortName(declaring) + "." + target.getName();
+        long sameName = 0;
+        for (Method method : declaring.getDeclaredMethods()) {
+            if (!method.isBridge() && !method.isSynthetic() && method.getName().equals(target.getName())) {
+                sameName++;
+            }
+        }
+        if (sameName < 2) {
+            return name + "(..)";
+        }
+        StringJoiner parameters = new StringJoiner(", ", "(", ")");
+        for (Class<?> type : target.getParameterTypes()) {
+            parameters.add(ClassUtils.getShortName(type));
+        }
+        return name + parameters;
+    }
+
+    /** The names of the methods (not bridges, not synthetic) that a class file declares more than once. */
+    private static Set<String> overloadedNames(ClassReader reader) {
+        Set<String> seen = new HashSet<>();
+        Set<String> overloaded = new HashSet<>();
+        reader.accept(new ClassVisitor(SpringAsmInfo.ASM_VERSION) {
+            @Override
+            public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                             String[] exceptions) {
+                if ((access & (Opcodes.ACC_BRIDGE | Opcodes.ACC_SYNTHETIC)) == 0 && !seen.add(name)) {
+                    overloaded.add(name);
+                }
+                return null;
+            }
+        }, ClassReader.SKIP_CODE | ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+        return overloaded;
+    }
+
+    /** The calling method, with its parameter types when its class declares another method of that name. */
+    private static String caller(String name, String descriptor, Set<String> overloaded) {
         if (name.equals("<init>")) {
-            return "<init>(..) (the constructor)";
+            return "<init>" + parameters(descriptor, overloaded.contains(name)) + " (the constructor)";
         }
         if (name.startsWith("lambda$")) {
             String[] parts = name.split("\\$");
             return (parts.length > 1 ? parts[1] : name) + "(..), in a lambda,";
         }
-        return name + "(..)";
+        return name + parameters(descriptor, overloaded.contains(name));
+    }
+
+    private static String parameters(String descriptor, boolean named) {
+        if (!named) {
+            return "(..)";
+        }
+        StringJoiner parameters = new StringJoiner(", ", "(", ")");
+        for (Type type : Type.getArgumentTypes(descriptor)) {
+            parameters.add(ClassUtils.getShortName(type.getClassName()));
+        }
+        return parameters.toString();
     }
 
     /**
@@ -351,6 +409,9 @@ final class SelfInvocations {
                 pop(1);
             } else if (opcode == Opcodes.POP2) {
                 pop(2);
+            } else if (opcode == Opcodes.ARRAYLENGTH) {
+                pop(1);
+                push(false, 1);
             } else if (opcode == Opcodes.DUP && !stack.isEmpty()) {
                 stack.add(stack.get(stack.size() - 1));
             } else {
@@ -411,8 +472,7 @@ final class SelfInvocations {
                 Method target = fenced.get(called + descriptor);
                 boolean superCallOfOverride = opcode == Opcodes.INVOKESPECIAL && called.equals(method);
                 if (target != null && !superCallOfOverride) {
-                    receiver(receiver, declaring + "." + caller + " calls "
-                            + ClassUtils.getShortName(target.getDeclaringClass()) + "." + called + "(..)");
+                    receiver(receiver, declaring + "." + caller + " calls " + callee(target));
                 }
             }
             pop(argumentSlots + (opcode == Opcodes.INVOKESTATIC ? 0 : 1));
@@ -435,8 +495,7 @@ final class SelfInvocations {
                 int receiver = stack.size() - argumentSlots;
                 if (target != null) {
                     receiver(receiver, declaring + "." + caller + " makes the method reference this::"
-                            + implementation.getName() + " to " + ClassUtils.getShortName(target.getDeclaringClass())
-                            + "." + implementation.getName() + "(..)");
+                            + implementation.getName() + " to " + callee(target));
                 }
             }
             pop(argumentSlots);
