@@ -1,5 +1,7 @@
 package dev.fencing.integration;
 
+import dev.fencing.context.FencingContext;
+import dev.fencing.context.TokenUse;
 import dev.fencing.token.FencingToken;
 import org.springframework.integration.leader.AbstractCandidate;
 import org.springframework.integration.leader.Context;
@@ -41,14 +43,14 @@ public abstract class FencedCandidate extends AbstractCandidate {
      */
     @Override
     public final void onGranted(Context context) throws InterruptedException {
-        FencingToken token;
-        try {
-            token = registry.obtain(getRole()).token();
-        } catch (IllegalMonitorStateException e) {
+        FencedLock lock = registry.obtain(getRole());
+        FencingToken token = lock.isHeldByCurrentThread() ? lock.token() : heldOnThisThread(lock.resource());
+        if (token == null) {
             IllegalMonitorStateException mismatch = new IllegalMonitorStateException("FencedCandidate '" + getId()
                     + "' was granted role '" + getRole() + "' by a LockRegistryLeaderInitiator that does not lock it "
-                    + "in this candidate's " + registry + ": give the initiator the same registry (" + e.getMessage()
-                    + ")");
+                    + "in this candidate's " + registry + ": give the initiator the same registry (the current "
+                    + "thread, " + Thread.currentThread().getName() + ", holds no lock on resource '"
+                    + lock.resource() + "')");
             // the initiator logs what onGranted throws at DEBUG only and tries again: a candidate that is never
             // leader would say nothing at the default levels
             if (!mismatchLogged) {
@@ -59,6 +61,17 @@ public abstract class FencedCandidate extends AbstractCandidate {
             throw mismatch;
         }
         onGranted(context, token);
+    }
+
+    /**
+     * The token of a lock on {@code resource} that this thread took and holds, or {@code null}. The initiator obtains
+     * its lock once, when it starts: {@link FencedLockRegistry#expireUnusedOlderThan} may have dropped that instance
+     * from the registry while the candidate stood by, so {@code obtain} now returns another one, which this thread
+     * does not hold although the initiator's lock, and its token, are held here.
+     */
+    private static FencingToken heldOnThisThread(String resource) {
+        TokenUse use = FencingContext.useOf(resource);
+        return use != null && use.isOpenOn(Thread.currentThread()) ? FencingContext.currentLocal(resource) : null;
     }
 
     /**

@@ -91,6 +91,37 @@ class FencedCandidateTest {
         }).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bad\nrole");
     }
 
+    /**
+     * The initiator obtains its lock once, when it starts, and a standby keeps that instance; an application that
+     * expires its registry's unused locks ({@code expireUnusedOlderThan}, as for any {@code ExpirableLockRegistry})
+     * drops it from the registry between two polls. When that standby was then granted the role, the candidate looked
+     * up the registry's new instance, which its thread does not hold, and failed every grant as "not the same
+     * registry": the node took the role and dropped it again at every poll and was never leader. Here the initiator's
+     * steps are done by hand on this thread, so the instance is dropped for sure.
+     */
+    @Test
+    void aStandbyWhoseLockTheRegistryExpiredIsGrantedItsTermsToken() throws Exception {
+        FencedLockRegistry registry = new FencedLockRegistry(issuer, "leader:");
+        BlockingQueue<String> events = new LinkedBlockingQueue<>();
+        FencedCandidate candidate = candidate(registry, "s", events);
+        FencedLock initiatorsLock = registry.obtain("jobs"); // what LockRegistryLeaderInitiator.start() keeps
+        TimeUnit.MILLISECONDS.sleep(5);
+        registry.expireUnusedOlderThan(0); // the standby's instance was unused: dropped
+        assertThat(registry.obtain("jobs")).isNotSameAs(initiatorsLock);
+
+        assertThat(initiatorsLock.tryLock(1, TimeUnit.SECONDS)).as("the standby wins the role").isTrue();
+        try {
+            candidate.onGranted(() -> true);
+            assertThat(events.poll()).isEqualTo("s granted leader:jobs#" + initiatorsLock.token().value()
+                    + " bound=true");
+        } finally {
+            initiatorsLock.unlock();
+        }
+        assertThatThrownBy(() -> candidate.onGranted(() -> false)).as("not held: still refused")
+                .isInstanceOf(IllegalMonitorStateException.class).hasMessageContaining("same registry")
+                .hasMessageContaining("holds no lock on resource 'leader:jobs'");
+    }
+
     private LockRegistryLeaderInitiator start(FencedLockRegistry registry, String id, BlockingQueue<String> events,
                                               long busyWaitMillis) {
         LockRegistryLeaderInitiator initiator =
