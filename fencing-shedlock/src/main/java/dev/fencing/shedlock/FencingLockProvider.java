@@ -5,6 +5,7 @@ import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
 import dev.fencing.context.TokenUse;
 import dev.fencing.guard.AcquisitionObservation;
+import dev.fencing.guard.RemoteTokenSetAsideException;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
@@ -69,8 +70,13 @@ public final class FencingLockProvider implements LockProvider {
     /**
      * Locks with the wrapped provider and, when it grants the lock, acquires and binds a token per resource of
      * {@code lockConfiguration}'s name. Resources that already have a token bound locally on this thread (an
-     * enclosing job or acquiring call) keep it and are not acquired again.
+     * enclosing job or acquiring call) keep it and are not acquired again. A resource whose token on this thread came
+     * from a caller (bound as remote: an HTTP or message header) is refused before anything is locked, as an acquiring
+     * {@code @Fenced} method and a {@code FencedLockRegistry} lock refuse it: a lease of the job's own would set the
+     * caller's token aside, and a stale caller's request would be written under it.
      *
+     * @throws RemoteTokenSetAsideException  when a caller's token for one of the resources is bound on this thread
+     *                                       (nothing was locked)
      * @throws FencingConfigurationException when only mapped names are allowed and the name has no mapping
      *                                       (nothing was locked)
      * @throws RuntimeException              the issuer's exception when a lease could not be had (the wrapped lock
@@ -80,6 +86,16 @@ public final class FencingLockProvider implements LockProvider {
     public Optional<SimpleLock> lock(LockConfiguration lockConfiguration) {
         String name = lockConfiguration.getName();
         Set<String> toFence = resourcesFor(name);
+        for (String resource : toFence) {
+            if (FencingContext.currentLocal(resource) == null) {
+                FencingToken remote = FencingContext.current(resource);
+                if (remote != null) {
+                    // a caller's token (header, message): a lease of our own would set it aside, its request landing
+                    throw RemoteTokenSetAsideException.forLock(resource, "the FencingLockProvider of ShedLock lock '"
+                            + name + "'", remote.value());
+                }
+            }
+        }
         Optional<SimpleLock> granted = delegate.lock(lockConfiguration);
         if (granted.isEmpty()) {
             return granted;

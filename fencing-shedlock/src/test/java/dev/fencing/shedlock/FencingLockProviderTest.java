@@ -3,6 +3,7 @@ package dev.fencing.shedlock;
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.FencingScope;
+import dev.fencing.guard.RemoteTokenSetAsideException;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
@@ -186,15 +187,33 @@ class FencingLockProviderTest {
         }
     }
 
+    /**
+     * A job locked on a thread where a caller's token for its resource is bound (a listener or request handler that
+     * runs it through ShedLock's {@code LockingTaskExecutor}, the message a zombie's, consumed late) used to take a
+     * lease of its own and write under it, setting the caller's stale token aside: refused instead, before ShedLock
+     * locks anything, as {@code @Fenced(acquire = true)} and {@code FencedLockRegistry} refuse it.
+     */
     @Test
-    void aRemoteTokenIsNotReusedTheJobTakesItsOwn() {
+    void aCallersTokenForTheJobsResourceIsRefusedBeforeAnythingIsLocked() {
         FencingLockProvider provider = FencingLockProvider.builder(shedlock, issuer).resources("job", "ledger").build();
         FencingToken remote = new FencingToken("ledger", 70, "from-a-header");
         try (FencingScope ignored = FencingContext.bindRemote(List.of(remote))) {
-            SimpleLock lock = provider.lock(config("job")).orElseThrow();
-            assertThat(FencingContext.currentLocal("ledger").value()).isEqualTo(1);
-            lock.unlock();
+            assertThatThrownBy(() -> provider.lock(config("job")))
+                    .isInstanceOfSatisfying(RemoteTokenSetAsideException.class, e -> {
+                        assertThat(e.resource()).isEqualTo("ledger");
+                        assertThat(e.presentedValue()).isEqualTo(70);
+                    })
+                    .hasMessageContaining("ShedLock lock 'job'").hasMessageContaining("'ledger'");
+            assertThat(shedlock.events).as("ShedLock locked nothing").isEmpty();
+            assertThat(issuer.isHeld("ledger")).isFalse();
             assertThat(FencingContext.current("ledger")).isSameAs(remote);
+        }
+        FencingToken other = new FencingToken("accounts", 70, "from-a-header");
+        try (FencingScope ignored = FencingContext.bindRemote(List.of(other))) {
+            SimpleLock lock = provider.lock(config("job")).orElseThrow();
+            assertThat(FencingContext.currentLocal("ledger").value()).as("a token of another resource: no reason")
+                    .isEqualTo(1);
+            lock.unlock();
         }
     }
 
