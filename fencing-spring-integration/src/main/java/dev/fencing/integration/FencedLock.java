@@ -60,6 +60,13 @@ public final class FencedLock implements Lock {
     /** The lease and binding of the holding thread; written only by that thread while it holds {@link #local}. */
     private volatile Hold hold;
     private volatile long lastUsedNanos = System.nanoTime();
+    /**
+     * The thread whose hold was dropped at a reentrant acquisition because its lease was lost, and how many of its
+     * acquisitions were dropped with it: their {@code unlock()} calls still to come are told why they hold nothing.
+     * Written by that thread only; cleared when it acquires again or has made them all.
+     */
+    private volatile Thread droppedHolder;
+    private volatile int droppedHolds;
     private final AcquisitionCounters counters;
     private final BooleanSupplier reportUnchecked;
     private final Supplier<ObservationRegistry> observations;
@@ -270,7 +277,7 @@ public final class FencedLock implements Lock {
     @Override
     public void unlock() {
         if (!local.isHeldByCurrentThread()) {
-            throw notHeld("unlock");
+            throw droppedHolder == Thread.currentThread() ? droppedUnlock() : notHeld("unlock");
         }
         if (local.getHoldCount() > 1) {
             local.unlock();
@@ -345,6 +352,9 @@ public final class FencedLock implements Lock {
         FencingMetrics.increment(counters.acquired());
         lastUsedNanos = System.nanoTime();
         hold = new Hold(lease, scope, use, this);
+        if (droppedHolder == Thread.currentThread()) {
+            droppedHolder = null; // a new holding: the unlock() calls of the dropped one cannot be told apart
+        }
         return lease.token();
     }
 
@@ -370,6 +380,8 @@ public final class FencedLock implements Lock {
         }
         hold = null;
         lastUsedNanos = System.nanoTime();
+        droppedHolds = local.getHoldCount(); // the enclosing acquisitions, whose unlock() calls are still to come
+        droppedHolder = Thread.currentThread();
         try {
             if (current != null) {
                 current.end();
@@ -440,6 +452,20 @@ public final class FencedLock implements Lock {
         InterruptedException e = new InterruptedException("Interrupted while locking resource '" + resource + "'");
         e.initCause(cause);
         return e;
+    }
+
+    /**
+     * The failure of an {@code unlock()} matching an acquisition whose hold was dropped when the lease was found lost:
+     * it says so (the caller's {@code finally} block would otherwise replace the loss with a bare "does not hold it").
+     */
+    private IllegalMonitorStateException droppedUnlock() {
+        if (--droppedHolds <= 0) {
+            droppedHolder = null;
+        }
+        IllegalMonitorStateException e = notHeld("unlock");
+        return new IllegalMonitorStateException(e.getMessage() + " any more: its lease was lost while it was held, "
+                + "so a nested acquisition on this thread (lock() threw LockAcquisitionException, tryLock returned "
+                + "false) dropped the hold, unbound the token and closed the lease; nothing is left to unlock");
     }
 
     private IllegalMonitorStateException notHeld(String what) {

@@ -291,6 +291,38 @@ class FencedLockTest {
         assertThat(FencingContext.isEmpty()).isTrue();
     }
 
+    /**
+     * The usual nesting, {@code lock(); try { ... } finally { unlock(); }}, around a nested acquisition that finds the
+     * lease lost: the outer {@code unlock()} in its {@code finally} block replaces the nested LockAcquisitionException.
+     * It said only "does not hold it", so the loss that caused it was nowhere; it now says why.
+     */
+    @Test
+    void theOuterUnlockAfterANestedAcquisitionFoundTheLeaseLostSaysWhy() throws Exception {
+        InMemoryTokenIssuer shortLeases = new InMemoryTokenIssuer(Duration.ofMillis(200), 0);
+        FencedLock lock = new FencedLockRegistry(shortLeases).obtain("job");
+        Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> {
+            lock.lock();
+            try {
+                lock.lock();
+                try {
+                    Thread.sleep(400); // past the lease
+                    lock.lock(); // nested once more: finds the lease lost, drops the two holds
+                } finally {
+                    lock.unlock();
+                }
+            } finally {
+                lock.unlock();
+            }
+        });
+        assertThat(thrown).isInstanceOf(IllegalMonitorStateException.class)
+                .hasMessageContaining("'job'").hasMessageContaining("lease was lost");
+        assertThat(FencingContext.isEmpty()).isTrue();
+        assertThatThrownBy(lock::unlock).as("the dropped holds are all accounted for")
+                .isInstanceOf(IllegalMonitorStateException.class).hasMessageNotContaining("lease was lost");
+        assertThat(lock.tryLock()).isTrue();
+        lock.unlock();
+    }
+
     @Test
     void unlockingOutOfOrderUnbindsTheInnerTokenAndSaysSo() {
         FencedLock outer = registry.obtain("outer");
