@@ -148,6 +148,21 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
             throw new FencingConfigurationException("@EnableSchedulerLockFencing needs a TokenIssuer bean: the tokens of "
                     + "ShedLock jobs come from it (ZooKeeper, etcd or JdbcTokenIssuer)");
         }
+        Set<String> unwrapped = new TreeSet<>();
+        beanFactory.getBeansOfType(LockProvider.class, false, false).forEach((name, bean) -> {
+            if (!(bean instanceof FencingLockProvider)) {
+                unwrapped.add(name);
+            }
+        });
+        if (!unwrapped.isEmpty()) {
+            throw new FencingConfigurationException("@EnableSchedulerLockFencing did not wrap the ShedLock LockProvider "
+                    + "bean(s) " + unwrapped + ": they were created before its post-processor could see them (a "
+                    + "BeanPostProcessor or BeanFactoryPostProcessor that injects a LockProvider makes Spring create "
+                    + "it that early, which Spring logs at INFO as 'not eligible for getting processed by all "
+                    + "BeanPostProcessors'), so the jobs they lock would run without a token and each fenced write "
+                    + "be refused as missing. Inject the LockProvider there lazily (@Lazy, or an ObjectProvider), or "
+                    + "return a FencingLockProvider from the bean method");
+        }
         List<FencingLockProvider> providers;
         synchronized (wrapped) {
             providers = List.copyOf(wrapped);

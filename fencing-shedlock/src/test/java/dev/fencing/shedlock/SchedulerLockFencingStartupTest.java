@@ -240,6 +240,35 @@ class SchedulerLockFencingStartupTest {
         assertThat(startupFailure(Issuer.class, Plain.class)).contains("found no ShedLock LockProvider bean");
     }
 
+    /**
+     * A LockProvider bean that a post-processor needs is created before {@code @EnableSchedulerLockFencing}'s
+     * post-processor runs, and is never wrapped. Alone, startup said there was no LockProvider bean at all ("declare
+     * one"); beside another one, which was wrapped, it started without a word, and a job ShedLock locked with the early
+     * one (@LockProviderToUse, @Primary) ran without a token.
+     */
+    @Test
+    void aLockProviderCreatedBeforeThePostProcessorStopsStartupNamingIt() {
+        assertThat(startupFailure(Issuer.class, EarlyProvider.class, Plain.class))
+                .contains("did not wrap").contains("[earlyLockProvider]").contains("@Lazy");
+        assertThat(startupFailure(Issuer.class, EarlyProvider.class, Beans.class, Plain.class))
+                .as("beside a provider that was wrapped").contains("did not wrap").contains("[earlyLockProvider]");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class EarlyProvider {
+        @Bean
+        static LockProvider earlyLockProvider() {
+            return new FakeLockProvider();
+        }
+
+        @Bean
+        static org.springframework.beans.factory.config.BeanPostProcessor lockAudit(
+                @org.springframework.beans.factory.annotation.Qualifier("earlyLockProvider") LockProvider early) {
+            return new org.springframework.beans.factory.config.BeanPostProcessor() {
+            };
+        }
+    }
+
     @Test
     void anUnmappedSchedulerLockStopsStartupWhenOnlyMappedNamesAreAllowed() {
         assertThat(startupFailure(Beans.class, Issuer.class, Unmapped.class))
