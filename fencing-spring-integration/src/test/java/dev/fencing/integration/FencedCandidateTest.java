@@ -17,6 +17,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /** {@link FencedCandidate} under {@link LockRegistryLeaderInitiator}: each term's token, and misuse. */
 @Timeout(30)
@@ -89,6 +90,52 @@ class FencedCandidateTest {
             public void onRevoked(Context context) {
             }
         }).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("bad\nrole");
+    }
+
+    /**
+     * A leader whose lease ran out while no other candidate has written yet (the store alone would still accept its
+     * token): the heartbeat tells it (onRevoked), and its work, whose binding was made during the term, is refused
+     * before the store, as soon as the lease is known lost and after the hold is dropped.
+     */
+    @Test
+    void aLeaderWhoseLeaseRanOutIsToldAndItsWorkIsRefusedBeforeAnyNewerLeaderWrote() throws Exception {
+        InMemoryTokenIssuer shortLeases = new InMemoryTokenIssuer(java.time.Duration.ofMillis(300), 0);
+        FencedLockRegistry registry = new FencedLockRegistry(shortLeases, "leader:");
+        BlockingQueue<String> events = new LinkedBlockingQueue<>();
+        java.util.concurrent.ExecutorService work = java.util.concurrent.Executors.newSingleThreadExecutor();
+        java.util.concurrent.CompletableFuture<dev.fencing.context.FencingScope> bound =
+                new java.util.concurrent.CompletableFuture<>();
+        FencedCandidate candidate = new FencedCandidate(registry, "z", "jobs") {
+            @Override
+            protected void onGranted(Context context, FencingToken token) {
+                if (!bound.isDone()) {
+                    work.submit(() -> bound.complete(FencingContext.bind(token))); // bound for the term
+                }
+            }
+
+            @Override
+            public void onRevoked(Context context) {
+                events.add("revoked");
+            }
+        };
+        LockRegistryLeaderInitiator initiator = new LockRegistryLeaderInitiator(registry, candidate);
+        initiator.setHeartBeatMillis(50);
+        initiator.setBusyWaitMillis(30_000); // once deposed it waits: no newer term meanwhile
+        initiators.add(initiator);
+        try {
+            initiator.start();
+            bound.get(10, TimeUnit.SECONDS);
+            TimeUnit.MILLISECONDS.sleep(600); // past the lease
+            assertThat(events.poll(10, TimeUnit.SECONDS)).as("the heartbeat told it").isEqualTo("revoked");
+            assertThat(shortLeases.highestIssued("leader:jobs")).as("no newer term").isEqualTo(1);
+            Throwable refused = work.submit(() -> catchThrowable(() -> FencingContext.present("leader:jobs")))
+                    .get(10, TimeUnit.SECONDS);
+            assertThat(refused).isInstanceOfSatisfying(dev.fencing.rule.StaleTokenException.class,
+                    e -> assertThat(e.lockLost()).isTrue());
+        } finally {
+            work.submit(() -> bound.join().close()).get(10, TimeUnit.SECONDS);
+            work.shutdownNow();
+        }
     }
 
     /**
