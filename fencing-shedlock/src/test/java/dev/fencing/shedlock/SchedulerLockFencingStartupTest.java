@@ -254,6 +254,28 @@ class SchedulerLockFencingStartupTest {
                 .as("beside a provider that was wrapped").contains("did not wrap").contains("[earlyLockProvider]");
     }
 
+    /**
+     * A lazy LockProvider bean ({@code @Lazy}, or Spring Boot's {@code spring.main.lazy-initialization=true}) was not
+     * created by the end of startup, so nothing had been wrapped and startup failed saying there was no LockProvider
+     * bean ("declare one"). The end-of-startup check now looks the beans up, which creates it, wrapped.
+     */
+    @Test
+    void aLazyLockProviderIsWrappedNotReportedMissing() {
+        try (AnnotationConfigApplicationContext context =
+                     new AnnotationConfigApplicationContext(Issuer.class, LazyProvider.class, Plain.class)) {
+            assertThat(context.getBean(LockProvider.class)).isInstanceOf(FencingLockProvider.class);
+        }
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    static class LazyProvider {
+        @Bean
+        @org.springframework.context.annotation.Lazy
+        LockProvider lockProvider() {
+            return new FakeLockProvider();
+        }
+    }
+
     @Configuration(proxyBeanMethods = false)
     static class EarlyProvider {
         @Bean
