@@ -5,6 +5,7 @@ import dev.fencing.guard.FencePoint;
 import dev.fencing.issuer.InMemoryTokenIssuer;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.testsupport.LogRecords;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.LogRecord;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -83,6 +85,46 @@ class ShedLockUncheckedTokenTest {
         } finally {
             unmapped.unlock();
         }
+    }
+
+    /**
+     * Two lock names nested in one job through ShedLock's executor, sharing a resource: the inner one takes a lease
+     * only for the resource the outer one does not hold, and its unchecked run is counted and named for that
+     * resource only; the outer token stays bound through the inner run and after it. (The red team's probe; held.)
+     */
+    @Test
+    void nestedLocksOfTwoNamesTakeOnlyTheMissingLeaseAndReportIt() throws Throwable {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        FencingLockProvider provider = FencingLockProvider.builder(shedlock, issuer)
+                .metrics(new FencingMetrics(registry)).resources("nested-outer", "accounts")
+                .resources("nested-inner", "accounts", "ledger").build();
+        net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor executor =
+                new net.javacrumbs.shedlock.core.DefaultLockingTaskExecutor(provider);
+        java.util.concurrent.atomic.AtomicReference<dev.fencing.token.FencingToken> outerToken =
+                new java.util.concurrent.atomic.AtomicReference<>();
+        java.util.List<LogRecord> records;
+        try (LogRecords log = LogRecords.of(FencedLock.class)) {
+            executor.executeWithLock((net.javacrumbs.shedlock.core.LockingTaskExecutor.Task) () -> {
+                outerToken.set(dev.fencing.context.FencingContext.present("accounts")); // checked
+                executor.executeWithLock((net.javacrumbs.shedlock.core.LockingTaskExecutor.Task) () -> {
+                    assertThat(dev.fencing.context.FencingContext.present("accounts")).isSameAs(outerToken.get());
+                    assertThat(dev.fencing.context.FencingContext.current("ledger")).isNotNull(); // not checked
+                }, new LockConfiguration(Instant.now(), "nested-inner", Duration.ofSeconds(10), Duration.ZERO));
+                assertThat(dev.fencing.context.FencingContext.current("ledger")).isNull();
+                assertThat(dev.fencing.context.FencingContext.current("accounts")).isSameAs(outerToken.get());
+            }, new LockConfiguration(Instant.now(), "nested-outer", Duration.ofSeconds(10), Duration.ZERO));
+            records = log.records();
+        }
+        assertThat(dev.fencing.context.FencingContext.isEmpty()).isTrue();
+        assertThat(issuer.highestIssued("accounts")).as("one accounts lease").isEqualTo(outerToken.get().value());
+        assertThat(registry.get(FencingMetrics.ACQUISITIONS).tag("outcome", "acquired").counters())
+                .extracting(c -> c.getId().getTag("resource")).containsExactlyInAnyOrder("accounts", "ledger");
+        assertThat(registry.get(FencingMetrics.UNCHECKED_LEASES).tag("resource", "ledger").counter().count())
+                .isEqualTo(1);
+        assertThat(registry.get(FencingMetrics.UNCHECKED_LEASES).tag("resource", "accounts").counter().count())
+                .as("checked in the outer run").isZero();
+        assertThat(records).singleElement().extracting(LogRecord::getMessage).asString()
+                .contains("lock 'nested-inner'").contains("resource 'ledger'");
     }
 
     @Test
