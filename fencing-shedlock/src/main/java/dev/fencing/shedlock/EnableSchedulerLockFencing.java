@@ -13,7 +13,8 @@ import java.lang.annotation.Target;
  * {@link FencingLockProvider} with the context's {@code TokenIssuer}, so a {@code @SchedulerLock} job runs with a
  * token bound for its resources. Startup fails, naming what is wrong, when there is no {@code TokenIssuer} bean, no
  * {@code LockProvider} bean, a mapping that does not parse, or (with {@link #mappedOnly()}) a {@code @SchedulerLock}
- * name without a mapping.
+ * name without a mapping. Declared on several configuration classes, their mappings are merged, {@link #mappedOnly()}
+ * holds when any of them sets it, and their {@link #acquireTimeout()}s must be equal.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

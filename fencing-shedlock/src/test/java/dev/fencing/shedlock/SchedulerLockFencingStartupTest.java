@@ -255,6 +255,40 @@ class SchedulerLockFencingStartupTest {
     }
 
     /**
+     * {@code @EnableSchedulerLockFencing} on two configuration classes (one per module): the second one's mappings
+     * and {@code mappedOnly} were dropped without a word, its job fenced under its lock name and each write refused
+     * as missing. They are merged now, the stricter {@code mappedOnly} wins, and two timeouts fail startup.
+     */
+    @Test
+    void theAnnotationOnTwoConfigurationsMergesTheirMappings() {
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(
+                Issuer.class, Beans.class, ModuleA.class, ModuleB.class)) {
+            FencingLockProvider provider = (FencingLockProvider) context.getBean(LockProvider.class);
+            assertThat(provider.mappings()).containsOnlyKeys("report", "nightly");
+            assertThat(provider.resourcesFor("nightly")).containsExactly("ledger");
+            assertThat(provider.mappedOnly()).isTrue();
+        }
+        assertThat(startupFailure(Issuer.class, Beans.class, ModuleA.class, ModuleC.class))
+                .contains("declared more than once").contains("\"PT5S\"").contains("\"PT9S\"");
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableSchedulerLock(defaultLockAtMostFor = "PT10S")
+    @EnableSchedulerLockFencing(resources = "report=reports")
+    static class ModuleA {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableSchedulerLockFencing(resources = "nightly=ledger", mappedOnly = true)
+    static class ModuleB {
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @EnableSchedulerLockFencing(resources = "nightly=ledger", acquireTimeout = "PT9S")
+    static class ModuleC {
+    }
+
+    /**
      * A lazy LockProvider bean ({@code @Lazy}, or Spring Boot's {@code spring.main.lazy-initialization=true}) was not
      * created by the end of startup, so nothing had been wrapped and startup failed saying there was no LockProvider
      * bean ("declare one"). The end-of-startup check now looks the beans up, which creates it, wrapped.
