@@ -155,10 +155,10 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
             }
         });
         if (!unwrapped.isEmpty()) {
-            throw new FencingConfigurationException("@EnableSchedulerLockFencing did not wrap the ShedLock LockProvider "
-                    + "bean(s) " + unwrapped + ": they were created before its post-processor could see them (a "
-                    + "BeanPostProcessor or BeanFactoryPostProcessor that injects a LockProvider makes Spring create "
-                    + "it that early, which Spring logs at INFO as 'not eligible for getting processed by all "
+            throw new FencingConfigurationException("@EnableSchedulerLockFencing did not wrap the ShedLock "
+                    + "LockProvider bean(s) " + unwrapped + ": they were created before its post-processor could see "
+                    + "them (a BeanPostProcessor or BeanFactoryPostProcessor that injects a LockProvider makes Spring "
+                    + "create it that early, which Spring logs at INFO as 'not eligible for getting processed by all "
                     + "BeanPostProcessors'), so the jobs they lock would run without a token and each fenced write "
                     + "be refused as missing. Inject the LockProvider there lazily (@Lazy, or an ObjectProvider), or "
                     + "return a FencingLockProvider from the bean method");
