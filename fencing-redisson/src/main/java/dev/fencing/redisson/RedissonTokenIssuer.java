@@ -71,6 +71,13 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
     /** How much longer than the acquire timeout an acquire waits for Redis's answer. */
     static final Duration LOCK_ANSWER_SLACK = Duration.ofSeconds(1);
 
+    /**
+     * The largest token this issuer hands out, 2^53 - 1: Redisson's locking script returns the counter through a Lua
+     * number (a double), exact only up to 2^53, so two counters above it can come back as one token. A counter above
+     * it is refused at acquire, and a floor at or above it at the raise.
+     */
+    public static final long MAX_TOKEN = (1L << 53) - 1;
+
     /** How long a release, a probe or a read waits for Redis. */
     static final Duration ANSWER_WAIT = Duration.ofSeconds(3);
 
@@ -153,6 +160,15 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
                 throw new LockAcquisitionException(resource, "Could not read the token floor of the family of "
                         + "resource '" + resource + "' on Redis at " + address + "; the lock was given back: "
                         + e.getMessage(), e);
+            }
+            if (token > MAX_TOKEN) { // 2^53 may be the counter 2^53 + 1 rounded; every token above it is rounded
+                unlock(lock, owner);
+                throw new LockAcquisitionException(resource, "The token counter of resource '" + resource
+                        + "' on Redis at " + address + " is at " + token + ", above " + MAX_TOKEN + " (2^53 - 1)"
+                        + ": Redisson's locking script returns it as a Lua number (a double), which cannot tell two "
+                        + "counters above 2^53 apart, so no token is handed out (fail closed); the lock was given "
+                        + "back. Move this resource to another issuer, or under new names with the fence rows of the "
+                        + "old ones retired", null, false);
             }
             if (token > floor) {
                 grant.granted(() -> unlock(lock, owner));
@@ -307,7 +323,8 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
      * (for example {@code JdbcFenceAdmin.maxSeen}); the next token is then above it. Not for a Redisson client with a
      * {@code NameMapper} (the counter key is computed here).
      *
-     * @throws IllegalArgumentException when the resource is invalid or {@code floor} is negative
+     * @throws IllegalArgumentException when the resource is invalid, or {@code floor} is negative or not below
+     *                                  {@link #MAX_TOKEN}
      */
     public long raiseTokenFloor(String resource, long floor) {
         TokenIssuer.checkAcquire(resource, Duration.ZERO);
@@ -315,6 +332,7 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
             throw new IllegalArgumentException("floor for resource '" + resource + "' must not be negative, was "
                     + floor);
         }
+        checkBelowMaxToken("floor for resource '" + resource + "'", floor);
         String tokenKey = RedisKeys.tokenKey(RedisKeys.lockKey(prefix, resource));
         Long now = redisson.getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE, RAISE_TO_AT_LEAST,
                 RScript.ReturnType.INTEGER, List.of(tokenKey), Long.toString(floor));
@@ -327,19 +345,35 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
      * the family, whose counter is raised past it when it is not above it yet (one read more per acquire of a keyed
      * resource). For the floor raise after a restore and for compaction.
      *
-     * @throws IllegalArgumentException when {@code family} is blank or {@code floor} is negative
+     * @throws IllegalArgumentException when {@code family} is blank, or {@code floor} is negative or not below
+     *                                  {@link #MAX_TOKEN}
      */
     @Override
     public void raiseFamilyFloor(String family, long floor) {
         IssuerFloors.checkArguments("RedissonTokenIssuer.raiseFamilyFloor", family, floor);
+        checkBelowMaxToken("RedissonTokenIssuer.raiseFamilyFloor: floor of family '" + family + "'", floor);
         redisson.getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE, RAISE_TO_AT_LEAST,
                 RScript.ReturnType.INTEGER, List.of(RedisKeys.familyFloorKey(prefix, family)), Long.toString(floor));
     }
 
-    /** Sets the counter in {@code KEYS[1]} to {@code ARGV[1]} unless it is at least that; answers the value now. */
-    private static final String RAISE_TO_AT_LEAST = "local c = tonumber(redis.call('get', KEYS[1]) or '0'); "
-            + "local f = tonumber(ARGV[1]); if c < f then redis.call('set', KEYS[1], ARGV[1]); return f; end; "
-            + "return c;";
+    /** Refuses a floor whose next token would be above {@link #MAX_TOKEN}: Redisson cannot return it exactly. */
+    private static void checkBelowMaxToken(String what, long floor) {
+        if (floor >= MAX_TOKEN) {
+            throw new IllegalArgumentException(what + " is " + floor + "; Redisson hands out tokens below "
+                    + MAX_TOKEN + " (2^53 - 1) only (its locking script returns the counter as a Lua number, a "
+                    + "double), so the floor must be below " + MAX_TOKEN);
+        }
+    }
+
+    /**
+     * Sets the counter in {@code KEYS[1]} to {@code ARGV[1]} unless it is at least that; answers the value now. The
+     * two are compared as decimal strings (shorter is smaller, then by text), not as Lua numbers, which are doubles
+     * and cannot tell counters above 2^53 apart; {@code INCRBY 0} answers the value as Redis's 64-bit integer. A
+     * counter someone set negative is below every floor.
+     */
+    private static final String RAISE_TO_AT_LEAST = "local c = redis.call('get', KEYS[1]) or '0'; local f = ARGV[1]; "
+            + "if string.sub(c, 1, 1) == '-' or #c < #f or (#c == #f and c < f) then "
+            + "redis.call('set', KEYS[1], f); end; return redis.call('incrby', KEYS[1], 0);";
 
     /** {@link #raiseTokenFloor}, for a {@link dev.fencing.recovery.FloorRaise} with a value to raise to. */
     @Override

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Timeout;
 import org.redisson.api.RedissonClient;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The floor raise after a restore (docs/operations.md, "Backup and restore", step 2 with
@@ -119,5 +120,35 @@ class RedissonFloorRaiseTest {
             assertThat(offset).as("the decorated issuer's counter floors stay offered")
                     .isInstanceOf(CounterFloors.class);
         }
+    }
+
+    /**
+     * Redisson's locking script returns the counter it increments through a Lua number (a double): above 2^53 two
+     * counters come back as one token (2^53 + 3 and 2^53 + 4 both as 2^53 + 4). A floor raised above 2^53 (tokens of
+     * an issuer that counted in nanoseconds, before the move) was taken without a word, and the raise compared as
+     * doubles too: the counter stayed at or below the floor, the next token equalled the store's max_seen, and
+     * tokens repeated, each refused as "went back" blaming a FLUSHALL. Now the raise refuses such a floor, and a
+     * counter above 2^53 - 1 (set by hand) is refused at acquire, naming both.
+     */
+    @Test
+    void floorsAndCountersBeyondWhatRedissonReturnsExactlyAreRefusedNamingTheValue() {
+        String resource = "precision:" + UUID.randomUUID();
+        long floor = (1L << 53) + 3;
+        assertThatThrownBy(() -> redisson.raiseTokenFloor(resource, floor))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(resource).hasMessageContaining(Long.toString(floor))
+                .hasMessageContaining(Long.toString(RedissonTokenIssuer.MAX_TOKEN));
+        assertThatThrownBy(() -> redisson.raiseFamilyFloor("precision", floor))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(Long.toString(floor));
+        assertThat(redisson.raiseTokenFloor(resource, RedissonTokenIssuer.MAX_TOKEN - 1))
+                .isEqualTo(RedissonTokenIssuer.MAX_TOKEN - 1);
+        try (Lease last = redisson.acquire(resource, Duration.ofSeconds(5))) {
+            assertThat(last.token().value()).isEqualTo(RedissonTokenIssuer.MAX_TOKEN);
+        }
+        assertThatThrownBy(() -> redisson.acquire(resource, Duration.ofSeconds(5)))
+                .isInstanceOf(dev.fencing.issuer.LockAcquisitionException.class)
+                .hasMessageContaining(resource).hasMessageContaining(Long.toString(1L << 53))
+                .hasMessageContaining("Lua number");
+        assertThat(redisson.isHeld(resource)).as("the lock was given back").isFalse();
     }
 }
