@@ -80,6 +80,7 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     private final ScheduledExecutorService watcher;
     private final ExecutorService prober;
     private final ExecutorService releaser;
+    private final ExecutorService locker;
 
     /**
      * Test seam, package-private: runs with the resource right after the lock was granted and before the lease is
@@ -130,6 +131,7 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
         this.watcher = Executors.newSingleThreadScheduledExecutor(daemon("fencing-hazelcast-watcher"));
         this.prober = Executors.newCachedThreadPool(daemon("fencing-hazelcast-probe"));
         this.releaser = Executors.newCachedThreadPool(daemon("fencing-hazelcast-release"));
+        this.locker = Executors.newCachedThreadPool(daemon("fencing-hazelcast-lock"));
         long every = checkInterval.toMillis();
         watcher.scheduleWithFixedDelay(this::checkHeld, every, every, TimeUnit.MILLISECONDS);
     }
@@ -159,7 +161,7 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     protected HazelcastLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
         FencedLock lock = lock(lockName(prefix, resource));
         long threadId = AsThread.acquisitionId();
-        long fence = AsThread.call(threadId, () -> lock.tryLockAndGetFence(timeout.toMillis(), TimeUnit.MILLISECONDS));
+        long fence = tryLock(lock, threadId, timeout);
         if (fence == FencedLock.INVALID_FENCE) {
             throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
                     + " ms waiting for the Hazelcast FencedLock '" + lock.getName() + "' on resource '" + resource
@@ -171,6 +173,41 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
                 lock, threadId);
         held.add(lease);
         return lease;
+    }
+
+    /**
+     * {@code tryLockAndGetFence} as {@code threadId}, on a locking thread, so that an interrupt of the caller ends its
+     * wait: Hazelcast's own call ignores interrupts (it waits out its timeout, and takes the lock if it is freed
+     * meanwhile). A lock the CP group grants after the caller was interrupted is given back then.
+     */
+    private long tryLock(FencedLock lock, long threadId, Duration timeout) throws Exception {
+        java.util.function.Supplier<Long> call = () -> AsThread.call(threadId,
+                () -> lock.tryLockAndGetFence(timeout.toMillis(), TimeUnit.MILLISECONDS));
+        CompletableFuture<Long> locking;
+        try {
+            locking = CompletableFuture.supplyAsync(call, locker);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            return call.get(); // after close(), as before: on the caller's thread
+        }
+        try {
+            return locking.get();
+        } catch (InterruptedException e) {
+            locking.whenComplete((late, error) -> {
+                if (late != null && late != FencedLock.INVALID_FENCE) {
+                    try {
+                        unlockAs(lock, threadId);
+                    } catch (RuntimeException failed) {
+                        LOG.log(System.Logger.Level.WARNING, () -> "Could not give back the Hazelcast lock '"
+                                + lock.getName() + "' (fence " + late + ") granted after its acquire was interrupted, "
+                                + "on " + service + "; the CP group frees it when this process's CP session ends: "
+                                + failed);
+                    }
+                }
+            });
+            throw e;
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
     }
 
     /**
@@ -362,6 +399,7 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
         watcher.shutdownNow();
         prober.shutdownNow();
         releaser.shutdown(); // a release under way finishes; its lock goes with the session otherwise
+        locker.shutdown();   // an acquire under way finishes (Hazelcast's wait ignores interrupts)
     }
 
     /** For messages: the cluster and instance this issuer uses. */
