@@ -207,8 +207,10 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
                     + (timeout.toMillis() + LOCK_ANSWER_SLACK.toMillis()) + " ms while locking resource '" + resource
                     + "' (key '" + key + "')", e);
         } catch (ExecutionException e) {
+            giveBackIfGranted(lock, owner); // a request that timed out may still run on Redis and take the lock
             throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' on Redis at "
-                    + address + ": " + e.getCause(), e.getCause());
+                    + address + " (should Redis still run the request, the lock is given back): " + e.getCause(),
+                    e.getCause());
         }
         if (token == null) {
             throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
@@ -227,13 +229,30 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
      * The lock request of an acquirer that gave up may still be granted: cancelled, Redisson unlocks a lock it
      * grants afterwards; and should it complete with a token all the same, the lock is given back then.
      */
-    private static void giveBackWhenGranted(RFuture<Long> locking, RFencedLock lock, long owner) {
+    private void giveBackWhenGranted(RFuture<Long> locking, RFencedLock lock, long owner) {
         locking.cancel(false);
         locking.whenComplete((late, error) -> {
             if (late != null) {
                 lock.unlockAsync(owner);
+            } else if (error != null) {
+                giveBackIfGranted(lock, owner);
             }
         });
+    }
+
+    /**
+     * A lock request that failed without Redis's answer (Redisson's response timeout: Redis busy, paused, or slow
+     * to reply) may have run, or may still run, and taken the lock for {@code owner}, which nobody would release
+     * before its TTL (the watchdog timeout or the lease time). So the owner's lock is unlocked now and once more
+     * after {@link #ANSWER_WAIT}; an owner id is never reused, so neither unlocks another acquisition's lock.
+     */
+    private void giveBackIfGranted(RFencedLock lock, long owner) {
+        lock.unlockAsync(owner);
+        try {
+            checker.schedule(() -> lock.unlockAsync(owner), ANSWER_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            // the issuer is closed: the lock goes with its TTL
+        }
     }
 
     @Override
