@@ -180,7 +180,9 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
             }
             // the family's floor is above this lock's counter: raise the counter past it, take the lock again
             unlock(lock, owner);
-            raiseTokenFloor(resource, floor);
+            if (lock.getRawName().equals(key)) {
+                raiseTokenFloor(resource, floor);
+            } // else a NameMapper: the counter cannot be set from here, each retake below counts it up by one
             if (left(deadline) <= TimeUnit.MILLISECONDS.toNanos(1)) {
                 throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis() + " ms raising "
                         + "the token counter of resource '" + resource + "' past its family's floor " + floor);
@@ -340,10 +342,12 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
      * Raises the counter of {@code resource} to at least {@code floor} (never lowers it) and returns its value now:
      * the way back after a Redis restart or flush reset the counter. Pass the fence store's max_seen for the resource
      * (for example {@code JdbcFenceAdmin.maxSeen}); the next token is then above it. Not for a Redisson client with a
-     * {@code NameMapper} (the counter key is computed here).
+     * {@code NameMapper} (the counter key is computed here): refused there.
      *
      * @throws IllegalArgumentException when the resource is invalid, or {@code floor} is negative or not below
      *                                  {@link #MAX_TOKEN}
+     * @throws IllegalStateException    when the Redisson client maps object names (a {@code NameMapper}): the raise
+     *                                  would set another key than Redisson's counter
      */
     public long raiseTokenFloor(String resource, long floor) {
         TokenIssuer.checkAcquire(resource, Duration.ZERO);
@@ -352,7 +356,17 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
                     + floor);
         }
         checkBelowMaxToken("floor for resource '" + resource + "'", floor);
-        String tokenKey = RedisKeys.tokenKey(RedisKeys.lockKey(prefix, resource));
+        String lockKey = RedisKeys.lockKey(prefix, resource);
+        String mapped = fencedLock(lockKey).getRawName();
+        if (!mapped.equals(lockKey)) {
+            // the script's key would be mapped again, Redisson's counter key is built around the mapped name
+            throw new IllegalStateException("Cannot raise the token counter of resource '" + resource + "' to "
+                    + floor + ": the Redisson client maps object names (a NameMapper: '" + lockKey + "' is '"
+                    + mapped + "' in Redis), and raiseTokenFloor would set another key than Redisson's counter "
+                    + "'" + RedisKeys.tokenKey(mapped) + "'. Raise it by hand (redis-cli SET, never lower), or use a "
+                    + "Redisson client without a NameMapper for this issuer");
+        }
+        String tokenKey = RedisKeys.tokenKey(lockKey);
         Long now = redisson.getScript(StringCodec.INSTANCE).eval(RScript.Mode.READ_WRITE, RAISE_TO_AT_LEAST,
                 RScript.ReturnType.INTEGER, List.of(tokenKey), Long.toString(floor));
         return now;
