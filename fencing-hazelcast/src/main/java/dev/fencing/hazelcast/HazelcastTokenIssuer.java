@@ -6,6 +6,7 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.issuer.AbstractLease;
 import dev.fencing.issuer.AbstractTokenIssuer;
 import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.issuer.SequenceWatch;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.IssuedTokens;
 import dev.fencing.token.FencingToken;
@@ -81,6 +82,16 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     private final ExecutorService prober;
     private final ExecutorService releaser;
     private final ExecutorService locker;
+
+    /**
+     * The highest fence this issuer has seen, of any lock: every fence of the CP group comes from its Raft log, so a
+     * lock granted after that answer arrived has a larger one. A smaller one means the CP group started its log again
+     * (a CP Subsystem reset, or the whole cluster restarted without CP persistence): its tokens are refused, fail
+     * closed, also for resources this issuer never locked before.
+     */
+    private final SequenceWatch fences = new SequenceWatch(this::service, "the CP group's fences (its Raft log)",
+            "the CP Subsystem was reset, or the whole cluster restarted without CP persistence",
+            fence -> "fence " + fence);
 
     /**
      * Test seam, package-private: runs with the resource right after the lock was granted and before the lease is
@@ -159,6 +170,7 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
 
     @Override
     protected HazelcastLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
+        long seenBefore = fences.seen(); // the fence granted below must be above every fence seen before
         FencedLock lock = lock(lockName(prefix, resource));
         long threadId = AsThread.acquisitionId();
         long fence = tryLock(lock, threadId, timeout);
@@ -168,6 +180,7 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
                     + "' (" + service + ")");
         }
         grant.granted(() -> unlockAs(lock, threadId));
+        fences.accept(fence, seenBefore, false, "the lock of resource '" + resource + "' with");
         afterGrant.accept(resource);
         HazelcastLease lease = new HazelcastLease(this, new FencingToken(resource, fence, holder(threadId, fence)),
                 lock, threadId);
@@ -328,6 +341,10 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
      */
     @Override
     public void probe() {
+        String back = fences.wentBack();
+        if (back != null) { // every acquisition is refused until a restart: the issuer is down, not the CP group
+            throw new IllegalStateException(back);
+        }
         CpSubsystemCheck.refuseUnsafeMode(hazelcast, service);
         // both steps may wait for a majority: naming a lock the first time asks the METADATA group for the default
         // group, reading it asks the default group
@@ -347,7 +364,8 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
      */
     @Override
     public long highestIssued(String resource) {
-        return askCp(() -> {
+        long seenBefore = fences.seen();
+        long highest = askCp(() -> {
             FencedLock sequence = lock(prefix + "%sequence");
             long fence = sequence.tryLockAndGetFence(PROBE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
             if (fence == FencedLock.INVALID_FENCE) {
@@ -356,6 +374,8 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
             sequence.unlock();
             return fence;
         }, "read its current fence");
+        fences.accept(highest, seenBefore, false, "its sequence lock '" + prefix + "%sequence' with");
+        return highest;
     }
 
     /** Whether some thread of some member or client holds the lock of {@code resource} now; waits as above. */
