@@ -392,7 +392,7 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
     /** Refuses a floor whose next token would be above {@link #MAX_TOKEN}: Redisson cannot return it exactly. */
     private static void checkBelowMaxToken(String what, long floor) {
         if (floor >= MAX_TOKEN) {
-            throw new IllegalArgumentException(what + " is " + floor + "; Redisson hands out tokens below "
+            throw new IllegalArgumentException(what + " is " + floor + "; Redisson hands out tokens up to "
                     + MAX_TOKEN + " (2^53 - 1) only (its locking script returns the counter as a Lua number, a "
                     + "double), so the floor must be below " + MAX_TOKEN);
         }
