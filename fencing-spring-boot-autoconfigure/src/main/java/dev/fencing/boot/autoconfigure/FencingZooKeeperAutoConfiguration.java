@@ -8,6 +8,7 @@ import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.client.ConnectStringParser;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -112,6 +113,16 @@ public class FencingZooKeeperAutoConfiguration {
                 throw new FencingConfigurationException("fencing.issuer.type=zookeeper needs the ZooKeeper ensemble: "
                         + "set " + CONNECT_STRING + " (e.g. zk1:2181,zk2:2181,zk3:2181), or define a started "
                         + "CuratorFramework bean, which the issuer then uses");
+            }
+            try {
+                // what the ZooKeeper client parses in its constructor, which Curator runs in the background: a bad
+                // port or chroot there left the application up, every acquire "not reachable", never saying why
+                new ConnectStringParser(connectString);
+            } catch (RuntimeException malformed) {
+                throw new FencingConfigurationException(CONNECT_STRING + " '" + connectString + "' is a "
+                        + "connect string ZooKeeper cannot parse: " + malformed + ". Write it as host:port[,host:port"
+                        + "...][/chroot], e.g. zk1:2181,zk2:2181,zk3:2181 or zk1:2181/apps/fencing (a chroot without "
+                        + "a trailing slash)");
             }
             int session = Math.toIntExact(zookeeper.getSessionTimeout().toMillis());
             CuratorFramework curator = CuratorFrameworkFactory.builder()

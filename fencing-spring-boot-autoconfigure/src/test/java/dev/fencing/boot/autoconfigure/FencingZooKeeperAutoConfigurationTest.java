@@ -159,6 +159,29 @@ class FencingZooKeeperAutoConfigurationTest {
     }
 
     /**
+     * A connect string ZooKeeper cannot parse (a port with a typo, a port out of range, a chroot that is not a path)
+     * started the application: the startup counter check was skipped with a warning, and every acquire and the health
+     * component said only that ZooKeeper was "not reachable" within the timeout, never why. It now fails startup
+     * naming the property, the value and ZooKeeper's reason.
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(60)
+    void aConnectStringZooKeeperCannotParseFailsStartupNamingTheProperty() {
+        for (String bad : new String[] {"127.0.0.1:21817x", "127.0.0.1:99999", "127.0.0.1:2181/apps/"}) {
+            runner.withPropertyValues("fencing.issuer.zookeeper.connect-string=" + bad).run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(context.getStartupFailure()).rootCause()
+                        .isInstanceOf(FencingConfigurationException.class)
+                        .hasMessageContaining("fencing.issuer.zookeeper.connect-string '" + bad + "'")
+                        .hasMessageContaining("ZooKeeper cannot parse");
+            });
+        }
+        // a host name that does not resolve now may resolve later: not refused
+        runner.withPropertyValues("fencing.issuer.zookeeper.connect-string=zk-not-yet.invalid:2181,"
+                + server.getConnectString()).run(context -> assertThat(context).hasNotFailed());
+    }
+
+    /**
      * A session timeout of zero (or a bare 60, read as 60 ms) made Curator loop and every acquire say ZooKeeper was
      * not reachable; a relative lock path failed naming the builder. Both now fail startup naming the property.
      */
