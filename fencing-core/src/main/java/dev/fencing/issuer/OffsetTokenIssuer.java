@@ -235,6 +235,14 @@ public class OffsetTokenIssuer implements TokenIssuer {
         public boolean oneSequence() {
             return ((IssuedTokens) delegate()).oneSequence();
         }
+
+        /** The delegate's tokens must be above {@code token} less the base (nothing to require below the base). */
+        @Override
+        public void requireAbove(long token, String source) {
+            if (token >= base()) {
+                ((IssuedTokens) delegate()).requireAbove(token - base(), source + ", less the offset base " + base());
+            }
+        }
     }
 
     /** Over an issuer that is {@link IssuedTokens} and {@link CounterFloors}, without family floors. */

@@ -19,6 +19,8 @@ public final class SequenceWatch {
     private final String causes;
     private final LongFunction<String> format;
     private volatile String wentBack;
+    private volatile long floor = Long.MIN_VALUE;
+    private volatile String floorSource;
 
     /**
      * @param service  names the lock service and its address, e.g. {@code "ZooKeeper at host:2181"}
@@ -55,7 +57,35 @@ public final class SequenceWatch {
             wentBack = why;
             throw new IllegalStateException(why);
         }
+        long below = floor;
+        if (value < below || value == below && !mayEqual) { // a floor read elsewhere, before the sequence was seen
+            String why = service.get() + " answered " + what + " " + format.apply(value) + ", not above "
+                    + format.apply(below) + ", " + floorSource + ": " + sequence + " went back before this issuer "
+                    + "could read it (" + causes + "). Its tokens would be below tokens already issued, so none is "
+                    + "handed out: treat it as a move to another issuer, with an offset above every token issued "
+                    + "before (docs/issuers.md, \"Moving to another issuer\"), and restart this application";
+            wentBack = why;
+            throw new IllegalStateException(why);
+        }
         highest.accumulateAndGet(value, Math::max);
+    }
+
+    /**
+     * Refuses from now on every value at or below {@code value}, a bound read elsewhere because the sequence itself
+     * could not be read (the service unreachable when the application started): a fence store's highest max_seen,
+     * which every token of this sequence is above unless the sequence went back. Raises, never lowers.
+     *
+     * @param source where {@code value} comes from, for the message, e.g. {@code "the fence store's highest
+     *               max_seen, read at startup while the lock service could not be asked"}
+     */
+    public void floor(long value, String source) {
+        Objects.requireNonNull(source, "source");
+        synchronized (this) {
+            if (value > floor) {
+                floorSource = source;
+                floor = value;
+            }
+        }
     }
 
     /** Why the sequence went back since this issuer started, or {@code null} when it never did. */

@@ -26,4 +26,17 @@ public interface IssuedTokens {
     default boolean oneSequence() {
         return false;
     }
+
+    /**
+     * For an issuer of one sequence ({@link #oneSequence()}): refuse from now on to hand out a token at or below
+     * {@code token}, a bound read elsewhere while the sequence itself could not be read, such as the fence store's
+     * highest max_seen at a startup during a lock service outage. A token of the sequence at or below it means the
+     * sequence went back (the service restarted on an empty data dir, another one at its address); an issuer that
+     * had read the sequence before would refuse it the same way. Raises, never lowers. The default does nothing: an
+     * issuer with a counter per resource, or one that does not watch its sequence.
+     *
+     * @param source where {@code token} comes from, for the refusal's message
+     */
+    default void requireAbove(long token, String source) {
+    }
 }

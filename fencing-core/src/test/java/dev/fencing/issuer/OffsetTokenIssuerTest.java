@@ -204,6 +204,22 @@ class OffsetTokenIssuerTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("IssuedResources");
     }
 
+    /** A bound on a one-sequence issuer's tokens (the store's max_seen, read at startup) is forwarded shifted. */
+    @Test
+    void aRequiredBoundIsForwardedLessTheBase() {
+        List<String> required = new ArrayList<>();
+        class Sequence extends Delegating implements IssuedTokens {
+            @Override
+            public void requireAbove(long token, String source) {
+                required.add(token + " (" + source + ")");
+            }
+        }
+        IssuedTokens offset = (IssuedTokens) OffsetTokenIssuer.of(new Sequence(), 1_000);
+        offset.requireAbove(1_250, "max_seen");
+        offset.requireAbove(400, "an old token"); // below the base: every shifted token is above it already
+        assertThat(required).containsExactly("250 (max_seen, less the offset base 1000)");
+    }
+
     /** A test issuer that locks in memory and tracks what it issued, for the sides a test adds. */
     private static class Delegating implements TokenIssuer {
         final InMemoryTokenIssuer inner = new InMemoryTokenIssuer();

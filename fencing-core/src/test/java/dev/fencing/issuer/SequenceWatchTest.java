@@ -35,4 +35,24 @@ class SequenceWatchTest {
         assertThat(watch.wentBack()).startsWith("Service at here answered a read at #3");
         assertThat(watch.seen()).as("never lowered").isEqualTo(9);
     }
+
+    /** A floor read elsewhere (a fence store's max_seen) before the sequence was seen: at or below it went back. */
+    @Test
+    void aFloorReadElsewhereRefusesValuesAtOrBelowIt() {
+        watch.floor(100, "the store's highest");
+        watch.floor(50, "a lower one"); // never lowered
+        assertThatThrownBy(() -> watch.accept(100, watch.seen(), false, "a node at"))
+                .hasMessageStartingWith("Service at here answered a node at #100, not above #100, the store's "
+                        + "highest: its sequence went back before this issuer could read it (wiped)");
+        assertThat(watch.wentBack()).contains("not above #100, the store's highest");
+        watch.accept(101, watch.seen(), false, "a node at");
+        assertThat(watch.seen()).isEqualTo(101);
+        SequenceWatch read = new SequenceWatch(() -> "Service at here", "its sequence", "wiped", value -> "#" + value);
+        read.floor(100, "the store's highest");
+        read.accept(100, read.seen(), true, "a read at"); // a read may equal it: it does not move the sequence
+        SequenceWatch fresh = new SequenceWatch(() -> "Service at here", "its sequence", "wiped", value -> "#" + value);
+        fresh.floor(100, "the store's highest");
+        assertThatThrownBy(() -> fresh.accept(99, fresh.seen(), true, "a read at"))
+                .hasMessageContaining("answered a read at #99, not above #100, the store's highest");
+    }
 }

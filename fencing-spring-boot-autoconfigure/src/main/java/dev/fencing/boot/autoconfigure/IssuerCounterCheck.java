@@ -79,7 +79,7 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
     public void afterSingletonsInstantiated() {
         TokenIssuer issuer = issuers.getIfUnique();
         FenceInventory fences = inventory.get();
-        String problem = problem(issuer, fences, storedOffsets);
+        String problem = problem(issuer, fences, storedOffsets, enforced);
         if (problem == null) {
             String belowLease = belowOldLeaseTable(issuer);
             if (belowLease != null) {
@@ -119,40 +119,62 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
      * @throws FencingConfigurationException when the issuer is a one-sequence issuer whose counter is below it
      */
     static void check(TokenIssuer issuer, FenceInventory fences, Supplier<Map<String, Long>> storedOffsets) {
-        String problem = problem(issuer, fences, storedOffsets);
+        String problem = problem(issuer, fences, storedOffsets, true);
         if (problem != null) {
             throw new FencingConfigurationException(problem + SHARED_TABLE);
         }
     }
 
-    /** What is wrong when a one-sequence {@code issuer} counts below the highest max_seen of {@code fences}. */
+    /**
+     * What is wrong when a one-sequence {@code issuer} counts below the highest max_seen of {@code fences}; when the
+     * issuer cannot be read and {@code enforced}, it is told to require its tokens above that max_seen.
+     */
     private static String problem(TokenIssuer issuer, FenceInventory fences,
-                                  Supplier<Map<String, Long>> storedOffsets) {
+                                  Supplier<Map<String, Long>> storedOffsets, boolean enforced) {
         TokenIssuer counted = issuer instanceof SigningTokenIssuer signing ? signing.delegate() : issuer;
         long[] read = fences == null ? null
-                : counterBelow(counted, fences::highestMaxSeen, "the fence store's highest max_seen");
+                : counterBelow(counted, fences::highestMaxSeen, "the fence store's highest max_seen", enforced);
         return read == null ? null : message(counted, read[0], read[1], storedOffsets.get());
     }
 
     /**
      * The counter of {@code counted}, a one-sequence issuer, and {@code bound} when the counter is below it; {@code null}
      * when the issuer counts per resource, there is no bound, the counter reaches it, or either cannot be read (then a
-     * warning naming {@code what}).
+     * warning naming {@code what}; when the issuer could not be read and {@code enforced}, the issuer is told to
+     * require its tokens above the bound, {@link IssuedTokens#requireAbove}).
      */
-    private static long[] counterBelow(TokenIssuer counted, Supplier<OptionalLong> bound, String what) {
+    private static long[] counterBelow(TokenIssuer counted, Supplier<OptionalLong> bound, String what,
+                                       boolean enforced) {
         if (!(counted instanceof IssuedTokens tokens && tokens.oneSequence())) {
             return null;
         }
+        OptionalLong highest;
         try {
-            OptionalLong highest = bound.get();
-            if (highest.isEmpty()) {
-                return null;
-            }
-            long counter = tokens.highestIssued(PROBE_RESOURCE);
-            return counter < highest.getAsLong() ? new long[] {counter, highest.getAsLong()} : null;
+            highest = bound.get();
         } catch (RuntimeException e) {
             log.warn("Could not compare the token issuer's counter with " + what + " at startup (" + PROPERTY
                     + "), the check is skipped: " + e);
+            return null;
+        }
+        if (highest.isEmpty()) {
+            return null;
+        }
+        try {
+            long counter = tokens.highestIssued(PROBE_RESOURCE);
+            return counter < highest.getAsLong() ? new long[] {counter, highest.getAsLong()} : null;
+        } catch (RuntimeException e) {
+            if (!enforced) {
+                log.warn("Could not compare the token issuer's counter with " + what + " at startup (" + PROPERTY
+                        + "), the check is skipped: " + e);
+                return null;
+            }
+            // the lock service cannot be asked now (down at startup): an issuer that never read its sequence could
+            // not tell one that went back meanwhile (an ensemble back on an empty data dir), so it is told the bound
+            tokens.requireAbove(highest.getAsLong(), what + " (" + highest.getAsLong() + "), read at startup while "
+                    + "the lock service could not be asked");
+            log.warn("Could not compare the token issuer's counter with " + what + " at startup (" + PROPERTY
+                    + "), the check is skipped: " + e + ". This issuer refuses any token at or below "
+                    + highest.getAsLong() + " from now on, as a sequence that went back meanwhile");
             return null;
         }
     }
@@ -166,7 +188,7 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
     private String belowOldLeaseTable(TokenIssuer issuer) {
         TokenIssuer counted = issuer instanceof SigningTokenIssuer signing ? signing.delegate() : issuer;
         long[] read = counterBelow(counted, () -> oldLeaseTokens.apply(counted),
-                "the highest token of the lease table '" + leaseTable + "'");
+                "the highest token of the lease table '" + leaseTable + "'", enforced);
         if (read == null) {
             return null;
         }

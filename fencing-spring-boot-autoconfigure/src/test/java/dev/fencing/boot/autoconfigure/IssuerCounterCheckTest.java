@@ -301,6 +301,44 @@ class IssuerCounterCheckTest {
                 .run(context -> assertThat(context).hasNotFailed());
     }
 
+    /**
+     * ZooKeeper down when the application starts: the check cannot read the counter and is skipped. A trial's instance
+     * started so never learned where the sequence stood, and when the ensemble came back on an empty data dir it
+     * handed out tokens from the reset sequence with its health UP (a resource never written took them), while the
+     * instances started before refused every lock ("went back"). The issuer is now told the fence store's highest
+     * max_seen, and refuses a token at or below it the same way.
+     */
+    @Test
+    void anIssuerStartedWhileZooKeeperIsDownRefusesTokensBelowTheHighestMaxSeen(CapturedOutput output)
+            throws Throwable {
+        InMemoryFenceStore store = storeAt(5_000_000); // tokens of the ensemble before it lost its data
+        try (TestingServer zookeeper = new TestingServer(true)) {
+            zookeeper.stop(); // down while the application starts
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(FencingIssuerCheckAutoConfiguration.class,
+                            FencingIssuerOffsetAutoConfiguration.class, FencingAutoConfiguration.class,
+                            FencingZooKeeperAutoConfiguration.class))
+                    .withBean(FenceStore.class, () -> store)
+                    .withPropertyValues("fencing.store.in-memory.single-instance=true", "fencing.issuer.type=zookeeper",
+                            "fencing.issuer.zookeeper.connect-string=" + zookeeper.getConnectString(),
+                            "fencing.issuer.zookeeper.session-timeout=2s")
+                    .run(context -> {
+                        assertThat(context).hasNotFailed(); // an outage at startup does not keep it down
+                        zookeeper.restart(); // back, its counter far below the tokens it handed out before
+                        TokenIssuer issuer = context.getBean(TokenIssuer.class);
+                        org.assertj.core.api.Assertions.assertThatThrownBy(() -> {
+                            try (Lease lease = issuer.acquire("ledger:7", Duration.ofSeconds(20))) {
+                                throw new AssertionError("a token below max_seen was handed out: " + lease.token());
+                            }
+                        }).hasStackTraceContaining("not above zxid 0x4c4b40, the fence store's highest max_seen "
+                                + "(5000000), read at startup while the lock service could not be asked")
+                                .hasStackTraceContaining("went back");
+                        assertThat(output).contains("the check is skipped")
+                                .contains("refuses any token at or below 5000000");
+                    });
+        }
+    }
+
     @Test
     void aRealZooKeeperEnsembleBelowAPostgresFenceTableFailsUntilTheOffsetIsSet() throws Exception {
         String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10).toLowerCase(Locale.ROOT);
