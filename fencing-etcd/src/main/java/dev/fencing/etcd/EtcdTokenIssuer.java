@@ -202,6 +202,12 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         return issued.isHeld(resource);
     }
 
+    /** Every lock key's create revision must be above {@code token} (see {@link IssuedTokens#requireAbove}). */
+    @Override
+    public void requireAbove(long token, String source) {
+        revisions.floor(token, source);
+    }
+
     /** {@code true}: every token comes from one sequence for all resources, the cluster's revision. */
     @Override
     public boolean oneSequence() {

@@ -281,13 +281,13 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
         return issued.isHeld(resource);
     }
 
-    /** {@code true}: every token comes from one sequence for all resources, the ensemble's zxid. */
     /** Every lock node's czxid must be above {@code token} (see {@link IssuedTokens#requireAbove}). */
     @Override
     public void requireAbove(long token, String source) {
         zxids.floor(token, source);
     }
 
+    /** {@code true}: every token comes from one sequence for all resources, the ensemble's zxid. */
     @Override
     public boolean oneSequence() {
         return true;
