@@ -16,7 +16,7 @@ class AlertRulesTest {
     void promtoolAcceptsTheRulesFile() throws Exception {
         PrometheusTools.Result result = PrometheusTools.promtool("check", "rules", PrometheusTools.RULES.toString());
         assertThat(result.exitCode()).as("promtool check rules said:%n%s", result.output()).isZero();
-        assertThat(result.output()).contains("SUCCESS: 8 rules found");
+        assertThat(result.output()).contains("SUCCESS: 9 rules found");
     }
 
     @Test

@@ -79,7 +79,7 @@ class AlertsEndToEndTest {
             }
             assertThat(prometheus.query("fencing_checks_total{outcome=\"stale\"} > 0")).isEmpty();
             assertThat(prometheus.query("increase(fencing_checks_total{outcome=\"accepted\"}[10s]) > 0")).isNotEmpty();
-            assertThat(evaluatedRules(prometheus)).isEqualTo(8);
+            assertThat(evaluatedRules(prometheus)).isEqualTo(9);
         }
     }
 
@@ -109,7 +109,7 @@ class AlertsEndToEndTest {
     private static boolean heldWindow(PrometheusServer prometheus) throws Exception {
         return !prometheus.query("count_over_time(fencing_checks_total{outcome=\"accepted\"}[12s]) >= 11").isEmpty()
                 && !prometheus.query("increase(fencing_checks_total{outcome=\"accepted\"}[10s]) > 0").isEmpty()
-                && evaluatedRules(prometheus) == 8;
+                && evaluatedRules(prometheus) == 9;
     }
 
     /**
