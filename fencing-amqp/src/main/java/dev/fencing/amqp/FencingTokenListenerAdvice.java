@@ -43,6 +43,10 @@ import java.util.function.Predicate;
  * verifies them. An asynchronous listener's result is acknowledged or rejected after this advice returned: see
  * {@link #forAsyncListeners()}.
  *
+ * <p>Put it first in the advice chain, ahead of a retry advice: Spring AMQP's stateless retry runs its retried
+ * attempts past the advices behind it, so this advice there would bind no token on a retry and let a message it
+ * rejected reach its listener (startup checks fail on such a chain).
+ *
  * <p>It trusts every message delivered to the containers it is added to ({@link #FencingTokenListenerAdvice()}), those
  * its predicate accepts, or none ({@link #trustingNone()}). A container without any of them ignores the header: its
  * fenced writes see no token, and a {@code @Fenced(acquire = true)} method its listener reaches takes a lock of its

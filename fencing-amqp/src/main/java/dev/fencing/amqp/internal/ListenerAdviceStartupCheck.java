@@ -1,10 +1,12 @@
 package dev.fencing.amqp.internal;
 
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.env.Environment;
 import org.springframework.util.ClassUtils;
 
+import java.util.Map;
 import java.util.function.BiFunction;
 
 /**
@@ -14,7 +16,8 @@ import java.util.function.BiFunction;
  * that no Spring AMQP listener container ignores the {@code Fencing-Token} header: every listener container factory
  * bean, container bean and {@code @RabbitListener} container built by then must have a
  * {@link dev.fencing.amqp.FencingTokenListenerAdvice} in its advice chain ({@code trustingNone()} when its publishers
- * are not trusted). The starter adds {@code trustingNone()} to the factories and containers that are beans, and
+ * are not trusted), and none of them behind a stateless retry (Spring AMQP's retried attempts skip the advices
+ * behind it). The starter adds {@code trustingNone()} to the factories and containers that are beans, and
  * checks again before the containers start (then also whether an asynchronous listener fits its advice).
  */
 final class ListenerAdviceStartupCheck implements BiFunction<ListableBeanFactory, Environment, String> {
@@ -33,7 +36,9 @@ final class ListenerAdviceStartupCheck implements BiFunction<ListableBeanFactory
         if (!ClassUtils.isPresent(RABBIT, loader)) {
             return null;
         }
-        return ListenerAdvices.ignoringProblem(ListenerAdvices.unfencedFactories(beans),
-                ListenerAdvices.ignoring(ListenerAdvices.containers(beans)), FIX);
+        Map<String, AbstractMessageListenerContainer> containers = ListenerAdvices.containers(beans);
+        String ignoring = ListenerAdvices.ignoringProblem(ListenerAdvices.unfencedFactories(beans),
+                ListenerAdvices.ignoring(containers), FIX);
+        return ignoring != null ? ignoring : ListenerAdvices.retryProblem(beans, containers);
     }
 }

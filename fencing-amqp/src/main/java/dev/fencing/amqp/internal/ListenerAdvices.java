@@ -4,6 +4,7 @@ import dev.fencing.amqp.FencingTokenListenerAdvice;
 import org.aopalliance.aop.Advice;
 import org.springframework.amqp.core.MessageListener;
 import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.config.StatelessRetryOperationsInterceptor;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.MessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
@@ -57,6 +58,59 @@ public final class ListenerAdvices {
     /** Whether {@code chain} holds a {@link FencingTokenListenerAdvice}. */
     public static boolean fenced(Advice[] chain) {
         return chain != null && Arrays.stream(chain).anyMatch(FencingTokenListenerAdvice.class::isInstance);
+    }
+
+    /**
+     * Whether a {@link FencingTokenListenerAdvice} in {@code chain} comes after Spring AMQP's stateless retry
+     * ({@link StatelessRetryOperationsInterceptor}, what {@code RetryInterceptorBuilder.stateless()} and Boot's
+     * listener retry build). That retry runs each further attempt with {@code proceed()} on the invocation the first
+     * attempt went through, which goes straight to the listener, past every advice behind the retry: a retried
+     * listener runs without the message's tokens (an acquiring method then writes under a lock of its own), and a
+     * message the advice rejected before its listener ran (an untrusted sender, a malformed header, a batch of
+     * mixed tokens) reaches its listener on the next attempt, its header unread.
+     */
+    public static boolean behindStatelessRetry(Advice[] chain) {
+        if (chain == null) {
+            return false;
+        }
+        boolean retry = false;
+        for (Advice advice : chain) {
+            if (advice instanceof StatelessRetryOperationsInterceptor) {
+                retry = true;
+            } else if (retry && advice instanceof FencingTokenListenerAdvice) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** What {@link #behindStatelessRetry} finds wrong, as a misfit or startup problem says it. */
+    static final String BEHIND_RETRY = "its FencingTokenListenerAdvice comes after a stateless retry "
+            + "(StatelessRetryOperationsInterceptor) in its advice chain: Spring AMQP runs each retried attempt "
+            + "past the advices behind the retry, so a retried listener runs without the message's tokens (an "
+            + "acquiring method takes a lock of its own and writes) and a message the advice rejected (an untrusted "
+            + "sender, a malformed header) reaches its listener on the retry. Put the FencingTokenListenerAdvice "
+            + "first: setAdviceChain(advice, retry)";
+
+    /**
+     * The factory beans and containers whose chain puts a {@link FencingTokenListenerAdvice} behind a stateless
+     * retry ({@link #behindStatelessRetry}), or {@code null} when there are none.
+     */
+    public static String retryProblem(ListableBeanFactory beans,
+                                      Map<String, AbstractMessageListenerContainer> containers) {
+        List<String> behind = new ArrayList<>();
+        beans.getBeansOfType(AbstractRabbitListenerContainerFactory.class, false, false).forEach((name, factory) -> {
+            if (behindStatelessRetry(factory.getAdviceChain())) {
+                behind.add("listener container factory " + name);
+            }
+        });
+        containers.forEach((name, container) -> {
+            if (behindStatelessRetry(chain(container))) {
+                behind.add("listener container " + described(name, container));
+            }
+        });
+        return behind.isEmpty() ? null : "In " + String.join(", ", behind) + ", " + BEHIND_RETRY
+                + ". See docs/propagation.md, \"Another process over RabbitMQ\" (retries)";
     }
 
     /**
@@ -140,7 +194,10 @@ public final class ListenerAdvices {
                 .map(FencingTokenListenerAdvice.class::cast).toList();
         Object listener = container.getMessageListener();
         boolean async = listener instanceof MessageListener messageListener && messageListener.isAsyncReplies();
-        List<String> misfits = new ArrayList<>(2);
+        List<String> misfits = new ArrayList<>(3);
+        if (behindStatelessRetry(chain)) {
+            misfits.add(BEHIND_RETRY);
+        }
         if (async) {
             if (requeues(listener)) {
                 misfits.add("its asynchronous listener's failed results are requeued by default, a fence refusal "
@@ -183,7 +240,7 @@ public final class ListenerAdvices {
     public static String misfitProblem(List<String> misfit) {
         return misfit.isEmpty() ? null : "Listener containers do not fit their FencingTokenListenerAdvice: "
                 + String.join("; and ", misfit) + ". See docs/propagation.md, \"Another process over RabbitMQ\" "
-                + "(asynchronous listeners)";
+                + "(asynchronous listeners, retries)";
     }
 
     /**

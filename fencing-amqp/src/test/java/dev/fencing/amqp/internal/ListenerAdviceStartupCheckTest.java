@@ -7,6 +7,8 @@ import dev.fencing.spring.EnableFencing;
 import dev.fencing.store.InMemoryFenceStore;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.amqp.rabbit.config.RetryInterceptorBuilder;
+import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
@@ -69,6 +71,71 @@ class ListenerAdviceStartupCheckTest {
             SimpleMessageListenerContainer container = super.ledgerContainer(connectionFactory);
             container.setAdviceChain(FencingTokenListenerAdvice.trustingNone());
             return container;
+        }
+    }
+
+    @Configuration
+    static class ContainerAdviceBehindRetry extends ContainerWithoutAdvice {
+        @Override
+        @Bean
+        SimpleMessageListenerContainer ledgerContainer(CachingConnectionFactory connectionFactory) {
+            SimpleMessageListenerContainer container = super.ledgerContainer(connectionFactory);
+            container.setAdviceChain(RetryInterceptorBuilder.stateless().maxRetries(2).build(),
+                    new FencingTokenListenerAdvice());
+            return container;
+        }
+    }
+
+    @Configuration
+    static class ContainerAdviceAheadOfRetry extends ContainerWithoutAdvice {
+        @Override
+        @Bean
+        SimpleMessageListenerContainer ledgerContainer(CachingConnectionFactory connectionFactory) {
+            SimpleMessageListenerContainer container = super.ledgerContainer(connectionFactory);
+            container.setAdviceChain(new FencingTokenListenerAdvice(),
+                    RetryInterceptorBuilder.stateless().maxRetries(2).build());
+            return container;
+        }
+    }
+
+    @Configuration
+    static class FactoryAdviceBehindRetry extends NoRabbit {
+        @Bean
+        SimpleRabbitListenerContainerFactory ledgerFactory() {
+            SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
+            factory.setAdviceChain(RetryInterceptorBuilder.stateless().maxRetries(2).build(),
+                    FencingTokenListenerAdvice.trustingNone());
+            return factory;
+        }
+    }
+
+    /**
+     * Spring AMQP's stateless retry runs its retried attempts past the advices behind it (AmqpRetryOrderTest shows it
+     * on the broker): an advice there binds no token on a retry and lets a rejected message's listener run. Startup
+     * used to accept such a chain, since it has the advice.
+     */
+    @Test
+    void anAdviceBehindAStatelessRetryFailsStartupNamingTheContainerAndTheOrder() {
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(ContainerAdviceBehindRetry.class).close())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("listener container ledgerContainer (queues ledger-entries), its "
+                        + "FencingTokenListenerAdvice comes after a stateless retry")
+                .hasMessageContaining("Put the FencingTokenListenerAdvice first");
+    }
+
+    @Test
+    void aFactoryWithTheRefusalBehindAStatelessRetryFailsStartup() {
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(FactoryAdviceBehindRetry.class).close())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("listener container factory ledgerFactory, its FencingTokenListenerAdvice "
+                        + "comes after a stateless retry");
+    }
+
+    @Test
+    void anAdviceAheadOfAStatelessRetryStarts() {
+        try (AnnotationConfigApplicationContext context =
+                     new AnnotationConfigApplicationContext(ContainerAdviceAheadOfRetry.class)) {
+            assertThat(context.getBean(SimpleMessageListenerContainer.class).isRunning()).isFalse();
         }
     }
 

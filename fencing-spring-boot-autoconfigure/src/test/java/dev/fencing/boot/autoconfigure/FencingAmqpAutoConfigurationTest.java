@@ -17,6 +17,7 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.annotation.EnableRabbit;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
+import org.springframework.amqp.rabbit.config.RetryInterceptorBuilder;
 import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFactory;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
@@ -140,6 +141,30 @@ class FencingAmqpAutoConfigurationTest {
     void anAsyncListenerWithTheAsyncAdviceAndNoRequeueStarts() {
         asyncRunner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class,
                         () -> factory(false, RETRY, new FencingTokenListenerAdvice().forAsyncListeners()))
+                .run(context -> assertThat(context).hasNotFailed());
+    }
+
+    /**
+     * Spring AMQP's stateless retry (what Boot's listener retry builds) runs its retried attempts past the advices
+     * behind it: the application's advice there binds no token on a retry and lets a message it rejected reach the
+     * listener (fencing-amqp's AmqpRetryOrderTest). The starter leaves a chain with the application's advice as it
+     * is, so startup fails, naming the container and the order.
+     */
+    @Test
+    void theApplicationsAdviceBehindAStatelessRetryFailsStartup() {
+        runner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class,
+                        () -> factory(RetryInterceptorBuilder.stateless().build(), new FencingTokenListenerAdvice()))
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasRootCauseInstanceOf(dev.fencing.FencingConfigurationException.class)
+                        .rootCause().hasMessageContaining("ledger-deposits (queues fencing-amqp-check-unused): its "
+                                + "FencingTokenListenerAdvice comes after a stateless retry")
+                        .hasMessageContaining("Put the FencingTokenListenerAdvice first"));
+    }
+
+    @Test
+    void theApplicationsAdviceAheadOfAStatelessRetryStarts() {
+        runner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class,
+                        () -> factory(new FencingTokenListenerAdvice(), RetryInterceptorBuilder.stateless().build()))
                 .run(context -> assertThat(context).hasNotFailed());
     }
 
