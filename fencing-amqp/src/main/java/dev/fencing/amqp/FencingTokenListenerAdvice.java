@@ -259,8 +259,8 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
         if (value instanceof List<?> list) {
             List<String> fields = new ArrayList<>(list.size());
             for (Object element : list) {
-                if (element instanceof List<?>) {
-                    throw notText(element);
+                if (element == null || element instanceof List<?>) {
+                    throw notText(element); // a void field (the AMQP client delivers it as null), or a nested list
                 }
                 fields.addAll(fields(element));
             }
@@ -287,7 +287,8 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
     }
 
     private static TokenFormatException notText(Object value) {
-        return new TokenFormatException(CARRIER + " is a " + value.getClass().getName() + ", not text");
+        return new TokenFormatException(CARRIER + (value == null ? " has a void field"
+                : " is a " + value.getClass().getName()) + ", not text");
     }
 
     /**

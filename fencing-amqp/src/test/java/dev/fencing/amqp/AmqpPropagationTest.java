@@ -27,6 +27,7 @@ import org.springframework.context.annotation.Configuration;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.BlockingQueue;
@@ -199,15 +200,20 @@ class AmqpPropagationTest {
         }
         broker.sendRaw(queue, "write:2:bad-entry", Map.of(FencingTokenMessagePostProcessor.HEADER, "accounts:2#x@p"));
         broker.sendRaw(queue, "write:2:too-many", Map.of(FencingTokenMessagePostProcessor.HEADER, tooMany.toString()));
+        // an array with a void field arrives as a list holding null: it was a NullPointerException, which the
+        // container requeued, redelivered at once, for ever
+        broker.sendRaw(queue, "write:2:void-field",
+                Map.of(FencingTokenMessagePostProcessor.HEADER, Arrays.asList("accounts:2#1@p", null)));
         List<String> deadLettered = new ArrayList<>();
-        for (int i = 0; i < 2; i++) {
+        for (int i = 0; i < 3; i++) {
             Message dead = broker.deadLettered(queue);
             assertThat(dead).as("dead-lettered message %s", i + 1).isNotNull();
             assertThat(dead.getMessageProperties().getXDeathHeader()).first()
                     .satisfies(death -> assertThat(death.get("reason")).isEqualTo("rejected"));
             deadLettered.add(new String(dead.getBody(), StandardCharsets.UTF_8));
         }
-        assertThat(deadLettered).containsExactlyInAnyOrder("write:2:bad-entry", "write:2:too-many");
+        assertThat(deadLettered)
+                .containsExactlyInAnyOrder("write:2:bad-entry", "write:2:too-many", "write:2:void-field");
         assertThat(listener.calls).hasValue(callsBefore);
         assertThat(broker.depth(queue)).isZero();
         assertThat(listener.accounts.data()).doesNotContainKey("2");

@@ -19,6 +19,7 @@ import org.springframework.aop.framework.ProxyFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
@@ -222,7 +223,8 @@ class FencingTokenListenerAdviceTest {
         String tooMany = IntStream.rangeClosed(1, TokenList.MAX_ENTRIES + 1)
                 .mapToObj(i -> "r" + i + "#1@p").collect(Collectors.joining(","));
         List<Object> malformed = List.of("accounts:42#x@p", "accounts:42#1@p,,ledger#1@p", "a#1@p, a#2@p", tooMany,
-                "r#1@" + "p".repeat(TokenList.MAX_LENGTH), 42, List.of(List.of("a#1@p")));
+                "r#1@" + "p".repeat(TokenList.MAX_LENGTH), 42, List.of(List.of("a#1@p")),
+                Arrays.asList("a#1@p", null)); // a void field in an array: was a NullPointerException, requeued
         for (Object header : malformed) {
             assertThatThrownBy(() -> delegate.invokeListener(null, message(header)))
                     .as("header %s", header)
