@@ -123,16 +123,26 @@ public class FencingExceptionAdvice {
 
     /**
      * 409. On a request no {@link FencingTokenFilter} covered, the refused token was the service's own lock's, not
-     * the caller's: the detail then names neither the method nor the holder id, and {@code presented} is left out.
+     * the caller's: the detail then names neither the method nor the holder id, and {@code presented} is left out;
+     * so on a covered request whose caller sent tokens, none of them for the refused token's resource.
      */
     @ExceptionHandler(TokenRejectedException.class)
     public ProblemDetail rejected(TokenRejectedException e, WebRequest request) {
-        return FencingProblems.rejected(e, request == null || callerMaySend(request));
+        return FencingProblems.rejected(e, request == null || callersToken(request, e));
     }
 
     /** Whether a {@link FencingTokenFilter} marked {@code request} as one whose caller may send tokens. */
     static boolean callerMaySend(WebRequest request) {
         return request.getAttribute(FencingTokenFilter.APPLIED_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST) != null;
+    }
+
+    /**
+     * Whether the token {@code e} refused was the caller's: its caller may send tokens and, when the filter bound
+     * some, sent one for that resource; not a token of the service's own lock for another resource.
+     */
+    static boolean callersToken(WebRequest request, Throwable e) {
+        return FencingProblems.callersToken(callerMaySend(request),
+                request.getAttribute(FencingTokenFilter.BOUND_ATTRIBUTE, RequestAttributes.SCOPE_REQUEST), e);
     }
 
     /** 409 for {@code e}, without looking at the request. */
@@ -149,7 +159,7 @@ public class FencingExceptionAdvice {
      */
     @ExceptionHandler(ForgedTokenException.class)
     public ProblemDetail forged(ForgedTokenException e, WebRequest request) {
-        return FencingProblems.rejected(e, request == null || callerMaySend(request));
+        return FencingProblems.rejected(e, request == null || callersToken(request, e));
     }
 
     /** 403 for {@code e}, without looking at the request. */
@@ -202,7 +212,7 @@ public class FencingExceptionAdvice {
      */
     @ExceptionHandler(FenceStoreException.class)
     public ResponseEntity<ProblemDetail> storeFailed(FenceStoreException e, WebRequest request) {
-        return FencingProblems.storeRefused(e, request == null || callerMaySend(request));
+        return FencingProblems.storeRefused(e, request == null || callersToken(request, e));
     }
 
     /** The answer to {@code e} without looking at the request. */

@@ -51,7 +51,7 @@ public class FencingTransientFailureAdvice {
         // the message (database errors, SQL) stays in the server's log; the caller learns what to do; on a request
         // no token filter covered, the token was the service's own lock's and is left out, as a 409 leaves it out
         return FencingProblems.retryLater(FencingProblems.transientFailure(failure, e.getMessage(),
-                request == null || FencingExceptionAdvice.callerMaySend(request)));
+                request == null || FencingExceptionAdvice.callersToken(request, e)));
     }
 
     /**
@@ -63,7 +63,7 @@ public class FencingTransientFailureAdvice {
     @ExceptionHandler(TransactionSystemException.class)
     public ResponseEntity<ProblemDetail> rollbackFailed(TransactionSystemException e, WebRequest request) {
         Throwable replaced = e.getApplicationException();
-        boolean callerMaySend = request == null || FencingExceptionAdvice.callerMaySend(request);
+        boolean callerMaySend = request == null || FencingExceptionAdvice.callersToken(request, replaced);
         if (replaced instanceof TransientFenceFailure && replaced instanceof ConcurrencyFailureException failure) {
             return transientFailure(failure, request);
         }

@@ -14,6 +14,7 @@ import org.springframework.web.bind.annotation.ExceptionHandler;
 import org.springframework.web.bind.annotation.ResponseStatus;
 import org.springframework.web.bind.annotation.RestControllerAdvice;
 import dev.fencing.context.FencingContext;
+import dev.fencing.context.FencingScope;
 import dev.fencing.store.FenceStore;
 import dev.fencing.store.FenceStoreException;
 import dev.fencing.store.FencedCall;
@@ -167,6 +168,16 @@ class HttpPropagationTest {
         public String staleOwnToken(@PathVariable("account") String account) {
             throw new StaleTokenException("accounts:" + account, new FencingToken("accounts:" + account, 3,
                     "host-7/lease-42"), 9, "NotesService.write(String)");
+        }
+
+        /**
+         * On a covered path, the service's own lock's token for another resource than the caller's, refused: the
+         * caller's token is not the one refused, the service's is.
+         */
+        @PostMapping("/accounts/{account}/own-ledger-stale")
+        public String staleOwnLedgerToken(@PathVariable("account") String account) {
+            throw new StaleTokenException("ledger", new FencingToken("ledger", 3, "host-7/lease-42"), 9,
+                    "LedgerService.append(String)");
         }
 
         /** Outside the filter's patterns: a Fencing-Token header sent here is never read. */
@@ -891,6 +902,32 @@ class HttpPropagationTest {
         assertThat(problem.has("presented")).isFalse();
         assertThat(problem.get("detail").asString()).contains("accounts:23").doesNotContain("NotesService")
                 .doesNotContain("host-7");
+    }
+
+    /**
+     * A caller that sent its token for accounts:24 to a covered path, where the service's own lock's token for ledger
+     * was refused: the answer used to show the service's own token (holder id included) as presented, so the
+     * caller's interceptor turned it into a StaleTokenException for ledger, as if the caller's own token had been
+     * refused, and counted it among its remote rejections. Only a token the caller sent is the caller's.
+     */
+    @Test
+    void theServicesOwnStaleTokenOnACoveredRequestIsNotPresentedAsTheCallers() throws Exception {
+        JsonNode problem = problem(exchange(plain, "POST", "/accounts/24/own-ledger-stale",
+                Map.of(FencingHeader.NAME, "accounts:24#5@caller", "Content-Type", "text/plain")), 409);
+        assertThat(problem.get("type").asString()).isEqualTo(FencingExceptionAdvice.STALE_TOKEN_TYPE.toString());
+        assertThat(problem.get("resource").asString()).isEqualTo("ledger");
+        assertThat(problem.has("presented")).isFalse();
+        assertThat(problem.get("detail").asString()).contains("its own, not the caller's")
+                .doesNotContain("LedgerService").doesNotContain("host-7");
+
+        RestClient caller = RestClient.builder().baseUrl(ServiceA.baseUrl)
+                .requestInterceptor(new FencingTokenClientInterceptor()).build();
+        try (FencingScope ignored = FencingContext.bind(new FencingToken("accounts:24", 5, "caller"))) {
+            assertThatThrownBy(() -> caller.post().uri("/accounts/24/own-ledger-stale").body("x").retrieve()
+                    .body(String.class))
+                    .as("not the caller's token: left to the client, not the caller's StaleTokenException")
+                    .isInstanceOf(HttpClientErrorException.Conflict.class);
+        }
     }
 
     @Test

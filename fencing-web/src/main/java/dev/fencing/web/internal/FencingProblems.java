@@ -390,6 +390,25 @@ public final class FencingProblems {
     }
 
     /**
+     * Whether the token refused in {@code e} was the caller's, so that the answer may show it: the request's caller
+     * may send tokens ({@code callerMaySend}) and, where a token filter bound the caller's tokens ({@code bound}, its
+     * {@code BOUND_ATTRIBUTE}: the resources), sent one for the refused token's resource. A token of the service's
+     * own lock for another resource, refused on such a request, is the service's: its answer leaves it out, as on a
+     * request no filter covered, and the caller's client does not take it for a refusal of its own token.
+     */
+    public static boolean callersToken(boolean callerMaySend, Object bound, Throwable e) {
+        if (!callerMaySend) {
+            return false;
+        }
+        String resource = e instanceof TokenRejectedException rejected
+                ? (rejected.presented() != null ? rejected.presented().resource() : rejected.resource())
+                : e instanceof TransientFenceFailure failure ? failure.resource()
+                : e instanceof FenceStoreException store ? store.resource()
+                : null;
+        return resource == null || !(bound instanceof java.util.Set<?> sent) || sent.contains(resource);
+    }
+
+    /**
      * 500: a fenced write found no token for a resource the caller did send one for (a token filter bound it on the
      * request thread), so the write ran on a thread the service did not propagate it to ({@code supplyAsync}, a
      * parallel stream, an executor not wrapped): a defect of the service, logged at ERROR with the exception's

@@ -57,11 +57,16 @@ public final class FencingWebExceptionHandler implements WebExceptionHandler, Or
             ProblemDetail problem = FencingProblems.missing(missing, callerMaySend,
                     header ? "no FencingTokenWebFilter is registered in this application" : null, true);
             answer = ResponseEntity.status(problem.getStatus()).body(problem);
-        } else if (ex instanceof TokenRejectedException rejected) {
-            ProblemDetail problem = FencingProblems.rejected(rejected, callerMaySend);
-            answer = ResponseEntity.status(problem.getStatus()).body(problem);
         } else {
-            answer = FencingProblems.of(ex, null, true, callerMaySend);
+            // a token of the service's own lock for a resource the caller sent none for is the service's
+            boolean callers = FencingProblems.callersToken(callerMaySend,
+                    exchange.getAttribute(FencingTokenWebFilter.BOUND_ATTRIBUTE), ex);
+            if (ex instanceof TokenRejectedException rejected) {
+                ProblemDetail problem = FencingProblems.rejected(rejected, callers);
+                answer = ResponseEntity.status(problem.getStatus()).body(problem);
+            } else {
+                answer = FencingProblems.of(ex, null, true, callers);
+            }
         }
         ServerHttpResponse response = exchange.getResponse();
         if (answer == null || answer.getBody() == null || response.isCommitted()) {

@@ -175,6 +175,24 @@ class WebFluxHttpTest {
     }
 
     /**
+     * A refused token the caller did not send (it sent one for ledger only: the refused accounts:1 token is the
+     * service's own) is answered as the service's, without presented; the caller's own token is shown to it. The
+     * answer used to show the service's token, holder id and all, as the caller's.
+     */
+    @Test
+    void aRefusedTokenForAResourceTheCallerSentNoneForIsNotPresentedAsTheCallers() {
+        Answer others = Answer.get(plain, "/internal/fail/stale", "ledger#5@caller");
+        assertThat(others.status()).isEqualTo(409);
+        assertThat(others.problem()).containsEntry("type", FencingProblems.STALE_TOKEN_TYPE.toString())
+                .containsEntry("resource", "accounts:1").doesNotContainKey("presented");
+        assertThat((String) others.problem().get("detail")).contains("its own, not the caller's")
+                .doesNotContain("client-7");
+
+        Answer callers = Answer.get(plain, "/internal/fail/stale", PRESENTED.toText());
+        assertThat(callers.problem()).containsEntry("presented", "accounts:1#34@client-7");
+    }
+
+    /**
      * A missing token for a resource the caller sent one for is the service's fault (its write ran where the request's
      * Reactor Context did not reach): 500, not the 428 that would tell the caller to send what it sent.
      */
