@@ -30,8 +30,12 @@ import java.util.Map;
  */
 final class ListenerAdviceCheck implements SmartLifecycle, ApplicationContextAware {
 
-    /** Ahead of the listener containers and their registry ({@code Integer.MAX_VALUE}). */
-    static final int PHASE = Integer.MAX_VALUE - 1000;
+    /**
+     * The first phase of all: ahead of the listener containers and their registry, whose phase is
+     * {@code Integer.MAX_VALUE} by default but a factory's own when it sets one ({@code factory.setPhase(0)}), and
+     * the registry then starts its containers in that phase.
+     */
+    static final int PHASE = Integer.MIN_VALUE;
 
     private static final Log log = LogFactory.getLog(ListenerAdviceCheck.class);
 

@@ -27,12 +27,14 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.boot.test.system.CapturedOutput;
 import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.util.ReflectionUtils;
 
 import java.lang.reflect.Method;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * A listener container without {@link FencingTokenListenerAdvice} would ignore the header of its messages, so an
@@ -248,6 +250,53 @@ class FencingAmqpAutoConfigurationTest {
                                 + "FencingTokenListenerAdvice, so they would ignore")
                         .hasMessageContaining("had their advice chain replaced (a container customizer)")
                         .hasMessageContaining("FencingTokenListenerAdvice.trustingNone()"));
+    }
+
+    /** Whether the listener registry was running when a lifecycle bean of phase 1 started. */
+    static final AtomicBoolean REGISTRY_RAN = new AtomicBoolean();
+
+    /**
+     * A factory with a phase of its own (here 0) gives it to the listener registry, which then starts its containers
+     * in that phase: the check, in a phase just below the default Integer.MAX_VALUE, ran after they had started and
+     * consumed, their headers ignored. It now runs in the first phase of all.
+     */
+    @Test
+    void aChainReplacedByACustomizerFailsStartupBeforeContainersOfAnEarlyPhaseStart() {
+        REGISTRY_RAN.set(false);
+        runner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class, () -> {
+                    SimpleRabbitListenerContainerFactory factory = factory();
+                    factory.setAutoStartup(true);
+                    factory.setPhase(0);
+                    factory.setContainerCustomizer(container -> container.setAdviceChain(RETRY));
+                    return factory;
+                })
+                .withBean("phaseOneProbe", SmartLifecycle.class, () -> new SmartLifecycle() {
+                        private volatile boolean running;
+
+                        @Override
+                        public void start() {
+                            running = true;
+                            REGISTRY_RAN.set(true);
+                        }
+
+                        @Override
+                        public void stop() {
+                            running = false;
+                        }
+
+                        @Override
+                        public boolean isRunning() {
+                            return running;
+                        }
+
+                        @Override
+                        public int getPhase() {
+                            return 1;
+                        }
+                    })
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .rootCause().hasMessageContaining("have no FencingTokenListenerAdvice, so they would ignore"));
+        assertThat(REGISTRY_RAN).as("phase 0 (the registry's containers) and 1 never started").isFalse();
     }
 
     @Test
