@@ -617,6 +617,30 @@ class HttpPropagationTest {
         assertThat(plain.get().uri("/accounts/9/note").retrieve().body(String.class)).isNullOrEmpty();
     }
 
+    /**
+     * Two Fencing-Token header fields (a proxy that adds its own, a client that appends instead of replacing) are
+     * read together: two entries for one resource are a 400 naming it and nothing is written, whichever field comes
+     * first; a lower-case name is the same header.
+     */
+    @Test
+    void severalHeaderFieldsAreReadTogetherAndTwoForOneResourceAreABadRequest() throws Exception {
+        for (List<String> fields : List.of(List.of("accounts:25#5@new", "accounts:25#4@old"),
+                List.of("accounts:25#4@old", "accounts:25#5@new"))) {
+            int status = plain.post().uri("/accounts/25/note").headers(h -> fields.forEach(
+                            field -> h.add("fencing-token", field)))
+                    .body("two fields").exchange((request, response) -> response.getStatusCode().value());
+            assertThat(status).as("fields %s", fields).isEqualTo(400);
+        }
+        assertThat(plain.get().uri("/accounts/25/note").retrieve().body(String.class)).isNullOrEmpty();
+
+        int status = plain.post().uri("/accounts/25/note").headers(h -> {
+            h.add(FencingHeader.NAME, "ledger#1@a");
+            h.add("fencing-token", "accounts:25#5@new");
+        }).body("one field each").exchange((request, response) -> response.getStatusCode().value());
+        assertThat(status).isEqualTo(200);
+        assertThat(plain.get().uri("/accounts/25/note").retrieve().body(String.class)).isEqualTo("one field each");
+    }
+
     @Test
     void theDetailOfAMalformedHeaderIsCappedAndStaysValidJson() throws Exception {
         // quotes, a backslash and a control character, then a resource longer than a token allows
