@@ -13,6 +13,7 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.restclient.RestClientCustomizer;
+import org.springframework.boot.restclient.RestTemplateCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.Conditional;
@@ -22,7 +23,8 @@ import java.util.List;
 
 /**
  * The client side of fencing-web: a {@link RestClientCustomizer} that adds a {@link FencingTokenClientInterceptor}
- * to the {@code RestClient.Builder}s Boot builds, sending the bound tokens only to the hosts
+ * to the {@code RestClient.Builder}s Boot builds (and a {@link RestTemplateCustomizer} to the {@code RestTemplate}s
+ * its {@code RestTemplateBuilder} builds), sending the bound tokens only to the hosts
  * {@code fencing.web.client.propagate-to} names. No hosts, no customizer: a token tells whoever receives it which lock
  * its holder has, so it goes only where it is checked.
  *
@@ -48,6 +50,20 @@ public class FencingRestClientAutoConfiguration {
         FencingTokenClientInterceptor interceptor = FencingTokenClientInterceptor.forHosts(hosts.hosts())
                 .withMeterRegistry(registry.getIfUnique());
         return builder -> builder.requestInterceptor(interceptor);
+    }
+
+    /**
+     * The same for the {@code RestTemplate}s built from Boot's {@code RestTemplateBuilder}: the check of the property
+     * promises RestTemplate with Boot's client support, and a template without the interceptor sends no token (every
+     * fenced call it makes is refused as missing) and leaves the callee's refusals unmapped.
+     */
+    @Bean
+    @ConditionalOnMissingBean(name = "fencingRestTemplateCustomizer")
+    RestTemplateCustomizer fencingRestTemplateCustomizer(PropagateToHosts hosts,
+                                                         ObjectProvider<MeterRegistry> registry) {
+        FencingTokenClientInterceptor interceptor = FencingTokenClientInterceptor.forHosts(hosts.hosts())
+                .withMeterRegistry(registry.getIfUnique());
+        return template -> template.getInterceptors().add(interceptor);
     }
 
     /** {@code fencing.web.client.propagate-to} holds at least one host (comma-separated or indexed). */

@@ -24,11 +24,14 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.restclient.RestClientCustomizer;
+import org.springframework.boot.restclient.RestTemplateBuilder;
 import org.springframework.boot.restclient.autoconfigure.RestClientAutoConfiguration;
+import org.springframework.boot.restclient.autoconfigure.RestTemplateAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.http.ProblemDetail;
 import org.springframework.web.client.HttpClientErrorException;
 import org.springframework.web.client.RestClient;
+import org.springframework.web.client.RestTemplate;
 import tools.jackson.databind.json.JsonMapper;
 
 /**
@@ -109,6 +112,28 @@ class FencingRestClientAutoConfigurationTest {
             assertThat(received).containsEntry("/by-name", FencingHeader.format(List.of(TOKEN)))
                     .containsEntry("/by-address", "");
         });
+    }
+
+    /**
+     * The startup check's message promises RestTemplate with Boot's client support; a RestTemplate built from Boot's
+     * RestTemplateBuilder sent no token at all (the starter customized only RestClient.Builder), so every fenced
+     * call it made was refused as missing at the callee, and the callee's refusals were not mapped.
+     */
+    @Test
+    void bootsRestTemplateBuilderSendsTheTokensOnlyToTheHostsNamedAndMapsTheirRefusals() {
+        runner.withConfiguration(AutoConfigurations.of(RestTemplateAutoConfiguration.class))
+                .withPropertyValues("fencing.web.client.propagate-to=localhost").run(context -> {
+                    RestTemplate template = context.getBean(RestTemplateBuilder.class).build();
+                    int port = server.getAddress().getPort();
+                    try (var ignored = FencingContext.bind(TOKEN)) {
+                        template.postForEntity("http://localhost:" + port + "/by-name", null, Void.class);
+                        template.postForEntity("http://127.0.0.1:" + port + "/by-address", null, Void.class);
+                        assertThat(catchThrowable(() -> template.postForEntity("http://localhost:" + port + "/stale",
+                                null, Void.class))).isInstanceOf(StaleTokenException.class);
+                    }
+                    assertThat(received).containsEntry("/by-name", FencingHeader.format(List.of(TOKEN)))
+                            .containsEntry("/by-address", "");
+                });
     }
 
     /**
