@@ -4,7 +4,6 @@ import dev.fencing.amqp.FencingTokenListenerAdvice;
 import org.aopalliance.aop.Advice;
 import org.springframework.amqp.core.MessageListener;
 import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory;
-import org.springframework.amqp.rabbit.config.StatelessRetryOperationsInterceptor;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.MessageListenerContainer;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
@@ -62,9 +61,10 @@ public final class ListenerAdvices {
 
     /**
      * Whether a {@link FencingTokenListenerAdvice} in {@code chain} comes after Spring AMQP's stateless retry
-     * ({@link StatelessRetryOperationsInterceptor}, what {@code RetryInterceptorBuilder.stateless()} and Boot's
-     * listener retry build). That retry runs each further attempt with {@code proceed()} on the invocation the first
-     * attempt went through, which goes straight to the listener, past every advice behind the retry: a retried
+     * ({@code StatelessRetryOperationsInterceptor}, what {@code RetryInterceptorBuilder.stateless()} and Boot's
+     * listener retry build; compared by name, so that a Spring AMQP without it links). That retry runs each further
+     * attempt with {@code proceed()} on the invocation the first attempt went through, which goes straight to the
+     * listener, past every advice behind the retry: a retried
      * listener runs without the message's tokens (an acquiring method then writes under a lock of its own), and a
      * message the advice rejected before its listener ran (an untrusted sender, a malformed header, a batch of
      * mixed tokens) reaches its listener on the next attempt, its header unread.
@@ -75,7 +75,7 @@ public final class ListenerAdvices {
         }
         boolean retry = false;
         for (Advice advice : chain) {
-            if (advice instanceof StatelessRetryOperationsInterceptor) {
+            if (advice != null && STATELESS_RETRY.equals(advice.getClass().getName())) {
                 retry = true;
             } else if (retry && advice instanceof FencingTokenListenerAdvice) {
                 return true;
@@ -83,6 +83,10 @@ public final class ListenerAdvices {
         }
         return false;
     }
+
+    /** Spring AMQP 4's stateless retry advice (a final class). */
+    private static final String STATELESS_RETRY =
+            "org.springframework.amqp.rabbit.config.StatelessRetryOperationsInterceptor";
 
     /** What {@link #behindStatelessRetry} finds wrong, as a misfit or startup problem says it. */
     static final String BEHIND_RETRY = "its FencingTokenListenerAdvice comes after a stateless retry "
