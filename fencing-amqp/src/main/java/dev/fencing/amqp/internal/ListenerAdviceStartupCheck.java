@@ -16,8 +16,9 @@ import java.util.function.BiFunction;
  * that no Spring AMQP listener container ignores the {@code Fencing-Token} header: every listener container factory
  * bean, container bean and {@code @RabbitListener} container built by then must have a
  * {@link dev.fencing.amqp.FencingTokenListenerAdvice} in its advice chain ({@code trustingNone()} when its publishers
- * are not trusted), and none of them behind a stateless retry (Spring AMQP's retried attempts skip the advices
- * behind it). The starter adds {@code trustingNone()} to the factories and containers that are beans, and
+ * are not trusted), none of them behind a stateless retry (Spring AMQP's retried attempts skip the advices
+ * behind it), and none whose container commits a transaction of its own while the fence store judges at
+ * commit. The starter adds {@code trustingNone()} to the factories and containers that are beans, and
  * checks again before the containers start (then also whether an asynchronous listener fits its advice).
  */
 final class ListenerAdviceStartupCheck implements BiFunction<ListableBeanFactory, Environment, String> {
@@ -39,6 +40,10 @@ final class ListenerAdviceStartupCheck implements BiFunction<ListableBeanFactory
         Map<String, AbstractMessageListenerContainer> containers = ListenerAdvices.containers(beans);
         String ignoring = ListenerAdvices.ignoringProblem(ListenerAdvices.unfencedFactories(beans),
                 ListenerAdvices.ignoring(containers), FIX);
-        return ignoring != null ? ignoring : ListenerAdvices.retryProblem(beans, containers);
+        if (ignoring != null) {
+            return ignoring;
+        }
+        String retry = ListenerAdvices.retryProblem(beans, containers);
+        return retry != null ? retry : ListenerAdvices.commitProblem(beans, containers);
     }
 }

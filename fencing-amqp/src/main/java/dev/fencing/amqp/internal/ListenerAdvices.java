@@ -1,6 +1,7 @@
 package dev.fencing.amqp.internal;
 
 import dev.fencing.amqp.FencingTokenListenerAdvice;
+import dev.fencing.store.FenceStore;
 import org.aopalliance.aop.Advice;
 import org.springframework.amqp.core.MessageListener;
 import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory;
@@ -30,6 +31,9 @@ public final class ListenerAdvices {
     private static final Method CONTAINER_CHAIN =
             ReflectionUtils.findMethod(AbstractMessageListenerContainer.class, "getAdviceChain");
 
+    private static final Method TRANSACTION_MANAGER =
+            ReflectionUtils.findMethod(AbstractMessageListenerContainer.class, "getTransactionManager");
+
     private static final Method DEFAULT_REQUEUE_REJECTED =
             ReflectionUtils.findMethod(AbstractAdaptableMessageListener.class, "isDefaultRequeueRejected");
 
@@ -39,6 +43,9 @@ public final class ListenerAdvices {
         }
         if (DEFAULT_REQUEUE_REJECTED != null) {
             ReflectionUtils.makeAccessible(DEFAULT_REQUEUE_REJECTED);
+        }
+        if (TRANSACTION_MANAGER != null) {
+            ReflectionUtils.makeAccessible(TRANSACTION_MANAGER);
         }
     }
 
@@ -115,6 +122,42 @@ public final class ListenerAdvices {
         });
         return behind.isEmpty() ? null : "In " + String.join(", ", behind) + ", " + BEHIND_RETRY
                 + ". See docs/propagation.md, \"Another process over RabbitMQ\" (retries)";
+    }
+
+    /** Spring AMQP's own transaction manager: its commit is the channel's, no fence store's. */
+    private static final String RABBIT_TRANSACTIONS =
+            "org.springframework.amqp.rabbit.transaction.RabbitTransactionManager";
+
+    /**
+     * The containers of {@code containers} with a {@link FencingTokenListenerAdvice} that run each delivery in a
+     * transaction of their own ({@code setTransactionManager}, other than a {@code RabbitTransactionManager}) while a
+     * fence store of the context judges tokens at commit ({@link FenceStore#judgesAtCommit()}, a
+     * {@code JdbcFenceStore} with {@code checkAtCommit(true)}), or {@code null} when there are none. The container
+     * commits after the advice returned, so such a store refuses outside it, and Spring AMQP rolls the delivery back
+     * with requeue whatever its requeue settings say: the refused message is redelivered at once, for ever.
+     */
+    public static String commitProblem(ListableBeanFactory beans,
+                                       Map<String, AbstractMessageListenerContainer> containers) {
+        if (TRANSACTION_MANAGER == null || beans.getBeansOfType(FenceStore.class, false, false).values().stream()
+                .noneMatch(FenceStore::judgesAtCommit)) {
+            return null;
+        }
+        List<String> committing = new ArrayList<>();
+        containers.forEach((name, container) -> {
+            Object manager = ReflectionUtils.invokeMethod(TRANSACTION_MANAGER, container);
+            if (manager != null && !RABBIT_TRANSACTIONS.equals(manager.getClass().getName())
+                    && fenced(chain(container))) {
+                committing.add(described(name, container) + " (" + manager.getClass().getName() + ")");
+            }
+        });
+        return committing.isEmpty() ? null : "Listener containers " + committing + " run each delivery in a "
+                + "transaction they commit after their FencingTokenListenerAdvice returned, and a fence store of this "
+                + "application judges tokens at commit (JdbcFenceStore checkAtCommit): a refusal there comes from the "
+                + "container's commit, outside the advice, and Spring AMQP requeues that rollback whatever its "
+                + "requeue settings say, so the refused message is redelivered at once, for ever. Start the "
+                + "transaction inside the listener (@Transactional on the listener method or the service it calls) "
+                + "instead of container.setTransactionManager(..), or check before the method body. See "
+                + "docs/propagation.md, \"Another process over RabbitMQ\" (a transaction the container runs)";
     }
 
     /**

@@ -4,7 +4,10 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.amqp.FencingTokenListenerAdvice;
 import dev.fencing.annotation.Fenced;
 import dev.fencing.spring.EnableFencing;
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.FencedCall;
 import dev.fencing.store.InMemoryFenceStore;
+import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.springframework.amqp.rabbit.config.RetryInterceptorBuilder;
@@ -14,6 +17,9 @@ import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.DefaultTransactionStatus;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -36,7 +42,7 @@ class ListenerAdviceStartupCheckTest {
     @EnableFencing(proxyTargetClass = true)
     static class NoRabbit {
         @Bean
-        InMemoryFenceStore fenceStore() {
+        FenceStore fenceStore() {
             return new InMemoryFenceStore();
         }
 
@@ -106,6 +112,81 @@ class ListenerAdviceStartupCheckTest {
             factory.setAdviceChain(RetryInterceptorBuilder.stateless().maxRetries(2).build(),
                     FencingTokenListenerAdvice.trustingNone());
             return factory;
+        }
+    }
+
+    /** A transaction manager whose transactions do nothing: what the container would run each delivery in. */
+    static final class NoOpTransactions extends AbstractPlatformTransactionManager {
+        @Override
+        protected Object doGetTransaction() {
+            return new Object();
+        }
+
+        @Override
+        protected void doBegin(Object transaction, TransactionDefinition definition) {
+        }
+
+        @Override
+        protected void doCommit(DefaultTransactionStatus status) {
+        }
+
+        @Override
+        protected void doRollback(DefaultTransactionStatus status) {
+        }
+    }
+
+    @Configuration
+    static class ContainerTransactionsStoreChecksInTheBody extends ContainerWithoutAdvice {
+        @Override
+        @Bean
+        SimpleMessageListenerContainer ledgerContainer(CachingConnectionFactory connectionFactory) {
+            SimpleMessageListenerContainer container = super.ledgerContainer(connectionFactory);
+            container.setAdviceChain(new FencingTokenListenerAdvice());
+            container.setTransactionManager(new NoOpTransactions());
+            return container;
+        }
+    }
+
+    @Configuration
+    static class ContainerTransactionsStoreJudgesAtCommit extends ContainerTransactionsStoreChecksInTheBody {
+        @Override
+        @Bean
+        FenceStore fenceStore() {
+            InMemoryFenceStore memory = new InMemoryFenceStore();
+            return new FenceStore() {
+                @Override
+                public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+                    return memory.fence(resource, token, write);
+                }
+
+                @Override
+                public boolean judgesAtCommit() {
+                    return true;
+                }
+            };
+        }
+    }
+
+    /**
+     * A container that commits a transaction of its own after the advice returned, under a store that judges at
+     * commit: the store refuses at the container's commit, outside the advice, and Spring AMQP requeues that
+     * rollback whatever its settings (a trial: thousands of redeliveries in seconds). It used to start.
+     */
+    @Test
+    void aContainerCommittingItsOwnTransactionUnderAStoreThatJudgesAtCommitFailsStartup() {
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(ContainerTransactionsStoreJudgesAtCommit.class)
+                .close())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Listener containers [ledgerContainer (queues ledger-entries) (")
+                .hasMessageContaining("NoOpTransactions)] run each delivery in a transaction")
+                .hasMessageContaining("@Transactional on the listener method");
+    }
+
+    @Test
+    void aContainerCommittingItsOwnTransactionUnderAStoreThatChecksInTheBodyStarts() {
+        try (AnnotationConfigApplicationContext context =
+                     new AnnotationConfigApplicationContext(ContainerTransactionsStoreChecksInTheBody.class)) {
+            assertThat(context.getBean(SimpleMessageListenerContainer.class).isRunning()).isFalse();
         }
     }
 

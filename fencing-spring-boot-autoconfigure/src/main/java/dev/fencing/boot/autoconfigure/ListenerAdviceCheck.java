@@ -101,6 +101,10 @@ final class ListenerAdviceCheck implements SmartLifecycle, ApplicationContextAwa
         if (misfit != null) {
             throw new FencingConfigurationException(misfit);
         }
+        String committing = ListenerAdvices.commitProblem(context, own);
+        if (committing != null) {
+            throw new FencingConfigurationException(committing);
+        }
         String ignoring = ListenerAdvices.ignoringProblem(List.of(), ListenerAdvices.ignoring(containers), FIX);
         if (ignoring != null) {
             throw new FencingConfigurationException(ignoring);

@@ -6,6 +6,8 @@ import com.rabbitmq.client.Channel;
 import dev.fencing.amqp.FencingTokenListenerAdvice;
 import dev.fencing.context.FencingContext;
 import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.store.FenceStore;
+import dev.fencing.store.FencedCall;
 import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.aopalliance.aop.Advice;
@@ -31,6 +33,9 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.context.annotation.AnnotationConfigApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.AbstractPlatformTransactionManager;
+import org.springframework.transaction.support.DefaultTransactionStatus;
 import org.springframework.util.ReflectionUtils;
 
 import java.lang.reflect.Method;
@@ -161,6 +166,54 @@ class FencingAmqpAutoConfigurationTest {
                         .rootCause().hasMessageContaining("ledger-deposits (queues fencing-amqp-check-unused): its "
                                 + "FencingTokenListenerAdvice comes after a stateless retry")
                         .hasMessageContaining("Put the FencingTokenListenerAdvice first"));
+    }
+
+    /** A transaction manager whose transactions do nothing. */
+    static final class NoOpTransactions extends AbstractPlatformTransactionManager {
+        @Override
+        protected Object doGetTransaction() {
+            return new Object();
+        }
+
+        @Override
+        protected void doBegin(Object transaction, TransactionDefinition definition) {
+        }
+
+        @Override
+        protected void doCommit(DefaultTransactionStatus status) {
+        }
+
+        @Override
+        protected void doRollback(DefaultTransactionStatus status) {
+        }
+    }
+
+    /**
+     * A container that commits a delivery's transaction of its own after the advice returned, under a store that
+     * judges at commit: the store's refusal comes from that commit, outside the advice, and Spring AMQP requeues the
+     * rollback whatever its requeue settings (a hot loop). Startup fails, naming the container and its manager.
+     */
+    @Test
+    void aContainerCommittingItsOwnTransactionUnderAStoreThatJudgesAtCommitFailsStartup() {
+        runner.withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class, () -> {
+                    SimpleRabbitListenerContainerFactory factory = factory(new FencingTokenListenerAdvice());
+                    factory.setTransactionManager(new NoOpTransactions());
+                    return factory;
+                })
+                .withBean(FenceStore.class, () -> new FenceStore() {
+                    @Override
+                    public <T> T fence(String resource, FencingToken token, FencedCall<T> write) throws Throwable {
+                        return write.proceed();
+                    }
+
+                    @Override
+                    public boolean judgesAtCommit() {
+                        return true;
+                    }
+                })
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .rootCause().hasMessageContaining("ledger-deposits (queues fencing-amqp-check-unused) (")
+                        .hasMessageContaining("run each delivery in a transaction they commit after"));
     }
 
     @Test
