@@ -13,6 +13,7 @@ import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.InitializingBean;
+import org.springframework.beans.factory.NoUniqueBeanDefinitionException;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.integration.support.locks.ExpirableLockRegistry;
 
@@ -209,7 +210,7 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
                 if (found == null) {
                     FencingMetrics metrics = givenMetrics;
                     if (metrics == null) {
-                        MeterRegistry meters = meterRegistry == null ? null : meterRegistry.getIfUnique();
+                        MeterRegistry meters = meterRegistry == null ? null : meterRegistry.getIfAvailable();
                         metrics = meters == null ? FencingMetrics.noop() : new FencingMetrics(meters);
                     }
                     found = new ResourceFamilies<>(ResourceFamilies.MAX_TAGS, metrics::acquisitions);
@@ -220,9 +221,24 @@ public final class FencedLockRegistry implements ExpirableLockRegistry<FencedLoc
         return found;
     }
 
-    /** Probes the issuer when the registry is a Spring bean, so a misconfigured issuer fails the startup. */
+    /**
+     * Probes the issuer when the registry is a Spring bean, so a misconfigured issuer fails the startup; so do
+     * several {@code MeterRegistry} beans, none of them primary, when the registry was given no metrics of its own
+     * (its locks would be counted nowhere).
+     */
     @Override
     public void afterPropertiesSet() {
+        if (givenMetrics == null && meterRegistry != null) {
+            try {
+                meterRegistry.getIfAvailable();
+            } catch (NoUniqueBeanDefinitionException e) {
+                throw new FencingConfigurationException("FencedLockRegistry (prefix '" + resourcePrefix + "') finds "
+                        + e.getNumberOfBeansFound() + " MeterRegistry beans " + e.getBeanNamesFound() + " and none "
+                        + "of them primary, so its locks would be counted in none: mark the one to count in "
+                        + "@Primary, or give the registry its own (new FencedLockRegistry(issuer, prefix, "
+                        + "new FencingMetrics(registry)))", e);
+            }
+        }
         probe();
     }
 

@@ -164,6 +164,53 @@ class FencedLockMetricsTest {
         }
     }
 
+    @Test
+    void twoMeterRegistriesWithNoneOfThemPrimaryFailStartupNamingThem() {
+        assertThatThrownBy(() -> new AnnotationConfigApplicationContext(TwoMeterRegistries.class).close())
+                .hasRootCauseInstanceOf(org.springframework.beans.factory.NoUniqueBeanDefinitionException.class)
+                .hasStackTraceContaining("FencedLockRegistry (prefix 'ledger:') finds 2 MeterRegistry beans")
+                .hasStackTraceContaining("first").hasStackTraceContaining("second")
+                .hasStackTraceContaining("@Primary");
+    }
+
+    @Test
+    void withOneOfThemPrimaryItsLocksAreCountedThere() {
+        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext()) {
+            context.register(TwoMeterRegistries.class);
+            context.registerBean("third", MeterRegistry.class, SimpleMeterRegistry::new,
+                    definition -> definition.setPrimary(true));
+            context.refresh();
+            FencedLock lock = context.getBean(FencedLockRegistry.class).obtain("9");
+            lock.lock();
+            lock.unlock();
+            assertThat(context.getBean("third", MeterRegistry.class).get(FencingMetrics.ACQUISITIONS)
+                    .tag("resource", "ledger").tag("outcome", "acquired").counter().count()).isEqualTo(1);
+        }
+    }
+
+    @Configuration
+    static class TwoMeterRegistries {
+        @Bean
+        InMemoryTokenIssuer tokenIssuer() {
+            return new InMemoryTokenIssuer();
+        }
+
+        @Bean
+        MeterRegistry first() {
+            return new SimpleMeterRegistry();
+        }
+
+        @Bean
+        MeterRegistry second() {
+            return new SimpleMeterRegistry();
+        }
+
+        @Bean
+        FencedLockRegistry lockRegistry(TokenIssuer tokenIssuer) {
+            return new FencedLockRegistry(tokenIssuer, "ledger:").reportUnchecked(false);
+        }
+    }
+
     static class Ledger {
         @Fenced(resource = "ledger", key = "#id")
         public void write(long id) {
