@@ -57,7 +57,8 @@ import java.util.function.LongSupplier;
  * resource of the store, through {@link CounterFloors}. A family's floor ({@link IssuerFloors}: the same raise, and
  * compaction) is a key of its own that each acquire of a resource of the family reads, so a key never locked before
  * still gets a token above it. {@link Builder#build()} refuses a Redis without {@code appendonly yes} unless told to
- * {@link PersistenceCheck#WARN warn} instead.
+ * {@link PersistenceCheck#WARN warn} instead, and the running issuer reads the setting again every 10 s: a master
+ * found without it refuses every acquisition (or, told to warn, is logged) until it has it again.
  */
 public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonTokenIssuer.RedissonLease>
         implements IssuedTokens, IssuerFloors, AutoCloseable {
@@ -78,6 +79,14 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
      */
     public static final long MAX_TOKEN = (1L << 53) - 1;
 
+    /**
+     * How often a running issuer reads the masters' persistence settings again (three {@code CONFIG GET} per master,
+     * off the acquire path): a {@code CONFIG SET appendonly no}, an eviction policy changed to {@code allkeys-*}, a
+     * restart with a command line or config file that lacks what a {@code CONFIG SET} had turned on, or a failover to
+     * a master without them is seen within it.
+     */
+    static final Duration PERSISTENCE_RECHECK = Duration.ofSeconds(10);
+
     /** How long a release, a probe or a read waits for Redis. */
     static final Duration ANSWER_WAIT = Duration.ofSeconds(3);
 
@@ -95,8 +104,19 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
     private final long watchdogMillis;
     private final String address;
     private final Set<RedissonLease> held = ConcurrentHashMap.newKeySet();
+    private final PersistenceCheck persistence;
+
+    /**
+     * What the last persistence check found wrong, under {@link PersistenceCheck#REQUIRE_APPEND_ONLY}: while set, every
+     * acquisition is refused and {@link #probe()} fails; {@code null} while the masters keep the counters.
+     */
+    private volatile String persistenceProblem;
+
+    /** Under {@link PersistenceCheck#WARN}: the finding last logged, so that each one is logged once. */
+    private volatile String persistenceWarned;
 
     private final ScheduledExecutorService checker;
+    private final long recheckMillis;
     final LongSupplier nanoClock;
 
     /**
@@ -113,7 +133,10 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         this.watchdogMillis = redisson.getConfig().getLockWatchdogTimeout();
         this.address = address;
         this.nanoClock = System::nanoTime;
-        this.checker = Executors.newSingleThreadScheduledExecutor(r -> {
+        this.persistence = b.persistence;
+        this.recheckMillis = b.persistenceRecheck.toMillis();
+        // two threads: a persistence check waiting for a slow master does not hold up the loss check
+        this.checker = Executors.newScheduledThreadPool(2, r -> {
             Thread t = new Thread(r, "fencing-redisson-lease-check");
             t.setDaemon(true);
             return t;
@@ -126,6 +149,13 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
                 // a failed round (the client shutting down) must not end the check: the next round retries
             }
         }, every, every, TimeUnit.MILLISECONDS);
+        checker.scheduleWithFixedDelay(() -> {
+            try {
+                recheckPersistence();
+            } catch (RuntimeException e) {
+                // as above: the next round asks again
+            }
+        }, recheckMillis, recheckMillis, TimeUnit.MILLISECONDS);
     }
 
     /** Starts a builder for an issuer on {@code redisson}, a started client. */
@@ -141,6 +171,11 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
      */
     @Override
     protected RedissonLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
+        String volatileCounters = persistenceProblem;
+        if (volatileCounters != null) {
+            throw new LockAcquisitionException(resource, "No token is handed out for resource '" + resource + "': "
+                    + refusal(volatileCounters), null, false);
+        }
         long deadline = nanoClock.getAsLong() + timeout.toNanos();
         String key = RedisKeys.lockKey(prefix, resource);
         RedissonFencedLock lock = fencedLock(key);
@@ -442,13 +477,70 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
     }
 
     /**
-     * Fails unless Redis answers a read under the key prefix within {@link #ANSWER_WAIT}.
+     * Fails unless Redis answers a read under the key prefix within {@link #ANSWER_WAIT}, and (with
+     * {@link PersistenceCheck#REQUIRE_APPEND_ONLY}) while the last periodic persistence check found a master that may
+     * not keep the counters (its verdict, no extra request).
      *
      * @throws IllegalStateException naming the Redis address and what went wrong
      */
     @Override
     public void probe() {
+        String volatileCounters = persistenceProblem;
+        if (volatileCounters != null) {
+            throw new IllegalStateException(refusal(volatileCounters));
+        }
         answer(redisson.getBucket(prefix + "fencing.health.probe", StringCodec.INSTANCE).isExistsAsync(), null);
+    }
+
+    /**
+     * One round of the persistence check of a running issuer: the masters' {@code appendonly} and
+     * {@code maxmemory-policy} read again. Under {@link PersistenceCheck#REQUIRE_APPEND_ONLY} a problem refuses every
+     * acquisition (and fails {@link #probe()}) until a round finds none; under {@link PersistenceCheck#WARN} it is
+     * logged, once per finding. A master that could not be reached changes nothing: its outage fails the acquisitions
+     * by itself, and the next round asks again.
+     */
+    void recheckPersistence() {
+        RedisPersistence.Finding finding = RedisPersistence.check(redisson);
+        if (!finding.problems().isEmpty()) {
+            String found = finding.describe();
+            if (persistence == PersistenceCheck.REQUIRE_APPEND_ONLY) {
+                String before = persistenceProblem;
+                persistenceProblem = found;
+                if (!found.equals(before)) {
+                    LOG.log(System.Logger.Level.WARNING, refusal(found));
+                }
+            } else if (!found.equals(persistenceWarned)) {
+                persistenceWarned = found;
+                LOG.log(System.Logger.Level.WARNING, "Redis at " + address + " may no longer keep the fencing token "
+                        + "counters (" + found + "): a restart, flush or eviction starts a counter again at 1, and the "
+                        + "fence refuses every lower token until the counter passes max_seen (persistenceCheck WARN: "
+                        + "tokens are still handed out; raiseTokenFloor(resource, maxSeen) repairs a resource)");
+            }
+        } else if (finding.unreached().isEmpty()) {
+            if (persistenceProblem != null) {
+                persistenceProblem = null;
+                LOG.log(System.Logger.Level.WARNING, "Redis at " + address + " keeps the fencing token counters again "
+                        + "(appendonly yes, no allkeys-* eviction policy on every master): tokens are handed out "
+                        + "again. Counters a restart or eviction reset meanwhile are refused as stale by the fence "
+                        + "until raised (raiseTokenFloor, or the floor raise)");
+            }
+            persistenceWarned = null;
+        }
+    }
+
+    /** Why acquisitions are refused while {@code found} stands (fail closed), and what to do. */
+    private String refusal(String found) {
+        return "Redis at " + address + " may no longer keep the fencing token counters (" + found + "), found by the "
+                + "issuer's persistence check while running: a restart, flush or eviction would start a counter "
+                + "again at 1, so no token is handed out (persistenceCheck REQUIRE_APPEND_ONLY, fail closed) until a "
+                + "check (every " + recheckSeconds() + ") finds appendonly yes and no allkeys-* eviction policy on "
+                + "every master again. Turn it on for good (CONFIG SET appendonly yes and CONFIG REWRITE, or the "
+                + "config file, so that a restart keeps it), or accept the outage with "
+                + "RedissonTokenIssuer.builder(...).persistenceCheck(PersistenceCheck.WARN)";
+    }
+
+    private String recheckSeconds() {
+        return recheckMillis % 1000 == 0 ? recheckMillis / 1000 + " s" : recheckMillis + " ms";
     }
 
     private <T> T answer(RFuture<T> request, String resource) {
@@ -490,16 +582,23 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         return Math.max(1, deadline - nanoClock.getAsLong());
     }
 
-    /** How {@link Builder#build()} treats a Redis whose counters would not survive a restart or memory pressure. */
+    /**
+     * How {@link Builder#build()}, and the running issuer's periodic check (every 10 s), treat a Redis whose counters
+     * would not survive a restart or memory pressure.
+     */
     public enum PersistenceCheck {
         /**
          * Refuse to build unless every master has {@code appendonly yes} and a {@code maxmemory-policy} that keeps
-         * keys without a TTL (not {@code allkeys-*}), and can be asked. The default.
+         * keys without a TTL (not {@code allkeys-*}), and can be asked; while running, refuse every acquisition (not
+         * retryable, naming the setting and the master) and fail {@link RedissonTokenIssuer#probe()} from the check
+         * that finds a master without them until one finds them again (a master that cannot be reached changes
+         * nothing). The default.
          */
         REQUIRE_APPEND_ONLY,
         /**
-         * Build anyway and log a WARNING saying what was found: for a Redis whose restart you accept as an outage
-         * of the fenced resources (tokens refused until the counters pass max_seen, see {@link #raiseTokenFloor}).
+         * Build anyway and log a WARNING saying what was found, and again for each new finding while running: for a
+         * Redis whose restart you accept as an outage of the fenced resources (tokens refused until the counters pass
+         * max_seen, see {@link #raiseTokenFloor}).
          */
         WARN
     }
@@ -514,6 +613,7 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         private Duration leaseTime;
         private Duration lossCheck = DEFAULT_LOSS_CHECK;
         private PersistenceCheck persistence = PersistenceCheck.REQUIRE_APPEND_ONLY;
+        private Duration persistenceRecheck = PERSISTENCE_RECHECK;
         private MeterRegistry registry;
         private boolean startupChecks = true;
 
@@ -555,7 +655,13 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
             return this;
         }
 
-        /** Whether a Redis without append-only persistence refuses the build (default) or only warns. */
+        /**
+         * Whether a Redis without append-only persistence refuses the build (default) or only warns; the same holds
+         * while the issuer runs, where a periodic check (every 10 s) reads the masters' settings again: with
+         * {@link PersistenceCheck#REQUIRE_APPEND_ONLY} a master found without them refuses every acquisition and fails
+         * {@link RedissonTokenIssuer#probe()} until a check finds them again; with {@link PersistenceCheck#WARN} it is
+         * logged.
+         */
         public Builder persistenceCheck(PersistenceCheck persistence) {
             this.persistence = Objects.requireNonNull(persistence, "persistence");
             return this;
@@ -595,7 +701,7 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
             }
             try {
                 issuer.probe();
-                checkPersistence(address);
+                checkPersistence(issuer, address);
             } catch (RuntimeException e) {
                 issuer.close();
                 if (e instanceof FencingConfigurationException configuration) {
@@ -606,11 +712,12 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
             return issuer;
         }
 
-        private void checkPersistence(String address) {
+        private void checkPersistence(RedissonTokenIssuer issuer, String address) {
             RedisPersistence.Finding finding = RedisPersistence.check(redisson);
             if (!finding.durable()) {
+                issuer.persistenceWarned = finding.describe(); // WARN: the running check logs what changes
                 String what = "Redis at " + address + " may not keep the fencing token counters ("
-                        + String.join("; ", finding.problems()) + "): a restart, flush or eviction starts a counter "
+                        + finding.describe() + "): a restart, flush or eviction starts a counter "
                         + "again at 1, and the fence refuses every lower token until the counter passes max_seen";
                 if (persistence == PersistenceCheck.REQUIRE_APPEND_ONLY) {
                     throw new FencingConfigurationException(what + ". Turn on append-only persistence (appendonly "
@@ -624,6 +731,15 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
             for (String note : finding.notes()) {
                 LOG.log(System.Logger.Level.WARNING, "Redis at " + address + ": " + note);
             }
+            for (String note : RedisPersistence.replicaNotes(redisson)) {
+                LOG.log(System.Logger.Level.WARNING, "Redis at " + address + ": " + note);
+            }
+        }
+
+        /** Tests only: how often the running issuer reads the persistence settings again. */
+        Builder persistenceRecheck(Duration interval) {
+            this.persistenceRecheck = interval;
+            return this;
         }
 
         /** Tests only: builds without contacting Redis (for an issuer on an address where nothing listens). */

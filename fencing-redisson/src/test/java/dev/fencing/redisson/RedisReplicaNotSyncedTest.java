@@ -2,6 +2,7 @@ package dev.fencing.redisson;
 
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.testsupport.LogRecords;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,13 +40,14 @@ class RedisReplicaNotSyncedTest {
     private final List<Process> servers = new ArrayList<>();
     private final List<Path> dirs = new ArrayList<>();
     private int primaryPort;
+    private int replicaPort;
     private Process replica;
     private RedissonClient client;
 
     @BeforeAll
     void start() throws Exception {
         primaryPort = freePort();
-        int replicaPort = freePort();
+        replicaPort = freePort();
         start(primaryPort);
         replica = start(replicaPort, "--replicaof", "127.0.0.1", String.valueOf(primaryPort));
         for (int i = 0; !cli(replicaPort, "role").contains("connected"); i++) {
@@ -95,6 +97,25 @@ class RedisReplicaNotSyncedTest {
             try (Lease next = issuer.acquire(r, Duration.ofSeconds(10))) { // not after the failed one's 30 s TTL
                 assertThat(next.isLost()).isFalse();
             }
+        }
+    }
+
+    /**
+     * A replica without append-only persistence, which a failover may promote (a red-team finding: only the masters
+     * were read): {@code build()} names it in a WARNING, and still builds (the replica keeps the counters in memory;
+     * promoted, it is a master that the running issuer's periodic check reads).
+     */
+    @Test
+    void aReplicaWithoutAppendOnlyIsNamedAtBuild() throws Exception {
+        assertThat(cli(replicaPort, "config", "set", "appendonly", "no")).isEqualTo("OK");
+        try (LogRecords log = LogRecords.of(RedissonTokenIssuer.class);
+             RedissonTokenIssuer issuer = RedissonTokenIssuer.builder(client).prefix("replica-note:").build()) {
+            assertThat(log.records()).filteredOn(r -> r.getMessage().contains("replica "))
+                    .singleElement().satisfies(r -> assertThat(r.getMessage())
+                            .contains("127.0.0.1:" + replicaPort).contains("appendonly 'no'")
+                            .contains("failover may promote it"));
+        } finally {
+            assertThat(cli(replicaPort, "config", "set", "appendonly", "yes")).isEqualTo("OK");
         }
     }
 
