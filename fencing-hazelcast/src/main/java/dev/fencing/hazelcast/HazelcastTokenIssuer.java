@@ -69,6 +69,12 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
      */
     static final Duration RELEASE_IN_FOREGROUND = Duration.ofSeconds(1);
 
+    /**
+     * After a lock call that failed (the CP group may have committed the lock, or may still), its lock is given back
+     * at once and again this much later, in the background.
+     */
+    static final Duration GIVE_BACK_AGAIN = Duration.ofSeconds(3);
+
     private static final System.Logger LOG = System.getLogger(HazelcastTokenIssuer.class.getName());
 
     private final HazelcastInstance hazelcast;
@@ -98,6 +104,13 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
      * returned. Does nothing unless a test in this package sets it.
      */
     volatile Consumer<String> afterGrant = resource -> { };
+
+    /**
+     * Test seam, package-private: runs with the resource on the locking thread right after
+     * {@code tryLockAndGetFence} returned, before its answer reaches the acquirer, so a test can make the call fail
+     * after the CP group granted the lock. Does nothing unless a test in this package sets it.
+     */
+    volatile Consumer<String> afterLockCall = resource -> { };
 
     /**
      * Test seam, package-private: runs with the resource on the releasing thread before it asks the CP group. Does
@@ -173,7 +186,7 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
         long seenBefore = fences.seen(); // the fence granted below must be above every fence seen before
         FencedLock lock = lock(lockName(prefix, resource));
         long threadId = AsThread.acquisitionId();
-        long fence = tryLock(lock, threadId, timeout);
+        long fence = tryLock(resource, lock, threadId, timeout);
         if (fence == FencedLock.INVALID_FENCE) {
             throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
                     + " ms waiting for the Hazelcast FencedLock '" + lock.getName() + "' on resource '" + resource
@@ -191,16 +204,26 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     /**
      * {@code tryLockAndGetFence} as {@code threadId}, on a locking thread, so that an interrupt of the caller ends its
      * wait: Hazelcast's own call ignores interrupts (it waits out its timeout, and takes the lock if it is freed
-     * meanwhile). A lock the CP group grants after the caller was interrupted is given back then.
+     * meanwhile). A lock the CP group grants after the caller was interrupted is given back then. A call that fails
+     * may have been committed by the CP group all the same (an {@code IndeterminateOperationStateException}, an
+     * operation timeout), and nothing would release that lock before this process's CP session ends: it is given
+     * back ({@link #giveBackAfterFailure}).
      */
-    private long tryLock(FencedLock lock, long threadId, Duration timeout) throws Exception {
-        java.util.function.Supplier<Long> call = () -> AsThread.call(threadId,
-                () -> lock.tryLockAndGetFence(timeout.toMillis(), TimeUnit.MILLISECONDS));
+    private long tryLock(String resource, FencedLock lock, long threadId, Duration timeout) throws Exception {
+        java.util.function.Supplier<Long> call = () -> AsThread.call(threadId, () -> {
+            long fence = lock.tryLockAndGetFence(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            afterLockCall.accept(resource);
+            return fence;
+        });
         CompletableFuture<Long> locking;
         try {
             locking = CompletableFuture.supplyAsync(call, locker);
         } catch (java.util.concurrent.RejectedExecutionException closed) {
-            return call.get(); // after close(), as before: on the caller's thread
+            try {
+                return call.get(); // after close(), as before: on the caller's thread
+            } catch (RuntimeException failed) {
+                throw lockFailed(resource, lock, threadId, failed);
+            }
         }
         try {
             return locking.get();
@@ -219,7 +242,45 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
             });
             throw e;
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException failed) {
+                throw lockFailed(resource, lock, threadId, failed);
+            }
             throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    /** Gives back what a failed lock call may have taken; the exception to throw, naming the resource and cause. */
+    private LockAcquisitionException lockFailed(String resource, FencedLock lock, long threadId,
+                                                RuntimeException failed) {
+        giveBackAfterFailure(lock, threadId);
+        return new LockAcquisitionException(resource, "Could not lock resource '" + resource + "' on " + service
+                + " (should the CP group have granted the lock, it is given back): " + failed, failed);
+    }
+
+    /**
+     * Unlocks {@code lock} as the failed acquisition's id, in the background, at once and again after
+     * {@link #GIVE_BACK_AGAIN} (a call the CP group had not committed yet may still be). An acquisition id is never
+     * reused, so this never releases another acquisition's lock: when the id holds nothing, Hazelcast refuses the
+     * unlock ({@code IllegalMonitorStateException}), quietly. Another failure is logged at WARNING; the lock then goes
+     * when this process's CP session ends.
+     */
+    private void giveBackAfterFailure(FencedLock lock, long threadId) {
+        Runnable giveBack = () -> {
+            try {
+                unlockAs(lock, threadId);
+            } catch (IllegalMonitorStateException notHeld) {
+                // the failed call took nothing, or the first give-back released it
+            } catch (RuntimeException failed) {
+                LOG.log(System.Logger.Level.WARNING, () -> "Could not give back the Hazelcast lock '"
+                        + lock.getName() + "' that a failed acquire may have taken, on " + service + "; the CP "
+                        + "group frees it when this process's CP session ends: " + failed);
+            }
+        };
+        try {
+            releaser.execute(giveBack);
+            watcher.schedule(() -> releaser.execute(giveBack), GIVE_BACK_AGAIN.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            // the issuer is closed: the lock goes with the CP session
         }
     }
 
