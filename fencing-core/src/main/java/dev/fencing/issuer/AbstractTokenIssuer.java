@@ -21,7 +21,8 @@ import java.time.Duration;
  * resources itself), the issuer remembers the highest token it handed out per resource, for the 10,000 resources
  * locked most recently. A token at or below it (the lock service's counter went back: a table restored from an older
  * backup, a wiped Redis or CP group) is refused, fail closed, and its lease released: a paused holder of the earlier
- * token could still write after the new holder on a resource the fence has not seen it on ({@link #wentBack}).
+ * token could still write after the new holder on a resource the fence has not seen it on ({@link #wentBack}). Only
+ * those tokens are refused: a counter that each refused grant advances serves again once it passes that highest one.
  *
  * <p><b>Release</b> ({@link Lease#close()}): once per lease; an interrupt does not stop it (cleared for
  * {@link #doRelease}, set again afterwards); a release that finds the lock no longer this lease's counts the lease as
@@ -72,16 +73,22 @@ public abstract class AbstractTokenIssuer<L extends AbstractLease> implements To
 
     /**
      * The exception for a token at or below one this issuer handed out for the resource before: the lock service's
-     * counter went back. Not retryable: every acquisition of the resource fails so until its counter is raised. Override
-     * to name the lock service and how to raise its counter.
+     * counter went back. Not retryable: the counter needs raising (past the fence store's max_seen, which this issuer
+     * does not know). Each such acquisition is refused until a token is above {@code issuedBefore}; where the lock
+     * service counted the refused grant too (a counter per resource that each grant advances: Redis through Redisson,
+     * the JDBC lease), acquisitions succeed again by themselves after at most {@code issuedBefore - token} more, with
+     * tokens above everything this issuer handed out, which the fence store still refuses while they are at or below
+     * its max_seen (stale, or duplicate at max_seen: the holder differs). Override to name the lock service and how to
+     * raise its counter.
      */
     protected LockAcquisitionException wentBack(String resource, long token, long issuedBefore) {
         return new LockAcquisitionException(resource, "The token counter of resource '" + resource + "' ("
                 + kind + " issuer) went back: the lock service handed out " + token + ", yet this issuer "
                 + "handed out " + issuedBefore + " for it before (its data lost, restored from an older backup, or "
                 + "another service at the same address). A holder of a token up to " + issuedBefore + " may still "
-                + "write, so none is handed out (fail closed); the lock was given back. Raise the lock service's "
-                + "counter above it, or move to another issuer with an offset (docs/issuers.md)", null, false);
+                + "write, so none up to it is handed out (fail closed); the lock was given back. Raise the lock "
+                + "service's counter above it, or move to another issuer with an offset (docs/issuers.md)", null,
+                false);
     }
 
     /**

@@ -431,9 +431,9 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
         return new LockAcquisitionException(resource, "The token counter of resource '" + resource + "' in the lease "
                 + "table '" + table + "' (" + name + ") went back: it is at " + token + ", yet this issuer handed out "
                 + issuedBefore + " for it before (the table restored from an older backup, truncated or recreated, its "
-                + "row deleted). A holder of a token up to " + issuedBefore + " may still write, so none is handed out "
-                + "(fail closed); the lease was given back. Raise the counters above it: the floor raise after a "
-                + "restore with atLeast " + issuedBefore + " or more (docs/operations.md, \"Backup and restore of the "
+                + "row deleted). A holder of a token up to " + issuedBefore + " may still write, so none up to it is "
+                + "handed out (fail closed); the lease was given back. Raise the counters above it: the floor raise "
+                + "after a restore with atLeast " + issuedBefore + " or more (docs/operations.md, \"Backup and restore of the "
                 + "fence table\")", null, false);
     }
 

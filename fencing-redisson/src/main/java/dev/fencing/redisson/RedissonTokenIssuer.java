@@ -449,17 +449,26 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         raiseTokenFloor(resource, floor);
     }
 
-    /** Names the Redis server and the counter raise that repairs it (docs/operations.md). */
+    /**
+     * Names the Redis server and the counter raise that repairs it (docs/operations.md). The refused acquisition's
+     * locking script counted the counter up all the same, so acquisitions succeed again by themselves once it passes
+     * {@code issuedBefore}: after at most {@code issuedBefore - token} more refusals (fewer when other instances lock
+     * the resource too), with tokens that the fence store refuses while they are at or below its max_seen. The message
+     * says so; the raise ends both at once.
+     */
     @Override
     protected LockAcquisitionException wentBack(String resource, long token, long issuedBefore) {
         return new LockAcquisitionException(resource, "The token counter of resource '" + resource + "' on Redis at "
                 + address + " went back: it handed out " + token + ", yet this issuer handed out " + issuedBefore
                 + " for it before (a FLUSHALL or deleted token key, a restart without append-only persistence, a "
                 + "failover to a replica that missed increments). A holder of a token up to " + issuedBefore + " may "
-                + "still write, so none is handed out (fail closed); the lock was given back. Raise the counter above "
-                + "it: issuer.raiseTokenFloor(resource, " + issuedBefore + "), or the floor raise with atLeast "
-                + issuedBefore + " for every resource (docs/operations.md, \"Backup and restore of the fence table\")",
-                null, false);
+                + "still write, so none up to it is handed out (fail closed); the lock was given back. Each refused "
+                + "acquire still counts the counter up, so acquisitions succeed again by themselves after at most "
+                + (issuedBefore - token) + " more, and the fence store then refuses their tokens as stale (or "
+                + "duplicate) until the counter passes its max_seen for the resource. Raise the counter above both: "
+                + "issuer.raiseTokenFloor(resource, max(" + issuedBefore + ", maxSeen)), or the floor raise with "
+                + "atLeast the store's highest max_seen for every resource (docs/operations.md, \"Backup and restore "
+                + "of the fence table\")", null, false);
     }
 
     /** The counter of {@code resource} now: the highest token issued for it (0 when none was). */
