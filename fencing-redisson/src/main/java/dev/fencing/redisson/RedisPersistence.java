@@ -5,6 +5,10 @@ import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNode;
 import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.client.RedisConnectionException;
+import org.redisson.client.RedisNodeNotFoundException;
+import org.redisson.client.RedisReconnectedException;
+import org.redisson.client.RedisRedirectException;
+import org.redisson.client.RedisRetryException;
 import org.redisson.client.RedisTimeoutException;
 import org.redisson.config.Config;
 
@@ -83,7 +87,9 @@ final class RedisPersistence {
                             + "of increments (reissued tokens are refused as stale or duplicate until the counter "
                             + "passes max_seen)");
                 }
-            } catch (RedisTimeoutException | RedisConnectionException | RedissonShutdownException e) {
+            } catch (RedisTimeoutException | RedisConnectionException | RedisRetryException | RedisReconnectedException
+                     | RedisNodeNotFoundException | RedisRedirectException | RedissonShutdownException e) {
+                // transient: down, loading its data after a restart, busy, failing over, resharding
                 unreached.add("could not reach " + where + " to read appendonly and maxmemory-policy: " + e);
             } catch (RuntimeException e) {
                 problems.add("could not read appendonly and maxmemory-policy on " + where + " (CONFIG disabled or "
