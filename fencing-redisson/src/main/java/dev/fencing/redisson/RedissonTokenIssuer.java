@@ -683,8 +683,9 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         }
 
         /**
-         * Checks the client, that Redis answers a read ({@link #probe()}) and its persistence (one
-         * {@code CONFIG GET} per master), and builds the issuer.
+         * Checks the client, that Redis answers a read ({@link #probe()}) and its persistence ({@code CONFIG GET} on
+         * every master; on every replica a failover may promote too, for a WARNING only), and builds the issuer, which
+         * reads the masters' settings again every 10 s while it runs ({@link #persistenceCheck}).
          *
          * @throws FencingConfigurationException saying what to do: the client is shut down or not a plain Redisson
          *                                       client, Redis does not answer (naming its address), or (with
