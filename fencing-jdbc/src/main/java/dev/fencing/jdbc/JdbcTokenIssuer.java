@@ -433,8 +433,8 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
                 + issuedBefore + " for it before (the table restored from an older backup, truncated or recreated, its "
                 + "row deleted). A holder of a token up to " + issuedBefore + " may still write, so none up to it is "
                 + "handed out (fail closed); the lease was given back. Raise the counters above it: the floor raise "
-                + "after a restore with atLeast " + issuedBefore + " or more (docs/operations.md, \"Backup and restore of the "
-                + "fence table\")", null, false);
+                + "after a restore with atLeast " + issuedBefore + " or more (docs/operations.md, \"Backup and "
+                + "restore of the fence table\")", null, false);
     }
 
     /**
