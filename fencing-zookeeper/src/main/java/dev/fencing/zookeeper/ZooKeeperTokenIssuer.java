@@ -59,8 +59,10 @@ import java.util.function.Consumer;
  * protects the resource. So is the lock node of each lease held longer than a second: deleted by anything but the
  * release (by hand, to free a lock that looked stuck), its lease is marked lost (and counted) within a moment. A
  * release that finds the node's session expired before the client reported it (a process paused past its session
- * timeout) counts the lease lost then. Releasing a lost lease is quiet; an interrupt does not stop a release (the
- * interrupt status is kept). Release from the thread that acquired.
+ * timeout) counts the lease lost then. Releasing a lost lease is quiet, and so is releasing while the client is not
+ * connected (the lease is counted lost then): neither waits for ZooKeeper, Curator deletes the lock node in the
+ * background once it can. An interrupt does not stop a release (the interrupt status is kept). Release from the
+ * thread that acquired.
  *
  * <p>As {@link IssuedTokens}, for recovery: the ensemble's zxid now (one write) bounds every token issued, and a
  * resource is held while its lock directory has a lock node.
@@ -299,10 +301,21 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
      * before Curator reports the loss), or it was deleted by hand and the next holder may have the lock. The node is
      * deleted directly, not through the acquisition's own mutex, whose release swallows a missing node (a node
      * deleted within the first second, before its watch, went unreported); the mutex is the acquisition's alone.
+     *
+     * <p>A lease already lost, or released while the client is not connected (the lease is then counted lost: its
+     * session is in doubt, as the connection listener would have said), hands the delete to Curator in the background
+     * ({@code guaranteed()}: retried until it succeeds or the session ends) and returns at once: waiting changes
+     * nothing for the caller, whose lease is lost either way, and a synchronous delete sat through Curator's retries
+     * (a connection timeout per attempt) while the ensemble was down. The path names this acquisition's node only
+     * (Curator's protection id is a fresh UUID per lock node), so a late delete never touches a newer holder's node.
      */
     @Override
     protected boolean doRelease(ZooKeeperLease zk) throws Exception {
         held.remove(zk);
+        if (zk.isLost() || !client.getZookeeperClient().isConnected()) {
+            client.delete().guaranteed().inBackground().forPath(zk.lockPath);
+            return false; // lost already (not counted again), or in doubt now: counted lost at release
+        }
         try {
             client.delete().guaranteed().forPath(zk.lockPath);
         } catch (KeeperException.NoNodeException gone) {

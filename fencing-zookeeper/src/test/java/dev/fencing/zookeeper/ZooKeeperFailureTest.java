@@ -191,6 +191,121 @@ class ZooKeeperFailureTest {
         }
     }
 
+    /**
+     * A holder whose lock is lost while the whole ensemble is down releases: the release must not sit through
+     * Curator's retries (a connection timeout per attempt; a new user's trial answered 14 s after the refusal, nothing
+     * logged), yet the lock node must still go once the ensemble is back, and only this holder's. Before the fix,
+     * close() waited here for two attempts of 10 s each.
+     */
+    @Test
+    @Timeout(120)
+    void releasingALeaseLostWhileTheEnsembleIsDownDoesNotWaitForCuratorsRetries() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework zombieClient = slowRetrying(server.getConnectString());
+             ZooKeeperTokenIssuer zombieIssuer = new ZooKeeperTokenIssuer(zombieClient, "/down-release", registry)) {
+            Lease zombie = zombieIssuer.acquire("accounts", WAIT);
+            String zombieNode = zombieIssuer.lockPath(zombie);
+            server.stop();
+            await(zombie::isLost); // SUSPENDED: the fence refuses its token from here on
+
+            long millis = timeClose(zombie);
+
+            assertThat(millis).as("close() of a lost lease with the ensemble down, in ms (the client's connection "
+                    + "timeout is 10000)").isLessThan(5_000);
+            assertThat(registry.get("fencing.issuer.leases.lost").tag("issuer", "zookeeper").counter().count())
+                    .isEqualTo(1);
+            server.restart(); // within the 30 s session: the node outlived the outage, the background delete takes it
+            try (CuratorFramework otherClient = Clients.start(server.getConnectString());
+                 ZooKeeperTokenIssuer otherIssuer = new ZooKeeperTokenIssuer(otherClient, "/down-release", null)) {
+                await(() -> gone(otherClient, zombieNode));
+                Lease next = otherIssuer.acquire("accounts", WAIT);
+                assertThat(next.token().value()).isGreaterThan(zombie.token().value());
+                String nextNode = otherIssuer.lockPath(next);
+                assertThat(nextNode).isNotEqualTo(zombieNode);
+                assertThat(otherClient.checkExists().forPath(nextNode)).isNotNull();
+                assertThat(next.isLost()).isFalse();
+                next.close();
+            }
+        }
+    }
+
+    /**
+     * The same with the loss not yet reported when the holder releases (Curator's connection events held back, as a
+     * busy event thread would): the client is not connected, so the release does not wait either, and counts the
+     * lease lost (its session is in doubt) instead of throwing a failure to release. Before the fix, close() waited
+     * for Curator's retries and then threw.
+     */
+    @Test
+    @Timeout(120)
+    void releasingWhileDisconnectedBeforeTheLossIsReportedDoesNotWaitAndCountsTheLeaseLost() throws Exception {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        HeldEvents events = new HeldEvents();
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework zombieClient = slowRetrying(server.getConnectString(), events);
+             ZooKeeperTokenIssuer zombieIssuer = new ZooKeeperTokenIssuer(zombieClient, "/down-release", registry)) {
+            Lease zombie = zombieIssuer.acquire("accounts", WAIT);
+            String zombieNode = zombieIssuer.lockPath(zombie);
+            events.hold();
+            long millis;
+            try {
+                server.stop();
+                await(() -> !zombieClient.getZookeeperClient().isConnected());
+                assertThat(zombie.isLost()).as("the loss not reported yet").isFalse();
+
+                millis = timeClose(zombie);
+
+                assertThat(zombie.isLost()).as("counted lost at its release").isTrue();
+            } finally {
+                events.open.countDown();
+            }
+            assertThat(millis).as("close() while disconnected, in ms (the client's connection timeout is 10000)")
+                    .isLessThan(5_000);
+            assertThat(registry.get("fencing.issuer.leases.lost").tag("issuer", "zookeeper").counter().count())
+                    .isEqualTo(1);
+            server.restart();
+            try (CuratorFramework otherClient = Clients.start(server.getConnectString())) {
+                await(() -> gone(otherClient, zombieNode));
+            }
+        }
+    }
+
+    /** Whether {@code path} is gone; {@code false} while the client cannot tell yet. */
+    private static boolean gone(CuratorFramework client, String path) {
+        try {
+            return client.checkExists().forPath(path) == null;
+        } catch (Exception notYet) {
+            return false;
+        }
+    }
+
+    /** How long {@code lease.close()} took, in ms; it must not throw. */
+    private static long timeClose(Lease lease) {
+        long start = System.nanoTime();
+        lease.close();
+        return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+    }
+
+    /** A client whose every retried operation waits a 10 s connection timeout per attempt, two attempts, 30 s session. */
+    private static CuratorFramework slowRetrying(String connectString) throws InterruptedException {
+        return slowRetrying(connectString, null);
+    }
+
+    private static CuratorFramework slowRetrying(String connectString,
+                                                 UnaryListenerManager<ConnectionStateListener> listeners)
+            throws InterruptedException {
+        CuratorFrameworkFactory.Builder builder = CuratorFrameworkFactory.builder().connectString(connectString)
+                .retryPolicy(new ExponentialBackoffRetry(100, 1))
+                .sessionTimeoutMs(30_000).connectionTimeoutMs(10_000);
+        if (listeners != null) {
+            builder.connectionStateListenerManagerFactory(client -> listeners);
+        }
+        CuratorFramework client = builder.build();
+        client.start();
+        assertThat(client.blockUntilConnected(30, TimeUnit.SECONDS)).isTrue();
+        return client;
+    }
+
     /** Curator's connection listeners, whose events wait on its event thread from {@link #hold()} until opened. */
     private static final class HeldEvents implements UnaryListenerManager<ConnectionStateListener> {
         private final StandardListenerManager<ConnectionStateListener> listeners = StandardListenerManager.standard();
