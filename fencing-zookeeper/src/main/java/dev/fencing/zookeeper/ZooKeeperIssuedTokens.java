@@ -35,8 +35,10 @@ final class ZooKeeperIssuedTokens implements IssuedTokens {
             client.delete().guaranteed().forPath(probe);
             return stat.getCzxid();
         } catch (Exception e) {
-            throw new IllegalStateException("Could not read the current zxid of ZooKeeper under '" + basePath
-                    + "' for resource '" + resource + "': " + e, e);
+            String connectString = client.getZookeeperClient().getCurrentConnectionString();
+            throw new IllegalStateException("Could not read the current zxid of ZooKeeper at " + connectString
+                    + " under '" + basePath + "' for resource '" + resource + "': " + e
+                    + ZooKeeperTokenIssuer.chrootHint(e, connectString), e);
         }
     }
 

@@ -170,12 +170,18 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
     @Override
     protected LockAcquisitionException failure(String resource, Duration timeout, Exception cause) {
         String connectString = connectString();
-        // a missing chroot fails every create under it with NoNode for the lock path, which does not name it
-        String chroot = cause instanceof KeeperException.NoNodeException && connectString.contains("/")
+        return new LockAcquisitionException(resource, "Could not lock resource '" + resource
+                + "' on ZooKeeper at " + connectString + ": " + cause + chrootHint(cause, connectString), cause);
+    }
+
+    /**
+     * A missing chroot fails every create under it with NoNode for the path below it, which does not name it: the
+     * question to ask when {@code cause} is a NoNode and {@code connectString} has a chroot, else the empty string.
+     */
+    static String chrootHint(Exception cause, String connectString) {
+        return cause instanceof KeeperException.NoNodeException && connectString.contains("/")
                 ? " (does the connect string's chroot " + connectString.substring(connectString.indexOf('/'))
                 + " exist? ZooKeeper does not create it)" : "";
-        return new LockAcquisitionException(resource, "Could not lock resource '" + resource
-                + "' on ZooKeeper at " + connectString + ": " + cause + chroot, cause);
     }
 
     /**

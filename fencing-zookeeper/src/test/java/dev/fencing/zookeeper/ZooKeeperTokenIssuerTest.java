@@ -16,6 +16,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -175,6 +176,22 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
             lease.close();
         } finally {
             client.delete().deletingChildrenIfNeeded().forPath(chroot);
+        }
+    }
+
+    /**
+     * The startup check reads the ensemble's zxid (highestIssued) first: with a chroot that does not exist, its warning
+     * said only "NoNode for /..." (a new user's trial), while the 503 and the health named the chroot.
+     */
+    @Test
+    @Timeout(60)
+    void aMissingChrootIsNamedWhenTheZxidIsRead() throws Exception {
+        String chroot = "/" + freshResource();
+        try (CuratorFramework chrooted = Clients.start(server.getConnectString() + chroot);
+             ZooKeeperTokenIssuer inChroot = new ZooKeeperTokenIssuer(chrooted, "/locks", null)) {
+            assertThatThrownBy(() -> inChroot.highestIssued("accounts")).isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("ZooKeeper at " + server.getConnectString() + chroot)
+                    .hasMessageContaining("does the connect string's chroot " + chroot + " exist?");
         }
     }
 
