@@ -253,12 +253,25 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
         }
     }
 
-    /** Its ensemble (the client's connect string) and the parent path of its lock nodes. */
+    /**
+     * Its ensemble (the client's connect string), the parent path of its lock nodes and, once the client has
+     * connected, the session timeout the ensemble granted ({@code sessionTimeout}, e.g. {@code PT20S}): the server
+     * bounds what the client asks for, and it is the granted one after which a paused holder's lock nodes go.
+     */
     @Override
     public Map<String, Object> describe() {
         Map<String, Object> details = new LinkedHashMap<>();
         details.put("connectString", connectString());
         details.put("basePath", basePath);
+        int negotiated;
+        try {
+            negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout(); // 0 until connected
+        } catch (Exception notStarted) {
+            negotiated = 0;
+        }
+        if (negotiated > 0) {
+            details.put("sessionTimeout", Duration.ofMillis(negotiated).toString());
+        }
         return details;
     }
 

@@ -697,8 +697,9 @@ public class FencingProperties {
         private String lockPath = "/fencing/locks";
 
         /**
-         * The ZooKeeper session timeout of the Curator client the starter creates (the server bounds it); when the
-         * session ends, the lock nodes go with it and leases held are marked lost.
+         * The ZooKeeper session timeout of the Curator client the starter creates (the server bounds it, to 20 ticks
+         * unless set otherwise: a WARN names both when it granted less); when the session ends, the lock nodes go
+         * with it and leases held are marked lost.
          */
         private Duration sessionTimeout = Duration.ofSeconds(60);
 

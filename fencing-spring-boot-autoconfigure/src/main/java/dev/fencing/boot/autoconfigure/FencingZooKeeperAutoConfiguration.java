@@ -7,7 +7,11 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.curator.framework.state.ConnectionStateListener;
 import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.apache.zookeeper.client.ConnectStringParser;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -18,6 +22,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * With {@code fencing.issuer.type=zookeeper} and fencing-zookeeper on the classpath: a {@link ZooKeeperTokenIssuer}
@@ -33,6 +39,8 @@ import org.springframework.context.annotation.Configuration;
 public class FencingZooKeeperAutoConfiguration {
 
     static final String CONNECT_STRING = "fencing.issuer.zookeeper.connect-string";
+
+    static final String SESSION_TIMEOUT = "fencing.issuer.zookeeper.session-timeout";
 
     /** The name of the Curator client the starter creates when the application has none. */
     static final String STARTERS_CLIENT = "fencingCuratorFramework";
@@ -133,8 +141,52 @@ public class FencingZooKeeperAutoConfiguration {
                     .connectionTimeoutMs(Math.min(CONNECTION_TIMEOUT_MS, session))
                     .retryPolicy(new ExponentialBackoffRetry(1000, 3))
                     .build();
+            curator.getConnectionStateListenable().addListener(new NegotiatedSessionTimeout(session));
             curator.start();
             return curator;
+        }
+    }
+
+    /**
+     * Says so, once per value, when the ensemble grants the starter's client another session timeout than
+     * {@code fencing.issuer.zookeeper.session-timeout} asks for: the server bounds it to its minSessionTimeout and
+     * maxSessionTimeout (2 and 20 tickTimes unless set), silently, and it is the granted one that decides when a
+     * paused or cut-off holder loses its lock nodes (its lease marked lost). WARN when shorter, INFO when longer.
+     */
+    static final class NegotiatedSessionTimeout implements ConnectionStateListener {
+        private static final Log log = LogFactory.getLog(FencingZooKeeperAutoConfiguration.class);
+        private final int configured;
+        private final AtomicInteger reported = new AtomicInteger();
+
+        NegotiatedSessionTimeout(int configured) {
+            this.configured = configured;
+        }
+
+        @Override
+        public void stateChanged(CuratorFramework client, ConnectionState state) {
+            if (state != ConnectionState.CONNECTED && state != ConnectionState.RECONNECTED) {
+                return;
+            }
+            int negotiated;
+            try {
+                negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+            } catch (Exception closing) {
+                return;
+            }
+            if (negotiated <= 0 || negotiated == configured || reported.getAndSet(negotiated) == negotiated) {
+                return;
+            }
+            String message = "ZooKeeper at " + client.getZookeeperClient().getCurrentConnectionString()
+                    + " granted a session timeout of " + negotiated + " ms, not the " + configured + " ms "
+                    + SESSION_TIMEOUT + " asks for: the server bounds it to its minSessionTimeout and "
+                    + "maxSessionTimeout (2 and 20 tickTimes unless set). A holder paused or cut off from the ensemble "
+                    + "for longer than " + negotiated + " ms loses its lock nodes, and its lease is marked lost. ";
+            if (negotiated < configured) {
+                log.warn(message + "Set " + SESSION_TIMEOUT + " within the servers' bounds, or raise "
+                        + "maxSessionTimeout on every server");
+            } else {
+                log.info(message + "Set " + SESSION_TIMEOUT + " within the servers' bounds to silence this");
+            }
         }
     }
 }

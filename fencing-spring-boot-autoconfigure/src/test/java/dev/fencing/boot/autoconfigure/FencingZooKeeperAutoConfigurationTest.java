@@ -2,6 +2,8 @@ package dev.fencing.boot.autoconfigure;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import org.assertj.core.api.InstanceOfAssertFactories;
+
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
 import dev.fencing.context.FencingContext;
@@ -13,6 +15,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.InstanceSpec;
 import org.apache.curator.test.TestingServer;
 import java.util.Map;
 import dev.fencing.boot.actuate.FencingHealthIndicator;
@@ -22,6 +25,10 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -75,16 +82,49 @@ class FencingZooKeeperAutoConfigurationTest {
                             "fencing.issuer.zookeeper.session-timeout=20s").run(context -> {
                         assertThat(context).hasNotFailed();
                         FencingHealthIndicator health = context.getBean(FencingHealthIndicator.class);
-                        Health up = awaitStatus(health, Status.UP); // DOWN until the client's first connection
-                        assertThat(up.getDetails()).containsEntry("issuer", Map.of("type", "ZooKeeperTokenIssuer",
+                        awaitStatus(health, Status.UP); // DOWN until the client's first connection
+                        // asked again: the details of the first UP may have been read before the connection
+                        assertThat(health.health().getDetails()).containsEntry("issuer", Map.of("type", "ZooKeeperTokenIssuer",
                                 "connectString", own.getConnectString(),
-                                "basePath", ZooKeeperTokenIssuer.DEFAULT_BASE_PATH));
+                                "basePath", ZooKeeperTokenIssuer.DEFAULT_BASE_PATH, "sessionTimeout", "PT20S"));
                         own.stop();
                         Health down = awaitStatus(health, Status.DOWN);
                         assertThat((String) down.getDetails().get("error")).startsWith("token issuer: ")
                                 .contains("ZooKeeper at " + own.getConnectString());
                         own.restart();
                         awaitStatus(health, Status.UP);
+                    });
+        }
+    }
+
+    /**
+     * The server cuts the starter's default 60 s session to its maxSessionTimeout (20 ticks: 20 s at tickTime=1000),
+     * as a new user's trial found only by reading the server's log: the starter now says so once, with both values and
+     * what it means for the lease, and the health details show the granted timeout.
+     */
+    @Test
+    @Timeout(60)
+    @ExtendWith(OutputCaptureExtension.class)
+    void aSessionTimeoutTheServerCutsIsLoggedOnceAndShownOnTheHealth(CapturedOutput output) throws Exception {
+        InstanceSpec tickOfOneSecond = new InstanceSpec(null, -1, -1, -1, true, -1, 1_000, -1);
+        try (TestingServer cutting = new TestingServer(tickOfOneSecond, true)) {
+            runner.withConfiguration(AutoConfigurations.of(FencingActuatorAutoConfiguration.class))
+                    .withPropertyValues("fencing.issuer.zookeeper.connect-string=" + cutting.getConnectString())
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        FencingHealthIndicator health = context.getBean(FencingHealthIndicator.class);
+                        awaitStatus(health, Status.UP); // its details were read before it waited for the connection
+                        assertThat(health.health().getDetails().get("issuer")).asInstanceOf(InstanceOfAssertFactories.MAP)
+                                .containsEntry("sessionTimeout", "PT20S");
+                        String warning = "ZooKeeper at " + cutting.getConnectString() + " granted a session timeout "
+                                + "of 20000 ms, not the 60000 ms fencing.issuer.zookeeper.session-timeout asks for";
+                        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                        while (!output.getOut().contains(warning) && System.nanoTime() < deadline) {
+                            Thread.sleep(50);
+                        }
+                        assertThat(output.getOut()).contains(warning).contains("WARN")
+                                .contains("for longer than 20000 ms loses its lock nodes, and its lease is marked lost");
+                        assertThat(output.getOut().split(java.util.regex.Pattern.quote(warning), -1)).hasSize(2);
                     });
         }
     }
