@@ -90,6 +90,8 @@ final class TableVerifier {
     /** This verifier's probe resource: no other instance writes it, so concurrent probes share no row. */
     private final String probeResource = probeResource(ThreadLocalRandom.current().nextLong(Long.MAX_VALUE));
     private volatile boolean verified;
+    /** Whether the check created the table: it was missing before the create, and there after it. */
+    private volatile boolean created;
     private final ReentrantLock verifying = new ReentrantLock();
 
     /** Waits between attempts, the milliseconds given; a test seam, package-private. */
@@ -162,7 +164,12 @@ final class TableVerifier {
             if (verified) {
                 return;
             }
+            boolean[] missingBefore = new boolean[1];
             if (createTable) {
+                inspect(() -> {
+                    Map<String, Column> before = columns();
+                    missingBefore[0] = before == null || before.isEmpty();
+                });
                 try {
                     withRetries("creating it", TableVerifier::isCreateConflict, () ->
                             probeTransactions.executeWithoutResult(status ->
@@ -177,6 +184,9 @@ final class TableVerifier {
             inspect(this::requireTransactionalEngine);
             boolean[] found = new boolean[1];
             inspect(() -> found[0] = requireColumns());
+            // missing before the create and there after it: this start created it (a table it cannot see in the
+            // metadata either way is not said to be created)
+            created = missingBefore[0] && found[0];
             if (found[0]) { // before the probe, whose statement a table without the key fails in the database's words
                 inspect(this::requireUniqueResourceKey);
             }
@@ -188,8 +198,19 @@ final class TableVerifier {
                 } finally {
             verifying.unlock();
         }
-        log.info(kind.owner() + ": table '" + table + "' on " + dialect.productName() + " verified"
-                + (createTable ? " (created first if it was missing)" : "") + verifiedDetail.get());
+        if (created) {
+            log.info(kind.owner() + ": table '" + table + "' on " + dialect.productName() + " created now (it did "
+                    + "not exist) and verified" + verifiedDetail.get() + ". It starts empty: if other instances use "
+                    + "a table of another name, one of the two names is a typo");
+        } else {
+            log.info(kind.owner() + ": table '" + table + "' on " + dialect.productName() + " verified"
+                    + (createTable ? " (it existed)" : "") + verifiedDetail.get());
+        }
+    }
+
+    /** Whether this verifier created its table (it was missing before the create, and there after it). */
+    boolean createdTable() {
+        return created;
     }
 
     /** Reads the table's metadata in a transaction of its own. */
@@ -351,7 +372,16 @@ final class TableVerifier {
      * reports that).
      */
     private boolean requireColumns() {
-        Map<String, Column> columns = jdbc.execute((Connection c) -> {
+        Map<String, Column> columns = columns();
+        if (columns == null || columns.isEmpty()) {
+            return false;
+        }
+        return requireColumns(columns);
+    }
+
+    /** The table's columns as the metadata shows them, lower-case by name; empty when it shows none. */
+    private Map<String, Column> columns() {
+        return jdbc.execute((Connection c) -> {
             DatabaseMetaData meta = c.getMetaData();
             String catalog = c.getCatalog();
             String schema = dialect == JdbcDialect.MARIADB ? null : c.getSchema();
@@ -381,9 +411,9 @@ final class TableVerifier {
             }
             return Map.<String, Column>of();
         });
-        if (columns == null || columns.isEmpty()) {
-            return false;
-        }
+    }
+
+    private boolean requireColumns(Map<String, Column> columns) {
         String script = kind.script(dialect);
         java.util.List<String> missing = kind.columns().keySet().stream().filter(name -> !columns.containsKey(name))
                 .toList();

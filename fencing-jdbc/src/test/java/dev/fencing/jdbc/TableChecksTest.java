@@ -465,6 +465,38 @@ class TableChecksTest {
                 .hasMessageContaining("Fence table '" + fence + "' has no primary key or unique index on 'resource'");
     }
 
+    /**
+     * With createTableIfMissing (the starter's initialize-schema=always), a misspelt table name created a second,
+     * empty fence table, and the startup line said only "verified (created first if it was missing)" (a new user's
+     * trial): the line now says when this start created the table, naming it, and that it existed otherwise.
+     */
+    @ParameterizedTest
+    @EnumSource(Database.class)
+    void theStartupLineSaysWhenItCreatedTheTable(Database database) {
+        String table = table(database, "created");
+        ch.qos.logback.classic.Logger logger = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(
+                TableVerifier.class);
+        ch.qos.logback.core.read.ListAppender<ch.qos.logback.classic.spi.ILoggingEvent> events =
+                new ch.qos.logback.core.read.ListAppender<>();
+        events.start();
+        ch.qos.logback.classic.Level level = logger.getLevel();
+        logger.setLevel(ch.qos.logback.classic.Level.INFO); // the tests' logback-test.xml keeps WARN and above
+        logger.addAppender(events);
+        try {
+            JdbcFenceStore.builder(pool(database)).table(table).createTableIfMissing(true).build().verify();
+            JdbcFenceStore.builder(pool(database)).table(table).createTableIfMissing(true).build().verify();
+        } finally {
+            logger.detachAppender(events);
+            logger.setLevel(level);
+        }
+        List<String> lines = events.list.stream().map(ch.qos.logback.classic.spi.ILoggingEvent::getFormattedMessage)
+                .filter(line -> line.contains("'" + table + "'")).toList();
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(0)).contains("table '" + table + "' on ").contains("created now (it did not exist)")
+                .contains("It starts empty: if other instances use a table of another name");
+        assertThat(lines.get(1)).contains("verified (it existed)").doesNotContain("created now");
+    }
+
     @ParameterizedTest
     @EnumSource(Database.class)
     void aStoreNeverVerifiedVerifiesBeforeItsFirstCheckFailingClosedUntilTheTableIsThere(Database database)
