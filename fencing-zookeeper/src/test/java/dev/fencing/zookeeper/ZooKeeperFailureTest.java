@@ -286,7 +286,7 @@ class ZooKeeperFailureTest {
         return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
     }
 
-    /** A client whose every retried operation waits a 10 s connection timeout per attempt, two attempts, 30 s session. */
+    /** A client whose retried operations wait a 10 s connection timeout per attempt, two attempts; 30 s session. */
     private static CuratorFramework slowRetrying(String connectString) throws InterruptedException {
         return slowRetrying(connectString, null);
     }

@@ -84,7 +84,8 @@ class FencingZooKeeperAutoConfigurationTest {
                         FencingHealthIndicator health = context.getBean(FencingHealthIndicator.class);
                         awaitStatus(health, Status.UP); // DOWN until the client's first connection
                         // asked again: the details of the first UP may have been read before the connection
-                        assertThat(health.health().getDetails()).containsEntry("issuer", Map.of("type", "ZooKeeperTokenIssuer",
+                        assertThat(health.health().getDetails()).containsEntry("issuer", Map.of(
+                                "type", "ZooKeeperTokenIssuer",
                                 "connectString", own.getConnectString(),
                                 "basePath", ZooKeeperTokenIssuer.DEFAULT_BASE_PATH, "sessionTimeout", "PT20S"));
                         own.stop();
@@ -114,8 +115,8 @@ class FencingZooKeeperAutoConfigurationTest {
                         assertThat(context).hasNotFailed();
                         FencingHealthIndicator health = context.getBean(FencingHealthIndicator.class);
                         awaitStatus(health, Status.UP); // its details were read before it waited for the connection
-                        assertThat(health.health().getDetails().get("issuer")).asInstanceOf(InstanceOfAssertFactories.MAP)
-                                .containsEntry("sessionTimeout", "PT20S");
+                        assertThat(health.health().getDetails().get("issuer"))
+                                .asInstanceOf(InstanceOfAssertFactories.MAP).containsEntry("sessionTimeout", "PT20S");
                         String warning = "ZooKeeper at " + cutting.getConnectString() + " granted a session timeout "
                                 + "of 20000 ms, not the 60000 ms fencing.issuer.zookeeper.session-timeout asks for";
                         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -123,7 +124,8 @@ class FencingZooKeeperAutoConfigurationTest {
                             Thread.sleep(50);
                         }
                         assertThat(output.getOut()).contains(warning).contains("WARN")
-                                .contains("for longer than 20000 ms loses its lock nodes, and its lease is marked lost");
+                                .contains("for longer than 20000 ms loses its lock nodes, and its lease is "
+                                        + "marked lost");
                         assertThat(output.getOut().split(java.util.regex.Pattern.quote(warning), -1)).hasSize(2);
                     });
         }
