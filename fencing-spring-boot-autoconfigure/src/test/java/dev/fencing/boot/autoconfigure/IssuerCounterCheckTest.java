@@ -339,6 +339,32 @@ class IssuerCounterCheckTest {
         }
     }
 
+    /**
+     * A connect string whose chroot does not exist: the check cannot read the counter and is skipped, and its warning
+     * said only "NoNode for /..." (a new user's trial), while the 503 and the health named the chroot. It names it now.
+     */
+    @Test
+    void aMissingChrootIsNamedInTheSkippedChecksWarning(CapturedOutput output) throws Throwable {
+        InMemoryFenceStore store = storeAt(5);
+        String chroot = "/zktrial-" + UUID.randomUUID().toString().substring(0, 8);
+        try (TestingServer zookeeper = new TestingServer(true)) {
+            new ApplicationContextRunner()
+                    .withConfiguration(AutoConfigurations.of(FencingIssuerCheckAutoConfiguration.class,
+                            FencingIssuerOffsetAutoConfiguration.class, FencingAutoConfiguration.class,
+                            FencingZooKeeperAutoConfiguration.class))
+                    .withBean(FenceStore.class, () -> store)
+                    .withPropertyValues("fencing.store.in-memory.single-instance=true", "fencing.issuer.type=zookeeper",
+                            "fencing.issuer.zookeeper.connect-string=" + zookeeper.getConnectString() + chroot)
+                    .run(context -> {
+                        assertThat(context).hasNotFailed();
+                        assertThat(output).contains("the check is skipped")
+                                .contains("ZooKeeper at " + zookeeper.getConnectString() + chroot)
+                                .contains("does the connect string's chroot " + chroot + " exist? ZooKeeper does not "
+                                        + "create it");
+                    });
+        }
+    }
+
     @Test
     void aRealZooKeeperEnsembleBelowAPostgresFenceTableFailsUntilTheOffsetIsSet() throws Exception {
         String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10).toLowerCase(Locale.ROOT);
