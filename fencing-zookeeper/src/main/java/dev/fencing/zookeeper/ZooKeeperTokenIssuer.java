@@ -186,10 +186,16 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
 
     /**
      * Releases a lock that was granted and is not handed out; when that fails, asks Curator for a guaranteed delete
-     * in the background (retried until it succeeds or the session ends) and throws the first failure.
+     * in the background (retried until it succeeds or the session ends) and throws the first failure. With the client
+     * not connected, asks for that delete at once rather than wait through Curator's retries first (the acquire is
+     * failing either way); the path names this acquisition's node only.
      */
     private void giveBack(Mutex granted) throws Exception {
         String lockPath = granted.lockPath();
+        if (lockPath != null && !client.getZookeeperClient().isConnected()) {
+            client.delete().guaranteed().inBackground().forPath(lockPath);
+            return;
+        }
         try {
             granted.release();
         } catch (Exception e) {

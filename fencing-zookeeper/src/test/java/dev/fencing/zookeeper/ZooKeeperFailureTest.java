@@ -270,6 +270,47 @@ class ZooKeeperFailureTest {
         }
     }
 
+    /**
+     * The same for an acquire that fails after ZooKeeper granted the lock (here an injected failure, with the ensemble
+     * gone meanwhile): giving the lock back must not hold the failing caller through Curator's retries either, and the
+     * node must still go once the ensemble is back. Before the fix, the acquire threw after two attempts of 10 s.
+     */
+    @Test
+    @Timeout(120)
+    void anAcquireFailingAfterTheGrantWhileTheEnsembleIsDownDoesNotWaitToGiveTheLockBack() throws Exception {
+        try (TestingServer server = new TestingServer(true);
+             CuratorFramework client = slowRetrying(server.getConnectString());
+             ZooKeeperTokenIssuer issuer = new ZooKeeperTokenIssuer(client, "/down-give-back", null)) {
+            issuer.afterGrant = resource -> {
+                try {
+                    server.stop();
+                    await(() -> !client.getZookeeperClient().isConnected());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+                throw new IllegalStateException("injected after the grant");
+            };
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> issuer.acquire("accounts", WAIT))
+                    .hasMessageContaining("injected after the grant");
+            long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            issuer.afterGrant = r -> { };
+
+            assertThat(millis).as("the failing acquire with the ensemble down, in ms (the client's connection "
+                    + "timeout is 10000)").isLessThan(5_000);
+            server.restart();
+            try (CuratorFramework otherClient = Clients.start(server.getConnectString())) {
+                await(() -> {
+                    try {
+                        return otherClient.getChildren().forPath("/down-give-back/accounts").isEmpty();
+                    } catch (Exception notYet) {
+                        return false;
+                    }
+                });
+            }
+        }
+    }
+
     /** Whether {@code path} is gone; {@code false} while the client cannot tell yet. */
     private static boolean gone(CuratorFramework client, String path) {
         try {
