@@ -5,13 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.fencing.FencingConfigurationException;
 import dev.fencing.redisson.RedissonTokenIssuer.PersistenceCheck;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,33 +24,15 @@ import org.redisson.config.Config;
 @Timeout(60)
 class RedisEvictionPolicyTest {
 
-    private Process redis;
-    private Path dir;
+    private OwnRedis redis;
     private RedissonClient client;
 
     @BeforeAll
     void start() throws Exception {
-        int port;
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
-        dir = Files.createTempDirectory("fencing-redis-eviction");
-        redis = new ProcessBuilder("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
-                "--dir", dir.toString(), "--appendonly", "yes", "--appendfsync", "always", "--save", "",
-                "--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru")
-                .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
-        for (int attempt = 0; ; attempt++) {
-            try (Socket probe = new Socket("127.0.0.1", port)) {
-                break;
-            } catch (java.io.IOException notYet) {
-                if (attempt > 100) {
-                    throw notYet;
-                }
-                Thread.sleep(100);
-            }
-        }
+        redis = OwnRedis.start("eviction", "--appendonly", "yes", "--appendfsync", "always", "--save", "",
+                "--maxmemory", "64mb", "--maxmemory-policy", "allkeys-lru");
         Config config = new Config();
-        config.useSingleServer().setAddress("redis://127.0.0.1:" + port).setConnectTimeout(2000).setTimeout(2000)
+        config.useSingleServer().setAddress(redis.address()).setConnectTimeout(2000).setTimeout(2000)
                 .setConnectionMinimumIdleSize(1).setSubscriptionConnectionMinimumIdleSize(1);
         client = Redisson.create(config);
     }
@@ -67,9 +42,8 @@ class RedisEvictionPolicyTest {
         if (client != null) {
             Redis.shutdown(client);
         }
-        redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        if (redis != null) {
+            redis.close();
         }
     }
 

@@ -13,14 +13,7 @@ import org.redisson.api.RedissonClient;
 import org.redisson.api.redisnode.RedisNodes;
 import org.redisson.config.Config;
 
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -39,40 +32,17 @@ class RedisPersistenceRecheckTest {
 
     private static final Duration T = Duration.ofSeconds(5);
 
-    private Process redis;
-    private Path dir;
-    private int port;
+    private OwnRedis redis;
     private RedissonClient client;
 
+    /** The original command line: no persistence. */
     @BeforeAll
     void start() throws Exception {
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
-        dir = Files.createTempDirectory("fencing-redis-recheck");
-        redis = startRedis();
+        redis = OwnRedis.start("recheck", "--save", "", "--appendonly", "no");
         Config config = new Config();
-        config.useSingleServer().setAddress("redis://127.0.0.1:" + port).setConnectTimeout(1000).setTimeout(1000)
+        config.useSingleServer().setAddress(redis.address()).setConnectTimeout(1000).setTimeout(1000)
                 .setConnectionMinimumIdleSize(1).setSubscriptionConnectionMinimumIdleSize(1);
         client = Redisson.create(config);
-    }
-
-    /** The original command line: no persistence. */
-    private Process startRedis() throws Exception {
-        Process started = new ProcessBuilder("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
-                "--dir", dir.toString(), "--save", "", "--appendonly", "no")
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(
-                        dir.resolve("redis.log").toFile())).start();
-        for (int attempt = 0; ; attempt++) {
-            try (Socket probe = new Socket("127.0.0.1", port)) {
-                return started;
-            } catch (java.io.IOException notYet) {
-                if (attempt > 100) {
-                    throw notYet;
-                }
-                Thread.sleep(100);
-            }
-        }
     }
 
     @AfterAll
@@ -80,9 +50,8 @@ class RedisPersistenceRecheckTest {
         if (client != null) {
             Redis.shutdown(client);
         }
-        redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        if (redis != null) {
+            redis.close();
         }
     }
 
@@ -100,10 +69,10 @@ class RedisPersistenceRecheckTest {
             issuer.acquire(r, T).close();
 
             // a restart with the original command line: appendonly no, every counter gone
-            redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            redis = startRedis();
+            redis.kill();
+            redis.restart();
             LockAcquisitionException refused = refusedWith(issuer, "appendonly is 'no'");
-            assertThat(refused).hasMessageContaining("127.0.0.1:" + port).hasMessageContaining("fail closed")
+            assertThat(refused).hasMessageContaining("127.0.0.1:" + redis.port).hasMessageContaining("fail closed")
                     .hasMessageContaining("CONFIG REWRITE").hasMessageContaining(r);
             assertThat(refused.retryable()).isFalse();
             assertThatThrownBy(issuer::probe).as("health DOWN").isInstanceOf(IllegalStateException.class)

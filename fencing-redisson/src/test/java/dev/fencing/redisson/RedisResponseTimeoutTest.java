@@ -11,14 +11,8 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -35,32 +29,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @Timeout(90)
 class RedisResponseTimeoutTest {
 
-    private Process redis;
-    private Path dir;
-    private int port;
+    private OwnRedis redis;
     private RedissonClient client;
 
     @BeforeAll
     void start() throws Exception {
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
-        dir = Files.createTempDirectory("fencing-redis-response-timeout");
-        redis = new ProcessBuilder("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
-                "--dir", dir.toString(), "--save", "", "--appendonly", "no")
-                .redirectErrorStream(true).redirectOutput(dir.resolve("redis.log").toFile()).start();
-        for (int attempt = 0; ; attempt++) {
-            try (Socket probe = new Socket("127.0.0.1", port)) {
-                break;
-            } catch (java.io.IOException notYet) {
-                if (attempt > 100) {
-                    throw notYet;
-                }
-                Thread.sleep(100);
-            }
-        }
+        redis = OwnRedis.start("response-timeout", "--save", "", "--appendonly", "no");
         Config config = new Config(); // the default watchdog timeout, 30 s: the TTL of a lock nobody releases
-        config.useSingleServer().setAddress("redis://127.0.0.1:" + port).setConnectTimeout(1000).setTimeout(1000)
+        config.useSingleServer().setAddress(redis.address()).setConnectTimeout(1000).setTimeout(1000)
                 .setConnectionMinimumIdleSize(1).setSubscriptionConnectionMinimumIdleSize(1);
         client = Redisson.create(config);
     }
@@ -70,9 +46,8 @@ class RedisResponseTimeoutTest {
         if (client != null) {
             Redis.shutdown(client);
         }
-        redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        if (redis != null) {
+            redis.close();
         }
     }
 
@@ -82,10 +57,7 @@ class RedisResponseTimeoutTest {
                 .persistenceCheck(RedissonTokenIssuer.PersistenceCheck.WARN).build()) {
             String r = "paused:1";
             issuer.acquire(r, Duration.ofSeconds(5)).close(); // the script is loaded, the connections are up
-            Process pause = new ProcessBuilder("redis-cli", "-p", String.valueOf(port), "client", "pause", "2500",
-                    "write").redirectErrorStream(true).start();
-            assertThat(pause.waitFor(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(new String(pause.getInputStream().readAllBytes()).trim()).isEqualTo("OK");
+            assertThat(redis.cli("client", "pause", "2500", "write")).isEqualTo("OK");
             long paused = System.nanoTime();
             assertThatThrownBy(() -> issuer.acquire(r, Duration.ofSeconds(10)))
                     .isInstanceOf(LockAcquisitionException.class).hasMessageContaining(r)

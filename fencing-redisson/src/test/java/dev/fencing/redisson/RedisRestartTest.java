@@ -11,14 +11,7 @@ import org.redisson.Redisson;
 import org.redisson.api.RedissonClient;
 import org.redisson.config.Config;
 
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -33,48 +26,24 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 @Timeout(90)
 class RedisRestartTest {
 
-    private Process redis;
-    private Path dir;
-    private int port;
+    private OwnRedis redis;
 
     @BeforeAll
     void start() throws Exception {
-        try (ServerSocket free = new ServerSocket(0)) {
-            port = free.getLocalPort();
-        }
-        dir = Files.createTempDirectory("fencing-redis-restart");
-        redis = startRedis();
-    }
-
-    private Process startRedis() throws Exception {
-        Process started = new ProcessBuilder("redis-server", "--port", String.valueOf(port), "--bind", "127.0.0.1",
-                "--dir", dir.toString(), "--save", "", "--appendonly", "no")
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(
-                        dir.resolve("redis.log").toFile())).start();
-        for (int attempt = 0; ; attempt++) {
-            try (Socket probe = new Socket("127.0.0.1", port)) {
-                return started;
-            } catch (java.io.IOException notYet) {
-                if (attempt > 100) {
-                    throw notYet;
-                }
-                Thread.sleep(100);
-            }
-        }
+        redis = OwnRedis.start("restart", "--save", "", "--appendonly", "no");
     }
 
     @AfterAll
     void stop() throws Exception {
-        redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
+        if (redis != null) {
+            redis.close();
         }
     }
 
     @Test
     void aRestartWithoutPersistenceLosesTheHeldLeaseAndTheNextTokenIsRefusedAsWentBack() throws Exception {
         Config config = new Config();
-        config.useSingleServer().setAddress("redis://127.0.0.1:" + port).setConnectTimeout(1000).setTimeout(1000)
+        config.useSingleServer().setAddress(redis.address()).setConnectTimeout(1000).setTimeout(1000)
                 .setConnectionMinimumIdleSize(1).setSubscriptionConnectionMinimumIdleSize(1);
         RedissonClient client = Redisson.create(config);
         try (RedissonTokenIssuer issuer = RedissonTokenIssuer.builder(client).prefix("restart:")
@@ -86,8 +55,8 @@ class RedisRestartTest {
             }
             Lease held = issuer.acquire(r, Duration.ofSeconds(5));
             assertThat(held.token().value()).isEqualTo(5);
-            redis.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            redis = startRedis();
+            redis.kill();
+            redis.restart();
             long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
             while (!held.isLost() && System.nanoTime() < deadline) {
                 Thread.sleep(50);
@@ -96,7 +65,7 @@ class RedisRestartTest {
             held.close();
             assertThatThrownBy(() -> issuer.acquire(r, Duration.ofSeconds(5)))
                     .isInstanceOf(LockAcquisitionException.class).hasMessageContaining("went back")
-                    .hasMessageContaining(r).hasMessageContaining("127.0.0.1:" + port)
+                    .hasMessageContaining(r).hasMessageContaining("127.0.0.1:" + redis.port)
                     .hasMessageContaining("raiseTokenFloor(resource, max(5, maxSeen))")
                     .hasMessageContaining("at most 4 more");
             assertThat(issuer.isHeld(r)).as("the refused lock was given back").isFalse();
