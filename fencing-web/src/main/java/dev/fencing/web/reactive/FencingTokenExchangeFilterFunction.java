@@ -34,10 +34,12 @@ import reactor.util.context.ContextView;
 import java.net.URI;
 import java.nio.charset.Charset;
 import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Predicate;
 
 /**
@@ -58,7 +60,9 @@ import java.util.function.Predicate;
  * becomes the library's exception ({@link StaleTokenException}, {@link MissingTokenException},
  * {@link ForgedTokenException}, ...) as an error signal, with the {@link WebClientResponseException} the client would
  * otherwise have produced as its cause. Every other response reaches the client untouched (a problem body that had to
- * be read to tell is replayed). With a registry each mapped refusal is counted in
+ * be read to tell is replayed). At most 64 KiB are read to tell, with or without a {@code Content-Length} (plus the
+ * buffer that passed the bound): a longer body is no refusal and is passed on at once, read from the start, its rest
+ * unread. With a registry each mapped refusal is counted in
  * {@value FencingTokenClientInterceptor#REMOTE_REJECTIONS}.
  *
  * <p>From Kotlin coroutines, Spring's extensions ({@code awaitBody}, {@code awaitExchange}, ...) give the request a
@@ -198,10 +202,22 @@ public final class FencingTokenExchangeFilterFunction implements ExchangeFilterF
         if (length.isPresent() && length.getAsLong() > RemoteRefusals.MAX_PROBLEM_BYTES) {
             return Mono.just(response);
         }
-        return response.body(BodyExtractors.toDataBuffers()).collectList().flatMap(buffers -> {
+        // Without a Content-Length, read only until the bound is passed: the first chunk is the whole body when it
+        // is within the bound, else what was read up to the buffer that passed it, the rest still unread.
+        Flux<List<DataBuffer>> chunks = Flux.defer(() -> {
+            long[] read = {0};
+            return response.body(BodyExtractors.toDataBuffers()).bufferUntil(
+                    buffer -> (read[0] += buffer.readableByteCount()) > RemoteRefusals.MAX_PROBLEM_BYTES);
+        });
+        return chunks.switchOnFirst((first, all) -> {
+            if (first.isOnError()) {
+                return Mono.error(first.getThrowable());
+            }
+            List<DataBuffer> buffers = first.hasValue() ? first.get() : List.of();
             int size = buffers.stream().mapToInt(DataBuffer::readableByteCount).sum();
-            if (size > RemoteRefusals.MAX_PROBLEM_BYTES) {
-                return Mono.just(response.mutate().body(Flux.fromIterable(buffers)).build());
+            if (size > RemoteRefusals.MAX_PROBLEM_BYTES) {   // not a refusal: passed on, read from the start
+                Flux<DataBuffer> body = all.concatMapIterable(Function.identity());
+                return Mono.just(response.mutate().body(unread -> body).build());
             }
             byte[] bytes = new byte[size];
             int at = 0;
@@ -211,17 +227,23 @@ public final class FencingTokenExchangeFilterFunction implements ExchangeFilterF
                 at += count;
                 DataBufferUtils.release(buffer);
             }
-            Charset charset = RemoteRefusals.charset(contentType);
-            FencingException refusal = refusals.refusal(RemoteRefusals.describe(request.method(), request.url()),
-                    status, new String(bytes, charset));
-            if (refusal == null) {
-                return Mono.just(response.mutate()
-                        .body(Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(bytes))))
-                        .build());
-            }
-            refusal.initCause(WebClientResponseException.create(response.statusCode(), "",
-                    response.headers().asHttpHeaders(), bytes, charset, response.request()));
-            return Mono.error(refusal);
-        });
+            return refusalOrReplay(request, response, contentType, bytes);
+        }, false).singleOrEmpty();
+    }
+
+    /** The library's exception for a refusal whose body is {@code bytes}, else the response replaying them. */
+    private Mono<ClientResponse> refusalOrReplay(ClientRequest request, ClientResponse response,
+                                                 MediaType contentType, byte[] bytes) {
+        Charset charset = RemoteRefusals.charset(contentType);
+        FencingException refusal = refusals.refusal(RemoteRefusals.describe(request.method(), request.url()),
+                response.statusCode().value(), new String(bytes, charset));
+        if (refusal == null) {   // the body read is replaced: the original is not subscribed again
+            return Mono.just(response.mutate()
+                    .body(read -> Flux.defer(() -> Flux.just(DefaultDataBufferFactory.sharedInstance.wrap(bytes))))
+                    .build());
+        }
+        refusal.initCause(WebClientResponseException.create(response.statusCode(), "",
+                response.headers().asHttpHeaders(), bytes, charset, response.request()));
+        return Mono.error(refusal);
     }
 }

@@ -258,6 +258,17 @@ class FencingTokenExchangeFilterFunctionTest {
     }
 
     @Test
+    void aProblemAnswerWithoutBodyReachesTheClient() {
+        ClientResponse response = new FencingTokenExchangeFilterFunction().filter(post("http://ledger.internal/pay"),
+                        request -> Mono.just(ClientResponse.create(HttpStatus.CONFLICT)
+                                .header("Content-Type", PROBLEM_JSON).build()))
+                .block(Duration.ofSeconds(10));
+
+        assertThat(response.statusCode().value()).isEqualTo(409);
+        assertThat(response.bodyToMono(String.class).defaultIfEmpty("").block(Duration.ofSeconds(10))).isEmpty();
+    }
+
+    @Test
     void otherAnswersReachTheClientWithTheirBodyIntact() {
         String setAside = "{\"type\":\"https://fencing.dev/problems/remote-token-set-aside\",\"status\":409,"
                 + "\"resource\":\"accounts:1\",\"presentedValue\":34}";
