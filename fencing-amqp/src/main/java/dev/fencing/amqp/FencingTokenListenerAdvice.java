@@ -9,10 +9,16 @@ import dev.fencing.guard.RemoteTokenSetAsideException;
 import dev.fencing.guard.LeftScopes;
 import dev.fencing.guard.UncheckedReceipts;
 import dev.fencing.metrics.FencingMetrics;
+import dev.fencing.metrics.ResourceFamilies;
+import dev.fencing.mode.FenceModes;
+import dev.fencing.rule.ForgedTokenException;
 import dev.fencing.rule.TokenRejectedException;
+import dev.fencing.signing.TokenVerifier;
+import dev.fencing.signing.Verification;
 import dev.fencing.token.FencingToken;
 import dev.fencing.token.TokenFormatException;
 import dev.fencing.token.TokenList;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -40,7 +46,9 @@ import java.util.function.Predicate;
  * ({@link TokenRejectedException}: stale, duplicate, out of range, forged), found none ({@link MissingTokenException})
  * or refused to set the message's token aside ({@link RemoteTokenSetAsideException}).
  * Any other failure is left to the container (requeued by default). Signed tokens are bound as they came; the fence
- * verifies them. An asynchronous listener's result is acknowledged or rejected after this advice returned: see
+ * verifies them, and {@link #verifying(TokenVerifier)} verifies them before the listener runs, rejecting a forged one
+ * without requeue (the Spring Boot starter does that where a {@link TokenVerifier} bean exists). An asynchronous
+ * listener's result is acknowledged or rejected after this advice returned: see
  * {@link #forAsyncListeners()}.
  *
  * <p>Put it first in the advice chain, ahead of a retry advice: Spring AMQP's stateless retry runs its retried
@@ -74,6 +82,18 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
     /** Reports the scopes a listener left open on its container thread. */
     private final LeftScopes leaks;
 
+    /** Verifies the header's tokens before the listener runs; {@code null}: they are bound unverified. */
+    private final TokenVerifier verifier;
+
+    /** The resources whose forged tokens are bound anyway (observe mode); {@code null}: every one enforced. */
+    private final FenceModes modes;
+
+    /** The {@code fencing.checks{outcome=forged}} counter of each base resource, as the header filters count them. */
+    private final ResourceFamilies<Counter> forged;
+
+    /** How many base resources get a forged counter of their own (their names come from the message). */
+    private static final int MAX_FORGED_RESOURCES = 64;
+
     /** The {@code carrier} tag of the unchecked receipts this advice counts. */
     static final String CARRIER_TAG = "amqp";
 
@@ -97,17 +117,20 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
     }
 
     private FencingTokenListenerAdvice(Predicate<Message> trusted, String untrusted) {
-        this(trusted, untrusted, FencingMetrics.noop(), false);
+        this(trusted, untrusted, FencingMetrics.noop(), false, null, null);
     }
 
     private FencingTokenListenerAdvice(Predicate<Message> trusted, String untrusted, FencingMetrics metrics,
-                                       boolean asyncListeners) {
+                                       boolean asyncListeners, TokenVerifier verifier, FenceModes modes) {
         this.trusted = trusted;
         this.untrusted = untrusted;
         this.metrics = metrics;
         this.asyncListeners = asyncListeners;
+        this.verifier = verifier;
+        this.modes = modes;
         this.receipts = new UncheckedReceipts(metrics, CARRIER_TAG);
         this.leaks = new LeftScopes(metrics, CARRIER_TAG, "message");
+        this.forged = new ResourceFamilies<>(MAX_FORGED_RESOURCES, name -> metrics.checks(name).forged());
     }
 
     /**
@@ -118,7 +141,37 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
      * scopes open on its thread is counted in {@value FencingMetrics#LEFT_SCOPES}, and logged at ERROR either way.
      */
     public FencingTokenListenerAdvice withMeterRegistry(MeterRegistry registry) {
-        return new FencingTokenListenerAdvice(trusted, untrusted, new FencingMetrics(registry), asyncListeners);
+        return new FencingTokenListenerAdvice(trusted, untrusted, new FencingMetrics(registry), asyncListeners,
+                verifier, modes);
+    }
+
+    /**
+     * This advice, trusting the same messages, that also verifies the signature of every token in the header with
+     * {@code verifier} before anything is bound, as a verifying {@code FencingTokenFilter} does for HTTP: a message
+     * carrying an unsigned or badly signed token (an unknown or retired key, a signature that does not match) is
+     * rejected without requeue and its listener does not run, so nothing it would have done before its fenced write
+     * happens. Each such token is counted in {@code fencing.checks} ({@code outcome=forged}, its base resource as
+     * {@code resource}) on the registry of {@link #withMeterRegistry}; the rejection, which Spring AMQP logs, says why
+     * and names the key id, never key material. The tokens that pass are bound as they came, signature included, so
+     * the fence's own verification of them is a cache hit.
+     */
+    public FencingTokenListenerAdvice verifying(TokenVerifier verifier) {
+        return new FencingTokenListenerAdvice(trusted, untrusted, metrics, asyncListeners,
+                Objects.requireNonNull(verifier, "verifier"), modes);
+    }
+
+    /** Whether this advice verifies the tokens' signatures before the listener runs ({@link #verifying}). */
+    public boolean isVerifying() {
+        return verifier != null;
+    }
+
+    /**
+     * This advice binding a forged token (instead of rejecting the message) when {@code modes} observes its base
+     * resource: the fence's own check then counts it ({@code forged}, {@code enforced=false}) and lets the call run,
+     * as observe mode promises. Read on every message; {@code null}: reject every forged one.
+     */
+    public FencingTokenListenerAdvice withModes(FenceModes modes) {
+        return new FencingTokenListenerAdvice(trusted, untrusted, metrics, asyncListeners, verifier, modes);
     }
 
     /**
@@ -137,7 +190,7 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
      * unchecked tokens would go unreported). See docs/propagation.md, "Another process over RabbitMQ".
      */
     public FencingTokenListenerAdvice forAsyncListeners() {
-        return new FencingTokenListenerAdvice(trusted, untrusted, metrics, true);
+        return new FencingTokenListenerAdvice(trusted, untrusted, metrics, true, verifier, modes);
     }
 
     /** Whether this advice is for asynchronous listeners ({@link #forAsyncListeners()}). */
@@ -163,6 +216,7 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
     public Object invoke(MethodInvocation invocation) throws Throwable {
         List<Message> messages = messages(invocation);
         List<FencingToken> tokens = tokens(messages);
+        verify(tokens, messages);
         List<TokenUse> uses = UncheckedReceipts.usesFor(tokens);
         FencingScope scope = FencingContext.bindRemote(tokens, uses);
         try {
@@ -181,6 +235,29 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
             throw failure;
         } finally {
             leaks.close(scope, () -> "The listener of queue '" + queue(messages) + "'");
+        }
+    }
+
+    /**
+     * Rejects, before anything is bound, a message whose tokens include one that fails verification and whose
+     * resource is enforced; counts it as forged.
+     */
+    private void verify(List<FencingToken> tokens, List<Message> messages) {
+        if (verifier == null) {
+            return;
+        }
+        for (FencingToken token : tokens) {
+            Verification verification = verifier.verify(token);
+            if (verification.valid()
+                    || modes != null && modes.observes(ResourceFamilies.family(token.resource()))) {
+                continue; // observe mode: the fence judges it (counted there) and the call runs
+            }
+            FencingMetrics.increment(forged.of(token.resource()));
+            ForgedTokenException refusal = new ForgedTokenException(token.resource(), token,
+                    verification.reason(token), "the listener of queue '" + queue(messages) + "' (" + CARRIER + ")");
+            throw new AmqpRejectAndDontRequeueException("A message from queue '" + queue(messages) + "' carries a "
+                    + "forged token in its " + CARRIER + ", rejected without requeue, the listener did not run: "
+                    + refusal.getMessage(), true, refusal);
         }
     }
 

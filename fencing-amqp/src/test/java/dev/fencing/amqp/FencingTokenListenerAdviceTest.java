@@ -327,4 +327,74 @@ class FencingTokenListenerAdviceTest {
                 .isTrue();
         assertThat(FencingTokenListenerAdvice.isFenceRefusal(new IllegalStateException("database down"))).isFalse();
     }
+    /**
+     * A verifying advice rejects, without requeue and before its listener runs, a message whose header holds an
+     * unsigned or badly signed token, and counts it as the header filters do ({@code fencing.checks}, forged, by base
+     * resource); a validly signed token is bound as it came. Without {@code verifying} the forged message's listener
+     * ran, its work before the fenced write done, and only that write was refused at the fence.
+     */
+    @Test
+    void aVerifyingAdviceRejectsAForgedTokenBeforeTheListenerRunsAndCountsIt() {
+        byte[] secret = new byte[32];
+        Arrays.fill(secret, (byte) 7);
+        dev.fencing.signing.TokenSigner signer = dev.fencing.signing.TokenSigner.hmac("k1", secret);
+        dev.fencing.signing.TokenVerifier verifier = new dev.fencing.signing.TokenVerifier(
+                dev.fencing.signing.KeyRing.of(dev.fencing.signing.VerificationKey.hmac("k1", secret)));
+        FencingToken signed = signer.sign(ACCOUNTS);
+        FencingToken otherKey = dev.fencing.signing.TokenSigner.hmac("k2", secret)
+                .sign(new FencingToken("orders:1", 2, "producer-a"));
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        FencingTokenListenerAdvice advice = new FencingTokenListenerAdvice().withMeterRegistry(registry)
+                .verifying(verifier);
+        assertThat(advice.isVerifying()).isTrue();
+        assertThat(new FencingTokenListenerAdvice().isVerifying()).isFalse();
+        assertThat(advice.forAsyncListeners().isVerifying()).isTrue();
+
+        List<FencingSnapshot> ran = new ArrayList<>();
+        Delegate delegate = advised(advice, data -> {
+            ran.add(FencingContext.snapshot());
+            FencingContext.present("accounts:42");
+        });
+        for (FencingToken forged : List.of(LEDGER, otherKey)) {
+            assertThatThrownBy(() -> delegate.invokeListener(null, message(TokenList.format(List.of(signed, forged)))))
+                    .as("%s", forged)
+                    .isInstanceOf(AmqpRejectAndDontRequeueException.class)
+                    .hasMessageContaining("forged token").hasMessageContaining("queue 'orders'")
+                    .hasCauseInstanceOf(dev.fencing.rule.ForgedTokenException.class);
+        }
+        assertThat(ran).as("the listener never ran").isEmpty();
+        assertThat(FencingContext.isEmpty()).isTrue();
+        assertThat(registry.get(dev.fencing.metrics.FencingMetrics.CHECKS).tag("outcome", "forged")
+                .tag("resource", "ledger").counter().count()).isEqualTo(1);
+        assertThat(registry.get(dev.fencing.metrics.FencingMetrics.CHECKS).tag("outcome", "forged")
+                .tag("resource", "orders").counter().count()).isEqualTo(1);
+        assertThat(registry.find(dev.fencing.metrics.FencingMetrics.CHECKS).tag("resource", "accounts").counter())
+                .as("its signed token passed").isNull();
+
+        delegate.invokeListener(null, message(signed.toText()));
+        assertThat(ran).singleElement().satisfies(snapshot -> {
+            assertThat(snapshot.get("accounts:42")).isEqualTo(signed);
+            assertThat(snapshot.get("accounts:42").isSigned()).isTrue();
+        });
+    }
+
+    /** Observe mode: a forged token of an observed resource is bound, for the fence to count and let through. */
+    @Test
+    void aVerifyingAdviceBindsAForgedTokenOfAnObservedResource() {
+        byte[] secret = new byte[32];
+        dev.fencing.signing.TokenVerifier verifier = new dev.fencing.signing.TokenVerifier(
+                dev.fencing.signing.KeyRing.of(dev.fencing.signing.VerificationKey.hmac("k1", secret)));
+        dev.fencing.mode.FenceModes modes = new dev.fencing.mode.FenceModes(dev.fencing.mode.FenceMode.ENFORCE,
+                java.util.Map.of("accounts", dev.fencing.mode.FenceMode.OBSERVE));
+        List<FencingSnapshot> ran = new ArrayList<>();
+        Delegate delegate = advised(new FencingTokenListenerAdvice().verifying(verifier).withModes(modes),
+                data -> ran.add(FencingContext.snapshot()));
+
+        delegate.invokeListener(null, message(ACCOUNTS.toText()));
+        assertThatThrownBy(() -> delegate.invokeListener(null, message(LEDGER.toText())))
+                .isInstanceOf(AmqpRejectAndDontRequeueException.class);
+        assertThat(ran).singleElement().satisfies(snapshot -> assertThat(snapshot.get("accounts:42"))
+                .isEqualTo(ACCOUNTS));
+    }
 }

@@ -1,6 +1,8 @@
 package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.amqp.FencingTokenListenerAdvice;
+import dev.fencing.mode.FenceModes;
+import dev.fencing.signing.TokenVerifier;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.ObjectProvider;
@@ -26,7 +28,9 @@ import java.util.function.Predicate;
  * with failed results requeued; or a synchronous listener with it). With Spring Boot's AMQP support,
  * Boot's listener retry does not retry a listener call a fence refused
  * ({@link FencingTokenListenerAdvice#isFenceRefusal}): redelivery cannot make it valid, and each attempt would check,
- * and count, the same token again.
+ * and count, the same token again. Where the application has a {@link TokenVerifier} bean (the signing keys of
+ * {@code fencing.signing.*}), the application's {@link FencingTokenListenerAdvice}s in those chains verify the tokens
+ * before the listener runs ({@link FencingTokenListenerAdvice#verifying}), as the starter's HTTP filter does.
  */
 @AutoConfiguration(after = FencingAutoConfiguration.class)
 @ConditionalOnClass({FencingTokenListenerAdvice.class, RabbitListenerEndpointRegistry.class})
@@ -34,8 +38,10 @@ import java.util.function.Predicate;
 public class FencingAmqpAutoConfiguration {
 
     @Bean
-    static ListenerAdviceInstaller fencingListenerAdviceInstaller(ObjectProvider<MeterRegistry> registry) {
-        return new ListenerAdviceInstaller(registry);
+    static ListenerAdviceInstaller fencingListenerAdviceInstaller(ObjectProvider<MeterRegistry> registry,
+                                                                  ObjectProvider<TokenVerifier> verifier,
+                                                                  ObjectProvider<FenceModes> modes) {
+        return new ListenerAdviceInstaller(registry, verifier, modes);
     }
 
     @Bean

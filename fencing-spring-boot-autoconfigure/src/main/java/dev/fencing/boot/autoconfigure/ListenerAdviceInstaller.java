@@ -2,6 +2,8 @@ package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.amqp.FencingTokenListenerAdvice;
 import dev.fencing.amqp.internal.ListenerAdvices;
+import dev.fencing.mode.FenceModes;
+import dev.fencing.signing.TokenVerifier;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.aopalliance.aop.Advice;
 import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory;
@@ -13,16 +15,29 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
 /**
  * Puts {@link #refusing()} at the head of the advice chain of every listener container factory bean (once it is
  * initialized, before it builds a container) and container bean (before it builds its advised listener) that has no
- * {@link FencingTokenListenerAdvice}; chains that have one, trusting or not, are left as they are.
+ * {@link FencingTokenListenerAdvice}. In chains that have one, trusting or not, where the application has a
+ * {@link TokenVerifier} bean, each such advice that does not verify yet is replaced, in its place, by the same advice
+ * {@link FencingTokenListenerAdvice#verifying verifying} with it (and observing the resources the {@link FenceModes}
+ * bean observes), as the starter's {@code Fencing-Token} HTTP filter verifies: a forged token is rejected before the
+ * listener runs. Nothing else in those chains changes.
  */
 final class ListenerAdviceInstaller implements BeanPostProcessor {
 
     private final ObjectProvider<MeterRegistry> registry;
+    private final ObjectProvider<TokenVerifier> verifier;
+    private final ObjectProvider<FenceModes> modes;
     private volatile FencingTokenListenerAdvice refusing;
 
-    /** @param registry where the added advice counts the fencing scopes a listener call left open (if unique) */
-    ListenerAdviceInstaller(ObjectProvider<MeterRegistry> registry) {
+    /**
+     * @param registry where the added advice counts the fencing scopes a listener call left open (if unique)
+     * @param verifier verifies the tokens of the application's advices (if unique)
+     * @param modes    the resources whose forged tokens those advices bind for the fence to observe (if unique)
+     */
+    ListenerAdviceInstaller(ObjectProvider<MeterRegistry> registry, ObjectProvider<TokenVerifier> verifier,
+                            ObjectProvider<FenceModes> modes) {
         this.registry = registry;
+        this.verifier = verifier;
+        this.modes = modes;
     }
 
     /**
@@ -55,6 +70,8 @@ final class ListenerAdviceInstaller implements BeanPostProcessor {
             Advice[] chain = chain(container);
             if (chain != null && !fenced(chain)) {
                 container.setAdviceChain(withRefusal(chain));
+            } else if (chain != null && verified(chain) != chain) {
+                container.setAdviceChain(verified(chain));
             }
         }
         return bean;
@@ -66,6 +83,8 @@ final class ListenerAdviceInstaller implements BeanPostProcessor {
             Advice[] chain = factory.getAdviceChain();
             if (!fenced(chain)) {
                 factory.setAdviceChain(withRefusal(chain));
+            } else if (verified(chain) != chain) {
+                factory.setAdviceChain(verified(chain));
             }
         }
         return bean;
@@ -78,6 +97,27 @@ final class ListenerAdviceInstaller implements BeanPostProcessor {
 
     static boolean fenced(Advice[] chain) {
         return ListenerAdvices.fenced(chain);
+    }
+
+    /**
+     * {@code chain} with each {@link FencingTokenListenerAdvice} that does not verify replaced by its verifying copy,
+     * when there is a unique {@link TokenVerifier} bean; {@code chain} itself when nothing is replaced.
+     */
+    private Advice[] verified(Advice[] chain) {
+        TokenVerifier tokens = verifier.getIfUnique();
+        if (tokens == null) {
+            return chain;
+        }
+        Advice[] verified = chain.clone();
+        boolean replaced = false;
+        for (int i = 0; i < verified.length; i++) {
+            if (verified[i] instanceof FencingTokenListenerAdvice advice && !advice.isVerifying()
+                    && advice != refusing) {
+                verified[i] = advice.verifying(tokens).withModes(modes.getIfUnique());
+                replaced = true;
+            }
+        }
+        return replaced ? verified : chain;
     }
 
     /** {@link #refusing()} first, so no other advice (a retry) runs for a message it rejects; then {@code chain}. */

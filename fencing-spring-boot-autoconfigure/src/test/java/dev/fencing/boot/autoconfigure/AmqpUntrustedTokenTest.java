@@ -261,4 +261,70 @@ class AmqpUntrustedTokenTest {
                             .counter().count()).isEqualTo(1.0);
                 });
     }
+    /** {@link TrustedConsumer}'s container, its advice counting on the application's registry. */
+    @Configuration(proxyBeanMethods = false)
+    static class CountingTrustedConsumer {
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+
+        @Bean
+        SimpleRabbitListenerContainerFactory trustedFactory(ConnectionFactory connectionFactory,
+                                                            MeterRegistry registry) {
+            SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
+            factory.setConnectionFactory(connectionFactory);
+            factory.setAdviceChain(new FencingTokenListenerAdvice().withMeterRegistry(registry));
+            factory.setDefaultRequeueRejected(false);
+            return factory;
+        }
+
+        @Bean
+        CheckedLedger checkedLedger() {
+            return new CheckedLedger();
+        }
+
+        @Bean
+        TrustedDeposits trustedDeposits(CheckedLedger ledger) {
+            return new TrustedDeposits(ledger);
+        }
+    }
+
+    /**
+     * With signed tokens ({@code fencing.signing.*}), the application's trusting advice verifies them before the
+     * listener runs, as the starter's HTTP filter does: an unsigned (forged) token is dead-lettered and its listener,
+     * whose work before the fenced write would have run, never runs; counted forged once. Before, the listener ran and
+     * only its fenced write was refused. A validly signed token runs and writes.
+     */
+    @Test
+    void withSigningAForgedTokenIsDeadLetteredBeforeTheListenerRuns() {
+        String secret = FencingSigningAutoConfigurationTest.SECRET;
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(RabbitAutoConfiguration.class,
+                        FencingAutoConfiguration.class, FencingSigningAutoConfiguration.class,
+                        FencingAmqpAutoConfiguration.class))
+                .withUserConfiguration(CountingTrustedConsumer.class)
+                .withPropertyValues("spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=5672",
+                        "fencing.store.type=in-memory", QUEUE_PROPERTY + "=" + queue,
+                        "fencing.signing.scheme=hmac-sha256", "fencing.signing.current-key-id=k1",
+                        "fencing.signing.keys.k1.secret=" + secret)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    CheckedLedger ledger = context.getBean(CheckedLedger.class);
+                    String forged = TokenList.format(List.of(new FencingToken("ledger", 99, "forger")));
+                    send("forged", forged);
+                    Message deadLetter = new RabbitTemplate(connections).receive(queue + ".dlq", 10_000);
+                    assertThat(deadLetter).as("the forged message, dead-lettered").isNotNull();
+                    assertThat(new String(deadLetter.getBody(), StandardCharsets.UTF_8)).isEqualTo("forged");
+                    assertThat(ledger.calls()).as("the listener did not run").isZero();
+                    assertThat(context.getBean(MeterRegistry.class).get("fencing.checks").tag("outcome", "forged")
+                            .tag("resource", "ledger").counter().count()).isEqualTo(1.0);
+
+                    FencingToken signed = dev.fencing.signing.TokenSigner.hmac("k1",
+                            java.util.Base64.getDecoder().decode(secret)).sign(new FencingToken("ledger", 5, "holder"));
+                    send("signed", TokenList.format(List.of(signed)));
+                    assertThat(ledger.nextPosted()).isEqualTo("signed");
+                    assertThat(ledger.calls()).isEqualTo(1);
+                });
+    }
 }

@@ -286,6 +286,30 @@ class FencingAmqpAutoConfigurationTest {
     }
 
     /**
+     * With a {@link dev.fencing.signing.TokenVerifier} bean (what {@code fencing.signing.*} gives), the application's
+     * advice is replaced in its place by the same advice verifying with it, so that a forged token is rejected before
+     * the listener runs, as the starter's HTTP filter refuses it; the rest of the chain stays. Without one, the
+     * chain is left as it is (above).
+     */
+    @Test
+    void withATokenVerifierTheApplicationsAdviceVerifiesInItsPlace() {
+        FencingTokenListenerAdvice trusting = new FencingTokenListenerAdvice();
+        dev.fencing.signing.TokenVerifier verifier = new dev.fencing.signing.TokenVerifier(
+                dev.fencing.signing.KeyRing.of(dev.fencing.signing.VerificationKey.hmac("k1", new byte[32])));
+        runner.withBean(dev.fencing.signing.TokenVerifier.class, () -> verifier)
+                .withBean("rabbitListenerContainerFactory", SimpleRabbitListenerContainerFactory.class,
+                        () -> factory(trusting, RETRY))
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    Advice[] chain = chain(deposits(context));
+                    assertThat(chain).hasSize(2);
+                    assertThat(chain[0]).isInstanceOfSatisfying(FencingTokenListenerAdvice.class,
+                            advice -> assertThat(advice.isVerifying()).isTrue());
+                    assertThat(chain[1]).isSameAs(RETRY);
+                });
+    }
+
+    /**
      * A chain a container customizer replaced ignores the header: startup fails before any container starts, naming
      * it and the fix (a WARN let a new user's zombie message land on such a container).
      */
