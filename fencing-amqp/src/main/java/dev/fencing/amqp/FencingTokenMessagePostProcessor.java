@@ -28,6 +28,11 @@ import java.util.Set;
  * none is bound (its consumer's fenced writes are then refused as missing). {@link #forResources(Collection)} sends
  * only the tokens of the resources named and refuses to send, with a {@link MissingTokenException}, a message for
  * which one of them has no token bound: fail closed where the application said a token must travel.
+ *
+ * <p>The tokens written count as sent ({@link FencingSnapshot#markSent}) for their lock's unchecked-lease report when
+ * the header is written, before the publish: Spring AMQP calls a before-publish post-processor with no hook after the
+ * publish (publisher confirms and observations are the template's options, not this post-processor's), so a send that
+ * fails after it (a later post-processor, a closed channel, a rolled-back transacted channel, a nack) still counts.
  */
 public final class FencingTokenMessagePostProcessor implements MessagePostProcessor {
 
