@@ -16,6 +16,9 @@ import dev.fencing.mode.FenceModes;
 import dev.fencing.web.internal.HeaderAdmission;
 import dev.fencing.web.internal.ServletUrlPatterns;
 import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
+import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.FilterConfig;
@@ -145,7 +148,8 @@ public class FencingTokenFilter implements Filter {
     /**
      * This filter counting each token it refuses as forged in {@code fencing.checks} ({@code outcome=forged}, the
      * token's base resource as {@code resource}), and each token of a writing request that no check presented in
-     * {@value FencingMetrics#UNCHECKED_RECEIPTS} ({@code carrier=http}), and each request that left fencing scopes
+     * {@value FencingMetrics#UNCHECKED_RECEIPTS} ({@code carrier=http}; for an async handler, a {@code Callable} or
+     * {@code DeferredResult}, when the async request completes), and each request that left fencing scopes
      * open above the filter's in {@value FencingMetrics#LEFT_SCOPES}, on {@code registry}; {@code null}: counts
      * nothing (the latter two are logged either way).
      */
@@ -285,8 +289,53 @@ public class FencingTokenFilter implements Filter {
         } finally {
             LeftBindingsFilter.close(scope, request, leaks);
         }
-        if (WRITES.contains(http.getMethod()) && !http.isAsyncStarted() && httpResponse.getStatus() / 100 == 2) {
+        if (!WRITES.contains(http.getMethod()) || http.getDispatcherType() == DispatcherType.ASYNC) {
+            return; // a read; or an async dispatch, whose request's own dispatch reports at its completion
+        }
+        if (http.isAsyncStarted()) {
+            // an async handler (Callable, DeferredResult): its work, and its checks, run after this returned
+            http.getAsyncContext().addListener(new ReportAtCompletion(http, httpResponse, tokens, uses));
+        } else if (httpResponse.getStatus() / 100 == 2) {
             receipts.report(http.getMethod() + " " + place(http), tokens, uses);
+        }
+    }
+
+    /**
+     * Reports, when an async request completes with a 2xx answer, the received tokens no check presented: those the
+     * handler's work presented on another thread (propagated there) or sent on count as checked.
+     */
+    private final class ReportAtCompletion implements AsyncListener {
+        private final HttpServletRequest request;
+        private final HttpServletResponse response;
+        private final List<FencingToken> tokens;
+        private final List<TokenUse> uses;
+
+        ReportAtCompletion(HttpServletRequest request, HttpServletResponse response, List<FencingToken> tokens,
+                           List<TokenUse> uses) {
+            this.request = request;
+            this.response = response;
+            this.tokens = tokens;
+            this.uses = uses;
+        }
+
+        @Override
+        public void onComplete(AsyncEvent event) {
+            if (response.getStatus() / 100 == 2) {
+                receipts.report(request.getMethod() + " " + place(request), tokens, uses);
+            }
+        }
+
+        @Override
+        public void onStartAsync(AsyncEvent event) {
+            event.getAsyncContext().addListener(this); // async started again: listeners are dropped unless re-added
+        }
+
+        @Override
+        public void onTimeout(AsyncEvent event) {
+        }
+
+        @Override
+        public void onError(AsyncEvent event) {
         }
     }
 
