@@ -7,6 +7,7 @@ import dev.fencing.context.MissingTokenException;
 import dev.fencing.context.TokenUse;
 import dev.fencing.guard.RemoteTokenSetAsideException;
 import dev.fencing.guard.LeftScopes;
+import dev.fencing.guard.RejectionListener;
 import dev.fencing.guard.UncheckedReceipts;
 import dev.fencing.metrics.FencingMetrics;
 import dev.fencing.metrics.ResourceFamilies;
@@ -88,6 +89,9 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
     /** The resources whose forged tokens are bound anyway (observe mode); {@code null}: every one enforced. */
     private final FenceModes modes;
 
+    /** Told of each token refused as forged. */
+    private final RejectionListener rejections;
+
     /** The {@code fencing.checks{outcome=forged}} counter of each base resource, as the header filters count them. */
     private final ResourceFamilies<Counter> forged;
 
@@ -117,17 +121,19 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
     }
 
     private FencingTokenListenerAdvice(Predicate<Message> trusted, String untrusted) {
-        this(trusted, untrusted, FencingMetrics.noop(), false, null, null);
+        this(trusted, untrusted, FencingMetrics.noop(), false, null, null, RejectionListener.NONE);
     }
 
     private FencingTokenListenerAdvice(Predicate<Message> trusted, String untrusted, FencingMetrics metrics,
-                                       boolean asyncListeners, TokenVerifier verifier, FenceModes modes) {
+                                       boolean asyncListeners, TokenVerifier verifier, FenceModes modes,
+                                       RejectionListener rejections) {
         this.trusted = trusted;
         this.untrusted = untrusted;
         this.metrics = metrics;
         this.asyncListeners = asyncListeners;
         this.verifier = verifier;
         this.modes = modes;
+        this.rejections = rejections;
         this.receipts = new UncheckedReceipts(metrics, CARRIER_TAG);
         this.leaks = new LeftScopes(metrics, CARRIER_TAG, "message");
         this.forged = new ResourceFamilies<>(MAX_FORGED_RESOURCES, name -> metrics.checks(name).forged());
@@ -142,7 +148,7 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
      */
     public FencingTokenListenerAdvice withMeterRegistry(MeterRegistry registry) {
         return new FencingTokenListenerAdvice(trusted, untrusted, new FencingMetrics(registry), asyncListeners,
-                verifier, modes);
+                verifier, modes, rejections);
     }
 
     /**
@@ -157,7 +163,7 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
      */
     public FencingTokenListenerAdvice verifying(TokenVerifier verifier) {
         return new FencingTokenListenerAdvice(trusted, untrusted, metrics, asyncListeners,
-                Objects.requireNonNull(verifier, "verifier"), modes);
+                Objects.requireNonNull(verifier, "verifier"), modes, rejections);
     }
 
     /** Whether this advice verifies the tokens' signatures before the listener runs ({@link #verifying}). */
@@ -171,7 +177,18 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
      * as observe mode promises. Read on every message; {@code null}: reject every forged one.
      */
     public FencingTokenListenerAdvice withModes(FenceModes modes) {
-        return new FencingTokenListenerAdvice(trusted, untrusted, metrics, asyncListeners, verifier, modes);
+        return new FencingTokenListenerAdvice(trusted, untrusted, metrics, asyncListeners, verifier, modes,
+                rejections);
+    }
+
+    /**
+     * This advice telling {@code listener} of each token it refuses as forged (a {@link ForgedTokenException} naming
+     * the queue), as a verifying {@code FencingTokenFilter} tells it: the Spring Boot actuator's recent rejections
+     * list them. {@code null}: tells nobody. Anything the listener throws is ignored.
+     */
+    public FencingTokenListenerAdvice withRejectionListener(RejectionListener listener) {
+        return new FencingTokenListenerAdvice(trusted, untrusted, metrics, asyncListeners, verifier, modes,
+                listener == null ? RejectionListener.NONE : listener);
     }
 
     /**
@@ -190,7 +207,7 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
      * unchecked tokens would go unreported). See docs/propagation.md, "Another process over RabbitMQ".
      */
     public FencingTokenListenerAdvice forAsyncListeners() {
-        return new FencingTokenListenerAdvice(trusted, untrusted, metrics, true, verifier, modes);
+        return new FencingTokenListenerAdvice(trusted, untrusted, metrics, true, verifier, modes, rejections);
     }
 
     /** Whether this advice is for asynchronous listeners ({@link #forAsyncListeners()}). */
@@ -255,6 +272,11 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
             FencingMetrics.increment(forged.of(token.resource()));
             ForgedTokenException refusal = new ForgedTokenException(token.resource(), token,
                     verification.reason(token), "the listener of queue '" + queue(messages) + "' (" + CARRIER + ")");
+            try {
+                rejections.rejected(refusal);
+            } catch (RuntimeException ignored) {
+                // the listener is advisory; the rejection is what the message gets
+            }
             throw new AmqpRejectAndDontRequeueException("A message from queue '" + queue(messages) + "' carries a "
                     + "forged token in its " + CARRIER + ", rejected without requeue, the listener did not run: "
                     + refusal.getMessage(), true, refusal);

@@ -329,9 +329,10 @@ class FencingTokenListenerAdviceTest {
     }
     /**
      * A verifying advice rejects, without requeue and before its listener runs, a message whose header holds an
-     * unsigned or badly signed token, and counts it as the header filters do ({@code fencing.checks}, forged, by base
-     * resource); a validly signed token is bound as it came. Without {@code verifying} the forged message's listener
-     * ran, its work before the fenced write done, and only that write was refused at the fence.
+     * unsigned or badly signed token, and counts it and tells the rejection listener as the header filters do
+     * ({@code fencing.checks}, forged, by base resource); a validly signed token is bound as it came. Without
+     * {@code verifying} the forged message's listener ran, its work before the fenced write done, and only that write
+     * was refused at the fence.
      */
     @Test
     void aVerifyingAdviceRejectsAForgedTokenBeforeTheListenerRunsAndCountsIt() {
@@ -345,8 +346,9 @@ class FencingTokenListenerAdviceTest {
                 .sign(new FencingToken("orders:1", 2, "producer-a"));
         io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
                 new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
-        FencingTokenListenerAdvice advice = new FencingTokenListenerAdvice().withMeterRegistry(registry)
-                .verifying(verifier);
+        List<TokenRejectedException> told = new ArrayList<>();
+        FencingTokenListenerAdvice advice = new FencingTokenListenerAdvice().withRejectionListener(told::add)
+                .withMeterRegistry(registry).verifying(verifier);
         assertThat(advice.isVerifying()).isTrue();
         assertThat(new FencingTokenListenerAdvice().isVerifying()).isFalse();
         assertThat(advice.forAsyncListeners().isVerifying()).isTrue();
@@ -364,6 +366,9 @@ class FencingTokenListenerAdviceTest {
                     .hasCauseInstanceOf(dev.fencing.rule.ForgedTokenException.class);
         }
         assertThat(ran).as("the listener never ran").isEmpty();
+        assertThat(told).as("told as the header filters tell it").hasSize(2)
+                .allSatisfy(rejection -> assertThat(rejection.verdict()).isEqualTo(Verdict.REJECT_FORGED))
+                .extracting(TokenRejectedException::resource).containsExactly("ledger", "orders:1");
         assertThat(FencingContext.isEmpty()).isTrue();
         assertThat(registry.get(dev.fencing.metrics.FencingMetrics.CHECKS).tag("outcome", "forged")
                 .tag("resource", "ledger").counter().count()).isEqualTo(1);

@@ -60,7 +60,8 @@ class ProblemBodyWithoutLengthTest {
     private static byte[] largeBody(int size) {
         byte[] body = new byte[size];
         java.util.Arrays.fill(body, (byte) 'x');
-        byte[] head = "{\"type\":\"https://fencing.dev/problems/stale-token\",\"pad\":\"".getBytes(StandardCharsets.UTF_8);
+        byte[] head = "{\"type\":\"https://fencing.dev/problems/stale-token\",\"pad\":\""
+                .getBytes(StandardCharsets.UTF_8);
         System.arraycopy(head, 0, body, 0, head.length);
         body[size - 2] = '"';
         body[size - 1] = '}';

@@ -1,6 +1,7 @@
 package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.amqp.FencingTokenListenerAdvice;
+import dev.fencing.guard.RejectionListener;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.signing.TokenVerifier;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -40,8 +41,9 @@ public class FencingAmqpAutoConfiguration {
     @Bean
     static ListenerAdviceInstaller fencingListenerAdviceInstaller(ObjectProvider<MeterRegistry> registry,
                                                                   ObjectProvider<TokenVerifier> verifier,
-                                                                  ObjectProvider<FenceModes> modes) {
-        return new ListenerAdviceInstaller(registry, verifier, modes);
+                                                                  ObjectProvider<FenceModes> modes,
+                                                                  ObjectProvider<RejectionListener> rejections) {
+        return new ListenerAdviceInstaller(registry, verifier, modes, rejections);
     }
 
     @Bean

@@ -2,6 +2,7 @@ package dev.fencing.boot.autoconfigure;
 
 import dev.fencing.amqp.FencingTokenListenerAdvice;
 import dev.fencing.amqp.internal.ListenerAdvices;
+import dev.fencing.guard.RejectionListener;
 import dev.fencing.mode.FenceModes;
 import dev.fencing.signing.TokenVerifier;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -17,27 +18,31 @@ import org.springframework.beans.factory.config.BeanPostProcessor;
  * initialized, before it builds a container) and container bean (before it builds its advised listener) that has no
  * {@link FencingTokenListenerAdvice}. In chains that have one, trusting or not, where the application has a
  * {@link TokenVerifier} bean, each such advice that does not verify yet is replaced, in its place, by the same advice
- * {@link FencingTokenListenerAdvice#verifying verifying} with it (and observing the resources the {@link FenceModes}
- * bean observes), as the starter's {@code Fencing-Token} HTTP filter verifies: a forged token is rejected before the
- * listener runs. Nothing else in those chains changes.
+ * {@link FencingTokenListenerAdvice#verifying verifying} with it (observing the resources the {@link FenceModes} bean
+ * observes, and telling the {@link RejectionListener} beans of each forged token), as the starter's
+ * {@code Fencing-Token} HTTP filter verifies: a forged token is rejected before the listener runs. Nothing else in
+ * those chains changes.
  */
 final class ListenerAdviceInstaller implements BeanPostProcessor {
 
     private final ObjectProvider<MeterRegistry> registry;
     private final ObjectProvider<TokenVerifier> verifier;
     private final ObjectProvider<FenceModes> modes;
+    private final ObjectProvider<RejectionListener> rejections;
     private volatile FencingTokenListenerAdvice refusing;
 
     /**
-     * @param registry where the added advice counts the fencing scopes a listener call left open (if unique)
-     * @param verifier verifies the tokens of the application's advices (if unique)
-     * @param modes    the resources whose forged tokens those advices bind for the fence to observe (if unique)
+     * @param registry   where the added advice counts the fencing scopes a listener call left open (if unique)
+     * @param verifier   verifies the tokens of the application's advices (if unique)
+     * @param modes      the resources whose forged tokens those advices bind for the fence to observe (if unique)
+     * @param rejections told, in order, of each token those advices refuse as forged
      */
     ListenerAdviceInstaller(ObjectProvider<MeterRegistry> registry, ObjectProvider<TokenVerifier> verifier,
-                            ObjectProvider<FenceModes> modes) {
+                            ObjectProvider<FenceModes> modes, ObjectProvider<RejectionListener> rejections) {
         this.registry = registry;
         this.verifier = verifier;
         this.modes = modes;
+        this.rejections = rejections;
     }
 
     /**
@@ -113,7 +118,8 @@ final class ListenerAdviceInstaller implements BeanPostProcessor {
         for (int i = 0; i < verified.length; i++) {
             if (verified[i] instanceof FencingTokenListenerAdvice advice && !advice.isVerifying()
                     && advice != refusing) {
-                verified[i] = advice.verifying(tokens).withModes(modes.getIfUnique());
+                verified[i] = advice.verifying(tokens).withModes(modes.getIfUnique())
+                        .withRejectionListener(RejectionListener.all(rejections.orderedStream().toList()));
                 replaced = true;
             }
         }

@@ -270,6 +270,17 @@ class AmqpUntrustedTokenTest {
         }
 
         @Bean
+        java.util.Queue<dev.fencing.rule.TokenRejectedException> rejections() {
+            return new java.util.concurrent.ConcurrentLinkedQueue<>();
+        }
+
+        @Bean
+        dev.fencing.guard.RejectionListener rejectionListener(
+                java.util.Queue<dev.fencing.rule.TokenRejectedException> rejections) {
+            return rejections::add;
+        }
+
+        @Bean
         SimpleRabbitListenerContainerFactory trustedFactory(ConnectionFactory connectionFactory,
                                                             MeterRegistry registry) {
             SimpleRabbitListenerContainerFactory factory = new SimpleRabbitListenerContainerFactory();
@@ -319,6 +330,9 @@ class AmqpUntrustedTokenTest {
                     assertThat(ledger.calls()).as("the listener did not run").isZero();
                     assertThat(context.getBean(MeterRegistry.class).get("fencing.checks").tag("outcome", "forged")
                             .tag("resource", "ledger").counter().count()).isEqualTo(1.0);
+                    assertThat(context.getBean("rejections", java.util.Queue.class))
+                            .as("told to the RejectionListener beans")
+                            .singleElement().isInstanceOf(dev.fencing.rule.ForgedTokenException.class);
 
                     FencingToken signed = dev.fencing.signing.TokenSigner.hmac("k1",
                             java.util.Base64.getDecoder().decode(secret)).sign(new FencingToken("ledger", 5, "holder"));
