@@ -75,8 +75,11 @@ final class ListenerAdviceInstaller implements BeanPostProcessor {
             Advice[] chain = chain(container);
             if (chain != null && !fenced(chain)) {
                 container.setAdviceChain(withRefusal(chain));
-            } else if (chain != null && verified(chain) != chain) {
-                container.setAdviceChain(verified(chain));
+            } else if (chain != null) {
+                Advice[] verified = verified(chain);
+                if (verified != chain) {
+                    container.setAdviceChain(verified);
+                }
             }
         }
         return bean;
@@ -88,8 +91,11 @@ final class ListenerAdviceInstaller implements BeanPostProcessor {
             Advice[] chain = factory.getAdviceChain();
             if (!fenced(chain)) {
                 factory.setAdviceChain(withRefusal(chain));
-            } else if (verified(chain) != chain) {
-                factory.setAdviceChain(verified(chain));
+            } else {
+                Advice[] verified = verified(chain);
+                if (verified != chain) {
+                    factory.setAdviceChain(verified);
+                }
             }
         }
         return bean;
