@@ -7,7 +7,10 @@ import java.util.Locale;
  * by its lower-case, dashed form ({@code lost-write}).
  */
 public enum AnomalyKind {
-    /** lock-set: an {@code add} that completed ok is missing from the final read of the set. */
+    /**
+     * lock-set: an {@code add} that completed ok is missing from the final read of the set; token order: an
+     * {@code append} that completed ok has no row in the log.
+     */
     LOST_WRITE,
     /** counter: the final value is outside [acknowledged, acknowledged + unknown] increments. */
     COUNTER_OUT_OF_RANGE,

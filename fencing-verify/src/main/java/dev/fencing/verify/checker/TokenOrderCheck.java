@@ -4,19 +4,25 @@ import dev.fencing.verify.history.CommitRow;
 import dev.fencing.verify.history.History;
 import dev.fencing.verify.history.HistoryEvent;
 import dev.fencing.verify.history.Op;
+import dev.fencing.verify.history.OpType;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Token order at the store, from the store's own commit order ({@link CommitRow}s, by sequence) per resource: a
  * write applied after a write with a higher token is a {@link AnomalyKind#STALE_WRITE_APPLIED}; a write applied
  * under the same token as an earlier write of another process is a {@link AnomalyKind#DUPLICATE_WRITE_APPLIED}.
  * Each anomaly lists both rows and the completions of the operations that made them, when the history has them.
- * Rows without a token are skipped; a history without commit rows is not applicable.
+ * An {@code append} that completed ok whose row is not in the log is a {@link AnomalyKind#LOST_WRITE}. Rows without
+ * a token are skipped. The log is the evidence: a resource with acknowledged appends but no commit row, or a log
+ * with no row carrying a token, cannot be judged ({@code unknown}); a history with neither appends nor commit rows
+ * is not applicable.
  */
 public final class TokenOrderCheck implements Check {
 
@@ -28,7 +34,13 @@ public final class TokenOrderCheck implements Check {
     @Override
     public CheckReport check(History history) {
         List<CommitRow> rows = history.commits();
-        if (rows.isEmpty()) {
+        Map<String, List<Operations.Operation>> appends = new LinkedHashMap<>();
+        for (Operations.Operation operation : Operations.of(history)) {
+            if ("append".equals(operation.f()) && operation.outcome() == OpType.OK) {
+                appends.computeIfAbsent(operation.resource(), r -> new ArrayList<>()).add(operation);
+            }
+        }
+        if (rows.isEmpty() && appends.isEmpty()) {
             return CheckReport.notApplicable(name(), "no commit rows (the workload does not read the store's order)");
         }
         Map<List<Long>, Op> completions = new HashMap<>();
@@ -61,12 +73,56 @@ public final class TokenOrderCheck implements Check {
                         events(max, row, completions)));
             }
         }
+        long outOfOrder = anomalies.size();
+        List<String> unread = lostAppends(rows, appends, anomalies);
         Map<String, Object> figures = new LinkedHashMap<>();
         figures.put("rows", (long) rows.size());
         figures.put("rows-with-token", checked);
-        figures.put("out-of-order", (long) anomalies.size());
-        return new CheckReport(name(), CheckReport.Status.CHECKED,
-                anomalies.size() + " of " + checked + " rows out of token order", anomalies, figures);
+        figures.put("out-of-order", outOfOrder);
+        figures.put("lost", anomalies.size() - outOfOrder);
+        if (!unread.isEmpty()) {
+            figures.put("resources-without-commit-rows", unread);
+        }
+        String note = outOfOrder + " of " + checked + " rows out of token order";
+        CheckReport.Status status = CheckReport.Status.CHECKED;
+        if (anomalies.isEmpty() && !unread.isEmpty()) {
+            status = CheckReport.Status.UNKNOWN;
+            note = "no commit rows for " + unread;
+        } else if (anomalies.isEmpty() && checked == 0) {
+            status = CheckReport.Status.UNKNOWN;
+            note = "no commit row carries a token";
+        }
+        return new CheckReport(name(), status, note, anomalies, figures);
+    }
+
+    /**
+     * Adds a lost write for each acknowledged append whose row is missing from a resource's log; returns the
+     * resources with acknowledged appends and no row at all (their log was not read: nothing to judge).
+     */
+    private static List<String> lostAppends(List<CommitRow> rows, Map<String, List<Operations.Operation>> appends,
+                                            List<Anomaly> anomalies) {
+        Map<String, Set<List<Long>>> written = new HashMap<>();
+        for (CommitRow row : rows) {
+            written.computeIfAbsent(row.resource(), r -> new HashSet<>()).add(List.of((long) row.process(), row.op()));
+        }
+        List<String> unread = new ArrayList<>();
+        for (Map.Entry<String, List<Operations.Operation>> entry : appends.entrySet()) {
+            Set<List<Long>> log = written.get(entry.getKey());
+            if (log == null) {
+                unread.add(entry.getKey());
+                continue;
+            }
+            for (Operations.Operation append : entry.getValue()) {
+                Op ok = append.completion();
+                if (!log.contains(List.of((long) ok.process(), ok.index()))) {
+                    anomalies.add(new Anomaly(AnomalyKind.LOST_WRITE, entry.getKey(),
+                            "append by process " + ok.process() + " (op " + ok.index() + ", token " + ok.token()
+                                    + ") was acknowledged but has no row in the log",
+                            append.events()));
+                }
+            }
+        }
+        return unread;
     }
 
     private static List<HistoryEvent> events(CommitRow first, CommitRow second, Map<List<Long>, Op> completions) {

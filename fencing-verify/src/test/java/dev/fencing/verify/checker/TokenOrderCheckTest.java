@@ -2,6 +2,9 @@ package dev.fencing.verify.checker;
 
 import dev.fencing.verify.history.CommitRow;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,8 +54,57 @@ class TokenOrderCheckTest {
     }
 
     @Test
-    void aHistoryWithoutCommitRowsIsNotApplicable() {
-        assertThat(check.check(new HistoryBuilder().call(1, 0, "append", "a", 1L, null).build()).status())
+    void aHistoryWithoutAppendsOrCommitRowsIsNotApplicable() {
+        assertThat(check.check(new HistoryBuilder().call(1, 0, "acquire", "a", 1L, null).build()).status())
                 .isEqualTo(CheckReport.Status.NOT_APPLICABLE);
+    }
+
+    @Test
+    @Timeout(10)
+    void acknowledgedAppendsWithoutTheLogCannotBeJudged() {
+        // the append run's final read of its log is missing: nothing was checked, so not valid
+        CheckReport report = check.check(new HistoryBuilder().call(1, 0, "append", "a", 1L, null).build());
+        assertThat(report.status()).isEqualTo(CheckReport.Status.UNKNOWN);
+        assertThat(report.note()).contains("no commit rows for [a]");
+        assertThat(Checker.standard().check(new HistoryBuilder()
+                .call(1, 0, "acquire", "a", 1L, null).call(1, 1, "append", "a", 1L, null).build()).verdict())
+                .isEqualTo(Verdict.UNKNOWN);
+
+        // two resources, the log of one read back: the other cannot be judged either
+        HistoryBuilder half = new HistoryBuilder()
+                .call(1, 1, "append", "append-0", 1L, null).call(2, 1, "append", "append-1", 2L, null)
+                .commit(1, "append-0", 1L, 1, 1);
+        CheckReport partial = check.check(half.build());
+        assertThat(partial.status()).isEqualTo(CheckReport.Status.UNKNOWN);
+        assertThat(partial.figures()).containsEntry("resources-without-commit-rows", List.of("append-1"));
+    }
+
+    @Test
+    @Timeout(10)
+    void aLogWhoseRowsCarryNoTokenCannotBeJudged() {
+        CheckReport report = check.check(new HistoryBuilder()
+                .commit(1, "a", null, 1, 0).commit(2, "a", null, 2, 0).build());
+        assertThat(report.status()).isEqualTo(CheckReport.Status.UNKNOWN);
+        assertThat(report.note()).contains("no commit row carries a token");
+    }
+
+    @Test
+    @Timeout(10)
+    void anAcknowledgedAppendMissingFromTheLogIsALostWrite() {
+        HistoryBuilder h = new HistoryBuilder()
+                .call(1, 1, "append", "a", 3L, null)
+                .invoke(2, 1, "append", "a", null).ok(2, 1, "append", "a", 4L, null);
+        var lostOk = h.last();
+        h.invoke(3, 1, "append", "a", null).info(3, 1, "append", "a", "timeout")   // unknown: may be absent
+                .commit(1, "a", 3L, 1, 1);
+        CheckReport report = check.check(h.build());
+        assertThat(report.anomalies()).singleElement().satisfies(a -> {
+            assertThat(a.kind()).isEqualTo(AnomalyKind.LOST_WRITE);
+            assertThat(a.resource()).isEqualTo("a");
+            assertThat(a.description()).isEqualTo("append by process 2 (op 1, token 4) was acknowledged but has no "
+                    + "row in the log");
+            assertThat(a.events()).hasSize(2).contains(lostOk);
+        });
+        assertThat(report.figures()).containsEntry("lost", 1L).containsEntry("out-of-order", 0L);
     }
 }
