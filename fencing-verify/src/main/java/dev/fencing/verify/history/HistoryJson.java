@@ -77,14 +77,14 @@ public final class HistoryJson {
         }
         String type = text(node, "type", true);
         return switch (type) {
-            case "invoke", "ok", "fail", "info" -> new Op(OpType.fromJson(type), (int) number(node, "process"),
+            case "invoke", "ok", "fail", "info" -> new Op(OpType.fromJson(type), process(node),
                     number(node, "index"), text(node, "f", true), text(node, "resource", false),
                     optionalNumber(node, "token"), value(node.get("value")), text(node, "reason", false),
                     number(node, "wall"), number(node, "mono"));
             case "nemesis" -> new NemesisEvent(text(node, "f", true), text(node, "nemesis", true),
                     text(node, "target", false), number(node, "wall"), number(node, "mono"));
             case "commit" -> new CommitRow(number(node, "seq"), text(node, "resource", true),
-                    optionalNumber(node, "token"), (int) number(node, "process"), number(node, "op"));
+                    optionalNumber(node, "token"), process(node), number(node, "op"));
             default -> throw new IllegalArgumentException("unknown type '" + type + "'");
         };
     }
@@ -140,6 +140,15 @@ public final class HistoryJson {
             throw new IllegalArgumentException("'" + field + "' must be a string, was " + value);
         }
         return value.stringValue();
+    }
+
+    /** The process number: an int, not cut down from a larger number (which could merge two processes). */
+    private static int process(JsonNode node) {
+        long process = number(node, "process");
+        if (process != (int) process) {
+            throw new IllegalArgumentException("'process' out of range, was " + process);
+        }
+        return (int) process;
     }
 
     private static long number(JsonNode node, String field) {

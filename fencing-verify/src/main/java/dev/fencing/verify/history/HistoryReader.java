@@ -5,12 +5,18 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Reads a history file written by {@link HistoryWriter}. Blank lines are skipped. A last line without its line
  * break that does not parse is what a killed writer leaves: it is dropped and counted in
- * {@link History#truncatedLines()}. Any other unreadable line is an error naming its line number.
+ * {@link History#truncatedLines()}. Any other unreadable line is an error naming its line number, and so is an
+ * operation event that contradicts the others: a second invocation or a second completion of one
+ * {@code (process, index)}, or a completion whose operation was never invoked (the checks pair events by that key,
+ * so such a line would silently replace or hide an outcome).
  */
 public final class HistoryReader {
 
@@ -30,6 +36,8 @@ public final class HistoryReader {
     /** The history in {@code text}, the content of a history file. */
     public static History parse(String text) {
         List<HistoryEvent> events = new ArrayList<>();
+        Map<List<Long>, Integer> invoked = new HashMap<>();
+        Map<List<Long>, Integer> completed = new LinkedHashMap<>();
         int truncated = 0;
         String[] lines = text.split("\n", -1);
         for (int i = 0; i < lines.length; i++) {
@@ -38,14 +46,32 @@ public final class HistoryReader {
                 continue;
             }
             boolean lastWithoutBreak = i == lines.length - 1;
+            HistoryEvent event;
             try {
-                events.add(HistoryJson.fromLine(line));
+                event = HistoryJson.fromLine(line);
             } catch (IllegalArgumentException e) {
                 if (lastWithoutBreak) {
                     truncated++;
                     continue;
                 }
                 throw new IllegalArgumentException("history line " + (i + 1) + ": " + e.getMessage(), e);
+            }
+            if (event instanceof Op op) {
+                Map<List<Long>, Integer> seen = op.type().isCompletion() ? completed : invoked;
+                Integer earlier = seen.putIfAbsent(List.of((long) op.process(), op.index()), i + 1);
+                if (earlier != null) {
+                    throw new IllegalArgumentException("history line " + (i + 1) + ": a second "
+                            + (op.type().isCompletion() ? "completion" : "invocation") + " of process "
+                            + op.process() + " op " + op.index() + " (the first is on line " + earlier + ")");
+                }
+            }
+            events.add(event);
+        }
+        for (Map.Entry<List<Long>, Integer> completion : completed.entrySet()) {
+            if (!invoked.containsKey(completion.getKey())) {
+                throw new IllegalArgumentException("history line " + completion.getValue() + ": a completion of "
+                        + "process " + completion.getKey().get(0) + " op " + completion.getKey().get(1)
+                        + " that was never invoked");
             }
         }
         return new History(events, truncated);

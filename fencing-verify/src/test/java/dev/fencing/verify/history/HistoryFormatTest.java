@@ -1,6 +1,7 @@
 package dev.fencing.verify.history;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -125,5 +126,36 @@ class HistoryFormatTest {
         assertThatThrownBy(() -> HistoryReader.parse(line + "\n{oops\n"))
                 .as("a complete last line (with its line break) is not a truncated one")
                 .hasMessageStartingWith("history line 2: ");
+    }
+
+    @Test
+    @Timeout(10)
+    void anOperationEventThatContradictsTheOthersIsAnErrorWithItsLineNumber() {
+        String invoke = HistoryJson.toLine(new Op(OpType.INVOKE, 1, 0, "add", "set", null, 1L, null, 1L, 1L));
+        String ok = HistoryJson.toLine(new Op(OpType.OK, 1, 0, "add", "set", 5L, 1L, null, 2L, 2L));
+        String fail = HistoryJson.toLine(new Op(OpType.FAIL, 1, 0, "add", "set", 5L, 1L, "stale", 3L, 3L));
+        // a later fail of the same operation would replace its ok (and hide a lost write)
+        assertThatThrownBy(() -> HistoryReader.parse(invoke + "\n" + ok + "\n" + fail + "\n"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("history line 3: a second completion of process 1 op 0 (the first is on line 2)");
+        assertThatThrownBy(() -> HistoryReader.parse(invoke + "\n" + invoke + "\n" + ok + "\n"))
+                .hasMessage("history line 2: a second invocation of process 1 op 0 (the first is on line 1)");
+        // an ok without its invocation would be left out of the issuer check (a duplicate grant hidden)
+        assertThatThrownBy(() -> HistoryReader.parse(invoke + "\n" + ok + "\n"
+                + ok.replace("\"process\":1", "\"process\":2") + "\n"))
+                .hasMessage("history line 3: a completion of process 2 op 0 that was never invoked");
+        assertThat(HistoryReader.parse(invoke + "\n" + ok + "\n").ops()).hasSize(2);
+    }
+
+    @Test
+    @Timeout(10)
+    void aProcessNumberBeyondAnIntIsAnErrorNotAnotherProcess() {
+        // 4294967297 cut to an int is 1: two processes' grants of one token would look like one holder's
+        assertThatThrownBy(() -> HistoryJson.fromLine("{\"type\":\"ok\",\"process\":4294967297,\"index\":0,"
+                + "\"f\":\"acquire\",\"resource\":\"r\",\"token\":5,\"wall\":1,\"mono\":1}"))
+                .hasMessageContaining("'process' out of range, was 4294967297");
+        assertThatThrownBy(() -> HistoryJson.fromLine("{\"type\":\"commit\",\"seq\":1,\"resource\":\"a\","
+                + "\"token\":1,\"process\":-4294967295,\"op\":0}"))
+                .hasMessageContaining("'process' out of range");
     }
 }
