@@ -23,6 +23,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.CharacterCodingException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.SQLException;
@@ -254,6 +255,10 @@ public final class Main implements Callable<Integer> {
             history = HistoryReader.read(check);
         } catch (IllegalArgumentException e) {
             throw invalid("Invalid value for option '--check': " + check + ": " + e.getMessage());
+        } catch (CharacterCodingException e) {
+            throw invalid("Invalid value for option '--check': " + check + ": not UTF-8 text");
+        } catch (IOException e) {
+            throw invalid("Invalid value for option '--check': " + check + ": cannot be read: " + e.getMessage());
         }
         CheckResult result = Checker.standard().check(history);
         Path dir = out != null ? out : check.toAbsolutePath().getParent();

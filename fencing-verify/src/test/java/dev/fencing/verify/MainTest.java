@@ -1,6 +1,7 @@
 package dev.fencing.verify;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.PrintWriter;
@@ -103,6 +104,34 @@ class MainTest {
         Path bad = Files.writeString(dir.resolve("bad.jsonl"), "{oops\n{}\n");
         assertBad("history line 1", "--check", bad.toString());
         assertBad("either --check or --workload", "--check", bad.toString(), "--workload", "counter");
+    }
+
+    @Test
+    @Timeout(30)
+    void aHistoryThatIsNotUtf8ExitsTwoNotOne(@TempDir Path dir) throws Exception {
+        // exit 1 means "anomalies found": an unreadable file must not say that (nor print a stack trace)
+        Path latin1 = Files.write(dir.resolve("latin1.jsonl"),
+                "{\"type\":\"commit\",\"seq\":1,\"resource\":\"caf\u00e9\",\"token\":1,\"process\":1,\"op\":0}\n"
+                        .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+        assertBad("latin1.jsonl: not UTF-8 text", "--check", latin1.toString());
+    }
+
+    @Test
+    @Timeout(30)
+    void aHistoryWithTwoOutcomesForOneOperationExitsTwo(@TempDir Path dir) throws Exception {
+        // the add's fail line would have replaced its ok: the lost write hidden, the verdict valid
+        Path twice = Files.writeString(dir.resolve("twice.jsonl"), String.join("\n",
+                "{\"type\":\"invoke\",\"process\":1,\"index\":0,\"f\":\"add\",\"resource\":\"set\",\"value\":1,"
+                        + "\"wall\":1,\"mono\":1}",
+                "{\"type\":\"ok\",\"process\":1,\"index\":0,\"f\":\"add\",\"resource\":\"set\",\"value\":1,"
+                        + "\"wall\":2,\"mono\":2}",
+                "{\"type\":\"fail\",\"process\":1,\"index\":0,\"f\":\"add\",\"resource\":\"set\",\"value\":1,"
+                        + "\"wall\":3,\"mono\":3}",
+                "{\"type\":\"invoke\",\"process\":0,\"index\":0,\"f\":\"read\",\"resource\":\"set\",\"wall\":4,"
+                        + "\"mono\":4}",
+                "{\"type\":\"ok\",\"process\":0,\"index\":0,\"f\":\"read\",\"resource\":\"set\",\"value\":[],"
+                        + "\"wall\":5,\"mono\":5}", ""));
+        assertBad("history line 3: a second completion of process 1 op 0", "--check", twice.toString());
     }
 
     private void assertBad(String message, String... args) {
