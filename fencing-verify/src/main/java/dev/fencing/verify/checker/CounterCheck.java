@@ -15,7 +15,8 @@ import java.util.Optional;
  * must lie in [acknowledged, acknowledged + unknown] increments, where acknowledged are the ok increments and
  * unknown the info ones and those that never completed (failed increments did not apply). A value below the range
  * means acknowledged increments were lost, above it increments applied that nobody made; either is a
- * {@link AnomalyKind#COUNTER_OUT_OF_RANGE} reporting the range. No ok read: {@code unknown}.
+ * {@link AnomalyKind#COUNTER_OUT_OF_RANGE} reporting the range. No ok read, or one whose value is not an integer:
+ * {@code unknown}.
  */
 public final class CounterCheck implements Check {
 
@@ -69,7 +70,8 @@ public final class CounterCheck implements Check {
         }
         CheckReport.Status status = unread.isEmpty() || !anomalies.isEmpty()
                 ? CheckReport.Status.CHECKED : CheckReport.Status.UNKNOWN;
-        String note = unread.isEmpty() ? anomalies.size() + " resource(s) out of range" : "no final read for " + unread;
+        String note = unread.isEmpty() ? anomalies.size() + " resource(s) out of range"
+                : "no final read (ok, with an integer value) for " + unread;
         return new CheckReport(name(), status, note, anomalies, figures);
     }
 }

@@ -50,8 +50,8 @@ public record Op(OpType type, int process, long index, String f, String resource
         return new Op(completion, process, index, f, resource, token, value, reason, wall, mono);
     }
 
-    /** {@link #value()} as a long, or null when it is not an integral number. */
+    /** {@link #value()} as a long, or null when it is not an integral number (a 2.5 is not rounded down to 2). */
     public Long longValue() {
-        return value instanceof Number n ? n.longValue() : null;
+        return value instanceof Long n ? n : null;
     }
 }

@@ -1,6 +1,9 @@
 package dev.fencing.verify.checker;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -48,6 +51,17 @@ class CounterCheckTest {
     @Test
     void withoutAFinalReadTheCounterCannotBeJudged() {
         assertThat(check.check(increments().build()).status()).isEqualTo(CheckReport.Status.UNKNOWN);
+    }
+
+    @Test
+    @Timeout(10)
+    void aFinalReadThatIsNotAnIntegerCannotBeJudged() {
+        // 5.5 rounded down to 5 would be in [3, 5]; a read of "4" or [4] is no counter value either
+        for (Object value : List.of(5.5, "4", List.of(4L), true)) {
+            CheckReport report = check.check(increments().call(1, 1, "read", "c", null, value).build());
+            assertThat(report.status()).as("final " + value).isEqualTo(CheckReport.Status.UNKNOWN);
+            assertThat(report.note()).isEqualTo("no final read (ok, with an integer value) for [c]");
+        }
     }
 
     @Test
