@@ -12,6 +12,11 @@ public enum AnomalyKind {
      * {@code append} that completed ok has no row in the log.
      */
     LOST_WRITE,
+    /**
+     * lock-set, token order: a write that completed {@code fail} (it certainly did not take effect: refused as
+     * stale, or failed before its statement ran) is in the final read or the log all the same.
+     */
+    FAILED_WRITE_APPLIED,
     /** counter: the final value is outside [acknowledged, acknowledged + unknown] increments. */
     COUNTER_OUT_OF_RANGE,
     /** store commit order: a write with a lower token was applied after one with a higher token. */

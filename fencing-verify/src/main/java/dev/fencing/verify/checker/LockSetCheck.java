@@ -16,8 +16,9 @@ import java.util.Set;
 /**
  * The {@code lock-set} workload: every {@code add x} that completed ok must be in the final {@code read} of the
  * set (the last ok read of the resource, whose value is the list of elements). Each acknowledged element missing
- * from it is a {@link AnomalyKind#LOST_WRITE} listing the add's events. Adds that failed or are unknown may be
- * present or absent. A resource with adds but no ok read cannot be judged: {@code unknown}.
+ * from it is a {@link AnomalyKind#LOST_WRITE} listing the add's events. Adds that are unknown may be
+ * present or absent, but an add that failed (it certainly did not apply) and is in the final read is a
+ * {@link AnomalyKind#FAILED_WRITE_APPLIED}. A resource with adds but no ok read cannot be judged: {@code unknown}.
  */
 public final class LockSetCheck implements Check {
 
@@ -53,6 +54,15 @@ public final class LockSetCheck implements Check {
             Set<Object> present = new HashSet<>(elements);
             Set<Object> seen = new LinkedHashSet<>();
             for (Operations.Operation add : entry.getValue()) {
+                if (add.outcome() == OpType.FAIL && add.invoke() != null
+                        && present.contains(add.invoke().value())) {
+                    anomalies.add(new Anomaly(AnomalyKind.FAILED_WRITE_APPLIED, resource,
+                            "add " + add.invoke().value() + " by process " + add.last().process() + " (op "
+                                    + add.last().index() + ") failed (" + add.completion().reason()
+                                    + ") but is in the final read (process " + read.get().process() + ", op "
+                                    + read.get().index() + ")",
+                            add.events()));
+                }
                 if (add.outcome() != OpType.OK) {
                     continue;
                 }

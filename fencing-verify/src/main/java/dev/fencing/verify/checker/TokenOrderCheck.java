@@ -19,7 +19,8 @@ import java.util.Set;
  * write applied after a write with a higher token is a {@link AnomalyKind#STALE_WRITE_APPLIED}; a write applied
  * under the same token as an earlier write of another process is a {@link AnomalyKind#DUPLICATE_WRITE_APPLIED}.
  * Each anomaly lists both rows and the completions of the operations that made them, when the history has them.
- * An {@code append} that completed ok whose row is not in the log is a {@link AnomalyKind#LOST_WRITE}. Rows without
+ * An {@code append} that completed ok whose row is not in the log is a {@link AnomalyKind#LOST_WRITE}; one that
+ * completed fail whose row is in it, a {@link AnomalyKind#FAILED_WRITE_APPLIED}. Rows without
  * a token are skipped. The log is the evidence: a resource with acknowledged appends but no commit row, or a log
  * with no row carrying a token, cannot be judged ({@code unknown}); a history with neither appends nor commit rows
  * is not applicable.
@@ -35,9 +36,12 @@ public final class TokenOrderCheck implements Check {
     public CheckReport check(History history) {
         List<CommitRow> rows = history.commits();
         Map<String, List<Operations.Operation>> appends = new LinkedHashMap<>();
+        List<Operations.Operation> failed = new ArrayList<>();
         for (Operations.Operation operation : Operations.of(history)) {
             if ("append".equals(operation.f()) && operation.outcome() == OpType.OK) {
                 appends.computeIfAbsent(operation.resource(), r -> new ArrayList<>()).add(operation);
+            } else if ("append".equals(operation.f()) && operation.outcome() == OpType.FAIL) {
+                failed.add(operation);
             }
         }
         if (rows.isEmpty() && appends.isEmpty()) {
@@ -75,11 +79,14 @@ public final class TokenOrderCheck implements Check {
         }
         long outOfOrder = anomalies.size();
         List<String> unread = lostAppends(rows, appends, anomalies);
+        long lost = anomalies.size() - outOfOrder;
+        failedApplied(rows, failed, completions, anomalies);
         Map<String, Object> figures = new LinkedHashMap<>();
         figures.put("rows", (long) rows.size());
         figures.put("rows-with-token", checked);
         figures.put("out-of-order", outOfOrder);
-        figures.put("lost", anomalies.size() - outOfOrder);
+        figures.put("lost", lost);
+        figures.put("failed-but-applied", anomalies.size() - outOfOrder - lost);
         if (!unread.isEmpty()) {
             figures.put("resources-without-commit-rows", unread);
         }
@@ -123,6 +130,23 @@ public final class TokenOrderCheck implements Check {
             }
         }
         return unread;
+    }
+
+    /** Adds a failed-write-applied for each row written by an append that completed fail. */
+    private static void failedApplied(List<CommitRow> rows, List<Operations.Operation> failed,
+                                      Map<List<Long>, Op> completions, List<Anomaly> anomalies) {
+        if (failed.isEmpty()) {
+            return;
+        }
+        for (CommitRow row : rows) {
+            Op completion = completions.get(List.of((long) row.process(), row.op()));
+            if (completion != null && completion.type() == OpType.FAIL && "append".equals(completion.f())) {
+                anomalies.add(new Anomaly(AnomalyKind.FAILED_WRITE_APPLIED, row.resource(),
+                        "append by process " + row.process() + " (op " + row.op() + ", token " + row.token()
+                                + ") failed (" + completion.reason() + ") but is in the log (seq " + row.seq() + ")",
+                        List.of(row, completion)));
+            }
+        }
     }
 
     private static List<HistoryEvent> events(CommitRow first, CommitRow second, Map<List<Long>, Op> completions) {

@@ -37,6 +37,10 @@ class CheckerTest {
     void eachAnomalyMakesTheHistoryInvalid() {
         assertInvalid(new HistoryBuilder().call(1, 0, "add", "s", 1L, 1L).call(2, 0, "read", "s", null, List.of()),
                 AnomalyKind.LOST_WRITE);
+        assertInvalid(new HistoryBuilder().invoke(1, 0, "add", "s", 1L).fail(1, 0, "add", "s", "stale")
+                .call(2, 0, "read", "s", null, List.of(1L)), AnomalyKind.FAILED_WRITE_APPLIED);
+        assertInvalid(new HistoryBuilder().call(1, 0, "append", "a", 1L, null).call(1, 1, "append", "a", 1L, null)
+                .commit(1, "a", 1L, 1, 0), AnomalyKind.LOST_WRITE);
         assertInvalid(new HistoryBuilder().call(1, 0, "increment", "c", 1L, null).call(2, 0, "read", "c", null, 0L),
                 AnomalyKind.COUNTER_OUT_OF_RANGE);
         assertInvalid(new HistoryBuilder().commit(1, "a", 2L, 1, 0).commit(2, "a", 1L, 2, 0),

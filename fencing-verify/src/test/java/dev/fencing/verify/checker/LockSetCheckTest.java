@@ -1,6 +1,7 @@
 package dev.fencing.verify.checker;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.util.List;
 
@@ -43,6 +44,26 @@ class LockSetCheckTest {
             assertThat(a.events()).hasSize(2).contains(lostOk);
         });
         assertThat(report.figures()).containsEntry("lost", 1L);
+    }
+
+    @Test
+    @Timeout(10)
+    void aFailedAddInTheFinalReadIsAFailedWriteApplied() {
+        // fail means it certainly did not apply (refused as stale): its element in the set means it did
+        HistoryBuilder h = new HistoryBuilder()
+                .call(1, 0, "add", "set", 5L, 1L)
+                .invoke(2, 0, "add", "set", 2L).fail(2, 0, "add", "set", "stale: max_seen 5");
+        var refused = h.last();
+        h.invoke(3, 0, "add", "set", 3L).info(3, 0, "add", "set", "timeout")    // unknown: may be there
+                .call(0, 0, "read", "set", null, List.of(1L, 2L, 3L));
+        CheckReport report = check.check(h.build());
+        assertThat(report.anomalies()).singleElement().satisfies(a -> {
+            assertThat(a.kind()).isEqualTo(AnomalyKind.FAILED_WRITE_APPLIED);
+            assertThat(a.resource()).isEqualTo("set");
+            assertThat(a.description()).isEqualTo("add 2 by process 2 (op 0) failed (stale: max_seen 5) but is in "
+                    + "the final read (process 0, op 0)");
+            assertThat(a.events()).hasSize(2).contains(refused);
+        });
     }
 
     @Test

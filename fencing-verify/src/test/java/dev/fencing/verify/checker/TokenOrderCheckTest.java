@@ -54,6 +54,25 @@ class TokenOrderCheckTest {
     }
 
     @Test
+    @Timeout(10)
+    void aFailedAppendInTheLogIsAFailedWriteApplied() {
+        HistoryBuilder h = new HistoryBuilder()
+                .call(1, 1, "append", "a", 5L, null)
+                .invoke(2, 1, "append", "a", null).fail(2, 1, "append", "a", "stale: max_seen 5");
+        var refused = h.last();
+        h.invoke(3, 1, "append", "a", null).fail(3, 1, "append", "a", "stale")    // refused and absent: fine
+                .commit(1, "a", 5L, 1, 1).commit(2, "a", 6L, 2, 1);
+        CheckReport report = check.check(h.build());
+        assertThat(report.anomalies()).singleElement().satisfies(a -> {
+            assertThat(a.kind()).isEqualTo(AnomalyKind.FAILED_WRITE_APPLIED);
+            assertThat(a.description()).isEqualTo("append by process 2 (op 1, token 6) failed (stale: max_seen 5) "
+                    + "but is in the log (seq 2)");
+            assertThat(a.events()).containsExactly(new CommitRow(2, "a", 6L, 2, 1), refused);
+        });
+        assertThat(report.figures()).containsEntry("failed-but-applied", 1L).containsEntry("lost", 0L);
+    }
+
+    @Test
     void aHistoryWithoutAppendsOrCommitRowsIsNotApplicable() {
         assertThat(check.check(new HistoryBuilder().call(1, 0, "acquire", "a", 1L, null).build()).status())
                 .isEqualTo(CheckReport.Status.NOT_APPLICABLE);
