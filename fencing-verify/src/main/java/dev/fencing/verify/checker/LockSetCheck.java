@@ -58,8 +58,8 @@ public final class LockSetCheck implements Check {
                         && present.contains(add.invoke().value())) {
                     anomalies.add(new Anomaly(AnomalyKind.FAILED_WRITE_APPLIED, resource,
                             "add " + add.invoke().value() + " by process " + add.last().process() + " (op "
-                                    + add.last().index() + ") failed (" + add.completion().reason()
-                                    + ") but is in the final read (process " + read.get().process() + ", op "
+                                    + add.last().index() + ") failed" + because(add.completion().reason())
+                                    + " but is in the final read (process " + read.get().process() + ", op "
                                     + read.get().index() + ")",
                             add.events()));
                 }
@@ -88,5 +88,10 @@ public final class LockSetCheck implements Check {
         String note = unread.isEmpty() ? lost + " of " + acknowledged + " acknowledged adds lost"
                 : "no final read for " + unread;
         return new CheckReport(name(), status, note, anomalies, figures);
+    }
+
+    /** " (reason)", or nothing when the completion gave none. */
+    static String because(String reason) {
+        return reason == null ? "" : " (" + reason + ")";
     }
 }

@@ -143,7 +143,8 @@ public final class TokenOrderCheck implements Check {
             if (completion != null && completion.type() == OpType.FAIL && "append".equals(completion.f())) {
                 anomalies.add(new Anomaly(AnomalyKind.FAILED_WRITE_APPLIED, row.resource(),
                         "append by process " + row.process() + " (op " + row.op() + ", token " + row.token()
-                                + ") failed (" + completion.reason() + ") but is in the log (seq " + row.seq() + ")",
+                                + ") failed" + LockSetCheck.because(completion.reason()) + " but is in the log (seq "
+                                + row.seq() + ")",
                         List.of(row, completion)));
             }
         }

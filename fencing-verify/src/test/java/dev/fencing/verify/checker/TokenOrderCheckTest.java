@@ -61,15 +61,17 @@ class TokenOrderCheckTest {
                 .invoke(2, 1, "append", "a", null).fail(2, 1, "append", "a", "stale: max_seen 5");
         var refused = h.last();
         h.invoke(3, 1, "append", "a", null).fail(3, 1, "append", "a", "stale")    // refused and absent: fine
-                .commit(1, "a", 5L, 1, 1).commit(2, "a", 6L, 2, 1);
+                .invoke(4, 1, "append", "a", null).fail(4, 1, "append", "a", null)     // no reason given
+                .commit(1, "a", 5L, 1, 1).commit(2, "a", 6L, 2, 1).commit(3, "a", 7L, 4, 1);
         CheckReport report = check.check(h.build());
-        assertThat(report.anomalies()).singleElement().satisfies(a -> {
-            assertThat(a.kind()).isEqualTo(AnomalyKind.FAILED_WRITE_APPLIED);
-            assertThat(a.description()).isEqualTo("append by process 2 (op 1, token 6) failed (stale: max_seen 5) "
-                    + "but is in the log (seq 2)");
-            assertThat(a.events()).containsExactly(new CommitRow(2, "a", 6L, 2, 1), refused);
-        });
-        assertThat(report.figures()).containsEntry("failed-but-applied", 1L).containsEntry("lost", 0L);
+        assertThat(report.anomalies()).hasSize(2).allSatisfy(a ->
+                assertThat(a.kind()).isEqualTo(AnomalyKind.FAILED_WRITE_APPLIED));
+        assertThat(report.anomalies().get(0).description()).isEqualTo("append by process 2 (op 1, token 6) failed "
+                + "(stale: max_seen 5) but is in the log (seq 2)");
+        assertThat(report.anomalies().get(0).events()).containsExactly(new CommitRow(2, "a", 6L, 2, 1), refused);
+        assertThat(report.anomalies().get(1).description())
+                .isEqualTo("append by process 4 (op 1, token 7) failed but is in the log (seq 3)");
+        assertThat(report.figures()).containsEntry("failed-but-applied", 2L).containsEntry("lost", 0L);
     }
 
     @Test
