@@ -80,12 +80,14 @@ public final class LockSetCheck implements Check {
         }
         figures.put("acknowledged-adds", acknowledged);
         figures.put("lost", lost);
+        figures.put("failed-but-applied", anomalies.size() - lost);
         if (!unread.isEmpty()) {
             figures.put("resources-without-final-read", unread);
         }
         CheckReport.Status status = unread.isEmpty() || !anomalies.isEmpty()
                 ? CheckReport.Status.CHECKED : CheckReport.Status.UNKNOWN;
         String note = unread.isEmpty() ? lost + " of " + acknowledged + " acknowledged adds lost"
+                + (anomalies.size() > lost ? ", " + (anomalies.size() - lost) + " failed adds applied" : "")
                 : "no final read for " + unread;
         return new CheckReport(name(), status, note, anomalies, figures);
     }

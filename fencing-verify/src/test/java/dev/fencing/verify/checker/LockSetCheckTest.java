@@ -64,6 +64,8 @@ class LockSetCheckTest {
                     + "the final read (process 0, op 0)");
             assertThat(a.events()).hasSize(2).contains(refused);
         });
+        assertThat(report.figures()).containsEntry("lost", 0L).containsEntry("failed-but-applied", 1L);
+        assertThat(report.note()).isEqualTo("0 of 1 acknowledged adds lost, 1 failed adds applied");
     }
 
     @Test
