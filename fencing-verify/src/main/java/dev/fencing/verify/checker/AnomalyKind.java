@@ -9,7 +9,8 @@ import java.util.Locale;
 public enum AnomalyKind {
     /**
      * lock-set: an {@code add} that completed ok is missing from the final read of the set; token order: an
-     * {@code append} that completed ok has no row in the log.
+     * {@code append} that completed ok has no row in the log; counter: two increments that completed ok wrote the
+     * same value.
      */
     LOST_WRITE,
     /**

@@ -65,6 +65,31 @@ class CounterCheckTest {
     }
 
     @Test
+    @Timeout(10)
+    void twoAcknowledgedIncrementsThatWroteTheSameValueAreALostWriteEvenInRange() {
+        // processes 1 and 2 both read 0 and wrote 1 (a lost update); process 3's increment timed out but applied
+        // (wrote 2): the final 2 is inside [2, 3], yet one acknowledged increment was overwritten
+        HistoryBuilder h = new HistoryBuilder()
+                .invoke(1, 1, "increment", "c", null).invoke(2, 1, "increment", "c", null)
+                .ok(1, 1, "increment", "c", 4L, 1L);
+        var first = h.last();
+        h.ok(2, 1, "increment", "c", 5L, 1L);
+        var second = h.last();
+        h.invoke(3, 1, "increment", "c", null).info(3, 1, "increment", "c", "timeout")
+                .call(4, 1, "increment", "other", 1L, 1L)                     // another counter: its own values
+                .call(0, 0, "read", "c", null, 2L).call(0, 1, "read", "other", null, 1L);
+        CheckReport report = check.check(h.build());
+        assertThat(report.anomalies()).singleElement().satisfies(a -> {
+            assertThat(a.kind()).isEqualTo(AnomalyKind.LOST_WRITE);
+            assertThat(a.resource()).isEqualTo("c");
+            assertThat(a.description()).isEqualTo("increments by process 1 (op 1) and process 2 (op 1) both wrote 1: "
+                    + "one acknowledged increment overwrote the other");
+            assertThat(a.events()).containsExactly(first, second);
+        });
+        assertThat(report.note()).isEqualTo("0 resource(s) out of range, 1 acknowledged increments overwritten");
+    }
+
+    @Test
     void aHistoryWithoutIncrementsIsNotApplicable() {
         assertThat(check.check(new HistoryBuilder().build()).status()).isEqualTo(CheckReport.Status.NOT_APPLICABLE);
     }
