@@ -16,7 +16,8 @@ import java.util.Map;
  * {@link History#truncatedLines()}. Any other unreadable line is an error naming its line number, and so is an
  * operation event that contradicts the others: a second invocation or a second completion of one
  * {@code (process, index)}, or a completion whose operation was never invoked (the checks pair events by that key,
- * so such a line would silently replace or hide an outcome).
+ * so such a line would silently replace or hide an outcome), a completion whose monotonic time is before its
+ * invocation's (the checks order events by it), or a second commit row with one {@code seq}.
  */
 public final class HistoryReader {
 
@@ -38,6 +39,8 @@ public final class HistoryReader {
         List<HistoryEvent> events = new ArrayList<>();
         Map<List<Long>, Integer> invoked = new HashMap<>();
         Map<List<Long>, Integer> completed = new LinkedHashMap<>();
+        Map<List<Long>, Op> ops = new HashMap<>();            // key and invoke or completion -> the event
+        Map<Long, Integer> seqs = new HashMap<>();
         int truncated = 0;
         String[] lines = text.split("\n", -1);
         for (int i = 0; i < lines.length; i++) {
@@ -64,6 +67,13 @@ public final class HistoryReader {
                             + (op.type().isCompletion() ? "completion" : "invocation") + " of process "
                             + op.process() + " op " + op.index() + " (the first is on line " + earlier + ")");
                 }
+                ops.put(List.of((long) op.process(), op.index(), op.type().isCompletion() ? 1L : 0L), op);
+            } else if (event instanceof CommitRow row) {
+                Integer earlier = seqs.putIfAbsent(row.seq(), i + 1);
+                if (earlier != null) {
+                    throw new IllegalArgumentException("history line " + (i + 1) + ": a second commit row with seq "
+                            + row.seq() + " (the first is on line " + earlier + ")");
+                }
             }
             events.add(event);
         }
@@ -72,6 +82,13 @@ public final class HistoryReader {
                 throw new IllegalArgumentException("history line " + completion.getValue() + ": a completion of "
                         + "process " + completion.getKey().get(0) + " op " + completion.getKey().get(1)
                         + " that was never invoked");
+            }
+            Op invoke = ops.get(List.of(completion.getKey().get(0), completion.getKey().get(1), 0L));
+            Op done = ops.get(List.of(completion.getKey().get(0), completion.getKey().get(1), 1L));
+            if (done.mono() < invoke.mono()) {
+                throw new IllegalArgumentException("history line " + completion.getValue() + ": process "
+                        + done.process() + " op " + done.index() + " completed (mono " + done.mono()
+                        + ") before it was invoked (mono " + invoke.mono() + ")");
             }
         }
         return new History(events, truncated);

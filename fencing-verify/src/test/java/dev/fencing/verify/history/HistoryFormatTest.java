@@ -149,6 +149,21 @@ class HistoryFormatTest {
 
     @Test
     @Timeout(10)
+    void aCompletionBeforeItsInvocationOrATwiceUsedSeqIsAnError() {
+        // both events of one operation come from one JVM's monotonic clock: the reverse order means the times are
+        // not what the checks take them for (another clock, a hand-edit)
+        String invoke = HistoryJson.toLine(new Op(OpType.INVOKE, 1, 0, "acquire", "r", null, null, null, 1L, 50L));
+        String ok = HistoryJson.toLine(new Op(OpType.OK, 1, 0, "acquire", "r", 5L, null, null, 2L, 40L));
+        assertThatThrownBy(() -> HistoryReader.parse(invoke + "\n" + ok + "\n"))
+                .hasMessage("history line 2: process 1 op 0 completed (mono 40) before it was invoked (mono 50)");
+        String row = HistoryJson.toLine(new CommitRow(7, "a", 1L, 1, 0));
+        String again = HistoryJson.toLine(new CommitRow(7, "a", 2L, 2, 0));
+        assertThatThrownBy(() -> HistoryReader.parse(row + "\n" + again + "\n"))
+                .hasMessage("history line 2: a second commit row with seq 7 (the first is on line 1)");
+    }
+
+    @Test
+    @Timeout(10)
     void aProcessNumberBeyondAnIntIsAnErrorNotAnotherProcess() {
         // 4294967297 cut to an int is 1: two processes' grants of one token would look like one holder's
         assertThatThrownBy(() -> HistoryJson.fromLine("{\"type\":\"ok\",\"process\":4294967297,\"index\":0,"
