@@ -1,5 +1,6 @@
 package dev.fencing.verify.history;
 
+import tools.jackson.core.StreamReadFeature;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 import tools.jackson.databind.node.ArrayNode;
@@ -14,7 +15,9 @@ import java.util.List;
  */
 public final class HistoryJson {
 
-    private static final JsonMapper MAPPER = JsonMapper.builder().build();
+    /** A field given twice in one line is an error (the last one would win: an ok could silently become info). */
+    private static final JsonMapper MAPPER = JsonMapper.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
 
     private HistoryJson() {
     }

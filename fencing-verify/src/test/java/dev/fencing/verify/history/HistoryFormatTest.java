@@ -164,6 +164,16 @@ class HistoryFormatTest {
 
     @Test
     @Timeout(10)
+    void aFieldGivenTwiceInOneLineIsAnError() {
+        // with the last field winning, this ok add would be read as info: its loss no longer reported
+        assertThatThrownBy(() -> HistoryJson.fromLine("{\"type\":\"ok\",\"process\":1,\"index\":0,\"f\":\"add\","
+                + "\"value\":1,\"wall\":2,\"mono\":2,\"type\":\"info\"}"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not JSON")
+                .hasMessageContaining("Duplicate Object property \"type\"");
+    }
+
+    @Test
+    @Timeout(10)
     void aProcessNumberBeyondAnIntIsAnErrorNotAnotherProcess() {
         // 4294967297 cut to an int is 1: two processes' grants of one token would look like one holder's
         assertThatThrownBy(() -> HistoryJson.fromLine("{\"type\":\"ok\",\"process\":4294967297,\"index\":0,"
