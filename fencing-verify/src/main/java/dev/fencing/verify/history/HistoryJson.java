@@ -8,6 +8,7 @@ import tools.jackson.databind.node.ObjectNode;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The line format of docs/verification.md, both ways: an event to one line of JSON (fields that are null are left
@@ -18,6 +19,12 @@ public final class HistoryJson {
     /** A field given twice in one line is an error (the last one would win: an ok could silently become info). */
     private static final JsonMapper MAPPER = JsonMapper.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
+
+    /** The fields of each kind of line: any other is a typo that would silently drop a value (a token). */
+    private static final Set<String> OP_FIELDS = Set.of("type", "process", "index", "f", "resource", "token",
+            "value", "reason", "wall", "mono");
+    private static final Set<String> NEMESIS_FIELDS = Set.of("type", "f", "nemesis", "target", "wall", "mono");
+    private static final Set<String> COMMIT_FIELDS = Set.of("type", "seq", "resource", "token", "process", "op");
 
     private HistoryJson() {
     }
@@ -79,6 +86,17 @@ public final class HistoryJson {
             throw new IllegalArgumentException("not a JSON object");
         }
         String type = text(node, "type", true);
+        Set<String> known = switch (type) {
+            case "invoke", "ok", "fail", "info" -> OP_FIELDS;
+            case "nemesis" -> NEMESIS_FIELDS;
+            case "commit" -> COMMIT_FIELDS;
+            default -> throw new IllegalArgumentException("unknown type '" + type + "'");
+        };
+        for (String field : node.propertyNames()) {
+            if (!known.contains(field)) {
+                throw new IllegalArgumentException("unknown field '" + field + "' in a " + type + " event");
+            }
+        }
         return switch (type) {
             case "invoke", "ok", "fail", "info" -> new Op(OpType.fromJson(type), process(node),
                     number(node, "index"), text(node, "f", true), text(node, "resource", false),

@@ -174,6 +174,18 @@ class HistoryFormatTest {
 
     @Test
     @Timeout(10)
+    void anUnknownFieldIsAnError() {
+        // a misspelt token would leave this grant out of the issuer check (a duplicate grant unreported)
+        assertThatThrownBy(() -> HistoryJson.fromLine("{\"type\":\"ok\",\"process\":1,\"index\":0,"
+                + "\"f\":\"acquire\",\"resource\":\"r\",\"tokn\":5,\"wall\":2,\"mono\":2}"))
+                .hasMessage("unknown field 'tokn' in a ok event");
+        assertThatThrownBy(() -> HistoryJson.fromLine("{\"type\":\"commit\",\"seq\":1,\"resource\":\"a\","
+                + "\"token\":1,\"process\":1,\"op\":0,\"index\":0}"))
+                .hasMessage("unknown field 'index' in a commit event");
+    }
+
+    @Test
+    @Timeout(10)
     void aProcessNumberBeyondAnIntIsAnErrorNotAnotherProcess() {
         // 4294967297 cut to an int is 1: two processes' grants of one token would look like one holder's
         assertThatThrownBy(() -> HistoryJson.fromLine("{\"type\":\"ok\",\"process\":4294967297,\"index\":0,"
