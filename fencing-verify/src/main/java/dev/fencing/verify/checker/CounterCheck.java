@@ -19,8 +19,8 @@ import java.util.Optional;
  * means acknowledged increments were lost, above it increments applied that nobody made; either is a
  * {@link AnomalyKind#COUNTER_OUT_OF_RANGE} reporting the range. Each ok increment records the value it wrote: two
  * acknowledged increments of one counter that wrote the same value are a {@link AnomalyKind#LOST_WRITE} (one
- * overwrote the other), found even when unknown increments keep the final value in range. No ok read, or one whose value is not an integer:
- * {@code unknown}.
+ * overwrote the other), found even when unknown increments keep the final value in range. No ok read, or one whose
+ * value is not an integer: {@code unknown}.
  */
 public final class CounterCheck implements Check {
 
