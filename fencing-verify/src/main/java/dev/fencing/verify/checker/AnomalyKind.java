@@ -22,7 +22,10 @@ public enum AnomalyKind {
     COUNTER_OUT_OF_RANGE,
     /** store commit order: a write with a lower token was applied after one with a higher token. */
     STALE_WRITE_APPLIED,
-    /** store commit order: two processes' writes were applied under the same token. */
+    /**
+     * store commit order: two processes' writes were applied under the same token, or one operation's write was
+     * applied twice (its {@code (process, op)} is in two rows of the log).
+     */
     DUPLICATE_WRITE_APPLIED,
     /** issuer: two processes were granted the same token for one resource. */
     DUPLICATE_GRANT,

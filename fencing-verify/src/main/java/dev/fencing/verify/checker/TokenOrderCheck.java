@@ -17,13 +17,14 @@ import java.util.Set;
 /**
  * Token order at the store, from the store's own commit order ({@link CommitRow}s, by sequence) per resource: a
  * write applied after a write with a higher token is a {@link AnomalyKind#STALE_WRITE_APPLIED}; a write applied
- * under the same token as an earlier write of another process is a {@link AnomalyKind#DUPLICATE_WRITE_APPLIED}.
+ * under the same token as an earlier write of another process is a {@link AnomalyKind#DUPLICATE_WRITE_APPLIED}, and
+ * so is a second row of one operation {@code (process, op)} (one write applied twice, whatever its tokens).
  * Each anomaly lists both rows and the completions of the operations that made them, when the history has them.
  * An {@code append} that completed ok whose row is not in the log is a {@link AnomalyKind#LOST_WRITE}; one that
- * completed fail whose row is in it, a {@link AnomalyKind#FAILED_WRITE_APPLIED}. Rows without
- * a token are skipped. The log is the evidence: a resource with acknowledged appends but no commit row, or a log
- * with no row carrying a token, cannot be judged ({@code unknown}); a history with neither appends nor commit rows
- * is not applicable.
+ * completed fail whose row is in it, a {@link AnomalyKind#FAILED_WRITE_APPLIED}. Rows without a token are skipped
+ * in the token comparisons. The log is the evidence: a resource with acknowledged appends but no commit row, or a
+ * log with no row carrying a token, cannot be judged ({@code unknown}); a history with neither appends nor commit
+ * rows is not applicable.
  */
 public final class TokenOrderCheck implements Check {
 
@@ -81,12 +82,20 @@ public final class TokenOrderCheck implements Check {
         List<String> unread = lostAppends(rows, appends, anomalies);
         long lost = anomalies.size() - outOfOrder;
         failedApplied(rows, failed, completions, anomalies);
+        long failedButApplied = anomalies.size() - outOfOrder - lost;
+        Map<List<Long>, Operations.Operation> byKey = new HashMap<>();
+        for (Operations.Operation operation : Operations.of(history)) {
+            Op last = operation.last();
+            byKey.put(List.of((long) last.process(), last.index()), operation);
+        }
+        appliedTwice(rows, byKey, anomalies);
         Map<String, Object> figures = new LinkedHashMap<>();
         figures.put("rows", (long) rows.size());
         figures.put("rows-with-token", checked);
         figures.put("out-of-order", outOfOrder);
         figures.put("lost", lost);
-        figures.put("failed-but-applied", anomalies.size() - outOfOrder - lost);
+        figures.put("failed-but-applied", failedButApplied);
+        figures.put("applied-twice", anomalies.size() - outOfOrder - lost - failedButApplied);
         if (!unread.isEmpty()) {
             figures.put("resources-without-commit-rows", unread);
         }
@@ -148,6 +157,35 @@ public final class TokenOrderCheck implements Check {
                         List.of(row, completion)));
             }
         }
+    }
+
+    /**
+     * Adds a duplicate write for each row whose operation {@code (process, op)} already wrote an earlier row: one
+     * operation applied twice (a retried statement, a replayed message), whatever the tokens and resources.
+     */
+    private static void appliedTwice(List<CommitRow> rows, Map<List<Long>, Operations.Operation> operations,
+                                     List<Anomaly> anomalies) {
+        Map<List<Long>, CommitRow> first = new HashMap<>();
+        for (CommitRow row : rows) {
+            List<Long> key = List.of((long) row.process(), row.op());
+            CommitRow earlier = first.putIfAbsent(key, row);
+            if (earlier != null) {
+                List<HistoryEvent> events = new ArrayList<>(4);
+                events.add(earlier);
+                events.add(row);
+                Operations.Operation operation = operations.get(key);
+                if (operation != null) {
+                    events.addAll(operation.events());
+                }
+                anomalies.add(new Anomaly(AnomalyKind.DUPLICATE_WRITE_APPLIED, row.resource(),
+                        "append by process " + row.process() + " (op " + row.op() + ") applied twice: "
+                                + tokenAt(earlier) + " and " + tokenAt(row), events));
+            }
+        }
+    }
+
+    private static String tokenAt(CommitRow row) {
+        return (row.token() == null ? "no token" : "token " + row.token()) + " at seq " + row.seq();
     }
 
     private static List<HistoryEvent> events(CommitRow first, CommitRow second, Map<List<Long>, Op> completions) {

@@ -128,4 +128,31 @@ class TokenOrderCheckTest {
         });
         assertThat(report.figures()).containsEntry("lost", 1L).containsEntry("out-of-order", 0L);
     }
+    @Test
+    @Timeout(10)
+    void oneOperationInTwoRowsIsAWriteAppliedTwice() {
+        HistoryBuilder h = new HistoryBuilder()
+                .call(1, 1, "append", "a", 3L, null)
+                .call(2, 1, "append", "a", 4L, null)
+                .commit(1, "a", 3L, 1, 1)
+                .commit(2, "a", 4L, 2, 1)
+                .commit(3, "a", 4L, 2, 1);       // the same append applied again (a retried statement)
+        CheckReport report = check.check(h.build());
+        assertThat(report.anomalies()).singleElement().satisfies(a -> {
+            assertThat(a.kind()).isEqualTo(AnomalyKind.DUPLICATE_WRITE_APPLIED);
+            assertThat(a.resource()).isEqualTo("a");
+            assertThat(a.description()).isEqualTo("append by process 2 (op 1) applied twice: token 4 at seq 2 and "
+                    + "token 4 at seq 3");
+            assertThat(a.events()).startsWith(new CommitRow(2, "a", 4L, 2, 1), new CommitRow(3, "a", 4L, 2, 1))
+                    .hasSize(4);
+        });
+        assertThat(report.figures()).containsEntry("applied-twice", 1L).containsEntry("out-of-order", 0L);
+
+        // once more without a token in the rows, and across two resources: still one operation, two rows
+        CheckReport untokened = check.check(new HistoryBuilder()
+                .commit(1, "a", 5L, 1, 0).commit(2, "a", null, 1, 1).commit(3, "b", null, 1, 1).build());
+        assertThat(untokened.anomalies()).extracting(Anomaly::kind)
+                .containsExactly(AnomalyKind.DUPLICATE_WRITE_APPLIED);
+        assertThat(untokened.anomalies().get(0).description()).contains("seq 2").contains("seq 3");
+    }
 }
