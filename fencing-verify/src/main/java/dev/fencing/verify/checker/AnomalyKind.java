@@ -27,6 +27,11 @@ public enum AnomalyKind {
      * applied twice (its {@code (process, op)} is in two rows of the log).
      */
     DUPLICATE_WRITE_APPLIED,
+    /**
+     * store commit order: a row of the log carries a token other than the one the operation that wrote it recorded
+     * (on its invocation or its completion).
+     */
+    TOKEN_MISMATCH,
     /** issuer: two processes were granted the same token for one resource. */
     DUPLICATE_GRANT,
     /** issuer: a grant that began after another was acknowledged got a smaller token. */

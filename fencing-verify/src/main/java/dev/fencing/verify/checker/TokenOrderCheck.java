@@ -20,6 +20,8 @@ import java.util.Set;
  * under the same token as an earlier write of another process is a {@link AnomalyKind#DUPLICATE_WRITE_APPLIED}, and
  * so is a second row of one operation {@code (process, op)} (one write applied twice, whatever its tokens).
  * Each anomaly lists both rows and the completions of the operations that made them, when the history has them.
+ * A row whose token is not the one its operation recorded (on its invocation or completion) is a
+ * {@link AnomalyKind#TOKEN_MISMATCH}.
  * An {@code append} that completed ok whose row is not in the log is a {@link AnomalyKind#LOST_WRITE}; one that
  * completed fail whose row is in it, a {@link AnomalyKind#FAILED_WRITE_APPLIED}. Rows without a token are skipped
  * in the token comparisons. The log is the evidence: a resource with acknowledged appends but no commit row, or a
@@ -89,13 +91,16 @@ public final class TokenOrderCheck implements Check {
             byKey.put(List.of((long) last.process(), last.index()), operation);
         }
         appliedTwice(rows, byKey, anomalies);
+        long twice = anomalies.size() - outOfOrder - lost - failedButApplied;
+        tokenMismatches(rows, byKey, anomalies);
         Map<String, Object> figures = new LinkedHashMap<>();
         figures.put("rows", (long) rows.size());
         figures.put("rows-with-token", checked);
         figures.put("out-of-order", outOfOrder);
         figures.put("lost", lost);
         figures.put("failed-but-applied", failedButApplied);
-        figures.put("applied-twice", anomalies.size() - outOfOrder - lost - failedButApplied);
+        figures.put("applied-twice", twice);
+        figures.put("token-mismatch", anomalies.size() - outOfOrder - lost - failedButApplied - twice);
         if (!unread.isEmpty()) {
             figures.put("resources-without-commit-rows", unread);
         }
@@ -180,6 +185,32 @@ public final class TokenOrderCheck implements Check {
                 anomalies.add(new Anomaly(AnomalyKind.DUPLICATE_WRITE_APPLIED, row.resource(),
                         "append by process " + row.process() + " (op " + row.op() + ") applied twice: "
                                 + tokenAt(earlier) + " and " + tokenAt(row), events));
+            }
+        }
+    }
+
+    /**
+     * Adds a token mismatch for each row with a token whose operation recorded another token on its invocation or
+     * its completion: the log says the write ran under a token its client never held for it.
+     */
+    private static void tokenMismatches(List<CommitRow> rows, Map<List<Long>, Operations.Operation> operations,
+                                        List<Anomaly> anomalies) {
+        for (CommitRow row : rows) {
+            Operations.Operation operation = operations.get(List.of((long) row.process(), row.op()));
+            if (row.token() == null || operation == null) {
+                continue;
+            }
+            for (Op recorded : new Op[] {operation.invoke(), operation.completion()}) {
+                if (recorded != null && recorded.token() != null && !recorded.token().equals(row.token())) {
+                    List<HistoryEvent> events = new ArrayList<>(3);
+                    events.add(row);
+                    events.addAll(operation.events());
+                    anomalies.add(new Anomaly(AnomalyKind.TOKEN_MISMATCH, row.resource(),
+                            "row at seq " + row.seq() + " (process " + row.process() + ", op " + row.op()
+                                    + ") carries token " + row.token() + " but its " + operation.f()
+                                    + " recorded token " + recorded.token(), events));
+                    break;
+                }
             }
         }
     }

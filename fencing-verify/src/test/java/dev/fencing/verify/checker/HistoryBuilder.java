@@ -20,6 +20,11 @@ final class HistoryBuilder {
         return add(OpType.INVOKE, process, index, f, resource, null, value, null);
     }
 
+    /** An invocation that records the token it runs under. */
+    HistoryBuilder invoke(int process, long index, String f, String resource, Long token, Object value) {
+        return add(OpType.INVOKE, process, index, f, resource, token, value, null);
+    }
+
     HistoryBuilder ok(int process, long index, String f, String resource, Long token, Object value) {
         return add(OpType.OK, process, index, f, resource, token, value, null);
     }

@@ -155,4 +155,38 @@ class TokenOrderCheckTest {
                 .containsExactly(AnomalyKind.DUPLICATE_WRITE_APPLIED);
         assertThat(untokened.anomalies().get(0).description()).contains("seq 2").contains("seq 3");
     }
+
+    @Test
+    @Timeout(10)
+    void aRowWhoseTokenIsNotTheOneItsOperationRecordedIsATokenMismatch() {
+        // the tokens of two rows swapped: the order still rises, only the operations' own tokens show it
+        HistoryBuilder h = new HistoryBuilder()
+                .call(1, 1, "append", "a", 3L, null)
+                .call(2, 1, "append", "a", 5L, null);
+        var second = h.last();
+        h.invoke(3, 1, "append", "a", null).info(3, 1, "append", "a", "timeout")   // no token recorded: not judged
+                .commit(1, "a", 3L, 2, 1)
+                .commit(2, "a", 5L, 1, 1)
+                .commit(3, "a", 6L, 3, 1);
+        CheckReport report = check.check(h.build());
+        assertThat(report.anomalies()).hasSize(2).allSatisfy(a ->
+                assertThat(a.kind()).isEqualTo(AnomalyKind.TOKEN_MISMATCH));
+        Anomaly first = report.anomalies().get(0);
+        assertThat(first.description()).isEqualTo("row at seq 1 (process 2, op 1) carries token 3 but its append "
+                + "recorded token 5");
+        assertThat(first.events()).first().isEqualTo(new CommitRow(1, "a", 3L, 2, 1));
+        assertThat(first.events()).contains(second);
+        assertThat(report.anomalies().get(1).description()).contains("carries token 5").contains("recorded token 3");
+        assertThat(report.figures()).containsEntry("token-mismatch", 2L).containsEntry("out-of-order", 0L);
+
+        // a token recorded on the invocation only counts too; a row without a token is not judged
+        CheckReport onInvoke = check.check(new HistoryBuilder()
+                .invoke(1, 1, "append", "a", 6L, null).info(1, 1, "append", "a", "timeout")
+                .call(2, 1, "append", "a", 8L, null)
+                .commit(1, "a", 7L, 1, 1).commit(2, "a", null, 2, 1).build());
+        assertThat(onInvoke.anomalies()).singleElement().satisfies(a -> {
+            assertThat(a.kind()).isEqualTo(AnomalyKind.TOKEN_MISMATCH);
+            assertThat(a.description()).contains("carries token 7").contains("recorded token 6");
+        });
+    }
 }
