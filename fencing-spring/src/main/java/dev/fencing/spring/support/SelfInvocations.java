@@ -235,21 +235,14 @@ final class SelfInvocations {
      */
     static String callee(Method target) {
         Class<?> declaring = target.getDeclaringClass();
-        String name = ClassUtils.getShortName(declaring) + "." + target.getName();
         long sameName = 0;
         for (Method method : declaring.getDeclaredMethods()) {
             if (!method.isBridge() && !method.isSynthetic() && method.getName().equals(target.getName())) {
                 sameName++;
             }
         }
-        if (sameName < 2) {
-            return name + "(..)";
-        }
-        StringJoiner parameters = new StringJoiner(", ", "(", ")");
-        for (Class<?> type : target.getParameterTypes()) {
-            parameters.add(ClassUtils.getShortName(type));
-        }
-        return name + parameters;
+        return ClassUtils.getShortName(declaring) + "." + target.getName()
+                + parameters(Type.getMethodDescriptor(target), sameName > 1);
     }
 
     /** The names of the methods (not bridges, not synthetic) that a class file declares more than once. */
