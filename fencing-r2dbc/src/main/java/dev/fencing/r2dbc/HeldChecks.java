@@ -147,6 +147,15 @@ final class HeldChecks implements TransactionSynchronization, Ordered {
                         : Mono.<Void>empty())
                         .then(Mono.defer(() -> store.checkAgain(check.getKey(), check.getValue(),
                                 "before the commit"))))
-                .then();
+                .then()
+                // a refusal must not be dropped by an onErrorContinue downstream of the caller's transaction (it
+                // applies to this chain through the context, and would let the commit go on), nor by Spring's own
+                // concatMap over the synchronizations, which this cannot reach: the transaction is rolled back here,
+                // before the refusal is signalled, so a COMMIT that follows commits none of its writes
+                .onErrorResume(refused -> store.rollbackBeforeCommit().onErrorResume(failed -> {
+                    refused.addSuppressed(failed);
+                    return Mono.empty();
+                }).then(Mono.error(refused)))
+                .onErrorStop();
     }
 }

@@ -240,6 +240,14 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
                 });
     }
 
+    /**
+     * MariaDB: rolls the caller's transaction back on its connection, when a check run again before its commit was
+     * refused ({@link HeldChecks#beforeCommit}), so that the commit that may still follow commits none of its writes.
+     */
+    Mono<Void> rollbackBeforeCommit() {
+        return client.sql("ROLLBACK").then();
+    }
+
     /** Whether {@code other} checks on the same rows: the same connection factory and table. */
     boolean sharesRowsWith(R2dbcFenceStore other) {
         return other == this || other.connectionFactory == connectionFactory && other.table.equals(table);

@@ -103,6 +103,41 @@ class R2dbcMariaDbChecksAgainTest extends R2dbcMariaDbDeadlockFixture {
             assertThat(t1Out).contains("R2dbcFenceTransientException").contains(fence);
             return t1Out;
         }
+
+        /** As {@link #run}, for a transaction whose errors an {@code onErrorContinue} may drop: the data counts. */
+        void runSwallowed(Flux<?> transaction, String r) throws Exception {
+            CompletableFuture<String> t1 = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return outcome(transaction);
+                } finally {
+                    t1Deadlocked.countDown();
+                }
+            }, x -> new Thread(x).start());
+            t3 = CompletableFuture.supplyAsync(() -> {
+                try {
+                    assertThat(t1HasOne.await(30, TimeUnit.SECONDS)).isTrue();
+                    return outcome(transactions.transactional(Flux.range(0, 50)
+                            .concatMap(i -> db.sql("INSERT INTO " + heavy + " (v) SELECT seq FROM seq_1_to_100").then())
+                            .then(db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 2").then())
+                            .then(Mono.fromRunnable(t3HasTwo::countDown))
+                            .then(db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 1").then())).flux());
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                } finally {
+                    t3HasTwo.countDown();
+                }
+            }, x -> new Thread(x).start());
+            assertThat(t1Deadlocked.await(60, TimeUnit.SECONDS)).isTrue();
+            FencingToken t34 = new FencingToken(r, 34, "h34");
+            String t2 = outcome(transactions.transactional(store.fence(r, t34, insert(r, t34).flux())));
+            t2Done.countDown();
+            String t1Out = t1.get(60, TimeUnit.SECONDS);
+            assertThat(deadlock).as("T1's body lost a deadlock").isNotNull().containsIgnoringCase("deadlock");
+            assertThat(t3.get(60, TimeUnit.SECONDS)).isEqualTo("ok");
+            assertThat(t2).isEqualTo("ok");
+            assertThat(written(r)).as("committed, T1 saying %s", t1Out).containsExactly(10L, 34L);
+            assertThat(maxSeen(r)).isEqualTo(34L);
+        }
     }
 
     private String seeded(String r) {
@@ -119,6 +154,35 @@ class R2dbcMariaDbChecksAgainTest extends R2dbcMariaDbDeadlockFixture {
         String t1 = deadlock.run(transactions.transactional(store.fence(r, t33,
                 deadlock.caught().then(insert(r, t33)).flux())), r);
         assertThat(t1).contains("run again before the commit, was refused");
+    }
+
+    /**
+     * The usual "skip the failed items" pattern, {@code onErrorContinue} downstream of the transaction: it reaches the
+     * operators upstream through the context, so the driver's deadlock error never reaches the body (which goes on in
+     * a new transaction without the fence) and the refusal of the check run again before the commit was dropped by a
+     * concatMap, and the commit went on: 33's write committed after 34's. The store rolls the transaction back before
+     * it signals the refusal, so nothing of it commits, whether or not its caller hears of it.
+     */
+    @Test
+    void onErrorContinueDownstreamOfTheTransactionDoesNotLetTheStaleWriteCommit() throws Exception {
+        String r = seeded("dlc-" + System.nanoTime());
+        FencingToken t33 = new FencingToken(r, 33, "h33");
+        Deadlock deadlock = new Deadlock();
+        Mono<Void> body = db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 1").then()
+                .then(Mono.fromRunnable(deadlock.t1HasOne::countDown))
+                .then(await(deadlock.t3HasTwo, 700))                  // T3 now waits for row 1
+                .then(db.sql("UPDATE " + locks + " SET n = n + 1 WHERE id = 2").then()) // the deadlock, dropped
+                .then(Mono.defer(() -> await(deadlock.t2Done, 0)))
+                .then(insert(r, t33));
+        List<Throwable> dropped = new java.util.concurrent.CopyOnWriteArrayList<>();
+        deadlock.runSwallowed(transactions.transactional(store.fence(r, t33, body.flux()))
+                .onErrorContinue((e, o) -> {
+                    dropped.add(e);
+                    if (e.getMessage() != null && e.getMessage().contains("Deadlock")) {
+                        deadlock.deadlock = e.getMessage();
+                        deadlock.t1Deadlocked.countDown();
+                    }
+                }), r);
     }
 
     @Test
