@@ -256,4 +256,32 @@ class R2dbcReactiveRedTeamTest {
             assertThat(d.written(r)).containsExactly(10L, 20L, 20L, 20L, 20L, 20L, 30L);
         }
     }
+
+    /**
+     * "Skip the failed items" with {@code onErrorContinue} downstream, which reaches the store's and Spring's operators
+     * through the context: a refused token is skipped without its write, a SQL error in a check (a table that is not
+     * there) is refused rather than taken for an accepted check, and the later items are checked and written.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"pg", "maria"})
+    void onErrorContinueDownstreamSkipsRefusedItemsWithoutTheirWrites(String which) {
+        try (Db d = Db.open(which, 2)) {
+            String r = "continue-" + System.nanoTime();
+            assertThat(write(d, r, 30).block(STEP)).isEqualTo("ok");
+            R2dbcFenceStore missing = R2dbcFenceStore.builder(d.pool).table(d.fence + "_missing").build();
+            ReactiveFenceGuard broken = ReactiveFenceGuard.builder(missing).build();
+            FencePoint point = new FencePoint("Probe.save()", r, null, null, false, FencingMetrics.noop());
+            List<Throwable> skipped = new java.util.concurrent.CopyOnWriteArrayList<>();
+            Flux.just(20L, -35L, 40L)
+                    .concatMap(v -> d.tx.transactional(v < 0
+                            ? broken.fence(point, new Object[0], () -> d.insert(r, t(r, -v)))
+                            : d.fenced(r, () -> d.insert(r, t(r, v))))
+                            .contextWrite(ReactiveFencing.bind(t(r, Math.abs(v)))))
+                    .onErrorContinue((e, item) -> skipped.add(e))
+                    .blockLast(STEP);
+            assertThat(d.written(r)).containsExactly(30L, 40L);
+            assertThat(d.maxSeen(r)).isEqualTo(40L);
+            assertThat(skipped).hasSizeGreaterThanOrEqualTo(2);
+        }
+    }
 }
