@@ -9,7 +9,9 @@ import java.util.function.Supplier;
  * The highest value an issuer has seen of its lock service's one sequence for all resources (ZooKeeper's zxid, etcd's
  * revision). A value answered after another was seen must not be below it; one that is means the sequence went back
  * (the service restarted on an empty or older data dir, or another one answers at its address), and its tokens could
- * be below tokens already handed out: the issuer refuses them, fail closed, and reports why from then on.
+ * be below tokens already handed out: the issuer refuses them, fail closed, and reports why from then on. It keeps
+ * refusing every value after that, also once the sequence has passed the highest value seen here, until a restart:
+ * tokens the lost sequence handed out above that value (to other processes) may still be in circulation.
  */
 public final class SequenceWatch {
 
@@ -45,9 +47,14 @@ public final class SequenceWatch {
      * above it, or equal when {@code mayEqual} (a read, which does not move the sequence).
      *
      * @param what what answered {@code value}, e.g. {@code "the lock node of resource 'r' created at"}
-     * @throws IllegalStateException when the sequence went back, naming {@code what}, both values and the remedy
+     * @throws IllegalStateException when the sequence went back, now or before (every value is refused from then on,
+     *                               until a restart), naming {@code what}, both values and the remedy
      */
     public void accept(long value, long seenBefore, boolean mayEqual, String what) {
+        String before = wentBack;
+        if (before != null) { // the issuer's message, probe and the runbook: nothing is handed out until a restart
+            throw new IllegalStateException(before);
+        }
         if (value < seenBefore || value == seenBefore && !mayEqual) {
             String why = service.get() + " answered " + what + " " + format.apply(value) + ", not above "
                     + format.apply(seenBefore) + " which this issuer saw before: " + sequence + " went back (" + causes
