@@ -619,8 +619,8 @@ public class FencingProperties {
     public static class EtcdIssuer {
 
         /**
-         * The etcd endpoints, e.g. http://etcd1:2379,http://etcd2:2379. No default: required unless the
-         * application has a jetcd Client bean, which is then used instead.
+         * The etcd endpoints, e.g. http://etcd1:2379,http://etcd2:2379 (http only: for TLS, a jetcd Client bean). No
+         * default: required unless the application has a jetcd Client bean, which is then used instead.
          */
         private List<String> endpoints = new ArrayList<>();
 
@@ -640,7 +640,9 @@ public class FencingProperties {
 
         /**
          * Refuses, naming the property, an endpoint that is not a URL with a scheme and a host
-         * ({@code http://etcd1:2379}): jetcd would fail on it with a bare {@code URISyntaxException}.
+         * ({@code http://etcd1:2379}): jetcd would fail on it with a bare {@code URISyntaxException}; and one whose
+         * scheme is not {@code http}: jetcd ignores the scheme, so the starter's client, which has no TLS settings,
+         * would talk plaintext to an {@code https://} endpoint.
          */
         public void setEndpoints(List<String> endpoints) {
             for (String endpoint : endpoints) {
@@ -657,6 +659,17 @@ public class FencingProperties {
                 if (uri == null || uri.getScheme() == null || uri.getHost() == null) {
                     throw new IllegalArgumentException(ETCD_ENDPOINTS + " must list URLs with a scheme and a host, "
                             + "e.g. http://etcd1:2379,http://etcd2:2379; was '" + trimmed + "'");
+                }
+                if ("https".equalsIgnoreCase(uri.getScheme())) {
+                    // jetcd ignores the scheme: without an SSL context its client talks plaintext to every endpoint
+                    throw new IllegalArgumentException(ETCD_ENDPOINTS + " lists '" + trimmed + "', but the client "
+                            + "the starter builds has no TLS settings and would talk plaintext to it (jetcd ignores "
+                            + "the scheme): for TLS, define a jetcd Client bean built with an SSL context, which the "
+                            + "issuer then uses (and remove this property); otherwise write http://");
+                }
+                if (!"http".equalsIgnoreCase(uri.getScheme())) {
+                    throw new IllegalArgumentException(ETCD_ENDPOINTS + " must list http:// URLs, e.g. "
+                            + "http://etcd1:2379,http://etcd2:2379; was '" + trimmed + "'");
                 }
             }
             this.endpoints = endpoints;

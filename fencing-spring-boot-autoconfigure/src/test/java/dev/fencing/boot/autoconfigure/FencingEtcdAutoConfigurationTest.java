@@ -228,6 +228,30 @@ class FencingEtcdAutoConfigurationTest {
         }
     }
 
+    /**
+     * jetcd ignores an endpoint's scheme: a client built without an SSL context talks plaintext to every endpoint, so
+     * {@code https://} through the starter's own client (which has no TLS settings) sent the lock traffic unencrypted
+     * to a server that answered plaintext (a trial's application ran so), and never reached one that speaks TLS only.
+     */
+    @Test
+    void anEndpointOfAnotherSchemeThanHttpFailsStartupNamingTheClientBeanForTls() {
+        runner.withPropertyValues("fencing.issuer.etcd.endpoints=" + endpoint.replace("http://", "https://"))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalArgumentException.class)
+                            .hasMessageStartingWith("fencing.issuer.etcd.endpoints")
+                            .hasMessageContaining("'" + endpoint.replace("http://", "https://") + "'")
+                            .hasMessageContaining("plaintext").hasMessageContaining("jetcd Client bean");
+                });
+        runner.withPropertyValues("fencing.issuer.etcd.endpoints=etcd://127.0.0.1:2379").run(context -> {
+            assertThat(context).hasFailed();
+            assertThat(context.getStartupFailure()).rootCause().isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("'etcd://127.0.0.1:2379'").hasMessageContaining("http://");
+        });
+        runner.withPropertyValues("fencing.issuer.etcd.endpoints=" + endpoint.replace("http://", "HTTP://"))
+                .run(context -> assertThat(context).hasNotFailed().hasSingleBean(EtcdTokenIssuer.class));
+    }
+
     @Test
     void aTokenIssuerOfTheApplicationWinsAndOtherIssuerTypesAddNothing() {
         runner.withPropertyValues("fencing.issuer.etcd.endpoints=" + endpoint)
