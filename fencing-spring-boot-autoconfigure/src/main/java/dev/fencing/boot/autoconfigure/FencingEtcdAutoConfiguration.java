@@ -49,10 +49,16 @@ public class FencingEtcdAutoConfiguration {
                     + "configured through it alone would lock on another cluster. Remove the property (the bean "
                     + "wins), or the bean");
         }
-        String endpoints = settings.getEndpoints().isEmpty()
-                ? "the application's etcd Client" : String.join(",", settings.getEndpoints());
+        List<String> used = endpoints(properties);
+        String endpoints = used.isEmpty() ? "the application's etcd Client" : String.join(",", used);
         return new EtcdTokenIssuer(etcd, endpoints, settings.getLockPrefix(), settings.getLeaseTtl(),
                 registry.getIfUnique());
+    }
+
+    /** The endpoints as the client is built with them: trimmed, empty entries (a trailing comma) dropped. */
+    static List<String> endpoints(FencingProperties properties) {
+        return properties.getIssuer().getEtcd().getEndpoints().stream()
+                .map(String::trim).filter(endpoint -> !endpoint.isEmpty()).toList();
     }
 
     /** The jetcd client, when the application has none. */
@@ -62,8 +68,7 @@ public class FencingEtcdAutoConfiguration {
 
         @Bean(destroyMethod = "close")
         Client fencingEtcdClient(FencingProperties properties) {
-            List<String> endpoints = properties.getIssuer().getEtcd().getEndpoints().stream()
-                    .map(String::trim).filter(endpoint -> !endpoint.isEmpty()).toList();
+            List<String> endpoints = endpoints(properties);
             if (endpoints.isEmpty()) {
                 throw new FencingConfigurationException("fencing.issuer.type=etcd needs the etcd endpoints: set "
                         + ENDPOINTS + " (e.g. http://etcd1:2379,http://etcd2:2379), or define a jetcd Client bean, "

@@ -252,6 +252,15 @@ class FencingEtcdAutoConfigurationTest {
                 .run(context -> assertThat(context).hasNotFailed().hasSingleBean(EtcdTokenIssuer.class));
     }
 
+    /** A trailing comma or spaces are dropped where the client is built, and so in the health details and messages. */
+    @Test
+    void theEndpointsTheIssuerNamesAreTheOnesTheClientUses() {
+        runner.withPropertyValues("fencing.issuer.etcd.endpoints=" + endpoint + ", ").run(context -> {
+            assertThat(context).hasNotFailed();
+            assertThat(context.getBean(EtcdTokenIssuer.class).describe()).containsEntry("endpoints", endpoint);
+        });
+    }
+
     @Test
     void aTokenIssuerOfTheApplicationWinsAndOtherIssuerTypesAddNothing() {
         runner.withPropertyValues("fencing.issuer.etcd.endpoints=" + endpoint)
