@@ -173,7 +173,9 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
             tokens.requireAbove(highest.getAsLong(), what + " (" + highest.getAsLong() + "), read at startup while "
                     + "the lock service could not be asked");
             log.warn("Could not compare the token issuer's counter with " + what + " at startup (" + PROPERTY
-                    + "), the check is skipped: " + e + ". This issuer refuses any token at or below "
+                    + "), the check is skipped: " + e + ". The application starts, and every acquiring call fails "
+                    + "until it answers: if the lock service is up, the issuer's address is wrong (a typo looks the "
+                    + "same as an outage): " + counted.describe() + ". This issuer refuses any token at or below "
                     + highest.getAsLong() + " from now on, as a sequence that went back meanwhile");
             return null;
         }

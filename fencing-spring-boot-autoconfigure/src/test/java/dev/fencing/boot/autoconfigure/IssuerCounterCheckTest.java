@@ -340,6 +340,35 @@ class IssuerCounterCheckTest {
     }
 
     /**
+     * A typo in the etcd port looks like an outage at startup: the application starts and every acquire fails. A new
+     * user's trial (fencing.issuer.etcd.endpoints=http://127.0.0.1:23799) got only "the check is skipped" and a read
+     * of resource 'fencing-startup-check', a name it never declared; the warning now says what runs and where to look.
+     */
+    @Test
+    void anUnreachableIssuerAtStartupIsWarnedAboutWithItsAddressAndWhatFollows(CapturedOutput output)
+            throws Throwable {
+        InMemoryFenceStore store = storeAt(20);
+        int closed;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            closed = socket.getLocalPort();
+        }
+        new ApplicationContextRunner()
+                .withConfiguration(AutoConfigurations.of(FencingIssuerCheckAutoConfiguration.class,
+                        FencingIssuerOffsetAutoConfiguration.class, FencingAutoConfiguration.class,
+                        FencingEtcdAutoConfiguration.class))
+                .withBean(FenceStore.class, () -> store)
+                .withPropertyValues("fencing.store.in-memory.single-instance=true", "fencing.issuer.type=etcd",
+                        "fencing.issuer.etcd.endpoints=http://127.0.0.1:" + closed)
+                .run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(output).contains("refuses any token at or below 20")
+                            .contains("did not answer")
+                            .contains("every acquiring call fails until it answers")
+                            .contains("endpoints=http://127.0.0.1:" + closed);
+                });
+    }
+
+    /**
      * A connect string whose chroot does not exist: the check cannot read the counter and is skipped, and its warning
      * said only "NoNode for /..." (a new user's trial), while the 503 and the health named the chroot. It names it now.
      */
