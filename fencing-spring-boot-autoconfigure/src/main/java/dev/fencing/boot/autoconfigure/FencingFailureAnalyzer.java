@@ -18,11 +18,24 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
 
     @Override
     protected FailureAnalysis analyze(Throwable rootFailure, FencingConfigurationException cause) {
-        BeanCreationException creation = findCause(rootFailure, BeanCreationException.class);
-        String bean = creation != null && creation.getBeanName() != null
-                ? " (while creating bean '" + creation.getBeanName() + "')" : "";
+        String failed = failedBean(rootFailure);
+        String bean = failed != null ? " (while creating bean '" + failed + "')" : "";
         String description = "Fencing refused to start" + bean + ":\n\n" + withoutBuilderAdvice(cause.getMessage());
         return new FailureAnalysis(description, action(cause.getMessage()), cause);
+    }
+
+    /**
+     * The bean whose creation threw: the innermost named {@link BeanCreationException} of the cause chain, not the
+     * outermost, which is whichever bean happened to depend on it first (the actuator endpoint on the issuer, say).
+     */
+    private static String failedBean(Throwable failure) {
+        String name = null;
+        for (Throwable t = failure; t != null && t != t.getCause(); t = t.getCause()) {
+            if (t instanceof BeanCreationException creation && creation.getBeanName() != null) {
+                name = creation.getBeanName();
+            }
+        }
+        return name;
     }
 
     /**

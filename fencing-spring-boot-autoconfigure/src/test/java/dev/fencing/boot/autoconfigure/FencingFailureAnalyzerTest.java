@@ -191,6 +191,24 @@ class FencingFailureAnalyzerTest {
                 .endsWith(FencingFailureAnalyzer.DOCS);
     }
 
+    /**
+     * The bean named is the one whose creation threw, not the first bean that happened to depend on it: a trial's
+     * application without fencing.issuer.etcd.endpoints read "while creating bean 'fencingEndpoint'" (the actuator
+     * endpoint, which needs the issuer, which needs the starter's jetcd client, the bean that refused).
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(10)
+    void theBeanNamedIsTheOneWhoseCreationFailed() {
+        FencingConfigurationException cause = new FencingConfigurationException("fencing.issuer.type=etcd needs the "
+                + "etcd endpoints: set fencing.issuer.etcd.endpoints");
+        BeanCreationException client = new BeanCreationException("fencingEtcdClient", "failed", cause);
+        BeanCreationException issuer = new BeanCreationException("tokenIssuer", "failed", client);
+        FailureAnalysis analysis = new FencingFailureAnalyzer().analyze(
+                new BeanCreationException("fencingEndpoint", "failed", issuer));
+        assertThat(analysis.getDescription()).startsWith("Fencing refused to start (while creating bean "
+                + "'fencingEtcdClient'):");
+    }
+
     @Test
     void otherFailuresAreNotFencings() {
         assertThat(new FencingFailureAnalyzer().analyze(new IllegalStateException("not ours"))).isNull();
