@@ -956,6 +956,33 @@ public abstract class WeavingContract {
         assertThat(checks(registry, "woven-counter", "stale")).isEqualTo(1);
     }
 
+    /** A second {@code @EnableFencing}, in PROXY mode, beside {@link AspectJConfig}'s (a library's, say). */
+    @Configuration
+    @EnableFencing
+    static class SecondProxyConfig {
+    }
+
+    /**
+     * {@code @EnableFencing} declared in both modes in one context: the advisor proxied the woven bean and the woven
+     * aspect fenced it too, so each call was checked twice (two {@code accepted} counts per write) when the PROXY
+     * declaration came first, and startup failed saying to use ASPECTJ mode, which was declared, when it came last.
+     * Startup fails naming both declarations, whichever comes first.
+     */
+    @Test
+    @Timeout(60)
+    void enableFencingInBothModesFailsStartupInsteadOfCheckingEachCallTwice() {
+        for (Class<?>[] order : List.of(new Class<?>[] {SecondProxyConfig.class, AspectJConfig.class},
+                new Class<?>[] {AspectJConfig.class, SecondProxyConfig.class})) {
+            assertThatThrownBy(() -> new AnnotationConfigApplicationContext(order).close())
+                    .as("registered in the order %s", Arrays.toString(order))
+                    .hasRootCauseInstanceOf(FencingConfigurationException.class)
+                    .rootCause().hasMessageContaining("@EnableFencing is declared in both modes")
+                    .hasMessageContaining(SecondProxyConfig.class.getName() + " (mode PROXY)")
+                    .hasMessageContaining(AspectJConfig.class.getName() + " (mode ASPECTJ)");
+            assertThat(aspect.isConfigured()).isFalse();
+        }
+    }
+
     /**
      * PROXY mode over a woven bean would have the woven aspect refuse every call (rather than fence twice): startup
      * fails instead, naming the method and the mode to use. A new user's trial had it fail only on the first call.
