@@ -7,6 +7,7 @@ import org.aspectj.lang.Aspects;
 import org.springframework.beans.factory.DisposableBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.config.BeanDefinition;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Role;
@@ -56,8 +57,14 @@ class AspectJFencingConfiguration {
                 .sorted().collect(Collectors.joining(", "));
     }
 
-    /** Keeps the aspect bound to this context's support while the context lives. */
-    record AspectBinding(FencingAspect aspect, FencingSupport support) implements DisposableBean {
+    /**
+     * Keeps the aspect bound to this context's support while the context lives. A (no-op) post-processor, so that
+     * the context creates it, and binds the aspect, with its post-processors, before any ordinary bean: a bean that
+     * makes a fenced write while it is created finds the aspect configured, as PROXY mode's advisor exists by then.
+     * The support resolves its store and issuer on first use, so binding it early creates nothing of the
+     * application's.
+     */
+    record AspectBinding(FencingAspect aspect, FencingSupport support) implements DisposableBean, BeanPostProcessor {
         @Override
         public void destroy() {
             aspect.detach(support);

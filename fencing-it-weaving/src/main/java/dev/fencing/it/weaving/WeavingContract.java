@@ -956,6 +956,37 @@ public abstract class WeavingContract {
         assertThat(checks(registry, "woven-counter", "stale")).isEqualTo(1);
     }
 
+    @Configuration
+    @EnableFencing(mode = AdviceMode.ASPECTJ, allowInMemoryStore = true)
+    static class SeedingConfig {
+        /** WovenBookkeeper, under this package, acquires: the startup check requires an issuer for it. */
+        @Bean
+        TokenIssuer tokenIssuer() {
+            return new InMemoryTokenIssuer(Duration.ofMillis(200), 32);
+        }
+
+        @Bean
+        MeterRegistry meterRegistry() {
+            return new SimpleMeterRegistry();
+        }
+    }
+
+    /**
+     * A bean registered (or component-scanned) before the configuration {@code @EnableFencing} imports makes a fenced
+     * write while it is initialized: the aspect is configured before any such bean is created, as PROXY mode's
+     * advisor exists before them. It was configured only when its own bean's turn came, so startup failed saying the
+     * aspect was not configured and to use {@code @EnableFencing(mode = AdviceMode.ASPECTJ)}, which was declared.
+     */
+    @Test
+    @Timeout(60)
+    void aBeanInitializedBeforeTheFencingBeansMakesAFencedWrite() {
+        try (var ctx = new AnnotationConfigApplicationContext(WovenSeeder.class, SeedingConfig.class)) {
+            assertThat(ctx.getBean(WovenSeeder.class).ledger.entries).containsExactly("seed");
+            assertThat(checks(ctx.getBean(MeterRegistry.class), "woven-ledger", "accepted")).isEqualTo(1);
+        }
+        assertThat(aspect.isConfigured()).isFalse();
+    }
+
     /** A second {@code @EnableFencing}, in PROXY mode, beside {@link AspectJConfig}'s (a library's, say). */
     @Configuration
     @EnableFencing
