@@ -956,6 +956,24 @@ public abstract class WeavingContract {
         assertThat(checks(registry, "woven-counter", "stale")).isEqualTo(1);
     }
 
+    /**
+     * An override of a fenced generic method for its type argument, without {@code @Fenced}, is named once, with the
+     * fix that works. The inherited {@code put(Object)} it overrides through a bridge was named too, as
+     * {@code WovenGenericOverride.put(Object)}, a method the class does not declare, with the fix "repeat @Fenced on
+     * WovenGenericBase.put(Object)", which already carries it.
+     */
+    @Test
+    void anUnannotatedOverrideOfAGenericFencedMethodIsNamedOnceWithTheFixThatWorks() {
+        FencingSupport hand = new FencingSupport(new FenceGuard(store, new InMemoryTokenIssuer(),
+                Duration.ofSeconds(10)), new FencingMetrics(registry));
+        assertThatThrownBy(() -> aspect.configure(hand, "dev.fencing.it.weavinggeneric"))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("WovenGenericOverride.put(String) gets @Fenced from WovenGenericBase.put(Object)")
+                .hasMessageContaining("repeat @Fenced on WovenGenericOverride.put(String)")
+                .hasMessageNotContaining("WovenGenericOverride.put(Object)");
+        assertThat(aspect.isConfigured()).isFalse();
+    }
+
     @Configuration
     @EnableFencing(mode = AdviceMode.ASPECTJ, allowInMemoryStore = true)
     static class SeedingConfig {

@@ -88,6 +88,11 @@ final class WovenClassCheck {
      */
     static void checkWoven(String operation, Method method, Class<?> type, FencePointSource.Resolution found,
                            Set<String> problems) {
+        if (!found.method().equals(method)) {
+            // a method the class overrides with another signature (a generic one's override for its type argument,
+            // through a bridge): what runs is that override, checked (and named) on its own
+            return;
+        }
         if (found.targetClass().isInterface()) {
             problems.add(operation + " is @Fenced on an interface the bean is known by, such as a JDK proxy's (a "
                     + "Spring Data repository, say): no woven code runs for it, so it would run unfenced; use PROXY "
