@@ -52,6 +52,8 @@ import org.springframework.context.annotation.Configuration;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
+import dev.fencing.it.weaving.WovenSavers.Loader;
+
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -972,6 +974,33 @@ public abstract class WeavingContract {
                 .hasMessageContaining("repeat @Fenced on WovenGenericOverride.put(String)")
                 .hasMessageNotContaining("WovenGenericOverride.put(Object)");
         assertThat(aspect.isConfigured()).isFalse();
+    }
+
+    /**
+     * A fenced method that javac gave a bridge carrying {@code @Fenced} (implementing a generic interface for a type
+     * argument, a covariant override, or any of them in a class-level fenced class, whose bridges are public), called
+     * through the supertype: checked once per call (not by the bridge a second time), and refused without a token.
+     */
+    @Test
+    void aFencedMethodCalledThroughItsBridgeIsCheckedOnce() {
+        configureWithoutSpring(null);
+        WovenSavers.KeyedSaver keyed = new WovenSavers.KeyedSaver();
+        WovenSavers.TypeSaver typed = new WovenSavers.TypeSaver();
+        List<Saving<String>> savers = List.of(keyed, typed);
+        Loader loader = new WovenSavers.CovariantLoader();
+        for (Saving<String> saver : savers) {
+            assertThatThrownBy(() -> saver.save("a")).isInstanceOf(MissingTokenException.class);
+        }
+        assertThatThrownBy(loader::load).isInstanceOf(MissingTokenException.class);
+        FencingContext.run(new FencingToken("woven-saver:a", 2, "h"), () -> keyed.save("a"));
+        FencingContext.run(new FencingToken("woven-type-saver", 2, "h"), () -> typed.save("a"));
+        FencingContext.run(new FencingToken("woven-loader", 2, "h"),
+                () -> assertThat(loader.load()).isEqualTo("covariant"));
+        for (String resource : List.of("woven-saver", "woven-type-saver", "woven-loader")) {
+            assertThat(checks(registry, resource, "missing")).as(resource).isEqualTo(1);
+            assertThat(checks(registry, resource, "accepted")).as(resource).isEqualTo(1);
+        }
+        assertThat(keyed.saved + typed.saved).isEqualTo(2);
     }
 
     @Configuration
