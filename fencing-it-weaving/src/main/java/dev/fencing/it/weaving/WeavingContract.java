@@ -53,6 +53,7 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 import dev.fencing.it.weaving.WovenSavers.Loader;
+import dev.fencing.it.weavinglambda.LambdaLedgers;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -1001,6 +1002,30 @@ public abstract class WeavingContract {
             assertThat(checks(registry, resource, "accepted")).as(resource).isEqualTo(1);
         }
         assertThat(keyed.saved + typed.saved).isEqualTo(2);
+    }
+
+    /**
+     * A lambda or method reference implementing an interface method that carries {@code @Fenced}: its class is made at
+     * run time and never woven, so each call ran unfenced, and the check of the woven classes passed. It fails now,
+     * naming the class that makes it and the interface method.
+     */
+    @Test
+    void aLambdaImplementingAFencedInterfaceMethodFailsTheCheckOfTheWovenClasses() {
+        LambdaLedgers.ENTRIES.clear();
+        FencingSupport hand = new FencingSupport(new FenceGuard(store, new InMemoryTokenIssuer(),
+                Duration.ofSeconds(10)), new FencingMetrics(registry));
+        assertThatThrownBy(() -> aspect.configure(hand, "dev.fencing.it.weavinglambda"))
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("LambdaLedgers (" + LambdaLedgers.class.getName() + ") implements "
+                        + "LambdaLedger.append(String), which is @Fenced, with a lambda or a method reference")
+                .hasMessageContaining("implement LambdaLedger with a class that puts @Fenced on append");
+        assertThat(aspect.isConfigured()).isFalse();
+        // what the check stands for: configured without it, both run without a token
+        aspect.configure(hand);
+        support = hand;
+        LambdaLedgers.lambda().append("a");
+        LambdaLedgers.reference().append("b");
+        assertThat(LambdaLedgers.ENTRIES).containsExactly("a", "b");
     }
 
     @Configuration

@@ -2,6 +2,12 @@ package dev.fencing.spring.support;
 
 import dev.fencing.annotation.Fenced;
 import dev.fencing.spring.EnableFencing;
+import org.springframework.asm.ClassReader;
+import org.springframework.asm.ClassVisitor;
+import org.springframework.asm.Handle;
+import org.springframework.asm.MethodVisitor;
+import org.springframework.asm.SpringAsmInfo;
+import org.springframework.asm.Type;
 import org.springframework.beans.factory.annotation.AnnotatedBeanDefinition;
 import org.springframework.beans.factory.config.BeanDefinition;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -19,6 +25,7 @@ import org.springframework.core.type.classreading.MetadataReaderFactory;
 import org.springframework.util.ClassUtils;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -92,6 +99,24 @@ final class DeclaredResources {
      * type that does: the classes whose weaving the startup check verifies in ASPECTJ mode, beans or not.
      */
     static Set<String> scan(Collection<String> packages, ClassLoader classLoader, Set<String> fencedTypes) {
+        return scan(packages, classLoader, fencedTypes, null);
+    }
+
+    /**
+     * A lambda or method reference a class under the packages makes for a fenced type: the class, the functional
+     * interface (both binary names), and its method's name and erased descriptor.
+     */
+    record LambdaSite(String creator, String type, String method, String descriptor) {
+    }
+
+    /**
+     * {@link #scan(Collection, ClassLoader, Set)}, adding to {@code lambdas} (when not {@code null}) each lambda or
+     * method reference a class under {@code packages} makes for an interface that carries {@code @Fenced} or extends
+     * one that does: no woven code runs for it, whatever the interface declares.
+     */
+    static Set<String> scan(Collection<String> packages, ClassLoader classLoader, Set<String> fencedTypes,
+                            List<LambdaSite> lambdas) {
+        List<LambdaSite> sites = new ArrayList<>();
         Map<String, List<String>> supertypes = new HashMap<>();
         ClassPathScanningCandidateComponentProvider scanner = new ClassPathScanningCandidateComponentProvider(false) {
             @Override
@@ -102,6 +127,9 @@ final class DeclaredResources {
                     supers.add(metadata.getSuperClassName());
                 }
                 supertypes.put(metadata.getClassName(), supers);
+                if (lambdas != null) {
+                    readLambdas(reader, metadata.getClassName(), sites);
+                }
                 return metadata.isAnnotated(FENCED) || metadata.hasAnnotatedMethods(FENCED);
             }
 
@@ -140,7 +168,42 @@ final class DeclaredResources {
             }
         }
         fencedTypes.addAll(fenced);
+        if (lambdas != null) {
+            for (LambdaSite site : sites) {
+                if (fenced.contains(site.type()) || !supertypes.containsKey(site.type())
+                        && fencedOutside(site.type(), readers, outside)) {
+                    lambdas.add(site);
+                }
+            }
+        }
         return resources;
+    }
+
+    /**
+     * Adds to {@code sites} each lambda and method reference (LambdaMetafactory) the class {@code reader} read makes.
+     */
+    private static void readLambdas(MetadataReader reader, String creator, List<LambdaSite> sites) {
+        try (InputStream in = reader.getResource().getInputStream()) {
+            new ClassReader(in).accept(new ClassVisitor(SpringAsmInfo.ASM_VERSION) {
+                @Override
+                public MethodVisitor visitMethod(int access, String name, String descriptor, String signature,
+                                                 String[] exceptions) {
+                    return new MethodVisitor(SpringAsmInfo.ASM_VERSION) {
+                        @Override
+                        public void visitInvokeDynamicInsn(String method, String type, Handle bootstrap,
+                                                           Object... arguments) {
+                            if ("java/lang/invoke/LambdaMetafactory".equals(bootstrap.getOwner())
+                                    && arguments.length > 0 && arguments[0] instanceof Type erased) {
+                                sites.add(new LambdaSite(creator, Type.getReturnType(type).getClassName(), method,
+                                        erased.getDescriptor()));
+                            }
+                        }
+                    };
+                }
+            }, ClassReader.SKIP_DEBUG | ClassReader.SKIP_FRAMES);
+        } catch (IOException | RuntimeException e) {
+            // not readable as a class file: it makes no lambda this check can see
+        }
     }
 
     /**

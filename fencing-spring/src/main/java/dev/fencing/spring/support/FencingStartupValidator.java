@@ -165,9 +165,11 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         if (mode != AdviceMode.PROXY) {
             Set<String> packages = DeclaredResources.packages(beanFactory);
             Set<String> fencedTypes = new TreeSet<>();
-            declared.addAll(DeclaredResources.scan(packages, beanFactory.getBeanClassLoader(), fencedTypes));
+            List<DeclaredResources.LambdaSite> lambdas = new ArrayList<>();
+            declared.addAll(DeclaredResources.scan(packages, beanFactory.getBeanClassLoader(), fencedTypes, lambdas));
             WovenClassCheck.check(support, beanFactory.getBeanClassLoader(), fencedTypes, beanTypes, problems,
                     unkeyed, keyed);
+            WovenClassCheck.checkLambdas(support, beanFactory.getBeanClassLoader(), lambdas, problems);
             where = " by a bean or a class under " + packages;
             outside = "; if a woven class outside " + packages + " declares it, add its package to a @ComponentScan "
                     + "or put the @EnableFencing class in a package above it";

@@ -15,8 +15,10 @@ import org.springframework.util.ClassUtils;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -344,8 +346,10 @@ public final class FencingSupport {
         Map<String, Set<String>> unkeyed = new TreeMap<>();
         Map<String, Set<String>> keyed = new TreeMap<>();
         Set<String> fencedTypes = new TreeSet<>();
-        DeclaredResources.scan(packages, classLoader, fencedTypes);
+        List<DeclaredResources.LambdaSite> lambdas = new ArrayList<>();
+        DeclaredResources.scan(packages, classLoader, fencedTypes, lambdas);
         WovenClassCheck.check(this, classLoader, fencedTypes, Set.of(), problems, unkeyed, keyed);
+        WovenClassCheck.checkLambdas(this, classLoader, lambdas, problems);
         ResourceNames.overlaps(unkeyed, keyed, problems);
         if (!problems.isEmpty()) {
             throw new FencingConfigurationException("Invalid @Fenced configuration (woven classes under " + packages

@@ -5,6 +5,7 @@ import dev.fencing.annotation.Fenced;
 import dev.fencing.guard.FencePoint;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
+import org.springframework.asm.Type;
 import org.springframework.core.annotation.MergedAnnotations;
 import org.springframework.core.annotation.MergedAnnotations.SearchStrategy;
 import org.springframework.util.ClassUtils;
@@ -12,6 +13,7 @@ import org.springframework.util.ReflectionUtils;
 
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -78,6 +80,35 @@ final class WovenClassCheck {
                             .add(operation);
                 }
                 checkWoven(operation, method, type, found, problems);
+            }
+        }
+    }
+
+    /**
+     * Adds a problem for each lambda or method reference in {@code sites} whose interface method is fenced: its class
+     * is made at run time, never woven, and weaving cannot see an annotation on an interface anyway, so each call of
+     * it would run unfenced.
+     */
+    static void checkLambdas(FencingSupport support, ClassLoader loader, List<DeclaredResources.LambdaSite> sites,
+                             Set<String> problems) {
+        for (DeclaredResources.LambdaSite site : sites) {
+            Class<?> type;
+            try {
+                type = ClassUtils.forName(site.type(), loader);
+            } catch (ClassNotFoundException | LinkageError e) {
+                continue;
+            }
+            for (Method method : type.getMethods()) {
+                if (method.getName().equals(site.method()) && Modifier.isAbstract(method.getModifiers())
+                        && Type.getMethodDescriptor(method).equals(site.descriptor())
+                        && support.resolutions().resolutionFor(method, type) != null) {
+                    problems.add(ClassUtils.getShortName(site.creator()) + " (" + site.creator() + ") implements "
+                            + FencePointSource.describe(type, method) + ", which is @Fenced, with a lambda or a "
+                            + "method reference: no woven code runs for it (its class is made at run time, and "
+                            + "weaving cannot see an annotation on an interface), so its calls would run unfenced; "
+                            + "implement " + ClassUtils.getShortName(type) + " with a class that puts @Fenced on "
+                            + method.getName() + ", or use PROXY mode with a bean");
+                }
             }
         }
     }
