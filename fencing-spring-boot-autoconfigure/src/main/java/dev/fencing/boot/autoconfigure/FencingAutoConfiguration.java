@@ -28,6 +28,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.SearchStrategy;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
@@ -299,9 +300,13 @@ public class FencingAutoConfiguration {
         return type == null ? Object.class : ClassUtils.getUserClass(type);
     }
 
-    /** What {@code @EnableFencing} imports, when the application did not declare it. */
+    /**
+     * What {@code @EnableFencing} imports, when the application did not declare it in this context. A parent
+     * context's fencing does not count: its auto-proxy creator and advisors never reach the beans of a child
+     * context ({@code SpringApplicationBuilder.child(..)}), whose {@code @Fenced} methods would run unchecked.
+     */
     @Configuration(proxyBeanMethods = false)
-    @ConditionalOnMissingBean(name = FENCING_SUPPORT_BEAN)
+    @ConditionalOnMissingBean(name = FENCING_SUPPORT_BEAN, search = SearchStrategy.CURRENT)
     @EnableFencing
     static class EnableFencingConfiguration {
     }

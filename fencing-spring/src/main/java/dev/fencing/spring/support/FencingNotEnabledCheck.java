@@ -107,8 +107,9 @@ public class FencingNotEnabledCheck implements ApplicationContextInitializer<Con
                     + "(or remove it), or to false to run @Fenced methods unchecked on purpose.");
         }
         boolean disabled = enabled.equalsIgnoreCase("false");
-        if (disabled ? factory.containsBean(DISABLED_WARNING_BEAN)
-                : factory.containsBean(FencingSupportConfiguration.SUPPORT_BEAN)) {
+        // this context's own: a parent context's fencing never advises the beans of a child context
+        if (disabled ? factory.containsLocalBean(DISABLED_WARNING_BEAN)
+                : factory.containsLocalBean(FencingSupportConfiguration.SUPPORT_BEAN)) {
             return;
         }
         Set<String> fenced = fencedBeans(factory, context.getClassLoader());
