@@ -265,7 +265,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             // under weaving a fenced repository interface is a problem of its own
             repositoryWrites.inspect(userType, methods, checks, new HashSet<>(fenced));
             // a FactoryBean's product (a Spring Data repository, say) is checked as the object it made
-            Object bean = singleton == null && !fenced.isEmpty() ? factoryProduct(name) : singleton;
+            Object bean = singleton == null && !fenced.isEmpty() ? factoryProduct(name, userType) : singleton;
             String unproxied = doubles.isStub(bean) ? null : unproxied(name, bean, userType, fenced);
             if (unproxied != null) {
                 problems.add(unproxied);
@@ -501,7 +501,7 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             checkProxy(bean, userClass, operation, method, modifiers, singleton, acquires ? null : transactionOrder,
                     problems);
             if (!acquires && transactionsPresent()) {
-                Object proxy = singleton != null ? singleton : factoryProduct(bean);
+                Object proxy = singleton != null ? singleton : factoryProduct(bean, userClass);
                 if (proxy != null) {
                     checkInnerTransaction(operation, method, userClass, proxy, problems);
                 }
@@ -548,17 +548,23 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
      * The object a singleton {@code FactoryBean} makes (a Spring Data repository's proxy), for a factory created by
      * now: the product it made (early, perhaps, before the auto-proxy creator existed) or, when none was asked for
      * yet, the one it makes now, post-processed in full. {@code null} for anything else (a factory not created, a lazy
-     * one, stays so; a factory of prototypes makes a new object per call), or when it cannot be had.
+     * one, stays so; a factory of prototypes makes a new object per call), for a product not of {@code userType}, or
+     * when it cannot be had.
      */
-    private Object factoryProduct(String bean) {
+    private Object factoryProduct(String bean, Class<?> userType) {
         try {
             // only a factory already made (a lazy one stays lazy): its product is made, or cheap to make, by now
             boolean made = beanFactory.containsSingleton(bean) && beanFactory.isFactoryBean(bean);
-            return made && beanFactory.isSingleton(bean) ? beanFactory.getBean(bean) : null;
+            Object product = made && beanFactory.isSingleton(bean) ? beanFactory.getBean(bean) : null;
+            // a class found under the application's packages for a product known by its supertype need not be the
+            // product's: another class's object says nothing of it
+            return product != null && (userType.isInstance(product)
+                    || userType.isAssignableFrom(AopProxyUtils.ultimateTargetClass(product))) ? product : null;
         } catch (RuntimeException unavailable) {
             return null;
         }
     }
+
 
     private boolean transactionsPresent() {
         return ClassUtils.isPresent(TRANSACTIONAL, beanFactory.getBeanClassLoader());

@@ -40,8 +40,8 @@ final class LazyBeanClasses {
         Set<String> packages = new TreeSet<>();
         ClassLoader loader = beanFactory.getBeanClassLoader();
         for (String name : beanFactory.getBeanDefinitionNames()) {
-            if (beanFactory.containsSingleton(name)) {
-                continue; // created: startup checked its class
+            if (beanFactory.containsSingleton(name) && !beanFactory.isFactoryBean(name)) {
+                continue; // created: startup checked its class (a factory's product is known by its declared type)
             }
             BeanDefinition definition = beanFactory.getBeanDefinition(name);
             boolean factoryMethod = definition.getFactoryMethodName() != null;
