@@ -20,6 +20,7 @@ import org.springframework.aop.support.AopUtils;
 import org.springframework.beans.BeansException;
 import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.FactoryBean;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -158,6 +159,23 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             }
         }
         checked.addAll(beanTypes);
+        // the beans created while the context started that startup did not see as beans (a prototype injected into
+        // a singleton, known by its interface): their classes are checked as those of beans created later are
+        if (beanFactory.containsLocalBean(LateBeanCheck.BEAN)) {
+            for (LateBeanCheck.Created created : beanFactory.getBean(LateBeanCheck.BEAN, LateBeanCheck.class)
+                    .takeEarly()) {
+                if (created.bean() == null || created.bean() instanceof FactoryBean<?>
+                        || doubles.isStub(created.bean())) {
+                    continue; // a factory is checked by its product, post-processed on its own
+                }
+                for (Class<?> userType : typesOf(created.bean())) {
+                    if (checked.add(userType)) {
+                        acquiring |= checkType(created.name(), userType, created.bean(), transactionOrder, doubles,
+                                repositoryWrites, problems);
+                    }
+                }
+            }
+        }
         // every fenced method is a bean's under proxies; woven classes need not be beans, so in ASPECTJ mode the
         // class files under the application's packages are read too (and a point built later declares its resource)
         String where = "";
