@@ -17,6 +17,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.beans.factory.BeanClassLoaderAware;
+import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.ObjectProvider;
@@ -354,12 +355,15 @@ public class FencingAutoConfiguration {
 
         @Override
         public void postProcessBeanFactory(ConfigurableListableBeanFactory beans) {
-            if (type == FencingProperties.IssuerType.NONE
-                    || beans.getBeanNamesForType(TokenIssuer.class, true, false).length > 0) {
+            // a parent context's issuer counts: the starter's issuer configurations back off for it, as the support
+            // of a child context (SpringApplicationBuilder.child) takes it from there
+            if (type == FencingProperties.IssuerType.NONE || BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beans,
+                    TokenIssuer.class, true, false).length > 0) {
                 return;
             }
-            throw new FencingConfigurationException(message(type, classLoader,
-                    beans.getBeanNamesForType(DataSource.class, true, false).length > 0, hasR2dbc(beans)));
+            boolean dataSource = BeanFactoryUtils.beanNamesForTypeIncludingAncestors(beans, DataSource.class, true,
+                    false).length > 0;
+            throw new FencingConfigurationException(message(type, classLoader, dataSource, hasR2dbc(beans)));
         }
 
         /** Whether an R2DBC ConnectionFactory bean is defined: Boot then creates no DataSource of its own. */

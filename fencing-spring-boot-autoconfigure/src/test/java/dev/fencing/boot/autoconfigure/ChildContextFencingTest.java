@@ -7,6 +7,7 @@ import dev.fencing.FencingConfigurationException;
 import dev.fencing.annotation.Fenced;
 import dev.fencing.context.FencingContext;
 import dev.fencing.context.MissingTokenException;
+import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -14,7 +15,10 @@ import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ImportAutoConfiguration;
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.transaction.autoconfigure.TransactionAutoConfiguration;
 import org.springframework.context.ConfigurableApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -31,6 +35,13 @@ class ChildContextFencingTest {
         @Fenced(resource = "ledger")
         public String post() {
             return "posted";
+        }
+    }
+
+    public static class AcquiringLedger {
+        @Fenced(resource = "ledger", acquire = true)
+        public String post() {
+            return FencingContext.current("ledger") != null ? "posted" : "no lock";
         }
     }
 
@@ -62,6 +73,26 @@ class ChildContextFencingTest {
                 Ledger ledger = child.getBean(Ledger.class);
                 assertThatThrownBy(ledger::post).as("no token bound").isInstanceOf(MissingTokenException.class);
                 assertThat(FencingContext.call(new FencingToken("ledger", 1, "a"), ledger::post)).isEqualTo("posted");
+            });
+        });
+    }
+
+    /**
+     * {@code fencing.issuer.type} set for the whole hierarchy (a child shares its parent's environment): the parent's
+     * issuer serves the child, whose startup failed saying no TokenIssuer (nor DataSource) exists.
+     */
+    @Test
+    void aChildContextUsesTheParentsIssuer() {
+        ApplicationContextRunner jdbc = new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(
+                        DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
+                        TransactionAutoConfiguration.class, FencingAutoConfiguration.class,
+                        FencingJdbcAutoConfiguration.class))
+                .withPropertyValues(FencingAutoConfigurationTest.h2("childissuer"), "fencing.issuer.type=jdbc");
+        jdbc.run(parent -> {
+            assertThat(parent).hasNotFailed().hasSingleBean(TokenIssuer.class);
+            jdbc.withParent(parent).withBean(AcquiringLedger.class).run(child -> {
+                assertThat(child).hasNotFailed();
+                assertThat(child.getBean(AcquiringLedger.class).post()).isEqualTo("posted");
             });
         });
     }
