@@ -147,7 +147,9 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
                     + "', not for '" + resource + "'");
         }
         return requireTransaction(resource, token)
-                .then(Mono.defer(() -> !checksAgainBeforeCommit ? check(resource, token, false)
+                .then(Mono.defer(() -> !checksAgainBeforeCommit
+                        ? RollbackSeal.around(this, () -> noSynchronization(resource, token),
+                        () -> check(resource, token, false))
                         : HeldChecks.around(this, resource, token, () -> noSynchronization(resource, token),
                         () -> check(resource, token, false))))
                 .flatMapMany(row -> {
@@ -159,12 +161,17 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
                 });
     }
 
-    /** MariaDB: a transaction without synchronization, whose checks could not run again before its commit. */
+    /**
+     * A transaction without synchronization: on MariaDB its checks could not run again before its commit, on
+     * PostgreSQL its rollback could not be sealed ({@link RollbackSeal}).
+     */
     private FenceStoreException noSynchronization(String resource, FencingToken token) {
         return new FenceStoreException(resource, token, "Fence check for resource '" + resource + "' on table '"
-                + table + "' refused: its reactive transaction has no transaction synchronization, and on MariaDB the "
-                + "store runs each transaction's checks again before its commit, where a deadlock may have undone "
-                + "them. The write did not run", null);
+                + table + "' refused: its reactive transaction has no transaction synchronization, and "
+                + (checksAgainBeforeCommit ? "on MariaDB the store runs each transaction's checks again before its "
+                + "commit, where a deadlock may have undone them" : "on PostgreSQL the store ends a fenced "
+                + "transaction that rolls back itself, so that a statement of its body arriving after the rollback "
+                + "cannot commit without the check") + ". The write did not run", null);
     }
 
     /**
