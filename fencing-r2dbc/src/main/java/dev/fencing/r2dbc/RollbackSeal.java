@@ -27,7 +27,10 @@ import java.util.function.Supplier;
  * a transaction and skips it. After the other synchronizations' completion, before the connection goes back to its
  * pool, the session's default is put back ({@code RESET}); a statement arriving later still commits alone (a body that
  * hops threads), as on MariaDB. Closing the connection instead would stop that one too, but r2dbc-pool then hands the
- * closed connection out again under an {@code onErrorContinue} (its validation honours it).
+ * closed connection out again under an {@code onErrorContinue} (its validation honours it). Not covered either: a
+ * rollback that begins while the transaction's first check is being subscribed (Spring takes the list of
+ * synchronizations when the completion starts, perhaps before this one is registered), and a rolled-back savepoint
+ * ({@code NESTED}), after which a straggler runs inside the outer transaction.
  */
 final class RollbackSeal implements TransactionSynchronization, Ordered {
 
