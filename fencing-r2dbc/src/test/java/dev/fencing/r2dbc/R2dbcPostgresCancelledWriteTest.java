@@ -38,30 +38,37 @@ class R2dbcPostgresCancelledWriteTest {
 
     @Test
     void aCancelledFencedWriteNeverCommitsWithoutItsCheck() throws Exception {
-        ConnectionPool one = (ConnectionPool) ConnectionFactories.get(
-                "r2dbc:pool:postgresql://postgres@127.0.0.1:5432/test?maxSize=1");
         ConnectionPool other = (ConnectionPool) ConnectionFactories.get(
                 "r2dbc:pool:postgresql://postgres@127.0.0.1:5432/test?maxSize=1");
         DatabaseClient db = DatabaseClient.create(other);
         String fence = R2dbcFenceStoreContract.uniqueTable("r2pgcancel_fence");
         String data = R2dbcFenceStoreContract.uniqueTable("r2pgcancel_data");
+        OnePool one = new OnePool(fence);
         try {
             db.sql(R2dbcDialect.POSTGRESQL.sql().createTableSql(fence)).then().block(STEP);
             db.sql("CREATE TABLE " + data + " (k VARCHAR(64), token BIGINT)").then().block(STEP);
-            DatabaseClient onOne = DatabaseClient.create(one);
-            TransactionalOperator tx = TransactionalOperator.create(new R2dbcTransactionManager(one));
-            R2dbcFenceStore store = R2dbcFenceStore.builder(one).table(fence).build();
             String prefix = "pgc-" + System.nanoTime() + "-";
             int cancelled = 0;
+            int replaced = 0;
             for (int i = 0; i < 600; i++) {
                 String r = prefix + i;
                 FencingToken token = new FencingToken(r, 7, "h");
-                // the pool's connection ready (the store closes the connection of a rolled-back fenced transaction):
-                // the timeout then falls within the transaction, not in the connecting
-                onOne.sql("SELECT 1").then().block(STEP);
-                Mono<Void> insert = onOne.sql("INSERT INTO " + data + " (k, token) VALUES ('" + r + "', 7)").then();
+                // the pool's connection warm and ready: the timeout then falls within the transaction, not in the
+                // connecting. A transaction cancelled as it takes its connection can keep it for ever (Spring R2DBC
+                // and r2dbc-pool, with or without the fence: seen about once in ten sweeps), leaving this pool of
+                // one empty: a new pool takes its place (what the lost connection holds is never committed)
                 try {
-                    tx.transactional(store.fence(r, token, insert.flux()))
+                    one.client.sql("SELECT 1").then().block(Duration.ofSeconds(5));
+                } catch (IllegalStateException lost) {
+                    one.pool.dispose();
+                    one = new OnePool(fence);
+                    replaced++;
+                    one.client.sql("SELECT 1").then().block(STEP);
+                }
+                Mono<Void> insert = one.client.sql("INSERT INTO " + data + " (k, token) VALUES ('" + r + "', 7)")
+                        .then();
+                try {
+                    one.tx.transactional(one.store.fence(r, token, insert.flux()))
                             .timeout(Duration.ofNanos(200_000L + 160_000L * (i % 30))).blockLast(STEP);
                 } catch (RuntimeException e) {
                     cancelled++;
@@ -74,18 +81,33 @@ class R2dbcPostgresCancelledWriteTest {
             Long committed = db.sql("SELECT count(*) FROM " + data).map(row -> row.get(0, Long.class)).one()
                     .block(STEP);
             System.out.println("R2dbcPostgresCancelledWriteTest: cancelled " + cancelled + ", committed " + committed
-                    + ", unchecked " + unchecked);
+                    + ", pools replaced " + replaced + ", unchecked " + unchecked);
             // the sweep covers both sides of the write: transactions cancelled, and transactions that got to commit
-            assertThat(cancelled).as("transactions cancelled").isGreaterThan(100);
+            // (on a quiet machine a transaction takes about a millisecond: a sixth of the timeouts fall before its end)
+            assertThat(cancelled).as("transactions cancelled").isGreaterThan(30);
             assertThat(committed).as("writes committed").isGreaterThan(10);
             assertThat(unchecked).as("writes committed without their fence check").isEmpty();
         } finally {
-            one.dispose();
+            one.pool.dispose();
             db.sql("DROP TABLE IF EXISTS " + fence).then().block(STEP);
             db.sql("DROP TABLE IF EXISTS " + data).then().block(STEP);
             other.dispose();
         }
     }
+
+    /** A pool of one connection, with the store, client and transactions of the sweep on it. */
+    private static final class OnePool {
+        final ConnectionPool pool = (ConnectionPool) ConnectionFactories.get(
+                "r2dbc:pool:postgresql://postgres@127.0.0.1:5432/test?maxSize=1");
+        final DatabaseClient client = DatabaseClient.create(pool);
+        final TransactionalOperator tx = TransactionalOperator.create(new R2dbcTransactionManager(pool));
+        final R2dbcFenceStore store;
+
+        OnePool(String fence) {
+            store = R2dbcFenceStore.builder(pool).table(fence).build();
+        }
+    }
+
     private static Mono<Void> run(Connection connection, String sql) {
         return Flux.from(connection.createStatement(sql).execute()).concatMap(Result::getRowsUpdated).then();
     }
