@@ -445,6 +445,17 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
         return askCp(() -> lock(lockName(prefix, resource)).isLocked(), "tell whether '" + resource + "' is locked");
     }
 
+    /**
+     * Every fence must be above {@code token} from now on (see {@link IssuedTokens#requireAbove}): the bound the
+     * Spring Boot starter reads from the fence store when the CP group cannot be asked at startup. A fence at or below
+     * it means the CP group started its log again (a reset, a whole-cluster restart): refused, as a fence below one
+     * seen before is.
+     */
+    @Override
+    public void requireAbove(long token, String source) {
+        fences.floor(token, source);
+    }
+
     /** {@code true}: the fences of every lock of the CP group come from one Raft log. */
     @Override
     public boolean oneSequence() {
