@@ -81,6 +81,7 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     private final String prefix;
     private final String service;
     private final String instanceId;
+    private final Duration checkInterval;
     private final Set<HazelcastLease> held = ConcurrentHashMap.newKeySet();
     /** Fetching a proxy asks the METADATA CP group each time (Hazelcast says to keep them): one per lock name. */
     private final ConcurrentHashMap<String, FencedLock> locks = new ConcurrentHashMap<>();
@@ -149,6 +150,7 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
         if (checkInterval == null || checkInterval.toMillis() < 100) {
             throw new IllegalArgumentException("checkInterval must be at least 100 ms, was " + checkInterval);
         }
+        this.checkInterval = checkInterval;
         this.service = CpSubsystemCheck.describe(hazelcast);
         CpSubsystemCheck.refuseUnsafeMode(hazelcast, service);
         this.instanceId = hazelcast.getLocalEndpoint().getUuid().toString().replace("-", "");
@@ -454,6 +456,19 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     @Override
     public void requireAbove(long token, String source) {
         fences.floor(token, source);
+    }
+
+    /**
+     * For the health details and startup messages: the member or client with its cluster (and, for a client, the
+     * addresses it was given), the lock name prefix and the check interval.
+     */
+    @Override
+    public java.util.Map<String, Object> describe() {
+        java.util.Map<String, Object> details = new java.util.LinkedHashMap<>();
+        details.put("instance", service);
+        details.put("prefix", prefix);
+        details.put("checkInterval", checkInterval.toString());
+        return details;
     }
 
     /** {@code true}: the fences of every lock of the CP group come from one Raft log. */
