@@ -75,6 +75,13 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
      */
     static final Duration GIVE_BACK_AGAIN = Duration.ofSeconds(3);
 
+    /**
+     * How much longer than its timeout an acquire waits for the CP group's answers. Without a majority Hazelcast's
+     * calls wait for its own invocation timeout (60 to 120 s), whatever the acquire's: the acquire fails then instead,
+     * and a lock the CP group grants later is given back.
+     */
+    static final Duration ANSWER_GRACE = Duration.ofSeconds(3);
+
     private static final System.Logger LOG = System.getLogger(HazelcastTokenIssuer.class.getName());
 
     private final HazelcastInstance hazelcast;
@@ -186,9 +193,10 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
     @Override
     protected HazelcastLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
         long seenBefore = fences.seen(); // the fence granted below must be above every fence seen before
-        FencedLock lock = lock(lockName(prefix, resource));
+        long deadline = System.nanoTime() + waitNanos(timeout);
+        FencedLock lock = fetchLock(resource, lockName(prefix, resource), timeout, deadline);
         long threadId = AsThread.acquisitionId();
-        long fence = tryLock(resource, lock, threadId, timeout);
+        long fence = tryLock(resource, lock, threadId, timeout, deadline);
         if (fence == FencedLock.INVALID_FENCE) {
             throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
                     + " ms waiting for the Hazelcast FencedLock '" + lock.getName() + "' on resource '" + resource
@@ -209,9 +217,12 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
      * meanwhile). A lock the CP group grants after the caller was interrupted is given back then. A call that fails
      * may have been committed by the CP group all the same (an {@code IndeterminateOperationStateException}, an
      * operation timeout), and nothing would release that lock before this process's CP session ends: it is given
-     * back ({@link #giveBackAfterFailure}).
+     * back ({@link #giveBackAfterFailure}). Waits until {@code deadline} (the timeout and {@link #ANSWER_GRACE}): a
+     * CP group without a majority does not answer before Hazelcast's invocation timeout, and a lock granted after the
+     * acquire gave up is given back too.
      */
-    private long tryLock(String resource, FencedLock lock, long threadId, Duration timeout) throws Exception {
+    private long tryLock(String resource, FencedLock lock, long threadId, Duration timeout, long deadline)
+            throws Exception {
         java.util.function.Supplier<Long> call = () -> AsThread.call(threadId, () -> {
             long fence = lock.tryLockAndGetFence(timeout.toMillis(), TimeUnit.MILLISECONDS);
             afterLockCall.accept(resource);
@@ -228,25 +239,79 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
             }
         }
         try {
-            return locking.get();
+            return locking.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
-            locking.whenComplete((late, error) -> {
-                if (late != null && late != FencedLock.INVALID_FENCE) {
-                    try {
-                        unlockAs(lock, threadId);
-                    } catch (RuntimeException failed) {
-                        LOG.log(System.Logger.Level.WARNING, () -> "Could not give back the Hazelcast lock '"
-                                + lock.getName() + "' (fence " + late + ") granted after its acquire was interrupted, "
-                                + "on " + service + "; the CP group frees it when this process's CP session ends: "
-                                + failed);
-                    }
-                }
-            });
+            giveBackLate(locking, lock, threadId, "interrupted");
             throw e;
+        } catch (TimeoutException e) {
+            giveBackLate(locking, lock, threadId, "given up");
+            throw noAnswer(resource, "asked for the lock '" + lock.getName() + "'", timeout, e);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException failed) {
                 throw lockFailed(resource, lock, threadId, failed);
             }
+            throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+    }
+
+    /**
+     * Gives back the lock of a call whose acquire was {@code how} (interrupted, given up) before it answered: a lock
+     * the CP group grants later, and one a failed call may have taken ({@link #giveBackAfterFailure}).
+     */
+    private void giveBackLate(CompletableFuture<Long> locking, FencedLock lock, long threadId, String how) {
+        locking.whenComplete((late, error) -> {
+            if (error != null) {
+                giveBackAfterFailure(lock, threadId);
+            } else if (late != null && late != FencedLock.INVALID_FENCE) {
+                try {
+                    unlockAs(lock, threadId);
+                } catch (RuntimeException failed) {
+                    LOG.log(System.Logger.Level.WARNING, () -> "Could not give back the Hazelcast lock '"
+                            + lock.getName() + "' (fence " + late + ") granted after its acquire was " + how
+                            + ", on " + service + "; the CP group frees it when this process's CP session ends: "
+                            + failed);
+                }
+            }
+        });
+    }
+
+    /** How long an acquire of {@code timeout} waits for the CP group: the timeout and {@link #ANSWER_GRACE}. */
+    private static long waitNanos(Duration timeout) {
+        try {
+            return timeout.plus(ANSWER_GRACE).toNanos();
+        } catch (ArithmeticException tooLong) {
+            return Long.MAX_VALUE / 4;
+        }
+    }
+
+    /** The acquire's failure when the CP group did not answer in time, naming the resource and the cluster. */
+    private LockAcquisitionException noAnswer(String resource, String what, Duration timeout, TimeoutException e) {
+        return new LockAcquisitionException(resource, "The CP Subsystem of " + service + " did not answer within "
+                + "the acquire's timeout of " + timeout.toMillis() + " ms and " + ANSWER_GRACE.toMillis() + " ms more ("
+                + what + " for resource '" + resource + "'): no majority of CP members in the CP group 'default' (or "
+                + "METADATA), or unreachable; a lock it grants later is given back", e);
+    }
+
+    /**
+     * The kept proxy of a lock, fetched on a locking thread when it is not kept yet (fetching asks the METADATA CP
+     * group, which without a majority waits for Hazelcast's invocation timeout), waiting until {@code deadline}.
+     */
+    private FencedLock fetchLock(String resource, String name, Duration timeout, long deadline) throws Exception {
+        FencedLock kept = locks.get(name);
+        if (kept != null) {
+            return kept;
+        }
+        CompletableFuture<FencedLock> fetching;
+        try {
+            fetching = CompletableFuture.supplyAsync(() -> lock(name), locker);
+        } catch (java.util.concurrent.RejectedExecutionException closed) {
+            return lock(name); // after close(), as before: on the caller's thread
+        }
+        try {
+            return fetching.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            throw noAnswer(resource, "asked for the lock '" + name + "'", timeout, e);
+        } catch (ExecutionException e) {
             throw e.getCause() instanceof Exception cause ? cause : e;
         }
     }
