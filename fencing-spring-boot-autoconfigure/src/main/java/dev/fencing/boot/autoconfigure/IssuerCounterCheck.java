@@ -231,10 +231,14 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
                     + "offsets issue tokens in different ranges, and the lower ones are refused). Do not choose a "
                     + "base of your own for it: a higher one would leave the other instances below it in turn";
         } else if (offset == null) {
+            java.util.Map<String, Object> where = counted.describe();
             fix = "First make sure the issuer is the one this store's tokens came from: an issuer pointed at another "
                     + "lock service (a typo in fencing.issuer.etcd.endpoints or fencing.issuer.zookeeper.connect-string,"
                     + " a test cluster, a new empty one) counts from its own start; point it back rather than set an "
-                    + "offset. If it is the right one, this is what a move to a new issuer (a JDBC lease table to "
+                    + "offset" + (where.isEmpty() ? "" : " (this one: " + where + ")") + ". A lock service restarted "
+                    + "without its data (a Hazelcast CP Subsystem reset, or its whole cluster restarted without CP "
+                    + "persistence) also counts from its start again: then this is a move. If it is the right one, "
+                    + "this is what a move to a new issuer (a JDBC lease table to "
                     + "ZooKeeper, an old ensemble to a new one) without fencing.issuer.offset.base looks like: set "
                     + "fencing.issuer.offset.base above "
                     + highest + ", with headroom, under a fencing.issuer.offset.name of its own, on every instance"

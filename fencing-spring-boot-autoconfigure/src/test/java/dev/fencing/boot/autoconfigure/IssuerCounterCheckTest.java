@@ -71,6 +71,21 @@ class IssuerCounterCheckTest {
     }
 
     /**
+     * The failure names where the issuer points ({@code describe()}) and the restart of a lock service that loses its
+     * sequence: a trial's Hazelcast issuer (its own bean) failed naming fencing.issuer.etcd.endpoints and
+     * fencing.issuer.zookeeper.connect-string only, where the cause was its CP group restarted without CP persistence.
+     */
+    @Test
+    void theFailureNamesWhereTheIssuerPointsAndAWholeClusterRestart() throws Throwable {
+        InMemoryFenceStore store = storeAt(700);
+        OneSequence described = new Described(500);
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, () -> described)
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("Hazelcast client 'hz.client_1' of cluster 'orders'")
+                        .hasStackTraceContaining("restarted without its data"));
+    }
+
+    /**
      * A reactive application has no blocking fence store: the check reads its R2DBC store's table (a new user's WebFlux
      * application started against an empty ensemble and refused every write as stale, where the servlet one failed).
      */
@@ -491,7 +506,7 @@ class IssuerCounterCheckTest {
      * A fake one-sequence issuer (as ZooKeeper's and etcd's are) whose counter is fixed; a negative counter fails to
      * be read.
      */
-    static final class OneSequence implements TokenIssuer, IssuedTokens {
+    static class OneSequence implements TokenIssuer, IssuedTokens {
         private final long counter;
 
         OneSequence(long counter) {
@@ -519,6 +534,18 @@ class IssuerCounterCheckTest {
         @Override
         public boolean oneSequence() {
             return true;
+        }
+    }
+
+    /** A one-sequence issuer that says where it points, as the Hazelcast issuer does. */
+    static final class Described extends OneSequence {
+        Described(long counter) {
+            super(counter);
+        }
+
+        @Override
+        public java.util.Map<String, Object> describe() {
+            return java.util.Map.of("instance", "Hazelcast client 'hz.client_1' of cluster 'orders'");
         }
     }
 
