@@ -163,6 +163,10 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
             long counter = tokens.highestIssued(PROBE_RESOURCE);
             return counter < highest.getAsLong() ? new long[] {counter, highest.getAsLong()} : null;
         } catch (RuntimeException e) {
+            FencingConfigurationException setup = setupMistake(e);
+            if (setup != null) { // the lock service answered, and what it said is a setup mistake: not an outage
+                throw setup;
+            }
             if (!enforced) {
                 log.warn("Could not compare the token issuer's counter with " + what + " at startup (" + PROPERTY
                         + "), the check is skipped: " + e);
@@ -179,6 +183,19 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
                     + highest.getAsLong() + " from now on, as a sequence that went back meanwhile");
             return null;
         }
+    }
+
+    /**
+     * The {@link FencingConfigurationException} in the cause chain of an issuer's failure, or {@code null}: the issuer
+     * found a setup mistake when asked (a Hazelcast client's cluster in CP unsafe mode), which no waiting mends.
+     */
+    private static FencingConfigurationException setupMistake(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof FencingConfigurationException setup) {
+                return setup;
+            }
+        }
+        return null;
     }
 
     /**

@@ -86,6 +86,26 @@ class IssuerCounterCheckTest {
     }
 
     /**
+     * An issuer that, asked for its counter, finds a setup mistake (a trial's Hazelcast client of a cluster in CP unsafe
+     * mode: its probe lock outside the CP group 'default') fails startup: it was logged as "the check is skipped" and
+     * the application started, answering 500 to every acquiring call.
+     */
+    @Test
+    void aSetupMistakeTheIssuerFindsWhenAskedFailsStartup() throws Throwable {
+        InMemoryFenceStore store = storeAt(700);
+        OneSequence unsafe = new OneSequence(500) {
+            @Override
+            public long highestIssued(String resource) {
+                throw new IllegalStateException("cannot read its current fence", new dev.fencing
+                        .FencingConfigurationException("the cluster's CP Subsystem runs in unsafe mode"));
+            }
+        };
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, () -> unsafe)
+                .run(context -> assertThat(context).hasFailed().getFailure()
+                        .hasStackTraceContaining("runs in unsafe mode"));
+    }
+
+    /**
      * A reactive application has no blocking fence store: the check reads its R2DBC store's table (a new user's WebFlux
      * application started against an empty ensemble and refused every write as stale, where the servlet one failed).
      */
