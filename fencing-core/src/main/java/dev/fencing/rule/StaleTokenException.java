@@ -5,7 +5,8 @@ import dev.fencing.token.FencingToken;
 /**
  * A write refused because its token is smaller than max_seen ({@link Verdict#REJECT_STALE}): a newer holder has
  * written. Or, {@link #lockLost()}, because this process knows the token's lock is lost (the lock service ended its
- * lease while it was held, its lease time ran out, or its release found the lock taken over): refused before any store
+ * lease while it was held, its lease time ran out, or its release found the lock taken over) or already given back
+ * (the acquiring call returned before work it handed to another thread wrote): refused before any store
  * saw it, {@link #maxSeen()} {@link ForgedTokenException#NOT_CONSULTED}, since another holder may hold the lock under a
  * newer token, or, after a lock service lost its data, under a lower one the store cannot tell from an older one. See
  * {@link TokenRejectedException} for what it carries.
@@ -34,7 +35,9 @@ public final class StaleTokenException extends TokenRejectedException {
         super("Stale fencing token for resource '" + FencingToken.printable(resource) + "'" + where(operation)
                         + ": presented " + presented.value() + " (holder '" + FencingToken.printable(presented.holder())
                         + "'), whose lock this process knows is lost (its lease ended while held, or its release "
-                        + "found the lock taken over): another holder may hold it now, under a newer token or, after a "
+                        + "found the lock taken over) or given back already (its acquiring call returned while work it "
+                        + "handed to another thread, such as an @Async method, had not written yet: wait for that work "
+                        + "inside the acquiring call): another holder may hold it now, under a newer token or, after a "
                         + "lock service lost its data, a lower one. Refused before the fence store saw it, max_seen is "
                         + "untouched; acquire the lock again",
                 resource, presented, ForgedTokenException.NOT_CONSULTED, Verdict.REJECT_STALE, operation);

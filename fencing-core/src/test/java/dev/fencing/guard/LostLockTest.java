@@ -128,6 +128,39 @@ class LostLockTest {
         assertThat(store.maxSeen("ledger")).isEmpty();
     }
 
+    /**
+     * Work the acquiring call handed to another thread and did not wait for (a fire-and-forget {@code @Async} method)
+     * writes after the call returned and gave the lock back: the lock is no longer held, so the check is refused
+     * before the store, as for a lost lock, instead of being accepted outside the lock.
+     */
+    @Test
+    void aWriteAfterTheAcquiringCallGaveTheLockBackIsRefusedBeforeTheStore() throws Throwable {
+        java.util.concurrent.CountDownLatch returned = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.Future<?>[] task = new java.util.concurrent.Future<?>[1];
+        guard.invoke(service, new Object[0], () -> {
+            task[0] = pool.submit(FencingPropagation.callable(() -> {
+                returned.await(5, TimeUnit.SECONDS);
+                try {
+                    return write("after the lock was given back");
+                } catch (StaleTokenException e) {
+                    return e;
+                } catch (Throwable t) {
+                    throw new IllegalStateException(t);
+                }
+            }));
+            return null;
+        });
+        returned.countDown();
+        Object result = task[0].get(5, TimeUnit.SECONDS);
+        assertThat(result).isInstanceOfSatisfying(StaleTokenException.class, e -> {
+            assertThat(e.lockLost()).isTrue();
+            assertThat(e.getMessage()).contains("given back");
+        });
+        assertThat(written).isEmpty();
+        assertThat(store.maxSeen("ledger")).isEmpty();
+        assertThat(stale()).isEqualTo(1);
+    }
+
     /** A check of the application's own reads the token with FencingContext.present: refused too. */
     @Test
     void aCheckOfYourOwnIsRefusedTooAndAHeldLockIsNot() throws Throwable {

@@ -289,7 +289,9 @@ public final class FencingProblems {
         if (e instanceof StaleTokenException stale && stale.lockLost()) {
             problem.setDetail("The write of resource '" + e.resource() + "' was refused: the lock this service took "
                     + "for it (token " + e.presented().value() + ") is lost, its lease ended before the write (a "
-                    + "pause, a lost session, a lease time run out), so another holder may have it; the fence store "
+                    + "pause, a lost session, a lease time run out), or was given back before the write (work handed "
+                    + "to another thread that the acquiring call did not wait for), so another holder may have it; "
+                    + "the fence store "
                     + "was not asked. The refused call did not run: nothing was written by it. Retry the request: "
                     + "it takes the lock again");
             if (problem.getProperties() != null) {
