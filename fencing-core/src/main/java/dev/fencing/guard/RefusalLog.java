@@ -57,7 +57,8 @@ final class RefusalLog {
             }
             String detail = e instanceof ForgedTokenException forged ? forged.reason() + " (max_seen untouched)"
                     : e instanceof dev.fencing.rule.StaleTokenException stale && stale.lockLost()
-                    ? "its lock is known lost in this process (its lease ended; the store was not asked)"
+                    ? "its lock is known lost or given back in this process (its lease ended, or its acquiring call "
+                    + "returned before this write; the store was not asked)"
                     : "max_seen " + e.maxSeen();
             LOG.log(System.Logger.Level.WARNING, "Refused {0} ({1}) on resource ''{2}'': token {3}, {4}; the "
                             + "call did not run. At most one such line per method and outcome per minute; see "
