@@ -5,7 +5,10 @@ import dev.fencing.annotation.Fenced;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-/** A woven generic class whose fenced method a subclass overrides for its type argument ({@link WovenGenericOverride}). */
+/**
+ * A woven generic class whose fenced method a subclass overrides for its type argument
+ * ({@link WovenGenericOverride}).
+ */
 public class WovenGenericBase<T> {
 
     public final List<Object> puts = new CopyOnWriteArrayList<>();

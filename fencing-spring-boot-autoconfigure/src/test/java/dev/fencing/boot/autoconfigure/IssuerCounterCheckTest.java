@@ -86,9 +86,9 @@ class IssuerCounterCheckTest {
     }
 
     /**
-     * An issuer that, asked for its counter, finds a setup mistake (a trial's Hazelcast client of a cluster in CP unsafe
-     * mode: its probe lock outside the CP group 'default') fails startup: it was logged as "the check is skipped" and
-     * the application started, answering 500 to every acquiring call.
+     * An issuer that, asked for its counter, finds a setup mistake (a trial's Hazelcast client of a cluster in CP
+     * unsafe mode: its probe lock outside the CP group 'default') fails startup: it was logged as "the check is
+     * skipped" and the application started, answering 500 to every acquiring call.
      */
     @Test
     void aSetupMistakeTheIssuerFindsWhenAskedFailsStartup() throws Throwable {
