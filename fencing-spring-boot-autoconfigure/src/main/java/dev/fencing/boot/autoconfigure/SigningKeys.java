@@ -9,7 +9,9 @@ import dev.fencing.signing.TokenVerifier;
 import dev.fencing.signing.VerificationKey;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
 
@@ -85,6 +87,18 @@ final class SigningKeys {
         if (signing.getKeys().isEmpty()) {
             throw new FencingConfigurationException(PREFIX + ".scheme is set but " + PREFIX + ".keys has no key: add "
                     + PREFIX + ".keys.ID." + (scheme == SignatureScheme.HMAC_SHA256 ? "secret" : "public-key"));
+        }
+        Map<String, String> byLowerCase = new HashMap<>();
+        for (String id : signing.getKeys().keySet()) {
+            String other = byLowerCase.putIfAbsent(id.toLowerCase(Locale.ROOT), id);
+            if (other != null) {
+                // an environment variable (FENCING_SIGNING_KEYS_KEY1_RETIRED) binds the id in lower case: retiring
+                // "key1" left "Key1" verifying
+                throw new FencingConfigurationException(PREFIX + ".keys has the ids '" + other + "' and '" + id
+                        + "', which differ only in case: they are two keys, so what is set under one (retired=true, "
+                        + "an environment variable's id is lower case) does not apply to the other; spell the key id "
+                        + "the same everywhere");
+            }
         }
         boolean privateKey = false;
         for (Map.Entry<String, FencingProperties.Key> entry : signing.getKeys().entrySet()) {

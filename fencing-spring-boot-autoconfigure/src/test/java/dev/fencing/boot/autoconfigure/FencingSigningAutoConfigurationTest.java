@@ -260,6 +260,31 @@ class FencingSigningAutoConfigurationTest {
                 "fencing.signing.keys.ed1.private-key=" + privateKeyBase64());
     }
 
+    @Test
+    void aKeyRetiredUnderAnotherCaseOfItsIdFailsStartupInsteadOfStillVerifying(CapturedOutput output) {
+        // a rotation's last step with the id in another case: "key1" is retired, "Key1" goes on verifying
+        assertStartupFails(output, "fencing.signing.keys", "differ only in case",
+                "fencing.signing.scheme=hmac-sha256", "fencing.signing.current-key-id=k2",
+                "fencing.signing.keys.Key1.secret=" + SECRET, "fencing.signing.keys.key1.retired=true",
+                "fencing.signing.keys.k2.secret=" + SECRET.replace('A', 'B'));
+    }
+
+    @Test
+    void aKeyRetiredByAnEnvironmentVariableFailsStartupInsteadOfStillVerifying(CapturedOutput output) {
+        // FENCING_SIGNING_KEYS_KEY1_RETIRED binds to the id "key1": the key configured as "Key1" stayed active
+        runner.withInitializer(context -> context.getEnvironment().getPropertySources().addFirst(
+                        new org.springframework.core.env.SystemEnvironmentPropertySource("systemEnvironment",
+                                java.util.Map.of("FENCING_SIGNING_KEYS_KEY1_RETIRED", "true"))))
+                .withPropertyValues("fencing.signing.scheme=hmac-sha256", "fencing.signing.current-key-id=k2",
+                        "fencing.signing.keys.Key1.secret=" + SECRET,
+                        "fencing.signing.keys.k2.secret=" + SECRET.replace('A', 'B'))
+                .run(context -> {
+                    assertThat(context).hasFailed();
+                    assertThat(context.getStartupFailure()).rootCause().hasMessageContaining("Key1")
+                            .hasMessageContaining("key1").hasMessageContaining("differ only in case");
+                });
+    }
+
     private void assertStartupFails(CapturedOutput output, String named, String why, String... properties) {
         runner.withPropertyValues(properties).run(context -> {
             assertThat(context).hasFailed();
