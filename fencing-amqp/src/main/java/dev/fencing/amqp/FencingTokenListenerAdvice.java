@@ -266,7 +266,7 @@ public final class FencingTokenListenerAdvice implements MethodInterceptor {
         for (FencingToken token : tokens) {
             Verification verification = verifier.verify(token);
             if (verification.valid()
-                    || modes != null && modes.observes(ResourceFamilies.family(token.resource()))) {
+                    || modes != null && modes.observesResourceOf(token.resource())) {
                 continue; // observe mode: the fence judges it (counted there) and the call runs
             }
             FencingMetrics.increment(forged.of(token.resource()));

@@ -68,6 +68,26 @@ public final class FenceModes {
         return snapshot.observes(resource);
     }
 
+    /**
+     * Whether checks of the declared resource a token's {@code effective} resource belongs to are observed: for a
+     * carrier, which sees the token before any fenced method and must judge it as that method's fence will. The
+     * declared resource is {@code effective} itself when a method declares it, else the longest declared prefix
+     * before one of its colons ({@code orders:eu} for {@code orders:eu:7} when {@code orders:eu} is declared), else,
+     * before the declared resources are known or when none matches, the text before its first colon.
+     */
+    public boolean observesResourceOf(String effective) {
+        java.util.Set<String> known = declared();
+        String resource;
+        if (known.contains(effective)) {
+            resource = effective;
+        } else {
+            String entityOf = entityOf(effective, known);
+            int colon = effective.indexOf(':');
+            resource = entityOf != null ? entityOf : colon > 0 ? effective.substring(0, colon) : effective;
+        }
+        return snapshot.observes(resource);
+    }
+
     /** The mode of {@code resource} now. */
     public FenceMode mode(String resource) {
         return snapshot.observes(resource) ? FenceMode.OBSERVE : FenceMode.ENFORCE;

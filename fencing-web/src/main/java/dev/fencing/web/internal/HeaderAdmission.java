@@ -98,7 +98,7 @@ public final class HeaderAdmission {
             for (FencingToken token : tokens) {
                 Verification verification = verifier.verify(token);
                 if (!verification.valid()) {
-                    if (modes != null && modes.observes(RemoteRejectionCounters.baseResource(token.resource()))) {
+                    if (modes != null && modes.observesResourceOf(token.resource())) {
                         continue; // observe mode: the fence judges it (counted there) and the call runs
                     }
                     forgedCounters.increment(token.resource());

@@ -10,6 +10,7 @@ import dev.fencing.signing.VerificationKey;
 import dev.fencing.token.FencingToken;
 import dev.fencing.web.FencingHeader;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -50,5 +51,34 @@ class HeaderAdmissionObserveTest {
         FencingToken signed = TokenSigner.hmac("k1", SECRET).sign(new FencingToken("accounts:42", 8, "h"));
         assertThat(admission.admit(List.of(FencingHeader.format(List.of(signed))), null, () -> "POST /x").admitted())
                 .isTrue();
+    }
+
+    /**
+     * A declared resource with a colon in its name ({@code orders:eu}) is judged by its own mode, not by the mode of
+     * the text before its first colon: a forged token of the enforced {@code orders:eu} beside an observed
+     * {@code orders} was admitted (the request ran up to the fenced call), and one of an observed {@code orders:eu}
+     * beside an enforced {@code orders} refused.
+     */
+    @Test
+    @Timeout(10)
+    void aResourceWithAColonInItsNameIsJudgedByItsOwnMode() {
+        TokenVerifier verifier = new TokenVerifier(KeyRing.of(VerificationKey.hmac("k1", SECRET)));
+        FenceModes modes = new FenceModes(FenceMode.ENFORCE, Map.of("orders", FenceMode.OBSERVE));
+        modes.declare(java.util.Set.of("orders", "orders:eu"), java.util.Set.of("orders", "orders:eu"));
+        HeaderAdmission admission = new HeaderAdmission(verifier, ForgedTokenCounters.NONE, e -> { }, modes);
+
+        FencingToken enforcedEntity = new FencingToken("orders:eu:7", 7, "evil");
+        assertThat(admission.admit(List.of(FencingHeader.format(List.of(enforcedEntity))), null, () -> "POST /x")
+                .admitted()).as("a forged token of the enforced orders:eu").isFalse();
+        FencingToken observedEntity = new FencingToken("orders:7", 7, "evil");
+        assertThat(admission.admit(List.of(FencingHeader.format(List.of(observedEntity))), null, () -> "POST /x")
+                .admitted()).as("a forged token of the observed orders").isTrue();
+
+        modes.set("orders", FenceMode.ENFORCE, "test");
+        modes.set("orders:eu", FenceMode.OBSERVE, "test");
+        assertThat(admission.admit(List.of(FencingHeader.format(List.of(enforcedEntity))), null, () -> "POST /x")
+                .admitted()).as("a forged token of the observed orders:eu").isTrue();
+        assertThat(admission.admit(List.of(FencingHeader.format(List.of(observedEntity))), null, () -> "POST /x")
+                .admitted()).as("a forged token of the enforced orders").isFalse();
     }
 }
