@@ -11,6 +11,7 @@ import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -160,6 +161,42 @@ public abstract class FenceCompactionContract {
         assertThat(refusal(r, 11, "other")).isInstanceOf(DuplicateTokenException.class);
         assertThat(refusal(r, 12, "later")).isNull();
         assertThat(compaction().familyFloor(family)).hasValue(10);
+    }
+
+    /**
+     * A family is the text before the last {@code ':'}: a nested family ({@code f:eu}), one ending in {@code ':'}
+     * ({@code f:}) and one the family's name is a prefix of ({@code fx}) each keep a floor of their own, and a folded
+     * resource is judged against its own family's floor, never a lower one of a family whose name shares its prefix.
+     */
+    @Test
+    @Timeout(60)
+    void eachFamilyIsJudgedAgainstItsOwnFloorNeverOneOfAFamilySharingItsPrefix() throws Throwable {
+        String nested = family + ":eu";
+        String colon = family + ":";
+        String longer = family + "x";
+        write(nested + ":1", 100, "a");
+        write(colon + ":1", 60, "a");
+        write(key(1), 5, "a");
+        write(longer + ":1", 7, "a");
+        pause(20);
+
+        CompactionResult result = compaction().compact(Duration.ZERO, 100, IssuerFloors.ONE_SEQUENCE);
+
+        assertThat(result.folded()).isEqualTo(4);
+        assertThat(result.families()).isEqualTo(4);
+        assertThat(compaction().familyFloor(nested)).hasValue(100);
+        assertThat(compaction().familyFloor(colon)).hasValue(60);
+        assertThat(compaction().familyFloor(family)).hasValue(5);
+        assertThat(compaction().familyFloor(longer)).hasValue(7);
+        // below their own family's floor, above the floor of the family their name starts with
+        assertThat(refusal(nested + ":1", 99, "z")).isInstanceOf(StaleTokenException.class);
+        assertThat(refusal(nested + ":2", 50, "z")).isInstanceOf(StaleTokenException.class);
+        assertThat(refusal(colon + ":2", 59, "z")).isInstanceOf(StaleTokenException.class);
+        assertThat(refusal(longer + ":2", 6, "z")).isInstanceOf(StaleTokenException.class);
+        // above their own family's floor, below a floor of a family their name is a prefix of
+        assertThat(refusal(key(2), 6, "n")).isNull();
+        assertThat(refusal(longer + ":1", 8, "n")).isNull();
+        assertThat(compaction().familyFloor(family)).hasValue(5);
     }
 
     @Test
