@@ -152,6 +152,11 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     /** The administration of this store's table, built once: {@link #compact} and {@link #familyFloor} reuse it. */
     private final JdbcFenceAdmin admin;
     private final boolean checkAtCommit;
+    /**
+     * Whether the table is compacted ({@link Builder#compacted}, or a {@link JdbcFenceAdmin#compact} of this store
+     * ran): on PostgreSQL and H2, checks in transactions above READ COMMITTED are then refused.
+     */
+    private volatile boolean compacted;
     /** MariaDB, H2: a deadlock rolls back the whole transaction, checks included ({@link HeldChecks}). */
     private final boolean rollsBackOnDeadlock;
     /** Whether a resource fenced twice in one transaction checked at commit was reported (once per store). */
@@ -208,6 +213,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         this.swapLockTimeoutSql = dialect.swapLockTimeoutSql(lockTimeoutValue);
         this.checkBoundsItself = postgresql || readLockTimeoutSql == null;
         this.checkAtCommit = b.checkAtCommit;
+        this.compacted = b.compacted;
         this.rollsBackOnDeadlock = dialect.fenceSql() != FenceSql.POSTGRESQL;
         String floorRowSql = dialect.fenceSql().floorRowSql(table, lockTimeout);
         this.floorRows = floorRowSql == null ? null
@@ -428,6 +434,23 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
                     + "max_seen, a write, also for a fenced read. Run the fenced call in a read-write transaction. "
                     + "The call did not run");
         }
+        Integer isolation = compacted && dialect.fenceSql() != FenceSql.MARIADB
+                ? TransactionSynchronizationManager.getCurrentTransactionIsolationLevel() : null;
+        if (isolation != null && isolation > Connection.TRANSACTION_READ_COMMITTED) {
+            throw new OutsideTransactionException(resource, token, "Fence check for resource '" + resource
+                    + "' refused: the calling thread's transaction runs at isolation level "
+                    + (isolation == Connection.TRANSACTION_SERIALIZABLE ? "SERIALIZABLE" : "REPEATABLE READ")
+                    + " and table '" + table + "' is compacted: on " + dialect.productName() + " a snapshot taken "
+                    + "before a compaction batch reads the family floor as it was, and a paused holder's token for "
+                    + "a resource that batch folded could be accepted. Run fenced calls at READ COMMITTED (the "
+                    + "database's default), or turn compaction off (fencing.compaction.enabled). The call did not "
+                    + "run");
+        }
+    }
+
+    /** A compaction of this store's table ran ({@link JdbcFenceAdmin#compact}): see {@link Builder#compacted}. */
+    void noteCompacted() {
+        compacted = true;
     }
 
     /**
@@ -1325,6 +1348,7 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
         private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
         private long maxAdvance = FenceRule.UNBOUNDED;
         private boolean checkAtCommit;
+        private boolean compacted;
 
         private Builder(DataSource dataSource) {
             super(JdbcTable.FENCE, dataSource);
@@ -1394,6 +1418,19 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
          */
         public Builder checkAtCommit(boolean checkAtCommit) {
             this.checkAtCommit = checkAtCommit;
+            return this;
+        }
+
+        /**
+         * Says that the table is compacted, by this application or another one on the same table (off by default;
+         * a {@link JdbcFenceAdmin#compact} through this store turns it on too). On PostgreSQL and H2 a transaction
+         * above READ COMMITTED whose snapshot predates a compaction batch would judge a folded resource against the
+         * family floor as it was, so the store then refuses checks in Spring-managed transactions declared REPEATABLE
+         * READ or SERIALIZABLE ({@code @Transactional(isolation = ...)}); a pool's or the database's own default
+         * isolation is not seen. MariaDB reads the floor current at any level and is not affected.
+         */
+        public Builder compacted(boolean compacted) {
+            this.compacted = compacted;
             return this;
         }
 

@@ -57,10 +57,12 @@ public class FencingJdbcAutoConfiguration {
     @ConditionalOnFencingType(store = FencingProperties.StoreType.JDBC)
     @DependsOnDatabaseInitialization
     JdbcFenceStore fenceStore(DataSource dataSource, ObjectProvider<PlatformTransactionManager> transactionManager,
-                              FencingProperties properties) {
+                              FencingProperties properties, Environment environment) {
         FencingProperties.JdbcStore jdbc = properties.getStore().getJdbc();
         JdbcFenceStore.Builder builder = JdbcFenceStore.builder(dataSource).table(jdbc.getTable())
                 .lockTimeout(jdbc.getLockTimeout()).checkAtCommit(jdbc.isCheckAtCommit())
+                // compacted by this instance (or the others, with the same properties) from its first batch on
+                .compacted(environment.getProperty("fencing.compaction.enabled", Boolean.class, false))
                 .createTableIfMissing(createsTable(jdbc.getInitializeSchema(), dataSource));
         if (jdbc.getMaxAdvance() != null) {
             if (jdbc.getMaxAdvance() < 1) {

@@ -178,6 +178,42 @@ class FencingAutoConfigurationTest {
                         .getBean(FenceStore.class).isExactlyInstanceOf(InMemoryFenceStore.class));
     }
 
+    /**
+     * With compaction on, the starter's store refuses checks in transactions above READ COMMITTED on PostgreSQL and
+     * H2, whose snapshot could judge a folded resource against an old family floor; without it, they check.
+     */
+    @Test
+    void withCompactionOnTheStoreRefusesChecksAboveReadCommitted() {
+        database.withPropertyValues(h2("compactedrr"), "fencing.compaction.enabled=true",
+                "fencing.compaction.issuer-tokens=one-sequence").run(context -> {
+                    assertThat(context).hasNotFailed();
+                    assertThat(checkAt(context, "ISOLATION_REPEATABLE_READ", "compacted:1"))
+                            .isInstanceOf(dev.fencing.store.OutsideTransactionException.class)
+                            .hasMessageContaining("fencing.compaction.enabled");
+                    assertThat(checkAt(context, "ISOLATION_READ_COMMITTED", "compacted:1")).isNull();
+                });
+        database.withPropertyValues(h2("notcompactedrr")).run(context ->
+                assertThat(checkAt(context, "ISOLATION_REPEATABLE_READ", "notcompacted:1")).isNull());
+    }
+
+    private static Throwable checkAt(org.springframework.context.ApplicationContext context, String isolation,
+                                     String resource) {
+        org.springframework.transaction.support.TransactionTemplate template =
+                new org.springframework.transaction.support.TransactionTemplate(
+                        context.getBean(org.springframework.transaction.PlatformTransactionManager.class));
+        template.setIsolationLevelName(isolation);
+        JdbcFenceStore store = context.getBean(JdbcFenceStore.class);
+        return org.assertj.core.api.Assertions.catchThrowable(() -> template.executeWithoutResult(status -> {
+            try {
+                store.fence(resource, new dev.fencing.token.FencingToken(resource, 1, "h"), () -> null);
+            } catch (RuntimeException e) {
+                throw e;
+            } catch (Throwable t) {
+                throw new IllegalStateException(t);
+            }
+        }));
+    }
+
     @Test
     void checkAtCommitIsSetOnPostgreSqlAndRefusedElsewhereNamingTheDatabase() {
         database.withPropertyValues(h2("atcommit"), "fencing.store.jdbc.check-at-commit=true").run(context -> {
