@@ -118,7 +118,7 @@ public final class FloorRaise {
      * resources listed are raised without being named.
      *
      * @throws IllegalArgumentException as {@link #raiseAll(long, String)}, or when a named resource or family is
-     *                                  blank; nothing changed
+     *                                  blank or has a control character; nothing changed
      */
     public FloorRaiseResult raiseAll(long atLeast, String actor, Collection<String> alsoResources,
                                      Collection<String> alsoFamilies) {
@@ -132,6 +132,10 @@ public final class FloorRaise {
             if (resource == null || resource.isBlank()) {
                 throw new IllegalArgumentException("a resource named for the floor raise is blank");
             }
+            checkNoControlCharacter("resource", resource);
+        }
+        for (String family : alsoFamilies) {
+            checkNoControlCharacter("family", family);
         }
         if (actor == null || actor.isBlank()) {
             throw new IllegalArgumentException("actor (who asks for the floor raise) must not be blank");
@@ -185,6 +189,20 @@ public final class FloorRaise {
                 + examined + " resources raised (to the issuer's highest tokens" + (atLeast > 0 ? ", at least " + atLeast
                 : "") + ")");
         return new FloorRaiseResult(examined, raised, atLeast, actor);
+    }
+
+    /**
+     * Refuses a named resource or family with a control character: no token names one (a key ending in U+001F is a
+     * family's floor row), and it would get a row of its own, or fail the run in the database, after the rest changed.
+     */
+    private static void checkNoControlCharacter(String what, String name) {
+        for (int i = 0; i < name.length(); i++) {
+            if (Character.isISOControl(name.charAt(i))) {
+                throw new IllegalArgumentException(what + " '" + FencingToken.printable(name) + "' named for the floor "
+                        + "raise contains a control character at index " + i + ": no token names such a " + what
+                        + "; nothing changed");
+            }
+        }
     }
 
     /**
