@@ -174,7 +174,18 @@ public final class FloorRaise {
         }
         Tally tally = new Tally(null, actor);
         tally.migration = top;
-        run(atLeast, alsoResources, alsoFamilies, tally);
+        try {
+            run(atLeast, alsoResources, alsoFamilies, tally);
+        } catch (RuntimeException e) {
+            // what was raised stays raised (a raise never lowers): the run says so, with who asked
+            long raisedSoFar = tally.raised;
+            long examinedSoFar = tally.examined;
+            LOG.log(System.Logger.Level.WARNING, () -> "Floor raise after restore by " + actor + " failed after "
+                    + "raising " + raisedSoFar + " of " + examinedSoFar + " resources examined (" + e + "); those "
+                    + "raised stay raised, the rest are as they were: fix the cause and run it again (it changes "
+                    + "nothing already raised)");
+            throw e;
+        }
         long raised = tally.raised;
         long examined = tally.examined;
         if (tally.familiesLeft > 0) {
