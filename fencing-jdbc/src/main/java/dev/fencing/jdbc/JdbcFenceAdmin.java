@@ -108,7 +108,10 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
      * Raises max_seen of {@code resource} to at least {@code value}, with no holder, so that tokens up to and
      * including {@code value} are rejected; never lowers it. For restoring a floor known from elsewhere (for
      * example the last token a previous lock service issued). Joins the caller's transaction on the store's
-     * transaction manager, or runs in one of its own. Not subject to the store's {@code maxAdvance}.
+     * transaction manager, or runs in one of its own. Not subject to the store's {@code maxAdvance}. Waits for the
+     * resource's row at most the store's {@code lockTimeout}, as a check does.
+     *
+     * @throws FenceBusyException the row stayed held longer than the store's {@code lockTimeout}; nothing changed
      */
     @Override
     public void raiseFloor(String resource, long value) {
@@ -120,11 +123,37 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
         }
         store.verifyTable();
         store.transactions().executeWithoutResult(status -> {
-            store.jdbc().query(store.floorSql(), ps -> {
-                JdbcFenceStore.bind(ps, store.dialect().fenceSql().checkParameters(resource, value, null));
-            }, rs -> null);
-            // the check leaves a row at max_seen == value as it was: its holder would still pass with 'value'
-            store.jdbc().update(store.dialect().clearHolderAtSql(store.table()), resource, value);
+            JdbcDialect dialect = store.dialect();
+            JdbcTemplate jdbc = store.jdbc();
+            String previous = null;
+            boolean failed = false;
+            try {
+                // the row's lock waited for at most the store's bound, as a check's and a reset's
+                previous = store.swapInLockTimeout();
+                jdbc.query(store.floorSql(), ps -> {
+                    JdbcFenceStore.bind(ps, dialect.fenceSql().checkParameters(resource, value, null));
+                }, rs -> null);
+                // the check leaves a row at max_seen == value as it was: its holder would still pass with 'value'
+                jdbc.update(dialect.clearHolderAtSql(store.table()), resource, value);
+            } catch (CannotAcquireLockException e) {
+                failed = true;
+                if (rolledBack(e)) {
+                    throw e;
+                }
+                throw new FenceBusyException(resource, null, "Floor raise of resource '" + resource + "' to " + value
+                        + ": its fence row in table '" + store.table() + "' stayed held by another transaction (a "
+                        + "fenced writer, or a paused one) for more than the store's lock timeout of "
+                        + store.lockTimeout().toMillis() + " ms; " + (status.isNewTransaction()
+                        ? "nothing changed, try again" : "the raise changed nothing, but the transaction it joined "
+                        + "may be aborted (PostgreSQL aborts it): roll it back and try again"), e);
+            } catch (RuntimeException e) {
+                failed = true;
+                throw e;
+            } finally {
+                if (previous != null && (!failed || dialect.restoresLockTimeoutAfterFailure())) {
+                    putBack(jdbc, dialect.setLockTimeoutSql(previous), failed);
+                }
+            }
         });
     }
 
