@@ -322,7 +322,7 @@ public final class FloorRaise {
                             : "the issuer's highest token" + (atLeast > 0 ? ", at least " + atLeast : "")) + ")",
                             target, tally.checking, issued != null));
                 }
-            } else if (raise(resource, atLeast, tally.migration)) {
+            } else if (raise(resource, atLeast, tally.migration, tally.actor)) {
                 tally.raised++;
             }
         }
@@ -350,7 +350,7 @@ public final class FloorRaise {
      * old issuer, raised to the target, would hand out tokens among the new issuer's (a trial: the old instance, told
      * to raise its counters by its startup warning, wrote over the new issuer's holders).
      */
-    private boolean raise(String resource, long atLeast, Map.Entry<String, Long> migration) {
+    private boolean raise(String resource, long atLeast, Map.Entry<String, Long> migration, String actor) {
         // a family's floor (compaction) has a key of the family and an invisible U+001F: null for a resource
         String family = FenceSql.familyOfFloorKey(resource);
         long target = target(resource, family, atLeast);
@@ -377,7 +377,7 @@ public final class FloorRaise {
         long was = current.orElse(0);
         long to = target;
         String what = family != null ? "floor of family '" + family + "'" : "max_seen of resource '" + resource + "'";
-        LOG.log(System.Logger.Level.INFO, () -> what + " raised from " + was + " to " + to);
+        LOG.log(System.Logger.Level.INFO, () -> what + " raised from " + was + " to " + to + " by " + actor);
         return true;
     }
 }

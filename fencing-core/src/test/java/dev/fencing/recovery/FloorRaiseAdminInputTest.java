@@ -97,4 +97,21 @@ class FloorRaiseAdminInputTest {
         assertThat(warnings).anySatisfy(r -> assertThat(r.getMessage())
                 .contains("alice (INC-77)").contains("failed").contains("2 of 3"));
     }
+
+    /**
+     * Every change of the raise is in the log with who made it, what, the old and the new value: the line of each
+     * raised resource and family floor names the actor (before, only the run's summary did, so a resource's line
+     * could not be told from another run's).
+     */
+    @Test
+    void eachRaisedResourceAndFloorIsLoggedWithWhoAskedOldAndNew() throws Throwable {
+        write("accounts:1", 3);
+        FloorRaise raise = new FloorRaise(store, store, null, new AdminMetrics(registry));
+        raise.raiseAll(9, "alice (INC-77)");
+        List<String> lines = log.records().stream().map(LogRecord::getMessage).toList();
+        assertThat(lines).anySatisfy(line -> assertThat(line)
+                .isEqualTo("max_seen of resource 'accounts:1' raised from 3 to 9 by alice (INC-77)"));
+        assertThat(lines).anySatisfy(line -> assertThat(line)
+                .isEqualTo("floor of family 'accounts' raised from 0 to 9 by alice (INC-77)"));
+    }
 }
