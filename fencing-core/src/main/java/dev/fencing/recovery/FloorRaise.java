@@ -196,9 +196,10 @@ public final class FloorRaise {
                     + "without a row of their own are not covered; run it again naming those families, or keep the "
                     + "writers stopped until every lease taken before the restore has expired");
         }
+        String to = issued == null ? "to at least " + atLeast
+                : "to the issuer's highest tokens" + (atLeast > 0 ? ", at least " + atLeast : "");
         LOG.log(System.Logger.Level.WARNING, () -> "Floor raise after restore by " + actor + ": " + raised + " of "
-                + examined + " resources raised (to the issuer's highest tokens" + (atLeast > 0 ? ", at least " + atLeast
-                : "") + ")");
+                + examined + " resources raised (" + to + ")");
         return new FloorRaiseResult(examined, raised, atLeast, actor);
     }
 

@@ -114,4 +114,13 @@ class FloorRaiseAdminInputTest {
         assertThat(lines).anySatisfy(line -> assertThat(line)
                 .isEqualTo("floor of family 'accounts' raised from 0 to 9 by alice (INC-77)"));
     }
+
+    /** Without an issuer, the run's summary says what it raised to (the value given), not "the issuer's tokens". */
+    @Test
+    void theSummaryOfARaiseWithoutAnIssuerNamesTheValueGivenOnly() throws Throwable {
+        write("a", 3);
+        new FloorRaise(store, store, null, new AdminMetrics(registry)).raiseAll(9, "alice");
+        assertThat(log.records().stream().map(LogRecord::getMessage).toList()).anySatisfy(line -> assertThat(line)
+                .isEqualTo("Floor raise after restore by alice: 1 of 1 resources raised (to at least 9)"));
+    }
 }
