@@ -8,6 +8,7 @@ import dev.fencing.recovery.MaxSeenReset;
 import dev.fencing.recovery.ResetRefusedException;
 import dev.fencing.recovery.ResetResult;
 import dev.fencing.store.FenceStore;
+import dev.fencing.store.TransientFenceFailure;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.endpoint.SecurityContext;
@@ -133,7 +134,8 @@ public class FencingAdminWebExtension {
      * {@code POST /actuator/fencing} with {@code {"afterRestore": true}} (and optionally {@code "atLeast": N}): after
      * restoring an older backup of the fence table, raises max_seen of every resource to at least the issuer's
      * highest issued token and {@code N} ({@link FloorRaise}). Answers 200 with how many resources were examined and
-     * raised, 400 for bad input (nothing changed), 404 when the store cannot be listed.
+     * raised, 400 for bad input (nothing changed), 404 when the store cannot be listed, 409 when a fence row held
+     * past the store's lock timeout stopped the run (what it raised before stays raised; run it again).
      */
     public WebEndpointResponse<Map<String, Object>> raiseFloors(@Nullable Boolean afterRestore,
                                                                 @Nullable Long atLeast, SecurityContext security) {
@@ -162,6 +164,14 @@ public class FencingAdminWebExtension {
             return new WebEndpointResponse<>(body, WebEndpointResponse.STATUS_OK);
         } catch (IllegalArgumentException e) {
             return error(null, e.getMessage(), WebEndpointResponse.STATUS_BAD_REQUEST);
+        } catch (RuntimeException e) {
+            if (!(e instanceof TransientFenceFailure)) {
+                throw e;
+            }
+            // a row held past the store's lock timeout stopped the run: say what that means, not a bare 500
+            return error(null, "the floor raise stopped: " + e.getMessage() + ". The resources it raised before "
+                    + "stay raised (a raise never lowers), the rest are as they were: run it again (it changes "
+                    + "nothing already raised)", 409);
         }
     }
 
