@@ -92,7 +92,8 @@ public final class FloorRaise {
      *
      * @param atLeast a floor for every resource, 0 for none
      * @param actor   who asks, for the log
-     * @throws IllegalArgumentException when {@code actor} is blank, {@code atLeast} is negative, or there is neither
+     * @throws IllegalArgumentException when {@code actor} is blank, {@code atLeast} is negative or
+     *                                  {@link Long#MAX_VALUE} (no token above it), or there is neither
      *                                  an issuer nor a positive {@code atLeast} (nothing to raise to); nothing changed
      */
     public FloorRaiseResult raiseAll(long atLeast, String actor) {
@@ -143,6 +144,12 @@ public final class FloorRaise {
         if (atLeast < 0) {
             throw new IllegalArgumentException("the floor to raise every resource to must not be negative, was "
                     + atLeast);
+        }
+        if (atLeast == Long.MAX_VALUE) {
+            throw new IllegalArgumentException("floor raise asked by " + actor + " refused, nothing changed: atLeast "
+                    + atLeast + " is the top of the token range, which leaves no token above it: every write of every "
+                    + "resource would be refused for good, and an issuer counting per resource could issue none. Give "
+                    + "a value above every token issued and far below the top (docs/operations.md)");
         }
         if (issued == null && atLeast == 0) {
             throw new IllegalArgumentException("floor raise asked by " + actor + " has nothing to raise to: no issuer "

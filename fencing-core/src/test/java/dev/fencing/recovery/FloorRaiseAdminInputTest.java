@@ -123,4 +123,23 @@ class FloorRaiseAdminInputTest {
         assertThat(log.records().stream().map(LogRecord::getMessage).toList()).anySatisfy(line -> assertThat(line)
                 .isEqualTo("Floor raise after restore by alice: 1 of 1 resources raised (to at least 9)"));
     }
+
+    /**
+     * A floor at the top of the token range leaves no token above it: every write of every resource refused for
+     * good, and an issuer with counters per resource raised there can issue none (a typo, or a value pasted from a
+     * forged token). Refused as bad input, nothing changed, issuer counters included.
+     */
+    @Test
+    void aFloorAtTheTopOfTheTokenRangeIsRefusedBeforeAnythingChanges() throws Throwable {
+        write("a", 3);
+        dev.fencing.issuer.InMemoryTokenIssuer issuer = new dev.fencing.issuer.InMemoryTokenIssuer();
+        FloorRaise raise = new FloorRaise(store, store, issuer, new AdminMetrics(registry));
+        assertThatThrownBy(() -> raise.raiseAll(Long.MAX_VALUE, "ops"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("9223372036854775807")
+                .hasMessageContaining("nothing changed");
+        assertThat(store.maxSeen("a")).hasValue(3);
+        try (dev.fencing.issuer.Lease lease = issuer.acquire("a", java.time.Duration.ofSeconds(1))) {
+            assertThat(lease.token().value()).isLessThan(Long.MAX_VALUE);
+        }
+    }
 }
