@@ -22,7 +22,8 @@ public class FenceBusyException extends CannotAcquireLockException implements Tr
 
     /**
      * @param resource  the effective resource whose fence row was locked
-     * @param presented the token whose check could not run
+     * @param presented the token whose check could not run, {@code null} for a floor raise
+     *                  ({@link JdbcFenceAdmin#raiseFloor}), which presents none
      * @param message   what happened, naming the resource
      * @param cause     the database's lock timeout error
      */
