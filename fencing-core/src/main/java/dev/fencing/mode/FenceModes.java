@@ -1,6 +1,7 @@
 package dev.fencing.mode;
 
 import dev.fencing.FencingConfigurationException;
+import dev.fencing.metrics.ResourceFamilies;
 import dev.fencing.token.FencingToken;
 
 import java.util.Collections;
@@ -82,8 +83,7 @@ public final class FenceModes {
             resource = effective;
         } else {
             String entityOf = entityOf(effective, known);
-            int colon = effective.indexOf(':');
-            resource = entityOf != null ? entityOf : colon > 0 ? effective.substring(0, colon) : effective;
+            resource = entityOf != null ? entityOf : ResourceFamilies.family(effective);
         }
         return snapshot.observes(resource);
     }

@@ -15,6 +15,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.OptionalLong;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Administrative tasks on the table of a {@link JdbcFenceStore}: reading a resource's committed max_seen, raising
@@ -122,39 +124,20 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
             throw new IllegalArgumentException("floor for resource '" + resource + "' must be positive, was " + value);
         }
         store.verifyTable();
-        store.transactions().executeWithoutResult(status -> {
-            JdbcDialect dialect = store.dialect();
-            JdbcTemplate jdbc = store.jdbc();
-            String previous = null;
-            boolean failed = false;
-            try {
-                // the row's lock waited for at most the store's bound, as a check's and a reset's
-                previous = store.swapInLockTimeout();
-                jdbc.query(store.floorSql(), ps -> {
-                    JdbcFenceStore.bind(ps, dialect.fenceSql().checkParameters(resource, value, null));
-                }, rs -> null);
-                // the check leaves a row at max_seen == value as it was: its holder would still pass with 'value'
-                jdbc.update(dialect.clearHolderAtSql(store.table()), resource, value);
-            } catch (CannotAcquireLockException e) {
-                failed = true;
-                if (rolledBack(e)) {
-                    throw e;
-                }
-                throw new FenceBusyException(resource, null, "Floor raise of resource '" + resource + "' to " + value
-                        + ": its fence row in table '" + store.table() + "' stayed held by another transaction (a "
-                        + "fenced writer, or a paused one) for more than the store's lock timeout of "
-                        + store.lockTimeout().toMillis() + " ms; " + (status.isNewTransaction()
-                        ? "nothing changed, try again" : "the raise changed nothing, but the transaction it joined "
-                        + "may be aborted (PostgreSQL aborts it): roll it back and try again"), e);
-            } catch (RuntimeException e) {
-                failed = true;
-                throw e;
-            } finally {
-                if (previous != null && (!failed || dialect.restoresLockTimeoutAfterFailure())) {
-                    putBack(jdbc, dialect.setLockTimeoutSql(previous), failed);
-                }
-            }
-        });
+        store.transactions().executeWithoutResult(status -> underStoreLockTimeout(() -> {
+            // the row's lock waited for at most the store's bound, as a check's and a reset's
+            store.jdbc().query(store.floorSql(), ps -> {
+                JdbcFenceStore.bind(ps, store.dialect().fenceSql().checkParameters(resource, value, null));
+            }, rs -> null);
+            // the check leaves a row at max_seen == value as it was: its holder would still pass with 'value'
+            store.jdbc().update(store.dialect().clearHolderAtSql(store.table()), resource, value);
+            return null;
+        }, busy -> new FenceBusyException(resource, null, "Floor raise of resource '" + resource + "' to " + value
+                + ": its fence row in table '" + store.table() + "' stayed held by another transaction (a fenced "
+                + "writer, or a paused one) for more than the store's lock timeout of "
+                + store.lockTimeout().toMillis() + " ms; " + (status.isNewTransaction() ? "nothing changed, try again"
+                : "the raise changed nothing, but the transaction it joined may be aborted (PostgreSQL aborts it): "
+                + "roll it back and try again"), busy)));
     }
 
     /**
@@ -208,32 +191,42 @@ public final class JdbcFenceAdmin implements FenceAdmin, FenceInventory, FenceCo
      * put back afterwards); returns its max_seen, {@code null} without a row.
      */
     private Long lockRow(String resource, boolean ownTransaction) {
+        return underStoreLockTimeout(() -> store.jdbc().query(
+                store.dialect().boundedLockMaxSeenSql(store.table(), store.lockTimeout()),
+                rs -> rs.next() ? rs.getLong(1) : null, resource),
+                // the database's text stays in the cause (logs), out of the message an HTTP client may see
+                busy -> new ResetRefusedException(resource, "Reset of resource '" + resource + "' refused: its fence "
+                        + "row in table '" + store.table() + "' stayed held by another transaction (a fenced writer, "
+                        + "or a paused one) for more than the store's lock timeout of "
+                        + store.lockTimeout().toMillis() + " ms; " + (ownTransaction ? "nothing changed, try again"
+                        : "the reset changed nothing, but the transaction it joined may be aborted (PostgreSQL "
+                        + "aborts it): roll it back and try again"), busy));
+    }
+
+    /**
+     * Runs {@code work} on the store's connection with the store's lock wait bound swapped in (the connection's own
+     * put back afterwards); a wait that ran out is thrown as {@code busy} makes it, unless the database rolled the
+     * transaction back (then as it came).
+     */
+    private <T> T underStoreLockTimeout(Supplier<T> work, Function<CannotAcquireLockException, RuntimeException> busy) {
         JdbcDialect dialect = store.dialect();
-        JdbcTemplate jdbc = store.jdbc();
         String previous = null;
         boolean failed = false;
         try {
             previous = store.swapInLockTimeout();
-            return jdbc.query(dialect.boundedLockMaxSeenSql(store.table(), store.lockTimeout()),
-                    rs -> rs.next() ? rs.getLong(1) : null, resource);
+            return work.get();
         } catch (CannotAcquireLockException e) {
             failed = true;
             if (rolledBack(e)) {
                 throw e;
             }
-            // the database's text stays in the cause (logs), out of the message an HTTP client may see
-            throw new ResetRefusedException(resource, "Reset of resource '" + resource + "' refused: its fence row in "
-                    + "table '" + store.table() + "' stayed held by another transaction (a fenced writer, or a "
-                    + "paused one) for more than the store's lock timeout of " + store.lockTimeout().toMillis()
-                    + " ms; " + (ownTransaction ? "nothing changed, try again"
-                    : "the reset changed nothing, but the transaction it joined may be aborted (PostgreSQL aborts "
-                    + "it): roll it back and try again"), e);
+            throw busy.apply(e);
         } catch (RuntimeException e) {
             failed = true;
             throw e;
         } finally {
             if (previous != null && (!failed || dialect.restoresLockTimeoutAfterFailure())) {
-                putBack(jdbc, dialect.setLockTimeoutSql(previous), failed);
+                putBack(store.jdbc(), dialect.setLockTimeoutSql(previous), failed);
             }
         }
     }
