@@ -402,4 +402,40 @@ class FencingTokenListenerAdviceTest {
         assertThat(ran).singleElement().satisfies(snapshot -> assertThat(snapshot.get("accounts:42"))
                 .isEqualTo(ACCOUNTS));
     }
+
+    /**
+     * A resource with a colon in its declared name ({@code orders:eu}) is judged by its own mode, not by the text
+     * before its first colon: a forged {@code orders:eu:7} of an enforced {@code orders:eu} beside an observed
+     * {@code orders} is rejected before the listener runs, and a forged {@code orders:7} of the observed
+     * {@code orders} is bound; and the other way round once the modes are swapped.
+     */
+    @Test
+    void aResourceWithAColonInItsNameIsJudgedByItsOwnMode() {
+        dev.fencing.signing.TokenVerifier verifier = new dev.fencing.signing.TokenVerifier(
+                dev.fencing.signing.KeyRing.of(dev.fencing.signing.VerificationKey.hmac("k1", new byte[32])));
+        dev.fencing.mode.FenceModes modes = new dev.fencing.mode.FenceModes(dev.fencing.mode.FenceMode.ENFORCE,
+                java.util.Map.of("orders", dev.fencing.mode.FenceMode.OBSERVE));
+        modes.declare(java.util.Set.of("orders", "orders:eu"), java.util.Set.of("orders", "orders:eu"));
+        List<FencingSnapshot> ran = new ArrayList<>();
+        Delegate delegate = advised(new FencingTokenListenerAdvice().verifying(verifier).withModes(modes),
+                data -> ran.add(FencingContext.snapshot()));
+        FencingToken enforcedEntity = new FencingToken("orders:eu:7", 7, "evil");
+        FencingToken observedEntity = new FencingToken("orders:7", 7, "evil");
+
+        assertThatThrownBy(() -> delegate.invokeListener(null, message(enforcedEntity.toText())))
+                .as("a forged token of the enforced orders:eu").isInstanceOf(AmqpRejectAndDontRequeueException.class)
+                .hasMessageContaining("forged token");
+        delegate.invokeListener(null, message(observedEntity.toText()));
+        assertThat(ran).as("a forged token of the observed orders").singleElement()
+                .satisfies(snapshot -> assertThat(snapshot.get("orders:7")).isEqualTo(observedEntity));
+
+        modes.set("orders", dev.fencing.mode.FenceMode.ENFORCE, "test");
+        modes.set("orders:eu", dev.fencing.mode.FenceMode.OBSERVE, "test");
+        ran.clear();
+        delegate.invokeListener(null, message(enforcedEntity.toText()));
+        assertThat(ran).as("a forged token of the observed orders:eu").singleElement()
+                .satisfies(snapshot -> assertThat(snapshot.get("orders:eu:7")).isEqualTo(enforcedEntity));
+        assertThatThrownBy(() -> delegate.invokeListener(null, message(observedEntity.toText())))
+                .as("a forged token of the enforced orders").isInstanceOf(AmqpRejectAndDontRequeueException.class);
+    }
 }
