@@ -370,7 +370,11 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
                 + listed + (below.size() > 5 ? "; ..." : "") + "): their next tokens will be refused as stale until "
                 + "each counter passes its max_seen. This is what an issuer table on another database (a @Primary "
                 + "DataSource moved), one restored from an older backup, or a Redis restart without persistence "
-                + "looks like. If the issuer is the right one, raise its counters: " + (administered
+                + "looks like, and so does an issuer pointed elsewhere than the other instances' (another Redis, "
+                + "Redis database index or key prefix, another lease table): its locks are not theirs, so this "
+                + "instance has no mutual exclusion with the other instances, and the fence compares tokens of two "
+                + "counters; give every instance the same lock service settings before raising any counter. If the "
+                + "issuer is the right one, raise its counters: " + (administered
                 ? "POST /actuator/fencing {\"afterRestore\": true, \"atLeast\": N} with N the store's highest "
                 + "max_seen (at least " + highest + "; fencing.admin.enabled=true) raises every counter and max_seen "
                 + "to N"

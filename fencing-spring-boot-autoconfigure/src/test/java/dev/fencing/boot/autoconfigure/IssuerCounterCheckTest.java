@@ -227,6 +227,25 @@ class IssuerCounterCheckTest {
     }
 
     /**
+     * The warning names the setup mistake it looks like too: an instance whose issuer points elsewhere than the other
+     * instances' (another Redis database index or key prefix, another lease table) has locks of its own and no
+     * mutual exclusion with them; raising its counters, the warning's other advice, would hide that. A trial's
+     * instance on another Redisson key prefix was told to raise its counters, and then wrote while another instance
+     * held the lock.
+     */
+    @Test
+    void theWarningSaysACounterBelowMaxSeenMayBeAnIssuerPointedElsewhereThanTheOtherInstances(CapturedOutput output)
+            throws Throwable {
+        InMemoryFenceStore store = storeAt(700);
+        runner.withBean(FenceStore.class, () -> store).withBean(TokenIssuer.class, InMemoryTokenIssuer::new)
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("The token issuer's counters")
+                .contains("Redis database index or key prefix")
+                .contains("no mutual exclusion with the other instances")
+                .contains("before raising any counter");
+    }
+
+    /**
      * An empty fence store beside an issuer that issued tokens is named: a fence table of another name than the other
      * instances' (a typo, created at startup) is a second fence; a trial's instance on one accepted token 1 after the
      * other's 2, with nothing said.
