@@ -146,6 +146,17 @@ public class FencingAutoConfiguration {
     /** Fails startup when {@code fencing.issuer.type} names an issuer that no bean provides. */
     @Bean
     static IssuerTypeCheck fencingIssuerTypeCheck(Environment environment) {
+        String raw = environment.getProperty(OnFencingTypeCondition.ISSUER_TYPE, "").trim();
+        String simple = raw.toLowerCase(java.util.Locale.ROOT);
+        if (simple.equals("redisson") || simple.equals("hazelcast")) {
+            // the issuers the starter does not build: Boot's binding failure would only list the values it knows
+            String issuer = simple.equals("redisson") ? "RedissonTokenIssuer (fencing-redisson)"
+                    : "HazelcastTokenIssuer (fencing-hazelcast)";
+            throw new FencingConfigurationException("fencing.issuer.type=" + raw + " is not a type the starter "
+                    + "builds (none, jdbc, zookeeper, etcd): declare the issuer as a bean instead, a " + issuer
+                    + " on your own client (docs/issuers.md shows the bean), and the starter uses it for "
+                    + "@Fenced(acquire = true); then remove fencing.issuer.type");
+        }
         return new IssuerTypeCheck(Binder.get(environment).bind(OnFencingTypeCondition.ISSUER_TYPE,
                 FencingProperties.IssuerType.class).orElse(FencingProperties.IssuerType.NONE));
     }

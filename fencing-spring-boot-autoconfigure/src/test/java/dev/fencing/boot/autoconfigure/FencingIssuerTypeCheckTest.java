@@ -43,6 +43,24 @@ class FencingIssuerTypeCheckTest {
                 });
     }
 
+    /**
+     * The issuers the starter does not build (Redisson, Hazelcast) are the values a user tries first: a trial with
+     * fencing.issuer.type=redisson was told only "No enum constant ...IssuerType.redisson". The failure says to
+     * declare the issuer bean, which the starter then uses, and to remove the property.
+     */
+    @Test
+    void anIssuerTheStarterDoesNotBuildFailsSayingToDeclareItsBean() {
+        for (String type : new String[] {"redisson", "hazelcast"}) {
+            runner.withPropertyValues("fencing.issuer.type=" + type).run(context -> {
+                assertThat(context).hasFailed();
+                assertThat(context.getStartupFailure()).hasMessageContaining("fencing.issuer.type=" + type)
+                        .hasMessageContaining("declare the issuer as a bean")
+                        .hasMessageContaining("docs/issuers.md")
+                        .hasMessageContaining("remove fencing.issuer.type");
+            });
+        }
+    }
+
     public static class AcquiringLedger {
         @Fenced(resource = "ledger", acquire = true)
         public String post() {
