@@ -152,8 +152,11 @@ public class FencingAutoConfiguration {
             // the issuers the starter does not build: Boot's binding failure would only list the values it knows
             String issuer = simple.equals("redisson") ? "RedissonTokenIssuer (fencing-redisson)"
                     : "HazelcastTokenIssuer (fencing-hazelcast)";
+            String built = java.util.Arrays.stream(FencingProperties.IssuerType.values())
+                    .map(type -> type.name().toLowerCase(java.util.Locale.ROOT))
+                    .collect(java.util.stream.Collectors.joining(", "));
             throw new FencingConfigurationException("fencing.issuer.type=" + raw + " is not a type the starter "
-                    + "builds (none, jdbc, zookeeper, etcd): declare the issuer as a bean instead, a " + issuer
+                    + "builds (" + built + "): declare the issuer as a bean instead, a " + issuer
                     + " on your own client (docs/issuers.md shows the bean), and the starter uses it for "
                     + "@Fenced(acquire = true); then remove fencing.issuer.type");
         }
