@@ -6,21 +6,12 @@ import io.micrometer.context.ContextSnapshotFactory;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
-import org.springframework.boot.task.SimpleAsyncTaskSchedulerBuilder;
-import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.core.task.TaskDecorator;
 import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
-import org.springframework.scheduling.TaskScheduler;
-import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
-
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Carries the bound fencing tokens to Boot's task executor threads ({@code @Async}, {@code applicationTaskExecutor}),
@@ -32,11 +23,6 @@ import java.util.concurrent.ScheduledExecutorService;
  * <p>It backs off only for a {@code ContextPropagatingTaskDecorator} of the application, which carries the tokens
  * already. (It used to back off for any decorator, and an application that added one for its logging context had
  * every {@code @Async} fenced call refused as missing its token.)
- *
- * <p>On virtual threads it also defines Boot's {@code taskScheduler}, under Boot's own conditions and from Boot's
- * builder, so that the decorators reach the fixed-delay tasks ({@code @Scheduled(fixedDelay = ..)}), which Spring's
- * {@code SimpleAsyncTaskScheduler} runs on its scheduler thread undecorated (see
- * {@link DecoratedFixedDelayTaskScheduler}).
  */
 @AutoConfiguration(beforeName = {
         "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration",
@@ -51,22 +37,5 @@ public class FencingTaskExecutionAutoConfiguration {
     ContextPropagatingTaskDecorator fencingContextPropagatingTaskDecorator(ObjectProvider<MeterRegistry> registry) {
         // also reports what a task left bound on the pool thread (fencing.scopes.left, carrier=executor)
         return new LeftScopesTaskDecorator(new FencingMetrics(registry.getIfUnique()));
-    }
-
-    /**
-     * Boot's {@code taskScheduler} for virtual threads (the same conditions as Boot's, which then backs off), with the
-     * task decorators applied to fixed-delay tasks as well.
-     */
-    @Configuration(proxyBeanMethods = false)
-    @ConditionalOnClass(SimpleAsyncTaskSchedulerBuilder.class)
-    @ConditionalOnThreading(Threading.VIRTUAL)
-    @ConditionalOnBean(name = "org.springframework.scheduling.config.internalScheduledAnnotationProcessor")
-    @ConditionalOnMissingBean({TaskScheduler.class, ScheduledExecutorService.class})
-    static class VirtualThreadsTaskScheduler {
-
-        @Bean(name = "taskScheduler")
-        SimpleAsyncTaskScheduler taskScheduler(SimpleAsyncTaskSchedulerBuilder builder) {
-            return builder.configure(new DecoratedFixedDelayTaskScheduler());
-        }
     }
 }

@@ -40,8 +40,8 @@ class VirtualThreadSchedulingTest {
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
             .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
-                    FencingTaskExecutionAutoConfiguration.class, TaskExecutionAutoConfiguration.class,
-                    TaskSchedulingAutoConfiguration.class))
+                    FencingTaskExecutionAutoConfiguration.class, FencingTaskSchedulingAutoConfiguration.class,
+                    TaskExecutionAutoConfiguration.class, TaskSchedulingAutoConfiguration.class))
             .withUserConfiguration(SchedulingConfig.class)
             .withBean(SimpleMeterRegistry.class)
             .withPropertyValues("fencing.store.type=in-memory", "spring.threads.virtual.enabled=true",
@@ -121,6 +121,9 @@ class VirtualThreadSchedulingTest {
             assertThat(context).hasNotFailed();
             assertThat(context.getBean("taskScheduler", TaskScheduler.class))
                     .isInstanceOf(SimpleAsyncTaskScheduler.class);
+            // Boot's executor for @Async is still there (a scheduler defined before it made it back off)
+            assertThat(context).hasBean("applicationTaskExecutor");
+            assertThat(context.getBean("applicationTaskExecutor")).isNotSameAs(context.getBean("taskScheduler"));
             LeakingJob job = context.getBean(LeakingJob.class);
             assertThat(job.awaitRuns()).isTrue();
             assertThat(job.outcomes()).containsExactly("leaked", "missing", "missing");
