@@ -1,6 +1,9 @@
 package dev.fencing.boot.autoconfigure;
 
+import dev.fencing.metrics.FencingMetrics;
+import io.micrometer.core.instrument.MeterRegistry;
 import java.util.concurrent.ScheduledExecutorService;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
@@ -8,35 +11,51 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
 import org.springframework.boot.task.SimpleAsyncTaskSchedulerBuilder;
+import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 /**
- * On virtual threads ({@code spring.threads.virtual.enabled=true}), Boot's {@code taskScheduler} with the task
- * decorators (the starter's {@link ContextPropagatingTaskDecorator} among them) applied to fixed-delay tasks too:
- * Spring's {@link SimpleAsyncTaskScheduler} runs a {@code @Scheduled(fixedDelay = ..)} task on its own scheduler thread,
- * shared by every fixed-delay task, without them, so a binding one run left open stayed there and the next runs wrote
- * under its token, unreported (see {@link DecoratedFixedDelayTaskScheduler}). Defined under Boot's own conditions and
- * from Boot's builder, so Boot's scheduler backs off and nothing else changes; after Boot's task execution
- * configuration, whose {@code applicationTaskExecutor} would back off for a scheduler defined before it (it is an
- * {@code Executor}), and before Boot's task scheduling configuration. An application's own {@code TaskScheduler} or
- * {@code ScheduledExecutorService} bean makes it back off.
+ * Boot's {@code taskScheduler}, from Boot's builder and under Boot's own conditions (so Boot's backs off and nothing
+ * else changes), with what a scheduled run leaves bound (a {@code FencingContext.bind} never closed) kept from the
+ * later runs:
+ * <ul>
+ *   <li>on platform threads, a {@link ThreadPoolTaskScheduler} that closes what a cron ({@code Trigger}) run left
+ *   before Spring schedules its next run, which captured it and so carried it into every later run (see
+ *   {@link TriggerLeftScopesTaskScheduler});</li>
+ *   <li>on virtual threads ({@code spring.threads.virtual.enabled=true}), a {@link SimpleAsyncTaskScheduler} that
+ *   applies the task decorators (the starter's {@link ContextPropagatingTaskDecorator} among them) to fixed-delay
+ *   tasks too, which Spring's runs on one scheduler thread without them, so a binding one run left stayed there for
+ *   the next runs (see {@link DecoratedFixedDelayTaskScheduler}).</li>
+ * </ul>
+ * After Boot's task execution configuration, whose {@code applicationTaskExecutor} would back off for a scheduler
+ * defined before it (it is an {@code Executor}), and before Boot's task scheduling configuration. An application's own
+ * {@code TaskScheduler} or {@code ScheduledExecutorService} bean makes it back off.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration",
         beforeName = "org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration")
 @ConditionalOnClass({ContextPropagatingTaskDecorator.class, SimpleAsyncTaskSchedulerBuilder.class})
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
-@ConditionalOnThreading(Threading.VIRTUAL)
 @ConditionalOnBean(name = "org.springframework.scheduling.config.internalScheduledAnnotationProcessor")
 @ConditionalOnMissingBean({TaskScheduler.class, ScheduledExecutorService.class})
 public class FencingTaskSchedulingAutoConfiguration {
 
+    /** Boot's platform-thread {@code taskScheduler}, built by Boot's builder, closing what a trigger run left. */
+    @Bean(name = "taskScheduler")
+    @ConditionalOnThreading(Threading.PLATFORM)
+    ThreadPoolTaskScheduler taskScheduler(ThreadPoolTaskSchedulerBuilder builder,
+            ObjectProvider<MeterRegistry> registry) {
+        return builder.configure(new TriggerLeftScopesTaskScheduler(new FencingMetrics(registry.getIfUnique())));
+    }
+
     /** Boot's virtual-thread {@code taskScheduler}, built by Boot's builder, decorating fixed-delay tasks too. */
     @Bean(name = "taskScheduler")
-    SimpleAsyncTaskScheduler taskScheduler(SimpleAsyncTaskSchedulerBuilder builder) {
+    @ConditionalOnThreading(Threading.VIRTUAL)
+    SimpleAsyncTaskScheduler taskSchedulerVirtualThreads(SimpleAsyncTaskSchedulerBuilder builder) {
         return builder.configure(new DecoratedFixedDelayTaskScheduler());
     }
 }
