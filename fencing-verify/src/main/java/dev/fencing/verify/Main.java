@@ -57,10 +57,10 @@ public final class Main implements Callable<Integer> {
     static final List<String> ISSUERS = List.of("zookeeper", "etcd", "jdbc-postgresql", "jdbc-mariadb");
     static final List<String> STORES = List.of("postgresql", "mariadb");
     static final List<String> NEMESES = List.of("none", "pause", "kill", "partition", "restart-lock-service",
-            "kill-backend");
+            "kill-backend", "compact");
     /** The nemeses the runner implements so far. */
     static final List<String> RUNNABLE_NEMESES = List.of("none", "pause", "kill", "partition",
-            "restart-lock-service", "kill-backend");
+            "restart-lock-service", "kill-backend", "compact");
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ms|s|m|h)?");
 
     @Spec
@@ -90,7 +90,8 @@ public final class Main implements Callable<Integer> {
             description = "comma-separated faults: none, pause (SIGSTOP a lock holder past its lease), kill "
                     + "(SIGKILL a client), partition, restart-lock-service (SIGKILL a ZooKeeper or etcd member, the "
                     + "leader half the time, restart it after 2-5 s), kill-backend (pg_terminate_backend on one "
-                    + "client's connections) (default: ${DEFAULT-VALUE})")
+                    + "client's connections), compact (fold the fence rows idle for 1 s into their family floors; "
+                    + "the clients' store is built compacted) (default: ${DEFAULT-VALUE})")
     List<String> nemesis;
 
     @Option(names = "--clients", paramLabel = "N", defaultValue = "8",
@@ -110,6 +111,11 @@ public final class Main implements Callable<Integer> {
             description = "with --fence on: on fences the read of a read-modify-write as well as its write; off "
                     + "fences the write alone (default: ${DEFAULT-VALUE})")
     String fenceReads;
+
+    @Option(names = "--check-at-commit",
+            description = "the clients' JDBC store sends its checks with the transaction's COMMIT "
+                    + "(checkAtCommit(true)) instead of before each fenced call; --store postgresql only")
+    boolean checkAtCommit;
 
     @Option(names = "--postgresql-url", paramLabel = "URL", defaultValue = RunConfig.DEFAULT_JDBC_URL,
             description = "the PostgreSQL of --store postgresql and --issuer jdbc-postgresql; its user from "
@@ -175,6 +181,10 @@ public final class Main implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw invalid("Invalid combination: " + e.getMessage());
         }
+        if (checkAtCommit && !store.equals("postgresql")) {
+            throw invalid("Invalid combination: --check-at-commit runs on --store postgresql only (the JDBC store "
+                    + "refuses checkAtCommit on " + store + ")");
+        }
         oneOf("--fence", fence, List.of("on", "off"));
         oneOf("--fence-reads", fenceReads, List.of("on", "off"));
         if (clients < 1) {
@@ -212,7 +222,7 @@ public final class Main implements Callable<Integer> {
         RunConfig config = RunConfig.lockSet(nemesis, clients, limit, fence.equals("on"))
                 .withFenceReads(fenceReads.equals("on")).withIssuer(issuer).withStore(store)
                 .withDatabaseUrls(postgresqlUrl, mariadbUrl).withWorkload(workload).withResources(resources)
-                .withMaxSleep(Duration.ofMillis(maxSleepMillis));
+                .withMaxSleep(Duration.ofMillis(maxSleepMillis)).withCheckAtCommit(checkAtCommit);
         if (out != null) {
             config = config.withOutDir(out);
         }

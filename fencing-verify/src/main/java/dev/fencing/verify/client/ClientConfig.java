@@ -63,6 +63,8 @@ public class ClientConfig {
                               ClientSettings settings) {
         return JdbcFenceStore.builder(dataSource).dialect(Database.of(settings.jdbcUrl()).kind().dialect())
                 .table(settings.fenceTable())
+                .checkAtCommit(settings.checkAtCommit())
+                .compacted(settings.compacted())    // the compact nemesis folds idle rows of this table
                 .transactionManager(transactionManager).build();
     }
 

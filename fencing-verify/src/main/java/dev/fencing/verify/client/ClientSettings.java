@@ -29,12 +29,14 @@ import java.util.Map;
  *                      JDBC URL of the lease's database; empty for a JDBC lease on the store's database
  * @param workload      the workload: {@code lock-set}, {@code counter} or {@code append}
  * @param resources     how many resources the operations pick from (rows 0 to resources - 1)
+ * @param checkAtCommit whether the JDBC store checks at commit ({@code checkAtCommit(true)}, PostgreSQL only)
+ * @param compacted     whether the JDBC store is built {@code compacted(true)} (the compact nemesis folds its table)
  */
 public record ClientSettings(int process, Path history, String jdbcUrl, String user, String fenceTable,
                              String leaseTable, String setTable, Duration lease,
                              boolean fence, Duration maxSleep, long seed,
                              boolean fenceReads, String issuer, String issuerAddress,
-                             String workload, int resources) {
+                             String workload, int resources, boolean checkAtCommit, boolean compacted) {
 
     /** The arguments that make {@link #parse} give back these settings. */
     public String[] toArgs() {
@@ -45,7 +47,8 @@ public record ClientSettings(int process, Path history, String jdbcUrl, String u
                 "--max-sleep-ms", Long.toString(maxSleep.toMillis()), "--seed", Long.toString(seed),
                 "--fence-reads", fenceReads ? "on" : "off", "--issuer", issuer,
                 "--issuer-address", issuerAddress.isEmpty() ? "-" : issuerAddress,
-                "--workload", workload, "--resources", Integer.toString(resources)};
+                "--workload", workload, "--resources", Integer.toString(resources),
+                "--check-at-commit", checkAtCommit ? "on" : "off", "--compacted", compacted ? "on" : "off"};
     }
 
     /** The settings in {@code args}, as {@link #toArgs()} writes them. */
@@ -69,7 +72,8 @@ public record ClientSettings(int process, Path history, String jdbcUrl, String u
                 m.getOrDefault("issuer", "jdbc-postgresql"),
                 "-".equals(m.getOrDefault("issuer-address", "-")) ? "" : m.get("issuer-address"),
                 m.getOrDefault("workload", "lock-set"),
-                Resources.check(Integer.parseInt(m.getOrDefault("resources", "1"))));
+                Resources.check(Integer.parseInt(m.getOrDefault("resources", "1"))),
+                "on".equals(m.getOrDefault("check-at-commit", "off")), "on".equals(m.getOrDefault("compacted", "off")));
     }
 
     private static String req(Map<String, String> m, String name) {

@@ -64,7 +64,8 @@ final class ClientPool implements Targets, Partitions {
                 clientJdbcUrl(process, net), tables.storeDatabase().user(), tables.fence(), tables.lease(),
                 tables.data(config.workload()), config.lease(), config.fence(), config.maxSleep(),
                 config.seed() * 31 + process, config.fenceReads(), config.issuer(),
-                net == null ? issuerAddress : net.issuerAddress(), config.workload(), config.resources());
+                net == null ? issuerAddress : net.issuerAddress(), config.workload(), config.resources(),
+                config.checkAtCommit(), config.compacted());
         try {
             ClientProcess client = ClientProcess.start(settings, dir.resolve("client-" + process + ".log"), signals,
                     net == null ? List.of() : net.network().commandPrefix());

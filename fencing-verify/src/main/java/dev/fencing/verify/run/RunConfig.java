@@ -38,12 +38,14 @@ import java.util.Objects;
  *                      {@code --store mariadb} and {@code --issuer jdbc-mariadb}
  * @param resources     how many resources the operations pick from at random (1 to
  *                      {@link dev.fencing.verify.workload.Resources#MAX})
+ * @param checkAtCommit whether the clients' JDBC store checks at commit ({@code checkAtCommit(true)}, PostgreSQL
+ *                      only) instead of before each fenced call
  */
 public record RunConfig(String workload, String issuer, String store, List<String> nemeses, int clients,
                         Duration timeLimit, boolean fence, Path outRoot, Path outDir, String jdbcUrl, String user,
                         Duration lease, Duration pauseMin, Duration pauseMax, Duration intervalMin,
                         Duration intervalMax, Duration maxSleep, long seed, boolean fenceReads,
-                        String mariadbUrl, int resources) {
+                        String mariadbUrl, int resources, boolean checkAtCommit) {
 
     /** The PostgreSQL the test suite uses: 127.0.0.1:5432, database test, user postgres, trust auth. */
     public static final String DEFAULT_JDBC_URL = Database.POSTGRESQL_TEST_URL;
@@ -66,14 +68,14 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         return new RunConfig("lock-set", "jdbc-postgresql", "postgresql", nemeses, clients, timeLimit, fence,
                 Path.of("target", "verify"), null, DEFAULT_JDBC_URL, "postgres", Duration.ofSeconds(1),
                 Duration.ofMillis(2_000), Duration.ofMillis(3_000), Duration.ofSeconds(1), Duration.ofSeconds(3),
-                Duration.ofMillis(30), System.nanoTime(), true, DEFAULT_MARIADB_URL, 1);
+                Duration.ofMillis(30), System.nanoTime(), true, DEFAULT_MARIADB_URL, 1, false);
     }
 
     /** The same run writing into {@code dir}. */
     public RunConfig withOutDir(Path dir) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, dir, jdbcUrl, user,
                 lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl,
-                resources);
+                resources, checkAtCommit);
     }
 
     /**
@@ -84,14 +86,14 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         IssuerTiming timing = IssuerTiming.of(issuer);
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
                 user, timing.lease(), timing.pauseMin(), timing.pauseMax(), intervalMin, intervalMax, maxSleep, seed,
-                fenceReads, mariadbUrl, resources);
+                fenceReads, mariadbUrl, resources, checkAtCommit);
     }
 
     /** The same run with the fence and set tables on {@code store}: {@code postgresql} or {@code mariadb}. */
     public RunConfig withStore(String store) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
                 user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl,
-                resources);
+                resources, checkAtCommit);
     }
 
     /**
@@ -107,7 +109,7 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         }
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, pg.url(),
                 pg.user(), lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads,
-                mariadbUrl, resources);
+                mariadbUrl, resources, checkAtCommit);
     }
 
     /** The database of the fence and set tables ({@link #store()}). */
@@ -133,28 +135,40 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
     public RunConfig withFenceReads(boolean fenced) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
                 user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenced, mariadbUrl,
-                resources);
+                resources, checkAtCommit);
     }
 
     /** The same run with the workload {@code workload}: lock-set, counter or append. */
     public RunConfig withWorkload(String workload) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
                 user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl,
-                resources);
+                resources, checkAtCommit);
     }
 
     /** The same run over {@code resources} resources. */
     public RunConfig withResources(int resources) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
                 user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl,
-                resources);
+                resources, checkAtCommit);
     }
 
     /** The same run with clients pausing up to {@code sleep} between their read and their write. */
     public RunConfig withMaxSleep(Duration sleep) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
                 user, lease, pauseMin, pauseMax, intervalMin, intervalMax, sleep, seed, fenceReads, mariadbUrl,
-                resources);
+                resources, checkAtCommit);
+    }
+
+    /** The same run with the clients' store checking at commit (PostgreSQL) or before each fenced call. */
+    public RunConfig withCheckAtCommit(boolean atCommit) {
+        return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
+                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl,
+                resources, atCommit);
+    }
+
+    /** Whether the compact nemesis runs, so that the clients' store is built {@code compacted(true)}. */
+    public boolean compacted() {
+        return nemeses.contains("compact");
     }
 
     /** The parameters as the summary's {@code run} object shows them. */
@@ -170,6 +184,7 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         m.put("fence", fence ? "on" : "off");
         if (fence) {
             m.put("fenced", fenceReads ? "read and write" : "write only");
+            m.put("check", checkAtCommit ? "at commit" : "before the call");
         }
         m.put("lease-ms", lease.toMillis());
         Database leaseDb = leaseDatabase();

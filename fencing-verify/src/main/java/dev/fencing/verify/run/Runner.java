@@ -12,6 +12,7 @@ import dev.fencing.verify.history.HistoryWriter;
 import dev.fencing.verify.history.NemesisEvent;
 import dev.fencing.verify.history.Op;
 import dev.fencing.verify.history.OpType;
+import dev.fencing.verify.nemesis.CompactNemesis;
 import dev.fencing.verify.nemesis.KillBackendNemesis;
 import dev.fencing.verify.nemesis.KillNemesis;
 import dev.fencing.verify.nemesis.NemesisChoice;
@@ -45,6 +46,7 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Runs a workload (lock-set, counter, append) with client processes and nemeses, then checks it. The tokens come
@@ -78,6 +80,9 @@ public final class Runner {
     /** The databases the fence store (and the set) can be on. */
     public static final List<String> STORES = List.of("postgresql", "mariadb");
 
+    /** How long a fence row must not have advanced before the compact nemesis folds it. */
+    static final Duration COMPACT_IDLE_FOR = Duration.ofSeconds(1);
+
     /** How long the clients get to finish their operation in flight at the end. */
     static final long STOP_GRACE_MILLIS = 10_000;
 
@@ -85,6 +90,12 @@ public final class Runner {
     private final PrintWriter log;
     /** Database sessions the kill-backend nemesis terminated. */
     private final AtomicInteger sessionsKilled = new AtomicInteger();
+    /** Compactions the compact nemesis ran, the rows they folded, and those refused for want of the table lock. */
+    private final AtomicInteger compactions = new AtomicInteger();
+    private final AtomicLong rowsFolded = new AtomicLong();
+    private final AtomicInteger compactionsRefused = new AtomicInteger();
+    /** The compact nemesis's admin on the fence table, once the tables exist; closed with the run. */
+    private FenceCompaction compaction;
 
     /** What the partition nemesis cuts: the client pool, once it exists. */
     private Partitions partitions;
@@ -161,6 +172,9 @@ public final class Runner {
             log.printf("  %d clients ready after %.1f s%n", config.clients(), (System.nanoTime() - started) / 1e9);
             log.flush();
 
+            if (config.compacted()) {
+                compaction = new FenceCompaction(config, tables.fence(), tables.lease());
+            }
             Thread nemesisThread = new Thread(new NemesisSchedule(nemeses(lockService, tables), pool, random, config.intervalMin(),
                     config.intervalMax(), event -> {
                         history.write(event);
@@ -184,6 +198,9 @@ public final class Runner {
             }
             FinalReads.record(config.workload(), config.resources(), tables, history);
         } finally {
+            if (compaction != null) {
+                compaction.close();
+            }
             cleanup.run();
             try {
                 Runtime.getRuntime().removeShutdownHook(hook);
@@ -201,6 +218,11 @@ public final class Runner {
         run.put("nemesis-strikes", strikes.get());
         if (config.nemeses().contains(KillBackendNemesis.NAME)) {
             run.put("sessions-terminated", sessionsKilled.get());
+        }
+        if (config.compacted()) {
+            run.put("compactions", compactions.get());
+            run.put("compactions-refused", compactionsRefused.get());
+            run.put("rows-folded", rowsFolded.get());
         }
         run.put("duration-s", Math.round(duration.toMillis() / 100.0) / 10.0);
         run.put("java", System.getProperty("java.version"));
@@ -224,6 +246,19 @@ public final class Runner {
                         NemesisChoice.DOWN_MIN, NemesisChoice.DOWN_MAX));
                 case KillBackendNemesis.NAME -> list.add(new KillBackendNemesis(new PostgresConnectionKiller(
                         config.jdbcUrl(), config.user(), tables.prefix()), sessionsKilled::addAndGet));
+                case CompactNemesis.NAME -> list.add(new CompactNemesis(compaction, COMPACT_IDLE_FOR,
+                        new CompactNemesis.Tally() {
+                            @Override
+                            public void compacted(long rows) {
+                                compactions.incrementAndGet();
+                                rowsFolded.addAndGet(rows);
+                            }
+
+                            @Override
+                            public void refused() {
+                                compactionsRefused.incrementAndGet();
+                            }
+                        }));
                 default -> throw new IllegalArgumentException("nemesis " + n + " is not implemented yet");
             }
         }

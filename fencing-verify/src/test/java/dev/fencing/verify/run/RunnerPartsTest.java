@@ -25,11 +25,11 @@ class RunnerPartsTest {
     void clientSettingsSurviveTheCommandLine() {
         ClientSettings s = new ClientSettings(7, Path.of("target/x/client-7.jsonl"), "jdbc:postgresql://h/db", "u",
                 "f", "l", "s", Duration.ofMillis(1500), false, Duration.ofMillis(20), 42, false, "jdbc-postgresql", "",
-                "counter", 4);
+                "counter", 4, true, false);
         assertThat(ClientSettings.parse(s.toArgs())).isEqualTo(s);
         ClientSettings zk = new ClientSettings(8, Path.of("target/x/client-8.jsonl"), "jdbc:postgresql://h/db", "u",
                 "f", "l", "s", Duration.ofMillis(1000), true, Duration.ofMillis(20), 43, true, "zookeeper",
-                "127.0.0.1:2181,127.0.0.1:2182", "lock-set", 1);
+                "127.0.0.1:2181,127.0.0.1:2182", "lock-set", 1, false, true);
         assertThat(ClientSettings.parse(zk.toArgs())).isEqualTo(zk);
     }
 
