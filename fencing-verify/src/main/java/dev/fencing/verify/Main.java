@@ -90,7 +90,7 @@ public final class Main implements Callable<Integer> {
             description = "comma-separated faults: none, pause (SIGSTOP a lock holder past its lease), kill "
                     + "(SIGKILL a client), partition, restart-lock-service (SIGKILL a ZooKeeper or etcd member, the "
                     + "leader half the time, restart it after 2-5 s), kill-backend (pg_terminate_backend on one "
-                    + "client's connections), compact (fold the fence rows idle for 1 s into their family floors; "
+                    + "client's connections), compact (fold the fence rows idle for --compact-idle into their family floors; "
                     + "the clients' store is built compacted) (default: ${DEFAULT-VALUE})")
     List<String> nemesis;
 
@@ -116,6 +116,11 @@ public final class Main implements Callable<Integer> {
             description = "the clients' JDBC store sends its checks with the transaction's COMMIT "
                     + "(checkAtCommit(true)) instead of before each fenced call; --store postgresql only")
     boolean checkAtCommit;
+
+    @Option(names = "--compact-idle", paramLabel = "DURATION", defaultValue = "1s",
+            description = "with --nemesis compact: fold the fence rows not advanced for this long: 1s, 100ms, 0ms "
+                    + "(default: ${DEFAULT-VALUE})")
+    String compactIdle;
 
     @Option(names = "--postgresql-url", paramLabel = "URL", defaultValue = RunConfig.DEFAULT_JDBC_URL,
             description = "the PostgreSQL of --store postgresql and --issuer jdbc-postgresql; its user from "
@@ -197,7 +202,8 @@ public final class Main implements Callable<Integer> {
         if (maxSleepMillis < 0) {
             throw invalid("Invalid value for option '--max-sleep': " + maxSleepMillis + " (must be 0 or more)");
         }
-        Duration limit = duration(timeLimit);
+        Duration limit = duration("--time-limit", timeLimit, false);
+        Duration idle = duration("--compact-idle", compactIdle, true);
         databaseUrl("--postgresql-url", postgresqlUrl, DatabaseKind.POSTGRESQL);
         databaseUrl("--mariadb-url", mariadbUrl, DatabaseKind.MARIADB);
         PrintWriter stdout = spec.commandLine().getOut();
@@ -222,7 +228,8 @@ public final class Main implements Callable<Integer> {
         RunConfig config = RunConfig.lockSet(nemesis, clients, limit, fence.equals("on"))
                 .withFenceReads(fenceReads.equals("on")).withIssuer(issuer).withStore(store)
                 .withDatabaseUrls(postgresqlUrl, mariadbUrl).withWorkload(workload).withResources(resources)
-                .withMaxSleep(Duration.ofMillis(maxSleepMillis)).withCheckAtCommit(checkAtCommit);
+                .withMaxSleep(Duration.ofMillis(maxSleepMillis)).withCheckAtCommit(checkAtCommit)
+                .withCompactIdle(idle);
         if (out != null) {
             config = config.withOutDir(out);
         }
@@ -304,10 +311,10 @@ public final class Main implements Callable<Integer> {
         }
     }
 
-    private Duration duration(String text) {
+    private Duration duration(String option, String text, boolean zeroAllowed) {
         Matcher m = DURATION.matcher(text);
         if (!m.matches()) {
-            throw invalid("Invalid value for option '--time-limit': '" + text + "' (a number with ms, s, m or h)");
+            throw invalid("Invalid value for option '" + option + "': '" + text + "' (a number with ms, s, m or h)");
         }
         long n = Long.parseLong(m.group(1));
         String unit = m.group(2) == null ? "s" : m.group(2);
@@ -317,8 +324,8 @@ public final class Main implements Callable<Integer> {
             case "h" -> Duration.ofHours(n);
             default -> Duration.ofSeconds(n);
         };
-        if (limit.isZero()) {
-            throw invalid("Invalid value for option '--time-limit': '" + text + "' (must be positive)");
+        if (limit.isZero() && !zeroAllowed) {
+            throw invalid("Invalid value for option '" + option + "': '" + text + "' (must be positive)");
         }
         return limit;
     }

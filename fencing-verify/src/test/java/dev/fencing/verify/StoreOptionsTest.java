@@ -26,7 +26,7 @@ class StoreOptionsTest {
     void helpListsCheckAtCommitAndTheCompactNemesis() {
         assertThat(run("--help")).isZero();
         assertThat(out.toString().replaceAll("\\s+", " ")).contains("--check-at-commit", "COMMIT",
-                "compact (fold the fence rows idle for 1 s");
+                "compact (fold the fence rows idle for --compact-idle", "--compact-idle");
     }
 
     @Test
@@ -51,6 +51,12 @@ class StoreOptionsTest {
     }
 
     @Test
+    void aBadCompactIdleExitsTwoNamingTheOption() {
+        assertThat(run("--workload", "lock-set", "--nemesis", "compact", "--compact-idle", "soon")).isEqualTo(2);
+        assertThat(err.toString()).contains("'--compact-idle': 'soon'");
+    }
+
+    @Test
     void theRunConfigCarriesCheckAtCommitAndCompactsOnlyWithTheCompactNemesis() {
         RunConfig plain = RunConfig.lockSet(List.of("pause", "kill"), 8, Duration.ofSeconds(30), true);
         assertThat(plain.checkAtCommit()).isFalse();
@@ -60,6 +66,8 @@ class StoreOptionsTest {
                 .withCheckAtCommit(true).withIssuer("zookeeper").withResources(8);
         assertThat(compacting.compacted()).isTrue();
         assertThat(compacting.checkAtCommit()).isTrue();
-        assertThat(compacting.describe()).containsEntry("check", "at commit").containsEntry("nemesis", "pause,compact");
+        assertThat(compacting.describe()).containsEntry("check", "at commit").containsEntry("nemesis", "pause,compact")
+                .containsEntry("compact-idle-ms", 1000L);
+        assertThat(compacting.withCompactIdle(Duration.ofMillis(100)).compactIdle()).isEqualTo(Duration.ofMillis(100));
     }
 }

@@ -40,18 +40,23 @@ import java.util.Objects;
  *                      {@link dev.fencing.verify.workload.Resources#MAX})
  * @param checkAtCommit whether the clients' JDBC store checks at commit ({@code checkAtCommit(true)}, PostgreSQL
  *                      only) instead of before each fenced call
+ * @param compactIdle   the compact nemesis folds fence rows not advanced for this long
  */
 public record RunConfig(String workload, String issuer, String store, List<String> nemeses, int clients,
                         Duration timeLimit, boolean fence, Path outRoot, Path outDir, String jdbcUrl, String user,
                         Duration lease, Duration pauseMin, Duration pauseMax, Duration intervalMin,
                         Duration intervalMax, Duration maxSleep, long seed, boolean fenceReads,
-                        String mariadbUrl, int resources, boolean checkAtCommit) {
+                        String mariadbUrl, int resources, boolean checkAtCommit,
+                        Duration compactIdle) {
 
     /** The PostgreSQL the test suite uses: 127.0.0.1:5432, database test, user postgres, trust auth. */
     public static final String DEFAULT_JDBC_URL = Database.POSTGRESQL_TEST_URL;
 
     /** The MariaDB the test suite uses: 127.0.0.1:3306, database test, user root, no password. */
     public static final String DEFAULT_MARIADB_URL = Database.MARIADB_TEST_URL;
+
+    /** How long a fence row must not have advanced before the compact nemesis folds it, unless told otherwise. */
+    public static final Duration DEFAULT_COMPACT_IDLE = Duration.ofSeconds(1);
 
     public RunConfig {
         Objects.requireNonNull(workload, "workload");
@@ -68,14 +73,14 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         return new RunConfig("lock-set", "jdbc-postgresql", "postgresql", nemeses, clients, timeLimit, fence,
                 Path.of("target", "verify"), null, DEFAULT_JDBC_URL, "postgres", Duration.ofSeconds(1),
                 Duration.ofMillis(2_000), Duration.ofMillis(3_000), Duration.ofSeconds(1), Duration.ofSeconds(3),
-                Duration.ofMillis(30), System.nanoTime(), true, DEFAULT_MARIADB_URL, 1, false);
+                Duration.ofMillis(30), System.nanoTime(), true, DEFAULT_MARIADB_URL, 1, false, DEFAULT_COMPACT_IDLE);
     }
 
     /** The same run writing into {@code dir}. */
     public RunConfig withOutDir(Path dir) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, dir, jdbcUrl, user,
                 lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl,
-                resources, checkAtCommit);
+                resources, checkAtCommit, compactIdle);
     }
 
     /**
@@ -86,14 +91,14 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         IssuerTiming timing = IssuerTiming.of(issuer);
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
                 user, timing.lease(), timing.pauseMin(), timing.pauseMax(), intervalMin, intervalMax, maxSleep, seed,
-                fenceReads, mariadbUrl, resources, checkAtCommit);
+                fenceReads, mariadbUrl, resources, checkAtCommit, compactIdle);
     }
 
     /** The same run with the fence and set tables on {@code store}: {@code postgresql} or {@code mariadb}. */
     public RunConfig withStore(String store) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
                 user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl,
-                resources, checkAtCommit);
+                resources, checkAtCommit, compactIdle);
     }
 
     /**
@@ -109,7 +114,7 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         }
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, pg.url(),
                 pg.user(), lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads,
-                mariadbUrl, resources, checkAtCommit);
+                mariadbUrl, resources, checkAtCommit, compactIdle);
     }
 
     /** The database of the fence and set tables ({@link #store()}). */
@@ -135,35 +140,42 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
     public RunConfig withFenceReads(boolean fenced) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
                 user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenced, mariadbUrl,
-                resources, checkAtCommit);
+                resources, checkAtCommit, compactIdle);
     }
 
     /** The same run with the workload {@code workload}: lock-set, counter or append. */
     public RunConfig withWorkload(String workload) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
                 user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl,
-                resources, checkAtCommit);
+                resources, checkAtCommit, compactIdle);
     }
 
     /** The same run over {@code resources} resources. */
     public RunConfig withResources(int resources) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
                 user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl,
-                resources, checkAtCommit);
+                resources, checkAtCommit, compactIdle);
     }
 
     /** The same run with clients pausing up to {@code sleep} between their read and their write. */
     public RunConfig withMaxSleep(Duration sleep) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
                 user, lease, pauseMin, pauseMax, intervalMin, intervalMax, sleep, seed, fenceReads, mariadbUrl,
-                resources, checkAtCommit);
+                resources, checkAtCommit, compactIdle);
     }
 
     /** The same run with the clients' store checking at commit (PostgreSQL) or before each fenced call. */
     public RunConfig withCheckAtCommit(boolean atCommit) {
         return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
                 user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl,
-                resources, atCommit);
+                resources, atCommit, compactIdle);
+    }
+
+    /** The same run with the compact nemesis folding rows idle for {@code idle}. */
+    public RunConfig withCompactIdle(Duration idle) {
+        return new RunConfig(workload, issuer, store, nemeses, clients, timeLimit, fence, outRoot, outDir, jdbcUrl,
+                user, lease, pauseMin, pauseMax, intervalMin, intervalMax, maxSleep, seed, fenceReads, mariadbUrl,
+                resources, checkAtCommit, idle);
     }
 
     /** Whether the compact nemesis runs, so that the clients' store is built {@code compacted(true)}. */
@@ -192,6 +204,9 @@ public record RunConfig(String workload, String issuer, String store, List<Strin
         m.put("pause-ms", pauseMin.toMillis() + "-" + pauseMax.toMillis());
         m.put("nemesis-interval-ms", intervalMin.toMillis() + "-" + intervalMax.toMillis());
         m.put("max-sleep-ms", maxSleep.toMillis());
+        if (compacted()) {
+            m.put("compact-idle-ms", compactIdle.toMillis());
+        }
         m.put("seed", seed);
         return m;
     }

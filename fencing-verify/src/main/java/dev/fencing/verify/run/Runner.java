@@ -80,9 +80,6 @@ public final class Runner {
     /** The databases the fence store (and the set) can be on. */
     public static final List<String> STORES = List.of("postgresql", "mariadb");
 
-    /** How long a fence row must not have advanced before the compact nemesis folds it. */
-    static final Duration COMPACT_IDLE_FOR = Duration.ofSeconds(1);
-
     /** How long the clients get to finish their operation in flight at the end. */
     static final long STOP_GRACE_MILLIS = 10_000;
 
@@ -246,7 +243,7 @@ public final class Runner {
                         NemesisChoice.DOWN_MIN, NemesisChoice.DOWN_MAX));
                 case KillBackendNemesis.NAME -> list.add(new KillBackendNemesis(new PostgresConnectionKiller(
                         config.jdbcUrl(), config.user(), tables.prefix()), sessionsKilled::addAndGet));
-                case CompactNemesis.NAME -> list.add(new CompactNemesis(compaction, COMPACT_IDLE_FOR,
+                case CompactNemesis.NAME -> list.add(new CompactNemesis(compaction, config.compactIdle(),
                         new CompactNemesis.Tally() {
                             @Override
                             public void compacted(long rows) {

@@ -83,7 +83,7 @@ class WorkloadControlTest {
         RunConfig config = new RunConfig(base.workload(), base.issuer(), base.store(), base.nemeses(), base.clients(),
                 base.timeLimit(), fence, base.outRoot(), null, base.jdbcUrl(), base.user(), base.lease(),
                 base.pauseMin(), base.pauseMax(), base.intervalMin(), base.intervalMax(), maxSleep, base.seed(),
-                base.fenceReads(), base.mariadbUrl(), resources, base.checkAtCommit());
+                base.fenceReads(), base.mariadbUrl(), resources, base.checkAtCommit(), base.compactIdle());
         PrintWriter log = new PrintWriter(System.out, true);
         RunResult run = ControlSlots.run(() -> new Runner(config, log).run());
         log.printf("%s: %s, %d anomalies, ok %d, fail %d, info %d, %d processes, %d strikes, %.1f s%n", run.name(),
