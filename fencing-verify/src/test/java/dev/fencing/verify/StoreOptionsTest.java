@@ -45,6 +45,16 @@ class StoreOptionsTest {
     }
 
     @Test
+    void checkAtCommitOnAReadModifyWriteWorkloadSaysLostWritesAreExpected() {
+        assertThat(Main.checkAtCommitNote("lock-set", true, true)).contains("lock-set workload's read-modify-write",
+                "lost writes are expected");
+        assertThat(Main.checkAtCommitNote("counter", true, true)).contains("lost writes are expected");
+        assertThat(Main.checkAtCommitNote("append", true, true)).isNull();
+        assertThat(Main.checkAtCommitNote("lock-set", false, true)).isNull();
+        assertThat(Main.checkAtCommitNote("lock-set", true, false)).isNull();
+    }
+
+    @Test
     void aMisspelledCompactExitsTwoNamingIt() {
         assertThat(run("--workload", "lock-set", "--nemesis", "pause,compaction")).isEqualTo(2);
         assertThat(err.toString()).contains("'--nemesis': 'compaction'");
