@@ -44,6 +44,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Consumer;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -172,22 +173,38 @@ public final class Runner {
             if (config.compacted()) {
                 compaction = new FenceCompaction(config, tables.fence(), tables.lease());
             }
-            Thread nemesisThread = new Thread(new NemesisSchedule(nemeses(lockService, tables), pool, random, config.intervalMin(),
-                    config.intervalMax(), event -> {
-                        history.write(event);
-                        if (event.isStart()) {
-                            strikes.incrementAndGet();
-                        }
-                    }, e -> {
-                        log.println("  nemesis error: " + e);
-                        log.flush();
-                    }), "nemesis");
-            nemesisThread.start();
+            Consumer<NemesisEvent> record = event -> {
+                history.write(event);
+                if (event.isStart()) {
+                    strikes.incrementAndGet();
+                }
+            };
+            Consumer<Throwable> onError = e -> {
+                log.println("  nemesis error: " + e);
+                log.flush();
+            };
+            // the compact nemesis strikes on a schedule of its own, so that compactions also run while another
+            // nemesis's fault lasts (a holder paused past its lease, its row idle): the others strike one at a time
+            List<Nemesis> all = nemeses(lockService, tables);
+            List<Nemesis> concurrent = all.stream().filter(n -> n instanceof CompactNemesis).toList();
+            List<Nemesis> serial = all.stream().filter(n -> !(n instanceof CompactNemesis)).toList();
+            List<Thread> nemesisThreads = new ArrayList<>();
+            nemesisThreads.add(new Thread(new NemesisSchedule(serial, pool, random, config.intervalMin(),
+                    config.intervalMax(), record, onError), "nemesis"));
+            if (!concurrent.isEmpty()) {
+                nemesisThreads.add(new Thread(new NemesisSchedule(concurrent, pool, new Random(random.nextLong()),
+                        config.intervalMin(), config.intervalMax(), record, onError), "nemesis-compact"));
+            }
+            nemesisThreads.forEach(Thread::start);
             try {
                 Thread.sleep(config.timeLimit().toMillis());
             } finally {
-                nemesisThread.interrupt();
-                nemesisThread.join(config.pauseMax().toMillis() + 30_000);
+                for (Thread t : nemesisThreads) {
+                    t.interrupt();
+                }
+                for (Thread t : nemesisThreads) {
+                    t.join(config.pauseMax().toMillis() + 30_000);
+                }
             }
             int alive = pool.stopAll(STOP_GRACE_MILLIS);
             if (alive > 0) {
