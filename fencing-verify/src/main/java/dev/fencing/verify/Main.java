@@ -90,7 +90,8 @@ public final class Main implements Callable<Integer> {
             description = "comma-separated faults: none, pause (SIGSTOP a lock holder past its lease), kill "
                     + "(SIGKILL a client), partition, restart-lock-service (SIGKILL a ZooKeeper or etcd member, the "
                     + "leader half the time, restart it after 2-5 s), kill-backend (pg_terminate_backend on one "
-                    + "client's connections), compact (fold the fence rows idle for --compact-idle into their family floors; "
+                    + "client's connections), compact (fold the fence rows idle for --compact-idle into their family "
+                    + "floors; "
                     + "the clients' store is built compacted) (default: ${DEFAULT-VALUE})")
     List<String> nemesis;
 

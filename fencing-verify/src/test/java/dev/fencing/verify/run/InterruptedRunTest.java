@@ -35,7 +35,8 @@ class InterruptedRunTest {
         RunConfig config = new RunConfig(base.workload(), base.issuer(), base.store(), base.nemeses(), 2,
                 base.timeLimit(), false, base.outRoot(), dir, base.jdbcUrl(), base.user(), base.lease(),
                 Duration.ofSeconds(20), Duration.ofSeconds(20), Duration.ofMillis(200), Duration.ofMillis(200),
-                base.maxSleep(), base.seed(), true, base.mariadbUrl(), base.resources(), base.checkAtCommit(), base.compactIdle());
+                base.maxSleep(), base.seed(), true, base.mariadbUrl(), base.resources(),
+                base.checkAtCommit(), base.compactIdle());
         StringWriter text = new StringWriter();
         PrintWriter log = new PrintWriter(text, true);
         AtomicReference<Thread> runner = new AtomicReference<>();

@@ -62,7 +62,8 @@ class PartitionControlTest {
         return new RunConfig(base.workload(), base.issuer(), base.store(), base.nemeses(), base.clients(),
                 base.timeLimit(), fence, base.outRoot(), null, base.jdbcUrl(), base.user(), base.lease(),
                 Duration.ofSeconds(2), Duration.ofSeconds(3), Duration.ofSeconds(1), Duration.ofSeconds(3),
-                Duration.ofMillis(2_000), base.seed(), true, base.mariadbUrl(), base.resources(), base.checkAtCommit(), base.compactIdle());
+                Duration.ofMillis(2_000), base.seed(), true, base.mariadbUrl(), base.resources(),
+                base.checkAtCommit(), base.compactIdle());
     }
 
     private static RunResult run(boolean fence) throws Exception {

@@ -106,7 +106,8 @@ class WorkloadControlTest {
         RunConfig config = new RunConfig(base.workload(), base.issuer(), base.store(), base.nemeses(), base.clients(),
                 base.timeLimit(), fence, base.outRoot(), null, base.jdbcUrl(), base.user(), base.lease(),
                 base.pauseMin(), base.pauseMax(), base.intervalMin(), base.intervalMax(), maxSleep, base.seed(),
-                base.fenceReads(), base.mariadbUrl(), resources, base.checkAtCommit(), base.compactIdle());
+                base.fenceReads(), base.mariadbUrl(), resources,
+                base.checkAtCommit(), base.compactIdle());
         return run(config);
     }
 
