@@ -31,6 +31,21 @@ final class RedisKeys {
     }
 
     /**
+     * The key of the issuer prefix's data marker ({@link RedissonTokenIssuer}): the prefix, an invisible U+001E and
+     * {@code marker}. Never a lock key (no resource has a control character) nor a family floor key (those end in
+     * U+001F), and never another prefix's marker (a prefix has no control character, so the U+001E ends it); no
+     * brace, so not in the slot of a token key either.
+     */
+    static String markerKey(String prefix) {
+        return prefix + '\u001e' + "marker";
+    }
+
+    /** A key as {@code redis-cli} shows it: the control characters this class puts in keys as {@code \xNN}. */
+    static String shown(String key) {
+        return key.replace("\u001e", "\\x1e").replace("\u001f", "\\x1f");
+    }
+
+    /**
      * The key Redisson keeps the lock's counter in: <code>redisson_lock_token:{lockKey}</code>. Never deleted by
      * Redisson (its issue 6510), and never by this library: deleting it restarts the counter.
      */

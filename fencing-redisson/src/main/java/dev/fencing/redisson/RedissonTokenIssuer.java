@@ -13,17 +13,20 @@ import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.redisson.RedissonFencedLock;
 import org.redisson.api.RFencedLock;
+import org.redisson.api.RBucket;
 import org.redisson.api.RFuture;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
 import org.redisson.client.codec.StringCodec;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -59,6 +62,15 @@ import java.util.function.LongSupplier;
  * still gets a token above it. {@link Builder#build()} refuses a Redis without {@code appendonly yes} unless told to
  * {@link PersistenceCheck#WARN warn} instead, and the running issuer reads the setting again every 10 s: a master
  * found without it refuses every acquisition (or, told to warn, is logged) until it has it again.
+ *
+ * <p><b>Data marker:</b> {@link Builder#build()} writes a random value to a marker key of the prefix unless one is
+ * there ({@code SET NX}) and remembers the value it found. Each acquire reads the marker beside its lock request (one
+ * more GET, sent with it), as do {@link #probe()} and the 10 s check: a marker gone or changed means Redis lost data
+ * since this issuer started (a {@code FLUSHALL}, a deleted key, a restart without persistence, an eviction, a
+ * failover to a replica without it), so counters may have gone back below tokens other instances handed out, and this
+ * issuer refuses every acquisition from then on, and fails its probe, until it is restarted. It never writes the
+ * marker again while it runs. A loss while every instance was down is not seen by it (the first to start writes a
+ * new marker), nor, in Redis Cluster, a loss on another node than the marker's; see docs/issuers.md.
  */
 public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonTokenIssuer.RedissonLease>
         implements IssuedTokens, IssuerFloors, AutoCloseable {
@@ -115,6 +127,21 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
     /** Under {@link PersistenceCheck#WARN}: the finding last logged, so that each one is logged once. */
     private volatile String persistenceWarned;
 
+    /** The key of this prefix's data marker. */
+    private final String markerKey;
+
+    /**
+     * The value of the data marker this issuer found or wrote at start ({@link #establishMarker}); {@code null} until
+     * then. Never written again while it runs.
+     */
+    private volatile String marker;
+
+    /**
+     * Why this issuer refuses every acquisition until a restart: Redis lost its data marker (or holds another one)
+     * since the issuer started; {@code null} while the marker is the one found at start. Set once, never cleared.
+     */
+    private volatile String dataLost;
+
     private final ScheduledExecutorService checker;
     private final long recheckMillis;
     final LongSupplier nanoClock;
@@ -134,6 +161,7 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         this.address = address;
         this.nanoClock = System::nanoTime;
         this.persistence = b.persistence;
+        this.markerKey = RedisKeys.markerKey(b.prefix);
         this.recheckMillis = b.persistenceRecheck.toMillis();
         // two threads: a persistence check waiting for a slow master does not hold up the loss check
         this.checker = Executors.newScheduledThreadPool(2, r -> {
@@ -151,6 +179,11 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         }, every, every, TimeUnit.MILLISECONDS);
         checker.scheduleWithFixedDelay(() -> {
             try {
+                recheckMarker();
+            } catch (RuntimeException e) {
+                // as above: the next round reads it again
+            }
+            try {
                 recheckPersistence();
             } catch (RuntimeException e) {
                 // as above: the next round asks again
@@ -167,16 +200,21 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
      * {@inheritDoc} A resource of a family whose floor was raised ({@link #raiseFamilyFloor}) reads that floor beside
      * its lock request; a token at or below it (a key never locked since, or one whose counter is lower) is given
      * back, the lock's counter raised past the floor, and the lock taken again, so every token clears the family's
-     * floor in the fence store.
+     * floor in the fence store. Every acquire reads the data marker beside its lock request too (and once more after
+     * the grant when it had to wait for the lock); a marker gone or changed refuses it and every later one.
      */
     @Override
     protected RedissonLease doAcquire(String resource, Duration timeout, Grant grant) throws Exception {
-        String volatileCounters = persistenceProblem;
-        if (volatileCounters != null) {
+        String refused = refusedNow();
+        if (refused != null) {
             throw new LockAcquisitionException(resource, "No token is handed out for resource '" + resource + "': "
-                    + refusal(volatileCounters), null, false);
+                    + refused, null, false);
         }
         long deadline = nanoClock.getAsLong() + timeout.toNanos();
+        String expected = marker;
+        if (expected == null) {
+            expected = establishMarker(); // built without startup checks: the first acquire finds or writes it
+        }
         String key = RedisKeys.lockKey(prefix, resource);
         RedissonFencedLock lock = fencedLock(key);
         String family = ResourceFamily.of(resource);
@@ -185,7 +223,21 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
                     RedisKeys.familyFloorKey(prefix, family), StringCodec.INSTANCE).getAsync();
             long owner = OWNERS.decrementAndGet();
             long started = nanoClock.getAsLong();
-            long token = lock(resource, key, lock, owner, timeout, deadline);
+            RFuture<String> markerRead = markerBucket().getAsync(); // sent with the lock request: no round trip more
+            Long granted = lock(resource, key, lock, owner, 0, timeout, deadline); // at once, or not yet
+            checkMarker(expected, markerRead, resource, granted == null ? null : lock, owner);
+            if (granted == null) {
+                // held: wait for it; the script that grants it runs after the read above, so read the marker again
+                granted = left(deadline) <= TimeUnit.MILLISECONDS.toNanos(1) ? null : lock(resource, key, lock,
+                        owner, TimeUnit.NANOSECONDS.toMillis(left(deadline)), timeout, deadline);
+                if (granted == null) {
+                    throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
+                            + " ms waiting for the Redisson lock on resource '" + resource + "' (key '" + key
+                            + "' on " + address + ")");
+                }
+                checkMarker(expected, markerBucket().getAsync(), resource, lock, owner);
+            }
+            long token = granted;
             long floor;
             try {
                 String read = floorRead == null ? null : answer(floorRead, resource);
@@ -225,16 +277,18 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         }
     }
 
-    /** Takes the lock for {@code owner}, waiting until {@code deadline}; the token, or a failure naming the resource. */
-    private long lock(String resource, String key, RedissonFencedLock lock, long owner, Duration timeout,
-                      long deadline) throws Exception {
-        RFuture<Long> locking = lock.tryLockAndGetTokenAsync(Math.max(0, TimeUnit.NANOSECONDS.toMillis(
-                left(deadline))), leaseMillis, TimeUnit.MILLISECONDS, owner);
-        Long token;
+    /**
+     * Takes the lock for {@code owner}, waiting up to {@code waitMillis} (0: one attempt) and never past
+     * {@code deadline}; the token, {@code null} when the lock is held by another, or a failure naming the resource.
+     */
+    private Long lock(String resource, String key, RedissonFencedLock lock, long owner, long waitMillis,
+                      Duration timeout, long deadline) throws Exception {
+        RFuture<Long> locking = lock.tryLockAndGetTokenAsync(Math.max(0, waitMillis), leaseMillis,
+                TimeUnit.MILLISECONDS, owner);
         try {
             // Redisson bounds the wait for the lock (and answers null then); this bounds the wait for Redis itself
             // (retries, reconnects), a little later so that a lock wait ending on time is reported as such
-            token = locking.get(left(deadline) + LOCK_ANSWER_SLACK.toNanos(), TimeUnit.NANOSECONDS);
+            return locking.get(left(deadline) + LOCK_ANSWER_SLACK.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException | InterruptedException e) {
             giveBackWhenGranted(locking, lock, owner);
             if (e instanceof InterruptedException) {
@@ -249,12 +303,108 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
                     + address + " (should Redis still run the request, the lock is given back): " + e.getCause(),
                     e.getCause());
         }
-        if (token == null) {
-            throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
-                    + " ms waiting for the Redisson lock on resource '" + resource + "' (key '" + key + "' on "
-                    + address + ")");
+    }
+
+    private RBucket<String> markerBucket() {
+        return redisson.getBucket(markerKey, StringCodec.INSTANCE);
+    }
+
+    /**
+     * Finds the data marker, writing a new one when there is none ({@code SET NX}, then a read), and remembers its
+     * value: once per issuer, at {@link Builder#build()} (or the first acquire of an issuer built without startup
+     * checks). Never writes over a marker that is there.
+     *
+     * @throws IllegalStateException when Redis does not answer, or the marker is gone again right after the write
+     */
+    synchronized String establishMarker() {
+        String known = marker;
+        if (known != null) {
+            return known;
         }
-        return token;
+        RBucket<String> bucket = markerBucket();
+        String mine = UUID.randomUUID() + " written " + Instant.now() + " by Redisson client " + redisson.getId();
+        answer(bucket.setIfAbsentAsync(mine), null);
+        String found = answer(bucket.getAsync(), null);
+        if (found == null) {
+            throw new IllegalStateException("Redis at " + address + " lost the fencing data marker '"
+                    + RedisKeys.shown(markerKey) + "' (key prefix '" + prefix + "') right after it was written "
+                    + "(a FLUSHALL, FLUSHDB or DEL meanwhile, or an eviction): no token is handed out on data that "
+                    + "is being lost; find out who deletes keys, then try again");
+        }
+        marker = found;
+        return found;
+    }
+
+    /**
+     * Checks a read of the data marker against the value found at start; on a failed read or another value gives
+     * the lock back ({@code lock} not {@code null}: it was granted) and throws, refusing (for a lost marker) this and
+     * every later acquisition.
+     */
+    private void checkMarker(String expected, RFuture<String> read, String resource, RFencedLock lock, long owner)
+            throws Exception {
+        String found;
+        try {
+            found = answer(read, resource);
+        } catch (RuntimeException e) {
+            if (lock != null) {
+                unlock(lock, owner);
+            }
+            throw new LockAcquisitionException(resource, "Could not read the fencing data marker '"
+                    + RedisKeys.shown(markerKey) + "' on Redis at " + address + " for resource '" + resource + "'"
+                    + (lock == null ? "" : "; the lock was given back") + ": " + e.getMessage(), e);
+        }
+        if (expected.equals(found)) {
+            return;
+        }
+        String why = markerLost(expected, found);
+        if (lock != null) {
+            unlock(lock, owner);
+        }
+        throw new LockAcquisitionException(resource, "No token is handed out for resource '" + resource + "'"
+                + (lock == null ? "" : " (the lock was given back)") + ": " + why, null, false);
+    }
+
+    /**
+     * Records that the data marker is gone ({@code found} {@code null}) or holds another value than
+     * {@code expected}: from now on every acquisition is refused and {@link #probe()} fails, until a restart. Logs
+     * it once (WARNING); answers the reason, the first one found.
+     */
+    private String markerLost(String expected, String found) {
+        String why = "Redis at " + address + " lost data since this issuer started: the fencing data marker '"
+                + RedisKeys.shown(markerKey) + "' (key prefix '" + prefix + "') "
+                + (found == null ? "is gone" : "holds '" + found + "', not '" + expected + "'")
+                + ", which this issuer found or wrote at start (a FLUSHALL or FLUSHDB, a deleted key, a restart "
+                + "without persistence, an eviction, or a failover to a replica that had not received it). Token "
+                + "counters may have gone back with it below tokens that other instances handed out and whose "
+                + "holders may still write, so this issuer hands out no token (fail closed, not retryable) until it "
+                + "is restarted. What to do (docs/operations.md, \"Redis lost the data marker\"): raise the "
+                + "counters with the floor raise, atLeast the fence store's highest max_seen plus a margin above "
+                + "the tokens handed out before the loss (POST /actuator/fencing {\"afterRestore\": true, "
+                + "\"atLeast\": N}), then restart every instance on this Redis and prefix (the first to start "
+                + "writes a new marker)";
+        synchronized (this) {
+            if (dataLost != null) {
+                return dataLost;
+            }
+            dataLost = why;
+        }
+        LOG.log(System.Logger.Level.WARNING, why);
+        return why;
+    }
+
+    /**
+     * One round of the marker check of a running issuer (every 10 s, with the persistence check): the marker read
+     * again, so that a loss is found (and the probe fails) without an acquire. A read that fails changes nothing.
+     */
+    void recheckMarker() {
+        String expected = marker;
+        if (expected == null || dataLost != null) {
+            return;
+        }
+        String found = answer(markerBucket().getAsync(), null);
+        if (!expected.equals(found)) {
+            markerLost(expected, found);
+        }
     }
 
     /** The holder of a token: the Redisson client's id and the acquisition's owner number, unique per acquisition. */
@@ -486,19 +636,24 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
     }
 
     /**
-     * Fails unless Redis answers a read under the key prefix within {@link #ANSWER_WAIT}, and (with
-     * {@link PersistenceCheck#REQUIRE_APPEND_ONLY}) while the last periodic persistence check found a master that may
-     * not keep the counters (its verdict, no extra request).
+     * Fails unless Redis answers a read of the data marker within {@link #ANSWER_WAIT}; from then on for good (until
+     * a restart) when the marker is gone or holds another value than at start (Redis lost data: every acquisition is
+     * refused too); and (with {@link PersistenceCheck#REQUIRE_APPEND_ONLY}) while the last periodic persistence check
+     * found a master that may not keep the counters (its verdict, no extra request).
      *
      * @throws IllegalStateException naming the Redis address and what went wrong
      */
     @Override
     public void probe() {
-        String volatileCounters = persistenceProblem;
-        if (volatileCounters != null) {
-            throw new IllegalStateException(refusal(volatileCounters));
+        String refused = refusedNow();
+        if (refused != null) {
+            throw new IllegalStateException(refused);
         }
-        answer(redisson.getBucket(prefix + "fencing.health.probe", StringCodec.INSTANCE).isExistsAsync(), null);
+        String expected = marker;
+        String found = answer(markerBucket().getAsync(), null);
+        if (expected != null && !expected.equals(found)) {
+            throw new IllegalStateException(markerLost(expected, found));
+        }
     }
 
     /**
@@ -529,12 +684,26 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
             if (persistenceProblem != null) {
                 persistenceProblem = null;
                 LOG.log(System.Logger.Level.WARNING, "Redis at " + address + " keeps the fencing token counters again "
-                        + "(appendonly yes, no allkeys-* eviction policy on every master): tokens are handed out "
-                        + "again. Counters a restart or eviction reset meanwhile are refused as stale by the fence "
-                        + "until raised (raiseTokenFloor, or the floor raise)");
+                        + "(appendonly yes, no allkeys-* eviction policy on every master)" + (dataLost == null
+                        ? ": tokens are handed out again. Counters a restart or eviction reset meanwhile are refused "
+                        + "as stale by the fence until raised (raiseTokenFloor, or the floor raise)"
+                        : ", but this issuer still hands out no token: its data marker was lost (until a restart)"));
             }
             persistenceWarned = null;
         }
+    }
+
+    /**
+     * Why every acquisition is refused now, or {@code null}: the data marker lost (until a restart), a master found
+     * without persistence (until a check finds it again), or both.
+     */
+    private String refusedNow() {
+        String lost = dataLost;
+        String volatileCounters = persistenceProblem;
+        if (volatileCounters == null) {
+            return lost;
+        }
+        return lost == null ? refusal(volatileCounters) : lost + ". Besides, " + refusal(volatileCounters);
     }
 
     /** Why acquisitions are refused while {@code found} stands (fail closed), and what to do. */
@@ -684,8 +853,10 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
 
         /**
          * Checks the client, that Redis answers a read ({@link #probe()}) and its persistence ({@code CONFIG GET} on
-         * every master; on every replica a failover may promote too, for a WARNING only), and builds the issuer, which
-         * reads the masters' settings again every 10 s while it runs ({@link #persistenceCheck}).
+         * every master; on every replica a failover may promote too, for a WARNING only), finds the prefix's data
+         * marker or writes one ({@code SET NX}, then a read: the value every acquire compares from then on), and
+         * builds the issuer, which reads the masters' settings and the marker again every 10 s while it runs
+         * ({@link #persistenceCheck}).
          *
          * @throws FencingConfigurationException saying what to do: the client is shut down or not a plain Redisson
          *                                       client, Redis does not answer (naming its address), or (with
@@ -712,6 +883,7 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
             try {
                 issuer.probe();
                 checkPersistence(issuer, address);
+                issuer.establishMarker();
             } catch (RuntimeException e) {
                 issuer.close();
                 if (e instanceof FencingConfigurationException configuration) {

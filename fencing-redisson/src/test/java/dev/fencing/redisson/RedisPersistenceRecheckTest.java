@@ -24,7 +24,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * back with {@code appendonly no} and the counters empty, and a later {@code CONFIG SET appendonly no} or an
  * {@code allkeys-*} eviction policy were never noticed: the check ran once, at {@code build()}. A red-team finding
  * (S2); the running issuer now reads the settings again and, under {@code REQUIRE_APPEND_ONLY}, refuses every
- * acquisition and fails its probe while a master lacks them, and serves again once they are back.
+ * acquisition and fails its probe while a master lacks them, and serves again once they are back (after a restart
+ * that emptied Redis, only once the instance is restarted too: its data marker is gone, RedisDataMarkerTest).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(120)
@@ -80,7 +81,21 @@ class RedisPersistenceRecheckTest {
             assertThat(issuer.isHeld(r)).as("no lock taken by a refused acquire").isFalse();
 
             config("appendonly", "yes");
-            servedAgain(issuer);
+            // the restart emptied Redis, the issuer's data marker with it: refused until this instance restarts
+            long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+            while (true) { // the persistence refusal goes with a round of the check, the marker's stays
+                LockAcquisitionException still = refusedWith(issuer, "lost data");
+                if (!still.getMessage().contains("appendonly is 'no'")) {
+                    break;
+                }
+                assertThat(System.nanoTime()).as("a check found appendonly yes again").isLessThan(deadline);
+                Thread.sleep(50);
+            }
+            assertThatThrownBy(issuer::probe).hasMessageContaining("lost data");
+        }
+        try (RedissonTokenIssuer issuer = RedissonTokenIssuer.builder(client).prefix("recheck:")
+                .lossCheckInterval(Duration.ofMillis(100)).persistenceRecheck(Duration.ofMillis(100)).build()) {
+            servedAgain(issuer); // the instance restarted: a new marker
             issuer.probe();
 
             // a later CONFIG SET appendonly no, then an eviction policy that may evict the counters
