@@ -13,7 +13,6 @@ import dev.fencing.token.FencingToken;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.redisson.RedissonFencedLock;
 import org.redisson.api.RFencedLock;
-import org.redisson.api.RBucket;
 import org.redisson.api.RFuture;
 import org.redisson.api.RScript;
 import org.redisson.api.RedissonClient;
@@ -223,7 +222,7 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
                     RedisKeys.familyFloorKey(prefix, family), StringCodec.INSTANCE).getAsync();
             long owner = OWNERS.decrementAndGet();
             long started = nanoClock.getAsLong();
-            RFuture<String> markerRead = markerBucket().getAsync(); // sent with the lock request: no round trip more
+            RFuture<String> markerRead = readMarker(); // sent with the lock request: no round trip more
             Long granted = lock(resource, key, lock, owner, 0, timeout, deadline); // at once, or not yet
             checkMarker(expected, markerRead, resource, granted == null ? null : lock, owner);
             if (granted == null) {
@@ -235,7 +234,7 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
                             + " ms waiting for the Redisson lock on resource '" + resource + "' (key '" + key
                             + "' on " + address + ")");
                 }
-                checkMarker(expected, markerBucket().getAsync(), resource, lock, owner);
+                checkMarker(expected, readMarker(), resource, lock, owner);
             }
             long token = granted;
             long floor;
@@ -305,13 +304,27 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         }
     }
 
-    private RBucket<String> markerBucket() {
-        return redisson.getBucket(markerKey, StringCodec.INSTANCE);
+    /**
+     * Reads the data marker on the master that holds it, where the lock script runs: a script in
+     * {@code READ_WRITE} mode, because Redisson sends a plain GET to a replica by default ({@code ReadMode.SLAVE} in
+     * master-slave, sentinel and cluster setups), and a replica that lags or has not synced after a restart would
+     * answer that the marker is gone. Keys pass the client's NameMapper as a bucket's do.
+     */
+    private RFuture<String> readMarker() {
+        return redisson.getScript(StringCodec.INSTANCE).evalAsync(RScript.Mode.READ_WRITE, READ_MARKER,
+                RScript.ReturnType.VALUE, List.of(markerKey));
     }
 
+    /** The marker's value, or nil; run as a script so that it goes to the master. */
+    private static final String READ_MARKER = "return redis.call('get', KEYS[1])";
+
+    /** Writes {@code ARGV[1]} unless the marker is there ({@code SET NX}), and answers the marker now: one step. */
+    private static final String FIND_OR_WRITE_MARKER = "redis.call('set', KEYS[1], ARGV[1], 'NX'); "
+            + "return redis.call('get', KEYS[1])";
+
     /**
-     * Finds the data marker, writing a new one when there is none ({@code SET NX}, then a read), and remembers its
-     * value: once per issuer, at {@link Builder#build()} (or the first acquire of an issuer built without startup
+     * Finds the data marker, writing a new one when there is none ({@code SET NX} and a read, in one script on the
+     * master), and remembers its value: once per issuer, at {@link Builder#build()} (or the first acquire of an issuer built without startup
      * checks). Never writes over a marker that is there.
      *
      * @throws IllegalStateException when Redis does not answer, or the marker is gone again right after the write
@@ -321,10 +334,9 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         if (known != null) {
             return known;
         }
-        RBucket<String> bucket = markerBucket();
         String mine = UUID.randomUUID() + " written " + Instant.now() + " by Redisson client " + redisson.getId();
-        answer(bucket.setIfAbsentAsync(mine), null);
-        String found = answer(bucket.getAsync(), null);
+        String found = answer(redisson.getScript(StringCodec.INSTANCE).<String>evalAsync(RScript.Mode.READ_WRITE,
+                FIND_OR_WRITE_MARKER, RScript.ReturnType.VALUE, List.of(markerKey), mine), null);
         if (found == null) {
             throw new IllegalStateException("Redis at " + address + " lost the fencing data marker '"
                     + RedisKeys.shown(markerKey) + "' (key prefix '" + prefix + "') right after it was written "
@@ -401,7 +413,7 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         if (expected == null || dataLost != null) {
             return;
         }
-        String found = answer(markerBucket().getAsync(), null);
+        String found = answer(readMarker(), null);
         if (!expected.equals(found)) {
             markerLost(expected, found);
         }
@@ -650,7 +662,7 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
             throw new IllegalStateException(refused);
         }
         String expected = marker;
-        String found = answer(markerBucket().getAsync(), null);
+        String found = answer(readMarker(), null);
         if (expected != null && !expected.equals(found)) {
             throw new IllegalStateException(markerLost(expected, found));
         }

@@ -297,6 +297,42 @@ class RedisDataMarkerTest {
         }
     }
 
+    /**
+     * Redisson reads from replicas by default ({@code ReadMode.SLAVE}) in master-slave, sentinel and cluster setups. A
+     * replica that lags, or lost its data and has not synced yet (here: detached and flushed), must not make every
+     * instance refuse for good: the marker is read on the master, where the lock script runs.
+     */
+    @Test
+    void theMarkerIsReadOnTheMasterNotOnAReplicaThatLacksIt() throws Exception {
+        try (OwnRedis replica = OwnRedis.start("marker-replica", "--save", "", "--appendonly", "yes",
+                "--replicaof", "127.0.0.1", String.valueOf(redis.port))) {
+            for (int i = 0; !replica.cli("role").contains("connected"); i++) {
+                assertThat(i).as("the replica in sync within 20 s").isLessThan(200);
+                Thread.sleep(100);
+            }
+            Config config = new Config();
+            config.setCheckLockSyncedSlaves(false); // the detached replica confirms nothing
+            config.useMasterSlaveServers().setMasterAddress(redis.address()).addSlaveAddress(replica.address())
+                    .setTimeout(2000).setMasterConnectionMinimumIdleSize(1).setSlaveConnectionMinimumIdleSize(1)
+                    .setSubscriptionConnectionMinimumIdleSize(1);
+            RedissonClient client = Redisson.create(config);
+            clients.add(client);
+            replica.cli("CONFIG", "SET", "appendonly", "yes");
+            try (RedissonTokenIssuer issuer = RedissonTokenIssuer.builder(client).prefix(PREFIX)
+                    .persistenceCheck(PersistenceCheck.WARN).build()) {
+                issuer.acquire(R, T).close();
+                assertThat(replica.cli("REPLICAOF", "NO", "ONE")).isEqualTo("OK");
+                assertThat(replica.cli("FLUSHALL")).isEqualTo("OK"); // the replica's copy gone, the master's kept
+                try (Lease lease = issuer.acquire(R, T)) {
+                    assertThat(lease.token().value()).isEqualTo(2);
+                }
+                issuer.probe();
+                issuer.recheckMarker();
+                issuer.acquire(R, T).close();
+            }
+        }
+    }
+
     /** The marker key is none of a resource's keys: no lock key, family floor key or another prefix's marker. */
     @Test
     void theMarkerKeyNeverCollidesWithAResourcesKeys() throws Exception {
