@@ -63,13 +63,13 @@ import java.util.function.LongSupplier;
  * found without it refuses every acquisition (or, told to warn, is logged) until it has it again.
  *
  * <p><b>Data marker:</b> {@link Builder#build()} writes a random value to a marker key of the prefix unless one is
- * there ({@code SET NX}) and remembers the value it found. Each acquire reads the marker beside its lock request (one
- * more GET, sent with it), as do {@link #probe()} and the 10 s check: a marker gone or changed means Redis lost data
- * since this issuer started (a {@code FLUSHALL}, a deleted key, a restart without persistence, an eviction, a
- * failover to a replica without it), so counters may have gone back below tokens other instances handed out, and this
- * issuer refuses every acquisition from then on, and fails its probe, until it is restarted. It never writes the
- * marker again while it runs. A loss while every instance was down is not seen by it (the first to start writes a
- * new marker), nor, in Redis Cluster, a loss on another node than the marker's; see docs/issuers.md.
+ * there ({@code SET NX}) and remembers the value it found. Each acquire reads the marker on the master beside its lock
+ * request (one more command, sent with it), as do {@link #probe()} and the 10 s check: a marker gone or changed
+ * means Redis lost data since this issuer started (a {@code FLUSHALL}, a deleted key, a restart without persistence,
+ * an eviction, a failover to a replica without it), so counters may have gone back below tokens other instances
+ * handed out, and this issuer refuses every acquisition from then on, and fails its probe, until it is restarted. It
+ * never writes the marker again while it runs. A loss while every instance was down is not seen by it (the first to
+ * start writes a new marker), nor, in Redis Cluster, a loss on another node than the marker's; see docs/issuers.md.
  */
 public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonTokenIssuer.RedissonLease>
         implements IssuedTokens, IssuerFloors, AutoCloseable {
@@ -324,8 +324,8 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
 
     /**
      * Finds the data marker, writing a new one when there is none ({@code SET NX} and a read, in one script on the
-     * master), and remembers its value: once per issuer, at {@link Builder#build()} (or the first acquire of an issuer built without startup
-     * checks). Never writes over a marker that is there.
+     * master), and remembers its value: once per issuer, at {@link Builder#build()} (or the first acquire of an
+     * issuer built without startup checks). Never writes over a marker that is there.
      *
      * @throws IllegalStateException when Redis does not answer, or the marker is gone again right after the write
      */
@@ -866,8 +866,8 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         /**
          * Checks the client, that Redis answers a read ({@link #probe()}) and its persistence ({@code CONFIG GET} on
          * every master; on every replica a failover may promote too, for a WARNING only), finds the prefix's data
-         * marker or writes one ({@code SET NX}, then a read: the value every acquire compares from then on), and
-         * builds the issuer, which reads the masters' settings and the marker again every 10 s while it runs
+         * marker or writes one ({@code SET NX} and a read in one script: the value every acquire compares from then
+         * on), and builds the issuer, which reads the masters' settings and the marker again every 10 s while it runs
          * ({@link #persistenceCheck}).
          *
          * @throws FencingConfigurationException saying what to do: the client is shut down or not a plain Redisson

@@ -2,11 +2,15 @@ package dev.fencing.redisson;
 
 import dev.fencing.issuer.Lease;
 import dev.fencing.issuer.LockAcquisitionException;
+import dev.fencing.metrics.AdminMetrics;
+import dev.fencing.recovery.FloorRaise;
 import dev.fencing.redisson.RedissonTokenIssuer.PersistenceCheck;
+import dev.fencing.rule.StaleTokenException;
 import dev.fencing.rule.TokenRejectedException;
 import dev.fencing.store.InMemoryFenceStore;
 import dev.fencing.testsupport.LogRecords;
 import dev.fencing.token.FencingToken;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -122,6 +126,16 @@ class RedisDataMarkerTest {
                     .satisfies(this::assertLostDataRefusal);
             assertThat(a.isHeld(R)).as("no refused acquire kept the lock").isFalse();
             assertThat(markerValue(clients.get(0))).as("no running issuer writes the marker again").isNull();
+
+            // the runbook: the floor raise (max_seen 4 plus a margin) on a refusing instance, then the restarts
+            new FloorRaise(store, store, a, new AdminMetrics(new SimpleMeterRegistry())).raiseAll(4 + 10, "ops");
+            try (RedissonTokenIssuer restartedB = issuer(clients.get(1)); Lease lease = restartedB.acquire(R, T)) {
+                assertThat(lease.token().value()).isEqualTo(15);
+                store.fence(R, lease.token(), () -> row.getAndSet("B15"));
+            }
+            assertThatThrownBy(() -> store.fence(R, zombie.token(), () -> row.getAndSet("A4 again")))
+                    .isInstanceOf(StaleTokenException.class);
+            assertThat(row.get()).isEqualTo("B15");
             zombie.close();
         }
     }
