@@ -218,8 +218,7 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
         RedissonFencedLock lock = fencedLock(key);
         String family = ResourceFamily.of(resource);
         while (true) {
-            RFuture<String> floorRead = family == null ? null : redisson.<String>getBucket(
-                    RedisKeys.familyFloorKey(prefix, family), StringCodec.INSTANCE).getAsync();
+            RFuture<String> floorRead = family == null ? null : readOnMaster(RedisKeys.familyFloorKey(prefix, family));
             long owner = OWNERS.decrementAndGet();
             long started = nanoClock.getAsLong();
             RFuture<String> markerRead = readMarker(); // sent with the lock request: no round trip more
@@ -311,12 +310,20 @@ public final class RedissonTokenIssuer extends AbstractTokenIssuer<RedissonToken
      * answer that the marker is gone. Keys pass the client's NameMapper as a bucket's do.
      */
     private RFuture<String> readMarker() {
-        return redisson.getScript(StringCodec.INSTANCE).evalAsync(RScript.Mode.READ_WRITE, READ_MARKER,
-                RScript.ReturnType.VALUE, List.of(markerKey));
+        return readOnMaster(markerKey);
     }
 
-    /** The marker's value, or nil; run as a script so that it goes to the master. */
-    private static final String READ_MARKER = "return redis.call('get', KEYS[1])";
+    /**
+     * A GET of {@code key} on the master that holds it ({@link #readMarker}'s reasons): the data marker, and a
+     * family's floor, which a replica lagging behind a raise would answer lower.
+     */
+    private RFuture<String> readOnMaster(String key) {
+        return redisson.getScript(StringCodec.INSTANCE).evalAsync(RScript.Mode.READ_WRITE, READ_ON_MASTER,
+                RScript.ReturnType.VALUE, List.of(key));
+    }
+
+    /** A key's value, or nil; run as a script so that it goes to the master. */
+    private static final String READ_ON_MASTER = "return redis.call('get', KEYS[1])";
 
     /** Writes {@code ARGV[1]} unless the marker is there ({@code SET NX}), and answers the marker now: one step. */
     private static final String FIND_OR_WRITE_MARKER = "redis.call('set', KEYS[1], ARGV[1], 'NX'); "

@@ -343,6 +343,11 @@ class RedisDataMarkerTest {
                 issuer.probe();
                 issuer.recheckMarker();
                 issuer.acquire(R, T).close();
+                // the same for a family's floor, read beside each lock request of a keyed resource: on the master
+                issuer.raiseFamilyFloor("ledger", 40);
+                try (Lease lease = issuer.acquire("ledger:1", T)) {
+                    assertThat(lease.token().value()).as("above the floor the replica never saw").isEqualTo(41);
+                }
             }
         }
     }
