@@ -225,8 +225,9 @@ final class TableVerifier {
 
     /**
      * Writes probe rows inside a transaction that is rolled back: the table exists, has the columns and works, and
-     * resources that differ only in case, accents or trailing spaces get rows of their own (the resource column
-     * compares exactly). The resources are this verifier's own ({@link #probeResource(long)}), so instances
+     * resources that differ only in case, accents, trailing spaces, a zero-width space or the composition of a
+     * character ({@code \u00c5} or {@code A} and a combining ring) get rows of their own (the resource column compares
+     * exactly). The resources are this verifier's own ({@link #probeResource(long)}), so instances
      * starting at once do not write one row.
      */
     private void probe() {
@@ -244,6 +245,16 @@ final class TableVerifier {
                         String accented = resource.replace("Ab", "\u00c4b");
                         requireDistinct(accented, "compares accent-insensitively ('" + resource + "' and '" + accented
                                 + "' are one row)");
+                        // UCA and ICU collations that are case- and accent-sensitive and no-pad pass the three checks
+                        // above, yet ignore zero-width characters and compare canonically equivalent spellings equal
+                        String composed = resource.replace("Ab", "\u00c5b");
+                        probe.write(composed);
+                        requireDistinct(resource.replace("Ab", "A\u030ab"), "compares canonically equivalent "
+                                + "spellings as one ('" + composed + "' with a composed \\u00c5 and the same name "
+                                + "typed as A and a combining ring above \\u030a are one row)");
+                        String invisible = resource.replace("Ab", "A\u200bb");
+                        requireDistinct(invisible, "ignores invisible characters ('" + resource + "' and '"
+                                + FencingToken.printable(invisible) + "' are one row)");
                     }));
         } catch (FenceStoreException | DataAccessException | TransactionException e) {
             String pooler = poolerHint(e);

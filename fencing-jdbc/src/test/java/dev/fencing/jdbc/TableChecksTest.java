@@ -380,6 +380,56 @@ class TableChecksTest {
         }
     }
 
+    /**
+     * MariaDB's UCA 14.0 collations that are accent- and case-sensitive and no-pad pass the case, accent and padding
+     * probes, yet compare a composed {@code \u00c4} equal to {@code A} and a combining diaeresis, and ignore a zero-width
+     * space: {@code caf\u00e9} typed two ways, or a key with an invisible character, would share one row.
+     */
+    @Test
+    void aMariaDbUcaCollationThatFoldsCanonicalEquivalentsIsRefused() {
+        String table = fenceTable(Database.MARIADB, "VARCHAR(256) CHARACTER SET utf8mb4 COLLATE "
+                + "utf8mb4_uca1400_nopad_as_cs", "BIGINT", "VARCHAR(256)");
+        assertThat(refusal(Database.MARIADB, table))
+                .hasMessageContaining("column 'resource' compares canonically equivalent spellings as one")
+                .hasMessageContaining("utf8mb4_nopad_bin");
+    }
+
+    /** A lease table in that collation would hand one lease to two resources: refused the same way. */
+    @Test
+    void aMariaDbLeaseTableInAUcaCollationIsRefused() {
+        String table = table(Database.MARIADB, "lease");
+        jdbc(Database.MARIADB).execute("CREATE TABLE " + table + " (resource VARCHAR(256) CHARACTER SET utf8mb4 "
+                + "COLLATE utf8mb4_uca1400_nopad_as_cs NOT NULL PRIMARY KEY, holder VARCHAR(256), "
+                + "token BIGINT NOT NULL, expires_at TIMESTAMP(6) NULL)");
+        assertThatThrownBy(() -> JdbcTokenIssuer.builder(pool(Database.MARIADB)).table(table).build().verify())
+                .isInstanceOf(FencingConfigurationException.class)
+                .hasMessageContaining("Lease table '" + table + "' column 'resource' compares canonically");
+    }
+
+    /**
+     * A PostgreSQL ICU collation that is nondeterministic at the default (tertiary) strength is case- and
+     * accent-sensitive and keeps trailing spaces, but compares canonically equivalent spellings equal and ignores
+     * zero-width characters: refused.
+     */
+    @Test
+    void aPostgreSqlNondeterministicTertiaryCollationIsRefused() {
+        JdbcTemplate jdbc = jdbc(Database.POSTGRESQL);
+        String collation = Database.uniqueTable("nd");
+        jdbc.execute("CREATE COLLATION " + collation + " (provider = icu, locale = 'und', deterministic = false)");
+        String table = Database.uniqueTable("fence");
+        try {
+            jdbc.execute("CREATE TABLE " + table + " (resource VARCHAR(256) COLLATE " + collation + " NOT NULL "
+                    + "PRIMARY KEY, max_seen BIGINT NOT NULL, holder VARCHAR(256), "
+                    + "updated_at TIMESTAMP WITH TIME ZONE NOT NULL)");
+            assertThat(refusal(Database.POSTGRESQL, table))
+                    .hasMessageContaining("column 'resource' compares canonically equivalent spellings as one")
+                    .hasMessageContaining("ALTER TABLE " + table + " ALTER COLUMN resource TYPE VARCHAR(256)");
+        } finally {
+            jdbc.execute("DROP TABLE IF EXISTS " + table);
+            jdbc.execute("DROP COLLATION IF EXISTS " + collation);
+        }
+    }
+
     @Test
     void anH2IgnoreCaseResourceColumnIsRefused() {
         String table = fenceTable(Database.H2, "VARCHAR_IGNORECASE(256)", "BIGINT", "VARCHAR(256)");
