@@ -382,8 +382,8 @@ class TableChecksTest {
 
     /**
      * MariaDB's UCA 14.0 collations that are accent- and case-sensitive and no-pad pass the case, accent and padding
-     * probes, yet compare a composed {@code \u00c4} equal to {@code A} and a combining diaeresis, and ignore a zero-width
-     * space: {@code caf\u00e9} typed two ways, or a key with an invisible character, would share one row.
+     * probes, yet compare a composed {@code \u00c5} equal to {@code A} and a combining ring, and ignore a
+     * zero-width space: {@code caf\u00e9} typed two ways, or a key with an invisible character, would share one row.
      */
     @Test
     void aMariaDbUcaCollationThatFoldsCanonicalEquivalentsIsRefused() {

@@ -206,28 +206,44 @@ final class R2dbcTableVerifier {
     }
 
     /**
-     * Runs the check statement on a probe resource, then on names that differ from it only in case, in an accent and
-     * in a trailing space, each with a holder of its own, in a transaction that is rolled back: each must get a row of
-     * its own (MariaDB's default collation makes them one row, and one resource's max_seen another's).
+     * Runs the check statement on a probe resource and on the same name with a composed {@code \u00c5}, then on names
+     * that differ from them only in case, in an accent, in a trailing space, in a zero-width space or in the
+     * composition of that character, each with a holder of its own, in a transaction that is rolled back: each must
+     * get a row of its own (MariaDB's default collation makes them one row, and one resource's max_seen another's).
      */
     private void probe() {
         String resource = "fencing-probe-Ab-" + UUID.randomUUID();
         FencingToken token = new FencingToken(resource, 1, "probe");
         Map<String, String> variants = new LinkedHashMap<>();
-        variants.put(resource.replace("Ab", "aB"), "compares case-insensitively");
-        variants.put(resource.replace("Ab", "\u00c4b"), "compares accent-insensitively");
-        variants.put(resource + " ", "ignores trailing spaces (PAD SPACE)");
+        String otherCase = resource.replace("Ab", "aB");
+        variants.put(otherCase, "compares case-insensitively ('" + resource + "' and '" + otherCase
+                + "' are one row)");
+        String accented = resource.replace("Ab", "\u00c4b");
+        variants.put(accented, "compares accent-insensitively ('" + resource + "' and '" + accented
+                + "' are one row)");
+        variants.put(resource + " ", "ignores trailing spaces (PAD SPACE: '" + resource + "' and '" + resource
+                + " ' are one row)");
+        // UCA and ICU collations that are case- and accent-sensitive and no-pad pass the three checks above, yet
+        // compare canonically equivalent spellings as one and ignore zero-width characters
+        String composed = resource.replace("Ab", "\u00c5b");
+        variants.put(resource.replace("Ab", "A\u030ab"), "compares canonically equivalent spellings as one ('"
+                + composed + "' with a composed \\u00c5 and the same name typed as A and a combining ring above "
+                + "\\u030a are one row)");
+        String invisible = resource.replace("Ab", "A\u200bb");
+        variants.put(invisible, "ignores invisible characters ('" + resource + "' and '"
+                + FencingToken.printable(invisible) + "' are one row)");
         try {
             String[] merged = new String[1];
             R2dbcFenceStore.Row row = rolledBack.execute(status -> {
                 status.setRollbackOnly();
-                Mono<R2dbcFenceStore.Row> first = check.apply(token);
+                // the composed name is written with the probe's holder too: its decomposed spelling must not find it
+                Mono<R2dbcFenceStore.Row> first = check.apply(token)
+                        .flatMap(r -> check.apply(new FencingToken(composed, 1, "probe")).thenReturn(r));
                 Mono<Void> others = reactor.core.publisher.Flux.fromIterable(variants.entrySet())
                         .concatMap(v -> check.apply(new FencingToken(v.getKey(), 1, "probe-variant"))
                                 .doOnNext(r -> {
                                     if (!"probe-variant".equals(r.holder()) && merged[0] == null) {
-                                        merged[0] = v.getValue() + " ('" + resource + "' and '" + v.getKey()
-                                                + "' are one row)";
+                                        merged[0] = v.getValue();
                                     }
                                 }))
                         .then();

@@ -37,6 +37,27 @@ class R2dbcFenceStoreMariaDbContractTest extends R2dbcFenceStoreContract {
         }
     }
 
+    /**
+     * utf8mb4_uca1400_nopad_as_cs is case- and accent-sensitive and no-pad, but compares a composed \u00c5 equal to A
+     * and a combining ring, and ignores a zero-width space: two resources would share one row. Refused, as in JDBC.
+     */
+    @org.junit.jupiter.api.Test
+    void verifyRefusesAColumnThatFoldsCanonicalEquivalents() {
+        String table = uniqueTable("uca");
+        db.sql("CREATE TABLE " + table + " (resource VARCHAR(256) CHARACTER SET utf8mb4 COLLATE "
+                + "utf8mb4_uca1400_nopad_as_cs NOT NULL PRIMARY KEY, max_seen BIGINT NOT NULL, holder VARCHAR(256), "
+                + "updated_at TIMESTAMP(6) NOT NULL)").then().block(java.time.Duration.ofSeconds(30));
+        try {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> R2dbcFenceStore.builder(pool).table(table)
+                            .build().verify())
+                    .isInstanceOf(dev.fencing.FencingConfigurationException.class)
+                    .hasMessageContaining("column 'resource' compares canonically equivalent spellings as one")
+                    .hasMessageContaining("utf8mb4_nopad_bin");
+        } finally {
+            db.sql("DROP TABLE IF EXISTS " + table).then().block(java.time.Duration.ofSeconds(30));
+        }
+    }
+
     /** A key on a prefix of resource makes resources sharing the prefix share one row: refused, as in JDBC. */
     @org.junit.jupiter.api.Test
     void verifyRefusesAKeyOnAPrefixOfResource() {
