@@ -171,13 +171,25 @@ public final class HazelcastTokenIssuer extends AbstractTokenIssuer<HazelcastTok
 
     /**
      * The lock name of a resource: the prefix and the resource with {@code %} and {@code @} percent-encoded, so that
-     * no resource selects a CP group ({@code name@group}) and distinct resources stay distinct locks.
+     * no resource selects a CP group ({@code name@group}) and distinct resources stay distinct locks, and with a space
+     * at either end encoded too ({@code %20}): Hazelcast trims a CP object's name, so {@code x} and {@code x } would
+     * otherwise be one lock. Names without any of these are unchanged from earlier versions.
      */
     static String lockName(String prefix, String resource) {
-        if (resource.indexOf('@') < 0 && resource.indexOf('%') < 0) {
+        if (resource.indexOf('@') < 0 && resource.indexOf('%') < 0 && !resource.startsWith(" ")
+                && !resource.endsWith(" ")) {
             return prefix + resource;
         }
-        return prefix + resource.replace("%", "%25").replace("@", "%40");
+        String encoded = resource.replace("%", "%25").replace("@", "%40");
+        int start = 0;
+        while (start < encoded.length() && encoded.charAt(start) == ' ') {
+            start++;
+        }
+        int end = encoded.length();
+        while (end > start && encoded.charAt(end - 1) == ' ') {
+            end--;
+        }
+        return prefix + "%20".repeat(start) + encoded.substring(start, end) + "%20".repeat(encoded.length() - end);
     }
 
     /**

@@ -233,6 +233,33 @@ class HazelcastLockSemanticsTest {
         }
     }
 
+    /**
+     * Hazelcast trims a CP object's name ({@code RaftService.withoutDefaultGroupName}), so {@code x} and {@code x }
+     * (a legal resource: only a static name's spaces are refused) were one FencedLock: the holder of one kept the
+     * other from being acquired, and two resources shared one lock and one fence.
+     */
+    @Test
+    void resourcesDifferingInSpacesAtEitherEndAreLocksOfTheirOwn() {
+        assertThat(HazelcastTokenIssuer.lockName("p/", "  a b %@ ")).isEqualTo("p/%20%20a b %25%40%20");
+        assertThat(HazelcastTokenIssuer.lockName("p/", "%20a")).isEqualTo("p/%2520a");
+        String base = fresh();
+        try (Lease plain = issuer.acquire(base, Duration.ofSeconds(10))) {
+            for (String spaced : List.of(base + " ", base + "  ")) {
+                try (Lease other = otherIssuer.acquire(spaced, Duration.ofSeconds(2))) {
+                    assertThat(other.token().resource()).isEqualTo(spaced);
+                }
+            }
+        }
+        HazelcastTokenIssuer unprefixed = new HazelcastTokenIssuer(group.members.get(0), "", Duration.ofMillis(200),
+                null);
+        try (Lease plain = unprefixed.acquire(base, Duration.ofSeconds(10));
+             Lease leading = unprefixed.acquire(" " + base, Duration.ofSeconds(2))) {
+            assertThat(leading.token().resource()).isEqualTo(" " + base);
+        } finally {
+            unprefixed.close();
+        }
+    }
+
     @Test
     void badConstructorArgumentsAreRefusedWithTheirName() {
         HazelcastInstance member = group.members.get(0);
