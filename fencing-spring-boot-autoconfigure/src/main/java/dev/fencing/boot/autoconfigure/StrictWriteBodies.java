@@ -25,7 +25,9 @@ import java.util.stream.Collectors;
  * {@code {"mode": "observe", "resourse": "notes"}} switched every resource to observe); a key given with no value
  * ({@code "resource": ""} or {@code null} did the same); and, on the servlet stack, a key in the query string (Boot
  * lets it replace the body's) or a body key replacing the resource of the path (the log and any path-based rule named
- * another resource than the one changed).
+ * another resource than the one changed). A read or a write whose path has a ';' is refused too, on the servlet stack:
+ * the server drops what follows it as a path parameter, so {@code accounts:1;v=2} was read and reset as
+ * {@code accounts:1}.
  */
 final class StrictWriteBodies implements OperationInvokerAdvisor {
 
@@ -41,12 +43,26 @@ final class StrictWriteBodies implements OperationInvokerAdvisor {
     @Override
     public OperationInvoker apply(EndpointId endpointId, OperationType operationType, OperationParameters parameters,
                                   OperationInvoker invoker) {
-        if (!FENCING.equals(endpointId) || operationType != OperationType.WRITE) {
+        if (!FENCING.equals(endpointId)) {
             return invoker;
         }
-        Set<String> known = parameters.stream().map(OperationParameter::getName).collect(Collectors.toSet());
         Set<String> selectors = parameters.stream().filter(p -> p.getAnnotation(Selector.class) != null)
                 .map(OperationParameter::getName).collect(Collectors.toSet());
+        if (operationType != OperationType.WRITE) {
+            if (selectors.isEmpty() || !SERVLET) {
+                return invoker;
+            }
+            // a read of one resource: only the path can name another resource than the one asked for
+            return context -> {
+                String problem = Servlet.pathParameter();
+                if (problem == null) {
+                    return invoker.invoke(context);
+                }
+                return new WebEndpointResponse<>(Map.of("error", problem + ": nothing was read"),
+                        WebEndpointResponse.STATUS_BAD_REQUEST);
+            };
+        }
+        Set<String> known = parameters.stream().map(OperationParameter::getName).collect(Collectors.toSet());
         return context -> {
             String problem = problem(context.getArguments(), known, selectors);
             if (problem == null) {
@@ -105,6 +121,10 @@ final class StrictWriteBodies implements OperationInvokerAdvisor {
                 return null; // not over HTTP on the servlet stack (JMX, WebFlux)
             }
             jakarta.servlet.http.HttpServletRequest request = attributes.getRequest();
+            String pathParameter = pathParameter(request);
+            if (pathParameter != null) {
+                return pathParameter;
+            }
             if (request.getQueryString() != null && !request.getQueryString().isBlank()) {
                 return "the query string ('" + request.getQueryString() + "') of a fencing write: send its keys in "
                         + "the JSON body only (Spring Boot lets a query key replace the body's)";
@@ -120,6 +140,33 @@ final class StrictWriteBodies implements OperationInvokerAdvisor {
                 }
             }
             return null;
+        }
+
+        /** {@link #pathParameter(jakarta.servlet.http.HttpServletRequest)} of the request being served, if any. */
+        static String pathParameter() {
+            if (!(org.springframework.web.context.request.RequestContextHolder.getRequestAttributes()
+                    instanceof org.springframework.web.context.request.ServletRequestAttributes attributes)) {
+                return null;
+            }
+            return pathParameter(attributes.getRequest());
+        }
+
+        /**
+         * Why a path with a ';' cannot be served: the server (Tomcat, then Spring's path matching) reads what follows
+         * it, up to the next '/', as a path parameter and drops it, so {@code /actuator/fencing/accounts:1;v=2}
+         * reached the operation as {@code accounts:1}, and a reset lowered that resource's max_seen. {@code null} when
+         * the raw path has none ({@code %3B} is a ';' in the resource, and arrives as one).
+         */
+        static String pathParameter(jakarta.servlet.http.HttpServletRequest request) {
+            String uri = request.getRequestURI();
+            int semicolon = uri == null ? -1 : uri.indexOf(';');
+            if (semicolon < 0) {
+                return null;
+            }
+            return "the path '" + dev.fencing.token.FencingToken.printable(uri) + "' has a ';', which the server "
+                    + "reads as the start of a path parameter and drops up to the next '/', so the operation would "
+                    + "see another resource than the one in the path (accounts:1;v=2 read as accounts:1): write a ';' "
+                    + "of a resource as %3B (/actuator/fencing/accounts:1%3Bv=2)";
         }
     }
 }
