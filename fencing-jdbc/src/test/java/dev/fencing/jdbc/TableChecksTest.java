@@ -430,6 +430,28 @@ class TableChecksTest {
         }
     }
 
+    /**
+     * An H2 database whose collation is a language's ({@code SET COLLATION ENGLISH}, tertiary strength) compares a
+     * composed and a decomposed spelling equal and ignores a zero-width space, even in a table made from the shipped
+     * script: refused.
+     */
+    @Test
+    void theShippedTableOnAnH2DatabaseWithALanguageCollationIsRefused() throws Exception {
+        String url = "jdbc:h2:mem:collation" + System.nanoTime() + ";DB_CLOSE_DELAY=-1";
+        org.springframework.jdbc.datasource.DriverManagerDataSource h2 =
+                new org.springframework.jdbc.datasource.DriverManagerDataSource(url);
+        JdbcTemplate jdbc = new JdbcTemplate(h2);
+        jdbc.execute("SET COLLATION ENGLISH STRENGTH TERTIARY");
+        try {
+            Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> JdbcFenceStore.builder(h2)
+                    .createTableIfMissing(true).build().verify());
+            assertThat(thrown).isInstanceOf(FencingConfigurationException.class)
+                    .hasMessageContaining("column 'resource' compares canonically equivalent spellings as one");
+        } finally {
+            jdbc.execute("SHUTDOWN");
+        }
+    }
+
     @Test
     void anH2IgnoreCaseResourceColumnIsRefused() {
         String table = fenceTable(Database.H2, "VARCHAR_IGNORECASE(256)", "BIGINT", "VARCHAR(256)");
