@@ -195,6 +195,14 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         ResourceNames.overlaps(unkeyed, keyed, problems);
         repositoryWrites.addProblems(problems);
         for (String unknown : support.modes().declare(declared, keyed.keySet())) {
+            String meant = unbracketed(unknown, declared);
+            if (meant != null) {
+                problems.add("a fence mode is set for resource '" + FencingToken.printable(unknown) + "', which no "
+                        + "@Fenced method declares: it is what Spring Boot makes of the key fencing.modes." + meant
+                        + " written without brackets (such a key keeps only letters, digits, '-' and '_'), so the mode "
+                        + "meant for '" + meant + "' would not apply; write fencing.modes.[" + meant + "]");
+                continue;
+            }
             String base = FenceModes.entityOf(unknown, declared);
             if (base != null) {
                 problems.add("a fence mode is set for resource '" + FencingToken.printable(unknown) + "': "
@@ -691,5 +699,19 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
             }
         });
         return orders.stream().max(Integer::compare).orElse(null);
+    }
+
+    /**
+     * The declared resource that Spring Boot binds as {@code key} from {@code fencing.modes.<resource>} written
+     * without brackets, which keeps only ASCII letters, digits, '-' and '_' of a map key ({@code order lines} becomes
+     * {@code orderlines}, {@code café} {@code caf}); {@code null} when none does.
+     */
+    static String unbracketed(String key, Set<String> declared) {
+        for (String resource : declared) {
+            if (!resource.equals(key) && resource.replaceAll("[^A-Za-z0-9_-]", "").equals(key)) {
+                return resource;
+            }
+        }
+        return null;
     }
 }
