@@ -181,7 +181,8 @@ class AmqpPropagationTest {
     void aHeaderAtTheEntryLimitLongerThanSpringAmqpsStringLimitArrivesWhole() throws Exception {
         List<FencingToken> tokens = new ArrayList<>();
         for (int i = 0; i < TokenList.MAX_ENTRIES; i++) {
-            tokens.add(new FencingToken("resource-" + i + "-" + "x".repeat(200), 100 + i, "producer-" + "a".repeat(200)));
+            tokens.add(new FencingToken("resource-" + i + "-" + "x".repeat(200), 100 + i,
+                    "producer-" + "a".repeat(200)));
         }
         assertThat(TokenList.format(tokens).length()).isBetween(1025, TokenList.MAX_LENGTH);
         try (FencingScope ignored = FencingContext.bind(tokens)) {
@@ -253,8 +254,8 @@ class AmqpPropagationTest {
 
     /**
      * The trust predicate the docs show reads the broker-validated {@code user_id} of a received message where Spring
-     * AMQP puts it, {@code getReceivedUserId()}: {@code getUserId()} is empty on an inbound message, so a predicate on it
-     * refused every message (a new user's trial dead-lettered them all).
+     * AMQP puts it, {@code getReceivedUserId()}: {@code getUserId()} is empty on an inbound message, so a predicate on
+     * it refused every message (a new user's trial dead-lettered them all).
      */
     @Test
     void theDocumentedTrustPredicateReadsTheBrokerValidatedUserIdOfAReceivedMessage() {

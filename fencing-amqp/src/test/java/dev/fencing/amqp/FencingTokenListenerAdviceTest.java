@@ -190,7 +190,8 @@ class FencingTokenListenerAdviceTest {
     void anAcquiringServiceNeverSetsTheProducersTokenAsideAndTheMessageIsRejected() {
         // the trial's case: the listener calls a @Fenced(acquire = true) service for the resource the message's
         // (old) token is for; taking a fresh lock there would apply the zombie producer's message
-        var metrics = new dev.fencing.metrics.FencingMetrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
+        var metrics = new dev.fencing.metrics.FencingMetrics(
+                new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
         var store = new dev.fencing.store.InMemoryFenceStore();
         var issuer = new dev.fencing.issuer.InMemoryTokenIssuer();
         var guard = new dev.fencing.guard.FenceGuard(store, issuer, java.time.Duration.ofSeconds(1));
@@ -240,7 +241,8 @@ class FencingTokenListenerAdviceTest {
         Delegate delegate = advised(new FencingTokenListenerAdvice(), data -> seen.add(FencingContext.snapshot()));
         delegate.invokeListener(null, message(LongStringHelper.asLongString(ACCOUNTS.toText())));
         delegate.invokeListener(null, message(ACCOUNTS.toText().getBytes(StandardCharsets.UTF_8)));
-        delegate.invokeListener(null, message(List.of(ACCOUNTS.toText(), LongStringHelper.asLongString(LEDGER.toText()))));
+        delegate.invokeListener(null,
+                message(List.of(ACCOUNTS.toText(), LongStringHelper.asLongString(LEDGER.toText()))));
         assertThat(seen.get(0)).containsOnlyKeys("accounts:42");
         assertThat(seen.get(1)).containsOnlyKeys("accounts:42");
         assertThat(seen.get(2)).containsOnlyKeys("accounts:42", "ledger");

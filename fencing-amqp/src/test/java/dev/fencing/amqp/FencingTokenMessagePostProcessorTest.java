@@ -33,7 +33,8 @@ class FencingTokenMessagePostProcessorTest {
 
     @Test
     void writesEveryBoundTokenSignedOnesInTheirSignedForm() {
-        FencingToken signed = TokenSigner.hmac("k1", "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8))
+        FencingToken signed = TokenSigner.hmac("k1",
+                "0123456789abcdef0123456789abcdef".getBytes(StandardCharsets.UTF_8))
                 .sign(ACCOUNTS);
         Message message = message();
         message.getMessageProperties().setHeader(FencingTokenMessagePostProcessor.HEADER, "accounts:42#999@forged");
@@ -72,7 +73,8 @@ class FencingTokenMessagePostProcessorTest {
         }
         Message message = message();
         try (FencingScope ignored = FencingContext.bind(tooMany)) {
-            assertThatThrownBy(() -> new FencingTokenMessagePostProcessor().postProcessMessage(message, null, "ex", "key"))
+            assertThatThrownBy(() -> new FencingTokenMessagePostProcessor()
+                    .postProcessMessage(message, null, "ex", "key"))
                     .isInstanceOf(TokenFormatException.class)
                     .hasMessageContaining("exchange 'ex'").hasMessageContaining("33 tokens");
         }
@@ -83,7 +85,8 @@ class FencingTokenMessagePostProcessorTest {
     void forResourcesSendsOnlyThoseAndBaseNamesCoverEffectiveOnes() {
         Message message = message();
         try (FencingScope ignored = FencingContext.bind(ACCOUNTS, LEDGER)) {
-            FencingTokenMessagePostProcessor.forResources(List.of("accounts")).postProcessMessage(message, null, "ex", "key");
+            FencingTokenMessagePostProcessor.forResources(List.of("accounts"))
+                    .postProcessMessage(message, null, "ex", "key");
         }
         assertThat(header(message)).isEqualTo(ACCOUNTS.toText());
     }

@@ -67,7 +67,8 @@ class ProxiedInterfacesTest {
                 });
                 proxy = factory.getProxy(repositoryInterface.getClassLoader());
             } else {
-                proxy = Proxy.newProxyInstance(repositoryInterface.getClassLoader(), new Class<?>[] {repositoryInterface},
+                proxy = Proxy.newProxyInstance(repositoryInterface.getClassLoader(),
+                        new Class<?>[] {repositoryInterface},
                         (self, method, args) -> {
                             if (method.getDeclaringClass() == Object.class) {
                                 return method.getName().equals("equals") ? self == args[0]

@@ -95,7 +95,8 @@ final class RoutingAdvices {
         line(out, 2, "if (route == PLAIN) {");
         line(out, 3, "return " + proceed + ";");
         line(out, 2, "}");
-        line(out, 2, "// the callback fence: a bracket's resource in observe mode, or a point only the guard can fence");
+        line(out, 2,
+                "// the callback fence: a bracket's resource in observe mode, or a point only the guard can fence");
         line(out, 2, "JoinPoint.StaticPart previous = pend(at);");
         line(out, 2, "try {");
         line(out, 3, "return " + proceed + ";");

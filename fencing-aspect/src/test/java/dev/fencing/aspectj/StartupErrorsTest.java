@@ -390,9 +390,11 @@ class StartupErrorsTest {
         assertThat(message)
                 .contains("resource 'orders' is checked without a key by StartupErrorsTest.OrderArchive.archive(long), "
                         + "StartupErrorsTest.OrderBatch.repriceAll() and with a key by "
-                        + "StartupErrorsTest.OrderRepository.delete(long), StartupErrorsTest.OrderRepository.save(long)")
+                        + "StartupErrorsTest.OrderRepository.delete(long), "
+                        + "StartupErrorsTest.OrderRepository.save(long)")
                 .contains("'orders' and 'orders:<key>' are separate resources")
-                .contains("hold an unkeyed lock that checks nothing (acquire = true) and call a keyed method per entity")
+                .contains("hold an unkeyed lock that checks nothing (acquire = true) "
+                        + "and call a keyed method per entity")
                 .contains("resource = \"orders-totals\"");
         assertThat(message.split("resource 'orders' is checked")).as("one problem for the resource").hasSize(2);
     }
@@ -437,14 +439,15 @@ class StartupErrorsTest {
     void resourceNamesThatDifferInCaseOnly() {
         String message = startupFailure(AdviceMode.PROXY, CapitalOrders.class, OrderRepository.class);
         assertThat(message).contains("resources 'Orders' (StartupErrorsTest.CapitalOrders.repriceAll()) and "
-                + "'orders' (StartupErrorsTest.OrderRepository.delete(long), StartupErrorsTest.OrderRepository.save(long)) "
-                + "differ in letter case only");
+                + "'orders' (StartupErrorsTest.OrderRepository.delete(long), "
+                + "StartupErrorsTest.OrderRepository.save(long)) differ in letter case only");
     }
 
     @Test
     void anUnkeyedResourceInsideAKeyedOnesKeys() {
         String message = startupFailure(AdviceMode.PROXY, EuOrders.class, OrderRepository.class);
-        assertThat(message).contains("resource 'orders:eu', checked without a key by StartupErrorsTest.EuOrders.shipAll()"
+        assertThat(message)
+                .contains("resource 'orders:eu', checked without a key by StartupErrorsTest.EuOrders.shipAll()"
                 + ", lies inside the keys of resource 'orders'").contains("a key whose text is 'eu'");
     }
 
@@ -536,7 +539,8 @@ class StartupErrorsTest {
                 .contains("ComposedFencedType.write(long) gets @Fenced from @ComposedFence ("
                         + ComposedFence.class.getName() + ") on type " + ComposedFencedType.class.getName())
                 .contains("put @Fenced(resource = \"composed\", key = \"#id\") itself on "
-                        + "StartupErrorsTest.ComposedFencedType.write(long) or on " + ComposedFencedType.class.getName())
+                        + "StartupErrorsTest.ComposedFencedType.write(long) or on "
+                        + ComposedFencedType.class.getName())
                 .doesNotContain("ComposedFencedType.write(long) is @Fenced but");
         try (AnnotationConfigApplicationContext ctx = new AnnotationConfigApplicationContext()) {
             ctx.register(ProxyConfig.class);

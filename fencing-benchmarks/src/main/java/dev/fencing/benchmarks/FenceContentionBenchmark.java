@@ -44,7 +44,8 @@ public class FenceContentionBenchmark {
     public void setUp() {
         context = new AnnotationConfigApplicationContext(InMemoryFencing.class);
         target = context.getBean(Target.class);
-        org.springframework.aop.framework.ProxyFactory factory = new org.springframework.aop.framework.ProxyFactory(new Target());
+        org.springframework.aop.framework.ProxyFactory factory =
+                new org.springframework.aop.framework.ProxyFactory(new Target());
         factory.setProxyTargetClass(true);
         factory.addAdvice((org.aopalliance.intercept.MethodInterceptor) invocation -> invocation.proceed());
         interceptorProxy = (Target) factory.getProxy();

@@ -116,7 +116,8 @@ public class FenceOverheadBenchmark {
         context = new AnnotationConfigApplicationContext(InMemoryFencing.class);
         fencedProxy = context.getBean(Target.class);
 
-        wovenSupport = new FencingSupport(new FenceGuard(new InMemoryFenceStore()), new FencingMetrics(new SimpleMeterRegistry()));
+        wovenSupport = new FencingSupport(new FenceGuard(new InMemoryFenceStore()),
+                new FencingMetrics(new SimpleMeterRegistry()));
         Aspects.aspectOf(FencingAspect.class).configure(wovenSupport);
 
         points.put(this, Boolean.TRUE);

@@ -327,7 +327,9 @@ public final class InterleavedCalls {
         return sum;
     }
 
-    /** The keyed method, each call in a scope of its own binding its entity's token: the first keyed call in a scope. */
+    /**
+     * The keyed method, each call in a scope of its own binding its entity's token: the first keyed call in a scope.
+     */
     private long keyedNewScopeLoop() {
         long sum = 0;
         for (int i = 0; i < CALLS_PER_BLOCK; i++) {

@@ -34,8 +34,8 @@ import java.util.concurrent.TimeUnit;
  * {@link #jdbcTwoStatementsOneText}: the R2DBC store's two statements ({@link FenceSql#swapInLockTimeoutSql}, then
  * the check whose {@code RETURNING} puts the caller's back, {@link FenceSql#restoringCheckSql}) as one text. What the
  * third statement costs the server, with the round trip the same: nothing measurable, so the JDBC store keeps three
- * (the two-statement text also fails under pgjdbc's {@code prepareThreshold=-1}). Both on a keyed resource whose row holds
- * max_seen 1, presented token 2; each call asserts the row it got back.
+ * (the two-statement text also fails under pgjdbc's {@code prepareThreshold=-1}). Both on a keyed resource whose row
+ * holds max_seen 1, presented token 2; each call asserts the row it got back.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.SampleTime)

@@ -35,11 +35,11 @@ import java.util.concurrent.TimeUnit;
  * on a resource whose row is in the table (the update path, a lease's steady state) with max_seen 1, presented token
  * 2: {@link #floorProbeHit} the current statement for a keyed resource whose family has a floor row (the probe finds
  * it); {@link #noFamily} the statement for a resource without a family ({@link FenceSql#familylessCheckSql}, which
- * reads no floor); {@link #previousRelease} the statement of the release before the floor join ({@link #PREVIOUS_POSTGRESQL},
- * {@link #PREVIOUS_MARIADB}). The first against the last is what the family floor costs a resource with a family (on
- * PostgreSQL an {@code INSERT ... SELECT} whose update path reads the presented token and holder from a one-row
- * sub-select); the last two should cost the same (the same statement, give or take its markers' casts).
- * The setup asserts that each shape returns (2, holder), and every call checks max_seen again, so a failing
+ * reads no floor); {@link #previousRelease} the statement of the release before the floor join
+ * ({@link #PREVIOUS_POSTGRESQL}, {@link #PREVIOUS_MARIADB}). The first against the last is what the family floor costs
+ * a resource with a family (on PostgreSQL an {@code INSERT ... SELECT} whose update path reads the presented token and
+ * holder from a one-row sub-select); the last two should cost the same (the same statement, give or take its markers'
+ * casts). The setup asserts that each shape returns (2, holder), and every call checks max_seen again, so a failing
  * statement cannot be measured quietly. The table (the shipped schema under a random name) is dropped at tear-down.
  *
  * <p>Needs the databases of {@link JdbcFenceBenchmark} (see {@link BenchDatabase}); one only:
@@ -204,7 +204,8 @@ public class JdbcCheckStatementBenchmark {
         }
         if (maxSeen != PRESENTED) {
             throw new IllegalStateException("JdbcCheckStatementBenchmark (" + database + "): the check of '"
-                    + parameters[0] + "' returned max_seen " + maxSeen + " (-1: no row), expected the presented token " + PRESENTED);
+                    + parameters[0] + "' returned max_seen " + maxSeen
+                    + " (-1: no row), expected the presented token " + PRESENTED);
         }
         return maxSeen;
     }

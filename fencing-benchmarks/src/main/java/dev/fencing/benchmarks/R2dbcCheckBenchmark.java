@@ -33,8 +33,8 @@ import java.util.concurrent.TimeUnit;
  * ({@link FenceSql#swapInLockTimeoutSql}), then the check whose {@code RETURNING} puts the caller's back
  * ({@link FenceSql#restoringCheckSql}); {@link #r2dbcThreeStatements} the previous release's, frozen here: a query
  * that swaps in the bound ({@link FenceSql#swapLockTimeoutSql}), the check ({@link FenceSql#checkSql}), a query that
- * puts the caller's back. Each statement is a round trip of its own. Both on a keyed resource whose row holds max_seen 1,
- * presented token 2; each call asserts the row it got back. The table (the shipped schema under a random name) is
+ * puts the caller's back. Each statement is a round trip of its own. Both on a keyed resource whose row holds max_seen
+ * 1, presented token 2; each call asserts the row it got back. The table (the shipped schema under a random name) is
  * dropped at tear-down. Needs PostgreSQL at 127.0.0.1:5432 ({@link BenchDatabase}).
  */
 @State(Scope.Benchmark)

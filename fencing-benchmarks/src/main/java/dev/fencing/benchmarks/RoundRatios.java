@@ -196,7 +196,8 @@ public final class RoundRatios {
         if (!wanted.endsWith(parameters)) {
             return null;
         }
-        JsonNode member = entry.path("secondaryMetrics").path(wanted.substring(0, wanted.length() - parameters.length()));
+        JsonNode member = entry.path("secondaryMetrics")
+                .path(wanted.substring(0, wanted.length() - parameters.length()));
         return member.isMissingNode() || member.path("scorePercentiles").isMissingNode() ? null : member;
     }
 

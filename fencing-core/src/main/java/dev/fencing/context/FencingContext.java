@@ -147,8 +147,8 @@ public final class FencingContext {
             Objects.requireNonNull(copy[i], "tokens[" + i + "]");
             for (int j = 0; j < i; j++) {
                 if (copy[j].resource().equals(copy[i].resource())) {
-                    throw new IllegalArgumentException("Two tokens for resource '" + copy[i].resource() + "' in one bind: "
-                            + copy[j] + " and " + copy[i]);
+                    throw new IllegalArgumentException("Two tokens for resource '" + copy[i].resource()
+                            + "' in one bind: " + copy[j] + " and " + copy[i]);
                 }
             }
         }

@@ -72,7 +72,8 @@ public final class FencingSnapshot extends AbstractMap<String, FencingToken> {
      */
     public static FencingSnapshot remote(List<FencingToken> tokens, List<TokenUse> uses) {
         if (tokens.size() != uses.size()) {
-            throw new IllegalArgumentException(tokens.size() + " tokens and " + uses.size() + " uses: one use per token");
+            throw new IllegalArgumentException(tokens.size() + " tokens and " + uses.size()
+                    + " uses: one use per token");
         }
         FencingSnapshot plain = of(tokens, true);
         if (plain == EMPTY) {

@@ -242,7 +242,9 @@ public abstract sealed class FenceBracket permits FenceBracket.Unkeyed, FenceBra
         return "FenceBracket[" + point + "]";
     }
 
-    /** The bracket of a point without a key: one resource, entered through the store's lane, which may keep its slot. */
+    /**
+     * The bracket of a point without a key: one resource, entered through the store's lane, which may keep its slot.
+     */
     static final class Unkeyed extends FenceBracket {
         /** The store's way into the point's resource (it may keep the resource's slot). */
         private final BracketFenceStore.Lane lane;

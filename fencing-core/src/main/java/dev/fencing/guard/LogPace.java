@@ -5,8 +5,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Internal: public for the header filters (fencing-web) and the fenced locks of ShedLock and Spring Integration, not for
- * applications.
+ * Internal: public for the header filters (fencing-web) and the fenced locks of ShedLock and Spring Integration, not
+ * for applications.
  * The pace of a rate-limited log line: per key, at most one line per interval, and how many were held back since the
  * last. Keys are bounded, since some are made per entity or come from callers: past the bound a key shares the
  * overflow key, or, with none, is not logged at all ({@link #FULL}). Thread-safe; only on refusal and warning paths.

@@ -9,8 +9,8 @@ import dev.fencing.token.FencingToken;
 /**
  * The log line of a token the fence refused in enforce mode (stale, duplicate, out of range, forged, missing): a
  * WARNING, at most one per method and verdict per minute, so that an operator reading the log sees the zombie refused
- * beside its lost-lease line, without a flood of refusals hiding everything else. Observe mode logs its would-be refusals the
- * same way ({@code ObservedCalls}). Only on the refusal path; never throws.
+ * beside its lost-lease line, without a flood of refusals hiding everything else. Observe mode logs its would-be
+ * refusals the same way ({@code ObservedCalls}). Only on the refusal path; never throws.
  */
 final class RefusalLog {
 

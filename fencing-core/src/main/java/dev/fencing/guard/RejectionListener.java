@@ -5,8 +5,8 @@ import dev.fencing.rule.TokenRejectedException;
 import java.util.List;
 
 /**
- * Told of each token a {@link FenceGuard} check rejected (stale, duplicate or forged), on the rejecting thread, after the
- * rejection was counted and before it is thrown; never called for an accepted check or any other outcome. For a
+ * Told of each token a {@link FenceGuard} check rejected (stale, duplicate or forged), on the rejecting thread, after
+ * the rejection was counted and before it is thrown; never called for an accepted check or any other outcome. For a
  * record of recent rejections (the Spring Boot actuator endpoint keeps one); must be quick, and anything it throws is
  * ignored: the caller gets the rejection either way.
  */

@@ -90,7 +90,9 @@ public abstract class AbstractLease implements Lease {
         return true;
     }
 
-    /** Records a loss found by the release itself (the lock was no longer this lease's); {@code true} the first time. */
+    /**
+     * Records a loss found by the release itself (the lock was no longer this lease's); {@code true} the first time.
+     */
     final synchronized boolean markLostAtRelease() {
         if (lost) {
             return false;
@@ -106,7 +108,7 @@ public abstract class AbstractLease implements Lease {
 
     @Override
     public String toString() {
-        return getClass().getSimpleName() + "[" + token + (isLost() ? ", lost" : "") + (isReleased() ? ", released" : "")
-                + "]";
+        return getClass().getSimpleName() + "[" + token + (isLost() ? ", lost" : "")
+                + (isReleased() ? ", released" : "") + "]";
     }
 }

@@ -104,7 +104,8 @@ public final class InMemoryTokenIssuer extends AbstractTokenIssuer<InMemoryToken
             }
             long last = Math.max(lock.last, floorOf(resource));
             if (last == Long.MAX_VALUE) {
-                throw new LockAcquisitionException(resource, "Token counter of resource '" + resource + "' is exhausted");
+                throw new LockAcquisitionException(resource, "Token counter of resource '" + resource
+                        + "' is exhausted");
             }
             if (lock.current != null) {
                 markLost(lock.current, true); // its time ran out: taken over

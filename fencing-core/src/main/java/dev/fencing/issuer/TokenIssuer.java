@@ -77,7 +77,8 @@ public interface TokenIssuer {
             throw new IllegalArgumentException("resource '" + resource + "' cannot be locked: " + e.getMessage(), e);
         }
         if (timeout == null || timeout.isNegative()) {
-            throw new IllegalArgumentException("timeout for resource '" + resource + "' must not be negative, was " + timeout);
+            throw new IllegalArgumentException("timeout for resource '" + resource
+                    + "' must not be negative, was " + timeout);
         }
     }
 }

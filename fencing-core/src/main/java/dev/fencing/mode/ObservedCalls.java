@@ -59,8 +59,9 @@ public final class ObservedCalls {
         method.count(outcome, now);
         if (refused && method.mayLog(outcome, now)) {
             LOG.log(System.Logger.Level.WARNING, "Observe mode: {0} would have been refused ({1}) on resource ''{2}'' "
-                            + "(token {3}, max_seen {4}); it ran. At most one such line per method and outcome per minute; "
-                            + "see fencing.checks'{'enforced=\"false\"'}' and the actuator endpoint for every count",
+                            + "(token {3}, max_seen {4}); it ran. At most one such line per method and outcome per "
+                            + "minute; see fencing.checks'{'enforced=\"false\"'}' and the actuator endpoint "
+                            + "for every count",
                     operation, outcome, FencingToken.printable(effective),
                     token == null ? "none" : Long.toString(token.value()),
                     maxSeen == null ? "unknown" : maxSeen.toString());
@@ -173,8 +174,8 @@ public final class ObservedCalls {
         ObservedCall view() {
             Map<String, Long> outcomes = new TreeMap<>();
             counts.forEach((outcome, count) -> outcomes.put(outcome, count.sum()));
-            return new ObservedCall(operation, resource, Collections.unmodifiableMap(outcomes), Instant.ofEpochMilli(lastSeen),
-                    lastOutcome);
+            return new ObservedCall(operation, resource, Collections.unmodifiableMap(outcomes),
+                    Instant.ofEpochMilli(lastSeen), lastOutcome);
         }
     }
 }

@@ -7,10 +7,10 @@ import java.util.Objects;
 
 /**
  * One configured compaction of a fence store (and of its issuer's per-resource state, where it keeps one): which
- * store, which issuer's floors, how idle a resource must be and how many resources go in one atomic unit. {@link #runOnce()} compacts and reports (the command-line and actuator
- * form); {@link #run()} is the scheduled form, which logs and counts a failure instead of throwing so the schedule
- * goes on. Every run is logged (folded resources at INFO, failures at WARNING) and counted
- * ({@link CompactionMetrics}).
+ * store, which issuer's floors, how idle a resource must be and how many resources go in one atomic unit.
+ * {@link #runOnce()} compacts and reports (the command-line and actuator form); {@link #run()} is the scheduled form,
+ * which logs and counts a failure instead of throwing so the schedule goes on. Every run is logged (folded resources at
+ * INFO, failures at WARNING) and counted ({@link CompactionMetrics}).
  */
 public final class CompactionRun implements Runnable {
 

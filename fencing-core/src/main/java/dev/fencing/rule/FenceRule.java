@@ -34,7 +34,8 @@ public final class FenceRule {
      *
      * @param seen          whether the resource has a max_seen at all; when not, any token is newer
      * @param maxSeen       the highest accepted value (ignored when {@code seen} is false)
-     * @param maxSeenHolder the holder that advanced max_seen, {@code null} when unknown (then an equal token is a duplicate)
+     * @param maxSeenHolder the holder that advanced max_seen, {@code null} when unknown (then an equal token is a
+     *                      duplicate)
      * @param presented     the token presented with the write
      */
     public static Verdict judge(boolean seen, long maxSeen, String maxSeenHolder, FencingToken presented) {

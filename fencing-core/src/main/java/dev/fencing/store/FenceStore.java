@@ -52,9 +52,9 @@ public interface FenceStore {
 
     /**
      * Whether this store reaches its verdict only after {@link #fence} returned (at its transaction's commit, see
-     * {@link FencedCall#deferVerdict()}): such a store runs the write before judging it, so it cannot let a refused call
-     * through, and observe mode ({@link dev.fencing.mode.FenceMode#OBSERVE}) is refused for it at startup. The default
-     * is {@code false}.
+     * {@link FencedCall#deferVerdict()}): such a store runs the write before judging it, so it cannot let a refused
+     * call through, and observe mode ({@link dev.fencing.mode.FenceMode#OBSERVE}) is refused for it at startup. The
+     * default is {@code false}.
      */
     default boolean judgesAtCommit() {
         return false;

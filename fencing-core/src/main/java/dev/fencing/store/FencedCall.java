@@ -23,10 +23,10 @@ public interface FencedCall<T> {
 
     /**
      * Whether the caller goes on in the same unit of work after a rejection: {@code true} for a check in observe mode
-     * ({@link dev.fencing.mode.FenceMode#OBSERVE}), whose caller runs the write itself, outside the fence, when the store
-     * rejects the token. A store that checks inside the caller's transaction must then leave that transaction usable
-     * when it rejects (not marked rollback-only); it still throws the rejection, changes nothing and does not run the
-     * write. The default is {@code false}.
+     * ({@link dev.fencing.mode.FenceMode#OBSERVE}), whose caller runs the write itself, outside the fence, when the
+     * store rejects the token. A store that checks inside the caller's transaction must then leave that transaction
+     * usable when it rejects (not marked rollback-only); it still throws the rejection, changes nothing and does not
+     * run the write. The default is {@code false}.
      */
     default boolean continuesAfterRejection() {
         return false;

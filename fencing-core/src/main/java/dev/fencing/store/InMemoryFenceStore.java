@@ -462,10 +462,12 @@ public final class InMemoryFenceStore implements BracketFenceStore, FenceAdmin, 
     @Override
     public CompactionResult compact(Duration idleFor, int batchSize, IssuerFloors issuer) {
         if (idleFor == null || idleFor.isNegative()) {
-            throw new IllegalArgumentException("InMemoryFenceStore.compact: idleFor must not be negative, was " + idleFor);
+            throw new IllegalArgumentException("InMemoryFenceStore.compact: idleFor must not be negative, was "
+                    + idleFor);
         }
         if (batchSize < 1) {
-            throw new IllegalArgumentException("InMemoryFenceStore.compact: batchSize must be at least 1, was " + batchSize);
+            throw new IllegalArgumentException("InMemoryFenceStore.compact: batchSize must be at least 1, was "
+                    + batchSize);
         }
         if (issuer == null) {
             throw new IllegalArgumentException("InMemoryFenceStore.compact: issuer must not be null (use "

@@ -225,7 +225,8 @@ public record FencingToken(String resource, long value, String holder, TokenSign
             } else if (isSafe(c)) {
                 bytes.write(c);
             } else {
-                throw malformed(s, "character '" + printable(c) + "' at index " + i + " must be percent-encoded in " + what);
+                throw malformed(s, "character '" + printable(c) + "' at index " + i
+                        + " must be percent-encoded in " + what);
             }
         }
         try {

@@ -62,14 +62,16 @@ public final class TokenList {
             for (String raw : entries) {
                 String entry = raw.strip();
                 if (entry.isEmpty()) {
-                    throw new TokenFormatException(carrier + " has an empty entry (position " + (tokens.size() + 1) + ")");
+                    throw new TokenFormatException(carrier + " has an empty entry (position "
+                            + (tokens.size() + 1) + ")");
                 }
                 if (tokens.size() == MAX_ENTRIES) {
                     throw new TokenFormatException(carrier + " has more than " + MAX_ENTRIES + " entries");
                 }
                 FencingToken token = FencingToken.parse(entry);
                 if (!resources.add(token.resource())) {
-                    throw new TokenFormatException(carrier + " has two entries for resource '" + token.resource() + "'");
+                    throw new TokenFormatException(carrier + " has two entries for resource '"
+                            + token.resource() + "'");
                 }
                 tokens.add(token);
             }

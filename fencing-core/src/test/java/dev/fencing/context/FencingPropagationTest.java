@@ -162,7 +162,8 @@ class FencingPropagationTest {
         Runnable task;
         FencingToken[] seen = new FencingToken[1];
         try (FencingScope ignored = FencingContext.bind(accounts)) {
-            task = ContextSnapshotFactory.builder().build().captureAll().wrap((Runnable) () -> seen[0] = FencingContext.current("accounts"));
+            task = ContextSnapshotFactory.builder().build().captureAll()
+                    .wrap((Runnable) () -> seen[0] = FencingContext.current("accounts"));
         }
         pool.submit(task).get(10, TimeUnit.SECONDS);
         assertThat(seen[0]).isEqualTo(accounts);
@@ -172,11 +173,13 @@ class FencingPropagationTest {
     void aPropagatedContextHidesWhateverThePooledThreadHadBound() throws Exception {
         FencingToken leaked = new FencingToken("accounts", 1, "leaked");
         pool.submit(() -> FencingContext.bind(leaked)).get(10, TimeUnit.SECONDS); // a buggy task leaks a scope
-        Runnable withNothing = FencingPropagation.runnable(() -> assertThat(FencingContext.current("accounts")).isNull());
+        Runnable withNothing = FencingPropagation.runnable(() ->
+                assertThat(FencingContext.current("accounts")).isNull());
         pool.submit(withNothing).get(10, TimeUnit.SECONDS);
         Runnable withOrders;
         try (FencingScope ignored = FencingContext.bind(orders)) {
-            withOrders = FencingPropagation.runnable(() -> assertThat(FencingContext.snapshot()).containsOnlyKeys("orders"));
+            withOrders = FencingPropagation.runnable(() ->
+                    assertThat(FencingContext.snapshot()).containsOnlyKeys("orders"));
         }
         pool.submit(withOrders).get(10, TimeUnit.SECONDS);
     }
@@ -185,7 +188,8 @@ class FencingPropagationTest {
     void aLostPropagationIsRefusedAsMissingAndCounted() throws Exception {
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         FenceGuard guard = new FenceGuard(new InMemoryFenceStore());
-        FencePoint repository = new FencePoint("Repo.save()", "accounts", null, null, false, new FencingMetrics(registry));
+        FencePoint repository = new FencePoint("Repo.save()", "accounts", null, null, false,
+                new FencingMetrics(registry));
         Throwable failure;
         try (FencingScope ignored = FencingContext.bind(accounts)) {
             failure = pool.submit(() -> {

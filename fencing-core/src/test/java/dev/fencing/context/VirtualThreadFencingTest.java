@@ -220,10 +220,10 @@ class VirtualThreadFencingTest {
      * same (the same calls, the same write under it): measured on Java 25 with 20,000 virtual threads and a 10 us
      * write per accepted token, a {@code ReentrantLock} took about 1 s, the slot 9-37 s, with the median call waiting
      * nearly the whole run. The slot's waiters park for at most 8-64 ms and then give up their place
-     * ({@code tryAcquireNanos} times out: the node is cancelled, which walks the whole queue, and the thread queues again
-     * at the tail); with thousands of waiters that churn is quadratic and keeps the two carriers busy, so the holder,
-     * parked inside its write, waits for a carrier too. A {@code ReentrantLock} whose waiters use the same timed
-     * {@code tryLock} loop shows the same collapse (35-144 s), a plain {@code lock()} does not.
+     * ({@code tryAcquireNanos} times out: the node is cancelled, which walks the whole queue, and the thread queues
+     * again at the tail); with thousands of waiters that churn is quadratic and keeps the two carriers busy, so the
+     * holder, parked inside its write, waits for a carrier too. A {@code ReentrantLock} whose waiters use the same
+     * timed {@code tryLock} loop shows the same collapse (35-144 s), a plain {@code lock()} does not.
      */
     @Test
     @Timeout(300)

@@ -291,7 +291,8 @@ class FenceBracketTest {
             InMemoryFenceStore store = new InMemoryFenceStore();
             prepare(store);
             Fixture f = new Fixture(path, store, null);
-            FencePoint keyed = new FencePoint("Repo.write(String)", "docs", new ArgumentKey(0), "#p0", false, f.metrics);
+            FencePoint keyed = new FencePoint("Repo.write(String)", "docs", new ArgumentKey(0), "#p0",
+                    false, f.metrics);
             String result;
             try (FencingScope ignored = FencingContext.bind(bound)) {
                 result = "returned " + path.run(f, keyed, new Object[] {key}, () -> {

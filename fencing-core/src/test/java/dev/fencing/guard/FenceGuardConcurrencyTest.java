@@ -59,7 +59,8 @@ class FenceGuardConcurrencyTest {
         pool.shutdownNow();
         assertThat(applied).isSorted().doesNotHaveDuplicates();
         assertThat(applied.size() + rejected).isEqualTo(threads * perThread);
-        assertThat(registry.get("fencing.checks").tag("outcome", "accepted").counter().count()).isEqualTo(applied.size());
+        assertThat(registry.get("fencing.checks").tag("outcome", "accepted").counter().count())
+                .isEqualTo(applied.size());
         assertThat(registry.get("fencing.checks").tag("outcome", "stale").counter().count()).isEqualTo(rejected);
     }
 }

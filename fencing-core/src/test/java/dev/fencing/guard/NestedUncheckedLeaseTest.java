@@ -70,7 +70,8 @@ class NestedUncheckedLeaseTest {
         try {
             guard.invoke(outer, new Object[0], () -> guard.invoke(inner, new Object[0], () -> "unfenced write"));
             assertThat(log.records()).hasSize(1);
-            assertThat(log.records().get(0).getMessage()).contains("Service.inner(), Service.outer()"); // in the order they returned
+            // in the order they returned
+            assertThat(log.records().get(0).getMessage()).contains("Service.inner(), Service.outer()");
             assertThat(unchecked()).isEqualTo(1);
         } finally {
             log.close();

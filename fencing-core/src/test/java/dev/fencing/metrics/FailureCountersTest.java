@@ -34,12 +34,14 @@ class FailureCountersTest {
                 new SQLTransientConnectionException("no route"));
         assertThat(FailureCounters.exceptionTag(FailureCounters.origin(wrapped).getClass()))
                 .isEqualTo("SQLTransientConnectionException");
-        assertThat(FailureCounters.origin(new LockAcquisitionException("r", "timed out"))).isInstanceOf(LockAcquisitionException.class);
+        assertThat(FailureCounters.origin(new LockAcquisitionException("r", "timed out")))
+                .isInstanceOf(LockAcquisitionException.class);
         assertThat(FailureCounters.origin(new LockAcquisitionException("r", "x", new TimeoutException())))
                 .isInstanceOf(TimeoutException.class);
         assertThat(FailureCounters.origin(new IllegalStateException("x", new TimeoutException())))
                 .as("only a library exception is unwrapped").isInstanceOf(IllegalStateException.class);
-        assertThat(FailureCounters.exceptionTag(new RuntimeException() { }.getClass())).isEqualTo("FailureCountersTest$1");
+        assertThat(FailureCounters.exceptionTag(new RuntimeException() { }.getClass()))
+                .isEqualTo("FailureCountersTest$1");
     }
 
     @Test

@@ -74,7 +74,8 @@ class MaxSeenResetTest {
         });
         // the zombie (token 1) and the holder whose lease ended (token 3) stay out; the next holder is in
         assertThatThrownBy(() -> write(zombie)).isInstanceOf(StaleTokenException.class);
-        assertThatThrownBy(() -> write(new FencingToken(R, 3, "mem-any-3"))).isInstanceOf(DuplicateTokenException.class);
+        assertThatThrownBy(() -> write(new FencingToken(R, 3, "mem-any-3")))
+                .isInstanceOf(DuplicateTokenException.class);
         try (Lease next = issuer.acquire(R, Duration.ofSeconds(1))) {
             assertThat(write(next.token())).isEqualTo("written 4");
         }
@@ -107,7 +108,8 @@ class MaxSeenResetTest {
                 .isInstanceOf(ResetRefusedException.class).hasMessageContaining("override");
         List<LogRecord> logged = capture();
         assertThatThrownBy(() -> reset.toValue(R, 2, "ops", true, false))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("below the issuer's highest issued token 3");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("below the issuer's highest issued token 3");
         assertThat(store.maxSeen(R)).hasValue(Long.MAX_VALUE);
         // an attempt to reopen a zombie window leaves a trace
         assertThat(logged).anySatisfy(r -> {

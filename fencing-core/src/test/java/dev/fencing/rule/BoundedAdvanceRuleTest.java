@@ -38,7 +38,8 @@ class BoundedAdvanceRuleTest {
         assertThat(FenceRule.judge(true, 1, "a", t(Long.MAX_VALUE, "b"), FenceRule.UNBOUNDED))
                 .isEqualTo(Verdict.ACCEPT_NEWER);
         assertThatThrownBy(() -> FenceRule.checkMaxAdvance("Store", 0))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Store maxAdvance").hasMessageContaining("0");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("Store maxAdvance")
+                .hasMessageContaining("0");
     }
 
     @Test

@@ -86,7 +86,8 @@ class KeyMaterialTest {
         String privatePem = "-----BEGIN PRIVATE KEY-----\n" + privateDer + "\n-----END PRIVATE KEY-----";
         assertThatThrownBy(() -> KeyMaterial.ed25519PublicKey("k2", privatePem))
                 .isInstanceOf(FencingConfigurationException.class)
-                .hasMessageContaining("'k2'").hasMessageContaining("PRIVATE KEY").hasMessageContaining("expected 'PUBLIC KEY'")
+                .hasMessageContaining("'k2'").hasMessageContaining("PRIVATE KEY")
+                .hasMessageContaining("expected 'PUBLIC KEY'")
                 .message().doesNotContain(privateDer.substring(0, 20));
         assertThatThrownBy(() -> KeyMaterial.ed25519PublicKey("k2", privateDer))
                 .isInstanceOf(FencingConfigurationException.class)

@@ -57,7 +57,8 @@ class SignedTokenPropertiesTest {
         @Override
         public String toString() {
             String text = token.toText();
-            return "seed " + SEED + " case " + index + " " + (text.length() > 60 ? text.substring(0, 57) + "..." : text);
+            return "seed " + SEED + " case " + index + " "
+                    + (text.length() > 60 ? text.substring(0, 57) + "..." : text);
         }
     }
 

@@ -138,7 +138,8 @@ class TokenVerifierTest {
         List<Method> factories = Arrays.stream(TokenSigner.class.getMethods())
                 .filter(m -> Modifier.isStatic(m.getModifiers()) && m.getReturnType() == TokenSigner.class).toList();
         assertThat(factories).extracting(m -> Arrays.asList(m.getParameterTypes()))
-                .containsExactlyInAnyOrder(List.of(String.class, byte[].class), List.of(String.class, PrivateKey.class));
+                .containsExactlyInAnyOrder(List.of(String.class, byte[].class),
+                        List.of(String.class, PrivateKey.class));
         assertThat(TokenSigner.class.getConstructors()).isEmpty();
     }
 

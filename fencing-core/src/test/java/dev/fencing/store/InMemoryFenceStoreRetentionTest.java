@@ -268,7 +268,8 @@ class InMemoryFenceStoreRetentionTest {
                             try (Lease lease = issuer.acquire(resource, Duration.ofSeconds(10))) {
                                 token = lease.token();
                             }
-                            old.computeIfAbsent(resource, r -> Collections.synchronizedList(new ArrayList<>())).add(token);
+                            old.computeIfAbsent(resource, r -> Collections.synchronizedList(new ArrayList<>()))
+                                    .add(token);
                         }
                         FencingToken presented = token;
                         try {

@@ -14,7 +14,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * What only the in-memory store does (its floor, its per-resource lock); the behaviour every store shares is checked by
- * {@code FenceStoreContract}, which fencing-test-support runs against this store ({@code InMemoryFenceStoreContractTest}).
+ * {@code FenceStoreContract}, which fencing-test-support runs against this store
+ * ({@code InMemoryFenceStoreContractTest}).
  */
 class InMemoryFenceStoreTest {
 

@@ -76,7 +76,9 @@ class RoutingFenceStoreTest {
         assertThat(nested.unguarded("orders")).as("a route to a store that does not guard it").contains("'orders'");
     }
 
-    /** Every route's failure at once (a re-trial with two databases learnt of the second missing table a start later). */
+    /**
+     * Every route's failure at once (a re-trial with two databases learnt of the second missing table a start later).
+     */
     @Test
     void verifyNamesTheFailureOfEveryRoutesStore() {
         class Missing implements FenceStore {
@@ -100,7 +102,8 @@ class RoutingFenceStoreTest {
                 .route("ledger", new Missing("maria")).fallback(everythingElse).build();
         assertThatThrownBy(two::verify).isInstanceOf(dev.fencing.FencingConfigurationException.class)
                 .hasMessageContaining("The stores of 2 routes failed to verify")
-                .hasMessageContaining("Fence table 'pg' is missing").hasMessageContaining("Fence table 'maria' is missing");
+                .hasMessageContaining("Fence table 'pg' is missing")
+                .hasMessageContaining("Fence table 'maria' is missing");
         RoutingFenceStore one = RoutingFenceStore.builder().route("accounts", new Missing("pg")).build();
         assertThatThrownBy(one::verify).hasMessage("Fence table 'pg' is missing");
     }

@@ -86,7 +86,8 @@ class SlotLockTest {
         Thread.sleep(100); // longer than any period a timed wait would have looked again after
         for (Thread waiter : waiters) {
             // a timed park (TIMED_WAITING) would leave the queue when it ran out and join it again at the tail
-            assertThat(waiter.getState()).as("a waiter parks until the unlock wakes it").isEqualTo(Thread.State.WAITING);
+            assertThat(waiter.getState()).as("a waiter parks until the unlock wakes it")
+                    .isEqualTo(Thread.State.WAITING);
         }
         slot.unlock();
         for (Thread waiter : waiters) {

@@ -18,7 +18,8 @@ class FencingTokenTest {
         assertThat(FencingToken.printable(null)).isNull();
         assertThat(FencingToken.printable("a\nb\tc\u0000")).isEqualTo("a\\u000Ab\\u0009c\\u0000");
         // format (zero-width space, bidi override, BOM), no-break space, line separator
-        assertThat(FencingToken.printable("7\u200B\u202E\uFEFF\u00A0\u2028")).isEqualTo("7\\u200B\\u202E\\uFEFF\\u00A0\\u2028");
+        assertThat(FencingToken.printable("7\u200B\u202E\uFEFF\u00A0\u2028"))
+                .isEqualTo("7\\u200B\\u202E\\uFEFF\\u00A0\\u2028");
         // lone surrogates, either half, anywhere; a backslash doubles so an escape cannot be faked
         assertThat(FencingToken.printable("\uDE00a\uD83D")).isEqualTo("\\uDE00a\\uD83D");
         assertThat(FencingToken.printable("a\\u200B\u200B")).isEqualTo("a\\\\u200B\\u200B");
@@ -167,7 +168,8 @@ class FencingTokenTest {
             String text = token.toText();
             assertThat(FencingToken.parse(text)).as(escape(resource) + " / " + escape(holder)).isEqualTo(token);
             FencingToken earlier = byText.putIfAbsent(text, token);
-            assertThat(earlier == null || earlier.equals(token)).as("%s and %s share the text %s", earlier, token, text).isTrue();
+            assertThat(earlier == null || earlier.equals(token))
+                    .as("%s and %s share the text %s", earlier, token, text).isTrue();
         }
         assertThat(refused).as("the generator produces lone surrogates").isGreaterThan(1_000);
         assertThat(byText.size()).as("and valid tokens").isGreaterThan(1_000);

@@ -33,7 +33,8 @@ class SignedTokenTextTest {
     void theLongestSignedTokenFitsTheTextLimit() {
         String part = "\u00e9".repeat(FencingToken.MAX_PART_LENGTH);
         FencingToken token = new FencingToken(part, Long.MAX_VALUE, part,
-                TokenSignature.of("k".repeat(TokenSignature.MAX_KEY_ID_LENGTH), new byte[TokenSignature.MAX_SIGNATURE_BYTES]));
+                TokenSignature.of("k".repeat(TokenSignature.MAX_KEY_ID_LENGTH),
+                        new byte[TokenSignature.MAX_SIGNATURE_BYTES]));
         assertThat(token.toText().length()).isLessThanOrEqualTo(FencingToken.MAX_TEXT_LENGTH);
         assertThat(FencingToken.parse(token.toText())).isEqualTo(token);
     }

@@ -77,7 +77,8 @@ class BenchmarkSummaryTest {
             if (!page.contains(simpleName)) {
                 problems.add(file + " holds results of " + simpleName + ", which docs/benchmarks.md never names");
             }
-            Path source = root.resolve("fencing-benchmarks/src/main/java").resolve(className.replace('.', '/') + ".java");
+            Path source = root.resolve("fencing-benchmarks/src/main/java")
+                    .resolve(className.replace('.', '/') + ".java");
             if (!Files.isRegularFile(source)) {
                 problems.add(file + " holds results of " + className + ", which is not a benchmark of this build");
             }

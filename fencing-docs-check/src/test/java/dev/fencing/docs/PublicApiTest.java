@@ -29,8 +29,9 @@ import org.w3c.dom.NodeList;
  * the same types, module by module.
  *
  * <p>After an intended change (a new, renamed or hidden type), paste the content the failure prints into the file it
- * names, or run {@code mvn -pl fencing-docs-check -am verify -Dtest=PublicApiTest -Dsurefire.failIfNoSpecifiedTests=false
- * -Dapi.update=true}, which writes the approved lists and the docs section, then review the diff.
+ * names, or run {@code mvn -pl fencing-docs-check -am verify -Dtest=PublicApiTest
+ * -Dsurefire.failIfNoSpecifiedTests=false -Dapi.update=true}, which writes the approved lists and the docs section,
+ * then review the diff.
  */
 class PublicApiTest {
 
@@ -114,7 +115,8 @@ class PublicApiTest {
                 for (Path file : files.filter(f -> f.toString().endsWith(".class")).toList()) {
                     String name = classes.relativize(file).toString().replace(file.getFileSystem().getSeparator(), ".")
                             .replaceFirst("\\.class$", "");
-                    if (name.endsWith("module-info") || name.endsWith("package-info") || ANONYMOUS.matcher(name).matches()) {
+                    if (name.endsWith("module-info") || name.endsWith("package-info")
+                            || ANONYMOUS.matcher(name).matches()) {
                         continue;
                     }
                     Class<?> type = Class.forName(name, false, PublicApiTest.class.getClassLoader());
@@ -174,8 +176,10 @@ class PublicApiTest {
 
     private static String diff(List<String> approved, List<String> actual) {
         StringBuilder out = new StringBuilder();
-        actual.stream().filter(t -> !approved.contains(t)).forEach(t -> out.append("  + ").append(t).append(" (public, not approved)\n"));
-        approved.stream().filter(t -> !actual.contains(t)).forEach(t -> out.append("  - ").append(t).append(" (approved, no longer public)\n"));
+        actual.stream().filter(t -> !approved.contains(t))
+                .forEach(t -> out.append("  + ").append(t).append(" (public, not approved)\n"));
+        approved.stream().filter(t -> !actual.contains(t))
+                .forEach(t -> out.append("  - ").append(t).append(" (approved, no longer public)\n"));
         return out.length() == 0 ? "  (same types, different file text)\n" : out.toString();
     }
 

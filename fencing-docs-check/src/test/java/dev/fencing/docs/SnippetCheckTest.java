@@ -32,7 +32,8 @@ import org.junit.jupiter.api.Test;
 class SnippetCheckTest {
 
     private static final Set<String> EXEMPT = Set.of("", "bash", "sh", "shell", "console", "text");
-    private static final Pattern MARKER = Pattern.compile("^\\s*<!--\\s*snippet:\\s*([^#\\s]+)(?:#(\\S+))?\\s*-->\\s*$");
+    private static final Pattern MARKER =
+            Pattern.compile("^\\s*<!--\\s*snippet:\\s*([^#\\s]+)(?:#(\\S+))?\\s*-->\\s*$");
     private static final Pattern FENCE = Pattern.compile("^\\s*(`{3,}|~{3,})\\s*([^\\s`]*).*$");
 
     @Test
@@ -69,7 +70,8 @@ class SnippetCheckTest {
     @Test
     void aChangedLineFails() {
         Path root = repositoryRoot();
-        String marker = "<!-- snippet: fencing-docs-check/src/test/java/dev/fencing/docs/usage/UsageExampleTest.java#bind -->";
+        String marker = "<!-- snippet: "
+                + "fencing-docs-check/src/test/java/dev/fencing/docs/usage/UsageExampleTest.java#bind -->";
         String same = marker + "\n```java\ntry (FencingScope scope = FencingContext.bind(lease.token())) {\n"
                 + "        repository.deposit(42,   100);\n}\n```\n";
         assertThat(check(root, "same.md", same).problems()).isEmpty();
@@ -186,7 +188,8 @@ class SnippetCheckTest {
             }
         }
         if (from < 0 || to < 0) {
-            throw new IllegalArgumentException("no region '" + region + "' (lines with " + open + " and " + close + ")");
+            throw new IllegalArgumentException("no region '" + region + "' (lines with " + open + " and "
+                    + close + ")");
         }
         return lines.subList(from + 1, to).stream()
                 .filter(line -> !line.contains("tag::") && !line.contains("end::"))

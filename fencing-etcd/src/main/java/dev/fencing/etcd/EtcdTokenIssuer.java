@@ -147,7 +147,8 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
      *                   alive that long loses its locks
      * @param registry   for the issuer's counters, or {@code null}
      */
-    public EtcdTokenIssuer(Client client, String endpoints, String prefix, Duration sessionTtl, MeterRegistry registry) {
+    public EtcdTokenIssuer(Client client, String endpoints, String prefix, Duration sessionTtl,
+            MeterRegistry registry) {
         super(registry, "etcd", false); // revisions guards its one sequence for all resources
         this.client = Objects.requireNonNull(client, "client");
         this.lockCall = (name, leaseId) -> client.getLockClient().lock(name, leaseId);
@@ -354,12 +355,16 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         retire(session);
     }
 
-    /** Deletes a lock key, waiting up to {@link #RELEASE_WAIT} even on an interrupted thread (the interrupt is kept). */
+    /**
+     * Deletes a lock key, waiting up to {@link #RELEASE_WAIT} even on an interrupted thread (the interrupt is kept).
+     */
     private void unlockQuietly(ByteSequence key) throws ExecutionException, TimeoutException {
         awaitRelease(client.getLockClient().unlock(key), key);
     }
 
-    /** Waits up to {@link #RELEASE_WAIT} for a release request, even on an interrupted thread (the interrupt is kept). */
+    /**
+     * Waits up to {@link #RELEASE_WAIT} for a release request, even on an interrupted thread (the interrupt is kept).
+     */
     private static <T> T awaitRelease(CompletableFuture<T> request, ByteSequence key)
             throws ExecutionException, TimeoutException {
         return awaitRelease(request, key, System.nanoTime() + RELEASE_WAIT.toNanos());
@@ -719,7 +724,9 @@ public final class EtcdTokenIssuer extends AbstractTokenIssuer<EtcdTokenIssuer.E
         final Set<String> exposed = ConcurrentHashMap.newKeySet();
         volatile CloseableClient keepAlive;
         volatile boolean lost;
-        /** When etcd last renewed it, by {@link #nanoClock}: before its grant was sent, then at each keep-alive answer. */
+        /**
+         * When etcd last renewed it, by {@link #nanoClock}: before its grant was sent, then at each keep-alive answer.
+         */
         private volatile long renewedAt;
 
         Session(long leaseId, long grantedFrom) {

@@ -17,7 +17,10 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** A three-member etcd cluster loses its leader and a holder loses its lease: tokens stay monotonic, the old holder is fenced. */
+/**
+ * A three-member etcd cluster loses its leader and a holder loses its lease: tokens stay monotonic, the old holder is
+ * fenced.
+ */
 class EtcdFailoverTest {
 
     private static final Duration WAIT = Duration.ofSeconds(30);

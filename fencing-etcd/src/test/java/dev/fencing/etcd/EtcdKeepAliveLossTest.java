@@ -41,7 +41,8 @@ class EtcdKeepAliveLossTest {
              Client zombieClient = Client.builder().endpoints(network.endpoint())
                      .connectTimeout(Duration.ofSeconds(2)).build();
              Client otherClient = etcd.client()) {
-            EtcdTokenIssuer zombieIssuer = new EtcdTokenIssuer(zombieClient, network.endpoint(), "/locks/", TTL, registry);
+            EtcdTokenIssuer zombieIssuer = new EtcdTokenIssuer(zombieClient, network.endpoint(), "/locks/",
+                    TTL, registry);
             EtcdTokenIssuer otherIssuer = new EtcdTokenIssuer(otherClient, etcd.endpoints(), "/locks/", TTL, null);
             try {
                 Lease zombie = zombieIssuer.acquire("accounts", WAIT);

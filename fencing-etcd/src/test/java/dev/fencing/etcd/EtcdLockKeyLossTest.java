@@ -405,7 +405,8 @@ class EtcdLockKeyLossTest {
     private long keysUnder(String resource) {
         try {
             return client.getKVClient().get(ByteSequence.from(PREFIX + resource + "/", StandardCharsets.UTF_8),
-                    GetOption.builder().isPrefix(true).withCountOnly(true).build()).get(10, TimeUnit.SECONDS).getCount();
+                    GetOption.builder().isPrefix(true).withCountOnly(true).build())
+                    .get(10, TimeUnit.SECONDS).getCount();
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }

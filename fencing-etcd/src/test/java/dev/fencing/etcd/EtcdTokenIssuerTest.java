@@ -82,8 +82,10 @@ class EtcdTokenIssuerTest extends RemoteTokenIssuerContract {
 
     @Override
     protected TokenIssuer unreachableIssuer() {
-        unreachableClient = Client.builder().endpoints("http://127.0.0.1:1").connectTimeout(Duration.ofSeconds(1)).build();
-        return new EtcdTokenIssuer(unreachableClient, "http://127.0.0.1:1", "/fencing-test/", Duration.ofSeconds(5), null);
+        unreachableClient = Client.builder().endpoints("http://127.0.0.1:1")
+                .connectTimeout(Duration.ofSeconds(1)).build();
+        return new EtcdTokenIssuer(unreachableClient, "http://127.0.0.1:1", "/fencing-test/",
+                Duration.ofSeconds(5), null);
     }
 
     @Override

@@ -118,7 +118,10 @@ final class CpGroup implements AutoCloseable {
         return client;
     }
 
-    /** A client started without waiting for a cluster, pointed at a port where nothing listens; shut down with the group. */
+    /**
+     * A client started without waiting for a cluster, pointed at a port where nothing listens; shut down with the
+     * group.
+     */
     synchronized HazelcastInstance unreachableClient(int port) {
         ClientConfig config = new ClientConfig().setClusterName(clusterName);
         config.getNetworkConfig().addAddress("127.0.0.1:" + port);

@@ -9,7 +9,9 @@ import org.junit.jupiter.api.Timeout;
 
 import java.time.Duration;
 
-/** The Hazelcast issuer as recovery reads it (the CP group's current fence, whether a lock is held), on real members. */
+/**
+ * The Hazelcast issuer as recovery reads it (the CP group's current fence, whether a lock is held), on real members.
+ */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Timeout(120)
 class HazelcastIssuedTokensTest extends IssuedTokensContract {

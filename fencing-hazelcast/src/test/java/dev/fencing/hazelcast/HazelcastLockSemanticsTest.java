@@ -117,7 +117,8 @@ class HazelcastLockSemanticsTest {
             FencingToken equalValue = new FencingToken(r, first.token().value(),
                     issuer.holder(otherThread, first.token().value()));
             assertThat(equalValue.holder()).isNotEqualTo(first.token().holder());
-            assertThatThrownBy(() -> store.fence(r, equalValue, () -> null)).isInstanceOf(DuplicateTokenException.class);
+            assertThatThrownBy(() -> store.fence(r, equalValue, () -> null))
+                    .isInstanceOf(DuplicateTokenException.class);
             // and so would the same value from another issuer (another process) on the same thread id
             FencingToken otherProcess = new FencingToken(r, first.token().value(),
                     otherIssuer.holder(AsThread.current(), first.token().value()));

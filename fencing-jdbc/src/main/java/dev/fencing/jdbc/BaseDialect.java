@@ -6,12 +6,15 @@ package dev.fencing.jdbc;
  */
 enum BaseDialect {
 
-    POSTGRESQL("INSERT INTO %1$s (name, base, created_at) VALUES (?, ?, CURRENT_TIMESTAMP) ON CONFLICT (name) DO NOTHING"),
+    POSTGRESQL("INSERT INTO %1$s (name, base, created_at) VALUES (?, ?, CURRENT_TIMESTAMP) "
+            + "ON CONFLICT (name) DO NOTHING"),
 
-    MARIADB("INSERT INTO %1$s (name, base, created_at) VALUES (?, ?, CURRENT_TIMESTAMP(6)) ON DUPLICATE KEY UPDATE name = name"),
+    MARIADB("INSERT INTO %1$s (name, base, created_at) VALUES (?, ?, CURRENT_TIMESTAMP(6)) "
+            + "ON DUPLICATE KEY UPDATE name = name"),
 
     H2("""
-            MERGE INTO %1$s t USING (VALUES (CAST(? AS VARCHAR(128)), CAST(? AS BIGINT))) s (name, base) ON t.name = s.name
+            MERGE INTO %1$s t USING (VALUES (CAST(? AS VARCHAR(128)), CAST(? AS BIGINT))) s (name, base) \
+            ON t.name = s.name
             WHEN NOT MATCHED THEN INSERT (name, base, created_at) VALUES (s.name, s.base, CURRENT_TIMESTAMP)""");
 
     /** The default table name, as the shipped scripts spell it. */

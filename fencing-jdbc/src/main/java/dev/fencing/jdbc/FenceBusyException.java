@@ -8,9 +8,9 @@ import org.springframework.dao.CannotAcquireLockException;
  * The fence check of a resource waited longer than the store's lock wait bound
  * ({@link JdbcFenceStore.Builder#lockTimeout}) for the resource's fence row, which another transaction holds (a
  * writer still inside its fenced body, or a paused zombie). The check did not run and nothing changed; the operation
- * may be retried. The fenced body did not run either, unless the check was sent with COMMIT ({@link #afterBody()}). A Spring {@link CannotAcquireLockException} (so a
- * {@code TransientDataAccessException}, which retry policies match), counted by the guard under outcome
- * {@code busy}.
+ * may be retried. The fenced body did not run either, unless the check was sent with COMMIT ({@link #afterBody()}). A
+ * Spring {@link CannotAcquireLockException} (so a {@code TransientDataAccessException}, which retry policies match),
+ * counted by the guard under outcome {@code busy}.
  */
 public class FenceBusyException extends CannotAcquireLockException implements TransientFenceFailure {
 

@@ -74,8 +74,8 @@ final class JdbcFenceCompactor {
 
     CompactionResult compact(Duration idleFor, int batchSize, IssuerFloors issuer) {
         if (idleFor == null || idleFor.isNegative()) {
-            throw new IllegalArgumentException("compact on table '" + table + "': idleFor must be zero or positive, was "
-                    + idleFor);
+            throw new IllegalArgumentException("compact on table '" + table
+                    + "': idleFor must be zero or positive, was " + idleFor);
         }
         if (batchSize < 1) {
             throw new IllegalArgumentException("compact on table '" + table + "': batchSize must be at least 1, was "
@@ -115,13 +115,15 @@ final class JdbcFenceCompactor {
             }
         }
         if (folded > 0) {
-            LOG.log(System.Logger.Level.INFO, "Compaction of table '" + table + "': " + folded + " idle resources folded into the floors of "
-                    + families.size() + " families in " + batches + " batches");
+            LOG.log(System.Logger.Level.INFO, "Compaction of table '" + table + "': " + folded
+                    + " idle resources folded into the floors of " + families.size() + " families in "
+                    + batches + " batches");
         }
         if (!unissued.isEmpty()) {
-            LOG.log(System.Logger.Level.WARNING, "Compaction of table '" + table + "' left " + unissued.size() + " resources unfolded, whose "
-                    + "max_seen is above every token their issuer handed out (a token forged or made by hand reached "
-                    + "the fence): " + unissued.values().stream().limit(10).map(f -> "'" + f.resource + "' ("
+            LOG.log(System.Logger.Level.WARNING, "Compaction of table '" + table + "' left " + unissued.size()
+                    + " resources unfolded, whose max_seen is above every token their issuer handed out (a token "
+                    + "forged or made by hand reached the fence): "
+                    + unissued.values().stream().limit(10).map(f -> "'" + f.resource + "' ("
                     + f.maxSeen + ")").collect(java.util.stream.Collectors.joining(", "))
                     + (unissued.size() > 10 ? ", ..." : "") + ". Folded, each would raise its family's floor above "
                     + "every real token and lock out every resource of the family. Lower each with the max_seen "

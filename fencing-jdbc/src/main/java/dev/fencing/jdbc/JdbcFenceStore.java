@@ -454,11 +454,11 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
     }
 
     /**
-     * Under a transaction manager that binds no DataSource (JTA, which enlists connections in its transactions instead):
-     * refuses a check whose connection is in autocommit, a DataSource not enlisted in the transaction (a plain pool
-     * beside a JTA manager). The check would commit at once and release the resource's row, apart from the write, and
-     * a write checked with an older token could land after a newer one's. One {@code getAutoCommit()} per check (the
-     * pool and the drivers answer it without a round trip), for such managers only.
+     * Under a transaction manager that binds no DataSource (JTA, which enlists connections in its transactions
+     * instead): refuses a check whose connection is in autocommit, a DataSource not enlisted in the transaction (a
+     * plain pool beside a JTA manager). The check would commit at once and release the resource's row, apart from the
+     * write, and a write checked with an older token could land after a newer one's. One {@code getAutoCommit()} per
+     * check (the pool and the drivers answer it without a round trip), for such managers only.
      */
     private void requireEnlistedConnection(String resource, FencingToken token) {
         Boolean autoCommit = jdbc.execute((org.springframework.jdbc.core.ConnectionCallback<Boolean>)
@@ -1411,10 +1411,11 @@ public final class JdbcFenceStore implements FenceStore, FenceCompaction, SmartI
          * write (off by default; PostgreSQL only, which {@link #build()} checks: on MariaDB a statement that commits
          * implicitly would commit the body's writes before the check). The fenced method's body runs first and the
          * verdict comes at commit: effects outside the database (HTTP calls, messages, files) happen even for a stale
-         * token, and only the database writes of the same transaction are fenced. A rejected check fails in the server before the {@code COMMIT}
-         * sent with it runs, the transaction rolls back, so nothing of it persists, and the caller's commit fails
-         * with the {@link TokenRejectedException}. Needs Spring-managed JDBC transactions (a {@link DataSourceTransactionManager}
-         * or {@code JdbcTransactionManager}); JPA and Hibernate transactions are refused. See docs/stores.md.
+         * token, and only the database writes of the same transaction are fenced. A rejected check fails in the server
+         * before the {@code COMMIT} sent with it runs, the transaction rolls back, so nothing of it persists, and the
+         * caller's commit fails with the {@link TokenRejectedException}. Needs Spring-managed JDBC transactions (a
+         * {@link DataSourceTransactionManager} or {@code JdbcTransactionManager}); JPA and Hibernate transactions are
+         * refused. See docs/stores.md.
          */
         public Builder checkAtCommit(boolean checkAtCommit) {
             this.checkAtCommit = checkAtCommit;

@@ -77,7 +77,8 @@ import java.util.function.LongSupplier;
  * table, no schema change, and one row lock order for leases and floors.
  */
 public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.JdbcLease>
-        implements IssuedTokens, IssuedResources, IssuerFloors, IssuerCompaction, SmartInitializingSingleton, BeanFactoryAware, ApplicationListener<ContextRefreshedEvent> {
+        implements IssuedTokens, IssuedResources, IssuerFloors, IssuerCompaction, SmartInitializingSingleton,
+        BeanFactoryAware, ApplicationListener<ContextRefreshedEvent> {
 
     private static final System.Logger LOG = System.getLogger(JdbcTokenIssuer.class.getName());
 
@@ -205,8 +206,9 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
                         // the table gone or changed (or no privilege on it): no retry can help, and the wait would
                         // only delay a failure every acquisition shares
                         throw new LockAcquisitionException(resource, "Could not lock resource '" + resource + "': "
-                                + "the lease table '" + table + "' is missing or unusable now (" + e.getMostSpecificCause()
-                                .getMessage() + "); every acquisition fails until it is back. A table recreated "
+                                + "the lease table '" + table + "' is missing or unusable now ("
+                                + e.getMostSpecificCause().getMessage()
+                                + "); every acquisition fails until it is back. A table recreated "
                                 + "empty (the shipped lease-*.sql script) counts from 1 again, below the fence's "
                                 + "max_seen: raise its counters with the floor raise after a restore (POST "
                                 + "/actuator/fencing {\"afterRestore\": true, \"atLeast\": N}), or restore it from a "
@@ -222,7 +224,8 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
                         token = null;
                     }
                     if (token != null) {
-                        grant.granted(() -> free(resource, holder)); // the lease is ours: any failure from here frees it
+                        // the lease is ours: any failure from here frees it
+                        grant.granted(() -> free(resource, holder));
                         afterGrant.accept(resource);
                         tookLate(resource, timeout, deadline - System.nanoTime());
                         return new JdbcLease(new FencingToken(resource, token, holder),
@@ -393,8 +396,8 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
     }
 
     private Object[] lockRow(String resource) {
-        return jdbc.query(lockRowSql, rs -> rs.next() ? new Object[] {rs.getLong(1), rs.getInt(2), rs.getString(3)} : null,
-                resource);
+        return jdbc.query(lockRowSql,
+                rs -> rs.next() ? new Object[] {rs.getLong(1), rs.getInt(2), rs.getString(3)} : null, resource);
     }
 
     /**
@@ -764,12 +767,14 @@ public final class JdbcTokenIssuer extends AbstractTokenIssuer<JdbcTokenIssuer.J
         public JdbcTokenIssuer build() {
             checkName();
             if (leaseTime.toMillis() < 1) {
-                throw new FencingConfigurationException("JdbcTokenIssuer leaseTime must be at least 1 ms, was " + leaseTime);
+                throw new FencingConfigurationException("JdbcTokenIssuer leaseTime must be at least 1 ms, was "
+                        + leaseTime);
             }
             if (verify) {
                 resolve();
             } else if (configuredDialect() == null) {
-                throw new FencingConfigurationException("JdbcTokenIssuer.verifyOnBuild(false) needs an explicit dialect");
+                throw new FencingConfigurationException("JdbcTokenIssuer.verifyOnBuild(false) "
+                        + "needs an explicit dialect");
             }
             return new JdbcTokenIssuer(this);
         }

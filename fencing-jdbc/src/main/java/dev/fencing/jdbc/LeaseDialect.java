@@ -8,7 +8,8 @@ package dev.fencing.jdbc;
 enum LeaseDialect {
 
     POSTGRESQL(
-            "INSERT INTO %1$s (resource, holder, token, expires_at) VALUES (?, NULL, 0, NULL) ON CONFLICT (resource) DO NOTHING",
+            "INSERT INTO %1$s (resource, holder, token, expires_at) VALUES (?, NULL, 0, NULL) "
+                    + "ON CONFLICT (resource) DO NOTHING",
             "CURRENT_TIMESTAMP",
             "CURRENT_TIMESTAMP + ? * INTERVAL '1 millisecond'", 1, " FOR SHARE", true),
 
@@ -129,7 +130,8 @@ enum LeaseDialect {
      * row taken since it was listed is left alone. Parameters: minus the age, resource.
      */
     String lockIdleSql(String table) {
-        return "SELECT token, CASE WHEN " + idle() + " THEN 1 ELSE 0 END FROM " + table + " WHERE resource = ? FOR UPDATE";
+        return "SELECT token, CASE WHEN " + idle() + " THEN 1 ELSE 0 END FROM " + table
+                + " WHERE resource = ? FOR UPDATE";
     }
 
     /** Deletes a row. Parameter: resource. */

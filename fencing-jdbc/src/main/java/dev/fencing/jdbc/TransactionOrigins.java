@@ -78,9 +78,9 @@ public final class TransactionOrigins {
                     + "ConfigurableTransactionManager, a wrapper around one, say), so a JdbcFenceStore does not see "
                     + "the transactions it begins: a fenced call in one of them, nested inside a transaction of the "
                     + "store's DataSource, is not refused. Listen to the manager it delegates to "
-                    + "(TransactionOrigins.listenTo(manager, name)), or make it a bean of its own; once that manager is "
-                    + "listened to, this warning can be silenced by logging " + TransactionOrigins.class.getName()
-                    + " at ERROR");
+                    + "(TransactionOrigins.listenTo(manager, name)), or make it a bean of its own; "
+                    + "once that manager is listened to, this warning can be silenced by logging "
+                    + TransactionOrigins.class.getName() + " at ERROR");
             return;
         }
         Collection<TransactionExecutionListener> present = configurable.getTransactionExecutionListeners();

@@ -78,7 +78,8 @@ class CommitFailureTest {
             throw thrown;
         })).isSameAs(thrown);
         assertThat(new JdbcFenceAdmin(store).maxSeen(r)).hasValue(7);
-        assertThat(jdbc.queryForList("SELECT v FROM " + data + " WHERE k = ?", String.class, r)).containsExactly("kept");
+        assertThat(jdbc.queryForList("SELECT v FROM " + data + " WHERE k = ?", String.class, r))
+                .containsExactly("kept");
         assertThat(guarded.checks("accepted")).isEqualTo(1);
     }
 

@@ -58,9 +58,12 @@ enum Database {
     /** SQL for an append-only data table with an insertion-ordered id. */
     String createDataTable(String table) {
         return switch (this) {
-            case POSTGRESQL -> "CREATE TABLE " + table + " (id BIGSERIAL PRIMARY KEY, k VARCHAR(64), token BIGINT, v VARCHAR(64))";
-            case MARIADB -> "CREATE TABLE " + table + " (id BIGINT AUTO_INCREMENT PRIMARY KEY, k VARCHAR(64), token BIGINT, v VARCHAR(64))";
-            case H2 -> "CREATE TABLE " + table + " (id BIGINT AUTO_INCREMENT PRIMARY KEY, k VARCHAR(64), token BIGINT, v VARCHAR(64))";
+            case POSTGRESQL -> "CREATE TABLE " + table
+                    + " (id BIGSERIAL PRIMARY KEY, k VARCHAR(64), token BIGINT, v VARCHAR(64))";
+            case MARIADB -> "CREATE TABLE " + table
+                    + " (id BIGINT AUTO_INCREMENT PRIMARY KEY, k VARCHAR(64), token BIGINT, v VARCHAR(64))";
+            case H2 -> "CREATE TABLE " + table
+                    + " (id BIGINT AUTO_INCREMENT PRIMARY KEY, k VARCHAR(64), token BIGINT, v VARCHAR(64))";
         };
     }
 }

@@ -100,7 +100,8 @@ class IsolationTest {
         Setup s = setup(database);
         // on MariaDB, SERIALIZABLE reads take shared locks: T2 would wait for T1 (see the deadlock test below)
         int[] levels = database == Database.MARIADB ? new int[] {TransactionDefinition.ISOLATION_REPEATABLE_READ}
-                : new int[] {TransactionDefinition.ISOLATION_REPEATABLE_READ, TransactionDefinition.ISOLATION_SERIALIZABLE};
+                : new int[] {TransactionDefinition.ISOLATION_REPEATABLE_READ,
+                        TransactionDefinition.ISOLATION_SERIALIZABLE};
         for (int isolation : levels) {
             String r = "snapshot-" + System.nanoTime();
             s.store.fence(r, new FencingToken(r, 30, "t0"), () -> null);

@@ -194,7 +194,8 @@ abstract class JdbcFenceCompactionContract extends FenceCompactionContract {
         try {
             // tag::compact[]
             JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
-            CompactionResult done = admin.compact(Duration.ofDays(30), 1000, IssuerFloors.ONE_SEQUENCE); // ZooKeeper, etcd
+            CompactionResult done =
+                    admin.compact(Duration.ofDays(30), 1000, IssuerFloors.ONE_SEQUENCE); // ZooKeeper, etcd
             OptionalLong floor = admin.familyFloor("accounts");   // empty until a resource of the family was folded
             // end::compact[]
             assertThat(done).isEqualTo(CompactionResult.NONE);

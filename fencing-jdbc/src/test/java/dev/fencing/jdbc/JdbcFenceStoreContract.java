@@ -283,10 +283,13 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
     void aRejectionLeavesTheTableUnchanged() throws Throwable {
         String r = freshResource();
         store.fence(r, token(r, 20, "a"), () -> null);
-        Object before = jdbc.queryForMap("SELECT max_seen, holder, updated_at FROM " + fenceTable + " WHERE resource = ?", r);
+        Object before = jdbc.queryForMap("SELECT max_seen, holder, updated_at FROM " + fenceTable
+                + " WHERE resource = ?", r);
         assertThatThrownBy(() -> store.fence(r, token(r, 19, "z"), () -> null)).isInstanceOf(StaleTokenException.class);
-        assertThatThrownBy(() -> store.fence(r, token(r, 20, "z"), () -> null)).isInstanceOf(DuplicateTokenException.class);
-        assertThat(jdbc.queryForMap("SELECT max_seen, holder, updated_at FROM " + fenceTable + " WHERE resource = ?", r))
+        assertThatThrownBy(() -> store.fence(r, token(r, 20, "z"), () -> null))
+                .isInstanceOf(DuplicateTokenException.class);
+        assertThat(jdbc.queryForMap("SELECT max_seen, holder, updated_at FROM " + fenceTable
+                + " WHERE resource = ?", r))
                 .isEqualTo(before);
     }
 
@@ -338,7 +341,8 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
             accepted += f.get(120, TimeUnit.SECONDS);
         }
         pool.shutdownNow();
-        List<Long> applied = jdbc.queryForList("SELECT token FROM " + dataTable + " WHERE k = ? ORDER BY id", Long.class, r);
+        List<Long> applied = jdbc.queryForList("SELECT token FROM " + dataTable + " WHERE k = ? ORDER BY id",
+                Long.class, r);
         assertThat(applied).hasSize(accepted).isSorted().doesNotHaveDuplicates();
         assertThat(applied.get(applied.size() - 1)).isEqualTo((long) threads * perThread);
         assertThat(admin.maxSeen(r)).hasValue((long) threads * perThread);

@@ -162,7 +162,8 @@ abstract class JdbcLeaseRetentionContract {
 
     @Test
     void floorRowsAreNeverFoldedAlsoForFamiliesWithAColon() {
-        String family = family() + ":eu"; // its floor row's key has a family of its own: the filter, not the family, keeps it
+        // its floor row's key has a family of its own: the filter, not the family, keeps it
+        String family = family() + ":eu";
         assertThat(take(family + ":1")).isEqualTo(1);
         issuer.raiseFamilyFloor(family, 5);
 

@@ -100,7 +100,8 @@ abstract class JdbcMaxSeenResetContract {
         assertThat(result.previous()).isEqualTo(Long.MAX_VALUE);
         assertThat(result.current()).isEqualTo(3);
         assertThat(admin.maxSeen(r)).hasValue(3);
-        assertThat(registry.get(AdminMetrics.RESETS).tag("outcome", "lowered").counter().count()).isEqualTo(lowered + 1);
+        assertThat(registry.get(AdminMetrics.RESETS).tag("outcome", "lowered").counter().count())
+                .isEqualTo(lowered + 1);
         assertThatThrownBy(() -> write(zombie)).isInstanceOf(StaleTokenException.class);
         assertThatThrownBy(() -> write(new FencingToken(r, 3, "jdbc-any"))).isInstanceOf(DuplicateTokenException.class);
         try (Lease next = issuer.acquire(r, Duration.ofSeconds(5))) {
@@ -144,7 +145,8 @@ abstract class JdbcMaxSeenResetContract {
     void lowerMaxSeenRefusesBadInputAndForgetsAtZero() throws Throwable {
         String r = fresh();
         assertThatThrownBy(() -> admin.lowerMaxSeen(r, 1))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(r).hasMessageContaining("no max_seen");
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(r)
+                .hasMessageContaining("no max_seen");
         write(new FencingToken(r, 9, "a"));
         assertThatThrownBy(() -> admin.lowerMaxSeen(r, 10))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("above its current max_seen 9");

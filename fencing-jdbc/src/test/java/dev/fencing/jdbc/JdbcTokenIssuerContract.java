@@ -52,7 +52,8 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
         jdbc = new JdbcTemplate(pool);
         leaseTable = Database.uniqueTable("lease");
         fenceTable = Database.uniqueTable("fence");
-        issuer = JdbcTokenIssuer.builder(pool).table(leaseTable).createTableIfMissing(true).meterRegistry(registry).build();
+        issuer = JdbcTokenIssuer.builder(pool).table(leaseTable).createTableIfMissing(true)
+                .meterRegistry(registry).build();
         issuer.nanoClock = () -> System.nanoTime() + skew.get();
     }
 
@@ -124,7 +125,8 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
             caller.executeWithoutResult(status -> {
                 Lease lease = issuer.acquire(resource, Duration.ofSeconds(5));
                 if (aborted) {
-                    assertThatThrownBy(() -> jdbc.queryForObject("SELECT 1 FROM fencing_no_such_table", Integer.class)); // aborts PostgreSQL's
+                    // aborts PostgreSQL's
+                    assertThatThrownBy(() -> jdbc.queryForObject("SELECT 1 FROM fencing_no_such_table", Integer.class));
                 }
                 lease.close();
                 status.setRollbackOnly();
@@ -168,13 +170,15 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
         Lease next = shortLeases.acquire(r, Duration.ofSeconds(10));
         assertThat(next.token().value()).isEqualTo(zombieToken.value() + 1);
         store.fence(r, next.token(), () -> data.add("X"));
-        assertThatThrownBy(() -> store.fence(r, zombieToken, () -> data.add("Y"))).isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> store.fence(r, zombieToken, () -> data.add("Y")))
+                .isInstanceOf(StaleTokenException.class);
         assertThat(data).containsExactly("zombie before its pause", "X");
 
         zombie.close();   // must not free the new holder's lease, and counts the loss
         assertThat(jdbc.queryForObject("SELECT holder FROM " + leaseTable + " WHERE resource = ?", String.class, r))
                 .isEqualTo(next.token().holder());
-        assertThat(shortRegistry.get("fencing.issuer.leases.lost").tag("issuer", "jdbc").counter().count()).isEqualTo(1);
+        assertThat(shortRegistry.get("fencing.issuer.leases.lost").tag("issuer", "jdbc").counter().count())
+                .isEqualTo(1);
         next.close();
     }
 
@@ -197,7 +201,8 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
     }
 
     /** Acquires {@code resource} on a thread of its own, records its name once the lease is taken, then releases. */
-    private Thread acquirer(String name, String resource, Duration timeout, List<String> order, List<Throwable> failed) {
+    private Thread acquirer(String name, String resource, Duration timeout, List<String> order,
+            List<Throwable> failed) {
         Thread thread = new Thread(() -> {
             try (Lease ignored = issuer.acquire(resource, timeout)) {
                 synchronized (order) {
@@ -226,7 +231,8 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
         for (String name : List.of("first", "second", "third")) {
             threads.add(acquirer(name, r, Duration.ofSeconds(30), order, failed));
             awaitWaiting(r, threads.size());
-            Thread.sleep(name.equals("first") ? 700 : 20); // the first now polls at its longest pause, a newcomer at once
+            // the first now polls at its longest pause, a newcomer at once
+            Thread.sleep(name.equals("first") ? 700 : 20);
         }
         held.close();
         for (Thread thread : threads) {

@@ -34,9 +34,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
- * The JDBC store in real Hibernate (JPA) transactions on PostgreSQL (from a red-team review). stores.md promises that the check
- * "joins whatever transaction holds a connection of that DataSource on the calling thread (Spring binds it by data
- * source, so DataSourceTransactionManager, JdbcTransactionManager and JpaTransactionManager transactions are all
+ * The JDBC store in real Hibernate (JPA) transactions on PostgreSQL (from a red-team review). stores.md promises that
+ * the check "joins whatever transaction holds a connection of that DataSource on the calling thread (Spring binds it by
+ * data source, so DataSourceTransactionManager, JdbcTransactionManager and JpaTransactionManager transactions are all
  * joined)" "either way", whether or not {@code transactionManager(..)} is given. Here the store is given a
  * {@link DataSourceTransactionManager} of its own DataSource (accepted by {@code build()}), and the application's
  * transactions are JPA ones.

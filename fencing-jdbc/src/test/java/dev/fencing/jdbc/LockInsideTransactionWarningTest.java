@@ -110,7 +110,8 @@ class LockInsideTransactionWarningTest {
                 stock.callerOfMariaDb(1, stock);
             }
             assertThat(log.list).filteredOn(r -> r.getFormattedMessage().contains("inside a transaction"))
-                    .singleElement().satisfies(r -> assertThat(r.getFormattedMessage()).contains("'isolation-maria:1'"));
+                    .singleElement()
+                    .satisfies(r -> assertThat(r.getFormattedMessage()).contains("'isolation-maria:1'"));
         } finally {
             logger.detachAppender(log);
         }

@@ -6,10 +6,10 @@ import org.junit.jupiter.api.BeforeAll;
 import java.util.UUID;
 
 /**
- * The JDBC store contract on MARIADB for resources with a family ({@code contract:<uuid>}): their check is the statement
- * that reads the family floor, where {@link MariaDbFenceStoreTest}'s resources take the one without. In REPEATABLE READ
- * (MariaDB's default) that read locks the family's floor row, which the store creates after the family's first check;
- * with it, concurrent first checks of new resources reach their verdicts without a deadlock.
+ * The JDBC store contract on MARIADB for resources with a family ({@code contract:<uuid>}): their check is the
+ * statement that reads the family floor, where {@link MariaDbFenceStoreTest}'s resources take the one without. In
+ * REPEATABLE READ (MariaDB's default) that read locks the family's floor row, which the store creates after the
+ * family's first check; with it, concurrent first checks of new resources reach their verdicts without a deadlock.
  */
 class MariaDbKeyedFenceStoreTest extends JdbcFenceStoreContract {
     @Override

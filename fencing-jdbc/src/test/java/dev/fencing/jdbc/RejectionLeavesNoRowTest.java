@@ -43,7 +43,8 @@ class RejectionLeavesNoRowTest {
         for (Db db : Db.values()) {
             HikariDataSource pool = Database.valueOf(db.name()).newPool(4);
             pools.put(db, pool);
-            JdbcFenceStore store = JdbcFenceStore.builder(pool).transactionManager(new DataSourceTransactionManager(pool))
+            JdbcFenceStore store = JdbcFenceStore.builder(pool)
+                    .transactionManager(new DataSourceTransactionManager(pool))
                     .table(fenceTable).createTableIfMissing(true).build();
             store.verify();
             stores.put(db, store);

@@ -47,8 +47,8 @@ class RetentionSchemaTest {
         String table = Database.uniqueTable("noupd");
         String text = database == Database.MARIADB
                 ? "VARCHAR(256) CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin" : "VARCHAR(256)";
-        jdbc.execute("CREATE TABLE " + table + " (resource " + text + " NOT NULL PRIMARY KEY, max_seen BIGINT NOT NULL, "
-                + "holder " + text + ")");
+        jdbc.execute("CREATE TABLE " + table + " (resource " + text
+                + " NOT NULL PRIMARY KEY, max_seen BIGINT NOT NULL, holder " + text + ")");
         try {
             String alter = dialect.addColumnSql(table, "updated_at");
             assertThatThrownBy(() -> JdbcFenceStore.builder(pool).table(table).build().verify())

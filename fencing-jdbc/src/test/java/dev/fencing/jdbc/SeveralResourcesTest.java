@@ -46,7 +46,8 @@ class SeveralResourcesTest {
 
         @Fenced(resource = "accounts", key = "#id")
         public void debit(String id, int amount) {
-            jdbc.update("INSERT INTO " + table + " (k, token, v) VALUES (?, 0, ?)", "accounts:" + id, "debit " + amount);
+            jdbc.update("INSERT INTO " + table + " (k, token, v) VALUES (?, 0, ?)", "accounts:" + id,
+                    "debit " + amount);
         }
     }
 
@@ -180,13 +181,15 @@ class SeveralResourcesTest {
                 new FencingToken("accounts:1", 35, "zombie"), new FencingToken("ledger", 33, "zombie")))
                 .isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.resource()).isEqualTo("ledger"));
         assertThat(rows()).containsExactly("debit 10", "moved 10 from 1");
-        assertThat(jdbc.queryForObject("SELECT max_seen FROM " + fenceTable + " WHERE resource = 'accounts:1'", Long.class))
+        assertThat(jdbc.queryForObject("SELECT max_seen FROM " + fenceTable
+                + " WHERE resource = 'accounts:1'", Long.class))
                 .isEqualTo(34); // 35 never landed: rolled back with the debit
 
         // and the other way round: stale for the account, fresh for the ledger: nothing is written
         assertThatThrownBy(() -> withTokens(() -> service.transfer("1", 77),
                 new FencingToken("accounts:1", 20, "zombie"), new FencingToken("ledger", 40, "zombie")))
-                .isInstanceOfSatisfying(StaleTokenException.class, e -> assertThat(e.resource()).isEqualTo("accounts:1"));
+                .isInstanceOfSatisfying(StaleTokenException.class, e ->
+                        assertThat(e.resource()).isEqualTo("accounts:1"));
         assertThat(rows()).containsExactly("debit 10", "moved 10 from 1");
     }
 

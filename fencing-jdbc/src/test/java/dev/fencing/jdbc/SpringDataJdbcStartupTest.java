@@ -156,7 +156,8 @@ class SpringDataJdbcStartupTest {
 
     @Configuration
     @EnableJdbcRepositories(considerNestedRepositories = true, basePackageClasses = SpringDataJdbcStartupTest.class,
-            includeFilters = @ComponentScan.Filter(type = FilterType.ASSIGNABLE_TYPE, classes = TypoNoteRepository.class))
+            includeFilters = @ComponentScan.Filter(type = FilterType.ASSIGNABLE_TYPE,
+                    classes = TypoNoteRepository.class))
     @EnableFencing
     static class TypoConfig extends Base {
     }
@@ -304,7 +305,9 @@ class SpringDataJdbcStartupTest {
                 });
     }
 
-    /** What the repository check logs while {@code start} starts (and then closes) a context with {@code properties}. */
+    /**
+     * What the repository check logs while {@code start} starts (and then closes) a context with {@code properties}.
+     */
     private static List<ILoggingEvent> logged(Function<Map<String, Object>, AnnotationConfigApplicationContext> start,
                                               Map<String, Object> properties) {
         Logger logger = (Logger) LoggerFactory.getLogger("dev.fencing.spring.support.UnfencedRepositoryWrites");

@@ -166,7 +166,8 @@ class SpringDataJdbcTest {
 
     @Test
     void queryMethodIsFencedAndTheZombieIsRejected() {
-        FencingContext.run(new FencingToken("account-notes:a2", 1, "c1"), () -> repository.save(new AccountNote("a2", 1, "v1")));
+        FencingContext.run(new FencingToken("account-notes:a2", 1, "c1"), () ->
+                repository.save(new AccountNote("a2", 1, "v1")));
         FencingToken t34 = new FencingToken("account-notes:a2", 34, "client-2");
         FencingToken t33 = new FencingToken("account-notes:a2", 33, "client-1");
         FencingContext.run(t34, () -> assertThat(repository.rewrite("a2", "X", 34)).isEqualTo(1));
@@ -181,7 +182,8 @@ class SpringDataJdbcTest {
 
     @Test
     void derivedQueryMethodIsFencedAndTheZombieIsRejected() {
-        FencingContext.run(new FencingToken("account-notes:a3", 10, "c1"), () -> repository.save(new AccountNote("a3", 10, "keep")));
+        FencingContext.run(new FencingToken("account-notes:a3", 10, "c1"), () ->
+                repository.save(new AccountNote("a3", 10, "keep")));
         assertThatThrownBy(() -> FencingContext.run(new FencingToken("account-notes:a3", 9, "zombie"),
                 () -> repository.deleteByAccount("a3"))).isInstanceOf(StaleTokenException.class);
         assertThat(repository.findByAccountOrderById("a3")).hasSize(1);
@@ -193,7 +195,8 @@ class SpringDataJdbcTest {
     @Test
     void theCheckSharesTheRepositoryTransaction() {
         // the write fails (text too long for its column): the transaction rolls back, and max_seen with it
-        FencingContext.run(new FencingToken("account-notes:a4", 5, "c1"), () -> repository.save(new AccountNote("a4", 5, "ok")));
+        FencingContext.run(new FencingToken("account-notes:a4", 5, "c1"), () ->
+                repository.save(new AccountNote("a4", 5, "ok")));
         assertThatThrownBy(() -> FencingContext.run(new FencingToken("account-notes:a4", 6, "c2"),
                 () -> repository.rewrite("a4", "far too long for sixteen", 6)))
                 .isInstanceOf(DataIntegrityViolationException.class);

@@ -93,7 +93,8 @@ class TableChecksTest {
             String b = second;
             store.fence(a, new FencingToken(a, 10, "h1"), () -> null);
             // a merged row would hold max_seen 10 and refuse 5 as stale
-            assertThat(store.fence(b, new FencingToken(b, 5, "h2"), () -> "accepted")).as("'" + b + "' after '" + a + "'")
+            assertThat(store.fence(b, new FencingToken(b, 5, "h2"), () -> "accepted"))
+                    .as("'" + b + "' after '" + a + "'")
                     .isEqualTo("accepted");
             assertThat(new JdbcFenceAdmin(store).maxSeen(a)).hasValue(10);
             assertThat(new JdbcFenceAdmin(store).maxSeen(b)).hasValue(5);
@@ -522,7 +523,8 @@ class TableChecksTest {
     void aFenceOrLeaseTableWithoutAKeyOnResourceIsRefusedNamingTheKey(Database database) {
         String ts = database == Database.MARIADB ? "TIMESTAMP(6) NULL" : "TIMESTAMP WITH TIME ZONE";
         String resource = " (resource VARCHAR(256)"
-                + (database == Database.MARIADB ? " CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin" : "") + " NOT NULL";
+                + (database == Database.MARIADB ? " CHARACTER SET utf8mb4 COLLATE utf8mb4_nopad_bin" : "")
+                + " NOT NULL";
         String lease = table(database, "nokeylease");
         jdbc(database).execute("CREATE TABLE " + lease + resource + ", holder VARCHAR(256), token BIGINT NOT NULL, "
                 + "expires_at " + ts + ")");

@@ -75,7 +75,8 @@ class TransactionOriginsTest {
         store.executeWithoutResult(outer -> {
             assertThat(TransactionOrigins.innermostWithout(storeSource)).isNull();
             other.executeWithoutResult(inner -> {
-                assertThat(TransactionOrigins.innermostWithout(storeSource)).isEqualTo("'other' (DataSourceTransactionManager)");
+                assertThat(TransactionOrigins.innermostWithout(storeSource))
+                        .isEqualTo("'other' (DataSourceTransactionManager)");
                 assertThat(TransactionOrigins.innermostWithout(otherSource)).isNull();
                 // joining the store's transaction begins nothing: the other one is still the innermost
                 store.executeWithoutResult(joined ->
@@ -95,7 +96,8 @@ class TransactionOriginsTest {
         in(storeManager, TransactionDefinition.PROPAGATION_REQUIRED).executeWithoutResult(outer ->
                 other.executeWithoutResult(inner -> nested.executeWithoutResult(savepoint -> {
                     assertThat(TransactionOrigins.onThisThread()).isEqualTo(3);
-                    assertThat(TransactionOrigins.innermostWithout(storeSource)).isEqualTo("'other' (DataSourceTransactionManager)");
+                    assertThat(TransactionOrigins.innermostWithout(storeSource))
+                            .isEqualTo("'other' (DataSourceTransactionManager)");
                 })));
         assertThat(TransactionOrigins.onThisThread()).isZero();
     }

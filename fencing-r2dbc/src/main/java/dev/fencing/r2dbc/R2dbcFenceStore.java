@@ -176,8 +176,9 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
 
     /**
      * MariaDB: turns auto-commit off on the transaction's connection until the transaction ends
-     * ({@link #restoreAutoCommit(Connection)}), so that statements after a deadlock's rollback wait for the commit, and the checks
-     * run again before it, instead of committing at once; the connection's own setting is kept in a session variable.
+     * ({@link #restoreAutoCommit(Connection)}), so that statements after a deadlock's rollback wait for the commit, and
+     * the checks run again before it, instead of committing at once; the connection's own setting is kept in a session
+     * variable.
      */
     Mono<Void> keepTransactionOpen() {
         return client.sql("SET @fencing_autocommit = @@autocommit, autocommit = 0").then();
@@ -364,8 +365,8 @@ public final class R2dbcFenceStore implements ReactiveFenceStore {
             return new R2dbcFenceTransientException(resource, token, Reason.BUSY, "Fence check for resource '"
                     + resource + "' (token " + token + ") was cancelled by the connection's statement timeout "
                     + "(PostgreSQL statement_timeout, MariaDB max_statement_time), shorter than the check's lock wait "
-                    + "bound of " + lockTimeout.toMillis() + " ms or the database's answer; the write did not run, roll "
-                    + "back and retry later: " + said, e);
+                    + "bound of " + lockTimeout.toMillis()
+                    + " ms or the database's answer; the write did not run, roll back and retry later: " + said, e);
         }
         if ("40001".equals(state) || "40P01".equals(state) || code == 1213) {
             return new R2dbcFenceTransientException(resource, token, Reason.CONFLICT, "Fence check for resource '"

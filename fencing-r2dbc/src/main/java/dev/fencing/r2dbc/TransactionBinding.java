@@ -51,10 +51,11 @@ final class TransactionBinding {
                     + "(an unqualified @Transactional takes the primary one).";
         }
         if (!inTransaction(own)) {
-            return "the store's ConnectionFactory has a connection in the caller's reactive transaction context, but in "
-                    + "auto-commit, not in a transaction of its own (a statement ran on it inside another transaction "
-                    + "manager's transaction): the check would commit at once, apart from the write. Run the fenced "
-                    + "call in a transaction of an R2dbcTransactionManager on the store's ConnectionFactory.";
+            return "the store's ConnectionFactory has a connection in the caller's reactive transaction context, "
+                    + "but in auto-commit, not in a transaction of its own (a statement ran on it inside another "
+                    + "transaction manager's transaction): the check would commit at once, "
+                    + "apart from the write. Run the fenced call in a transaction of an R2dbcTransactionManager on the "
+                    + "store's ConnectionFactory.";
         }
         if (other != null) {
             return "another transaction manager's transaction is active in the caller's reactive transaction context "

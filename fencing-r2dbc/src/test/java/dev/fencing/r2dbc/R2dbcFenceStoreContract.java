@@ -210,11 +210,12 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
         FencingToken t = token(r, 1, "a");
         AtomicBoolean subscribed = new AtomicBoolean();
         StepVerifier.create(store.fence(r, t, Flux.just("w").doOnSubscribe(s -> subscribed.set(true))))
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(OutsideTransactionException.class, f -> {
-                    assertThat(f.presented()).isSameAs(t);
-                    assertThat(f).hasMessageContaining(r).hasMessageContaining("no reactive transaction")
-                            .hasMessageContaining("R2dbcTransactionManager");
-                }))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(OutsideTransactionException.class,
+                        f -> {
+                            assertThat(f.presented()).isSameAs(t);
+                            assertThat(f).hasMessageContaining(r).hasMessageContaining("no reactive transaction")
+                                    .hasMessageContaining("R2dbcTransactionManager");
+                        }))
                 .verify(STEP);
         assertThat(subscribed).isFalse();
         assertThat(committedRow(r)).isEmpty();
@@ -243,13 +244,16 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
         return TransactionalOperator.create(new R2dbcTransactionManager(pool), definition);
     }
 
-    /** Subscribes {@code call} and checks that it is refused as outside the store's transaction, naming {@code said}. */
+    /**
+     * Subscribes {@code call} and checks that it is refused as outside the store's transaction, naming {@code said}.
+     */
     private void refusedOutside(Flux<String> call, String r, FencingToken t, String said) {
         StepVerifier.create(call)
-                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(OutsideTransactionException.class, f -> {
-                    assertThat(f.presented()).isSameAs(t);
-                    assertThat(f).hasMessageContaining(r).hasMessageContaining(said);
-                }))
+                .expectErrorSatisfies(e -> assertThat(e).isInstanceOfSatisfying(OutsideTransactionException.class,
+                        f -> {
+                            assertThat(f.presented()).isSameAs(t);
+                            assertThat(f).hasMessageContaining(r).hasMessageContaining(said);
+                        }))
                 .verify(STEP);
         assertThat(committedRow(r)).isEmpty();
     }
@@ -269,12 +273,14 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
         // a transaction of the store's joined in between changes nothing: the writes still go with the other one
         FencingToken u = token(r, 2, "a");
         refusedOutside(transactions.transactional(otherTransactions().transactional(transactions.transactional(
-                store.fence(r, u, Flux.just("w").doOnSubscribe(s -> subscribed.set(true)))))), r, u, "beside the store's");
+                store.fence(r, u, Flux.just("w").doOnSubscribe(s -> subscribed.set(true)))))), r, u,
+                "beside the store's");
         // nor does a savepoint of the store's (NESTED): it binds no connection of its own
         FencingToken v = token(r, 3, "a");
         refusedOutside(transactions.transactional(otherTransactions().transactional(storeTransactions(
                 new DefaultTransactionDefinition(TransactionDefinition.PROPAGATION_NESTED)).transactional(
-                store.fence(r, v, Flux.just("w").doOnSubscribe(s -> subscribed.set(true)))))), r, v, "beside the store's");
+                store.fence(r, v, Flux.just("w").doOnSubscribe(s -> subscribed.set(true)))))), r, v,
+                "beside the store's");
         assertThat(subscribed).isFalse();
     }
 

@@ -113,8 +113,8 @@ class R2dbcFenceStorePostgresContractTest extends R2dbcFenceStoreContract {
     }
 
     /**
-     * The check is two statements, two round trips: the query that swaps in its lock wait bound (a statement of its own:
-     * the check takes its table lock before anything in it runs), and the check, whose RETURNING puts the caller's
+     * The check is two statements, two round trips: the query that swaps in its lock wait bound (a statement of its
+     * own: the check takes its table lock before anything in it runs), and the check, whose RETURNING puts the caller's
      * bound back (it was three: a query of its own for that).
      */
     @Test

@@ -52,7 +52,8 @@ import java.util.function.Supplier;
  * the signals, its parent the observation in the subscriber's context. Unlike the blocking guard it has no
  * {@link dev.fencing.guard.LeaseScope}: an acquired lock is given back when the publisher terminates or is cancelled.
  * As in the blocking guard, a release that fails after the call completed (or was cancelled) is logged at WARNING and
- * the call's signals stand; after the call failed, it is added to the call's error as suppressed. Thread-safe; one instance serves every reactive fenced method.
+ * the call's signals stand; after the call failed, it is added to the call's error as suppressed. Thread-safe; one
+ * instance serves every reactive fenced method.
  */
 public final class ReactiveFenceGuard {
 

@@ -17,8 +17,9 @@ import java.util.function.Function;
  * Tokens in the Reactor {@link Context}: what reactive fenced methods check and what reactive clients carry. The
  * tokens live under {@link #CONTEXT_KEY} as a {@link FencingSnapshot}, the same key and value the thread-bound
  * context travels under in Micrometer's context-propagation, so with Reactor's automatic context propagation a
- * blocking fenced call inside an operator sees them too. Write them with {@code contextWrite(ReactiveFencing.bind(token))};
- * as everywhere in Reactor, a context written downstream is visible upstream.
+ * blocking fenced call inside an operator sees them too. Write them with
+ * {@code contextWrite(ReactiveFencing.bind(token))}; as everywhere in Reactor, a context written downstream is visible
+ * upstream.
  */
 public final class ReactiveFencing {
 

@@ -66,7 +66,8 @@ class InMemoryReactiveFenceStoreTest {
     @Test
     void nothingHappensUntilSubscribed() {
         AtomicInteger subscribed = new AtomicInteger();
-        Flux<String> fenced = store.fence("r", token(1), Flux.just("x").doOnSubscribe(s -> subscribed.incrementAndGet()));
+        Flux<String> fenced = store.fence("r", token(1),
+                Flux.just("x").doOnSubscribe(s -> subscribed.incrementAndGet()));
         assertThat(subscribed).hasValue(0);
         assertThat(store.maxSeen("r")).isEmpty();
         fenced.blockLast();
@@ -77,7 +78,8 @@ class InMemoryReactiveFenceStoreTest {
     void writesTakeTurnsAndTheCheckIsMadeWhenTheTurnStarts() {
         Sinks.Empty<Void> first = Sinks.empty();
         List<String> events = new CopyOnWriteArrayList<>();
-        Disposable holder = store.fence("r", token(1), first.asMono().then(Mono.fromRunnable(() -> events.add("1"))).flux())
+        Disposable holder = store.fence("r", token(1),
+                first.asMono().then(Mono.fromRunnable(() -> events.add("1"))).flux())
                 .subscribe();
         // checked with token 3 while 1 holds the turn: it waits, and 2 behind it is judged after 3 was accepted
         Disposable three = store.fence("r", token(3), Mono.fromRunnable(() -> events.add("3")).flux()).subscribe();

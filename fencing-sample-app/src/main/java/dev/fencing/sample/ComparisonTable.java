@@ -55,15 +55,17 @@ final class ComparisonTable {
     static void print(List<Row> rows, PrintStream out) {
         String format = "%-48s | %-25s | %-20s | %-22s | %s%n";
         out.println();
-        out.printf(format, "strategy", "produces monotonic token?", "stale write blocked?", "tokens (client 1, 2)", "final data");
-        out.println("-".repeat(48) + "-+-" + "-".repeat(25) + "-+-" + "-".repeat(20) + "-+-" + "-".repeat(22) + "-+-" + "-".repeat(10));
+        out.printf(format, "strategy", "produces monotonic token?", "stale write blocked?",
+                "tokens (client 1, 2)", "final data");
+        out.println("-".repeat(48) + "-+-" + "-".repeat(25) + "-+-" + "-".repeat(20) + "-+-" + "-".repeat(22) + "-+-"
+                + "-".repeat(10));
         for (Row row : rows) {
             if (!row.ran()) {
                 out.printf("%-48s | skipped: %s%n", row.strategy(), row.skipped());
                 continue;
             }
-            out.printf(format, row.strategy(), yesNo(row.monotonic()), yesNo(row.blocked()) + (row.blocked() ? "" : " (corrupted)"),
-                    row.tokens(), row.finalData());
+            out.printf(format, row.strategy(), yesNo(row.monotonic()),
+                    yesNo(row.blocked()) + (row.blocked() ? "" : " (corrupted)"), row.tokens(), row.finalData());
         }
         out.println();
     }

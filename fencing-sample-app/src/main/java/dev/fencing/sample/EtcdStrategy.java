@@ -30,8 +30,10 @@ final class EtcdStrategy implements Strategy {
         }
         Client c1 = Client.builder().endpoints(endpoint).build();
         try (Client c2 = Client.builder().endpoints(endpoint).build()) {
-            EtcdTokenIssuer issuer1 = new EtcdTokenIssuer(c1, endpoint, "/fencing-sample/", Duration.ofSeconds(1), null);
-            try (EtcdTokenIssuer issuer2 = new EtcdTokenIssuer(c2, endpoint, "/fencing-sample/", Duration.ofSeconds(5), null)) {
+            EtcdTokenIssuer issuer1 = new EtcdTokenIssuer(c1, endpoint, "/fencing-sample/",
+                    Duration.ofSeconds(1), null);
+            try (EtcdTokenIssuer issuer2 = new EtcdTokenIssuer(c2, endpoint, "/fencing-sample/",
+                    Duration.ofSeconds(5), null)) {
                 return IssuerRace.run("etcd lock + revision", name(), db, issuer1, issuer2, "etcd-accounts:42",
                         c1::close, "it stops keeping its 1 s lease alive", progress);
             }

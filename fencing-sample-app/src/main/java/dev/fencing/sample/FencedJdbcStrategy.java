@@ -69,11 +69,13 @@ final class FencedJdbcStrategy implements Strategy {
                         + "which knows its lease ran out (another process holding that token would be refused by the "
                         + "store, whose max_seen is " + tokens[1] + ")");
             } else if (zombie instanceof TokenRejectedException stale) {
-                progress.say(name(), "client 1 wakes and writes Y with " + tokens[0] + ": REJECTED, max_seen is " + stale.maxSeen());
+                progress.say(name(), "client 1 wakes and writes Y with " + tokens[0] + ": REJECTED, max_seen is "
+                        + stale.maxSeen());
             } else if (zombie != null) {
                 throw new IllegalStateException("client 1 failed unexpectedly", zombie);
             } else {
-                progress.say(name(), "client 1 wakes and writes Y with " + tokens[0] + ": ACCEPTED (the zombie got through)");
+                progress.say(name(), "client 1 wakes and writes Y with " + tokens[0]
+                        + ": ACCEPTED (the zombie got through)");
             }
             progress.say(name(), String.format("fencing.checks{resource=accounts}: accepted %.0f, stale %.0f",
                     count(registry, "accepted"), count(registry, "stale")));

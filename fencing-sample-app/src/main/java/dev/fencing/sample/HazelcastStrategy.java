@@ -82,7 +82,8 @@ final class HazelcastStrategy implements Strategy {
         join.getAutoDetectionConfig().setEnabled(false);
         join.getTcpIpConfig().setEnabled(true).setMembers(addresses);
         config.getCPSubsystemConfig().setCPMemberCount(3).setSessionHeartbeatIntervalSeconds(1)
-                .setSessionTimeToLiveSeconds(SESSION_TTL_SECONDS).setMissingCPMemberAutoRemovalSeconds(SESSION_TTL_SECONDS);
+                .setSessionTimeToLiveSeconds(SESSION_TTL_SECONDS)
+                .setMissingCPMemberAutoRemovalSeconds(SESSION_TTL_SECONDS);
         return config;
     }
 

@@ -21,8 +21,9 @@ final class IssuerRace {
     private IssuerRace() {
     }
 
-    static Row run(String strategy, String name, SampleDatabase db, TokenIssuer client1Issuer, TokenIssuer client2Issuer,
-                   String resource, Pause pause, String pauseText, Progress progress) throws Throwable {
+    static Row run(String strategy, String name, SampleDatabase db, TokenIssuer client1Issuer,
+                   TokenIssuer client2Issuer, String resource, Pause pause, String pauseText,
+                   Progress progress) throws Throwable {
         Lease client1 = client1Issuer.acquire(resource, Duration.ofSeconds(10));
         FencingToken t1 = client1.token();
         progress.say(name, "client 1 acquired token " + t1.value() + "; " + pauseText + " ...");
@@ -35,10 +36,12 @@ final class IssuerRace {
         try {
             db.writeFenced(t1, "Y");
             blocked = false;
-            progress.say(name, "client 1 wakes and writes Y with " + t1.value() + ": ACCEPTED (the zombie got through)");
+            progress.say(name, "client 1 wakes and writes Y with " + t1.value()
+                    + ": ACCEPTED (the zombie got through)");
         } catch (TokenRejectedException e) {
             blocked = true;
-            progress.say(name, "client 1 wakes and writes Y with " + t1.value() + ": REJECTED, max_seen is " + e.maxSeen());
+            progress.say(name, "client 1 wakes and writes Y with " + t1.value() + ": REJECTED, max_seen is "
+                    + e.maxSeen());
         }
         client2.close();
         try {

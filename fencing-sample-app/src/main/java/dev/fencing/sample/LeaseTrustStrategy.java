@@ -18,7 +18,8 @@ final class LeaseTrustStrategy implements Strategy {
         InMemoryTokenIssuer leases = new InMemoryTokenIssuer(options.lease(), 0);
         String key = "lease-trust:42";
         Lease client1 = leases.acquire(key, Duration.ofSeconds(10));
-        progress.say(name(), "client 1 holds the lease; it pauses past the lease time (" + options.lease().toMillis() + " ms) ...");
+        progress.say(name(), "client 1 holds the lease; it pauses past the lease time ("
+                + options.lease().toMillis() + " ms) ...");
         Lease client2 = leases.acquire(key, Duration.ofSeconds(30)); // blocks until the lease expires
         progress.say(name(), "lease expired; client 2 holds the lease and writes X");
         db.writeUnfenced(key, "X");

@@ -117,7 +117,8 @@ public record Options(boolean help, boolean serve, int port, Duration lease, Str
 
     private static String jdbc(String option, String value) {
         String lower = value.toLowerCase(Locale.ROOT);
-        if (!lower.startsWith("jdbc:postgresql:") && !lower.startsWith("jdbc:mariadb:") && !lower.startsWith("jdbc:h2:")) {
+        if (!lower.startsWith("jdbc:postgresql:") && !lower.startsWith("jdbc:mariadb:")
+                && !lower.startsWith("jdbc:h2:")) {
             throw new IllegalArgumentException("option '" + option + "' needs a jdbc:postgresql:, jdbc:mariadb: or "
                     + "jdbc:h2: URL, was '" + value + "'");
         }

@@ -31,7 +31,8 @@ final class RedisStrategy implements Strategy {
             try {
                 client1.ping();
             } catch (RuntimeException unreachable) {
-                return Row.skipped("Redis lock, random value", false, "no Redis at " + address + " (" + unreachable.getMessage() + ")");
+                return Row.skipped("Redis lock, random value", false, "no Redis at " + address + " ("
+                        + unreachable.getMessage() + ")");
             }
             try {
                 long leaseMs = options.lease().toMillis();
@@ -53,7 +54,8 @@ final class RedisStrategy implements Strategy {
                 progress.say(name(), "client 1 wakes and writes Y; its random value carries no order to compare");
                 client1.set(data, "Y");
                 String result = client2.get(data);
-                return new Row("Redis lock, random value", false, value1.substring(0, 8) + ".., " + value2.substring(0, 8) + "..",
+                return new Row("Redis lock, random value", false,
+                        value1.substring(0, 8) + ".., " + value2.substring(0, 8) + "..",
                         false, !"Y".equals(result), result, null);
             } finally {
                 client2.del(lock, data);

@@ -48,11 +48,13 @@ final class RedissonStrategy implements Strategy {
         // a key prefix of this run only; the sample deletes its keys afterwards (a real application never deletes
         // Redisson's token keys: that restarts the counter)
         String prefix = "fencing-sample:" + UUID.randomUUID() + ":";
-        try (RedissonTokenIssuer issuer1 = issuer(c1, prefix, options); RedissonTokenIssuer issuer2 = issuer(c2, prefix, options)) {
+        try (RedissonTokenIssuer issuer1 = issuer(c1, prefix, options);
+             RedissonTokenIssuer issuer2 = issuer(c2, prefix, options)) {
             String resource = "redisson-accounts:42";
             String pauseText = "it pauses past its " + options.lease().toMillis() + " ms lease time";
             if (fenced) {
-                return IssuerRace.run(strategy(), name(), db, issuer1, issuer2, resource, () -> { }, pauseText, progress);
+                return IssuerRace.run(strategy(), name(), db, issuer1, issuer2, resource, () -> { },
+                        pauseText, progress);
             }
             return unchecked(db, issuer1, issuer2, resource, pauseText, progress);
         } finally {

@@ -30,7 +30,8 @@ final class SampleDatabase implements AutoCloseable {
 
     SampleDatabase(Options options) {
         String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-        String url = options.jdbcUrl() != null ? options.jdbcUrl() : "jdbc:h2:mem:fencing-sample-" + suffix + ";DB_CLOSE_DELAY=-1";
+        String url = options.jdbcUrl() != null ? options.jdbcUrl()
+                : "jdbc:h2:mem:fencing-sample-" + suffix + ";DB_CLOSE_DELAY=-1";
         String user = options.jdbcUser() != null ? options.jdbcUser() : defaultUser(url);
         try {
             Driver driver = DriverManager.getDriver(url);

@@ -31,7 +31,8 @@ final class ZooKeeperStrategy implements Strategy {
                  ZooKeeperTokenIssuer issuer2 = new ZooKeeperTokenIssuer(c2, "/fencing-sample", null)) {
                 return IssuerRace.run("ZooKeeper lock + czxid", name(), db, issuer1, issuer2, "zk-accounts:42",
                         () -> c1.getZookeeperClient().getZooKeeper().getTestable().injectSessionExpiration(),
-                        "its session expires on the server (" + (embedded != null ? "embedded ZooKeeper" : connect) + ")",
+                        "its session expires on the server ("
+                                + (embedded != null ? "embedded ZooKeeper" : connect) + ")",
                         progress);
             }
         } finally {
@@ -43,7 +44,8 @@ final class ZooKeeperStrategy implements Strategy {
 
     private static CuratorFramework client(String connect) {
         CuratorFramework client = CuratorFrameworkFactory.builder().connectString(connect)
-                .retryPolicy(new ExponentialBackoffRetry(100, 3)).sessionTimeoutMs(4000).connectionTimeoutMs(3000).build();
+                .retryPolicy(new ExponentialBackoffRetry(100, 3)).sessionTimeoutMs(4000)
+                .connectionTimeoutMs(3000).build();
         client.start();
         return client;
     }

@@ -21,7 +21,8 @@ class AlertRulesTest {
 
     @Test
     void everyAlertPassesItsUnitTests() throws Exception {
-        PrometheusTools.Result result = PrometheusTools.promtool("test", "rules", PrometheusTools.RULE_TESTS.toString());
+        PrometheusTools.Result result = PrometheusTools.promtool("test", "rules",
+                PrometheusTools.RULE_TESTS.toString());
         assertThat(result.exitCode()).as("promtool test rules said:%n%s", result.output()).isZero();
         assertThat(result.output()).contains("SUCCESS");
     }

@@ -25,7 +25,8 @@ class ComparisonTableTest {
         String printed = buffer.toString(StandardCharsets.UTF_8);
         // by first word, except the two Redisson rows, by their full names
         Map<String, Row> byName = rows.stream().collect(Collectors.toMap(
-                r -> r.strategy().startsWith("Redisson") ? r.strategy() : r.strategy().split(" ")[0], Function.identity()));
+                r -> r.strategy().startsWith("Redisson") ? r.strategy() : r.strategy().split(" ")[0],
+                Function.identity()));
 
         Row lease = byName.get("Lease");
         assertThat(lease.ran()).isTrue();

@@ -34,7 +34,8 @@ class DashboardTest {
             // every series the shipped Grafana dashboard queries exists in the scrape
             String scrape = http.send(HttpRequest.newBuilder(URI.create(dashboard.url())).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
-            String grafana = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "grafana", "fencing-dashboard.json"));
+            String grafana = java.nio.file.Files.readString(java.nio.file.Path.of("..", "docs", "grafana",
+                    "fencing-dashboard.json"));
             Matcher metric = Pattern.compile("(fencing_[a-z_]+_total)").matcher(grafana);
             int found = 0;
             while (metric.find()) {
@@ -55,7 +56,8 @@ class DashboardTest {
             assertThat(response.statusCode()).isEqualTo(200);
             Matcher m = STALE.matcher(response.body());
             if (m.find() && Double.parseDouble(m.group(1)) > above) {
-                assertThat(response.body()).contains("fencing_checks_total{", "outcome=\"accepted\"", "resource=\"accounts\"");
+                assertThat(response.body())
+                        .contains("fencing_checks_total{", "outcome=\"accepted\"", "resource=\"accounts\"");
                 return Double.parseDouble(m.group(1));
             }
             if (System.nanoTime() > deadline) {

@@ -145,8 +145,8 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
     @Override
     public void afterSingletonsInstantiated() {
         if (beanFactory.getBeanNamesForType(TokenIssuer.class).length == 0) {
-            throw new FencingConfigurationException("@EnableSchedulerLockFencing needs a TokenIssuer bean: the tokens of "
-                    + "ShedLock jobs come from it (ZooKeeper, etcd or JdbcTokenIssuer)");
+            throw new FencingConfigurationException("@EnableSchedulerLockFencing needs a TokenIssuer bean: "
+                    + "the tokens of ShedLock jobs come from it (ZooKeeper, etcd or JdbcTokenIssuer)");
         }
         Set<String> unwrapped = new TreeSet<>();
         beanFactory.getBeansOfType(LockProvider.class, false, false).forEach((name, bean) -> {
@@ -168,8 +168,8 @@ final class LockProviderFencer implements BeanPostProcessor, BeanFactoryAware, S
             providers = List.copyOf(wrapped);
         }
         if (providers.isEmpty()) {
-            throw new FencingConfigurationException("@EnableSchedulerLockFencing found no ShedLock LockProvider bean to "
-                    + "fence: declare one (@Bean LockProvider lockProvider(...)) in this context");
+            throw new FencingConfigurationException("@EnableSchedulerLockFencing found no ShedLock LockProvider bean "
+                    + "to fence: declare one (@Bean LockProvider lockProvider(...)) in this context");
         }
         Set<String> lockNames = schedulerLockNames();
         if (!schedulerLockMethods.isEmpty()

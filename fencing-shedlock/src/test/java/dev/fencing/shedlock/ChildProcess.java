@@ -42,7 +42,8 @@ final class ChildProcess implements AutoCloseable {
     }
 
     private void pump() {
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(),
+                StandardCharsets.UTF_8))) {
             for (String line = out.readLine(); line != null; line = out.readLine()) {
                 lines.add(line);
             }
@@ -58,7 +59,8 @@ final class ChildProcess implements AutoCloseable {
             String line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             if (line == null) {
                 throw new AssertionError(name + " printed no line starting with '" + prefix + "' within " + within
-                        + "; it printed " + seen + (process.isAlive() ? "" : " and exited with " + process.exitValue()));
+                        + "; it printed " + seen
+                        + (process.isAlive() ? "" : " and exited with " + process.exitValue()));
             }
             seen.add(line);
             if (line.startsWith(prefix)) {

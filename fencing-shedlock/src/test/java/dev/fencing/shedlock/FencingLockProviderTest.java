@@ -176,7 +176,8 @@ class FencingLockProviderTest {
 
     @Test
     void aLockGrantedWhileItsResourceIsBoundLocallyReusesThatToken() {
-        FencingLockProvider provider = FencingLockProvider.builder(shedlock, issuer).resources("inner", "ledger").build();
+        FencingLockProvider provider = FencingLockProvider.builder(shedlock, issuer)
+                .resources("inner", "ledger").build();
         FencingToken outer = new FencingToken("ledger", 7, "outer");
         try (FencingScope ignored = FencingContext.bind(outer)) {
             SimpleLock lock = provider.lock(config("inner")).orElseThrow();

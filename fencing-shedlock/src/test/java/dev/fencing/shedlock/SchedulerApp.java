@@ -76,7 +76,8 @@ final class SchedulerApp implements AutoCloseable {
     /** The same under ShedLock's other intercept mode: the scheduler's Runnable is wrapped. */
     @Configuration(proxyBeanMethods = false)
     @EnableScheduling
-    @EnableSchedulerLock(defaultLockAtMostFor = "PT10S", interceptMode = EnableSchedulerLock.InterceptMode.PROXY_SCHEDULER)
+    @EnableSchedulerLock(defaultLockAtMostFor = "PT10S",
+            interceptMode = EnableSchedulerLock.InterceptMode.PROXY_SCHEDULER)
     static class SchedulerProxyScheduling {
     }
 

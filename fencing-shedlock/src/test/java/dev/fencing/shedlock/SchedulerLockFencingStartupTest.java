@@ -89,7 +89,8 @@ class SchedulerLockFencingStartupTest {
 
     @Configuration(proxyBeanMethods = false)
     @EnableScheduling
-    @EnableSchedulerLock(defaultLockAtMostFor = "PT10S", interceptMode = EnableSchedulerLock.InterceptMode.PROXY_SCHEDULER)
+    @EnableSchedulerLock(defaultLockAtMostFor = "PT10S",
+            interceptMode = EnableSchedulerLock.InterceptMode.PROXY_SCHEDULER)
     @EnableSchedulerLockFencing(resources = "${report.lock:report}=reports")
     static class SchedulerMode {
     }

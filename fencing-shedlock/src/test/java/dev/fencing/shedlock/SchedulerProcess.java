@@ -14,7 +14,8 @@ import java.util.concurrent.TimeUnit;
  * One scheduler instance in a process of its own, for {@link ProcessSchedulersTest}: starts a {@link SchedulerApp}
  * on the given tables, prints {@code STARTED token=N} when its job's first run has the lock (and the token, when
  * fenced), pauses until a line arrives on stdin when told to, writes, and prints {@code WROTE},
- * {@code REFUSED <exception> max_seen=N} ({@code lock lost}: refused by its own process) or {@code FAILED <exception>}; then it stops.
+ * {@code REFUSED <exception> max_seen=N} ({@code lock lost}: refused by its own process) or {@code FAILED <exception>};
+ * then it stops.
  *
  * <p>Arguments: fenced, the shedlock, lease, fence and data tables, the value to write, pause.
  */

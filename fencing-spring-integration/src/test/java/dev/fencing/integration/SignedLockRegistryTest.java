@@ -127,7 +127,8 @@ class SignedLockRegistryTest {
 
     @Test
     void anIssuerThatSignsAlreadyIsNotSignedTwice() {
-        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(AlreadySigning.class)) {
+        try (AnnotationConfigApplicationContext context =
+                new AnnotationConfigApplicationContext(AlreadySigning.class)) {
             FencedLockRegistry registry = context.getBean(FencedLockRegistry.class);
             assertThat(registry.toString()).contains("issuer=SigningTokenIssuer");
             FencedLock lock = registry.obtain(43L);

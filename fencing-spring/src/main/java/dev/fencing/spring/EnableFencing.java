@@ -18,8 +18,9 @@ import java.lang.annotation.Target;
  * when present. A {@link dev.fencing.signing.TokenVerifier} bean makes every check verify the token's signature
  * first (a forged token never reaches the store); a {@link dev.fencing.signing.TokenSigner} bean signs the tokens
  * acquiring points take (the issuer bean itself is left as it is). Two beans of one of these kinds, a signer whose
- * tokens the verifier refuses, or a verifier with acquiring points and nothing that signs fail startup. These are looked up once the context's singletons exist (or on the first fenced call, if earlier),
- * never while bean post-processors are being registered. Every fenced method is checked at startup and the store's
+ * tokens the verifier refuses, or a verifier with acquiring points and nothing that signs fail startup. These are
+ * looked up once the context's singletons exist (or on the first fenced call, if earlier), never while bean
+ * post-processors are being registered. Every fenced method is checked at startup and the store's
  * {@link dev.fencing.store.FenceStore#verify()} runs then; misconfiguration fails the context refresh.
  *
  * <p>{@link AdviceMode#PROXY} (default) advises beans through Spring proxies with one {@code MethodInterceptor},

@@ -101,7 +101,8 @@ class AsyncPropagationTest {
     void asyncMethodSeesTheCallersTokenAndThePoolThreadKeepsNothing() throws Exception {
         context = new AnnotationConfigApplicationContext(Propagating.class);
         AsyncBookkeeper bookkeeper = context.getBean(AsyncBookkeeper.class);
-        Fixtures.Ledger ledger = (Fixtures.Ledger) AopProxyUtils.getSingletonTarget(context.getBean(Fixtures.Ledger.class));
+        Fixtures.Ledger ledger =
+                (Fixtures.Ledger) AopProxyUtils.getSingletonTarget(context.getBean(Fixtures.Ledger.class));
         FencingToken token = new FencingToken("ledger", 5, "caller");
 
         String thread;

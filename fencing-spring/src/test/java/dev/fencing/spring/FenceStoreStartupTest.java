@@ -116,8 +116,10 @@ class FenceStoreStartupTest {
         assertThatThrownBy(() -> new AnnotationConfigApplicationContext(NoStore.class).close())
                 .isInstanceOf(FencingConfigurationException.class)
                 .hasMessageContaining("found no FenceStore bean")
-                .hasMessageContaining("JdbcFenceStore fenceStore(DataSource dataSource, PlatformTransactionManager transactionManager)")
-                .hasMessageContaining("JdbcFenceStore.builder(dataSource).transactionManager(transactionManager).build()")
+                .hasMessageContaining("JdbcFenceStore fenceStore(DataSource dataSource, "
+                        + "PlatformTransactionManager transactionManager)")
+                .hasMessageContaining(
+                        "JdbcFenceStore.builder(dataSource).transactionManager(transactionManager).build()")
                 .hasMessageContaining("InMemoryFenceStore bean")
                 .hasMessageContaining("@EnableFencing(allowInMemoryStore = true)");
     }

@@ -136,7 +136,8 @@ class LazyCollaboratorsTest {
             ctx.register(Config.class);
             ctx.registerBean("early", Object.class, () -> {
                 // a singleton that writes during its own creation, before the startup checks ran
-                FencingContext.run(new FencingToken("ledger", 5, "h"), () -> ctx.getBean(Fixtures.Ledger.class).append("early"));
+                FencingContext.run(new FencingToken("ledger", 5, "h"), () ->
+                        ctx.getBean(Fixtures.Ledger.class).append("early"));
                 return new Object();
             });
             ctx.refresh();

@@ -46,7 +46,8 @@ class MockedBeansStartupTest {
 
     @Test
     void aMockOfAnAcquiringBeanNeedsNoIssuerButASpyDoes() {
-        try (AnnotationConfigApplicationContext context = new AnnotationConfigApplicationContext(MockedBookkeeper.class)) {
+        try (AnnotationConfigApplicationContext context =
+                new AnnotationConfigApplicationContext(MockedBookkeeper.class)) {
             context.getBean(Fixtures.Bookkeeper.class);
         }
         assertThatThrownBy(() -> new AnnotationConfigApplicationContext(SpiedBookkeeper.class).close())

@@ -192,7 +192,8 @@ class ObserveModeWiringTest {
         Notes notes = context.getBean(Notes.class);
         notes.write("observed by default");
         assertThatThrownBy(() -> notes.draft("enforced by the configurer")).isInstanceOf(MissingTokenException.class);
-        assertThat(context.getBean(FenceModes.class).resources()).containsExactly(Map.entry("drafts", FenceMode.ENFORCE));
+        assertThat(context.getBean(FenceModes.class).resources())
+                .containsExactly(Map.entry("drafts", FenceMode.ENFORCE));
     }
 
     @Configuration

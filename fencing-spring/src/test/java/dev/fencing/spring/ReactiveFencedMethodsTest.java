@@ -277,7 +277,8 @@ class ReactiveFencedMethodsTest {
         assertThat(result).isInstanceOf(Mono.class);
         assertThat(ledger.bodies()).isEmpty();
 
-        StepVerifier.create(((Mono<Object>) result).contextWrite(ReactiveFencing.bind(new FencingToken("entries:1", 5, "h"))))
+        StepVerifier.create(((Mono<Object>) result)
+                .contextWrite(ReactiveFencing.bind(new FencingToken("entries:1", 5, "h"))))
                 .expectNext("a").verifyComplete();
 
         assertThat(ledger.bodies()).containsExactly("write a");
@@ -430,7 +431,8 @@ class ReactiveFencedMethodsTest {
 
     @Test
     void aBlockingFencedMethodWithOnlyAReactiveStoreFailsStartupNamingIt() {
-        assertThatThrownBy(() -> context = new AnnotationConfigApplicationContext(ReactiveOnlyWithABlockingMethod.class))
+        assertThatThrownBy(() ->
+                context = new AnnotationConfigApplicationContext(ReactiveOnlyWithABlockingMethod.class))
                 .isInstanceOf(FencingConfigurationException.class)
                 .hasMessageContaining("BlockingLedger.write(String) is @Fenced and does not return a reactive type")
                 .hasMessageContaining("only a ReactiveFenceStore")

@@ -368,7 +368,8 @@ class SelfInvocationTest {
                 .hasMessageContaining("SelfInvocationTest.Hidden.byReference(..) makes the method reference "
                         + "this::append to SelfInvocationTest.Hidden.append(..)")
                 .hasMessageContaining("SelfInvocationTest$Hidden$1.run(..) calls SelfInvocationTest.Hidden.append(..)")
-                .hasMessageContaining("SelfInvocationTest.Hidden.byLocal(..) calls SelfInvocationTest.Hidden.append(..)")
+                .hasMessageContaining("SelfInvocationTest.Hidden.byLocal(..) "
+                        + "calls SelfInvocationTest.Hidden.append(..)")
                 .hasMessageContaining("SelfInvocationTest$Hidden$1Later.task(..), in a lambda, calls")
                 .hasMessageContaining("SelfInvocationTest.Writer.entry(..), a default method, calls "
                         + "SelfInvocationTest.DefaultMethodWriter.write(..)")

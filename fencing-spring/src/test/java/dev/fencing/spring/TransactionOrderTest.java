@@ -190,7 +190,8 @@ class TransactionOrderTest {
     @Test
     void sameMethodWithTheFenceOrderedInsideRunsTheCheckInTheTransaction() {
         try (var ctx = new AnnotationConfigApplicationContext(OrderedSameMethod.class)) {
-            FencingContext.run(new FencingToken("orders", 1, "h"), () -> ctx.getBean(TransactionalRepository.class).save());
+            FencingContext.run(new FencingToken("orders", 1, "h"), () ->
+                    ctx.getBean(TransactionalRepository.class).save());
             assertThat(ctx.getBean(RecordingStore.class).transactionActiveAtCheck).containsExactly(true);
         }
     }
@@ -198,7 +199,8 @@ class TransactionOrderTest {
     @Test
     void equalOrdersWithTheTransactionAdvisorRegisteredFirstStartAndCheckInTheTransaction() {
         try (var ctx = new AnnotationConfigApplicationContext(EqualOrdersTransactionFirst.class)) {
-            FencingContext.run(new FencingToken("orders", 1, "h"), () -> ctx.getBean(TransactionalRepository.class).save());
+            FencingContext.run(new FencingToken("orders", 1, "h"), () ->
+                    ctx.getBean(TransactionalRepository.class).save());
             assertThat(ctx.getBean(RecordingStore.class).transactionActiveAtCheck).containsExactly(true);
         }
     }
@@ -239,7 +241,8 @@ class TransactionOrderTest {
     @Test
     void repositoryCalledFromATransactionalServiceChecksInsideItsTransaction() {
         try (var ctx = new AnnotationConfigApplicationContext(CallerTransaction.class)) {
-            FencingContext.run(new FencingToken("orders", 1, "h"), () -> ctx.getBean(TransactionalService.class).work());
+            FencingContext.run(new FencingToken("orders", 1, "h"), () ->
+                    ctx.getBean(TransactionalService.class).work());
             assertThat(ctx.getBean(RecordingStore.class).transactionActiveAtCheck).containsExactly(true);
         }
     }

@@ -123,7 +123,8 @@ class UncheckedLeaseWiringTest {
     void aWriteAroundTheFencedRepositoryIsCounted() {
         accounts.depositAroundTheRepository(1);
         accounts.depositAroundTheRepository(1);
-        assertThat(accounts.writtenAroundTheFence()).containsEntry(1L, 2L); // the calls ran: the library cannot stop them
+        // the calls ran: the library cannot stop them
+        assertThat(accounts.writtenAroundTheFence()).containsEntry(1L, 2L);
         assertThat(unchecked()).isEqualTo(2);
     }
 

@@ -179,7 +179,8 @@ public abstract class FenceStoreContract {
         FencingToken five = token(r, 5, "a");
         assertThatThrownBy(() -> store().fence(r, five, null))
                 .isInstanceOf(NullPointerException.class)
-                .hasMessageContaining("write").hasMessageContaining("'" + r + "'").hasMessageContaining(five.toString());
+                .hasMessageContaining("write").hasMessageContaining("'" + r + "'")
+                .hasMessageContaining(five.toString());
         assertThatThrownBy(() -> store().fence(null, five, () -> "never"))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("resource").hasMessageContaining(five.toString());

@@ -187,7 +187,8 @@ public abstract class ReactiveFenceStoreContract {
                 .hasMessageContaining("'" + r + "'");
         assertThatThrownBy(() -> store().fence(r, five, null))
                 .isInstanceOf(NullPointerException.class)
-                .hasMessageContaining("write").hasMessageContaining("'" + r + "'").hasMessageContaining(five.toString());
+                .hasMessageContaining("write").hasMessageContaining("'" + r + "'")
+                .hasMessageContaining(five.toString());
         assertThatThrownBy(() -> store().fence(null, five, Flux.just("never")))
                 .isInstanceOf(NullPointerException.class)
                 .hasMessageContaining("resource").hasMessageContaining(five.toString());

@@ -259,7 +259,8 @@ public abstract class TokenIssuerContract {
             double cancelledBefore = count(IssuerMetrics.ACQUISITIONS, "cancelled");
             Duration timeout = Duration.ofSeconds(3);
             CountDownLatch started = new CountDownLatch(1);
-            java.util.concurrent.atomic.AtomicReference<Thread> waiter = new java.util.concurrent.atomic.AtomicReference<>();
+            java.util.concurrent.atomic.AtomicReference<Thread> waiter =
+                    new java.util.concurrent.atomic.AtomicReference<>();
             Future<Object[]> attempt = pool.submit(() -> {
                 waiter.set(Thread.currentThread());
                 started.countDown();

@@ -48,7 +48,8 @@ import java.util.regex.Pattern;
         description = "Runs a workload against real lock services under faults and checks its history, "
                 + "or checks an existing history (--check).",
         exitCodeListHeading = "%nExit codes:%n",
-        exitCodeList = {"0:valid (or --help)", "1:invalid: anomalies found", "2:bad option or value, unreadable history",
+        exitCodeList = {"0:valid (or --help)", "1:invalid: anomalies found",
+                "2:bad option or value, unreadable history",
                 "3:this workload, issuer, store or nemesis does not run yet",
                 "4:unknown: the history holds nothing to judge", "5:the run failed (database error, interrupted)"})
 public final class Main implements Callable<Integer> {

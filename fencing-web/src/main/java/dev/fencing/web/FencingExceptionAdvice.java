@@ -37,10 +37,10 @@ import java.net.URI;
  *   <li>403 Forbidden, "Forged fencing token": the token failed signature verification ({@code resource},
  *       {@code presented} without its signature, {@code verdict}; problem {@code type} {@link #FORGED_TOKEN_TYPE});
  *       also answered by a verifying {@link FencingTokenFilter} before the request runs;</li>
- *   <li>428 Precondition Required, "Missing fencing token": no token for the resource ({@code resource}; problem {@code type}
- *       {@link #MISSING_TOKEN_TYPE}), on a request a {@link FencingTokenFilter} covered; on any other request the
- *       token was the service's own (or its header was never read): 500, "Fencing token lost" ({@code resource};
- *       problem {@code type} {@link #LOST_TOKEN_TYPE});</li>
+ *   <li>428 Precondition Required, "Missing fencing token": no token for the resource ({@code resource};
+ *       problem {@code type} {@link #MISSING_TOKEN_TYPE}), on a request a {@link FencingTokenFilter} covered; on
+ *       any other request the token was the service's own (or its header was never read): 500, "Fencing token lost"
+ *       ({@code resource}; problem {@code type} {@link #LOST_TOKEN_TYPE});</li>
  *   <li>503 Service Unavailable, "Fence store unavailable": the store could not decide ({@code resource}; problem
  *       {@code type} {@link #STORE_UNAVAILABLE_TYPE});</li>
  *   <li>503 Service Unavailable with {@code Retry-After: 1}, "Lock not acquired": the lock was not acquired in time
@@ -194,7 +194,9 @@ public class FencingExceptionAdvice {
         return FencingProblems.missing(e, null);
     }
 
-    /** 409: the caller sent a token for a resource whose method acquires its own lock; nothing was locked or written. */
+    /**
+     * 409: the caller sent a token for a resource whose method acquires its own lock; nothing was locked or written.
+     */
     @ExceptionHandler(RemoteTokenSetAsideException.class)
     public ProblemDetail remoteTokenSetAside(RemoteTokenSetAsideException e) {
         return FencingProblems.remoteTokenSetAside(e);

@@ -34,7 +34,8 @@ import java.util.function.Predicate;
 /**
  * Client side, for {@code RestClient} and {@code RestTemplate}: sends the tokens bound on the calling thread in the
  * {@code Fencing-Token} header of the requests it is told to, replacing any value set by hand. Nothing is added when
- * no token is bound. A signed token is sent in its signed text form, as bound. Register it with {@code RestClient.builder().requestInterceptor(...)}.
+ * no token is bound. A signed token is sent in its signed text form, as bound. Register it with
+ * {@code RestClient.builder().requestInterceptor(...)}.
  *
  * <p>A token tells the receiver which lock its holder has: send it only to the services that check it.
  * {@link #forHosts(Collection)} sends it only to the hosts named; the no-argument constructor sends it with every

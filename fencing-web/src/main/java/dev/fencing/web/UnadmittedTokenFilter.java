@@ -65,7 +65,9 @@ public final class UnadmittedTokenFilter implements Filter {
         chain.doFilter(request, response);
     }
 
-    /** Whether the request goes to a {@code DispatcherServlet}, or the container cannot say which servlet it goes to. */
+    /**
+     * Whether the request goes to a {@code DispatcherServlet}, or the container cannot say which servlet it goes to.
+     */
     private boolean forSpringMvc(HttpServletRequest request) {
         HttpServletMapping mapping = request.getHttpServletMapping();
         String name = mapping == null ? null : mapping.getServletName();

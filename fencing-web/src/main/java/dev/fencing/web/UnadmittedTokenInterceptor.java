@@ -14,9 +14,9 @@ import java.util.Objects;
  * Refuses, with 403 (problem type {@link FencingTokenFilter#UNTRUSTED_TOKEN_TYPE}) before the handler runs, a Spring
  * MVC request that carries the {@code Fencing-Token} header but that no {@link FencingTokenFilter} admitted (none
  * marked it with {@link FencingTokenFilter#APPLIED_ATTRIBUTE}: no filter covers its path). Ignored, that header's
- * token would be set aside unseen by a {@code @Fenced(acquire = true)} method, which takes a lock of its own and writes:
- * a zombie's request would run. Requests without the header, and admitted ones, pass. It runs after every servlet
- * filter, so it holds whatever order the filters that admit the header have.
+ * token would be set aside unseen by a {@code @Fenced(acquire = true)} method, which takes a lock of its own and
+ * writes: a zombie's request would run. Requests without the header, and admitted ones, pass. It runs after every
+ * servlet filter, so it holds whatever order the filters that admit the header have.
  */
 public final class UnadmittedTokenInterceptor implements HandlerInterceptor {
 

@@ -32,7 +32,9 @@ class AdviceWithoutSpringTxTest {
     static class App {
     }
 
-    /** Runs inside whichever class loader loaded it: starts {@link App} and reports what Spring MVC's resolver found. */
+    /**
+     * Runs inside whichever class loader loaded it: starts {@link App} and reports what Spring MVC's resolver found.
+     */
     public static class Probe implements Callable<List<String>> {
         @Override
         public List<String> call() throws Exception {
@@ -71,7 +73,8 @@ class AdviceWithoutSpringTxTest {
             try {
                 @SuppressWarnings("unchecked")
                 List<String> found = ((Callable<List<String>>) probe.getConstructor().newInstance()).call();
-                assertThat(found).containsExactly("FencingExceptionAdvice: lock not acquired is handled by lockNotAcquired");
+                assertThat(found)
+                        .containsExactly("FencingExceptionAdvice: lock not acquired is handled by lockNotAcquired");
             } finally {
                 Thread.currentThread().setContextClassLoader(previous);
             }

@@ -122,7 +122,8 @@ class ForgedTokenHttpTest {
         @Bean
         MappedInterceptor unadmittedTokenInterceptor() {
             return new MappedInterceptor(null, new UnadmittedTokenInterceptor(
-                    "this service accepts it only on /accounts/*, /echo, /unverified/*", java.util.List.of("/accounts/*", "/echo", "/unverified/*")));
+                    "this service accepts it only on /accounts/*, /echo, /unverified/*",
+                    java.util.List.of("/accounts/*", "/echo", "/unverified/*")));
         }
 
         @Bean

@@ -369,7 +369,8 @@ class HttpPropagationTest {
         @Bean
         MappedInterceptor unadmittedTokenInterceptor() {
             return new MappedInterceptor(null, new UnadmittedTokenInterceptor(
-                    "this service accepts it only on /accounts/*, /broken/*", java.util.List.of("/accounts/*", "/broken/*")));
+                    "this service accepts it only on /accounts/*, /broken/*",
+                    java.util.List.of("/accounts/*", "/broken/*")));
         }
 
         static final InMemoryFenceStore MEMORY = new InMemoryFenceStore();
@@ -735,7 +736,8 @@ class HttpPropagationTest {
         Answer trusted = exchange(plain, "GET", "/trusted/probe",
                 Map.of(FencingHeader.NAME, "accounts:5#9@x", "X-Service-Auth", "s3cret"));
         assertThat(trusted.status()).isEqualTo(200);
-        assertThat(trusted.body()).as("bound for checks, but not as a local lock").isEqualTo("current=accounts:5#9@x local=null");
+        assertThat(trusted.body()).as("bound for checks, but not as a local lock")
+                .isEqualTo("current=accounts:5#9@x local=null");
 
         // only a request whose caller may send tokens is marked so: a missing token elsewhere is the service's own
         assertThat(exchange(plain, "GET", "/trusted/probe?applied", Map.of()).body()).endsWith("applied=false");
@@ -746,7 +748,8 @@ class HttpPropagationTest {
     @Test
     void aFilterWhoseMappingWasNeverCheckedTrustsNobody() throws Exception {
         int ranBefore = ProbeServlet.RAN.get();
-        Answer refused = exchange(plain, "GET", "/proxied/internal/probe", Map.of(FencingHeader.NAME, "accounts:5#9@x"));
+        Answer refused = exchange(plain, "GET", "/proxied/internal/probe",
+                Map.of(FencingHeader.NAME, "accounts:5#9@x"));
         assertThat(refused.status()).isEqualTo(403);
         assertThat(JSON.readTree(refused.body()).get("detail").asString()).contains("was not initialized")
                 .contains("setTargetFilterLifecycle(true)");
@@ -910,7 +913,8 @@ class HttpPropagationTest {
                 Map.of(FencingHeader.NAME, "accounts:17#1@h", "Content-Type", "text/plain")), 500);
         assertThat(problem.get("title").asString()).isEqualTo("Fencing token lost");
         assertThat(problem.get("type").asString()).isEqualTo(FencingExceptionAdvice.LOST_TOKEN_TYPE.toString());
-        assertThat(problem.get("detail").asString()).contains("accounts:17").contains("although the request carried one");
+        assertThat(problem.get("detail").asString()).contains("accounts:17")
+                .contains("although the request carried one");
         // a token for another resource only: the caller's precondition, 428 as before
         problem(exchange(plain, "POST", "/accounts/18/note-on-another-thread",
                 Map.of(FencingHeader.NAME, "accounts:17#1@h", "Content-Type", "text/plain")), 428);
@@ -1043,7 +1047,8 @@ class HttpPropagationTest {
 
     @Test
     void anApplicationsOwnConcurrencyFailureIsLeftToTheApplication() {
-        Answer unhandled = exchange(plain, "POST", "/accounts/18/app-concurrency", Map.of("Content-Type", "text/plain"));
+        Answer unhandled = exchange(plain, "POST", "/accounts/18/app-concurrency",
+                Map.of("Content-Type", "text/plain"));
         assertThat(unhandled.status()).as("not turned into our 503").isEqualTo(500);
         assertThat(unhandled.retryAfter()).isNull();
         assertThat(unhandled.body()).doesNotContain("Fence");

@@ -62,8 +62,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 /**
  * Over real HTTP on loopback, the caller's side of a refusal: a Spring MVC service whose fenced repository and real
  * {@link FencingExceptionAdvice} answer 409/428 (its store bounds one advance, so out-of-range is among the 409s),
- * and callers using RestClient and RestTemplate with {@link FencingTokenClientInterceptor}. Fencing refusals come back as the library's exceptions and are counted in
- * {@code fencing.remote.rejections} by base resource and outcome; every other answer passes through untouched.
+ * and callers using RestClient and RestTemplate with {@link FencingTokenClientInterceptor}. Fencing refusals come back
+ * as the library's exceptions and are counted in {@code fencing.remote.rejections} by base resource and outcome; every
+ * other answer passes through untouched.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class RemoteRejectionTest {

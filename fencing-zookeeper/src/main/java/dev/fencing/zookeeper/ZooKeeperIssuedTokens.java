@@ -15,7 +15,9 @@ import org.apache.zookeeper.data.Stat;
  */
 final class ZooKeeperIssuedTokens implements IssuedTokens {
 
-    /** The probe node's name: {@code ~} never starts a lock directory's name ({@link ZooKeeperTokenIssuer#nodeName}). */
+    /**
+     * The probe node's name: {@code ~} never starts a lock directory's name ({@link ZooKeeperTokenIssuer#nodeName}).
+     */
     static final String PROBE = "~zxid-";
 
     private final CuratorFramework client;

@@ -142,7 +142,8 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
             driver.created.remove();
             if (!mutex.acquire(left, TimeUnit.NANOSECONDS)) {
                 throw new LockAcquisitionException(resource, "Timed out after " + timeout.toMillis()
-                        + " ms waiting for the ZooKeeper lock on resource '" + resource + "' (" + connectString() + ")");
+                        + " ms waiting for the ZooKeeper lock on resource '" + resource + "' ("
+                        + connectString() + ")");
             }
             grant.granted(() -> giveBack(mutex)); // from here on, every failure gives the lock back
             String lockPath = mutex.lockPath();
@@ -292,8 +293,8 @@ public final class ZooKeeperTokenIssuer extends AbstractTokenIssuer<ZooKeeperTok
 
     /**
      * A checked no-op: every token comes from one sequence for all resources, the
-     * czxid (the ensemble's transaction id when the lock node was created), so every token issued from now on is larger than every token
-     * issued before, for any resource, whatever floor a fence store folded a family into (as
+     * czxid (the ensemble's transaction id when the lock node was created), so every token issued from now on is larger
+     * than every token issued before, for any resource, whatever floor a fence store folded a family into (as
      * {@link IssuerFloors#ONE_SEQUENCE}). A fence store's compaction may be given this issuer directly.
      *
      * @throws IllegalArgumentException when {@code family} is blank or {@code floor} negative

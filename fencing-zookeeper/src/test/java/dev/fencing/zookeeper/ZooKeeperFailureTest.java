@@ -442,7 +442,8 @@ class ZooKeeperFailureTest {
         try (java.net.Socket socket = new java.net.Socket("127.0.0.1", member.getPort())) {
             socket.getOutputStream().write("srvr".getBytes(java.nio.charset.StandardCharsets.US_ASCII));
             socket.getOutputStream().flush();
-            String reply = new String(socket.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.US_ASCII);
+            String reply = new String(socket.getInputStream().readAllBytes(),
+                    java.nio.charset.StandardCharsets.US_ASCII);
             return reply.contains("Mode: leader");
         } catch (java.io.IOException e) {
             return false;
@@ -540,9 +541,10 @@ class ZooKeeperFailureTest {
      * The application's CuratorFramework built with Curator's circuit-breaking connection state listeners
      * ({@link ConnectionStateListenerManagerFactory#circuitBreaking}, Curator's remedy for noisy networks). The issuer
      * learns of a lost session only from those listeners (its node watch ignored connection events), and a circuit
-     * breaker forwards one LOST per open circuit: a second session expiry within the breaker's window, while a new lease
-     * is held, was never reported; the lock node was gone, another client took the lock with a larger token, and the
-     * holder's lease still said held (a red-team review). The node's watch now takes the session's expiry as a loss.
+     * breaker forwards one LOST per open circuit: a second session expiry within the breaker's window, while a new
+     * lease is held, was never reported; the lock node was gone, another client took the lock with a larger token, and
+     * the holder's lease still said held (a red-team review). The node's watch now takes the session's expiry as a
+     * loss.
      */
     @Test
     @Timeout(60)
@@ -569,8 +571,10 @@ class ZooKeeperFailureTest {
         try (TestingServer server = new TestingServer(true);
              CuratorFramework zombieClient = builder.connectString(server.getConnectString()).build();
              CuratorFramework otherClient = Clients.start(server.getConnectString());
-             ZooKeeperTokenIssuer zombieIssuer = new ZooKeeperTokenIssuer(zombieClient, "/fencing-circuit-breaking", null);
-             ZooKeeperTokenIssuer otherIssuer = new ZooKeeperTokenIssuer(otherClient, "/fencing-circuit-breaking", null)) {
+             ZooKeeperTokenIssuer zombieIssuer = new ZooKeeperTokenIssuer(zombieClient,
+                     "/fencing-circuit-breaking", null);
+             ZooKeeperTokenIssuer otherIssuer = new ZooKeeperTokenIssuer(otherClient,
+                     "/fencing-circuit-breaking", null)) {
             zombieClient.start();
             assertThat(zombieClient.blockUntilConnected(20, TimeUnit.SECONDS)).isTrue();
 
@@ -596,9 +600,9 @@ class ZooKeeperFailureTest {
                 while (!zombie.isLost() && System.nanoTime() < deadline) {
                     Thread.sleep(50);
                 }
-                System.out.println("rt-zkhz: circuitBreaking=" + circuitBreaking + ": zombie token " + zombie.token().value()
-                        + " isLost()=" + zombie.isLost() + " 5 s after the next holder got token "
-                        + next.token().value() + "; its node exists: "
+                System.out.println("rt-zkhz: circuitBreaking=" + circuitBreaking + ": zombie token "
+                        + zombie.token().value() + " isLost()=" + zombie.isLost()
+                        + " 5 s after the next holder got token " + next.token().value() + "; its node exists: "
                         + (otherClient.checkExists().forPath(zombieIssuer.lockPath(zombie)) != null));
                 assertThat(zombie.isLost())
                         .as("the lease whose session expired (its node deleted, the lock handed to token %d) is "

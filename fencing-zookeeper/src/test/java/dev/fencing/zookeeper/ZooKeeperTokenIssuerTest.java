@@ -86,7 +86,8 @@ class ZooKeeperTokenIssuerTest extends RemoteTokenIssuerContract {
     @Override
     protected TokenIssuer unreachableIssuer() {
         CuratorFramework nowhere = CuratorFrameworkFactory.builder().connectString("127.0.0.1:1")
-                .retryPolicy(new ExponentialBackoffRetry(50, 1)).connectionTimeoutMs(1000).sessionTimeoutMs(5000).build();
+                .retryPolicy(new ExponentialBackoffRetry(50, 1)).connectionTimeoutMs(1000)
+                .sessionTimeoutMs(5000).build();
         nowhere.start();
         unreachableClient = nowhere;
         return new ZooKeeperTokenIssuer(nowhere, "/fencing-test", null);

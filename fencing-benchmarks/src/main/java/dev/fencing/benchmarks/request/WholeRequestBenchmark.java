@@ -85,8 +85,9 @@ public class WholeRequestBenchmark {
 
     /**
      * The JDBC store's mode. {@code default}: the check is its own round trip when the fenced method is entered;
-     * {@code check-at-commit}: the check goes with the transaction's COMMIT ({@code fencing.store.jdbc.check-at-commit}).
-     * The unfenced methods do not depend on it; with both values they run twice, two baselines in one run.
+     * {@code check-at-commit}: the check goes with the transaction's COMMIT
+     * ({@code fencing.store.jdbc.check-at-commit}). The unfenced methods do not depend on it; with both values they run
+     * twice, two baselines in one run.
      */
     @Param({"default", "check-at-commit"})
     public String storeMode;

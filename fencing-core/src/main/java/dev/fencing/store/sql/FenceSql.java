@@ -203,7 +203,9 @@ public enum FenceSql {
         return !resource.isEmpty() && resource.charAt(resource.length() - 1) == FLOOR_MARKER;
     }
 
-    /** The family whose floor row {@code key} is ({@link #familyFloorKey}'s inverse), or {@code null} for a resource. */
+    /**
+     * The family whose floor row {@code key} is ({@link #familyFloorKey}'s inverse), or {@code null} for a resource.
+     */
     public static String familyOfFloorKey(String key) {
         return isFloorKey(key) ? key.substring(0, key.length() - 1) : null;
     }
@@ -349,11 +351,11 @@ public enum FenceSql {
     /**
      * The check-and-advance statement on {@code table}; parameters: those of {@link #checkParameters} (resource,
      * token value, holder, the key of the resource's family floor, and on PostgreSQL token, holder and key again);
-     * returns one row (max_seen, holder). A resource without a row is judged against its family's floor row as if that were its
-     * own with no holder: a token above it inserts the resource's row, any other inserts a row holding the floor
-     * and no holder (locked until commit like any row), which the caller's rule refuses; without a floor the token
-     * inserts its row whatever its value. With a bound on one advance (not {@link FenceRule#UNBOUNDED}), evaluated
-     * by the same statement: a token more than {@code maxAdvance} above max_seen (or above the floor) leaves
+     * returns one row (max_seen, holder). A resource without a row is judged against its family's floor row as if that
+     * were its own with no holder: a token above it inserts the resource's row, any other inserts a row holding the
+     * floor and no holder (locked until commit like any row), which the caller's rule refuses; without a floor the
+     * token inserts its row whatever its value. With a bound on one advance (not {@link FenceRule#UNBOUNDED}),
+     * evaluated by the same statement: a token more than {@code maxAdvance} above max_seen (or above the floor) leaves
      * max_seen as it is, so the row returned has a max_seen below the token. On a resource's own row the bound counts
      * from the higher of its max_seen and its family's floor: the issuer's next token for it clears the floor, which
      * compaction raised to the highest max_seen of the family's folded resources, however far below its own row is.
@@ -410,8 +412,8 @@ public enum FenceSql {
      */
     public static Object[] familylessCheckParameters(String resource, long token, String holder) {
         if (ResourceFamily.has(resource)) {
-            throw new IllegalArgumentException("Resource '" + resource + "' has a family (" + ResourceFamily.of(resource)
-                    + "): its check must read the family's floor, use checkSql");
+            throw new IllegalArgumentException("Resource '" + resource + "' has a family ("
+                    + ResourceFamily.of(resource) + "): its check must read the family's floor, use checkSql");
         }
         return new Object[] {resource, token, holder};
     }
@@ -620,8 +622,8 @@ public enum FenceSql {
     /**
      * Compaction: at most {@code limit} rows of resources with a family ({@code resource LIKE '_%:%'}, the same set
      * {@link ResourceFamily#of} gives one) last advanced before a cutoff, floor rows excluded. Parameters: cutoff,
-     * {@code '%' + FLOOR_MARKER}; returns (resource, max_seen). No index on {@code updated_at} on purpose (it would make
-     * every advance maintain one): the query scans until it has {@code limit} rows.
+     * {@code '%' + FLOOR_MARKER}; returns (resource, max_seen). No index on {@code updated_at} on purpose (it would
+     * make every advance maintain one): the query scans until it has {@code limit} rows.
      */
     public String idleRowsSql(String table, int limit) {
         String where = "SELECT resource, max_seen FROM " + table

@@ -48,7 +48,7 @@ public class LeaderElectionConfig {
     // tag::registry[]
     @Bean                                                    // probes the issuer's lock service at startup
     FencedLockRegistry lockRegistry(TokenIssuer tokenIssuer) {
-        return new FencedLockRegistry(tokenIssuer, "leader:");  // key "report-writer" -> resource "leader:report-writer"
+        return new FencedLockRegistry(tokenIssuer, "leader:"); // key "report-writer" -> resource "leader:report-writer"
     }
 
     @Bean

@@ -41,7 +41,8 @@ class IssuersTest {
     @Test
     void theDocumentedZooKeeperIssuerHandsOutIncreasingTokens() throws Exception {
         try (TestingServer server = new TestingServer(true);
-             CuratorFramework curator = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100))) {
+             CuratorFramework curator = CuratorFrameworkFactory.newClient(server.getConnectString(),
+                     new RetryOneTime(100))) {
             curator.start();
             try (var context = new AnnotationConfigApplicationContext()) {
                 context.register(ZooKeeperIssuerConfig.class, Registry.class);

@@ -41,7 +41,8 @@ class SigningExampleTest {
         // end::issuer-side[]
 
         // tag::resource-side[]
-        KeyRing ring = KeyRing.of(VerificationKey.ed25519("2026-11", KeyMaterial.ed25519PublicKey("2026-11", publicPem)));
+        KeyRing ring = KeyRing.of(VerificationKey.ed25519("2026-11",
+                KeyMaterial.ed25519PublicKey("2026-11", publicPem)));
         TokenVerifier verifier = new TokenVerifier(ring);                   // public keys only: cannot sign
         FenceGuard guard = FenceGuard.builder(store).verifier(verifier).build();
         // end::resource-side[]

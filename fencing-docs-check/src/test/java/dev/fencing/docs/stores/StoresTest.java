@@ -44,11 +44,13 @@ class StoresTest {
 
             // tag::jdbc-admin[]
             JdbcFenceAdmin admin = new JdbcFenceAdmin(store);
-            admin.raiseFloor("accounts:42", 907);  // never lowers; joins the caller's transaction, or runs in one of its own
+            // never lowers; joins the caller's transaction, or runs in one of its own
+            admin.raiseFloor("accounts:42", 907);
             OptionalLong maxSeen = admin.maxSeen("accounts:42"); // empty when the resource never accepted a token
             // end::jdbc-admin[]
             assertThat(maxSeen).hasValue(907);
-            assertThatThrownBy(() -> store.fence("accounts:42", new FencingToken("accounts:42", 907, "client-8"), write))
+            assertThatThrownBy(() ->
+                    store.fence("accounts:42", new FencingToken("accounts:42", 907, "client-8"), write))
                     .isInstanceOf(DuplicateTokenException.class);
             assertThat(admin.maxSeen("accounts:43")).isEmpty();
         }

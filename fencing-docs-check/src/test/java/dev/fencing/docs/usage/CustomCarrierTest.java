@@ -56,7 +56,8 @@ class CustomCarrierTest {
             send(message);
             return null;
         });
-        assertThat(TokenList.parse("Fencing-Token header", java.util.List.of(message.headers.get("Fencing-Token")))).extracting(FencingToken::resource)
+        assertThat(TokenList.parse("Fencing-Token header", java.util.List.of(message.headers.get("Fencing-Token"))))
+                .extracting(FencingToken::resource)
                 .containsExactly("jobs");
         assertThat(unchecked()).isZero();
     }

@@ -31,7 +31,9 @@ class UsageExampleTest {
         @Bean PlatformTransactionManager transactionManager(DataSource dataSource) {
             return new DataSourceTransactionManager(dataSource);
         }
-        @Bean AccountRepository accountRepository(DataSource dataSource) { return new JdbcAccountRepository(dataSource); }
+        @Bean AccountRepository accountRepository(DataSource dataSource) {
+            return new JdbcAccountRepository(dataSource);
+        }
         @Bean TransferService transferService(AccountRepository accountRepository) {
             return new TransferService(accountRepository);
         }

@@ -23,7 +23,8 @@ public class WebFencingConfig {
 
     @Bean                                                                   // callee: internal paths only
     FilterRegistrationBean<FencingTokenFilter> fencingFilter() {
-        FilterRegistrationBean<FencingTokenFilter> registration = new FilterRegistrationBean<>(new FencingTokenFilter());
+        FilterRegistrationBean<FencingTokenFilter> registration =
+                new FilterRegistrationBean<>(new FencingTokenFilter());
         registration.addUrlPatterns("/internal/*");
         return registration;
     }

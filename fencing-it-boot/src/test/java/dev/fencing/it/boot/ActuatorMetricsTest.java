@@ -173,8 +173,10 @@ class ActuatorMetricsTest {
         context.getBean(Transfers.class).transfer(7, 100); // acquires, and its deposit is checked
         FencingContext.run(new FencingToken("accounts:8", 5, "h"), () -> accounts.deposit(8, 1));
         assertThat(context.getBean(PrometheusMeterRegistry.class).scrape())
-                .contains("fencing_checks_total{application=\"fencing-it\",enforced=\"true\",exception=\"none\",outcome=\"accepted\",resource=\"accounts\"} 2.0")
-                .contains("fencing_acquisitions_total{application=\"fencing-it\",exception=\"none\",outcome=\"acquired\",resource=\"accounts\"} 1.0");
+                .contains("fencing_checks_total{application=\"fencing-it\",enforced=\"true\",exception=\"none\","
+                        + "outcome=\"accepted\",resource=\"accounts\"} 2.0")
+                .contains("fencing_acquisitions_total{application=\"fencing-it\",exception=\"none\","
+                        + "outcome=\"acquired\",resource=\"accounts\"} 1.0");
         // Boot's ObservationRegistry reaches the guard: the checks and the wait for the lock are timed
         MeterRegistry meters = context.getBean(MeterRegistry.class);
         assertThat(meters.get("fencing.check").tag("resource", "accounts").tag("outcome", "accepted").timer().count())
@@ -182,6 +184,7 @@ class ActuatorMetricsTest {
         assertThat(meters.get("fencing.acquire").tag("resource", "accounts").tag("outcome", "acquired").timer()
                 .count()).isEqualTo(1);
         assertThat(context.getBean(PrometheusMeterRegistry.class).scrape())
-                .contains("fencing_acquire_seconds_count{application=\"fencing-it\",error=\"none\",outcome=\"acquired\",resource=\"accounts\"} 1");
+                .contains("fencing_acquire_seconds_count{application=\"fencing-it\",error=\"none\","
+                        + "outcome=\"acquired\",resource=\"accounts\"} 1");
     }
 }

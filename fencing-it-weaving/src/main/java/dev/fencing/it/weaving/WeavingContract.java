@@ -85,7 +85,8 @@ public abstract class WeavingContract {
     }
 
     private void configureWithoutSpring(TokenIssuer issuer) {
-        support = new FencingSupport(new FenceGuard(store, issuer, Duration.ofSeconds(10)), new FencingMetrics(registry));
+        support = new FencingSupport(new FenceGuard(store, issuer, Duration.ofSeconds(10)),
+                new FencingMetrics(registry));
         aspect.configure(support);
     }
 
@@ -161,7 +162,8 @@ public abstract class WeavingContract {
         WovenLedger ledger = new WovenLedger();
         assertThatThrownBy(() -> ledger.append("no token")).isInstanceOf(MissingTokenException.class);
         FencingContext.run(new FencingToken("woven-ledger", 34, "b"), () -> ledger.append("X"));
-        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-ledger", 33, "a"), () -> ledger.append("Y")))
+        assertThatThrownBy(() ->
+                FencingContext.run(new FencingToken("woven-ledger", 33, "a"), () -> ledger.append("Y")))
                 .isInstanceOf(StaleTokenException.class).hasMessageContaining("WovenLedger.append(String)");
         assertThat(ledger.entries).containsExactly("X");
         assertThat(checks(registry, "woven-ledger", "accepted")).isEqualTo(1);
@@ -230,8 +232,8 @@ public abstract class WeavingContract {
      */
     @Test
     void configuredByHandWithItsPackagesTheWovenClassesAreCheckedFirst() {
-        FencingSupport hand = new FencingSupport(new FenceGuard(store, new InMemoryTokenIssuer(), Duration.ofSeconds(10)),
-                new FencingMetrics(registry));
+        FencingSupport hand = new FencingSupport(new FenceGuard(store, new InMemoryTokenIssuer(),
+                Duration.ofSeconds(10)), new FencingMetrics(registry));
         assertThatThrownBy(() -> aspect.configure(hand, "dev.fencing.it.weavingfaults"))
                 .isInstanceOf(FencingConfigurationException.class)
                 .hasMessageContaining("InterfaceAnnotatedRepositoryImpl.save(String)")
@@ -246,7 +248,8 @@ public abstract class WeavingContract {
         assertThatThrownBy(() -> aspect.configure(hand, new String[0])).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("name the packages");
         assertThatThrownBy(() -> aspect.configure(hand, "dev.fencing.it.weaving", " "))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("was [\"dev.fencing.it.weaving\", \" \"]");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("was [\"dev.fencing.it.weaving\", \" \"]");
         // a typo, a wildcard or a class name holds no class: refused, not a check of nothing
         assertThatThrownBy(() -> aspect.configure(hand, "dev.fencing.it.weavnig", "dev.fencing.it.weaving.*"))
                 .isInstanceOf(FencingConfigurationException.class)
@@ -731,7 +734,8 @@ public abstract class WeavingContract {
     }
 
     private static FencingScope bindEveryArityKey() {
-        return FencingContext.bind(new FencingToken("woven-arity:7", 3, "h"), new FencingToken("woven-arity:ann", 3, "h"),
+        return FencingContext.bind(new FencingToken("woven-arity:7", 3, "h"),
+                new FencingToken("woven-arity:ann", 3, "h"),
                 new FencingToken("woven-arity:o-1", 3, "h"), new FencingToken("woven-arity:l-r", 3, "h"),
                 new FencingToken("woven-arity:all", 3, "h"));
     }
@@ -780,7 +784,8 @@ public abstract class WeavingContract {
     void aKeyedMethodReturningAPrimitiveUnderWeaving() {
         configureWithoutSpring(null);
         WovenCounter counter = new WovenCounter();
-        FencingContext.run(new FencingToken("woven-slots:3", 1, "h"), () -> assertThat(counter.addTo(3, 5)).isEqualTo(5));
+        FencingContext.run(new FencingToken("woven-slots:3", 1, "h"),
+                () -> assertThat(counter.addTo(3, 5)).isEqualTo(5));
         assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-slots:3", 1, "h"),
                 () -> counter.addTo(4, 5))).isInstanceOf(MissingTokenException.class)
                 .hasMessageContaining("woven-slots:4");
@@ -951,7 +956,8 @@ public abstract class WeavingContract {
             IOException failure = new IOException("disk full");
             assertThatThrownBy(() -> counter.failWith(failure)).isSameAs(failure);
         }
-        assertThatThrownBy(() -> FencingContext.run(new FencingToken("woven-counter", 2, "h"), () -> counter.addLong(1)))
+        assertThatThrownBy(() ->
+                FencingContext.run(new FencingToken("woven-counter", 2, "h"), () -> counter.addLong(1)))
                 .isInstanceOf(StaleTokenException.class);
         assertThat(fences).hasValue(5);
         assertThat(counter.total()).isEqualTo(8);

@@ -14,9 +14,9 @@ import dev.fencing.store.RoutingFenceStore;
 import io.micrometer.core.instrument.MeterRegistry;
 
 /**
- * Builds the {@link MaxSeenReset} and the {@link FloorRaise} of an application's store and issuer for the actuator: the store's own
- * {@link FenceAdmin} (the in-memory store), a {@code JdbcFenceAdmin} on a JDBC store, those of a routing store's stores
- * as one ({@link RoutedFenceAdmin}), and the issuer when it is
+ * Builds the {@link MaxSeenReset} and the {@link FloorRaise} of an application's store and issuer for the actuator: the
+ * store's own {@link FenceAdmin} (the in-memory store), a {@code JdbcFenceAdmin} on a JDBC store, those of a routing
+ * store's stores as one ({@link RoutedFenceAdmin}), and the issuer when it is
  * {@link IssuedTokens}. A store without an admin is a configuration error, reported at startup.
  */
 final class FenceAdmins {

@@ -144,8 +144,8 @@ public class FencingAdminWebExtension {
         }
         if (!Boolean.TRUE.equals(afterRestore)) {
             return error(null, "POST /actuator/fencing switches a mode ({\"mode\": \"enforce\"|\"observe\"}, and "
-                    + "\"resource\") or, after a restore, raises every resource's max_seen: send {\"afterRestore\": true} "
-                    + "(and \"atLeast\": N for a floor of your own)", 400);
+                    + "\"resource\") or, after a restore, raises every resource's max_seen: send "
+                    + "{\"afterRestore\": true} (and \"atLeast\": N for a floor of your own)", 400);
         }
         try {
             // the application's own fence points: an unkeyed resource and a family of keys created after the

@@ -259,7 +259,8 @@ public class FencingEndpoint {
     private String countedAs(String resource) {
         String candidate = resource;
         while (true) {
-            if (registry != null && !registry.find(FencingMetrics.CHECKS).tag("resource", candidate).counters().isEmpty()
+            if (registry != null && !registry.find(FencingMetrics.CHECKS).tag("resource", candidate)
+                    .counters().isEmpty()
                     || registry != null && !registry.find(FencingMetrics.ACQUISITIONS).tag("resource", candidate)
                     .counters().isEmpty()) {
                 return candidate;

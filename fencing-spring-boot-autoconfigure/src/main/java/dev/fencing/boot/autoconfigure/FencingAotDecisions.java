@@ -63,7 +63,8 @@ public final class FencingAotDecisions {
                 FencingSigningAutoConfiguration.SignerConfigured.signs(environment) ? "set" : "not set");
         decisions.put(IssuerOffsetPostProcessor.PREFIX + ".base",
                 binder.bind(IssuerOffsetPostProcessor.PREFIX + ".base", String.class).isBound() ? "set" : "not set");
-        decisions.put(FencingWebAutoConfiguration.URL_PATTERNS, listed(binder, FencingWebAutoConfiguration.URL_PATTERNS));
+        decisions.put(FencingWebAutoConfiguration.URL_PATTERNS,
+                listed(binder, FencingWebAutoConfiguration.URL_PATTERNS));
         decisions.put(FencingWebFluxAutoConfiguration.PATH_PATTERNS,
                 listed(binder, FencingWebFluxAutoConfiguration.PATH_PATTERNS));
         decisions.put(FencingRestClientAutoConfiguration.PROPAGATE_TO,
@@ -134,7 +135,8 @@ public final class FencingAotDecisions {
 
     private static <E extends Enum<E>> String type(Binder binder, String name, Class<E> type, E otherwise) {
         try {
-            return binder.bind(name, type).orElse(otherwise).name().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+            return binder.bind(name, type).orElse(otherwise).name().toLowerCase(java.util.Locale.ROOT)
+                    .replace('_', '-');
         } catch (BindException unbindable) {
             return "'" + binder.bind(name, String.class).orElse("") + "' (not a valid value)";
         }

@@ -409,7 +409,8 @@ public class FencingAutoConfiguration {
                     String where = "spring.datasource.url (the lease table lives in that database, reached over JDBC)";
                     String reactive = "; a reactive application without a DataSource can take its locks from "
                             + "ZooKeeper or etcd instead (fencing.issuer.type=zookeeper or etcd)";
-                    if (!ClassUtils.isPresent("org.springframework.boot.jdbc.EmbeddedDatabaseConnection", classLoader)) {
+                    if (!ClassUtils.isPresent("org.springframework.boot.jdbc.EmbeddedDatabaseConnection",
+                            classLoader)) {
                         yield "Spring Boot's JDBC support is not on the class path: add org.springframework.boot:"
                                 + "spring-boot-starter-jdbc and a JDBC driver" + (hasDataSource ? "" : ", and set "
                                 + where) + reactive;
@@ -447,7 +448,9 @@ public class FencingAutoConfiguration {
         }
     }
 
-    /** The {@code fencing.*} properties {@code @EnableFencing}'s support reads, and a startup failure for Boot users. */
+    /**
+     * The {@code fencing.*} properties {@code @EnableFencing}'s support reads, and a startup failure for Boot users.
+     */
     static final class PropertiesConfigurer implements FencingConfigurer, org.springframework.core.Ordered {
 
         private final FencingProperties properties;
@@ -585,10 +588,10 @@ public class FencingAutoConfiguration {
                     + "see docs/reactive.md), or declare your own FenceStore bean. "
                     : "a database (spring.datasource.url, with the fence table fencing_max_seen or the one "
                     + "fencing.store.jdbc.table names: see the README), or declare your own FenceStore bean. ");
-            String reactive = "For @Fenced methods returning a Mono or Flux add the dependency dev.fencing:fencing-r2dbc "
-                    + "and an R2DBC database (spring.r2dbc.url): they are checked by the ReactiveFenceStore the "
-                    + "starter then defines, and an application whose @Fenced methods are all reactive needs no "
-                    + "FenceStore. ";
+            String reactive = "For @Fenced methods returning a Mono or Flux add the dependency "
+                    + "dev.fencing:fencing-r2dbc and an R2DBC database (spring.r2dbc.url): "
+                    + "they are checked by the ReactiveFenceStore the starter then defines, "
+                    + "and an application whose @Fenced methods are all reactive needs no FenceStore. ";
             return "The fencing starter found no FenceStore for the @Fenced methods (" + cause + "). Tokens must be "
                     + "checked where the writes land, by every instance of the application, so fencing needs a shared "
                     + "store. " + (reactorPresent ? reactive + blocking : blocking + reactive)

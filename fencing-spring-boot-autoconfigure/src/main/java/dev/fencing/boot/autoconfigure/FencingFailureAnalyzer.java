@@ -120,7 +120,8 @@ public class FencingFailureAnalyzer extends AbstractFailureAnalyzer<FencingConfi
         } else if (text.contains("fencing.signing")) {
             action.append("Fix the fencing.signing property the description names (key material is never shown: "
                     + "check the value where it is configured). An HMAC secret is at least 32 bytes in Base64 "
-                    + "(openssl rand -base64 32); Ed25519 keys are PEM or Base64 (openssl genpkey -algorithm ed25519).\n");
+                    + "(openssl rand -base64 32); "
+                    + "Ed25519 keys are PEM or Base64 (openssl genpkey -algorithm ed25519).\n");
         } else if (text.contains("TokenSigner") || text.contains("TokenVerifier")) {
             action.append("Give the fence one TokenVerifier and at most one TokenSigner, with the same keys (with the "
                     + "starter: the fencing.signing.* properties), or sign the issuer's tokens.\n");

@@ -147,7 +147,8 @@ public class FencingJdbcAutoConfiguration {
         return () -> {
             List<String> set = STORE_PROPERTIES.stream().filter(environment::containsProperty).toList();
             String[] stores = beanFactory.getBeanNamesForType(FenceStore.class, true, false);
-            if (set.isEmpty() || stores.length == 0 || Arrays.stream(stores).anyMatch(name -> starters(beanFactory, name))) {
+            if (set.isEmpty() || stores.length == 0
+                    || Arrays.stream(stores).anyMatch(name -> starters(beanFactory, name))) {
                 return;
             }
             LogFactory.getLog(FencingJdbcAutoConfiguration.class).warn(String.join(", ", set) + " set, but the "

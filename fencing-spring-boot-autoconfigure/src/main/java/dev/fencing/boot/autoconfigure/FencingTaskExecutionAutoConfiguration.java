@@ -27,7 +27,8 @@ import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
 @AutoConfiguration(beforeName = {
         "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration",
         "org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration"})
-@ConditionalOnClass({FencingThreadLocalAccessor.class, ContextSnapshotFactory.class, ContextPropagatingTaskDecorator.class})
+@ConditionalOnClass({FencingThreadLocalAccessor.class, ContextSnapshotFactory.class,
+        ContextPropagatingTaskDecorator.class})
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 public class FencingTaskExecutionAutoConfiguration {
 

@@ -114,10 +114,10 @@ public class FencingWebAutoConfiguration {
     }
 
     /**
-     * Before every Spring MVC handler: a request carrying the {@code Fencing-Token} header that no token filter admitted
-     * (its path is not in {@code fencing.web.filter.url-patterns}, or none is set) is refused with 403, as the WebFlux
-     * filter refuses it. Ignored, the header's token would be set aside unseen by a {@code @Fenced(acquire = true)}
-     * method, which takes a lock of its own and writes. A handler mapping that does not run it (a
+     * Before every Spring MVC handler: a request carrying the {@code Fencing-Token} header that no token filter
+     * admitted (its path is not in {@code fencing.web.filter.url-patterns}, or none is set) is refused with 403, as the
+     * WebFlux filter refuses it. Ignored, the header's token would be set aside unseen by a {@code @Fenced(acquire =
+     * true)} method, which takes a lock of its own and writes. A handler mapping that does not run it (a
      * {@code WebMvcConfigurationSupport} subclass of the application ignores {@code WebMvcConfigurer} beans) fails
      * startup: fencing-web's check, run by {@code @EnableFencing}'s validation with or without Boot, names the mapping
      * and, seeing this bean, the fix for a Boot application.

@@ -35,10 +35,10 @@ import java.util.List;
  * The WebFlux parts of fencing-web in a reactive web application: the {@link FencingWebExceptionHandler} (refused
  * calls as problem details) unless the application registered one, and the {@link FencingTokenWebFilter} that binds
  * callers' tokens into the Reactor Context only when {@code fencing.web.reactive.path-patterns} names the internal
- * paths where callers are trusted (no default; a pattern that matches paths under any first segment fails startup). With a
- * {@link TokenVerifier} bean (the {@code fencing.signing.*} properties make one) the filter also refuses unsigned or
- * badly signed tokens before the request runs, counted and listed as the servlet filter's are. The filter needs
- * fencing-reactor: patterns set without it fail startup saying so. In every WebFlux application, the
+ * paths where callers are trusted (no default; a pattern that matches paths under any first segment fails startup).
+ * With a {@link TokenVerifier} bean (the {@code fencing.signing.*} properties make one) the filter also refuses
+ * unsigned or badly signed tokens before the request runs, counted and listed as the servlet filter's are. The filter
+ * needs fencing-reactor: patterns set without it fail startup saying so. In every WebFlux application, the
  * {@link LeftBindingsWebFilter} (a scope earlier work left open on an event-loop thread is closed when a request
  * starts there).
  */
@@ -156,9 +156,9 @@ public class FencingWebFluxAutoConfiguration {
 
     /**
      * The filter on {@code patterns}; a pattern that does not parse, or one that matches paths under any first
-     * segment (the header would be accepted from any caller), fail startup naming the property and its value (the filter's message
-     * says what to name instead). A pattern ending in {@code /*}, servlet syntax copied over, is logged at WARN: in a
-     * {@code PathPattern} it matches one segment only.
+     * segment (the header would be accepted from any caller), fail startup naming the property and its value (the
+     * filter's message says what to name instead). A pattern ending in {@code /*}, servlet syntax copied over, is
+     * logged at WARN: in a {@code PathPattern} it matches one segment only.
      */
     static FencingTokenWebFilter forPaths(List<String> patterns) {
         FencingTokenWebFilter filter;
@@ -186,7 +186,8 @@ public class FencingWebFluxAutoConfiguration {
         @Override
         public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
             ConditionOutcome set = new PathPatternsSet().getMatchOutcome(context, metadata);
-            return set.isMatch() ? ConditionOutcome.noMatch(set.getMessage()) : ConditionOutcome.match(set.getMessage());
+            return set.isMatch() ? ConditionOutcome.noMatch(set.getMessage())
+                    : ConditionOutcome.match(set.getMessage());
         }
     }
 

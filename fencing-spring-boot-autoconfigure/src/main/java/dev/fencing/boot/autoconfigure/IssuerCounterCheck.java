@@ -138,10 +138,10 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
     }
 
     /**
-     * The counter of {@code counted}, a one-sequence issuer, and {@code bound} when the counter is below it; {@code null}
-     * when the issuer counts per resource, there is no bound, the counter reaches it, or either cannot be read (then a
-     * warning naming {@code what}; when the issuer could not be read and {@code enforced}, the issuer is told to
-     * require its tokens above the bound, {@link IssuedTokens#requireAbove}).
+     * The counter of {@code counted}, a one-sequence issuer, and {@code bound} when the counter is below it;
+     * {@code null} when the issuer counts per resource, there is no bound, the counter reaches it, or either cannot be
+     * read (then a warning naming {@code what}; when the issuer could not be read and {@code enforced}, the issuer is
+     * told to require its tokens above the bound, {@link IssuedTokens#requireAbove}).
      */
     private static long[] counterBelow(TokenIssuer counted, Supplier<OptionalLong> bound, String what,
                                        boolean enforced) {
@@ -250,14 +250,15 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
         } else if (offset == null) {
             java.util.Map<String, Object> where = counted.describe();
             fix = "First make sure the issuer is the one this store's tokens came from: an issuer pointed at another "
-                    + "lock service (a typo in fencing.issuer.etcd.endpoints or fencing.issuer.zookeeper.connect-string,"
-                    + " a test cluster, a new empty one) counts from its own start; point it back rather than set an "
-                    + "offset" + (where.isEmpty() ? "" : " (this one: " + where + ")") + ". A lock service restarted "
-                    + "without its data (a Hazelcast CP Subsystem reset, or its whole cluster restarted without CP "
-                    + "persistence) also counts from its start again: then this is a move. If it is the right one, "
-                    + "this is what a move to a new issuer (a JDBC lease table to "
-                    + "ZooKeeper, an old ensemble to a new one) without fencing.issuer.offset.base looks like: set "
-                    + "fencing.issuer.offset.base above "
+                    + "lock service (a typo in fencing.issuer.etcd.endpoints or "
+                    + "fencing.issuer.zookeeper.connect-string, a test cluster, a new empty one) "
+                    + "counts from its own start; point it back rather than set an offset"
+                    + (where.isEmpty() ? "" : " (this one: " + where + ")")
+                    + ". A lock service restarted without its data (a Hazelcast CP Subsystem reset, "
+                    + "or its whole cluster restarted without CP persistence) also counts from its start again: "
+                    + "then this is a move. If it is the right one, this is what a move to a new issuer (a JDBC lease "
+                    + "table to ZooKeeper, an old ensemble to a new one) without fencing.issuer.offset.base looks "
+                    + "like: set fencing.issuer.offset.base above "
                     + highest + ", with headroom, under a fencing.issuer.offset.name of its own, on every instance"
                     + (stored.isEmpty() ? "" : " (offsets stored so far, none high enough: " + list(stored) + ")");
         } else {
@@ -386,9 +387,10 @@ final class IssuerCounterCheck implements SmartInitializingSingleton {
                 + "forged or hand-made Fencing-Token header, when tokens are not signed): then lower that resource's "
                 + "max_seen to its highest issued token instead, " + (administered ? "POST "
                 + "/actuator/fencing/{resource}" : "with a MaxSeenReset over a JdbcFenceAdmin")
-                + " (docs/operations.md, \"When max_seen is ahead of every token\"), and sign tokens. Do not reset a resource through an "
-                + "instance whose issuer is not the one that issued its tokens: the reset lowers max_seen to what that "
-                + "issuer says. " + PROPERTY + "=false turns this check off";
+                + " (docs/operations.md, \"When max_seen is ahead of every token\"), "
+                + "and sign tokens. Do not reset a resource through an instance whose issuer is not the one that "
+                + "issued its tokens: the reset lowers max_seen to what that issuer says. " + PROPERTY
+                + "=false turns this check off";
     }
 
     private static String list(Map<String, Long> offsets) {

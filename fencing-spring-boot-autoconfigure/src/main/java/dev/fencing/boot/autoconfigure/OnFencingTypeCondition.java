@@ -27,7 +27,8 @@ class OnFencingTypeCondition extends SpringBootCondition {
         Enum<?> actual;
         try {
             actual = onStore
-                    ? binder.bind(STORE_TYPE, FencingProperties.StoreType.class).orElse(FencingProperties.StoreType.JDBC)
+                    ? binder.bind(STORE_TYPE, FencingProperties.StoreType.class)
+                            .orElse(FencingProperties.StoreType.JDBC)
                     : binder.bind(ISSUER_TYPE, FencingProperties.IssuerType.class)
                             .orElse(FencingProperties.IssuerType.NONE);
         } catch (BindException e) {

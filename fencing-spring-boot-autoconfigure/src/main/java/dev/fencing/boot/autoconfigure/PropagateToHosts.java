@@ -42,7 +42,8 @@ final class PropagateToHosts {
      */
     void warnOfRedirects(org.springframework.core.env.Environment environment) {
         String redirects = environment.getProperty(REDIRECTS, "follow-when-possible");
-        if (!redirects.replace('_', '-').equalsIgnoreCase("dont-follow") && redirectsWarned.compareAndSet(false, true)) {
+        if (!redirects.replace('_', '-').equalsIgnoreCase("dont-follow")
+                && redirectsWarned.compareAndSet(false, true)) {
             log.warn(FencingRestClientAutoConfiguration.PROPAGATE_TO + " sends fencing tokens to " + hosts + ", and "
                     + "Boot's HTTP clients follow redirects (" + REDIRECTS + " is " + redirects + "): a redirect from "
                     + "one of them to another host takes the Fencing-Token header along, where its receiver could "

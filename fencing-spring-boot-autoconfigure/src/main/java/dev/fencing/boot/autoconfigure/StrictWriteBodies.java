@@ -84,8 +84,8 @@ final class StrictWriteBodies implements OperationInvokerAdvisor {
                     .filter(name -> !name.equals("security")).collect(Collectors.joining(", ")) + ")"
                     + (admin ? "; the floor raise after a restore (afterRestore, atLeast) and the reset (to, override, "
                     + "force) need fencing.admin.enabled=true and a blocking FenceStore (an R2DBC store has no admin "
-                    + "operations; the startup log says why they are not served)" : "") + "; a misspelt key would otherwise be dropped "
-                    + "and the operation run without it";
+                    + "operations; the startup log says why they are not served)" : "")
+                    + "; a misspelt key would otherwise be dropped and the operation run without it";
         }
         List<String> empty = new ArrayList<>();
         arguments.forEach((key, value) -> {

@@ -34,7 +34,8 @@ class FencingActuatorAutoConfigurationTest {
     /** An H2 database with the default fence and lease tables (the scripts fencing-jdbc ships). */
     private static String h2(String name) {
         return "spring.datasource.url=jdbc:h2:mem:actuator-" + name + ";DB_CLOSE_DELAY=-1;INIT=RUNSCRIPT FROM "
-                + "'classpath:dev/fencing/jdbc/schema-h2.sql'\\;RUNSCRIPT FROM 'classpath:dev/fencing/jdbc/lease-h2.sql'";
+                + "'classpath:dev/fencing/jdbc/schema-h2.sql'\\;RUNSCRIPT FROM "
+                + "'classpath:dev/fencing/jdbc/lease-h2.sql'";
     }
 
     private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
@@ -52,7 +53,8 @@ class FencingActuatorAutoConfigurationTest {
             Health up = context.getBean(FencingHealthIndicator.class).health();
             assertThat(up.getStatus()).isEqualTo(Status.UP);
             assertThat(up.getDetails()).containsEntry("store",
-                    Map.of("type", "JdbcFenceStore", "database", "H2", "table", "fencing_max_seen", "lockTimeout", "PT5S"));
+                    Map.of("type", "JdbcFenceStore", "database", "H2", "table", "fencing_max_seen",
+                            "lockTimeout", "PT5S"));
             assertThat(up.getDetails()).containsEntry("issuer",
                     Map.of("type", "JdbcTokenIssuer", "table", "fencing_lease", "leaseTime", "PT30S"));
 
@@ -117,7 +119,8 @@ class FencingActuatorAutoConfigurationTest {
             assertThat(unreadable).containsEntry("route", "ledger");
             assertThat((String) unreadable.get("storeError")).startsWith("fence store of route 'ledger': ")
                     .containsIgnoringCase("fencing_max_seen_ledger");
-            assertThat(endpoint.resource("accounts:1")).containsEntry("route", "accounts").doesNotContainKey("storeError");
+            assertThat(endpoint.resource("accounts:1")).containsEntry("route", "accounts")
+                    .doesNotContainKey("storeError");
             assertThat(endpoint.resource("orders")).containsEntry("route", null);
         });
     }
@@ -127,7 +130,8 @@ class FencingActuatorAutoConfigurationTest {
     void theStoresMaxAdvanceIsShownWhenSet() {
         runner.withPropertyValues(h2("advance"), "fencing.store.jdbc.max-advance=100").run(context ->
                 assertThat(context.getBean(FencingHealthIndicator.class).health().getDetails()).containsEntry("store",
-                        Map.of("type", "JdbcFenceStore", "database", "H2", "table", "fencing_max_seen", "lockTimeout", "PT5S",
+                        Map.of("type", "JdbcFenceStore", "database", "H2", "table", "fencing_max_seen",
+                                "lockTimeout", "PT5S",
                                 "maxAdvance", 100L)));
     }
 
@@ -201,7 +205,8 @@ class FencingActuatorAutoConfigurationTest {
             FencingEndpoint endpoint = context.getBean(FencingEndpoint.class);
             Map<String, Object> all = endpoint.fencing();
             assertThat(all).containsEntry("store",
-                    Map.of("type", "JdbcFenceStore", "database", "H2", "table", "fencing_max_seen", "lockTimeout", "PT5S"));
+                    Map.of("type", "JdbcFenceStore", "database", "H2", "table", "fencing_max_seen",
+                            "lockTimeout", "PT5S"));
             assertThat(all).containsEntry("issuer", Map.of("type", "none"));
             assertThat(all).containsEntry("acquireTimeout", "PT3S");
             Map<String, Map<String, Long>> checks = (Map<String, Map<String, Long>>) all.get("checks");

@@ -41,7 +41,8 @@ class FencingAdminAutoConfigurationTest {
             var answer = context.getBean(FencingAdminWebExtension.class)
                     .resetFloor("accounts:1", "5", "true", null, null, null, null, null);
             assertThat(answer.getStatus()).isEqualTo(200);
-            assertThat(answer.getBody()).containsEntry("maxSeen", 5L).containsEntry("actor", "actuator (unauthenticated)");
+            assertThat(answer.getBody()).containsEntry("maxSeen", 5L)
+                    .containsEntry("actor", "actuator (unauthenticated)");
             assertThat(context.getBean(MeterRegistry.class).get("fencing.admin.resets").tag("outcome", "lowered")
                     .counter().count()).isEqualTo(1);
         });

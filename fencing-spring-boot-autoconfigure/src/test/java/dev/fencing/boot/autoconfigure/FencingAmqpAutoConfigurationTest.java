@@ -272,7 +272,9 @@ class FencingAmqpAutoConfigurationTest {
                     assertThat(context).hasNotFailed();
                     assertThat(chain(deposits(context))).containsExactly(refusing(context), RETRY);
                 });
-        assertThat(output).contains("listener containers [ledger-deposits (queues fencing-amqp-check-unused)] have no FencingTokenListenerAdvice of "
+        assertThat(output)
+                .contains("listener containers [ledger-deposits (queues fencing-amqp-check-unused)] have no "
+                        + "FencingTokenListenerAdvice of "
                 + "the application, so they " + REFUSING).doesNotContain(IGNORING);
     }
 
@@ -323,8 +325,10 @@ class FencingAmqpAutoConfigurationTest {
                 })
                 .run(context -> assertThat(context).hasFailed().getFailure()
                         .hasRootCauseInstanceOf(dev.fencing.FencingConfigurationException.class)
-                        .rootCause().hasMessageContaining("Listener containers [ledger-deposits (queues fencing-amqp-check-unused)] have no "
-                                + "FencingTokenListenerAdvice, so they would ignore")
+                        .rootCause()
+                        .hasMessageContaining("Listener containers [ledger-deposits (queues "
+                                + "fencing-amqp-check-unused)] have no FencingTokenListenerAdvice, "
+                                + "so they would ignore")
                         .hasMessageContaining("had their advice chain replaced (a container customizer)")
                         .hasMessageContaining("FencingTokenListenerAdvice.trustingNone()"));
     }
@@ -400,7 +404,9 @@ class FencingAmqpAutoConfigurationTest {
                 })
                 .run(context -> assertThat(chain(context.getBean(SimpleMessageListenerContainer.class)))
                         .containsExactly(refusing(context)));
-        assertThat(output).contains("listener containers [ledger-deposits (queues fencing-amqp-check-unused), auditContainer] have no");
+        assertThat(output)
+                .contains("listener containers [ledger-deposits (queues fencing-amqp-check-unused), "
+                        + "auditContainer] have no");
     }
 
     /**

@@ -49,7 +49,8 @@ class FencingAutoConfigurationTest {
     /** An H2 database with the default fence and lease tables (the scripts fencing-jdbc ships). */
     static String h2(String name) {
         return "spring.datasource.url=jdbc:h2:mem:" + name + ";DB_CLOSE_DELAY=-1;INIT=RUNSCRIPT FROM "
-                + "'classpath:dev/fencing/jdbc/schema-h2.sql'\\;RUNSCRIPT FROM 'classpath:dev/fencing/jdbc/lease-h2.sql'";
+                + "'classpath:dev/fencing/jdbc/schema-h2.sql'\\;RUNSCRIPT FROM "
+                + "'classpath:dev/fencing/jdbc/lease-h2.sql'";
     }
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -469,13 +470,16 @@ class FencingAutoConfigurationTest {
                     assertThat(context).hasNotFailed();
                     FenceModes modes = context.getBean(FenceModes.class);
                     assertThat(modes.observes("ledger")).isTrue();
-                    assertThat(modes.defaultMode()).as("fencing.mode not set: the annotation's").isEqualTo(FenceMode.ENFORCE);
-                    assertThat(context.getBean(FencingConfigurer.class).acquireTimeout()).isEqualTo(Duration.ofSeconds(1));
+                    assertThat(modes.defaultMode()).as("fencing.mode not set: the annotation's")
+                            .isEqualTo(FenceMode.ENFORCE);
+                    assertThat(context.getBean(FencingConfigurer.class).acquireTimeout())
+                            .isEqualTo(Duration.ofSeconds(1));
                     Ledger ledger = context.getBean(Ledger.class);
                     assertThat(ledger.post()).as("observed: runs without a token").isEqualTo("posted");
                 });
         runner.withUserConfiguration(UserEnabled.class).run(context -> {
-            assertThat(context.getBean(FencingConfigurer.class).acquireTimeout()).as("not set: the annotation's 2500 ms")
+            assertThat(context.getBean(FencingConfigurer.class).acquireTimeout())
+                    .as("not set: the annotation's 2500 ms")
                     .isNull();
             assertThat(context.getBean(FenceModes.class).observes("ledger")).isFalse();
         });

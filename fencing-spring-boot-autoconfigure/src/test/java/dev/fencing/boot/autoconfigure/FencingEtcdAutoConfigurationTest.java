@@ -64,7 +64,8 @@ class FencingEtcdAutoConfigurationTest {
     }
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class, FencingEtcdAutoConfiguration.class))
+            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
+                    FencingEtcdAutoConfiguration.class))
             .withBean(AcquiringLedger.class)
             .withPropertyValues("fencing.store.type=in-memory",
                     "fencing.store.in-memory.single-instance=true", "fencing.issuer.type=etcd");
@@ -201,7 +202,8 @@ class FencingEtcdAutoConfigurationTest {
     @Test
     void aLeaseTtlEtcdCannotKeepFailsStartupNamingTheProperty() {
         for (String ttl : new String[] {"500ms", "1500ms", "0s"}) {
-            runner.withPropertyValues("fencing.issuer.etcd.endpoints=" + endpoint, "fencing.issuer.etcd.lease-ttl=" + ttl)
+            runner.withPropertyValues("fencing.issuer.etcd.endpoints=" + endpoint,
+                    "fencing.issuer.etcd.lease-ttl=" + ttl)
                     .run(context -> {
                         assertThat(context).as(ttl).hasFailed();
                         assertThat(context.getStartupFailure()).rootCause().as(ttl)

@@ -88,7 +88,8 @@ class FencingFailureAnalyzerTest {
         assertThat(analysis).isNotNull();
         assertThat(analysis.getCause()).isInstanceOf(FencingConfigurationException.class);
         assertThat(analysis.getDescription()).startsWith("Fencing refused to start")
-                .contains("Invalid fencing configuration (mode PROXY").contains("#acount").contains("Ledger.post(long)");
+                .contains("Invalid fencing configuration (mode PROXY").contains("#acount")
+                .contains("Ledger.post(long)");
         assertThat(analysis.getAction()).contains("Fix each problem").endsWith(FencingFailureAnalyzer.DOCS);
 
         // what Boot printed instead of a stack trace
@@ -106,7 +107,10 @@ class FencingFailureAnalyzerTest {
                 .contains("fencing.enabled=false").endsWith(FencingFailureAnalyzer.DOCS);
     }
 
-    /** A missing table's action says which property applies to the starter's store and what to a store bean of one's own. */
+    /**
+     * A missing table's action says which property applies to the starter's store and what to a store bean of one's
+     * own.
+     */
     @Test
     void aMissingTableGetsThePropertyForTheStartersStoreAndTheBuilderOptionForOneOfYourOwn() {
         String action = FencingFailureAnalyzer.action("Fence table 'ledger_fence' is missing or unusable on MariaDB "
@@ -119,7 +123,10 @@ class FencingFailureAnalyzerTest {
                 + "starter's own issuer; a JdbcTokenIssuer bean of your own creates it").doesNotContain("Routing");
     }
 
-    /** A verifier with nothing to sign gets the signing fix, not the issuer's (a signing trial's Action said to configure an issuer). */
+    /**
+     * A verifier with nothing to sign gets the signing fix, not the issuer's (a signing trial's Action said to
+     * configure an issuer).
+     */
     @Test
     void aVerifierWithNothingToSignGetsTheSigningFixNotTheIssuers() {
         String action = FencingFailureAnalyzer.action("Invalid fencing configuration (mode PROXY; the @Fenced "
@@ -133,7 +140,10 @@ class FencingFailureAnalyzerTest {
                 .doesNotContain("Fix the fencing.signing property");
     }
 
-    /** The description leaves the builder call to the Action, which says when it applies (a trial read them as two fixes). */
+    /**
+     * The description leaves the builder call to the Action, which says when it applies (a trial read them as two
+     * fixes).
+     */
     @Test
     void aMissingTablesDescriptionLeavesTheBuilderCallToTheAction() {
         String message = "Fence table 'ledger_fence' is missing or unusable on MariaDB (Table 'test.ledger_fence' "
@@ -170,7 +180,8 @@ class FencingFailureAnalyzerTest {
     @Test
     void anywhereInTheCauseChainAndTheBeanIsNamed() {
         FencingConfigurationException cause = new FencingConfigurationException("@Fenced(acquire = true) on "
-                + "Ledger.post(long) needs a TokenIssuer to acquire locks for resource 'ledger', and none is configured");
+                + "Ledger.post(long) needs a TokenIssuer to acquire locks for resource 'ledger', "
+                + "and none is configured");
         Throwable root = new IllegalStateException("wrapped", new BeanCreationException("ledgerService", "failed",
                 new RuntimeException(cause)));
         FailureAnalysis analysis = new FencingFailureAnalyzer().analyze(root);
@@ -182,7 +193,8 @@ class FencingFailureAnalyzerTest {
     void checkingAtCommitOnADatabaseWithoutItGetsTheWayOut() {
         FencingConfigurationException cause = new FencingConfigurationException("JdbcFenceStore checkAtCommit(true) "
                 + "is supported on PostgreSQL only, and the database is H2 (dialect H2); remove checkAtCommit "
-                + "(fencing.store.jdbc.check-at-commit) to check before the method body, which works on every database");
+                + "(fencing.store.jdbc.check-at-commit) to check before the method body, "
+                + "which works on every database");
         FailureAnalysis analysis = new FencingFailureAnalyzer().analyze(new BeanCreationException("fenceStore",
                 "failed", cause));
         assertThat(analysis.getAction()).contains("PostgreSQL").contains("not MariaDB")

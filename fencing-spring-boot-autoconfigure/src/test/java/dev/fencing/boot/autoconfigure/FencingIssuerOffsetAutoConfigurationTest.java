@@ -48,7 +48,8 @@ class FencingIssuerOffsetAutoConfigurationTest {
             .withBean(MeterRegistry.class, SimpleMeterRegistry::new)
             .withBean(Ledger.class)
             .withPropertyValues("fencing.store.type=in-memory",
-                    "fencing.store.in-memory.single-instance=true", "management.endpoints.web.exposure.include=fencing");
+                    "fencing.store.in-memory.single-instance=true",
+                    "management.endpoints.web.exposure.include=fencing");
 
     @Test
     void withoutTheBasePropertyTheIssuerIsLeftAlone() {

@@ -37,15 +37,16 @@ import tools.jackson.databind.json.JsonMapper;
 /**
  * {@code fencing.web.client.propagate-to}: Boot's {@code RestClient.Builder} sends the bound tokens to the hosts named
  * and to no other, and turns their fencing refusals into the library's exceptions, counted on the context's
- * {@code MeterRegistry}; no hosts, no customizer. One local server answers as both {@code localhost} and {@code 127.0.0.1},
- * so only the host name decides.
+ * {@code MeterRegistry}; no hosts, no customizer. One local server answers as both {@code localhost} and
+ * {@code 127.0.0.1}, so only the host name decides.
  */
 class FencingRestClientAutoConfigurationTest {
 
     private static final FencingToken TOKEN = new FencingToken("ledger", 7, "a");
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class, FencingPropagateToAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
+                    FencingPropagateToAutoConfiguration.class,
                     FencingRestClientAutoConfiguration.class, RestClientAutoConfiguration.class))
             .withPropertyValues("fencing.store.type=in-memory");
 
@@ -142,7 +143,8 @@ class FencingRestClientAutoConfigurationTest {
      */
     @Test
     @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
-    void followingRedirectsIsWarnedAboutAndNotWhenTheyAreOff(org.springframework.boot.test.system.CapturedOutput output) {
+    void followingRedirectsIsWarnedAboutAndNotWhenTheyAreOff(
+            org.springframework.boot.test.system.CapturedOutput output) {
         runner.withPropertyValues("fencing.web.client.propagate-to=ledger.internal").run(context ->
                 assertThat(context).hasNotFailed());
         assertThat(output).contains("a redirect from one of them to another host takes the Fencing-Token header along")

@@ -115,7 +115,8 @@ class FencingSchemaInitializationTest {
                 "spring.flyway.baseline-on-migrate=true", "spring.flyway.baseline-version=0",
                 "spring.flyway.placeholders.fence_table=" + fenceTable).run(context -> {
                     assertThat(context).hasNotFailed().hasSingleBean(JdbcFenceStore.class);
-                    assertThat(columnExists(new JdbcTemplate(context.getBean(DataSource.class)), fenceTable, "made_by_flyway"))
+                    assertThat(columnExists(new JdbcTemplate(context.getBean(DataSource.class)), fenceTable,
+                            "made_by_flyway"))
                             .isTrue();
                 });
     }

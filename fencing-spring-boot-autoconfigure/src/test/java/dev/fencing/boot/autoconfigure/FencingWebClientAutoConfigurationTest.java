@@ -44,7 +44,8 @@ class FencingWebClientAutoConfigurationTest {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
 
     private final ApplicationContextRunner runner = new ApplicationContextRunner()
-            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class, FencingPropagateToAutoConfiguration.class,
+            .withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
+                    FencingPropagateToAutoConfiguration.class,
                     FencingWebClientAutoConfiguration.class, WebClientAutoConfiguration.class))
             .withPropertyValues("fencing.store.type=in-memory");
 

@@ -32,7 +32,9 @@ import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-/** {@code fencing.issuer.type=zookeeper}: the issuer on its own Curator client or the application's, on a real server. */
+/**
+ * {@code fencing.issuer.type=zookeeper}: the issuer on its own Curator client or the application's, on a real server.
+ */
 class FencingZooKeeperAutoConfigurationTest {
 
     private static TestingServer server;
@@ -176,9 +178,11 @@ class FencingZooKeeperAutoConfigurationTest {
 
     @Test
     void theApplicationsCuratorFrameworkIsReusedAndNotClosed() throws Exception {
-        try (CuratorFramework own = CuratorFrameworkFactory.newClient(server.getConnectString(), new RetryOneTime(100))) {
+        try (CuratorFramework own = CuratorFrameworkFactory.newClient(server.getConnectString(),
+                new RetryOneTime(100))) {
             own.start();
-            runner.withBean("curator", CuratorFramework.class, () -> own, definition -> definition.setDestroyMethodName(""))
+            runner.withBean("curator", CuratorFramework.class, () -> own, definition ->
+                    definition.setDestroyMethodName(""))
                     .run(context -> {
                         assertThat(context).hasNotFailed().hasSingleBean(CuratorFramework.class)
                                 .doesNotHaveBean("fencingCuratorFramework").hasSingleBean(ZooKeeperTokenIssuer.class);

@@ -37,7 +37,8 @@ class PropertyNamesCheckTest {
                         "fencing.modez.accounts=observe")
                 .run(context -> assertThat(context).hasFailed().getFailure()
                         .isInstanceOf(FencingConfigurationException.class)
-                        .hasMessageContaining("'fencing.compaction.idel-for': did you mean 'fencing.compaction.idle-for'?")
+                        .hasMessageContaining("'fencing.compaction.idel-for': "
+                                + "did you mean 'fencing.compaction.idle-for'?")
                         .hasMessageContaining("'fencing.issuer.ofset.base': did you mean 'fencing.issuer.offset.base'?")
                         .hasMessageContaining("'fencing.modez.accounts'"));
     }

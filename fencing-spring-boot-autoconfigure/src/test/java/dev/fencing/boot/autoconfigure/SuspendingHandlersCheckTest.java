@@ -85,7 +85,8 @@ class SuspendingHandlersCheckTest {
         Hooks.disableAutomaticContextPropagation();
         web.withUserConfiguration(SuspendingApp.class).run(context -> {
             assertThat(context).hasFailed();
-            assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure())).isInstanceOf(FencingConfigurationException.class)
+            assertThat(NestedExceptionUtils.getMostSpecificCause(context.getStartupFailure()))
+                    .isInstanceOf(FencingConfigurationException.class)
                     .hasMessageContaining("Accounts#deposit(long, Continuation)")
                     .hasMessageNotContaining("Accounts#show")
                     .hasMessageContaining("Dispatchers.Unconfined")
@@ -111,6 +112,7 @@ class SuspendingHandlersCheckTest {
     void fencingDisabledChecksNothing() {
         Hooks.disableAutomaticContextPropagation();
         web.withUserConfiguration(SuspendingApp.class).withPropertyValues("fencing.enabled=false")
-                .run(context -> assertThat(context).hasNotFailed().doesNotHaveBean("dev.fencing.internalSuspendingHandlersCheck"));
+                .run(context -> assertThat(context).hasNotFailed()
+                .doesNotHaveBean("dev.fencing.internalSuspendingHandlersCheck"));
     }
 }

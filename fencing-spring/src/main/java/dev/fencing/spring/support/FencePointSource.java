@@ -334,9 +334,10 @@ final class FencePointSource {
 
     /**
      * Builds and validates the point: besides the annotation itself, refuses Kotlin {@code suspend} functions and
-     * asynchronous return types other than reactive ones (a future is allowed on an {@code @Async} method, whose body and fence run on the executor:
-     * {@link AsyncMethods}), and a key that reads a parameter whose declared type can never have a stable text. A
-     * reactive method's point is validated by the reactive fence, which must exist (a reactive store is declared).
+     * asynchronous return types other than reactive ones (a future is allowed on an {@code @Async} method, whose body
+     * and fence run on the executor: {@link AsyncMethods}), and a key that reads a parameter whose declared type can
+     * never have a stable text. A reactive method's point is validated by the reactive fence, which must exist (a
+     * reactive store is declared).
      */
     private Object build(Resolution found) {
         String operation = found.operation();
@@ -457,7 +458,8 @@ final class FencePointSource {
          * declaring that method (but on an interface, an overridden method, or another type in the hierarchy).
          */
         boolean invisibleToWeaving() {
-            return source instanceof Method annotated ? !annotated.equals(method) : source != method.getDeclaringClass();
+            return source instanceof Method annotated ? !annotated.equals(method)
+                    : source != method.getDeclaringClass();
         }
 
         /** Where the annotation is declared, for messages. */

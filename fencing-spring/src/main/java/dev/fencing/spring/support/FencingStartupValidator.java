@@ -421,7 +421,8 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         Set<Method> seen = new HashSet<>();
         List<Method> unique = new ArrayList<>(methods.length);
         for (Method method : methods) {
-            Method specific = BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, userType));
+            Method specific =
+                    BridgeMethodResolver.findBridgedMethod(ClassUtils.getMostSpecificMethod(method, userType));
             if (seen.add(specific)) {
                 unique.add(method);
             }
@@ -537,8 +538,8 @@ final class FencingStartupValidator implements SmartInitializingSingleton, BeanF
         }
     }
 
-    private void checkProxy(String bean, Class<?> userClass, String operation, Method method, int modifiers, Object singleton,
-                            Integer transactionOrder, Set<String> problems) {
+    private void checkProxy(String bean, Class<?> userClass, String operation, Method method, int modifiers,
+                            Object singleton, Integer transactionOrder, Set<String> problems) {
         if (Modifier.isPrivate(modifiers) || Modifier.isFinal(modifiers)) {
             problems.add(operation + " is " + (Modifier.isPrivate(modifiers) ? "private" : "final")
                     + ": Spring proxies cannot advise it, so it would run unfenced; make it public and non-final"

@@ -83,7 +83,9 @@ public final class FencingSupport {
         return resolvedOnFirstUse(store, issuer, () -> acquireTimeout, metrics);
     }
 
-    /** As {@link #resolvedOnFirstUse(Supplier, Supplier, Duration, Supplier)}, the timeout looked up on first use too. */
+    /**
+     * As {@link #resolvedOnFirstUse(Supplier, Supplier, Duration, Supplier)}, the timeout looked up on first use too.
+     */
     static FencingSupport resolvedOnFirstUse(Supplier<? extends FenceStore> store,
                                                     Supplier<? extends TokenIssuer> issuer,
                                                     Supplier<Duration> acquireTimeout,
@@ -91,7 +93,10 @@ public final class FencingSupport {
         return resolvedOnFirstUse(store, issuer, acquireTimeout, metrics, () -> null);
     }
 
-    /** As above, with the {@link RejectionListener} the guard tells of each rejection (a supplier of {@code null}: none). */
+    /**
+     * As above, with the {@link RejectionListener} the guard tells of each rejection (a supplier of {@code null}:
+     * none).
+     */
     static FencingSupport resolvedOnFirstUse(Supplier<? extends FenceStore> store,
                                                     Supplier<? extends TokenIssuer> issuer,
                                                     Supplier<Duration> acquireTimeout,

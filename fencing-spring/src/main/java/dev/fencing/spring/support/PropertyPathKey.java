@@ -256,7 +256,9 @@ final class PropertyPathKey {
                 && declaring != Object.class && declaring != Class.class && !ClassLoader.class.isAssignableFrom(type);
     }
 
-    /** A handle of type {@code (Object)Object} on {@code getter}, or {@code null} when this library cannot access it. */
+    /**
+     * A handle of type {@code (Object)Object} on {@code getter}, or {@code null} when this library cannot access it.
+     */
     private static MethodHandle handle(Method getter) {
         try {
             if (!getter.trySetAccessible()) {

@@ -52,7 +52,9 @@ final class SpelKeyFunction implements KeyFunction {
     static final EvaluationContext READ_ONLY =
             SimpleEvaluationContext.forReadOnlyDataBinding().withInstanceMethods().build();
 
-    /** Variables SpEL itself defines ({@code #root}, the argument array; {@code #this}), whatever a parameter is named. */
+    /**
+     * Variables SpEL itself defines ({@code #root}, the argument array; {@code #this}), whatever a parameter is named.
+     */
     static final Set<String> RESERVED = Set.of("root", "this");
 
     private static final Pattern POSITIONAL = Pattern.compile("[pa](\\d+)");

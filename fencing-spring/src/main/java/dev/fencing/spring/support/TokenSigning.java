@@ -30,7 +30,8 @@ record TokenSigning(TokenSigner signer, TokenVerifier verifier) {
      *                                       tokens would fail the verifier
      */
     static TokenSigning from(ObjectProvider<TokenSigner> signer, ObjectProvider<TokenVerifier> verifier) {
-        TokenSigning signing = new TokenSigning(unique(signer, TokenSigner.class), unique(verifier, TokenVerifier.class));
+        TokenSigning signing = new TokenSigning(unique(signer, TokenSigner.class),
+                unique(verifier, TokenVerifier.class));
         signing.requireVerifiable();
         return signing;
     }

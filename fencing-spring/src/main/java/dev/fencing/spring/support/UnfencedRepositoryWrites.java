@@ -25,9 +25,9 @@ import java.util.regex.Pattern;
  * its unfenced write methods (by name: {@code save}, {@code delete}, {@code remove}, {@code insert}, {@code update},
  * {@code upsert}, {@code persist}, {@code merge}, {@code flush} followed by nothing or a capital; or Spring Data's
  * {@code @Modifying}, {@code @Procedure}, or a {@code @Query} whose text starts with a writing statement) and what to
- * do. An entry names a method by its name, so it covers all its overloads. Methods listed in {@value #ALLOWED} are deliberately unfenced; an
- * entry naming another method of such a repository is a startup problem (a typo must not leave a write unreported).
- * Checks nothing without Spring Data on the class path.
+ * do. An entry names a method by its name, so it covers all its overloads. Methods listed in {@value #ALLOWED} are
+ * deliberately unfenced; an entry naming another method of such a repository is a startup problem (a typo must not
+ * leave a write unreported). Checks nothing without Spring Data on the class path.
  */
 final class UnfencedRepositoryWrites {
 

@@ -51,7 +51,8 @@ final class WovenClassCheck {
             if (type.isInterface() || type.isAnnotation() || skip.contains(type)) {
                 continue;
             }
-            for (Method method : ReflectionUtils.getUniqueDeclaredMethods(type, ReflectionUtils.USER_DECLARED_METHODS)) {
+            for (Method method : ReflectionUtils.getUniqueDeclaredMethods(type,
+                    ReflectionUtils.USER_DECLARED_METHODS)) {
                 String operation = FencePointSource.describe(type, method);
                 int modifiers = method.getModifiers();
                 if (Modifier.isStatic(modifiers)) {

@@ -50,7 +50,8 @@ class FenceTableTest {
         table.put(debit, Account.class, fence);
 
         assertThat(table.find(debit, Account.class)).isSameAs(fence);
-        assertThat(table.find(copy, Account.class)).as("an equal copy is not the same instance").isSameAs(FenceTable.MISS);
+        assertThat(table.find(copy, Account.class)).as("an equal copy is not the same instance")
+                .isSameAs(FenceTable.MISS);
         assertThat(table.find(debit, SavingsAccount.class)).isSameAs(FenceTable.MISS);
 
         table.put(debit, Account.class, new Object());

@@ -282,7 +282,8 @@ class InheritedFenceTest {
     void twoInterfacesThatDisagreeFailStartupInEitherOrder() {
         for (Class<?> type : new Class<?>[] {LeftThenRight.class, RightThenLeft.class}) {
             assertThatThrownBy(() -> context(type).close()).isInstanceOf(FencingConfigurationException.class)
-                    .hasMessageContaining("@Fenced on InheritedFenceTest." + type.getSimpleName() + ".go() is ambiguous")
+                    .hasMessageContaining("@Fenced on InheritedFenceTest." + type.getSimpleName()
+                            + ".go() is ambiguous")
                     .hasMessageContaining("@Fenced(resource = \"left\") on InheritedFenceTest.Left.go()")
                     .hasMessageContaining("@Fenced(resource = \"right\") on InheritedFenceTest.Right.go()")
                     .hasMessageContaining("annotate InheritedFenceTest." + type.getSimpleName() + ".go() itself");
@@ -300,7 +301,8 @@ class InheritedFenceTest {
     void anUnrelatedSuperclassAndInterfaceThatDisagreeFailStartup() {
         assertThatThrownBy(() -> context(DerivedAndRight.class).close())
                 .isInstanceOf(FencingConfigurationException.class)
-                .hasMessageContaining("is ambiguous").hasMessageContaining("\"base\"").hasMessageContaining("\"right\"");
+                .hasMessageContaining("is ambiguous").hasMessageContaining("\"base\"")
+                .hasMessageContaining("\"right\"");
     }
 
     @Test

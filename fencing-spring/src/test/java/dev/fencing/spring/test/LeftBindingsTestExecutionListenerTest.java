@@ -164,7 +164,9 @@ class LeftBindingsTestExecutionListenerTest {
         events.assertStatistics(stats -> stats.started(4).succeeded(3).failed(1));
         events.assertThatEvents().haveExactly(1, event(test("leaksABinding"), finishedWithFailure(
                 instanceOf(AssertionError.class),
-                message(m -> m.contains("LeakingSuite.leaksABinding() (or its @BeforeEach or @AfterEach methods) left fencing tokens bound on its thread")
+                message(m ->
+                        m.contains("LeakingSuite.leaksABinding() (or its @BeforeEach or @AfterEach methods) "
+                                + "left fencing tokens bound on its thread")
                         && m.contains("accounts:15") && m.contains("leaky-test")
                         && m.contains("FencingContext.bind(token)")))));
         assertThat(EMPTY_AT_START).containsExactly(true, true);

@@ -62,7 +62,8 @@ public final class MarkdownSummary {
                 md.append("- ... and ").append(anomalies.size() - LISTED).append(" more (summary.json lists all)\n");
             }
         }
-        md.append("\n## Availability\n\n| stretch | seconds | ok | fail | info | ok rate |\n|---|---|---|---|---|---|\n");
+        md.append("\n## Availability\n\n"
+                + "| stretch | seconds | ok | fail | info | ok rate |\n|---|---|---|---|---|---|\n");
         Availability availability = result.availability();
         row(md, availability.all());
         row(md, availability.outside());

@@ -245,7 +245,8 @@ abstract class AbstractLockService implements LockService {
         Member member = member(name);
         synchronized (lifecycle) {
             if (closed || !started) {
-                throw new IllegalStateException(name() + " at " + directory + " is " + (closed ? "closed" : "not started"));
+                throw new IllegalStateException(name() + " at " + directory + " is "
+                        + (closed ? "closed" : "not started"));
             }
             member.kill();
             try {

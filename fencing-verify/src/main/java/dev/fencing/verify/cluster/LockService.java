@@ -64,7 +64,9 @@ public interface LockService extends AutoCloseable {
     /** The pid of the member's process, or -1 when it is not running. */
     long pid(String member);
 
-    /** The pid of every member process this service started, restarts included, dead or alive: to check none is left. */
+    /**
+     * The pid of every member process this service started, restarts included, dead or alive: to check none is left.
+     */
     List<Long> launchedPids();
 
     /** Where the members' data directories, configuration and logs are. */

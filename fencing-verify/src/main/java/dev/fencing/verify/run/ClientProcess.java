@@ -18,8 +18,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A client JVM: {@link ClientMain} started with this JVM's class path and flags that keep its start cheap. A thread
- * reads its standard output ({@code ready}, {@code in}, {@code write}, {@code out}); its standard error goes to a log file; closing
- * its standard input tells it to stop after the operation in flight.
+ * reads its standard output ({@code ready}, {@code in}, {@code write}, {@code out}); its standard error goes to a log
+ * file; closing its standard input tells it to stop after the operation in flight.
  */
 final class ClientProcess implements Target {
 

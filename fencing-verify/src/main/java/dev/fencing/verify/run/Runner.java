@@ -114,7 +114,8 @@ public final class Runner {
         long started = System.nanoTime();
         Random random = new Random(config.seed());
         String id = HexFormat.of().toHexDigits(random.nextInt());
-        String name = config.workload() + "-" + config.issuer() + "-" + config.store() + "-fence-" + (config.fence() ? "on" : "off") + "-"
+        String name = config.workload() + "-" + config.issuer() + "-" + config.store() + "-fence-"
+                + (config.fence() ? "on" : "off") + "-"
                 + LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss")) + "-" + id;
         Path dir = config.outDir() != null ? config.outDir() : config.outRoot().resolve(name);
         Files.createDirectories(dir);

@@ -18,7 +18,8 @@ class AvailabilityCheckTest {
                 .nemesis("stop", "pause", "client-2")
                 .invoke(3, 0, "add", "s", 4L).info(3, 0, "add", "s", "timeout")       // outside
                 .nemesis("start", "kill", "client-3")
-                .invoke(3, 1, "add", "s", 5L);                                        // never completed: info, in the kill
+                .invoke(3, 1, "add", "s", 5L);                                        // never completed: info,
+                                                                                      // in the kill
         Availability availability = check.measure(h.build());
 
         assertThat(availability.all()).extracting(WindowStats::ok, WindowStats::fail, WindowStats::info)

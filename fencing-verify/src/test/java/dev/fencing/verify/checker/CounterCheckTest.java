@@ -36,7 +36,8 @@ class CounterCheckTest {
         CheckReport report = check.check(increments().call(1, 1, "read", "c", null, 2L).build());
         assertThat(report.anomalies()).singleElement().satisfies(a -> {
             assertThat(a.kind()).isEqualTo(AnomalyKind.COUNTER_OUT_OF_RANGE);
-            assertThat(a.description()).contains("final value 2 outside [3, 5]").contains("1 acknowledged increments lost");
+            assertThat(a.description()).contains("final value 2 outside [3, 5]")
+                    .contains("1 acknowledged increments lost");
             assertThat(a.events()).hasSize(1);
         });
     }

@@ -64,7 +64,8 @@ class AnyAddressTest {
     void etcdClientsOnAnotherAddress() throws Exception {
         EtcdCluster etcd = new EtcdCluster(runDir("etcd-any"), 3, true);
         String host = otherAddress().orElse(null);
-        assertThat(etcd.clientAddress("10.1.2.1")).matches("(http://10\\.1\\.2\\.1:\\d+,){2}http://10\\.1\\.2\\.1:\\d+");
+        assertThat(etcd.clientAddress("10.1.2.1"))
+                .matches("(http://10\\.1\\.2\\.1:\\d+,){2}http://10\\.1\\.2\\.1:\\d+");
         List<Integer> ports = etcd.ports();
         try (etcd) {
             etcd.start();

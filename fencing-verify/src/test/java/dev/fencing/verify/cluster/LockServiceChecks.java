@@ -55,7 +55,8 @@ final class LockServiceChecks {
      * No process the service ever started is alive or a child of this JVM, and nothing listens on its ports (a
      * killed process's sockets close with it; the wait covers the kernel's cleanup).
      */
-    static void assertNothingLeft(LockService service, List<Long> pids, List<Integer> ports) throws InterruptedException {
+    static void assertNothingLeft(LockService service, List<Long> pids, List<Integer> ports)
+            throws InterruptedException {
         assertThat(pids).isNotEmpty();
         for (long pid : pids) {
             assertThat(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false))

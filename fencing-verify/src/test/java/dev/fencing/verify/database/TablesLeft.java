@@ -14,7 +14,8 @@ public final class TablesLeft {
     public static int count(Database db, String prefix) throws SQLException {
         String sql = db.kind() == DatabaseKind.POSTGRESQL
                 ? "SELECT count(*) FROM pg_tables WHERE tablename LIKE ?"
-                : "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() AND table_name LIKE ?";
+                : "SELECT count(*) FROM information_schema.tables WHERE table_schema = DATABASE() "
+                        + "AND table_name LIKE ?";
         try (Connection c = db.connect(); PreparedStatement p = c.prepareStatement(sql)) {
             p.setString(1, prefix + "\\_%");
             try (ResultSet r = p.executeQuery()) {

@@ -98,7 +98,8 @@ class JdbcToZooKeeperMigrationTest {
         cutover.sideBySide(a, offset, 10, 20);
 
         cutover.assertSafeSwitch();
-        assertThat(cutover.refusedOf("A")).as("the clients overlapped: A's late writes are refused as stale once B wrote")
+        assertThat(cutover.refusedOf("A"))
+                .as("the clients overlapped: A's late writes are refused as stale once B wrote")
                 .isNotEmpty().allMatch(Cutover.Refused::stale);
         // a restart of an instance configured with a mistyped base refuses to start
         assertThatThrownBy(() -> OffsetTokenIssuer.establish(b, new JdbcIssuerBase(dataSource, baseTable),

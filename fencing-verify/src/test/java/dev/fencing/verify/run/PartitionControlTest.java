@@ -31,8 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PartitionControlTest {
 
     /**
-     * Run again once when the first run finds nothing, as {@code LockSetControlTest}'s controls are: a strike lands on a
-     * random fresh holder, and on a loaded machine (a CI run that also downloads) none of a run's 8 strikes may cut
+     * Run again once when the first run finds nothing, as {@code LockSetControlTest}'s controls are: a strike lands on
+     * a random fresh holder, and on a loaded machine (a CI run that also downloads) none of a run's 8 strikes may cut
      * one off while it is still inside its critical section (seen once: 47 adds, 8 strikes, 0 lost). A second valid run
      * fails the test.
      */

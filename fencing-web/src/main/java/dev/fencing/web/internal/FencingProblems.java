@@ -159,7 +159,9 @@ public final class FencingProblems {
         return storeRefused(e, true);
     }
 
-    /** {@link #storeRefused(FenceStoreException)}, for a caller that may send tokens or not ({@link #transientFailure}). */
+    /**
+     * {@link #storeRefused(FenceStoreException)}, for a caller that may send tokens or not ({@link #transientFailure}).
+     */
     public static ResponseEntity<ProblemDetail> storeRefused(FenceStoreException e, boolean callerMaySend) {
         if (e instanceof TransientFenceFailure failure) {
             return retryLater(transientFailure(failure, e.getMessage(), callerMaySend));
@@ -180,7 +182,8 @@ public final class FencingProblems {
                 + "fence store cannot check it atomically with the write (no transaction, where the store needs the "
                 + "caller's; another transaction manager's; a read-only one; one whose connection is in "
                 + "autocommit), so its "
-                + "token was not checked; the call did not run. The server log says which and what to change", NO_TRANSACTION_TYPE, "Fenced write outside a transaction", e.resource());
+                + "token was not checked; the call did not run. The server log says which and what to change",
+                NO_TRANSACTION_TYPE, "Fenced write outside a transaction", e.resource());
     }
 
     /**
@@ -467,13 +470,14 @@ public final class FencingProblems {
     static final String SERVLET_ADVICE = "bind one with FencingContext.bind(...)";
 
     /** What the WebFlux stack's 428 says instead of {@link #SERVLET_ADVICE}. */
-    static final String REACTIVE_ADVICE = "put one in the Reactor Context with contextWrite(ReactiveFencing.bind(token)), "
-            + "or send it in the Fencing-Token header on a path a FencingTokenWebFilter covers,";
+    static final String REACTIVE_ADVICE = "put one in the Reactor Context with "
+            + "contextWrite(ReactiveFencing.bind(token)), or send it in the Fencing-Token header on a path a "
+            + "FencingTokenWebFilter covers,";
 
     /**
-     * 428 on the WebFlux stack: as {@link #missing}, its detail naming {@code contextWrite(ReactiveFencing.bind(token))}
-     * and the {@code FencingTokenWebFilter} instead of {@code FencingContext.bind(...)}, which binds nothing a
-     * reactive pipeline reads.
+     * 428 on the WebFlux stack: as {@link #missing}, its detail naming
+     * {@code contextWrite(ReactiveFencing.bind(token))} and the {@code FencingTokenWebFilter} instead of
+     * {@code FencingContext.bind(...)}, which binds nothing a reactive pipeline reads.
      */
     public static ProblemDetail missingReactive(MissingTokenException e, String headerIgnored) {
         ProblemDetail problem = missing(e, headerIgnored);

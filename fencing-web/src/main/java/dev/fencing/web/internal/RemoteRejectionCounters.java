@@ -9,9 +9,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * The caller's {@value RemoteRefusals#REMOTE_REJECTIONS} counters, tags {@code resource} (the base
  * resource name, as the remote fence's {@code fencing.checks} counts it: the effective resource up to its first
  * {@code :}) and {@code outcome} = stale | duplicate | out-of-range | missing | forged. Each counter is registered on
- * the first rejection of its (resource, outcome) and kept in a map, so a repeated rejection builds nothing; nothing here runs on a call that
- * was not refused. The resource names come from remote answers, so past {@value #MAX_RESOURCES} distinct names
- * further ones share the tag {@value #OTHER}. A failing meter never breaks the call.
+ * the first rejection of its (resource, outcome) and kept in a map, so a repeated rejection builds nothing; nothing
+ * here runs on a call that was not refused. The resource names come from remote answers, so past
+ * {@value #MAX_RESOURCES} distinct names further ones share the tag {@value #OTHER}. A failing meter never breaks the
+ * call.
  */
 final class RemoteRejectionCounters {
 

@@ -44,8 +44,8 @@ import java.util.function.Predicate;
  * empty token set, whatever the context held. With Reactor's automatic context propagation on, blocking code inside
  * the chain's operators sees them on its thread too ({@code FencingContext}), the context key being the one
  * context-propagation uses. The parsing, the answers and the counters are those of the servlet
- * {@link FencingTokenFilter}: a malformed header gets 400 (problem type {@link FencingTokenFilter#MALFORMED_TOKEN_TYPE})
- * and the request goes no further.
+ * {@link FencingTokenFilter}: a malformed header gets 400 (problem type
+ * {@link FencingTokenFilter#MALFORMED_TOKEN_TYPE}) and the request goes no further.
  *
  * <p>Accept this header only from trusted callers, so the filter is built in one of two ways:
  * {@link #FencingTokenWebFilter(Predicate)} (the predicate says which exchanges may carry tokens, for example those

@@ -65,7 +65,8 @@ class FencingProblemsTest {
         TokenRejectedException atCommit = before.afterBody(true);
         assertThat(FencingProblems.rejected(before, true).getProperties()).containsEntry("afterBody", false);
         assertThat(FencingProblems.rejected(atCommit, true).getProperties()).containsEntry("afterBody", true);
-        assertThat(FencingProblems.rejected(atCommit, true).getDetail()).contains("checked at the transaction's commit");
+        assertThat(FencingProblems.rejected(atCommit, true).getDetail())
+                .contains("checked at the transaction's commit");
         assertThat(FencingProblems.rejected(before, false).getDetail()).contains("did not run")
                 .doesNotContain("had run")
                 // the service's own token, however it was bound; a counter reset is named beside a newer holder

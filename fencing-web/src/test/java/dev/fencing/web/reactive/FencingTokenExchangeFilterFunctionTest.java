@@ -131,7 +131,8 @@ class FencingTokenExchangeFilterFunctionTest {
         assertThat(fromThread.isUsed()).isTrue();
 
         TokenUse unanswered = new TokenUse();
-        Mono<ClientResponse> refused = new FencingTokenExchangeFilterFunction().filter(post("http://ledger.internal/pay"),
+        Mono<ClientResponse> refused = new FencingTokenExchangeFilterFunction()
+                .filter(post("http://ledger.internal/pay"),
                 request -> Mono.error(new java.net.ConnectException("Connection refused")));
         try (FencingScope ignored = FencingContext.bindAcquired(ORDERS, unanswered)) {
             assertThatThrownBy(() -> refused.block(Duration.ofSeconds(10))).hasRootCauseInstanceOf(

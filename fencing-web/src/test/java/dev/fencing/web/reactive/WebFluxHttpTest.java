@@ -293,7 +293,8 @@ class WebFluxHttpTest {
     void withTheFilterOnInternalPathsAPublicPathsMissingTokenIsTheServicesOwn() {
         RouterFunction<ServerResponse> routes = RouterFunctions.route()
                 .GET("/pay", request -> Mono.error(new MissingTokenException("accounts:1", "Ledger.pay(long)")))
-                .GET("/internal/pay", request -> Mono.error(new MissingTokenException("accounts:1", "Ledger.pay(long)")))
+                .GET("/internal/pay", request ->
+                        Mono.error(new MissingTokenException("accounts:1", "Ledger.pay(long)")))
                 .GET("/stale", request -> Mono.error(new dev.fencing.rule.StaleTokenException("accounts:1",
                         new dev.fencing.token.FencingToken("accounts:1", 3, "host-7/lease-42"), 9, "Ledger.pay(long)")))
                 .GET("/internal/stale", request -> Mono.error(new dev.fencing.rule.StaleTokenException("accounts:1",

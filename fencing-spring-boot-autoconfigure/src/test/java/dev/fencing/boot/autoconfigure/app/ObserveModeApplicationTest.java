@@ -281,7 +281,8 @@ class ObserveModeApplicationTest {
     @Test
     void observeWithCheckAtCommitFailsStartup() {
         assertThatThrownBy(() -> start("fencing.mode=observe", "fencing.store.jdbc.check-at-commit=true").close())
-                .hasStackTraceContaining("check-at-commit").hasStackTraceContaining("observe mode as the default of every resource");
+                .hasStackTraceContaining("check-at-commit")
+                .hasStackTraceContaining("observe mode as the default of every resource");
     }
 
     private static double count(MeterRegistry registry, String outcome, String enforced) {
