@@ -16,7 +16,7 @@ import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
  * {@code ThreadPoolTaskScheduler} does with every task: the context captured then is set around each run, and what a
  * run leaves bound is closed and reported ({@code fencing.scopes.left}, {@code carrier=executor}) when it ends.
  */
-final class DecoratedFixedDelayTaskScheduler extends SimpleAsyncTaskScheduler {
+class DecoratedFixedDelayTaskScheduler extends SimpleAsyncTaskScheduler {
 
     private TaskDecorator decorator;
 

@@ -17,7 +17,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * returns, before Spring schedules the next run. Fixed-rate and fixed-delay tasks are decorated once, when scheduled,
  * and need nothing more.
  */
-final class TriggerLeftScopesTaskScheduler extends ThreadPoolTaskScheduler {
+class TriggerLeftScopesTaskScheduler extends ThreadPoolTaskScheduler {
 
     private static final String PLACE = "A scheduled task (a cron or Trigger task on Boot's taskScheduler)";
 
