@@ -9,12 +9,18 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionEvaluationReport;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnThreading;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
 import org.springframework.boot.task.SimpleAsyncTaskSchedulerBuilder;
 import org.springframework.boot.task.ThreadPoolTaskSchedulerBuilder;
 import org.springframework.boot.thread.Threading;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
 import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
+import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
@@ -34,7 +40,8 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * </ul>
  * After Boot's task execution configuration, whose {@code applicationTaskExecutor} would back off for a scheduler
  * defined before it (it is an {@code Executor}), and before Boot's task scheduling configuration. An application's own
- * {@code TaskScheduler} or {@code ScheduledExecutorService} bean makes it back off.
+ * {@code TaskScheduler} or {@code ScheduledExecutorService} bean makes it back off, and so does excluding Boot's task
+ * scheduling configuration (which defines the builders): Boot then defines no {@code taskScheduler} either.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration",
         beforeName = "org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration")
@@ -42,7 +49,11 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @ConditionalOnBean(name = "org.springframework.scheduling.config.internalScheduledAnnotationProcessor")
 @ConditionalOnMissingBean({TaskScheduler.class, ScheduledExecutorService.class})
+@Conditional(FencingTaskSchedulingAutoConfiguration.BootTaskSchedulingNotExcluded.class)
 public class FencingTaskSchedulingAutoConfiguration {
+
+    private static final String BOOT_TASK_SCHEDULING =
+            "org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration";
 
     /** Boot's platform-thread {@code taskScheduler}, built by Boot's builder, closing what a trigger run left. */
     @Bean(name = "taskScheduler")
@@ -57,5 +68,21 @@ public class FencingTaskSchedulingAutoConfiguration {
     @ConditionalOnThreading(Threading.VIRTUAL)
     SimpleAsyncTaskScheduler taskSchedulerVirtualThreads(SimpleAsyncTaskSchedulerBuilder builder) {
         return builder.configure(new DecoratedFixedDelayTaskScheduler());
+    }
+
+    /**
+     * Matches unless Boot's {@code TaskSchedulingAutoConfiguration} is excluded ({@code spring.autoconfigure.exclude},
+     * {@code exclude} of {@code @SpringBootApplication} or {@code @EnableAutoConfiguration}): Boot then defines no
+     * {@code taskScheduler} and no builder for one, and Spring runs the jobs on a scheduler of its own.
+     */
+    static final class BootTaskSchedulingNotExcluded extends SpringBootCondition {
+        @Override
+        public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+            if (context.getBeanFactory() != null && ConditionEvaluationReport.get(context.getBeanFactory())
+                    .getExclusions().contains(BOOT_TASK_SCHEDULING)) {
+                return ConditionOutcome.noMatch(BOOT_TASK_SCHEDULING + " is excluded");
+            }
+            return ConditionOutcome.match(BOOT_TASK_SCHEDULING + " is not excluded");
+        }
     }
 }
