@@ -22,6 +22,7 @@ import org.springframework.context.annotation.Conditional;
 import org.springframework.core.task.support.ContextPropagatingTaskDecorator;
 import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.config.TaskManagementConfigUtils;
 import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
@@ -47,7 +48,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
         beforeName = "org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration")
 @ConditionalOnClass({ContextPropagatingTaskDecorator.class, SimpleAsyncTaskSchedulerBuilder.class})
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
-@ConditionalOnBean(name = "org.springframework.scheduling.config.internalScheduledAnnotationProcessor")
+@ConditionalOnBean(name = TaskManagementConfigUtils.SCHEDULED_ANNOTATION_PROCESSOR_BEAN_NAME)
 @ConditionalOnMissingBean({TaskScheduler.class, ScheduledExecutorService.class})
 @Conditional(FencingTaskSchedulingAutoConfiguration.BootTaskSchedulingNotExcluded.class)
 public class FencingTaskSchedulingAutoConfiguration {
