@@ -368,19 +368,36 @@ class R2dbcMariaDbChecksAgainTest extends R2dbcMariaDbDeadlockFixture {
         ConnectionPool one = (ConnectionPool) ConnectionFactories.get(
                 "r2dbc:pool:mariadb://root@127.0.0.1:3306/test?maxSize=1");
         try {
-            DatabaseClient client = DatabaseClient.create(one);
-            TransactionalOperator onOne = TransactionalOperator.create(new R2dbcTransactionManager(one));
-            R2dbcFenceStore onOneStore = R2dbcFenceStore.builder(one).table(fence).build();
-            Mono<String> autocommit = client.sql("SELECT @@autocommit").map(row -> String.valueOf(row.get(0))).one();
             String r = "cancel-" + System.nanoTime();
+            int replaced = 0;
             for (int i = 0; i < 60; i++) {
+                TransactionalOperator onOne = TransactionalOperator.create(new R2dbcTransactionManager(one));
+                R2dbcFenceStore onOneStore = R2dbcFenceStore.builder(one).table(fence).build();
                 FencingToken token = new FencingToken(r, 1 + i, "h");
                 outcome(onOne.transactional(onOneStore.fence(r, token, insert(r, token).flux()))
                         .timeout(Duration.ofNanos(200_000L * (i % 15))));
                 // the cancelled transaction's rollback and clean-up run after the timeout's error: wait for them
                 Thread.sleep(30);
-                assertThat(autocommit.block(STEP)).as("after transaction %s", i).isEqualTo("1");
+                Mono<String> autocommit = DatabaseClient.create(one).sql("SELECT @@autocommit")
+                        .map(row -> String.valueOf(row.get(0))).one();
+                String setting;
+                try {
+                    setting = autocommit.block(Duration.ofSeconds(10));
+                } catch (IllegalStateException lost) {
+                    // a transaction cancelled as it takes its connection can keep it for ever (Spring R2DBC and
+                    // r2dbc-pool, seen with PostgreSQL with and without the fence: R2dbcPostgresCancelledWriteTest),
+                    // leaving this pool of one empty (a CI run waited 60 s here): a new pool takes its place, a
+                    // few times at most; a connection given back at autocommit 0 still fails below
+                    one.dispose();
+                    one = (ConnectionPool) ConnectionFactories.get(
+                            "r2dbc:pool:mariadb://root@127.0.0.1:3306/test?maxSize=1");
+                    assertThat(++replaced).as("pools of one whose connection a cancelled transaction kept")
+                            .isLessThanOrEqualTo(3);
+                    continue;
+                }
+                assertThat(setting).as("after transaction %s", i).isEqualTo("1");
             }
+            DatabaseClient client = DatabaseClient.create(one);
             // a transaction cancelled during its begin can leave the connection in a transaction for a moment, its
             // begin or rollback still on its way (under load, even after the connection said it was in none), with or
             // without a fenced call in it (Spring's cancellation, not the store's: plain transactions do it too): a
