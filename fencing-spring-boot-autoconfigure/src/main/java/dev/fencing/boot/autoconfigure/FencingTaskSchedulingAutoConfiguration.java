@@ -45,7 +45,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
  * scheduling configuration (which defines the builders): Boot then defines no {@code taskScheduler} either.
  */
 @AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration",
-        beforeName = "org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration")
+        beforeName = FencingTaskSchedulingAutoConfiguration.BOOT_TASK_SCHEDULING)
 @ConditionalOnClass({ContextPropagatingTaskDecorator.class, SimpleAsyncTaskSchedulerBuilder.class})
 @ConditionalOnBooleanProperty(name = "fencing.enabled", matchIfMissing = true)
 @ConditionalOnBean(name = TaskManagementConfigUtils.SCHEDULED_ANNOTATION_PROCESSOR_BEAN_NAME)
@@ -53,7 +53,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 @Conditional(FencingTaskSchedulingAutoConfiguration.BootTaskSchedulingNotExcluded.class)
 public class FencingTaskSchedulingAutoConfiguration {
 
-    private static final String BOOT_TASK_SCHEDULING =
+    static final String BOOT_TASK_SCHEDULING =
             "org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration";
 
     /** Boot's platform-thread {@code taskScheduler}, built by Boot's builder, closing what a trigger run left. */
