@@ -20,6 +20,7 @@ import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
 import org.springframework.boot.actuate.endpoint.EndpointId;
 import org.springframework.boot.actuate.endpoint.SanitizingFunction;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.web.PathMappedEndpoints;
 import org.apache.commons.logging.LogFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.AnyNestedCondition;
@@ -27,6 +28,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
@@ -125,6 +127,22 @@ public class FencingActuatorAutoConfiguration {
         @Bean
         static StrictWriteBodies fencingStrictWriteBodies() {
             return new StrictWriteBodies();
+        }
+
+        /**
+         * On WebFlux, a path with a ';' answers 400 before the operation runs (WebFlux drops a path parameter before
+         * the operation sees the path, where {@link StrictWriteBodies} cannot look).
+         */
+        @Configuration(proxyBeanMethods = false)
+        @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+        @ConditionalOnClass(name = "org.springframework.web.server.WebFilter")
+        static class ReactivePathConfiguration {
+
+            @Bean
+            ActuatorPathParameterFilter fencingActuatorPathParameterFilter(
+                    ObjectProvider<PathMappedEndpoints> endpoints) {
+                return new ActuatorPathParameterFilter(SingletonSupplier.of(endpoints::getIfAvailable));
+            }
         }
 
         /** Fed by the fence guard only when a check rejects (a {@code RejectionListener}). */

@@ -27,7 +27,8 @@ import java.util.stream.Collectors;
  * lets it replace the body's) or a body key replacing the resource of the path (the log and any path-based rule named
  * another resource than the one changed). A read or a write whose path has a ';' is refused too, on the servlet stack:
  * the server drops what follows it as a path parameter, so {@code accounts:1;v=2} was read and reset as
- * {@code accounts:1}.
+ * {@code accounts:1} (on WebFlux, {@link ActuatorPathParameterFilter} refuses it, as the operation never sees the
+ * request there).
  */
 final class StrictWriteBodies implements OperationInvokerAdvisor {
 
@@ -100,6 +101,21 @@ final class StrictWriteBodies implements OperationInvokerAdvisor {
         return SERVLET ? Servlet.problem(arguments, selectors) : null;
     }
 
+    /**
+     * Why a raw request path with a ';' cannot be served (on either web stack): the server reads what follows it, up
+     * to the next '/', as a path parameter and drops it, so {@code accounts:1;v=2} would be read or lowered as
+     * {@code accounts:1}. {@code null} when the raw path has none.
+     */
+    static String pathParameterProblem(String rawPath) {
+        if (rawPath == null || rawPath.indexOf(';') < 0) {
+            return null;
+        }
+        return "the path '" + dev.fencing.token.FencingToken.printable(rawPath) + "' has a ';', which the server "
+                + "reads as the start of a path parameter and drops up to the next '/', so the operation would "
+                + "see another resource than the one in the path (accounts:1;v=2 read as accounts:1): write a ';' "
+                + "of a resource as %3B (/actuator/fencing/accounts:1%3Bv=2)";
+    }
+
     /** The known key {@code key} is probably meant for, as a hint: one differing in case or in a letter or two. */
     private static String meant(String key, Set<String> known) {
         String lower = key.toLowerCase(Locale.ROOT);
@@ -158,15 +174,7 @@ final class StrictWriteBodies implements OperationInvokerAdvisor {
          * the raw path has none ({@code %3B} is a ';' in the resource, and arrives as one).
          */
         static String pathParameter(jakarta.servlet.http.HttpServletRequest request) {
-            String uri = request.getRequestURI();
-            int semicolon = uri == null ? -1 : uri.indexOf(';');
-            if (semicolon < 0) {
-                return null;
-            }
-            return "the path '" + dev.fencing.token.FencingToken.printable(uri) + "' has a ';', which the server "
-                    + "reads as the start of a path parameter and drops up to the next '/', so the operation would "
-                    + "see another resource than the one in the path (accounts:1;v=2 read as accounts:1): write a ';' "
-                    + "of a resource as %3B (/actuator/fencing/accounts:1%3Bv=2)";
+            return pathParameterProblem(request.getRequestURI());
         }
     }
 }

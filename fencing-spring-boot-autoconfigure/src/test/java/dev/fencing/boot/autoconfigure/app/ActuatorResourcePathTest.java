@@ -4,6 +4,7 @@ import dev.fencing.annotation.Fenced;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.springframework.boot.WebApplicationType;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
@@ -23,8 +24,8 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Resource names that a URL path changes, through {@code /actuator/fencing/{resource}} over real HTTP (Tomcat) on
- * PostgreSQL.
+ * Resource names that a URL path changes, through {@code /actuator/fencing/{resource}} over real HTTP (Tomcat, and
+ * Netty for WebFlux) on PostgreSQL.
  */
 @Timeout(120)
 class ActuatorResourcePathTest {
@@ -82,7 +83,23 @@ class ActuatorResourcePathTest {
      */
     @Test
     void aSemicolonInTheResourcePathIsRefusedNotReadAsAnotherResource() throws Exception {
-        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class).properties(
+        semicolonRefused(WebApplicationType.SERVLET);
+    }
+
+    /** On WebFlux too: a POST to {@code accounts:1;v=2} lowered {@code accounts:1} from 100 to 3. */
+    @Test
+    void aSemicolonInTheResourcePathIsRefusedOnWebFlux() throws Exception {
+        semicolonRefused(WebApplicationType.REACTIVE);
+    }
+
+    /** On WebFlux with the actuator on a management port of its own (a child context). */
+    @Test
+    void aSemicolonInTheResourcePathIsRefusedOnWebFluxsManagementPort() throws Exception {
+        semicolonRefused(WebApplicationType.REACTIVE, "management.server.port=0");
+    }
+
+    private void semicolonRefused(WebApplicationType type, String... more) throws Exception {
+        try (ConfigurableApplicationContext context = new SpringApplicationBuilder(App.class).web(type).properties(
                 "server.port=0", "spring.main.banner-mode=off", "spring.flyway.enabled=false",
                 "spring.autoconfigure.exclude=org.springframework.boot.r2dbc.autoconfigure.R2dbcAutoConfiguration",
                 "spring.datasource.url=" + URL, "spring.datasource.username=postgres",
@@ -90,21 +107,26 @@ class ActuatorResourcePathTest {
                 "fencing.issuer.type=jdbc", "fencing.issuer.jdbc.table=" + leaseTable,
                 "fencing.issuer.jdbc.initialize-schema=always",
                 "management.endpoints.web.exposure.include=fencing",
-                "fencing.admin.enabled=true", "fencing.admin.allow-unsecured=true").run()) {
-            int port = ((WebServerApplicationContext) context).getWebServer().getPort();
+                "fencing.admin.enabled=true", "fencing.admin.allow-unsecured=true").properties(more).run()) {
+            String management = context.getEnvironment().getProperty("local.management.port");
+            int port = management != null ? Integer.parseInt(management)
+                    : ((WebServerApplicationContext) context).getWebServer().getPort();
             insert("accounts:1", 100);
             insert("accounts:1;v=2", 50);
 
             // Tomcat and Spring drop a path parameter (';' to the next '/'): this lowered accounts:1 from 100 to 3
             HttpResponse<String> misread = send(port, "accounts:1;v=2",
                     "{\"to\": 3, \"override\": true, \"force\": true}");
-            assertThat(misread.statusCode()).isEqualTo(400);
+            assertThat(misread.statusCode()).as(misread.body()).isEqualTo(400);
             assertThat(misread.body()).contains("';'", "%3B", "nothing changed");
+            HttpResponse<String> modeSwitch = send(port, "accounts:1;v=2", "{\"mode\": \"observe\"}");
+            assertThat(modeSwitch.statusCode()).as(modeSwitch.body()).isEqualTo(400);
             HttpResponse<String> read = send(port, "accounts:1;v=2", null);
             assertThat(read.statusCode()).isEqualTo(400);
-            assertThat(read.body()).contains("%3B");
+            assertThat(read.body()).contains("%3B", "nothing was read");
             assertThat(maxSeen("accounts:1")).isEqualTo(100);
             assertThat(maxSeen("accounts:1;v=2")).isEqualTo(50);
+            assertThat(send(port, "accounts:1", null).body()).contains("\"maxSeen\":100", "\"mode\":\"enforce\"");
 
             // written as %3B, the resource is the one named
             HttpResponse<String> encoded = send(port, "accounts:1%3Bv=2",
