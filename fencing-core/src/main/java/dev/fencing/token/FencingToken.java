@@ -137,7 +137,7 @@ public record FencingToken(String resource, long value, String holder, TokenSign
         try {
             return new FencingToken(resource, value, holder, signature);
         } catch (IllegalArgumentException e) {
-            throw new TokenFormatException("Malformed fencing token '" + s + "': " + e.getMessage(), e);
+            throw new TokenFormatException("Malformed fencing token '" + shorten(s) + "': " + e.getMessage(), e);
         }
     }
 
@@ -236,7 +236,8 @@ public record FencingToken(String resource, long value, String holder, TokenSign
                     .decode(ByteBuffer.wrap(bytes.toByteArray()))
                     .toString();
         } catch (CharacterCodingException e) {
-            throw new TokenFormatException("Malformed fencing token '" + s + "': " + what + " is not valid UTF-8", e);
+            throw new TokenFormatException("Malformed fencing token '" + shorten(s) + "': " + what
+                    + " is not valid UTF-8", e);
         }
     }
 
@@ -334,8 +335,14 @@ public record FencingToken(String resource, long value, String holder, TokenSign
                 + "; expected resource#value@holder, optionally followed by !keyId.signature");
     }
 
+    /**
+     * {@code s} as a parse error shows it: cut at the first {@code !}, where a signature part may begin (the signature
+     * with the other parts is a credential, and messages reach 400 answers and logs), then at 200 characters.
+     */
     private static String shorten(String s) {
-        return printable(s.length() > 200 ? s.substring(0, 200) + "..." : s);
+        int bang = s.indexOf(SIGNATURE_SEPARATOR);
+        String shown = bang < 0 ? s : s.substring(0, bang) + SIGNATURE_SEPARATOR + "...";
+        return printable(shown.length() > 200 ? shown.substring(0, 200) + "..." : shown);
     }
 
     private static final char SIGNATURE_SEPARATOR = '!';

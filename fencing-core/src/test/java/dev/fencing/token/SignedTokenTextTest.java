@@ -1,6 +1,7 @@
 package dev.fencing.token;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.util.Arrays;
 
@@ -54,6 +55,19 @@ class SignedTokenTextTest {
         assertThatThrownBy(() -> FencingToken.parse(base + "!k1." + "A".repeat(88)))
                 .hasMessageContaining("66 bytes");
         assertThat(FencingToken.parse(base + "!k1.AA").signature().bytes()).containsExactly(0);
+    }
+
+    @Test
+    @Timeout(10)
+    void aTokenMalformedBeforeItsSignatureIsNamedWithoutTheSignature() {
+        // a genuine signature on a mangled token (a padded value, a proxy's edit): the message goes into 400 answers
+        // and logs, and the signature with the token's other parts is a valid credential
+        String sig = "!k1.q6urq6urq6urq6urq6urq6urq6urq6urq6urq6urq6s";
+        for (String text : new String[] {"accounts#034@h" + sig, "accounts#+34@h" + sig, "accounts #34@h" + sig,
+                "%20#34@h" + sig, "accounts%01#34@h" + sig, "accounts#34@h%FF" + sig, "accounts#0@h" + sig}) {
+            assertThatThrownBy(() -> FencingToken.parse(text)).as(text).isInstanceOf(TokenFormatException.class)
+                    .message().doesNotContain("q6urq6urq6").contains("!...");
+        }
     }
 
     @Test
