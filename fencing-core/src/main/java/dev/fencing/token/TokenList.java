@@ -71,7 +71,7 @@ public final class TokenList {
                 FencingToken token = FencingToken.parse(entry);
                 if (!resources.add(token.resource())) {
                     throw new TokenFormatException(carrier + " has two entries for resource '"
-                            + token.resource() + "'");
+                            + FencingToken.printable(token.resource()) + "'");
                 }
                 tokens.add(token);
             }

@@ -1,6 +1,7 @@
 package dev.fencing.token;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.util.Arrays;
 import java.util.List;
@@ -38,5 +39,15 @@ class TokenListTest {
                 .hasMessage(carrier + " has two entries for resource 'accounts:42'");
         assertThatThrownBy(() -> TokenList.parse(carrier, List.of("accounts:42#x@p")))
                 .isInstanceOf(TokenFormatException.class);
+    }
+
+    @Test
+    @Timeout(10)
+    void aDuplicateResourceIsNamedPrintably() {
+        // a caller's resource with a right-to-left override: the 400 detail and the log show it escaped
+        String entry = "pay%E2%80%AEevil#1@h";
+        assertThatThrownBy(() -> TokenList.parse("Fencing-Token header", List.of(entry + ", " + entry)))
+                .isInstanceOf(TokenFormatException.class).message()
+                .contains("\\u202E").doesNotContain("\u202E");
     }
 }
