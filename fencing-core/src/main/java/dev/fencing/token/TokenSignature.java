@@ -153,8 +153,12 @@ public final class TokenSignature {
         return 31 * keyId.hashCode() + Arrays.hashCode(bytes);
     }
 
+    /**
+     * The key id only, {@code keyId.}{@code \u2026}, as {@link FencingToken#toString()} shows it: with the token's
+     * other parts the signature is a credential, so it stays out of logs. {@link #toText()} gives it whole.
+     */
     @Override
     public String toString() {
-        return toText();
+        return keyId + ".\u2026";
     }
 }

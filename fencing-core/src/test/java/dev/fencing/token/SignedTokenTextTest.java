@@ -71,6 +71,15 @@ class SignedTokenTextTest {
     }
 
     @Test
+    @Timeout(10)
+    void aSignatureShowsItsKeyIdOnlyInToString() {
+        // logged by a caller ("signed with " + token.signature()): the bytes with the token's parts are a credential
+        TokenSignature signature = TokenSignature.of("k1", BYTES);
+        assertThat(signature).hasToString("k1.\u2026");
+        assertThat(signature.toText()).isEqualTo("k1.q6urq6urq6urq6urq6urq6urq6urq6urq6urq6urq6s");
+    }
+
+    @Test
     void signaturesAreCheckedWhenBuilt() {
         assertThatThrownBy(() -> TokenSignature.of("k1", new byte[0])).isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("1 to 64 bytes");
