@@ -199,6 +199,27 @@ public abstract class FenceCompactionContract {
         assertThat(compaction().familyFloor(family)).hasValue(5);
     }
 
+    /**
+     * A later compaction that folds a resource with a lower max_seen than the family's floor keeps the floor: a floor
+     * is raised to the higher of the two, never set to the batch's highest, or a token between the two would be
+     * accepted for a resource folded earlier.
+     */
+    @Test
+    @Timeout(60)
+    void aLaterCompactionNeverLowersAFloor() throws Throwable {
+        write(key(1), 70, "a");
+        pause(3000);
+        write(key(2), 10, "a");   // a row of its own below the floor about to be raised: its first token
+        // folds key 1 only, unless this thread stalls for 2.5 s before compacting (then both, and the floor is 70)
+        compaction().compact(Duration.ofMillis(2500), 100, IssuerFloors.ONE_SEQUENCE);
+        assertThat(compaction().familyFloor(family)).hasValue(70);
+        pause(20);
+        compaction().compact(Duration.ZERO, 100, IssuerFloors.ONE_SEQUENCE);   // folds key 2 (10)
+        assertThat(compaction().familyFloor(family)).hasValue(70);
+        assertThat(refusal(key(1), 11, "b")).as("11 after 70 was accepted").isInstanceOf(StaleTokenException.class);
+        assertThat(refusal(key(2), 69, "b")).isInstanceOf(StaleTokenException.class);
+    }
+
     @Test
     void batchesCommitOneByOneAndTheIssuerIsToldBeforeEachFloorRises() throws Throwable {
         for (int i = 1; i <= 5; i++) {

@@ -8,6 +8,7 @@ import dev.fencing.rule.Verdict;
 import dev.fencing.store.FenceStore;
 import dev.fencing.token.FencingToken;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -39,15 +40,27 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * }
  * }</pre>
  *
- * <p>An implementation provides {@link #store()} only: the store under test, ready to fence writes (its table or
- * server set up), the same instance on every call or a fresh one over the same data. Resources are fresh per test
- * ({@link #freshResource()}), so the store needs no cleaning between tests; a store that needs the write to run
- * inside a transaction does that in its own {@code fence} method.
+ * <p>An implementation provides {@link #store()}: the store under test, ready to fence writes (its table or
+ * server set up), the same instance on every call or a fresh one over the same data. A store whose max_seen outlives
+ * the instance (a table, a server) also overrides {@link #otherStore()} with a second instance over the same data, as
+ * another process or this one after a restart builds it: without it, a store that keeps max_seen in the instance
+ * passes. Resources are fresh per test ({@link #freshResource()}), so the store needs no cleaning between tests; a
+ * store that needs the write to run inside a transaction does that in its own {@code fence} method.
  */
 public abstract class FenceStoreContract {
 
     /** The store under test; may return the same instance every time. */
     protected abstract FenceStore store();
+
+    /**
+     * Another instance of the store over the same data, as another process (or this one after a restart) builds it:
+     * it must judge against what {@link #store()} accepted. The default is {@link #store()} itself, right for a store
+     * whose state lives in its instance only (the in-memory store); a durable or shared store overrides it, or the
+     * contract cannot tell it from one that forgets max_seen when the instance goes.
+     */
+    protected FenceStore otherStore() {
+        return store();
+    }
 
     /** A resource name no other test uses. */
     protected String freshResource() {
@@ -108,7 +121,10 @@ public abstract class FenceStoreContract {
                     assertThat(e.maxSeen()).isEqualTo(7);
                     assertThat(e.resource()).isEqualTo(r);
                 });
-        assertThat(log).containsExactly("first");
+        // the refusal left the holder alone: lease-1 still writes with 7, lease-2 is still a duplicate
+        write(r, token(r, 7, "lease-1"), log, "first again");
+        assertThatThrownBy(() -> write(r, other, log, "second again")).isInstanceOf(DuplicateTokenException.class);
+        assertThat(log).containsExactly("first", "first again");
     }
 
     @Test
@@ -140,6 +156,54 @@ public abstract class FenceStoreContract {
         assertThatThrownBy(() -> write(a, token(a, 5, "y"), log, "a5"))
                 .isInstanceOf(StaleTokenException.class);
         assertThat(log).containsExactly("a100", "b5");
+    }
+
+    /**
+     * Resource names are compared exactly: names that differ only in case or in leading or trailing spaces, and the
+     * keyed resources of one family ({@code family:1}, {@code family:2}) and the family's own name, are resources of
+     * their own (a case-insensitive or space-padding column, or a row per family, would let a smaller first token of
+     * one be refused, or a stale one accepted, because of another).
+     */
+    @Test
+    void resourcesDifferingOnlyInCaseSpacesOrKeyAreIndependent() throws Throwable {
+        String base = freshResource();
+        List<String> resources = List.of(base + ":Key", base + ":key", base + ":key ", " " + base + ":key",
+                base + ":1", base + ":2", base);
+        List<String> log = new ArrayList<>();
+        for (int i = 0; i < resources.size(); i++) {
+            String r = resources.get(i);
+            // each later resource's first token is smaller than the one before: accepted only if its state is its own
+            write(r, token(r, 100 - i, "h" + i), log, r);
+        }
+        assertThat(log).containsExactlyElementsOf(resources);
+        for (int i = 0; i < resources.size(); i++) {
+            String r = resources.get(i);
+            long below = 99 - i;
+            assertThatThrownBy(() -> write(r, token(r, below, "late"), log, "stale"))
+                    .as("'%s' still judged against its own max_seen", r).isInstanceOf(StaleTokenException.class);
+        }
+        assertThat(log).containsExactlyElementsOf(resources);
+    }
+
+    /**
+     * A second instance over the same data ({@link #otherStore()}: another process, a restart) judges against what
+     * the first accepted, and the first against what the second accepted: max_seen lives in the data, not in an
+     * instance.
+     */
+    @Test
+    void anotherInstanceOverTheSameDataJudgesAgainstWhatThisOneAccepted() throws Throwable {
+        String r = freshResource();
+        List<String> log = new ArrayList<>();
+        write(r, token(r, 10, "a"), log, "10");
+        FenceStore other = otherStore();
+        assertThatThrownBy(() -> other.fence(r, token(r, 9, "z"), () -> "9"))
+                .isInstanceOf(StaleTokenException.class);
+        assertThatThrownBy(() -> other.fence(r, token(r, 10, "z"), () -> "10 z"))
+                .isInstanceOf(DuplicateTokenException.class);
+        assertThat(other.fence(r, token(r, 11, "b"), () -> "11")).isEqualTo("11");
+        assertThatThrownBy(() -> write(r, token(r, 10, "a"), log, "10 again"))
+                .isInstanceOf(StaleTokenException.class);
+        assertThat(log).containsExactly("10");
     }
 
     @Test
@@ -196,6 +260,55 @@ public abstract class FenceStoreContract {
         assertThatThrownBy(() -> store().fence(r, token(r, 1, "a"), () -> {
             throw boom;
         })).isSameAs(boom);
+    }
+
+    /**
+     * While one write of a resource runs, no other write of it does: the check and the write are one atomic unit,
+     * not a check followed by the write once the check let go. The first write waits half a second for a second one
+     * to run, which a store that checks and then writes lets through at once; a correct store makes the second wait
+     * (a lock, a row lock), so the first sees nothing and the second runs after it. Protected as
+     * {@link #appliedOrderIsTokenOrderUnderConcurrency()} is.
+     */
+    @Test
+    @Timeout(60)
+    protected void noOtherWriteOfTheResourceRunsWhileOneIsRunning() throws Exception {
+        String r = freshResource();
+        CountDownLatch firstRunning = new CountDownLatch(1);
+        CountDownLatch secondRan = new CountDownLatch(1);
+        List<String> log = Collections.synchronizedList(new ArrayList<>());
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            Future<Boolean> first = pool.submit(() -> {
+                try {
+                    return store().fence(r, token(r, 1, "a"), () -> {
+                        firstRunning.countDown();
+                        boolean overlapped = secondRan.await(500, TimeUnit.MILLISECONDS);
+                        log.add("1");
+                        return overlapped;
+                    });
+                } catch (Throwable e) {
+                    throw new AssertionError(e);
+                }
+            });
+            assertThat(firstRunning.await(30, TimeUnit.SECONDS)).as("the first write ran").isTrue();
+            Future<?> second = pool.submit(() -> {
+                try {
+                    return store().fence(r, token(r, 2, "b"), () -> {
+                        secondRan.countDown();
+                        log.add("2");
+                        return null;
+                    });
+                } catch (Throwable e) {
+                    throw new AssertionError(e);
+                }
+            });
+            assertThat(first.get(30, TimeUnit.SECONDS)).as("the second write ran while the first was running")
+                    .isFalse();
+            second.get(30, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(log).containsExactly("1", "2");
     }
 
     /**

@@ -88,6 +88,22 @@ public abstract class ReactiveFenceStoreContract {
         assertThat(log).containsExactly("6");
     }
 
+    /**
+     * Every subscription is judged on its own: a fenced call subscribed again (a {@code retry()}, a
+     * {@code repeat()}, a second subscriber) after a larger token was accepted is refused as stale, its write not
+     * run again; a store that judged only the first subscription would let the retry write as a zombie.
+     */
+    @Test
+    void everySubscriptionIsJudgedAgain() {
+        String r = freshResource();
+        List<String> log = new ArrayList<>();
+        Flux<String> fenced = write(r, token(r, 5, "a"), log, "5");
+        StepVerifier.create(fenced).expectNext("5").expectComplete().verify(STEP);
+        accepted(r, token(r, 6, "b"), log, "6");
+        StepVerifier.create(fenced).expectError(StaleTokenException.class).verify(STEP);
+        assertThat(log).containsExactly("5", "6");
+    }
+
     @Test
     void largerTokenIsAcceptedAndAdvances() {
         String r = freshResource();

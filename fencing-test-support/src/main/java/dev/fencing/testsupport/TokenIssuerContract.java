@@ -64,9 +64,12 @@ public abstract class TokenIssuerContract {
     protected abstract void expire(Lease lease) throws Exception;
 
     /**
-     * An issuer of the same kind on the same lock service but its own connection and session, as another process
-     * would have: it sees a lock left held by {@link #issuer()} (an issuer may re-enter its own session's lock, and
-     * so hide a leak from itself). Defaults to {@link #issuer()} for an issuer that has no session.
+     * An issuer of the same kind on the same lock service but its own instance, connection and session, as another
+     * process (or this one after a restart) would have: it sees a lock left held by {@link #issuer()} (an issuer may
+     * re-enter its own session's lock, and so hide a leak from itself), and its tokens continue the same sequence
+     * ({@link #tokensIncreaseAcrossIssuersOfTheSameService()}: an issuer that counts in its instance, or starts again
+     * after a restart, fails there). Defaults to {@link #issuer()}, which checks neither: override it with a second
+     * instance whenever the issuer has state or a session of its own.
      */
     protected TokenIssuer otherIssuer() {
         return issuer();
@@ -164,6 +167,26 @@ public abstract class TokenIssuerContract {
             pool.submit(() -> next.close()).get(30, TimeUnit.SECONDS);
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    /**
+     * Tokens for one resource keep increasing whichever instance on the lock service issues them ({@link #issuer()},
+     * {@link #otherIssuer()}: two processes, or one before and after a restart): the sequence lives in the lock
+     * service, not in an instance.
+     */
+    @Test
+    @Timeout(60)
+    void tokensIncreaseAcrossIssuersOfTheSameService() {
+        String r = freshResource();
+        long last = 0;
+        for (int i = 0; i < 6; i++) {
+            TokenIssuer acquirer = i % 2 == 0 ? issuer() : otherIssuer();
+            try (Lease lease = acquirer.acquire(r, Duration.ofSeconds(10))) {
+                assertThat(lease.token().value()).as("token %d of %s after %d", i, acquirer, last)
+                        .isGreaterThan(last);
+                last = lease.token().value();
+            }
         }
     }
 
