@@ -85,6 +85,13 @@ abstract class JdbcFenceStoreContract extends FenceStoreContract {
         return store;
     }
 
+    /** A second store over the same table, as another instance of the application (or this one restarted) builds. */
+    @Override
+    protected FenceStore otherStore() {
+        return configure(JdbcFenceStore.builder(dataSource).transactionManager(transactionManager)
+                .table(fenceTable)).build();
+    }
+
     private void insert(String key, FencingToken token, String value) {
         jdbc.update("INSERT INTO " + dataTable + " (k, token, v) VALUES (?, ?, ?)", key, token.value(), value);
     }

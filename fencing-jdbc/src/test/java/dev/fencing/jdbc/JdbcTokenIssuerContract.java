@@ -41,6 +41,7 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
     private String leaseTable;
     private String fenceTable;
     private JdbcTokenIssuer issuer;
+    private JdbcTokenIssuer otherIssuer;
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private final AtomicLong skew = new AtomicLong(); // moves the issuer's lease clock forward, see expire
 
@@ -70,6 +71,18 @@ abstract class JdbcTokenIssuerContract extends RemoteTokenIssuerContract {
     @Override
     protected TokenIssuer issuer() {
         return issuer;
+    }
+
+    /**
+     * A second issuer on the same lease table, as another instance of the application (or this one restarted)
+     * builds: it sees the first one's leases and continues its tokens.
+     */
+    @Override
+    protected TokenIssuer otherIssuer() {
+        if (otherIssuer == null) {
+            otherIssuer = JdbcTokenIssuer.builder(pool).table(leaseTable).build();
+        }
+        return otherIssuer;
     }
 
     @Override
