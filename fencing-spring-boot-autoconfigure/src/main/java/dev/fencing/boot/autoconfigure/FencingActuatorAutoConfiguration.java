@@ -35,6 +35,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.http.codec.ServerCodecConfigurer;
 import org.springframework.util.ClassUtils;
 import org.springframework.util.function.SingletonSupplier;
 
@@ -130,8 +131,9 @@ public class FencingActuatorAutoConfiguration {
         }
 
         /**
-         * On WebFlux, a path with a ';' answers 400 before the operation runs (WebFlux drops a path parameter before
-         * the operation sees the path, where {@link StrictWriteBodies} cannot look).
+         * On WebFlux, a path with a ';', a write with a query string, or a body "resource" other than the path's
+         * answers 400 before the operation runs ({@link StrictWriteBodies} refuses them on the servlet stack, from the
+         * request, which the operation cannot see on WebFlux).
          */
         @Configuration(proxyBeanMethods = false)
         @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
@@ -139,9 +141,10 @@ public class FencingActuatorAutoConfiguration {
         static class ReactivePathConfiguration {
 
             @Bean
-            ActuatorPathParameterFilter fencingActuatorPathParameterFilter(
-                    ObjectProvider<PathMappedEndpoints> endpoints) {
-                return new ActuatorPathParameterFilter(SingletonSupplier.of(endpoints::getIfAvailable));
+            ActuatorRequestFilter fencingActuatorRequestFilter(ObjectProvider<PathMappedEndpoints> endpoints,
+                                                               ObjectProvider<ServerCodecConfigurer> codecs) {
+                return new ActuatorRequestFilter(SingletonSupplier.of(endpoints::getIfAvailable),
+                        SingletonSupplier.of(() -> codecs.getIfAvailable(ServerCodecConfigurer::create)));
             }
         }
 

@@ -27,7 +27,7 @@ import java.util.stream.Collectors;
  * lets it replace the body's) or a body key replacing the resource of the path (the log and any path-based rule named
  * another resource than the one changed). A read or a write whose path has a ';' is refused too, on the servlet stack:
  * the server drops what follows it as a path parameter, so {@code accounts:1;v=2} was read and reset as
- * {@code accounts:1} (on WebFlux, {@link ActuatorPathParameterFilter} refuses it, as the operation never sees the
+ * {@code accounts:1} (on WebFlux, {@link ActuatorRequestFilter} refuses these three, as the operation never sees the
  * request there).
  */
 final class StrictWriteBodies implements OperationInvokerAdvisor {
@@ -116,6 +116,27 @@ final class StrictWriteBodies implements OperationInvokerAdvisor {
                 + "of a resource as %3B (/actuator/fencing/accounts:1%3Bv=2)";
     }
 
+    /**
+     * Why a write with a query string is refused (on either web stack): Spring Boot puts the query's keys into the
+     * operation's arguments after the body's, so {@code ?to=3} with {@code {"to": 90}} lowered max_seen to 3, and
+     * {@code ?resource=..} replaced the resource of the path or of the body.
+     */
+    static String queryStringProblem(String rawQuery) {
+        return "the query string ('" + dev.fencing.token.FencingToken.printable(rawQuery) + "') of a fencing write: "
+                + "send its keys in the JSON body only (Spring Boot lets a query key replace the body's)";
+    }
+
+    /**
+     * Why a write whose body names another {@code selector} than its path is refused (on either web stack): Spring
+     * Boot lets the body's key replace the path variable, so the log and any path-based security rule named another
+     * resource than the one changed.
+     */
+    static String selectorProblem(String selector, String fromBody, String fromPath) {
+        return "the body's \"" + selector + "\" ('" + dev.fencing.token.FencingToken.printable(fromBody)
+                + "') differs from the path's ('" + dev.fencing.token.FencingToken.printable(fromPath) + "'): name the "
+                + selector + " in the path only";
+    }
+
     /** The known key {@code key} is probably meant for, as a hint: one differing in case or in a letter or two. */
     private static String meant(String key, Set<String> known) {
         String lower = key.toLowerCase(Locale.ROOT);
@@ -142,16 +163,15 @@ final class StrictWriteBodies implements OperationInvokerAdvisor {
                 return pathParameter;
             }
             if (request.getQueryString() != null && !request.getQueryString().isBlank()) {
-                return "the query string ('" + request.getQueryString() + "') of a fencing write: send its keys in "
-                        + "the JSON body only (Spring Boot lets a query key replace the body's)";
+                return queryStringProblem(request.getQueryString());
             }
             if (request.getAttribute(PATH_VARIABLES) instanceof Map<?, ?> path) {
                 for (String selector : selectors) {
                     Object fromPath = path.get(selector);
                     if (fromPath != null && !Objects.equals(fromPath.toString(), String.valueOf(
                             arguments.get(selector)))) {
-                        return "the body's \"" + selector + "\" ('" + arguments.get(selector) + "') differs from the "
-                                + "path's ('" + fromPath + "'): name the " + selector + " in the path only";
+                        return selectorProblem(selector, String.valueOf(arguments.get(selector)),
+                                fromPath.toString());
                     }
                 }
             }
