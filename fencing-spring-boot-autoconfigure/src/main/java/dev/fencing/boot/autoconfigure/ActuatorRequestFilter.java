@@ -34,9 +34,11 @@ import java.util.function.Supplier;
  * arguments only, on another thread). Refused: a raw path with a ';' (WebFlux drops what follows it up to the next
  * '/' as a path parameter, so {@code POST /actuator/fencing/accounts:1;v=2} lowered {@code accounts:1}); a query
  * string on a write (Boot lets a query key replace the body's: {@code ?to=3} with {@code {"to": 90}} lowered to 3);
- * and a body {@code "resource"} that differs from the path's {@code {resource}} (Boot lets it replace the path's,
- * so the log and a path-based security rule named another resource than the one changed). For the last, the body of
- * a write to {@code /actuator/fencing/{resource}} is read here with the application's codecs and handed on as read.
+ * a body {@code "resource"} that differs from the path's {@code {resource}} (Boot lets it replace the path's,
+ * so the log and a path-based security rule named another resource than the one changed); and a read of one
+ * resource whose query string names the {@code resource} (Boot read that one instead of the path's). To compare the
+ * body's "resource", the body of a write to {@code /actuator/fencing/{resource}} is read here with the
+ * application's codecs and handed on as read.
  */
 final class ActuatorRequestFilter implements WebFilter, Ordered {
 
@@ -80,7 +82,10 @@ final class ActuatorRequestFilter implements WebFilter, Ordered {
             return refuse(exchange, pathParameter, read);
         }
         if (read) {
-            return chain.filter(exchange);
+            // the read of one resource: Boot lets a query "resource" replace the path's
+            return request.getQueryParams().containsKey(SELECTOR) && selector(within, endpoint) != null
+                    ? refuse(exchange, StrictWriteBodies.selectorQueryProblem(SELECTOR,
+                    request.getURI().getRawQuery()), true) : chain.filter(exchange);
         }
         String query = request.getURI().getRawQuery();
         if (query != null && !query.isBlank()) {

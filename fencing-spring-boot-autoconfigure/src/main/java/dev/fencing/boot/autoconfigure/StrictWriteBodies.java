@@ -53,9 +53,9 @@ final class StrictWriteBodies implements OperationInvokerAdvisor {
             if (selectors.isEmpty() || !SERVLET) {
                 return invoker;
             }
-            // a read of one resource: only the path can name another resource than the one asked for
+            // a read of one resource: the path, or a query key Boot lets replace the path's, can name another
             return context -> {
-                String problem = Servlet.pathParameter();
+                String problem = Servlet.readProblem(selectors);
                 if (problem == null) {
                     return invoker.invoke(context);
                 }
@@ -137,6 +137,17 @@ final class StrictWriteBodies implements OperationInvokerAdvisor {
                 + selector + " in the path only";
     }
 
+    /**
+     * Why a read whose query string names a {@code selector} is refused (on either web stack): Spring Boot lets the
+     * query's key replace the path variable, so {@code GET /actuator/fencing/accounts:1?resource=accounts:2} showed
+     * accounts:2 as if it were accounts:1.
+     */
+    static String selectorQueryProblem(String selector, String rawQuery) {
+        return "the query string ('" + dev.fencing.token.FencingToken.printable(rawQuery) + "') names the \""
+                + selector + "\", which Spring Boot lets replace the path's: name the " + selector + " in the path "
+                + "only";
+    }
+
     /** The known key {@code key} is probably meant for, as a hint: one differing in case or in a letter or two. */
     private static String meant(String key, Set<String> known) {
         String lower = key.toLowerCase(Locale.ROOT);
@@ -178,13 +189,26 @@ final class StrictWriteBodies implements OperationInvokerAdvisor {
             return null;
         }
 
-        /** {@link #pathParameter(jakarta.servlet.http.HttpServletRequest)} of the request being served, if any. */
-        static String pathParameter() {
+        /**
+         * Why the read of one resource being served cannot be served: its path has a ';'
+         * ({@link #pathParameter(jakarta.servlet.http.HttpServletRequest)}), or its query string names a selector.
+         */
+        static String readProblem(Set<String> selectors) {
             if (!(org.springframework.web.context.request.RequestContextHolder.getRequestAttributes()
                     instanceof org.springframework.web.context.request.ServletRequestAttributes attributes)) {
                 return null;
             }
-            return pathParameter(attributes.getRequest());
+            jakarta.servlet.http.HttpServletRequest request = attributes.getRequest();
+            String pathParameter = pathParameter(request);
+            if (pathParameter != null) {
+                return pathParameter;
+            }
+            for (String selector : selectors) {
+                if (request.getQueryString() != null && request.getParameterMap().containsKey(selector)) {
+                    return selectorQueryProblem(selector, request.getQueryString());
+                }
+            }
+            return null;
         }
 
         /**

@@ -28,8 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * HTTP (Tomcat; Netty for WebFlux, also with the actuator on a management port of its own) on PostgreSQL: Boot puts
  * the path's variables, then the JSON body's keys, then the query string's keys into one map, so a query key replaced
  * the body's ({@code ?to=3} with {@code {"to": 90}} lowered to 3) and a body {@code "resource"} replaced the path's
- * (the log and any path-based security rule named another resource than the one changed). Each is refused with a
- * 400 and nothing changes, on both stacks.
+ * (the log and any path-based security rule named another resource than the one changed); a read's query
+ * {@code resource} replaced the path's too. Each is refused with a 400 and nothing changes, on both stacks.
  */
 @Timeout(120)
 class ActuatorMergedArgumentsTest {
@@ -110,6 +110,15 @@ class ActuatorMergedArgumentsTest {
                     "{\"mode\": \"observe\", \"resource\": \"notes\"}"), "the query string");
             assertThat(maxSeen("accounts:1")).isEqualTo(100);
             assertThat(maxSeen("accounts:2")).isEqualTo(100);
+            // a read of one resource: a query "resource" replaced the path's (accounts:2 shown as accounts:1)
+            admin.update("UPDATE " + fenceTable + " SET max_seen = 7 WHERE resource = 'accounts:2'");
+            HttpResponse<String> misread = get(port, "/actuator/fencing/accounts:1?resource=accounts:2");
+            assertThat(misread.statusCode()).as(misread.body()).isEqualTo(400);
+            assertThat(misread.body())
+                    .contains("the query string ('resource=accounts:2') names the", "nothing was read")
+                    .doesNotContain("\"maxSeen\":7");
+            admin.update("UPDATE " + fenceTable + " SET max_seen = 100 WHERE resource = 'accounts:2'");
+            assertThat(get(port, "/actuator/fencing/accounts:1?x=1").body()).contains("\"maxSeen\":100");
             assertThat(get(port, "/actuator/fencing").body())
                     .contains("\"modes\":{\"default\":\"enforce\",\"resources\":{}}");
 
