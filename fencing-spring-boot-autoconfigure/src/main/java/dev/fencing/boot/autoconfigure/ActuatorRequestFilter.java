@@ -23,6 +23,7 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -73,7 +74,7 @@ final class ActuatorRequestFilter implements WebFilter, Ordered {
         PathContainer within = request.getPath().pathWithinApplication();
         String raw = within.value();
         String endpoint = endpointPath();
-        if (endpoint == null || !isFencingEndpoint(raw, endpoint)) {
+        if (endpoint == null || !isFencingEndpoint(within, endpoint)) {
             return chain.filter(exchange);
         }
         boolean read = READS.contains(request.getMethod());
@@ -171,10 +172,26 @@ final class ActuatorRequestFilter implements WebFilter, Ordered {
         return mapped == null ? null : mapped.getPath(FENCING);
     }
 
-    /** Whether the path, its path parameters dropped as the server drops them, is the endpoint's or below it. */
-    private static boolean isFencingEndpoint(String raw, String path) {
-        String stripped = raw.indexOf(';') < 0 ? raw : raw.replaceAll(";[^/]*", "");
-        return stripped.equals(path) || stripped.startsWith(path.endsWith("/") ? path : path + "/");
+    /**
+     * Whether the path is the endpoint's or below it, as WebFlux matches it: segment by segment, each decoded and
+     * without its path parameters ({@code /actuator/fenc%69ng} and {@code /actuator;x=1/fencing} are the endpoint's
+     * path; compared as text they passed every check here).
+     */
+    private static boolean isFencingEndpoint(PathContainer within, String path) {
+        List<PathContainer.Element> expected = PathContainer.parsePath(path).elements();
+        List<PathContainer.Element> actual = within.elements();
+        if (actual.size() < expected.size()) {
+            return false;
+        }
+        for (int i = 0; i < expected.size(); i++) {
+            if (expected.get(i) instanceof PathContainer.PathSegment segment
+                    ? !(actual.get(i) instanceof PathContainer.PathSegment given)
+                    || !given.valueToMatch().equals(segment.valueToMatch())
+                    : actual.get(i) instanceof PathContainer.PathSegment) {
+                return false;
+            }
+        }
+        return actual.size() == expected.size() || !(actual.get(expected.size()) instanceof PathContainer.PathSegment);
     }
 
     private static String json(String text) {

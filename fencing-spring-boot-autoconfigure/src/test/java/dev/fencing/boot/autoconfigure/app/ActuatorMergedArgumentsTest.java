@@ -95,6 +95,11 @@ class ActuatorMergedArgumentsTest {
             assertRefused(post(port, "/actuator/fencing/accounts:1?to=3", RESET), "the query string ('to=3')");
             // ... or the resource of the path (WebFlux lowered accounts:2, the log and the URL named accounts:1)
             assertRefused(post(port, "/actuator/fencing/accounts:1?resource=accounts:2", RESET), "the query string");
+            // the endpoint's path with an escape ('%69' is 'i'): the server matches it decoded, and so must the checks
+            assertRefused(post(port, "/actuator/fenc%69ng/accounts:1?to=3", RESET), "the query string ('to=3')");
+            assertRefused(post(port, "/actuator/fenc%69ng/accounts:1;v=2", RESET), "';'");
+            assertRefused(post(port, "/actuator/%66encing/accounts:1", "{\"resource\": \"accounts:2\", \"to\": 90, "
+                    + "\"override\": true, \"force\": true}"), "differs from the path's ('accounts:1')");
             // a body "resource" replaced the path's
             assertRefused(post(port, "/actuator/fencing/accounts:1", "{\"resource\": \"accounts:2\", \"to\": 90, "
                     + "\"override\": true, \"force\": true}"), "differs from the path's ('accounts:1')");
