@@ -138,6 +138,24 @@ public class FencingWebFluxAutoConfiguration {
     }
 
     /**
+     * No fencing-reactor, so no {@code FencingTokenWebFilter} (it binds tokens with it), and no path patterns (which
+     * need it): a request carrying the header is refused with 403 all the same, as the token filter refusing every
+     * path would refuse it. A blocking {@code @Fenced(acquire = true)} method called from a handler would otherwise
+     * set the ignored token aside and write the request under a lock of its own.
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnMissingClass("dev.fencing.reactive.ReactiveFencing")
+    @Conditional(PathPatternsNotSet.class)
+    static class UnadmittedHeaderWithoutReactor {
+
+        @Bean
+        @ConditionalOnMissingBean(name = "fencingTokenWebFilter")
+        UnadmittedHeaderWebFilter fencingTokenWebFilter() {
+            return new UnadmittedHeaderWebFilter();
+        }
+    }
+
+    /**
      * {@code fencing.web.reactive.path-patterns} set without fencing-reactor, which the filter binds tokens with: a
      * startup failure naming what to add, rather than a property silently ignored.
      */

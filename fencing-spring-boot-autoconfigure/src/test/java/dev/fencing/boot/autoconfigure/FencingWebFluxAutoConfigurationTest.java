@@ -195,6 +195,13 @@ class FencingWebFluxAutoConfigurationTest {
             assertThat(context).hasNotFailed().hasSingleBean(FencingWebExceptionHandler.class)
                     .doesNotHaveBean(FencingTokenWebFilter.class);
             post(client(context), "/internal/stale", null).expectStatus().isEqualTo(409);
+            // no token filter can be made, but the header is refused all the same (it was ignored: 200), as the
+            // refusing filter and Spring MVC's interceptor refuse it
+            String refused = post(client(context), "/internal/ledger", TOKEN.toText()).expectStatus().isEqualTo(403)
+                    .expectHeader().contentType("application/problem+json")
+                    .expectBody(String.class).returnResult().getResponseBody();
+            assertThat(refused).contains(FencingTokenFilter.UNTRUSTED_TOKEN_TYPE, "on no path", "fencing-reactor");
+            post(client(context), "/internal/ledger", null).expectStatus().isOk();
         });
         withoutReactor.withPropertyValues("fencing.web.reactive.path-patterns=/internal/**").run(context -> {
             assertThat(context).hasFailed();
