@@ -221,6 +221,36 @@ public class FencingAutoConfiguration {
         }
     }
 
+    /**
+     * A WebFlux application with fencing-web whose {@link FencingWebFluxAutoConfiguration} did not run (excluded): no
+     * filter refuses a {@code Fencing-Token} header the application does not admit, no handler answers the library's
+     * exceptions as problem details, and a scope left open on an event loop stays there; said at startup, as for
+     * Spring MVC ({@link WithoutFencingWeb}).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.REACTIVE)
+    @ConditionalOnClass(name = {"dev.fencing.web.reactive.FencingWebExceptionHandler",
+            "org.springframework.web.server.WebFilter"})
+    static class WithoutFencingWebFlux {
+
+        static final String WARNING = "fencing-web is on the class path of this WebFlux application, but "
+                + "FencingWebFluxAutoConfiguration did not run (excluded?): a Fencing-Token header no "
+                + "FencingTokenWebFilter of the application admits is not refused, so a @Fenced(acquire = true) "
+                + "method writes a caller's request (perhaps a zombie's) under a lock of its own; the library's "
+                + "refusals are not answered as problem details (FencingWebExceptionHandler), and a fencing scope "
+                + "left open on an event-loop thread stays bound there (LeftBindingsWebFilter). Let it run (exclude "
+                + "the beans you replace, not the auto-configuration); see docs/propagation.md";
+
+        @Bean
+        static SmartInitializingSingleton fencingWithoutWebFluxWarning(ListableBeanFactory beans) {
+            return () -> {
+                if (beans.getBeanNamesForType(FencingWebFluxAutoConfiguration.class, false, false).length == 0) {
+                    log.warn(WARNING);
+                }
+            };
+        }
+    }
+
     /** {@code fencing.admin.enabled=true} in an application that serves no admin operation: said at startup. */
     @Bean
     static UnservedAdminWarning fencingUnservedAdminWarning(ConfigurableListableBeanFactory beans,

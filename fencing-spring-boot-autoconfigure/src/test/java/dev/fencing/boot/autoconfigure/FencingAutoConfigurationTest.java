@@ -806,6 +806,23 @@ class FencingAutoConfigurationTest {
         assertThat(output.toString().substring(before)).doesNotContain("did not run (excluded?)");
     }
 
+    /** On WebFlux too (nothing was said there: the header was ignored, refusals were bare 500s). */
+    @Test
+    @org.junit.jupiter.api.extension.ExtendWith(org.springframework.boot.test.system.OutputCaptureExtension.class)
+    void aWebFluxApplicationWithoutTheWebFluxAutoConfigurationIsWarned(
+            org.springframework.boot.test.system.CapturedOutput output) {
+        org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner reactive =
+                new org.springframework.boot.test.context.runner.ReactiveWebApplicationContextRunner()
+                        .withPropertyValues("fencing.store.type=in-memory");
+        reactive.withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class))
+                .run(context -> assertThat(context).hasNotFailed());
+        assertThat(output).contains("FencingWebFluxAutoConfiguration did not run (excluded?)");
+        int before = output.toString().length();
+        reactive.withConfiguration(AutoConfigurations.of(FencingAutoConfiguration.class,
+                FencingWebFluxAutoConfiguration.class)).run(context -> assertThat(context).hasNotFailed());
+        assertThat(output.toString().substring(before)).doesNotContain("did not run (excluded?)");
+    }
+
     /**
      * An in-memory store or issuer the application declared is said to be one JVM's only, as the property route
      * says it; an issuer type beside an issuer bean of the application is said to have no effect.
