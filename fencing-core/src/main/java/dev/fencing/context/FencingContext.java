@@ -265,6 +265,59 @@ public final class FencingContext {
     }
 
     /**
+     * The token of a lock this process acquired that is known lost or given back now, whose binding is visible on
+     * this thread (innermost first), or of a lock such a one was taken inside ({@link TokenUse#openNested}), or
+     * {@code null}: what an acquiring call asks before it takes its own lock, since work nested in a lost lock must not
+     * go on. Only bindings that carry a {@link TokenUse} told how to know the loss count (an acquiring call's, or a
+     * token of such a lock bound by hand or propagated); a token the application bound that is no lock of this
+     * process, or a remote one, never does. Marks nothing; walks the bindings: for acquiring paths, not checks.
+     */
+    public static FencingToken lostEnclosingLock() {
+        for (FencingScope scope = TOP.get(); scope != null; scope = scope.parent) {
+            TokenUse[] uses = scope.uses;
+            if (uses != null) {
+                for (int i = 0; i < uses.length; i++) {
+                    TokenUse use = uses[i];
+                    if (use == null) {
+                        continue;
+                    }
+                    if (use.lostNow()) {
+                        return scope.tokens[i];
+                    }
+                    FencingToken around = use.lostAround();
+                    if (around != null) {
+                        return around;
+                    }
+                }
+            }
+            if (scope.isolating) {
+                return null;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Adds the tokens and uses of the acquired locks visible on this thread (a use that knows its loss), innermost
+     * first, each once, with the locks each was taken inside: what {@link TokenUse#openNested} nests a new lock in.
+     */
+    static void acquiredInView(List<FencingToken> tokens, List<TokenUse> uses) {
+        for (FencingScope scope = TOP.get(); scope != null; scope = scope.parent) {
+            if (scope.uses != null) {
+                for (int i = 0; i < scope.uses.length; i++) {
+                    TokenUse use = scope.uses[i];
+                    if (use != null && use.knowsLoss()) {
+                        use.addWithEnclosing(scope.tokens[i], tokens, uses);
+                    }
+                }
+            }
+            if (scope.isolating) {
+                return;
+            }
+        }
+    }
+
+    /**
      * The token {@link #current} returns for {@code resource} when it was bound locally (acquired by this process
      * or bound by application code), or {@code null} when none is bound or the visible one came from a remote
      * carrier ({@link #bindRemote}). An acquiring method propagates only a local token: a token that arrived in a

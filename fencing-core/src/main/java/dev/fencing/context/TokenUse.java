@@ -32,6 +32,12 @@ public final class TokenUse {
     private final Thread opener;
     /** Whether the lock is known lost now ({@code Lease::isLost}), or {@code null}: never known lost. */
     private final BooleanSupplier lockLost;
+    /**
+     * The tokens and uses of the acquired locks whose bindings were visible on the opening thread when it opened this
+     * one ({@link #openNested}): the acquiring calls it runs inside. {@code null} for none (every other use).
+     */
+    private final FencingToken[] enclosingTokens;
+    private final TokenUse[] enclosingUses;
     private volatile boolean used;
     /** Guarded by this. */
     private final List<Object> callers = new ArrayList<>(1);
@@ -42,9 +48,16 @@ public final class TokenUse {
     }
 
     private TokenUse(FencingToken token, BooleanSupplier lockLost) {
+        this(token, lockLost, null, null);
+    }
+
+    private TokenUse(FencingToken token, BooleanSupplier lockLost, FencingToken[] enclosingTokens,
+                     TokenUse[] enclosingUses) {
         this.token = token;
         this.opener = token == null ? null : Thread.currentThread();
         this.lockLost = lockLost;
+        this.enclosingTokens = enclosingTokens;
+        this.enclosingUses = enclosingUses;
     }
 
     /**
@@ -68,22 +81,95 @@ public final class TokenUse {
     }
 
     /**
+     * {@link #open(FencingToken, BooleanSupplier)} for a lock taken inside other acquiring calls: the acquired locks
+     * whose bindings are visible on this thread now ({@link FencingContext#bindAcquired}, or a plain bind or a
+     * propagated snapshot carrying such a lock's use). From then on a check presenting {@code token} is refused
+     * before a store sees it also once any of those is known lost or given back
+     * ({@link StaleTokenException#enclosingLockLost}): work nested in a lost lock stops, even under a lock of its own
+     * that is still held. Looks at this thread's bindings once, here; with none visible, it is
+     * {@link #open(FencingToken, BooleanSupplier)}.
+     */
+    public static TokenUse openNested(FencingToken token, BooleanSupplier lockLost) {
+        java.util.Objects.requireNonNull(token, "token");
+        List<FencingToken> tokens = new ArrayList<>(2);
+        List<TokenUse> uses = new ArrayList<>(2);
+        FencingContext.acquiredInView(tokens, uses);
+        if (uses.isEmpty()) {
+            return open(token, lockLost);
+        }
+        FencingToken[] around = tokens.toArray(FencingToken[]::new);
+        TokenUse[] aroundUses = uses.toArray(TokenUse[]::new);
+        TokenUse use = new TokenUse(token, lockLost, around, aroundUses);
+        return OPEN.putIfAbsent(token, use) == null ? use : new TokenUse(null, lockLost, around, aroundUses);
+    }
+
+    /**
      * Marks the use as {@link #markUsed()} does, for a check presenting {@code presented}.
      *
-     * @throws StaleTokenException ({@link StaleTokenException#lockLost()}) when the lock is known lost: the check
-     *                             must not reach a store
+     * @throws StaleTokenException ({@link StaleTokenException#lockLost()}) when the lock is known lost, or a lock it
+     *                             was taken inside ({@link #openNested}) is: the check must not reach a store
      */
     void presentedFor(FencingToken presented) {
         markUsed();
-        boolean lost;
-        try {
-            lost = lockLost != null && lockLost.getAsBoolean();
-        } catch (RuntimeException e) {
-            lost = true; // cannot tell whether the lock is held: refused, fail closed
-        }
-        if (lost) {
+        if (lostNow()) {
             throw StaleTokenException.lockLost(presented.resource(), presented, null);
         }
+        if (enclosingUses != null) { // a lock taken inside others (openNested): only then is there more to ask
+            FencingToken around = lostAround();
+            if (around != null) {
+                throw StaleTokenException.enclosingLockLost(presented.resource(), presented, around, null);
+            }
+        }
+    }
+
+    /** Whether this use's own lock is known lost or given back now; a lock that cannot tell counts as lost. */
+    boolean lostNow() {
+        try {
+            return lockLost != null && lockLost.getAsBoolean();
+        } catch (RuntimeException e) {
+            return true; // cannot tell whether the lock is held: refused, fail closed
+        }
+    }
+
+    /** The token of a lock this one was taken inside ({@link #openNested}) that is lost now, or {@code null}. */
+    FencingToken lostAround() {
+        TokenUse[] around = enclosingUses;
+        if (around != null) {
+            for (int i = 0; i < around.length; i++) {
+                if (around[i].lostNow()) {
+                    return enclosingTokens[i];
+                }
+            }
+        }
+        return null;
+    }
+
+    /** Adds this use (bound with {@code bound}) and the uses it was opened inside to the lists, each use once. */
+    void addWithEnclosing(FencingToken bound, List<FencingToken> tokens, List<TokenUse> uses) {
+        addOnce(bound, this, tokens, uses);
+        if (enclosingUses != null) {
+            for (int i = 0; i < enclosingUses.length; i++) {
+                addOnce(enclosingTokens[i], enclosingUses[i], tokens, uses);
+            }
+        }
+    }
+
+    private static void addOnce(FencingToken token, TokenUse use, List<FencingToken> tokens, List<TokenUse> uses) {
+        for (TokenUse known : uses) {
+            if (known == use) {
+                return;
+            }
+        }
+        tokens.add(token);
+        uses.add(use);
+    }
+
+    /**
+     * Whether this use stands for a lock this process took ({@link #open(FencingToken, BooleanSupplier)} was told how
+     * to know it lost): not a remote token's use, nor one opened without a way to tell.
+     */
+    boolean knowsLoss() {
+        return lockLost != null;
     }
 
     /** The open use of a token equal to {@code token}, or {@code null}. */

@@ -220,7 +220,13 @@ public final class CheckOutcomes {
         FencingToken presented = new FencingToken(e.presented().resource(), e.presented().value(), UNRECORDED_HOLDER);
         TokenRejectedException copy;
         if (e instanceof StaleTokenException stale) {
-            copy = stale.lockLost() ? StaleTokenException.lockLost(e.resource(), presented, e.operation())
+            FencingToken around = stale.enclosingLock() == null ? null : new FencingToken(
+                    stale.enclosingLock().resource(), stale.enclosingLock().value(), UNRECORDED_HOLDER);
+            copy = around != null && stale.presented() == stale.enclosingLock()
+                    ? StaleTokenException.nestedAcquireRefused(e.resource(), around, e.operation())
+                    : around != null ? StaleTokenException.enclosingLockLost(e.resource(), presented, around,
+                    e.operation())
+                    : stale.lockLost() ? StaleTokenException.lockLost(e.resource(), presented, e.operation())
                     : new StaleTokenException(e.resource(), presented, e.maxSeen(), e.operation());
         } else if (e instanceof DuplicateTokenException) {
             copy = new DuplicateTokenException(e.resource(), presented, e.maxSeen(), e.operation());
@@ -343,6 +349,20 @@ public final class CheckOutcomes {
         }
         return new LockAcquisitionException(resource, "Could not acquire the lock on '" + resource + "' for "
                 + point.operation() + ": " + e, e);
+    }
+
+    /**
+     * Counts (a failed acquisition), reports and logs an acquiring call of {@code resource} refused before its lock
+     * service was asked, because it runs inside an acquiring call whose lock, {@code lost}, is known lost or given
+     * back here, and returns the refusal to throw.
+     */
+    public static StaleTokenException nestedUnderLostLock(FencePoint point, String resource, FencingToken lost,
+                                                          RejectionListener rejections) {
+        StaleTokenException refused = StaleTokenException.nestedAcquireRefused(resource, lost, point.operation());
+        point.acquisitions().failed().increment(refused);
+        tell(rejections, refused);
+        RefusalLog.nestedAcquire(point.operation(), resource, lost);
+        return refused;
     }
 
     /**

@@ -388,6 +388,12 @@ public final class FenceGuard {
 
     private <C, T> T acquireOrPropagate(FencePoint point, String resource, C target, Proceed<C, T> proceed)
             throws Throwable {
+        FencingToken lost = FencingContext.lostEnclosingLock();
+        if (lost != null) {
+            // nested in an acquiring call whose lock is known lost or given back: no fresh lock of its own (each write
+            // fenced alone would still overwrite the new holder's work), and no run under the lost one
+            throw CheckOutcomes.nestedUnderLostLock(point, resource, lost, rejections);
+        }
         // only a lock this process holds is propagated; a token bound from a request header is for checks only
         if (FencingContext.currentLocal(resource) != null) {
             T result = proceed.proceed(target);
@@ -415,6 +421,19 @@ public final class FenceGuard {
                             resource, acquireTimeout);
         } catch (RuntimeException e) {
             throw CheckOutcomes.acquireFailed(point, resource, e);
+        }
+        FencingToken lostMeanwhile = FencingContext.lostEnclosingLock();
+        if (lostMeanwhile != null) {
+            // the enclosing lock was found lost while this one was awaited (a resumed process: its session is
+            // suspended while the lock service is asked again): give this one back, run nothing under it
+            StaleTokenException refused = CheckOutcomes.nestedUnderLostLock(point, resource, lostMeanwhile,
+                    rejections);
+            try {
+                lease.close(); // now, not at a transaction's end: nothing ran under it
+            } catch (RuntimeException e) {
+                refused.addSuppressed(e);
+            }
+            throw refused;
         }
         FencingMetrics.increment(point.acquisitions().acquired());
         Throwable failure = null;

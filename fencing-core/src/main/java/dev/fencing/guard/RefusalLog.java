@@ -48,6 +48,27 @@ final class RefusalLog {
         }
     }
 
+    /**
+     * An acquiring call refused because it runs inside one whose lock, {@code around}, is known lost or given back:
+     * counted under {@code fencing.acquisitions}, not {@code fencing.checks}.
+     */
+    static void nestedAcquire(String operation, String resource, FencingToken around) {
+        try {
+            if (PACE.due(operation + "\u0000nested", System.currentTimeMillis()) < 0) {
+                return;
+            }
+            LOG.log(System.Logger.Level.WARNING, "Refused {0}, which acquires resource ''{1}'': it runs inside an "
+                            + "acquiring call whose lock on ''{2}'' (token {3}) is known lost or given back in this "
+                            + "process, so work nested in it stops (no lock of its own was kept; thread {4}). At most "
+                            + "one such line per method per minute; see fencing.acquisitions'{'outcome=\"failed\", "
+                            + "exception=\"StaleTokenException\"'}' for every count",
+                    operation, FencingToken.printable(resource), FencingToken.printable(around.resource()),
+                    Long.toString(around.value()), ThreadNames.of(Thread.currentThread()));
+        } catch (RuntimeException ignored) {
+            // logging is advisory
+        }
+    }
+
     static void refused(String operation, TokenRejectedException e) {
         try {
             String outcome = e.verdict().outcome();
@@ -55,7 +76,12 @@ final class RefusalLog {
             if (PACE.due(key, System.currentTimeMillis()) < 0) {
                 return;
             }
+            FencingToken around = e instanceof dev.fencing.rule.StaleTokenException nested ? nested.enclosingLock()
+                    : null;
             String detail = e instanceof ForgedTokenException forged ? forged.reason() + " (max_seen untouched)"
+                    : around != null ? "it runs inside an acquiring call whose lock on '"
+                    + FencingToken.printable(around.resource()) + "' (token " + around.value() + ") is known lost or "
+                    + "given back in this process (work nested in it stops; the store was not asked)"
                     : e instanceof dev.fencing.rule.StaleTokenException stale && stale.lockLost()
                     ? "its lock is known lost or given back in this process (its lease ended, or its acquiring call "
                     + "returned before this write; the store was not asked)"

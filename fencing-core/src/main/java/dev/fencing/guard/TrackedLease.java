@@ -19,8 +19,9 @@ final class TrackedLease implements Lease {
         this.lease = lease;
         this.token = token;
         // a check presenting the token once the lease is known lost, or given back (work the acquiring call handed
-        // to a thread it did not wait for, which writes after it returned), is refused before the store (fail closed)
-        this.use = TokenUse.open(token, () -> lease.isLost() || lease.isReleased());
+        // to a thread it did not wait for, which writes after it returned), is refused before the store (fail closed);
+        // so is one once a lock this one was taken inside (an enclosing acquiring call's) is known lost or given back
+        this.use = TokenUse.openNested(token, () -> lease.isLost() || lease.isReleased());
     }
 
     /** An acquiring call of {@code point} under this lease returned normally. */
