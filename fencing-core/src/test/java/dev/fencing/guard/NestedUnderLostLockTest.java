@@ -126,6 +126,27 @@ class NestedUnderLostLockTest {
         assertThat(written).isEmpty();
     }
 
+    /** Handed-on work that must take its own lock whatever became of its starter's hides the propagated tokens. */
+    @Test
+    void workThatHidesThePropagatedTokensAcquiresAfterTheStarterGaveItsLockBack() throws Throwable {
+        java.util.concurrent.CountDownLatch returned = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.Future<?>[] task = new java.util.concurrent.Future<?>[1];
+        guard.invoke(job, new Object[0], () -> {
+            task[0] = pool.submit(FencingPropagation.callable(() -> {
+                returned.await(5, TimeUnit.SECONDS);
+                try (FencingScope none = FencingContext.bindOnly(List.of())) {
+                    return writeOne(11);
+                } catch (Throwable t) {
+                    throw new IllegalStateException(t);
+                }
+            }));
+            return null;
+        });
+        returned.countDown();
+        assertThat(task[0].get(5, TimeUnit.SECONDS)).isEqualTo(true);
+        assertThat(written).containsExactly(11L);
+    }
+
     /** A nested acquire that took its lock while the job's was held: its checks stop once the job's lock is lost. */
     @Test
     void aCheckUnderATokenAcquiredInsideTheLostLockIsRefused() {
