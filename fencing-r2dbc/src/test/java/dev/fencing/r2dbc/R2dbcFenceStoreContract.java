@@ -57,6 +57,8 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
     protected TransactionalOperator transactions;
     protected String fenceTable;
     protected R2dbcFenceStore store;
+    /** A second store over the same table, as another process (or this one restarted) builds it. */
+    protected R2dbcFenceStore otherStore;
 
     /** An R2DBC URL of the test database, without pool options. */
     abstract String url();
@@ -81,6 +83,7 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
         db.sql(dialect().sql().createTableSql(fenceTable)).then().block(Duration.ofSeconds(30));
         store = R2dbcFenceStore.builder(pool).table(fenceTable).build();
         store.verify();
+        otherStore = R2dbcFenceStore.builder(pool).table(fenceTable).build();
     }
 
     @AfterAll
@@ -95,6 +98,11 @@ abstract class R2dbcFenceStoreContract extends ReactiveFenceStoreContract {
     @Override
     protected ReactiveFenceStore store() {
         return store;
+    }
+
+    @Override
+    protected ReactiveFenceStore otherStore() {
+        return otherStore;
     }
 
     @Override

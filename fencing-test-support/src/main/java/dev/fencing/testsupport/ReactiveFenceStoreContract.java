@@ -29,7 +29,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * of the rule, the write subscribed only when accepted, its own signals relayed unchanged, concurrent subscriptions
  * applied in token order. A store of your own passes it with a test class that extends this one and provides
  * {@link #store()}; a store that needs a unit of work around each call (a reactive transaction) overrides
- * {@link #inUnitOfWork(Flux)}. Needs {@code fencing-reactor} and {@code reactor-test} on the test class path (optional
+ * {@link #inUnitOfWork(Flux)}. A store that keeps max_seen outside the instance (a table, a server) also overrides
+ * {@link #otherStore()} with a second instance over the same data: without it, a store that keeps max_seen in the
+ * instance passes. Needs {@code fencing-reactor} and {@code reactor-test} on the test class path (optional
  * dependencies of this module).
  */
 public abstract class ReactiveFenceStoreContract {
@@ -39,6 +41,18 @@ public abstract class ReactiveFenceStoreContract {
 
     /** The store under test; may return the same instance every time. */
     protected abstract ReactiveFenceStore store();
+
+    /**
+     * Another instance of the store over the same data, as another process (or this one after a restart) builds it:
+     * it must judge against what {@link #store()} accepted. Its calls run in {@link #inUnitOfWork(Flux)} too, so it
+     * must work in the same unit of work (for a database store: a second store over the same table and connection
+     * factory). The default is {@link #store()} itself, right for a store whose state lives in its instance only
+     * (the in-memory store); a durable or shared store overrides it, or the contract cannot tell it from one that
+     * forgets max_seen when the instance goes.
+     */
+    protected ReactiveFenceStore otherStore() {
+        return store();
+    }
 
     /**
      * Wraps one fenced call in the unit of work the store needs (for a database store, the caller's reactive
@@ -59,7 +73,12 @@ public abstract class ReactiveFenceStoreContract {
 
     /** A fenced write that records {@code label} into {@code log} when subscribed and emits it, in a unit of work. */
     protected Flux<String> write(String resource, FencingToken token, List<String> log, String label) {
-        return inUnitOfWork(store().fence(resource, token, Flux.defer(() -> {
+        return write(store(), resource, token, log, label);
+    }
+
+    private Flux<String> write(ReactiveFenceStore through, String resource, FencingToken token, List<String> log,
+                               String label) {
+        return inUnitOfWork(through.fence(resource, token, Flux.defer(() -> {
             log.add(label);
             return Flux.just(label);
         })));
@@ -102,6 +121,28 @@ public abstract class ReactiveFenceStoreContract {
         accepted(r, token(r, 6, "b"), log, "6");
         StepVerifier.create(fenced).expectError(StaleTokenException.class).verify(STEP);
         assertThat(log).containsExactly("5", "6");
+    }
+
+    /**
+     * A second instance over the same data ({@link #otherStore()}: another process, a restart) judges against what
+     * the first accepted, and the first against what the second accepted: max_seen lives in the data, not in an
+     * instance.
+     */
+    @Test
+    void anotherInstanceOverTheSameDataJudgesAgainstWhatThisOneAccepted() {
+        String r = freshResource();
+        List<String> log = new ArrayList<>();
+        accepted(r, token(r, 10, "a"), log, "10");
+        ReactiveFenceStore other = otherStore();
+        StepVerifier.create(write(other, r, token(r, 9, "z"), log, "9"))
+                .expectError(StaleTokenException.class).verify(STEP);
+        StepVerifier.create(write(other, r, token(r, 10, "z"), log, "10 z"))
+                .expectError(DuplicateTokenException.class).verify(STEP);
+        StepVerifier.create(write(other, r, token(r, 11, "b"), log, "11")).expectNext("11").expectComplete()
+                .verify(STEP);
+        StepVerifier.create(write(r, token(r, 10, "a"), log, "10 again"))
+                .expectError(StaleTokenException.class).verify(STEP);
+        assertThat(log).containsExactly("10", "11");
     }
 
     @Test

@@ -16,14 +16,18 @@ final class ReactiveMutant implements ReactiveFenceStore {
         /** Judges (and advances) when the call is assembled, and subscribes the write unchecked later. */
         CHECKS_ON_ASSEMBLY,
         /** Judges the first subscription only: a retry (a second subscription) runs the write unchecked. */
-        FIRST_SUBSCRIPTION_ONLY
+        FIRST_SUBSCRIPTION_ONLY,
+        /** Keeps max_seen in the instance, not in the shared data: a new instance (a restart) forgets. */
+        PER_INSTANCE
     }
 
-    private final InMemoryReactiveFenceStore delegate = new InMemoryReactiveFenceStore();
+    private final InMemoryReactiveFenceStore delegate;
     private final Flaw flaw;
 
-    ReactiveMutant(Flaw flaw) {
+    /** A mutant over {@code shared}, the data all instances share (the "table"); PER_INSTANCE keeps its own. */
+    ReactiveMutant(Flaw flaw, InMemoryReactiveFenceStore shared) {
         this.flaw = flaw;
+        this.delegate = flaw == Flaw.PER_INSTANCE ? new InMemoryReactiveFenceStore() : shared;
     }
 
     @Override
@@ -36,6 +40,9 @@ final class ReactiveMutant implements ReactiveFenceStore {
                 return Flux.error(e);
             }
             return write;
+        }
+        if (flaw == Flaw.PER_INSTANCE) {
+            return checked;
         }
         AtomicBoolean judged = new AtomicBoolean();
         return Flux.defer(() -> judged.getAndSet(true) ? write : checked);

@@ -66,12 +66,17 @@ class StoreContractMutantsTest {
 
     /** The reactive contract over a {@link ReactiveMutant} with {@link #reactiveFlaw}, or the correct store. */
     static class Reactive extends ReactiveFenceStoreContract {
-        private final ReactiveFenceStore store = reactiveFlaw == null ? new InMemoryReactiveFenceStore()
-                : new ReactiveMutant(reactiveFlaw);
+        private final InMemoryReactiveFenceStore data = new InMemoryReactiveFenceStore(); // the shared "table"
+        private final ReactiveFenceStore store = reactiveFlaw == null ? data : new ReactiveMutant(reactiveFlaw, data);
 
         @Override
         protected ReactiveFenceStore store() {
             return store;
+        }
+
+        @Override
+        protected ReactiveFenceStore otherStore() {
+            return reactiveFlaw == null ? data : new ReactiveMutant(reactiveFlaw, data); // another process
         }
     }
 
