@@ -17,6 +17,7 @@ abstract class JdbcIssuedTokensContract extends IssuedTokensContract {
     private HikariDataSource dataSource;
     private String table;
     private JdbcTokenIssuer issuer;
+    private JdbcTokenIssuer otherIssuer;
 
     abstract Database database();
 
@@ -37,5 +38,14 @@ abstract class JdbcIssuedTokensContract extends IssuedTokensContract {
     @Override
     protected TokenIssuer issuer() {
         return issuer;
+    }
+
+    /** A second issuer over the same lease table, as another process (or this one restarted) builds it. */
+    @Override
+    protected TokenIssuer otherIssuer() {
+        if (otherIssuer == null) {
+            otherIssuer = JdbcTokenIssuer.builder(dataSource).table(table).build();
+        }
+        return otherIssuer;
     }
 }

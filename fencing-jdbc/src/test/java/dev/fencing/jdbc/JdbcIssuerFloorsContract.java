@@ -15,6 +15,7 @@ abstract class JdbcIssuerFloorsContract extends IssuerFloorsContract {
     private HikariDataSource pool;
     private String table;
     private JdbcTokenIssuer issuer;
+    private JdbcTokenIssuer otherIssuer;
 
     abstract Database database();
 
@@ -34,6 +35,15 @@ abstract class JdbcIssuerFloorsContract extends IssuerFloorsContract {
     @Override
     protected TokenIssuer issuer() {
         return issuer;
+    }
+
+    /** A second issuer over the same lease table, as another process (or this one restarted) builds it. */
+    @Override
+    protected TokenIssuer otherIssuer() {
+        if (otherIssuer == null) {
+            otherIssuer = JdbcTokenIssuer.builder(pool).table(table).build();
+        }
+        return otherIssuer;
     }
 
     @Override

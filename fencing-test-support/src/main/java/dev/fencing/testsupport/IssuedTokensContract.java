@@ -20,9 +20,23 @@ public abstract class IssuedTokensContract {
     /** The issuer under test; must implement {@link IssuedTokens}. */
     protected abstract TokenIssuer issuer();
 
+    /**
+     * An issuer of the same kind on the same lock service but its own instance, as another process (or this one
+     * after a restart) builds it: its answers must cover what {@link #issuer()} issued and holds, since recovery
+     * may read them from any process. Defaults to {@link #issuer()}, which checks nothing across instances: override
+     * it with a second instance whenever the issuer keeps state of its own.
+     */
+    protected TokenIssuer otherIssuer() {
+        return issuer();
+    }
+
     private IssuedTokens issued() {
-        assertThat(issuer()).isInstanceOf(IssuedTokens.class);
-        return (IssuedTokens) issuer();
+        return issued(issuer());
+    }
+
+    private static IssuedTokens issued(TokenIssuer issuer) {
+        assertThat(issuer).isInstanceOf(IssuedTokens.class);
+        return (IssuedTokens) issuer;
     }
 
     private static String fresh() {
@@ -58,5 +72,27 @@ public abstract class IssuedTokensContract {
             assertThat(issued().highestIssued(r)).isGreaterThanOrEqualTo(lease.token().value());
         }
         assertThat(issued().isHeld(r)).isFalse();
+    }
+
+    /**
+     * Another instance on the same lock service ({@link #otherIssuer()}: another process, this one after a restart)
+     * answers for what the first issued and holds: recovery reads them in whichever process runs it, and a bound
+     * below a token issued elsewhere, or a lease held elsewhere read as free, would let it lower max_seen under a
+     * live holder's token.
+     */
+    @Test
+    void anotherInstanceAnswersForWhatThisOneIssuedAndHolds() {
+        String r = fresh();
+        IssuedTokens other = issued(otherIssuer());
+        try (Lease lease = issuer().acquire(r, Duration.ofSeconds(10))) {
+            assertThat(other.isHeld(r)).as("held through another instance").isTrue();
+            assertThat(other.highestIssued(r)).isGreaterThanOrEqualTo(lease.token().value());
+        }
+        long bound = other.highestIssued(r);
+        try (Lease next = otherIssuer().acquire(r, Duration.ofSeconds(10))) {
+            assertThat(next.token().value()).isGreaterThan(bound);
+            assertThat(issued().isHeld(r)).as("held through the other instance").isTrue();
+            assertThat(issued().highestIssued(r)).isGreaterThanOrEqualTo(next.token().value());
+        }
     }
 }

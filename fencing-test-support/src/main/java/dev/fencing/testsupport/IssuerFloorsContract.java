@@ -23,6 +23,16 @@ public abstract class IssuerFloorsContract {
     protected abstract TokenIssuer issuer();
 
     /**
+     * An issuer of the same kind on the same lock service but its own instance, as another process (or this one
+     * after a restart) builds it: a floor raised through {@link #issuer()} must hold for its tokens too, since
+     * compaction raises it in one process and every process issues. Defaults to {@link #issuer()}, which checks
+     * nothing across instances: override it with a second instance whenever the issuer keeps state of its own.
+     */
+    protected TokenIssuer otherIssuer() {
+        return issuer();
+    }
+
+    /**
      * Whether the issuer keeps a counter per resource (and so checks the arguments of
      * {@link IssuerFloors#raiseResourceFloor}); an issuer with one sequence keeps the default, which does nothing.
      */
@@ -36,7 +46,11 @@ public abstract class IssuerFloorsContract {
     }
 
     private long take(String resource) {
-        try (Lease lease = issuer().acquire(resource, Duration.ofSeconds(10))) {
+        return take(issuer(), resource);
+    }
+
+    private static long take(TokenIssuer issuer, String resource) {
+        try (Lease lease = issuer.acquire(resource, Duration.ofSeconds(10))) {
             return lease.token().value();
         }
     }
@@ -85,6 +99,28 @@ public abstract class IssuerFloorsContract {
         long before = take(family + ":quiet");
         floors().raiseResourceFloor(family + ":quiet", 1);
         assertThat(take(family + ":quiet")).as("never lowered").isGreaterThan(before);
+    }
+
+    /**
+     * A family floor raised through one instance holds for the tokens of another ({@link #otherIssuer()}: compaction
+     * raises it in one process, every process issues, and a restart must not forget it), for a resource that instance
+     * locked before and a new one; and a later raise to a lower value (a later compaction's batch with lower
+     * max_seen) lowers nothing.
+     */
+    @Test
+    void aFamilyFloorHoldsForEveryInstanceAndALowerRaiseLowersNothing() {
+        String family = "floors-everywhere-" + UUID.randomUUID();
+        long highest = 0;
+        for (int i = 0; i < 5; i++) {
+            highest = Math.max(highest, take(family + ":busy"));
+        }
+        take(otherIssuer(), family + ":quiet");
+        floors().raiseFamilyFloor(family, highest);
+        floors().raiseFamilyFloor(family, 1);
+
+        assertThat(take(otherIssuer(), family + ":quiet")).isGreaterThan(highest);
+        assertThat(take(otherIssuer(), family + ":new")).isGreaterThan(highest);
+        assertThat(take(family + ":another")).as("never lowered").isGreaterThan(highest);
     }
 
     @Test
