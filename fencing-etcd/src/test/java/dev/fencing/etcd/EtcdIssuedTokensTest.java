@@ -16,17 +16,20 @@ class EtcdIssuedTokensTest extends IssuedTokensContract {
     private EtcdCluster etcd;
     private Client client;
     private EtcdTokenIssuer issuer;
+    private EtcdTokenIssuer other;
 
     @BeforeAll
     void start() throws Exception {
         etcd = new EtcdCluster(1);
         client = etcd.client();
         issuer = new EtcdTokenIssuer(client, etcd.endpoints(), "/fencing-issued/", Duration.ofSeconds(5), null);
+        other = new EtcdTokenIssuer(client, etcd.endpoints(), "/fencing-issued/", Duration.ofSeconds(5), null);
     }
 
     @AfterAll
     void stop() throws Exception {
         issuer.close();
+        other.close();
         client.close();
         etcd.close();
     }
@@ -34,5 +37,16 @@ class EtcdIssuedTokensTest extends IssuedTokensContract {
     @Override
     protected TokenIssuer issuer() {
         return issuer;
+    }
+
+    /** A second issuer on the same service, as another process (or this one restarted) builds it. */
+    @Override
+    protected TokenIssuer otherIssuer() {
+        return other;
+    }
+
+    @Override
+    protected TokenIssuer freshIssuer() {
+        return new EtcdTokenIssuer(client, etcd.endpoints(), "/fencing-issued/", Duration.ofSeconds(5), null);
     }
 }

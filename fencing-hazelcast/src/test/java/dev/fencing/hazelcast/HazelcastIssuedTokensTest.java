@@ -17,19 +17,33 @@ import java.time.Duration;
 class HazelcastIssuedTokensTest extends IssuedTokensContract {
 
     private HazelcastTokenIssuer issuer;
+    private HazelcastTokenIssuer other;
 
     @BeforeAll
     void start() {
         issuer = new HazelcastTokenIssuer(CpGroup.shared().members.get(0), "issued/", Duration.ofMillis(200), null);
+        other = new HazelcastTokenIssuer(CpGroup.shared().members.get(0), "issued/", Duration.ofMillis(200), null);
     }
 
     @AfterAll
     void stop() {
         issuer.close();
+        other.close();
     }
 
     @Override
     protected TokenIssuer issuer() {
         return issuer;
+    }
+
+    /** A second issuer on the same service, as another process (or this one restarted) builds it. */
+    @Override
+    protected TokenIssuer otherIssuer() {
+        return other;
+    }
+
+    @Override
+    protected TokenIssuer freshIssuer() {
+        return new HazelcastTokenIssuer(CpGroup.shared().members.get(0), "issued/", Duration.ofMillis(200), null);
     }
 }

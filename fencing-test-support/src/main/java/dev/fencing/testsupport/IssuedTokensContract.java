@@ -1,6 +1,7 @@
 package dev.fencing.testsupport;
 
 import dev.fencing.issuer.Lease;
+import dev.fencing.issuer.LockAcquisitionException;
 import dev.fencing.issuer.TokenIssuer;
 import dev.fencing.recovery.IssuedTokens;
 import org.junit.jupiter.api.Test;
@@ -9,6 +10,8 @@ import java.time.Duration;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * What an issuer that is also {@link IssuedTokens} must answer for recovery: a bound at or above every token it
@@ -28,6 +31,16 @@ public abstract class IssuedTokensContract {
      */
     protected TokenIssuer otherIssuer() {
         return issuer();
+    }
+
+    /**
+     * For an issuer of one sequence ({@link IssuedTokens#oneSequence()}): a new instance on the same lock service,
+     * for {@link #requireAboveRefusesEveryTokenAtOrBelowItsBound()} alone, which sets it a bound far above the
+     * sequence (an instance that refuses every token from then on); closed by the test when it is
+     * {@link AutoCloseable}. The default, {@code null}, skips that test: override it for an issuer of one sequence.
+     */
+    protected TokenIssuer freshIssuer() {
+        return null;
     }
 
     private IssuedTokens issued() {
@@ -93,6 +106,34 @@ public abstract class IssuedTokensContract {
             assertThat(next.token().value()).isGreaterThan(bound);
             assertThat(issued().isHeld(r)).as("held through the other instance").isTrue();
             assertThat(issued().highestIssued(r)).isGreaterThanOrEqualTo(next.token().value());
+        }
+    }
+
+    /**
+     * {@link IssuedTokens#requireAbove}, for an issuer of one sequence: once told a bound (a fence store's highest
+     * max_seen, read while the sequence could not be), it refuses a token at or below it, naming where the bound
+     * came from, and gives the lock back; an issuer that ignored the bound would hand out tokens the fence refuses
+     * at best, and below tokens in circulation after its service lost its data at worst.
+     */
+    @Test
+    void requireAboveRefusesEveryTokenAtOrBelowItsBound() throws Exception {
+        assumeTrue(issued().oneSequence(), "a counter per resource: requireAbove does nothing");
+        TokenIssuer fresh = freshIssuer();
+        assumeTrue(fresh != null, "no freshIssuer() to set a bound on");
+        String r = fresh();
+        try {
+            long bound = issued(fresh).highestIssued(r) + 1_000_000_000L;
+            issued(fresh).requireAbove(bound, "the contract's bound");
+            Throwable refused = catchThrowable(() -> fresh.acquire(r, Duration.ofSeconds(10)).close());
+            assertThat(refused).isInstanceOf(LockAcquisitionException.class)
+                    .hasMessageContaining("the contract's bound");
+            try (Lease next = issuer().acquire(r, Duration.ofSeconds(5))) { // the refused grant gave the lock back
+                assertThat(next.token().value()).isPositive();
+            }
+        } finally {
+            if (fresh instanceof AutoCloseable closeable) {
+                closeable.close();
+            }
         }
     }
 }

@@ -42,6 +42,8 @@ class IssuerExtrasContractMutantsTest {
         ISSUED_HELD_FROM_INSTANCE,
         /** isHeld answers whether this instance holds any lease, whatever the resource. */
         ISSUED_HELD_FOR_ANY_RESOURCE,
+        /** An issuer of one sequence takes requireAbove's bound and does nothing with it. */
+        ISSUED_REQUIRE_ABOVE_IGNORED,
         /** A family floor is honoured at the floor, not above it: the next token equals the floor. */
         FLOORS_AT_NOT_ABOVE,
         /** A family floor reaches only resources the issuer never locked; a counter it has stays below. */
@@ -72,6 +74,7 @@ class IssuerExtrasContractMutantsTest {
         final InMemoryTokenIssuer locks = new InMemoryTokenIssuer(Duration.ofSeconds(30), 0,
                 () -> System.nanoTime() + skew.get());
         final Map<String, Long> familyFloors = new ConcurrentHashMap<>();
+        final AtomicLong sequence = new AtomicLong();
     }
 
     /** The issuer a user wrote over {@link Service}: a counter per resource, floors applied when a resource locks. */
@@ -174,6 +177,57 @@ class IssuerExtrasContractMutantsTest {
         }
     }
 
+    /**
+     * An issuer of one sequence for every resource (as ZooKeeper's zxid) over {@link Service}: the token is the
+     * service-wide sequence, and {@link #requireAbove} refuses a token at or below its bound.
+     */
+    static final class OneSequence implements TokenIssuer, IssuedTokens {
+        private final Service service;
+        private final Flaw flaw;
+        private volatile long bound = Long.MIN_VALUE;
+        private volatile String boundSource;
+
+        OneSequence(Service service, Flaw flaw) {
+            this.service = service;
+            this.flaw = flaw;
+        }
+
+        @Override
+        public Lease acquire(String resource, Duration timeout) {
+            Lease lease = service.locks.acquire(resource, timeout);
+            long value = service.sequence.incrementAndGet();
+            if (value <= bound) {
+                lease.close();
+                throw new LockAcquisitionException(resource, "Token " + value + " of resource '" + resource
+                        + "' is not above " + bound + ", " + boundSource + ": the sequence went back");
+            }
+            return Lease.presenting(lease, new FencingToken(resource, value, lease.token().holder()));
+        }
+
+        @Override
+        public long highestIssued(String resource) {
+            return service.sequence.get();
+        }
+
+        @Override
+        public boolean isHeld(String resource) {
+            return service.locks.isHeld(resource);
+        }
+
+        @Override
+        public boolean oneSequence() {
+            return true;
+        }
+
+        @Override
+        public synchronized void requireAbove(long token, String source) {
+            if (flaw != Flaw.ISSUED_REQUIRE_ABOVE_IGNORED && token > bound) {
+                bound = token;
+                boundSource = source;
+            }
+        }
+    }
+
     /** An issuer of the same kind pointed at an address where nothing listens. */
     static final class Unreachable implements TokenIssuer {
         static final String ADDRESS = "lock-service.invalid:2181";
@@ -232,6 +286,27 @@ class IssuerExtrasContractMutantsTest {
         @Override
         protected TokenIssuer otherIssuer() {
             return other;
+        }
+    }
+
+    /** The recovery contract over a {@link OneSequence}, with a fresh instance for the bound. */
+    static class IssuedOneSequence extends IssuedTokensContract {
+        private final Service service = new Service();
+        private final OneSequence issuer = new OneSequence(service, flaw);
+
+        @Override
+        protected TokenIssuer issuer() {
+            return issuer;
+        }
+
+        @Override
+        protected TokenIssuer otherIssuer() {
+            return new OneSequence(service, flaw);
+        }
+
+        @Override
+        protected TokenIssuer freshIssuer() {
+            return new OneSequence(service, flaw);
         }
     }
 
@@ -298,7 +373,7 @@ class IssuerExtrasContractMutantsTest {
         flaw = f;
         try {
             List<String> failed = new java.util.ArrayList<>();
-            for (Class<?> contract : List.of(Issued.class, Floors.class, Remote.class)) {
+            for (Class<?> contract : List.of(Issued.class, IssuedOneSequence.class, Floors.class, Remote.class)) {
                 ContractRun.failures(contract).forEach(t -> failed.add(contract.getSimpleName() + "." + t));
             }
             System.out.println("[contract-mutants] " + f + " killed by " + failed);
@@ -319,7 +394,7 @@ class IssuerExtrasContractMutantsTest {
     @Timeout(300)
     void everyPitfallFailsTheContractMeantToCatchIt(Flaw f) {
         String contract = switch (f.name().substring(0, f.name().indexOf('_'))) {
-            case "ISSUED" -> "Issued.";
+            case "ISSUED" -> "Issued"; // Issued or IssuedOneSequence
             case "FLOORS" -> "Floors.";
             default -> "Remote.";
         };

@@ -15,17 +15,20 @@ class ZooKeeperIssuedTokensTest extends IssuedTokensContract {
     private TestingServer server;
     private CuratorFramework client;
     private ZooKeeperTokenIssuer issuer;
+    private ZooKeeperTokenIssuer other;
 
     @BeforeAll
     void start() throws Exception {
         server = new TestingServer(true);
         client = Clients.start(server.getConnectString());
         issuer = new ZooKeeperTokenIssuer(client, "/fencing-issued", null);
+        other = new ZooKeeperTokenIssuer(client, "/fencing-issued", null);
     }
 
     @AfterAll
     void stop() throws Exception {
         issuer.close();
+        other.close();
         client.close();
         server.close();
     }
@@ -33,5 +36,16 @@ class ZooKeeperIssuedTokensTest extends IssuedTokensContract {
     @Override
     protected TokenIssuer issuer() {
         return issuer;
+    }
+
+    /** A second issuer on the same service, as another process (or this one restarted) builds it. */
+    @Override
+    protected TokenIssuer otherIssuer() {
+        return other;
+    }
+
+    @Override
+    protected TokenIssuer freshIssuer() {
+        return new ZooKeeperTokenIssuer(client, "/fencing-issued", null);
     }
 }

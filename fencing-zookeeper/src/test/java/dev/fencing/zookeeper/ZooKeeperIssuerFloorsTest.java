@@ -15,17 +15,20 @@ class ZooKeeperIssuerFloorsTest extends IssuerFloorsContract {
     private TestingServer server;
     private CuratorFramework client;
     private ZooKeeperTokenIssuer issuer;
+    private ZooKeeperTokenIssuer other;
 
     @BeforeAll
     void start() throws Exception {
         server = new TestingServer(true);
         client = Clients.start(server.getConnectString());
         issuer = new ZooKeeperTokenIssuer(client, "/fencing-floors", null);
+        other = new ZooKeeperTokenIssuer(client, "/fencing-floors", null);
     }
 
     @AfterAll
     void stop() throws Exception {
         issuer.close();
+        other.close();
         client.close();
         server.close();
     }
@@ -33,5 +36,11 @@ class ZooKeeperIssuerFloorsTest extends IssuerFloorsContract {
     @Override
     protected TokenIssuer issuer() {
         return issuer;
+    }
+
+    /** A second issuer on the same service, as another process (or this one restarted) builds it. */
+    @Override
+    protected TokenIssuer otherIssuer() {
+        return other;
     }
 }
