@@ -457,6 +457,7 @@ public final class FencingProblems {
         String message = e.getMessage();
         if (reactive) {
             message = (message.contains(SERVLET_ADVICE) ? message.replace(SERVLET_ADVICE, REACTIVE_ADVICE)
+                    : message.contains(REACTIVE_BIND) ? message
                     : message + "; " + REACTIVE_ADVICE.substring(0, REACTIVE_ADVICE.length() - 1))
                     + ". A FencingContext.bind(...) scope around a call that returns a publisher has ended before "
                     + "the publisher is subscribed (a @Transactional reactive service subscribes later)";
@@ -468,6 +469,9 @@ public final class FencingProblems {
 
     /** The servlet advice of {@link MissingTokenException}'s message, replaced on the reactive stack. */
     static final String SERVLET_ADVICE = "bind one with FencingContext.bind(...)";
+
+    /** Named by a message that gives the reactive advice already (a reactive chain's refusal). */
+    static final String REACTIVE_BIND = "contextWrite(ReactiveFencing.bind(token))";
 
     /** What the WebFlux stack's 428 says instead of {@link #SERVLET_ADVICE}. */
     static final String REACTIVE_ADVICE = "put one in the Reactor Context with "
@@ -483,6 +487,7 @@ public final class FencingProblems {
         ProblemDetail problem = missing(e, headerIgnored);
         String detail = problem.getDetail();
         problem.setDetail(detail.contains(SERVLET_ADVICE) ? detail.replace(SERVLET_ADVICE, REACTIVE_ADVICE)
+                : detail.contains(REACTIVE_BIND) ? detail // a reactive chain's refusal: says it already
                 : detail + "; on the reactive stack, " + REACTIVE_ADVICE.substring(0, REACTIVE_ADVICE.length() - 1));
         return problem;
     }

@@ -166,6 +166,21 @@ class FencingProblemsTest {
     }
 
     /**
+     * The 428 of a reactive chain's refusal gave the reactive advice twice: the exception's own message names
+     * contextWrite and the WebFilter, and the answer appended the same advice again ("; on the reactive stack, ...").
+     */
+    @Test
+    @org.junit.jupiter.api.Timeout(10)
+    void aReactiveChainsRefusalGivesTheReactiveAdviceOnce() {
+        MissingTokenException e = MissingTokenException.inReactiveChain("accounts:1", "Ledger.pay(long)", List.of());
+        String detail = FencingProblems.missingReactive(e, null).getDetail();
+        assertThat(detail).contains("Ledger.pay(long)", "FencingTokenWebFilter");
+        assertThat(detail.split(java.util.regex.Pattern.quote("ReactiveFencing.bind(token)"), -1)).hasSize(2);
+        String log = FencingProblems.lostLog(e, null, true);
+        assertThat(log.split(java.util.regex.Pattern.quote("ReactiveFencing.bind(token)"), -1)).hasSize(2);
+    }
+
+    /**
      * A token lost on the reactive stack is logged with the reactive advice: FencingContext.bind(...) is what a user
      * of a @Transactional reactive service already did, and it binds nothing the pipeline reads when it subscribes.
      */
