@@ -41,6 +41,17 @@ class ProxyFencingConfiguration extends FencingSupportConfiguration {
     }
 
     /**
+     * Outermost, for the checking points that return a reactive type: each subscription after the first runs the
+     * chain again, so an interceptor outside the fence that proceeds once per subscription (Spring's reactive
+     * {@code @Transactional}) still reaches the fence on a {@code retry()}.
+     */
+    @Bean(name = "dev.fencing.internalFencingResubscribeAdvisor")
+    @Role(BeanDefinition.ROLE_INFRASTRUCTURE)
+    ResubscribingAdvisor fencingResubscribeAdvisor(FencingSupport fencingSupport) {
+        return new ResubscribingAdvisor(fencingSupport.resolutions());
+    }
+
+    /**
      * Whether the auto-proxy creator subclasses every bean ({@code proxyTargetClass}: Spring Boot's default, or
      * {@code @EnableFencing(proxyTargetClass = true)}): asked while it matches a bean, when it exists.
      */

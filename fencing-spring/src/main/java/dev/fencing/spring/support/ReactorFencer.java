@@ -113,6 +113,37 @@ final class ReactorFencer implements ReactiveFencer {
         return adapter.fromPublisher(adapter.isMultiValue() ? fenced : fenced.singleOrEmpty());
     }
 
+    /**
+     * Proceeds with {@code invocation} now, as a call without this would, and returns its publisher such that every
+     * subscription after the first runs the chain again from a copy made here ({@link ResubscribingAdvisor}): an
+     * interceptor further in that proceeds once per subscription (Spring's reactive transactions) then reaches the
+     * fence each time instead of the target alone.
+     */
+    static Object resubscribing(ProxyMethodInvocation invocation, ReactiveAdapter adapter) throws Throwable {
+        MethodInvocation base = invocation.invocableClone();
+        Object first = invocation.proceed();
+        if (first == null) {
+            return null;
+        }
+        Publisher<Object> firstPublisher = adapter.toPublisher(first);
+        java.util.concurrent.atomic.AtomicBoolean firstTaken = new java.util.concurrent.atomic.AtomicBoolean();
+        Flux<Object> each = Flux.defer(() -> {
+            if (firstTaken.compareAndSet(false, true)) {
+                return firstPublisher;
+            }
+            Object again;
+            try {
+                again = proceedCopy(base);
+            } catch (Throwable t) {
+                return Flux.error(t);
+            }
+            return again == null ? Flux.error(new IllegalStateException(invocation.getMethod() + " returned null "
+                    + "instead of a " + adapter.getReactiveType().getSimpleName())) : adapter.toPublisher(again);
+        });
+        // as in invoke: a single-value type completes rather than cancels after its value
+        return adapter.fromPublisher(adapter.isMultiValue() ? each : each.singleOrEmpty());
+    }
+
     private static Object proceedCopy(MethodInvocation base) throws Throwable {
         return ((ProxyMethodInvocation) base).invocableClone().proceed();
     }
