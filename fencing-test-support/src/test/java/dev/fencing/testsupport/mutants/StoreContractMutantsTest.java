@@ -104,7 +104,9 @@ class StoreContractMutantsTest {
     @EnumSource(value = MiniStore.Flaw.class, names = "NONE", mode = EnumSource.Mode.EXCLUDE)
     @Timeout(120)
     void everyPitfallFailsTheStoreContracts(MiniStore.Flaw f) {
-        assertThat(run(f, Store.class, Bounded.class, Compaction.class)).isNotEmpty();
+        // the compaction contract (its pauses take seconds) only for a pitfall the other two let pass
+        List<String> failed = run(f, Store.class, Bounded.class);
+        assertThat(failed.isEmpty() ? run(f, Compaction.class) : failed).isNotEmpty();
     }
 
     @Test
